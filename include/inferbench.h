@@ -1,0 +1,305 @@
+/*
+ * inferbench: correct latency and throughput measurement of deep-network
+ * inference. This is the whole public API: what is not declared here is not
+ * API.
+ *
+ * Conventions
+ * - Every call that can fail returns an ib_status (IB_OK is 0, errors are
+ *   negative) and, when given a non-NULL ib_error, writes a one-line message
+ *   there saying what went wrong.
+ * - Handles are opaque; every *_destroy / *_free accepts NULL.
+ * - Config structs are filled with defaults by their *_init function first,
+ *   so that fields added later keep their defaults for old callers.
+ * - Times carry their unit in their name (_ms, _ns, _us). Sizes: _bytes.
+ * - The library never prints, exits, or reads the environment.
+ */
+#ifndef INFERBENCH_H
+#define INFERBENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IB_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------ */
+/* Status and errors                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* Values are frozen once released: add new ones at the end only. */
+typedef enum ib_status {
+    IB_OK = 0,
+    IB_ERR_INVALID_ARG = -1,   /* a bad option, shape or value */
+    IB_ERR_IO = -2,            /* a file could not be read or written */
+    IB_ERR_MODEL = -3,         /* the model file is missing, empty or invalid */
+    IB_ERR_UNSUPPORTED = -4,   /* valid, but not something we can measure */
+    IB_ERR_NO_DEVICE = -5,     /* the device asked for is not there */
+    IB_ERR_NO_MEMORY = -6,     /* host memory exhausted */
+    IB_ERR_DEVICE_OOM = -7,    /* device memory exhausted: expected in searches */
+    IB_ERR_RUNTIME = -8,       /* the inference runtime failed during a run */
+    IB_ERR_DEVICE_LOST = -9,   /* the GPU context is unusable (sticky error) */
+    IB_ERR_INTERRUPTED = -10,  /* the caller's cancel flag was raised */
+    IB_ERR_INTERNAL = -11,     /* a bug in inferbench */
+    IB_ERR_NOT_MET = -12,      /* a goal (latency budget) no candidate meets */
+    IB_ERR_DEADLOCK = -13      /* the workload waited on a held stream */
+} ib_status;
+
+/* A short, static name of a status ("device out of memory"). Never NULL. */
+const char *ib_status_str(ib_status status);
+
+/* Details of the last failure of a call that was handed this struct. */
+typedef struct ib_error {
+    char message[512];
+} ib_error;
+
+/* ------------------------------------------------------------------------ */
+/* Statistics                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Summary of a sample. Percentiles use linear interpolation between closest
+ * ranks (Hyndman & Fan type 7, numpy's default). ci95_mean uses Student's t;
+ * ci95_median is the distribution-free interval between two order statistics
+ * chosen from the binomial distribution (coverage >= 95%). */
+typedef struct ib_stats {
+    size_t n;
+    double mean, std, min, p50, p90, p95, p99, p999, max;
+    double cv; /* std / mean; 0 when mean is 0 */
+    double ci95_mean[2];
+    double ci95_median[2];
+} ib_stats;
+
+/* Computes the summary of x[0..n). x is not modified. n == 0 gives
+ * IB_ERR_INVALID_ARG. */
+ib_status ib_stats_compute(const double *x, size_t n, ib_stats *out);
+
+/* The value at quantile q in [0,1] of sorted[0..n), type-7 interpolation. */
+double ib_quantile_sorted(const double *sorted, size_t n, double q);
+
+/* ------------------------------------------------------------------------ */
+/* Workloads: the thing measured                                             */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ib_workload ib_workload;
+
+typedef enum ib_device_kind {
+    IB_DEVICE_AUTO = 0, /* CUDA when a GPU is usable, else CPU */
+    IB_DEVICE_CPU = 1,
+    IB_DEVICE_CUDA = 2
+} ib_device_kind;
+
+#define IB_MAX_RANK 8
+
+/* A value for the symbolic dimensions of one named input: "input:1x3x224x224".
+ * A dimension of -1 keeps what the model or the batch option says. */
+typedef struct ib_shape_override {
+    char name[128];
+    int rank;
+    int64_t dims[IB_MAX_RANK];
+} ib_shape_override;
+
+/* Parses "NAME:D1xD2x...": NAME non-empty, 1..IB_MAX_RANK positive
+ * dimensions. */
+ib_status ib_shape_parse(const char *text, ib_shape_override *out, ib_error *err);
+
+typedef struct ib_model_options {
+    ib_device_kind device;
+    int device_id;
+    int64_t batch;                     /* value of the batch dimension; default 1 */
+    const ib_shape_override *shapes;   /* overrides for symbolic dimensions */
+    size_t n_shapes;
+    uint64_t seed;                     /* input fill; default 42 */
+    const char *cudnn_conv_algo_search;/* "EXHAUSTIVE" (default), "HEURISTIC", "DEFAULT" */
+    bool prefer_nhwc;                  /* CUDA EP layout preference */
+    size_t device_memory_limit_bytes;  /* CUDA arena cap, 0 = none */
+    size_t host_memory_limit_bytes;    /* CPU: a batch whose resident size would
+                                          pass this counts as out of memory;
+                                          0 = none */
+    int intra_op_threads;              /* CPU EP threads, 0 = runtime default */
+} ib_model_options;
+
+void ib_model_options_init(ib_model_options *opts);
+
+/* Opens an ONNX model for measurement. `model` is a file path or "zoo:NAME"
+ * (optionally "zoo:NAME?fp16") for a built-in architecture. The session is
+ * created and the inputs of opts->batch are allocated and filled; nothing is
+ * run yet. */
+ib_status ib_workload_open_model(const char *model, const ib_model_options *opts,
+                                 ib_workload **out, ib_error *err);
+
+/* A CUDA kernel that spins for duration_us on the device (calibration). */
+ib_status ib_workload_open_spin_kernel(double duration_us, int device_id,
+                                       ib_workload **out, ib_error *err);
+
+void ib_workload_destroy(ib_workload *w);
+
+typedef struct ib_tensor_info {
+    char name[128];
+    char type[16];  /* "float32", "float16", "int64", ... */
+    int rank;
+    int64_t dims[IB_MAX_RANK]; /* as bound for the current batch */
+    char dim_names[IB_MAX_RANK][32]; /* symbolic names, "" where fixed */
+} ib_tensor_info;
+
+#define IB_MAX_TENSORS 16
+
+typedef struct ib_workload_info {
+    char model[256];          /* path or zoo name */
+    char provider[64];        /* "CUDAExecutionProvider", "CPUExecutionProvider", "spin-kernel" */
+    ib_device_kind device;
+    int64_t batch;            /* current batch */
+    bool has_batch_dim;       /* false: a fixed-batch model */
+    int n_inputs, n_outputs;
+    ib_tensor_info inputs[IB_MAX_TENSORS];
+    ib_tensor_info outputs[IB_MAX_TENSORS];
+    double flops_per_item;    /* 0 when unknown */
+} ib_workload_info;
+
+const ib_workload_info *ib_workload_get_info(const ib_workload *w);
+
+/* Re-binds the workload for another batch size (untimed). Device out of
+ * memory gives IB_ERR_DEVICE_OOM and leaves the workload usable at a smaller
+ * batch. */
+ib_status ib_workload_set_batch(ib_workload *w, int64_t batch, ib_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Environment: what machine state the numbers were taken in                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ib_gpu_sample {
+    double t_ms;               /* since the start of the measurement */
+    int pstate;                /* 0 = P0 (max performance); -1 unknown */
+    unsigned sm_clock_mhz, mem_clock_mhz;
+    unsigned temperature_c;
+    double power_w;
+    unsigned long long throttle_reasons; /* NVML clocks-event reason bits */
+} ib_gpu_sample;
+
+#define IB_MAX_GPU_SAMPLES 512
+
+typedef struct ib_env {
+    char tool_version[32];
+    char host_cpu[128];
+    char gpu_name[128];        /* "" without a GPU */
+    char driver_version[32];
+    int cuda_driver_version;   /* e.g. 13000; 0 unknown */
+    int cuda_runtime_version;
+    char ort_version[32];
+    char provider[64];
+    int persistence_mode;      /* 1 on, 0 off, -1 unknown */
+    unsigned sm_clock_max_mhz, mem_clock_max_mhz;
+    unsigned long long l2_cache_bytes;
+    bool nvml_available;
+    char nvml_note[128];       /* why GPU state is missing, if it is */
+    size_t n_gpu_samples;      /* [0] before, [n-1] after, others during */
+    ib_gpu_sample gpu_samples[IB_MAX_GPU_SAMPLES];
+} ib_env;
+
+/* Trust warnings raised by a measurement; a bit set. */
+enum {
+    IB_WARN_THROTTLED = 1u << 0,       /* a throttle reason other than idle was seen */
+    IB_WARN_CLOCK_DROP = 1u << 1,      /* SM clock fell >10% below its start */
+    IB_WARN_LOW_POWER_START = 1u << 2, /* not in P0 (or low clock) at start */
+    IB_WARN_HIGH_CV = 1u << 3,         /* coefficient of variation > 5% */
+    IB_WARN_FEW_SAMPLES = 1u << 4,     /* fewer than 30 samples */
+    IB_WARN_BIMODAL = 1u << 5,         /* the samples form two clusters */
+    IB_WARN_NOT_STEADY = 1u << 6,      /* warm-up cap reached before steady */
+    IB_WARN_PRECISION_NOT_MET = 1u << 7
+};
+
+/* ------------------------------------------------------------------------ */
+/* Latency                                                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ib_config {
+    int64_t warmup_runs;      /* at least this many warm-up runs (default 10) */
+    double warmup_ms;         /* and at least this long (default 500) */
+    bool warmup_until_steady; /* and until steady (default true) */
+    double warmup_max_ms;     /* cap on warm-up time (default 10000) */
+    int64_t runs;             /* timed runs with a fixed count (default 300) */
+    double precision;         /* > 0: adaptive stopping, relative half-width of
+                                 the median's 95% CI (e.g. 0.005); 0 = off */
+    int64_t min_runs;         /* adaptive: at least (default 30) */
+    int64_t max_runs;         /* adaptive: at most (default 100000) */
+    double max_time_ms;       /* adaptive: time cap (default 30000) */
+    bool flush_l2;            /* overwrite the L2 cache before each run */
+    bool exclude_launch;      /* hold the stream until the run is queued */
+    bool sample_gpu_state;    /* NVML before/during/after (default true) */
+    const volatile int *cancel; /* nonzero: stop as soon as possible */
+} ib_config;
+
+void ib_config_init(ib_config *cfg);
+
+typedef struct ib_latency_result {
+    bool partial;             /* stopped early (error or cancel): what is here was measured */
+    ib_status stop_status;    /* why it stopped early, IB_OK otherwise */
+    bool has_device_timer;    /* device_ms is filled (CUDA events) */
+    double cold_host_ms;      /* the first run, host wall time */
+    double cold_device_ms;    /* the first run, device time (NaN without) */
+    int64_t warmup_runs_done;
+    double warmup_ms_spent;
+    bool warmup_steady;       /* the steady-state rule was met */
+    size_t n;                 /* timed samples */
+    double *device_ms;        /* [n], NULL without a device timer */
+    double *host_ms;          /* [n] host wall time of the same runs */
+    ib_stats device;          /* over device_ms */
+    ib_stats host;            /* over host_ms */
+    double precision_target;
+    double precision_achieved;/* relative half-width of the median CI */
+    bool precision_met;
+    double launch_overhead_ms;/* with exclude_launch: per-run launch cost
+                                 measured (NaN otherwise) */
+    unsigned warnings;        /* IB_WARN_* bits */
+    ib_env env;
+} ib_latency_result;
+
+/* Measures the latency of w at its current batch: one cold run, warm-up,
+ * then timed runs. On a failure after the first timed sample, the result
+ * holds what was measured (partial = true) and the error is returned. The
+ * result must be released with ib_latency_result_free whatever the status. */
+ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg,
+                             ib_latency_result *out, ib_error *err);
+
+void ib_latency_result_free(ib_latency_result *r);
+
+/* ------------------------------------------------------------------------ */
+/* Built-in model zoo                                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ib_zoo_entry {
+    const char *name;          /* "efficientnet-b0" */
+    const char *description;
+    int64_t params;            /* counted as torchvision counts them */
+    double gmacs_per_item;     /* multiply-adds at the default shape (what
+                                  torchvision's model table calls GFLOPS) */
+    double gflops_per_item;    /* 2 FLOPs per multiply-add, plus other ops */
+    const char *inputs;        /* "input: float32[batch,3,224,224]" */
+    const char *outputs;
+    const char *dim_defaults;  /* symbolic dims other than batch, and their
+                                  default values: "sequence=128", or "" */
+} ib_zoo_entry;
+
+size_t ib_zoo_count(void);
+const ib_zoo_entry *ib_zoo_get(size_t index);
+const ib_zoo_entry *ib_zoo_find(const char *name);
+
+/* Generates the model as a serialized ONNX ModelProto. *bytes is malloc'ed;
+ * release it with ib_free. */
+ib_status ib_zoo_build(const char *name, bool fp16, uint8_t **bytes, size_t *len,
+                       ib_error *err);
+
+/* Number of weight elements stored in a serialized ONNX model's
+ * initializers (what the graph really carries). */
+ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len,
+                                             int64_t *count, ib_error *err);
+
+void ib_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INFERBENCH_H */

@@ -1,0 +1,75 @@
+/* The workload interface: what the measurement core drives. Each backend
+ * (ONNX Runtime, the spin kernel, the scripted fake) fills one const table of
+ * operations; the core sees nothing else of it. Optional slots are NULL and
+ * the caller checks them. */
+#ifndef IB_BACKEND_WORKLOAD_H
+#define IB_BACKEND_WORKLOAD_H
+
+#include "core/common.h"
+#include "timer/timer.h"
+
+#define IB__WORKLOAD_OPS_VERSION 1
+
+typedef struct ib__workload_ops {
+    int version; /* IB__WORKLOAD_OPS_VERSION */
+
+    /* Allocates and binds inputs and outputs for `batch` (untimed). Device
+     * out of memory: IB_ERR_DEVICE_OOM, after freeing what this batch took,
+     * so that a smaller batch can follow. Required. */
+    ib_status (*set_batch)(ib_workload *w, int64_t batch, ib_error *err);
+
+    /* The timed region: one inference on the bound data. On a device it
+     * enqueues on w->stream and, unless set_run_sync(false) was called,
+     * returns after the device finished. Required. */
+    ib_status (*run)(ib_workload *w, ib_error *err);
+
+    /* Optional (NULL: runs are always synchronous). Whether run waits for
+     * the device before returning (ONNX Runtime's end-of-run sync). */
+    ib_status (*set_run_sync)(ib_workload *w, bool sync, ib_error *err);
+
+    /* Optional. One inference as naive code does it: input taken from host
+     * memory and copied in, outputs copied back to the host, all inside. */
+    ib_status (*run_with_copies)(ib_workload *w, ib_error *err);
+
+    /* Optional. Drops the runtime session and creates it anew, so that the
+     * next run is cold again (and arenas are returned). */
+    ib_status (*reopen)(ib_workload *w, ib_error *err);
+
+    /* Releases everything. Required. */
+    void (*destroy)(ib_workload *w);
+} ib__workload_ops;
+
+struct ib_workload {
+    const ib__workload_ops *ops;
+    void *impl;                 /* the backend's own state */
+    ib_workload_info info;
+    int device_id;
+    void *stream;               /* cudaStream_t the work runs on; NULL on the host */
+    ib__clock clock;            /* host clock (virtual for the fake) */
+    const ib__timer_ops *device_timer; /* NULL: only host timing exists */
+};
+
+/* Waits for all work queued on w->stream (no-op on the host). */
+ib_status ib__workload_synchronize(ib_workload *w, ib_error *err);
+
+/* The scripted fake workload, for tests: a virtual clock advanced by a
+ * scripted duration on each run, faults injected on demand. */
+typedef struct ib__fake_script {
+    /* Duration of run number `index` (0 = the cold run) at `batch`. */
+    double (*duration_ms)(int64_t batch, int64_t index, void *ctx);
+    void *ctx;
+    int64_t oom_above_batch;      /* set_batch/run above this: DEVICE_OOM; 0 = never */
+    int64_t fail_at_run;          /* run index that fails with RUNTIME; -1 = never */
+    int64_t lose_device_at_run;   /* run index that fails with DEVICE_LOST; -1 = never */
+    int64_t oom_at_run;           /* run index that fails with DEVICE_OOM; -1 = never */
+    bool has_batch_dim;
+    bool has_device_timer;        /* exposes a (virtual) device timer */
+    double host_overhead_ms;      /* host time added around each run */
+} ib__fake_script;
+
+void ib__fake_script_init(ib__fake_script *s);
+ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib_error *err);
+int64_t ib__fake_runs(const ib_workload *w);      /* runs issued so far */
+int64_t ib__fake_set_batches(const ib_workload *w); /* set_batch calls so far */
+
+#endif

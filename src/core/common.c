@@ -1,0 +1,58 @@
+#include "core/common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+ib_status ib__fail(ib_error *err, ib_status status, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+        /* One line: a foreign message may carry newlines. */
+        for (char *p = err->message; *p; p++)
+            if (*p == '\n' || *p == '\r') *p = ' ';
+    }
+    return status;
+}
+
+double ib__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void ib__strlcpy(char *dst, const char *src, size_t cap)
+{
+    if (cap == 0) return;
+    size_t n = strnlen(src, cap - 1);
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+const char *ib_status_str(ib_status status)
+{
+    switch (status) {
+    case IB_OK: return "ok";
+    case IB_ERR_INVALID_ARG: return "invalid argument";
+    case IB_ERR_IO: return "input/output error";
+    case IB_ERR_MODEL: return "invalid model";
+    case IB_ERR_UNSUPPORTED: return "unsupported";
+    case IB_ERR_NO_DEVICE: return "no such device";
+    case IB_ERR_NO_MEMORY: return "out of host memory";
+    case IB_ERR_DEVICE_OOM: return "device out of memory";
+    case IB_ERR_RUNTIME: return "runtime error";
+    case IB_ERR_DEVICE_LOST: return "device lost";
+    case IB_ERR_INTERRUPTED: return "interrupted";
+    case IB_ERR_INTERNAL: return "internal error";
+    case IB_ERR_NOT_MET: return "goal not met";
+    case IB_ERR_DEADLOCK: return "workload blocked on a held stream";
+    }
+    return "unknown status";
+}
+
+void ib_free(void *p) { free(p); }

@@ -1,0 +1,34 @@
+/* Internal helpers shared by every subsystem: error reporting and the
+ * propagation macros. Internal non-static names carry the ib__ prefix. */
+#ifndef IB_CORE_COMMON_H
+#define IB_CORE_COMMON_H
+
+#include "inferbench.h"
+
+#include <stdarg.h>
+
+/* Writes a formatted one-line message into err (if not NULL) and returns
+ * status, so that a failure reads `return ib__fail(err, IB_ERR_IO, "...")`. */
+ib_status ib__fail(ib_error *err, ib_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Propagates a failure: evaluates expr once, returns it if it is an error. */
+#define IB_TRY(expr)                       \
+    do {                                   \
+        ib_status ib__s_ = (expr);         \
+        if (ib__s_ != IB_OK) return ib__s_;\
+    } while (0)
+
+/* Fails with status and a message when cond holds. */
+#define IB_FAIL_IF(cond, err, status, ...)                          \
+    do {                                                            \
+        if (cond) return ib__fail((err), (status), __VA_ARGS__);    \
+    } while (0)
+
+/* Monotonic host clock in milliseconds (CLOCK_MONOTONIC). */
+double ib__now_ms(void);
+
+/* Copies src into dst[cap] always NUL-terminated, truncating. */
+void ib__strlcpy(char *dst, const char *src, size_t cap);
+
+#endif

@@ -1,0 +1,61 @@
+/* The CUDA layer: everything inferbench itself does on a GPU, behind plain C
+ * functions so that no other subsystem includes a CUDA header. Built only
+ * with IB_HAVE_CUDA; src/gpu/gpu_none.c answers IB_ERR_NO_DEVICE for every
+ * call in a build without CUDA. cudaError_t values are converted here, at
+ * the edge: out-of-memory becomes IB_ERR_DEVICE_OOM, sticky errors (the
+ * context is unusable) IB_ERR_DEVICE_LOST. */
+#ifndef IB_GPU_GPU_H
+#define IB_GPU_GPU_H
+
+#include "core/common.h"
+#include "timer/timer.h"
+
+typedef struct ib__gpu_props {
+    char name[128];
+    int cc_major, cc_minor;
+    int sm_count;
+    unsigned long long l2_cache_bytes;
+    unsigned long long total_memory_bytes;
+    int driver_version;   /* cudaDriverGetVersion */
+    int runtime_version;  /* cudaRuntimeGetVersion */
+} ib__gpu_props;
+
+/* True when a usable CUDA device `device_id` exists (never fails loudly:
+ * no driver, no device and a build without CUDA all give false). */
+bool ib__gpu_available(int device_id);
+ib_status ib__gpu_props_get(int device_id, ib__gpu_props *out, ib_error *err);
+
+/* A non-blocking stream of our own (the workload runs on it). */
+ib_status ib__gpu_stream_create(int device_id, void **stream, ib_error *err);
+void ib__gpu_stream_destroy(void *stream);
+ib_status ib__gpu_stream_sync(void *stream, ib_error *err);
+
+ib_status ib__gpu_malloc(size_t bytes, void **ptr, ib_error *err);
+void ib__gpu_free(void *ptr);
+ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
+ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
+
+/* CUDA events recorded on the workload's stream (w->stream). */
+extern const ib__timer_ops ib__cuda_event_timer;
+
+/* Launch-overhead exclusion (nvbench's blocking kernel): enqueues on stream
+ * a kernel that spins until released by the host, so that work queued behind
+ * it starts back-to-back once released. The kernel gives up by itself after
+ * timeout_ms, so a workload that waits on the held stream (deadlock) is
+ * detected: release then reports *timed_out = true. */
+typedef struct ib__gpu_hold ib__gpu_hold;
+ib_status ib__gpu_hold_create(int device_id, ib__gpu_hold **out, ib_error *err);
+ib_status ib__gpu_hold_stream(ib__gpu_hold *h, void *stream, double timeout_ms, ib_error *err);
+ib_status ib__gpu_release_stream(ib__gpu_hold *h, bool *timed_out, ib_error *err);
+void ib__gpu_hold_destroy(ib__gpu_hold *h);
+
+/* Overwrites a buffer the size of the L2 cache on stream (cold cache). */
+typedef struct ib__gpu_l2_flusher ib__gpu_l2_flusher;
+ib_status ib__gpu_l2_flusher_create(int device_id, ib__gpu_l2_flusher **out, ib_error *err);
+ib_status ib__gpu_l2_flush(ib__gpu_l2_flusher *f, void *stream, ib_error *err);
+void ib__gpu_l2_flusher_destroy(ib__gpu_l2_flusher *f);
+
+/* Enqueues a kernel that spins for duration_ns of the GPU's global timer. */
+ib_status ib__gpu_spin(void *stream, uint64_t duration_ns, ib_error *err);
+
+#endif

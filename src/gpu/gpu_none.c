@@ -1,0 +1,34 @@
+/* The CUDA layer in a build without CUDA: no device, ever. */
+#include "gpu/gpu.h"
+
+#define NO_CUDA(err) ib__fail((err), IB_ERR_NO_DEVICE, "this inferbench was built without CUDA")
+
+bool ib__gpu_available(int device_id) { (void)device_id; return false; }
+ib_status ib__gpu_props_get(int device_id, ib__gpu_props *out, ib_error *err)
+{ (void)device_id; (void)out; return NO_CUDA(err); }
+ib_status ib__gpu_stream_create(int device_id, void **stream, ib_error *err)
+{ (void)device_id; *stream = NULL; return NO_CUDA(err); }
+void ib__gpu_stream_destroy(void *stream) { (void)stream; }
+ib_status ib__gpu_stream_sync(void *stream, ib_error *err) { (void)stream; return NO_CUDA(err); }
+ib_status ib__gpu_malloc(size_t bytes, void **ptr, ib_error *err)
+{ (void)bytes; *ptr = NULL; return NO_CUDA(err); }
+void ib__gpu_free(void *ptr) { (void)ptr; }
+ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
+{ (void)dst; (void)src; (void)bytes; (void)stream; return NO_CUDA(err); }
+ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
+{ (void)dst; (void)src; (void)bytes; (void)stream; return NO_CUDA(err); }
+const ib__timer_ops ib__cuda_event_timer = { 0 };
+ib_status ib__gpu_hold_create(int device_id, ib__gpu_hold **out, ib_error *err)
+{ (void)device_id; *out = NULL; return NO_CUDA(err); }
+ib_status ib__gpu_hold_stream(ib__gpu_hold *h, void *stream, double timeout_ms, ib_error *err)
+{ (void)h; (void)stream; (void)timeout_ms; return NO_CUDA(err); }
+ib_status ib__gpu_release_stream(ib__gpu_hold *h, bool *timed_out, ib_error *err)
+{ (void)h; *timed_out = false; return NO_CUDA(err); }
+void ib__gpu_hold_destroy(ib__gpu_hold *h) { (void)h; }
+ib_status ib__gpu_l2_flusher_create(int device_id, ib__gpu_l2_flusher **out, ib_error *err)
+{ (void)device_id; *out = NULL; return NO_CUDA(err); }
+ib_status ib__gpu_l2_flush(ib__gpu_l2_flusher *f, void *stream, ib_error *err)
+{ (void)f; (void)stream; return NO_CUDA(err); }
+void ib__gpu_l2_flusher_destroy(ib__gpu_l2_flusher *f) { (void)f; }
+ib_status ib__gpu_spin(void *stream, uint64_t duration_ns, ib_error *err)
+{ (void)stream; (void)duration_ns; return NO_CUDA(err); }

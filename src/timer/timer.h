@@ -1,0 +1,28 @@
+/* Timers: how a run is timed, kept apart from what is run. The host clock
+ * is a function; a device timer marks points on the workload's stream. */
+#ifndef IB_TIMER_TIMER_H
+#define IB_TIMER_TIMER_H
+
+#include "inferbench.h"
+
+/* A host clock in milliseconds; ctx lets the fake substitute virtual time. */
+typedef struct ib__clock {
+    double (*now_ms)(const void *ctx);
+    const void *ctx;
+} ib__clock;
+
+/* The real monotonic clock. */
+ib__clock ib__host_clock(void);
+
+/* A device timer: start/stop are marks on the workload's stream (CUDA event
+ * records); elapsed waits for the stop mark and returns the device time
+ * between them. */
+typedef struct ib__timer_ops {
+    ib_status (*create)(ib_workload *w, void **state, ib_error *err);
+    ib_status (*start)(void *state, ib_error *err);
+    ib_status (*stop)(void *state, ib_error *err);
+    ib_status (*elapsed_ms)(void *state, double *ms, ib_error *err);
+    void (*destroy)(void *state);
+} ib__timer_ops;
+
+#endif

@@ -1,0 +1,47 @@
+/* A minimal test harness: CHECK records a failure and goes on; the test's
+ * main returns check_summary(). */
+#ifndef IB_TESTS_CHECK_H
+#define IB_TESTS_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+
+extern int check_failures;
+extern int check_count;
+
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        check_count++;                                                     \
+        if (!(cond)) {                                                     \
+            check_failures++;                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                  \
+    } while (0)
+
+/* |a - b| <= tol */
+#define CHECK_NEAR(a, b, tol)                                              \
+    do {                                                                   \
+        double check_a_ = (a), check_b_ = (b);                             \
+        check_count++;                                                     \
+        if (!(fabs(check_a_ - check_b_) <= (tol))) {                       \
+            check_failures++;                                              \
+            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.12g, %s = %.12g\n", \
+                    __FILE__, __LINE__, #a, check_a_, #b, check_b_);       \
+        }                                                                  \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                 \
+    do {                                                                   \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);    \
+        check_count++;                                                     \
+        if (check_a_ != check_b_) {                                        \
+            check_failures++;                                              \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %lld, %s = %lld\n", \
+                    __FILE__, __LINE__, #a, check_a_, #b, check_b_);       \
+        }                                                                  \
+    } while (0)
+
+/* Prints "N checks, M failed" and returns the exit status. */
+int check_summary(const char *test_name);
+
+#endif
