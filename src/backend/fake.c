@@ -1,0 +1,168 @@
+/* The scripted fake workload: time is virtual, advanced by the script on
+ * every run, so that the measurement loop, its rules and the batch search
+ * are tested on exact numbers; faults are injected on demand (SQLite's idea
+ * of testing every failure path by scripting it). */
+#include "backend/workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct fake {
+    ib__fake_script script;
+    double now_ms;        /* the virtual clock */
+    int64_t runs;         /* runs issued, the cold one included */
+    int64_t set_batches;
+    bool run_sync;
+    bool lost;            /* after a sticky fault every call fails */
+} fake;
+
+typedef struct fake_timer {
+    fake *f;
+    double start_ms, stop_ms;
+} fake_timer;
+
+static fake *impl(ib_workload *w) { return w->impl; }
+
+static double virtual_now(const void *ctx) { return ((const fake *)ctx)->now_ms; }
+
+void ib__fake_script_init(ib__fake_script *s)
+{
+    *s = (ib__fake_script){
+        .oom_above_batch = 0, .fail_at_run = -1, .lose_device_at_run = -1, .oom_at_run = -1,
+        .has_batch_dim = true, .has_device_timer = true,
+    };
+}
+
+static ib_status fake_set_batch(ib_workload *w, int64_t batch, ib_error *err)
+{
+    fake *f = impl(w);
+    f->set_batches++;
+    IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
+    IB_FAIL_IF(!f->script.has_batch_dim && batch != w->info.batch, err, IB_ERR_UNSUPPORTED,
+               "fake: fixed batch %lld", (long long)w->info.batch);
+    IB_FAIL_IF(f->script.oom_above_batch > 0 && batch > f->script.oom_above_batch, err,
+               IB_ERR_DEVICE_OOM, "fake: out of memory at batch %lld", (long long)batch);
+    w->info.batch = batch;
+    return IB_OK;
+}
+
+static ib_status fake_run(ib_workload *w, ib_error *err)
+{
+    fake *f = impl(w);
+    int64_t index = f->runs++;
+    IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
+    if (index == f->script.lose_device_at_run) {
+        f->lost = true;
+        return ib__fail(err, IB_ERR_DEVICE_LOST, "fake: device lost at run %lld", (long long)index);
+    }
+    IB_FAIL_IF(index == f->script.fail_at_run, err, IB_ERR_RUNTIME, "fake: run %lld failed",
+               (long long)index);
+    IB_FAIL_IF(index == f->script.oom_at_run, err, IB_ERR_DEVICE_OOM,
+               "fake: out of memory at run %lld", (long long)index);
+    f->now_ms += f->script.host_overhead_ms;
+    f->now_ms += f->script.duration_ms(w->info.batch, index, f->script.ctx);
+    return IB_OK;
+}
+
+static ib_status fake_set_run_sync(ib_workload *w, bool sync, ib_error *err)
+{
+    (void)err;
+    impl(w)->run_sync = sync;
+    return IB_OK;
+}
+
+static ib_status fake_reopen(ib_workload *w, ib_error *err)
+{
+    fake *f = impl(w);
+    IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
+    f->runs = 0; /* the next run is the cold one again */
+    return IB_OK;
+}
+
+static void fake_destroy(ib_workload *w)
+{
+    free(w->impl);
+    free(w);
+}
+
+static const ib__workload_ops fake_ops = {
+    .version = IB__WORKLOAD_OPS_VERSION,
+    .set_batch = fake_set_batch,
+    .run = fake_run,
+    .set_run_sync = fake_set_run_sync,
+    .reopen = fake_reopen,
+    .destroy = fake_destroy,
+};
+
+/* The virtual device timer: the device time of a run is its scripted
+ * duration, without the host overhead. */
+static ib_status timer_create(ib_workload *w, void **state, ib_error *err)
+{
+    fake_timer *t = calloc(1, sizeof *t);
+    IB_FAIL_IF(!t, err, IB_ERR_NO_MEMORY, "out of memory");
+    t->f = impl(w);
+    *state = t;
+    return IB_OK;
+}
+
+static ib_status timer_start(void *state, ib_error *err)
+{
+    (void)err;
+    fake_timer *t = state;
+    t->start_ms = t->f->now_ms + t->f->script.host_overhead_ms;
+    return IB_OK;
+}
+
+static ib_status timer_stop(void *state, ib_error *err)
+{
+    (void)err;
+    fake_timer *t = state;
+    t->stop_ms = t->f->now_ms;
+    return IB_OK;
+}
+
+static ib_status timer_elapsed(void *state, double *ms, ib_error *err)
+{
+    (void)err;
+    fake_timer *t = state;
+    *ms = t->stop_ms - t->start_ms;
+    return IB_OK;
+}
+
+static const ib__timer_ops fake_timer_ops = {
+    .create = timer_create,
+    .start = timer_start,
+    .stop = timer_stop,
+    .elapsed_ms = timer_elapsed,
+    .destroy = free,
+};
+
+ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib_error *err)
+{
+    *out = NULL;
+    IB_FAIL_IF(!s->duration_ms, err, IB_ERR_INVALID_ARG, "fake: no duration script");
+    ib_workload *w = calloc(1, sizeof *w);
+    fake *f = calloc(1, sizeof *f);
+    if (!w || !f) {
+        free(w);
+        free(f);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
+    }
+    f->script = *s;
+    f->run_sync = true;
+    w->ops = &fake_ops;
+    w->impl = f;
+    w->clock = (ib__clock){ .now_ms = virtual_now, .ctx = f };
+    w->device_timer = s->has_device_timer ? &fake_timer_ops : NULL;
+    ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
+    ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);
+    w->info.device = IB_DEVICE_CPU;
+    w->info.batch = 1;
+    w->info.has_batch_dim = s->has_batch_dim;
+    *out = w;
+    return IB_OK;
+}
+
+int64_t ib__fake_runs(const ib_workload *w) { return ((const fake *)w->impl)->runs; }
+int64_t ib__fake_set_batches(const ib_workload *w) { return ((const fake *)w->impl)->set_batches; }

@@ -1,0 +1,215 @@
+/* The latency measurement: cold run, warm-up, timed runs, statistics. */
+#include "core/latency.h"
+#include "core/rules.h"
+#include "core/stats.h"
+#include "env/env.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The period at which NVML is sampled during a measurement. */
+#define GPU_SAMPLE_PERIOD_MS 100.0
+/* Runs taken without the stream hold to price launch overhead. */
+#define LAUNCH_REFERENCE_RUNS 100
+
+void ib_config_init(ib_config *cfg)
+{
+    *cfg = (ib_config){
+        .warmup_runs = 10,
+        .warmup_ms = 500,
+        .warmup_until_steady = true,
+        .warmup_max_ms = 10000,
+        .runs = 300,
+        .precision = 0,
+        .min_runs = 30,
+        .max_runs = 100000,
+        .max_time_ms = 30000,
+        .sample_gpu_state = true,
+    };
+}
+
+ib_status ib__config_validate(const ib_config *cfg, ib_error *err)
+{
+    IB_FAIL_IF(cfg->warmup_runs < 0 || cfg->warmup_runs > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG,
+               "warm-up runs must be between 0 and %d", IB__MAX_RUNS);
+    IB_FAIL_IF(!(cfg->warmup_ms >= 0 && cfg->warmup_ms <= IB__MAX_TIME_MS), err, IB_ERR_INVALID_ARG,
+               "warm-up time must be between 0 and %.0f ms", IB__MAX_TIME_MS);
+    IB_FAIL_IF(!(cfg->warmup_max_ms >= cfg->warmup_ms && cfg->warmup_max_ms <= IB__MAX_TIME_MS), err,
+               IB_ERR_INVALID_ARG, "warm-up cap must be between the warm-up time and %.0f ms",
+               IB__MAX_TIME_MS);
+    IB_FAIL_IF(!(cfg->precision >= 0 && cfg->precision <= 0.5), err, IB_ERR_INVALID_ARG,
+               "precision must be between 0 (off) and 0.5 (50%%)");
+    if (cfg->precision > 0) {
+        IB_FAIL_IF(cfg->min_runs < 6 || cfg->min_runs > cfg->max_runs, err, IB_ERR_INVALID_ARG,
+                   "adaptive stopping needs 6 <= min runs <= max runs");
+        IB_FAIL_IF(cfg->max_runs > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG,
+                   "max runs must be at most %d", IB__MAX_RUNS);
+        IB_FAIL_IF(!(cfg->max_time_ms > 0 && cfg->max_time_ms <= IB__MAX_TIME_MS), err,
+                   IB_ERR_INVALID_ARG, "max time must be between 0 and %.0f ms", IB__MAX_TIME_MS);
+    } else {
+        IB_FAIL_IF(cfg->runs < 1 || cfg->runs > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG,
+                   "runs must be between 1 and %d", IB__MAX_RUNS);
+    }
+    return IB_OK;
+}
+
+/* Growable pair of sample arrays; the cap on runs bounds its size. */
+static ib_status append_sample(ib_latency_result *r, size_t *cap, double device_ms, double host_ms)
+{
+    if (r->n == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 512;
+        double *h = realloc(r->host_ms, ncap * sizeof *h);
+        if (!h) return IB_ERR_NO_MEMORY;
+        r->host_ms = h;
+        if (r->has_device_timer) {
+            double *d = realloc(r->device_ms, ncap * sizeof *d);
+            if (!d) return IB_ERR_NO_MEMORY;
+            r->device_ms = d;
+        }
+        *cap = ncap;
+    }
+    r->host_ms[r->n] = host_ms;
+    if (r->has_device_timer) r->device_ms[r->n] = device_ms;
+    r->n++;
+    return IB_OK;
+}
+
+/* The figure the rules look at: device time when there is one. */
+static double primary(double device_ms, double host_ms)
+{
+    return isnan(device_ms) ? host_ms : device_ms;
+}
+
+ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, int64_t *runs_done, double *ms_spent,
+                      bool *steady, ib_error *err)
+{
+    double recent[2 * IB__STEADY_WINDOW];
+    size_t n_recent = 0;
+    double t0 = run->w->clock.now_ms(run->w->clock.ctx);
+    *runs_done = 0;
+    *steady = !cfg->warmup_until_steady;
+    for (;;) {
+        double elapsed = run->w->clock.now_ms(run->w->clock.ctx) - t0;
+        *ms_spent = elapsed;
+        bool minimums_met = *runs_done >= cfg->warmup_runs && elapsed >= cfg->warmup_ms;
+        if (minimums_met && *steady) return IB_OK;
+        if (minimums_met && elapsed >= cfg->warmup_max_ms) return IB_OK; /* cap: not steady */
+        if (ib__runner_cancelled(run)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
+        double d, h;
+        IB_TRY(ib__runner_time_one(run, &d, &h, err));
+        (*runs_done)++;
+        if (n_recent == 2 * IB__STEADY_WINDOW) {
+            memmove(recent, recent + 1, (n_recent - 1) * sizeof *recent);
+            n_recent--;
+        }
+        recent[n_recent++] = primary(d, h);
+        if (cfg->warmup_until_steady && !*steady)
+            *steady = ib__is_steady(recent, n_recent, IB__STEADY_WINDOW, IB__STEADY_TOLERANCE);
+    }
+}
+
+static void summarize(ib_latency_result *r)
+{
+    if (r->n == 0) return;
+    ib_stats_compute(r->host_ms, r->n, &r->host);
+    if (r->has_device_timer) ib_stats_compute(r->device_ms, r->n, &r->device);
+    const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
+    const double *samples = r->has_device_timer ? r->device_ms : r->host_ms;
+    r->precision_achieved = ib__median_ci_relative_halfwidth(p);
+    if (r->precision_target > 0) r->precision_met = r->precision_achieved <= r->precision_target;
+    if (p->cv > IB__HIGH_CV) r->warnings |= IB_WARN_HIGH_CV;
+    if (r->n < 30) r->warnings |= IB_WARN_FEW_SAMPLES;
+    if (ib__is_bimodal(samples, r->n)) r->warnings |= IB_WARN_BIMODAL;
+    if (r->precision_target > 0 && !r->precision_met) r->warnings |= IB_WARN_PRECISION_NOT_MET;
+}
+
+static ib_status sample(ib__runner *run, const ib_config *cfg, ib_latency_result *r, ib_error *err)
+{
+    ib__stop_rule rule = {
+        .runs = cfg->runs, .precision = cfg->precision, .min_runs = cfg->min_runs,
+        .max_runs = cfg->max_runs, .max_time_ms = cfg->max_time_ms,
+    };
+    size_t cap = 0;
+    double t0 = run->w->clock.now_ms(run->w->clock.ctx);
+    double achieved = INFINITY;
+    for (;;) {
+        double elapsed = run->w->clock.now_ms(run->w->clock.ctx) - t0;
+        const double *primary_samples = r->has_device_timer ? r->device_ms : r->host_ms;
+        if (ib__stop_check(&rule, primary_samples, r->n, elapsed, &achieved) != IB__CONTINUE)
+            return IB_OK;
+        if (ib__runner_cancelled(run)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        double d, h;
+        IB_TRY(ib__runner_time_one(run, &d, &h, err));
+        if (append_sample(r, &cap, d, h) != IB_OK)
+            return ib__fail(err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    }
+}
+
+/* With the stream held, runs start without their launch latency; a short
+ * reference set without the hold prices what was excluded. */
+static ib_status price_launch_overhead(ib_workload *w, const ib_config *cfg, ib_latency_result *r,
+                                       ib_error *err)
+{
+    ib_config plain = *cfg;
+    plain.exclude_launch = false;
+    ib__runner run;
+    IB_TRY(ib__runner_init(&run, w, &plain, err));
+    double *d = malloc(LAUNCH_REFERENCE_RUNS * sizeof *d);
+    ib_status st = d ? IB_OK : IB_ERR_NO_MEMORY;
+    for (int i = 0; i < LAUNCH_REFERENCE_RUNS && st == IB_OK; i++) {
+        double h;
+        st = ib__runner_time_one(&run, &d[i], &h, err);
+    }
+    ib_stats plain_stats;
+    if (st == IB_OK) st = ib_stats_compute(d, LAUNCH_REFERENCE_RUNS, &plain_stats);
+    if (st == IB_OK) r->launch_overhead_ms = plain_stats.p50 - r->device.p50;
+    free(d);
+    ib__runner_release(&run);
+    return st;
+}
+
+ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_result *out,
+                             ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->cold_host_ms = out->cold_device_ms = NAN;
+    out->launch_overhead_ms = NAN;
+    out->precision_target = cfg->precision;
+    IB_FAIL_IF(!w, err, IB_ERR_INVALID_ARG, "no workload");
+    IB_TRY(ib__config_validate(cfg, err));
+    out->has_device_timer = w->device_timer != NULL;
+    ib__env_capture(&out->env, w);
+
+    ib__runner run;
+    IB_TRY(ib__runner_init(&run, w, cfg, err));
+    ib__gpu_sampler *sampler = cfg->sample_gpu_state && w->stream
+                                   ? ib__gpu_sampler_start(&out->env, w->device_id, GPU_SAMPLE_PERIOD_MS)
+                                   : NULL;
+
+    ib_status st = ib__runner_time_one(&run, &out->cold_device_ms, &out->cold_host_ms, err);
+    if (st == IB_OK)
+        st = ib__warm_up(&run, cfg, &out->warmup_runs_done, &out->warmup_ms_spent, &out->warmup_steady, err);
+    if (st == IB_OK && !out->warmup_steady) out->warnings |= IB_WARN_NOT_STEADY;
+    if (st == IB_OK) st = sample(&run, cfg, out, err);
+    ib__runner_release(&run);
+
+    summarize(out);
+    if (st == IB_OK && cfg->exclude_launch) st = price_launch_overhead(w, cfg, out, err);
+    ib__gpu_sampler_stop(sampler);
+    out->warnings |= ib__env_gpu_warnings(&out->env);
+    if (st != IB_OK) {
+        out->partial = true;
+        out->stop_status = st;
+    }
+    return st;
+}
+
+void ib_latency_result_free(ib_latency_result *r)
+{
+    if (!r) return;
+    free(r->device_ms);
+    free(r->host_ms);
+    r->device_ms = r->host_ms = NULL;
+    r->n = 0;
+}

@@ -1,0 +1,21 @@
+/* Internals of the latency measurement reused by throughput and pitfalls. */
+#ifndef IB_CORE_LATENCY_H
+#define IB_CORE_LATENCY_H
+
+#include "core/runner.h"
+
+/* Limits that keep memory bounded and refuse absurd requests up front:
+ * samples take 16 bytes a run, so a million runs is 16 MB. */
+#define IB__MAX_RUNS 1000000
+#define IB__MAX_TIME_MS 3600000.0
+/* Coefficient of variation above which the report warns. */
+#define IB__HIGH_CV 0.05
+
+ib_status ib__config_validate(const ib_config *cfg, ib_error *err);
+
+/* Warms up until cfg's count and time minimums are met and, when asked, the
+ * timings are steady (rules.h), or the time cap is reached. */
+ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, int64_t *runs_done, double *ms_spent,
+                      bool *steady, ib_error *err);
+
+#endif

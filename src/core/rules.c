@@ -1,0 +1,53 @@
+#include "core/rules.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double median_of(const double *x, size_t n)
+{
+    double tmp[64];
+    double *s = n <= 64 ? tmp : malloc(n * sizeof *s);
+    if (!s) return NAN;
+    memcpy(s, x, n * sizeof *s);
+    ib__sort(s, n);
+    double m = ib_quantile_sorted(s, n, 0.5);
+    if (s != tmp) free(s);
+    return m;
+}
+
+bool ib__is_steady(const double *recent, size_t n, size_t window, double tolerance)
+{
+    if (window == 0 || n < 2 * window) return false;
+    double earlier = median_of(recent + n - 2 * window, window);
+    double later = median_of(recent + n - window, window);
+    if (!(later > 0)) return false;
+    return fabs(earlier - later) <= tolerance * later;
+}
+
+static bool adaptive_check_due(size_t n, int64_t min_runs)
+{
+    if ((int64_t)n < min_runs) return false;
+    size_t step = n / 20 > 10 ? n / 20 : 10;
+    return (int64_t)n == min_runs || n % step == 0;
+}
+
+ib__stop_decision ib__stop_check(const ib__stop_rule *rule, const double *samples, size_t n,
+                                 double elapsed_ms, double *achieved)
+{
+    if (rule->precision <= 0)
+        return (int64_t)n >= rule->runs ? IB__STOP_COUNT : IB__CONTINUE;
+
+    if (adaptive_check_due(n, rule->min_runs)) {
+        ib_stats st;
+        if (ib_stats_compute(samples, n, &st) == IB_OK) {
+            double rel = ib__median_ci_relative_halfwidth(&st);
+            *achieved = rel;
+            if (rel <= rule->precision) return IB__STOP_PRECISION;
+        }
+    }
+    if ((int64_t)n >= rule->max_runs) return IB__STOP_MAX_RUNS;
+    if (elapsed_ms >= rule->max_time_ms && (int64_t)n >= rule->min_runs) return IB__STOP_MAX_TIME;
+    return IB__CONTINUE;
+}

@@ -1,0 +1,116 @@
+#include "core/runner.h"
+
+#include <math.h>
+
+/* How long the stream may be held before the hold is declared a deadlock:
+ * far above any launch sequence, short enough for an interactive tool. */
+#define HOLD_TIMEOUT_MS 2000.0
+
+static double host_now(const ib__runner *r) { return r->w->clock.now_ms(r->w->clock.ctx); }
+
+static ib_status runner_setup(ib__runner *r, const ib_config *cfg, ib_error *err)
+{
+    ib_workload *w = r->w;
+    if (w->device_timer) IB_TRY(w->device_timer->create(w, &r->timer, err));
+    if (cfg->flush_l2) {
+        IB_FAIL_IF(!w->stream, err, IB_ERR_UNSUPPORTED,
+                   "--flush-l2 needs a GPU workload (the L2 cache flushed is the GPU's)");
+        IB_TRY(ib__gpu_l2_flusher_create(w->device_id, &r->flusher, err));
+    }
+    if (cfg->exclude_launch) {
+        IB_FAIL_IF(!w->stream || !w->ops->set_run_sync, err, IB_ERR_UNSUPPORTED,
+                   "--exclude-launch needs a GPU workload whose run can skip its own synchronization");
+        IB_TRY(ib__gpu_hold_create(w->device_id, &r->hold, err));
+    }
+    return IB_OK;
+}
+
+ib_status ib__runner_init(ib__runner *r, ib_workload *w, const ib_config *cfg, ib_error *err)
+{
+    *r = (ib__runner){ .w = w, .cancel = cfg->cancel };
+    ib_status st = runner_setup(r, cfg, err);
+    if (st != IB_OK) ib__runner_release(r);
+    return st;
+}
+
+void ib__runner_release(ib__runner *r)
+{
+    if (r->timer) r->w->device_timer->destroy(r->timer);
+    ib__gpu_l2_flusher_destroy(r->flusher);
+    ib__gpu_hold_destroy(r->hold);
+    r->timer = NULL;
+    r->flusher = NULL;
+    r->hold = NULL;
+}
+
+bool ib__runner_cancelled(const ib__runner *r) { return r->cancel && *r->cancel; }
+
+static ib_status flush_cache(ib__runner *r, ib_error *err)
+{
+    IB_TRY(ib__gpu_l2_flush(r->flusher, r->w->stream, err));
+    return ib__workload_synchronize(r->w, err);
+}
+
+/* The held variant: the stream waits behind the hold kernel while the run is
+ * queued, then starts at once; the start mark is taken only after the whole
+ * launch sequence, so launch latency is not counted. */
+static ib_status run_held(ib__runner *r, ib_error *err)
+{
+    ib_workload *w = r->w;
+    IB_TRY(w->ops->set_run_sync(w, false, err));
+    ib_status st = ib__gpu_hold_stream(r->hold, w->stream, HOLD_TIMEOUT_MS, err);
+    if (st == IB_OK) st = w->device_timer->start(r->timer, err);
+    if (st == IB_OK) st = w->ops->run(w, err);
+    if (st == IB_OK) st = w->device_timer->stop(r->timer, err);
+    bool timed_out = false;
+    ib_status rel = ib__gpu_release_stream(r->hold, &timed_out, err);
+    ib_status sync = w->ops->set_run_sync(w, true, NULL);
+    if (st != IB_OK) return st;
+    if (rel != IB_OK) return rel;
+    IB_FAIL_IF(timed_out, err, IB_ERR_DEADLOCK,
+               "the workload waited for the GPU inside its run while the stream was held "
+               "(released after %.0f ms): launch-overhead exclusion cannot time it", HOLD_TIMEOUT_MS);
+    return sync;
+}
+
+ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms, ib_error *err)
+{
+    ib_workload *w = r->w;
+    *device_ms = NAN;
+    if (r->flusher) IB_TRY(flush_cache(r, err));
+    double t0 = host_now(r);
+    if (r->hold) {
+        IB_TRY(run_held(r, err));
+    } else {
+        if (r->timer) IB_TRY(w->device_timer->start(r->timer, err));
+        IB_TRY(w->ops->run(w, err));
+        if (r->timer) IB_TRY(w->device_timer->stop(r->timer, err));
+    }
+    if (r->timer) IB_TRY(w->device_timer->elapsed_ms(r->timer, device_ms, err));
+    *host_ms = host_now(r) - t0;
+    return IB_OK;
+}
+
+ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *device_ms,
+                                       double *host_ms, ib_error *err)
+{
+    ib_workload *w = r->w;
+    bool async = w->ops->set_run_sync != NULL;
+    if (async) IB_TRY(w->ops->set_run_sync(w, false, err));
+    double t0 = host_now(r);
+    ib_status st = r->timer ? w->device_timer->start(r->timer, err) : IB_OK;
+    for (int64_t i = 0; i < count && st == IB_OK; i++) {
+        if (ib__runner_cancelled(r)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        else st = w->ops->run(w, err);
+    }
+    if (st == IB_OK && r->timer) st = w->device_timer->stop(r->timer, err);
+    if (st == IB_OK && r->timer) st = w->device_timer->elapsed_ms(r->timer, device_ms, err);
+    if (st == IB_OK) st = ib__workload_synchronize(w, err);
+    *host_ms = host_now(r) - t0;
+    if (!r->timer) *device_ms = *host_ms;
+    if (async) {
+        ib_status s2 = w->ops->set_run_sync(w, true, st == IB_OK ? err : NULL);
+        if (st == IB_OK) st = s2;
+    }
+    return st;
+}

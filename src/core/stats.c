@@ -1,0 +1,145 @@
+/* Descriptive statistics of timing samples, with the confidence intervals
+ * the report and the adaptive stopping rule rely on. */
+#include "core/stats.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void ib__sort(double *x, size_t n) { qsort(x, n, sizeof *x, cmp_double); }
+
+double ib_quantile_sorted(const double *sorted, size_t n, double q)
+{
+    if (n == 0) return NAN;
+    if (q <= 0) return sorted[0];
+    if (q >= 1) return sorted[n - 1];
+    double h = (double)(n - 1) * q; /* type 7: h = (n-1)q, 0-based */
+    size_t lo = (size_t)floor(h);
+    double frac = h - (double)lo;
+    if (lo + 1 >= n) return sorted[n - 1];
+    return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+/* Two-sided 97.5% quantile of Student's t with df degrees of freedom. Exact
+ * table values up to 30, then the Cornish-Fisher expansion, whose error is
+ * below 1e-4 there. */
+double ib__t975(size_t df)
+{
+    static const double table[31] = {
+        NAN,    12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060,
+        2.2622, 2.2281,  2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098,
+        2.1009, 2.0930,  2.0860, 2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555,
+        2.0518, 2.0484,  2.0452, 2.0423};
+    if (df == 0) return NAN;
+    if (df <= 30) return table[df];
+    const double z = 1.959963984540054;
+    double v = (double)df, z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+    return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
+           (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
+}
+
+/* log of the binomial probability mass C(n,k) / 2^n. */
+static double log_binom_half(size_t n, size_t k)
+{
+    return lgamma((double)n + 1) - lgamma((double)k + 1) - lgamma((double)(n - k) + 1) -
+           (double)n * log(2.0);
+}
+
+void ib__median_ci_ranks(size_t n, size_t *lo, size_t *hi)
+{
+    /* With order statistics x(1) <= ... <= x(n), the interval [x(j),
+     * x(n-j+1)] holds the true median with probability 1 - 2 P(B <= j-1),
+     * B ~ Binomial(n, 1/2). Take the largest j whose coverage is >= 95%.
+     * Below n = 6 no j reaches 95%: the whole range is returned. */
+    size_t best = 0;
+    double cdf = 0;
+    for (size_t j = 1; j <= n / 2; j++) {
+        cdf += exp(log_binom_half(n, j - 1));
+        if (cdf > 0.025) break;
+        best = j;
+    }
+    if (best == 0) {
+        *lo = 0;
+        *hi = n ? n - 1 : 0;
+        return;
+    }
+    *lo = best - 1; /* 0-based */
+    *hi = n - best;
+}
+
+ib_status ib_stats_compute(const double *x, size_t n, ib_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0 || x == NULL) return IB_ERR_INVALID_ARG;
+    double *s = malloc(n * sizeof *s);
+    if (!s) return IB_ERR_NO_MEMORY;
+    memcpy(s, x, n * sizeof *s);
+    ib__sort(s, n);
+
+    /* Welford: stable for long runs of nearly equal values. */
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = s[i] - mean;
+        mean += d / (double)(i + 1);
+        m2 += d * (s[i] - mean);
+    }
+    out->n = n;
+    out->mean = mean;
+    out->std = n > 1 ? sqrt(m2 / (double)(n - 1)) : 0;
+    out->min = s[0];
+    out->max = s[n - 1];
+    out->p50 = ib_quantile_sorted(s, n, 0.50);
+    out->p90 = ib_quantile_sorted(s, n, 0.90);
+    out->p95 = ib_quantile_sorted(s, n, 0.95);
+    out->p99 = ib_quantile_sorted(s, n, 0.99);
+    out->p999 = ib_quantile_sorted(s, n, 0.999);
+    out->cv = mean != 0 ? out->std / mean : 0;
+
+    double half = n > 1 ? ib__t975(n - 1) * out->std / sqrt((double)n) : INFINITY;
+    out->ci95_mean[0] = n > 1 ? mean - half : -INFINITY;
+    out->ci95_mean[1] = n > 1 ? mean + half : INFINITY;
+
+    size_t lo, hi;
+    ib__median_ci_ranks(n, &lo, &hi);
+    out->ci95_median[0] = s[lo];
+    out->ci95_median[1] = s[hi];
+    free(s);
+    return IB_OK;
+}
+
+double ib__median_ci_relative_halfwidth(const ib_stats *st)
+{
+    if (st->n < 6 || st->p50 <= 0) return INFINITY;
+    return (st->ci95_median[1] - st->ci95_median[0]) / 2 / st->p50;
+}
+
+bool ib__is_bimodal(const double *x, size_t n)
+{
+    /* Two clusters, each holding at least 10% of the samples, separated by a
+     * gap wider than either cluster's own 10-90% spread and wider than 5% of
+     * the median. Long tails are not bimodal: their outer part holds less
+     * than 10% or has no such gap. */
+    if (n < 20) return false;
+    double *s = malloc(n * sizeof *s);
+    if (!s) return false;
+    memcpy(s, x, n * sizeof *s);
+    ib__sort(s, n);
+    double median = ib_quantile_sorted(s, n, 0.5);
+    bool bimodal = false;
+    for (size_t k = n / 10; k <= n - n / 10 && !bimodal; k++) {
+        double gap = s[k] - s[k - 1];
+        if (gap <= 0.05 * median) continue;
+        double left = ib_quantile_sorted(s, k, 0.9) - ib_quantile_sorted(s, k, 0.1);
+        double right = ib_quantile_sorted(s + k, n - k, 0.9) - ib_quantile_sorted(s + k, n - k, 0.1);
+        bimodal = gap > left && gap > right;
+    }
+    free(s);
+    return bimodal;
+}

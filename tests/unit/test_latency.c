@@ -1,0 +1,316 @@
+/* The latency loop on the scripted fake workload: cold run separated,
+ * warm-up counted and excluded, runs counted, adaptive stopping and
+ * steady-state warm-up stop when and only when they should, faults keep
+ * what was measured. */
+#include "check.h"
+#include "backend/workload.h"
+#include "core/rules.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Cold run 100 ms; runs 1..5 decay (start-up costs); then 2 ms +- a fixed
+ * pattern of 0.01 ms steps. */
+static double startup_then_steady(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    if (index == 0) return 100.0;
+    if (index <= 5) return 2.0 + 10.0 / (double)index;
+    return 2.0 + 0.01 * (double)(index % 5);
+}
+
+static ib_workload *open_fake(ib__fake_script *s)
+{
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK(ib__workload_open_fake(s, &w, &err) == IB_OK);
+    return w;
+}
+
+static void test_counts_and_cold_run(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = startup_then_steady;
+    s.host_overhead_ms = 0.5;
+    ib_workload *w = open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 20;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 300;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n, 300);
+    CHECK_EQ_INT(r.warmup_runs_done, 20);
+    CHECK_EQ_INT(ib__fake_runs(w), 1 + 20 + 300);
+    CHECK_NEAR(r.cold_device_ms, 100.0, 1e-9);
+    CHECK_NEAR(r.cold_host_ms, 100.5, 1e-9);
+    /* Timed runs are 21..320: index % 5 cycles evenly, so the mean is
+     * 2.02 and no start-up run is mixed in. */
+    CHECK_NEAR(r.device.mean, 2.02, 1e-9);
+    CHECK_NEAR(r.device.min, 2.0, 1e-9);
+    CHECK_NEAR(r.device.max, 2.04, 1e-9);
+    CHECK_NEAR(r.host.mean, 2.52, 1e-9);
+    CHECK(!r.partial);
+    CHECK(!(r.warnings & IB_WARN_HIGH_CV));
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+static void test_warmup_by_time(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = startup_then_steady;
+    ib_workload *w = open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 1;
+    cfg.warmup_ms = 100; /* 100 ms of ~2 ms runs after the 5 slow ones */
+    cfg.warmup_until_steady = false;
+    cfg.runs = 10;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    /* Expected: the first count of runs (indices 1..k) whose durations add
+     * up to at least 100 ms. */
+    double total = 0;
+    int64_t expected = 0;
+    while (total < 100.0) total += startup_then_steady(1, ++expected, NULL);
+    CHECK_EQ_INT(r.warmup_runs_done, expected);
+    CHECK_NEAR(r.warmup_ms_spent, total, 1e-9);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+/* Slowly decaying start-up: 2 ms + 4 ms / index. Steady by the 2% rule
+ * only once consecutive 10-run windows' medians agree within 2%. */
+static double slow_decay(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    return index == 0 ? 50.0 : 2.0 + 4.0 / (double)index;
+}
+
+static void test_warmup_until_steady(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = slow_decay;
+    ib_workload *w = open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 0;
+    cfg.warmup_ms = 0;
+    cfg.runs = 10;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(r.warmup_steady);
+    /* Warm-up runs are indices 1..k; windows [k-19,k-10], [k-9,k]. The
+     * first k where |median1 - median2| <= 0.02 * median2 is computed here
+     * independently by brute force. */
+    int64_t expected = 0;
+    for (int64_t k = 20; k < 10000 && !expected; k++) {
+        double m1 = (slow_decay(1, k - 14, NULL) + slow_decay(1, k - 15, NULL)) / 2;
+        double m2 = (slow_decay(1, k - 4, NULL) + slow_decay(1, k - 5, NULL)) / 2;
+        if (fabs(m1 - m2) <= 0.02 * m2) expected = k;
+    }
+    CHECK_EQ_INT(r.warmup_runs_done, expected);
+    ib_latency_result_free(&r);
+
+    /* A cap below that point: warm-up stops at the cap, not steady, warned. */
+    cfg.warmup_max_ms = 20;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(!r.warmup_steady);
+    CHECK(r.warnings & IB_WARN_NOT_STEADY);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+static void test_steady_rule(void)
+{
+    double x[20];
+    for (int i = 0; i < 20; i++) x[i] = 1.0;
+    CHECK(ib__is_steady(x, 20, 10, 0.02));
+    CHECK(!ib__is_steady(x, 19, 10, 0.02)); /* too few */
+    for (int i = 0; i < 10; i++) x[i] = 1.03;   /* earlier window 3% slower */
+    CHECK(!ib__is_steady(x, 20, 10, 0.02));
+    for (int i = 0; i < 10; i++) x[i] = 1.019;
+    CHECK(ib__is_steady(x, 20, 10, 0.02));
+}
+
+/* Alternates 1 ms and 3 ms: the median's CI spans [1, 3] for ever. */
+static double alternating(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    return index % 2 ? 1.0 : 3.0;
+}
+
+/* 2 ms with a deterministic +-1% jitter. */
+static double jitter(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    return 2.0 * (1.0 + 0.01 * sin((double)index * 12.9898));
+}
+
+static void test_adaptive_stopping(void)
+{
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 0;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.precision = 0.005;
+    cfg.min_runs = 30;
+    cfg.max_runs = 5000;
+    ib_latency_result r;
+    ib_error err;
+
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    ib_workload *w = open_fake(&s);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(r.precision_met);
+    CHECK(r.precision_achieved <= 0.005);
+    CHECK(r.n >= 30 && r.n < 5000);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+
+    s.duration_ms = alternating;
+    w = open_fake(&s);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(!r.precision_met);
+    CHECK_EQ_INT(r.n, 5000);
+    CHECK(r.warnings & IB_WARN_PRECISION_NOT_MET);
+    ib_latency_result_free(&r);
+
+    cfg.max_time_ms = 100; /* 2 ms a run: the time cap comes first */
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(!r.precision_met);
+    CHECK_EQ_INT(r.n, 50);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+static void test_stop_rule_direct(void)
+{
+    ib__stop_rule fixed = {.runs = 3};
+    double x[3] = {1, 1, 1};
+    double achieved = -1;
+    CHECK(ib__stop_check(&fixed, x, 2, 0, &achieved) == IB__CONTINUE);
+    CHECK(ib__stop_check(&fixed, x, 3, 0, &achieved) == IB__STOP_COUNT);
+    CHECK_NEAR(achieved, -1, 0); /* fixed count computes no CI */
+}
+
+static void test_faults_keep_samples(void)
+{
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 5;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 100;
+    ib_latency_result r;
+    ib_error err;
+
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    s.fail_at_run = 1 + 5 + 40; /* the 41st timed run fails */
+    ib_workload *w = open_fake(&s);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_RUNTIME);
+    CHECK(r.partial);
+    CHECK_EQ_INT(r.n, 40);
+    CHECK_EQ_INT(r.device.n, 40);
+    CHECK(strstr(err.message, "failed") != NULL);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    s.oom_at_run = 3; /* during warm-up */
+    w = open_fake(&s);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_DEVICE_OOM);
+    CHECK(r.partial);
+    CHECK_EQ_INT(r.n, 0);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    s.lose_device_at_run = 50;
+    w = open_fake(&s);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_DEVICE_LOST);
+    CHECK_EQ_INT(r.n, 50 - 6);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+static void test_cancel(void)
+{
+    static volatile int cancel = 0;
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    ib_workload *w = open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.cancel = &cancel;
+    cancel = 1;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r.partial);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+static void test_bad_config(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    ib_workload *w = open_fake(&s);
+    ib_latency_result r;
+    ib_error err;
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.runs = 0;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    ib_config_init(&cfg);
+    cfg.runs = 2000000000;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    ib_config_init(&cfg);
+    cfg.warmup_ms = -1;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    ib_config_init(&cfg);
+    cfg.precision = 0.9;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    ib_config_init(&cfg);
+    cfg.flush_l2 = true; /* a host workload has no L2 of a GPU to flush */
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(ib__fake_runs(w), 0);
+    ib_workload_destroy(w);
+}
+
+int main(void)
+{
+    test_counts_and_cold_run();
+    test_warmup_by_time();
+    test_warmup_until_steady();
+    test_steady_rule();
+    test_adaptive_stopping();
+    test_stop_rule_direct();
+    test_faults_keep_samples();
+    test_cancel();
+    test_bad_config();
+    return check_summary("test_latency");
+}
