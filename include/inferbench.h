@@ -265,6 +265,126 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg,
 
 void ib_latency_result_free(ib_latency_result *r);
 
+/* Reports of a latency result: a table for people, a JSON document for
+ * machines (docs/json.md). Both strings are malloc'ed (ib_free); NULL when
+ * memory ran out. cfg is the configuration the result was measured with. */
+char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info *info);
+char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info,
+                             const ib_config *cfg);
+
+/* ------------------------------------------------------------------------ */
+/* Throughput                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ib_throughput_config {
+    ib_config run;             /* warm-up per batch, runs per batch (default
+                                  100), cancel flag */
+    int64_t max_batch;         /* search bound (default 4096) */
+    double latency_budget_ms;  /* > 0: best throughput whose p99 fits */
+    double knee_fraction;      /* knee: smallest batch reaching this share of
+                                  the peak (default 0.95) */
+    const int64_t *batches;    /* non-NULL: measure exactly these, no search */
+    size_t n_batches;
+} ib_throughput_config;
+
+void ib_throughput_config_init(ib_throughput_config *cfg);
+
+typedef struct ib_batch_probe {
+    int64_t batch;
+    bool fits;
+    double ms;                 /* wall time of the probe */
+} ib_batch_probe;
+
+typedef struct ib_throughput_point {
+    int64_t batch;
+    ib_status status;          /* IB_OK, or why this batch has no figures */
+    double items_per_s;        /* back-to-back: runs x batch / device time of all */
+    double items_per_s_sync;   /* classic: per-run synchronized, summed */
+    double back_to_back_ms_per_run;
+    ib_stats latency_ms;       /* per-run synchronized batch latency */
+} ib_throughput_point;
+
+#define IB_MAX_PROBES 96
+#define IB_MAX_POINTS 256
+
+typedef struct ib_throughput_result {
+    bool partial;
+    ib_status stop_status;
+    bool searched;             /* false: fixed batch model or explicit list */
+    int64_t largest_fitting;   /* largest batch that ran (search), else 0 */
+    bool limited_by_max_batch; /* the search stopped at max_batch, not memory */
+    size_t n_probes;
+    ib_batch_probe probes[IB_MAX_PROBES];
+    double search_ms;
+    double sweep_ms;
+    size_t n_points;
+    ib_throughput_point points[IB_MAX_POINTS];
+    int peak;                  /* index into points, -1 none */
+    int knee;
+    int best_within_budget;    /* -1: none, or no budget */
+    double latency_budget_ms;
+    unsigned warnings;
+    ib_env env;
+} ib_throughput_result;
+
+/* Finds the largest batch that fits (geometric growth, then bisection; a
+ * device out-of-memory is an expected answer of a probe), times the
+ * candidate batches (powers of two up to it, and it), and picks the peak,
+ * the knee and the best within budget. No batch within the budget gives
+ * IB_ERR_NOT_MET with the result complete. The result owns no memory. */
+ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
+                                ib_throughput_result *out, ib_error *err);
+
+char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload_info *info);
+char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload_info *info,
+                                const ib_throughput_config *cfg);
+
+/* ------------------------------------------------------------------------ */
+/* Pitfalls: what classic timing mistakes would report                       */
+/* ------------------------------------------------------------------------ */
+
+typedef enum ib_pitfall {
+    IB_PITFALL_CORRECT = 0,    /* device-timed, warmed up, resident data */
+    IB_PITFALL_HOST_NO_SYNC,   /* host clock read right after an async launch */
+    IB_PITFALL_COPIES,         /* host-to-device and back inside the timing */
+    IB_PITFALL_NO_WARMUP,      /* fresh session, first runs included */
+    IB_PITFALL_SINGLE_SAMPLE,  /* one run taken as the answer */
+    IB_PITFALL_COUNT
+} ib_pitfall;
+
+typedef struct ib_pitfall_row {
+    ib_pitfall kind;
+    const char *name;          /* "host clock, no sync" */
+    const char *why;           /* one line: why it is wrong */
+    bool applies;              /* false: not a mistake one can make here */
+    const char *not_applicable;/* why not, when !applies */
+    ib_status status;          /* IB_OK, or why it could not be measured */
+    char error[256];
+    ib_stats stats;            /* of what the method reports, ms */
+    double error_pct;          /* median vs the correct median, percent */
+    /* single sample only: */
+    double single_p5_pct, single_p95_pct; /* 5th..95th percentile of one-run
+                                             error, percent */
+    double single_off_5pct;    /* share of single runs off by > 5% */
+} ib_pitfall_row;
+
+typedef struct ib_pitfalls_result {
+    bool partial;
+    ib_status stop_status;
+    ib_pitfall_row rows[IB_PITFALL_COUNT];
+    ib_env env;
+} ib_pitfalls_result;
+
+/* Measures w the correct way and each wrong way, in this process and on
+ * this session. A wrong way that cannot run here is marked, the others
+ * still run. */
+ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out,
+                              ib_error *err);
+
+char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_info *info);
+char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
+                              const ib_config *cfg);
+
 /* ------------------------------------------------------------------------ */
 /* Built-in model zoo                                                        */
 /* ------------------------------------------------------------------------ */

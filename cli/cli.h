@@ -1,0 +1,92 @@
+/* The inferbench program: subcommands over the library. The program, not
+ * the library, reads options, prints, writes files and picks exit codes. */
+#ifndef IB_CLI_CLI_H
+#define IB_CLI_CLI_H
+
+#include "inferbench.h"
+
+#include <signal.h>
+#include <stdio.h>
+
+/* Exit codes (documented in docs/cli.md). An interrupted run exits with
+ * 128 + the signal number, as shells report it, after writing what was
+ * measured. */
+enum {
+    EXIT_OK = 0,
+    EXIT_RUN_FAILED = 1, /* the device or runtime failed while measuring */
+    EXIT_BAD_INPUT = 2,  /* bad option, model, file, or device asked for */
+    EXIT_NOT_MET = 3     /* a goal (latency budget) no candidate meets */
+};
+
+/* Everything a command may be given. Each command says which groups of
+ * options it takes (cli_spec) and parses into this. */
+typedef struct cli_args {
+    const char *pos[4];        /* positional arguments */
+    int n_pos;
+    const char *model;         /* the first positional, or the default */
+    ib_model_options model_opts;
+    ib_shape_override shapes[IB_MAX_TENSORS];
+    ib_config cfg;
+    const char *json_path;
+    const char *output_path;   /* zoo export -o */
+    bool fp16;
+    /* throughput */
+    int64_t max_batch;
+    double latency_budget_ms;
+    const char *batches;       /* explicit batch list, no search */
+    size_t memory_cap_mb;
+} cli_args;
+
+enum {
+    OPT_MODEL = 1u << 0,      /* --device, --batch, --shape, ... */
+    OPT_MEASURE = 1u << 1,    /* --runs, --warmup-*, --precision, ... */
+    OPT_JSON = 1u << 2,
+    OPT_THROUGHPUT = 1u << 3, /* --max-batch, --latency-budget-ms, ... */
+    OPT_EXPORT = 1u << 4      /* -o, --fp16 */
+};
+
+typedef struct cli_command {
+    const char *name;
+    const char *usage;    /* the arguments, "MODEL [options]" */
+    const char *summary;
+    unsigned groups;
+    int (*run)(cli_args *a);
+} cli_command;
+
+/* Parses argv (argv[0] is the command name) into a, with the library's
+ * defaults for what is not given. Prints a one-line error and returns false
+ * on bad input; prints the command's help and exits 0 for --help. */
+bool cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a);
+
+/* The default model of every command that takes one. */
+#define CLI_DEFAULT_MODEL "zoo:efficientnet-b0"
+
+/* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
+int cli_fail(ib_status st, const char *message);
+int cli_exit_code(ib_status st);
+
+/* Cancellation by SIGINT/SIGTERM: the flag the library polls. */
+extern volatile int cli_cancel_flag;
+void cli_install_signal_handlers(void);
+/* 128 + the signal received, or 0. */
+int cli_signal_exit_code(void);
+
+/* An output file written whole or not at all: opened (as a temporary beside
+ * the target) before the measurement, so that an unwritable path fails
+ * first; committed by rename. */
+typedef struct cli_output {
+    char *path, *tmp_path;
+    FILE *f;
+} cli_output;
+bool cli_output_open(cli_output *o, const char *path);
+bool cli_output_commit(cli_output *o, const char *text);
+void cli_output_abort(cli_output *o);
+
+/* Opens the model named by a (path or zoo:NAME), printing the error. */
+int cli_open_model(const cli_args *a, ib_workload **w);
+
+int cmd_latency(cli_args *a);
+int cmd_zoo_list(cli_args *a);
+int cmd_zoo_export(cli_args *a);
+
+#endif

@@ -1,0 +1,84 @@
+/* inferbench: measure deep-network inference correctly.
+ *
+ *   inferbench                      latency of the default model (zoo:efficientnet-b0)
+ *   inferbench latency MODEL        latency distribution of one forward pass
+ *   inferbench throughput MODEL     best batch, inputs/s and the whole curve
+ *   inferbench pitfalls MODEL       what classic timing mistakes would report
+ *   inferbench calibrate            the tool's own accuracy on known kernels
+ *   inferbench zoo list|export      the built-in models
+ */
+#include "cli.h"
+
+#include <string.h>
+
+static const cli_command commands[] = {
+    {"latency", "[MODEL] [options]",
+     "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
+     "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
+     OPT_MODEL | OPT_MEASURE | OPT_JSON, cmd_latency},
+    {"zoo-list", "", "List the built-in models.", 0, cmd_zoo_list},
+    {"zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
+     cmd_zoo_export},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: inferbench [COMMAND] [MODEL] [options]\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s", commands[i].name);
+        char *dash = strchr(name, '-'); /* zoo-list is typed "zoo list" */
+        if (dash) *dash = ' ';
+        const char *nl = strchr(commands[i].summary, '\n');
+        fprintf(f, "  %-12s %.*s\n", name, nl ? (int)(nl - commands[i].summary) : (int)strlen(commands[i].summary),
+                commands[i].summary);
+    }
+    fprintf(f, "\nWith no command: latency of %s on the GPU if there is one, else the CPU.\n"
+               "inferbench COMMAND --help for a command's options.\n", CLI_DEFAULT_MODEL);
+}
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(commands[i].name, name)) return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+        usage(stdout);
+        return EXIT_OK;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("inferbench %s\n", IB_VERSION_STRING);
+        return EXIT_OK;
+    }
+    /* No command, or options only: the default job. */
+    const char *name = argc >= 2 && argv[1][0] != '-' ? argv[1] : "latency";
+    int shift = argc >= 2 && argv[1][0] != '-' ? 1 : 0;
+    char joined[32];
+    if (!strcmp(name, "zoo")) {
+        if (argc < 3 || argv[2][0] == '-') {
+            fprintf(stderr, "inferbench: zoo needs a subcommand: list or export\n");
+            return EXIT_BAD_INPUT;
+        }
+        snprintf(joined, sizeof joined, "zoo-%s", argv[2]);
+        name = joined;
+        shift = 2;
+    }
+    const cli_command *cmd = find_command(name);
+    if (!cmd && (!strncmp(name, "zoo:", 4) || strstr(name, ".onnx"))) {
+        cmd = find_command("latency"); /* inferbench MODEL: the default job on it */
+        shift = 0;
+    }
+    if (!cmd) {
+        fprintf(stderr, "inferbench: unknown command '%s' (inferbench --help lists them)\n", name);
+        return EXIT_BAD_INPUT;
+    }
+    cli_args args;
+    if (!cli_parse(cmd, argc - shift, argv + shift, &args)) return EXIT_BAD_INPUT;
+    cli_install_signal_handlers();
+    return cmd->run(&args);
+}

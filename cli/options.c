@@ -1,0 +1,287 @@
+/* Option parsing for every subcommand: one table of long options, grouped,
+ * each command accepting the groups it names. Numbers are parsed strictly:
+ * the whole text, in range, or a one-line error. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum {
+    O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_CUDNN, O_NHWC, O_THREADS,
+    O_RUNS, O_WARMUP_RUNS, O_WARMUP_MS, O_WARMUP_MAX_MS, O_NO_STEADY, O_PRECISION, O_MIN_RUNS,
+    O_MAX_RUNS, O_MAX_TIME_MS, O_FLUSH_L2, O_EXCLUDE_LAUNCH, O_NO_GPU_STATE,
+    O_JSON,
+    O_MAX_BATCH, O_BUDGET, O_BATCHES, O_MEMORY_CAP,
+    O_OUTPUT, O_FP16,
+    O_HELP
+};
+
+typedef struct option_def {
+    struct option opt;
+    unsigned group;     /* 0: every command */
+    const char *arg;    /* argument name for the help, NULL for flags */
+    const char *help;
+} option_def;
+
+static const option_def options[] = {
+    {{"device", required_argument, NULL, O_DEVICE}, OPT_MODEL, "cuda|cpu|auto",
+     "where to run (default: cuda when a GPU is usable, else cpu)"},
+    {{"device-id", required_argument, NULL, O_DEVICE_ID}, OPT_MODEL, "N", "CUDA device index (default 0)"},
+    {{"batch", required_argument, NULL, O_BATCH}, OPT_MODEL, "N", "value of the batch dimension (default 1)"},
+    {{"shape", required_argument, NULL, O_SHAPE}, OPT_MODEL, "NAME:DxD..",
+     "dimensions of input NAME (sets its symbolic dimensions; repeatable)"},
+    {{"seed", required_argument, NULL, O_SEED}, OPT_MODEL, "N", "seed of the random input values (default 42)"},
+    {{"cudnn-search", required_argument, NULL, O_CUDNN}, OPT_MODEL, "exhaustive|heuristic|default",
+     "cuDNN convolution algorithm search (default exhaustive)"},
+    {{"prefer-nhwc", no_argument, NULL, O_NHWC}, OPT_MODEL, NULL, "let the CUDA provider use NHWC layouts"},
+    {{"threads", required_argument, NULL, O_THREADS}, OPT_MODEL, "N", "CPU provider intra-op threads"},
+    {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)"},
+    {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10)"},
+    {{"warmup-ms", required_argument, NULL, O_WARMUP_MS}, OPT_MEASURE, "T", "and at least T ms of warm-up (default 500)"},
+    {{"warmup-max-ms", required_argument, NULL, O_WARMUP_MAX_MS}, OPT_MEASURE, "T",
+     "give up waiting for steady timings after T ms (default 10000)"},
+    {{"no-steady", no_argument, NULL, O_NO_STEADY}, OPT_MEASURE, NULL, "do not wait for steady timings in warm-up"},
+    {{"precision", required_argument, NULL, O_PRECISION}, OPT_MEASURE, "P%",
+     "adaptive: sample until the median's 95% CI is within +-P percent"},
+    {{"min-runs", required_argument, NULL, O_MIN_RUNS}, OPT_MEASURE, "N", "adaptive: at least N runs (default 30)"},
+    {{"max-runs", required_argument, NULL, O_MAX_RUNS}, OPT_MEASURE, "N", "adaptive: at most N runs (default 100000)"},
+    {{"max-time-ms", required_argument, NULL, O_MAX_TIME_MS}, OPT_MEASURE, "T",
+     "adaptive: stop after T ms of sampling (default 30000)"},
+    {{"flush-l2", no_argument, NULL, O_FLUSH_L2}, OPT_MEASURE, NULL, "overwrite the GPU's L2 cache before each run (cold cache)"},
+    {{"exclude-launch", no_argument, NULL, O_EXCLUDE_LAUNCH}, OPT_MEASURE, NULL,
+     "hold the stream until the run is queued, so launch latency is not counted"},
+    {{"no-gpu-state", no_argument, NULL, O_NO_GPU_STATE}, OPT_MEASURE, NULL, "do not sample GPU clocks (NVML)"},
+    {{"json", required_argument, NULL, O_JSON}, OPT_JSON, "FILE", "write the full result as JSON"},
+    {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT, "N", "largest batch tried (default 4096)"},
+    {{"latency-budget-ms", required_argument, NULL, O_BUDGET}, OPT_THROUGHPUT, "T",
+     "also report the best throughput whose p99 batch latency is within T ms"},
+    {{"batches", required_argument, NULL, O_BATCHES}, OPT_THROUGHPUT, "LIST",
+     "measure exactly these batches, no search (\"1,8,64\" or \"16:512:16\")"},
+    {{"memory-cap-mb", required_argument, NULL, O_MEMORY_CAP}, OPT_THROUGHPUT, "MB",
+     "memory a batch may use (GPU: the runtime's arena; CPU: default half the free RAM)"},
+    {{"output", required_argument, NULL, O_OUTPUT}, OPT_EXPORT, "FILE", "where to write the model (-o)"},
+    {{"fp16", no_argument, NULL, O_FP16}, OPT_EXPORT, NULL, "half-precision weights and inputs"},
+    {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
+static void print_help(const cli_command *cmd)
+{
+    printf("usage: inferbench %s %s\n%s\n\noptions:\n", cmd->name, cmd->usage, cmd->summary);
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const option_def *d = &options[i];
+        if (d->group && !(d->group & cmd->groups)) continue;
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", d->opt.name, d->arg ? " " : "", d->arg ? d->arg : "");
+        printf("  %-34s %s\n", left, d->help);
+    }
+}
+
+static bool bad(const char *opt, const char *text, const char *why)
+{
+    fprintf(stderr, "inferbench: --%s '%s': %s\n", opt, text, why);
+    return false;
+}
+
+static bool parse_i64(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (!*text || *text == ' ' || *text == '+') return bad(opt, text, "not a whole number");
+    long long v = strtoll(text, &end, 10);
+    if (*end) return bad(opt, text, "not a whole number");
+    if (errno == ERANGE || v < lo || v > hi) {
+        fprintf(stderr, "inferbench: --%s '%s': must be between %lld and %lld\n", opt, text,
+                (long long)lo, (long long)hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool parse_f64(const char *opt, const char *text, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!*text || *text == ' ') return bad(opt, text, "not a number");
+    double v = strtod(text, &end);
+    if (*end || !isfinite(v)) return bad(opt, text, "not a number");
+    if (v < lo || v > hi) {
+        fprintf(stderr, "inferbench: --%s '%s': must be between %g and %g\n", opt, text, lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* "0.5%" or "0.5": percent, in (0, 50]. */
+static bool parse_percent(const char *opt, const char *text, double *fraction)
+{
+    char buf[64];
+    size_t n = strlen(text);
+    if (n == 0 || n >= sizeof buf) return bad(opt, text, "not a percentage");
+    memcpy(buf, text, n + 1);
+    if (buf[n - 1] == '%') buf[n - 1] = '\0';
+    double pct;
+    if (!parse_f64(opt, buf, 1e-6, 50, &pct)) return false;
+    *fraction = pct / 100.0;
+    return true;
+}
+
+static bool parse_device(const char *text, ib_device_kind *out)
+{
+    if (!strcmp(text, "cuda") || !strcmp(text, "gpu")) *out = IB_DEVICE_CUDA;
+    else if (!strcmp(text, "cpu")) *out = IB_DEVICE_CPU;
+    else if (!strcmp(text, "auto")) *out = IB_DEVICE_AUTO;
+    else return bad("device", text, "expected cuda, cpu or auto");
+    return true;
+}
+
+static bool parse_cudnn(const char *text, const char **out)
+{
+    static const char *const names[] = {"EXHAUSTIVE", "HEURISTIC", "DEFAULT"};
+    for (size_t i = 0; i < 3; i++)
+        if (!strcasecmp(text, names[i])) {
+            *out = names[i];
+            return true;
+        }
+    return bad("cudnn-search", text, "expected exhaustive, heuristic or default");
+}
+
+static bool add_shape(cli_args *a, const char *text)
+{
+    if (a->model_opts.n_shapes == IB_MAX_TENSORS) return bad("shape", text, "too many --shape options");
+    ib_error err;
+    ib_shape_override *s = &a->shapes[a->model_opts.n_shapes];
+    if (ib_shape_parse(text, s, &err) != IB_OK) {
+        fprintf(stderr, "inferbench: --shape: %s\n", err.message);
+        return false;
+    }
+    for (size_t i = 0; i < a->model_opts.n_shapes; i++)
+        if (!strcmp(a->shapes[i].name, s->name)) return bad("shape", text, "input given twice");
+    a->model_opts.n_shapes++;
+    a->model_opts.shapes = a->shapes;
+    return true;
+}
+
+static bool apply(cli_args *a, int id, const char *name, const char *v)
+{
+    int64_t i64;
+    ib_config *c = &a->cfg;
+    switch (id) {
+    case O_DEVICE: return parse_device(v, &a->model_opts.device);
+    case O_DEVICE_ID:
+        if (!parse_i64(name, v, 0, 63, &i64)) return false;
+        a->model_opts.device_id = (int)i64;
+        return true;
+    case O_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->model_opts.batch);
+    case O_SHAPE: return add_shape(a, v);
+    case O_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (a->model_opts.seed = (uint64_t)i64, true);
+    case O_CUDNN: return parse_cudnn(v, &a->model_opts.cudnn_conv_algo_search);
+    case O_NHWC: a->model_opts.prefer_nhwc = true; return true;
+    case O_THREADS:
+        if (!parse_i64(name, v, 1, 1024, &i64)) return false;
+        a->model_opts.intra_op_threads = (int)i64;
+        return true;
+    case O_RUNS: return parse_i64(name, v, 1, 1000000, &c->runs);
+    case O_WARMUP_RUNS: return parse_i64(name, v, 0, 1000000, &c->warmup_runs);
+    case O_WARMUP_MS: return parse_f64(name, v, 0, 3600000, &c->warmup_ms);
+    case O_WARMUP_MAX_MS: return parse_f64(name, v, 0, 3600000, &c->warmup_max_ms);
+    case O_NO_STEADY: c->warmup_until_steady = false; return true;
+    case O_PRECISION: return parse_percent(name, v, &c->precision);
+    case O_MIN_RUNS: return parse_i64(name, v, 6, 1000000, &c->min_runs);
+    case O_MAX_RUNS: return parse_i64(name, v, 6, 1000000, &c->max_runs);
+    case O_MAX_TIME_MS: return parse_f64(name, v, 1, 3600000, &c->max_time_ms);
+    case O_FLUSH_L2: c->flush_l2 = true; return true;
+    case O_EXCLUDE_LAUNCH: c->exclude_launch = true; return true;
+    case O_NO_GPU_STATE: c->sample_gpu_state = false; return true;
+    case O_JSON: a->json_path = v; return true;
+    case O_MAX_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->max_batch);
+    case O_BUDGET: return parse_f64(name, v, 1e-3, 3600000, &a->latency_budget_ms);
+    case O_BATCHES: a->batches = v; return true;
+    case O_MEMORY_CAP:
+        if (!parse_i64(name, v, 1, 1 << 30, &i64)) return false;
+        a->memory_cap_mb = (size_t)i64;
+        return true;
+    case O_OUTPUT: a->output_path = v; return true;
+    case O_FP16: a->fp16 = true; return true;
+    }
+    return false;
+}
+
+/* Options given to a command they do not apply to are errors, not silently
+ * ignored: a user who typed --flush-l2 to `zoo list` expects something. */
+static const option_def *find_option(int id)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].opt.val == id) return &options[i];
+    return NULL;
+}
+
+static bool check_consistency(const cli_args *a)
+{
+    const ib_config *c = &a->cfg;
+    if (c->warmup_max_ms < c->warmup_ms) {
+        fprintf(stderr, "inferbench: --warmup-max-ms must not be below --warmup-ms\n");
+        return false;
+    }
+    if (c->precision > 0 && c->min_runs > c->max_runs) {
+        fprintf(stderr, "inferbench: --min-runs must not exceed --max-runs\n");
+        return false;
+    }
+    return true;
+}
+
+bool cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
+{
+    struct option longopts[N_OPTIONS + 2];
+    size_t n = 0;
+    for (size_t i = 0; i < N_OPTIONS; i++) longopts[n++] = options[i].opt;
+    longopts[n] = (struct option){0};
+
+    memset(a, 0, sizeof *a);
+    ib_model_options_init(&a->model_opts);
+    ib_config_init(&a->cfg);
+    a->max_batch = 4096;
+    bool runs_given = false;
+
+    optind = 1;
+    opterr = 0;
+    for (;;) {
+        int longindex = -1;
+        int id = getopt_long(argc, argv, ":o:", longopts, &longindex);
+        if (id == -1) break;
+        if (id == 'o') id = O_OUTPUT;
+        if (id == '?' || id == ':') {
+            const char *what = argv[optind - 1];
+            fprintf(stderr, "inferbench %s: %s option '%s' (see inferbench %s --help)\n", cmd->name,
+                    id == ':' ? "missing value for" : "unknown", what, cmd->name);
+            return false;
+        }
+        const option_def *d = find_option(id);
+        if (id == O_HELP) {
+            print_help(cmd);
+            exit(EXIT_OK);
+        }
+        if (d->group && !(d->group & cmd->groups)) {
+            fprintf(stderr, "inferbench %s: --%s does not apply to this command\n", cmd->name, d->opt.name);
+            return false;
+        }
+        if (!apply(a, id, d->opt.name, optarg)) return false;
+        if (id == O_RUNS) runs_given = true;
+    }
+    for (int i = optind; i < argc; i++) {
+        if (a->n_pos == (int)(sizeof a->pos / sizeof a->pos[0])) {
+            fprintf(stderr, "inferbench %s: too many arguments\n", cmd->name);
+            return false;
+        }
+        a->pos[a->n_pos++] = argv[i];
+    }
+    a->model = a->n_pos > 0 ? a->pos[0] : CLI_DEFAULT_MODEL;
+    if ((cmd->groups & OPT_THROUGHPUT) && !runs_given) a->cfg.runs = 100;
+    return check_consistency(a);
+}

@@ -1,0 +1,114 @@
+/* What the program does around a measurement: errors and exit codes,
+ * signals, files written whole or not at all. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int cli_cancel_flag = 0;
+static volatile sig_atomic_t signal_received = 0;
+
+int cli_exit_code(ib_status st)
+{
+    switch (st) {
+    case IB_OK: return EXIT_OK;
+    case IB_ERR_INVALID_ARG:
+    case IB_ERR_IO:
+    case IB_ERR_MODEL:
+    case IB_ERR_UNSUPPORTED:
+    case IB_ERR_NO_DEVICE: return EXIT_BAD_INPUT;
+    case IB_ERR_NOT_MET: return EXIT_NOT_MET;
+    case IB_ERR_INTERRUPTED: return cli_signal_exit_code() ? cli_signal_exit_code() : 130;
+    default: return EXIT_RUN_FAILED;
+    }
+}
+
+int cli_fail(ib_status st, const char *message)
+{
+    fprintf(stderr, "inferbench: %s\n", message && *message ? message : ib_status_str(st));
+    return cli_exit_code(st);
+}
+
+/* The first signal asks the measurement to stop and keep its results; the
+ * handler is then reset, so that a second one ends the program at once. */
+static void on_signal(int sig)
+{
+    signal_received = sig;
+    cli_cancel_flag = 1;
+}
+
+void cli_install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_signal_exit_code(void) { return signal_received ? 128 + (int)signal_received : 0; }
+
+bool cli_output_open(cli_output *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    size_t n = strlen(path) + 32;
+    o->path = strdup(path);
+    o->tmp_path = malloc(n);
+    if (!o->path || !o->tmp_path) {
+        cli_output_abort(o);
+        fprintf(stderr, "inferbench: out of memory\n");
+        return false;
+    }
+    snprintf(o->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
+    o->f = fopen(o->tmp_path, "wx");
+    if (!o->f) {
+        fprintf(stderr, "inferbench: cannot write '%s': %s\n", path, strerror(errno));
+        free(o->path);
+        free(o->tmp_path);
+        memset(o, 0, sizeof *o);
+        return false;
+    }
+    return true;
+}
+
+bool cli_output_commit(cli_output *o, const char *text)
+{
+    if (!o->f) return false;
+    /* text NULL: the caller wrote the content through o->f itself. */
+    bool ok = text == NULL || (fputs(text, o->f) >= 0 && fputc('\n', o->f) != EOF);
+    ok = (fflush(o->f) == 0) && ok;
+    ok = (fsync(fileno(o->f)) == 0) && ok;
+    ok = (fclose(o->f) == 0) && ok;
+    o->f = NULL;
+    if (ok && rename(o->tmp_path, o->path) != 0) ok = false;
+    if (!ok) {
+        fprintf(stderr, "inferbench: cannot write '%s': %s\n", o->path, strerror(errno));
+        unlink(o->tmp_path);
+    }
+    free(o->path);
+    free(o->tmp_path);
+    memset(o, 0, sizeof *o);
+    return ok;
+}
+
+void cli_output_abort(cli_output *o)
+{
+    if (o->f) {
+        fclose(o->f);
+        unlink(o->tmp_path);
+    }
+    free(o->path);
+    free(o->tmp_path);
+    memset(o, 0, sizeof *o);
+}
+
+int cli_open_model(const cli_args *a, ib_workload **w)
+{
+    ib_error err = {{0}};
+    ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
+    return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
+}

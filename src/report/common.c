@@ -1,0 +1,215 @@
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void ib__sbuf_printf(ib__sbuf *b, const char *fmt, ...)
+{
+    if (b->failed) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = b->cap - b->len;
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->failed = true;
+            return;
+        }
+        if ((size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t ncap = (b->cap + (size_t)n + 1) * 2;
+        char *p = realloc(b->data, ncap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->data = p;
+        b->cap = ncap;
+    }
+}
+
+char *ib__sbuf_finish(ib__sbuf *b)
+{
+    if (b->failed || !b->data) {
+        free(b->data);
+        return NULL;
+    }
+    return b->data;
+}
+
+cJSON *ib__json_number(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
+
+void ib__json_add_number(cJSON *obj, const char *key, double v)
+{
+    cJSON_AddItemToObject(obj, key, ib__json_number(v));
+}
+
+static cJSON *pair(const double v[2])
+{
+    cJSON *a = cJSON_CreateArray();
+    cJSON_AddItemToArray(a, ib__json_number(v[0]));
+    cJSON_AddItemToArray(a, ib__json_number(v[1]));
+    return a;
+}
+
+cJSON *ib__json_stats(const ib_stats *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", (double)st->n);
+    ib__json_add_number(o, "mean", st->mean);
+    ib__json_add_number(o, "std", st->std);
+    ib__json_add_number(o, "min", st->min);
+    ib__json_add_number(o, "p50", st->p50);
+    ib__json_add_number(o, "p90", st->p90);
+    ib__json_add_number(o, "p95", st->p95);
+    ib__json_add_number(o, "p99", st->p99);
+    ib__json_add_number(o, "p999", st->p999);
+    ib__json_add_number(o, "max", st->max);
+    ib__json_add_number(o, "cv", st->cv);
+    cJSON_AddItemToObject(o, "ci95_mean", pair(st->ci95_mean));
+    cJSON_AddItemToObject(o, "ci95_median", pair(st->ci95_median));
+    return o;
+}
+
+cJSON *ib__json_array(const double *x, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(a, ib__json_number(x[i]));
+    return a;
+}
+
+static const struct {
+    unsigned bit;
+    const char *key;
+    const char *text;
+} warning_texts[] = {
+    {IB_WARN_THROTTLED, "throttled", "the GPU throttled during the run (power, thermal or slowdown)"},
+    {IB_WARN_CLOCK_DROP, "clock_drop", "the SM clock dropped by more than 10% during the run"},
+    {IB_WARN_LOW_POWER_START, "low_power_start",
+     "the GPU was in a low-power state at the start (warm-up should have raised it)"},
+    {IB_WARN_HIGH_CV, "high_cv", "the coefficient of variation is above 5%: the timings are noisy"},
+    {IB_WARN_FEW_SAMPLES, "few_samples", "fewer than 30 samples: the statistics are weak"},
+    {IB_WARN_BIMODAL, "bimodal", "the samples form two clusters: look at the distribution, not the mean"},
+    {IB_WARN_NOT_STEADY, "not_steady", "warm-up reached its time cap before the timings were steady"},
+    {IB_WARN_PRECISION_NOT_MET, "precision_not_met",
+     "the precision target was not met within the run or time cap"},
+};
+
+cJSON *ib__json_warnings(unsigned warnings)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0]; i++)
+        if (warnings & warning_texts[i].bit)
+            cJSON_AddItemToArray(a, cJSON_CreateString(warning_texts[i].key));
+    return a;
+}
+
+void ib__text_warnings(ib__sbuf *b, unsigned warnings)
+{
+    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0]; i++)
+        if (warnings & warning_texts[i].bit) ib__sbuf_printf(b, "warning: %s\n", warning_texts[i].text);
+}
+
+static cJSON *gpu_sample_json(const ib_gpu_sample *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    ib__json_add_number(o, "t_ms", s->t_ms);
+    cJSON_AddNumberToObject(o, "pstate", s->pstate);
+    cJSON_AddNumberToObject(o, "sm_clock_mhz", s->sm_clock_mhz);
+    cJSON_AddNumberToObject(o, "mem_clock_mhz", s->mem_clock_mhz);
+    cJSON_AddNumberToObject(o, "temperature_c", s->temperature_c);
+    ib__json_add_number(o, "power_w", s->power_w);
+    cJSON_AddNumberToObject(o, "throttle_reasons", (double)s->throttle_reasons);
+    return o;
+}
+
+cJSON *ib__json_env(const ib_env *env)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "tool_version", env->tool_version);
+    cJSON_AddStringToObject(o, "host_cpu", env->host_cpu);
+    cJSON_AddStringToObject(o, "onnxruntime_version", env->ort_version);
+    cJSON_AddStringToObject(o, "execution_provider", env->provider);
+    if (env->gpu_name[0]) {
+        cJSON_AddStringToObject(o, "gpu", env->gpu_name);
+        cJSON_AddStringToObject(o, "driver_version", env->driver_version);
+        cJSON_AddNumberToObject(o, "cuda_driver_version", env->cuda_driver_version);
+        cJSON_AddNumberToObject(o, "cuda_runtime_version", env->cuda_runtime_version);
+        cJSON_AddNumberToObject(o, "persistence_mode", env->persistence_mode);
+        cJSON_AddNumberToObject(o, "sm_clock_max_mhz", env->sm_clock_max_mhz);
+        cJSON_AddNumberToObject(o, "mem_clock_max_mhz", env->mem_clock_max_mhz);
+        cJSON_AddNumberToObject(o, "l2_cache_bytes", (double)env->l2_cache_bytes);
+        cJSON_AddBoolToObject(o, "nvml", env->nvml_available);
+        if (env->nvml_note[0]) cJSON_AddStringToObject(o, "nvml_note", env->nvml_note);
+        cJSON *samples = cJSON_AddArrayToObject(o, "gpu_samples");
+        for (size_t i = 0; i < env->n_gpu_samples; i++)
+            cJSON_AddItemToArray(samples, gpu_sample_json(&env->gpu_samples[i]));
+    } else {
+        cJSON_AddNullToObject(o, "gpu");
+    }
+    return o;
+}
+
+static cJSON *tensor_json(const ib_tensor_info *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", t->name);
+    cJSON_AddStringToObject(o, "type", t->type);
+    cJSON *shape = cJSON_AddArrayToObject(o, "shape");
+    for (int i = 0; i < t->rank; i++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t->dims[i]));
+    return o;
+}
+
+static const char *device_name(ib_device_kind d)
+{
+    return d == IB_DEVICE_CUDA ? "cuda" : d == IB_DEVICE_CPU ? "cpu" : "auto";
+}
+
+cJSON *ib__json_workload(const ib_workload_info *info)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", info->model);
+    cJSON_AddStringToObject(o, "device", device_name(info->device));
+    cJSON_AddStringToObject(o, "provider", info->provider);
+    cJSON_AddNumberToObject(o, "batch", (double)info->batch);
+    cJSON_AddBoolToObject(o, "has_batch_dim", info->has_batch_dim);
+    cJSON *in = cJSON_AddArrayToObject(o, "inputs");
+    for (int i = 0; i < info->n_inputs; i++) cJSON_AddItemToArray(in, tensor_json(&info->inputs[i]));
+    cJSON *out = cJSON_AddArrayToObject(o, "outputs");
+    for (int i = 0; i < info->n_outputs; i++) cJSON_AddItemToArray(out, tensor_json(&info->outputs[i]));
+    if (info->flops_per_item > 0) cJSON_AddNumberToObject(o, "flops_per_item", info->flops_per_item);
+    return o;
+}
+
+char *ib__json_finish(cJSON *root)
+{
+    char *s = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    return s;
+}
+
+void ib__text_env(ib__sbuf *b, const ib_env *env)
+{
+    if (env->gpu_name[0]) {
+        ib__sbuf_printf(b, "%s (driver %s, CUDA driver %d.%d, runtime %d.%d)", env->gpu_name,
+                        env->driver_version[0] ? env->driver_version : "?",
+                        env->cuda_driver_version / 1000, env->cuda_driver_version % 1000 / 10,
+                        env->cuda_runtime_version / 1000, env->cuda_runtime_version % 1000 / 10);
+    } else {
+        ib__sbuf_printf(b, "%s", env->host_cpu[0] ? env->host_cpu : "host CPU");
+    }
+    ib__sbuf_printf(b, ", ONNX Runtime %s %s", env->ort_version, env->provider);
+}
+
+const char *ib__fmt_ms(char buf[32], double ms)
+{
+    if (!isfinite(ms)) snprintf(buf, 32, "-");
+    else if (fabs(ms) >= 1000) snprintf(buf, 32, "%.4g s", ms / 1000);
+    else if (fabs(ms) >= 1) snprintf(buf, 32, "%.4g ms", ms);
+    else snprintf(buf, 32, "%.4g us", ms * 1000);
+    return buf;
+}

@@ -1,0 +1,127 @@
+/* The latency report: table and JSON. */
+#include "report/report.h"
+
+#include <math.h>
+
+/* One row of the statistics table, every figure in ms. */
+static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
+{
+    ib__sbuf_printf(b, "%-7s %6zu %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %6.2f%%\n",
+                    label, st->n, st->mean, st->std, st->min, st->p50, st->p90, st->p95, st->p99,
+                    st->p999, st->max, 100 * st->cv);
+}
+
+static const char *method_text(const ib_latency_result *r, const ib_workload_info *info)
+{
+    if (!r->has_device_timer) return "host monotonic clock around each synchronous run";
+    if (info->device == IB_DEVICE_CUDA && info->provider[0] == 'C')
+        return "CUDA events on the runtime's own stream, inputs and outputs resident on the GPU "
+               "(I/O binding); host wall time of the same runs alongside";
+    return "CUDA events around each run on the workload's stream; host wall time alongside";
+}
+
+char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info *info)
+{
+    ib__sbuf b = {0};
+    char t1[32], t2[32], t3[32];
+    ib__sbuf_printf(&b, "inferbench latency: %s, batch %lld, %s\n", info->model, (long long)info->batch,
+                    info->provider);
+    ib__text_env(&b, &r->env);
+    ib__sbuf_printf(&b, "\nmethod: %s\n", method_text(r, info));
+    ib__sbuf_printf(&b, "cold first run: %s host", ib__fmt_ms(t1, r->cold_host_ms));
+    if (r->has_device_timer) ib__sbuf_printf(&b, ", %s device", ib__fmt_ms(t2, r->cold_device_ms));
+    ib__sbuf_printf(&b, " (not in the statistics)\nwarm-up: %lld runs in %s%s\n",
+                    (long long)r->warmup_runs_done, ib__fmt_ms(t3, r->warmup_ms_spent),
+                    r->warmup_steady ? ", steady" : ", NOT steady");
+    if (r->n == 0) {
+        ib__sbuf_printf(&b, "no timed run completed\n");
+    } else {
+        ib__sbuf_printf(&b, "\n%-7s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n", "ms", "n", "mean",
+                        "std", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "cv");
+        if (r->has_device_timer) stats_row(&b, "device", &r->device);
+        stats_row(&b, "host", &r->host);
+        const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
+        ib__sbuf_printf(&b, "\nmedian %s, 95%% CI [%.4g, %.4g] ms (+-%.2f%%); mean 95%% CI [%.4g, %.4g] ms\n",
+                        ib__fmt_ms(t1, p->p50), p->ci95_median[0], p->ci95_median[1],
+                        100 * r->precision_achieved, p->ci95_mean[0], p->ci95_mean[1]);
+        if (r->precision_target > 0)
+            ib__sbuf_printf(&b, "precision target +-%.2f%%: %s after %zu runs\n", 100 * r->precision_target,
+                            r->precision_met ? "met" : "NOT met", r->n);
+        if (isfinite(r->launch_overhead_ms))
+            ib__sbuf_printf(&b, "launch overhead excluded: %s per run (stream held until queued)\n",
+                            ib__fmt_ms(t1, r->launch_overhead_ms));
+        if (p->p50 > 0)
+            ib__sbuf_printf(&b, "one request at a time: %.1f inputs/s (batch / median)\n",
+                            (double)info->batch * 1000.0 / p->p50);
+        if (info->flops_per_item > 0 && p->p50 > 0)
+            ib__sbuf_printf(&b, "achieved: %.3g TFLOP/s\n",
+                            info->flops_per_item * (double)info->batch / (p->p50 / 1000.0) / 1e12);
+    }
+    if (r->partial)
+        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
+                        ib_status_str(r->stop_status));
+    if (r->env.gpu_name[0] && !r->env.nvml_available && r->env.nvml_note[0])
+        ib__sbuf_printf(&b, "note: %s\n", r->env.nvml_note);
+    ib__text_warnings(&b, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+static cJSON *config_json(const ib_config *cfg)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "warmup_runs", (double)cfg->warmup_runs);
+    cJSON_AddNumberToObject(o, "warmup_ms", cfg->warmup_ms);
+    cJSON_AddBoolToObject(o, "warmup_until_steady", cfg->warmup_until_steady);
+    cJSON_AddNumberToObject(o, "warmup_max_ms", cfg->warmup_max_ms);
+    cJSON_AddNumberToObject(o, "runs", (double)cfg->runs);
+    cJSON_AddNumberToObject(o, "precision", cfg->precision);
+    if (cfg->precision > 0) {
+        cJSON_AddNumberToObject(o, "min_runs", (double)cfg->min_runs);
+        cJSON_AddNumberToObject(o, "max_runs", (double)cfg->max_runs);
+        cJSON_AddNumberToObject(o, "max_time_ms", cfg->max_time_ms);
+    }
+    cJSON_AddBoolToObject(o, "flush_l2", cfg->flush_l2);
+    cJSON_AddBoolToObject(o, "exclude_launch", cfg->exclude_launch);
+    return o;
+}
+
+char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info,
+                             const ib_config *cfg)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "inferbench.latency/1");
+    cJSON_AddBoolToObject(root, "partial", r->partial);
+    if (r->partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(r->stop_status));
+    cJSON_AddStringToObject(root, "model", info->model);
+    cJSON_AddStringToObject(root, "device", info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    cJSON_AddNumberToObject(root, "batch", (double)info->batch);
+    cJSON_AddStringToObject(root, "timing", r->has_device_timer ? "device-events" : "host-clock");
+    cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
+    cJSON_AddItemToObject(root, "config", config_json(cfg));
+    ib__json_add_number(root, "cold_ms", r->cold_host_ms);
+    ib__json_add_number(root, "cold_device_ms", r->cold_device_ms);
+    cJSON *warm = cJSON_AddObjectToObject(root, "warmup");
+    cJSON_AddNumberToObject(warm, "runs", (double)r->warmup_runs_done);
+    ib__json_add_number(warm, "ms", r->warmup_ms_spent);
+    cJSON_AddBoolToObject(warm, "steady", r->warmup_steady);
+    if (r->n > 0) {
+        cJSON_AddItemToObject(root, "latency_ms",
+                              ib__json_stats(r->has_device_timer ? &r->device : &r->host));
+        cJSON_AddItemToObject(root, "host_latency_ms", ib__json_stats(&r->host));
+    } else {
+        cJSON_AddNullToObject(root, "latency_ms");
+        cJSON_AddNullToObject(root, "host_latency_ms");
+    }
+    cJSON *prec = cJSON_AddObjectToObject(root, "precision");
+    ib__json_add_number(prec, "target", r->precision_target);
+    ib__json_add_number(prec, "achieved", r->precision_achieved);
+    cJSON_AddBoolToObject(prec, "met", r->precision_target > 0 ? r->precision_met : false);
+    ib__json_add_number(root, "launch_overhead_ms", r->launch_overhead_ms);
+    cJSON *samples = cJSON_AddObjectToObject(root, "samples");
+    if (r->has_device_timer) cJSON_AddItemToObject(samples, "device_ms", ib__json_array(r->device_ms, r->n));
+    else cJSON_AddNullToObject(samples, "device_ms");
+    cJSON_AddItemToObject(samples, "host_ms", ib__json_array(r->host_ms, r->n));
+    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
+    return ib__json_finish(root);
+}

@@ -1,0 +1,40 @@
+/* Pieces shared by the printers: a growable text buffer and the JSON forms
+ * of the structures every report carries (statistics, environment,
+ * workload). Each printer (latency, throughput, pitfalls, calibrate) builds
+ * on these so that a field is spelled the same way everywhere. */
+#ifndef IB_REPORT_REPORT_H
+#define IB_REPORT_REPORT_H
+
+#include "core/common.h"
+
+#include <cjson/cJSON.h>
+
+typedef struct ib__sbuf {
+    char *data;
+    size_t len, cap;
+    bool failed; /* an allocation failed: the result is NULL */
+} ib__sbuf;
+
+void ib__sbuf_printf(ib__sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Returns the text (caller frees) or NULL after an allocation failure. */
+char *ib__sbuf_finish(ib__sbuf *b);
+
+/* A number, or null when it is not finite (JSON has no NaN). */
+cJSON *ib__json_number(double v);
+void ib__json_add_number(cJSON *obj, const char *key, double v);
+cJSON *ib__json_stats(const ib_stats *st);
+cJSON *ib__json_env(const ib_env *env);
+cJSON *ib__json_workload(const ib_workload_info *info);
+cJSON *ib__json_array(const double *x, size_t n);
+cJSON *ib__json_warnings(unsigned warnings);
+/* Serializes and deletes root; NULL on failure. */
+char *ib__json_finish(cJSON *root);
+
+/* Human text for the warning bits, one per line, each starting "warning: ". */
+void ib__text_warnings(ib__sbuf *b, unsigned warnings);
+/* "NVIDIA H200 (driver 580.159, CUDA 13.0), ONNX Runtime 1.29.0 CUDAExecutionProvider" */
+void ib__text_env(ib__sbuf *b, const ib_env *env);
+/* Formats a duration in ms with 4 significant digits and the best unit. */
+const char *ib__fmt_ms(char buf[32], double ms);
+
+#endif

@@ -1,0 +1,26 @@
+# inferbench latency end to end on the CPU execution provider, with a small
+# model the zoo generates.
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "export zoo:mlp" -- "$IB" zoo export mlp -o "$TMP/mlp.onnx"
+
+expect_exit 0 "latency on a file, cpu, json" -- \
+  "$IB" latency "$TMP/mlp.onnx" --device cpu --runs 50 --warmup-runs 3 --warmup-ms 0 --json "$TMP/l.json"
+expect_grep "cold first run" "$TMP/out" "the report shows the cold run"
+expect_grep "^host +50 " "$TMP/out" "the table has 50 host samples"
+json_check "$TMP/l.json" "d['latency_ms']['n'] == 50 and len(d['samples']['host_ms']) == 50" "json: 50 samples kept"
+json_check "$TMP/l.json" "all(k in d['latency_ms'] for k in ('n','mean','std','min','p50','p90','p95','p99','p999','max','ci95_median'))" "json: every statistic"
+json_check "$TMP/l.json" "d['latency_ms']['min'] <= d['latency_ms']['p50'] <= d['latency_ms']['p99'] <= d['latency_ms']['max']" "json: order statistics ordered"
+json_check "$TMP/l.json" "d['cold_ms'] > 0 and d['warmup']['runs'] >= 3 and d['device'] == 'cpu' and d['batch'] == 1" "json: cold run, warm-up, device, batch"
+json_check "$TMP/l.json" "d['environment']['execution_provider'] == 'CPUExecutionProvider' and d['environment']['onnxruntime_version'].startswith('1.29')" "json: environment"
+json_check "$TMP/l.json" "d['partial'] is False and d['timing'] == 'host-clock'" "json: complete, host clock"
+
+expect_exit 0 "latency zoo:mlp batch 8" -- "$IB" latency zoo:mlp --device cpu --batch 8 --runs 20 --json "$TMP/b8.json"
+json_check "$TMP/b8.json" "d['batch'] == 8 and d['workload']['inputs'][0]['shape'][0] == 8" "json: batch 8 bound"
+
+expect_exit 0 "adaptive precision" -- "$IB" latency zoo:mlp --device cpu --precision 50% --min-runs 10 --max-runs 200 --json "$TMP/a.json"
+json_check "$TMP/a.json" "d['precision']['target'] == 0.5 and d['latency_ms']['n'] <= 200" "json: adaptive stop recorded"
+
+expect_exit 0 "--help" -- "$IB" latency --help
+expect_grep -- "--warmup-runs" "$TMP/out" "help lists options"
+finish

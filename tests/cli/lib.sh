@@ -1,0 +1,50 @@
+# Shared by the CLI test scripts: sourced, with the program path in $IB.
+# Each check prints "ok"/"FAIL" lines; finish prints the closing count line
+# and exits 0 only when nothing failed.
+set -u
+IB=${1:?usage: script.sh PATH/TO/inferbench}
+TMP=$(mktemp -d "${IB_TEST_TMP:-/tmp}/ibtest.XXXXXX" 2>/dev/null || mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+
+# expect_exit CODE DESCRIPTION -- COMMAND...: runs it, checks its exit code
+# and, for a failure, that stderr is exactly one line. Output in $TMP/out,
+# $TMP/err.
+expect_exit() {
+  local want=$1 what=$2; shift 3
+  "$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+  local got=$?
+  if [ "$got" -ne "$want" ]; then
+    fail "$what: exit $got, expected $want; stderr: $(head -c 300 "$TMP/err")"
+    return 1
+  fi
+  if [ "$want" -ne 0 ] && [ "$(grep -c '' "$TMP/err")" -ne 1 ]; then
+    fail "$what: expected one line on stderr, got: $(cat "$TMP/err")"
+    return 1
+  fi
+  pass "$what"
+}
+
+# expect_grep PATTERN FILE DESCRIPTION
+expect_grep() {
+  if grep -qE -- "$1" "$2"; then pass "$3"; else fail "$3: /$1/ not in $2: $(head -c 300 "$2")"; fi
+}
+
+# json_check FILE PYTHON-EXPR DESCRIPTION: the expression, over the parsed
+# document d, must be true.
+json_check() {
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" 2>"$TMP/pyerr"; then
+    pass "$3"
+  else
+    fail "$3: ($2) is false on $1 $(cat "$TMP/pyerr")"
+  fi
+}
+
+finish() {
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+}
