@@ -42,7 +42,8 @@ enum {
     OPT_MEASURE = 1u << 1,    /* --runs, --warmup-*, --precision, ... */
     OPT_JSON = 1u << 2,
     OPT_THROUGHPUT = 1u << 3, /* --max-batch, --latency-budget-ms, ... */
-    OPT_EXPORT = 1u << 4      /* -o, --fp16 */
+    OPT_EXPORT = 1u << 4,     /* -o, --fp16 */
+    OPT_DEVICE_ID = 1u << 5   /* --device-id */
 };
 
 typedef struct cli_command {
@@ -86,7 +87,11 @@ void cli_output_abort(cli_output *o);
 int cli_open_model(const cli_args *a, ib_workload **w);
 
 int cmd_latency(cli_args *a);
+int cmd_throughput(cli_args *a);
 int cmd_zoo_list(cli_args *a);
 int cmd_zoo_export(cli_args *a);
+int cmd_calibrate(cli_args *a);
+int cmd_pitfalls(cli_args *a);
+int cmd_info(cli_args *a);
 
 #endif

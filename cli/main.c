@@ -15,7 +15,20 @@ static const cli_command commands[] = {
     {"latency", "[MODEL] [options]",
      "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
      "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
-     OPT_MODEL | OPT_MEASURE | OPT_JSON, cmd_latency},
+     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON, cmd_latency},
+    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_THROUGHPUT, cmd_throughput},
+    {"pitfalls", "[MODEL] [options]",
+     "What each classic timing mistake would report on this model, next to the correct latency.\n"
+     "Rows: host clock without synchronization, copies included, no warm-up, a single run.",
+     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON, cmd_pitfalls},
+    {"calibrate", "[options]",
+     "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
+     "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
+     "the timer's resolution.",
+     OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON, cmd_calibrate},
+    {"info", "[--device-id N]",
+     "What this machine offers: ONNX Runtime, CPU, GPU, driver, clocks. Exits 1 without a usable GPU.",
+     OPT_DEVICE_ID, cmd_info},
     {"zoo-list", "", "List the built-in models.", 0, cmd_zoo_list},
     {"zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
      cmd_zoo_export},

@@ -30,7 +30,7 @@ typedef struct option_def {
 static const option_def options[] = {
     {{"device", required_argument, NULL, O_DEVICE}, OPT_MODEL, "cuda|cpu|auto",
      "where to run (default: cuda when a GPU is usable, else cpu)"},
-    {{"device-id", required_argument, NULL, O_DEVICE_ID}, OPT_MODEL, "N", "CUDA device index (default 0)"},
+    {{"device-id", required_argument, NULL, O_DEVICE_ID}, OPT_DEVICE_ID, "N", "CUDA device index (default 0)"},
     {{"batch", required_argument, NULL, O_BATCH}, OPT_MODEL, "N", "value of the batch dimension (default 1)"},
     {{"shape", required_argument, NULL, O_SHAPE}, OPT_MODEL, "NAME:DxD..",
      "dimensions of input NAME (sets its symbolic dimensions; repeatable)"},

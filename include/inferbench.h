@@ -198,6 +198,11 @@ typedef struct ib_env {
     ib_gpu_sample gpu_samples[IB_MAX_GPU_SAMPLES];
 } ib_env;
 
+/* The machine's static facts (CPU, ONNX Runtime, and the GPU device_id if
+ * one is usable: name, driver, CUDA versions, clocks). *has_gpu tells
+ * whether a usable CUDA GPU was found. Never fails. */
+void ib_env_probe(int device_id, ib_env *env, bool *has_gpu);
+
 /* Trust warnings raised by a measurement; a bit set. */
 enum {
     IB_WARN_THROTTLED = 1u << 0,       /* a throttle reason other than idle was seen */
@@ -384,6 +389,48 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
 char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_info *info);
 char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
                               const ib_config *cfg);
+
+/* ------------------------------------------------------------------------ */
+/* Calibration: the tool's own accuracy on kernels of known duration         */
+/* ------------------------------------------------------------------------ */
+
+typedef struct ib_calibration_point {
+    double true_us;            /* the spin kernel's duration */
+    ib_status status;
+    size_t n;
+    double median_us;          /* CUDA events around each run */
+    double error_us, error_pct;/* median - true */
+    double p5_us, p95_us;      /* spread */
+    double held_median_us;     /* with the stream held (launch excluded) */
+    double held_error_us;
+    double launch_overhead_us; /* median - held median */
+    double host_median_us;     /* host wall time of the same runs */
+} ib_calibration_point;
+
+#define IB_MAX_CALIBRATION_POINTS 16
+
+typedef struct ib_calibration_result {
+    bool partial;
+    ib_status stop_status;
+    size_t n_points;
+    ib_calibration_point points[IB_MAX_CALIBRATION_POINTS];
+    double harness_device_us;  /* an empty kernel, device-timed median */
+    double harness_host_us;    /* an empty kernel, host wall time median */
+    double timer_resolution_us;/* smallest interval between two events with
+                                  nothing between them */
+    unsigned warnings;
+    ib_env env;
+} ib_calibration_result;
+
+/* Measures spin kernels of durations_us (NULL: 5 us to 100 ms) on device_id
+ * with cfg (runs are capped so that each point takes about a second), with
+ * and without launch-overhead exclusion, plus the harness's own overhead and
+ * the timer's resolution. */
+ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durations_us, size_t n,
+                       ib_calibration_result *out, ib_error *err);
+
+char *ib_calibration_report_text(const ib_calibration_result *r);
+char *ib_calibration_report_json(const ib_calibration_result *r, const ib_config *cfg);
 
 /* ------------------------------------------------------------------------ */
 /* Built-in model zoo                                                        */

@@ -11,6 +11,7 @@
 typedef struct fake {
     ib__fake_script script;
     double now_ms;        /* the virtual clock */
+    double device_done_ms;/* when the virtual device ends its queued work */
     int64_t runs;         /* runs issued, the cold one included */
     int64_t set_batches;
     bool run_sync;
@@ -47,7 +48,10 @@ static ib_status fake_set_batch(ib_workload *w, int64_t batch, ib_error *err)
     return IB_OK;
 }
 
-static ib_status fake_run(ib_workload *w, ib_error *err)
+/* One run, with extra_ms of device work around it (copies). The device
+ * starts it once the host has launched it and earlier work is done; the host
+ * waits for it unless the run is queued (gpu_like, set_run_sync(false)). */
+static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *err)
 {
     fake *f = impl(w);
     int64_t index = f->runs++;
@@ -61,8 +65,22 @@ static ib_status fake_run(ib_workload *w, ib_error *err)
     IB_FAIL_IF(index == f->script.oom_at_run, err, IB_ERR_DEVICE_OOM,
                "fake: out of memory at run %lld", (long long)index);
     f->now_ms += f->script.host_overhead_ms;
-    f->now_ms += f->script.duration_ms(w->info.batch, index, f->script.ctx);
+    double start_ms = fmax(f->now_ms, f->device_done_ms);
+    f->device_done_ms = start_ms + extra_ms + f->script.duration_ms(w->info.batch, index, f->script.ctx);
+    if (wait) f->now_ms = f->device_done_ms;
     return IB_OK;
+}
+
+static ib_status fake_run(ib_workload *w, ib_error *err)
+{
+    fake *f = impl(w);
+    return execute(w, 0.0, f->run_sync || !f->script.gpu_like, err);
+}
+
+/* Naive code's run: copies in and out around it, and it always waits. */
+static ib_status fake_run_with_copies(ib_workload *w, ib_error *err)
+{
+    return execute(w, impl(w)->script.copy_ms, true, err);
 }
 
 static ib_status fake_set_run_sync(ib_workload *w, bool sync, ib_error *err)
@@ -76,6 +94,7 @@ static ib_status fake_reopen(ib_workload *w, ib_error *err)
 {
     fake *f = impl(w);
     IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
+    f->now_ms = fmax(f->now_ms, f->device_done_ms); /* a session ends after its work */
     f->runs = 0; /* the next run is the cold one again */
     return IB_OK;
 }
@@ -91,12 +110,14 @@ static const ib__workload_ops fake_ops = {
     .set_batch = fake_set_batch,
     .run = fake_run,
     .set_run_sync = fake_set_run_sync,
+    .run_with_copies = fake_run_with_copies,
     .reopen = fake_reopen,
     .destroy = fake_destroy,
 };
 
 /* The virtual device timer: the device time of a run is its scripted
- * duration, without the host overhead. */
+ * duration, without the host overhead. A mark fires once the work queued
+ * before it is done. */
 static ib_status timer_create(ib_workload *w, void **state, ib_error *err)
 {
     fake_timer *t = calloc(1, sizeof *t);
@@ -110,7 +131,7 @@ static ib_status timer_start(void *state, ib_error *err)
 {
     (void)err;
     fake_timer *t = state;
-    t->start_ms = t->f->now_ms + t->f->script.host_overhead_ms;
+    t->start_ms = fmax(t->f->now_ms + t->f->script.host_overhead_ms, t->f->device_done_ms);
     return IB_OK;
 }
 
@@ -118,7 +139,7 @@ static ib_status timer_stop(void *state, ib_error *err)
 {
     (void)err;
     fake_timer *t = state;
-    t->stop_ms = t->f->now_ms;
+    t->stop_ms = fmax(t->f->now_ms, t->f->device_done_ms);
     return IB_OK;
 }
 
@@ -126,6 +147,7 @@ static ib_status timer_elapsed(void *state, double *ms, ib_error *err)
 {
     (void)err;
     fake_timer *t = state;
+    t->f->now_ms = fmax(t->f->now_ms, t->stop_ms); /* waits for the stop mark */
     *ms = t->stop_ms - t->start_ms;
     return IB_OK;
 }
@@ -157,7 +179,7 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     w->device_timer = s->has_device_timer ? &fake_timer_ops : NULL;
     ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
     ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);
-    w->info.device = IB_DEVICE_CPU;
+    w->info.device = s->gpu_like ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
     w->info.batch = 1;
     w->info.has_batch_dim = s->has_batch_dim;
     *out = w;

@@ -78,8 +78,10 @@ ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms,
     ib_workload *w = r->w;
     *device_ms = NAN;
     if (r->flusher) IB_TRY(flush_cache(r, err));
+    bool held = r->hold && r->runs > 0;
+    r->runs++;
     double t0 = host_now(r);
-    if (r->hold) {
+    if (held) {
         IB_TRY(run_held(r, err));
     } else {
         if (r->timer) IB_TRY(w->device_timer->start(r->timer, err));

@@ -15,6 +15,7 @@ typedef struct ib__runner {
     ib__gpu_l2_flusher *flusher; /* NULL unless flushing */
     ib__gpu_hold *hold;          /* NULL unless excluding launch overhead */
     const volatile int *cancel;
+    int64_t runs;                /* timed so far through this runner */
 } ib__runner;
 
 /* Sets up what cfg asks for (flush_l2 and exclude_launch need a CUDA
@@ -23,7 +24,10 @@ typedef struct ib__runner {
 ib_status ib__runner_init(ib__runner *r, ib_workload *w, const ib_config *cfg, ib_error *err);
 void ib__runner_release(ib__runner *r);
 
-/* Times one run. *device_ms is NAN without a device timer. */
+/* Times one run. *device_ms is NAN without a device timer. The first run
+ * through a runner is never held: a kernel's first launch may load its
+ * module, which waits for the device to idle, so it would wait behind the
+ * hold until the timeout. */
 ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms, ib_error *err);
 
 /* Times `count` runs issued back-to-back: one pair of marks around all of

@@ -25,13 +25,25 @@ typedef struct ib__gpu_props {
 bool ib__gpu_available(int device_id);
 ib_status ib__gpu_props_get(int device_id, ib__gpu_props *out, ib_error *err);
 
+/* The device's PCI address, "0000:3b:00.0": what NVML knows it by (NVML's
+ * device indices need not follow CUDA's). */
+ib_status ib__gpu_pci_bus_id(int device_id, char *buf, size_t cap, ib_error *err);
+
+/* Calls that take a stream but no device id run on the calling thread's
+ * current device, which must be the stream's: ib__gpu_stream_create and the
+ * other *_create calls make their device current. They do not set it again
+ * themselves, to keep launches in timed regions short. */
+
 /* A non-blocking stream of our own (the workload runs on it). */
 ib_status ib__gpu_stream_create(int device_id, void **stream, ib_error *err);
 void ib__gpu_stream_destroy(void *stream);
 ib_status ib__gpu_stream_sync(void *stream, ib_error *err);
 
+/* Device memory; out of memory gives IB_ERR_DEVICE_OOM (recoverable). */
 ib_status ib__gpu_malloc(size_t bytes, void **ptr, ib_error *err);
 void ib__gpu_free(void *ptr);
+/* Copy on stream and wait for it: on return the data is in place (what naive
+ * code does, so run_with_copies times it as such). */
 ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
 ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
 
@@ -42,20 +54,27 @@ extern const ib__timer_ops ib__cuda_event_timer;
  * a kernel that spins until released by the host, so that work queued behind
  * it starts back-to-back once released. The kernel gives up by itself after
  * timeout_ms, so a workload that waits on the held stream (deadlock) is
- * detected: release then reports *timed_out = true. */
+ * detected: release then reports *timed_out = true. Release waits for the
+ * holding kernel to end (microseconds once released), not for the work
+ * queued behind it. Run the workload unheld at least once first: a kernel's
+ * first launch may load its module, which waits for the device to idle, so
+ * a first launch behind a hold stalls until the timeout. One hold at a time
+ * per ib__gpu_hold. */
 typedef struct ib__gpu_hold ib__gpu_hold;
 ib_status ib__gpu_hold_create(int device_id, ib__gpu_hold **out, ib_error *err);
 ib_status ib__gpu_hold_stream(ib__gpu_hold *h, void *stream, double timeout_ms, ib_error *err);
 ib_status ib__gpu_release_stream(ib__gpu_hold *h, bool *timed_out, ib_error *err);
 void ib__gpu_hold_destroy(ib__gpu_hold *h);
 
-/* Overwrites a buffer the size of the L2 cache on stream (cold cache). */
+/* Overwrites a buffer twice the size of the L2 cache on stream, so that the
+ * next run starts with a cold cache (nothing of its data left in L2). */
 typedef struct ib__gpu_l2_flusher ib__gpu_l2_flusher;
 ib_status ib__gpu_l2_flusher_create(int device_id, ib__gpu_l2_flusher **out, ib_error *err);
 ib_status ib__gpu_l2_flush(ib__gpu_l2_flusher *f, void *stream, ib_error *err);
 void ib__gpu_l2_flusher_destroy(ib__gpu_l2_flusher *f);
 
-/* Enqueues a kernel that spins for duration_ns of the GPU's global timer. */
+/* Enqueues a kernel that spins for duration_ns of the GPU's global timer
+ * (0: an empty kernel, what launching alone costs). */
 ib_status ib__gpu_spin(void *stream, uint64_t duration_ns, ib_error *err);
 
 #endif

@@ -6,6 +6,8 @@
 bool ib__gpu_available(int device_id) { (void)device_id; return false; }
 ib_status ib__gpu_props_get(int device_id, ib__gpu_props *out, ib_error *err)
 { (void)device_id; (void)out; return NO_CUDA(err); }
+ib_status ib__gpu_pci_bus_id(int device_id, char *buf, size_t cap, ib_error *err)
+{ (void)device_id; if (cap > 0) buf[0] = '\0'; return NO_CUDA(err); }
 ib_status ib__gpu_stream_create(int device_id, void **stream, ib_error *err)
 { (void)device_id; *stream = NULL; return NO_CUDA(err); }
 void ib__gpu_stream_destroy(void *stream) { (void)stream; }

@@ -3,12 +3,14 @@
 
 #include <math.h>
 
-/* One row of the statistics table, every figure in ms. */
-static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
+/* One row of the statistics table, every figure in the table's unit
+ * (scale: that unit per ms). */
+static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st, double scale)
 {
     ib__sbuf_printf(b, "%-7s %6zu %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %6.2f%%\n",
-                    label, st->n, st->mean, st->std, st->min, st->p50, st->p90, st->p95, st->p99,
-                    st->p999, st->max, 100 * st->cv);
+                    label, st->n, st->mean * scale, st->std * scale, st->min * scale, st->p50 * scale,
+                    st->p90 * scale, st->p95 * scale, st->p99 * scale, st->p999 * scale,
+                    st->max * scale, 100 * st->cv);
 }
 
 static const char *method_text(const ib_latency_result *r, const ib_workload_info *info)
@@ -36,14 +38,17 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
     if (r->n == 0) {
         ib__sbuf_printf(&b, "no timed run completed\n");
     } else {
-        ib__sbuf_printf(&b, "\n%-7s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n", "ms", "n", "mean",
-                        "std", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "cv");
-        if (r->has_device_timer) stats_row(&b, "device", &r->device);
-        stats_row(&b, "host", &r->host);
         const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
-        ib__sbuf_printf(&b, "\nmedian %s, 95%% CI [%.4g, %.4g] ms (+-%.2f%%); mean 95%% CI [%.4g, %.4g] ms\n",
-                        ib__fmt_ms(t1, p->p50), p->ci95_median[0], p->ci95_median[1],
-                        100 * r->precision_achieved, p->ci95_mean[0], p->ci95_mean[1]);
+        bool us = p->p50 < 0.1; /* microseconds read better below 100 us */
+        double scale = us ? 1000.0 : 1.0;
+        const char *unit = us ? "us" : "ms";
+        ib__sbuf_printf(&b, "\n%-7s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n", unit, "n", "mean",
+                        "std", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "cv");
+        if (r->has_device_timer) stats_row(&b, "device", &r->device, scale);
+        stats_row(&b, "host", &r->host, scale);
+        ib__sbuf_printf(&b, "\nmedian %s, 95%% CI [%.4g, %.4g] %s (+-%.2f%%); mean 95%% CI [%.4g, %.4g] %s\n",
+                        ib__fmt_ms(t1, p->p50), p->ci95_median[0] * scale, p->ci95_median[1] * scale, unit,
+                        100 * r->precision_achieved, p->ci95_mean[0] * scale, p->ci95_mean[1] * scale, unit);
         if (r->precision_target > 0)
             ib__sbuf_printf(&b, "precision target +-%.2f%%: %s after %zu runs\n", 100 * r->precision_target,
                             r->precision_met ? "met" : "NOT met", r->n);
