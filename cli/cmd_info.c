@@ -1,0 +1,31 @@
+/* inferbench info: what this machine offers the measurement. Exit 0 when a
+ * CUDA GPU is usable, 1 when not (scripts and the GPU tests ask so). */
+#include "cli.h"
+
+int cmd_info(cli_args *a)
+{
+    if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "info takes no argument");
+    ib_env env;
+    bool has_gpu;
+    ib_env_probe(a->model_opts.device_id, &env, &has_gpu);
+    printf("inferbench      %s\n", env.tool_version);
+    printf("onnxruntime     %s\n", env.ort_version);
+    printf("cpu             %s\n", env.host_cpu);
+    if (!has_gpu) {
+        printf("gpu             none usable (measurements run on the CPU)\n");
+        return EXIT_RUN_FAILED;
+    }
+    printf("gpu             %s (device %d)\n", env.gpu_name, a->model_opts.device_id);
+    printf("cuda            driver %d.%d, runtime %d.%d\n", env.cuda_driver_version / 1000,
+           env.cuda_driver_version % 1000 / 10, env.cuda_runtime_version / 1000,
+           env.cuda_runtime_version % 1000 / 10);
+    printf("l2 cache        %llu bytes\n", env.l2_cache_bytes);
+    if (env.nvml_available) {
+        printf("driver          %s\n", env.driver_version);
+        printf("persistence     %s\n", env.persistence_mode == 1 ? "on" : env.persistence_mode == 0 ? "off" : "?");
+        printf("max clocks      SM %u MHz, memory %u MHz\n", env.sm_clock_max_mhz, env.mem_clock_max_mhz);
+    } else {
+        printf("nvml            %s\n", env.nvml_note);
+    }
+    return EXIT_OK;
+}

@@ -1,0 +1,140 @@
+/* Calibration: the tool measures kernels whose duration it knows (they spin
+ * on the GPU's own clock) and states its error. The same runner as every
+ * other measurement does the timing, so this is the accuracy of the real
+ * method, not of a special path. */
+#include "core/latency.h"
+#include "core/stats.h"
+#include "env/env.h"
+
+#include <math.h>
+#include <string.h>
+
+static const double default_durations_us[] = {5, 10, 20, 50, 100, 1000, 10000, 100000};
+
+/* Each point gets about this much sampling time, within [30, cfg->runs]. */
+#define POINT_BUDGET_MS 1000.0
+#define RESOLUTION_PAIRS 1000
+
+static int64_t runs_for(double duration_us, int64_t max_runs)
+{
+    double runs = POINT_BUDGET_MS * 1000.0 / (duration_us + 20.0);
+    if (runs > (double)max_runs) runs = (double)max_runs;
+    return runs < 30 ? 30 : (int64_t)runs;
+}
+
+static ib_status measure_spin(double duration_us, int device_id, const ib_config *base, bool held,
+                              ib_latency_result *r, ib_error *err)
+{
+    ib_workload *w = NULL;
+    IB_TRY(ib_workload_open_spin_kernel(duration_us, device_id, &w, err));
+    ib_config cfg = *base;
+    cfg.runs = runs_for(duration_us, base->runs);
+    cfg.precision = 0;
+    cfg.exclude_launch = held;
+    cfg.sample_gpu_state = false; /* sampled once around the whole calibration */
+    ib_status st = ib_measure_latency(w, &cfg, r, err);
+    ib_workload_destroy(w);
+    return st;
+}
+
+static ib_status calibrate_point(double true_us, int device_id, const ib_config *cfg,
+                                 ib_calibration_point *p, ib_error *err)
+{
+    ib_latency_result plain, held;
+    *p = (ib_calibration_point){ .true_us = true_us };
+    ib_status st = measure_spin(true_us, device_id, cfg, false, &plain, err);
+    if (st == IB_OK) {
+        p->n = plain.n;
+        p->median_us = plain.device.p50 * 1e3;
+        p->error_us = p->median_us - true_us;
+        p->error_pct = true_us > 0 ? 100.0 * p->error_us / true_us : NAN;
+        p->host_median_us = plain.host.p50 * 1e3;
+        double *s = plain.device_ms;
+        ib__sort(s, plain.n);
+        p->p5_us = ib_quantile_sorted(s, plain.n, 0.05) * 1e3;
+        p->p95_us = ib_quantile_sorted(s, plain.n, 0.95) * 1e3;
+        st = measure_spin(true_us, device_id, cfg, true, &held, err);
+        if (st == IB_OK) {
+            p->held_median_us = held.device.p50 * 1e3;
+            p->held_error_us = p->held_median_us - true_us;
+            p->launch_overhead_us = p->median_us - p->held_median_us;
+        }
+        ib_latency_result_free(&held);
+    }
+    ib_latency_result_free(&plain);
+    p->status = st;
+    return st;
+}
+
+/* Two events with nothing between them: the smallest interval the timer
+ * reports. */
+static ib_status timer_resolution(int device_id, double *us, ib_error *err)
+{
+    ib_workload *w = NULL;
+    IB_TRY(ib_workload_open_spin_kernel(0, device_id, &w, err));
+    void *t = NULL;
+    ib_status st = w->device_timer->create(w, &t, err);
+    double best = INFINITY;
+    for (int i = 0; i < RESOLUTION_PAIRS && st == IB_OK; i++) {
+        double ms;
+        st = w->device_timer->start(t, err);
+        if (st == IB_OK) st = w->device_timer->stop(t, err);
+        if (st == IB_OK) st = w->device_timer->elapsed_ms(t, &ms, err);
+        if (st == IB_OK && ms > 0 && ms < best) best = ms;
+    }
+    if (t) w->device_timer->destroy(t);
+    ib_workload_destroy(w);
+    *us = isfinite(best) ? best * 1e3 : NAN;
+    return st;
+}
+
+static ib_status harness_overhead(int device_id, const ib_config *cfg, ib_calibration_result *out,
+                                  ib_error *err)
+{
+    ib_latency_result r;
+    ib_status st = measure_spin(0, device_id, cfg, false, &r, err);
+    if (st == IB_OK) {
+        out->harness_device_us = r.device.p50 * 1e3;
+        out->harness_host_us = r.host.p50 * 1e3;
+    }
+    ib_latency_result_free(&r);
+    return st;
+}
+
+ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durations_us, size_t n,
+                       ib_calibration_result *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->harness_device_us = out->harness_host_us = out->timer_resolution_us = NAN;
+    IB_TRY(ib__config_validate(cfg, err));
+    if (!durations_us) {
+        durations_us = default_durations_us;
+        n = sizeof default_durations_us / sizeof default_durations_us[0];
+    }
+    IB_FAIL_IF(n == 0 || n > IB_MAX_CALIBRATION_POINTS, err, IB_ERR_INVALID_ARG,
+               "calibrate takes 1 to %d durations", IB_MAX_CALIBRATION_POINTS);
+    IB_FAIL_IF(!ib__gpu_available(device_id), err, IB_ERR_NO_DEVICE,
+               "calibrate needs a CUDA GPU: none is usable as device %d", device_id);
+
+    ib_workload *probe = NULL; /* only to describe the environment */
+    IB_TRY(ib_workload_open_spin_kernel(0, device_id, &probe, err));
+    ib__env_capture(&out->env, probe);
+    ib__gpu_sampler *sampler =
+        cfg->sample_gpu_state ? ib__gpu_sampler_start(&out->env, device_id, 100.0) : NULL;
+    ib_workload_destroy(probe);
+
+    ib_status st = timer_resolution(device_id, &out->timer_resolution_us, err);
+    if (st == IB_OK) st = harness_overhead(device_id, cfg, out, err);
+    for (size_t i = 0; i < n && st == IB_OK; i++) {
+        if (cfg->cancel && *cfg->cancel) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        else st = calibrate_point(durations_us[i], device_id, cfg, &out->points[i], err);
+        if (st == IB_OK) out->n_points = i + 1;
+    }
+    ib__gpu_sampler_stop(sampler);
+    out->warnings = ib__env_gpu_warnings(&out->env);
+    if (st != IB_OK) {
+        out->partial = true;
+        out->stop_status = st;
+    }
+    return st;
+}

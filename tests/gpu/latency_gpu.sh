@@ -1,0 +1,34 @@
+# Latency on the GPU through the CUDA execution provider: event-timed on the
+# runtime's stream, and the event figure agrees with the host wall time of
+# the same synchronized runs.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/lib_gpu.sh"
+
+expect_exit 0 "efficientnet-b0 batch 1 on cuda" -- \
+  "$IB" latency zoo:efficientnet-b0 --device cuda --runs 300 --json "$TMP/b1.json"
+json_check "$TMP/b1.json" "d['timing'] == 'device-events' and d['environment']['execution_provider'] == 'CUDAExecutionProvider'" "timed with device events on the CUDA provider"
+json_check "$TMP/b1.json" "d['latency_ms']['n'] == 300 and len(d['samples']['device_ms']) == 300" "300 device samples"
+json_check "$TMP/b1.json" "d['cold_ms'] > d['latency_ms']['p50']" "the cold run is slower than the median and kept apart"
+json_check "$TMP/b1.json" "d['environment']['gpu'] and d['environment']['cuda_runtime_version'] > 0" "GPU environment recorded"
+
+# At batch 32 a run is long enough that the host's own overhead around a
+# synchronized run is a small part: the two clocks must agree within 5%.
+expect_exit 0 "efficientnet-b0 batch 32 on cuda" -- \
+  "$IB" latency zoo:efficientnet-b0 --device cuda --batch 32 --runs 200 --json "$TMP/b32.json"
+json_check "$TMP/b32.json" "abs(d['host_latency_ms']['p50'] / d['latency_ms']['p50'] - 1) < 0.05" "events agree with synchronized host wall time within 5%"
+json_check "$TMP/b32.json" "d['host_latency_ms']['p50'] >= d['latency_ms']['p50']" "host wall time includes the device time"
+
+# A model exported from torchvision by PyTorch, where PyTorch is installed.
+if python3 -c "import torch, torchvision" 2>/dev/null; then
+  python3 - "$TMP/tv_effb0.onnx" <<'PY'
+import sys, torch, torchvision
+m = torchvision.models.efficientnet_b0().eval()
+torch.onnx.export(m, torch.randn(1, 3, 224, 224), sys.argv[1], input_names=["input"],
+                  output_names=["logits"], dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
+                  opset_version=17, dynamo=False)
+PY
+  expect_exit 0 "torchvision efficientnet-b0 export on cuda" -- \
+    "$IB" latency "$TMP/tv_effb0.onnx" --device cuda --runs 300 --json "$TMP/tv.json"
+  json_check "$TMP/tv.json" "d['latency_ms']['p50'] > 0 and d['timing'] == 'device-events'" "torchvision model timed with events"
+fi
+finish
