@@ -54,10 +54,12 @@ typedef struct cli_command {
     int (*run)(cli_args *a);
 } cli_command;
 
+typedef enum cli_parse_result { CLI_PARSED, CLI_HELP_SHOWN, CLI_BAD_INPUT } cli_parse_result;
+
 /* Parses argv (argv[0] is the command name) into a, with the library's
- * defaults for what is not given. Prints a one-line error and returns false
- * on bad input; prints the command's help and exits 0 for --help. */
-bool cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a);
+ * defaults for what is not given. Prints a one-line error on bad input;
+ * prints the command's help for --help. Never exits. */
+cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a);
 
 /* The default model of every command that takes one. */
 #define CLI_DEFAULT_MODEL "zoo:efficientnet-b0"

@@ -91,7 +91,11 @@ int main(int argc, char **argv)
         return EXIT_BAD_INPUT;
     }
     cli_args args;
-    if (!cli_parse(cmd, argc - shift, argv + shift, &args)) return EXIT_BAD_INPUT;
+    switch (cli_parse(cmd, argc - shift, argv + shift, &args)) {
+    case CLI_HELP_SHOWN: return EXIT_OK;
+    case CLI_BAD_INPUT: return EXIT_BAD_INPUT;
+    case CLI_PARSED: break;
+    }
     cli_install_signal_handlers();
     return cmd->run(&args);
 }

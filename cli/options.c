@@ -236,7 +236,7 @@ static bool check_consistency(const cli_args *a)
     return true;
 }
 
-bool cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
+cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
 {
     struct option longopts[N_OPTIONS + 2];
     size_t n = 0;
@@ -260,28 +260,28 @@ bool cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
             const char *what = argv[optind - 1];
             fprintf(stderr, "inferbench %s: %s option '%s' (see inferbench %s --help)\n", cmd->name,
                     id == ':' ? "missing value for" : "unknown", what, cmd->name);
-            return false;
+            return CLI_BAD_INPUT;
         }
         const option_def *d = find_option(id);
         if (id == O_HELP) {
             print_help(cmd);
-            exit(EXIT_OK);
+            return CLI_HELP_SHOWN;
         }
         if (d->group && !(d->group & cmd->groups)) {
             fprintf(stderr, "inferbench %s: --%s does not apply to this command\n", cmd->name, d->opt.name);
-            return false;
+            return CLI_BAD_INPUT;
         }
-        if (!apply(a, id, d->opt.name, optarg)) return false;
+        if (!apply(a, id, d->opt.name, optarg)) return CLI_BAD_INPUT;
         if (id == O_RUNS) runs_given = true;
     }
     for (int i = optind; i < argc; i++) {
         if (a->n_pos == (int)(sizeof a->pos / sizeof a->pos[0])) {
             fprintf(stderr, "inferbench %s: too many arguments\n", cmd->name);
-            return false;
+            return CLI_BAD_INPUT;
         }
         a->pos[a->n_pos++] = argv[i];
     }
     a->model = a->n_pos > 0 ? a->pos[0] : CLI_DEFAULT_MODEL;
     if ((cmd->groups & OPT_THROUGHPUT) && !runs_given) a->cfg.runs = 100;
-    return check_consistency(a);
+    return check_consistency(a) ? CLI_PARSED : CLI_BAD_INPUT;
 }

@@ -2,7 +2,7 @@
 # whichever is larger) from 20 us up; with the launch overhead excluded a
 # 10 us kernel reads within 1 us.
 . "$(dirname "$0")/../cli/lib.sh"
-. "$(dirname "$0")/lib_gpu.sh"
+. "$(dirname "$0")/require_device.sh"
 
 expect_exit 0 "calibrate" -- "$IB" calibrate --json "$TMP/cal.json"
 cat "$TMP/out"

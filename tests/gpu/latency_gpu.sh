@@ -2,7 +2,7 @@
 # runtime's stream, and the event figure agrees with the host wall time of
 # the same synchronized runs.
 . "$(dirname "$0")/../cli/lib.sh"
-. "$(dirname "$0")/lib_gpu.sh"
+. "$(dirname "$0")/require_device.sh"
 
 expect_exit 0 "efficientnet-b0 batch 1 on cuda" -- \
   "$IB" latency zoo:efficientnet-b0 --device cuda --runs 300 --json "$TMP/b1.json"

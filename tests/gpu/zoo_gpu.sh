@@ -1,6 +1,6 @@
 # Every built-in model runs on the CUDA execution provider.
 . "$(dirname "$0")/../cli/lib.sh"
-. "$(dirname "$0")/lib_gpu.sh"
+. "$(dirname "$0")/require_device.sh"
 
 for m in mlp efficientnet-b0 resnet-50 mobilenet-v2 bert-base "efficientnet-b0?fp16" "bert-base?fp16"; do
   expect_exit 0 "zoo:$m on cuda" -- "$IB" latency "zoo:$m" --device cuda --runs 30 --warmup-ms 100 \
