@@ -119,12 +119,13 @@ ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durati
     ib_workload *probe = NULL; /* only to describe the environment */
     IB_TRY(ib_workload_open_spin_kernel(0, device_id, &probe, err));
     ib__env_capture(&out->env, probe);
-    ib__gpu_sampler *sampler =
-        cfg->sample_gpu_state ? ib__gpu_sampler_start(&out->env, device_id, 100.0) : NULL;
     ib_workload_destroy(probe);
 
     ib_status st = timer_resolution(device_id, &out->timer_resolution_us, err);
     if (st == IB_OK) st = harness_overhead(device_id, cfg, out, err);
+    /* Sampled from here: the harness measurement warmed the GPU up. */
+    ib__gpu_sampler *sampler =
+        st == IB_OK && cfg->sample_gpu_state ? ib__gpu_sampler_start(&out->env, device_id, IB__GPU_SAMPLE_PERIOD_MS) : NULL;
     for (size_t i = 0; i < n && st == IB_OK; i++) {
         if (cfg->cancel && *cfg->cancel) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         else st = calibrate_point(durations_us[i], device_id, cfg, &out->points[i], err);

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The period at which NVML is sampled during a measurement. */
-#define GPU_SAMPLE_PERIOD_MS 100.0
 /* Runs taken without the stream hold to price launch overhead. */
 #define LAUNCH_REFERENCE_RUNS 100
 
@@ -183,14 +181,17 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
 
     ib__runner run;
     IB_TRY(ib__runner_init(&run, w, cfg, err));
-    ib__gpu_sampler *sampler = cfg->sample_gpu_state && w->stream
-                                   ? ib__gpu_sampler_start(&out->env, w->device_id, GPU_SAMPLE_PERIOD_MS)
-                                   : NULL;
 
     ib_status st = ib__runner_time_one(&run, &out->cold_device_ms, &out->cold_host_ms, err);
     if (st == IB_OK)
         st = ib__warm_up(&run, cfg, &out->warmup_runs_done, &out->warmup_ms_spent, &out->warmup_steady, err);
     if (st == IB_OK && !out->warmup_steady) out->warnings |= IB_WARN_NOT_STEADY;
+    /* GPU state is sampled over the timed runs: the "before" sample is the
+     * state they start in, after warm-up (an idle GPU before the cold run is
+     * at rest by design and says nothing about the measurement). */
+    ib__gpu_sampler *sampler = st == IB_OK && cfg->sample_gpu_state && w->stream
+                                   ? ib__gpu_sampler_start(&out->env, w->device_id, IB__GPU_SAMPLE_PERIOD_MS)
+                                   : NULL;
     if (st == IB_OK) st = sample(&run, cfg, out, err);
     ib__runner_release(&run);
 

@@ -8,6 +8,8 @@
  * samples take 16 bytes a run, so a million runs is 16 MB. */
 #define IB__MAX_RUNS 1000000
 #define IB__MAX_TIME_MS 3600000.0
+/* The period at which NVML samples GPU state during a measurement. */
+#define IB__GPU_SAMPLE_PERIOD_MS 100.0
 /* Coefficient of variation above which the report warns. */
 #define IB__HIGH_CV 0.05
 
