@@ -40,10 +40,10 @@ static const option_def options[] = {
     {{"prefer-nhwc", no_argument, NULL, O_NHWC}, OPT_MODEL, NULL, "let the CUDA provider use NHWC layouts"},
     {{"threads", required_argument, NULL, O_THREADS}, OPT_MODEL, "N", "CPU provider intra-op threads"},
     {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)"},
-    {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10)"},
-    {{"warmup-ms", required_argument, NULL, O_WARMUP_MS}, OPT_MEASURE, "T", "and at least T ms of warm-up (default 500)"},
+    {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10; throughput: 5 per batch)"},
+    {{"warmup-ms", required_argument, NULL, O_WARMUP_MS}, OPT_MEASURE, "T", "and at least T ms of warm-up (default 500; throughput: 200)"},
     {{"warmup-max-ms", required_argument, NULL, O_WARMUP_MAX_MS}, OPT_MEASURE, "T",
-     "give up waiting for steady timings after T ms (default 10000)"},
+     "give up waiting for steady timings after T ms (default 10000; throughput: 3000)"},
     {{"no-steady", no_argument, NULL, O_NO_STEADY}, OPT_MEASURE, NULL, "do not wait for steady timings in warm-up"},
     {{"precision", required_argument, NULL, O_PRECISION}, OPT_MEASURE, "P%",
      "adaptive: sample until the median's 95% CI is within +-P percent"},
@@ -201,7 +201,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_NO_GPU_STATE: c->sample_gpu_state = false; return true;
     case O_JSON: a->json_path = v; return true;
     case O_MAX_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->max_batch);
-    case O_BUDGET: return parse_f64(name, v, 1e-3, 3600000, &a->latency_budget_ms);
+    case O_BUDGET: return parse_f64(name, v, 1e-6, 3600000, &a->latency_budget_ms);
     case O_BATCHES: a->batches = v; return true;
     case O_MEMORY_CAP:
         if (!parse_i64(name, v, 1, 1 << 30, &i64)) return false;
@@ -245,9 +245,12 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
 
     memset(a, 0, sizeof *a);
     ib_model_options_init(&a->model_opts);
-    ib_config_init(&a->cfg);
-    a->max_batch = 4096;
-    bool runs_given = false;
+    /* A sweep warms up and times every batch: its own defaults. */
+    ib_throughput_config tc;
+    ib_throughput_config_init(&tc);
+    if (cmd->groups & OPT_THROUGHPUT) a->cfg = tc.run;
+    else ib_config_init(&a->cfg);
+    a->max_batch = tc.max_batch;
 
     optind = 1;
     opterr = 0;
@@ -272,7 +275,6 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
             return CLI_BAD_INPUT;
         }
         if (!apply(a, id, d->opt.name, optarg)) return CLI_BAD_INPUT;
-        if (id == O_RUNS) runs_given = true;
     }
     for (int i = optind; i < argc; i++) {
         if (a->n_pos == (int)(sizeof a->pos / sizeof a->pos[0])) {
@@ -282,6 +284,5 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
         a->pos[a->n_pos++] = argv[i];
     }
     a->model = a->n_pos > 0 ? a->pos[0] : CLI_DEFAULT_MODEL;
-    if ((cmd->groups & OPT_THROUGHPUT) && !runs_given) a->cfg.runs = 100;
     return check_consistency(a) ? CLI_PARSED : CLI_BAD_INPUT;
 }

@@ -213,3 +213,22 @@ const char *ib__fmt_ms(char buf[32], double ms)
     else snprintf(buf, 32, "%.4g us", ms * 1000);
     return buf;
 }
+
+cJSON *ib__json_config(const ib_config *cfg)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "warmup_runs", (double)cfg->warmup_runs);
+    cJSON_AddNumberToObject(o, "warmup_ms", cfg->warmup_ms);
+    cJSON_AddBoolToObject(o, "warmup_until_steady", cfg->warmup_until_steady);
+    cJSON_AddNumberToObject(o, "warmup_max_ms", cfg->warmup_max_ms);
+    cJSON_AddNumberToObject(o, "runs", (double)cfg->runs);
+    cJSON_AddNumberToObject(o, "precision", cfg->precision);
+    if (cfg->precision > 0) {
+        cJSON_AddNumberToObject(o, "min_runs", (double)cfg->min_runs);
+        cJSON_AddNumberToObject(o, "max_runs", (double)cfg->max_runs);
+        cJSON_AddNumberToObject(o, "max_time_ms", cfg->max_time_ms);
+    }
+    cJSON_AddBoolToObject(o, "flush_l2", cfg->flush_l2);
+    cJSON_AddBoolToObject(o, "exclude_launch", cfg->exclude_launch);
+    return o;
+}

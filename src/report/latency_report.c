@@ -71,25 +71,6 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
     return ib__sbuf_finish(&b);
 }
 
-static cJSON *config_json(const ib_config *cfg)
-{
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "warmup_runs", (double)cfg->warmup_runs);
-    cJSON_AddNumberToObject(o, "warmup_ms", cfg->warmup_ms);
-    cJSON_AddBoolToObject(o, "warmup_until_steady", cfg->warmup_until_steady);
-    cJSON_AddNumberToObject(o, "warmup_max_ms", cfg->warmup_max_ms);
-    cJSON_AddNumberToObject(o, "runs", (double)cfg->runs);
-    cJSON_AddNumberToObject(o, "precision", cfg->precision);
-    if (cfg->precision > 0) {
-        cJSON_AddNumberToObject(o, "min_runs", (double)cfg->min_runs);
-        cJSON_AddNumberToObject(o, "max_runs", (double)cfg->max_runs);
-        cJSON_AddNumberToObject(o, "max_time_ms", cfg->max_time_ms);
-    }
-    cJSON_AddBoolToObject(o, "flush_l2", cfg->flush_l2);
-    cJSON_AddBoolToObject(o, "exclude_launch", cfg->exclude_launch);
-    return o;
-}
-
 char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info,
                              const ib_config *cfg)
 {
@@ -102,7 +83,7 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);
     cJSON_AddStringToObject(root, "timing", r->has_device_timer ? "device-events" : "host-clock");
     cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
-    cJSON_AddItemToObject(root, "config", config_json(cfg));
+    cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     ib__json_add_number(root, "cold_ms", r->cold_host_ms);
     ib__json_add_number(root, "cold_device_ms", r->cold_device_ms);
     cJSON *warm = cJSON_AddObjectToObject(root, "warmup");

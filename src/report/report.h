@@ -23,6 +23,8 @@ char *ib__sbuf_finish(ib__sbuf *b);
 cJSON *ib__json_number(double v);
 void ib__json_add_number(cJSON *obj, const char *key, double v);
 cJSON *ib__json_stats(const ib_stats *st);
+/* The measurement options a result was taken with. */
+cJSON *ib__json_config(const ib_config *cfg);
 cJSON *ib__json_env(const ib_env *env);
 cJSON *ib__json_workload(const ib_workload_info *info);
 cJSON *ib__json_array(const double *x, size_t n);

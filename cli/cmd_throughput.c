@@ -1,0 +1,163 @@
+/* inferbench throughput MODEL: the best batch, inputs/s and the whole curve. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The largest batch a list may name (as --max-batch). */
+#define MAX_LISTED_BATCH ((int64_t)1 << 20)
+
+static bool bad_batches(const char *text, const char *why)
+{
+    fprintf(stderr, "inferbench: --batches '%s': %s\n", text, why);
+    return false;
+}
+
+/* One whole number of [s, s+len): digits only (no sign, no space), in
+ * 1..MAX_LISTED_BATCH. */
+static bool parse_count(const char *s, size_t len, int64_t *out)
+{
+    if (len == 0 || len > 8) return false; /* 8 digits pass the bound already */
+    int64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return v >= 1 && v <= MAX_LISTED_BATCH;
+}
+
+/* "A:B:STEP": A, A+STEP, ... up to B. */
+static bool parse_range(const char *text, int64_t *out, size_t *n)
+{
+    const char *c1 = strchr(text, ':');
+    const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    int64_t lo, hi, step;
+    if (!c2 || strchr(c2 + 1, ':') || strchr(text, ','))
+        return bad_batches(text, "a range is FIRST:LAST:STEP, three whole numbers");
+    if (!parse_count(text, (size_t)(c1 - text), &lo) || !parse_count(c1 + 1, (size_t)(c2 - c1 - 1), &hi) ||
+        !parse_count(c2 + 1, strlen(c2 + 1), &step))
+        return bad_batches(text, "each of FIRST:LAST:STEP must be a whole number between 1 and 1048576");
+    if (lo > hi) return bad_batches(text, "FIRST must not exceed LAST");
+    if ((hi - lo) / step + 1 > IB_MAX_POINTS) return bad_batches(text, "more than 256 batches");
+    *n = 0;
+    for (int64_t b = lo; b <= hi; b += step) out[(*n)++] = b;
+    return true;
+}
+
+/* "1,8,64": distinct whole numbers, nothing empty between the commas. */
+static bool parse_list(const char *text, int64_t *out, size_t *n)
+{
+    *n = 0;
+    for (const char *s = text;;) {
+        size_t len = strcspn(s, ",");
+        if (*n == IB_MAX_POINTS) return bad_batches(text, "more than 256 batches");
+        if (!parse_count(s, len, &out[*n]))
+            return bad_batches(text, "expected whole numbers between 1 and 1048576 separated by commas");
+        for (size_t i = 0; i < *n; i++)
+            if (out[i] == out[*n]) return bad_batches(text, "a batch is listed twice");
+        (*n)++;
+        if (s[len] == '\0') return true;
+        s += len + 1;
+    }
+}
+
+static bool parse_batches(const char *text, int64_t *out, size_t *n)
+{
+    return strchr(text, ':') ? parse_range(text, out, n) : parse_list(text, out, n);
+}
+
+/* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read. */
+static size_t mem_available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    fclose(f);
+    return (size_t)kb * 1024;
+}
+
+/* The memory a batch may take. Each limit is read by one provider only
+ * (the CUDA arena cap on a GPU, the host cap on the CPU), so both are set
+ * and --device auto needs no guess. On the CPU a batch that does not fit
+ * would not fail: the machine would swap or the kernel kill us, so the
+ * search gets a default bound of half the RAM free now. */
+static void apply_memory_cap(cli_args *a)
+{
+    size_t cap = a->memory_cap_mb * ((size_t)1 << 20);
+    a->model_opts.device_memory_limit_bytes = cap;
+    a->model_opts.host_memory_limit_bytes = cap ? cap : mem_available_bytes() / 2;
+}
+
+static void throughput_config(const cli_args *a, ib_throughput_config *tc)
+{
+    ib_throughput_config_init(tc);
+    tc->run = a->cfg; /* cli_parse started from the throughput defaults */
+    tc->run.cancel = &cli_cancel_flag;
+    tc->max_batch = a->max_batch;
+    tc->latency_budget_ms = a->latency_budget_ms;
+}
+
+static void print_text(const ib_throughput_result *r, const ib_workload *w)
+{
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    if (text) fputs(text, stdout);
+    ib_free(text);
+}
+
+/* Measures, shows and saves; what was measured is kept after a failure. */
+static int measure(ib_workload *w, const ib_throughput_config *tc, cli_output *json)
+{
+    ib_throughput_result *r = malloc(sizeof *r);
+    if (!r) {
+        cli_output_abort(json);
+        return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    }
+    ib_error err = {{0}};
+    ib_status st = ib_measure_throughput(w, tc, r, &err);
+    bool any = r->n_points > 0 || r->n_probes > 0;
+    int code = EXIT_OK;
+    if (any) print_text(r, w);
+    if (json->f) {
+        char *doc = any ? ib_throughput_report_json(r, ib_workload_get_info(w), tc) : NULL;
+        if (!doc) cli_output_abort(json);
+        else if (!cli_output_commit(json, doc)) code = EXIT_RUN_FAILED;
+        ib_free(doc);
+    }
+    if (st != IB_OK) code = cli_fail(st, err.message);
+    free(r);
+    return code;
+}
+
+int cmd_throughput(cli_args *a)
+{
+    if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "throughput takes one model");
+    int64_t batches[IB_MAX_POINTS];
+    size_t n_batches = 0;
+    if (a->batches && !parse_batches(a->batches, batches, &n_batches)) return EXIT_BAD_INPUT;
+    if (a->cfg.precision > 0)
+        return cli_fail(IB_ERR_INVALID_ARG,
+                        "--precision does not apply to throughput: each batch takes --runs runs");
+    ib_throughput_config tc;
+    throughput_config(a, &tc);
+    if (n_batches > 0) {
+        tc.batches = batches;
+        tc.n_batches = n_batches;
+    }
+    apply_memory_cap(a);
+
+    cli_output json = {0};
+    if (a->json_path && !cli_output_open(&json, a->json_path)) return EXIT_BAD_INPUT;
+    ib_workload *w = NULL;
+    int code = cli_open_model(a, &w);
+    if (code != EXIT_OK) {
+        cli_output_abort(&json);
+        return code;
+    }
+    code = measure(w, &tc, &json);
+    ib_workload_destroy(w);
+    return code;
+}

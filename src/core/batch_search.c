@@ -1,0 +1,91 @@
+/* The search for the largest batch that fits: geometric growth, then
+ * bisection. A probe is what the runtime really needs at that batch, not an
+ * estimate: set_batch allocates the inputs and outputs, and one untimed run
+ * makes the runtime allocate its intermediate buffers (ONNX Runtime does so
+ * during the run, not at binding time). */
+#include "core/throughput.h"
+
+static double now_ms(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }
+
+ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
+{
+    return w->ops->reopen ? w->ops->reopen(w, err) : IB_OK;
+}
+
+/* Tries one batch. *fits answers the question; the status is an error only
+ * when the probe failed for another reason than memory (or recovery from
+ * the out-of-memory failed), and then nothing is recorded. *oom_message
+ * keeps the backend's words for the batch-1 failure. */
+static ib_status probe(ib_workload *w, int64_t batch, ib_throughput_result *r, bool *fits,
+                       ib_error *oom_message, ib_error *err)
+{
+    IB_FAIL_IF(r->n_probes == IB_MAX_PROBES, err, IB_ERR_INTERNAL,
+               "batch search: more than %d probes", IB_MAX_PROBES);
+    double t0 = now_ms(w);
+    ib_status st = ib_workload_set_batch(w, batch, oom_message);
+    if (st == IB_OK) st = w->ops->run(w, oom_message);
+    if (st != IB_OK && st != IB_ERR_DEVICE_OOM) {
+        if (err) *err = *oom_message;
+        return st;
+    }
+    *fits = st == IB_OK;
+    if (!*fits) IB_TRY(ib__recover_from_oom(w, err));
+    r->probes[r->n_probes++] = (ib_batch_probe){ .batch = batch, .fits = *fits, .ms = now_ms(w) - t0 };
+    return IB_OK;
+}
+
+static bool cancelled(const volatile int *cancel) { return cancel && *cancel; }
+
+/* Doubles from 1 while batches fit. On return *fit is the largest batch
+ * seen to fit (0: none) and *no_fit the first that did not (0: none, the
+ * growth reached max_batch). */
+static ib_status grow(ib_workload *w, int64_t max_batch, const volatile int *cancel,
+                      ib_throughput_result *r, int64_t *fit, int64_t *no_fit, ib_error *oom,
+                      ib_error *err)
+{
+    *fit = *no_fit = 0;
+    for (int64_t b = 1;; b = b > max_batch / 2 ? max_batch : 2 * b) {
+        IB_FAIL_IF(cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
+        bool fits;
+        IB_TRY(probe(w, b, r, &fits, oom, err));
+        if (!fits) {
+            *no_fit = b;
+            return IB_OK;
+        }
+        *fit = b;
+        if (b == max_batch) return IB_OK;
+    }
+}
+
+/* Bisects (fit, no_fit) down to adjacent batches. */
+static ib_status bisect(ib_workload *w, const volatile int *cancel, ib_throughput_result *r,
+                        int64_t *fit, int64_t no_fit, ib_error *oom, ib_error *err)
+{
+    while (no_fit - *fit > 1) {
+        IB_FAIL_IF(cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
+        int64_t mid = *fit + (no_fit - *fit) / 2;
+        bool fits;
+        IB_TRY(probe(w, mid, r, &fits, oom, err));
+        if (fits) *fit = mid;
+        else no_fit = mid;
+    }
+    return IB_OK;
+}
+
+ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel,
+                           ib_throughput_result *r, ib_error *err)
+{
+    double t0 = now_ms(w);
+    int64_t fit = 0, no_fit = 0;
+    ib_error oom = {{0}};
+    ib_status st = grow(w, max_batch, cancel, r, &fit, &no_fit, &oom, err);
+    if (st == IB_OK && fit == 0)
+        st = ib__fail(err, IB_ERR_DEVICE_OOM,
+                      "batch 1 does not fit in the device's memory, so no batch can run (%s)",
+                      oom.message);
+    if (st == IB_OK && no_fit != 0) st = bisect(w, cancel, r, &fit, no_fit, &oom, err);
+    r->largest_fitting = fit;
+    r->limited_by_max_batch = st == IB_OK && no_fit == 0;
+    r->search_ms = now_ms(w) - t0;
+    return st;
+}

@@ -1,0 +1,307 @@
+/* The throughput measurement: the largest batch that fits (batch_search.c),
+ * then the curve over candidate batches, each timed two ways, and the
+ * answers read off the curve: peak, knee, best within a latency budget. */
+#include "core/throughput.h"
+#include "core/latency.h"
+#include "core/stats.h"
+#include "env/env.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ib_throughput_config_init(ib_throughput_config *cfg)
+{
+    *cfg = (ib_throughput_config){ .max_batch = 4096, .knee_fraction = 0.95 };
+    ib_config_init(&cfg->run);
+    /* Each batch is warmed up on its own, and there are ten or more of
+     * them: shorter than latency's, capped so a sweep stays minutes. */
+    cfg->run.runs = 100;
+    cfg->run.warmup_runs = 5;
+    cfg->run.warmup_ms = 200;
+    cfg->run.warmup_max_ms = 3000;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validation and candidates                                                 */
+/* ------------------------------------------------------------------------ */
+
+static ib_status validate_batches(const ib_throughput_config *cfg, ib_error *err)
+{
+    IB_FAIL_IF(cfg->n_batches < 1 || cfg->n_batches > IB_MAX_POINTS, err, IB_ERR_INVALID_ARG,
+               "a batch list holds 1 to %d batches", IB_MAX_POINTS);
+    for (size_t i = 0; i < cfg->n_batches; i++) {
+        int64_t b = cfg->batches[i];
+        IB_FAIL_IF(b < 1 || b > IB__MAX_BATCH, err, IB_ERR_INVALID_ARG,
+                   "batch %lld: a batch is between 1 and %lld", (long long)b, (long long)IB__MAX_BATCH);
+        for (size_t j = 0; j < i; j++)
+            IB_FAIL_IF(cfg->batches[j] == b, err, IB_ERR_INVALID_ARG, "batch %lld is listed twice",
+                       (long long)b);
+    }
+    return IB_OK;
+}
+
+static ib_status validate(const ib_throughput_config *cfg, ib_error *err)
+{
+    IB_TRY(ib__config_validate(&cfg->run, err));
+    IB_FAIL_IF(cfg->run.precision > 0, err, IB_ERR_INVALID_ARG,
+               "throughput takes a fixed number of runs per batch: adaptive precision does not apply");
+    IB_FAIL_IF(cfg->max_batch < 1 || cfg->max_batch > IB__MAX_BATCH, err, IB_ERR_INVALID_ARG,
+               "max batch must be between 1 and %lld", (long long)IB__MAX_BATCH);
+    IB_FAIL_IF(!(cfg->knee_fraction > 0 && cfg->knee_fraction <= 1), err, IB_ERR_INVALID_ARG,
+               "the knee fraction must be in (0, 1]");
+    IB_FAIL_IF(!(cfg->latency_budget_ms >= 0 && cfg->latency_budget_ms <= IB__MAX_TIME_MS), err,
+               IB_ERR_INVALID_ARG, "the latency budget must be between 0 (none) and %.0f ms",
+               IB__MAX_TIME_MS);
+    if (cfg->batches) IB_TRY(validate_batches(cfg, err));
+    return IB_OK;
+}
+
+/* Powers of two up to the largest batch, and the largest itself: the curve
+ * is read on a log scale, and the largest is where memory ends. */
+static size_t powers_of_two(int64_t largest, int64_t *cand)
+{
+    size_t n = 0;
+    for (int64_t b = 1; b <= largest; b *= 2) cand[n++] = b;
+    if (cand[n - 1] != largest) cand[n++] = largest;
+    return n;
+}
+
+/* The explicit list, measured smallest first so that the curve reads in
+ * order whatever order it was given in. */
+static size_t sorted_copy(const int64_t *batches, size_t n, int64_t *cand)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        for (; j > 0 && cand[j - 1] > batches[i]; j--) cand[j] = cand[j - 1];
+        cand[j] = batches[i];
+    }
+    return n;
+}
+
+/* Decides which batches to time; searches when nothing fixes them. */
+static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_throughput_result *r,
+                            int64_t *cand, size_t *n, ib_error *err)
+{
+    *n = 0;
+    if (!w->info.has_batch_dim) {
+        for (size_t i = 0; cfg->batches && i < cfg->n_batches; i++)
+            IB_FAIL_IF(cfg->batches[i] != w->info.batch, err, IB_ERR_UNSUPPORTED,
+                       "the model has a fixed batch of %lld (no symbolic batch dimension): "
+                       "batch %lld cannot be measured",
+                       (long long)w->info.batch, (long long)cfg->batches[i]);
+        cand[(*n)++] = w->info.batch;
+        return IB_OK;
+    }
+    if (cfg->batches) {
+        *n = sorted_copy(cfg->batches, cfg->n_batches, cand);
+        return IB_OK;
+    }
+    r->searched = true;
+    IB_TRY(ib__batch_search(w, cfg->max_batch, cfg->run.cancel, r, err));
+    *n = powers_of_two(r->largest_fitting, cand);
+    return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One point of the curve                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The trust warnings a point's per-run timings raise (as latency's). */
+static unsigned sample_warnings(const double *ms, const ib_stats *st)
+{
+    unsigned warn = 0;
+    if (st->cv > IB__HIGH_CV) warn |= IB_WARN_HIGH_CV;
+    if (st->n < 30) warn |= IB_WARN_FEW_SAMPLES;
+    if (ib__is_bimodal(ms, st->n)) warn |= IB_WARN_BIMODAL;
+    return warn;
+}
+
+/* The classic method: every run synchronized and timed alone. Its latency
+ * distribution is what a latency budget is checked against. */
+static ib_status time_per_run(ib__runner *run, int64_t runs, ib_throughput_point *p, double *ms,
+                              ib_error *err)
+{
+    double sum = 0;
+    for (int64_t i = 0; i < runs; i++) {
+        IB_FAIL_IF(ib__runner_cancelled(run), err, IB_ERR_INTERRUPTED, "interrupted");
+        double d, h;
+        IB_TRY(ib__runner_time_one(run, &d, &h, err));
+        ms[i] = isnan(d) ? h : d;
+        sum += ms[i];
+    }
+    IB_TRY(ib_stats_compute(ms, (size_t)runs, &p->latency_ms));
+    p->items_per_s_sync = (double)runs * (double)p->batch / sum * 1000.0;
+    return IB_OK;
+}
+
+/* The throughput figure: runs issued back-to-back under one timing, so the
+ * host's gaps between runs (synchronization, launch) overlap device work
+ * instead of being counted. */
+static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_point *p,
+                                   ib_error *err)
+{
+    double device_ms, host_ms;
+    IB_TRY(ib__runner_time_back_to_back(run, runs, &device_ms, &host_ms, err));
+    p->back_to_back_ms_per_run = device_ms / (double)runs;
+    p->items_per_s = (double)runs * (double)p->batch / device_ms * 1000.0;
+    return IB_OK;
+}
+
+/* What the sweep carries from point to point. */
+typedef struct sweep_state {
+    ib_workload *w;
+    const ib_config *rc;
+    double *ms;                 /* [rc->runs] per-run timings of the point */
+    ib_throughput_result *r;
+    ib__gpu_sampler *sampler;   /* started after the first warm-up */
+} sweep_state;
+
+/* GPU state is sampled over the timed runs, as latency does: the "before"
+ * sample is taken once the first batch is warm, not at rest. */
+static void start_sampling(sweep_state *s)
+{
+    if (s->sampler || !s->rc->sample_gpu_state || !s->w->stream) return;
+    s->sampler = ib__gpu_sampler_start(&s->r->env, s->w->device_id, IB__GPU_SAMPLE_PERIOD_MS);
+}
+
+static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point *p, ib_error *err)
+{
+    int64_t warm_runs;
+    double warm_ms;
+    bool steady;
+    IB_TRY(ib__warm_up(run, s->rc, &warm_runs, &warm_ms, &steady, err));
+    if (!steady) s->r->warnings |= IB_WARN_NOT_STEADY;
+    start_sampling(s);
+    IB_TRY(time_per_run(run, s->rc->runs, p, s->ms, err));
+    s->r->warnings |= sample_warnings(s->ms, &p->latency_ms);
+    return time_back_to_back(run, s->rc->runs, p, err);
+}
+
+static ib_status bind_and_time(sweep_state *s, ib_throughput_point *p, ib_error *err)
+{
+    IB_TRY(ib_workload_set_batch(s->w, p->batch, err));
+    /* A runner per point: its timer is made after a possible reopen. */
+    ib__runner run;
+    IB_TRY(ib__runner_init(&run, s->w, s->rc, err));
+    ib_status st = time_point(s, &run, p, err);
+    ib__runner_release(&run);
+    return st;
+}
+
+/* Measures one candidate; a point that did not run to the end has no
+ * figures (NaN), only its status. */
+static void measure_point(sweep_state *s, ib_throughput_point *p, ib_error *err)
+{
+    p->status = bind_and_time(s, p, err);
+    if (p->status != IB_OK) p->items_per_s = p->items_per_s_sync = p->back_to_back_ms_per_run = NAN;
+}
+
+static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        IB_FAIL_IF(s->rc->cancel && *s->rc->cancel, err, IB_ERR_INTERRUPTED, "interrupted");
+        ib_throughput_point *p = &s->r->points[s->r->n_points++];
+        *p = (ib_throughput_point){ .batch = cand[i] };
+        measure_point(s, p, err);
+        if (p->status == IB_ERR_DEVICE_OOM) IB_TRY(ib__recover_from_oom(s->w, err));
+        else IB_TRY(p->status);
+    }
+    return IB_OK;
+}
+
+/* Times every candidate. A batch that runs out of memory here (the arena
+ * fragmented since the search, or a different run path) is marked and the
+ * sweep goes on after recovery; anything else stops it. */
+static ib_status sweep(ib_workload *w, const ib_config *rc, const int64_t *cand, size_t n,
+                       ib_throughput_result *r, ib_error *err)
+{
+    sweep_state s = { .w = w, .rc = rc, .r = r, .ms = malloc((size_t)rc->runs * sizeof(double)) };
+    IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    double t0 = w->clock.now_ms(w->clock.ctx);
+    ib_status st = sweep_points(&s, cand, n, err);
+    r->sweep_ms = w->clock.now_ms(w->clock.ctx) - t0;
+    ib__gpu_sampler_stop(s.sampler);
+    free(s.ms);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The answers                                                               */
+/* ------------------------------------------------------------------------ */
+
+static bool usable(const ib_throughput_point *p) { return p->status == IB_OK; }
+
+static void choose_peak_and_knee(ib_throughput_result *r, double knee_fraction)
+{
+    r->peak = r->knee = -1;
+    for (size_t i = 0; i < r->n_points; i++)
+        if (usable(&r->points[i]) &&
+            (r->peak < 0 || r->points[i].items_per_s > r->points[r->peak].items_per_s))
+            r->peak = (int)i;
+    if (r->peak < 0) return;
+    double bar = knee_fraction * r->points[r->peak].items_per_s;
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        if (usable(p) && p->items_per_s >= bar &&
+            (r->knee < 0 || p->batch < r->points[r->knee].batch))
+            r->knee = (int)i;
+    }
+}
+
+static void choose_within_budget(ib_throughput_result *r)
+{
+    r->best_within_budget = -1;
+    if (!(r->latency_budget_ms > 0)) return;
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        if (usable(p) && p->latency_ms.p99 <= r->latency_budget_ms &&
+            (r->best_within_budget < 0 ||
+             p->items_per_s > r->points[r->best_within_budget].items_per_s))
+            r->best_within_budget = (int)i;
+    }
+}
+
+/* The verdict once the sweep completed: no point at all, or a budget that
+ * no point meets, is the answer's failure. */
+static ib_status verdict(const ib_throughput_result *r, ib_error *err)
+{
+    IB_FAIL_IF(r->peak < 0, err, IB_ERR_DEVICE_OOM,
+               "no batch could be measured: every candidate ran out of device memory");
+    if (r->latency_budget_ms > 0 && r->best_within_budget < 0) {
+        const ib_throughput_point *fastest = NULL;
+        for (size_t i = 0; i < r->n_points; i++)
+            if (usable(&r->points[i]) && (!fastest || r->points[i].latency_ms.p99 < fastest->latency_ms.p99))
+                fastest = &r->points[i];
+        return ib__fail(err, IB_ERR_NOT_MET,
+                        "no batch meets the latency budget of %g ms "
+                        "(the lowest p99 is %.4g ms, at batch %lld)",
+                        r->latency_budget_ms, fastest->latency_ms.p99, (long long)fastest->batch);
+    }
+    return IB_OK;
+}
+
+ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
+                                ib_throughput_result *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->peak = out->knee = out->best_within_budget = -1;
+    IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or no configuration");
+    IB_TRY(validate(cfg, err));
+    out->latency_budget_ms = cfg->latency_budget_ms;
+    ib__env_capture(&out->env, w);
+    int64_t cand[IB_MAX_POINTS];
+    size_t n_cand;
+    ib_status st = candidates(w, cfg, out, cand, &n_cand, err);
+    if (st == IB_OK) st = sweep(w, &cfg->run, cand, n_cand, out, err);
+    out->warnings |= ib__env_gpu_warnings(&out->env);
+
+    choose_peak_and_knee(out, cfg->knee_fraction);
+    choose_within_budget(out);
+    if (st != IB_OK) {
+        out->partial = true;
+        out->stop_status = st;
+        return st;
+    }
+    return verdict(out, err);
+}

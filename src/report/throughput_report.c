@@ -1,0 +1,241 @@
+/* The throughput report: the search, the curve as a table, the answers;
+ * and the same as JSON (schema inferbench.throughput/1, docs/throughput.md). */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* Inputs per second: whole numbers once they are large, 4 digits below. */
+static const char *fmt_rate(char buf[32], double v)
+{
+    if (!isfinite(v)) snprintf(buf, 32, "-");
+    else if (v >= 1000) snprintf(buf, 32, "%.0f", v);
+    else snprintf(buf, 32, "%.4g", v);
+    return buf;
+}
+
+static const ib_throughput_point *point_at(const ib_throughput_result *r, int i)
+{
+    return i >= 0 && (size_t)i < r->n_points ? &r->points[i] : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_workload_info *info)
+{
+    char t[32];
+    if (!r->searched && !info->has_batch_dim) {
+        ib__sbuf_printf(b, "fixed-batch model: measured at its batch %lld only (no input has a symbolic "
+                           "batch dimension, so there is no batch to search)\n",
+                        r->n_points ? (long long)r->points[0].batch : (long long)info->batch);
+    } else if (!r->searched) {
+        ib__sbuf_printf(b, "batches as given: no search\n");
+    } else if (r->partial && r->n_points == 0 && r->largest_fitting == 0) {
+        ib__sbuf_printf(b, "batch search stopped after %zu probes (%s): no batch was seen to fit\n",
+                        r->n_probes, ib__fmt_ms(t, r->search_ms));
+    } else if (r->partial && r->n_points == 0) {
+        ib__sbuf_printf(b, "batch search stopped after %zu probes (%s); "
+                           "largest batch that fit so far: %lld\n",
+                        r->n_probes, ib__fmt_ms(t, r->search_ms), (long long)r->largest_fitting);
+    } else if (r->limited_by_max_batch) {
+        ib__sbuf_printf(b, "largest batch tried: %lld, limited by --max-batch, not by memory "
+                           "(%zu probes, %s)\n",
+                        (long long)r->largest_fitting, r->n_probes, ib__fmt_ms(t, r->search_ms));
+    } else {
+        ib__sbuf_printf(b, "largest batch that fits: %lld (%zu probes, %s)\n", (long long)r->largest_fitting,
+                        r->n_probes, ib__fmt_ms(t, r->search_ms));
+    }
+}
+
+static void text_marks(ib__sbuf *b, const ib_throughput_result *r, int i)
+{
+    const char *marks[3];
+    size_t n = 0;
+    if (i == r->peak) marks[n++] = "peak";
+    if (i == r->knee) marks[n++] = "knee";
+    if (i == r->best_within_budget) marks[n++] = "best within budget";
+    for (size_t k = 0; k < n; k++) ib__sbuf_printf(b, "%s%s", k ? ", " : "  ", marks[k]);
+}
+
+static void text_row(ib__sbuf *b, const ib_throughput_result *r, int i)
+{
+    const ib_throughput_point *p = &r->points[i];
+    char t1[32], t2[32];
+    ib__sbuf_printf(b, "%9lld ", (long long)p->batch);
+    if (p->status == IB_ERR_DEVICE_OOM)
+        ib__sbuf_printf(b, "  out of memory at this batch during the sweep "
+                           "(session reopened, sweep went on)");
+    else if (p->status != IB_OK)
+        ib__sbuf_printf(b, "  not measured: %s", ib_status_str(p->status));
+    else
+        ib__sbuf_printf(b, "%13s %13s %11.4g %9.4g %9.4g", fmt_rate(t1, p->items_per_s),
+                        fmt_rate(t2, p->items_per_s_sync), p->back_to_back_ms_per_run, p->latency_ms.p50,
+                        p->latency_ms.p99);
+    text_marks(b, r, i);
+    ib__sbuf_printf(b, "\n");
+}
+
+static void text_curve(ib__sbuf *b, const ib_throughput_result *r)
+{
+    ib__sbuf_printf(b, "\n%9s %13s %13s %11s %9s %9s\n", "batch", "inputs/s", "inputs/s", "ms/run", "p50 ms",
+                    "p99 ms");
+    ib__sbuf_printf(b, "%9s %13s %13s %11s %9s %9s\n", "", "back-to-back", "per-run sync", "back-to-back",
+                    "batch", "batch");
+    for (size_t i = 0; i < r->n_points; i++) text_row(b, r, (int)i);
+}
+
+static void text_answers(ib__sbuf *b, const ib_throughput_result *r)
+{
+    char t1[32], t2[32];
+    const ib_throughput_point *peak = point_at(r, r->peak), *knee = point_at(r, r->knee);
+    if (!peak) return;
+    ib__sbuf_printf(b, "\npeak: %s inputs/s at batch %lld\n", fmt_rate(t1, peak->items_per_s),
+                    (long long)peak->batch);
+    ib__sbuf_printf(b, "      per-run synchronized timing (the classic method) gives %s inputs/s at this "
+                       "batch (%+.1f%%)\n",
+                    fmt_rate(t2, peak->items_per_s_sync),
+                    100 * (peak->items_per_s_sync / peak->items_per_s - 1));
+    if (knee)
+        ib__sbuf_printf(b, "knee: batch %lld, %s inputs/s (%.1f%% of the peak): "
+                           "the smallest batch close to it\n",
+                        (long long)knee->batch, fmt_rate(t1, knee->items_per_s),
+                        100 * knee->items_per_s / peak->items_per_s);
+    if (!(r->latency_budget_ms > 0)) return;
+    const ib_throughput_point *best = point_at(r, r->best_within_budget);
+    if (best)
+        ib__sbuf_printf(b, "within %s p99 batch latency: batch %lld, %s inputs/s (p99 %s)\n",
+                        ib__fmt_ms(t1, r->latency_budget_ms), (long long)best->batch,
+                        fmt_rate(t2, best->items_per_s), ib__fmt_ms(t1, best->latency_ms.p99));
+    else
+        ib__sbuf_printf(b, "within %s p99 batch latency: NO batch meets the budget\n",
+                        ib__fmt_ms(t1, r->latency_budget_ms));
+}
+
+char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload_info *info)
+{
+    ib__sbuf b = {0};
+    char t[32];
+    ib__sbuf_printf(&b, "inferbench throughput: %s, %s\n", info->model, info->provider);
+    ib__text_env(&b, &r->env);
+    ib__sbuf_printf(&b, "\nmethod: per batch, warm-up; runs each synchronized and timed alone (batch "
+                        "latency, per-run inputs/s);\n        then as many runs back-to-back under one "
+                        "timing (inputs/s = runs x batch / their time)\n");
+    text_search(&b, r, info);
+    if (r->n_points > 0) {
+        text_curve(&b, r);
+        text_answers(&b, r);
+        ib__sbuf_printf(&b, "sweep: %s\n", ib__fmt_ms(t, r->sweep_ms));
+    }
+    if (r->partial)
+        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
+                        ib_status_str(r->stop_status));
+    if (r->env.gpu_name[0] && !r->env.nvml_available && r->env.nvml_note[0])
+        ib__sbuf_printf(&b, "note: %s\n", r->env.nvml_note);
+    ib__text_warnings(&b, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static cJSON *config_json(const ib_throughput_config *cfg)
+{
+    cJSON *o = ib__json_config(&cfg->run);
+    cJSON_AddNumberToObject(o, "max_batch", (double)cfg->max_batch);
+    cJSON_AddNumberToObject(o, "knee_fraction", cfg->knee_fraction);
+    cJSON_AddNumberToObject(o, "latency_budget_ms", cfg->latency_budget_ms);
+    if (cfg->batches) {
+        cJSON *list = cJSON_AddArrayToObject(o, "batches");
+        for (size_t i = 0; i < cfg->n_batches; i++)
+            cJSON_AddItemToArray(list, cJSON_CreateNumber((double)cfg->batches[i]));
+    } else {
+        cJSON_AddNullToObject(o, "batches");
+    }
+    return o;
+}
+
+static cJSON *search_json(const ib_throughput_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "searched", r->searched);
+    cJSON_AddNumberToObject(o, "largest_fitting", (double)r->largest_fitting);
+    cJSON_AddBoolToObject(o, "limited_by_max_batch", r->limited_by_max_batch);
+    cJSON *probes = cJSON_AddArrayToObject(o, "probes");
+    for (size_t i = 0; i < r->n_probes; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "batch", (double)r->probes[i].batch);
+        cJSON_AddBoolToObject(p, "fits", r->probes[i].fits);
+        ib__json_add_number(p, "ms", r->probes[i].ms);
+        cJSON_AddItemToArray(probes, p);
+    }
+    ib__json_add_number(o, "search_ms", r->search_ms);
+    return o;
+}
+
+static cJSON *point_json(const ib_throughput_point *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "batch", (double)p->batch);
+    cJSON_AddStringToObject(o, "status", ib_status_str(p->status));
+    bool ok = p->status == IB_OK;
+    ib__json_add_number(o, "items_per_s", ok ? p->items_per_s : NAN);
+    ib__json_add_number(o, "items_per_s_sync", ok ? p->items_per_s_sync : NAN);
+    ib__json_add_number(o, "back_to_back_ms_per_run", ok ? p->back_to_back_ms_per_run : NAN);
+    if (ok) cJSON_AddItemToObject(o, "latency_ms", ib__json_stats(&p->latency_ms));
+    else cJSON_AddNullToObject(o, "latency_ms");
+    return o;
+}
+
+/* {batch, items_per_s} of a chosen point, or null when there is none. */
+static cJSON *choice_json(const ib_throughput_result *r, int i)
+{
+    const ib_throughput_point *p = point_at(r, i);
+    if (!p) return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "batch", (double)p->batch);
+    ib__json_add_number(o, "items_per_s", p->items_per_s);
+    return o;
+}
+
+static cJSON *budget_json(const ib_throughput_result *r)
+{
+    if (!(r->latency_budget_ms > 0)) return cJSON_CreateNull();
+    const ib_throughput_point *p = point_at(r, r->best_within_budget);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "ms", r->latency_budget_ms);
+    cJSON_AddBoolToObject(o, "met", p != NULL);
+    if (p) cJSON_AddNumberToObject(o, "batch", (double)p->batch);
+    else cJSON_AddNullToObject(o, "batch");
+    ib__json_add_number(o, "items_per_s", p ? p->items_per_s : NAN);
+    ib__json_add_number(o, "p99_ms", p ? p->latency_ms.p99 : NAN);
+    return o;
+}
+
+char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload_info *info,
+                                const ib_throughput_config *cfg)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "inferbench.throughput/1");
+    cJSON_AddBoolToObject(root, "partial", r->partial);
+    if (r->partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(r->stop_status));
+    cJSON_AddStringToObject(root, "model", info->model);
+    cJSON_AddStringToObject(root, "device", info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
+    cJSON_AddItemToObject(root, "config", config_json(cfg));
+    cJSON_AddItemToObject(root, "search", search_json(r));
+    ib__json_add_number(root, "sweep_ms", r->sweep_ms);
+    cJSON *curve = cJSON_AddArrayToObject(root, "curve");
+    for (size_t i = 0; i < r->n_points; i++) cJSON_AddItemToArray(curve, point_json(&r->points[i]));
+    cJSON_AddItemToObject(root, "peak", choice_json(r, r->peak));
+    cJSON *knee = choice_json(r, r->knee);
+    const ib_throughput_point *peak = point_at(r, r->peak), *kp = point_at(r, r->knee);
+    if (kp && peak) ib__json_add_number(knee, "fraction_of_peak", kp->items_per_s / peak->items_per_s);
+    cJSON_AddItemToObject(root, "knee", knee);
+    cJSON_AddItemToObject(root, "budget", budget_json(r));
+    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
+    return ib__json_finish(root);
+}

@@ -1,0 +1,579 @@
+/* Throughput on the scripted fake workload: the batch search finds exactly
+ * the largest batch that fits in few probes, the curve's figures and the
+ * answers (peak, knee, budget) are exact on a scripted curve, out-of-memory
+ * in the sweep is recovered from, other failures and cancel keep what was
+ * measured, fixed-batch models and explicit lists are not searched. */
+#include "check.h"
+#include "backend/workload.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The scripted curve: a batch costs 1 ms plus 0.01 ms an input up to 256,
+ * then gets worse fast (as a batch that spills out of cache would), so the
+ * largest batch is not the fastest. */
+static double batch_ms(int64_t b)
+{
+    double ms = 1.0 + 0.01 * (double)b;
+    return b <= 256 ? ms : ms * (1.0 + (double)(b - 256) / 256.0);
+}
+
+static double curve(int64_t batch, int64_t index, void *ctx)
+{
+    (void)index;
+    (void)ctx;
+    return batch_ms(batch);
+}
+
+static double items_per_s(int64_t b) { return (double)b / batch_ms(b) * 1000.0; }
+
+static ib_workload *open_fake(ib__fake_script *s)
+{
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK(ib__workload_open_fake(s, &w, &err) == IB_OK);
+    return w;
+}
+
+static void script(ib__fake_script *s, int64_t oom_above)
+{
+    ib__fake_script_init(s);
+    s->duration_ms = curve;
+    s->oom_above_batch = oom_above;
+}
+
+/* Short, deterministic per-batch measurement: a fixed warm-up count. */
+static void config(ib_throughput_config *cfg)
+{
+    ib_throughput_config_init(cfg);
+    cfg->run.warmup_runs = 5;
+    cfg->run.warmup_ms = 0;
+    cfg->run.warmup_until_steady = false;
+    cfg->run.runs = 20;
+}
+
+static int ceil_log2(int64_t x)
+{
+    int k = 0;
+    while (((int64_t)1 << k) < x) k++;
+    return k;
+}
+
+static void test_defaults(void)
+{
+    ib_throughput_config cfg;
+    ib_throughput_config_init(&cfg);
+    CHECK_EQ_INT(cfg.run.runs, 100);
+    CHECK_EQ_INT(cfg.run.warmup_runs, 5);
+    CHECK_NEAR(cfg.run.warmup_ms, 200, 0);
+    CHECK_NEAR(cfg.run.warmup_max_ms, 3000, 0);
+    CHECK(cfg.run.warmup_until_steady);
+    CHECK_EQ_INT(cfg.max_batch, 4096);
+    CHECK_NEAR(cfg.knee_fraction, 0.95, 0);
+    CHECK_NEAR(cfg.latency_budget_ms, 0, 0);
+    CHECK(cfg.batches == NULL);
+}
+
+/* One search: limit is the largest batch that fits (0: memory never runs
+ * out), expected what the search must find. */
+static void check_search(int64_t limit, int64_t max_batch, int64_t expected, bool limited)
+{
+    ib__fake_script s;
+    script(&s, limit);
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.run.runs = 2;
+    cfg.run.warmup_runs = 1;
+    cfg.max_batch = max_batch;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK(r->searched);
+    CHECK_EQ_INT(r->largest_fitting, expected);
+    CHECK(r->limited_by_max_batch == limited);
+    CHECK((int)r->n_probes <= 2 * ceil_log2(expected) + 2);
+    double probe_ms = 0;
+    for (size_t i = 0; i < r->n_probes; i++) {
+        const ib_batch_probe *p = &r->probes[i];
+        CHECK(p->batch >= 1 && p->batch <= max_batch);
+        CHECK(p->fits == (limit == 0 || p->batch <= limit));
+        probe_ms += p->ms;
+    }
+    /* Probes cost one scripted run each when they fit, nothing otherwise. */
+    CHECK_NEAR(r->search_ms, probe_ms, 1e-9);
+    /* The curve: powers of two up to the largest, and the largest. */
+    size_t n = 0;
+    for (int64_t b = 1; b <= expected; b *= 2) CHECK_EQ_INT(r->points[n++].batch, b);
+    if (r->points[n - 1].batch != expected) CHECK_EQ_INT(r->points[n++].batch, expected);
+    CHECK_EQ_INT(r->n_points, n);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_search_finds_largest(void)
+{
+    check_search(1, 4096, 1, false);
+    check_search(2, 4096, 2, false);
+    check_search(3, 4096, 3, false);
+    check_search(100, 4096, 100, false);
+    check_search(1000, 4096, 1000, false);
+    check_search(4096, 4096, 4096, true); /* fits exactly at the bound */
+    check_search(5000, 4096, 4096, true); /* would fit more: the bound stops it */
+    check_search(0, 100, 100, true);      /* a bound that is not a power of two */
+    check_search(5000, 8000, 5000, false);
+    check_search(4095, 4096, 4095, false);
+}
+
+static void test_batch_one_does_not_fit(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    s.oom_at_run = 0; /* the probe's run, again after every reopen */
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_OOM);
+    CHECK(strstr(err.message, "batch 1 does not fit") != NULL);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->n_probes, 1);
+    CHECK_EQ_INT(r->largest_fitting, 0);
+    CHECK_EQ_INT(r->n_points, 0);
+    CHECK_EQ_INT(r->peak, -1);
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "no batch was seen to fit"));
+    ib_free(text);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* The answers computed from the script, over the candidate batches. */
+static void expected_answers(const int64_t *cand, size_t n, double knee_fraction, double budget_ms,
+                             int64_t *peak, int64_t *knee, int64_t *best)
+{
+    *peak = *knee = *best = -1;
+    for (size_t i = 0; i < n; i++)
+        if (*peak < 0 || items_per_s(cand[i]) > items_per_s(*peak)) *peak = cand[i];
+    for (size_t i = 0; i < n; i++)
+        if (items_per_s(cand[i]) >= knee_fraction * items_per_s(*peak) && (*knee < 0 || cand[i] < *knee))
+            *knee = cand[i];
+    for (size_t i = 0; i < n; i++)
+        if (budget_ms > 0 && batch_ms(cand[i]) <= budget_ms &&
+            (*best < 0 || items_per_s(cand[i]) > items_per_s(*best)))
+            *best = cand[i];
+}
+
+static void check_curve(bool device_timer)
+{
+    ib__fake_script s;
+    script(&s, 1000);
+    s.has_device_timer = device_timer;
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.knee_fraction = 0.75;
+    cfg.latency_budget_ms = 2.5;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK(!r->partial);
+    const int64_t cand[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000};
+    const size_t n = sizeof cand / sizeof cand[0];
+    CHECK_EQ_INT(r->n_points, n);
+    for (size_t i = 0; i < n && i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        CHECK_EQ_INT(p->batch, cand[i]);
+        CHECK_EQ_INT(p->status, IB_OK);
+        CHECK_NEAR(p->items_per_s, items_per_s(cand[i]), 1e-6 * items_per_s(cand[i]));
+        CHECK_NEAR(p->items_per_s_sync, items_per_s(cand[i]), 1e-6 * items_per_s(cand[i]));
+        CHECK_NEAR(p->back_to_back_ms_per_run, batch_ms(cand[i]), 1e-9);
+        CHECK_EQ_INT(p->latency_ms.n, 20);
+        CHECK_NEAR(p->latency_ms.p99, batch_ms(cand[i]), 1e-9);
+    }
+    int64_t peak, knee, best;
+    expected_answers(cand, n, 0.75, 2.5, &peak, &knee, &best);
+    CHECK(peak == 256 && knee == 128 && best == 128); /* the script is what we think */
+    CHECK(r->peak >= 0 && r->points[r->peak].batch == peak);
+    CHECK(r->knee >= 0 && r->points[r->knee].batch == knee);
+    CHECK(r->best_within_budget >= 0 && r->points[r->best_within_budget].batch == best);
+    CHECK_EQ_INT(r->warnings & IB_WARN_FEW_SAMPLES, IB_WARN_FEW_SAMPLES); /* 20 runs */
+    CHECK_EQ_INT(r->warnings & IB_WARN_HIGH_CV, 0);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_curve_and_answers(void)
+{
+    check_curve(true);
+    check_curve(false);
+}
+
+static void test_knee_at_default_fraction(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.max_batch = 512;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    const int64_t cand[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+    int64_t peak, knee, best;
+    expected_answers(cand, sizeof cand / sizeof cand[0], 0.95, 0, &peak, &knee, &best);
+    CHECK(r->points[r->peak].batch == peak);
+    CHECK(r->points[r->knee].batch == knee);
+    CHECK_EQ_INT(r->best_within_budget, -1);
+    /* A fraction of 1: the knee is the peak itself (>=, not >). */
+    cfg.knee_fraction = 1.0;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK_EQ_INT(r->knee, r->peak);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_budget_not_met(void)
+{
+    ib__fake_script s;
+    script(&s, 64);
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.latency_budget_ms = 0.5; /* below batch 1's 1.01 ms */
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_NOT_MET);
+    CHECK(strstr(err.message, "latency budget") != NULL);
+    CHECK(!r->partial); /* the result is complete: the goal is what failed */
+    CHECK_EQ_INT(r->n_points, 7);
+    CHECK_EQ_INT(r->best_within_budget, -1);
+    CHECK(r->peak >= 0);
+    char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = cJSON_Parse(json);
+    CHECK(doc != NULL);
+    cJSON *budget = cJSON_GetObjectItem(doc, "budget");
+    CHECK(cJSON_IsObject(budget) && cJSON_IsFalse(cJSON_GetObjectItem(budget, "met")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(budget, "batch")));
+    cJSON_Delete(doc);
+    ib_free(json);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* Each point takes set_batch, 5 warm-up, 20 timed, 20 back-to-back runs:
+ * 45 runs. Run 60 falls in the timed runs of the second point. */
+static void test_oom_in_sweep_recovered(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    s.oom_at_run = 60; /* reopen restarts the count: the third point ends at 44 */
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    const int64_t list[] = {1, 2, 4};
+    cfg.batches = list;
+    cfg.n_batches = 3;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK(!r->partial);
+    CHECK_EQ_INT(r->n_points, 3);
+    CHECK_EQ_INT(r->points[0].status, IB_OK);
+    CHECK_EQ_INT(r->points[1].status, IB_ERR_DEVICE_OOM);
+    CHECK(isnan(r->points[1].items_per_s));
+    CHECK_EQ_INT(r->points[2].status, IB_OK);
+    CHECK_NEAR(r->points[2].items_per_s, items_per_s(4), 1e-6);
+    CHECK_EQ_INT(r->points[r->peak].batch, 4);
+    CHECK_EQ_INT(ib__fake_runs(w), 45); /* the third point, after the reopen */
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "out of memory at this batch"));
+    ib_free(text);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_failures_keep_what_was_measured(void)
+{
+    ib_throughput_config cfg;
+    config(&cfg);
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    ib__fake_script s;
+
+    /* A runtime failure in the search: no curve, the probes so far kept. */
+    script(&s, 0);
+    s.fail_at_run = 2; /* the third probe's run (batch 4) */
+    ib_workload *w = open_fake(&s);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_RUNTIME);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->stop_status, IB_ERR_RUNTIME);
+    CHECK_EQ_INT(r->n_probes, 2);
+    CHECK_EQ_INT(r->largest_fitting, 2);
+    CHECK_EQ_INT(r->n_points, 0);
+    ib_workload_destroy(w);
+
+    /* A lost device in the sweep: the points before it are kept. */
+    const int64_t list[] = {1, 2, 4};
+    cfg.batches = list;
+    cfg.n_batches = 3;
+    script(&s, 0);
+    s.lose_device_at_run = 60;
+    w = open_fake(&s);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->n_points, 2);
+    CHECK_EQ_INT(r->points[0].status, IB_OK);
+    CHECK_EQ_INT(r->points[1].status, IB_ERR_DEVICE_LOST);
+    CHECK_EQ_INT(r->points[r->peak].batch, 1);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_fixed_batch_model(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    s.has_batch_dim = false;
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK(!r->searched);
+    CHECK_EQ_INT(r->n_probes, 0);
+    CHECK_EQ_INT(r->n_points, 1);
+    CHECK_EQ_INT(r->points[0].batch, 1);
+    CHECK_EQ_INT(r->peak, 0);
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "fixed-batch model"));
+    ib_free(text);
+
+    const int64_t other[] = {8};
+    cfg.batches = other;
+    cfg.n_batches = 1;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_UNSUPPORTED);
+    CHECK(strstr(err.message, "fixed batch") != NULL);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_explicit_list(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    const int64_t list[] = {64, 1, 8};
+    cfg.batches = list;
+    cfg.n_batches = 3;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK(!r->searched);
+    CHECK_EQ_INT(r->n_probes, 0);
+    CHECK_EQ_INT(r->n_points, 3);
+    CHECK_EQ_INT(r->points[0].batch, 1); /* measured smallest first */
+    CHECK_EQ_INT(r->points[1].batch, 8);
+    CHECK_EQ_INT(r->points[2].batch, 64);
+    CHECK_EQ_INT(r->points[r->peak].batch, 64);
+    CHECK_EQ_INT(ib__fake_set_batches(w), 3);
+    char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = cJSON_Parse(json);
+    CHECK(doc != NULL);
+    CHECK(!strcmp(cJSON_GetObjectItem(doc, "schema")->valuestring, "inferbench.throughput/1"));
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "curve")), 3);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "search"), "searched")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(doc, "budget")));
+    CHECK_EQ_INT(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "peak"), "batch")->valuedouble, 64);
+    cJSON_Delete(doc);
+    ib_free(json);
+
+    const int64_t zero[] = {1, 0}, huge[] = {(int64_t)1 << 21}, twice[] = {4, 2, 4};
+    const struct {
+        const int64_t *b;
+        size_t n;
+    } bad[] = {{zero, 2}, {huge, 1}, {twice, 3}, {list, 0}, {list, IB_MAX_POINTS + 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cfg.batches = bad[i].b;
+        cfg.n_batches = bad[i].n;
+        CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    }
+    CHECK_EQ_INT(ib__fake_set_batches(w), 3); /* nothing ran for them */
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_bad_config(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    ib_workload *w = open_fake(&s);
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.max_batch = 0;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    config(&cfg);
+    cfg.max_batch = ((int64_t)1 << 20) + 1;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    config(&cfg);
+    cfg.knee_fraction = 0;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    config(&cfg);
+    cfg.latency_budget_ms = -1;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    config(&cfg);
+    cfg.run.precision = 0.01;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    config(&cfg);
+    cfg.run.runs = 0;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ib__fake_runs(w), 0);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* Raises the cancel flag on the first run at batch 8. */
+static double cancel_at_8(int64_t batch, int64_t index, void *ctx)
+{
+    (void)index;
+    if (batch == 8) *(volatile int *)ctx = 1;
+    return batch_ms(batch);
+}
+
+static void test_cancel_keeps_points(void)
+{
+    static volatile int cancel = 0;
+    ib__fake_script s;
+    script(&s, 0);
+    s.duration_ms = cancel_at_8;
+    s.ctx = (void *)&cancel;
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    const int64_t list[] = {1, 2, 4, 8, 16};
+    cfg.batches = list;
+    cfg.n_batches = 5;
+    cfg.run.cancel = &cancel;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->stop_status, IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r->n_points, 4);
+    CHECK_EQ_INT(r->points[3].status, IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r->points[r->peak].batch, 4);
+    free(r);
+    ib_workload_destroy(w);
+
+    /* Raised before anything: the search stops at once. */
+    cancel = 1;
+    script(&s, 0);
+    w = open_fake(&s);
+    config(&cfg);
+    cfg.run.cancel = &cancel;
+    r = malloc(sizeof *r);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->n_probes, 0);
+    CHECK_EQ_INT(ib__fake_runs(w), 0);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* 2 ms of device work behind 3 ms of host work per run: the device idles
+ * a third of the time. Per-run device timing sees 2 ms a run; back-to-back
+ * sees what the device can really sustain, 3 ms a run. */
+static double two_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)index;
+    (void)ctx;
+    return 2.0;
+}
+
+static void test_back_to_back_sees_host_bound(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = two_ms;
+    s.gpu_like = true;
+    s.host_overhead_ms = 3.0;
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    const int64_t list[] = {16};
+    cfg.batches = list;
+    cfg.n_batches = 1;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    const ib_throughput_point *p = &r->points[0];
+    CHECK_NEAR(p->latency_ms.p50, 2.0, 1e-9);
+    CHECK_NEAR(p->items_per_s_sync, 16 / 2.0 * 1000, 1e-6);
+    /* From the first run's start to the last run's end: 20 launches 3 ms
+     * apart, the last one's 2 ms of work, less the first launch. */
+    CHECK_NEAR(p->back_to_back_ms_per_run, (3.0 * 20 - 1) / 20, 1e-9);
+    CHECK(p->items_per_s < p->items_per_s_sync);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_text_report(void)
+{
+    ib__fake_script s;
+    script(&s, 100);
+    ib_workload *w = open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.latency_budget_ms = 2.5;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "largest batch that fits: 100 ("));
+    CHECK(text && strstr(text, "peak: "));
+    CHECK(text && strstr(text, "knee: batch "));
+    CHECK(text && strstr(text, "best within budget"));
+    ib_free(text);
+    free(r);
+    ib_workload_destroy(w);
+
+    script(&s, 0);
+    w = open_fake(&s);
+    cfg.max_batch = 16;
+    r = malloc(sizeof *r);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "limited by --max-batch"));
+    ib_free(text);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+int main(void)
+{
+    test_defaults();
+    test_search_finds_largest();
+    test_batch_one_does_not_fit();
+    test_curve_and_answers();
+    test_knee_at_default_fraction();
+    test_budget_not_met();
+    test_oom_in_sweep_recovered();
+    test_failures_keep_what_was_measured();
+    test_fixed_batch_model();
+    test_explicit_list();
+    test_bad_config();
+    test_cancel_keeps_points();
+    test_back_to_back_sees_host_bound();
+    test_text_report();
+    return check_summary("test_throughput");
+}
