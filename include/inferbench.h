@@ -377,6 +377,7 @@ typedef struct ib_pitfalls_result {
     bool partial;
     ib_status stop_status;
     ib_pitfall_row rows[IB_PITFALL_COUNT];
+    unsigned warnings;         /* IB_WARN_* of the correct row */
     ib_env env;
 } ib_pitfalls_result;
 

@@ -86,7 +86,12 @@ static ib_status fake_run_with_copies(ib_workload *w, ib_error *err)
 static ib_status fake_set_run_sync(ib_workload *w, bool sync, ib_error *err)
 {
     (void)err;
-    impl(w)->run_sync = sync;
+    fake *f = impl(w);
+    f->run_sync = sync;
+    /* The fake has no stream, so ib__workload_synchronize cannot reach its
+     * queue: going back to synchronous runs drains it instead, so that
+     * queued work never lands in a later timing. */
+    if (sync) f->now_ms = fmax(f->now_ms, f->device_done_ms);
     return IB_OK;
 }
 

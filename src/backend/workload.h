@@ -68,9 +68,9 @@ typedef struct ib__fake_script {
     /* Behaves as a GPU workload (info.device CUDA): after set_run_sync(false)
      * a run costs the host only host_overhead_ms and its work is queued on a
      * virtual device; whatever waits for the device (a synchronous run,
-     * run_with_copies, reopen, the device timer's elapsed) brings the host
-     * clock to the end of the queued work. Without it runs are always
-     * synchronous. */
+     * run_with_copies, reopen, set_run_sync(true), the device timer's
+     * elapsed) brings the host clock to the end of the queued work. Without
+     * it runs are always synchronous. */
     bool gpu_like;
     double copy_ms;               /* run_with_copies: a run plus this copy time */
 } ib__fake_script;

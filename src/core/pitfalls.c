@@ -1,0 +1,297 @@
+/* The pitfalls measurement: the correct latency and, in the same process and
+ * on the same session, what each classic timing mistake would have reported
+ * (docs/pitfalls.md). The correct row is ib_measure_latency itself; the wrong
+ * ways are each the smallest change to it that makes the mistake, so that
+ * the difference between two rows is that mistake and nothing else. */
+#include "core/latency.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A single run "off" by more than this (percent of the median) is counted
+ * in single_off_5pct. */
+#define SINGLE_OFF_PCT 5.0
+
+static const struct {
+    const char *name;
+    const char *why;
+} row_texts[IB_PITFALL_COUNT] = {
+    [IB_PITFALL_CORRECT] = {"correct",
+                            "the reference: the device's own clock (the host's on a CPU), warmed up, "
+                            "data resident where the model runs, many runs"},
+    [IB_PITFALL_HOST_NO_SYNC] = {"host clock, no sync",
+                                 "the run returns once the GPU work is queued: the host clock times the "
+                                 "launch, not the inference"},
+    [IB_PITFALL_COPIES] = {"copies included",
+                           "host-to-device input and device-to-host output copies are counted as "
+                           "inference"},
+    [IB_PITFALL_NO_WARMUP] = {"no warm-up",
+                              "the first runs pay start-up costs (session, kernel selection, memory "
+                              "pools, clocks): they inflate the mean and the spread"},
+    [IB_PITFALL_SINGLE_SAMPLE] = {"single sample",
+                                  "one run is one draw from a distribution: it can land anywhere in "
+                                  "the spread"},
+};
+
+typedef ib_status (*run_fn)(ib_workload *w, ib_error *err);
+/* Takes one sample of a method, in ms. */
+typedef ib_status (*sample_fn)(ib_workload *w, void *ctx, double *ms, ib_error *err);
+
+static bool cancelled(const ib_config *cfg) { return cfg->cancel && *cfg->cancel; }
+
+static double host_now(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }
+
+static void row_init(ib_pitfall_row *row, ib_pitfall kind)
+{
+    memset(row, 0, sizeof *row);
+    row->kind = kind;
+    row->name = row_texts[kind].name;
+    row->why = row_texts[kind].why;
+    row->applies = true;
+    row->error_pct = row->single_p5_pct = row->single_p95_pct = row->single_off_5pct = NAN;
+}
+
+static void row_fail(ib_pitfall_row *row, ib_status st, const char *message)
+{
+    row->status = st;
+    ib__strlcpy(row->error, message && *message ? message : ib_status_str(st), sizeof row->error);
+}
+
+/* Which mistakes cannot be made here at all. A mistake that can be made but
+ * that this workload cannot reproduce (an optional slot is missing) is a
+ * row that applies and failed with IB_ERR_UNSUPPORTED instead. */
+static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
+{
+    bool device = w->info.device == IB_DEVICE_CUDA;
+    ib_pitfall_row *no_sync = &out->rows[IB_PITFALL_HOST_NO_SYNC];
+    ib_pitfall_row *copies = &out->rows[IB_PITFALL_COPIES];
+    ib_pitfall_row *cold = &out->rows[IB_PITFALL_NO_WARMUP];
+    if (!device) {
+        no_sync->applies = false;
+        no_sync->not_applicable = "not a mistake on the CPU: a CPU run is synchronous, the host clock "
+                                  "is the right clock";
+        copies->applies = false;
+        copies->not_applicable = "the data already lives in host memory: there is no copy to include";
+    }
+    if (no_sync->applies && !w->ops->set_run_sync)
+        row_fail(no_sync, IB_ERR_UNSUPPORTED,
+                 "this workload's runs always wait for the device: it cannot return early");
+    if (copies->applies && !w->ops->run_with_copies)
+        row_fail(copies, IB_ERR_UNSUPPORTED, "this workload cannot run from host memory");
+    if (!w->ops->reopen)
+        row_fail(cold, IB_ERR_UNSUPPORTED,
+                 "this workload cannot open a fresh session, so its cold start cannot be repeated");
+}
+
+/* Statistics of what a method reported, and its median against the
+ * correct one. */
+static void row_summarize(ib_pitfall_row *row, const double *x, size_t n, double correct_median)
+{
+    if (n == 0) return;
+    ib_stats_compute(x, n, &row->stats);
+    row->error_pct = correct_median > 0 ? (row->stats.p50 / correct_median - 1.0) * 100.0 : NAN;
+}
+
+/* The spread of a single run taken as the answer, over the correct samples:
+ * each run's error against their median. error_pct is the 95th percentile
+ * of |error|: 95% of single runs land within +-error_pct of the median. */
+static ib_status single_sample(ib_pitfall_row *row, const double *x, const ib_stats *st)
+{
+    row->stats = *st;
+    double median = st->p50;
+    if (!(median > 0)) return IB_OK; /* no relative error of a zero time */
+    double *e = malloc(st->n * sizeof *e);
+    if (!e) return IB_ERR_NO_MEMORY;
+    size_t off = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        e[i] = (x[i] / median - 1.0) * 100.0;
+        if (fabs(e[i]) > SINGLE_OFF_PCT) off++;
+    }
+    ib__sort(e, st->n);
+    row->single_p5_pct = ib_quantile_sorted(e, st->n, 0.05);
+    row->single_p95_pct = ib_quantile_sorted(e, st->n, 0.95);
+    row->single_off_5pct = (double)off / (double)st->n;
+    for (size_t i = 0; i < st->n; i++) e[i] = fabs(e[i]);
+    ib__sort(e, st->n);
+    row->error_pct = ib_quantile_sorted(e, st->n, 0.95);
+    free(e);
+    return IB_OK;
+}
+
+/* The correct row: the latency measurement's own figures. */
+static void fill_correct(ib_pitfall_row *row, const ib_latency_result *r)
+{
+    if (r->n == 0) return;
+    row->stats = r->has_device_timer ? r->device : r->host;
+    row->error_pct = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The wrong ways                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* What naive code does: the host clock read before and right after. */
+static ib_status time_host(ib_workload *w, run_fn run, double *ms, ib_error *err)
+{
+    double t0 = host_now(w);
+    IB_TRY(run(w, err));
+    *ms = host_now(w) - t0;
+    return IB_OK;
+}
+
+static ib_status sample_no_sync(ib_workload *w, void *ctx, double *ms, ib_error *err)
+{
+    (void)ctx;
+    IB_TRY(time_host(w, w->ops->run, ms, err));
+    /* Outside the timing: without it the runs would pile up on the stream
+     * and the host would end up waiting inside a later run's timing. */
+    return ib__workload_synchronize(w, err);
+}
+
+static ib_status sample_with_copies(ib_workload *w, void *ctx, double *ms, ib_error *err)
+{
+    (void)ctx;
+    return time_host(w, w->ops->run_with_copies, ms, err);
+}
+
+/* The correct timer (device time when there is one), just no warm-up. */
+static ib_status sample_correct_timer(ib_workload *w, void *ctx, double *ms, ib_error *err)
+{
+    (void)w;
+    double device_ms, host_ms;
+    IB_TRY(ib__runner_time_one(ctx, &device_ms, &host_ms, err));
+    *ms = isnan(device_ms) ? host_ms : device_ms;
+    return IB_OK;
+}
+
+/* Takes n samples into x; *done counts those taken, also on a failure. */
+static ib_status sample_n(ib_workload *w, const ib_config *cfg, sample_fn one, void *ctx, double *x,
+                          size_t n, size_t *done, ib_error *err)
+{
+    for (*done = 0; *done < n; (*done)++) {
+        if (cancelled(cfg)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        IB_TRY(one(w, ctx, &x[*done], err));
+    }
+    return IB_OK;
+}
+
+static ib_status measure_no_sync(ib_workload *w, const ib_config *cfg, double *x, size_t n,
+                                 size_t *done, ib_error *err)
+{
+    IB_TRY(w->ops->set_run_sync(w, false, err));
+    ib_status st = sample_n(w, cfg, sample_no_sync, NULL, x, n, done, err);
+    /* Whatever happened, the workload is left as the other rows expect it. */
+    ib_status back = w->ops->set_run_sync(w, true, st == IB_OK ? err : NULL);
+    if (st != IB_OK) (void)ib__workload_synchronize(w, NULL);
+    return st != IB_OK ? st : back;
+}
+
+static ib_status measure_copies(ib_workload *w, const ib_config *cfg, double *x, size_t n,
+                                size_t *done, ib_error *err)
+{
+    return sample_n(w, cfg, sample_with_copies, NULL, x, n, done, err);
+}
+
+/* A fresh session, then the runs from the very first one. */
+static ib_status measure_no_warmup(ib_workload *w, const ib_config *cfg, double *x, size_t n,
+                                   size_t *done, ib_error *err)
+{
+    *done = 0;
+    IB_TRY(w->ops->reopen(w, err));
+    ib__runner run;
+    IB_TRY(ib__runner_init(&run, w, cfg, err));
+    ib_status st = sample_n(w, cfg, sample_correct_timer, &run, x, n, done, err);
+    ib__runner_release(&run);
+    return st;
+}
+
+typedef ib_status (*measure_fn)(ib_workload *w, const ib_config *cfg, double *x, size_t n,
+                                size_t *done, ib_error *err);
+
+/* Measures one wrong way into its row; a failure stays in the row. Returns
+ * the row's status. */
+static ib_status measure_row(ib_pitfall_row *row, measure_fn measure, ib_workload *w,
+                             const ib_config *cfg, double *x, size_t n, double correct_median)
+{
+    if (!row->applies || row->status != IB_OK) return IB_OK;
+    ib_error e = {{0}};
+    size_t done = 0;
+    ib_status st = measure(w, cfg, x, n, &done, &e);
+    row_summarize(row, x, done, correct_median);
+    if (st != IB_OK) row_fail(row, st, e.message);
+    return st;
+}
+
+/* Stopped early: the rows not reached say so, and why. */
+static void stop(ib_pitfalls_result *out, ib_status st, const char *why)
+{
+    out->partial = true;
+    out->stop_status = st;
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) {
+        ib_pitfall_row *row = &out->rows[k];
+        bool reached = row->status != IB_OK || row->stats.n > 0;
+        if (row->applies && !reached) row_fail(row, st, why);
+    }
+}
+
+static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, const ib_config *cfg,
+                                    size_t n, double correct_median, ib_error *err)
+{
+    static const struct {
+        ib_pitfall kind;
+        measure_fn measure;
+    } order[] = {
+        /* After the correct row, so warm; the cold start last, since it
+         * throws the warm session away. */
+        {IB_PITFALL_HOST_NO_SYNC, measure_no_sync},
+        {IB_PITFALL_COPIES, measure_copies},
+        {IB_PITFALL_NO_WARMUP, measure_no_warmup},
+    };
+    double *x = malloc(n * sizeof *x);
+    IB_FAIL_IF(!x, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < sizeof order / sizeof order[0] && st == IB_OK; i++) {
+        if (cancelled(cfg)) {
+            st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+            break;
+        }
+        ib_pitfall_row *row = &out->rows[order[i].kind];
+        if (measure_row(row, order[i].measure, w, cfg, x, n, correct_median) == IB_ERR_INTERRUPTED)
+            st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+    }
+    free(x);
+    return st;
+}
+
+ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out,
+                              ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) row_init(&out->rows[k], (ib_pitfall)k);
+    IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or configuration");
+    mark_applicability(out, w);
+
+    ib_error e = {{0}};
+    ib_latency_result correct;
+    ib_status st = ib_measure_latency(w, cfg, &correct, &e);
+    out->env = correct.env;
+    out->warnings = correct.warnings;
+    ib_pitfall_row *ref = &out->rows[IB_PITFALL_CORRECT];
+    fill_correct(ref, &correct);
+    if (st != IB_OK) {
+        row_fail(ref, st, e.message);
+        stop(out, st, st == IB_ERR_INTERRUPTED ? "interrupted" : "the correct measurement failed");
+        ib_latency_result_free(&correct);
+        return ib__fail(err, st, "%s", e.message);
+    }
+    ib_pitfall_row *single = &out->rows[IB_PITFALL_SINGLE_SAMPLE];
+    if (single_sample(single, correct.has_device_timer ? correct.device_ms : correct.host_ms,
+                      &ref->stats) != IB_OK)
+        row_fail(single, IB_ERR_NO_MEMORY, "out of host memory");
+    st = measure_wrong_ways(out, w, cfg, correct.n, ref->stats.p50, err);
+    ib_latency_result_free(&correct);
+    if (st != IB_OK) stop(out, st, st == IB_ERR_INTERRUPTED ? "interrupted" : ib_status_str(st));
+    return st;
+}

@@ -1,0 +1,132 @@
+/* The pitfalls report: the correct figure and what each classic timing
+ * mistake would have said, side by side; table and JSON. */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* JSON names of the rows, by ib_pitfall. */
+static const char *const kind_keys[IB_PITFALL_COUNT] = {
+    [IB_PITFALL_CORRECT] = "correct",
+    [IB_PITFALL_HOST_NO_SYNC] = "host_no_sync",
+    [IB_PITFALL_COPIES] = "copies",
+    [IB_PITFALL_NO_WARMUP] = "no_warmup",
+    [IB_PITFALL_SINGLE_SAMPLE] = "single_sample",
+};
+
+/* "+12.3%", "+-4.5%" for the single sample (a spread, not an offset). */
+static const char *fmt_error(char buf[32], const ib_pitfall_row *row)
+{
+    if (row->kind == IB_PITFALL_CORRECT || !isfinite(row->error_pct)) snprintf(buf, 32, "-");
+    else if (row->kind == IB_PITFALL_SINGLE_SAMPLE) snprintf(buf, 32, "+-%.1f%%", row->error_pct);
+    else snprintf(buf, 32, "%+.1f%%", row->error_pct);
+    return buf;
+}
+
+static void text_row(ib__sbuf *b, const ib_pitfall_row *row)
+{
+    if (!row->applies) {
+        ib__sbuf_printf(b, "%-20s N/A: %s\n", row->name, row->not_applicable);
+        return;
+    }
+    if (row->stats.n == 0) {
+        ib__sbuf_printf(b, "%-20s not measured: %s\n", row->name, row->error);
+        return;
+    }
+    char mean[32], std[32], median[32], error[32];
+    ib__sbuf_printf(b, "%-20s %7zu %10s %10s %10s %11s  %s\n", row->name, row->stats.n,
+                    ib__fmt_ms(mean, row->stats.mean), ib__fmt_ms(std, row->stats.std),
+                    ib__fmt_ms(median, row->stats.p50), fmt_error(error, row), row->why);
+    if (row->status != IB_OK)
+        ib__sbuf_printf(b, "%-20s stopped early (%s): %s\n", "", ib_status_str(row->status), row->error);
+}
+
+static void text_single_sample(ib__sbuf *b, const ib_pitfall_row *row)
+{
+    if (row->stats.n == 0 || !isfinite(row->single_p5_pct)) return;
+    ib__sbuf_printf(b,
+                    "single sample: one run lands between %+.1f%% and %+.1f%% of the median (5th-95th "
+                    "pct); %.0f%% of single runs are off by >5%%\n",
+                    row->single_p5_pct, row->single_p95_pct, 100 * row->single_off_5pct);
+}
+
+/* A cold start is one run among many: it barely moves the median the
+ * table compares, but it moves the mean, which is what naive code reports. */
+static void text_no_warmup(ib__sbuf *b, const ib_pitfall_row *row, const ib_pitfall_row *correct)
+{
+    if (row->stats.n == 0 || correct->stats.n == 0 || !(correct->stats.mean > 0)) return;
+    char slowest[32], mean[32];
+    ib__sbuf_printf(b,
+                    "no warm-up: its slowest run took %s (%.1fx the correct median); its mean, %s, is "
+                    "%+.1f%% off the correct mean\n",
+                    ib__fmt_ms(slowest, row->stats.max), row->stats.max / correct->stats.p50,
+                    ib__fmt_ms(mean, row->stats.mean), (row->stats.mean / correct->stats.mean - 1) * 100);
+}
+
+char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_info *info)
+{
+    ib__sbuf b = {0};
+    ib__sbuf_printf(&b, "inferbench pitfalls: %s, batch %lld, %s\n", info->model, (long long)info->batch,
+                    info->provider);
+    ib__text_env(&b, &r->env);
+    ib__sbuf_printf(&b,
+                    "\n\nwhat each classic timing mistake would have reported, on this model in this "
+                    "session:\n\n%-20s %7s %10s %10s %10s %11s  %s\n",
+                    "method", "n", "mean", "std", "median", "vs correct", "why");
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) text_row(&b, &r->rows[k]);
+    ib__sbuf_printf(&b, "\n");
+    text_no_warmup(&b, &r->rows[IB_PITFALL_NO_WARMUP], &r->rows[IB_PITFALL_CORRECT]);
+    text_single_sample(&b, &r->rows[IB_PITFALL_SINGLE_SAMPLE]);
+    if (r->partial)
+        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
+                        ib_status_str(r->stop_status));
+    ib__text_warnings(&b, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+static void add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+    if (s && *s) cJSON_AddStringToObject(o, key, s);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *row_json(const ib_pitfall_row *row)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "kind", kind_keys[row->kind]);
+    cJSON_AddStringToObject(o, "name", row->name);
+    cJSON_AddBoolToObject(o, "applies", row->applies);
+    add_string_or_null(o, "not_applicable", row->applies ? NULL : row->not_applicable);
+    cJSON_AddStringToObject(o, "status", ib_status_str(row->status));
+    add_string_or_null(o, "error", row->status != IB_OK ? row->error : NULL);
+    if (row->stats.n > 0) cJSON_AddItemToObject(o, "stats", ib__json_stats(&row->stats));
+    else cJSON_AddNullToObject(o, "stats");
+    ib__json_add_number(o, "error_pct", row->error_pct);
+    cJSON_AddStringToObject(o, "why", row->why);
+    if (row->kind == IB_PITFALL_SINGLE_SAMPLE) {
+        ib__json_add_number(o, "single_p5_pct", row->single_p5_pct);
+        ib__json_add_number(o, "single_p95_pct", row->single_p95_pct);
+        ib__json_add_number(o, "single_off_5pct", row->single_off_5pct);
+    }
+    return o;
+}
+
+char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
+                              const ib_config *cfg)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "inferbench.pitfalls/1");
+    cJSON_AddBoolToObject(root, "partial", r->partial);
+    if (r->partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(r->stop_status));
+    cJSON_AddStringToObject(root, "model", info->model);
+    cJSON_AddStringToObject(root, "device", info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    cJSON_AddNumberToObject(root, "batch", (double)info->batch);
+    cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
+    cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
+    cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) cJSON_AddItemToArray(rows, row_json(&r->rows[k]));
+    /* The correct row's warnings: its samples and the GPU's state. */
+    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
+    return ib__json_finish(root);
+}

@@ -1,0 +1,358 @@
+/* The pitfalls measurement on the scripted fake: each wrong way reports
+ * exactly what that mistake would report (host clock without sync = launch
+ * overhead, copies = run + copy, no warm-up = the cold run in the mean,
+ * single sample = the spread of the pattern); rows that cannot be made are
+ * marked, failures stay in their row, the correct row's failure and a
+ * cancel stop everything with what was measured. */
+#include "check.h"
+#include "backend/workload.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OVERHEAD_MS 0.05
+#define COPY_MS 0.7
+#define WARMUP 20
+#define RUNS 300 /* a multiple of the pattern's period: every row sees the same mix */
+
+/* The steady pattern: 2 ms -8%, -4%, 0, +4%, +8% by index % 5. */
+static const double pattern_ms[5] = {1.84, 1.92, 2.00, 2.08, 2.16};
+
+typedef struct cancel_at {
+    volatile int *flag;
+    int64_t index; /* the run that raises the flag */
+} cancel_at;
+
+/* Cold run 100 ms, start-up runs 1..5 decaying, then the pattern. */
+static double script(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    cancel_at *c = ctx;
+    if (c && index == c->index) *c->flag = 1;
+    if (index == 0) return 100.0;
+    if (index <= 5) return 2.0 + 10.0 / (double)index;
+    return pattern_ms[index % 5];
+}
+
+static ib__fake_script gpu_script(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = script;
+    s.host_overhead_ms = OVERHEAD_MS;
+    s.gpu_like = true;
+    s.copy_ms = COPY_MS;
+    return s;
+}
+
+static ib_workload *open_fake(const ib__fake_script *s)
+{
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK(ib__workload_open_fake(s, &w, &err) == IB_OK);
+    return w;
+}
+
+static ib_config fixed_config(void)
+{
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = WARMUP;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = RUNS;
+    return cfg;
+}
+
+/* The runs taken by the correct row, after which the wrong ways start. */
+#define CORRECT_RUNS (1 + WARMUP + RUNS)
+
+static void test_gpu_rows_exact(void)
+{
+    ib__fake_script s = gpu_script();
+    ib_workload *w = open_fake(&s);
+    ib_config cfg = fixed_config();
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    CHECK(!r.partial);
+
+    const ib_pitfall_row *ok = &r.rows[IB_PITFALL_CORRECT];
+    CHECK(ok->status == IB_OK && ok->applies);
+    CHECK_EQ_INT(ok->stats.n, RUNS);
+    CHECK_NEAR(ok->stats.p50, 2.0, 1e-12); /* device time: no host overhead */
+    CHECK_NEAR(ok->error_pct, 0, 0);
+
+    /* Runs return once queued: the host clock sees the launch only. */
+    const ib_pitfall_row *ns = &r.rows[IB_PITFALL_HOST_NO_SYNC];
+    CHECK(ns->applies && ns->status == IB_OK);
+    CHECK_EQ_INT(ns->stats.n, RUNS);
+    CHECK_NEAR(ns->stats.p50, OVERHEAD_MS, 1e-9);
+    CHECK_NEAR(ns->stats.max, OVERHEAD_MS, 1e-9);
+    CHECK_NEAR(ns->error_pct, (OVERHEAD_MS / 2.0 - 1) * 100, 1e-6);
+
+    /* Synchronous, host-timed, with the copies inside. */
+    const ib_pitfall_row *cp = &r.rows[IB_PITFALL_COPIES];
+    CHECK(cp->applies && cp->status == IB_OK);
+    CHECK_EQ_INT(cp->stats.n, RUNS);
+    CHECK_NEAR(cp->stats.p50, 2.0 + COPY_MS + OVERHEAD_MS, 1e-9);
+    CHECK_NEAR(cp->stats.min, 1.84 + COPY_MS + OVERHEAD_MS, 1e-9);
+    CHECK_NEAR(cp->error_pct, ((2.0 + COPY_MS + OVERHEAD_MS) / 2.0 - 1) * 100, 1e-6);
+
+    /* A fresh session: runs 0..RUNS-1, the cold one and the start-up ones
+     * included, device-timed. */
+    const ib_pitfall_row *cold = &r.rows[IB_PITFALL_NO_WARMUP];
+    CHECK(cold->applies && cold->status == IB_OK);
+    double sum = 0;
+    for (int64_t i = 0; i < RUNS; i++) sum += script(1, i, NULL);
+    CHECK_EQ_INT(cold->stats.n, RUNS);
+    CHECK_NEAR(cold->stats.mean, sum / RUNS, 1e-9);
+    CHECK_NEAR(cold->stats.max, 100.0, 1e-9);
+    CHECK(cold->stats.mean > ok->stats.mean + 0.3); /* the cold run alone adds 98/300 ms */
+    CHECK_EQ_INT(ib__fake_runs(w), RUNS); /* the run index restarted at the reopen */
+
+    /* -8, -4, 0, +4, +8 percent, 60 runs each. */
+    const ib_pitfall_row *one = &r.rows[IB_PITFALL_SINGLE_SAMPLE];
+    CHECK(one->applies && one->status == IB_OK);
+    CHECK_NEAR(one->single_p5_pct, -8.0, 1e-9);
+    CHECK_NEAR(one->single_p95_pct, 8.0, 1e-9);
+    CHECK_NEAR(one->single_off_5pct, 0.4, 1e-12);
+    CHECK_NEAR(one->error_pct, 8.0, 1e-9);
+    CHECK_NEAR(one->stats.p50, ok->stats.p50, 0);
+
+    /* Runs are synchronous again: a run costs the host overhead + duration. */
+    double t0 = w->clock.now_ms(w->clock.ctx);
+    CHECK(w->ops->run(w, &err) == IB_OK);
+    CHECK_NEAR(w->clock.now_ms(w->clock.ctx) - t0, OVERHEAD_MS + script(1, RUNS, NULL), 1e-9);
+    ib_workload_destroy(w);
+}
+
+/* A CPU workload: no async runs, no copies; the other rows still measured. */
+static void test_cpu_not_applicable(void)
+{
+    ib__fake_script s = gpu_script();
+    s.gpu_like = false;
+    s.has_device_timer = false;
+    ib_workload *w = open_fake(&s);
+    ib__workload_ops cpu_ops = *w->ops;
+    cpu_ops.set_run_sync = NULL;
+    cpu_ops.run_with_copies = NULL;
+    w->ops = &cpu_ops;
+    ib_config cfg = fixed_config();
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    CHECK(!r.partial);
+    for (int k = IB_PITFALL_HOST_NO_SYNC; k <= IB_PITFALL_COPIES; k++) {
+        CHECK(!r.rows[k].applies);
+        CHECK(r.rows[k].not_applicable != NULL && strlen(r.rows[k].not_applicable) > 10);
+        CHECK(r.rows[k].status == IB_OK);
+        CHECK_EQ_INT(r.rows[k].stats.n, 0);
+    }
+    CHECK(strstr(r.rows[IB_PITFALL_HOST_NO_SYNC].not_applicable, "synchronous") != NULL);
+    /* Host-timed correct row: overhead included, the same in every row. */
+    CHECK_NEAR(r.rows[IB_PITFALL_CORRECT].stats.p50, 2.0 + OVERHEAD_MS, 1e-9);
+    CHECK(r.rows[IB_PITFALL_NO_WARMUP].applies);
+    CHECK_EQ_INT(r.rows[IB_PITFALL_NO_WARMUP].stats.n, RUNS);
+    CHECK_NEAR(r.rows[IB_PITFALL_NO_WARMUP].stats.max, 100.0 + OVERHEAD_MS, 1e-9);
+    CHECK_EQ_INT(r.rows[IB_PITFALL_SINGLE_SAMPLE].stats.n, RUNS);
+    CHECK_EQ_INT(ib__fake_runs(w), RUNS);
+    ib_workload_destroy(w);
+}
+
+/* A GPU workload missing the optional slots: the mistakes apply but cannot
+ * be shown; the rows say why and the others run. */
+static void test_missing_slots(void)
+{
+    ib__fake_script s = gpu_script();
+    ib_workload *w = open_fake(&s);
+    ib__workload_ops ops = *w->ops;
+    ops.set_run_sync = NULL;
+    ops.reopen = NULL;
+    w->ops = &ops;
+    ib_config cfg = fixed_config();
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    const ib_pitfall_row *ns = &r.rows[IB_PITFALL_HOST_NO_SYNC];
+    CHECK(ns->applies && ns->status == IB_ERR_UNSUPPORTED && ns->stats.n == 0 && ns->error[0]);
+    const ib_pitfall_row *cold = &r.rows[IB_PITFALL_NO_WARMUP];
+    CHECK(cold->applies && cold->status == IB_ERR_UNSUPPORTED && cold->stats.n == 0);
+    CHECK(strstr(cold->error, "fresh session") != NULL);
+    CHECK(r.rows[IB_PITFALL_COPIES].status == IB_OK);
+    CHECK_EQ_INT(r.rows[IB_PITFALL_COPIES].stats.n, RUNS);
+    CHECK_EQ_INT(ib__fake_runs(w), CORRECT_RUNS + RUNS);
+    ib_workload_destroy(w);
+}
+
+/* A wrong way that fails keeps its samples and its error; the next row runs. */
+static void test_row_failure_isolated(void)
+{
+    ib__fake_script s = gpu_script();
+    s.fail_at_run = CORRECT_RUNS + RUNS + 10; /* the 11th copies run */
+    ib_workload *w = open_fake(&s);
+    ib_config cfg = fixed_config();
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    CHECK(!r.partial);
+    const ib_pitfall_row *cp = &r.rows[IB_PITFALL_COPIES];
+    CHECK(cp->status == IB_ERR_RUNTIME);
+    CHECK(strstr(cp->error, "failed") != NULL);
+    CHECK_EQ_INT(cp->stats.n, 10);
+    CHECK(r.rows[IB_PITFALL_NO_WARMUP].status == IB_OK);
+    CHECK_EQ_INT(r.rows[IB_PITFALL_NO_WARMUP].stats.n, RUNS);
+    ib_workload_destroy(w);
+}
+
+/* The correct row fails: its error is returned, with what it measured. */
+static void test_correct_failure(void)
+{
+    ib__fake_script s = gpu_script();
+    s.fail_at_run = 1 + WARMUP + 40;
+    ib_workload *w = open_fake(&s);
+    ib_config cfg = fixed_config();
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_RUNTIME);
+    CHECK(r.partial);
+    CHECK(r.stop_status == IB_ERR_RUNTIME);
+    CHECK(strstr(err.message, "failed") != NULL);
+    CHECK(r.rows[IB_PITFALL_CORRECT].status == IB_ERR_RUNTIME);
+    CHECK_EQ_INT(r.rows[IB_PITFALL_CORRECT].stats.n, 40);
+    for (int k = IB_PITFALL_HOST_NO_SYNC; k < IB_PITFALL_COUNT; k++) {
+        CHECK(r.rows[k].status == IB_ERR_RUNTIME);
+        CHECK_EQ_INT(r.rows[k].stats.n, 0);
+        CHECK(strstr(r.rows[k].error, "the correct measurement failed") != NULL);
+    }
+    CHECK_EQ_INT(ib__fake_runs(w), 1 + WARMUP + 41);
+    ib_workload_destroy(w);
+}
+
+/* Cancelled inside the no-sync row: that row keeps its samples, the later
+ * ones are not measured, runs are synchronous again. */
+static void test_cancel(void)
+{
+    static volatile int flag = 0;
+    cancel_at c = {.flag = &flag, .index = CORRECT_RUNS + 99};
+    ib__fake_script s = gpu_script();
+    s.ctx = &c;
+    ib_workload *w = open_fake(&s);
+    ib_config cfg = fixed_config();
+    cfg.cancel = &flag;
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r.partial);
+    CHECK(r.rows[IB_PITFALL_CORRECT].status == IB_OK);
+    CHECK(r.rows[IB_PITFALL_SINGLE_SAMPLE].status == IB_OK);
+    CHECK(r.rows[IB_PITFALL_HOST_NO_SYNC].status == IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r.rows[IB_PITFALL_HOST_NO_SYNC].stats.n, 100);
+    CHECK(r.rows[IB_PITFALL_COPIES].status == IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r.rows[IB_PITFALL_COPIES].stats.n, 0);
+    CHECK(r.rows[IB_PITFALL_NO_WARMUP].status == IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(ib__fake_runs(w), CORRECT_RUNS + 100);
+    double t0 = w->clock.now_ms(w->clock.ctx);
+    CHECK(w->ops->run(w, &err) == IB_OK);
+    CHECK(w->clock.now_ms(w->clock.ctx) - t0 > OVERHEAD_MS + 1.0);
+    char *text = ib_pitfalls_report_text(&r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "stopped early (interrupted)") != NULL);
+    CHECK(text && strstr(text, "copies included      not measured: interrupted\n") != NULL);
+    CHECK(text && strstr(text, "PARTIAL: stopped early (interrupted)") != NULL);
+    ib_free(text);
+
+    flag = 1; /* raised before anything ran */
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r.partial);
+    CHECK(r.rows[IB_PITFALL_CORRECT].status == IB_ERR_INTERRUPTED);
+    CHECK(strstr(r.rows[IB_PITFALL_COPIES].error, "interrupted") != NULL);
+    flag = 0;
+    ib_workload_destroy(w);
+}
+
+static void test_bad_config(void)
+{
+    ib__fake_script s = gpu_script();
+    ib_workload *w = open_fake(&s);
+    ib_config cfg = fixed_config();
+    cfg.runs = 0;
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ib__fake_runs(w), 0);
+    CHECK(ib_measure_pitfalls(NULL, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    ib_workload_destroy(w);
+}
+
+static const cJSON *row_of(const cJSON *rows, const char *kind)
+{
+    const cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(row, "kind");
+        if (cJSON_IsString(k) && !strcmp(k->valuestring, kind)) return row;
+    }
+    return NULL;
+}
+
+static void test_reports(void)
+{
+    ib__fake_script s = gpu_script();
+    s.gpu_like = false;
+    ib_workload *w = open_fake(&s);
+    ib_config cfg = fixed_config();
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    const ib_workload_info *info = ib_workload_get_info(w);
+
+    char *text = ib_pitfalls_report_text(&r, info);
+    CHECK(text != NULL);
+    if (text) {
+        CHECK(strstr(text, "N/A: not a mistake on the CPU") != NULL);
+        CHECK(strstr(text, "N/A: the data already lives in host memory") != NULL);
+        CHECK(strstr(text, "one run lands between -8.0% and +8.0% of the median") != NULL);
+        CHECK(strstr(text, "40% of single runs are off by >5%") != NULL);
+        CHECK(strstr(text, "+-8.0%") != NULL);
+    }
+    ib_free(text);
+
+    char *json = ib_pitfalls_report_json(&r, info, &cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    CHECK(doc != NULL);
+    if (doc) {
+        const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+        CHECK(cJSON_IsString(schema) && !strcmp(schema->valuestring, "inferbench.pitfalls/1"));
+        const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
+        CHECK_EQ_INT(cJSON_GetArraySize(rows), IB_PITFALL_COUNT);
+        const cJSON *ns = row_of(rows, "host_no_sync");
+        CHECK(ns && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(ns, "applies")));
+        CHECK(ns && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(ns, "not_applicable")));
+        CHECK(ns && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(ns, "stats")));
+        const cJSON *one = row_of(rows, "single_sample");
+        const cJSON *p5 = one ? cJSON_GetObjectItemCaseSensitive(one, "single_p5_pct") : NULL;
+        CHECK(cJSON_IsNumber(p5) && fabs(p5->valuedouble + 8.0) < 1e-9);
+        const cJSON *cold = row_of(rows, "no_warmup");
+        const cJSON *st = cold ? cJSON_GetObjectItemCaseSensitive(cold, "stats") : NULL;
+        CHECK(st && cJSON_GetObjectItemCaseSensitive(st, "mean") != NULL);
+        CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "environment")));
+        CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "config")));
+    }
+    cJSON_Delete(doc);
+    ib_free(json);
+    ib_workload_destroy(w);
+}
+
+int main(void)
+{
+    test_gpu_rows_exact();
+    test_cpu_not_applicable();
+    test_missing_slots();
+    test_row_failure_isolated();
+    test_correct_failure();
+    test_cancel();
+    test_bad_config();
+    test_reports();
+    return check_summary("test_pitfalls");
+}
