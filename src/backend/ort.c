@@ -1,0 +1,726 @@
+/* The ONNX Runtime workload: ib_workload_open_model and the operations the
+ * measurement core drives. Inputs are made once per batch, outside the
+ * timed region, where the model runs (device memory on CUDA); outputs are
+ * bound to the same device so that ORT allocates them there and nothing is
+ * copied during a timed run. docs/backend-onnxruntime.md has the design. */
+#include "backend/ort.h"
+#include "gpu/gpu.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NVIDIA_VENDOR_ID 0x10DE
+/* Host memory used to fill a device input, whatever its size. */
+#define STAGING_BYTES ((size_t)64 << 20)
+
+typedef struct ort_workload {
+    const OrtApi *api;
+    ib__ort_session_spec spec; /* what the session is (re)created from */
+    char *path;                /* spec.path, owned */
+    uint8_t *bytes;            /* spec.bytes (zoo), owned */
+    char *label;               /* spec.label, owned */
+    bool cuda;
+    uint64_t seed;
+    size_t host_cap_bytes;
+
+    OrtMemoryInfo *cpu_info;
+    const OrtMemoryInfo *device_info; /* CUDA: the provider's, or owned_device_info */
+    OrtMemoryInfo *owned_device_info;
+
+    OrtSession *session;
+    OrtRunOptions *run_options;      /* the timed run; sync as set_run_sync says */
+    OrtRunOptions *copy_run_options; /* run_with_copies: always waits */
+    OrtIoBinding *binding;           /* inputs and outputs on the device */
+    OrtIoBinding *copy_binding;      /* host inputs and outputs; made on first use */
+
+    ib__ort_port *inputs, *outputs;
+    size_t n_inputs, n_outputs;
+    ib__ort_buffer *buffers;         /* [n_inputs] */
+    bool bound;                      /* buffers and binding hold w->info.batch */
+} ort_workload;
+
+static ort_workload *impl(ib_workload *w) { return w->impl; }
+
+/* ------------------------------------------------------------------------ */
+/* Inputs and binding                                                        */
+/* ------------------------------------------------------------------------ */
+
+static void release_copy_binding(ort_workload *o)
+{
+    if (o->copy_binding) o->api->ReleaseIoBinding(o->copy_binding);
+    o->copy_binding = NULL;
+}
+
+static void release_binding(ort_workload *o)
+{
+    release_copy_binding(o);
+    if (o->binding) o->api->ReleaseIoBinding(o->binding);
+    o->binding = NULL;
+}
+
+/* Physical memory of this machine; 0 when unknown. */
+static size_t host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return 0;
+    return (size_t)pages * (size_t)page;
+}
+
+static void release_host_inputs(ort_workload *o)
+{
+    for (size_t i = 0; o->buffers && i < o->n_inputs; i++) {
+        ib__ort_buffer *b = &o->buffers[i];
+        if (b->host_value) o->api->ReleaseValue(b->host_value);
+        free(b->host);
+        b->host_value = NULL;
+        b->host = NULL;
+    }
+}
+
+/* Drops the current batch: bindings first (they reference the values, and
+ * hold the outputs of the last run), then values, then memory. */
+static void release_batch(ib_workload *w)
+{
+    ort_workload *o = impl(w);
+    if (o->cuda && w->stream) {
+        ib_error ignored;
+        /* an asynchronous run may still read the inputs */
+        (void)ib__gpu_stream_sync(w->stream, &ignored);
+    }
+    if (o->binding) {
+        o->api->ClearBoundInputs(o->binding);
+        o->api->ClearBoundOutputs(o->binding);
+    }
+    release_copy_binding(o);
+    release_host_inputs(o);
+    for (size_t i = 0; o->buffers && i < o->n_inputs; i++) {
+        ib__ort_buffer *b = &o->buffers[i];
+        if (b->device_value) o->api->ReleaseValue(b->device_value);
+        if (b->device) ib__gpu_free(b->device);
+        *b = (ib__ort_buffer){ 0 };
+    }
+    o->bound = false;
+}
+
+/* Bytes that the inputs and the (known) outputs of a batch take. This is
+ * the host memory cap's estimate: it leaves out ORT's intermediate tensors
+ * and weights, which do not grow with the batch in a way we can see. */
+static bool batch_bytes(const ort_workload *o, int64_t batch, size_t *total)
+{
+    size_t sum = 0, n;
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        if (!ib__ort_port_bytes(&o->inputs[i], batch, &n) || sum + n < sum) return false;
+        sum += n;
+    }
+    for (size_t i = 0; i < o->n_outputs; i++)
+        if (ib__ort_port_bytes(&o->outputs[i], batch, &n) && sum + n >= sum) sum += n;
+    *total = sum;
+    return true;
+}
+
+static ib_status make_value(ort_workload *o, const OrtMemoryInfo *info, void *data, size_t bytes,
+                            const ib__ort_port *p, int64_t batch, OrtValue **out, ib_error *err)
+{
+    int64_t shape[IB_MAX_RANK];
+    ib__ort_port_shape(p, batch, shape);
+    return ib__ort_check(o->api->CreateTensorWithDataAsOrtValue(info, data, bytes, shape,
+                                                                 (size_t)p->rank, p->type, out),
+                         IB_ERR_INTERNAL, err, "cannot wrap an input tensor");
+}
+
+/* The seed of input i: a different stream of numbers per input (hashed,
+ * so that no input's numbers are another's shifted), the same every time. */
+static uint64_t input_seed(const ort_workload *o, size_t i)
+{
+    uint64_t z = o->seed + 0xD1B54A32D192ED03ull * (i + 1);
+    z = (z ^ (z >> 33)) * 0xFF51AFD7ED558CCDull;
+    z = (z ^ (z >> 33)) * 0xC4CEB9FE1A85EC53ull;
+    return z ^ (z >> 33);
+}
+
+/* Allocates and fills the host buffer of input i (the whole tensor). */
+static ib_status make_host_input(ib_workload *w, size_t i, int64_t batch, ib_status oom,
+                                 ib_error *err)
+{
+    ort_workload *o = impl(w);
+    const ib__ort_port *p = &o->inputs[i];
+    ib__ort_buffer *b = &o->buffers[i];
+    /* malloc(0) may return NULL: an empty tensor still gets a buffer */
+    b->host = malloc(b->bytes ? b->bytes : 1);
+    IB_FAIL_IF(!b->host, err, oom,
+               "batch %lld: cannot allocate %zu bytes of host memory for input '%s'",
+               (long long)batch, b->bytes, p->name);
+    ib__ort_fill(b->host, p->type, b->bytes / ib__ort_type_size(p->type), input_seed(o, i), 0);
+    return make_value(o, o->cpu_info, b->host, b->bytes, p, batch, &b->host_value, err);
+}
+
+/* Fills the device buffer of input i through a bounded host staging buffer
+ * (the same numbers as the host buffer would hold), so that a batch that
+ * fits on the device needs little host memory. */
+static ib_status upload_input(ib_workload *w, size_t i, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    const ib__ort_port *p = &o->inputs[i];
+    ib__ort_buffer *b = &o->buffers[i];
+    size_t size = ib__ort_type_size(p->type), n = b->bytes / size;
+    size_t chunk = STAGING_BYTES / size < n ? STAGING_BYTES / size : n;
+    unsigned char *stage = malloc(chunk ? chunk * size : 1);
+    IB_FAIL_IF(!stage, err, IB_ERR_NO_MEMORY, "cannot allocate a staging buffer");
+    ib_status st = IB_OK;
+    for (size_t first = 0; first < n && st == IB_OK; first += chunk) {
+        size_t k = n - first < chunk ? n - first : chunk;
+        ib__ort_fill(stage, p->type, k, input_seed(o, i), first);
+        /* waits for the copy: the staging buffer is reused at once */
+        st = ib__gpu_copy_h2d((unsigned char *)b->device + first * size, stage, k * size,
+                              w->stream, err);
+    }
+    free(stage);
+    return st;
+}
+
+/* Makes input i for batch: on the CPU its host buffer; on CUDA its device
+ * buffer, allocated first so that a batch too large for the device fails
+ * before any host memory is touched. */
+static ib_status make_input(ib_workload *w, size_t i, int64_t batch, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    const ib__ort_port *p = &o->inputs[i];
+    ib__ort_buffer *b = &o->buffers[i];
+    IB_FAIL_IF(!ib__ort_port_bytes(p, batch, &b->bytes), err, IB_ERR_DEVICE_OOM,
+               "batch %lld: input '%s' is too large to allocate", (long long)batch, p->name);
+    if (!o->cuda) return make_host_input(w, i, batch, IB_ERR_DEVICE_OOM, err);
+    IB_TRY(ib__gpu_malloc(b->bytes ? b->bytes : 1, &b->device, err));
+    IB_TRY(upload_input(w, i, err));
+    return make_value(o, o->device_info, b->device, b->bytes, p, batch, &b->device_value, err);
+}
+
+/* CUDA, run_with_copies: the host copies of the inputs, made on first use. */
+static ib_status ensure_host_inputs(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (o->n_inputs == 0 || o->buffers[0].host) return IB_OK;
+    size_t need = 0;
+    for (size_t i = 0; i < o->n_inputs; i++) need += o->buffers[i].bytes;
+    size_t host = host_memory_bytes();
+    IB_FAIL_IF(host > 0 && need > host / 2, err, IB_ERR_NO_MEMORY,
+               "batch %lld: host copies of the inputs need %.1f GB, more than half of this "
+               "machine's %.1f GB",
+               (long long)w->info.batch, (double)need / 1e9, (double)host / 1e9);
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        ib_status st = make_host_input(w, i, w->info.batch, IB_ERR_NO_MEMORY, err);
+        if (st != IB_OK) {
+            release_host_inputs(o);
+            return st;
+        }
+    }
+    return IB_OK;
+}
+
+/* Binds inputs (device copies on CUDA) and outputs on binding. Outputs are
+ * bound to a device, not to buffers: ORT allocates them (from its arena,
+ * so after the first run at no cost) wherever info says. */
+static ib_status bind_all(ort_workload *o, OrtIoBinding *binding, bool device_inputs,
+                          const OrtMemoryInfo *out_info, ib_error *err)
+{
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        const OrtValue *v = device_inputs && o->cuda ? o->buffers[i].device_value
+                                                     : o->buffers[i].host_value;
+        IB_TRY(ib__ort_check(o->api->BindInput(binding, o->inputs[i].name, v), IB_ERR_INTERNAL,
+                             err, "cannot bind an input"));
+    }
+    for (size_t i = 0; i < o->n_outputs; i++)
+        IB_TRY(ib__ort_check(o->api->BindOutputToDevice(binding, o->outputs[i].name, out_info),
+                             IB_ERR_INTERNAL, err, "cannot bind an output"));
+    return IB_OK;
+}
+
+static ib_status bind_device(ort_workload *o, ib_error *err)
+{
+    if (!o->binding)
+        IB_TRY(ib__ort_check(o->api->CreateIoBinding(o->session, &o->binding), IB_ERR_INTERNAL,
+                             err, "cannot create an I/O binding"));
+    return bind_all(o, o->binding, true, o->cuda ? o->device_info : o->cpu_info, err);
+}
+
+static void update_info_dims(ib_workload *w)
+{
+    ort_workload *o = impl(w);
+    for (int i = 0; i < w->info.n_inputs; i++)
+        ib__ort_port_shape(&o->inputs[i], w->info.batch, w->info.inputs[i].dims);
+    for (int i = 0; i < w->info.n_outputs; i++)
+        ib__ort_port_shape(&o->outputs[i], w->info.batch, w->info.outputs[i].dims);
+}
+
+/* "812 bytes", "12.3 MB", "68.7 GB" */
+static void format_bytes(size_t bytes, char *buf, size_t cap)
+{
+    if (bytes < 100000)
+        snprintf(buf, cap, "%zu bytes", bytes);
+    else if (bytes < 10000000000u)
+        snprintf(buf, cap, "%.1f MB", (double)bytes / 1e6);
+    else
+        snprintf(buf, cap, "%.1f GB", (double)bytes / 1e9);
+}
+
+/* CPU: a batch whose inputs and outputs would pass the cap (by default half
+ * of the machine's memory) is out of memory, before anything is allocated:
+ * past physical memory, allocation does not fail, the process is killed. */
+static ib_status check_host_cap(const ort_workload *o, int64_t batch, ib_error *err)
+{
+    if (o->cuda) return IB_OK;
+    size_t need, cap = o->host_cap_bytes ? o->host_cap_bytes : host_memory_bytes() / 2;
+    IB_FAIL_IF(!batch_bytes(o, batch, &need), err, IB_ERR_DEVICE_OOM,
+               "batch %lld: its inputs are too large to allocate", (long long)batch);
+    if (cap == 0 || need <= cap) return IB_OK;
+    char need_s[32], cap_s[32];
+    format_bytes(need, need_s, sizeof need_s);
+    format_bytes(cap, cap_s, sizeof cap_s);
+    if (o->host_cap_bytes)
+        return ib__fail(err, IB_ERR_DEVICE_OOM,
+                        "batch %lld needs %s of inputs and outputs > --memory-cap (%s)",
+                        (long long)batch, need_s, cap_s);
+    return ib__fail(err, IB_ERR_DEVICE_OOM,
+                    "batch %lld needs %s of inputs and outputs, more than half of this "
+                    "machine's memory (%s; --memory-cap sets another limit)",
+                    (long long)batch, need_s, cap_s);
+}
+
+static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    IB_FAIL_IF(batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1",
+               (long long)batch);
+    IB_FAIL_IF(!w->info.has_batch_dim && batch != w->info.batch, err, IB_ERR_UNSUPPORTED,
+               "model '%s' has a fixed batch of %lld (no input has a symbolic first dimension): "
+               "it cannot run at batch %lld",
+               o->label, (long long)w->info.batch, (long long)batch);
+    /* Before anything is released: a batch over the cap leaves the current
+     * one in place. */
+    IB_TRY(check_host_cap(o, batch, err));
+    IB_FAIL_IF(!o->session, err, IB_ERR_RUNTIME,
+               "model '%s': no session (the last reopen failed)", o->label);
+
+    release_batch(w);
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < o->n_inputs && st == IB_OK; i++) st = make_input(w, i, batch, err);
+    /* The uploads are on our stream: finish them before anything is timed. */
+    if (st == IB_OK && o->cuda) st = ib__gpu_stream_sync(w->stream, err);
+    if (st == IB_OK) st = bind_device(o, err);
+    if (st != IB_OK) {
+        release_batch(w);
+        return st;
+    }
+    w->info.batch = batch;
+    update_info_dims(w);
+    o->bound = true;
+    return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Runs                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static ib_status not_ready(ib_workload *w, ib_error *err)
+{
+    return ib__fail(err, IB_ERR_INVALID_ARG,
+                    "model '%s': no batch is bound (the last set_batch or reopen failed)",
+                    impl(w)->label);
+}
+
+/* Converts a failed run; kept out of the run path so that the timed region
+ * formats nothing when all goes well. */
+static ib_status run_failed(ib_workload *w, OrtStatus *st, const char *how, ib_error *err)
+{
+    char what[400];
+    snprintf(what, sizeof what, "model '%.300s' failed to run%s at batch %lld", impl(w)->label,
+             how, (long long)w->info.batch);
+    return ib__ort_check(st, IB_ERR_RUNTIME, err, what);
+}
+
+static ib_status ort_run(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (!o->bound) return not_ready(w, err);
+    OrtStatus *st = o->api->RunWithBinding(o->session, o->run_options, o->binding);
+    return st ? run_failed(w, st, "", err) : IB_OK;
+}
+
+static ib_status ort_run_with_copies(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (!o->bound) return not_ready(w, err);
+    if (!o->copy_binding) {
+        /* Made on first use: most measurements never ask for it. */
+        if (o->cuda) IB_TRY(ensure_host_inputs(w, err));
+        IB_TRY(ib__ort_check(o->api->CreateIoBinding(o->session, &o->copy_binding),
+                             IB_ERR_INTERNAL, err, "cannot create an I/O binding"));
+        ib_status s = bind_all(o, o->copy_binding, false, o->cpu_info, err);
+        if (s != IB_OK) {
+            release_copy_binding(o);
+            return s;
+        }
+    }
+    OrtStatus *st = o->api->RunWithBinding(o->session, o->copy_run_options, o->copy_binding);
+    return st ? run_failed(w, st, " with copies", err) : IB_OK;
+}
+
+static ib_status ort_set_run_sync(ib_workload *w, bool sync, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    /* kOrtRunOptionsConfigDisableSynchronizeExecutionProviders: "1" lets
+     * Run return once the work is queued on the stream. */
+    return ib__ort_check(o->api->AddRunConfigEntry(o->run_options,
+                                                   "disable_synchronize_execution_providers",
+                                                   sync ? "0" : "1"),
+                         IB_ERR_INTERNAL, err, "cannot set the run's synchronization");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Session life                                                              */
+/* ------------------------------------------------------------------------ */
+
+static ib_status ort_reopen(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    bool was_bound = o->bound;
+    if (o->cuda && w->stream) {
+        ib_error ignored;
+        (void)ib__gpu_stream_sync(w->stream, &ignored);
+    }
+    /* The session owns the arena: releasing it returns the memory. */
+    release_binding(o);
+    o->bound = false;
+    if (o->session) o->api->ReleaseSession(o->session);
+    o->session = NULL;
+    IB_TRY(ib__ort_session_create(&o->spec, &o->session, err));
+    if (!was_bound) return IB_OK; /* the next set_batch binds */
+    IB_TRY(bind_device(o, err));
+    o->bound = true;
+    return IB_OK;
+}
+
+static void ort_destroy(ib_workload *w)
+{
+    if (!w) return;
+    ort_workload *o = impl(w);
+    if (o) {
+        release_batch(w);
+        release_binding(o);
+        if (o->run_options) o->api->ReleaseRunOptions(o->run_options);
+        if (o->copy_run_options) o->api->ReleaseRunOptions(o->copy_run_options);
+        if (o->session) o->api->ReleaseSession(o->session);
+        if (o->cpu_info) o->api->ReleaseMemoryInfo(o->cpu_info);
+        if (o->owned_device_info) o->api->ReleaseMemoryInfo(o->owned_device_info);
+        ib__ort_ports_free(o->inputs, o->n_inputs);
+        ib__ort_ports_free(o->outputs, o->n_outputs);
+        free(o->buffers);
+        free(o->path);
+        free(o->bytes);
+        free(o->label);
+        free(o);
+    }
+    /* after the session: ORT may use the stream until released */
+    if (w->stream) ib__gpu_stream_destroy(w->stream);
+    free(w);
+}
+
+static const ib__workload_ops ort_cpu_ops = {
+    .version = IB__WORKLOAD_OPS_VERSION,
+    .set_batch = ort_set_batch,
+    .run = ort_run,
+    .set_run_sync = NULL, /* the CPU provider's runs end when the work does */
+    .run_with_copies = ort_run_with_copies,
+    .reopen = ort_reopen,
+    .destroy = ort_destroy,
+};
+
+static const ib__workload_ops ort_cuda_ops = {
+    .version = IB__WORKLOAD_OPS_VERSION,
+    .set_batch = ort_set_batch,
+    .run = ort_run,
+    .set_run_sync = ort_set_run_sync,
+    .run_with_copies = ort_run_with_copies,
+    .reopen = ort_reopen,
+    .destroy = ort_destroy,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Opening                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Checks a model file before ORT sees it, for plain messages. */
+static ib_status check_model_file(const char *path, ib_error *err)
+{
+    struct stat sb;
+    int fd = open(path, O_RDONLY);
+    IB_FAIL_IF(fd < 0, err, IB_ERR_IO, "cannot open model '%s': %s", path, strerror(errno));
+    int r = fstat(fd, &sb);
+    int saved = errno;
+    close(fd);
+    IB_FAIL_IF(r != 0, err, IB_ERR_IO, "cannot open model '%s': %s", path, strerror(saved));
+    IB_FAIL_IF(S_ISDIR(sb.st_mode), err, IB_ERR_IO, "cannot open model '%s': %s", path,
+               strerror(EISDIR));
+    IB_FAIL_IF(sb.st_size == 0, err, IB_ERR_MODEL, "model '%s' is empty (0 bytes)", path);
+    return IB_OK;
+}
+
+/* "zoo:NAME" or "zoo:NAME?fp16": builds the model into o->bytes. */
+static ib_status load_zoo(ort_workload *o, const char *spec, ib__dim_defaults *defaults,
+                          double *flops_per_item, ib_error *err)
+{
+    char name[128];
+    const char *q = strchr(spec, '?');
+    size_t len = q ? (size_t)(q - spec) : strlen(spec);
+    bool fp16 = false;
+    if (q) {
+        IB_FAIL_IF(strcmp(q, "?fp16") != 0, err, IB_ERR_INVALID_ARG,
+                   "model 'zoo:%s': unknown option '%s' (only ?fp16 exists)", spec, q + 1);
+        fp16 = true;
+    }
+    IB_FAIL_IF(len == 0 || len >= sizeof name, err, IB_ERR_INVALID_ARG,
+               "model 'zoo:%s': expected zoo:NAME or zoo:NAME?fp16", spec);
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    const ib_zoo_entry *e = ib_zoo_find(name);
+    if (!e) {
+        char known[300] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < ib_zoo_count() && used + 1 < sizeof known; i++) {
+            int k = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                             ib_zoo_get(i)->name);
+            if (k < 0) break;
+            used += (size_t)k;
+        }
+        return ib__fail(err, IB_ERR_INVALID_ARG, "unknown zoo model '%s'; the zoo has: %s", name,
+                        known[0] ? known : "(nothing)");
+    }
+    IB_TRY(ib__dim_defaults_parse(e->dim_defaults, defaults, err));
+    *flops_per_item = e->gflops_per_item * 1e9;
+    size_t n = 0;
+    IB_TRY(ib_zoo_build(name, fp16, &o->bytes, &n, err));
+    o->spec.bytes = o->bytes;
+    o->spec.len = n;
+    return IB_OK;
+}
+
+/* Picks the provider: the CUDA one's device when asked and usable (AUTO:
+ * when usable), else none (CPU). */
+static ib_status choose_device(const ib_model_options *opts, const OrtEpDevice **ep,
+                               ib_error *err)
+{
+    *ep = NULL;
+    if (opts->device == IB_DEVICE_CPU) return IB_OK;
+    bool asked = opts->device == IB_DEVICE_CUDA;
+    ib_error why = { "" };
+    if (!ib__gpu_available(opts->device_id)) {
+        if (!asked) return IB_OK;
+        ib__gpu_props props;
+        if (ib__gpu_props_get(opts->device_id, &props, &why) == IB_OK || !why.message[0])
+            snprintf(why.message, sizeof why.message, "device %d is not usable",
+                     opts->device_id);
+        return ib__fail(err, IB_ERR_NO_DEVICE, "--device cuda: no usable CUDA GPU (%s)",
+                        why.message);
+    }
+    if (ib__ort_cuda_ep_device(opts->device_id, ep, &why) != IB_OK) {
+        *ep = NULL;
+        if (!asked) return IB_OK; /* AUTO: the CPU provider measures */
+        return ib__fail(err, IB_ERR_NO_DEVICE, "--device cuda: %s", why.message);
+    }
+    return IB_OK;
+}
+
+static ib_status check_options(const char *model, const ib_model_options *opts, ib_error *err)
+{
+    IB_FAIL_IF(!model || !*model, err, IB_ERR_INVALID_ARG, "no model given");
+    IB_FAIL_IF(opts->device != IB_DEVICE_AUTO && opts->device != IB_DEVICE_CPU &&
+                   opts->device != IB_DEVICE_CUDA,
+               err, IB_ERR_INVALID_ARG, "unknown device kind %d", (int)opts->device);
+    IB_FAIL_IF(opts->device_id < 0, err, IB_ERR_INVALID_ARG, "device id %d: must be >= 0",
+               opts->device_id);
+    IB_FAIL_IF(opts->batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1",
+               (long long)opts->batch);
+    IB_FAIL_IF(opts->intra_op_threads < 0, err, IB_ERR_INVALID_ARG,
+               "intra-op threads %d: must be >= 0", opts->intra_op_threads);
+    IB_FAIL_IF(opts->n_shapes > 0 && !opts->shapes, err, IB_ERR_INVALID_ARG,
+               "%zu shape overrides but no array", opts->n_shapes);
+    const char *algo = opts->cudnn_conv_algo_search;
+    IB_FAIL_IF(algo && strcmp(algo, "EXHAUSTIVE") != 0 && strcmp(algo, "HEURISTIC") != 0 &&
+                   strcmp(algo, "DEFAULT") != 0,
+               err, IB_ERR_INVALID_ARG,
+               "cuDNN convolution algorithm search '%s': expected EXHAUSTIVE, HEURISTIC or "
+               "DEFAULT",
+               algo);
+    return IB_OK;
+}
+
+static ib_status make_memory_infos(ort_workload *o, const OrtEpDevice *ep, int device_id,
+                                   ib_error *err)
+{
+    const OrtApi *api = o->api;
+    IB_TRY(ib__ort_check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault,
+                                                   &o->cpu_info),
+                         IB_ERR_INTERNAL, err, "cannot describe host memory"));
+    if (!ep) return IB_OK;
+    /* The provider's own description of its device memory is the one its
+     * allocator and data transfer recognise. */
+    o->device_info = api->EpDevice_MemoryInfo(ep, OrtDeviceMemoryType_DEFAULT);
+    if (o->device_info) return IB_OK;
+    IB_TRY(ib__ort_check(api->CreateMemoryInfo_V2("Cuda", OrtMemoryInfoDeviceType_GPU,
+                                                  NVIDIA_VENDOR_ID, device_id,
+                                                  OrtDeviceMemoryType_DEFAULT, 0,
+                                                  OrtDeviceAllocator, &o->owned_device_info),
+                         IB_ERR_INTERNAL, err, "cannot describe CUDA memory"));
+    o->device_info = o->owned_device_info;
+    return IB_OK;
+}
+
+static ib_status make_run_options(ort_workload *o, ib_error *err)
+{
+    const OrtApi *api = o->api;
+    IB_TRY(ib__ort_check(api->CreateRunOptions(&o->run_options), IB_ERR_INTERNAL, err,
+                         "cannot create run options"));
+    IB_TRY(ib__ort_check(api->CreateRunOptions(&o->copy_run_options), IB_ERR_INTERNAL, err,
+                         "cannot create run options"));
+    IB_TRY(ib__ort_check(api->AddRunConfigEntry(o->run_options,
+                                                "disable_synchronize_execution_providers", "0"),
+                         IB_ERR_INTERNAL, err, "cannot set the run's synchronization"));
+    return ib__ort_check(api->AddRunConfigEntry(o->copy_run_options,
+                                                "disable_synchronize_execution_providers", "0"),
+                         IB_ERR_INTERNAL, err, "cannot set the run's synchronization");
+}
+
+static void fill_tensor_info(ib_tensor_info *t, const ib__ort_port *p)
+{
+    ib__strlcpy(t->name, p->name, sizeof t->name);
+    ib__strlcpy(t->type, p->onnx_type == ONNX_TYPE_TENSOR ? ib__ort_type_name(p->type) : "?",
+                sizeof t->type);
+    t->rank = p->rank;
+    for (int d = 0; d < p->rank; d++) {
+        t->dims[d] = p->dims[d];
+        ib__strlcpy(t->dim_names[d], p->dim_names[d], sizeof t->dim_names[d]);
+    }
+}
+
+static void fill_info(ib_workload *w, const char *model, double flops_per_item)
+{
+    ort_workload *o = impl(w);
+    ib_workload_info *info = &w->info;
+    ib__strlcpy(info->model, model, sizeof info->model);
+    ib__strlcpy(info->provider, o->cuda ? "CUDAExecutionProvider" : "CPUExecutionProvider",
+                sizeof info->provider);
+    info->device = o->cuda ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
+    info->flops_per_item = flops_per_item;
+    /* Listed up to IB_MAX_TENSORS; all are bound. */
+    info->n_inputs = (int)(o->n_inputs < IB_MAX_TENSORS ? o->n_inputs : IB_MAX_TENSORS);
+    info->n_outputs = (int)(o->n_outputs < IB_MAX_TENSORS ? o->n_outputs : IB_MAX_TENSORS);
+    for (int i = 0; i < info->n_inputs; i++) fill_tensor_info(&info->inputs[i], &o->inputs[i]);
+    for (int i = 0; i < info->n_outputs; i++)
+        fill_tensor_info(&info->outputs[i], &o->outputs[i]);
+}
+
+/* A fixed-batch model's batch: the first dimension of its first input that
+ * has one (1 for a model of scalars). */
+static int64_t fixed_batch(const ort_workload *o)
+{
+    for (size_t i = 0; i < o->n_inputs; i++)
+        if (o->inputs[i].rank > 0 && o->inputs[i].model_dims[0] > 0)
+            return o->inputs[i].model_dims[0];
+    return 1;
+}
+
+/* Everything after the workload exists: on failure the caller destroys it. */
+static ib_status open_into(ib_workload *w, const char *model, const ib_model_options *opts,
+                           ib_error *err)
+{
+    ort_workload *o = impl(w);
+    ib__dim_defaults defaults = { 0 };
+    double flops_per_item = 0;
+    IB_TRY(ib__ort_init(&o->api, NULL, err));
+
+    o->label = strdup(model);
+    IB_FAIL_IF(!o->label, err, IB_ERR_NO_MEMORY, "out of memory");
+    o->spec.label = o->label;
+    if (strncmp(model, "zoo:", 4) == 0) {
+        IB_TRY(load_zoo(o, model + 4, &defaults, &flops_per_item, err));
+    } else {
+        IB_TRY(check_model_file(model, err));
+        o->path = strdup(model);
+        IB_FAIL_IF(!o->path, err, IB_ERR_NO_MEMORY, "out of memory");
+        o->spec.path = o->path;
+    }
+
+    const OrtEpDevice *ep = NULL;
+    IB_TRY(choose_device(opts, &ep, err));
+    o->cuda = ep != NULL;
+    w->ops = o->cuda ? &ort_cuda_ops : &ort_cpu_ops;
+    if (o->cuda) {
+        IB_TRY(ib__gpu_stream_create(opts->device_id, &w->stream, err));
+        w->device_timer = &ib__cuda_event_timer;
+    }
+    IB_TRY(make_memory_infos(o, ep, opts->device_id, err));
+
+    o->spec.intra_op_threads = opts->intra_op_threads;
+    o->spec.ep_device = ep;
+    o->spec.device_id = opts->device_id;
+    o->spec.stream = w->stream;
+    o->spec.cudnn_conv_algo_search =
+        opts->cudnn_conv_algo_search ? opts->cudnn_conv_algo_search : "EXHAUSTIVE";
+    o->spec.prefer_nhwc = opts->prefer_nhwc;
+    o->spec.gpu_mem_limit_bytes = opts->device_memory_limit_bytes;
+    IB_TRY(ib__ort_session_create(&o->spec, &o->session, err));
+
+    IB_TRY(ib__ort_ports_read(o->api, o->session, &o->inputs, &o->n_inputs, &o->outputs,
+                              &o->n_outputs, err));
+    bool has_batch_dim = false;
+    IB_TRY(ib__ort_resolve_dims(o->inputs, o->n_inputs, o->outputs, o->n_outputs, opts->shapes,
+                                opts->n_shapes, &defaults, opts->batch, &has_batch_dim, err));
+    o->buffers = calloc(o->n_inputs ? o->n_inputs : 1, sizeof *o->buffers);
+    IB_FAIL_IF(!o->buffers, err, IB_ERR_NO_MEMORY, "out of memory");
+    IB_TRY(make_run_options(o, err));
+
+    fill_info(w, model, flops_per_item);
+    w->info.has_batch_dim = has_batch_dim;
+    /* A fixed-batch model keeps its batch, whatever opts->batch says. */
+    w->info.batch = has_batch_dim ? opts->batch : fixed_batch(o);
+    return ort_set_batch(w, w->info.batch, err);
+}
+
+ib_status ib_workload_open_model(const char *model, const ib_model_options *opts,
+                                 ib_workload **out, ib_error *err)
+{
+    ib_model_options defaults;
+    IB_FAIL_IF(!out, err, IB_ERR_INVALID_ARG, "no place for the workload");
+    *out = NULL;
+    if (!opts) {
+        ib_model_options_init(&defaults);
+        opts = &defaults;
+    }
+    IB_TRY(check_options(model, opts, err));
+
+    ib_workload *w = calloc(1, sizeof *w);
+    ort_workload *o = calloc(1, sizeof *o);
+    if (!w || !o) {
+        free(w);
+        free(o);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
+    }
+    w->impl = o;
+    w->ops = &ort_cpu_ops;
+    w->device_id = opts->device_id;
+    w->clock = ib__host_clock();
+    o->seed = opts->seed;
+    o->host_cap_bytes = opts->host_memory_limit_bytes;
+
+    ib_status st = open_into(w, model, opts, err);
+    if (st != IB_OK) {
+        ort_destroy(w);
+        return st;
+    }
+    *out = w;
+    return IB_OK;
+}

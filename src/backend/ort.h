@@ -1,0 +1,146 @@
+/* The ONNX Runtime workload, internal interface. Three files share it:
+ *   ort_session.c  the process-wide OrtEnv, OrtStatus conversion, the CUDA
+ *                  execution provider plugin, session creation;
+ *   ort_tensors.c  what the model's inputs and outputs are, the values of
+ *                  their dimensions, input buffers, their fill, I/O binding;
+ *   ort.c          ib_workload_open_model and the workload operations.
+ * docs/backend-onnxruntime.md explains the design. */
+#ifndef IB_BACKEND_ORT_H
+#define IB_BACKEND_ORT_H
+
+#include "backend/workload.h"
+
+#include <onnxruntime_c_api.h>
+
+/* ------------------------------------------------------------------------ */
+/* Session layer (ort_session.c)                                             */
+/* ------------------------------------------------------------------------ */
+
+/* The ORT API table and the process-wide environment, created on first use
+ * (ORT allows one OrtEnv per process; it is never released). Its logger
+ * drops every message: the library never prints. */
+ib_status ib__ort_init(const OrtApi **api, OrtEnv **env, ib_error *err);
+
+/* Converts an OrtStatus at the edge and releases it. NULL (success) gives
+ * IB_OK. Otherwise the message is "<what>: <ORT's message>" and the status
+ * is IB_ERR_DEVICE_OOM or IB_ERR_DEVICE_LOST when ORT's message says so
+ * (see ib__ort_classify), else `fallback`. */
+ib_status ib__ort_check(OrtStatus *st, ib_status fallback, ib_error *err, const char *what);
+
+/* IB_ERR_DEVICE_OOM for messages saying memory ran out, IB_ERR_DEVICE_LOST
+ * for the CUDA errors after which the context is unusable, else fallback. */
+ib_status ib__ort_classify(const char *message, ib_status fallback);
+
+/* Finds the OrtEpDevice of the CUDA execution provider for CUDA device
+ * `device_id`, registering the provider's library (beside libonnxruntime.so)
+ * with the environment on first use. IB_ERR_NO_DEVICE with the reason when
+ * the library is not there or does not load, or the device is not listed. */
+ib_status ib__ort_cuda_ep_device(int device_id, const OrtEpDevice **out, ib_error *err);
+
+/* What a session is created with; kept by the workload to create it again. */
+typedef struct ib__ort_session_spec {
+    const char *path;          /* model file, or NULL with bytes */
+    const uint8_t *bytes;      /* serialized model (zoo) */
+    size_t len;
+    const char *label;         /* for messages: the path or the zoo name */
+    int intra_op_threads;      /* 0 = ORT's default */
+    int graph_optimization_level; /* GraphOptimizationLevel; 0 = ORT_ENABLE_ALL */
+    /* CUDA: ep_device non-NULL */
+    const OrtEpDevice *ep_device;
+    int device_id;
+    void *stream;              /* user_compute_stream */
+    const char *cudnn_conv_algo_search;
+    bool prefer_nhwc;
+    size_t gpu_mem_limit_bytes;/* 0 = none */
+} ib__ort_session_spec;
+
+/* Creates a session. Load and parse failures are IB_ERR_MODEL, operators
+ * ORT does not implement IB_ERR_UNSUPPORTED, memory IB_ERR_DEVICE_OOM. */
+ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **out,
+                                 ib_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Tensors (ort_tensors.c)                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* One input or output of the model. */
+typedef struct ib__ort_port {
+    char *name;                        /* malloc'ed */
+    ONNXType onnx_type;                /* tensors only are supported inputs */
+    ONNXTensorElementDataType type;
+    int rank;
+    int64_t model_dims[IB_MAX_RANK];   /* as the model declares: -1 symbolic */
+    char dim_names[IB_MAX_RANK][32];   /* symbolic names, "" where fixed or unnamed */
+    /* Resolved at open: dims[i] is the value bound, except where
+     * follows_batch[i] (the batch dimension, or a dimension of the same
+     * name), which takes the current batch. -1: unknown (outputs only). */
+    int64_t dims[IB_MAX_RANK];
+    bool follows_batch[IB_MAX_RANK];
+} ib__ort_port;
+
+/* An input's memory for the current batch. On the CPU the host buffer is
+ * what runs read; on CUDA the device buffer is, and the host one exists
+ * only once run_with_copies asked for it. */
+typedef struct ib__ort_buffer {
+    void *host;
+    void *device;                      /* CUDA only */
+    size_t bytes;
+    OrtValue *host_value;              /* wraps host */
+    OrtValue *device_value;            /* wraps device; CUDA only */
+} ib__ort_buffer;
+
+/* Reads the inputs and outputs of a session. *inputs and *outputs are
+ * calloc'ed arrays; release with ib__ort_ports_free. Unsupported input types,
+ * non-tensor inputs and ranks above IB_MAX_RANK are IB_ERR_UNSUPPORTED. */
+ib_status ib__ort_ports_read(const OrtApi *api, OrtSession *session, ib__ort_port **inputs,
+                             size_t *n_inputs, ib__ort_port **outputs, size_t *n_outputs,
+                             ib_error *err);
+void ib__ort_ports_free(ib__ort_port *ports, size_t n);
+
+/* Names of the symbolic dimensions that the zoo (or a caller) gives a value
+ * by default: "sequence=128,past=0". */
+typedef struct ib__dim_defaults {
+    size_t n;
+    char names[8][32];
+    int64_t values[8];
+} ib__dim_defaults;
+
+ib_status ib__dim_defaults_parse(const char *text, ib__dim_defaults *out, ib_error *err);
+
+/* Gives every dimension of every input a value: fixed ones keep the
+ * model's, the batch dimension (the first dimension of an input when it is
+ * symbolic) follows the batch, other symbolic dimensions take, in order,
+ * the input's --shape override, the value another input's override gives a
+ * dimension of the same name, the default of that name. Outputs' symbolic
+ * dimensions are resolved by name where an input names them, else -1.
+ * Sets *has_batch_dim. `batch` is the batch an override of the batch
+ * dimension must agree with. */
+ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs,
+                               size_t n_outputs, const ib_shape_override *shapes,
+                               size_t n_shapes, const ib__dim_defaults *defaults,
+                               int64_t batch, bool *has_batch_dim, ib_error *err);
+
+/* The shape of a port at `batch` (unknown dimensions stay -1). */
+void ib__ort_port_shape(const ib__ort_port *p, int64_t batch, int64_t *shape);
+
+/* Size of one element of a supported type, 0 for the others. */
+size_t ib__ort_type_size(ONNXTensorElementDataType type);
+/* "float32", "int64", ... ("?" for none known). */
+const char *ib__ort_type_name(ONNXTensorElementDataType type);
+
+/* Bytes of the port at `batch`; false when a dimension is unknown or the
+ * size overflows. */
+bool ib__ort_port_bytes(const ib__ort_port *p, int64_t batch, size_t *bytes);
+
+/* Fills elements [first, first + n) of a tensor of `type` into dst[0..n)
+ * from a PRNG seeded with seed: floats uniform in [-1, 1], integers and
+ * booleans uniform in {0, 1}. A tensor filled in chunks is the same as one
+ * filled at once. */
+void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed,
+                  size_t first);
+
+/* Converts a float to IEEE half / bfloat16, rounding to nearest even. */
+uint16_t ib__float_to_half(float f);
+uint16_t ib__float_to_bfloat16(float f);
+
+#endif

@@ -1,0 +1,560 @@
+/* The model's inputs and outputs: what they are, the value of each of their
+ * dimensions, and the data the inputs are filled with. */
+#include "backend/ort.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Element types                                                             */
+/* ------------------------------------------------------------------------ */
+
+size_t ib__ort_type_size(ONNXTensorElementDataType type)
+{
+    switch (type) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64: return 8;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32: return 4;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16: return 2;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8:
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return 1;
+    default: return 0; /* strings, complex, 8/4/2-bit floats and ints */
+    }
+}
+
+const char *ib__ort_type_name(ONNXTensorElementDataType type)
+{
+    switch (type) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return "float32";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return "uint8";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: return "int8";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16: return "uint16";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16: return "int16";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return "int32";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return "int64";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING: return "string";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return "bool";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return "float16";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: return "float64";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32: return "uint32";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64: return "uint64";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX64: return "complex64";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128: return "complex128";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: return "bfloat16";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E4M3FN: return "float8e4m3fn";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E4M3FNUZ: return "float8e4m3fnuz";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E5M2: return "float8e5m2";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E5M2FNUZ: return "float8e5m2fnuz";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT4: return "uint4";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT4: return "int4";
+    default: return "?";
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading the ports                                                         */
+/* ------------------------------------------------------------------------ */
+
+static const char *onnx_type_name(ONNXType t)
+{
+    switch (t) {
+    case ONNX_TYPE_SEQUENCE: return "sequence";
+    case ONNX_TYPE_MAP: return "map";
+    case ONNX_TYPE_OPTIONAL: return "optional";
+    case ONNX_TYPE_SPARSETENSOR: return "sparse tensor";
+    case ONNX_TYPE_OPAQUE: return "opaque";
+    default: return "unknown";
+    }
+}
+
+/* Fills the type and shape of p from a tensor's type info. */
+static ib_status read_tensor_shape(const OrtApi *api, const OrtTensorTypeAndShapeInfo *ti,
+                                   ib__ort_port *p, bool is_input, ib_error *err)
+{
+    size_t rank = 0;
+    IB_TRY(ib__ort_check(api->GetTensorElementType(ti, &p->type), IB_ERR_MODEL, err,
+                         "cannot read a tensor type"));
+    IB_TRY(ib__ort_check(api->GetDimensionsCount(ti, &rank), IB_ERR_MODEL, err,
+                         "cannot read a tensor rank"));
+    IB_FAIL_IF(rank > IB_MAX_RANK, err, IB_ERR_UNSUPPORTED,
+               "%s '%s' has rank %zu; at most %d is supported", is_input ? "input" : "output",
+               p->name, rank, IB_MAX_RANK);
+    p->rank = (int)rank;
+    if (rank == 0) return IB_OK;
+    const char *names[IB_MAX_RANK] = { 0 };
+    IB_TRY(ib__ort_check(api->GetDimensions(ti, p->model_dims, rank), IB_ERR_MODEL, err,
+                         "cannot read tensor dimensions"));
+    IB_TRY(ib__ort_check(api->GetSymbolicDimensions(ti, names, rank), IB_ERR_MODEL, err,
+                         "cannot read symbolic dimensions"));
+    for (size_t i = 0; i < rank; i++) {
+        /* ORT says -1 for a symbolic or unknown dimension; 0 is a real
+         * (empty) size only when the model writes it, which we keep. */
+        if (p->model_dims[i] < 0) p->model_dims[i] = -1;
+        ib__strlcpy(p->dim_names[i], p->model_dims[i] < 0 && names[i] ? names[i] : "",
+                    sizeof p->dim_names[i]);
+    }
+    return IB_OK;
+}
+
+static ib_status check_input_supported(const ib__ort_port *p, ib_error *err)
+{
+    IB_FAIL_IF(p->onnx_type != ONNX_TYPE_TENSOR, err, IB_ERR_UNSUPPORTED,
+               "input '%s' is a %s; only tensor inputs are supported", p->name,
+               onnx_type_name(p->onnx_type));
+    IB_FAIL_IF(ib__ort_type_size(p->type) == 0, err, IB_ERR_UNSUPPORTED,
+               "input '%s' has element type %s; supported: float32, float16, bfloat16, float64, "
+               "int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool",
+               p->name, ib__ort_type_name(p->type));
+    return IB_OK;
+}
+
+static ib_status read_port(const OrtApi *api, OrtSession *session, OrtAllocator *alloc,
+                           size_t index, bool is_input, ib__ort_port *p, ib_error *err)
+{
+    char *name = NULL;
+    IB_TRY(ib__ort_check(is_input ? api->SessionGetInputName(session, index, alloc, &name)
+                                  : api->SessionGetOutputName(session, index, alloc, &name),
+                         IB_ERR_MODEL, err, "cannot read a tensor name"));
+    p->name = strdup(name);
+    IB_TRY(ib__ort_check(api->AllocatorFree(alloc, name), IB_ERR_INTERNAL, err,
+                         "cannot free a name"));
+    IB_FAIL_IF(!p->name, err, IB_ERR_NO_MEMORY, "out of memory");
+
+    OrtTypeInfo *info = NULL;
+    IB_TRY(ib__ort_check(is_input ? api->SessionGetInputTypeInfo(session, index, &info)
+                                  : api->SessionGetOutputTypeInfo(session, index, &info),
+                         IB_ERR_MODEL, err, "cannot read a tensor's type"));
+    ib_status st = ib__ort_check(api->GetOnnxTypeFromTypeInfo(info, &p->onnx_type), IB_ERR_MODEL,
+                                 err, "cannot read a tensor's type");
+    if (st == IB_OK && p->onnx_type == ONNX_TYPE_TENSOR) {
+        const OrtTensorTypeAndShapeInfo *ti = NULL;
+        st = ib__ort_check(api->CastTypeInfoToTensorInfo(info, &ti), IB_ERR_MODEL, err,
+                           "cannot read a tensor's shape");
+        if (st == IB_OK && ti) st = read_tensor_shape(api, ti, p, is_input, err);
+    }
+    api->ReleaseTypeInfo(info);
+    if (st == IB_OK && is_input) st = check_input_supported(p, err);
+    return st;
+}
+
+void ib__ort_ports_free(ib__ort_port *ports, size_t n)
+{
+    if (!ports) return;
+    for (size_t i = 0; i < n; i++) free(ports[i].name);
+    free(ports);
+}
+
+static ib_status read_ports(const OrtApi *api, OrtSession *session, OrtAllocator *alloc,
+                            bool is_input, ib__ort_port **out, size_t *n_out, ib_error *err)
+{
+    size_t n = 0;
+    *out = NULL;
+    *n_out = 0;
+    IB_TRY(ib__ort_check(is_input ? api->SessionGetInputCount(session, &n)
+                                  : api->SessionGetOutputCount(session, &n),
+                         IB_ERR_MODEL, err, "cannot count the model's tensors"));
+    ib__ort_port *ports = calloc(n ? n : 1, sizeof *ports);
+    IB_FAIL_IF(!ports, err, IB_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        ib_status st = read_port(api, session, alloc, i, is_input, &ports[i], err);
+        if (st != IB_OK) {
+            ib__ort_ports_free(ports, n);
+            return st;
+        }
+    }
+    *out = ports;
+    *n_out = n;
+    return IB_OK;
+}
+
+ib_status ib__ort_ports_read(const OrtApi *api, OrtSession *session, ib__ort_port **inputs,
+                             size_t *n_inputs, ib__ort_port **outputs, size_t *n_outputs,
+                             ib_error *err)
+{
+    OrtAllocator *alloc = NULL;
+    IB_TRY(ib__ort_check(api->GetAllocatorWithDefaultOptions(&alloc), IB_ERR_INTERNAL, err,
+                         "cannot get ORT's default allocator"));
+    IB_TRY(read_ports(api, session, alloc, true, inputs, n_inputs, err));
+    ib_status st = read_ports(api, session, alloc, false, outputs, n_outputs, err);
+    if (st != IB_OK) {
+        ib__ort_ports_free(*inputs, *n_inputs);
+        *inputs = NULL;
+        *n_inputs = 0;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Resolving dimensions                                                      */
+/* ------------------------------------------------------------------------ */
+
+ib_status ib__dim_defaults_parse(const char *text, ib__dim_defaults *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!text) return IB_OK;
+    const char *p = text;
+    while (*p) {
+        size_t len = strcspn(p, ", ;");
+        if (len > 0) {
+            const char *eq = memchr(p, '=', len);
+            IB_FAIL_IF(!eq || eq == p || (size_t)(eq - p) >= sizeof out->names[0], err,
+                       IB_ERR_INTERNAL, "bad dimension defaults '%s'", text);
+            IB_FAIL_IF(out->n == sizeof out->values / sizeof out->values[0], err,
+                       IB_ERR_INTERNAL, "too many dimension defaults in '%s'", text);
+            char *end;
+            long long v = strtoll(eq + 1, &end, 10);
+            IB_FAIL_IF(end != p + len || v < 1, err, IB_ERR_INTERNAL,
+                       "bad dimension defaults '%s'", text);
+            memcpy(out->names[out->n], p, (size_t)(eq - p));
+            out->names[out->n][eq - p] = '\0';
+            out->values[out->n++] = v;
+        }
+        p += len;
+        if (*p) p++;
+    }
+    return IB_OK;
+}
+
+static const ib_shape_override *find_override(const ib_shape_override *shapes, size_t n,
+                                              const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(shapes[i].name, name) == 0) return &shapes[i];
+    return NULL;
+}
+
+/* "x, mask" */
+static void list_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used + 1 < cap; i++) {
+        int k = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", ports[i].name);
+        if (k < 0) break;
+        used += (size_t)k;
+    }
+    if (n == 0) ib__strlcpy(buf, "(none)", cap);
+}
+
+/* "float32[batch,16]" as the model declares it. */
+static void describe_port(const ib__ort_port *p, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "%s[", ib__ort_type_name(p->type));
+    for (int i = 0; i < p->rank && used < cap; i++) {
+        const char *sep = i ? "," : "";
+        if (p->model_dims[i] >= 0)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%lld", sep,
+                                     (long long)p->model_dims[i]);
+        else
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", sep,
+                                     p->dim_names[i][0] ? p->dim_names[i] : "?");
+    }
+    if (used < cap) snprintf(buf + used, cap - used, "]");
+}
+
+/* The first override that gives a value to a dimension named `name` (on
+ * any input, at any position that is symbolic there). -1 if none. */
+static int64_t override_by_name(const ib__ort_port *inputs, size_t n_inputs,
+                                const ib_shape_override *shapes, size_t n_shapes,
+                                const char *name)
+{
+    for (size_t i = 0; i < n_inputs; i++) {
+        const ib_shape_override *o = find_override(shapes, n_shapes, inputs[i].name);
+        if (!o) continue;
+        for (int d = 0; d < inputs[i].rank; d++)
+            if (inputs[i].model_dims[d] < 0 && strcmp(inputs[i].dim_names[d], name) == 0 &&
+                o->dims[d] > 0)
+                return o->dims[d];
+    }
+    return -1;
+}
+
+static int64_t default_by_name(const ib__dim_defaults *defaults, const char *name)
+{
+    for (size_t i = 0; defaults && i < defaults->n; i++)
+        if (strcmp(defaults->names[i], name) == 0) return defaults->values[i];
+    return -1;
+}
+
+/* Whether a dimension name is the name of some input's batch dimension. */
+static bool is_batch_name(const ib__ort_port *inputs, size_t n_inputs, const char *name)
+{
+    for (size_t i = 0; i < n_inputs; i++)
+        if (inputs[i].rank > 0 && inputs[i].model_dims[0] < 0 &&
+            strcmp(inputs[i].dim_names[0], name) == 0)
+            return true;
+    return false;
+}
+
+/* An example of the --shape that would set input p: known values, "N"
+ * where one is needed. */
+static void shape_example(const ib__ort_port *p, int64_t batch, char *buf, size_t cap)
+{
+    size_t used = (size_t)snprintf(buf, cap, "%s:", p->name);
+    for (int d = 0; d < p->rank && used < cap; d++) {
+        const char *sep = d ? "x" : "";
+        if (p->follows_batch[d])
+            used += (size_t)snprintf(buf + used, cap - used, "%s%lld", sep, (long long)batch);
+        else if (p->dims[d] > 0 || p->model_dims[d] >= 0)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%lld", sep,
+                                     (long long)(p->dims[d] > 0 ? p->dims[d] : p->model_dims[d]));
+        else
+            used += (size_t)snprintf(buf + used, cap - used, "%sN", sep);
+    }
+}
+
+static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
+                                 const ib_shape_override *shapes, size_t n_shapes, int64_t batch,
+                                 ib_error *err)
+{
+    for (size_t s = 0; s < n_shapes; s++) {
+        const ib_shape_override *o = &shapes[s];
+        const ib__ort_port *p = NULL;
+        for (size_t i = 0; i < n_inputs && !p; i++)
+            if (strcmp(inputs[i].name, o->name) == 0) p = &inputs[i];
+        if (!p) {
+            char names[300];
+            list_names(inputs, n_inputs, names, sizeof names);
+            return ib__fail(err, IB_ERR_INVALID_ARG,
+                            "--shape names input '%s', but the model's inputs are: %s", o->name,
+                            names);
+        }
+        char decl[200];
+        describe_port(p, decl, sizeof decl);
+        IB_FAIL_IF(o->rank != p->rank, err, IB_ERR_INVALID_ARG,
+                   "--shape gives input '%s' %d dimension(s), but it has %d: %s", o->name,
+                   o->rank, p->rank, decl);
+        for (int d = 0; d < p->rank; d++) {
+            IB_FAIL_IF(o->dims[d] == 0 || o->dims[d] < -1, err, IB_ERR_INVALID_ARG,
+                       "--shape gives input '%s' dimension %d the value %lld", o->name, d + 1,
+                       (long long)o->dims[d]);
+            IB_FAIL_IF(o->dims[d] > 0 && p->model_dims[d] >= 0 && o->dims[d] != p->model_dims[d],
+                       err, IB_ERR_INVALID_ARG,
+                       "--shape gives input '%s' dimension %d the value %lld, but the model fixes "
+                       "it at %lld: %s",
+                       o->name, d + 1, (long long)o->dims[d], (long long)p->model_dims[d], decl);
+            /* The batch dimension is the batch's: --shape may repeat it,
+             * not change it (the batch search moves it). */
+            IB_FAIL_IF(d == 0 && p->model_dims[0] < 0 && o->dims[0] > 0 && o->dims[0] != batch,
+                       err, IB_ERR_INVALID_ARG,
+                       "--shape gives input '%s' batch dimension%s%s%s the value %lld, but the "
+                       "batch is %lld: set the batch with --batch %lld",
+                       o->name, p->dim_names[0][0] ? " '" : "", p->dim_names[0],
+                       p->dim_names[0][0] ? "'" : "", (long long)o->dims[0], (long long)batch,
+                       (long long)o->dims[0]);
+        }
+    }
+    return IB_OK;
+}
+
+/* Resolves the dimensions of one input; fails on a symbolic one left
+ * without a value. */
+static ib_status resolve_input(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *p,
+                               const ib_shape_override *shapes, size_t n_shapes,
+                               const ib__dim_defaults *defaults, int64_t batch, ib_error *err)
+{
+    const ib_shape_override *o = find_override(shapes, n_shapes, p->name);
+    for (int d = 0; d < p->rank; d++) {
+        p->follows_batch[d] = false;
+        p->dims[d] = p->model_dims[d];
+        if (p->model_dims[d] >= 0) continue;
+        const char *name = p->dim_names[d];
+        if (d == 0 || (name[0] && is_batch_name(inputs, n_inputs, name))) {
+            p->follows_batch[d] = true;
+            continue;
+        }
+        int64_t v = o ? o->dims[d] : -1;
+        if (v < 1 && name[0]) v = override_by_name(inputs, n_inputs, shapes, n_shapes, name);
+        if (v < 1 && name[0]) v = default_by_name(defaults, name);
+        p->dims[d] = v;
+    }
+    for (int d = 0; d < p->rank; d++) {
+        if (p->follows_batch[d] || p->dims[d] > 0 || p->model_dims[d] >= 0) continue;
+        char decl[200], example[200], which[64];
+        describe_port(p, decl, sizeof decl);
+        shape_example(p, batch, example, sizeof example);
+        if (p->dim_names[d][0])
+            snprintf(which, sizeof which, "'%s' (dimension %d)", p->dim_names[d], d + 1);
+        else
+            snprintf(which, sizeof which, "dimension %d", d + 1);
+        return ib__fail(err, IB_ERR_INVALID_ARG,
+                        "input '%s' (%s) has a symbolic %s with no value: set it with --shape %s",
+                        p->name, decl, which, example);
+    }
+    return IB_OK;
+}
+
+/* Outputs: a symbolic dimension is the batch when an input's batch
+ * dimension has its name (or both are unnamed and it comes first), takes
+ * the value an input dimension of the same name has, else stays -1. */
+static void resolve_output(const ib__ort_port *inputs, size_t n_inputs, ib__ort_port *p,
+                           bool has_batch_dim)
+{
+    for (int d = 0; d < p->rank; d++) {
+        p->follows_batch[d] = false;
+        p->dims[d] = p->model_dims[d];
+        if (p->model_dims[d] >= 0) continue;
+        const char *name = p->dim_names[d];
+        if (name[0] ? is_batch_name(inputs, n_inputs, name) : d == 0 && has_batch_dim) {
+            p->follows_batch[d] = true;
+            continue;
+        }
+        for (size_t i = 0; i < n_inputs && name[0] && p->dims[d] < 0; i++)
+            for (int k = 0; k < inputs[i].rank; k++)
+                if (inputs[i].model_dims[k] < 0 && strcmp(inputs[i].dim_names[k], name) == 0 &&
+                    inputs[i].dims[k] > 0) {
+                    p->dims[d] = inputs[i].dims[k];
+                    break;
+                }
+    }
+}
+
+ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs,
+                               size_t n_outputs, const ib_shape_override *shapes,
+                               size_t n_shapes, const ib__dim_defaults *defaults,
+                               int64_t batch, bool *has_batch_dim, ib_error *err)
+{
+    IB_TRY(check_overrides(inputs, n_inputs, shapes, n_shapes, batch, err));
+    *has_batch_dim = false;
+    for (size_t i = 0; i < n_inputs; i++) {
+        IB_TRY(resolve_input(inputs, n_inputs, &inputs[i], shapes, n_shapes, defaults, batch,
+                             err));
+        if (inputs[i].rank > 0 && inputs[i].follows_batch[0]) *has_batch_dim = true;
+    }
+    for (size_t i = 0; i < n_outputs; i++)
+        resolve_output(inputs, n_inputs, &outputs[i], *has_batch_dim);
+    return IB_OK;
+}
+
+void ib__ort_port_shape(const ib__ort_port *p, int64_t batch, int64_t *shape)
+{
+    for (int d = 0; d < p->rank; d++) shape[d] = p->follows_batch[d] ? batch : p->dims[d];
+}
+
+bool ib__ort_port_bytes(const ib__ort_port *p, int64_t batch, size_t *bytes)
+{
+    int64_t shape[IB_MAX_RANK];
+    ib__ort_port_shape(p, batch, shape);
+    size_t n = ib__ort_type_size(p->type);
+    if (n == 0) return false;
+    for (int d = 0; d < p->rank; d++) {
+        if (shape[d] < 0) return false;
+        if (shape[d] > 0 && n > SIZE_MAX / (size_t)shape[d]) return false;
+        n *= (size_t)shape[d];
+    }
+    *bytes = n;
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input data                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* splitmix64: fast, and the same numbers on every machine. */
+static uint64_t next_u64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1]: 24 random bits, exact in a float. */
+static float next_unit(uint64_t *state)
+{
+    return (float)(next_u64(state) >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+static uint32_t float_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+uint16_t ib__float_to_half(float f)
+{
+    uint32_t x = float_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t exp = (x >> 23) & 0xFFu;
+    uint32_t mant = x & 0x7FFFFFu;
+    if (exp == 0xFF) /* inf, NaN (kept quiet) */
+        return (uint16_t)(sign | 0x7C00u | (mant ? 0x200u : 0));
+    int32_t e = (int32_t)exp - 127 + 15;
+    if (e >= 31) return (uint16_t)(sign | 0x7C00u); /* overflow: inf */
+    if (e <= 0) {
+        /* subnormal half (or zero): shift the full mantissa into place */
+        if (e < -10) return sign;
+        mant |= 0x800000u;
+        uint32_t shift = (uint32_t)(14 - e);
+        uint32_t half = mant >> shift;
+        uint32_t rem = mant & ((1u << shift) - 1);
+        uint32_t mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1u))) half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = ((uint32_t)e << 10) | (mant >> 13);
+    uint32_t rem = mant & 0x1FFFu;
+    /* round to nearest even; a carry into the exponent is correct */
+    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) half++;
+    return (uint16_t)(sign | half);
+}
+
+uint16_t ib__float_to_bfloat16(float f)
+{
+    uint32_t x = float_bits(f);
+    if ((x & 0x7F800000u) == 0x7F800000u && (x & 0x7FFFFFu)) /* NaN stays NaN */
+        return (uint16_t)((x >> 16) | 0x40u);
+    x += 0x7FFFu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed,
+                  size_t first)
+{
+    /* splitmix64's state after k draws is seed + k * increment: element i
+     * of the tensor is draw i wherever a chunk starts. */
+    uint64_t s = seed + 0x9E3779B97F4A7C15ull * (uint64_t)first;
+    unsigned char *out = dst;
+    size_t size = ib__ort_type_size(type);
+    for (size_t i = 0; i < n; i++, out += size) {
+        switch (type) {
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
+            float v = next_unit(&s);
+            memcpy(out, &v, sizeof v);
+            break;
+        }
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: {
+            double v = next_unit(&s);
+            memcpy(out, &v, sizeof v);
+            break;
+        }
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
+            uint16_t v = ib__float_to_half(next_unit(&s));
+            memcpy(out, &v, sizeof v);
+            break;
+        }
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
+            uint16_t v = ib__float_to_bfloat16(next_unit(&s));
+            memcpy(out, &v, sizeof v);
+            break;
+        }
+        default: {
+            /* Integers and booleans: 0 or 1, little-endian, so that token
+             * ids index any vocabulary and masks stay masks. */
+            memset(out, 0, size);
+            out[0] = (unsigned char)(next_u64(&s) >> 63);
+            break;
+        }
+        }
+    }
+}

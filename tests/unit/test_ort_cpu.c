@@ -1,0 +1,533 @@
+/* The ONNX Runtime workload on the CPU provider: opening, information,
+ * runs, batches, copies, reopening, and every refusal with its message. */
+#include "check.h"
+#include "backend/ort.h"
+#include "gpu/gpu.h"
+#include "onnx_fixtures.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* tests/CMakeLists.txt builds each test from its own file and check.c: the
+ * fixtures come in here until the build links them to the tests. */
+#include "onnx_fixtures.c"
+
+static char *dir;
+
+/* Sanitizer builds: ONNX Runtime loses a few bytes of its own while the
+ * environment is created (the environment lives to the end by design). */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void) { return "leak:libonnxruntime.so\n"; }
+
+static ib_model_options cpu_options(void)
+{
+    ib_model_options o;
+    ib_model_options_init(&o);
+    o.device = IB_DEVICE_CPU;
+    o.intra_op_threads = 1;
+    return o;
+}
+
+static bool contains(const char *s, const char *part)
+{
+    if (strstr(s, part)) return true;
+    fprintf(stderr, "  message '%s' lacks '%s'\n", s, part);
+    return false;
+}
+
+/* Opens path with opts and expects failure `want` with a one-line message
+ * holding each of the parts. */
+static void check_open_fails(const char *path, const ib_model_options *opts, ib_status want,
+                             const char *part1, const char *part2)
+{
+    ib_workload *w = (ib_workload *)1;
+    ib_error err = { "" };
+    ib_status st = ib_workload_open_model(path, opts, &w, &err);
+    CHECK_EQ_INT(st, want);
+    CHECK(w == NULL);
+    CHECK(err.message[0] != '\0');
+    CHECK(strchr(err.message, '\n') == NULL);
+    if (getenv("IB_TEST_VERBOSE")) fprintf(stderr, "  [%s] %s\n", ib_status_str(st), err.message);
+    if (part1) CHECK(contains(err.message, part1));
+    if (part2) CHECK(contains(err.message, part2));
+    if (st == IB_OK) ib_workload_destroy(w);
+}
+
+static void test_open_and_info(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    ib_model_options o = cpu_options();
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (!w) {
+        fprintf(stderr, "  open: %s\n", err.message);
+        free(path);
+        return;
+    }
+    const ib_workload_info *info = ib_workload_get_info(w);
+    CHECK(strcmp(info->model, path) == 0);
+    CHECK(strcmp(info->provider, "CPUExecutionProvider") == 0);
+    CHECK_EQ_INT(info->device, IB_DEVICE_CPU);
+    CHECK_EQ_INT(info->batch, 1);
+    CHECK(info->has_batch_dim);
+    CHECK_EQ_INT(info->n_inputs, 1);
+    CHECK_EQ_INT(info->n_outputs, 1);
+    CHECK(strcmp(info->inputs[0].name, "x") == 0);
+    CHECK(strcmp(info->inputs[0].type, "float32") == 0);
+    CHECK_EQ_INT(info->inputs[0].rank, 2);
+    CHECK_EQ_INT(info->inputs[0].dims[0], 1);
+    CHECK_EQ_INT(info->inputs[0].dims[1], 16);
+    CHECK(strcmp(info->inputs[0].dim_names[0], "batch") == 0);
+    CHECK(strcmp(info->inputs[0].dim_names[1], "") == 0);
+    CHECK(strcmp(info->outputs[0].name, "y") == 0);
+    CHECK_EQ_INT(info->outputs[0].dims[0], 1);
+    CHECK_EQ_INT(info->outputs[0].dims[1], 4);
+    CHECK(info->flops_per_item == 0);
+    CHECK(w->stream == NULL);
+    CHECK(w->device_timer == NULL);
+    CHECK(w->clock.now_ms != NULL);
+    CHECK(w->ops->set_run_sync == NULL);
+
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+
+    /* 1 -> 8: dims follow, runs work */
+    CHECK_EQ_INT(ib_workload_set_batch(w, 8, &err), IB_OK);
+    CHECK_EQ_INT(info->batch, 8);
+    CHECK_EQ_INT(info->inputs[0].dims[0], 8);
+    CHECK_EQ_INT(info->outputs[0].dims[0], 8);
+    CHECK_EQ_INT(info->outputs[0].dims[1], 4);
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_set_batch(w, 3, &err), IB_OK);
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+
+    /* the naive way works too, also after a batch change */
+    CHECK_EQ_INT(w->ops->run_with_copies(w, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_set_batch(w, 5, &err), IB_OK);
+    CHECK_EQ_INT(w->ops->run_with_copies(w, &err), IB_OK);
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+
+    /* reopen: same batch, still runs */
+    CHECK_EQ_INT(w->ops->reopen(w, &err), IB_OK);
+    CHECK_EQ_INT(info->batch, 5);
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+    CHECK_EQ_INT(w->ops->run_with_copies(w, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_set_batch(w, 2, &err), IB_OK);
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+
+    CHECK_EQ_INT(ib_workload_set_batch(w, 0, &err), IB_ERR_INVALID_ARG);
+    ib_workload_destroy(w);
+    free(path);
+}
+
+/* Opening with options NULL uses the defaults (AUTO: CPU here). */
+static void test_default_options(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model(path, NULL, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+static void test_fixed_batch(void)
+{
+    char *path = fx_write_model(dir, "fixed");
+    ib_model_options o = cpu_options();
+    o.batch = 4; /* ignored: the model's batch stays */
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        const ib_workload_info *info = ib_workload_get_info(w);
+        CHECK(!info->has_batch_dim);
+        CHECK_EQ_INT(info->batch, 2);
+        CHECK_EQ_INT(info->inputs[0].dims[0], 2);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 2, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 8, &err), IB_ERR_UNSUPPORTED);
+        CHECK(contains(err.message, "fixed batch of 2"));
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK); /* still usable */
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+static void test_symbolic_dims(void)
+{
+    char *path = fx_write_model(dir, "seq");
+    ib_model_options o = cpu_options();
+    /* "seq" has no value */
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "input 'x'", "'seq' (dimension 2)");
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "--shape x:1xNx16", NULL);
+
+    ib_shape_override s[2];
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_shape_parse("x:1x32x16", &s[0], &err), IB_OK);
+    o.shapes = s;
+    o.n_shapes = 1;
+    ib_workload *w = NULL;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        const ib_workload_info *info = ib_workload_get_info(w);
+        CHECK_EQ_INT(info->inputs[0].dims[1], 32);
+        CHECK(strcmp(info->inputs[0].dim_names[1], "seq") == 0);
+        CHECK_EQ_INT(info->outputs[0].dims[1], 32); /* resolved by name */
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 4, &err), IB_OK);
+        CHECK_EQ_INT(info->inputs[0].dims[0], 4);
+        CHECK_EQ_INT(info->inputs[0].dims[1], 32);
+        CHECK_EQ_INT(info->outputs[0].dims[0], 4);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+
+    /* the batch dimension in --shape must agree with the batch */
+    CHECK_EQ_INT(ib_shape_parse("x:8x32x16", &s[0], &err), IB_OK);
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "--batch 8", NULL);
+    o.batch = 8;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) ib_workload_destroy(w);
+    o.batch = 1;
+
+    /* a fixed dimension cannot be changed */
+    CHECK_EQ_INT(ib_shape_parse("x:1x32x8", &s[0], &err), IB_OK);
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "fixes it at 16", NULL);
+    /* rank mismatch */
+    CHECK_EQ_INT(ib_shape_parse("x:1x32", &s[0], &err), IB_OK);
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "2 dimension(s), but it has 3",
+                     "float32[batch,seq,16]");
+    /* unknown input */
+    CHECK_EQ_INT(ib_shape_parse("input:1x32x16", &s[0], &err), IB_OK);
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "'input'", "inputs are: x");
+    free(path);
+}
+
+/* Two inputs share "seq": setting it on one sets it on both. */
+static void test_int64_inputs(void)
+{
+    char *path = fx_write_model(dir, "ids");
+    ib_model_options o = cpu_options();
+    ib_shape_override s;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_shape_parse("ids:1x64", &s, &err), IB_OK);
+    o.shapes = &s;
+    o.n_shapes = 1;
+    ib_workload *w = NULL;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        const ib_workload_info *info = ib_workload_get_info(w);
+        CHECK_EQ_INT(info->n_inputs, 2);
+        CHECK(strcmp(info->inputs[0].type, "int64") == 0);
+        CHECK_EQ_INT(info->inputs[1].dims[1], 64);
+        CHECK_EQ_INT(info->outputs[0].dims[1], 64);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 16, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->run_with_copies(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+static void test_float16_input(void)
+{
+    char *path = fx_write_model(dir, "half");
+    ib_model_options o = cpu_options();
+    o.batch = 3;
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK(strcmp(ib_workload_get_info(w)->inputs[0].type, "float16") == 0);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+/* An unnamed symbolic first dimension is still the batch. */
+static void test_unnamed_batch(void)
+{
+    char *path = fx_write_model(dir, "unnamed");
+    ib_model_options o = cpu_options();
+    o.batch = 6;
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        const ib_workload_info *info = ib_workload_get_info(w);
+        CHECK(info->has_batch_dim);
+        CHECK_EQ_INT(info->inputs[0].dims[0], 6);
+        CHECK_EQ_INT(info->outputs[0].dims[0], 6);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+static void test_bad_files(void)
+{
+    ib_model_options o = cpu_options();
+    char missing[4200];
+    snprintf(missing, sizeof missing, "%s/missing.onnx", dir);
+    check_open_fails(missing, &o, IB_ERR_IO, "cannot open model", "No such file");
+    check_open_fails(dir, &o, IB_ERR_IO, "cannot open model", "Is a directory");
+
+    char *empty = fx_write(dir, "empty.onnx", "", 0);
+    check_open_fails(empty, &o, IB_ERR_MODEL, "is empty", NULL);
+
+    const char garbage[] = "this is not an ONNX model, only some text\n\x01\x02\xff";
+    char *junk = fx_write(dir, "garbage.onnx", garbage, sizeof garbage - 1);
+    check_open_fails(junk, &o, IB_ERR_MODEL, "cannot load model", "garbage.onnx");
+
+    size_t len = 0;
+    uint8_t *bytes = fx_model_bytes("matmul", &len);
+    char *cut = fx_write(dir, "truncated.onnx", bytes, len * 2 / 3);
+    check_open_fails(cut, &o, IB_ERR_MODEL, "cannot load model", NULL);
+
+    char *strings = fx_write_model(dir, "strings");
+    check_open_fails(strings, &o, IB_ERR_UNSUPPORTED, "input 's'", "string");
+
+    check_open_fails("", &o, IB_ERR_INVALID_ARG, "no model", NULL);
+    check_open_fails("zoo:no-such-model", &o, IB_ERR_INVALID_ARG, "unknown zoo model", NULL);
+    check_open_fails("zoo:mlp?int8", &o, IB_ERR_INVALID_ARG, "?fp16", NULL);
+    free(bytes);
+    free(empty);
+    free(junk);
+    free(cut);
+    free(strings);
+}
+
+static void test_bad_options(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    ib_model_options o = cpu_options();
+    o.batch = 0;
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "batch 0", NULL);
+    o = cpu_options();
+    o.cudnn_conv_algo_search = "FAST";
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "FAST", "EXHAUSTIVE");
+    o = cpu_options();
+    o.device_id = -1;
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "device id", NULL);
+
+    /* no GPU on this machine (or a build without CUDA) */
+    o = cpu_options();
+    o.device = IB_DEVICE_CUDA;
+    if (!ib__gpu_available(0))
+        check_open_fails(path, &o, IB_ERR_NO_DEVICE, "--device cuda: no usable CUDA GPU", NULL);
+    free(path);
+}
+
+/* The host cap: a batch whose inputs and outputs pass it is out of memory,
+ * and the workload goes on at the batch it had, and at smaller ones. */
+static void test_host_memory_cap(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    ib_model_options o = cpu_options();
+    /* per item: 16 + 4 floats = 80 bytes; cap 8000 bytes = 100 items */
+    o.host_memory_limit_bytes = 8000;
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(ib_workload_set_batch(w, 100, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 101, &err), IB_ERR_DEVICE_OOM);
+        CHECK(contains(err.message, "batch 101 needs"));
+        CHECK(contains(err.message, "--memory-cap"));
+        CHECK_EQ_INT(ib_workload_get_info(w)->batch, 100);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 1 << 20, &err), IB_ERR_DEVICE_OOM);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 7, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    o.batch = 1000;
+    check_open_fails(path, &o, IB_ERR_DEVICE_OOM, "batch 1000 needs 80000 bytes", "(8000 bytes)");
+
+    /* no cap: half of the machine's memory is the limit (2^31 items of 80
+     * bytes is 172 GB), so the search never gets the process killed */
+    o = cpu_options();
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(ib_workload_set_batch(w, (int64_t)1 << 31, &err), IB_ERR_DEVICE_OOM);
+        CHECK(contains(err.message, "more than half of this machine's memory"));
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+/* A run that ORT refuses gives RUNTIME with ORT's message; the workload
+ * goes on. Two overrides that disagree on "seq" make Add fail. */
+static void test_run_failure(void)
+{
+    char *path = fx_write_model(dir, "ids");
+    ib_model_options o = cpu_options();
+    ib_shape_override s[2];
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_shape_parse("ids:1x64", &s[0], &err), IB_OK);
+    CHECK_EQ_INT(ib_shape_parse("mask:1x32", &s[1], &err), IB_OK);
+    o.shapes = s;
+    o.n_shapes = 2;
+    ib_workload *w = NULL;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_ERR_RUNTIME);
+        CHECK(contains(err.message, "failed to run at batch 1"));
+        CHECK(strchr(err.message, '\n') == NULL);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+/* A zoo model: built in memory, its dimension defaults and FLOPs known. */
+static void test_zoo(void)
+{
+    ib_model_options o = cpu_options();
+    o.batch = 2;
+    const char *specs[] = { "zoo:mlp", "zoo:mlp?fp16" };
+    for (int k = 0; k < 2; k++) {
+        ib_workload *w = NULL;
+        ib_error err = { "" };
+        CHECK_EQ_INT(ib_workload_open_model(specs[k], &o, &w, &err), IB_OK);
+        if (!w) {
+            fprintf(stderr, "  %s: %s\n", specs[k], err.message);
+            continue;
+        }
+        const ib_workload_info *info = ib_workload_get_info(w);
+        CHECK(strcmp(info->model, specs[k]) == 0);
+        CHECK(info->has_batch_dim);
+        CHECK_EQ_INT(info->inputs[0].dims[0], 2);
+        CHECK(strcmp(info->inputs[0].type, k ? "float16" : "float32") == 0);
+        CHECK_NEAR(info->flops_per_item, ib_zoo_find("mlp")->gflops_per_item * 1e9, 1e-3);
+        CHECK(info->flops_per_item > 0);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->reopen(w, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 32, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+}
+
+static void test_dim_defaults(void)
+{
+    ib__dim_defaults d;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib__dim_defaults_parse("sequence=128", &d, &err), IB_OK);
+    CHECK_EQ_INT(d.n, 1);
+    CHECK(strcmp(d.names[0], "sequence") == 0);
+    CHECK_EQ_INT(d.values[0], 128);
+    CHECK_EQ_INT(ib__dim_defaults_parse("a=1, b=2;c=3", &d, &err), IB_OK);
+    CHECK_EQ_INT(d.n, 3);
+    CHECK_EQ_INT(d.values[2], 3);
+    CHECK_EQ_INT(ib__dim_defaults_parse("", &d, &err), IB_OK);
+    CHECK_EQ_INT(d.n, 0);
+    CHECK_EQ_INT(ib__dim_defaults_parse(NULL, &d, &err), IB_OK);
+    CHECK(ib__dim_defaults_parse("a=", &d, &err) != IB_OK);
+    CHECK(ib__dim_defaults_parse("=3", &d, &err) != IB_OK);
+    CHECK(ib__dim_defaults_parse("a=0", &d, &err) != IB_OK);
+    CHECK(ib__dim_defaults_parse("a=3x", &d, &err) != IB_OK);
+}
+
+static void test_classify(void)
+{
+    CHECK_EQ_INT(ib__ort_classify("CUDA failure 2: out of memory ; GPU=0", IB_ERR_RUNTIME),
+                 IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(ib__ort_classify("Failed to allocate memory for requested buffer of size 123",
+                                  IB_ERR_RUNTIME),
+                 IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(ib__ort_classify("BFCArena::AllocateRawInternal Available memory of 0 is "
+                                  "smaller than requested bytes of 4096",
+                                  IB_ERR_RUNTIME),
+                 IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(ib__ort_classify("CUDNN failure 4: CUDNN_STATUS_ALLOC_FAILED", IB_ERR_RUNTIME),
+                 IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(ib__ort_classify("CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED", IB_ERR_MODEL),
+                 IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(ib__ort_classify("CUDA failure 700: an illegal memory access was encountered",
+                                  IB_ERR_RUNTIME),
+                 IB_ERR_DEVICE_LOST);
+    CHECK_EQ_INT(ib__ort_classify("Non-zero status code returned while running Add node.",
+                                  IB_ERR_RUNTIME),
+                 IB_ERR_RUNTIME);
+    CHECK_EQ_INT(ib__ort_classify(NULL, IB_ERR_MODEL), IB_ERR_MODEL);
+}
+
+static void test_fill(void)
+{
+    float f[1000];
+    ib__ort_fill(f, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, 1000, 42, 0);
+    double lo = 1, hi = -1;
+    for (int i = 0; i < 1000; i++) {
+        lo = f[i] < lo ? f[i] : lo;
+        hi = f[i] > hi ? f[i] : hi;
+    }
+    CHECK(lo >= -1 && lo < -0.9);
+    CHECK(hi <= 1 && hi > 0.9);
+    float g[1000];
+    ib__ort_fill(g, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, 1000, 42, 0);
+    CHECK(memcmp(f, g, sizeof f) == 0); /* deterministic */
+    /* in chunks: the same numbers */
+    ib__ort_fill(g, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, 300, 42, 0);
+    ib__ort_fill(g + 300, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, 700, 42, 300);
+    CHECK(memcmp(f, g, sizeof f) == 0);
+    ib__ort_fill(g, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, 1000, 43, 0);
+    CHECK(memcmp(f, g, sizeof f) != 0);
+
+    int64_t ids[1000];
+    ib__ort_fill(ids, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, 1000, 7, 0);
+    int ones = 0, bad = 0;
+    for (int i = 0; i < 1000; i++) {
+        ones += ids[i] == 1;
+        bad += ids[i] != 0 && ids[i] != 1;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(ones > 400 && ones < 600);
+
+    CHECK_EQ_INT(ib__float_to_half(0.0f), 0x0000);
+    CHECK_EQ_INT(ib__float_to_half(1.0f), 0x3C00);
+    CHECK_EQ_INT(ib__float_to_half(-1.0f), 0xBC00);
+    CHECK_EQ_INT(ib__float_to_half(0.5f), 0x3800);
+    CHECK_EQ_INT(ib__float_to_half(65504.0f), 0x7BFF);
+    CHECK_EQ_INT(ib__float_to_half(1e6f), 0x7C00);
+    CHECK_EQ_INT(ib__float_to_half(5.9604645e-8f), 0x0001); /* smallest subnormal */
+    CHECK_EQ_INT(ib__float_to_half(1.0009765625f), 0x3C01);
+    CHECK_EQ_INT(ib__float_to_half(1.00048828125f), 0x3C00); /* tie: to even */
+    CHECK_EQ_INT(ib__float_to_bfloat16(1.0f), 0x3F80);
+    CHECK_EQ_INT(ib__float_to_bfloat16(-2.0f), 0xC000);
+}
+
+int main(void)
+{
+    dir = fx_tmpdir();
+    if (!dir) {
+        fprintf(stderr, "cannot make a temporary folder\n");
+        return 1;
+    }
+    test_classify();
+    test_dim_defaults();
+    test_fill();
+    test_open_and_info();
+    test_default_options();
+    test_fixed_batch();
+    test_symbolic_dims();
+    test_int64_inputs();
+    test_float16_input();
+    test_unnamed_batch();
+    test_bad_files();
+    test_bad_options();
+    test_host_memory_cap();
+    test_run_failure();
+    test_zoo();
+    fx_cleanup(dir);
+    free(dir);
+    return check_summary("test_ort_cpu");
+}
