@@ -252,7 +252,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     else ib_config_init(&a->cfg);
     a->max_batch = tc.max_batch;
 
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read "-xo" of an earlier call */
     opterr = 0;
     for (;;) {
         int longindex = -1;

@@ -3,12 +3,16 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 volatile int cli_cancel_flag = 0;
 static volatile sig_atomic_t signal_received = 0;
+/* The temporary output file being written, for the second signal's handler
+ * to remove (unlink is async-signal-safe). One output at a time. */
+static char active_tmp_path[4096];
 
 int cli_exit_code(ib_status st)
 {
@@ -31,10 +35,14 @@ int cli_fail(ib_status st, const char *message)
     return cli_exit_code(st);
 }
 
-/* The first signal asks the measurement to stop and keep its results; the
- * handler is then reset, so that a second one ends the program at once. */
+/* The first signal asks the measurement to stop and keep its results; a
+ * second one ends the program at once, leaving no half-written file. */
 static void on_signal(int sig)
 {
+    if (cli_cancel_flag) {
+        if (active_tmp_path[0]) unlink(active_tmp_path);
+        _exit(128 + sig);
+    }
     signal_received = sig;
     cli_cancel_flag = 1;
 }
@@ -44,7 +52,7 @@ void cli_install_signal_handlers(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND;
+    sa.sa_flags = 0;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -52,9 +60,16 @@ void cli_install_signal_handlers(void)
 
 int cli_signal_exit_code(void) { return signal_received ? 128 + (int)signal_received : 0; }
 
+static void forget_tmp(void) { active_tmp_path[0] = '\0'; }
+
 bool cli_output_open(cli_output *o, const char *path)
 {
     memset(o, 0, sizeof *o);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "inferbench: cannot write '%s': it is a directory\n", path);
+        return false;
+    }
     size_t n = strlen(path) + 32;
     o->path = strdup(path);
     o->tmp_path = malloc(n);
@@ -72,6 +87,13 @@ bool cli_output_open(cli_output *o, const char *path)
         memset(o, 0, sizeof *o);
         return false;
     }
+    if (strlen(o->tmp_path) < sizeof active_tmp_path) {
+        sigset_t all, old;
+        sigfillset(&all);
+        sigprocmask(SIG_BLOCK, &all, &old); /* the handler never sees half a path */
+        memcpy(active_tmp_path, o->tmp_path, strlen(o->tmp_path) + 1);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+    }
     return true;
 }
 
@@ -85,6 +107,7 @@ bool cli_output_commit(cli_output *o, const char *text)
     ok = (fclose(o->f) == 0) && ok;
     o->f = NULL;
     if (ok && rename(o->tmp_path, o->path) != 0) ok = false;
+    forget_tmp();
     if (!ok) {
         fprintf(stderr, "inferbench: cannot write '%s': %s\n", o->path, strerror(errno));
         unlink(o->tmp_path);
@@ -100,6 +123,7 @@ void cli_output_abort(cli_output *o)
     if (o->f) {
         fclose(o->f);
         unlink(o->tmp_path);
+        forget_tmp();
     }
     free(o->path);
     free(o->tmp_path);

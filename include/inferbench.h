@@ -297,6 +297,8 @@ void ib_throughput_config_init(ib_throughput_config *cfg);
 typedef struct ib_batch_probe {
     int64_t batch;
     bool fits;
+    ib_status status;          /* why it did not fit: DEVICE_OOM, or RUNTIME /
+                                  UNSUPPORTED (the runtime refused the size) */
     double ms;                 /* wall time of the probe */
 } ib_batch_probe;
 
@@ -318,6 +320,8 @@ typedef struct ib_throughput_result {
     bool searched;             /* false: fixed batch model or explicit list */
     int64_t largest_fitting;   /* largest batch that ran (search), else 0 */
     bool limited_by_max_batch; /* the search stopped at max_batch, not memory */
+    char limit_reason[256];    /* the runtime's words at the last batch that
+                                  did not fit */
     size_t n_probes;
     ib_batch_probe probes[IB_MAX_PROBES];
     double search_ms;
@@ -400,10 +404,14 @@ typedef struct ib_calibration_point {
     ib_status status;
     size_t n;
     double median_us;          /* CUDA events around each run */
-    double error_us, error_pct;/* median - true */
     double p5_us, p95_us;      /* spread */
+    double error_us, error_pct;/* median - true, raw */
+    double corrected_error_us; /* median - harness - true: what is left once
+                                  the fixed cost of an empty run, measured
+                                  the same way, is taken off */
     double held_median_us;     /* with the stream held (launch excluded) */
-    double held_error_us;
+    double held_error_us;      /* raw */
+    double held_corrected_error_us;
     double launch_overhead_us; /* median - held median */
     double host_median_us;     /* host wall time of the same runs */
 } ib_calibration_point;
@@ -415,8 +423,8 @@ typedef struct ib_calibration_result {
     ib_status stop_status;
     size_t n_points;
     ib_calibration_point points[IB_MAX_CALIBRATION_POINTS];
-    double harness_device_us;  /* an empty kernel, device-timed median */
-    double harness_host_us;    /* an empty kernel, host wall time median */
+    ib_calibration_point harness; /* an empty kernel (true_us 0): the fixed
+                                     cost of one timed run, plain and held */
     double timer_resolution_us;/* smallest interval between two events with
                                   nothing between them */
     unsigned warnings;
@@ -425,8 +433,8 @@ typedef struct ib_calibration_result {
 
 /* Measures spin kernels of durations_us (NULL: 5 us to 100 ms) on device_id
  * with cfg (runs are capped so that each point takes about a second), with
- * and without launch-overhead exclusion, plus the harness's own overhead and
- * the timer's resolution. */
+ * and without launch-overhead exclusion, plus the harness's own overhead (an
+ * empty kernel, measured both ways) and the timer's resolution. */
 ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durations_us, size_t n,
                        ib_calibration_result *out, ib_error *err);
 

@@ -12,25 +12,39 @@ ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
     return w->ops->reopen ? w->ops->reopen(w, err) : IB_OK;
 }
 
+/* Out of memory is the expected answer of a probe. So, above a batch that
+ * ran, is the runtime refusing the size: cuDNN, for one, rejects tensors of
+ * 2^31 elements and more (CUDNN_STATUS_NOT_SUPPORTED) whatever the memory.
+ * Batch 1 failing that way is a real failure, and a lost device always is. */
+static bool is_capacity_limit(ib_status st, int64_t batch)
+{
+    return st == IB_ERR_DEVICE_OOM || (batch > 1 && (st == IB_ERR_RUNTIME || st == IB_ERR_UNSUPPORTED));
+}
+
 /* Tries one batch. *fits answers the question; the status is an error only
- * when the probe failed for another reason than memory (or recovery from
- * the out-of-memory failed), and then nothing is recorded. *oom_message
- * keeps the backend's words for the batch-1 failure. */
+ * when the probe failed for another reason than capacity (or recovery
+ * failed), and then nothing is recorded. *limit keeps the backend's words
+ * at the last batch that did not fit. */
 static ib_status probe(ib_workload *w, int64_t batch, ib_throughput_result *r, bool *fits,
-                       ib_error *oom_message, ib_error *err)
+                       ib_error *limit, ib_error *err)
 {
     IB_FAIL_IF(r->n_probes == IB_MAX_PROBES, err, IB_ERR_INTERNAL,
                "batch search: more than %d probes", IB_MAX_PROBES);
     double t0 = now_ms(w);
-    ib_status st = ib_workload_set_batch(w, batch, oom_message);
-    if (st == IB_OK) st = w->ops->run(w, oom_message);
-    if (st != IB_OK && st != IB_ERR_DEVICE_OOM) {
-        if (err) *err = *oom_message;
+    ib_error why = {{0}};
+    ib_status st = ib_workload_set_batch(w, batch, &why);
+    if (st == IB_OK) st = w->ops->run(w, &why);
+    if (st != IB_OK && !is_capacity_limit(st, batch)) {
+        if (err) *err = why;
         return st;
     }
     *fits = st == IB_OK;
-    if (!*fits) IB_TRY(ib__recover_from_oom(w, err));
-    r->probes[r->n_probes++] = (ib_batch_probe){ .batch = batch, .fits = *fits, .ms = now_ms(w) - t0 };
+    if (!*fits) {
+        *limit = why;
+        IB_TRY(ib__recover_from_oom(w, err));
+    }
+    r->probes[r->n_probes++] =
+        (ib_batch_probe){ .batch = batch, .fits = *fits, .status = st, .ms = now_ms(w) - t0 };
     return IB_OK;
 }
 
@@ -85,6 +99,7 @@ ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int
                       oom.message);
     if (st == IB_OK && no_fit != 0) st = bisect(w, cancel, r, &fit, no_fit, &oom, err);
     r->largest_fitting = fit;
+    ib__strlcpy(r->limit_reason, oom.message, sizeof r->limit_reason);
     r->limited_by_max_batch = st == IB_OK && no_fit == 0;
     r->search_ms = now_ms(w) - t0;
     return st;

@@ -53,6 +53,8 @@ static ib_status calibrate_point(double true_us, int device_id, const ib_config 
         ib__sort(s, plain.n);
         p->p5_us = ib_quantile_sorted(s, plain.n, 0.05) * 1e3;
         p->p95_us = ib_quantile_sorted(s, plain.n, 0.95) * 1e3;
+        /* The first run through a runner is never held (module loading);
+         * the kernel's module is loaded by now either way. */
         st = measure_spin(true_us, device_id, cfg, true, &held, err);
         if (st == IB_OK) {
             p->held_median_us = held.device.p50 * 1e3;
@@ -88,24 +90,19 @@ static ib_status timer_resolution(int device_id, double *us, ib_error *err)
     return st;
 }
 
-static ib_status harness_overhead(int device_id, const ib_config *cfg, ib_calibration_result *out,
-                                  ib_error *err)
+/* What is left of an error once the harness's fixed cost of an empty run,
+ * measured the same way, is taken off. */
+static void correct_errors(ib_calibration_point *p, const ib_calibration_point *harness)
 {
-    ib_latency_result r;
-    ib_status st = measure_spin(0, device_id, cfg, false, &r, err);
-    if (st == IB_OK) {
-        out->harness_device_us = r.device.p50 * 1e3;
-        out->harness_host_us = r.host.p50 * 1e3;
-    }
-    ib_latency_result_free(&r);
-    return st;
+    p->corrected_error_us = p->median_us - harness->median_us - p->true_us;
+    p->held_corrected_error_us = p->held_median_us - harness->held_median_us - p->true_us;
 }
 
 ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durations_us, size_t n,
                        ib_calibration_result *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->harness_device_us = out->harness_host_us = out->timer_resolution_us = NAN;
+    out->timer_resolution_us = NAN;
     IB_TRY(ib__config_validate(cfg, err));
     if (!durations_us) {
         durations_us = default_durations_us;
@@ -122,14 +119,16 @@ ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durati
     ib_workload_destroy(probe);
 
     ib_status st = timer_resolution(device_id, &out->timer_resolution_us, err);
-    if (st == IB_OK) st = harness_overhead(device_id, cfg, out, err);
+    if (st == IB_OK) st = calibrate_point(0, device_id, cfg, &out->harness, err);
     /* Sampled from here: the harness measurement warmed the GPU up. */
     ib__gpu_sampler *sampler =
         st == IB_OK && cfg->sample_gpu_state ? ib__gpu_sampler_start(&out->env, device_id, IB__GPU_SAMPLE_PERIOD_MS) : NULL;
     for (size_t i = 0; i < n && st == IB_OK; i++) {
         if (cfg->cancel && *cfg->cancel) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         else st = calibrate_point(durations_us[i], device_id, cfg, &out->points[i], err);
-        if (st == IB_OK) out->n_points = i + 1;
+        if (st != IB_OK) break;
+        correct_errors(&out->points[i], &out->harness);
+        out->n_points = i + 1;
     }
     ib__gpu_sampler_stop(sampler);
     out->warnings = ib__env_gpu_warnings(&out->env);

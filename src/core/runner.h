@@ -16,6 +16,8 @@ typedef struct ib__runner {
     ib__gpu_hold *hold;          /* NULL unless excluding launch overhead */
     const volatile int *cancel;
     int64_t runs;                /* timed so far through this runner */
+    bool async;                  /* the workload's own end-of-run wait is off
+                                    while the runner lives (device marks) */
 } ib__runner;
 
 /* Sets up what cfg asks for (flush_l2 and exclude_launch need a CUDA

@@ -2,25 +2,35 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdio.h>
+
+static void point_row(ib__sbuf *b, const char *label, const ib_calibration_point *p)
+{
+    ib__sbuf_printf(b, "%10s %6zu %11.3f %9.3f..%-10.3f %+9.3f %+9.3f %11.3f %+9.3f %+9.3f %9.3f %11.3f\n", label,
+                    p->n, p->median_us, p->p5_us, p->p95_us, p->error_us, p->corrected_error_us,
+                    p->held_median_us, p->held_error_us, p->held_corrected_error_us, p->launch_overhead_us,
+                    p->host_median_us);
+}
 
 char *ib_calibration_report_text(const ib_calibration_result *r)
 {
     ib__sbuf b = {0};
     ib__sbuf_printf(&b, "inferbench calibrate: spin kernels of known duration, timed by the tool's own loop\n");
     ib__text_env(&b, &r->env);
-    ib__sbuf_printf(&b, "\n\n%10s %6s %12s %10s %8s %20s %12s %10s %10s %12s\n", "true us", "n", "median us",
-                    "error us", "error", "spread p5..p95 us", "held us", "held err", "launch us",
-                    "host us");
+    ib__sbuf_printf(&b, "\n\nall in us. events: CUDA events around each run, as every measurement takes them;\n"
+                        "held: the stream held until the run is queued (launch latency excluded);\n"
+                        "err: median - true; corr: median - empty-kernel median - true (the harness's fixed cost off)\n\n");
+    ib__sbuf_printf(&b, "%10s %6s %11s %21s %9s %9s %11s %9s %9s %9s %11s\n", "true", "n", "events",
+                    "spread p5..p95", "err", "corr", "held", "err", "corr", "launch", "host");
+    point_row(&b, "empty", &r->harness);
     for (size_t i = 0; i < r->n_points; i++) {
-        const ib_calibration_point *p = &r->points[i];
-        ib__sbuf_printf(&b, "%10.1f %6zu %12.3f %+10.3f %+7.2f%% %9.3f..%-10.3f %12.3f %+10.3f %10.3f %12.3f\n",
-                        p->true_us, p->n, p->median_us, p->error_us, p->error_pct, p->p5_us, p->p95_us,
-                        p->held_median_us, p->held_error_us, p->launch_overhead_us, p->host_median_us);
+        char label[32];
+        snprintf(label, sizeof label, "%.1f", r->points[i].true_us);
+        point_row(&b, label, &r->points[i]);
     }
-    ib__sbuf_printf(&b, "\nharness overhead (an empty kernel): %.3f us device-timed, %.3f us host wall time\n",
-                    r->harness_device_us, r->harness_host_us);
+    ib__sbuf_printf(&b, "\nharness overhead (an empty kernel): %.3f us with events, %.3f us held, %.3f us host wall time\n",
+                    r->harness.median_us, r->harness.held_median_us, r->harness.host_median_us);
     ib__sbuf_printf(&b, "timer resolution (two events, nothing between): %.3f us\n", r->timer_resolution_us);
-    ib__sbuf_printf(&b, "held: the stream is held until the run is queued, so launch latency is excluded\n");
     if (r->partial)
         ib__sbuf_printf(&b, "PARTIAL: stopped early (%s)\n", ib_status_str(r->stop_status));
     ib__text_warnings(&b, r->warnings);
@@ -33,12 +43,14 @@ static cJSON *point_json(const ib_calibration_point *p)
     ib__json_add_number(o, "true_us", p->true_us);
     cJSON_AddNumberToObject(o, "n", (double)p->n);
     ib__json_add_number(o, "median_us", p->median_us);
-    ib__json_add_number(o, "error_us", p->error_us);
-    ib__json_add_number(o, "error_pct", p->error_pct);
     ib__json_add_number(o, "p5_us", p->p5_us);
     ib__json_add_number(o, "p95_us", p->p95_us);
+    ib__json_add_number(o, "error_us", p->error_us);
+    ib__json_add_number(o, "error_pct", p->error_pct);
+    ib__json_add_number(o, "corrected_error_us", p->corrected_error_us);
     ib__json_add_number(o, "held_median_us", p->held_median_us);
     ib__json_add_number(o, "held_error_us", p->held_error_us);
+    ib__json_add_number(o, "held_corrected_error_us", p->held_corrected_error_us);
     ib__json_add_number(o, "launch_overhead_us", p->launch_overhead_us);
     ib__json_add_number(o, "host_median_us", p->host_median_us);
     return o;
@@ -53,8 +65,7 @@ char *ib_calibration_report_json(const ib_calibration_result *r, const ib_config
     cJSON_AddNumberToObject(root, "max_runs_per_point", (double)cfg->runs);
     cJSON *pts = cJSON_AddArrayToObject(root, "points");
     for (size_t i = 0; i < r->n_points; i++) cJSON_AddItemToArray(pts, point_json(&r->points[i]));
-    ib__json_add_number(root, "harness_device_us", r->harness_device_us);
-    ib__json_add_number(root, "harness_host_us", r->harness_host_us);
+    cJSON_AddItemToObject(root, "harness", point_json(&r->harness));
     ib__json_add_number(root, "timer_resolution_us", r->timer_resolution_us);
     cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));

@@ -46,6 +46,7 @@ static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_wor
     } else {
         ib__sbuf_printf(b, "largest batch that fits: %lld (%zu probes, %s)\n", (long long)r->largest_fitting,
                         r->n_probes, ib__fmt_ms(t, r->search_ms));
+        if (r->limit_reason[0]) ib__sbuf_printf(b, "  the next batch failed: %s\n", r->limit_reason);
     }
 }
 
@@ -163,11 +164,13 @@ static cJSON *search_json(const ib_throughput_result *r)
     cJSON_AddBoolToObject(o, "searched", r->searched);
     cJSON_AddNumberToObject(o, "largest_fitting", (double)r->largest_fitting);
     cJSON_AddBoolToObject(o, "limited_by_max_batch", r->limited_by_max_batch);
+    if (r->limit_reason[0]) cJSON_AddStringToObject(o, "limit_reason", r->limit_reason);
     cJSON *probes = cJSON_AddArrayToObject(o, "probes");
     for (size_t i = 0; i < r->n_probes; i++) {
         cJSON *p = cJSON_CreateObject();
         cJSON_AddNumberToObject(p, "batch", (double)r->probes[i].batch);
         cJSON_AddBoolToObject(p, "fits", r->probes[i].fits);
+        if (!r->probes[i].fits) cJSON_AddStringToObject(p, "failure", ib_status_str(r->probes[i].status));
         ib__json_add_number(p, "ms", r->probes[i].ms);
         cJSON_AddItemToArray(probes, p);
     }

@@ -3,8 +3,8 @@
  * [in, out] layout), LayerNormalization, GELU in its erf form, Softmax.
  *
  * One input, input_ids int64 [batch, sequence]. Position ids 0..sequence-1
- * come from slicing the position table to the sequence length inside the
- * graph; token type ids are all zero, so their embedding is row 0 of the
+ * are made inside the graph (Range over the sequence length) and gathered
+ * from the position table; token type ids are all zero, so their embedding is row 0 of the
  * token type table, broadcast. There is no attention mask: every token
  * attends to every other. 109,482,240 parameters, all stored. */
 #include "zoo/models.h"
@@ -147,13 +147,17 @@ static const char *embeddings(ib__graph *g, const char *input_ids)
 
     const char *words = ib__op2(g, "Gather", word, input_ids); /* [b, seq, H] */
 
-    /* Positions 0..seq-1: the first seq rows of the table, [seq, H]. */
-    Onnx__NodeProto *seq_len = ib__graph_node(g, "Shape", 1, (const char *[]){input_ids});
-    ib__attr_int(g, seq_len, "start", 1);
-    ib__attr_int(g, seq_len, "end", 2);
-    const char *zero_1d = ib__graph_const_ints(g, 1, 1, (int64_t[]){0});
-    const char *positions = ib__node_output(ib__graph_node(
-        g, "Slice", 4, (const char *[]){pos, zero_1d, ib__node_output(seq_len), zero_1d}));
+    /* Positions 0..seq-1: rows Range(0, seq) of the table, [seq, H]. A
+     * Gather, not a Slice of the table: the CUDA provider we run with
+     * crashes on a Slice whose bounds are computed at run time (see
+     * docs/backend-onnxruntime.md). */
+    const char *shape = ib__node_output(ib__graph_node(g, "Shape", 1, (const char *[]){input_ids}));
+    const char *seq_len = ib__op2(g, "Gather", shape, ib__graph_const_ints(g, 0, 1, (int64_t[]){1}));
+    const char *ids = ib__node_output(ib__graph_node(
+        g, "Range", 3,
+        (const char *[]){ib__graph_const_ints(g, 0, 1, (int64_t[]){0}), seq_len,
+                         ib__graph_const_ints(g, 0, 1, (int64_t[]){1})}));
+    const char *positions = ib__op2(g, "Gather", pos, ids);
 
     /* Token type ids all 0: every token adds row 0, [H]. */
     const char *zero = ib__graph_const_ints(g, 0, 1, (int64_t[]){0});

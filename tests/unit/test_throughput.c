@@ -305,13 +305,36 @@ static void test_failures_keep_what_was_measured(void)
     ib_error err;
     ib__fake_script s;
 
-    /* A runtime failure in the search: no curve, the probes so far kept. */
+    /* The runtime refusing a batch above one that ran (cuDNN's 2^31
+     * element limit, say) is a capacity limit like out of memory: batch 4
+     * fails, bisection tries 3, which runs. */
     script(&s, 0);
-    s.fail_at_run = 2; /* the third probe's run (batch 4) */
+    s.refuse_above_batch = 3;
     ib_workload *w = open_fake(&s);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK_EQ_INT(r->n_probes, 4);
+    CHECK_EQ_INT(r->probes[2].status, IB_ERR_RUNTIME);
+    CHECK_EQ_INT(r->largest_fitting, 3);
+    CHECK(strstr(r->limit_reason, "not supported") != NULL);
+    ib_workload_destroy(w);
+
+    /* A runtime failure at batch 1 is a real failure: no curve. */
+    script(&s, 0);
+    s.fail_at_run = 0;
+    w = open_fake(&s);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_RUNTIME);
     CHECK(r->partial);
     CHECK_EQ_INT(r->stop_status, IB_ERR_RUNTIME);
+    CHECK_EQ_INT(r->n_probes, 0);
+    CHECK_EQ_INT(r->n_points, 0);
+    ib_workload_destroy(w);
+
+    /* A lost device in the search stops it, the probes so far kept. */
+    script(&s, 0);
+    s.lose_device_at_run = 2;
+    w = open_fake(&s);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
+    CHECK(r->partial);
     CHECK_EQ_INT(r->n_probes, 2);
     CHECK_EQ_INT(r->largest_fitting, 2);
     CHECK_EQ_INT(r->n_points, 0);
