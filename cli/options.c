@@ -126,8 +126,10 @@ static bool parse_percent(const char *opt, const char *text, double *fraction)
     if (n == 0 || n >= sizeof buf) return bad(opt, text, "not a percentage");
     memcpy(buf, text, n + 1);
     if (buf[n - 1] == '%') buf[n - 1] = '\0';
-    double pct;
-    if (!parse_f64(opt, buf, 1e-6, 50, &pct)) return false;
+    char *end;
+    double pct = strtod(buf, &end);
+    if (end == buf || buf[0] == ' ' || *end || !isfinite(pct)) return bad(opt, text, "not a percentage");
+    if (!(pct > 0 && pct <= 50)) return bad(opt, text, "must be above 0% and at most 50%");
     *fraction = pct / 100.0;
     return true;
 }
@@ -260,7 +262,10 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
         if (id == -1) break;
         if (id == 'o') id = O_OUTPUT;
         if (id == '?' || id == ':') {
-            const char *what = argv[optind - 1];
+            /* Inside a cluster of short options ("-xo") argv[optind-1] is
+             * the cluster's word: name the character instead. */
+            char shortopt[3] = {'-', (char)optopt, '\0'};
+            const char *what = optopt ? shortopt : argv[optind - 1];
             fprintf(stderr, "inferbench %s: %s option '%s' (see inferbench %s --help)\n", cmd->name,
                     id == ':' ? "missing value for" : "unknown", what, cmd->name);
             return CLI_BAD_INPUT;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,14 +36,32 @@ int cli_fail(ib_status st, const char *message)
     return cli_exit_code(st);
 }
 
+/* A signal within this long of the first is the same request delivered
+ * twice (timeout(1) signals the child and then its whole process group). */
+#define DUPLICATE_SIGNAL_NS 500000000LL
+
+static long long monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* The first signal asks the measurement to stop and keep its results; a
- * second one ends the program at once, leaving no half-written file. */
+ * second one, later, ends the program at once, leaving no half-written
+ * file. */
 static void on_signal(int sig)
 {
+    /* Only this handler touches it, and both signals are blocked while it
+     * runs (sa_mask), so it is never read half-written. */
+    static long long first_ns;
+    long long now = monotonic_ns();
     if (cli_cancel_flag) {
+        if (now - first_ns < DUPLICATE_SIGNAL_NS) return;
         if (active_tmp_path[0]) unlink(active_tmp_path);
         _exit(128 + sig);
     }
+    first_ns = now;
     signal_received = sig;
     cli_cancel_flag = 1;
 }
@@ -54,6 +73,8 @@ void cli_install_signal_handlers(void)
     sa.sa_handler = on_signal;
     sa.sa_flags = 0;
     sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 }

@@ -291,11 +291,11 @@ static ib_status check_host_cap(const ort_workload *o, int64_t batch, ib_error *
     format_bytes(cap, cap_s, sizeof cap_s);
     if (o->host_cap_bytes)
         return ib__fail(err, IB_ERR_DEVICE_OOM,
-                        "batch %lld needs %s of inputs and outputs > --memory-cap (%s)",
+                        "batch %lld needs %s of inputs and outputs > --memory-cap-mb (%s)",
                         (long long)batch, need_s, cap_s);
     return ib__fail(err, IB_ERR_DEVICE_OOM,
                     "batch %lld needs %s of inputs and outputs, more than half of this "
-                    "machine's memory (%s; --memory-cap sets another limit)",
+                    "machine's memory (%s; --memory-cap-mb sets another limit)",
                     (long long)batch, need_s, cap_s);
 }
 
