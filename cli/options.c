@@ -265,7 +265,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
             /* Inside a cluster of short options ("-xo") argv[optind-1] is
              * the cluster's word: name the character instead. */
             char shortopt[3] = {'-', (char)optopt, '\0'};
-            const char *what = optopt ? shortopt : argv[optind - 1];
+            const char *what = optopt > 0 && optopt < 128 ? shortopt : argv[optind - 1];
             fprintf(stderr, "inferbench %s: %s option '%s' (see inferbench %s --help)\n", cmd->name,
                     id == ':' ? "missing value for" : "unknown", what, cmd->name);
             return CLI_BAD_INPUT;

@@ -217,8 +217,8 @@ static int ep_device_cuda_id(const OrtEpDevice *d)
 
 ib_status ib__ort_cuda_ep_device(int device_id, const OrtEpDevice **out, ib_error *err)
 {
-    const OrtApi *api;
-    OrtEnv *env;
+    const OrtApi *api = NULL;
+    OrtEnv *env = NULL;
     *out = NULL;
     IB_TRY(ib__ort_init(&api, &env, err));
     IB_TRY(cuda_ep_register(err));
@@ -316,8 +316,8 @@ static ib_status creation_status(OrtErrorCode code)
 ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **out,
                                  ib_error *err)
 {
-    const OrtApi *api;
-    OrtEnv *env;
+    const OrtApi *api = NULL;
+    OrtEnv *env = NULL;
     *out = NULL;
     IB_TRY(ib__ort_init(&api, &env, err));
     OrtSessionOptions *so;

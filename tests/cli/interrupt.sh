@@ -21,7 +21,7 @@ wait_gone() {
 # 1.5 s; with TWICE the signal is sent twice at once, as timeout(1) does (to
 # the child, then to its process group): one request, not two.
 interrupted() {
-  local sig=$1 code=$2 json="$TMP/$1$3.json"
+  local sig=$1 code=$2 json="$TMP/$1${3:-}.json"
   "$IB" latency zoo:mlp --device cpu --runs 1000000 --warmup-runs 1 --warmup-ms 0 --no-steady \
     --json "$json" >"$TMP/$sig.out" 2>"$TMP/$sig.err" </dev/null &
   local pid=$!

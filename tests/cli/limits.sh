@@ -28,8 +28,8 @@ refused "--batch 99999999999" "--batch '99999999999'.*between" -- "${L[@]}" --ba
 refused "--warmup-ms -1" "--warmup-ms '-1'.*between" -- "${L[@]}" --warmup-ms -1
 refused "--warmup-ms nan" "--warmup-ms 'nan'.*not a number" -- "${L[@]}" --warmup-ms nan
 refused "--warmup-runs 2000000" "--warmup-runs.*between" -- "${L[@]}" --warmup-runs 2000000
-refused "--precision 0" "--precision '0'.*between" -- "${L[@]}" --precision 0
-refused "--precision 80%" "--precision '80%?'.*between" -- "${L[@]}" --precision 80%
+refused "--precision 0" "--precision '0'.*above 0% and at most 50%" -- "${L[@]}" --precision 0
+refused "--precision 80%" "--precision '80%'.*above 0% and at most 50%" -- "${L[@]}" --precision 80%
 refused "--precision abc" "--precision 'abc'" -- "${L[@]}" --precision abc
 refused "--precision -1%" "--precision '-1%?'" -- "${L[@]}" --precision -1%
 refused "--min-runs above --max-runs" "--min-runs must not exceed --max-runs" -- \
