@@ -85,8 +85,17 @@ bool cli_output_open(cli_output *o, const char *path);
 bool cli_output_commit(cli_output *o, const char *text);
 void cli_output_abort(cli_output *o);
 
-/* Opens the model named by a (path or zoo:NAME), printing the error. */
-int cli_open_model(const cli_args *a, ib_workload **w);
+/* The first step of every model command: takes at most one model, opens the
+ * --json output when asked (before anything is measured, so that a bad
+ * path fails at once), then the model. Returns EXIT_OK or the exit code of
+ * the error it printed, leaving nothing open. */
+int cli_start(const cli_args *a, cli_output *json, ib_workload **w);
+
+/* The last step of every measuring command: whatever was measured is shown
+ * and saved, also after a failure. Prints text, commits doc to json (both
+ * NULL when nothing was measured), then the error for st; frees text and
+ * doc. Returns the exit code. */
+int cli_finish(cli_output *json, char *text, char *doc, ib_status st, const ib_error *err);
 
 int cmd_latency(cli_args *a);
 int cmd_throughput(cli_args *a);

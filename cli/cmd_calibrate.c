@@ -10,18 +10,7 @@ int cmd_calibrate(cli_args *a)
     ib_calibration_result r;
     ib_error err = {{0}};
     ib_status st = ib_calibrate(a->model_opts.device_id, &a->cfg, NULL, 0, &r, &err);
-    int code = EXIT_OK;
-    if (st == IB_OK || r.n_points > 0) {
-        char *text = ib_calibration_report_text(&r);
-        if (text) fputs(text, stdout);
-        ib_free(text);
-    }
-    if (json.f) {
-        char *doc = st == IB_OK || r.n_points > 0 ? ib_calibration_report_json(&r, &a->cfg) : NULL;
-        if (!doc) cli_output_abort(&json);
-        else if (!cli_output_commit(&json, doc)) code = EXIT_RUN_FAILED;
-        ib_free(doc);
-    }
-    if (st != IB_OK) code = cli_fail(st, err.message);
-    return code;
+    bool measured = st == IB_OK || r.n_points > 0;
+    return cli_finish(&json, measured ? ib_calibration_report_text(&r) : NULL,
+                      measured && json.f ? ib_calibration_report_json(&r, &a->cfg) : NULL, st, &err);
 }

@@ -101,14 +101,8 @@ static void throughput_config(const cli_args *a, ib_throughput_config *tc)
     tc->latency_budget_ms = a->latency_budget_ms;
 }
 
-static void print_text(const ib_throughput_result *r, const ib_workload *w)
-{
-    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
-    if (text) fputs(text, stdout);
-    ib_free(text);
-}
-
-/* Measures, shows and saves; what was measured is kept after a failure. */
+/* Measures, shows and saves; what was measured is kept after a failure.
+ * The result is large (every probe and point): on the heap. */
 static int measure(ib_workload *w, const ib_throughput_config *tc, cli_output *json)
 {
     ib_throughput_result *r = malloc(sizeof *r);
@@ -118,23 +112,16 @@ static int measure(ib_workload *w, const ib_throughput_config *tc, cli_output *j
     }
     ib_error err = {{0}};
     ib_status st = ib_measure_throughput(w, tc, r, &err);
-    bool any = r->n_points > 0 || r->n_probes > 0;
-    int code = EXIT_OK;
-    if (any) print_text(r, w);
-    if (json->f) {
-        char *doc = any ? ib_throughput_report_json(r, ib_workload_get_info(w), tc) : NULL;
-        if (!doc) cli_output_abort(json);
-        else if (!cli_output_commit(json, doc)) code = EXIT_RUN_FAILED;
-        ib_free(doc);
-    }
-    if (st != IB_OK) code = cli_fail(st, err.message);
+    bool measured = r->n_points > 0 || r->n_probes > 0;
+    const ib_workload_info *info = ib_workload_get_info(w);
+    int code = cli_finish(json, measured ? ib_throughput_report_text(r, info) : NULL,
+                          measured && json->f ? ib_throughput_report_json(r, info, tc) : NULL, st, &err);
     free(r);
     return code;
 }
 
 int cmd_throughput(cli_args *a)
 {
-    if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "throughput takes one model");
     int64_t batches[IB_MAX_POINTS];
     size_t n_batches = 0;
     if (a->batches && !parse_batches(a->batches, batches, &n_batches)) return EXIT_BAD_INPUT;
@@ -149,14 +136,10 @@ int cmd_throughput(cli_args *a)
     }
     apply_memory_cap(a);
 
-    cli_output json = {0};
-    if (a->json_path && !cli_output_open(&json, a->json_path)) return EXIT_BAD_INPUT;
-    ib_workload *w = NULL;
-    int code = cli_open_model(a, &w);
-    if (code != EXIT_OK) {
-        cli_output_abort(&json);
-        return code;
-    }
+    cli_output json;
+    ib_workload *w;
+    int code = cli_start(a, &json, &w);
+    if (code != EXIT_OK) return code;
     code = measure(w, &tc, &json);
     ib_workload_destroy(w);
     return code;

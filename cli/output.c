@@ -151,9 +151,29 @@ void cli_output_abort(cli_output *o)
     memset(o, 0, sizeof *o);
 }
 
-int cli_open_model(const cli_args *a, ib_workload **w)
+int cli_start(const cli_args *a, cli_output *json, ib_workload **w)
 {
+    *w = NULL;
+    memset(json, 0, sizeof *json);
+    if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "give one model (a file or zoo:NAME)");
+    if (a->json_path && !cli_output_open(json, a->json_path)) return EXIT_BAD_INPUT;
     ib_error err = {{0}};
     ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
-    return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
+    if (st == IB_OK) return EXIT_OK;
+    cli_output_abort(json);
+    return cli_fail(st, err.message);
+}
+
+int cli_finish(cli_output *json, char *text, char *doc, ib_status st, const ib_error *err)
+{
+    int code = EXIT_OK;
+    if (text) fputs(text, stdout);
+    if (json->f) {
+        if (!doc) cli_output_abort(json);
+        else if (!cli_output_commit(json, doc)) code = EXIT_RUN_FAILED;
+    }
+    ib_free(text);
+    ib_free(doc);
+    if (st != IB_OK) code = cli_fail(st, err->message);
+    return code;
 }

@@ -185,6 +185,21 @@ cJSON *ib__json_workload(const ib_workload_info *info)
     return o;
 }
 
+cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status,
+                         const ib_workload_info *info)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", schema);
+    cJSON_AddBoolToObject(root, "partial", partial);
+    if (partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(stop_status));
+    if (info) {
+        cJSON_AddStringToObject(root, "model", info->model);
+        cJSON_AddStringToObject(root, "device", device_name(info->device));
+        cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
+    }
+    return root;
+}
+
 char *ib__json_finish(cJSON *root)
 {
     char *s = root ? cJSON_Print(root) : NULL;

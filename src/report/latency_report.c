@@ -74,15 +74,9 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
 char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info,
                              const ib_config *cfg)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "inferbench.latency/1");
-    cJSON_AddBoolToObject(root, "partial", r->partial);
-    if (r->partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(r->stop_status));
-    cJSON_AddStringToObject(root, "model", info->model);
-    cJSON_AddStringToObject(root, "device", info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    cJSON *root = ib__json_document("inferbench.latency/1", r->partial, r->stop_status, info);
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);
     cJSON_AddStringToObject(root, "timing", r->has_device_timer ? "device-events" : "host-clock");
-    cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
     cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     ib__json_add_number(root, "cold_ms", r->cold_host_ms);
     ib__json_add_number(root, "cold_device_ms", r->cold_device_ms);

@@ -114,14 +114,8 @@ static cJSON *row_json(const ib_pitfall_row *row)
 char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
                               const ib_config *cfg)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "inferbench.pitfalls/1");
-    cJSON_AddBoolToObject(root, "partial", r->partial);
-    if (r->partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(r->stop_status));
-    cJSON_AddStringToObject(root, "model", info->model);
-    cJSON_AddStringToObject(root, "device", info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    cJSON *root = ib__json_document("inferbench.pitfalls/1", r->partial, r->stop_status, info);
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);
-    cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
     cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     cJSON *rows = cJSON_AddArrayToObject(root, "rows");
     for (int k = 0; k < IB_PITFALL_COUNT; k++) cJSON_AddItemToArray(rows, row_json(&r->rows[k]));

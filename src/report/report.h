@@ -29,6 +29,10 @@ cJSON *ib__json_env(const ib_env *env);
 cJSON *ib__json_workload(const ib_workload_info *info);
 cJSON *ib__json_array(const double *x, size_t n);
 cJSON *ib__json_warnings(unsigned warnings);
+/* A document's opening keys: schema, partial and stop_reason; with info,
+ * model, device and workload too. */
+cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status,
+                         const ib_workload_info *info);
 /* Serializes and deletes root; NULL on failure. */
 char *ib__json_finish(cJSON *root);
 

@@ -220,13 +220,7 @@ static cJSON *budget_json(const ib_throughput_result *r)
 char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload_info *info,
                                 const ib_throughput_config *cfg)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "inferbench.throughput/1");
-    cJSON_AddBoolToObject(root, "partial", r->partial);
-    if (r->partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(r->stop_status));
-    cJSON_AddStringToObject(root, "model", info->model);
-    cJSON_AddStringToObject(root, "device", info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
-    cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
+    cJSON *root = ib__json_document("inferbench.throughput/1", r->partial, r->stop_status, info);
     cJSON_AddItemToObject(root, "config", config_json(cfg));
     cJSON_AddItemToObject(root, "search", search_json(r));
     ib__json_add_number(root, "sweep_ms", r->sweep_ms);
