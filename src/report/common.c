@@ -108,8 +108,14 @@ cJSON *ib__json_warnings(unsigned warnings)
     return a;
 }
 
-void ib__text_warnings(ib__sbuf *b, unsigned warnings)
+void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
+                     unsigned warnings)
 {
+    if (partial)
+        ib__sbuf_printf(b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
+                        ib_status_str(stop_status));
+    if (env->gpu_name[0] && !env->nvml_available && env->nvml_note[0])
+        ib__sbuf_printf(b, "note: %s\n", env->nvml_note);
     for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0]; i++)
         if (warnings & warning_texts[i].bit) ib__sbuf_printf(b, "warning: %s\n", warning_texts[i].text);
 }

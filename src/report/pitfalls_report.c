@@ -77,10 +77,7 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
     ib__sbuf_printf(&b, "\n");
     text_no_warmup(&b, &r->rows[IB_PITFALL_NO_WARMUP], &r->rows[IB_PITFALL_CORRECT]);
     text_single_sample(&b, &r->rows[IB_PITFALL_SINGLE_SAMPLE]);
-    if (r->partial)
-        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
-                        ib_status_str(r->stop_status));
-    ib__text_warnings(&b, r->warnings);
+    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
 

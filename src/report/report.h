@@ -36,8 +36,10 @@ cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status
 /* Serializes and deletes root; NULL on failure. */
 char *ib__json_finish(cJSON *root);
 
-/* Human text for the warning bits, one per line, each starting "warning: ". */
-void ib__text_warnings(ib__sbuf *b, unsigned warnings);
+/* The closing lines of every text report: PARTIAL and why, a missing-NVML
+ * note on a GPU, then the warnings, one per line, each "warning: ...". */
+void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
+                     unsigned warnings);
 /* "NVIDIA H200 (driver 580.159, CUDA 13.0), ONNX Runtime 1.29.0 CUDAExecutionProvider" */
 void ib__text_env(ib__sbuf *b, const ib_env *env);
 /* Formats a duration in ms with 4 significant digits and the best unit. */

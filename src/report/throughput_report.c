@@ -129,12 +129,7 @@ char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload
         text_answers(&b, r);
         ib__sbuf_printf(&b, "sweep: %s\n", ib__fmt_ms(t, r->sweep_ms));
     }
-    if (r->partial)
-        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
-                        ib_status_str(r->stop_status));
-    if (r->env.gpu_name[0] && !r->env.nvml_available && r->env.nvml_note[0])
-        ib__sbuf_printf(&b, "note: %s\n", r->env.nvml_note);
-    ib__text_warnings(&b, r->warnings);
+    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
