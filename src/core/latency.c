@@ -27,6 +27,15 @@ void ib_config_init(ib_config *cfg)
     };
 }
 
+unsigned ib__sample_warnings(const double *ms, const ib_stats *st)
+{
+    unsigned warn = 0;
+    if (st->cv > IB__HIGH_CV) warn |= IB_WARN_HIGH_CV;
+    if (st->n < IB__FEW_SAMPLES) warn |= IB_WARN_FEW_SAMPLES;
+    if (ib__is_bimodal(ms, st->n)) warn |= IB_WARN_BIMODAL;
+    return warn;
+}
+
 ib_status ib__config_validate(const ib_config *cfg, ib_error *err)
 {
     IB_FAIL_IF(cfg->warmup_runs < 0 || cfg->warmup_runs > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG,
@@ -116,9 +125,7 @@ static void summarize(ib_latency_result *r)
     const double *samples = r->has_device_timer ? r->device_ms : r->host_ms;
     r->precision_achieved = ib__median_ci_relative_halfwidth(p);
     if (r->precision_target > 0) r->precision_met = r->precision_achieved <= r->precision_target;
-    if (p->cv > IB__HIGH_CV) r->warnings |= IB_WARN_HIGH_CV;
-    if (r->n < 30) r->warnings |= IB_WARN_FEW_SAMPLES;
-    if (ib__is_bimodal(samples, r->n)) r->warnings |= IB_WARN_BIMODAL;
+    r->warnings |= ib__sample_warnings(samples, p);
     if (r->precision_target > 0 && !r->precision_met) r->warnings |= IB_WARN_PRECISION_NOT_MET;
 }
 

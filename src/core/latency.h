@@ -13,7 +13,14 @@
 /* Coefficient of variation above which the report warns. */
 #define IB__HIGH_CV 0.05
 
+/* Fewer samples than this are too few for tail percentiles. */
+#define IB__FEW_SAMPLES 30
+
 ib_status ib__config_validate(const ib_config *cfg, ib_error *err);
+
+/* The trust warnings a set of timings raises by itself: high CV, few
+ * samples, two clusters. */
+unsigned ib__sample_warnings(const double *ms, const ib_stats *st);
 
 /* Warms up until cfg's count and time minimums are met and, when asked, the
  * timings are steady (rules.h), or the time cap is reached. */

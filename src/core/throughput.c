@@ -107,16 +107,6 @@ static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_
 /* One point of the curve                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* The trust warnings a point's per-run timings raise (as latency's). */
-static unsigned sample_warnings(const double *ms, const ib_stats *st)
-{
-    unsigned warn = 0;
-    if (st->cv > IB__HIGH_CV) warn |= IB_WARN_HIGH_CV;
-    if (st->n < 30) warn |= IB_WARN_FEW_SAMPLES;
-    if (ib__is_bimodal(ms, st->n)) warn |= IB_WARN_BIMODAL;
-    return warn;
-}
-
 /* The classic method: every run synchronized and timed alone. Its latency
  * distribution is what a latency budget is checked against. */
 static ib_status time_per_run(ib__runner *run, int64_t runs, ib_throughput_point *p, double *ms,
@@ -174,7 +164,7 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
     if (!steady) s->r->warnings |= IB_WARN_NOT_STEADY;
     start_sampling(s);
     IB_TRY(time_per_run(run, s->rc->runs, p, s->ms, err));
-    s->r->warnings |= sample_warnings(s->ms, &p->latency_ms);
+    s->r->warnings |= ib__sample_warnings(s->ms, &p->latency_ms);
     return time_back_to_back(run, s->rc->runs, p, err);
 }
 
