@@ -21,6 +21,21 @@ json_check "$TMP/b8.json" "d['batch'] == 8 and d['workload']['inputs'][0]['shape
 expect_exit 0 "adaptive precision" -- "$IB" latency zoo:mlp --device cpu --precision 50% --min-runs 10 --max-runs 200 --json "$TMP/a.json"
 json_check "$TMP/a.json" "d['precision']['target'] == 0.5 and d['latency_ms']['n'] <= 200" "json: adaptive stop recorded"
 
+# Bad input that needs a real model: one line, exit 2, nothing measured.
+expect_exit 2 "--shape for an input the model lacks" -- "$IB" latency zoo:mlp --device cpu --shape nope:1x256
+expect_grep "nope" "$TMP/err" "the error names the unknown input"
+expect_grep "input" "$TMP/err" "the error names the model's inputs"
+expect_exit 2 "--shape of the wrong rank" -- "$IB" latency zoo:mlp --device cpu --shape input:1x256x3
+if ! "$IB" info >/dev/null 2>&1; then
+  expect_exit 2 "--device cuda without a GPU" -- "$IB" latency zoo:mlp --device cuda --json "$TMP/nogpu.json"
+  expect_grep "no usable CUDA GPU" "$TMP/err" "the error says there is no GPU"
+  if [ ! -e "$TMP/nogpu.json" ] && [ -z "$(find "$TMP" -name 'nogpu.json*')" ]; then
+    pass "no --json file left after the refusal"
+  else
+    fail "a --json file was left after the refusal"
+  fi
+fi
+
 expect_exit 0 "--help" -- "$IB" latency --help
 expect_grep "[-][-]warmup-runs" "$TMP/out" "help lists options"
 finish
