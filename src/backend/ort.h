@@ -140,7 +140,5 @@ void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t 
                   size_t first);
 
 /* Converts a float to IEEE half / bfloat16, rounding to nearest even. */
-uint16_t ib__float_to_half(float f);
-uint16_t ib__float_to_bfloat16(float f);
 
 #endif

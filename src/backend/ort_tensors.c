@@ -1,6 +1,7 @@
 /* The model's inputs and outputs: what they are, the value of each of their
  * dimensions, and the data the inputs are filled with. */
 #include "backend/ort.h"
+#include "core/numeric.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -459,92 +460,33 @@ bool ib__ort_port_bytes(const ib__ort_port *p, int64_t batch, size_t *bytes)
 /* Input data                                                                */
 /* ------------------------------------------------------------------------ */
 
-/* splitmix64: fast, and the same numbers on every machine. */
-static uint64_t next_u64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [-1, 1]: 24 random bits, exact in a float. */
-static float next_unit(uint64_t *state)
-{
-    return (float)(next_u64(state) >> 40) * (2.0f / 16777216.0f) - 1.0f;
-}
-
-static uint32_t float_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-uint16_t ib__float_to_half(float f)
-{
-    uint32_t x = float_bits(f);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
-    uint32_t exp = (x >> 23) & 0xFFu;
-    uint32_t mant = x & 0x7FFFFFu;
-    if (exp == 0xFF) /* inf, NaN (kept quiet) */
-        return (uint16_t)(sign | 0x7C00u | (mant ? 0x200u : 0));
-    int32_t e = (int32_t)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7C00u); /* overflow: inf */
-    if (e <= 0) {
-        /* subnormal half (or zero): shift the full mantissa into place */
-        if (e < -10) return sign;
-        mant |= 0x800000u;
-        uint32_t shift = (uint32_t)(14 - e);
-        uint32_t half = mant >> shift;
-        uint32_t rem = mant & ((1u << shift) - 1);
-        uint32_t mid = 1u << (shift - 1);
-        if (rem > mid || (rem == mid && (half & 1u))) half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = ((uint32_t)e << 10) | (mant >> 13);
-    uint32_t rem = mant & 0x1FFFu;
-    /* round to nearest even; a carry into the exponent is correct */
-    if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) half++;
-    return (uint16_t)(sign | half);
-}
-
-uint16_t ib__float_to_bfloat16(float f)
-{
-    uint32_t x = float_bits(f);
-    if ((x & 0x7F800000u) == 0x7F800000u && (x & 0x7FFFFFu)) /* NaN stays NaN */
-        return (uint16_t)((x >> 16) | 0x40u);
-    x += 0x7FFFu + ((x >> 16) & 1u);
-    return (uint16_t)(x >> 16);
-}
-
 void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed,
                   size_t first)
 {
     /* splitmix64's state after k draws is seed + k * increment: element i
      * of the tensor is draw i wherever a chunk starts. */
-    uint64_t s = seed + 0x9E3779B97F4A7C15ull * (uint64_t)first;
+    uint64_t s = seed + IB__SPLITMIX64_STEP * (uint64_t)first;
     unsigned char *out = dst;
     size_t size = ib__ort_type_size(type);
     for (size_t i = 0; i < n; i++, out += size) {
         switch (type) {
         case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
-            float v = next_unit(&s);
+            float v = ib__uniform_pm1(&s);
             memcpy(out, &v, sizeof v);
             break;
         }
         case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: {
-            double v = next_unit(&s);
+            double v = ib__uniform_pm1(&s);
             memcpy(out, &v, sizeof v);
             break;
         }
         case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
-            uint16_t v = ib__float_to_half(next_unit(&s));
+            uint16_t v = ib__float_to_half(ib__uniform_pm1(&s));
             memcpy(out, &v, sizeof v);
             break;
         }
         case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
-            uint16_t v = ib__float_to_bfloat16(next_unit(&s));
+            uint16_t v = ib__float_to_bfloat16(ib__uniform_pm1(&s));
             memcpy(out, &v, sizeof v);
             break;
         }
@@ -552,7 +494,7 @@ void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t 
             /* Integers and booleans: 0 or 1, little-endian, so that token
              * ids index any vocabulary and masks stay masks. */
             memset(out, 0, size);
-            out[0] = (unsigned char)(next_u64(&s) >> 63);
+            out[0] = (unsigned char)(ib__splitmix64(&s) >> 63);
             break;
         }
         }

@@ -3,6 +3,7 @@
  * protobuf-c's free_unpacked can release a model, or a half-built message
  * after a failure, with no bookkeeping of our own. */
 #include "zoo/graph.h"
+#include "core/numeric.h"
 
 #include "core/common.h"
 
@@ -133,34 +134,6 @@ ib_status ib__graph_pack(ib__graph *g, uint8_t **bytes, size_t *len, ib_error *e
 
 /* ---- tensors ---------------------------------------------------------------- */
 
-uint16_t ib__f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    uint32_t sign = (x >> 16) & 0x8000u;
-    uint32_t mant = x & 0x7fffffu;
-    int32_t exp = (int32_t)((x >> 23) & 0xffu);
-    if (exp == 0xff) return (uint16_t)(sign | 0x7c00u | (mant ? 0x200u : 0)); /* inf, NaN */
-    exp = exp - 127 + 15;
-    if (exp >= 0x1f) return (uint16_t)(sign | 0x7c00u); /* overflow: infinity */
-    if (exp <= 0) {
-        /* A subnormal half: the value in units of 2^-24, rounded. */
-        if (exp < -10) return (uint16_t)sign;
-        mant |= 0x800000u;
-        uint32_t shift = (uint32_t)(14 - exp);
-        uint32_t h = mant >> shift;
-        uint32_t rem = mant & ((1u << shift) - 1);
-        uint32_t halfway = 1u << (shift - 1);
-        if (rem > halfway || (rem == halfway && (h & 1u))) h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13);
-    uint32_t rem = mant & 0x1fffu;
-    /* A carry out of the mantissa correctly bumps the exponent. */
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) h++;
-    return (uint16_t)h;
-}
-
 static size_t elem_size(int32_t type)
 {
     switch (type) {
@@ -209,29 +182,15 @@ static bool set_raw(ib__graph *g, Onnx__TensorProto *t, const void *data, size_t
     return true;
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-/* Uniform in [-1, 1): the top 24 bits, exactly representable in a float. */
-static float uniform_pm1(uint64_t *state)
-{
-    return (float)(splitmix64(state) >> 40) * (1.0f / 8388608.0f) - 1.0f;
-}
-
 static void fill_uniform(ib__graph *g, Onnx__TensorProto *t, size_t n, float center,
                          float bound)
 {
     uint8_t *out = t->raw_data.data;
     bool half = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
     for (size_t i = 0; i < n; i++) {
-        float v = center + bound * uniform_pm1(&g->rng);
+        float v = center + bound * ib__uniform_pm1(&g->rng);
         if (half) {
-            uint16_t h = ib__f32_to_f16(v);
+            uint16_t h = ib__float_to_half(v);
             memcpy(out + 2 * i, &h, 2);
         } else {
             memcpy(out + 4 * i, &v, 4);
@@ -420,7 +379,7 @@ const char *ib__graph_const_float(ib__graph *g, float value)
     if (!t) return "";
     bool ok;
     if (g->float_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) {
-        uint16_t h = ib__f32_to_f16(value);
+        uint16_t h = ib__float_to_half(value);
         ok = set_raw(g, t, &h, 1);
     } else {
         ok = set_raw(g, t, &value, 1);

@@ -112,7 +112,4 @@ void ib__graph_output(ib__graph *g, const char *tensor, const char *name,
 void ib__namef(ib__graph *g, char *buf, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* IEEE 754 binary16 bits of f, rounded to nearest even. */
-uint16_t ib__f32_to_f16(float f);
-
 #endif

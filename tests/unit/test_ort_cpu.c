@@ -2,6 +2,7 @@
  * runs, batches, copies, reopening, and every refusal with its message. */
 #include "check.h"
 #include "backend/ort.h"
+#include "core/numeric.h"
 #include "gpu/gpu.h"
 #include "onnx_fixtures.h"
 
