@@ -15,7 +15,8 @@ enum {
     EXIT_OK = 0,
     EXIT_RUN_FAILED = 1, /* the device or runtime failed while measuring */
     EXIT_BAD_INPUT = 2,  /* bad option, model, file, or device asked for */
-    EXIT_NOT_MET = 3     /* a goal (latency budget) no candidate meets */
+    EXIT_NOT_MET = 3     /* a goal (latency budget) no candidate meets; compare
+                            --fail-if-slower: B is slower than A */
 };
 
 /* Everything a command may be given. Each command says which groups of
@@ -35,6 +36,9 @@ typedef struct cli_args {
     double latency_budget_ms;
     const char *batches;       /* explicit batch list, no search */
     size_t memory_cap_mb;
+    /* compare */
+    double threshold;          /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
+    bool fail_if_slower;
 } cli_args;
 
 enum {
@@ -43,7 +47,8 @@ enum {
     OPT_JSON = 1u << 2,
     OPT_THROUGHPUT = 1u << 3, /* --max-batch, --latency-budget-ms, ... */
     OPT_EXPORT = 1u << 4,     /* -o, --fp16 */
-    OPT_DEVICE_ID = 1u << 5   /* --device-id */
+    OPT_DEVICE_ID = 1u << 5,  /* --device-id */
+    OPT_COMPARE = 1u << 6     /* --threshold, --fail-if-slower */
 };
 
 typedef struct cli_command {
@@ -104,5 +109,6 @@ int cmd_zoo_export(cli_args *a);
 int cmd_calibrate(cli_args *a);
 int cmd_pitfalls(cli_args *a);
 int cmd_info(cli_args *a);
+int cmd_compare(cli_args *a);
 
 #endif

@@ -5,6 +5,7 @@
  *   inferbench throughput MODEL     best batch, inputs/s and the whole curve
  *   inferbench pitfalls MODEL       what classic timing mistakes would report
  *   inferbench calibrate            the tool's own accuracy on known kernels
+ *   inferbench compare A.json B.json  is B really faster or slower than A?
  *   inferbench zoo list|export      the built-in models
  */
 #include "cli.h"
@@ -26,6 +27,12 @@ static const cli_command commands[] = {
      "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
      "the timer's resolution.",
      OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON, cmd_calibrate},
+    {"compare", "BASELINE.json CANDIDATE.json [options]",
+     "Is B really faster or slower than A? Two results of latency --json compared statistically:\n"
+     "the median's change with its 95% bootstrap CI, the Mann-Whitney U test, and a verdict\n"
+     "(faster, slower, no change, inconclusive) against --threshold. Exit 3 with --fail-if-slower\n"
+     "when B is slower.",
+     OPT_COMPARE | OPT_JSON, cmd_compare},
     {"info", "[--device-id N]",
      "What this machine offers: ONNX Runtime, CPU, GPU, driver, clocks. Exits 1 without a usable GPU.",
      OPT_DEVICE_ID, cmd_info},

@@ -17,6 +17,7 @@ enum {
     O_JSON,
     O_MAX_BATCH, O_BUDGET, O_BATCHES, O_MEMORY_CAP,
     O_OUTPUT, O_FP16,
+    O_THRESHOLD, O_FAIL_IF_SLOWER,
     O_HELP
 };
 
@@ -65,6 +66,10 @@ static const option_def options[] = {
      "memory a batch may use (GPU: the runtime's arena; CPU: default half the free RAM)"},
     {{"output", required_argument, NULL, O_OUTPUT}, OPT_EXPORT, "FILE", "where to write the model (-o)"},
     {{"fp16", no_argument, NULL, O_FP16}, OPT_EXPORT, NULL, "half-precision weights and inputs"},
+    {{"threshold", required_argument, NULL, O_THRESHOLD}, OPT_COMPARE, "P%",
+     "smallest change of the median that matters (default 1%)"},
+    {{"fail-if-slower", no_argument, NULL, O_FAIL_IF_SLOWER}, OPT_COMPARE, NULL,
+     "exit 3 when B is slower than A (for CI gating)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
@@ -211,6 +216,8 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
         return true;
     case O_OUTPUT: a->output_path = v; return true;
     case O_FP16: a->fp16 = true; return true;
+    case O_THRESHOLD: return parse_percent(name, v, &a->threshold);
+    case O_FAIL_IF_SLOWER: a->fail_if_slower = true; return true;
     }
     return false;
 }
@@ -253,6 +260,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     if (cmd->groups & OPT_THROUGHPUT) a->cfg = tc.run;
     else ib_config_init(&a->cfg);
     a->max_batch = tc.max_batch;
+    a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-xo" of an earlier call */
     opterr = 0;

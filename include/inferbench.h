@@ -442,6 +442,92 @@ char *ib_calibration_report_text(const ib_calibration_result *r);
 char *ib_calibration_report_json(const ib_calibration_result *r, const ib_config *cfg);
 
 /* ------------------------------------------------------------------------ */
+/* Compare: is the change between two latency results real?                  */
+/* ------------------------------------------------------------------------ */
+
+/* Which clock a result's samples come from. */
+typedef enum ib_timing {
+    IB_TIMING_DEVICE_EVENTS = 0, /* CUDA events: samples.device_ms */
+    IB_TIMING_HOST_CLOCK = 1     /* host monotonic clock: samples.host_ms */
+} ib_timing;
+
+/* "device-events" or "host-clock", as the latency JSON spells it. */
+const char *ib_timing_name(ib_timing timing);
+
+/* A latency result read back from its JSON document ("inferbench.latency/1",
+ * docs/json.md): what it measured and its primary samples. Strings are ""
+ * and batch 0 where the document does not say. */
+typedef struct ib_latency_file {
+    char model[256];
+    char device[16];           /* "cuda", "cpu" */
+    int64_t batch;
+    char gpu[128];             /* "" without a GPU */
+    char execution_provider[64];
+    bool partial;              /* the measurement stopped early */
+    ib_timing timing;          /* device_ms when not null, else host_ms */
+    size_t n;
+    double *samples_ms;        /* [n], each 1e-6 to 1e9 ms; owned */
+} ib_latency_file;
+
+/* Reads a latency result from text[0..len) (no NUL inside). Strict: any
+ * other schema, a document without samples, a sample that is not a number
+ * from 1e-6 ms (1 ns) to 1e9 ms (11.6 days), more than 1,000,000 samples (or 3,000,000 JSON values in
+ * all, refused before parsing, which bounds memory), a metadata key of the
+ * wrong type, or text that is not JSON gives IB_ERR_INVALID_ARG and a
+ * one-line message starting "not an inferbench latency result: ". out is
+ * filled on success and emptied on failure; release it with
+ * ib_latency_file_free either way. */
+ib_status ib_latency_file_parse(const char *text, size_t len, ib_latency_file *out, ib_error *err);
+
+void ib_latency_file_free(ib_latency_file *f);
+
+typedef enum ib_change {
+    IB_CHANGE_NONE = 0,        /* the CI lies within +-threshold: equivalent */
+    IB_CHANGE_FASTER = 1,      /* the CI lies entirely below -threshold */
+    IB_CHANGE_SLOWER = 2,      /* the CI lies entirely above +threshold */
+    IB_CHANGE_INCONCLUSIVE = 3 /* the CI straddles a threshold: more samples needed */
+} ib_change;
+
+/* "no change", "faster", "slower", "inconclusive". Never NULL. */
+const char *ib_change_name(ib_change change);
+
+#define IB_COMPARE_DEFAULT_THRESHOLD 0.01 /* 1% */
+#define IB_COMPARE_MIN_SAMPLES 6
+#define IB_COMPARE_RESAMPLES 10000        /* bootstrap resamples */
+#define IB_COMPARE_SEED 0x696e666572ull   /* fixed: the same inputs, the same CI */
+
+/* A baseline A against a candidate B (docs/compare.md). */
+typedef struct ib_comparison {
+    ib_stats a, b;             /* of each sample, ms */
+    double change;             /* median(B) / median(A) - 1 */
+    double change_ci95[2];     /* 95% CI of change: percentile bootstrap */
+    double mann_whitney_u;     /* pairs (a, b) with a > b, a tie counting 1/2 */
+    double mann_whitney_p;     /* two-sided: that A and B are one distribution */
+    double threshold;          /* smallest relative change that matters */
+    ib_change verdict;
+} ib_comparison;
+
+/* Compares the samples a[0..na) (baseline) and b[0..nb) (candidate): the
+ * relative change of the median, its 95% confidence interval by bootstrap
+ * (IB_COMPARE_RESAMPLES resamples from a fixed seed: reproducible), the
+ * Mann-Whitney U test, and the verdict against threshold (a fraction in
+ * (0, 1), e.g. 0.01). Each sample needs IB_COMPARE_MIN_SAMPLES values, all
+ * durations from 1e-6 to 1e9 ms (so that every ratio is finite); otherwise
+ * IB_ERR_INVALID_ARG. */
+ib_status ib_compare_samples(const double *a, size_t na, const double *b, size_t nb, double threshold,
+                             ib_comparison *out, ib_error *err);
+
+/* Reports of a comparison: text for people, JSON ("inferbench.compare/1",
+ * docs/json.md) for machines, each naming A and B by a_name and b_name
+ * (their files) and warning where the two results measured different
+ * things (model, batch, device, GPU, provider, timing) or are partial.
+ * malloc'ed (ib_free); NULL when memory ran out. */
+char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
+                                const ib_latency_file *b, const char *b_name);
+char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
+                                const ib_latency_file *b, const char *b_name);
+
+/* ------------------------------------------------------------------------ */
 /* Built-in model zoo                                                        */
 /* ------------------------------------------------------------------------ */
 

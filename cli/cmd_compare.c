@@ -1,0 +1,142 @@
+/* inferbench compare A.json B.json: is the change between two latency
+ * results real, or noise? For a person, a verdict; for a CI job, an exit
+ * code (3 with --fail-if-slower when B is slower). */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A result of a million samples (the most a measurement takes) is about
+ * 40 MB of JSON; a file far beyond that is not one, and is refused before
+ * it is read into memory. */
+#define MAX_RESULT_BYTES ((size_t)256 << 20)
+
+static int too_large(const char *path)
+{
+    fprintf(stderr, "inferbench: '%s' is larger than %zu MB: not a latency result\n", path,
+            MAX_RESULT_BYTES >> 20);
+    return EXIT_BAD_INPUT;
+}
+
+/* Reads until the end, also from a pipe (whose size is not known up
+ * front), stopping one byte past the limit. */
+static int read_all(FILE *f, const char *path, char **text, size_t *len)
+{
+    size_t cap = (size_t)64 << 10, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) return cli_fail(IB_ERR_NO_MEMORY, "out of memory reading a latency result");
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap || n > MAX_RESULT_BYTES) break;
+        size_t bigger = cap * 2 > MAX_RESULT_BYTES + 1 ? MAX_RESULT_BYTES + 1 : cap * 2;
+        char *p = realloc(buf, bigger);
+        if (!p) free(buf);
+        buf = p;
+        cap = bigger;
+    }
+    int code = EXIT_OK;
+    if (ferror(f)) {
+        fprintf(stderr, "inferbench: cannot read '%s': %s\n", path, strerror(errno));
+        code = EXIT_BAD_INPUT;
+    } else if (n > MAX_RESULT_BYTES) {
+        code = too_large(path);
+    }
+    if (code != EXIT_OK) {
+        free(buf);
+        return code;
+    }
+    *text = buf;
+    *len = n;
+    return EXIT_OK;
+}
+
+static int read_text(const char *path, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "inferbench: cannot read '%s': %s\n", path, strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+    struct stat st;
+    bool known = fstat(fileno(f), &st) == 0;
+    int code = EXIT_OK;
+    if (known && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "inferbench: cannot read '%s': it is a directory\n", path);
+        code = EXIT_BAD_INPUT;
+    } else if (known && S_ISREG(st.st_mode) && (uint64_t)st.st_size > MAX_RESULT_BYTES) {
+        code = too_large(path);
+    } else {
+        code = read_all(f, path, text, len);
+    }
+    fclose(f);
+    return code;
+}
+
+static int load(const char *path, ib_latency_file *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int code = read_text(path, &text, &len);
+    if (code != EXIT_OK) return code;
+    ib_error err = {{0}};
+    ib_status st = ib_latency_file_parse(text, len, out, &err);
+    free(text);
+    if (st == IB_OK) return EXIT_OK;
+    /* The library says "not an inferbench latency result: why". */
+    if (st == IB_ERR_INVALID_ARG) fprintf(stderr, "inferbench: '%s' is %s\n", path, err.message);
+    else cli_fail(st, err.message);
+    return cli_exit_code(st);
+}
+
+/* Device events and the host clock measure different things (the host
+ * adds launch and synchronization costs): a difference between them is not
+ * a change of the model's speed. Other differences (model, batch, GPU) are
+ * the user's to judge: the report warns about them. */
+static int check_same_timing(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb)
+{
+    if (fa->timing == fb->timing) return EXIT_OK;
+    fprintf(stderr,
+            "inferbench: '%s' is timed by %s and '%s' by %s: different clocks cannot be compared\n",
+            a->pos[0], ib_timing_name(fa->timing), a->pos[1], ib_timing_name(fb->timing));
+    return EXIT_BAD_INPUT;
+}
+
+static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb, cli_output *json)
+{
+    ib_comparison c;
+    ib_error err = {{0}};
+    ib_status st = ib_compare_samples(fa->samples_ms, fa->n, fb->samples_ms, fb->n, a->threshold, &c, &err);
+    bool ok = st == IB_OK;
+    char *text = ok ? ib_comparison_report_text(&c, fa, a->pos[0], fb, a->pos[1]) : NULL;
+    char *doc = ok && json->f ? ib_comparison_report_json(&c, fa, a->pos[0], fb, a->pos[1]) : NULL;
+    int code = cli_finish(json, text, doc, st, &err);
+    if (code == EXIT_OK && a->fail_if_slower && c.verdict == IB_CHANGE_SLOWER) {
+        fprintf(stderr, "inferbench: B is slower than A: median %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] "
+                        "(--fail-if-slower)\n",
+                100 * c.change, 100 * c.change_ci95[0], 100 * c.change_ci95[1]);
+        code = EXIT_NOT_MET;
+    }
+    return code;
+}
+
+int cmd_compare(cli_args *a)
+{
+    if (a->n_pos != 2)
+        return cli_fail(IB_ERR_INVALID_ARG,
+                        "compare takes two latency results: BASELINE.json CANDIDATE.json");
+    ib_latency_file fa, fb; /* freed below whatever failed */
+    memset(&fa, 0, sizeof fa);
+    memset(&fb, 0, sizeof fb);
+    cli_output json;
+    memset(&json, 0, sizeof json);
+    int code = load(a->pos[0], &fa);
+    if (code == EXIT_OK) code = load(a->pos[1], &fb);
+    if (code == EXIT_OK) code = check_same_timing(a, &fa, &fb);
+    if (code == EXIT_OK && a->json_path && !cli_output_open(&json, a->json_path)) code = EXIT_BAD_INPUT;
+    if (code == EXIT_OK) code = compare(a, &fa, &fb, &json);
+    ib_latency_file_free(&fa);
+    ib_latency_file_free(&fb);
+    return code;
+}

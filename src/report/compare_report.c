@@ -1,0 +1,154 @@
+/* The comparison report: a verdict a person can act on, and the same as
+ * JSON ("inferbench.compare/1") for a CI job. */
+#include "report/report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* What makes two results not like for like: each a JSON key and a line. */
+#define MAX_WARNINGS 8
+
+typedef struct compare_warning {
+    const char *key;
+    char text[600];
+} compare_warning;
+
+typedef struct compare_warnings {
+    size_t n;
+    compare_warning w[MAX_WARNINGS];
+} compare_warnings;
+
+static const char *or_unknown(const char *s, const char *unknown) { return s[0] ? s : unknown; }
+
+static void add_difference(compare_warnings *ws, const char *key, const char *what, const char *va,
+                           const char *vb, const char *unknown)
+{
+    if (!strcmp(va, vb) || ws->n == MAX_WARNINGS) return;
+    compare_warning *w = &ws->w[ws->n++];
+    w->key = key;
+    /* %.200s: the values come from the files; the line stays a line. */
+    snprintf(w->text, sizeof w->text, "different %s: %.200s (A) vs %.200s (B); compared anyway", what,
+             or_unknown(va, unknown), or_unknown(vb, unknown));
+}
+
+static void add_partial(compare_warnings *ws, const ib_latency_file *a, const ib_latency_file *b)
+{
+    if (!a->partial && !b->partial) return;
+    compare_warning *w = &ws->w[ws->n++];
+    w->key = "partial";
+    const char *which = a->partial && b->partial ? "each measurement" : a->partial ? "A's measurement"
+                                                                                  : "B's measurement";
+    snprintf(w->text, sizeof w->text, "%s stopped early (partial): its samples may not be representative",
+             which);
+}
+
+static compare_warnings collect_warnings(const ib_latency_file *a, const ib_latency_file *b)
+{
+    compare_warnings ws = {0};
+    char batch_a[24], batch_b[24];
+    snprintf(batch_a, sizeof batch_a, "%lld", (long long)a->batch);
+    snprintf(batch_b, sizeof batch_b, "%lld", (long long)b->batch);
+    add_difference(&ws, "model", "models", a->model, b->model, "unknown");
+    add_difference(&ws, "batch", "batch sizes", a->batch ? batch_a : "", b->batch ? batch_b : "", "unknown");
+    add_difference(&ws, "device", "devices", a->device, b->device, "unknown");
+    add_difference(&ws, "gpu", "GPUs", a->gpu, b->gpu, "none");
+    add_difference(&ws, "execution_provider", "execution providers", a->execution_provider,
+                   b->execution_provider, "unknown");
+    add_difference(&ws, "timing", "timings (clocks)", ib_timing_name(a->timing), ib_timing_name(b->timing),
+                   "");
+    add_partial(&ws, a, b);
+    return ws;
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void text_side(ib__sbuf *b, const char *label, const char *name, const ib_latency_file *f,
+                      const ib_stats *st)
+{
+    char t1[32], t2[32], batch[24] = "?";
+    if (f->batch > 0) snprintf(batch, sizeof batch, "%lld", (long long)f->batch);
+    ib__sbuf_printf(b, "%s %s: %s, batch %s, %s%s%s, %s\n", label, name, or_unknown(f->model, "?"), batch,
+                    or_unknown(f->device, "?"), f->gpu[0] ? " " : "", f->gpu, ib_timing_name(f->timing));
+    ib__sbuf_printf(b, "%*s n %zu, median %s, p99 %s\n", (int)strlen(label), "", st->n,
+                    ib__fmt_ms(t1, st->p50), ib__fmt_ms(t2, st->p99));
+}
+
+static const char *verdict_reason(ib_change v)
+{
+    switch (v) {
+    case IB_CHANGE_SLOWER: return "the whole 95% CI is above +";
+    case IB_CHANGE_FASTER: return "the whole 95% CI is below -";
+    case IB_CHANGE_NONE: return "the whole 95% CI is within +-";
+    case IB_CHANGE_INCONCLUSIVE: break;
+    }
+    return "more samples are needed: the 95% CI crosses +-";
+}
+
+char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
+                                const ib_latency_file *b, const char *b_name)
+{
+    ib__sbuf buf = {0};
+    ib__sbuf_printf(&buf, "inferbench compare: is B faster or slower than A?\n");
+    text_side(&buf, "A (baseline) ", or_unknown(a_name ? a_name : "", "A"), a, &c->a);
+    text_side(&buf, "B (candidate)", or_unknown(b_name ? b_name : "", "B"), b, &c->b);
+    ib__sbuf_printf(&buf,
+                    "\nmedian change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (bootstrap, %d resamples)\n",
+                    100 * c->change, 100 * c->change_ci95[0], 100 * c->change_ci95[1], IB_COMPARE_RESAMPLES);
+    ib__sbuf_printf(&buf, "Mann-Whitney U = %.6g, p = %.3g: %s\n", c->mann_whitney_u, c->mann_whitney_p,
+                    c->mann_whitney_p < 0.05 ? "the two distributions differ (p < 0.05)"
+                                             : "no difference between the distributions detected");
+    ib__sbuf_printf(&buf, "verdict: %s (%s%.2f%%)\n", ib_change_name(c->verdict), verdict_reason(c->verdict),
+                    100 * c->threshold);
+    compare_warnings ws = collect_warnings(a, b);
+    for (size_t i = 0; i < ws.n; i++) ib__sbuf_printf(&buf, "warning: %s\n", ws.w[i].text);
+    return ib__sbuf_finish(&buf);
+}
+
+/* ------------------------------------------------------------------------ */
+
+/* A string, or null where the result did not say. */
+static void add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+    if (s[0]) cJSON_AddStringToObject(o, key, s);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *json_side(const char *name, const ib_latency_file *f, const ib_stats *st)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_string_or_null(o, "file", name ? name : "");
+    add_string_or_null(o, "model", f->model);
+    add_string_or_null(o, "device", f->device);
+    if (f->batch > 0) cJSON_AddNumberToObject(o, "batch", (double)f->batch);
+    else cJSON_AddNullToObject(o, "batch");
+    add_string_or_null(o, "gpu", f->gpu);
+    add_string_or_null(o, "execution_provider", f->execution_provider);
+    cJSON_AddStringToObject(o, "timing", ib_timing_name(f->timing));
+    cJSON_AddBoolToObject(o, "partial", f->partial);
+    cJSON_AddNumberToObject(o, "n", (double)st->n);
+    ib__json_add_number(o, "median_ms", st->p50);
+    ib__json_add_number(o, "p99_ms", st->p99);
+    return o;
+}
+
+char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
+                                const ib_latency_file *b, const char *b_name)
+{
+    /* The comparison itself is always whole; a partial input is a warning. */
+    cJSON *root = ib__json_document("inferbench.compare/1", false, IB_OK, NULL);
+    cJSON_AddItemToObject(root, "a", json_side(a_name, a, &c->a));
+    cJSON_AddItemToObject(root, "b", json_side(b_name, b, &c->b));
+    cJSON *change = cJSON_AddObjectToObject(root, "change");
+    ib__json_add_number(change, "median_pct", 100 * c->change);
+    const double pct[2] = {100 * c->change_ci95[0], 100 * c->change_ci95[1]};
+    cJSON_AddItemToObject(change, "ci95_pct", ib__json_array(pct, 2));
+    cJSON_AddNumberToObject(change, "bootstrap_resamples", IB_COMPARE_RESAMPLES);
+    ib__json_add_number(root, "mann_whitney_u", c->mann_whitney_u);
+    ib__json_add_number(root, "mann_whitney_p", c->mann_whitney_p);
+    ib__json_add_number(root, "threshold_pct", 100 * c->threshold);
+    cJSON_AddStringToObject(root, "verdict", ib_change_name(c->verdict));
+    compare_warnings ws = collect_warnings(a, b);
+    cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");
+    for (size_t i = 0; i < ws.n; i++) cJSON_AddItemToArray(warnings, cJSON_CreateString(ws.w[i].key));
+    return ib__json_finish(root);
+}

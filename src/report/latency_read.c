@@ -1,0 +1,194 @@
+/* Reading a latency result back from its JSON document, for `compare`.
+ * The text comes from anywhere (a file, a CI artifact, a fuzzer), so every
+ * key is checked for its type before it is used, and a document that is not
+ * what latency --json writes is refused with the reason, never guessed at. */
+#include "report/report.h"
+#include "core/compare.h"
+#include "core/latency.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LATENCY_SCHEMA "inferbench.latency/1"
+#define NOT_LATENCY "not an inferbench latency result: "
+
+const char *ib_timing_name(ib_timing timing)
+{
+    return timing == IB_TIMING_DEVICE_EVENTS ? "device-events" : "host-clock";
+}
+
+/* A latency result holds two arrays of at most IB__MAX_RUNS samples and a
+ * few thousand other values (metadata, GPU state samples). cJSON spends a
+ * 64-byte node (and the allocator's header) on every value, so "[1,1,...]"
+ * would cost it about 40 times its size in memory; a bound on the values,
+ * checked before parsing, keeps that to what a real result of a million
+ * runs costs. Every value but the first follows a ',' or opens with a '['
+ * or '{' (counting inside strings too only over-counts). */
+#define MAX_VALUES (3 * (size_t)IB__MAX_RUNS)
+
+static size_t count_value_marks(const char *text, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++) n += text[i] == ',' || text[i] == '[' || text[i] == '{';
+    return n;
+}
+
+/* A copy with a terminating NUL: cJSON then parses exactly these bytes and
+ * can require that nothing but white space follows the document. */
+static ib_status parse_json(const char *text, size_t len, cJSON **root, ib_error *err)
+{
+    *root = NULL;
+    IB_FAIL_IF(len == 0 || !text, err, IB_ERR_INVALID_ARG, NOT_LATENCY "the text is empty");
+    const char *nul = memchr(text, '\0', len);
+    IB_FAIL_IF(nul, err, IB_ERR_INVALID_ARG, NOT_LATENCY "a NUL byte at offset %zu", (size_t)(nul - text));
+    IB_FAIL_IF(count_value_marks(text, len) > MAX_VALUES, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "more than %zu values", MAX_VALUES);
+    char *copy = malloc(len + 1);
+    IB_FAIL_IF(!copy, err, IB_ERR_NO_MEMORY, "out of memory reading a latency result");
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    const char *end = NULL;
+    *root = cJSON_ParseWithOpts(copy, &end, 1);
+    /* cJSON fails the same way when its allocations do: the offset tells a
+     * person where to look either way. */
+    size_t at = end && end >= copy && end <= copy + len ? (size_t)(end - copy) : 0;
+    free(copy);
+    IB_FAIL_IF(!*root, err, IB_ERR_INVALID_ARG, NOT_LATENCY "not JSON (error near byte %zu)", at);
+    return IB_OK;
+}
+
+/* The string at key copied into dst[cap]: "" when absent or null, an error
+ * when it is something else. */
+static ib_status read_string(const cJSON *obj, const char *key, const char *where, char *dst, size_t cap,
+                             ib_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    dst[0] = '\0';
+    if (!v || cJSON_IsNull(v)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsString(v) || !v->valuestring, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "%s%s is not a string", where, key);
+    ib__strlcpy(dst, v->valuestring, cap);
+    return IB_OK;
+}
+
+static ib_status read_schema(const cJSON *root, ib_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    IB_FAIL_IF(!cJSON_IsString(v) || !v->valuestring, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "no \"schema\" string");
+    /* %.64s: the value is outside input; the message stays one short line. */
+    IB_FAIL_IF(strcmp(v->valuestring, LATENCY_SCHEMA) != 0, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "schema is \"%.64s\", expected \"" LATENCY_SCHEMA "\"", v->valuestring);
+    return IB_OK;
+}
+
+/* batch, when present, is a whole number >= 1 (JSON numbers are doubles:
+ * 2^53 is where they stop being whole). */
+static ib_status read_batch(const cJSON *root, int64_t *batch, ib_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "batch");
+    *batch = 0;
+    if (!v) return IB_OK;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    IB_FAIL_IF(!(d >= 1 && d <= 9007199254740992.0 && d == floor(d)), err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "batch is not a whole number >= 1");
+    *batch = (int64_t)d;
+    return IB_OK;
+}
+
+static ib_status read_partial(const cJSON *root, bool *partial, ib_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "partial");
+    *partial = false;
+    if (!v) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsBool(v), err, IB_ERR_INVALID_ARG, NOT_LATENCY "partial is not true or false");
+    *partial = cJSON_IsTrue(v);
+    return IB_OK;
+}
+
+static ib_status read_environment(const cJSON *root, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "environment");
+    if (!env || cJSON_IsNull(env)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsObject(env), err, IB_ERR_INVALID_ARG, NOT_LATENCY "environment is not an object");
+    IB_TRY(read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
+    return read_string(env, "execution_provider", "environment.", out->execution_provider,
+                       sizeof out->execution_provider, err);
+}
+
+/* The array of samples.<key>: 1..IB__MAX_RUNS durations
+ * (the measurement's own cap, so that a hostile file cannot make us
+ * allocate more than a real result would). */
+static ib_status read_samples(const cJSON *arr, const char *key, ib_latency_file *out, ib_error *err)
+{
+    IB_FAIL_IF(!cJSON_IsArray(arr), err, IB_ERR_INVALID_ARG, NOT_LATENCY "samples.%s is not an array", key);
+    size_t n = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, arr)
+    {
+        IB_FAIL_IF(++n > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG,
+                   NOT_LATENCY "samples.%s holds more than %d samples", key, IB__MAX_RUNS);
+    }
+    IB_FAIL_IF(n == 0, err, IB_ERR_INVALID_ARG, NOT_LATENCY "samples.%s is empty", key);
+    out->samples_ms = malloc(n * sizeof *out->samples_ms);
+    IB_FAIL_IF(!out->samples_ms, err, IB_ERR_NO_MEMORY, "out of memory reading %zu samples", n);
+    size_t i = 0;
+    cJSON_ArrayForEach(v, arr)
+    {
+        double ms = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        IB_FAIL_IF(!ib__is_duration_ms(ms), err, IB_ERR_INVALID_ARG,
+                   NOT_LATENCY "samples.%s[%zu] is not a duration (a number from 1e-6 to 1e9 ms)", key, i);
+        out->samples_ms[i++] = ms;
+    }
+    out->n = n;
+    return IB_OK;
+}
+
+/* The primary timing, as the latency report chooses it: device events when
+ * the result has them, else the host clock. */
+static ib_status read_primary_samples(const cJSON *root, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(root, "samples");
+    IB_FAIL_IF(!cJSON_IsObject(samples), err, IB_ERR_INVALID_ARG, NOT_LATENCY "no \"samples\" object");
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(samples, "device_ms");
+    if (device && !cJSON_IsNull(device)) {
+        out->timing = IB_TIMING_DEVICE_EVENTS;
+        return read_samples(device, "device_ms", out, err);
+    }
+    out->timing = IB_TIMING_HOST_CLOCK;
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(samples, "host_ms");
+    IB_FAIL_IF(!host || cJSON_IsNull(host), err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "samples.device_ms and samples.host_ms are both missing or null");
+    return read_samples(host, "host_ms", out, err);
+}
+
+static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error *err)
+{
+    IB_FAIL_IF(!cJSON_IsObject(root), err, IB_ERR_INVALID_ARG, NOT_LATENCY "the document is not an object");
+    IB_TRY(read_schema(root, err));
+    IB_TRY(read_string(root, "model", "", out->model, sizeof out->model, err));
+    IB_TRY(read_string(root, "device", "", out->device, sizeof out->device, err));
+    IB_TRY(read_batch(root, &out->batch, err));
+    IB_TRY(read_partial(root, &out->partial, err));
+    IB_TRY(read_environment(root, out, err));
+    return read_primary_samples(root, out, err);
+}
+
+ib_status ib_latency_file_parse(const char *text, size_t len, ib_latency_file *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root;
+    IB_TRY(parse_json(text, len, &root, err));
+    ib_status st = read_document(root, out, err);
+    cJSON_Delete(root);
+    if (st != IB_OK) ib_latency_file_free(out);
+    return st;
+}
+
+void ib_latency_file_free(ib_latency_file *f)
+{
+    if (!f) return;
+    free(f->samples_ms);
+    memset(f, 0, sizeof *f);
+}

@@ -1,0 +1,91 @@
+# inferbench compare end to end: two real CPU results, synthetic results of
+# a known change (B = A x 1.10), CI gating with --fail-if-slower, and the
+# inputs it must refuse.
+. "$(dirname "$0")/lib.sh"
+
+# --- two real measurements of the same model: some verdict, exit 0 ---------
+expect_exit 0 "latency a.json" -- "$IB" latency zoo:mlp --device cpu --runs 100 --json "$TMP/a.json"
+expect_exit 0 "latency b.json" -- "$IB" latency zoo:mlp --device cpu --runs 100 --json "$TMP/b.json"
+expect_exit 0 "compare two runs of zoo:mlp" -- "$IB" compare "$TMP/a.json" "$TMP/b.json" --json "$TMP/ab.json"
+expect_grep "^verdict: (faster|slower|no change|inconclusive) " "$TMP/out" "a verdict is named"
+expect_grep "^median change: [-+][0-9.]+%, 95% CI \[" "$TMP/out" "the change and its CI are shown"
+json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/1' and d['verdict'] in ('faster','slower','no change','inconclusive') and d['a']['n'] == 100 and d['warnings'] == []" "json: schema, verdict, n, no warnings"
+
+# --- synthetic results: a fixed pattern, B = A x 1.10 ------------------------
+# write_result FILE SCALE [N] [TIMING] [MODEL]: a latency result of N
+# samples 10 ms x SCALE x (1 +- 1%, a fixed pattern).
+write_result() {
+  python3 - "$@" <<'EOF'
+import json, sys
+path, scale = sys.argv[1], float(sys.argv[2])
+n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+timing = sys.argv[4] if len(sys.argv) > 4 else "host"
+model = sys.argv[5] if len(sys.argv) > 5 else "model.onnx"
+x = [scale * 10.0 * (1 + 0.01 * (((i * 7) % 11) - 5) / 5) for i in range(n)]
+doc = {"schema": "inferbench.latency/1", "partial": False, "model": model, "device": "cpu",
+       "batch": 1, "timing": "device-events" if timing == "device" else "host-clock",
+       "samples": {"device_ms": x if timing == "device" else None, "host_ms": x},
+       "environment": {"gpu": None, "execution_provider": "CPUExecutionProvider"}}
+json.dump(doc, open(path, "w"))
+EOF
+}
+write_result "$TMP/base.json" 1.0
+write_result "$TMP/slow.json" 1.10
+write_result "$TMP/fast.json" 0.90
+
+expect_exit 0 "B = A x 1.10 without --fail-if-slower" -- "$IB" compare "$TMP/base.json" "$TMP/slow.json"
+expect_grep "^verdict: slower " "$TMP/out" "B = A x 1.10 is slower"
+expect_grep "^median change: \+10\.00%" "$TMP/out" "the change is +10%"
+expect_exit 3 "--fail-if-slower: exit 3" -- \
+  "$IB" compare "$TMP/base.json" "$TMP/slow.json" --fail-if-slower --json "$TMP/slow-cmp.json"
+expect_grep "slower" "$TMP/err" "the failure line says slower"
+json_check "$TMP/slow-cmp.json" "d['verdict'] == 'slower' and abs(d['change']['median_pct'] - 10) < 1e-9 and d['change']['ci95_pct'][0] > 1 and d['threshold_pct'] == 1" "json: slower, +10%, CI above 1%"
+expect_exit 0 "--fail-if-slower on a faster B" -- "$IB" compare "$TMP/base.json" "$TMP/fast.json" --fail-if-slower
+expect_grep "^verdict: faster " "$TMP/out" "B = A x 0.90 is faster"
+expect_exit 0 "same results" -- "$IB" compare "$TMP/base.json" "$TMP/base.json" --fail-if-slower
+expect_grep "^verdict: no change " "$TMP/out" "A against itself: no change"
+expect_exit 0 "--threshold 20%" -- "$IB" compare "$TMP/base.json" "$TMP/slow.json" --threshold 20% --fail-if-slower
+expect_grep "^verdict: no change " "$TMP/out" "+10% is no change at a 20% threshold"
+
+write_result "$TMP/other.json" 1.0 200 host zoo:resnet-50
+expect_exit 0 "different models: compared" -- "$IB" compare "$TMP/base.json" "$TMP/other.json"
+expect_grep "^warning: different models: model.onnx \(A\) vs zoo:resnet-50 \(B\)" "$TMP/out" "different models: a warning"
+
+# --- refused: exit 2, one line on stderr --------------------------------------
+write_result "$TMP/device.json" 1.0 200 device
+write_result "$TMP/five.json" 1.0 5
+printf 'this is not JSON\n' >"$TMP/text.json"
+printf '{"schema": "inferbench.calibrate/1", "points": []}' >"$TMP/schema.json"
+head -c 2000 "$TMP/a.json" >"$TMP/truncated.json"
+truncate -s 300M "$TMP/huge.json"
+expect_exit 0 "throughput json" -- "$IB" throughput zoo:mlp --device cpu --batches 1,2 --runs 5 \
+  --warmup-runs 1 --warmup-ms 0 --json "$TMP/tp.json"
+
+expect_exit 2 "missing file" -- "$IB" compare "$TMP/base.json" "$TMP/nope.json"
+expect_grep "cannot read .*nope.json.*No such file" "$TMP/err" "missing file: says so"
+expect_exit 2 "not JSON" -- "$IB" compare "$TMP/text.json" "$TMP/base.json"
+expect_grep "text.json' is not an inferbench latency result: not JSON" "$TMP/err" "not JSON: says so"
+expect_exit 2 "wrong schema" -- "$IB" compare "$TMP/base.json" "$TMP/schema.json"
+expect_grep "schema is \"inferbench.calibrate/1\"" "$TMP/err" "wrong schema: names it"
+expect_exit 2 "a throughput result" -- "$IB" compare "$TMP/tp.json" "$TMP/base.json"
+expect_grep "schema is \"inferbench.throughput/1\"" "$TMP/err" "throughput: names its schema"
+expect_exit 2 "device vs host timing" -- "$IB" compare "$TMP/device.json" "$TMP/base.json"
+expect_grep "device-events .* host-clock: different clocks cannot be compared" "$TMP/err" "timing: says why"
+expect_exit 2 "truncated result" -- "$IB" compare "$TMP/truncated.json" "$TMP/base.json"
+expect_exit 2 "a directory" -- "$IB" compare "$TMP" "$TMP/base.json"
+expect_grep "is a directory" "$TMP/err" "a directory: says so"
+expect_exit 2 "over 256 MB" -- "$IB" compare "$TMP/huge.json" "$TMP/base.json"
+expect_exit 2 "5 samples" -- "$IB" compare "$TMP/five.json" "$TMP/base.json"
+expect_grep "at least 6" "$TMP/err" "5 samples: needs 6"
+expect_exit 2 "one result" -- "$IB" compare "$TMP/base.json"
+expect_exit 2 "three results" -- "$IB" compare "$TMP/base.json" "$TMP/base.json" "$TMP/base.json"
+expect_exit 2 "--threshold 0" -- "$IB" compare "$TMP/base.json" "$TMP/slow.json" --threshold 0
+expect_exit 2 "--threshold 80%" -- "$IB" compare "$TMP/base.json" "$TMP/slow.json" --threshold 80%
+expect_exit 2 "--threshold abc" -- "$IB" compare "$TMP/base.json" "$TMP/slow.json" --threshold abc
+expect_exit 2 "--runs does not apply" -- "$IB" compare "$TMP/base.json" "$TMP/slow.json" --runs 5
+expect_exit 2 "--json to a directory" -- "$IB" compare "$TMP/base.json" "$TMP/slow.json" --json "$TMP"
+if ls "$TMP"/*.tmp.* >/dev/null 2>&1; then fail "a temporary output file was left"; else pass "no temporary file left"; fi
+
+expect_exit 0 "--help" -- "$IB" compare --help
+expect_grep "[-][-]fail-if-slower" "$TMP/out" "help lists --fail-if-slower"
+finish

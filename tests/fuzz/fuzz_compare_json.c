@@ -1,0 +1,87 @@
+/* Fuzz target: latency results read back by `compare`, the JSON a CI job
+ * hands the tool from wherever it kept it. The bytes go to
+ * ib_latency_file_parse as they are (embedded NULs included). Beyond "no
+ * crash", it checks what the header promises: a refusal is
+ * IB_ERR_INVALID_ARG with one terminated line and an emptied result; an
+ * accepted result has 1..1,000,000 samples, each a duration from 1 ns to
+ * 10^9 ms. An accepted
+ * result of at least 6 samples is then compared with itself (which must
+ * give a change of exactly 0 and a Mann-Whitney p of 1) and both reports
+ * are written, the JSON one parsed back. */
+#include "fuzz.h"
+#include "core/compare.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <string.h>
+
+static void check_refused(ib_status st, const ib_error *err, const ib_latency_file *f)
+{
+    FUZZ_ASSERT(st == IB_ERR_INVALID_ARG || st == IB_ERR_NO_MEMORY);
+    size_t len = strnlen(err->message, sizeof err->message);
+    FUZZ_ASSERT(len > 0 && len < sizeof err->message);
+    FUZZ_ASSERT(strchr(err->message, '\n') == NULL);
+    static const char prefix[] = "not an inferbench latency result: ";
+    FUZZ_ASSERT(st != IB_ERR_INVALID_ARG || strncmp(err->message, prefix, sizeof prefix - 1) == 0);
+    FUZZ_ASSERT(f->samples_ms == NULL && f->n == 0);
+}
+
+static void check_accepted(const ib_latency_file *f)
+{
+    FUZZ_ASSERT(f->n >= 1 && f->n <= 1000000 && f->samples_ms != NULL);
+    for (size_t i = 0; i < f->n; i++)
+        FUZZ_ASSERT(f->samples_ms[i] >= IB__MIN_DURATION_MS && f->samples_ms[i] <= IB__MAX_DURATION_MS);
+    FUZZ_ASSERT(strnlen(f->model, sizeof f->model) < sizeof f->model);
+    FUZZ_ASSERT(strnlen(f->device, sizeof f->device) < sizeof f->device);
+    FUZZ_ASSERT(strnlen(f->gpu, sizeof f->gpu) < sizeof f->gpu);
+    FUZZ_ASSERT(strnlen(f->execution_provider, sizeof f->execution_provider) < sizeof f->execution_provider);
+    FUZZ_ASSERT(f->timing == IB_TIMING_DEVICE_EVENTS || f->timing == IB_TIMING_HOST_CLOCK);
+    FUZZ_ASSERT(f->batch >= 0);
+}
+
+static void check_reports(const ib_comparison *c, const ib_latency_file *f)
+{
+    char *text = ib_comparison_report_text(c, f, "a.json", f, "b.json");
+    FUZZ_ASSERT(text && strstr(text, "\nverdict: "));
+    ib_free(text);
+    char *doc = ib_comparison_report_json(c, f, "a.json", f, "b.json");
+    FUZZ_ASSERT(doc != NULL);
+    cJSON *root = cJSON_Parse(doc);
+    FUZZ_ASSERT(root != NULL);
+    const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(root, "verdict");
+    FUZZ_ASSERT(cJSON_IsString(verdict) && !strcmp(verdict->valuestring, ib_change_name(c->verdict)));
+    cJSON_Delete(root);
+    ib_free(doc);
+}
+
+/* Identical samples: U sits exactly at its mean (sums of halves are exact
+ * in a double at these sizes), so p is 1, and the medians' ratio is 1. */
+static void compare_with_itself(const ib_latency_file *f)
+{
+    ib_comparison c;
+    ib_error err;
+    ib_status st = ib_compare_samples(f->samples_ms, f->n, f->samples_ms, f->n, 0.01, &c, &err);
+    FUZZ_ASSERT(st == IB_OK || st == IB_ERR_NO_MEMORY);
+    if (st != IB_OK) return;
+    FUZZ_ASSERT(c.change == 0 && c.mann_whitney_p == 1);
+    FUZZ_ASSERT(c.change_ci95[0] <= c.change_ci95[1]);
+    FUZZ_ASSERT(c.verdict != IB_CHANGE_FASTER && c.verdict != IB_CHANGE_SLOWER);
+    check_reports(&c, f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    ib_latency_file f;
+    ib_error err;
+    memset(&f, 0x5a, sizeof f); /* the parser must set every field */
+    memset(&err, 0x5a, sizeof err);
+    ib_status st = ib_latency_file_parse((const char *)data, size, &f, &err);
+    if (st != IB_OK) {
+        check_refused(st, &err, &f);
+    } else {
+        check_accepted(&f);
+        if (f.n >= IB_COMPARE_MIN_SAMPLES) compare_with_itself(&f);
+    }
+    ib_latency_file_free(&f);
+    return 0;
+}
