@@ -44,4 +44,8 @@ extern int check_count;
 /* Prints "N checks, M failed" and returns the exit status. */
 int check_summary(const char *test_name);
 
+/* Opens the scripted fake workload, checking that it opened. */
+struct ib__fake_script;
+struct ib_workload *check_open_fake(const struct ib__fake_script *s);
+
 #endif

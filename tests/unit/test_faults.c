@@ -28,14 +28,6 @@ static double steady_raising_cancel(int64_t batch, int64_t index, void *ctx)
     return 1.0 + 0.001 * (double)(index % 7);
 }
 
-static ib_workload *open_fake(const ib__fake_script *s)
-{
-    ib_workload *w = NULL;
-    ib_error err;
-    CHECK(ib__workload_open_fake(s, &w, &err) == IB_OK);
-    return w;
-}
-
 static ib__fake_script script(void)
 {
     ib__fake_script s;
@@ -63,7 +55,7 @@ static void test_fault_on_the_cold_run(void)
 {
     ib__fake_script s = script();
     s.fail_at_run = 0;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
     ib_error err = {{0}};
@@ -84,7 +76,7 @@ static void test_fault_on_the_cold_run(void)
 
     s = script();
     s.oom_at_run = 0;
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_DEVICE_OOM);
     CHECK(r.partial);
     CHECK_EQ_INT(r.n, 0);
@@ -96,7 +88,7 @@ static void test_cancel_during_warmup(void)
 {
     ib__fake_script s = script();
     cancel_at_run = 3; /* the third warm-up run raises it */
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
     ib_error err = {{0}};
@@ -115,7 +107,7 @@ static void test_cancel_during_sampling_keeps_samples(void)
 {
     ib__fake_script s = script();
     cancel_at_run = 1 + 5 + 39; /* raised by the 40th timed run */
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
     ib_error err = {{0}};
@@ -157,7 +149,7 @@ static void test_fault_in_adaptive_sampling(void)
 {
     ib__fake_script s = script();
     s.fail_at_run = 1 + 5 + 70;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     cfg.precision = 1e-6; /* never met: only the fault stops it */
     cfg.min_runs = 10;
@@ -177,7 +169,7 @@ static void test_lost_device_stays_lost(void)
 {
     ib__fake_script s = script();
     s.lose_device_at_run = 1 + 5 + 10;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
     ib_error err = {{0}};
@@ -200,7 +192,7 @@ static void test_oom_at_bind_leaves_a_usable_workload(void)
 {
     ib__fake_script s = script();
     s.oom_above_batch = 16;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_error err = {{0}};
     CHECK(ib_workload_set_batch(w, 64, &err) == IB_ERR_DEVICE_OOM);
     CHECK(ib_workload_set_batch(w, 8, &err) == IB_OK);
@@ -232,7 +224,7 @@ static void test_throughput_stopped(void)
 
     ib__fake_script s = script();
     s.lose_device_at_run = 150; /* somewhere in the later batches */
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &tc, &r, &err) == IB_ERR_DEVICE_LOST);
     CHECK(r.partial);
     CHECK(r.stop_status == IB_ERR_DEVICE_LOST);
@@ -247,7 +239,7 @@ static void test_throughput_stopped(void)
 
     s = script();
     cancel_at_run = 60;
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &tc, &r, &err) == IB_ERR_INTERRUPTED);
     CHECK(r.partial);
     CHECK(r.n_points >= 1 && r.points[0].status == IB_OK);
@@ -258,7 +250,7 @@ static void test_throughput_stopped(void)
 static void test_config_nan_and_infinity(void)
 {
     ib__fake_script s = script();
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_latency_result r;
     ib_error err = {{0}};
     ib_config cfg;

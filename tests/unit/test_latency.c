@@ -20,21 +20,13 @@ static double startup_then_steady(int64_t batch, int64_t index, void *ctx)
     return 2.0 + 0.01 * (double)(index % 5);
 }
 
-static ib_workload *open_fake(ib__fake_script *s)
-{
-    ib_workload *w = NULL;
-    ib_error err;
-    CHECK(ib__workload_open_fake(s, &w, &err) == IB_OK);
-    return w;
-}
-
 static void test_counts_and_cold_run(void)
 {
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = startup_then_steady;
     s.host_overhead_ms = 0.5;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg;
     ib_config_init(&cfg);
     cfg.warmup_runs = 20;
@@ -66,7 +58,7 @@ static void test_warmup_by_time(void)
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = startup_then_steady;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg;
     ib_config_init(&cfg);
     cfg.warmup_runs = 1;
@@ -101,7 +93,7 @@ static void test_warmup_until_steady(void)
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = slow_decay;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg;
     ib_config_init(&cfg);
     cfg.warmup_runs = 0;
@@ -176,7 +168,7 @@ static void test_adaptive_stopping(void)
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = jitter;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
     CHECK(r.precision_met);
     CHECK(r.precision_achieved <= 0.005);
@@ -185,7 +177,7 @@ static void test_adaptive_stopping(void)
     ib_workload_destroy(w);
 
     s.duration_ms = alternating;
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
     CHECK(!r.precision_met);
     CHECK_EQ_INT(r.n, 5000);
@@ -225,7 +217,7 @@ static void test_faults_keep_samples(void)
     ib__fake_script_init(&s);
     s.duration_ms = jitter;
     s.fail_at_run = 1 + 5 + 40; /* the 41st timed run fails */
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_RUNTIME);
     CHECK(r.partial);
     CHECK_EQ_INT(r.n, 40);
@@ -237,7 +229,7 @@ static void test_faults_keep_samples(void)
     ib__fake_script_init(&s);
     s.duration_ms = jitter;
     s.oom_at_run = 3; /* during warm-up */
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_DEVICE_OOM);
     CHECK(r.partial);
     CHECK_EQ_INT(r.n, 0);
@@ -247,7 +239,7 @@ static void test_faults_keep_samples(void)
     ib__fake_script_init(&s);
     s.duration_ms = jitter;
     s.lose_device_at_run = 50;
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_DEVICE_LOST);
     CHECK_EQ_INT(r.n, 50 - 6);
     ib_latency_result_free(&r);
@@ -260,7 +252,7 @@ static void test_cancel(void)
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = jitter;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg;
     ib_config_init(&cfg);
     cfg.cancel = &cancel;
@@ -278,7 +270,7 @@ static void test_bad_config(void)
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = jitter;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_latency_result r;
     ib_error err;
     ib_config cfg;

@@ -12,7 +12,6 @@
 
 /* tests/CMakeLists.txt builds each test from its own file and check.c: the
  * fixtures come in here until the build links them to the tests. */
-#include "onnx_fixtures.c"
 
 static char *dir;
 

@@ -46,14 +46,6 @@ static ib__fake_script gpu_script(void)
     return s;
 }
 
-static ib_workload *open_fake(const ib__fake_script *s)
-{
-    ib_workload *w = NULL;
-    ib_error err;
-    CHECK(ib__workload_open_fake(s, &w, &err) == IB_OK);
-    return w;
-}
-
 static ib_config fixed_config(void)
 {
     ib_config cfg;
@@ -71,7 +63,7 @@ static ib_config fixed_config(void)
 static void test_gpu_rows_exact(void)
 {
     ib__fake_script s = gpu_script();
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = fixed_config();
     ib_pitfalls_result r;
     ib_error err;
@@ -134,7 +126,7 @@ static void test_cpu_not_applicable(void)
     ib__fake_script s = gpu_script();
     s.gpu_like = false;
     s.has_device_timer = false;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib__workload_ops cpu_ops = *w->ops;
     cpu_ops.set_run_sync = NULL;
     cpu_ops.run_with_copies = NULL;
@@ -166,7 +158,7 @@ static void test_cpu_not_applicable(void)
 static void test_missing_slots(void)
 {
     ib__fake_script s = gpu_script();
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib__workload_ops ops = *w->ops;
     ops.set_run_sync = NULL;
     ops.reopen = NULL;
@@ -191,7 +183,7 @@ static void test_row_failure_isolated(void)
 {
     ib__fake_script s = gpu_script();
     s.fail_at_run = CORRECT_RUNS + RUNS + 10; /* the 11th copies run */
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = fixed_config();
     ib_pitfalls_result r;
     ib_error err;
@@ -211,7 +203,7 @@ static void test_correct_failure(void)
 {
     ib__fake_script s = gpu_script();
     s.fail_at_run = 1 + WARMUP + 40;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = fixed_config();
     ib_pitfalls_result r;
     ib_error err;
@@ -238,7 +230,7 @@ static void test_cancel(void)
     cancel_at c = {.flag = &flag, .index = CORRECT_RUNS + 99};
     ib__fake_script s = gpu_script();
     s.ctx = &c;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = fixed_config();
     cfg.cancel = &flag;
     ib_pitfalls_result r;
@@ -274,7 +266,7 @@ static void test_cancel(void)
 static void test_bad_config(void)
 {
     ib__fake_script s = gpu_script();
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = fixed_config();
     cfg.runs = 0;
     ib_pitfalls_result r;
@@ -300,7 +292,7 @@ static void test_reports(void)
 {
     ib__fake_script s = gpu_script();
     s.gpu_like = false;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_config cfg = fixed_config();
     ib_pitfalls_result r;
     ib_error err;

@@ -29,14 +29,6 @@ static double curve(int64_t batch, int64_t index, void *ctx)
 
 static double items_per_s(int64_t b) { return (double)b / batch_ms(b) * 1000.0; }
 
-static ib_workload *open_fake(ib__fake_script *s)
-{
-    ib_workload *w = NULL;
-    ib_error err;
-    CHECK(ib__workload_open_fake(s, &w, &err) == IB_OK);
-    return w;
-}
-
 static void script(ib__fake_script *s, int64_t oom_above)
 {
     ib__fake_script_init(s);
@@ -82,7 +74,7 @@ static void check_search(int64_t limit, int64_t max_batch, int64_t expected, boo
 {
     ib__fake_script s;
     script(&s, limit);
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     cfg.run.runs = 2;
@@ -132,7 +124,7 @@ static void test_batch_one_does_not_fit(void)
     ib__fake_script s;
     script(&s, 0);
     s.oom_at_run = 0; /* the probe's run, again after every reopen */
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     ib_throughput_result *r = malloc(sizeof *r);
@@ -172,7 +164,7 @@ static void check_curve(bool device_timer)
     ib__fake_script s;
     script(&s, 1000);
     s.has_device_timer = device_timer;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     cfg.knee_fraction = 0.75;
@@ -216,7 +208,7 @@ static void test_knee_at_default_fraction(void)
 {
     ib__fake_script s;
     script(&s, 0);
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     cfg.max_batch = 512;
@@ -241,7 +233,7 @@ static void test_budget_not_met(void)
 {
     ib__fake_script s;
     script(&s, 64);
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     cfg.latency_budget_ms = 0.5; /* below batch 1's 1.01 ms */
@@ -272,7 +264,7 @@ static void test_oom_in_sweep_recovered(void)
     ib__fake_script s;
     script(&s, 0);
     s.oom_at_run = 60; /* reopen restarts the count: the third point ends at 44 */
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     const int64_t list[] = {1, 2, 4};
@@ -310,7 +302,7 @@ static void test_failures_keep_what_was_measured(void)
      * fails, bisection tries 3, which runs. */
     script(&s, 0);
     s.refuse_above_batch = 3;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
     CHECK_EQ_INT(r->n_probes, 4);
     CHECK_EQ_INT(r->probes[2].status, IB_ERR_RUNTIME);
@@ -321,7 +313,7 @@ static void test_failures_keep_what_was_measured(void)
     /* A runtime failure at batch 1 is a real failure: no curve. */
     script(&s, 0);
     s.fail_at_run = 0;
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_RUNTIME);
     CHECK(r->partial);
     CHECK_EQ_INT(r->stop_status, IB_ERR_RUNTIME);
@@ -332,7 +324,7 @@ static void test_failures_keep_what_was_measured(void)
     /* A lost device in the search stops it, the probes so far kept. */
     script(&s, 0);
     s.lose_device_at_run = 2;
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
     CHECK(r->partial);
     CHECK_EQ_INT(r->n_probes, 2);
@@ -346,7 +338,7 @@ static void test_failures_keep_what_was_measured(void)
     cfg.n_batches = 3;
     script(&s, 0);
     s.lose_device_at_run = 60;
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
     CHECK(r->partial);
     CHECK_EQ_INT(r->n_points, 2);
@@ -362,7 +354,7 @@ static void test_fixed_batch_model(void)
     ib__fake_script s;
     script(&s, 0);
     s.has_batch_dim = false;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     ib_throughput_result *r = malloc(sizeof *r);
@@ -390,7 +382,7 @@ static void test_explicit_list(void)
 {
     ib__fake_script s;
     script(&s, 0);
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     const int64_t list[] = {64, 1, 8};
@@ -437,7 +429,7 @@ static void test_bad_config(void)
 {
     ib__fake_script s;
     script(&s, 0);
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_result *r = malloc(sizeof *r);
     ib_error err;
     ib_throughput_config cfg;
@@ -479,7 +471,7 @@ static void test_cancel_keeps_points(void)
     script(&s, 0);
     s.duration_ms = cancel_at_8;
     s.ctx = (void *)&cancel;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     const int64_t list[] = {1, 2, 4, 8, 16};
@@ -500,7 +492,7 @@ static void test_cancel_keeps_points(void)
     /* Raised before anything: the search stops at once. */
     cancel = 1;
     script(&s, 0);
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     config(&cfg);
     cfg.run.cancel = &cancel;
     r = malloc(sizeof *r);
@@ -530,7 +522,7 @@ static void test_back_to_back_sees_host_bound(void)
     s.duration_ms = two_ms;
     s.gpu_like = true;
     s.host_overhead_ms = 3.0;
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     const int64_t list[] = {16};
@@ -554,7 +546,7 @@ static void test_text_report(void)
 {
     ib__fake_script s;
     script(&s, 100);
-    ib_workload *w = open_fake(&s);
+    ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
     cfg.latency_budget_ms = 2.5;
@@ -571,7 +563,7 @@ static void test_text_report(void)
     ib_workload_destroy(w);
 
     script(&s, 0);
-    w = open_fake(&s);
+    w = check_open_fake(&s);
     cfg.max_batch = 16;
     r = malloc(sizeof *r);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
