@@ -29,6 +29,7 @@ typedef struct cli_args {
     ib_shape_override shapes[IB_MAX_TENSORS];
     ib_config cfg;
     const char *json_path;
+    const char *html_path;     /* --html: the report as a page with plots */
     const char *output_path;   /* zoo export -o */
     bool fp16;
     /* throughput */
@@ -48,7 +49,8 @@ enum {
     OPT_THROUGHPUT = 1u << 3, /* --max-batch, --latency-budget-ms, ... */
     OPT_EXPORT = 1u << 4,     /* -o, --fp16 */
     OPT_DEVICE_ID = 1u << 5,  /* --device-id */
-    OPT_COMPARE = 1u << 6     /* --threshold, --fail-if-slower */
+    OPT_COMPARE = 1u << 6,    /* --threshold, --fail-if-slower */
+    OPT_HTML = 1u << 7        /* --html */
 };
 
 typedef struct cli_command {
@@ -91,16 +93,21 @@ bool cli_output_commit(cli_output *o, const char *text);
 void cli_output_abort(cli_output *o);
 
 /* The first step of every model command: takes at most one model, opens the
- * --json output when asked (before anything is measured, so that a bad
- * path fails at once), then the model. Returns EXIT_OK or the exit code of
- * the error it printed, leaving nothing open. */
-int cli_start(const cli_args *a, cli_output *json, ib_workload **w);
+ * --json output and, when html is not NULL, the --html output when asked
+ * (before anything is measured, so that a bad path fails at once), then the
+ * model. Returns EXIT_OK or the exit code of the error it printed, leaving
+ * nothing open. */
+int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w);
 
 /* The last step of every measuring command: whatever was measured is shown
  * and saved, also after a failure. Prints text, commits doc to json (both
  * NULL when nothing was measured), then the error for st; frees text and
  * doc. Returns the exit code. */
 int cli_finish(cli_output *json, char *text, char *doc, ib_status st, const ib_error *err);
+/* cli_finish with the --html page too: commits page to html (NULL when
+ * nothing was measured) and frees it. */
+int cli_finish_with_html(cli_output *json, cli_output *html, char *text, char *doc, char *page,
+                         ib_status st, const ib_error *err);
 
 int cmd_latency(cli_args *a);
 int cmd_throughput(cli_args *a);

@@ -6,7 +6,7 @@ int cmd_pitfalls(cli_args *a)
 {
     cli_output json;
     ib_workload *w;
-    int code = cli_start(a, &json, &w);
+    int code = cli_start(a, &json, NULL, &w);
     if (code != EXIT_OK) return code;
     a->cfg.cancel = &cli_cancel_flag;
     ib_pitfalls_result r;

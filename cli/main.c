@@ -16,8 +16,8 @@ static const cli_command commands[] = {
     {"latency", "[MODEL] [options]",
      "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
      "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
-     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON, cmd_latency},
-    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_THROUGHPUT, cmd_throughput},
+     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_HTML, cmd_latency},
+    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_HTML | OPT_THROUGHPUT, cmd_throughput},
     {"pitfalls", "[MODEL] [options]",
      "What each classic timing mistake would report on this model, next to the correct latency.\n"
      "Rows: host clock without synchronization, copies included, no warm-up, a single run.",

@@ -14,7 +14,7 @@ enum {
     O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_CUDNN, O_NHWC, O_THREADS,
     O_RUNS, O_WARMUP_RUNS, O_WARMUP_MS, O_WARMUP_MAX_MS, O_NO_STEADY, O_PRECISION, O_MIN_RUNS,
     O_MAX_RUNS, O_MAX_TIME_MS, O_FLUSH_L2, O_EXCLUDE_LAUNCH, O_NO_GPU_STATE,
-    O_JSON,
+    O_JSON, O_HTML,
     O_MAX_BATCH, O_BUDGET, O_BATCHES, O_MEMORY_CAP,
     O_OUTPUT, O_FP16,
     O_THRESHOLD, O_FAIL_IF_SLOWER,
@@ -57,6 +57,8 @@ static const option_def options[] = {
      "hold the stream until the run is queued, so launch latency is not counted"},
     {{"no-gpu-state", no_argument, NULL, O_NO_GPU_STATE}, OPT_MEASURE, NULL, "do not sample GPU clocks (NVML)"},
     {{"json", required_argument, NULL, O_JSON}, OPT_JSON, "FILE", "write the full result as JSON"},
+    {{"html", required_argument, NULL, O_HTML}, OPT_HTML, "FILE",
+     "write a self-contained HTML report with plots (docs/report.md)"},
     {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT, "N", "largest batch tried (default 4096)"},
     {{"latency-budget-ms", required_argument, NULL, O_BUDGET}, OPT_THROUGHPUT, "T",
      "also report the best throughput whose p99 batch latency is within T ms"},
@@ -207,6 +209,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_EXCLUDE_LAUNCH: c->exclude_launch = true; return true;
     case O_NO_GPU_STATE: c->sample_gpu_state = false; return true;
     case O_JSON: a->json_path = v; return true;
+    case O_HTML: a->html_path = v; return true;
     case O_MAX_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->max_batch);
     case O_BUDGET: return parse_f64(name, v, 1e-6, 3600000, &a->latency_budget_ms);
     case O_BATCHES: a->batches = v; return true;

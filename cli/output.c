@@ -11,9 +11,10 @@
 
 volatile int cli_cancel_flag = 0;
 static volatile sig_atomic_t signal_received = 0;
-/* The temporary output file being written, for the second signal's handler
- * to remove (unlink is async-signal-safe). One output at a time. */
-static char active_tmp_path[4096];
+/* The temporary output files being written (--json and --html), for the
+ * second signal's handler to remove (unlink is async-signal-safe). */
+#define MAX_ACTIVE_OUTPUTS 2
+static char active_tmp_paths[MAX_ACTIVE_OUTPUTS][4096];
 
 int cli_exit_code(ib_status st)
 {
@@ -58,7 +59,8 @@ static void on_signal(int sig)
     long long now = monotonic_ns();
     if (cli_cancel_flag) {
         if (now - first_ns < DUPLICATE_SIGNAL_NS) return;
-        if (active_tmp_path[0]) unlink(active_tmp_path);
+        for (int i = 0; i < MAX_ACTIVE_OUTPUTS; i++)
+            if (active_tmp_paths[i][0]) unlink(active_tmp_paths[i]);
         _exit(128 + sig);
     }
     first_ns = now;
@@ -81,7 +83,23 @@ void cli_install_signal_handlers(void)
 
 int cli_signal_exit_code(void) { return signal_received ? 128 + (int)signal_received : 0; }
 
-static void forget_tmp(void) { active_tmp_path[0] = '\0'; }
+/* Sets the slot holding from (NULL: a free one) to to ("": frees it),
+ * with the signals blocked so that the handler never sees half a path. */
+static void swap_tmp(const char *from, const char *to)
+{
+    if (strlen(to) >= sizeof active_tmp_paths[0]) return;
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    for (int i = 0; i < MAX_ACTIVE_OUTPUTS; i++)
+        if (from ? !strcmp(active_tmp_paths[i], from) : !active_tmp_paths[i][0]) {
+            memcpy(active_tmp_paths[i], to, strlen(to) + 1);
+            break;
+        }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void forget_tmp(const cli_output *o) { swap_tmp(o->tmp_path, ""); }
 
 bool cli_output_open(cli_output *o, const char *path)
 {
@@ -108,13 +126,7 @@ bool cli_output_open(cli_output *o, const char *path)
         memset(o, 0, sizeof *o);
         return false;
     }
-    if (strlen(o->tmp_path) < sizeof active_tmp_path) {
-        sigset_t all, old;
-        sigfillset(&all);
-        sigprocmask(SIG_BLOCK, &all, &old); /* the handler never sees half a path */
-        memcpy(active_tmp_path, o->tmp_path, strlen(o->tmp_path) + 1);
-        sigprocmask(SIG_SETMASK, &old, NULL);
-    }
+    swap_tmp(NULL, o->tmp_path);
     return true;
 }
 
@@ -128,7 +140,7 @@ bool cli_output_commit(cli_output *o, const char *text)
     ok = (fclose(o->f) == 0) && ok;
     o->f = NULL;
     if (ok && rename(o->tmp_path, o->path) != 0) ok = false;
-    forget_tmp();
+    forget_tmp(o);
     if (!ok) {
         fprintf(stderr, "inferbench: cannot write '%s': %s\n", o->path, strerror(errno));
         unlink(o->tmp_path);
@@ -144,36 +156,58 @@ void cli_output_abort(cli_output *o)
     if (o->f) {
         fclose(o->f);
         unlink(o->tmp_path);
-        forget_tmp();
+        forget_tmp(o);
     }
     free(o->path);
     free(o->tmp_path);
     memset(o, 0, sizeof *o);
 }
 
-int cli_start(const cli_args *a, cli_output *json, ib_workload **w)
+int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w)
 {
     *w = NULL;
     memset(json, 0, sizeof *json);
+    if (html) memset(html, 0, sizeof *html);
     if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "give one model (a file or zoo:NAME)");
     if (a->json_path && !cli_output_open(json, a->json_path)) return EXIT_BAD_INPUT;
+    if (html && a->html_path && !cli_output_open(html, a->html_path)) {
+        cli_output_abort(json);
+        return EXIT_BAD_INPUT;
+    }
     ib_error err = {{0}};
     ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
     if (st == IB_OK) return EXIT_OK;
     cli_output_abort(json);
+    if (html) cli_output_abort(html);
     return cli_fail(st, err.message);
+}
+
+/* Commits doc to o when o is open (aborts it when there is no doc); frees
+ * doc. False when the file could not be written. */
+static bool save(cli_output *o, char *doc)
+{
+    bool ok = true;
+    if (o && o->f) {
+        if (!doc) cli_output_abort(o);
+        else ok = cli_output_commit(o, doc);
+    }
+    ib_free(doc);
+    return ok;
+}
+
+int cli_finish_with_html(cli_output *json, cli_output *html, char *text, char *doc, char *page,
+                         ib_status st, const ib_error *err)
+{
+    int code = EXIT_OK;
+    if (text) fputs(text, stdout);
+    ib_free(text);
+    if (!save(json, doc)) code = EXIT_RUN_FAILED;
+    if (!save(html, page)) code = EXIT_RUN_FAILED;
+    if (st != IB_OK) code = cli_fail(st, err->message);
+    return code;
 }
 
 int cli_finish(cli_output *json, char *text, char *doc, ib_status st, const ib_error *err)
 {
-    int code = EXIT_OK;
-    if (text) fputs(text, stdout);
-    if (json->f) {
-        if (!doc) cli_output_abort(json);
-        else if (!cli_output_commit(json, doc)) code = EXIT_RUN_FAILED;
-    }
-    ib_free(text);
-    ib_free(doc);
-    if (st != IB_OK) code = cli_fail(st, err->message);
-    return code;
+    return cli_finish_with_html(json, NULL, text, doc, NULL, st, err);
 }

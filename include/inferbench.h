@@ -277,6 +277,13 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
 char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info,
                              const ib_config *cfg);
 
+/* A self-contained HTML page of a latency result (docs/report.md): the
+ * header, the statistics, the warnings, a histogram of the timed samples
+ * (device time when there is one) with the median and p99 marked, the
+ * samples in run order, and the text report. Inline CSS and SVG only: no
+ * script, nothing fetched. malloc'ed (ib_free); NULL when memory ran out. */
+char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info *info);
+
 /* ------------------------------------------------------------------------ */
 /* Throughput                                                                */
 /* ------------------------------------------------------------------------ */
@@ -347,6 +354,11 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
 char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload_info *info);
 char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload_info *info,
                                 const ib_throughput_config *cfg);
+/* A self-contained HTML page of a throughput result (docs/report.md):
+ * inputs/s against batch on a log2 axis, back-to-back and per-run
+ * synchronized, peak and knee marked, the table of points, and the text
+ * report. malloc'ed (ib_free); NULL when memory ran out. */
+char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload_info *info);
 
 /* ------------------------------------------------------------------------ */
 /* Pitfalls: what classic timing mistakes would report                       */

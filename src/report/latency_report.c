@@ -13,6 +13,13 @@ static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st, double
                     st->max * scale, 100 * st->cv);
 }
 
+double ib__latency_unit(double median_ms, const char **unit)
+{
+    bool us = median_ms < 0.1;
+    *unit = us ? "us" : "ms";
+    return us ? 1000.0 : 1.0;
+}
+
 static const char *method_text(const ib_latency_result *r, const ib_workload_info *info)
 {
     if (!r->has_device_timer) return "host monotonic clock around each synchronous run";
@@ -39,9 +46,8 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
         ib__sbuf_printf(&b, "no timed run completed\n");
     } else {
         const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
-        bool us = p->p50 < 0.1; /* microseconds read better below 100 us */
-        double scale = us ? 1000.0 : 1.0;
-        const char *unit = us ? "us" : "ms";
+        const char *unit;
+        double scale = ib__latency_unit(p->p50, &unit);
         ib__sbuf_printf(&b, "\n%-7s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n", unit, "n", "mean",
                         "std", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "cv");
         if (r->has_device_timer) stats_row(&b, "device", &r->device, scale);

@@ -44,5 +44,11 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
 void ib__text_env(ib__sbuf *b, const ib_env *env);
 /* Formats a duration in ms with 4 significant digits and the best unit. */
 const char *ib__fmt_ms(char buf[32], double ms);
+/* Inputs per second: whole numbers once they are large, 4 digits below. */
+const char *ib__fmt_rate(char buf[32], double v);
+/* The unit of a latency table or plot given its median in ms: "us" below
+ * 0.1 ms (microseconds read better there), else "ms". Returns that unit per
+ * ms (1000 or 1). */
+double ib__latency_unit(double median_ms, const char **unit);
 
 #endif

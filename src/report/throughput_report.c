@@ -5,8 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 
-/* Inputs per second: whole numbers once they are large, 4 digits below. */
-static const char *fmt_rate(char buf[32], double v)
+const char *ib__fmt_rate(char buf[32], double v)
 {
     if (!isfinite(v)) snprintf(buf, 32, "-");
     else if (v >= 1000) snprintf(buf, 32, "%.0f", v);
@@ -71,8 +70,8 @@ static void text_row(ib__sbuf *b, const ib_throughput_result *r, int i)
     else if (p->status != IB_OK)
         ib__sbuf_printf(b, "  not measured: %s", ib_status_str(p->status));
     else
-        ib__sbuf_printf(b, "%13s %13s %11.4g %9.4g %9.4g", fmt_rate(t1, p->items_per_s),
-                        fmt_rate(t2, p->items_per_s_sync), p->back_to_back_ms_per_run, p->latency_ms.p50,
+        ib__sbuf_printf(b, "%13s %13s %11.4g %9.4g %9.4g", ib__fmt_rate(t1, p->items_per_s),
+                        ib__fmt_rate(t2, p->items_per_s_sync), p->back_to_back_ms_per_run, p->latency_ms.p50,
                         p->latency_ms.p99);
     text_marks(b, r, i);
     ib__sbuf_printf(b, "\n");
@@ -92,23 +91,23 @@ static void text_answers(ib__sbuf *b, const ib_throughput_result *r)
     char t1[32], t2[32];
     const ib_throughput_point *peak = point_at(r, r->peak), *knee = point_at(r, r->knee);
     if (!peak) return;
-    ib__sbuf_printf(b, "\npeak: %s inputs/s at batch %lld\n", fmt_rate(t1, peak->items_per_s),
+    ib__sbuf_printf(b, "\npeak: %s inputs/s at batch %lld\n", ib__fmt_rate(t1, peak->items_per_s),
                     (long long)peak->batch);
     ib__sbuf_printf(b, "      per-run synchronized timing (the classic method) gives %s inputs/s at this "
                        "batch (%+.1f%%)\n",
-                    fmt_rate(t2, peak->items_per_s_sync),
+                    ib__fmt_rate(t2, peak->items_per_s_sync),
                     100 * (peak->items_per_s_sync / peak->items_per_s - 1));
     if (knee)
         ib__sbuf_printf(b, "knee: batch %lld, %s inputs/s (%.1f%% of the peak): "
                            "the smallest batch close to it\n",
-                        (long long)knee->batch, fmt_rate(t1, knee->items_per_s),
+                        (long long)knee->batch, ib__fmt_rate(t1, knee->items_per_s),
                         100 * knee->items_per_s / peak->items_per_s);
     if (!(r->latency_budget_ms > 0)) return;
     const ib_throughput_point *best = point_at(r, r->best_within_budget);
     if (best)
         ib__sbuf_printf(b, "within %s p99 batch latency: batch %lld, %s inputs/s (p99 %s)\n",
                         ib__fmt_ms(t1, r->latency_budget_ms), (long long)best->batch,
-                        fmt_rate(t2, best->items_per_s), ib__fmt_ms(t1, best->latency_ms.p99));
+                        ib__fmt_rate(t2, best->items_per_s), ib__fmt_ms(t1, best->latency_ms.p99));
     else
         ib__sbuf_printf(b, "within %s p99 batch latency: NO batch meets the budget\n",
                         ib__fmt_ms(t1, r->latency_budget_ms));

@@ -1,0 +1,393 @@
+/* The HTML reports: one self-contained page per result (inline CSS and
+ * SVG, no script, nothing fetched), for a person who wants to see the
+ * distribution and the curve rather than read numbers (docs/report.md).
+ * The figures come from the same helpers as the text report, and the text
+ * report itself closes the page, so the two never disagree. */
+#include "core/stats.h"
+#include "report/report.h"
+#include "report/svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* At most this many points of the run-order plot: more would only grow
+ * the file; min and max per bucket keep the spikes. */
+#define TIMELINE_MAX_POINTS 2000
+
+static const char *const css =
+    "body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',sans-serif;color:#222;max-width:1000px;"
+    "margin:24px auto;padding:0 16px}\n"
+    "h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 8px}\n"
+    "table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
+    "td,th{padding:3px 10px;border-bottom:1px solid #e3e3e3;text-align:right}\n"
+    "th{background:#f5f5f5}td:first-child,th:first-child{text-align:left}\n"
+    "table.meta td{text-align:left}table.meta td:first-child{color:#666}\n"
+    ".partial{color:#b00;font-weight:bold}.warnings li{color:#8a5a00}\n"
+    "pre{background:#f7f7f7;padding:10px;overflow-x:auto;font-size:12px}\n"
+    "figure{margin:8px 0}figcaption{color:#555;font-size:13px}\n"
+    "svg.plot{font:12px system-ui,sans-serif;max-width:100%;height:auto}\n"
+    "svg .grid{stroke:#ececec}svg .tick{stroke:#888}svg .frame{fill:none;stroke:#999}\n"
+    "svg .tick-label{fill:#444}svg .axis-title{fill:#222}\n"
+    "svg .bar{fill:#7aa6d6;stroke:#fff;stroke-width:0.5}\n"
+    "svg line.median{stroke:#c62828;stroke-width:2}svg text.median{fill:#c62828}\n"
+    "svg line.p99{stroke:#ef6c00;stroke-width:2;stroke-dasharray:6 3}svg text.p99{fill:#ef6c00}\n"
+    "svg .run-line{fill:none;stroke:#1f77b4;stroke-width:1}svg .run{fill:#1f77b4}\n"
+    "svg .b2b-line{fill:none;stroke:#1f77b4;stroke-width:2}svg .pt-b2b{fill:#1f77b4}\n"
+    "svg .sync-line{fill:none;stroke:#ef6c00;stroke-width:1.5;stroke-dasharray:5 3}\n"
+    "svg .pt-sync{fill:#fff;stroke:#ef6c00;stroke-width:1.5}\n"
+    "svg text.mark{fill:#222;font-weight:bold}\n"
+    ".key-b2b{color:#1f77b4;font-weight:bold}.key-sync{color:#ef6c00;font-weight:bold}\n";
+
+/* ------------------------------------------------------------------------ */
+/* The page around every report                                              */
+/* ------------------------------------------------------------------------ */
+
+static void page_head(ib__sbuf *b, const char *what, const char *model)
+{
+    ib__sbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+                       "inferbench %s: ", what);
+    ib__xml_escape(b, model);
+    ib__sbuf_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>inferbench %s: ", css, what);
+    ib__xml_escape(b, model);
+    ib__sbuf_printf(b, "</h1>\n");
+}
+
+static void meta_row(ib__sbuf *b, const char *key, const char *value)
+{
+    ib__sbuf_printf(b, "<tr><td>%s</td><td>", key);
+    ib__xml_escape(b, value);
+    ib__sbuf_printf(b, "</td></tr>\n");
+}
+
+/* What was measured, where, with what: the header of both reports. The
+ * machine line is the text report's own (ib__text_env), escaped. */
+static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *env, const char *batch,
+                      const char *timing)
+{
+    ib__sbuf machine = {0};
+    ib__text_env(&machine, env);
+    char *machine_text = ib__sbuf_finish(&machine);
+    if (!machine_text) b->failed = true;
+    ib__sbuf_printf(b, "<table class=\"meta\">\n");
+    meta_row(b, "model", info->model);
+    meta_row(b, "batch", batch);
+    meta_row(b, "execution provider", info->provider);
+    meta_row(b, env->gpu_name[0] ? "GPU" : "CPU", env->gpu_name[0] ? env->gpu_name : env->host_cpu);
+    meta_row(b, "machine", machine_text ? machine_text : "");
+    meta_row(b, "ONNX Runtime", env->ort_version);
+    meta_row(b, "inferbench", env->tool_version[0] ? env->tool_version : IB_VERSION_STRING);
+    meta_row(b, "timing", timing);
+    ib__sbuf_printf(b, "</table>\n");
+    free(machine_text);
+}
+
+/* The text report's closing lines (partial, notes, warnings) as a list:
+ * the same words in both reports. */
+static void page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
+                       unsigned warnings)
+{
+    ib__sbuf notes = {0};
+    ib__text_footer(&notes, partial, stop_status, env, warnings);
+    if (notes.failed) b->failed = true;
+    ib__sbuf_printf(b, "<h2>Warnings</h2>\n");
+    if (notes.len == 0) {
+        ib__sbuf_printf(b, "<p>none</p>\n");
+    } else {
+        ib__sbuf_printf(b, "<ul class=\"warnings\">\n");
+        for (char *line = notes.data; line && *line;) {
+            char *end = strchr(line, '\n');
+            if (end) *end = '\0';
+            ib__sbuf_printf(b, "<li%s>", strncmp(line, "PARTIAL", 7) ? "" : " class=\"partial\"");
+            ib__xml_escape(b, line);
+            ib__sbuf_printf(b, "</li>\n");
+            line = end ? end + 1 : NULL;
+        }
+        ib__sbuf_printf(b, "</ul>\n");
+    }
+    free(notes.data);
+}
+
+/* The whole text report, escaped: every figure it prints is on the page. */
+static void page_text_and_tail(ib__sbuf *b, char *text)
+{
+    if (!text) b->failed = true;
+    ib__sbuf_printf(b, "<h2>Text report</h2>\n<pre>");
+    if (text) ib__xml_escape(b, text);
+    ib__sbuf_printf(b, "</pre>\n</body>\n</html>\n");
+    ib_free(text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Latency                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void stats_cells(ib__sbuf *b, const char *label, const ib_stats *st, double scale)
+{
+    const double v[] = {st->mean, st->std, st->min, st->p50, st->p90, st->p95, st->p99, st->p999, st->max};
+    ib__sbuf_printf(b, "<tr><td>%s</td><td>%zu</td>", label, st->n);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) ib__sbuf_printf(b, "<td>%.4g</td>", v[i] * scale);
+    ib__sbuf_printf(b, "<td>%.2f%%</td></tr>\n", 100 * st->cv);
+}
+
+static void latency_table(ib__sbuf *b, const ib_latency_result *r, double scale, const char *unit)
+{
+    static const char *const heads[] = {"n", "mean", "std", "min", "p50", "p90", "p95", "p99", "p99.9",
+                                        "max", "cv"};
+    ib__sbuf_printf(b, "<h2>Statistics</h2>\n<table>\n<tr><th>%s</th>", unit);
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) ib__sbuf_printf(b, "<th>%s</th>", heads[i]);
+    ib__sbuf_printf(b, "</tr>\n");
+    if (r->has_device_timer) stats_cells(b, "device", &r->device, scale);
+    stats_cells(b, "host", &r->host, scale);
+    ib__sbuf_printf(b, "</table>\n");
+}
+
+/* The plotted samples: device time when there is one, else host, in the
+ * report's unit, finite ones only. Returns how many; *out is malloc'ed. */
+static size_t plotted_samples(const ib_latency_result *r, double scale, double **out)
+{
+    const double *src = r->has_device_timer && r->device_ms ? r->device_ms : r->host_ms;
+    *out = malloc((r->n ? r->n : 1) * sizeof **out);
+    size_t m = 0;
+    for (size_t i = 0; *out && src && i < r->n; i++)
+        if (isfinite(src[i])) (*out)[m++] = src[i] * scale;
+    return m;
+}
+
+static void marker_label(char buf[64], const char *name, double ms)
+{
+    char t[32];
+    snprintf(buf, 64, "%s %s", name, ib__fmt_ms(t, ms));
+}
+
+/* How many of sorted[0..n) the histogram shows: a far tail (beyond p99 by
+ * more than the whole min..p99 spread) would squeeze the body into a bin or
+ * two, so it is left out and counted in the caption instead. */
+static size_t histogram_extent(const double *sorted, size_t n)
+{
+    double p99 = ib_quantile_sorted(sorted, n, 0.99), limit = p99 + (p99 - sorted[0]);
+    size_t m = n;
+    while (m > 1 && sorted[m - 1] > limit) m--;
+    return m;
+}
+
+/* Returns how many runs lie beyond the right edge. */
+static size_t latency_histogram(ib__sbuf *b, const ib_stats *p, const double *x, size_t n_all, double scale,
+                                const char *x_title)
+{
+    double *sorted = malloc(n_all * sizeof *sorted);
+    size_t counts[60];
+    if (!sorted) {
+        b->failed = true;
+        return 0;
+    }
+    memcpy(sorted, x, n_all * sizeof *sorted);
+    ib__sort(sorted, n_all);
+    size_t n = histogram_extent(sorted, n_all);
+    size_t bins = ib__histogram_bins(sorted, n), peak = 0;
+    ib__plot plot = {900, 340, 72, 110, 24, 52, ib__nice_axis(sorted[0], sorted[n - 1], IB__MAX_TICKS),
+                     ib__nice_axis(0, 1, 2)};
+    /* Equal samples have no range to bin: the bins span the widened axis. */
+    double lo = sorted[0] < sorted[n - 1] ? sorted[0] : plot.x.lo;
+    double hi = sorted[0] < sorted[n - 1] ? sorted[n - 1] : plot.x.hi;
+    ib__histogram(sorted, n, lo, hi, bins, counts);
+    free(sorted);
+    for (size_t i = 0; i < bins; i++) peak = counts[i] > peak ? counts[i] : peak;
+    /* Room above the tallest bar for the two marker labels. */
+    plot.y = ib__nice_axis(0, fmax(5, (double)peak * 1.25), 7);
+    char label[64];
+    ib__svg_begin(b, &plot, "histogram of the timed runs");
+    ib__svg_axes(b, &plot, x_title, "runs");
+    ib__svg_bars(b, &plot, counts, bins, lo, hi, "bar");
+    marker_label(label, "median", p->p50);
+    ib__svg_vline(b, &plot, p->p50 * scale, "median", label, 0);
+    marker_label(label, "p99", p->p99);
+    ib__svg_vline(b, &plot, p->p99 * scale, "p99", label, 1);
+    ib__svg_end(b);
+    return n_all - n;
+}
+
+static void latency_timeline(ib__sbuf *b, const ib_stats *p, const double *y, size_t n, double scale,
+                             const char *y_title)
+{
+    size_t *idx = malloc(TIMELINE_MAX_POINTS * sizeof *idx);
+    double *xs = malloc(TIMELINE_MAX_POINTS * sizeof *xs), *ys = malloc(TIMELINE_MAX_POINTS * sizeof *ys);
+    if (!idx || !xs || !ys) {
+        b->failed = true;
+    } else {
+        size_t m = ib__downsample_minmax(y, n, TIMELINE_MAX_POINTS, idx);
+        double lo = y[idx[0]], hi = lo;
+        for (size_t i = 0; i < m; i++) {
+            xs[i] = (double)idx[i] + 1; /* runs count from 1 */
+            ys[i] = y[idx[i]];
+            lo = fmin(lo, ys[i]);
+            hi = fmax(hi, ys[i]);
+        }
+        /* The right margin holds the median's label. */
+        ib__plot plot = {900, 300, 72, 110, 16, 52, ib__nice_axis(0, fmax(5, (double)n), 10),
+                         ib__nice_axis(lo, hi, 7)};
+        char label[64];
+        ib__svg_begin(b, &plot, "timed runs in run order");
+        ib__svg_axes(b, &plot, "run (in the order timed)", y_title);
+        ib__svg_polyline(b, &plot, xs, ys, m, "run-line");
+        /* Dots show clusters (bimodality) while they are few enough to see. */
+        if (m <= 500) ib__svg_points(b, &plot, xs, ys, m, "run", 1.8);
+        marker_label(label, "median", p->p50);
+        ib__svg_hline(b, &plot, p->p50 * scale, "median", label);
+        ib__svg_end(b);
+    }
+    free(idx);
+    free(xs);
+    free(ys);
+}
+
+static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale, const char *unit)
+{
+    const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
+    double *x;
+    size_t n = plotted_samples(r, scale, &x);
+    if (!x) {
+        b->failed = true;
+        return;
+    }
+    if (n > 0) {
+        char title[64];
+        snprintf(title, sizeof title, "%s time per run (%s)", r->has_device_timer ? "device" : "host", unit);
+        char t[32];
+        ib__sbuf_printf(b, "<h2>Distribution</h2>\n<figure>\n");
+        size_t beyond = latency_histogram(b, p, x, n, scale, title);
+        ib__sbuf_printf(b, "<figcaption>%zu timed runs; the solid line is the median, the dashed one p99.",
+                        n);
+        if (beyond)
+            ib__sbuf_printf(b, " %zu slow run%s, up to %s, lie%s beyond the right edge (see the runs in "
+                               "order).",
+                            beyond, beyond > 1 ? "s" : "", ib__fmt_ms(t, p->max), beyond > 1 ? "" : "s");
+        ib__sbuf_printf(b, "</figcaption>\n</figure>\n<h2>Runs in order</h2>\n<figure>\n");
+        latency_timeline(b, p, x, n, scale, title);
+        ib__sbuf_printf(b, "<figcaption>Each timed run in order (warm-up excluded): drift, steps and "
+                           "two levels show here.%s</figcaption>\n</figure>\n",
+                        n > TIMELINE_MAX_POINTS ? " Downsampled: the lowest and highest run of each "
+                                                  "stretch are drawn."
+                                                : "");
+    }
+    free(x);
+}
+
+char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info *info)
+{
+    ib__sbuf b = {0};
+    char batch[32];
+    snprintf(batch, sizeof batch, "%lld", (long long)info->batch);
+    page_head(&b, "latency", info->model);
+    page_meta(&b, info, &r->env, batch,
+              r->has_device_timer ? "device time (CUDA events), host time alongside" : "host clock");
+    const char *unit;
+    double scale = ib__latency_unit((r->has_device_timer ? &r->device : &r->host)->p50, &unit);
+    if (r->n == 0) ib__sbuf_printf(&b, "<p>No timed run completed.</p>\n");
+    else latency_table(&b, r, scale, unit);
+    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    if (r->n > 0) latency_plots(&b, r, scale, unit);
+    page_text_and_tail(&b, ib_latency_report_text(r, info));
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Throughput                                                                */
+/* ------------------------------------------------------------------------ */
+
+static bool point_ok(const ib_throughput_point *p) { return p->status == IB_OK; }
+
+/* "peak", "knee", "peak, knee", ... as the text report marks them. */
+static void point_marks(char buf[64], const ib_throughput_result *r, int i)
+{
+    buf[0] = '\0';
+    const char *names[3] = {i == r->peak ? "peak" : NULL, i == r->knee ? "knee" : NULL,
+                            i == r->best_within_budget ? "best within budget" : NULL};
+    for (int k = 0; k < 3; k++)
+        if (names[k]) snprintf(buf + strlen(buf), 64 - strlen(buf), "%s%s", buf[0] ? ", " : "", names[k]);
+}
+
+static void throughput_table(ib__sbuf *b, const ib_throughput_result *r)
+{
+    ib__sbuf_printf(b, "<h2>Points</h2>\n<table>\n<tr><th>batch</th><th>inputs/s<br>back-to-back</th>"
+                       "<th>inputs/s<br>per-run sync</th><th>ms/run<br>back-to-back</th>"
+                       "<th>p50 ms<br>batch</th><th>p99 ms<br>batch</th><th></th></tr>\n");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        char t1[32], t2[32], marks[64];
+        point_marks(marks, r, (int)i);
+        ib__sbuf_printf(b, "<tr><td>%lld</td>", (long long)p->batch);
+        if (point_ok(p))
+            ib__sbuf_printf(b, "<td>%s</td><td>%s</td><td>%.4g</td><td>%.4g</td><td>%.4g</td>",
+                            ib__fmt_rate(t1, p->items_per_s), ib__fmt_rate(t2, p->items_per_s_sync),
+                            p->back_to_back_ms_per_run, p->latency_ms.p50, p->latency_ms.p99);
+        else
+            ib__sbuf_printf(b, "<td colspan=\"5\">not measured: %s</td>", ib_status_str(p->status));
+        ib__sbuf_printf(b, "<td>%s</td></tr>\n", marks);
+    }
+    ib__sbuf_printf(b, "</table>\n");
+}
+
+/* A chosen point's label above it; the peak's and the knee's are one when
+ * they are the same point. */
+static void annotate(ib__sbuf *b, const ib__plot *plot, const ib_throughput_result *r, int i,
+                     const char *name, int row)
+{
+    if (i < 0 || (size_t)i >= r->n_points || !point_ok(&r->points[i])) return;
+    const ib_throughput_point *p = &r->points[i];
+    char rate[32], text[96];
+    snprintf(text, sizeof text, "%s: %s/s at batch %lld", name, ib__fmt_rate(rate, p->items_per_s),
+             (long long)p->batch);
+    double px = ib__plot_px(plot, log2((double)p->batch)), py = ib__plot_py(plot, p->items_per_s);
+    double mid = (plot->left + plot->width - plot->right) / 2;
+    ib__svg_text(b, px > mid ? px - 6 : px + 6, py - 10 - 15 * row, px > mid ? "end" : "start", "mark", text);
+}
+
+static void throughput_plot(ib__sbuf *b, const ib_throughput_result *r)
+{
+    double xs[IB_MAX_POINTS], b2b[IB_MAX_POINTS], sync[IB_MAX_POINTS], top = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_points; i++) {
+        if (!point_ok(&r->points[i])) continue;
+        xs[n] = log2((double)r->points[i].batch);
+        b2b[n] = r->points[i].items_per_s;
+        sync[n] = r->points[i].items_per_s_sync;
+        top = fmax(top, fmax(b2b[n], sync[n]));
+        n++;
+    }
+    if (n == 0) return;
+    /* Headroom for the labels above the peak. */
+    ib__plot plot = {900, 380, 84, 24, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12),
+                     ib__nice_axis(0, top * 1.2, 8)};
+    ib__sbuf_printf(b, "<h2>Throughput against batch</h2>\n<figure>\n");
+    ib__svg_begin(b, &plot, "inputs per second against batch");
+    ib__svg_axes(b, &plot, "batch (log2 scale)", "inputs/s");
+    ib__svg_polyline(b, &plot, xs, sync, n, "sync-line");
+    ib__svg_polyline(b, &plot, xs, b2b, n, "b2b-line");
+    ib__svg_points(b, &plot, xs, sync, n, "pt-sync", 3.5);
+    ib__svg_points(b, &plot, xs, b2b, n, "pt-b2b", 4.5);
+    bool same = r->peak == r->knee;
+    annotate(b, &plot, r, r->peak, same ? "peak and knee" : "peak", 0);
+    if (!same) annotate(b, &plot, r, r->knee, "knee", 0);
+    ib__svg_end(b);
+    ib__sbuf_printf(b, "<figcaption><span class=\"key-b2b\">&#9679; back-to-back</span> (runs queued "
+                       "without waiting: what a server sees) and <span class=\"key-sync\">&#9675; "
+                       "per-run synchronized</span> (each run waited for: the classic method).</figcaption>"
+                       "\n</figure>\n");
+}
+
+char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload_info *info)
+{
+    ib__sbuf b = {0};
+    char batch[64];
+    if (r->searched) snprintf(batch, sizeof batch, "searched, largest that fits %lld", (long long)r->largest_fitting);
+    else snprintf(batch, sizeof batch, "as given (%zu batches)", r->n_points);
+    page_head(&b, "throughput", info->model);
+    page_meta(&b, info, &r->env, batch, "back-to-back runs under one timing; each run synchronized alongside");
+    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    throughput_plot(&b, r);
+    if (r->n_points > 0) throughput_table(&b, r);
+    page_text_and_tail(&b, ib_throughput_report_text(r, info));
+    return ib__sbuf_finish(&b);
+}

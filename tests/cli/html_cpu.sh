@@ -1,0 +1,65 @@
+# --html: a self-contained page (no script, nothing fetched) that parses as
+# HTML, with the plots each command draws; written whole or not at all.
+. "$(dirname "$0")/lib.sh"
+
+# html_check FILE PYTHON-EXPR DESCRIPTION: the expression, over the page's
+# text s and its tags (a list of (tag, attrs) in document order), must be
+# true; the page must parse without errors.
+html_check() {
+  if python3 - "$1" "$2" 2>"$TMP/pyerr" <<'PY'
+import sys
+from html.parser import HTMLParser
+VOID = {"meta", "br", "link", "img", "hr", "input"}
+class P(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+        self.open = []
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag not in VOID:
+            self.open.append(tag)
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+    def handle_endtag(self, tag):
+        # Every element closed, in order: a broken page fails here.
+        if not self.open or self.open.pop() != tag:
+            raise SystemExit("unbalanced </%s>" % tag)
+s = open(sys.argv[1], encoding="utf-8").read()
+p = P()
+p.feed(s)
+p.close()
+if p.open:
+    raise SystemExit("unclosed: %s" % p.open)
+tags = p.tags
+def count(tag, cls=None):
+    return sum(1 for t, a in tags if t == tag and (cls is None or a.get("class") == cls))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+  then pass "$3"; else fail "$3: ($2) is false on $1 $(cat "$TMP/pyerr")"; fi
+}
+
+expect_exit 0 "latency --html" -- "$IB" latency zoo:mlp --device cpu --runs 200 --html "$TMP/l.html"
+html_check "$TMP/l.html" "count('svg') == 2" "latency: two plots"
+html_check "$TMP/l.html" "'<script' not in s.lower() and 'http' not in s" "latency: no script, no link"
+html_check "$TMP/l.html" "count('rect', 'bar') >= 1 and count('line', 'median') == 2 and count('line', 'p99') == 1" "latency: bars, median and p99 marked"
+html_check "$TMP/l.html" "count('polyline', 'run-line') == 1 and 'host time per run' in s" "latency: runs in order, host time"
+html_check "$TMP/l.html" "s.rstrip().endswith('</html>') and 'zoo:mlp' in s" "latency: a whole page"
+
+expect_exit 0 "latency --json and --html together" -- \
+  "$IB" latency zoo:mlp --device cpu --runs 20 --json "$TMP/both.json" --html "$TMP/both.html"
+json_check "$TMP/both.json" "d['latency_ms']['n'] == 20" "both: the json is written"
+html_check "$TMP/both.html" "count('svg') == 2" "both: the html is written"
+
+expect_exit 0 "throughput --html" -- \
+  "$IB" throughput zoo:mlp --device cpu --max-batch 16 --runs 10 --html "$TMP/t.html"
+html_check "$TMP/t.html" "count('svg') == 1 and count('circle', 'pt-b2b') == 5 and count('circle', 'pt-sync') == 5" "throughput: one point per batch, two series"
+html_check "$TMP/t.html" "'<script' not in s.lower() and 'http' not in s and 'peak' in s" "throughput: no script, no link, peak marked"
+
+expect_exit 2 "unwritable --html" -- "$IB" latency zoo:mlp --device cpu --runs 5 --html "$TMP/no/such/dir/l.html"
+if [ -z "$(find "$TMP" -path "$TMP/no*")" ]; then pass "no file left"; else fail "a file was left"; fi
+expect_exit 2 "unwritable --html with --json" -- \
+  "$IB" latency zoo:mlp --device cpu --runs 5 --json "$TMP/j.json" --html "$TMP/no/l.html"
+if [ -z "$(find "$TMP" -name 'j.json*')" ]; then pass "no --json file left either"; else fail "a --json file was left"; fi
+expect_exit 2 "--html does not apply to calibrate" -- "$IB" calibrate --html "$TMP/c.html"
+finish
