@@ -49,6 +49,9 @@ struct ib_workload {
     const ib__timer_ops *device_timer; /* NULL: only host timing exists */
 };
 
+/* The workload's host clock in ms (virtual for the fake). */
+static inline double ib__workload_now_ms(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }
+
 /* Waits for all work queued on w->stream (no-op on the host). */
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err);
 

@@ -5,8 +5,6 @@
  * during the run, not at binding time). */
 #include "core/throughput.h"
 
-static double now_ms(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }
-
 ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
 {
     return w->ops->reopen ? w->ops->reopen(w, err) : IB_OK;
@@ -30,7 +28,7 @@ static ib_status probe(ib_workload *w, int64_t batch, ib_throughput_result *r, b
 {
     IB_FAIL_IF(r->n_probes == IB_MAX_PROBES, err, IB_ERR_INTERNAL,
                "batch search: more than %d probes", IB_MAX_PROBES);
-    double t0 = now_ms(w);
+    double t0 = ib__workload_now_ms(w);
     ib_error why = {{0}};
     ib_status st = ib_workload_set_batch(w, batch, &why);
     if (st == IB_OK) st = w->ops->run(w, &why);
@@ -44,11 +42,9 @@ static ib_status probe(ib_workload *w, int64_t batch, ib_throughput_result *r, b
         IB_TRY(ib__recover_from_oom(w, err));
     }
     r->probes[r->n_probes++] =
-        (ib_batch_probe){ .batch = batch, .fits = *fits, .status = st, .ms = now_ms(w) - t0 };
+        (ib_batch_probe){ .batch = batch, .fits = *fits, .status = st, .ms = ib__workload_now_ms(w) - t0 };
     return IB_OK;
 }
-
-static bool cancelled(const volatile int *cancel) { return cancel && *cancel; }
 
 /* Doubles from 1 while batches fit. On return *fit is the largest batch
  * seen to fit (0: none) and *no_fit the first that did not (0: none, the
@@ -59,7 +55,7 @@ static ib_status grow(ib_workload *w, int64_t max_batch, const volatile int *can
 {
     *fit = *no_fit = 0;
     for (int64_t b = 1;; b = b > max_batch / 2 ? max_batch : 2 * b) {
-        IB_FAIL_IF(cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
+        IB_FAIL_IF(ib__cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
         bool fits;
         IB_TRY(probe(w, b, r, &fits, oom, err));
         if (!fits) {
@@ -76,7 +72,7 @@ static ib_status bisect(ib_workload *w, const volatile int *cancel, ib_throughpu
                         int64_t *fit, int64_t no_fit, ib_error *oom, ib_error *err)
 {
     while (no_fit - *fit > 1) {
-        IB_FAIL_IF(cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
+        IB_FAIL_IF(ib__cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
         int64_t mid = *fit + (no_fit - *fit) / 2;
         bool fits;
         IB_TRY(probe(w, mid, r, &fits, oom, err));
@@ -89,7 +85,7 @@ static ib_status bisect(ib_workload *w, const volatile int *cancel, ib_throughpu
 ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel,
                            ib_throughput_result *r, ib_error *err)
 {
-    double t0 = now_ms(w);
+    double t0 = ib__workload_now_ms(w);
     int64_t fit = 0, no_fit = 0;
     ib_error oom = {{0}};
     ib_status st = grow(w, max_batch, cancel, r, &fit, &no_fit, &oom, err);
@@ -101,6 +97,6 @@ ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int
     r->largest_fitting = fit;
     ib__strlcpy(r->limit_reason, oom.message, sizeof r->limit_reason);
     r->limited_by_max_batch = st == IB_OK && no_fit == 0;
-    r->search_ms = now_ms(w) - t0;
+    r->search_ms = ib__workload_now_ms(w) - t0;
     return st;
 }

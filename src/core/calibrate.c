@@ -124,7 +124,7 @@ ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durati
     ib__gpu_sampler *sampler =
         st == IB_OK && cfg->sample_gpu_state ? ib__gpu_sampler_start(&out->env, device_id, IB__GPU_SAMPLE_PERIOD_MS) : NULL;
     for (size_t i = 0; i < n && st == IB_OK; i++) {
-        if (cfg->cancel && *cfg->cancel) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        if (ib__cancelled(cfg->cancel)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         else st = calibrate_point(durations_us[i], device_id, cfg, &out->points[i], err);
         if (st != IB_OK) break;
         correct_errors(&out->points[i], &out->harness);

@@ -25,6 +25,9 @@ ib_status ib__fail(ib_error *err, ib_status status, const char *fmt, ...)
         if (cond) return ib__fail((err), (status), __VA_ARGS__);    \
     } while (0)
 
+/* True when the caller's cancel flag (NULL: none) was raised. */
+static inline bool ib__cancelled(const volatile int *flag) { return flag && *flag; }
+
 /* Monotonic host clock in milliseconds (CLOCK_MONOTONIC). */
 double ib__now_ms(void);
 

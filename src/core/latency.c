@@ -93,16 +93,16 @@ ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, int64_t *runs_done,
 {
     double recent[2 * IB__STEADY_WINDOW];
     size_t n_recent = 0;
-    double t0 = run->w->clock.now_ms(run->w->clock.ctx);
+    double t0 = ib__workload_now_ms(run->w);
     *runs_done = 0;
     *steady = !cfg->warmup_until_steady;
     for (;;) {
-        double elapsed = run->w->clock.now_ms(run->w->clock.ctx) - t0;
+        double elapsed = ib__workload_now_ms(run->w) - t0;
         *ms_spent = elapsed;
         bool minimums_met = *runs_done >= cfg->warmup_runs && elapsed >= cfg->warmup_ms;
         if (minimums_met && *steady) return IB_OK;
         if (minimums_met && elapsed >= cfg->warmup_max_ms) return IB_OK; /* cap: not steady */
-        if (ib__runner_cancelled(run)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
+        if (ib__cancelled(run->cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         (*runs_done)++;
@@ -136,14 +136,14 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib_latency_result
         .max_runs = cfg->max_runs, .max_time_ms = cfg->max_time_ms,
     };
     size_t cap = 0;
-    double t0 = run->w->clock.now_ms(run->w->clock.ctx);
+    double t0 = ib__workload_now_ms(run->w);
     double achieved = INFINITY;
     for (;;) {
-        double elapsed = run->w->clock.now_ms(run->w->clock.ctx) - t0;
+        double elapsed = ib__workload_now_ms(run->w) - t0;
         const double *primary_samples = r->has_device_timer ? r->device_ms : r->host_ms;
         if (ib__stop_check(&rule, primary_samples, r->n, elapsed, &achieved) != IB__CONTINUE)
             return IB_OK;
-        if (ib__runner_cancelled(run)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        if (ib__cancelled(run->cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         if (append_sample(r, &cap, d, h) != IB_OK)

@@ -39,10 +39,6 @@ typedef ib_status (*run_fn)(ib_workload *w, ib_error *err);
 /* Takes one sample of a method, in ms. */
 typedef ib_status (*sample_fn)(ib_workload *w, void *ctx, double *ms, ib_error *err);
 
-static bool cancelled(const ib_config *cfg) { return cfg->cancel && *cfg->cancel; }
-
-static double host_now(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }
-
 static void row_init(ib_pitfall_row *row, ib_pitfall kind)
 {
     memset(row, 0, sizeof *row);
@@ -135,9 +131,9 @@ static void fill_correct(ib_pitfall_row *row, const ib_latency_result *r)
 /* What naive code does: the host clock read before and right after. */
 static ib_status time_host(ib_workload *w, run_fn run, double *ms, ib_error *err)
 {
-    double t0 = host_now(w);
+    double t0 = ib__workload_now_ms(w);
     IB_TRY(run(w, err));
-    *ms = host_now(w) - t0;
+    *ms = ib__workload_now_ms(w) - t0;
     return IB_OK;
 }
 
@@ -171,7 +167,7 @@ static ib_status sample_n(ib_workload *w, const ib_config *cfg, sample_fn one, v
                           size_t n, size_t *done, ib_error *err)
 {
     for (*done = 0; *done < n; (*done)++) {
-        if (cancelled(cfg)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        if (ib__cancelled(cfg->cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         IB_TRY(one(w, ctx, &x[*done], err));
     }
     return IB_OK;
@@ -253,7 +249,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
     IB_FAIL_IF(!x, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     ib_status st = IB_OK;
     for (size_t i = 0; i < sizeof order / sizeof order[0] && st == IB_OK; i++) {
-        if (cancelled(cfg)) {
+        if (ib__cancelled(cfg->cancel)) {
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
             break;
         }

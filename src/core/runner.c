@@ -6,8 +6,6 @@
  * far above any launch sequence, short enough for an interactive tool. */
 #define HOLD_TIMEOUT_MS 2000.0
 
-static double host_now(const ib__runner *r) { return r->w->clock.now_ms(r->w->clock.ctx); }
-
 static ib_status runner_setup(ib__runner *r, const ib_config *cfg, ib_error *err)
 {
     ib_workload *w = r->w;
@@ -53,8 +51,6 @@ void ib__runner_release(ib__runner *r)
     r->hold = NULL;
 }
 
-bool ib__runner_cancelled(const ib__runner *r) { return r->cancel && *r->cancel; }
-
 static ib_status flush_cache(ib__runner *r, ib_error *err)
 {
     IB_TRY(ib__gpu_l2_flush(r->flusher, r->w->stream, err));
@@ -88,7 +84,7 @@ ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms,
     if (r->flusher) IB_TRY(flush_cache(r, err));
     bool held = r->hold && r->runs > 0;
     r->runs++;
-    double t0 = host_now(r);
+    double t0 = ib__workload_now_ms(r->w);
     if (held) {
         IB_TRY(run_held(r, err));
     } else {
@@ -97,7 +93,7 @@ ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms,
         if (r->timer) IB_TRY(w->device_timer->stop(r->timer, err));
     }
     if (r->timer) IB_TRY(w->device_timer->elapsed_ms(r->timer, device_ms, err));
-    *host_ms = host_now(r) - t0;
+    *host_ms = ib__workload_now_ms(r->w) - t0;
     return IB_OK;
 }
 
@@ -108,16 +104,16 @@ ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *dev
     /* Without device marks the runs must still not wait one by one. */
     bool toggle = !r->async && w->ops->set_run_sync != NULL;
     if (toggle) IB_TRY(w->ops->set_run_sync(w, false, err));
-    double t0 = host_now(r);
+    double t0 = ib__workload_now_ms(r->w);
     ib_status st = r->timer ? w->device_timer->start(r->timer, err) : IB_OK;
     for (int64_t i = 0; i < count && st == IB_OK; i++) {
-        if (ib__runner_cancelled(r)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        if (ib__cancelled(r->cancel)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         else st = w->ops->run(w, err);
     }
     if (st == IB_OK && r->timer) st = w->device_timer->stop(r->timer, err);
     if (st == IB_OK && r->timer) st = w->device_timer->elapsed_ms(r->timer, device_ms, err);
     if (st == IB_OK) st = ib__workload_synchronize(w, err);
-    *host_ms = host_now(r) - t0;
+    *host_ms = ib__workload_now_ms(r->w) - t0;
     if (!r->timer) *device_ms = *host_ms;
     if (toggle) {
         ib_status s2 = w->ops->set_run_sync(w, true, st == IB_OK ? err : NULL);

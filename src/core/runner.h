@@ -39,7 +39,4 @@ ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms,
 ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *device_ms,
                                        double *host_ms, ib_error *err);
 
-/* True when the caller raised its cancel flag. */
-bool ib__runner_cancelled(const ib__runner *r);
-
 #endif

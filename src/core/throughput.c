@@ -114,7 +114,7 @@ static ib_status time_per_run(ib__runner *run, int64_t runs, ib_throughput_point
 {
     double sum = 0;
     for (int64_t i = 0; i < runs; i++) {
-        IB_FAIL_IF(ib__runner_cancelled(run), err, IB_ERR_INTERRUPTED, "interrupted");
+        IB_FAIL_IF(ib__cancelled(run->cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         ms[i] = isnan(d) ? h : d;
@@ -190,7 +190,7 @@ static void measure_point(sweep_state *s, ib_throughput_point *p, ib_error *err)
 static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_error *err)
 {
     for (size_t i = 0; i < n; i++) {
-        IB_FAIL_IF(s->rc->cancel && *s->rc->cancel, err, IB_ERR_INTERRUPTED, "interrupted");
+        IB_FAIL_IF(ib__cancelled(s->rc->cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         ib_throughput_point *p = &s->r->points[s->r->n_points++];
         *p = (ib_throughput_point){ .batch = cand[i] };
         measure_point(s, p, err);
@@ -208,9 +208,9 @@ static ib_status sweep(ib_workload *w, const ib_config *rc, const int64_t *cand,
 {
     sweep_state s = { .w = w, .rc = rc, .r = r, .ms = malloc((size_t)rc->runs * sizeof(double)) };
     IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
-    double t0 = w->clock.now_ms(w->clock.ctx);
+    double t0 = ib__workload_now_ms(w);
     ib_status st = sweep_points(&s, cand, n, err);
-    r->sweep_ms = w->clock.now_ms(w->clock.ctx) - t0;
+    r->sweep_ms = ib__workload_now_ms(w) - t0;
     ib__gpu_sampler_stop(s.sampler);
     free(s.ms);
     return st;
