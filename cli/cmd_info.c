@@ -9,7 +9,8 @@ int cmd_info(cli_args *a)
     bool has_gpu;
     ib_env_probe(a->model_opts.device_id, &env, &has_gpu);
     printf("inferbench      %s\n", env.tool_version);
-    printf("onnxruntime     %s\n", env.ort_version);
+    printf("onnxruntime     %s, %s build (%s)\n", env.ort_version,
+           env.ort_cuda_build ? "CUDA" : "CPU", env.ort_library);
     printf("cpu             %s\n", env.host_cpu);
     if (!has_gpu) {
         printf("gpu             none usable (measurements run on the CPU)\n");

@@ -188,6 +188,8 @@ typedef struct ib_env {
     int cuda_driver_version;   /* e.g. 13000; 0 unknown */
     int cuda_runtime_version;
     char ort_version[32];
+    char ort_library[256];     /* the core library's file */
+    bool ort_cuda_build;       /* a CUDA build (needed by the CUDA provider) */
     char provider[64];
     int persistence_mode;      /* 1 on, 0 off, -1 unknown */
     unsigned sm_clock_max_mhz, mem_clock_max_mhz;

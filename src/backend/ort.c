@@ -522,8 +522,10 @@ static ib_status load_zoo(ort_workload *o, const char *spec, ib__dim_defaults *d
     return IB_OK;
 }
 
-/* Picks the provider: the CUDA one's device when asked and usable (AUTO:
- * when usable), else none (CPU). */
+/* Picks the provider: the CUDA one's device when asked or, for AUTO, when a
+ * GPU is usable; none (CPU) when asked or when AUTO finds no usable GPU. A
+ * usable GPU whose provider cannot load is an error even for AUTO: measuring
+ * the CPU instead would answer a question nobody asked. */
 static ib_status choose_device(const ib_model_options *opts, const OrtEpDevice **ep,
                                ib_error *err)
 {
@@ -542,8 +544,10 @@ static ib_status choose_device(const ib_model_options *opts, const OrtEpDevice *
     }
     if (ib__ort_cuda_ep_device(opts->device_id, ep, &why) != IB_OK) {
         *ep = NULL;
-        if (!asked) return IB_OK; /* AUTO: the CPU provider measures */
-        return ib__fail(err, IB_ERR_NO_DEVICE, "--device cuda: %s", why.message);
+        if (asked) return ib__fail(err, IB_ERR_NO_DEVICE, "--device cuda: %s", why.message);
+        return ib__fail(err, IB_ERR_NO_DEVICE,
+                        "a CUDA GPU is present but %s (--device cpu measures on the CPU)",
+                        why.message);
     }
     return IB_OK;
 }

@@ -31,6 +31,10 @@ ib_status ib__ort_check(OrtStatus *st, ib_status fallback, ib_error *err, const 
  * for the CUDA errors after which the context is unusable, else fallback. */
 ib_status ib__ort_classify(const char *message, ib_status fallback);
 
+/* The path of the ONNX Runtime core library in use (into path, when given)
+ * and whether it is a CUDA build, the kind the CUDA provider needs. */
+bool ib__ort_core_library(char *path, size_t cap);
+
 /* Finds the OrtEpDevice of the CUDA execution provider for CUDA device
  * `device_id`, registering the provider's library (beside libonnxruntime.so)
  * with the environment on first use. IB_ERR_NO_DEVICE with the reason when

@@ -151,20 +151,59 @@ static pthread_mutex_t cuda_ep_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int cuda_ep_state; /* 0 not tried, 1 registered, -1 failed */
 static char cuda_ep_error[512];
 
-/* The provider library ships beside libonnxruntime.so: find where that one
- * was loaded from (the API table lives in it). */
-static void cuda_ep_library_path(char *path, size_t cap)
+bool ib__ort_core_library(char *path, size_t cap)
 {
+    if (path && cap) path[0] = '\0';
+    /* The API base lives in the core library's data: where it was loaded from. */
     Dl_info info;
-    const char *lib = NULL;
-    if (dladdr((const void *)g_api, &info) && info.dli_fname) lib = info.dli_fname;
-    const char *slash = lib ? strrchr(lib, '/') : NULL;
+    if (!dladdr((const void *)OrtGetApiBase(), &info) || !info.dli_fname) return false;
+    if (path) ib__strlcpy(path, info.dli_fname, cap);
+    void *lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!lib) return false;
+    /* ONNX Runtime's export list names the entry point of each provider a
+     * build enabled: only a CUDA build exports this one. */
+    bool cuda_build = dlsym(lib, "OrtSessionOptionsAppendExecutionProvider_CUDA") != NULL;
+    dlclose(lib);
+    return cuda_build;
+}
+
+/* The provider library ships beside libonnxruntime.so. */
+static void cuda_ep_library_path(const char *core, char *path, size_t cap)
+{
+    const char *slash = strrchr(core, '/');
     if (!slash) {
         /* No directory known: let the loader search as it did for ORT. */
         ib__strlcpy(path, CUDA_EP_LIBRARY, cap);
         return;
     }
-    snprintf(path, cap, "%.*s/%s", (int)(slash - lib), lib, CUDA_EP_LIBRARY);
+    snprintf(path, cap, "%.*s/%s", (int)(slash - core), core, CUDA_EP_LIBRARY);
+}
+
+/* Why the CUDA provider cannot be loaded beside this core library, or false.
+ * The provider calls shared operator code (Slice's, Gather's shape helpers)
+ * back in the core library through ONNX Runtime's provider-host table; a
+ * CPU build's table does not match the CUDA build's, and those calls land
+ * on the wrong function: the process crashes (seen with 1.29 on the H200,
+ * docs/backend-onnxruntime.md). */
+static bool cuda_ep_unusable(char *path, size_t cap)
+{
+    char core[2048];
+    bool cuda_build = ib__ort_core_library(core, sizeof core);
+    cuda_ep_library_path(core, path, cap);
+    if (strchr(path, '/') && access(path, R_OK) != 0) {
+        snprintf(cuda_ep_error, sizeof cuda_ep_error,
+                 "the CUDA execution provider is not installed (no %.400s)", path);
+        return true;
+    }
+    if (!cuda_build) {
+        snprintf(cuda_ep_error, sizeof cuda_ep_error,
+                 "the ONNX Runtime core library %.300s is a CPU build: the CUDA execution "
+                 "provider needs the CUDA build of the same version (scripts/setup.sh installs "
+                 "it where a GPU is present)",
+                 core[0] ? core : "(unknown path)");
+        return true;
+    }
+    return false;
 }
 
 /* Registers the library once per process; the outcome is kept, a library
@@ -174,10 +213,7 @@ static ib_status cuda_ep_register(ib_error *err)
     pthread_mutex_lock(&cuda_ep_mutex);
     if (cuda_ep_state == 0) {
         char path[4096];
-        cuda_ep_library_path(path, sizeof path);
-        if (strchr(path, '/') && access(path, R_OK) != 0) {
-            snprintf(cuda_ep_error, sizeof cuda_ep_error,
-                     "the CUDA execution provider is not installed (no %.400s)", path);
+        if (cuda_ep_unusable(path, sizeof path)) {
             cuda_ep_state = -1;
         } else {
             ib_error e;

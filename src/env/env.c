@@ -2,6 +2,7 @@
  * trust warnings drawn from the GPU samples. Nothing here fails or prints: a
  * fact that cannot be read stays empty, and the report says so. */
 #include "env/env.h"
+#include "backend/ort.h"
 #include "env/nvml.h"
 #include "gpu/gpu.h"
 
@@ -83,6 +84,8 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->cuda_driver_version = 0;
     env->cuda_runtime_version = 0;
     env->ort_version[0] = '\0';
+    env->ort_library[0] = '\0';
+    env->ort_cuda_build = false;
     env->provider[0] = '\0';
     env->persistence_mode = -1;
     env->sm_clock_max_mhz = env->mem_clock_max_mhz = 0;
@@ -93,6 +96,7 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     read_host_cpu(env->host_cpu, sizeof env->host_cpu);
     const OrtApiBase *ort = OrtGetApiBase();
     if (ort) ib__strlcpy(env->ort_version, ort->GetVersionString(), sizeof env->ort_version);
+    env->ort_cuda_build = ib__ort_core_library(env->ort_library, sizeof env->ort_library);
     if (!w) return;
     ib__strlcpy(env->provider, w->info.provider, sizeof env->provider);
     if (w->info.device == IB_DEVICE_CUDA) capture_gpu(env, w->device_id);

@@ -139,6 +139,8 @@ cJSON *ib__json_env(const ib_env *env)
     cJSON_AddStringToObject(o, "tool_version", env->tool_version);
     cJSON_AddStringToObject(o, "host_cpu", env->host_cpu);
     cJSON_AddStringToObject(o, "onnxruntime_version", env->ort_version);
+    cJSON_AddStringToObject(o, "onnxruntime_library", env->ort_library);
+    cJSON_AddBoolToObject(o, "onnxruntime_cuda_build", env->ort_cuda_build);
     cJSON_AddStringToObject(o, "execution_provider", env->provider);
     if (env->gpu_name[0]) {
         cJSON_AddStringToObject(o, "gpu", env->gpu_name);

@@ -147,10 +147,7 @@ static const char *embeddings(ib__graph *g, const char *input_ids)
 
     const char *words = ib__op2(g, "Gather", word, input_ids); /* [b, seq, H] */
 
-    /* Positions 0..seq-1: rows Range(0, seq) of the table, [seq, H]. A
-     * Gather, not a Slice of the table: the CUDA provider we run with
-     * crashes on a Slice whose bounds are computed at run time (see
-     * docs/backend-onnxruntime.md). */
+    /* Positions 0..seq-1: rows Range(0, seq) of the table, [seq, H]. */
     const char *shape = ib__node_output(ib__graph_node(g, "Shape", 1, (const char *[]){input_ids}));
     const char *seq_len = ib__op2(g, "Gather", shape, ib__graph_const_ints(g, 0, 1, (int64_t[]){1}));
     const char *ids = ib__node_output(ib__graph_node(
