@@ -18,15 +18,33 @@ expect_exit 0 "efficientnet-b0 batch 32 on cuda" -- \
 json_check "$TMP/b32.json" "abs(d['host_latency_ms']['p50'] / d['latency_ms']['p50'] - 1) < 0.05" "events agree with synchronized host wall time within 5%"
 json_check "$TMP/b32.json" "d['host_latency_ms']['p50'] >= d['latency_ms']['p50']" "host wall time includes the device time"
 
-# A model exported from torchvision by PyTorch, where PyTorch is installed.
-if python3 -c "import torch, torchvision" 2>/dev/null; then
-  python3 - "$TMP/tv_effb0.onnx" <<'PY'
-import sys, torch, torchvision
+# A model exported from torchvision by PyTorch, where PyTorch is installed:
+# it and zoo:efficientnet-b0 are the same architecture (same parameter
+# count, same stored weights, same operators), and it times on the GPU.
+if python3 -c "import torch, torchvision, onnx" 2>/dev/null; then
+  "$IB" zoo export efficientnet-b0 -o "$TMP/zoo_effb0.onnx" >/dev/null
+  zoo_params=$("$IB" zoo list | awk '$1 == "efficientnet-b0" { print $2 }')
+  python3 - "$TMP/tv_effb0.onnx" "$TMP/zoo_effb0.onnx" "$TMP/counts.json" <<'PY'
+import collections, json, sys, numpy, onnx, torch, torchvision
 m = torchvision.models.efficientnet_b0().eval()
 torch.onnx.export(m, torch.randn(1, 3, 224, 224), sys.argv[1], input_names=["input"],
                   output_names=["logits"], dynamic_axes={"input": {0: "batch"}, "logits": {0: "batch"}},
                   opset_version=17, dynamo=False)
+def describe(path):
+    g = onnx.load(path).graph
+    size = {t.name: int(numpy.prod(t.dims)) for t in g.initializer}
+    # The exporter keeps initializers of equal value once and shares them
+    # through Identity nodes: count each use, as the architecture does.
+    shared = sum(size.get(n.input[0], 0) for n in g.node if n.op_type == "Identity")
+    ops = collections.Counter(n.op_type for n in g.node if n.op_type != "Identity")
+    return {"stored": sum(size.values()) + shared, "ops": dict(ops)}
+with open(sys.argv[3], "w") as out:
+    json.dump({"torchvision_params": sum(p.numel() for p in m.parameters()),
+               "tv": describe(sys.argv[1]), "zoo": describe(sys.argv[2])}, out)
 PY
+  json_check "$TMP/counts.json" "d['torchvision_params'] == $zoo_params" "torchvision counts the zoo's $zoo_params parameters"
+  json_check "$TMP/counts.json" "d['tv']['stored'] == d['zoo']['stored']" "the same number of stored weights"
+  json_check "$TMP/counts.json" "d['tv']['ops'] == d['zoo']['ops']" "the same operators in the same numbers"
   expect_exit 0 "torchvision efficientnet-b0 export on cuda" -- \
     "$IB" latency "$TMP/tv_effb0.onnx" --device cuda --runs 300 --json "$TMP/tv.json"
   json_check "$TMP/tv.json" "d['latency_ms']['p50'] > 0 and d['timing'] == 'device-events'" "torchvision model timed with events"
