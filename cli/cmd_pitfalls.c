@@ -4,9 +4,9 @@
 
 int cmd_pitfalls(cli_args *a)
 {
-    cli_output json;
+    cli_output json, html;
     ib_workload *w;
-    int code = cli_start(a, &json, NULL, &w);
+    int code = cli_start(a, &json, &html, &w);
     if (code != EXIT_OK) return code;
     a->cfg.cancel = &cli_cancel_flag;
     ib_pitfalls_result r;
@@ -15,8 +15,9 @@ int cmd_pitfalls(cli_args *a)
     /* Something was measured: the correct row has samples. */
     bool measured = st == IB_OK || r.rows[IB_PITFALL_CORRECT].stats.n > 0;
     const ib_workload_info *info = ib_workload_get_info(w);
-    code = cli_finish(&json, measured ? ib_pitfalls_report_text(&r, info) : NULL,
-                      measured && json.f ? ib_pitfalls_report_json(&r, info, &a->cfg) : NULL, st, &err);
+    code = cli_finish_with_html(&json, &html, measured ? ib_pitfalls_report_text(&r, info) : NULL,
+                                measured && json.f ? ib_pitfalls_report_json(&r, info, &a->cfg) : NULL,
+                                measured && html.f ? ib_pitfalls_report_html(&r, info) : NULL, st, &err);
     ib_workload_destroy(w);
     return code;
 }

@@ -21,7 +21,7 @@ static const cli_command commands[] = {
     {"pitfalls", "[MODEL] [options]",
      "What each classic timing mistake would report on this model, next to the correct latency.\n"
      "Rows: host clock without synchronization, copies included, no warm-up, a single run.",
-     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON, cmd_pitfalls},
+     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_HTML, cmd_pitfalls},
     {"calibrate", "[options]",
      "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
      "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"

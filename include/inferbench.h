@@ -318,6 +318,8 @@ typedef struct ib_throughput_point {
     double items_per_s_sync;   /* classic: per-run synchronized, summed */
     double back_to_back_ms_per_run;
     ib_stats latency_ms;       /* per-run synchronized batch latency */
+    double first_run_ms;       /* the first run at this batch, host wall time:
+                                  a new shape's set-up, in no figure */
 } ib_throughput_point;
 
 #define IB_MAX_PROBES 96
@@ -408,6 +410,9 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
 char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_info *info);
 char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
                               const ib_config *cfg);
+/* A self-contained HTML page: a chart of what each method reports, the
+ * table, the text report (docs/report.md). */
+char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_info *info);
 
 /* ------------------------------------------------------------------------ */
 /* Calibration: the tool's own accuracy on kernels of known duration         */

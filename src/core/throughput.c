@@ -157,6 +157,12 @@ static void start_sampling(sweep_state *s)
 
 static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point *p, ib_error *err)
 {
+    /* The first run at a new batch pays for the new shapes (cuDNN's
+     * algorithm search, arena growth: seconds on a GPU). Kept apart, as
+     * latency keeps its cold run, so that warm-up judges steadiness on warm
+     * runs and its time cap is not spent on set-up. */
+    double first_device_ms;
+    IB_TRY(ib__runner_time_one(run, &first_device_ms, &p->first_run_ms, err));
     int64_t warm_runs;
     double warm_ms;
     bool steady;
@@ -184,7 +190,8 @@ static ib_status bind_and_time(sweep_state *s, ib_throughput_point *p, ib_error 
 static void measure_point(sweep_state *s, ib_throughput_point *p, ib_error *err)
 {
     p->status = bind_and_time(s, p, err);
-    if (p->status != IB_OK) p->items_per_s = p->items_per_s_sync = p->back_to_back_ms_per_run = NAN;
+    if (p->status != IB_OK)
+        p->items_per_s = p->items_per_s_sync = p->back_to_back_ms_per_run = p->first_run_ms = NAN;
 }
 
 static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_error *err)

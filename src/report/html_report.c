@@ -38,7 +38,12 @@ static const char *const css =
     "svg .sync-line{fill:none;stroke:#ef6c00;stroke-width:1.5;stroke-dasharray:5 3}\n"
     "svg .pt-sync{fill:#fff;stroke:#ef6c00;stroke-width:1.5}\n"
     "svg text.mark{fill:#222;font-weight:bold}\n"
-    ".key-b2b{color:#1f77b4;font-weight:bold}.key-sync{color:#ef6c00;font-weight:bold}\n";
+    ".key-b2b{color:#1f77b4;font-weight:bold}.key-sync{color:#ef6c00;font-weight:bold}\n"
+    "svg .bar-correct{fill:#66bb6a}svg .bar-wrong{fill:#e57373}svg .mean{fill:#222}\n"
+    "svg line.spread{stroke:#ef6c00;stroke-width:3}svg line.correct{stroke:#2e7d32;stroke-width:1.5}\n"
+    "svg text.correct{fill:#2e7d32}svg text.row-label{fill:#222}svg text.row-error{fill:#444}\n"
+    "td.text,th.text{text-align:left}\n"
+    ".key-mean{font-weight:bold}.key-spread{color:#ef6c00;font-weight:bold}\n";
 
 /* ------------------------------------------------------------------------ */
 /* The page around every report                                              */
@@ -389,5 +394,126 @@ char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload
     throughput_plot(&b, r);
     if (r->n_points > 0) throughput_table(&b, r);
     page_text_and_tail(&b, ib_throughput_report_text(r, info));
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pitfalls                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool row_measured(const ib_pitfall_row *row) { return row->applies && row->stats.n > 0; }
+
+static void pitfalls_table(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
+{
+    ib__sbuf_printf(b, "<h2>What each method reports</h2>\n<table>\n<tr><th>method</th><th>n</th>"
+                       "<th>mean %s</th><th>median %s</th><th>p99 %s</th><th>vs correct</th>"
+                       "<th class=\"text\">why</th></tr>\n",
+                    unit, unit, unit);
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) {
+        const ib_pitfall_row *row = &r->rows[k];
+        ib__sbuf_printf(b, "<tr><td>");
+        ib__xml_escape(b, row->name);
+        ib__sbuf_printf(b, "</td>");
+        if (row_measured(row)) {
+            char error[32];
+            ib__sbuf_printf(b, "<td>%zu</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td><td class=\"text\">",
+                            row->stats.n, row->stats.mean * scale, row->stats.p50 * scale,
+                            row->stats.p99 * scale, ib__fmt_pitfall_error(error, row));
+            ib__xml_escape(b, row->why);
+        } else {
+            ib__sbuf_printf(b, "<td colspan=\"6\" class=\"text\">%s", row->applies ? "not measured: " : "N/A: ");
+            ib__xml_escape(b, row->applies ? row->error : row->not_applicable);
+        }
+        ib__sbuf_printf(b, "</td></tr>\n");
+    }
+    ib__sbuf_printf(b, "</table>\n");
+}
+
+/* One row of the chart (row i counted from the top of n): the method's
+ * median as a bar, its mean as a dot; the single sample as the range one
+ * run lands in around the correct median instead. */
+static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfall_row *row,
+                               const ib_pitfall_row *correct, double y, double scale)
+{
+    char label[64], error[32];
+    ib__svg_text(b, plot->left - 8, ib__plot_py(plot, y) + 4, "end", "row-label", row->name);
+    double end;
+    if (row->kind == IB_PITFALL_SINGLE_SAMPLE) {
+        double lo = correct->stats.p50 * (1 + row->single_p5_pct / 100) * scale;
+        end = correct->stats.p50 * (1 + row->single_p95_pct / 100) * scale;
+        ib__svg_segment(b, plot, lo, y, end, y, "spread");
+        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", row->single_p5_pct, row->single_p95_pct);
+    } else {
+        end = row->stats.p50 * scale;
+        const char *what = row->kind == IB_PITFALL_CORRECT ? "correct median" : "median";
+        snprintf(label, sizeof label, "%s %.4g", what, end);
+        ib__svg_hbar(b, plot, y - 0.3, y + 0.3, end,
+                     row->kind == IB_PITFALL_CORRECT ? "bar-correct" : "bar-wrong", label);
+        double mean = row->stats.mean * scale;
+        ib__svg_points(b, plot, &mean, &y, 1, "mean", 4);
+        end = fmax(end, mean);
+        ib__fmt_pitfall_error(error, row);
+        if (row->kind == IB_PITFALL_CORRECT)
+            ib__strlcpy(label, "correct", sizeof label);
+        else if (row->kind == IB_PITFALL_NO_WARMUP) /* its error is in the mean, not the median */
+            snprintf(label, sizeof label, "median %s, mean %+.1f%%", error,
+                     (row->stats.mean / correct->stats.mean - 1) * 100);
+        else
+            ib__strlcpy(label, error, sizeof label);
+    }
+    ib__svg_text(b, ib__plot_px(plot, end) + 8, ib__plot_py(plot, y) + 4, "start", "row-error", label);
+}
+
+static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
+{
+    const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT], *shown[IB_PITFALL_COUNT];
+    size_t n = 0;
+    double top = 0;
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) {
+        const ib_pitfall_row *row = &r->rows[k];
+        if (!row_measured(row)) continue;
+        shown[n++] = row;
+        top = fmax(top, row->kind == IB_PITFALL_SINGLE_SAMPLE
+                            ? correct->stats.p50 * (1 + row->single_p95_pct / 100)
+                            : fmax(row->stats.p50, row->stats.mean));
+    }
+    if (n == 0 || !row_measured(correct)) return;
+    /* Rows from the top, one unit apart; no y ticks: the names label them.
+     * Room on the right for the figures at the bars' ends. */
+    ib__axis rows = {0, (double)n, 1, 0, 0, false};
+    ib__plot plot = {900, 76 + 44 * (double)n, 150, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10), rows};
+    char x_title[48], label[64];
+    snprintf(x_title, sizeof x_title, "what the method reports, %s", unit);
+    ib__sbuf_printf(b, "<h2>Each method against the correct figure</h2>\n<figure>\n");
+    ib__svg_begin(b, &plot, "what each timing method reports");
+    ib__svg_axes(b, &plot, x_title, "");
+    /* The correct median through every row, labelled above the frame. */
+    double at = correct->stats.p50 * scale;
+    snprintf(label, sizeof label, "correct median %.4g %s", at, unit);
+    ib__svg_segment(b, &plot, at, 0, at, (double)n, "correct");
+    ib__svg_text(b, ib__plot_px(&plot, at), plot.top - 8, "middle", "correct", label);
+    for (size_t i = 0; i < n; i++)
+        pitfalls_chart_row(b, &plot, shown[i], correct, (double)(n - i) - 0.5, scale);
+    ib__svg_end(b);
+    ib__sbuf_printf(b, "<figcaption>Bars: each method's median; <span class=\"key-mean\">&#9679;</span> "
+                       "its mean (what code that averages its timings prints); <span "
+                       "class=\"key-spread\">&#9472;</span> where a single run lands around the correct "
+                       "median (5th to 95th percentile).</figcaption>\n</figure>\n");
+}
+
+char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_info *info)
+{
+    ib__sbuf b = {0};
+    char batch[32];
+    snprintf(batch, sizeof batch, "%lld", (long long)info->batch);
+    const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT];
+    page_head(&b, "pitfalls", info->model);
+    page_meta(&b, info, &r->env, batch, "each method as it is usually written, next to the correct one");
+    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    const char *unit;
+    double scale = ib__latency_unit(correct->stats.p50, &unit);
+    pitfalls_chart(&b, r, scale, unit);
+    pitfalls_table(&b, r, scale, unit);
+    page_text_and_tail(&b, ib_pitfalls_report_text(r, info));
     return ib__sbuf_finish(&b);
 }

@@ -14,8 +14,7 @@ static const char *const kind_keys[IB_PITFALL_COUNT] = {
     [IB_PITFALL_SINGLE_SAMPLE] = "single_sample",
 };
 
-/* "+12.3%", "+-4.5%" for the single sample (a spread, not an offset). */
-static const char *fmt_error(char buf[32], const ib_pitfall_row *row)
+const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)
 {
     if (row->kind == IB_PITFALL_CORRECT || !isfinite(row->error_pct)) snprintf(buf, 32, "-");
     else if (row->kind == IB_PITFALL_SINGLE_SAMPLE) snprintf(buf, 32, "+-%.1f%%", row->error_pct);
@@ -36,7 +35,7 @@ static void text_row(ib__sbuf *b, const ib_pitfall_row *row)
     char mean[32], std[32], median[32], error[32];
     ib__sbuf_printf(b, "%-20s %7zu %10s %10s %10s %11s  %s\n", row->name, row->stats.n,
                     ib__fmt_ms(mean, row->stats.mean), ib__fmt_ms(std, row->stats.std),
-                    ib__fmt_ms(median, row->stats.p50), fmt_error(error, row), row->why);
+                    ib__fmt_ms(median, row->stats.p50), ib__fmt_pitfall_error(error, row), row->why);
     if (row->status != IB_OK)
         ib__sbuf_printf(b, "%-20s stopped early (%s): %s\n", "", ib_status_str(row->status), row->error);
 }

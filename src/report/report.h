@@ -46,6 +46,9 @@ void ib__text_env(ib__sbuf *b, const ib_env *env);
 const char *ib__fmt_ms(char buf[32], double ms);
 /* Inputs per second: whole numbers once they are large, 4 digits below. */
 const char *ib__fmt_rate(char buf[32], double v);
+/* A pitfall row's "vs correct": "+12.3%", "+-4.5%" for the single sample
+ * (a spread, not an offset), "-" for the correct row or without figures. */
+const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
 /* The unit of a latency table or plot given its median in ms: "us" below
  * 0.1 ms (microseconds read better there), else "ms". Returns that unit per
  * ms (1000 or 1). */

@@ -70,6 +70,13 @@ void ib__svg_points(ib__sbuf *b, const ib__plot *p, const double *x, const doubl
 /* Histogram bars: counts[i] over [lo + i w, lo + (i+1) w), w = (hi-lo)/n. */
 void ib__svg_bars(ib__sbuf *b, const ib__plot *p, const size_t *counts, size_t n_bins, double lo,
                   double hi, const char *cls);
+/* A horizontal bar from x = 0 to x between y_lo and y_hi (plot units),
+ * with title as its tooltip. */
+void ib__svg_hbar(ib__sbuf *b, const ib__plot *p, double y_lo, double y_hi, double x, const char *cls,
+                  const char *title);
+/* A line from (x1, y1) to (x2, y2) in plot units. */
+void ib__svg_segment(ib__sbuf *b, const ib__plot *p, double x1, double y1, double x2, double y2,
+                     const char *cls);
 /* A vertical marker at x labelled at the top; row staggers labels that
  * would overlap (0 = first line below the top). */
 void ib__svg_vline(ib__sbuf *b, const ib__plot *p, double x, const char *cls, const char *label, int row);

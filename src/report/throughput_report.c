@@ -183,6 +183,7 @@ static cJSON *point_json(const ib_throughput_point *p)
     ib__json_add_number(o, "back_to_back_ms_per_run", ok ? p->back_to_back_ms_per_run : NAN);
     if (ok) cJSON_AddItemToObject(o, "latency_ms", ib__json_stats(&p->latency_ms));
     else cJSON_AddNullToObject(o, "latency_ms");
+    ib__json_add_number(o, "first_run_ms", ok ? p->first_run_ms : NAN);
     return o;
 }
 

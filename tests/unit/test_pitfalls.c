@@ -6,6 +6,7 @@
  * cancel stop everything with what was measured. */
 #include "check.h"
 #include "backend/workload.h"
+#include "report/report.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -60,14 +61,22 @@ static ib_config fixed_config(void)
 /* The runs taken by the correct row, after which the wrong ways start. */
 #define CORRECT_RUNS (1 + WARMUP + RUNS)
 
-static void test_gpu_rows_exact(void)
+/* The GPU-like scripted workload, measured with the fixed configuration. */
+static ib_workload *measured_gpu_like(ib_pitfalls_result *r)
 {
     ib__fake_script s = gpu_script();
     ib_workload *w = check_open_fake(&s);
     ib_config cfg = fixed_config();
-    ib_pitfalls_result r;
     ib_error err;
-    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    CHECK(ib_measure_pitfalls(w, &cfg, r, &err) == IB_OK);
+    return w;
+}
+
+static void test_gpu_rows_exact(void)
+{
+    ib_pitfalls_result r;
+    ib_workload *w = measured_gpu_like(&r);
+    ib_error err;
     CHECK(!r.partial);
 
     const ib_pitfall_row *ok = &r.rows[IB_PITFALL_CORRECT];
@@ -336,6 +345,49 @@ static void test_reports(void)
     ib_workload_destroy(w);
 }
 
+static size_t count_of(const char *s, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
+    return n;
+}
+
+/* On a GPU-like workload every row applies: the chart has a bar for the
+ * correct row and for each mistake but the single sample, which is a range;
+ * each bar's end says how far off it is. */
+static void test_html_report(void)
+{
+    ib_pitfalls_result r;
+    ib_workload *w = measured_gpu_like(&r);
+    char *html = ib_pitfalls_report_html(&r, ib_workload_get_info(w));
+    CHECK(html != NULL);
+    if (html) {
+        CHECK_EQ_INT(count_of(html, "<svg"), 1);
+        CHECK_EQ_INT(count_of(html, "class=\"bar-correct\""), 1);
+        CHECK_EQ_INT(count_of(html, "class=\"bar-wrong\""), 3);
+        CHECK_EQ_INT(count_of(html, "class=\"spread\"/>"), 1);
+        CHECK_EQ_INT(count_of(html, "<circle class=\"mean\""), 4);
+        char error[32];
+        for (int k = IB_PITFALL_HOST_NO_SYNC; k <= IB_PITFALL_COPIES; k++) {
+            ib__fmt_pitfall_error(error, &r.rows[k]);
+            char label[64];
+            snprintf(label, sizeof label, "class=\"row-error\">%s<", error);
+            CHECK(strstr(html, label) != NULL);
+        }
+        const ib_pitfall_row *cold = &r.rows[IB_PITFALL_NO_WARMUP];
+        char label[96];
+        snprintf(label, sizeof label, "class=\"row-error\">median %s, mean %+.1f%%<",
+                 ib__fmt_pitfall_error(error, cold),
+                 (cold->stats.mean / r.rows[IB_PITFALL_CORRECT].stats.mean - 1) * 100);
+        CHECK(strstr(html, label) != NULL);
+        CHECK(strstr(html, "class=\"row-error\">-8.0% .. +8.0%<") != NULL);
+        CHECK(strstr(html, "correct median 2 ms") != NULL);
+        CHECK(strstr(html, "</html>") != NULL);
+    }
+    ib_free(html);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
     test_gpu_rows_exact();
@@ -346,5 +398,6 @@ int main(void)
     test_cancel();
     test_bad_config();
     test_reports();
+    test_html_report();
     return check_summary("test_pitfalls");
 }
