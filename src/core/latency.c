@@ -112,7 +112,8 @@ ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, int64_t *runs_done,
         }
         recent[n_recent++] = primary(d, h);
         if (cfg->warmup_until_steady && !*steady)
-            *steady = ib__is_steady(recent, n_recent, IB__STEADY_WINDOW, IB__STEADY_TOLERANCE);
+            *steady = ib__is_steady(recent, n_recent, ib__steady_window(cfg->warmup_max_ms, h),
+                                    IB__STEADY_TOLERANCE);
     }
 }
 

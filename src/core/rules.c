@@ -26,6 +26,14 @@ bool ib__is_steady(const double *recent, size_t n, size_t window, double toleran
     return fabs(earlier - later) <= tolerance * later;
 }
 
+size_t ib__steady_window(double cap_ms, double run_ms)
+{
+    if (!(run_ms > 0) || !(cap_ms > 0)) return IB__STEADY_WINDOW;
+    double fit = floor(cap_ms / (2 * run_ms));
+    if (fit >= IB__STEADY_WINDOW) return IB__STEADY_WINDOW;
+    return fit > IB__STEADY_MIN_WINDOW ? (size_t)fit : IB__STEADY_MIN_WINDOW;
+}
+
 static bool adaptive_check_due(size_t n, int64_t min_runs)
 {
     if ((int64_t)n < min_runs) return false;

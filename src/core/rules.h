@@ -9,8 +9,14 @@
  * differ by at most `tolerance` (relative to the later one). recent holds
  * the last n samples, oldest first; n < 2*window is never steady. */
 #define IB__STEADY_WINDOW 10
+#define IB__STEADY_MIN_WINDOW 3
 #define IB__STEADY_TOLERANCE 0.02
 bool ib__is_steady(const double *recent, size_t n, size_t window, double tolerance);
+/* The window steadiness is judged on: IB__STEADY_WINDOW runs, or fewer
+ * (down to IB__STEADY_MIN_WINDOW) when two windows of runs of run_ms would
+ * not fit in the warm-up's cap of cap_ms, so that long runs can still be
+ * judged within it. */
+size_t ib__steady_window(double cap_ms, double run_ms);
 
 typedef enum ib__stop_decision {
     IB__CONTINUE = 0,

@@ -115,7 +115,10 @@ static void test_warmup_until_steady(void)
     CHECK_EQ_INT(r.warmup_runs_done, expected);
     ib_latency_result_free(&r);
 
-    /* A cap below that point: warm-up stops at the cap, not steady, warned. */
+    /* A cap below that point (a fresh workload, decaying again): warm-up
+     * stops at the cap, not steady, warned. */
+    ib_workload_destroy(w);
+    w = check_open_fake(&s);
     cfg.warmup_max_ms = 20;
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
     CHECK(!r.warmup_steady);
@@ -134,6 +137,49 @@ static void test_steady_rule(void)
     CHECK(!ib__is_steady(x, 20, 10, 0.02));
     for (int i = 0; i < 10; i++) x[i] = 1.019;
     CHECK(ib__is_steady(x, 20, 10, 0.02));
+
+    /* The window: 10 runs while 20 fit in the cap, fewer for long runs,
+     * never under 3. */
+    CHECK_EQ_INT(ib__steady_window(3000, 2), 10);
+    CHECK_EQ_INT(ib__steady_window(3000, 150), 10);
+    CHECK_EQ_INT(ib__steady_window(3000, 164), 9);
+    CHECK_EQ_INT(ib__steady_window(3000, 400), 3);
+    CHECK_EQ_INT(ib__steady_window(3000, 2000), 3);
+    CHECK_EQ_INT(ib__steady_window(3000, 0), 10);
+}
+
+/* A long first run, then 164 ms runs: a large batch's runs. */
+static double long_runs(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    return index == 0 ? 2000.0 : 164.0;
+}
+
+/* Runs too long for two windows of 10 in the cap are judged on shorter
+ * windows: steady after 2 x 9 runs (2952 ms) within a 3 s cap, where 20
+ * runs (3280 ms) would have hit it first. */
+static void test_steady_long_runs(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = long_runs;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 5;
+    cfg.warmup_ms = 200;
+    cfg.warmup_max_ms = 3000;
+    cfg.runs = 10;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(r.warmup_steady);
+    CHECK(!(r.warnings & IB_WARN_NOT_STEADY));
+    CHECK_EQ_INT(r.warmup_runs_done, 18);
+    CHECK_NEAR(r.warmup_ms_spent, 18 * 164.0, 1e-9);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
 }
 
 /* Alternates 1 ms and 3 ms: the median's CI spans [1, 3] for ever. */
@@ -299,6 +345,7 @@ int main(void)
     test_warmup_by_time();
     test_warmup_until_steady();
     test_steady_rule();
+    test_steady_long_runs();
     test_adaptive_stopping();
     test_stop_rule_direct();
     test_faults_keep_samples();
