@@ -320,6 +320,8 @@ typedef struct ib_throughput_point {
     ib_stats latency_ms;       /* per-run synchronized batch latency */
     double first_run_ms;       /* the first run at this batch, host wall time:
                                   a new shape's set-up, in no figure */
+    int64_t warmup_runs;       /* warm-up after it */
+    bool warmup_steady;        /* false: the warm-up hit its cap first */
 } ib_throughput_point;
 
 #define IB_MAX_PROBES 96

@@ -163,11 +163,9 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
      * runs and its time cap is not spent on set-up. */
     double first_device_ms;
     IB_TRY(ib__runner_time_one(run, &first_device_ms, &p->first_run_ms, err));
-    int64_t warm_runs;
     double warm_ms;
-    bool steady;
-    IB_TRY(ib__warm_up(run, s->rc, &warm_runs, &warm_ms, &steady, err));
-    if (!steady) s->r->warnings |= IB_WARN_NOT_STEADY;
+    IB_TRY(ib__warm_up(run, s->rc, &p->warmup_runs, &warm_ms, &p->warmup_steady, err));
+    if (!p->warmup_steady) s->r->warnings |= IB_WARN_NOT_STEADY;
     start_sampling(s);
     IB_TRY(time_per_run(run, s->rc->runs, p, s->ms, err));
     s->r->warnings |= ib__sample_warnings(s->ms, &p->latency_ms);

@@ -184,6 +184,13 @@ static cJSON *point_json(const ib_throughput_point *p)
     if (ok) cJSON_AddItemToObject(o, "latency_ms", ib__json_stats(&p->latency_ms));
     else cJSON_AddNullToObject(o, "latency_ms");
     ib__json_add_number(o, "first_run_ms", ok ? p->first_run_ms : NAN);
+    if (ok) {
+        cJSON_AddNumberToObject(o, "warmup_runs", (double)p->warmup_runs);
+        cJSON_AddBoolToObject(o, "warmup_steady", p->warmup_steady);
+    } else {
+        cJSON_AddNullToObject(o, "warmup_runs");
+        cJSON_AddNullToObject(o, "warmup_steady");
+    }
     return o;
 }
 

@@ -328,12 +328,15 @@ static void test_first_run_kept_apart(void)
         CHECK_NEAR(p->first_run_ms, 5000.0, 1e-9);
         CHECK_NEAR(p->items_per_s, items_per_s(p->batch), 1e-6);
         CHECK_NEAR(p->latency_ms.max, batch_ms(p->batch), 1e-9);
+        CHECK(p->warmup_steady);
+        CHECK_EQ_INT(p->warmup_runs, 20); /* 2 windows of 10: runs of 1-2 ms */
     }
     CHECK(!(r->warnings & IB_WARN_NOT_STEADY));
     char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
     cJSON *doc = json ? cJSON_Parse(json) : NULL;
     cJSON *point = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "curve"), 0);
     CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(point, "first_run_ms")), 5000.0, 1e-9);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(point, "warmup_steady")));
     cJSON_Delete(doc);
     ib_free(json);
     free(r);
