@@ -156,6 +156,11 @@ typedef struct ib_workload_info {
     ib_tensor_info inputs[IB_MAX_TENSORS];
     ib_tensor_info outputs[IB_MAX_TENSORS];
     double flops_per_item;    /* 0 when unknown */
+    /* How the runtime was set up: results taken otherwise are not like for
+     * like (compare says so). */
+    char cudnn_conv_algo_search[16]; /* CUDA provider: "EXHAUSTIVE", ...; "" otherwise */
+    bool prefer_nhwc;         /* CUDA provider's NHWC preference */
+    int intra_op_threads;     /* 0: the runtime's default */
 } ib_workload_info;
 
 const ib_workload_info *ib_workload_get_info(const ib_workload *w);
@@ -484,6 +489,10 @@ typedef struct ib_latency_file {
     int64_t batch;
     char gpu[128];             /* "" without a GPU */
     char execution_provider[64];
+    char ort_version[32];      /* "" when the file does not say */
+    char runtime_options[128]; /* "cuDNN search EXHAUSTIVE, NHWC no, intra-op threads default"; "" idem */
+    char flush_l2[4];          /* "yes", "no"; "" idem */
+    char exclude_launch[4];    /* "yes", "no"; "" idem */
     bool partial;              /* the measurement stopped early */
     ib_timing timing;          /* device_ms when not null, else host_ms */
     size_t n;

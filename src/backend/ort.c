@@ -633,6 +633,10 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
                 sizeof info->provider);
     info->device = o->cuda ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
     info->flops_per_item = flops_per_item;
+    ib__strlcpy(info->cudnn_conv_algo_search, o->cuda ? o->spec.cudnn_conv_algo_search : "",
+                sizeof info->cudnn_conv_algo_search);
+    info->prefer_nhwc = o->cuda && o->spec.prefer_nhwc;
+    info->intra_op_threads = o->spec.intra_op_threads;
     /* Listed up to IB_MAX_TENSORS; all are bound. */
     info->n_inputs = (int)(o->n_inputs < IB_MAX_TENSORS ? o->n_inputs : IB_MAX_TENSORS);
     info->n_outputs = (int)(o->n_outputs < IB_MAX_TENSORS ? o->n_outputs : IB_MAX_TENSORS);

@@ -190,6 +190,13 @@ cJSON *ib__json_workload(const ib_workload_info *info)
     cJSON *out = cJSON_AddArrayToObject(o, "outputs");
     for (int i = 0; i < info->n_outputs; i++) cJSON_AddItemToArray(out, tensor_json(&info->outputs[i]));
     if (info->flops_per_item > 0) cJSON_AddNumberToObject(o, "flops_per_item", info->flops_per_item);
+    cJSON *rt = cJSON_AddObjectToObject(o, "runtime_options");
+    if (info->cudnn_conv_algo_search[0])
+        cJSON_AddStringToObject(rt, "cudnn_conv_algo_search", info->cudnn_conv_algo_search);
+    else
+        cJSON_AddNullToObject(rt, "cudnn_conv_algo_search");
+    cJSON_AddBoolToObject(rt, "prefer_nhwc", info->prefer_nhwc);
+    cJSON_AddNumberToObject(rt, "intra_op_threads", info->intra_op_threads);
     return o;
 }
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 /* What makes two results not like for like: each a JSON key and a line. */
-#define MAX_WARNINGS 8
+#define MAX_WARNINGS 12
 
 typedef struct compare_warning {
     const char *key;
@@ -56,6 +56,13 @@ static compare_warnings collect_warnings(const ib_latency_file *a, const ib_late
                    b->execution_provider, "unknown");
     add_difference(&ws, "timing", "timings (clocks)", ib_timing_name(a->timing), ib_timing_name(b->timing),
                    "");
+    add_difference(&ws, "onnxruntime_version", "ONNX Runtime versions", a->ort_version, b->ort_version,
+                   "unknown");
+    add_difference(&ws, "runtime_options", "runtime options", a->runtime_options, b->runtime_options,
+                   "unknown");
+    add_difference(&ws, "flush_l2", "L2 cache states (--flush-l2)", a->flush_l2, b->flush_l2, "unknown");
+    add_difference(&ws, "exclude_launch", "launch overhead handling (--exclude-launch)", a->exclude_launch,
+                   b->exclude_launch, "unknown");
     add_partial(&ws, a, b);
     return ws;
 }

@@ -7,6 +7,7 @@
 #include "core/latency.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,14 +108,77 @@ static ib_status read_partial(const cJSON *root, bool *partial, ib_error *err)
     return IB_OK;
 }
 
+/* The object at key, or NULL when absent or null; an error when it is
+ * something else. */
+static ib_status read_object(const cJSON *obj, const char *key, const char *where, const cJSON **out,
+                             ib_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NULL;
+    if (!v || cJSON_IsNull(v)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsObject(v), err, IB_ERR_INVALID_ARG, NOT_LATENCY "%s%s is not an object", where, key);
+    *out = v;
+    return IB_OK;
+}
+
+/* A boolean at key as "yes" / "no" in dst[4]: "" when absent or null. */
+static ib_status read_yes_no(const cJSON *obj, const char *key, const char *where, char dst[4],
+                             ib_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    dst[0] = '\0';
+    if (!v || cJSON_IsNull(v)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsBool(v), err, IB_ERR_INVALID_ARG, NOT_LATENCY "%s%s is not true or false", where, key);
+    ib__strlcpy(dst, cJSON_IsTrue(v) ? "yes" : "no", 4);
+    return IB_OK;
+}
+
 static ib_status read_environment(const cJSON *root, ib_latency_file *out, ib_error *err)
 {
-    const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "environment");
-    if (!env || cJSON_IsNull(env)) return IB_OK;
-    IB_FAIL_IF(!cJSON_IsObject(env), err, IB_ERR_INVALID_ARG, NOT_LATENCY "environment is not an object");
+    const cJSON *env;
+    IB_TRY(read_object(root, "environment", "", &env, err));
+    if (!env) return IB_OK;
     IB_TRY(read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
+    IB_TRY(read_string(env, "onnxruntime_version", "environment.", out->ort_version,
+                       sizeof out->ort_version, err));
     return read_string(env, "execution_provider", "environment.", out->execution_provider,
                        sizeof out->execution_provider, err);
+}
+
+/* workload.runtime_options as one line, so that two results compare as
+ * strings: cuDNN's search and the NHWC preference (CUDA only) and the
+ * intra-op thread count. */
+static ib_status read_runtime_options(const cJSON *root, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *workload, *rt;
+    IB_TRY(read_object(root, "workload", "", &workload, err));
+    if (workload) IB_TRY(read_object(workload, "runtime_options", "workload.", &rt, err));
+    if (!workload || !rt) return IB_OK;
+    const char *where = "workload.runtime_options.";
+    char cudnn[16], nhwc[4];
+    IB_TRY(read_string(rt, "cudnn_conv_algo_search", where, cudnn, sizeof cudnn, err));
+    IB_TRY(read_yes_no(rt, "prefer_nhwc", where, nhwc, err));
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rt, "intra_op_threads");
+    double threads = t && !cJSON_IsNull(t) ? (cJSON_IsNumber(t) ? t->valuedouble : NAN) : 0;
+    IB_FAIL_IF(!(threads >= 0 && threads <= 1e6 && threads == floor(threads)), err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "%sintra_op_threads is not a whole number >= 0", where);
+    char count[24] = "default";
+    if (threads > 0) snprintf(count, sizeof count, "%.0f", threads);
+    snprintf(out->runtime_options, sizeof out->runtime_options,
+             "cuDNN search %s, NHWC %s, intra-op threads %s", cudnn[0] ? cudnn : "-", nhwc[0] ? nhwc : "-",
+             count);
+    return IB_OK;
+}
+
+/* The measurement options that change what is timed: a cold L2 cache, the
+ * launch held back. */
+static ib_status read_config(const cJSON *root, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *config;
+    IB_TRY(read_object(root, "config", "", &config, err));
+    if (!config) return IB_OK;
+    IB_TRY(read_yes_no(config, "flush_l2", "config.", out->flush_l2, err));
+    return read_yes_no(config, "exclude_launch", "config.", out->exclude_launch, err);
 }
 
 /* The array of samples.<key>: 1..IB__MAX_RUNS durations
@@ -172,6 +236,8 @@ static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error
     IB_TRY(read_batch(root, &out->batch, err));
     IB_TRY(read_partial(root, &out->partial, err));
     IB_TRY(read_environment(root, out, err));
+    IB_TRY(read_runtime_options(root, out, err));
+    IB_TRY(read_config(root, out, err));
     return read_primary_samples(root, out, err);
 }
 

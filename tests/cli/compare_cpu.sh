@@ -11,6 +11,12 @@ expect_grep "^verdict: (faster|slower|no change|inconclusive) " "$TMP/out" "a ve
 expect_grep "^median change: [-+][0-9.]+%, 95% CI \[" "$TMP/out" "the change and its CI are shown"
 json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/1' and d['verdict'] in ('faster','slower','no change','inconclusive') and d['a']['n'] == 100 and d['warnings'] == []" "json: schema, verdict, n, no warnings"
 
+# --- the same model measured another way: compared, with the difference named
+expect_exit 0 "latency with --threads 1" -- "$IB" latency zoo:mlp --device cpu --runs 30 --threads 1 --json "$TMP/t1.json"
+json_check "$TMP/t1.json" "d['workload']['runtime_options'] == {'cudnn_conv_algo_search': None, 'prefer_nhwc': False, 'intra_op_threads': 1}" "json: the runtime options are recorded"
+expect_exit 0 "compare against another thread count" -- "$IB" compare "$TMP/a.json" "$TMP/t1.json"
+expect_grep "^warning: different runtime options: cuDNN search -, NHWC no, intra-op threads default \(A\) vs cuDNN search -, NHWC no, intra-op threads 1 \(B\); compared anyway" "$TMP/out" "different runtime options: a warning"
+
 # --- synthetic results: a fixed pattern, B = A x 1.10 ------------------------
 # write_result FILE SCALE [N] [TIMING] [MODEL]: a latency result of N
 # samples 10 ms x SCALE x (1 +- 1%, a fixed pattern).

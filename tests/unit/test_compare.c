@@ -241,6 +241,8 @@ static void test_compare_refuses(void)
 /* Reading latency results                                                   */
 /* ------------------------------------------------------------------------ */
 
+#define SCHEMA "\"schema\":\"inferbench.latency/1\""
+
 static ib_status parse(const char *text, ib_latency_file *f, ib_error *err)
 {
     return ib_latency_file_parse(text, strlen(text), f, err);
@@ -258,6 +260,25 @@ static void test_parse_valid(void)
     CHECK(f.timing == IB_TIMING_DEVICE_EVENTS && f.n == 3 && f.samples_ms[2] == 2.5);
     CHECK(!strcmp(f.model, "zoo:mlp") && !strcmp(f.device, "cuda") && f.batch == 8 && f.partial);
     CHECK(!strcmp(f.gpu, "NVIDIA H200") && !strcmp(f.execution_provider, "CUDAExecutionProvider"));
+    CHECK(f.ort_version[0] == '\0' && f.runtime_options[0] == '\0');
+    CHECK(f.flush_l2[0] == '\0' && f.exclude_launch[0] == '\0'); /* not recorded: unknown */
+    ib_latency_file_free(&f);
+
+    /* The conditions of the measurement, read as lines compare can diff. */
+    const char *conditions =
+        "{" SCHEMA ",\"environment\":{\"onnxruntime_version\":\"1.29.0\"},"
+        "\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":\"HEURISTIC\",\"prefer_nhwc\":true,"
+        "\"intra_op_threads\":4}},\"config\":{\"flush_l2\":true,\"exclude_launch\":false},"
+        "\"samples\":{\"host_ms\":[1]}}";
+    CHECK(parse(conditions, &f, &err) == IB_OK);
+    CHECK(!strcmp(f.ort_version, "1.29.0"));
+    CHECK(!strcmp(f.runtime_options, "cuDNN search HEURISTIC, NHWC yes, intra-op threads 4"));
+    CHECK(!strcmp(f.flush_l2, "yes") && !strcmp(f.exclude_launch, "no"));
+    ib_latency_file_free(&f);
+    const char *cpu = "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":null,"
+                      "\"prefer_nhwc\":false,\"intra_op_threads\":0}},\"samples\":{\"host_ms\":[1]}}";
+    CHECK(parse(cpu, &f, &err) == IB_OK);
+    CHECK(!strcmp(f.runtime_options, "cuDNN search -, NHWC no, intra-op threads default"));
     ib_latency_file_free(&f);
 
     /* Host clock: device_ms null; no GPU: gpu null; metadata may be absent. */
@@ -290,8 +311,6 @@ static void check_refused(const char *text, size_t len, const char *why)
     }
     ib_latency_file_free(&f);
 }
-
-#define SCHEMA "\"schema\":\"inferbench.latency/1\""
 
 static void test_parse_refuses(void)
 {
@@ -329,6 +348,23 @@ static void test_parse_refuses(void)
         {"{" SCHEMA ",\"partial\":\"yes\",\"samples\":{\"host_ms\":[1]}}", "partial"},
         {"{" SCHEMA ",\"environment\":[],\"samples\":{\"host_ms\":[1]}}", "environment is not an object"},
         {"{" SCHEMA ",\"environment\":{\"gpu\":1},\"samples\":{\"host_ms\":[1]}}", "environment.gpu"},
+        {"{" SCHEMA ",\"environment\":{\"onnxruntime_version\":1},\"samples\":{\"host_ms\":[1]}}",
+         "environment.onnxruntime_version is not a string"},
+        {"{" SCHEMA ",\"workload\":7,\"samples\":{\"host_ms\":[1]}}", "workload is not an object"},
+        {"{" SCHEMA ",\"workload\":{\"runtime_options\":[]},\"samples\":{\"host_ms\":[1]}}",
+         "workload.runtime_options is not an object"},
+        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"prefer_nhwc\":1}},\"samples\":{\"host_ms\":[1]}}",
+         "workload.runtime_options.prefer_nhwc is not true or false"},
+        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":-1}},\"samples\":{\"host_ms\":[1]}}",
+         "intra_op_threads is not a whole number"},
+        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":1.5}},\"samples\":{\"host_ms\":[1]}}",
+         "intra_op_threads is not a whole number"},
+        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":false}},"
+         "\"samples\":{\"host_ms\":[1]}}",
+         "cudnn_conv_algo_search is not a string"},
+        {"{" SCHEMA ",\"config\":\"x\",\"samples\":{\"host_ms\":[1]}}", "config is not an object"},
+        {"{" SCHEMA ",\"config\":{\"flush_l2\":\"yes\"},\"samples\":{\"host_ms\":[1]}}",
+         "config.flush_l2 is not true or false"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_refused(cases[i].text, strlen(cases[i].text), cases[i].why);
@@ -451,6 +487,24 @@ static void test_reports(void)
     CHECK(text && strstr(text, "warning: B's measurement stopped early"));
     CHECK(text && !strstr(text, "batch sizes"));
     ib_free(text);
+
+    /* Conditions that change what is timed: each difference is a warning. */
+    ib_latency_file ca = file_of("zoo:mlp", 1, a, N), cb = file_of("zoo:mlp", 1, b, N);
+    snprintf(ca.runtime_options, sizeof ca.runtime_options, "cuDNN search EXHAUSTIVE, NHWC no, intra-op threads default");
+    snprintf(cb.runtime_options, sizeof cb.runtime_options, "cuDNN search HEURISTIC, NHWC no, intra-op threads default");
+    snprintf(ca.flush_l2, sizeof ca.flush_l2, "no");
+    snprintf(cb.flush_l2, sizeof cb.flush_l2, "yes");
+    snprintf(ca.exclude_launch, sizeof ca.exclude_launch, "no");
+    snprintf(cb.exclude_launch, sizeof cb.exclude_launch, "no");
+    snprintf(ca.ort_version, sizeof ca.ort_version, "1.29.0");
+    char *cond = ib_comparison_report_text(&c, &ca, "a.json", &cb, "b.json");
+    CHECK(cond && strstr(cond, "warning: different runtime options: cuDNN search EXHAUSTIVE, NHWC no, "
+                               "intra-op threads default (A) vs cuDNN search HEURISTIC, NHWC no, intra-op "
+                               "threads default (B); compared anyway"));
+    CHECK(cond && strstr(cond, "warning: different L2 cache states (--flush-l2): no (A) vs yes (B)"));
+    CHECK(cond && strstr(cond, "warning: different ONNX Runtime versions: 1.29.0 (A) vs unknown (B)"));
+    CHECK(cond && !strstr(cond, "--exclude-launch"));
+    ib_free(cond);
 
     char *doc = ib_comparison_report_json(&c, &fa, "a.json", &fb, "b.json");
     cJSON *root = doc ? cJSON_Parse(doc) : NULL;
