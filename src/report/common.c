@@ -222,6 +222,22 @@ char *ib__json_finish(cJSON *root)
     return s;
 }
 
+void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const char *nhwc, int threads)
+{
+    char count[24] = "default";
+    if (threads > 0) snprintf(count, sizeof count, "%d", threads);
+    snprintf(buf, cap, "cuDNN search %s, NHWC %s, intra-op threads %s", cudnn[0] ? cudnn : "-",
+             nhwc[0] ? nhwc : "-", count);
+}
+
+void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info)
+{
+    char line[128];
+    ib__format_runtime_options(line, sizeof line, info->cudnn_conv_algo_search,
+                               info->prefer_nhwc ? "yes" : "no", info->intra_op_threads);
+    ib__sbuf_printf(b, "\nruntime options: %s", line);
+}
+
 void ib__text_env(ib__sbuf *b, const ib_env *env)
 {
     if (env->gpu_name[0]) {

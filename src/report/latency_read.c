@@ -7,7 +7,6 @@
 #include "core/latency.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,11 +161,7 @@ static ib_status read_runtime_options(const cJSON *root, ib_latency_file *out, i
     double threads = t && !cJSON_IsNull(t) ? (cJSON_IsNumber(t) ? t->valuedouble : NAN) : 0;
     IB_FAIL_IF(!(threads >= 0 && threads <= 1e6 && threads == floor(threads)), err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "%sintra_op_threads is not a whole number >= 0", where);
-    char count[24] = "default";
-    if (threads > 0) snprintf(count, sizeof count, "%.0f", threads);
-    snprintf(out->runtime_options, sizeof out->runtime_options,
-             "cuDNN search %s, NHWC %s, intra-op threads %s", cudnn[0] ? cudnn : "-", nhwc[0] ? nhwc : "-",
-             count);
+    ib__format_runtime_options(out->runtime_options, sizeof out->runtime_options, cudnn, nhwc, (int)threads);
     return IB_OK;
 }
 

@@ -36,6 +36,7 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
     ib__sbuf_printf(&b, "inferbench latency: %s, batch %lld, %s\n", info->model, (long long)info->batch,
                     info->provider);
     ib__text_env(&b, &r->env);
+    ib__text_runtime_options(&b, info);
     ib__sbuf_printf(&b, "\nmethod: %s\n", method_text(r, info));
     ib__sbuf_printf(&b, "cold first run: %s host", ib__fmt_ms(t1, r->cold_host_ms));
     if (r->has_device_timer) ib__sbuf_printf(&b, ", %s device", ib__fmt_ms(t2, r->cold_device_ms));

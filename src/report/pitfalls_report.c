@@ -68,6 +68,7 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
     ib__sbuf_printf(&b, "inferbench pitfalls: %s, batch %lld, %s\n", info->model, (long long)info->batch,
                     info->provider);
     ib__text_env(&b, &r->env);
+    ib__text_runtime_options(&b, info);
     ib__sbuf_printf(&b,
                     "\n\nwhat each classic timing mistake would have reported, on this model in this "
                     "session:\n\n%-20s %7s %10s %10s %10s %11s  %s\n",

@@ -119,6 +119,7 @@ char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload
     char t[32];
     ib__sbuf_printf(&b, "inferbench throughput: %s, %s\n", info->model, info->provider);
     ib__text_env(&b, &r->env);
+    ib__text_runtime_options(&b, info);
     ib__sbuf_printf(&b, "\nmethod: per batch, warm-up; runs each synchronized and timed alone (batch "
                         "latency, per-run inputs/s);\n        then as many runs back-to-back under one "
                         "timing (inputs/s = runs x batch / their time)\n");
