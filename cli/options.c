@@ -11,7 +11,7 @@
 #include <strings.h>
 
 enum {
-    O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_CUDNN, O_NHWC, O_THREADS,
+    O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_CUDNN, O_NHWC, O_CUDA_GRAPH, O_THREADS,
     O_RUNS, O_WARMUP_RUNS, O_WARMUP_MS, O_WARMUP_MAX_MS, O_NO_STEADY, O_PRECISION, O_MIN_RUNS,
     O_MAX_RUNS, O_MAX_TIME_MS, O_FLUSH_L2, O_EXCLUDE_LAUNCH, O_NO_GPU_STATE,
     O_JSON, O_HTML,
@@ -39,6 +39,8 @@ static const option_def options[] = {
     {{"cudnn-search", required_argument, NULL, O_CUDNN}, OPT_MODEL, "exhaustive|heuristic|default",
      "cuDNN convolution algorithm search (default exhaustive)"},
     {{"prefer-nhwc", no_argument, NULL, O_NHWC}, OPT_MODEL, NULL, "let the CUDA provider use NHWC layouts"},
+    {{"cuda-graph", no_argument, NULL, O_CUDA_GRAPH}, OPT_MODEL, NULL,
+     "let the CUDA provider capture a run as a CUDA graph and replay it (one launch a run)"},
     {{"threads", required_argument, NULL, O_THREADS}, OPT_MODEL, "N", "CPU provider intra-op threads"},
     {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)"},
     {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10; throughput: 5 per batch)"},
@@ -192,6 +194,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (a->model_opts.seed = (uint64_t)i64, true);
     case O_CUDNN: return parse_cudnn(v, &a->model_opts.cudnn_conv_algo_search);
     case O_NHWC: a->model_opts.prefer_nhwc = true; return true;
+    case O_CUDA_GRAPH: a->model_opts.cuda_graph = true; return true;
     case O_THREADS:
         if (!parse_i64(name, v, 1, 1024, &i64)) return false;
         a->model_opts.intra_op_threads = (int)i64;

@@ -114,6 +114,9 @@ typedef struct ib_model_options {
     uint64_t seed;                     /* input fill; default 42 */
     const char *cudnn_conv_algo_search;/* "EXHAUSTIVE" (default), "HEURISTIC", "DEFAULT" */
     bool prefer_nhwc;                  /* CUDA EP layout preference */
+    bool cuda_graph;                   /* CUDA EP: capture the run as a CUDA graph
+                                          and replay it (one launch a run); a
+                                          new batch takes a new session */
     size_t device_memory_limit_bytes;  /* CUDA arena cap, 0 = none */
     size_t host_memory_limit_bytes;    /* CPU: a batch whose resident size would
                                           pass this counts as out of memory;
@@ -160,6 +163,7 @@ typedef struct ib_workload_info {
      * like (compare says so). */
     char cudnn_conv_algo_search[16]; /* CUDA provider: "EXHAUSTIVE", ...; "" otherwise */
     bool prefer_nhwc;         /* CUDA provider's NHWC preference */
+    bool cuda_graph;          /* runs replayed from a captured CUDA graph */
     int intra_op_threads;     /* 0: the runtime's default */
 } ib_workload_info;
 

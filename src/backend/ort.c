@@ -42,6 +42,8 @@ typedef struct ort_workload {
     size_t n_inputs, n_outputs;
     ib__ort_buffer *buffers;         /* [n_inputs] */
     bool bound;                      /* buffers and binding hold w->info.batch */
+    bool graph_captured;             /* cuda_graph: this session has run (and
+                                        captured its shapes and addresses) */
 } ort_workload;
 
 static ort_workload *impl(ib_workload *w) { return w->impl; }
@@ -299,6 +301,23 @@ static ib_status check_host_cap(const ort_workload *o, int64_t batch, ib_error *
                     (long long)batch, need_s, cap_s);
 }
 
+/* Drops the session (and with it the arena and any captured CUDA graph)
+ * and creates it again; the buffers stay, nothing is bound. */
+static ib_status new_session(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (o->cuda && w->stream) {
+        ib_error ignored;
+        (void)ib__gpu_stream_sync(w->stream, &ignored);
+    }
+    release_binding(o);
+    o->bound = false;
+    o->graph_captured = false;
+    if (o->session) o->api->ReleaseSession(o->session);
+    o->session = NULL;
+    return ib__ort_session_create(&o->spec, &o->session, err);
+}
+
 static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
 {
     ort_workload *o = impl(w);
@@ -315,6 +334,9 @@ static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
                "model '%s': no session (the last reopen failed)", o->label);
 
     release_batch(w);
+    /* A captured graph replays the shapes and addresses it was captured
+     * with: another batch needs a session of its own. */
+    if (o->graph_captured) IB_TRY(new_session(w, err));
     ib_status st = IB_OK;
     for (size_t i = 0; i < o->n_inputs && st == IB_OK; i++) st = make_input(w, i, batch, err);
     /* The uploads are on our stream: finish them before anything is timed. */
@@ -356,7 +378,9 @@ static ib_status ort_run(ib_workload *w, ib_error *err)
     ort_workload *o = impl(w);
     if (!o->bound) return not_ready(w, err);
     OrtStatus *st = o->api->RunWithBinding(o->session, o->run_options, o->binding);
-    return st ? run_failed(w, st, "", err) : IB_OK;
+    if (st) return run_failed(w, st, "", err);
+    o->graph_captured = o->spec.cuda_graph;
+    return IB_OK;
 }
 
 /* Naive code's run: the input handed over from host memory each time (on
@@ -366,6 +390,9 @@ static ib_status ort_run_with_copies(ib_workload *w, ib_error *err)
 {
     ort_workload *o = impl(w);
     if (!o->bound) return not_ready(w, err);
+    IB_FAIL_IF(o->spec.cuda_graph, err, IB_ERR_UNSUPPORTED,
+               "with --cuda-graph the inputs must stay where the graph was captured: a run that "
+               "hands them over from host memory cannot be replayed");
     if (!o->copy_binding) {
         /* Made on first use: most measurements never ask for it. */
         if (o->cuda) IB_TRY(ensure_host_inputs(w, err));
@@ -402,16 +429,8 @@ static ib_status ort_reopen(ib_workload *w, ib_error *err)
 {
     ort_workload *o = impl(w);
     bool was_bound = o->bound;
-    if (o->cuda && w->stream) {
-        ib_error ignored;
-        (void)ib__gpu_stream_sync(w->stream, &ignored);
-    }
     /* The session owns the arena: releasing it returns the memory. */
-    release_binding(o);
-    o->bound = false;
-    if (o->session) o->api->ReleaseSession(o->session);
-    o->session = NULL;
-    IB_TRY(ib__ort_session_create(&o->spec, &o->session, err));
+    IB_TRY(new_session(w, err));
     if (!was_bound) return IB_OK; /* the next set_batch binds */
     IB_TRY(bind_device(o, err));
     o->bound = true;
@@ -636,6 +655,7 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
     ib__strlcpy(info->cudnn_conv_algo_search, o->cuda ? o->spec.cudnn_conv_algo_search : "",
                 sizeof info->cudnn_conv_algo_search);
     info->prefer_nhwc = o->cuda && o->spec.prefer_nhwc;
+    info->cuda_graph = o->cuda && o->spec.cuda_graph;
     info->intra_op_threads = o->spec.intra_op_threads;
     /* Listed up to IB_MAX_TENSORS; all are bound. */
     info->n_inputs = (int)(o->n_inputs < IB_MAX_TENSORS ? o->n_inputs : IB_MAX_TENSORS);
@@ -678,6 +698,8 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
 
     const OrtEpDevice *ep = NULL;
     IB_TRY(choose_device(opts, &ep, err));
+    IB_FAIL_IF(opts->cuda_graph && !ep, err, IB_ERR_INVALID_ARG,
+               "--cuda-graph needs the CUDA execution provider (this model would run on the CPU)");
     o->cuda = ep != NULL;
     w->ops = o->cuda ? &ort_cuda_ops : &ort_cpu_ops;
     if (o->cuda) {
@@ -693,6 +715,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     o->spec.cudnn_conv_algo_search =
         opts->cudnn_conv_algo_search ? opts->cudnn_conv_algo_search : "EXHAUSTIVE";
     o->spec.prefer_nhwc = opts->prefer_nhwc;
+    o->spec.cuda_graph = opts->cuda_graph;
     o->spec.gpu_mem_limit_bytes = opts->device_memory_limit_bytes;
     IB_TRY(ib__ort_session_create(&o->spec, &o->session, err));
 

@@ -55,6 +55,7 @@ typedef struct ib__ort_session_spec {
     void *stream;              /* user_compute_stream */
     const char *cudnn_conv_algo_search;
     bool prefer_nhwc;
+    bool cuda_graph;           /* enable_cuda_graph */
     size_t gpu_mem_limit_bytes;/* 0 = none */
 } ib__ort_session_spec;
 

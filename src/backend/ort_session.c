@@ -302,6 +302,7 @@ static ib_status append_cuda(const OrtApi *api, OrtEnv *env, OrtSessionOptions *
     keys[n] = "user_compute_stream", values[n++] = stream;
     keys[n] = "cudnn_conv_algo_search", values[n++] = spec->cudnn_conv_algo_search;
     if (spec->prefer_nhwc) keys[n] = "prefer_nhwc", values[n++] = "1";
+    if (spec->cuda_graph) keys[n] = "enable_cuda_graph", values[n++] = "1";
     if (spec->gpu_mem_limit_bytes > 0) {
         snprintf(mem_limit, sizeof mem_limit, "%zu", spec->gpu_mem_limit_bytes);
         keys[n] = "gpu_mem_limit", values[n++] = mem_limit;

@@ -196,6 +196,7 @@ cJSON *ib__json_workload(const ib_workload_info *info)
     else
         cJSON_AddNullToObject(rt, "cudnn_conv_algo_search");
     cJSON_AddBoolToObject(rt, "prefer_nhwc", info->prefer_nhwc);
+    cJSON_AddBoolToObject(rt, "cuda_graph", info->cuda_graph);
     cJSON_AddNumberToObject(rt, "intra_op_threads", info->intra_op_threads);
     return o;
 }
@@ -222,19 +223,27 @@ char *ib__json_finish(cJSON *root)
     return s;
 }
 
-void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const char *nhwc, int threads)
+static const char *or_dash(const char *s) { return s[0] ? s : "-"; }
+
+void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const char *nhwc,
+                                const char *cuda_graph, int threads)
 {
     char count[24] = "default";
     if (threads > 0) snprintf(count, sizeof count, "%d", threads);
-    snprintf(buf, cap, "cuDNN search %s, NHWC %s, intra-op threads %s", cudnn[0] ? cudnn : "-",
-             nhwc[0] ? nhwc : "-", count);
+    snprintf(buf, cap, "cuDNN search %s, NHWC %s, CUDA graph %s, intra-op threads %s", or_dash(cudnn),
+             or_dash(nhwc), or_dash(cuda_graph), count);
+}
+
+void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info)
+{
+    ib__format_runtime_options(buf, cap, info->cudnn_conv_algo_search, info->prefer_nhwc ? "yes" : "no",
+                               info->cuda_graph ? "yes" : "no", info->intra_op_threads);
 }
 
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info)
 {
     char line[128];
-    ib__format_runtime_options(line, sizeof line, info->cudnn_conv_algo_search,
-                               info->prefer_nhwc ? "yes" : "no", info->intra_op_threads);
+    ib__info_runtime_options(line, sizeof line, info);
     ib__sbuf_printf(b, "\nruntime options: %s", line);
 }
 

@@ -83,8 +83,7 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     meta_row(b, "machine", machine_text ? machine_text : "");
     meta_row(b, "ONNX Runtime", env->ort_version);
     char runtime[128];
-    ib__format_runtime_options(runtime, sizeof runtime, info->cudnn_conv_algo_search,
-                               info->prefer_nhwc ? "yes" : "no", info->intra_op_threads);
+    ib__info_runtime_options(runtime, sizeof runtime, info);
     meta_row(b, "runtime options", runtime);
     meta_row(b, "inferbench", env->tool_version[0] ? env->tool_version : IB_VERSION_STRING);
     meta_row(b, "timing", timing);

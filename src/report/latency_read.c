@@ -154,14 +154,16 @@ static ib_status read_runtime_options(const cJSON *root, ib_latency_file *out, i
     if (workload) IB_TRY(read_object(workload, "runtime_options", "workload.", &rt, err));
     if (!workload || !rt) return IB_OK;
     const char *where = "workload.runtime_options.";
-    char cudnn[16], nhwc[4];
+    char cudnn[16], nhwc[4], graph[4];
     IB_TRY(read_string(rt, "cudnn_conv_algo_search", where, cudnn, sizeof cudnn, err));
     IB_TRY(read_yes_no(rt, "prefer_nhwc", where, nhwc, err));
+    IB_TRY(read_yes_no(rt, "cuda_graph", where, graph, err));
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(rt, "intra_op_threads");
     double threads = t && !cJSON_IsNull(t) ? (cJSON_IsNumber(t) ? t->valuedouble : NAN) : 0;
     IB_FAIL_IF(!(threads >= 0 && threads <= 1e6 && threads == floor(threads)), err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "%sintra_op_threads is not a whole number >= 0", where);
-    ib__format_runtime_options(out->runtime_options, sizeof out->runtime_options, cudnn, nhwc, (int)threads);
+    ib__format_runtime_options(out->runtime_options, sizeof out->runtime_options, cudnn, nhwc, graph,
+                               (int)threads);
     return IB_OK;
 }
 

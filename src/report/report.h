@@ -42,11 +42,14 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
                      unsigned warnings);
 /* "NVIDIA H200 (driver 580.159, CUDA 13.0), ONNX Runtime 1.29.0 CUDAExecutionProvider" */
 void ib__text_env(ib__sbuf *b, const ib_env *env);
-/* "cuDNN search EXHAUSTIVE, NHWC no, intra-op threads default": the runtime
- * options as the reports print them and compare reads them back; cudnn ""
- * and nhwc "" print as "-". */
-void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const char *nhwc, int threads);
-/* A workload's runtime options as a report line: "\nruntime options: ...". */
+/* "cuDNN search EXHAUSTIVE, NHWC no, CUDA graph no, intra-op threads
+ * default": the runtime options as the reports print them and compare reads
+ * them back; "" prints as "-". */
+void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const char *nhwc,
+                                const char *cuda_graph, int threads);
+/* A workload's runtime options in that form. */
+void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info);
+/* The same as a report line: "\nruntime options: ...". */
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info);
 /* Formats a duration in ms with 4 significant digits and the best unit. */
 const char *ib__fmt_ms(char buf[32], double ms);

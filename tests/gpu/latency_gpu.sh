@@ -18,6 +18,19 @@ expect_exit 0 "efficientnet-b0 batch 32 on cuda" -- \
 json_check "$TMP/b32.json" "abs(d['host_latency_ms']['p50'] / d['latency_ms']['p50'] - 1) < 0.05" "events agree with synchronized host wall time within 5%"
 json_check "$TMP/b32.json" "d['host_latency_ms']['p50'] >= d['latency_ms']['p50']" "host wall time includes the device time"
 
+# Replayed from a CUDA graph: one launch a run. The result says so; a new
+# batch takes a new session (throughput), and the pitfalls row that hands the
+# inputs over from host memory cannot be replayed: it says so, the others run.
+expect_exit 0 "efficientnet-b0 with --cuda-graph" -- \
+  "$IB" latency zoo:efficientnet-b0 --device cuda --cuda-graph --runs 200 --json "$TMP/graph.json"
+json_check "$TMP/graph.json" "d['workload']['runtime_options']['cuda_graph'] is True and d['latency_ms']['n'] == 200" "the result records the CUDA graph"
+expect_exit 0 "throughput with --cuda-graph" -- \
+  "$IB" throughput zoo:efficientnet-b0 --device cuda --cuda-graph --batches 1,8,64 --runs 20 --json "$TMP/graph_tp.json"
+json_check "$TMP/graph_tp.json" "[p['status'] for p in d['curve']] == ['ok', 'ok', 'ok']" "every batch ran, each in its own session"
+expect_exit 0 "pitfalls with --cuda-graph" -- \
+  "$IB" pitfalls zoo:efficientnet-b0 --device cuda --cuda-graph --runs 50 --json "$TMP/graph_pit.json"
+json_check "$TMP/graph_pit.json" "[r['status'] == 'ok' for r in d['rows']] == [True, True, False, True, True] and 'captured' in d['rows'][2]['error']" "pitfalls: the copies row says why it cannot run"
+
 # A model exported from torchvision by PyTorch, where PyTorch is installed:
 # it and zoo:efficientnet-b0 are the same architecture (same parameter
 # count, same stored weights, same operators), and it times on the GPU.

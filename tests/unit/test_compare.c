@@ -268,17 +268,17 @@ static void test_parse_valid(void)
     const char *conditions =
         "{" SCHEMA ",\"environment\":{\"onnxruntime_version\":\"1.29.0\"},"
         "\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":\"HEURISTIC\",\"prefer_nhwc\":true,"
-        "\"intra_op_threads\":4}},\"config\":{\"flush_l2\":true,\"exclude_launch\":false},"
+        "\"cuda_graph\":true,\"intra_op_threads\":4}},\"config\":{\"flush_l2\":true,\"exclude_launch\":false},"
         "\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(conditions, &f, &err) == IB_OK);
     CHECK(!strcmp(f.ort_version, "1.29.0"));
-    CHECK(!strcmp(f.runtime_options, "cuDNN search HEURISTIC, NHWC yes, intra-op threads 4"));
+    CHECK(!strcmp(f.runtime_options, "cuDNN search HEURISTIC, NHWC yes, CUDA graph yes, intra-op threads 4"));
     CHECK(!strcmp(f.flush_l2, "yes") && !strcmp(f.exclude_launch, "no"));
     ib_latency_file_free(&f);
     const char *cpu = "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":null,"
                       "\"prefer_nhwc\":false,\"intra_op_threads\":0}},\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(cpu, &f, &err) == IB_OK);
-    CHECK(!strcmp(f.runtime_options, "cuDNN search -, NHWC no, intra-op threads default"));
+    CHECK(!strcmp(f.runtime_options, "cuDNN search -, NHWC no, CUDA graph -, intra-op threads default"));
     ib_latency_file_free(&f);
 
     /* Host clock: device_ms null; no GPU: gpu null; metadata may be absent. */
@@ -355,6 +355,8 @@ static void test_parse_refuses(void)
          "workload.runtime_options is not an object"},
         {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"prefer_nhwc\":1}},\"samples\":{\"host_ms\":[1]}}",
          "workload.runtime_options.prefer_nhwc is not true or false"},
+        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cuda_graph\":\"no\"}},\"samples\":{\"host_ms\":[1]}}",
+         "workload.runtime_options.cuda_graph is not true or false"},
         {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":-1}},\"samples\":{\"host_ms\":[1]}}",
          "intra_op_threads is not a whole number"},
         {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":1.5}},\"samples\":{\"host_ms\":[1]}}",
@@ -490,8 +492,8 @@ static void test_reports(void)
 
     /* Conditions that change what is timed: each difference is a warning. */
     ib_latency_file ca = file_of("zoo:mlp", 1, a, N), cb = file_of("zoo:mlp", 1, b, N);
-    snprintf(ca.runtime_options, sizeof ca.runtime_options, "cuDNN search EXHAUSTIVE, NHWC no, intra-op threads default");
-    snprintf(cb.runtime_options, sizeof cb.runtime_options, "cuDNN search HEURISTIC, NHWC no, intra-op threads default");
+    snprintf(ca.runtime_options, sizeof ca.runtime_options, "cuDNN search EXHAUSTIVE, NHWC no, CUDA graph no, intra-op threads default");
+    snprintf(cb.runtime_options, sizeof cb.runtime_options, "cuDNN search HEURISTIC, NHWC no, CUDA graph no, intra-op threads default");
     snprintf(ca.flush_l2, sizeof ca.flush_l2, "no");
     snprintf(cb.flush_l2, sizeof cb.flush_l2, "yes");
     snprintf(ca.exclude_launch, sizeof ca.exclude_launch, "no");
@@ -499,8 +501,8 @@ static void test_reports(void)
     snprintf(ca.ort_version, sizeof ca.ort_version, "1.29.0");
     char *cond = ib_comparison_report_text(&c, &ca, "a.json", &cb, "b.json");
     CHECK(cond && strstr(cond, "warning: different runtime options: cuDNN search EXHAUSTIVE, NHWC no, "
-                               "intra-op threads default (A) vs cuDNN search HEURISTIC, NHWC no, intra-op "
-                               "threads default (B); compared anyway"));
+                               "CUDA graph no, intra-op threads default (A) vs cuDNN search HEURISTIC, NHWC "
+                               "no, CUDA graph no, intra-op threads default (B); compared anyway"));
     CHECK(cond && strstr(cond, "warning: different L2 cache states (--flush-l2): no (A) vs yes (B)"));
     CHECK(cond && strstr(cond, "warning: different ONNX Runtime versions: 1.29.0 (A) vs unknown (B)"));
     CHECK(cond && !strstr(cond, "--exclude-launch"));

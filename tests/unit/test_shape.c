@@ -120,6 +120,7 @@ static void test_options_init(void)
     CHECK(o.shapes == NULL);
     CHECK_EQ_INT(o.n_shapes, 0);
     CHECK(!o.prefer_nhwc);
+    CHECK(!o.cuda_graph);
     CHECK_EQ_INT(o.device_memory_limit_bytes, 0);
     CHECK_EQ_INT(o.host_memory_limit_bytes, 0);
     CHECK_EQ_INT(o.intra_op_threads, 0);
