@@ -59,9 +59,15 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
         if (r->precision_target > 0)
             ib__sbuf_printf(&b, "precision target +-%.2f%%: %s after %zu runs\n", 100 * r->precision_target,
                             r->precision_met ? "met" : "NOT met", r->n);
-        if (isfinite(r->launch_overhead_ms))
+        if (isfinite(r->launch_overhead_ms)) {
             ib__sbuf_printf(&b, "launch overhead excluded: %s per run (stream held until queued)\n",
                             ib__fmt_ms(t1, r->launch_overhead_ms));
+            /* The host takes longer to enqueue the run than the GPU takes
+             * to run it: the latency a user sees is the host's. */
+            if (r->launch_overhead_ms > p->p50 && !info->cuda_graph)
+                ib__sbuf_printf(&b, "launch-bound: enqueuing a run takes longer than the GPU needs to "
+                                    "run it; --cuda-graph replays it in one launch\n");
+        }
         if (p->p50 > 0)
             ib__sbuf_printf(&b, "one request at a time: %.1f inputs/s (batch / median)\n",
                             (double)info->batch * 1000.0 / p->p50);

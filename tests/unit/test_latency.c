@@ -182,6 +182,40 @@ static void test_steady_long_runs(void)
     ib_workload_destroy(w);
 }
 
+/* A run the host takes longer to enqueue than the GPU takes to run is
+ * called launch-bound, with the way out; not when the GPU is the slower,
+ * and not when the runs are already replayed from a CUDA graph. */
+static void test_launch_bound_note(void)
+{
+    double device[3] = {0.9, 1.0, 1.1};
+    ib_latency_result r;
+    memset(&r, 0, sizeof r);
+    r.n = 3;
+    r.device_ms = r.host_ms = device;
+    r.has_device_timer = true;
+    r.cold_host_ms = r.cold_device_ms = 5;
+    CHECK(ib_stats_compute(device, 3, &r.device) == IB_OK);
+    CHECK(ib_stats_compute(device, 3, &r.host) == IB_OK);
+    ib_workload_info info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.model, sizeof info.model, "m.onnx");
+    info.batch = 1;
+    static const struct {
+        double launch_ms;
+        bool cuda_graph, noted;
+    } cases[] = { {1.5, false, true}, {0.5, false, false}, {1.5, true, false} };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        r.launch_overhead_ms = cases[i].launch_ms;
+        info.cuda_graph = cases[i].cuda_graph;
+        char *text = ib_latency_report_text(&r, &info);
+        CHECK(text != NULL);
+        if (text)
+            CHECK((strstr(text, "launch-bound: enqueuing a run takes longer than the GPU needs to run it; "
+                                "--cuda-graph replays it in one launch\n") != NULL) == cases[i].noted);
+        ib_free(text);
+    }
+}
+
 /* Alternates 1 ms and 3 ms: the median's CI spans [1, 3] for ever. */
 static double alternating(int64_t batch, int64_t index, void *ctx)
 {
@@ -346,6 +380,7 @@ int main(void)
     test_warmup_until_steady();
     test_steady_rule();
     test_steady_long_runs();
+    test_launch_bound_note();
     test_adaptive_stopping();
     test_stop_rule_direct();
     test_faults_keep_samples();
