@@ -1,16 +1,19 @@
 # The tool's accuracy on kernels of known duration. The events read a fixed
 # cost on top of any run (an empty kernel: launch, dispatch, the events
 # themselves); calibrate measures that cost the same way and takes it off.
-# With it off, the readings are within 0.5% (or 1 us, whichever is larger)
-# from 20 us up; with the launch overhead excluded as well (held stream), a
-# 10 us kernel reads within 1 us.
+# With the launch overhead excluded (held stream) the readings are within
+# 0.5% (or 1 us, whichever is larger) from 20 us up and a 10 us kernel reads
+# within 1 us. On an idle stream (events) each run also counts its own
+# launch, which for the spin kernel costs up to about 1 us more than for the
+# empty kernel taken off (seen on the H200: +1.04 us at 100 us once in five
+# runs): 0.5% or 1.5 us there (docs/measurements.md).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 
 expect_exit 0 "calibrate" -- "$IB" calibrate --json "$TMP/cal.json"
 cat "$TMP/out"
 json_check "$TMP/cal.json" "len(d['points']) == 8 and d['harness']['true_us'] == 0" "8 calibration points and the empty kernel"
-json_check "$TMP/cal.json" "all(abs(p['corrected_error_us']) <= max(0.005 * p['true_us'], 1.0) for p in d['points'] if p['true_us'] >= 20)" "events, harness cost off: within 0.5% or 1 us from 20 us up"
+json_check "$TMP/cal.json" "all(abs(p['corrected_error_us']) <= max(0.005 * p['true_us'], 1.5) for p in d['points'] if p['true_us'] >= 20)" "events, harness cost off: within 0.5% or 1.5 us from 20 us up"
 json_check "$TMP/cal.json" "all(abs(p['held_corrected_error_us']) <= max(0.005 * p['true_us'], 1.0) for p in d['points'] if p['true_us'] >= 20)" "held, harness cost off: within 0.5% or 1 us from 20 us up"
 json_check "$TMP/cal.json" "all(abs(p['held_corrected_error_us']) <= 1.0 for p in d['points'] if p['true_us'] == 10)" "launch excluded: a 10 us kernel within 1 us"
 json_check "$TMP/cal.json" "all(p['launch_overhead_us'] > 0 for p in d['points'])" "launch overhead is positive"
