@@ -5,8 +5,8 @@
 # 0.5% (or 1 us, whichever is larger) from 20 us up and a 10 us kernel reads
 # within 1 us. On an idle stream (events) each run also counts its own
 # launch, which for the spin kernel costs up to about 1 us more than for the
-# empty kernel taken off (seen on the H200: +1.04 us at 100 us once in five
-# runs): 0.5% or 1.5 us there (docs/measurements.md).
+# empty kernel taken off (seen on the H200: +1.04 us at 100 us, in two runs
+# of five): 0.5% or 1.5 us there (docs/measurements.md).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 
