@@ -4,6 +4,7 @@
 #define IB_TESTS_CHECK_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 
 extern int check_failures;
@@ -43,6 +44,9 @@ extern int check_count;
 
 /* Prints "N checks, M failed" and returns the exit status. */
 int check_summary(const char *test_name);
+
+/* How many times needle occurs in s (overlapping occurrences counted). */
+size_t count_occurrences(const char *s, const char *needle);
 
 /* Opens the scripted fake workload, checking that it opened. */
 struct ib__fake_script;

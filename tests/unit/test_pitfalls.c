@@ -345,13 +345,6 @@ static void test_reports(void)
     ib_workload_destroy(w);
 }
 
-static size_t count_of(const char *s, const char *needle)
-{
-    size_t n = 0;
-    for (const char *p = s; (p = strstr(p, needle)) != NULL; p++) n++;
-    return n;
-}
-
 /* On a GPU-like workload every row applies: the chart has a bar for the
  * correct row and for each mistake but the single sample, which is a range;
  * each bar's end says how far off it is. */
@@ -362,11 +355,11 @@ static void test_html_report(void)
     char *html = ib_pitfalls_report_html(&r, ib_workload_get_info(w));
     CHECK(html != NULL);
     if (html) {
-        CHECK_EQ_INT(count_of(html, "<svg"), 1);
-        CHECK_EQ_INT(count_of(html, "class=\"bar-correct\""), 1);
-        CHECK_EQ_INT(count_of(html, "class=\"bar-wrong\""), 3);
-        CHECK_EQ_INT(count_of(html, "class=\"spread\"/>"), 1);
-        CHECK_EQ_INT(count_of(html, "<circle class=\"mean\""), 4);
+        CHECK_EQ_INT(count_occurrences(html, "<svg"), 1);
+        CHECK_EQ_INT(count_occurrences(html, "class=\"bar-correct\""), 1);
+        CHECK_EQ_INT(count_occurrences(html, "class=\"bar-wrong\""), 3);
+        CHECK_EQ_INT(count_occurrences(html, "class=\"spread\"/>"), 1);
+        CHECK_EQ_INT(count_occurrences(html, "<circle class=\"mean\""), 4);
         char error[32];
         for (int k = IB_PITFALL_HOST_NO_SYNC; k <= IB_PITFALL_COPIES; k++) {
             ib__fmt_pitfall_error(error, &r.rows[k]);

@@ -103,13 +103,6 @@ static void test_downsample(void)
     CHECK_EQ_INT(ib__downsample_minmax(y, 10, 2000, idx), 10);
 }
 
-static size_t count(const char *s, const char *what)
-{
-    size_t n = 0;
-    for (const char *p = s; (p = strstr(p, what)); p++) n++;
-    return n;
-}
-
 static ib_workload_info evil_info(void)
 {
     ib_workload_info info;
@@ -139,8 +132,8 @@ static void test_latency_degenerate(void)
         char *html = ib_latency_report_html(&r, &info);
         CHECK(html != NULL);
         if (!html) continue;
-        CHECK_EQ_INT(count(html, "<svg"), 2);
-        CHECK_EQ_INT(count(html, "<script"), 0);
+        CHECK_EQ_INT(count_occurrences(html, "<svg"), 2);
+        CHECK_EQ_INT(count_occurrences(html, "<script"), 0);
         CHECK(strstr(html, "&lt;script&gt;alert(&#39;x&#39;)") != NULL);
         CHECK(strstr(html, "PARTIAL") != NULL);
         CHECK(strstr(html, "nan") == NULL && strstr(html, "\"inf") == NULL);
@@ -149,7 +142,7 @@ static void test_latency_degenerate(void)
     ib_latency_result none;
     memset(&none, 0, sizeof none);
     char *html = ib_latency_report_html(&none, &info);
-    CHECK(html && count(html, "<svg") == 0);
+    CHECK(html && count_occurrences(html, "<svg") == 0);
     ib_free(html);
 }
 
@@ -167,9 +160,9 @@ static void test_throughput_single_point(void)
     char *html = ib_throughput_report_html(r, &info);
     CHECK(html != NULL);
     if (html) {
-        CHECK_EQ_INT(count(html, "<svg"), 1);
-        CHECK_EQ_INT(count(html, "class=\"pt-b2b\""), 1);
-        CHECK_EQ_INT(count(html, "class=\"pt-sync\""), 1);
+        CHECK_EQ_INT(count_occurrences(html, "<svg"), 1);
+        CHECK_EQ_INT(count_occurrences(html, "class=\"pt-b2b\""), 1);
+        CHECK_EQ_INT(count_occurrences(html, "class=\"pt-sync\""), 1);
         CHECK(strstr(html, "peak and knee") != NULL);
         CHECK(strstr(html, "nan") == NULL && strstr(html, "\"inf") == NULL);
     }
