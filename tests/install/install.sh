@@ -1,0 +1,33 @@
+# The installed library, used as an outside project would: `cmake --install`
+# into a temporary prefix, a program built with nothing but
+# `pkg-config --cflags --libs inferbench`, run against the installed copy.
+# Usage: install.sh PROGRAM BUILD_DIR C_COMPILER [EXTRA_CFLAGS]
+. "$(dirname "$0")/../cli/lib.sh"
+build=$2 cc=$3 extra=${4:-}
+prefix="$TMP/prefix"
+
+expect_exit 0 "cmake --install" -- cmake --install "$build" --prefix "$prefix"
+for f in include/inferbench.h lib/pkgconfig/inferbench.pc lib/cmake/inferbench/inferbenchConfig.cmake bin/inferbench; do
+  if [ -e "$prefix/$f" ]; then pass "installed $f"; else fail "missing $f"; fi
+done
+soname=$(readelf -d "$prefix/lib/libinferbench.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+if [ "$soname" = libinferbench.so.0 ]; then pass "SONAME libinferbench.so.0"; else fail "SONAME is '$soname'"; fi
+hidden=$(nm -D --defined-only "$prefix/lib/libinferbench.so" | awk '{print $3}' | grep -v '^ib_[a-z]')
+if [ -z "$hidden" ]; then pass "only the public ib_ API is exported"; else fail "exported beyond the API: $(echo $hidden | head -c 200)"; fi
+
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+flags=$(pkg-config --cflags --libs inferbench) || fail "pkg-config does not know inferbench"
+# shellcheck disable=SC2086 # the flags are words
+expect_exit 0 "a program built with pkg-config's flags alone" -- \
+  "$cc" $extra "$(dirname "$0")/consumer.c" -o "$TMP/consumer" $flags
+expect_exit 0 "the program runs against the installed library" -- env LD_LIBRARY_PATH="$prefix/lib" "$TMP/consumer"
+expect_grep "^n 10 mean 5.50 p50 5.50 p90 9.10 min 1 max 10$" "$TMP/out" "statistics computed by the installed library"
+expect_grep "^mlp params 399370$" "$TMP/out" "the zoo answers"
+expect_grep "^status device out of memory$" "$TMP/out" "status names"
+
+expect_exit 0 "a CMake project finds the package" -- \
+  env CFLAGS="$extra" LDFLAGS="$extra" cmake -S "$(dirname "$0")" -B "$TMP/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix"
+expect_exit 0 "and builds against inferbench::inferbench" -- cmake --build "$TMP/cmake-consumer"
+expect_exit 0 "and runs" -- env LD_LIBRARY_PATH="$prefix/lib" "$TMP/cmake-consumer/consumer"
+expect_grep "^mlp params 399370$" "$TMP/out" "the CMake-built program reaches the library"
+finish
