@@ -40,6 +40,8 @@ typedef struct cli_args {
     /* compare */
     double threshold;          /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
+    bool quiet;                /* --quiet: no progress line */
+    uint64_t given;            /* bit i: the option table's entry i was given */
 } cli_args;
 
 enum {
@@ -50,7 +52,11 @@ enum {
     OPT_EXPORT = 1u << 4,     /* -o, --fp16 */
     OPT_DEVICE_ID = 1u << 5,  /* --device-id */
     OPT_COMPARE = 1u << 6,    /* --threshold, --fail-if-slower */
-    OPT_HTML = 1u << 7        /* --html */
+    OPT_HTML = 1u << 7,       /* --html */
+    OPT_BATCH = 1u << 8,      /* --batch (throughput searches it or takes --batches) */
+    OPT_ADAPTIVE = 1u << 9,   /* --precision, --min-runs, --max-runs, --max-time-ms */
+    OPT_LAUNCH = 1u << 10,    /* --exclude-launch (calibrate times both ways itself) */
+    OPT_QUIET = 1u << 11      /* --quiet: the measuring commands */
 };
 
 typedef struct cli_command {
@@ -68,11 +74,30 @@ typedef enum cli_parse_result { CLI_PARSED, CLI_HELP_SHOWN, CLI_BAD_INPUT } cli_
  * prints the command's help for --help. Never exits. */
 cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a);
 
+/* Refuses (one line, false) or warns once about the options given that the
+ * device a model opened on does not use (CUDA-only options on the CPU).
+ * Called once the device is known, before anything is measured. */
+bool cli_options_fit_device(const cli_args *a, ib_device_kind device);
+
+/* For tests: one line per option of the table,
+ * "COMMAND<TAB>--NAME<TAB>ARG<TAB>yes|no", yes when cmd accepts it (ARG "-"
+ * for a flag). From the table --help and the refusals read, so the three
+ * cannot drift. */
+void cli_list_options(const cli_command *cmd, FILE *f);
+
 /* The default model of every command that takes one. */
 #define CLI_DEFAULT_MODEL "zoo:efficientnet-b0"
 
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);
+/* Prints "inferbench: warning: <message>" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The progress line (cli/progress.c): shown on standard error while cfg is
+ * measured when it is a terminal and not quiet. cli_progress_clear erases
+ * it; every message on stderr and the report call it first. */
+void cli_progress_attach(ib_config *cfg, bool quiet);
+void cli_progress_clear(void);
 int cli_exit_code(ib_status st);
 
 /* Cancellation by SIGINT/SIGTERM: the flag the library polls. */

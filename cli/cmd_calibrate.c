@@ -7,6 +7,7 @@ int cmd_calibrate(cli_args *a)
     cli_output json = {0};
     if (a->json_path && !cli_output_open(&json, a->json_path)) return EXIT_BAD_INPUT;
     a->cfg.cancel = &cli_cancel_flag;
+    cli_progress_attach(&a->cfg, a->quiet);
     ib_calibration_result r;
     ib_error err = {{0}};
     ib_status st = ib_calibrate(a->model_opts.device_id, &a->cfg, NULL, 0, &r, &err);

@@ -8,6 +8,7 @@ int cmd_latency(cli_args *a)
     int code = cli_start(a, &json, &html, &w);
     if (code != EXIT_OK) return code;
     a->cfg.cancel = &cli_cancel_flag;
+    cli_progress_attach(&a->cfg, a->quiet);
     ib_latency_result r;
     ib_error err = {{0}};
     ib_status st = ib_measure_latency(w, &a->cfg, &r, &err);

@@ -9,6 +9,7 @@ int cmd_pitfalls(cli_args *a)
     int code = cli_start(a, &json, &html, &w);
     if (code != EXIT_OK) return code;
     a->cfg.cancel = &cli_cancel_flag;
+    cli_progress_attach(&a->cfg, a->quiet);
     ib_pitfalls_result r;
     ib_error err = {{0}};
     ib_status st = ib_measure_pitfalls(w, &a->cfg, &r, &err);

@@ -97,6 +97,7 @@ static void throughput_config(const cli_args *a, ib_throughput_config *tc)
     ib_throughput_config_init(tc);
     tc->run = a->cfg; /* cli_parse started from the throughput defaults */
     tc->run.cancel = &cli_cancel_flag;
+    cli_progress_attach(&tc->run, a->quiet);
     tc->max_batch = a->max_batch;
     tc->latency_budget_ms = a->latency_budget_ms;
 }
@@ -128,9 +129,6 @@ int cmd_throughput(cli_args *a)
     int64_t batches[IB_MAX_POINTS];
     size_t n_batches = 0;
     if (a->batches && !parse_batches(a->batches, batches, &n_batches)) return EXIT_BAD_INPUT;
-    if (a->cfg.precision > 0)
-        return cli_fail(IB_ERR_INVALID_ARG,
-                        "--precision does not apply to throughput: each batch takes --runs runs");
     ib_throughput_config tc;
     throughput_config(a, &tc);
     if (n_batches > 0) {

@@ -16,17 +16,19 @@ static const cli_command commands[] = {
     {"latency", "[MODEL] [options]",
      "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
      "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
-     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_HTML, cmd_latency},
-    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_HTML | OPT_THROUGHPUT, cmd_throughput},
+     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET,
+     cmd_latency},
+    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET, cmd_throughput},
     {"pitfalls", "[MODEL] [options]",
      "What each classic timing mistake would report on this model, next to the correct latency.\n"
      "Rows: host clock without synchronization, copies included, no warm-up, a single run.",
-     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_HTML, cmd_pitfalls},
+     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET,
+     cmd_pitfalls},
     {"calibrate", "[options]",
      "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
      "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
      "the timer's resolution.",
-     OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON, cmd_calibrate},
+     OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_QUIET, cmd_calibrate},
     {"compare", "BASELINE.json CANDIDATE.json [options]",
      "Is B really faster or slower than A? Two results of latency --json compared statistically:\n"
      "the median's change with its 95% bootstrap CI, the Mann-Whitney U test, and a verdict\n"
@@ -42,10 +44,11 @@ static const cli_command commands[] = {
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
-static void usage(FILE *f)
+/* One line per command whose name starts with prefix. */
+static void list_commands(FILE *f, const char *prefix)
 {
-    fprintf(f, "usage: inferbench [COMMAND] [MODEL] [options]\n\ncommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++) {
+        if (strncmp(commands[i].name, prefix, strlen(prefix))) continue;
         char name[32];
         snprintf(name, sizeof name, "%s", commands[i].name);
         char *dash = strchr(name, '-'); /* zoo-list is typed "zoo list" */
@@ -54,6 +57,12 @@ static void usage(FILE *f)
         fprintf(f, "  %-12s %.*s\n", name, nl ? (int)(nl - commands[i].summary) : (int)strlen(commands[i].summary),
                 commands[i].summary);
     }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: inferbench [COMMAND] [MODEL] [options]\n\ncommands:\n");
+    list_commands(f, "");
     fprintf(f, "\nWith no command: latency of %s on the GPU if there is one, else the CPU.\n"
                "inferbench COMMAND --help for a command's options.\n", CLI_DEFAULT_MODEL);
 }
@@ -65,10 +74,48 @@ static const cli_command *find_command(const char *name)
     return NULL;
 }
 
+static bool is_help(const char *arg)
+{
+    return !strcmp(arg, "--help") || !strcmp(arg, "-h") || !strcmp(arg, "help");
+}
+
+/* "zoo SUBCOMMAND ...": the command zoo-SUBCOMMAND, or NULL with the exit
+ * code in *code (the help shown, or an error printed). */
+static const cli_command *find_zoo_command(int argc, char **argv, int *code)
+{
+    if (argc >= 3 && is_help(argv[2])) {
+        printf("usage: inferbench zoo list | zoo export NAME -o FILE.onnx [--fp16]\n\nsubcommands:\n");
+        list_commands(stdout, "zoo-");
+        *code = EXIT_OK;
+        return NULL;
+    }
+    *code = EXIT_BAD_INPUT;
+    if (argc < 3 || argv[2][0] == '-') {
+        fprintf(stderr, "inferbench: zoo needs a subcommand: list or export (inferbench zoo --help)\n");
+        return NULL;
+    }
+    char joined[64];
+    snprintf(joined, sizeof joined, "zoo-%s", argv[2]);
+    const cli_command *cmd = strlen(argv[2]) < 32 ? find_command(joined) : NULL;
+    if (!cmd) fprintf(stderr, "inferbench: unknown zoo subcommand '%s' (list or export)\n", argv[2]);
+    return cmd;
+}
+
+/* The hidden --list-options: every command against every option, for the
+ * tests that check the refusals and the help against the table. */
+static void list_options(void)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++) cli_list_options(&commands[i], stdout);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+    if (argc >= 2 && is_help(argv[1])) {
         usage(stdout);
+        return EXIT_OK;
+    }
+    if (argc == 2 && !strcmp(argv[1], "--list-options")) {
+        list_options();
         return EXIT_OK;
     }
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
@@ -78,17 +125,15 @@ int main(int argc, char **argv)
     /* No command, or options only: the default job. */
     const char *name = argc >= 2 && argv[1][0] != '-' ? argv[1] : "latency";
     int shift = argc >= 2 && argv[1][0] != '-' ? 1 : 0;
-    char joined[32];
+    const cli_command *cmd;
     if (!strcmp(name, "zoo")) {
-        if (argc < 3 || argv[2][0] == '-') {
-            fprintf(stderr, "inferbench: zoo needs a subcommand: list or export\n");
-            return EXIT_BAD_INPUT;
-        }
-        snprintf(joined, sizeof joined, "zoo-%s", argv[2]);
-        name = joined;
+        int code;
+        cmd = find_zoo_command(argc, argv, &code);
+        if (!cmd) return code;
         shift = 2;
+    } else {
+        cmd = find_command(name);
     }
-    const cli_command *cmd = find_command(name);
     if (!cmd && (!strncmp(name, "zoo:", 4) || strstr(name, ".onnx"))) {
         cmd = find_command("latency"); /* inferbench MODEL: the default job on it */
         shift = 0;

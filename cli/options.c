@@ -18,46 +18,76 @@ enum {
     O_MAX_BATCH, O_BUDGET, O_BATCHES, O_MEMORY_CAP,
     O_OUTPUT, O_FP16,
     O_THRESHOLD, O_FAIL_IF_SLOWER,
-    O_HELP
+    O_HELP, O_QUIET
 };
 
+/* Where an option does nothing. */
+typedef enum option_device {
+    ANY_DEVICE = 0,
+    CUDA_ONLY,         /* refused on the CPU: it would change nothing measured there */
+    CUDA_ONLY_HARMLESS /* warned about on the CPU: it only skips what the CPU lacks */
+} option_device;
+
+/* One option: how it is parsed, its line of --help, and the rules under
+ * which it is refused. The help and the refusals read the same fields. */
 typedef struct option_def {
     struct option opt;
     unsigned group;     /* 0: every command */
     const char *arg;    /* argument name for the help, NULL for flags */
     const char *help;
+    int needs;          /* 0, or the option (O_*) without which this one does nothing */
+    int conflicts;      /* 0, or an option (O_*) this one cannot be given with */
+    option_device device;
+    const char *why;    /* the reason given with a refusal by needs or conflicts */
+    const char *scope;  /* said when a command without the option's group refuses it */
 } option_def;
 
+/* An entry names only the rules it has (.needs, .device...): the others
+ * default to none, so a plain entry stays four fields long. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+// clang-format off
 static const option_def options[] = {
     {{"device", required_argument, NULL, O_DEVICE}, OPT_MODEL, "cuda|cpu|auto",
      "where to run (default: cuda when a GPU is usable, else cpu)"},
-    {{"device-id", required_argument, NULL, O_DEVICE_ID}, OPT_DEVICE_ID, "N", "CUDA device index (default 0)"},
-    {{"batch", required_argument, NULL, O_BATCH}, OPT_MODEL, "N", "value of the batch dimension (default 1)"},
+    {{"device-id", required_argument, NULL, O_DEVICE_ID}, OPT_DEVICE_ID, "N", "CUDA device index (default 0)",
+     .device = CUDA_ONLY},
+    {{"batch", required_argument, NULL, O_BATCH}, OPT_BATCH, "N", "value of the batch dimension (default 1)",
+     .scope = "latency and pitfalls run at one batch; throughput searches it or measures --batches"},
     {{"shape", required_argument, NULL, O_SHAPE}, OPT_MODEL, "NAME:DxD..",
      "dimensions of input NAME (sets its symbolic dimensions; repeatable)"},
     {{"seed", required_argument, NULL, O_SEED}, OPT_MODEL, "N", "seed of the random input values (default 42)"},
     {{"cudnn-search", required_argument, NULL, O_CUDNN}, OPT_MODEL, "exhaustive|heuristic|default",
-     "cuDNN convolution algorithm search (default exhaustive)"},
-    {{"prefer-nhwc", no_argument, NULL, O_NHWC}, OPT_MODEL, NULL, "let the CUDA provider use NHWC layouts"},
+     "cuDNN convolution algorithm search (default exhaustive)", .device = CUDA_ONLY},
+    {{"prefer-nhwc", no_argument, NULL, O_NHWC}, OPT_MODEL, NULL, "let the CUDA provider use NHWC layouts",
+     .device = CUDA_ONLY},
     {{"cuda-graph", no_argument, NULL, O_CUDA_GRAPH}, OPT_MODEL, NULL,
-     "let the CUDA provider capture a run as a CUDA graph and replay it (one launch a run)"},
+     "let the CUDA provider capture a run as a CUDA graph and replay it (one launch a run)", .device = CUDA_ONLY},
     {{"threads", required_argument, NULL, O_THREADS}, OPT_MODEL, "N", "CPU provider intra-op threads"},
-    {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)"},
+    {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)",
+     .conflicts = O_PRECISION, .why = "--precision stops adaptively, bounded by --min-runs and --max-runs"},
     {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10; throughput: 5 per batch)"},
     {{"warmup-ms", required_argument, NULL, O_WARMUP_MS}, OPT_MEASURE, "T", "and at least T ms of warm-up (default 500; throughput: 200)"},
     {{"warmup-max-ms", required_argument, NULL, O_WARMUP_MAX_MS}, OPT_MEASURE, "T",
      "give up waiting for steady timings after T ms (default 10000; throughput: 3000)"},
     {{"no-steady", no_argument, NULL, O_NO_STEADY}, OPT_MEASURE, NULL, "do not wait for steady timings in warm-up"},
-    {{"precision", required_argument, NULL, O_PRECISION}, OPT_MEASURE, "P%",
-     "adaptive: sample until the median's 95% CI is within +-P percent"},
-    {{"min-runs", required_argument, NULL, O_MIN_RUNS}, OPT_MEASURE, "N", "adaptive: at least N runs (default 30)"},
-    {{"max-runs", required_argument, NULL, O_MAX_RUNS}, OPT_MEASURE, "N", "adaptive: at most N runs (default 100000)"},
-    {{"max-time-ms", required_argument, NULL, O_MAX_TIME_MS}, OPT_MEASURE, "T",
-     "adaptive: stop after T ms of sampling (default 30000)"},
-    {{"flush-l2", no_argument, NULL, O_FLUSH_L2}, OPT_MEASURE, NULL, "overwrite the GPU's L2 cache before each run (cold cache)"},
-    {{"exclude-launch", no_argument, NULL, O_EXCLUDE_LAUNCH}, OPT_MEASURE, NULL,
-     "hold the stream until the run is queued, so launch latency is not counted"},
-    {{"no-gpu-state", no_argument, NULL, O_NO_GPU_STATE}, OPT_MEASURE, NULL, "do not sample GPU clocks (NVML)"},
+    {{"precision", required_argument, NULL, O_PRECISION}, OPT_ADAPTIVE, "P%",
+     "adaptive: sample until the median's 95% CI is within +-P percent",
+     .scope = "adaptive stopping is for latency and pitfalls; throughput takes --runs runs per batch"},
+    {{"min-runs", required_argument, NULL, O_MIN_RUNS}, OPT_ADAPTIVE, "N", "adaptive: at least N runs (default 30)",
+     .needs = O_PRECISION, .why = "it bounds adaptive stopping"},
+    {{"max-runs", required_argument, NULL, O_MAX_RUNS}, OPT_ADAPTIVE, "N", "adaptive: at most N runs (default 100000)",
+     .needs = O_PRECISION, .why = "it bounds adaptive stopping"},
+    {{"max-time-ms", required_argument, NULL, O_MAX_TIME_MS}, OPT_ADAPTIVE, "T",
+     "adaptive: stop after T ms of sampling (default 30000)", .needs = O_PRECISION,
+     .why = "it bounds adaptive stopping"},
+    {{"flush-l2", no_argument, NULL, O_FLUSH_L2}, OPT_MEASURE, NULL, "overwrite the GPU's L2 cache before each run (cold cache)",
+     .device = CUDA_ONLY},
+    {{"exclude-launch", no_argument, NULL, O_EXCLUDE_LAUNCH}, OPT_LAUNCH, NULL,
+     "hold the stream until the run is queued, so launch latency is not counted", .device = CUDA_ONLY,
+     .scope = "calibrate times every kernel with and without launch latency already"},
+    {{"no-gpu-state", no_argument, NULL, O_NO_GPU_STATE}, OPT_MEASURE, NULL, "do not sample GPU clocks (NVML)",
+     .device = CUDA_ONLY_HARMLESS},
     {{"json", required_argument, NULL, O_JSON}, OPT_JSON, "FILE", "write the full result as JSON"},
     {{"html", required_argument, NULL, O_HTML}, OPT_HTML, "FILE",
      "write a self-contained HTML report with plots (docs/report.md)"},
@@ -74,20 +104,67 @@ static const option_def options[] = {
      "smallest change of the median that matters (default 1%)"},
     {{"fail-if-slower", no_argument, NULL, O_FAIL_IF_SLOWER}, OPT_COMPARE, NULL,
      "exit 3 when B is slower than A (for CI gating)"},
+    {{"quiet", no_argument, NULL, O_QUIET}, OPT_QUIET, NULL,
+     "no progress line (it is shown only when standard error is a terminal)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
+// clang-format on
+#pragma GCC diagnostic pop
 #define N_OPTIONS (sizeof options / sizeof options[0])
+_Static_assert(N_OPTIONS <= 64, "cli_args.given holds one bit per option");
+
+static bool accepts(const cli_command *cmd, const option_def *d)
+{
+    return !d->group || (d->group & cmd->groups);
+}
+
+static const option_def *find_option(int id)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (options[i].opt.val == id) return &options[i];
+    return NULL;
+}
+
+static bool given(const cli_args *a, int id)
+{
+    const option_def *d = find_option(id);
+    return d && (a->given >> (size_t)(d - options) & 1u);
+}
+
+/* The rules of an option as the help states them: " (CUDA only; needs
+ * --precision)". Empty when it has none. */
+static void describe_rules(const option_def *d, char *out, size_t size)
+{
+    char parts[3][48];
+    int n = 0;
+    if (d->device != ANY_DEVICE) snprintf(parts[n++], sizeof parts[0], "CUDA only");
+    if (d->needs) snprintf(parts[n++], sizeof parts[0], "needs --%s", find_option(d->needs)->opt.name);
+    if (d->conflicts)
+        snprintf(parts[n++], sizeof parts[0], "not with --%s", find_option(d->conflicts)->opt.name);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s%s", i ? "; " : " (", parts[i],
+                 i == n - 1 ? ")" : "");
+}
 
 static void print_help(const cli_command *cmd)
 {
     printf("usage: inferbench %s %s\n%s\n\noptions:\n", cmd->name, cmd->usage, cmd->summary);
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_def *d = &options[i];
-        if (d->group && !(d->group & cmd->groups)) continue;
-        char left[64];
+        if (!accepts(cmd, d)) continue;
+        char left[64], rules[160];
         snprintf(left, sizeof left, "--%s%s%s", d->opt.name, d->arg ? " " : "", d->arg ? d->arg : "");
-        printf("  %-34s %s\n", left, d->help);
+        describe_rules(d, rules, sizeof rules);
+        printf("  %-34s %s%s\n", left, d->help, rules);
     }
+}
+
+void cli_list_options(const cli_command *cmd, FILE *f)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        fprintf(f, "%s\t--%s\t%s\t%s\n", cmd->name, options[i].opt.name,
+                options[i].arg ? options[i].arg : "-", accepts(cmd, &options[i]) ? "yes" : "no");
 }
 
 static bool bad(const char *opt, const char *text, const char *why)
@@ -224,17 +301,75 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_FP16: a->fp16 = true; return true;
     case O_THRESHOLD: return parse_percent(name, v, &a->threshold);
     case O_FAIL_IF_SLOWER: a->fail_if_slower = true; return true;
+    case O_QUIET: a->quiet = true; return true;
     }
     return false;
 }
 
-/* Options given to a command they do not apply to are errors, not silently
- * ignored: a user who typed --flush-l2 to `zoo list` expects something. */
-static const option_def *find_option(int id)
+/* An option given without the one it needs, or with one it conflicts with,
+ * would be ignored or overruled: refused instead (the table says which). */
+static bool check_rules(const cli_command *cmd, const cli_args *a)
 {
-    for (size_t i = 0; i < N_OPTIONS; i++)
-        if (options[i].opt.val == id) return &options[i];
-    return NULL;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const option_def *d = &options[i];
+        if (!(a->given >> i & 1u)) continue;
+        if (d->needs && !given(a, d->needs)) {
+            fprintf(stderr, "inferbench %s: --%s needs --%s: %s\n", cmd->name, d->opt.name,
+                    find_option(d->needs)->opt.name, d->why);
+            return false;
+        }
+        if (d->conflicts && given(a, d->conflicts)) {
+            fprintf(stderr, "inferbench %s: --%s cannot be given with --%s: %s\n", cmd->name, d->opt.name,
+                    find_option(d->conflicts)->opt.name, d->why);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --device-id 0 names the default device: harmless wherever it is given. */
+static bool harmless_on_cpu(const option_def *d, const cli_args *a)
+{
+    return d->device == CUDA_ONLY_HARMLESS || (d->opt.val == O_DEVICE_ID && a->model_opts.device_id == 0);
+}
+
+bool cli_options_fit_device(const cli_args *a, ib_device_kind device)
+{
+    if (device == IB_DEVICE_CUDA) return true;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        const option_def *d = &options[i];
+        if (d->device == ANY_DEVICE || !(a->given >> i & 1u)) continue;
+        if (harmless_on_cpu(d, a)) {
+            cli_warn("--%s has no effect: the model runs on the CPU", d->opt.name);
+            continue;
+        }
+        cli_progress_clear();
+        fprintf(stderr, "inferbench: --%s applies to CUDA only: the model runs on the CPU\n", d->opt.name);
+        return false;
+    }
+    return true;
+}
+
+/* Names what getopt_long refused: an ambiguous prefix ("--pre" for
+ * --precision and --prefer-nhwc) or an unknown option; getopt_long answers
+ * '?' for both. */
+static void report_unknown(const cli_command *cmd, const char *word)
+{
+    char matches[256] = "";
+    int n = 0;
+    size_t len = strcspn(word + 2, "=");
+    for (size_t i = 0; word[0] == '-' && word[1] == '-' && len > 0 && i < N_OPTIONS; i++)
+        if (!strncmp(options[i].opt.name, word + 2, len)) {
+            snprintf(matches + strlen(matches), sizeof matches - strlen(matches), "%s--%s", n ? ", " : "",
+                     options[i].opt.name);
+            n++;
+        }
+    if (n > 1)
+        fprintf(stderr, "inferbench %s: ambiguous option '%.*s' (%s)\n", cmd->name, (int)(len + 2), word,
+                matches);
+    else
+        fprintf(stderr, "inferbench %s: unknown option '%s' (see inferbench %s --help)\n", cmd->name, word,
+                cmd->name);
 }
 
 static bool check_consistency(const cli_args *a)
@@ -249,6 +384,18 @@ static bool check_consistency(const cli_args *a)
         return false;
     }
     return true;
+}
+
+/* Options given to a command they do not apply to are errors, not silently
+ * ignored: a user who typed --flush-l2 to `zoo list` expects something. */
+static void refuse_elsewhere(const cli_command *cmd, const option_def *d)
+{
+    if (d->scope)
+        fprintf(stderr, "inferbench %s: --%s does not apply to this command: %s\n", cmd->name, d->opt.name,
+                d->scope);
+    else
+        fprintf(stderr, "inferbench %s: --%s does not apply to this command (see inferbench %s --help)\n",
+                cmd->name, d->opt.name, cmd->name);
 }
 
 cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
@@ -280,8 +427,10 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
              * the cluster's word: name the character instead. */
             char shortopt[3] = {'-', (char)optopt, '\0'};
             const char *what = optopt > 0 && optopt < 128 ? shortopt : argv[optind - 1];
-            fprintf(stderr, "inferbench %s: %s option '%s' (see inferbench %s --help)\n", cmd->name,
-                    id == ':' ? "missing value for" : "unknown", what, cmd->name);
+            if (id == '?' && what == argv[optind - 1]) report_unknown(cmd, what);
+            else
+                fprintf(stderr, "inferbench %s: missing value for option '%s' (see inferbench %s --help)\n",
+                        cmd->name, what, cmd->name);
             return CLI_BAD_INPUT;
         }
         const option_def *d = find_option(id);
@@ -289,11 +438,12 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
             print_help(cmd);
             return CLI_HELP_SHOWN;
         }
-        if (d->group && !(d->group & cmd->groups)) {
-            fprintf(stderr, "inferbench %s: --%s does not apply to this command\n", cmd->name, d->opt.name);
+        if (!accepts(cmd, d)) {
+            refuse_elsewhere(cmd, d);
             return CLI_BAD_INPUT;
         }
         if (!apply(a, id, d->opt.name, optarg)) return CLI_BAD_INPUT;
+        a->given |= (uint64_t)1 << (size_t)(d - options);
     }
     for (int i = optind; i < argc; i++) {
         if (a->n_pos == (int)(sizeof a->pos / sizeof a->pos[0])) {
@@ -303,5 +453,5 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
         a->pos[a->n_pos++] = argv[i];
     }
     a->model = a->n_pos > 0 ? a->pos[0] : CLI_DEFAULT_MODEL;
-    return check_consistency(a) ? CLI_PARSED : CLI_BAD_INPUT;
+    return check_rules(cmd, a) && check_consistency(a) ? CLI_PARSED : CLI_BAD_INPUT;
 }

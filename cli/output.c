@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <stdlib.h>
@@ -33,8 +34,20 @@ int cli_exit_code(ib_status st)
 
 int cli_fail(ib_status st, const char *message)
 {
+    cli_progress_clear();
     fprintf(stderr, "inferbench: %s\n", message && *message ? message : ib_status_str(st));
     return cli_exit_code(st);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    cli_progress_clear();
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("inferbench: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
 }
 
 /* A signal within this long of the first is the same request delivered
@@ -176,9 +189,15 @@ int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload
     }
     ib_error err = {{0}};
     ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
-    if (st == IB_OK) return EXIT_OK;
+    /* --device auto is resolved now: CUDA-only options are judged here. */
+    if (st == IB_OK && cli_options_fit_device(a, ib_workload_get_info(*w)->device)) return EXIT_OK;
     cli_output_abort(json);
     if (html) cli_output_abort(html);
+    if (st == IB_OK) {
+        ib_workload_destroy(*w);
+        *w = NULL;
+        return EXIT_BAD_INPUT;
+    }
     return cli_fail(st, err.message);
 }
 
@@ -199,6 +218,7 @@ int cli_finish_with_html(cli_output *json, cli_output *html, char *text, char *d
                          ib_status st, const ib_error *err)
 {
     int code = EXIT_OK;
+    cli_progress_clear();
     if (text) fputs(text, stdout);
     ib_free(text);
     if (!save(json, doc)) code = EXIT_RUN_FAILED;

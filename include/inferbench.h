@@ -230,6 +230,40 @@ enum {
 /* Latency                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Progress of a measurement, for a caller that shows it while it runs (the
+ * library itself never prints). */
+typedef enum ib_phase {
+    IB_PHASE_COLD_RUN,     /* the first run (at a batch), kept apart */
+    IB_PHASE_WARMUP,
+    IB_PHASE_SAMPLING,     /* timed runs, one at a time */
+    IB_PHASE_BACK_TO_BACK, /* throughput: runs timed back-to-back */
+    IB_PHASE_BATCH_PROBE   /* throughput: does a batch fit? */
+} ib_phase;
+
+/* "cold run", "warm-up", "sampling", "back-to-back", "probe". */
+const char *ib_phase_name(ib_phase phase);
+
+typedef struct ib_progress {
+    ib_phase phase;
+    int64_t done;          /* runs done in this phase (probes: done so far) */
+    int64_t total;         /* runs this phase takes; 0 when not known */
+    double elapsed_ms;     /* since the measurement began */
+    double eta_ms;         /* time this phase has left; NaN when not known */
+    bool eta_is_bound;     /* eta_ms is a cap (adaptive stopping, warm-up until
+                              steady), not an estimate */
+    int64_t batch;         /* the batch being run */
+    int64_t step, steps;   /* of a measurement in parts, 1-based (throughput's
+                              candidate batches, pitfalls' rows, calibrate's
+                              points); 0 when none */
+    const char *step_name; /* "candidate", a pitfall row's name, "spin 50 us";
+                              NULL when none. Valid during the call only. */
+} ib_progress;
+
+/* Called between runs, never inside a timed region: at each phase's start
+ * and then at most every IB_PROGRESS_PERIOD_MS of the workload's clock. */
+typedef void (*ib_progress_fn)(const ib_progress *p, void *user);
+#define IB_PROGRESS_PERIOD_MS 100.0
+
 typedef struct ib_config {
     int64_t warmup_runs;      /* at least this many warm-up runs (default 10) */
     double warmup_ms;         /* and at least this long (default 500) */
@@ -245,6 +279,8 @@ typedef struct ib_config {
     bool exclude_launch;      /* hold the stream until the run is queued */
     bool sample_gpu_state;    /* NVML before/during/after (default true) */
     const volatile int *cancel; /* nonzero: stop as soon as possible */
+    ib_progress_fn progress;  /* NULL (default): no progress reports */
+    void *progress_user;      /* handed to progress */
 } ib_config;
 
 void ib_config_init(ib_config *cfg);

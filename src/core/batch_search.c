@@ -23,11 +23,13 @@ static bool is_capacity_limit(ib_status st, int64_t batch)
  * when the probe failed for another reason than capacity (or recovery
  * failed), and then nothing is recorded. *limit keeps the backend's words
  * at the last batch that did not fit. */
-static ib_status probe(ib_workload *w, int64_t batch, ib_throughput_result *r, bool *fits,
+static ib_status probe(ib_workload *w, int64_t batch, ib__progress *pr, ib_throughput_result *r, bool *fits,
                        ib_error *limit, ib_error *err)
 {
     IB_FAIL_IF(r->n_probes == IB_MAX_PROBES, err, IB_ERR_INTERNAL,
                "batch search: more than %d probes", IB_MAX_PROBES);
+    ib__progress_step(pr, (int64_t)r->n_probes + 1, 0, NULL, batch);
+    ib__progress_phase(pr, IB_PHASE_BATCH_PROBE, 0);
     double t0 = ib__workload_now_ms(w);
     ib_error why = {{0}};
     ib_status st = ib_workload_set_batch(w, batch, &why);
@@ -49,7 +51,7 @@ static ib_status probe(ib_workload *w, int64_t batch, ib_throughput_result *r, b
 /* Doubles from 1 while batches fit. On return *fit is the largest batch
  * seen to fit (0: none) and *no_fit the first that did not (0: none, the
  * growth reached max_batch). */
-static ib_status grow(ib_workload *w, int64_t max_batch, const volatile int *cancel,
+static ib_status grow(ib_workload *w, int64_t max_batch, const volatile int *cancel, ib__progress *pr,
                       ib_throughput_result *r, int64_t *fit, int64_t *no_fit, ib_error *oom,
                       ib_error *err)
 {
@@ -57,7 +59,7 @@ static ib_status grow(ib_workload *w, int64_t max_batch, const volatile int *can
     for (int64_t b = 1;; b = b > max_batch / 2 ? max_batch : 2 * b) {
         IB_FAIL_IF(ib__cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
         bool fits;
-        IB_TRY(probe(w, b, r, &fits, oom, err));
+        IB_TRY(probe(w, b, pr, r, &fits, oom, err));
         if (!fits) {
             *no_fit = b;
             return IB_OK;
@@ -68,14 +70,14 @@ static ib_status grow(ib_workload *w, int64_t max_batch, const volatile int *can
 }
 
 /* Bisects (fit, no_fit) down to adjacent batches. */
-static ib_status bisect(ib_workload *w, const volatile int *cancel, ib_throughput_result *r,
+static ib_status bisect(ib_workload *w, const volatile int *cancel, ib__progress *pr, ib_throughput_result *r,
                         int64_t *fit, int64_t no_fit, ib_error *oom, ib_error *err)
 {
     while (no_fit - *fit > 1) {
         IB_FAIL_IF(ib__cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
         int64_t mid = *fit + (no_fit - *fit) / 2;
         bool fits;
-        IB_TRY(probe(w, mid, r, &fits, oom, err));
+        IB_TRY(probe(w, mid, pr, r, &fits, oom, err));
         if (fits) *fit = mid;
         else no_fit = mid;
     }
@@ -83,17 +85,17 @@ static ib_status bisect(ib_workload *w, const volatile int *cancel, ib_throughpu
 }
 
 ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel,
-                           ib_throughput_result *r, ib_error *err)
+                           ib__progress *pr, ib_throughput_result *r, ib_error *err)
 {
     double t0 = ib__workload_now_ms(w);
     int64_t fit = 0, no_fit = 0;
     ib_error oom = {{0}};
-    ib_status st = grow(w, max_batch, cancel, r, &fit, &no_fit, &oom, err);
+    ib_status st = grow(w, max_batch, cancel, pr, r, &fit, &no_fit, &oom, err);
     if (st == IB_OK && fit == 0)
         st = ib__fail(err, IB_ERR_DEVICE_OOM,
                       "batch 1 does not fit in the device's memory, so no batch can run (%s)",
                       oom.message);
-    if (st == IB_OK && no_fit != 0) st = bisect(w, cancel, r, &fit, no_fit, &oom, err);
+    if (st == IB_OK && no_fit != 0) st = bisect(w, cancel, pr, r, &fit, no_fit, &oom, err);
     r->largest_fitting = fit;
     ib__strlcpy(r->limit_reason, oom.message, sizeof r->limit_reason);
     r->limited_by_max_batch = st == IB_OK && no_fit == 0;

@@ -7,6 +7,7 @@
 #include "env/env.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const double default_durations_us[] = {5, 10, 20, 50, 100, 1000, 10000, 100000};
@@ -92,6 +93,16 @@ static ib_status timer_resolution(int device_id, double *us, ib_error *err)
 
 /* What is left of an error once the harness's fixed cost of an empty run,
  * measured the same way, is taken off. */
+/* The point about to be measured, as progress reports name it: the harness
+ * (an empty kernel) is step 1 of n + 1. */
+static ib_config point_progress(ib__progress *pr, size_t step, size_t n, double true_us, const ib_config *cfg)
+{
+    char name[48];
+    snprintf(name, sizeof name, step == 1 ? "harness" : "spin %g us", true_us);
+    ib__progress_step(pr, (int64_t)step, (int64_t)n + 1, name, 1);
+    return ib__progress_nested(pr, cfg);
+}
+
 static void correct_errors(ib_calibration_point *p, const ib_calibration_point *harness)
 {
     p->corrected_error_us = p->median_us - harness->median_us - p->true_us;
@@ -118,14 +129,18 @@ ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durati
     ib__env_capture(&out->env, probe);
     ib_workload_destroy(probe);
 
+    ib__progress pr;
+    ib__progress_init(&pr, cfg, NULL);
     ib_status st = timer_resolution(device_id, &out->timer_resolution_us, err);
-    if (st == IB_OK) st = calibrate_point(0, device_id, cfg, &out->harness, err);
+    ib_config point_cfg = point_progress(&pr, 1, n, 0, cfg);
+    if (st == IB_OK) st = calibrate_point(0, device_id, &point_cfg, &out->harness, err);
     /* Sampled from here: the harness measurement warmed the GPU up. */
     ib__gpu_sampler *sampler =
         st == IB_OK && cfg->sample_gpu_state ? ib__gpu_sampler_start(&out->env, device_id, IB__GPU_SAMPLE_PERIOD_MS) : NULL;
     for (size_t i = 0; i < n && st == IB_OK; i++) {
         if (ib__cancelled(cfg->cancel)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
-        else st = calibrate_point(durations_us[i], device_id, cfg, &out->points[i], err);
+        point_cfg = point_progress(&pr, i + 2, n, durations_us[i], cfg);
+        if (st == IB_OK) st = calibrate_point(durations_us[i], device_id, &point_cfg, &out->points[i], err);
         if (st != IB_OK) break;
         correct_errors(&out->points[i], &out->harness);
         out->n_points = i + 1;

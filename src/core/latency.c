@@ -88,14 +88,16 @@ static double primary(double device_ms, double host_ms)
     return isnan(device_ms) ? host_ms : device_ms;
 }
 
-ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, int64_t *runs_done, double *ms_spent,
-                      bool *steady, ib_error *err)
+ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, ib__progress *pr, int64_t *runs_done,
+                      double *ms_spent, bool *steady, ib_error *err)
 {
     double recent[2 * IB__STEADY_WINDOW];
     size_t n_recent = 0;
     double t0 = ib__workload_now_ms(run->w);
     *runs_done = 0;
     *steady = !cfg->warmup_until_steady;
+    /* Until steady, the end is not known: only the cap bounds it. */
+    ib__progress_phase(pr, IB_PHASE_WARMUP, cfg->warmup_until_steady ? 0 : cfg->warmup_runs);
     for (;;) {
         double elapsed = ib__workload_now_ms(run->w) - t0;
         *ms_spent = elapsed;
@@ -106,6 +108,7 @@ ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, int64_t *runs_done,
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         (*runs_done)++;
+        ib__progress_runs(pr, *runs_done, cfg->warmup_until_steady ? cfg->warmup_max_ms : NAN);
         if (n_recent == 2 * IB__STEADY_WINDOW) {
             memmove(recent, recent + 1, (n_recent - 1) * sizeof *recent);
             n_recent--;
@@ -130,7 +133,8 @@ static void summarize(ib_latency_result *r)
     if (r->precision_target > 0 && !r->precision_met) r->warnings |= IB_WARN_PRECISION_NOT_MET;
 }
 
-static ib_status sample(ib__runner *run, const ib_config *cfg, ib_latency_result *r, ib_error *err)
+static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr, ib_latency_result *r,
+                        ib_error *err)
 {
     ib__stop_rule rule = {
         .runs = cfg->runs, .precision = cfg->precision, .min_runs = cfg->min_runs,
@@ -139,6 +143,8 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib_latency_result
     size_t cap = 0;
     double t0 = ib__workload_now_ms(run->w);
     double achieved = INFINITY;
+    bool adaptive = cfg->precision > 0;
+    ib__progress_phase(pr, IB_PHASE_SAMPLING, adaptive ? cfg->max_runs : cfg->runs);
     for (;;) {
         double elapsed = ib__workload_now_ms(run->w) - t0;
         const double *primary_samples = r->has_device_timer ? r->device_ms : r->host_ms;
@@ -149,6 +155,7 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib_latency_result
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         if (append_sample(r, &cap, d, h) != IB_OK)
             return ib__fail(err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+        ib__progress_runs(pr, (int64_t)r->n, adaptive ? cfg->max_time_ms : NAN);
     }
 }
 
@@ -189,10 +196,15 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
 
     ib__runner run;
     IB_TRY(ib__runner_init(&run, w, cfg, err));
+    ib__progress pr;
+    ib__progress_init(&pr, cfg, w);
+    ib__progress_step(&pr, 0, 0, NULL, w->info.batch);
 
+    ib__progress_phase(&pr, IB_PHASE_COLD_RUN, 1);
     ib_status st = ib__runner_time_one(&run, &out->cold_device_ms, &out->cold_host_ms, err);
     if (st == IB_OK)
-        st = ib__warm_up(&run, cfg, &out->warmup_runs_done, &out->warmup_ms_spent, &out->warmup_steady, err);
+        st = ib__warm_up(&run, cfg, &pr, &out->warmup_runs_done, &out->warmup_ms_spent, &out->warmup_steady,
+                         err);
     if (st == IB_OK && !out->warmup_steady) out->warnings |= IB_WARN_NOT_STEADY;
     /* GPU state is sampled over the timed runs: the "before" sample is the
      * state they start in, after warm-up (an idle GPU before the cold run is
@@ -200,7 +212,7 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
     ib__gpu_sampler *sampler = st == IB_OK && cfg->sample_gpu_state && w->stream
                                    ? ib__gpu_sampler_start(&out->env, w->device_id, IB__GPU_SAMPLE_PERIOD_MS)
                                    : NULL;
-    if (st == IB_OK) st = sample(&run, cfg, out, err);
+    if (st == IB_OK) st = sample(&run, cfg, &pr, out, err);
     ib__runner_release(&run);
 
     summarize(out);

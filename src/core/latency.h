@@ -2,6 +2,7 @@
 #ifndef IB_CORE_LATENCY_H
 #define IB_CORE_LATENCY_H
 
+#include "core/progress.h"
 #include "core/runner.h"
 
 /* Limits that keep memory bounded and refuse absurd requests up front:
@@ -23,8 +24,9 @@ ib_status ib__config_validate(const ib_config *cfg, ib_error *err);
 unsigned ib__sample_warnings(const double *ms, const ib_stats *st);
 
 /* Warms up until cfg's count and time minimums are met and, when asked, the
- * timings are steady (rules.h), or the time cap is reached. */
-ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, int64_t *runs_done, double *ms_spent,
-                      bool *steady, ib_error *err);
+ * timings are steady (rules.h), or the time cap is reached. Reports its
+ * progress through pr. */
+ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, ib__progress *pr, int64_t *runs_done,
+                      double *ms_spent, bool *steady, ib_error *err);
 
 #endif

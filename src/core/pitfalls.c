@@ -13,6 +13,9 @@
 /* A single run "off" by more than this (percent of the median) is counted
  * in single_off_5pct. */
 #define SINGLE_OFF_PCT 5.0
+/* The rows that take runs of their own, for progress reports: the correct
+ * one and the three wrong ways measured after it. */
+#define PROGRESS_STEPS 4
 
 static const struct {
     const char *name;
@@ -166,9 +169,14 @@ static ib_status sample_correct_timer(ib_workload *w, void *ctx, double *ms, ib_
 static ib_status sample_n(ib_workload *w, const ib_config *cfg, sample_fn one, void *ctx, double *x,
                           size_t n, size_t *done, ib_error *err)
 {
+    ib__progress pr;
+    ib__progress_init(&pr, cfg, w);
+    ib__progress_step(&pr, 0, 0, NULL, w->info.batch);
+    ib__progress_phase(&pr, IB_PHASE_SAMPLING, (int64_t)n);
     for (*done = 0; *done < n; (*done)++) {
         if (ib__cancelled(cfg->cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         IB_TRY(one(w, ctx, &x[*done], err));
+        ib__progress_runs(&pr, (int64_t)*done + 1, NAN);
     }
     return IB_OK;
 }
@@ -233,7 +241,7 @@ static void stop(ib_pitfalls_result *out, ib_status st, const char *why)
 }
 
 static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, const ib_config *cfg,
-                                    size_t n, double correct_median, ib_error *err)
+                                    ib__progress *pr, size_t n, double correct_median, ib_error *err)
 {
     static const struct {
         ib_pitfall kind;
@@ -254,7 +262,10 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
             break;
         }
         ib_pitfall_row *row = &out->rows[order[i].kind];
-        if (measure_row(row, order[i].measure, w, cfg, x, n, correct_median) == IB_ERR_INTERRUPTED)
+        /* The correct row was step 1; the single sample is read off it. */
+        ib__progress_step(pr, (int64_t)i + 2, PROGRESS_STEPS, row->name, w->info.batch);
+        ib_config row_cfg = ib__progress_nested(pr, cfg);
+        if (measure_row(row, order[i].measure, w, &row_cfg, x, n, correct_median) == IB_ERR_INTERRUPTED)
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     }
     free(x);
@@ -269,9 +280,13 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
     IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or configuration");
     mark_applicability(out, w);
 
+    ib__progress pr;
+    ib__progress_init(&pr, cfg, w);
+    ib__progress_step(&pr, 1, PROGRESS_STEPS, out->rows[IB_PITFALL_CORRECT].name, w->info.batch);
+    ib_config correct_cfg = ib__progress_nested(&pr, cfg);
     ib_error e = {{0}};
     ib_latency_result correct;
-    ib_status st = ib_measure_latency(w, cfg, &correct, &e);
+    ib_status st = ib_measure_latency(w, &correct_cfg, &correct, &e);
     out->env = correct.env;
     out->warnings = correct.warnings;
     ib_pitfall_row *ref = &out->rows[IB_PITFALL_CORRECT];
@@ -286,7 +301,7 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
     if (single_sample(single, correct.has_device_timer ? correct.device_ms : correct.host_ms,
                       &ref->stats) != IB_OK)
         row_fail(single, IB_ERR_NO_MEMORY, "out of host memory");
-    st = measure_wrong_ways(out, w, cfg, correct.n, ref->stats.p50, err);
+    st = measure_wrong_ways(out, w, cfg, &pr, correct.n, ref->stats.p50, err);
     ib_latency_result_free(&correct);
     if (st != IB_OK) stop(out, st, st == IB_ERR_INTERRUPTED ? "interrupted" : ib_status_str(st));
     return st;

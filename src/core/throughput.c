@@ -80,8 +80,8 @@ static size_t sorted_copy(const int64_t *batches, size_t n, int64_t *cand)
 }
 
 /* Decides which batches to time; searches when nothing fixes them. */
-static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_throughput_result *r,
-                            int64_t *cand, size_t *n, ib_error *err)
+static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib__progress *pr,
+                            ib_throughput_result *r, int64_t *cand, size_t *n, ib_error *err)
 {
     *n = 0;
     if (!w->info.has_batch_dim) {
@@ -98,7 +98,7 @@ static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_
         return IB_OK;
     }
     r->searched = true;
-    IB_TRY(ib__batch_search(w, cfg->max_batch, cfg->run.cancel, r, err));
+    IB_TRY(ib__batch_search(w, cfg->max_batch, cfg->run.cancel, pr, r, err));
     *n = powers_of_two(r->largest_fitting, cand);
     return IB_OK;
 }
@@ -109,16 +109,18 @@ static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_
 
 /* The classic method: every run synchronized and timed alone. Its latency
  * distribution is what a latency budget is checked against. */
-static ib_status time_per_run(ib__runner *run, int64_t runs, ib_throughput_point *p, double *ms,
-                              ib_error *err)
+static ib_status time_per_run(ib__runner *run, ib__progress *pr, int64_t runs, ib_throughput_point *p,
+                              double *ms, ib_error *err)
 {
     double sum = 0;
+    ib__progress_phase(pr, IB_PHASE_SAMPLING, runs);
     for (int64_t i = 0; i < runs; i++) {
         IB_FAIL_IF(ib__cancelled(run->cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         ms[i] = isnan(d) ? h : d;
         sum += ms[i];
+        ib__progress_runs(pr, i + 1, NAN);
     }
     IB_TRY(ib_stats_compute(ms, (size_t)runs, &p->latency_ms));
     p->items_per_s_sync = (double)runs * (double)p->batch / sum * 1000.0;
@@ -143,6 +145,7 @@ typedef struct sweep_state {
     ib_workload *w;
     const ib_config *rc;
     double *ms;                 /* [rc->runs] per-run timings of the point */
+    ib__progress *pr;
     ib_throughput_result *r;
     ib__gpu_sampler *sampler;   /* started after the first warm-up */
 } sweep_state;
@@ -162,13 +165,15 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
      * latency keeps its cold run, so that warm-up judges steadiness on warm
      * runs and its time cap is not spent on set-up. */
     double first_device_ms;
+    ib__progress_phase(s->pr, IB_PHASE_COLD_RUN, 1);
     IB_TRY(ib__runner_time_one(run, &first_device_ms, &p->first_run_ms, err));
     double warm_ms;
-    IB_TRY(ib__warm_up(run, s->rc, &p->warmup_runs, &warm_ms, &p->warmup_steady, err));
+    IB_TRY(ib__warm_up(run, s->rc, s->pr, &p->warmup_runs, &warm_ms, &p->warmup_steady, err));
     if (!p->warmup_steady) s->r->warnings |= IB_WARN_NOT_STEADY;
     start_sampling(s);
-    IB_TRY(time_per_run(run, s->rc->runs, p, s->ms, err));
+    IB_TRY(time_per_run(run, s->pr, s->rc->runs, p, s->ms, err));
     s->r->warnings |= ib__sample_warnings(s->ms, &p->latency_ms);
+    ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, s->rc->runs);
     return time_back_to_back(run, s->rc->runs, p, err);
 }
 
@@ -198,6 +203,7 @@ static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_
         IB_FAIL_IF(ib__cancelled(s->rc->cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         ib_throughput_point *p = &s->r->points[s->r->n_points++];
         *p = (ib_throughput_point){ .batch = cand[i] };
+        ib__progress_step(s->pr, (int64_t)i + 1, (int64_t)n, "candidate", cand[i]);
         measure_point(s, p, err);
         if (p->status == IB_ERR_DEVICE_OOM) IB_TRY(ib__recover_from_oom(s->w, err));
         else IB_TRY(p->status);
@@ -208,10 +214,10 @@ static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_
 /* Times every candidate. A batch that runs out of memory here (the arena
  * fragmented since the search, or a different run path) is marked and the
  * sweep goes on after recovery; anything else stops it. */
-static ib_status sweep(ib_workload *w, const ib_config *rc, const int64_t *cand, size_t n,
+static ib_status sweep(ib_workload *w, const ib_config *rc, ib__progress *pr, const int64_t *cand, size_t n,
                        ib_throughput_result *r, ib_error *err)
 {
-    sweep_state s = { .w = w, .rc = rc, .r = r, .ms = malloc((size_t)rc->runs * sizeof(double)) };
+    sweep_state s = { .w = w, .rc = rc, .pr = pr, .r = r, .ms = malloc((size_t)rc->runs * sizeof(double)) };
     IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     double t0 = ib__workload_now_ms(w);
     ib_status st = sweep_points(&s, cand, n, err);
@@ -287,8 +293,10 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     ib__env_capture(&out->env, w);
     int64_t cand[IB_MAX_POINTS];
     size_t n_cand;
-    ib_status st = candidates(w, cfg, out, cand, &n_cand, err);
-    if (st == IB_OK) st = sweep(w, &cfg->run, cand, n_cand, out, err);
+    ib__progress pr;
+    ib__progress_init(&pr, &cfg->run, w);
+    ib_status st = candidates(w, cfg, &pr, out, cand, &n_cand, err);
+    if (st == IB_OK) st = sweep(w, &cfg->run, &pr, cand, n_cand, out, err);
     out->warnings |= ib__env_gpu_warnings(&out->env);
 
     choose_peak_and_knee(out, cfg->knee_fraction);

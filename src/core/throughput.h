@@ -4,6 +4,7 @@
 #define IB_CORE_THROUGHPUT_H
 
 #include "backend/workload.h"
+#include "core/progress.h"
 
 /* Upper bound of any batch asked for: it keeps batch arithmetic far from
  * overflow and the probe count small (at most ~2*20+2 probes). */
@@ -18,7 +19,7 @@
  * IB_ERR_DEVICE_OOM; any error other than out of memory stops the search
  * and is returned. */
 ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel,
-                           ib_throughput_result *r, ib_error *err);
+                           ib__progress *pr, ib_throughput_result *r, ib_error *err);
 
 /* What follows a device out-of-memory: the runtime keeps its arena after a
  * failed allocation, so a fresh session (ops->reopen, when the backend has

@@ -1,0 +1,87 @@
+/* The progress line: one line on a terminal's standard error, rewritten in
+ * place (carriage return, then erase to the end of the line) as the
+ * library reports progress, and erased before anything else is printed.
+ * Nothing when standard error is a file or a pipe, or with --quiet. No
+ * colour. */
+#include "cli.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#define ERASE_TO_END "\033[K"
+
+/* Whether a line is on the screen now (one process, one line). */
+static bool shown;
+
+void cli_progress_clear(void)
+{
+    if (!shown) return;
+    fputs("\r" ERASE_TO_END, stderr);
+    fflush(stderr);
+    shown = false;
+}
+
+/* Columns of the terminal, so that the line never wraps (a wrapped line
+ * cannot be rewritten by a carriage return). */
+static size_t terminal_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1) return ws.ws_col;
+    return 80;
+}
+
+/* "[3/9 candidate, batch 64] " or "" */
+static void format_step(const ib_progress *p, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (p->phase == IB_PHASE_BATCH_PROBE || p->steps == 0) return;
+    char batch[32] = "";
+    if (p->batch > 1) snprintf(batch, sizeof batch, ", batch %lld", (long long)p->batch);
+    snprintf(out, size, "[%lld/%lld %s%s] ", (long long)p->step, (long long)p->steps,
+             p->step_name ? p->step_name : "", batch);
+}
+
+/* "sampling 40/100 runs" / "probe 7: batch 512" */
+static void format_phase(const ib_progress *p, char *out, size_t size)
+{
+    if (p->phase == IB_PHASE_BATCH_PROBE)
+        snprintf(out, size, "batch search: probe %lld, batch %lld", (long long)p->step, (long long)p->batch);
+    else if (p->phase == IB_PHASE_COLD_RUN)
+        snprintf(out, size, "%s", ib_phase_name(p->phase));
+    else if (p->total > 0)
+        snprintf(out, size, "%s %lld/%lld runs", ib_phase_name(p->phase), (long long)p->done,
+                 (long long)p->total);
+    else
+        snprintf(out, size, "%s %lld runs", ib_phase_name(p->phase), (long long)p->done);
+}
+
+/* ", ~2.1 s left" / ", at most 8.8 s left" / "" */
+static void format_eta(const ib_progress *p, char *out, size_t size)
+{
+    out[0] = '\0';
+    if (!isnan(p->eta_ms)) snprintf(out, size, ", %s%.1f s left", p->eta_is_bound ? "at most " : "~", p->eta_ms / 1e3);
+}
+
+static void show(const ib_progress *p, void *user)
+{
+    (void)user;
+    char step[128], phase[128], eta[64], line[512];
+    format_step(p, step, sizeof step);
+    format_phase(p, phase, sizeof phase);
+    format_eta(p, eta, sizeof eta);
+    snprintf(line, sizeof line, "inferbench: %s%s, %.1f s elapsed%s", step, phase, p->elapsed_ms / 1e3, eta);
+    size_t width = terminal_columns() - 1;
+    if (strlen(line) > width) line[width] = '\0';
+    fprintf(stderr, "\r%s" ERASE_TO_END, line);
+    fflush(stderr);
+    shown = true;
+}
+
+void cli_progress_attach(ib_config *cfg, bool quiet)
+{
+    if (quiet || !isatty(STDERR_FILENO)) return;
+    cfg->progress = show;
+    cfg->progress_user = NULL;
+}

@@ -1,0 +1,43 @@
+/* Progress reports to the caller's ib_config.progress callback: at each
+ * phase's start, then rate-limited between runs to at most one every
+ * IB_PROGRESS_PERIOD_MS of the workload's clock (the clock the runner
+ * already reads), so that the timed loop pays one clock read a run and
+ * nothing inside a timed region. A measurement made of others (pitfalls'
+ * rows, calibrate's points) hands its parts a nested configuration whose
+ * reports carry its step and its elapsed time. */
+#ifndef IB_CORE_PROGRESS_H
+#define IB_CORE_PROGRESS_H
+
+#include "backend/workload.h"
+
+typedef struct ib__progress {
+    ib_progress_fn fn;       /* NULL: every call is a no-op */
+    void *user;
+    const ib_workload *w;    /* the clock; NULL: the host's monotonic clock */
+    double t0_ms;            /* the measurement's start */
+    double phase_t0_ms;      /* the current phase's start */
+    double last_ms;          /* the last report */
+    ib_progress p;
+    char step_name[64];
+} ib__progress;
+
+void ib__progress_init(ib__progress *pr, const ib_config *cfg, const ib_workload *w);
+
+/* Names the part of the measurement that follows (not reported until its
+ * first phase starts): step of steps (0: none), its name (NULL: none) and
+ * batch. */
+void ib__progress_step(ib__progress *pr, int64_t step, int64_t steps, const char *name, int64_t batch);
+
+/* A phase of total runs (0: not known) starts: reported at once. */
+void ib__progress_phase(ib__progress *pr, ib_phase phase, int64_t total);
+
+/* done runs of the phase are over. cap_ms: the phase's time cap (NaN: none;
+ * the time left is then estimated from the rate so far and the total).
+ * Reported when IB_PROGRESS_PERIOD_MS passed since the last report. */
+void ib__progress_runs(ib__progress *pr, int64_t done, double cap_ms);
+
+/* cfg with its progress reports routed through pr: they carry pr's step and
+ * elapsed time. pr must outlive the measurement that gets the copy. */
+ib_config ib__progress_nested(const ib__progress *pr, const ib_config *cfg);
+
+#endif
