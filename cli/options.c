@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+// clang-format off
 enum {
     O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_CUDNN, O_NHWC, O_CUDA_GRAPH, O_THREADS,
     O_RUNS, O_WARMUP_RUNS, O_WARMUP_MS, O_WARMUP_MAX_MS, O_NO_STEADY, O_PRECISION, O_MIN_RUNS,
@@ -20,6 +21,7 @@ enum {
     O_THRESHOLD, O_FAIL_IF_SLOWER,
     O_HELP, O_QUIET
 };
+// clang-format on
 
 /* Where an option does nothing. */
 typedef enum option_device {
@@ -35,11 +37,11 @@ typedef struct option_def {
     unsigned group;     /* 0: every command */
     const char *arg;    /* argument name for the help, NULL for flags */
     const char *help;
-    int needs;          /* 0, or the option (O_*) without which this one does nothing */
-    int conflicts;      /* 0, or an option (O_*) this one cannot be given with */
+    int needs;     /* 0, or the option (O_*) without which this one does nothing */
+    int conflicts; /* 0, or an option (O_*) this one cannot be given with */
     option_device device;
-    const char *why;    /* the reason given with a refusal by needs or conflicts */
-    const char *scope;  /* said when a command without the option's group refuses it */
+    const char *why;   /* the reason given with a refusal by needs or conflicts */
+    const char *scope; /* said when a command without the option's group refuses it */
 } option_def;
 
 /* An entry names only the rules it has (.needs, .device...): the others
@@ -427,10 +429,11 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
              * the cluster's word: name the character instead. */
             char shortopt[3] = {'-', (char)optopt, '\0'};
             const char *what = optopt > 0 && optopt < 128 ? shortopt : argv[optind - 1];
-            if (id == '?' && what == argv[optind - 1]) report_unknown(cmd, what);
+            if (id == '?' && what == argv[optind - 1])
+                report_unknown(cmd, what);
             else
-                fprintf(stderr, "inferbench %s: missing value for option '%s' (see inferbench %s --help)\n",
-                        cmd->name, what, cmd->name);
+                fprintf(stderr, "inferbench %s: %s option '%s' (see inferbench %s --help)\n", cmd->name,
+                        id == ':' ? "missing value for" : "unknown", what, cmd->name);
             return CLI_BAD_INPUT;
         }
         const option_def *d = find_option(id);

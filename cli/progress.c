@@ -61,7 +61,8 @@ static void format_phase(const ib_progress *p, char *out, size_t size)
 static void format_eta(const ib_progress *p, char *out, size_t size)
 {
     out[0] = '\0';
-    if (!isnan(p->eta_ms)) snprintf(out, size, ", %s%.1f s left", p->eta_is_bound ? "at most " : "~", p->eta_ms / 1e3);
+    if (!isnan(p->eta_ms))
+        snprintf(out, size, ", %s%.1f s left", p->eta_is_bound ? "at most " : "~", p->eta_ms / 1e3);
 }
 
 static void show(const ib_progress *p, void *user)

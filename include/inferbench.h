@@ -233,7 +233,7 @@ enum {
 /* Progress of a measurement, for a caller that shows it while it runs (the
  * library itself never prints). */
 typedef enum ib_phase {
-    IB_PHASE_COLD_RUN,     /* the first run (at a batch), kept apart */
+    IB_PHASE_COLD_RUN, /* the first run (at a batch), kept apart */
     IB_PHASE_WARMUP,
     IB_PHASE_SAMPLING,     /* timed runs, one at a time */
     IB_PHASE_BACK_TO_BACK, /* throughput: runs timed back-to-back */
@@ -279,8 +279,8 @@ typedef struct ib_config {
     bool exclude_launch;      /* hold the stream until the run is queued */
     bool sample_gpu_state;    /* NVML before/during/after (default true) */
     const volatile int *cancel; /* nonzero: stop as soon as possible */
-    ib_progress_fn progress;  /* NULL (default): no progress reports */
-    void *progress_user;      /* handed to progress */
+    ib_progress_fn progress;    /* NULL (default): no progress reports */
+    void *progress_user;        /* handed to progress */
 } ib_config;
 
 void ib_config_init(ib_config *cfg);

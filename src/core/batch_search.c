@@ -52,8 +52,7 @@ static ib_status probe(ib_workload *w, int64_t batch, ib__progress *pr, ib_throu
  * seen to fit (0: none) and *no_fit the first that did not (0: none, the
  * growth reached max_batch). */
 static ib_status grow(ib_workload *w, int64_t max_batch, const volatile int *cancel, ib__progress *pr,
-                      ib_throughput_result *r, int64_t *fit, int64_t *no_fit, ib_error *oom,
-                      ib_error *err)
+                      ib_throughput_result *r, int64_t *fit, int64_t *no_fit, ib_error *oom, ib_error *err)
 {
     *fit = *no_fit = 0;
     for (int64_t b = 1;; b = b > max_batch / 2 ? max_batch : 2 * b) {
@@ -84,8 +83,8 @@ static ib_status bisect(ib_workload *w, const volatile int *cancel, ib__progress
     return IB_OK;
 }
 
-ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel,
-                           ib__progress *pr, ib_throughput_result *r, ib_error *err)
+ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel, ib__progress *pr,
+                           ib_throughput_result *r, ib_error *err)
 {
     double t0 = ib__workload_now_ms(w);
     int64_t fit = 0, no_fit = 0;

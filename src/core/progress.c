@@ -15,10 +15,7 @@ const char *ib_phase_name(ib_phase phase)
     return "?";
 }
 
-static double now_ms(const ib__progress *pr)
-{
-    return pr->w ? ib__workload_now_ms(pr->w) : ib__now_ms();
-}
+static double now_ms(const ib__progress *pr) { return pr->w ? ib__workload_now_ms(pr->w) : ib__now_ms(); }
 
 void ib__progress_init(ib__progress *pr, const ib_config *cfg, const ib_workload *w)
 {
@@ -69,9 +66,12 @@ void ib__progress_runs(ib__progress *pr, int64_t done, double cap_ms)
     double in_phase = now - pr->phase_t0_ms;
     pr->p.done = done;
     pr->p.eta_is_bound = !isnan(cap_ms);
-    if (pr->p.eta_is_bound) pr->p.eta_ms = fmax(cap_ms - in_phase, 0);
-    else if (pr->p.total > 0 && done > 0) pr->p.eta_ms = (double)(pr->p.total - done) * in_phase / (double)done;
-    else pr->p.eta_ms = NAN;
+    if (pr->p.eta_is_bound)
+        pr->p.eta_ms = fmax(cap_ms - in_phase, 0);
+    else if (pr->p.total > 0 && done > 0)
+        pr->p.eta_ms = (double)(pr->p.total - done) * in_phase / (double)done;
+    else
+        pr->p.eta_ms = NAN;
     report(pr, now);
 }
 

@@ -11,12 +11,12 @@
 #include "backend/workload.h"
 
 typedef struct ib__progress {
-    ib_progress_fn fn;       /* NULL: every call is a no-op */
+    ib_progress_fn fn; /* NULL: every call is a no-op */
     void *user;
-    const ib_workload *w;    /* the clock; NULL: the host's monotonic clock */
-    double t0_ms;            /* the measurement's start */
-    double phase_t0_ms;      /* the current phase's start */
-    double last_ms;          /* the last report */
+    const ib_workload *w; /* the clock; NULL: the host's monotonic clock */
+    double t0_ms;         /* the measurement's start */
+    double phase_t0_ms;   /* the current phase's start */
+    double last_ms;       /* the last report */
     ib_progress p;
     char step_name[64];
 } ib__progress;

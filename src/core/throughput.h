@@ -18,8 +18,8 @@
  * failure too), limited_by_max_batch and search_ms. Batch 1 not fitting gives
  * IB_ERR_DEVICE_OOM; any error other than out of memory stops the search
  * and is returned. */
-ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel,
-                           ib__progress *pr, ib_throughput_result *r, ib_error *err);
+ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel, ib__progress *pr,
+                           ib_throughput_result *r, ib_error *err);
 
 /* What follows a device out-of-memory: the runtime keeps its arena after a
  * failed allocation, so a fresh session (ops->reopen, when the backend has

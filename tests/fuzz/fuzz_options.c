@@ -19,7 +19,9 @@ static int no_run(cli_args *a)
 }
 
 static const cli_command every_group = {
-    "fuzz", "[MODEL] [options]", "every option group",
+    "fuzz",
+    "[MODEL] [options]",
+    "every option group",
     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
         OPT_THROUGHPUT | OPT_EXPORT | OPT_COMPARE | OPT_QUIET,
     no_run,
