@@ -373,6 +373,88 @@ static void test_bad_config(void)
     ib_workload_destroy(w);
 }
 
+/* What a progress callback saw. */
+#define MAX_REPORTS 256
+typedef struct seen {
+    size_t n;
+    ib_progress p[MAX_REPORTS];
+} seen;
+
+static void record(const ib_progress *p, void *user)
+{
+    seen *s = user;
+    if (s->n < MAX_REPORTS) s->p[s->n] = *p;
+    s->n++;
+}
+
+/* Cold run, warm-up and sampling reported in that order, each at its
+ * start; between runs at most one report per IB_PROGRESS_PERIOD_MS of the
+ * workload's clock; runs counted, and the time left estimated from the
+ * rate so far. */
+static void test_progress_reports(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = startup_then_steady;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 20;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 300; /* ~2 ms each: ~600 ms of sampling */
+    seen got = {0};
+    cfg.progress = record;
+    cfg.progress_user = &got;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(got.n >= 3 && got.n <= MAX_REPORTS);
+    CHECK_EQ_INT(got.p[0].phase, IB_PHASE_COLD_RUN);
+    CHECK_EQ_INT(got.p[1].phase, IB_PHASE_WARMUP);
+    CHECK_EQ_INT(got.p[1].total, 20);
+    size_t sampling = 0, timed_reports = 0;
+    for (size_t i = 1; i < got.n && i < MAX_REPORTS; i++) {
+        const ib_progress *p = &got.p[i];
+        CHECK(p->phase >= got.p[i - 1].phase); /* phases never go back */
+        CHECK(p->elapsed_ms >= got.p[i - 1].elapsed_ms);
+        CHECK(p->done <= p->total);
+        CHECK_EQ_INT(p->batch, 1);
+        CHECK_EQ_INT(p->steps, 0);
+        if (p->phase != IB_PHASE_SAMPLING) continue;
+        if (sampling++ == 0) {
+            CHECK_EQ_INT(p->done, 0); /* the phase's start */
+            CHECK_EQ_INT(p->total, 300);
+            continue;
+        }
+        timed_reports++;
+        CHECK(p->elapsed_ms - got.p[i - 1].elapsed_ms >= IB_PROGRESS_PERIOD_MS);
+        CHECK(!p->eta_is_bound);
+        CHECK_NEAR(p->eta_ms, (double)(300 - p->done) * 2.02, 0.05 * (double)(300 - p->done) + 0.5);
+    }
+    /* ~606 ms of runs: 5 or 6 reports after the start, not one a run. */
+    CHECK(timed_reports >= 5 && timed_reports <= 6);
+    ib_latency_result_free(&r);
+
+    /* Adaptive: the time left is what the time cap leaves. */
+    got.n = 0;
+    cfg.precision = 0.01;
+    cfg.min_runs = 200; /* ~400 ms before the first check */
+    cfg.max_time_ms = 500;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(got.n > 3 && got.n < MAX_REPORTS);
+    const ib_progress *last = &got.p[got.n - 1], *start = NULL;
+    for (size_t i = 0; i < got.n; i++)
+        if (!start && got.p[i].phase == IB_PHASE_SAMPLING) start = &got.p[i];
+    CHECK_EQ_INT(last->phase, IB_PHASE_SAMPLING);
+    CHECK_EQ_INT(last->total, cfg.max_runs);
+    CHECK(last->eta_is_bound);
+    CHECK(last->done > 100);
+    CHECK_NEAR(last->eta_ms, 500 - (last->elapsed_ms - start->elapsed_ms), 1e-6);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
     test_counts_and_cold_run();
@@ -386,5 +468,6 @@ int main(void)
     test_faults_keep_samples();
     test_cancel();
     test_bad_config();
+    test_progress_reports();
     return check_summary("test_latency");
 }

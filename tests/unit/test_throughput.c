@@ -628,6 +628,58 @@ static void test_text_report(void)
     ib_workload_destroy(w);
 }
 
+/* The phases of every report, in order, with their step and batch. */
+typedef struct trace {
+    size_t n;
+    ib_progress p[512];
+} trace;
+
+static void keep(const ib_progress *p, void *user)
+{
+    trace *t = user;
+    if (t->n < sizeof t->p / sizeof t->p[0]) t->p[t->n++] = *p;
+}
+
+/* Every probe of the search is reported with its batch, then every
+ * candidate as step i of n through its cold run, warm-up, sampling and
+ * back-to-back runs. */
+static void test_progress_reports(void)
+{
+    ib__fake_script s;
+    script(&s, 100);
+    ib_workload *w = check_open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    trace *t = calloc(1, sizeof *t);
+    cfg.run.progress = keep;
+    cfg.run.progress_user = t;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    size_t i = 0, probes = 0, candidates = 0;
+    for (; i < t->n && t->p[i].phase == IB_PHASE_BATCH_PROBE; i++, probes++) {
+        CHECK_EQ_INT(t->p[i].batch, r->probes[probes].batch);
+        CHECK_EQ_INT(t->p[i].step, (int64_t)probes + 1);
+    }
+    CHECK_EQ_INT(probes, r->n_probes);
+    static const ib_phase per_point[] = {IB_PHASE_COLD_RUN, IB_PHASE_WARMUP, IB_PHASE_SAMPLING,
+                                         IB_PHASE_BACK_TO_BACK};
+    for (size_t k = 0; i < t->n; i++) {
+        const ib_progress *p = &t->p[i];
+        if (p->phase == IB_PHASE_COLD_RUN) candidates++, k = 0;
+        else if (k + 1 < 4 && p->phase == per_point[k + 1]) k++;
+        CHECK_EQ_INT(p->phase, per_point[k]);
+        CHECK_EQ_INT(p->step, (int64_t)candidates);
+        CHECK_EQ_INT(p->steps, (int64_t)r->n_points);
+        CHECK_EQ_INT(p->batch, r->points[candidates - 1].batch);
+        CHECK(p->step_name && !strcmp(p->step_name, "candidate"));
+    }
+    CHECK_EQ_INT(candidates, r->n_points);
+    free(r);
+    free(t);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
     test_defaults();
@@ -645,5 +697,6 @@ int main(void)
     test_cancel_keeps_points();
     test_back_to_back_sees_host_bound();
     test_text_report();
+    test_progress_reports();
     return check_summary("test_throughput");
 }
