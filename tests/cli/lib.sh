@@ -44,6 +44,31 @@ json_check() {
   fi
 }
 
+# on_tty FILE COMMAND...: runs it with stdout and stderr on a pseudo-terminal
+# (as in a person's terminal), the bytes it wrote in FILE; its exit code.
+on_tty() {
+  local file=$1
+  shift
+  python3 - "$file" "$@" <<'PY'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+out = b""
+while True:
+    try:
+        data = os.read(fd, 65536)
+    except OSError:
+        break
+    if not data:
+        break
+    out += data
+_, status = os.waitpid(pid, 0)
+open(sys.argv[1], "wb").write(out)
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+}
+
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

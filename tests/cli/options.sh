@@ -122,30 +122,6 @@ expect_exit 2 "zoo alone" -- "$IB" zoo
 expect_grep "zoo needs a subcommand: list or export" "$TMP/err" "zoo alone names the subcommands"
 
 # --- the progress line --------------------------------------------------------
-# on_tty FILE COMMAND...: runs it with stdout and stderr on a pseudo-terminal,
-# the bytes it wrote in FILE.
-on_tty() {
-  local file=$1
-  shift
-  python3 - "$file" "$@" <<'PY'
-import os, pty, sys
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[2], sys.argv[2:])
-out = b""
-while True:
-    try:
-        data = os.read(fd, 65536)
-    except OSError:
-        break
-    if not data:
-        break
-    out += data
-_, status = os.waitpid(pid, 0)
-open(sys.argv[1], "wb").write(out)
-sys.exit(os.waitstatus_to_exitcode(status))
-PY
-}
 run=(latency zoo:mlp --device cpu --runs 3000 --warmup-runs 10 --warmup-ms 300)
 if on_tty "$TMP/tty" "$IB" "${run[@]}"; then pass "latency on a terminal"; else fail "latency on a terminal"; fi
 python3 - "$TMP/tty" <<'PY' && pass "the progress line: phases, rewritten in place, erased before the report" || fail "the progress line: $(head -c 400 "$TMP/tty" | od -c | head -5)"
