@@ -359,8 +359,9 @@ static void report_unknown(const cli_command *cmd, const char *word)
 {
     char matches[256] = "";
     int n = 0;
-    size_t len = strcspn(word + 2, "=");
-    for (size_t i = 0; word[0] == '-' && word[1] == '-' && len > 0 && i < N_OPTIONS; i++)
+    bool is_long = word[0] == '-' && word[1] == '-';
+    size_t len = is_long ? strcspn(word + 2, "=") : 0;
+    for (size_t i = 0; len > 0 && i < N_OPTIONS; i++)
         if (!strncmp(options[i].opt.name, word + 2, len)) {
             snprintf(matches + strlen(matches), sizeof matches - strlen(matches), "%s--%s", n ? ", " : "",
                      options[i].opt.name);
