@@ -133,15 +133,17 @@ static bool given(const cli_args *a, int id)
     return d && (a->given >> (size_t)(d - options) & 1u);
 }
 
-/* The rules of an option as the help states them: " (CUDA only; needs
- * --precision)". Empty when it has none. */
-static void describe_rules(const option_def *d, char *out, size_t size)
+/* The rules of an option as cmd's help states them: " (CUDA only; needs
+ * --precision)". Empty when it has none. A rule naming an option cmd does
+ * not take is moot there. */
+static void describe_rules(const cli_command *cmd, const option_def *d, char *out, size_t size)
 {
     char parts[3][48];
     int n = 0;
     if (d->device != ANY_DEVICE) snprintf(parts[n++], sizeof parts[0], "CUDA only");
-    if (d->needs) snprintf(parts[n++], sizeof parts[0], "needs --%s", find_option(d->needs)->opt.name);
-    if (d->conflicts)
+    if (d->needs && accepts(cmd, find_option(d->needs)))
+        snprintf(parts[n++], sizeof parts[0], "needs --%s", find_option(d->needs)->opt.name);
+    if (d->conflicts && accepts(cmd, find_option(d->conflicts)))
         snprintf(parts[n++], sizeof parts[0], "not with --%s", find_option(d->conflicts)->opt.name);
     out[0] = '\0';
     for (int i = 0; i < n; i++)
@@ -157,7 +159,7 @@ static void print_help(const cli_command *cmd)
         if (!accepts(cmd, d)) continue;
         char left[64], rules[160];
         snprintf(left, sizeof left, "--%s%s%s", d->opt.name, d->arg ? " " : "", d->arg ? d->arg : "");
-        describe_rules(d, rules, sizeof rules);
+        describe_rules(cmd, d, rules, sizeof rules);
         printf("  %-34s %s%s\n", left, d->help, rules);
     }
 }
