@@ -628,8 +628,52 @@ static void test_text_report(void)
     ib_workload_destroy(w);
 }
 
+/* The budget line prints the p99 measured at the chosen batch, not the
+ * budget again; the points' intervals: none below 6 runs (null), widened to
+ * the timer's resolution where every run reads the same, and recorded. */
+static void test_budget_line_and_intervals(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    s.timer_resolution_ms = 0.00125;
+    ib_workload *w = check_open_fake(&s);
+    static const int64_t batches[] = {1, 8, 64};
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.batches = batches;
+    cfg.n_batches = 3;
+    cfg.latency_budget_ms = 2;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "within 2 ms p99 batch latency: batch 64, 39024 inputs/s (p99 1.64 ms)\n"));
+    char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    CHECK(doc && cJSON_GetObjectItem(doc, "timer_resolution_ms")->valuedouble == 0.00125);
+    cJSON *lat = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "curve"), 2), "latency_ms");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(lat, "ci95_widened_to_resolution")));
+    cJSON *mean_ci = cJSON_GetObjectItem(lat, "ci95_mean");
+    CHECK(cJSON_GetArraySize(mean_ci) == 2 && cJSON_GetArrayItem(mean_ci, 0)->valuedouble == 1.64 - 0.00125);
+    cJSON_Delete(doc);
+    ib_free(json);
+    ib_free(text);
+
+    cfg.run.runs = 5;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    doc = json ? cJSON_Parse(json) : NULL;
+    lat = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "curve"), 0), "latency_ms");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(lat, "ci95_mean")) && cJSON_IsNull(cJSON_GetObjectItem(lat, "ci95_median")));
+    cJSON_Delete(doc);
+    ib_free(json);
+    free(r);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
+    test_budget_line_and_intervals();
     test_defaults();
     test_search_finds_largest();
     test_batch_one_does_not_fit();
