@@ -134,8 +134,8 @@ static void test_steady_rule(void)
     double x[20];
     for (int i = 0; i < 20; i++) x[i] = 1.0;
     CHECK(ib__is_steady(x, 20, 10, 0.02));
-    CHECK(!ib__is_steady(x, 19, 10, 0.02)); /* too few */
-    for (int i = 0; i < 10; i++) x[i] = 1.03;   /* earlier window 3% slower */
+    CHECK(!ib__is_steady(x, 19, 10, 0.02));   /* too few */
+    for (int i = 0; i < 10; i++) x[i] = 1.03; /* earlier window 3% slower */
     CHECK(!ib__is_steady(x, 20, 10, 0.02));
     for (int i = 0; i < 10; i++) x[i] = 1.019;
     CHECK(ib__is_steady(x, 20, 10, 0.02));
@@ -189,7 +189,7 @@ static void test_steady_long_runs(void)
  * and not when the runs are already replayed from a CUDA graph. */
 static void test_launch_bound_note(void)
 {
-    double device[3] = {0.9, 1.0, 1.1};
+    double device[3] = { 0.9, 1.0, 1.1 };
     ib_latency_result r;
     memset(&r, 0, sizeof r);
     r.n = 3;
@@ -205,7 +205,7 @@ static void test_launch_bound_note(void)
     static const struct {
         double launch_ms;
         bool cuda_graph, noted;
-    } cases[] = { {1.5, false, true}, {0.5, false, false}, {1.5, true, false} };
+    } cases[] = { { 1.5, false, true }, { 0.5, false, false }, { 1.5, true, false } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         r.launch_overhead_ms = cases[i].launch_ms;
         info.cuda_graph = cases[i].cuda_graph;
@@ -276,8 +276,8 @@ static void test_adaptive_stopping(void)
 
 static void test_stop_rule_direct(void)
 {
-    ib__stop_rule fixed = {.runs = 3};
-    double x[3] = {1, 1, 1};
+    ib__stop_rule fixed = { .runs = 3 };
+    double x[3] = { 1, 1, 1 };
     double achieved = -1;
     CHECK(ib__stop_check(&fixed, x, 2, 0, &achieved) == IB__CONTINUE);
     CHECK(ib__stop_check(&fixed, x, 3, 0, &achieved) == IB__STOP_COUNT);
@@ -375,7 +375,6 @@ static void test_bad_config(void)
     ib_workload_destroy(w);
 }
 
-
 /* ------------------------------------------------------------------------ */
 /* Statistics at the edges: what the reports say of the intervals            */
 /* ------------------------------------------------------------------------ */
@@ -432,7 +431,7 @@ static cJSON *json_of(const ib_latency_result *r, ib_workload *w)
  * n = 6: both intervals. */
 static void test_intervals_by_run_count(void)
 {
-    static const int64_t counts[] = {1, 2, 5, 6};
+    static const int64_t counts[] = { 1, 2, 5, 6 };
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = jitter;
@@ -444,7 +443,8 @@ static void test_intervals_by_run_count(void)
         cJSON *doc = json_of(&r, w);
         cJSON *st = cJSON_GetObjectItem(doc, "latency_ms");
         char words[96];
-        snprintf(words, sizeof words, "too few runs for a 95%% interval: n=%lld, needs 6", (long long)counts[i]);
+        snprintf(words, sizeof words, "too few runs for a 95%% interval: n=%lld, needs 6",
+                 (long long)counts[i]);
         bool few = counts[i] < 6;
         CHECK(text && (strstr(text, words) != NULL) == few);
         CHECK(text && !strstr(text, "inf%") && !strstr(text, "inf]") && !strstr(text, "[-inf"));
@@ -452,7 +452,8 @@ static void test_intervals_by_run_count(void)
         CHECK(cJSON_IsNull(cJSON_GetObjectItem(st, "ci95_mean")) == few);
         CHECK(cJSON_IsNull(cJSON_GetObjectItem(st, "ci95_median")) == few);
         CHECK(cJSON_IsArray(cJSON_GetObjectItem(st, "ci95_mean")) == !few);
-        CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "host_latency_ms"), "ci95_mean")) == few);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "host_latency_ms"), "ci95_mean")) ==
+              few);
         cJSON_Delete(doc);
         ib_free(text);
         ib_latency_result_free(&r);
@@ -492,8 +493,8 @@ static void test_precision_target_text(void)
 }
 
 /* 35 us every run, read by a timer of 1.25 us steps (the H200's event
- * timer, a small model with --exclude-launch): the interval of identical readings is widened to +- 1.25 us and
- * the report says so; adaptive stopping cannot claim 1% from it. */
+ * timer, a small model with --exclude-launch): the interval of identical readings is widened to +- 1.25 us
+ * and the report says so; adaptive stopping cannot claim 1% from it. */
 static double constant_35us(int64_t batch, int64_t index, void *ctx)
 {
     (void)batch;
@@ -522,7 +523,8 @@ static void test_widened_to_timer_resolution(void)
     CHECK(text && strstr(text, "interval widened to the timer resolution (+-1.25 us)"));
     cJSON *doc = json_of(&r, w);
     CHECK(doc && cJSON_GetObjectItem(doc, "timer_resolution_ms")->valuedouble == r.timer_resolution_ms);
-    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "latency_ms"), "ci95_widened_to_resolution")));
+    CHECK(cJSON_IsTrue(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "latency_ms"), "ci95_widened_to_resolution")));
     cJSON_Delete(doc);
     ib_free(text);
     ib_latency_result_free(&r);
