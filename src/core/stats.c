@@ -87,13 +87,11 @@ static double expanded_tail(size_t n)
 /* Expanded percentile bootstrap of the mean: quantiles of the means of
  * resamples drawn with replacement. Each resample mean lies in [min, max],
  * so the interval does too: never below zero for durations, and longer on
- * the side of a right tail. The resample count shrinks for very large
- * samples to bound the work (their interval is narrow anyway). */
+ * the side of a right tail. Fewer resamples for large samples, to bound the
+ * work (their interval is narrow anyway). */
 static ib_status bootstrap_mean_ci(const double *x, size_t n, double ci[2])
 {
-    size_t resamples = IB__MEAN_RESAMPLES;
-    if ((double)resamples * (double)n > IB__MEAN_BOOTSTRAP_DRAWS)
-        resamples = (size_t)fmax(IB__MEAN_MIN_RESAMPLES, IB__MEAN_BOOTSTRAP_DRAWS / (double)n);
+    size_t resamples = (size_t)fmin(IB__MEAN_RESAMPLES, IB__MEAN_BOOTSTRAP_DRAWS / (double)n);
     double *means = malloc(resamples * sizeof *means);
     if (!means) return IB_ERR_NO_MEMORY;
     uint64_t rng = IB__MEAN_BOOTSTRAP_SEED;
@@ -111,6 +109,27 @@ static ib_status bootstrap_mean_ci(const double *x, size_t n, double ci[2])
     ci[0] = ib_quantile_sorted(means, resamples, tail);
     ci[1] = ib_quantile_sorted(means, resamples, 1 - tail);
     free(means);
+    return IB_OK;
+}
+
+/* The mean's 95% CI from sorted[0..n): the bootstrap while the draw budget
+ * affords its minimum of resamples. Beyond (100,000 samples), the resample
+ * means are normal (central limit) to far within their own resampling
+ * noise, and in normal form the expanded percentile interval is exactly
+ * Student's t: mean +- t(0.975, n-1) s / sqrt(n), since its quantile
+ * sqrt(n/(n-1)) t times the resamples' spread sqrt((n-1)/n) s / sqrt(n) is
+ * that. It is kept within [min, max], as every resample mean is. */
+static ib_status mean_ci(const double *sorted, size_t n, double mean, double std, double ci[2])
+{
+    if (n < IB_STATS_CI_MIN_N) {
+        ci[0] = ci[1] = NAN;
+        return IB_OK;
+    }
+    if ((double)n * IB__MEAN_MIN_RESAMPLES <= IB__MEAN_BOOTSTRAP_DRAWS)
+        return bootstrap_mean_ci(sorted, n, ci);
+    double half = ib__t975(n - 1) * std / sqrt((double)n);
+    ci[0] = fmax(sorted[0], mean - half);
+    ci[1] = fmin(sorted[n - 1], mean + half);
     return IB_OK;
 }
 
@@ -156,11 +175,7 @@ ib_status ib_stats_compute(const double *x, size_t n, ib_stats *out)
     out->cv = mean != 0 ? out->std / mean : 0;
 
     median_ci(s, n, out->ci95_median);
-    ib_status st = IB_OK;
-    if (n >= IB_STATS_CI_MIN_N)
-        st = bootstrap_mean_ci(s, n, out->ci95_mean);
-    else
-        out->ci95_mean[0] = out->ci95_mean[1] = NAN;
+    ib_status st = mean_ci(s, n, mean, out->std, out->ci95_mean);
     free(s);
     return st;
 }

@@ -5,7 +5,8 @@
 #include "core/common.h"
 
 /* The mean's bootstrap: resamples, fewer when resamples x n would pass the
- * draw budget (never fewer than the minimum), from a fixed seed. */
+ * draw budget, from a fixed seed; where even the minimum would pass it,
+ * the bootstrap's normal form (stats.c). */
 #define IB__MEAN_RESAMPLES 2000
 #define IB__MEAN_MIN_RESAMPLES 200
 #define IB__MEAN_BOOTSTRAP_DRAWS 2e7

@@ -150,6 +150,30 @@ static void test_mean_ci_positive_under_skew(void)
     CHECK_NEAR(again.ci95_mean[1], st.ci95_mean[1], 0);
 }
 
+/* From 100,000 samples the bootstrap's normal form (Student's t) is used,
+ * kept within [min, max] as the resample means are: one huge outlier among
+ * 200,000 tiny positive samples would put t's interval below zero. */
+static void test_mean_ci_large_n(void)
+{
+    size_t n = 200000;
+    double *x = malloc(n * sizeof *x);
+    if (!x) return;
+    for (size_t i = 0; i < n; i++) x[i] = 1.0 + 0.001 * (double)(i % 100);
+    ib_stats st;
+    CHECK(ib_stats_compute(x, n, &st) == IB_OK);
+    double half = ib__t975(n - 1) * st.std / sqrt((double)n);
+    CHECK_NEAR(st.ci95_mean[0], st.mean - half, 1e-12);
+    CHECK_NEAR(st.ci95_mean[1], st.mean + half, 1e-12);
+
+    for (size_t i = 0; i < n; i++) x[i] = 0.001;
+    x[7] = 1e9;
+    CHECK(ib_stats_compute(x, n, &st) == IB_OK);
+    CHECK(st.mean - ib__t975(n - 1) * st.std / sqrt((double)n) < 0);
+    CHECK_NEAR(st.ci95_mean[0], 0.001, 0);
+    CHECK(st.ci95_mean[1] > st.mean && st.ci95_mean[1] <= 1e9);
+    free(x);
+}
+
 /* Identical readings (a timer of 1.25 us steps): the intervals collapse to
  * a point, which is no interval; widened to +- the resolution. */
 static void test_widen_to_resolution(void)
@@ -195,6 +219,7 @@ int main(void)
 {
     test_intervals_need_six();
     test_mean_ci_positive_under_skew();
+    test_mean_ci_large_n();
     test_widen_to_resolution();
     test_one_to_ten();
     test_single_and_constant();
