@@ -66,8 +66,9 @@ typedef struct ib_error {
 
 /* Summary of a sample. Percentiles use linear interpolation between closest
  * ranks (Hyndman & Fan type 7, numpy's default). ci95_mean is the
- * percentile bootstrap (resamples from a fixed seed: reproducible), which
- * stays within [min, max], so never below zero for positive durations;
+ * expanded percentile bootstrap (resamples from a fixed seed: reproducible;
+ * its normal form from 100,000 samples), which stays within [min, max], so
+ * never below zero for positive durations;
  * ci95_median is the distribution-free interval between two order
  * statistics chosen from the binomial distribution (coverage >= 95%). Both
  * intervals are NaN below IB_STATS_CI_MIN_N samples (docs/method.md). */
