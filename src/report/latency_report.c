@@ -41,7 +41,9 @@ static void text_intervals(ib__sbuf *b, const ib_latency_result *r, const ib_sta
     } else {
         ib__sbuf_printf(b, "\n");
         ib__text_estimate(b, "median", p->p50, p->ci95_median);
-        ib__sbuf_printf(b, " (+-%.3g%%)\n", 100 * r->precision_achieved);
+        /* A median of 0 (a timer too coarse for the runs) has no relative width. */
+        if (isfinite(r->precision_achieved)) ib__sbuf_printf(b, " (+-%.3g%%)", 100 * r->precision_achieved);
+        ib__sbuf_printf(b, "\n");
         ib__text_estimate(b, "mean", p->mean, p->ci95_mean);
         ib__sbuf_printf(b, "\n");
         if (p->ci95_widened)

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "backend/workload.h"
 #include "core/rules.h"
+#include "core/stats.h"
 
 #include <cjson/cJSON.h>
 
@@ -461,6 +462,28 @@ static void test_intervals_by_run_count(void)
     }
 }
 
+/* Six readings of 0 (a timer too coarse for the runs): an interval, but no
+ * relative width to print, and still no "inf". */
+static void test_zero_median_text(void)
+{
+    double zeros[6] = { 0, 0, 0, 0, 0, 0 };
+    ib_latency_result r;
+    memset(&r, 0, sizeof r);
+    r.n = 6;
+    r.host_ms = zeros;
+    r.cold_host_ms = 1;
+    r.launch_overhead_ms = r.timer_resolution_ms = NAN;
+    CHECK(ib_stats_compute(zeros, 6, &r.host) == IB_OK);
+    r.precision_achieved = ib__median_ci_relative_halfwidth(&r.host);
+    ib_workload_info info;
+    memset(&info, 0, sizeof info);
+    info.batch = 1;
+    char *text = ib_latency_report_text(&r, &info);
+    CHECK(text && strstr(text, "\nmedian 0 us, 95% CI [0, 0] us\n"));
+    CHECK(text && !strstr(text, "inf%"));
+    ib_free(text);
+}
+
 /* A target is printed with the digits it was given; without one there is
  * no precision block and no verdict at all. */
 static void test_precision_target_text(void)
@@ -577,6 +600,7 @@ static void test_one_unit_per_line(void)
 int main(void)
 {
     test_intervals_by_run_count();
+    test_zero_median_text();
     test_precision_target_text();
     test_widened_to_timer_resolution();
     test_one_unit_per_line();
