@@ -60,16 +60,27 @@ typedef struct ib_error {
 /* Statistics                                                                */
 /* ------------------------------------------------------------------------ */
 
+/* Fewest samples that have 95% confidence intervals: below 6 even the whole
+ * range [min, max] holds the median with less than 95% probability. */
+#define IB_STATS_CI_MIN_N 6
+
 /* Summary of a sample. Percentiles use linear interpolation between closest
- * ranks (Hyndman & Fan type 7, numpy's default). ci95_mean uses Student's t;
- * ci95_median is the distribution-free interval between two order statistics
- * chosen from the binomial distribution (coverage >= 95%). */
+ * ranks (Hyndman & Fan type 7, numpy's default). ci95_mean is the
+ * expanded percentile bootstrap (resamples from a fixed seed: reproducible;
+ * its normal form from 100,000 samples), which stays within [min, max], so
+ * never below zero for positive durations;
+ * ci95_median is the distribution-free interval between two order
+ * statistics chosen from the binomial distribution (coverage >= 95%). Both
+ * intervals are NaN below IB_STATS_CI_MIN_N samples (docs/method.md). */
 typedef struct ib_stats {
     size_t n;
     double mean, std, min, p50, p90, p95, p99, p999, max;
     double cv; /* std / mean; 0 when mean is 0 */
     double ci95_mean[2];
     double ci95_median[2];
+    bool ci95_widened; /* an interval narrower than the timer's resolution
+                          was widened to +- that resolution (set by the
+                          measurements, never by ib_stats_compute) */
 } ib_stats;
 
 /* Computes the summary of x[0..n). x is not modified. n == 0 gives
@@ -304,6 +315,11 @@ typedef struct ib_latency_result {
     bool precision_met;
     double launch_overhead_ms;/* with exclude_launch: per-run launch cost
                                  measured (NaN otherwise) */
+    double timer_resolution_ms;      /* of the primary timer (device events
+                                        when there are, else the host clock):
+                                        its intervals are never narrower than
+                                        +- this; NaN when unknown */
+    double host_timer_resolution_ms; /* of the host clock (host statistics) */
     unsigned warnings;        /* IB_WARN_* bits */
     ib_env env;
 } ib_latency_result;
@@ -390,6 +406,9 @@ typedef struct ib_throughput_result {
     int knee;
     int best_within_budget;    /* -1: none, or no budget */
     double latency_budget_ms;
+    double timer_resolution_ms;/* of the timer of the per-run latencies: their
+                                  intervals are never narrower than +- this;
+                                  NaN when unknown */
     unsigned warnings;
     ib_env env;
 } ib_throughput_result;

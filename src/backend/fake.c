@@ -10,12 +10,12 @@
 
 typedef struct fake {
     ib__fake_script script;
-    double now_ms;        /* the virtual clock */
-    double device_done_ms;/* when the virtual device ends its queued work */
-    int64_t runs;         /* runs issued, the cold one included */
+    double now_ms;         /* the virtual clock */
+    double device_done_ms; /* when the virtual device ends its queued work */
+    int64_t runs;          /* runs issued, the cold one included */
     int64_t set_batches;
     bool run_sync;
-    bool lost;            /* after a sticky fault every call fails */
+    bool lost; /* after a sticky fault every call fails */
 } fake;
 
 typedef struct fake_timer {
@@ -30,8 +30,12 @@ static double virtual_now(const void *ctx) { return ((const fake *)ctx)->now_ms;
 void ib__fake_script_init(ib__fake_script *s)
 {
     *s = (ib__fake_script){
-        .oom_above_batch = 0, .fail_at_run = -1, .lose_device_at_run = -1, .oom_at_run = -1,
-        .has_batch_dim = true, .has_device_timer = true,
+        .oom_above_batch = 0,
+        .fail_at_run = -1,
+        .lose_device_at_run = -1,
+        .oom_at_run = -1,
+        .has_batch_dim = true,
+        .has_device_timer = true,
     };
 }
 
@@ -42,8 +46,8 @@ static ib_status fake_set_batch(ib_workload *w, int64_t batch, ib_error *err)
     IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
     IB_FAIL_IF(!f->script.has_batch_dim && batch != w->info.batch, err, IB_ERR_UNSUPPORTED,
                "fake: fixed batch %lld", (long long)w->info.batch);
-    IB_FAIL_IF(f->script.oom_above_batch > 0 && batch > f->script.oom_above_batch, err,
-               IB_ERR_DEVICE_OOM, "fake: out of memory at batch %lld", (long long)batch);
+    IB_FAIL_IF(f->script.oom_above_batch > 0 && batch > f->script.oom_above_batch, err, IB_ERR_DEVICE_OOM,
+               "fake: out of memory at batch %lld", (long long)batch);
     w->info.batch = batch;
     return IB_OK;
 }
@@ -64,8 +68,8 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
                (long long)index);
     IB_FAIL_IF(f->script.refuse_above_batch > 0 && w->info.batch > f->script.refuse_above_batch, err,
                IB_ERR_RUNTIME, "fake: batch %lld not supported", (long long)w->info.batch);
-    IB_FAIL_IF(index == f->script.oom_at_run, err, IB_ERR_DEVICE_OOM,
-               "fake: out of memory at run %lld", (long long)index);
+    IB_FAIL_IF(index == f->script.oom_at_run, err, IB_ERR_DEVICE_OOM, "fake: out of memory at run %lld",
+               (long long)index);
     f->now_ms += f->script.host_overhead_ms;
     double start_ms = fmax(f->now_ms, f->device_done_ms);
     f->device_done_ms = start_ms + extra_ms + f->script.duration_ms(w->info.batch, index, f->script.ctx);
@@ -102,7 +106,7 @@ static ib_status fake_reopen(ib_workload *w, ib_error *err)
     fake *f = impl(w);
     IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
     f->now_ms = fmax(f->now_ms, f->device_done_ms); /* a session ends after its work */
-    f->runs = 0; /* the next run is the cold one again */
+    f->runs = 0;                                    /* the next run is the cold one again */
     return IB_OK;
 }
 
@@ -156,6 +160,8 @@ static ib_status timer_elapsed(void *state, double *ms, ib_error *err)
     fake_timer *t = state;
     t->f->now_ms = fmax(t->f->now_ms, t->stop_ms); /* waits for the stop mark */
     *ms = t->stop_ms - t->start_ms;
+    double step = t->f->script.timer_resolution_ms;
+    if (step > 0) *ms = fmax(step, round(*ms / step) * step);
     return IB_OK;
 }
 
@@ -182,7 +188,7 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     f->run_sync = true;
     w->ops = &fake_ops;
     w->impl = f;
-    w->clock = (ib__clock){ .now_ms = virtual_now, .ctx = f };
+    w->clock = (ib__clock){ .now_ms = virtual_now, .ctx = f, .resolution_ms = s->timer_resolution_ms };
     w->device_timer = s->has_device_timer ? &fake_timer_ops : NULL;
     ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
     ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);

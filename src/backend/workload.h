@@ -78,6 +78,11 @@ typedef struct ib__fake_script {
      * it runs are always synchronous. */
     bool gpu_like;
     double copy_ms;               /* run_with_copies: a run plus this copy time */
+    double timer_resolution_ms;   /* > 0: the device timer reads in steps of
+                                     this (a pair of marks with nothing
+                                     between reads one step), and the virtual
+                                     host clock claims it as its resolution;
+                                     0: both exact */
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);

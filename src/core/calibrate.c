@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const double default_durations_us[] = {5, 10, 20, 50, 100, 1000, 10000, 100000};
+static const double default_durations_us[] = { 5, 10, 20, 50, 100, 1000, 10000, 100000 };
 
 /* Each point gets about this much sampling time, within [30, cfg->runs]. */
 #define POINT_BUDGET_MS 1000.0
@@ -38,8 +38,8 @@ static ib_status measure_spin(double duration_us, int device_id, const ib_config
     return st;
 }
 
-static ib_status calibrate_point(double true_us, int device_id, const ib_config *cfg,
-                                 ib_calibration_point *p, ib_error *err)
+static ib_status calibrate_point(double true_us, int device_id, const ib_config *cfg, ib_calibration_point *p,
+                                 ib_error *err)
 {
     ib_latency_result plain, held;
     *p = (ib_calibration_point){ .true_us = true_us };
@@ -76,18 +76,12 @@ static ib_status timer_resolution(int device_id, double *us, ib_error *err)
     ib_workload *w = NULL;
     IB_TRY(ib_workload_open_spin_kernel(0, device_id, &w, err));
     void *t = NULL;
+    double ms = NAN;
     ib_status st = w->device_timer->create(w, &t, err);
-    double best = INFINITY;
-    for (int i = 0; i < RESOLUTION_PAIRS && st == IB_OK; i++) {
-        double ms;
-        st = w->device_timer->start(t, err);
-        if (st == IB_OK) st = w->device_timer->stop(t, err);
-        if (st == IB_OK) st = w->device_timer->elapsed_ms(t, &ms, err);
-        if (st == IB_OK && ms > 0 && ms < best) best = ms;
-    }
+    if (st == IB_OK) st = ib__timer_resolution_ms(w->device_timer, t, RESOLUTION_PAIRS, &ms, err);
     if (t) w->device_timer->destroy(t);
     ib_workload_destroy(w);
-    *us = isfinite(best) ? best * 1e3 : NAN;
+    *us = ms * 1e3;
     return st;
 }
 
@@ -135,8 +129,9 @@ ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durati
     ib_config point_cfg = point_progress(&pr, 1, n, 0, cfg);
     if (st == IB_OK) st = calibrate_point(0, device_id, &point_cfg, &out->harness, err);
     /* Sampled from here: the harness measurement warmed the GPU up. */
-    ib__gpu_sampler *sampler =
-        st == IB_OK && cfg->sample_gpu_state ? ib__gpu_sampler_start(&out->env, device_id, IB__GPU_SAMPLE_PERIOD_MS) : NULL;
+    ib__gpu_sampler *sampler = st == IB_OK && cfg->sample_gpu_state
+                                   ? ib__gpu_sampler_start(&out->env, device_id, IB__GPU_SAMPLE_PERIOD_MS)
+                                   : NULL;
     for (size_t i = 0; i < n && st == IB_OK; i++) {
         if (ib__cancelled(cfg->cancel)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         point_cfg = point_progress(&pr, i + 2, n, durations_us[i], cfg);

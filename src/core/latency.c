@@ -50,10 +50,10 @@ ib_status ib__config_validate(const ib_config *cfg, ib_error *err)
     if (cfg->precision > 0) {
         IB_FAIL_IF(cfg->min_runs < 6 || cfg->min_runs > cfg->max_runs, err, IB_ERR_INVALID_ARG,
                    "adaptive stopping needs 6 <= min runs <= max runs");
-        IB_FAIL_IF(cfg->max_runs > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG,
-                   "max runs must be at most %d", IB__MAX_RUNS);
-        IB_FAIL_IF(!(cfg->max_time_ms > 0 && cfg->max_time_ms <= IB__MAX_TIME_MS), err,
-                   IB_ERR_INVALID_ARG, "max time must be between 0 and %.0f ms", IB__MAX_TIME_MS);
+        IB_FAIL_IF(cfg->max_runs > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG, "max runs must be at most %d",
+                   IB__MAX_RUNS);
+        IB_FAIL_IF(!(cfg->max_time_ms > 0 && cfg->max_time_ms <= IB__MAX_TIME_MS), err, IB_ERR_INVALID_ARG,
+                   "max time must be between 0 and %.0f ms", IB__MAX_TIME_MS);
     } else {
         IB_FAIL_IF(cfg->runs < 1 || cfg->runs > IB__MAX_RUNS, err, IB_ERR_INVALID_ARG,
                    "runs must be between 1 and %d", IB__MAX_RUNS);
@@ -83,10 +83,7 @@ static ib_status append_sample(ib_latency_result *r, size_t *cap, double device_
 }
 
 /* The figure the rules look at: device time when there is one. */
-static double primary(double device_ms, double host_ms)
-{
-    return isnan(device_ms) ? host_ms : device_ms;
-}
+static double primary(double device_ms, double host_ms) { return isnan(device_ms) ? host_ms : device_ms; }
 
 ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, ib__progress *pr, int64_t *runs_done,
                       double *ms_spent, bool *steady, ib_error *err)
@@ -104,7 +101,8 @@ ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, ib__progress *pr, i
         bool minimums_met = *runs_done >= cfg->warmup_runs && elapsed >= cfg->warmup_ms;
         if (minimums_met && *steady) return IB_OK;
         if (minimums_met && elapsed >= cfg->warmup_max_ms) return IB_OK; /* cap: not steady */
-        if (ib__cancelled(run->cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
+        if (ib__cancelled(run->cancel))
+            return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         (*runs_done)++;
@@ -127,6 +125,8 @@ static void summarize(ib_latency_result *r)
     if (r->has_device_timer) ib_stats_compute(r->device_ms, r->n, &r->device);
     const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
     const double *samples = r->has_device_timer ? r->device_ms : r->host_ms;
+    ib__stats_widen_to_resolution(&r->host, r->host_timer_resolution_ms);
+    if (r->has_device_timer) ib__stats_widen_to_resolution(&r->device, r->timer_resolution_ms);
     r->precision_achieved = ib__median_ci_relative_halfwidth(p);
     if (r->precision_target > 0) r->precision_met = r->precision_achieved <= r->precision_target;
     r->warnings |= ib__sample_warnings(samples, p);
@@ -137,8 +137,12 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr,
                         ib_error *err)
 {
     ib__stop_rule rule = {
-        .runs = cfg->runs, .precision = cfg->precision, .min_runs = cfg->min_runs,
-        .max_runs = cfg->max_runs, .max_time_ms = cfg->max_time_ms,
+        .runs = cfg->runs,
+        .precision = cfg->precision,
+        .min_runs = cfg->min_runs,
+        .max_runs = cfg->max_runs,
+        .max_time_ms = cfg->max_time_ms,
+        .resolution_ms = r->timer_resolution_ms,
     };
     size_t cap = 0;
     double t0 = ib__workload_now_ms(run->w);
@@ -148,8 +152,7 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr,
     for (;;) {
         double elapsed = ib__workload_now_ms(run->w) - t0;
         const double *primary_samples = r->has_device_timer ? r->device_ms : r->host_ms;
-        if (ib__stop_check(&rule, primary_samples, r->n, elapsed, &achieved) != IB__CONTINUE)
-            return IB_OK;
+        if (ib__stop_check(&rule, primary_samples, r->n, elapsed, &achieved) != IB__CONTINUE) return IB_OK;
         if (ib__cancelled(run->cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
@@ -182,12 +185,12 @@ static ib_status price_launch_overhead(ib_workload *w, const ib_config *cfg, ib_
     return st;
 }
 
-ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_result *out,
-                             ib_error *err)
+ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_result *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
     out->cold_host_ms = out->cold_device_ms = NAN;
     out->launch_overhead_ms = NAN;
+    out->timer_resolution_ms = out->host_timer_resolution_ms = NAN;
     out->precision_target = cfg->precision;
     IB_FAIL_IF(!w, err, IB_ERR_INVALID_ARG, "no workload");
     IB_TRY(ib__config_validate(cfg, err));
@@ -206,6 +209,8 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
         st = ib__warm_up(&run, cfg, &pr, &out->warmup_runs_done, &out->warmup_ms_spent, &out->warmup_steady,
                          err);
     if (st == IB_OK && !out->warmup_steady) out->warnings |= IB_WARN_NOT_STEADY;
+    out->host_timer_resolution_ms = w->clock.resolution_ms;
+    if (st == IB_OK) st = ib__runner_resolution_ms(&run, &out->timer_resolution_ms, err);
     /* GPU state is sampled over the timed runs: the "before" sample is the
      * state they start in, after warm-up (an idle GPU before the cold run is
      * at rest by design and says nothing about the measurement). */

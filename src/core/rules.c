@@ -44,16 +44,11 @@ static bool adaptive_check_due(size_t n, int64_t min_runs)
 ib__stop_decision ib__stop_check(const ib__stop_rule *rule, const double *samples, size_t n,
                                  double elapsed_ms, double *achieved)
 {
-    if (rule->precision <= 0)
-        return (int64_t)n >= rule->runs ? IB__STOP_COUNT : IB__CONTINUE;
+    if (rule->precision <= 0) return (int64_t)n >= rule->runs ? IB__STOP_COUNT : IB__CONTINUE;
 
     if (adaptive_check_due(n, rule->min_runs)) {
-        ib_stats st;
-        if (ib_stats_compute(samples, n, &st) == IB_OK) {
-            double rel = ib__median_ci_relative_halfwidth(&st);
-            *achieved = rel;
-            if (rel <= rule->precision) return IB__STOP_PRECISION;
-        }
+        *achieved = ib__median_precision(samples, n, rule->resolution_ms);
+        if (*achieved <= rule->precision) return IB__STOP_PRECISION;
     }
     if ((int64_t)n >= rule->max_runs) return IB__STOP_MAX_RUNS;
     if (elapsed_ms >= rule->max_time_ms && (int64_t)n >= rule->min_runs) return IB__STOP_MAX_TIME;

@@ -20,17 +20,19 @@ size_t ib__steady_window(double cap_ms, double run_ms);
 
 typedef enum ib__stop_decision {
     IB__CONTINUE = 0,
-    IB__STOP_COUNT,      /* fixed count reached */
-    IB__STOP_PRECISION,  /* adaptive target met */
-    IB__STOP_MAX_RUNS,   /* adaptive: run cap reached first */
-    IB__STOP_MAX_TIME    /* adaptive: time cap reached first */
+    IB__STOP_COUNT,     /* fixed count reached */
+    IB__STOP_PRECISION, /* adaptive target met */
+    IB__STOP_MAX_RUNS,  /* adaptive: run cap reached first */
+    IB__STOP_MAX_TIME   /* adaptive: time cap reached first */
 } ib__stop_decision;
 
 typedef struct ib__stop_rule {
-    int64_t runs;         /* fixed count (precision == 0) */
-    double precision;     /* > 0: adaptive */
+    int64_t runs;     /* fixed count (precision == 0) */
+    double precision; /* > 0: adaptive */
     int64_t min_runs, max_runs;
     double max_time_ms;
+    double resolution_ms; /* the timer's: the median's CI is never narrower
+                             than +- this (0 or NaN: unknown) */
 } ib__stop_rule;
 
 /* Decides after n samples taken in elapsed_ms. *achieved receives the

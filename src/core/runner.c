@@ -51,6 +51,13 @@ void ib__runner_release(ib__runner *r)
     r->hold = NULL;
 }
 
+ib_status ib__runner_resolution_ms(ib__runner *r, double *ms, ib_error *err)
+{
+    *ms = r->w->clock.resolution_ms;
+    if (!r->timer) return IB_OK;
+    return ib__timer_resolution_ms(r->w->device_timer, r->timer, IB__RESOLUTION_PAIRS, ms, err);
+}
+
 static ib_status flush_cache(ib__runner *r, ib_error *err)
 {
     IB_TRY(ib__gpu_l2_flush(r->flusher, r->w->stream, err));
@@ -73,7 +80,8 @@ static ib_status run_held(ib__runner *r, ib_error *err)
     if (rel != IB_OK) return rel;
     IB_FAIL_IF(timed_out, err, IB_ERR_DEADLOCK,
                "the workload waited for the GPU inside its run while the stream was held "
-               "(released after %.0f ms): launch-overhead exclusion cannot time it", HOLD_TIMEOUT_MS);
+               "(released after %.0f ms): launch-overhead exclusion cannot time it",
+               HOLD_TIMEOUT_MS);
     return IB_OK;
 }
 
@@ -97,8 +105,8 @@ ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms,
     return IB_OK;
 }
 
-ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *device_ms,
-                                       double *host_ms, ib_error *err)
+ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *device_ms, double *host_ms,
+                                       ib_error *err)
 {
     ib_workload *w = r->w;
     /* Without device marks the runs must still not wait one by one. */
@@ -107,8 +115,10 @@ ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *dev
     double t0 = ib__workload_now_ms(r->w);
     ib_status st = r->timer ? w->device_timer->start(r->timer, err) : IB_OK;
     for (int64_t i = 0; i < count && st == IB_OK; i++) {
-        if (ib__cancelled(r->cancel)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
-        else st = w->ops->run(w, err);
+        if (ib__cancelled(r->cancel))
+            st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        else
+            st = w->ops->run(w, err);
     }
     if (st == IB_OK && r->timer) st = w->device_timer->stop(r->timer, err);
     if (st == IB_OK && r->timer) st = w->device_timer->elapsed_ms(r->timer, device_ms, err);

@@ -15,9 +15,9 @@ typedef struct ib__runner {
     ib__gpu_l2_flusher *flusher; /* NULL unless flushing */
     ib__gpu_hold *hold;          /* NULL unless excluding launch overhead */
     const volatile int *cancel;
-    int64_t runs;                /* timed so far through this runner */
-    bool async;                  /* the workload's own end-of-run wait is off
-                                    while the runner lives (device marks) */
+    int64_t runs; /* timed so far through this runner */
+    bool async;   /* the workload's own end-of-run wait is off
+                     while the runner lives (device marks) */
 } ib__runner;
 
 /* Sets up what cfg asks for (flush_l2 and exclude_launch need a CUDA
@@ -32,11 +32,16 @@ void ib__runner_release(ib__runner *r);
  * hold until the timeout. */
 ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms, ib_error *err);
 
+/* The resolution of what times a run: the device timer's, measured on the
+ * runner's own marks (NaN when none reads above zero), else the host
+ * clock's. */
+ib_status ib__runner_resolution_ms(ib__runner *r, double *ms, ib_error *err);
+
 /* Times `count` runs issued back-to-back: one pair of marks around all of
  * them, the workload's own end-of-run synchronization off, so that no host
  * gap between runs is counted. Returns the total device time (host time
  * without a device timer) and the host wall time of the whole. */
-ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *device_ms,
-                                       double *host_ms, ib_error *err);
+ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *device_ms, double *host_ms,
+                                       ib_error *err);
 
 #endif

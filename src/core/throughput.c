@@ -130,8 +130,7 @@ static ib_status time_per_run(ib__runner *run, ib__progress *pr, int64_t runs, i
 /* The throughput figure: runs issued back-to-back under one timing, so the
  * host's gaps between runs (synchronization, launch) overlap device work
  * instead of being counted. */
-static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_point *p,
-                                   ib_error *err)
+static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_point *p, ib_error *err)
 {
     double device_ms, host_ms;
     IB_TRY(ib__runner_time_back_to_back(run, runs, &device_ms, &host_ms, err));
@@ -144,10 +143,10 @@ static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_
 typedef struct sweep_state {
     ib_workload *w;
     const ib_config *rc;
-    double *ms;                 /* [rc->runs] per-run timings of the point */
+    double *ms; /* [rc->runs] per-run timings of the point */
     ib__progress *pr;
     ib_throughput_result *r;
-    ib__gpu_sampler *sampler;   /* started after the first warm-up */
+    ib__gpu_sampler *sampler; /* started after the first warm-up */
 } sweep_state;
 
 /* GPU state is sampled over the timed runs, as latency does: the "before"
@@ -173,6 +172,9 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
     start_sampling(s);
     IB_TRY(time_per_run(run, s->pr, s->rc->runs, p, s->ms, err));
     s->r->warnings |= ib__sample_warnings(s->ms, &p->latency_ms);
+    /* Measured per point: each has its own runner (and timer). */
+    IB_TRY(ib__runner_resolution_ms(run, &s->r->timer_resolution_ms, err));
+    ib__stats_widen_to_resolution(&p->latency_ms, s->r->timer_resolution_ms);
     ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, s->rc->runs);
     return time_back_to_back(run, s->rc->runs, p, err);
 }
@@ -205,8 +207,10 @@ static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_
         *p = (ib_throughput_point){ .batch = cand[i] };
         ib__progress_step(s->pr, (int64_t)i + 1, (int64_t)n, "candidate", cand[i]);
         measure_point(s, p, err);
-        if (p->status == IB_ERR_DEVICE_OOM) IB_TRY(ib__recover_from_oom(s->w, err));
-        else IB_TRY(p->status);
+        if (p->status == IB_ERR_DEVICE_OOM)
+            IB_TRY(ib__recover_from_oom(s->w, err));
+        else
+            IB_TRY(p->status);
     }
     return IB_OK;
 }
@@ -244,8 +248,7 @@ static void choose_peak_and_knee(ib_throughput_result *r, double knee_fraction)
     double bar = knee_fraction * r->points[r->peak].items_per_s;
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
-        if (usable(p) && p->items_per_s >= bar &&
-            (r->knee < 0 || p->batch < r->points[r->knee].batch))
+        if (usable(p) && p->items_per_s >= bar && (r->knee < 0 || p->batch < r->points[r->knee].batch))
             r->knee = (int)i;
     }
 }
@@ -257,8 +260,7 @@ static void choose_within_budget(ib_throughput_result *r)
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
         if (usable(p) && p->latency_ms.p99 <= r->latency_budget_ms &&
-            (r->best_within_budget < 0 ||
-             p->items_per_s > r->points[r->best_within_budget].items_per_s))
+            (r->best_within_budget < 0 || p->items_per_s > r->points[r->best_within_budget].items_per_s))
             r->best_within_budget = (int)i;
     }
 }
@@ -282,11 +284,12 @@ static ib_status verdict(const ib_throughput_result *r, ib_error *err)
     return IB_OK;
 }
 
-ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
-                                ib_throughput_result *out, ib_error *err)
+ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg, ib_throughput_result *out,
+                                ib_error *err)
 {
     memset(out, 0, sizeof *out);
     out->peak = out->knee = out->best_within_budget = -1;
+    out->timer_resolution_ms = NAN;
     IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or no configuration");
     IB_TRY(validate(cfg, err));
     out->latency_budget_ms = cfg->latency_budget_ms;

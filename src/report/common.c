@@ -48,8 +48,10 @@ void ib__json_add_number(cJSON *obj, const char *key, double v)
     cJSON_AddItemToObject(obj, key, ib__json_number(v));
 }
 
+/* [lo, hi], or null when the interval does not exist (too few samples). */
 static cJSON *pair(const double v[2])
 {
+    if (!isfinite(v[0]) || !isfinite(v[1])) return cJSON_CreateNull();
     cJSON *a = cJSON_CreateArray();
     cJSON_AddItemToArray(a, ib__json_number(v[0]));
     cJSON_AddItemToArray(a, ib__json_number(v[1]));
@@ -72,6 +74,7 @@ cJSON *ib__json_stats(const ib_stats *st)
     ib__json_add_number(o, "cv", st->cv);
     cJSON_AddItemToObject(o, "ci95_mean", pair(st->ci95_mean));
     cJSON_AddItemToObject(o, "ci95_median", pair(st->ci95_median));
+    if (st->ci95_widened) cJSON_AddTrueToObject(o, "ci95_widened_to_resolution");
     return o;
 }
 
@@ -87,16 +90,16 @@ static const struct {
     const char *key;
     const char *text;
 } warning_texts[] = {
-    {IB_WARN_THROTTLED, "throttled", "the GPU throttled during the run (power, thermal or slowdown)"},
-    {IB_WARN_CLOCK_DROP, "clock_drop", "the SM clock dropped by more than 10% during the run"},
-    {IB_WARN_LOW_POWER_START, "low_power_start",
-     "the GPU was in a low-power state at the start (warm-up should have raised it)"},
-    {IB_WARN_HIGH_CV, "high_cv", "the coefficient of variation is above 5%: the timings are noisy"},
-    {IB_WARN_FEW_SAMPLES, "few_samples", "fewer than 30 samples: the statistics are weak"},
-    {IB_WARN_BIMODAL, "bimodal", "the samples form two clusters: look at the distribution, not the mean"},
-    {IB_WARN_NOT_STEADY, "not_steady", "warm-up reached its time cap before the timings were steady"},
-    {IB_WARN_PRECISION_NOT_MET, "precision_not_met",
-     "the precision target was not met within the run or time cap"},
+    { IB_WARN_THROTTLED, "throttled", "the GPU throttled during the run (power, thermal or slowdown)" },
+    { IB_WARN_CLOCK_DROP, "clock_drop", "the SM clock dropped by more than 10% during the run" },
+    { IB_WARN_LOW_POWER_START, "low_power_start",
+      "the GPU was in a low-power state at the start (warm-up should have raised it)" },
+    { IB_WARN_HIGH_CV, "high_cv", "the coefficient of variation is above 5%: the timings are noisy" },
+    { IB_WARN_FEW_SAMPLES, "few_samples", "fewer than 30 samples: the statistics are weak" },
+    { IB_WARN_BIMODAL, "bimodal", "the samples form two clusters: look at the distribution, not the mean" },
+    { IB_WARN_NOT_STEADY, "not_steady", "warm-up reached its time cap before the timings were steady" },
+    { IB_WARN_PRECISION_NOT_MET, "precision_not_met",
+      "the precision target was not met within the run or time cap" },
 };
 
 cJSON *ib__json_warnings(unsigned warnings)
@@ -108,8 +111,7 @@ cJSON *ib__json_warnings(unsigned warnings)
     return a;
 }
 
-void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
-                     unsigned warnings)
+void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
 {
     if (partial)
         ib__sbuf_printf(b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
@@ -251,21 +253,44 @@ void ib__text_env(ib__sbuf *b, const ib_env *env)
 {
     if (env->gpu_name[0]) {
         ib__sbuf_printf(b, "%s (driver %s, CUDA driver %d.%d, runtime %d.%d)", env->gpu_name,
-                        env->driver_version[0] ? env->driver_version : "?",
-                        env->cuda_driver_version / 1000, env->cuda_driver_version % 1000 / 10,
-                        env->cuda_runtime_version / 1000, env->cuda_runtime_version % 1000 / 10);
+                        env->driver_version[0] ? env->driver_version : "?", env->cuda_driver_version / 1000,
+                        env->cuda_driver_version % 1000 / 10, env->cuda_runtime_version / 1000,
+                        env->cuda_runtime_version % 1000 / 10);
     } else {
         ib__sbuf_printf(b, "%s", env->host_cpu[0] ? env->host_cpu : "host CPU");
     }
     ib__sbuf_printf(b, ", ONNX Runtime %s %s", env->ort_version, env->provider);
 }
 
+double ib__duration_unit(double ms, const char **unit)
+{
+    double a = fabs(ms);
+    *unit = a >= 1000 ? "s" : a >= 1 || !isfinite(a) ? "ms" : "us";
+    return a >= 1000 ? 1e-3 : a >= 1 || !isfinite(a) ? 1 : 1e3;
+}
+
 const char *ib__fmt_ms(char buf[32], double ms)
 {
-    if (!isfinite(ms)) snprintf(buf, 32, "-");
-    else if (fabs(ms) >= 1000) snprintf(buf, 32, "%.4g s", ms / 1000);
-    else if (fabs(ms) >= 1) snprintf(buf, 32, "%.4g ms", ms);
-    else snprintf(buf, 32, "%.4g us", ms * 1000);
+    const char *unit;
+    double scale = ib__duration_unit(ms, &unit);
+    if (!isfinite(ms))
+        snprintf(buf, 32, "-");
+    else
+        snprintf(buf, 32, "%.4g %s", ms * scale, unit);
+    return buf;
+}
+
+void ib__text_estimate(ib__sbuf *b, const char *name, double value_ms, const double ci_ms[2])
+{
+    const char *unit;
+    double scale = ib__duration_unit(value_ms, &unit);
+    ib__sbuf_printf(b, "%s %.4g %s, 95%% CI [%.4g, %.4g] %s", name, value_ms * scale, unit, ci_ms[0] * scale,
+                    ci_ms[1] * scale, unit);
+}
+
+const char *ib__fmt_percent(char buf[32], double fraction)
+{
+    snprintf(buf, 32, "%.15g%%", 100 * fraction);
     return buf;
 }
 

@@ -7,10 +7,10 @@
  * (scale: that unit per ms). */
 static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st, double scale)
 {
-    ib__sbuf_printf(b, "%-7s %6zu %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %6.2f%%\n",
-                    label, st->n, st->mean * scale, st->std * scale, st->min * scale, st->p50 * scale,
-                    st->p90 * scale, st->p95 * scale, st->p99 * scale, st->p999 * scale,
-                    st->max * scale, 100 * st->cv);
+    ib__sbuf_printf(b, "%-7s %6zu %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %6.2f%%\n", label,
+                    st->n, st->mean * scale, st->std * scale, st->min * scale, st->p50 * scale,
+                    st->p90 * scale, st->p95 * scale, st->p99 * scale, st->p999 * scale, st->max * scale,
+                    100 * st->cv);
 }
 
 double ib__latency_unit(double median_ms, const char **unit)
@@ -29,9 +29,37 @@ static const char *method_text(const ib_latency_result *r, const ib_workload_inf
     return "CUDA events around each run on the workload's stream; host wall time alongside";
 }
 
+/* The median and the mean with their 95% intervals, each line in one unit;
+ * in words where there are too few runs for an interval or where the timer
+ * could not resolve it; then the precision target, if one was set. */
+static void text_intervals(ib__sbuf *b, const ib_latency_result *r, const ib_stats *p)
+{
+    char t[32], t2[32];
+    if (p->n < IB_STATS_CI_MIN_N) {
+        ib__sbuf_printf(b, "\nmedian %s, mean %s; too few runs for a 95%% interval: n=%zu, needs %d\n",
+                        ib__fmt_ms(t, p->p50), ib__fmt_ms(t2, p->mean), p->n, IB_STATS_CI_MIN_N);
+    } else {
+        ib__sbuf_printf(b, "\n");
+        ib__text_estimate(b, "median", p->p50, p->ci95_median);
+        /* A median of 0 (a timer too coarse for the runs) has no relative width. */
+        if (isfinite(r->precision_achieved)) ib__sbuf_printf(b, " (+-%.3g%%)", 100 * r->precision_achieved);
+        ib__sbuf_printf(b, "\n");
+        ib__text_estimate(b, "mean", p->mean, p->ci95_mean);
+        ib__sbuf_printf(b, "\n");
+        if (p->ci95_widened)
+            ib__sbuf_printf(b,
+                            "interval widened to the timer resolution (+-%s): the runs differ by less "
+                            "than the timer can tell apart\n",
+                            ib__fmt_ms(t, r->timer_resolution_ms));
+    }
+    if (r->precision_target > 0)
+        ib__sbuf_printf(b, "precision target +-%s: %s after %zu runs\n",
+                        ib__fmt_percent(t, r->precision_target), r->precision_met ? "met" : "NOT met", r->n);
+}
+
 char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     char t1[32], t2[32], t3[32];
     ib__sbuf_printf(&b, "inferbench latency: %s, batch %lld, %s\n", info->model, (long long)info->batch,
                     info->provider);
@@ -49,16 +77,11 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
         const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
         const char *unit;
         double scale = ib__latency_unit(p->p50, &unit);
-        ib__sbuf_printf(&b, "\n%-7s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n", unit, "n", "mean",
-                        "std", "min", "p50", "p90", "p95", "p99", "p99.9", "max", "cv");
+        ib__sbuf_printf(&b, "\n%-7s %6s %9s %9s %9s %9s %9s %9s %9s %9s %9s %7s\n", unit, "n", "mean", "std",
+                        "min", "p50", "p90", "p95", "p99", "p99.9", "max", "cv");
         if (r->has_device_timer) stats_row(&b, "device", &r->device, scale);
         stats_row(&b, "host", &r->host, scale);
-        ib__sbuf_printf(&b, "\nmedian %s, 95%% CI [%.4g, %.4g] %s (+-%.2f%%); mean 95%% CI [%.4g, %.4g] %s\n",
-                        ib__fmt_ms(t1, p->p50), p->ci95_median[0] * scale, p->ci95_median[1] * scale, unit,
-                        100 * r->precision_achieved, p->ci95_mean[0] * scale, p->ci95_mean[1] * scale, unit);
-        if (r->precision_target > 0)
-            ib__sbuf_printf(&b, "precision target +-%.2f%%: %s after %zu runs\n", 100 * r->precision_target,
-                            r->precision_met ? "met" : "NOT met", r->n);
+        text_intervals(&b, r, p);
         if (isfinite(r->launch_overhead_ms)) {
             ib__sbuf_printf(&b, "launch overhead excluded: %s per run (stream held until queued)\n",
                             ib__fmt_ms(t1, r->launch_overhead_ms));
@@ -79,8 +102,7 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
     return ib__sbuf_finish(&b);
 }
 
-char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info,
-                             const ib_config *cfg)
+char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info, const ib_config *cfg)
 {
     cJSON *root = ib__json_document("inferbench.latency/1", r->partial, r->stop_status, info);
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);
@@ -100,14 +122,20 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
         cJSON_AddNullToObject(root, "latency_ms");
         cJSON_AddNullToObject(root, "host_latency_ms");
     }
-    cJSON *prec = cJSON_AddObjectToObject(root, "precision");
-    ib__json_add_number(prec, "target", r->precision_target);
-    ib__json_add_number(prec, "achieved", r->precision_achieved);
-    cJSON_AddBoolToObject(prec, "met", r->precision_target > 0 ? r->precision_met : false);
+    if (r->precision_target > 0) { /* only a target asked for has a verdict */
+        cJSON *prec = cJSON_AddObjectToObject(root, "precision");
+        ib__json_add_number(prec, "target", r->precision_target);
+        ib__json_add_number(prec, "achieved", r->precision_achieved);
+        cJSON_AddBoolToObject(prec, "met", r->precision_met);
+    }
+    ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
+    ib__json_add_number(root, "host_timer_resolution_ms", r->host_timer_resolution_ms);
     ib__json_add_number(root, "launch_overhead_ms", r->launch_overhead_ms);
     cJSON *samples = cJSON_AddObjectToObject(root, "samples");
-    if (r->has_device_timer) cJSON_AddItemToObject(samples, "device_ms", ib__json_array(r->device_ms, r->n));
-    else cJSON_AddNullToObject(samples, "device_ms");
+    if (r->has_device_timer)
+        cJSON_AddItemToObject(samples, "device_ms", ib__json_array(r->device_ms, r->n));
+    else
+        cJSON_AddNullToObject(samples, "device_ms");
     cJSON_AddItemToObject(samples, "host_ms", ib__json_array(r->host_ms, r->n));
     cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));

@@ -38,8 +38,7 @@ char *ib__json_finish(cJSON *root);
 
 /* The closing lines of every text report: PARTIAL and why, a missing-NVML
  * note on a GPU, then the warnings, one per line, each "warning: ...". */
-void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
-                     unsigned warnings);
+void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings);
 /* "NVIDIA H200 (driver 580.159, CUDA 13.0), ONNX Runtime 1.29.0 CUDAExecutionProvider" */
 void ib__text_env(ib__sbuf *b, const ib_env *env);
 /* "cuDNN search EXHAUSTIVE, NHWC no, CUDA graph no, intra-op threads
@@ -51,8 +50,17 @@ void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const 
 void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info);
 /* The same as a report line: "\nruntime options: ...". */
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info);
+/* The unit a duration in ms reads best in ("s" from 1000 ms, "ms" from 1
+ * ms, "us" below); returns that unit per ms. */
+double ib__duration_unit(double ms, const char **unit);
 /* Formats a duration in ms with 4 significant digits and the best unit. */
 const char *ib__fmt_ms(char buf[32], double ms);
+/* "median 139.3 us, 95% CI [135.6, 142.2] us": a figure and its interval in
+ * one unit, the figure's (never a unit per number). */
+void ib__text_estimate(ib__sbuf *b, const char *name, double value_ms, const double ci_ms[2]);
+/* A fraction as the percentage a user wrote: every digit it carries
+ * ("0.001%", "0.5%"), not a fixed two decimals. */
+const char *ib__fmt_percent(char buf[32], double fraction);
 /* Inputs per second: whole numbers once they are large, 4 digits below. */
 const char *ib__fmt_rate(char buf[32], double v);
 /* A pitfall row's "vs correct": "+12.3%", "+-4.5%" for the single sample

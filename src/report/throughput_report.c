@@ -7,9 +7,12 @@
 
 const char *ib__fmt_rate(char buf[32], double v)
 {
-    if (!isfinite(v)) snprintf(buf, 32, "-");
-    else if (v >= 1000) snprintf(buf, 32, "%.0f", v);
-    else snprintf(buf, 32, "%.4g", v);
+    if (!isfinite(v))
+        snprintf(buf, 32, "-");
+    else if (v >= 1000)
+        snprintf(buf, 32, "%.0f", v);
+    else
+        snprintf(buf, 32, "%.4g", v);
     return buf;
 }
 
@@ -26,8 +29,9 @@ static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_wor
 {
     char t[32];
     if (!r->searched && !info->has_batch_dim) {
-        ib__sbuf_printf(b, "fixed-batch model: measured at its batch %lld only (no input has a symbolic "
-                           "batch dimension, so there is no batch to search)\n",
+        ib__sbuf_printf(b,
+                        "fixed-batch model: measured at its batch %lld only (no input has a symbolic "
+                        "batch dimension, so there is no batch to search)\n",
                         r->n_points ? (long long)r->points[0].batch : (long long)info->batch);
     } else if (!r->searched) {
         ib__sbuf_printf(b, "batches as given: no search\n");
@@ -35,12 +39,14 @@ static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_wor
         ib__sbuf_printf(b, "batch search stopped after %zu probes (%s): no batch was seen to fit\n",
                         r->n_probes, ib__fmt_ms(t, r->search_ms));
     } else if (r->partial && r->n_points == 0) {
-        ib__sbuf_printf(b, "batch search stopped after %zu probes (%s); "
-                           "largest batch that fit so far: %lld\n",
+        ib__sbuf_printf(b,
+                        "batch search stopped after %zu probes (%s); "
+                        "largest batch that fit so far: %lld\n",
                         r->n_probes, ib__fmt_ms(t, r->search_ms), (long long)r->largest_fitting);
     } else if (r->limited_by_max_batch) {
-        ib__sbuf_printf(b, "largest batch tried: %lld, limited by --max-batch, not by memory "
-                           "(%zu probes, %s)\n",
+        ib__sbuf_printf(b,
+                        "largest batch tried: %lld, limited by --max-batch, not by memory "
+                        "(%zu probes, %s)\n",
                         (long long)r->largest_fitting, r->n_probes, ib__fmt_ms(t, r->search_ms));
     } else {
         ib__sbuf_printf(b, "largest batch that fits: %lld (%zu probes, %s)\n", (long long)r->largest_fitting,
@@ -93,21 +99,24 @@ static void text_answers(ib__sbuf *b, const ib_throughput_result *r)
     if (!peak) return;
     ib__sbuf_printf(b, "\npeak: %s inputs/s at batch %lld\n", ib__fmt_rate(t1, peak->items_per_s),
                     (long long)peak->batch);
-    ib__sbuf_printf(b, "      per-run synchronized timing (the classic method) gives %s inputs/s at this "
-                       "batch (%+.1f%%)\n",
+    ib__sbuf_printf(b,
+                    "      per-run synchronized timing (the classic method) gives %s inputs/s at this "
+                    "batch (%+.1f%%)\n",
                     ib__fmt_rate(t2, peak->items_per_s_sync),
                     100 * (peak->items_per_s_sync / peak->items_per_s - 1));
     if (knee)
-        ib__sbuf_printf(b, "knee: batch %lld, %s inputs/s (%.1f%% of the peak): "
-                           "the smallest batch close to it\n",
+        ib__sbuf_printf(b,
+                        "knee: batch %lld, %s inputs/s (%.1f%% of the peak): "
+                        "the smallest batch close to it\n",
                         (long long)knee->batch, ib__fmt_rate(t1, knee->items_per_s),
                         100 * knee->items_per_s / peak->items_per_s);
     if (!(r->latency_budget_ms > 0)) return;
     const ib_throughput_point *best = point_at(r, r->best_within_budget);
+    char t3[32]; /* a buffer per figure: they are formatted before printing */
     if (best)
         ib__sbuf_printf(b, "within %s p99 batch latency: batch %lld, %s inputs/s (p99 %s)\n",
                         ib__fmt_ms(t1, r->latency_budget_ms), (long long)best->batch,
-                        ib__fmt_rate(t2, best->items_per_s), ib__fmt_ms(t1, best->latency_ms.p99));
+                        ib__fmt_rate(t2, best->items_per_s), ib__fmt_ms(t3, best->latency_ms.p99));
     else
         ib__sbuf_printf(b, "within %s p99 batch latency: NO batch meets the budget\n",
                         ib__fmt_ms(t1, r->latency_budget_ms));
@@ -115,7 +124,7 @@ static void text_answers(ib__sbuf *b, const ib_throughput_result *r)
 
 char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     char t[32];
     ib__sbuf_printf(&b, "inferbench throughput: %s, %s\n", info->model, info->provider);
     ib__text_env(&b, &r->env);
@@ -182,8 +191,10 @@ static cJSON *point_json(const ib_throughput_point *p)
     ib__json_add_number(o, "items_per_s", ok ? p->items_per_s : NAN);
     ib__json_add_number(o, "items_per_s_sync", ok ? p->items_per_s_sync : NAN);
     ib__json_add_number(o, "back_to_back_ms_per_run", ok ? p->back_to_back_ms_per_run : NAN);
-    if (ok) cJSON_AddItemToObject(o, "latency_ms", ib__json_stats(&p->latency_ms));
-    else cJSON_AddNullToObject(o, "latency_ms");
+    if (ok)
+        cJSON_AddItemToObject(o, "latency_ms", ib__json_stats(&p->latency_ms));
+    else
+        cJSON_AddNullToObject(o, "latency_ms");
     ib__json_add_number(o, "first_run_ms", ok ? p->first_run_ms : NAN);
     if (ok) {
         cJSON_AddNumberToObject(o, "warmup_runs", (double)p->warmup_runs);
@@ -213,8 +224,10 @@ static cJSON *budget_json(const ib_throughput_result *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "ms", r->latency_budget_ms);
     cJSON_AddBoolToObject(o, "met", p != NULL);
-    if (p) cJSON_AddNumberToObject(o, "batch", (double)p->batch);
-    else cJSON_AddNullToObject(o, "batch");
+    if (p)
+        cJSON_AddNumberToObject(o, "batch", (double)p->batch);
+    else
+        cJSON_AddNullToObject(o, "batch");
     ib__json_add_number(o, "items_per_s", p ? p->items_per_s : NAN);
     ib__json_add_number(o, "p99_ms", p ? p->latency_ms.p99 : NAN);
     return o;
@@ -235,6 +248,7 @@ char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload
     if (kp && peak) ib__json_add_number(knee, "fraction_of_peak", kp->items_per_s / peak->items_per_s);
     cJSON_AddItemToObject(root, "knee", knee);
     cJSON_AddItemToObject(root, "budget", budget_json(r));
+    ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
     cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);

@@ -9,9 +9,11 @@
 typedef struct ib__clock {
     double (*now_ms)(const void *ctx);
     const void *ctx;
+    double resolution_ms; /* smallest step it reads; 0: exact (virtual) */
 } ib__clock;
 
-/* The real monotonic clock. */
+/* The real monotonic clock, its resolution measured: the larger of what
+ * clock_getres says and the smallest step seen between two reads. */
 ib__clock ib__host_clock(void);
 
 /* A device timer: start/stop are marks on the workload's stream (CUDA event
@@ -24,5 +26,15 @@ typedef struct ib__timer_ops {
     ib_status (*elapsed_ms)(void *state, double *ms, ib_error *err);
     void (*destroy)(void *state);
 } ib__timer_ops;
+
+/* Pairs of marks with nothing between them that a resolution measurement
+ * takes. */
+#define IB__RESOLUTION_PAIRS 200
+
+/* A device timer's resolution: the smallest positive interval it reports
+ * over `pairs` pairs of marks with nothing between them, on a timer state
+ * made by ops->create. NaN when none reads above zero. */
+ib_status ib__timer_resolution_ms(const ib__timer_ops *ops, void *state, int pairs, double *ms,
+                                  ib_error *err);
 
 #endif

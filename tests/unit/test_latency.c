@@ -5,6 +5,9 @@
 #include "check.h"
 #include "backend/workload.h"
 #include "core/rules.h"
+#include "core/stats.h"
+
+#include <cjson/cJSON.h>
 
 #include <math.h>
 #include <string.h>
@@ -132,8 +135,8 @@ static void test_steady_rule(void)
     double x[20];
     for (int i = 0; i < 20; i++) x[i] = 1.0;
     CHECK(ib__is_steady(x, 20, 10, 0.02));
-    CHECK(!ib__is_steady(x, 19, 10, 0.02)); /* too few */
-    for (int i = 0; i < 10; i++) x[i] = 1.03;   /* earlier window 3% slower */
+    CHECK(!ib__is_steady(x, 19, 10, 0.02));   /* too few */
+    for (int i = 0; i < 10; i++) x[i] = 1.03; /* earlier window 3% slower */
     CHECK(!ib__is_steady(x, 20, 10, 0.02));
     for (int i = 0; i < 10; i++) x[i] = 1.019;
     CHECK(ib__is_steady(x, 20, 10, 0.02));
@@ -187,7 +190,7 @@ static void test_steady_long_runs(void)
  * and not when the runs are already replayed from a CUDA graph. */
 static void test_launch_bound_note(void)
 {
-    double device[3] = {0.9, 1.0, 1.1};
+    double device[3] = { 0.9, 1.0, 1.1 };
     ib_latency_result r;
     memset(&r, 0, sizeof r);
     r.n = 3;
@@ -203,7 +206,7 @@ static void test_launch_bound_note(void)
     static const struct {
         double launch_ms;
         bool cuda_graph, noted;
-    } cases[] = { {1.5, false, true}, {0.5, false, false}, {1.5, true, false} };
+    } cases[] = { { 1.5, false, true }, { 0.5, false, false }, { 1.5, true, false } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         r.launch_overhead_ms = cases[i].launch_ms;
         info.cuda_graph = cases[i].cuda_graph;
@@ -274,8 +277,8 @@ static void test_adaptive_stopping(void)
 
 static void test_stop_rule_direct(void)
 {
-    ib__stop_rule fixed = {.runs = 3};
-    double x[3] = {1, 1, 1};
+    ib__stop_rule fixed = { .runs = 3 };
+    double x[3] = { 1, 1, 1 };
     double achieved = -1;
     CHECK(ib__stop_check(&fixed, x, 2, 0, &achieved) == IB__CONTINUE);
     CHECK(ib__stop_check(&fixed, x, 3, 0, &achieved) == IB__STOP_COUNT);
@@ -455,8 +458,234 @@ static void test_progress_reports(void)
     ib_workload_destroy(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Statistics at the edges: what the reports say of the intervals            */
+/* ------------------------------------------------------------------------ */
+
+/* Runs of a fake workload with no warm-up; precision 0: a fixed count. */
+static ib_status measure_runs(ib_workload *w, int64_t runs, double precision, ib_latency_result *r)
+{
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 0;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = runs;
+    cfg.precision = precision;
+    cfg.min_runs = 30;
+    cfg.max_runs = 60;
+    ib_error err;
+    return ib_measure_latency(w, &cfg, r, &err);
+}
+
+/* The line of text starting with prefix, copied into line[cap] ("" if none). */
+static const char *line_starting(const char *text, const char *prefix, char *line, size_t cap)
+{
+    line[0] = '\0';
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, prefix, strlen(prefix)) != 0) continue;
+        size_t len = strcspn(p, "\n");
+        snprintf(line, cap, "%.*s", (int)(len < cap ? len : cap - 1), p);
+        break;
+    }
+    return line;
+}
+
+/* The latency JSON of r, parsed; NULL on failure. */
+static cJSON *json_of(const ib_latency_result *r, ib_workload *w)
+{
+    ib_config cfg;
+    ib_config_init(&cfg);
+    char *json = ib_latency_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    if (json) {
+        /* The compare reader still reads it (null intervals, no precision). */
+        ib_latency_file f;
+        ib_error err;
+        CHECK(ib_latency_file_parse(json, strlen(json), &f, &err) == IB_OK);
+        CHECK_EQ_INT(f.n, r->n);
+        ib_latency_file_free(&f);
+    }
+    ib_free(json);
+    return doc;
+}
+
+/* n = 1, 2, 5: no interval, said in words, null in JSON, never "inf";
+ * n = 6: both intervals. */
+static void test_intervals_by_run_count(void)
+{
+    static const int64_t counts[] = { 1, 2, 5, 6 };
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        ib_workload *w = check_open_fake(&s);
+        ib_latency_result r;
+        CHECK(measure_runs(w, counts[i], 0, &r) == IB_OK);
+        char *text = ib_latency_report_text(&r, ib_workload_get_info(w));
+        cJSON *doc = json_of(&r, w);
+        cJSON *st = cJSON_GetObjectItem(doc, "latency_ms");
+        char words[96];
+        snprintf(words, sizeof words, "too few runs for a 95%% interval: n=%lld, needs 6",
+                 (long long)counts[i]);
+        bool few = counts[i] < 6;
+        CHECK(text && (strstr(text, words) != NULL) == few);
+        CHECK(text && !strstr(text, "inf%") && !strstr(text, "inf]") && !strstr(text, "[-inf"));
+        CHECK(text && (strstr(text, "95% CI [") != NULL) == !few);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(st, "ci95_mean")) == few);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(st, "ci95_median")) == few);
+        CHECK(cJSON_IsArray(cJSON_GetObjectItem(st, "ci95_mean")) == !few);
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "host_latency_ms"), "ci95_mean")) ==
+              few);
+        cJSON_Delete(doc);
+        ib_free(text);
+        ib_latency_result_free(&r);
+        ib_workload_destroy(w);
+    }
+}
+
+/* Six readings of 0 (a timer too coarse for the runs): an interval, but no
+ * relative width to print, and still no "inf". */
+static void test_zero_median_text(void)
+{
+    double zeros[6] = { 0, 0, 0, 0, 0, 0 };
+    ib_latency_result r;
+    memset(&r, 0, sizeof r);
+    r.n = 6;
+    r.host_ms = zeros;
+    r.cold_host_ms = 1;
+    r.launch_overhead_ms = r.timer_resolution_ms = NAN;
+    CHECK(ib_stats_compute(zeros, 6, &r.host) == IB_OK);
+    r.precision_achieved = ib__median_ci_relative_halfwidth(&r.host);
+    ib_workload_info info;
+    memset(&info, 0, sizeof info);
+    info.batch = 1;
+    char *text = ib_latency_report_text(&r, &info);
+    CHECK(text && strstr(text, "\nmedian 0 us, 95% CI [0, 0] us\n"));
+    CHECK(text && !strstr(text, "inf%"));
+    ib_free(text);
+}
+
+/* A target is printed with the digits it was given; without one there is
+ * no precision block and no verdict at all. */
+static void test_precision_target_text(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = jitter;
+    ib_workload *w = check_open_fake(&s);
+    ib_latency_result r;
+    CHECK(measure_runs(w, 100, 0.00001, &r) == IB_OK); /* --precision 0.001% */
+    char *text = ib_latency_report_text(&r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "precision target +-0.001%: NOT met after 60 runs\n"));
+    cJSON *doc = json_of(&r, w);
+    cJSON *prec = cJSON_GetObjectItem(doc, "precision");
+    CHECK(cJSON_IsObject(prec) && cJSON_GetObjectItem(prec, "target")->valuedouble == 0.00001);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(prec, "met")));
+    cJSON_Delete(doc);
+    ib_free(text);
+    ib_latency_result_free(&r);
+
+    CHECK(measure_runs(w, 100, 0, &r) == IB_OK);
+    text = ib_latency_report_text(&r, ib_workload_get_info(w));
+    CHECK(text && !strstr(text, "precision target"));
+    doc = json_of(&r, w);
+    CHECK(doc && !cJSON_HasObjectItem(doc, "precision"));
+    cJSON_Delete(doc);
+    ib_free(text);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+/* 35 us every run, read by a timer of 1.25 us steps (the H200's event
+ * timer, a small model with --exclude-launch): the interval of identical readings is widened to +- 1.25 us
+ * and the report says so; adaptive stopping cannot claim 1% from it. */
+static double constant_35us(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)index;
+    (void)ctx;
+    return 0.035;
+}
+
+static void test_widened_to_timer_resolution(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = constant_35us;
+    s.timer_resolution_ms = 0.00125;
+    ib_workload *w = check_open_fake(&s);
+    ib_latency_result r;
+    CHECK(measure_runs(w, 300, 0, &r) == IB_OK);
+    CHECK_NEAR(r.timer_resolution_ms, 0.00125, 1e-15);
+    CHECK_NEAR(r.host_timer_resolution_ms, 0.00125, 0);
+    CHECK(r.device.ci95_widened);
+    CHECK_NEAR(r.device.ci95_median[0], 0.03375, 1e-12);
+    CHECK_NEAR(r.device.ci95_median[1], 0.03625, 1e-12);
+    CHECK_NEAR(r.precision_achieved, 0.00125 / 0.035, 1e-9);
+    char *text = ib_latency_report_text(&r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "\nmedian 35 us, 95% CI [33.75, 36.25] us (+-3.57%)\n"));
+    CHECK(text && strstr(text, "interval widened to the timer resolution (+-1.25 us)"));
+    cJSON *doc = json_of(&r, w);
+    CHECK(doc && cJSON_GetObjectItem(doc, "timer_resolution_ms")->valuedouble == r.timer_resolution_ms);
+    CHECK(cJSON_IsTrue(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "latency_ms"), "ci95_widened_to_resolution")));
+    cJSON_Delete(doc);
+    ib_free(text);
+    ib_latency_result_free(&r);
+
+    CHECK(measure_runs(w, 0, 0.01, &r) == IB_OK); /* adaptive, 1%: 60 runs, not met */
+    CHECK(!r.precision_met);
+    CHECK_EQ_INT(r.n, 60);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+
+    s.timer_resolution_ms = 0; /* an exact timer: nothing to widen, nothing said */
+    w = check_open_fake(&s);
+    CHECK(measure_runs(w, 300, 0, &r) == IB_OK);
+    CHECK(!r.device.ci95_widened);
+    text = ib_latency_report_text(&r, ib_workload_get_info(w));
+    CHECK(text && !strstr(text, "widened"));
+    ib_free(text);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+/* 136.7 .. 142.2 us: the table is in ms (median above 0.1 ms), but each line
+ * of the text carries one unit, the median's. */
+static double around_139us(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    return 0.1356 + 0.0011 * (double)(index % 7);
+}
+
+static void test_one_unit_per_line(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = around_139us;
+    ib_workload *w = check_open_fake(&s);
+    ib_latency_result r;
+    CHECK(measure_runs(w, 6, 0, &r) == IB_OK); /* runs 1..6: the CI is [min, max] */
+    char *text = ib_latency_report_text(&r, ib_workload_get_info(w));
+    char line[256];
+    CHECK(text && strcmp(line_starting(text, "median ", line, sizeof line),
+                         "median 139.5 us, 95% CI [136.7, 142.2] us (+-1.97%)") == 0);
+    CHECK(text && strcmp(line_starting(text, "mean ", line, sizeof line),
+                         "mean 139.4 us, 95% CI [137.4, 141.7] us") == 0);
+    ib_free(text);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
+    test_intervals_by_run_count();
+    test_zero_median_text();
+    test_precision_target_text();
+    test_widened_to_timer_resolution();
+    test_one_unit_per_line();
     test_counts_and_cold_run();
     test_warmup_by_time();
     test_warmup_until_steady();

@@ -3,12 +3,13 @@
 #include "check.h"
 #include "core/stats.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static void test_one_to_ten(void)
 {
     /* Deliberately unsorted: the summary must not depend on order. */
-    const double x[10] = {7, 3, 10, 1, 5, 2, 9, 4, 8, 6};
+    const double x[10] = { 7, 3, 10, 1, 5, 2, 9, 4, 8, 6 };
     ib_stats st;
     CHECK(ib_stats_compute(x, 10, &st) == IB_OK);
     CHECK_EQ_INT(st.n, 10);
@@ -17,14 +18,17 @@ static void test_one_to_ten(void)
     CHECK_NEAR(st.min, 1, 0);
     CHECK_NEAR(st.max, 10, 0);
     CHECK_NEAR(st.p50, 5.5, 1e-12);
-    CHECK_NEAR(st.p90, 9.1, 1e-12);   /* h = 9*0.9 = 8.1 */
+    CHECK_NEAR(st.p90, 9.1, 1e-12); /* h = 9*0.9 = 8.1 */
     CHECK_NEAR(st.p95, 9.55, 1e-12);
     CHECK_NEAR(st.p99, 9.91, 1e-12);
     CHECK_NEAR(st.p999, 9.991, 1e-12);
     CHECK_NEAR(st.cv, 3.0276503540974917 / 5.5, 1e-12);
-    /* t(0.975, 9) = 2.2622; half-width 2.2622 * 3.02765 / sqrt(10). */
-    CHECK_NEAR(st.ci95_mean[0], 5.5 - 2.16585, 1e-4);
-    CHECK_NEAR(st.ci95_mean[1], 5.5 + 2.16585, 1e-4);
+    /* The expanded percentile bootstrap from its fixed seed: 3.3 and 7.7,
+     * close to Student's t, 5.5 -+ 2.2622 * 3.02765 / sqrt(10) = [3.334,
+     * 7.666], as it should be on symmetric data. */
+    CHECK_NEAR(st.ci95_mean[0], 3.3, 1e-12);
+    CHECK_NEAR(st.ci95_mean[1], 7.7, 1e-12);
+    CHECK(!st.ci95_widened);
     /* P(B<=1) = 11/1024 <= 0.025 < P(B<=2) = 56/1024: x(2)..x(9). */
     CHECK_NEAR(st.ci95_median[0], 2, 0);
     CHECK_NEAR(st.ci95_median[1], 9, 0);
@@ -52,8 +56,10 @@ static void test_single_and_constant(void)
 static void test_median_ranks(void)
 {
     /* Expected ranks from the exact binomial (Python math.comb). */
-    static const struct { size_t n, lo, hi; } cases[] = {
-        {6, 0, 5}, {10, 1, 8}, {30, 9, 20}, {300, 132, 167}, {1000, 468, 531},
+    static const struct {
+        size_t n, lo, hi;
+    } cases[] = {
+        { 6, 0, 5 }, { 10, 1, 8 }, { 30, 9, 20 }, { 300, 132, 167 }, { 1000, 468, 531 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t lo, hi;
@@ -78,7 +84,7 @@ static void test_t_quantile(void)
 
 static void test_quantile_interpolation(void)
 {
-    const double s[4] = {10, 20, 30, 40};
+    const double s[4] = { 10, 20, 30, 40 };
     CHECK_NEAR(ib_quantile_sorted(s, 4, 0.0), 10, 0);
     CHECK_NEAR(ib_quantile_sorted(s, 4, 1.0), 40, 0);
     CHECK_NEAR(ib_quantile_sorted(s, 4, 0.5), 25, 1e-12);
@@ -90,15 +96,131 @@ static void test_bimodal(void)
     double x[200];
     for (int i = 0; i < 200; i++) x[i] = 1.0 + 0.001 * (i % 10); /* one cluster */
     CHECK(!ib__is_bimodal(x, 200));
-    for (int i = 0; i < 60; i++) x[i] = 2.0 + 0.001 * (i % 10);  /* 30% at 2 ms */
+    for (int i = 0; i < 60; i++) x[i] = 2.0 + 0.001 * (i % 10); /* 30% at 2 ms */
     CHECK(ib__is_bimodal(x, 200));
     for (int i = 0; i < 200; i++) x[i] = 1.0 + 0.001 * (i % 10);
     for (int i = 0; i < 5; i++) x[i] = 5.0; /* a tail of 2.5% is not a mode */
     CHECK(!ib__is_bimodal(x, 200));
 }
 
+/* Below 6 samples no interval reaches 95%: both are NaN (null in JSON,
+ * words in the text); from 6 both exist, the median's being the range. */
+static void test_intervals_need_six(void)
+{
+    const double x[6] = { 4, 1, 6, 2, 5, 3 };
+    static const size_t sizes[] = { 1, 2, 5 };
+    ib_stats st;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        CHECK(ib_stats_compute(x, sizes[i], &st) == IB_OK);
+        CHECK(isnan(st.ci95_mean[0]) && isnan(st.ci95_mean[1]));
+        CHECK(isnan(st.ci95_median[0]) && isnan(st.ci95_median[1]));
+        CHECK(isinf(ib__median_ci_relative_halfwidth(&st)));
+        CHECK(isinf(ib__median_precision(x, sizes[i], 0)));
+    }
+    CHECK(ib_stats_compute(x, 6, &st) == IB_OK);
+    CHECK_NEAR(st.ci95_median[0], 1, 0);
+    CHECK_NEAR(st.ci95_median[1], 6, 0);
+    CHECK(st.ci95_mean[0] >= 1 && st.ci95_mean[0] < 3.5 && st.ci95_mean[1] > 3.5 && st.ci95_mean[1] <= 6);
+    CHECK_NEAR(ib__median_precision(x, 6, 0), 2.5 / 3.5, 1e-12);
+}
+
+/* Positive, heavily right-skewed, few samples: Student's t goes below zero
+ * (17.5 - 2.5706 * 40.42 / sqrt(6) = -24.9), the bootstrap stays within
+ * the data, longer on the side of the tail. */
+static void test_mean_ci_positive_under_skew(void)
+{
+    const double x[6] = { 1, 1, 100, 1, 1, 1 };
+    ib_stats st;
+    CHECK(ib_stats_compute(x, 6, &st) == IB_OK);
+    CHECK(st.mean - ib__t975(5) * st.std / sqrt(6.0) < 0);
+    /* 5/6^6 = 33% of resamples miss the 100: the low end is 1. The high end
+     * is four 100s of six (P(k <= 4) = 99.93% passes the 99.76% quantile
+     * of the expanded interval at n = 6): (2 + 400) / 6 = 67. */
+    CHECK_NEAR(st.ci95_mean[0], 1, 1e-12);
+    CHECK_NEAR(st.ci95_mean[1], 67, 1e-12);
+
+    const double tail[8] = { 0.9, 1.1, 1.0, 250, 1.2, 0.95, 1.05, 1.0 };
+    CHECK(ib_stats_compute(tail, 8, &st) == IB_OK);
+    CHECK(st.ci95_mean[0] >= 0.9 && st.ci95_mean[0] < st.mean && st.ci95_mean[1] <= 250);
+    CHECK(st.ci95_mean[1] - st.mean > st.mean - st.ci95_mean[0]);
+
+    ib_stats again; /* a fixed seed: the same samples, the same interval */
+    CHECK(ib_stats_compute(tail, 8, &again) == IB_OK);
+    CHECK_NEAR(again.ci95_mean[0], st.ci95_mean[0], 0);
+    CHECK_NEAR(again.ci95_mean[1], st.ci95_mean[1], 0);
+}
+
+/* From 100,000 samples the bootstrap's normal form (Student's t) is used,
+ * kept within [min, max] as the resample means are: one huge outlier among
+ * 200,000 tiny positive samples would put t's interval below zero. */
+static void test_mean_ci_large_n(void)
+{
+    size_t n = 200000;
+    double *x = malloc(n * sizeof *x);
+    if (!x) return;
+    for (size_t i = 0; i < n; i++) x[i] = 1.0 + 0.001 * (double)(i % 100);
+    ib_stats st;
+    CHECK(ib_stats_compute(x, n, &st) == IB_OK);
+    double half = ib__t975(n - 1) * st.std / sqrt((double)n);
+    CHECK_NEAR(st.ci95_mean[0], st.mean - half, 1e-12);
+    CHECK_NEAR(st.ci95_mean[1], st.mean + half, 1e-12);
+
+    for (size_t i = 0; i < n; i++) x[i] = 0.001;
+    x[7] = 1e9;
+    CHECK(ib_stats_compute(x, n, &st) == IB_OK);
+    CHECK(st.mean - ib__t975(n - 1) * st.std / sqrt((double)n) < 0);
+    CHECK_NEAR(st.ci95_mean[0], 0.001, 0);
+    CHECK(st.ci95_mean[1] > st.mean && st.ci95_mean[1] <= 1e9);
+    free(x);
+}
+
+/* Identical readings (a timer of 1.25 us steps): the intervals collapse to
+ * a point, which is no interval; widened to +- the resolution. */
+static void test_widen_to_resolution(void)
+{
+    double same[50];
+    for (int i = 0; i < 50; i++) same[i] = 0.03533;
+    ib_stats st;
+    CHECK(ib_stats_compute(same, 50, &st) == IB_OK);
+    CHECK_NEAR(st.ci95_median[1] - st.ci95_median[0], 0, 0);
+    ib__stats_widen_to_resolution(&st, 0.00125);
+    CHECK(st.ci95_widened);
+    CHECK_NEAR(st.ci95_median[0], 0.03408, 1e-12);
+    CHECK_NEAR(st.ci95_median[1], 0.03658, 1e-12);
+    CHECK_NEAR(st.ci95_mean[0], 0.03408, 1e-12);
+    CHECK_NEAR(st.ci95_mean[1], 0.03658, 1e-12);
+    CHECK_NEAR(ib__median_ci_relative_halfwidth(&st), 0.00125 / 0.03533, 1e-12);
+    CHECK_NEAR(ib__median_precision(same, 50, 0.00125), 0.00125 / 0.03533, 1e-12);
+
+    /* Wider than the resolution already: kept. Unknown resolution: kept. */
+    const double x[10] = { 7, 3, 10, 1, 5, 2, 9, 4, 8, 6 };
+    CHECK(ib_stats_compute(x, 10, &st) == IB_OK);
+    ib__stats_widen_to_resolution(&st, 1.0);
+    CHECK(!st.ci95_widened);
+    CHECK_NEAR(st.ci95_median[0], 2, 0);
+    ib__stats_widen_to_resolution(&st, NAN);
+    CHECK(!st.ci95_widened);
+    CHECK_NEAR(st.ci95_median[1], 9, 0);
+
+    /* Near zero the widened interval stops at zero: a duration. */
+    for (int i = 0; i < 50; i++) same[i] = 0.0005;
+    CHECK(ib_stats_compute(same, 50, &st) == IB_OK);
+    ib__stats_widen_to_resolution(&st, 0.00125);
+    CHECK_NEAR(st.ci95_median[0], 0, 0);
+    CHECK_NEAR(st.ci95_median[1], 0.00175, 1e-12);
+
+    /* Too few samples: nothing to widen, still no interval. */
+    CHECK(ib_stats_compute(same, 5, &st) == IB_OK);
+    ib__stats_widen_to_resolution(&st, 0.00125);
+    CHECK(!st.ci95_widened && isnan(st.ci95_median[0]));
+}
+
 int main(void)
 {
+    test_intervals_need_six();
+    test_mean_ci_positive_under_skew();
+    test_mean_ci_large_n();
+    test_widen_to_resolution();
     test_one_to_ten();
     test_single_and_constant();
     test_median_ranks();

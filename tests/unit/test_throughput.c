@@ -173,7 +173,7 @@ static void check_curve(bool device_timer)
     ib_error err;
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
     CHECK(!r->partial);
-    const int64_t cand[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000};
+    const int64_t cand[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000 };
     const size_t n = sizeof cand / sizeof cand[0];
     CHECK_EQ_INT(r->n_points, n);
     for (size_t i = 0; i < n && i < r->n_points; i++) {
@@ -215,7 +215,7 @@ static void test_knee_at_default_fraction(void)
     ib_throughput_result *r = malloc(sizeof *r);
     ib_error err;
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
-    const int64_t cand[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+    const int64_t cand[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512 };
     int64_t peak, knee, best;
     expected_answers(cand, sizeof cand / sizeof cand[0], 0.95, 0, &peak, &knee, &best);
     CHECK(r->points[r->peak].batch == peak);
@@ -268,7 +268,7 @@ static void test_oom_in_sweep_recovered(void)
     ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
-    const int64_t list[] = {1, 2, 4};
+    const int64_t list[] = { 1, 2, 4 };
     cfg.batches = list;
     cfg.n_batches = 3;
     ib_throughput_result *r = malloc(sizeof *r);
@@ -316,7 +316,7 @@ static void test_first_run_kept_apart(void)
     config(&cfg);
     cfg.run.warmup_until_steady = true;
     cfg.run.warmup_max_ms = 3000;
-    const int64_t list[] = {8, 64};
+    const int64_t list[] = { 8, 64 };
     cfg.batches = list;
     cfg.n_batches = 2;
     ib_throughput_result *r = malloc(sizeof *r);
@@ -387,7 +387,7 @@ static void test_failures_keep_what_was_measured(void)
     ib_workload_destroy(w);
 
     /* A lost device in the sweep: the points before it are kept. */
-    const int64_t list[] = {1, 2, 4};
+    const int64_t list[] = { 1, 2, 4 };
     cfg.batches = list;
     cfg.n_batches = 3;
     script(&s, 0);
@@ -423,7 +423,7 @@ static void test_fixed_batch_model(void)
     CHECK(text && strstr(text, "fixed-batch model"));
     ib_free(text);
 
-    const int64_t other[] = {8};
+    const int64_t other[] = { 8 };
     cfg.batches = other;
     cfg.n_batches = 1;
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_UNSUPPORTED);
@@ -439,7 +439,7 @@ static void test_explicit_list(void)
     ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
-    const int64_t list[] = {64, 1, 8};
+    const int64_t list[] = { 64, 1, 8 };
     cfg.batches = list;
     cfg.n_batches = 3;
     ib_throughput_result *r = malloc(sizeof *r);
@@ -464,11 +464,11 @@ static void test_explicit_list(void)
     cJSON_Delete(doc);
     ib_free(json);
 
-    const int64_t zero[] = {1, 0}, huge[] = {(int64_t)1 << 21}, twice[] = {4, 2, 4};
+    const int64_t zero[] = { 1, 0 }, huge[] = { (int64_t)1 << 21 }, twice[] = { 4, 2, 4 };
     const struct {
         const int64_t *b;
         size_t n;
-    } bad[] = {{zero, 2}, {huge, 1}, {twice, 3}, {list, 0}, {list, IB_MAX_POINTS + 1}};
+    } bad[] = { { zero, 2 }, { huge, 1 }, { twice, 3 }, { list, 0 }, { list, IB_MAX_POINTS + 1 } };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cfg.batches = bad[i].b;
         cfg.n_batches = bad[i].n;
@@ -528,7 +528,7 @@ static void test_cancel_keeps_points(void)
     ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
-    const int64_t list[] = {1, 2, 4, 8, 16};
+    const int64_t list[] = { 1, 2, 4, 8, 16 };
     cfg.batches = list;
     cfg.n_batches = 5;
     cfg.run.cancel = &cancel;
@@ -579,7 +579,7 @@ static void test_back_to_back_sees_host_bound(void)
     ib_workload *w = check_open_fake(&s);
     ib_throughput_config cfg;
     config(&cfg);
-    const int64_t list[] = {16};
+    const int64_t list[] = { 16 };
     cfg.batches = list;
     cfg.n_batches = 1;
     ib_throughput_result *r = malloc(sizeof *r);
@@ -680,8 +680,53 @@ static void test_progress_reports(void)
     ib_workload_destroy(w);
 }
 
+/* The budget line prints the p99 measured at the chosen batch, not the
+ * budget again; the points' intervals: none below 6 runs (null), widened to
+ * the timer's resolution where every run reads the same, and recorded. */
+static void test_budget_line_and_intervals(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    s.timer_resolution_ms = 0.00125;
+    ib_workload *w = check_open_fake(&s);
+    static const int64_t batches[] = { 1, 8, 64 };
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.batches = batches;
+    cfg.n_batches = 3;
+    cfg.latency_budget_ms = 2;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "within 2 ms p99 batch latency: batch 64, 39024 inputs/s (p99 1.64 ms)\n"));
+    char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    CHECK(doc && cJSON_GetObjectItem(doc, "timer_resolution_ms")->valuedouble == 0.00125);
+    cJSON *lat = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "curve"), 2), "latency_ms");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(lat, "ci95_widened_to_resolution")));
+    cJSON *mean_ci = cJSON_GetObjectItem(lat, "ci95_mean");
+    CHECK(cJSON_GetArraySize(mean_ci) == 2 && cJSON_GetArrayItem(mean_ci, 0)->valuedouble == 1.64 - 0.00125);
+    cJSON_Delete(doc);
+    ib_free(json);
+    ib_free(text);
+
+    cfg.run.runs = 5;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    doc = json ? cJSON_Parse(json) : NULL;
+    lat = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "curve"), 0), "latency_ms");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(lat, "ci95_mean")) &&
+          cJSON_IsNull(cJSON_GetObjectItem(lat, "ci95_median")));
+    cJSON_Delete(doc);
+    ib_free(json);
+    free(r);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
+    test_budget_line_and_intervals();
     test_defaults();
     test_search_finds_largest();
     test_batch_one_does_not_fit();
