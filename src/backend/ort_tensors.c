@@ -1,7 +1,6 @@
 /* The model's inputs and outputs: what they are, the value of each of their
  * dimensions, and the data the inputs are filled with. */
 #include "backend/ort.h"
-#include "core/numeric.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -150,7 +149,10 @@ static ib_status read_port(const OrtApi *api, OrtSession *session, OrtAllocator 
 void ib__ort_ports_free(ib__ort_port *ports, size_t n)
 {
     if (!ports) return;
-    for (size_t i = 0; i < n; i++) free(ports[i].name);
+    for (size_t i = 0; i < n; i++) {
+        free(ports[i].name);
+        free(ports[i].values.path);
+    }
     free(ports);
 }
 
@@ -454,49 +456,4 @@ bool ib__ort_port_bytes(const ib__ort_port *p, int64_t batch, size_t *bytes)
     }
     *bytes = n;
     return true;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Input data                                                                */
-/* ------------------------------------------------------------------------ */
-
-void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed,
-                  size_t first)
-{
-    /* splitmix64's state after k draws is seed + k * increment: element i
-     * of the tensor is draw i wherever a chunk starts. */
-    uint64_t s = seed + IB__SPLITMIX64_STEP * (uint64_t)first;
-    unsigned char *out = dst;
-    size_t size = ib__ort_type_size(type);
-    for (size_t i = 0; i < n; i++, out += size) {
-        switch (type) {
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
-            float v = ib__uniform_pm1(&s);
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: {
-            double v = ib__uniform_pm1(&s);
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
-            uint16_t v = ib__float_to_half(ib__uniform_pm1(&s));
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
-            uint16_t v = ib__float_to_bfloat16(ib__uniform_pm1(&s));
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        default: {
-            /* Integers and booleans: 0 or 1, little-endian, so that token
-             * ids index any vocabulary and masks stay masks. */
-            memset(out, 0, size);
-            out[0] = (unsigned char)(ib__splitmix64(&s) >> 63);
-            break;
-        }
-        }
-    }
 }

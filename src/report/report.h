@@ -49,7 +49,9 @@ void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const 
                                 const char *cuda_graph, int threads);
 /* A workload's runtime options in that form. */
 void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info);
-/* The same as a report line: "\nruntime options: ...". */
+/* How the inputs are filled: "x=random, sr=16000". */
+void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info);
+/* The same as report lines: "\nruntime options: ...\ninput values: ...". */
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info);
 /* Formats a duration in ms with 4 significant digits and the best unit. */
 const char *ib__fmt_ms(char buf[32], double ms);
