@@ -359,7 +359,7 @@ ib_status ib__ort_values_check(const ib__ort_port *p, int64_t batch, ib_error *e
                p->name, v->path, v->path, strerror(errno));
     uint64_t need = (uint64_t)v->data_offset + bytes;
     IB_FAIL_IF((uint64_t)sb.st_size != need, err, IB_ERR_INVALID_ARG,
-               "--input %s=@%s: input '%s' is %s%s at batch %lld, %zu bytes of values, but the file "
+               "--input %s=@%s: input '%s' is %s of shape %s at batch %lld, %zu bytes of values, but the file "
                "holds %lld bytes%s",
                p->name, v->path, p->name, ib__ort_type_name(p->type), want, (long long)batch, bytes,
                (long long)sb.st_size - (long long)v->data_offset, v->npy ? " after its header" : "");
