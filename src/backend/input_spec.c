@@ -82,10 +82,8 @@ static ib_status parse_value(const char *text, const char *spec, ib_input_spec *
     return IB_OK;
 }
 
-ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *err)
+static ib_status parse_spec(const char *text, ib_input_spec *out, ib_error *err)
 {
-    IB_FAIL_IF(!text || !out, err, IB_ERR_INVALID_ARG, "invalid input: no text");
-    memset(out, 0, sizeof *out);
     /* The first '=' splits: file names may hold '=' themselves. */
     const char *eq = strchr(text, '=');
     IB_FAIL_IF(!eq, err, IB_ERR_INVALID_ARG,
@@ -100,7 +98,14 @@ ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *er
     for (const char *c = text; *c; c++)
         IB_FAIL_IF((unsigned char)*c < 0x20 || *c == 0x7f, err, IB_ERR_INVALID_ARG,
                    "invalid input '%.200s': it holds a control character", text);
-    ib_status st = parse_value(text, eq + 1, out, err);
-    if (st != IB_OK) memset(out, 0, sizeof *out);
+    return parse_value(text, eq + 1, out, err);
+}
+
+ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *err)
+{
+    IB_FAIL_IF(!text || !out, err, IB_ERR_INVALID_ARG, "invalid input: no text");
+    memset(out, 0, sizeof *out);
+    ib_status st = parse_spec(text, out, err);
+    if (st != IB_OK) memset(out, 0, sizeof *out); /* nothing half-parsed */
     return st;
 }
