@@ -30,8 +30,7 @@ static bool copy_part(char *dst, size_t cap, const char *text, size_t len)
 }
 
 /* "random:LO..HI": LO and HI numbers, LO <= HI. */
-static ib_status parse_range(const char *text, const char *range, ib_input_spec *out,
-                             ib_error *err)
+static ib_status parse_range(const char *text, const char *range, ib_input_spec *out, ib_error *err)
 {
     const char *dots = strstr(range, "..");
     IB_FAIL_IF(!dots, err, IB_ERR_INVALID_ARG,
@@ -40,16 +39,16 @@ static ib_status parse_range(const char *text, const char *range, ib_input_spec 
                "invalid input '%.200s': more than one '..' in random:LO..HI", text);
     IB_FAIL_IF(!copy_part(out->lo, sizeof out->lo, range, (size_t)(dots - range)) ||
                    !copy_part(out->hi, sizeof out->hi, dots + 2, strlen(dots + 2)),
-               err, IB_ERR_INVALID_ARG, "invalid input '%.200s': a bound is longer than %zu characters",
-               text, sizeof out->lo - 1);
+               err, IB_ERR_INVALID_ARG, "invalid input '%.200s': a bound is longer than %zu characters", text,
+               sizeof out->lo - 1);
     IB_FAIL_IF(!is_number(out->lo), err, IB_ERR_INVALID_ARG,
                "invalid input '%.200s': LO '%s' is not a number", text, out->lo);
     IB_FAIL_IF(!is_number(out->hi), err, IB_ERR_INVALID_ARG,
                "invalid input '%.200s': HI '%s' is not a number", text, out->hi);
     /* NaN compares false both ways: refused here, whatever the type */
     double lo = strtod(out->lo, NULL), hi = strtod(out->hi, NULL);
-    IB_FAIL_IF(!(lo <= hi), err, IB_ERR_INVALID_ARG,
-               "invalid input '%.200s': LO %s is not <= HI %s", text, out->lo, out->hi);
+    IB_FAIL_IF(!(lo <= hi), err, IB_ERR_INVALID_ARG, "invalid input '%.200s': LO %s is not <= HI %s", text,
+               out->lo, out->hi);
     out->fill = IB_INPUT_RANGE;
     return IB_OK;
 }
@@ -59,8 +58,7 @@ static ib_status parse_value(const char *text, const char *spec, ib_input_spec *
     IB_FAIL_IF(!*spec, err, IB_ERR_INVALID_ARG, "invalid input '%.200s': the SPEC after '=' is empty (%s)",
                text, SPEC_FORMS);
     IB_FAIL_IF(!copy_part(out->spec, sizeof out->spec, spec, strlen(spec)), err, IB_ERR_INVALID_ARG,
-               "invalid input '%.200s': the SPEC is longer than %zu characters", text,
-               sizeof out->spec - 1);
+               "invalid input '%.200s': the SPEC is longer than %zu characters", text, sizeof out->spec - 1);
     if (!strcmp(spec, "random")) {
         out->fill = IB_INPUT_RANDOM;
     } else if (!strncmp(spec, "random:", 7)) {
@@ -70,13 +68,11 @@ static ib_status parse_value(const char *text, const char *spec, ib_input_spec *
     } else if (!strcmp(spec, "ones")) {
         out->fill = IB_INPUT_ONES;
     } else if (spec[0] == '@') {
-        IB_FAIL_IF(!spec[1], err, IB_ERR_INVALID_ARG, "invalid input '%.200s': no file name after '@'",
-                   text);
+        IB_FAIL_IF(!spec[1], err, IB_ERR_INVALID_ARG, "invalid input '%.200s': no file name after '@'", text);
         out->fill = IB_INPUT_FILE;
     } else {
         IB_FAIL_IF(!copy_part(out->lo, sizeof out->lo, spec, strlen(spec)) || !is_number(spec), err,
-                   IB_ERR_INVALID_ARG, "invalid input '%.200s': '%.80s' is not %s", text, spec,
-                   SPEC_FORMS);
+                   IB_ERR_INVALID_ARG, "invalid input '%.200s': '%.80s' is not %s", text, spec, SPEC_FORMS);
         out->fill = IB_INPUT_CONSTANT;
     }
     return IB_OK;
@@ -87,8 +83,8 @@ static ib_status parse_spec(const char *text, ib_input_spec *out, ib_error *err)
     /* The first '=' splits: file names may hold '=' themselves. */
     const char *eq = strchr(text, '=');
     IB_FAIL_IF(!eq, err, IB_ERR_INVALID_ARG,
-               "invalid input '%.200s': expected NAME=SPEC, SPEC %s (e.g. ids=random:0..30521)",
-               text, SPEC_FORMS);
+               "invalid input '%.200s': expected NAME=SPEC, SPEC %s (e.g. ids=random:0..30521)", text,
+               SPEC_FORMS);
     size_t name_len = (size_t)(eq - text);
     IB_FAIL_IF(name_len == 0, err, IB_ERR_INVALID_ARG,
                "invalid input '%.200s': the input name before '=' is empty", text);

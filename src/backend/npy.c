@@ -47,7 +47,8 @@ static ib_status read_string(cursor *c, char *dst, size_t cap)
     char quote = *c->p++;
     size_t n = 0;
     for (; c->p < c->end && *c->p != quote; c->p++) {
-        if (*c->p == '\\' || (unsigned char)*c->p < 0x20) return bad(c, "a string holds an escape or a control character");
+        if (*c->p == '\\' || (unsigned char)*c->p < 0x20)
+            return bad(c, "a string holds an escape or a control character");
         if (n + 1 >= cap) return bad(c, "a string is too long");
         dst[n++] = *c->p;
     }
@@ -88,7 +89,8 @@ static ib_status read_shape(cursor *c, ib__npy_header *out)
     out->rank = 0;
     if (take(c, ')')) return IB_OK;
     for (;;) {
-        if (out->rank == IB_MAX_RANK) return bad(c, "'shape' has more dimensions than inferbench supports (8)");
+        if (out->rank == IB_MAX_RANK)
+            return bad(c, "'shape' has more dimensions than inferbench supports (8)");
         IB_TRY(read_dim(c, &out->shape[out->rank++]));
         bool comma = take(c, ',');
         if (take(c, ')')) {
@@ -119,9 +121,10 @@ static ib_status read_entry(cursor *c, unsigned *seen, ib__npy_header *out)
     char key[16];
     IB_TRY(read_string(c, key, sizeof key));
     if (!take(c, ':')) return bad(c, "expected ':' after a key");
-    unsigned bit = !strcmp(key, "descr") ? KEY_DESCR : !strcmp(key, "fortran_order") ? KEY_FORTRAN
-                   : !strcmp(key, "shape")                                        ? KEY_SHAPE
-                                                                                  : 0;
+    unsigned bit = !strcmp(key, "descr")           ? KEY_DESCR
+                   : !strcmp(key, "fortran_order") ? KEY_FORTRAN
+                   : !strcmp(key, "shape")         ? KEY_SHAPE
+                                                   : 0;
     if (!bit) return bad(c, "the header has a key other than 'descr', 'fortran_order' and 'shape'");
     if (*seen & bit) return bad(c, "the header repeats a key");
     *seen |= bit;
@@ -160,8 +163,8 @@ static uint32_t read_le(const unsigned char *p, int bytes)
     return v;
 }
 
-ib_status ib__npy_parse_header(const unsigned char *buf, size_t len, const char *what,
-                               ib__npy_header *out, ib_error *err)
+ib_status ib__npy_parse_header(const unsigned char *buf, size_t len, const char *what, ib__npy_header *out,
+                               ib_error *err)
 {
     memset(out, 0, sizeof *out);
     cursor c = { NULL, NULL, what ? what : "(npy)", err };
@@ -169,8 +172,8 @@ ib_status ib__npy_parse_header(const unsigned char *buf, size_t len, const char 
     unsigned major = buf[6], minor = buf[7];
     if (major < 1 || major > 3 || minor != 0)
         return ib__fail(err, IB_ERR_INVALID_ARG,
-                        "'%.300s': .npy format version %u.%u: only 1.0, 2.0 and 3.0 are read",
-                        c.what, major, minor);
+                        "'%.300s': .npy format version %u.%u: only 1.0, 2.0 and 3.0 are read", c.what, major,
+                        minor);
     /* 1.0: a 2-byte header length; 2.0 and 3.0: 4 bytes */
     size_t field = major == 1 ? 2 : 4, start = 8 + field;
     if (len < start) return bad(&c, "the file ends inside the header");
@@ -178,7 +181,8 @@ ib_status ib__npy_parse_header(const unsigned char *buf, size_t len, const char 
     if (header_len > IB__NPY_MAX_HEADER) return bad(&c, "the header is larger than 1 MB");
     if (len - start < header_len) return bad(&c, "the file ends inside the header");
     const char *text = (const char *)buf + start;
-    if (header_len == 0 || text[header_len - 1] != '\n') return bad(&c, "the header does not end with a newline");
+    if (header_len == 0 || text[header_len - 1] != '\n')
+        return bad(&c, "the header does not end with a newline");
     if (memchr(text, '\0', header_len)) return bad(&c, "the header holds a NUL byte");
     c.p = text;
     c.end = text + header_len - 1;

@@ -10,10 +10,10 @@
 #define IB__NPY_MAX_HEADER ((size_t)1 << 20)
 
 typedef struct ib__npy_header {
-    char descr[8];            /* "<f4", "|u1", ...: little-endian or byte-sized */
-    int rank;                 /* 0 for a scalar */
+    char descr[8]; /* "<f4", "|u1", ...: little-endian or byte-sized */
+    int rank;      /* 0 for a scalar */
     int64_t shape[IB_MAX_RANK];
-    size_t data_offset;       /* where the values start in the file */
+    size_t data_offset; /* where the values start in the file */
 } ib__npy_header;
 
 /* Parses the header at the start of a .npy file, buf[0..len) (the file's
@@ -23,7 +23,7 @@ typedef struct ib__npy_header {
  * most IB_MAX_RANK non-negative integers), ending with a newline. Anything
  * else is IB_ERR_INVALID_ARG with a one-line message. `what` names the
  * file in messages. */
-ib_status ib__npy_parse_header(const unsigned char *buf, size_t len, const char *what,
-                               ib__npy_header *out, ib_error *err);
+ib_status ib__npy_parse_header(const unsigned char *buf, size_t len, const char *what, ib__npy_header *out,
+                               ib_error *err);
 
 #endif

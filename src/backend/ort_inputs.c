@@ -92,8 +92,10 @@ static bool read_decimal(const char *text, integer *out, bool *overflow)
     for (; *p; p++) {
         if (*p < '0' || *p > '9') return false;
         unsigned d = (unsigned)(*p - '0');
-        if (out->mag > (UINT64_MAX - d) / 10) *overflow = true;
-        else out->mag = out->mag * 10 + d;
+        if (out->mag > (UINT64_MAX - d) / 10)
+            *overflow = true;
+        else
+            out->mag = out->mag * 10 + d;
     }
     return true;
 }
@@ -109,8 +111,8 @@ static ib_status int_value(const ib__ort_port *p, const char *spec, const char *
         /* "1e3" is an integer too; "3.5", "nan" and "inf" are not */
         double d = strtod(text, NULL);
         IB_FAIL_IF(!isfinite(d) || d != floor(d), err, IB_ERR_INVALID_ARG,
-                   "--input %s=%s: input '%s' is %s and %s is not an integer", p->name, spec, p->name,
-                   type, text);
+                   "--input %s=%s: input '%s' is %s and %s is not an integer", p->name, spec, p->name, type,
+                   text);
         overflow = fabs(d) >= 18446744073709551616.0;
         out->neg = d < 0;
         out->mag = overflow ? 0 : (uint64_t)fabs(d);
@@ -119,11 +121,11 @@ static ib_status int_value(const ib__ort_port *p, const char *spec, const char *
     if (fits) return IB_OK;
     if (min_mag == 0)
         return ib__fail(err, IB_ERR_INVALID_ARG,
-                        "--input %s=%s: input '%s' is %s and %s is out of its range 0..%llu", p->name,
-                        spec, p->name, type, text, (unsigned long long)max);
+                        "--input %s=%s: input '%s' is %s and %s is out of its range 0..%llu", p->name, spec,
+                        p->name, type, text, (unsigned long long)max);
     return ib__fail(err, IB_ERR_INVALID_ARG,
-                    "--input %s=%s: input '%s' is %s and %s is out of its range -%llu..%llu", p->name,
-                    spec, p->name, type, text, (unsigned long long)min_mag, (unsigned long long)max);
+                    "--input %s=%s: input '%s' is %s and %s is out of its range -%llu..%llu", p->name, spec,
+                    p->name, type, text, (unsigned long long)min_mag, (unsigned long long)max);
 }
 
 static ib_status float_value(const ib__ort_port *p, const char *spec, const char *text, double *out,
@@ -134,8 +136,8 @@ static ib_status float_value(const ib__ort_port *p, const char *spec, const char
                "--input %s=%s: input '%s' is %s and %s is not a finite number", p->name, spec, p->name,
                ib__ort_type_name(p->type), text);
     IB_FAIL_IF(fabs(d) > max, err, IB_ERR_INVALID_ARG,
-               "--input %s=%s: input '%s' is %s and %s is out of its range (+-%g)", p->name, spec,
-               p->name, ib__ort_type_name(p->type), text, max);
+               "--input %s=%s: input '%s' is %s and %s is out of its range (+-%g)", p->name, spec, p->name,
+               ib__ort_type_name(p->type), text, max);
     *out = d;
     return IB_OK;
 }
@@ -171,8 +173,7 @@ static bool has_npy_suffix(const char *path)
 }
 
 /* Reads a .npy file's header and checks its dtype against p's type. */
-static ib_status plan_npy(const ib__ort_port *p, int fd, const char *path, ib__ort_values *v,
-                          ib_error *err)
+static ib_status plan_npy(const ib__ort_port *p, int fd, const char *path, ib__ort_values *v, ib_error *err)
 {
     const char *want = npy_descr(p->type);
     IB_FAIL_IF(!want[0], err, IB_ERR_INVALID_ARG,
@@ -203,13 +204,13 @@ static ib_status plan_npy(const ib__ort_port *p, int fd, const char *path, ib__o
 static ib_status plan_file(const ib__ort_port *p, const char *path, ib__ort_values *v, ib_error *err)
 {
     int fd = open(path, O_RDONLY);
-    IB_FAIL_IF(fd < 0, err, IB_ERR_INVALID_ARG, "--input %s=@%s: cannot open '%s': %s", p->name, path,
-               path, strerror(errno));
+    IB_FAIL_IF(fd < 0, err, IB_ERR_INVALID_ARG, "--input %s=@%s: cannot open '%s': %s", p->name, path, path,
+               strerror(errno));
     struct stat sb;
     ib_status st = IB_OK;
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-        st = ib__fail(err, IB_ERR_INVALID_ARG, "--input %s=@%s: '%s' is not a regular file", p->name,
-                      path, path);
+        st = ib__fail(err, IB_ERR_INVALID_ARG, "--input %s=@%s: '%s' is not a regular file", p->name, path,
+                      path);
     if (st == IB_OK && has_npy_suffix(path)) st = plan_npy(p, fd, path, v, err);
     close(fd);
     IB_TRY(st);
@@ -219,8 +220,7 @@ static ib_status plan_file(const ib__ort_port *p, const char *path, ib__ort_valu
     return IB_OK;
 }
 
-static ib_status plan_range(const ib__ort_port *p, const ib_input_spec *s, ib__ort_values *v,
-                            ib_error *err)
+static ib_status plan_range(const ib__ort_port *p, const ib_input_spec *s, ib__ort_values *v, ib_error *err)
 {
     if (is_float_type(p->type)) {
         IB_TRY(float_value(p, s->spec, s->lo, &v->flo, err));
@@ -232,8 +232,8 @@ static ib_status plan_range(const ib__ort_port *p, const ib_input_spec *s, ib__o
     IB_TRY(int_value(p, s->spec, s->lo, &lo, err));
     IB_TRY(int_value(p, s->spec, s->hi, &hi, err));
     /* the parser compared them as doubles; large integers need this */
-    IB_FAIL_IF(!int_le(lo, hi), err, IB_ERR_INVALID_ARG, "--input %s=%s: LO %s is not <= HI %s",
-               p->name, s->spec, s->lo, s->hi);
+    IB_FAIL_IF(!int_le(lo, hi), err, IB_ERR_INVALID_ARG, "--input %s=%s: LO %s is not <= HI %s", p->name,
+               s->spec, s->lo, s->hi);
     v->ulo = int_bits(lo);
     v->span = int_bits(hi) - v->ulo;
     v->constant = v->span == 0;
@@ -241,8 +241,8 @@ static ib_status plan_range(const ib__ort_port *p, const ib_input_spec *s, ib__o
 }
 
 /* A constant: every element `text`. */
-static ib_status plan_constant(const ib__ort_port *p, const char *spec, const char *text,
-                               ib__ort_values *v, ib_error *err)
+static ib_status plan_constant(const ib__ort_port *p, const char *spec, const char *text, ib__ort_values *v,
+                               ib_error *err)
 {
     v->constant = true;
     if (is_float_type(p->type)) return float_value(p, spec, text, &v->flo, err);
@@ -296,8 +296,7 @@ static ib_status check_names(const ib__ort_port *inputs, size_t n_inputs, const 
             char names[300];
             input_names(inputs, n_inputs, names, sizeof names);
             return ib__fail(err, IB_ERR_INVALID_ARG,
-                            "--input names input '%s', but the model's inputs are: %s", specs[s].name,
-                            names);
+                            "--input names input '%s', but the model's inputs are: %s", specs[s].name, names);
         }
         for (size_t t = 0; t < s; t++)
             IB_FAIL_IF(!strcmp(specs[t].name, specs[s].name), err, IB_ERR_INVALID_ARG,
@@ -358,11 +357,12 @@ ib_status ib__ort_values_check(const ib__ort_port *p, int64_t batch, ib_error *e
     IB_FAIL_IF(stat(v->path, &sb) != 0, err, IB_ERR_INVALID_ARG, "--input %s=@%s: cannot read '%s': %s",
                p->name, v->path, v->path, strerror(errno));
     uint64_t need = (uint64_t)v->data_offset + bytes;
-    IB_FAIL_IF((uint64_t)sb.st_size != need, err, IB_ERR_INVALID_ARG,
-               "--input %s=@%s: input '%s' is %s of shape %s at batch %lld, %zu bytes of values, but the file "
-               "holds %lld bytes%s",
-               p->name, v->path, p->name, ib__ort_type_name(p->type), want, (long long)batch, bytes,
-               (long long)sb.st_size - (long long)v->data_offset, v->npy ? " after its header" : "");
+    IB_FAIL_IF(
+        (uint64_t)sb.st_size != need, err, IB_ERR_INVALID_ARG,
+        "--input %s=@%s: input '%s' is %s of shape %s at batch %lld, %zu bytes of values, but the file "
+        "holds %lld bytes%s",
+        p->name, v->path, p->name, ib__ort_type_name(p->type), want, (long long)batch, bytes,
+        (long long)sb.st_size - (long long)v->data_offset, v->npy ? " after its header" : "");
     return IB_OK;
 }
 
@@ -388,8 +388,8 @@ static void store(unsigned char *out, ONNXTensorElementDataType type, size_t siz
     for (size_t k = 0; k < size; k++) out[k] = (unsigned char)(bits >> (8 * k));
 }
 
-static void generate(const ib__ort_values *v, ONNXTensorElementDataType type, unsigned char *out,
-                     size_t n, uint64_t seed, size_t first)
+static void generate(const ib__ort_values *v, ONNXTensorElementDataType type, unsigned char *out, size_t n,
+                     uint64_t seed, size_t first)
 {
     /* splitmix64's state after k draws is seed + k * increment: element i
      * of the tensor is draw i wherever a chunk starts. */
@@ -430,13 +430,13 @@ static ib_status read_values(const ib__ort_values *v, ONNXTensorElementDataType 
     if (type != ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL) return IB_OK;
     /* any other byte is not a bool the runtime can read */
     for (size_t i = 0; i < n; i++)
-        IB_FAIL_IF(dst[i] > 1, err, IB_ERR_INVALID_ARG,
-                   "'%s': element %zu is %u, not a bool (0 or 1)", v->path, first + i, dst[i]);
+        IB_FAIL_IF(dst[i] > 1, err, IB_ERR_INVALID_ARG, "'%s': element %zu is %u, not a bool (0 or 1)",
+                   v->path, first + i, dst[i]);
     return IB_OK;
 }
 
-ib_status ib__ort_values_make(const ib__ort_values *v, ONNXTensorElementDataType type, void *dst,
-                              size_t n, uint64_t seed, size_t first, ib_error *err)
+ib_status ib__ort_values_make(const ib__ort_values *v, ONNXTensorElementDataType type, void *dst, size_t n,
+                              uint64_t seed, size_t first, ib_error *err)
 {
     if (v->from_file) return read_values(v, type, dst, n, first, err);
     generate(v, type, dst, n, seed, first);

@@ -153,8 +153,7 @@ static void test_npy_valid(void)
 {
     check_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", "<f4", 2,
               (int64_t[]){ 2, 3 });
-    check_npy(2, "{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }", "<i8", 1,
-              (int64_t[]){ 5 });
+    check_npy(2, "{'descr': '<i8', 'fortran_order': False, 'shape': (5,), }", "<i8", 1, (int64_t[]){ 5 });
     check_npy(3, "{'descr': '|u1', 'fortran_order': False, 'shape': (), }", "|u1", 0, NULL);
     check_npy(1, "{\"shape\": (1, 3, 224, 224), \"fortran_order\": False, \"descr\": \"<f2\"}", "<f2", 4,
               (int64_t[]){ 1, 3, 224, 224 });
@@ -168,14 +167,15 @@ static void test_npy_malformed(void)
     check_npy_refused("{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }", "not True or False");
     check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (5), }", "write (N,)");
     check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': [5], }", "not a tuple");
-    check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", "not a non-negative integer");
-    check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (2 3), }", "not a tuple of integers");
+    check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }",
+                      "not a non-negative integer");
+    check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (2 3), }",
+                      "not a tuple of integers");
     check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1), }",
                       "more dimensions than inferbench supports");
     check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (9999999999999,), }", "too large");
     check_npy_refused("{'descr': '<f4', 'shape': (2,), }", "lacks 'descr', 'fortran_order' or 'shape'");
-    check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
-                      "a key other than");
+    check_npy_refused("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}", "a key other than");
     check_npy_refused("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2,)}",
                       "repeats a key");
     check_npy_refused("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,), }",
@@ -297,7 +297,8 @@ static void test_type_fit(void)
     check_does_not_fit(I64, "in=3.5", "input 'in' is int64 and 3.5 is not an integer");
     check_does_not_fit(I64, "in=nan", "input 'in' is int64 and nan is not an integer");
     check_does_not_fit(I64, "in=inf", "input 'in' is int64 and inf is not an integer");
-    check_does_not_fit(I64, "in=9223372036854775808", "is out of its range -9223372036854775808..9223372036854775807");
+    check_does_not_fit(I64, "in=9223372036854775808",
+                       "is out of its range -9223372036854775808..9223372036854775807");
     check_does_not_fit(I64, "in=-9223372036854775809", "out of its range");
     check_does_not_fit(I64, "in=99999999999999999999999", "out of its range");
     check_does_not_fit(I64, "in=1e30", "out of its range");
@@ -313,7 +314,8 @@ static void test_type_fit(void)
     check_does_not_fit(F32, "in=nan", "is float32 and nan is not a finite number");
     check_does_not_fit(F32, "in=random:0..inf", "inf is not a finite number");
     /* beyond a double's 53 bits: compared exactly, not as doubles */
-    check_does_not_fit(I64, "in=random:9007199254740993..9007199254740992", "LO 9007199254740993 is not <= HI");
+    check_does_not_fit(I64, "in=random:9007199254740993..9007199254740992",
+                       "LO 9007199254740993 is not <= HI");
 }
 
 static void test_names(void)
@@ -412,7 +414,8 @@ static void test_generated_values(void)
     free(p.name);
     /* zeros for the pitfall row */
     float f[4] = { 1, 1, 1, 1 };
-    CHECK(ib__ort_values_make(&ib__ort_zeros, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, f, 4, 42, 0, &err) == IB_OK);
+    CHECK(ib__ort_values_make(&ib__ort_zeros, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, f, 4, 42, 0, &err) ==
+          IB_OK);
     for (int i = 0; i < 4; i++) CHECK(f[i] == 0.0f);
     free(v);
     free(w);
@@ -424,7 +427,8 @@ static void test_file_values(void)
     int64_t ids[4] = { 5, -1, 30521, 0 };
     char *bin = fx_write(dir, "ids.bin", ids, sizeof ids);
     size_t len;
-    unsigned char *b = npy_bytes(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }", sizeof ids, &len);
+    unsigned char *b =
+        npy_bytes(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }", sizeof ids, &len);
     memcpy(b + len - sizeof ids, ids, sizeof ids);
     char *npy = fx_write(dir, "ids.npy", b, len);
     free(b);
