@@ -179,9 +179,9 @@ typedef struct ib_tensor_info {
     int rank;
     int64_t dims[IB_MAX_RANK]; /* as bound for the current batch */
     char dim_names[IB_MAX_RANK][32]; /* symbolic names, "" where fixed */
-    char values[160];  /* inputs: how they are filled ("random",
-                          "random:0..30521", "16000", "zeros", "@x.npy");
-                          "" for outputs */
+    char values[256];  /* inputs: how they are filled ("random",
+                          "random:0..30521", "16000", "zeros", "@x.npy"),
+                          cut at 255 bytes; "" for outputs */
 } ib_tensor_info;
 
 #define IB_MAX_TENSORS 16

@@ -83,7 +83,7 @@ typedef struct ib__ort_values {
     size_t data_offset;                /* from_file: where the values start */
     int npy_rank;
     int64_t npy_shape[IB_MAX_RANK];
-    char text[160];                    /* the spec as reported */
+    char text[256];                    /* the spec as reported */
 } ib__ort_values;
 
 /* One input or output of the model. */
@@ -143,6 +143,9 @@ ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
                                size_t n_outputs, const ib_shape_override *shapes,
                                size_t n_shapes, const ib__dim_defaults *defaults,
                                int64_t batch, bool *has_batch_dim, ib_error *err);
+
+/* The ports' names into buf[cap]: "x, mask" ("(none)" for none). */
+void ib__ort_port_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap);
 
 /* The shape of a port at `batch` (unknown dimensions stay -1). */
 void ib__ort_port_shape(const ib__ort_port *p, int64_t batch, int64_t *shape);

@@ -274,18 +274,6 @@ static ib_status plan_one(ib__ort_port *p, const ib_input_spec *s, ib_error *err
     return ib__fail(err, IB_ERR_INVALID_ARG, "--input %s: unknown kind of values %d", s->name, (int)s->fill);
 }
 
-/* "x, mask" into buf[cap] */
-static void input_names(const ib__ort_port *inputs, size_t n, char *buf, size_t cap)
-{
-    size_t used = 0;
-    ib__strlcpy(buf, n ? "" : "(none)", cap);
-    for (size_t i = 0; i < n && used + 1 < cap; i++) {
-        int k = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", inputs[i].name);
-        if (k < 0) break;
-        used += (size_t)k;
-    }
-}
-
 static ib_status check_names(const ib__ort_port *inputs, size_t n_inputs, const ib_input_spec *specs,
                              size_t n_specs, ib_error *err)
 {
@@ -294,7 +282,7 @@ static ib_status check_names(const ib__ort_port *inputs, size_t n_inputs, const 
         for (size_t i = 0; i < n_inputs && !known; i++) known = !strcmp(inputs[i].name, specs[s].name);
         if (!known) {
             char names[300];
-            input_names(inputs, n_inputs, names, sizeof names);
+            ib__ort_port_names(inputs, n_inputs, names, sizeof names);
             return ib__fail(err, IB_ERR_INVALID_ARG,
                             "--input names input '%s', but the model's inputs are: %s", specs[s].name, names);
         }

@@ -235,8 +235,7 @@ static const ib_shape_override *find_override(const ib_shape_override *shapes, s
     return NULL;
 }
 
-/* "x, mask" */
-static void list_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap)
+void ib__ort_port_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -326,7 +325,7 @@ static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
             if (strcmp(inputs[i].name, o->name) == 0) p = &inputs[i];
         if (!p) {
             char names[300];
-            list_names(inputs, n_inputs, names, sizeof names);
+            ib__ort_port_names(inputs, n_inputs, names, sizeof names);
             return ib__fail(err, IB_ERR_INVALID_ARG,
                             "--shape names input '%s', but the model's inputs are: %s", o->name,
                             names);
