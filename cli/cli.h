@@ -27,6 +27,7 @@ typedef struct cli_args {
     const char *model;         /* the first positional, or the default */
     ib_model_options model_opts;
     ib_shape_override shapes[IB_MAX_TENSORS];
+    ib_input_spec inputs[IB_MAX_TENSORS]; /* --input */
     ib_config cfg;
     const char *json_path;
     const char *html_path;     /* --html: the report as a page with plots */

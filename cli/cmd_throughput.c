@@ -124,8 +124,26 @@ static int measure(ib_workload *w, const ib_throughput_config *tc, cli_output *j
     return code;
 }
 
+/* A file holds the values of one batch, and the search runs many: no rule
+ * makes a batch of 256 from a file of 1 without inventing values, so a
+ * file input is refused here (docs/cli.md). */
+static bool refuse_file_inputs(const cli_args *a)
+{
+    for (size_t i = 0; i < a->model_opts.n_inputs; i++)
+        if (a->inputs[i].fill == IB_INPUT_FILE) {
+            fprintf(stderr,
+                    "inferbench: --input %s=%s: throughput runs other batches than the one a file "
+                    "holds; use a generated SPEC (random, random:LO..HI, a number, zeros, ones), "
+                    "or latency --batch N for this file\n",
+                    a->inputs[i].name, a->inputs[i].spec);
+            return true;
+        }
+    return false;
+}
+
 int cmd_throughput(cli_args *a)
 {
+    if (refuse_file_inputs(a)) return EXIT_BAD_INPUT;
     int64_t batches[IB_MAX_POINTS];
     size_t n_batches = 0;
     if (a->batches && !parse_batches(a->batches, batches, &n_batches)) return EXIT_BAD_INPUT;

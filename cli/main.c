@@ -21,7 +21,8 @@ static const cli_command commands[] = {
     {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET, cmd_throughput},
     {"pitfalls", "[MODEL] [options]",
      "What each classic timing mistake would report on this model, next to the correct latency.\n"
-     "Rows: host clock without synchronization, copies included, no warm-up, a single run.",
+     "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"
+     "zero-filled input.",
      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET,
      cmd_pitfalls},
     {"calibrate", "[options]",

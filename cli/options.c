@@ -19,7 +19,8 @@ enum {
     O_MAX_BATCH, O_BUDGET, O_BATCHES, O_MEMORY_CAP,
     O_OUTPUT, O_FP16,
     O_THRESHOLD, O_FAIL_IF_SLOWER,
-    O_HELP, O_QUIET
+    O_HELP, O_QUIET,
+    O_INPUT
 };
 // clang-format on
 
@@ -58,6 +59,9 @@ static const option_def options[] = {
      .scope = "latency and pitfalls run at one batch; throughput searches it or measures --batches"},
     {{"shape", required_argument, NULL, O_SHAPE}, OPT_MODEL, "NAME:DxD..",
      "dimensions of input NAME (sets its symbolic dimensions; repeatable)"},
+    {{"input", required_argument, NULL, O_INPUT}, OPT_MODEL, "NAME=SPEC",
+     "values of input NAME: a number, random, random:LO..HI, zeros, ones or @FILE (.bin raw "
+     "little-endian, .npy); default random (repeatable)"},
     {{"seed", required_argument, NULL, O_SEED}, OPT_MODEL, "N", "seed of the random input values (default 42)"},
     {{"cudnn-search", required_argument, NULL, O_CUDNN}, OPT_MODEL, "exhaustive|heuristic|default",
      "cuDNN convolution algorithm search (default exhaustive)", .device = CUDA_ONLY},
@@ -260,6 +264,22 @@ static bool add_shape(cli_args *a, const char *text)
     return true;
 }
 
+static bool add_input(cli_args *a, const char *text)
+{
+    if (a->model_opts.n_inputs == IB_MAX_TENSORS) return bad("input", text, "too many --input options");
+    ib_error err;
+    ib_input_spec *s = &a->inputs[a->model_opts.n_inputs];
+    if (ib_input_spec_parse(text, s, &err) != IB_OK) {
+        fprintf(stderr, "inferbench: --input: %s\n", err.message);
+        return false;
+    }
+    for (size_t i = 0; i < a->model_opts.n_inputs; i++)
+        if (!strcmp(a->inputs[i].name, s->name)) return bad("input", text, "input given twice");
+    a->model_opts.n_inputs++;
+    a->model_opts.inputs = a->inputs;
+    return true;
+}
+
 static bool apply(cli_args *a, int id, const char *name, const char *v)
 {
     int64_t i64;
@@ -272,6 +292,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
         return true;
     case O_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->model_opts.batch);
     case O_SHAPE: return add_shape(a, v);
+    case O_INPUT: return add_input(a, v);
     case O_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (a->model_opts.seed = (uint64_t)i64, true);
     case O_CUDNN: return parse_cudnn(v, &a->model_opts.cudnn_conv_algo_search);
     case O_NHWC: a->model_opts.prefer_nhwc = true; return true;

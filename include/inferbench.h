@@ -116,6 +116,35 @@ typedef struct ib_shape_override {
  * dimensions. */
 ib_status ib_shape_parse(const char *text, ib_shape_override *out, ib_error *err);
 
+/* How one named input is filled ("--input NAME=SPEC"). The numbers are
+ * kept as written: whether they fit is decided against the input's element
+ * type when the model is opened (docs/cli.md, --input). */
+typedef enum ib_input_fill {
+    IB_INPUT_RANDOM = 0, /* "random": floats uniform in [-1, 1); integers
+                            and booleans uniform in {0, 1} */
+    IB_INPUT_RANGE,      /* "random:LO..HI": integers uniform in [LO, HI],
+                            floats uniform in [LO, HI) */
+    IB_INPUT_CONSTANT,   /* "16000", "0.5": every element */
+    IB_INPUT_ZEROS,      /* "zeros" */
+    IB_INPUT_ONES,       /* "ones" */
+    IB_INPUT_FILE        /* "@FILE": raw little-endian values, or a NumPy
+                            .npy file (dtype and shape checked) */
+} ib_input_fill;
+
+typedef struct ib_input_spec {
+    char name[128];       /* the input's name */
+    ib_input_fill fill;
+    char spec[1024];      /* SPEC as written (what reports record); for
+                             IB_INPUT_FILE the path is spec + 1 */
+    char lo[64], hi[64];  /* RANGE: the bounds; CONSTANT: lo is the value */
+} ib_input_spec;
+
+/* Parses "NAME=SPEC" where SPEC is a number, "random", "random:LO..HI",
+ * "zeros", "ones" or "@FILE". Checks the syntax and LO <= HI; the value's
+ * fit to the input's type and the file are checked when the model is
+ * opened. IB_ERR_INVALID_ARG with a one-line message otherwise. */
+ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *err);
+
 typedef struct ib_model_options {
     ib_device_kind device;
     int device_id;
@@ -133,6 +162,11 @@ typedef struct ib_model_options {
                                           pass this counts as out of memory;
                                           0 = none */
     int intra_op_threads;              /* CPU EP threads, 0 = runtime default */
+    const ib_input_spec *inputs;       /* how named inputs are filled; the
+                                          others: IB_INPUT_RANDOM. A name the
+                                          model lacks, or given twice, is
+                                          IB_ERR_INVALID_ARG at open */
+    size_t n_inputs;
 } ib_model_options;
 
 void ib_model_options_init(ib_model_options *opts);
@@ -156,6 +190,9 @@ typedef struct ib_tensor_info {
     int rank;
     int64_t dims[IB_MAX_RANK]; /* as bound for the current batch */
     char dim_names[IB_MAX_RANK][32]; /* symbolic names, "" where fixed */
+    char values[256];  /* inputs: how they are filled ("random",
+                          "random:0..30521", "16000", "zeros", "@x.npy"),
+                          cut at 255 bytes; "" for outputs */
 } ib_tensor_info;
 
 #define IB_MAX_TENSORS 16
@@ -440,6 +477,7 @@ typedef enum ib_pitfall {
     IB_PITFALL_COPIES,         /* host-to-device and back inside the timing */
     IB_PITFALL_NO_WARMUP,      /* fresh session, first runs included */
     IB_PITFALL_SINGLE_SAMPLE,  /* one run taken as the answer */
+    IB_PITFALL_ZERO_INPUT,     /* the correct method on zero-filled inputs */
     IB_PITFALL_COUNT
 } ib_pitfall;
 

@@ -15,7 +15,8 @@ typedef struct fake {
     int64_t runs;          /* runs issued, the cold one included */
     int64_t set_batches;
     bool run_sync;
-    bool lost; /* after a sticky fault every call fails */
+    bool lost;             /* after a sticky fault every call fails */
+    bool zero_inputs;      /* fill_inputs(zeros) was the last fill */
 } fake;
 
 typedef struct fake_timer {
@@ -72,7 +73,9 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
                (long long)index);
     f->now_ms += f->script.host_overhead_ms;
     double start_ms = fmax(f->now_ms, f->device_done_ms);
-    f->device_done_ms = start_ms + extra_ms + f->script.duration_ms(w->info.batch, index, f->script.ctx);
+    double ms = f->script.duration_ms(w->info.batch, index, f->script.ctx);
+    if (f->zero_inputs && f->script.zero_input_factor > 0) ms *= f->script.zero_input_factor;
+    f->device_done_ms = start_ms + extra_ms + ms;
     if (wait) f->now_ms = f->device_done_ms;
     return IB_OK;
 }
@@ -110,6 +113,14 @@ static ib_status fake_reopen(ib_workload *w, ib_error *err)
     return IB_OK;
 }
 
+static ib_status fake_fill_inputs(ib_workload *w, bool zeros, ib_error *err)
+{
+    fake *f = impl(w);
+    IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
+    f->zero_inputs = zeros;
+    return IB_OK;
+}
+
 static void fake_destroy(ib_workload *w)
 {
     free(w->impl);
@@ -123,6 +134,7 @@ static const ib__workload_ops fake_ops = {
     .set_run_sync = fake_set_run_sync,
     .run_with_copies = fake_run_with_copies,
     .reopen = fake_reopen,
+    .fill_inputs = fake_fill_inputs,
     .destroy = fake_destroy,
 };
 
@@ -201,3 +213,4 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
 
 int64_t ib__fake_runs(const ib_workload *w) { return ((const fake *)w->impl)->runs; }
 int64_t ib__fake_set_batches(const ib_workload *w) { return ((const fake *)w->impl)->set_batches; }
+bool ib__fake_zero_inputs(const ib_workload *w) { return ((const fake *)w->impl)->zero_inputs; }

@@ -145,6 +145,16 @@ static uint64_t input_seed(const ort_workload *o, size_t i)
     return z ^ (z >> 33);
 }
 
+/* Fills the host buffer of input i with `values` (the whole tensor). */
+static ib_status fill_host_input(ort_workload *o, size_t i, const ib__ort_values *values,
+                                 ib_error *err)
+{
+    const ib__ort_port *p = &o->inputs[i];
+    ib__ort_buffer *b = &o->buffers[i];
+    return ib__ort_values_make(values, p->type, b->host, b->bytes / ib__ort_type_size(p->type),
+                               input_seed(o, i), 0, err);
+}
+
 /* Allocates and fills the host buffer of input i (the whole tensor). */
 static ib_status make_host_input(ib_workload *w, size_t i, int64_t batch, ib_status oom,
                                  ib_error *err)
@@ -157,14 +167,15 @@ static ib_status make_host_input(ib_workload *w, size_t i, int64_t batch, ib_sta
     IB_FAIL_IF(!b->host, err, oom,
                "batch %lld: cannot allocate %zu bytes of host memory for input '%s'",
                (long long)batch, b->bytes, p->name);
-    ib__ort_fill(b->host, p->type, b->bytes / ib__ort_type_size(p->type), input_seed(o, i), 0);
+    IB_TRY(fill_host_input(o, i, &p->values, err));
     return make_value(o, o->cpu_info, b->host, b->bytes, p, batch, &b->host_value, err);
 }
 
-/* Fills the device buffer of input i through a bounded host staging buffer
- * (the same numbers as the host buffer would hold), so that a batch that
- * fits on the device needs little host memory. */
-static ib_status upload_input(ib_workload *w, size_t i, ib_error *err)
+/* Fills the device buffer of input i with `values` through a bounded host
+ * staging buffer (the same numbers as the host buffer would hold), so that
+ * a batch that fits on the device needs little host memory. */
+static ib_status upload_input(ib_workload *w, size_t i, const ib__ort_values *values,
+                              ib_error *err)
 {
     ort_workload *o = impl(w);
     const ib__ort_port *p = &o->inputs[i];
@@ -176,9 +187,10 @@ static ib_status upload_input(ib_workload *w, size_t i, ib_error *err)
     ib_status st = IB_OK;
     for (size_t first = 0; first < n && st == IB_OK; first += chunk) {
         size_t k = n - first < chunk ? n - first : chunk;
-        ib__ort_fill(stage, p->type, k, input_seed(o, i), first);
+        st = ib__ort_values_make(values, p->type, stage, k, input_seed(o, i), first, err);
         /* waits for the copy: the staging buffer is reused at once */
-        st = ib__gpu_copy_h2d((unsigned char *)b->device + first * size, stage, k * size,
+        if (st == IB_OK)
+            st = ib__gpu_copy_h2d((unsigned char *)b->device + first * size, stage, k * size,
                               w->stream, err);
     }
     free(stage);
@@ -195,9 +207,10 @@ static ib_status make_input(ib_workload *w, size_t i, int64_t batch, ib_error *e
     ib__ort_buffer *b = &o->buffers[i];
     IB_FAIL_IF(!ib__ort_port_bytes(p, batch, &b->bytes), err, IB_ERR_DEVICE_OOM,
                "batch %lld: input '%s' is too large to allocate", (long long)batch, p->name);
+    IB_TRY(ib__ort_values_check(p, batch, err));
     if (!o->cuda) return make_host_input(w, i, batch, IB_ERR_DEVICE_OOM, err);
     IB_TRY(ib__gpu_malloc(b->bytes ? b->bytes : 1, &b->device, err));
-    IB_TRY(upload_input(w, i, err));
+    IB_TRY(upload_input(w, i, &p->values, err));
     return make_value(o, o->device_info, b->device, b->bytes, p, batch, &b->device_value, err);
 }
 
@@ -352,6 +365,21 @@ static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
     return IB_OK;
 }
 
+/* Refills the resident inputs (and the host copies, when they exist) with
+ * zeros or with their own values again, in place: bindings, and a captured
+ * CUDA graph, keep pointing at the same memory. Untimed. */
+static ib_status ort_fill_inputs(ib_workload *w, bool zeros, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (!o->bound) return ib__fail(err, IB_ERR_INVALID_ARG, "model '%s': no batch is bound", o->label);
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        const ib__ort_values *values = zeros ? &ib__ort_zeros : &o->inputs[i].values;
+        if (o->buffers[i].host) IB_TRY(fill_host_input(o, i, values, err));
+        if (o->cuda) IB_TRY(upload_input(w, i, values, err));
+    }
+    return o->cuda ? ib__gpu_stream_sync(w->stream, err) : IB_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -469,6 +497,7 @@ static const ib__workload_ops ort_cpu_ops = {
     .set_run_sync = NULL, /* the CPU provider's runs end when the work does */
     .run_with_copies = ort_run_with_copies,
     .reopen = ort_reopen,
+    .fill_inputs = ort_fill_inputs,
     .destroy = ort_destroy,
 };
 
@@ -479,6 +508,7 @@ static const ib__workload_ops ort_cuda_ops = {
     .set_run_sync = ort_set_run_sync,
     .run_with_copies = ort_run_with_copies,
     .reopen = ort_reopen,
+    .fill_inputs = ort_fill_inputs,
     .destroy = ort_destroy,
 };
 
@@ -585,6 +615,8 @@ static ib_status check_options(const char *model, const ib_model_options *opts, 
                "intra-op threads %d: must be >= 0", opts->intra_op_threads);
     IB_FAIL_IF(opts->n_shapes > 0 && !opts->shapes, err, IB_ERR_INVALID_ARG,
                "%zu shape overrides but no array", opts->n_shapes);
+    IB_FAIL_IF(opts->n_inputs > 0 && !opts->inputs, err, IB_ERR_INVALID_ARG,
+               "%zu input specs but no array", opts->n_inputs);
     const char *algo = opts->cudnn_conv_algo_search;
     IB_FAIL_IF(algo && strcmp(algo, "EXHAUSTIVE") != 0 && strcmp(algo, "HEURISTIC") != 0 &&
                    strcmp(algo, "DEFAULT") != 0,
@@ -660,7 +692,10 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
     /* Listed up to IB_MAX_TENSORS; all are bound. */
     info->n_inputs = (int)(o->n_inputs < IB_MAX_TENSORS ? o->n_inputs : IB_MAX_TENSORS);
     info->n_outputs = (int)(o->n_outputs < IB_MAX_TENSORS ? o->n_outputs : IB_MAX_TENSORS);
-    for (int i = 0; i < info->n_inputs; i++) fill_tensor_info(&info->inputs[i], &o->inputs[i]);
+    for (int i = 0; i < info->n_inputs; i++) {
+        fill_tensor_info(&info->inputs[i], &o->inputs[i]);
+        ib__strlcpy(info->inputs[i].values, o->inputs[i].values.text, sizeof info->inputs[i].values);
+    }
     for (int i = 0; i < info->n_outputs; i++)
         fill_tensor_info(&info->outputs[i], &o->outputs[i]);
 }
@@ -724,6 +759,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     bool has_batch_dim = false;
     IB_TRY(ib__ort_resolve_dims(o->inputs, o->n_inputs, o->outputs, o->n_outputs, opts->shapes,
                                 opts->n_shapes, &defaults, opts->batch, &has_batch_dim, err));
+    IB_TRY(ib__ort_values_plan(o->inputs, o->n_inputs, opts->inputs, opts->n_inputs, err));
     o->buffers = calloc(o->n_inputs ? o->n_inputs : 1, sizeof *o->buffers);
     IB_FAIL_IF(!o->buffers, err, IB_ERR_NO_MEMORY, "out of memory");
     IB_TRY(make_run_options(o, err));

@@ -68,6 +68,24 @@ ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **
 /* Tensors (ort_tensors.c)                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* How the values of one input are made (ort_inputs.c), resolved from its
+ * ib_input_spec against its element type. */
+typedef struct ib__ort_values {
+    bool from_file;
+    bool pm1;                          /* floats: the default random, uniform in
+                                          [-1, 1) by ib__uniform_pm1 */
+    bool constant;                     /* every element flo (floats), ulo (integers) */
+    double flo, fhi;                   /* floats: uniform in [flo, fhi) */
+    uint64_t ulo, span;                /* integers, as two's complement bits:
+                                          ulo + draw % (span + 1) */
+    char *path;                        /* from_file: malloc'ed */
+    bool npy;                          /* from_file: a .npy file, else raw */
+    size_t data_offset;                /* from_file: where the values start */
+    int npy_rank;
+    int64_t npy_shape[IB_MAX_RANK];
+    char text[256];                    /* the spec as reported */
+} ib__ort_values;
+
 /* One input or output of the model. */
 typedef struct ib__ort_port {
     char *name;                        /* malloc'ed */
@@ -81,6 +99,7 @@ typedef struct ib__ort_port {
      * name), which takes the current batch. -1: unknown (outputs only). */
     int64_t dims[IB_MAX_RANK];
     bool follows_batch[IB_MAX_RANK];
+    ib__ort_values values;             /* inputs only */
 } ib__ort_port;
 
 /* An input's memory for the current batch. On the CPU the host buffer is
@@ -125,6 +144,9 @@ ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
                                size_t n_shapes, const ib__dim_defaults *defaults,
                                int64_t batch, bool *has_batch_dim, ib_error *err);
 
+/* The ports' names into buf[cap]: "x, mask" ("(none)" for none). */
+void ib__ort_port_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap);
+
 /* The shape of a port at `batch` (unknown dimensions stay -1). */
 void ib__ort_port_shape(const ib__ort_port *p, int64_t batch, int64_t *shape);
 
@@ -137,13 +159,35 @@ const char *ib__ort_type_name(ONNXTensorElementDataType type);
  * size overflows. */
 bool ib__ort_port_bytes(const ib__ort_port *p, int64_t batch, size_t *bytes);
 
-/* Fills elements [first, first + n) of a tensor of `type` into dst[0..n)
- * from a PRNG seeded with seed: floats uniform in [-1, 1], integers and
- * booleans uniform in {0, 1}. A tensor filled in chunks is the same as one
- * filled at once. */
+/* ------------------------------------------------------------------------ */
+/* Input values (ort_inputs.c)                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Resolves how each input is filled: the spec naming it, else random.
+ * A name no input has, a name given twice, a value that does not fit the
+ * input's type, a file that cannot be read or whose .npy header is
+ * malformed or of another dtype: IB_ERR_INVALID_ARG, one line. */
+ib_status ib__ort_values_plan(ib__ort_port *inputs, size_t n_inputs, const ib_input_spec *specs,
+                              size_t n_specs, ib_error *err);
+
+/* Checks that input p's file (if it is filled from one) holds exactly the
+ * tensor p is at `batch`: its size, and a .npy file's shape. */
+ib_status ib__ort_values_check(const ib__ort_port *p, int64_t batch, ib_error *err);
+
+/* Writes elements [first, first + n) of a tensor of `type` made as v says
+ * into dst[0..n): read from v's file, or generated from a PRNG seeded with
+ * seed, element i from draw i, so that a tensor made in chunks is the same
+ * as one made at once. */
+ib_status ib__ort_values_make(const ib__ort_values *v, ONNXTensorElementDataType type, void *dst,
+                              size_t n, uint64_t seed, size_t first, ib_error *err);
+
+/* The default values (random) of `type`, as ib__ort_values_make makes
+ * them: floats uniform in [-1, 1), integers and booleans in {0, 1}. */
 void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed,
                   size_t first);
 
-/* Converts a float to IEEE half / bfloat16, rounding to nearest even. */
+/* Every element zero (the pitfalls' zero-filled input). */
+extern const ib__ort_values ib__ort_zeros;
+
 
 #endif

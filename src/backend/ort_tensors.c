@@ -1,7 +1,6 @@
 /* The model's inputs and outputs: what they are, the value of each of their
  * dimensions, and the data the inputs are filled with. */
 #include "backend/ort.h"
-#include "core/numeric.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -150,7 +149,10 @@ static ib_status read_port(const OrtApi *api, OrtSession *session, OrtAllocator 
 void ib__ort_ports_free(ib__ort_port *ports, size_t n)
 {
     if (!ports) return;
-    for (size_t i = 0; i < n; i++) free(ports[i].name);
+    for (size_t i = 0; i < n; i++) {
+        free(ports[i].name);
+        free(ports[i].values.path);
+    }
     free(ports);
 }
 
@@ -233,8 +235,7 @@ static const ib_shape_override *find_override(const ib_shape_override *shapes, s
     return NULL;
 }
 
-/* "x, mask" */
-static void list_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap)
+void ib__ort_port_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -324,7 +325,7 @@ static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
             if (strcmp(inputs[i].name, o->name) == 0) p = &inputs[i];
         if (!p) {
             char names[300];
-            list_names(inputs, n_inputs, names, sizeof names);
+            ib__ort_port_names(inputs, n_inputs, names, sizeof names);
             return ib__fail(err, IB_ERR_INVALID_ARG,
                             "--shape names input '%s', but the model's inputs are: %s", o->name,
                             names);
@@ -454,49 +455,4 @@ bool ib__ort_port_bytes(const ib__ort_port *p, int64_t batch, size_t *bytes)
     }
     *bytes = n;
     return true;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Input data                                                                */
-/* ------------------------------------------------------------------------ */
-
-void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed,
-                  size_t first)
-{
-    /* splitmix64's state after k draws is seed + k * increment: element i
-     * of the tensor is draw i wherever a chunk starts. */
-    uint64_t s = seed + IB__SPLITMIX64_STEP * (uint64_t)first;
-    unsigned char *out = dst;
-    size_t size = ib__ort_type_size(type);
-    for (size_t i = 0; i < n; i++, out += size) {
-        switch (type) {
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: {
-            float v = ib__uniform_pm1(&s);
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: {
-            double v = ib__uniform_pm1(&s);
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: {
-            uint16_t v = ib__float_to_half(ib__uniform_pm1(&s));
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: {
-            uint16_t v = ib__float_to_bfloat16(ib__uniform_pm1(&s));
-            memcpy(out, &v, sizeof v);
-            break;
-        }
-        default: {
-            /* Integers and booleans: 0 or 1, little-endian, so that token
-             * ids index any vocabulary and masks stay masks. */
-            memset(out, 0, size);
-            out[0] = (unsigned char)(ib__splitmix64(&s) >> 63);
-            break;
-        }
-        }
-    }
 }

@@ -35,6 +35,10 @@ typedef struct ib__workload_ops {
      * next run is cold again (and arenas are returned). */
     ib_status (*reopen)(ib_workload *w, ib_error *err);
 
+    /* Optional. Refills the bound inputs in place (untimed): with zeros,
+     * or (zeros false) with the values they were made with. */
+    ib_status (*fill_inputs)(ib_workload *w, bool zeros, ib_error *err);
+
     /* Releases everything. Required. */
     void (*destroy)(ib_workload *w);
 } ib__workload_ops;
@@ -83,11 +87,14 @@ typedef struct ib__fake_script {
                                      between reads one step), and the virtual
                                      host clock claims it as its resolution;
                                      0: both exact */
+    double zero_input_factor;     /* runs on zero-filled inputs (fill_inputs)
+                                     take this times the duration; 0 = 1 */
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);
 ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib_error *err);
 int64_t ib__fake_runs(const ib_workload *w);      /* runs issued so far */
 int64_t ib__fake_set_batches(const ib_workload *w); /* set_batch calls so far */
+bool ib__fake_zero_inputs(const ib_workload *w);    /* inputs zero-filled now */
 
 #endif

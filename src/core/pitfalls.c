@@ -36,6 +36,10 @@ static const struct {
     [IB_PITFALL_SINGLE_SAMPLE] = {"single sample",
                                   "one run is one draw from a distribution: it can land anywhere in "
                                   "the spread"},
+    [IB_PITFALL_ZERO_INPUT] = {"zero-filled input",
+                               "input values change the time: zeros switch fewer transistors (less "
+                               "power, higher GPU clocks) and take data-dependent shortcuts (sparse "
+                               "or early-exit paths) that real inputs do not"},
 };
 
 typedef ib_status (*run_fn)(ib_workload *w, ib_error *err);
@@ -79,6 +83,9 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
                  "this workload's runs always wait for the device: it cannot return early");
     if (copies->applies && !w->ops->run_with_copies)
         row_fail(copies, IB_ERR_UNSUPPORTED, "this workload cannot run from host memory");
+    if (!w->ops->fill_inputs)
+        row_fail(&out->rows[IB_PITFALL_ZERO_INPUT], IB_ERR_UNSUPPORTED,
+                 "this workload cannot refill its inputs");
     if (!w->ops->reopen)
         row_fail(cold, IB_ERR_UNSUPPORTED,
                  "this workload cannot open a fresh session, so its cold start cannot be repeated");
@@ -211,6 +218,22 @@ static ib_status measure_no_warmup(ib_workload *w, const ib_config *cfg, double 
     return st;
 }
 
+/* The correct method, whole (warm-up included), on zero-filled inputs;
+ * the inputs get their own values back whatever happens. */
+static ib_status measure_zero_input(ib_workload *w, const ib_config *cfg, double *x, size_t n,
+                                    size_t *done, ib_error *err)
+{
+    *done = 0;
+    IB_TRY(w->ops->fill_inputs(w, true, err));
+    ib_latency_result r;
+    ib_status st = ib_measure_latency(w, cfg, &r, err);
+    const double *ms = r.has_device_timer ? r.device_ms : r.host_ms;
+    for (*done = 0; *done < n && *done < r.n; (*done)++) x[*done] = ms[*done];
+    ib_latency_result_free(&r);
+    ib_status back = w->ops->fill_inputs(w, false, st == IB_OK ? err : NULL);
+    return st != IB_OK ? st : back;
+}
+
 typedef ib_status (*measure_fn)(ib_workload *w, const ib_config *cfg, double *x, size_t n,
                                 size_t *done, ib_error *err);
 
@@ -251,6 +274,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
          * throws the warm session away. */
         {IB_PITFALL_HOST_NO_SYNC, measure_no_sync},
         {IB_PITFALL_COPIES, measure_copies},
+        {IB_PITFALL_ZERO_INPUT, measure_zero_input},
         {IB_PITFALL_NO_WARMUP, measure_no_warmup},
     };
     double *x = malloc(n * sizeof *x);

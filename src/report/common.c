@@ -171,6 +171,7 @@ static cJSON *tensor_json(const ib_tensor_info *t)
     cJSON_AddStringToObject(o, "type", t->type);
     cJSON *shape = cJSON_AddArrayToObject(o, "shape");
     for (int i = 0; i < t->rank; i++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t->dims[i]));
+    if (t->values[0]) cJSON_AddStringToObject(o, "values", t->values);
     return o;
 }
 
@@ -242,11 +243,20 @@ void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *inf
                                info->cuda_graph ? "yes" : "no", info->intra_op_threads);
 }
 
+void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info)
+{
+    for (int i = 0; i < info->n_inputs; i++)
+        ib__sbuf_printf(b, "%s%s=%s", i ? ", " : "", info->inputs[i].name,
+                        info->inputs[i].values[0] ? info->inputs[i].values : "?");
+    if (info->n_inputs == 0) ib__sbuf_printf(b, "(none)");
+}
+
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info)
 {
     char line[128];
     ib__info_runtime_options(line, sizeof line, info);
-    ib__sbuf_printf(b, "\nruntime options: %s", line);
+    ib__sbuf_printf(b, "\nruntime options: %s\ninput values: ", line);
+    ib__info_inputs(b, info);
 }
 
 void ib__text_env(ib__sbuf *b, const ib_env *env)

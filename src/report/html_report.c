@@ -85,6 +85,12 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     char runtime[128];
     ib__info_runtime_options(runtime, sizeof runtime, info);
     meta_row(b, "runtime options", runtime);
+    ib__sbuf values = {0};
+    ib__info_inputs(&values, info);
+    char *values_text = ib__sbuf_finish(&values);
+    if (!values_text) b->failed = true;
+    meta_row(b, "input values", values_text ? values_text : "");
+    free(values_text);
     meta_row(b, "inferbench", env->tool_version[0] ? env->tool_version : IB_VERSION_STRING);
     meta_row(b, "timing", timing);
     ib__sbuf_printf(b, "</table>\n");

@@ -12,6 +12,7 @@ static const char *const kind_keys[IB_PITFALL_COUNT] = {
     [IB_PITFALL_COPIES] = "copies",
     [IB_PITFALL_NO_WARMUP] = "no_warmup",
     [IB_PITFALL_SINGLE_SAMPLE] = "single_sample",
+    [IB_PITFALL_ZERO_INPUT] = "zero_input",
 };
 
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)

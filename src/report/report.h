@@ -48,7 +48,9 @@ void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const 
                                 const char *cuda_graph, int threads);
 /* A workload's runtime options in that form. */
 void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info);
-/* The same as a report line: "\nruntime options: ...". */
+/* How the inputs are filled: "x=random, sr=16000". */
+void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info);
+/* The same as report lines: "\nruntime options: ...\ninput values: ...". */
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info);
 /* The unit a duration in ms reads best in ("s" from 1000 ms, "ms" from 1
  * ms, "us" below); returns that unit per ms. */

@@ -396,6 +396,7 @@ static uint8_t *make_valid_matmul(size_t *len) { return valid("matmul", len); }
 static uint8_t *make_valid_fixed(size_t *len) { return valid("fixed", len); }
 static uint8_t *make_valid_ids(size_t *len) { return valid("ids", len); }
 static uint8_t *make_valid_half(size_t *len) { return valid("half", len); }
+static uint8_t *make_valid_lookup(size_t *len) { return valid("lookup", len); }
 
 typedef struct bad_case {
     const char *name;
@@ -429,6 +430,7 @@ static const bad_case cases[] = {
     {"valid_fixed", "valid: fixed batch 2", make_valid_fixed},
     {"valid_ids", "valid: int64 inputs", make_valid_ids},
     {"valid_half", "valid: float16 input", make_valid_half},
+    {"valid_lookup", "valid: int64 and float32 inputs used as Gather indices", make_valid_lookup},
 };
 
 int main(int argc, char **argv)

@@ -226,6 +226,20 @@ uint8_t *fx_model_bytes(const char *which, size_t *len)
         m.nodes[0] = (fx_node){ "Cast", { "x" }, "y", F32 };
         return fx_build(&m, len);
     }
+    if (strcmp(which, "lookup") == 0) {
+        m.n_inputs = 2;
+        m.inputs[0] = (fx_tensor){ "ids", I64, "batch" };
+        m.inputs[1] = (fx_tensor){ "x", F32, "batch" };
+        m.outputs[0] = (fx_tensor){ "y", F32, "batch,4" };
+        m.n_nodes = 4;
+        m.nodes[0] = (fx_node){ "Gather", { "W", "ids" }, "a", 0 };
+        m.nodes[1] = (fx_node){ "Cast", { "x" }, "xi", I64 };
+        m.nodes[2] = (fx_node){ "Gather", { "W", "xi" }, "b", 0 };
+        m.nodes[3] = (fx_node){ "Add", { "a", "b" }, "y", 0 };
+        m.weights[0] = (fx_weight){ "W", 4, 4 };
+        m.n_weights = 1;
+        return fx_build(&m, len);
+    }
     if (strcmp(which, "strings") == 0) {
         m.inputs[0] = (fx_tensor){ "s", STR, "batch" };
         m.outputs[0] = (fx_tensor){ "y", STR, "batch" };

@@ -51,6 +51,10 @@ uint8_t *fx_build(const fx_model *m, size_t *len);
  *   ids         ids int64[batch,seq], mask int64[batch,seq] -> Add -> Cast
  *               -> y float32[batch,seq]
  *   half        x float16[batch,8] -> Cast -> y float32[batch,8]
+ *   lookup      ids int64[batch], x float32[batch] -> Gather W[4,4] rows ids
+ *               and int64(x), Add -> y float32[batch,4]: an index outside
+ *               -4..3 fails the run with a message naming it, which shows
+ *               the values the inputs held
  *   strings     s string[batch] -> Identity -> y string[batch]
  *   unnamed     x float32[?,16] -> MatMul W -> y float32[?,4] */
 uint8_t *fx_model_bytes(const char *which, size_t *len);

@@ -183,7 +183,9 @@ static void test_missing_slots(void)
     CHECK(strstr(cold->error, "fresh session") != NULL);
     CHECK(r.rows[IB_PITFALL_COPIES].status == IB_OK);
     CHECK_EQ_INT(r.rows[IB_PITFALL_COPIES].stats.n, RUNS);
-    CHECK_EQ_INT(ib__fake_runs(w), CORRECT_RUNS + RUNS);
+    /* the correct row, the copies, the zero-filled input's whole latency
+     * measurement (cold run and warm-up included) */
+    CHECK_EQ_INT(ib__fake_runs(w), 2 * CORRECT_RUNS + RUNS);
     ib_workload_destroy(w);
 }
 
@@ -357,9 +359,9 @@ static void test_html_report(void)
     if (html) {
         CHECK_EQ_INT(count_occurrences(html, "<svg"), 1);
         CHECK_EQ_INT(count_occurrences(html, "class=\"bar-correct\""), 1);
-        CHECK_EQ_INT(count_occurrences(html, "class=\"bar-wrong\""), 3);
+        CHECK_EQ_INT(count_occurrences(html, "class=\"bar-wrong\""), 4);
         CHECK_EQ_INT(count_occurrences(html, "class=\"spread\"/>"), 1);
-        CHECK_EQ_INT(count_occurrences(html, "<circle class=\"mean\""), 4);
+        CHECK_EQ_INT(count_occurrences(html, "<circle class=\"mean\""), 5);
         char error[32];
         for (int k = IB_PITFALL_HOST_NO_SYNC; k <= IB_PITFALL_COPIES; k++) {
             ib__fmt_pitfall_error(error, &r.rows[k]);
@@ -381,6 +383,40 @@ static void test_html_report(void)
     ib_workload_destroy(w);
 }
 
+/* The zero-filled input row is the correct method on zeros: runs on zeros
+ * scripted 10% faster give -10%, and the inputs get their values back. A
+ * workload that cannot refill its inputs says so in the row. */
+static void test_zero_input(void)
+{
+    ib__fake_script s = gpu_script();
+    s.zero_input_factor = 0.9;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg = fixed_config();
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    const ib_pitfall_row *zero = &r.rows[IB_PITFALL_ZERO_INPUT];
+    CHECK(zero->applies && zero->status == IB_OK);
+    CHECK_EQ_INT(zero->stats.n, RUNS);
+    CHECK_NEAR(zero->stats.p50, 1.8, 1e-9);
+    CHECK_NEAR(zero->error_pct, -10.0, 1e-6);
+    CHECK(strstr(zero->why, "power") && strstr(zero->why, "data-dependent"));
+    CHECK(!ib__fake_zero_inputs(w));
+    /* the rows after it ran on the inputs' own values */
+    CHECK_NEAR(r.rows[IB_PITFALL_NO_WARMUP].stats.max, 100.0, 1e-9);
+    ib_workload_destroy(w);
+
+    w = check_open_fake(&s);
+    ib__workload_ops ops = *w->ops;
+    ops.fill_inputs = NULL;
+    w->ops = &ops;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    zero = &r.rows[IB_PITFALL_ZERO_INPUT];
+    CHECK(zero->applies && zero->status == IB_ERR_UNSUPPORTED && zero->stats.n == 0);
+    CHECK(strstr(zero->error, "refill") != NULL);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
     test_gpu_rows_exact();
@@ -392,5 +428,6 @@ int main(void)
     test_bad_config();
     test_reports();
     test_html_report();
+    test_zero_input();
     return check_summary("test_pitfalls");
 }
