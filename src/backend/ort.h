@@ -57,6 +57,10 @@ typedef struct ib__ort_session_spec {
     bool prefer_nhwc;
     bool cuda_graph;           /* enable_cuda_graph */
     size_t gpu_mem_limit_bytes;/* 0 = none */
+    /* CPU: max_mem of the host arena the session allocates from (the
+     * environment's, shared by sessions of the same limit); 0 = ORT's own
+     * unbounded arena */
+    size_t host_arena_limit_bytes;
 } ib__ort_session_spec;
 
 /* Creates a session. Load and parse failures are IB_ERR_MODEL, operators
