@@ -600,8 +600,8 @@ static ib_status check_options(const char *model, const ib_model_options *opts, 
                err, IB_ERR_INVALID_ARG, "unknown device kind %d", (int)opts->device);
     IB_FAIL_IF(opts->device_id < 0, err, IB_ERR_INVALID_ARG, "device id %d: must be >= 0",
                opts->device_id);
-    IB_FAIL_IF(opts->batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1",
-               (long long)opts->batch);
+    IB_FAIL_IF(opts->batch < 0, err, IB_ERR_INVALID_ARG,
+               "batch %lld: must be at least 1 (or 0: not given)", (long long)opts->batch);
     IB_FAIL_IF(opts->intra_op_threads < 0, err, IB_ERR_INVALID_ARG,
                "intra-op threads %d: must be >= 0", opts->intra_op_threads);
     IB_FAIL_IF(opts->n_shapes > 0 && !opts->shapes, err, IB_ERR_INVALID_ARG,
@@ -744,16 +744,24 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     IB_TRY(ib__ort_ports_read(o->api, o->session, &o->inputs, &o->n_inputs, &o->outputs,
                               &o->n_outputs, err));
     bool has_batch_dim = false;
+    int64_t batch = 1;
     IB_TRY(ib__ort_resolve_dims(o->inputs, o->n_inputs, o->outputs, o->n_outputs, opts->shapes,
-                                opts->n_shapes, &defaults, opts->batch, &has_batch_dim, err));
+                                opts->n_shapes, &defaults, opts->batch, &batch, &has_batch_dim,
+                                err));
+    /* A fixed-batch model keeps its batch: a --batch asking for another is
+     * refused, not ignored. */
+    if (!has_batch_dim) batch = fixed_batch(o);
+    IB_FAIL_IF(!has_batch_dim && opts->batch > 0 && opts->batch != batch, err, IB_ERR_INVALID_ARG,
+               "model '%s' has a fixed batch of %lld (no input has a symbolic first dimension): "
+               "--batch %lld cannot apply",
+               model, (long long)batch, (long long)opts->batch);
     o->buffers = calloc(o->n_inputs ? o->n_inputs : 1, sizeof *o->buffers);
     IB_FAIL_IF(!o->buffers, err, IB_ERR_NO_MEMORY, "out of memory");
     IB_TRY(make_run_options(o, err));
 
     fill_info(w, model, flops_per_item);
     w->info.has_batch_dim = has_batch_dim;
-    /* A fixed-batch model keeps its batch, whatever opts->batch says. */
-    w->info.batch = has_batch_dim ? opts->batch : fixed_batch(o);
+    w->info.batch = batch;
     return ort_set_batch(w, w->info.batch, err);
 }
 

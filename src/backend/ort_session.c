@@ -123,11 +123,21 @@ ib_status ib__ort_classify(const char *message, ib_status fallback)
         "uncorrectable ECC", "CUDA failure 214", "cudaErrorDevicesUnavailable",
         "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED",
     };
+    /* The runtime refusing a size, whatever the memory: cuDNN and cuBLAS
+     * reject tensors of 2^31 elements and more, a kernel grid too large is
+     * CUDA's invalid configuration (error 9). The batch search counts these
+     * as the limit above a batch that ran; any other failure is an error. */
+    static const char *const size_limit[] = {
+        "CUDNN_STATUS_NOT_SUPPORTED", "CUBLAS_STATUS_NOT_SUPPORTED", "invalid configuration argument",
+        "cudaErrorInvalidConfiguration", "CUDA failure 9:",
+    };
     if (!message) return fallback;
     for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
         if (contains_nocase(message, lost[i])) return IB_ERR_DEVICE_LOST;
     for (size_t i = 0; i < sizeof oom / sizeof oom[0]; i++)
         if (contains_nocase(message, oom[i])) return IB_ERR_DEVICE_OOM;
+    for (size_t i = 0; i < sizeof size_limit / sizeof size_limit[0]; i++)
+        if (contains_nocase(message, size_limit[i])) return IB_ERR_UNSUPPORTED;
     return fallback;
 }
 
