@@ -268,11 +268,15 @@ static void update_info_dims(ib_workload *w)
         ib__ort_port_shape(&o->outputs[i], w->info.batch, w->info.outputs[i].dims);
 }
 
-/* "1563 MB", in the MiB that --memory-cap-mb counts in. */
+/* "8000 bytes", "64.0 MB", "1563 MB": MB in the MiB that --memory-cap-mb
+ * counts in. */
 static void format_mib(size_t bytes, char *buf, size_t cap)
 {
     double mib = (double)bytes / (1 << 20);
-    snprintf(buf, cap, mib < 100 ? "%.1f MB" : "%.0f MB", mib);
+    if (bytes < ((size_t)1 << 20))
+        snprintf(buf, cap, "%zu bytes", bytes);
+    else
+        snprintf(buf, cap, mib < 100 ? "%.1f MB" : "%.0f MB", mib);
 }
 
 /* The error of a CPU batch needing about `need` bytes of host memory (what
