@@ -295,15 +295,39 @@ static ib_status host_cap_exceeded(const ort_workload *o, int64_t batch, size_t 
                     o->host_cap_given ? "it" : "another");
 }
 
-/* CPU: a batch whose inputs and outputs would pass the cap is out of
- * memory, before anything is allocated: past physical memory, allocation
- * does not fail, the process is killed. */
-static ib_status check_host_cap(const ort_workload *o, int64_t batch, ib_error *err)
+/* CUDA: a batch whose inputs and outputs pass the device's free memory
+ * (with what the current batch's inputs, freed first, hold) is out of
+ * memory before anything is released; cudaMemGetInfo is cheap. A batch
+ * that passes may still run out inside the runtime, which ends the same
+ * way (IB_ERR_DEVICE_OOM), from ORT's or CUDA's message. */
+static ib_status check_device_free(const ort_workload *o, int64_t batch, size_t need,
+                                   ib_error *err)
 {
-    if (o->cuda) return IB_OK;
+    size_t free_bytes, total_bytes, held = 0;
+    ib_error ignored;
+    if (ib__gpu_mem_info(&free_bytes, &total_bytes, &ignored) != IB_OK) return IB_OK;
+    for (size_t i = 0; o->buffers && i < o->n_inputs; i++)
+        if (o->buffers[i].device) held += o->buffers[i].bytes;
+    if (need <= free_bytes + held) return IB_OK;
+    char need_s[32], free_s[32];
+    format_mib(need, need_s, sizeof need_s);
+    format_mib(free_bytes + held, free_s, sizeof free_s);
+    return ib__fail(err, IB_ERR_DEVICE_OOM,
+                    "model '%.300s' at batch %lld needs about %s of device memory for its inputs "
+                    "and outputs alone, more than the %s free on the device",
+                    o->label, (long long)batch, need_s, free_s);
+}
+
+/* A batch whose inputs and outputs cannot fit is out of memory, before
+ * anything is allocated. CPU: past the cap (past physical memory,
+ * allocation does not fail, the process is killed). CUDA: past the device's
+ * free memory. */
+static ib_status check_batch_memory(const ort_workload *o, int64_t batch, ib_error *err)
+{
     size_t need;
     IB_FAIL_IF(!batch_bytes(o, batch, &need), err, IB_ERR_DEVICE_OOM,
                "batch %lld: its inputs are too large to allocate", (long long)batch);
+    if (o->cuda) return check_device_free(o, batch, need, err);
     if (need <= o->host_cap_bytes) return IB_OK;
     return host_cap_exceeded(o, batch, need, " for its inputs and outputs alone", err);
 }
@@ -353,7 +377,7 @@ static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
                o->label, (long long)w->info.batch, (long long)batch);
     /* Before anything is released: a batch over the cap leaves the current
      * one in place. */
-    IB_TRY(check_host_cap(o, batch, err));
+    IB_TRY(check_batch_memory(o, batch, err));
     IB_FAIL_IF(!o->session, err, IB_ERR_RUNTIME,
                "model '%s': no session (the last reopen failed)", o->label);
 

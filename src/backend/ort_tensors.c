@@ -434,7 +434,7 @@ static ib_status resolve_input(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
     }
     for (int d = 0; d < p->rank; d++) {
         if (p->follows_batch[d] || p->dims[d] > 0 || p->model_dims[d] >= 0) continue;
-        char decl[200], example[200], which[64];
+        char decl[200], example[200], which[96];
         describe_port(p, decl, sizeof decl);
         shape_example(p, batch, example, sizeof example);
         if (p->dim_names[d][0])
