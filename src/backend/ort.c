@@ -281,8 +281,8 @@ static void format_mib(size_t bytes, char *buf, size_t cap)
 
 /* The error of a CPU batch needing about `need` bytes of host memory (what
  * the estimate counts: `what`), more than the cap. */
-static ib_status host_cap_exceeded(const ort_workload *o, int64_t batch, size_t need,
-                                   const char *what, ib_error *err)
+static ib_status host_cap_exceeded(const ort_workload *o, int64_t batch, size_t need, const char *what,
+                                   ib_error *err)
 {
     char need_s[32], cap_s[32];
     format_mib(need, need_s, sizeof need_s);
@@ -300,8 +300,7 @@ static ib_status host_cap_exceeded(const ort_workload *o, int64_t batch, size_t 
  * memory before anything is released; cudaMemGetInfo is cheap. A batch
  * that passes may still run out inside the runtime, which ends the same
  * way (IB_ERR_DEVICE_OOM), from ORT's or CUDA's message. */
-static ib_status check_device_free(const ort_workload *o, int64_t batch, size_t need,
-                                   ib_error *err)
+static ib_status check_device_free(const ort_workload *o, int64_t batch, size_t need, ib_error *err)
 {
     size_t free_bytes, total_bytes, held = 0;
     ib_error ignored;
@@ -336,14 +335,14 @@ static ib_status check_batch_memory(const ort_workload *o, int64_t batch, ib_err
  * When a run passes it, its message says what was left and what one
  * allocation asked for: the run needed at least the cap less what was left
  * plus the request. Rewrites err in those words; other messages stay. */
-static ib_status explain_host_arena_limit(const ort_workload *o, int64_t batch, ib_status st,
-                                          ib_error *err)
+static ib_status explain_host_arena_limit(const ort_workload *o, int64_t batch, ib_status st, ib_error *err)
 {
     if (o->cuda || st != IB_ERR_DEVICE_OOM || !err) return st;
     const char *p = strstr(err->message, "Available memory of ");
     unsigned long long left, asked;
-    if (!p || sscanf(p, "Available memory of %llu is smaller than requested bytes of %llu",
-                     &left, &asked) != 2 || left > o->host_cap_bytes)
+    if (!p ||
+        sscanf(p, "Available memory of %llu is smaller than requested bytes of %llu", &left, &asked) != 2 ||
+        left > o->host_cap_bytes)
         return st;
     size_t need = o->host_cap_bytes - (size_t)left + (size_t)asked;
     return host_cap_exceeded(o, batch, need, "", err);
@@ -418,8 +417,8 @@ static ib_status run_failed(ib_workload *w, OrtStatus *st, const char *how, ib_e
     char what[400];
     snprintf(what, sizeof what, "model '%.300s' failed to run%s at batch %lld", impl(w)->label,
              how, (long long)w->info.batch);
-    return explain_host_arena_limit(impl(w), w->info.batch,
-                                    ib__ort_check(st, IB_ERR_RUNTIME, err, what), err);
+    return explain_host_arena_limit(impl(w), w->info.batch, ib__ort_check(st, IB_ERR_RUNTIME, err, what),
+                                    err);
 }
 
 static ib_status ort_run(ib_workload *w, ib_error *err)
@@ -628,8 +627,8 @@ static ib_status check_options(const char *model, const ib_model_options *opts, 
                err, IB_ERR_INVALID_ARG, "unknown device kind %d", (int)opts->device);
     IB_FAIL_IF(opts->device_id < 0, err, IB_ERR_INVALID_ARG, "device id %d: must be >= 0",
                opts->device_id);
-    IB_FAIL_IF(opts->batch < 0, err, IB_ERR_INVALID_ARG,
-               "batch %lld: must be at least 1 (or 0: not given)", (long long)opts->batch);
+    IB_FAIL_IF(opts->batch < 0, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1 (or 0: not given)",
+               (long long)opts->batch);
     IB_FAIL_IF(opts->intra_op_threads < 0, err, IB_ERR_INVALID_ARG,
                "intra-op threads %d: must be >= 0", opts->intra_op_threads);
     IB_FAIL_IF(opts->n_shapes > 0 && !opts->shapes, err, IB_ERR_INVALID_ARG,
@@ -774,8 +773,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     bool has_batch_dim = false;
     int64_t batch = 1;
     IB_TRY(ib__ort_resolve_dims(o->inputs, o->n_inputs, o->outputs, o->n_outputs, opts->shapes,
-                                opts->n_shapes, &defaults, opts->batch, &batch, &has_batch_dim,
-                                err));
+                                opts->n_shapes, &defaults, opts->batch, &batch, &has_batch_dim, err));
     /* A fixed-batch model keeps its batch: a --batch asking for another is
      * refused, not ignored. */
     if (!has_batch_dim) batch = fixed_batch(o);

@@ -129,11 +129,10 @@ ib_status ib__dim_defaults_parse(const char *text, ib__dim_defaults *out, ib_err
  * (and without one is an error). Sets *has_batch_dim and *batch: the
  * asked batch (--batch) when > 0, else the value the overrides give the
  * batch dimension, else 1; overrides disagreeing with it are an error. */
-ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs,
-                               size_t n_outputs, const ib_shape_override *shapes,
-                               size_t n_shapes, const ib__dim_defaults *defaults,
-                               int64_t asked_batch, int64_t *batch, bool *has_batch_dim,
-                               ib_error *err);
+ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs, size_t n_outputs,
+                               const ib_shape_override *shapes, size_t n_shapes,
+                               const ib__dim_defaults *defaults, int64_t asked_batch, int64_t *batch,
+                               bool *has_batch_dim, ib_error *err);
 
 /* The shape of a port at `batch` (unknown dimensions stay -1). */
 void ib__ort_port_shape(const ib__ort_port *p, int64_t batch, int64_t *shape);

@@ -128,8 +128,11 @@ ib_status ib__ort_classify(const char *message, ib_status fallback)
      * CUDA's invalid configuration (error 9). The batch search counts these
      * as the limit above a batch that ran; any other failure is an error. */
     static const char *const size_limit[] = {
-        "CUDNN_STATUS_NOT_SUPPORTED", "CUBLAS_STATUS_NOT_SUPPORTED", "invalid configuration argument",
-        "cudaErrorInvalidConfiguration", "CUDA failure 9:",
+        "CUDNN_STATUS_NOT_SUPPORTED",
+        "CUBLAS_STATUS_NOT_SUPPORTED",
+        "invalid configuration argument",
+        "cudaErrorInvalidConfiguration",
+        "CUDA failure 9:",
     };
     if (!message) return fallback;
     for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
@@ -345,8 +348,8 @@ static ib_status session_options(const OrtApi *api, OrtEnv *env, const ib__ort_s
                            IB_ERR_INVALID_ARG, err, "cannot set the intra-op thread count");
     if (st == IB_OK && spec->ep_device) st = append_cuda(api, env, so, spec, err);
     if (st == IB_OK && bounded_host_arena(spec))
-        st = ib__ort_check(api->AddSessionConfigEntry(so, "session.use_env_allocators", "1"),
-                           IB_ERR_INTERNAL, err, "cannot share the host memory arena");
+        st = ib__ort_check(api->AddSessionConfigEntry(so, "session.use_env_allocators", "1"), IB_ERR_INTERNAL,
+                           err, "cannot share the host memory arena");
     if (st != IB_OK) {
         api->ReleaseSessionOptions(so);
         return st;

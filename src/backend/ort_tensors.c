@@ -321,8 +321,8 @@ static void shape_example(const ib__ort_port *p, int64_t batch, char *buf, size_
     }
 }
 
-static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
-                                 const ib_shape_override *shapes, size_t n_shapes, ib_error *err)
+static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs, const ib_shape_override *shapes,
+                                 size_t n_shapes, ib_error *err)
 {
     for (size_t s = 0; s < n_shapes; s++) {
         const ib_shape_override *o = &shapes[s];
@@ -346,8 +346,8 @@ static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
             IB_FAIL_IF(o->dims[d] == 0 || o->dims[d] < -1, err, IB_ERR_INVALID_ARG,
                        "--shape gives input '%s' dimension %d the value %lld", o->name, d + 1,
                        (long long)o->dims[d]);
-            IB_FAIL_IF(o->dims[d] > 0 && p->model_dims[d] >= 0 && o->dims[d] != p->model_dims[d],
-                       err, IB_ERR_INVALID_ARG,
+            IB_FAIL_IF(o->dims[d] > 0 && p->model_dims[d] >= 0 && o->dims[d] != p->model_dims[d], err,
+                       IB_ERR_INVALID_ARG,
                        "--shape gives input '%s' dimension %d the value %lld, but the model fixes "
                        "it at %lld: %s",
                        o->name, d + 1, (long long)o->dims[d], (long long)p->model_dims[d], decl);
@@ -360,9 +360,8 @@ static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
  * overrides give the batch dimension (the symbolic first dimension), else 1.
  * Overrides that disagree with --batch or with each other are an error:
  * there is one batch. */
-static ib_status choose_batch(const ib__ort_port *inputs, size_t n_inputs,
-                              const ib_shape_override *shapes, size_t n_shapes, int64_t asked,
-                              int64_t *batch, ib_error *err)
+static ib_status choose_batch(const ib__ort_port *inputs, size_t n_inputs, const ib_shape_override *shapes,
+                              size_t n_shapes, int64_t asked, int64_t *batch, ib_error *err)
 {
     const char *from = NULL; /* the input whose override set the batch */
     *batch = asked;
@@ -438,12 +437,12 @@ static ib_status resolve_input(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
         describe_port(p, decl, sizeof decl);
         shape_example(p, batch, example, sizeof example);
         if (p->dim_names[d][0])
-            snprintf(which, sizeof which, "a symbolic '%s' (dimension %d) with no value",
-                     p->dim_names[d], d + 1);
+            snprintf(which, sizeof which, "a symbolic '%s' (dimension %d) with no value", p->dim_names[d],
+                     d + 1);
         else
             snprintf(which, sizeof which, "dimension %d with neither a value nor a name", d + 1);
-        return ib__fail(err, IB_ERR_INVALID_ARG, "input '%s' (%s) has %s: set it with --shape %s",
-                        p->name, decl, which, example);
+        return ib__fail(err, IB_ERR_INVALID_ARG, "input '%s' (%s) has %s: set it with --shape %s", p->name,
+                        decl, which, example);
     }
     return IB_OK;
 }
@@ -473,18 +472,16 @@ static void resolve_output(const ib__ort_port *inputs, size_t n_inputs, ib__ort_
     }
 }
 
-ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs,
-                               size_t n_outputs, const ib_shape_override *shapes,
-                               size_t n_shapes, const ib__dim_defaults *defaults,
-                               int64_t asked_batch, int64_t *batch, bool *has_batch_dim,
-                               ib_error *err)
+ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs, size_t n_outputs,
+                               const ib_shape_override *shapes, size_t n_shapes,
+                               const ib__dim_defaults *defaults, int64_t asked_batch, int64_t *batch,
+                               bool *has_batch_dim, ib_error *err)
 {
     IB_TRY(check_overrides(inputs, n_inputs, shapes, n_shapes, err));
     IB_TRY(choose_batch(inputs, n_inputs, shapes, n_shapes, asked_batch, batch, err));
     *has_batch_dim = false;
     for (size_t i = 0; i < n_inputs; i++) {
-        IB_TRY(resolve_input(inputs, n_inputs, &inputs[i], shapes, n_shapes, defaults, *batch,
-                             err));
+        IB_TRY(resolve_input(inputs, n_inputs, &inputs[i], shapes, n_shapes, defaults, *batch, err));
         if (inputs[i].rank > 0 && inputs[i].follows_batch[0]) *has_batch_dim = true;
     }
     for (size_t i = 0; i < n_outputs; i++)

@@ -361,7 +361,8 @@ static void test_host_memory_cap(void)
         ib_workload_destroy(w);
     }
     o.batch = 1000;
-    check_open_fails(path, &o, IB_ERR_DEVICE_OOM, "batch 1000 needs about 80000 bytes of host memory for its inputs and outputs",
+    check_open_fails(path, &o, IB_ERR_DEVICE_OOM,
+                     "batch 1000 needs about 80000 bytes of host memory for its inputs and outputs",
                      "limit of 8000 bytes");
 
     /* no cap: half of the machine's memory is the limit (2^31 items of 80
@@ -471,8 +472,7 @@ static void test_classify(void)
                                   IB_ERR_RUNTIME),
                  IB_ERR_RUNTIME);
     /* the runtime refusing a size: the batch search's limit above batch 1 */
-    CHECK_EQ_INT(ib__ort_classify("CUDNN failure 9: CUDNN_STATUS_NOT_SUPPORTED ; GPU=0",
-                                  IB_ERR_RUNTIME),
+    CHECK_EQ_INT(ib__ort_classify("CUDNN failure 9: CUDNN_STATUS_NOT_SUPPORTED ; GPU=0", IB_ERR_RUNTIME),
                  IB_ERR_UNSUPPORTED);
     CHECK_EQ_INT(ib__ort_classify("CUDA failure 9: invalid configuration argument", IB_ERR_RUNTIME),
                  IB_ERR_UNSUPPORTED);
