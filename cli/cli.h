@@ -125,6 +125,12 @@ void cli_output_abort(cli_output *o);
  * nothing open. */
 int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w);
 
+/* Sets the model options' memory limits from --memory-cap-mb (both the
+ * CUDA arena's and the host's), the host one by default to half of the
+ * MemAvailable of /proc/meminfo. Every model command calls it before
+ * cli_start. */
+void cli_apply_memory_cap(cli_args *a);
+
 /* The last step of every measuring command: whatever was measured is shown
  * and saved, also after a failure. Prints text, commits doc to json (both
  * NULL when nothing was measured), then the error for st; frees text and

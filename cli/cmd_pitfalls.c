@@ -6,6 +6,7 @@ int cmd_pitfalls(cli_args *a)
 {
     cli_output json, html;
     ib_workload *w;
+    cli_apply_memory_cap(a);
     int code = cli_start(a, &json, &html, &w);
     if (code != EXIT_OK) return code;
     a->cfg.cancel = &cli_cancel_flag;

@@ -67,31 +67,6 @@ static bool parse_batches(const char *text, int64_t *out, size_t *n)
     return strchr(text, ':') ? parse_range(text, out, n) : parse_list(text, out, n);
 }
 
-/* MemAvailable of /proc/meminfo in bytes; 0 when it cannot be read. */
-static size_t mem_available_bytes(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (!f) return 0;
-    char line[256];
-    unsigned long long kb = 0;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-    fclose(f);
-    return (size_t)kb * 1024;
-}
-
-/* The memory a batch may take. Each limit is read by one provider only
- * (the CUDA arena cap on a GPU, the host cap on the CPU), so both are set
- * and --device auto needs no guess. On the CPU a batch that does not fit
- * would not fail: the machine would swap or the kernel kill us, so the
- * search gets a default bound of half the RAM free now. */
-static void apply_memory_cap(cli_args *a)
-{
-    size_t cap = a->memory_cap_mb * ((size_t)1 << 20);
-    a->model_opts.device_memory_limit_bytes = cap;
-    a->model_opts.host_memory_limit_bytes = cap ? cap : mem_available_bytes() / 2;
-}
-
 static void throughput_config(const cli_args *a, ib_throughput_config *tc)
 {
     ib_throughput_config_init(tc);
@@ -153,7 +128,7 @@ int cmd_throughput(cli_args *a)
         tc.batches = batches;
         tc.n_batches = n_batches;
     }
-    apply_memory_cap(a);
+    cli_apply_memory_cap(a);
 
     cli_output json, html;
     ib_workload *w;

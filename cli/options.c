@@ -102,7 +102,7 @@ static const option_def options[] = {
      "also report the best throughput whose p99 batch latency is within T ms"},
     {{"batches", required_argument, NULL, O_BATCHES}, OPT_THROUGHPUT, "LIST",
      "measure exactly these batches, no search (\"1,8,64\" or \"16:512:16\")"},
-    {{"memory-cap-mb", required_argument, NULL, O_MEMORY_CAP}, OPT_THROUGHPUT, "MB",
+    {{"memory-cap-mb", required_argument, NULL, O_MEMORY_CAP}, OPT_MODEL, "MB",
      "memory a batch may use (GPU: the runtime's arena; CPU: default half the free RAM)"},
     {{"output", required_argument, NULL, O_OUTPUT}, OPT_EXPORT, "FILE", "where to write the model (-o)"},
     {{"fp16", no_argument, NULL, O_FP16}, OPT_EXPORT, NULL, "half-precision weights and inputs"},

@@ -148,7 +148,11 @@ ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *er
 typedef struct ib_model_options {
     ib_device_kind device;
     int device_id;
-    int64_t batch;                     /* value of the batch dimension; default 1 */
+    int64_t batch;                     /* value of the batch dimension; 0 (the
+                                          default): not given, the value the
+                                          shapes give the batch dimension, else
+                                          1. A fixed-batch model refuses a
+                                          batch other than its own */
     const ib_shape_override *shapes;   /* overrides for symbolic dimensions */
     size_t n_shapes;
     uint64_t seed;                     /* input fill; default 42 */
@@ -158,9 +162,12 @@ typedef struct ib_model_options {
                                           and replay it (one launch a run); a
                                           new batch takes a new session */
     size_t device_memory_limit_bytes;  /* CUDA arena cap, 0 = none */
-    size_t host_memory_limit_bytes;    /* CPU: a batch whose resident size would
-                                          pass this counts as out of memory;
-                                          0 = none */
+    size_t host_memory_limit_bytes;    /* CPU: the memory ONNX Runtime's host
+                                          arena may take (its max_mem), and the
+                                          bound on a batch's inputs and outputs;
+                                          past it a run fails with
+                                          IB_ERR_DEVICE_OOM instead of being
+                                          killed. 0 = half of physical memory */
     int intra_op_threads;              /* CPU EP threads, 0 = runtime default */
     const ib_input_spec *inputs;       /* how named inputs are filled; the
                                           others: IB_INPUT_RANDOM. A name the

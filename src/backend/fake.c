@@ -68,7 +68,9 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
     IB_FAIL_IF(index == f->script.fail_at_run, err, IB_ERR_RUNTIME, "fake: run %lld failed",
                (long long)index);
     IB_FAIL_IF(f->script.refuse_above_batch > 0 && w->info.batch > f->script.refuse_above_batch, err,
-               IB_ERR_RUNTIME, "fake: batch %lld not supported", (long long)w->info.batch);
+               IB_ERR_UNSUPPORTED, "fake: batch %lld not supported", (long long)w->info.batch);
+    IB_FAIL_IF(f->script.fail_above_batch > 0 && w->info.batch > f->script.fail_above_batch, err,
+               IB_ERR_RUNTIME, "fake: shape error at batch %lld", (long long)w->info.batch);
     IB_FAIL_IF(index == f->script.oom_at_run, err, IB_ERR_DEVICE_OOM, "fake: out of memory at run %lld",
                (long long)index);
     f->now_ms += f->script.host_overhead_ms;

@@ -26,7 +26,8 @@ typedef struct ort_workload {
     char *label;               /* spec.label, owned */
     bool cuda;
     uint64_t seed;
-    size_t host_cap_bytes;
+    size_t host_cap_bytes; /* CPU: host_memory_limit_bytes, else half of physical memory */
+    bool host_cap_given;   /* host_cap_bytes is the caller's */
 
     OrtMemoryInfo *cpu_info;
     const OrtMemoryInfo *device_info; /* CUDA: the provider's, or owned_device_info */
@@ -280,38 +281,84 @@ static void update_info_dims(ib_workload *w)
         ib__ort_port_shape(&o->outputs[i], w->info.batch, w->info.outputs[i].dims);
 }
 
-/* "812 bytes", "12.3 MB", "68.7 GB" */
-static void format_bytes(size_t bytes, char *buf, size_t cap)
+/* "8000 bytes", "64.0 MB", "1563 MB": MB in the MiB that --memory-cap-mb
+ * counts in. */
+static void format_mib(size_t bytes, char *buf, size_t cap)
 {
-    if (bytes < 100000)
+    double mib = (double)bytes / (1 << 20);
+    if (bytes < ((size_t)1 << 20))
         snprintf(buf, cap, "%zu bytes", bytes);
-    else if (bytes < 10000000000u)
-        snprintf(buf, cap, "%.1f MB", (double)bytes / 1e6);
     else
-        snprintf(buf, cap, "%.1f GB", (double)bytes / 1e9);
+        snprintf(buf, cap, mib < 100 ? "%.1f MB" : "%.0f MB", mib);
 }
 
-/* CPU: a batch whose inputs and outputs would pass the cap (by default half
- * of the machine's memory) is out of memory, before anything is allocated:
- * past physical memory, allocation does not fail, the process is killed. */
-static ib_status check_host_cap(const ort_workload *o, int64_t batch, ib_error *err)
+/* The error of a CPU batch needing about `need` bytes of host memory (what
+ * the estimate counts: `what`), more than the cap. */
+static ib_status host_cap_exceeded(const ort_workload *o, int64_t batch, size_t need, const char *what,
+                                   ib_error *err)
 {
-    if (o->cuda) return IB_OK;
-    size_t need, cap = o->host_cap_bytes ? o->host_cap_bytes : host_memory_bytes() / 2;
+    char need_s[32], cap_s[32];
+    format_mib(need, need_s, sizeof need_s);
+    format_mib(o->host_cap_bytes, cap_s, sizeof cap_s);
+    return ib__fail(err, IB_ERR_DEVICE_OOM,
+                    "model '%.300s' at batch %lld needs about %s of host memory%s, more than the "
+                    "limit of %s%s (--memory-cap-mb sets %s)",
+                    o->label, (long long)batch, need_s, what, cap_s,
+                    o->host_cap_given ? "" : ", half of this machine's memory",
+                    o->host_cap_given ? "it" : "another");
+}
+
+/* CUDA: a batch whose inputs and outputs pass the device's free memory
+ * (with what the current batch's inputs, freed first, hold) is out of
+ * memory before anything is released; cudaMemGetInfo is cheap. A batch
+ * that passes may still run out inside the runtime, which ends the same
+ * way (IB_ERR_DEVICE_OOM), from ORT's or CUDA's message. */
+static ib_status check_device_free(const ort_workload *o, int64_t batch, size_t need, ib_error *err)
+{
+    size_t free_bytes, total_bytes, held = 0;
+    ib_error ignored;
+    if (ib__gpu_mem_info(&free_bytes, &total_bytes, &ignored) != IB_OK) return IB_OK;
+    for (size_t i = 0; o->buffers && i < o->n_inputs; i++)
+        if (o->buffers[i].device) held += o->buffers[i].bytes;
+    if (need <= free_bytes + held) return IB_OK;
+    char need_s[32], free_s[32];
+    format_mib(need, need_s, sizeof need_s);
+    format_mib(free_bytes + held, free_s, sizeof free_s);
+    return ib__fail(err, IB_ERR_DEVICE_OOM,
+                    "model '%.300s' at batch %lld needs about %s of device memory for its inputs "
+                    "and outputs alone, more than the %s free on the device",
+                    o->label, (long long)batch, need_s, free_s);
+}
+
+/* A batch whose inputs and outputs cannot fit is out of memory, before
+ * anything is allocated. CPU: past the cap (past physical memory,
+ * allocation does not fail, the process is killed). CUDA: past the device's
+ * free memory. */
+static ib_status check_batch_memory(const ort_workload *o, int64_t batch, ib_error *err)
+{
+    size_t need;
     IB_FAIL_IF(!batch_bytes(o, batch, &need), err, IB_ERR_DEVICE_OOM,
                "batch %lld: its inputs are too large to allocate", (long long)batch);
-    if (cap == 0 || need <= cap) return IB_OK;
-    char need_s[32], cap_s[32];
-    format_bytes(need, need_s, sizeof need_s);
-    format_bytes(cap, cap_s, sizeof cap_s);
-    if (o->host_cap_bytes)
-        return ib__fail(err, IB_ERR_DEVICE_OOM,
-                        "batch %lld needs %s of inputs and outputs > --memory-cap-mb (%s)",
-                        (long long)batch, need_s, cap_s);
-    return ib__fail(err, IB_ERR_DEVICE_OOM,
-                    "batch %lld needs %s of inputs and outputs, more than half of this "
-                    "machine's memory (%s; --memory-cap-mb sets another limit)",
-                    (long long)batch, need_s, cap_s);
+    if (o->cuda) return check_device_free(o, batch, need, err);
+    if (need <= o->host_cap_bytes) return IB_OK;
+    return host_cap_exceeded(o, batch, need, " for its inputs and outputs alone", err);
+}
+
+/* CPU: ONNX Runtime's host arena is bounded by the cap (ort_session.c).
+ * When a run passes it, its message says what was left and what one
+ * allocation asked for: the run needed at least the cap less what was left
+ * plus the request. Rewrites err in those words; other messages stay. */
+static ib_status explain_host_arena_limit(const ort_workload *o, int64_t batch, ib_status st, ib_error *err)
+{
+    if (o->cuda || st != IB_ERR_DEVICE_OOM || !err) return st;
+    const char *p = strstr(err->message, "Available memory of ");
+    unsigned long long left, asked;
+    if (!p ||
+        sscanf(p, "Available memory of %llu is smaller than requested bytes of %llu", &left, &asked) != 2 ||
+        left > o->host_cap_bytes)
+        return st;
+    size_t need = o->host_cap_bytes - (size_t)left + (size_t)asked;
+    return host_cap_exceeded(o, batch, need, "", err);
 }
 
 /* Drops the session (and with it the arena and any captured CUDA graph)
@@ -342,7 +389,7 @@ static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
                o->label, (long long)w->info.batch, (long long)batch);
     /* Before anything is released: a batch over the cap leaves the current
      * one in place. */
-    IB_TRY(check_host_cap(o, batch, err));
+    IB_TRY(check_batch_memory(o, batch, err));
     IB_FAIL_IF(!o->session, err, IB_ERR_RUNTIME,
                "model '%s': no session (the last reopen failed)", o->label);
 
@@ -398,7 +445,8 @@ static ib_status run_failed(ib_workload *w, OrtStatus *st, const char *how, ib_e
     char what[400];
     snprintf(what, sizeof what, "model '%.300s' failed to run%s at batch %lld", impl(w)->label,
              how, (long long)w->info.batch);
-    return ib__ort_check(st, IB_ERR_RUNTIME, err, what);
+    return explain_host_arena_limit(impl(w), w->info.batch, ib__ort_check(st, IB_ERR_RUNTIME, err, what),
+                                    err);
 }
 
 static ib_status ort_run(ib_workload *w, ib_error *err)
@@ -609,7 +657,7 @@ static ib_status check_options(const char *model, const ib_model_options *opts, 
                err, IB_ERR_INVALID_ARG, "unknown device kind %d", (int)opts->device);
     IB_FAIL_IF(opts->device_id < 0, err, IB_ERR_INVALID_ARG, "device id %d: must be >= 0",
                opts->device_id);
-    IB_FAIL_IF(opts->batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1",
+    IB_FAIL_IF(opts->batch < 0, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1 (or 0: not given)",
                (long long)opts->batch);
     IB_FAIL_IF(opts->intra_op_threads < 0, err, IB_ERR_INVALID_ARG,
                "intra-op threads %d: must be >= 0", opts->intra_op_threads);
@@ -752,13 +800,22 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     o->spec.prefer_nhwc = opts->prefer_nhwc;
     o->spec.cuda_graph = opts->cuda_graph;
     o->spec.gpu_mem_limit_bytes = opts->device_memory_limit_bytes;
+    o->spec.host_arena_limit_bytes = o->cuda ? 0 : o->host_cap_bytes;
     IB_TRY(ib__ort_session_create(&o->spec, &o->session, err));
 
     IB_TRY(ib__ort_ports_read(o->api, o->session, &o->inputs, &o->n_inputs, &o->outputs,
                               &o->n_outputs, err));
     bool has_batch_dim = false;
+    int64_t batch = 1;
     IB_TRY(ib__ort_resolve_dims(o->inputs, o->n_inputs, o->outputs, o->n_outputs, opts->shapes,
-                                opts->n_shapes, &defaults, opts->batch, &has_batch_dim, err));
+                                opts->n_shapes, &defaults, opts->batch, &batch, &has_batch_dim, err));
+    /* A fixed-batch model keeps its batch: a --batch asking for another is
+     * refused, not ignored. */
+    if (!has_batch_dim) batch = fixed_batch(o);
+    IB_FAIL_IF(!has_batch_dim && opts->batch > 0 && opts->batch != batch, err, IB_ERR_INVALID_ARG,
+               "model '%s' has a fixed batch of %lld (no input has a symbolic first dimension): "
+               "--batch %lld cannot apply",
+               model, (long long)batch, (long long)opts->batch);
     IB_TRY(ib__ort_values_plan(o->inputs, o->n_inputs, opts->inputs, opts->n_inputs, err));
     o->buffers = calloc(o->n_inputs ? o->n_inputs : 1, sizeof *o->buffers);
     IB_FAIL_IF(!o->buffers, err, IB_ERR_NO_MEMORY, "out of memory");
@@ -766,8 +823,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
 
     fill_info(w, model, flops_per_item);
     w->info.has_batch_dim = has_batch_dim;
-    /* A fixed-batch model keeps its batch, whatever opts->batch says. */
-    w->info.batch = has_batch_dim ? opts->batch : fixed_batch(o);
+    w->info.batch = batch;
     return ort_set_batch(w, w->info.batch, err);
 }
 
@@ -795,7 +851,8 @@ ib_status ib_workload_open_model(const char *model, const ib_model_options *opts
     w->device_id = opts->device_id;
     w->clock = ib__host_clock();
     o->seed = opts->seed;
-    o->host_cap_bytes = opts->host_memory_limit_bytes;
+    o->host_cap_given = opts->host_memory_limit_bytes > 0;
+    o->host_cap_bytes = o->host_cap_given ? opts->host_memory_limit_bytes : host_memory_bytes() / 2;
 
     ib_status st = open_into(w, model, opts, err);
     if (st != IB_OK) {

@@ -28,7 +28,9 @@ ib_status ib__ort_init(const OrtApi **api, OrtEnv **env, ib_error *err);
 ib_status ib__ort_check(OrtStatus *st, ib_status fallback, ib_error *err, const char *what);
 
 /* IB_ERR_DEVICE_OOM for messages saying memory ran out, IB_ERR_DEVICE_LOST
- * for the CUDA errors after which the context is unusable, else fallback. */
+ * for the CUDA errors after which the context is unusable,
+ * IB_ERR_UNSUPPORTED for a size the runtime refuses (cuDNN's 2^31
+ * elements), else fallback. */
 ib_status ib__ort_classify(const char *message, ib_status fallback);
 
 /* The path of the ONNX Runtime core library in use (into path, when given)
@@ -57,6 +59,10 @@ typedef struct ib__ort_session_spec {
     bool prefer_nhwc;
     bool cuda_graph;           /* enable_cuda_graph */
     size_t gpu_mem_limit_bytes;/* 0 = none */
+    /* CPU: max_mem of the host arena the session allocates from (the
+     * environment's, shared by sessions of the same limit); 0 = ORT's own
+     * unbounded arena */
+    size_t host_arena_limit_bytes;
 } ib__ort_session_spec;
 
 /* Creates a session. Load and parse failures are IB_ERR_MODEL, operators
@@ -92,6 +98,7 @@ typedef struct ib__ort_port {
     ONNXType onnx_type;                /* tensors only are supported inputs */
     ONNXTensorElementDataType type;
     int rank;
+    bool unranked;                     /* declares no shape (inputs: --shape gives it) */
     int64_t model_dims[IB_MAX_RANK];   /* as the model declares: -1 symbolic */
     char dim_names[IB_MAX_RANK][32];   /* symbolic names, "" where fixed or unnamed */
     /* Resolved at open: dims[i] is the value bound, except where
@@ -137,12 +144,14 @@ ib_status ib__dim_defaults_parse(const char *text, ib__dim_defaults *out, ib_err
  * the input's --shape override, the value another input's override gives a
  * dimension of the same name, the default of that name. Outputs' symbolic
  * dimensions are resolved by name where an input names them, else -1.
- * Sets *has_batch_dim. `batch` is the batch an override of the batch
- * dimension must agree with. */
-ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs,
-                               size_t n_outputs, const ib_shape_override *shapes,
-                               size_t n_shapes, const ib__dim_defaults *defaults,
-                               int64_t batch, bool *has_batch_dim, ib_error *err);
+ * An input that declares no shape takes its override's rank and dimensions
+ * (and without one is an error). Sets *has_batch_dim and *batch: the
+ * asked batch (--batch) when > 0, else the value the overrides give the
+ * batch dimension, else 1; overrides disagreeing with it are an error. */
+ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs, size_t n_outputs,
+                               const ib_shape_override *shapes, size_t n_shapes,
+                               const ib__dim_defaults *defaults, int64_t asked_batch, int64_t *batch,
+                               bool *has_batch_dim, ib_error *err);
 
 /* The ports' names into buf[cap]: "x, mask" ("(none)" for none). */
 void ib__ort_port_names(const ib__ort_port *ports, size_t n, char *buf, size_t cap);

@@ -123,11 +123,24 @@ ib_status ib__ort_classify(const char *message, ib_status fallback)
         "uncorrectable ECC", "CUDA failure 214", "cudaErrorDevicesUnavailable",
         "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED",
     };
+    /* The runtime refusing a size, whatever the memory: cuDNN and cuBLAS
+     * reject tensors of 2^31 elements and more, a kernel grid too large is
+     * CUDA's invalid configuration (error 9). The batch search counts these
+     * as the limit above a batch that ran; any other failure is an error. */
+    static const char *const size_limit[] = {
+        "CUDNN_STATUS_NOT_SUPPORTED",
+        "CUBLAS_STATUS_NOT_SUPPORTED",
+        "invalid configuration argument",
+        "cudaErrorInvalidConfiguration",
+        "CUDA failure 9:",
+    };
     if (!message) return fallback;
     for (size_t i = 0; i < sizeof lost / sizeof lost[0]; i++)
         if (contains_nocase(message, lost[i])) return IB_ERR_DEVICE_LOST;
     for (size_t i = 0; i < sizeof oom / sizeof oom[0]; i++)
         if (contains_nocase(message, oom[i])) return IB_ERR_DEVICE_OOM;
+    for (size_t i = 0; i < sizeof size_limit / sizeof size_limit[0]; i++)
+        if (contains_nocase(message, size_limit[i])) return IB_ERR_UNSUPPORTED;
     return fallback;
 }
 
@@ -313,6 +326,12 @@ static ib_status append_cuda(const OrtApi *api, OrtEnv *env, OrtSessionOptions *
                          IB_ERR_NO_DEVICE, err, "cannot configure the CUDA execution provider");
 }
 
+/* CPU sessions with a limit take the environment's bounded arena. */
+static bool bounded_host_arena(const ib__ort_session_spec *spec)
+{
+    return !spec->ep_device && spec->host_arena_limit_bytes > 0;
+}
+
 static ib_status session_options(const OrtApi *api, OrtEnv *env, const ib__ort_session_spec *spec,
                                  OrtSessionOptions **out, ib_error *err)
 {
@@ -328,12 +347,57 @@ static ib_status session_options(const OrtApi *api, OrtEnv *env, const ib__ort_s
         st = ib__ort_check(api->SetIntraOpNumThreads(so, spec->intra_op_threads),
                            IB_ERR_INVALID_ARG, err, "cannot set the intra-op thread count");
     if (st == IB_OK && spec->ep_device) st = append_cuda(api, env, so, spec, err);
+    if (st == IB_OK && bounded_host_arena(spec))
+        st = ib__ort_check(api->AddSessionConfigEntry(so, "session.use_env_allocators", "1"), IB_ERR_INTERNAL,
+                           err, "cannot share the host memory arena");
     if (st != IB_OK) {
         api->ReleaseSessionOptions(so);
         return st;
     }
     *out = so;
     return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The bounded host arena                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* CPU sessions with a host memory limit take their memory from an arena
+ * registered with the environment (session.use_env_allocators), created
+ * with max_mem = the limit: an allocation past it fails inside ONNX
+ * Runtime ("Available memory of A is smaller than requested bytes of R")
+ * instead of succeeding on overcommitted memory that the kernel's OOM
+ * killer reclaims later by killing us. Each session creation registers a
+ * fresh arena (the environment holds one for host memory): a session keeps
+ * the arena it was made with, and releasing it returns the arena's memory,
+ * as with ONNX Runtime's own per-session arena (reopen relies on that).
+ * arena_mutex is held from the registration to the end of the creation. */
+static pthread_mutex_t arena_mutex = PTHREAD_MUTEX_INITIALIZER;
+static bool g_arena_registered;
+
+static ib_status register_host_arena(const OrtApi *api, OrtEnv *env, size_t limit, ib_error *err)
+{
+    OrtMemoryInfo *info = NULL;
+    IB_TRY(ib__ort_check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &info),
+                         IB_ERR_INTERNAL, err, "cannot describe host memory"));
+    ib_status st = IB_OK;
+    if (g_arena_registered)
+        st = ib__ort_check(api->UnregisterAllocator(env, info), IB_ERR_INTERNAL, err,
+                           "cannot replace the host memory arena");
+    g_arena_registered = false;
+    OrtArenaCfg *cfg = NULL;
+    const char *keys[1] = { "max_mem" };
+    size_t values[1] = { limit };
+    if (st == IB_OK)
+        st = ib__ort_check(api->CreateArenaCfgV2(keys, values, 1, &cfg), IB_ERR_INTERNAL, err,
+                           "cannot configure the host memory arena");
+    if (st == IB_OK)
+        st = ib__ort_check(api->CreateAndRegisterAllocator(env, info, cfg), IB_ERR_INTERNAL, err,
+                           "cannot create the host memory arena");
+    g_arena_registered = st == IB_OK;
+    if (cfg) api->ReleaseArenaCfg(cfg);
+    api->ReleaseMemoryInfo(info);
+    return st;
 }
 
 /* What a failed session creation means for the caller. */
@@ -361,8 +425,19 @@ ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **
     IB_TRY(session_options(api, env, spec, &so, err));
 
     unsigned long before = log_count();
+    bool bounded = bounded_host_arena(spec);
+    if (bounded) {
+        pthread_mutex_lock(&arena_mutex);
+        ib_status arena = register_host_arena(api, env, spec->host_arena_limit_bytes, err);
+        if (arena != IB_OK) {
+            pthread_mutex_unlock(&arena_mutex);
+            api->ReleaseSessionOptions(so);
+            return arena;
+        }
+    }
     OrtStatus *st = spec->path ? api->CreateSession(env, spec->path, so, out)
                                : api->CreateSessionFromArray(env, spec->bytes, spec->len, so, out);
+    if (bounded) pthread_mutex_unlock(&arena_mutex);
     api->ReleaseSessionOptions(so);
     if (!st) return IB_OK;
 

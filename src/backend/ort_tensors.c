@@ -83,6 +83,10 @@ static ib_status read_tensor_shape(const OrtApi *api, const OrtTensorTypeAndShap
     size_t rank = 0;
     IB_TRY(ib__ort_check(api->GetTensorElementType(ti, &p->type), IB_ERR_MODEL, err,
                          "cannot read a tensor type"));
+    /* Without a shape ORT answers rank 0, as for a scalar: an input
+     * declaring none takes its rank from --shape (resolve_input). */
+    p->unranked = !api->TensorTypeAndShape_HasShape(ti);
+    if (p->unranked) return IB_OK;
     IB_TRY(ib__ort_check(api->GetDimensionsCount(ti, &rank), IB_ERR_MODEL, err,
                          "cannot read a tensor rank"));
     IB_FAIL_IF(rank > IB_MAX_RANK, err, IB_ERR_UNSUPPORTED,
@@ -250,6 +254,10 @@ void ib__ort_port_names(const ib__ort_port *ports, size_t n, char *buf, size_t c
 /* "float32[batch,16]" as the model declares it. */
 static void describe_port(const ib__ort_port *p, char *buf, size_t cap)
 {
+    if (p->unranked) {
+        snprintf(buf, cap, "%s, no shape", ib__ort_type_name(p->type));
+        return;
+    }
     size_t used = (size_t)snprintf(buf, cap, "%s[", ib__ort_type_name(p->type));
     for (int i = 0; i < p->rank && used < cap; i++) {
         const char *sep = i ? "," : "";
@@ -314,9 +322,8 @@ static void shape_example(const ib__ort_port *p, int64_t batch, char *buf, size_
     }
 }
 
-static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
-                                 const ib_shape_override *shapes, size_t n_shapes, int64_t batch,
-                                 ib_error *err)
+static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs, const ib_shape_override *shapes,
+                                 size_t n_shapes, ib_error *err)
 {
     for (size_t s = 0; s < n_shapes; s++) {
         const ib_shape_override *o = &shapes[s];
@@ -330,6 +337,7 @@ static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
                             "--shape names input '%s', but the model's inputs are: %s", o->name,
                             names);
         }
+        if (p->unranked) continue; /* the override is its shape */
         char decl[200];
         describe_port(p, decl, sizeof decl);
         IB_FAIL_IF(o->rank != p->rank, err, IB_ERR_INVALID_ARG,
@@ -339,21 +347,65 @@ static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs,
             IB_FAIL_IF(o->dims[d] == 0 || o->dims[d] < -1, err, IB_ERR_INVALID_ARG,
                        "--shape gives input '%s' dimension %d the value %lld", o->name, d + 1,
                        (long long)o->dims[d]);
-            IB_FAIL_IF(o->dims[d] > 0 && p->model_dims[d] >= 0 && o->dims[d] != p->model_dims[d],
-                       err, IB_ERR_INVALID_ARG,
+            IB_FAIL_IF(o->dims[d] > 0 && p->model_dims[d] >= 0 && o->dims[d] != p->model_dims[d], err,
+                       IB_ERR_INVALID_ARG,
                        "--shape gives input '%s' dimension %d the value %lld, but the model fixes "
                        "it at %lld: %s",
                        o->name, d + 1, (long long)o->dims[d], (long long)p->model_dims[d], decl);
-            /* The batch dimension is the batch's: --shape may repeat it,
-             * not change it (the batch search moves it). */
-            IB_FAIL_IF(d == 0 && p->model_dims[0] < 0 && o->dims[0] > 0 && o->dims[0] != batch,
-                       err, IB_ERR_INVALID_ARG,
-                       "--shape gives input '%s' batch dimension%s%s%s the value %lld, but the "
-                       "batch is %lld: set the batch with --batch %lld",
-                       o->name, p->dim_names[0][0] ? " '" : "", p->dim_names[0],
-                       p->dim_names[0][0] ? "'" : "", (long long)o->dims[0], (long long)batch,
-                       (long long)o->dims[0]);
         }
+    }
+    return IB_OK;
+}
+
+/* The batch: --batch when given (asked > 0), else the value the --shape
+ * overrides give the batch dimension (the symbolic first dimension), else 1.
+ * Overrides that disagree with --batch or with each other are an error:
+ * there is one batch. */
+static ib_status choose_batch(const ib__ort_port *inputs, size_t n_inputs, const ib_shape_override *shapes,
+                              size_t n_shapes, int64_t asked, int64_t *batch, ib_error *err)
+{
+    const char *from = NULL; /* the input whose override set the batch */
+    *batch = asked;
+    for (size_t i = 0; i < n_inputs; i++) {
+        const ib__ort_port *p = &inputs[i];
+        const ib_shape_override *o = find_override(shapes, n_shapes, p->name);
+        if (!o || p->unranked || p->rank == 0 || p->model_dims[0] >= 0 || o->dims[0] < 1) continue;
+        if (*batch == 0) {
+            *batch = o->dims[0];
+            from = p->name;
+            continue;
+        }
+        if (o->dims[0] == *batch) continue;
+        char dim[48] = "";
+        if (p->dim_names[0][0]) snprintf(dim, sizeof dim, " '%s'", p->dim_names[0]);
+        if (!from)
+            return ib__fail(err, IB_ERR_INVALID_ARG,
+                            "--shape gives input '%s' batch dimension%s the value %lld, but "
+                            "--batch is %lld: drop one or make them agree",
+                            p->name, dim, (long long)o->dims[0], (long long)*batch);
+        return ib__fail(err, IB_ERR_INVALID_ARG,
+                        "--shape gives input '%s' batch dimension%s the value %lld, but input "
+                        "'%s' the value %lld: there is one batch",
+                        p->name, dim, (long long)o->dims[0], from, (long long)*batch);
+    }
+    if (*batch == 0) *batch = 1;
+    return IB_OK;
+}
+
+/* An input that declares no shape takes its override's rank and values
+ * (fixed: nothing says one of them is the batch). */
+static ib_status shape_unranked(ib__ort_port *p, const ib_shape_override *o, ib_error *err)
+{
+    IB_FAIL_IF(!o, err, IB_ERR_INVALID_ARG,
+               "input '%s' (%s) declares no shape, not even a rank: give it one with --shape "
+               "%s:D1xD2x...",
+               p->name, ib__ort_type_name(p->type), p->name);
+    p->rank = o->rank;
+    for (int d = 0; d < p->rank; d++) {
+        p->model_dims[d] = -1;
+        p->dim_names[d][0] = '\0';
+        p->dims[d] = o->dims[d];
+        p->follows_batch[d] = false;
     }
     return IB_OK;
 }
@@ -365,6 +417,7 @@ static ib_status resolve_input(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
                                const ib__dim_defaults *defaults, int64_t batch, ib_error *err)
 {
     const ib_shape_override *o = find_override(shapes, n_shapes, p->name);
+    if (p->unranked) return shape_unranked(p, o, err);
     for (int d = 0; d < p->rank; d++) {
         p->follows_batch[d] = false;
         p->dims[d] = p->model_dims[d];
@@ -381,16 +434,16 @@ static ib_status resolve_input(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
     }
     for (int d = 0; d < p->rank; d++) {
         if (p->follows_batch[d] || p->dims[d] > 0 || p->model_dims[d] >= 0) continue;
-        char decl[200], example[200], which[64];
+        char decl[200], example[200], which[96];
         describe_port(p, decl, sizeof decl);
         shape_example(p, batch, example, sizeof example);
         if (p->dim_names[d][0])
-            snprintf(which, sizeof which, "'%s' (dimension %d)", p->dim_names[d], d + 1);
+            snprintf(which, sizeof which, "a symbolic '%s' (dimension %d) with no value", p->dim_names[d],
+                     d + 1);
         else
-            snprintf(which, sizeof which, "dimension %d", d + 1);
-        return ib__fail(err, IB_ERR_INVALID_ARG,
-                        "input '%s' (%s) has a symbolic %s with no value: set it with --shape %s",
-                        p->name, decl, which, example);
+            snprintf(which, sizeof which, "dimension %d with neither a value nor a name", d + 1);
+        return ib__fail(err, IB_ERR_INVALID_ARG, "input '%s' (%s) has %s: set it with --shape %s", p->name,
+                        decl, which, example);
     }
     return IB_OK;
 }
@@ -420,16 +473,16 @@ static void resolve_output(const ib__ort_port *inputs, size_t n_inputs, ib__ort_
     }
 }
 
-ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs,
-                               size_t n_outputs, const ib_shape_override *shapes,
-                               size_t n_shapes, const ib__dim_defaults *defaults,
-                               int64_t batch, bool *has_batch_dim, ib_error *err)
+ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_port *outputs, size_t n_outputs,
+                               const ib_shape_override *shapes, size_t n_shapes,
+                               const ib__dim_defaults *defaults, int64_t asked_batch, int64_t *batch,
+                               bool *has_batch_dim, ib_error *err)
 {
-    IB_TRY(check_overrides(inputs, n_inputs, shapes, n_shapes, batch, err));
+    IB_TRY(check_overrides(inputs, n_inputs, shapes, n_shapes, err));
+    IB_TRY(choose_batch(inputs, n_inputs, shapes, n_shapes, asked_batch, batch, err));
     *has_batch_dim = false;
     for (size_t i = 0; i < n_inputs; i++) {
-        IB_TRY(resolve_input(inputs, n_inputs, &inputs[i], shapes, n_shapes, defaults, batch,
-                             err));
+        IB_TRY(resolve_input(inputs, n_inputs, &inputs[i], shapes, n_shapes, defaults, *batch, err));
         if (inputs[i].rank > 0 && inputs[i].follows_batch[0]) *has_batch_dim = true;
     }
     for (size_t i = 0; i < n_outputs; i++)

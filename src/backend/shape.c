@@ -14,7 +14,7 @@ void ib_model_options_init(ib_model_options *opts)
     memset(opts, 0, sizeof *opts);
     opts->device = IB_DEVICE_AUTO;
     opts->device_id = 0;
-    opts->batch = 1;
+    opts->batch = 0; /* not given: 1, or what --shape gives the batch dimension */
     opts->seed = 42;
     opts->cudnn_conv_algo_search = "EXHAUSTIVE";
 }

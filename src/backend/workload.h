@@ -67,8 +67,10 @@ typedef struct ib__fake_script {
     void *ctx;
     int64_t oom_above_batch;      /* set_batch/run above this: DEVICE_OOM; 0 = never */
     int64_t fail_at_run;          /* run index that fails with RUNTIME; -1 = never */
-    int64_t refuse_above_batch;   /* runs above this batch fail with RUNTIME (the
-                                     runtime refuses the size); 0 = never */
+    int64_t refuse_above_batch;   /* runs above this batch fail with UNSUPPORTED
+                                     (the runtime refuses the size); 0 = never */
+    int64_t fail_above_batch;     /* runs above this batch fail with RUNTIME (a
+                                     shape error in the model); 0 = never */
     int64_t lose_device_at_run;   /* run index that fails with DEVICE_LOST; -1 = never */
     int64_t oom_at_run;           /* run index that fails with DEVICE_OOM; -1 = never */
     bool has_batch_dim;

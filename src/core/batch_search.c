@@ -11,12 +11,15 @@ ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
 }
 
 /* Out of memory is the expected answer of a probe. So, above a batch that
- * ran, is the runtime refusing the size: cuDNN, for one, rejects tensors of
- * 2^31 elements and more (CUDNN_STATUS_NOT_SUPPORTED) whatever the memory.
- * Batch 1 failing that way is a real failure, and a lost device always is. */
+ * ran, is the runtime refusing the size (IB_ERR_UNSUPPORTED): cuDNN, for
+ * one, rejects tensors of 2^31 elements and more (CUDNN_STATUS_NOT_SUPPORTED)
+ * whatever the memory. Batch 1 failing that way is a real failure, and so is
+ * any other failure at any batch: a model whose shapes break at batch 2 (a
+ * state input that does not follow the batch) must not read as "the largest
+ * batch that fits is 1". */
 static bool is_capacity_limit(ib_status st, int64_t batch)
 {
-    return st == IB_ERR_DEVICE_OOM || (batch > 1 && (st == IB_ERR_RUNTIME || st == IB_ERR_UNSUPPORTED));
+    return st == IB_ERR_DEVICE_OOM || (batch > 1 && st == IB_ERR_UNSUPPORTED);
 }
 
 /* Tries one batch. *fits answers the question; the status is an error only

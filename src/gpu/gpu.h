@@ -41,6 +41,8 @@ ib_status ib__gpu_stream_sync(void *stream, ib_error *err);
 
 /* Device memory; out of memory gives IB_ERR_DEVICE_OOM (recoverable). */
 ib_status ib__gpu_malloc(size_t bytes, void **ptr, ib_error *err);
+/* Free and total memory of the current device (cudaMemGetInfo). */
+ib_status ib__gpu_mem_info(size_t *free_bytes, size_t *total_bytes, ib_error *err);
 void ib__gpu_free(void *ptr);
 /* Copy on stream and wait for it: on return the data is in place (what naive
  * code does, so run_with_copies times it as such). */

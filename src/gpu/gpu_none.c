@@ -15,6 +15,11 @@ ib_status ib__gpu_stream_sync(void *stream, ib_error *err) { (void)stream; retur
 ib_status ib__gpu_malloc(size_t bytes, void **ptr, ib_error *err)
 { (void)bytes; *ptr = NULL; return NO_CUDA(err); }
 void ib__gpu_free(void *ptr) { (void)ptr; }
+ib_status ib__gpu_mem_info(size_t *free_bytes, size_t *total_bytes, ib_error *err)
+{
+    *free_bytes = *total_bytes = 0;
+    return NO_CUDA(err);
+}
 ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
 { (void)dst; (void)src; (void)bytes; (void)stream; return NO_CUDA(err); }
 ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)

@@ -177,6 +177,13 @@ ib_status ib__gpu_malloc(size_t bytes, void **ptr, ib_error *err)
     return IB_OK;
 }
 
+ib_status ib__gpu_mem_info(size_t *free_bytes, size_t *total_bytes, ib_error *err)
+{
+    *free_bytes = *total_bytes = 0;
+    CUDA_TRY(err, cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
+    return IB_OK;
+}
+
 void ib__gpu_free(void *ptr)
 {
     if (ptr && cudaFree(ptr) != cudaSuccess) (void)cudaGetLastError();

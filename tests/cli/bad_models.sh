@@ -50,7 +50,7 @@ refused 2 huge_initializer "cannot load model"
 refused 2 strings "element type string"
 refused 2 unset_dim "--shape x:"
 refused 2 high_rank "rank 9"
-refused 2 negative_dim "no value"
+refused 2 negative_dim "neither a value nor a name"
 # Its fixed inputs cannot be allocated: the allocation fails at run time
 # (exit 1, the run failed), before anything is timed.
 refused 1 huge_input "cannot allocate|memory"

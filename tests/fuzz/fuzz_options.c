@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cli_parse_result r = cli_parse(&every_group, argc, argv, &a);
     if (r == CLI_PARSED) {
         FUZZ_ASSERT(a.n_pos >= 0 && a.n_pos <= 4 && a.model != NULL);
-        FUZZ_ASSERT(a.model_opts.batch >= 1 && a.model_opts.n_shapes <= IB_MAX_TENSORS);
+        FUZZ_ASSERT(a.model_opts.batch >= 0 && a.model_opts.n_shapes <= IB_MAX_TENSORS);
         FUZZ_ASSERT(a.max_batch >= 1);
         ib_error err;
         ib_status st = ib__config_validate(&a.cfg, &err);

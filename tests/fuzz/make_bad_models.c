@@ -397,6 +397,10 @@ static uint8_t *make_valid_fixed(size_t *len) { return valid("fixed", len); }
 static uint8_t *make_valid_ids(size_t *len) { return valid("ids", len); }
 static uint8_t *make_valid_half(size_t *len) { return valid("half", len); }
 static uint8_t *make_valid_lookup(size_t *len) { return valid("lookup", len); }
+static uint8_t *make_valid_fixed1(size_t *len) { return valid("fixed1", len); }
+static uint8_t *make_unranked(size_t *len) { return valid("unranked", len); }
+static uint8_t *make_state(size_t *len) { return valid("state", len); }
+static uint8_t *make_widen(size_t *len) { return valid("widen", len); }
 
 typedef struct bad_case {
     const char *name;
@@ -431,6 +435,10 @@ static const bad_case cases[] = {
     {"valid_ids", "valid: int64 inputs", make_valid_ids},
     {"valid_half", "valid: float16 input", make_valid_half},
     {"valid_lookup", "valid: int64 and float32 inputs used as Gather indices", make_valid_lookup},
+    {"valid_fixed1", "valid: fixed batch 1", make_valid_fixed1},
+    {"unranked", "an input that declares no shape (no rank)", make_unranked},
+    {"state", "x[batch,8] + s[1,?,8]: s's unnamed dimension meets the batch", make_state},
+    {"widen", "x[batch,n,1] MatMul W[1,4096]: an intermediate 4096x the input", make_widen},
 };
 
 int main(int argc, char **argv)

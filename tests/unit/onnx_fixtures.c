@@ -80,7 +80,7 @@ static Onnx__ValueInfoProto *make_value_info(pool *p, const fx_tensor *t)
     onnx__type_proto__tensor__init(tensor);
     tensor->has_elem_type = 1;
     tensor->elem_type = t->elem_type;
-    tensor->shape = make_shape(p, t->dims);
+    tensor->shape = t->dims ? make_shape(p, t->dims) : NULL; /* NULL: no shape at all */
     type->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     type->tensor_type = tensor;
     v->name = pool_str(p, t->name);
@@ -237,6 +237,41 @@ uint8_t *fx_model_bytes(const char *which, size_t *len)
         m.nodes[2] = (fx_node){ "Gather", { "W", "xi" }, "b", 0 };
         m.nodes[3] = (fx_node){ "Add", { "a", "b" }, "y", 0 };
         m.weights[0] = (fx_weight){ "W", 4, 4 };
+        m.n_weights = 1;
+        return fx_build(&m, len);
+    }
+    if (strcmp(which, "fixed1") == 0) {
+        m.inputs[0] = (fx_tensor){ "x", F32, "1,16" };
+        m.outputs[0] = (fx_tensor){ "y", F32, "1,4" };
+        m.nodes[0] = (fx_node){ "MatMul", { "x", "W" }, "y", 0 };
+        m.weights[0] = w16x4;
+        m.n_weights = 1;
+        return fx_build(&m, len);
+    }
+    if (strcmp(which, "unranked") == 0) {
+        m.inputs[0] = (fx_tensor){ "x", F32, NULL };
+        m.outputs[0] = (fx_tensor){ "y", F32, NULL };
+        m.nodes[0] = (fx_node){ "Relu", { "x" }, "y", 0 };
+        return fx_build(&m, len);
+    }
+    if (strcmp(which, "state") == 0) {
+        /* s's unnamed dimension broadcasts against the batch: any value
+         * runs at batch 1, a value other than 1 fails at batch 2. */
+        m.n_inputs = 2;
+        m.inputs[0] = (fx_tensor){ "x", F32, "batch,8" };
+        m.inputs[1] = (fx_tensor){ "s", F32, "1,?,8" };
+        m.outputs[0] = (fx_tensor){ "y", F32, "1,?,8" };
+        m.nodes[0] = (fx_node){ "Add", { "x", "s" }, "y", 0 };
+        return fx_build(&m, len);
+    }
+    if (strcmp(which, "widen") == 0) {
+        /* 4096 floats of intermediate per input float, summed to one. */
+        m.inputs[0] = (fx_tensor){ "x", F32, "batch,n,1" };
+        m.outputs[0] = (fx_tensor){ "y", F32, "1,1,1" };
+        m.n_nodes = 2;
+        m.nodes[0] = (fx_node){ "MatMul", { "x", "W" }, "wide", 0 };
+        m.nodes[1] = (fx_node){ "ReduceSum", { "wide" }, "y", 0 };
+        m.weights[0] = (fx_weight){ "W", 1, 4096 };
         m.n_weights = 1;
         return fx_build(&m, len);
     }

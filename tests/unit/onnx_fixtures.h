@@ -8,7 +8,8 @@
 
 /* A graph input or output: ONNX element type (1 float, 7 int64, 8 string,
  * 10 float16, ...) and its dimensions, comma-separated: a number is fixed,
- * a name symbolic, "?" unknown (neither), "" a scalar. */
+ * a name symbolic, "?" unknown (neither), "" a scalar; NULL declares no
+ * shape at all (not even a rank). */
 typedef struct fx_tensor {
     const char *name;
     int elem_type;
@@ -56,7 +57,13 @@ uint8_t *fx_build(const fx_model *m, size_t *len);
  *               -4..3 fails the run with a message naming it, which shows
  *               the values the inputs held
  *   strings     s string[batch] -> Identity -> y string[batch]
- *   unnamed     x float32[?,16] -> MatMul W -> y float32[?,4] */
+ *   unnamed     x float32[?,16] -> MatMul W -> y float32[?,4]
+ *   fixed1      x float32[1,16]     -> MatMul W[16,4] -> y float32[1,4]
+ *   unranked    x float32 (no shape) -> Relu -> y float32 (no shape)
+ *   state       x float32[batch,8], s float32[1,?,8] -> Add -> y float32[1,?,8]
+ *               (s broadcasts against the batch: s:1x3x8 fails at batch 2)
+ *   widen       x float32[batch,n,1] -> MatMul W[1,4096] -> ReduceSum
+ *               -> y float32[1,1,1]: an intermediate 4096 times the input */
 uint8_t *fx_model_bytes(const char *which, size_t *len);
 
 /* A fresh folder under /tmp; malloc'ed path. */

@@ -139,7 +139,10 @@ static void test_fixed_batch(void)
 {
     char *path = fx_write_model(dir, "fixed");
     ib_model_options o = cpu_options();
-    o.batch = 4; /* ignored: the model's batch stays */
+    /* a batch other than the model's is refused, not ignored */
+    o.batch = 4;
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "fixed batch of 2", "--batch 4 cannot apply");
+    o.batch = 2; /* its own batch, asked: fine */
     ib_workload *w = NULL;
     ib_error err = { "" };
     CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
@@ -163,7 +166,7 @@ static void test_symbolic_dims(void)
     char *path = fx_write_model(dir, "seq");
     ib_model_options o = cpu_options();
     /* "seq" has no value */
-    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "input 'x'", "'seq' (dimension 2)");
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "input 'x'", "symbolic 'seq' (dimension 2)");
     check_open_fails(path, &o, IB_ERR_INVALID_ARG, "--shape x:1xNx16", NULL);
 
     ib_shape_override s[2];
@@ -187,12 +190,20 @@ static void test_symbolic_dims(void)
         ib_workload_destroy(w);
     }
 
-    /* the batch dimension in --shape must agree with the batch */
+    /* without --batch, the batch dimension in --shape sets the batch */
     CHECK_EQ_INT(ib_shape_parse("x:8x32x16", &s[0], &err), IB_OK);
-    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "--batch 8", NULL);
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(ib_workload_get_info(w)->batch, 8);
+        CHECK_EQ_INT(ib_workload_get_info(w)->inputs[0].dims[0], 8);
+        ib_workload_destroy(w);
+    }
+    /* an explicit --batch that agrees is fine, one that does not is not */
     o.batch = 8;
     CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
     if (w) ib_workload_destroy(w);
+    o.batch = 3;
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "the value 8, but --batch is 3", NULL);
     o.batch = 1;
 
     /* a fixed dimension cannot be changed */
@@ -308,8 +319,8 @@ static void test_bad_options(void)
 {
     char *path = fx_write_model(dir, "matmul");
     ib_model_options o = cpu_options();
-    o.batch = 0;
-    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "batch 0", NULL);
+    o.batch = -1;
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "batch -1", NULL);
     o = cpu_options();
     o.cudnn_conv_algo_search = "FAST";
     check_open_fails(path, &o, IB_ERR_INVALID_ARG, "FAST", "EXHAUSTIVE");
@@ -340,8 +351,8 @@ static void test_host_memory_cap(void)
         CHECK_EQ_INT(ib_workload_set_batch(w, 100, &err), IB_OK);
         CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
         CHECK_EQ_INT(ib_workload_set_batch(w, 101, &err), IB_ERR_DEVICE_OOM);
-        CHECK(contains(err.message, "batch 101 needs"));
-        CHECK(contains(err.message, "--memory-cap"));
+        CHECK(contains(err.message, "at batch 101 needs about"));
+        CHECK(contains(err.message, "limit of 8000 bytes (--memory-cap-mb sets it)"));
         CHECK_EQ_INT(ib_workload_get_info(w)->batch, 100);
         CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
         CHECK_EQ_INT(ib_workload_set_batch(w, 1 << 20, &err), IB_ERR_DEVICE_OOM);
@@ -350,7 +361,9 @@ static void test_host_memory_cap(void)
         ib_workload_destroy(w);
     }
     o.batch = 1000;
-    check_open_fails(path, &o, IB_ERR_DEVICE_OOM, "batch 1000 needs 80000 bytes", "(8000 bytes)");
+    check_open_fails(path, &o, IB_ERR_DEVICE_OOM,
+                     "batch 1000 needs about 80000 bytes of host memory for its inputs and outputs",
+                     "limit of 8000 bytes");
 
     /* no cap: half of the machine's memory is the limit (2^31 items of 80
      * bytes is 172 GB), so the search never gets the process killed */
@@ -358,7 +371,7 @@ static void test_host_memory_cap(void)
     CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
     if (w) {
         CHECK_EQ_INT(ib_workload_set_batch(w, (int64_t)1 << 31, &err), IB_ERR_DEVICE_OOM);
-        CHECK(contains(err.message, "more than half of this machine's memory"));
+        CHECK(contains(err.message, "half of this machine's memory (--memory-cap-mb sets another)"));
         CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
         ib_workload_destroy(w);
     }
@@ -458,7 +471,104 @@ static void test_classify(void)
     CHECK_EQ_INT(ib__ort_classify("Non-zero status code returned while running Add node.",
                                   IB_ERR_RUNTIME),
                  IB_ERR_RUNTIME);
+    /* the runtime refusing a size: the batch search's limit above batch 1 */
+    CHECK_EQ_INT(ib__ort_classify("CUDNN failure 9: CUDNN_STATUS_NOT_SUPPORTED ; GPU=0", IB_ERR_RUNTIME),
+                 IB_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(ib__ort_classify("CUDA failure 9: invalid configuration argument", IB_ERR_RUNTIME),
+                 IB_ERR_UNSUPPORTED);
+    CHECK_EQ_INT(ib__ort_classify("Attempting to broadcast an axis by a dimension other than 1. "
+                                  "2 by 3",
+                                  IB_ERR_RUNTIME),
+                 IB_ERR_RUNTIME);
     CHECK_EQ_INT(ib__ort_classify(NULL, IB_ERR_MODEL), IB_ERR_MODEL);
+}
+
+/* An input declaring no shape (not even a rank) is not a scalar: it needs
+ * --shape, which gives its rank and dimensions. */
+static void test_unranked_input(void)
+{
+    char *path = fx_write_model(dir, "unranked");
+    ib_model_options o = cpu_options();
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "input 'x' (float32) declares no shape, not even a rank",
+                     "--shape x:");
+    ib_shape_override s;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_shape_parse("x:4x5", &s, &err), IB_OK);
+    o.shapes = &s;
+    o.n_shapes = 1;
+    ib_workload *w = NULL;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        const ib_workload_info *info = ib_workload_get_info(w);
+        CHECK_EQ_INT(info->inputs[0].rank, 2);
+        CHECK_EQ_INT(info->inputs[0].dims[0], 4);
+        CHECK_EQ_INT(info->inputs[0].dims[1], 5);
+        CHECK(!info->has_batch_dim);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+/* An unnamed dimension of a second input: the error names the input and the
+ * dimension; set by --shape, it stays fixed, so a model that needs it to
+ * follow the batch fails at batch 2 as a runtime error (not a size limit:
+ * the batch search must report it, not stop at batch 1). */
+static void test_unnamed_dim_in_second_input(void)
+{
+    char *path = fx_write_model(dir, "state");
+    ib_model_options o = cpu_options();
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "input 's' (float32[1,?,8]) has dimension 2",
+                     "--shape s:1xNx8");
+    ib_shape_override s;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_shape_parse("s:1x3x8", &s, &err), IB_OK);
+    o.shapes = &s;
+    o.n_shapes = 1;
+    ib_workload *w = NULL;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 2, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_ERR_RUNTIME);
+        CHECK(contains(err.message, "broadcast"));
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+/* The host cap bounds ONNX Runtime's own memory: a model whose input is
+ * small (400 KB) but whose intermediate is 4096 times larger (1.6 GB) ends
+ * its run with the memory it needs and the limit, before touching it. */
+static void test_host_arena_cap(void)
+{
+    char *path = fx_write_model(dir, "widen");
+    ib_model_options o = cpu_options();
+    ib_shape_override s;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_shape_parse("x:1x100000x1", &s, &err), IB_OK);
+    o.shapes = &s;
+    o.n_shapes = 1;
+    o.host_memory_limit_bytes = (size_t)64 << 20;
+    ib_workload *w = NULL;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_ERR_DEVICE_OOM);
+        CHECK(contains(err.message, "model"));
+        CHECK(contains(err.message, "at batch 1 needs about 1563 MB of host memory, more than the "
+                                    "limit of 64.0 MB (--memory-cap-mb sets it)"));
+        /* the workload recovers (the session and its arena made anew) */
+        CHECK_EQ_INT(w->ops->reopen(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    /* within the cap the same model runs */
+    CHECK_EQ_INT(ib_shape_parse("x:1x1000x1", &s, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+        ib_workload_destroy(w);
+    }
+    free(path);
 }
 
 static void test_fill(void)
@@ -525,6 +635,9 @@ int main(void)
     test_bad_files();
     test_bad_options();
     test_host_memory_cap();
+    test_unranked_input();
+    test_unnamed_dim_in_second_input();
+    test_host_arena_cap();
     test_run_failure();
     test_zoo();
     fx_cleanup(dir);

@@ -114,7 +114,7 @@ static void test_options_init(void)
     ib_model_options_init(&o);
     CHECK_EQ_INT(o.device, IB_DEVICE_AUTO);
     CHECK_EQ_INT(o.device_id, 0);
-    CHECK_EQ_INT(o.batch, 1);
+    CHECK_EQ_INT(o.batch, 0); /* not given */
     CHECK_EQ_INT(o.seed, 42);
     CHECK(o.cudnn_conv_algo_search && strcmp(o.cudnn_conv_algo_search, "EXHAUSTIVE") == 0);
     CHECK(o.shapes == NULL);

@@ -359,9 +359,19 @@ static void test_failures_keep_what_was_measured(void)
     ib_workload *w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
     CHECK_EQ_INT(r->n_probes, 4);
-    CHECK_EQ_INT(r->probes[2].status, IB_ERR_RUNTIME);
+    CHECK_EQ_INT(r->probes[2].status, IB_ERR_UNSUPPORTED);
     CHECK_EQ_INT(r->largest_fitting, 3);
     CHECK(strstr(r->limit_reason, "not supported") != NULL);
+    ib_workload_destroy(w);
+
+    /* Any other failure above a batch that ran (a shape error inside the
+     * model at batch 2) is an error with the runtime's words, not a limit. */
+    script(&s, 0);
+    s.fail_above_batch = 1;
+    w = check_open_fake(&s);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_RUNTIME);
+    CHECK(strstr(err.message, "shape error at batch 2") != NULL);
+    CHECK_EQ_INT(r->n_points, 0);
     ib_workload_destroy(w);
 
     /* A runtime failure at batch 1 is a real failure: no curve. */
