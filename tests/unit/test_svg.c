@@ -3,6 +3,7 @@
 #include "check.h"
 #include "report/svg.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,12 +20,12 @@ static const char *labels(const ib__axis *a)
     return out;
 }
 
-#define CHECK_LABELS(axis, want)                                                               \
-    do {                                                                                       \
-        ib__axis check_axis_ = (axis);                                                         \
-        const char *got_ = labels(&check_axis_);                                               \
-        CHECK(strcmp(got_, want) == 0);                                                        \
-        if (strcmp(got_, want)) fprintf(stderr, "  got \"%s\", want \"%s\"\n", got_, want);    \
+#define CHECK_LABELS(axis, want)                                                                             \
+    do {                                                                                                     \
+        ib__axis check_axis_ = (axis);                                                                       \
+        const char *got_ = labels(&check_axis_);                                                             \
+        CHECK(strcmp(got_, want) == 0);                                                                      \
+        if (strcmp(got_, want)) fprintf(stderr, "  got \"%s\", want \"%s\"\n", got_, want);                  \
     } while (0)
 
 static void test_nice_ticks(void)
@@ -49,7 +50,7 @@ static void test_nice_ticks(void)
 
 static void test_escape(void)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     ib__xml_escape(&b, "<a href=\"x\">Tom & Jerry's</a>");
     char *s = ib__sbuf_finish(&b);
     CHECK(s && strcmp(s, "&lt;a href=&quot;x&quot;&gt;Tom &amp; Jerry&#39;s&lt;/a&gt;") == 0);
@@ -71,14 +72,14 @@ static void test_histogram(void)
     for (int i = 0; i < 37; i++) sum += counts[i];
     CHECK_EQ_INT(sum, 1000);
 
-    double sorted[3] = {1, 1, 1};
-    CHECK_EQ_INT(ib__histogram_bins(sorted, 1), 5);     /* clamped up */
-    CHECK_EQ_INT(ib__histogram_bins(sorted, 3), 5);     /* zero range */
+    double sorted[3] = { 1, 1, 1 };
+    CHECK_EQ_INT(ib__histogram_bins(sorted, 1), 5); /* clamped up */
+    CHECK_EQ_INT(ib__histogram_bins(sorted, 3), 5); /* zero range */
     double wide[1000];
     for (int i = 0; i < 1000; i++) wide[i] = i < 999 ? 1 + i * 1e-3 : 1e6; /* one far outlier */
-    CHECK_EQ_INT(ib__histogram_bins(wide, 1000), 60);   /* clamped down */
+    CHECK_EQ_INT(ib__histogram_bins(wide, 1000), 60);                      /* clamped down */
 
-    double with_nan[3] = {1, NAN, 2};
+    double with_nan[3] = { 1, NAN, 2 };
     ib__histogram(with_nan, 3, 1, 2, 5, counts);
     CHECK_EQ_INT(counts[0] + counts[1] + counts[2] + counts[3] + counts[4], 2);
 }
@@ -89,7 +90,7 @@ static void test_downsample(void)
     static double y[N];
     static size_t idx[2000];
     for (int i = 0; i < N; i++) y[i] = 1.0 + (i % 7) * 1e-3;
-    y[5555] = 9;  /* a spike */
+    y[5555] = 9;   /* a spike */
     y[8001] = 0.5; /* a dip */
     size_t m = ib__downsample_minmax(y, N, 2000, idx);
     CHECK(m <= 2000 && m >= 1000);
@@ -118,7 +119,7 @@ static ib_workload_info evil_info(void)
 static void test_latency_degenerate(void)
 {
     ib_workload_info info = evil_info();
-    double host[3] = {0.05, 0.05, 0.05};
+    double host[3] = { 0.05, 0.05, 0.05 };
     for (size_t n = 1; n <= 3; n += 2) {
         ib_latency_result r;
         memset(&r, 0, sizeof r);
@@ -152,9 +153,12 @@ static void test_throughput_single_point(void)
     ib_throughput_result *r = calloc(1, sizeof *r);
     if (!r) return;
     r->n_points = 2;
-    r->points[0] = (ib_throughput_point){.batch = 1, .status = IB_OK, .items_per_s = 1000,
-                                         .items_per_s_sync = 900, .back_to_back_ms_per_run = 1};
-    r->points[1] = (ib_throughput_point){.batch = 2, .status = IB_ERR_DEVICE_OOM};
+    r->points[0] = (ib_throughput_point){ .batch = 1,
+                                          .status = IB_OK,
+                                          .items_per_s = 1000,
+                                          .items_per_s_sync = 900,
+                                          .back_to_back_ms_per_run = 1 };
+    r->points[1] = (ib_throughput_point){ .batch = 2, .status = IB_ERR_DEVICE_OOM };
     r->peak = r->knee = 0;
     r->best_within_budget = -1;
     char *html = ib_throughput_report_html(r, &info);
@@ -170,6 +174,212 @@ static void test_throughput_single_point(void)
     free(r);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The plots parsed back: what is drawn against the numbers it stands for    */
+/* ------------------------------------------------------------------------ */
+
+/* The text of the <svg> whose accessible title is `title`, or NULL. */
+static char *svg_titled(const char *html, const char *title)
+{
+    char key[128];
+    snprintf(key, sizeof key, "aria-label=\"%s\"", title);
+    const char *start = html ? strstr(html, key) : NULL;
+    const char *end = start ? strstr(start, "</svg>") : NULL;
+    if (!end) return NULL;
+    char *out = malloc((size_t)(end - start) + 1);
+    if (!out) return NULL;
+    memcpy(out, start, (size_t)(end - start));
+    out[end - start] = '\0';
+    return out;
+}
+
+/* The value of attribute `name` in the element starting at `elem`. */
+static double attr(const char *elem, const char *name)
+{
+    char key[32];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *at = strstr(elem, key);
+    const char *close = strchr(elem, '>');
+    return at && (!close || at < close) ? strtod(at + strlen(key), NULL) : NAN;
+}
+
+/* A linear map from data to pixels, read off two tick labels of an axis. */
+typedef struct pixel_map {
+    double v0, p0, v1, p1;
+} pixel_map;
+
+static double to_px(const pixel_map *m, double v)
+{
+    return m->p0 + (v - m->v0) * (m->p1 - m->p0) / (m->v1 - m->v0);
+}
+static double to_value(const pixel_map *m, double px)
+{
+    return m->v0 + (px - m->p0) * (m->v1 - m->v0) / (m->p1 - m->p0);
+}
+
+/* The first and last tick labels of the x axis (anchor "middle") or the y
+ * axis (anchor "end", drawn 4 px below its tick). log2: labels are 2^x. */
+static pixel_map axis_map(const char *svg, bool x_axis, bool log2_labels)
+{
+    const char *anchor =
+        x_axis ? "text-anchor=\"middle\" class=\"tick-label\">" : "text-anchor=\"end\" class=\"tick-label\">";
+    pixel_map m = { NAN, NAN, NAN, NAN };
+    bool first = true;
+    for (const char *t = strstr(svg, "<text "); t; t = strstr(t + 1, "<text ")) {
+        const char *a = strstr(t, anchor);
+        if (!a || a > strchr(t, '>')) continue;
+        double v = strtod(a + strlen(anchor), NULL);
+        if (log2_labels) v = log2(v);
+        double px = x_axis ? attr(t, "x") : attr(t, "y") - 4;
+        if (first) m.v0 = v, m.p0 = px;
+        m.v1 = v, m.p1 = px;
+        first = false;
+    }
+    return m;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double type7(const double *sorted, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t lo = (size_t)h;
+    return lo + 1 >= n ? sorted[n - 1] : sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
+}
+
+/* The histogram of the samples as docs/report.md describes it: the
+ * Freedman-Diaconis bin count (clamped to 5..60) over min..max. */
+static size_t expected_histogram(const double *x, size_t n, double *lo, double *w, size_t counts[60])
+{
+    double *s = malloc(n * sizeof *s);
+    if (!s) return 0;
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, by_value);
+    double width = 2 * (type7(s, n, 0.75) - type7(s, n, 0.25)) / cbrt((double)n);
+    double bins = ceil((s[n - 1] - s[0]) / width);
+    size_t k = bins < 5 ? 5 : bins > 60 ? 60 : (size_t)bins;
+    *lo = s[0];
+    *w = (s[n - 1] - s[0]) / (double)k;
+    memset(counts, 0, 60 * sizeof *counts);
+    for (size_t i = 0; i < n; i++) {
+        size_t b = (size_t)floor((s[i] - *lo) / *w);
+        counts[b < k ? b : k - 1]++;
+    }
+    free(s);
+    return k;
+}
+
+/* Every bar of the latency histogram where the samples put it: its left
+ * edge at its bin's, its count in its title, its height that count on the
+ * y axis; no bar for an empty bin. */
+static void check_histogram_bars(const double *x_ms, size_t n, double scale)
+{
+    ib_latency_result r;
+    memset(&r, 0, sizeof r);
+    r.n = n;
+    r.host_ms = (double *)x_ms;
+    r.cold_device_ms = r.launch_overhead_ms = NAN;
+    CHECK(ib_stats_compute(x_ms, n, &r.host) == IB_OK);
+    ib_workload_info info = evil_info();
+    char *html = ib_latency_report_html(&r, &info);
+    char *svg = svg_titled(html, "histogram of the timed runs");
+    CHECK(svg != NULL);
+    double *x = malloc(n * sizeof *x);
+    if (!svg || !x) goto out;
+    for (size_t i = 0; i < n; i++) x[i] = x_ms[i] * scale;
+    double lo = 0, w = 1;
+    size_t counts[60];
+    size_t k = expected_histogram(x, n, &lo, &w, counts);
+    pixel_map px = axis_map(svg, true, false), py = axis_map(svg, false, false);
+    double base = to_px(&py, 0);
+    size_t bars = 0, nonzero = 0, total = 0;
+    for (size_t b = 0; b < k; b++) nonzero += counts[b] > 0;
+    for (const char *rect = strstr(svg, "<rect class=\"bar\""); rect;
+         rect = strstr(rect + 1, "<rect class=\"bar\"")) {
+        double left = attr(rect, "x"), top = attr(rect, "y"), height = attr(rect, "height");
+        const char *title = strstr(rect, "<title>");
+        size_t count = title ? (size_t)strtoul(title + 7, NULL, 10) : 0;
+        double bin = (to_value(&px, left) - lo) / w;
+        size_t b = (size_t)lround(bin);
+        bars++;
+        total += count;
+        CHECK(fabs(bin - (double)b) < 0.05 && b < k);
+        if (b >= k) continue;
+        CHECK_EQ_INT(count, counts[b]);
+        CHECK_NEAR(top + height, base, 0.15);
+        CHECK_NEAR(to_value(&py, top), (double)counts[b],
+                   0.15 * fabs(py.v1 - py.v0) / fabs(py.p1 - py.p0) + 1e-9);
+        CHECK_NEAR(attr(rect, "width"), fmax(1, to_px(&px, lo + w) - to_px(&px, lo)), 0.15);
+    }
+    CHECK_EQ_INT(bars, nonzero);
+    CHECK_EQ_INT(total, n);
+out:
+    free(x);
+    free(svg);
+    ib_free(html);
+}
+
+static void test_histogram_drawn_from_samples(void)
+{
+    enum { N = 600 };
+    static double two_modes[N], small[N];
+    uint64_t state = 777;
+    for (int i = 0; i < N; i++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(state >> 11) / 9007199254740992.0;
+        /* 2..2.6 ms for two runs in three, 4..4.9 ms for the rest */
+        two_modes[i] = i % 3 ? 2.0 + 0.6 * u : 4.0 + 0.9 * u;
+        small[i] = 0.020 + 0.004 * u * u; /* skewed, in microseconds on the plot */
+    }
+    check_histogram_bars(two_modes, N, 1.0);
+    check_histogram_bars(small, N, 1000.0);
+}
+
+/* Every point of the throughput curve at its batch and rate (both curves),
+ * read back through the axes' labels. */
+static void test_throughput_points_drawn_from_results(void)
+{
+    ib_workload_info info = evil_info();
+    ib_throughput_result *r = calloc(1, sizeof *r);
+    if (!r) return;
+    static const double b2b[] = { 900, 1700, 3100, 5200, 6100, 5800 };
+    static const double sync[] = { 500, 1100, 2300, 4100, 5600, 5700 };
+    r->n_points = 6;
+    for (size_t i = 0; i < r->n_points; i++)
+        r->points[i] = (ib_throughput_point){ .batch = (int64_t)1 << (2 * i),
+                                              .status = IB_OK,
+                                              .items_per_s = b2b[i],
+                                              .items_per_s_sync = sync[i],
+                                              .back_to_back_ms_per_run = 1 };
+    r->peak = 4;
+    r->knee = 3;
+    r->best_within_budget = -1;
+    char *html = ib_throughput_report_html(r, &info);
+    char *svg = svg_titled(html, "inputs per second against batch");
+    CHECK(svg != NULL);
+    if (svg) {
+        pixel_map px = axis_map(svg, true, true), py = axis_map(svg, false, false);
+        double tol_y = 0.15 * fabs(py.v1 - py.v0) / fabs(py.p1 - py.p0);
+        static const char *const classes[2] = { "<circle class=\"pt-b2b\"", "<circle class=\"pt-sync\"" };
+        for (int c = 0; c < 2; c++) {
+            size_t i = 0;
+            for (const char *pt = strstr(svg, classes[c]); pt; pt = strstr(pt + 1, classes[c]), i++) {
+                if (i >= r->n_points) break;
+                CHECK_NEAR(to_value(&px, attr(pt, "cx")), 2.0 * (double)i, 0.01);
+                CHECK_NEAR(to_value(&py, attr(pt, "cy")), c == 0 ? b2b[i] : sync[i], tol_y);
+            }
+            CHECK_EQ_INT(i, r->n_points);
+        }
+    }
+    free(svg);
+    ib_free(html);
+    free(r);
+}
+
 int main(void)
 {
     test_nice_ticks();
@@ -178,5 +388,7 @@ int main(void)
     test_downsample();
     test_latency_degenerate();
     test_throughput_single_point();
+    test_histogram_drawn_from_samples();
+    test_throughput_points_drawn_from_results();
     return check_summary("test_svg");
 }
