@@ -862,3 +862,11 @@ ib_status ib_workload_open_model(const char *model, const ib_model_options *opts
     *out = w;
     return IB_OK;
 }
+
+const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes)
+{
+    const ort_workload *o = w->impl;
+    if (i >= o->n_inputs || !o->buffers) return NULL;
+    *bytes = o->buffers[i].bytes;
+    return o->buffers[i].host;
+}

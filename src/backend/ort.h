@@ -128,6 +128,11 @@ ib_status ib__ort_ports_read(const OrtApi *api, OrtSession *session, ib__ort_por
                              ib_error *err);
 void ib__ort_ports_free(ib__ort_port *ports, size_t n);
 
+/* For tests: the host buffer of input i as filled for the current batch
+ * (NULL before the first set_batch, and on CUDA until run_with_copies made
+ * it), its size in *bytes. w must be an ONNX Runtime workload. */
+const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes);
+
 /* Names of the symbolic dimensions that the zoo (or a caller) gives a value
  * by default: "sequence=128,past=0". */
 typedef struct ib__dim_defaults {

@@ -211,8 +211,7 @@ static void test_symbolic_dims(void)
     check_open_fails(path, &o, IB_ERR_INVALID_ARG, "fixes it at 16", NULL);
     /* rank mismatch */
     CHECK_EQ_INT(ib_shape_parse("x:1x32", &s[0], &err), IB_OK);
-    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "2 dimension(s), but it has 3",
-                     "float32[batch,seq,16]");
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "2 dimension(s), but it has 3", "float32[batch,seq,16]");
     /* unknown input */
     CHECK_EQ_INT(ib_shape_parse("input:1x32x16", &s[0], &err), IB_OK);
     check_open_fails(path, &o, IB_ERR_INVALID_ARG, "'input'", "inputs are: x");
@@ -454,9 +453,9 @@ static void test_classify(void)
 {
     CHECK_EQ_INT(ib__ort_classify("CUDA failure 2: out of memory ; GPU=0", IB_ERR_RUNTIME),
                  IB_ERR_DEVICE_OOM);
-    CHECK_EQ_INT(ib__ort_classify("Failed to allocate memory for requested buffer of size 123",
-                                  IB_ERR_RUNTIME),
-                 IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(
+        ib__ort_classify("Failed to allocate memory for requested buffer of size 123", IB_ERR_RUNTIME),
+        IB_ERR_DEVICE_OOM);
     CHECK_EQ_INT(ib__ort_classify("BFCArena::AllocateRawInternal Available memory of 0 is "
                                   "smaller than requested bytes of 4096",
                                   IB_ERR_RUNTIME),
@@ -465,11 +464,10 @@ static void test_classify(void)
                  IB_ERR_DEVICE_OOM);
     CHECK_EQ_INT(ib__ort_classify("CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED", IB_ERR_MODEL),
                  IB_ERR_DEVICE_OOM);
-    CHECK_EQ_INT(ib__ort_classify("CUDA failure 700: an illegal memory access was encountered",
-                                  IB_ERR_RUNTIME),
-                 IB_ERR_DEVICE_LOST);
-    CHECK_EQ_INT(ib__ort_classify("Non-zero status code returned while running Add node.",
-                                  IB_ERR_RUNTIME),
+    CHECK_EQ_INT(
+        ib__ort_classify("CUDA failure 700: an illegal memory access was encountered", IB_ERR_RUNTIME),
+        IB_ERR_DEVICE_LOST);
+    CHECK_EQ_INT(ib__ort_classify("Non-zero status code returned while running Add node.", IB_ERR_RUNTIME),
                  IB_ERR_RUNTIME);
     /* the runtime refusing a size: the batch search's limit above batch 1 */
     CHECK_EQ_INT(ib__ort_classify("CUDNN failure 9: CUDNN_STATUS_NOT_SUPPORTED ; GPU=0", IB_ERR_RUNTIME),
@@ -615,6 +613,43 @@ static void test_fill(void)
     CHECK_EQ_INT(ib__float_to_bfloat16(-2.0f), 0xC000);
 }
 
+/* The input values of a model opened with seed, at batch 2: a copy. */
+static unsigned char *inputs_with_seed(const char *path, uint64_t seed, size_t *bytes)
+{
+    ib_model_options o = cpu_options();
+    o.seed = seed;
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    unsigned char *copy = NULL;
+    *bytes = 0;
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (!w) return NULL;
+    CHECK_EQ_INT(ib_workload_set_batch(w, 2, &err), IB_OK);
+    const void *host = ib__ort_input_host(w, 0, bytes);
+    CHECK(host != NULL && *bytes > 0);
+    if (host && (copy = malloc(*bytes))) memcpy(copy, host, *bytes);
+    ib_workload_destroy(w);
+    return copy;
+}
+
+/* --seed: the same seed gives the same inputs, another seed others. */
+static void test_seed_sets_inputs(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    size_t n42, n42b, n7;
+    unsigned char *a = inputs_with_seed(path, 42, &n42), *b = inputs_with_seed(path, 42, &n42b),
+                  *c = inputs_with_seed(path, 7, &n7);
+    CHECK(a && b && c && n42 == n42b && n42 == n7);
+    if (a && b && c) {
+        CHECK(memcmp(a, b, n42) == 0);
+        CHECK(memcmp(a, c, n42) != 0);
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(path);
+}
+
 int main(void)
 {
     dir = fx_tmpdir();
@@ -640,6 +675,7 @@ int main(void)
     test_host_arena_cap();
     test_run_failure();
     test_zoo();
+    test_seed_sets_inputs();
     fx_cleanup(dir);
     free(dir);
     return check_summary("test_ort_cpu");
