@@ -4,6 +4,8 @@
 #include "check.h"
 #include "env/env.h"
 
+#include <cjson/cJSON.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -71,8 +73,12 @@ static void test_capture_host(void)
 
 static ib_gpu_sample busy(double t_ms, unsigned sm_mhz, unsigned long long reasons)
 {
-    return (ib_gpu_sample){ .t_ms = t_ms, .pstate = 0, .sm_clock_mhz = sm_mhz,
-                            .mem_clock_mhz = 2619, .temperature_c = 40, .power_w = 300.0,
+    return (ib_gpu_sample){ .t_ms = t_ms,
+                            .pstate = 0,
+                            .sm_clock_mhz = sm_mhz,
+                            .mem_clock_mhz = 2619,
+                            .temperature_c = 40,
+                            .power_w = 300.0,
                             .throttle_reasons = reasons };
 }
 
@@ -95,8 +101,8 @@ static void test_warnings(void)
     CHECK_EQ_INT(warnings_of(NULL, 0), 0);
 
     /* A steady run at full clock. */
-    ib_gpu_sample steady[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1965, 0),
-                               busy(300, 1980, 0), busy(400, 1980, 0x1) };
+    ib_gpu_sample steady[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1965, 0), busy(300, 1980, 0),
+                               busy(400, 1980, 0x1) };
     CHECK_EQ_INT(warnings_of(steady, 5), 0);
 
     /* Idle (0x1), applications clocks (0x2), sync boost (0x10) and display
@@ -116,8 +122,7 @@ static void test_warnings(void)
     CHECK_EQ_INT(warnings_of(late, 3), IB_WARN_THROTTLED);
 
     /* CLOCK_DROP: the lowest busy during-sample under 90% of the highest. */
-    ib_gpu_sample drop[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1700, 0),
-                             busy(300, 1980, 0) };
+    ib_gpu_sample drop[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1700, 0), busy(300, 1980, 0) };
     CHECK_EQ_INT(warnings_of(drop, 4), IB_WARN_CLOCK_DROP);
     /* 1783 >= 0.9 * 1980 = 1782: no drop. */
     ib_gpu_sample small_drop[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1783, 0),
@@ -130,7 +135,7 @@ static void test_warnings(void)
     /* The before and after samples, idle during-samples and unknown clocks
      * (0) are not part of it. */
     ib_gpu_sample rests[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 345, 0x1),
-                              busy(300, 0, 0), busy(400, 1980, 0), busy(500, 345, 0x1) };
+                              busy(300, 0, 0),  busy(400, 1980, 0), busy(500, 345, 0x1) };
     CHECK_EQ_INT(warnings_of(rests, 6), 0);
     ib_gpu_sample low_after[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1980, 0),
                                   busy(300, 1000, 0) };
@@ -152,8 +157,7 @@ static void test_warnings(void)
     CHECK_EQ_INT(warnings_of(unknown, 3), 0);
 
     /* All three at once. */
-    ib_gpu_sample all[] = { busy(0, 300, 0), busy(100, 1980, 0x4), busy(200, 1500, 0),
-                            busy(300, 1980, 0) };
+    ib_gpu_sample all[] = { busy(0, 300, 0), busy(100, 1980, 0x4), busy(200, 1500, 0), busy(300, 1980, 0) };
     all[0].pstate = 8;
     CHECK_EQ_INT(warnings_of(all, 4), GPU_BITS);
 }
@@ -212,11 +216,11 @@ static void test_sampler(void)
     }
     sleep_ms(200);
     ib__gpu_sampler_stop(s);
-    printf("test_env: sampler: %zu samples, SM %u MHz, P%d, %.0f W, reasons 0x%llx\n",
-           env.n_gpu_samples, env.gpu_samples[0].sm_clock_mhz, env.gpu_samples[0].pstate,
-           env.gpu_samples[0].power_w, env.gpu_samples[0].throttle_reasons);
-    CHECK(env.n_gpu_samples >= 4);   /* before, several during, after */
-    CHECK(env.n_gpu_samples <= 13);  /* 200 ms / 20 ms + 2, with slack */
+    printf("test_env: sampler: %zu samples, SM %u MHz, P%d, %.0f W, reasons 0x%llx\n", env.n_gpu_samples,
+           env.gpu_samples[0].sm_clock_mhz, env.gpu_samples[0].pstate, env.gpu_samples[0].power_w,
+           env.gpu_samples[0].throttle_reasons);
+    CHECK(env.n_gpu_samples >= 4);  /* before, several during, after */
+    CHECK(env.n_gpu_samples <= 13); /* 200 ms / 20 ms + 2, with slack */
     for (size_t i = 1; i < env.n_gpu_samples; i++)
         CHECK(env.gpu_samples[i].t_ms >= env.gpu_samples[i - 1].t_ms);
     CHECK(env.gpu_samples[0].sm_clock_mhz > 0);
@@ -224,10 +228,82 @@ static void test_sampler(void)
     CHECK(env.gpu_samples[env.n_gpu_samples - 1].t_ms >= 200.0);
 }
 
+/* What the user reads: each GPU-state warning of scripted samples as its
+ * line in the text report and its key in the JSON one (with the samples
+ * themselves under environment.gpu_samples), and no GPU line without. */
+static void check_reported(const ib_gpu_sample *s, size_t n, const char *line, const char *key)
+{
+    double ms[3] = { 1.0, 1.01, 0.99 };
+    ib_latency_result *r = calloc(1, sizeof *r);
+    if (!r) return;
+    r->n = 3;
+    r->host_ms = r->device_ms = ms;
+    r->has_device_timer = true;
+    r->cold_host_ms = r->cold_device_ms = 2;
+    r->launch_overhead_ms = NAN;
+    CHECK(ib_stats_compute(ms, 3, &r->device) == IB_OK && ib_stats_compute(ms, 3, &r->host) == IB_OK);
+    snprintf(r->env.gpu_name, sizeof r->env.gpu_name, "NVIDIA H200");
+    r->env.sm_clock_max_mhz = 1980;
+    memcpy(r->env.gpu_samples, s, n * sizeof *s);
+    r->env.n_gpu_samples = n;
+    r->warnings = ib__env_gpu_warnings(&r->env); /* as ib_measure_latency does */
+    ib_workload_info info;
+    memset(&info, 0, sizeof info);
+    snprintf(info.model, sizeof info.model, "m.onnx");
+    info.batch = 1;
+    ib_config cfg;
+    ib_config_init(&cfg);
+    char *text = ib_latency_report_text(r, &info), *json = ib_latency_report_json(r, &info, &cfg);
+    CHECK(text && json);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    const cJSON *keys = cJSON_GetObjectItem(doc, "warnings");
+    static const char *const gpu_keys[] = { "throttled", "clock_drop", "low_power_start" };
+    for (size_t k = 0; k < 3; k++) {
+        bool listed = false;
+        const cJSON *item;
+        cJSON_ArrayForEach(item, keys) listed |= strcmp(cJSON_GetStringValue(item), gpu_keys[k]) == 0;
+        CHECK(listed == (key && strcmp(key, gpu_keys[k]) == 0));
+    }
+    if (line) CHECK(text && strstr(text, line) != NULL);
+    CHECK_EQ_INT(count_occurrences(text ? text : "", "warning: the GPU") +
+                     count_occurrences(text ? text : "", "warning: the SM clock"),
+                 line ? 1 : 0);
+    const cJSON *samples = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "environment"), "gpu_samples");
+    CHECK_EQ_INT(cJSON_GetArraySize(samples), n);
+    for (size_t i = 0; i < n && i < (size_t)cJSON_GetArraySize(samples); i++) {
+        const cJSON *o = cJSON_GetArrayItem(samples, (int)i);
+        CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "sm_clock_mhz")), s[i].sm_clock_mhz, 0);
+        CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "throttle_reasons")),
+                   (double)s[i].throttle_reasons, 0);
+        CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "pstate")), s[i].pstate, 0);
+    }
+    cJSON_Delete(doc);
+    ib_free(text);
+    ib_free(json);
+    free(r);
+}
+
+static void test_warnings_reported(void)
+{
+    ib_gpu_sample calm[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1980, 0) };
+    check_reported(calm, 3, NULL, NULL);
+    ib_gpu_sample hot[] = { busy(0, 1980, 0), busy(100, 1980, 0x20), busy(200, 1980, 0) };
+    check_reported(hot, 3, "warning: the GPU throttled during the run (power, thermal or slowdown)\n",
+                   "throttled");
+    ib_gpu_sample drop[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1500, 0), busy(300, 1980, 0) };
+    check_reported(drop, 4, "warning: the SM clock dropped by more than 10% during the run\n", "clock_drop");
+    ib_gpu_sample cold[] = { busy(0, 1980, 0), busy(100, 1980, 0), busy(200, 1980, 0) };
+    cold[0].pstate = 8;
+    check_reported(cold, 3,
+                   "warning: the GPU was in a low-power state at the start (warm-up should have raised it)\n",
+                   "low_power_start");
+}
+
 int main(void)
 {
     test_capture_host();
     test_warnings();
+    test_warnings_reported();
     test_thinning();
     test_sampler();
     return check_summary("test_env");
