@@ -7,6 +7,15 @@
 # launch, which for the spin kernel costs up to about 1 us more than for the
 # empty kernel taken off (seen on the H200: +1.04 us at 100 us, in two runs
 # of five): 0.5% or 1.5 us there (docs/measurements.md).
+# The raw readings (before the empty kernel is taken off) are bounded too, so
+# that a constant bias the correction would hide (the same offset added to
+# the empty kernel and to every point) is caught: on the H200 the events read
+# +4.7..+6.1 us over the true duration up to 10 ms (launch latency: the start
+# event fires before the work is launched), +15..+32 us at 100 ms (0.03%),
+# and the held stream +2.74..+2.82 us everywhere (the empty kernel's dispatch
+# and the events). Bounds, about twice the figures seen: events +1..+12 us,
+# or up to 0.5% from 10 ms up; held +0.5..+5 us; the empty kernel alone
+# 1..12 us (events) and 0.5..5 us (held), the held one the smaller.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 
@@ -16,6 +25,10 @@ json_check "$TMP/cal.json" "len(d['points']) == 8 and d['harness']['true_us'] ==
 json_check "$TMP/cal.json" "all(abs(p['corrected_error_us']) <= max(0.005 * p['true_us'], 1.5) for p in d['points'] if p['true_us'] >= 20)" "events, harness cost off: within 0.5% or 1.5 us from 20 us up"
 json_check "$TMP/cal.json" "all(abs(p['held_corrected_error_us']) <= max(0.005 * p['true_us'], 1.0) for p in d['points'] if p['true_us'] >= 20)" "held, harness cost off: within 0.5% or 1 us from 20 us up"
 json_check "$TMP/cal.json" "all(abs(p['held_corrected_error_us']) <= 1.0 for p in d['points'] if p['true_us'] == 10)" "launch excluded: a 10 us kernel within 1 us"
+json_check "$TMP/cal.json" "all(1.0 <= p['error_us'] <= max(12.0, 0.005 * p['true_us']) for p in d['points'])" "events, raw: +1..+12 us (or 0.5% from 10 ms up) over the true duration"
+json_check "$TMP/cal.json" "all(0.5 <= p['held_error_us'] <= 5.0 for p in d['points'])" "held, raw: +0.5..+5 us over the true duration"
+json_check "$TMP/cal.json" "1.0 <= d['harness']['median_us'] <= 12.0 and 0.5 <= d['harness']['held_median_us'] <= 5.0" "the empty kernel reads 1..12 us (events), 0.5..5 us (held)"
+json_check "$TMP/cal.json" "all(abs(p['error_us'] - p['corrected_error_us'] - d['harness']['median_us']) < 1e-6 and abs(p['held_error_us'] - p['held_corrected_error_us'] - d['harness']['held_median_us']) < 1e-6 for p in d['points'])" "corrected = raw - the empty kernel's median, for every point"
 json_check "$TMP/cal.json" "all(p['launch_overhead_us'] > 0 for p in d['points'])" "launch overhead is positive"
 json_check "$TMP/cal.json" "d['timer_resolution_us'] > 0 and d['harness']['median_us'] > d['harness']['held_median_us'] > 0" "harness overhead and timer resolution measured"
 finish
