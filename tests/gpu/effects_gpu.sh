@@ -14,6 +14,15 @@
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 
+# p50_ratio A.json B.json: B's median over A's, then the two medians (ms).
+p50_ratio() {
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+a, b = (json.load(open(p))['latency_ms']['p50'] for p in sys.argv[1:3])
+print(f"{b / a:.4f} {a:.6g} {b:.6g}")
+EOF
+}
+
 # --- --flush-l2 ------------------------------------------------------------------
 # Alternated, twice: a slower flushed run is not the machine drifting.
 for i in 1 2; do
@@ -22,16 +31,11 @@ for i in 1 2; do
   expect_exit 0 "mlp batch 64 held, --flush-l2 ($i)" -- "$IB" latency zoo:mlp --device cuda --batch 64 \
     --exclude-launch --flush-l2 --runs 2000 --json "$TMP/flush$i.json"
   json_check "$TMP/flush$i.json" "d['config']['flush_l2'] is True and d['timing'] == 'device-events'" "the flushed run says so ($i)"
-  python3 - "$TMP/warm$i.json" "$TMP/flush$i.json" >"$TMP/ratio" <<'EOF'
-import json, sys
-a, b = (json.load(open(p))['latency_ms']['p50'] for p in sys.argv[1:3])
-print(f"{b / a:.4f} {a * 1000:.2f} {b * 1000:.2f}")
-EOF
-  read -r ratio warm_us flush_us <"$TMP/ratio"
-  if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 1.02 else 1)" "$ratio"; then
-    pass "--flush-l2 slower ($i): $warm_us -> $flush_us us"
+  read -r ratio warm_ms flush_ms < <(p50_ratio "$TMP/warm$i.json" "$TMP/flush$i.json")
+  if awk -v r="$ratio" 'BEGIN { exit !(r >= 1.02) }'; then
+    pass "--flush-l2 slower ($i): $warm_ms -> $flush_ms ms"
   else
-    fail "--flush-l2 not slower by 2% ($i): $warm_us -> $flush_us us"
+    fail "--flush-l2 not slower by 2% ($i): $warm_ms -> $flush_ms ms"
   fi
   expect_exit 3 "compare calls the flushed run slower ($i)" -- \
     "$IB" compare "$TMP/warm$i.json" "$TMP/flush$i.json" --fail-if-slower
@@ -44,13 +48,8 @@ expect_exit 0 "efficientnet-b0 batch 1, --exclude-launch" -- "$IB" latency zoo:e
   --exclude-launch --runs 300 --json "$TMP/held.json"
 json_check "$TMP/held.json" "d['config']['exclude_launch'] is True and d['launch_overhead_ms'] >= 0.3" "the launch overhead excluded is measured (>= 0.3 ms)"
 json_check "$TMP/launch.json" "d['launch_overhead_ms'] is None" "no launch overhead without --exclude-launch"
-python3 - "$TMP/launch.json" "$TMP/held.json" >"$TMP/ratio" <<'EOF'
-import json, sys
-a, b = (json.load(open(p))['latency_ms']['p50'] for p in sys.argv[1:3])
-print(f"{b / a:.4f} {a:.3f} {b:.3f}")
-EOF
-read -r ratio with_ms without_ms <"$TMP/ratio"
-if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 0.75 else 1)" "$ratio"; then
+read -r ratio with_ms without_ms < <(p50_ratio "$TMP/launch.json" "$TMP/held.json")
+if awk -v r="$ratio" 'BEGIN { exit !(r <= 0.75) }'; then
   pass "--exclude-launch: $with_ms -> $without_ms ms"
 else
   fail "--exclude-launch did not remove the launch latency: $with_ms -> $without_ms ms"
