@@ -48,6 +48,13 @@ int check_summary(const char *test_name);
 /* How many times needle occurs in s (overlapping occurrences counted). */
 size_t count_occurrences(const char *s, const char *needle);
 
+/* Sorts x ascending, and the quantile q of sorted x by its definition
+ * (Hyndman & Fan type 7: x[h] interpolated at h = (n-1)q), computed here
+ * so that the library's statistics are checked against an independent
+ * implementation. */
+void check_sort(double *x, size_t n);
+double check_quantile7(const double *sorted, size_t n, double q);
+
 /* Opens the scripted fake workload, checking that it opened. */
 struct ib__fake_script;
 struct ib_workload *check_open_fake(const struct ib__fake_script *s);

@@ -23,21 +23,6 @@
 /* Statistics computed here, from their definitions                         */
 /* ------------------------------------------------------------------------ */
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Hyndman & Fan type 7 on sorted x: x[h] interpolated at h = (n-1)q. */
-static double type7(const double *sorted, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)floor(h);
-    if (lo + 1 >= n) return sorted[n - 1];
-    return sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
-}
-
 typedef struct expected_stats {
     double n, mean, std, min, p50, p90, p95, p99, p999, max, cv;
 } expected_stats;
@@ -48,18 +33,18 @@ static expected_stats summarize(const double *x, size_t n)
     expected_stats e = { .n = (double)n };
     if (!s) return e;
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, by_value);
+    check_sort(s, n);
     for (size_t i = 0; i < n; i++) sum += s[i];
     e.mean = sum / (double)n;
     for (size_t i = 0; i < n; i++) ss += (s[i] - e.mean) * (s[i] - e.mean);
     e.std = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
     e.min = s[0];
     e.max = s[n - 1];
-    e.p50 = type7(s, n, 0.50);
-    e.p90 = type7(s, n, 0.90);
-    e.p95 = type7(s, n, 0.95);
-    e.p99 = type7(s, n, 0.99);
-    e.p999 = type7(s, n, 0.999);
+    e.p50 = check_quantile7(s, n, 0.50);
+    e.p90 = check_quantile7(s, n, 0.90);
+    e.p95 = check_quantile7(s, n, 0.95);
+    e.p99 = check_quantile7(s, n, 0.99);
+    e.p999 = check_quantile7(s, n, 0.999);
     e.cv = e.std / e.mean;
     free(s);
     return e;
@@ -225,7 +210,7 @@ static double median_of(const double *x, size_t n)
 {
     double s[64];
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, by_value);
+    check_sort(s, n);
     return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 

@@ -238,19 +238,6 @@ static pixel_map axis_map(const char *svg, bool x_axis, bool log2_labels)
     return m;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double type7(const double *sorted, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t lo = (size_t)h;
-    return lo + 1 >= n ? sorted[n - 1] : sorted[lo] + (h - (double)lo) * (sorted[lo + 1] - sorted[lo]);
-}
-
 /* The histogram of the samples as docs/report.md describes it: the
  * Freedman-Diaconis bin count (clamped to 5..60) over min..max. */
 static size_t expected_histogram(const double *x, size_t n, double *lo, double *w, size_t counts[60])
@@ -258,8 +245,8 @@ static size_t expected_histogram(const double *x, size_t n, double *lo, double *
     double *s = malloc(n * sizeof *s);
     if (!s) return 0;
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, by_value);
-    double width = 2 * (type7(s, n, 0.75) - type7(s, n, 0.25)) / cbrt((double)n);
+    check_sort(s, n);
+    double width = 2 * (check_quantile7(s, n, 0.75) - check_quantile7(s, n, 0.25)) / cbrt((double)n);
     double bins = ceil((s[n - 1] - s[0]) / width);
     size_t k = bins < 5 ? 5 : bins > 60 ? 60 : (size_t)bins;
     *lo = s[0];
