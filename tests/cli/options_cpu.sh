@@ -4,7 +4,7 @@
 # shorthand, --seed, --cudnn-search/--prefer-nhwc on the CPU, --memory-cap-mb,
 # --warmup-max-ms, --max-time-ms, info, zoo list/export, and compare's
 # warnings for a different batch, device, GPU and runtime.
-# (--device-id and the GPU side of the CUDA options: tests/gpu/options_gpu.sh.)
+# (--device-id and the GPU side of the CUDA options: tests/gpu/effects_gpu.sh.)
 . "$(dirname "$0")/lib.sh"
 
 # stats_match FILE STATS-KEY SAMPLES-KEY: every summary statistic of
