@@ -77,7 +77,6 @@ json_check "$TMP/cap.json" "max(p['batch'] for p in d['curve']) == 985" "json: n
 # rate, the knee the smallest batch within 95% of it.
 json_check "$TMP/cap.json" "d['peak']['batch'] == max((p for p in d['curve'] if p['status'] == 'ok'), key=lambda p: p['items_per_s'])['batch']" "json: the peak is the best back-to-back rate"
 json_check "$TMP/cap.json" "d['knee']['batch'] == min(p['batch'] for p in d['curve'] if p['status'] == 'ok' and p['items_per_s'] >= 0.95 * d['peak']['items_per_s'])" "json: the knee is the smallest batch within 95% of the peak"
-expect_exit 2 "--memory-cap-mb on latency" -- "$IB" latency zoo:mlp --device cpu --memory-cap-mb 1
 
 # --- --warmup-max-ms: a cap of 0 ends warm-up after its minimum count, not
 # steady; without it the steady rule needs two windows of runs.

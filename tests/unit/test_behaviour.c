@@ -328,7 +328,7 @@ static void check_adaptive_run(double (*script)(int64_t, int64_t, void *), doubl
     CHECK_EQ_INT((r.warnings & IB_WARN_PRECISION_NOT_MET) != 0, !met);
     char *text = ib_latency_report_text(&r, ib_workload_get_info(w));
     char line[128];
-    snprintf(line, sizeof line, "precision target +-1.00%%: %s after %lld runs", met ? "met" : "NOT met",
+    snprintf(line, sizeof line, "precision target +-1%%: %s after %lld runs", met ? "met" : "NOT met",
              (long long)n);
     CHECK(text && strstr(text, line) != NULL);
     if (text && !strstr(text, line)) fprintf(stderr, "  no \"%s\" in:\n%s", line, text);
