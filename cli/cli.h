@@ -7,6 +7,7 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* Exit codes (documented in docs/cli.md). An interrupted run exits with
  * 128 + the signal number, as shells report it, after writing what was
@@ -107,21 +108,54 @@ void cli_install_signal_handlers(void);
 /* 128 + the signal received, or 0. */
 int cli_signal_exit_code(void);
 
-/* An output file written whole or not at all: opened (as a temporary beside
- * the target) before the measurement, so that an unwritable path fails
- * first; committed by rename. */
+/* How an output is written (docs/cli.md, "Output files"). */
+typedef enum cli_output_kind {
+    CLI_OUTPUT_NONE,    /* not asked for */
+    CLI_OUTPUT_REPLACE, /* a regular file or none yet (also at the end of a
+                           symlink chain): a temporary beside it, renamed over */
+    CLI_OUTPUT_STREAM,  /* a device, FIFO, socket, or an open file named
+                           through /proc: written into, never replaced */
+    CLI_OUTPUT_STDOUT   /* "-" or /dev/stdout: the report then goes to stderr */
+} cli_output_kind;
+
+/* A result file (--json, --html, zoo export -o): checked before anything is
+ * measured, written whole at the end. Nothing exists on disk in between, so
+ * a killed run leaves nothing behind. */
 typedef struct cli_output {
-    char *path, *tmp_path;
-    FILE *f;
+    const char *flag; /* "--json": for messages */
+    char *path;       /* as given */
+    char *target;     /* path with its symlinks followed: what is written */
+    cli_output_kind kind;
+    /* The file's identity (its folder's when it does not exist yet, with
+     * target's name), to refuse two outputs or an input on one file. */
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+    mode_t mode;
 } cli_output;
-bool cli_output_open(cli_output *o, const char *path);
+/* Checks path (NULL: o is not wanted) for flag and decides how it is
+ * written: refuses (one line on stderr, false) an empty path, a folder, a
+ * missing or unwritable folder, a file that cannot be written, one of the
+ * files the command reads (reads, NULL-terminated, may be NULL), or the
+ * file of an output in earlier (NULL-terminated, may be NULL). Creates
+ * nothing. */
+bool cli_output_prepare(cli_output *o, const char *flag, const char *path, const char *const *reads,
+                        const cli_output *const *earlier);
+bool cli_output_wanted(const cli_output *o);
+/* The output goes to standard output: the human report goes to stderr. */
+bool cli_output_is_stdout(const cli_output *o);
+/* Writes text and a newline (or len bytes of data) to the output and
+ * releases it; false, with one line on stderr, when it could not be
+ * written. */
 bool cli_output_commit(cli_output *o, const char *text);
+bool cli_output_commit_bytes(cli_output *o, const void *data, size_t len);
+/* Releases an output without writing it. */
 void cli_output_abort(cli_output *o);
 
-/* The first step of every model command: takes at most one model, opens the
- * --json output and, when html is not NULL, the --html output when asked
- * (before anything is measured, so that a bad path fails at once), then the
- * model. Returns EXIT_OK or the exit code of the error it printed, leaving
+/* The first step of every model command: takes at most one model, prepares
+ * the --json output and, when html is not NULL, the --html output when asked
+ * (before anything is measured, so that a bad path fails at once), then opens
+ * the model. Returns EXIT_OK or the exit code of the error it printed, leaving
  * nothing open. */
 int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w);
 
@@ -132,7 +166,8 @@ int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload
 void cli_apply_memory_cap(cli_args *a);
 
 /* The last step of every measuring command: whatever was measured is shown
- * and saved, also after a failure. Prints text, commits doc to json (both
+ * and saved, also after a failure. Prints text (on stderr when an output
+ * is standard output), commits doc to json (both
  * NULL when nothing was measured), then the error for st; frees text and
  * doc. Returns the exit code. */
 int cli_finish(cli_output *json, char *text, char *doc, ib_status st, const ib_error *err);

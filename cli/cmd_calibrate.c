@@ -4,8 +4,8 @@
 int cmd_calibrate(cli_args *a)
 {
     if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "calibrate takes no model");
-    cli_output json = {0};
-    if (a->json_path && !cli_output_open(&json, a->json_path)) return EXIT_BAD_INPUT;
+    cli_output json;
+    if (!cli_output_prepare(&json, "--json", a->json_path, NULL, NULL)) return EXIT_BAD_INPUT;
     a->cfg.cancel = &cli_cancel_flag;
     cli_progress_attach(&a->cfg, a->quiet);
     ib_calibration_result r;
@@ -13,5 +13,6 @@ int cmd_calibrate(cli_args *a)
     ib_status st = ib_calibrate(a->model_opts.device_id, &a->cfg, NULL, 0, &r, &err);
     bool measured = st == IB_OK || r.n_points > 0;
     return cli_finish(&json, measured ? ib_calibration_report_text(&r) : NULL,
-                      measured && json.f ? ib_calibration_report_json(&r, &a->cfg) : NULL, st, &err);
+                      measured && cli_output_wanted(&json) ? ib_calibration_report_json(&r, &a->cfg) : NULL,
+                      st, &err);
 }

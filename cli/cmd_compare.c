@@ -110,7 +110,8 @@ static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latenc
     ib_status st = ib_compare_samples(fa->samples_ms, fa->n, fb->samples_ms, fb->n, a->threshold, &c, &err);
     bool ok = st == IB_OK;
     char *text = ok ? ib_comparison_report_text(&c, fa, a->pos[0], fb, a->pos[1]) : NULL;
-    char *doc = ok && json->f ? ib_comparison_report_json(&c, fa, a->pos[0], fb, a->pos[1]) : NULL;
+    char *doc =
+        ok && cli_output_wanted(json) ? ib_comparison_report_json(&c, fa, a->pos[0], fb, a->pos[1]) : NULL;
     int code = cli_finish(json, text, doc, st, &err);
     if (code == EXIT_OK && a->fail_if_slower && c.verdict == IB_CHANGE_SLOWER) {
         fprintf(stderr, "inferbench: B is slower than A: median %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] "
@@ -134,7 +135,10 @@ int cmd_compare(cli_args *a)
     int code = load(a->pos[0], &fa);
     if (code == EXIT_OK) code = load(a->pos[1], &fb);
     if (code == EXIT_OK) code = check_same_timing(a, &fa, &fb);
-    if (code == EXIT_OK && a->json_path && !cli_output_open(&json, a->json_path)) code = EXIT_BAD_INPUT;
+    /* The results read are never written over. */
+    const char *reads[] = { a->pos[0], a->pos[1], NULL };
+    if (code == EXIT_OK && !cli_output_prepare(&json, "--json", a->json_path, reads, NULL))
+        code = EXIT_BAD_INPUT;
     if (code == EXIT_OK) code = compare(a, &fa, &fb, &json);
     ib_latency_file_free(&fa);
     ib_latency_file_free(&fb);

@@ -15,9 +15,10 @@ int cmd_latency(cli_args *a)
     ib_status st = ib_measure_latency(w, &a->cfg, &r, &err);
     bool measured = st == IB_OK || r.n > 0;
     const ib_workload_info *info = ib_workload_get_info(w);
-    code = cli_finish_with_html(&json, &html, measured ? ib_latency_report_text(&r, info) : NULL,
-                                measured && json.f ? ib_latency_report_json(&r, info, &a->cfg) : NULL,
-                                measured && html.f ? ib_latency_report_html(&r, info) : NULL, st, &err);
+    code = cli_finish_with_html(
+        &json, &html, measured ? ib_latency_report_text(&r, info) : NULL,
+        measured && cli_output_wanted(&json) ? ib_latency_report_json(&r, info, &a->cfg) : NULL,
+        measured && cli_output_wanted(&html) ? ib_latency_report_html(&r, info) : NULL, st, &err);
     ib_latency_result_free(&r);
     ib_workload_destroy(w);
     return code;

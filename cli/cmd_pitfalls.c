@@ -17,9 +17,10 @@ int cmd_pitfalls(cli_args *a)
     /* Something was measured: the correct row has samples. */
     bool measured = st == IB_OK || r.rows[IB_PITFALL_CORRECT].stats.n > 0;
     const ib_workload_info *info = ib_workload_get_info(w);
-    code = cli_finish_with_html(&json, &html, measured ? ib_pitfalls_report_text(&r, info) : NULL,
-                                measured && json.f ? ib_pitfalls_report_json(&r, info, &a->cfg) : NULL,
-                                measured && html.f ? ib_pitfalls_report_html(&r, info) : NULL, st, &err);
+    code = cli_finish_with_html(
+        &json, &html, measured ? ib_pitfalls_report_text(&r, info) : NULL,
+        measured && cli_output_wanted(&json) ? ib_pitfalls_report_json(&r, info, &a->cfg) : NULL,
+        measured && cli_output_wanted(&html) ? ib_pitfalls_report_html(&r, info) : NULL, st, &err);
     ib_workload_destroy(w);
     return code;
 }

@@ -91,10 +91,10 @@ static int measure(ib_workload *w, const ib_throughput_config *tc, cli_output *j
     ib_status st = ib_measure_throughput(w, tc, r, &err);
     bool measured = r->n_points > 0 || r->n_probes > 0;
     const ib_workload_info *info = ib_workload_get_info(w);
-    int code = cli_finish_with_html(json, html, measured ? ib_throughput_report_text(r, info) : NULL,
-                                    measured && json->f ? ib_throughput_report_json(r, info, tc) : NULL,
-                                    measured && html->f ? ib_throughput_report_html(r, info) : NULL, st,
-                                    &err);
+    int code = cli_finish_with_html(
+        json, html, measured ? ib_throughput_report_text(r, info) : NULL,
+        measured && cli_output_wanted(json) ? ib_throughput_report_json(r, info, tc) : NULL,
+        measured && cli_output_wanted(html) ? ib_throughput_report_html(r, info) : NULL, st, &err);
     free(r);
     return code;
 }

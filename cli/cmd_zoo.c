@@ -24,7 +24,9 @@ int cmd_zoo_export(cli_args *a)
     const char *name = a->pos[0];
     if (!strncmp(name, "zoo:", 4)) name += 4;
     cli_output out;
-    if (!cli_output_open(&out, a->output_path)) return EXIT_BAD_INPUT;
+    if (!cli_output_prepare(&out, "-o", a->output_path, NULL, NULL)) return EXIT_BAD_INPUT;
+    /* The model on standard output (-o -): the message goes to stderr. */
+    FILE *said = cli_output_is_stdout(&out) ? stderr : stdout;
     uint8_t *bytes = NULL;
     size_t len = 0;
     ib_error err = {{0}};
@@ -33,13 +35,9 @@ int cmd_zoo_export(cli_args *a)
         cli_output_abort(&out);
         return cli_fail(st, err.message);
     }
-    bool written = fwrite(bytes, 1, len, out.f) == len;
+    bool written = cli_output_commit_bytes(&out, bytes, len);
     ib_free(bytes);
-    if (!written) {
-        cli_output_abort(&out);
-        return cli_fail(IB_ERR_IO, "cannot write the model");
-    }
-    if (!cli_output_commit(&out, NULL)) return EXIT_RUN_FAILED;
-    printf("wrote %s (%zu bytes)\n", a->output_path, len);
+    if (!written) return EXIT_RUN_FAILED;
+    fprintf(said, "wrote %s (%zu bytes)\n", a->output_path, len);
     return EXIT_OK;
 }

@@ -1,21 +1,29 @@
 /* What the program does around a measurement: errors and exit codes,
- * signals, files written whole or not at all. */
+ * signals, and the result files: checked before anything is measured,
+ * written at the end whole or not at all, never harming what is at the
+ * path (docs/cli.md, "Output files"). */
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <stdarg.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 volatile int cli_cancel_flag = 0;
 static volatile sig_atomic_t signal_received = 0;
-/* The temporary output files being written (--json and --html), for the
- * second signal's handler to remove (unlink is async-signal-safe). */
-#define MAX_ACTIVE_OUTPUTS 2
-static char active_tmp_paths[MAX_ACTIVE_OUTPUTS][4096];
+/* The temporary file being written at the end (outputs are written one
+ * after the other), for the second signal's handler to remove (unlink is
+ * async-signal-safe). Empty when there is none. */
+static char active_tmp_path[PATH_MAX];
 
 int cli_exit_code(ib_status st)
 {
@@ -72,8 +80,7 @@ static void on_signal(int sig)
     long long now = monotonic_ns();
     if (cli_cancel_flag) {
         if (now - first_ns < DUPLICATE_SIGNAL_NS) return;
-        for (int i = 0; i < MAX_ACTIVE_OUTPUTS; i++)
-            if (active_tmp_paths[i][0]) unlink(active_tmp_paths[i]);
+        if (active_tmp_path[0]) unlink(active_tmp_path);
         _exit(128 + sig);
     }
     first_ns = now;
@@ -92,89 +99,367 @@ void cli_install_signal_handlers(void)
     sigaddset(&sa.sa_mask, SIGTERM);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A reader that goes away (a FIFO, `--json - | head`) makes a write
+     * fail with EPIPE, reported in one line, instead of killing us. */
+    signal(SIGPIPE, SIG_IGN);
 }
 
 int cli_signal_exit_code(void) { return signal_received ? 128 + (int)signal_received : 0; }
 
-/* Sets the slot holding from (NULL: a free one) to to ("": frees it),
- * with the signals blocked so that the handler never sees half a path. */
-static void swap_tmp(const char *from, const char *to)
+/* ------------------------------------------------------------------------ */
+/* Output files                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The kernel's own limit on a chain of symbolic links. */
+#define MAX_LINKS 40
+
+/* Sets the temporary the second signal removes ("": none); the caller
+ * blocks the signals, so that the handler never sees half a path. */
+static void set_active_tmp(const char *path)
 {
-    if (strlen(to) >= sizeof active_tmp_paths[0]) return;
-    sigset_t all, old;
-    sigfillset(&all);
-    sigprocmask(SIG_BLOCK, &all, &old);
-    for (int i = 0; i < MAX_ACTIVE_OUTPUTS; i++)
-        if (from ? !strcmp(active_tmp_paths[i], from) : !active_tmp_paths[i][0]) {
-            memcpy(active_tmp_paths[i], to, strlen(to) + 1);
-            break;
-        }
-    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (strlen(path) < sizeof active_tmp_path) memcpy(active_tmp_path, path, strlen(path) + 1);
 }
 
-static void forget_tmp(const cli_output *o) { swap_tmp(o->tmp_path, ""); }
+static void block_signals(sigset_t *old)
+{
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, old);
+}
 
-bool cli_output_open(cli_output *o, const char *path)
+static bool refuse(const cli_output *o, const char *why)
+{
+    fprintf(stderr, "inferbench: cannot write '%s' (%s): %s\n", o->path, o->flag, why);
+    return false;
+}
+
+/* The folder holding path ("." for a bare name); caller frees. */
+static char *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) return strdup(".");
+    if (slash == path) return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* A link in /proc (/dev/stdout -> /proc/self/fd/1 -> ...) names an open
+ * file: its text is not a path ("pipe:[123]", or a file a shell opened for
+ * us), so it is written through, never followed and replaced. */
+static bool in_procfs(const char *path)
+{
+    char *folder = folder_of(path);
+    struct statfs fs;
+    bool proc = folder && statfs(folder, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+    free(folder);
+    return proc;
+}
+
+/* The path a symlink names, relative to the link's own folder; caller frees. */
+static char *link_target(const char *link)
+{
+    char text[PATH_MAX];
+    ssize_t n = readlink(link, text, sizeof text - 1);
+    if (n < 0) return NULL;
+    text[n] = '\0';
+    if (text[0] == '/') return strdup(text);
+    char *folder = folder_of(link);
+    char *joined = folder ? malloc(strlen(folder) + (size_t)n + 2) : NULL;
+    if (joined) sprintf(joined, "%s/%s", folder, text);
+    free(folder);
+    return joined;
+}
+
+/* Follows the symlinks that path ends in, a chain, to the file they name
+ * (which need not exist yet), stopping at a /proc link (*through_proc).
+ * Caller frees; NULL with errno set on failure. */
+static char *follow_links(const char *path, bool *through_proc)
+{
+    char *at = strdup(path);
+    for (int hops = 0; at; hops++) {
+        struct stat st;
+        if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode)) return at;
+        if (in_procfs(at)) {
+            *through_proc = true;
+            return at;
+        }
+        char *next = hops < MAX_LINKS ? link_target(at) : NULL;
+        free(at);
+        if (hops == MAX_LINKS) errno = ELOOP;
+        at = next;
+    }
+    return NULL;
+}
+
+static void set_identity(cli_output *o, const struct stat *st, bool exists)
+{
+    o->exists = exists;
+    o->dev = st->st_dev;
+    o->ino = st->st_ino;
+    o->mode = st->st_mode;
+}
+
+/* A file that does not exist yet: it is created in its folder, which must
+ * exist and take new files. Its identity is the folder's and its name. */
+static bool place_new(cli_output *o)
+{
+    char *folder = folder_of(o->target);
+    if (!folder) return refuse(o, "out of memory");
+    struct stat st;
+    char why[PATH_MAX + 64];
+    errno = 0;
+    bool ok = stat(folder, &st) == 0 && S_ISDIR(st.st_mode) && access(folder, W_OK | X_OK) == 0;
+    if (!ok)
+        snprintf(why, sizeof why, "its folder '%s': %s", folder, errno ? strerror(errno) : "not a directory");
+    free(folder);
+    if (!ok) return refuse(o, why);
+    set_identity(o, &st, false);
+    o->kind = CLI_OUTPUT_REPLACE;
+    return true;
+}
+
+/* A regular file is replaced whole: the temporary that replaces it is
+ * created beside it, so its folder must take new files. */
+static bool place_regular(cli_output *o)
+{
+    char *folder = folder_of(o->target);
+    if (!folder) return refuse(o, "out of memory");
+    char why[PATH_MAX + 64];
+    bool ok = access(folder, W_OK | X_OK) == 0;
+    if (!ok)
+        snprintf(why, sizeof why, "its folder '%s' does not take new files: %s", folder, strerror(errno));
+    free(folder);
+    if (!ok) return refuse(o, why);
+    o->kind = CLI_OUTPUT_REPLACE;
+    return true;
+}
+
+static bool same_as_stdout(const struct stat *st)
+{
+    struct stat out;
+    return fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == st->st_dev && out.st_ino == st->st_ino;
+}
+
+/* Decides how o->path is written (see cli_output_kind) and where, following
+ * its symlinks; refuses a folder and what cannot be written. */
+static bool place(cli_output *o)
+{
+    struct stat st;
+    if (!strcmp(o->path, "-")) {
+        if (fstat(STDOUT_FILENO, &st) != 0) return refuse(o, "standard output is closed");
+        set_identity(o, &st, true);
+        o->kind = CLI_OUTPUT_STDOUT;
+        return true;
+    }
+    bool through_proc = false;
+    errno = 0;
+    o->target = follow_links(o->path, &through_proc);
+    if (!o->target) return refuse(o, strerror(errno ? errno : ENOMEM));
+    errno = 0;
+    if (stat(o->target, &st) != 0)
+        return errno == ENOENT && !through_proc ? place_new(o) : refuse(o, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return refuse(o, "it is a directory");
+    if (access(o->target, W_OK) != 0) return refuse(o, strerror(errno));
+    set_identity(o, &st, true);
+    if (through_proc && same_as_stdout(&st))
+        o->kind = CLI_OUTPUT_STDOUT;
+    else if (S_ISREG(st.st_mode) && !through_proc)
+        return place_regular(o);
+    else
+        o->kind = CLI_OUTPUT_STREAM;
+    return true;
+}
+
+static bool same_file(const cli_output *a, const cli_output *b)
+{
+    if (a->exists != b->exists || a->dev != b->dev || a->ino != b->ino) return false;
+    /* Two files to be created: the same name in the same folder. */
+    return a->exists || !strcmp(base_name(a->target), base_name(b->target));
+}
+
+/* Refuses an output that is one of the files the command reads, or the
+ * file of an output prepared before it. */
+static bool distinct(const cli_output *o, const char *const *reads, const cli_output *const *earlier)
+{
+    struct stat st;
+    char why[PATH_MAX + 64];
+    for (; reads && *reads; reads++)
+        if (o->exists && stat(*reads, &st) == 0 && st.st_dev == o->dev && st.st_ino == o->ino) {
+            snprintf(why, sizeof why, "it is '%s', which this command reads", *reads);
+            return refuse(o, why);
+        }
+    for (; earlier && *earlier; earlier++) {
+        const cli_output *e = *earlier;
+        if (e->kind == CLI_OUTPUT_NONE || !same_file(o, e)) continue;
+        if (o->kind == CLI_OUTPUT_STDOUT && e->kind == CLI_OUTPUT_STDOUT)
+            snprintf(why, sizeof why, "%s goes to standard output already; only one output can", e->flag);
+        else
+            snprintf(why, sizeof why, "%s '%s' is the same file", e->flag, e->path);
+        return refuse(o, why);
+    }
+    return true;
+}
+
+bool cli_output_prepare(cli_output *o, const char *flag, const char *path, const char *const *reads,
+                        const cli_output *const *earlier)
 {
     memset(o, 0, sizeof *o);
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "inferbench: cannot write '%s': it is a directory\n", path);
-        return false;
-    }
-    size_t n = strlen(path) + 32;
+    if (!path) return true;
+    o->flag = flag;
     o->path = strdup(path);
-    o->tmp_path = malloc(n);
-    if (!o->path || !o->tmp_path) {
-        cli_output_abort(o);
+    if (!o->path) {
         fprintf(stderr, "inferbench: out of memory\n");
         return false;
     }
-    snprintf(o->tmp_path, n, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp_path, "wx");
-    if (!o->f) {
-        fprintf(stderr, "inferbench: cannot write '%s': %s\n", path, strerror(errno));
-        free(o->path);
-        free(o->tmp_path);
-        memset(o, 0, sizeof *o);
-        return false;
+    bool ok = *path ? place(o) && distinct(o, reads, earlier) : refuse(o, "the path is empty");
+    if (!ok) cli_output_abort(o);
+    return ok;
+}
+
+bool cli_output_wanted(const cli_output *o) { return o && o->kind != CLI_OUTPUT_NONE; }
+
+bool cli_output_is_stdout(const cli_output *o) { return o && o->kind == CLI_OUTPUT_STDOUT; }
+
+void cli_output_abort(cli_output *o)
+{
+    free(o->path);
+    free(o->target);
+    memset(o, 0, sizeof *o);
+}
+
+/* A result in pieces (a document and its closing newline). */
+typedef struct chunk {
+    const void *data;
+    size_t len;
+} chunk;
+
+/* Writes every piece, also across short writes and interruptions: a first
+ * signal keeps the result, so its writing goes on. */
+static bool write_chunks(int fd, const chunk *parts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *p = parts[i].data;
+        size_t left = parts[i].len;
+        while (left > 0) {
+            ssize_t k = write(fd, p, left);
+            if (k < 0 && errno == EINTR) continue;
+            if (k == 0) errno = EIO;
+            if (k <= 0) return false;
+            p += k;
+            left -= (size_t)k;
+        }
     }
-    swap_tmp(NULL, o->tmp_path);
     return true;
+}
+
+/* A regular file, or none yet: a temporary beside the target, written,
+ * synced and renamed over it, so that a reader sees the old file or the
+ * whole new one. The temporary exists only during this call; the second
+ * signal's handler removes it. */
+static bool replace(const cli_output *o, const chunk *parts, size_t n)
+{
+    size_t cap = strlen(o->target) + 32;
+    char *tmp = malloc(cap);
+    if (!tmp) return false;
+    snprintf(tmp, cap, "%s.tmp.%ld", o->target, (long)getpid());
+    sigset_t old;
+    block_signals(&old); /* created and registered as one step */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) set_active_tmp(tmp);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    bool ok = fd >= 0 && write_chunks(fd, parts, n);
+    /* The file replaced keeps its permissions (a private result stays so). */
+    ok = ok && (!o->exists || fchmod(fd, o->mode & 07777) == 0);
+    ok = ok && fsync(fd) == 0;
+    if (fd >= 0) ok = close(fd) == 0 && ok;
+    ok = ok && rename(tmp, o->target) == 0;
+    int saved = errno;
+    block_signals(&old);
+    if (!ok && fd >= 0) unlink(tmp);
+    set_active_tmp("");
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    free(tmp);
+    errno = saved;
+    return ok;
+}
+
+/* A unix socket is written by connecting to it (open() cannot). */
+static int connect_socket(const char *path)
+{
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    if (strlen(path) >= sizeof addr.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(addr.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/* A device, FIFO, socket or an open file named through /proc: written into
+ * as it is, never created, truncated, renamed over or removed. Appending
+ * keeps what a shell redirection already holds (--json /dev/stderr). */
+static bool stream(const cli_output *o, const chunk *parts, size_t n)
+{
+    int fd;
+    do fd = open(o->target, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC); /* a FIFO waits for its reader */
+    while (fd < 0 && errno == EINTR);
+    struct stat st;
+    if (fd < 0 && errno == ENXIO && stat(o->target, &st) == 0 && S_ISSOCK(st.st_mode))
+        fd = connect_socket(o->target);
+    if (fd < 0) return false;
+    bool ok = write_chunks(fd, parts, n);
+    int saved = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    errno = saved;
+    return ok;
+}
+
+static bool commit_chunks(cli_output *o, const chunk *parts, size_t n)
+{
+    if (o->kind == CLI_OUTPUT_NONE) return false;
+    bool ok;
+    errno = 0;
+    if (o->kind == CLI_OUTPUT_REPLACE)
+        ok = replace(o, parts, n);
+    else if (o->kind == CLI_OUTPUT_STREAM)
+        ok = stream(o, parts, n);
+    else
+        ok = fflush(stdout) == 0 && write_chunks(STDOUT_FILENO, parts, n);
+    if (!ok) refuse(o, errno ? strerror(errno) : "out of memory");
+    cli_output_abort(o);
+    return ok;
 }
 
 bool cli_output_commit(cli_output *o, const char *text)
 {
-    if (!o->f) return false;
-    /* text NULL: the caller wrote the content through o->f itself. */
-    bool ok = text == NULL || (fputs(text, o->f) >= 0 && fputc('\n', o->f) != EOF);
-    ok = (fflush(o->f) == 0) && ok;
-    ok = (fsync(fileno(o->f)) == 0) && ok;
-    ok = (fclose(o->f) == 0) && ok;
-    o->f = NULL;
-    if (ok && rename(o->tmp_path, o->path) != 0) ok = false;
-    forget_tmp(o);
-    if (!ok) {
-        fprintf(stderr, "inferbench: cannot write '%s': %s\n", o->path, strerror(errno));
-        unlink(o->tmp_path);
-    }
-    free(o->path);
-    free(o->tmp_path);
-    memset(o, 0, sizeof *o);
-    return ok;
+    chunk parts[2] = { { text, strlen(text) }, { "\n", 1 } };
+    return commit_chunks(o, parts, 2);
 }
 
-void cli_output_abort(cli_output *o)
+bool cli_output_commit_bytes(cli_output *o, const void *data, size_t len)
 {
-    if (o->f) {
-        fclose(o->f);
-        unlink(o->tmp_path);
-        forget_tmp(o);
-    }
-    free(o->path);
-    free(o->tmp_path);
-    memset(o, 0, sizeof *o);
+    chunk part = { data, len };
+    return commit_chunks(o, &part, 1);
 }
+
+/* ------------------------------------------------------------------------ */
+/* A command's first and last steps                                          */
+/* ------------------------------------------------------------------------ */
 
 int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w)
 {
@@ -182,12 +467,14 @@ int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload
     memset(json, 0, sizeof *json);
     if (html) memset(html, 0, sizeof *html);
     if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "give one model (a file or zoo:NAME)");
-    if (a->json_path && !cli_output_open(json, a->json_path)) return EXIT_BAD_INPUT;
-    if (html && a->html_path && !cli_output_open(html, a->html_path)) {
+    const char *reads[] = { a->model, NULL };
+    const cli_output *before[] = { json, NULL };
+    if (!cli_output_prepare(json, "--json", a->json_path, reads, NULL)) return EXIT_BAD_INPUT;
+    if (html && !cli_output_prepare(html, "--html", a->html_path, reads, before)) {
         cli_output_abort(json);
         return EXIT_BAD_INPUT;
     }
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
     /* --device auto is resolved now: CUDA-only options are judged here. */
     if (st == IB_OK && cli_options_fit_device(a, ib_workload_get_info(*w)->device)) return EXIT_OK;
@@ -201,25 +488,28 @@ int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload
     return cli_fail(st, err.message);
 }
 
-/* Commits doc to o when o is open (aborts it when there is no doc); frees
- * doc. False when the file could not be written. */
+/* Commits doc to o when o is wanted (aborts it when there is no doc);
+ * frees doc. False when the file could not be written. */
 static bool save(cli_output *o, char *doc)
 {
     bool ok = true;
-    if (o && o->f) {
-        if (!doc) cli_output_abort(o);
-        else ok = cli_output_commit(o, doc);
+    if (cli_output_wanted(o)) {
+        if (!doc)
+            cli_output_abort(o);
+        else
+            ok = cli_output_commit(o, doc);
     }
     ib_free(doc);
     return ok;
 }
 
-int cli_finish_with_html(cli_output *json, cli_output *html, char *text, char *doc, char *page,
-                         ib_status st, const ib_error *err)
+int cli_finish_with_html(cli_output *json, cli_output *html, char *text, char *doc, char *page, ib_status st,
+                         const ib_error *err)
 {
     int code = EXIT_OK;
     cli_progress_clear();
-    if (text) fputs(text, stdout);
+    /* A document on standard output ("-") moves the report to stderr. */
+    if (text) fputs(text, cli_output_is_stdout(json) || cli_output_is_stdout(html) ? stderr : stdout);
     ib_free(text);
     if (!save(json, doc)) code = EXIT_RUN_FAILED;
     if (!save(html, page)) code = EXIT_RUN_FAILED;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 void ib__sbuf_printf(ib__sbuf *b, const char *fmt, ...)
 {
@@ -39,6 +40,45 @@ char *ib__sbuf_finish(ib__sbuf *b)
         return NULL;
     }
     return b->data;
+}
+
+/* The length of the well-formed UTF-8 sequence at s (n > 0 bytes left), 0
+ * when none starts there. */
+static size_t utf8_sequence(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80) return 1;
+    size_t len = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
+                 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+                 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
+                                                : 0;
+    if (len == 0 || len > n) return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    /* The second byte's range rules out overlong forms, surrogates
+     * (U+D800..DFFF) and code points above U+10FFFF. */
+    if ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] > 0x9F) || (s[0] == 0xF0 && s[1] < 0x90) ||
+        (s[0] == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return len;
+}
+
+size_t ib__utf8_valid_prefix(const char *s, size_t n)
+{
+    size_t i = 0, k;
+    while (i < n && (k = utf8_sequence((const unsigned char *)s + i, n - i)) > 0) i += k;
+    return i;
+}
+
+void ib__sbuf_append_utf8(ib__sbuf *b, const char *s, size_t n)
+{
+    while (n > 0) {
+        size_t valid = ib__utf8_valid_prefix(s, n);
+        ib__sbuf_printf(b, "%.*s", (int)valid, s);
+        if (valid == n) return;
+        ib__sbuf_printf(b, "\xEF\xBF\xBD"); /* U+FFFD REPLACEMENT CHARACTER */
+        s += valid + 1;
+        n -= valid + 1;
+    }
 }
 
 cJSON *ib__json_number(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
@@ -223,7 +263,13 @@ char *ib__json_finish(cJSON *root)
 {
     char *s = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
-    return s;
+    /* cJSON copies a string's bytes >= 0x80 as they are. */
+    size_t n = s ? strlen(s) : 0;
+    if (!s || ib__utf8_valid_prefix(s, n) == n) return s;
+    ib__sbuf valid = { 0 };
+    ib__sbuf_append_utf8(&valid, s, n);
+    free(s);
+    return ib__sbuf_finish(&valid);
 }
 
 static const char *or_dash(const char *s) { return s[0] ? s : "-"; }

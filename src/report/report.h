@@ -19,6 +19,15 @@ void ib__sbuf_printf(ib__sbuf *b, const char *fmt, ...) __attribute__((format(pr
 /* Returns the text (caller frees) or NULL after an allocation failure. */
 char *ib__sbuf_finish(ib__sbuf *b);
 
+/* Text from outside (a model path, a model's input names, a message) need
+ * not be UTF-8, which JSON and the HTML page declare. The length of the
+ * longest well-formed UTF-8 prefix of s (RFC 3629: no overlong form, no
+ * surrogate, nothing above U+10FFFF, no sequence cut short). */
+size_t ib__utf8_valid_prefix(const char *s, size_t n);
+/* Appends n bytes of s with every byte that starts no well-formed UTF-8
+ * character replaced by U+FFFD: the one sanitizer of every format. */
+void ib__sbuf_append_utf8(ib__sbuf *b, const char *s, size_t n);
+
 /* A number, or null when it is not finite (JSON has no NaN). */
 cJSON *ib__json_number(double v);
 void ib__json_add_number(cJSON *obj, const char *key, double v);
@@ -33,7 +42,8 @@ cJSON *ib__json_warnings(unsigned warnings);
  * model, device and workload too. */
 cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status,
                          const ib_workload_info *info);
-/* Serializes and deletes root; NULL on failure. */
+/* Serializes and deletes root, as valid UTF-8 (ib__sbuf_append_utf8);
+ * NULL on failure. */
 char *ib__json_finish(cJSON *root);
 
 /* The closing lines of every text report: PARTIAL and why, a missing-NVML

@@ -8,15 +8,14 @@
 
 void ib__xml_escape(ib__sbuf *b, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': ib__sbuf_printf(b, "&amp;"); break;
-        case '<': ib__sbuf_printf(b, "&lt;"); break;
-        case '>': ib__sbuf_printf(b, "&gt;"); break;
-        case '"': ib__sbuf_printf(b, "&quot;"); break;
-        case '\'': ib__sbuf_printf(b, "&#39;"); break;
-        default: ib__sbuf_printf(b, "%c", *s);
-        }
+    static const char specials[] = "&<>\"'";
+    static const char *const entities[] = { "&amp;", "&lt;", "&gt;", "&quot;", "&#39;" };
+    while (*s) {
+        /* The specials are ASCII: never inside a multi-byte character. */
+        size_t run = strcspn(s, specials);
+        ib__sbuf_append_utf8(b, s, run);
+        s += run;
+        if (*s) ib__sbuf_printf(b, "%s", entities[strchr(specials, *s++) - specials]);
     }
 }
 

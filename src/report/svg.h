@@ -8,8 +8,9 @@
 #include "report/report.h"
 
 /* Appends s with & < > " ' escaped: safe in HTML text and in attribute
- * values. Every string from outside (model names, messages) goes through
- * this. */
+ * values, and with bytes that are not UTF-8 replaced (ib__sbuf_append_utf8):
+ * the page declares UTF-8. Every string from outside (model names,
+ * messages) goes through this. */
 void ib__xml_escape(ib__sbuf *b, const char *s);
 
 #define IB__MAX_TICKS 12
