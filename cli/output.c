@@ -407,17 +407,26 @@ static int connect_socket(const char *path)
     return fd;
 }
 
+/* Opens what stream() writes into; a FIFO waits for its reader. */
+static int open_stream(const char *target)
+{
+    struct stat st;
+    if (stat(target, &st) != 0) return -1;
+    if (S_ISSOCK(st.st_mode)) return connect_socket(target);
+    /* A regular file here is one a shell opened for us (--json /dev/stderr
+     * 2>log): appended to, keeping what it holds. */
+    int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISREG(st.st_mode) ? O_APPEND : 0);
+    int fd;
+    do fd = open(target, flags);
+    while (fd < 0 && errno == EINTR);
+    return fd;
+}
+
 /* A device, FIFO, socket or an open file named through /proc: written into
- * as it is, never created, truncated, renamed over or removed. Appending
- * keeps what a shell redirection already holds (--json /dev/stderr). */
+ * as it is, never created, truncated, renamed over or removed. */
 static bool stream(const cli_output *o, const chunk *parts, size_t n)
 {
-    int fd;
-    do fd = open(o->target, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC); /* a FIFO waits for its reader */
-    while (fd < 0 && errno == EINTR);
-    struct stat st;
-    if (fd < 0 && errno == ENXIO && stat(o->target, &st) == 0 && S_ISSOCK(st.st_mode))
-        fd = connect_socket(o->target);
+    int fd = open_stream(o->target);
     if (fd < 0) return false;
     bool ok = write_chunks(fd, parts, n);
     int saved = errno;
@@ -461,13 +470,25 @@ bool cli_output_commit_bytes(cli_output *o, const void *data, size_t len)
 /* A command's first and last steps                                          */
 /* ------------------------------------------------------------------------ */
 
+/* The files a model command reads: the model and the --input @FILEs
+ * (NULL-terminated in reads, which holds IB_MAX_TENSORS + 2). */
+static void files_read(const cli_args *a, const char **reads)
+{
+    size_t n = 0;
+    reads[n++] = a->model;
+    for (size_t i = 0; i < a->model_opts.n_inputs; i++)
+        if (a->inputs[i].fill == IB_INPUT_FILE) reads[n++] = a->inputs[i].spec + 1;
+    reads[n] = NULL;
+}
+
 int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w)
 {
     *w = NULL;
     memset(json, 0, sizeof *json);
     if (html) memset(html, 0, sizeof *html);
     if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "give one model (a file or zoo:NAME)");
-    const char *reads[] = { a->model, NULL };
+    const char *reads[IB_MAX_TENSORS + 2];
+    files_read(a, reads);
     const cli_output *before[] = { json, NULL };
     if (!cli_output_prepare(json, "--json", a->json_path, reads, NULL)) return EXIT_BAD_INPUT;
     if (html && !cli_output_prepare(html, "--html", a->html_path, reads, before)) {

@@ -10,7 +10,8 @@
 trap 'chattr -i "$TMP/locked" "$TMP/locked.json" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 # A broken program must not harm the system's files: the test names none
-# (our own device nodes, our own link to /proc/self/fd/1 for /dev/stdout),
+# (our own device nodes, our own links to /proc/self/fd/1 and 2 for
+# /dev/stdout and /dev/stderr),
 # and runs in its folder (a '-' taken as a file name lands there).
 IB=$(realpath "$IB")
 cd "$TMP" || exit 1
@@ -123,6 +124,15 @@ inode=$(stat -c %i "$TMP/stdout.txt")
 json_check "$TMP/stdout.txt" "d['latency_ms']['n'] == 20" "--json /dev/stdout > FILE: the document alone"
 if [ "$(stat -c %i "$TMP/stdout.txt")" = "$inode" ]; then pass "/dev/stdout: the shell's file not replaced"; else fail "/dev/stdout: the file was replaced"; fi
 if [ "$(file_type "$TMP/dev-stdout")" = l ]; then pass "/dev/stdout: the link stays"; else fail "/dev/stdout: the link was replaced"; fi
+# /dev/stderr redirected to a file: the document is appended to what the
+# file holds, never written over it.
+ln -s /proc/self/fd/2 "$TMP/dev-stderr"
+{ echo first >&2; "$IB" latency zoo:mlp "${R[@]}" --json "$TMP/dev-stderr" >/dev/null; } 2>"$TMP/stderr.txt"
+if python3 -c "import json,sys; t=open(sys.argv[1]).read(); a,b=t.split('\n',1); json.loads(b); sys.exit(a!='first')" "$TMP/stderr.txt" 2>/dev/null; then
+  pass "--json /dev/stderr 2>FILE: appended after what the file held"
+else
+  fail "--json /dev/stderr 2>FILE: $(head -c 200 "$TMP/stderr.txt")"
+fi
 expect_exit 0 "zoo export -o -" -- "$IB" zoo export mlp -o -
 "$IB" zoo export mlp -o "$TMP/direct.onnx" >/dev/null
 if cmp -s "$TMP/out" "$TMP/direct.onnx"; then pass "zoo export -o -: the model on stdout"; else fail "zoo export -o -: stdout differs from the file"; fi
@@ -150,6 +160,10 @@ refused "--html through a symlink to the model" "which this command reads" -- \
 refused "--json MODEL spelled otherwise" "which this command reads" -- \
   "$IB" throughput "$TMP/sub/../m.onnx" --device cpu --runs 100000 --json "$TMP/./m.onnx"
 if [ "$(sha256sum <"$TMP/m.onnx")" = "$sum" ]; then pass "the model is unchanged"; else fail "the model was changed"; fi
+head -c 1024 /dev/zero >"$TMP/x.bin"
+refused "--json over an --input @FILE" "it is '$TMP/x.bin', which this command reads" -- \
+  "$IB" latency zoo:mlp "${LONG[@]}" --input "input=@$TMP/x.bin" --json "$TMP/x.bin"
+if [ "$(wc -c <"$TMP/x.bin")" = 1024 ]; then pass "the --input file is unchanged"; else fail "the --input file was changed"; fi
 cp "$TMP/a.json" "$TMP/a-copy.json"
 refused "compare --json over a result read" "which this command reads" -- \
   "$IB" compare "$TMP/a.json" "$TMP/a-copy.json" --json "$TMP/a-copy.json"
