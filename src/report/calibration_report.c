@@ -30,7 +30,7 @@ char *ib_calibration_report_text(const ib_calibration_result *r)
     }
     ib__sbuf_printf(&b, "\nharness overhead (an empty kernel): %.3f us with events, %.3f us held, %.3f us host wall time\n",
                     r->harness.median_us, r->harness.held_median_us, r->harness.host_median_us);
-    ib__sbuf_printf(&b, "timer resolution (two events, nothing between): %.3f us\n", r->timer_resolution_us);
+    ib__sbuf_printf(&b, "timer resolution (step between readings of two events with nothing between): %.3f us\n", r->timer_resolution_us);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }

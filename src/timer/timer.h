@@ -31,10 +31,17 @@ typedef struct ib__timer_ops {
  * takes. */
 #define IB__RESOLUTION_PAIRS 200
 
-/* A device timer's resolution: the smallest positive interval it reports
- * over `pairs` pairs of marks with nothing between them, on a timer state
- * made by ops->create. NaN when none reads above zero. */
+/* A device timer's resolution: the step of its grid, read from `pairs`
+ * pairs of marks with nothing between them on a timer state made by
+ * ops->create (ib__timer_step_ms of their readings). NaN when none reads
+ * above zero. */
 ib_status ib__timer_resolution_ms(const ib__timer_ops *ops, void *state, int pairs, double *ms,
                                   ib_error *err);
+
+/* The step of a timer's grid from readings[0..n) of intervals of one
+ * length: the smallest positive gap between two distinct readings, or, when
+ * all are equal, the smallest positive reading (an upper bound); NaN when
+ * none is above zero. Sorts readings in place. */
+double ib__timer_step_ms(double *readings, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 # The CUDA event timer's resolution is known to every latency result, and
 # no interval is narrower than it: on the H200 a small model with the launch
 # excluded once printed "median 35.33 us, 95% CI [35.33, 35.33] us
-# (+-0.00%)" while calibrate measures the events' resolution at 1.25 us.
+# (+-0.00%)" where the runs differed by less than the events' step.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 

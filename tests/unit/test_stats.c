@@ -2,6 +2,7 @@
  * binomial for the median's interval ranks). */
 #include "check.h"
 #include "core/stats.h"
+#include "timer/timer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -215,8 +216,27 @@ static void test_widen_to_resolution(void)
     CHECK(!st.ci95_widened && isnan(st.ci95_median[0]));
 }
 
+/* A timer's resolution is the step of its grid, seen between readings of
+ * equal intervals (CUDA events: 1.216, 1.248, 1.280 us for an empty pair on
+ * an H200), not the length of the shortest interval. */
+static void test_timer_step(void)
+{
+    double grid[] = { 0.001248, 0.001280, 0.001216, 0.001248, 0.001280 };
+    CHECK_NEAR(ib__timer_step_ms(grid, 5), 0.000032, 1e-12);
+    double same[] = { 0.00125, 0.00125, 0.00125 };
+    CHECK_NEAR(ib__timer_step_ms(same, 3), 0.00125, 1e-15); /* no step seen: the bound */
+    double from_zero[] = { 0.002, 0, 0.002 };
+    CHECK_NEAR(ib__timer_step_ms(from_zero, 3), 0.002, 1e-15);
+    double wide[] = { 0.7, 0.5, 1.1 };
+    CHECK_NEAR(ib__timer_step_ms(wide, 3), 0.2, 1e-12);
+    double zeros[] = { 0, 0 };
+    CHECK(isnan(ib__timer_step_ms(zeros, 2)));
+    CHECK(isnan(ib__timer_step_ms(NULL, 0)));
+}
+
 int main(void)
 {
+    test_timer_step();
     test_intervals_need_six();
     test_mean_ci_positive_under_skew();
     test_mean_ci_large_n();
