@@ -4,13 +4,7 @@
 # tests/fuzz/make_bad_models.c; docs/reliability.md lists the outcomes.
 . "$(dirname "$0")/lib.sh"
 
-gen=${IB_MAKE_BAD_MODELS:-$(dirname "$IB")/tests/make_bad_models}
-if [ ! -x "$gen" ]; then
-  echo "skip: the generator make_bad_models is not built ($gen)"
-  exit 77
-fi
-M="$TMP/models"
-mkdir -p "$M" && "$gen" "$M" || { echo "FAIL make_bad_models $M"; exit 1; }
+make_models
 
 # A model declaring a petabyte input is refused on memory before anything
 # is allocated. Should an allocation that large be attempted all the same,

@@ -7,13 +7,8 @@
 # zero-filled input row.
 . "$(dirname "$0")/lib.sh"
 
-gen=${IB_MAKE_BAD_MODELS:-$(dirname "$IB")/tests/make_bad_models}
-if [ ! -x "$gen" ]; then
-  echo "skip: the generator make_bad_models is not built ($gen)"
-  exit 77
-fi
-mkdir -p "$TMP/m" && "$gen" "$TMP/m" >/dev/null || { echo "FAIL make_bad_models"; exit 1; }
-L="$TMP/m/valid_lookup.onnx"
+make_models
+L="$M/valid_lookup.onnx"
 run=(--device cpu --runs 5 --warmup-runs 1 --warmup-ms 0 --no-steady)
 
 # used IDX OPTION...: the run fails on the out-of-range index IDX, which

@@ -69,6 +69,19 @@ sys.exit(os.waitstatus_to_exitcode(status))
 PY
 }
 
+# make_models: writes the model files of tests/fuzz/make_bad_models.c
+# (broken ones and small valid fixtures) into $M; skips the test (77) where
+# the generator is not built.
+make_models() {
+  local gen=${IB_MAKE_BAD_MODELS:-$(dirname "$IB")/tests/make_bad_models}
+  if [ ! -x "$gen" ]; then
+    echo "skip: the generator make_bad_models is not built ($gen)"
+    exit 77
+  fi
+  M="$TMP/models"
+  mkdir -p "$M" && "$gen" "$M" >/dev/null || { echo "FAIL make_bad_models $M"; exit 1; }
+}
+
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

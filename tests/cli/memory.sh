@@ -5,13 +5,7 @@
 # Models: make_bad_models ("widen": x[batch,n,1] MatMul W[1,4096]).
 . "$(dirname "$0")/lib.sh"
 
-gen=${IB_MAKE_BAD_MODELS:-$(dirname "$IB")/tests/make_bad_models}
-if [ ! -x "$gen" ]; then
-  echo "skip: the generator make_bad_models is not built ($gen)"
-  exit 77
-fi
-M="$TMP/models"
-mkdir -p "$M" && "$gen" "$M" || { echo "FAIL make_bad_models $M"; exit 1; }
+make_models
 fast=(--device cpu --runs 5 --warmup-runs 1 --warmup-ms 0 --no-steady)
 
 # 100000 x 4096 floats = 1563 MB of intermediate for a 400 KB input: without

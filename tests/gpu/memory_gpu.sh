@@ -6,13 +6,7 @@
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 
-gen=${IB_MAKE_BAD_MODELS:-$(dirname "$IB")/tests/make_bad_models}
-if [ ! -x "$gen" ]; then
-  echo "skip: the generator make_bad_models is not built ($gen)"
-  exit 77
-fi
-M="$TMP/models"
-mkdir -p "$M" && "$gen" "$M" || { echo "FAIL make_bad_models $M"; exit 1; }
+make_models
 fast=(--device cuda --runs 5 --warmup-runs 1 --warmup-ms 0 --no-steady)
 
 # 64 x 2e9 floats = 512 GB of input: more than any GPU's free memory.
