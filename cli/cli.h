@@ -32,6 +32,8 @@ typedef struct cli_args {
     ib_config cfg;
     const char *json_path;
     const char *html_path;     /* --html: the report as a page with plots */
+    const char *csv_path;      /* --csv: one row per run, batch, method, ... */
+    const char *md_path;       /* --md: the summary tables in Markdown */
     const char *output_path;   /* zoo export -o */
     bool fp16;
     /* throughput */
@@ -152,12 +154,28 @@ bool cli_output_commit_bytes(cli_output *o, const void *data, size_t len);
 /* Releases an output without writing it. */
 void cli_output_abort(cli_output *o);
 
+/* The result files of a measuring command, one per format, checked in
+ * this order: each is refused when it is the file of one before it, and
+ * only one may be standard output. */
+enum { CLI_OUT_JSON, CLI_OUT_HTML, CLI_OUT_CSV, CLI_OUT_MD, CLI_N_OUTPUTS };
+typedef struct cli_outputs {
+    cli_output file[CLI_N_OUTPUTS];
+} cli_outputs;
+
+/* Prepares every output a asks for (--json, --html, --csv, --md: a path
+ * the command does not take is NULL), none of them one of reads
+ * (NULL-terminated, may be NULL). False after a one-line refusal, leaving
+ * nothing prepared. */
+bool cli_outputs_prepare(cli_outputs *o, const cli_args *a, const char *const *reads);
+void cli_outputs_abort(cli_outputs *o);
+/* Whether output which (CLI_OUT_*) was asked for. */
+bool cli_outputs_wanted(const cli_outputs *o, int which);
+
 /* The first step of every model command: takes at most one model, prepares
- * the --json output and, when html is not NULL, the --html output when asked
- * (before anything is measured, so that a bad path fails at once), then opens
- * the model. Returns EXIT_OK or the exit code of the error it printed, leaving
- * nothing open. */
-int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w);
+ * the outputs asked for (before anything is measured, so that a bad path
+ * fails at once), then opens the model. Returns EXIT_OK or the exit code of
+ * the error it printed, leaving nothing open. */
+int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w);
 
 /* Sets the model options' memory limits from --memory-cap-mb (both the
  * CUDA arena's and the host's), the host one by default to half of the
@@ -166,15 +184,11 @@ int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload
 void cli_apply_memory_cap(cli_args *a);
 
 /* The last step of every measuring command: whatever was measured is shown
- * and saved, also after a failure. Prints text (on stderr when an output
- * is standard output), commits doc to json (both
- * NULL when nothing was measured), then the error for st; frees text and
- * doc. Returns the exit code. */
-int cli_finish(cli_output *json, char *text, char *doc, ib_status st, const ib_error *err);
-/* cli_finish with the --html page too: commits page to html (NULL when
- * nothing was measured) and frees it. */
-int cli_finish_with_html(cli_output *json, cli_output *html, char *text, char *doc, char *page,
-                         ib_status st, const ib_error *err);
+ * and saved, also after a failure. Prints r's text report (on stderr when
+ * an output is standard output), writes r to each output asked for in its
+ * format (ib_report; r NULL when nothing was measured: no file is
+ * written), then the error for st. Returns the exit code. */
+int cli_report(cli_outputs *out, const ib_result *r, ib_status st, const ib_error *err);
 
 int cmd_latency(cli_args *a);
 int cmd_throughput(cli_args *a);

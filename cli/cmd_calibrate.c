@@ -4,15 +4,14 @@
 int cmd_calibrate(cli_args *a)
 {
     if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "calibrate takes no model");
-    cli_output json;
-    if (!cli_output_prepare(&json, "--json", a->json_path, NULL, NULL)) return EXIT_BAD_INPUT;
+    cli_outputs out;
+    if (!cli_outputs_prepare(&out, a, NULL)) return EXIT_BAD_INPUT;
     a->cfg.cancel = &cli_cancel_flag;
     cli_progress_attach(&a->cfg, a->quiet);
     ib_calibration_result r;
     ib_error err = {{0}};
     ib_status st = ib_calibrate(a->model_opts.device_id, &a->cfg, NULL, 0, &r, &err);
     bool measured = st == IB_OK || r.n_points > 0;
-    return cli_finish(&json, measured ? ib_calibration_report_text(&r) : NULL,
-                      measured && cli_output_wanted(&json) ? ib_calibration_report_json(&r, &a->cfg) : NULL,
-                      st, &err);
+    ib_result res = { .kind = IB_RESULT_CALIBRATION, .calibration = &r, .cfg = &a->cfg };
+    return cli_report(&out, measured ? &res : NULL, st, &err);
 }

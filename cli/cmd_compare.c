@@ -103,16 +103,14 @@ static int check_same_timing(const cli_args *a, const ib_latency_file *fa, const
     return EXIT_BAD_INPUT;
 }
 
-static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb, cli_output *json)
+static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb, cli_outputs *out)
 {
     ib_comparison c;
     ib_error err = {{0}};
     ib_status st = ib_compare_samples(fa->samples_ms, fa->n, fb->samples_ms, fb->n, a->threshold, &c, &err);
-    bool ok = st == IB_OK;
-    char *text = ok ? ib_comparison_report_text(&c, fa, a->pos[0], fb, a->pos[1]) : NULL;
-    char *doc =
-        ok && cli_output_wanted(json) ? ib_comparison_report_json(&c, fa, a->pos[0], fb, a->pos[1]) : NULL;
-    int code = cli_finish(json, text, doc, st, &err);
+    ib_result res = { .kind = IB_RESULT_COMPARISON, .comparison = &c, .a = fa, .a_name = a->pos[0],
+                      .b = fb, .b_name = a->pos[1] };
+    int code = cli_report(out, st == IB_OK ? &res : NULL, st, &err);
     if (code == EXIT_OK && a->fail_if_slower && c.verdict == IB_CHANGE_SLOWER) {
         fprintf(stderr, "inferbench: B is slower than A: median %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] "
                         "(--fail-if-slower)\n",
@@ -130,16 +128,15 @@ int cmd_compare(cli_args *a)
     ib_latency_file fa, fb; /* freed below whatever failed */
     memset(&fa, 0, sizeof fa);
     memset(&fb, 0, sizeof fb);
-    cli_output json;
-    memset(&json, 0, sizeof json);
+    cli_outputs out;
+    memset(&out, 0, sizeof out);
     int code = load(a->pos[0], &fa);
     if (code == EXIT_OK) code = load(a->pos[1], &fb);
     if (code == EXIT_OK) code = check_same_timing(a, &fa, &fb);
     /* The results read are never written over. */
     const char *reads[] = { a->pos[0], a->pos[1], NULL };
-    if (code == EXIT_OK && !cli_output_prepare(&json, "--json", a->json_path, reads, NULL))
-        code = EXIT_BAD_INPUT;
-    if (code == EXIT_OK) code = compare(a, &fa, &fb, &json);
+    if (code == EXIT_OK && !cli_outputs_prepare(&out, a, reads)) code = EXIT_BAD_INPUT;
+    if (code == EXIT_OK) code = compare(a, &fa, &fb, &out);
     ib_latency_file_free(&fa);
     ib_latency_file_free(&fb);
     return code;

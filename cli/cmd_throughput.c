@@ -79,22 +79,19 @@ static void throughput_config(const cli_args *a, ib_throughput_config *tc)
 
 /* Measures, shows and saves; what was measured is kept after a failure.
  * The result is large (every probe and point): on the heap. */
-static int measure(ib_workload *w, const ib_throughput_config *tc, cli_output *json, cli_output *html)
+static int measure(ib_workload *w, const ib_throughput_config *tc, cli_outputs *out)
 {
     ib_throughput_result *r = malloc(sizeof *r);
     if (!r) {
-        cli_output_abort(json);
-        cli_output_abort(html);
+        cli_outputs_abort(out);
         return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
     ib_error err = {{0}};
     ib_status st = ib_measure_throughput(w, tc, r, &err);
     bool measured = r->n_points > 0 || r->n_probes > 0;
-    const ib_workload_info *info = ib_workload_get_info(w);
-    int code = cli_finish_with_html(
-        json, html, measured ? ib_throughput_report_text(r, info) : NULL,
-        measured && cli_output_wanted(json) ? ib_throughput_report_json(r, info, tc) : NULL,
-        measured && cli_output_wanted(html) ? ib_throughput_report_html(r, info) : NULL, st, &err);
+    ib_result res = { .kind = IB_RESULT_THROUGHPUT, .throughput = r, .info = ib_workload_get_info(w),
+                      .throughput_cfg = tc };
+    int code = cli_report(out, measured ? &res : NULL, st, &err);
     free(r);
     return code;
 }
@@ -130,11 +127,11 @@ int cmd_throughput(cli_args *a)
     }
     cli_apply_memory_cap(a);
 
-    cli_output json, html;
+    cli_outputs out;
     ib_workload *w;
-    int code = cli_start(a, &json, &html, &w);
+    int code = cli_start(a, &out, &w);
     if (code != EXIT_OK) return code;
-    code = measure(w, &tc, &json, &html);
+    code = measure(w, &tc, &out);
     ib_workload_destroy(w);
     return code;
 }

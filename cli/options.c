@@ -20,6 +20,7 @@ enum {
     O_OUTPUT, O_FP16,
     O_THRESHOLD, O_FAIL_IF_SLOWER,
     O_HELP, O_QUIET,
+    O_CSV, O_MD,
     O_INPUT
 };
 // clang-format on
@@ -97,6 +98,10 @@ static const option_def options[] = {
     {{"json", required_argument, NULL, O_JSON}, OPT_JSON, "FILE", "write the full result as JSON"},
     {{"html", required_argument, NULL, O_HTML}, OPT_HTML, "FILE",
      "write a self-contained HTML report with plots (docs/report.md)"},
+    {{"csv", required_argument, NULL, O_CSV}, OPT_JSON, "FILE",
+     "write the result as CSV: one row per run, batch or method (docs/report.md)"},
+    {{"md", required_argument, NULL, O_MD}, OPT_JSON, "FILE",
+     "write the summary tables as Markdown, for an issue or a pull request"},
     {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT, "N", "largest batch tried (default 4096)"},
     {{"latency-budget-ms", required_argument, NULL, O_BUDGET}, OPT_THROUGHPUT, "T",
      "also report the best throughput whose p99 batch latency is within T ms"},
@@ -315,6 +320,8 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_NO_GPU_STATE: c->sample_gpu_state = false; return true;
     case O_JSON: a->json_path = v; return true;
     case O_HTML: a->html_path = v; return true;
+    case O_CSV: a->csv_path = v; return true;
+    case O_MD: a->md_path = v; return true;
     case O_MAX_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->max_batch);
     case O_BUDGET: return parse_f64(name, v, 1e-6, 3600000, &a->latency_budget_ms);
     case O_BATCHES: a->batches = v; return true;

@@ -481,26 +481,63 @@ static void files_read(const cli_args *a, const char **reads)
     reads[n] = NULL;
 }
 
-int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload **w)
+/* The result files, in the order they are checked: each flag, the
+ * printer it takes (ib_report's format) and where cli_args keeps its path. */
+static const struct {
+    const char *flag;
+    const char *format;
+} output_formats[CLI_N_OUTPUTS] = {
+    [CLI_OUT_JSON] = { "--json", "json" },
+    [CLI_OUT_HTML] = { "--html", "html" },
+    [CLI_OUT_CSV] = { "--csv", "csv" },
+    [CLI_OUT_MD] = { "--md", "md" },
+};
+
+static const char *output_path(const cli_args *a, int i)
+{
+    switch (i) {
+    case CLI_OUT_JSON: return a->json_path;
+    case CLI_OUT_HTML: return a->html_path;
+    case CLI_OUT_CSV: return a->csv_path;
+    case CLI_OUT_MD: return a->md_path;
+    }
+    return NULL;
+}
+
+bool cli_outputs_prepare(cli_outputs *o, const cli_args *a, const char *const *reads)
+{
+    memset(o, 0, sizeof *o);
+    const cli_output *earlier[CLI_N_OUTPUTS + 1] = { NULL };
+    for (int i = 0; i < CLI_N_OUTPUTS; i++) {
+        if (!cli_output_prepare(&o->file[i], output_formats[i].flag, output_path(a, i), reads, earlier)) {
+            cli_outputs_abort(o);
+            return false;
+        }
+        earlier[i] = &o->file[i];
+    }
+    return true;
+}
+
+void cli_outputs_abort(cli_outputs *o)
+{
+    for (int i = 0; i < CLI_N_OUTPUTS; i++) cli_output_abort(&o->file[i]);
+}
+
+bool cli_outputs_wanted(const cli_outputs *o, int which) { return cli_output_wanted(&o->file[which]); }
+
+int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w)
 {
     *w = NULL;
-    memset(json, 0, sizeof *json);
-    if (html) memset(html, 0, sizeof *html);
+    memset(out, 0, sizeof *out);
     if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "give one model (a file or zoo:NAME)");
     const char *reads[IB_MAX_TENSORS + 2];
     files_read(a, reads);
-    const cli_output *before[] = { json, NULL };
-    if (!cli_output_prepare(json, "--json", a->json_path, reads, NULL)) return EXIT_BAD_INPUT;
-    if (html && !cli_output_prepare(html, "--html", a->html_path, reads, before)) {
-        cli_output_abort(json);
-        return EXIT_BAD_INPUT;
-    }
+    if (!cli_outputs_prepare(out, a, reads)) return EXIT_BAD_INPUT;
     ib_error err = { { 0 } };
     ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
     /* --device auto is resolved now: CUDA-only options are judged here. */
     if (st == IB_OK && cli_options_fit_device(a, ib_workload_get_info(*w)->device)) return EXIT_OK;
-    cli_output_abort(json);
-    if (html) cli_output_abort(html);
+    cli_outputs_abort(out);
     if (st == IB_OK) {
         ib_workload_destroy(*w);
         *w = NULL;
@@ -509,36 +546,40 @@ int cli_start(const cli_args *a, cli_output *json, cli_output *html, ib_workload
     return cli_fail(st, err.message);
 }
 
-/* Commits doc to o when o is wanted (aborts it when there is no doc);
- * frees doc. False when the file could not be written. */
-static bool save(cli_output *o, char *doc)
+/* Writes r in o's format to o when o is wanted (aborts it when nothing
+ * was measured). A document ending in a line keeps it; JSON gets its
+ * closing newline. False when it could not be made or written. */
+static bool save(cli_output *o, const char *format, const ib_result *r)
 {
-    bool ok = true;
-    if (cli_output_wanted(o)) {
-        if (!doc)
-            cli_output_abort(o);
-        else
-            ok = cli_output_commit(o, doc);
+    if (!cli_output_wanted(o)) return true;
+    if (!r) {
+        cli_output_abort(o);
+        return true;
     }
+    char *doc = ib_report(r, format);
+    if (!doc) {
+        refuse(o, "out of memory");
+        cli_output_abort(o);
+        return false;
+    }
+    size_t len = strlen(doc);
+    bool ok = len && doc[len - 1] == '\n' ? cli_output_commit_bytes(o, doc, len) : cli_output_commit(o, doc);
     ib_free(doc);
     return ok;
 }
 
-int cli_finish_with_html(cli_output *json, cli_output *html, char *text, char *doc, char *page, ib_status st,
-                         const ib_error *err)
+int cli_report(cli_outputs *out, const ib_result *r, ib_status st, const ib_error *err)
 {
     int code = EXIT_OK;
     cli_progress_clear();
+    char *text = r ? ib_report(r, "text") : NULL;
+    bool doc_on_stdout = false;
+    for (int i = 0; i < CLI_N_OUTPUTS; i++) doc_on_stdout |= cli_output_is_stdout(&out->file[i]);
     /* A document on standard output ("-") moves the report to stderr. */
-    if (text) fputs(text, cli_output_is_stdout(json) || cli_output_is_stdout(html) ? stderr : stdout);
+    if (text) fputs(text, doc_on_stdout ? stderr : stdout);
     ib_free(text);
-    if (!save(json, doc)) code = EXIT_RUN_FAILED;
-    if (!save(html, page)) code = EXIT_RUN_FAILED;
+    for (int i = 0; i < CLI_N_OUTPUTS; i++)
+        if (!save(&out->file[i], output_formats[i].format, r)) code = EXIT_RUN_FAILED;
     if (st != IB_OK) code = cli_fail(st, err->message);
     return code;
-}
-
-int cli_finish(cli_output *json, char *text, char *doc, ib_status st, const ib_error *err)
-{
-    return cli_finish_with_html(json, NULL, text, doc, NULL, st, err);
 }

@@ -662,6 +662,53 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
                                 const ib_latency_file *b, const char *b_name);
 
 /* ------------------------------------------------------------------------ */
+/* Reports in any format: one entry point over every kind of result         */
+/* ------------------------------------------------------------------------ */
+
+/* Which result an ib_result carries. */
+typedef enum ib_result_kind {
+    IB_RESULT_LATENCY = 0,
+    IB_RESULT_THROUGHPUT = 1,
+    IB_RESULT_PITFALLS = 2,
+    IB_RESULT_CALIBRATION = 3,
+    IB_RESULT_COMPARISON = 4
+} ib_result_kind;
+
+/* A result of any kind with what its reports need (docs/report.md). Set
+ * kind, the one pointer of that kind, and the context it uses; leave the
+ * rest zero. Nothing is owned: every pointer must outlive the call. */
+typedef struct ib_result {
+    ib_result_kind kind;
+    const ib_latency_result *latency;
+    const ib_throughput_result *throughput;
+    const ib_pitfalls_result *pitfalls;
+    const ib_calibration_result *calibration;
+    const ib_comparison *comparison;
+    const ib_workload_info *info;          /* latency, throughput, pitfalls */
+    const ib_config *cfg;                  /* latency, pitfalls, calibration (JSON) */
+    const ib_throughput_config *throughput_cfg; /* throughput (JSON) */
+    /* comparison: the two results read back and their names (files) */
+    const ib_latency_file *a, *b;
+    const char *a_name, *b_name;
+} ib_result;
+
+/* The report of r in format: "text", "json", "html", "csv" or "md"
+ * (Markdown), as docs/report.md describes each. malloc'ed (ib_free); NULL
+ * when the format is unknown, does not print this kind (html has no
+ * calibration or comparison page), a pointer the kind needs is NULL, or
+ * memory ran out: ib_report_supports tells the first cases apart. The
+ * per-kind functions above (ib_latency_report_text, ...) stay, and give
+ * the same text as this for their format. */
+char *ib_report(const ib_result *r, const char *format);
+
+/* Whether ib_report prints results of kind in format. */
+bool ib_report_supports(const char *format, ib_result_kind kind);
+
+/* The usual file extension of format, without the dot ("md" for
+ * Markdown), or NULL for an unknown format. */
+const char *ib_report_extension(const char *format);
+
+/* ------------------------------------------------------------------------ */
 /* Built-in model zoo                                                        */
 /* ------------------------------------------------------------------------ */
 

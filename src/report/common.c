@@ -151,6 +151,17 @@ cJSON *ib__json_warnings(unsigned warnings)
     return a;
 }
 
+size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0] && n < cap; i++)
+        if (warnings & warning_texts[i].bit) {
+            keys[n] = warning_texts[i].key;
+            texts[n++] = warning_texts[i].text;
+        }
+    return n;
+}
+
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
 {
     if (partial)
@@ -215,7 +226,7 @@ static cJSON *tensor_json(const ib_tensor_info *t)
     return o;
 }
 
-static const char *device_name(ib_device_kind d)
+const char *ib__device_name(ib_device_kind d)
 {
     return d == IB_DEVICE_CUDA ? "cuda" : d == IB_DEVICE_CPU ? "cpu" : "auto";
 }
@@ -224,7 +235,7 @@ cJSON *ib__json_workload(const ib_workload_info *info)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", info->model);
-    cJSON_AddStringToObject(o, "device", device_name(info->device));
+    cJSON_AddStringToObject(o, "device", ib__device_name(info->device));
     cJSON_AddStringToObject(o, "provider", info->provider);
     cJSON_AddNumberToObject(o, "batch", (double)info->batch);
     cJSON_AddBoolToObject(o, "has_batch_dim", info->has_batch_dim);
@@ -253,7 +264,7 @@ cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status
     if (partial) cJSON_AddStringToObject(root, "stop_reason", ib_status_str(stop_status));
     if (info) {
         cJSON_AddStringToObject(root, "model", info->model);
-        cJSON_AddStringToObject(root, "device", device_name(info->device));
+        cJSON_AddStringToObject(root, "device", ib__device_name(info->device));
         cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
     }
     return root;

@@ -67,6 +67,13 @@ static compare_warnings collect_warnings(const ib_latency_file *a, const ib_late
     return ws;
 }
 
+void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *b,
+                               void (*fn)(void *ctx, const char *key, const char *line), void *ctx)
+{
+    compare_warnings ws = collect_warnings(a, b);
+    for (size_t i = 0; i < ws.n; i++) fn(ctx, ws.w[i].key, ws.w[i].text);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void text_side(ib__sbuf *b, const char *label, const char *name, const ib_latency_file *f,

@@ -38,6 +38,17 @@ cJSON *ib__json_env(const ib_env *env);
 cJSON *ib__json_workload(const ib_workload_info *info);
 cJSON *ib__json_array(const double *x, size_t n);
 cJSON *ib__json_warnings(unsigned warnings);
+/* The IB_WARN_* bits of warnings as their JSON keys ("high_cv") and
+ * their text lines, at most cap of each; returns how many. */
+#define IB__MAX_WARNINGS 16
+size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, size_t cap);
+/* "cuda", "cpu", "auto": a device as the documents spell it. */
+const char *ib__device_name(ib_device_kind d);
+/* The differences between two latency results compared (different
+ * models, batches, ... partial inputs): fn(ctx, key, line) for each, in
+ * the order the reports list them; key as the JSON spells it. */
+void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *b,
+                               void (*fn)(void *ctx, const char *key, const char *line), void *ctx);
 /* A document's opening keys: schema, partial and stop_reason; with info,
  * model, device and workload too. */
 cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status,

@@ -1,0 +1,205 @@
+/* The CSV printer (RFC 4180): a header row, then one row per timed run
+ * (latency), per batch of the curve (throughput), per method (pitfalls),
+ * per kernel (calibration), or one summary row (compare). Every row of a
+ * measurement starts with what was measured (model, device, batch), so
+ * that the files of many runs concatenate into one table. Columns:
+ * docs/report.md. */
+#include "report/printer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Lines end in CRLF, as RFC 4180 writes them. */
+#define EOL "\r\n"
+
+void ib__csv_field(ib__sbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        ib__sbuf_append_utf8(b, s, strlen(s));
+        return;
+    }
+    ib__sbuf_printf(b, "\"");
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        ib__sbuf_append_utf8(b, s, (size_t)(q - s));
+        ib__sbuf_printf(b, "\"\"");
+    }
+    ib__sbuf_append_utf8(b, s, strlen(s));
+    ib__sbuf_printf(b, "\"");
+}
+
+/* ",v" with the fewest digits that read back as v (as the JSON documents
+ * print numbers), or "," alone when v does not exist (NaN). */
+static void number(ib__sbuf *b, double v)
+{
+    if (!isfinite(v)) {
+        ib__sbuf_printf(b, ",");
+        return;
+    }
+    char text[32];
+    snprintf(text, sizeof text, "%.15g", v);
+    if (strtod(text, NULL) != v) snprintf(text, sizeof text, "%.17g", v);
+    ib__sbuf_printf(b, ",%s", text);
+}
+
+static void text_cell(ib__sbuf *b, const char *s)
+{
+    ib__sbuf_printf(b, ",");
+    ib__csv_field(b, s);
+}
+
+/* The first cells of every row of a measurement: "model,device,batch". */
+static void workload_cells(ib__sbuf *b, const ib_workload_info *info, int64_t batch)
+{
+    ib__csv_field(b, info->model);
+    ib__sbuf_printf(b, ",%s,%lld", ib__device_name(info->device), (long long)batch);
+}
+
+static char *latency_csv(const ib_result *res)
+{
+    const ib_latency_result *r = res->latency;
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "model,device,batch,run,device_ms,host_ms" EOL);
+    for (size_t i = 0; i < r->n; i++) {
+        workload_cells(&b, res->info, res->info->batch);
+        ib__sbuf_printf(&b, ",%zu", i + 1);
+        number(&b, r->device_ms ? r->device_ms[i] : NAN);
+        number(&b, r->host_ms[i]);
+        ib__sbuf_printf(&b, EOL);
+    }
+    return ib__sbuf_finish(&b);
+}
+
+static const char *yes_no(bool v) { return v ? "true" : "false"; }
+
+static char *throughput_csv(const ib_result *res)
+{
+    const ib_throughput_result *r = res->throughput;
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "model,device,batch,status,items_per_s,items_per_s_sync,back_to_back_ms_per_run,"
+                        "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget" EOL);
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        bool ok = p->status == IB_OK;
+        workload_cells(&b, res->info, p->batch);
+        text_cell(&b, ib_status_str(p->status));
+        number(&b, ok ? p->items_per_s : NAN);
+        number(&b, ok ? p->items_per_s_sync : NAN);
+        number(&b, ok ? p->back_to_back_ms_per_run : NAN);
+        number(&b, ok ? (double)p->latency_ms.n : NAN);
+        number(&b, ok ? p->latency_ms.p50 : NAN);
+        number(&b, ok ? p->latency_ms.p99 : NAN);
+        number(&b, ok ? p->latency_ms.mean : NAN);
+        number(&b, ok ? p->first_run_ms : NAN);
+        number(&b, ok ? (double)p->warmup_runs : NAN);
+        ib__sbuf_printf(&b, ",%s,%s,%s" EOL, yes_no(r->peak == (int)i), yes_no(r->knee == (int)i),
+                        yes_no(r->best_within_budget == (int)i));
+    }
+    return ib__sbuf_finish(&b);
+}
+
+static char *pitfalls_csv(const ib_result *res)
+{
+    const ib_pitfalls_result *r = res->pitfalls;
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "model,device,batch,method,applies,status,n,median_ms,p99_ms,mean_ms,std_ms,"
+                        "error_pct" EOL);
+    for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
+        const ib_pitfall_row *row = &r->rows[i];
+        bool measured = row->applies && row->stats.n > 0;
+        workload_cells(&b, res->info, res->info->batch);
+        text_cell(&b, row->name);
+        ib__sbuf_printf(&b, ",%s", yes_no(row->applies));
+        text_cell(&b, row->applies ? ib_status_str(row->status) : "");
+        number(&b, row->applies ? (double)row->stats.n : NAN);
+        number(&b, measured ? row->stats.p50 : NAN);
+        number(&b, measured ? row->stats.p99 : NAN);
+        number(&b, measured ? row->stats.mean : NAN);
+        number(&b, measured ? row->stats.std : NAN);
+        number(&b, measured && i != IB_PITFALL_CORRECT ? row->error_pct : NAN);
+        ib__sbuf_printf(&b, EOL);
+    }
+    return ib__sbuf_finish(&b);
+}
+
+static void calibration_row(ib__sbuf *b, const char *gpu, const char *kernel, const ib_calibration_point *p)
+{
+    ib__csv_field(b, gpu);
+    ib__sbuf_printf(b, ",%s", kernel);
+    number(b, p->true_us);
+    text_cell(b, ib_status_str(p->status));
+    number(b, (double)p->n);
+    const double v[] = { p->median_us,      p->p5_us,          p->p95_us,
+                         p->error_us,       p->error_pct,      p->corrected_error_us,
+                         p->held_median_us, p->held_error_us,  p->held_corrected_error_us,
+                         p->launch_overhead_us, p->host_median_us };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) number(b, p->status == IB_OK ? v[i] : NAN);
+    ib__sbuf_printf(b, EOL);
+}
+
+static char *calibration_csv(const ib_result *res)
+{
+    const ib_calibration_result *r = res->calibration;
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "gpu,kernel,true_us,status,n,median_us,p5_us,p95_us,error_us,error_pct,"
+                        "corrected_error_us,held_median_us,held_error_us,held_corrected_error_us,"
+                        "launch_overhead_us,host_median_us" EOL);
+    calibration_row(&b, r->env.gpu_name, "empty", &r->harness);
+    for (size_t i = 0; i < r->n_points; i++) calibration_row(&b, r->env.gpu_name, "spin", &r->points[i]);
+    return ib__sbuf_finish(&b);
+}
+
+/* Appends each warning key, separated by ';', into the one cell. */
+static void add_key(void *ctx, const char *key, const char *line)
+{
+    (void)line;
+    ib__sbuf *keys = ctx;
+    ib__sbuf_printf(keys, "%s%s", keys->len ? ";" : "", key);
+}
+
+static void side_cells(ib__sbuf *b, const char *name, const ib_latency_file *f, const ib_stats *st)
+{
+    text_cell(b, name ? name : "");
+    text_cell(b, f->model);
+    number(b, (double)st->n);
+    number(b, st->p50);
+    number(b, st->p99);
+}
+
+static char *comparison_csv(const ib_result *res)
+{
+    const ib_comparison *c = res->comparison;
+    ib__sbuf b = { 0 }, keys = { 0 };
+    ib__sbuf_printf(&b, "timing,a_file,a_model,a_n,a_median_ms,a_p99_ms,b_file,b_model,b_n,b_median_ms,"
+                        "b_p99_ms,change_pct,ci95_low_pct,ci95_high_pct,mann_whitney_u,mann_whitney_p,"
+                        "threshold_pct,verdict,warnings" EOL);
+    ib__sbuf_printf(&b, "%s", ib_timing_name(res->a->timing));
+    side_cells(&b, res->a_name, res->a, &c->a);
+    side_cells(&b, res->b_name, res->b, &c->b);
+    const double v[] = { 100 * c->change,     100 * c->change_ci95[0], 100 * c->change_ci95[1],
+                         c->mann_whitney_u,   c->mann_whitney_p,       100 * c->threshold };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) number(&b, v[i]);
+    text_cell(&b, ib_change_name(c->verdict));
+    ib__compare_warnings_each(res->a, res->b, add_key, &keys);
+    b.failed |= keys.failed;
+    char *list = ib__sbuf_finish(&keys);
+    text_cell(&b, list ? list : "");
+    free(list);
+    ib__sbuf_printf(&b, EOL);
+    return ib__sbuf_finish(&b);
+}
+
+static char *render_csv(const ib_result *r)
+{
+    switch (r->kind) {
+    case IB_RESULT_LATENCY: return latency_csv(r);
+    case IB_RESULT_THROUGHPUT: return throughput_csv(r);
+    case IB_RESULT_PITFALLS: return pitfalls_csv(r);
+    case IB_RESULT_CALIBRATION: return calibration_csv(r);
+    case IB_RESULT_COMPARISON: return comparison_csv(r);
+    }
+    return NULL;
+}
+
+const ib__printer ib__csv_printer = { "csv", "csv", IB__ALL_KINDS, render_csv };

@@ -1,0 +1,21 @@
+/* The HTML printer: a self-contained page with plots (docs/report.md),
+ * built in html_report.c. Calibration and comparison have no page. */
+#include "report/printer.h"
+
+static char *render_html(const ib_result *r)
+{
+    switch (r->kind) {
+    case IB_RESULT_LATENCY: return ib_latency_report_html(r->latency, r->info);
+    case IB_RESULT_THROUGHPUT: return ib_throughput_report_html(r->throughput, r->info);
+    case IB_RESULT_PITFALLS: return ib_pitfalls_report_html(r->pitfalls, r->info);
+    case IB_RESULT_CALIBRATION:
+    case IB_RESULT_COMPARISON: break;
+    }
+    return NULL;
+}
+
+const ib__printer ib__html_printer = {
+    "html", "html",
+    IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS),
+    render_html,
+};

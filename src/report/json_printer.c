@@ -1,0 +1,20 @@
+/* The JSON printer: one document per result for machines (docs/json.md).
+ * Each kind's document is built in its own report file. */
+#include "report/printer.h"
+
+static char *render_json(const ib_result *r)
+{
+    /* A document records the configuration it was measured with: without
+     * it there is no document. */
+    switch (r->kind) {
+    case IB_RESULT_LATENCY: return r->cfg ? ib_latency_report_json(r->latency, r->info, r->cfg) : NULL;
+    case IB_RESULT_THROUGHPUT:
+        return r->throughput_cfg ? ib_throughput_report_json(r->throughput, r->info, r->throughput_cfg) : NULL;
+    case IB_RESULT_PITFALLS: return r->cfg ? ib_pitfalls_report_json(r->pitfalls, r->info, r->cfg) : NULL;
+    case IB_RESULT_CALIBRATION: return r->cfg ? ib_calibration_report_json(r->calibration, r->cfg) : NULL;
+    case IB_RESULT_COMPARISON: return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
+    }
+    return NULL;
+}
+
+const ib__printer ib__json_printer = { "json", "json", IB__ALL_KINDS, render_json };

@@ -1,0 +1,226 @@
+/* The Markdown printer: the summary tables as GitHub pipe tables, ready to
+ * paste into an issue or a pull request (docs/report.md). Every row of a
+ * table has the header's cell count; a '|' inside a cell is escaped. */
+#include "report/printer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ib__md_cell(ib__sbuf *b, const char *s)
+{
+    for (size_t span; *s; s += span) {
+        span = strcspn(s, "|\r\n");
+        ib__sbuf_append_utf8(b, s, span);
+        if (!s[span]) break;
+        ib__sbuf_printf(b, "%s", s[span] == '|' ? "\\|" : " ");
+        span++;
+    }
+}
+
+/* "| a | b |\n" of n cells. */
+static void row(ib__sbuf *b, size_t n, const char *const *cells)
+{
+    for (size_t i = 0; i < n; i++) {
+        ib__sbuf_printf(b, "| ");
+        ib__md_cell(b, cells[i]);
+        ib__sbuf_printf(b, " ");
+    }
+    ib__sbuf_printf(b, "|\n");
+}
+
+/* The header row and its separator; align holds an 'r' for each column
+ * of numbers (right-aligned), an 'l' for text. */
+static void header(ib__sbuf *b, const char *align, size_t n, const char *const *cells)
+{
+    row(b, n, cells);
+    for (size_t i = 0; i < n; i++) ib__sbuf_printf(b, "|%s", align[i] == 'r' ? "---:" : "---");
+    ib__sbuf_printf(b, "|\n");
+}
+
+#define ROW(b, ...)                                                                                    \
+    row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *), (const char *[]){ __VA_ARGS__ })
+#define HEADER(b, align, ...)                                                                          \
+    header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                          \
+           (const char *[]){ __VA_ARGS__ })
+
+/* The title line: "**inferbench latency** · `model` · cpu · batch 1". */
+static void title(ib__sbuf *b, const char *what, const ib_workload_info *info)
+{
+    ib__sbuf_printf(b, "**inferbench %s**: ", what);
+    ib__md_cell(b, info->model);
+    ib__sbuf_printf(b, ", %s", ib__device_name(info->device));
+    if (info->provider[0]) {
+        ib__sbuf_printf(b, " (");
+        ib__md_cell(b, info->provider);
+        ib__sbuf_printf(b, ")");
+    }
+    ib__sbuf_printf(b, ", batch %lld\n\n", (long long)info->batch);
+}
+
+/* After the tables: PARTIAL and the warnings, a list item each. */
+static void footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings)
+{
+    const char *keys[IB__MAX_WARNINGS], *texts[IB__MAX_WARNINGS];
+    size_t n = ib__warning_list(warnings, keys, texts, IB__MAX_WARNINGS);
+    if (partial || n) ib__sbuf_printf(b, "\n");
+    if (partial) ib__sbuf_printf(b, "- **partial**: stopped early (%s)\n", ib_status_str(stop_status));
+    for (size_t i = 0; i < n; i++) ib__sbuf_printf(b, "- warning: %s\n", texts[i]);
+}
+
+static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
+{
+    char n[24], t[9][32];
+    snprintf(n, sizeof n, "%zu", st->n);
+    ROW(b, label, n, ib__fmt_ms(t[0], st->min), ib__fmt_ms(t[1], st->p50), ib__fmt_ms(t[2], st->mean),
+        ib__fmt_ms(t[3], st->p90), ib__fmt_ms(t[4], st->p99), ib__fmt_ms(t[5], st->max),
+        ib__fmt_ms(t[6], st->std), st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[7], st->ci95_median[0]) : "-",
+        st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[8], st->ci95_median[1]) : "-");
+}
+
+static char *latency_md(const ib_result *res)
+{
+    const ib_latency_result *r = res->latency;
+    ib__sbuf b = { 0 };
+    title(&b, "latency", res->info);
+    HEADER(&b, "lrrrrrrrrrr", "timing", "n", "min", "median", "mean", "p90", "p99", "max", "std", "median CI low",
+           "median CI high");
+    if (r->has_device_timer) stats_row(&b, "device", &r->device);
+    stats_row(&b, "host", &r->host);
+    footer(&b, r->partial, r->stop_status, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+static char *throughput_md(const ib_result *res)
+{
+    const ib_throughput_result *r = res->throughput;
+    ib__sbuf b = { 0 };
+    title(&b, "throughput", res->info);
+    HEADER(&b, "rrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency", "p99 latency", "");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        char batch[24], t[4][32];
+        snprintf(batch, sizeof batch, "%lld", (long long)p->batch);
+        const char *role = r->peak == (int)i ? "peak" : r->knee == (int)i ? "knee" : "";
+        if (r->best_within_budget == (int)i) role = "best within budget";
+        if (p->status != IB_OK)
+            ROW(&b, batch, "-", "-", "-", "-", ib_status_str(p->status));
+        else
+            ROW(&b, batch, ib__fmt_rate(t[0], p->items_per_s), ib__fmt_rate(t[1], p->items_per_s_sync),
+                ib__fmt_ms(t[2], p->latency_ms.p50), ib__fmt_ms(t[3], p->latency_ms.p99), role);
+    }
+    footer(&b, r->partial, r->stop_status, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+static char *pitfalls_md(const ib_result *res)
+{
+    const ib_pitfalls_result *r = res->pitfalls;
+    ib__sbuf b = { 0 };
+    title(&b, "pitfalls", res->info);
+    HEADER(&b, "lrrrrl", "method", "n", "median", "mean", "vs correct", "why it is wrong");
+    for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
+        const ib_pitfall_row *p = &r->rows[i];
+        char n[24], t[3][32];
+        snprintf(n, sizeof n, "%zu", p->stats.n);
+        if (!p->applies)
+            ROW(&b, p->name, "-", "-", "-", "n/a", p->not_applicable);
+        else if (p->stats.n == 0)
+            ROW(&b, p->name, "0", "-", "-", "-", p->error);
+        else
+            ROW(&b, p->name, n, ib__fmt_ms(t[0], p->stats.p50), ib__fmt_ms(t[1], p->stats.mean),
+                ib__fmt_pitfall_error(t[2], p), i == IB_PITFALL_CORRECT ? "" : p->why);
+    }
+    footer(&b, r->partial, r->stop_status, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+static void calibration_row(ib__sbuf *b, const char *kernel, const ib_calibration_point *p)
+{
+    char t[6][32];
+    if (p->status != IB_OK) {
+        snprintf(t[0], sizeof t[0], "%.6g", p->true_us);
+        ROW(b, kernel, t[0], "-", "-", "-", "-", ib_status_str(p->status));
+        return;
+    }
+    snprintf(t[0], sizeof t[0], "%.6g", p->true_us);
+    snprintf(t[1], sizeof t[1], "%.4g", p->median_us);
+    snprintf(t[2], sizeof t[2], "%+.3g", p->error_us);
+    snprintf(t[3], sizeof t[3], "%+.3g", p->corrected_error_us);
+    snprintf(t[4], sizeof t[4], "%.4g", p->held_median_us);
+    snprintf(t[5], sizeof t[5], "%.4g", p->launch_overhead_us);
+    ROW(b, kernel, t[0], t[1], t[2], t[3], t[4], t[5]);
+}
+
+static char *calibration_md(const ib_result *res)
+{
+    const ib_calibration_result *r = res->calibration;
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "**inferbench calibrate**: ");
+    ib__md_cell(&b, r->env.gpu_name[0] ? r->env.gpu_name : "no GPU");
+    ib__sbuf_printf(&b, ", timer resolution %.3g us\n\n", r->timer_resolution_us);
+    HEADER(&b, "lrrrrrr", "kernel", "true (us)", "median (us)", "error (us)", "error less harness (us)",
+           "launch excluded (us)", "launch overhead (us)");
+    calibration_row(&b, "empty (harness)", &r->harness);
+    for (size_t i = 0; i < r->n_points; i++) calibration_row(&b, "spin", &r->points[i]);
+    footer(&b, r->partial, r->stop_status, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+static void side_row(ib__sbuf *b, const char *label, const char *name, const ib_latency_file *f,
+                     const ib_stats *st)
+{
+    char n[24], batch[24] = "?", t[2][32];
+    snprintf(n, sizeof n, "%zu", st->n);
+    if (f->batch > 0) snprintf(batch, sizeof batch, "%lld", (long long)f->batch);
+    ROW(b, label, name ? name : "", f->model[0] ? f->model : "?", batch, n, ib__fmt_ms(t[0], st->p50),
+        ib__fmt_ms(t[1], st->p99));
+}
+
+static void warning_item(void *ctx, const char *key, const char *line)
+{
+    (void)key;
+    ib__sbuf_printf(ctx, "- warning: ");
+    ib__md_cell(ctx, line);
+    ib__sbuf_printf(ctx, "\n");
+}
+
+static char *comparison_md(const ib_result *res)
+{
+    const ib_comparison *c = res->comparison;
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "**inferbench compare**: %s (%s)\n\n", ib_change_name(c->verdict),
+                    ib_timing_name(res->a->timing));
+    HEADER(&b, "lllrrrr", "", "file", "model", "batch", "n", "median", "p99");
+    side_row(&b, "A (baseline)", res->a_name, res->a, &c->a);
+    side_row(&b, "B (candidate)", res->b_name, res->b, &c->b);
+    char t[5][40];
+    snprintf(t[0], sizeof t[0], "%+.2f%%", 100 * c->change);
+    snprintf(t[1], sizeof t[1], "[%+.2f%%, %+.2f%%]", 100 * c->change_ci95[0], 100 * c->change_ci95[1]);
+    snprintf(t[2], sizeof t[2], "%.3g", c->mann_whitney_p);
+    snprintf(t[3], sizeof t[3], "+-%.2f%%", 100 * c->threshold);
+    ib__sbuf_printf(&b, "\n");
+    HEADER(&b, "rlrrl", "median change", "95% CI", "Mann-Whitney p", "threshold", "verdict");
+    ROW(&b, t[0], t[1], t[2], t[3], ib_change_name(c->verdict));
+    ib__sbuf warnings = { 0 };
+    ib__compare_warnings_each(res->a, res->b, warning_item, &warnings);
+    b.failed |= warnings.failed;
+    if (warnings.len) ib__sbuf_printf(&b, "\n%s", warnings.data);
+    free(warnings.data);
+    return ib__sbuf_finish(&b);
+}
+
+static char *render_md(const ib_result *r)
+{
+    switch (r->kind) {
+    case IB_RESULT_LATENCY: return latency_md(r);
+    case IB_RESULT_THROUGHPUT: return throughput_md(r);
+    case IB_RESULT_PITFALLS: return pitfalls_md(r);
+    case IB_RESULT_CALIBRATION: return calibration_md(r);
+    case IB_RESULT_COMPARISON: return comparison_md(r);
+    }
+    return NULL;
+}
+
+const ib__printer ib__md_printer = { "md", "md", IB__ALL_KINDS, render_md };

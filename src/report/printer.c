@@ -1,0 +1,46 @@
+/* The list of printers and the one entry point over them (printer.h). */
+#include "report/printer.h"
+
+#include <string.h>
+
+static const ib__printer *const printers[] = {
+    &ib__text_printer, &ib__json_printer, &ib__html_printer, &ib__csv_printer, &ib__md_printer,
+};
+
+static const ib__printer *find_printer(const char *format)
+{
+    for (size_t i = 0; format && i < sizeof printers / sizeof printers[0]; i++)
+        if (!strcmp(printers[i]->name, format)) return printers[i];
+    return NULL;
+}
+
+bool ib_report_supports(const char *format, ib_result_kind kind)
+{
+    const ib__printer *p = find_printer(format);
+    return p && (unsigned)kind <= IB_RESULT_COMPARISON && (p->kinds & IB__KIND_BIT(kind));
+}
+
+const char *ib_report_extension(const char *format)
+{
+    const ib__printer *p = find_printer(format);
+    return p ? p->extension : NULL;
+}
+
+/* The pointers a result of its kind cannot be printed without. */
+static bool complete(const ib_result *r)
+{
+    switch (r->kind) {
+    case IB_RESULT_LATENCY: return r->latency && r->info;
+    case IB_RESULT_THROUGHPUT: return r->throughput && r->info;
+    case IB_RESULT_PITFALLS: return r->pitfalls && r->info;
+    case IB_RESULT_CALIBRATION: return r->calibration;
+    case IB_RESULT_COMPARISON: return r->comparison && r->a && r->b;
+    }
+    return false;
+}
+
+char *ib_report(const ib_result *r, const char *format)
+{
+    if (!r || !ib_report_supports(format, r->kind) || !complete(r)) return NULL;
+    return find_printer(format)->render(r);
+}

@@ -1,0 +1,41 @@
+/* Printers: one per output format, each one file (text_printer.c,
+ * json_printer.c, html_printer.c, csv_printer.c, md_printer.c) exporting
+ * one const table; printer.c lists them. ib_report finds a format's
+ * printer by name and hands it the tagged result: a printer gets every
+ * kind of result through one entry point (nvbench's printers over tagged
+ * summaries). A new format is one new file plus one line in printer.c. */
+#ifndef IB_REPORT_PRINTER_H
+#define IB_REPORT_PRINTER_H
+
+#include "report/report.h"
+
+/* The bit of kind in a printer's kinds. */
+#define IB__KIND_BIT(kind) (1u << (unsigned)(kind))
+#define IB__ALL_KINDS                                                                                  \
+    (IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) |                           \
+     IB__KIND_BIT(IB_RESULT_PITFALLS) | IB__KIND_BIT(IB_RESULT_CALIBRATION) |                         \
+     IB__KIND_BIT(IB_RESULT_COMPARISON))
+
+typedef struct ib__printer {
+    const char *name;      /* as ib_report and the docs spell it: "csv" */
+    const char *extension; /* without the dot */
+    unsigned kinds;        /* IB__KIND_BIT of each kind it prints */
+    /* The whole document of r (of a kind in kinds, its pointers checked by
+     * ib_report); malloc'ed, NULL when memory ran out. */
+    char *(*render)(const ib_result *r);
+} ib__printer;
+
+extern const ib__printer ib__text_printer;
+extern const ib__printer ib__json_printer;
+extern const ib__printer ib__html_printer;
+extern const ib__printer ib__csv_printer;
+extern const ib__printer ib__md_printer;
+
+/* CSV (RFC 4180): appends s as one field, quoted when it holds a comma, a
+ * double quote, CR or LF, its quotes doubled. */
+void ib__csv_field(ib__sbuf *b, const char *s);
+/* Markdown: appends s as one table cell's text: '|' escaped, a line break
+ * as a space, so that the cell stays in its row. */
+void ib__md_cell(ib__sbuf *b, const char *s);
+
+#endif

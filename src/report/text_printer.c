@@ -1,0 +1,17 @@
+/* The text printer: the report for people (docs/report.md). Each kind's
+ * text is built in its own report file (latency_report.c, ...). */
+#include "report/printer.h"
+
+static char *render_text(const ib_result *r)
+{
+    switch (r->kind) {
+    case IB_RESULT_LATENCY: return ib_latency_report_text(r->latency, r->info);
+    case IB_RESULT_THROUGHPUT: return ib_throughput_report_text(r->throughput, r->info);
+    case IB_RESULT_PITFALLS: return ib_pitfalls_report_text(r->pitfalls, r->info);
+    case IB_RESULT_CALIBRATION: return ib_calibration_report_text(r->calibration);
+    case IB_RESULT_COMPARISON: return ib_comparison_report_text(r->comparison, r->a, r->a_name, r->b, r->b_name);
+    }
+    return NULL;
+}
+
+const ib__printer ib__text_printer = { "text", "txt", IB__ALL_KINDS, render_text };
