@@ -1,0 +1,310 @@
+/* The printers behind ib_report: RFC 4180 quoting and Markdown cells on
+ * exact strings, and every format of every kind of result on the fake
+ * workload: CSV rows as documented, Markdown tables well-formed, the text
+ * and JSON of ib_report the same as the per-kind functions'. */
+#include "check.h"
+#include "backend/workload.h"
+#include "report/printer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *csv(const char *field)
+{
+    ib__sbuf b = { 0 };
+    ib__csv_field(&b, field);
+    return ib__sbuf_finish(&b);
+}
+
+static void check_csv(const char *field, const char *expected)
+{
+    char *got = csv(field);
+    CHECK(got && !strcmp(got, expected));
+    if (got && strcmp(got, expected)) fprintf(stderr, "  csv field: got [%s], expected [%s]\n", got, expected);
+    free(got);
+}
+
+static void test_csv_quoting(void)
+{
+    check_csv("plain", "plain");
+    check_csv("a,b", "\"a,b\"");
+    check_csv("say \"hi\"", "\"say \"\"hi\"\"\"");
+    check_csv("\"", "\"\"\"\"");
+    check_csv("two\nlines", "\"two\nlines\"");
+    check_csv("cr\rhere", "\"cr\rhere\"");
+    check_csv("/models/a,b \"v2\".onnx", "\"/models/a,b \"\"v2\"\".onnx\"");
+    check_csv("semi;colon and space", "semi;colon and space");
+    /* Invalid UTF-8 becomes U+FFFD, as in every format. */
+    check_csv("x\xff", "x\xef\xbf\xbd");
+}
+
+static void check_md(const char *cell, const char *expected)
+{
+    ib__sbuf b = { 0 };
+    ib__md_cell(&b, cell);
+    char *got = ib__sbuf_finish(&b);
+    CHECK(got && !strcmp(got, expected));
+    if (got && strcmp(got, expected)) fprintf(stderr, "  md cell: got [%s], expected [%s]\n", got, expected);
+    free(got);
+}
+
+static void test_md_cells(void)
+{
+    check_md("plain", "plain");
+    check_md("a|b", "a\\|b");
+    check_md("||", "\\|\\|");
+    check_md("two\nlines\r\n", "two lines  ");
+}
+
+/* The cells of a table line "| a | b\|c |": unescaped pipes minus one. */
+static int md_cells(const char *line, size_t len)
+{
+    int pipes = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] == '\\') i++;
+        else if (line[i] == '|') pipes++;
+    }
+    return pipes - 1;
+}
+
+/* Every table in doc: each line starts and ends with '|', the second line
+ * is the separator, every line has the header's cell count. Returns the
+ * number of tables. */
+static int check_md_tables(const char *doc)
+{
+    int tables = 0, cells = 0, line_in_table = 0;
+    for (const char *s = doc; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        if (len > 0 && s[0] == '|') {
+            CHECK(s[len - 1] == '|');
+            int n = md_cells(s, len);
+            if (line_in_table == 0) {
+                tables++;
+                cells = n;
+                CHECK(n > 0);
+            } else {
+                CHECK_EQ_INT(n, cells);
+            }
+            if (line_in_table == 1) CHECK(strncmp(s, "|---", 4) == 0 && !memchr(s, ' ', len));
+            line_in_table++;
+        } else {
+            CHECK(line_in_table != 1); /* a header alone is no table */
+            line_in_table = 0;
+        }
+        s += len + (nl != NULL);
+    }
+    return tables;
+}
+
+static size_t count_lines(const char *doc) { return count_occurrences(doc, "\r\n"); }
+
+static bool starts_with(const char *s, const char *prefix) { return s && !strncmp(s, prefix, strlen(prefix)); }
+
+static double steady(int64_t batch, int64_t index, void *ctx)
+{
+    (void)ctx;
+    return 1.0 + 0.01 * (double)batch + 0.001 * (double)(index % 7);
+}
+
+static void quick_config(ib_config *cfg, int64_t runs)
+{
+    ib_config_init(cfg);
+    cfg->warmup_runs = 2;
+    cfg->warmup_ms = 0;
+    cfg->warmup_until_steady = false;
+    cfg->runs = runs;
+}
+
+/* Every format of r: the same text and JSON as the per-kind functions,
+ * CSV with its header and rows lines, Markdown with tables tables. */
+static void check_formats(const ib_result *r, const char *csv_header, size_t rows, int tables,
+                          char *text, char *json)
+{
+    char *t = ib_report(r, "text"), *j = ib_report(r, "json"), *c = ib_report(r, "csv"), *m = ib_report(r, "md");
+    CHECK(t && text && !strcmp(t, text));
+    CHECK(j && json && !strcmp(j, json));
+    CHECK(starts_with(c, csv_header));
+    if (c) CHECK_EQ_INT(count_lines(c), rows + 1);
+    CHECK(m != NULL);
+    if (m) CHECK_EQ_INT(check_md_tables(m), tables);
+    free(t), free(j), free(c), free(m), free(text), free(json);
+}
+
+static void test_latency(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = steady;
+    s.has_device_timer = true;
+    s.host_overhead_ms = 0.25;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    quick_config(&cfg, 40);
+    ib_latency_result lr;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &lr, &err) == IB_OK);
+    ib_workload_info info = *ib_workload_get_info(w);
+    snprintf(info.model, sizeof info.model, "/m/a,b|c \"1\".onnx");
+    ib_result r = { .kind = IB_RESULT_LATENCY, .latency = &lr, .info = &info, .cfg = &cfg };
+    check_formats(&r, "model,device,batch,run,device_ms,host_ms\r\n", 40, 1, ib_latency_report_text(&lr, &info),
+                  ib_latency_report_json(&lr, &info, &cfg));
+    char *c = ib_report(&r, "csv");
+    /* The model's comma and quotes quoted; run 1 is the first timed run,
+     * its figures to the last digit. */
+    char first[128];
+    snprintf(first, sizeof first, "\r\n\"/m/a,b|c \"\"1\"\".onnx\",%s,%lld,1,",
+             info.device == IB_DEVICE_CUDA ? "cuda" : "cpu", (long long)info.batch);
+    const char *row = c ? strstr(c, first) : NULL;
+    CHECK(row != NULL);
+    if (row) {
+        char *end;
+        double device_ms = strtod(row + strlen(first), &end);
+        CHECK(*end == ',' && device_ms == lr.device_ms[0]);
+        double host_ms = strtod(end + 1, &end);
+        CHECK(!strncmp(end, "\r\n", 2) && host_ms == lr.host_ms[0]);
+    }
+    free(c);
+    char *m = ib_report(&r, "md");
+    CHECK(m && strstr(m, "a,b\\|c"));
+    CHECK(m && strstr(m, "| device | 40 |") && strstr(m, "| host | 40 |"));
+    free(m);
+    char *h = ib_report(&r, "html"), *h2 = ib_latency_report_html(&lr, &info);
+    CHECK(h && h2 && !strcmp(h, h2));
+    free(h), free(h2);
+    /* What ib_report refuses. */
+    CHECK(ib_report(&r, "xml") == NULL && ib_report(&r, NULL) == NULL && ib_report(NULL, "csv") == NULL);
+    ib_result no_info = r;
+    no_info.info = NULL;
+    CHECK(ib_report(&no_info, "text") == NULL);
+    ib_result no_cfg = r;
+    no_cfg.cfg = NULL;
+    CHECK(ib_report(&no_cfg, "json") == NULL);
+    ib_latency_result_free(&lr);
+    ib_workload_destroy(w);
+}
+
+static void test_throughput(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = steady;
+    s.has_batch_dim = true;
+    ib_workload *w = check_open_fake(&s);
+    ib_throughput_config tc;
+    ib_throughput_config_init(&tc);
+    quick_config(&tc.run, 10);
+    const int64_t batches[] = { 1, 4, 16 };
+    tc.batches = batches;
+    tc.n_batches = 3;
+    ib_throughput_result *tr = malloc(sizeof *tr);
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &tc, tr, &err) == IB_OK);
+    const ib_workload_info *info = ib_workload_get_info(w);
+    ib_result r = { .kind = IB_RESULT_THROUGHPUT, .throughput = tr, .info = info, .throughput_cfg = &tc };
+    check_formats(&r, "model,device,batch,status,items_per_s,", tr->n_points, 1,
+                  ib_throughput_report_text(tr, info), ib_throughput_report_json(tr, info, &tc));
+    CHECK_EQ_INT(tr->n_points, 3);
+    char *c = ib_report(&r, "csv");
+    /* The peak (the largest batch on this curve) is flagged on its row. */
+    char *last = c ? strstr(c, ",16,ok,") : NULL;
+    CHECK(last && starts_with(strstr(last, "\r\n") - strlen(",true,true,false"), ",true,true,false"));
+    CHECK(c && strstr(c, "\r\nzoo") == NULL && strstr(c, ",1,ok,") && strstr(c, ",4,ok,"));
+    free(c);
+    free(tr);
+    ib_workload_destroy(w);
+}
+
+static void test_pitfalls(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = steady;
+    s.has_device_timer = true;
+    s.gpu_like = true;
+    s.copy_ms = 0.5;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    quick_config(&cfg, 20);
+    ib_pitfalls_result pr;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &pr, &err) == IB_OK);
+    const ib_workload_info *info = ib_workload_get_info(w);
+    ib_result r = { .kind = IB_RESULT_PITFALLS, .pitfalls = &pr, .info = info, .cfg = &cfg };
+    check_formats(&r, "model,device,batch,method,applies,status,n,median_ms", IB_PITFALL_COUNT, 1,
+                  ib_pitfalls_report_text(&pr, info), ib_pitfalls_report_json(&pr, info, &cfg));
+    char *c = ib_report(&r, "csv");
+    CHECK(c && strstr(c, ",\"host clock, no sync\",true,ok,20,"));
+    free(c);
+    ib_workload_destroy(w);
+}
+
+static void test_calibration(void)
+{
+    ib_calibration_result cr;
+    memset(&cr, 0, sizeof cr);
+    snprintf(cr.env.gpu_name, sizeof cr.env.gpu_name, "Test GPU, rev \"A\"");
+    cr.timer_resolution_us = 0.032;
+    cr.harness = (ib_calibration_point){ .true_us = 0, .n = 100, .median_us = 2.5, .error_us = 2.5 };
+    cr.n_points = 2;
+    cr.points[0] = (ib_calibration_point){ .true_us = 5, .n = 100, .median_us = 7.5, .error_us = 2.5 };
+    cr.points[1] = (ib_calibration_point){ .true_us = 10, .status = IB_ERR_RUNTIME };
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib_result r = { .kind = IB_RESULT_CALIBRATION, .calibration = &cr, .cfg = &cfg };
+    check_formats(&r, "gpu,kernel,true_us,status,n,median_us,", 3, 1, ib_calibration_report_text(&cr),
+                  ib_calibration_report_json(&cr, &cfg));
+    char *c = ib_report(&r, "csv");
+    CHECK(c && strstr(c, "\r\n\"Test GPU, rev \"\"A\"\"\",empty,0,ok,100,2.5,"));
+    CHECK(c && strstr(c, "\r\n\"Test GPU, rev \"\"A\"\"\",spin,10,runtime error,0,,,,,,,,,,,\r\n") != NULL);
+    if (c && !strstr(c, ",spin,10,")) fprintf(stderr, "%s", c);
+    free(c);
+    CHECK(!ib_report_supports("html", IB_RESULT_CALIBRATION) && ib_report(&r, "html") == NULL);
+    CHECK(ib_report_supports("md", IB_RESULT_CALIBRATION) && !ib_report_supports("md", (ib_result_kind)9));
+    CHECK(!strcmp(ib_report_extension("md"), "md") && ib_report_extension("xml") == NULL);
+}
+
+static void test_comparison(void)
+{
+    double a[8], b[8];
+    for (int i = 0; i < 8; i++) {
+        a[i] = 1.0 + 0.001 * i;
+        b[i] = 1.5 + 0.001 * i;
+    }
+    ib_latency_file fa, fb;
+    memset(&fa, 0, sizeof fa);
+    memset(&fb, 0, sizeof fb);
+    snprintf(fa.model, sizeof fa.model, "m|1");
+    snprintf(fb.model, sizeof fb.model, "m,2");
+    fa.batch = fb.batch = 1;
+    fa.n = fb.n = 8;
+    fa.samples_ms = a;
+    fb.samples_ms = b;
+    ib_comparison cmp;
+    ib_error err;
+    CHECK(ib_compare_samples(a, 8, b, 8, 0.01, &cmp, &err) == IB_OK);
+    ib_result r = { .kind = IB_RESULT_COMPARISON, .comparison = &cmp, .a = &fa, .a_name = "a.json",
+                    .b = &fb, .b_name = "b,new.json" };
+    check_formats(&r, "timing,a_file,a_model,a_n,", 1, 2,
+                  ib_comparison_report_text(&cmp, &fa, "a.json", &fb, "b,new.json"),
+                  ib_comparison_report_json(&cmp, &fa, "a.json", &fb, "b,new.json"));
+    char *c = ib_report(&r, "csv");
+    CHECK(c && strstr(c, "\r\ndevice-events,a.json,m|1,8,") && strstr(c, ",\"b,new.json\",\"m,2\",8,"));
+    CHECK(c && strstr(c, ",slower,model\r\n"));
+    free(c);
+    char *m = ib_report(&r, "md");
+    CHECK(m && strstr(m, "| A (baseline) | a.json | m\\|1 |") && strstr(m, "- warning: different models"));
+    free(m);
+}
+
+int main(void)
+{
+    test_csv_quoting();
+    test_md_cells();
+    test_latency();
+    test_throughput();
+    test_pitfalls();
+    test_calibration();
+    test_comparison();
+    return check_summary("test_printers");
+}
