@@ -108,8 +108,12 @@ static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latenc
     ib_comparison c;
     ib_error err = {{0}};
     ib_status st = ib_compare_samples(fa->samples_ms, fa->n, fb->samples_ms, fb->n, a->threshold, &c, &err);
-    ib_result res = { .kind = IB_RESULT_COMPARISON, .comparison = &c, .a = fa, .a_name = a->pos[0],
-                      .b = fb, .b_name = a->pos[1] };
+    ib_result res = { .kind = IB_RESULT_COMPARISON,
+                      .comparison = &c,
+                      .a = fa,
+                      .a_name = a->pos[0],
+                      .b = fb,
+                      .b_name = a->pos[1] };
     int code = cli_report(out, st == IB_OK ? &res : NULL, st, &err);
     if (code == EXIT_OK && a->fail_if_slower && c.verdict == IB_CHANGE_SLOWER) {
         fprintf(stderr, "inferbench: B is slower than A: median %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] "

@@ -14,7 +14,9 @@ int cmd_latency(cli_args *a)
     ib_error err = {{0}};
     ib_status st = ib_measure_latency(w, &a->cfg, &r, &err);
     bool measured = st == IB_OK || r.n > 0;
-    ib_result res = { .kind = IB_RESULT_LATENCY, .latency = &r, .info = ib_workload_get_info(w), .cfg = &a->cfg };
+    ib_result res = {
+        .kind = IB_RESULT_LATENCY, .latency = &r, .info = ib_workload_get_info(w), .cfg = &a->cfg
+    };
     code = cli_report(&out, measured ? &res : NULL, st, &err);
     ib_latency_result_free(&r);
     ib_workload_destroy(w);

@@ -16,7 +16,9 @@ int cmd_pitfalls(cli_args *a)
     ib_status st = ib_measure_pitfalls(w, &a->cfg, &r, &err);
     /* Something was measured: the correct row has samples. */
     bool measured = st == IB_OK || r.rows[IB_PITFALL_CORRECT].stats.n > 0;
-    ib_result res = { .kind = IB_RESULT_PITFALLS, .pitfalls = &r, .info = ib_workload_get_info(w), .cfg = &a->cfg };
+    ib_result res = {
+        .kind = IB_RESULT_PITFALLS, .pitfalls = &r, .info = ib_workload_get_info(w), .cfg = &a->cfg
+    };
     code = cli_report(&out, measured ? &res : NULL, st, &err);
     ib_workload_destroy(w);
     return code;

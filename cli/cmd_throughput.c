@@ -89,8 +89,9 @@ static int measure(ib_workload *w, const ib_throughput_config *tc, cli_outputs *
     ib_error err = {{0}};
     ib_status st = ib_measure_throughput(w, tc, r, &err);
     bool measured = r->n_points > 0 || r->n_probes > 0;
-    ib_result res = { .kind = IB_RESULT_THROUGHPUT, .throughput = r, .info = ib_workload_get_info(w),
-                      .throughput_cfg = tc };
+    ib_result res = {
+        .kind = IB_RESULT_THROUGHPUT, .throughput = r, .info = ib_workload_get_info(w), .throughput_cfg = tc
+    };
     int code = cli_report(out, measured ? &res : NULL, st, &err);
     free(r);
     return code;

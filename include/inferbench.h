@@ -684,8 +684,8 @@ typedef struct ib_result {
     const ib_pitfalls_result *pitfalls;
     const ib_calibration_result *calibration;
     const ib_comparison *comparison;
-    const ib_workload_info *info;          /* latency, throughput, pitfalls */
-    const ib_config *cfg;                  /* latency, pitfalls, calibration (JSON) */
+    const ib_workload_info *info;               /* latency, throughput, pitfalls */
+    const ib_config *cfg;                       /* latency, pitfalls, calibration (JSON) */
     const ib_throughput_config *throughput_cfg; /* throughput (JSON) */
     /* comparison: the two results read back and their names (files) */
     const ib_latency_file *a, *b;

@@ -77,8 +77,9 @@ static char *throughput_csv(const ib_result *res)
 {
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "model,device,batch,status,items_per_s,items_per_s_sync,back_to_back_ms_per_run,"
-                        "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget" EOL);
+    ib__sbuf_printf(&b,
+                    "model,device,batch,status,items_per_s,items_per_s_sync,back_to_back_ms_per_run,"
+                    "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget" EOL);
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
         bool ok = p->status == IB_OK;
@@ -130,9 +131,9 @@ static void calibration_row(ib__sbuf *b, const char *gpu, const char *kernel, co
     number(b, p->true_us);
     text_cell(b, ib_status_str(p->status));
     number(b, (double)p->n);
-    const double v[] = { p->median_us,      p->p5_us,          p->p95_us,
-                         p->error_us,       p->error_pct,      p->corrected_error_us,
-                         p->held_median_us, p->held_error_us,  p->held_corrected_error_us,
+    const double v[] = { p->median_us,          p->p5_us,         p->p95_us,
+                         p->error_us,           p->error_pct,     p->corrected_error_us,
+                         p->held_median_us,     p->held_error_us, p->held_corrected_error_us,
                          p->launch_overhead_us, p->host_median_us };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) number(b, p->status == IB_OK ? v[i] : NAN);
     ib__sbuf_printf(b, EOL);
@@ -177,8 +178,8 @@ static char *comparison_csv(const ib_result *res)
     ib__sbuf_printf(&b, "%s", ib_timing_name(res->a->timing));
     side_cells(&b, res->a_name, res->a, &c->a);
     side_cells(&b, res->b_name, res->b, &c->b);
-    const double v[] = { 100 * c->change,     100 * c->change_ci95[0], 100 * c->change_ci95[1],
-                         c->mann_whitney_u,   c->mann_whitney_p,       100 * c->threshold };
+    const double v[] = { 100 * c->change,   100 * c->change_ci95[0], 100 * c->change_ci95[1],
+                         c->mann_whitney_u, c->mann_whitney_p,       100 * c->threshold };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) number(&b, v[i]);
     text_cell(&b, ib_change_name(c->verdict));
     ib__compare_warnings_each(res->a, res->b, add_key, &keys);

@@ -15,7 +15,8 @@ static char *render_html(const ib_result *r)
 }
 
 const ib__printer ib__html_printer = {
-    "html", "html",
+    "html",
+    "html",
     IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS),
     render_html,
 };

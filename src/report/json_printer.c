@@ -9,10 +9,12 @@ static char *render_json(const ib_result *r)
     switch (r->kind) {
     case IB_RESULT_LATENCY: return r->cfg ? ib_latency_report_json(r->latency, r->info, r->cfg) : NULL;
     case IB_RESULT_THROUGHPUT:
-        return r->throughput_cfg ? ib_throughput_report_json(r->throughput, r->info, r->throughput_cfg) : NULL;
+        return r->throughput_cfg ? ib_throughput_report_json(r->throughput, r->info, r->throughput_cfg)
+                                 : NULL;
     case IB_RESULT_PITFALLS: return r->cfg ? ib_pitfalls_report_json(r->pitfalls, r->info, r->cfg) : NULL;
     case IB_RESULT_CALIBRATION: return r->cfg ? ib_calibration_report_json(r->calibration, r->cfg) : NULL;
-    case IB_RESULT_COMPARISON: return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
+    case IB_RESULT_COMPARISON:
+        return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
     }
     return NULL;
 }

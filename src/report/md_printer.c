@@ -39,10 +39,10 @@ static void header(ib__sbuf *b, const char *align, size_t n, const char *const *
     ib__sbuf_printf(b, "|\n");
 }
 
-#define ROW(b, ...)                                                                                    \
+#define ROW(b, ...)                                                                                          \
     row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *), (const char *[]){ __VA_ARGS__ })
-#define HEADER(b, align, ...)                                                                          \
-    header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                          \
+#define HEADER(b, align, ...)                                                                                \
+    header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                         \
            (const char *[]){ __VA_ARGS__ })
 
 /* The title line: "**inferbench latency** · `model` · cpu · batch 1". */
@@ -84,8 +84,8 @@ static char *latency_md(const ib_result *res)
     const ib_latency_result *r = res->latency;
     ib__sbuf b = { 0 };
     title(&b, "latency", res->info);
-    HEADER(&b, "lrrrrrrrrrr", "timing", "n", "min", "median", "mean", "p90", "p99", "max", "std", "median CI low",
-           "median CI high");
+    HEADER(&b, "lrrrrrrrrrr", "timing", "n", "min", "median", "mean", "p90", "p99", "max", "std",
+           "median CI low", "median CI high");
     if (r->has_device_timer) stats_row(&b, "device", &r->device);
     stats_row(&b, "host", &r->host);
     footer(&b, r->partial, r->stop_status, r->warnings);

@@ -11,9 +11,9 @@
 
 /* The bit of kind in a printer's kinds. */
 #define IB__KIND_BIT(kind) (1u << (unsigned)(kind))
-#define IB__ALL_KINDS                                                                                  \
-    (IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) |                           \
-     IB__KIND_BIT(IB_RESULT_PITFALLS) | IB__KIND_BIT(IB_RESULT_CALIBRATION) |                         \
+#define IB__ALL_KINDS                                                                                        \
+    (IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) |                                  \
+     IB__KIND_BIT(IB_RESULT_PITFALLS) | IB__KIND_BIT(IB_RESULT_CALIBRATION) |                                \
      IB__KIND_BIT(IB_RESULT_COMPARISON))
 
 typedef struct ib__printer {

@@ -9,7 +9,8 @@ static char *render_text(const ib_result *r)
     case IB_RESULT_THROUGHPUT: return ib_throughput_report_text(r->throughput, r->info);
     case IB_RESULT_PITFALLS: return ib_pitfalls_report_text(r->pitfalls, r->info);
     case IB_RESULT_CALIBRATION: return ib_calibration_report_text(r->calibration);
-    case IB_RESULT_COMPARISON: return ib_comparison_report_text(r->comparison, r->a, r->a_name, r->b, r->b_name);
+    case IB_RESULT_COMPARISON:
+        return ib_comparison_report_text(r->comparison, r->a, r->a_name, r->b, r->b_name);
     }
     return NULL;
 }

@@ -19,7 +19,7 @@
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 
-expect_exit 0 "calibrate" -- "$IB" calibrate --json "$TMP/cal.json"
+expect_exit 0 "calibrate" -- "$IB" calibrate --json "$TMP/cal.json" --csv "$TMP/cal.csv" --md "$TMP/cal.md"
 cat "$TMP/out"
 json_check "$TMP/cal.json" "len(d['points']) == 8 and d['harness']['true_us'] == 0" "8 calibration points and the empty kernel"
 json_check "$TMP/cal.json" "all(abs(p['corrected_error_us']) <= max(0.005 * p['true_us'], 1.5) for p in d['points'] if p['true_us'] >= 20)" "events, harness cost off: within 0.5% or 1.5 us from 20 us up"
@@ -31,4 +31,17 @@ json_check "$TMP/cal.json" "1.0 <= d['harness']['median_us'] <= 12.0 and 0.5 <= 
 json_check "$TMP/cal.json" "all(abs(p['error_us'] - p['corrected_error_us'] - d['harness']['median_us']) < 1e-6 and abs(p['held_error_us'] - p['held_corrected_error_us'] - d['harness']['held_median_us']) < 1e-6 for p in d['points'])" "corrected = raw - the empty kernel's median, for every point"
 json_check "$TMP/cal.json" "all(p['launch_overhead_us'] > 0 for p in d['points'])" "launch overhead is positive"
 json_check "$TMP/cal.json" "d['timer_resolution_us'] > 0 and d['harness']['median_us'] > d['harness']['held_median_us'] > 0" "harness overhead and timer resolution measured"
+# The same result as CSV (the empty kernel, then a row per point) and as a
+# Markdown table (docs/report.md).
+if python3 - "$TMP/cal.json" "$TMP/cal.csv" "$TMP/cal.md" <<'PY'
+import csv, json, math, sys
+d = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+assert [r["kernel"] for r in rows] == ["empty"] + ["spin"] * len(d["points"])
+for r, p in zip(rows, [d["harness"]] + d["points"]):
+    assert math.isclose(float(r["median_us"]), p["median_us"], rel_tol=1e-14) and int(r["n"]) == p["n"]
+lines = [l for l in open(sys.argv[3]).read().split("\n") if l.startswith("|")]
+assert len(lines) == 2 + 1 + len(d["points"]) and len({l.count("|") for l in lines}) == 1, lines
+PY
+then pass "calibrate --csv and --md: the JSON's points"; else fail "calibrate --csv and --md"; fi
 finish

@@ -20,7 +20,8 @@ static void check_csv(const char *field, const char *expected)
 {
     char *got = csv(field);
     CHECK(got && !strcmp(got, expected));
-    if (got && strcmp(got, expected)) fprintf(stderr, "  csv field: got [%s], expected [%s]\n", got, expected);
+    if (got && strcmp(got, expected))
+        fprintf(stderr, "  csv field: got [%s], expected [%s]\n", got, expected);
     free(got);
 }
 
@@ -61,8 +62,10 @@ static int md_cells(const char *line, size_t len)
 {
     int pipes = 0;
     for (size_t i = 0; i < len; i++) {
-        if (line[i] == '\\') i++;
-        else if (line[i] == '|') pipes++;
+        if (line[i] == '\\')
+            i++;
+        else if (line[i] == '|')
+            pipes++;
     }
     return pipes - 1;
 }
@@ -99,7 +102,10 @@ static int check_md_tables(const char *doc)
 
 static size_t count_lines(const char *doc) { return count_occurrences(doc, "\r\n"); }
 
-static bool starts_with(const char *s, const char *prefix) { return s && !strncmp(s, prefix, strlen(prefix)); }
+static bool starts_with(const char *s, const char *prefix)
+{
+    return s && !strncmp(s, prefix, strlen(prefix));
+}
 
 static double steady(int64_t batch, int64_t index, void *ctx)
 {
@@ -118,10 +124,11 @@ static void quick_config(ib_config *cfg, int64_t runs)
 
 /* Every format of r: the same text and JSON as the per-kind functions,
  * CSV with its header and rows lines, Markdown with tables tables. */
-static void check_formats(const ib_result *r, const char *csv_header, size_t rows, int tables,
-                          char *text, char *json)
+static void check_formats(const ib_result *r, const char *csv_header, size_t rows, int tables, char *text,
+                          char *json)
 {
-    char *t = ib_report(r, "text"), *j = ib_report(r, "json"), *c = ib_report(r, "csv"), *m = ib_report(r, "md");
+    char *t = ib_report(r, "text"), *j = ib_report(r, "json"), *c = ib_report(r, "csv"),
+         *m = ib_report(r, "md");
     CHECK(t && text && !strcmp(t, text));
     CHECK(j && json && !strcmp(j, json));
     CHECK(starts_with(c, csv_header));
@@ -147,8 +154,8 @@ static void test_latency(void)
     ib_workload_info info = *ib_workload_get_info(w);
     snprintf(info.model, sizeof info.model, "/m/a,b|c \"1\".onnx");
     ib_result r = { .kind = IB_RESULT_LATENCY, .latency = &lr, .info = &info, .cfg = &cfg };
-    check_formats(&r, "model,device,batch,run,device_ms,host_ms\r\n", 40, 1, ib_latency_report_text(&lr, &info),
-                  ib_latency_report_json(&lr, &info, &cfg));
+    check_formats(&r, "model,device,batch,run,device_ms,host_ms\r\n", 40, 1,
+                  ib_latency_report_text(&lr, &info), ib_latency_report_json(&lr, &info, &cfg));
     char *c = ib_report(&r, "csv");
     /* The model's comma and quotes quoted; run 1 is the first timed run,
      * its figures to the last digit. */
@@ -283,8 +290,12 @@ static void test_comparison(void)
     ib_comparison cmp;
     ib_error err;
     CHECK(ib_compare_samples(a, 8, b, 8, 0.01, &cmp, &err) == IB_OK);
-    ib_result r = { .kind = IB_RESULT_COMPARISON, .comparison = &cmp, .a = &fa, .a_name = "a.json",
-                    .b = &fb, .b_name = "b,new.json" };
+    ib_result r = { .kind = IB_RESULT_COMPARISON,
+                    .comparison = &cmp,
+                    .a = &fa,
+                    .a_name = "a.json",
+                    .b = &fb,
+                    .b_name = "b,new.json" };
     check_formats(&r, "timing,a_file,a_model,a_n,", 1, 2,
                   ib_comparison_report_text(&cmp, &fa, "a.json", &fb, "b,new.json"),
                   ib_comparison_report_json(&cmp, &fa, "a.json", &fb, "b,new.json"));
