@@ -45,8 +45,9 @@ static void header(ib__sbuf *b, const char *align, size_t n, const char *const *
     header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                         \
            (const char *[]){ __VA_ARGS__ })
 
-/* The title line: "**inferbench latency** · `model` · cpu · batch 1". */
-static void title(ib__sbuf *b, const char *what, const ib_workload_info *info)
+/* The title line: "**inferbench latency**: model, cpu (provider), batch 1"
+ * (batch < 1: no batch, as for throughput's curve of many). */
+static void title(ib__sbuf *b, const char *what, const ib_workload_info *info, int64_t batch)
 {
     ib__sbuf_printf(b, "**inferbench %s**: ", what);
     ib__md_cell(b, info->model);
@@ -56,7 +57,8 @@ static void title(ib__sbuf *b, const char *what, const ib_workload_info *info)
         ib__md_cell(b, info->provider);
         ib__sbuf_printf(b, ")");
     }
-    ib__sbuf_printf(b, ", batch %lld\n\n", (long long)info->batch);
+    if (batch > 0) ib__sbuf_printf(b, ", batch %lld", (long long)batch);
+    ib__sbuf_printf(b, "\n\n");
 }
 
 /* After the tables: PARTIAL and the warnings, a list item each. */
@@ -83,7 +85,7 @@ static char *latency_md(const ib_result *res)
 {
     const ib_latency_result *r = res->latency;
     ib__sbuf b = { 0 };
-    title(&b, "latency", res->info);
+    title(&b, "latency", res->info, res->info->batch);
     HEADER(&b, "lrrrrrrrrrr", "timing", "n", "min", "median", "mean", "p90", "p99", "max", "std",
            "median CI low", "median CI high");
     if (r->has_device_timer) stats_row(&b, "device", &r->device);
@@ -96,19 +98,23 @@ static char *throughput_md(const ib_result *res)
 {
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
-    title(&b, "throughput", res->info);
+    title(&b, "throughput", res->info, 0);
     HEADER(&b, "rrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency", "p99 latency", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
         char batch[24], t[4][32];
         snprintf(batch, sizeof batch, "%lld", (long long)p->batch);
-        const char *role = r->peak == (int)i ? "peak" : r->knee == (int)i ? "knee" : "";
-        if (r->best_within_budget == (int)i) role = "best within budget";
+        /* The marks of this batch, "peak, knee" when one batch is both. */
+        char role[64];
+        snprintf(role, sizeof role, "%s%s%s", r->peak == (int)i ? ", peak" : "",
+                 r->knee == (int)i ? ", knee" : "",
+                 r->best_within_budget == (int)i ? ", best within budget" : "");
         if (p->status != IB_OK)
             ROW(&b, batch, "-", "-", "-", "-", ib_status_str(p->status));
         else
             ROW(&b, batch, ib__fmt_rate(t[0], p->items_per_s), ib__fmt_rate(t[1], p->items_per_s_sync),
-                ib__fmt_ms(t[2], p->latency_ms.p50), ib__fmt_ms(t[3], p->latency_ms.p99), role);
+                ib__fmt_ms(t[2], p->latency_ms.p50), ib__fmt_ms(t[3], p->latency_ms.p99),
+                role[0] ? role + 2 : "");
     }
     footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
@@ -118,7 +124,7 @@ static char *pitfalls_md(const ib_result *res)
 {
     const ib_pitfalls_result *r = res->pitfalls;
     ib__sbuf b = { 0 };
-    title(&b, "pitfalls", res->info);
+    title(&b, "pitfalls", res->info, res->info->batch);
     HEADER(&b, "lrrrrl", "method", "n", "median", "mean", "vs correct", "why it is wrong");
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *p = &r->rows[i];

@@ -218,6 +218,11 @@ static void test_throughput(void)
     CHECK(last && starts_with(strstr(last, "\r\n") - strlen(",true,true,false"), ",true,true,false"));
     CHECK(c && strstr(c, "\r\nzoo") == NULL && strstr(c, ",1,ok,") && strstr(c, ",4,ok,"));
     free(c);
+    /* The Markdown marks the batch that is both, and names no one batch in
+     * its title (the curve has many). */
+    char *m = ib_report(&r, "md");
+    CHECK(m && strstr(m, "| 16 |") && strstr(m, " | peak, knee |\n") && !strstr(m, "batch 16\n"));
+    free(m);
     free(tr);
     ib_workload_destroy(w);
 }
