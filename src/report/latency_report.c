@@ -42,7 +42,10 @@ static void text_intervals(ib__sbuf *b, const ib_latency_result *r, const ib_sta
         ib__sbuf_printf(b, "\n");
         ib__text_estimate(b, "median", p->p50, p->ci95_median);
         /* A median of 0 (a timer too coarse for the runs) has no relative width. */
-        if (isfinite(r->precision_achieved)) ib__sbuf_printf(b, " (+-%.3g%%)", 100 * r->precision_achieved);
+        /* Three digits, and never an exponent for a wide interval (few runs
+         * under load can give +-1234%). */
+        double pct = 100 * r->precision_achieved;
+        if (isfinite(pct)) ib__sbuf_printf(b, pct < 1000 ? " (+-%.3g%%)" : " (+-%.0f%%)", pct);
         ib__sbuf_printf(b, "\n");
         ib__text_estimate(b, "mean", p->mean, p->ci95_mean);
         ib__sbuf_printf(b, "\n");

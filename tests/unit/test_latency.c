@@ -546,23 +546,38 @@ static void test_intervals_by_run_count(void)
 
 /* Six readings of 0 (a timer too coarse for the runs): an interval, but no
  * relative width to print, and still no "inf". */
-static void test_zero_median_text(void)
+/* The text report of host timings x[0..6) (the median's CI is [min, max]). */
+static char *text_of_six(double x[6])
 {
-    double zeros[6] = { 0, 0, 0, 0, 0, 0 };
     ib_latency_result r;
     memset(&r, 0, sizeof r);
     r.n = 6;
-    r.host_ms = zeros;
+    r.host_ms = x;
     r.cold_host_ms = 1;
     r.launch_overhead_ms = r.timer_resolution_ms = NAN;
-    CHECK(ib_stats_compute(zeros, 6, &r.host) == IB_OK);
+    CHECK(ib_stats_compute(x, 6, &r.host) == IB_OK);
     r.precision_achieved = ib__median_ci_relative_halfwidth(&r.host);
     ib_workload_info info;
     memset(&info, 0, sizeof info);
     info.batch = 1;
-    char *text = ib_latency_report_text(&r, &info);
+    return ib_latency_report_text(&r, &info);
+}
+
+static void test_zero_median_text(void)
+{
+    double zeros[6] = { 0, 0, 0, 0, 0, 0 };
+    char *text = text_of_six(zeros);
     CHECK(text && strstr(text, "\nmedian 0 us, 95% CI [0, 0] us\n"));
     CHECK(text && !strstr(text, "inf%"));
+    ib_free(text);
+}
+
+/* An interval a hundred times the median is printed without an exponent. */
+static void test_wide_interval_text(void)
+{
+    double spread[6] = { 1, 1, 1, 1, 1, 100 };
+    char *text = text_of_six(spread);
+    CHECK(text && strstr(text, "\nmedian 1 ms, 95% CI [1, 100] ms (+-4950%)\n"));
     ib_free(text);
 }
 
@@ -683,6 +698,7 @@ int main(void)
 {
     test_intervals_by_run_count();
     test_zero_median_text();
+    test_wide_interval_text();
     test_precision_target_text();
     test_widened_to_timer_resolution();
     test_one_unit_per_line();
