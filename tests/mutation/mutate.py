@@ -106,7 +106,7 @@ def select_mutants(args):
 
 
 def describe(m):
-    change = f"deleted: {m.original}" if m.operator == "remove" else m.after.strip()
+    change = "deleted: " + " ".join(m.original.split()) if m.operator == "remove" else m.after.strip()
     return f"{m.id}  {m.file}:{m.line}:{m.col}  {m.operator:<10}  {change}"
 
 

@@ -320,8 +320,7 @@ def _is_operand_end(tokens, i):
     return tok.text in (")", "]", "++", "--")
 
 
-def _is_cast_paren(tokens, i):
-    """Whether the `)` at i closes a cast such as `(double)`."""
+def _opening_paren(tokens, i):
     depth = 0
     for j in range(i, -1, -1):
         if tokens[j].text == ")":
@@ -329,21 +328,36 @@ def _is_cast_paren(tokens, i):
         elif tokens[j].text == "(":
             depth -= 1
             if depth == 0:
-                inside = [t.text for t in tokens[j + 1:i]]
-                if not inside:
-                    return False
-                words = [w for w in inside if w not in ("*", "const")]
-                return bool(words) and all(re.fullmatch(r"[A-Za-z_]\w*", w) for w in words) and (
-                    words[0] in _TYPE_WORDS or words[-1].endswith("_t") or "*" in inside
-                    or len(words) > 1 or words[0].startswith("ib_"))
-    return False
+                return j
+    return 0
+
+
+def _ends_operand_paren(tokens, i):
+    """Whether the `)` at i closes an operand, not a cast such as
+    `(double)` nor the head of `if (...)`, after which `*` and `-` are
+    unary."""
+    j = _opening_paren(tokens, i)
+    if j > 0 and tokens[j - 1].text in ("if", "while", "for", "switch"):
+        return False
+    return not _is_cast(tokens, j, i)
+
+
+def _is_cast(tokens, j, i):
+    """Whether the parenthesis tokens[j..i] names a type: `(double)`,
+    `(size_t)`, `(const ib_stats *)`."""
+    inside = [t.text for t in tokens[j + 1:i]]
+    words = [w for w in inside if w not in ("*", "const")]
+    if not words or not all(re.fullmatch(r"[A-Za-z_]\w*", w) for w in words):
+        return False
+    return (words[0] in _TYPE_WORDS or words[-1].endswith("_t") or "*" in inside
+            or len(words) > 1 or words[0].startswith("ib_"))
 
 
 def _binary(tokens, i):
     prev = i - 1
     if not _is_operand_end(tokens, prev):
         return False
-    if tokens[prev].text == ")" and _is_cast_paren(tokens, prev):
+    if tokens[prev].text == ")" and not _ends_operand_paren(tokens, prev):
         return False
     if tokens[i].text == "*" and i + 1 < len(tokens) and tokens[i + 1].text == ")":
         return False  # `(ib_stats *)p`
