@@ -64,8 +64,8 @@ def parse_args(argv):
                    help="copy of the sources and its build (default: build-mutation)")
     p.add_argument("--jobs", type=int, default=2, help="ctest -j (default 2)")
     p.add_argument("--timeout-factor", type=float, default=3.0,
-                   help="a mutant's tests may take this many times their baseline time, "
-                        "plus 30 s (default 3)")
+                   help="a mutant's tests may take this many times their baseline time "
+                        "(divided by --jobs), plus 30 s (default 3)")
     args = p.parse_args(argv)
     args.operators = [o for o in args.operators.split(",") if o]
     unknown = set(args.operators) - set(mutator.OPERATORS)
@@ -98,8 +98,8 @@ def select_mutants(args):
         if missing:
             sys.exit(f"mutate: no such mutant: {', '.join(sorted(missing))}")
     if args.sample is not None and args.sample < len(found):
-        chosen = set(id(m) for m in random.Random(args.seed).sample(found, args.sample))
-        found = [m for m in found if id(m) in chosen]  # file order: fewer rebuilds
+        # In random order, so that a run cut short is still a random sample.
+        found = random.Random(args.seed).sample(found, args.sample)
     if args.limit is not None:
         found = found[: args.limit]
     return found
@@ -154,7 +154,7 @@ def same_content(a, b):
         return fa.read() == fb.read()
 
 
-def configure(work, tree, build):
+def configure(tree, build):
     if os.path.exists(os.path.join(build, "CMakeCache.txt")):
         return
     rc, ort = run([os.path.join(ROOT, "scripts", "setup.sh")], cwd=ROOT)
@@ -276,7 +276,7 @@ def run_mutant(m, tree, build_dir, reach, times, args):
             result["status"] = "survived"
             result["note"] = "no unit or CLI test links this file"
         else:
-            limit = args.timeout_factor * sum(times.get(t, 10.0) for t in tests) + 30
+            limit = args.timeout_factor * sum(times.get(t, 10.0) for t in tests) / args.jobs + 30
             status, failed, _, _ = ctest(build_dir, tests, args.jobs, limit)
             result["status"] = status
             result["failed"] = failed
@@ -357,7 +357,10 @@ def interrupt(signum, frame):
 
 
 def main(argv):
-    signal.signal(signal.SIGTERM, interrupt)  # restore the copy as on Ctrl-C
+    # Restore the copy on a kill as on Ctrl-C (also where a background
+    # start left SIGINT ignored).
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
     args = parse_args(argv)
     chosen = select_mutants(args)
     if args.list:
@@ -366,12 +369,16 @@ def main(argv):
         print(f"{len(chosen)} mutants", file=sys.stderr)
         return 0
     tree, build_dir = os.path.join(args.work, "tree"), os.path.join(args.work, "build")
-    os.makedirs(tree, exist_ok=True)
-    sync_tree(tree)
-    configure(args.work, tree, build_dir)
-    tests = ctest_tests(build_dir)
-    times, wall = baseline(build_dir, tests, args.jobs)
-    reach = test_map(build_dir, tests, sorted({m.file for m in chosen}))
+    try:
+        os.makedirs(tree, exist_ok=True)
+        sync_tree(tree)
+        configure(tree, build_dir)
+        tests = ctest_tests(build_dir)
+        times, wall = baseline(build_dir, tests, args.jobs)
+        reach = test_map(build_dir, tests, sorted({m.file for m in chosen}))
+    except KeyboardInterrupt:
+        print("\ninterrupted before any mutant ran", file=sys.stderr)
+        return 130
     results, interrupted = [], False
     try:
         for n, m in enumerate(chosen, 1):
