@@ -374,11 +374,14 @@ static void test_failures_keep_what_was_measured(void)
     CHECK_EQ_INT(r->n_points, 0);
     ib_workload_destroy(w);
 
-    /* A runtime failure at batch 1 is a real failure: no curve. */
+    /* A runtime failure at batch 1 is a real failure: no curve, and the
+     * backend's message reaches the caller. */
     script(&s, 0);
     s.fail_at_run = 0;
     w = check_open_fake(&s);
+    err.message[0] = '\0';
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_RUNTIME);
+    CHECK(strstr(err.message, "fake: run 0 failed") != NULL);
     CHECK(r->partial);
     CHECK_EQ_INT(r->stop_status, IB_ERR_RUNTIME);
     CHECK_EQ_INT(r->n_probes, 0);
@@ -389,7 +392,9 @@ static void test_failures_keep_what_was_measured(void)
     script(&s, 0);
     s.lose_device_at_run = 2;
     w = check_open_fake(&s);
+    err.message[0] = '\0';
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
+    CHECK(strstr(err.message, "device lost") != NULL);
     CHECK(r->partial);
     CHECK_EQ_INT(r->n_probes, 2);
     CHECK_EQ_INT(r->largest_fitting, 2);
