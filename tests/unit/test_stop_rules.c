@@ -1,0 +1,63 @@
+/* The adaptive stopping rule at its edges: when the precision check is due
+ * and which cap wins against the minimum run count. Written for survivors
+ * of the mutation run (docs/testing.md): the check's cadence shifted by one
+ * run and the time cap honoured one run before the minimum passed every
+ * other test. */
+#include "check.h"
+#include "core/rules.h"
+
+static void test_precision_check_cadence(void)
+{
+    /* Equal samples: the target is met whenever it is checked, so the
+     * decision shows when the check is due: at min_runs, then every
+     * max(10, n/20) runs. */
+    double x[200];
+    for (size_t i = 0; i < 200; i++) x[i] = 5.0;
+    const ib__stop_rule rule = { .precision = 0.01, .min_runs = 30, .max_runs = 100000, .max_time_ms = 1e9 };
+    double achieved = -1;
+    CHECK(ib__stop_check(&rule, x, 29, 0, &achieved) == IB__CONTINUE);
+    CHECK_NEAR(achieved, -1, 0); /* not computed before min_runs */
+    CHECK(ib__stop_check(&rule, x, 30, 0, &achieved) == IB__STOP_PRECISION);
+    CHECK_NEAR(achieved, 0, 0);
+    for (size_t n = 31; n < 40; n++) CHECK(ib__stop_check(&rule, x, n, 0, &achieved) == IB__CONTINUE);
+    CHECK(ib__stop_check(&rule, x, 40, 0, &achieved) == IB__STOP_PRECISION);
+    /* n = 200: step n/20 = 10 still; 210 would be next. */
+    CHECK(ib__stop_check(&rule, x, 200, 0, &achieved) == IB__STOP_PRECISION);
+    CHECK(ib__stop_check(&rule, x, 199, 0, &achieved) == IB__CONTINUE);
+}
+
+static void test_caps_against_the_minimum(void)
+{
+    /* Samples spread so widely that the target is never met. */
+    double x[64];
+    for (size_t i = 0; i < 64; i++) x[i] = (double)(1 + (i * 37) % 64);
+    const ib__stop_rule rule = { .precision = 0.001, .min_runs = 30, .max_runs = 50, .max_time_ms = 1000 };
+    double achieved = 0;
+    /* The time cap before the minimum count: go on to the minimum. */
+    CHECK(ib__stop_check(&rule, x, 29, 5000, &achieved) == IB__CONTINUE);
+    CHECK(ib__stop_check(&rule, x, 30, 5000, &achieved) == IB__STOP_MAX_TIME);
+    /* Exactly at the cap counts as reached; just under it does not. */
+    CHECK(ib__stop_check(&rule, x, 31, 1000, &achieved) == IB__STOP_MAX_TIME);
+    CHECK(ib__stop_check(&rule, x, 31, 999.9, &achieved) == IB__CONTINUE);
+    /* The run cap: at max_runs, not one before. */
+    CHECK(ib__stop_check(&rule, x, 49, 0, &achieved) == IB__CONTINUE);
+    CHECK(ib__stop_check(&rule, x, 50, 0, &achieved) == IB__STOP_MAX_RUNS);
+}
+
+static void test_fixed_count(void)
+{
+    const double x[3] = { 1, 2, 3 };
+    const ib__stop_rule rule = { .runs = 3, .precision = 0 };
+    double achieved = -1;
+    CHECK(ib__stop_check(&rule, x, 2, 1e9, &achieved) == IB__CONTINUE);
+    CHECK(ib__stop_check(&rule, x, 3, 0, &achieved) == IB__STOP_COUNT);
+    CHECK_NEAR(achieved, -1, 0);
+}
+
+int main(void)
+{
+    test_precision_check_cadence();
+    test_caps_against_the_minimum();
+    test_fixed_count();
+    return check_summary("test_stop_rules");
+}
