@@ -423,7 +423,8 @@ def _candidates(tokens, i):
         yield "drop", i, i + 1, ""
     elif tok.kind == "id" and text in ("fabs", "fabsf") and i + 1 < len(tokens) and tokens[i + 1].text == "(":
         yield "drop", i, i + 1, ""
-    elif tok.kind == "id" and text in _FIELD_SWAPS and i > 0 and tokens[i - 1].text in (".", "->"):
+    elif tok.kind == "id" and text in _FIELD_SWAPS and i > 1 and tokens[i - 1].text in (".", "->") \
+            and tokens[i - 2].text not in ("{", ","):  # `{.min = 1, .max = 2}` names, not reads
         for repl in _FIELD_SWAPS[text]:
             yield "field", i, i + 1, repl
 

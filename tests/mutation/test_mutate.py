@@ -87,6 +87,9 @@ class MutantsOfASnippet(unittest.TestCase):
         self.assertIn(("field", "out->p50 = s[n - 1];"), self.changes)
         self.assertIn(("field", "out->p999 = s[n - 1];"), self.changes)
         self.assertIn(("field", "return far ? -s[0] : out->p95;"), self.changes)
+        # Designated initializers name fields: swapping them does not compile.
+        source = "void g(ib_stats *o, double v)\n{\n    *o = (ib_stats){.min = v, .max = v};\n}\n"
+        self.assertFalse([m for m in mutator.mutants(source, "g.c") if m.operator == "field"])
         # A field's declaration is not an expression.
         self.assertFalse([m for m in self.mutants if m.line == 5])
 
