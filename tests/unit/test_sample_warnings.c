@@ -2,6 +2,7 @@
  * and at its threshold. Written for a survivor of the mutation run
  * (docs/testing.md): the bimodal warning left unset passed every other test,
  * which checked ib__is_bimodal but not the flag the report shows. */
+#include "backend/workload.h"
 #include "check.h"
 #include "core/latency.h"
 #include "core/stats.h"
@@ -49,11 +50,45 @@ static void test_high_cv_at_the_threshold(void)
     CHECK(warnings_of(x, 100) & IB_WARN_HIGH_CV);
 }
 
+static double two_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)index;
+    (void)ctx;
+    return 2.0;
+}
+
+/* A measurement of one run is summarized and warned about like any other
+ * (a survivor skipped the summary below two runs). */
+static void test_single_run_measured(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = two_ms;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 0;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 1;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.host.n, 1);
+    CHECK(r.host.p50 >= 2.0);
+    CHECK(r.warnings & IB_WARN_FEW_SAMPLES);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
 int main(void)
 {
     test_clean_sample();
     test_bimodal();
     test_few_samples_at_the_threshold();
     test_high_cv_at_the_threshold();
+    test_single_run_measured();
     return check_summary("test_sample_warnings");
 }
