@@ -4,7 +4,10 @@
  * run and the time cap honoured one run before the minimum passed every
  * other test. */
 #include "check.h"
+#include "core/latency.h"
 #include "core/rules.h"
+
+#include <string.h>
 
 static void test_precision_check_cadence(void)
 {
@@ -54,10 +57,34 @@ static void test_fixed_count(void)
     CHECK_NEAR(achieved, -1, 0);
 }
 
+/* The adaptive rule's counts as configured: at least 6 runs (no median
+ * interval below that), the minimum within the maximum; the edges of the
+ * time limits taken. (Removing the count check passed every other test.) */
+static void test_adaptive_config_edges(void)
+{
+    ib_config cfg;
+    ib_error err;
+    ib_config_init(&cfg);
+    cfg.precision = 0.01;
+    cfg.min_runs = 6;
+    cfg.max_runs = 6;
+    CHECK(ib__config_validate(&cfg, &err) == IB_OK);
+    cfg.min_runs = 5;
+    CHECK(ib__config_validate(&cfg, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "min runs") != NULL);
+    cfg.min_runs = 7;
+    CHECK(ib__config_validate(&cfg, &err) == IB_ERR_INVALID_ARG);
+    ib_config_init(&cfg);
+    cfg.warmup_ms = IB__MAX_TIME_MS;
+    cfg.warmup_max_ms = IB__MAX_TIME_MS;
+    CHECK(ib__config_validate(&cfg, &err) == IB_OK);
+}
+
 int main(void)
 {
     test_precision_check_cadence();
     test_caps_against_the_minimum();
     test_fixed_count();
+    test_adaptive_config_edges();
     return check_summary("test_stop_rules");
 }
