@@ -242,11 +242,14 @@ def ctest(build_dir, tests, jobs, timeout):
     return ("survived" if rc == 0 else "killed"), failed, times, out
 
 
-def baseline(build_dir, tests, jobs):
-    print(f"baseline: building and running {len(tests)} tests ...", flush=True)
+def build_all(build_dir):
     ok, out = build(build_dir, ["all"])
     if not ok:
         sys.exit(f"mutate: the unmutated tree does not build:\n{out[-3000:]}")
+
+
+def baseline(build_dir, tests, jobs):
+    print(f"baseline: running {len(tests)} tests ...", flush=True)
     start = time.monotonic()
     status, failed, times, out = ctest(build_dir, tests, jobs, None)
     wall = time.monotonic() - start
@@ -373,6 +376,7 @@ def main(argv):
         os.makedirs(tree, exist_ok=True)
         sync_tree(tree)
         configure(tree, build_dir)
+        build_all(build_dir)  # first: it re-globs the test files
         tests = ctest_tests(build_dir)
         times, wall = baseline(build_dir, tests, args.jobs)
         reach = test_map(build_dir, tests, sorted({m.file for m in chosen}))
