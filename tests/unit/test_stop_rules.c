@@ -1,8 +1,8 @@
-/* The adaptive stopping rule at its edges: when the precision check is due
- * and which cap wins against the minimum run count. Written for survivors
- * of the mutation run (docs/testing.md): the check's cadence shifted by one
- * run and the time cap honoured one run before the minimum passed every
- * other test. */
+/* The adaptive stopping rule at its edges not covered by test_behaviour's
+ * (which has the caps against the minimum): when the precision check is due,
+ * and the configuration's limits. Written for survivors of the mutation run
+ * (docs/testing.md): the check's cadence shifted by one run and the count
+ * check removed passed every other test. */
 #include "check.h"
 #include "core/latency.h"
 #include "core/rules.h"
@@ -27,24 +27,6 @@ static void test_precision_check_cadence(void)
     /* n = 200: step n/20 = 10 still; 210 would be next. */
     CHECK(ib__stop_check(&rule, x, 200, 0, &achieved) == IB__STOP_PRECISION);
     CHECK(ib__stop_check(&rule, x, 199, 0, &achieved) == IB__CONTINUE);
-}
-
-static void test_caps_against_the_minimum(void)
-{
-    /* Samples spread so widely that the target is never met. */
-    double x[64];
-    for (size_t i = 0; i < 64; i++) x[i] = (double)(1 + (i * 37) % 64);
-    const ib__stop_rule rule = { .precision = 0.001, .min_runs = 30, .max_runs = 50, .max_time_ms = 1000 };
-    double achieved = 0;
-    /* The time cap before the minimum count: go on to the minimum. */
-    CHECK(ib__stop_check(&rule, x, 29, 5000, &achieved) == IB__CONTINUE);
-    CHECK(ib__stop_check(&rule, x, 30, 5000, &achieved) == IB__STOP_MAX_TIME);
-    /* Exactly at the cap counts as reached; just under it does not. */
-    CHECK(ib__stop_check(&rule, x, 31, 1000, &achieved) == IB__STOP_MAX_TIME);
-    CHECK(ib__stop_check(&rule, x, 31, 999.9, &achieved) == IB__CONTINUE);
-    /* The run cap: at max_runs, not one before. */
-    CHECK(ib__stop_check(&rule, x, 49, 0, &achieved) == IB__CONTINUE);
-    CHECK(ib__stop_check(&rule, x, 50, 0, &achieved) == IB__STOP_MAX_RUNS);
 }
 
 static void test_fixed_count(void)
@@ -83,7 +65,6 @@ static void test_adaptive_config_edges(void)
 int main(void)
 {
     test_precision_check_cadence();
-    test_caps_against_the_minimum();
     test_fixed_count();
     test_adaptive_config_edges();
     return check_summary("test_stop_rules");
