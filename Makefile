@@ -2,6 +2,7 @@
 #   make run    install what is missing, build, measure the default model
 #   make test   install what is missing, build, run every test (also under
 #               AddressSanitizer + UndefinedBehaviorSanitizer, without CUDA)
+# (make mutation, the slow mutation run, is neither: see docs/testing.md.)
 # Everything else is a step of those two.
 
 BUILD      ?= build
@@ -9,7 +10,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: run test build build-asan setup clean
+.PHONY: run test build build-asan setup clean mutation
 
 run: build
 	$(BUILD)/inferbench
@@ -33,5 +34,16 @@ build-asan:
 setup:
 	scripts/setup.sh
 
+# Mutation testing (not part of `make test`, not in CI: each mutant costs a
+# rebuild and a test run, 10-40 s here). By default a random sample of
+# MUTATION_SAMPLE mutants estimates the score; MUTATION_ARGS= runs all of
+# them (hours). docs/testing.md says how to read the result.
+MUTATION_FILES  ?= src/core/*.c src/report/*.c cli/*.c
+MUTATION_SAMPLE ?= 150
+MUTATION_ARGS   ?= --sample $(MUTATION_SAMPLE) --seed 1
+mutation:
+	tests/mutation/mutate.py --files $(foreach f,$(MUTATION_FILES),'$(f)') $(MUTATION_ARGS) \
+	  --report build-mutation/report.json
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-mutation

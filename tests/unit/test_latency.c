@@ -149,6 +149,7 @@ static void test_steady_rule(void)
     CHECK_EQ_INT(ib__steady_window(3000, 400), 3);
     CHECK_EQ_INT(ib__steady_window(3000, 2000), 3);
     CHECK_EQ_INT(ib__steady_window(3000, 0), 10);
+    CHECK_EQ_INT(ib__steady_window(0, 5), 10); /* no cap: the full window */
 }
 
 /* A long first run, then 164 ms runs: a large batch's runs. */

@@ -607,6 +607,8 @@ static void test_fill(void)
     CHECK_EQ_INT(ib__float_to_half(65504.0f), 0x7BFF);
     CHECK_EQ_INT(ib__float_to_half(1e6f), 0x7C00);
     CHECK_EQ_INT(ib__float_to_half(5.9604645e-8f), 0x0001); /* smallest subnormal */
+    CHECK_EQ_INT(ib__float_to_half(4.4703484e-8f), 0x0001); /* 1.5 x 2^-25 rounds up to it */
+    CHECK_EQ_INT(ib__float_to_half(2.9802322e-8f), 0x0000); /* 2^-25: the tie goes to even 0 */
     CHECK_EQ_INT(ib__float_to_half(1.0009765625f), 0x3C01);
     CHECK_EQ_INT(ib__float_to_half(1.00048828125f), 0x3C00); /* tie: to even */
     CHECK_EQ_INT(ib__float_to_bfloat16(1.0f), 0x3F80);

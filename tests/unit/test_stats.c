@@ -78,6 +78,9 @@ static void test_t_quantile(void)
 {
     CHECK_NEAR(ib__t975(1), 12.7062, 1e-4);
     CHECK_NEAR(ib__t975(30), 2.0423, 1e-4);
+    /* The expansion's first value, to its stated accuracy: its last term
+     * (1.7e-4 here) with the wrong sign fails. */
+    CHECK_NEAR(ib__t975(31), 2.039513, 2e-5);
     CHECK_NEAR(ib__t975(40), 2.0211, 2e-4);
     CHECK_NEAR(ib__t975(120), 1.9799, 2e-4);
     CHECK_NEAR(ib__t975(100000), 1.95997, 1e-4);

@@ -374,11 +374,14 @@ static void test_failures_keep_what_was_measured(void)
     CHECK_EQ_INT(r->n_points, 0);
     ib_workload_destroy(w);
 
-    /* A runtime failure at batch 1 is a real failure: no curve. */
+    /* A runtime failure at batch 1 is a real failure: no curve, and the
+     * backend's message reaches the caller. */
     script(&s, 0);
     s.fail_at_run = 0;
     w = check_open_fake(&s);
+    err.message[0] = '\0';
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_RUNTIME);
+    CHECK(strstr(err.message, "fake: run 0 failed") != NULL);
     CHECK(r->partial);
     CHECK_EQ_INT(r->stop_status, IB_ERR_RUNTIME);
     CHECK_EQ_INT(r->n_probes, 0);
@@ -389,7 +392,9 @@ static void test_failures_keep_what_was_measured(void)
     script(&s, 0);
     s.lose_device_at_run = 2;
     w = check_open_fake(&s);
+    err.message[0] = '\0';
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
+    CHECK(strstr(err.message, "device lost") != NULL);
     CHECK(r->partial);
     CHECK_EQ_INT(r->n_probes, 2);
     CHECK_EQ_INT(r->largest_fitting, 2);
@@ -485,6 +490,30 @@ static void test_explicit_list(void)
         CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
     }
     CHECK_EQ_INT(ib__fake_set_batches(w), 3); /* nothing ran for them */
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* A list of exactly IB_MAX_POINTS batches is taken (one more is refused in
+ * test_explicit_list): the limit's edge, a mutation-run survivor. */
+static void test_longest_list(void)
+{
+    int64_t list[IB_MAX_POINTS];
+    for (int i = 0; i < IB_MAX_POINTS; i++) list[i] = i + 1;
+    ib__fake_script s;
+    script(&s, 0);
+    ib_workload *w = check_open_fake(&s);
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.run.warmup_runs = 1;
+    cfg.run.runs = 2;
+    cfg.batches = list;
+    cfg.n_batches = IB_MAX_POINTS;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK_EQ_INT(r->n_points, IB_MAX_POINTS);
+    CHECK_EQ_INT(r->points[IB_MAX_POINTS - 1].batch, IB_MAX_POINTS);
     free(r);
     ib_workload_destroy(w);
 }
@@ -748,6 +777,7 @@ int main(void)
     test_failures_keep_what_was_measured();
     test_fixed_batch_model();
     test_explicit_list();
+    test_longest_list();
     test_bad_config();
     test_cancel_keeps_points();
     test_back_to_back_sees_host_bound();

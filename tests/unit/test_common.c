@@ -1,0 +1,87 @@
+/* The core's small helpers: error messages, status names, the bounded copy
+ * and the clock. Written for survivors of the mutation run (docs/testing.md):
+ * an off-by-one in the copy's bound and a status name that fell through to
+ * the next case passed every other test. */
+#include "check.h"
+#include "core/common.h"
+
+#include <string.h>
+#include <time.h>
+
+static void test_strlcpy_bounds(void)
+{
+    char dst[8];
+    memset(dst, 'x', sizeof dst);
+    ib__strlcpy(dst, "abcdefghijkl", 4); /* 3 characters and the terminator */
+    CHECK(strcmp(dst, "abc") == 0);
+    CHECK(dst[4] == 'x'); /* nothing written past cap */
+
+    memset(dst, 'x', sizeof dst);
+    ib__strlcpy(dst, "ab", 4);
+    CHECK(strcmp(dst, "ab") == 0);
+    CHECK(dst[3] == 'x');
+
+    memset(dst, 'x', sizeof dst);
+    ib__strlcpy(dst, "abc", 4); /* exactly fits */
+    CHECK(strcmp(dst, "abc") == 0);
+
+    memset(dst, 'x', sizeof dst);
+    ib__strlcpy(dst, "abc", 0); /* no room: nothing written */
+    CHECK(dst[0] == 'x');
+}
+
+static void test_status_names(void)
+{
+    /* Every status has its own name: a case that falls through to the next
+     * one would name two statuses alike. */
+    const ib_status all[] = { IB_OK,
+                              IB_ERR_INVALID_ARG,
+                              IB_ERR_IO,
+                              IB_ERR_MODEL,
+                              IB_ERR_UNSUPPORTED,
+                              IB_ERR_NO_DEVICE,
+                              IB_ERR_NO_MEMORY,
+                              IB_ERR_DEVICE_OOM,
+                              IB_ERR_RUNTIME,
+                              IB_ERR_DEVICE_LOST,
+                              IB_ERR_INTERRUPTED,
+                              IB_ERR_INTERNAL,
+                              IB_ERR_NOT_MET,
+                              IB_ERR_DEADLOCK };
+    const size_t n = sizeof all / sizeof all[0];
+    for (size_t i = 0; i < n; i++) {
+        const char *name = ib_status_str(all[i]);
+        CHECK(strcmp(name, "unknown status") != 0);
+        for (size_t j = 0; j < i; j++) CHECK(strcmp(name, ib_status_str(all[j])) != 0);
+    }
+    CHECK(strcmp(ib_status_str(IB_OK), "ok") == 0);
+    CHECK(strcmp(ib_status_str(IB_ERR_DEVICE_LOST), "device lost") == 0);
+    CHECK(strcmp(ib_status_str((ib_status)-99), "unknown status") == 0);
+}
+
+static void test_fail_message_is_one_line(void)
+{
+    ib_error err = { { 0 } };
+    CHECK(ib__fail(&err, IB_ERR_IO, "first\nsecond\r%d", 3) == IB_ERR_IO);
+    CHECK(strcmp(err.message, "first second 3") == 0);
+    CHECK(ib__fail(NULL, IB_ERR_MODEL, "no error to fill") == IB_ERR_MODEL);
+}
+
+static void test_clock_in_milliseconds(void)
+{
+    double t0 = ib__now_ms();
+    struct timespec nap = { 0, 20 * 1000 * 1000 }; /* 20 ms */
+    nanosleep(&nap, NULL);
+    double dt = ib__now_ms() - t0;
+    CHECK(dt >= 19.9); /* a clock in seconds or microseconds is far off */
+    CHECK(dt < 2000);
+}
+
+int main(void)
+{
+    test_strlcpy_bounds();
+    test_status_names();
+    test_fail_message_is_one_line();
+    test_clock_in_milliseconds();
+    return check_summary("test_common");
+}
