@@ -46,6 +46,15 @@ typedef struct cli_args {
     bool fail_if_slower;
     bool quiet;                /* --quiet: no progress line */
     uint64_t given;            /* bit i: the option table's entry i was given */
+    /* sessions (cli/sessions.c) */
+    int64_t sessions;          /* --sessions: fresh processes (default 1) */
+    int64_t max_sessions;      /* --max-sessions: with --precision (default 20) */
+    int argc;                  /* the program's arguments, which a session's */
+    char **argv;               /* process is started with again */
+    int session_index;         /* 1-based when this process is a session of
+                                  another (hidden --session-child); 0 else */
+    const char *session_result;/* where a session writes its latency JSON */
+    bool require_idle_gpu;     /* --require-idle-gpu */
 } cli_args;
 
 enum {
@@ -60,7 +69,8 @@ enum {
     OPT_BATCH = 1u << 8,      /* --batch (throughput searches it or takes --batches) */
     OPT_ADAPTIVE = 1u << 9,   /* --precision, --min-runs, --max-runs, --max-time-ms */
     OPT_LAUNCH = 1u << 10,    /* --exclude-launch (calibrate times both ways itself) */
-    OPT_QUIET = 1u << 11      /* --quiet: the measuring commands */
+    OPT_QUIET = 1u << 11,     /* --quiet: the measuring commands */
+    OPT_SESSIONS = 1u << 20   /* --sessions, --max-sessions */
 };
 
 typedef struct cli_command {
@@ -189,6 +199,33 @@ void cli_apply_memory_cap(cli_args *a);
  * format (ib_report; r NULL when nothing was measured: no file is
  * written), then the error for st. Returns the exit code. */
 int cli_report(cli_outputs *out, const ib_result *r, ib_status st, const ib_error *err);
+
+/* Sessions (cli/sessions.c). True when a asks for the measurement to be
+ * repeated in fresh processes. */
+bool cli_sessions_wanted(const cli_args *a);
+/* Runs the measurement of a in a->sessions fresh processes (each this
+ * program again, as a session), merges what they wrote and reports it as
+ * the command would; returns the exit code. */
+int cli_run_sessions(cli_args *a);
+/* In a session's process: its result goes to the file its parent owns, no
+ * report, no progress line, no HTML. Also the test hook
+ * INFERBENCH_TEST_CRASH_SESSION=K (session K ends by SIGKILL). */
+void cli_session_child_setup(cli_args *a);
+/* Takes the hidden trailing "--session-child K:PATH" off argv (*argc
+ * shrinks); false with a one-line error when it is malformed. */
+bool cli_take_session_child(int *argc, char **argv, int *index, const char **path);
+
+/* --require-idle-gpu (cli/idle_gpu.c). Before measuring: EXIT_OK when the
+ * GPU has no other compute process (self_on_gpu: this process holds a
+ * context there), else the exit code of the one-line error printed (2).
+ * After: st, or IB_ERR_RUNTIME with the message in err when other
+ * processes were seen during the measurement (env). */
+int cli_require_idle_gpu(const cli_args *a, bool self_on_gpu);
+ib_status cli_idle_gpu_after(const cli_args *a, const ib_env *env, ib_status st, ib_error *err);
+
+/* The outputs of a model command (cli_outputs_prepare), checked against
+ * the files it reads; EXIT_OK or the exit code of the error printed. */
+int cli_prepare_outputs(const cli_args *a, cli_outputs *out);
 
 int cmd_latency(cli_args *a);
 int cmd_throughput(cli_args *a);

@@ -107,7 +107,7 @@ static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latenc
 {
     ib_comparison c;
     ib_error err = {{0}};
-    ib_status st = ib_compare_samples(fa->samples_ms, fa->n, fb->samples_ms, fb->n, a->threshold, &c, &err);
+    ib_status st = ib_compare_files(fa, fb, a->threshold, &c, &err);
     ib_result res = { .kind = IB_RESULT_COMPARISON,
                       .comparison = &c,
                       .a = fa,

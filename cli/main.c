@@ -16,7 +16,8 @@ static const cli_command commands[] = {
     {"latency", "[MODEL] [options]",
      "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
      "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
-     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET,
+     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET |
+         OPT_SESSIONS,
      cmd_latency},
     {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET, cmd_throughput},
     {"pitfalls", "[MODEL] [options]",
@@ -123,6 +124,9 @@ int main(int argc, char **argv)
         printf("inferbench %s\n", IB_VERSION_STRING);
         return EXIT_OK;
     }
+    int session_index = 0;
+    const char *session_result = NULL;
+    if (!cli_take_session_child(&argc, argv, &session_index, &session_result)) return EXIT_BAD_INPUT;
     /* No command, or options only: the default job. */
     const char *name = argc >= 2 && argv[1][0] != '-' ? argv[1] : "latency";
     int shift = argc >= 2 && argv[1][0] != '-' ? 1 : 0;
@@ -149,6 +153,10 @@ int main(int argc, char **argv)
     case CLI_BAD_INPUT: return EXIT_BAD_INPUT;
     case CLI_PARSED: break;
     }
+    args.argc = argc;
+    args.argv = argv;
+    args.session_index = session_index;
+    args.session_result = session_result;
     cli_install_signal_handlers();
     return cmd->run(&args);
 }

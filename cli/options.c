@@ -21,7 +21,8 @@ enum {
     O_THRESHOLD, O_FAIL_IF_SLOWER,
     O_HELP, O_QUIET,
     O_CSV, O_MD,
-    O_INPUT
+    O_INPUT,
+    O_SESSIONS, O_MAX_SESSIONS, O_REQUIRE_IDLE_GPU
 };
 // clang-format on
 
@@ -117,6 +118,17 @@ static const option_def options[] = {
      "exit 3 when B is slower than A (for CI gating)"},
     {{"quiet", no_argument, NULL, O_QUIET}, OPT_QUIET, NULL,
      "no progress line (it is shown only when standard error is a terminal)"},
+    {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS, "N",
+     "repeat the measurement in N fresh processes, each with its own warm-up (default 1; "
+     "docs/method.md, Sessions)",
+     .scope = "sessions repeat a latency measurement"},
+    {{"max-sessions", required_argument, NULL, O_MAX_SESSIONS}, OPT_SESSIONS, "N",
+     "with --precision and --sessions: add sessions until the two-level CI meets it, at most N (default 20)",
+     .needs = O_PRECISION, .why = "it bounds the sessions added to meet --precision",
+     .scope = "sessions repeat a latency measurement"},
+    {{"require-idle-gpu", no_argument, NULL, O_REQUIRE_IDLE_GPU}, OPT_SESSIONS, NULL,
+     "fail when another process computes on the GPU: exit 2 before measuring, 1 (results kept) when one "
+     "appears during", .device = CUDA_ONLY, .scope = "it guards a latency measurement"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -334,6 +346,9 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_THRESHOLD: return parse_percent(name, v, &a->threshold);
     case O_FAIL_IF_SLOWER: a->fail_if_slower = true; return true;
     case O_QUIET: a->quiet = true; return true;
+    case O_SESSIONS: return parse_i64(name, v, 1, IB_SESSIONS_MAX, &a->sessions);
+    case O_MAX_SESSIONS: return parse_i64(name, v, 2, IB_SESSIONS_MAX, &a->max_sessions);
+    case O_REQUIRE_IDLE_GPU: a->require_idle_gpu = true; return true;
     }
     return false;
 }
@@ -412,6 +427,10 @@ static bool check_consistency(const cli_args *a)
         fprintf(stderr, "inferbench: --warmup-max-ms must not be below --warmup-ms\n");
         return false;
     }
+    if (given(a, O_MAX_SESSIONS) && a->max_sessions < a->sessions) {
+        fprintf(stderr, "inferbench: --max-sessions must not be below --sessions\n");
+        return false;
+    }
     if (c->precision > 0 && c->min_runs > c->max_runs) {
         fprintf(stderr, "inferbench: --min-runs must not exceed --max-runs\n");
         return false;
@@ -447,6 +466,8 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     else ib_config_init(&a->cfg);
     a->max_batch = tc.max_batch;
     a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
+    a->sessions = 1;
+    a->max_sessions = 20;
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-xo" of an earlier call */
     opterr = 0;

@@ -525,14 +525,20 @@ void cli_outputs_abort(cli_outputs *o)
 
 bool cli_outputs_wanted(const cli_outputs *o, int which) { return cli_output_wanted(&o->file[which]); }
 
-int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w)
+int cli_prepare_outputs(const cli_args *a, cli_outputs *out)
 {
-    *w = NULL;
     memset(out, 0, sizeof *out);
     if (a->n_pos > 1) return cli_fail(IB_ERR_INVALID_ARG, "give one model (a file or zoo:NAME)");
     const char *reads[IB_MAX_TENSORS + 2];
     files_read(a, reads);
-    if (!cli_outputs_prepare(out, a, reads)) return EXIT_BAD_INPUT;
+    return cli_outputs_prepare(out, a, reads) ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w)
+{
+    *w = NULL;
+    int code = cli_prepare_outputs(a, out);
+    if (code != EXIT_OK) return code;
     ib_error err = { { 0 } };
     ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
     /* --device auto is resolved now: CUDA-only options are judged here. */

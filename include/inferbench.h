@@ -244,6 +244,15 @@ typedef struct ib_gpu_sample {
 
 #define IB_MAX_GPU_SAMPLES 512
 
+/* A process seen on the GPU (NVML's compute processes). */
+#define IB_MAX_OTHER_PROCESSES 16
+typedef struct ib_process_info {
+    unsigned pid;              /* as NVML gives it */
+    char name[32];             /* /proc/PID/comm; "?" where not visible (another
+                                  PID namespace) */
+    unsigned long long gpu_memory_bytes; /* 0 unknown */
+} ib_process_info;
+
 typedef struct ib_env {
     char tool_version[32];
     char host_cpu[128];
@@ -262,12 +271,31 @@ typedef struct ib_env {
     char nvml_note[128];       /* why GPU state is missing, if it is */
     size_t n_gpu_samples;      /* [0] before, [n-1] after, others during */
     ib_gpu_sample gpu_samples[IB_MAX_GPU_SAMPLES];
+    /* Other work on the machine while the runs were timed (docs/gpu.md,
+     * "A shared device"). */
+    size_t n_other_gpu_processes; /* other compute processes NVML listed on
+                                     this GPU before or during the timed runs */
+    ib_process_info other_gpu_processes[IB_MAX_OTHER_PROCESSES];
+    double load_average_1m;    /* /proc/loadavg before the timed runs; NaN unknown */
+    int n_cpus;                /* online CPUs; 0 unknown */
+    double other_cpu_cores;    /* CPU time the other processes took during the
+                                  timed runs, in cores (1.0: one core busy
+                                  throughout); NaN unknown */
 } ib_env;
 
 /* The machine's static facts (CPU, ONNX Runtime, and the GPU device_id if
  * one is usable: name, driver, CUDA versions, clocks). *has_gpu tells
  * whether a usable CUDA GPU was found. Never fails. */
 void ib_env_probe(int device_id, ib_env *env, bool *has_gpu);
+
+/* The compute processes other than this one that NVML lists on CUDA device
+ * device_id, at most cap into out; *n how many were seen (it may exceed
+ * cap). self_on_gpu: this process holds a context there, so when NVML lists
+ * processes of another PID namespace (a container) one of those not
+ * visible here is this process and is left out. IB_ERR_UNSUPPORTED with
+ * the reason when NVML cannot tell. */
+ib_status ib_gpu_other_processes(int device_id, bool self_on_gpu, ib_process_info *out, size_t cap, size_t *n,
+                                 ib_error *err);
 
 /* Trust warnings raised by a measurement; a bit set. */
 enum {
@@ -278,7 +306,15 @@ enum {
     IB_WARN_FEW_SAMPLES = 1u << 4,     /* fewer than 30 samples */
     IB_WARN_BIMODAL = 1u << 5,         /* the samples form two clusters */
     IB_WARN_NOT_STEADY = 1u << 6,      /* warm-up cap reached before steady */
-    IB_WARN_PRECISION_NOT_MET = 1u << 7
+    IB_WARN_PRECISION_NOT_MET = 1u << 7,
+    /* Bits from 20 on: the sessions' warnings (kept apart from the bits
+     * above, which other work may extend). */
+    IB_WARN_SESSION_DEPENDENT = 1u << 20, /* one session of a setup known to vary
+                                            between sessions: cuDNN's exhaustive
+                                            search on CUDA, a launch-bound run */
+    IB_WARN_SESSIONS_INCOMPLETE = 1u << 21, /* sessions failed or were cut short */
+    IB_WARN_GPU_SHARED = 1u << 22,        /* other processes computed on the GPU */
+    IB_WARN_CPU_BUSY = 1u << 23           /* the CPU was busy with other work */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -584,6 +620,18 @@ typedef enum ib_timing {
 /* "device-events" or "host-clock", as the latency JSON spells it. */
 const char *ib_timing_name(ib_timing timing);
 
+/* One session of a multi-session latency result ("sessions.runs" in its
+ * JSON, docs/json.md). */
+typedef struct ib_latency_session {
+    int exit_status;           /* 0: measured; else the process's exit
+                                  status, or -N when signal N ended it */
+    char message[256];         /* why it failed; "" when it did not */
+    bool partial;              /* it stopped early */
+    size_t n;
+    double *samples_ms;        /* [n] of the result's timing; NULL when the
+                                  session failed; owned */
+} ib_latency_session;
+
 /* A latency result read back from its JSON document ("inferbench.latency/1",
  * docs/json.md): what it measured and its primary samples. Strings are ""
  * and batch 0 where the document does not say. */
@@ -600,7 +648,13 @@ typedef struct ib_latency_file {
     bool partial;              /* the measurement stopped early */
     ib_timing timing;          /* device_ms when not null, else host_ms */
     size_t n;
-    double *samples_ms;        /* [n], each 1e-6 to 1e9 ms; owned */
+    double *samples_ms;        /* [n], each 1e-6 to 1e9 ms; owned (of every
+                                  session together when there are several) */
+    size_t n_sessions;         /* 0: one session (no "sessions" member);
+                                  else the sessions run, failed ones too */
+    ib_latency_session *sessions; /* [n_sessions]; owned */
+    size_t sessions_requested; /* sessions asked for (0: one session) */
+    unsigned warnings;         /* IB_WARN_* named in "warnings" */
 } ib_latency_file;
 
 /* Reads a latency result from text[0..len) (no NUL inside). Strict: any
@@ -639,6 +693,9 @@ typedef struct ib_comparison {
     double mann_whitney_p;     /* two-sided: that A and B are one distribution */
     double threshold;          /* smallest relative change that matters */
     ib_change verdict;
+    bool two_level;            /* change and its CI are of the medians of
+                                  session medians, by the two-level bootstrap
+                                  (ib_compare_sessions); false: of the runs */
 } ib_comparison;
 
 /* Compares the samples a[0..na) (baseline) and b[0..nb) (candidate): the
@@ -650,6 +707,84 @@ typedef struct ib_comparison {
  * IB_ERR_INVALID_ARG. */
 ib_status ib_compare_samples(const double *a, size_t na, const double *b, size_t nb, double threshold,
                              ib_comparison *out, ib_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Sessions: one measurement repeated in fresh processes                     */
+/* ------------------------------------------------------------------------ */
+
+/* A measurement repeated in N sessions (each a fresh process: the runtime,
+ * its caches, its kernel choices and the CUDA context start anew) varies
+ * between sessions as well as between runs; docs/method.md, "Sessions". */
+#define IB_SESSIONS_MAX 1000
+#define IB_SESSIONS_RESAMPLES 10000      /* two-level bootstrap resamples */
+#define IB_SESSIONS_SEED 0x73657373ull   /* fixed: the same sessions, the same CI */
+
+/* The timed samples of one session, in ms (not owned). */
+typedef struct ib_session_sample {
+    const double *ms;
+    size_t n;
+} ib_session_sample;
+
+/* What a set of sessions says together. */
+typedef struct ib_sessions_stats {
+    size_t k;                  /* sessions */
+    size_t n;                  /* runs in all */
+    double median_ms;          /* median of the session medians */
+    double ci95_ms[2];         /* 95% CI of median_ms: two-level bootstrap
+                                  (sessions, then runs in each); NaN below
+                                  2 sessions */
+    double precision;          /* relative half-width of ci95_ms */
+    double between_sd;         /* between-session standard deviation of the
+                                  log times (about a relative sd: 0.02 is
+                                  2%): one-way random-effects ANOVA */
+    double within_sd;          /* within-session (run to run), the same way */
+    double between_share;      /* between variance / total variance, 0..1 */
+    double spread;             /* (max - min) / median of the session medians */
+} ib_sessions_stats;
+
+/* Computes the statistics of k sessions s[0..k) (each at least one sample,
+ * every sample a duration from 1e-6 to 1e9 ms; k from 1 to
+ * IB_SESSIONS_MAX). IB_ERR_INVALID_ARG otherwise. */
+ib_status ib_sessions_compute(const ib_session_sample *s, size_t k, ib_sessions_stats *out, ib_error *err);
+
+/* One session as the program ran it (a fresh process): the latency JSON it
+ * wrote (NULL when none) and how it ended. */
+typedef struct ib_session_outcome {
+    const char *doc;           /* its latency --json document, or NULL */
+    size_t len;
+    int exit_status;           /* 0, the exit status, or -N: signal N */
+    const char *message;       /* why it failed ("" or NULL when it did not) */
+} ib_session_outcome;
+
+/* The latency JSON of one measurement repeated in sessions s[0..k) of the
+ * `requested` (docs/json.md, "sessions"): the first measured session's
+ * workload, config and environment, the runs of every session pooled, and
+ * a "sessions" object with each session and the statistics across them
+ * (ib_sessions_compute). Marked partial when a session failed or fewer
+ * than requested ran. NULL with err when no session measured anything or
+ * a document is not a latency result. malloc'ed (ib_free). */
+char *ib_sessions_merge_json(const ib_session_outcome *s, size_t k, size_t requested, ib_error *err);
+
+/* The text report and the HTML page (a strip of session medians with their
+ * intervals) of a multi-session result read back by ib_latency_file_parse
+ * (f->n_sessions > 0). malloc'ed (ib_free); NULL when memory ran out. */
+char *ib_sessions_report_text(const ib_latency_file *f);
+char *ib_sessions_report_html(const ib_latency_file *f);
+
+/* Compares two sets of sessions, baseline a[0..ka) and candidate b[0..kb)
+ * (each at least 2 sessions): change is the ratio of the medians of session
+ * medians minus 1, its 95% CI from the two-level bootstrap of both sides
+ * (IB_SESSIONS_RESAMPLES from IB_SESSIONS_SEED); a.b, the Mann-Whitney test
+ * and the stats are over the pooled runs. */
+ib_status ib_compare_sessions(const ib_session_sample *a, size_t ka, const ib_session_sample *b, size_t kb,
+                              double threshold, ib_comparison *out, ib_error *err);
+
+/* Compares two latency results read back: by their sessions
+ * (ib_compare_sessions) when each has at least 2 that measured, else by
+ * their runs (ib_compare_samples, the sessions' runs pooled); the report
+ * then says that the interval covers one session only. */
+ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, double threshold,
+                           ib_comparison *out, ib_error *err);
 
 /* Reports of a comparison: text for people, JSON ("inferbench.compare/1",
  * docs/json.md) for machines, each naming A and B by a_name and b_name
@@ -671,7 +806,8 @@ typedef enum ib_result_kind {
     IB_RESULT_THROUGHPUT = 1,
     IB_RESULT_PITFALLS = 2,
     IB_RESULT_CALIBRATION = 3,
-    IB_RESULT_COMPARISON = 4
+    IB_RESULT_COMPARISON = 4,
+    IB_RESULT_SESSIONS = 5 /* a latency measured in sessions (--sessions N) */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -690,6 +826,10 @@ typedef struct ib_result {
     /* comparison: the two results read back and their names (files) */
     const ib_latency_file *a, *b;
     const char *a_name, *b_name;
+    /* sessions: the merged document (ib_sessions_merge_json) and it read
+     * back (ib_latency_file_parse); text, json and html print it */
+    const char *sessions_json;
+    const ib_latency_file *sessions;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"

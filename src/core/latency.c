@@ -185,6 +185,18 @@ static ib_status price_launch_overhead(ib_workload *w, const ib_config *cfg, ib_
     return st;
 }
 
+/* A setup whose figures move from one session to the next by more than
+ * one session's interval (docs/measurements.md): cuDNN's exhaustive search
+ * picks its kernels anew in each process, and a launch-bound run times the
+ * host's state. */
+static bool session_dependent(const ib_workload_info *info, const ib_latency_result *r)
+{
+    bool exhaustive = info->device == IB_DEVICE_CUDA && !strcmp(info->cudnn_conv_algo_search, "EXHAUSTIVE");
+    const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
+    bool launch_bound = isfinite(r->launch_overhead_ms) && r->launch_overhead_ms > p->p50 && !info->cuda_graph;
+    return exhaustive || launch_bound;
+}
+
 ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_result *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -217,13 +229,17 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
     ib__gpu_sampler *sampler = st == IB_OK && cfg->sample_gpu_state && w->stream
                                    ? ib__gpu_sampler_start(&out->env, w->device_id, IB__GPU_SAMPLE_PERIOD_MS)
                                    : NULL;
+    ib__cpu_watch cpu;
+    ib__cpu_watch_start(&cpu, &out->env);
     if (st == IB_OK) st = sample(&run, cfg, &pr, out, err);
+    out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
     ib__runner_release(&run);
 
     summarize(out);
     if (st == IB_OK && cfg->exclude_launch) st = price_launch_overhead(w, cfg, out, err);
     ib__gpu_sampler_stop(sampler);
     out->warnings |= ib__env_gpu_warnings(&out->env);
+    if (out->n > 0 && session_dependent(&w->info, out)) out->warnings |= IB_WARN_SESSION_DEPENDENT;
     if (st != IB_OK) {
         out->partial = true;
         out->stop_status = st;

@@ -7,6 +7,7 @@
 #include "gpu/gpu.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,6 +91,9 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->l2_cache_bytes = 0;
     env->nvml_available = false;
     env->nvml_note[0] = '\0';
+    env->n_other_gpu_processes = 0;
+    env->load_average_1m = env->other_cpu_cores = NAN;
+    env->n_cpus = 0;
 
     read_host_cpu(env->host_cpu, sizeof env->host_cpu);
     const OrtApiBase *ort = OrtGetApiBase();
@@ -123,8 +127,8 @@ unsigned ib__env_gpu_warnings(const ib_env *env)
 {
     const size_t n = env->n_gpu_samples;
     const ib_gpu_sample *s = env->gpu_samples;
-    unsigned warnings = 0;
-    if (n == 0) return 0;
+    unsigned warnings = env->n_other_gpu_processes > 0 ? IB_WARN_GPU_SHARED : 0;
+    if (n == 0) return warnings;
 
     for (size_t i = 0; i < n; i++)
         if (s[i].throttle_reasons & THROTTLE_MASK) warnings |= IB_WARN_THROTTLED;

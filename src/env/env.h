@@ -40,4 +40,29 @@ void ib__env_add_sample(ib_env *env, const ib_gpu_sample *s, double *period_ms);
  *   its SM clock is under half the maximum. */
 unsigned ib__env_gpu_warnings(const ib_env *env);
 
+/* Other processes on the GPU (others.c). Of the pids[0..n) NVML lists:
+ * those other than self, at most cap into out (the count returned may
+ * exceed cap); with self_on_gpu and self not listed, one that is not
+ * visible in /proc (another PID namespace) is this process and left out. */
+size_t ib__other_processes(const unsigned *pids, const unsigned long long *memory, size_t n, unsigned self,
+                           bool self_on_gpu, ib_process_info *out, size_t cap);
+struct ib__nvml_gpu;
+/* Adds the other compute processes on gpu now to env's list (sampler). */
+void ib__env_note_gpu_processes(ib_env *env, const struct ib__nvml_gpu *gpu);
+
+/* The CPU time of the other processes over the timed runs: start records
+ * the load average and a /proc/stat mark; stop sets env->other_cpu_cores
+ * and returns IB_WARN_CPU_BUSY for a CPU run beside IB__CPU_BUSY_CORES or
+ * more of other work. */
+#define IB__CPU_BUSY_CORES 0.5
+typedef struct ib__cpu_watch {
+    bool ok;
+    double busy, total, self; /* jiffies */
+} ib__cpu_watch;
+void ib__cpu_watch_start(ib__cpu_watch *w, ib_env *env);
+unsigned ib__cpu_watch_stop(const ib__cpu_watch *w, ib_env *env, bool cpu_device);
+/* (busy - self) / total of the machine's jiffies, in cores; NaN when total
+ * is 0 or n_cpus unknown. */
+double ib__cpu_other_cores(double busy, double total, double self, int n_cpus);
+
 #endif

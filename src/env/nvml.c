@@ -40,7 +40,17 @@ static struct {
     nvml_return (*temperature)(nvml_device device, int sensor, unsigned *celsius);
     nvml_return (*power_usage)(nvml_device device, unsigned *milliwatts);
     nvml_return (*clocks_event_reasons)(nvml_device device, unsigned long long *reasons);
+    nvml_return (*compute_processes)(nvml_device device, unsigned *count, void *infos);
 } nvml;
+
+/* nvmlProcessInfo_t of the _v2 and _v3 entry points (nvmlProcessInfo_v2_t). */
+typedef struct nvml_process_info {
+    unsigned pid;
+    unsigned long long used_gpu_memory;
+    unsigned gpu_instance_id, compute_instance_id;
+} nvml_process_info;
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_MAX_PROCESSES 64
 
 static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
 
@@ -74,6 +84,9 @@ static void nvml_load(void)
     LOAD(power_usage, "nvmlDeviceGetPowerUsage");
     /* Renamed in NVML 12.2 ("throttle" became "event"), same signature;
      * drivers before that have only the old name. */
+    /* _v3 and _v2 take the same struct; _v1's is shorter: not used. */
+    if (!LOAD(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3"))
+        LOAD(compute_processes, "nvmlDeviceGetComputeRunningProcesses_v2");
     if (!LOAD(clocks_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
         LOAD(clocks_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
 }
@@ -162,4 +175,19 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env)
         env->sm_clock_max_mhz = v;
     if (nvml.max_clock_info && nvml.max_clock_info(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
         env->mem_clock_max_mhz = v;
+}
+
+int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory, size_t cap)
+{
+    if (!gpu->device || !nvml.compute_processes) return -1;
+    nvml_process_info infos[NVML_MAX_PROCESSES];
+    unsigned count = NVML_MAX_PROCESSES;
+    nvml_return r = nvml.compute_processes(gpu->device, &count, infos);
+    if (r == NVML_ERROR_INSUFFICIENT_SIZE) return (int)count; /* more than we read: only their number */
+    if (r != NVML_SUCCESS) return -1;
+    for (unsigned i = 0; i < count && i < cap; i++) {
+        pids[i] = infos[i].pid;
+        memory[i] = infos[i].used_gpu_memory;
+    }
+    return (int)count;
 }

@@ -53,6 +53,7 @@ static void *sampler_main(void *arg)
         ib_gpu_sample sample;
         take(s, &sample);
         ib__env_add_sample(s->env, &sample, &s->period_ms);
+        ib__env_note_gpu_processes(s->env, &s->gpu);
         /* After a slow NVML answer, start again from now rather than take a
          * burst of samples to catch up. */
         next_ms += s->period_ms;
@@ -111,6 +112,8 @@ ib__gpu_sampler *ib__gpu_sampler_start(ib_env *env, int device_id, double period
     ib_gpu_sample before;
     take(s, &before);
     ib__env_add_sample(env, &before, &s->period_ms);
+    env->n_other_gpu_processes = 0;
+    ib__env_note_gpu_processes(env, &s->gpu);
     if (pthread_create(&s->thread, NULL, sampler_main, s) != 0) {
         env->n_gpu_samples = 0; /* NULL means nothing sampled */
         sync_destroy(s);

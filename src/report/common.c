@@ -140,6 +140,15 @@ static const struct {
     { IB_WARN_NOT_STEADY, "not_steady", "warm-up reached its time cap before the timings were steady" },
     { IB_WARN_PRECISION_NOT_MET, "precision_not_met",
       "the precision target was not met within the run or time cap" },
+    { IB_WARN_SESSION_DEPENDENT, "session_dependent",
+      "the runtime chose its kernels in this session: another session may differ by more than this "
+      "interval; use --sessions" },
+    { IB_WARN_SESSIONS_INCOMPLETE, "sessions_incomplete",
+      "not every session finished: the figures are of those that did" },
+    { IB_WARN_GPU_SHARED, "gpu_shared",
+      "other processes used this GPU during the measurement: the figures include their interference" },
+    { IB_WARN_CPU_BUSY, "cpu_busy",
+      "the machine was busy with other work during the measurement: the figures include its interference" },
 };
 
 cJSON *ib__json_warnings(unsigned warnings)
@@ -162,6 +171,29 @@ size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts
     return n;
 }
 
+unsigned ib__json_warning_bits(const cJSON *array)
+{
+    unsigned bits = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, array)
+    {
+        for (size_t i = 0; cJSON_IsString(v) && i < sizeof warning_texts / sizeof warning_texts[0]; i++)
+            if (!strcmp(v->valuestring, warning_texts[i].key)) bits |= warning_texts[i].bit;
+    }
+    return bits;
+}
+
+/* "N other processes used this GPU during the measurement: PID name, ...;
+ * the figures include their interference". */
+static void text_gpu_shared(ib__sbuf *b, const ib_env *env)
+{
+    size_t n = env->n_other_gpu_processes;
+    ib__sbuf_printf(b, "warning: %zu other process%s used this GPU during the measurement: ", n, n == 1 ? "" : "es");
+    for (size_t i = 0; i < n && i < IB_MAX_OTHER_PROCESSES; i++)
+        ib__sbuf_printf(b, "%s%u %s", i ? ", " : "", env->other_gpu_processes[i].pid, env->other_gpu_processes[i].name);
+    ib__sbuf_printf(b, "%s; the figures include their interference\n", n > IB_MAX_OTHER_PROCESSES ? ", ..." : "");
+}
+
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
 {
     if (partial)
@@ -169,8 +201,17 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
                         ib_status_str(stop_status));
     if (env->gpu_name[0] && !env->nvml_available && env->nvml_note[0])
         ib__sbuf_printf(b, "note: %s\n", env->nvml_note);
-    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0]; i++)
-        if (warnings & warning_texts[i].bit) ib__sbuf_printf(b, "warning: %s\n", warning_texts[i].text);
+    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0]; i++) {
+        if (!(warnings & warning_texts[i].bit)) continue;
+        if (warning_texts[i].bit == IB_WARN_GPU_SHARED && env->n_other_gpu_processes > 0)
+            text_gpu_shared(b, env);
+        else if (warning_texts[i].bit == IB_WARN_CPU_BUSY && isfinite(env->other_cpu_cores))
+            ib__sbuf_printf(b, "warning: the machine was busy: other processes took %.2f of its %d CPUs during "
+                               "the measurement (load average %.2f): the figures include their interference\n",
+                            env->other_cpu_cores, env->n_cpus, env->load_average_1m);
+        else
+            ib__sbuf_printf(b, "warning: %s\n", warning_texts[i].text);
+    }
 }
 
 static cJSON *gpu_sample_json(const ib_gpu_sample *s)
@@ -209,9 +250,22 @@ cJSON *ib__json_env(const ib_env *env)
         cJSON *samples = cJSON_AddArrayToObject(o, "gpu_samples");
         for (size_t i = 0; i < env->n_gpu_samples; i++)
             cJSON_AddItemToArray(samples, gpu_sample_json(&env->gpu_samples[i]));
+        cJSON_AddNumberToObject(o, "other_gpu_process_count", (double)env->n_other_gpu_processes);
+        cJSON *others = cJSON_AddArrayToObject(o, "other_gpu_processes");
+        for (size_t i = 0; i < env->n_other_gpu_processes && i < IB_MAX_OTHER_PROCESSES; i++) {
+            const ib_process_info *p = &env->other_gpu_processes[i];
+            cJSON *e = cJSON_CreateObject();
+            cJSON_AddNumberToObject(e, "pid", p->pid);
+            cJSON_AddStringToObject(e, "name", p->name);
+            cJSON_AddNumberToObject(e, "gpu_memory_bytes", (double)p->gpu_memory_bytes);
+            cJSON_AddItemToArray(others, e);
+        }
     } else {
         cJSON_AddNullToObject(o, "gpu");
     }
+    ib__json_add_number(o, "load_average_1m", env->load_average_1m);
+    cJSON_AddNumberToObject(o, "n_cpus", env->n_cpus);
+    ib__json_add_number(o, "other_cpu_cores", env->other_cpu_cores);
     return o;
 }
 

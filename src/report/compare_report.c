@@ -1,6 +1,10 @@
 /* The comparison report: a verdict a person can act on, and the same as
  * JSON ("inferbench.compare/1") for a CI job. */
 #include "report/report.h"
+#include "core/sessions.h"
+
+#include <math.h>
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -74,6 +78,54 @@ void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *
     for (size_t i = 0; i < ws.n; i++) fn(ctx, ws.w[i].key, ws.w[i].text);
 }
 
+/* What the interval covers: the sessions of both results, or the runs of
+ * one session; and how much sessions differ on this device where one
+ * result measured several. */
+typedef struct sessions_note {
+    size_t ka, kb;              /* sessions that measured */
+    double between_pct;         /* between-session sd / median, percent; NaN unknown */
+    char text[400];
+} sessions_note;
+
+/* The sessions of f that measured and, with 2 or more, their between-session
+ * sd in percent of the median (NaN otherwise). */
+static size_t side_sessions(const ib_latency_file *f, double *between_pct)
+{
+    size_t k = 0;
+    ib_session_sample *s = ib__measured_sessions(f, &k);
+    ib_sessions_stats st;
+    *between_pct = NAN;
+    if (s && k >= 2 && ib_sessions_compute(s, k, &st, NULL) == IB_OK)
+        *between_pct = 100 * st.between_sd;
+    free(s);
+    return k;
+}
+
+static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file *a, const ib_latency_file *b)
+{
+    sessions_note n;
+    double pa, pb;
+    n.ka = side_sessions(a, &pa);
+    n.kb = side_sessions(b, &pb);
+    n.between_pct = isfinite(pa) ? pa : pb;
+    if (c->two_level) {
+        snprintf(n.text, sizeof n.text,
+                 "the interval is two-level (A: %zu sessions, B: %zu): it covers how results differ between "
+                 "sessions",
+                 n.ka, n.kb);
+    } else if (isfinite(n.between_pct)) {
+        snprintf(n.text, sizeof n.text,
+                 "the interval covers one session only; on this device sessions of %s differed by sd %.2f%% "
+                 "(between sessions, log times, %zu sessions): measure both with --sessions",
+                 isfinite(pa) ? "A" : "B", n.between_pct, isfinite(pa) ? n.ka : n.kb);
+    } else {
+        snprintf(n.text, sizeof n.text,
+                 "the interval covers one session only: another session of the same build may differ by "
+                 "more; measure both with --sessions");
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void text_side(ib__sbuf *b, const char *label, const char *name, const ib_latency_file *f,
@@ -105,14 +157,18 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
     ib__sbuf_printf(&buf, "inferbench compare: is B faster or slower than A?\n");
     text_side(&buf, "A (baseline) ", or_unknown(a_name ? a_name : "", "A"), a, &c->a);
     text_side(&buf, "B (candidate)", or_unknown(b_name ? b_name : "", "B"), b, &c->b);
-    ib__sbuf_printf(&buf,
-                    "\nmedian change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (bootstrap, %d resamples)\n",
-                    100 * c->change, 100 * c->change_ci95[0], 100 * c->change_ci95[1], IB_COMPARE_RESAMPLES);
+    ib__sbuf_printf(&buf, "\n%s change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (%s, %d resamples)\n",
+                    c->two_level ? "median of session medians" : "median", 100 * c->change,
+                    100 * c->change_ci95[0], 100 * c->change_ci95[1],
+                    c->two_level ? "two-level bootstrap: sessions, then runs" : "bootstrap",
+                    c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
     ib__sbuf_printf(&buf, "Mann-Whitney U = %.6g, p = %.3g: %s\n", c->mann_whitney_u, c->mann_whitney_p,
                     c->mann_whitney_p < 0.05 ? "the two distributions differ (p < 0.05)"
                                              : "no difference between the distributions detected");
     ib__sbuf_printf(&buf, "verdict: %s (%s%.2f%%)\n", ib_change_name(c->verdict), verdict_reason(c->verdict),
                     100 * c->threshold);
+    sessions_note note = note_sessions(c, a, b);
+    ib__sbuf_printf(&buf, "sessions: %s\n", note.text);
     compare_warnings ws = collect_warnings(a, b);
     for (size_t i = 0; i < ws.n; i++) ib__sbuf_printf(&buf, "warning: %s\n", ws.w[i].text);
     return ib__sbuf_finish(&buf);
@@ -156,11 +212,18 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
     ib__json_add_number(change, "median_pct", 100 * c->change);
     const double pct[2] = {100 * c->change_ci95[0], 100 * c->change_ci95[1]};
     cJSON_AddItemToObject(change, "ci95_pct", ib__json_array(pct, 2));
-    cJSON_AddNumberToObject(change, "bootstrap_resamples", IB_COMPARE_RESAMPLES);
+    cJSON_AddNumberToObject(change, "bootstrap_resamples", c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
     ib__json_add_number(root, "mann_whitney_u", c->mann_whitney_u);
     ib__json_add_number(root, "mann_whitney_p", c->mann_whitney_p);
     ib__json_add_number(root, "threshold_pct", 100 * c->threshold);
     cJSON_AddStringToObject(root, "verdict", ib_change_name(c->verdict));
+    sessions_note note = note_sessions(c, a, b);
+    cJSON *sessions = cJSON_AddObjectToObject(root, "sessions");
+    cJSON_AddBoolToObject(sessions, "two_level", c->two_level);
+    cJSON_AddNumberToObject(sessions, "a", (double)(note.ka ? note.ka : 1));
+    cJSON_AddNumberToObject(sessions, "b", (double)(note.kb ? note.kb : 1));
+    ib__json_add_number(sessions, "between_sd_pct", note.between_pct);
+    cJSON_AddStringToObject(sessions, "note", note.text);
     compare_warnings ws = collect_warnings(a, b);
     cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");
     for (size_t i = 0; i < ws.n; i++) cJSON_AddItemToArray(warnings, cJSON_CreateString(ws.w[i].key));

@@ -199,6 +199,7 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_PITFALLS: return pitfalls_csv(r);
     case IB_RESULT_CALIBRATION: return calibration_csv(r);
     case IB_RESULT_COMPARISON: return comparison_csv(r);
+    case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
     }
     return NULL;
 }

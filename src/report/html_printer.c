@@ -8,6 +8,7 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_LATENCY: return ib_latency_report_html(r->latency, r->info);
     case IB_RESULT_THROUGHPUT: return ib_throughput_report_html(r->throughput, r->info);
     case IB_RESULT_PITFALLS: return ib_pitfalls_report_html(r->pitfalls, r->info);
+    case IB_RESULT_SESSIONS: return ib_sessions_report_html(r->sessions);
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }
@@ -17,6 +18,7 @@ static char *render_html(const ib_result *r)
 const ib__printer ib__html_printer = {
     "html",
     "html",
-    IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS),
+    IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS) |
+        IB__KIND_BIT(IB_RESULT_SESSIONS),
     render_html,
 };

@@ -3,6 +3,7 @@
  * distribution and the curve rather than read numbers (docs/report.md).
  * The figures come from the same helpers as the text report, and the text
  * report itself closes the page, so the two never disagree. */
+#include "core/sessions.h"
 #include "core/stats.h"
 #include "report/report.h"
 #include "report/svg.h"
@@ -524,5 +525,92 @@ char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_inf
     pitfalls_chart(&b, r, scale, unit);
     pitfalls_table(&b, r, scale, unit);
     page_text_and_tail(&b, ib_pitfalls_report_text(r, info));
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sessions                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Session i's median and its 95% CI, in the report's unit; false when the
+ * session failed. */
+static bool session_point(const ib_latency_session *s, double scale, double *median, double ci[2])
+{
+    ib_stats st;
+    if (!s->samples_ms || ib_stats_compute(s->samples_ms, s->n, &st) != IB_OK) return false;
+    *median = st.p50 * scale;
+    ci[0] = (isfinite(st.ci95_median[0]) ? st.ci95_median[0] : st.min) * scale;
+    ci[1] = (isfinite(st.ci95_median[1]) ? st.ci95_median[1] : st.max) * scale;
+    return true;
+}
+
+/* The strip: each session's median with its interval, in the order run,
+ * and the median of session medians across them. */
+static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessions_stats *st, double scale,
+                           const char *unit)
+{
+    double *x = malloc(f->n_sessions * sizeof *x), *y = malloc(f->n_sessions * sizeof *y);
+    double (*ci)[2] = malloc(f->n_sessions * sizeof *ci);
+    if (!x || !y || !ci) b->failed = true;
+    size_t m = 0;
+    double lo = st->median_ms * scale, hi = lo;
+    for (size_t i = 0; x && y && ci && i < f->n_sessions; i++)
+        if (session_point(&f->sessions[i], scale, &y[m], ci[m])) {
+            x[m] = (double)(i + 1);
+            lo = fmin(lo, ci[m][0]);
+            hi = fmax(hi, ci[m][1]);
+            m++;
+        }
+    if (m > 0) {
+        ib__plot plot = { 900, 300, 72, 150, 16, 52, ib__nice_axis(0.5, (double)f->n_sessions + 0.5, 10),
+                          ib__nice_axis(lo, hi, 7) };
+        char title[48], label[64];
+        snprintf(title, sizeof title, "session median (%s)", unit);
+        ib__svg_begin(b, &plot, "session medians with their 95% intervals");
+        ib__svg_axes(b, &plot, "session (in the order run)", title);
+        for (size_t i = 0; i < m; i++) ib__svg_segment(b, &plot, x[i], ci[i][0], x[i], ci[i][1], "spread");
+        ib__svg_points(b, &plot, x, y, m, "run", 3.5);
+        snprintf(label, sizeof label, "median of medians %.4g", st->median_ms * scale);
+        ib__svg_hline(b, &plot, st->median_ms * scale, "median", label);
+        if (isfinite(st->ci95_ms[0])) {
+            ib__svg_hline(b, &plot, st->ci95_ms[0] * scale, "p99", "two-level 95% CI");
+            ib__svg_hline(b, &plot, st->ci95_ms[1] * scale, "p99", "");
+        }
+        ib__svg_end(b);
+    }
+    free(x);
+    free(y);
+    free(ci);
+}
+
+char *ib_sessions_report_html(const ib_latency_file *f)
+{
+    ib__sbuf b = { 0 };
+    page_head(&b, "latency", f->model);
+    ib__sbuf_printf(&b, "<table class=\"meta\">\n");
+    meta_row(&b, "model", f->model);
+    char batch[32];
+    snprintf(batch, sizeof batch, "%lld", (long long)f->batch);
+    meta_row(&b, "batch", batch);
+    meta_row(&b, "execution provider", f->execution_provider);
+    if (f->gpu[0]) meta_row(&b, "GPU", f->gpu);
+    meta_row(&b, "runtime options", f->runtime_options);
+    meta_row(&b, "timing", ib_timing_name(f->timing));
+    ib__sbuf_printf(&b, "</table>\n");
+    size_t k;
+    ib_session_sample *s = ib__measured_sessions(f, &k);
+    ib_sessions_stats st;
+    if (s && k > 0 && ib_sessions_compute(s, k, &st, NULL) == IB_OK) {
+        const char *unit;
+        double scale = ib__latency_unit(st.median_ms, &unit);
+        ib__sbuf_printf(&b, "<h2>Sessions</h2>\n<figure>\n");
+        sessions_strip(&b, f, &st, scale, unit);
+        ib__sbuf_printf(&b, "<figcaption>Each session (a fresh process, its own warm-up): its median and the "
+                           "95%% interval of that median. The line across: the median of the session "
+                           "medians; dashed: its two-level 95%% interval (sessions, then runs), which "
+                           "covers what changes when the measurement runs again.</figcaption>\n</figure>\n");
+    }
+    free(s);
+    page_text_and_tail(&b, ib_sessions_report_text(f));
     return ib__sbuf_finish(&b);
 }

@@ -2,6 +2,8 @@
  * Each kind's document is built in its own report file. */
 #include "report/printer.h"
 
+#include <string.h>
+
 static char *render_json(const ib_result *r)
 {
     /* A document records the configuration it was measured with: without
@@ -15,8 +17,9 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_CALIBRATION: return r->cfg ? ib_calibration_report_json(r->calibration, r->cfg) : NULL;
     case IB_RESULT_COMPARISON:
         return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
+    case IB_RESULT_SESSIONS: return strdup(r->sessions_json); /* merged already */
     }
     return NULL;
 }
 
-const ib__printer ib__json_printer = { "json", "json", IB__ALL_KINDS, render_json };
+const ib__printer ib__json_printer = { "json", "json", IB__ALL_KINDS | IB__KIND_BIT(IB_RESULT_SESSIONS), render_json };

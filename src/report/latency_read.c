@@ -7,6 +7,7 @@
 #include "core/latency.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +225,67 @@ static ib_status read_primary_samples(const cJSON *root, ib_latency_file *out, i
     return read_samples(host, "host_ms", out, err);
 }
 
+/* A whole number in [lo, hi] at key (absent or null: dflt). */
+static ib_status read_whole(const cJSON *obj, const char *key, const char *where, double lo, double hi,
+                            double dflt, double *out, ib_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    double d = !v || cJSON_IsNull(v) ? dflt : cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    IB_FAIL_IF(!(d >= lo && d <= hi && d == floor(d)), err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "%s%s is not a whole number from %.0f to %.0f", where, key, lo, hi);
+    *out = d;
+    return IB_OK;
+}
+
+/* One entry of sessions.runs: how it ended and, unless it failed, its
+ * samples of the result's timing. */
+static ib_status read_session(const cJSON *e, size_t i, ib_timing timing, ib_latency_session *s, ib_error *err)
+{
+    char where[48];
+    snprintf(where, sizeof where, "sessions.runs[%zu].", i);
+    IB_FAIL_IF(!cJSON_IsObject(e), err, IB_ERR_INVALID_ARG, NOT_LATENCY "sessions.runs[%zu] is not an object", i);
+    double status;
+    IB_TRY(read_whole(e, "exit_status", where, -64, 255, 0, &status, err));
+    s->exit_status = (int)status;
+    IB_TRY(read_string(e, "message", where, s->message, sizeof s->message, err));
+    IB_TRY(read_partial(e, &s->partial, err));
+    const cJSON *samples;
+    IB_TRY(read_object(e, "samples", where, &samples, err));
+    if (!samples) return IB_OK; /* a session that failed */
+    const char *key = timing == IB_TIMING_DEVICE_EVENTS ? "device_ms" : "host_ms";
+    ib_latency_file one = { .n = 0 };
+    ib_status st = read_samples(cJSON_GetObjectItemCaseSensitive(samples, key), key, &one, err);
+    s->samples_ms = one.samples_ms;
+    s->n = one.n;
+    return st;
+}
+
+/* "sessions", when present: the sessions a multi-session result ran. */
+static ib_status read_sessions(const cJSON *root, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *sessions;
+    IB_TRY(read_object(root, "sessions", "", &sessions, err));
+    if (!sessions) return IB_OK;
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(sessions, "runs");
+    int n = cJSON_IsArray(runs) ? cJSON_GetArraySize(runs) : -1;
+    IB_FAIL_IF(n < 1 || n > IB_SESSIONS_MAX, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "sessions.runs is not an array of 1 to %d sessions", IB_SESSIONS_MAX);
+    double requested;
+    IB_TRY(read_whole(sessions, "requested", "sessions.", 1, IB_SESSIONS_MAX, n, &requested, err));
+    out->sessions_requested = (size_t)requested;
+    out->sessions = calloc((size_t)n, sizeof *out->sessions);
+    IB_FAIL_IF(!out->sessions, err, IB_ERR_NO_MEMORY, "out of memory reading %d sessions", n);
+    out->n_sessions = (size_t)n;
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, runs)
+    {
+        IB_TRY(read_session(e, i, out->timing, &out->sessions[i], err));
+        i++;
+    }
+    return IB_OK;
+}
+
 static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error *err)
 {
     IB_FAIL_IF(!cJSON_IsObject(root), err, IB_ERR_INVALID_ARG, NOT_LATENCY "the document is not an object");
@@ -235,7 +297,9 @@ static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error
     IB_TRY(read_environment(root, out, err));
     IB_TRY(read_runtime_options(root, out, err));
     IB_TRY(read_config(root, out, err));
-    return read_primary_samples(root, out, err);
+    out->warnings = ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(root, "warnings"));
+    IB_TRY(read_primary_samples(root, out, err));
+    return read_sessions(root, out, err);
 }
 
 ib_status ib_latency_file_parse(const char *text, size_t len, ib_latency_file *out, ib_error *err)
@@ -252,6 +316,8 @@ ib_status ib_latency_file_parse(const char *text, size_t len, ib_latency_file *o
 void ib_latency_file_free(ib_latency_file *f)
 {
     if (!f) return;
+    for (size_t i = 0; i < f->n_sessions; i++) free(f->sessions[i].samples_ms);
+    free(f->sessions);
     free(f->samples_ms);
     memset(f, 0, sizeof *f);
 }

@@ -225,6 +225,7 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_PITFALLS: return pitfalls_md(r);
     case IB_RESULT_CALIBRATION: return calibration_md(r);
     case IB_RESULT_COMPARISON: return comparison_md(r);
+    case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
     }
     return NULL;
 }

@@ -49,6 +49,8 @@ const char *ib__device_name(ib_device_kind d);
  * the order the reports list them; key as the JSON spells it. */
 void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *b,
                                void (*fn)(void *ctx, const char *key, const char *line), void *ctx);
+/* The IB_WARN_* bits a "warnings" array names (other entries ignored). */
+unsigned ib__json_warning_bits(const cJSON *array);
 /* A document's opening keys: schema, partial and stop_reason; with info,
  * model, device and workload too. */
 cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status,

@@ -11,8 +11,9 @@ static char *render_text(const ib_result *r)
     case IB_RESULT_CALIBRATION: return ib_calibration_report_text(r->calibration);
     case IB_RESULT_COMPARISON:
         return ib_comparison_report_text(r->comparison, r->a, r->a_name, r->b, r->b_name);
+    case IB_RESULT_SESSIONS: return ib_sessions_report_text(r->sessions);
     }
     return NULL;
 }
 
-const ib__printer ib__text_printer = { "text", "txt", IB__ALL_KINDS, render_text };
+const ib__printer ib__text_printer = { "text", "txt", IB__ALL_KINDS | IB__KIND_BIT(IB_RESULT_SESSIONS), render_text };

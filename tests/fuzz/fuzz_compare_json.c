@@ -24,6 +24,33 @@ static void check_refused(ib_status st, const ib_error *err, const ib_latency_fi
     static const char prefix[] = "not an inferbench latency result: ";
     FUZZ_ASSERT(st != IB_ERR_INVALID_ARG || strncmp(err->message, prefix, sizeof prefix - 1) == 0);
     FUZZ_ASSERT(f->samples_ms == NULL && f->n == 0);
+    FUZZ_ASSERT(f->sessions == NULL && f->n_sessions == 0);
+}
+
+/* A multi-session result: each session failed (no samples) or holds
+ * durations; compared with itself (two levels when 2 measured) and
+ * reported. */
+static void check_sessions(const ib_latency_file *f)
+{
+    FUZZ_ASSERT(f->n_sessions <= IB_SESSIONS_MAX && f->sessions != NULL);
+    for (size_t i = 0; i < f->n_sessions; i++) {
+        const ib_latency_session *s = &f->sessions[i];
+        FUZZ_ASSERT((s->samples_ms == NULL) == (s->n == 0));
+        for (size_t j = 0; j < s->n; j++)
+            FUZZ_ASSERT(s->samples_ms[j] >= IB__MIN_DURATION_MS && s->samples_ms[j] <= IB__MAX_DURATION_MS);
+        FUZZ_ASSERT(strnlen(s->message, sizeof s->message) < sizeof s->message);
+    }
+    char *text = ib_sessions_report_text(f);
+    FUZZ_ASSERT(text != NULL);
+    ib_free(text);
+    char *page = ib_sessions_report_html(f);
+    FUZZ_ASSERT(page != NULL);
+    ib_free(page);
+    ib_comparison c;
+    ib_error err;
+    ib_status st = ib_compare_files(f, f, 0.01, &c, &err);
+    FUZZ_ASSERT(st == IB_OK || st == IB_ERR_INVALID_ARG || st == IB_ERR_NO_MEMORY);
+    if (st == IB_OK) FUZZ_ASSERT(c.change == 0 && c.verdict != IB_CHANGE_FASTER && c.verdict != IB_CHANGE_SLOWER);
 }
 
 static void check_accepted(const ib_latency_file *f)
@@ -81,6 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         check_accepted(&f);
         if (f.n >= IB_COMPARE_MIN_SAMPLES) compare_with_itself(&f);
+        if (f.n_sessions > 0) check_sessions(&f);
     }
     ib_latency_file_free(&f);
     return 0;

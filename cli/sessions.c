@@ -1,0 +1,367 @@
+/* --sessions N: the measurement repeated in N fresh processes, each this
+ * program started again (/proc/self/exe, the same arguments) with a hidden
+ * trailing "--session-child K:PATH": the runtime, its caches, its kernel
+ * choices and the CUDA context start anew in each, as in a user's next run.
+ * A session writes its latency JSON to PATH, in a folder this process owns,
+ * and nothing else; this process alone writes the user's outputs, from the
+ * sessions merged by the library (docs/method.md, "Sessions"). */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SESSION_CHILD_FLAG "--session-child"
+#define WAIT_STEP_NS 10000000L /* how often a running session is polled */
+
+bool cli_sessions_wanted(const cli_args *a) { return a->sessions >= 2 && !a->session_index; }
+
+bool cli_take_session_child(int *argc, char **argv, int *index, const char **path)
+{
+    if (*argc < 3 || strcmp(argv[*argc - 2], SESSION_CHILD_FLAG)) return true;
+    const char *arg = argv[*argc - 1];
+    char *colon;
+    long k = strtol(arg, &colon, 10);
+    if (k < 1 || k > IB_SESSIONS_MAX || *colon != ':' || !colon[1]) {
+        fprintf(stderr, "inferbench: %s takes K:PATH\n", SESSION_CHILD_FLAG);
+        return false;
+    }
+    *index = (int)k;
+    *path = colon + 1;
+    *argc -= 2;
+    argv[*argc] = NULL;
+    return true;
+}
+
+void cli_session_child_setup(cli_args *a)
+{
+    const char *crash = getenv("INFERBENCH_TEST_CRASH_SESSION");
+    if (crash && atoi(crash) == a->session_index) raise(SIGKILL);
+    a->json_path = a->session_result;
+    a->html_path = a->csv_path = a->md_path = NULL;
+    a->quiet = true;
+}
+
+/* An --input @FILE is read again by every session: a pipe or a terminal
+ * would give the first session everything and the others nothing. */
+static bool inputs_repeatable(const cli_args *a)
+{
+    for (size_t i = 0; i < a->model_opts.n_inputs; i++) {
+        struct stat st;
+        const char *path = a->inputs[i].spec + 1;
+        if (a->inputs[i].fill == IB_INPUT_FILE && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            fprintf(stderr,
+                    "inferbench: --sessions reads --input @%s once per session: it must be a regular file\n",
+                    path);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Where session k's files go in dir: "DIR/K.json", "DIR/K.err". */
+static void session_path(char *buf, size_t cap, const char *dir, size_t k, const char *ext)
+{
+    snprintf(buf, cap, "%s/%zu.%s", dir, k, ext);
+}
+
+/* In the forked child: stdout to /dev/null, stderr to err_path, then this
+ * program again as session k. Never returns. */
+static void exec_session(const cli_args *a, size_t k, const char *json_path, const char *err_path)
+{
+    int null = open("/dev/null", O_WRONLY);
+    int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (null < 0 || err < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) _exit(127);
+    char child_arg[PATH_MAX + 64];
+    snprintf(child_arg, sizeof child_arg, "%zu:%s", k, json_path);
+    char **argv = calloc((size_t)a->argc + 3, sizeof *argv);
+    if (!argv) _exit(127);
+    for (int i = 0; i < a->argc; i++) argv[i] = a->argv[i];
+    argv[a->argc] = SESSION_CHILD_FLAG;
+    argv[a->argc + 1] = child_arg;
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "inferbench: cannot start a session: %s\n", strerror(errno));
+    _exit(127);
+}
+
+/* Waits for pid; on a stop request (SIGINT, SIGTERM) the session is ended
+ * at once, its runs dropped: what finished sessions measured is kept. */
+static int wait_session(pid_t pid, bool *stopped)
+{
+    int status = 0;
+    const struct timespec step = { 0, WAIT_STEP_NS };
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid) return status;
+        if (r < 0 && errno != EINTR) return -1;
+        if (cli_cancel_flag && !*stopped) {
+            kill(pid, SIGKILL);
+            *stopped = true;
+        }
+        nanosleep(&step, NULL);
+    }
+}
+
+/* The whole of a small file, NUL-terminated; NULL when it cannot be read. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *data = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        if (*len + 4096 + 1 > cap) {
+            char *grown = realloc(data, cap = 2 * cap + 4096 + 1);
+            if (!grown) break;
+            data = grown;
+        }
+        size_t got = fread(data + *len, 1, cap - *len - 1, f);
+        *len += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    if (data) data[*len] = '\0';
+    return data;
+}
+
+/* The last non-empty line a failed session wrote on stderr, into msg. */
+static void last_line(const char *err_path, char *msg, size_t cap)
+{
+    size_t len;
+    char *text = slurp(err_path, &len);
+    msg[0] = '\0';
+    while (text && len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = '\0';
+    if (text && len > 0) {
+        char *nl = strrchr(text, '\n');
+        snprintf(msg, cap, "%s", nl ? nl + 1 : text);
+    }
+    free(text);
+}
+
+/* One session that ran: its document (NULL when none) and how it ended. */
+typedef struct session {
+    char *doc;
+    size_t len;
+    int exit_status;
+    char message[256];
+    ib_latency_file file; /* the document read back, for --precision */
+} session;
+
+static void describe_end(session *s, int status, const char *err_path)
+{
+    if (WIFSIGNALED(status)) {
+        s->exit_status = -WTERMSIG(status);
+        snprintf(s->message, sizeof s->message, "ended by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    } else {
+        s->exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 127;
+        if (s->exit_status != 0) last_line(err_path, s->message, sizeof s->message);
+    }
+}
+
+/* Runs session k (1-based) to its end; false when it could not start or was
+ * stopped (its runs dropped). */
+static bool run_session(const cli_args *a, const char *dir, size_t k, session *s, bool *stopped)
+{
+    char json_path[PATH_MAX + 32], err_path[PATH_MAX + 32];
+    session_path(json_path, sizeof json_path, dir, k, "json");
+    session_path(err_path, sizeof err_path, dir, k, "err");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(s->message, sizeof s->message, "cannot start a session: %s", strerror(errno));
+        s->exit_status = 127;
+        return true;
+    }
+    if (pid == 0) exec_session(a, k, json_path, err_path);
+    int status = wait_session(pid, stopped);
+    if (*stopped) {
+        unlink(json_path);
+        unlink(err_path);
+        return false;
+    }
+    describe_end(s, status, err_path);
+    s->doc = slurp(json_path, &s->len);
+    ib_error err = { { 0 } };
+    if (s->doc && ib_latency_file_parse(s->doc, s->len, &s->file, &err) != IB_OK) {
+        snprintf(s->message, sizeof s->message, "its result: %.200s", err.message);
+        free(s->doc);
+        s->doc = NULL;
+    }
+    if (!s->doc && s->exit_status == 0) {
+        s->exit_status = 1;
+        if (!s->message[0]) snprintf(s->message, sizeof s->message, "it wrote no result");
+    }
+    unlink(json_path);
+    unlink(err_path);
+    return true;
+}
+
+/* With --precision: the two-level interval of the sessions so far is
+ * within the target. */
+static bool precision_met(const session *s, size_t k, double target)
+{
+    ib_session_sample *samples = malloc(k * sizeof *samples);
+    size_t m = 0;
+    for (size_t i = 0; samples && i < k; i++)
+        if (s[i].doc) samples[m++] = (ib_session_sample){ s[i].file.samples_ms, s[i].file.n };
+    ib_sessions_stats st;
+    bool met =
+        samples && m >= 2 && ib_sessions_compute(samples, m, &st, NULL) == IB_OK && st.precision <= target;
+    free(samples);
+    return met;
+}
+
+/* Sessions until a->sessions ran (with --precision: until the interval
+ * meets it, from a->sessions up to --max-sessions), or a stop request.
+ * Returns how many ran to their end. */
+/* The progress line (on a terminal, without --quiet) as session k of cap
+ * starts: the sessions themselves run quiet. */
+static void show_session(const cli_args *a, size_t k, size_t cap, double t0_ms)
+{
+    ib_config shown = { 0 };
+    cli_progress_attach(&shown, a->quiet);
+    if (!shown.progress) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    ib_progress p = { .phase = IB_PHASE_COLD_RUN,
+                      .elapsed_ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6 - t0_ms,
+                      .eta_ms = NAN,
+                      .batch = a->model_opts.batch,
+                      .step = (int64_t)k,
+                      .steps = (int64_t)cap,
+                      .step_name = "session" };
+    shown.progress(&p, shown.progress_user);
+}
+
+static size_t run_all(const cli_args *a, const char *dir, session *s, size_t cap, bool *stopped)
+{
+    size_t k = 0;
+    bool adaptive = a->cfg.precision > 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0_ms = (double)t0.tv_sec * 1e3 + (double)t0.tv_nsec / 1e6;
+    while (k < cap && !*stopped) {
+        show_session(a, k + 1, cap, t0_ms);
+        if (!run_session(a, dir, k + 1, &s[k], stopped)) break;
+        /* Bad input (a model that is not there): every session would say so. */
+        if (s[k++].exit_status == EXIT_BAD_INPUT) break;
+        if (k >= (size_t)a->sessions && (!adaptive || precision_met(s, k, a->cfg.precision))) break;
+    }
+    return k;
+}
+
+/* The failures, one line: "2 of 5 sessions failed (session 3: ...)". */
+static void failure_message(const session *s, size_t k, size_t requested, ib_error *err)
+{
+    size_t failed = 0, first = k;
+    for (size_t i = 0; i < k; i++)
+        if (s[i].exit_status != 0) {
+            failed++;
+            if (first == k) first = i;
+        }
+    if (failed == 0) {
+        snprintf(err->message, sizeof err->message, "%zu of %zu sessions ran", k, requested);
+        return;
+    }
+    snprintf(err->message, sizeof err->message,
+             "%zu of %zu sessions failed (session %zu, exit status %d: %.300s)", failed, k, first + 1,
+             s[first].exit_status, s[first].message[0] ? s[first].message : "no message");
+}
+
+/* Merges, reports and saves what the sessions measured. */
+static int finish(cli_outputs *out, session *s, size_t k, size_t requested, bool stopped)
+{
+    ib_session_outcome *o = calloc(k ? k : 1, sizeof *o);
+    bool failed = false;
+    for (size_t i = 0; o && i < k; i++) {
+        o[i] = (ib_session_outcome){ s[i].doc, s[i].len, s[i].exit_status, s[i].message };
+        failed = failed || s[i].exit_status != 0;
+    }
+    ib_error err = { { 0 } };
+    char *doc = o && k > 0 ? ib_sessions_merge_json(o, k, requested, &err) : NULL;
+    free(o);
+    if (!doc) {
+        cli_outputs_abort(out);
+        if (stopped) return cli_fail(IB_ERR_INTERRUPTED, "interrupted before a session finished");
+        if (k > 0 && s[k - 1].exit_status == EXIT_BAD_INPUT)
+            return cli_fail(IB_ERR_INVALID_ARG, s[k - 1].message);
+        if (k > 0 && !err.message[0]) failure_message(s, k, requested, &err);
+        return cli_fail(IB_ERR_RUNTIME, err.message[0] ? err.message : "no session ran");
+    }
+    ib_latency_file f;
+    ib_status st = ib_latency_file_parse(doc, strlen(doc), &f, &err);
+    ib_result res = { .kind = IB_RESULT_SESSIONS, .sessions_json = doc, .sessions = &f };
+    bool readable = st == IB_OK;
+    if (readable && stopped) {
+        st = IB_ERR_INTERRUPTED;
+        snprintf(err.message, sizeof err.message, "interrupted after %zu of %zu sessions", k, requested);
+    } else if (readable && failed) {
+        st = IB_ERR_RUNTIME;
+        failure_message(s, k, requested, &err);
+    }
+    int code = cli_report(out, readable ? &res : NULL, st, &err);
+    ib_latency_file_free(&f);
+    ib_free(doc);
+    return code;
+}
+
+/* The formats a merged result is not written in yet (--csv, --md). */
+static bool outputs_supported(const cli_outputs *out)
+{
+    static const char *const formats[CLI_N_OUTPUTS] = {
+        [CLI_OUT_JSON] = "json", [CLI_OUT_HTML] = "html", [CLI_OUT_CSV] = "csv", [CLI_OUT_MD] = "md"
+    };
+    for (int i = 0; i < CLI_N_OUTPUTS; i++)
+        if (cli_outputs_wanted(out, i) && !ib_report_supports(formats[i], IB_RESULT_SESSIONS)) {
+            fprintf(stderr, "inferbench: --%s is not written for --sessions yet (--json, --html are)\n",
+                    formats[i]);
+            return false;
+        }
+    return true;
+}
+
+int cli_run_sessions(cli_args *a)
+{
+    if (!inputs_repeatable(a)) return EXIT_BAD_INPUT;
+    /* Each session checks again, with its own context (and refuses the
+     * option on the CPU). */
+    int idle = a->model_opts.device == IB_DEVICE_CPU ? EXIT_OK : cli_require_idle_gpu(a, false);
+    if (idle != EXIT_OK) return idle;
+    cli_outputs out;
+    int code = cli_prepare_outputs(a, &out);
+    if (code != EXIT_OK) return code;
+    if (!outputs_supported(&out)) {
+        cli_outputs_abort(&out);
+        return EXIT_BAD_INPUT;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/inferbench-sessions.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    size_t cap =
+        (size_t)(a->cfg.precision > 0 && a->max_sessions > a->sessions ? a->max_sessions : a->sessions);
+    session *s = calloc(cap, sizeof *s);
+    if (!s || !mkdtemp(dir)) {
+        free(s);
+        cli_outputs_abort(&out);
+        return cli_fail(IB_ERR_IO, "cannot make a folder for the sessions' results");
+    }
+    bool stopped = false;
+    size_t k = run_all(a, dir, s, cap, &stopped);
+    rmdir(dir);
+    code = finish(&out, s, k, stopped ? cap : k < (size_t)a->sessions ? (size_t)a->sessions : k, stopped);
+    for (size_t i = 0; i < cap; i++) {
+        free(s[i].doc);
+        ib_latency_file_free(&s[i].file);
+    }
+    free(s);
+    return code;
+}

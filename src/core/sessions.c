@@ -1,0 +1,288 @@
+/* Statistics across sessions: a measurement repeated in fresh processes
+ * varies from one process to the next (kernel choices, memory placement,
+ * clocks), by more than the runs of one process show. The median of the
+ * session medians, the variance split between and within sessions, and a
+ * two-level bootstrap interval that covers both (docs/method.md,
+ * "Sessions"). */
+#include "core/sessions.h"
+#include "core/compare.h"
+#include "core/numeric.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t draw_index(size_t k, uint64_t *rng)
+{
+    size_t i = (size_t)((double)(ib__splitmix64(rng) >> 11) * 0x1p-53 * (double)k);
+    return i < k ? i : k - 1;
+}
+
+double ib__sessions_resample(const ib_session_sample *sorted, size_t k, double *scratch, uint64_t *rng)
+{
+    for (size_t i = 0; i < k; i++) {
+        const ib_session_sample *s = &sorted[draw_index(k, rng)];
+        scratch[i] = ib__bootstrap_median(s->ms, s->n, rng);
+    }
+    ib__sort(scratch, k);
+    return ib_quantile_sorted(scratch, k, 0.5);
+}
+
+ib_status ib__sessions_ci(const ib_session_sample *sorted, size_t k, size_t resamples, uint64_t seed,
+                          double ci[2], ib_error *err)
+{
+    double *stat = malloc(resamples * sizeof *stat);
+    double *scratch = malloc(k * sizeof *scratch);
+    if (!stat || !scratch) {
+        free(stat);
+        free(scratch);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for the two-level bootstrap");
+    }
+    uint64_t rng = seed;
+    for (size_t r = 0; r < resamples; r++) stat[r] = ib__sessions_resample(sorted, k, scratch, &rng);
+    ib__sort(stat, resamples);
+    ci[0] = ib_quantile_sorted(stat, resamples, 0.025);
+    ci[1] = ib_quantile_sorted(stat, resamples, 0.975);
+    free(stat);
+    free(scratch);
+    return IB_OK;
+}
+
+void ib__sessions_variance(const ib_session_sample *s, size_t k, double *between_var, double *within_var)
+{
+    *between_var = *within_var = 0;
+    double total = 0, n_all = 0, sum_n2 = 0;
+    for (size_t i = 0; i < k; i++) {
+        for (size_t j = 0; j < s[i].n; j++) total += s[i].ms[j];
+        n_all += (double)s[i].n;
+        sum_n2 += (double)s[i].n * (double)s[i].n;
+    }
+    if (k < 2 || n_all <= (double)k) return;
+    double grand = total / n_all, ss_between = 0, ss_within = 0;
+    for (size_t i = 0; i < k; i++) {
+        double mean = 0;
+        for (size_t j = 0; j < s[i].n; j++) mean += s[i].ms[j];
+        mean /= (double)s[i].n;
+        ss_between += (double)s[i].n * (mean - grand) * (mean - grand);
+        for (size_t j = 0; j < s[i].n; j++) ss_within += (s[i].ms[j] - mean) * (s[i].ms[j] - mean);
+    }
+    double ms_between = ss_between / (double)(k - 1), ms_within = ss_within / (n_all - (double)k);
+    double n0 = (n_all - sum_n2 / n_all) / (double)(k - 1);
+    *within_var = ms_within;
+    *between_var = fmax(0, (ms_between - ms_within) / n0);
+}
+
+static ib_status check_sessions(const ib_session_sample *s, size_t k, const char *which, ib_error *err)
+{
+    IB_FAIL_IF(!s || k < 1 || k > IB_SESSIONS_MAX, err, IB_ERR_INVALID_ARG,
+               "%s has %zu sessions: from 1 to %d are taken", which, s ? k : 0, IB_SESSIONS_MAX);
+    for (size_t i = 0; i < k; i++) {
+        IB_FAIL_IF(!s[i].ms || s[i].n == 0, err, IB_ERR_INVALID_ARG, "%s session %zu has no samples", which,
+                   i + 1);
+        for (size_t j = 0; j < s[i].n; j++)
+            IB_FAIL_IF(!ib__is_duration_ms(s[i].ms[j]), err, IB_ERR_INVALID_ARG,
+                       "%s session %zu sample %zu is not a duration (1e-6 to 1e9 ms)", which, i + 1, j);
+    }
+    return IB_OK;
+}
+
+/* Sorted copies of every session's samples, in one block: sorted[i].ms
+ * points into *block (the caller frees it). */
+static ib_status sort_sessions(const ib_session_sample *s, size_t k, ib_session_sample *sorted,
+                               double **block, ib_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++) n += s[i].n;
+    *block = malloc(n * sizeof **block);
+    IB_FAIL_IF(!*block, err, IB_ERR_NO_MEMORY, "out of memory sorting %zu samples", n);
+    double *at = *block;
+    for (size_t i = 0; i < k; i++) {
+        memcpy(at, s[i].ms, s[i].n * sizeof *at);
+        ib__sort(at, s[i].n);
+        sorted[i] = (ib_session_sample){ at, s[i].n };
+        at += s[i].n;
+    }
+    return IB_OK;
+}
+
+/* The median of the session medians of sorted[0..k), and their spread. */
+static ib_status session_medians(const ib_session_sample *sorted, size_t k, ib_sessions_stats *out,
+                                 ib_error *err)
+{
+    double *med = malloc(k * sizeof *med);
+    IB_FAIL_IF(!med, err, IB_ERR_NO_MEMORY, "out of memory for %zu session medians", k);
+    for (size_t i = 0; i < k; i++) med[i] = ib_quantile_sorted(sorted[i].ms, sorted[i].n, 0.5);
+    ib__sort(med, k);
+    out->median_ms = ib_quantile_sorted(med, k, 0.5);
+    out->spread = (med[k - 1] - med[0]) / out->median_ms;
+    free(med);
+    return IB_OK;
+}
+
+/* The variance components of the log times: latencies vary by factors
+ * (a slower kernel slows every run by a share), and their right tail would
+ * make the components of raw times those of a few outliers. */
+static ib_status log_variance(const ib_session_sample *s, size_t k, double *between, double *within,
+                              ib_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++) n += s[i].n;
+    double *logs = malloc(n * sizeof *logs);
+    ib_session_sample *ls = malloc(k * sizeof *ls);
+    if (!logs || !ls) {
+        free(logs);
+        free(ls);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for the variance of %zu samples", n);
+    }
+    double *at = logs;
+    for (size_t i = 0; i < k; i++) {
+        for (size_t j = 0; j < s[i].n; j++) at[j] = log(s[i].ms[j]);
+        ls[i] = (ib_session_sample){ at, s[i].n };
+        at += s[i].n;
+    }
+    ib__sessions_variance(ls, k, between, within);
+    free(logs);
+    free(ls);
+    return IB_OK;
+}
+
+/* Everything but the checks, on sorted sessions. */
+static ib_status compute_sorted(const ib_session_sample *sorted, size_t k, ib_sessions_stats *out,
+                                ib_error *err)
+{
+    out->k = k;
+    for (size_t i = 0; i < k; i++) out->n += sorted[i].n;
+    IB_TRY(session_medians(sorted, k, out, err));
+    double between, within;
+    IB_TRY(log_variance(sorted, k, &between, &within, err));
+    out->between_sd = sqrt(between);
+    out->within_sd = sqrt(within);
+    out->between_share = between + within > 0 ? between / (between + within) : 0;
+    out->ci95_ms[0] = out->ci95_ms[1] = out->precision = NAN;
+    /* One session says nothing of how sessions differ. */
+    if (k < 2) return IB_OK;
+    IB_TRY(ib__sessions_ci(sorted, k, IB_SESSIONS_RESAMPLES, IB_SESSIONS_SEED, out->ci95_ms, err));
+    out->precision = (out->ci95_ms[1] - out->ci95_ms[0]) / 2 / out->median_ms;
+    return IB_OK;
+}
+
+ib_status ib_sessions_compute(const ib_session_sample *s, size_t k, ib_sessions_stats *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    IB_TRY(check_sessions(s, k, "the result", err));
+    ib_session_sample *sorted = malloc(k * sizeof *sorted);
+    IB_FAIL_IF(!sorted, err, IB_ERR_NO_MEMORY, "out of memory for %zu sessions", k);
+    double *block = NULL;
+    ib_status st = sort_sessions(s, k, sorted, &block, err);
+    if (st == IB_OK) st = compute_sorted(sorted, k, out, err);
+    free(block);
+    free(sorted);
+    return st;
+}
+
+/* The pooled runs of k sessions, one array; caller frees. */
+static double *pool(const ib_session_sample *s, size_t k, size_t *n)
+{
+    *n = 0;
+    for (size_t i = 0; i < k; i++) *n += s[i].n;
+    double *all = malloc(*n * sizeof *all);
+    if (!all) return NULL;
+    for (size_t i = 0, at = 0; i < k; at += s[i].n, i++) memcpy(all + at, s[i].ms, s[i].n * sizeof *all);
+    return all;
+}
+
+/* The two-level percentile bootstrap of median(B) / median(A) - 1, each
+ * side resampled on its own, from IB_SESSIONS_SEED. */
+static ib_status ratio_ci(const ib_session_sample *sa, size_t ka, const ib_session_sample *sb, size_t kb,
+                          double ci[2], ib_error *err)
+{
+    double *change = malloc(IB_SESSIONS_RESAMPLES * sizeof *change);
+    double *scratch = malloc((ka > kb ? ka : kb) * sizeof *scratch);
+    if (!change || !scratch) {
+        free(change);
+        free(scratch);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for the two-level bootstrap");
+    }
+    uint64_t rng = IB_SESSIONS_SEED;
+    for (size_t r = 0; r < IB_SESSIONS_RESAMPLES; r++) {
+        double ma = ib__sessions_resample(sa, ka, scratch, &rng);
+        change[r] = ib__sessions_resample(sb, kb, scratch, &rng) / ma - 1;
+    }
+    ib__sort(change, IB_SESSIONS_RESAMPLES);
+    ci[0] = ib_quantile_sorted(change, IB_SESSIONS_RESAMPLES, 0.025);
+    ci[1] = ib_quantile_sorted(change, IB_SESSIONS_RESAMPLES, 0.975);
+    free(change);
+    free(scratch);
+    return IB_OK;
+}
+
+/* The comparison once both sides are checked: the one-level figures of the
+ * pooled runs (the test, the summaries), then the two-level change. */
+static ib_status compare_checked(const ib_session_sample *a, size_t ka, const ib_session_sample *b, size_t kb,
+                                 double threshold, ib_comparison *out, ib_error *err)
+{
+    size_t na, nb;
+    double *pa = pool(a, ka, &na), *pb = pool(b, kb, &nb);
+    ib_status st = pa && pb ? ib_compare_samples(pa, na, pb, nb, threshold, out, err)
+                            : ib__fail(err, IB_ERR_NO_MEMORY, "out of memory pooling the sessions");
+    free(pa);
+    free(pb);
+    IB_TRY(st);
+    ib_session_sample *sorted = malloc((ka + kb) * sizeof *sorted);
+    double *block_a = NULL, *block_b = NULL;
+    st = sorted ? sort_sessions(a, ka, sorted, &block_a, err)
+                : ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for %zu sessions", ka + kb);
+    if (st == IB_OK) st = sort_sessions(b, kb, sorted + ka, &block_b, err);
+    ib_sessions_stats sa, sb;
+    if (st == IB_OK) st = session_medians(sorted, ka, &sa, err);
+    if (st == IB_OK) st = session_medians(sorted + ka, kb, &sb, err);
+    if (st == IB_OK) st = ratio_ci(sorted, ka, sorted + ka, kb, out->change_ci95, err);
+    if (st == IB_OK) {
+        out->change = sb.median_ms / sa.median_ms - 1;
+        out->verdict = ib__change_verdict(out->change_ci95, threshold);
+        out->two_level = true;
+    }
+    free(block_a);
+    free(block_b);
+    free(sorted);
+    return st;
+}
+
+ib_status ib_compare_sessions(const ib_session_sample *a, size_t ka, const ib_session_sample *b, size_t kb,
+                              double threshold, ib_comparison *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    IB_TRY(check_sessions(a, ka, "the baseline (A)", err));
+    IB_TRY(check_sessions(b, kb, "the candidate (B)", err));
+    IB_FAIL_IF(ka < 2 || kb < 2, err, IB_ERR_INVALID_ARG,
+               "a two-level comparison needs at least 2 sessions on each side (A has %zu, B %zu)", ka, kb);
+    return compare_checked(a, ka, b, kb, threshold, out, err);
+}
+
+ib_session_sample *ib__measured_sessions(const ib_latency_file *f, size_t *k)
+{
+    ib_session_sample *s = malloc((f->n_sessions ? f->n_sessions : 1) * sizeof *s);
+    *k = 0;
+    for (size_t i = 0; s && i < f->n_sessions; i++)
+        if (f->sessions[i].samples_ms)
+            s[(*k)++] = (ib_session_sample){ f->sessions[i].samples_ms, f->sessions[i].n };
+    return s;
+}
+
+ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, double threshold,
+                           ib_comparison *out, ib_error *err)
+{
+    size_t ka, kb;
+    ib_session_sample *sa = ib__measured_sessions(a, &ka), *sb = ib__measured_sessions(b, &kb);
+    ib_status st;
+    if (!sa || !sb)
+        st = ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading the sessions");
+    else if (ka >= 2 && kb >= 2)
+        st = ib_compare_sessions(sa, ka, sb, kb, threshold, out, err);
+    else
+        st = ib_compare_samples(a->samples_ms, a->n, b->samples_ms, b->n, threshold, out, err);
+    free(sa);
+    free(sb);
+    return st;
+}

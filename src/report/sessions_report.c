@@ -1,0 +1,266 @@
+/* A latency measurement repeated in sessions (fresh processes): the
+ * program collects each session's latency JSON, and this file merges them
+ * into one result (the runs pooled, each session kept, the statistics
+ * across sessions), then reports it as text. The HTML page is in
+ * html_report.c, beside the other pages. */
+#include "report/report.h"
+#include "core/sessions.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keys of a session's document that describe that session only: they move
+ * into its entry of sessions.runs. */
+static const char *const per_session_keys[] = {
+    "cold_ms",   "cold_device_ms",     "warmup",   "latency_ms", "host_latency_ms",
+    "precision", "launch_overhead_ms", "warnings", "partial",    "stop_reason",
+    "samples"
+};
+#define N_PER_SESSION (sizeof per_session_keys / sizeof per_session_keys[0])
+
+/* A session's parsed document and its primary samples. */
+typedef struct parsed {
+    cJSON *root;
+    ib_latency_file file;
+} parsed;
+
+static ib_status parse_session(const ib_session_outcome *o, size_t i, parsed *p, ib_error *err)
+{
+    memset(p, 0, sizeof *p);
+    if (!o->doc) return IB_OK;
+    ib_status st = ib_latency_file_parse(o->doc, o->len, &p->file, err);
+    if (st == IB_OK && p->file.n_sessions > 0)
+        st = ib__fail(err, IB_ERR_INVALID_ARG, "session %zu: a result of several sessions", i + 1);
+    if (st != IB_OK) return st;
+    p->root = cJSON_ParseWithLength(o->doc, o->len);
+    IB_FAIL_IF(!p->root, err, IB_ERR_NO_MEMORY, "out of memory reading session %zu", i + 1);
+    return IB_OK;
+}
+
+/* samples.<key> of every measured session's entry, one after the other
+ * (null when one has none: every session has the same timers). */
+static cJSON *pooled_array(const cJSON *runs, const char *key, double **values, size_t *n)
+{
+    *values = NULL;
+    *n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, runs)
+    {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "failed"))) continue;
+        const cJSON *a =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(e, "samples"), key);
+        if (!cJSON_IsArray(a)) return cJSON_CreateNull();
+        size_t m = (size_t)cJSON_GetArraySize(a);
+        double *grown = realloc(*values, (*n + m + 1) * sizeof *grown);
+        if (!grown) return NULL;
+        *values = grown;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, a)(*values)[(*n)++] = v->valuedouble;
+    }
+    return ib__json_array(*values, *n);
+}
+
+/* The pooled samples and their summaries, in place of session 1's. */
+static bool add_pooled(cJSON *base, const cJSON *runs, bool device_timed)
+{
+    double *dev, *host;
+    size_t nd, nh;
+    cJSON *samples = cJSON_CreateObject();
+    cJSON *d = pooled_array(runs, "device_ms", &dev, &nd), *h = pooled_array(runs, "host_ms", &host, &nh);
+    bool ok = samples && d && h;
+    ib_stats sd, sh;
+    ok = ok && (!device_timed || ib_stats_compute(dev, nd, &sd) == IB_OK) &&
+         ib_stats_compute(host, nh, &sh) == IB_OK;
+    if (ok) {
+        cJSON_AddItemToObject(samples, "device_ms", d);
+        cJSON_AddItemToObject(samples, "host_ms", h);
+        cJSON_AddItemToObject(base, "samples", samples);
+        cJSON_AddItemToObject(base, "latency_ms", ib__json_stats(device_timed ? &sd : &sh));
+        cJSON_AddItemToObject(base, "host_latency_ms", ib__json_stats(&sh));
+    } else {
+        cJSON_Delete(samples);
+        cJSON_Delete(d);
+        cJSON_Delete(h);
+    }
+    free(dev);
+    free(host);
+    return ok;
+}
+
+/* Session i's entry of sessions.runs: how it ended, its own figures, its
+ * primary samples. */
+static cJSON *session_entry(const ib_session_outcome *o, parsed *p, size_t i)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "index", (double)(i + 1));
+    cJSON_AddNumberToObject(e, "exit_status", o->exit_status);
+    cJSON_AddStringToObject(e, "message", o->message ? o->message : "");
+    cJSON_AddBoolToObject(e, "failed", !p->root);
+    for (size_t j = 0; p->root && j < N_PER_SESSION; j++) {
+        cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(p->root, per_session_keys[j]);
+        if (v) cJSON_AddItemToObject(e, per_session_keys[j], v);
+    }
+    if (!p->root) cJSON_AddNullToObject(e, "samples");
+    return e;
+}
+
+static void add_stats(cJSON *o, const ib_sessions_stats *st)
+{
+    cJSON_AddStringToObject(o, "statistic", "median of session medians");
+    cJSON_AddStringToObject(o, "interval", "two-level bootstrap: sessions, then runs in each");
+    ib__json_add_number(o, "median_ms", st->median_ms);
+    cJSON *ci = isfinite(st->ci95_ms[0]) ? cJSON_CreateArray() : cJSON_CreateNull();
+    if (cJSON_IsArray(ci)) {
+        cJSON_AddItemToArray(ci, ib__json_number(st->ci95_ms[0]));
+        cJSON_AddItemToArray(ci, ib__json_number(st->ci95_ms[1]));
+    }
+    cJSON_AddItemToObject(o, "ci95_ms", ci);
+    ib__json_add_number(o, "precision", st->precision);
+    ib__json_add_number(o, "between_sd_log", st->between_sd);
+    ib__json_add_number(o, "within_sd_log", st->within_sd);
+    ib__json_add_number(o, "between_share", st->between_share);
+    ib__json_add_number(o, "spread", st->spread);
+}
+
+/* The union of the sessions' warnings, with the one sessions answer
+ * dropped once there are two, and incompleteness added. */
+static unsigned merged_warnings(const cJSON *runs, size_t measured, bool incomplete)
+{
+    unsigned bits = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, runs) bits |=
+        ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(e, "warnings"));
+    if (measured >= 2) bits &= ~(unsigned)IB_WARN_SESSION_DEPENDENT;
+    if (incomplete) bits |= IB_WARN_SESSIONS_INCOMPLETE;
+    return bits;
+}
+
+/* The merged document, once every session is parsed: base is the first
+ * measured session's root, taken over. */
+static char *merge_parsed(const ib_session_outcome *s, parsed *p, size_t k, size_t requested, cJSON *base,
+                          bool device_timed, ib_error *err)
+{
+    ib_session_sample *samples = malloc(k * sizeof *samples);
+    size_t measured = 0;
+    bool incomplete = k < requested;
+    for (size_t i = 0; samples && i < k; i++) {
+        if (p[i].root) samples[measured++] = (ib_session_sample){ p[i].file.samples_ms, p[i].file.n };
+        incomplete = incomplete || !p[i].root || p[i].file.partial;
+    }
+    ib_sessions_stats st;
+    ib_status status = samples ? ib_sessions_compute(samples, measured, &st, err)
+                               : ib__fail(err, IB_ERR_NO_MEMORY, "out of memory merging sessions");
+    free(samples);
+    /* Each session's own figures move from its document into its entry
+     * (the base's too), before the pooled ones take their place. */
+    cJSON *runs = cJSON_CreateArray();
+    for (size_t i = 0; runs && i < k; i++) cJSON_AddItemToArray(runs, session_entry(&s[i], &p[i], i));
+    if (status != IB_OK || !runs || !add_pooled(base, runs, device_timed)) {
+        if (status == IB_OK) ib__fail(err, IB_ERR_NO_MEMORY, "out of memory merging sessions");
+        cJSON_Delete(runs);
+        cJSON_Delete(base);
+        return NULL;
+    }
+    cJSON *sessions = cJSON_AddObjectToObject(base, "sessions");
+    cJSON_AddNumberToObject(sessions, "requested", (double)requested);
+    cJSON_AddNumberToObject(sessions, "count", (double)k);
+    cJSON_AddNumberToObject(sessions, "measured", (double)measured);
+    cJSON_AddBoolToObject(sessions, "incomplete", incomplete);
+    add_stats(sessions, &st);
+    cJSON_AddItemToObject(sessions, "runs", runs);
+    cJSON_AddBoolToObject(base, "partial", incomplete);
+    if (incomplete) cJSON_AddStringToObject(base, "stop_reason", "sessions incomplete");
+    cJSON_AddItemToObject(base, "warnings", ib__json_warnings(merged_warnings(runs, measured, incomplete)));
+    return ib__json_finish(base);
+}
+
+char *ib_sessions_merge_json(const ib_session_outcome *s, size_t k, size_t requested, ib_error *err)
+{
+    if (!s || k == 0 || k > IB_SESSIONS_MAX || requested < k) {
+        ib__fail(err, IB_ERR_INVALID_ARG, "no sessions to merge");
+        return NULL;
+    }
+    parsed *p = calloc(k, sizeof *p);
+    if (!p) {
+        ib__fail(err, IB_ERR_NO_MEMORY, "out of memory merging sessions");
+        return NULL;
+    }
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < k && st == IB_OK; i++) st = parse_session(&s[i], i, &p[i], err);
+    cJSON *base = NULL;
+    bool device_timed = false;
+    for (size_t i = 0; i < k && st == IB_OK && !base; i++) {
+        base = p[i].root;
+        device_timed = p[i].file.timing == IB_TIMING_DEVICE_EVENTS;
+    }
+    if (st == IB_OK && !base) ib__fail(err, IB_ERR_RUNTIME, "no session measured anything");
+    char *doc = NULL;
+    if (st == IB_OK && base) doc = merge_parsed(s, p, k, requested, base, device_timed, err);
+    for (size_t i = 0; i < k; i++) {
+        if (p[i].root != base) cJSON_Delete(p[i].root);
+        ib_latency_file_free(&p[i].file);
+    }
+    free(p);
+    return doc;
+}
+
+static void text_session_row(ib__sbuf *b, const ib_latency_session *s, size_t i, double scale)
+{
+    ib_stats st;
+    if (!s->samples_ms || ib_stats_compute(s->samples_ms, s->n, &st) != IB_OK) {
+        ib__sbuf_printf(b, "%7zu  failed: %s\n", i + 1, s->message[0] ? s->message : "no result");
+        return;
+    }
+    ib__sbuf_printf(b, "%7zu %7zu %10.4g  [%.4g, %.4g]%s\n", i + 1, s->n, st.p50 * scale,
+                    st.ci95_median[0] * scale, st.ci95_median[1] * scale, s->partial ? "  partial" : "");
+}
+
+static void text_across(ib__sbuf *b, const ib_sessions_stats *st, double scale, const char *unit)
+{
+    if (st->k >= 2)
+        ib__sbuf_printf(b,
+                        "\nmedian of session medians %.4g %s, 95%% CI [%.4g, %.4g] %s (+-%.2f%%)\n"
+                        "  (two-level bootstrap: sessions, then runs in each: covers what changes when "
+                        "it runs again)\n",
+                        st->median_ms * scale, unit, st->ci95_ms[0] * scale, st->ci95_ms[1] * scale, unit,
+                        100 * st->precision);
+    else
+        ib__sbuf_printf(b, "\nmedian %.4g %s: one session measured, no interval across sessions\n",
+                        st->median_ms * scale, unit);
+    ib__sbuf_printf(b,
+                    "between sessions: sd %.2f%%, within a session: sd %.2f%% (of the log times: "
+                    "random-effects ANOVA); the sessions hold %.1f%% of the variance\n",
+                    100 * st->between_sd, 100 * st->within_sd, 100 * st->between_share);
+    ib__sbuf_printf(b, "session medians span %.2f%% of the median\n", 100 * st->spread);
+}
+
+char *ib_sessions_report_text(const ib_latency_file *f)
+{
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "inferbench latency: %s, batch %lld, %s, %zu sessions (each a fresh process)\n",
+                    f->model, (long long)f->batch,
+                    f->execution_provider[0] ? f->execution_provider : f->device, f->n_sessions);
+    if (f->gpu[0]) ib__sbuf_printf(&b, "%s\n", f->gpu);
+    ib__sbuf_printf(&b, "runtime options: %s\ntiming: %s\n", f->runtime_options[0] ? f->runtime_options : "-",
+                    ib_timing_name(f->timing));
+    size_t k;
+    ib_session_sample *s = ib__measured_sessions(f, &k);
+    ib_sessions_stats st;
+    if (s && k > 0 && ib_sessions_compute(s, k, &st, NULL) == IB_OK) {
+        const char *unit;
+        double scale = ib__latency_unit(st.median_ms, &unit);
+        ib__sbuf_printf(&b, "\nsession       n %10s  median's 95%% CI (%s)\n", unit, unit);
+        for (size_t i = 0; i < f->n_sessions; i++) text_session_row(&b, &f->sessions[i], i, scale);
+        text_across(&b, &st, scale, unit);
+    } else {
+        ib__sbuf_printf(&b, "no session measured anything\n");
+    }
+    free(s);
+    if (f->sessions_requested > f->n_sessions)
+        ib__sbuf_printf(&b, "INCOMPLETE: %zu of %zu sessions ran\n", f->n_sessions, f->sessions_requested);
+    static const ib_env none; /* no NVML note: the sessions carry their own */
+    ib__text_footer(&b, false, IB_OK, &none, f->warnings);
+    return ib__sbuf_finish(&b);
+}
