@@ -11,16 +11,18 @@
 . "$(dirname "$0")/require_device.sh"
 
 M=zoo:efficientnet-b0
+# Sessions a set (10 as the issue asks; fewer where device time is short).
+N=${IB_GPU_SESSIONS:-10}
 for search in exhaustive heuristic; do
   for batch in 1 64; do
     tag="$search-b$batch"
     for set in 1 2; do
-      expect_exit 0 "$tag set $set: 10 sessions" -- "$IB" latency $M --batch $batch --cudnn-search $search \
-        --sessions 10 --runs 200 --quiet --json "$TMP/$tag-$set.json"
+      expect_exit 0 "$tag set $set: $N sessions" -- "$IB" latency $M --batch $batch --cudnn-search $search \
+        --sessions $N --runs 200 --quiet --json "$TMP/$tag-$set.json"
     done
     sed -n '/^session/,$p' "$TMP/out"
-    json_check "$TMP/$tag-1.json" "d['sessions']['measured'] == 10 and d['sessions']['ci95_ms'][0] <= d['sessions']['median_ms'] <= d['sessions']['ci95_ms'][1]" "$tag: 10 sessions, the interval holds the median of medians"
-    json_check "$TMP/$tag-1.json" "'session_dependent' not in d['warnings']" "$tag: no single-session warning with 10"
+    json_check "$TMP/$tag-1.json" "d['sessions']['measured'] == $N and d['sessions']['ci95_ms'][0] <= d['sessions']['median_ms'] <= d['sessions']['ci95_ms'][1]" "$tag: $N sessions, the interval holds the median of medians"
+    json_check "$TMP/$tag-1.json" "'session_dependent' not in d['warnings']" "$tag: no single-session warning with $N"
     python3 - "$TMP/$tag-1.json" "$TMP/$tag-2.json" "$tag" <<'PY'
 import json, sys
 a, b = (json.load(open(p))['sessions'] for p in sys.argv[1:3])
