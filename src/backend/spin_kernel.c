@@ -78,7 +78,7 @@ ib_status ib_workload_open_spin_kernel(double duration_us, int device_id, ib_wor
         .impl = s,
         .device_id = device_id,
         .clock = ib__host_clock(),
-        .device_timer = &ib__cuda_event_timer,
+        .caps = IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_DEVICE_TIMING | IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH,
     };
     snprintf(w->info.model, sizeof w->info.model, "spin:%gus", duration_us);
     ib__strlcpy(w->info.provider, "spin-kernel", sizeof w->info.provider);
