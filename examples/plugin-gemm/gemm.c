@@ -40,10 +40,12 @@ static ib_status check(int rc, int oom_code, const char *what, ib_error *err)
 
 static int load_cuda(gemm *g)
 {
-    static const char *const libs[2][2] = { { "libcudart.so.13", "/usr/local/cuda/lib64/libcudart.so" },
-                                            { "libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so" } };
+    static const char *const libs[2][3] = {
+        { "libcudart.so", "libcudart.so.13", "/usr/local/cuda/lib64/libcudart.so" },
+        { "libcublas.so", "libcublas.so.13", "/usr/local/cuda/lib64/libcublas.so" }
+    };
     for (int l = 0; l < 2; l++)
-        for (int i = 0; i < 2 && !g->libs[l]; i++) g->libs[l] = dlopen(libs[l][i], RTLD_NOW | RTLD_LOCAL);
+        for (int i = 0; i < 3 && !g->libs[l]; i++) g->libs[l] = dlopen(libs[l][i], RTLD_NOW | RTLD_LOCAL);
     for (int i = 0; i < N_CUDA && g->libs[0] && g->libs[1]; i++) {
         void *sym = dlsym(g->libs[i < CREATE ? 0 : 1], cuda_names[i]);
         if (!sym) return 0;
