@@ -60,6 +60,7 @@ static const char *runtime_flag_given(const cli_args *a)
     ib_model_options defaults;
     ib_model_options_init(&defaults);
     if (m->n_shapes) return "--shape";
+    if (m->n_inputs) return "--input";
     if (strcmp(m->cudnn_conv_algo_search, defaults.cudnn_conv_algo_search)) return "--cudnn-search";
     if (m->prefer_nhwc) return "--prefer-nhwc";
     if (m->cuda_graph) return "--cuda-graph";

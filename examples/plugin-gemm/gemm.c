@@ -80,7 +80,19 @@ static void *random_values(const gemm *g, size_t count)
     return p;
 }
 
-/* A, B and C of `batch` GEMMs; on the GPU the host copies go once there. */
+/* Buffer i (A, B, C) filled with random values or zeros, made on the host
+ * and, on the GPU, copied once to the device. */
+static ib_status fill(gemm *g, int i, bool zeros, ib_error *err)
+{
+    size_t count = (size_t)(g->batch * g->rows[i] * g->cols[i]), elem = g->fp16 ? 2 : 4;
+    void *values = zeros ? calloc(count, elem) : random_values(g, count);
+    if (!values) return g->gpu ? IB_ERR_NO_MEMORY : IB_ERR_DEVICE_OOM; /* the CPU's memory is its device's */
+    if (!g->gpu) return free(g->host[i]), g->host[i] = values, IB_OK;
+    ib_status st = check(g->f[MEMCPY](g->dev[i], values, count * elem, 1), 2, "cudaMemcpy", err);
+    free(values);
+    return st;
+}
+
 static ib_status gemm_set_batch(void *state, int64_t batch, ib_error *err)
 {
     gemm *g = state;
@@ -88,17 +100,19 @@ static ib_status gemm_set_batch(void *state, int64_t batch, ib_error *err)
     g->batch = batch;
     ib_status st = IB_OK;
     for (int i = 0; i < 3 && st == IB_OK; i++) {
-        size_t count = (size_t)(batch * g->rows[i] * g->cols[i]), bytes = count * (g->fp16 ? 2 : 4);
-        g->host[i] = random_values(g, count);
-        if (!g->host[i])
-            st = g->gpu ? IB_ERR_NO_MEMORY : IB_ERR_DEVICE_OOM; /* the CPU's memory is its device's */
-        if (st == IB_OK && g->gpu) st = check(g->f[MALLOC](&g->dev[i], bytes), 2, "cudaMalloc", err);
-        if (st == IB_OK && g->gpu)
-            st = check(g->f[MEMCPY](g->dev[i], g->host[i], bytes, 1), 2, "cudaMemcpy", err);
-        if (g->gpu) free(g->host[i]), g->host[i] = NULL;
+        size_t bytes = (size_t)(batch * g->rows[i] * g->cols[i]) * (g->fp16 ? 2 : 4);
+        if (g->gpu) st = check(g->f[MALLOC](&g->dev[i], bytes), 2, "cudaMalloc", err);
+        if (st == IB_OK) st = fill(g, i, false, err);
     }
     if (st != IB_OK) release_batch(g);
     return st;
+}
+
+/* The pitfalls report's zero-filled inputs, and back. */
+static ib_status gemm_fill_inputs(void *state, bool zeros, ib_error *err)
+{
+    ib_status st = fill(state, 0, zeros, err);
+    return st == IB_OK ? fill(state, 1, zeros, err) : st;
 }
 
 /* Row-major C[m x n] = A[m x k] B[k x n], blocked so that a tile of B stays
@@ -207,7 +221,7 @@ static ib_status gemm_open(const ib_backend_open_args *args, ib_backend_handle *
     uint64_t gpu =
         IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_DEVICE_TIMING | IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH;
     *out = (ib_backend_handle){ .state = g,
-                                .caps = IB_CAP_BATCH_DIM | (g->gpu ? gpu : 0),
+                                .caps = IB_CAP_BATCH_DIM | IB_CAP_REFILL_INPUTS | (g->gpu ? gpu : 0),
                                 .stream = g->stream,
                                 .device_id = args->device_id };
     return IB_OK;
@@ -241,6 +255,7 @@ static const ib_backend gemm_backend = {
     .set_batch = gemm_set_batch,
     .run = gemm_run,
     .set_run_sync = gemm_set_run_sync,
+    .fill_inputs = gemm_fill_inputs,
     .close = gemm_close,
 };
 

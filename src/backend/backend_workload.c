@@ -54,6 +54,11 @@ static ib_status tw_reopen(ib_workload *w, ib_error *err)
     return IB_OK;
 }
 
+static ib_status tw_fill_inputs(ib_workload *w, bool zeros, ib_error *err)
+{
+    return impl(w)->b->fill_inputs(impl(w)->state, zeros, err);
+}
+
 static void tw_destroy(ib_workload *w)
 {
     table_workload *t = impl(w);
@@ -69,6 +74,7 @@ static const ib__workload_ops table_ops = {
     .set_run_sync = tw_set_run_sync,
     .run_with_copies = tw_run_with_copies,
     .reopen = tw_reopen,
+    .fill_inputs = tw_fill_inputs,
     .destroy = tw_destroy,
 };
 
@@ -93,6 +99,7 @@ static ib_workload *wrap(const ib_backend *b, const ib_backend_handle *h)
     if (!b->set_run_sync) t->ops.set_run_sync = NULL;
     if (!b->run_with_copies) t->ops.run_with_copies = NULL;
     if (!b->reopen) t->ops.reopen = NULL;
+    if (!b->fill_inputs) t->ops.fill_inputs = NULL;
     *w = (ib_workload){
         .ops = &t->ops, .impl = t, .device_id = h->device_id, .stream = h->stream,
         .clock = ib__host_clock(), .caps = h->caps,

@@ -45,6 +45,12 @@ ib_status ib__builtin_reopen(void *state, ib_error *err)
     return w->ops->reopen(w, err);
 }
 
+ib_status ib__builtin_fill_inputs(void *state, bool zeros, ib_error *err)
+{
+    ib_workload *w = state;
+    return w->ops->fill_inputs(w, zeros, err);
+}
+
 void ib__builtin_close(void *state) { ib_workload_destroy(state); }
 
 ib_status ib__backend_option_bool(const ib_backend_option *o, bool *out, ib_error *err)

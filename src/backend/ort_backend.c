@@ -54,5 +54,6 @@ const ib_backend ib__backend_onnxruntime = {
     .set_run_sync = ib__builtin_set_run_sync,
     .run_with_copies = ib__builtin_run_with_copies,
     .reopen = ib__builtin_reopen,
+    .fill_inputs = ib__builtin_fill_inputs,
     .close = ib__builtin_close,
 };

@@ -23,6 +23,7 @@ ib_status ib__builtin_run(void *state, ib_error *err);
 ib_status ib__builtin_set_run_sync(void *state, bool sync, ib_error *err);
 ib_status ib__builtin_run_with_copies(void *state, ib_error *err);
 ib_status ib__builtin_reopen(void *state, ib_error *err);
+ib_status ib__builtin_fill_inputs(void *state, bool zeros, ib_error *err);
 void ib__builtin_close(void *state);
 
 /* "yes"/"no" (also true/false, 1/0) of a backend option KEY. */
