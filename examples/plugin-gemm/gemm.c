@@ -22,6 +22,7 @@ enum { SET_DEVICE, STREAM_CREATE, STREAM_DESTROY, STREAM_SYNC, MALLOC, FREE, MEM
 
 typedef struct gemm {
     long long m, n, k, batch;
+    uint64_t seed;
     long long rows[3], cols[3]; /* of A, B and C */
     int fp16, gpu, sync;
     void *host[3], *dev[3]; /* A, B, C: on the CPU, or on the GPU */
@@ -68,7 +69,7 @@ static void release_batch(gemm *g)
 static void *random_values(const gemm *g, size_t count)
 {
     unsigned char *p = malloc(count * (g->fp16 ? 2 : 4));
-    unsigned x = 42;
+    unsigned x = (unsigned)g->seed;
     for (size_t i = 0; p && i < count; i++) {
         x = x * 1664525u + 1013904223u;
         unsigned short h = (unsigned short)(0x3800u | (x >> 22));
@@ -214,7 +215,7 @@ static ib_status gemm_open(const ib_backend_open_args *args, ib_backend_handle *
 {
     gemm *g = calloc(1, sizeof *g);
     if (!g) return IB_ERR_NO_MEMORY;
-    *g = (gemm){ .m = 1024, .n = 1024, .k = 1024, .sync = 1 };
+    *g = (gemm){ .m = 1024, .n = 1024, .k = 1024, .sync = 1, .seed = args->seed };
     ib_status st = open_device(g, args, err);
     if (st == IB_OK) st = gemm_set_batch(g, args->batch, err);
     if (st != IB_OK) return gemm_close(g), st;
