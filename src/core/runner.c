@@ -61,7 +61,7 @@ ib_status ib__runner_resolution_ms(ib__runner *r, double *ms, ib_error *err)
 {
     *ms = r->w->clock.resolution_ms;
     if (!r->timer) return IB_OK;
-    return ib__timer_resolution_ms(r->w->device_timer, r->timer, IB__RESOLUTION_PAIRS, ms, err);
+    return ib__timer_resolution_ms(r->timer_ops, r->timer, IB__RESOLUTION_PAIRS, ms, err);
 }
 
 static ib_status flush_cache(ib__runner *r, ib_error *err)
