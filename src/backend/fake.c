@@ -204,7 +204,7 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     w->ops = &fake_ops;
     w->impl = f;
     w->clock = (ib__clock){ .now_ms = virtual_now, .ctx = f, .resolution_ms = s->timer_resolution_ms };
-    w->device_timer = &fake_timer_ops;
+    w->own_timer = &fake_timer_ops;
     w->timer_target = f;
     w->caps = IB_CAP_ASYNC_RUN | IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS |
               (s->has_device_timer ? IB_CAP_DEVICE_TIMING : 0) | (s->has_batch_dim ? IB_CAP_BATCH_DIM : 0) |

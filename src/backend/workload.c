@@ -30,9 +30,9 @@ const ib__timer_ops *ib__workload_device_timer(const ib_workload *w, void **targ
 {
     *target = NULL;
     if (!ib__workload_can(w, IB_CAP_DEVICE_TIMING)) return NULL;
-    if (w->device_timer) {
+    if (w->own_timer) {
         *target = w->timer_target;
-        return w->device_timer;
+        return w->own_timer;
     }
     *target = w->stream;
     return &ib__cuda_event_timer;
@@ -57,7 +57,7 @@ ib_status ib__workload_check_caps(const ib_workload *w, const char *who, ib_erro
         { IB_CAP_REOPEN, "IB_CAP_REOPEN", w->ops->reopen != NULL, "a reopen slot" },
         { IB_CAP_REFILL_INPUTS, "IB_CAP_REFILL_INPUTS", w->ops->fill_inputs != NULL, "a fill_inputs slot" },
         { IB_CAP_CUDA_STREAM, "IB_CAP_CUDA_STREAM", w->stream != NULL, "a stream" },
-        { IB_CAP_DEVICE_TIMING, "IB_CAP_DEVICE_TIMING", stream || w->device_timer, "IB_CAP_CUDA_STREAM" },
+        { IB_CAP_DEVICE_TIMING, "IB_CAP_DEVICE_TIMING", stream || w->own_timer, "IB_CAP_CUDA_STREAM" },
         { IB_CAP_L2_FLUSH, "IB_CAP_L2_FLUSH", stream, "IB_CAP_CUDA_STREAM" },
     };
     for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)

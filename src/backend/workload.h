@@ -58,9 +58,10 @@ struct ib_workload {
     void *stream;               /* cudaStream_t the work runs on; NULL on the host */
     ib__clock clock;            /* host clock (virtual for the fake) */
     uint64_t caps;              /* IB_CAP_*: what this workload can do */
-    /* The backend's own device timer, started on timer_target (the fake's
-     * virtual one); NULL: with IB_CAP_DEVICE_TIMING, CUDA events on stream. */
-    const ib__timer_ops *device_timer;
+    /* The backend's own device timer, created on timer_target (the fake's
+     * virtual one); NULL: with IB_CAP_DEVICE_TIMING, CUDA events on stream.
+     * Read it through ib__workload_device_timer, which knows both. */
+    const ib__timer_ops *own_timer;
     void *timer_target;
 };
 
