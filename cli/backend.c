@@ -28,8 +28,7 @@ bool cli_add_backend_option(cli_args *a, const char *text)
 
 static bool is_plugin_path(const char *name) { return !strncmp(name, "plugin:", 7) || strchr(name, '/'); }
 
-/* The known names, for the message that refuses another. */
-static void known_names(char *buf, size_t cap)
+void cli_backend_names(char *buf, size_t cap)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -48,7 +47,7 @@ static int find_backend(const char *name, const ib_backend **b)
     *b = ib_backend_find(name);
     if (*b) return EXIT_OK;
     char known[512];
-    known_names(known, sizeof known);
+    cli_backend_names(known, sizeof known);
     fprintf(stderr, "inferbench: unknown backend '%s' (known: %s; or plugin:PATH.so)\n", name, known);
     return EXIT_BAD_INPUT;
 }

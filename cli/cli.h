@@ -211,6 +211,9 @@ int cli_open_workload(const cli_args *a, ib_workload **w);
 /* Splits "KEY=VALUE" into a's next backend option (KEY non-empty). */
 bool cli_add_backend_option(cli_args *a, const char *text);
 
+/* "onnxruntime, spin": the registered backends' names, for messages. */
+void cli_backend_names(char *buf, size_t cap);
+
 int cmd_backends(cli_args *a);
 
 /* The last step of every measuring command: whatever was measured is shown

@@ -10,6 +10,8 @@ fast="--warmup-runs 2 --warmup-ms 0 --warmup-max-ms 200"
 expect_exit 0 "backends lists the built-in ones" -- "$IB" backends
 expect_grep "^onnxruntime " "$TMP/out" "onnxruntime listed"
 expect_grep "^spin " "$TMP/out" "spin listed"
+"$IB" info >"$TMP/info" 2>&1
+expect_grep "^backends +onnxruntime, spin " "$TMP/info" "info lists the backends"
 
 # shellcheck disable=SC2086 # option lists are words
 expect_exit 0 "latency of the GEMM plugin" -- "$IB" latency $small $fast --runs 30 --json "$TMP/l.json"
