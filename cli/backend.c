@@ -38,7 +38,7 @@ void cli_backend_names(char *buf, size_t cap)
 
 static int find_backend(const char *name, const ib_backend **b)
 {
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     if (is_plugin_path(name)) {
         const char *path = strncmp(name, "plugin:", 7) ? name : name + 7;
         if (ib_backend_load_plugin(path, b, &err) != IB_OK) return cli_fail(IB_ERR_INVALID_ARG, err.message);
@@ -75,8 +75,10 @@ static int open_through_table(const cli_args *a, ib_workload **w)
     if (code != EXIT_OK) return code;
     const char *flag = runtime_flag_given(a);
     if (flag) {
-        fprintf(stderr, "inferbench: %s applies to the onnxruntime backend without --option; give "
-                        "backend '%s' its settings as --option KEY=VALUE\n", flag, b->name);
+        fprintf(stderr,
+                "inferbench: %s applies to the onnxruntime backend without --option; give "
+                "backend '%s' its settings as --option KEY=VALUE\n",
+                flag, b->name);
         return EXIT_BAD_INPUT;
     }
     ib_backend_open_args args;
@@ -88,7 +90,7 @@ static int open_through_table(const cli_args *a, ib_workload **w)
     args.device_id = a->model_opts.device_id;
     args.batch = a->model_opts.batch;
     args.seed = a->model_opts.seed;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_workload_open_backend(b, &args, w, &err);
     return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
 }
@@ -97,7 +99,7 @@ int cli_open_workload(const cli_args *a, ib_workload **w)
 {
     bool native = (!a->backend || !strcmp(a->backend, "onnxruntime")) && a->n_options == 0;
     if (!native) return open_through_table(a, w);
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
     return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
 }

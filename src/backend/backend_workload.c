@@ -81,7 +81,10 @@ static const ib__workload_ops table_ops = {
 void ib_backend_open_args_init(ib_backend_open_args *args)
 {
     *args = (ib_backend_open_args){
-        .struct_size = sizeof *args, .device = IB_DEVICE_AUTO, .batch = 1, .seed = 42,
+        .struct_size = sizeof *args,
+        .device = IB_DEVICE_AUTO,
+        .batch = 1,
+        .seed = 42,
     };
 }
 
@@ -101,14 +104,18 @@ static ib_workload *wrap(const ib_backend *b, const ib_backend_handle *h)
     if (!b->reopen) t->ops.reopen = NULL;
     if (!b->fill_inputs) t->ops.fill_inputs = NULL;
     *w = (ib_workload){
-        .ops = &t->ops, .impl = t, .device_id = h->device_id, .stream = h->stream,
-        .clock = ib__host_clock(), .caps = h->caps,
+        .ops = &t->ops,
+        .impl = t,
+        .device_id = h->device_id,
+        .stream = h->stream,
+        .clock = ib__host_clock(),
+        .caps = h->caps,
     };
     return w;
 }
 
-ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_args *args,
-                                   ib_workload **out, ib_error *err)
+ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_args *args, ib_workload **out,
+                                   ib_error *err)
 {
     IB_FAIL_IF(!out, err, IB_ERR_INVALID_ARG, "no place for the workload");
     *out = NULL;

@@ -10,7 +10,10 @@
 void ib__builtin_hand_over(ib_workload *inner, ib_backend_handle *out)
 {
     *out = (ib_backend_handle){
-        .state = inner, .caps = inner->caps, .stream = inner->stream, .device_id = inner->device_id,
+        .state = inner,
+        .caps = inner->caps,
+        .stream = inner->stream,
+        .device_id = inner->device_id,
     };
 }
 

@@ -568,8 +568,8 @@ static const ib__workload_ops ort_cuda_ops = {
  * runs on our stream and can return before the device is done. */
 static uint64_t ort_caps(bool cuda, bool has_batch_dim, bool cuda_graph)
 {
-    uint64_t caps = IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS |
-                    (has_batch_dim ? IB_CAP_BATCH_DIM : 0);
+    uint64_t caps =
+        IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS | (has_batch_dim ? IB_CAP_BATCH_DIM : 0);
     if (cuda)
         caps |= IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_DEVICE_TIMING | IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH |
                 (cuda_graph ? IB_CAP_GRAPH_CAPTURE : 0);

@@ -18,12 +18,12 @@ static ib_status apply_option(ib_model_options *m, const ib_backend_option *o, i
     if (!strcmp(o->key, "cudnn_search")) {
         for (size_t i = 0; i < 3; i++)
             if (!strcmp(o->value, searches[i])) return m->cudnn_conv_algo_search = searches[i], IB_OK;
-        return ib__fail(err, IB_ERR_INVALID_ARG, "option cudnn_search=%s: expected EXHAUSTIVE, HEURISTIC or DEFAULT",
-                        o->value);
+        return ib__fail(err, IB_ERR_INVALID_ARG,
+                        "option cudnn_search=%s: expected EXHAUSTIVE, HEURISTIC or DEFAULT", o->value);
     }
-    return ib__fail(err, IB_ERR_INVALID_ARG,
-                    "onnxruntime: unknown option '%s' (known: threads, cudnn_search, prefer_nhwc, cuda_graph)",
-                    o->key);
+    return ib__fail(
+        err, IB_ERR_INVALID_ARG,
+        "onnxruntime: unknown option '%s' (known: threads, cudnn_search, prefer_nhwc, cuda_graph)", o->key);
 }
 
 static ib_status ort_open(const ib_backend_open_args *args, ib_backend_handle *out, ib_error *err)

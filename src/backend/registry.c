@@ -45,7 +45,8 @@ ib_status ib__backend_check(const ib_backend *b, ib_error *err)
     IB_FAIL_IF(!b, err, IB_ERR_INVALID_ARG, "no backend table");
     IB_FAIL_IF(b->abi_version != IB_BACKEND_ABI_VERSION, err, IB_ERR_INVALID_ARG,
                "backend ABI version %u, but this inferbench speaks version %u: rebuild it against "
-               "this inferbench's inferbench_backend.h", b->abi_version, IB_BACKEND_ABI_VERSION);
+               "this inferbench's inferbench_backend.h",
+               b->abi_version, IB_BACKEND_ABI_VERSION);
     IB_FAIL_IF(b->struct_size < sizeof *b, err, IB_ERR_INVALID_ARG,
                "backend table of %zu bytes, version %u needs %zu", b->struct_size, IB_BACKEND_ABI_VERSION,
                sizeof *b);
@@ -74,7 +75,8 @@ static ib_status entry_table(void *handle, const ib_backend **table, ib_error *e
         unsigned v = other_abi_version(handle);
         IB_FAIL_IF(v != IB_BACKEND_ABI_VERSION, err, IB_ERR_INVALID_ARG,
                    "built for backend ABI version %u (it exports inferbench_backend_v%u), but this "
-                   "inferbench speaks version %u", v, v, IB_BACKEND_ABI_VERSION);
+                   "inferbench speaks version %u",
+                   v, v, IB_BACKEND_ABI_VERSION);
         return ib__fail(err, IB_ERR_INVALID_ARG, "no entry symbol %s: not an inferbench backend plugin",
                         IB_BACKEND_ENTRY_SYMBOL);
     }
@@ -92,8 +94,8 @@ ib_status ib_backend_load_plugin(const char *path, const ib_backend **out, ib_er
     IB_FAIL_IF(!out || !path || !*path, err, IB_ERR_INVALID_ARG, "no plugin path");
     *out = NULL;
     IB_FAIL_IF(access(path, R_OK) != 0, err, IB_ERR_INVALID_ARG, "plugin '%s': no such file", path);
-    IB_FAIL_IF(n_plugins == MAX_PLUGINS, err, IB_ERR_INVALID_ARG, "plugin '%s': %d plugins are loaded already",
-               path, MAX_PLUGINS);
+    IB_FAIL_IF(n_plugins == MAX_PLUGINS, err, IB_ERR_INVALID_ARG,
+               "plugin '%s': %d plugins are loaded already", path, MAX_PLUGINS);
     void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) return ib__fail(err, IB_ERR_INVALID_ARG, "plugin '%s': %s", path, dlerror());
     const ib_backend *table = NULL;

@@ -27,8 +27,7 @@ static void events_destroy(void *state)
 static ib_status events_create(void *stream, int device_id, void **state, ib_error *err)
 {
     *state = NULL;
-    IB_FAIL_IF(stream == NULL, err, IB_ERR_INVALID_ARG,
-               "CUDA event timer: the workload has no CUDA stream");
+    IB_FAIL_IF(stream == NULL, err, IB_ERR_INVALID_ARG, "CUDA event timer: the workload has no CUDA stream");
     event_timer *t = calloc(1, sizeof *t);
     IB_FAIL_IF(t == NULL, err, IB_ERR_NO_MEMORY, "CUDA event timer: out of host memory");
     t->stream = (cudaStream_t)stream;

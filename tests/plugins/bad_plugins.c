@@ -11,15 +11,18 @@ static ib_status never_open(const ib_backend_open_args *args, ib_backend_handle 
     return IB_ERR_INTERNAL;
 }
 static const ib_backend table = {
-    .struct_size = sizeof(ib_backend), .abi_version = IB_BACKEND_ABI_VERSION + 1, .name = "future",
-    .description = "a table of the next ABI version", .open = never_open,
+    .struct_size = sizeof(ib_backend),
+    .abi_version = IB_BACKEND_ABI_VERSION + 1,
+    .name = "future",
+    .description = "a table of the next ABI version",
+    .open = never_open,
 };
 const ib_backend *inferbench_backend_v1(void);
 const ib_backend *inferbench_backend_v1(void) { return &table; }
 #elif PLUGIN_KIND == 2 /* abi_v2 */
 const void *inferbench_backend_v2(void);
 const void *inferbench_backend_v2(void) { return 0; }
-#else /* no_entry */
+#else                  /* no_entry */
 int not_an_inferbench_backend(void);
 int not_an_inferbench_backend(void) { return 0; }
 #endif

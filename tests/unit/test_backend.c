@@ -91,7 +91,8 @@ static void test_open_and_measure(void)
     const ib_workload_info *info = ib_workload_get_info(w);
     CHECK(!strcmp(info->model, "counting") && info->batch == 4 && info->flops_per_item == 7);
     CHECK(info->has_batch_dim && info->device == IB_DEVICE_CPU);
-    CHECK(ib__workload_can(w, IB_CAP_BATCH_DIM | IB_CAP_REOPEN) && !ib__workload_can(w, IB_CAP_DEVICE_TIMING));
+    CHECK(ib__workload_can(w, IB_CAP_BATCH_DIM | IB_CAP_REOPEN) &&
+          !ib__workload_can(w, IB_CAP_DEVICE_TIMING));
 
     ib_config cfg;
     ib_config_init(&cfg);
@@ -176,7 +177,8 @@ static void test_registry(void)
     CHECK(ib_backend_find("fake") == NULL && ib_backend_find(NULL) == NULL);
     CHECK(ib_backend_get(ib_backend_count()) == NULL);
     ib_error err;
-    for (size_t i = 0; i < ib_backend_count(); i++) CHECK_EQ_INT(ib__backend_check(ib_backend_get(i), &err), IB_OK);
+    for (size_t i = 0; i < ib_backend_count(); i++)
+        CHECK_EQ_INT(ib__backend_check(ib_backend_get(i), &err), IB_OK);
     const ib_backend *p = (const ib_backend *)&err;
     CHECK_EQ_INT(ib_backend_load_plugin("/nonexistent/x.so", &p, &err), IB_ERR_INVALID_ARG);
     CHECK(p == NULL && strstr(err.message, "no such file"));
