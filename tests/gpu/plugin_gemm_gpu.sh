@@ -2,7 +2,8 @@
 # CUDA events on the stream the plugin hands over. Prints its median and
 # TFLOP/s; a GEMM faster than the GPU's peak would mean the timing is wrong
 # (IB_PEAK_TFLOPS, default the H200's dense fp16 peak, 989). Then the batch
-# dimension under throughput and the pitfalls rows that apply.
+# dimension under throughput and the pitfalls rows that apply. Last, the
+# built-in spin kernel through its table of the backend ABI (--backend spin).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 gemm=${IB_GEMM_PLUGIN:?the example plugin (tests/CMakeLists.txt sets it)}
@@ -34,4 +35,7 @@ json_check "$TMP/p.json" "all(r['status'] == 'ok' for r in d['rows'])" "every ro
 json_check "$TMP/p.json" "d['rows'][1]['stats']['p50'] < d['rows'][0]['stats']['p50'] / 5" "the host clock without sync sees a fraction of the GEMM"
 # shellcheck disable=SC2086
 expect_exit 0 "--flush-l2 and --exclude-launch apply" -- "$IB" latency $size --runs 50 --flush-l2 --exclude-launch
+
+expect_exit 0 "the spin kernel by name, 200 us" -- "$IB" latency --backend spin --option us=200 --runs 200 --json "$TMP/s.json"
+json_check "$TMP/s.json" "d['timing'] == 'device-events' and abs(d['latency_ms']['p50'] / 0.2 - 1) < 0.05" "a 200 us kernel measures 200 us within 5% through the table"
 finish
