@@ -23,7 +23,7 @@ print(f"gemm 4096^3 fp16: median {median_ms * 1e3:.1f} us, {tflops:.1f} TFLOP/s,
 PY
 json_check "$TMP/l.json" "2 * 4096 ** 3 / (d['latency_ms']['p50'] * 1e-3) / 1e12 < $peak * 1.02" "no faster than the GPU's peak"
 json_check "$TMP/l.json" "2 * 4096 ** 3 / (d['latency_ms']['p50'] * 1e-3) / 1e12 > $peak * 0.2" "above a fifth of the peak (cuBLAS on tensor cores)"
-json_check "$TMP/l.json" "abs(d['host_latency_ms']['p50'] / d['latency_ms']['p50'] - 1) < 0.10" "events agree with the synchronized host time within 10%"
+json_check "$TMP/l.json" "abs(d['host_latency_ms']['p50'] / d['latency_ms']['p50'] - 1) < 0.15" "events agree with the synchronized host time within 15% (a 0.2 ms run, the host's wake-up included)"
 
 # shellcheck disable=SC2086
 expect_exit 0 "throughput over batches of GEMMs" -- "$IB" throughput $size --batches 1,2,4 --runs 20 --json "$TMP/t.json"
