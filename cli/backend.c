@@ -88,7 +88,7 @@ static int open_through_table(const cli_args *a, ib_workload **w)
     args.n_options = a->n_options;
     args.device = a->model_opts.device;
     args.device_id = a->model_opts.device_id;
-    args.batch = a->model_opts.batch;
+    args.batch = a->model_opts.batch > 0 ? a->model_opts.batch : 1; /* 0: --batch not given */
     args.seed = a->model_opts.seed;
     ib_error err = { { 0 } };
     ib_status st = ib_workload_open_backend(b, &args, w, &err);

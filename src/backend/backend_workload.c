@@ -123,6 +123,8 @@ ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_ar
     IB_FAIL_IF(args->struct_size < sizeof *args, err, IB_ERR_INVALID_ARG,
                "ib_backend_open_args of %zu bytes: initialize it with ib_backend_open_args_init",
                args->struct_size);
+    IB_FAIL_IF(args->batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: a batch is at least 1",
+               (long long)args->batch);
     IB_TRY(ib__backend_check(b, err));
     ib_backend_handle h = { 0 };
     IB_TRY(b->open(args, &h, err));

@@ -126,6 +126,10 @@ static void test_open_refused_by_the_backend(void)
     ib_error err;
     CHECK_EQ_INT(ib_workload_open_backend(&counting_table, &a, &w, &err), IB_ERR_INVALID_ARG);
     CHECK(w == NULL && strstr(err.message, "unknown option 'tile'"));
+    a.n_options = 0;
+    a.batch = 0;
+    CHECK_EQ_INT(ib_workload_open_backend(&counting_table, &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "at least 1") != NULL);
     a.struct_size = 8; /* not initialized by ib_backend_open_args_init */
     CHECK_EQ_INT(ib_workload_open_backend(&counting_table, &a, &w, &err), IB_ERR_INVALID_ARG);
 }
