@@ -4,6 +4,7 @@
 #define IB_CLI_CLI_H
 
 #include "inferbench.h"
+#include "inferbench_backend.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@ enum {
     EXIT_NOT_MET = 3     /* a goal (latency budget) no candidate meets; compare
                             --fail-if-slower: B is slower than A */
 };
+
+#define CLI_MAX_BACKEND_OPTIONS 32
 
 /* Everything a command may be given. Each command says which groups of
  * options it takes (cli_spec) and parses into this. */
@@ -41,6 +44,12 @@ typedef struct cli_args {
     double latency_budget_ms;
     const char *batches;       /* explicit batch list, no search */
     size_t memory_cap_mb;
+    /* --backend NAME or plugin:PATH.so (NULL: onnxruntime), and its
+     * --option KEY=VALUE (keys copied here, values pointing into argv) */
+    const char *backend;
+    ib_backend_option options[CLI_MAX_BACKEND_OPTIONS];
+    char option_keys[CLI_MAX_BACKEND_OPTIONS][64];
+    size_t n_options;
     /* compare */
     double threshold;          /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
@@ -192,6 +201,20 @@ int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w);
  * MemAvailable of /proc/meminfo. Every model command calls it before
  * cli_start. */
 void cli_apply_memory_cap(cli_args *a);
+
+/* Opens the workload a names: the model on ONNX Runtime with the model
+ * options (the default), or through the backend table of --backend (loading
+ * a plugin for plugin:PATH or a path with a '/') with its --option pairs.
+ * Prints a one-line error and returns its exit code on failure. */
+int cli_open_workload(const cli_args *a, ib_workload **w);
+
+/* Splits "KEY=VALUE" into a's next backend option (KEY non-empty). */
+bool cli_add_backend_option(cli_args *a, const char *text);
+
+/* "onnxruntime, spin": the registered backends' names, for messages. */
+void cli_backend_names(char *buf, size_t cap);
+
+int cmd_backends(cli_args *a);
 
 /* The last step of every measuring command: whatever was measured is shown
  * and saved, also after a failure. Prints r's text report (on stderr when

@@ -12,6 +12,9 @@ int cmd_info(cli_args *a)
     printf("onnxruntime     %s, %s build (%s)\n", env.ort_version,
            env.ort_cuda_build ? "CUDA" : "CPU", env.ort_library);
     printf("cpu             %s\n", env.host_cpu);
+    char backends[256];
+    cli_backend_names(backends, sizeof backends);
+    printf("backends        %s (--backend; out of tree: plugin:PATH.so)\n", backends);
     if (!has_gpu) {
         printf("gpu             none usable (measurements run on the CPU)\n");
         return EXIT_RUN_FAILED;

@@ -40,6 +40,8 @@ static const cli_command commands[] = {
     {"info", "[--device-id N]",
      "What this machine offers: ONNX Runtime, CPU, GPU, driver, clocks. Exits 1 without a usable GPU.",
      OPT_DEVICE_ID, cmd_info},
+    {"backends", "", "List the backends --backend can name (plugins: --backend plugin:PATH.so).", 0,
+     cmd_backends},
     {"zoo-list", "", "List the built-in models.", 0, cmd_zoo_list},
     {"zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
      cmd_zoo_export},
@@ -158,5 +160,7 @@ int main(int argc, char **argv)
     args.session_index = session_index;
     args.session_result = session_result;
     cli_install_signal_handlers();
-    return cmd->run(&args);
+    int code = cmd->run(&args);
+    ib_backend_unload_plugins(); /* after the workloads: their code lives there */
+    return code;
 }

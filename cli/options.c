@@ -22,7 +22,8 @@ enum {
     O_HELP, O_QUIET,
     O_CSV, O_MD,
     O_INPUT,
-    O_SESSIONS, O_MAX_SESSIONS, O_REQUIRE_IDLE_GPU
+    O_SESSIONS, O_MAX_SESSIONS, O_REQUIRE_IDLE_GPU,
+    O_BACKEND, O_OPTION
 };
 // clang-format on
 
@@ -129,6 +130,10 @@ static const option_def options[] = {
     {{"require-idle-gpu", no_argument, NULL, O_REQUIRE_IDLE_GPU}, OPT_SESSIONS, NULL,
      "fail when another process computes on the GPU: exit 2 before measuring, 1 (results kept) when one "
      "appears during", .device = CUDA_ONLY, .scope = "it guards a latency measurement"},
+    {{"backend", required_argument, NULL, O_BACKEND}, OPT_MODEL, "NAME|plugin:PATH.so",
+     "what measures MODEL: a backend (inferbench backends lists them; default onnxruntime) or a plugin"},
+    {{"option", required_argument, NULL, O_OPTION}, OPT_MODEL, "KEY=VALUE",
+     "a setting of the backend (repeatable; the backend says which keys it takes)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -349,6 +354,8 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_SESSIONS: return parse_i64(name, v, 1, IB_SESSIONS_MAX, &a->sessions);
     case O_MAX_SESSIONS: return parse_i64(name, v, 2, IB_SESSIONS_MAX, &a->max_sessions);
     case O_REQUIRE_IDLE_GPU: a->require_idle_gpu = true; return true;
+    case O_BACKEND: a->backend = v; return true;
+    case O_OPTION: return cli_add_backend_option(a, v);
     }
     return false;
 }

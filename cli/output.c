@@ -539,17 +539,16 @@ int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w)
     *w = NULL;
     int code = cli_prepare_outputs(a, out);
     if (code != EXIT_OK) return code;
-    ib_error err = { { 0 } };
-    ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
+    code = cli_open_workload(a, w);
     /* --device auto is resolved now: CUDA-only options are judged here. */
-    if (st == IB_OK && cli_options_fit_device(a, ib_workload_get_info(*w)->device)) return EXIT_OK;
+    if (code == EXIT_OK && cli_options_fit_device(a, ib_workload_get_info(*w)->device)) return EXIT_OK;
     cli_outputs_abort(out);
-    if (st == IB_OK) {
+    if (code == EXIT_OK) {
         ib_workload_destroy(*w);
         *w = NULL;
         return EXIT_BAD_INPUT;
     }
-    return cli_fail(st, err.message);
+    return code;
 }
 
 /* Writes r in o's format to o when o is wanted (aborts it when nothing

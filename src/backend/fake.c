@@ -143,11 +143,12 @@ static const ib__workload_ops fake_ops = {
 /* The virtual device timer: the device time of a run is its scripted
  * duration, without the host overhead. A mark fires once the work queued
  * before it is done. */
-static ib_status timer_create(ib_workload *w, void **state, ib_error *err)
+static ib_status timer_create(void *target, int device_id, void **state, ib_error *err)
 {
+    (void)device_id;
     fake_timer *t = calloc(1, sizeof *t);
     IB_FAIL_IF(!t, err, IB_ERR_NO_MEMORY, "out of memory");
-    t->f = impl(w);
+    t->f = target;
     *state = t;
     return IB_OK;
 }
@@ -203,7 +204,11 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     w->ops = &fake_ops;
     w->impl = f;
     w->clock = (ib__clock){ .now_ms = virtual_now, .ctx = f, .resolution_ms = s->timer_resolution_ms };
-    w->device_timer = s->has_device_timer ? &fake_timer_ops : NULL;
+    w->own_timer = &fake_timer_ops;
+    w->timer_target = f;
+    w->caps = IB_CAP_ASYNC_RUN | IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS |
+              (s->has_device_timer ? IB_CAP_DEVICE_TIMING : 0) | (s->has_batch_dim ? IB_CAP_BATCH_DIM : 0) |
+              (s->gpu_like ? IB_CAP_GPU : 0);
     ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
     ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);
     w->info.device = s->gpu_like ? IB_DEVICE_CUDA : IB_DEVICE_CPU;

@@ -564,6 +564,18 @@ static const ib__workload_ops ort_cuda_ops = {
 /* Opening                                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Both providers run from host memory and open sessions anew; the CUDA one
+ * runs on our stream and can return before the device is done. */
+static uint64_t ort_caps(bool cuda, bool has_batch_dim, bool cuda_graph)
+{
+    uint64_t caps =
+        IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS | (has_batch_dim ? IB_CAP_BATCH_DIM : 0);
+    if (cuda)
+        caps |= IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_DEVICE_TIMING | IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH |
+                (cuda_graph ? IB_CAP_GRAPH_CAPTURE : 0);
+    return caps;
+}
+
 /* Checks a model file before ORT sees it, for plain messages. */
 static ib_status check_model_file(const char *path, ib_error *err)
 {
@@ -785,10 +797,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
                "--cuda-graph needs the CUDA execution provider (this model would run on the CPU)");
     o->cuda = ep != NULL;
     w->ops = o->cuda ? &ort_cuda_ops : &ort_cpu_ops;
-    if (o->cuda) {
-        IB_TRY(ib__gpu_stream_create(opts->device_id, &w->stream, err));
-        w->device_timer = &ib__cuda_event_timer;
-    }
+    if (o->cuda) IB_TRY(ib__gpu_stream_create(opts->device_id, &w->stream, err));
     IB_TRY(make_memory_infos(o, ep, opts->device_id, err));
 
     o->spec.intra_op_threads = opts->intra_op_threads;
@@ -823,6 +832,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
 
     fill_info(w, model, flops_per_item);
     w->info.has_batch_dim = has_batch_dim;
+    w->caps = ort_caps(o->cuda, has_batch_dim, opts->cuda_graph);
     w->info.batch = batch;
     return ort_set_batch(w, w->info.batch, err);
 }

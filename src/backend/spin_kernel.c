@@ -2,12 +2,13 @@
  * GPU's global timer. Measured by the tool, it shows the tool's own accuracy
  * and overhead (the calibrate command); with a duration of 0 it is an empty
  * kernel, what launching and timing alone cost. */
-#include "backend/workload.h"
+#include "backend/registry.h"
 #include "gpu/gpu.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Longer spins calibrate nothing more; they only risk display watchdogs. */
 #define MAX_DURATION_US 10e6
@@ -78,7 +79,7 @@ ib_status ib_workload_open_spin_kernel(double duration_us, int device_id, ib_wor
         .impl = s,
         .device_id = device_id,
         .clock = ib__host_clock(),
-        .device_timer = &ib__cuda_event_timer,
+        .caps = IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_DEVICE_TIMING | IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH,
     };
     snprintf(w->info.model, sizeof w->info.model, "spin:%gus", duration_us);
     ib__strlcpy(w->info.provider, "spin-kernel", sizeof w->info.provider);
@@ -97,3 +98,32 @@ ib_status ib_workload_open_spin_kernel(double duration_us, int device_id, ib_wor
     *out = w;
     return IB_OK;
 }
+
+/* The spin kernel as a table of the backend ABI: --option us=DURATION. */
+static ib_status spin_open(const ib_backend_open_args *args, ib_backend_handle *out, ib_error *err)
+{
+    long long us = 0;
+    for (size_t i = 0; i < args->n_options; i++) {
+        IB_FAIL_IF(strcmp(args->options[i].key, "us"), err, IB_ERR_INVALID_ARG,
+                   "spin: unknown option '%s' (known: us, the kernel's duration in microseconds)",
+                   args->options[i].key);
+        IB_TRY(ib__backend_option_int(&args->options[i], 0, (long long)MAX_DURATION_US, &us, err));
+    }
+    ib_workload *w;
+    IB_TRY(ib_workload_open_spin_kernel((double)us, args->device_id, &w, err));
+    ib__builtin_hand_over(w, out);
+    return IB_OK;
+}
+
+const ib_backend ib__backend_spin = {
+    .struct_size = sizeof(ib_backend),
+    .abi_version = IB_BACKEND_ABI_VERSION,
+    .name = "spin",
+    .description = "a CUDA kernel that spins for a known time (--option us=N): the calibration workload",
+    .open = spin_open,
+    .describe = ib__builtin_describe,
+    .set_batch = ib__builtin_set_batch,
+    .run = ib__builtin_run,
+    .set_run_sync = ib__builtin_set_run_sync,
+    .close = ib__builtin_close,
+};

@@ -23,5 +23,45 @@ ib_status ib_workload_set_batch(ib_workload *w, int64_t batch, ib_error *err)
 
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err)
 {
-    return w->stream ? ib__gpu_stream_sync(w->stream, err) : IB_OK;
+    return ib__workload_can(w, IB_CAP_CUDA_STREAM) ? ib__gpu_stream_sync(w->stream, err) : IB_OK;
+}
+
+const ib__timer_ops *ib__workload_device_timer(const ib_workload *w, void **target)
+{
+    *target = NULL;
+    if (!ib__workload_can(w, IB_CAP_DEVICE_TIMING)) return NULL;
+    if (w->own_timer) {
+        *target = w->timer_target;
+        return w->own_timer;
+    }
+    *target = w->stream;
+    return &ib__cuda_event_timer;
+}
+
+/* A capability and what it needs: a slot, a stream or another capability.
+ * (A slot without its capability is merely never called.) */
+typedef struct cap_need {
+    uint64_t cap;
+    const char *name;
+    bool met;
+    const char *need;
+} cap_need;
+
+ib_status ib__workload_check_caps(const ib_workload *w, const char *who, ib_error *err)
+{
+    bool stream = ib__workload_can(w, IB_CAP_CUDA_STREAM);
+    const cap_need needs[] = {
+        { IB_CAP_ASYNC_RUN, "IB_CAP_ASYNC_RUN", w->ops->set_run_sync != NULL, "a set_run_sync slot" },
+        { IB_CAP_HOST_INPUT_RUN, "IB_CAP_HOST_INPUT_RUN", w->ops->run_with_copies != NULL,
+          "a run_with_copies slot" },
+        { IB_CAP_REOPEN, "IB_CAP_REOPEN", w->ops->reopen != NULL, "a reopen slot" },
+        { IB_CAP_REFILL_INPUTS, "IB_CAP_REFILL_INPUTS", w->ops->fill_inputs != NULL, "a fill_inputs slot" },
+        { IB_CAP_CUDA_STREAM, "IB_CAP_CUDA_STREAM", w->stream != NULL, "a stream" },
+        { IB_CAP_DEVICE_TIMING, "IB_CAP_DEVICE_TIMING", stream || w->own_timer, "IB_CAP_CUDA_STREAM" },
+        { IB_CAP_L2_FLUSH, "IB_CAP_L2_FLUSH", stream, "IB_CAP_CUDA_STREAM" },
+    };
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        IB_FAIL_IF(ib__workload_can(w, needs[i].cap) && !needs[i].met, err, IB_ERR_INVALID_ARG,
+                   "%s declares %s without %s", who, needs[i].name, needs[i].need);
+    return IB_OK;
 }

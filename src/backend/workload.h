@@ -1,11 +1,15 @@
 /* The workload interface: what the measurement core drives. Each backend
  * (ONNX Runtime, the spin kernel, the scripted fake) fills one const table of
- * operations; the core sees nothing else of it. Optional slots are NULL and
- * the caller checks them. */
+ * operations; the core sees nothing else of it. These are the slots of the
+ * public ABI (include/inferbench_backend.h) on the core's own handle: an
+ * in-tree backend fills the handle directly, a backend of the ABI (a plugin)
+ * is seen through backend_workload.c. What a workload can do is said once,
+ * in w->caps (IB_CAP_*): the core reads the bits, never which slots are set. */
 #ifndef IB_BACKEND_WORKLOAD_H
 #define IB_BACKEND_WORKLOAD_H
 
 #include "core/common.h"
+#include "inferbench_backend.h"
 #include "timer/timer.h"
 
 #define IB__WORKLOAD_OPS_VERSION 1
@@ -23,20 +27,23 @@ typedef struct ib__workload_ops {
      * returns after the device finished. Required. */
     ib_status (*run)(ib_workload *w, ib_error *err);
 
-    /* Optional (NULL: runs are always synchronous). Whether run waits for
-     * the device before returning (ONNX Runtime's end-of-run sync). */
+    /* Optional (IB_CAP_ASYNC_RUN; NULL: runs are always synchronous).
+     * Whether run waits for the device before returning (ONNX Runtime's
+     * end-of-run sync). */
     ib_status (*set_run_sync)(ib_workload *w, bool sync, ib_error *err);
 
-    /* Optional. One inference as naive code does it: input taken from host
-     * memory and copied in, outputs copied back to the host, all inside. */
+    /* Optional (IB_CAP_HOST_INPUT_RUN). One inference as naive code does
+     * it: input taken from host memory and copied in, outputs copied back to
+     * the host, all inside. */
     ib_status (*run_with_copies)(ib_workload *w, ib_error *err);
 
-    /* Optional. Drops the runtime session and creates it anew, so that the
-     * next run is cold again (and arenas are returned). */
+    /* Optional (IB_CAP_REOPEN). Drops the runtime session and creates it
+     * anew, so that the next run is cold again (and arenas are returned). */
     ib_status (*reopen)(ib_workload *w, ib_error *err);
 
-    /* Optional. Refills the bound inputs in place (untimed): with zeros,
-     * or (zeros false) with the values they were made with. */
+    /* Optional (IB_CAP_REFILL_INPUTS). Refills the bound inputs in place
+     * (untimed): with zeros, or (zeros false) with the values they were
+     * made with. */
     ib_status (*fill_inputs)(ib_workload *w, bool zeros, ib_error *err);
 
     /* Releases everything. Required. */
@@ -50,8 +57,25 @@ struct ib_workload {
     int device_id;
     void *stream;               /* cudaStream_t the work runs on; NULL on the host */
     ib__clock clock;            /* host clock (virtual for the fake) */
-    const ib__timer_ops *device_timer; /* NULL: only host timing exists */
+    uint64_t caps;              /* IB_CAP_*: what this workload can do */
+    /* The backend's own device timer, created on timer_target (the fake's
+     * virtual one); NULL: with IB_CAP_DEVICE_TIMING, CUDA events on stream.
+     * Read it through ib__workload_device_timer, which knows both. */
+    const ib__timer_ops *own_timer;
+    void *timer_target;
 };
+
+/* Whether w declares every capability in caps. */
+static inline bool ib__workload_can(const ib_workload *w, uint64_t caps) { return (w->caps & caps) == caps; }
+
+/* How w's runs are timed on the device, and on what: NULL without device
+ * timing. */
+const ib__timer_ops *ib__workload_device_timer(const ib_workload *w, void **target);
+
+/* The capabilities a table of operations and a stream can honour, checked
+ * against the declared ones: IB_ERR_INVALID_ARG naming the first that
+ * disagrees ("declares IB_CAP_REOPEN without a reopen slot"). */
+ib_status ib__workload_check_caps(const ib_workload *w, const char *who, ib_error *err);
 
 /* The workload's host clock in ms (virtual for the fake). */
 static inline double ib__workload_now_ms(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }

@@ -7,7 +7,7 @@
 
 ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
 {
-    return w->ops->reopen ? w->ops->reopen(w, err) : IB_OK;
+    return ib__workload_can(w, IB_CAP_REOPEN) ? w->ops->reopen(w, err) : IB_OK;
 }
 
 /* Out of memory is the expected answer of a probe. So, above a batch that

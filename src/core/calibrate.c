@@ -75,11 +75,12 @@ static ib_status timer_resolution(int device_id, double *us, ib_error *err)
 {
     ib_workload *w = NULL;
     IB_TRY(ib_workload_open_spin_kernel(0, device_id, &w, err));
-    void *t = NULL;
+    void *t = NULL, *target;
     double ms = NAN;
-    ib_status st = w->device_timer->create(w, &t, err);
-    if (st == IB_OK) st = ib__timer_resolution_ms(w->device_timer, t, RESOLUTION_PAIRS, &ms, err);
-    if (t) w->device_timer->destroy(t);
+    const ib__timer_ops *timer = ib__workload_device_timer(w, &target);
+    ib_status st = timer->create(target, w->device_id, &t, err);
+    if (st == IB_OK) st = ib__timer_resolution_ms(timer, t, RESOLUTION_PAIRS, &ms, err);
+    if (t) timer->destroy(t);
     ib_workload_destroy(w);
     *us = ms * 1e3;
     return st;

@@ -206,7 +206,7 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
     out->precision_target = cfg->precision;
     IB_FAIL_IF(!w, err, IB_ERR_INVALID_ARG, "no workload");
     IB_TRY(ib__config_validate(cfg, err));
-    out->has_device_timer = w->device_timer != NULL;
+    out->has_device_timer = ib__workload_can(w, IB_CAP_DEVICE_TIMING);
     ib__env_capture(&out->env, w);
 
     ib__runner run;
@@ -226,7 +226,7 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
     /* GPU state is sampled over the timed runs: the "before" sample is the
      * state they start in, after warm-up (an idle GPU before the cold run is
      * at rest by design and says nothing about the measurement). */
-    ib__gpu_sampler *sampler = st == IB_OK && cfg->sample_gpu_state && w->stream
+    ib__gpu_sampler *sampler = st == IB_OK && cfg->sample_gpu_state && ib__workload_can(w, IB_CAP_CUDA_STREAM)
                                    ? ib__gpu_sampler_start(&out->env, w->device_id, IB__GPU_SAMPLE_PERIOD_MS)
                                    : NULL;
     ib__cpu_watch cpu;

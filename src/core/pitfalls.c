@@ -62,12 +62,14 @@ static void row_fail(ib_pitfall_row *row, ib_status st, const char *message)
     ib__strlcpy(row->error, message && *message ? message : ib_status_str(st), sizeof row->error);
 }
 
-/* Which mistakes cannot be made here at all. A mistake that can be made but
- * that this workload cannot reproduce (an optional slot is missing) is a
- * row that applies and failed with IB_ERR_UNSUPPORTED instead. */
+/* Which mistakes cannot be made here at all: on the CPU, or with a backend
+ * whose inputs never live on the host or whose session cannot be opened
+ * anew. A GPU run that cannot return early is a row that applies and failed
+ * with IB_ERR_UNSUPPORTED instead: every GPU runtime can be used that way,
+ * this backend just does not offer it. */
 static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
 {
-    bool device = w->info.device == IB_DEVICE_CUDA;
+    bool device = ib__workload_can(w, IB_CAP_GPU);
     ib_pitfall_row *no_sync = &out->rows[IB_PITFALL_HOST_NO_SYNC];
     ib_pitfall_row *copies = &out->rows[IB_PITFALL_COPIES];
     ib_pitfall_row *cold = &out->rows[IB_PITFALL_NO_WARMUP];
@@ -78,17 +80,21 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
         copies->applies = false;
         copies->not_applicable = "the data already lives in host memory: there is no copy to include";
     }
-    if (no_sync->applies && !w->ops->set_run_sync)
+    if (no_sync->applies && !ib__workload_can(w, IB_CAP_ASYNC_RUN))
         row_fail(no_sync, IB_ERR_UNSUPPORTED,
                  "this workload's runs always wait for the device: it cannot return early");
-    if (copies->applies && !w->ops->run_with_copies)
-        row_fail(copies, IB_ERR_UNSUPPORTED, "this workload cannot run from host memory");
-    if (!w->ops->fill_inputs)
+    if (copies->applies && !ib__workload_can(w, IB_CAP_HOST_INPUT_RUN)) {
+        copies->applies = false;
+        copies->not_applicable = "this backend has no run from host memory (no IB_CAP_HOST_INPUT_RUN)";
+    }
+    if (!ib__workload_can(w, IB_CAP_REFILL_INPUTS))
         row_fail(&out->rows[IB_PITFALL_ZERO_INPUT], IB_ERR_UNSUPPORTED,
                  "this workload cannot refill its inputs");
-    if (!w->ops->reopen)
-        row_fail(cold, IB_ERR_UNSUPPORTED,
-                 "this workload cannot open a fresh session, so its cold start cannot be repeated");
+    if (!ib__workload_can(w, IB_CAP_REOPEN)) {
+        cold->applies = false;
+        cold->not_applicable = "this backend cannot open a fresh session (no IB_CAP_REOPEN), so its "
+                               "cold start cannot be repeated";
+    }
 }
 
 /* Statistics of what a method reported, and its median against the

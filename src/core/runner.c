@@ -9,22 +9,27 @@
 static ib_status runner_setup(ib__runner *r, const ib_config *cfg, ib_error *err)
 {
     ib_workload *w = r->w;
-    if (w->device_timer) IB_TRY(w->device_timer->create(w, &r->timer, err));
+    void *target;
+    const ib__timer_ops *timer = ib__workload_device_timer(w, &target);
+    if (timer) {
+        IB_TRY(timer->create(target, w->device_id, &r->timer, err));
+        r->timer_ops = timer;
+    }
     /* With device marks, the run must not wait for the device itself: the
      * stop mark would then be queued only after the host noticed the end,
      * and that wake-up (5 us and more) would count as device time. The
      * wait happens on the stop mark instead. */
-    if (r->timer && w->ops->set_run_sync) {
+    if (r->timer && ib__workload_can(w, IB_CAP_ASYNC_RUN)) {
         IB_TRY(w->ops->set_run_sync(w, false, err));
         r->async = true;
     }
     if (cfg->flush_l2) {
-        IB_FAIL_IF(!w->stream, err, IB_ERR_UNSUPPORTED,
+        IB_FAIL_IF(!ib__workload_can(w, IB_CAP_L2_FLUSH), err, IB_ERR_UNSUPPORTED,
                    "--flush-l2 needs a GPU workload (the L2 cache flushed is the GPU's)");
         IB_TRY(ib__gpu_l2_flusher_create(w->device_id, &r->flusher, err));
     }
     if (cfg->exclude_launch) {
-        IB_FAIL_IF(!w->stream || !w->ops->set_run_sync, err, IB_ERR_UNSUPPORTED,
+        IB_FAIL_IF(!ib__workload_can(w, IB_CAP_CUDA_STREAM | IB_CAP_ASYNC_RUN), err, IB_ERR_UNSUPPORTED,
                    "--exclude-launch needs a GPU workload whose run can skip its own synchronization");
         IB_TRY(ib__gpu_hold_create(w->device_id, &r->hold, err));
     }
@@ -43,10 +48,11 @@ void ib__runner_release(ib__runner *r)
 {
     if (r->async) r->w->ops->set_run_sync(r->w, true, NULL);
     r->async = false;
-    if (r->timer) r->w->device_timer->destroy(r->timer);
+    if (r->timer) r->timer_ops->destroy(r->timer);
     ib__gpu_l2_flusher_destroy(r->flusher);
     ib__gpu_hold_destroy(r->hold);
     r->timer = NULL;
+    r->timer_ops = NULL;
     r->flusher = NULL;
     r->hold = NULL;
 }
@@ -55,7 +61,7 @@ ib_status ib__runner_resolution_ms(ib__runner *r, double *ms, ib_error *err)
 {
     *ms = r->w->clock.resolution_ms;
     if (!r->timer) return IB_OK;
-    return ib__timer_resolution_ms(r->w->device_timer, r->timer, IB__RESOLUTION_PAIRS, ms, err);
+    return ib__timer_resolution_ms(r->timer_ops, r->timer, IB__RESOLUTION_PAIRS, ms, err);
 }
 
 static ib_status flush_cache(ib__runner *r, ib_error *err)
@@ -71,9 +77,9 @@ static ib_status run_held(ib__runner *r, ib_error *err)
 {
     ib_workload *w = r->w;
     ib_status st = ib__gpu_hold_stream(r->hold, w->stream, HOLD_TIMEOUT_MS, err);
-    if (st == IB_OK) st = w->device_timer->start(r->timer, err);
+    if (st == IB_OK) st = r->timer_ops->start(r->timer, err);
     if (st == IB_OK) st = w->ops->run(w, err);
-    if (st == IB_OK) st = w->device_timer->stop(r->timer, err);
+    if (st == IB_OK) st = r->timer_ops->stop(r->timer, err);
     bool timed_out = false;
     ib_status rel = ib__gpu_release_stream(r->hold, &timed_out, err);
     if (st != IB_OK) return st;
@@ -96,11 +102,11 @@ ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms,
     if (held) {
         IB_TRY(run_held(r, err));
     } else {
-        if (r->timer) IB_TRY(w->device_timer->start(r->timer, err));
+        if (r->timer) IB_TRY(r->timer_ops->start(r->timer, err));
         IB_TRY(w->ops->run(w, err));
-        if (r->timer) IB_TRY(w->device_timer->stop(r->timer, err));
+        if (r->timer) IB_TRY(r->timer_ops->stop(r->timer, err));
     }
-    if (r->timer) IB_TRY(w->device_timer->elapsed_ms(r->timer, device_ms, err));
+    if (r->timer) IB_TRY(r->timer_ops->elapsed_ms(r->timer, device_ms, err));
     *host_ms = ib__workload_now_ms(r->w) - t0;
     return IB_OK;
 }
@@ -110,18 +116,18 @@ ib_status ib__runner_time_back_to_back(ib__runner *r, int64_t count, double *dev
 {
     ib_workload *w = r->w;
     /* Without device marks the runs must still not wait one by one. */
-    bool toggle = !r->async && w->ops->set_run_sync != NULL;
+    bool toggle = !r->async && ib__workload_can(w, IB_CAP_ASYNC_RUN);
     if (toggle) IB_TRY(w->ops->set_run_sync(w, false, err));
     double t0 = ib__workload_now_ms(r->w);
-    ib_status st = r->timer ? w->device_timer->start(r->timer, err) : IB_OK;
+    ib_status st = r->timer ? r->timer_ops->start(r->timer, err) : IB_OK;
     for (int64_t i = 0; i < count && st == IB_OK; i++) {
         if (ib__cancelled(r->cancel))
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         else
             st = w->ops->run(w, err);
     }
-    if (st == IB_OK && r->timer) st = w->device_timer->stop(r->timer, err);
-    if (st == IB_OK && r->timer) st = w->device_timer->elapsed_ms(r->timer, device_ms, err);
+    if (st == IB_OK && r->timer) st = r->timer_ops->stop(r->timer, err);
+    if (st == IB_OK && r->timer) st = r->timer_ops->elapsed_ms(r->timer, device_ms, err);
     if (st == IB_OK) st = ib__workload_synchronize(w, err);
     *host_ms = ib__workload_now_ms(r->w) - t0;
     if (!r->timer) *device_ms = *host_ms;

@@ -11,7 +11,8 @@
 
 typedef struct ib__runner {
     ib_workload *w;
-    void *timer;                 /* device timer state, NULL without */
+    const ib__timer_ops *timer_ops; /* the workload's device timer, NULL without */
+    void *timer;                    /* its state, NULL without */
     ib__gpu_l2_flusher *flusher; /* NULL unless flushing */
     ib__gpu_hold *hold;          /* NULL unless excluding launch overhead */
     const volatile int *cancel;

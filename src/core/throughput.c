@@ -84,7 +84,7 @@ static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_
                             ib_throughput_result *r, int64_t *cand, size_t *n, ib_error *err)
 {
     *n = 0;
-    if (!w->info.has_batch_dim) {
+    if (!ib__workload_can(w, IB_CAP_BATCH_DIM)) {
         for (size_t i = 0; cfg->batches && i < cfg->n_batches; i++)
             IB_FAIL_IF(cfg->batches[i] != w->info.batch, err, IB_ERR_UNSUPPORTED,
                        "the model has a fixed batch of %lld (no symbolic batch dimension): "
@@ -153,7 +153,7 @@ typedef struct sweep_state {
  * sample is taken once the first batch is warm, not at rest. */
 static void start_sampling(sweep_state *s)
 {
-    if (s->sampler || !s->rc->sample_gpu_state || !s->w->stream) return;
+    if (s->sampler || !s->rc->sample_gpu_state || !ib__workload_can(s->w, IB_CAP_CUDA_STREAM)) return;
     s->sampler = ib__gpu_sampler_start(&s->r->env, s->w->device_id, IB__GPU_SAMPLE_PERIOD_MS);
 }
 

@@ -101,7 +101,7 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->ort_cuda_build = ib__ort_core_library(env->ort_library, sizeof env->ort_library);
     if (!w) return;
     ib__strlcpy(env->provider, w->info.provider, sizeof env->provider);
-    if (w->info.device == IB_DEVICE_CUDA) capture_gpu(env, w->device_id);
+    if (w->caps & IB_CAP_GPU) capture_gpu(env, w->device_id);
 }
 
 /* Thinning keeps index n-2 = IB_MAX_GPU_SAMPLES-3 only if that is odd. */

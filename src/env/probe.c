@@ -10,7 +10,6 @@ void ib_env_probe(int device_id, ib_env *env, bool *has_gpu)
     memset(env, 0, sizeof *env);
     *has_gpu = ib__gpu_available(device_id);
     /* The capture reads the device from a workload; describe one. */
-    ib_workload w = { .device_id = device_id };
-    w.info.device = *has_gpu ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
+    ib_workload w = { .device_id = device_id, .caps = *has_gpu ? IB_CAP_GPU : 0 };
     ib__env_capture(env, &w);
 }

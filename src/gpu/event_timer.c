@@ -1,9 +1,9 @@
-/* The device timer: a pair of CUDA events recorded on the workload's own
- * stream. Events on that stream complete when the work queued before them
- * has run, so the interval between them is the device's time for the run,
- * whatever the host did meanwhile; events on another stream (or the legacy
- * default stream) would not be ordered with the workload's kernels. */
-#include "backend/workload.h"
+/* The device timer: a pair of CUDA events recorded on the stream the
+ * workload runs on (its backend hands it over). Events on that stream
+ * complete when the work queued before them has run, so the interval
+ * between them is the device's time for the run, whatever the host did
+ * meanwhile; events on another stream (or the legacy default stream) would
+ * not be ordered with the workload's kernels. */
 #include "gpu/gpu.h"
 #include "gpu/gpu_cuda.h"
 
@@ -24,16 +24,15 @@ static void events_destroy(void *state)
     free(t);
 }
 
-static ib_status events_create(ib_workload *w, void **state, ib_error *err)
+static ib_status events_create(void *stream, int device_id, void **state, ib_error *err)
 {
     *state = NULL;
-    IB_FAIL_IF(w->stream == NULL, err, IB_ERR_INVALID_ARG,
-               "CUDA event timer: the workload has no CUDA stream");
+    IB_FAIL_IF(stream == NULL, err, IB_ERR_INVALID_ARG, "CUDA event timer: the workload has no CUDA stream");
     event_timer *t = calloc(1, sizeof *t);
     IB_FAIL_IF(t == NULL, err, IB_ERR_NO_MEMORY, "CUDA event timer: out of host memory");
-    t->stream = (cudaStream_t)w->stream;
+    t->stream = (cudaStream_t)stream;
     /* Events belong to the device current at creation: the stream's. */
-    cudaError_t e = cudaSetDevice(w->device_id);
+    cudaError_t e = cudaSetDevice(device_id);
     /* Default flags: timing enabled (cudaEventDisableTiming would make
      * cudaEventElapsedTime fail) and no cudaEventBlockingSync, so waiting on
      * the stop event follows the device's schedule (a spin while CPU cores
@@ -42,7 +41,7 @@ static ib_status events_create(ib_workload *w, void **state, ib_error *err)
     if (e == cudaSuccess) e = cudaEventCreate(&t->stop);
     if (e != cudaSuccess) {
         events_destroy(t);
-        return ib__cuda_status(e, err, "CUDA event timer on device %d", w->device_id);
+        return ib__cuda_status(e, err, "CUDA event timer on device %d", device_id);
     }
     *state = t;
     return IB_OK;

@@ -49,7 +49,7 @@ void ib__gpu_free(void *ptr);
 ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
 ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
 
-/* CUDA events recorded on the workload's stream (w->stream). */
+/* CUDA events recorded on a stream; create(stream, device_id, ...). */
 extern const ib__timer_ops ib__cuda_event_timer;
 
 /* Launch-overhead exclusion (nvbench's blocking kernel): enqueues on stream

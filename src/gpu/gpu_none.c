@@ -24,7 +24,11 @@ ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *strea
 { (void)dst; (void)src; (void)bytes; (void)stream; return NO_CUDA(err); }
 ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
 { (void)dst; (void)src; (void)bytes; (void)stream; return NO_CUDA(err); }
-const ib__timer_ops ib__cuda_event_timer = { 0 };
+/* A backend may hand over a CUDA stream of its own making (a plugin): its
+ * events cannot be recorded here. */
+static ib_status no_event_timer(void *stream, int device_id, void **state, ib_error *err)
+{ (void)stream; (void)device_id; *state = NULL; return NO_CUDA(err); }
+const ib__timer_ops ib__cuda_event_timer = { .create = no_event_timer };
 ib_status ib__gpu_hold_create(int device_id, ib__gpu_hold **out, ib_error *err)
 { (void)device_id; *out = NULL; return NO_CUDA(err); }
 ib_status ib__gpu_hold_stream(ib__gpu_hold *h, void *stream, double timeout_ms, ib_error *err)

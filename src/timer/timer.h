@@ -16,11 +16,12 @@ typedef struct ib__clock {
  * clock_getres says and the smallest step seen between two reads. */
 ib__clock ib__host_clock(void);
 
-/* A device timer: start/stop are marks on the workload's stream (CUDA event
- * records); elapsed waits for the stop mark and returns the device time
- * between them. */
+/* A device timer: start/stop are marks on a stream (CUDA event records);
+ * elapsed waits for the stop mark and returns the device time between
+ * them. create is given what the marks go on (a cudaStream_t for CUDA
+ * events) and its device. */
 typedef struct ib__timer_ops {
-    ib_status (*create)(ib_workload *w, void **state, ib_error *err);
+    ib_status (*create)(void *target, int device_id, void **state, ib_error *err);
     ib_status (*start)(void *state, ib_error *err);
     ib_status (*stop)(void *state, ib_error *err);
     ib_status (*elapsed_ms)(void *state, double *ms, ib_error *err);

@@ -7,7 +7,7 @@ build=$2 cc=$3 extra=${4:-}
 prefix="$TMP/prefix"
 
 expect_exit 0 "cmake --install" -- cmake --install "$build" --prefix "$prefix"
-for f in include/inferbench.h lib/pkgconfig/inferbench.pc lib/cmake/inferbench/inferbenchConfig.cmake bin/inferbench; do
+for f in include/inferbench.h include/inferbench_backend.h lib/pkgconfig/inferbench.pc lib/cmake/inferbench/inferbenchConfig.cmake bin/inferbench; do
   if [ -e "$prefix/$f" ]; then pass "installed $f"; else fail "missing $f"; fi
 done
 soname=$(readelf -d "$prefix/lib/libinferbench.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
@@ -24,6 +24,23 @@ expect_exit 0 "the program runs against the installed library" -- env LD_LIBRARY
 expect_grep "^n 10 mean 5.50 p50 5.50 p90 9.10 min 1 max 10$" "$TMP/out" "statistics computed by the installed library"
 expect_grep "^mlp params 399370$" "$TMP/out" "the zoo answers"
 expect_grep "^status device out of memory$" "$TMP/out" "status names"
+
+# The example plugin, built out of tree by its own Makefile against the
+# installed headers (a copy: the source tree stays clean), loaded by the
+# installed program.
+cp -r "$(dirname "$0")/../../examples/plugin-gemm" "$TMP/gemm"
+rm -f "$TMP/gemm/libib_gemm.so"
+expect_exit 0 "the example plugin builds with its Makefile and pkg-config" -- \
+  make -C "$TMP/gemm" CC="$cc" CFLAGS="-O2 -Wall -Wextra -Werror $extra" PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+expect_exit 0 "the installed inferbench measures with it" -- \
+  env LD_LIBRARY_PATH="$prefix/lib" "$prefix/bin/inferbench" latency --backend plugin:"$TMP/gemm/libib_gemm.so" \
+  --device cpu --option m=64 --option n=64 --option k=64 --runs 20 --warmup-ms 0 --warmup-max-ms 200
+expect_grep "^inferbench latency: gemm m=64 n=64 k=64 fp32, batch 1" "$TMP/out" "the plugin's workload was measured"
+if make -C "$TMP/gemm" -B PKG_CONFIG_PATH="$TMP/nowhere" >"$TMP/out" 2>"$TMP/err"; then
+  fail "the Makefile built without inferbench's pkg-config file"
+else
+  expect_grep "^pkg-config does not know inferbench: set PKG_CONFIG_PATH$" "$TMP/err" "the Makefile says when pkg-config does not know inferbench"
+fi
 
 expect_exit 0 "a CMake project finds the package" -- \
   env CFLAGS="$extra" LDFLAGS="$extra" cmake -S "$(dirname "$0")" -B "$TMP/cmake-consumer" -DCMAKE_PREFIX_PATH="$prefix"

@@ -59,14 +59,14 @@ static double timed_spin_ms(ib_workload *w, void *timer, ib__gpu_hold *hold, uin
         ms[i] = -1.0;
         bool timed_out = false;
         if (hold) CHECK_EQ_INT(ib__gpu_hold_stream(hold, w->stream, 2000.0, &e), IB_OK);
-        CHECK_EQ_INT(w->device_timer->start(timer, &e), IB_OK);
+        CHECK_EQ_INT(ib__cuda_event_timer.start(timer, &e), IB_OK);
         CHECK_EQ_INT(ib__gpu_spin(w->stream, duration_ns, &e), IB_OK);
-        CHECK_EQ_INT(w->device_timer->stop(timer, &e), IB_OK);
+        CHECK_EQ_INT(ib__cuda_event_timer.stop(timer, &e), IB_OK);
         if (hold) {
             CHECK_EQ_INT(ib__gpu_release_stream(hold, &timed_out, &e), IB_OK);
             CHECK(!timed_out);
         }
-        CHECK_EQ_INT(w->device_timer->elapsed_ms(timer, &ms[i], &e), IB_OK);
+        CHECK_EQ_INT(ib__cuda_event_timer.elapsed_ms(timer, &ms[i], &e), IB_OK);
     }
     return median(ms, REPS);
 }
@@ -142,15 +142,16 @@ static void test_timing(void)
     ib_error e;
     CHECK_EQ_INT(ib_workload_open_spin_kernel(1000.0, 0, &w, &e), IB_OK);
     if (!w) return;
-    CHECK(w->device_timer == &ib__cuda_event_timer);
+    void *target = NULL;
+    CHECK(ib__workload_device_timer(w, &target) == &ib__cuda_event_timer && target == w->stream);
     CHECK_EQ_INT(w->ops->set_run_sync(w, false, &e), IB_OK);
     void *timer = NULL;
-    CHECK_EQ_INT(w->device_timer->create(w, &timer, &e), IB_OK);
+    CHECK_EQ_INT(ib__cuda_event_timer.create(w->stream, w->device_id, &timer, &e), IB_OK);
     ib__gpu_hold *hold = NULL;
     CHECK_EQ_INT(ib__gpu_hold_create(0, &hold, &e), IB_OK);
     if (!timer || !hold) return;
     double elapsed;
-    CHECK_EQ_INT(w->device_timer->elapsed_ms(timer, &elapsed, &e), IB_ERR_INTERNAL);
+    CHECK_EQ_INT(ib__cuda_event_timer.elapsed_ms(timer, &elapsed, &e), IB_ERR_INTERNAL);
 
     /* Warm: context, module, clocks. */
     (void)timed_spin_ms(w, timer, NULL, 10000000);
@@ -207,7 +208,7 @@ static void test_timing(void)
     CHECK(ib__now_ms() - t0 < 1000.0);
     ib__gpu_hold_destroy(NULL);
 
-    w->device_timer->destroy(timer);
+    ib__cuda_event_timer.destroy(timer);
     ib_workload_destroy(w);
 }
 
@@ -220,13 +221,13 @@ static void test_l2_flush(void)
     CHECK_EQ_INT(ib__gpu_l2_flusher_create(0, &f, &e), IB_OK);
     if (!w || !f) return;
     void *timer = NULL;
-    CHECK_EQ_INT(w->device_timer->create(w, &timer, &e), IB_OK);
+    CHECK_EQ_INT(ib__cuda_event_timer.create(w->stream, w->device_id, &timer, &e), IB_OK);
     double ms[REPS];
     for (int i = 0; i < REPS; i++) {
-        CHECK_EQ_INT(w->device_timer->start(timer, &e), IB_OK);
+        CHECK_EQ_INT(ib__cuda_event_timer.start(timer, &e), IB_OK);
         CHECK_EQ_INT(ib__gpu_l2_flush(f, w->stream, &e), IB_OK);
-        CHECK_EQ_INT(w->device_timer->stop(timer, &e), IB_OK);
-        CHECK_EQ_INT(w->device_timer->elapsed_ms(timer, &ms[i], &e), IB_OK);
+        CHECK_EQ_INT(ib__cuda_event_timer.stop(timer, &e), IB_OK);
+        CHECK_EQ_INT(ib__cuda_event_timer.elapsed_ms(timer, &ms[i], &e), IB_OK);
     }
     double flush_ms = median(ms, REPS);
     ib__gpu_props p;
@@ -235,7 +236,7 @@ static void test_l2_flush(void)
     printf("test_gpu: L2 flush (%llu bytes): %.4f ms, %.0f GB/s\n", 2 * p.l2_cache_bytes, flush_ms, gbps);
     /* The whole buffer was written: not faster than any HBM. */
     CHECK(flush_ms > 0.0 && gbps < 10000.0);
-    w->device_timer->destroy(timer);
+    ib__cuda_event_timer.destroy(timer);
     ib__gpu_l2_flusher_destroy(f);
     ib__gpu_l2_flusher_destroy(NULL);
     ib_workload_destroy(w);

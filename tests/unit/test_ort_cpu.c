@@ -85,7 +85,9 @@ static void test_open_and_info(void)
     CHECK_EQ_INT(info->outputs[0].dims[1], 4);
     CHECK(info->flops_per_item == 0);
     CHECK(w->stream == NULL);
-    CHECK(w->device_timer == NULL);
+    CHECK(w->own_timer == NULL && !ib__workload_can(w, IB_CAP_DEVICE_TIMING));
+    CHECK(ib__workload_can(w, IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_BATCH_DIM));
+    CHECK(!(w->caps & (IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_ASYNC_RUN)));
     CHECK(w->clock.now_ms != NULL);
     CHECK(w->ops->set_run_sync == NULL);
 

@@ -56,8 +56,10 @@ static void test_basics(void)
     CHECK(strcmp(info->provider, "CUDAExecutionProvider") == 0);
     CHECK_EQ_INT(info->device, IB_DEVICE_CUDA);
     CHECK(w->stream != NULL);
-    CHECK(w->device_timer == &ib__cuda_event_timer);
-    CHECK(w->ops->set_run_sync != NULL);
+    void *target = NULL;
+    const ib__timer_ops *t = ib__workload_device_timer(w, &target);
+    CHECK(t == &ib__cuda_event_timer && target == w->stream);
+    CHECK(w->ops->set_run_sync != NULL && ib__workload_can(w, IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH));
 
     check_ok(w->ops->run(w, &err), &err, "cold run");
     check_ok(w->ops->run(w, &err), &err, "run");
@@ -67,16 +69,16 @@ static void test_basics(void)
 
     /* the device timer brackets a run on our stream */
     void *timer = NULL;
-    check_ok(w->device_timer->create(w, &timer, &err), &err, "timer create");
+    check_ok(t->create(target, w->device_id, &timer, &err), &err, "timer create");
     if (timer) {
         double ms = -1;
-        check_ok(w->device_timer->start(timer, &err), &err, "timer start");
+        check_ok(t->start(timer, &err), &err, "timer start");
         check_ok(w->ops->run(w, &err), &err, "timed run");
-        check_ok(w->device_timer->stop(timer, &err), &err, "timer stop");
-        check_ok(w->device_timer->elapsed_ms(timer, &ms, &err), &err, "timer elapsed");
+        check_ok(t->stop(timer, &err), &err, "timer stop");
+        check_ok(t->elapsed_ms(timer, &ms, &err), &err, "timer elapsed");
         CHECK(ms > 0 && ms < 1000);
         fprintf(stderr, "  matmul batch 64: %.4f ms device\n", ms);
-        w->device_timer->destroy(timer);
+        t->destroy(timer);
     }
 
     /* asynchronous runs, then a wait */

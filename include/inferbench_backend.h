@@ -1,0 +1,212 @@
+/*
+ * inferbench backends: the interface between the measurement core and the
+ * thing measured, and how a backend is found by name or loaded from a
+ * shared object (a plugin). docs/backends.md explains how to write one.
+ *
+ * A backend is a const table of function pointers (ib_backend), versioned as
+ * curl's Curl_ssl and ggml's ggml_backend_i are: its size and ABI version
+ * come first, optional slots are NULL, and one capabilities field
+ * (IB_CAP_*) says what the backend can do, so that the core never guesses
+ * from which slots are set.
+ *
+ * The ABI of version IB_BACKEND_ABI_VERSION is this header's ib_backend,
+ * ib_backend_open_args and ib_backend_handle, plus the types of
+ * inferbench.h they name (ib_status, ib_error, ib_workload_info): a change
+ * to any of them that moves a field is a new ABI version, and the core
+ * refuses a plugin built for another.
+ *
+ * Threading: the core calls a workload's slots from one thread at a time
+ * (the thread that measures), never concurrently. Different workloads of
+ * one backend may live in different threads: keep no mutable state outside
+ * the workload's own.
+ *
+ * Ownership: a backend owns its workload's state, its stream and whatever
+ * it allocates; close releases all of it. Strings and arrays given to open
+ * are the caller's, valid during open only: copy what must be kept. The
+ * ib_workload_info given to describe is the core's: fill it, keep no
+ * pointer to it.
+ *
+ * Errors: every slot that can fail returns an ib_status and writes a
+ * one-line message into err (which may be NULL), as the library does. A
+ * backend never prints, exits or aborts: the program does that.
+ */
+#ifndef INFERBENCH_BACKEND_H
+#define INFERBENCH_BACKEND_H
+
+#include "inferbench.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes. */
+#define IB_BACKEND_ABI_VERSION 1u
+
+/* The one symbol a plugin exports: a function returning its table. The
+ * name carries the ABI version, so that a plugin of another version is
+ * found missing rather than misread. */
+#define IB_BACKEND_ENTRY_SYMBOL "inferbench_backend_v1"
+typedef const struct ib_backend *(*ib_backend_entry_fn)(void);
+
+/* What a backend can do: bits of ib_backend_handle.caps, set by open. */
+enum {
+    /* Runs execute on a GPU, asynchronously to the host: the host clock
+     * alone would be wrong, and copies to and from the device exist. */
+    IB_CAP_GPU = 1u << 0,
+    /* handle.stream is the cudaStream_t every run's work is queued on, in
+     * order, on CUDA device handle.device_id. The core queues its own work
+     * there too (timing events, an L2 flush, a hold kernel) and waits on
+     * it (cudaStreamSynchronize). */
+    IB_CAP_CUDA_STREAM = 1u << 1,
+    /* Runs can be timed on the device: the core records CUDA events on the
+     * stream around them. Needs IB_CAP_CUDA_STREAM. Without it the core
+     * times with the host clock around synchronous runs. */
+    IB_CAP_DEVICE_TIMING = 1u << 2,
+    /* set_run_sync is given: a run can return as soon as its work is
+     * queued. Needed to time back-to-back runs without host gaps, to
+     * exclude launch overhead, and to show the host-clock mistake. */
+    IB_CAP_ASYNC_RUN = 1u << 3,
+    /* run_with_copies is given: the pitfalls report can show what timing
+     * the copies in and out costs. */
+    IB_CAP_HOST_INPUT_RUN = 1u << 4,
+    /* reopen is given: the first runs of a fresh session can be repeated
+     * (the no-warm-up mistake), and a failed batch can be recovered from by
+     * returning the runtime's memory. */
+    IB_CAP_REOPEN = 1u << 5,
+    /* set_batch accepts any batch >= 1 (that fits): the throughput search
+     * runs. Without it the workload has one fixed batch, the one describe
+     * reports. */
+    IB_CAP_BATCH_DIM = 1u << 6,
+    /* Runs replay a captured CUDA graph: one launch a run (reported). */
+    IB_CAP_GRAPH_CAPTURE = 1u << 7,
+    /* The runs read device memory through the L2 cache of device_id, so
+     * that --flush-l2 (a cold cache before each run) means something.
+     * Needs IB_CAP_CUDA_STREAM. */
+    IB_CAP_L2_FLUSH = 1u << 8,
+    /* fill_inputs is given: the inputs can be refilled in place, with zeros
+     * and back, so that the pitfalls report can show what zero-filled
+     * inputs would have measured. */
+    IB_CAP_REFILL_INPUTS = 1u << 9
+};
+
+/* One --option KEY=VALUE. Both strings non-NULL. */
+typedef struct ib_backend_option {
+    const char *key;
+    const char *value;
+} ib_backend_option;
+
+/* What open is given. Initialize with ib_backend_open_args_init: fields
+ * added later (at the end, struct_size telling which exist) keep their
+ * defaults. */
+typedef struct ib_backend_open_args {
+    size_t struct_size;               /* sizeof(ib_backend_open_args) of the caller */
+    const char *model;                /* the MODEL argument as given, or NULL; a backend
+                                         may ignore it or read it its own way */
+    const ib_backend_option *options; /* [n_options], in the order given */
+    size_t n_options;
+    ib_device_kind device;            /* where to run; AUTO: the backend's choice */
+    int device_id;                    /* CUDA device index (default 0) */
+    int64_t batch;                    /* the batch to bind first (default 1) */
+    uint64_t seed;                    /* for input values (default 42) */
+} ib_backend_open_args;
+
+void ib_backend_open_args_init(ib_backend_open_args *args);
+
+/* What open hands back. The core zeroes it before the call. */
+typedef struct ib_backend_handle {
+    void *state;    /* the backend's own; passed back to every slot */
+    uint64_t caps;  /* IB_CAP_* */
+    void *stream;   /* with IB_CAP_CUDA_STREAM: the cudaStream_t, owned by the
+                       backend (destroyed by close); NULL otherwise */
+    int device_id;  /* the CUDA device of stream */
+} ib_backend_handle;
+
+/* A backend. Required slots: open, describe, set_batch, run, close. The
+ * optional ones are set exactly when the matching capability is declared;
+ * the core refuses a table where they disagree. */
+typedef struct ib_backend {
+    size_t struct_size;       /* sizeof(ib_backend) as the backend was built */
+    uint32_t abi_version;     /* IB_BACKEND_ABI_VERSION */
+    const char *name;         /* short, lower case: "gemm" */
+    const char *description;  /* one line, for listings */
+
+    /* Opens a workload: parses args->options (an unknown key or a bad value
+     * is IB_ERR_INVALID_ARG with a message naming it), prepares the work
+     * and binds args->batch (as set_batch does). On failure nothing is
+     * left allocated and out is ignored. */
+    ib_status (*open)(const ib_backend_open_args *args, ib_backend_handle *out, ib_error *err);
+
+    /* Fills info (zeroed by the core) with what is measured: model,
+     * provider, device, batch, has_batch_dim, tensors, flops_per_item (0
+     * when unknown). Called after open, set_batch and reopen. */
+    void (*describe)(void *state, ib_workload_info *info);
+
+    /* Binds the inputs and outputs of `batch` (untimed). Device memory
+     * exhausted: IB_ERR_DEVICE_OOM, after freeing what this batch took, so
+     * that a smaller batch can follow; a size the backend refuses:
+     * IB_ERR_UNSUPPORTED. */
+    ib_status (*set_batch)(void *state, int64_t batch, ib_error *err);
+
+    /* The timed region: one inference on the bound data. With
+     * IB_CAP_CUDA_STREAM it enqueues on the stream and, unless
+     * set_run_sync(false) was called, returns after the device finished;
+     * otherwise it runs synchronously. */
+    ib_status (*run)(void *state, ib_error *err);
+
+    /* Optional (IB_CAP_ASYNC_RUN): whether run waits for its work to end
+     * before returning. The core turns it off while it times with events
+     * and back on afterwards. */
+    ib_status (*set_run_sync)(void *state, bool sync, ib_error *err);
+
+    /* Optional (IB_CAP_HOST_INPUT_RUN): one inference as naive code does
+     * it: inputs copied in from host memory, outputs back, all inside,
+     * returning when done. */
+    ib_status (*run_with_copies)(void *state, ib_error *err);
+
+    /* Optional (IB_CAP_REOPEN): drops the session and creates it anew (its
+     * memory returned), so that the next run is cold again; the bound
+     * batch stays bound. */
+    ib_status (*reopen)(void *state, ib_error *err);
+
+    /* Optional (IB_CAP_REFILL_INPUTS): refills the bound inputs in place
+     * (untimed): with zeros, or (zeros false) with the values they were
+     * made with. */
+    ib_status (*fill_inputs)(void *state, bool zeros, ib_error *err);
+
+    /* Releases the workload: its state, buffers and stream. */
+    void (*close)(void *state);
+} ib_backend;
+
+/* ------------------------------------------------------------------------ */
+/* The registry: backends by name                                            */
+/* ------------------------------------------------------------------------ */
+
+/* The backends built in (onnxruntime, spin, ...) and the plugins loaded, in
+ * that order. ib_backend_get(i) is NULL past the end. */
+size_t ib_backend_count(void);
+const ib_backend *ib_backend_get(size_t index);
+
+/* The backend called name (built in or loaded), or NULL. */
+const ib_backend *ib_backend_find(const char *name);
+
+/* Loads a plugin: dlopens path, looks up IB_BACKEND_ENTRY_SYMBOL, checks the
+ * table (ABI version, size, required slots, slots against capabilities)
+ * and registers it under its name. A missing file, a missing symbol, a
+ * table of another ABI version or a bad table: IB_ERR_INVALID_ARG with a
+ * one-line message, and the object is closed again (nothing half-loaded).
+ * The plugin stays loaded until ib_backend_unload_plugins. */
+ib_status ib_backend_load_plugin(const char *path, const ib_backend **out, ib_error *err);
+
+/* Unloads every plugin loaded. No workload of theirs may be open. */
+void ib_backend_unload_plugins(void);
+
+/* Opens a workload of backend b for the measurement functions of
+ * inferbench.h. The workload keeps b: it must outlive it. */
+ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_args *args,
+                                   ib_workload **out, ib_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* INFERBENCH_BACKEND_H */

@@ -1,0 +1,116 @@
+/* The registry: backends by name. The built-in tables are listed here, one
+ * line each; plugins are shared objects loaded at run time through one
+ * versioned entry symbol (IB_BACKEND_ENTRY_SYMBOL), checked before their
+ * first use and closed again when refused, so nothing is half-loaded.
+ * Plugins are loaded and unloaded from one thread, before and after
+ * measuring (the registry takes no lock). */
+#include "backend/registry.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Adding a backend in tree: its folder, and one line here. */
+static const ib_backend *const builtin[] = {
+    &ib__backend_onnxruntime,
+    &ib__backend_spin,
+};
+#define N_BUILTIN (sizeof builtin / sizeof builtin[0])
+
+#define MAX_PLUGINS 16
+static struct {
+    void *handle;
+    const ib_backend *table;
+} plugins[MAX_PLUGINS];
+static size_t n_plugins;
+
+size_t ib_backend_count(void) { return N_BUILTIN + n_plugins; }
+
+const ib_backend *ib_backend_get(size_t index)
+{
+    if (index < N_BUILTIN) return builtin[index];
+    return index - N_BUILTIN < n_plugins ? plugins[index - N_BUILTIN].table : NULL;
+}
+
+const ib_backend *ib_backend_find(const char *name)
+{
+    for (size_t i = 0; name && i < ib_backend_count(); i++)
+        if (!strcmp(ib_backend_get(i)->name, name)) return ib_backend_get(i);
+    return NULL;
+}
+
+ib_status ib__backend_check(const ib_backend *b, ib_error *err)
+{
+    IB_FAIL_IF(!b, err, IB_ERR_INVALID_ARG, "no backend table");
+    IB_FAIL_IF(b->abi_version != IB_BACKEND_ABI_VERSION, err, IB_ERR_INVALID_ARG,
+               "backend ABI version %u, but this inferbench speaks version %u: rebuild it against "
+               "this inferbench's inferbench_backend.h",
+               b->abi_version, IB_BACKEND_ABI_VERSION);
+    IB_FAIL_IF(b->struct_size < sizeof *b, err, IB_ERR_INVALID_ARG,
+               "backend table of %zu bytes, version %u needs %zu", b->struct_size, IB_BACKEND_ABI_VERSION,
+               sizeof *b);
+    IB_FAIL_IF(!b->name || !*b->name, err, IB_ERR_INVALID_ARG, "backend table without a name");
+    IB_FAIL_IF(!b->open || !b->describe || !b->set_batch || !b->run || !b->close, err, IB_ERR_INVALID_ARG,
+               "backend '%s' lacks a required slot (open, describe, set_batch, run, close)", b->name);
+    return IB_OK;
+}
+
+/* A plugin of another ABI version exports another entry symbol: say which,
+ * rather than only that ours is missing. */
+static unsigned other_abi_version(void *handle)
+{
+    for (unsigned v = 0; v < 100; v++) {
+        char name[64];
+        snprintf(name, sizeof name, "inferbench_backend_v%u", v);
+        if (v != IB_BACKEND_ABI_VERSION && dlsym(handle, name)) return v;
+    }
+    return IB_BACKEND_ABI_VERSION;
+}
+
+static ib_status entry_table(void *handle, const ib_backend **table, ib_error *err)
+{
+    void *sym = dlsym(handle, IB_BACKEND_ENTRY_SYMBOL);
+    if (!sym) {
+        unsigned v = other_abi_version(handle);
+        IB_FAIL_IF(v != IB_BACKEND_ABI_VERSION, err, IB_ERR_INVALID_ARG,
+                   "built for backend ABI version %u (it exports inferbench_backend_v%u), but this "
+                   "inferbench speaks version %u",
+                   v, v, IB_BACKEND_ABI_VERSION);
+        return ib__fail(err, IB_ERR_INVALID_ARG, "no entry symbol %s: not an inferbench backend plugin",
+                        IB_BACKEND_ENTRY_SYMBOL);
+    }
+    ib_backend_entry_fn entry;
+    memcpy(&entry, &sym, sizeof entry); /* POSIX: data and function pointers convert */
+    *table = entry();
+    IB_TRY(ib__backend_check(*table, err));
+    IB_FAIL_IF(ib_backend_find((*table)->name), err, IB_ERR_INVALID_ARG,
+               "a backend named '%s' is registered already", (*table)->name);
+    return IB_OK;
+}
+
+ib_status ib_backend_load_plugin(const char *path, const ib_backend **out, ib_error *err)
+{
+    IB_FAIL_IF(!out || !path || !*path, err, IB_ERR_INVALID_ARG, "no plugin path");
+    *out = NULL;
+    IB_FAIL_IF(access(path, R_OK) != 0, err, IB_ERR_INVALID_ARG, "plugin '%s': no such file", path);
+    IB_FAIL_IF(n_plugins == MAX_PLUGINS, err, IB_ERR_INVALID_ARG,
+               "plugin '%s': %d plugins are loaded already", path, MAX_PLUGINS);
+    void *handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) return ib__fail(err, IB_ERR_INVALID_ARG, "plugin '%s': %s", path, dlerror());
+    const ib_backend *table = NULL;
+    ib_error why;
+    if (entry_table(handle, &table, &why) != IB_OK) {
+        dlclose(handle);
+        return ib__fail(err, IB_ERR_INVALID_ARG, "plugin '%s': %s", path, why.message);
+    }
+    plugins[n_plugins].handle = handle;
+    plugins[n_plugins++].table = table;
+    *out = table;
+    return IB_OK;
+}
+
+void ib_backend_unload_plugins(void)
+{
+    while (n_plugins > 0) dlclose(plugins[--n_plugins].handle);
+}

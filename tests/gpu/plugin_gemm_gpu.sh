@@ -1,0 +1,41 @@
+# The example GEMM plugin on the GPU: a 4096^3 fp16 cuBLAS GEMM timed with
+# CUDA events on the stream the plugin hands over. Prints its median and
+# TFLOP/s; a GEMM faster than the GPU's peak would mean the timing is wrong
+# (IB_PEAK_TFLOPS, default the H200's dense fp16 peak, 989). Then the batch
+# dimension under throughput and the pitfalls rows that apply. Last, the
+# built-in spin kernel through its table of the backend ABI (--backend spin).
+. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/require_device.sh"
+gemm=${IB_GEMM_PLUGIN:?the example plugin (tests/CMakeLists.txt sets it)}
+peak=${IB_PEAK_TFLOPS:-989}
+size="--backend plugin:$gemm --option m=4096 --option n=4096 --option k=4096 --option dtype=fp16 --device cuda"
+
+# shellcheck disable=SC2086 # option lists are words
+expect_exit 0 "4096^3 fp16 GEMM, latency" -- "$IB" latency $size --runs 300 --json "$TMP/l.json"
+json_check "$TMP/l.json" "d['timing'] == 'device-events' and d['latency_ms']['n'] == 300" "timed with CUDA events on the plugin's stream"
+python3 - "$TMP/l.json" "$peak" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+median_ms = d['latency_ms']['p50']
+tflops = 2 * 4096 ** 3 / (median_ms * 1e-3) / 1e12
+print(f"gemm 4096^3 fp16: median {median_ms * 1e3:.1f} us, {tflops:.1f} TFLOP/s, "
+      f"{100 * tflops / float(sys.argv[2]):.1f}% of {sys.argv[2]} TFLOP/s")
+PY
+json_check "$TMP/l.json" "2 * 4096 ** 3 / (d['latency_ms']['p50'] * 1e-3) / 1e12 < $peak * 1.02" "no faster than the GPU's peak"
+json_check "$TMP/l.json" "2 * 4096 ** 3 / (d['latency_ms']['p50'] * 1e-3) / 1e12 > $peak * 0.2" "above a fifth of the peak (cuBLAS on tensor cores)"
+json_check "$TMP/l.json" "abs(d['host_latency_ms']['p50'] / d['latency_ms']['p50'] - 1) < 0.15" "events agree with the synchronized host time within 15% (a 0.2 ms run, the host's wake-up included)"
+
+# shellcheck disable=SC2086
+expect_exit 0 "throughput over batches of GEMMs" -- "$IB" throughput $size --batches 1,2,4 --runs 20 --json "$TMP/t.json"
+json_check "$TMP/t.json" "[p['status'] for p in d['curve']] == ['ok'] * 3" "each batch of GEMMs measured"
+# shellcheck disable=SC2086
+expect_exit 0 "pitfalls" -- "$IB" pitfalls $size --runs 50 --json "$TMP/p.json"
+json_check "$TMP/p.json" "[r['applies'] for r in d['rows']] == [True, True, False, False, True, True]" "host clock without sync and zero-filled inputs apply; copies and cold start are not applicable"
+json_check "$TMP/p.json" "all(r['status'] == 'ok' for r in d['rows'])" "every row that applies was measured"
+json_check "$TMP/p.json" "d['rows'][1]['stats']['p50'] < d['rows'][0]['stats']['p50'] / 5" "the host clock without sync sees a fraction of the GEMM"
+# shellcheck disable=SC2086
+expect_exit 0 "--flush-l2 and --exclude-launch apply" -- "$IB" latency $size --runs 50 --flush-l2 --exclude-launch
+
+expect_exit 0 "the spin kernel by name, 200 us" -- "$IB" latency --backend spin --option us=200 --runs 200 --json "$TMP/s.json"
+json_check "$TMP/s.json" "d['timing'] == 'device-events' and abs(d['latency_ms']['p50'] / 0.2 - 1) < 0.05" "a 200 us kernel measures 200 us within 5% through the table"
+finish

@@ -1,0 +1,226 @@
+/* The backend ABI from the core's side: a table written here (a host
+ * workload that counts its calls) opened through ib_workload_open_backend
+ * and measured, tables the core must refuse (another ABI version, a short
+ * table, a missing required slot, capabilities without their slots), and
+ * the registry's built-in names. */
+#include "check.h"
+#include "backend/registry.h"
+
+#include <string.h>
+
+typedef struct counting {
+    int64_t batch;
+    int runs, set_batches, reopens, closes;
+} counting;
+
+static counting calls; /* one workload at a time in these tests */
+
+static ib_status c_open(const ib_backend_open_args *args, ib_backend_handle *out, ib_error *err)
+{
+    for (size_t i = 0; i < args->n_options; i++)
+        if (strcmp(args->options[i].key, "ok"))
+            return ib__fail(err, IB_ERR_INVALID_ARG, "counting: unknown option '%s'", args->options[i].key);
+    calls = (counting){ .batch = args->batch };
+    *out = (ib_backend_handle){ .state = &calls, .caps = IB_CAP_BATCH_DIM | IB_CAP_REOPEN };
+    return IB_OK;
+}
+
+static void c_describe(void *state, ib_workload_info *info)
+{
+    const counting *c = state;
+    strcpy(info->model, "counting");
+    strcpy(info->provider, "test table");
+    info->batch = c->batch;
+    info->has_batch_dim = false; /* the capabilities say otherwise: they win */
+    info->flops_per_item = 7;
+}
+
+static ib_status c_set_batch(void *state, int64_t batch, ib_error *err)
+{
+    counting *c = state;
+    c->set_batches++;
+    IB_FAIL_IF(batch > 64, err, IB_ERR_DEVICE_OOM, "counting: out of memory at %lld", (long long)batch);
+    c->batch = batch;
+    return IB_OK;
+}
+
+static ib_status c_run(void *state, ib_error *err)
+{
+    (void)err;
+    ((counting *)state)->runs++;
+    return IB_OK;
+}
+
+static ib_status c_reopen(void *state, ib_error *err)
+{
+    (void)err;
+    ((counting *)state)->reopens++;
+    return IB_OK;
+}
+
+static void c_close(void *state) { ((counting *)state)->closes++; }
+
+static const ib_backend counting_table = {
+    .struct_size = sizeof(ib_backend),
+    .abi_version = IB_BACKEND_ABI_VERSION,
+    .name = "counting",
+    .description = "counts its calls",
+    .open = c_open,
+    .describe = c_describe,
+    .set_batch = c_set_batch,
+    .run = c_run,
+    .reopen = c_reopen,
+    .close = c_close,
+};
+
+static ib_backend_open_args args_batch(int64_t batch)
+{
+    ib_backend_open_args a;
+    ib_backend_open_args_init(&a);
+    a.batch = batch;
+    return a;
+}
+
+static void test_open_and_measure(void)
+{
+    ib_backend_open_args a = args_batch(4);
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK_EQ_INT(ib_workload_open_backend(&counting_table, &a, &w, &err), IB_OK);
+    if (!w) return;
+    const ib_workload_info *info = ib_workload_get_info(w);
+    CHECK(!strcmp(info->model, "counting") && info->batch == 4 && info->flops_per_item == 7);
+    CHECK(info->has_batch_dim && info->device == IB_DEVICE_CPU);
+    CHECK(ib__workload_can(w, IB_CAP_BATCH_DIM | IB_CAP_REOPEN) &&
+          !ib__workload_can(w, IB_CAP_DEVICE_TIMING));
+
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 2, cfg.warmup_ms = 0, cfg.warmup_until_steady = false, cfg.runs = 20;
+    cfg.sample_gpu_state = false;
+    ib_latency_result r;
+    CHECK_EQ_INT(ib_measure_latency(w, &cfg, &r, &err), IB_OK);
+    CHECK(!r.has_device_timer && r.n == 20);
+    CHECK_EQ_INT(calls.runs, 1 + 2 + 20);
+    ib_latency_result_free(&r);
+
+    /* set_batch goes to the table, describe follows it; its OOM is kept. */
+    CHECK_EQ_INT(ib_workload_set_batch(w, 16, &err), IB_OK);
+    CHECK_EQ_INT(info->batch, 16);
+    CHECK_EQ_INT(ib_workload_set_batch(w, 128, &err), IB_ERR_DEVICE_OOM);
+    CHECK(strstr(err.message, "out of memory at 128") != NULL);
+    CHECK_EQ_INT(w->ops->reopen(w, &err), IB_OK);
+    CHECK_EQ_INT(calls.reopens, 1);
+    CHECK(w->ops->set_run_sync == NULL && w->ops->run_with_copies == NULL);
+    ib_workload_destroy(w);
+    CHECK_EQ_INT(calls.closes, 1);
+}
+
+static void test_open_refused_by_the_backend(void)
+{
+    ib_backend_option bad = { "tile", "8" };
+    ib_backend_open_args a = args_batch(1);
+    a.options = &bad;
+    a.n_options = 1;
+    ib_workload *w = (ib_workload *)&a;
+    ib_error err;
+    CHECK_EQ_INT(ib_workload_open_backend(&counting_table, &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(w == NULL && strstr(err.message, "unknown option 'tile'"));
+    a.n_options = 0;
+    a.batch = 0;
+    CHECK_EQ_INT(ib_workload_open_backend(&counting_table, &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "at least 1") != NULL);
+    a.struct_size = 8; /* not initialized by ib_backend_open_args_init */
+    CHECK_EQ_INT(ib_workload_open_backend(&counting_table, &a, &w, &err), IB_ERR_INVALID_ARG);
+}
+
+/* Each table is refused before open is called, with a message naming why. */
+static void check_table_refused(const ib_backend *b, const char *why)
+{
+    ib_backend_open_args a = args_batch(1);
+    ib_workload *w = NULL;
+    ib_error err = { { 0 } };
+    calls = (counting){ 0 };
+    CHECK_EQ_INT(ib_workload_open_backend(b, &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(w == NULL);
+    if (!strstr(err.message, why)) fprintf(stderr, "  message: %s (expected %s)\n", err.message, why);
+    CHECK(strstr(err.message, why) != NULL);
+}
+
+static void test_bad_tables(void)
+{
+    ib_backend b = counting_table;
+    b.abi_version = IB_BACKEND_ABI_VERSION + 1;
+    check_table_refused(&b, "backend ABI version 2, but this inferbench speaks version 1");
+    b = counting_table;
+    b.struct_size = sizeof b - sizeof b.close;
+    check_table_refused(&b, "backend table of");
+    b = counting_table;
+    b.run = NULL;
+    check_table_refused(&b, "lacks a required slot");
+    b = counting_table;
+    b.name = "";
+    check_table_refused(&b, "without a name");
+}
+
+/* Capabilities that promise a slot the table lacks: refused after open,
+ * and what open made is closed again. */
+static void test_capabilities_without_slots(void)
+{
+    ib_backend b = counting_table;
+    b.reopen = NULL;
+    check_table_refused(&b, "backend 'counting' declares IB_CAP_REOPEN without a reopen slot");
+    CHECK_EQ_INT(calls.closes, 1);
+}
+
+static void test_registry(void)
+{
+    CHECK(ib_backend_count() >= 2);
+    CHECK(ib_backend_find("onnxruntime") == &ib__backend_onnxruntime);
+    CHECK(ib_backend_find("spin") == &ib__backend_spin);
+    CHECK(ib_backend_find("fake") == NULL && ib_backend_find(NULL) == NULL);
+    CHECK(ib_backend_get(ib_backend_count()) == NULL);
+    ib_error err;
+    for (size_t i = 0; i < ib_backend_count(); i++)
+        CHECK_EQ_INT(ib__backend_check(ib_backend_get(i), &err), IB_OK);
+    const ib_backend *p = (const ib_backend *)&err;
+    CHECK_EQ_INT(ib_backend_load_plugin("/nonexistent/x.so", &p, &err), IB_ERR_INVALID_ARG);
+    CHECK(p == NULL && strstr(err.message, "no such file"));
+}
+
+/* ONNX Runtime through its table: a CPU workload like ib_workload_open_model's. */
+static void test_onnxruntime_table(void)
+{
+    ib_backend_option threads = { "threads", "1" };
+    ib_backend_open_args a = args_batch(2);
+    a.model = "zoo:mlp";
+    a.device = IB_DEVICE_CPU;
+    a.options = &threads;
+    a.n_options = 1;
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK_EQ_INT(ib_workload_open_backend(ib_backend_find("onnxruntime"), &a, &w, &err), IB_OK);
+    if (!w) return;
+    const ib_workload_info *info = ib_workload_get_info(w);
+    CHECK(!strcmp(info->provider, "CPUExecutionProvider") && info->batch == 2 && info->intra_op_threads == 1);
+    CHECK(ib__workload_can(w, IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_BATCH_DIM));
+    CHECK(!(w->caps & (IB_CAP_GPU | IB_CAP_ASYNC_RUN)));
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_set_batch(w, 8, &err), IB_OK);
+    CHECK_EQ_INT(info->outputs[0].dims[0], 8);
+    ib_workload_destroy(w);
+    threads.value = "many";
+    CHECK_EQ_INT(ib_workload_open_backend(ib_backend_find("onnxruntime"), &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "threads=many") != NULL);
+}
+
+int main(void)
+{
+    test_open_and_measure();
+    test_open_refused_by_the_backend();
+    test_bad_tables();
+    test_capabilities_without_slots();
+    test_registry();
+    test_onnxruntime_table();
+    return check_summary("test_backend");
+}
