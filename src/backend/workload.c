@@ -3,6 +3,8 @@
 #include "backend/workload.h"
 #include "gpu/gpu.h"
 
+#include <stdlib.h>
+
 void ib_workload_destroy(ib_workload *w)
 {
     if (w) w->ops->destroy(w);
@@ -24,4 +26,11 @@ ib_status ib_workload_set_batch(ib_workload *w, int64_t batch, ib_error *err)
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err)
 {
     return w->stream ? ib__gpu_stream_sync(w->stream, err) : IB_OK;
+}
+
+void ib__output_values_free(ib__output_values *v)
+{
+    if (!v) return;
+    free(v->values);
+    *v = (ib__output_values){ 0 };
 }

@@ -10,6 +10,8 @@
 
 #define IB__WORKLOAD_OPS_VERSION 1
 
+struct ib__output_values;
+
 typedef struct ib__workload_ops {
     int version; /* IB__WORKLOAD_OPS_VERSION */
 
@@ -41,7 +43,27 @@ typedef struct ib__workload_ops {
 
     /* Releases everything. Required. */
     void (*destroy)(ib_workload *w);
+
+    /* Optional. Output `index` of the last run, copied to the host
+     * (untimed) as doubles: values malloc'ed into out (release with
+     * ib__output_values_free). A non-float output: IB_ERR_UNSUPPORTED. */
+    ib_status (*read_output)(ib_workload *w, size_t index, struct ib__output_values *out,
+                             ib_error *err);
+
+    /* Optional (NULL: the device has no TF32 switch). Turns TF32 on or off
+     * for the following runs (a new session, bound at the same batch). */
+    ib_status (*set_tf32)(ib_workload *w, bool on, ib_error *err);
 } ib__workload_ops;
+
+/* An output read back to the host. */
+typedef struct ib__output_values {
+    double *values; /* [n], malloc'ed */
+    size_t n;
+    int rank;
+    int64_t dims[IB_MAX_RANK];
+} ib__output_values;
+
+void ib__output_values_free(ib__output_values *v);
 
 struct ib_workload {
     const ib__workload_ops *ops;
