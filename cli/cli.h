@@ -45,6 +45,7 @@ typedef struct cli_args {
     double threshold;          /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
     bool quiet;                /* --quiet: no progress line */
+    double max_error;          /* --max-error: 0 none */
     uint64_t given;            /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;          /* --sessions: fresh processes (default 1) */
@@ -70,7 +71,9 @@ enum {
     OPT_ADAPTIVE = 1u << 9,   /* --precision, --min-runs, --max-runs, --max-time-ms */
     OPT_LAUNCH = 1u << 10,    /* --exclude-launch (calibrate times both ways itself) */
     OPT_QUIET = 1u << 11,     /* --quiet: the measuring commands */
-    OPT_SESSIONS = 1u << 20   /* --sessions, --max-sessions */
+    OPT_SESSIONS = 1u << 20,  /* --sessions, --max-sessions */
+    OPT_MATH = 1u << 21,      /* --math: the measuring commands and convert */
+    OPT_ACCURACY = 1u << 22   /* --max-error: latency, throughput */
 };
 
 typedef struct cli_command {
@@ -235,5 +238,11 @@ int cmd_calibrate(cli_args *a);
 int cmd_pitfalls(cli_args *a);
 int cmd_info(cli_args *a);
 int cmd_compare(cli_args *a);
+int cmd_convert(cli_args *a);
+
+/* Accuracy beside speed: when the arithmetic in effect of w (opened from
+ * a) is not fp32, compares its outputs with strict fp32 into *acc (zeroed
+ * otherwise). Prints the error and returns its exit code on failure. */
+int cli_accuracy(const cli_args *a, ib_workload *w, ib_accuracy *acc);
 
 #endif

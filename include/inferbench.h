@@ -702,6 +702,7 @@ typedef struct ib_latency_file {
     char execution_provider[64];
     char ort_version[32];      /* "" when the file does not say */
     char runtime_options[128]; /* "cuDNN search EXHAUSTIVE, NHWC no, intra-op threads default"; "" idem */
+    char math[32];             /* "fp32", "fp16", "tf32 (runtime default)"...; "" idem */
     char flush_l2[4];          /* "yes", "no"; "" idem */
     char exclude_launch[4];    /* "yes", "no"; "" idem */
     bool partial;              /* the measurement stopped early */

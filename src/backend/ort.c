@@ -644,6 +644,7 @@ static const ib__workload_ops ort_cpu_ops = {
     .reopen = ort_reopen,
     .fill_inputs = ort_fill_inputs,
     .destroy = ort_destroy,
+    .read_output = ort_read_output,
 };
 
 static const ib__workload_ops ort_cuda_ops = {
