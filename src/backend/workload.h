@@ -113,6 +113,9 @@ typedef struct ib__fake_script {
                                      0: both exact */
     double zero_input_factor;     /* runs on zero-filled inputs (fill_inputs)
                                      take this times the duration; 0 = 1 */
+    double tf32_factor;           /* > 0: set_tf32 exists and runs with TF32
+                                     on take this times the duration; 0: the
+                                     device has no TF32 (set_tf32 refuses) */
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);
