@@ -442,8 +442,24 @@ static void test_refusals(void)
     CHECK(!ib__convert_blocked("", "Conv") && !ib__convert_blocked("com.example", "Resize"));
 }
 
-int main(void)
+/* test_convert DIR: writes the hand-made models to DIR (the seeds of the
+ * fuzz_convert corpus) instead of testing. */
+static int write_seeds(const char *dir)
 {
+    uint8_t *(*const build[3])(size_t *) = { blocked_model, shape_model, if_model };
+    const char *const names[3] = { "blocked.onnx", "shape.onnx", "if.onnx" };
+    for (int i = 0; i < 3; i++) {
+        size_t len = 0;
+        uint8_t *bytes = build[i](&len);
+        free(fx_write(dir, names[i], bytes, len));
+        free(bytes);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2) return write_seeds(argv[1]);
     test_blocked();
     test_shape_path();
     test_if_subgraph();
