@@ -59,8 +59,8 @@ typedef struct cli_args {
 } cli_args;
 
 enum {
-    OPT_MODEL = 1u << 0,      /* --device, --batch, --shape, ... */
-    OPT_MEASURE = 1u << 1,    /* --runs, --warmup-*, --precision, ... */
+    OPT_MODEL = 1u << 0,   /* --device, --batch, --shape, ... */
+    OPT_MEASURE = 1u << 1, /* --runs, --warmup-*, --precision, ... */
     OPT_JSON = 1u << 2,
     OPT_THROUGHPUT = 1u << 3, /* --max-batch, --latency-budget-ms, ... */
     OPT_EXPORT = 1u << 4,     /* -o, --fp16 */

@@ -15,7 +15,8 @@ static ib_status load(const char *model, uint8_t **bytes, size_t *len, ib_error 
         const char *q = strchr(model + 4, '?');
         size_t n = q ? (size_t)(q - model - 4) : strlen(model + 4);
         if (n >= sizeof name || (q && strcmp(q, "?fp16") != 0)) {
-            snprintf(err->message, sizeof err->message, "model '%s': expected zoo:NAME or zoo:NAME?fp16", model);
+            snprintf(err->message, sizeof err->message, "model '%s': expected zoo:NAME or zoo:NAME?fp16",
+                     model);
             return IB_ERR_INVALID_ARG;
         }
         memcpy(name, model + 4, n);
@@ -68,8 +69,8 @@ int cmd_convert(cli_args *a)
     ib_free(converted);
     if (!written) return EXIT_RUN_FAILED;
     if (info.unchanged)
-        fprintf(said, "wrote %s (%zu bytes): the model has no float32 to convert, written as is\n", a->output_path,
-                converted_len);
+        fprintf(said, "wrote %s (%zu bytes): the model has no float32 to convert, written as is\n",
+                a->output_path, converted_len);
     else
         fprintf(said,
                 "wrote %s (%zu bytes, %s): %zu initializers and %zu constants converted, %zu nodes kept in "

@@ -135,8 +135,10 @@ int cmd_throughput(cli_args *a)
     if (code != EXIT_OK) return code;
     ib_accuracy accuracy;
     code = cli_accuracy(a, w, &accuracy);
-    if (code == EXIT_OK) code = measure(w, &tc, &accuracy, &out);
-    else cli_outputs_abort(&out);
+    if (code == EXIT_OK)
+        code = measure(w, &tc, &accuracy, &out);
+    else
+        cli_outputs_abort(&out);
     ib_workload_destroy(w);
     return code;
 }

@@ -187,9 +187,9 @@ typedef struct ib_model_options {
                                           model lacks, or given twice, is
                                           IB_ERR_INVALID_ARG at open */
     size_t n_inputs;
-    ib_math math;                      /* the arithmetic (default: the runtime's
-                                          own, stated in the info); fp16/bf16
-                                          convert the model in memory */
+    ib_math math; /* the arithmetic (default: the runtime's
+                     own, stated in the info); fp16/bf16
+                     convert the model in memory */
 } ib_model_options;
 
 void ib_model_options_init(ib_model_options *opts);
@@ -340,29 +340,29 @@ enum {
  * ib_measure_accuracy below). */
 typedef struct ib_output_accuracy {
     char name[128];
-    bool compared;             /* false: skipped (why says why) */
-    char why[128];             /* a non-float output, shapes that differ */
-    size_t n;                  /* elements compared */
-    double max_abs_error;      /* max |value - reference| */
-    double max_rel_error;      /* max |value - reference| / |reference| over the
-                                  elements whose reference is not 0 (0 if none) */
+    bool compared;        /* false: skipped (why says why) */
+    char why[128];        /* a non-float output, shapes that differ */
+    size_t n;             /* elements compared */
+    double max_abs_error; /* max |value - reference| */
+    double max_rel_error; /* max |value - reference| / |reference| over the
+                             elements whose reference is not 0 (0 if none) */
     double mean_abs_error;
-    double cosine;             /* of the two as vectors; 1 when both are 0,
-                                  0 when one is; NaN when a value is not finite */
-    bool class_scores;         /* shaped [batch, C], C >= 2: top-k below */
-    double top1_agreement;     /* share of rows whose arg max is the same */
-    double top5_agreement;     /* share of rows whose top-5 classes (top-C
-                                  when C < 5) are the same set */
-    bool over_tolerance;       /* max_abs_error above the tolerance */
+    double cosine;         /* of the two as vectors; 1 when both are 0,
+                              0 when one is; NaN when a value is not finite */
+    bool class_scores;     /* shaped [batch, C], C >= 2: top-k below */
+    double top1_agreement; /* share of rows whose arg max is the same */
+    double top5_agreement; /* share of rows whose top-5 classes (top-C
+                              when C < 5) are the same set */
+    bool over_tolerance;   /* max_abs_error above the tolerance */
 } ib_output_accuracy;
 
 typedef struct ib_accuracy {
     bool measured;
-    char math[8];              /* the arithmetic judged ("tf32", "fp16"...) */
-    char reference[32];        /* what it is judged against: "fp32, TF32 off" */
-    int64_t batch;             /* of the inputs both ran on */
-    double tolerance;          /* largest max_abs_error accepted; 0: none */
-    bool over_tolerance;       /* some output is over it */
+    char math[8];        /* the arithmetic judged ("tf32", "fp16"...) */
+    char reference[32];  /* what it is judged against: "fp32, TF32 off" */
+    int64_t batch;       /* of the inputs both ran on */
+    double tolerance;    /* largest max_abs_error accepted; 0: none */
+    bool over_tolerance; /* some output is over it */
     int n_outputs;
     ib_output_accuracy outputs[IB_MAX_TENSORS];
 } ib_accuracy;
@@ -452,8 +452,8 @@ typedef struct ib_latency_result {
     double host_timer_resolution_ms; /* of the host clock (host statistics) */
     unsigned warnings;        /* IB_WARN_* bits */
     ib_env env;
-    ib_accuracy accuracy;     /* set by the caller (ib_measure_accuracy) to be
-                                 reported beside the timings; zeroed here */
+    ib_accuracy accuracy; /* set by the caller (ib_measure_accuracy) to be
+                             reported beside the timings; zeroed here */
 } ib_latency_result;
 
 /* Measures the latency of w at its current batch: one cold run, warm-up,
@@ -543,7 +543,7 @@ typedef struct ib_throughput_result {
                                   NaN when unknown */
     unsigned warnings;
     ib_env env;
-    ib_accuracy accuracy;      /* as in ib_latency_result */
+    ib_accuracy accuracy; /* as in ib_latency_result */
 } ib_throughput_result;
 
 /* Finds the largest batch that fits (geometric growth, then bisection; a
@@ -568,14 +568,14 @@ char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload
 /* ------------------------------------------------------------------------ */
 
 typedef enum ib_pitfall {
-    IB_PITFALL_CORRECT = 0,    /* device-timed, warmed up, resident data */
-    IB_PITFALL_HOST_NO_SYNC,   /* host clock read right after an async launch */
-    IB_PITFALL_COPIES,         /* host-to-device and back inside the timing */
-    IB_PITFALL_NO_WARMUP,      /* fresh session, first runs included */
-    IB_PITFALL_SINGLE_SAMPLE,  /* one run taken as the answer */
-    IB_PITFALL_ZERO_INPUT,     /* the correct method on zero-filled inputs */
-    IB_PITFALL_TF32,           /* TF32 taken for fp32: the runtime's default on
-                                  GPUs that have TF32, against TF32 off */
+    IB_PITFALL_CORRECT = 0,   /* device-timed, warmed up, resident data */
+    IB_PITFALL_HOST_NO_SYNC,  /* host clock read right after an async launch */
+    IB_PITFALL_COPIES,        /* host-to-device and back inside the timing */
+    IB_PITFALL_NO_WARMUP,     /* fresh session, first runs included */
+    IB_PITFALL_SINGLE_SAMPLE, /* one run taken as the answer */
+    IB_PITFALL_ZERO_INPUT,    /* the correct method on zero-filled inputs */
+    IB_PITFALL_TF32,          /* TF32 taken for fp32: the runtime's default on
+                                 GPUs that have TF32, against TF32 off */
     IB_PITFALL_COUNT
 } ib_pitfall;
 
@@ -947,14 +947,14 @@ ib_status ib_math_parse(const char *text, ib_math *out, ib_error *err);
 
 /* What a conversion did. */
 typedef struct ib_convert_info {
-    bool unchanged;            /* no float32 to convert: the model already is
-                                  in reduced precision, returned as is */
-    size_t initializers;       /* float32 initializers converted */
-    size_t constants;          /* Constant nodes and tensor attributes converted */
-    size_t blocked_nodes;      /* nodes kept in float32 between Casts */
-    size_t casts_added;        /* Casts inserted (edges, blocked nodes) */
-    size_t casts_removed;      /* redundant Cast pairs' nodes removed */
-    size_t subgraphs;          /* If/Loop/Scan bodies converted */
+    bool unchanged;       /* no float32 to convert: the model already is
+                             in reduced precision, returned as is */
+    size_t initializers;  /* float32 initializers converted */
+    size_t constants;     /* Constant nodes and tensor attributes converted */
+    size_t blocked_nodes; /* nodes kept in float32 between Casts */
+    size_t casts_added;   /* Casts inserted (edges, blocked nodes) */
+    size_t casts_removed; /* redundant Cast pairs' nodes removed */
+    size_t subgraphs;     /* If/Loop/Scan bodies converted */
 } ib_convert_info;
 
 /* Converts a serialized fp32 ONNX model to math (IB_MATH_FP16 or
@@ -966,8 +966,8 @@ typedef struct ib_convert_info {
  * as is (info->unchanged). *out is malloc'ed (ib_free). A model that does
  * not parse or cannot be converted: IB_ERR_MODEL naming the node or
  * tensor; another math: IB_ERR_INVALID_ARG. info may be NULL. */
-ib_status ib_onnx_convert(const uint8_t *bytes, size_t len, ib_math math, uint8_t **out,
-                          size_t *out_len, ib_convert_info *info, ib_error *err);
+ib_status ib_onnx_convert(const uint8_t *bytes, size_t len, ib_math math, uint8_t **out, size_t *out_len,
+                          ib_convert_info *info, ib_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Accuracy: a reduced arithmetic against strict fp32 (docs/precision.md)    */

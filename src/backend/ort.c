@@ -556,7 +556,9 @@ static bool to_doubles(const void *src, ONNXTensorElementDataType type, size_t n
         switch (type) {
         case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: memcpy(&f, p + 4 * i, 4), dst[i] = f; break;
         case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: memcpy(&dst[i], p + 8 * i, 8); break;
-        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: memcpy(&h, p + 2 * i, 2), dst[i] = ib__half_to_float(h); break;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+            memcpy(&h, p + 2 * i, 2), dst[i] = ib__half_to_float(h);
+            break;
         case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
             memcpy(&h, p + 2 * i, 2), dst[i] = ib__bfloat16_to_float(h);
             break;
@@ -572,22 +574,28 @@ static ib_status value_to_host(ib_workload *w, const OrtValue *v, ib__output_val
     ort_workload *o = impl(w);
     const OrtApi *api = o->api;
     OrtTensorTypeAndShapeInfo *ti = NULL;
-    IB_TRY(ib__ort_check(api->GetTensorTypeAndShape(v, &ti), IB_ERR_UNSUPPORTED, err, "output is not a tensor"));
+    IB_TRY(
+        ib__ort_check(api->GetTensorTypeAndShape(v, &ti), IB_ERR_UNSUPPORTED, err, "output is not a tensor"));
     ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
     size_t rank = 0, n = 0;
     ib_status st = ib__ort_check(api->GetTensorElementType(ti, &type), IB_ERR_INTERNAL, err, "output type");
-    if (st == IB_OK) st = ib__ort_check(api->GetDimensionsCount(ti, &rank), IB_ERR_INTERNAL, err, "output rank");
+    if (st == IB_OK)
+        st = ib__ort_check(api->GetDimensionsCount(ti, &rank), IB_ERR_INTERNAL, err, "output rank");
     if (st == IB_OK && rank > IB_MAX_RANK) st = ib__fail(err, IB_ERR_UNSUPPORTED, "output of rank %zu", rank);
-    if (st == IB_OK) st = ib__ort_check(api->GetDimensions(ti, out->dims, rank), IB_ERR_INTERNAL, err, "output shape");
-    if (st == IB_OK) st = ib__ort_check(api->GetTensorShapeElementCount(ti, &n), IB_ERR_INTERNAL, err, "output size");
+    if (st == IB_OK)
+        st = ib__ort_check(api->GetDimensions(ti, out->dims, rank), IB_ERR_INTERNAL, err, "output shape");
+    if (st == IB_OK)
+        st = ib__ort_check(api->GetTensorShapeElementCount(ti, &n), IB_ERR_INTERNAL, err, "output size");
     api->ReleaseTensorTypeAndShapeInfo(ti);
     IB_TRY(st);
     size_t size = ib__ort_type_size(type);
-    bool is_float = type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE ||
-                    type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
+    bool is_float =
+        type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE ||
+        type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
     IB_FAIL_IF(!is_float, err, IB_ERR_UNSUPPORTED, "a %s output, not a float one", ib__ort_type_name(type));
     void *data = NULL;
-    IB_TRY(ib__ort_check(api->GetTensorMutableData((OrtValue *)v, &data), IB_ERR_INTERNAL, err, "output data"));
+    IB_TRY(
+        ib__ort_check(api->GetTensorMutableData((OrtValue *)v, &data), IB_ERR_INTERNAL, err, "output data"));
     void *host = o->cuda ? malloc(n * size + 1) : data;
     out->values = malloc(n * sizeof *out->values + 1);
     if (!host || !out->values) st = ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading an output");
@@ -609,10 +617,11 @@ static ib_status ort_read_output(ib_workload *w, size_t index, ib__output_values
                          "cannot get the default allocator"));
     OrtValue **values = NULL;
     size_t count = 0;
-    IB_TRY(ib__ort_check(o->api->GetBoundOutputValues(o->binding, alloc, &values, &count), IB_ERR_RUNTIME, err,
-                         "cannot read the outputs back (has the model run?)"));
-    ib_status st = index < count ? value_to_host(w, values[index], out, err)
-                                 : ib__fail(err, IB_ERR_INVALID_ARG, "output %zu: the model has %zu", index, count);
+    IB_TRY(ib__ort_check(o->api->GetBoundOutputValues(o->binding, alloc, &values, &count), IB_ERR_RUNTIME,
+                         err, "cannot read the outputs back (has the model run?)"));
+    ib_status st = index < count
+                       ? value_to_host(w, values[index], out, err)
+                       : ib__fail(err, IB_ERR_INVALID_ARG, "output %zu: the model has %zu", index, count);
     for (size_t i = 0; i < count; i++) o->api->ReleaseValue(values[i]);
     if (values) alloc->Free(alloc, values);
     if (st != IB_OK) ib__output_values_free(out);
@@ -624,8 +633,8 @@ static ib_status ort_set_tf32(ib_workload *w, bool on, ib_error *err)
     ort_workload *o = impl(w);
     int major = 0, minor = 0;
     compute_capability(w->device_id, &major, &minor);
-    IB_FAIL_IF(major < 8, err, IB_ERR_UNSUPPORTED, "this GPU (compute capability %d.%d) has no TF32 (8.0 and newer do)",
-               major, minor);
+    IB_FAIL_IF(major < 8, err, IB_ERR_UNSUPPORTED,
+               "this GPU (compute capability %d.%d) has no TF32 (8.0 and newer do)", major, minor);
     o->spec.use_tf32 = on ? 1 : 0;
     IB_TRY(ort_reopen(w, err));
     o->math = on ? "tf32" : "fp32";
@@ -772,10 +781,12 @@ static ib_status resolve_math(ort_workload *o, ib_math math, int device_id, ib_e
     IB_FAIL_IF(math == IB_MATH_TF32 && !o->cuda, err, IB_ERR_UNSUPPORTED,
                "--math tf32: the CPU has no TF32 (NVIDIA GPUs of compute capability 8.0 and newer do)");
     IB_FAIL_IF(math == IB_MATH_TF32 && !has_tf32, err, IB_ERR_UNSUPPORTED,
-               "--math tf32: this GPU (compute capability %d.%d) has no TF32 (8.0 and newer do)", major, minor);
-    IB_FAIL_IF(math == IB_MATH_BF16 && o->cuda && major < 8, err, IB_ERR_UNSUPPORTED,
-               "--math bf16: this GPU (compute capability %d.%d) has no bfloat16 arithmetic (8.0 and newer do)",
-               major, minor);
+               "--math tf32: this GPU (compute capability %d.%d) has no TF32 (8.0 and newer do)", major,
+               minor);
+    IB_FAIL_IF(
+        math == IB_MATH_BF16 && o->cuda && major < 8, err, IB_ERR_UNSUPPORTED,
+        "--math bf16: this GPU (compute capability %d.%d) has no bfloat16 arithmetic (8.0 and newer do)",
+        major, minor);
     o->spec.use_tf32 = math == IB_MATH_FP32 ? 0 : math == IB_MATH_TF32 ? 1 : -1;
     o->math_default = math == IB_MATH_DEFAULT;
     o->math = o->math_default ? (has_tf32 ? "tf32" : "fp32") : ib_math_name(math);
@@ -790,8 +801,8 @@ static ib_status read_model_file(const char *path, uint8_t **bytes, size_t *len,
     ib_status st = IB_OK;
     long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     if (size <= 0 || size > INT32_MAX || fseek(f, 0, SEEK_SET) != 0)
-        st = ib__fail(err, IB_ERR_MODEL, "model '%s': cannot be read whole (size %ld; ONNX files are under 2 GiB)",
-                      path, size);
+        st = ib__fail(err, IB_ERR_MODEL,
+                      "model '%s': cannot be read whole (size %ld; ONNX files are under 2 GiB)", path, size);
     *bytes = st == IB_OK ? malloc((size_t)size) : NULL;
     if (st == IB_OK && !*bytes) st = ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading '%s'", path);
     if (st == IB_OK && fread(*bytes, 1, (size_t)size, f) != (size_t)size)
@@ -818,8 +829,8 @@ static ib_status convert_model(ort_workload *o, ib_math math, ib_error *err)
     size_t len = 0;
     ib_error why = { "" };
     ib_status st = ib_onnx_convert(o->bytes, o->spec.len, math, &converted, &len, NULL, &why);
-    IB_FAIL_IF(st != IB_OK, err, st, "--math %s: model '%s' cannot be converted: %s", ib_math_name(math), o->label,
-               why.message);
+    IB_FAIL_IF(st != IB_OK, err, st, "--math %s: model '%s' cannot be converted: %s", ib_math_name(math),
+               o->label, why.message);
     free(o->bytes);
     o->bytes = converted;
     o->spec.bytes = converted;

@@ -47,8 +47,7 @@ typedef struct ib__workload_ops {
     /* Optional. Output `index` of the last run, copied to the host
      * (untimed) as doubles: values malloc'ed into out (release with
      * ib__output_values_free). A non-float output: IB_ERR_UNSUPPORTED. */
-    ib_status (*read_output)(ib_workload *w, size_t index, struct ib__output_values *out,
-                             ib_error *err);
+    ib_status (*read_output)(ib_workload *w, size_t index, struct ib__output_values *out, ib_error *err);
 
     /* Optional (NULL: the device has no TF32 switch). Turns TF32 on or off
      * for the following runs (a new session, bound at the same batch). */

@@ -28,14 +28,35 @@ typedef struct conv {
 
 /* onnxconverter-common's DEFAULT_OP_BLOCK_LIST (float16.py): operators
  * without float16 kernels or whose results float16 spoils. */
-static const char *const block_list[] = {
-    "ArrayFeatureExtractor", "Binarizer", "CastMap", "CategoryMapper", "DictVectorizer",
-    "FeatureVectorizer", "Imputer", "LabelEncoder", "LinearClassifier", "LinearRegressor",
-    "Normalizer", "OneHotEncoder", "RandomUniformLike", "SVMClassifier", "SVMRegressor",
-    "Scaler", "TreeEnsembleClassifier", "TreeEnsembleRegressor", "ZipMap",
-    "NonMaxSuppression", "TopK", "RoiAlign", "Range", "CumSum", "Min", "Max", "Upsample",
-    "Resize", NULL
-};
+static const char *const block_list[] = { "ArrayFeatureExtractor",
+                                          "Binarizer",
+                                          "CastMap",
+                                          "CategoryMapper",
+                                          "DictVectorizer",
+                                          "FeatureVectorizer",
+                                          "Imputer",
+                                          "LabelEncoder",
+                                          "LinearClassifier",
+                                          "LinearRegressor",
+                                          "Normalizer",
+                                          "OneHotEncoder",
+                                          "RandomUniformLike",
+                                          "SVMClassifier",
+                                          "SVMRegressor",
+                                          "Scaler",
+                                          "TreeEnsembleClassifier",
+                                          "TreeEnsembleRegressor",
+                                          "ZipMap",
+                                          "NonMaxSuppression",
+                                          "TopK",
+                                          "RoiAlign",
+                                          "Range",
+                                          "CumSum",
+                                          "Min",
+                                          "Max",
+                                          "Upsample",
+                                          "Resize",
+                                          NULL };
 
 bool ib__convert_blocked(const char *domain, const char *op_type)
 {
@@ -84,14 +105,16 @@ static ib_status convert_tensor(conv *c, Onnx__TensorProto *t, const char *what)
     bool raw = t->has_raw_data;
     IB_FAIL_IF(n < 0 || (raw ? t->raw_data.len / 4 != (uint64_t)n || t->raw_data.len % 4
                              : t->n_float_data != (uint64_t)n),
-               c->err, IB_ERR_MODEL, "convert: %s '%s' holds %zu values where its dimensions say %lld",
-               what, name, raw ? t->raw_data.len / 4 : t->n_float_data, (long long)n);
+               c->err, IB_ERR_MODEL, "convert: %s '%s' holds %zu values where its dimensions say %lld", what,
+               name, raw ? t->raw_data.len / 4 : t->n_float_data, (long long)n);
     uint16_t *dst = malloc(n ? (size_t)n * 2 : 1);
     if (!dst) return nomem(c);
     for (int64_t i = 0; i < n; i++) {
         float v;
-        if (raw) memcpy(&v, t->raw_data.data + 4 * i, 4);
-        else v = t->float_data[i];
+        if (raw)
+            memcpy(&v, t->raw_data.data + 4 * i, 4);
+        else
+            v = t->float_data[i];
         dst[i] = reduce(c->target, v);
     }
     free(t->raw_data.data);
@@ -290,8 +313,8 @@ static ib_status convert_constant_floats(conv *c, Onnx__AttributeProto *a)
 {
     bool scalar = strcmp(a->name, "value_float") == 0;
     if (!scalar && strcmp(a->name, "value_floats") != 0) return IB_OK;
-    Onnx__TensorProto *t = scalar ? reduced_tensor(c, &a->f, 1, true)
-                                  : reduced_tensor(c, a->floats, a->n_floats, false);
+    Onnx__TensorProto *t =
+        scalar ? reduced_tensor(c, &a->f, 1, true) : reduced_tensor(c, a->floats, a->n_floats, false);
     if (!t || !replace_str(&a->name, "value")) {
         if (t) onnx__tensor_proto__free_unpacked(t, NULL);
         return nomem(c);
@@ -333,12 +356,13 @@ static ib_status convert_attributes(conv *c, Onnx__NodeProto *node)
 static ib_status add_default_float(conv *c, Onnx__NodeProto *node)
 {
     bool fill = strcmp(node->op_type, "ConstantOfShape") == 0 && !ib__node_attr(node, "value");
-    bool random = (strcmp(node->op_type, "RandomNormal") == 0 || strcmp(node->op_type, "RandomUniform") == 0) &&
-                  !ib__node_attr(node, "dtype");
+    bool random =
+        (strcmp(node->op_type, "RandomNormal") == 0 || strcmp(node->op_type, "RandomUniform") == 0) &&
+        !ib__node_attr(node, "dtype");
     if (!fill && !random) return IB_OK;
-    Onnx__AttributeProto *a = new_attribute(fill ? "value" : "dtype",
-                                            fill ? ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR
-                                                 : ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+    Onnx__AttributeProto *a =
+        new_attribute(fill ? "value" : "dtype", fill ? ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR
+                                                     : ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     if (a && fill) {
         float zero = 0;
         a->t = reduced_tensor(c, &zero, 1, false);
@@ -373,8 +397,8 @@ static ib_status block_node(conv *c, ib__types *ty, Onnx__NodeProto *node, node_
         const char *o = node->output[k];
         if (!o || !*o || ib__types_original(ty, o) != F32) continue;
         char *f32 = made_name(c, o, "fp32_");
-        if (!f32 || !ib__types_set(ty, f32, F32, true) || !push(out, cast_node(c, f32, strdup(o), c->target)) ||
-            !replace_str(&node->output[k], f32)) {
+        if (!f32 || !ib__types_set(ty, f32, F32, true) ||
+            !push(out, cast_node(c, f32, strdup(o), c->target)) || !replace_str(&node->output[k], f32)) {
             free(f32);
             return nomem(c);
         }
@@ -464,11 +488,13 @@ static ib_status edge_outputs(conv *c, Onnx__GraphProto *g, ib__types *ty, node_
             if (g->initializer[k]->name && strcmp(g->initializer[k]->name, y) == 0) init = g->initializer[k];
         for (size_t n = 0; n < g->n_node && !producer; n++)
             for (size_t k = 0; k < g->node[n]->n_output; k++)
-                if (g->node[n]->output[k] && strcmp(g->node[n]->output[k], y) == 0) producer = g->node[n], slot = k;
+                if (g->node[n]->output[k] && strcmp(g->node[n]->output[k], y) == 0)
+                    producer = g->node[n], slot = k;
         if (!init && !producer) continue; /* an input passed through: unchanged */
         char *reduced = made_name(c, y, "reduced_");
-        bool ok = reduced && rename_uses(g, y, reduced) && ib__types_set(ty, reduced, F32, false) &&
-                  (producer ? replace_str(&producer->output[slot], reduced) : replace_str(&init->name, reduced));
+        bool ok =
+            reduced && rename_uses(g, y, reduced) && ib__types_set(ty, reduced, F32, false) &&
+            (producer ? replace_str(&producer->output[slot], reduced) : replace_str(&init->name, reduced));
         if (!ok || !push(tail, cast_node(c, reduced, strdup(y), F32))) {
             free(reduced);
             return nomem(c);
@@ -578,8 +604,10 @@ static ib_status rewrite_nodes(conv *c, Onnx__GraphProto *g, ib__types *ty, bool
     node_list tail = { 0 };
     st = edge_outputs(c, g, ty, &tail);
     for (size_t i = 0; i < tail.n; i++) {
-        if (st == IB_OK && !push(&out, tail.v[i])) st = nomem(c);
-        else if (st != IB_OK) onnx__node_proto__free_unpacked(tail.v[i], NULL);
+        if (st == IB_OK && !push(&out, tail.v[i]))
+            st = nomem(c);
+        else if (st != IB_OK)
+            onnx__node_proto__free_unpacked(tail.v[i], NULL);
     }
     free(tail.v);
     g->node = out.v;

@@ -13,8 +13,7 @@
  * float32 between Casts, subgraphs handled recursively. Fills info. On
  * failure (IB_ERR_MODEL, naming the node or tensor; IB_ERR_NO_MEMORY) the
  * model is half-rewritten: the caller frees it. */
-ib_status ib__convert_model(Onnx__ModelProto *model, int32_t target, ib_convert_info *info,
-                            ib_error *err);
+ib_status ib__convert_model(Onnx__ModelProto *model, int32_t target, ib_convert_info *info, ib_error *err);
 
 /* Whether op_type of domain stays in float32 (the block list). */
 bool ib__convert_blocked(const char *domain, const char *op_type);

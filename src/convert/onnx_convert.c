@@ -76,8 +76,9 @@ static ib_status pack(const Onnx__ModelProto *m, uint8_t **out, size_t *out_len,
     Onnx__ModelProto *back = onnx__model_proto__unpack(NULL, n, buf);
     if (!back) {
         free(buf);
-        return ib__fail(err, IB_ERR_MODEL,
-                        "convert: the model holds fields that do not survive being written back (malformed ONNX)");
+        return ib__fail(
+            err, IB_ERR_MODEL,
+            "convert: the model holds fields that do not survive being written back (malformed ONNX)");
     }
     onnx__model_proto__free_unpacked(back, NULL);
     *out = buf;

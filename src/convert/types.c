@@ -130,9 +130,8 @@ static int32_t constant_type(const Onnx__NodeProto *node)
 
 static int32_t input_type(const ib__types *t, const Onnx__NodeProto *node, size_t i)
 {
-    return i < node->n_input && node->input[i] && node->input[i][0]
-               ? ib__types_original(t, node->input[i])
-               : 0;
+    return i < node->n_input && node->input[i] && node->input[i][0] ? ib__types_original(t, node->input[i])
+                                                                    : 0;
 }
 
 static int32_t int_attr_or(const Onnx__NodeProto *node, const char *name, int32_t fallback)
@@ -151,11 +150,13 @@ static int32_t graph_output_type(const Onnx__NodeProto *node, const char *attr, 
 
 int32_t ib__node_output_type(const ib__types *t, const Onnx__NodeProto *node, size_t k)
 {
-    static const char *const to_int64[] = { "Shape", "Size", "NonZero", "ArgMax", "ArgMin",
-                                            "NonMaxSuppression", NULL };
-    static const char *const to_bool[] = { "Equal", "Less", "Greater", "LessOrEqual",
-                                           "GreaterOrEqual", "And", "Or", "Xor", "Not",
-                                           "IsNaN", "IsInf", NULL };
+    static const char *const to_int64[] = { "Shape",  "Size",   "NonZero",
+                                            "ArgMax", "ArgMin", "NonMaxSuppression",
+                                            NULL };
+    static const char *const to_bool[] = {
+        "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And",
+        "Or",    "Xor",  "Not",     "IsNaN",       "IsInf",          NULL
+    };
     static const char *const second_int64[] = { "TopK", "MaxPool", "Unique", NULL };
     if (!node->op_type) return 0;
     const char *op = node->op_type;

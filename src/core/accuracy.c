@@ -70,10 +70,14 @@ void ib_accuracy_compare(const double *reference, const double *value, size_t n,
     out->max_abs_error = max_abs;
     out->max_rel_error = max_rel;
     out->mean_abs_error = n ? sum_abs / (double)n : 0;
-    if (!finite) out->cosine = NAN;
-    else if (rr == 0 && vv == 0) out->cosine = 1;
-    else if (rr == 0 || vv == 0) out->cosine = 0;
-    else out->cosine = dot / (sqrt(rr) * sqrt(vv));
+    if (!finite)
+        out->cosine = NAN;
+    else if (rr == 0 && vv == 0)
+        out->cosine = 1;
+    else if (rr == 0 || vv == 0)
+        out->cosine = 0;
+    else
+        out->cosine = dot / (sqrt(rr) * sqrt(vv));
     out->class_scores = rank == 2 && dims && dims[0] >= 1 && dims[1] >= 2 && (size_t)(dims[0] * dims[1]) == n;
     if (out->class_scores) class_agreement(reference, value, dims[0], dims[1], out);
 }
@@ -123,12 +127,13 @@ static ib_status open_reference(ib_workload *w, const char *model, const ib_mode
     return IB_OK;
 }
 
-ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts, double tolerance,
-                              ib_accuracy *out, ib_error *err)
+ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
+                              double tolerance, ib_accuracy *out, ib_error *err)
 {
     IB_FAIL_IF(!w || !model || !opts || !out, err, IB_ERR_INVALID_ARG, "accuracy: missing argument");
     memset(out, 0, sizeof *out);
-    IB_FAIL_IF(!w->ops->read_output, err, IB_ERR_UNSUPPORTED, "accuracy: this workload's outputs cannot be read");
+    IB_FAIL_IF(!w->ops->read_output, err, IB_ERR_UNSUPPORTED,
+               "accuracy: this workload's outputs cannot be read");
     ib_workload *ref = NULL;
     IB_TRY(open_reference(w, model, opts, &ref, err));
     int n = w->info.n_outputs;

@@ -59,7 +59,6 @@ uint16_t ib__float_to_bfloat16(float f)
     return (uint16_t)(x >> 16);
 }
 
-
 float ib__half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16;

@@ -21,29 +21,29 @@ static const struct {
     const char *name;
     const char *why;
 } row_texts[IB_PITFALL_COUNT] = {
-    [IB_PITFALL_CORRECT] = {"correct",
-                            "the reference: the device's own clock (the host's on a CPU), warmed up, "
-                            "data resident where the model runs, many runs"},
-    [IB_PITFALL_HOST_NO_SYNC] = {"host clock, no sync",
-                                 "the run returns once the GPU work is queued: the host clock times the "
-                                 "launch, not the inference"},
-    [IB_PITFALL_COPIES] = {"copies included",
-                           "host-to-device input and device-to-host output copies are counted as "
-                           "inference"},
-    [IB_PITFALL_NO_WARMUP] = {"no warm-up",
-                              "the first runs pay start-up costs (session, kernel selection, memory "
-                              "pools, clocks): they inflate the mean and the spread"},
-    [IB_PITFALL_SINGLE_SAMPLE] = {"single sample",
-                                  "one run is one draw from a distribution: it can land anywhere in "
-                                  "the spread"},
-    [IB_PITFALL_ZERO_INPUT] = {"zero-filled input",
-                               "input values change the time: zeros switch fewer transistors (less "
-                               "power, higher GPU clocks) and take data-dependent shortcuts (sparse "
-                               "or early-exit paths) that real inputs do not"},
-    [IB_PITFALL_TF32] = {"TF32 taken for fp32",
-                         "the runtime's default on GPUs with TF32 (compute capability 8.0+): float32 "
-                         "convolutions and matrix products run with 10-bit mantissas; faster, and not "
-                         "the fp32 the model is labelled with"},
+    [IB_PITFALL_CORRECT] = { "correct",
+                             "the reference: the device's own clock (the host's on a CPU), warmed up, "
+                             "data resident where the model runs, many runs" },
+    [IB_PITFALL_HOST_NO_SYNC] = { "host clock, no sync",
+                                  "the run returns once the GPU work is queued: the host clock times the "
+                                  "launch, not the inference" },
+    [IB_PITFALL_COPIES] = { "copies included",
+                            "host-to-device input and device-to-host output copies are counted as "
+                            "inference" },
+    [IB_PITFALL_NO_WARMUP] = { "no warm-up",
+                               "the first runs pay start-up costs (session, kernel selection, memory "
+                               "pools, clocks): they inflate the mean and the spread" },
+    [IB_PITFALL_SINGLE_SAMPLE] = { "single sample",
+                                   "one run is one draw from a distribution: it can land anywhere in "
+                                   "the spread" },
+    [IB_PITFALL_ZERO_INPUT] = { "zero-filled input",
+                                "input values change the time: zeros switch fewer transistors (less "
+                                "power, higher GPU clocks) and take data-dependent shortcuts (sparse "
+                                "or early-exit paths) that real inputs do not" },
+    [IB_PITFALL_TF32] = { "TF32 taken for fp32",
+                          "the runtime's default on GPUs with TF32 (compute capability 8.0+): float32 "
+                          "convolutions and matrix products run with 10-bit mantissas; faster, and not "
+                          "the fp32 the model is labelled with" },
 };
 
 typedef ib_status (*run_fn)(ib_workload *w, ib_error *err);
@@ -101,7 +101,8 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
         tf32->not_applicable = "the CPU has no TF32: float32 is float32 there";
     } else if (reduced) {
         tf32->applies = false;
-        tf32->not_applicable = "the model runs converted to fp16/bf16 (--math): TF32 is about float32 arithmetic";
+        tf32->not_applicable =
+            "the model runs converted to fp16/bf16 (--math): TF32 is about float32 arithmetic";
     } else if (!w->ops->set_tf32) {
         row_fail(tf32, IB_ERR_UNSUPPORTED, "this workload has no TF32 switch");
     }
@@ -346,13 +347,15 @@ static ib_status measure_tf32(ib_pitfall_row *row, ib_workload *w, const ib_conf
     if (st == IB_OK && row->applies) {
         row->stats = on.has_device_timer ? on.device : on.host;
         row->tf32_off_median_ms = (off.has_device_timer ? off.device : off.host).p50;
-        row->error_pct = row->tf32_off_median_ms > 0 ? (row->stats.p50 / row->tf32_off_median_ms - 1.0) * 100.0 : NAN;
+        row->error_pct =
+            row->tf32_off_median_ms > 0 ? (row->stats.p50 / row->tf32_off_median_ms - 1.0) * 100.0 : NAN;
         tf32_errors(row, off_out, on_out, w->info.n_outputs);
     }
     if (st != IB_OK) row_fail(row, st, e.message);
     ib_latency_result_free(&off);
     ib_latency_result_free(&on);
-    for (int i = 0; i < IB_MAX_TENSORS; i++) ib__output_values_free(&off_out[i]), ib__output_values_free(&on_out[i]);
+    for (int i = 0; i < IB_MAX_TENSORS; i++)
+        ib__output_values_free(&off_out[i]), ib__output_values_free(&on_out[i]);
     if (row->applies) {
         ib_error ignored;
         (void)w->ops->set_tf32(w, strcmp(math, "fp32") != 0, &ignored);
@@ -396,7 +399,8 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
     ib_pitfall_row *tf32 = &out->rows[IB_PITFALL_TF32];
     ib__progress_step(pr, PROGRESS_STEPS, PROGRESS_STEPS, tf32->name, w->info.batch);
     ib_config row_cfg = ib__progress_nested(pr, cfg);
-    if (measure_tf32(tf32, w, &row_cfg) == IB_ERR_INTERRUPTED) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+    if (measure_tf32(tf32, w, &row_cfg) == IB_ERR_INTERRUPTED)
+        st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     return st;
 }
 

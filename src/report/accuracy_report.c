@@ -18,8 +18,8 @@ void ib__text_accuracy(ib__sbuf *b, const ib_accuracy *acc)
             ib__sbuf_printf(b, "%-24.24s not compared: %s\n", o->name, o->why);
             continue;
         }
-        ib__sbuf_printf(b, "%-24.24s %12.3g %12.3g %12.3g %10.6f", o->name, o->max_abs_error, o->max_rel_error,
-                        o->mean_abs_error, o->cosine);
+        ib__sbuf_printf(b, "%-24.24s %12.3g %12.3g %12.3g %10.6f", o->name, o->max_abs_error,
+                        o->max_rel_error, o->mean_abs_error, o->cosine);
         if (o->class_scores)
             ib__sbuf_printf(b, " %6.1f%% %6.1f%%", 100 * o->top1_agreement, 100 * o->top5_agreement);
         else

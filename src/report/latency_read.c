@@ -152,7 +152,8 @@ static ib_status read_math(const cJSON *rt, const char *where, ib_latency_file *
     char math[8], by_default[4];
     IB_TRY(read_string(rt, "math", where, math, sizeof math, err));
     IB_TRY(read_yes_no(rt, "math_default", where, by_default, err));
-    snprintf(out->math, sizeof out->math, "%s%s", math, math[0] && !strcmp(by_default, "yes") ? " (runtime default)" : "");
+    snprintf(out->math, sizeof out->math, "%s%s", math,
+             math[0] && !strcmp(by_default, "yes") ? " (runtime default)" : "");
     return IB_OK;
 }
 

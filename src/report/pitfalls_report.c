@@ -69,11 +69,12 @@ static void text_tf32(ib__sbuf *b, const ib_pitfall_row *row)
 {
     if (!row->applies || row->stats.n == 0 || !isfinite(row->tf32_off_median_ms)) return;
     char on[32], off[32];
-    ib__sbuf_printf(b, "TF32 taken for fp32: median %s with TF32 (the runtime's default), %s with it off (%+.1f%%)",
-                    ib__fmt_ms(on, row->stats.p50), ib__fmt_ms(off, row->tf32_off_median_ms), row->error_pct);
+    ib__sbuf_printf(
+        b, "TF32 taken for fp32: median %s with TF32 (the runtime's default), %s with it off (%+.1f%%)",
+        ib__fmt_ms(on, row->stats.p50), ib__fmt_ms(off, row->tf32_off_median_ms), row->error_pct);
     if (isfinite(row->tf32_max_abs_error))
-        ib__sbuf_printf(b, "; outputs differ by up to %.3g (absolute), %.3g (relative)", row->tf32_max_abs_error,
-                        row->tf32_max_rel_error);
+        ib__sbuf_printf(b, "; outputs differ by up to %.3g (absolute), %.3g (relative)",
+                        row->tf32_max_abs_error, row->tf32_max_rel_error);
     ib__sbuf_printf(b, "\n");
 }
 

@@ -202,7 +202,8 @@ static void check_edges(const Onnx__GraphProto *before, const Onnx__GraphProto *
     CHECK_EQ_INT(after->n_output, before->n_output);
     for (size_t i = 0; i < before->n_input && i < after->n_input; i++) {
         CHECK(!strcmp(after->input[i]->name, before->input[i]->name));
-        CHECK_EQ_INT(after->input[i]->type->tensor_type->elem_type, before->input[i]->type->tensor_type->elem_type);
+        CHECK_EQ_INT(after->input[i]->type->tensor_type->elem_type,
+                     before->input[i]->type->tensor_type->elem_type);
     }
     for (size_t i = 0; i < before->n_output && i < after->n_output; i++) {
         CHECK(!strcmp(after->output[i]->name, before->output[i]->name));
@@ -313,9 +314,11 @@ static void test_shape_path(void)
         for (size_t i = 0; i < g->n_node; i++) {
             const Onnx__NodeProto *n = g->node[i];
             if (!strcmp(n->op_type, "Constant")) CHECK_EQ_INT(n->attribute[0]->t->data_type, I64);
-            if (!strcmp(n->op_type, "Gather") || !strcmp(n->op_type, "Unsqueeze") || !strcmp(n->op_type, "Concat"))
+            if (!strcmp(n->op_type, "Gather") || !strcmp(n->op_type, "Unsqueeze") ||
+                !strcmp(n->op_type, "Concat"))
                 for (size_t k = 0; k < n->n_input; k++) CHECK(cast_to(producer(g, n->input[k])) < 0);
-            if (!strcmp(n->op_type, "Reshape")) CHECK(strcmp(producer(g, n->input[1])->op_type, "Concat") == 0);
+            if (!strcmp(n->op_type, "Reshape"))
+                CHECK(strcmp(producer(g, n->input[1])->op_type, "Concat") == 0);
         }
         /* only the two edge Casts: nothing on the integer path */
         CHECK_EQ_INT(count_op(g, "Cast"), 2);

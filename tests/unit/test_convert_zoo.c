@@ -15,7 +15,8 @@
 static bool all_initializers(const Onnx__GraphProto *g, int32_t type)
 {
     for (size_t i = 0; i < g->n_initializer; i++)
-        if (g->initializer[i]->data_type != type && g->initializer[i]->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
+        if (g->initializer[i]->data_type != type &&
+            g->initializer[i]->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__INT64)
             return false;
     return g->n_initializer > 0;
 }
@@ -73,8 +74,8 @@ static void run_fp16(const char *name, double max_abs)
         const ib_output_accuracy *o = &acc.outputs[i];
         CHECK(o->compared && !o->over_tolerance && o->cosine > 0.999);
         if (o->class_scores) CHECK(o->top1_agreement == 1.0);
-        fprintf(stderr, "  %s %s: max abs %.3g, mean abs %.3g, cosine %.6f\n", name, o->name, o->max_abs_error,
-                o->mean_abs_error, o->cosine);
+        fprintf(stderr, "  %s %s: max abs %.3g, mean abs %.3g, cosine %.6f\n", name, o->name,
+                o->max_abs_error, o->mean_abs_error, o->cosine);
     }
     ib_workload_destroy(w);
 }

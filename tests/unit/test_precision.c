@@ -140,8 +140,8 @@ static void test_tf32_row(void)
     const ib_pitfall_row *row = &r->rows[IB_PITFALL_TF32];
     CHECK(row->applies && row->status == IB_OK);
     CHECK_EQ_INT(row->stats.n, 40);
-    CHECK_NEAR(row->stats.p50, 1.5, 1e-9);           /* TF32 on */
-    CHECK_NEAR(row->tf32_off_median_ms, 2.0, 1e-9);  /* TF32 off */
+    CHECK_NEAR(row->stats.p50, 1.5, 1e-9);          /* TF32 on */
+    CHECK_NEAR(row->tf32_off_median_ms, 2.0, 1e-9); /* TF32 off */
     CHECK_NEAR(row->error_pct, -25.0, 1e-9);
     CHECK(isnan(row->tf32_max_abs_error)); /* the fake has no outputs to read */
     char *text = ib_pitfalls_report_text(r, &(ib_workload_info){ .model = "fake" });
