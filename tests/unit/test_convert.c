@@ -123,7 +123,8 @@ static uint8_t *if_model(size_t *len)
     ib__graph g;
     ib__graph_init(&g, "if", false, true, 4);
     int64_t wd[2] = { 16, 16 };
-    const char *h = ib__op2(&g, "MatMul", "x", ib__graph_weight(&g, "W", 2, wd, 0, 0.25f));
+    char h[64]; /* a copy: the node's own string is replaced below */
+    snprintf(h, sizeof h, "%s", ib__op2(&g, "MatMul", "x", ib__graph_weight(&g, "W", 2, wd, 0, 0.25f)));
     const char *in[1] = { "flag" };
     Onnx__NodeProto *node = ib__graph_node(&g, "If", 1, in);
     attach_graph(node, "then_branch", branch(true, 100));
