@@ -65,6 +65,8 @@ static const char *runtime_flag_given(const cli_args *a)
     if (m->cuda_graph) return "--cuda-graph";
     if (m->intra_op_threads) return "--threads";
     if (a->memory_cap_mb) return "--memory-cap-mb";
+    if (m->math != IB_MATH_DEFAULT) return "--math";
+    if (a->max_error > 0) return "--max-error";
     return NULL;
 }
 

@@ -54,6 +54,7 @@ typedef struct cli_args {
     double threshold;          /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
     bool quiet;                /* --quiet: no progress line */
+    double max_error;          /* --max-error: 0 none */
     uint64_t given;            /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;          /* --sessions: fresh processes (default 1) */
@@ -67,8 +68,8 @@ typedef struct cli_args {
 } cli_args;
 
 enum {
-    OPT_MODEL = 1u << 0,      /* --device, --batch, --shape, ... */
-    OPT_MEASURE = 1u << 1,    /* --runs, --warmup-*, --precision, ... */
+    OPT_MODEL = 1u << 0,   /* --device, --batch, --shape, ... */
+    OPT_MEASURE = 1u << 1, /* --runs, --warmup-*, --precision, ... */
     OPT_JSON = 1u << 2,
     OPT_THROUGHPUT = 1u << 3, /* --max-batch, --latency-budget-ms, ... */
     OPT_EXPORT = 1u << 4,     /* -o, --fp16 */
@@ -79,7 +80,9 @@ enum {
     OPT_ADAPTIVE = 1u << 9,   /* --precision, --min-runs, --max-runs, --max-time-ms */
     OPT_LAUNCH = 1u << 10,    /* --exclude-launch (calibrate times both ways itself) */
     OPT_QUIET = 1u << 11,     /* --quiet: the measuring commands */
-    OPT_SESSIONS = 1u << 20   /* --sessions, --max-sessions */
+    OPT_SESSIONS = 1u << 20,  /* --sessions, --max-sessions */
+    OPT_MATH = 1u << 21,      /* --math: the measuring commands and convert */
+    OPT_ACCURACY = 1u << 22   /* --max-error: latency, throughput */
 };
 
 typedef struct cli_command {
@@ -258,5 +261,11 @@ int cmd_calibrate(cli_args *a);
 int cmd_pitfalls(cli_args *a);
 int cmd_info(cli_args *a);
 int cmd_compare(cli_args *a);
+int cmd_convert(cli_args *a);
+
+/* Accuracy beside speed: when the arithmetic in effect of w (opened from
+ * a) is not fp32, compares its outputs with strict fp32 into *acc (zeroed
+ * otherwise). Prints the error and returns its exit code on failure. */
+int cli_accuracy(const cli_args *a, ib_workload *w, ib_accuracy *acc);
 
 #endif

@@ -10,7 +10,9 @@ int cmd_latency(cli_args *a)
     cli_apply_memory_cap(a);
     int code = cli_start(a, &out, &w);
     if (code != EXIT_OK) return code;
+    ib_accuracy accuracy;
     code = cli_require_idle_gpu(a, true);
+    if (code == EXIT_OK) code = cli_accuracy(a, w, &accuracy);
     if (code != EXIT_OK) {
         cli_outputs_abort(&out);
         ib_workload_destroy(w);
@@ -22,6 +24,7 @@ int cmd_latency(cli_args *a)
     ib_error err = {{0}};
     ib_status st = ib_measure_latency(w, &a->cfg, &r, &err);
     st = cli_idle_gpu_after(a, &r.env, st, &err);
+    r.accuracy = accuracy;
     bool measured = st == IB_OK || r.n > 0;
     ib_result res = {
         .kind = IB_RESULT_LATENCY, .latency = &r, .info = ib_workload_get_info(w), .cfg = &a->cfg

@@ -79,7 +79,7 @@ static void throughput_config(const cli_args *a, ib_throughput_config *tc)
 
 /* Measures, shows and saves; what was measured is kept after a failure.
  * The result is large (every probe and point): on the heap. */
-static int measure(ib_workload *w, const ib_throughput_config *tc, cli_outputs *out)
+static int measure(ib_workload *w, const ib_throughput_config *tc, const ib_accuracy *accuracy, cli_outputs *out)
 {
     ib_throughput_result *r = malloc(sizeof *r);
     if (!r) {
@@ -88,6 +88,7 @@ static int measure(ib_workload *w, const ib_throughput_config *tc, cli_outputs *
     }
     ib_error err = {{0}};
     ib_status st = ib_measure_throughput(w, tc, r, &err);
+    r->accuracy = *accuracy;
     bool measured = r->n_points > 0 || r->n_probes > 0;
     ib_result res = {
         .kind = IB_RESULT_THROUGHPUT, .throughput = r, .info = ib_workload_get_info(w), .throughput_cfg = tc
@@ -132,7 +133,12 @@ int cmd_throughput(cli_args *a)
     ib_workload *w;
     int code = cli_start(a, &out, &w);
     if (code != EXIT_OK) return code;
-    code = measure(w, &tc, &out);
+    ib_accuracy accuracy;
+    code = cli_accuracy(a, w, &accuracy);
+    if (code == EXIT_OK)
+        code = measure(w, &tc, &accuracy, &out);
+    else
+        cli_outputs_abort(&out);
     ib_workload_destroy(w);
     return code;
 }

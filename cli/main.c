@@ -17,14 +17,16 @@ static const cli_command commands[] = {
      "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
      "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET |
-         OPT_SESSIONS,
+         OPT_SESSIONS | OPT_MATH | OPT_ACCURACY,
      cmd_latency},
-    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET, cmd_throughput},
+    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET
+         | OPT_MATH | OPT_ACCURACY, cmd_throughput},
     {"pitfalls", "[MODEL] [options]",
      "What each classic timing mistake would report on this model, next to the correct latency.\n"
      "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"
-     "zero-filled input.",
-     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET,
+     "zero-filled input, TF32 taken for fp32.",
+     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET
+         | OPT_MATH,
      cmd_pitfalls},
     {"calibrate", "[options]",
      "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
@@ -42,6 +44,9 @@ static const cli_command commands[] = {
      OPT_DEVICE_ID, cmd_info},
     {"backends", "", "List the backends --backend can name (plugins: --backend plugin:PATH.so).", 0,
      cmd_backends},
+    {"convert", "MODEL --math fp16|bf16 -o FILE.onnx",
+     "Write the model converted to fp16 or bf16 (what --math fp16/bf16 measures; docs/precision.md).",
+     OPT_MATH | OPT_EXPORT, cmd_convert},
     {"zoo-list", "", "List the built-in models.", 0, cmd_zoo_list},
     {"zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
      cmd_zoo_export},

@@ -23,7 +23,8 @@ enum {
     O_CSV, O_MD,
     O_INPUT,
     O_SESSIONS, O_MAX_SESSIONS, O_REQUIRE_IDLE_GPU,
-    O_BACKEND, O_OPTION
+    O_BACKEND, O_OPTION,
+    O_MATH, O_MAX_ERROR
 };
 // clang-format on
 
@@ -134,6 +135,11 @@ static const option_def options[] = {
      "what measures MODEL: a backend (inferbench backends lists them; default onnxruntime) or a plugin"},
     {{"option", required_argument, NULL, O_OPTION}, OPT_MODEL, "KEY=VALUE",
      "a setting of the backend (repeatable; the backend says which keys it takes)"},
+    {{"math", required_argument, NULL, O_MATH}, OPT_MATH, "fp32|tf32|fp16|bf16",
+     "the arithmetic: fp32 (TF32 off), tf32, or the model converted to fp16/bf16 (default: the runtime's, "
+     "stated in the result; docs/precision.md)"},
+    {{"max-error", required_argument, NULL, O_MAX_ERROR}, OPT_ACCURACY, "X",
+     "mark a result whose max absolute error against strict fp32 is above X"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -270,6 +276,13 @@ static bool parse_cudnn(const char *text, const char **out)
     return bad("cudnn-search", text, "expected exhaustive, heuristic or default");
 }
 
+static bool parse_math(const char *text, ib_math *out)
+{
+    ib_error err;
+    if (ib_math_parse(text, out, &err) == IB_OK) return true;
+    return bad("math", text, "expected fp32, tf32, fp16 or bf16");
+}
+
 static bool add_shape(cli_args *a, const char *text)
 {
     if (a->model_opts.n_shapes == IB_MAX_TENSORS) return bad("shape", text, "too many --shape options");
@@ -356,6 +369,8 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_REQUIRE_IDLE_GPU: a->require_idle_gpu = true; return true;
     case O_BACKEND: a->backend = v; return true;
     case O_OPTION: return cli_add_backend_option(a, v);
+    case O_MATH: return parse_math(v, &a->model_opts.math);
+    case O_MAX_ERROR: return parse_f64(name, v, 1e-300, 1e300, &a->max_error);
     }
     return false;
 }

@@ -145,6 +145,19 @@ typedef struct ib_input_spec {
  * opened. IB_ERR_INVALID_ARG with a one-line message otherwise. */
 ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *err);
 
+/* ------------------------------------------------------------------------ */
+/* Arithmetic: the math a model runs in (docs/precision.md)                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum ib_math {
+    IB_MATH_DEFAULT = 0, /* what the runtime does unasked (ONNX Runtime's CUDA
+                            provider: TF32 on); stated in every result */
+    IB_MATH_FP32 = 1,    /* float32, TF32 off: the strict reference */
+    IB_MATH_TF32 = 2,    /* float32 tensors, TF32 matrix arithmetic (GPU) */
+    IB_MATH_FP16 = 3,    /* the model converted to float16 (ib_onnx_convert) */
+    IB_MATH_BF16 = 4     /* the model converted to bfloat16 */
+} ib_math;
+
 typedef struct ib_model_options {
     ib_device_kind device;
     int device_id;
@@ -174,6 +187,9 @@ typedef struct ib_model_options {
                                           model lacks, or given twice, is
                                           IB_ERR_INVALID_ARG at open */
     size_t n_inputs;
+    ib_math math; /* the arithmetic (default: the runtime's
+                     own, stated in the info); fp16/bf16
+                     convert the model in memory */
 } ib_model_options;
 
 void ib_model_options_init(ib_model_options *opts);
@@ -220,6 +236,9 @@ typedef struct ib_workload_info {
     bool prefer_nhwc;         /* CUDA provider's NHWC preference */
     bool cuda_graph;          /* runs replayed from a captured CUDA graph */
     int intra_op_threads;     /* 0: the runtime's default */
+    char math[8];             /* the arithmetic in effect: "fp32", "tf32",
+                                 "fp16", "bf16" */
+    bool math_default;        /* math was not asked: the runtime's default */
 } ib_workload_info;
 
 const ib_workload_info *ib_workload_get_info(const ib_workload *w);
@@ -317,6 +336,37 @@ enum {
     IB_WARN_CPU_BUSY = 1u << 23           /* the CPU was busy with other work */
 };
 
+/* Accuracy of a reduced arithmetic against strict fp32 (docs/precision.md;
+ * ib_measure_accuracy below). */
+typedef struct ib_output_accuracy {
+    char name[128];
+    bool compared;        /* false: skipped (why says why) */
+    char why[128];        /* a non-float output, shapes that differ */
+    size_t n;             /* elements compared */
+    double max_abs_error; /* max |value - reference| */
+    double max_rel_error; /* max |value - reference| / |reference| over the
+                             elements whose reference is not 0 (0 if none) */
+    double mean_abs_error;
+    double cosine;         /* of the two as vectors; 1 when both are 0,
+                              0 when one is; NaN when a value is not finite */
+    bool class_scores;     /* shaped [batch, C], C >= 2: top-k below */
+    double top1_agreement; /* share of rows whose arg max is the same */
+    double top5_agreement; /* share of rows whose top-5 classes (top-C
+                              when C < 5) are the same set */
+    bool over_tolerance;   /* max_abs_error above the tolerance */
+} ib_output_accuracy;
+
+typedef struct ib_accuracy {
+    bool measured;
+    char math[8];        /* the arithmetic judged ("tf32", "fp16"...) */
+    char reference[32];  /* what it is judged against: "fp32, TF32 off" */
+    int64_t batch;       /* of the inputs both ran on */
+    double tolerance;    /* largest max_abs_error accepted; 0: none */
+    bool over_tolerance; /* some output is over it */
+    int n_outputs;
+    ib_output_accuracy outputs[IB_MAX_TENSORS];
+} ib_accuracy;
+
 /* ------------------------------------------------------------------------ */
 /* Latency                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -402,6 +452,8 @@ typedef struct ib_latency_result {
     double host_timer_resolution_ms; /* of the host clock (host statistics) */
     unsigned warnings;        /* IB_WARN_* bits */
     ib_env env;
+    ib_accuracy accuracy; /* set by the caller (ib_measure_accuracy) to be
+                             reported beside the timings; zeroed here */
 } ib_latency_result;
 
 /* Measures the latency of w at its current batch: one cold run, warm-up,
@@ -491,6 +543,7 @@ typedef struct ib_throughput_result {
                                   NaN when unknown */
     unsigned warnings;
     ib_env env;
+    ib_accuracy accuracy; /* as in ib_latency_result */
 } ib_throughput_result;
 
 /* Finds the largest batch that fits (geometric growth, then bisection; a
@@ -515,12 +568,14 @@ char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload
 /* ------------------------------------------------------------------------ */
 
 typedef enum ib_pitfall {
-    IB_PITFALL_CORRECT = 0,    /* device-timed, warmed up, resident data */
-    IB_PITFALL_HOST_NO_SYNC,   /* host clock read right after an async launch */
-    IB_PITFALL_COPIES,         /* host-to-device and back inside the timing */
-    IB_PITFALL_NO_WARMUP,      /* fresh session, first runs included */
-    IB_PITFALL_SINGLE_SAMPLE,  /* one run taken as the answer */
-    IB_PITFALL_ZERO_INPUT,     /* the correct method on zero-filled inputs */
+    IB_PITFALL_CORRECT = 0,   /* device-timed, warmed up, resident data */
+    IB_PITFALL_HOST_NO_SYNC,  /* host clock read right after an async launch */
+    IB_PITFALL_COPIES,        /* host-to-device and back inside the timing */
+    IB_PITFALL_NO_WARMUP,     /* fresh session, first runs included */
+    IB_PITFALL_SINGLE_SAMPLE, /* one run taken as the answer */
+    IB_PITFALL_ZERO_INPUT,    /* the correct method on zero-filled inputs */
+    IB_PITFALL_TF32,          /* TF32 taken for fp32: the runtime's default on
+                                 GPUs that have TF32, against TF32 off */
     IB_PITFALL_COUNT
 } ib_pitfall;
 
@@ -538,6 +593,10 @@ typedef struct ib_pitfall_row {
     double single_p5_pct, single_p95_pct; /* 5th..95th percentile of one-run
                                              error, percent */
     double single_off_5pct;    /* share of single runs off by > 5% */
+    /* TF32 only: the median with TF32 off (stats: on; error_pct: on against
+       off), and what TF32 changes in the outputs against TF32 off. */
+    double tf32_off_median_ms;
+    double tf32_max_abs_error, tf32_max_rel_error;
 } ib_pitfall_row;
 
 typedef struct ib_pitfalls_result {
@@ -643,6 +702,7 @@ typedef struct ib_latency_file {
     char execution_provider[64];
     char ort_version[32];      /* "" when the file does not say */
     char runtime_options[128]; /* "cuDNN search EXHAUSTIVE, NHWC no, intra-op threads default"; "" idem */
+    char math[32];             /* "fp32", "fp16", "tf32 (runtime default)"...; "" idem */
     char flush_l2[4];          /* "yes", "no"; "" idem */
     char exclude_launch[4];    /* "yes", "no"; "" idem */
     bool partial;              /* the measurement stopped early */
@@ -878,6 +938,55 @@ ib_status ib_zoo_build(const char *name, bool fp16, uint8_t **bytes, size_t *len
  * initializers (what the graph really carries). */
 ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len,
                                              int64_t *count, ib_error *err);
+
+/* "default", "fp32", "tf32", "fp16", "bf16". Never NULL. */
+const char *ib_math_name(ib_math math);
+
+/* Parses "fp32", "tf32", "fp16" or "bf16"; IB_ERR_INVALID_ARG otherwise. */
+ib_status ib_math_parse(const char *text, ib_math *out, ib_error *err);
+
+/* What a conversion did. */
+typedef struct ib_convert_info {
+    bool unchanged;       /* no float32 to convert: the model already is
+                             in reduced precision, returned as is */
+    size_t initializers;  /* float32 initializers converted */
+    size_t constants;     /* Constant nodes and tensor attributes converted */
+    size_t blocked_nodes; /* nodes kept in float32 between Casts */
+    size_t casts_added;   /* Casts inserted (edges, blocked nodes) */
+    size_t casts_removed; /* redundant Cast pairs' nodes removed */
+    size_t subgraphs;     /* If/Loop/Scan bodies converted */
+} ib_convert_info;
+
+/* Converts a serialized fp32 ONNX model to math (IB_MATH_FP16 or
+ * IB_MATH_BF16), in memory: initializers, constants and float tensors to
+ * the reduced type; the graph's inputs and outputs keep their types (Casts
+ * at the edges); operators of the block list (docs/precision.md) stay in
+ * float32 between Casts; integer (shape) computations are untouched;
+ * subgraphs are converted recursively. A model with no float32 is returned
+ * as is (info->unchanged). *out is malloc'ed (ib_free). A model that does
+ * not parse or cannot be converted: IB_ERR_MODEL naming the node or
+ * tensor; another math: IB_ERR_INVALID_ARG. info may be NULL. */
+ib_status ib_onnx_convert(const uint8_t *bytes, size_t len, ib_math math, uint8_t **out, size_t *out_len,
+                          ib_convert_info *info, ib_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Accuracy: a reduced arithmetic against strict fp32 (docs/precision.md)    */
+/* ------------------------------------------------------------------------ */
+
+/* Compares value[0..n) with reference[0..n), the elements of a tensor of
+ * rank and dims (dims gives the class-score shape; rank 0 is fine). Pure;
+ * fills every metric of out except name, why and over_tolerance. */
+void ib_accuracy_compare(const double *reference, const double *value, size_t n, int rank,
+                         const int64_t *dims, ib_output_accuracy *out);
+
+/* Runs w once (untimed) and the same model opened with opts but strict
+ * fp32 (TF32 off, no conversion) once, on the same inputs at w's batch,
+ * and compares their float outputs; marks those over tolerance (max
+ * absolute error; 0: no tolerance). w must be an ONNX Runtime workload;
+ * model and opts are what w was opened with. The reference session exists
+ * only during the call. */
+ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
+                              double tolerance, ib_accuracy *out, ib_error *err);
 
 void ib_free(void *p);
 

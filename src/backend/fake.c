@@ -17,6 +17,7 @@ typedef struct fake {
     bool run_sync;
     bool lost;             /* after a sticky fault every call fails */
     bool zero_inputs;      /* fill_inputs(zeros) was the last fill */
+    bool tf32_on;          /* set_tf32(true) was the last switch */
 } fake;
 
 typedef struct fake_timer {
@@ -77,6 +78,7 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
     double start_ms = fmax(f->now_ms, f->device_done_ms);
     double ms = f->script.duration_ms(w->info.batch, index, f->script.ctx);
     if (f->zero_inputs && f->script.zero_input_factor > 0) ms *= f->script.zero_input_factor;
+    if (f->tf32_on) ms *= f->script.tf32_factor;
     f->device_done_ms = start_ms + extra_ms + ms;
     if (wait) f->now_ms = f->device_done_ms;
     return IB_OK;
@@ -123,6 +125,16 @@ static ib_status fake_fill_inputs(ib_workload *w, bool zeros, ib_error *err)
     return IB_OK;
 }
 
+/* A new session with TF32 on or off: cold again, like reopen. */
+static ib_status fake_set_tf32(ib_workload *w, bool on, ib_error *err)
+{
+    fake *f = impl(w);
+    IB_FAIL_IF(!(f->script.tf32_factor > 0), err, IB_ERR_UNSUPPORTED, "fake: no TF32 (tf32_factor 0)");
+    IB_TRY(fake_reopen(w, err));
+    f->tf32_on = on;
+    return IB_OK;
+}
+
 static void fake_destroy(ib_workload *w)
 {
     free(w->impl);
@@ -138,6 +150,7 @@ static const ib__workload_ops fake_ops = {
     .reopen = fake_reopen,
     .fill_inputs = fake_fill_inputs,
     .destroy = fake_destroy,
+    .set_tf32 = fake_set_tf32,
 };
 
 /* The virtual device timer: the device time of a run is its scripted

@@ -4,6 +4,7 @@
  * bound to the same device so that ORT allocates them there and nothing is
  * copied during a timed run. docs/backend-onnxruntime.md has the design. */
 #include "backend/ort.h"
+#include "core/numeric.h"
 #include "gpu/gpu.h"
 
 #include <errno.h>
@@ -45,9 +46,12 @@ typedef struct ort_workload {
     bool bound;                      /* buffers and binding hold w->info.batch */
     bool graph_captured;             /* cuda_graph: this session has run (and
                                         captured its shapes and addresses) */
+    const char *math;                /* the arithmetic in effect (static text) */
+    bool math_default;               /* not asked: the runtime's default */
 } ort_workload;
 
 static ort_workload *impl(ib_workload *w) { return w->impl; }
+static void compute_capability(int device_id, int *major, int *minor);
 
 /* ------------------------------------------------------------------------ */
 /* Inputs and binding                                                        */
@@ -538,6 +542,108 @@ static void ort_destroy(ib_workload *w)
     free(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Outputs read back, TF32 switched (untimed)                                */
+/* ------------------------------------------------------------------------ */
+
+/* n elements of a float type at src as doubles; false for other types. */
+static bool to_doubles(const void *src, ONNXTensorElementDataType type, size_t n, double *dst)
+{
+    const uint8_t *p = src;
+    for (size_t i = 0; i < n; i++) {
+        uint16_t h;
+        float f;
+        switch (type) {
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: memcpy(&f, p + 4 * i, 4), dst[i] = f; break;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: memcpy(&dst[i], p + 8 * i, 8); break;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16:
+            memcpy(&h, p + 2 * i, 2), dst[i] = ib__half_to_float(h);
+            break;
+        case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16:
+            memcpy(&h, p + 2 * i, 2), dst[i] = ib__bfloat16_to_float(h);
+            break;
+        default: return false;
+        }
+    }
+    return true;
+}
+
+/* One bound output value's elements, copied to the host as doubles. */
+static ib_status value_to_host(ib_workload *w, const OrtValue *v, ib__output_values *out, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    const OrtApi *api = o->api;
+    OrtTensorTypeAndShapeInfo *ti = NULL;
+    IB_TRY(
+        ib__ort_check(api->GetTensorTypeAndShape(v, &ti), IB_ERR_UNSUPPORTED, err, "output is not a tensor"));
+    ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    size_t rank = 0, n = 0;
+    ib_status st = ib__ort_check(api->GetTensorElementType(ti, &type), IB_ERR_INTERNAL, err, "output type");
+    if (st == IB_OK)
+        st = ib__ort_check(api->GetDimensionsCount(ti, &rank), IB_ERR_INTERNAL, err, "output rank");
+    if (st == IB_OK && rank > IB_MAX_RANK) st = ib__fail(err, IB_ERR_UNSUPPORTED, "output of rank %zu", rank);
+    if (st == IB_OK)
+        st = ib__ort_check(api->GetDimensions(ti, out->dims, rank), IB_ERR_INTERNAL, err, "output shape");
+    if (st == IB_OK)
+        st = ib__ort_check(api->GetTensorShapeElementCount(ti, &n), IB_ERR_INTERNAL, err, "output size");
+    api->ReleaseTensorTypeAndShapeInfo(ti);
+    IB_TRY(st);
+    size_t size = ib__ort_type_size(type);
+    bool is_float =
+        type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE ||
+        type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
+    IB_FAIL_IF(!is_float, err, IB_ERR_UNSUPPORTED, "a %s output, not a float one", ib__ort_type_name(type));
+    void *data = NULL;
+    IB_TRY(
+        ib__ort_check(api->GetTensorMutableData((OrtValue *)v, &data), IB_ERR_INTERNAL, err, "output data"));
+    void *host = o->cuda ? malloc(n * size + 1) : data;
+    out->values = malloc(n * sizeof *out->values + 1);
+    if (!host || !out->values) st = ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading an output");
+    if (st == IB_OK && o->cuda) st = ib__gpu_copy_d2h(host, data, n * size, w->stream, err);
+    if (st == IB_OK) to_doubles(host, type, n, out->values);
+    if (o->cuda) free(host);
+    out->n = n;
+    out->rank = (int)rank;
+    return st;
+}
+
+static ib_status ort_read_output(ib_workload *w, size_t index, ib__output_values *out, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    *out = (ib__output_values){ 0 };
+    if (!o->bound) return not_ready(w, err);
+    OrtAllocator *alloc = NULL;
+    IB_TRY(ib__ort_check(o->api->GetAllocatorWithDefaultOptions(&alloc), IB_ERR_INTERNAL, err,
+                         "cannot get the default allocator"));
+    OrtValue **values = NULL;
+    size_t count = 0;
+    IB_TRY(ib__ort_check(o->api->GetBoundOutputValues(o->binding, alloc, &values, &count), IB_ERR_RUNTIME,
+                         err, "cannot read the outputs back (has the model run?)"));
+    ib_status st = index < count
+                       ? value_to_host(w, values[index], out, err)
+                       : ib__fail(err, IB_ERR_INVALID_ARG, "output %zu: the model has %zu", index, count);
+    for (size_t i = 0; i < count; i++) o->api->ReleaseValue(values[i]);
+    if (values) alloc->Free(alloc, values);
+    if (st != IB_OK) ib__output_values_free(out);
+    return st;
+}
+
+static ib_status ort_set_tf32(ib_workload *w, bool on, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    int major = 0, minor = 0;
+    compute_capability(w->device_id, &major, &minor);
+    IB_FAIL_IF(major < 8, err, IB_ERR_UNSUPPORTED,
+               "this GPU (compute capability %d.%d) has no TF32 (8.0 and newer do)", major, minor);
+    o->spec.use_tf32 = on ? 1 : 0;
+    IB_TRY(ort_reopen(w, err));
+    o->math = on ? "tf32" : "fp32";
+    o->math_default = false;
+    ib__strlcpy(w->info.math, o->math, sizeof w->info.math);
+    w->info.math_default = false;
+    return IB_OK;
+}
+
 static const ib__workload_ops ort_cpu_ops = {
     .version = IB__WORKLOAD_OPS_VERSION,
     .set_batch = ort_set_batch,
@@ -547,6 +653,7 @@ static const ib__workload_ops ort_cpu_ops = {
     .reopen = ort_reopen,
     .fill_inputs = ort_fill_inputs,
     .destroy = ort_destroy,
+    .read_output = ort_read_output,
 };
 
 static const ib__workload_ops ort_cuda_ops = {
@@ -558,6 +665,8 @@ static const ib__workload_ops ort_cuda_ops = {
     .reopen = ort_reopen,
     .fill_inputs = ort_fill_inputs,
     .destroy = ort_destroy,
+    .read_output = ort_read_output,
+    .set_tf32 = ort_set_tf32,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -661,8 +770,103 @@ static ib_status choose_device(const ib_model_options *opts, const OrtEpDevice *
     return IB_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Arithmetic (docs/precision.md)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Compute capability of device_id, 0.0 when unknown. */
+static void compute_capability(int device_id, int *major, int *minor)
+{
+    ib__gpu_props p;
+    *major = *minor = 0;
+    if (ib__gpu_props_get(device_id, &p, NULL) == IB_OK) *major = p.cc_major, *minor = p.cc_minor;
+}
+
+/* Decides the TF32 switch and the math stated, refusing what the device
+ * cannot do: TF32 off the GPU or before Ampere (compute capability 8.0),
+ * bfloat16 before Ampere. The CUDA provider's use_tf32 is on by default. */
+static ib_status resolve_math(ort_workload *o, ib_math math, int device_id, ib_error *err)
+{
+    int major = 0, minor = 0;
+    if (o->cuda) compute_capability(device_id, &major, &minor);
+    bool has_tf32 = o->cuda && major >= 8;
+    IB_FAIL_IF(math == IB_MATH_TF32 && !o->cuda, err, IB_ERR_UNSUPPORTED,
+               "--math tf32: the CPU has no TF32 (NVIDIA GPUs of compute capability 8.0 and newer do)");
+    IB_FAIL_IF(math == IB_MATH_TF32 && !has_tf32, err, IB_ERR_UNSUPPORTED,
+               "--math tf32: this GPU (compute capability %d.%d) has no TF32 (8.0 and newer do)", major,
+               minor);
+    IB_FAIL_IF(
+        math == IB_MATH_BF16 && o->cuda && major < 8, err, IB_ERR_UNSUPPORTED,
+        "--math bf16: this GPU (compute capability %d.%d) has no bfloat16 arithmetic (8.0 and newer do)",
+        major, minor);
+    o->spec.use_tf32 = math == IB_MATH_FP32 ? 0 : math == IB_MATH_TF32 ? 1 : -1;
+    o->math_default = math == IB_MATH_DEFAULT;
+    o->math = o->math_default ? (has_tf32 ? "tf32" : "fp32") : ib_math_name(math);
+    return IB_OK;
+}
+
+/* The whole model file in memory (conversion works on bytes). */
+static ib_status read_model_file(const char *path, uint8_t **bytes, size_t *len, ib_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    IB_FAIL_IF(!f, err, IB_ERR_IO, "cannot open model '%s': %s", path, strerror(errno));
+    ib_status st = IB_OK;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size <= 0 || size > INT32_MAX || fseek(f, 0, SEEK_SET) != 0)
+        st = ib__fail(err, IB_ERR_MODEL,
+                      "model '%s': cannot be read whole (size %ld; ONNX files are under 2 GiB)", path, size);
+    *bytes = st == IB_OK ? malloc((size_t)size) : NULL;
+    if (st == IB_OK && !*bytes) st = ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading '%s'", path);
+    if (st == IB_OK && fread(*bytes, 1, (size_t)size, f) != (size_t)size)
+        st = ib__fail(err, IB_ERR_IO, "cannot read model '%s'", path);
+    fclose(f);
+    if (st != IB_OK) {
+        free(*bytes);
+        *bytes = NULL;
+        return st;
+    }
+    *len = (size_t)size;
+    return IB_OK;
+}
+
+/* fp16/bf16: the model converted in memory; the session loads the bytes. */
+static ib_status convert_model(ort_workload *o, ib_math math, ib_error *err)
+{
+    if (math != IB_MATH_FP16 && math != IB_MATH_BF16) return IB_OK;
+    if (!o->bytes) {
+        IB_TRY(read_model_file(o->path, &o->bytes, &o->spec.len, err));
+        o->spec.path = NULL;
+    }
+    uint8_t *converted = NULL;
+    size_t len = 0;
+    ib_error why = { "" };
+    ib_status st = ib_onnx_convert(o->bytes, o->spec.len, math, &converted, &len, NULL, &why);
+    IB_FAIL_IF(st != IB_OK, err, st, "--math %s: model '%s' cannot be converted: %s", ib_math_name(math),
+               o->label, why.message);
+    free(o->bytes);
+    o->bytes = converted;
+    o->spec.bytes = converted;
+    o->spec.len = len;
+    return IB_OK;
+}
+
+/* A converted model the provider refuses (no kernel of the type for some
+ * operator): said as such, a bad input. */
+static ib_status create_session(ort_workload *o, ib_math math, ib_error *err)
+{
+    ib_status st = ib__ort_session_create(&o->spec, &o->session, err);
+    if (st == IB_OK || (math != IB_MATH_FP16 && math != IB_MATH_BF16) || !err) return st;
+    char msg[sizeof err->message];
+    ib__strlcpy(msg, err->message, sizeof msg);
+    return ib__fail(err, st == IB_ERR_NO_MEMORY || st == IB_ERR_DEVICE_OOM ? st : IB_ERR_UNSUPPORTED,
+                    "--math %s: the converted model does not run on the %s provider: %s", ib_math_name(math),
+                    o->cuda ? "CUDA" : "CPU", msg);
+}
+
 static ib_status check_options(const char *model, const ib_model_options *opts, ib_error *err)
 {
+    IB_FAIL_IF(opts->math < IB_MATH_DEFAULT || opts->math > IB_MATH_BF16, err, IB_ERR_INVALID_ARG,
+               "unknown math %d", (int)opts->math);
     IB_FAIL_IF(!model || !*model, err, IB_ERR_INVALID_ARG, "no model given");
     IB_FAIL_IF(opts->device != IB_DEVICE_AUTO && opts->device != IB_DEVICE_CPU &&
                    opts->device != IB_DEVICE_CUDA,
@@ -749,6 +953,8 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
     info->prefer_nhwc = o->cuda && o->spec.prefer_nhwc;
     info->cuda_graph = o->cuda && o->spec.cuda_graph;
     info->intra_op_threads = o->spec.intra_op_threads;
+    ib__strlcpy(info->math, o->math, sizeof info->math);
+    info->math_default = o->math_default;
     /* Listed up to IB_MAX_TENSORS; all are bound. */
     info->n_inputs = (int)(o->n_inputs < IB_MAX_TENSORS ? o->n_inputs : IB_MAX_TENSORS);
     info->n_outputs = (int)(o->n_outputs < IB_MAX_TENSORS ? o->n_outputs : IB_MAX_TENSORS);
@@ -810,7 +1016,9 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     o->spec.cuda_graph = opts->cuda_graph;
     o->spec.gpu_mem_limit_bytes = opts->device_memory_limit_bytes;
     o->spec.host_arena_limit_bytes = o->cuda ? 0 : o->host_cap_bytes;
-    IB_TRY(ib__ort_session_create(&o->spec, &o->session, err));
+    IB_TRY(resolve_math(o, opts->math, opts->device_id, err));
+    IB_TRY(convert_model(o, opts->math, err));
+    IB_TRY(create_session(o, opts->math, err));
 
     IB_TRY(ib__ort_ports_read(o->api, o->session, &o->inputs, &o->n_inputs, &o->outputs,
                               &o->n_outputs, err));

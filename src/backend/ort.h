@@ -58,6 +58,7 @@ typedef struct ib__ort_session_spec {
     const char *cudnn_conv_algo_search;
     bool prefer_nhwc;
     bool cuda_graph;           /* enable_cuda_graph */
+    int use_tf32;              /* -1: the provider's default (on), 0 off, 1 on */
     size_t gpu_mem_limit_bytes;/* 0 = none */
     /* CPU: max_mem of the host arena the session allocates from (the
      * environment's, shared by sessions of the same limit); 0 = ORT's own

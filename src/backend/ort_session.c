@@ -308,7 +308,7 @@ static ib_status append_cuda(const OrtApi *api, OrtEnv *env, OrtSessionOptions *
     snprintf(device_id, sizeof device_id, "%d", spec->device_id);
     /* The provider parses the stream's address as a decimal integer. */
     snprintf(stream, sizeof stream, "%" PRIuPTR, (uintptr_t)spec->stream);
-    const char *keys[8], *values[8];
+    const char *keys[10], *values[10];
     size_t n = 0;
     keys[n] = "device_id", values[n++] = device_id;
     keys[n] = "has_user_compute_stream", values[n++] = "1";
@@ -316,6 +316,7 @@ static ib_status append_cuda(const OrtApi *api, OrtEnv *env, OrtSessionOptions *
     keys[n] = "cudnn_conv_algo_search", values[n++] = spec->cudnn_conv_algo_search;
     if (spec->prefer_nhwc) keys[n] = "prefer_nhwc", values[n++] = "1";
     if (spec->cuda_graph) keys[n] = "enable_cuda_graph", values[n++] = "1";
+    if (spec->use_tf32 >= 0) keys[n] = "use_tf32", values[n++] = spec->use_tf32 ? "1" : "0";
     if (spec->gpu_mem_limit_bytes > 0) {
         snprintf(mem_limit, sizeof mem_limit, "%zu", spec->gpu_mem_limit_bytes);
         keys[n] = "gpu_mem_limit", values[n++] = mem_limit;

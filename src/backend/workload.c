@@ -3,6 +3,8 @@
 #include "backend/workload.h"
 #include "gpu/gpu.h"
 
+#include <stdlib.h>
+
 void ib_workload_destroy(ib_workload *w)
 {
     if (w) w->ops->destroy(w);
@@ -64,4 +66,11 @@ ib_status ib__workload_check_caps(const ib_workload *w, const char *who, ib_erro
         IB_FAIL_IF(ib__workload_can(w, needs[i].cap) && !needs[i].met, err, IB_ERR_INVALID_ARG,
                    "%s declares %s without %s", who, needs[i].name, needs[i].need);
     return IB_OK;
+}
+
+void ib__output_values_free(ib__output_values *v)
+{
+    if (!v) return;
+    free(v->values);
+    *v = (ib__output_values){ 0 };
 }

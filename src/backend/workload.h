@@ -14,6 +14,8 @@
 
 #define IB__WORKLOAD_OPS_VERSION 1
 
+struct ib__output_values;
+
 typedef struct ib__workload_ops {
     int version; /* IB__WORKLOAD_OPS_VERSION */
 
@@ -48,7 +50,26 @@ typedef struct ib__workload_ops {
 
     /* Releases everything. Required. */
     void (*destroy)(ib_workload *w);
+
+    /* Optional. Output `index` of the last run, copied to the host
+     * (untimed) as doubles: values malloc'ed into out (release with
+     * ib__output_values_free). A non-float output: IB_ERR_UNSUPPORTED. */
+    ib_status (*read_output)(ib_workload *w, size_t index, struct ib__output_values *out, ib_error *err);
+
+    /* Optional (NULL: the device has no TF32 switch). Turns TF32 on or off
+     * for the following runs (a new session, bound at the same batch). */
+    ib_status (*set_tf32)(ib_workload *w, bool on, ib_error *err);
 } ib__workload_ops;
+
+/* An output read back to the host. */
+typedef struct ib__output_values {
+    double *values; /* [n], malloc'ed */
+    size_t n;
+    int rank;
+    int64_t dims[IB_MAX_RANK];
+} ib__output_values;
+
+void ib__output_values_free(ib__output_values *v);
 
 struct ib_workload {
     const ib__workload_ops *ops;
@@ -115,6 +136,9 @@ typedef struct ib__fake_script {
                                      0: both exact */
     double zero_input_factor;     /* runs on zero-filled inputs (fill_inputs)
                                      take this times the duration; 0 = 1 */
+    double tf32_factor;           /* > 0: set_tf32 exists and runs with TF32
+                                     on take this times the duration; 0: the
+                                     device has no TF32 (set_tf32 refuses) */
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);

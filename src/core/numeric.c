@@ -59,3 +59,29 @@ uint16_t ib__float_to_bfloat16(float f)
     return (uint16_t)(x >> 16);
 }
 
+float ib__half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
+    uint32_t x;
+    if (exp == 0x1F) {
+        x = sign | 0x7F800000u | (mant << 13); /* inf, NaN */
+    } else if (exp == 0) {
+        /* zero or subnormal: mant * 2^-24, exact in a float */
+        float f = (float)mant * (1.0f / 16777216.0f);
+        return sign ? -f : f;
+    } else {
+        x = sign | ((exp + 112u) << 23) | (mant << 13);
+    }
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+float ib__bfloat16_to_float(uint16_t b)
+{
+    uint32_t x = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}

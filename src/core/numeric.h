@@ -21,4 +21,8 @@ float ib__uniform_pm1(uint64_t *state);
 uint16_t ib__float_to_half(float f);
 uint16_t ib__float_to_bfloat16(float f);
 
+/* The float an IEEE half or a bfloat16 stands for (exact). */
+float ib__half_to_float(uint16_t h);
+float ib__bfloat16_to_float(uint16_t b);
+
 #endif

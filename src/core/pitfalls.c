@@ -15,31 +15,35 @@
 #define SINGLE_OFF_PCT 5.0
 /* The rows that take runs of their own, for progress reports: the correct
  * one and the three wrong ways measured after it. */
-#define PROGRESS_STEPS 4
+#define PROGRESS_STEPS 5
 
 static const struct {
     const char *name;
     const char *why;
 } row_texts[IB_PITFALL_COUNT] = {
-    [IB_PITFALL_CORRECT] = {"correct",
-                            "the reference: the device's own clock (the host's on a CPU), warmed up, "
-                            "data resident where the model runs, many runs"},
-    [IB_PITFALL_HOST_NO_SYNC] = {"host clock, no sync",
-                                 "the run returns once the GPU work is queued: the host clock times the "
-                                 "launch, not the inference"},
-    [IB_PITFALL_COPIES] = {"copies included",
-                           "host-to-device input and device-to-host output copies are counted as "
-                           "inference"},
-    [IB_PITFALL_NO_WARMUP] = {"no warm-up",
-                              "the first runs pay start-up costs (session, kernel selection, memory "
-                              "pools, clocks): they inflate the mean and the spread"},
-    [IB_PITFALL_SINGLE_SAMPLE] = {"single sample",
-                                  "one run is one draw from a distribution: it can land anywhere in "
-                                  "the spread"},
-    [IB_PITFALL_ZERO_INPUT] = {"zero-filled input",
-                               "input values change the time: zeros switch fewer transistors (less "
-                               "power, higher GPU clocks) and take data-dependent shortcuts (sparse "
-                               "or early-exit paths) that real inputs do not"},
+    [IB_PITFALL_CORRECT] = { "correct",
+                             "the reference: the device's own clock (the host's on a CPU), warmed up, "
+                             "data resident where the model runs, many runs" },
+    [IB_PITFALL_HOST_NO_SYNC] = { "host clock, no sync",
+                                  "the run returns once the GPU work is queued: the host clock times the "
+                                  "launch, not the inference" },
+    [IB_PITFALL_COPIES] = { "copies included",
+                            "host-to-device input and device-to-host output copies are counted as "
+                            "inference" },
+    [IB_PITFALL_NO_WARMUP] = { "no warm-up",
+                               "the first runs pay start-up costs (session, kernel selection, memory "
+                               "pools, clocks): they inflate the mean and the spread" },
+    [IB_PITFALL_SINGLE_SAMPLE] = { "single sample",
+                                   "one run is one draw from a distribution: it can land anywhere in "
+                                   "the spread" },
+    [IB_PITFALL_ZERO_INPUT] = { "zero-filled input",
+                                "input values change the time: zeros switch fewer transistors (less "
+                                "power, higher GPU clocks) and take data-dependent shortcuts (sparse "
+                                "or early-exit paths) that real inputs do not" },
+    [IB_PITFALL_TF32] = { "TF32 taken for fp32",
+                          "the runtime's default on GPUs with TF32 (compute capability 8.0+): float32 "
+                          "convolutions and matrix products run with 10-bit mantissas; faster, and not "
+                          "the fp32 the model is labelled with" },
 };
 
 typedef ib_status (*run_fn)(ib_workload *w, ib_error *err);
@@ -54,6 +58,7 @@ static void row_init(ib_pitfall_row *row, ib_pitfall kind)
     row->why = row_texts[kind].why;
     row->applies = true;
     row->error_pct = row->single_p5_pct = row->single_p95_pct = row->single_off_5pct = NAN;
+    row->tf32_off_median_ms = row->tf32_max_abs_error = row->tf32_max_rel_error = NAN;
 }
 
 static void row_fail(ib_pitfall_row *row, ib_status st, const char *message)
@@ -94,6 +99,18 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
         cold->applies = false;
         cold->not_applicable = "this backend cannot open a fresh session (no IB_CAP_REOPEN), so its "
                                "cold start cannot be repeated";
+    }
+    ib_pitfall_row *tf32 = &out->rows[IB_PITFALL_TF32];
+    bool reduced = !strcmp(w->info.math, "fp16") || !strcmp(w->info.math, "bf16");
+    if (!device) {
+        tf32->applies = false;
+        tf32->not_applicable = "the CPU has no TF32: float32 is float32 there";
+    } else if (reduced) {
+        tf32->applies = false;
+        tf32->not_applicable =
+            "the model runs converted to fp16/bf16 (--math): TF32 is about float32 arithmetic";
+    } else if (!w->ops->set_tf32) {
+        row_fail(tf32, IB_ERR_UNSUPPORTED, "this workload has no TF32 switch");
     }
 }
 
@@ -269,6 +286,91 @@ static void stop(ib_pitfalls_result *out, ib_status st, const char *why)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* TF32 taken for fp32                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Every float output of the last run, read back (untimed). */
+static ib_status read_outputs(ib_workload *w, ib__output_values *outs, ib_error *err)
+{
+    for (int i = 0; i < w->info.n_outputs; i++) {
+        ib_error why;
+        ib_status st = w->ops->read_output(w, (size_t)i, &outs[i], &why);
+        if (st != IB_OK && st != IB_ERR_UNSUPPORTED) return ib__fail(err, st, "%s", why.message);
+    }
+    return IB_OK;
+}
+
+/* The correct method with TF32 on or off; its median and its outputs. */
+static ib_status time_with_tf32(ib_workload *w, const ib_config *cfg, bool on, ib_latency_result *r,
+                                ib__output_values *outs, ib_error *err)
+{
+    memset(r, 0, sizeof *r);
+    IB_TRY(w->ops->set_tf32(w, on, err));
+    IB_TRY(ib_measure_latency(w, cfg, r, err));
+    if (!w->ops->read_output) return IB_OK;
+    return read_outputs(w, outs, err);
+}
+
+/* The largest errors of TF32's outputs against TF32 off's, over all float
+ * outputs (NaN when none could be read). */
+static void tf32_errors(ib_pitfall_row *row, const ib__output_values *off, const ib__output_values *on, int n)
+{
+    row->tf32_max_abs_error = row->tf32_max_rel_error = NAN;
+    for (int i = 0; i < n; i++) {
+        if (!off[i].values || !on[i].values || off[i].n != on[i].n) continue;
+        ib_output_accuracy a;
+        memset(&a, 0, sizeof a);
+        ib_accuracy_compare(off[i].values, on[i].values, off[i].n, off[i].rank, off[i].dims, &a);
+        if (!(a.max_abs_error <= row->tf32_max_abs_error)) row->tf32_max_abs_error = a.max_abs_error;
+        if (!(a.max_rel_error <= row->tf32_max_rel_error)) row->tf32_max_rel_error = a.max_rel_error;
+    }
+}
+
+/* TF32 off, then on (the row's figures: on against off), then the
+ * workload's own setting back. A GPU without TF32 makes the row not
+ * applicable. */
+static ib_status measure_tf32(ib_pitfall_row *row, ib_workload *w, const ib_config *cfg)
+{
+    if (!row->applies || row->status != IB_OK) return IB_OK;
+    char math[sizeof w->info.math];
+    bool math_default = w->info.math_default;
+    ib__strlcpy(math, w->info.math, sizeof math);
+    ib__output_values off_out[IB_MAX_TENSORS] = { 0 }, on_out[IB_MAX_TENSORS] = { 0 };
+    ib_latency_result off, on;
+    ib_error e = { { 0 } };
+    ib_status st = time_with_tf32(w, cfg, false, &off, off_out, &e);
+    if (st == IB_ERR_UNSUPPORTED && off.n == 0) {
+        row->applies = false;
+        row->not_applicable = "this GPU has no TF32 (compute capability below 8.0)";
+        st = IB_OK;
+        memset(&on, 0, sizeof on);
+    } else if (st == IB_OK) {
+        st = time_with_tf32(w, cfg, true, &on, on_out, &e);
+    } else {
+        memset(&on, 0, sizeof on);
+    }
+    if (st == IB_OK && row->applies) {
+        row->stats = on.has_device_timer ? on.device : on.host;
+        row->tf32_off_median_ms = (off.has_device_timer ? off.device : off.host).p50;
+        row->error_pct =
+            row->tf32_off_median_ms > 0 ? (row->stats.p50 / row->tf32_off_median_ms - 1.0) * 100.0 : NAN;
+        tf32_errors(row, off_out, on_out, w->info.n_outputs);
+    }
+    if (st != IB_OK) row_fail(row, st, e.message);
+    ib_latency_result_free(&off);
+    ib_latency_result_free(&on);
+    for (int i = 0; i < IB_MAX_TENSORS; i++)
+        ib__output_values_free(&off_out[i]), ib__output_values_free(&on_out[i]);
+    if (row->applies) {
+        ib_error ignored;
+        (void)w->ops->set_tf32(w, strcmp(math, "fp32") != 0, &ignored);
+        ib__strlcpy(w->info.math, math, sizeof w->info.math);
+        w->info.math_default = math_default;
+    }
+    return st;
+}
+
 static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, const ib_config *cfg,
                                     ib__progress *pr, size_t n, double correct_median, ib_error *err)
 {
@@ -299,6 +401,12 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     }
     free(x);
+    if (st != IB_OK) return st;
+    ib_pitfall_row *tf32 = &out->rows[IB_PITFALL_TF32];
+    ib__progress_step(pr, PROGRESS_STEPS, PROGRESS_STEPS, tf32->name, w->info.batch);
+    ib_config row_cfg = ib__progress_nested(pr, cfg);
+    if (measure_tf32(tf32, w, &row_cfg) == IB_ERR_INTERRUPTED)
+        st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     return st;
 }
 

@@ -306,6 +306,8 @@ cJSON *ib__json_workload(const ib_workload_info *info)
     cJSON_AddBoolToObject(rt, "prefer_nhwc", info->prefer_nhwc);
     cJSON_AddBoolToObject(rt, "cuda_graph", info->cuda_graph);
     cJSON_AddNumberToObject(rt, "intra_op_threads", info->intra_op_threads);
+    cJSON_AddStringToObject(rt, "math", info->math);
+    cJSON_AddBoolToObject(rt, "math_default", info->math_default);
     return o;
 }
 
@@ -352,6 +354,9 @@ void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *inf
 {
     ib__format_runtime_options(buf, cap, info->cudnn_conv_algo_search, info->prefer_nhwc ? "yes" : "no",
                                info->cuda_graph ? "yes" : "no", info->intra_op_threads);
+    size_t used = strlen(buf);
+    snprintf(buf + used, cap - used, ", math %s%s", info->math[0] ? info->math : "-",
+             info->math_default ? " (runtime default)" : "");
 }
 
 void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info)
@@ -364,7 +369,7 @@ void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info)
 
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info)
 {
-    char line[128];
+    char line[192];
     ib__info_runtime_options(line, sizeof line, info);
     ib__sbuf_printf(b, "\nruntime options: %s\ninput values: ", line);
     ib__info_inputs(b, info);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* What makes two results not like for like: each a JSON key and a line. */
-#define MAX_WARNINGS 12
+#define MAX_WARNINGS 16
 
 typedef struct compare_warning {
     const char *key;
@@ -64,6 +64,7 @@ static compare_warnings collect_warnings(const ib_latency_file *a, const ib_late
                    "unknown");
     add_difference(&ws, "runtime_options", "runtime options", a->runtime_options, b->runtime_options,
                    "unknown");
+    add_difference(&ws, "math", "arithmetic (--math)", a->math, b->math, "unknown");
     add_difference(&ws, "flush_l2", "L2 cache states (--flush-l2)", a->flush_l2, b->flush_l2, "unknown");
     add_difference(&ws, "exclude_launch", "launch overhead handling (--exclude-launch)", a->exclude_launch,
                    b->exclude_launch, "unknown");

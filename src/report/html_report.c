@@ -83,7 +83,7 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     meta_row(b, env->gpu_name[0] ? "GPU" : "CPU", env->gpu_name[0] ? env->gpu_name : env->host_cpu);
     meta_row(b, "machine", machine_text ? machine_text : "");
     meta_row(b, "ONNX Runtime", env->ort_version);
-    char runtime[128];
+    char runtime[192];
     ib__info_runtime_options(runtime, sizeof runtime, info);
     meta_row(b, "runtime options", runtime);
     ib__sbuf values = {0};

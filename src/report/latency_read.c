@@ -145,6 +145,18 @@ static ib_status read_environment(const cJSON *root, ib_latency_file *out, ib_er
                        sizeof out->execution_provider, err);
 }
 
+/* The arithmetic (runtime_options.math, and math_default when it was the
+ * runtime's own choice) as one string: "tf32 (runtime default)". */
+static ib_status read_math(const cJSON *rt, const char *where, ib_latency_file *out, ib_error *err)
+{
+    char math[8], by_default[4];
+    IB_TRY(read_string(rt, "math", where, math, sizeof math, err));
+    IB_TRY(read_yes_no(rt, "math_default", where, by_default, err));
+    snprintf(out->math, sizeof out->math, "%s%s", math,
+             math[0] && !strcmp(by_default, "yes") ? " (runtime default)" : "");
+    return IB_OK;
+}
+
 /* workload.runtime_options as one line, so that two results compare as
  * strings: cuDNN's search and the NHWC preference (CUDA only) and the
  * intra-op thread count. */
@@ -165,7 +177,7 @@ static ib_status read_runtime_options(const cJSON *root, ib_latency_file *out, i
                NOT_LATENCY "%sintra_op_threads is not a whole number >= 0", where);
     ib__format_runtime_options(out->runtime_options, sizeof out->runtime_options, cudnn, nhwc, graph,
                                (int)threads);
-    return IB_OK;
+    return read_math(rt, where, out, err);
 }
 
 /* The measurement options that change what is timed: a cold L2 cache, the

@@ -13,6 +13,7 @@ static const char *const kind_keys[IB_PITFALL_COUNT] = {
     [IB_PITFALL_NO_WARMUP] = "no_warmup",
     [IB_PITFALL_SINGLE_SAMPLE] = "single_sample",
     [IB_PITFALL_ZERO_INPUT] = "zero_input",
+    [IB_PITFALL_TF32] = "tf32",
 };
 
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)
@@ -63,6 +64,20 @@ static void text_no_warmup(ib__sbuf *b, const ib_pitfall_row *row, const ib_pitf
                     ib__fmt_ms(mean, row->stats.mean), (row->stats.mean / correct->stats.mean - 1) * 100);
 }
 
+/* What the silent default changes: time against TF32 off, and outputs. */
+static void text_tf32(ib__sbuf *b, const ib_pitfall_row *row)
+{
+    if (!row->applies || row->stats.n == 0 || !isfinite(row->tf32_off_median_ms)) return;
+    char on[32], off[32];
+    ib__sbuf_printf(
+        b, "TF32 taken for fp32: median %s with TF32 (the runtime's default), %s with it off (%+.1f%%)",
+        ib__fmt_ms(on, row->stats.p50), ib__fmt_ms(off, row->tf32_off_median_ms), row->error_pct);
+    if (isfinite(row->tf32_max_abs_error))
+        ib__sbuf_printf(b, "; outputs differ by up to %.3g (absolute), %.3g (relative)",
+                        row->tf32_max_abs_error, row->tf32_max_rel_error);
+    ib__sbuf_printf(b, "\n");
+}
+
 char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_info *info)
 {
     ib__sbuf b = {0};
@@ -78,6 +93,7 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
     ib__sbuf_printf(&b, "\n");
     text_no_warmup(&b, &r->rows[IB_PITFALL_NO_WARMUP], &r->rows[IB_PITFALL_CORRECT]);
     text_single_sample(&b, &r->rows[IB_PITFALL_SINGLE_SAMPLE]);
+    text_tf32(&b, &r->rows[IB_PITFALL_TF32]);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -105,6 +121,11 @@ static cJSON *row_json(const ib_pitfall_row *row)
         ib__json_add_number(o, "single_p5_pct", row->single_p5_pct);
         ib__json_add_number(o, "single_p95_pct", row->single_p95_pct);
         ib__json_add_number(o, "single_off_5pct", row->single_off_5pct);
+    }
+    if (row->kind == IB_PITFALL_TF32) {
+        ib__json_add_number(o, "tf32_off_median_ms", row->tf32_off_median_ms);
+        ib__json_add_number(o, "tf32_max_abs_error", row->tf32_max_abs_error);
+        ib__json_add_number(o, "tf32_max_rel_error", row->tf32_max_rel_error);
     }
     return o;
 }

@@ -96,4 +96,10 @@ const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
  * ms (1000 or 1). */
 double ib__latency_unit(double median_ms, const char **unit);
 
+/* The accuracy of a reduced arithmetic (accuracy_report.c): a table after
+ * a blank line, nothing when not measured; "accuracy" in a JSON document
+ * (null when not measured). */
+void ib__text_accuracy(ib__sbuf *b, const ib_accuracy *acc);
+void ib__json_accuracy(cJSON *root, const ib_accuracy *acc);
+
 #endif

@@ -138,6 +138,7 @@ char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload
         text_answers(&b, r);
         ib__sbuf_printf(&b, "sweep: %s\n", ib__fmt_ms(t, r->sweep_ms));
     }
+    ib__text_accuracy(&b, &r->accuracy);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -249,6 +250,7 @@ char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload
     cJSON_AddItemToObject(root, "knee", knee);
     cJSON_AddItemToObject(root, "budget", budget_json(r));
     ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
+    ib__json_accuracy(root, &r->accuracy);
     cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);

@@ -13,7 +13,7 @@ json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/1' and d['verdict'
 
 # --- the same model measured another way: compared, with the difference named
 expect_exit 0 "latency with --threads 1" -- "$IB" latency zoo:mlp --device cpu --runs 30 --threads 1 --json "$TMP/t1.json"
-json_check "$TMP/t1.json" "d['workload']['runtime_options'] == {'cudnn_conv_algo_search': None, 'prefer_nhwc': False, 'cuda_graph': False, 'intra_op_threads': 1}" "json: the runtime options are recorded"
+json_check "$TMP/t1.json" "d['workload']['runtime_options'] == {'cudnn_conv_algo_search': None, 'prefer_nhwc': False, 'cuda_graph': False, 'intra_op_threads': 1, 'math': 'fp32', 'math_default': True}" "json: the runtime options are recorded (the math stated: fp32 on the CPU)"
 expect_exit 0 "compare against another thread count" -- "$IB" compare "$TMP/a.json" "$TMP/t1.json"
 expect_grep "^warning: different runtime options: cuDNN search -, NHWC no, CUDA graph no, intra-op threads default \(A\) vs cuDNN search -, NHWC no, CUDA graph no, intra-op threads 1 \(B\); compared anyway" "$TMP/out" "different runtime options: a warning"
 

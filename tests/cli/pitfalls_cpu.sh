@@ -10,14 +10,16 @@ expect_grep "^host clock, no sync +N/A: not a mistake on the CPU" "$TMP/out" "no
 expect_grep "^copies included +N/A: the data already lives in host memory" "$TMP/out" "copies: N/A on the CPU, with the reason"
 expect_grep "^no warm-up +50 " "$TMP/out" "the no warm-up row is measured on the CPU"
 expect_grep "^zero-filled input +50 " "$TMP/out" "the zero-filled input row is measured on the CPU"
+expect_grep "^TF32 taken for fp32 +N/A: the CPU has no TF32" "$TMP/out" "TF32: N/A on the CPU, with the reason"
 expect_grep "one run lands between -?[0-9.]+% and \+?-?[0-9.]+% of the median" "$TMP/out" "the single-sample line"
 
 json_check "$TMP/p.json" "d['schema'] == 'inferbench.pitfalls/1' and d['partial'] is False and isinstance(d['warnings'], list)" "json: schema, complete, warnings"
-json_check "$TMP/p.json" "len(d['rows']) == 6 and [r['kind'] for r in d['rows']] == ['correct','host_no_sync','copies','no_warmup','single_sample','zero_input']" "json: 6 rows in order"
+json_check "$TMP/p.json" "len(d['rows']) == 7 and [r['kind'] for r in d['rows']] == ['correct','host_no_sync','copies','no_warmup','single_sample','zero_input','tf32']" "json: 7 rows in order"
 json_check "$TMP/p.json" "all(not r['applies'] and r['not_applicable'] and r['stats'] is None for r in d['rows'] if r['kind'] in ('host_no_sync','copies'))" "json: no sync and copies do not apply"
 json_check "$TMP/p.json" "all(r['applies'] and r['status'] == 'ok' and r['stats']['n'] == 50 for r in d['rows'] if r['kind'] in ('correct','no_warmup','single_sample','zero_input'))" "json: the others measured, 50 runs each"
 json_check "$TMP/p.json" "[r for r in d['rows'] if r['kind'] == 'correct'][0]['error_pct'] == 0" "json: the correct row is the reference"
 json_check "$TMP/p.json" "(lambda s: s['single_p5_pct'] <= 0 <= s['single_p95_pct'] and 0 <= s['single_off_5pct'] <= 1)([r for r in d['rows'] if r['kind'] == 'single_sample'][0])" "json: single-sample spread"
+json_check "$TMP/p.json" "(lambda r: not r['applies'] and 'no TF32' in r['not_applicable'] and r['stats'] is None)([r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json: TF32 does not apply on the CPU"
 json_check "$TMP/p.json" "d['device'] == 'cpu' and d['config']['runs'] == 50 and d['environment']['execution_provider'] == 'CPUExecutionProvider'" "json: device, config, environment"
 
 expect_exit 2 "--runs 0 is refused" -- "$IB" pitfalls zoo:mlp --device cpu --runs 0

@@ -89,12 +89,12 @@ expect_exit 0 "pitfalls --json --csv --md" -- \
 py_check '
 d = json.load(open(sys.argv[1]))
 rows = csv_rows(sys.argv[2])
-assert len(rows) == len(d["rows"]) == 6
+assert len(rows) == len(d["rows"]) == 7
 assert rows[1]["method"] == "host clock, no sync" and rows[1]["applies"] == "false"
 correct = rows[0]
 assert correct["method"] == "correct" and int(correct["n"]) == 20
 ' "pitfalls: one CSV row per method, a comma in a name quoted" "$TMP/p.json" "$TMP/p.csv"
-py_check 't = md_tables(sys.argv[1]); assert len(t) == 1 and len(t[0]) == 2 + 6, t' \
+py_check 't = md_tables(sys.argv[1]); assert len(t) == 1 and len(t[0]) == 2 + 7, t' \
   "pitfalls: a Markdown row per method" "$TMP/p.md"
 
 expect_exit 0 "latency for compare (A)" -- "$IB" latency zoo:mlp --device cpu --runs 30 --json "$TMP/a.json"

@@ -23,7 +23,7 @@ static const cli_command every_group = {
     "[MODEL] [options]",
     "every option group",
     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
-        OPT_THROUGHPUT | OPT_EXPORT | OPT_COMPARE | OPT_QUIET,
+        OPT_THROUGHPUT | OPT_EXPORT | OPT_COMPARE | OPT_QUIET | OPT_MATH | OPT_ACCURACY,
     no_run,
 };
 

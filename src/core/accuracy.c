@@ -1,0 +1,160 @@
+/* Accuracy beside speed: the outputs of a reduced arithmetic (TF32, fp16,
+ * bf16) against strict fp32 on the same inputs (docs/precision.md). The
+ * metrics are pure functions; ib_measure_accuracy runs the two sessions. */
+#include "backend/workload.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_K 5
+
+/* Indices of the k largest of row[0..c) into top[0..k), largest first
+ * (ties: the lower index first; NaN counts as smallest). */
+static void top_indices(const double *row, int64_t c, int k, int64_t *top)
+{
+    for (int j = 0; j < k; j++) {
+        int64_t best = -1;
+        for (int64_t i = 0; i < c; i++) {
+            bool taken = false;
+            for (int t = 0; t < j; t++) taken = taken || top[t] == i;
+            if (taken) continue;
+            if (best < 0 || row[i] > row[best] || (isnan(row[best]) && !isnan(row[i]))) best = i;
+        }
+        top[j] = best;
+    }
+}
+
+static bool same_set(const int64_t *a, const int64_t *b, int k)
+{
+    for (int i = 0; i < k; i++) {
+        bool found = false;
+        for (int j = 0; j < k; j++) found = found || a[i] == b[j];
+        if (!found) return false;
+    }
+    return true;
+}
+
+/* Top-1 and top-5 agreement over the rows of [batch, C] scores. */
+static void class_agreement(const double *reference, const double *value, int64_t rows, int64_t c,
+                            ib_output_accuracy *out)
+{
+    int k = c < TOP_K ? (int)c : TOP_K;
+    int64_t top1 = 0, top5 = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t a[TOP_K], b[TOP_K];
+        top_indices(reference + r * c, c, k, a);
+        top_indices(value + r * c, c, k, b);
+        top1 += a[0] == b[0];
+        top5 += same_set(a, b, k);
+    }
+    out->top1_agreement = rows ? (double)top1 / (double)rows : 0;
+    out->top5_agreement = rows ? (double)top5 / (double)rows : 0;
+}
+
+void ib_accuracy_compare(const double *reference, const double *value, size_t n, int rank,
+                         const int64_t *dims, ib_output_accuracy *out)
+{
+    double max_abs = 0, max_rel = 0, sum_abs = 0, dot = 0, rr = 0, vv = 0;
+    bool finite = true;
+    for (size_t i = 0; i < n; i++) {
+        double r = reference[i], v = value[i], d = fabs(v - r);
+        finite = finite && isfinite(r) && isfinite(v);
+        if (d > max_abs || isnan(d)) max_abs = isnan(max_abs) ? max_abs : d;
+        if (r != 0 && (d / fabs(r) > max_rel || isnan(d))) max_rel = isnan(max_rel) ? max_rel : d / fabs(r);
+        sum_abs += d;
+        dot += r * v, rr += r * r, vv += v * v;
+    }
+    out->n = n;
+    out->compared = true;
+    out->max_abs_error = max_abs;
+    out->max_rel_error = max_rel;
+    out->mean_abs_error = n ? sum_abs / (double)n : 0;
+    if (!finite)
+        out->cosine = NAN;
+    else if (rr == 0 && vv == 0)
+        out->cosine = 1;
+    else if (rr == 0 || vv == 0)
+        out->cosine = 0;
+    else
+        out->cosine = dot / (sqrt(rr) * sqrt(vv));
+    out->class_scores = rank == 2 && dims && dims[0] >= 1 && dims[1] >= 2 && (size_t)(dims[0] * dims[1]) == n;
+    if (out->class_scores) class_agreement(reference, value, dims[0], dims[1], out);
+}
+
+/* Runs w once and reads every output (non-float ones stay empty). */
+static ib_status run_and_read(ib_workload *w, ib__output_values *outs, int n, ib_error *err)
+{
+    IB_TRY(w->ops->run(w, err));
+    IB_TRY(ib__workload_synchronize(w, err));
+    for (int i = 0; i < n; i++) {
+        ib_error why;
+        ib_status st = w->ops->read_output(w, (size_t)i, &outs[i], &why);
+        if (st != IB_OK && st != IB_ERR_UNSUPPORTED) return ib__fail(err, st, "%s", why.message);
+    }
+    return IB_OK;
+}
+
+static void compare_output(const ib__output_values *ref, const ib__output_values *got, double tolerance,
+                           ib_output_accuracy *out)
+{
+    bool same_shape = ref->values && got->values && ref->n == got->n && ref->rank == got->rank &&
+                      memcmp(ref->dims, got->dims, sizeof(int64_t) * (size_t)ref->rank) == 0;
+    if (!ref->values || !got->values) {
+        ib__strlcpy(out->why, "not a float output", sizeof out->why);
+        return;
+    }
+    if (!same_shape) {
+        ib__strlcpy(out->why, "its shape differs from the reference's", sizeof out->why);
+        return;
+    }
+    ib_accuracy_compare(ref->values, got->values, ref->n, ref->rank, ref->dims, out);
+    out->over_tolerance = tolerance > 0 && !(out->max_abs_error <= tolerance);
+}
+
+/* The same model, strict fp32 (TF32 off, unconverted), plain session. */
+static ib_status open_reference(ib_workload *w, const char *model, const ib_model_options *opts,
+                                ib_workload **ref, ib_error *err)
+{
+    ib_model_options o = *opts;
+    o.math = IB_MATH_FP32;
+    o.cuda_graph = false;
+    o.device = w->info.device;
+    o.batch = w->info.has_batch_dim ? w->info.batch : 0;
+    ib_error why;
+    ib_status st = ib_workload_open_model(model, &o, ref, &why);
+    IB_FAIL_IF(st != IB_OK, err, st, "the fp32 reference for the accuracy check: %s", why.message);
+    return IB_OK;
+}
+
+ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
+                              double tolerance, ib_accuracy *out, ib_error *err)
+{
+    IB_FAIL_IF(!w || !model || !opts || !out, err, IB_ERR_INVALID_ARG, "accuracy: missing argument");
+    memset(out, 0, sizeof *out);
+    IB_FAIL_IF(!w->ops->read_output, err, IB_ERR_UNSUPPORTED,
+               "accuracy: this workload's outputs cannot be read");
+    ib_workload *ref = NULL;
+    IB_TRY(open_reference(w, model, opts, &ref, err));
+    int n = w->info.n_outputs;
+    ib__output_values a[IB_MAX_TENSORS] = { 0 }, b[IB_MAX_TENSORS] = { 0 };
+    ib_status st = run_and_read(ref, a, n, err);
+    if (st == IB_OK) st = run_and_read(w, b, n, err);
+    ib_workload_destroy(ref);
+    if (st == IB_OK) {
+        out->measured = true;
+        ib__strlcpy(out->math, w->info.math, sizeof out->math);
+        ib__strlcpy(out->reference, "fp32, TF32 off", sizeof out->reference);
+        out->batch = w->info.batch;
+        out->tolerance = tolerance;
+        out->n_outputs = n;
+        for (int i = 0; i < n; i++) {
+            ib_output_accuracy *o = &out->outputs[i];
+            ib__strlcpy(o->name, w->info.outputs[i].name, sizeof o->name);
+            compare_output(&a[i], &b[i], tolerance, o);
+            out->over_tolerance = out->over_tolerance || o->over_tolerance;
+        }
+    }
+    for (int i = 0; i < n; i++) ib__output_values_free(&a[i]), ib__output_values_free(&b[i]);
+    return st;
+}

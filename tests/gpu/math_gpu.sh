@@ -1,0 +1,48 @@
+# --math on an NVIDIA GPU (docs/precision.md): EfficientNet-B0 at batch 1
+# and 64 in fp32 (TF32 off), tf32, fp16 and bf16, each with its accuracy
+# against strict fp32 where it is not fp32; the default stated as tf32 on a
+# GPU that has it; the pitfalls row "TF32 taken for fp32". Prints a table
+# (the figures for docs/measurements.md) after the checks.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/require_device.sh"
+
+M=zoo:efficientnet-b0
+Q=(--device cuda --precision 1% --max-time-ms 10000 --quiet)
+for b in 1 64; do
+  for m in fp32 tf32 fp16 bf16; do
+    expect_exit 0 "latency --math $m batch $b" -- "$IB" latency $M --batch $b --math $m "${Q[@]}" --json "$TMP/$m-$b.json"
+    json_check "$TMP/$m-$b.json" "d['workload']['runtime_options']['math'] == '$m' and d['workload']['runtime_options']['math_default'] is False" "$m batch $b: the math is recorded"
+  done
+  json_check "$TMP/fp32-$b.json" "d['accuracy'] is None" "fp32 batch $b: the reference has no accuracy check"
+  for m in tf32 fp16 bf16; do
+    json_check "$TMP/$m-$b.json" "(lambda o: o['compared'] and o['cosine'] > 0.99 and o['top1_agreement'] >= 0.9)(d['accuracy']['outputs'][0])" "$m batch $b: the accuracy columns, close to fp32"
+  done
+  json_check "$TMP/tf32-$b.json" "d['accuracy']['outputs'][0]['max_abs_error'] > 0" "tf32 batch $b: TF32 really differs from fp32 (TF32 was on)"
+done
+expect_exit 0 "latency, default math" -- "$IB" latency $M "${Q[@]}" --json "$TMP/default.json"
+expect_grep "math tf32 \(runtime default\)" "$TMP/out" "the default is stated: TF32 on"
+json_check "$TMP/default.json" "d['workload']['runtime_options']['math'] == 'tf32' and d['workload']['runtime_options']['math_default'] is True and d['accuracy']['math'] == 'tf32'" "json: default tf32, with its accuracy"
+expect_exit 0 "compare fp32 vs tf32" -- "$IB" compare "$TMP/fp32-1.json" "$TMP/tf32-1.json"
+expect_grep "different arithmetic \(--math\): fp32 \(A\) vs tf32 \(B\)" "$TMP/out" "compare warns about the math"
+expect_exit 0 "throughput --math fp16" -- "$IB" throughput $M --device cuda --math fp16 --batches 1,64,256 --quiet --json "$TMP/tp16.json"
+json_check "$TMP/tp16.json" "d['accuracy']['math'] == 'fp16'" "throughput fp16 with accuracy"
+
+expect_exit 0 "pitfalls" -- "$IB" pitfalls $M --device cuda --runs 100 --quiet --json "$TMP/pit.json"
+expect_grep "^TF32 taken for fp32: median .* with TF32 \(the runtime's default\), .* with it off \([+-][0-9.]+%\); outputs differ by up to" "$TMP/out" "pitfalls: the TF32 line"
+json_check "$TMP/pit.json" "(lambda r: r['applies'] and r['stats']['n'] == 100 and r['tf32_off_median_ms'] > 0 and r['tf32_max_abs_error'] > 0)([r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json: the TF32 row measured, off and on, with the outputs' difference"
+json_check "$TMP/pit.json" "d['workload']['runtime_options']['math'] == 'tf32'" "pitfalls leaves the workload's math as it was"
+
+python3 - "$TMP" <<'PY'
+import json, sys
+print("\nEfficientNet-B0 on this GPU: median latency (ms) and accuracy against fp32 (TF32 off)")
+print("%-6s %5s %10s %12s %12s %9s %6s %6s" % ("math", "batch", "median", "max abs err", "mean abs", "cosine", "top-1", "top-5"))
+for b in (1, 64):
+    for m in ("fp32", "tf32", "fp16", "bf16"):
+        d = json.load(open("%s/%s-%d.json" % (sys.argv[1], m, b)))
+        a = d["accuracy"]["outputs"][0] if d["accuracy"] else None
+        print("%-6s %5d %10.4f %12s %12s %9s %6s %6s" % (m, b, d["latency_ms"]["p50"],
+              "%.3g" % a["max_abs_error"] if a else "-", "%.3g" % a["mean_abs_error"] if a else "-",
+              "%.6f" % a["cosine"] if a else "-", "%.0f%%" % (100 * a["top1_agreement"]) if a else "-",
+              "%.0f%%" % (100 * a["top5_agreement"]) if a else "-"))
+PY
+finish

@@ -1,0 +1,170 @@
+/* Accuracy beside speed: the metrics on known arrays (exact values), the
+ * accuracy report's text and JSON, and the pitfalls row "TF32 taken for
+ * fp32" on the scripted fake (a GPU with TF32, one without, the CPU). */
+#include "check.h"
+#include "backend/workload.h"
+#include "report/report.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_metrics(void)
+{
+    const double ref[4] = { 1, -2, 0, 4 }, val[4] = { 1.5, -2, 0.25, 3 };
+    ib_output_accuracy a;
+    memset(&a, 0, sizeof a);
+    ib_accuracy_compare(ref, val, 4, 1, (const int64_t[]){ 4 }, &a);
+    CHECK(a.compared);
+    CHECK_EQ_INT(a.n, 4);
+    CHECK(a.max_abs_error == 1.0);
+    CHECK(a.mean_abs_error == 0.4375);
+    CHECK(a.max_rel_error == 0.5); /* the zero reference is left out */
+    CHECK_NEAR(a.cosine, 17.5 / sqrt(21.0 * 15.3125), 1e-15);
+    CHECK(!a.class_scores);
+
+    /* equal arrays */
+    memset(&a, 0, sizeof a);
+    ib_accuracy_compare(ref, ref, 4, 1, (const int64_t[]){ 4 }, &a);
+    CHECK(a.max_abs_error == 0 && a.max_rel_error == 0 && a.mean_abs_error == 0);
+    CHECK_NEAR(a.cosine, 1.0, 1e-15);
+
+    /* zeros: both -> cosine 1, one -> 0; a NaN -> NaN */
+    const double zeros[2] = { 0, 0 }, ones[2] = { 1, 1 }, nan2[2] = { NAN, 1 };
+    ib_accuracy_compare(zeros, zeros, 2, 0, NULL, &a);
+    CHECK(a.cosine == 1.0);
+    ib_accuracy_compare(zeros, ones, 2, 0, NULL, &a);
+    CHECK(a.cosine == 0.0 && a.max_abs_error == 1.0 && a.max_rel_error == 0.0);
+    ib_accuracy_compare(ones, nan2, 2, 0, NULL, &a);
+    CHECK(isnan(a.cosine));
+    CHECK(isnan(a.max_abs_error)); /* a NaN is the largest error there is */
+}
+
+static void test_class_scores(void)
+{
+    /* [2, 6]: row 0 keeps its order (top-1 and top-5 agree), row 1 swaps
+     * its first two and its last two (neither agrees). */
+    const double ref[12] = { 0.1, 0.9, 0.3, 0.2, 0.5, 0.0, 5, 4, 3, 2, 1, 0 };
+    const double val[12] = { 0.1, 0.8, 0.35, 0.2, 0.5, 0.0, 4, 5, 3, 2, 0, 1 };
+    ib_output_accuracy a;
+    memset(&a, 0, sizeof a);
+    ib_accuracy_compare(ref, val, 12, 2, (const int64_t[]){ 2, 6 }, &a);
+    CHECK(a.class_scores);
+    CHECK(a.top1_agreement == 0.5);
+    CHECK(a.top5_agreement == 0.5);
+    CHECK(a.max_abs_error == 1.0);
+
+    /* C = 3 < 5: the top-C set is all classes, always the same */
+    const double r3[3] = { 1, 2, 3 }, v3[3] = { 3, 2, 1 };
+    ib_accuracy_compare(r3, v3, 3, 2, (const int64_t[]){ 1, 3 }, &a);
+    CHECK(a.class_scores && a.top1_agreement == 0.0 && a.top5_agreement == 1.0);
+    /* [batch, 1] is not class scores */
+    ib_accuracy_compare(r3, v3, 3, 2, (const int64_t[]){ 3, 1 }, &a);
+    CHECK(!a.class_scores);
+}
+
+static void test_report(void)
+{
+    ib_accuracy acc;
+    memset(&acc, 0, sizeof acc);
+    acc.measured = true;
+    strcpy(acc.math, "fp16");
+    strcpy(acc.reference, "fp32, TF32 off");
+    acc.batch = 2;
+    acc.tolerance = 1e-3;
+    acc.n_outputs = 2;
+    strcpy(acc.outputs[0].name, "logits");
+    const double ref[4] = { 1, 2, 3, 4 }, val[4] = { 1, 2, 3, 4.01 };
+    ib_accuracy_compare(ref, val, 4, 2, (const int64_t[]){ 2, 2 }, &acc.outputs[0]);
+    acc.outputs[0].over_tolerance = acc.over_tolerance = true;
+    strcpy(acc.outputs[1].name, "ids");
+    strcpy(acc.outputs[1].why, "not a float output");
+
+    ib__sbuf b = { 0 };
+    ib__text_accuracy(&b, &acc);
+    char *text = ib__sbuf_finish(&b);
+    CHECK(text && strstr(text, "accuracy of fp16 against fp32, TF32 off"));
+    CHECK(text && strstr(text, "OVER TOLERANCE"));
+    CHECK(text && strstr(text, "ids                      not compared: not a float output"));
+    free(text);
+
+    cJSON *root = cJSON_CreateObject();
+    ib__json_accuracy(root, &acc);
+    const cJSON *j = cJSON_GetObjectItem(root, "accuracy");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "over_tolerance")));
+    const cJSON *o = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "outputs"), 0);
+    CHECK_NEAR(cJSON_GetObjectItem(o, "max_abs_error")->valuedouble, 0.01, 1e-12);
+    CHECK(cJSON_GetObjectItem(o, "top1_agreement")->valuedouble == 1.0);
+    cJSON_Delete(root);
+
+    acc.measured = false;
+    root = cJSON_CreateObject();
+    ib__json_accuracy(root, &acc);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(root, "accuracy")));
+    cJSON_Delete(root);
+}
+
+/* ---- pitfalls: TF32 taken for fp32 ------------------------------------------ */
+
+static double two_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch, (void)ctx;
+    return index == 0 ? 50.0 : 2.0;
+}
+
+static ib_pitfalls_result *pitfalls(bool gpu, double tf32_factor)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = two_ms;
+    s.gpu_like = gpu;
+    s.has_device_timer = gpu;
+    s.tf32_factor = tf32_factor;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 5;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 40;
+    ib_pitfalls_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, r, &err) == IB_OK);
+    ib_workload_destroy(w);
+    return r;
+}
+
+static void test_tf32_row(void)
+{
+    ib_pitfalls_result *r = pitfalls(true, 0.75);
+    const ib_pitfall_row *row = &r->rows[IB_PITFALL_TF32];
+    CHECK(row->applies && row->status == IB_OK);
+    CHECK_EQ_INT(row->stats.n, 40);
+    CHECK_NEAR(row->stats.p50, 1.5, 1e-9);          /* TF32 on */
+    CHECK_NEAR(row->tf32_off_median_ms, 2.0, 1e-9); /* TF32 off */
+    CHECK_NEAR(row->error_pct, -25.0, 1e-9);
+    CHECK(isnan(row->tf32_max_abs_error)); /* the fake has no outputs to read */
+    char *text = ib_pitfalls_report_text(r, &(ib_workload_info){ .model = "fake" });
+    CHECK(text && strstr(text, "TF32 taken for fp32: median 1.5"));
+    ib_free(text);
+    free(r);
+
+    r = pitfalls(true, 0); /* a GPU without TF32 */
+    row = &r->rows[IB_PITFALL_TF32];
+    CHECK(!row->applies && strstr(row->not_applicable, "no TF32"));
+    free(r);
+
+    r = pitfalls(false, 0.75); /* the CPU */
+    row = &r->rows[IB_PITFALL_TF32];
+    CHECK(!row->applies && strstr(row->not_applicable, "the CPU has no TF32"));
+    free(r);
+}
+
+int main(void)
+{
+    test_metrics();
+    test_class_scores();
+    test_report();
+    test_tf32_row();
+    return check_summary("test_precision");
+}
