@@ -45,6 +45,11 @@ typedef struct cli_args {
     double threshold;          /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
     bool quiet;                /* --quiet: no progress line */
+    /* serve (its --max-batch is max_batch, 1 unless given) */
+    ib_serve_config serve;
+    double rate;               /* --rate: one rate, or the search's first */
+    const char *rates;         /* --rates LIST */
+    const char *arrivals;      /* --arrivals poisson|constant|FILE */
     uint64_t given;            /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;          /* --sessions: fresh processes (default 1) */
@@ -70,7 +75,8 @@ enum {
     OPT_ADAPTIVE = 1u << 9,   /* --precision, --min-runs, --max-runs, --max-time-ms */
     OPT_LAUNCH = 1u << 10,    /* --exclude-launch (calibrate times both ways itself) */
     OPT_QUIET = 1u << 11,     /* --quiet: the measuring commands */
-    OPT_SESSIONS = 1u << 20   /* --sessions, --max-sessions */
+    OPT_SESSIONS = 1u << 20,  /* --sessions, --max-sessions */
+    OPT_SERVE = 1u << 12      /* --rate, --arrivals, --slo-p99-ms, ...: serve */
 };
 
 typedef struct cli_command {
@@ -235,5 +241,6 @@ int cmd_calibrate(cli_args *a);
 int cmd_pitfalls(cli_args *a);
 int cmd_info(cli_args *a);
 int cmd_compare(cli_args *a);
+int cmd_serve(cli_args *a);
 
 #endif

@@ -1,0 +1,481 @@
+/* serve: latency under load. Requests arrive on a schedule made before the
+ * run (seeded Poisson, constant, or a trace) or, in a closed loop, when an
+ * earlier one completes; a request's latency runs from its SCHEDULED arrival
+ * to its completion, so time spent waiting behind a slow request is counted
+ * (no coordinated omission), and no request is dropped for being late.
+ * Every time is read from the workload's clock, virtual for the fake, so the
+ * accounting is tested on exact numbers. */
+#include "core/serve.h"
+#include "backend/workload.h"
+#include "core/numeric.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The longest one wait sleeps before looking at the cancel flag again. */
+#define CANCEL_POLL_MS 50.0
+/* A search halves the first rate at most this many times looking for one
+ * that meets the target. */
+#define MAX_HALVINGS 8
+/* Warm-up runs whose times give the service time (the latest ones kept). */
+#define IB__SERVE_WARMUP_CAP 1024
+
+void ib_serve_config_init(ib_serve_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    ib_config_init(&cfg->run);
+    cfg->seed = 1;
+    cfg->requests = 1000;
+    cfg->request_batch = 1;
+    cfg->max_batch = 1;
+    cfg->slo_percentile = 0.99;
+    cfg->confidence = 0.99;
+    cfg->search_tolerance = 0.05;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Schedules, the batcher, the early-stopping bound: pure functions          */
+/* ------------------------------------------------------------------------ */
+
+void ib__serve_poisson(double rate, uint64_t seed, size_t n, double *arrivals_ms)
+{
+    uint64_t state = seed;
+    double t = 0;
+    for (size_t i = 0; i < n; i++) {
+        arrivals_ms[i] = t;
+        /* 53 random bits, shifted into (0, 1]: log never sees 0. */
+        double u = ((double)(ib__splitmix64(&state) >> 11) + 1.0) / 9007199254740992.0;
+        t += -log(u) * 1000.0 / rate;
+    }
+}
+
+void ib__serve_constant(double rate, size_t n, double *arrivals_ms)
+{
+    for (size_t i = 0; i < n; i++) arrivals_ms[i] = (double)i * 1000.0 / rate;
+}
+
+double ib__binomial_cdf(int64_t k, int64_t n, double q)
+{
+    if (k < 0) return 0.0;
+    if (k >= n) return 1.0;
+    if (q <= 0) return 1.0;
+    if (q >= 1) return 0.0;
+    double sum = 0, lq = log(q), lp = log1p(-q), ln_n = lgamma((double)n + 1);
+    for (int64_t i = 0; i <= k; i++)
+        sum += exp(ln_n - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) + (double)i * lq +
+                   (double)(n - i) * lp);
+    return fmin(sum, 1.0);
+}
+
+bool ib_serve_percentile_met(int64_t n, int64_t k, double p, double c)
+{
+    if (n <= 0 || k < 0 || k > n) return false;
+    return ib__binomial_cdf(k, n, 1.0 - p) <= 1.0 - c;
+}
+
+ib__batch_decision ib__batcher_decide(const double *arrivals_ms, size_t n_pending, double free_ms,
+                                      size_t max_batch, double max_delay_ms)
+{
+    double start = fmax(free_ms, arrivals_ms[0]);
+    size_t full = max_batch < n_pending ? max_batch : n_pending;
+    double when;
+    if (max_batch <= 1) when = start;
+    else if (full == max_batch && arrivals_ms[max_batch - 1] <= arrivals_ms[0] + max_delay_ms)
+        when = fmax(start, arrivals_ms[max_batch - 1]); /* the batch fills before the delay ends */
+    else when = fmax(start, arrivals_ms[0] + max_delay_ms);
+    size_t count = 0;
+    while (count < full && arrivals_ms[count] <= when) count++;
+    return (ib__batch_decision){.dispatch_ms = when, .count = count};
+}
+
+/* ------------------------------------------------------------------------ */
+/* Timing a request's parts                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum { PART_H2D, PART_COMPUTE, PART_D2H, N_PARTS };
+
+typedef struct server {
+    ib_workload *w;
+    const ib_serve_config *cfg;
+    ib_serve_copies copies;
+    void *marks[N_PARTS]; /* device timer states; NULL without a device timer */
+    bool async;           /* the workload's own end-of-run wait is off */
+    int64_t bound_batch;  /* the batch the workload is bound at */
+    /* One rate's records, one entry per request. */
+    double *arrival, *queue, *part[N_PARTS], *total;
+    size_t cap;
+} server;
+
+static ib_serve_copies copies_of(const ib_workload *w)
+{
+    if (w->info.device != IB_DEVICE_CUDA) return IB_SERVE_COPIES_NONE;
+    if (w->ops->copy_in && w->ops->copy_out && w->device_timer) return IB_SERVE_COPIES_APART;
+    return w->ops->run_with_copies ? IB_SERVE_COPIES_INSIDE : IB_SERVE_COPIES_NONE;
+}
+
+static ib_status server_open(server *s, ib_workload *w, const ib_serve_config *cfg, ib_error *err)
+{
+    *s = (server){.w = w, .cfg = cfg, .copies = copies_of(w)};
+    for (int p = 0; p < N_PARTS && w->device_timer; p++) IB_TRY(w->device_timer->create(w, &s->marks[p], err));
+    /* As in the runner: with device marks the wait is on the last mark,
+     * not inside the run, so no host wake-up is counted as device time. */
+    if (w->device_timer && w->ops->set_run_sync) {
+        IB_TRY(w->ops->set_run_sync(w, false, err));
+        s->async = true;
+    }
+    return IB_OK;
+}
+
+static void free_records(server *s)
+{
+    free(s->arrival);
+    free(s->queue);
+    for (int p = 0; p < N_PARTS; p++) free(s->part[p]);
+    free(s->total);
+    s->arrival = s->queue = s->total = NULL;
+    memset(s->part, 0, sizeof s->part);
+    s->cap = 0;
+}
+
+static void server_close(server *s)
+{
+    if (s->async) s->w->ops->set_run_sync(s->w, true, NULL);
+    for (int p = 0; p < N_PARTS; p++)
+        if (s->marks[p]) s->w->device_timer->destroy(s->marks[p]);
+    free_records(s);
+}
+
+static ib_status alloc_records(server *s, size_t n, ib_error *err)
+{
+    free_records(s);
+    s->arrival = malloc(n * sizeof(double));
+    s->queue = malloc(n * sizeof(double));
+    s->total = malloc(n * sizeof(double));
+    bool ok = s->arrival && s->queue && s->total;
+    for (int p = 0; p < N_PARTS; p++) ok = (s->part[p] = malloc(n * sizeof(double))) != NULL && ok;
+    if (!ok) {
+        free_records(s);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for %zu requests", n);
+    }
+    s->cap = n;
+    return IB_OK;
+}
+
+static double now(const server *s) { return ib__workload_now_ms(s->w); }
+
+/* One op between a pair of device marks (host clock around it without). */
+typedef ib_status (*workload_op)(ib_workload *w, ib_error *err);
+
+static ib_status marked(server *s, int part, workload_op op, ib_error *err)
+{
+    if (s->marks[part]) IB_TRY(s->w->device_timer->start(s->marks[part], err));
+    IB_TRY(op(s->w, err));
+    if (s->marks[part]) IB_TRY(s->w->device_timer->stop(s->marks[part], err));
+    return IB_OK;
+}
+
+/* One run at the bound batch, its parts in ms (NaN: not a part here). */
+static ib_status run_parts(server *s, double ms[N_PARTS], ib_error *err)
+{
+    const ib__workload_ops *ops = s->w->ops;
+    for (int p = 0; p < N_PARTS; p++) ms[p] = NAN;
+    double t0 = now(s);
+    if (s->copies == IB_SERVE_COPIES_APART) {
+        IB_TRY(marked(s, PART_H2D, ops->copy_in, err));
+        IB_TRY(marked(s, PART_COMPUTE, ops->run, err));
+        IB_TRY(marked(s, PART_D2H, ops->copy_out, err));
+    } else {
+        IB_TRY(marked(s, PART_COMPUTE, s->copies == IB_SERVE_COPIES_INSIDE ? ops->run_with_copies : ops->run,
+                      err));
+    }
+    for (int p = 0; p < N_PARTS; p++)
+        if (s->marks[p] && (p == PART_COMPUTE || s->copies == IB_SERVE_COPIES_APART))
+            IB_TRY(s->w->device_timer->elapsed_ms(s->marks[p], &ms[p], err));
+    IB_TRY(ib__workload_synchronize(s->w, err));
+    if (!s->marks[PART_COMPUTE]) ms[PART_COMPUTE] = now(s) - t0;
+    return IB_OK;
+}
+
+static ib_status bind_batch(server *s, int64_t batch, ib_error *err)
+{
+    if (batch == s->bound_batch) return IB_OK;
+    IB_TRY(ib_workload_set_batch(s->w, batch, err));
+    s->bound_batch = batch;
+    return IB_OK;
+}
+
+/* Warm-up at one request's batch: the count and the time the config asks
+ * for (bounded by warmup_max_ms); the median run gives the service time. */
+static ib_status warm_up(server *s, double *service_ms, ib_error *err)
+{
+    const ib_config *run = &s->cfg->run;
+    IB_TRY(bind_batch(s, s->cfg->request_batch, err));
+    int64_t max_runs = run->warmup_runs > 0 ? run->warmup_runs * 100 : 100;
+    double host[IB__SERVE_WARMUP_CAP];
+    size_t n = 0;
+    double t0 = now(s);
+    for (int64_t i = 0;; i++) {
+        double elapsed = now(s) - t0;
+        bool enough = i >= run->warmup_runs && elapsed >= run->warmup_ms;
+        if (i > 0 && (enough || elapsed >= run->warmup_max_ms || i >= max_runs)) break;
+        IB_FAIL_IF(ib__cancelled(run->cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        double ms[N_PARTS], start = now(s);
+        IB_TRY(run_parts(s, ms, err));
+        host[n++ % IB__SERVE_WARMUP_CAP] = now(s) - start;
+    }
+    size_t kept = n < IB__SERVE_WARMUP_CAP ? n : IB__SERVE_WARMUP_CAP;
+    ib__sort(host, kept);
+    *service_ms = ib_quantile_sorted(host, kept, 0.5);
+    return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* One rate                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The number of requests the schedule holds: --requests, or those that
+ * arrive within duration_ms at this rate. */
+static ib_status schedule_size(const ib_serve_config *cfg, double rate, size_t *n, ib_error *err)
+{
+    if (cfg->arrivals == IB_ARRIVALS_TRACE) *n = cfg->n_trace;
+    else if (cfg->requests > 0 || cfg->concurrency > 0) *n = (size_t)cfg->requests;
+    else {
+        /* The Poisson count is rate x duration on average: twice that and
+         * 100 more fall short with a probability below 1e-20. */
+        double expected = rate * cfg->duration_ms / 1000.0;
+        IB_FAIL_IF(expected > IB__SERVE_MAX_REQUESTS, err, IB_ERR_INVALID_ARG,
+                   "%.0f requests/s for %.0f ms is more than %d requests", rate, cfg->duration_ms,
+                   IB__SERVE_MAX_REQUESTS);
+        *n = (size_t)fmin(2 * expected + 100, IB__SERVE_MAX_REQUESTS);
+    }
+    return IB_OK;
+}
+
+/* Fills s->arrival for one rate; *n is cut to the arrivals within the
+ * duration when the run is bounded by time. */
+static ib_status make_schedule(server *s, double rate, size_t *n, ib_error *err)
+{
+    const ib_serve_config *cfg = s->cfg;
+    IB_TRY(schedule_size(cfg, rate, n, err));
+    IB_TRY(alloc_records(s, *n, err));
+    if (cfg->concurrency > 0) {
+        /* The first C are issued at once; the others when one completes. */
+        for (size_t i = 0; i < *n; i++) s->arrival[i] = i < (size_t)cfg->concurrency ? 0 : NAN;
+        return IB_OK;
+    }
+    if (cfg->arrivals == IB_ARRIVALS_TRACE) memcpy(s->arrival, cfg->trace_ms, *n * sizeof(double));
+    else if (cfg->arrivals == IB_ARRIVALS_CONSTANT) ib__serve_constant(rate, *n, s->arrival);
+    else ib__serve_poisson(rate, cfg->seed, *n, s->arrival);
+    if (cfg->requests == 0 && cfg->arrivals != IB_ARRIVALS_TRACE) {
+        size_t within = 0;
+        while (within < *n && s->arrival[within] < cfg->duration_ms) within++;
+        *n = within > 0 ? within : 1;
+    }
+    return IB_OK;
+}
+
+/* Waits until the clock reads t, looking at the cancel flag now and then;
+ * false when cancelled. */
+static bool wait_until(server *s, double t)
+{
+    const ib__clock *c = &s->w->clock;
+    while (now(s) < t) {
+        if (ib__cancelled(s->cfg->run.cancel)) return false;
+        c->wait_until_ms(c->ctx, fmin(t, now(s) + CANCEL_POLL_MS));
+    }
+    return true;
+}
+
+/* What one run served: requests [first, first+count) of the schedule. */
+static void record_run(server *s, ib_serve_point *pt, size_t first, size_t count, double start, double end,
+                       const double ms[N_PARTS])
+{
+    for (size_t j = first; j < first + count; j++) {
+        s->queue[j] = start - s->arrival[j];
+        s->total[j] = end - s->arrival[j];
+        for (int p = 0; p < N_PARTS; p++) s->part[p][j] = ms[p];
+        if (s->cfg->slo_ms > 0 && s->total[j] > s->cfg->slo_ms) pt->over_slo++;
+        /* Closed loop: a completion issues the request C places later. */
+        size_t next = j + (size_t)s->cfg->concurrency;
+        if (s->cfg->concurrency > 0 && next < s->cap) s->arrival[next] = end;
+    }
+    pt->runs++;
+    pt->batch_hist[count]++;
+}
+
+/* Serves the n scheduled requests, times relative to t0; *done requests
+ * completed (all unless cancelled or failed) and the last completion. */
+static ib_status dispatch(server *s, size_t n, ib_serve_point *pt, size_t *done, double *last_end,
+                          ib_error *err)
+{
+    const ib_serve_config *cfg = s->cfg;
+    double t0 = now(s);
+    *done = 0;
+    while (*done < n) {
+        size_t pending = n - *done;
+        /* In a closed loop only the issued requests are known. */
+        if (cfg->concurrency > 0) pending = 1;
+        ib__batch_decision d = ib__batcher_decide(s->arrival + *done, pending, now(s) - t0,
+                                                  (size_t)cfg->max_batch, cfg->max_delay_us / 1000.0);
+        if (!wait_until(s, t0 + d.dispatch_ms)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        /* A new batch size rebinds the workload: its cost is part of
+         * serving, so it lands in these requests' latency. */
+        double start = now(s) - t0, ms[N_PARTS];
+        IB_TRY(bind_batch(s, (int64_t)d.count * cfg->request_batch, err));
+        IB_TRY(run_parts(s, ms, err));
+        *last_end = now(s) - t0;
+        record_run(s, pt, *done, d.count, start, *last_end, ms);
+        *done += d.count;
+    }
+    return IB_OK;
+}
+
+static void summarize(server *s, ib_serve_point *pt, size_t done, double last_end)
+{
+    const ib_serve_config *cfg = s->cfg;
+    pt->n = (int64_t)done;
+    if (done == 0) return;
+    ib_stats_compute(s->queue, done, &pt->queue);
+    ib_stats_compute(s->total, done, &pt->total);
+    ib_stats_compute(s->part[PART_COMPUTE], done, &pt->compute);
+    if (s->copies == IB_SERVE_COPIES_APART) {
+        ib_stats_compute(s->part[PART_H2D], done, &pt->h2d);
+        ib_stats_compute(s->part[PART_D2H], done, &pt->d2h);
+    }
+    pt->at_percentile_ms = NAN;
+    if (cfg->slo_ms > 0) {
+        /* The records are not needed in order any more. */
+        ib__sort(s->total, done);
+        pt->at_percentile_ms = ib_quantile_sorted(s->total, done, cfg->slo_percentile);
+    }
+    double span = last_end - s->arrival[0];
+    pt->achieved_rate = span > 0 ? (double)done * 1000.0 / span : NAN;
+    pt->met = cfg->slo_ms > 0 && !pt->partial &&
+              ib_serve_percentile_met(pt->n, pt->over_slo, cfg->slo_percentile, cfg->confidence);
+}
+
+/* The rate a trace offers: its requests over its span. */
+static double trace_rate(const ib_serve_config *cfg)
+{
+    double span = cfg->n_trace > 1 ? cfg->trace_ms[cfg->n_trace - 1] - cfg->trace_ms[0] : 0;
+    return span > 0 ? (double)(cfg->n_trace - 1) * 1000.0 / span : NAN;
+}
+
+static ib_status serve_rate(server *s, double rate, ib_serve_point *pt, ib_error *err)
+{
+    memset(pt, 0, sizeof *pt);
+    pt->offered_rate = s->cfg->concurrency > 0 ? NAN
+                       : s->cfg->arrivals == IB_ARRIVALS_TRACE ? trace_rate(s->cfg)
+                                                               : rate;
+    size_t n = 0, done = 0;
+    double last_end = 0;
+    ib_status st = make_schedule(s, rate, &n, err);
+    if (st != IB_OK) return st;
+    pt->scheduled = (int64_t)n;
+    st = dispatch(s, n, pt, &done, &last_end, err);
+    pt->partial = st != IB_OK;
+    summarize(s, pt, done, last_end);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Which rates: a list, or the search for the highest that meets the target  */
+/* ------------------------------------------------------------------------ */
+
+static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib_error *err)
+{
+    IB_FAIL_IF(out->n_points == IB_SERVE_MAX_RATES, err, IB_ERR_INTERNAL, "more than %d rates",
+               IB_SERVE_MAX_RATES);
+    ib_serve_point *pt = &out->points[out->n_points++];
+    ib_status st = serve_rate(s, rate, pt, err);
+    if (pt->met && (!out->found || rate > out->points[out->best].offered_rate)) {
+        out->found = true;
+        out->best = out->n_points - 1;
+    }
+    return st;
+}
+
+/* Grows the rate geometrically (x2) from the first until one fails the
+ * target, halving instead while none has met it, then bisects (geometric
+ * mean) between the highest met and the lowest failed until they are
+ * within the tolerance. */
+static ib_status search(server *s, double first, ib_serve_result *out, ib_error *err)
+{
+    double lo = 0, hi = INFINITY, rate = first;
+    for (;;) {
+        IB_TRY(measure_point(s, rate, out, err));
+        if (out->points[out->n_points - 1].met) lo = rate;
+        else hi = rate;
+        if (lo == 0 && hi <= first / pow(2, MAX_HALVINGS)) return IB_OK;
+        if (isinf(hi)) rate = lo * 2;
+        else if (lo == 0) rate = hi / 2;
+        else if (hi / lo <= 1 + s->cfg->search_tolerance) return IB_OK;
+        else rate = sqrt(lo * hi);
+        if (out->n_points == IB_SERVE_MAX_RATES) return IB_OK;
+    }
+}
+
+static ib_status validate(const ib_serve_config *c, ib_error *err)
+{
+    for (size_t i = 0; i < c->n_rates; i++)
+        IB_FAIL_IF(!(c->rates[i] > 0) || !isfinite(c->rates[i]), err, IB_ERR_INVALID_ARG,
+                   "rate %g: a rate is above 0 requests/s", c->rates[i]);
+    IB_FAIL_IF(c->n_rates > IB_SERVE_MAX_RATES, err, IB_ERR_INVALID_ARG, "more than %d rates",
+               IB_SERVE_MAX_RATES);
+    IB_FAIL_IF(c->requests < 0 || c->requests > IB__SERVE_MAX_REQUESTS, err, IB_ERR_INVALID_ARG,
+               "requests: 1 to %d", IB__SERVE_MAX_REQUESTS);
+    IB_FAIL_IF(c->requests == 0 && !(c->duration_ms > 0) && c->arrivals != IB_ARRIVALS_TRACE, err,
+               IB_ERR_INVALID_ARG, "give a number of requests or a duration");
+    IB_FAIL_IF(c->concurrency > 0 && c->requests == 0, err, IB_ERR_INVALID_ARG,
+               "a closed loop runs a number of requests, not a duration");
+    IB_FAIL_IF(c->request_batch < 1 || c->max_batch < 1 || c->max_batch > IB_SERVE_MAX_BATCH, err,
+               IB_ERR_INVALID_ARG, "a request batch is at least 1 and a dynamic batch 1 to %d",
+               IB_SERVE_MAX_BATCH);
+    IB_FAIL_IF(c->concurrency > 0 && c->max_batch > 1, err, IB_ERR_INVALID_ARG,
+               "dynamic batching serves an open loop, not a closed one");
+    IB_FAIL_IF(c->arrivals == IB_ARRIVALS_TRACE && (!c->trace_ms || c->n_trace == 0), err,
+               IB_ERR_INVALID_ARG, "an empty schedule");
+    IB_FAIL_IF(c->slo_ms > 0 && !(c->slo_percentile > 0 && c->slo_percentile < 1 && c->confidence > 0 &&
+                                  c->confidence < 1),
+               err, IB_ERR_INVALID_ARG, "a percentile and a confidence are between 0 and 1");
+    bool open_rates = c->concurrency == 0 && c->arrivals != IB_ARRIVALS_TRACE;
+    IB_FAIL_IF(open_rates && c->n_rates == 0 && !(c->slo_ms > 0), err, IB_ERR_INVALID_ARG,
+               "give a rate, rates, or a latency target to search for");
+    return IB_OK;
+}
+
+/* Which rates, in order: the closed loop or a trace once, a list, or the
+ * search from the given first rate or half the warm-up's capacity. */
+static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
+{
+    const ib_serve_config *cfg = s->cfg;
+    IB_TRY(warm_up(s, &out->service_ms, err));
+    if (cfg->concurrency > 0 || cfg->arrivals == IB_ARRIVALS_TRACE) return measure_point(s, NAN, out, err);
+    if (cfg->n_rates > 0) {
+        for (size_t i = 0; i < cfg->n_rates; i++) IB_TRY(measure_point(s, cfg->rates[i], out, err));
+        return IB_OK;
+    }
+    out->searched = true;
+    double capacity = 1000.0 / fmax(out->service_ms, 1e-6);
+    return search(s, cfg->start_rate > 0 ? cfg->start_rate : capacity / 2, out, err);
+}
+
+ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or configuration");
+    IB_TRY(validate(cfg, err));
+    out->copies = copies_of(w);
+    server s;
+    ib_status st = server_open(&s, w, cfg, err);
+    if (st == IB_OK) st = serve_all(&s, out, err);
+    server_close(&s);
+    out->partial = st != IB_OK;
+    out->stop_status = st;
+    if (st == IB_OK && cfg->slo_ms > 0 && !out->found)
+        return ib__fail(err, IB_ERR_NOT_MET, "no rate measured met p%g <= %g ms", cfg->slo_percentile * 100,
+                        cfg->slo_ms);
+    return st;
+}
