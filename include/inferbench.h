@@ -935,6 +935,8 @@ typedef struct ib_serve_point {
     int64_t scheduled;      /* requests scheduled */
     int64_t over_slo;       /* requests whose total passed slo_ms */
     double at_percentile_ms;/* the total's slo_percentile quantile (NaN without a target) */
+    double compute_at_percentile_ms; /* the same of compute: above slo_ms, no
+                                        lower rate can meet the target */
     bool met;               /* the early-stopping bound says the percentile meets slo_ms */
     bool partial;           /* interrupted or failed: not every request ran */
     ib_stats queue;         /* scheduled arrival to the start of its run */

@@ -344,11 +344,13 @@ static void summarize(server *s, ib_serve_point *pt, size_t done, double last_en
         ib_stats_compute(s->part[PART_H2D], done, &pt->h2d);
         ib_stats_compute(s->part[PART_D2H], done, &pt->d2h);
     }
-    pt->at_percentile_ms = NAN;
+    pt->at_percentile_ms = pt->compute_at_percentile_ms = NAN;
     if (cfg->slo_ms > 0) {
         /* The records are not needed in order any more. */
         ib__sort(s->total, done);
         pt->at_percentile_ms = ib_quantile_sorted(s->total, done, cfg->slo_percentile);
+        ib__sort(s->part[PART_COMPUTE], done);
+        pt->compute_at_percentile_ms = ib_quantile_sorted(s->part[PART_COMPUTE], done, cfg->slo_percentile);
     }
     double span = last_end - s->arrival[0];
     pt->achieved_rate = span > 0 ? (double)done * 1000.0 / span : NAN;
@@ -400,14 +402,17 @@ static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib_
 /* Grows the rate geometrically (x2) from the first until one fails the
  * target, halving instead while none has met it, then bisects (geometric
  * mean) between the highest met and the lowest failed until they are
- * within the tolerance. */
+ * within the tolerance. Halving stops where the run time alone passes the
+ * target: queueing only adds to it, so no lower rate can meet it. */
 static ib_status search(server *s, double first, ib_serve_result *out, ib_error *err)
 {
     double lo = 0, hi = INFINITY, rate = first;
     for (;;) {
         IB_TRY(measure_point(s, rate, out, err));
-        if (out->points[out->n_points - 1].met) lo = rate;
+        const ib_serve_point *pt = &out->points[out->n_points - 1];
+        if (pt->met) lo = rate;
         else hi = rate;
+        if (lo == 0 && pt->compute_at_percentile_ms > s->cfg->slo_ms) return IB_OK;
         if (lo == 0 && hi <= first / pow(2, MAX_HALVINGS)) return IB_OK;
         if (isinf(hi)) rate = lo * 2;
         else if (lo == 0) rate = hi / 2;

@@ -82,6 +82,9 @@ static void text_answer(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
     ib__sbuf_printf(b, "\nno rate met p%g <= %s; at the lowest, %s requests/s, p%g was %s\n", pct,
                     ib__fmt_ms(t, cfg->slo_ms), ib__fmt_rate(rate, r->points[low].offered_rate), pct,
                     ib__fmt_ms(at, r->points[low].at_percentile_ms));
+    if (r->points[low].compute_at_percentile_ms > cfg->slo_ms)
+        ib__sbuf_printf(b, "the run time alone (p%g %s) passes the target: no lower rate can meet it\n", pct,
+                        ib__fmt_ms(at, r->points[low].compute_at_percentile_ms));
 }
 
 char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)

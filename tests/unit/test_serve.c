@@ -342,11 +342,33 @@ static void test_target_never_met(void)
     ib_serve_result *r = calloc(1, sizeof *r);
     ib_error err;
     CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_NOT_MET);
-    CHECK(!r->found && r->n_points >= 2 && !r->partial);
+    /* The run time alone passes the target: no lower rate is tried. */
+    CHECK(!r->found && r->n_points == 1 && !r->partial);
     CHECK_NEAR(r->points[r->n_points - 1].at_percentile_ms, 1.0, 1e-9);
     char *text = ib_serve_report_text(r, &cfg, ib_workload_get_info(w));
     CHECK(text && strstr(text, "no rate met p99 <= 500 us"));
+    CHECK(text && strstr(text, "no lower rate can meet it"));
     free(text);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* A target that queueing breaks but the run time meets: the search halves
+ * the rate until one meets it. */
+static void test_search_halves_down(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    ib_serve_config cfg;
+    serve_config(&cfg, 500);
+    cfg.slo_ms = 3;
+    cfg.start_rate = 4000;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK(r->found && !r->points[0].met);
+    CHECK_NEAR(r->points[1].offered_rate, 2000, 0);
+    CHECK(r->points[r->best].offered_rate <= 1004.1 && r->points[r->best].offered_rate >= 900);
     free(r);
     ib_workload_destroy(w);
 }
@@ -470,6 +492,7 @@ int main(void)
     test_copies_apart();
     test_search_known_capacity();
     test_target_never_met();
+    test_search_halves_down();
     test_cancel_keeps_rates();
     test_bad_config();
     test_trace_parse();
