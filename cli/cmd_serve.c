@@ -125,20 +125,22 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
     return true;
 }
 
-static int measure(cli_args *a, ib_workload *w, cli_output *json)
+static int measure(cli_args *a, ib_workload *w, cli_output *json, cli_output *html)
 {
     ib_serve_result *r = malloc(sizeof *r);
     if (!r) {
         cli_output_abort(json);
+        cli_output_abort(html);
         return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
     ib_error err = {{0}};
     ib_status st = ib_measure_serve(w, &a->serve, r, &err);
     bool measured = r->n_points > 0;
     const ib_workload_info *info = ib_workload_get_info(w);
-    int code = cli_finish(json, measured ? ib_serve_report_text(r, &a->serve, info) : NULL,
-                          measured && cli_output_wanted(json) ? ib_serve_report_json(r, &a->serve, info) : NULL,
-                          st, &err);
+    int code = cli_finish_with_html(
+        json, html, measured ? ib_serve_report_text(r, &a->serve, info) : NULL,
+        measured && cli_output_wanted(json) ? ib_serve_report_json(r, &a->serve, info) : NULL,
+        measured && cli_output_wanted(html) ? ib_serve_report_html(r, &a->serve, info) : NULL, st, &err);
     free(r);
     return code;
 }
@@ -152,11 +154,11 @@ int cmd_serve(cli_args *a)
         return EXIT_BAD_INPUT;
     }
     cli_apply_memory_cap(a);
-    cli_output json;
+    cli_output json, html;
     ib_workload *w;
-    int code = cli_start(a, &json, NULL, &w);
+    int code = cli_start(a, &json, &html, &w);
     if (code == EXIT_OK) {
-        code = measure(a, w, &json);
+        code = measure(a, w, &json, &html);
         ib_workload_destroy(w);
     }
     free(trace);

@@ -981,6 +981,11 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
                            const ib_workload_info *info);
 char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg,
                            const ib_workload_info *info);
+/* A self-contained page: the latency-against-load curve (p50, p90, p99
+ * against the offered rate, the target as a line), achieved against
+ * offered rate, and the text report. */
+char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg,
+                           const ib_workload_info *info);
 
 #ifdef __cplusplus
 }

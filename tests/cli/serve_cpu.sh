@@ -27,9 +27,14 @@ printf '# ms\n0\n0\n5\n10.5\n20\n' > "$TMP/arrivals.txt"
 expect_exit 0 "schedule file" -- "$IB" serve $m --arrivals "$TMP/arrivals.txt" --json "$TMP/f.json"
 json_check "$TMP/f.json" "d['config']['arrivals'] == 'file' and d['rates'][0]['n'] == 5 and abs(d['rates'][0]['offered_rate'] - 200) < 1e-9" "json: the file's five requests, its rate"
 
-expect_exit 0 "search, target met" -- "$IB" serve $m --slo-p99-ms 50 --rate 100 --requests 460 --json "$TMP/t.json"
+expect_exit 0 "search, target met" -- "$IB" serve $m --slo-p99-ms 50 --rate 100 --requests 460 --json "$TMP/t.json" --html "$TMP/t.html"
 expect_grep "^highest rate meeting p99 <= 50 ms \(99% confidence\): [0-9.]+ requests/s" "$TMP/out" "text: the answer"
 json_check "$TMP/t.json" "d['target']['searched'] and d['target']['found'] and d['target']['best_rate'] >= 100 and d['rates'][0]['met']" "json: found, the first rate met"
+
+expect_grep "<h2>Latency against load</h2>" "$TMP/t.html" "html: the latency-against-load curve"
+expect_grep "target p99 50 ms" "$TMP/t.html" "html: the target line"
+n_rates=$(python3 -c "import json; print(len(json.load(open('$TMP/t.json'))['rates']))")
+[ "$(grep -c 'class="pt-p99"' "$TMP/t.html")" -eq "$n_rates" ] && pass "html: one p99 point a rate" || fail "html: p99 points != $n_rates"
 
 printf '0\n5\n4\n' > "$TMP/unsorted.txt"
 : > "$TMP/empty.txt"
