@@ -50,6 +50,7 @@ typedef struct cli_args {
     double rate;               /* --rate: one rate, or the search's first */
     const char *rates;         /* --rates LIST */
     const char *arrivals;      /* --arrivals poisson|constant|FILE */
+    int64_t instances;         /* --instances K (0: not given, 1) */
     uint64_t given;            /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;          /* --sessions: fresh processes (default 1) */

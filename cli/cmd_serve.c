@@ -125,7 +125,7 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
     return true;
 }
 
-static int measure(cli_args *a, ib_workload *w, cli_output *json, cli_output *html)
+static int measure(cli_args *a, ib_workload **ws, size_t k, cli_output *json, cli_output *html)
 {
     ib_serve_result *r = malloc(sizeof *r);
     if (!r) {
@@ -134,15 +134,39 @@ static int measure(cli_args *a, ib_workload *w, cli_output *json, cli_output *ht
         return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
     ib_error err = {{0}};
-    ib_status st = ib_measure_serve(w, &a->serve, r, &err);
+    ib_status st = ib_measure_serve_instances(ws, k, &a->serve, r, &err);
     bool measured = r->n_points > 0;
-    const ib_workload_info *info = ib_workload_get_info(w);
+    const ib_workload_info *info = ib_workload_get_info(ws[0]);
     int code = cli_finish_with_html(
         json, html, measured ? ib_serve_report_text(r, &a->serve, info) : NULL,
         measured && cli_output_wanted(json) ? ib_serve_report_json(r, &a->serve, info) : NULL,
         measured && cli_output_wanted(html) ? ib_serve_report_html(r, &a->serve, info) : NULL, st, &err);
     free(r);
     return code;
+}
+
+/* The instances after the first (cli_start opened it): the same model
+ * opened again. Out of memory at instance i+1: i fit, said in one line. */
+static int open_instances(const cli_args *a, ib_workload **ws, size_t k)
+{
+    for (size_t i = 1; i < k; i++) {
+        ib_error err = {{0}};
+        ib_status st = ib_workload_open_model(a->model, &a->model_opts, &ws[i], &err);
+        if (st == IB_OK) continue;
+        char line[sizeof err.message + 160];
+        if (st == IB_ERR_DEVICE_OOM || st == IB_ERR_NO_MEMORY)
+            snprintf(line, sizeof line, "--instances %zu: only %zu instance%s fit in memory (instance %zu: %s)", k, i,
+                     i == 1 ? "" : "s", i + 1, err.message);
+        else
+            snprintf(line, sizeof line, "--instances %zu: instance %zu: %s", k, i + 1, err.message);
+        return cli_fail(st, line);
+    }
+    return EXIT_OK;
+}
+
+static void close_instances(ib_workload **ws, size_t k)
+{
+    for (size_t i = 0; i < k; i++) ib_workload_destroy(ws[i]);
 }
 
 int cmd_serve(cli_args *a)
@@ -154,13 +178,17 @@ int cmd_serve(cli_args *a)
         return EXIT_BAD_INPUT;
     }
     cli_apply_memory_cap(a);
+    size_t k = a->instances > 0 ? (size_t)a->instances : 1;
+    ib_workload *ws[IB_SERVE_MAX_INSTANCES] = {0};
     cli_output json, html;
-    ib_workload *w;
-    int code = cli_start(a, &json, &html, &w);
-    if (code == EXIT_OK) {
-        code = measure(a, w, &json, &html);
-        ib_workload_destroy(w);
+    int code = cli_start(a, &json, &html, &ws[0]);
+    if (code == EXIT_OK) code = open_instances(a, ws, k);
+    if (code == EXIT_OK) code = measure(a, ws, k, &json, &html);
+    else if (ws[0]) {
+        cli_output_abort(&json);
+        cli_output_abort(&html);
     }
+    close_instances(ws, k);
     free(trace);
     return code;
 }

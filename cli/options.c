@@ -24,7 +24,7 @@ enum {
     O_INPUT,
     O_SESSIONS, O_MAX_SESSIONS, O_REQUIRE_IDLE_GPU,
     O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
-    O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED
+    O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES
 };
 // clang-format on
 
@@ -159,6 +159,9 @@ static const option_def options[] = {
      "confidence of the early-stopping bound (default 0.99)"},
     {{"schedule-seed", required_argument, NULL, O_SCHEDULE_SEED}, OPT_SERVE, "N",
      "seed of the Poisson arrivals (default 1)"},
+    {{"instances", required_argument, NULL, O_INSTANCES}, OPT_SERVE, "K",
+     "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1)",
+     .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -357,6 +360,7 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     case O_SLO_MS: return parse_positive(name, v, &s->slo_ms);
     case O_SLO_PERCENTILE: return parse_fraction(name, v, &s->slo_percentile);
     case O_CONFIDENCE: return parse_fraction(name, v, &s->confidence);
+    case O_INSTANCES: return parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
     case O_SCHEDULE_SEED:
         return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
     }

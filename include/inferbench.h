@@ -888,6 +888,7 @@ void ib_free(void *p);
 /* Rates a serve measurement may visit, and the largest dynamic batch. */
 #define IB_SERVE_MAX_RATES 32
 #define IB_SERVE_MAX_BATCH 256
+#define IB_SERVE_MAX_INSTANCES 64
 
 typedef enum ib_arrivals {
     IB_ARRIVALS_POISSON = 0, /* exponential gaps at the offered rate, seeded */
@@ -953,6 +954,7 @@ typedef struct ib_serve_result {
     bool found;             /* some rate met it: points[best] */
     size_t best;
     double service_ms;      /* median run time in warm-up: the capacity estimate */
+    size_t instances;       /* workloads that served */
     ib_serve_copies copies;
     bool partial;
     ib_status stop_status;
@@ -963,6 +965,13 @@ typedef struct ib_serve_result {
  * target returns IB_ERR_NOT_MET with the result complete (found false). */
 ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out,
                            ib_error *err);
+
+/* The same with n_instances copies of the model (distinct workloads, each
+ * with its own session and stream, on one kind of device) serving one
+ * queue, a host thread each. Every time is read from the host clock (one
+ * origin for all); a closed loop runs on one instance. */
+ib_status ib_measure_serve_instances(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
+                                     ib_serve_result *out, ib_error *err);
 
 /* Parses a schedule file's text: one arrival time in milliseconds per line
  * (a decimal number >= 0), non-decreasing; blank lines and lines starting

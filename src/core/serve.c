@@ -11,6 +11,7 @@
 #include "core/stats.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,16 +97,32 @@ ib__batch_decision ib__batcher_decide(const double *arrivals_ms, size_t n_pendin
 
 enum { PART_H2D, PART_COMPUTE, PART_D2H, N_PARTS };
 
-typedef struct server {
+/* One copy of the model serving from the shared queue: its own session,
+ * stream and marks. */
+typedef struct instance {
     ib_workload *w;
-    const ib_serve_config *cfg;
-    ib_serve_copies copies;
     void *marks[N_PARTS]; /* device timer states; NULL without a device timer */
     bool async;           /* the workload's own end-of-run wait is off */
     int64_t bound_batch;  /* the batch the workload is bound at */
-    /* One rate's records, one entry per request. */
+    struct server *s;
+} instance;
+
+typedef struct server {
+    const ib_serve_config *cfg;
+    ib_serve_copies copies;
+    instance *inst;
+    size_t n_inst;
+    /* One rate's records, one entry per request (total NaN until done). */
     double *arrival, *queue, *part[N_PARTS], *total;
     size_t cap;
+    /* One rate's dispatch, shared by the instances under lock. */
+    pthread_mutex_t lock;
+    size_t n, next;       /* requests scheduled; the first not yet taken */
+    double t0;            /* the schedule's origin on the host clock */
+    double last_end;
+    ib_serve_point *pt;
+    ib_status status;     /* the first failure; the others stop on it */
+    ib_error err;
 } server;
 
 static ib_serve_copies copies_of(const ib_workload *w)
@@ -115,17 +132,25 @@ static ib_serve_copies copies_of(const ib_workload *w)
     return w->ops->run_with_copies ? IB_SERVE_COPIES_INSIDE : IB_SERVE_COPIES_NONE;
 }
 
-static ib_status server_open(server *s, ib_workload *w, const ib_serve_config *cfg, ib_error *err)
+static ib_status instance_open(instance *in, ib_workload *w, server *s, ib_error *err)
 {
-    *s = (server){.w = w, .cfg = cfg, .copies = copies_of(w)};
-    for (int p = 0; p < N_PARTS && w->device_timer; p++) IB_TRY(w->device_timer->create(w, &s->marks[p], err));
+    *in = (instance){.w = w, .s = s};
+    for (int p = 0; p < N_PARTS && w->device_timer; p++) IB_TRY(w->device_timer->create(w, &in->marks[p], err));
     /* As in the runner: with device marks the wait is on the last mark,
      * not inside the run, so no host wake-up is counted as device time. */
     if (w->device_timer && w->ops->set_run_sync) {
         IB_TRY(w->ops->set_run_sync(w, false, err));
-        s->async = true;
+        in->async = true;
     }
     return IB_OK;
+}
+
+static void instance_close(instance *in)
+{
+    if (!in->w) return;
+    if (in->async) in->w->ops->set_run_sync(in->w, true, NULL);
+    for (int p = 0; p < N_PARTS; p++)
+        if (in->marks[p]) in->w->device_timer->destroy(in->marks[p]);
 }
 
 static void free_records(server *s)
@@ -139,11 +164,22 @@ static void free_records(server *s)
     s->cap = 0;
 }
 
+static ib_status server_open(server *s, ib_workload *const *ws, size_t n_inst, const ib_serve_config *cfg,
+                             ib_error *err)
+{
+    *s = (server){.cfg = cfg, .copies = copies_of(ws[0]), .n_inst = n_inst};
+    s->inst = calloc(n_inst, sizeof *s->inst);
+    IB_FAIL_IF(!s->inst, err, IB_ERR_NO_MEMORY, "out of memory");
+    IB_FAIL_IF(pthread_mutex_init(&s->lock, NULL) != 0, err, IB_ERR_INTERNAL, "cannot make a lock");
+    for (size_t i = 0; i < n_inst; i++) IB_TRY(instance_open(&s->inst[i], ws[i], s, err));
+    return IB_OK;
+}
+
 static void server_close(server *s)
 {
-    if (s->async) s->w->ops->set_run_sync(s->w, true, NULL);
-    for (int p = 0; p < N_PARTS; p++)
-        if (s->marks[p]) s->w->device_timer->destroy(s->marks[p]);
+    for (size_t i = 0; s->inst && i < s->n_inst; i++) instance_close(&s->inst[i]);
+    free(s->inst);
+    pthread_mutex_destroy(&s->lock);
     free_records(s);
 }
 
@@ -159,71 +195,72 @@ static ib_status alloc_records(server *s, size_t n, ib_error *err)
         free_records(s);
         return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for %zu requests", n);
     }
+    for (size_t i = 0; i < n; i++) s->total[i] = NAN;
     s->cap = n;
     return IB_OK;
 }
 
-static double now(const server *s) { return ib__workload_now_ms(s->w); }
+static double now(const instance *in) { return ib__workload_now_ms(in->w); }
 
 /* One op between a pair of device marks (host clock around it without). */
 typedef ib_status (*workload_op)(ib_workload *w, ib_error *err);
 
-static ib_status marked(server *s, int part, workload_op op, ib_error *err)
+static ib_status marked(instance *in, int part, workload_op op, ib_error *err)
 {
-    if (s->marks[part]) IB_TRY(s->w->device_timer->start(s->marks[part], err));
-    IB_TRY(op(s->w, err));
-    if (s->marks[part]) IB_TRY(s->w->device_timer->stop(s->marks[part], err));
+    if (in->marks[part]) IB_TRY(in->w->device_timer->start(in->marks[part], err));
+    IB_TRY(op(in->w, err));
+    if (in->marks[part]) IB_TRY(in->w->device_timer->stop(in->marks[part], err));
     return IB_OK;
 }
 
 /* One run at the bound batch, its parts in ms (NaN: not a part here). */
-static ib_status run_parts(server *s, double ms[N_PARTS], ib_error *err)
+static ib_status run_parts(instance *in, ib_serve_copies copies, double ms[N_PARTS], ib_error *err)
 {
-    const ib__workload_ops *ops = s->w->ops;
+    const ib__workload_ops *ops = in->w->ops;
     for (int p = 0; p < N_PARTS; p++) ms[p] = NAN;
-    double t0 = now(s);
-    if (s->copies == IB_SERVE_COPIES_APART) {
-        IB_TRY(marked(s, PART_H2D, ops->copy_in, err));
-        IB_TRY(marked(s, PART_COMPUTE, ops->run, err));
-        IB_TRY(marked(s, PART_D2H, ops->copy_out, err));
+    double t0 = now(in);
+    if (copies == IB_SERVE_COPIES_APART) {
+        IB_TRY(marked(in, PART_H2D, ops->copy_in, err));
+        IB_TRY(marked(in, PART_COMPUTE, ops->run, err));
+        IB_TRY(marked(in, PART_D2H, ops->copy_out, err));
     } else {
-        IB_TRY(marked(s, PART_COMPUTE, s->copies == IB_SERVE_COPIES_INSIDE ? ops->run_with_copies : ops->run,
-                      err));
+        IB_TRY(marked(in, PART_COMPUTE, copies == IB_SERVE_COPIES_INSIDE ? ops->run_with_copies : ops->run, err));
     }
     for (int p = 0; p < N_PARTS; p++)
-        if (s->marks[p] && (p == PART_COMPUTE || s->copies == IB_SERVE_COPIES_APART))
-            IB_TRY(s->w->device_timer->elapsed_ms(s->marks[p], &ms[p], err));
-    IB_TRY(ib__workload_synchronize(s->w, err));
-    if (!s->marks[PART_COMPUTE]) ms[PART_COMPUTE] = now(s) - t0;
+        if (in->marks[p] && (p == PART_COMPUTE || copies == IB_SERVE_COPIES_APART))
+            IB_TRY(in->w->device_timer->elapsed_ms(in->marks[p], &ms[p], err));
+    IB_TRY(ib__workload_synchronize(in->w, err));
+    if (!in->marks[PART_COMPUTE]) ms[PART_COMPUTE] = now(in) - t0;
     return IB_OK;
 }
 
-static ib_status bind_batch(server *s, int64_t batch, ib_error *err)
+static ib_status bind_batch(instance *in, int64_t batch, ib_error *err)
 {
-    if (batch == s->bound_batch) return IB_OK;
-    IB_TRY(ib_workload_set_batch(s->w, batch, err));
-    s->bound_batch = batch;
+    if (batch == in->bound_batch) return IB_OK;
+    IB_TRY(ib_workload_set_batch(in->w, batch, err));
+    in->bound_batch = batch;
     return IB_OK;
 }
 
 /* Warm-up at one request's batch: the count and the time the config asks
  * for (bounded by warmup_max_ms); the median run gives the service time. */
-static ib_status warm_up(server *s, double *service_ms, ib_error *err)
+static ib_status warm_up(instance *in, const ib_serve_config *cfg, ib_serve_copies copies, double *service_ms,
+                         ib_error *err)
 {
-    const ib_config *run = &s->cfg->run;
-    IB_TRY(bind_batch(s, s->cfg->request_batch, err));
+    const ib_config *run = &cfg->run;
+    IB_TRY(bind_batch(in, cfg->request_batch, err));
     int64_t max_runs = run->warmup_runs > 0 ? run->warmup_runs * 100 : 100;
     double host[IB__SERVE_WARMUP_CAP];
     size_t n = 0;
-    double t0 = now(s);
+    double t0 = now(in);
     for (int64_t i = 0;; i++) {
-        double elapsed = now(s) - t0;
+        double elapsed = now(in) - t0;
         bool enough = i >= run->warmup_runs && elapsed >= run->warmup_ms;
         if (i > 0 && (enough || elapsed >= run->warmup_max_ms || i >= max_runs)) break;
         IB_FAIL_IF(ib__cancelled(run->cancel), err, IB_ERR_INTERRUPTED, "interrupted");
-        double ms[N_PARTS], start = now(s);
-        IB_TRY(run_parts(s, ms, err));
-        host[n++ % IB__SERVE_WARMUP_CAP] = now(s) - start;
+        double ms[N_PARTS], start = now(in);
+        IB_TRY(run_parts(in, copies, ms, err));
+        host[n++ % IB__SERVE_WARMUP_CAP] = now(in) - start;
     }
     size_t kept = n < IB__SERVE_WARMUP_CAP ? n : IB__SERVE_WARMUP_CAP;
     ib__sort(host, kept);
@@ -276,65 +313,145 @@ static ib_status make_schedule(server *s, double rate, size_t *n, ib_error *err)
     return IB_OK;
 }
 
-/* Waits until the clock reads t, looking at the cancel flag now and then;
- * false when cancelled. */
-static bool wait_until(server *s, double t)
+/* Waits until the instance's clock reads t, looking at the cancel flag now
+ * and then; false when cancelled. */
+static bool wait_until(instance *in, double t)
 {
-    const ib__clock *c = &s->w->clock;
-    while (now(s) < t) {
-        if (ib__cancelled(s->cfg->run.cancel)) return false;
-        c->wait_until_ms(c->ctx, fmin(t, now(s) + CANCEL_POLL_MS));
+    const ib__clock *c = &in->w->clock;
+    while (now(in) < t) {
+        if (ib__cancelled(in->s->cfg->run.cancel)) return false;
+        c->wait_until_ms(c->ctx, fmin(t, now(in) + CANCEL_POLL_MS));
     }
     return true;
 }
 
-/* What one run served: requests [first, first+count) of the schedule. */
-static void record_run(server *s, ib_serve_point *pt, size_t first, size_t count, double start, double end,
-                       const double ms[N_PARTS])
+/* What one run served: requests [first, first+count) of the schedule.
+ * Under the lock. */
+static void record_run(server *s, size_t first, size_t count, double start, double end, const double ms[N_PARTS])
 {
     for (size_t j = first; j < first + count; j++) {
         s->queue[j] = start - s->arrival[j];
         s->total[j] = end - s->arrival[j];
         for (int p = 0; p < N_PARTS; p++) s->part[p][j] = ms[p];
-        if (s->cfg->slo_ms > 0 && s->total[j] > s->cfg->slo_ms) pt->over_slo++;
+        if (s->cfg->slo_ms > 0 && s->total[j] > s->cfg->slo_ms) s->pt->over_slo++;
         /* Closed loop: a completion issues the request C places later. */
         size_t next = j + (size_t)s->cfg->concurrency;
         if (s->cfg->concurrency > 0 && next < s->cap) s->arrival[next] = end;
     }
-    pt->runs++;
-    pt->batch_hist[count]++;
+    s->last_end = fmax(s->last_end, end);
+    s->pt->runs++;
+    s->pt->batch_hist[count]++;
 }
 
-/* Serves the n scheduled requests, times relative to t0; *done requests
- * completed (all unless cancelled or failed) and the last completion. */
-static ib_status dispatch(server *s, size_t n, ib_serve_point *pt, size_t *done, double *last_end,
-                          ib_error *err)
+/* Takes the next run's requests off the queue for an instance free at
+ * free_ms; false when none is left or the rate failed. Under the lock. */
+static bool take(server *s, double free_ms, size_t *first, ib__batch_decision *d)
 {
+    if (s->status != IB_OK || s->next >= s->n) return false;
     const ib_serve_config *cfg = s->cfg;
-    double t0 = now(s);
-    *done = 0;
-    while (*done < n) {
-        size_t pending = n - *done;
-        /* In a closed loop only the issued requests are known. */
-        if (cfg->concurrency > 0) pending = 1;
-        ib__batch_decision d = ib__batcher_decide(s->arrival + *done, pending, now(s) - t0,
-                                                  (size_t)cfg->max_batch, cfg->max_delay_us / 1000.0);
-        if (!wait_until(s, t0 + d.dispatch_ms)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
-        /* A new batch size rebinds the workload: its cost is part of
-         * serving, so it lands in these requests' latency. */
-        double start = now(s) - t0, ms[N_PARTS];
-        IB_TRY(bind_batch(s, (int64_t)d.count * cfg->request_batch, err));
-        IB_TRY(run_parts(s, ms, err));
-        *last_end = now(s) - t0;
-        record_run(s, pt, *done, d.count, start, *last_end, ms);
-        *done += d.count;
+    /* In a closed loop only the issued requests are known. */
+    size_t pending = cfg->concurrency > 0 ? 1 : s->n - s->next;
+    *d = ib__batcher_decide(s->arrival + s->next, pending, free_ms, (size_t)cfg->max_batch,
+                            cfg->max_delay_us / 1000.0);
+    *first = s->next;
+    s->next += d->count;
+    return true;
+}
+
+static void fail(server *s, ib_status st, const ib_error *err)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->status == IB_OK) {
+        s->status = st;
+        s->err = *err;
     }
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* One run of an instance: waits for its dispatch time, rebinds when the
+ * batch size is new (a cost of serving: it lands in these requests'
+ * queueing), runs, records. */
+static ib_status serve_run(instance *in, size_t first, ib__batch_decision d, ib_error *err)
+{
+    server *s = in->s;
+    if (!wait_until(in, s->t0 + d.dispatch_ms)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+    double start = now(in) - s->t0, ms[N_PARTS];
+    IB_TRY(bind_batch(in, (int64_t)d.count * s->cfg->request_batch, err));
+    IB_TRY(run_parts(in, s->copies, ms, err));
+    double end = now(in) - s->t0;
+    pthread_mutex_lock(&s->lock);
+    record_run(s, first, d.count, start, end, ms);
+    pthread_mutex_unlock(&s->lock);
     return IB_OK;
 }
 
-static void summarize(server *s, ib_serve_point *pt, size_t done, double last_end)
+/* An instance's loop: take, serve, until the queue is empty or a run
+ * failed anywhere. */
+static void *instance_loop(void *arg)
+{
+    instance *in = arg;
+    server *s = in->s;
+    for (;;) {
+        size_t first;
+        ib__batch_decision d;
+        pthread_mutex_lock(&s->lock);
+        bool more = take(s, now(in) - s->t0, &first, &d);
+        pthread_mutex_unlock(&s->lock);
+        if (!more) return NULL;
+        ib_error err = {{0}};
+        ib_status st = serve_run(in, first, d, &err);
+        if (st != IB_OK) {
+            fail(s, st, &err);
+            return NULL;
+        }
+    }
+}
+
+/* Serves the n scheduled requests: one instance in the calling thread
+ * (exact on a virtual clock), more in a thread each. */
+static ib_status dispatch(server *s, size_t n, ib_serve_point *pt, ib_error *err)
+{
+    s->n = n;
+    s->next = 0;
+    s->pt = pt;
+    s->last_end = 0;
+    s->status = IB_OK;
+    s->t0 = now(&s->inst[0]);
+    pthread_t threads[IB_SERVE_MAX_INSTANCES];
+    size_t started = 0;
+    for (size_t i = 1; i < s->n_inst; i++, started++)
+        if (pthread_create(&threads[started], NULL, instance_loop, &s->inst[i]) != 0) {
+            fail(s, IB_ERR_INTERNAL, &(ib_error){.message = "cannot start an instance's thread"});
+            break;
+        }
+    instance_loop(&s->inst[0]);
+    for (size_t i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    if (s->status != IB_OK && err) *err = s->err;
+    return s->status;
+}
+
+/* Moves the records of the completed requests to the front, in schedule
+ * order (instances complete out of order, and a partial rate has holes);
+ * returns how many. */
+static size_t compact_completed(server *s)
+{
+    size_t done = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (isnan(s->total[i])) continue;
+        s->arrival[done] = s->arrival[i];
+        s->queue[done] = s->queue[i];
+        s->total[done] = s->total[i];
+        for (int p = 0; p < N_PARTS; p++) s->part[p][done] = s->part[p][i];
+        done++;
+    }
+    return done;
+}
+
+static void summarize(server *s, ib_serve_point *pt)
 {
     const ib_serve_config *cfg = s->cfg;
+    size_t done = compact_completed(s);
+    double first_arrival = s->arrival[0];
     pt->n = (int64_t)done;
     if (done == 0) return;
     ib_stats_compute(s->queue, done, &pt->queue);
@@ -352,7 +469,7 @@ static void summarize(server *s, ib_serve_point *pt, size_t done, double last_en
         ib__sort(s->part[PART_COMPUTE], done);
         pt->compute_at_percentile_ms = ib_quantile_sorted(s->part[PART_COMPUTE], done, cfg->slo_percentile);
     }
-    double span = last_end - s->arrival[0];
+    double span = s->last_end - first_arrival;
     pt->achieved_rate = span > 0 ? (double)done * 1000.0 / span : NAN;
     pt->met = cfg->slo_ms > 0 && !pt->partial &&
               ib_serve_percentile_met(pt->n, pt->over_slo, cfg->slo_percentile, cfg->confidence);
@@ -371,14 +488,13 @@ static ib_status serve_rate(server *s, double rate, ib_serve_point *pt, ib_error
     pt->offered_rate = s->cfg->concurrency > 0 ? NAN
                        : s->cfg->arrivals == IB_ARRIVALS_TRACE ? trace_rate(s->cfg)
                                                                : rate;
-    size_t n = 0, done = 0;
-    double last_end = 0;
+    size_t n = 0;
     ib_status st = make_schedule(s, rate, &n, err);
     if (st != IB_OK) return st;
     pt->scheduled = (int64_t)n;
-    st = dispatch(s, n, pt, &done, &last_end, err);
+    st = dispatch(s, n, pt, err);
     pt->partial = st != IB_OK;
-    summarize(s, pt, done, last_end);
+    summarize(s, pt);
     return st;
 }
 
@@ -456,25 +572,47 @@ static ib_status validate(const ib_serve_config *c, ib_error *err)
 static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
 {
     const ib_serve_config *cfg = s->cfg;
-    IB_TRY(warm_up(s, &out->service_ms, err));
+    for (size_t i = s->n_inst; i-- > 0;) IB_TRY(warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err));
     if (cfg->concurrency > 0 || cfg->arrivals == IB_ARRIVALS_TRACE) return measure_point(s, NAN, out, err);
     if (cfg->n_rates > 0) {
         for (size_t i = 0; i < cfg->n_rates; i++) IB_TRY(measure_point(s, cfg->rates[i], out, err));
         return IB_OK;
     }
     out->searched = true;
-    double capacity = 1000.0 / fmax(out->service_ms, 1e-6);
+    double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);
     return search(s, cfg->start_rate > 0 ? cfg->start_rate : capacity / 2, out, err);
 }
 
 ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out, ib_error *err)
 {
+    return ib_measure_serve_instances(&w, 1, cfg, out, err);
+}
+
+static ib_status validate_instances(ib_workload *const *ws, size_t n, ib_error *err)
+{
+    IB_FAIL_IF(!ws || n < 1 || n > IB_SERVE_MAX_INSTANCES, err, IB_ERR_INVALID_ARG, "1 to %d instances",
+               IB_SERVE_MAX_INSTANCES);
+    for (size_t i = 0; i < n; i++) {
+        IB_FAIL_IF(!ws[i], err, IB_ERR_INVALID_ARG, "no workload");
+        IB_FAIL_IF(i > 0 && (ws[i]->info.device != ws[0]->info.device || ws[i] == ws[0]), err,
+                   IB_ERR_INVALID_ARG, "instances are distinct workloads on one kind of device");
+    }
+    return IB_OK;
+}
+
+ib_status ib_measure_serve_instances(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
+                                     ib_serve_result *out, ib_error *err)
+{
     memset(out, 0, sizeof *out);
-    IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or configuration");
+    IB_FAIL_IF(!cfg, err, IB_ERR_INVALID_ARG, "no configuration");
+    IB_TRY(validate_instances(ws, n_instances, err));
     IB_TRY(validate(cfg, err));
-    out->copies = copies_of(w);
+    IB_FAIL_IF(n_instances > 1 && cfg->concurrency > 0, err, IB_ERR_UNSUPPORTED,
+               "a closed loop runs on one instance");
+    out->copies = copies_of(ws[0]);
+    out->instances = n_instances;
     server s;
-    ib_status st = server_open(&s, w, cfg, err);
+    ib_status st = server_open(&s, ws, n_instances, cfg, err);
     if (st == IB_OK) st = serve_all(&s, out, err);
     server_close(&s);
     out->partial = st != IB_OK;

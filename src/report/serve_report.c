@@ -39,6 +39,8 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
                         cfg->arrivals == IB_ARRIVALS_POISSON    ? "Poisson"
                         : cfg->arrivals == IB_ARRIVALS_CONSTANT ? "constant"
                                                                 : "file");
+    ib__sbuf_printf(b, "instances: %zu%s\n", r->instances,
+                    r->instances > 1 ? " (sessions serving one queue, a host thread each)" : "");
     if (cfg->max_batch > 1)
         ib__sbuf_printf(b, "dynamic batching: up to %lld requests a run, waiting at most %g us\n",
                         (long long)cfg->max_batch, cfg->max_delay_us);
@@ -140,7 +142,7 @@ static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
     return o;
 }
 
-static cJSON *json_config(const ib_serve_config *cfg)
+static cJSON *json_config(const ib_serve_config *cfg, size_t instances)
 {
     cJSON *o = cJSON_CreateObject();
     static const char *const arrivals[] = {"poisson", "constant", "file"};
@@ -150,7 +152,7 @@ static cJSON *json_config(const ib_serve_config *cfg)
     cJSON_AddNumberToObject(o, "requests", (double)cfg->requests);
     ib__json_add_number(o, "duration_ms", cfg->requests > 0 ? NAN : cfg->duration_ms);
     cJSON_AddNumberToObject(o, "request_batch", (double)cfg->request_batch);
-    cJSON_AddNumberToObject(o, "instances", 1);
+    cJSON_AddNumberToObject(o, "instances", (double)instances);
     cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
     cJSON_AddNumberToObject(o, "max_batch", (double)cfg->max_batch);
     cJSON_AddNumberToObject(o, "max_delay_us", cfg->max_delay_us);
@@ -173,7 +175,7 @@ static cJSON *json_target(const ib_serve_result *r, const ib_serve_config *cfg)
 char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
 {
     cJSON *root = ib__json_document("inferbench.serve/1", r->partial, r->stop_status, info);
-    cJSON_AddItemToObject(root, "config", json_config(cfg));
+    cJSON_AddItemToObject(root, "config", json_config(cfg, r->instances));
     cJSON_AddStringToObject(root, "copies", copies_name(r->copies));
     ib__json_add_number(root, "service_ms", r->service_ms);
     cJSON *rates = cJSON_AddArrayToObject(root, "rates");

@@ -425,6 +425,40 @@ static void test_bad_config(void)
     ib_workload_destroy(w);
 }
 
+/* Two instances serve one queue, a thread each. Each fake has its own
+ * virtual clock, so which instance takes which request depends on the
+ * threads; what must hold whatever the order: every request served once,
+ * and at 100/s with 1 ms runs nobody waits. */
+static void test_two_instances(void)
+{
+    slow_script s0, s1;
+    ib_workload *ws[2] = {open_slow(&s0, -1), open_slow(&s1, -1)};
+    ib_serve_config cfg;
+    serve_config(&cfg, 50);
+    double rate = 100;
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve_instances(ws, 2, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(r->instances, 2);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->n, 50);
+    CHECK_EQ_INT(p->batch_hist[1], 50);
+    CHECK_EQ_INT(ib__fake_runs(ws[0]) + ib__fake_runs(ws[1]), 2 * 2 + 50); /* warm-ups + one run a request */
+    CHECK_NEAR(p->total.min, 1, 1e-9);
+    CHECK_NEAR(p->total.max, 1, 1e-9);
+    CHECK_NEAR(p->queue.max, 0, 1e-9);
+    cfg.concurrency = 1;
+    cfg.n_rates = 0;
+    CHECK_EQ_INT(ib_measure_serve_instances(ws, 2, &cfg, r, &err), IB_ERR_UNSUPPORTED);
+    ib_workload *same[2] = {ws[0], ws[0]};
+    CHECK_EQ_INT(ib_measure_serve_instances(same, 2, &cfg, r, &err), IB_ERR_INVALID_ARG);
+    free(r);
+    ib_workload_destroy(ws[0]);
+    ib_workload_destroy(ws[1]);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The schedule file                                                         */
 /* ------------------------------------------------------------------------ */
@@ -495,6 +529,7 @@ int main(void)
     test_search_halves_down();
     test_cancel_keeps_rates();
     test_bad_config();
+    test_two_instances();
     test_trace_parse();
     test_trace_served();
     return check_summary("test_serve");
