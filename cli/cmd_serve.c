@@ -29,7 +29,8 @@ static bool parse_rates(const char *text, double *out, size_t *n)
         memcpy(buf, s, len);
         buf[len] = '\0';
         double v = strtod(buf, &end);
-        if (*end || !isfinite(v) || v > 1e9) return bad_input("--rates", text, "expected numbers separated by commas");
+        if (*end || !isfinite(v) || v > 1e9)
+            return bad_input("--rates", text, "expected numbers separated by commas");
         if (!(v > 0)) return bad_input("--rates", text, "a rate must be above 0 requests/s");
         out[(*n)++] = v;
         if (s[len] == '\0') return true;
@@ -67,7 +68,7 @@ static bool load_schedule(const char *path, double **times, size_t *n)
         free(text);
         return bad_input("--arrivals", path, "larger than 64 MiB");
     }
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_serve_trace_parse(text, len, times, n, &err);
     free(text);
     if (st != IB_OK) fprintf(stderr, "inferbench: --arrivals '%s': %s\n", path, err.message);
@@ -80,9 +81,12 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
 {
     ib_serve_config *s = &a->serve;
     const char *arr = a->arrivals ? a->arrivals : "poisson";
-    if (!strcmp(arr, "poisson")) s->arrivals = IB_ARRIVALS_POISSON;
-    else if (!strcmp(arr, "constant")) s->arrivals = IB_ARRIVALS_CONSTANT;
-    else if (!load_schedule(arr, trace, &s->n_trace)) return false;
+    if (!strcmp(arr, "poisson"))
+        s->arrivals = IB_ARRIVALS_POISSON;
+    else if (!strcmp(arr, "constant"))
+        s->arrivals = IB_ARRIVALS_CONSTANT;
+    else if (!load_schedule(arr, trace, &s->n_trace))
+        return false;
     else {
         s->arrivals = IB_ARRIVALS_TRACE;
         s->trace_ms = *trace;
@@ -98,8 +102,8 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
         return false;
     }
     if (a->max_batch > IB_SERVE_MAX_BATCH) {
-        fprintf(stderr, "inferbench: serve --max-batch %lld: at most %d requests a run\n", (long long)a->max_batch,
-                IB_SERVE_MAX_BATCH);
+        fprintf(stderr, "inferbench: serve --max-batch %lld: at most %d requests a run\n",
+                (long long)a->max_batch, IB_SERVE_MAX_BATCH);
         return false;
     }
     if (s->concurrency > 0 && a->max_batch > 1) {
@@ -107,8 +111,10 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
         return false;
     }
     if (a->rates && !parse_rates(a->rates, rates, &s->n_rates)) return false;
-    if (a->rates) s->rates = rates;
-    else if (a->rate > 0 && s->slo_ms > 0) s->start_rate = a->rate;
+    if (a->rates)
+        s->rates = rates;
+    else if (a->rate > 0 && s->slo_ms > 0)
+        s->start_rate = a->rate;
     else if (a->rate > 0) {
         rates[0] = a->rate;
         s->rates = rates;
@@ -133,7 +139,7 @@ static int measure(cli_args *a, ib_workload **ws, size_t k, cli_output *json, cl
         cli_output_abort(html);
         return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_measure_serve_instances(ws, k, &a->serve, r, &err);
     bool measured = r->n_points > 0;
     const ib_workload_info *info = ib_workload_get_info(ws[0]);
@@ -150,12 +156,13 @@ static int measure(cli_args *a, ib_workload **ws, size_t k, cli_output *json, cl
 static int open_instances(const cli_args *a, ib_workload **ws, size_t k)
 {
     for (size_t i = 1; i < k; i++) {
-        ib_error err = {{0}};
+        ib_error err = { { 0 } };
         ib_status st = ib_workload_open_model(a->model, &a->model_opts, &ws[i], &err);
         if (st == IB_OK) continue;
         char line[sizeof err.message + 160];
         if (st == IB_ERR_DEVICE_OOM || st == IB_ERR_NO_MEMORY)
-            snprintf(line, sizeof line, "--instances %zu: only %zu instance%s fit in memory (instance %zu: %s)", k, i,
+            snprintf(line, sizeof line,
+                     "--instances %zu: only %zu instance%s fit in memory (instance %zu: %s)", k, i,
                      i == 1 ? "" : "s", i + 1, err.message);
         else
             snprintf(line, sizeof line, "--instances %zu: instance %zu: %s", k, i + 1, err.message);
@@ -179,11 +186,12 @@ int cmd_serve(cli_args *a)
     }
     cli_apply_memory_cap(a);
     size_t k = a->instances > 0 ? (size_t)a->instances : 1;
-    ib_workload *ws[IB_SERVE_MAX_INSTANCES] = {0};
+    ib_workload *ws[IB_SERVE_MAX_INSTANCES] = { 0 };
     cli_output json, html;
     int code = cli_start(a, &json, &html, &ws[0]);
     if (code == EXIT_OK) code = open_instances(a, ws, k);
-    if (code == EXIT_OK) code = measure(a, ws, k, &json, &html);
+    if (code == EXIT_OK)
+        code = measure(a, ws, k, &json, &html);
     else if (ws[0]) {
         cli_output_abort(&json);
         cli_output_abort(&html);

@@ -361,8 +361,7 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     case O_SLO_PERCENTILE: return parse_fraction(name, v, &s->slo_percentile);
     case O_CONFIDENCE: return parse_fraction(name, v, &s->confidence);
     case O_INSTANCES: return parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
-    case O_SCHEDULE_SEED:
-        return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
+    case O_SCHEDULE_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
     }
     return false;
 }

@@ -904,57 +904,57 @@ typedef enum ib_serve_copies {
 } ib_serve_copies;
 
 typedef struct ib_serve_config {
-    ib_config run;          /* warm-up, cancel, progress (runs and adaptive fields unused) */
+    ib_config run; /* warm-up, cancel, progress (runs and adaptive fields unused) */
     ib_arrivals arrivals;
     const double *trace_ms; /* IB_ARRIVALS_TRACE: n_trace arrival times in ms
                                from the run's start, non-decreasing */
     size_t n_trace;
-    uint64_t seed;          /* of the Poisson schedule (default 1) */
-    int64_t requests;       /* requests per rate (default 1000); 0: by duration_ms */
-    double duration_ms;     /* with requests 0: the requests that arrive within it */
-    int64_t request_batch;  /* inputs of one request (default 1) */
-    int64_t concurrency;    /* > 0: closed loop, this many requests always outstanding */
-    int64_t max_batch;      /* dynamic batching: up to this many requests a run (1: off) */
-    double max_delay_us;    /* and at most this long after the first waited for */
-    double slo_ms;          /* > 0: search the highest rate whose percentile meets it */
-    double slo_percentile;  /* default 0.99 */
-    double confidence;      /* of the early-stopping bound, default 0.99 */
-    double search_tolerance;/* bisection stops when hi/lo <= 1 + this (default 0.05) */
-    const double *rates;    /* n_rates offered rates (requests/s) to measure, no search */
+    uint64_t seed;           /* of the Poisson schedule (default 1) */
+    int64_t requests;        /* requests per rate (default 1000); 0: by duration_ms */
+    double duration_ms;      /* with requests 0: the requests that arrive within it */
+    int64_t request_batch;   /* inputs of one request (default 1) */
+    int64_t concurrency;     /* > 0: closed loop, this many requests always outstanding */
+    int64_t max_batch;       /* dynamic batching: up to this many requests a run (1: off) */
+    double max_delay_us;     /* and at most this long after the first waited for */
+    double slo_ms;           /* > 0: search the highest rate whose percentile meets it */
+    double slo_percentile;   /* default 0.99 */
+    double confidence;       /* of the early-stopping bound, default 0.99 */
+    double search_tolerance; /* bisection stops when hi/lo <= 1 + this (default 0.05) */
+    const double *rates;     /* n_rates offered rates (requests/s) to measure, no search */
     size_t n_rates;
-    double start_rate;      /* the search's first rate; 0: half the capacity
-                               the warm-up runs suggest */
+    double start_rate; /* the search's first rate; 0: half the capacity
+                          the warm-up runs suggest */
 } ib_serve_config;
 
 void ib_serve_config_init(ib_serve_config *cfg);
 
 /* One offered rate (or the closed loop), measured. Times in ms. */
 typedef struct ib_serve_point {
-    double offered_rate;    /* requests/s; NaN in a closed loop */
-    double achieved_rate;   /* completed requests / (last completion - first arrival) */
-    int64_t n;              /* requests completed */
-    int64_t scheduled;      /* requests scheduled */
-    int64_t over_slo;       /* requests whose total passed slo_ms */
-    double at_percentile_ms;/* the total's slo_percentile quantile (NaN without a target) */
+    double offered_rate;             /* requests/s; NaN in a closed loop */
+    double achieved_rate;            /* completed requests / (last completion - first arrival) */
+    int64_t n;                       /* requests completed */
+    int64_t scheduled;               /* requests scheduled */
+    int64_t over_slo;                /* requests whose total passed slo_ms */
+    double at_percentile_ms;         /* the total's slo_percentile quantile (NaN without a target) */
     double compute_at_percentile_ms; /* the same of compute: above slo_ms, no
                                         lower rate can meet the target */
-    bool met;               /* the early-stopping bound says the percentile meets slo_ms */
-    bool partial;           /* interrupted or failed: not every request ran */
-    ib_stats queue;         /* scheduled arrival to the start of its run */
-    ib_stats h2d, compute, d2h; /* h2d/d2h: n 0 unless copies are timed apart */
-    ib_stats total;         /* completion - scheduled arrival */
-    int64_t runs;           /* runs issued */
+    bool met;                        /* the early-stopping bound says the percentile meets slo_ms */
+    bool partial;                    /* interrupted or failed: not every request ran */
+    ib_stats queue;                  /* scheduled arrival to the start of its run */
+    ib_stats h2d, compute, d2h;      /* h2d/d2h: n 0 unless copies are timed apart */
+    ib_stats total;                  /* completion - scheduled arrival */
+    int64_t runs;                    /* runs issued */
     int64_t batch_hist[IB_SERVE_MAX_BATCH + 1]; /* runs at each batch of requests */
 } ib_serve_point;
 
 typedef struct ib_serve_result {
     ib_serve_point points[IB_SERVE_MAX_RATES]; /* in the order measured */
     size_t n_points;
-    bool searched;          /* a search for slo_ms */
-    bool found;             /* some rate met it: points[best] */
+    bool searched; /* a search for slo_ms */
+    bool found;    /* some rate met it: points[best] */
     size_t best;
-    double service_ms;      /* median run time in warm-up: the capacity estimate */
-    size_t instances;       /* workloads that served */
+    double service_ms; /* median run time in warm-up: the capacity estimate */
+    size_t instances;  /* workloads that served */
     ib_serve_copies copies;
     bool partial;
     ib_status stop_status;
@@ -963,8 +963,7 @@ typedef struct ib_serve_result {
 /* Serves requests to w on the configured schedule(s) and fills out (kept,
  * partial, on failure and cancel). A search in which no rate meets the
  * target returns IB_ERR_NOT_MET with the result complete (found false). */
-ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out,
-                           ib_error *err);
+ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out, ib_error *err);
 
 /* The same with n_instances copies of the model (distinct workloads, each
  * with its own session and stream, on one kind of device) serving one
@@ -977,8 +976,7 @@ ib_status ib_measure_serve_instances(ib_workload *const *ws, size_t n_instances,
  * (a decimal number >= 0), non-decreasing; blank lines and lines starting
  * with '#' are skipped. *times_ms is malloc'ed (release with ib_free).
  * Malformed, unsorted or empty: IB_ERR_INVALID_ARG with the line number. */
-ib_status ib_serve_trace_parse(const char *text, size_t len, double **times_ms, size_t *n,
-                               ib_error *err);
+ib_status ib_serve_trace_parse(const char *text, size_t len, double **times_ms, size_t *n, ib_error *err);
 
 /* The early-stopping rule (MLPerf LoadGen's): with n requests of which k
  * took longer than the target, the percentile p meets the target with

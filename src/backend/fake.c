@@ -225,8 +225,10 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     f->run_sync = true;
     w->ops = &fake_ops;
     w->impl = f;
-    w->clock = (ib__clock){ .now_ms = virtual_now, .ctx = f, .resolution_ms = s->timer_resolution_ms,
-                           .wait_until_ms = virtual_wait_until };
+    w->clock = (ib__clock){ .now_ms = virtual_now,
+                            .ctx = f,
+                            .resolution_ms = s->timer_resolution_ms,
+                            .wait_until_ms = virtual_wait_until };
     w->device_timer = s->has_device_timer ? &fake_timer_ops : NULL;
     ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
     ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);

@@ -82,13 +82,15 @@ ib__batch_decision ib__batcher_decide(const double *arrivals_ms, size_t n_pendin
     double start = fmax(free_ms, arrivals_ms[0]);
     size_t full = max_batch < n_pending ? max_batch : n_pending;
     double when;
-    if (max_batch <= 1) when = start;
+    if (max_batch <= 1)
+        when = start;
     else if (full == max_batch && arrivals_ms[max_batch - 1] <= arrivals_ms[0] + max_delay_ms)
         when = fmax(start, arrivals_ms[max_batch - 1]); /* the batch fills before the delay ends */
-    else when = fmax(start, arrivals_ms[0] + max_delay_ms);
+    else
+        when = fmax(start, arrivals_ms[0] + max_delay_ms);
     size_t count = 0;
     while (count < full && arrivals_ms[count] <= when) count++;
-    return (ib__batch_decision){.dispatch_ms = when, .count = count};
+    return (ib__batch_decision){ .dispatch_ms = when, .count = count };
 }
 
 /* ------------------------------------------------------------------------ */
@@ -117,11 +119,11 @@ typedef struct server {
     size_t cap;
     /* One rate's dispatch, shared by the instances under lock. */
     pthread_mutex_t lock;
-    size_t n, next;       /* requests scheduled; the first not yet taken */
-    double t0;            /* the schedule's origin on the host clock */
+    size_t n, next; /* requests scheduled; the first not yet taken */
+    double t0;      /* the schedule's origin on the host clock */
     double last_end;
     ib_serve_point *pt;
-    ib_status status;     /* the first failure; the others stop on it */
+    ib_status status; /* the first failure; the others stop on it */
     ib_error err;
 } server;
 
@@ -134,8 +136,9 @@ static ib_serve_copies copies_of(const ib_workload *w)
 
 static ib_status instance_open(instance *in, ib_workload *w, server *s, ib_error *err)
 {
-    *in = (instance){.w = w, .s = s};
-    for (int p = 0; p < N_PARTS && w->device_timer; p++) IB_TRY(w->device_timer->create(w, &in->marks[p], err));
+    *in = (instance){ .w = w, .s = s };
+    for (int p = 0; p < N_PARTS && w->device_timer; p++)
+        IB_TRY(w->device_timer->create(w, &in->marks[p], err));
     /* As in the runner: with device marks the wait is on the last mark,
      * not inside the run, so no host wake-up is counted as device time. */
     if (w->device_timer && w->ops->set_run_sync) {
@@ -167,7 +170,7 @@ static void free_records(server *s)
 static ib_status server_open(server *s, ib_workload *const *ws, size_t n_inst, const ib_serve_config *cfg,
                              ib_error *err)
 {
-    *s = (server){.cfg = cfg, .copies = copies_of(ws[0]), .n_inst = n_inst};
+    *s = (server){ .cfg = cfg, .copies = copies_of(ws[0]), .n_inst = n_inst };
     s->inst = calloc(n_inst, sizeof *s->inst);
     IB_FAIL_IF(!s->inst, err, IB_ERR_NO_MEMORY, "out of memory");
     IB_FAIL_IF(pthread_mutex_init(&s->lock, NULL) != 0, err, IB_ERR_INTERNAL, "cannot make a lock");
@@ -224,7 +227,8 @@ static ib_status run_parts(instance *in, ib_serve_copies copies, double ms[N_PAR
         IB_TRY(marked(in, PART_COMPUTE, ops->run, err));
         IB_TRY(marked(in, PART_D2H, ops->copy_out, err));
     } else {
-        IB_TRY(marked(in, PART_COMPUTE, copies == IB_SERVE_COPIES_INSIDE ? ops->run_with_copies : ops->run, err));
+        IB_TRY(marked(in, PART_COMPUTE, copies == IB_SERVE_COPIES_INSIDE ? ops->run_with_copies : ops->run,
+                      err));
     }
     for (int p = 0; p < N_PARTS; p++)
         if (in->marks[p] && (p == PART_COMPUTE || copies == IB_SERVE_COPIES_APART))
@@ -276,8 +280,10 @@ static ib_status warm_up(instance *in, const ib_serve_config *cfg, ib_serve_copi
  * arrive within duration_ms at this rate. */
 static ib_status schedule_size(const ib_serve_config *cfg, double rate, size_t *n, ib_error *err)
 {
-    if (cfg->arrivals == IB_ARRIVALS_TRACE) *n = cfg->n_trace;
-    else if (cfg->requests > 0 || cfg->concurrency > 0) *n = (size_t)cfg->requests;
+    if (cfg->arrivals == IB_ARRIVALS_TRACE)
+        *n = cfg->n_trace;
+    else if (cfg->requests > 0 || cfg->concurrency > 0)
+        *n = (size_t)cfg->requests;
     else {
         /* The Poisson count is rate x duration on average: twice that and
          * 100 more fall short with a probability below 1e-20. */
@@ -302,9 +308,12 @@ static ib_status make_schedule(server *s, double rate, size_t *n, ib_error *err)
         for (size_t i = 0; i < *n; i++) s->arrival[i] = i < (size_t)cfg->concurrency ? 0 : NAN;
         return IB_OK;
     }
-    if (cfg->arrivals == IB_ARRIVALS_TRACE) memcpy(s->arrival, cfg->trace_ms, *n * sizeof(double));
-    else if (cfg->arrivals == IB_ARRIVALS_CONSTANT) ib__serve_constant(rate, *n, s->arrival);
-    else ib__serve_poisson(rate, cfg->seed, *n, s->arrival);
+    if (cfg->arrivals == IB_ARRIVALS_TRACE)
+        memcpy(s->arrival, cfg->trace_ms, *n * sizeof(double));
+    else if (cfg->arrivals == IB_ARRIVALS_CONSTANT)
+        ib__serve_constant(rate, *n, s->arrival);
+    else
+        ib__serve_poisson(rate, cfg->seed, *n, s->arrival);
     if (cfg->requests == 0 && cfg->arrivals != IB_ARRIVALS_TRACE) {
         size_t within = 0;
         while (within < *n && s->arrival[within] < cfg->duration_ms) within++;
@@ -329,7 +338,8 @@ static bool wait_until(instance *in, double t)
 
 /* What one run served: requests [first, first+count) of the schedule.
  * Under the lock. */
-static void record_run(server *s, size_t first, size_t count, double start, double end, const double ms[N_PARTS])
+static void record_run(server *s, size_t first, size_t count, double start, double end,
+                       const double ms[N_PARTS])
 {
     for (size_t j = first; j < first + count; j++) {
         s->queue[j] = start - s->arrival[j];
@@ -400,7 +410,7 @@ static void *instance_loop(void *arg)
         bool more = take(s, now(in) - s->t0, &first, &d);
         pthread_mutex_unlock(&s->lock);
         if (!more) return NULL;
-        ib_error err = {{0}};
+        ib_error err = { { 0 } };
         ib_status st = serve_run(in, first, d, &err);
         if (st != IB_OK) {
             fail(s, st, &err);
@@ -423,7 +433,7 @@ static ib_status dispatch(server *s, size_t n, ib_serve_point *pt, ib_error *err
     size_t started = 0;
     for (size_t i = 1; i < s->n_inst; i++, started++)
         if (pthread_create(&threads[started], NULL, instance_loop, &s->inst[i]) != 0) {
-            fail(s, IB_ERR_INTERNAL, &(ib_error){.message = "cannot start an instance's thread"});
+            fail(s, IB_ERR_INTERNAL, &(ib_error){ .message = "cannot start an instance's thread" });
             break;
         }
     instance_loop(&s->inst[0]);
@@ -487,7 +497,7 @@ static double trace_rate(const ib_serve_config *cfg)
 static ib_status serve_rate(server *s, double rate, ib_serve_point *pt, ib_error *err)
 {
     memset(pt, 0, sizeof *pt);
-    pt->offered_rate = s->cfg->concurrency > 0 ? NAN
+    pt->offered_rate = s->cfg->concurrency > 0                 ? NAN
                        : s->cfg->arrivals == IB_ARRIVALS_TRACE ? trace_rate(s->cfg)
                                                                : rate;
     size_t n = 0;
@@ -528,14 +538,20 @@ static ib_status search(server *s, double first, ib_serve_result *out, ib_error 
     for (;;) {
         IB_TRY(measure_point(s, rate, out, err));
         const ib_serve_point *pt = &out->points[out->n_points - 1];
-        if (pt->met) lo = rate;
-        else hi = rate;
+        if (pt->met)
+            lo = rate;
+        else
+            hi = rate;
         if (lo == 0 && pt->compute_at_percentile_ms > s->cfg->slo_ms) return IB_OK;
         if (lo == 0 && hi <= first / pow(2, MAX_HALVINGS)) return IB_OK;
-        if (isinf(hi)) rate = lo * 2;
-        else if (lo == 0) rate = hi / 2;
-        else if (hi / lo <= 1 + s->cfg->search_tolerance) return IB_OK;
-        else rate = sqrt(lo * hi);
+        if (isinf(hi))
+            rate = lo * 2;
+        else if (lo == 0)
+            rate = hi / 2;
+        else if (hi / lo <= 1 + s->cfg->search_tolerance)
+            return IB_OK;
+        else
+            rate = sqrt(lo * hi);
         if (out->n_points == IB_SERVE_MAX_RATES) return IB_OK;
     }
 }
@@ -558,8 +574,8 @@ static ib_status validate(const ib_serve_config *c, ib_error *err)
                IB_SERVE_MAX_BATCH);
     IB_FAIL_IF(c->concurrency > 0 && c->max_batch > 1, err, IB_ERR_INVALID_ARG,
                "dynamic batching serves an open loop, not a closed one");
-    IB_FAIL_IF(c->arrivals == IB_ARRIVALS_TRACE && (!c->trace_ms || c->n_trace == 0), err,
-               IB_ERR_INVALID_ARG, "an empty schedule");
+    IB_FAIL_IF(c->arrivals == IB_ARRIVALS_TRACE && (!c->trace_ms || c->n_trace == 0), err, IB_ERR_INVALID_ARG,
+               "an empty schedule");
     IB_FAIL_IF(c->slo_ms > 0 && !(c->slo_percentile > 0 && c->slo_percentile < 1 && c->confidence > 0 &&
                                   c->confidence < 1),
                err, IB_ERR_INVALID_ARG, "a percentile and a confidence are between 0 and 1");

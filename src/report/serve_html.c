@@ -51,8 +51,9 @@ static void latency_curve(ib__sbuf *b, const ib_serve_point *const *p, size_t n,
         y99[i] = p[i]->total.p99;
         top = fmax(top, y99[i]);
     }
-    ib__plot plot = {900, 380, 84, 110, 24, 52, ib__nice_axis(0, x[n - 1] * 1.05, 10),
-                     ib__nice_axis(0, top * 1.1, 8)};
+    ib__plot plot = {
+        900, 380, 84, 110, 24, 52, ib__nice_axis(0, x[n - 1] * 1.05, 10), ib__nice_axis(0, top * 1.1, 8)
+    };
     ib__sbuf_printf(b, "<h2>Latency against load</h2>\n<figure>\n");
     ib__svg_begin(b, &plot, "request latency percentiles against offered rate");
     ib__svg_axes(b, &plot, "offered rate (requests/s)", "latency from scheduled arrival (ms)");
@@ -61,8 +62,10 @@ static void latency_curve(ib__sbuf *b, const ib_serve_point *const *p, size_t n,
         snprintf(label, sizeof label, "target p%g %g ms", cfg->slo_percentile * 100, cfg->slo_ms);
         ib__svg_hline(b, &plot, cfg->slo_ms, "target", label);
     }
-    const struct { const double *y; const char *line, *pt; } curves[] = {
-        {y50, "p50", "pt-p50"}, {y90, "p90", "pt-p90"}, {y99, "p99", "pt-p99"}};
+    const struct {
+        const double *y;
+        const char *line, *pt;
+    } curves[] = { { y50, "p50", "pt-p50" }, { y90, "p90", "pt-p90" }, { y99, "p99", "pt-p99" } };
     for (size_t c = 0; c < 3; c++) {
         ib__svg_polyline(b, &plot, x, curves[c].y, n, curves[c].line);
         ib__svg_points(b, &plot, x, curves[c].y, n, curves[c].pt, 3.5);
@@ -82,7 +85,9 @@ static void achieved_curve(ib__sbuf *b, const ib_serve_point *const *p, size_t n
         y[i] = p[i]->achieved_rate;
         top = fmax(top, fmax(x[i], y[i]));
     }
-    ib__plot plot = {900, 320, 84, 24, 24, 52, ib__nice_axis(0, top * 1.05, 10), ib__nice_axis(0, top * 1.05, 8)};
+    ib__plot plot = {
+        900, 320, 84, 24, 24, 52, ib__nice_axis(0, top * 1.05, 10), ib__nice_axis(0, top * 1.05, 8)
+    };
     ib__sbuf_printf(b, "<h2>Achieved against offered rate</h2>\n<figure>\n");
     ib__svg_begin(b, &plot, "achieved rate against offered rate");
     ib__svg_axes(b, &plot, "offered rate (requests/s)", "achieved (requests/s)");
@@ -96,7 +101,7 @@ static void achieved_curve(ib__sbuf *b, const ib_serve_point *const *p, size_t n
 
 char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                         "<title>inferbench serve: ");
     ib__xml_escape(&b, info->model);
@@ -104,7 +109,8 @@ char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg,
     ib__xml_escape(&b, info->model);
     ib__sbuf_printf(&b, "</h1>\n");
     if (r->partial)
-        ib__sbuf_printf(&b, "<p class=\"partial\">PARTIAL: stopped early (%s)</p>\n", ib_status_str(r->stop_status));
+        ib__sbuf_printf(&b, "<p class=\"partial\">PARTIAL: stopped early (%s)</p>\n",
+                        ib_status_str(r->stop_status));
     const ib_serve_point *pts[IB_SERVE_MAX_RATES];
     size_t n = sorted_points(r, pts);
     if (n > 0) {

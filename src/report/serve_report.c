@@ -29,11 +29,14 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
                         const ib_workload_info *info)
 {
     char t[32];
-    ib__sbuf_printf(b, "model: %s\ndevice: %s\n", info->model, info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    ib__sbuf_printf(b, "model: %s\ndevice: %s\n", info->model,
+                    info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
     ib__sbuf_printf(b, "requests: batch %lld each; ", (long long)cfg->request_batch);
     if (cfg->concurrency > 0)
-        ib__sbuf_printf(b, "closed loop, %lld outstanding (hides queueing: a request is issued only "
-                           "when one completes)\n", (long long)cfg->concurrency);
+        ib__sbuf_printf(b,
+                        "closed loop, %lld outstanding (hides queueing: a request is issued only "
+                        "when one completes)\n",
+                        (long long)cfg->concurrency);
     else
         ib__sbuf_printf(b, "open loop, %s arrivals, latency from the scheduled arrival\n",
                         cfg->arrivals == IB_ARRIVALS_POISSON    ? "Poisson"
@@ -53,9 +56,9 @@ static void text_row(ib__sbuf *b, const ib_serve_point *p, const ib_serve_config
     char o[32], a[32], p50[32], p90[32], p99[32], q99[32], c50[32];
     ib__sbuf_printf(b, "%10s %10s %7lld %10s %10s %10s %10s %10s  %s%s\n", ib__fmt_rate(o, p->offered_rate),
                     ib__fmt_rate(a, p->achieved_rate), (long long)p->n, ib__fmt_ms(p50, p->total.p50),
-                    ib__fmt_ms(p90, p->total.p90), ib__fmt_ms(p99, p->total.p99), ib__fmt_ms(q99, p->queue.p99),
-                    ib__fmt_ms(c50, p->compute.p50), cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-",
-                    p->partial ? " (partial)" : "");
+                    ib__fmt_ms(p90, p->total.p90), ib__fmt_ms(p99, p->total.p99),
+                    ib__fmt_ms(q99, p->queue.p99), ib__fmt_ms(c50, p->compute.p50),
+                    cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-", p->partial ? " (partial)" : "");
 }
 
 static void text_batches(ib__sbuf *b, const ib_serve_point *p)
@@ -91,18 +94,19 @@ static void text_answer(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
 
 char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     text_header(&b, r, cfg, info);
-    ib__sbuf_printf(&b, "%10s %10s %7s %10s %10s %10s %10s %10s  %s\n", "offered/s", "achieved/s", "n",
-                    "p50", "p90", "p99", "queue p99", "compute", "target");
+    ib__sbuf_printf(&b, "%10s %10s %7s %10s %10s %10s %10s %10s  %s\n", "offered/s", "achieved/s", "n", "p50",
+                    "p90", "p99", "queue p99", "compute", "target");
     for (size_t i = 0; i < r->n_points; i++) {
         text_row(&b, &r->points[i], cfg);
         if (cfg->max_batch > 1) text_batches(&b, &r->points[i]);
     }
     text_answer(&b, r, cfg);
     if (r->partial)
-        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the rates above are what was measured, the last "
-                            "one marked partial if it was cut short\n",
+        ib__sbuf_printf(&b,
+                        "PARTIAL: stopped early (%s); the rates above are what was measured, the last "
+                        "one marked partial if it was cut short\n",
                         ib_status_str(r->stop_status));
     return ib__sbuf_finish(&b);
 }
@@ -122,10 +126,14 @@ static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
     ib__json_add_number(o, "at_target_percentile_ms", p->at_percentile_ms);
     cJSON_AddBoolToObject(o, "met", p->met);
     cJSON_AddBoolToObject(o, "partial", p->partial);
-    const struct { const char *name; const ib_stats *st; bool has; } parts[] = {
-        {"queue_ms", &p->queue, true},       {"h2d_ms", &p->h2d, copies_apart},
-        {"compute_ms", &p->compute, true},   {"d2h_ms", &p->d2h, copies_apart},
-        {"total_ms", &p->total, true},
+    const struct {
+        const char *name;
+        const ib_stats *st;
+        bool has;
+    } parts[] = {
+        { "queue_ms", &p->queue, true },     { "h2d_ms", &p->h2d, copies_apart },
+        { "compute_ms", &p->compute, true }, { "d2h_ms", &p->d2h, copies_apart },
+        { "total_ms", &p->total, true },
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         cJSON_AddItemToObject(o, parts[i].name,
@@ -145,7 +153,7 @@ static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
 static cJSON *json_config(const ib_serve_config *cfg, size_t instances)
 {
     cJSON *o = cJSON_CreateObject();
-    static const char *const arrivals[] = {"poisson", "constant", "file"};
+    static const char *const arrivals[] = { "poisson", "constant", "file" };
     cJSON_AddStringToObject(o, "loop", cfg->concurrency > 0 ? "closed" : "open");
     cJSON_AddStringToObject(o, "arrivals", arrivals[cfg->arrivals]);
     cJSON_AddNumberToObject(o, "seed", (double)cfg->seed);

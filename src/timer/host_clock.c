@@ -40,8 +40,8 @@ static void monotonic_wait_until_ms(const void *ctx, double t_ms)
     (void)ctx;
     double sleep_to = t_ms - SPIN_MS;
     if (ib__now_ms() < sleep_to) {
-        struct timespec ts = {.tv_sec = (time_t)(sleep_to / 1e3),
-                              .tv_nsec = (long)(fmod(sleep_to, 1e3) * 1e6)};
+        struct timespec ts = { .tv_sec = (time_t)(sleep_to / 1e3),
+                               .tv_nsec = (long)(fmod(sleep_to, 1e3) * 1e6) };
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
         }
     }
@@ -51,6 +51,8 @@ static void monotonic_wait_until_ms(const void *ctx, double t_ms)
 
 ib__clock ib__host_clock(void)
 {
-    return (ib__clock){ .now_ms = monotonic_now_ms, .ctx = NULL, .resolution_ms = host_resolution_ms(),
+    return (ib__clock){ .now_ms = monotonic_now_ms,
+                        .ctx = NULL,
+                        .resolution_ms = host_resolution_ms(),
                         .wait_until_ms = monotonic_wait_until_ms };
 }

@@ -40,7 +40,8 @@ static double ks_exponential(double *gaps, size_t n, double rate)
 static void test_poisson_schedule(void)
 {
     enum { N = 5000 };
-    double *t = malloc(N * sizeof *t), *again = malloc(N * sizeof *again), *gaps = malloc((N - 1) * sizeof *gaps);
+    double *t = malloc(N * sizeof *t), *again = malloc(N * sizeof *again),
+           *gaps = malloc((N - 1) * sizeof *gaps);
     ib__serve_poisson(200.0, 7, N, t);
     CHECK_NEAR(t[0], 0, 0);
     for (size_t i = 1; i < N; i++) gaps[i - 1] = t[i] - t[i - 1];
@@ -107,7 +108,7 @@ static void test_early_stopping(void)
 
 static void test_batcher(void)
 {
-    const double a[] = {0, 1, 2, 10};
+    const double a[] = { 0, 1, 2, 10 };
     ib__batch_decision d = ib__batcher_decide(a, 4, 0, 3, 5);
     CHECK_NEAR(d.dispatch_ms, 2, 0); /* the batch fills at 2, before the delay ends at 5 */
     CHECK_EQ_INT(d.count, 3);
@@ -149,7 +150,7 @@ static double slow_duration(int64_t batch, int64_t index, void *ctx)
 
 static ib_workload *open_slow(slow_script *ss, int64_t slow_run)
 {
-    *ss = (slow_script){.slow_run = slow_run, .cancel_at_run = -1};
+    *ss = (slow_script){ .slow_run = slow_run, .cancel_at_run = -1 };
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = slow_duration;
@@ -261,7 +262,7 @@ static void test_dynamic_batching(void)
 
 static void test_copies_apart(void)
 {
-    slow_script ss = {.slow_run = -1, .cancel_at_run = -1};
+    slow_script ss = { .slow_run = -1, .cancel_at_run = -1 };
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = slow_duration;
@@ -383,7 +384,7 @@ static void test_cancel_keeps_rates(void)
     ib_serve_config cfg;
     serve_config(&cfg, 100);
     cfg.run.cancel = &cancel;
-    double rates[] = {50, 100, 200};
+    double rates[] = { 50, 100, 200 };
     cfg.rates = rates;
     cfg.n_rates = 3;
     ib_serve_result *r = calloc(1, sizeof *r);
@@ -432,7 +433,7 @@ static void test_bad_config(void)
 static void test_two_instances(void)
 {
     slow_script s0, s1;
-    ib_workload *ws[2] = {open_slow(&s0, -1), open_slow(&s1, -1)};
+    ib_workload *ws[2] = { open_slow(&s0, -1), open_slow(&s1, -1) };
     ib_serve_config cfg;
     serve_config(&cfg, 50);
     double rate = 100;
@@ -452,7 +453,7 @@ static void test_two_instances(void)
     cfg.concurrency = 1;
     cfg.n_rates = 0;
     CHECK_EQ_INT(ib_measure_serve_instances(ws, 2, &cfg, r, &err), IB_ERR_UNSUPPORTED);
-    ib_workload *same[2] = {ws[0], ws[0]};
+    ib_workload *same[2] = { ws[0], ws[0] };
     CHECK_EQ_INT(ib_measure_serve_instances(same, 2, &cfg, r, &err), IB_ERR_INVALID_ARG);
     free(r);
     ib_workload_destroy(ws[0]);
@@ -483,7 +484,7 @@ static void test_trace_parse(void)
     CHECK_EQ_INT(parse("", &t, &n, &err), IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "no arrival times") != NULL);
     CHECK_EQ_INT(parse("# nothing\n\n", &t, &n, &err), IB_ERR_INVALID_ARG);
-    const char *bad[] = {"-1", "abc", "1 2", "nan", "inf", "0x10", "1,5", "+3", "1e999", "5ms"};
+    const char *bad[] = { "-1", "abc", "1 2", "nan", "inf", "0x10", "1,5", "+3", "1e999", "5ms" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         CHECK_EQ_INT(parse(bad[i], &t, &n, &err), IB_ERR_INVALID_ARG);
         CHECK(strstr(err.message, "line 1") != NULL);
@@ -498,7 +499,7 @@ static void test_trace_served(void)
     ib_workload *w = open_slow(&ss, -1);
     ib_serve_config cfg;
     serve_config(&cfg, 0);
-    const double times[] = {0, 0, 0, 10};
+    const double times[] = { 0, 0, 0, 10 };
     cfg.arrivals = IB_ARRIVALS_TRACE;
     cfg.trace_ms = times;
     cfg.n_trace = 4;
