@@ -131,22 +131,20 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
     return true;
 }
 
-static int measure(cli_args *a, ib_workload **ws, size_t k, cli_output *json, cli_output *html)
+static int measure(cli_args *a, ib_workload **ws, size_t k, cli_outputs *out)
 {
     ib_serve_result *r = malloc(sizeof *r);
     if (!r) {
-        cli_output_abort(json);
-        cli_output_abort(html);
+        cli_outputs_abort(out);
         return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
     ib_error err = { { 0 } };
     ib_status st = ib_measure_serve_instances(ws, k, &a->serve, r, &err);
     bool measured = r->n_points > 0;
-    const ib_workload_info *info = ib_workload_get_info(ws[0]);
-    int code = cli_finish_with_html(
-        json, html, measured ? ib_serve_report_text(r, &a->serve, info) : NULL,
-        measured && cli_output_wanted(json) ? ib_serve_report_json(r, &a->serve, info) : NULL,
-        measured && cli_output_wanted(html) ? ib_serve_report_html(r, &a->serve, info) : NULL, st, &err);
+    ib_result res = {
+        .kind = IB_RESULT_SERVE, .serve = r, .serve_cfg = &a->serve, .info = ib_workload_get_info(ws[0])
+    };
+    int code = cli_report(out, measured ? &res : NULL, st, &err);
     free(r);
     return code;
 }
@@ -187,15 +185,13 @@ int cmd_serve(cli_args *a)
     cli_apply_memory_cap(a);
     size_t k = a->instances > 0 ? (size_t)a->instances : 1;
     ib_workload *ws[IB_SERVE_MAX_INSTANCES] = { 0 };
-    cli_output json, html;
-    int code = cli_start(a, &json, &html, &ws[0]);
+    cli_outputs out;
+    int code = cli_start(a, &out, &ws[0]);
     if (code == EXIT_OK) code = open_instances(a, ws, k);
     if (code == EXIT_OK)
-        code = measure(a, ws, k, &json, &html);
-    else if (ws[0]) {
-        cli_output_abort(&json);
-        cli_output_abort(&html);
-    }
+        code = measure(a, ws, k, &out);
+    else if (ws[0])
+        cli_outputs_abort(&out);
     close_instances(ws, k);
     free(trace);
     return code;

@@ -807,7 +807,8 @@ typedef enum ib_result_kind {
     IB_RESULT_PITFALLS = 2,
     IB_RESULT_CALIBRATION = 3,
     IB_RESULT_COMPARISON = 4,
-    IB_RESULT_SESSIONS = 5 /* a latency measured in sessions (--sessions N) */
+    IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
+    IB_RESULT_SERVE = 6
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -830,6 +831,9 @@ typedef struct ib_result {
      * back (ib_latency_file_parse); text, json and html print it */
     const char *sessions_json;
     const ib_latency_file *sessions;
+    /* serve: the result and the configuration it was measured with */
+    const struct ib_serve_result *serve;
+    const struct ib_serve_config *serve_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"

@@ -6,7 +6,16 @@
 
 m="zoo:mlp --device cpu"
 
-expect_exit 0 "two rates, json" -- "$IB" serve $m --rates 50,200 --requests 60 --json "$TMP/s.json"
+expect_exit 0 "two rates, json, csv, md" -- "$IB" serve $m --rates 50,200 --requests 60 --json "$TMP/s.json" --csv "$TMP/s.csv" --md "$TMP/s.md"
+python3 -c "
+import csv, json
+rows = list(csv.DictReader(open('$TMP/s.csv', newline='')))
+d = json.load(open('$TMP/s.json'))
+assert [float(r['offered_rate']) for r in rows] == [50, 200]
+assert all(int(r['n']) == 60 and r['h2d_p50_ms'] == '' and float(r['total_p99_ms']) == p['total_ms']['p99'] for r, p in zip(rows, d['rates']))
+" 2>"$TMP/pyerr" && pass "csv: one row a rate, the JSON's figures, no copy parts" || fail "csv: $(cat "$TMP/pyerr")"
+expect_grep "^\*\*inferbench serve\*\*: zoo:mlp" "$TMP/s.md" "md: the title"
+[ "$(grep -c '^| [0-9]' "$TMP/s.md")" -eq 2 ] && pass "md: one row a rate" || fail "md: rows"
 expect_grep "open loop, Poisson arrivals, latency from the scheduled arrival" "$TMP/out" "text: the loop and the arrivals"
 expect_grep "^copies: none" "$TMP/out" "text: no copies on the CPU"
 json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve/1' and d['partial'] is False and d['copies'] == 'none'" "json: schema, complete, no copies"
