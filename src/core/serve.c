@@ -19,7 +19,7 @@
 #define CANCEL_POLL_MS 50.0
 /* A search halves the first rate at most this many times looking for one
  * that meets the target. */
-#define MAX_HALVINGS 8
+#define MAX_HALVINGS 4
 /* Warm-up runs whose times give the service time (the latest ones kept). */
 #define IB__SERVE_WARMUP_CAP 1024
 

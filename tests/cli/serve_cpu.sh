@@ -50,7 +50,7 @@ json_check "$TMP/g.json" "d['target']['found'] and d['target']['best_rate'] == 2
 # The search: where it ends depends on the machine's load, but every rate's
 # verdict must be the early-stopping bound on its own counts (recomputed
 # here exactly), the answer the highest rate met, bracketed from above.
-"$IB" serve $m --slo-p99-ms 50 --rate 100 --requests 460 --json "$TMP/t.json" --html "$TMP/t.html" >"$TMP/out" 2>"$TMP/err"
+"$IB" serve $m --slo-p99-ms 50 --rate 400 --requests 460 --json "$TMP/t.json" --html "$TMP/t.html" >"$TMP/out" 2>"$TMP/err"
 code=$?
 [ "$code" -eq 0 ] || [ "$code" -eq 3 ] && pass "search: exit 0 or 3 ($code)" || fail "search: exit $code"
 bound="from fractions import Fraction as F; from math import comb
@@ -59,7 +59,7 @@ python3 -c "$bound
 import json, sys
 d = json.load(open('$TMP/t.json'))
 r = d['rates']
-assert d['target']['searched'] and r[0]['offered_rate'] == 100
+assert d['target']['searched'] and r[0]['offered_rate'] == 400
 assert all(p['met'] == met(p['n'], p['over_target']) for p in r)
 best = max((p['offered_rate'] for p in r if p['met']), default=None)
 assert d['target']['best_rate'] == best and d['target']['found'] == (best is not None)
