@@ -55,6 +55,12 @@ typedef struct cli_args {
     bool fail_if_slower;
     bool quiet;                /* --quiet: no progress line */
     double max_error;          /* --max-error: 0 none */
+    /* serve (its --max-batch is max_batch, 1 unless given) */
+    ib_serve_config serve;
+    double rate;               /* --rate: one rate, or the search's first */
+    const char *rates;         /* --rates LIST */
+    const char *arrivals;      /* --arrivals poisson|constant|FILE */
+    int64_t instances;         /* --instances K (0: not given, 1) */
     uint64_t given;            /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;          /* --sessions: fresh processes (default 1) */
@@ -82,7 +88,8 @@ enum {
     OPT_QUIET = 1u << 11,     /* --quiet: the measuring commands */
     OPT_SESSIONS = 1u << 20,  /* --sessions, --max-sessions */
     OPT_MATH = 1u << 21,      /* --math: the measuring commands and convert */
-    OPT_ACCURACY = 1u << 22   /* --max-error: latency, throughput */
+    OPT_ACCURACY = 1u << 22,  /* --max-error: latency, throughput */
+    OPT_SERVE = 1u << 12      /* --rate, --arrivals, --slo-p99-ms, ...: serve */
 };
 
 typedef struct cli_command {
@@ -267,5 +274,6 @@ int cmd_convert(cli_args *a);
  * a) is not fp32, compares its outputs with strict fp32 into *acc (zeroed
  * otherwise). Prints the error and returns its exit code on failure. */
 int cli_accuracy(const cli_args *a, ib_workload *w, ib_accuracy *acc);
+int cmd_serve(cli_args *a);
 
 #endif

@@ -4,6 +4,7 @@
  *   inferbench latency MODEL        latency distribution of one forward pass
  *   inferbench throughput MODEL     best batch, inputs/s and the whole curve
  *   inferbench pitfalls MODEL       what classic timing mistakes would report
+ *   inferbench serve MODEL          latency under load, the highest rate within a target
  *   inferbench calibrate            the tool's own accuracy on known kernels
  *   inferbench compare A.json B.json  is B really faster or slower than A?
  *   inferbench zoo list|export      the built-in models
@@ -39,6 +40,10 @@ static const cli_command commands[] = {
      "(faster, slower, no change, inconclusive) against --threshold. Exit 3 with --fail-if-slower\n"
      "when B is slower.",
      OPT_COMPARE | OPT_JSON, cmd_compare},
+    {"serve", "[MODEL] [options]",
+     "Latency under load: requests arrive on a seeded schedule (open loop) and each one's latency runs\n"
+     "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).",
+     OPT_MODEL | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_SERVE, cmd_serve},
     {"info", "[--device-id N]",
      "What this machine offers: ONNX Runtime, CPU, GPU, driver, clocks. Exits 1 without a usable GPU.",
      OPT_DEVICE_ID, cmd_info},

@@ -24,7 +24,9 @@ enum {
     O_INPUT,
     O_SESSIONS, O_MAX_SESSIONS, O_REQUIRE_IDLE_GPU,
     O_BACKEND, O_OPTION,
-    O_MATH, O_MAX_ERROR
+    O_MATH, O_MAX_ERROR,
+    O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
+    O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES
 };
 // clang-format on
 
@@ -105,7 +107,8 @@ static const option_def options[] = {
      "write the result as CSV: one row per run, batch or method (docs/report.md)"},
     {{"md", required_argument, NULL, O_MD}, OPT_JSON, "FILE",
      "write the summary tables as Markdown, for an issue or a pull request"},
-    {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT, "N", "largest batch tried (default 4096)"},
+    {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT | OPT_SERVE, "N",
+     "throughput: largest batch tried (default 4096); serve: dynamic batching, up to N requests a run (1..256)"},
     {{"latency-budget-ms", required_argument, NULL, O_BUDGET}, OPT_THROUGHPUT, "T",
      "also report the best throughput whose p99 batch latency is within T ms"},
     {{"batches", required_argument, NULL, O_BATCHES}, OPT_THROUGHPUT, "LIST",
@@ -140,6 +143,36 @@ static const option_def options[] = {
      "stated in the result; docs/precision.md)"},
     {{"max-error", required_argument, NULL, O_MAX_ERROR}, OPT_ACCURACY, "X",
      "mark a result whose max absolute error against strict fp32 is above X"},
+    {{"rate", required_argument, NULL, O_RATE}, OPT_SERVE, "R",
+     "offered rate in requests/s (with a target: the search's first rate)", .conflicts = O_RATES,
+     .why = "--rates measures a list of rates"},
+    {{"rates", required_argument, NULL, O_RATES}, OPT_SERVE, "LIST", "measure these rates, no search (\"50,100,200\")"},
+    {{"arrivals", required_argument, NULL, O_ARRIVALS}, OPT_SERVE, "poisson|constant|FILE",
+     "when requests arrive (default poisson, seeded); FILE: one time in ms per line"},
+    {{"requests", required_argument, NULL, O_REQUESTS}, OPT_SERVE, "N", "requests per rate (default 1000)"},
+    {{"duration-ms", required_argument, NULL, O_DURATION_MS}, OPT_SERVE, "T",
+     "instead of --requests: the requests arriving within T ms", .conflicts = O_REQUESTS,
+     .why = "a rate runs a number of requests or a duration"},
+    {{"request-batch", required_argument, NULL, O_REQUEST_BATCH}, OPT_SERVE, "N", "inputs in one request (default 1)"},
+    {{"concurrency", required_argument, NULL, O_CONCURRENCY}, OPT_SERVE, "C",
+     "closed loop: C requests always outstanding (hides queueing; for comparison only)"},
+    {{"max-delay-us", required_argument, NULL, O_MAX_DELAY_US}, OPT_SERVE, "D",
+     "dynamic batching: wait at most D us after a batch's first request (default 0)", .needs = O_MAX_BATCH,
+     .why = "it bounds the wait of dynamic batching"},
+    {{"slo-p99-ms", required_argument, NULL, O_SLO_P99_MS}, OPT_SERVE, "T",
+     "search the highest rate whose p99 latency is within T ms", .conflicts = O_SLO_MS,
+     .why = "--slo-ms with --slo-percentile names the target"},
+    {{"slo-ms", required_argument, NULL, O_SLO_MS}, OPT_SERVE, "T", "the latency target of --slo-percentile"},
+    {{"slo-percentile", required_argument, NULL, O_SLO_PERCENTILE}, OPT_SERVE, "P",
+     "the percentile held to --slo-ms, a fraction (default 0.99)", .needs = O_SLO_MS,
+     .why = "it names the percentile of that target"},
+    {{"confidence", required_argument, NULL, O_CONFIDENCE}, OPT_SERVE, "C",
+     "confidence of the early-stopping bound (default 0.99)"},
+    {{"schedule-seed", required_argument, NULL, O_SCHEDULE_SEED}, OPT_SERVE, "N",
+     "seed of the Poisson arrivals (default 1)"},
+    {{"instances", required_argument, NULL, O_INSTANCES}, OPT_SERVE, "K",
+     "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1)",
+     .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -315,6 +348,42 @@ static bool add_input(cli_args *a, const char *text)
     return true;
 }
 
+/* A rate, a target: above zero, with a message that says so. */
+static bool parse_positive(const char *opt, const char *text, double *out)
+{
+    if (!parse_f64(opt, text, -INFINITY, 1e9, out)) return false;
+    return *out > 0 || bad(opt, text, "must be above 0");
+}
+
+static bool parse_fraction(const char *opt, const char *text, double *out)
+{
+    if (!parse_f64(opt, text, 0, 1, out)) return false;
+    return (*out > 0 && *out < 1) || bad(opt, text, "must be between 0 and 1, both excluded (0.99)");
+}
+
+static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
+{
+    ib_serve_config *s = &a->serve;
+    int64_t i64;
+    switch (id) {
+    case O_RATE: return parse_positive(name, v, &a->rate);
+    case O_RATES: a->rates = v; return true;
+    case O_ARRIVALS: a->arrivals = v; return true;
+    case O_REQUESTS: return parse_i64(name, v, 1, 1000000, &s->requests);
+    case O_DURATION_MS: s->requests = 0; return parse_positive(name, v, &s->duration_ms);
+    case O_REQUEST_BATCH: return parse_i64(name, v, 1, 1 << 20, &s->request_batch);
+    case O_CONCURRENCY: return parse_i64(name, v, 1, 1000000, &s->concurrency);
+    case O_MAX_DELAY_US: return parse_f64(name, v, 0, 1e7, &s->max_delay_us);
+    case O_SLO_P99_MS: s->slo_percentile = 0.99; return parse_positive(name, v, &s->slo_ms);
+    case O_SLO_MS: return parse_positive(name, v, &s->slo_ms);
+    case O_SLO_PERCENTILE: return parse_fraction(name, v, &s->slo_percentile);
+    case O_CONFIDENCE: return parse_fraction(name, v, &s->confidence);
+    case O_INSTANCES: return parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
+    case O_SCHEDULE_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
+    }
+    return false;
+}
+
 static bool apply(cli_args *a, int id, const char *name, const char *v)
 {
     int64_t i64;
@@ -371,6 +440,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_OPTION: return cli_add_backend_option(a, v);
     case O_MATH: return parse_math(v, &a->model_opts.math);
     case O_MAX_ERROR: return parse_f64(name, v, 1e-300, 1e300, &a->max_error);
+    default: return apply_serve(a, id, name, v);
     }
     return false;
 }
@@ -487,6 +557,8 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     if (cmd->groups & OPT_THROUGHPUT) a->cfg = tc.run;
     else ib_config_init(&a->cfg);
     a->max_batch = tc.max_batch;
+    ib_serve_config_init(&a->serve);
+    if (cmd->groups & OPT_SERVE) a->max_batch = 1; /* serve: no dynamic batching unless asked */
     a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
     a->sessions = 1;
     a->max_sessions = 20;

@@ -867,7 +867,8 @@ typedef enum ib_result_kind {
     IB_RESULT_PITFALLS = 2,
     IB_RESULT_CALIBRATION = 3,
     IB_RESULT_COMPARISON = 4,
-    IB_RESULT_SESSIONS = 5 /* a latency measured in sessions (--sessions N) */
+    IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
+    IB_RESULT_SERVE = 6
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -890,6 +891,9 @@ typedef struct ib_result {
      * back (ib_latency_file_parse); text, json and html print it */
     const char *sessions_json;
     const ib_latency_file *sessions;
+    /* serve: the result and the configuration it was measured with */
+    const struct ib_serve_result *serve;
+    const struct ib_serve_config *serve_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -989,6 +993,119 @@ ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_
                               double tolerance, ib_accuracy *out, ib_error *err);
 
 void ib_free(void *p);
+
+/* ------------------------------------------------------------------------ */
+/* Serving: latency under load (docs/serve.md)                               */
+/* ------------------------------------------------------------------------ */
+
+/* Rates a serve measurement may visit, and the largest dynamic batch. */
+#define IB_SERVE_MAX_RATES 32
+#define IB_SERVE_MAX_BATCH 256
+#define IB_SERVE_MAX_INSTANCES 64
+
+typedef enum ib_arrivals {
+    IB_ARRIVALS_POISSON = 0, /* exponential gaps at the offered rate, seeded */
+    IB_ARRIVALS_CONSTANT,    /* one request every 1/rate */
+    IB_ARRIVALS_TRACE        /* the times given in trace_ms */
+} ib_arrivals;
+
+/* How the host-device copies of a request are accounted. */
+typedef enum ib_serve_copies {
+    IB_SERVE_COPIES_NONE = 0, /* the model runs on the host: there are none */
+    IB_SERVE_COPIES_APART,    /* timed apart by device marks (copy-in, compute, copy-out) */
+    IB_SERVE_COPIES_INSIDE    /* the backend copies inside its run: part of compute */
+} ib_serve_copies;
+
+typedef struct ib_serve_config {
+    ib_config run; /* warm-up, cancel, progress (runs and adaptive fields unused) */
+    ib_arrivals arrivals;
+    const double *trace_ms; /* IB_ARRIVALS_TRACE: n_trace arrival times in ms
+                               from the run's start, non-decreasing */
+    size_t n_trace;
+    uint64_t seed;           /* of the Poisson schedule (default 1) */
+    int64_t requests;        /* requests per rate (default 1000); 0: by duration_ms */
+    double duration_ms;      /* with requests 0: the requests that arrive within it */
+    int64_t request_batch;   /* inputs of one request (default 1) */
+    int64_t concurrency;     /* > 0: closed loop, this many requests always outstanding */
+    int64_t max_batch;       /* dynamic batching: up to this many requests a run (1: off) */
+    double max_delay_us;     /* and at most this long after the first waited for */
+    double slo_ms;           /* > 0: search the highest rate whose percentile meets it */
+    double slo_percentile;   /* default 0.99 */
+    double confidence;       /* of the early-stopping bound, default 0.99 */
+    double search_tolerance; /* bisection stops when hi/lo <= 1 + this (default 0.05) */
+    const double *rates;     /* n_rates offered rates (requests/s) to measure, no search */
+    size_t n_rates;
+    double start_rate; /* the search's first rate; 0: half the capacity
+                          the warm-up runs suggest */
+} ib_serve_config;
+
+void ib_serve_config_init(ib_serve_config *cfg);
+
+/* One offered rate (or the closed loop), measured. Times in ms. */
+typedef struct ib_serve_point {
+    double offered_rate;             /* requests/s; NaN in a closed loop */
+    double achieved_rate;            /* completed requests / (last completion - first arrival) */
+    int64_t n;                       /* requests completed */
+    int64_t scheduled;               /* requests scheduled */
+    int64_t over_slo;                /* requests whose total passed slo_ms */
+    double at_percentile_ms;         /* the total's slo_percentile quantile (NaN without a target) */
+    double compute_at_percentile_ms; /* the same of compute: above slo_ms, no
+                                        lower rate can meet the target */
+    bool met;                        /* the early-stopping bound says the percentile meets slo_ms */
+    bool partial;                    /* interrupted or failed: not every request ran */
+    ib_stats queue;                  /* scheduled arrival to the start of its run */
+    ib_stats h2d, compute, d2h;      /* h2d/d2h: n 0 unless copies are timed apart */
+    ib_stats total;                  /* completion - scheduled arrival */
+    int64_t runs;                    /* runs issued */
+    int64_t batch_hist[IB_SERVE_MAX_BATCH + 1]; /* runs at each batch of requests */
+} ib_serve_point;
+
+typedef struct ib_serve_result {
+    ib_serve_point points[IB_SERVE_MAX_RATES]; /* in the order measured */
+    size_t n_points;
+    bool searched; /* a search for slo_ms */
+    bool found;    /* some rate met it: points[best] */
+    size_t best;
+    double service_ms; /* median run time in warm-up: the capacity estimate */
+    size_t instances;  /* workloads that served */
+    ib_serve_copies copies;
+    bool partial;
+    ib_status stop_status;
+} ib_serve_result;
+
+/* Serves requests to w on the configured schedule(s) and fills out (kept,
+ * partial, on failure and cancel). A search in which no rate meets the
+ * target returns IB_ERR_NOT_MET with the result complete (found false). */
+ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out, ib_error *err);
+
+/* The same with n_instances copies of the model (distinct workloads, each
+ * with its own session and stream, on one kind of device) serving one
+ * queue, a host thread each. Every time is read from the host clock (one
+ * origin for all); a closed loop runs on one instance. */
+ib_status ib_measure_serve_instances(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
+                                     ib_serve_result *out, ib_error *err);
+
+/* Parses a schedule file's text: one arrival time in milliseconds per line
+ * (a decimal number >= 0), non-decreasing; blank lines and lines starting
+ * with '#' are skipped. *times_ms is malloc'ed (release with ib_free).
+ * Malformed, unsorted or empty: IB_ERR_INVALID_ARG with the line number. */
+ib_status ib_serve_trace_parse(const char *text, size_t len, double **times_ms, size_t *n, ib_error *err);
+
+/* The early-stopping rule (MLPerf LoadGen's): with n requests of which k
+ * took longer than the target, the percentile p meets the target with
+ * confidence c when P(X <= k) <= 1 - c for X ~ Binomial(n, 1 - p). */
+bool ib_serve_percentile_met(int64_t n, int64_t k, double p, double c);
+
+/* The reports (caller frees with ib_free; NULL when out of memory). */
+char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
+                           const ib_workload_info *info);
+char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg,
+                           const ib_workload_info *info);
+/* A self-contained page: the latency-against-load curve (p50, p90, p99
+ * against the offered rate, the target as a line), achieved against
+ * offered rate, and the text report. */
+char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg,
+                           const ib_workload_info *info);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include "backend/workload.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,14 @@ typedef struct fake_timer {
 static fake *impl(ib_workload *w) { return w->impl; }
 
 static double virtual_now(const void *ctx) { return ((const fake *)ctx)->now_ms; }
+
+/* An idle wait moves virtual time on; ctx is the fake the clock was made
+ * with (const only in the clock's signature). */
+static void virtual_wait_until(const void *ctx, double t_ms)
+{
+    fake *f = (fake *)(uintptr_t)ctx;
+    f->now_ms = fmax(f->now_ms, t_ms);
+}
 
 void ib__fake_script_init(ib__fake_script *s)
 {
@@ -96,6 +105,18 @@ static ib_status fake_run_with_copies(ib_workload *w, ib_error *err)
     return execute(w, impl(w)->script.copy_ms, true, err);
 }
 
+/* A copy between host and device: copy_ms / 2 of device work queued after
+ * what is queued already; the host waits only when runs are synchronous. */
+static ib_status fake_copy(ib_workload *w, ib_error *err)
+{
+    fake *f = impl(w);
+    IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
+    f->now_ms += f->script.host_overhead_ms;
+    f->device_done_ms = fmax(f->now_ms, f->device_done_ms) + f->script.copy_ms / 2;
+    if (f->run_sync || !f->script.gpu_like) f->now_ms = f->device_done_ms;
+    return IB_OK;
+}
+
 static ib_status fake_set_run_sync(ib_workload *w, bool sync, ib_error *err)
 {
     (void)err;
@@ -149,6 +170,8 @@ static const ib__workload_ops fake_ops = {
     .run_with_copies = fake_run_with_copies,
     .reopen = fake_reopen,
     .fill_inputs = fake_fill_inputs,
+    .copy_in = fake_copy,
+    .copy_out = fake_copy,
     .destroy = fake_destroy,
     .set_tf32 = fake_set_tf32,
 };
@@ -216,7 +239,10 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     f->run_sync = true;
     w->ops = &fake_ops;
     w->impl = f;
-    w->clock = (ib__clock){ .now_ms = virtual_now, .ctx = f, .resolution_ms = s->timer_resolution_ms };
+    w->clock = (ib__clock){ .now_ms = virtual_now,
+                            .ctx = f,
+                            .resolution_ms = s->timer_resolution_ms,
+                            .wait_until_ms = virtual_wait_until };
     w->own_timer = &fake_timer_ops;
     w->timer_target = f;
     w->caps = IB_CAP_ASYNC_RUN | IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS |

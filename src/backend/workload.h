@@ -48,6 +48,13 @@ typedef struct ib__workload_ops {
      * made with. */
     ib_status (*fill_inputs)(ib_workload *w, bool zeros, ib_error *err);
 
+    /* Optional, both or neither (serve times a request's parts with them).
+     * copy_in copies the inputs from host memory into the bound device
+     * inputs, copy_out the bound outputs back to host memory; enqueued on
+     * w->stream like run, waiting for the device only when runs do. */
+    ib_status (*copy_in)(ib_workload *w, ib_error *err);
+    ib_status (*copy_out)(ib_workload *w, ib_error *err);
+
     /* Releases everything. Required. */
     void (*destroy)(ib_workload *w);
 
@@ -128,7 +135,8 @@ typedef struct ib__fake_script {
      * elapsed) brings the host clock to the end of the queued work. Without
      * it runs are always synchronous. */
     bool gpu_like;
-    double copy_ms;               /* run_with_copies: a run plus this copy time */
+    double copy_ms;               /* run_with_copies: a run plus this copy time;
+                                     copy_in and copy_out: half of it each */
     double timer_resolution_ms;   /* > 0: the device timer reads in steps of
                                      this (a pair of marks with nothing
                                      between reads one step), and the virtual

@@ -191,6 +191,38 @@ static char *comparison_csv(const ib_result *res)
     return ib__sbuf_finish(&b);
 }
 
+/* serve: one row per rate, in the order measured; the percentiles of each
+ * part of a request (docs/serve.md). */
+static char *serve_csv(const ib_result *res)
+{
+    const ib_serve_result *r = res->serve;
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(
+        &b, "model,device,request_batch,instances,offered_rate,achieved_rate,n,scheduled,over_target,"
+            "met,partial,queue_p50_ms,queue_p99_ms,h2d_p50_ms,compute_p50_ms,compute_p99_ms,d2h_p50_ms,"
+            "total_p50_ms,total_p90_ms,total_p99_ms,runs" EOL);
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_serve_point *p = &r->points[i];
+        bool apart = r->copies == IB_SERVE_COPIES_APART && p->n > 0, any = p->n > 0;
+        workload_cells(&b, res->info, res->serve_cfg->request_batch);
+        ib__sbuf_printf(&b, ",%zu", r->instances);
+        number(&b, p->offered_rate);
+        number(&b, p->achieved_rate);
+        ib__sbuf_printf(&b, ",%lld,%lld,%lld", (long long)p->n, (long long)p->scheduled,
+                        (long long)p->over_slo);
+        text_cell(&b, yes_no(p->met));
+        text_cell(&b, yes_no(p->partial));
+        const double cells[] = { any ? p->queue.p50 : NAN,   any ? p->queue.p99 : NAN,
+                                 apart ? p->h2d.p50 : NAN,   any ? p->compute.p50 : NAN,
+                                 any ? p->compute.p99 : NAN, apart ? p->d2h.p50 : NAN,
+                                 any ? p->total.p50 : NAN,   any ? p->total.p90 : NAN,
+                                 any ? p->total.p99 : NAN };
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) number(&b, cells[c]);
+        ib__sbuf_printf(&b, ",%lld" EOL, (long long)p->runs);
+    }
+    return ib__sbuf_finish(&b);
+}
+
 static char *render_csv(const ib_result *r)
 {
     switch (r->kind) {
@@ -200,6 +232,7 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_CALIBRATION: return calibration_csv(r);
     case IB_RESULT_COMPARISON: return comparison_csv(r);
     case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
+    case IB_RESULT_SERVE: return serve_csv(r);
     }
     return NULL;
 }

@@ -18,6 +18,7 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_COMPARISON:
         return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
     case IB_RESULT_SESSIONS: return strdup(r->sessions_json); /* merged already */
+    case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
     }
     return NULL;
 }

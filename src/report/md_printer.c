@@ -217,6 +217,30 @@ static char *comparison_md(const ib_result *res)
     return ib__sbuf_finish(&b);
 }
 
+/* serve: one row per rate, the answer to the target below. */
+static char *serve_md(const ib_result *res)
+{
+    const ib_serve_result *r = res->serve;
+    ib__sbuf b = { 0 };
+    title(&b, "serve", res->info, res->serve_cfg->request_batch);
+    HEADER(&b, "rrrrrrrl", "offered/s", "achieved/s", "n", "p50", "p90", "p99", "queue p99", "target");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_serve_point *p = &r->points[i];
+        char t[7][32];
+        const char *verdict = res->serve_cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-";
+        snprintf(t[2], sizeof t[2], "%lld", (long long)p->n);
+        ROW(&b, ib__fmt_rate(t[0], p->offered_rate), ib__fmt_rate(t[1], p->achieved_rate), t[2],
+            ib__fmt_ms(t[3], p->total.p50), ib__fmt_ms(t[4], p->total.p90), ib__fmt_ms(t[5], p->total.p99),
+            ib__fmt_ms(t[6], p->queue.p99), p->partial ? "partial" : verdict);
+    }
+    if (res->serve_cfg->slo_ms > 0 && r->found)
+        ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",
+                        res->serve_cfg->slo_percentile * 100, res->serve_cfg->slo_ms,
+                        r->points[r->best].offered_rate);
+    footer(&b, r->partial, r->stop_status, 0);
+    return ib__sbuf_finish(&b);
+}
+
 static char *render_md(const ib_result *r)
 {
     switch (r->kind) {
@@ -226,6 +250,7 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_CALIBRATION: return calibration_md(r);
     case IB_RESULT_COMPARISON: return comparison_md(r);
     case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
+    case IB_RESULT_SERVE: return serve_md(r);
     }
     return NULL;
 }

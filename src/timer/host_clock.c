@@ -1,6 +1,7 @@
 #include "timer/timer.h"
 #include "core/common.h"
 
+#include <errno.h>
 #include <math.h>
 #include <time.h>
 
@@ -30,7 +31,28 @@ static double host_resolution_ms(void)
     return isfinite(step) ? fmax(promised, step) : promised;
 }
 
+/* Below this much before the deadline the wait spins: a sleep wakes up
+ * tens of microseconds late, which a request would count as queueing. */
+#define SPIN_MS 0.2
+
+static void monotonic_wait_until_ms(const void *ctx, double t_ms)
+{
+    (void)ctx;
+    double sleep_to = t_ms - SPIN_MS;
+    if (ib__now_ms() < sleep_to) {
+        struct timespec ts = { .tv_sec = (time_t)(sleep_to / 1e3),
+                               .tv_nsec = (long)(fmod(sleep_to, 1e3) * 1e6) };
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+    }
+    while (ib__now_ms() < t_ms) {
+    }
+}
+
 ib__clock ib__host_clock(void)
 {
-    return (ib__clock){ .now_ms = monotonic_now_ms, .ctx = NULL, .resolution_ms = host_resolution_ms() };
+    return (ib__clock){ .now_ms = monotonic_now_ms,
+                        .ctx = NULL,
+                        .resolution_ms = host_resolution_ms(),
+                        .wait_until_ms = monotonic_wait_until_ms };
 }

@@ -10,6 +10,9 @@ typedef struct ib__clock {
     double (*now_ms)(const void *ctx);
     const void *ctx;
     double resolution_ms; /* smallest step it reads; 0: exact (virtual) */
+    /* Returns once the clock reads t_ms or later: sleeps on the real clock,
+     * advances a virtual one (what an idle wait is to the fake). */
+    void (*wait_until_ms)(const void *ctx, double t_ms);
 } ib__clock;
 
 /* The real monotonic clock, its resolution measured: the larger of what

@@ -1,0 +1,198 @@
+/* inferbench serve MODEL: latency under load, and the highest request rate
+ * that meets a latency target (docs/serve.md). */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A schedule file larger than this is refused before it is read. */
+#define MAX_SCHEDULE_BYTES ((size_t)64 << 20)
+
+static bool bad_input(const char *flag, const char *text, const char *why)
+{
+    fprintf(stderr, "inferbench: %s '%s': %s\n", flag, text, why);
+    return false;
+}
+
+/* "50,100,200": numbers above zero, at most IB_SERVE_MAX_RATES. */
+static bool parse_rates(const char *text, double *out, size_t *n)
+{
+    *n = 0;
+    for (const char *s = text;;) {
+        size_t len = strcspn(s, ",");
+        char buf[64], *end;
+        if (*n == IB_SERVE_MAX_RATES) return bad_input("--rates", text, "more than 32 rates");
+        if (len == 0 || len >= sizeof buf || *s == ' ' || *s == '+')
+            return bad_input("--rates", text, "expected numbers above 0 separated by commas");
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        double v = strtod(buf, &end);
+        if (*end || !isfinite(v) || v > 1e9)
+            return bad_input("--rates", text, "expected numbers separated by commas");
+        if (!(v > 0)) return bad_input("--rates", text, "a rate must be above 0 requests/s");
+        out[(*n)++] = v;
+        if (s[len] == '\0') return true;
+        s += len + 1;
+    }
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(MAX_SCHEDULE_BYTES + 1);
+    *len = buf ? fread(buf, 1, MAX_SCHEDULE_BYTES + 1, f) : 0;
+    bool failed = !buf || ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* --arrivals FILE: read and parsed strictly; *times owned by the caller. */
+static bool load_schedule(const char *path, double **times, size_t *n)
+{
+    size_t len = 0;
+    errno = 0;
+    char *text = read_file(path, &len);
+    if (!text) {
+        fprintf(stderr, "inferbench: --arrivals '%s': cannot read it (%s)\n", path,
+                errno ? strerror(errno) : "out of memory");
+        return false;
+    }
+    if (len > MAX_SCHEDULE_BYTES) {
+        free(text);
+        return bad_input("--arrivals", path, "larger than 64 MiB");
+    }
+    ib_error err = { { 0 } };
+    ib_status st = ib_serve_trace_parse(text, len, times, n, &err);
+    free(text);
+    if (st != IB_OK) fprintf(stderr, "inferbench: --arrivals '%s': %s\n", path, err.message);
+    return st == IB_OK;
+}
+
+/* The arrivals and the rates as the options give them; false (one line
+ * printed) on bad input. */
+static bool serve_config(cli_args *a, double *rates, double **trace)
+{
+    ib_serve_config *s = &a->serve;
+    const char *arr = a->arrivals ? a->arrivals : "poisson";
+    if (!strcmp(arr, "poisson"))
+        s->arrivals = IB_ARRIVALS_POISSON;
+    else if (!strcmp(arr, "constant"))
+        s->arrivals = IB_ARRIVALS_CONSTANT;
+    else if (!load_schedule(arr, trace, &s->n_trace))
+        return false;
+    else {
+        s->arrivals = IB_ARRIVALS_TRACE;
+        s->trace_ms = *trace;
+    }
+    bool rated = a->rate > 0 || a->rates;
+    if ((s->arrivals == IB_ARRIVALS_TRACE || s->concurrency > 0) && rated) {
+        fprintf(stderr, "inferbench: --rate and --rates do not apply to %s\n",
+                s->concurrency > 0 ? "a closed loop (--concurrency)" : "a schedule file (it sets the times)");
+        return false;
+    }
+    if (s->concurrency > 0 && a->arrivals) {
+        fprintf(stderr, "inferbench: --arrivals does not apply to a closed loop (--concurrency)\n");
+        return false;
+    }
+    if (a->max_batch > IB_SERVE_MAX_BATCH) {
+        fprintf(stderr, "inferbench: serve --max-batch %lld: at most %d requests a run\n",
+                (long long)a->max_batch, IB_SERVE_MAX_BATCH);
+        return false;
+    }
+    if (s->concurrency > 0 && a->max_batch > 1) {
+        fprintf(stderr, "inferbench: --max-batch batches an open loop, not a closed one (--concurrency)\n");
+        return false;
+    }
+    if (a->rates && !parse_rates(a->rates, rates, &s->n_rates)) return false;
+    if (a->rates)
+        s->rates = rates;
+    else if (a->rate > 0 && s->slo_ms > 0)
+        s->start_rate = a->rate;
+    else if (a->rate > 0) {
+        rates[0] = a->rate;
+        s->rates = rates;
+        s->n_rates = 1;
+    }
+    if (!rated && !(s->slo_ms > 0) && s->arrivals != IB_ARRIVALS_TRACE && s->concurrency == 0) {
+        fprintf(stderr, "inferbench: serve needs --rate R, --rates LIST, --slo-p99-ms T, --arrivals FILE "
+                        "or --concurrency C\n");
+        return false;
+    }
+    s->max_batch = a->max_batch;
+    s->run = a->cfg;
+    s->run.cancel = &cli_cancel_flag;
+    return true;
+}
+
+static int measure(cli_args *a, ib_workload **ws, size_t k, cli_outputs *out)
+{
+    ib_serve_result *r = malloc(sizeof *r);
+    if (!r) {
+        cli_outputs_abort(out);
+        return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    }
+    ib_error err = { { 0 } };
+    ib_status st = ib_measure_serve_instances(ws, k, &a->serve, r, &err);
+    bool measured = r->n_points > 0;
+    ib_result res = {
+        .kind = IB_RESULT_SERVE, .serve = r, .serve_cfg = &a->serve, .info = ib_workload_get_info(ws[0])
+    };
+    int code = cli_report(out, measured ? &res : NULL, st, &err);
+    free(r);
+    return code;
+}
+
+/* The instances after the first (cli_start opened it): the same model
+ * opened again. Out of memory at instance i+1: i fit, said in one line. */
+static int open_instances(const cli_args *a, ib_workload **ws, size_t k)
+{
+    for (size_t i = 1; i < k; i++) {
+        ib_error err = { { 0 } };
+        ib_status st = ib_workload_open_model(a->model, &a->model_opts, &ws[i], &err);
+        if (st == IB_OK) continue;
+        char line[sizeof err.message + 160];
+        if (st == IB_ERR_DEVICE_OOM || st == IB_ERR_NO_MEMORY)
+            snprintf(line, sizeof line,
+                     "--instances %zu: only %zu instance%s fit in memory (instance %zu: %s)", k, i,
+                     i == 1 ? "" : "s", i + 1, err.message);
+        else
+            snprintf(line, sizeof line, "--instances %zu: instance %zu: %s", k, i + 1, err.message);
+        return cli_fail(st, line);
+    }
+    return EXIT_OK;
+}
+
+static void close_instances(ib_workload **ws, size_t k)
+{
+    for (size_t i = 0; i < k; i++) ib_workload_destroy(ws[i]);
+}
+
+int cmd_serve(cli_args *a)
+{
+    double rates[IB_SERVE_MAX_RATES];
+    double *trace = NULL;
+    if (!serve_config(a, rates, &trace)) {
+        free(trace);
+        return EXIT_BAD_INPUT;
+    }
+    cli_apply_memory_cap(a);
+    size_t k = a->instances > 0 ? (size_t)a->instances : 1;
+    ib_workload *ws[IB_SERVE_MAX_INSTANCES] = { 0 };
+    cli_outputs out;
+    int code = cli_start(a, &out, &ws[0]);
+    if (code == EXIT_OK) code = open_instances(a, ws, k);
+    if (code == EXIT_OK)
+        code = measure(a, ws, k, &out);
+    else if (ws[0])
+        cli_outputs_abort(&out);
+    close_instances(ws, k);
+    free(trace);
+    return code;
+}

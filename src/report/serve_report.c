@@ -1,0 +1,194 @@
+/* The serve report: one row per offered rate (latency percentiles of the
+ * whole request and its parts), the answer to the target; and the same as
+ * JSON (schema inferbench.serve/1, docs/serve.md). */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const char *copies_text(ib_serve_copies c)
+{
+    switch (c) {
+    case IB_SERVE_COPIES_NONE: return "none: the model runs on the host, compute timed by the host clock";
+    case IB_SERVE_COPIES_APART: return "timed apart (copy-in, compute, copy-out by device marks)";
+    case IB_SERVE_COPIES_INSIDE: return "inside compute (the backend copies within its run)";
+    }
+    return "?";
+}
+
+static const char *copies_name(ib_serve_copies c)
+{
+    return c == IB_SERVE_COPIES_APART ? "apart" : c == IB_SERVE_COPIES_INSIDE ? "inside_compute" : "none";
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_config *cfg,
+                        const ib_workload_info *info)
+{
+    char t[32];
+    ib__sbuf_printf(b, "model: %s\ndevice: %s\n", info->model,
+                    info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    ib__sbuf_printf(b, "requests: batch %lld each; ", (long long)cfg->request_batch);
+    if (cfg->concurrency > 0)
+        ib__sbuf_printf(b,
+                        "closed loop, %lld outstanding (hides queueing: a request is issued only "
+                        "when one completes)\n",
+                        (long long)cfg->concurrency);
+    else
+        ib__sbuf_printf(b, "open loop, %s arrivals, latency from the scheduled arrival\n",
+                        cfg->arrivals == IB_ARRIVALS_POISSON    ? "Poisson"
+                        : cfg->arrivals == IB_ARRIVALS_CONSTANT ? "constant"
+                                                                : "file");
+    ib__sbuf_printf(b, "instances: %zu%s\n", r->instances,
+                    r->instances > 1 ? " (sessions serving one queue, a host thread each)" : "");
+    if (cfg->max_batch > 1)
+        ib__sbuf_printf(b, "dynamic batching: up to %lld requests a run, waiting at most %g us\n",
+                        (long long)cfg->max_batch, cfg->max_delay_us);
+    ib__sbuf_printf(b, "copies: %s\nservice time in warm-up: median %s\n\n", copies_text(r->copies),
+                    ib__fmt_ms(t, r->service_ms));
+}
+
+static void text_row(ib__sbuf *b, const ib_serve_point *p, const ib_serve_config *cfg)
+{
+    char o[32], a[32], p50[32], p90[32], p99[32], q99[32], c50[32];
+    ib__sbuf_printf(b, "%10s %10s %7lld %10s %10s %10s %10s %10s  %s%s\n", ib__fmt_rate(o, p->offered_rate),
+                    ib__fmt_rate(a, p->achieved_rate), (long long)p->n, ib__fmt_ms(p50, p->total.p50),
+                    ib__fmt_ms(p90, p->total.p90), ib__fmt_ms(p99, p->total.p99),
+                    ib__fmt_ms(q99, p->queue.p99), ib__fmt_ms(c50, p->compute.p50),
+                    cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-", p->partial ? " (partial)" : "");
+}
+
+static void text_batches(ib__sbuf *b, const ib_serve_point *p)
+{
+    ib__sbuf_printf(b, "  batches:");
+    for (int k = 1; k <= IB_SERVE_MAX_BATCH; k++)
+        if (p->batch_hist[k]) ib__sbuf_printf(b, " %d x%lld", k, (long long)p->batch_hist[k]);
+    ib__sbuf_printf(b, "\n");
+}
+
+static void text_answer(ib__sbuf *b, const ib_serve_result *r, const ib_serve_config *cfg)
+{
+    char t[32], rate[32];
+    if (!(cfg->slo_ms > 0) || r->n_points == 0) return;
+    double pct = cfg->slo_percentile * 100;
+    if (r->found) {
+        ib__sbuf_printf(b, "\nhighest rate meeting p%g <= %s (%g%% confidence): %s requests/s\n", pct,
+                        ib__fmt_ms(t, cfg->slo_ms), cfg->confidence * 100,
+                        ib__fmt_rate(rate, r->points[r->best].offered_rate));
+        return;
+    }
+    size_t low = 0;
+    for (size_t i = 1; i < r->n_points; i++)
+        if (r->points[i].offered_rate < r->points[low].offered_rate) low = i;
+    char at[32];
+    ib__sbuf_printf(b, "\nno rate met p%g <= %s; at the lowest, %s requests/s, p%g was %s\n", pct,
+                    ib__fmt_ms(t, cfg->slo_ms), ib__fmt_rate(rate, r->points[low].offered_rate), pct,
+                    ib__fmt_ms(at, r->points[low].at_percentile_ms));
+    if (r->points[low].compute_at_percentile_ms > cfg->slo_ms)
+        ib__sbuf_printf(b, "the run time alone (p%g %s) passes the target: no lower rate can meet it\n", pct,
+                        ib__fmt_ms(at, r->points[low].compute_at_percentile_ms));
+}
+
+char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
+{
+    ib__sbuf b = { 0 };
+    text_header(&b, r, cfg, info);
+    ib__sbuf_printf(&b, "%10s %10s %7s %10s %10s %10s %10s %10s  %s\n", "offered/s", "achieved/s", "n", "p50",
+                    "p90", "p99", "queue p99", "compute", "target");
+    for (size_t i = 0; i < r->n_points; i++) {
+        text_row(&b, &r->points[i], cfg);
+        if (cfg->max_batch > 1) text_batches(&b, &r->points[i]);
+    }
+    text_answer(&b, r, cfg);
+    if (r->partial)
+        ib__sbuf_printf(&b,
+                        "PARTIAL: stopped early (%s); the rates above are what was measured, the last "
+                        "one marked partial if it was cut short\n",
+                        ib_status_str(r->stop_status));
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
+{
+    cJSON *o = cJSON_CreateObject();
+    ib__json_add_number(o, "offered_rate", p->offered_rate);
+    ib__json_add_number(o, "achieved_rate", p->achieved_rate);
+    cJSON_AddNumberToObject(o, "n", (double)p->n);
+    cJSON_AddNumberToObject(o, "scheduled", (double)p->scheduled);
+    cJSON_AddNumberToObject(o, "over_target", (double)p->over_slo);
+    ib__json_add_number(o, "at_target_percentile_ms", p->at_percentile_ms);
+    cJSON_AddBoolToObject(o, "met", p->met);
+    cJSON_AddBoolToObject(o, "partial", p->partial);
+    const struct {
+        const char *name;
+        const ib_stats *st;
+        bool has;
+    } parts[] = {
+        { "queue_ms", &p->queue, true },     { "h2d_ms", &p->h2d, copies_apart },
+        { "compute_ms", &p->compute, true }, { "d2h_ms", &p->d2h, copies_apart },
+        { "total_ms", &p->total, true },
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        cJSON_AddItemToObject(o, parts[i].name,
+                              parts[i].has && p->n > 0 ? ib__json_stats(parts[i].st) : cJSON_CreateNull());
+    cJSON_AddNumberToObject(o, "runs", (double)p->runs);
+    cJSON *hist = cJSON_AddArrayToObject(o, "batch_histogram");
+    for (int k = 1; k <= IB_SERVE_MAX_BATCH; k++) {
+        if (!p->batch_hist[k]) continue;
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddNumberToObject(e, "batch", k);
+        cJSON_AddNumberToObject(e, "runs", (double)p->batch_hist[k]);
+        cJSON_AddItemToArray(hist, e);
+    }
+    return o;
+}
+
+static cJSON *json_config(const ib_serve_config *cfg, size_t instances)
+{
+    cJSON *o = cJSON_CreateObject();
+    static const char *const arrivals[] = { "poisson", "constant", "file" };
+    cJSON_AddStringToObject(o, "loop", cfg->concurrency > 0 ? "closed" : "open");
+    cJSON_AddStringToObject(o, "arrivals", arrivals[cfg->arrivals]);
+    cJSON_AddNumberToObject(o, "seed", (double)cfg->seed);
+    cJSON_AddNumberToObject(o, "requests", (double)cfg->requests);
+    ib__json_add_number(o, "duration_ms", cfg->requests > 0 ? NAN : cfg->duration_ms);
+    cJSON_AddNumberToObject(o, "request_batch", (double)cfg->request_batch);
+    cJSON_AddNumberToObject(o, "instances", (double)instances);
+    cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
+    cJSON_AddNumberToObject(o, "max_batch", (double)cfg->max_batch);
+    cJSON_AddNumberToObject(o, "max_delay_us", cfg->max_delay_us);
+    return o;
+}
+
+static cJSON *json_target(const ib_serve_result *r, const ib_serve_config *cfg)
+{
+    if (!(cfg->slo_ms > 0)) return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "percentile", cfg->slo_percentile);
+    cJSON_AddNumberToObject(o, "ms", cfg->slo_ms);
+    cJSON_AddNumberToObject(o, "confidence", cfg->confidence);
+    cJSON_AddBoolToObject(o, "searched", r->searched);
+    cJSON_AddBoolToObject(o, "found", r->found);
+    ib__json_add_number(o, "best_rate", r->found ? r->points[r->best].offered_rate : NAN);
+    return o;
+}
+
+char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
+{
+    cJSON *root = ib__json_document("inferbench.serve/1", r->partial, r->stop_status, info);
+    cJSON_AddItemToObject(root, "config", json_config(cfg, r->instances));
+    cJSON_AddStringToObject(root, "copies", copies_name(r->copies));
+    ib__json_add_number(root, "service_ms", r->service_ms);
+    cJSON *rates = cJSON_AddArrayToObject(root, "rates");
+    for (size_t i = 0; i < r->n_points; i++)
+        cJSON_AddItemToArray(rates, json_point(&r->points[i], r->copies == IB_SERVE_COPIES_APART));
+    cJSON_AddItemToObject(root, "target", json_target(r, cfg));
+    return ib__json_finish(root);
+}

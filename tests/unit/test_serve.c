@@ -1,0 +1,537 @@
+/* serve on the scripted fake and its virtual clock: the schedules (seeded,
+ * Poisson checked by a Kolmogorov-Smirnov test), the early-stopping bound
+ * against exact binomial values, the dynamic batcher's decisions, the
+ * latency accounting from the scheduled arrival (a slow request's wait is
+ * seen by the requests behind it; a closed loop hides it), the parts of a
+ * request, the rate search on a known capacity, the schedule file parser,
+ * cancel and the reports. */
+#include "check.h"
+#include "backend/workload.h"
+#include "core/serve.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Schedules                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The Kolmogorov-Smirnov statistic of gaps[0..n) (sorted here) against the
+ * exponential distribution of the given rate (requests/s, gaps in ms). */
+static double ks_exponential(double *gaps, size_t n, double rate)
+{
+    qsort(gaps, n, sizeof *gaps, cmp_double);
+    double d = 0;
+    for (size_t i = 0; i < n; i++) {
+        double cdf = 1 - exp(-gaps[i] * rate / 1000.0);
+        d = fmax(d, fmax((double)(i + 1) / (double)n - cdf, cdf - (double)i / (double)n));
+    }
+    return d;
+}
+
+static void test_poisson_schedule(void)
+{
+    enum { N = 5000 };
+    double *t = malloc(N * sizeof *t), *again = malloc(N * sizeof *again),
+           *gaps = malloc((N - 1) * sizeof *gaps);
+    ib__serve_poisson(200.0, 7, N, t);
+    CHECK_NEAR(t[0], 0, 0);
+    for (size_t i = 1; i < N; i++) gaps[i - 1] = t[i] - t[i - 1];
+    /* The rate: (N-1) gaps in the span; 1.4% is the mean's standard error. */
+    CHECK_NEAR((double)(N - 1) * 1000.0 / t[N - 1], 200.0, 200.0 * 0.03);
+    double d = ks_exponential(gaps, N - 1, 200.0);
+    /* 1.628/sqrt(n): the 1% critical value; the seed's exact statistic
+     * pins the generator (a change of it is a change of every schedule). */
+    CHECK(d < 1.628 / sqrt(N - 1));
+    CHECK_NEAR(d, 0.0130066, 1e-6);
+    /* The test has power: the same gaps are far from a 20% faster rate. */
+    CHECK(ks_exponential(gaps, N - 1, 240.0) > 1.628 / sqrt(N - 1));
+    ib__serve_poisson(200.0, 7, N, again);
+    CHECK(memcmp(t, again, N * sizeof *t) == 0);
+    ib__serve_poisson(200.0, 8, N, again);
+    CHECK(memcmp(t, again, N * sizeof *t) != 0);
+    free(t);
+    free(again);
+    free(gaps);
+}
+
+static void test_constant_schedule(void)
+{
+    double t[5];
+    ib__serve_constant(250.0, 5, t);
+    for (int i = 0; i < 5; i++) CHECK_NEAR(t[i], 4.0 * i, 1e-12);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The early-stopping bound                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void test_binomial_exact(void)
+{
+    /* Exact values (Python fractions, math.comb). */
+    CHECK_NEAR(ib__binomial_cdf(0, 459, 0.01), 0.009920974201040626, 1e-15);
+    CHECK_NEAR(ib__binomial_cdf(0, 458, 0.01), 0.010021186061657198, 1e-15);
+    CHECK_NEAR(ib__binomial_cdf(3, 1000, 0.01), 0.01007265477201438, 1e-13);
+    CHECK_NEAR(ib__binomial_cdf(4, 1000, 0.01), 0.028686399999004727, 1e-13);
+    CHECK_NEAR(ib__binomial_cdf(5, 100, 0.1), 0.05757688648703381, 1e-13);
+    CHECK_NEAR(ib__binomial_cdf(10, 2000, 0.01), 0.010522510740822038, 1e-13);
+    CHECK_NEAR(ib__binomial_cdf(50, 10000, 0.01) / 2.1122399326323814e-08, 1.0, 1e-9);
+    CHECK_NEAR(ib__binomial_cdf(-1, 10, 0.5), 0, 0);
+    CHECK_NEAR(ib__binomial_cdf(10, 10, 0.5), 1, 0);
+}
+
+static void test_early_stopping(void)
+{
+    /* p99 at 99% confidence: 459 requests all within the target are the
+     * fewest that say so (0.99^459 <= 0.01 < 0.99^458). */
+    CHECK(ib_serve_percentile_met(459, 0, 0.99, 0.99));
+    CHECK(!ib_serve_percentile_met(458, 0, 0.99, 0.99));
+    /* Of 1000, 2 over the target pass and 3 do not (P = 0.01007). */
+    CHECK(ib_serve_percentile_met(1000, 2, 0.99, 0.99));
+    CHECK(!ib_serve_percentile_met(1000, 3, 0.99, 0.99));
+    /* Lower confidence allows more: P(X <= 4 | 1000) = 0.0287 <= 0.05. */
+    CHECK(ib_serve_percentile_met(1000, 4, 0.99, 0.95));
+    CHECK(!ib_serve_percentile_met(0, 0, 0.99, 0.99));
+}
+
+/* ------------------------------------------------------------------------ */
+/* The dynamic batcher                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void test_batcher(void)
+{
+    const double a[] = { 0, 1, 2, 10 };
+    ib__batch_decision d = ib__batcher_decide(a, 4, 0, 3, 5);
+    CHECK_NEAR(d.dispatch_ms, 2, 0); /* the batch fills at 2, before the delay ends at 5 */
+    CHECK_EQ_INT(d.count, 3);
+    d = ib__batcher_decide(a, 4, 0, 3, 1.5);
+    CHECK_NEAR(d.dispatch_ms, 1.5, 0); /* the delay ends first: the two arrived */
+    CHECK_EQ_INT(d.count, 2);
+    d = ib__batcher_decide(a, 4, 12, 3, 5);
+    CHECK_NEAR(d.dispatch_ms, 12, 0); /* busy until 12: all arrived, the batch is full */
+    CHECK_EQ_INT(d.count, 3);
+    d = ib__batcher_decide(a, 4, 0, 1, 5);
+    CHECK_NEAR(d.dispatch_ms, 0, 0); /* no batching: at once, alone */
+    CHECK_EQ_INT(d.count, 1);
+    d = ib__batcher_decide(a + 3, 1, 0, 4, 5);
+    CHECK_NEAR(d.dispatch_ms, 15, 0); /* the last one waits out the delay */
+    CHECK_EQ_INT(d.count, 1);
+    d = ib__batcher_decide(a, 4, 3, 8, 20);
+    CHECK_NEAR(d.dispatch_ms, 20, 0); /* fewer than B ever come: the delay decides */
+    CHECK_EQ_INT(d.count, 4);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Serving the fake                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Run index slow_run takes 50 ms, every other 1 ms (+0.1 ms an input
+ * above one in a batch). */
+typedef struct slow_script {
+    int64_t slow_run;
+    int64_t cancel_at_run;
+    volatile int *cancel;
+} slow_script;
+
+static double slow_duration(int64_t batch, int64_t index, void *ctx)
+{
+    slow_script *s = ctx;
+    if (s->cancel && index == s->cancel_at_run) *s->cancel = 1;
+    return index == s->slow_run ? 50.0 : 1.0 + 0.1 * (double)(batch - 1);
+}
+
+static ib_workload *open_slow(slow_script *ss, int64_t slow_run)
+{
+    *ss = (slow_script){ .slow_run = slow_run, .cancel_at_run = -1 };
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = slow_duration;
+    s.ctx = ss;
+    return check_open_fake(&s);
+}
+
+/* Two warm-up runs (indexes 0 and 1), then the requests. */
+static void serve_config(ib_serve_config *cfg, int64_t requests)
+{
+    ib_serve_config_init(cfg);
+    cfg->run.warmup_runs = 2;
+    cfg->run.warmup_ms = 0;
+    cfg->requests = requests;
+    cfg->arrivals = IB_ARRIVALS_CONSTANT;
+}
+
+/* Requests every 10 ms; the third (run index 4) takes 50 ms: the ones
+ * behind it wait, and their latency from the scheduled arrival says so. */
+static void test_open_loop_counts_the_wait(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, 4);
+    ib_serve_config cfg;
+    serve_config(&cfg, 10);
+    double rate = 100;
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(r->n_points, 1);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->n, 10);
+    CHECK(!p->partial);
+    CHECK_EQ_INT(r->copies, IB_SERVE_COPIES_NONE);
+    /* Totals 1, 1, 50, 41, 32, 23, 14, 5, 1, 1 ms; queue 40, 31, 22, 13, 4
+     * for the five behind the slow one. */
+    CHECK_NEAR(p->total.mean, 169.0 / 10, 1e-9);
+    CHECK_NEAR(p->total.max, 50, 1e-9);
+    CHECK_NEAR(p->queue.mean, 110.0 / 10, 1e-9);
+    CHECK_NEAR(p->queue.max, 40, 1e-9);
+    CHECK_NEAR(p->compute.max, 50, 1e-9);
+    CHECK_NEAR(p->offered_rate, 100, 0);
+    CHECK_NEAR(p->achieved_rate, 10 * 1000.0 / 91.0, 1e-9); /* the last completes at 91 ms */
+    CHECK_EQ_INT(p->batch_hist[1], 10);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* The same script in a closed loop of one: each request is issued when the
+ * one before completes, so the slow run's wait is in nobody's latency
+ * (coordinated omission). */
+static void test_closed_loop_hides_the_wait(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, 4);
+    ib_serve_config cfg;
+    serve_config(&cfg, 10);
+    cfg.concurrency = 1;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->n, 10);
+    CHECK(isnan(p->offered_rate));
+    CHECK_NEAR(p->total.mean, (9 * 1.0 + 50) / 10, 1e-9);
+    CHECK_NEAR(p->queue.max, 0, 1e-9);
+    free(r);
+    ib_workload_destroy(w);
+
+    /* Two outstanding on one instance: the second waits for the first. */
+    w = open_slow(&ss, -1);
+    cfg.concurrency = 2;
+    r = calloc(1, sizeof *r);
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK_NEAR(r->points[0].total.min, 1, 1e-9);
+    CHECK_NEAR(r->points[0].total.max, 2, 1e-9);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_dynamic_batching(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    ib_serve_config cfg;
+    serve_config(&cfg, 12);
+    double rate = 1000; /* one request a ms */
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    cfg.max_batch = 4;
+    cfg.max_delay_us = 2500;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    const ib_serve_point *p = &r->points[0];
+    /* The fourth arrives after the delay of the first: batches of 3, each
+     * dispatched 2.5 ms after its first and taking 1.2 ms. */
+    CHECK_EQ_INT(p->runs, 4);
+    CHECK_EQ_INT(p->batch_hist[3], 4);
+    CHECK_EQ_INT(p->n, 12);
+    CHECK_NEAR(p->total.max, 2.5 + 1.2, 1e-9);
+    CHECK_NEAR(p->total.min, 0.5 + 1.2, 1e-9);
+    CHECK_EQ_INT(ib__fake_set_batches(w), 2); /* bound at 1 for warm-up, at 3 once */
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_copies_apart(void)
+{
+    slow_script ss = { .slow_run = -1, .cancel_at_run = -1 };
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = slow_duration;
+    s.ctx = &ss;
+    s.gpu_like = true;
+    s.copy_ms = 0.4;
+    ib_workload *w = check_open_fake(&s);
+    ib_serve_config cfg;
+    serve_config(&cfg, 20);
+    double rate = 10;
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(r->copies, IB_SERVE_COPIES_APART);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_NEAR(p->h2d.p50, 0.2, 1e-9);
+    CHECK_NEAR(p->compute.p50, 1.0, 1e-9);
+    CHECK_NEAR(p->d2h.p50, 0.2, 1e-9);
+    CHECK_NEAR(p->total.p50, 1.4, 1e-9);
+    CHECK_NEAR(p->queue.max, 0, 1e-9);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* The requests over 5 ms at rate (> 1000/s) when each takes 1 ms and they
+ * arrive at constant gaps: request i completes i * (1 - gap) late. */
+static int64_t over_target(double rate, int64_t n)
+{
+    double gap = 1000.0 / rate;
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) k += 1.0 + (double)i * fmax(0, 1 - gap) > 5.0;
+    return k;
+}
+
+static void test_search_known_capacity(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    ib_serve_config cfg;
+    serve_config(&cfg, 1000);
+    cfg.slo_ms = 5;
+    cfg.start_rate = 100;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK(r->searched && r->found);
+    /* The highest rate that truly passes: 2 requests over of 1000 pass
+     * p99 at 99% confidence, 3 do not. */
+    double truth = 1000;
+    while (over_target(truth + 0.01, 1000) <= 2) truth += 0.01;
+    double best = r->points[r->best].offered_rate;
+    CHECK(best <= truth);
+    bool bracketed = false;
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_serve_point *p = &r->points[i];
+        CHECK_EQ_INT(p->over_slo, over_target(p->offered_rate, 1000));
+        CHECK(p->met == (p->over_slo <= 2));
+        if (!p->met && p->offered_rate > best && p->offered_rate <= best * 1.05) bracketed = true;
+    }
+    CHECK(bracketed);
+    CHECK(best >= truth / 1.05);
+    CHECK_NEAR(r->points[0].offered_rate, 100, 0);
+    CHECK_NEAR(r->points[1].offered_rate, 200, 0); /* grown geometrically */
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_target_never_met(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    ib_serve_config cfg;
+    serve_config(&cfg, 500);
+    cfg.slo_ms = 0.5; /* below the service time */
+    cfg.start_rate = 100;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_NOT_MET);
+    /* The run time alone passes the target: no lower rate is tried. */
+    CHECK(!r->found && r->n_points == 1 && !r->partial);
+    CHECK_NEAR(r->points[r->n_points - 1].at_percentile_ms, 1.0, 1e-9);
+    char *text = ib_serve_report_text(r, &cfg, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "no rate met p99 <= 500 us"));
+    CHECK(text && strstr(text, "no lower rate can meet it"));
+    free(text);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* A target that queueing breaks but the run time meets: the search halves
+ * the rate until one meets it. */
+static void test_search_halves_down(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    ib_serve_config cfg;
+    serve_config(&cfg, 500);
+    cfg.slo_ms = 3;
+    cfg.start_rate = 4000;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK(r->found && !r->points[0].met);
+    CHECK_NEAR(r->points[1].offered_rate, 2000, 0);
+    CHECK(r->points[r->best].offered_rate <= 1004.1 && r->points[r->best].offered_rate >= 900);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_cancel_keeps_rates(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    volatile int cancel = 0;
+    ss.cancel = &cancel;
+    ss.cancel_at_run = 2 + 100 + 30; /* the 31st request of the second rate */
+    ib_serve_config cfg;
+    serve_config(&cfg, 100);
+    cfg.run.cancel = &cancel;
+    double rates[] = { 50, 100, 200 };
+    cfg.rates = rates;
+    cfg.n_rates = 3;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_INTERRUPTED);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->n_points, 2);
+    CHECK(!r->points[0].partial && r->points[0].n == 100);
+    CHECK(r->points[1].partial && r->points[1].n == 31);
+    char *json = ib_serve_report_json(r, &cfg, ib_workload_get_info(w));
+    cJSON *d = cJSON_Parse(json);
+    CHECK(d && !strcmp(cJSON_GetObjectItem(d, "schema")->valuestring, "inferbench.serve/1"));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(d, "partial")));
+    cJSON *pts = cJSON_GetObjectItem(d, "rates");
+    CHECK_EQ_INT(cJSON_GetArraySize(pts), 2);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(pts, 1), "partial")));
+    cJSON_Delete(d);
+    free(json);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_bad_config(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    ib_serve_config cfg;
+    serve_config(&cfg, 10);
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_INVALID_ARG); /* no rate, no target */
+    double bad = 0;
+    cfg.rates = &bad;
+    cfg.n_rates = 1;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "above 0") != NULL);
+    CHECK_EQ_INT(ib__fake_runs(w), 0); /* refused before anything ran */
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* Two instances serve one queue, a thread each. Each fake has its own
+ * virtual clock, so which instance takes which request depends on the
+ * threads; what must hold whatever the order: every request served once,
+ * and at 100/s with 1 ms runs nobody waits. */
+static void test_two_instances(void)
+{
+    slow_script s0, s1;
+    ib_workload *ws[2] = { open_slow(&s0, -1), open_slow(&s1, -1) };
+    ib_serve_config cfg;
+    serve_config(&cfg, 50);
+    double rate = 100;
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve_instances(ws, 2, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(r->instances, 2);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->n, 50);
+    CHECK_EQ_INT(p->batch_hist[1], 50);
+    CHECK_EQ_INT(ib__fake_runs(ws[0]) + ib__fake_runs(ws[1]), 2 * 2 + 50); /* warm-ups + one run a request */
+    CHECK_NEAR(p->total.min, 1, 1e-9);
+    CHECK_NEAR(p->total.max, 1, 1e-9);
+    CHECK_NEAR(p->queue.max, 0, 1e-9);
+    cfg.concurrency = 1;
+    cfg.n_rates = 0;
+    CHECK_EQ_INT(ib_measure_serve_instances(ws, 2, &cfg, r, &err), IB_ERR_UNSUPPORTED);
+    ib_workload *same[2] = { ws[0], ws[0] };
+    CHECK_EQ_INT(ib_measure_serve_instances(same, 2, &cfg, r, &err), IB_ERR_INVALID_ARG);
+    free(r);
+    ib_workload_destroy(ws[0]);
+    ib_workload_destroy(ws[1]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The schedule file                                                         */
+/* ------------------------------------------------------------------------ */
+
+static ib_status parse(const char *text, double **t, size_t *n, ib_error *err)
+{
+    return ib_serve_trace_parse(text, strlen(text), t, n, err);
+}
+
+static void test_trace_parse(void)
+{
+    double *t;
+    size_t n;
+    ib_error err;
+    CHECK_EQ_INT(parse("# ms\n0\n1.5\n\n1.5\r\n 20 \n3e1", &t, &n, &err), IB_OK);
+    CHECK_EQ_INT(n, 5);
+    CHECK(n == 5 && t[1] == 1.5 && t[3] == 20 && t[4] == 30);
+    free(t);
+    CHECK_EQ_INT(parse("0\n5\n4\n", &t, &n, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "line 3") && strstr(err.message, "must not decrease"));
+    CHECK(t == NULL && n == 0);
+    CHECK_EQ_INT(parse("", &t, &n, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "no arrival times") != NULL);
+    CHECK_EQ_INT(parse("# nothing\n\n", &t, &n, &err), IB_ERR_INVALID_ARG);
+    const char *bad[] = { "-1", "abc", "1 2", "nan", "inf", "0x10", "1,5", "+3", "1e999", "5ms" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(parse(bad[i], &t, &n, &err), IB_ERR_INVALID_ARG);
+        CHECK(strstr(err.message, "line 1") != NULL);
+    }
+    CHECK_EQ_INT(ib_serve_trace_parse("1\n\0\n", 4, &t, &n, &err), IB_ERR_INVALID_ARG);
+}
+
+/* A schedule from a file is served at its own times. */
+static void test_trace_served(void)
+{
+    slow_script ss;
+    ib_workload *w = open_slow(&ss, -1);
+    ib_serve_config cfg;
+    serve_config(&cfg, 0);
+    const double times[] = { 0, 0, 0, 10 };
+    cfg.arrivals = IB_ARRIVALS_TRACE;
+    cfg.trace_ms = times;
+    cfg.n_trace = 4;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->n, 4);
+    CHECK_NEAR(p->total.max, 3, 1e-9); /* the third of three at once */
+    CHECK_NEAR(p->offered_rate, 300, 1e-9);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+int main(void)
+{
+    test_poisson_schedule();
+    test_constant_schedule();
+    test_binomial_exact();
+    test_early_stopping();
+    test_batcher();
+    test_open_loop_counts_the_wait();
+    test_closed_loop_hides_the_wait();
+    test_dynamic_batching();
+    test_copies_apart();
+    test_search_known_capacity();
+    test_target_never_met();
+    test_search_halves_down();
+    test_cancel_keeps_rates();
+    test_bad_config();
+    test_two_instances();
+    test_trace_parse();
+    test_trace_served();
+    return check_summary("test_serve");
+}
