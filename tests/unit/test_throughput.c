@@ -241,6 +241,8 @@ static void test_budget_not_met(void)
     ib_error err;
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_NOT_MET);
     CHECK(strstr(err.message, "latency budget") != NULL);
+    /* It names the closest point: the lowest p99, not the last one. */
+    CHECK(strstr(err.message, "the lowest p99 is 1.01 ms, at batch 1)") != NULL);
     CHECK(!r->partial); /* the result is complete: the goal is what failed */
     CHECK_EQ_INT(r->n_points, 7);
     CHECK_EQ_INT(r->best_within_budget, -1);
