@@ -96,6 +96,9 @@ static void check_search(int64_t limit, int64_t max_batch, int64_t expected, boo
     }
     /* Probes cost one scripted run each when they fit, nothing otherwise. */
     CHECK_NEAR(r->search_ms, probe_ms, 1e-9);
+    /* The same again on this workload, whose clock no longer starts at 0. */
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK_NEAR(r->search_ms, probe_ms, 1e-9);
     /* The curve: powers of two up to the largest, and the largest. */
     size_t n = 0;
     for (int64_t b = 1; b <= expected; b *= 2) CHECK_EQ_INT(r->points[n++].batch, b);
