@@ -19,11 +19,19 @@ typedef struct fake {
     bool lost;             /* after a sticky fault every call fails */
     bool zero_inputs;      /* fill_inputs(zeros) was the last fill */
     bool tf32_on;          /* set_tf32(true) was the last switch */
+    /* The virtual stream hold: work queued while held is laid out from
+     * hold_base_ms and moved by hold_shift_ms once released. */
+    bool held;
+    bool hold_timed_out;
+    double hold_base_ms;  /* when the hold began on the device */
+    double hold_until_ms; /* when it gives up by itself */
+    double hold_shift_ms; /* the last hold: release time - hold_base_ms */
 } fake;
 
 typedef struct fake_timer {
     fake *f;
     double start_ms, stop_ms;
+    bool start_held, stop_held; /* queued behind a hold: fire hold_shift_ms later */
 } fake_timer;
 
 static fake *impl(ib_workload *w) { return w->impl; }
@@ -63,6 +71,18 @@ static ib_status fake_set_batch(ib_workload *w, int64_t batch, ib_error *err)
     return IB_OK;
 }
 
+/* Ends the hold: the queued work starts when the host releases it, or when
+ * the hold gives up by itself. */
+static void end_hold(fake *f)
+{
+    double release_ms = fmin(fmax(f->now_ms, f->hold_base_ms), f->hold_until_ms);
+    f->hold_timed_out = f->now_ms >= f->hold_until_ms;
+    f->hold_shift_ms = release_ms - f->hold_base_ms;
+    f->device_done_ms += f->hold_shift_ms;
+    f->now_ms = fmax(f->now_ms, release_ms);
+    f->held = false;
+}
+
 /* One run, with extra_ms of device work around it (copies). The device
  * starts it once the host has launched it and earlier work is done; the host
  * waits for it unless the run is queued (gpu_like, set_run_sync(false)). */
@@ -84,7 +104,12 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
     IB_FAIL_IF(index == f->script.oom_at_run, err, IB_ERR_DEVICE_OOM, "fake: out of memory at run %lld",
                (long long)index);
     f->now_ms += f->script.host_overhead_ms;
-    double start_ms = fmax(f->now_ms, f->device_done_ms);
+    if (wait && f->held) { /* the device never gets to it: the hold times out */
+        f->now_ms = fmax(f->now_ms, f->hold_until_ms);
+        end_hold(f);
+    }
+    /* Behind a hold the run follows what is queued with no launch gap. */
+    double start_ms = f->held ? f->device_done_ms : fmax(f->now_ms, f->device_done_ms) + f->script.launch_ms;
     double ms = f->script.duration_ms(w->info.batch, index, f->script.ctx);
     if (f->zero_inputs && f->script.zero_input_factor > 0) ms *= f->script.zero_input_factor;
     if (f->tf32_on) ms *= f->script.tf32_factor;
@@ -162,6 +187,44 @@ static void fake_destroy(ib_workload *w)
     free(w);
 }
 
+static ib_status hold_create(ib_workload *w, void **state, ib_error *err)
+{
+    (void)err;
+    *state = impl(w);
+    return IB_OK;
+}
+
+static ib_status hold_stream(ib_workload *w, void *state, double timeout_ms, ib_error *err)
+{
+    (void)w;
+    fake *f = state;
+    IB_FAIL_IF(f->held, err, IB_ERR_INVALID_ARG, "fake: the stream is held already");
+    f->held = true;
+    f->hold_base_ms = fmax(f->now_ms, f->device_done_ms);
+    f->hold_until_ms = f->hold_base_ms + timeout_ms;
+    f->device_done_ms = f->hold_base_ms;
+    return IB_OK;
+}
+
+static ib_status hold_release(void *state, bool *timed_out, ib_error *err)
+{
+    (void)err;
+    fake *f = state;
+    if (f->held) end_hold(f);
+    *timed_out = f->hold_timed_out;
+    f->hold_timed_out = false;
+    return IB_OK;
+}
+
+static void hold_destroy(void *state) { (void)state; }
+
+static const ib__hold_ops fake_hold_ops = {
+    .create = hold_create,
+    .hold = hold_stream,
+    .release = hold_release,
+    .destroy = hold_destroy,
+};
+
 static const ib__workload_ops fake_ops = {
     .version = IB__WORKLOAD_OPS_VERSION,
     .set_batch = fake_set_batch,
@@ -193,7 +256,9 @@ static ib_status timer_start(void *state, ib_error *err)
 {
     (void)err;
     fake_timer *t = state;
-    t->start_ms = fmax(t->f->now_ms + t->f->script.host_overhead_ms, t->f->device_done_ms);
+    t->start_held = t->f->held;
+    t->start_ms = t->start_held ? t->f->device_done_ms
+                                : fmax(t->f->now_ms + t->f->script.host_overhead_ms, t->f->device_done_ms);
     return IB_OK;
 }
 
@@ -201,7 +266,8 @@ static ib_status timer_stop(void *state, ib_error *err)
 {
     (void)err;
     fake_timer *t = state;
-    t->stop_ms = fmax(t->f->now_ms, t->f->device_done_ms);
+    t->stop_held = t->f->held;
+    t->stop_ms = t->stop_held ? t->f->device_done_ms : fmax(t->f->now_ms, t->f->device_done_ms);
     return IB_OK;
 }
 
@@ -209,6 +275,9 @@ static ib_status timer_elapsed(void *state, double *ms, ib_error *err)
 {
     (void)err;
     fake_timer *t = state;
+    if (t->start_held) t->start_ms += t->f->hold_shift_ms;
+    if (t->stop_held) t->stop_ms += t->f->hold_shift_ms;
+    t->start_held = t->stop_held = false;
     t->f->now_ms = fmax(t->f->now_ms, t->stop_ms); /* waits for the stop mark */
     *ms = t->stop_ms - t->start_ms;
     double step = t->f->script.timer_resolution_ms;
@@ -248,6 +317,7 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     w->caps = IB_CAP_ASYNC_RUN | IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS |
               (s->has_device_timer ? IB_CAP_DEVICE_TIMING : 0) | (s->has_batch_dim ? IB_CAP_BATCH_DIM : 0) |
               (s->gpu_like ? IB_CAP_GPU : 0);
+    w->stream_hold = s->gpu_like && s->has_stream_hold ? &fake_hold_ops : NULL;
     ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
     ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);
     w->info.device = s->gpu_like ? IB_DEVICE_CUDA : IB_DEVICE_CPU;

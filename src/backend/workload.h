@@ -78,6 +78,18 @@ typedef struct ib__output_values {
 
 void ib__output_values_free(ib__output_values *v);
 
+/* Launch-overhead exclusion (--exclude-launch): hold makes the work queued
+ * on the workload's stream wait until release, so that it then starts
+ * back-to-back; release reports *timed_out when the hold gave up after
+ * timeout_ms (the workload waited on the held stream). A GPU workload's is
+ * src/gpu/hold.c's (the runner's default); the fake has a virtual one. */
+typedef struct ib__hold_ops {
+    ib_status (*create)(ib_workload *w, void **state, ib_error *err);
+    ib_status (*hold)(ib_workload *w, void *state, double timeout_ms, ib_error *err);
+    ib_status (*release)(void *state, bool *timed_out, ib_error *err);
+    void (*destroy)(void *state);
+} ib__hold_ops;
+
 struct ib_workload {
     const ib__workload_ops *ops;
     void *impl;                 /* the backend's own state */
@@ -91,6 +103,7 @@ struct ib_workload {
      * Read it through ib__workload_device_timer, which knows both. */
     const ib__timer_ops *own_timer;
     void *timer_target;
+    const ib__hold_ops *stream_hold; /* NULL: the GPU's on w->stream */
 };
 
 /* Whether w declares every capability in caps. */
@@ -147,6 +160,12 @@ typedef struct ib__fake_script {
     double tf32_factor;           /* > 0: set_tf32 exists and runs with TF32
                                      on take this times the duration; 0: the
                                      device has no TF32 (set_tf32 refuses) */
+
+    /* gpu_like: the virtual device idles this long before each run it
+     * starts, the launch latency a timer's marks around the run count;
+     * work queued behind a hold starts without it. */
+    double launch_ms;
+    bool has_stream_hold;         /* gpu_like: a virtual stream hold (stream_hold) */
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);

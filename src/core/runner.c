@@ -6,6 +6,34 @@
  * far above any launch sequence, short enough for an interactive tool. */
 #define HOLD_TIMEOUT_MS 2000.0
 
+/* The GPU's stream hold (src/gpu/hold.c) on the workload's stream. */
+static ib_status gpu_hold_create(ib_workload *w, void **state, ib_error *err)
+{
+    ib__gpu_hold *h = NULL;
+    ib_status st = ib__gpu_hold_create(w->device_id, &h, err);
+    *state = h;
+    return st;
+}
+
+static ib_status gpu_hold(ib_workload *w, void *state, double timeout_ms, ib_error *err)
+{
+    return ib__gpu_hold_stream(state, w->stream, timeout_ms, err);
+}
+
+static ib_status gpu_release(void *state, bool *timed_out, ib_error *err)
+{
+    return ib__gpu_release_stream(state, timed_out, err);
+}
+
+static void gpu_hold_destroy(void *state) { ib__gpu_hold_destroy(state); }
+
+static const ib__hold_ops gpu_stream_hold = {
+    .create = gpu_hold_create,
+    .hold = gpu_hold,
+    .release = gpu_release,
+    .destroy = gpu_hold_destroy,
+};
+
 static ib_status runner_setup(ib__runner *r, const ib_config *cfg, ib_error *err)
 {
     ib_workload *w = r->w;
@@ -29,9 +57,11 @@ static ib_status runner_setup(ib__runner *r, const ib_config *cfg, ib_error *err
         IB_TRY(ib__gpu_l2_flusher_create(w->device_id, &r->flusher, err));
     }
     if (cfg->exclude_launch) {
-        IB_FAIL_IF(!ib__workload_can(w, IB_CAP_CUDA_STREAM | IB_CAP_ASYNC_RUN), err, IB_ERR_UNSUPPORTED,
+        IB_FAIL_IF(!(w->stream_hold || ib__workload_can(w, IB_CAP_CUDA_STREAM)) || !ib__workload_can(w, IB_CAP_ASYNC_RUN),
+                   err, IB_ERR_UNSUPPORTED,
                    "--exclude-launch needs a GPU workload whose run can skip its own synchronization");
-        IB_TRY(ib__gpu_hold_create(w->device_id, &r->hold, err));
+        r->hold_ops = w->stream_hold ? w->stream_hold : &gpu_stream_hold;
+        IB_TRY(r->hold_ops->create(w, &r->hold, err));
     }
     return IB_OK;
 }
@@ -50,7 +80,7 @@ void ib__runner_release(ib__runner *r)
     r->async = false;
     if (r->timer) r->timer_ops->destroy(r->timer);
     ib__gpu_l2_flusher_destroy(r->flusher);
-    ib__gpu_hold_destroy(r->hold);
+    if (r->hold) r->hold_ops->destroy(r->hold);
     r->timer = NULL;
     r->timer_ops = NULL;
     r->flusher = NULL;
@@ -76,12 +106,12 @@ static ib_status flush_cache(ib__runner *r, ib_error *err)
 static ib_status run_held(ib__runner *r, ib_error *err)
 {
     ib_workload *w = r->w;
-    ib_status st = ib__gpu_hold_stream(r->hold, w->stream, HOLD_TIMEOUT_MS, err);
+    ib_status st = r->hold_ops->hold(w, r->hold, HOLD_TIMEOUT_MS, err);
     if (st == IB_OK) st = r->timer_ops->start(r->timer, err);
     if (st == IB_OK) st = w->ops->run(w, err);
     if (st == IB_OK) st = r->timer_ops->stop(r->timer, err);
     bool timed_out = false;
-    ib_status rel = ib__gpu_release_stream(r->hold, &timed_out, err);
+    ib_status rel = r->hold_ops->release(r->hold, &timed_out, err);
     if (st != IB_OK) return st;
     if (rel != IB_OK) return rel;
     IB_FAIL_IF(timed_out, err, IB_ERR_DEADLOCK,

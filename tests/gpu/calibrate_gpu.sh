@@ -30,6 +30,10 @@ json_check "$TMP/cal.json" "all(0.5 <= p['held_error_us'] <= 5.0 for p in d['poi
 json_check "$TMP/cal.json" "1.0 <= d['harness']['median_us'] <= 12.0 and 0.5 <= d['harness']['held_median_us'] <= 5.0" "the empty kernel reads 1..12 us (events), 0.5..5 us (held)"
 json_check "$TMP/cal.json" "all(abs(p['error_us'] - p['corrected_error_us'] - d['harness']['median_us']) < 1e-6 and abs(p['held_error_us'] - p['held_corrected_error_us'] - d['harness']['held_median_us']) < 1e-6 for p in d['points'])" "corrected = raw - the empty kernel's median, for every point"
 json_check "$TMP/cal.json" "all(p['launch_overhead_us'] > 0 for p in d['points'])" "launch overhead is positive"
+# The arithmetic of each point on its own numbers (found by mutation testing:
+# a p95 in ms instead of us, a launch overhead not median - held median).
+json_check "$TMP/cal.json" "all(p['p5_us'] <= p['median_us'] <= p['p95_us'] and abs(p['launch_overhead_us'] - (p['median_us'] - p['held_median_us'])) < 1e-6 and abs(p['error_us'] - (p['median_us'] - p['true_us'])) < 1e-6 and p['n'] >= 30 for p in [d['harness']] + d['points'])" "every point: p5 <= median <= p95, launch overhead = median - held median, error = median - true, 30 runs and more"
+json_check "$TMP/cal.json" "[p['true_us'] for p in d['points']] == [5, 10, 20, 50, 100, 1000, 10000, 100000] and not d['partial']" "the default durations, in order, complete"
 json_check "$TMP/cal.json" "d['timer_resolution_us'] > 0 and d['harness']['median_us'] > d['harness']['held_median_us'] > 0" "harness overhead and timer resolution measured"
 # The same result as CSV (the empty kernel, then a row per point) and as a
 # Markdown table (docs/report.md).

@@ -613,6 +613,9 @@ static void test_fill(void)
     CHECK_EQ_INT(ib__float_to_half(2.9802322e-8f), 0x0000); /* 2^-25: the tie goes to even 0 */
     CHECK_EQ_INT(ib__float_to_half(1.0009765625f), 0x3C01);
     CHECK_EQ_INT(ib__float_to_half(1.00048828125f), 0x3C00); /* tie: to even */
+    CHECK_EQ_INT(ib__float_to_half(1.00146484375f), 0x3C02); /* tie above an odd half: up to even */
+    CHECK_EQ_INT(ib__float_to_half(1.00146472454071044921875f), 0x3C01); /* 2^-23 under that tie: down */
+    CHECK_EQ_INT(ib__float_to_half(1.00048840045928955078125f), 0x3C01); /* 2^-23 over the even tie: up */
     CHECK_EQ_INT(ib__float_to_bfloat16(1.0f), 0x3F80);
     CHECK_EQ_INT(ib__float_to_bfloat16(-2.0f), 0xC000);
 }

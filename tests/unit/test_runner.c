@@ -1,0 +1,170 @@
+/* The runner's held path (--exclude-launch) on the fake's virtual stream
+ * hold: a held run's device time is the run alone, without the launch
+ * latency an unheld run's marks count; the first run is never held; a run
+ * that waits on the held stream is a deadlock; the launch overhead a latency
+ * measurement prices is the difference, to the exact value. */
+#include "check.h"
+#include "backend/workload.h"
+#include "core/runner.h"
+
+#include <math.h>
+#include <string.h>
+
+#define RUN_MS 1.0
+#define COLD_MS 3.0
+#define LAUNCH_MS 0.25
+#define HOST_MS 0.5
+
+static double cold_then_steady(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    return index == 0 ? COLD_MS : RUN_MS;
+}
+
+static ib_workload *open_held_fake(bool has_stream_hold)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = cold_then_steady;
+    s.gpu_like = true;
+    s.has_stream_hold = has_stream_hold;
+    s.launch_ms = LAUNCH_MS;
+    s.host_overhead_ms = HOST_MS;
+    return check_open_fake(&s);
+}
+
+static void test_held_runs_exclude_launch(void)
+{
+    ib_workload *w = open_held_fake(true);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.exclude_launch = true;
+    ib__runner r;
+    ib_error err;
+    CHECK(ib__runner_init(&r, w, &cfg, &err) == IB_OK);
+    double device, host;
+    /* The first run is not held: its marks count the launch gap. */
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_OK);
+    CHECK_NEAR(device, LAUNCH_MS + COLD_MS, 1e-12);
+    CHECK_NEAR(host, HOST_MS + LAUNCH_MS + COLD_MS, 1e-12);
+    /* Held: the run starts right after the start mark, once released. */
+    for (int i = 0; i < 3; i++) {
+        CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_OK);
+        CHECK_NEAR(device, RUN_MS, 1e-12);
+        CHECK_NEAR(host, HOST_MS + RUN_MS, 1e-12);
+    }
+    CHECK_EQ_INT(r.runs, 4);
+    ib__runner_release(&r);
+
+    /* Without exclude_launch the same runs count the launch gap. */
+    cfg.exclude_launch = false;
+    CHECK(ib__runner_init(&r, w, &cfg, &err) == IB_OK);
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_OK);
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_OK);
+    CHECK_NEAR(device, LAUNCH_MS + RUN_MS, 1e-12);
+    ib__runner_release(&r);
+    ib_workload_destroy(w);
+}
+
+/* A run that waits for the device itself while the stream is held never
+ * ends until the hold gives up: refused as a deadlock. */
+static void test_waiting_run_is_a_deadlock(void)
+{
+    ib_workload *w = open_held_fake(true);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.exclude_launch = true;
+    ib__runner r;
+    ib_error err;
+    CHECK(ib__runner_init(&r, w, &cfg, &err) == IB_OK);
+    double device, host;
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_OK);
+    CHECK(w->ops->set_run_sync(w, true, &err) == IB_OK); /* runs wait again */
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_ERR_DEADLOCK);
+    CHECK(strstr(err.message, "released after 2000 ms") != NULL);
+    ib__runner_release(&r);
+    ib_workload_destroy(w);
+}
+
+/* A failure inside the held run still releases the hold: the next run is
+ * held again (not refused as "held already") and timed right. */
+static void test_failed_held_run_releases(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = cold_then_steady;
+    s.gpu_like = true;
+    s.has_stream_hold = true;
+    s.launch_ms = LAUNCH_MS;
+    s.fail_at_run = 1;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.exclude_launch = true;
+    ib__runner r;
+    ib_error err;
+    CHECK(ib__runner_init(&r, w, &cfg, &err) == IB_OK);
+    double device, host;
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_OK);
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_ERR_RUNTIME);
+    CHECK(isnan(device));
+    CHECK(ib__runner_time_one(&r, &device, &host, &err) == IB_OK);
+    CHECK_NEAR(device, RUN_MS, 1e-12);
+    ib__runner_release(&r);
+    ib_workload_destroy(w);
+}
+
+/* A GPU-like workload without a hold (nor a stream) cannot exclude launch. */
+static void test_refused_without_hold(void)
+{
+    ib_workload *w = open_held_fake(false);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.exclude_launch = true;
+    ib__runner r;
+    ib_error err;
+    CHECK(ib__runner_init(&r, w, &cfg, &err) == IB_ERR_UNSUPPORTED);
+    ib_workload_destroy(w);
+}
+
+/* The whole measurement: held device times, and the launch overhead priced
+ * on unheld reference runs, exactly the launch gap. */
+static void test_latency_prices_launch_overhead(void)
+{
+    ib_workload *w = open_held_fake(true);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.exclude_launch = true;
+    cfg.warmup_runs = 5;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 50;
+    cfg.precision = 0;
+    ib_latency_result res;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &res, &err) == IB_OK);
+    CHECK_EQ_INT((int64_t)res.n, 50);
+    CHECK_NEAR(res.cold_device_ms, LAUNCH_MS + COLD_MS, 1e-12);
+    CHECK_NEAR(res.device.p50, RUN_MS, 1e-12);
+    CHECK_NEAR(res.device.max, RUN_MS, 1e-12);
+    CHECK_NEAR(res.launch_overhead_ms, LAUNCH_MS, 1e-12);
+    ib_latency_result_free(&res);
+
+    cfg.exclude_launch = false;
+    CHECK(ib_measure_latency(w, &cfg, &res, &err) == IB_OK);
+    CHECK_NEAR(res.device.p50, LAUNCH_MS + RUN_MS, 1e-12);
+    CHECK(isnan(res.launch_overhead_ms));
+    ib_latency_result_free(&res);
+    ib_workload_destroy(w);
+}
+
+int main(void)
+{
+    test_held_runs_exclude_launch();
+    test_waiting_run_is_a_deadlock();
+    test_failed_held_run_releases();
+    test_refused_without_hold();
+    test_latency_prices_launch_overhead();
+    return check_summary("test_runner");
+}
