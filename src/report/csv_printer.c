@@ -29,17 +29,16 @@ void ib__csv_field(ib__sbuf *b, const char *s)
     ib__sbuf_printf(b, "\"");
 }
 
-/* ",v" with the fewest digits that read back as v (as the JSON documents
- * print numbers), or "," alone when v does not exist (NaN). */
+/* ",v" exactly (as the JSON documents print numbers), or "," alone when v
+ * does not exist (NaN). */
 static void number(ib__sbuf *b, double v)
 {
     if (!isfinite(v)) {
         ib__sbuf_printf(b, ",");
         return;
     }
-    char text[32];
-    snprintf(text, sizeof text, "%.15g", v);
-    if (strtod(text, NULL) != v) snprintf(text, sizeof text, "%.17g", v);
+    char text[IB__EXACT_LEN];
+    ib__format_exact(text, v);
     ib__sbuf_printf(b, ",%s", text);
 }
 

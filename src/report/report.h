@@ -55,6 +55,10 @@ unsigned ib__json_warning_bits(const cJSON *array);
  * model, device and workload too. */
 cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status,
                          const ib_workload_info *info);
+/* The shortest decimal text (at least 15 digits' precision) that reads
+ * back as exactly v: the number format of JSON and CSV. */
+#define IB__EXACT_LEN 32
+void ib__format_exact(char out[IB__EXACT_LEN], double v);
 /* Serializes and deletes root, as valid UTF-8 (ib__sbuf_append_utf8);
  * NULL on failure. */
 char *ib__json_finish(cJSON *root);

@@ -12,7 +12,8 @@ import csv, json
 rows = list(csv.DictReader(open('$TMP/s.csv', newline='')))
 d = json.load(open('$TMP/s.json'))
 assert [float(r['offered_rate']) for r in rows] == [50, 200]
-assert all(int(r['n']) == 60 and r['h2d_p50_ms'] == '' and float(r['total_p99_ms']) == p['total_ms']['p99'] for r, p in zip(rows, d['rates']))
+for r, p in zip(rows, d['rates']):
+    assert int(r['n']) == 60 and r['h2d_p50_ms'] == '' and float(r['total_p99_ms']) == p['total_ms']['p99'], (r, p['total_ms'])
 " 2>"$TMP/pyerr" && pass "csv: one row a rate, the JSON's figures, no copy parts" || fail "csv: $(cat "$TMP/pyerr")"
 expect_grep "^\*\*inferbench serve\*\*: zoo:mlp" "$TMP/s.md" "md: the title"
 [ "$(grep -c '^| [0-9]' "$TMP/s.md")" -eq 2 ] && pass "md: one row a rate" || fail "md: rows"

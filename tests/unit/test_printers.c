@@ -6,6 +6,9 @@
 #include "backend/workload.h"
 #include "report/printer.h"
 
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -313,9 +316,49 @@ static void test_comparison(void)
     free(m);
 }
 
+/* Every number of a JSON document and of a CSV row reads back as the very
+ * double measured: cJSON alone prints 15 digits when they are within an
+ * epsilon, which changed about one value in six in its last bit. */
+static void test_exact_numbers(void)
+{
+    const double hard[] = { 0.39438292681909304, 0.78309922375860586, 0.19755136929338396, 1e-300,
+                            5e-324, 1.7976931348623157e308, 0.1, 50, -2.5, 123456789012345678.0 };
+    cJSON *a = cJSON_CreateArray();
+    double v[1000];
+    uint64_t x = 88172645463325252u;
+    for (size_t i = 0; i < 1000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v[i] = i < sizeof hard / sizeof hard[0] ? hard[i] : (double)(x >> 11) / 9007199254740992.0 * (double)(i % 7 + 1);
+        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+    }
+    cJSON *nested = cJSON_CreateObject();
+    cJSON_AddItemToObject(nested, "values", a);
+    cJSON_AddItemToObject(nested, "missing", ib__json_number(NAN));
+    char *text = ib__json_finish(nested);
+    cJSON *back = cJSON_Parse(text);
+    const cJSON *values = cJSON_GetObjectItem(back, "values");
+    size_t exact = 0;
+    for (size_t i = 0; i < 1000; i++) exact += cJSON_GetArrayItem(values, (int)i)->valuedouble == v[i];
+    CHECK(exact == 1000);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(back, "missing")));
+    cJSON_Delete(back);
+    free(text);
+    for (size_t i = 0; i < 1000; i++) {
+        char t[IB__EXACT_LEN];
+        ib__format_exact(t, v[i]);
+        if (strtod(t, NULL) != v[i]) fprintf(stderr, "  %.17g printed as %s\n", v[i], t);
+        exact -= strtod(t, NULL) == v[i];
+    }
+    CHECK(exact == 0);
+    char t[IB__EXACT_LEN];
+    ib__format_exact(t, 0.1);
+    CHECK(strcmp(t, "0.1") == 0);
+}
+
 int main(void)
 {
     test_csv_quoting();
+    test_exact_numbers();
     test_md_cells();
     test_latency();
     test_throughput();
