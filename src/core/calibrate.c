@@ -2,6 +2,7 @@
  * on the GPU's own clock) and states its error. The same runner as every
  * other measurement does the timing, so this is the accuracy of the real
  * method, not of a special path. */
+#include "core/calibrate.h"
 #include "core/latency.h"
 #include "core/stats.h"
 #include "env/env.h"
@@ -23,11 +24,11 @@ static int64_t runs_for(double duration_us, int64_t max_runs)
     return runs < 30 ? 30 : (int64_t)runs;
 }
 
-static ib_status measure_spin(double duration_us, int device_id, const ib_config *base, bool held,
+static ib_status measure_spin(const ib__known_kernel *k, double duration_us, const ib_config *base, bool held,
                               ib_latency_result *r, ib_error *err)
 {
     ib_workload *w = NULL;
-    IB_TRY(ib_workload_open_spin_kernel(duration_us, device_id, &w, err));
+    IB_TRY(k->open(duration_us, k->device_id, k->ctx, &w, err));
     ib_config cfg = *base;
     cfg.runs = runs_for(duration_us, base->runs);
     cfg.precision = 0;
@@ -38,12 +39,12 @@ static ib_status measure_spin(double duration_us, int device_id, const ib_config
     return st;
 }
 
-static ib_status calibrate_point(double true_us, int device_id, const ib_config *cfg, ib_calibration_point *p,
-                                 ib_error *err)
+static ib_status calibrate_point(const ib__known_kernel *k, double true_us, const ib_config *cfg,
+                                 ib_calibration_point *p, ib_error *err)
 {
     ib_latency_result plain, held;
     *p = (ib_calibration_point){ .true_us = true_us };
-    ib_status st = measure_spin(true_us, device_id, cfg, false, &plain, err);
+    ib_status st = measure_spin(k, true_us, cfg, false, &plain, err);
     if (st == IB_OK) {
         p->n = plain.n;
         p->median_us = plain.device.p50 * 1e3;
@@ -56,7 +57,7 @@ static ib_status calibrate_point(double true_us, int device_id, const ib_config 
         p->p95_us = ib_quantile_sorted(s, plain.n, 0.95) * 1e3;
         /* The first run through a runner is never held (module loading);
          * the kernel's module is loaded by now either way. */
-        st = measure_spin(true_us, device_id, cfg, true, &held, err);
+        st = measure_spin(k, true_us, cfg, true, &held, err);
         if (st == IB_OK) {
             p->held_median_us = held.device.p50 * 1e3;
             p->held_error_us = p->held_median_us - true_us;
@@ -71,10 +72,10 @@ static ib_status calibrate_point(double true_us, int device_id, const ib_config 
 
 /* Two events with nothing between them: the smallest interval the timer
  * reports. */
-static ib_status timer_resolution(int device_id, double *us, ib_error *err)
+static ib_status timer_resolution(const ib__known_kernel *k, double *us, ib_error *err)
 {
     ib_workload *w = NULL;
-    IB_TRY(ib_workload_open_spin_kernel(0, device_id, &w, err));
+    IB_TRY(k->open(0, k->device_id, k->ctx, &w, err));
     void *t = NULL, *target;
     double ms = NAN;
     const ib__timer_ops *timer = ib__workload_device_timer(w, &target);
@@ -86,8 +87,6 @@ static ib_status timer_resolution(int device_id, double *us, ib_error *err)
     return st;
 }
 
-/* What is left of an error once the harness's fixed cost of an empty run,
- * measured the same way, is taken off. */
 /* The point about to be measured, as progress reports name it: the harness
  * (an empty kernel) is step 1 of n + 1. */
 static ib_config point_progress(ib__progress *pr, size_t step, size_t n, double true_us, const ib_config *cfg)
@@ -98,14 +97,16 @@ static ib_config point_progress(ib__progress *pr, size_t step, size_t n, double 
     return ib__progress_nested(pr, cfg);
 }
 
+/* What is left of an error once the harness's fixed cost of an empty run,
+ * measured the same way, is taken off. */
 static void correct_errors(ib_calibration_point *p, const ib_calibration_point *harness)
 {
     p->corrected_error_us = p->median_us - harness->median_us - p->true_us;
     p->held_corrected_error_us = p->held_median_us - harness->held_median_us - p->true_us;
 }
 
-ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durations_us, size_t n,
-                       ib_calibration_result *out, ib_error *err)
+ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, const double *durations_us, size_t n,
+                             ib_calibration_result *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
     out->timer_resolution_us = NAN;
@@ -116,27 +117,25 @@ ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durati
     }
     IB_FAIL_IF(n == 0 || n > IB_MAX_CALIBRATION_POINTS, err, IB_ERR_INVALID_ARG,
                "calibrate takes 1 to %d durations", IB_MAX_CALIBRATION_POINTS);
-    IB_FAIL_IF(!ib__gpu_available(device_id), err, IB_ERR_NO_DEVICE,
-               "calibrate needs a CUDA GPU: none is usable as device %d", device_id);
 
     ib_workload *probe = NULL; /* only to describe the environment */
-    IB_TRY(ib_workload_open_spin_kernel(0, device_id, &probe, err));
+    IB_TRY(k->open(0, k->device_id, k->ctx, &probe, err));
     ib__env_capture(&out->env, probe);
     ib_workload_destroy(probe);
 
     ib__progress pr;
     ib__progress_init(&pr, cfg, NULL);
-    ib_status st = timer_resolution(device_id, &out->timer_resolution_us, err);
+    ib_status st = timer_resolution(k, &out->timer_resolution_us, err);
     ib_config point_cfg = point_progress(&pr, 1, n, 0, cfg);
-    if (st == IB_OK) st = calibrate_point(0, device_id, &point_cfg, &out->harness, err);
+    if (st == IB_OK) st = calibrate_point(k, 0, &point_cfg, &out->harness, err);
     /* Sampled from here: the harness measurement warmed the GPU up. */
     ib__gpu_sampler *sampler = st == IB_OK && cfg->sample_gpu_state
-                                   ? ib__gpu_sampler_start(&out->env, device_id, IB__GPU_SAMPLE_PERIOD_MS)
+                                   ? ib__gpu_sampler_start(&out->env, k->device_id, IB__GPU_SAMPLE_PERIOD_MS)
                                    : NULL;
     for (size_t i = 0; i < n && st == IB_OK; i++) {
         if (ib__cancelled(cfg->cancel)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         point_cfg = point_progress(&pr, i + 2, n, durations_us[i], cfg);
-        if (st == IB_OK) st = calibrate_point(durations_us[i], device_id, &point_cfg, &out->points[i], err);
+        if (st == IB_OK) st = calibrate_point(k, durations_us[i], &point_cfg, &out->points[i], err);
         if (st != IB_OK) break;
         correct_errors(&out->points[i], &out->harness);
         out->n_points = i + 1;
@@ -148,4 +147,21 @@ ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durati
         out->stop_status = st;
     }
     return st;
+}
+
+/* The GPU's spin kernel; the first open (the environment's probe, once
+ * the arguments are checked) says when there is no GPU. */
+static ib_status open_spin_kernel(double duration_us, int device_id, void *ctx, ib_workload **out, ib_error *err)
+{
+    (void)ctx;
+    IB_FAIL_IF(!ib__gpu_available(device_id), err, IB_ERR_NO_DEVICE,
+               "calibrate needs a CUDA GPU: none is usable as device %d", device_id);
+    return ib_workload_open_spin_kernel(duration_us, device_id, out, err);
+}
+
+ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durations_us, size_t n,
+                       ib_calibration_result *out, ib_error *err)
+{
+    const ib__known_kernel spin = { .open = open_spin_kernel, .device_id = device_id };
+    return ib__calibrate_with(&spin, cfg, durations_us, n, out, err);
 }
