@@ -165,7 +165,10 @@ static void test_timing(void)
     printf("test_gpu: spin 1 ms: %.4f ms (held %.4f); 10 us: %.4f ms (held %.4f); "
            "empty: %.4f ms (held %.4f)\n",
            plain_1ms, held_1ms, plain_10us, held_10us, plain_0, held_0);
-    CHECK_NEAR(plain_1ms, 1.0, 0.01);
+    /* Unheld, the marks also count the launch gap between the start event
+     * and the kernel, a few us and up to ~15 us on a busy host (1.0113 ms
+     * was seen): never less than the kernel, within 25 us of it. */
+    CHECK(plain_1ms >= 0.999 && plain_1ms < 1.025);
     CHECK_NEAR(held_1ms, 1.0, 0.01);
     /* Held, the launch gap is gone: what is left besides the kernel is the
      * fixed cost of an empty kernel between two events (about 3 us on an
