@@ -2,7 +2,7 @@
  * trust warnings drawn from the GPU samples. Nothing here fails or prints: a
  * fact that cannot be read stays empty, and the report says so. */
 #include "env/env.h"
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 #include "env/nvml.h"
 #include "gpu/gpu.h"
 

@@ -4,7 +4,7 @@
  * (what fits int64, uint8, uint64, int8, bool, float16, float32), and the
  * values made from it (ranges inclusive, constants, chunks, files). */
 #include "backend/npy.h"
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 #include "check.h"
 #include "onnx_fixtures.h"
 

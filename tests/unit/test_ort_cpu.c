@@ -1,7 +1,7 @@
 /* The ONNX Runtime workload on the CPU provider: opening, information,
  * runs, batches, copies, reopening, and every refusal with its message. */
 #include "check.h"
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 #include "core/numeric.h"
 #include "gpu/gpu.h"
 #include "onnx_fixtures.h"

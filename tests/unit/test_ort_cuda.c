@@ -3,7 +3,7 @@
  * it checks the provider, the stream, device-resident runs, asynchronous
  * runs, copies, reopening, and both kinds of device out-of-memory. */
 #include "check.h"
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 #include "gpu/gpu.h"
 #include "onnx_fixtures.h"
 

@@ -1,6 +1,6 @@
 /* The model's inputs and outputs: what they are, the value of each of their
  * dimensions, and the data the inputs are filled with. */
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* ONNX Runtime sessions: the process-wide environment, OrtStatus conversion,
  * the CUDA execution provider loaded as a plugin, and session creation. */
 #define _GNU_SOURCE /* dladdr */
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 
 #include <dlfcn.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
  * int64?), then the values made, generated or read from the file, outside
  * any timed region. docs/cli.md (--input) and docs/method.md (why random). */
 #include "backend/npy.h"
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 #include "core/numeric.h"
 
 #include <errno.h>

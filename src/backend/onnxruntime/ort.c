@@ -3,7 +3,7 @@
  * timed region, where the model runs (device memory on CUDA); outputs are
  * bound to the same device so that ORT allocates them there and nothing is
  * copied during a timed run. docs/backend-onnxruntime.md has the design. */
-#include "backend/ort.h"
+#include "backend/onnxruntime/ort.h"
 #include "core/numeric.h"
 #include "gpu/gpu.h"
 
