@@ -9,8 +9,11 @@ int cmd_info(cli_args *a)
     bool has_gpu;
     ib_env_probe(a->model_opts.device_id, &env, &has_gpu);
     printf("inferbench      %s\n", env.tool_version);
-    printf("onnxruntime     %s, %s build (%s)\n", env.ort_version,
-           env.ort_cuda_build ? "CUDA" : "CPU", env.ort_library);
+    if (env.ort_version[0])
+        printf("onnxruntime     %s, %s build (%s)\n", env.ort_version, env.ort_cuda_build ? "CUDA" : "CPU",
+               env.ort_library);
+    else
+        printf("onnxruntime     cannot be loaded (opening a model says why)\n");
     printf("cpu             %s\n", env.host_cpu);
     char backends[256];
     cli_backend_names(backends, sizeof backends);

@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const cli_command commands[] = {
@@ -170,6 +171,10 @@ int main(int argc, char **argv)
     args.session_index = session_index;
     args.session_result = session_result;
     cli_install_signal_handlers();
+    /* Where ONNX Runtime is loaded from (docs/cli.md); unset: the one the
+     * build used, or the copy installed beside the program. */
+    const char *ort = getenv("INFERBENCH_ONNXRUNTIME_LIBRARY");
+    if (ort && *ort) ib_set_onnxruntime_library(ort, NULL);
     int code = cmd->run(&args);
     ib_backend_unload_plugins(); /* after the workloads: their code lives there */
     return code;

@@ -201,6 +201,17 @@ void ib_model_options_init(ib_model_options *opts);
 ib_status ib_workload_open_model(const char *model, const ib_model_options *opts,
                                  ib_workload **out, ib_error *err);
 
+/* Where ONNX Runtime's core library is loaded from. inferbench does not
+ * link it: it is loaded (dlopen) the first time a model is opened or the
+ * environment is captured, so that what measures nothing (reading and
+ * comparing results) runs without it. NULL or "" (the default) is
+ * "libonnxruntime.so.1" as the dynamic loader finds it: the library the
+ * build used, or the copy installed beside libinferbench. A library that
+ * cannot be loaded makes ib_workload_open_model fail with
+ * IB_ERR_UNSUPPORTED and the loader's reason. Call it before the first
+ * load: IB_ERR_INVALID_ARG afterwards. The path is copied. */
+ib_status ib_set_onnxruntime_library(const char *path, ib_error *err);
+
 /* A CUDA kernel that spins for duration_us on the device (calibration). */
 ib_status ib_workload_open_spin_kernel(double duration_us, int device_id,
                                        ib_workload **out, ib_error *err);

@@ -17,6 +17,8 @@ void ib__builtin_hand_over(ib_workload *inner, ib_backend_handle *out)
     };
 }
 
+bool ib__backend_is_in_tree(const ib_backend *b) { return b->close == ib__builtin_close; }
+
 void ib__builtin_describe(void *state, ib_workload_info *info) { *info = ((ib_workload *)state)->info; }
 
 ib_status ib__builtin_set_batch(void *state, int64_t batch, ib_error *err)

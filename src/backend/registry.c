@@ -11,10 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Adding a backend in tree: its folder, and one line here. */
-static const ib_backend *const builtin[] = {
-    &ib__backend_onnxruntime,
-    &ib__backend_spin,
+/* Adding a backend in tree: its folder, and one line here (its table, and
+ * its env hook or NULL). */
+static const struct {
+    const ib_backend *table;
+    ib__backend_env_fn env_facts;
+} builtin[] = {
+    { &ib__backend_onnxruntime, ib__ort_env_facts },
+    { &ib__backend_spin, NULL },
+    { &ib__backend_fake, NULL },
 };
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
 
@@ -29,7 +34,7 @@ size_t ib_backend_count(void) { return N_BUILTIN + n_plugins; }
 
 const ib_backend *ib_backend_get(size_t index)
 {
-    if (index < N_BUILTIN) return builtin[index];
+    if (index < N_BUILTIN) return builtin[index].table;
     return index - N_BUILTIN < n_plugins ? plugins[index - N_BUILTIN].table : NULL;
 }
 
@@ -38,6 +43,12 @@ const ib_backend *ib_backend_find(const char *name)
     for (size_t i = 0; name && i < ib_backend_count(); i++)
         if (!strcmp(ib_backend_get(i)->name, name)) return ib_backend_get(i);
     return NULL;
+}
+
+void ib__backends_env_facts(ib_env *env)
+{
+    for (size_t i = 0; i < N_BUILTIN; i++)
+        if (builtin[i].env_facts) builtin[i].env_facts(env);
 }
 
 ib_status ib__backend_check(const ib_backend *b, ib_error *err)

@@ -8,6 +8,21 @@
 /* The built-in tables, one line each in registry.c's list. */
 extern const ib_backend ib__backend_onnxruntime;
 extern const ib_backend ib__backend_spin;
+extern const ib_backend ib__backend_fake;
+
+/* What a built-in backend adds to the environment a result is reported
+ * with (its runtime's version and library), whether or not it measured:
+ * the env hook of registry.c's list. Never fails: what cannot be read
+ * stays empty. */
+typedef void (*ib__backend_env_fn)(ib_env *env);
+void ib__ort_env_facts(ib_env *env);
+
+/* Every built-in backend's env hook, in the list's order. */
+void ib__backends_env_facts(ib_env *env);
+
+/* Whether b is a built-in table whose state is an in-tree workload (its
+ * slots are the ib__builtin_ forwarders below). */
+bool ib__backend_is_in_tree(const ib_backend *b);
 
 /* Checks a table before its first use: ABI version, size, name, required
  * slots. IB_ERR_INVALID_ARG with a message naming what is wrong. */

@@ -2,7 +2,7 @@
  * trust warnings drawn from the GPU samples. Nothing here fails or prints: a
  * fact that cannot be read stays empty, and the report says so. */
 #include "env/env.h"
-#include "backend/onnxruntime/ort.h"
+#include "backend/registry.h"
 #include "env/nvml.h"
 #include "gpu/gpu.h"
 
@@ -10,8 +10,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "onnxruntime_c_api.h"
 
 #ifndef IB_VERSION
 #define IB_VERSION IB_VERSION_STRING
@@ -85,6 +83,8 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->cuda_driver_version = 0;
     env->cuda_runtime_version = 0;
     env->ort_version[0] = '\0';
+    env->ort_library[0] = '\0';
+    env->ort_cuda_build = false;
     env->provider[0] = '\0';
     env->persistence_mode = -1;
     env->sm_clock_max_mhz = env->mem_clock_max_mhz = 0;
@@ -96,9 +96,7 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->n_cpus = 0;
 
     read_host_cpu(env->host_cpu, sizeof env->host_cpu);
-    const OrtApiBase *ort = OrtGetApiBase();
-    if (ort) ib__strlcpy(env->ort_version, ort->GetVersionString(), sizeof env->ort_version);
-    env->ort_cuda_build = ib__ort_core_library(env->ort_library, sizeof env->ort_library);
+    ib__backends_env_facts(env);
     if (!w) return;
     ib__strlcpy(env->provider, w->info.provider, sizeof env->provider);
     if (w->caps & IB_CAP_GPU) capture_gpu(env, w->device_id);

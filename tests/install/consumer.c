@@ -15,5 +15,18 @@ int main(void)
     printf("n %zu mean %.2f p50 %.2f p90 %.2f min %.0f max %.0f\n", s.n, s.mean, s.p50, s.p90, s.min, s.max);
     printf("mlp params %lld\n", (long long)mlp->params);
     printf("status %s\n", ib_status_str(IB_ERR_DEVICE_OOM));
+    /* A model on the CPU: ONNX Runtime loaded by the library at run time,
+     * found beside it. */
+    ib_model_options o;
+    ib_model_options_init(&o);
+    o.device = IB_DEVICE_CPU;
+    ib_workload *w;
+    ib_error err;
+    if (ib_workload_open_model("zoo:mlp", &o, &w, &err) != IB_OK) {
+        printf("model not opened: %s\n", err.message);
+        return 1;
+    }
+    printf("model %s on %s\n", ib_workload_get_info(w)->model, ib_workload_get_info(w)->provider);
+    ib_workload_destroy(w);
     return 0;
 }

@@ -24,6 +24,17 @@ expect_exit 0 "the program runs against the installed library" -- env LD_LIBRARY
 expect_grep "^n 10 mean 5.50 p50 5.50 p90 9.10 min 1 max 10$" "$TMP/out" "statistics computed by the installed library"
 expect_grep "^mlp params 399370$" "$TMP/out" "the zoo answers"
 expect_grep "^status device out of memory$" "$TMP/out" "status names"
+expect_grep "^model zoo:mlp on CPUExecutionProvider$" "$TMP/out" "the installed library loads ONNX Runtime and opens a model"
+for f in lib/libinferbench.so bin/inferbench; do
+  if readelf -d "$prefix/$f" | grep -q 'NEEDED.*onnxruntime'; then fail "$f links ONNX Runtime"; else pass "$f loads ONNX Runtime, does not link it"; fi
+done
+expect_exit 0 "the installed program measures a model" -- \
+  "$prefix/bin/inferbench" latency zoo:mlp --device cpu --runs 5 --warmup-ms 0 --warmup-max-ms 200
+if [ -e "$prefix/lib/libonnxruntime.so.1" ]; then # the project's own download, installed beside it
+  "$prefix/bin/inferbench" info >"$TMP/info" 2>&1
+  expect_grep "^onnxruntime .*\($prefix/bin/\.\./lib/libonnxruntime\.so\.1\)$" "$TMP/info" \
+    "the installed program loads the ONNX Runtime installed beside it"
+fi
 
 # The example plugin, built out of tree by its own Makefile against the
 # installed headers (a copy: the source tree stays clean), loaded by the

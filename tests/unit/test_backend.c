@@ -178,7 +178,8 @@ static void test_registry(void)
     CHECK(ib_backend_count() >= 2);
     CHECK(ib_backend_find("onnxruntime") == &ib__backend_onnxruntime);
     CHECK(ib_backend_find("spin") == &ib__backend_spin);
-    CHECK(ib_backend_find("fake") == NULL && ib_backend_find(NULL) == NULL);
+    CHECK(ib_backend_find("fake") == &ib__backend_fake);
+    CHECK(ib_backend_find("tensorrt") == NULL && ib_backend_find(NULL) == NULL);
     CHECK(ib_backend_get(ib_backend_count()) == NULL);
     ib_error err;
     for (size_t i = 0; i < ib_backend_count(); i++)
@@ -214,6 +215,48 @@ static void test_onnxruntime_table(void)
     CHECK(strstr(err.message, "threads=many") != NULL);
 }
 
+/* The fake by name: its options script the durations on the virtual clock,
+ * and the in-tree workload is the core's handle itself (its copy slots and
+ * clock, which the ABI does not carry, are there). */
+static void test_fake_table(void)
+{
+    ib_backend_option opts[] = { { "us", "2000" }, { "item_us", "500" }, { "oom_above", "8" } };
+    ib_backend_open_args a = args_batch(4);
+    a.options = opts;
+    a.n_options = 3;
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK_EQ_INT(ib_workload_open_backend(ib_backend_find("fake"), &a, &w, &err), IB_OK);
+    if (!w) return;
+    CHECK(w->ops->copy_in != NULL && w->ops->set_tf32 != NULL);
+    CHECK(!strcmp(w->info.model, "fake:2000us+500us/item") && w->info.batch == 4);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 2, cfg.warmup_ms = 0, cfg.warmup_until_steady = false, cfg.runs = 10;
+    cfg.sample_gpu_state = false;
+    ib_latency_result r;
+    CHECK_EQ_INT(ib_measure_latency(w, &cfg, &r, &err), IB_OK);
+    CHECK_NEAR(r.host.p50, 2.0 + 0.5 * 4, 1e-9); /* us + item_us x batch, exactly */
+    ib_latency_result_free(&r);
+    CHECK_EQ_INT(ib_workload_set_batch(w, 8, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_set_batch(w, 9, &err), IB_ERR_DEVICE_OOM);
+    ib_workload_destroy(w);
+
+    /* Bound at open: a first batch past oom_above fails there. */
+    a.batch = 9;
+    CHECK_EQ_INT(ib_workload_open_backend(ib_backend_find("fake"), &a, &w, &err), IB_ERR_DEVICE_OOM);
+    CHECK(w == NULL);
+    ib_backend_option bad = { "ms", "1" };
+    a = args_batch(1);
+    a.options = &bad;
+    a.n_options = 1;
+    CHECK_EQ_INT(ib_workload_open_backend(ib_backend_find("fake"), &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "fake: unknown option 'ms'") != NULL);
+    a.n_options = 0;
+    a.device = IB_DEVICE_CUDA;
+    CHECK_EQ_INT(ib_workload_open_backend(ib_backend_find("fake"), &a, &w, &err), IB_ERR_UNSUPPORTED);
+}
+
 int main(void)
 {
     test_open_and_measure();
@@ -222,5 +265,6 @@ int main(void)
     test_capabilities_without_slots();
     test_registry();
     test_onnxruntime_table();
+    test_fake_table();
     return check_summary("test_backend");
 }

@@ -2,10 +2,11 @@
  * every run, so that the measurement loop, its rules and the batch search
  * are tested on exact numbers; faults are injected on demand (SQLite's idea
  * of testing every failure path by scripting it). */
-#include "backend/workload.h"
+#include "backend/registry.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,9 @@ typedef struct fake {
     double hold_base_ms;  /* when the hold began on the device */
     double hold_until_ms; /* when it gives up by itself */
     double hold_shift_ms; /* the last hold: release time - hold_base_ms */
+    /* Opened by name (the fake's table): a run's duration, the scripted
+     * one of its options. */
+    double run_ms, item_ms;
 } fake;
 
 typedef struct fake_timer {
@@ -330,3 +334,76 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
 int64_t ib__fake_runs(const ib_workload *w) { return ((const fake *)w->impl)->runs; }
 int64_t ib__fake_set_batches(const ib_workload *w) { return ((const fake *)w->impl)->set_batches; }
 bool ib__fake_zero_inputs(const ib_workload *w) { return ((const fake *)w->impl)->zero_inputs; }
+
+/* ------------------------------------------------------------------------ */
+/* The fake as a registered backend (--backend fake), for tests: a run of  */
+/* us + item_us x batch microseconds on the virtual clock, so that what the */
+/* program prints is exact.                                                 */
+/* ------------------------------------------------------------------------ */
+
+static double option_duration_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)index;
+    const fake *f = ctx;
+    return f->run_ms + f->item_ms * (double)batch;
+}
+
+/* Applies one --option to the script or to the durations (in us). */
+static ib_status apply_fake_option(ib__fake_script *s, long long us[2], const ib_backend_option *o,
+                                   ib_error *err)
+{
+    static const char *const keys[] = { "us", "item_us", "oom_above", "fail_at_run" };
+    long long v;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        if (strcmp(o->key, keys[i])) continue;
+        IB_TRY(ib__backend_option_int(o, i == 3 ? 0 : 1, 1000000000, &v, err));
+        if (i < 2) us[i] = v;
+        if (i == 2) s->oom_above_batch = v;
+        if (i == 3) s->fail_at_run = v;
+        return IB_OK;
+    }
+    return ib__fail(err, IB_ERR_INVALID_ARG,
+                    "fake: unknown option '%s' (known: us, item_us, oom_above, fail_at_run)", o->key);
+}
+
+static ib_status fake_table_open(const ib_backend_open_args *args, ib_backend_handle *out, ib_error *err)
+{
+    IB_FAIL_IF(args->device == IB_DEVICE_CUDA, err, IB_ERR_UNSUPPORTED, "fake: runs on the CPU only");
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = option_duration_ms;
+    s.has_device_timer = false;
+    long long us[2] = { 1000, 0 };
+    for (size_t i = 0; i < args->n_options; i++) IB_TRY(apply_fake_option(&s, us, &args->options[i], err));
+    ib_workload *w;
+    IB_TRY(ib__workload_open_fake(&s, &w, err));
+    fake *f = impl(w);
+    f->script.ctx = f;
+    f->run_ms = (double)us[0] / 1e3;
+    f->item_ms = (double)us[1] / 1e3;
+    snprintf(w->info.model, sizeof w->info.model, "fake:%lldus+%lldus/item", us[0], us[1]);
+    ib_status st = ib_workload_set_batch(w, args->batch, err);
+    if (st != IB_OK) {
+        ib_workload_destroy(w);
+        return st;
+    }
+    ib__builtin_hand_over(w, out);
+    return IB_OK;
+}
+
+const ib_backend ib__backend_fake = {
+    .struct_size = sizeof(ib_backend),
+    .abi_version = IB_BACKEND_ABI_VERSION,
+    .name = "fake",
+    .description = "a scripted workload on a virtual clock, for tests (--option us=N, item_us=N, "
+                   "oom_above=BATCH, fail_at_run=N)",
+    .open = fake_table_open,
+    .describe = ib__builtin_describe,
+    .set_batch = ib__builtin_set_batch,
+    .run = ib__builtin_run,
+    .set_run_sync = ib__builtin_set_run_sync,
+    .run_with_copies = ib__builtin_run_with_copies,
+    .reopen = ib__builtin_reopen,
+    .fill_inputs = ib__builtin_fill_inputs,
+    .close = ib__builtin_close,
+};

@@ -1,4 +1,6 @@
-/* The ONNX Runtime workload, internal interface. Three files share it:
+/* The ONNX Runtime workload, internal interface. The files that share it:
+ *   ort_library.c  the core library, loaded on first use (not linked), and
+ *                  its facts for the environment;
  *   ort_session.c  the process-wide OrtEnv, OrtStatus conversion, the CUDA
  *                  execution provider plugin, session creation;
  *   ort_tensors.c  what the model's inputs and outputs are, the values of
@@ -33,8 +35,19 @@ ib_status ib__ort_check(OrtStatus *st, ib_status fallback, ib_error *err, const 
  * elements), else fallback. */
 ib_status ib__ort_classify(const char *message, ib_status fallback);
 
+/* ------------------------------------------------------------------------ */
+/* The core library (ort_library.c)                                          */
+/* ------------------------------------------------------------------------ */
+
+/* ONNX Runtime's API base, the core library loaded (dlopen) on first use
+ * from the path ib_set_onnxruntime_library gave, else libonnxruntime.so.1
+ * as the loader finds it. IB_ERR_UNSUPPORTED with the loader's reason when
+ * it cannot be loaded (every later call says the same). */
+ib_status ib__ort_api_base(const OrtApiBase **out, ib_error *err);
+
 /* The path of the ONNX Runtime core library in use (into path, when given)
- * and whether it is a CUDA build, the kind the CUDA provider needs. */
+ * and whether it is a CUDA build, the kind the CUDA provider needs. False
+ * and "" when it cannot be loaded. */
 bool ib__ort_core_library(char *path, size_t cap);
 
 /* Finds the OrtEpDevice of the CUDA execution provider for CUDA device

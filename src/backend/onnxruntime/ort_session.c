@@ -1,9 +1,7 @@
 /* ONNX Runtime sessions: the process-wide environment, OrtStatus conversion,
  * the CUDA execution provider loaded as a plugin, and session creation. */
-#define _GNU_SOURCE /* dladdr */
 #include "backend/onnxruntime/ort.h"
 
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,7 +20,8 @@
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static const OrtApi *g_api;
 static OrtEnv *g_env;
-static char g_env_error[256];
+static char g_env_error[512];
+static ib_status g_env_status = IB_ERR_RUNTIME; /* why there is no g_env */
 
 /* The last message ORT logged at ERROR or above: a failing call sometimes
  * says less in its status than in its log (an EP that did not load).
@@ -63,13 +62,20 @@ static bool last_log_since(unsigned long since, char *buf, size_t cap)
 
 static void create_env(void)
 {
-    const OrtApiBase *base = OrtGetApiBase();
-    g_api = base ? base->GetApi(ORT_API_VERSION) : NULL;
+    const OrtApiBase *base;
+    ib_error why;
+    ib_status loaded = ib__ort_api_base(&base, &why);
+    if (loaded != IB_OK) {
+        ib__strlcpy(g_env_error, why.message, sizeof g_env_error);
+        g_env_status = loaded;
+        return;
+    }
+    g_api = base->GetApi(ORT_API_VERSION);
     if (!g_api) {
         snprintf(g_env_error, sizeof g_env_error,
                  "the ONNX Runtime library (%s) does not provide API version %d: 1.%d or later "
                  "is needed",
-                 base ? base->GetVersionString() : "?", ORT_API_VERSION, ORT_API_VERSION);
+                 base->GetVersionString(), ORT_API_VERSION, ORT_API_VERSION);
         return;
     }
     /* The logger keeps errors and drops everything, so nothing reaches
@@ -88,7 +94,7 @@ static void create_env(void)
 ib_status ib__ort_init(const OrtApi **api, OrtEnv **env, ib_error *err)
 {
     pthread_once(&env_once, create_env);
-    IB_FAIL_IF(!g_env, err, IB_ERR_RUNTIME, "%s", g_env_error);
+    IB_FAIL_IF(!g_env, err, g_env_status, "%s", g_env_error);
     *api = g_api;
     if (env) *env = g_env;
     return IB_OK;
@@ -163,22 +169,6 @@ ib_status ib__ort_check(OrtStatus *st, ib_status fallback, ib_error *err, const 
 static pthread_mutex_t cuda_ep_mutex = PTHREAD_MUTEX_INITIALIZER;
 static int cuda_ep_state; /* 0 not tried, 1 registered, -1 failed */
 static char cuda_ep_error[512];
-
-bool ib__ort_core_library(char *path, size_t cap)
-{
-    if (path && cap) path[0] = '\0';
-    /* The API base lives in the core library's data: where it was loaded from. */
-    Dl_info info;
-    if (!dladdr((const void *)OrtGetApiBase(), &info) || !info.dli_fname) return false;
-    if (path) ib__strlcpy(path, info.dli_fname, cap);
-    void *lib = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (!lib) return false;
-    /* ONNX Runtime's export list names the entry point of each provider a
-     * build enabled: only a CUDA build exports this one. */
-    bool cuda_build = dlsym(lib, "OrtSessionOptionsAppendExecutionProvider_CUDA") != NULL;
-    dlclose(lib);
-    return cuda_build;
-}
 
 /* The provider library ships beside libonnxruntime.so. */
 static void cuda_ep_library_path(const char *core, char *path, size_t cap)

@@ -1,0 +1,43 @@
+/* ONNX Runtime loaded at run time (ort_library.c): a library that cannot be
+ * loaded fails the model's open with the loader's reason, every time; the
+ * environment then lacks ONNX Runtime's facts and says nothing else; the
+ * library's path cannot change once a load was tried. (The default library
+ * loads in every other test that opens a model.) */
+#include "check.h"
+#include "env/env.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_missing_library(void)
+{
+    ib_error err;
+    CHECK_EQ_INT(ib_set_onnxruntime_library("/nonexistent/libonnxruntime.so.1", &err), IB_OK);
+    ib_model_options o;
+    ib_model_options_init(&o);
+    o.device = IB_DEVICE_CPU;
+    for (int i = 0; i < 2; i++) { /* the outcome is kept: the same answer twice */
+        ib_workload *w = (ib_workload *)&o;
+        CHECK_EQ_INT(ib_workload_open_model("zoo:mlp", &o, &w, &err), IB_ERR_UNSUPPORTED);
+        CHECK(w == NULL);
+        CHECK(!strcmp(err.message, "cannot load the ONNX Runtime library: /nonexistent/libonnxruntime.so.1: "
+                                   "cannot open shared object file: No such file or directory"));
+    }
+    ib_env *env = calloc(1, sizeof *env);
+    if (!env) return;
+    memset(env->ort_library, 'x', sizeof env->ort_library - 1);
+    env->ort_cuda_build = true;
+    ib__env_capture(env, NULL);
+    CHECK(env->ort_version[0] == '\0' && env->ort_library[0] == '\0' && !env->ort_cuda_build);
+    CHECK(!strcmp(env->tool_version, IB_VERSION_STRING));
+    free(env);
+
+    CHECK_EQ_INT(ib_set_onnxruntime_library(NULL, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "tried already") != NULL);
+}
+
+int main(void)
+{
+    test_missing_library();
+    return check_summary("test_ort_library");
+}
