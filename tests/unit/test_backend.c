@@ -1,11 +1,14 @@
 /* The backend ABI from the core's side: a table written here (a host
  * workload that counts its calls) opened through ib_workload_open_backend
  * and measured, tables the core must refuse (another ABI version, a short
- * table, a missing required slot, capabilities without their slots), and
- * the registry's built-in names. */
+ * table, a missing required slot, capabilities without their slots), the
+ * registry's built-in names, and the built-in backends through their
+ * tables (ONNX Runtime, the fake, the spin kernel). */
 #include "check.h"
 #include "backend/registry.h"
+#include "gpu/gpu.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct counting {
@@ -257,6 +260,45 @@ static void test_fake_table(void)
     CHECK_EQ_INT(ib_workload_open_backend(ib_backend_find("fake"), &a, &w, &err), IB_ERR_UNSUPPORTED);
 }
 
+/* The spin kernel, a backend of the table alone: what it refuses before
+ * touching a GPU, and (without one) the missing device, nothing left open. */
+static void test_spin_table(void)
+{
+    const ib_backend *spin = ib_backend_find("spin");
+    ib_backend_option us = { "us", "12.5" };
+    ib_backend_open_args a = args_batch(1);
+    a.options = &us;
+    a.n_options = 1;
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK(!ib__backend_is_in_tree(spin));
+    us.value = "-1";
+    CHECK_EQ_INT(ib_workload_open_backend(spin, &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(!strcmp(err.message, "spin kernel: duration '-1' us is not in [0, 1e+07] us"));
+    us.value = "12.5us";
+    CHECK_EQ_INT(ib_workload_open_backend(spin, &a, &w, &err), IB_ERR_INVALID_ARG);
+    us.key = "ms";
+    CHECK_EQ_INT(ib_workload_open_backend(spin, &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "spin: unknown option 'ms'") != NULL);
+    us = (ib_backend_option){ "us", "12.5" };
+    a.device = IB_DEVICE_CPU;
+    CHECK_EQ_INT(ib_workload_open_backend(spin, &a, &w, &err), IB_ERR_UNSUPPORTED);
+    a.device = IB_DEVICE_AUTO;
+    a.device_id = -1;
+    CHECK_EQ_INT(ib_workload_open_backend(spin, &a, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ib_workload_open_spin_kernel(NAN, 0, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(w == NULL);
+    a.device_id = 0;
+    if (ib__gpu_available(0)) {
+        CHECK_EQ_INT(ib_workload_open_backend(spin, &a, &w, &err), IB_OK);
+        if (w) CHECK(!strcmp(ib_workload_get_info(w)->model, "spin:12.5us") && w->stream != NULL);
+        ib_workload_destroy(w);
+    } else {
+        CHECK_EQ_INT(ib_workload_open_backend(spin, &a, &w, &err), IB_ERR_NO_DEVICE);
+        CHECK(w == NULL && strstr(err.message, "spin kernel on CUDA device 0: ") != NULL);
+    }
+}
+
 int main(void)
 {
     test_open_and_measure();
@@ -266,5 +308,6 @@ int main(void)
     test_registry();
     test_onnxruntime_table();
     test_fake_table();
+    test_spin_table();
     return check_summary("test_backend");
 }
