@@ -41,6 +41,17 @@ ib_status ib__builtin_reopen(void *state, ib_error *err);
 ib_status ib__builtin_fill_inputs(void *state, bool zeros, ib_error *err);
 void ib__builtin_close(void *state);
 
+/* The table of an in-tree backend whose open hands its workload over: every
+ * slot a forwarder (the workload's capabilities say which are called). */
+#define IB__IN_TREE_BACKEND(NAME, DESCRIPTION, OPEN)                                                         \
+    {                                                                                                        \
+        .struct_size = sizeof(ib_backend), .abi_version = IB_BACKEND_ABI_VERSION, .name = (NAME),            \
+        .description = (DESCRIPTION), .open = (OPEN), .describe = ib__builtin_describe,                      \
+        .set_batch = ib__builtin_set_batch, .run = ib__builtin_run,                                          \
+        .set_run_sync = ib__builtin_set_run_sync, .run_with_copies = ib__builtin_run_with_copies,            \
+        .reopen = ib__builtin_reopen, .fill_inputs = ib__builtin_fill_inputs, .close = ib__builtin_close,    \
+    }
+
 /* "yes"/"no" (also true/false, 1/0) of a backend option KEY. */
 ib_status ib__backend_option_bool(const ib_backend_option *o, bool *out, ib_error *err);
 /* A whole number in [lo, hi] of a backend option. */

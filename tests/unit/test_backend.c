@@ -84,6 +84,16 @@ static ib_backend_open_args args_batch(int64_t batch)
     return a;
 }
 
+/* Measures w's latency with `runs` runs after two warm-up runs. */
+static ib_status measure(ib_workload *w, int64_t runs, ib_latency_result *r, ib_error *err)
+{
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 2, cfg.warmup_ms = 0, cfg.warmup_until_steady = false, cfg.runs = runs;
+    cfg.sample_gpu_state = false;
+    return ib_measure_latency(w, &cfg, r, err);
+}
+
 static void test_open_and_measure(void)
 {
     ib_backend_open_args a = args_batch(4);
@@ -97,12 +107,8 @@ static void test_open_and_measure(void)
     CHECK(ib__workload_can(w, IB_CAP_BATCH_DIM | IB_CAP_REOPEN) &&
           !ib__workload_can(w, IB_CAP_DEVICE_TIMING));
 
-    ib_config cfg;
-    ib_config_init(&cfg);
-    cfg.warmup_runs = 2, cfg.warmup_ms = 0, cfg.warmup_until_steady = false, cfg.runs = 20;
-    cfg.sample_gpu_state = false;
     ib_latency_result r;
-    CHECK_EQ_INT(ib_measure_latency(w, &cfg, &r, &err), IB_OK);
+    CHECK_EQ_INT(measure(w, 20, &r, &err), IB_OK);
     CHECK(!r.has_device_timer && r.n == 20);
     CHECK_EQ_INT(calls.runs, 1 + 2 + 20);
     ib_latency_result_free(&r);
@@ -233,12 +239,8 @@ static void test_fake_table(void)
     if (!w) return;
     CHECK(w->ops->copy_in != NULL && w->ops->set_tf32 != NULL);
     CHECK(!strcmp(w->info.model, "fake:2000us+500us/item") && w->info.batch == 4);
-    ib_config cfg;
-    ib_config_init(&cfg);
-    cfg.warmup_runs = 2, cfg.warmup_ms = 0, cfg.warmup_until_steady = false, cfg.runs = 10;
-    cfg.sample_gpu_state = false;
     ib_latency_result r;
-    CHECK_EQ_INT(ib_measure_latency(w, &cfg, &r, &err), IB_OK);
+    CHECK_EQ_INT(measure(w, 10, &r, &err), IB_OK);
     CHECK_NEAR(r.host.p50, 2.0 + 0.5 * 4, 1e-9); /* us + item_us x batch, exactly */
     ib_latency_result_free(&r);
     CHECK_EQ_INT(ib_workload_set_batch(w, 8, &err), IB_OK);

@@ -391,19 +391,8 @@ static ib_status fake_table_open(const ib_backend_open_args *args, ib_backend_ha
     return IB_OK;
 }
 
-const ib_backend ib__backend_fake = {
-    .struct_size = sizeof(ib_backend),
-    .abi_version = IB_BACKEND_ABI_VERSION,
-    .name = "fake",
-    .description = "a scripted workload on a virtual clock, for tests (--option us=N, item_us=N, "
-                   "oom_above=BATCH, fail_at_run=N)",
-    .open = fake_table_open,
-    .describe = ib__builtin_describe,
-    .set_batch = ib__builtin_set_batch,
-    .run = ib__builtin_run,
-    .set_run_sync = ib__builtin_set_run_sync,
-    .run_with_copies = ib__builtin_run_with_copies,
-    .reopen = ib__builtin_reopen,
-    .fill_inputs = ib__builtin_fill_inputs,
-    .close = ib__builtin_close,
-};
+const ib_backend ib__backend_fake =
+    IB__IN_TREE_BACKEND("fake",
+                        "a scripted workload on a virtual clock, for tests (--option us=N, item_us=N, "
+                        "oom_above=BATCH, fail_at_run=N)",
+                        fake_table_open);

@@ -42,18 +42,5 @@ static ib_status ort_open(const ib_backend_open_args *args, ib_backend_handle *o
     return IB_OK;
 }
 
-const ib_backend ib__backend_onnxruntime = {
-    .struct_size = sizeof(ib_backend),
-    .abi_version = IB_BACKEND_ABI_VERSION,
-    .name = "onnxruntime",
-    .description = "ONNX models (.onnx files, zoo:NAME) on ONNX Runtime's CUDA or CPU provider",
-    .open = ort_open,
-    .describe = ib__builtin_describe,
-    .set_batch = ib__builtin_set_batch,
-    .run = ib__builtin_run,
-    .set_run_sync = ib__builtin_set_run_sync,
-    .run_with_copies = ib__builtin_run_with_copies,
-    .reopen = ib__builtin_reopen,
-    .fill_inputs = ib__builtin_fill_inputs,
-    .close = ib__builtin_close,
-};
+const ib_backend ib__backend_onnxruntime = IB__IN_TREE_BACKEND(
+    "onnxruntime", "ONNX models (.onnx files, zoo:NAME) on ONNX Runtime's CUDA or CPU provider", ort_open);

@@ -78,7 +78,8 @@ static ib_status spin_open(const ib_backend_open_args *args, ib_backend_handle *
 {
     double us;
     IB_TRY(parse_options(args, &us, err));
-    IB_FAIL_IF(args->device == IB_DEVICE_CPU, err, IB_ERR_UNSUPPORTED, "spin kernel: runs on a CUDA GPU only");
+    IB_FAIL_IF(args->device == IB_DEVICE_CPU, err, IB_ERR_UNSUPPORTED,
+               "spin kernel: runs on a CUDA GPU only");
     IB_FAIL_IF(args->device_id < 0, err, IB_ERR_INVALID_ARG, "spin kernel: device %d is not a device index",
                args->device_id);
     spin *s = calloc(1, sizeof *s);
