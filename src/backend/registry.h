@@ -12,8 +12,8 @@ extern const ib_backend ib__backend_fake;
 
 /* What a built-in backend adds to the environment a result is reported
  * with (its runtime's version and library), whether or not it measured:
- * the env hook of registry.c's list. Never fails: what cannot be read
- * stays empty. */
+ * the env hook of registry.c's list. It sets every field it owns (empty
+ * what cannot be read) and never fails. */
 typedef void (*ib__backend_env_fn)(ib_env *env);
 void ib__ort_env_facts(ib_env *env);
 

@@ -82,9 +82,6 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->driver_version[0] = '\0';
     env->cuda_driver_version = 0;
     env->cuda_runtime_version = 0;
-    env->ort_version[0] = '\0';
-    env->ort_library[0] = '\0';
-    env->ort_cuda_build = false;
     env->provider[0] = '\0';
     env->persistence_mode = -1;
     env->sm_clock_max_mhz = env->mem_clock_max_mhz = 0;

@@ -37,13 +37,16 @@ ib_status ib_set_onnxruntime_library(const char *path, ib_error *err)
     return IB_OK;
 }
 
-/* dlopen and the entry point; the reason into lib_error on failure. Global
- * scope, as a linked library's symbols were: the execution providers ONNX
- * Runtime loads in turn may look its symbols up. */
+/* Loads the library and finds the entry point; the reason into lib_error on
+ * failure. Global scope, as a linked library's symbols were: the execution
+ * providers ONNX Runtime loads in turn may look its symbols up. dlmopen
+ * into the base namespace is dlopen, but not intercepted by the
+ * sanitizers: their dlopen calls from their own library, whose RUNPATH
+ * (none) the loader then searches instead of ours. */
 static void load(void)
 {
     const char *name = lib_request[0] ? lib_request : DEFAULT_LIBRARY;
-    void *handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL);
+    void *handle = dlmopen(LM_ID_BASE, name, RTLD_NOW | RTLD_GLOBAL);
     if (!handle) {
         snprintf(lib_error, sizeof lib_error, "cannot load the ONNX Runtime library: %.400s", dlerror());
         return;
@@ -93,6 +96,7 @@ bool ib__ort_core_library(char *path, size_t cap)
 void ib__ort_env_facts(ib_env *env)
 {
     const OrtApiBase *base;
+    env->ort_version[0] = '\0';
     if (ib__ort_api_base(&base, NULL) == IB_OK)
         ib__strlcpy(env->ort_version, base->GetVersionString(), sizeof env->ort_version);
     env->ort_cuda_build = ib__ort_core_library(env->ort_library, sizeof env->ort_library);
