@@ -25,6 +25,7 @@ static void test_missing_library(void)
     }
     ib_env *env = calloc(1, sizeof *env);
     if (!env) return;
+    memset(env->ort_version, 'x', sizeof env->ort_version - 1); /* reset by the capture */
     memset(env->ort_library, 'x', sizeof env->ort_library - 1);
     env->ort_cuda_build = true;
     ib__env_capture(env, NULL);
