@@ -1,9 +1,9 @@
 /* ONNX Runtime's core library, loaded (dlopen) the first time it is needed,
- * not linked: the commands that measure nothing (stats, compare, zoo) run
+ * not linked: what measures no model (compare, zoo, the other backends) runs
  * where it is absent, and a missing or broken library is one clear error
  * when a model is opened instead of a loader failure at start. Loaded once
  * per process; the outcome, success or failure, is kept. */
-#define _GNU_SOURCE /* dladdr */
+#define _GNU_SOURCE /* dladdr, dlmopen */
 #include "backend/onnxruntime/ort.h"
 #include "backend/registry.h"
 
