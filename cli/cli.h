@@ -71,6 +71,7 @@ typedef struct cli_args {
                                   another (hidden --session-child); 0 else */
     const char *session_result;/* where a session writes its latency JSON */
     bool require_idle_gpu;     /* --require-idle-gpu */
+    bool exhaustive;           /* best --exhaustive: every candidate measured fully */
 } cli_args;
 
 enum {
@@ -89,7 +90,8 @@ enum {
     OPT_SESSIONS = 1u << 20,  /* --sessions, --max-sessions */
     OPT_MATH = 1u << 21,      /* --math: the measuring commands and convert */
     OPT_ACCURACY = 1u << 22,  /* --max-error: latency, throughput */
-    OPT_SERVE = 1u << 12      /* --rate, --arrivals, --slo-p99-ms, ...: serve */
+    OPT_SERVE = 1u << 12,     /* --rate, --arrivals, --slo-p99-ms, ...: serve */
+    OPT_BEST = 1u << 23       /* --exhaustive, --max-batch: best */
 };
 
 typedef struct cli_command {
@@ -269,6 +271,7 @@ int cmd_pitfalls(cli_args *a);
 int cmd_info(cli_args *a);
 int cmd_compare(cli_args *a);
 int cmd_convert(cli_args *a);
+int cmd_best(cli_args *a);
 
 /* Accuracy beside speed: when the arithmetic in effect of w (opened from
  * a) is not fp32, compares its outputs with strict fp32 into *acc (zeroed

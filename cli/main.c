@@ -4,6 +4,7 @@
  *   inferbench latency MODEL        latency distribution of one forward pass
  *   inferbench throughput MODEL     best batch, inputs/s and the whole curve
  *   inferbench pitfalls MODEL       what classic timing mistakes would report
+ *   inferbench best MODEL           the fastest configuration that stays accurate
  *   inferbench serve MODEL          latency under load, the highest rate within a target
  *   inferbench calibrate            the tool's own accuracy on known kernels
  *   inferbench compare A.json B.json  is B really faster or slower than A?
@@ -30,6 +31,13 @@ static const cli_command commands[] = {
      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET
          | OPT_MATH,
      cmd_pitfalls},
+    {"best", "[MODEL] [options]",
+     "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and, on CUDA, CUDA graph,\n"
+     "NHWC and cuDNN's search, raced at batch 1 and at the throughput peak, each judged against strict\n"
+     "fp32 (docs/best.md).",
+     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
+         OPT_ACCURACY | OPT_BEST,
+     cmd_best},
     {"calibrate", "[options]",
      "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
      "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"

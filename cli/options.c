@@ -26,7 +26,8 @@ enum {
     O_BACKEND, O_OPTION,
     O_MATH, O_MAX_ERROR,
     O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
-    O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES
+    O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES,
+    O_EXHAUSTIVE
 };
 // clang-format on
 
@@ -107,8 +108,8 @@ static const option_def options[] = {
      "write the result as CSV: one row per run, batch or method (docs/report.md)"},
     {{"md", required_argument, NULL, O_MD}, OPT_JSON, "FILE",
      "write the summary tables as Markdown, for an issue or a pull request"},
-    {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT | OPT_SERVE, "N",
-     "throughput: largest batch tried (default 4096); serve: dynamic batching, up to N requests a run (1..256)"},
+    {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT | OPT_SERVE | OPT_BEST, "N",
+     "throughput, best: largest batch tried (default 4096); serve: dynamic batching, up to N requests a run (1..256)"},
     {{"latency-budget-ms", required_argument, NULL, O_BUDGET}, OPT_THROUGHPUT, "T",
      "also report the best throughput whose p99 batch latency is within T ms"},
     {{"batches", required_argument, NULL, O_BATCHES}, OPT_THROUGHPUT, "LIST",
@@ -173,6 +174,8 @@ static const option_def options[] = {
     {{"instances", required_argument, NULL, O_INSTANCES}, OPT_SERVE, "K",
      "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1)",
      .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
+    {{"exhaustive", no_argument, NULL, O_EXHAUSTIVE}, OPT_BEST, NULL,
+     "measure every configuration fully and search each one's batch: the sweep the race is checked against"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -440,6 +443,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_OPTION: return cli_add_backend_option(a, v);
     case O_MATH: return parse_math(v, &a->model_opts.math);
     case O_MAX_ERROR: return parse_f64(name, v, 1e-300, 1e300, &a->max_error);
+    case O_EXHAUSTIVE: a->exhaustive = true; return true;
     default: return apply_serve(a, id, name, v);
     }
     return false;

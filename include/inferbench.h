@@ -879,7 +879,8 @@ typedef enum ib_result_kind {
     IB_RESULT_CALIBRATION = 3,
     IB_RESULT_COMPARISON = 4,
     IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
-    IB_RESULT_SERVE = 6
+    IB_RESULT_SERVE = 6,
+    IB_RESULT_BEST = 7 /* the fastest accurate configuration (inferbench best) */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -905,6 +906,9 @@ typedef struct ib_result {
     /* serve: the result and the configuration it was measured with */
     const struct ib_serve_result *serve;
     const struct ib_serve_config *serve_cfg;
+    /* best: the search and its configuration */
+    const struct ib_best_result *best;
+    const struct ib_best_config *best_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -1002,6 +1006,115 @@ void ib_accuracy_compare(const double *reference, const double *value, size_t n,
  * only during the call. */
 ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
                               double tolerance, ib_accuracy *out, ib_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Best: the fastest configuration that stays accurate (docs/best.md)        */
+/* ------------------------------------------------------------------------ */
+
+#define IB_BEST_MAX_CANDIDATES 48
+#define IB_BEST_DEFAULT_MIN_COSINE 0.999
+
+/* Opens candidate `index` of a search at batch 1 (*w, destroyed by the
+ * search). When acc is not NULL, also judges the candidate's outputs
+ * against strict fp32 into it (acc->measured false: nothing to judge, the
+ * candidate is fp32 itself). A failure skips the candidate: err's message
+ * says why, and the others still run. */
+typedef ib_status (*ib_best_open_fn)(size_t index, void *user, ib_workload **w, ib_accuracy *acc,
+                                     ib_error *err);
+
+typedef struct ib_best_config {
+    size_t n_candidates;          /* 1..IB_BEST_MAX_CANDIDATES */
+    const char *const *labels;    /* [n_candidates]: what is on ("fp16, CUDA graph") */
+    ib_best_open_fn open;
+    void *open_user;
+    ib_config latency;            /* a finalist's latency at batch 1 (default
+                                     ib_config_init); its cancel and progress
+                                     serve the whole search */
+    ib_throughput_config throughput; /* the batch search, and a finalist's
+                                        runs at a batch (default
+                                        ib_throughput_config_init) */
+    int64_t screen_runs;          /* timed runs of a first screening round
+                                     (default 30), doubled each round */
+    int rounds;                   /* screening rounds at most (default 3) */
+    size_t finalists;             /* at most this many measured fully (default 3) */
+    double margin;                /* a candidate is dropped when the 95% CI of
+                                     its median's change against the leader's
+                                     lies entirely above +margin (default 0.02) */
+    double min_cosine;            /* the accuracy gate when the accuracy has no
+                                     tolerance: every compared output's cosine
+                                     similarity at least this (default
+                                     IB_BEST_DEFAULT_MIN_COSINE) */
+    bool exhaustive;              /* every candidate measured fully, the batch
+                                     searched for each: the sweep best is
+                                     checked against */
+} ib_best_config;
+
+void ib_best_config_init(ib_best_config *cfg);
+
+/* How far a candidate went in one of the two races. */
+typedef enum ib_best_stage {
+    IB_BEST_NOT_TRIED = 0, /* not reached (interrupted), or not a candidate here */
+    IB_BEST_SKIPPED,       /* did not open: why says the runtime's reason */
+    IB_BEST_INACCURATE,    /* failed the accuracy gate: never the winner */
+    IB_BEST_FAILED,        /* a run failed: why */
+    IB_BEST_DROPPED,       /* screening: clearly slower than the leader */
+    IB_BEST_FINALIST,      /* measured fully; lost to the winner */
+    IB_BEST_WINNER
+} ib_best_stage;
+
+/* "not tried", "skipped", "inaccurate", "failed", "dropped", "finalist",
+ * "winner". Never NULL. */
+const char *ib_best_stage_name(ib_best_stage stage);
+
+typedef struct ib_best_row {
+    char label[128];
+    ib_status open_status;   /* IB_OK, or why it was skipped */
+    bool accurate;           /* passed the gate (fp32 itself passes) */
+    ib_accuracy accuracy;    /* against strict fp32 (measured false: fp32) */
+    ib_best_stage latency_stage;
+    ib_stats latency;        /* ms at batch 1: a finalist's full measurement,
+                                else its screening runs pooled; n 0: none */
+    int64_t latency_runs;    /* timed runs spent on it, screening included */
+    char latency_why[256];   /* why it was skipped, dropped or lost */
+    ib_best_stage throughput_stage;
+    double items_per_s;      /* its best back-to-back inputs/s measured; NaN none */
+    int64_t batch;           /* where */
+    char throughput_why[256];
+    double ms;               /* time its measurements took (workload clock) */
+} ib_best_row;
+
+typedef struct ib_best_result {
+    bool partial;               /* stopped early: the rows say how far each got */
+    ib_status stop_status;
+    bool exhaustive;
+    size_t n_rows;
+    ib_best_row rows[IB_BEST_MAX_CANDIDATES];
+    int latency_winner;         /* index into rows, -1: none */
+    int throughput_winner;
+    int searched;               /* the row whose batch was searched, -1 none */
+    int64_t peak_batch;         /* the searched row's peak batch, 0 none */
+    double elapsed_ms;          /* wall time of the whole search, opening
+                                   and the accuracy checks included */
+    double measured_ms;         /* the measurements' own time: the sum of
+                                   the rows' ms */
+    double min_cosine, tolerance; /* the accuracy gate applied */
+    ib_workload_info info;      /* of the first candidate that opened */
+    unsigned warnings;          /* IB_WARN_* seen in any measurement */
+    ib_env env;                 /* of the last measurement */
+} ib_best_result;
+
+/* Searches cfg's candidates for the lowest median latency at batch 1 and
+ * the highest inputs/s at the throughput peak, each among the candidates
+ * that pass the accuracy gate, and fills out (docs/best.md): screening
+ * rounds that drop the clearly slower, then the finalists measured fully;
+ * the batch searched once, on the latency winner. A candidate that cannot
+ * open or run is marked and the others go on. Interrupted: IB_ERR_INTERRUPTED
+ * with what was measured kept (partial). out is large: allocate it. */
+ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_error *err);
+
+/* The text report of a search: one row per candidate (docs/best.md). */
+char *ib_best_report_text(const ib_best_result *r);
+char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg);
 
 void ib_free(void *p);
 

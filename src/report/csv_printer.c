@@ -232,6 +232,7 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_COMPARISON: return comparison_csv(r);
     case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
     case IB_RESULT_SERVE: return serve_csv(r);
+    case IB_RESULT_BEST: return ib__best_csv(r->best);
     }
     return NULL;
 }

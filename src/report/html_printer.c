@@ -10,6 +10,7 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_PITFALLS: return ib_pitfalls_report_html(r->pitfalls, r->info);
     case IB_RESULT_SESSIONS: return ib_sessions_report_html(r->sessions);
     case IB_RESULT_SERVE: return ib_serve_report_html(r->serve, r->serve_cfg, r->info);
+    case IB_RESULT_BEST: return ib__best_html(r->best);
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }
@@ -20,6 +21,6 @@ const ib__printer ib__html_printer = {
     "html",
     "html",
     IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS) |
-        IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_SERVE),
+        IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST),
     render_html,
 };

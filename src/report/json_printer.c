@@ -19,6 +19,7 @@ static char *render_json(const ib_result *r)
         return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
     case IB_RESULT_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
+    case IB_RESULT_BEST: return ib_best_report_json(r->best, r->best_cfg);
     }
     return NULL;
 }

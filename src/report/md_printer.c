@@ -251,6 +251,7 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_COMPARISON: return comparison_md(r);
     case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
     case IB_RESULT_SERVE: return serve_md(r);
+    case IB_RESULT_BEST: return ib__best_md(r->best);
     }
     return NULL;
 }

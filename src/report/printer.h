@@ -14,7 +14,7 @@
 #define IB__ALL_KINDS                                                                                        \
     (IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) |                                  \
      IB__KIND_BIT(IB_RESULT_PITFALLS) | IB__KIND_BIT(IB_RESULT_CALIBRATION) |                                \
-     IB__KIND_BIT(IB_RESULT_COMPARISON) | IB__KIND_BIT(IB_RESULT_SERVE))
+     IB__KIND_BIT(IB_RESULT_COMPARISON) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST))
 
 typedef struct ib__printer {
     const char *name;      /* as ib_report and the docs spell it: "csv" */
@@ -37,5 +37,10 @@ void ib__csv_field(ib__sbuf *b, const char *s);
 /* Markdown: appends s as one table cell's text: '|' escaped, a line break
  * as a space, so that the cell stays in its row. */
 void ib__md_cell(ib__sbuf *b, const char *s);
+
+/* The best search's CSV, Markdown and HTML (best_report.c). */
+char *ib__best_csv(const ib_best_result *r);
+char *ib__best_md(const ib_best_result *r);
+char *ib__best_html(const ib_best_result *r);
 
 #endif

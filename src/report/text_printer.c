@@ -13,6 +13,7 @@ static char *render_text(const ib_result *r)
         return ib_comparison_report_text(r->comparison, r->a, r->a_name, r->b, r->b_name);
     case IB_RESULT_SESSIONS: return ib_sessions_report_text(r->sessions);
     case IB_RESULT_SERVE: return ib_serve_report_text(r->serve, r->serve_cfg, r->info);
+    case IB_RESULT_BEST: return ib_best_report_text(r->best);
     }
     return NULL;
 }

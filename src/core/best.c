@@ -1,0 +1,571 @@
+/* inferbench best: the fastest configuration that stays accurate. The
+ * program lists the candidates and opens each through a callback; this
+ * file races them (docs/best.md) with the measurements that exist: short
+ * screening latencies whose medians are compared by the bootstrap of
+ * compare.c (a candidate leaves when it is confidently slower than the
+ * leader), the finalists measured by the full latency rule, the batch
+ * searched once by the throughput search, and the other candidates timed
+ * at that batch. A candidate that fails the accuracy gate is timed once
+ * and never wins. */
+#include "backend/workload.h"
+#include "core/latency.h"
+#include "core/progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ib_best_config_init(ib_best_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    ib_config_init(&cfg->latency);
+    ib_throughput_config_init(&cfg->throughput);
+    cfg->screen_runs = 30;
+    cfg->rounds = 3;
+    cfg->finalists = 3;
+    cfg->margin = 0.02;
+    cfg->min_cosine = IB_BEST_DEFAULT_MIN_COSINE;
+}
+
+const char *ib_best_stage_name(ib_best_stage stage)
+{
+    switch (stage) {
+    case IB_BEST_NOT_TRIED: return "not tried";
+    case IB_BEST_SKIPPED: return "skipped";
+    case IB_BEST_INACCURATE: return "inaccurate";
+    case IB_BEST_FAILED: return "failed";
+    case IB_BEST_DROPPED: return "dropped";
+    case IB_BEST_FINALIST: return "finalist";
+    case IB_BEST_WINNER: return "winner";
+    }
+    return "?";
+}
+
+/* What the race carries from step to step. */
+typedef struct race {
+    const ib_best_config *cfg;
+    ib_best_result *r;
+    ib_workload *w[IB_BEST_MAX_CANDIDATES];  /* open during the latency race */
+    double *ms[IB_BEST_MAX_CANDIDATES];      /* a row's latency samples: its
+                                                screening runs pooled, then
+                                                its final ones */
+    size_t n_ms[IB_BEST_MAX_CANDIDATES];
+    ib_throughput_result *tr;                /* scratch, one at a time */
+    ib__progress pr;
+} race;
+
+static ib_status validate(const ib_best_config *cfg, ib_error *err)
+{
+    IB_FAIL_IF(cfg->n_candidates < 1 || cfg->n_candidates > IB_BEST_MAX_CANDIDATES, err, IB_ERR_INVALID_ARG,
+               "best: 1 to %d candidates", IB_BEST_MAX_CANDIDATES);
+    IB_FAIL_IF(!cfg->labels || !cfg->open, err, IB_ERR_INVALID_ARG, "best: no labels or no open callback");
+    IB_FAIL_IF(cfg->screen_runs < IB_COMPARE_MIN_SAMPLES || cfg->screen_runs > 100000, err, IB_ERR_INVALID_ARG,
+               "best: screening runs must be between %d and 100000", IB_COMPARE_MIN_SAMPLES);
+    IB_FAIL_IF(cfg->rounds < 1 || cfg->rounds > 8, err, IB_ERR_INVALID_ARG, "best: 1 to 8 screening rounds");
+    IB_FAIL_IF(cfg->finalists < 1, err, IB_ERR_INVALID_ARG, "best: at least one finalist");
+    IB_FAIL_IF(!(cfg->margin >= 0 && cfg->margin < 1), err, IB_ERR_INVALID_ARG, "best: margin in [0, 1)");
+    IB_FAIL_IF(!(cfg->min_cosine >= -1 && cfg->min_cosine <= 1), err, IB_ERR_INVALID_ARG,
+               "best: the cosine gate is in [-1, 1]");
+    IB_TRY(ib__config_validate(&cfg->latency, err));
+    return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Opening and the accuracy gate                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Whether acc passes: the tolerance on the max absolute error when there
+ * is one, else the cosine similarity of every compared output (NaN fails:
+ * a non-finite output is never accurate). why says what failed. */
+static bool accuracy_check(const ib_accuracy *acc, double min_cosine, char *why, size_t cap)
+{
+    if (!acc->measured) return true; /* fp32: the reference itself */
+    for (int i = 0; i < acc->n_outputs; i++) {
+        const ib_output_accuracy *o = &acc->outputs[i];
+        if (acc->tolerance > 0 && o->over_tolerance) {
+            snprintf(why, cap, "accuracy: output '%s' max abs error %.3g is over the tolerance %g", o->name,
+                     o->max_abs_error, acc->tolerance);
+            return false;
+        }
+        if (acc->tolerance <= 0 && o->compared && !(o->cosine >= min_cosine)) {
+            snprintf(why, cap, "accuracy: output '%s' cosine similarity %.6g is below %g", o->name, o->cosine,
+                     min_cosine);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* accuracy_check into out, which may lie in the same row as acc. */
+static bool accuracy_ok(const ib_accuracy *acc, double min_cosine, char *out, size_t cap)
+{
+    char why[256];
+    bool ok = accuracy_check(acc, min_cosine, why, sizeof why);
+    if (!ok) ib__strlcpy(out, why, cap);
+    return ok;
+}
+
+static void close_row(race *s, size_t i)
+{
+    ib_workload_destroy(s->w[i]);
+    s->w[i] = NULL;
+}
+
+/* Opens row i, judging its accuracy when asked (the first time). A
+ * failure skips the row, or, on a later opening, fails its throughput. */
+static ib_status open_row(race *s, size_t i, bool judge, ib_workload **w)
+{
+    ib_best_row *row = &s->r->rows[i];
+    ib_error why = { { 0 } };
+    ib_status st = s->cfg->open(i, s->cfg->open_user, w, judge ? &row->accuracy : NULL, &why);
+    const char *reason = why.message[0] ? why.message : ib_status_str(st);
+    if (st != IB_OK && !judge) {
+        row->throughput_stage = IB_BEST_FAILED;
+        ib__strlcpy(row->throughput_why, reason, sizeof row->throughput_why);
+    } else if (st != IB_OK) {
+        row->open_status = st;
+        row->latency_stage = row->throughput_stage = IB_BEST_SKIPPED;
+        ib__strlcpy(row->latency_why, reason, sizeof row->latency_why);
+        ib__strlcpy(row->throughput_why, reason, sizeof row->throughput_why);
+    }
+    if (st != IB_OK) {
+        *w = NULL;
+        return st;
+    }
+    if (!s->r->info.model[0]) s->r->info = *ib_workload_get_info(*w);
+    if (judge) row->accurate = accuracy_ok(&row->accuracy, s->cfg->min_cosine, row->latency_why,
+                                           sizeof row->latency_why);
+    return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Latency of a row                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* The screening configuration: cfg's runs a round, a short warm-up (the
+ * finalists get the full one). */
+static ib_config screen_config(const ib_config *full, int64_t runs)
+{
+    ib_config c = *full;
+    c.runs = runs;
+    c.precision = 0;
+    c.warmup_runs = c.warmup_runs < 3 ? c.warmup_runs : 3;
+    c.warmup_ms = fmin(c.warmup_ms, 100);
+    c.warmup_max_ms = fmax(c.warmup_ms, fmin(c.warmup_max_ms, 2000));
+    return c;
+}
+
+static ib_status keep_samples(race *s, size_t i, const ib_latency_result *lr, bool pool, ib_error *err)
+{
+    const double *x = lr->has_device_timer ? lr->device_ms : lr->host_ms;
+    size_t keep = pool ? s->n_ms[i] : 0;
+    double *all = realloc(s->ms[i], (keep + lr->n) * sizeof *all);
+    IB_FAIL_IF(!all, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    memcpy(all + keep, x, lr->n * sizeof *x);
+    s->ms[i] = all;
+    s->n_ms[i] = keep + lr->n;
+    return ib_stats_compute(all, s->n_ms[i], &s->r->rows[i].latency);
+}
+
+/* Times row i's open workload with c (pool: add to its samples, else
+ * replace them). A run that fails marks the row and closes it; only an
+ * interruption or a failure to keep samples stops the race. */
+static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, const char *what, ib_error *err)
+{
+    ib_best_row *row = &s->r->rows[i];
+    char name[64];
+    snprintf(name, sizeof name, "%s: %s", what, row->label);
+    ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 1);
+    ib_config nested = ib__progress_nested(&s->pr, c);
+    ib_latency_result lr;
+    ib_error why = { { 0 } };
+    double t0 = ib__workload_now_ms(s->w[i]);
+    ib_status st = ib_measure_latency(s->w[i], &nested, &lr, &why);
+    row->ms += ib__workload_now_ms(s->w[i]) - t0;
+    row->latency_runs += (int64_t)lr.n;
+    s->r->warnings |= lr.warnings;
+    s->r->env = lr.env;
+    if (st == IB_OK || (st == IB_ERR_INTERRUPTED && lr.n > 0)) {
+        ib_status kept = keep_samples(s, i, &lr, pool, err);
+        if (kept != IB_OK) st = kept;
+    }
+    if (st == IB_ERR_INTERRUPTED) {
+        *err = why;
+    } else if (st != IB_OK && st != IB_ERR_NO_MEMORY) {
+        row->latency_stage = IB_BEST_FAILED;
+        ib__strlcpy(row->latency_why, why.message, sizeof row->latency_why);
+        close_row(s, i);
+        st = IB_OK;
+    }
+    ib_latency_result_free(&lr);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The latency race                                                          */
+/* ------------------------------------------------------------------------ */
+
+static bool racing(const race *s, size_t i)
+{
+    return s->w[i] && s->r->rows[i].accurate && s->r->rows[i].latency_stage == IB_BEST_NOT_TRIED;
+}
+
+static size_t count_racing(const race *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->r->n_rows; i++) n += racing(s, i);
+    return n;
+}
+
+/* The racing row with the lowest median, -1 none. */
+static int leader(const race *s)
+{
+    int best = -1;
+    for (size_t i = 0; i < s->r->n_rows; i++)
+        if (racing(s, i) && (best < 0 || s->r->rows[i].latency.p50 < s->r->rows[best].latency.p50)) best = (int)i;
+    return best;
+}
+
+/* Drops every racing row whose median is confidently more than margin
+ * above the leader's: the 95% bootstrap CI of the change lies above it. */
+static void drop_slower(race *s)
+{
+    int lead = leader(s);
+    for (size_t i = 0; lead >= 0 && i < s->r->n_rows; i++) {
+        if (!racing(s, i) || (int)i == lead) continue;
+        ib_comparison c;
+        ib_error cerr;
+        if (ib_compare_samples(s->ms[lead], s->n_ms[lead], s->ms[i], s->n_ms[i], s->cfg->margin, &c, &cerr) != IB_OK ||
+            c.verdict != IB_CHANGE_SLOWER)
+            continue;
+        ib_best_row *row = &s->r->rows[i];
+        char why[256];
+        row->latency_stage = IB_BEST_DROPPED;
+        snprintf(why, sizeof why, "screening: %+.1f%% against %s (95%% CI %+.1f..%+.1f%%), over the %.0f%% margin",
+                 100 * c.change, s->r->rows[lead].label, 100 * c.change_ci95[0], 100 * c.change_ci95[1],
+                 100 * s->cfg->margin);
+        ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
+        close_row(s, i);
+    }
+}
+
+/* After the last round: only the `finalists` fastest go on. */
+static void keep_fastest(race *s)
+{
+    while (count_racing(s) > s->cfg->finalists) {
+        int slowest = -1;
+        for (size_t i = 0; i < s->r->n_rows; i++)
+            if (racing(s, i) && (slowest < 0 || s->r->rows[i].latency.p50 > s->r->rows[slowest].latency.p50))
+                slowest = (int)i;
+        ib_best_row *row = &s->r->rows[slowest];
+        const ib_best_row *lead = &s->r->rows[leader(s)];
+        char why[256];
+        row->latency_stage = IB_BEST_DROPPED;
+        snprintf(why, sizeof why, "screening: not among the %zu fastest (median %+.1f%% against %s)",
+                 s->cfg->finalists, 100 * (row->latency.p50 / lead->latency.p50 - 1), lead->label);
+        ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
+        close_row(s, (size_t)slowest);
+    }
+}
+
+/* Opens every candidate and times each once, briefly; the inaccurate ones
+ * leave after that (their figure shown, never a winner). */
+static ib_status first_round(race *s, ib_error *err)
+{
+    ib_config c = screen_config(&s->cfg->latency, s->cfg->screen_runs);
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        IB_TRY(time_latency(s, i, &c, true, "screen", err));
+        ib_best_row *row = &s->r->rows[i];
+        if (s->w[i] && !row->accurate) {
+            row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
+            ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
+            close_row(s, i);
+        }
+    }
+    return IB_OK;
+}
+
+static ib_status screen(race *s, ib_error *err)
+{
+    IB_TRY(first_round(s, err));
+    drop_slower(s);
+    for (int round = 1; round < s->cfg->rounds && count_racing(s) > s->cfg->finalists; round++) {
+        ib_config c = screen_config(&s->cfg->latency, s->cfg->screen_runs << round);
+        for (size_t i = 0; i < s->r->n_rows; i++)
+            if (racing(s, i)) IB_TRY(time_latency(s, i, &c, true, "screen", err));
+        drop_slower(s);
+    }
+    keep_fastest(s);
+    return IB_OK;
+}
+
+/* The finalists' own measurements decide; each loser says by how much. */
+static void latency_verdicts(race *s)
+{
+    ib_best_result *r = s->r;
+    r->latency_winner = -1;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].latency_stage == IB_BEST_FINALIST &&
+            (r->latency_winner < 0 || r->rows[i].latency.p50 < r->rows[r->latency_winner].latency.p50))
+            r->latency_winner = (int)i;
+    if (r->latency_winner < 0) return;
+    int win = r->latency_winner;
+    r->rows[win].latency_stage = IB_BEST_WINNER;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        ib_best_row *row = &r->rows[i];
+        ib_comparison c;
+        ib_error why;
+        if (row->latency_stage != IB_BEST_FINALIST) continue;
+        if (ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], s->cfg->margin / 2, &c, &why) != IB_OK) {
+            snprintf(row->latency_why, sizeof row->latency_why, "median %+.1f%% against the winner",
+                     100 * (row->latency.p50 / r->rows[win].latency.p50 - 1));
+            continue;
+        }
+        snprintf(row->latency_why, sizeof row->latency_why, "median %+.2f%% against the winner (95%% CI %+.2f..%+.2f%%: %s)",
+                 100 * c.change, 100 * c.change_ci95[0], 100 * c.change_ci95[1], ib_change_name(c.verdict));
+    }
+}
+
+/* The full latency rule on each remaining row. */
+static ib_status finals(race *s, ib_error *err)
+{
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        if (!racing(s, i)) continue;
+        IB_TRY(time_latency(s, i, &s->cfg->latency, false, "final", err));
+        if (s->w[i]) s->r->rows[i].latency_stage = IB_BEST_FINALIST;
+    }
+    return IB_OK;
+}
+
+/* Every accurate candidate measured by the full rule: the reference sweep. */
+static ib_status exhaustive_latency(race *s, ib_error *err)
+{
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        ib_best_row *row = &s->r->rows[i];
+        if (!row->accurate) {
+            row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
+            ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
+        } else {
+            IB_TRY(time_latency(s, i, &s->cfg->latency, false, "sweep", err));
+            if (s->w[i]) row->latency_stage = IB_BEST_FINALIST;
+        }
+        close_row(s, i);
+    }
+    return IB_OK;
+}
+
+static ib_status latency_race(race *s, ib_error *err)
+{
+    ib_status st = s->cfg->exhaustive ? exhaustive_latency(s, err) : screen(s, err);
+    if (st == IB_OK && !s->cfg->exhaustive) st = finals(s, err);
+    latency_verdicts(s);
+    for (size_t i = 0; i < s->r->n_rows; i++) close_row(s, i); /* the batch search needs the memory */
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The throughput race                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Whether row i takes part: it opened, is accurate and its runs worked. */
+static bool throughput_candidate(const ib_best_row *row)
+{
+    return row->open_status == IB_OK && row->accurate && row->latency_stage != IB_BEST_FAILED &&
+           row->throughput_stage == IB_BEST_NOT_TRIED;
+}
+
+/* Measures row i with tc (reopened, no accuracy check: it was judged) and
+ * keeps its best point. A failure marks the row; an interruption stops. */
+static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *tc, const char *what,
+                                 ib_error *err)
+{
+    ib_best_row *row = &s->r->rows[i];
+    ib_workload *w;
+    if (open_row(s, i, false, &w) != IB_OK) return IB_OK;
+    char name[64];
+    snprintf(name, sizeof name, "%s: %s", what, row->label);
+    ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 0);
+    ib_throughput_config nested = *tc;
+    nested.run = ib__progress_nested(&s->pr, &tc->run);
+    nested.run.cancel = s->cfg->latency.cancel; /* one flag stops the whole search */
+    ib_error why = { { 0 } };
+    double t0 = ib__workload_now_ms(w);
+    ib_status st = ib_measure_throughput(w, &nested, s->tr, &why);
+    row->ms += ib__workload_now_ms(w) - t0;
+    ib_workload_destroy(w);
+    s->r->warnings |= s->tr->warnings;
+    if (s->tr->peak >= 0 && !(s->tr->points[s->tr->peak].items_per_s <= row->items_per_s)) {
+        row->items_per_s = s->tr->points[s->tr->peak].items_per_s;
+        row->batch = s->tr->points[s->tr->peak].batch;
+    }
+    if (st == IB_ERR_INTERRUPTED) {
+        *err = why;
+        return st;
+    }
+    if (st != IB_OK && s->tr->peak < 0) {
+        row->throughput_stage = IB_BEST_FAILED;
+        ib__strlcpy(row->throughput_why, why.message, sizeof row->throughput_why);
+    }
+    return IB_OK;
+}
+
+/* The batches a finalist is measured at: the searched curve's peak and its
+ * neighbours there (the plateau), in increasing order. */
+static size_t plateau(const ib_throughput_result *tr, int64_t *batches)
+{
+    size_t n = 0;
+    for (int k = tr->peak - 1; k <= tr->peak + 1; k++)
+        if (k >= 0 && (size_t)k < tr->n_points && tr->points[k].status == IB_OK) batches[n++] = tr->points[k].batch;
+    return n;
+}
+
+static void throughput_verdicts(ib_best_result *r)
+{
+    r->throughput_winner = -1;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].throughput_stage == IB_BEST_FINALIST &&
+            (r->throughput_winner < 0 || r->rows[i].items_per_s > r->rows[r->throughput_winner].items_per_s))
+            r->throughput_winner = (int)i;
+    if (r->throughput_winner < 0) return;
+    const ib_best_row *win = &r->rows[r->throughput_winner];
+    r->rows[r->throughput_winner].throughput_stage = IB_BEST_WINNER;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].throughput_stage == IB_BEST_FINALIST)
+            snprintf(r->rows[i].throughput_why, sizeof r->rows[i].throughput_why,
+                     "%+.1f%% inputs/s against the winner (%.4g at batch %lld)",
+                     100 * (r->rows[i].items_per_s / win->items_per_s - 1), win->items_per_s, (long long)win->batch);
+}
+
+/* Every accurate candidate gets the whole batch search. */
+static ib_status exhaustive_throughput(race *s, ib_error *err)
+{
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        if (!throughput_candidate(&s->r->rows[i])) continue;
+        IB_TRY(time_throughput(s, i, &s->cfg->throughput, "sweep", err));
+        if (s->r->rows[i].throughput_stage == IB_BEST_NOT_TRIED) s->r->rows[i].throughput_stage = IB_BEST_FINALIST;
+    }
+    return IB_OK;
+}
+
+/* Screens every other candidate at the peak batch, briefly. */
+static ib_status screen_at_peak(race *s, ib_error *err)
+{
+    ib_throughput_config tc = s->cfg->throughput;
+    tc.batches = &s->r->peak_batch;
+    tc.n_batches = 1;
+    tc.latency_budget_ms = 0;
+    tc.run = screen_config(&tc.run, s->cfg->screen_runs);
+    for (size_t i = 0; i < s->r->n_rows; i++)
+        if (throughput_candidate(&s->r->rows[i]))
+            IB_TRY(time_throughput(s, i, &tc, "screen", err));
+    return IB_OK;
+}
+
+/* The rows screened at the peak batch beyond the `finalists` best (the
+ * searched row, a finalist already, counted among them) leave; those that
+ * stay are measured afresh. */
+static void keep_best_at_peak(race *s)
+{
+    ib_best_result *r = s->r;
+    double screened[IB_BEST_MAX_CANDIDATES];
+    for (size_t i = 0; i < r->n_rows; i++) screened[i] = r->rows[i].items_per_s;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        ib_best_row *row = &r->rows[i];
+        if (!throughput_candidate(row)) continue;
+        size_t better = 0;
+        for (size_t j = 0; j < r->n_rows; j++)
+            better += (throughput_candidate(&r->rows[j]) || (int)j == r->searched) && screened[j] > screened[i];
+        if (better < s->cfg->finalists && isfinite(screened[i])) {
+            row->items_per_s = NAN;
+            continue;
+        }
+        row->throughput_stage = IB_BEST_DROPPED;
+        snprintf(row->throughput_why, sizeof row->throughput_why,
+                 "screening at batch %lld: not among the %zu best (%.4g inputs/s)", (long long)r->peak_batch,
+                 s->cfg->finalists, row->items_per_s);
+    }
+}
+
+/* The peak batch searched on the latency winner, the others screened
+ * there, the best few measured fully around it. */
+static ib_status raced_throughput(race *s, ib_error *err)
+{
+    ib_best_result *r = s->r;
+    if (r->latency_winner < 0) return IB_OK;
+    r->searched = r->latency_winner;
+    IB_TRY(time_throughput(s, (size_t)r->searched, &s->cfg->throughput, "batch search", err));
+    if (s->tr->peak < 0) return IB_OK;
+    r->peak_batch = s->tr->points[s->tr->peak].batch;
+    int64_t batches[3];
+    size_t n = plateau(s->tr, batches);
+    r->rows[r->searched].throughput_stage = IB_BEST_FINALIST;
+    IB_TRY(screen_at_peak(s, err));
+    keep_best_at_peak(s);
+    ib_throughput_config tc = s->cfg->throughput;
+    tc.batches = batches;
+    tc.n_batches = n;
+    tc.latency_budget_ms = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        if (!throughput_candidate(&r->rows[i])) continue;
+        IB_TRY(time_throughput(s, i, &tc, "final", err));
+        if (r->rows[i].throughput_stage == IB_BEST_NOT_TRIED) r->rows[i].throughput_stage = IB_BEST_FINALIST;
+    }
+    return IB_OK;
+}
+
+static ib_status throughput_race(race *s, ib_error *err)
+{
+    s->tr = malloc(sizeof *s->tr);
+    IB_FAIL_IF(!s->tr, err, IB_ERR_NO_MEMORY, "out of host memory");
+    ib_status st = s->cfg->exhaustive ? exhaustive_throughput(s, err) : raced_throughput(s, err);
+    throughput_verdicts(s->r);
+    free(s->tr);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The search                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void init_result(const ib_best_config *cfg, ib_best_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->latency_winner = out->throughput_winner = out->searched = -1;
+    out->exhaustive = cfg->exhaustive;
+    out->min_cosine = cfg->min_cosine;
+    out->n_rows = cfg->n_candidates <= IB_BEST_MAX_CANDIDATES ? cfg->n_candidates : 0;
+    for (size_t i = 0; i < out->n_rows; i++) {
+        ib_best_row *row = &out->rows[i];
+        ib__strlcpy(row->label, cfg->labels && cfg->labels[i] ? cfg->labels[i] : "?", sizeof row->label);
+        row->items_per_s = NAN;
+        row->latency.p50 = NAN;
+    }
+}
+
+ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_error *err)
+{
+    IB_FAIL_IF(!cfg || !out, err, IB_ERR_INVALID_ARG, "best: no configuration or no result");
+    init_result(cfg, out);
+    IB_TRY(validate(cfg, err));
+    race s = { .cfg = cfg, .r = out };
+    ib__progress_init(&s.pr, &cfg->latency, NULL);
+    double t0 = ib__now_ms();
+    ib_status st = latency_race(&s, err);
+    if (st == IB_OK) st = throughput_race(&s, err);
+    out->elapsed_ms = ib__now_ms() - t0;
+    for (size_t i = 0; i < out->n_rows; i++) {
+        out->measured_ms += out->rows[i].ms;
+        if (out->rows[i].accuracy.tolerance > 0) out->tolerance = out->rows[i].accuracy.tolerance;
+        free(s.ms[i]);
+    }
+    if (st != IB_OK) {
+        out->partial = true;
+        out->stop_status = st;
+    }
+    return st;
+}

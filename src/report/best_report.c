@@ -1,0 +1,309 @@
+/* The reports of `inferbench best` in every format (docs/best.md): one
+ * row per candidate with exactly what was on, its latency at batch 1, its
+ * inputs/s and batch, its accuracy against strict fp32, how far it went in
+ * each race and why it lost. The printers call these. */
+#include "report/printer.h"
+#include "report/svg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The worst accuracy of a row over its compared outputs: the largest max
+ * absolute error, the lowest cosine and top-1 agreement (NaN: none). */
+typedef struct worst {
+    double max_abs, cosine, top1;
+} worst;
+
+static worst worst_accuracy(const ib_accuracy *acc)
+{
+    worst w = { NAN, NAN, NAN };
+    for (int i = 0; acc->measured && i < acc->n_outputs; i++) {
+        const ib_output_accuracy *o = &acc->outputs[i];
+        if (!o->compared) continue;
+        if (!(o->max_abs_error <= w.max_abs)) w.max_abs = o->max_abs_error;
+        if (!(o->cosine >= w.cosine)) w.cosine = o->cosine;
+        if (o->class_scores && !(o->top1_agreement >= w.top1)) w.top1 = o->top1_agreement;
+    }
+    return w;
+}
+
+static const char *num(char buf[32], const char *fmt, double v)
+{
+    if (isfinite(v)) snprintf(buf, 32, fmt, v);
+    else snprintf(buf, 32, "-");
+    return buf;
+}
+
+static const char *gate_text(char buf[96], const ib_best_result *r)
+{
+    if (r->tolerance > 0) snprintf(buf, 96, "max abs error <= %g against strict fp32", r->tolerance);
+    else snprintf(buf, 96, "cosine similarity >= %g against strict fp32", r->min_cosine);
+    return buf;
+}
+
+/* "WINNER" / "dropped" ...: a stage as the tables print it. */
+static const char *stage_cell(ib_best_stage s) { return s == IB_BEST_WINNER ? "WINNER" : ib_best_stage_name(s); }
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void text_row(ib__sbuf *b, size_t i, const ib_best_row *row)
+{
+    char c[6][32];
+    worst w = worst_accuracy(&row->accuracy);
+    ib__sbuf_printf(b, "%2zu  %-38.38s %10s %10s %11s %6s %10s %9s  %-10s %-10s\n", i + 1, row->label,
+                    num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN),
+                    num(c[1], "%.3g", row->latency.n ? row->latency.ci95_median[1] - row->latency.p50 : NAN),
+                    num(c[2], "%.5g", row->items_per_s), num(c[3], "%.0f", row->batch ? (double)row->batch : NAN),
+                    num(c[4], "%.3g", w.max_abs), num(c[5], "%.6f", w.cosine), stage_cell(row->latency_stage),
+                    stage_cell(row->throughput_stage));
+}
+
+static void text_whys(ib__sbuf *b, const ib_best_result *r)
+{
+    ib__sbuf_printf(b, "\nwhy each lost:\n");
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const ib_best_row *row = &r->rows[i];
+        if (row->latency_stage == IB_BEST_SKIPPED || row->latency_stage == IB_BEST_INACCURATE) {
+            ib__sbuf_printf(b, "%2zu  %s: %s\n", i + 1, ib_best_stage_name(row->latency_stage), row->latency_why);
+            continue;
+        }
+        if (row->latency_why[0]) ib__sbuf_printf(b, "%2zu  latency: %s\n", i + 1, row->latency_why);
+        if (row->throughput_why[0]) ib__sbuf_printf(b, "%2zu  throughput: %s\n", i + 1, row->throughput_why);
+    }
+}
+
+static void text_winners(ib__sbuf *b, const ib_best_result *r)
+{
+    if (r->latency_winner >= 0) {
+        const ib_best_row *w = &r->rows[r->latency_winner];
+        ib__sbuf_printf(b, "\nfastest at batch 1: %s: median %.4g ms (95%% CI %.4g..%.4g)\n", w->label, w->latency.p50,
+                        w->latency.ci95_median[0], w->latency.ci95_median[1]);
+    } else {
+        ib__sbuf_printf(b, "\nfastest at batch 1: none (no accurate candidate was measured)\n");
+    }
+    if (r->throughput_winner >= 0) {
+        const ib_best_row *w = &r->rows[r->throughput_winner];
+        ib__sbuf_printf(b, "highest throughput: %s: %.5g inputs/s at batch %lld\n", w->label, w->items_per_s,
+                        (long long)w->batch);
+    } else {
+        ib__sbuf_printf(b, "highest throughput: none\n");
+    }
+}
+
+char *ib_best_report_text(const ib_best_result *r)
+{
+    ib__sbuf b = { 0 };
+    char gate[96];
+    ib__sbuf_printf(&b, "inferbench best: %s on %s, %zu candidates, %s\n", r->info.model[0] ? r->info.model : "-",
+                    ib__device_name(r->info.device), r->n_rows,
+                    r->exhaustive ? "exhaustive (each measured fully, each batch searched)"
+                                  : "raced (screened, finalists measured fully)");
+    ib__text_env(&b, &r->env);
+    ib__sbuf_printf(&b, "\naccuracy gate: %s (the same inputs)\n", gate_text(gate, r));
+    if (r->peak_batch > 0 && r->searched >= 0)
+        ib__sbuf_printf(&b, "throughput: the batch searched on %s (peak at batch %lld), the others timed there\n",
+                        r->rows[r->searched].label, (long long)r->peak_batch);
+    ib__sbuf_printf(&b, "\n%2s  %-38s %10s %10s %11s %6s %10s %9s  %-10s %-10s\n", "#", "configuration", "p50 ms",
+                    "+-CI ms", "inputs/s", "batch", "max abs", "cosine", "latency", "throughput");
+    for (size_t i = 0; i < r->n_rows; i++) text_row(&b, i, &r->rows[i]);
+    text_whys(&b, r);
+    text_winners(&b, r);
+    ib__sbuf_printf(&b, "time: %.1f s in all, %.1f s of it measuring\n", r->elapsed_ms / 1e3, r->measured_ms / 1e3);
+    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static cJSON *row_json(const ib_best_row *row)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "label", row->label);
+    cJSON_AddBoolToObject(j, "opened", row->open_status == IB_OK);
+    cJSON_AddBoolToObject(j, "accurate", row->accurate);
+    ib__json_accuracy(j, &row->accuracy);
+    cJSON *lat = cJSON_AddObjectToObject(j, "latency");
+    cJSON_AddStringToObject(lat, "stage", ib_best_stage_name(row->latency_stage));
+    cJSON_AddStringToObject(lat, "why", row->latency_why);
+    cJSON_AddNumberToObject(lat, "runs", (double)row->latency_runs);
+    if (row->latency.n) cJSON_AddItemToObject(lat, "ms", ib__json_stats(&row->latency));
+    else cJSON_AddNullToObject(lat, "ms");
+    cJSON *tp = cJSON_AddObjectToObject(j, "throughput");
+    cJSON_AddStringToObject(tp, "stage", ib_best_stage_name(row->throughput_stage));
+    cJSON_AddStringToObject(tp, "why", row->throughput_why);
+    ib__json_add_number(tp, "items_per_s", row->items_per_s);
+    ib__json_add_number(tp, "batch", row->batch ? (double)row->batch : NAN);
+    ib__json_add_number(j, "measured_ms", row->ms);
+    return j;
+}
+
+static void add_label_or_null(cJSON *o, const char *key, const ib_best_result *r, int i)
+{
+    if (i >= 0) cJSON_AddStringToObject(o, key, r->rows[i].label);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "mode", r->exhaustive ? "exhaustive" : "raced");
+    cJSON_AddNumberToObject(s, "screen_runs", (double)cfg->screen_runs);
+    cJSON_AddNumberToObject(s, "rounds", cfg->rounds);
+    cJSON_AddNumberToObject(s, "finalists", (double)cfg->finalists);
+    cJSON_AddNumberToObject(s, "margin", cfg->margin);
+    cJSON *gate = cJSON_AddObjectToObject(s, "accuracy_gate");
+    ib__json_add_number(gate, "max_abs_error", r->tolerance > 0 ? r->tolerance : NAN);
+    ib__json_add_number(gate, "min_cosine", r->tolerance > 0 ? NAN : r->min_cosine);
+    cJSON_AddItemToObject(s, "latency_config", ib__json_config(&cfg->latency));
+    cJSON_AddNumberToObject(s, "throughput_runs", (double)cfg->throughput.run.runs);
+    cJSON_AddNumberToObject(s, "max_batch", (double)cfg->throughput.max_batch);
+    return s;
+}
+
+char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
+{
+    cJSON *root = ib__json_document("inferbench.best/1", r->partial, r->stop_status, r->info.model[0] ? &r->info : NULL);
+    cJSON_AddItemToObject(root, "search", search_json(r, cfg));
+    add_label_or_null(root, "latency_winner", r, r->latency_winner);
+    add_label_or_null(root, "throughput_winner", r, r->throughput_winner);
+    add_label_or_null(root, "searched", r, r->searched);
+    ib__json_add_number(root, "peak_batch", r->peak_batch ? (double)r->peak_batch : NAN);
+    cJSON_AddNumberToObject(root, "elapsed_ms", r->elapsed_ms);
+    cJSON_AddNumberToObject(root, "measured_ms", r->measured_ms);
+    cJSON *rows = cJSON_AddArrayToObject(root, "candidates");
+    for (size_t i = 0; i < r->n_rows; i++) cJSON_AddItemToArray(rows, row_json(&r->rows[i]));
+    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    cJSON_AddItemToObject(root, "env", ib__json_env(&r->env));
+    return ib__json_finish(root);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV, Markdown, HTML                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* ",v" or "," for a value that does not exist. */
+static void csv_number(ib__sbuf *b, double v)
+{
+    if (isfinite(v)) ib__sbuf_printf(b, ",%.17g", v);
+    else ib__sbuf_printf(b, ",");
+}
+
+static void csv_text(ib__sbuf *b, const char *s)
+{
+    ib__sbuf_printf(b, ",");
+    ib__csv_field(b, s);
+}
+
+char *ib__best_csv(const ib_best_result *r)
+{
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "model,device,configuration,latency_stage,latency_p50_ms,latency_ci95_lo_ms,"
+                        "latency_ci95_hi_ms,latency_runs,throughput_stage,items_per_s,batch,max_abs_error,"
+                        "cosine,top1_agreement,latency_why,throughput_why\r\n");
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const ib_best_row *row = &r->rows[i];
+        worst w = worst_accuracy(&row->accuracy);
+        bool has = row->latency.n > 0;
+        ib__csv_field(&b, r->info.model);
+        csv_text(&b, ib__device_name(r->info.device));
+        csv_text(&b, row->label);
+        csv_text(&b, ib_best_stage_name(row->latency_stage));
+        csv_number(&b, has ? row->latency.p50 : NAN);
+        csv_number(&b, has ? row->latency.ci95_median[0] : NAN);
+        csv_number(&b, has ? row->latency.ci95_median[1] : NAN);
+        ib__sbuf_printf(&b, ",%lld", (long long)row->latency_runs);
+        csv_text(&b, ib_best_stage_name(row->throughput_stage));
+        csv_number(&b, row->items_per_s);
+        csv_number(&b, row->batch ? (double)row->batch : NAN);
+        csv_number(&b, w.max_abs);
+        csv_number(&b, w.cosine);
+        csv_number(&b, w.top1);
+        csv_text(&b, row->latency_why);
+        csv_text(&b, row->throughput_why);
+        ib__sbuf_printf(&b, "\r\n");
+    }
+    return ib__sbuf_finish(&b);
+}
+
+static void md_cells(ib__sbuf *b, const char *const *cells, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ib__sbuf_printf(b, "| ");
+        ib__md_cell(b, cells[i]);
+        ib__sbuf_printf(b, " ");
+    }
+    ib__sbuf_printf(b, "|\n");
+}
+
+char *ib__best_md(const ib_best_result *r)
+{
+    ib__sbuf b = { 0 };
+    char gate[96];
+    ib__sbuf_printf(&b, "**inferbench best**: ");
+    ib__md_cell(&b, r->info.model);
+    ib__sbuf_printf(&b, ", %s, %s; accuracy gate: %s\n\n", ib__device_name(r->info.device),
+                    r->exhaustive ? "exhaustive" : "raced", gate_text(gate, r));
+    ib__sbuf_printf(&b, "| configuration | p50 ms | inputs/s | batch | max abs err | cosine | latency | throughput | why |\n"
+                        "|---|--:|--:|--:|--:|--:|---|---|---|\n");
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const ib_best_row *row = &r->rows[i];
+        worst w = worst_accuracy(&row->accuracy);
+        char c[5][32], why[520];
+        snprintf(why, sizeof why, "%s%s%s", row->latency_why, row->latency_why[0] && row->throughput_why[0] ? "; " : "",
+                 strcmp(row->latency_why, row->throughput_why) ? row->throughput_why : "");
+        const char *cells[] = { row->label,
+                                num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN),
+                                num(c[1], "%.5g", row->items_per_s),
+                                num(c[2], "%.0f", row->batch ? (double)row->batch : NAN),
+                                num(c[3], "%.3g", w.max_abs),
+                                num(c[4], "%.6f", w.cosine),
+                                stage_cell(row->latency_stage),
+                                stage_cell(row->throughput_stage),
+                                why };
+        md_cells(&b, cells, sizeof cells / sizeof cells[0]);
+    }
+    ib__sbuf_printf(&b, "\nTime: %.1f s (%.1f s measuring)%s\n", r->elapsed_ms / 1e3, r->measured_ms / 1e3,
+                    r->partial ? "; **partial**: interrupted or failed" : "");
+    return ib__sbuf_finish(&b);
+}
+
+/* A page: the table as HTML, then the text report (the two never
+ * disagree: both are read off the same result). */
+char *ib__best_html(const ib_best_result *r)
+{
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>inferbench best: ");
+    ib__xml_escape(&b, r->info.model);
+    ib__sbuf_printf(&b, "</title><style>body{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:24px auto;"
+                        "padding:0 16px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 6px;"
+                        "font-size:13px}td.n{text-align:right}tr.win{background:#e8f5e9}pre{background:#f7f7f7;"
+                        "padding:10px;font-size:12px;overflow-x:auto}</style></head><body>\n<h1>inferbench best: ");
+    ib__xml_escape(&b, r->info.model);
+    ib__sbuf_printf(&b, "</h1>\n<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
+                        "<th>max abs err</th><th>cosine</th><th>latency</th><th>throughput</th></tr>\n");
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const ib_best_row *row = &r->rows[i];
+        worst w = worst_accuracy(&row->accuracy);
+        char c[5][32];
+        bool win = (int)i == r->latency_winner || (int)i == r->throughput_winner;
+        ib__sbuf_printf(&b, "<tr%s><td>", win ? " class=\"win\"" : "");
+        ib__xml_escape(&b, row->label);
+        ib__sbuf_printf(&b, "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
+                            "<td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
+                        num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN), num(c[1], "%.5g", row->items_per_s),
+                        num(c[2], "%.0f", row->batch ? (double)row->batch : NAN), num(c[3], "%.3g", w.max_abs),
+                        num(c[4], "%.6f", w.cosine), stage_cell(row->latency_stage), stage_cell(row->throughput_stage));
+    }
+    ib__sbuf_printf(&b, "</table>\n<h2>Report</h2>\n<pre>");
+    char *text = ib_best_report_text(r);
+    if (text) ib__xml_escape(&b, text);
+    else b.failed = true;
+    ib_free(text);
+    ib__sbuf_printf(&b, "</pre>\n</body></html>\n");
+    return ib__sbuf_finish(&b);
+}
