@@ -1,0 +1,366 @@
+/* The best search on scripted fake candidates: the faster configuration
+ * wins; a faster one that fails the accuracy gate does not; one that
+ * cannot open is skipped with its reason while the others run; the race
+ * never drops the true winner in scripted noisy cases; it costs at most a
+ * quarter of the exhaustive sweep's (virtual) time and finds the same
+ * winners; cancel keeps what was measured; every printer prints it. */
+#include "check.h"
+#include "backend/workload.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One scripted candidate: a run at batch b takes base_ms + item_ms * b,
+ * each input past `knee` costing more again (so the throughput peaks
+ * inside the batches that fit), times 1 +- noise (a fixed pseudo-random
+ * draw per run). */
+typedef struct spec {
+    double base_ms, item_ms;
+    double noise;
+    double cosine;        /* < 1: the accuracy check reports it */
+    double tolerance;     /* > 0: the check had this tolerance on max abs error */
+    const char *refuse;   /* non-NULL: open fails with this */
+    uint64_t seed;
+    volatile int *cancel; /* raised after cancel_after runs in all */
+    int64_t cancel_after;
+    int64_t *runs;        /* runs of every candidate together */
+} spec;
+
+#define KNEE 64
+
+static double clean_ms(const spec *s, int64_t b)
+{
+    double over = b > KNEE ? (double)(b - KNEE) / KNEE : 0;
+    return s->base_ms + s->item_ms * (double)b * (1 + over);
+}
+
+/* splitmix64 of (seed, index) as a draw in [-1, 1). */
+static double draw(uint64_t seed, int64_t index)
+{
+    uint64_t z = seed * 0x9e3779b97f4a7c15ull + (uint64_t)index + 1;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return (double)(z >> 11) / (double)(1ull << 52) - 1.0;
+}
+
+static double duration(int64_t batch, int64_t index, void *ctx)
+{
+    spec *s = ctx;
+    if (s->runs && ++*s->runs == s->cancel_after && s->cancel) *s->cancel = 1;
+    return clean_ms(s, batch) * (1 + s->noise * draw(s->seed, index));
+}
+
+typedef struct scenario {
+    size_t n;
+    spec s[IB_BEST_MAX_CANDIDATES];
+    char labels[IB_BEST_MAX_CANDIDATES][32];
+    const char *label_ptrs[IB_BEST_MAX_CANDIDATES];
+    int64_t runs;
+} scenario;
+
+static ib_status open_spec(size_t i, void *user, ib_workload **w, ib_accuracy *acc, ib_error *err)
+{
+    scenario *sc = user;
+    spec *s = &sc->s[i];
+    if (s->refuse) {
+        snprintf(err->message, sizeof err->message, "%s", s->refuse);
+        return IB_ERR_UNSUPPORTED;
+    }
+    ib__fake_script fs;
+    ib__fake_script_init(&fs);
+    fs.duration_ms = duration;
+    fs.ctx = s;
+    fs.oom_above_batch = 256;
+    IB_TRY(ib__workload_open_fake(&fs, w, err));
+    if (acc) {
+        memset(acc, 0, sizeof *acc);
+        if (s->cosine < 1) {
+            acc->measured = true;
+            acc->n_outputs = 1;
+            snprintf(acc->outputs[0].name, sizeof acc->outputs[0].name, "y");
+            acc->outputs[0].compared = true;
+            acc->outputs[0].cosine = s->cosine;
+            acc->outputs[0].max_abs_error = 1 - s->cosine;
+            acc->tolerance = s->tolerance;
+            acc->outputs[0].over_tolerance = s->tolerance > 0 && 1 - s->cosine > s->tolerance;
+        }
+    }
+    return IB_OK;
+}
+
+static void add(scenario *sc, double base_ms, double item_ms, double noise, double cosine)
+{
+    size_t i = sc->n++;
+    sc->s[i] = (spec){ .base_ms = base_ms, .item_ms = item_ms, .noise = noise, .cosine = cosine, .seed = i + 1,
+                       .runs = &sc->runs };
+    snprintf(sc->labels[i], sizeof sc->labels[i], "c%zu", i);
+    sc->label_ptrs[i] = sc->labels[i];
+}
+
+/* Short fixed warm-ups and run counts: exact virtual times. */
+static void config(scenario *sc, ib_best_config *c, bool exhaustive)
+{
+    ib_best_config_init(c);
+    c->n_candidates = sc->n;
+    c->labels = sc->label_ptrs;
+    c->open = open_spec;
+    c->open_user = sc;
+    c->latency.warmup_until_steady = false;
+    c->throughput.run.warmup_until_steady = false;
+    c->throughput.run.runs = 50;
+    c->exhaustive = exhaustive;
+}
+
+static ib_best_result *run(scenario *sc, bool exhaustive, ib_status *st)
+{
+    ib_best_config c;
+    config(sc, &c, exhaustive);
+    ib_best_result *r = malloc(sizeof *r);
+    ib_error err = { { 0 } };
+    *st = ib_measure_best(&c, r, &err);
+    return r;
+}
+
+/* The true best among the accurate candidates that open: lowest latency
+ * at batch 1, highest inputs/s over the batches that fit. */
+static size_t true_fastest(const scenario *sc)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < sc->n; i++)
+        if (!sc->s[i].refuse && sc->s[i].cosine >= IB_BEST_DEFAULT_MIN_COSINE &&
+            (best == SIZE_MAX || clean_ms(&sc->s[i], 1) < clean_ms(&sc->s[best], 1)))
+            best = i;
+    return best;
+}
+
+static double true_peak(const spec *s)
+{
+    double peak = 0;
+    for (int64_t b = 1; b <= 256; b++) peak = fmax(peak, (double)b / clean_ms(s, b) * 1000);
+    return peak;
+}
+
+static void test_faster_wins(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.010, 0.01, 1);
+    add(&sc, 1.10, 0.010, 0.01, 1);
+    add(&sc, 0.90, 0.012, 0.01, 1); /* fastest at batch 1 */
+    add(&sc, 1.30, 0.004, 0.01, 1); /* the most inputs/s */
+    add(&sc, 0.95, 0.010, 0.01, 1);
+    add(&sc, 2.00, 0.020, 0.01, 1);
+    ib_status st;
+    ib_best_result *r = run(&sc, false, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 2);
+    CHECK_EQ_INT(r->rows[2].latency_stage, IB_BEST_WINNER);
+    CHECK_NEAR(r->rows[2].latency.p50, clean_ms(&sc.s[2], 1), 0.01);
+    CHECK_EQ_INT(r->throughput_winner, 3);
+    CHECK_EQ_INT(r->rows[3].throughput_stage, IB_BEST_WINNER);
+    CHECK(r->rows[3].items_per_s >= 0.98 * true_peak(&sc.s[3]));
+    CHECK_EQ_INT(r->searched, 2); /* the batch searched on the latency winner */
+    CHECK_EQ_INT(r->peak_batch, KNEE);
+    /* The clearly slow one left in screening, saying against whom. */
+    CHECK_EQ_INT(r->rows[5].latency_stage, IB_BEST_DROPPED);
+    CHECK(strstr(r->rows[5].latency_why, "screening") && strstr(r->rows[5].latency_why, "c2"));
+    CHECK(r->rows[5].latency_runs < 100);
+    /* Every loser says why. */
+    for (size_t i = 0; i < sc.n; i++)
+        if ((int)i != r->latency_winner) CHECK(r->rows[i].latency_why[0]);
+    CHECK(r->measured_ms > 0);
+    free(r);
+}
+
+static void test_inaccurate_never_wins(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.010, 0.01, 1);
+    add(&sc, 0.50, 0.002, 0.01, 0.95);  /* twice as fast, wrong */
+    add(&sc, 0.80, 0.010, 0.01, 0.9995); /* reduced, within the gate */
+    ib_status st;
+    ib_best_result *r = run(&sc, false, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 2);
+    CHECK(r->throughput_winner != 1);
+    CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_INACCURATE);
+    CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_INACCURATE);
+    CHECK(!r->rows[1].accurate && r->rows[2].accurate && r->rows[0].accurate);
+    CHECK(strstr(r->rows[1].latency_why, "cosine"));
+    CHECK_NEAR(r->rows[1].latency.p50, 0.50, 0.01); /* its figure is shown */
+    free(r);
+    /* With a tolerance (--max-error) the gate is the max abs error: a
+     * cosine that passes does not save a candidate over it. */
+    scenario t = { 0 };
+    add(&t, 1.00, 0.010, 0.01, 1);
+    add(&t, 0.50, 0.002, 0.01, 0.9999); /* max abs 1e-4 */
+    t.s[1].tolerance = 1e-5;
+    r = run(&t, false, &st);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_INACCURATE);
+    CHECK(strstr(r->rows[1].latency_why, "tolerance"));
+    free(r);
+    t.s[1].tolerance = 1e-3;
+    r = run(&t, false, &st);
+    CHECK_EQ_INT(r->latency_winner, 1);
+    free(r);
+}
+
+static void test_skipped_with_reason(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.010, 0.01, 1);
+    add(&sc, 0.10, 0.001, 0.01, 1);
+    sc.s[1].refuse = "--math bf16: no bfloat16 Conv";
+    ib_status st;
+    ib_best_result *r = run(&sc, false, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_SKIPPED);
+    CHECK_EQ_INT(r->rows[1].open_status, IB_ERR_UNSUPPORTED);
+    CHECK(!strcmp(r->rows[1].latency_why, "--math bf16: no bfloat16 Conv"));
+    CHECK_EQ_INT(r->rows[1].latency.n, 0);
+    free(r);
+}
+
+/* Many noisy scenarios with close candidates: the true winner is never
+ * dropped in screening, and the winner is within 2% of the true best. */
+static void test_never_drops_true_winner(void)
+{
+    int dropped = 0, off = 0;
+    for (uint64_t k = 0; k < 12; k++) {
+        scenario sc = { 0 };
+        for (size_t i = 0; i < 8; i++) {
+            double base = 1.0 + 0.01 * (double)((i * 7 + k * 3) % 8); /* 1.00 .. 1.07, 1% apart */
+            add(&sc, base, 0.01, 0.03, 1);
+            sc.s[i].seed = k * 100 + i;
+        }
+        ib_status st;
+        ib_best_result *r = run(&sc, false, &st);
+        size_t truth = true_fastest(&sc);
+        dropped += r->rows[truth].latency_stage == IB_BEST_DROPPED;
+        off += r->latency_winner < 0 ||
+               clean_ms(&sc.s[r->latency_winner], 1) > 1.02 * clean_ms(&sc.s[truth], 1);
+        free(r);
+    }
+    CHECK_EQ_INT(dropped, 0);
+    CHECK_EQ_INT(off, 0);
+}
+
+/* The race against the exhaustive sweep on 16 candidates: the same winners
+ * (within 2%), at most a quarter of the time. */
+static void test_cost_against_exhaustive(void)
+{
+    scenario sc = { 0 };
+    for (size_t i = 0; i < 16; i++) add(&sc, 1.0 + 0.05 * (double)(i % 5), 0.004 + 0.001 * (double)(i % 7), 0.01, 1);
+    ib_status st_race, st_all;
+    ib_best_result *race = run(&sc, false, &st_race);
+    ib_best_result *all = run(&sc, true, &st_all);
+    CHECK_EQ_INT(st_race, IB_OK);
+    CHECK_EQ_INT(st_all, IB_OK);
+    CHECK(all->exhaustive && !race->exhaustive);
+    for (size_t i = 0; i < sc.n; i++) CHECK_EQ_INT(all->rows[i].throughput_stage >= IB_BEST_FINALIST, 1);
+    CHECK(race->latency_winner >= 0 && all->latency_winner >= 0);
+    CHECK(race->throughput_winner >= 0 && all->throughput_winner >= 0);
+    CHECK(race->rows[race->latency_winner].latency.p50 <= 1.02 * all->rows[all->latency_winner].latency.p50);
+    CHECK(race->rows[race->throughput_winner].items_per_s >= 0.98 * all->rows[all->throughput_winner].items_per_s);
+    CHECK(race->measured_ms <= 0.25 * all->measured_ms);
+    fprintf(stderr, "test_best: race %.0f ms, exhaustive %.0f ms (virtual): %.0f%%\n", race->measured_ms,
+            all->measured_ms, 100 * race->measured_ms / all->measured_ms);
+    free(race);
+    free(all);
+}
+
+static void test_cancel_keeps_what_was_measured(void)
+{
+    scenario sc = { 0 };
+    volatile int cancel = 0;
+    for (size_t i = 0; i < 4; i++) add(&sc, 1.0 + 0.1 * (double)i, 0.01, 0.01, 1);
+    for (size_t i = 0; i < 4; i++) sc.s[i].cancel = &cancel, sc.s[i].cancel_after = 200;
+    ib_best_config c;
+    config(&sc, &c, false);
+    c.latency.cancel = &cancel;
+    ib_best_result *r = malloc(sizeof *r);
+    ib_error err = { { 0 } };
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INTERRUPTED);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->stop_status, IB_ERR_INTERRUPTED);
+    CHECK(r->rows[0].latency.n > 0);                 /* measured before: kept */
+    CHECK_EQ_INT(r->rows[3].latency_stage, IB_BEST_NOT_TRIED); /* never reached */
+    char *text = ib_best_report_text(r);
+    CHECK(text && strstr(text, "PARTIAL"));
+    ib_free(text);
+    free(r);
+}
+
+static void test_reports(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.010, 0.01, 1);
+    add(&sc, 0.90, 0.010, 0.01, 0.5);
+    add(&sc, 1.00, 0.010, 0.01, 1);
+    sc.s[2].refuse = "no TF32 on the CPU";
+    ib_best_config c;
+    config(&sc, &c, false);
+    ib_best_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
+    ib_result res = { .kind = IB_RESULT_BEST, .best = r, .best_cfg = &c };
+    const char *formats[] = { "text", "json", "html", "csv", "md" };
+    for (size_t f = 0; f < 5; f++) {
+        CHECK(ib_report_supports(formats[f], IB_RESULT_BEST));
+        char *doc = ib_report(&res, formats[f]);
+        CHECK(doc && strstr(doc, "c0") && strstr(doc, "c1") && strstr(doc, "c2"));
+        ib_free(doc);
+    }
+    char *json = ib_report(&res, "json");
+    cJSON *root = json ? cJSON_Parse(json) : NULL;
+    CHECK(root != NULL);
+    CHECK(!strcmp(cJSON_GetObjectItem(root, "schema")->valuestring, "inferbench.best/1"));
+    CHECK(!strcmp(cJSON_GetObjectItem(root, "latency_winner")->valuestring, "c0"));
+    CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "candidates")), 3);
+    cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "candidates"), 1);
+    CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(c1, "latency"), "stage")->valuestring, "inaccurate"));
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(c1, "accurate")));
+    cJSON_Delete(root);
+    ib_free(json);
+    char *text = ib_best_report_text(r);
+    CHECK(text && strstr(text, "skipped: no TF32 on the CPU") && strstr(text, "fastest at batch 1: c0"));
+    ib_free(text);
+    free(r);
+}
+
+static void test_bad_config(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.0, 0.01, 0, 1);
+    ib_best_config c;
+    ib_best_result *r = malloc(sizeof *r);
+    ib_error err;
+    config(&sc, &c, false);
+    c.n_candidates = 0;
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
+    config(&sc, &c, false);
+    c.screen_runs = 2;
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
+    config(&sc, &c, false);
+    c.open = NULL;
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ib_measure_best(NULL, r, &err), IB_ERR_INVALID_ARG);
+    free(r);
+}
+
+int main(void)
+{
+    test_faster_wins();
+    test_inaccurate_never_wins();
+    test_skipped_with_reason();
+    test_never_drops_true_winner();
+    test_cost_against_exhaustive();
+    test_cancel_keeps_what_was_measured();
+    test_reports();
+    test_bad_config();
+    return check_summary("test_best");
+}
