@@ -302,6 +302,11 @@ static ib_status screen(race *s, ib_error *err)
     return IB_OK;
 }
 
+/* The change a finalist's verdict against the winner is judged at: finer
+ * than the screening margin, since a finalist's figures are full
+ * measurements. */
+#define FINAL_THRESHOLD 0.005
+
 /* The finalists' own measurements decide; each loser says by how much. */
 static void latency_verdicts(race *s)
 {
@@ -319,7 +324,7 @@ static void latency_verdicts(race *s)
         ib_comparison c;
         ib_error why;
         if (row->latency_stage != IB_BEST_FINALIST) continue;
-        if (ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], s->cfg->margin / 2, &c, &why) != IB_OK) {
+        if (ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], FINAL_THRESHOLD, &c, &why) != IB_OK) {
             snprintf(row->latency_why, sizeof row->latency_why, "median %+.1f%% against the winner",
                      100 * (row->latency.p50 / r->rows[win].latency.p50 - 1));
             continue;

@@ -165,12 +165,32 @@ static void test_faster_wins(void)
     CHECK_EQ_INT(r->peak_batch, KNEE);
     /* The clearly slow one left in screening, saying against whom. */
     CHECK_EQ_INT(r->rows[5].latency_stage, IB_BEST_DROPPED);
-    CHECK(strstr(r->rows[5].latency_why, "screening") && strstr(r->rows[5].latency_why, "c2"));
-    CHECK(r->rows[5].latency_runs < 100);
+    CHECK(strstr(r->rows[5].latency_why, "screening: +") && strstr(r->rows[5].latency_why, "against c2") &&
+          strstr(r->rows[5].latency_why, "margin"));
+    CHECK_EQ_INT(r->rows[5].latency_runs, 30); /* one screening round */
     /* Every loser says why. */
     for (size_t i = 0; i < sc.n; i++)
         if ((int)i != r->latency_winner) CHECK(r->rows[i].latency_why[0]);
     CHECK(r->measured_ms > 0);
+    free(r);
+}
+
+/* Candidates closer than the screening margin all reach the final, whose
+ * full measurements decide; each finalist says how far it is. */
+static void test_finalists_decide(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.000, 0.001, 0.005, 1);
+    add(&sc, 0.990, 0.001, 0.005, 1);
+    add(&sc, 1.005, 0.001, 0.005, 1);
+    ib_status st;
+    ib_best_result *r = run(&sc, false, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 1);
+    CHECK_EQ_INT(r->rows[0].latency_stage, IB_BEST_FINALIST);
+    CHECK_EQ_INT(r->rows[2].latency_stage, IB_BEST_FINALIST);
+    CHECK(r->rows[0].latency_runs > 300); /* screening rounds, then the full 300 */
+    CHECK(strstr(r->rows[0].latency_why, "against the winner") && strstr(r->rows[0].latency_why, "slower"));
     free(r);
 }
 
@@ -355,6 +375,7 @@ static void test_bad_config(void)
 int main(void)
 {
     test_faster_wins();
+    test_finalists_decide();
     test_inaccurate_never_wins();
     test_skipped_with_reason();
     test_never_drops_true_winner();
