@@ -339,8 +339,10 @@ static ib_status finals(race *s, ib_error *err)
 {
     for (size_t i = 0; i < s->r->n_rows; i++) {
         if (!racing(s, i)) continue;
-        IB_TRY(time_latency(s, i, &s->cfg->latency, false, "final", err));
-        if (s->w[i]) s->r->rows[i].latency_stage = IB_BEST_FINALIST;
+        ib_status st = time_latency(s, i, &s->cfg->latency, false, "final", err);
+        /* Interrupted, what it measured stands: the result says partial. */
+        if (s->w[i] && s->r->rows[i].latency.n > 0) s->r->rows[i].latency_stage = IB_BEST_FINALIST;
+        IB_TRY(st);
     }
     return IB_OK;
 }

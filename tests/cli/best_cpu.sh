@@ -1,0 +1,72 @@
+# inferbench best on the CPU provider (docs/best.md): the table of every
+# configuration with its figure and why the losers lost, the skipped ones
+# with the runtime's reason, the accuracy gate, every output format, the
+# exhaustive sweep, interruption, and the refusals.
+. "$(dirname "$0")/lib.sh"
+Q="--device cpu --runs 20 --warmup-runs 1 --warmup-ms 0 --no-steady --max-batch 4 --quiet"
+
+expect_exit 0 "best zoo:mlp" -- "$IB" best zoo:mlp $Q --json "$TMP/b.json" --html "$TMP/b.html" --csv "$TMP/b.csv" --md "$TMP/b.md"
+expect_grep "^inferbench best: zoo:mlp on cpu, 5 candidates, raced" "$TMP/out" "text: the header"
+expect_grep "^ 1  fp32 +[0-9.]+ " "$TMP/out" "text: fp32 measured at batch 1"
+expect_grep "^ 3  fp16 +[0-9.]+ .* 0\.99[0-9]+ " "$TMP/out" "text: fp16 measured, with its cosine"
+expect_grep "^ 2  skipped: --math tf32: the CPU has no TF32" "$TMP/out" "text: tf32 skipped with the runtime's reason"
+expect_grep "^ 4  skipped: --math bf16: the converted model does not run on the CPU provider: .*Gemm" "$TMP/out" "text: bf16 skipped, naming the operator"
+expect_grep "^ 5  skipped: CUDA graph, NHWC and cuDNN's search are CUDA provider options" "$TMP/out" "text: the CUDA options skipped on the CPU"
+expect_grep "^fastest at batch 1: fp(32|16): median" "$TMP/out" "text: the latency winner"
+expect_grep "^highest throughput: fp(32|16): [0-9.e+]+ inputs/s at batch [0-9]+" "$TMP/out" "text: the throughput winner"
+expect_grep "^time: [0-9.]+ s in all" "$TMP/out" "text: the time spent"
+json_check "$TMP/b.json" "d['schema'] == 'inferbench.best/1' and d['search']['mode'] == 'raced' and len(d['candidates']) == 5 and d['latency_winner'] in ('fp32', 'fp16') and d['throughput_winner'] in ('fp32', 'fp16') and d['partial'] is False" "json: the document"
+json_check "$TMP/b.json" "[c['latency']['stage'] for c in d['candidates']].count('winner') == 1 and all(c['latency']['why'] for c in d['candidates'] if c['latency']['stage'] != 'winner')" "json: one winner, every other row says why"
+json_check "$TMP/b.json" "(lambda c: c['accurate'] and c['accuracy']['math'] == 'fp16' and c['accuracy']['outputs'][0]['cosine'] > 0.999 and c['latency']['ms']['p50'] > 0)(d['candidates'][2])" "json: fp16 judged against fp32 and timed"
+json_check "$TMP/b.json" "d['candidates'][0]['accuracy'] is None and d['candidates'][1]['opened'] is False and d['candidates'][1]['latency']['stage'] == 'skipped' and 'TF32' in d['candidates'][1]['latency']['why']" "json: fp32 needs no check, tf32 skipped"
+json_check "$TMP/b.json" "d['search']['accuracy_gate']['min_cosine'] == 0.999 and d['search']['accuracy_gate']['max_abs_error'] is None and d['elapsed_ms'] > 0 and d['peak_batch'] >= 1" "json: the gate, the time, the batch"
+expect_grep "^<!DOCTYPE html>" "$TMP/b.html" "html: a page"
+expect_grep "<td>fp16</td>" "$TMP/b.html" "html: a row per configuration"
+expect_grep "^model,device,configuration,latency_stage," "$TMP/b.csv" "csv: the header"
+[ "$(grep -c '' "$TMP/b.csv")" -eq 6 ] && pass "csv: one row per configuration" || fail "csv: $(cat "$TMP/b.csv")"
+expect_grep "^\| fp32 \| [0-9.]+ \|" "$TMP/b.md" "md: the table"
+
+# The accuracy gate: over a tight tolerance fp16 is measured but never wins.
+expect_exit 0 "best --max-error 1e-9" -- "$IB" best zoo:mlp $Q --max-error 1e-9 --json "$TMP/tight.json"
+json_check "$TMP/tight.json" "d['candidates'][2]['latency']['stage'] == 'inaccurate' and d['candidates'][2]['throughput']['stage'] == 'inaccurate' and d['latency_winner'] == 'fp32' and d['throughput_winner'] == 'fp32' and 'tolerance' in d['candidates'][2]['latency']['why']" "json: fp16 over the tolerance is not the winner"
+expect_grep "^ 3  inaccurate: accuracy: output '.*' max abs error .* is over the tolerance 1e-09" "$TMP/out" "text: why fp16 lost"
+
+# What the user fixes is not varied.
+expect_exit 0 "best --math fp16" -- "$IB" best zoo:mlp $Q --math fp16 --json "$TMP/m.json"
+json_check "$TMP/m.json" "[c['label'] for c in d['candidates']] == ['fp16', 'fp32, graph, nhwc, heuristic'] and d['latency_winner'] == 'fp16'" "json: --math fp16 alone"
+
+# The exhaustive sweep: every configuration measured fully.
+expect_exit 0 "best --exhaustive" -- "$IB" best zoo:mlp $Q --exhaustive --json "$TMP/x.json"
+json_check "$TMP/x.json" "d['search']['mode'] == 'exhaustive' and d['candidates'][0]['latency']['stage'] in ('winner', 'finalist') and d['candidates'][2]['latency']['stage'] in ('winner', 'finalist')" "json: the sweep measures every configuration"
+expect_grep "exhaustive \(each measured fully, each batch searched\)" "$TMP/out" "text: says it is the sweep"
+
+# The progress line names the configuration and the stage.
+on_tty "$TMP/tty" "$IB" best zoo:mlp --device cpu --runs 20 --warmup-runs 1 --warmup-ms 0 --no-steady --max-batch 4
+expect_grep "\[[0-9]+/5 (screen|final|batch search): fp(32|16)" "$TMP/tty" "progress: the step and the configuration"
+
+# Refusals: one line, exit 2, before anything is measured.
+expect_exit 2 "a missing model" -- "$IB" best "$TMP/none.onnx" $Q
+expect_exit 2 "--math fp64" -- "$IB" best zoo:mlp $Q --math fp64
+expect_exit 2 "--max-error abc" -- "$IB" best zoo:mlp $Q --max-error abc
+expect_exit 2 "--cuda-graph on the CPU" -- "$IB" best zoo:mlp $Q --cuda-graph
+expect_grep "needs the CUDA execution provider" "$TMP/err" "--cuda-graph refused on the CPU"
+expect_exit 2 "--backend spin" -- "$IB" best zoo:mlp $Q --backend spin
+expect_grep "best searches ONNX Runtime's options" "$TMP/err" "another backend refused"
+expect_exit 2 "--batch" -- "$IB" best zoo:mlp $Q --batch 4
+expect_exit 2 "--exhaustive elsewhere" -- "$IB" latency zoo:mlp --exhaustive
+expect_exit 2 "--max-batch 0" -- "$IB" best zoo:mlp $Q --max-batch 0
+expect_exit 2 "an unwritable --json" -- "$IB" best zoo:mlp $Q --json "$TMP/no/such/dir/b.json"
+
+# SIGINT keeps what was measured: the finalists' long runs are cut short.
+"$IB" best zoo:mlp --device cpu --runs 1000000 --warmup-runs 1 --warmup-ms 0 --no-steady --json "$TMP/int.json" \
+  >"$TMP/int.out" 2>"$TMP/int.err" </dev/null &
+pid=$!
+sleep 4
+kill -INT "$pid"
+wait "$pid"
+got=$?
+[ "$got" -eq 130 ] && pass "SIGINT: exit 130" || fail "SIGINT: exit $got: $(cat "$TMP/int.err")"
+expect_grep "PARTIAL" "$TMP/int.out" "SIGINT: the table is printed, marked partial"
+json_check "$TMP/int.json" "d['partial'] is True and d['stop_reason'] == 'interrupted' and d['candidates'][0]['latency']['ms']['n'] > 0" "SIGINT: json partial, what was measured kept"
+
+finish
