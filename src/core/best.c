@@ -246,7 +246,6 @@ static void drop_slower(race *s)
                  100 * c.change, s->r->rows[lead].label, 100 * c.change_ci95[0], 100 * c.change_ci95[1],
                  100 * s->cfg->margin);
         ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
-        close_row(s, i);
     }
 }
 
@@ -265,7 +264,6 @@ static void keep_fastest(race *s)
         snprintf(why, sizeof why, "screening: not among the %zu fastest (median %+.1f%% against %s)",
                  s->cfg->finalists, 100 * (row->latency.p50 / lead->latency.p50 - 1), lead->label);
         ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
-        close_row(s, (size_t)slowest);
     }
 }
 
@@ -347,31 +345,14 @@ static ib_status finals(race *s, ib_error *err)
     return IB_OK;
 }
 
-/* Every accurate candidate measured by the full rule: the reference sweep. */
-static ib_status exhaustive_latency(race *s, ib_error *err)
-{
-    for (size_t i = 0; i < s->r->n_rows; i++) {
-        IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
-        if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
-        ib_best_row *row = &s->r->rows[i];
-        if (!row->accurate) {
-            row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
-            ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
-        } else {
-            IB_TRY(time_latency(s, i, &s->cfg->latency, false, "sweep", err));
-            if (s->w[i]) row->latency_stage = IB_BEST_FINALIST;
-        }
-        close_row(s, i);
-    }
-    return IB_OK;
-}
-
+/* The sessions of the rows that lost at batch 1 stay open (at batch 1
+ * they hold little): the throughput race reuses them, changing only the
+ * batch, as it reuses the finalists'. */
 static ib_status latency_race(race *s, ib_error *err)
 {
-    ib_status st = s->cfg->exhaustive ? exhaustive_latency(s, err) : screen(s, err);
-    if (st == IB_OK && !s->cfg->exhaustive) st = finals(s, err);
+    ib_status st = screen(s, err);
+    if (st == IB_OK) st = finals(s, err);
     latency_verdicts(s);
-    for (size_t i = 0; i < s->r->n_rows; i++) close_row(s, i); /* the batch search needs the memory */
     return st;
 }
 
@@ -386,14 +367,16 @@ static bool throughput_candidate(const ib_best_row *row)
            row->throughput_stage == IB_BEST_NOT_TRIED;
 }
 
-/* Measures row i with tc (reopened, no accuracy check: it was judged) and
- * keeps its best point. A failure marks the row; an interruption stops. */
+/* Measures row i with tc on its open session (opened anew, without the
+ * accuracy check it passed, when it was closed) and keeps its best point.
+ * A failure marks the row; an interruption stops. */
 static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *tc, const char *what,
                                  ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
-    ib_workload *w;
-    if (open_row(s, i, false, &w) != IB_OK) return IB_OK;
+    s->tr->peak = -1;
+    if (!s->w[i] && open_row(s, i, false, &s->w[i]) != IB_OK) return IB_OK;
+    ib_workload *w = s->w[i];
     char name[64];
     snprintf(name, sizeof name, "%s: %s", what, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 0);
@@ -404,7 +387,6 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     double t0 = ib__workload_now_ms(w);
     ib_status st = ib_measure_throughput(w, &nested, s->tr, &why);
     row->ms += ib__workload_now_ms(w) - t0;
-    ib_workload_destroy(w);
     s->r->warnings |= s->tr->warnings;
     if (s->tr->peak >= 0 && !(s->tr->points[s->tr->peak].items_per_s <= row->items_per_s)) {
         row->items_per_s = s->tr->points[s->tr->peak].items_per_s;
@@ -448,15 +430,52 @@ static void throughput_verdicts(ib_best_result *r)
                      100 * (r->rows[i].items_per_s / win->items_per_s - 1), win->items_per_s, (long long)win->batch);
 }
 
-/* Every accurate candidate gets the whole batch search. */
-static ib_status exhaustive_throughput(race *s, ib_error *err)
+/* The reference sweep: every candidate opened, judged, and if accurate
+ * measured by the full latency rule and the whole batch search, on one
+ * session (as a careful script of latency and throughput runs would). */
+static ib_status exhaustive_sweep(race *s, ib_error *err)
 {
     for (size_t i = 0; i < s->r->n_rows; i++) {
-        if (!throughput_candidate(&s->r->rows[i])) continue;
-        IB_TRY(time_throughput(s, i, &s->cfg->throughput, "sweep", err));
-        if (s->r->rows[i].throughput_stage == IB_BEST_NOT_TRIED) s->r->rows[i].throughput_stage = IB_BEST_FINALIST;
+        IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        ib_best_row *row = &s->r->rows[i];
+        ib_status st = IB_OK;
+        if (!row->accurate) {
+            row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
+            ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
+        } else {
+            st = time_latency(s, i, &s->cfg->latency, false, "sweep", err);
+            if (s->w[i] && row->latency.n > 0) row->latency_stage = IB_BEST_FINALIST;
+            if (st == IB_OK && s->w[i]) st = time_throughput(s, i, &s->cfg->throughput, "sweep", err);
+            if (row->throughput_stage == IB_BEST_NOT_TRIED && isfinite(row->items_per_s))
+                row->throughput_stage = IB_BEST_FINALIST;
+        }
+        close_row(s, i);
+        IB_TRY(st);
     }
     return IB_OK;
+}
+
+/* How many rows screened at the peak batch (or searched) did better than
+ * row i there. */
+static size_t better_at_peak(const race *s, size_t i)
+{
+    const ib_best_result *r = s->r;
+    size_t better = 0;
+    for (size_t j = 0; j < r->n_rows; j++)
+        better += (throughput_candidate(&r->rows[j]) || (int)j == r->searched) &&
+                  r->rows[j].items_per_s > r->rows[i].items_per_s;
+    return better;
+}
+
+/* Only the sessions of the `finalists` best so far stay open: a session
+ * grown to the peak batch holds its memory. */
+static void close_outranked(race *s)
+{
+    for (size_t i = 0; i < s->r->n_rows; i++)
+        if (s->w[i] && (int)i != s->r->searched && isfinite(s->r->rows[i].items_per_s) &&
+            better_at_peak(s, i) >= s->cfg->finalists)
+            close_row(s, i);
 }
 
 /* Screens every other candidate at the peak batch, briefly. */
@@ -467,9 +486,11 @@ static ib_status screen_at_peak(race *s, ib_error *err)
     tc.n_batches = 1;
     tc.latency_budget_ms = 0;
     tc.run = screen_config(&tc.run, s->cfg->screen_runs);
-    for (size_t i = 0; i < s->r->n_rows; i++)
-        if (throughput_candidate(&s->r->rows[i]))
-            IB_TRY(time_throughput(s, i, &tc, "screen", err));
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        if (!throughput_candidate(&s->r->rows[i])) continue;
+        IB_TRY(time_throughput(s, i, &tc, "screen", err));
+        close_outranked(s);
+    }
     return IB_OK;
 }
 
@@ -479,18 +500,16 @@ static ib_status screen_at_peak(race *s, ib_error *err)
 static void keep_best_at_peak(race *s)
 {
     ib_best_result *r = s->r;
-    double screened[IB_BEST_MAX_CANDIDATES];
-    for (size_t i = 0; i < r->n_rows; i++) screened[i] = r->rows[i].items_per_s;
+    size_t better[IB_BEST_MAX_CANDIDATES];
+    for (size_t i = 0; i < r->n_rows; i++) better[i] = better_at_peak(s, i);
     for (size_t i = 0; i < r->n_rows; i++) {
         ib_best_row *row = &r->rows[i];
         if (!throughput_candidate(row)) continue;
-        size_t better = 0;
-        for (size_t j = 0; j < r->n_rows; j++)
-            better += (throughput_candidate(&r->rows[j]) || (int)j == r->searched) && screened[j] > screened[i];
-        if (better < s->cfg->finalists && isfinite(screened[i])) {
+        if (better[i] < s->cfg->finalists && isfinite(row->items_per_s)) {
             row->items_per_s = NAN;
             continue;
         }
+        close_row(s, i);
         row->throughput_stage = IB_BEST_DROPPED;
         snprintf(row->throughput_why, sizeof row->throughput_why,
                  "screening at batch %lld: not among the %zu best (%.4g inputs/s)", (long long)r->peak_batch,
@@ -506,6 +525,7 @@ static ib_status raced_throughput(race *s, ib_error *err)
     if (r->latency_winner < 0) return IB_OK;
     r->searched = r->latency_winner;
     IB_TRY(time_throughput(s, (size_t)r->searched, &s->cfg->throughput, "batch search", err));
+    close_row(s, (size_t)r->searched); /* its curve is whole */
     if (s->tr->peak < 0) return IB_OK;
     r->peak_batch = s->tr->points[s->tr->peak].batch;
     int64_t batches[3];
@@ -520,6 +540,7 @@ static ib_status raced_throughput(race *s, ib_error *err)
     for (size_t i = 0; i < r->n_rows; i++) {
         if (!throughput_candidate(&r->rows[i])) continue;
         IB_TRY(time_throughput(s, i, &tc, "final", err));
+        close_row(s, i);
         if (r->rows[i].throughput_stage == IB_BEST_NOT_TRIED) r->rows[i].throughput_stage = IB_BEST_FINALIST;
     }
     return IB_OK;
@@ -527,11 +548,8 @@ static ib_status raced_throughput(race *s, ib_error *err)
 
 static ib_status throughput_race(race *s, ib_error *err)
 {
-    s->tr = malloc(sizeof *s->tr);
-    IB_FAIL_IF(!s->tr, err, IB_ERR_NO_MEMORY, "out of host memory");
-    ib_status st = s->cfg->exhaustive ? exhaustive_throughput(s, err) : raced_throughput(s, err);
+    ib_status st = raced_throughput(s, err);
     throughput_verdicts(s->r);
-    free(s->tr);
     return st;
 }
 
@@ -561,11 +579,22 @@ ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_err
     IB_TRY(validate(cfg, err));
     race s = { .cfg = cfg, .r = out };
     ib__progress_init(&s.pr, &cfg->latency, NULL);
+    s.tr = malloc(sizeof *s.tr);
+    IB_FAIL_IF(!s.tr, err, IB_ERR_NO_MEMORY, "out of host memory");
     double t0 = ib__now_ms();
-    ib_status st = latency_race(&s, err);
-    if (st == IB_OK) st = throughput_race(&s, err);
+    ib_status st;
+    if (cfg->exhaustive) {
+        st = exhaustive_sweep(&s, err);
+        latency_verdicts(&s);
+        throughput_verdicts(out);
+    } else {
+        st = latency_race(&s, err);
+        if (st == IB_OK) st = throughput_race(&s, err);
+    }
     out->elapsed_ms = ib__now_ms() - t0;
+    free(s.tr);
     for (size_t i = 0; i < out->n_rows; i++) {
+        close_row(&s, i);
         out->measured_ms += out->rows[i].ms;
         if (out->rows[i].accuracy.tolerance > 0) out->tolerance = out->rows[i].accuracy.tolerance;
         free(s.ms[i]);
