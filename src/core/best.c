@@ -403,13 +403,24 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     return IB_OK;
 }
 
-/* The batches a finalist is measured at: the searched curve's peak and its
- * neighbours there (the plateau), in increasing order. */
+static bool point_ok(const ib_throughput_result *tr, int k)
+{
+    return k >= 0 && (size_t)k < tr->n_points && tr->points[k].status == IB_OK;
+}
+
+/* The batches a finalist is measured at: the searched curve's peak and
+ * the better of its two neighbours (the plateau's other end), in
+ * increasing order. */
 static size_t plateau(const ib_throughput_result *tr, int64_t *batches)
 {
+    int lo = tr->peak - 1, hi = tr->peak + 1;
+    int other = !point_ok(tr, hi) || (point_ok(tr, lo) && tr->points[lo].items_per_s > tr->points[hi].items_per_s)
+                    ? lo
+                    : hi;
     size_t n = 0;
-    for (int k = tr->peak - 1; k <= tr->peak + 1; k++)
-        if (k >= 0 && (size_t)k < tr->n_points && tr->points[k].status == IB_OK) batches[n++] = tr->points[k].batch;
+    if (other == lo && point_ok(tr, lo)) batches[n++] = tr->points[lo].batch;
+    batches[n++] = tr->points[tr->peak].batch;
+    if (other == hi && point_ok(tr, hi)) batches[n++] = tr->points[hi].batch;
     return n;
 }
 
@@ -485,7 +496,10 @@ static ib_status screen_at_peak(race *s, ib_error *err)
     tc.batches = &s->r->peak_batch;
     tc.n_batches = 1;
     tc.latency_budget_ms = 0;
-    tc.run = screen_config(&tc.run, s->cfg->screen_runs);
+    /* Back-to-back runs at the peak batch are long and steady: a third
+     * of the latency screening's runs ranks them. */
+    int64_t runs = s->cfg->screen_runs / 3;
+    tc.run = screen_config(&tc.run, runs > IB_COMPARE_MIN_SAMPLES ? runs : IB_COMPARE_MIN_SAMPLES);
     for (size_t i = 0; i < s->r->n_rows; i++) {
         if (!throughput_candidate(&s->r->rows[i])) continue;
         IB_TRY(time_throughput(s, i, &tc, "screen", err));
@@ -528,7 +542,7 @@ static ib_status raced_throughput(race *s, ib_error *err)
     close_row(s, (size_t)r->searched); /* its curve is whole */
     if (s->tr->peak < 0) return IB_OK;
     r->peak_batch = s->tr->points[s->tr->peak].batch;
-    int64_t batches[3];
+    int64_t batches[2];
     size_t n = plateau(s->tr, batches);
     r->rows[r->searched].throughput_stage = IB_BEST_FINALIST;
     IB_TRY(screen_at_peak(s, err));
