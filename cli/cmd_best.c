@@ -61,7 +61,9 @@ static void enumerate(candidates *cs, const cli_args *a, ib_device_kind device)
             for (int nhwc = m->prefer_nhwc; nhwc <= (cuda ? 1 : 0); nhwc++)
                 for (size_t si = 0; si < (cuda && !fixed_search ? 2u : 1u); si++)
                     add(cs,
-                        (candidate){ .math = maths[mi], .cuda_graph = graph, .prefer_nhwc = nhwc,
+                        (candidate){ .math = maths[mi],
+                                     .cuda_graph = graph,
+                                     .prefer_nhwc = nhwc,
                                      .cudnn = fixed_search ? m->cudnn_conv_algo_search : searches[si] },
                         cuda);
     }
@@ -71,8 +73,9 @@ static void enumerate(candidates *cs, const cli_args *a, ib_device_kind device)
                          .cuda_graph = true,
                          .prefer_nhwc = true,
                          .cudnn = "heuristic",
-                         .skip = "CUDA graph, NHWC and cuDNN's search are CUDA provider options: the model runs "
-                                 "on the CPU" },
+                         .skip =
+                             "CUDA graph, NHWC and cuDNN's search are CUDA provider options: the model runs "
+                             "on the CPU" },
             true);
 }
 
@@ -169,10 +172,12 @@ static int search(cli_args *a, candidates *cs, cli_outputs *out)
     ib_status st = ib_measure_best(&bc, r, &err);
     if (st == IB_OK && !any_opened(r)) {
         st = r->rows[0].open_status;
-        snprintf(err.message, sizeof err.message, "no configuration could be opened: %s", r->rows[0].latency_why);
+        snprintf(err.message, sizeof err.message, "no configuration could be opened: %s",
+                 r->rows[0].latency_why);
     } else if (st == IB_OK && r->latency_winner < 0) {
         st = IB_ERR_RUNTIME;
-        snprintf(err.message, sizeof err.message, "no configuration passed the accuracy gate and ran (see the table)");
+        snprintf(err.message, sizeof err.message,
+                 "no configuration passed the accuracy gate and ran (see the table)");
     }
     ib_result res = { .kind = IB_RESULT_BEST, .best = r, .best_cfg = &bc };
     int code = cli_report(out, any_opened(r) ? &res : NULL, st, &err);
@@ -183,8 +188,9 @@ static int search(cli_args *a, candidates *cs, cli_outputs *out)
 int cmd_best(cli_args *a)
 {
     if (a->backend && (strcmp(a->backend, "onnxruntime") || a->n_options)) {
-        fprintf(stderr, "inferbench: best searches ONNX Runtime's options (--math, CUDA graph, NHWC, cuDNN "
-                        "search): --backend %s has none of them; measure it with latency or throughput\n",
+        fprintf(stderr,
+                "inferbench: best searches ONNX Runtime's options (--math, CUDA graph, NHWC, cuDNN "
+                "search): --backend %s has none of them; measure it with latency or throughput\n",
                 a->backend);
         return EXIT_BAD_INPUT;
     }

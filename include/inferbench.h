@@ -1023,30 +1023,30 @@ typedef ib_status (*ib_best_open_fn)(size_t index, void *user, ib_workload **w, 
                                      ib_error *err);
 
 typedef struct ib_best_config {
-    size_t n_candidates;          /* 1..IB_BEST_MAX_CANDIDATES */
-    const char *const *labels;    /* [n_candidates]: what is on ("fp16, CUDA graph") */
+    size_t n_candidates;       /* 1..IB_BEST_MAX_CANDIDATES */
+    const char *const *labels; /* [n_candidates]: what is on ("fp16, CUDA graph") */
     ib_best_open_fn open;
     void *open_user;
-    ib_config latency;            /* a finalist's latency at batch 1 (default
-                                     ib_config_init); its cancel and progress
-                                     serve the whole search */
+    ib_config latency;               /* a finalist's latency at batch 1 (default
+                                        ib_config_init); its cancel and progress
+                                        serve the whole search */
     ib_throughput_config throughput; /* the batch search, and a finalist's
                                         runs at a batch (default
                                         ib_throughput_config_init) */
-    int64_t screen_runs;          /* timed runs of a first screening round
-                                     (default 30), doubled each round */
-    int rounds;                   /* screening rounds at most (default 3) */
-    size_t finalists;             /* at most this many measured fully (default 3) */
-    double margin;                /* a candidate is dropped when the 95% CI of
-                                     its median's change against the leader's
-                                     lies entirely above +margin (default 0.02) */
-    double min_cosine;            /* the accuracy gate when the accuracy has no
-                                     tolerance: every compared output's cosine
-                                     similarity at least this (default
-                                     IB_BEST_DEFAULT_MIN_COSINE) */
-    bool exhaustive;              /* every candidate measured fully, the batch
-                                     searched for each: the sweep best is
-                                     checked against */
+    int64_t screen_runs;             /* timed runs of a first screening round
+                                        (default 30), doubled each round */
+    int rounds;                      /* screening rounds at most (default 3) */
+    size_t finalists;                /* at most this many measured fully (default 3) */
+    double margin;                   /* a candidate is dropped when the 95% CI of
+                                        its median's change against the leader's
+                                        lies entirely above +margin (default 0.02) */
+    double min_cosine;               /* the accuracy gate when the accuracy has no
+                                        tolerance: every compared output's cosine
+                                        similarity at least this (default
+                                        IB_BEST_DEFAULT_MIN_COSINE) */
+    bool exhaustive;                 /* every candidate measured fully, the batch
+                                        searched for each: the sweep best is
+                                        checked against */
 } ib_best_config;
 
 void ib_best_config_init(ib_best_config *cfg);
@@ -1068,39 +1068,39 @@ const char *ib_best_stage_name(ib_best_stage stage);
 
 typedef struct ib_best_row {
     char label[128];
-    ib_status open_status;   /* IB_OK, or why it was skipped */
-    bool accurate;           /* passed the gate (fp32 itself passes) */
-    ib_accuracy accuracy;    /* against strict fp32 (measured false: fp32) */
+    ib_status open_status; /* IB_OK, or why it was skipped */
+    bool accurate;         /* passed the gate (fp32 itself passes) */
+    ib_accuracy accuracy;  /* against strict fp32 (measured false: fp32) */
     ib_best_stage latency_stage;
-    ib_stats latency;        /* ms at batch 1: a finalist's full measurement,
-                                else its screening runs pooled; n 0: none */
-    int64_t latency_runs;    /* timed runs spent on it, screening included */
-    char latency_why[256];   /* why it was skipped, dropped or lost */
+    ib_stats latency;      /* ms at batch 1: a finalist's full measurement,
+                              else its screening runs pooled; n 0: none */
+    int64_t latency_runs;  /* timed runs spent on it, screening included */
+    char latency_why[256]; /* why it was skipped, dropped or lost */
     ib_best_stage throughput_stage;
-    double items_per_s;      /* its best back-to-back inputs/s measured; NaN none */
-    int64_t batch;           /* where */
+    double items_per_s; /* its best back-to-back inputs/s measured; NaN none */
+    int64_t batch;      /* where */
     char throughput_why[256];
-    double ms;               /* time its measurements took (workload clock) */
+    double ms; /* time its measurements took (workload clock) */
 } ib_best_row;
 
 typedef struct ib_best_result {
-    bool partial;               /* stopped early: the rows say how far each got */
+    bool partial; /* stopped early: the rows say how far each got */
     ib_status stop_status;
     bool exhaustive;
     size_t n_rows;
     ib_best_row rows[IB_BEST_MAX_CANDIDATES];
-    int latency_winner;         /* index into rows, -1: none */
+    int latency_winner; /* index into rows, -1: none */
     int throughput_winner;
-    int searched;               /* the row whose batch was searched, -1 none */
-    int64_t peak_batch;         /* the searched row's peak batch, 0 none */
-    double elapsed_ms;          /* wall time of the whole search, opening
-                                   and the accuracy checks included */
-    double measured_ms;         /* the measurements' own time: the sum of
-                                   the rows' ms */
+    int searched;                 /* the row whose batch was searched, -1 none */
+    int64_t peak_batch;           /* the searched row's peak batch, 0 none */
+    double elapsed_ms;            /* wall time of the whole search, opening
+                                     and the accuracy checks included */
+    double measured_ms;           /* the measurements' own time: the sum of
+                                     the rows' ms */
     double min_cosine, tolerance; /* the accuracy gate applied */
-    ib_workload_info info;      /* of the first candidate that opened */
-    unsigned warnings;          /* IB_WARN_* seen in any measurement */
-    ib_env env;                 /* of the last measurement */
+    ib_workload_info info;        /* of the first candidate that opened */
+    unsigned warnings;            /* IB_WARN_* seen in any measurement */
+    ib_env env;                   /* of the last measurement */
 } ib_best_result;
 
 /* Searches cfg's candidates for the lowest median latency at batch 1 and

@@ -46,12 +46,12 @@ const char *ib_best_stage_name(ib_best_stage stage)
 typedef struct race {
     const ib_best_config *cfg;
     ib_best_result *r;
-    ib_workload *w[IB_BEST_MAX_CANDIDATES];  /* open during the latency race */
-    double *ms[IB_BEST_MAX_CANDIDATES];      /* a row's latency samples: its
-                                                screening runs pooled, then
-                                                its final ones */
+    ib_workload *w[IB_BEST_MAX_CANDIDATES]; /* open during the latency race */
+    double *ms[IB_BEST_MAX_CANDIDATES];     /* a row's latency samples: its
+                                               screening runs pooled, then
+                                               its final ones */
     size_t n_ms[IB_BEST_MAX_CANDIDATES];
-    ib_throughput_result *tr;                /* scratch, one at a time */
+    ib_throughput_result *tr; /* scratch, one at a time */
     ib__progress pr;
 } race;
 
@@ -60,8 +60,9 @@ static ib_status validate(const ib_best_config *cfg, ib_error *err)
     IB_FAIL_IF(cfg->n_candidates < 1 || cfg->n_candidates > IB_BEST_MAX_CANDIDATES, err, IB_ERR_INVALID_ARG,
                "best: 1 to %d candidates", IB_BEST_MAX_CANDIDATES);
     IB_FAIL_IF(!cfg->labels || !cfg->open, err, IB_ERR_INVALID_ARG, "best: no labels or no open callback");
-    IB_FAIL_IF(cfg->screen_runs < IB_COMPARE_MIN_SAMPLES || cfg->screen_runs > 100000, err, IB_ERR_INVALID_ARG,
-               "best: screening runs must be between %d and 100000", IB_COMPARE_MIN_SAMPLES);
+    IB_FAIL_IF(cfg->screen_runs < IB_COMPARE_MIN_SAMPLES || cfg->screen_runs > 100000, err,
+               IB_ERR_INVALID_ARG, "best: screening runs must be between %d and 100000",
+               IB_COMPARE_MIN_SAMPLES);
     IB_FAIL_IF(cfg->rounds < 1 || cfg->rounds > 8, err, IB_ERR_INVALID_ARG, "best: 1 to 8 screening rounds");
     IB_FAIL_IF(cfg->finalists < 1, err, IB_ERR_INVALID_ARG, "best: at least one finalist");
     IB_FAIL_IF(!(cfg->margin >= 0 && cfg->margin < 1), err, IB_ERR_INVALID_ARG, "best: margin in [0, 1)");
@@ -134,8 +135,9 @@ static ib_status open_row(race *s, size_t i, bool judge, ib_workload **w)
         return st;
     }
     if (!s->r->info.model[0]) s->r->info = *ib_workload_get_info(*w);
-    if (judge) row->accurate = accuracy_ok(&row->accuracy, s->cfg->min_cosine, row->latency_why,
-                                           sizeof row->latency_why);
+    if (judge)
+        row->accurate =
+            accuracy_ok(&row->accuracy, s->cfg->min_cosine, row->latency_why, sizeof row->latency_why);
     return IB_OK;
 }
 
@@ -171,7 +173,8 @@ static ib_status keep_samples(race *s, size_t i, const ib_latency_result *lr, bo
 /* Times row i's open workload with c (pool: add to its samples, else
  * replace them). A run that fails marks the row and closes it; only an
  * interruption or a failure to keep samples stops the race. */
-static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, const char *what, ib_error *err)
+static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, const char *what,
+                              ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
     char name[64];
@@ -223,7 +226,8 @@ static int leader(const race *s)
 {
     int best = -1;
     for (size_t i = 0; i < s->r->n_rows; i++)
-        if (racing(s, i) && (best < 0 || s->r->rows[i].latency.p50 < s->r->rows[best].latency.p50)) best = (int)i;
+        if (racing(s, i) && (best < 0 || s->r->rows[i].latency.p50 < s->r->rows[best].latency.p50))
+            best = (int)i;
     return best;
 }
 
@@ -236,13 +240,15 @@ static void drop_slower(race *s)
         if (!racing(s, i) || (int)i == lead) continue;
         ib_comparison c;
         ib_error cerr;
-        if (ib_compare_samples(s->ms[lead], s->n_ms[lead], s->ms[i], s->n_ms[i], s->cfg->margin, &c, &cerr) != IB_OK ||
+        if (ib_compare_samples(s->ms[lead], s->n_ms[lead], s->ms[i], s->n_ms[i], s->cfg->margin, &c, &cerr) !=
+                IB_OK ||
             c.verdict != IB_CHANGE_SLOWER)
             continue;
         ib_best_row *row = &s->r->rows[i];
         char why[256];
         row->latency_stage = IB_BEST_DROPPED;
-        snprintf(why, sizeof why, "screening: %+.1f%% against %s (95%% CI %+.1f..%+.1f%%), over the %.0f%% margin",
+        snprintf(why, sizeof why,
+                 "screening: %+.1f%% against %s (95%% CI %+.1f..%+.1f%%), over the %.0f%% margin",
                  100 * c.change, s->r->rows[lead].label, 100 * c.change_ci95[0], 100 * c.change_ci95[1],
                  100 * s->cfg->margin);
         ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
@@ -322,13 +328,15 @@ static void latency_verdicts(race *s)
         ib_comparison c;
         ib_error why;
         if (row->latency_stage != IB_BEST_FINALIST) continue;
-        if (ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], FINAL_THRESHOLD, &c, &why) != IB_OK) {
+        if (ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], FINAL_THRESHOLD, &c, &why) !=
+            IB_OK) {
             snprintf(row->latency_why, sizeof row->latency_why, "median %+.1f%% against the winner",
                      100 * (row->latency.p50 / r->rows[win].latency.p50 - 1));
             continue;
         }
-        snprintf(row->latency_why, sizeof row->latency_why, "median %+.2f%% against the winner (95%% CI %+.2f..%+.2f%%: %s)",
-                 100 * c.change, 100 * c.change_ci95[0], 100 * c.change_ci95[1], ib_change_name(c.verdict));
+        snprintf(row->latency_why, sizeof row->latency_why,
+                 "median %+.2f%% against the winner (95%% CI %+.2f..%+.2f%%: %s)", 100 * c.change,
+                 100 * c.change_ci95[0], 100 * c.change_ci95[1], ib_change_name(c.verdict));
     }
 }
 
@@ -414,9 +422,10 @@ static bool point_ok(const ib_throughput_result *tr, int k)
 static size_t plateau(const ib_throughput_result *tr, int64_t *batches)
 {
     int lo = tr->peak - 1, hi = tr->peak + 1;
-    int other = !point_ok(tr, hi) || (point_ok(tr, lo) && tr->points[lo].items_per_s > tr->points[hi].items_per_s)
-                    ? lo
-                    : hi;
+    int other =
+        !point_ok(tr, hi) || (point_ok(tr, lo) && tr->points[lo].items_per_s > tr->points[hi].items_per_s)
+            ? lo
+            : hi;
     size_t n = 0;
     if (other == lo && point_ok(tr, lo)) batches[n++] = tr->points[lo].batch;
     batches[n++] = tr->points[tr->peak].batch;
@@ -438,7 +447,8 @@ static void throughput_verdicts(ib_best_result *r)
         if (r->rows[i].throughput_stage == IB_BEST_FINALIST)
             snprintf(r->rows[i].throughput_why, sizeof r->rows[i].throughput_why,
                      "%+.1f%% inputs/s against the winner (%.4g at batch %lld)",
-                     100 * (r->rows[i].items_per_s / win->items_per_s - 1), win->items_per_s, (long long)win->batch);
+                     100 * (r->rows[i].items_per_s / win->items_per_s - 1), win->items_per_s,
+                     (long long)win->batch);
 }
 
 /* The reference sweep: every candidate opened, judged, and if accurate

@@ -30,20 +30,27 @@ static worst worst_accuracy(const ib_accuracy *acc)
 
 static const char *num(char buf[32], const char *fmt, double v)
 {
-    if (isfinite(v)) snprintf(buf, 32, fmt, v);
-    else snprintf(buf, 32, "-");
+    if (isfinite(v))
+        snprintf(buf, 32, fmt, v);
+    else
+        snprintf(buf, 32, "-");
     return buf;
 }
 
 static const char *gate_text(char buf[96], const ib_best_result *r)
 {
-    if (r->tolerance > 0) snprintf(buf, 96, "max abs error <= %g against strict fp32", r->tolerance);
-    else snprintf(buf, 96, "cosine similarity >= %g against strict fp32", r->min_cosine);
+    if (r->tolerance > 0)
+        snprintf(buf, 96, "max abs error <= %g against strict fp32", r->tolerance);
+    else
+        snprintf(buf, 96, "cosine similarity >= %g against strict fp32", r->min_cosine);
     return buf;
 }
 
 /* "WINNER" / "dropped" ...: a stage as the tables print it. */
-static const char *stage_cell(ib_best_stage s) { return s == IB_BEST_WINNER ? "WINNER" : ib_best_stage_name(s); }
+static const char *stage_cell(ib_best_stage s)
+{
+    return s == IB_BEST_WINNER ? "WINNER" : ib_best_stage_name(s);
+}
 
 /* ------------------------------------------------------------------------ */
 /* Text                                                                      */
@@ -56,8 +63,9 @@ static void text_row(ib__sbuf *b, size_t i, const ib_best_row *row)
     ib__sbuf_printf(b, "%2zu  %-38.38s %10s %10s %11s %6s %10s %9s  %-10s %-10s\n", i + 1, row->label,
                     num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN),
                     num(c[1], "%.3g", row->latency.n ? row->latency.ci95_median[1] - row->latency.p50 : NAN),
-                    num(c[2], "%.5g", row->items_per_s), num(c[3], "%.0f", row->batch ? (double)row->batch : NAN),
-                    num(c[4], "%.3g", w.max_abs), num(c[5], "%.6f", w.cosine), stage_cell(row->latency_stage),
+                    num(c[2], "%.5g", row->items_per_s),
+                    num(c[3], "%.0f", row->batch ? (double)row->batch : NAN), num(c[4], "%.3g", w.max_abs),
+                    num(c[5], "%.6f", w.cosine), stage_cell(row->latency_stage),
                     stage_cell(row->throughput_stage));
 }
 
@@ -67,7 +75,8 @@ static void text_whys(ib__sbuf *b, const ib_best_result *r)
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         if (row->latency_stage == IB_BEST_SKIPPED || row->latency_stage == IB_BEST_INACCURATE) {
-            ib__sbuf_printf(b, "%2zu  %s: %s\n", i + 1, ib_best_stage_name(row->latency_stage), row->latency_why);
+            ib__sbuf_printf(b, "%2zu  %s: %s\n", i + 1, ib_best_stage_name(row->latency_stage),
+                            row->latency_why);
             continue;
         }
         if (row->latency_why[0]) ib__sbuf_printf(b, "%2zu  latency: %s\n", i + 1, row->latency_why);
@@ -79,8 +88,8 @@ static void text_winners(ib__sbuf *b, const ib_best_result *r)
 {
     if (r->latency_winner >= 0) {
         const ib_best_row *w = &r->rows[r->latency_winner];
-        ib__sbuf_printf(b, "\nfastest at batch 1: %s: median %.4g ms (95%% CI %.4g..%.4g)\n", w->label, w->latency.p50,
-                        w->latency.ci95_median[0], w->latency.ci95_median[1]);
+        ib__sbuf_printf(b, "\nfastest at batch 1: %s: median %.4g ms (95%% CI %.4g..%.4g)\n", w->label,
+                        w->latency.p50, w->latency.ci95_median[0], w->latency.ci95_median[1]);
     } else {
         ib__sbuf_printf(b, "\nfastest at batch 1: none (no accurate candidate was measured)\n");
     }
@@ -97,21 +106,23 @@ char *ib_best_report_text(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
     char gate[96];
-    ib__sbuf_printf(&b, "inferbench best: %s on %s, %zu candidates, %s\n", r->info.model[0] ? r->info.model : "-",
-                    ib__device_name(r->info.device), r->n_rows,
+    ib__sbuf_printf(&b, "inferbench best: %s on %s, %zu candidates, %s\n",
+                    r->info.model[0] ? r->info.model : "-", ib__device_name(r->info.device), r->n_rows,
                     r->exhaustive ? "exhaustive (each measured fully, each batch searched)"
                                   : "raced (screened, finalists measured fully)");
     ib__text_env(&b, &r->env);
     ib__sbuf_printf(&b, "\naccuracy gate: %s (the same inputs)\n", gate_text(gate, r));
     if (r->peak_batch > 0 && r->searched >= 0)
-        ib__sbuf_printf(&b, "throughput: the batch searched on %s (peak at batch %lld), the others timed there\n",
+        ib__sbuf_printf(&b,
+                        "throughput: the batch searched on %s (peak at batch %lld), the others timed there\n",
                         r->rows[r->searched].label, (long long)r->peak_batch);
-    ib__sbuf_printf(&b, "\n%2s  %-38s %10s %10s %11s %6s %10s %9s  %-10s %-10s\n", "#", "configuration", "p50 ms",
-                    "+-CI ms", "inputs/s", "batch", "max abs", "cosine", "latency", "throughput");
+    ib__sbuf_printf(&b, "\n%2s  %-38s %10s %10s %11s %6s %10s %9s  %-10s %-10s\n", "#", "configuration",
+                    "p50 ms", "+-CI ms", "inputs/s", "batch", "max abs", "cosine", "latency", "throughput");
     for (size_t i = 0; i < r->n_rows; i++) text_row(&b, i, &r->rows[i]);
     text_whys(&b, r);
     text_winners(&b, r);
-    ib__sbuf_printf(&b, "time: %.1f s in all, %.1f s of it measuring\n", r->elapsed_ms / 1e3, r->measured_ms / 1e3);
+    ib__sbuf_printf(&b, "time: %.1f s in all, %.1f s of it measuring\n", r->elapsed_ms / 1e3,
+                    r->measured_ms / 1e3);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -131,8 +142,10 @@ static cJSON *row_json(const ib_best_row *row)
     cJSON_AddStringToObject(lat, "stage", ib_best_stage_name(row->latency_stage));
     cJSON_AddStringToObject(lat, "why", row->latency_why);
     cJSON_AddNumberToObject(lat, "runs", (double)row->latency_runs);
-    if (row->latency.n) cJSON_AddItemToObject(lat, "ms", ib__json_stats(&row->latency));
-    else cJSON_AddNullToObject(lat, "ms");
+    if (row->latency.n)
+        cJSON_AddItemToObject(lat, "ms", ib__json_stats(&row->latency));
+    else
+        cJSON_AddNullToObject(lat, "ms");
     cJSON *tp = cJSON_AddObjectToObject(j, "throughput");
     cJSON_AddStringToObject(tp, "stage", ib_best_stage_name(row->throughput_stage));
     cJSON_AddStringToObject(tp, "why", row->throughput_why);
@@ -144,8 +157,10 @@ static cJSON *row_json(const ib_best_row *row)
 
 static void add_label_or_null(cJSON *o, const char *key, const ib_best_result *r, int i)
 {
-    if (i >= 0) cJSON_AddStringToObject(o, key, r->rows[i].label);
-    else cJSON_AddNullToObject(o, key);
+    if (i >= 0)
+        cJSON_AddStringToObject(o, key, r->rows[i].label);
+    else
+        cJSON_AddNullToObject(o, key);
 }
 
 static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
@@ -167,7 +182,8 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
 
 char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 {
-    cJSON *root = ib__json_document("inferbench.best/1", r->partial, r->stop_status, r->info.model[0] ? &r->info : NULL);
+    cJSON *root = ib__json_document("inferbench.best/1", r->partial, r->stop_status,
+                                    r->info.model[0] ? &r->info : NULL);
     cJSON_AddItemToObject(root, "search", search_json(r, cfg));
     add_label_or_null(root, "latency_winner", r, r->latency_winner);
     add_label_or_null(root, "throughput_winner", r, r->throughput_winner);
@@ -189,8 +205,10 @@ char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 /* ",v" or "," for a value that does not exist. */
 static void csv_number(ib__sbuf *b, double v)
 {
-    if (isfinite(v)) ib__sbuf_printf(b, ",%.17g", v);
-    else ib__sbuf_printf(b, ",");
+    if (isfinite(v))
+        ib__sbuf_printf(b, ",%.17g", v);
+    else
+        ib__sbuf_printf(b, ",");
 }
 
 static void csv_text(ib__sbuf *b, const char *s)
@@ -248,13 +266,16 @@ char *ib__best_md(const ib_best_result *r)
     ib__md_cell(&b, r->info.model);
     ib__sbuf_printf(&b, ", %s, %s; accuracy gate: %s\n\n", ib__device_name(r->info.device),
                     r->exhaustive ? "exhaustive" : "raced", gate_text(gate, r));
-    ib__sbuf_printf(&b, "| configuration | p50 ms | inputs/s | batch | max abs err | cosine | latency | throughput | why |\n"
-                        "|---|--:|--:|--:|--:|--:|---|---|---|\n");
+    ib__sbuf_printf(
+        &b,
+        "| configuration | p50 ms | inputs/s | batch | max abs err | cosine | latency | throughput | why |\n"
+        "|---|--:|--:|--:|--:|--:|---|---|---|\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
         char c[5][32], why[520];
-        snprintf(why, sizeof why, "%s%s%s", row->latency_why, row->latency_why[0] && row->throughput_why[0] ? "; " : "",
+        snprintf(why, sizeof why, "%s%s%s", row->latency_why,
+                 row->latency_why[0] && row->throughput_why[0] ? "; " : "",
                  strcmp(row->latency_why, row->throughput_why) ? row->throughput_why : "");
         const char *cells[] = { row->label,
                                 num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN),
@@ -277,15 +298,18 @@ char *ib__best_md(const ib_best_result *r)
 char *ib__best_html(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>inferbench best: ");
+    ib__sbuf_printf(
+        &b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>inferbench best: ");
     ib__xml_escape(&b, r->info.model);
-    ib__sbuf_printf(&b, "</title><style>body{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:24px auto;"
-                        "padding:0 16px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 6px;"
-                        "font-size:13px}td.n{text-align:right}tr.win{background:#e8f5e9}pre{background:#f7f7f7;"
-                        "padding:10px;font-size:12px;overflow-x:auto}</style></head><body>\n<h1>inferbench best: ");
+    ib__sbuf_printf(
+        &b, "</title><style>body{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:24px auto;"
+            "padding:0 16px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 6px;"
+            "font-size:13px}td.n{text-align:right}tr.win{background:#e8f5e9}pre{background:#f7f7f7;"
+            "padding:10px;font-size:12px;overflow-x:auto}</style></head><body>\n<h1>inferbench best: ");
     ib__xml_escape(&b, r->info.model);
-    ib__sbuf_printf(&b, "</h1>\n<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
-                        "<th>max abs err</th><th>cosine</th><th>latency</th><th>throughput</th></tr>\n");
+    ib__sbuf_printf(&b,
+                    "</h1>\n<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
+                    "<th>max abs err</th><th>cosine</th><th>latency</th><th>throughput</th></tr>\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
@@ -293,16 +317,20 @@ char *ib__best_html(const ib_best_result *r)
         bool win = (int)i == r->latency_winner || (int)i == r->throughput_winner;
         ib__sbuf_printf(&b, "<tr%s><td>", win ? " class=\"win\"" : "");
         ib__xml_escape(&b, row->label);
-        ib__sbuf_printf(&b, "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
-                            "<td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
-                        num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN), num(c[1], "%.5g", row->items_per_s),
-                        num(c[2], "%.0f", row->batch ? (double)row->batch : NAN), num(c[3], "%.3g", w.max_abs),
-                        num(c[4], "%.6f", w.cosine), stage_cell(row->latency_stage), stage_cell(row->throughput_stage));
+        ib__sbuf_printf(
+            &b,
+            "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
+            "<td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
+            num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN), num(c[1], "%.5g", row->items_per_s),
+            num(c[2], "%.0f", row->batch ? (double)row->batch : NAN), num(c[3], "%.3g", w.max_abs),
+            num(c[4], "%.6f", w.cosine), stage_cell(row->latency_stage), stage_cell(row->throughput_stage));
     }
     ib__sbuf_printf(&b, "</table>\n<h2>Report</h2>\n<pre>");
     char *text = ib_best_report_text(r);
-    if (text) ib__xml_escape(&b, text);
-    else b.failed = true;
+    if (text)
+        ib__xml_escape(&b, text);
+    else
+        b.failed = true;
     ib_free(text);
     ib__sbuf_printf(&b, "</pre>\n</body></html>\n");
     return ib__sbuf_finish(&b);

@@ -19,13 +19,13 @@
 typedef struct spec {
     double base_ms, item_ms;
     double noise;
-    double cosine;        /* < 1: the accuracy check reports it */
-    double tolerance;     /* > 0: the check had this tolerance on max abs error */
-    const char *refuse;   /* non-NULL: open fails with this */
+    double cosine;      /* < 1: the accuracy check reports it */
+    double tolerance;   /* > 0: the check had this tolerance on max abs error */
+    const char *refuse; /* non-NULL: open fails with this */
     uint64_t seed;
     volatile int *cancel; /* raised after cancel_after runs in all */
     int64_t cancel_after;
-    int64_t *runs;        /* runs of every candidate together */
+    int64_t *runs; /* runs of every candidate together */
 } spec;
 
 #define KNEE 64
@@ -94,7 +94,11 @@ static ib_status open_spec(size_t i, void *user, ib_workload **w, ib_accuracy *a
 static void add(scenario *sc, double base_ms, double item_ms, double noise, double cosine)
 {
     size_t i = sc->n++;
-    sc->s[i] = (spec){ .base_ms = base_ms, .item_ms = item_ms, .noise = noise, .cosine = cosine, .seed = i + 1,
+    sc->s[i] = (spec){ .base_ms = base_ms,
+                       .item_ms = item_ms,
+                       .noise = noise,
+                       .cosine = cosine,
+                       .seed = i + 1,
                        .runs = &sc->runs };
     snprintf(sc->labels[i], sizeof sc->labels[i], "c%zu", i);
     sc->label_ptrs[i] = sc->labels[i];
@@ -198,7 +202,7 @@ static void test_inaccurate_never_wins(void)
 {
     scenario sc = { 0 };
     add(&sc, 1.00, 0.010, 0.01, 1);
-    add(&sc, 0.50, 0.002, 0.01, 0.95);  /* twice as fast, wrong */
+    add(&sc, 0.50, 0.002, 0.01, 0.95);   /* twice as fast, wrong */
     add(&sc, 0.80, 0.010, 0.01, 0.9995); /* reduced, within the gate */
     ib_status st;
     ib_best_result *r = run(&sc, false, &st);
@@ -261,8 +265,8 @@ static void test_never_drops_true_winner(void)
         ib_best_result *r = run(&sc, false, &st);
         size_t truth = true_fastest(&sc);
         dropped += r->rows[truth].latency_stage == IB_BEST_DROPPED;
-        off += r->latency_winner < 0 ||
-               clean_ms(&sc.s[r->latency_winner], 1) > 1.02 * clean_ms(&sc.s[truth], 1);
+        off +=
+            r->latency_winner < 0 || clean_ms(&sc.s[r->latency_winner], 1) > 1.02 * clean_ms(&sc.s[truth], 1);
         free(r);
     }
     CHECK_EQ_INT(dropped, 0);
@@ -274,7 +278,8 @@ static void test_never_drops_true_winner(void)
 static void test_cost_against_exhaustive(void)
 {
     scenario sc = { 0 };
-    for (size_t i = 0; i < 16; i++) add(&sc, 1.0 + 0.05 * (double)(i % 5), 0.004 + 0.001 * (double)(i % 7), 0.01, 1);
+    for (size_t i = 0; i < 16; i++)
+        add(&sc, 1.0 + 0.05 * (double)(i % 5), 0.004 + 0.001 * (double)(i % 7), 0.01, 1);
     ib_status st_race, st_all;
     ib_best_result *race = run(&sc, false, &st_race);
     ib_best_result *all = run(&sc, true, &st_all);
@@ -285,7 +290,8 @@ static void test_cost_against_exhaustive(void)
     CHECK(race->latency_winner >= 0 && all->latency_winner >= 0);
     CHECK(race->throughput_winner >= 0 && all->throughput_winner >= 0);
     CHECK(race->rows[race->latency_winner].latency.p50 <= 1.02 * all->rows[all->latency_winner].latency.p50);
-    CHECK(race->rows[race->throughput_winner].items_per_s >= 0.98 * all->rows[all->throughput_winner].items_per_s);
+    CHECK(race->rows[race->throughput_winner].items_per_s >=
+          0.98 * all->rows[all->throughput_winner].items_per_s);
     CHECK(race->measured_ms <= 0.25 * all->measured_ms);
     fprintf(stderr, "test_best: race %.0f ms, exhaustive %.0f ms (virtual): %.0f%%\n", race->measured_ms,
             all->measured_ms, 100 * race->measured_ms / all->measured_ms);
@@ -307,7 +313,7 @@ static void test_cancel_keeps_what_was_measured(void)
     CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INTERRUPTED);
     CHECK(r->partial);
     CHECK_EQ_INT(r->stop_status, IB_ERR_INTERRUPTED);
-    CHECK(r->rows[0].latency.n > 0);                 /* measured before: kept */
+    CHECK(r->rows[0].latency.n > 0);                           /* measured before: kept */
     CHECK_EQ_INT(r->rows[3].latency_stage, IB_BEST_NOT_TRIED); /* never reached */
     char *text = ib_best_report_text(r);
     CHECK(text && strstr(text, "PARTIAL"));
@@ -342,7 +348,8 @@ static void test_reports(void)
     CHECK(!strcmp(cJSON_GetObjectItem(root, "latency_winner")->valuestring, "c0"));
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "candidates")), 3);
     cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "candidates"), 1);
-    CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(c1, "latency"), "stage")->valuestring, "inaccurate"));
+    CHECK(
+        !strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(c1, "latency"), "stage")->valuestring, "inaccurate"));
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(c1, "accurate")));
     cJSON_Delete(root);
     ib_free(json);
