@@ -202,13 +202,17 @@ char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 /* CSV, Markdown, HTML                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* ",v" or "," for a value that does not exist. */
+/* ",v" exactly (as every CSV and JSON number), or "," for a value that
+ * does not exist. */
 static void csv_number(ib__sbuf *b, double v)
 {
-    if (isfinite(v))
-        ib__sbuf_printf(b, ",%.17g", v);
-    else
+    char text[IB__EXACT_LEN];
+    if (!isfinite(v)) {
         ib__sbuf_printf(b, ",");
+        return;
+    }
+    ib__format_exact(text, v);
+    ib__sbuf_printf(b, ",%s", text);
 }
 
 static void csv_text(ib__sbuf *b, const char *s)
