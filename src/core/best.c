@@ -177,7 +177,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
                               ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
-    char name[64];
+    char name[160]; /* the progress step keeps what fits */
     snprintf(name, sizeof name, "%s: %s", what, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 1);
     ib_config nested = ib__progress_nested(&s->pr, c);
@@ -385,7 +385,7 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     s->tr->peak = -1;
     if (!s->w[i] && open_row(s, i, false, &s->w[i]) != IB_OK) return IB_OK;
     ib_workload *w = s->w[i];
-    char name[64];
+    char name[160]; /* the progress step keeps what fits */
     snprintf(name, sizeof name, "%s: %s", what, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 0);
     ib_throughput_config nested = *tc;
@@ -396,6 +396,7 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     ib_status st = ib_measure_throughput(w, &nested, s->tr, &why);
     row->ms += ib__workload_now_ms(w) - t0;
     s->r->warnings |= s->tr->warnings;
+    s->r->env = s->tr->env;
     if (s->tr->peak >= 0 && !(s->tr->points[s->tr->peak].items_per_s <= row->items_per_s)) {
         row->items_per_s = s->tr->points[s->tr->peak].items_per_s;
         row->batch = s->tr->points[s->tr->peak].batch;
@@ -407,6 +408,7 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     if (st != IB_OK && s->tr->peak < 0) {
         row->throughput_stage = IB_BEST_FAILED;
         ib__strlcpy(row->throughput_why, why.message, sizeof row->throughput_why);
+        close_row(s, i); /* what it holds goes back before the next one */
     }
     return IB_OK;
 }

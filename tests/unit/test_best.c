@@ -22,6 +22,7 @@ typedef struct spec {
     double cosine;      /* < 1: the accuracy check reports it */
     double tolerance;   /* > 0: the check had this tolerance on max abs error */
     const char *refuse; /* non-NULL: open fails with this */
+    int64_t oom_above;  /* > 0: batches above it run out of memory (else 256) */
     uint64_t seed;
     volatile int *cancel; /* raised after cancel_after runs in all */
     int64_t cancel_after;
@@ -73,7 +74,7 @@ static ib_status open_spec(size_t i, void *user, ib_workload **w, ib_accuracy *a
     ib__fake_script_init(&fs);
     fs.duration_ms = duration;
     fs.ctx = s;
-    fs.oom_above_batch = 256;
+    fs.oom_above_batch = s->oom_above > 0 ? s->oom_above : 256;
     IB_TRY(ib__workload_open_fake(&fs, w, err));
     if (acc) {
         memset(acc, 0, sizeof *acc);
@@ -249,6 +250,26 @@ static void test_skipped_with_reason(void)
     free(r);
 }
 
+/* A candidate that cannot run the peak batch fails there, with the
+ * runtime's words; the others go on. */
+static void test_fails_at_peak_batch(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.010, 0.01, 1);
+    add(&sc, 1.10, 0.001, 0.01, 1); /* the most inputs/s, if it fitted */
+    add(&sc, 1.20, 0.010, 0.01, 1);
+    sc.s[1].oom_above = 16;
+    ib_status st;
+    ib_best_result *r = run(&sc, false, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->peak_batch, KNEE);
+    CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_FAILED);
+    CHECK(strstr(r->rows[1].throughput_why, "out of device memory"));
+    CHECK(r->throughput_winner == 0 || r->throughput_winner == 2);
+    CHECK(r->rows[1].latency.n > 0); /* its latency stands */
+    free(r);
+}
+
 /* Many noisy scenarios with close candidates: the true winner is never
  * dropped in screening, and the winner is within 2% of the true best. */
 static void test_never_drops_true_winner(void)
@@ -385,6 +406,7 @@ int main(void)
     test_finalists_decide();
     test_inaccurate_never_wins();
     test_skipped_with_reason();
+    test_fails_at_peak_batch();
     test_never_drops_true_winner();
     test_cost_against_exhaustive();
     test_cancel_keeps_what_was_measured();
