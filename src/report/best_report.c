@@ -278,9 +278,9 @@ char *ib__best_md(const ib_best_result *r)
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
         char c[5][32], why[520];
-        snprintf(why, sizeof why, "%s%s%s", row->latency_why,
-                 row->latency_why[0] && row->throughput_why[0] ? "; " : "",
-                 strcmp(row->latency_why, row->throughput_why) ? row->throughput_why : "");
+        bool second = row->throughput_why[0] && strcmp(row->latency_why, row->throughput_why);
+        snprintf(why, sizeof why, "%s%s%s", row->latency_why, second && row->latency_why[0] ? "; " : "",
+                 second ? row->throughput_why : "");
         const char *cells[] = { row->label,
                                 num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN),
                                 num(c[1], "%.5g", row->items_per_s),
