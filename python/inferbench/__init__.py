@@ -32,9 +32,11 @@ _REPORTS = {  # kind: (result struct, measure, text, json, html, free)
 }
 
 
-def _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2):
+def _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2,
+            steady=True):
     cfg = L.Config()
     L.lib().ib_config_init(ctypes.byref(cfg))
+    cfg.warmup_until_steady = steady
     given = dict(runs=runs, warmup_runs=warmup_runs, warmup_ms=warmup_ms, warmup_max_ms=warmup_max_ms,
                  precision=precision, max_time_ms=max_time_ms)
     for key, value in given.items():
@@ -104,7 +106,7 @@ def _warn_other_stream(result):
 
 def latency(fn, device="cpu", *, stream=None, device_id=0, name=None, batch=1, runs=None, warmup_runs=None,
             warmup_ms=None, warmup_max_ms=None, precision=None, max_time_ms=None, exclude_launch=False,
-            flush_l2=False, input_shape=None):
+            flush_l2=False, steady=True, input_shape=None):
     """The latency of fn() (no argument), measured as the C program measures
     a model: one cold run apart, warm-up until steady, then `runs` timed
     runs (default 300), or until the median is known to `precision`.
@@ -112,10 +114,12 @@ def latency(fn, device="cpu", *, stream=None, device_id=0, name=None, batch=1, r
     `stream` (a handle, or an object with .cuda_stream) or PyTorch's
     current stream, made current around the measurement; the runs are timed
     with CUDA events on it. device "cpu": the host clock around each call.
-    batch: what one call processes (reported). Returns a Result; raises
+    batch: what one call processes (reported). steady=False: the warm-up
+    ends after warmup_runs and warmup_ms, steady or not (--no-steady). Returns a Result; raises
     CallableError (fn raised), Interrupted (Ctrl-C; .result keeps what was
     measured) or InferbenchError."""
-    cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2)
+    cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2,
+                  steady)
     workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
                                 batch=batch, input_shape=input_shape)
     return _measure("latency", workload, cfg, cfg)
