@@ -248,6 +248,41 @@ class OtherStream(unittest.TestCase):
             self.assertEqual(r.warnings, [])
 
 
+class TorchStreamPath(unittest.TestCase):
+    """The CUDA path with torch, on fake_torch/ (no GPU, no torch here):
+    what the binding asks of torch, up to the library's first CUDA call."""
+
+    def run_with_fake_torch(self, code):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["PYTHONPATH"], os.path.join(HERE, "fake_torch")]))
+        p = subprocess.run([sys.executable, "-c", "import inferbench, torch\n" + code], env=env,
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def test_the_current_stream_or_one_of_its_own_is_timed_and_made_current(self):
+        out = self.run_with_fake_torch(
+            "try:\n inferbench.latency(lambda: None, device='cuda', runs=5)\n"
+            "except inferbench.InferbenchError as e:\n print(e.status, '|', e)\nprint(torch.log)")
+        status, log = out.splitlines()
+        # The legacy default stream (0) cannot be timed apart: a stream of
+        # its own, after the work queued on the default one, made current.
+        self.assertEqual(log, "[('wait_stream', 20480, 0), ('external', 20480), ('current', 20480)]")
+        self.assertTrue(status.startswith("no such device | "), status)  # no GPU here
+
+    def test_a_given_stream_is_used_as_it_is(self):
+        out = self.run_with_fake_torch(
+            "torch.cuda.current = torch._Stream(0x7000)\n"
+            "try:\n inferbench.latency(lambda: None, device='cuda', runs=5)\n"
+            "except inferbench.InferbenchError:\n pass\nprint(torch.log)")
+        self.assertEqual(out.strip(), "[('external', 28672), ('current', 28672)]")
+
+    def test_a_handle_that_is_not_a_stream(self):
+        out = self.run_with_fake_torch(
+            "try:\n inferbench.latency(lambda: None, device='cuda', stream=0xBAD)\n"
+            "except inferbench.InferbenchError as e:\n print(e)")
+        self.assertEqual(out.strip(), "stream 0xbad is not a CUDA stream: CUDA error: invalid resource handle")
+
+
 class Command(Tmp):
     def run_main(self, *args):
         return subprocess.run([sys.executable, "-m", "inferbench", *args], capture_output=True, text=True)
