@@ -44,6 +44,21 @@ expect_exit 0 "a .pt2 package, unpacked and removed again" -- \
 json_check "$TMP/pt2.json" "d['latency_ms']['n'] == 20 and d['workload']['model'].endswith('m.pt2')" "json: measured from the package"
 [ -z "$(ls -A "$unpack")" ] && pass "nothing left unpacked" || fail "left unpacked: $(ls -A "$unpack")"
 
+# Files in subfolders are unpacked too (PyTorch's loader takes them); a
+# name that would leave the folder is not.
+python3 - "$TMP/nested.pt2" "$aoti/model_cpu.so" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.write(sys.argv[2], "archive/data/aotinductor/model/model_cpu.so")
+    z.writestr("archive/data/aotinductor/model/kernels/a/k.cubin", "cubin")
+    z.writestr("archive/data/aotinductor/model/weights.bin", "")
+    z.writestr("archive/data/aotinductor/model/../../evil", "out")
+PY
+# shellcheck disable=SC2086
+expect_exit 0 "a package with subfolders" -- \
+  "$IB" latency "$TMP/nested.pt2" --backend aoti $torch --option shape=1x3x8x8 --option extract_dir="$unpack" $fast --runs 5
+[ -z "$(ls -A "$unpack")" ] && [ ! -e "$TMP/evil" ] && pass "subfolders removed, nothing written outside" || fail "left: $(ls -AR "$unpack")"
+
 # shellcheck disable=SC2086
 expect_exit 0 "throughput over a dynamic batch" -- \
   "$IB" throughput "$TMP/m.pt2" --backend aoti $torch --option shape=1x3x8x8 --option dynamic_batch=yes \

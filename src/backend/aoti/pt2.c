@@ -154,7 +154,21 @@ static const char *model_part(const zip_entry *e, size_t *len)
     return NULL;
 }
 
-/* The model's name of entry e (up to the next '/'), and its file name. */
+/* Whether the path relative to the model folder stays inside it: no
+ * empty, "." or ".." component, no leading '/'. */
+static bool safe_relative(const char *p, size_t len)
+{
+    for (size_t start = 0; start <= len;) {
+        const char *slash = memchr(p + start, '/', len - start);
+        size_t n = slash ? (size_t)(slash - (p + start)) : len - start;
+        if (n == 0 || (n == 1 && p[start] == '.') || (n == 2 && !memcmp(p + start, "..", 2))) return false;
+        start += n + 1;
+    }
+    return true;
+}
+
+/* The model's name of entry e (up to the next '/'), and its path in the
+ * model folder (files of subfolders too, as PyTorch's own loader takes). */
 static bool split_model_entry(const zip_entry *e, char *model, size_t model_cap, char *file, size_t file_cap)
 {
     size_t len;
@@ -162,8 +176,8 @@ static bool split_model_entry(const zip_entry *e, char *model, size_t model_cap,
     const char *slash = p ? memchr(p, '/', len) : NULL;
     if (!slash || slash == p || (size_t)(slash - p) >= model_cap) return false;
     size_t file_len = len - (size_t)(slash - p) - 1;
-    /* Files of the folder itself only: no deeper path, no "." or "..". */
-    if (!file_len || file_len >= file_cap || memchr(slash + 1, '/', file_len) || slash[1] == '.') return false;
+    if (!file_len || file_len >= file_cap || slash[file_len] == '/' || !safe_relative(slash + 1, file_len))
+        return false;
     memcpy(model, p, (size_t)(slash - p));
     model[slash - p] = '\0';
     memcpy(file, slash + 1, file_len);
@@ -223,6 +237,29 @@ static ib_status copy_entry(const zip *z, const zip_entry *e, const char *path, 
     return IB_OK;
 }
 
+/* Records path as written (before it is: a half-written file is removed
+ * too). */
+static ib_status note_written(const zip *z, ib__aoti_unpacked *u, const char *path, ib_error *err)
+{
+    IB_FAIL_IF(u->n_files == IB__AOTI_MAX_FILES, err, IB_ERR_MODEL, "'%s': more than %d files in the model folder",
+               z->path, IB__AOTI_MAX_FILES);
+    ib__strlcpy(u->files[u->n_files++], path, sizeof u->files[0]);
+    return IB_OK;
+}
+
+/* Makes the subfolders of file (a path in the model folder) that are not
+ * there yet. */
+static ib_status make_folders(const zip *z, ib__aoti_unpacked *u, const char *file, ib_error *err)
+{
+    for (const char *slash = strchr(file, '/'); slash; slash = strchr(slash + 1, '/')) {
+        char folder[sizeof u->files[0]];
+        snprintf(folder, sizeof folder, "%s/%.*s", u->dir, (int)(slash - file), file);
+        if (mkdir(folder, 0700) == 0) IB_TRY(note_written(z, u, folder, err));
+        else IB_FAIL_IF(errno != EEXIST, err, IB_ERR_IO, "cannot make '%s': %s", folder, strerror(errno));
+    }
+    return IB_OK;
+}
+
 static ib_status unpack_file(const zip *z, const zip_entry *e, const char *file, ib__aoti_unpacked *u,
                              ib_error *err)
 {
@@ -230,12 +267,11 @@ static ib_status unpack_file(const zip *z, const zip_entry *e, const char *file,
                "'%s': entry '%s' is compressed (zip method %u): inferbench reads the stored entries PyTorch's "
                "packager writes; unzip the package and give the model's .so",
                z->path, file, e->method);
-    IB_FAIL_IF(u->n_files == IB__AOTI_MAX_FILES, err, IB_ERR_MODEL, "'%s': more than %d files in the model folder",
-               z->path, IB__AOTI_MAX_FILES);
     char path[sizeof u->files[0]];
     IB_FAIL_IF(snprintf(path, sizeof path, "%s/%s", u->dir, file) >= (int)sizeof path, err, IB_ERR_MODEL,
                "'%s': entry name '%s' too long", z->path, file);
-    ib__strlcpy(u->files[u->n_files++], path, sizeof u->files[0]); /* listed before it is written: a half-written file is removed too */
+    IB_TRY(make_folders(z, u, file, err));
+    IB_TRY(note_written(z, u, path, err));
     IB_TRY(copy_entry(z, e, path, err));
     size_t len = strlen(file);
     if (len > 3 && !strcmp(file + len - 3, ".so")) {
@@ -261,7 +297,11 @@ static ib_status unpack_model(const zip *z, const char *model, ib__aoti_unpacked
 
 void ib__aoti_unpacked_remove(ib__aoti_unpacked *u)
 {
-    while (u->n_files > 0) unlink(u->files[--u->n_files]);
+    /* In reverse: a folder's files before the folder. */
+    while (u->n_files > 0) {
+        const char *path = u->files[--u->n_files];
+        if (unlink(path) != 0) rmdir(path);
+    }
     if (u->dir[0]) rmdir(u->dir);
     *u = (ib__aoti_unpacked){ 0 };
 }
