@@ -12,22 +12,10 @@
 # usual places; skips (77) when none does or no GPU is usable.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
+. "$(dirname "$0")/find_torch.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lib="$(dirname "$IB")/libinferbench.so"
 
-find_torch_python() {
-  local candidates=("${IB_TORCH_PYTHON:-}" python3 python /usr/bin/python3 /usr/local/bin/python3 \
-    /opt/conda/bin/python /opt/venv/bin/python "$HOME/.venv/bin/python" "$HOME/venv/bin/python" \
-    /opt/*/bin/python3 /opt/*/*/bin/python3 "$HOME"/*/bin/python3 /workspace/*/bin/python3)
-  for p in "${candidates[@]}"; do
-    [ -n "$p" ] && command -v "$p" >/dev/null 2>&1 || continue
-    if "$p" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' >/dev/null 2>&1; then
-      command -v "$p"
-      return 0
-    fi
-  done
-  return 1
-}
 py=$(find_torch_python) || { echo "no python3 with torch and CUDA (set IB_TORCH_PYTHON): skipped"; exit 77; }
 echo "python with torch: $py ($("$py" -c 'import torch; print(torch.__version__)'))"
 
