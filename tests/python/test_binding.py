@@ -124,9 +124,11 @@ class Throughput(Tmp):
         self.assertEqual([p["batch"] for p in r.data["curve"]], [1, 4])
         self.assertEqual(sorted(set(made)), [1, 4])
         self.assertTrue(all(p["status"] == "ok" for p in r.data["curve"]))
-        # Four spins take four times one (the medians of the runs).
-        p50 = [p["latency_ms"]["p50"] for p in r.data["curve"]]
-        self.assertLess(abs(p50[1] / p50[0] - 4), 0.8, p50)
+        # Four spins take four times one: the fastest runs (medians move
+        # with the load of the machine).
+        fastest = [p["latency_ms"]["min"] for p in r.data["curve"]]
+        self.assertGreaterEqual(fastest[0], 0.05)
+        self.assertLess(abs(fastest[1] / fastest[0] - 4), 0.8, fastest)
 
     def test_search_stops_at_memory(self):
         def make_batch(n):
