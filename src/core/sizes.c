@@ -7,7 +7,10 @@
 
 #include <string.h>
 
-#define IB_SIZE(type) { #type, sizeof(type) }
+#define IB_SIZE(type)                                                                                        \
+    {                                                                                                        \
+#type, sizeof(type)                                                                                  \
+    }
 
 static const struct {
     const char *name;

@@ -17,9 +17,9 @@ typedef struct standin_tensor {
 } standin_tensor;
 
 long standin_live_tensors(void);
-int32_t aoti_torch_create_tensor_from_blob(void *data, int64_t ndim, const int64_t *sizes, const int64_t *strides,
-                                           int64_t storage_offset, int32_t dtype, int32_t device_type,
-                                           int32_t device_index, standin_tensor **ret);
+int32_t aoti_torch_create_tensor_from_blob(void *data, int64_t ndim, const int64_t *sizes,
+                                           const int64_t *strides, int64_t storage_offset, int32_t dtype,
+                                           int32_t device_type, int32_t device_index, standin_tensor **ret);
 int32_t aoti_torch_delete_tensor_object(standin_tensor *t);
 int32_t aoti_torch_dtype_float32(void);
 int32_t aoti_torch_device_type_cpu(void);

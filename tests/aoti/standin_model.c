@@ -95,14 +95,15 @@ static int take_inputs(container *c, standin_tensor **in, size_t n)
         if (!in[i]) return 1;
         volatile float first = *(const float *)in[i]->data;
         (void)first;
-        bad |= in[i]->dtype != aoti_torch_dtype_float32() || in[i]->device_type != aoti_torch_device_type_cpu();
+        bad |=
+            in[i]->dtype != aoti_torch_dtype_float32() || in[i]->device_type != aoti_torch_device_type_cpu();
         aoti_torch_delete_tensor_object(in[i]);
     }
     return bad;
 }
 
-int32_t AOTInductorModelContainerRun(container *c, standin_tensor **in, size_t num_inputs, standin_tensor **out,
-                                     size_t num_outputs, void *stream, void *proxy)
+int32_t AOTInductorModelContainerRun(container *c, standin_tensor **in, size_t num_inputs,
+                                     standin_tensor **out, size_t num_outputs, void *stream, void *proxy)
 {
     (void)stream;
     (void)proxy;

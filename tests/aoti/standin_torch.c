@@ -17,9 +17,9 @@ int32_t aoti_torch_dtype_bfloat16(void) { return STANDIN_BFLOAT16; }
 int32_t aoti_torch_device_type_cpu(void) { return STANDIN_CPU; }
 int32_t aoti_torch_device_type_cuda(void) { return STANDIN_CUDA; }
 
-int32_t aoti_torch_create_tensor_from_blob(void *data, int64_t ndim, const int64_t *sizes, const int64_t *strides,
-                                           int64_t storage_offset, int32_t dtype, int32_t device_type,
-                                           int32_t device_index, standin_tensor **ret)
+int32_t aoti_torch_create_tensor_from_blob(void *data, int64_t ndim, const int64_t *sizes,
+                                           const int64_t *strides, int64_t storage_offset, int32_t dtype,
+                                           int32_t device_type, int32_t device_index, standin_tensor **ret)
 {
     (void)strides;
     (void)device_index;

@@ -44,7 +44,8 @@ static ib_status spin_open(const ib_backend_open_args *args, ib_backend_handle *
     double us = 100;
     for (size_t i = 0; i < args->n_options; i++) {
         char *end;
-        if (strcmp(args->options[i].key, "us") != 0) return say(err, IB_ERR_INVALID_ARG, "unknown option (known: us)");
+        if (strcmp(args->options[i].key, "us") != 0)
+            return say(err, IB_ERR_INVALID_ARG, "unknown option (known: us)");
         us = strtod(args->options[i].value, &end);
         if (*end || !(us > 0)) return say(err, IB_ERR_INVALID_ARG, "us: expected a positive number");
     }

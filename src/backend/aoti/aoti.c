@@ -31,12 +31,12 @@
  * success for both. */
 typedef int32_t (*create_fn)(void **container, size_t num_models, const char *device, const char *cubin_dir);
 typedef int32_t (*delete_fn)(void *container);
-typedef int32_t (*run_fn)(void *container, void **inputs, size_t num_inputs, void **outputs, size_t num_outputs,
-                          void *stream, void *proxy_executor);
+typedef int32_t (*run_fn)(void *container, void **inputs, size_t num_inputs, void **outputs,
+                          size_t num_outputs, void *stream, void *proxy_executor);
 typedef int32_t (*count_fn)(void *container, size_t *n);
 typedef int32_t (*from_blob_fn)(void *data, int64_t ndim, const int64_t *sizes, const int64_t *strides,
-                                int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index,
-                                void **tensor);
+                                int64_t storage_offset, int32_t dtype, int32_t device_type,
+                                int32_t device_index, void **tensor);
 typedef int32_t (*delete_tensor_fn)(void *tensor);
 typedef int32_t (*code_fn)(void);
 
@@ -63,13 +63,13 @@ typedef struct input {
 } input;
 
 /* libtorch's libraries, loaded in this order (each that DIR has). */
-static const char *const libtorch_names[] = { "libc10.so", "libc10_cuda.so", "libtorch_cpu.so", "libtorch_cuda.so",
-                                              "libtorch.so" };
+static const char *const libtorch_names[] = { "libc10.so", "libc10_cuda.so", "libtorch_cpu.so",
+                                              "libtorch_cuda.so", "libtorch.so" };
 #define N_LIBTORCH (sizeof libtorch_names / sizeof libtorch_names[0])
 
 typedef struct aoti {
     char path[256];
-    const char *model;         /* option model=, within the args during open only */
+    const char *model; /* option model=, within the args during open only */
     char libtorch_dir[512];
     char extract_parent[512];
     bool dynamic_batch, channels_last, sync;
@@ -96,7 +96,8 @@ static size_t elem_bytes(elem e) { return e == ELEM_F32 ? 4 : 2; }
 
 static ib_status parse_shape(aoti *a, const char *value, ib_error *err)
 {
-    IB_FAIL_IF(a->n_inputs == IB_MAX_TENSORS, err, IB_ERR_INVALID_ARG, "aoti: more than %d shapes", IB_MAX_TENSORS);
+    IB_FAIL_IF(a->n_inputs == IB_MAX_TENSORS, err, IB_ERR_INVALID_ARG, "aoti: more than %d shapes",
+               IB_MAX_TENSORS);
     char text[600];
     snprintf(text, sizeof text, "shape:%s", value);
     ib_shape_override s;
@@ -113,13 +114,14 @@ static ib_status parse_dtype(aoti *a, const char *value, ib_error *err)
 {
     for (int e = ELEM_F32; e <= ELEM_BF16; e++)
         if (!strcmp(value, elem_names[e])) return a->elem = (elem)e, IB_OK;
-    return ib__fail(err, IB_ERR_INVALID_ARG, "aoti: option dtype=%s: expected float32, float16 or bfloat16", value);
+    return ib__fail(err, IB_ERR_INVALID_ARG, "aoti: option dtype=%s: expected float32, float16 or bfloat16",
+                    value);
 }
 
 static ib_status parse_path(const char *key, const char *value, char *out, size_t cap, ib_error *err)
 {
-    IB_FAIL_IF(!*value || strlen(value) >= cap, err, IB_ERR_INVALID_ARG, "aoti: option %s: a path of 1 to %zu bytes",
-               key, cap - 1);
+    IB_FAIL_IF(!*value || strlen(value) >= cap, err, IB_ERR_INVALID_ARG,
+               "aoti: option %s: a path of 1 to %zu bytes", key, cap - 1);
     IB_FAIL_IF(access(value, R_OK | X_OK) != 0, err, IB_ERR_INVALID_ARG, "aoti: option %s=%s: %s", key, value,
                strerror(errno));
     ib__strlcpy(out, value, cap);
@@ -130,7 +132,8 @@ static ib_status parse_option(aoti *a, const ib_backend_option *o, ib_error *err
 {
     if (!strcmp(o->key, "shape")) return parse_shape(a, o->value, err);
     if (!strcmp(o->key, "dtype")) return parse_dtype(a, o->value, err);
-    if (!strcmp(o->key, "libtorch")) return parse_path(o->key, o->value, a->libtorch_dir, sizeof a->libtorch_dir, err);
+    if (!strcmp(o->key, "libtorch"))
+        return parse_path(o->key, o->value, a->libtorch_dir, sizeof a->libtorch_dir, err);
     if (!strcmp(o->key, "extract_dir"))
         return parse_path(o->key, o->value, a->extract_parent, sizeof a->extract_parent, err);
     if (!strcmp(o->key, "dynamic_batch")) return ib__backend_option_bool(o, &a->dynamic_batch, err);
@@ -153,8 +156,8 @@ static ib_status parse_args(aoti *a, const ib_backend_open_args *args, ib_error 
     IB_FAIL_IF(a->n_inputs == 0, err, IB_ERR_INVALID_ARG,
                "aoti: give each input's shape: --option shape=1x3x224x224 (once per input, in order)");
     for (int i = 0; a->channels_last && i < a->n_inputs; i++)
-        IB_FAIL_IF(a->in[i].rank != 4, err, IB_ERR_INVALID_ARG, "aoti: channels_last needs 4-D inputs (input %d has %d)",
-                   i, a->in[i].rank);
+        IB_FAIL_IF(a->in[i].rank != 4, err, IB_ERR_INVALID_ARG,
+                   "aoti: channels_last needs 4-D inputs (input %d has %d)", i, a->in[i].rank);
     a->device_id = args->device_id;
     a->seed = args->seed;
     a->device = args->device == IB_DEVICE_AUTO
@@ -181,8 +184,8 @@ static ib_status load_libtorch(aoti *a, ib_error *err)
         IB_FAIL_IF(!a->libtorch[i], err, IB_ERR_INVALID_ARG, "aoti: libtorch: %s", dlerror());
         any = true;
     }
-    IB_FAIL_IF(!any, err, IB_ERR_INVALID_ARG, "aoti: option libtorch=%s: no libtorch.so there (torch/lib of a PyTorch)",
-               a->libtorch_dir);
+    IB_FAIL_IF(!any, err, IB_ERR_INVALID_ARG,
+               "aoti: option libtorch=%s: no libtorch.so there (torch/lib of a PyTorch)", a->libtorch_dir);
     return IB_OK;
 }
 
@@ -191,15 +194,17 @@ static ib_status library_refused(const char *library, const char *why, ib_error 
 {
     const char *symbol = strstr(why, "undefined symbol: ");
     if (symbol)
-        return ib__fail(err, IB_ERR_MODEL,
-                        "aoti: the model library needs %s, which the libtorch loaded lacks: it was compiled for "
-                        "another PyTorch version",
-                        symbol + strlen("undefined symbol: "));
+        return ib__fail(
+            err, IB_ERR_MODEL,
+            "aoti: the model library needs %s, which the libtorch loaded lacks: it was compiled for "
+            "another PyTorch version",
+            symbol + strlen("undefined symbol: "));
     if (strstr(why, "cannot open shared object file") && (strstr(why, "libtorch") || strstr(why, "libc10")))
-        return ib__fail(err, IB_ERR_INVALID_ARG,
-                        "aoti: libtorch not found (%s): give --option libtorch=DIR, the torch/lib of the PyTorch "
-                        "that compiled the model",
-                        why);
+        return ib__fail(
+            err, IB_ERR_INVALID_ARG,
+            "aoti: libtorch not found (%s): give --option libtorch=DIR, the torch/lib of the PyTorch "
+            "that compiled the model",
+            why);
     return ib__fail(err, IB_ERR_MODEL, "aoti: cannot load the model library '%s': %s", library, why);
 }
 
@@ -207,7 +212,11 @@ static bool is_shared_library(const char *path)
 {
     FILE *f = fopen(path, "rb");
     unsigned char magic[4] = { 0 };
-    bool elf = f && fread(magic, 1, 4, f) == 4 && !memcmp(magic, "\x7f" "ELF", 4);
+    bool elf = f && fread(magic, 1, 4, f) == 4 &&
+               !memcmp(magic,
+                       "\x7f"
+                       "ELF",
+                       4);
     if (f) fclose(f);
     return elf;
 }
@@ -242,14 +251,17 @@ static ib_status resolve(aoti *a, ib_error *err)
         symbol(a, "AOTInductorModelContainerGetNumInputs", &missing),
         symbol(a, "AOTInductorModelContainerGetNumOutputs", &missing),
     };
-    IB_FAIL_IF(missing, err, IB_ERR_MODEL, "aoti: '%s' is not an AOTInductor model library: no %s", a->path, missing);
+    IB_FAIL_IF(missing, err, IB_ERR_MODEL, "aoti: '%s' is not an AOTInductor model library: no %s", a->path,
+               missing);
     void *t[] = {
         symbol(a, "aoti_torch_create_tensor_from_blob", &missing),
         symbol(a, "aoti_torch_delete_tensor_object", &missing),
         symbol(a, elem_dtype_fns[a->elem], &missing),
-        symbol(a, a->device == IB_DEVICE_CUDA ? "aoti_torch_device_type_cuda" : "aoti_torch_device_type_cpu", &missing),
+        symbol(a, a->device == IB_DEVICE_CUDA ? "aoti_torch_device_type_cuda" : "aoti_torch_device_type_cpu",
+               &missing),
     };
-    IB_FAIL_IF(missing, err, IB_ERR_MODEL, "aoti: libtorch's %s not found: not a libtorch the model can use", missing);
+    IB_FAIL_IF(missing, err, IB_ERR_MODEL, "aoti: libtorch's %s not found: not a libtorch the model can use",
+               missing);
     memcpy(&p->create, &s[0], sizeof p->create);
     memcpy(&p->delete_container, &s[1], sizeof p->delete_container);
     memcpy(&p->run, &s[2], sizeof p->run);
@@ -268,18 +280,22 @@ static ib_status resolve(aoti *a, ib_error *err)
 static ib_status create_container(aoti *a, ib_error *err)
 {
     char device[32], folder[sizeof a->unpacked.library];
-    if (a->device == IB_DEVICE_CUDA) snprintf(device, sizeof device, "cuda:%d", a->device_id);
-    else snprintf(device, sizeof device, "cpu");
+    if (a->device == IB_DEVICE_CUDA)
+        snprintf(device, sizeof device, "cuda:%d", a->device_id);
+    else
+        snprintf(device, sizeof device, "cpu");
     /* Kernels (cubins) and weights kept apart lie beside the library. */
     ib__strlcpy(folder, a->unpacked.library[0] ? a->unpacked.dir : ".", sizeof folder);
     if (!a->unpacked.library[0] && strrchr(a->path, '/'))
         snprintf(folder, sizeof folder, "%.*s", (int)(strrchr(a->path, '/') - a->path), a->path);
     IB_FAIL_IF(a->api.create(&a->container, 1, device, folder) != 0, err, IB_ERR_MODEL,
-               "aoti: the model refused device '%s' (AOTInductorModelContainerCreateWithDevice failed): compiled for "
+               "aoti: the model refused device '%s' (AOTInductorModelContainerCreateWithDevice failed): "
+               "compiled for "
                "another device, or its weights are missing",
                device);
     size_t n_in = 0;
-    IB_FAIL_IF(a->api.num_inputs(a->container, &n_in) != 0 || a->api.num_outputs(a->container, &a->n_outputs) != 0,
+    IB_FAIL_IF(a->api.num_inputs(a->container, &n_in) != 0 ||
+                   a->api.num_outputs(a->container, &a->n_outputs) != 0,
                err, IB_ERR_MODEL, "aoti: the model does not say how many inputs and outputs it has");
     IB_FAIL_IF(n_in != (size_t)a->n_inputs, err, IB_ERR_INVALID_ARG,
                "aoti: the model has %zu inputs, %d shapes given (--option shape=... once per input)", n_in,
@@ -306,8 +322,10 @@ static void set_strides(const aoti *a, input *in)
 static void free_inputs(aoti *a)
 {
     for (int i = 0; i < a->n_inputs; i++) {
-        if (a->device == IB_DEVICE_CUDA) ib__gpu_free(a->in[i].data);
-        else free(a->in[i].data);
+        if (a->device == IB_DEVICE_CUDA)
+            ib__gpu_free(a->in[i].data);
+        else
+            free(a->in[i].data);
         a->in[i].data = NULL;
     }
 }
@@ -319,8 +337,10 @@ static void make_values(const aoti *a, int i, bool zeros, void *host, size_t n)
     uint64_t state = a->seed + ((uint64_t)i << 40) * IB__SPLITMIX64_STEP;
     for (size_t k = 0; k < n; k++) {
         float v = zeros ? 0.0f : ib__uniform_pm1(&state);
-        if (a->elem == ELEM_F32) ((float *)host)[k] = v;
-        else ((uint16_t *)host)[k] = a->elem == ELEM_F16 ? ib__float_to_half(v) : ib__float_to_bfloat16(v);
+        if (a->elem == ELEM_F32)
+            ((float *)host)[k] = v;
+        else
+            ((uint16_t *)host)[k] = a->elem == ELEM_F16 ? ib__float_to_half(v) : ib__float_to_bfloat16(v);
     }
 }
 
@@ -343,7 +363,8 @@ static ib_status alloc_input(aoti *a, input *in, ib_error *err)
 {
     size_t n = 1;
     for (int d = 0; d < in->rank; d++) {
-        IB_FAIL_IF((size_t)in->dims[d] > SIZE_MAX / 8 / n, err, IB_ERR_INVALID_ARG, "aoti: an input too large");
+        IB_FAIL_IF((size_t)in->dims[d] > SIZE_MAX / 8 / n, err, IB_ERR_INVALID_ARG,
+                   "aoti: an input too large");
         n *= (size_t)in->dims[d];
     }
     in->bytes = n * elem_bytes(a->elem);
@@ -365,8 +386,10 @@ static ib_status bind(aoti *a, int64_t batch, ib_error *err)
         st = alloc_input(a, &a->in[i], err);
         if (st == IB_OK) st = fill_input(a, i, false, err);
     }
-    if (st != IB_OK) free_inputs(a);
-    else a->batch = batch;
+    if (st != IB_OK)
+        free_inputs(a);
+    else
+        a->batch = batch;
     return st;
 }
 
@@ -437,18 +460,24 @@ static void aoti_describe(void *state, ib_workload_info *info)
         ib__strlcpy(t->values, "random", sizeof t->values);
     }
     info->n_outputs = a->n_outputs < IB_MAX_TENSORS ? (int)a->n_outputs : IB_MAX_TENSORS;
-    for (int i = 0; i < info->n_outputs; i++) snprintf(info->outputs[i].name, sizeof info->outputs[i].name, "output%d", i);
-    ib__strlcpy(info->math, a->elem == ELEM_F32 ? "fp32" : a->elem == ELEM_F16 ? "fp16" : "bf16", sizeof info->math);
+    for (int i = 0; i < info->n_outputs; i++)
+        snprintf(info->outputs[i].name, sizeof info->outputs[i].name, "output%d", i);
+    ib__strlcpy(info->math,
+                a->elem == ELEM_F32   ? "fp32"
+                : a->elem == ELEM_F16 ? "fp16"
+                                      : "bf16",
+                sizeof info->math);
 }
 
 static ib_status aoti_set_batch(void *state, int64_t batch, ib_error *err)
 {
     aoti *a = state;
     if (batch == a->batch && a->in[0].data) return IB_OK;
-    IB_FAIL_IF(!a->dynamic_batch, err, IB_ERR_UNSUPPORTED,
-               "aoti: batch %lld, but the model's shapes are fixed at %lld (--option dynamic_batch=yes for a model "
-               "exported with a dynamic batch)",
-               (long long)batch, (long long)a->batch);
+    IB_FAIL_IF(
+        !a->dynamic_batch, err, IB_ERR_UNSUPPORTED,
+        "aoti: batch %lld, but the model's shapes are fixed at %lld (--option dynamic_batch=yes for a model "
+        "exported with a dynamic batch)",
+        (long long)batch, (long long)a->batch);
     return bind(a, batch, err);
 }
 
@@ -472,10 +501,12 @@ static ib_status aoti_run(void *state, ib_error *err)
         if (a->api.from_blob(in->data, in->rank, in->dims, in->strides, 0, a->api.dtype, a->api.device_type,
                              device_index, &handles[i]) != 0) {
             while (i-- > 0) a->api.delete_tensor(handles[i]);
-            return ib__fail(err, IB_ERR_RUNTIME, "aoti: aoti_torch_create_tensor_from_blob failed for input %d", i);
+            return ib__fail(err, IB_ERR_RUNTIME,
+                            "aoti: aoti_torch_create_tensor_from_blob failed for input %d", i);
         }
     }
-    int32_t failed = a->api.run(a->container, handles, (size_t)a->n_inputs, a->outputs, a->n_outputs, a->stream, NULL);
+    int32_t failed =
+        a->api.run(a->container, handles, (size_t)a->n_inputs, a->outputs, a->n_outputs, a->stream, NULL);
     release_outputs(a);
     IB_FAIL_IF(failed, err, IB_ERR_RUNTIME, "aoti: AOTInductorModelContainerRun failed at batch %lld",
                (long long)a->batch);
@@ -500,7 +531,8 @@ const ib_backend ib__backend_aoti = {
     .struct_size = sizeof(ib_backend),
     .abi_version = IB_BACKEND_ABI_VERSION,
     .name = "aoti",
-    .description = "a PyTorch model compiled by AOTInductor (.pt2 package or model .so; libtorch at run time)",
+    .description =
+        "a PyTorch model compiled by AOTInductor (.pt2 package or model .so; libtorch at run time)",
     .open = aoti_open,
     .describe = aoti_describe,
     .set_batch = aoti_set_batch,

@@ -45,8 +45,8 @@ static uint64_t le(const uint8_t *p, int bytes)
 
 static ib_status read_at(const zip *z, uint64_t offset, void *buf, size_t len, ib_error *err)
 {
-    IB_FAIL_IF(fseeko(z->f, (off_t)offset, SEEK_SET) != 0 || fread(buf, 1, len, z->f) != len, err, IB_ERR_MODEL,
-               "'%s': truncated .pt2 package (a zip entry runs past the end)", z->path);
+    IB_FAIL_IF(fseeko(z->f, (off_t)offset, SEEK_SET) != 0 || fread(buf, 1, len, z->f) != len, err,
+               IB_ERR_MODEL, "'%s': truncated .pt2 package (a zip entry runs past the end)", z->path);
     return IB_OK;
 }
 
@@ -57,8 +57,8 @@ static ib_status read_zip64_end(zip *z, uint64_t eocd_at, uint64_t *offset, ib_e
     uint8_t loc[20], end[56];
     IB_FAIL_IF(eocd_at < sizeof loc, err, IB_ERR_MODEL, "'%s': a zip64 package without its locator", z->path);
     IB_TRY(read_at(z, eocd_at - sizeof loc, loc, sizeof loc, err));
-    IB_FAIL_IF(le(loc, 4) != ZIP64_LOCATOR_SIG, err, IB_ERR_MODEL, "'%s': a zip64 package without its locator",
-               z->path);
+    IB_FAIL_IF(le(loc, 4) != ZIP64_LOCATOR_SIG, err, IB_ERR_MODEL,
+               "'%s': a zip64 package without its locator", z->path);
     IB_TRY(read_at(z, le(loc + 8, 8), end, sizeof end, err));
     IB_FAIL_IF(le(end, 4) != ZIP64_EOCD_SIG, err, IB_ERR_MODEL, "'%s': a broken zip64 directory", z->path);
     z->entries = le(end + 32, 8);
@@ -93,8 +93,8 @@ static ib_status read_directory(zip *z, ib_error *err)
     }
     free(tail);
     IB_TRY(st);
-    IB_FAIL_IF(z->central_size > MAX_CENTRAL_BYTES || offset > size || z->central_size > size - offset, err, IB_ERR_MODEL,
-               "'%s': a zip directory of %llu bytes at %llu does not fit the file", z->path,
+    IB_FAIL_IF(z->central_size > MAX_CENTRAL_BYTES || offset > size || z->central_size > size - offset, err,
+               IB_ERR_MODEL, "'%s': a zip directory of %llu bytes at %llu does not fit the file", z->path,
                (unsigned long long)z->central_size, (unsigned long long)offset);
     z->central = malloc(z->central_size ? z->central_size : 1);
     IB_FAIL_IF(!z->central, err, IB_ERR_NO_MEMORY, "out of memory");
@@ -146,7 +146,8 @@ static ib_status next_entry(const zip *z, size_t *at, zip_entry *e, ib_error *er
 static const char *model_part(const zip_entry *e, size_t *len)
 {
     for (size_t i = 0; i + sizeof MODEL_FOLDER - 1 <= e->name_len; i++) {
-        if ((i == 0 || e->name[i - 1] == '/') && !memcmp(e->name + i, MODEL_FOLDER, sizeof MODEL_FOLDER - 1)) {
+        if ((i == 0 || e->name[i - 1] == '/') &&
+            !memcmp(e->name + i, MODEL_FOLDER, sizeof MODEL_FOLDER - 1)) {
             *len = e->name_len - i - (sizeof MODEL_FOLDER - 1);
             return e->name + i + sizeof MODEL_FOLDER - 1;
         }
@@ -203,11 +204,11 @@ static ib_status pick_model(const zip *z, const char *wanted, char *model, size_
         strncat(names, quoted, sizeof names - strlen(names) - 1);
         ib__strlcpy(model, m, cap);
     }
-    IB_FAIL_IF(count == 0, err, IB_ERR_MODEL, "'%s': a zip archive without an AOTInductor model (no %s)", z->path,
-               MODEL_FOLDER);
+    IB_FAIL_IF(count == 0, err, IB_ERR_MODEL, "'%s': a zip archive without an AOTInductor model (no %s)",
+               z->path, MODEL_FOLDER);
     IB_FAIL_IF(wanted, err, IB_ERR_INVALID_ARG, "'%s' has no model '%s' (it has %s)", z->path, wanted, names);
-    IB_FAIL_IF(count > 1, err, IB_ERR_INVALID_ARG, "'%s' holds models %s: choose one with --option model=NAME",
-               z->path, names);
+    IB_FAIL_IF(count > 1, err, IB_ERR_INVALID_ARG,
+               "'%s' holds models %s: choose one with --option model=NAME", z->path, names);
     return IB_OK;
 }
 
@@ -225,8 +226,10 @@ static ib_status copy_entry(const zip *z, const zip_entry *e, const char *path, 
     char buf[1 << 16];
     for (uint64_t left = e->size; st == IB_OK && left > 0;) {
         size_t n = left < sizeof buf ? (size_t)left : sizeof buf;
-        if (fread(buf, 1, n, z->f) != n) st = IB_ERR_MODEL;
-        else if (fwrite(buf, 1, n, out) != n) st = IB_ERR_IO;
+        if (fread(buf, 1, n, z->f) != n)
+            st = IB_ERR_MODEL;
+        else if (fwrite(buf, 1, n, out) != n)
+            st = IB_ERR_IO;
         left -= n;
     }
     if (fclose(out) != 0 && st == IB_OK) st = IB_ERR_IO;
@@ -241,8 +244,8 @@ static ib_status copy_entry(const zip *z, const zip_entry *e, const char *path, 
  * too). */
 static ib_status note_written(const zip *z, ib__aoti_unpacked *u, const char *path, ib_error *err)
 {
-    IB_FAIL_IF(u->n_files == IB__AOTI_MAX_FILES, err, IB_ERR_MODEL, "'%s': more than %d files in the model folder",
-               z->path, IB__AOTI_MAX_FILES);
+    IB_FAIL_IF(u->n_files == IB__AOTI_MAX_FILES, err, IB_ERR_MODEL,
+               "'%s': more than %d files in the model folder", z->path, IB__AOTI_MAX_FILES);
     ib__strlcpy(u->files[u->n_files++], path, sizeof u->files[0]);
     return IB_OK;
 }
@@ -254,8 +257,10 @@ static ib_status make_folders(const zip *z, ib__aoti_unpacked *u, const char *fi
     for (const char *slash = strchr(file, '/'); slash; slash = strchr(slash + 1, '/')) {
         char folder[sizeof u->files[0]];
         snprintf(folder, sizeof folder, "%s/%.*s", u->dir, (int)(slash - file), file);
-        if (mkdir(folder, 0700) == 0) IB_TRY(note_written(z, u, folder, err));
-        else IB_FAIL_IF(errno != EEXIST, err, IB_ERR_IO, "cannot make '%s': %s", folder, strerror(errno));
+        if (mkdir(folder, 0700) == 0)
+            IB_TRY(note_written(z, u, folder, err));
+        else
+            IB_FAIL_IF(errno != EEXIST, err, IB_ERR_IO, "cannot make '%s': %s", folder, strerror(errno));
     }
     return IB_OK;
 }
@@ -263,10 +268,11 @@ static ib_status make_folders(const zip *z, ib__aoti_unpacked *u, const char *fi
 static ib_status unpack_file(const zip *z, const zip_entry *e, const char *file, ib__aoti_unpacked *u,
                              ib_error *err)
 {
-    IB_FAIL_IF(e->method != 0, err, IB_ERR_MODEL,
-               "'%s': entry '%s' is compressed (zip method %u): inferbench reads the stored entries PyTorch's "
-               "packager writes; unzip the package and give the model's .so",
-               z->path, file, e->method);
+    IB_FAIL_IF(
+        e->method != 0, err, IB_ERR_MODEL,
+        "'%s': entry '%s' is compressed (zip method %u): inferbench reads the stored entries PyTorch's "
+        "packager writes; unzip the package and give the model's .so",
+        z->path, file, e->method);
     char path[sizeof u->files[0]];
     IB_FAIL_IF(snprintf(path, sizeof path, "%s/%s", u->dir, file) >= (int)sizeof path, err, IB_ERR_MODEL,
                "'%s': entry name '%s' too long", z->path, file);
@@ -275,7 +281,8 @@ static ib_status unpack_file(const zip *z, const zip_entry *e, const char *file,
     IB_TRY(copy_entry(z, e, path, err));
     size_t len = strlen(file);
     if (len > 3 && !strcmp(file + len - 3, ".so")) {
-        IB_FAIL_IF(u->library[0], err, IB_ERR_MODEL, "'%s': two shared libraries in the model folder", z->path);
+        IB_FAIL_IF(u->library[0], err, IB_ERR_MODEL, "'%s': two shared libraries in the model folder",
+                   z->path);
         ib__strlcpy(u->library, path, sizeof u->library);
     }
     return IB_OK;
@@ -290,8 +297,8 @@ static ib_status unpack_model(const zip *z, const char *model, ib__aoti_unpacked
         if (split_model_entry(&e, m, sizeof m, file, sizeof file) && !strcmp(m, model))
             IB_TRY(unpack_file(z, &e, file, u, err));
     }
-    IB_FAIL_IF(!u->library[0], err, IB_ERR_MODEL, "'%s': the model folder '%s' has no shared library (.so)", z->path,
-               model);
+    IB_FAIL_IF(!u->library[0], err, IB_ERR_MODEL, "'%s': the model folder '%s' has no shared library (.so)",
+               z->path, model);
     return IB_OK;
 }
 
@@ -315,7 +322,8 @@ ib_status ib__aoti_unpack(const char *path, const char *model, const char *paren
     ib_status st = read_directory(&z, err);
     char name[128];
     if (st == IB_OK) st = pick_model(&z, model, name, sizeof name, err);
-    if (st == IB_OK && snprintf(u->dir, sizeof u->dir, "%s/inferbench-aoti-XXXXXX", parent) >= (int)sizeof u->dir)
+    if (st == IB_OK &&
+        snprintf(u->dir, sizeof u->dir, "%s/inferbench-aoti-XXXXXX", parent) >= (int)sizeof u->dir)
         st = ib__fail(err, IB_ERR_INVALID_ARG, "extract_dir '%s': too long", parent);
     if (st == IB_OK && !mkdtemp(u->dir)) {
         st = ib__fail(err, IB_ERR_IO, "cannot make a folder in '%s': %s", parent, strerror(errno));
