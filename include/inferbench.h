@@ -1118,6 +1118,14 @@ char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg);
 
 void ib_free(void *p);
 
+/* sizeof the public struct called name ("ib_config", "ib_latency_result",
+ * "ib_backend", ...; those of this header and inferbench_backend.h that
+ * bindings use), or 0 for a name not listed. For bindings that mirror the
+ * structs without reading this header (python/inferbench): they check
+ * their mirrors against it, and allocate the results they only hand back
+ * with the size it gives. */
+size_t ib_struct_size(const char *name);
+
 /* ------------------------------------------------------------------------ */
 /* Serving: latency under load (docs/serve.md)                               */
 /* ------------------------------------------------------------------------ */

@@ -20,6 +20,7 @@ static const struct {
     { &ib__backend_onnxruntime, ib__ort_env_facts },
     { &ib__backend_spin, NULL },
     { &ib__backend_fake, NULL },
+    { &ib__backend_aoti, NULL },
 };
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
 

@@ -9,6 +9,7 @@
 extern const ib_backend ib__backend_onnxruntime;
 extern const ib_backend ib__backend_spin;
 extern const ib_backend ib__backend_fake;
+extern const ib_backend ib__backend_aoti;
 
 /* What a built-in backend adds to the environment a result is reported
  * with (its runtime's version and library), whether or not it measured:

@@ -10,8 +10,9 @@ fast="--warmup-runs 2 --warmup-ms 0 --warmup-max-ms 200"
 expect_exit 0 "backends lists the built-in ones" -- "$IB" backends
 expect_grep "^onnxruntime " "$TMP/out" "onnxruntime listed"
 expect_grep "^spin " "$TMP/out" "spin listed"
+expect_grep "^aoti " "$TMP/out" "aoti listed"
 "$IB" info >"$TMP/info" 2>&1
-expect_grep "^backends +onnxruntime, spin, fake " "$TMP/info" "info lists the backends"
+expect_grep "^backends +onnxruntime, spin, fake, aoti " "$TMP/info" "info lists the backends"
 
 # shellcheck disable=SC2086 # option lists are words
 expect_exit 0 "latency of the GEMM plugin" -- "$IB" latency $small $fast --runs 30 --json "$TMP/l.json"
@@ -47,7 +48,7 @@ expect_exit 2 "an onnxruntime flag given to a plugin" -- "$IB" latency $small --
 expect_grep "^inferbench: --threads applies to the onnxruntime backend" "$TMP/err" "names the flag"
 
 expect_exit 2 "an unknown backend" -- "$IB" latency --backend tensorrt
-expect_grep "^inferbench: unknown backend 'tensorrt' \(known: onnxruntime, spin, fake; or plugin:PATH.so\)$" "$TMP/err" "lists the known ones"
+expect_grep "^inferbench: unknown backend 'tensorrt' \(known: onnxruntime, spin, fake, aoti; or plugin:PATH.so\)$" "$TMP/err" "lists the known ones"
 expect_exit 2 "a missing plugin file" -- "$IB" latency --backend plugin:"$TMP/nothing.so"
 expect_grep "^inferbench: plugin '.*/nothing.so': no such file$" "$TMP/err" "names the file"
 expect_exit 2 "a file that is not a shared object" -- "$IB" latency --backend "$TMP/l.json"

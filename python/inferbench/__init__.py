@@ -1,0 +1,232 @@
+"""inferbench for Python callables: the C library's method (warm-up until
+steady, CUDA events on the very stream, statistics, throughput search,
+pitfalls, reports) applied to a callable, through ctypes over
+libinferbench.so. docs/python.md says how to use it and when the binding's
+own overhead matters.
+
+    import inferbench
+    r = inferbench.latency(lambda: model(x), device="cuda")
+    r.print(); r.save_json("r.json"); r.save_html("r.html")
+"""
+
+import ctypes
+import platform
+import time
+
+from . import _lib as L
+from ._backend import CallableWorkload
+from ._errors import CallableError, InferbenchError, Interrupted
+from ._result import Result
+
+__all__ = ["latency", "throughput", "pitfalls", "calibrate", "binding_overhead", "Result",
+           "InferbenchError", "CallableError", "Interrupted"]
+__version__ = "0.1.0"
+
+_REPORTS = {  # kind: (result struct, measure, text, json, html, free)
+    "latency": ("ib_latency_result", "ib_measure_latency", "ib_latency_report_text", "ib_latency_report_json",
+                "ib_latency_report_html", "ib_latency_result_free"),
+    "throughput": ("ib_throughput_result", "ib_measure_throughput", "ib_throughput_report_text",
+                   "ib_throughput_report_json", "ib_throughput_report_html", None),
+    "pitfalls": ("ib_pitfalls_result", "ib_measure_pitfalls", "ib_pitfalls_report_text",
+                 "ib_pitfalls_report_json", "ib_pitfalls_report_html", None),
+}
+
+
+def _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2,
+            steady=True):
+    cfg = L.Config()
+    L.lib().ib_config_init(ctypes.byref(cfg))
+    cfg.warmup_until_steady = steady
+    given = dict(runs=runs, warmup_runs=warmup_runs, warmup_ms=warmup_ms, warmup_max_ms=warmup_max_ms,
+                 precision=precision, max_time_ms=max_time_ms)
+    for key, value in given.items():
+        if value is not None:
+            if value < 0 or (key == "runs" and value < 1):
+                raise InferbenchError(f"{key}={value}: expected a {'positive' if key == 'runs' else 'non-negative'} number")
+            setattr(cfg, key, value)
+    cfg.exclude_launch, cfg.flush_l2 = exclude_launch, flush_l2
+    return cfg
+
+
+def _measure(kind, workload, cfg, measure_cfg):
+    """Opens workload, measures it as kind, and returns its Result; raises
+    (with the partial result) when the measurement failed."""
+    lib = L.lib()
+    names = _REPORTS[kind]
+    overhead = binding_overhead()
+    cfg.cancel = ctypes.pointer(workload.cancel)
+    w = workload.open()
+    out = ctypes.create_string_buffer(L.struct_size(names[0]))
+    err = L.Error()
+    try:
+        with workload.current():
+            status = getattr(lib, names[1])(w, ctypes.byref(measure_cfg), out, ctypes.byref(err))
+        info = lib.ib_workload_get_info(w)
+        result = Result(kind, L.take_string(getattr(lib, names[3])(out, info, ctypes.byref(measure_cfg))),
+                        L.take_string(getattr(lib, names[2])(out, info)),
+                        L.take_string(getattr(lib, names[4])(out, info)),
+                        _binding_facts(workload, overhead))
+    finally:
+        if names[5]:
+            getattr(lib, names[5])(out)
+        lib.ib_workload_destroy(w)
+    _warn_other_stream(result)
+    if status not in (L.IB_OK, L.IB_ERR_NOT_MET):
+        workload.raise_failure(status, err, result if _measured_some(result) else None)
+    return result
+
+
+def _measured_some(result):
+    if result.kind == "latency":
+        return bool(result.latency_ms and result.latency_ms.get("n"))
+    return True
+
+
+def _binding_facts(workload, overhead):
+    facts = {"language": "python", "python": platform.python_version(),
+             "host_overhead_us": overhead[0], "plain_call_us": overhead[1], "warnings": []}
+    if workload.stream is not None:
+        facts["stream"] = workload.stream.handle
+        facts["runtime"] = workload.stream.runtime_name()
+    return facts
+
+
+def _warn_other_stream(result):
+    # Work queued on another stream than the one timed: the events around
+    # the call read almost nothing while the host saw the call take long.
+    if result.kind != "latency" or result.data.get("timing") != "device-events" or not result.latency_ms:
+        return
+    device, host = result.latency_ms["p50"], (result.data.get("host_latency_ms") or {}).get("p50")
+    if host and device < 0.02 and host > 10 * device:
+        result.data["binding"]["warnings"].append(
+            f"the events on the stream read {device * 1000:.1f} us but the host {host * 1000:.1f} us: "
+            "if the callable queued work, it went on another stream than the one timed"
+        )
+
+
+def latency(fn, device="cpu", *, stream=None, device_id=0, name=None, batch=1, runs=None, warmup_runs=None,
+            warmup_ms=None, warmup_max_ms=None, precision=None, max_time_ms=None, exclude_launch=False,
+            flush_l2=False, steady=True, input_shape=None):
+    """The latency of fn() (no argument), measured as the C program measures
+    a model: one cold run apart, warm-up until steady, then `runs` timed
+    runs (default 300), or until the median is known to `precision`.
+    device "cuda": fn enqueues its work on the current CUDA stream, which is
+    `stream` (a handle, or an object with .cuda_stream) or PyTorch's
+    current stream, made current around the measurement; the runs are timed
+    with CUDA events on it. device "cpu": the host clock around each call.
+    batch: what one call processes (reported). steady=False: the warm-up
+    ends after warmup_runs and warmup_ms, steady or not (--no-steady). Returns a Result; raises
+    CallableError (fn raised), Interrupted (Ctrl-C; .result keeps what was
+    measured) or InferbenchError."""
+    cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2,
+                  steady)
+    workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
+                                batch=batch, input_shape=input_shape)
+    return _measure("latency", workload, cfg, cfg)
+
+
+def throughput(fn, device="cpu", *, batches=None, make_batch=None, max_batch=None, latency_budget_ms=0.0,
+               stream=None, device_id=0, name=None, runs=None, warmup_runs=None, warmup_ms=None,
+               warmup_max_ms=None, input_shape=None):
+    """The throughput of fn(b) at the batches given (no search), or at the
+    batches a search finds up to max_batch (default 4096; out of memory
+    ends the growth: make_batch or fn raising MemoryError or torch's
+    OutOfMemoryError is the answer "does not fit"). b is make_batch(n) when
+    make_batch is given, else the batch size n. Returns a Result."""
+    tcfg = L.ThroughputConfig()
+    L.lib().ib_throughput_config_init(ctypes.byref(tcfg))
+    tcfg.run = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, None, None, False, False)
+    if max_batch is not None:
+        tcfg.max_batch = max_batch
+    tcfg.latency_budget_ms = latency_budget_ms
+    if batches is not None:
+        batches = [int(b) for b in batches]
+        if not batches or min(batches) < 1:
+            raise InferbenchError(f"batches {batches}: expected batch sizes of at least 1")
+        array = (ctypes.c_int64 * len(batches))(*batches)
+        tcfg.batches, tcfg.n_batches = ctypes.cast(array, ctypes.POINTER(ctypes.c_int64)), len(batches)
+    workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
+                                batch=batches[0] if batches else 1, batched=True, make_batch=make_batch,
+                                input_shape=input_shape)
+    return _measure("throughput", workload, tcfg.run, tcfg)
+
+
+def pitfalls(fn, device="cpu", *, stream=None, device_id=0, name=None, runs=None, warmup_runs=None,
+             warmup_ms=None, warmup_max_ms=None, input_shape=None):
+    """fn measured the correct way and each classic wrong way that applies
+    to a callable (on CUDA: the host clock without a sync; everywhere: one
+    run taken as the answer). Returns a Result."""
+    cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, None, None, False, False)
+    workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
+                                input_shape=input_shape)
+    return _measure("pitfalls", workload, cfg, cfg)
+
+
+def _name_of(fn):
+    return getattr(fn, "__qualname__", None) or type(fn).__name__
+
+
+_overhead = None
+
+
+def _empty():
+    pass
+
+
+def binding_overhead():
+    """(through the binding, plain loop): the host time one run of an empty
+    callable takes timed by the library through the binding, and called in
+    a plain Python loop, in microseconds; measured once per process."""
+    global _overhead
+    if _overhead is None:
+        cfg = _config(300, 20, 20.0, 500.0, None, None, False, False)
+        cfg.sample_gpu_state = False
+        workload = CallableWorkload(_empty, name="empty callable", device="cpu")
+        lib = L.lib()
+        w = workload.open()
+        out = ctypes.create_string_buffer(L.struct_size("ib_latency_result"))
+        try:
+            err = L.Error()
+            status = lib.ib_measure_latency(w, ctypes.byref(cfg), out, ctypes.byref(err))
+            if status != L.IB_OK:
+                workload.raise_failure(status, err, None)
+            import json
+            doc = json.loads(L.take_string(lib.ib_latency_report_json(out, lib.ib_workload_get_info(w), ctypes.byref(cfg))))
+        finally:
+            lib.ib_latency_result_free(out)
+            lib.ib_workload_destroy(w)
+        _overhead = (doc["latency_ms"]["p50"] * 1000.0, _plain_call_us())
+    return _overhead
+
+
+def _plain_call_us(n=2000):
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            _empty()
+        best = min(best, (time.perf_counter_ns() - t0) / n / 1000.0)
+    return best
+
+
+def calibrate(device="cpu", device_id=0, runs=None):
+    """The tool's accuracy and the binding's overhead. On "cuda": the C
+    program's calibration (spin kernels of known duration, the harness's
+    own cost, the timer's resolution) with the binding's row added; on
+    "cpu": the binding's row alone. Returns a Result of kind calibration."""
+    overhead = binding_overhead()
+    facts = {"language": "python", "python": platform.python_version(), "host_overhead_us": overhead[0],
+             "plain_call_us": overhead[1], "warnings": []}
+    if device != "cuda":
+        import json
+        return Result("calibration", json.dumps({"schema": "inferbench.binding/1"}),
+                      "inferbench calibrate: the Python binding (no GPU calibration on the CPU)\n", None, facts)
+    lib = L.lib()
+    cfg = _config(runs, None, None, None, None, None, False, False)
+    out = ctypes.create_string_buffer(L.struct_size("ib_calibration_result"))
+    err = L.Error()
+    status = lib.ib_calibrate(device_id, ctypes.byref(cfg), None, 0, out, ctypes.byref(err))
+    if status != L.IB_OK:
+        raise InferbenchError(err.text() or L.status_name(status), None, L.status_name(status))
+    return Result("calibration", L.take_string(lib.ib_calibration_report_json(out, ctypes.byref(cfg))),
+                  L.take_string(lib.ib_calibration_report_text(out)), None, facts)

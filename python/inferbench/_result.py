@@ -1,0 +1,88 @@
+"""A measurement's result: the library's own reports (text, JSON, HTML),
+taken when it was measured, plus what the binding adds ("binding": its
+host overhead, its warnings). The JSON is the document the C program
+writes (`inferbench compare` reads it), with one more member."""
+
+import json
+import os
+import sys
+import tempfile
+
+
+class Result:
+    """kind: "latency", "throughput", "pitfalls" or "calibration".
+    data: the JSON document as a dict; text: the library's text report."""
+
+    def __init__(self, kind, document, text, html, binding):
+        self.kind = kind
+        self.data = json.loads(document)
+        self.data["binding"] = binding
+        self.text = text
+        self._html = html
+
+    @property
+    def partial(self):
+        """True when the measurement stopped early (error, Ctrl-C)."""
+        return bool(self.data.get("partial"))
+
+    @property
+    def warnings(self):
+        return list(self.data.get("warnings") or []) + list(self.data["binding"].get("warnings", []))
+
+    @property
+    def latency_ms(self):
+        """The statistics of the primary timing (latency), a dict."""
+        return self.data.get("latency_ms")
+
+    @property
+    def median_ms(self):
+        stats = self.latency_ms
+        return stats["p50"] if stats else None
+
+    def report(self):
+        """The text report, with the binding's lines after it."""
+        lines = [self.text.rstrip("\n")]
+        b = self.data["binding"]
+        if b.get("host_overhead_us") is not None:
+            lines.append(
+                f"binding: python {b['python']}, an empty callable takes {b['host_overhead_us']:.2f} us a run "
+                f"through the binding (host clock; {b['plain_call_us']:.2f} us called in a plain loop)"
+            )
+        lines += [f"warning: {w}" for w in b.get("warnings", [])]
+        return "\n".join(lines) + "\n"
+
+    def print(self, file=None):
+        (file or sys.stdout).write(self.report())
+
+    def to_json(self):
+        return json.dumps(self.data, indent=2, allow_nan=False) + "\n"
+
+    def save_json(self, path):
+        """Writes the JSON document (the schema the C program writes)."""
+        _write_whole(path, self.to_json())
+
+    def save_html(self, path):
+        """Writes the self-contained HTML page (docs/report.md)."""
+        if self._html is None:
+            raise ValueError(f"a {self.kind} result has no HTML page")
+        _write_whole(path, self._html)
+
+    def __repr__(self):
+        if self.kind == "latency" and self.latency_ms:
+            s = self.latency_ms
+            return f"<inferbench latency p50={s['p50']:.4f} ms p99={s['p99']:.4f} ms n={s['n']}{' partial' if self.partial else ''}>"
+        return f"<inferbench {self.kind} result{' partial' if self.partial else ''}>"
+
+
+def _write_whole(path, text):
+    """Writes text to path through a temporary file beside it and a rename:
+    never a half-written file."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".inferbench-")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

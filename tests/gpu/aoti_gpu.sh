@@ -1,0 +1,65 @@
+# The aoti backend on a real AOTInductor package (a GPU and PyTorch needed;
+# about a minute, most of it compiling): a small convolutional network
+# (EfficientNet-B0 from torchvision with IB_AOTI_FULL=1: about 66 s more)
+# compiled by torch._inductor.aoti_compile_and_package in a fresh process,
+# then measured by the C program, with no Python in its process, libtorch
+# dlopened from torch/lib. Before that, the evidence the issue asks for
+# about the crash seen on the H200: the package's layout, what the model
+# library needs (readelf), and whether a plain dlopen of it crashes in a
+# process that has not imported torch (exit status printed either way).
+. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/require_device.sh"
+. "$(dirname "$0")/find_torch.sh"
+py=$(find_torch_python) || { echo "no python3 with torch and CUDA (set IB_TORCH_PYTHON): skipped"; exit 77; }
+torchlib=$("$py" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
+echo "python with torch: $py, libtorch in $torchlib"
+
+cat >"$TMP/compile.py" <<'PY'
+import os, sys, time, zipfile
+import torch
+out, full = sys.argv[1], os.environ.get("IB_AOTI_FULL") == "1"
+if full:
+    import torchvision
+    model = torchvision.models.efficientnet_b0()
+else:
+    model = torch.nn.Sequential(*[torch.nn.Sequential(torch.nn.Conv2d(3 if i == 0 else 32, 32, 3, padding=1),
+                                                      torch.nn.BatchNorm2d(32), torch.nn.ReLU()) for i in range(6)])
+model = model.eval().cuda()
+x = torch.randn(1, 3, 224, 224, device="cuda")
+t0 = time.time()
+with torch.inference_mode():
+    ep = torch.export.export(model, (x,))
+    path = torch._inductor.aoti_compile_and_package(ep, package_path=out)
+print(f"torch {torch.__version__}: compiled in {time.time() - t0:.1f} s, {os.path.getsize(path) / 1e6:.1f} MB")
+for info in zipfile.ZipFile(path).infolist():
+    print(f"  {info.filename} {info.file_size} bytes, method {info.compress_type}")
+PY
+expect_exit 0 "compile a package in a fresh process" -- "$py" "$TMP/compile.py" "$TMP/model.pt2"
+cat "$TMP/out" "$TMP/err"
+
+# The model library as PyTorch stored it, and what it needs.
+python3 - "$TMP/model.pt2" "$TMP/lib" <<'PY'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for n in z.namelist():
+    if n.endswith(".so"):
+        z.extract(n, sys.argv[2])
+        print(f"{sys.argv[2]}/{n}")
+PY
+so=$(find "$TMP/lib" -name '*.so' | head -1)
+readelf -d "$so" | grep -E "NEEDED|RUNPATH|RPATH" || true
+echo "plain dlopen of the model library without torch imported:"
+LD_LIBRARY_PATH="$torchlib" python3 -c "import ctypes, sys; ctypes.CDLL(sys.argv[1]); print('loaded')" "$so"
+echo "exit status $?"
+
+expect_exit 0 "the package measured by the C program (libtorch dlopened)" -- \
+  "$IB" latency "$TMP/model.pt2" --backend aoti --option libtorch="$torchlib" --option shape=1x3x224x224 \
+  --device cuda --runs 200 --json "$TMP/aoti.json"
+cat "$TMP/out" "$TMP/err"
+json_check "$TMP/aoti.json" "d['timing'] == 'device-events' and d['latency_ms']['n'] == 200" "timed with CUDA events on the backend's stream"
+json_check "$TMP/aoti.json" "d['workload']['provider'] == 'AOTInductor'" "json: the provider"
+expect_exit 0 "pitfalls on the package" -- \
+  "$IB" pitfalls "$TMP/model.pt2" --backend aoti --option libtorch="$torchlib" --option shape=1x3x224x224 \
+  --device cuda --runs 50
+cat "$TMP/out"
+finish
