@@ -1,10 +1,24 @@
 /* Which backend measures the model: --backend NAME (a built-in table, see
  * `inferbench backends`), --backend plugin:PATH.so (or any path with a '/')
- * for an out-of-tree one, with its --option KEY=VALUE settings. Without
- * them the model goes to ONNX Runtime with the model options, as always. */
+ * for an out-of-tree one, with its --option KEY=VALUE settings (ONNX
+ * Runtime's flags --threads, --cudnn-search, --prefer-nhwc and --cuda-graph
+ * are such settings too). Without --backend the model goes to ONNX Runtime
+ * with the model options and those settings, as always. */
 #include "cli.h"
 
 #include <string.h>
+
+/* Appends key[0..key_len) = value (which must outlive a: argv or static
+ * text); false when the key is too long or the list full. */
+static bool put_option(cli_args *a, const char *key, size_t key_len, const char *value)
+{
+    if (key_len >= sizeof a->option_keys[0] || a->n_options == CLI_MAX_BACKEND_OPTIONS) return false;
+    char *copy = a->option_keys[a->n_options];
+    memcpy(copy, key, key_len);
+    copy[key_len] = '\0';
+    a->options[a->n_options++] = (ib_backend_option){ .key = copy, .value = value };
+    return true;
+}
 
 bool cli_add_backend_option(cli_args *a, const char *text)
 {
@@ -14,16 +28,19 @@ bool cli_add_backend_option(cli_args *a, const char *text)
         fprintf(stderr, "inferbench: --option '%s': expected KEY=VALUE\n", text);
         return false;
     }
-    if (key_len >= sizeof a->option_keys[0] || a->n_options == CLI_MAX_BACKEND_OPTIONS) {
+    if (!put_option(a, text, key_len, eq + 1)) {
         fprintf(stderr, "inferbench: --option '%s': too long a key, or more than %d options\n", text,
                 CLI_MAX_BACKEND_OPTIONS);
         return false;
     }
-    char *key = a->option_keys[a->n_options];
-    memcpy(key, text, key_len);
-    key[key_len] = '\0';
-    a->options[a->n_options++] = (ib_backend_option){ .key = key, .value = eq + 1 };
     return true;
+}
+
+bool cli_set_backend_option(cli_args *a, const char *flag, const char *key, const char *value)
+{
+    if (put_option(a, key, strlen(key), value)) return true;
+    fprintf(stderr, "inferbench: %s: more than %d options\n", flag, CLI_MAX_BACKEND_OPTIONS);
+    return false;
 }
 
 static bool is_plugin_path(const char *name) { return !strncmp(name, "plugin:", 7) || strchr(name, '/'); }
@@ -60,10 +77,6 @@ static const char *runtime_flag_given(const cli_args *a)
     ib_model_options_init(&defaults);
     if (m->n_shapes) return "--shape";
     if (m->n_inputs) return "--input";
-    if (strcmp(m->cudnn_conv_algo_search, defaults.cudnn_conv_algo_search)) return "--cudnn-search";
-    if (m->prefer_nhwc) return "--prefer-nhwc";
-    if (m->cuda_graph) return "--cuda-graph";
-    if (m->intra_op_threads) return "--threads";
     if (a->memory_cap_mb) return "--memory-cap-mb";
     if (m->math != IB_MATH_DEFAULT) return "--math";
     if (a->max_error > 0) return "--max-error";
@@ -99,10 +112,13 @@ static int open_through_table(const cli_args *a, ib_workload **w)
 
 int cli_open_workload(const cli_args *a, ib_workload **w)
 {
-    bool native = (!a->backend || !strcmp(a->backend, "onnxruntime")) && a->n_options == 0;
+    bool native = !a->backend || !strcmp(a->backend, "onnxruntime");
     if (!native) return open_through_table(a, w);
+    ib_model_options m = a->model_opts;
+    m.options = a->options;
+    m.n_options = a->n_options;
     ib_error err = { { 0 } };
-    ib_status st = ib_workload_open_model(a->model, &a->model_opts, w, &err);
+    ib_status st = ib_workload_open_model(a->model, &m, w, &err);
     return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
 }
 

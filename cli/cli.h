@@ -222,6 +222,9 @@ int cli_open_workload(const cli_args *a, ib_workload **w);
 
 /* Splits "KEY=VALUE" into a's next backend option (KEY non-empty). */
 bool cli_add_backend_option(cli_args *a, const char *text);
+/* A flag that is a backend setting (--threads 2: threads=2), added to the
+ * same list after the --option given before it. value must outlive a. */
+bool cli_set_backend_option(cli_args *a, const char *flag, const char *key, const char *value);
 
 /* "onnxruntime, spin": the registered backends' names, for messages. */
 void cli_backend_names(char *buf, size_t cap);

@@ -401,13 +401,13 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_SHAPE: return add_shape(a, v);
     case O_INPUT: return add_input(a, v);
     case O_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (a->model_opts.seed = (uint64_t)i64, true);
-    case O_CUDNN: return parse_cudnn(v, &a->model_opts.cudnn_conv_algo_search);
-    case O_NHWC: a->model_opts.prefer_nhwc = true; return true;
-    case O_CUDA_GRAPH: a->model_opts.cuda_graph = true; return true;
-    case O_THREADS:
-        if (!parse_i64(name, v, 1, 1024, &i64)) return false;
-        a->model_opts.intra_op_threads = (int)i64;
-        return true;
+    case O_CUDNN: {
+        const char *search;
+        return parse_cudnn(v, &search) && cli_set_backend_option(a, "--cudnn-search", "cudnn_search", search);
+    }
+    case O_NHWC: return cli_set_backend_option(a, "--prefer-nhwc", "prefer_nhwc", "yes");
+    case O_CUDA_GRAPH: return cli_set_backend_option(a, "--cuda-graph", "cuda_graph", "yes");
+    case O_THREADS: return parse_i64(name, v, 1, 1024, &i64) && cli_set_backend_option(a, "--threads", "threads", v);
     case O_RUNS: return parse_i64(name, v, 1, 1000000, &c->runs);
     case O_WARMUP_RUNS: return parse_i64(name, v, 0, 1000000, &c->warmup_runs);
     case O_WARMUP_MS: return parse_f64(name, v, 0, 3600000, &c->warmup_ms);

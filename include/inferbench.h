@@ -158,6 +158,41 @@ typedef enum ib_math {
     IB_MATH_BF16 = 4     /* the model converted to bfloat16 */
 } ib_math;
 
+/* ------------------------------------------------------------------------ */
+/* Backend options: KEY=VALUE settings, as given and as reported             */
+/* ------------------------------------------------------------------------ */
+
+/* One --option KEY=VALUE as given. Both strings non-NULL. */
+typedef struct ib_backend_option {
+    const char *key;
+    const char *value;
+} ib_backend_option;
+
+#define IB_MAX_OPTIONS 16
+#define IB_OPTION_KEY_LEN 32   /* bytes of a key, with its NUL */
+#define IB_OPTION_VALUE_LEN 64 /* bytes of a value, with its NUL */
+
+/* The settings a measured workload ran with, as its backend reports them:
+ * only those it has (the CPU provider reports no cuDNN search), each a key
+ * and its value in words ("yes", "EXHAUSTIVE", "default"). Recorded in
+ * JSON as an object (workload.backend_options, docs/json.md), printed as
+ * "key=value", compared key by key. */
+typedef struct ib_option_list {
+    size_t n;
+    struct {
+        char key[IB_OPTION_KEY_LEN];
+        char value[IB_OPTION_VALUE_LEN];
+    } items[IB_MAX_OPTIONS];
+} ib_option_list;
+
+/* Sets key to value in list, replacing the value of a key set before, else
+ * appending. IB_ERR_INVALID_ARG when key is empty or either string is too
+ * long, IB_ERR_NO_MEMORY when the list is full (list unchanged either way). */
+ib_status ib_option_list_set(ib_option_list *list, const char *key, const char *value);
+
+/* The value of key in list, or NULL when the list has no such key. */
+const char *ib_option_list_get(const ib_option_list *list, const char *key);
+
 typedef struct ib_model_options {
     ib_device_kind device;
     int device_id;
@@ -169,11 +204,6 @@ typedef struct ib_model_options {
     const ib_shape_override *shapes;   /* overrides for symbolic dimensions */
     size_t n_shapes;
     uint64_t seed;                     /* input fill; default 42 */
-    const char *cudnn_conv_algo_search;/* "EXHAUSTIVE" (default), "HEURISTIC", "DEFAULT" */
-    bool prefer_nhwc;                  /* CUDA EP layout preference */
-    bool cuda_graph;                   /* CUDA EP: capture the run as a CUDA graph
-                                          and replay it (one launch a run); a
-                                          new batch takes a new session */
     size_t device_memory_limit_bytes;  /* CUDA arena cap, 0 = none */
     size_t host_memory_limit_bytes;    /* CPU: the memory ONNX Runtime's host
                                           arena may take (its max_mem), and the
@@ -181,7 +211,6 @@ typedef struct ib_model_options {
                                           past it a run fails with
                                           IB_ERR_DEVICE_OOM instead of being
                                           killed. 0 = half of physical memory */
-    int intra_op_threads;              /* CPU EP threads, 0 = runtime default */
     const ib_input_spec *inputs;       /* how named inputs are filled; the
                                           others: IB_INPUT_RANDOM. A name the
                                           model lacks, or given twice, is
@@ -190,6 +219,12 @@ typedef struct ib_model_options {
     ib_math math; /* the arithmetic (default: the runtime's
                      own, stated in the info); fp16/bf16
                      convert the model in memory */
+    /* The runtime's own settings as KEY=VALUE pairs, in order (a later
+     * one wins), as `--option` gives them (docs/backend-onnxruntime.md:
+     * threads, cudnn_search, prefer_nhwc, cuda_graph). An unknown key or a
+     * bad value is IB_ERR_INVALID_ARG at open, naming it. Not owned. */
+    const struct ib_backend_option *options;
+    size_t n_options;
 } ib_model_options;
 
 void ib_model_options_init(ib_model_options *opts);
@@ -242,11 +277,9 @@ typedef struct ib_workload_info {
     ib_tensor_info outputs[IB_MAX_TENSORS];
     double flops_per_item;    /* 0 when unknown */
     /* How the runtime was set up: results taken otherwise are not like for
-     * like (compare says so). */
-    char cudnn_conv_algo_search[16]; /* CUDA provider: "EXHAUSTIVE", ...; "" otherwise */
-    bool prefer_nhwc;         /* CUDA provider's NHWC preference */
-    bool cuda_graph;          /* runs replayed from a captured CUDA graph */
-    int intra_op_threads;     /* 0: the runtime's default */
+     * like (compare says so key by key). Only the settings this backend
+     * has, each with the value in effect (the default too). */
+    ib_option_list options;
     char math[8];             /* the arithmetic in effect: "fp32", "tf32",
                                  "fp16", "bf16" */
     bool math_default;        /* math was not asked: the runtime's default */
@@ -299,6 +332,10 @@ typedef struct ib_env {
     unsigned long long l2_cache_bytes;
     bool nvml_available;
     char nvml_note[128];       /* why GPU state is missing, if it is */
+    /* Which GPU gpu_name is (the JSON's environment.devices[0]): */
+    int gpu_index;             /* CUDA device index; -1 without a GPU */
+    char gpu_uuid[96];         /* NVML's "GPU-..."; "" unknown */
+    char gpu_pci_bus_id[32];   /* "0000:3b:00.0"; "" unknown */
     size_t n_gpu_samples;      /* [0] before, [n-1] after, others during */
     ib_gpu_sample gpu_samples[IB_MAX_GPU_SAMPLES];
     /* Other work on the machine while the runs were timed (docs/gpu.md,
@@ -712,7 +749,9 @@ typedef struct ib_latency_file {
     char gpu[128];             /* "" without a GPU */
     char execution_provider[64];
     char ort_version[32];      /* "" when the file does not say */
-    char runtime_options[128]; /* "cuDNN search EXHAUSTIVE, NHWC no, intra-op threads default"; "" idem */
+    ib_option_list options;    /* workload.backend_options (schema 2), or
+                                  what workload.runtime_options of schema 1
+                                  says, in the keys of today's backend */
     char math[32];             /* "fp32", "fp16", "tf32 (runtime default)"...; "" idem */
     char flush_l2[4];          /* "yes", "no"; "" idem */
     char exclude_launch[4];    /* "yes", "no"; "" idem */

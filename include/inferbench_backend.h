@@ -40,12 +40,12 @@ extern "C" {
 #endif
 
 /* The ABI version this header describes. */
-#define IB_BACKEND_ABI_VERSION 1u
+#define IB_BACKEND_ABI_VERSION 2u
 
 /* The one symbol a plugin exports: a function returning its table. The
  * name carries the ABI version, so that a plugin of another version is
  * found missing rather than misread. */
-#define IB_BACKEND_ENTRY_SYMBOL "inferbench_backend_v1"
+#define IB_BACKEND_ENTRY_SYMBOL "inferbench_backend_v2"
 typedef const struct ib_backend *(*ib_backend_entry_fn)(void);
 
 /* What a backend can do: bits of ib_backend_handle.caps, set by open. */
@@ -86,14 +86,12 @@ enum {
     /* fill_inputs is given: the inputs can be refilled in place, with zeros
      * and back, so that the pitfalls report can show what zero-filled
      * inputs would have measured. */
-    IB_CAP_REFILL_INPUTS = 1u << 9
+    IB_CAP_REFILL_INPUTS = 1u << 9,
+    /* The backend picks its kernels by timing candidates when a session
+     * opens (cuDNN's exhaustive search): the choice, and so the figures,
+     * can differ from one session to the next (warned about). */
+    IB_CAP_AUTOTUNED = 1u << 10
 };
-
-/* One --option KEY=VALUE. Both strings non-NULL. */
-typedef struct ib_backend_option {
-    const char *key;
-    const char *value;
-} ib_backend_option;
 
 /* What open is given. Initialize with ib_backend_open_args_init: fields
  * added later (at the end, struct_size telling which exist) keep their

@@ -261,5 +261,5 @@ static const ib_backend gemm_backend = {
 };
 
 /* The one symbol inferbench looks up. */
-const ib_backend *inferbench_backend_v1(void);
-const ib_backend *inferbench_backend_v1(void) { return &gemm_backend; }
+const ib_backend *inferbench_backend_v2(void);
+const ib_backend *inferbench_backend_v2(void) { return &gemm_backend; }

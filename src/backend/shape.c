@@ -16,7 +16,6 @@ void ib_model_options_init(ib_model_options *opts)
     opts->device_id = 0;
     opts->batch = 0; /* not given: 1, or what --shape gives the batch dimension */
     opts->seed = 42;
-    opts->cudnn_conv_algo_search = "EXHAUSTIVE";
 }
 
 /* Parses one dimension text[0..len): a positive decimal integer <= MAX_DIM,

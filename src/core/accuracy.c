@@ -112,13 +112,15 @@ static void compare_output(const ib__output_values *ref, const ib__output_values
     out->over_tolerance = tolerance > 0 && !(out->max_abs_error <= tolerance);
 }
 
-/* The same model, strict fp32 (TF32 off, unconverted), plain session. */
+/* The same model, strict fp32 (TF32 off, unconverted), plain session: the
+ * runtime's settings left at their defaults (no graph replay). */
 static ib_status open_reference(ib_workload *w, const char *model, const ib_model_options *opts,
                                 ib_workload **ref, ib_error *err)
 {
     ib_model_options o = *opts;
     o.math = IB_MATH_FP32;
-    o.cuda_graph = false;
+    o.options = NULL;
+    o.n_options = 0;
     o.device = w->info.device;
     o.batch = w->info.has_batch_dim ? w->info.batch : 0;
     ib_error why;

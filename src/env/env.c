@@ -59,6 +59,8 @@ static void read_host_cpu(char *out, size_t cap)
 
 static void capture_gpu(ib_env *env, int device_id)
 {
+    env->gpu_index = device_id;
+    ib__gpu_pci_bus_id(device_id, env->gpu_pci_bus_id, sizeof env->gpu_pci_bus_id, NULL);
     ib__gpu_props p;
     if (ib__gpu_props_get(device_id, &p, NULL) == IB_OK) {
         ib__strlcpy(env->gpu_name, p.name, sizeof env->gpu_name);
@@ -79,6 +81,8 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     ib__strlcpy(env->tool_version, IB_VERSION, sizeof env->tool_version);
     env->host_cpu[0] = '\0';
     env->gpu_name[0] = '\0';
+    env->gpu_index = -1;
+    env->gpu_uuid[0] = env->gpu_pci_bus_id[0] = '\0';
     env->driver_version[0] = '\0';
     env->cuda_driver_version = 0;
     env->cuda_runtime_version = 0;

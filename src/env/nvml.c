@@ -41,6 +41,7 @@ static struct {
     nvml_return (*power_usage)(nvml_device device, unsigned *milliwatts);
     nvml_return (*clocks_event_reasons)(nvml_device device, unsigned long long *reasons);
     nvml_return (*compute_processes)(nvml_device device, unsigned *count, void *infos);
+    nvml_return (*uuid)(nvml_device device, char *uuid, unsigned length);
 } nvml;
 
 /* nvmlProcessInfo_t of the _v2 and _v3 entry points (nvmlProcessInfo_v2_t). */
@@ -82,6 +83,7 @@ static void nvml_load(void)
     LOAD(max_clock_info, "nvmlDeviceGetMaxClockInfo");
     LOAD(temperature, "nvmlDeviceGetTemperature");
     LOAD(power_usage, "nvmlDeviceGetPowerUsage");
+    LOAD(uuid, "nvmlDeviceGetUUID");
     /* Renamed in NVML 12.2 ("throttle" became "event"), same signature;
      * drivers before that have only the old name. */
     /* _v3 and _v2 take the same struct; _v1's is shorter: not used. */
@@ -175,6 +177,9 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env)
         env->sm_clock_max_mhz = v;
     if (nvml.max_clock_info && nvml.max_clock_info(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
         env->mem_clock_max_mhz = v;
+    char uuid[sizeof env->gpu_uuid];
+    if (nvml.uuid && nvml.uuid(dev, uuid, sizeof uuid) == NVML_SUCCESS)
+        ib__strlcpy(env->gpu_uuid, uuid, sizeof env->gpu_uuid);
 }
 
 int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory, size_t cap)

@@ -56,7 +56,7 @@ static cJSON *point_json(const ib_calibration_point *p)
 
 char *ib_calibration_report_json(const ib_calibration_result *r, const ib_config *cfg)
 {
-    cJSON *root = ib__json_document("inferbench.calibrate/1", r->partial, r->stop_status, NULL);
+    cJSON *root = ib__json_document("inferbench.calibrate/2", r->partial, r->stop_status, NULL);
     cJSON_AddNumberToObject(root, "max_runs_per_point", (double)cfg->runs);
     cJSON *pts = cJSON_AddArrayToObject(root, "points");
     for (size_t i = 0; i < r->n_points; i++) cJSON_AddItemToArray(pts, point_json(&r->points[i]));

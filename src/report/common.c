@@ -227,6 +227,50 @@ static cJSON *gpu_sample_json(const ib_gpu_sample *s)
     return o;
 }
 
+void ib__json_add_string_or_null(cJSON *o, const char *key, const char *s)
+{
+    if (s && s[0]) cJSON_AddStringToObject(o, key, s);
+    else cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *other_process_json(const ib_process_info *p)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "pid", p->pid);
+    cJSON_AddStringToObject(e, "name", p->name);
+    cJSON_AddNumberToObject(e, "gpu_memory_bytes", (double)p->gpu_memory_bytes);
+    return e;
+}
+
+/* One entry of environment.devices (schema 2): which GPU, its static facts,
+ * the state sampled on it and the other processes seen there. A run on
+ * several devices lists one entry each. */
+static cJSON *gpu_device_json(const ib_env *env)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", env->gpu_index);
+    cJSON_AddStringToObject(o, "name", env->gpu_name);
+    ib__json_add_string_or_null(o, "uuid", env->gpu_uuid);
+    ib__json_add_string_or_null(o, "pci_bus_id", env->gpu_pci_bus_id);
+    cJSON_AddStringToObject(o, "driver_version", env->driver_version);
+    cJSON_AddNumberToObject(o, "cuda_driver_version", env->cuda_driver_version);
+    cJSON_AddNumberToObject(o, "cuda_runtime_version", env->cuda_runtime_version);
+    cJSON_AddNumberToObject(o, "persistence_mode", env->persistence_mode);
+    cJSON_AddNumberToObject(o, "sm_clock_max_mhz", env->sm_clock_max_mhz);
+    cJSON_AddNumberToObject(o, "mem_clock_max_mhz", env->mem_clock_max_mhz);
+    cJSON_AddNumberToObject(o, "l2_cache_bytes", (double)env->l2_cache_bytes);
+    cJSON_AddBoolToObject(o, "nvml", env->nvml_available);
+    if (env->nvml_note[0]) cJSON_AddStringToObject(o, "nvml_note", env->nvml_note);
+    cJSON *samples = cJSON_AddArrayToObject(o, "gpu_samples");
+    for (size_t i = 0; i < env->n_gpu_samples; i++)
+        cJSON_AddItemToArray(samples, gpu_sample_json(&env->gpu_samples[i]));
+    cJSON_AddNumberToObject(o, "other_gpu_process_count", (double)env->n_other_gpu_processes);
+    cJSON *others = cJSON_AddArrayToObject(o, "other_gpu_processes");
+    for (size_t i = 0; i < env->n_other_gpu_processes && i < IB_MAX_OTHER_PROCESSES; i++)
+        cJSON_AddItemToArray(others, other_process_json(&env->other_gpu_processes[i]));
+    return o;
+}
+
 cJSON *ib__json_env(const ib_env *env)
 {
     cJSON *o = cJSON_CreateObject();
@@ -236,33 +280,8 @@ cJSON *ib__json_env(const ib_env *env)
     cJSON_AddStringToObject(o, "onnxruntime_library", env->ort_library);
     cJSON_AddBoolToObject(o, "onnxruntime_cuda_build", env->ort_cuda_build);
     cJSON_AddStringToObject(o, "execution_provider", env->provider);
-    if (env->gpu_name[0]) {
-        cJSON_AddStringToObject(o, "gpu", env->gpu_name);
-        cJSON_AddStringToObject(o, "driver_version", env->driver_version);
-        cJSON_AddNumberToObject(o, "cuda_driver_version", env->cuda_driver_version);
-        cJSON_AddNumberToObject(o, "cuda_runtime_version", env->cuda_runtime_version);
-        cJSON_AddNumberToObject(o, "persistence_mode", env->persistence_mode);
-        cJSON_AddNumberToObject(o, "sm_clock_max_mhz", env->sm_clock_max_mhz);
-        cJSON_AddNumberToObject(o, "mem_clock_max_mhz", env->mem_clock_max_mhz);
-        cJSON_AddNumberToObject(o, "l2_cache_bytes", (double)env->l2_cache_bytes);
-        cJSON_AddBoolToObject(o, "nvml", env->nvml_available);
-        if (env->nvml_note[0]) cJSON_AddStringToObject(o, "nvml_note", env->nvml_note);
-        cJSON *samples = cJSON_AddArrayToObject(o, "gpu_samples");
-        for (size_t i = 0; i < env->n_gpu_samples; i++)
-            cJSON_AddItemToArray(samples, gpu_sample_json(&env->gpu_samples[i]));
-        cJSON_AddNumberToObject(o, "other_gpu_process_count", (double)env->n_other_gpu_processes);
-        cJSON *others = cJSON_AddArrayToObject(o, "other_gpu_processes");
-        for (size_t i = 0; i < env->n_other_gpu_processes && i < IB_MAX_OTHER_PROCESSES; i++) {
-            const ib_process_info *p = &env->other_gpu_processes[i];
-            cJSON *e = cJSON_CreateObject();
-            cJSON_AddNumberToObject(e, "pid", p->pid);
-            cJSON_AddStringToObject(e, "name", p->name);
-            cJSON_AddNumberToObject(e, "gpu_memory_bytes", (double)p->gpu_memory_bytes);
-            cJSON_AddItemToArray(others, e);
-        }
-    } else {
-        cJSON_AddNullToObject(o, "gpu");
-    }
+    cJSON *devices = cJSON_AddArrayToObject(o, "devices");
+    if (env->gpu_name[0]) cJSON_AddItemToArray(devices, gpu_device_json(env));
     ib__json_add_number(o, "load_average_1m", env->load_average_1m);
     cJSON_AddNumberToObject(o, "n_cpus", env->n_cpus);
     ib__json_add_number(o, "other_cpu_cores", env->other_cpu_cores);
@@ -285,6 +304,14 @@ const char *ib__device_name(ib_device_kind d)
     return d == IB_DEVICE_CUDA ? "cuda" : d == IB_DEVICE_CPU ? "cpu" : "auto";
 }
 
+cJSON *ib__json_options(const ib_option_list *list)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; i < list->n && i < IB_MAX_OPTIONS; i++)
+        cJSON_AddStringToObject(o, list->items[i].key, list->items[i].value);
+    return o;
+}
+
 cJSON *ib__json_workload(const ib_workload_info *info)
 {
     cJSON *o = cJSON_CreateObject();
@@ -298,16 +325,9 @@ cJSON *ib__json_workload(const ib_workload_info *info)
     cJSON *out = cJSON_AddArrayToObject(o, "outputs");
     for (int i = 0; i < info->n_outputs; i++) cJSON_AddItemToArray(out, tensor_json(&info->outputs[i]));
     if (info->flops_per_item > 0) cJSON_AddNumberToObject(o, "flops_per_item", info->flops_per_item);
-    cJSON *rt = cJSON_AddObjectToObject(o, "runtime_options");
-    if (info->cudnn_conv_algo_search[0])
-        cJSON_AddStringToObject(rt, "cudnn_conv_algo_search", info->cudnn_conv_algo_search);
-    else
-        cJSON_AddNullToObject(rt, "cudnn_conv_algo_search");
-    cJSON_AddBoolToObject(rt, "prefer_nhwc", info->prefer_nhwc);
-    cJSON_AddBoolToObject(rt, "cuda_graph", info->cuda_graph);
-    cJSON_AddNumberToObject(rt, "intra_op_threads", info->intra_op_threads);
-    cJSON_AddStringToObject(rt, "math", info->math);
-    cJSON_AddBoolToObject(rt, "math_default", info->math_default);
+    cJSON_AddItemToObject(o, "backend_options", ib__json_options(&info->options));
+    cJSON_AddStringToObject(o, "math", info->math);
+    cJSON_AddBoolToObject(o, "math_default", info->math_default);
     return o;
 }
 
@@ -368,24 +388,33 @@ char *ib__json_finish(cJSON *root)
     return ib__sbuf_finish(&valid);
 }
 
-static const char *or_dash(const char *s) { return s[0] ? s : "-"; }
-
-void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const char *nhwc,
-                                const char *cuda_graph, int threads)
+void ib__format_options(char *buf, size_t cap, const ib_option_list *list)
 {
-    char count[24] = "default";
-    if (threads > 0) snprintf(count, sizeof count, "%d", threads);
-    snprintf(buf, cap, "cuDNN search %s, NHWC %s, CUDA graph %s, intra-op threads %s", or_dash(cudnn),
-             or_dash(nhwc), or_dash(cuda_graph), count);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < list->n && i < IB_MAX_OPTIONS && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s=%s", i ? ", " : "", list->items[i].key,
+                                 list->items[i].value);
+}
+
+/* The options, then ", math=MATH" (the arithmetic; left out when unknown). */
+static void options_and_math(char *buf, size_t cap, const ib_option_list *list, const char *math,
+                             const char *note)
+{
+    ib__format_options(buf, cap, list);
+    size_t used = strlen(buf);
+    if (math[0] && used + 1 < cap)
+        snprintf(buf + used, cap - used, "%smath=%s%s", used ? ", " : "", math, note);
 }
 
 void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info)
 {
-    ib__format_runtime_options(buf, cap, info->cudnn_conv_algo_search, info->prefer_nhwc ? "yes" : "no",
-                               info->cuda_graph ? "yes" : "no", info->intra_op_threads);
-    size_t used = strlen(buf);
-    snprintf(buf + used, cap - used, ", math %s%s", info->math[0] ? info->math : "-",
-             info->math_default ? " (runtime default)" : "");
+    options_and_math(buf, cap, &info->options, info->math, info->math_default ? " (runtime default)" : "");
+}
+
+void ib__file_runtime_options(char *buf, size_t cap, const ib_latency_file *f)
+{
+    options_and_math(buf, cap, &f->options, f->math, "");
 }
 
 void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info)
@@ -398,7 +427,7 @@ void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info)
 
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info)
 {
-    char line[192];
+    char line[IB__OPTIONS_TEXT_LEN];
     ib__info_runtime_options(line, sizeof line, info);
     ib__sbuf_printf(b, "\nruntime options: %s\ninput values: ", line);
     ib__info_inputs(b, info);

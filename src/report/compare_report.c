@@ -1,5 +1,5 @@
 /* The comparison report: a verdict a person can act on, and the same as
- * JSON ("inferbench.compare/1") for a CI job. */
+ * JSON ("inferbench.compare/2") for a CI job. */
 #include "report/report.h"
 #include "core/sessions.h"
 
@@ -9,11 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* What makes two results not like for like: each a JSON key and a line. */
-#define MAX_WARNINGS 16
+/* What makes two results not like for like: each a JSON key and a line.
+ * Room for a dozen fields and every option of both sides differing. */
+#define MAX_WARNINGS (16 + 2 * IB_MAX_OPTIONS)
 
 typedef struct compare_warning {
-    const char *key;
+    char key[IB_OPTION_KEY_LEN + 16]; /* "model", "backend_options.threads" */
     char text[600];
 } compare_warning;
 
@@ -29,7 +30,7 @@ static void add_difference(compare_warnings *ws, const char *key, const char *wh
 {
     if (!strcmp(va, vb) || ws->n == MAX_WARNINGS) return;
     compare_warning *w = &ws->w[ws->n++];
-    w->key = key;
+    ib__strlcpy(w->key, key, sizeof w->key);
     /* %.200s: the values come from the files; the line stays a line. */
     snprintf(w->text, sizeof w->text, "different %s: %.200s (A) vs %.200s (B); compared anyway", what,
              or_unknown(va, unknown), or_unknown(vb, unknown));
@@ -39,11 +40,32 @@ static void add_partial(compare_warnings *ws, const ib_latency_file *a, const ib
 {
     if (!a->partial && !b->partial) return;
     compare_warning *w = &ws->w[ws->n++];
-    w->key = "partial";
+    ib__strlcpy(w->key, "partial", sizeof w->key);
     const char *which = a->partial && b->partial ? "each measurement" : a->partial ? "A's measurement"
                                                                                   : "B's measurement";
     snprintf(w->text, sizeof w->text, "%s stopped early (partial): its samples may not be representative",
              which);
+}
+
+/* One warning for each backend option whose values differ, named by its
+ * key ("backend_options.cuda_graph"): A's keys in A's order, then those
+ * only B has. A key one side lacks reads "not set". */
+static void option_difference(compare_warnings *ws, const char *key, const ib_latency_file *a,
+                              const ib_latency_file *b)
+{
+    const char *va = ib_option_list_get(&a->options, key), *vb = ib_option_list_get(&b->options, key);
+    char name[IB_OPTION_KEY_LEN + 16], what[IB_OPTION_KEY_LEN + 32];
+    snprintf(name, sizeof name, "backend_options.%s", key);
+    snprintf(what, sizeof what, "backend option %s", key);
+    add_difference(ws, name, what, va ? va : "", vb ? vb : "", "not set");
+}
+
+static void add_option_differences(compare_warnings *ws, const ib_latency_file *a, const ib_latency_file *b)
+{
+    for (size_t i = 0; i < a->options.n; i++) option_difference(ws, a->options.items[i].key, a, b);
+    for (size_t i = 0; i < b->options.n; i++)
+        if (!ib_option_list_get(&a->options, b->options.items[i].key))
+            option_difference(ws, b->options.items[i].key, a, b);
 }
 
 static compare_warnings collect_warnings(const ib_latency_file *a, const ib_latency_file *b)
@@ -62,8 +84,7 @@ static compare_warnings collect_warnings(const ib_latency_file *a, const ib_late
                    "");
     add_difference(&ws, "onnxruntime_version", "ONNX Runtime versions", a->ort_version, b->ort_version,
                    "unknown");
-    add_difference(&ws, "runtime_options", "runtime options", a->runtime_options, b->runtime_options,
-                   "unknown");
+    add_option_differences(&ws, a, b);
     add_difference(&ws, "math", "arithmetic (--math)", a->math, b->math, "unknown");
     add_difference(&ws, "flush_l2", "L2 cache states (--flush-l2)", a->flush_l2, b->flush_l2, "unknown");
     add_difference(&ws, "exclude_launch", "launch overhead handling (--exclude-launch)", a->exclude_launch,
@@ -177,23 +198,17 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
 
 /* ------------------------------------------------------------------------ */
 
-/* A string, or null where the result did not say. */
-static void add_string_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s[0]) cJSON_AddStringToObject(o, key, s);
-    else cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *json_side(const char *name, const ib_latency_file *f, const ib_stats *st)
 {
     cJSON *o = cJSON_CreateObject();
-    add_string_or_null(o, "file", name ? name : "");
-    add_string_or_null(o, "model", f->model);
-    add_string_or_null(o, "device", f->device);
+    ib__json_add_string_or_null(o, "file", name ? name : "");
+    ib__json_add_string_or_null(o, "model", f->model);
+    ib__json_add_string_or_null(o, "device", f->device);
     if (f->batch > 0) cJSON_AddNumberToObject(o, "batch", (double)f->batch);
     else cJSON_AddNullToObject(o, "batch");
-    add_string_or_null(o, "gpu", f->gpu);
-    add_string_or_null(o, "execution_provider", f->execution_provider);
+    ib__json_add_string_or_null(o, "gpu", f->gpu);
+    ib__json_add_string_or_null(o, "execution_provider", f->execution_provider);
+    cJSON_AddItemToObject(o, "backend_options", ib__json_options(&f->options));
     cJSON_AddStringToObject(o, "timing", ib_timing_name(f->timing));
     cJSON_AddBoolToObject(o, "partial", f->partial);
     cJSON_AddNumberToObject(o, "n", (double)st->n);
@@ -206,7 +221,7 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
                                 const ib_latency_file *b, const char *b_name)
 {
     /* The comparison itself is always whole; a partial input is a warning. */
-    cJSON *root = ib__json_document("inferbench.compare/1", false, IB_OK, NULL);
+    cJSON *root = ib__json_document("inferbench.compare/2", false, IB_OK, NULL);
     cJSON_AddItemToObject(root, "a", json_side(a_name, a, &c->a));
     cJSON_AddItemToObject(root, "b", json_side(b_name, b, &c->b));
     cJSON *change = cJSON_AddObjectToObject(root, "change");

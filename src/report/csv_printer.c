@@ -48,18 +48,22 @@ static void text_cell(ib__sbuf *b, const char *s)
     ib__csv_field(b, s);
 }
 
-/* The first cells of every row of a measurement: "model,device,batch". */
+/* The first cells of every row of a measurement:
+ * "model,device,batch,options" (options: "threads=1, math=fp32"). */
 static void workload_cells(ib__sbuf *b, const ib_workload_info *info, int64_t batch)
 {
+    char options[IB__OPTIONS_TEXT_LEN];
+    ib__info_runtime_options(options, sizeof options, info);
     ib__csv_field(b, info->model);
     ib__sbuf_printf(b, ",%s,%lld", ib__device_name(info->device), (long long)batch);
+    text_cell(b, options);
 }
 
 static char *latency_csv(const ib_result *res)
 {
     const ib_latency_result *r = res->latency;
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "model,device,batch,run,device_ms,host_ms" EOL);
+    ib__sbuf_printf(&b, "model,device,batch,options,run,device_ms,host_ms" EOL);
     for (size_t i = 0; i < r->n; i++) {
         workload_cells(&b, res->info, res->info->batch);
         ib__sbuf_printf(&b, ",%zu", i + 1);
@@ -77,7 +81,7 @@ static char *throughput_csv(const ib_result *res)
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b,
-                    "model,device,batch,status,items_per_s,items_per_s_sync,back_to_back_ms_per_run,"
+                    "model,device,batch,options,status,items_per_s,items_per_s_sync,back_to_back_ms_per_run,"
                     "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget" EOL);
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
@@ -103,7 +107,7 @@ static char *pitfalls_csv(const ib_result *res)
 {
     const ib_pitfalls_result *r = res->pitfalls;
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "model,device,batch,method,applies,status,n,median_ms,p99_ms,mean_ms,std_ms,"
+    ib__sbuf_printf(&b, "model,device,batch,options,method,applies,status,n,median_ms,p99_ms,mean_ms,std_ms,"
                         "error_pct" EOL);
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *row = &r->rows[i];

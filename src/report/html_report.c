@@ -83,7 +83,7 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     meta_row(b, env->gpu_name[0] ? "GPU" : "CPU", env->gpu_name[0] ? env->gpu_name : env->host_cpu);
     meta_row(b, "machine", machine_text ? machine_text : "");
     meta_row(b, "ONNX Runtime", env->ort_version);
-    char runtime[192];
+    char runtime[IB__OPTIONS_TEXT_LEN];
     ib__info_runtime_options(runtime, sizeof runtime, info);
     meta_row(b, "runtime options", runtime);
     ib__sbuf values = {0};
@@ -594,7 +594,9 @@ char *ib_sessions_report_html(const ib_latency_file *f)
     meta_row(&b, "batch", batch);
     meta_row(&b, "execution provider", f->execution_provider);
     if (f->gpu[0]) meta_row(&b, "GPU", f->gpu);
-    meta_row(&b, "runtime options", f->runtime_options);
+    char runtime[IB__OPTIONS_TEXT_LEN];
+    ib__file_runtime_options(runtime, sizeof runtime, f);
+    meta_row(&b, "runtime options", runtime);
     meta_row(&b, "timing", ib_timing_name(f->timing));
     ib__sbuf_printf(&b, "</table>\n");
     size_t k;

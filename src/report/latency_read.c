@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LATENCY_SCHEMA "inferbench.latency/1"
+/* Schema 2 records the backend's options as an object of strings and the
+ * devices as a list; schema 1 (runtime_options of ONNX Runtime's fields,
+ * one "gpu" string) is still read, its options in today's keys. */
+#define LATENCY_SCHEMA_1 "inferbench.latency/1"
+#define LATENCY_SCHEMA_2 "inferbench.latency/2"
 #define NOT_LATENCY "not an inferbench latency result: "
 
 const char *ib_timing_name(ib_timing timing)
@@ -73,14 +77,18 @@ static ib_status read_string(const cJSON *obj, const char *key, const char *wher
     return IB_OK;
 }
 
-static ib_status read_schema(const cJSON *root, ib_error *err)
+/* The schema's version: 1 or 2. */
+static ib_status read_schema(const cJSON *root, int *version, ib_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema");
     IB_FAIL_IF(!cJSON_IsString(v) || !v->valuestring, err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "no \"schema\" string");
+    *version = !strcmp(v->valuestring, LATENCY_SCHEMA_2) ? 2 : !strcmp(v->valuestring, LATENCY_SCHEMA_1) ? 1 : 0;
     /* %.64s: the value is outside input; the message stays one short line. */
-    IB_FAIL_IF(strcmp(v->valuestring, LATENCY_SCHEMA) != 0, err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "schema is \"%.64s\", expected \"" LATENCY_SCHEMA "\"", v->valuestring);
+    IB_FAIL_IF(!*version, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "schema is \"%.64s\", expected \"" LATENCY_SCHEMA_2 "\" (or the older \"" LATENCY_SCHEMA_1
+                           "\")",
+               v->valuestring);
     return IB_OK;
 }
 
@@ -133,20 +141,38 @@ static ib_status read_yes_no(const cJSON *obj, const char *key, const char *wher
     return IB_OK;
 }
 
-static ib_status read_environment(const cJSON *root, ib_latency_file *out, ib_error *err)
+/* Schema 2: the name of the first of environment.devices, the device
+ * measured on (a list, possibly empty: no GPU). */
+static ib_status read_first_device(const cJSON *env, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *devices = cJSON_GetObjectItemCaseSensitive(env, "devices");
+    if (!devices || cJSON_IsNull(devices)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsArray(devices), err, IB_ERR_INVALID_ARG, NOT_LATENCY "environment.devices is not an array");
+    const cJSON *first = cJSON_GetArrayItem(devices, 0);
+    if (!first) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsObject(first), err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "environment.devices[0] is not an object");
+    return read_string(first, "name", "environment.devices[0].", out->gpu, sizeof out->gpu, err);
+}
+
+static ib_status read_environment(const cJSON *root, int version, ib_latency_file *out, ib_error *err)
 {
     const cJSON *env;
     IB_TRY(read_object(root, "environment", "", &env, err));
     if (!env) return IB_OK;
-    IB_TRY(read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
+    if (version == 1)
+        IB_TRY(read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
+    else
+        IB_TRY(read_first_device(env, out, err));
     IB_TRY(read_string(env, "onnxruntime_version", "environment.", out->ort_version,
                        sizeof out->ort_version, err));
     return read_string(env, "execution_provider", "environment.", out->execution_provider,
                        sizeof out->execution_provider, err);
 }
 
-/* The arithmetic (runtime_options.math, and math_default when it was the
- * runtime's own choice) as one string: "tf32 (runtime default)". */
+/* The arithmetic (math, and math_default when it was the runtime's own
+ * choice; in workload.runtime_options in schema 1, in workload in 2) as one
+ * string: "tf32 (runtime default)". */
 static ib_status read_math(const cJSON *rt, const char *where, ib_latency_file *out, ib_error *err)
 {
     char math[8], by_default[4];
@@ -157,15 +183,24 @@ static ib_status read_math(const cJSON *rt, const char *where, ib_latency_file *
     return IB_OK;
 }
 
-/* workload.runtime_options as one line, so that two results compare as
- * strings: cuDNN's search and the NHWC preference (CUDA only) and the
- * intra-op thread count. */
-static ib_status read_runtime_options(const cJSON *root, ib_latency_file *out, ib_error *err)
+/* Sets key in the file's options; a value too long or too many keys are
+ * refused, not cut, so that what compare reads is what was written. */
+static ib_status set_option(ib_latency_file *out, const char *where, const char *key, const char *value,
+                            ib_error *err)
 {
-    const cJSON *workload, *rt;
-    IB_TRY(read_object(root, "workload", "", &workload, err));
-    if (workload) IB_TRY(read_object(workload, "runtime_options", "workload.", &rt, err));
-    if (!workload || !rt) return IB_OK;
+    ib_status st = ib_option_list_set(&out->options, key, value);
+    IB_FAIL_IF(st != IB_OK, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "%s%.64s: a key of 1 to %d bytes and a value under %d, at most %d keys", where, key,
+               IB_OPTION_KEY_LEN - 1, IB_OPTION_VALUE_LEN, IB_MAX_OPTIONS);
+    return IB_OK;
+}
+
+/* Schema 1: workload.runtime_options of ONNX Runtime's fields, in the keys
+ * its backend reports today (and only where it reports them: cuDNN's
+ * search, the NHWC preference and the graph on the CUDA provider, the one
+ * with a search), so that an old result compares with a new one. */
+static ib_status read_runtime_options_v1(const cJSON *rt, ib_latency_file *out, ib_error *err)
+{
     const char *where = "workload.runtime_options.";
     char cudnn[16], nhwc[4], graph[4];
     IB_TRY(read_string(rt, "cudnn_conv_algo_search", where, cudnn, sizeof cudnn, err));
@@ -175,9 +210,41 @@ static ib_status read_runtime_options(const cJSON *root, ib_latency_file *out, i
     double threads = t && !cJSON_IsNull(t) ? (cJSON_IsNumber(t) ? t->valuedouble : NAN) : 0;
     IB_FAIL_IF(!(threads >= 0 && threads <= 1e6 && threads == floor(threads)), err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "%sintra_op_threads is not a whole number >= 0", where);
-    ib__format_runtime_options(out->runtime_options, sizeof out->runtime_options, cudnn, nhwc, graph,
-                               (int)threads);
+    if (cudnn[0]) {
+        IB_TRY(set_option(out, where, "cudnn_search", cudnn, err));
+        if (nhwc[0]) IB_TRY(set_option(out, where, "prefer_nhwc", nhwc, err));
+        if (graph[0]) IB_TRY(set_option(out, where, "cuda_graph", graph, err));
+    }
+    char count[24] = "default";
+    if (threads > 0) snprintf(count, sizeof count, "%.0f", threads);
+    IB_TRY(set_option(out, where, "threads", count, err));
     return read_math(rt, where, out, err);
+}
+
+/* Schema 2: workload.backend_options, an object of strings, and the math
+ * beside it. */
+static ib_status read_backend_options(const cJSON *workload, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *options;
+    IB_TRY(read_object(workload, "backend_options", "workload.", &options, err));
+    const cJSON *e;
+    cJSON_ArrayForEach(e, options)
+    {
+        IB_FAIL_IF(!cJSON_IsString(e) || !e->valuestring || !e->string, err, IB_ERR_INVALID_ARG,
+                   NOT_LATENCY "workload.backend_options.%.64s is not a string", e->string ? e->string : "?");
+        IB_TRY(set_option(out, "workload.backend_options.", e->string, e->valuestring, err));
+    }
+    return read_math(workload, "workload.", out, err);
+}
+
+static ib_status read_runtime_options(const cJSON *root, int version, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *workload, *rt;
+    IB_TRY(read_object(root, "workload", "", &workload, err));
+    if (!workload) return IB_OK;
+    if (version == 2) return read_backend_options(workload, out, err);
+    IB_TRY(read_object(workload, "runtime_options", "workload.", &rt, err));
+    return rt ? read_runtime_options_v1(rt, out, err) : IB_OK;
 }
 
 /* The measurement options that change what is timed: a cold L2 cache, the
@@ -301,13 +368,14 @@ static ib_status read_sessions(const cJSON *root, ib_latency_file *out, ib_error
 static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error *err)
 {
     IB_FAIL_IF(!cJSON_IsObject(root), err, IB_ERR_INVALID_ARG, NOT_LATENCY "the document is not an object");
-    IB_TRY(read_schema(root, err));
+    int version;
+    IB_TRY(read_schema(root, &version, err));
     IB_TRY(read_string(root, "model", "", out->model, sizeof out->model, err));
     IB_TRY(read_string(root, "device", "", out->device, sizeof out->device, err));
     IB_TRY(read_batch(root, &out->batch, err));
     IB_TRY(read_partial(root, &out->partial, err));
-    IB_TRY(read_environment(root, out, err));
-    IB_TRY(read_runtime_options(root, out, err));
+    IB_TRY(read_environment(root, version, out, err));
+    IB_TRY(read_runtime_options(root, version, out, err));
     IB_TRY(read_config(root, out, err));
     out->warnings = ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(root, "warnings"));
     IB_TRY(read_primary_samples(root, out, err));

@@ -2,6 +2,7 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <string.h>
 
 /* One row of the statistics table, every figure in the table's unit
  * (scale: that unit per ms). */
@@ -89,10 +90,12 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
             ib__sbuf_printf(&b, "launch overhead excluded: %s per run (stream held until queued)\n",
                             ib__fmt_ms(t1, r->launch_overhead_ms));
             /* The host takes longer to enqueue the run than the GPU takes
-             * to run it: the latency a user sees is the host's. */
-            if (r->launch_overhead_ms > p->p50 && !info->cuda_graph)
-                ib__sbuf_printf(&b, "launch-bound: enqueuing a run takes longer than the GPU needs to "
-                                    "run it; --cuda-graph replays it in one launch\n");
+             * to run it: the latency a user sees is the host's. A backend
+             * with a graph option (off) is told how to replay it in one. */
+            const char *graph = ib_option_list_get(&info->options, "cuda_graph");
+            if (r->launch_overhead_ms > p->p50 && !(graph && !strcmp(graph, "yes")))
+                ib__sbuf_printf(&b, "launch-bound: enqueuing a run takes longer than the GPU needs to run it%s\n",
+                                graph ? "; --cuda-graph replays it in one launch" : "");
         }
         if (p->p50 > 0)
             ib__sbuf_printf(&b, "one request at a time: %.1f inputs/s (batch / median)\n",
@@ -108,7 +111,7 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
 
 char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info, const ib_config *cfg)
 {
-    cJSON *root = ib__json_document("inferbench.latency/1", r->partial, r->stop_status, info);
+    cJSON *root = ib__json_document("inferbench.latency/2", r->partial, r->stop_status, info);
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);
     cJSON_AddStringToObject(root, "timing", r->has_device_timer ? "device-events" : "host-clock");
     cJSON_AddItemToObject(root, "config", ib__json_config(cfg));

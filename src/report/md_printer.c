@@ -58,6 +58,10 @@ static void title(ib__sbuf *b, const char *what, const ib_workload_info *info, i
         ib__sbuf_printf(b, ")");
     }
     if (batch > 0) ib__sbuf_printf(b, ", batch %lld", (long long)batch);
+    char options[IB__OPTIONS_TEXT_LEN];
+    ib__info_runtime_options(options, sizeof options, info);
+    ib__sbuf_printf(b, "\n\noptions: ");
+    ib__md_cell(b, options);
     ib__sbuf_printf(b, "\n\n");
 }
 

@@ -98,21 +98,15 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
     return ib__sbuf_finish(&b);
 }
 
-static void add_string_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s && *s) cJSON_AddStringToObject(o, key, s);
-    else cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *row_json(const ib_pitfall_row *row)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "kind", kind_keys[row->kind]);
     cJSON_AddStringToObject(o, "name", row->name);
     cJSON_AddBoolToObject(o, "applies", row->applies);
-    add_string_or_null(o, "not_applicable", row->applies ? NULL : row->not_applicable);
+    ib__json_add_string_or_null(o, "not_applicable", row->applies ? NULL : row->not_applicable);
     cJSON_AddStringToObject(o, "status", ib_status_str(row->status));
-    add_string_or_null(o, "error", row->status != IB_OK ? row->error : NULL);
+    ib__json_add_string_or_null(o, "error", row->status != IB_OK ? row->error : NULL);
     if (row->stats.n > 0) cJSON_AddItemToObject(o, "stats", ib__json_stats(&row->stats));
     else cJSON_AddNullToObject(o, "stats");
     ib__json_add_number(o, "error_pct", row->error_pct);
@@ -133,7 +127,7 @@ static cJSON *row_json(const ib_pitfall_row *row)
 char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
                               const ib_config *cfg)
 {
-    cJSON *root = ib__json_document("inferbench.pitfalls/1", r->partial, r->stop_status, info);
+    cJSON *root = ib__json_document("inferbench.pitfalls/2", r->partial, r->stop_status, info);
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);
     cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     cJSON *rows = cJSON_AddArrayToObject(root, "rows");

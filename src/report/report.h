@@ -31,6 +31,10 @@ void ib__sbuf_append_utf8(ib__sbuf *b, const char *s, size_t n);
 /* A number, or null when it is not finite (JSON has no NaN). */
 cJSON *ib__json_number(double v);
 void ib__json_add_number(cJSON *obj, const char *key, double v);
+/* An option list as a JSON object of strings, in its order. */
+cJSON *ib__json_options(const ib_option_list *list);
+/* s at key, or null where s is NULL or "" (the result did not say). */
+void ib__json_add_string_or_null(cJSON *o, const char *key, const char *s);
 cJSON *ib__json_stats(const ib_stats *st);
 /* The measurement options a result was taken with. */
 cJSON *ib__json_config(const ib_config *cfg);
@@ -68,13 +72,16 @@ char *ib__json_finish(cJSON *root);
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings);
 /* "NVIDIA H200 (driver 580.159, CUDA 13.0), ONNX Runtime 1.29.0 CUDAExecutionProvider" */
 void ib__text_env(ib__sbuf *b, const ib_env *env);
-/* "cuDNN search EXHAUSTIVE, NHWC no, CUDA graph no, intra-op threads
- * default": the runtime options as the reports print them and compare reads
- * them back; "" prints as "-". */
-void ib__format_runtime_options(char *buf, size_t cap, const char *cudnn, const char *nhwc,
-                                const char *cuda_graph, int threads);
-/* A workload's runtime options in that form. */
+/* Room for a whole option list as text (IB_MAX_OPTIONS of key=value). */
+#define IB__OPTIONS_TEXT_LEN (IB_MAX_OPTIONS * (IB_OPTION_KEY_LEN + IB_OPTION_VALUE_LEN + 2) + 64)
+/* "cudnn_search=EXHAUSTIVE, prefer_nhwc=no, threads=default": a backend's
+ * options as every report prints them, in its order; "" for none. */
+void ib__format_options(char *buf, size_t cap, const ib_option_list *list);
+/* A workload's options in that form, then its arithmetic:
+ * "threads=default, math=fp32 (runtime default)". */
 void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info);
+/* The same of a result read back (its math says "(runtime default)"). */
+void ib__file_runtime_options(char *buf, size_t cap, const ib_latency_file *f);
 /* How the inputs are filled: "x=random, sr=16000". */
 void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info);
 /* The same as report lines: "\nruntime options: ...\ninput values: ...". */

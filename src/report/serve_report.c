@@ -182,7 +182,7 @@ static cJSON *json_target(const ib_serve_result *r, const ib_serve_config *cfg)
 
 char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
 {
-    cJSON *root = ib__json_document("inferbench.serve/1", r->partial, r->stop_status, info);
+    cJSON *root = ib__json_document("inferbench.serve/2", r->partial, r->stop_status, info);
     cJSON_AddItemToObject(root, "config", json_config(cfg, r->instances));
     cJSON_AddStringToObject(root, "copies", copies_name(r->copies));
     ib__json_add_number(root, "service_ms", r->service_ms);

@@ -243,8 +243,9 @@ char *ib_sessions_report_text(const ib_latency_file *f)
                     f->model, (long long)f->batch,
                     f->execution_provider[0] ? f->execution_provider : f->device, f->n_sessions);
     if (f->gpu[0]) ib__sbuf_printf(&b, "%s\n", f->gpu);
-    ib__sbuf_printf(&b, "runtime options: %s\ntiming: %s\n", f->runtime_options[0] ? f->runtime_options : "-",
-                    ib_timing_name(f->timing));
+    char runtime[IB__OPTIONS_TEXT_LEN];
+    ib__file_runtime_options(runtime, sizeof runtime, f);
+    ib__sbuf_printf(&b, "runtime options: %s\ntiming: %s\n", runtime, ib_timing_name(f->timing));
     size_t k;
     ib_session_sample *s = ib__measured_sessions(f, &k);
     ib_sessions_stats st;

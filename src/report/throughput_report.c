@@ -237,7 +237,7 @@ static cJSON *budget_json(const ib_throughput_result *r)
 char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload_info *info,
                                 const ib_throughput_config *cfg)
 {
-    cJSON *root = ib__json_document("inferbench.throughput/1", r->partial, r->stop_status, info);
+    cJSON *root = ib__json_document("inferbench.throughput/2", r->partial, r->stop_status, info);
     cJSON_AddItemToObject(root, "config", config_json(cfg));
     cJSON_AddItemToObject(root, "search", search_json(r));
     ib__json_add_number(root, "sweep_ms", r->sweep_ms);

@@ -9,7 +9,7 @@ expect_exit 0 "latency b.json" -- "$IB" latency zoo:mlp --device cpu --runs 100 
 expect_exit 0 "compare two runs of zoo:mlp" -- "$IB" compare "$TMP/a.json" "$TMP/b.json" --json "$TMP/ab.json"
 expect_grep "^verdict: (faster|slower|no change|inconclusive) " "$TMP/out" "a verdict is named"
 expect_grep "^median change: [-+][0-9.]+%, 95% CI \[" "$TMP/out" "the change and its CI are shown"
-json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/1' and d['verdict'] in ('faster','slower','no change','inconclusive') and d['a']['n'] == 100 and d['warnings'] == []" "json: schema, verdict, n, no warnings"
+json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/2' and d['verdict'] in ('faster','slower','no change','inconclusive') and d['a']['n'] == 100 and d['warnings'] == []" "json: schema, verdict, n, no warnings"
 
 # --- the same model measured another way: compared, with the difference named
 expect_exit 0 "latency with --threads 1" -- "$IB" latency zoo:mlp --device cpu --runs 30 --threads 1 --json "$TMP/t1.json"
@@ -28,7 +28,7 @@ n = int(sys.argv[3]) if len(sys.argv) > 3 else 200
 timing = sys.argv[4] if len(sys.argv) > 4 else "host"
 model = sys.argv[5] if len(sys.argv) > 5 else "model.onnx"
 x = [scale * 10.0 * (1 + 0.01 * (((i * 7) % 11) - 5) / 5) for i in range(n)]
-doc = {"schema": "inferbench.latency/1", "partial": False, "model": model, "device": "cpu",
+doc = {"schema": "inferbench.latency/2", "partial": False, "model": model, "device": "cpu",
        "batch": 1, "timing": "device-events" if timing == "device" else "host-clock",
        "samples": {"device_ms": x if timing == "device" else None, "host_ms": x},
        "environment": {"gpu": None, "execution_provider": "CPUExecutionProvider"}}
@@ -61,7 +61,7 @@ expect_grep "^warning: different models: model.onnx \(A\) vs zoo:resnet-50 \(B\)
 write_result "$TMP/device.json" 1.0 200 device
 write_result "$TMP/five.json" 1.0 5
 printf 'this is not JSON\n' >"$TMP/text.json"
-printf '{"schema": "inferbench.calibrate/1", "points": []}' >"$TMP/schema.json"
+printf '{"schema": "inferbench.calibrate/2", "points": []}' >"$TMP/schema.json"
 head -c 2000 "$TMP/a.json" >"$TMP/truncated.json"
 truncate -s 300M "$TMP/huge.json"
 expect_exit 0 "throughput json" -- "$IB" throughput zoo:mlp --device cpu --batches 1,2 --runs 5 \
@@ -72,9 +72,9 @@ expect_grep "cannot read .*nope.json.*No such file" "$TMP/err" "missing file: sa
 expect_exit 2 "not JSON" -- "$IB" compare "$TMP/text.json" "$TMP/base.json"
 expect_grep "text.json' is not an inferbench latency result: not JSON" "$TMP/err" "not JSON: says so"
 expect_exit 2 "wrong schema" -- "$IB" compare "$TMP/base.json" "$TMP/schema.json"
-expect_grep "schema is \"inferbench.calibrate/1\"" "$TMP/err" "wrong schema: names it"
+expect_grep "schema is \"inferbench.calibrate/2\"" "$TMP/err" "wrong schema: names it"
 expect_exit 2 "a throughput result" -- "$IB" compare "$TMP/tp.json" "$TMP/base.json"
-expect_grep "schema is \"inferbench.throughput/1\"" "$TMP/err" "throughput: names its schema"
+expect_grep "schema is \"inferbench.throughput/2\"" "$TMP/err" "throughput: names its schema"
 expect_exit 2 "device vs host timing" -- "$IB" compare "$TMP/device.json" "$TMP/base.json"
 expect_grep "device-events .* host-clock: different clocks cannot be compared" "$TMP/err" "timing: says why"
 expect_exit 2 "truncated result" -- "$IB" compare "$TMP/truncated.json" "$TMP/base.json"

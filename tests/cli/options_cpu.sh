@@ -35,12 +35,12 @@ EOF
 expect_exit 0 "plain inferbench (zoo:efficientnet-b0)" -- \
   "$IB" --device cpu --runs 3 --warmup-runs 1 --warmup-ms 0 --no-steady --json "$TMP/plain.json"
 expect_grep "^inferbench latency: zoo:efficientnet-b0, batch 1" "$TMP/out" "plain inferbench measures the default model's latency"
-json_check "$TMP/plain.json" "d['schema'] == 'inferbench.latency/1' and d['model'] == 'zoo:efficientnet-b0' and d['latency_ms']['n'] == 3" "json: the default job, 3 runs"
+json_check "$TMP/plain.json" "d['schema'] == 'inferbench.latency/2' and d['model'] == 'zoo:efficientnet-b0' and d['latency_ms']['n'] == 3" "json: the default job, 3 runs"
 expect_exit 0 "inferbench zoo:mlp" -- "$IB" zoo:mlp --device cpu --runs 200 --json "$TMP/mlp.json"
 expect_grep "^inferbench latency: zoo:mlp, batch 1" "$TMP/out" "zoo:NAME alone runs latency"
 expect_exit 0 "zoo export mlp (fp32)" -- "$IB" zoo export mlp -o "$TMP/mlp.onnx"
 expect_exit 0 "inferbench FILE.onnx" -- "$IB" "$TMP/mlp.onnx" --device cpu --runs 20 --json "$TMP/file.json"
-json_check "$TMP/file.json" "d['schema'] == 'inferbench.latency/1' and d['model'].endswith('mlp.onnx') and d['latency_ms']['n'] == 20" "a model file alone runs latency"
+json_check "$TMP/file.json" "d['schema'] == 'inferbench.latency/2' and d['model'].endswith('mlp.onnx') and d['latency_ms']['n'] == 20" "a model file alone runs latency"
 
 # --- the summary statistics are those of the samples written beside them -----
 stats_match "$TMP/mlp.json" latency_ms host_ms

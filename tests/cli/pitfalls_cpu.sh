@@ -13,7 +13,7 @@ expect_grep "^zero-filled input +50 " "$TMP/out" "the zero-filled input row is m
 expect_grep "^TF32 taken for fp32 +N/A: the CPU has no TF32" "$TMP/out" "TF32: N/A on the CPU, with the reason"
 expect_grep "one run lands between -?[0-9.]+% and \+?-?[0-9.]+% of the median" "$TMP/out" "the single-sample line"
 
-json_check "$TMP/p.json" "d['schema'] == 'inferbench.pitfalls/1' and d['partial'] is False and isinstance(d['warnings'], list)" "json: schema, complete, warnings"
+json_check "$TMP/p.json" "d['schema'] == 'inferbench.pitfalls/2' and d['partial'] is False and isinstance(d['warnings'], list)" "json: schema, complete, warnings"
 json_check "$TMP/p.json" "len(d['rows']) == 7 and [r['kind'] for r in d['rows']] == ['correct','host_no_sync','copies','no_warmup','single_sample','zero_input','tf32']" "json: 7 rows in order"
 json_check "$TMP/p.json" "all(not r['applies'] and r['not_applicable'] and r['stats'] is None for r in d['rows'] if r['kind'] in ('host_no_sync','copies'))" "json: no sync and copies do not apply"
 json_check "$TMP/p.json" "all(r['applies'] and r['status'] == 'ok' and r['stats']['n'] == 50 for r in d['rows'] if r['kind'] in ('correct','no_warmup','single_sample','zero_input'))" "json: the others measured, 50 runs each"

@@ -133,7 +133,7 @@ expect_exit 2 "--csv onto the model refused" -- "$IB" latency "$M" --device cpu 
 expect_exit 2 "--md into a missing folder refused before measuring" -- \
   "$IB" throughput zoo:mlp --device cpu --md "$TMP/no/such/t.md"
 expect_exit 2 "compare --csv onto an input refused" -- "$IB" compare "$TMP/a.json" "$TMP/b,2.json" --csv "$TMP/a.json"
-json_check "$TMP/a.json" "d['schema'] == 'inferbench.latency/1'" "the input compared is intact"
+json_check "$TMP/a.json" "d['schema'] == 'inferbench.latency/2'" "the input compared is intact"
 expect_exit 2 "zoo export takes no --csv" -- "$IB" zoo export mlp -o "$TMP/z.onnx" --csv "$TMP/z.csv"
 [ ! -e "$TMP/x" ] && [ ! -e "$TMP/z.csv" ] && pass "nothing written by a refused run" || fail "a refused run wrote a file"
 

@@ -1,5 +1,5 @@
 # inferbench serve end to end on the CPU with the zoo's small MLP: an open
-# loop at given rates, the JSON (schema inferbench.serve/1), a closed loop,
+# loop at given rates, the JSON (schema inferbench.serve/2), a closed loop,
 # dynamic batching, a schedule file, the search for a target and the exit
 # codes of bad input, of a target no rate meets and of SIGINT.
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +19,7 @@ expect_grep "^\*\*inferbench serve\*\*: zoo:mlp" "$TMP/s.md" "md: the title"
 [ "$(grep -c '^| [0-9]' "$TMP/s.md")" -eq 2 ] && pass "md: one row a rate" || fail "md: rows"
 expect_grep "open loop, Poisson arrivals, latency from the scheduled arrival" "$TMP/out" "text: the loop and the arrivals"
 expect_grep "^copies: none" "$TMP/out" "text: no copies on the CPU"
-json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve/1' and d['partial'] is False and d['copies'] == 'none'" "json: schema, complete, no copies"
+json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve/2' and d['partial'] is False and d['copies'] == 'none'" "json: schema, complete, no copies"
 json_check "$TMP/s.json" "[p['offered_rate'] for p in d['rates']] == [50, 200] and all(p['n'] == 60 and p['scheduled'] == 60 for p in d['rates'])" "json: both rates, every request"
 json_check "$TMP/s.json" "all(p['total_ms']['p50'] >= p['compute_ms']['p50'] and p['h2d_ms'] is None and p['queue_ms']['min'] >= 0 for p in d['rates'])" "json: parts, no copy parts on the CPU"
 json_check "$TMP/s.json" "all(p['achieved_rate'] > 0 and p['batch_histogram'] == [{'batch': 1, 'runs': 60}] for p in d['rates'])" "json: achieved rate, one request a run"

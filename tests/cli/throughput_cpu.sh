@@ -10,7 +10,7 @@ expect_exit 0 "throughput zoo:mlp up to 64, json" -- \
 expect_grep "limited by --max-batch" "$TMP/out" "text: the search was bounded by --max-batch"
 expect_grep "^peak: [0-9]+ inputs/s at batch [0-9]+" "$TMP/out" "text: the peak"
 expect_grep "^knee: batch [0-9]+" "$TMP/out" "text: the knee"
-json_check "$TMP/t.json" "d['schema'] == 'inferbench.throughput/1' and d['partial'] is False" "json: schema, complete"
+json_check "$TMP/t.json" "d['schema'] == 'inferbench.throughput/2' and d['partial'] is False" "json: schema, complete"
 json_check "$TMP/t.json" "[p['batch'] for p in d['curve']] == [1, 2, 4, 8, 16, 32, 64]" "json: curve at 1, 2, 4, ..., 64"
 json_check "$TMP/t.json" "all(p['status'] == 'ok' and p['items_per_s'] > 0 and p['items_per_s_sync'] > 0 and p['latency_ms']['n'] == 20 for p in d['curve'])" "json: every point measured, 20 runs"
 json_check "$TMP/t.json" "d['peak']['batch'] in [p['batch'] for p in d['curve']] and d['peak']['items_per_s'] == max(p['items_per_s'] for p in d['curve'])" "json: the peak is the curve's maximum"

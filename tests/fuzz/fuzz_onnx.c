@@ -66,7 +66,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ib_model_options opts;
     ib_model_options_init(&opts);
     opts.device = IB_DEVICE_CPU;
-    opts.intra_op_threads = 1;
+    static const ib_backend_option one_thread = { "threads", "1" };
+    opts.options = &one_thread;
+    opts.n_options = 1;
     opts.host_memory_limit_bytes = HOST_CAP_BYTES;
     ib_workload *w = NULL;
     memset(&err, 0x5a, sizeof err);

@@ -1,6 +1,6 @@
 /* Shared objects the registry must refuse, one per PLUGIN_KIND: a table of
  * another ABI version behind the right symbol (wrong_version), a plugin of
- * another ABI exporting its own entry symbol (abi_v2), and no entry symbol
+ * another ABI exporting its own entry symbol (abi_v1), and no entry symbol
  * at all (no_entry). Built with the public header alone, as plugins are. */
 #include "inferbench_backend.h"
 
@@ -17,11 +17,11 @@ static const ib_backend table = {
     .description = "a table of the next ABI version",
     .open = never_open,
 };
-const ib_backend *inferbench_backend_v1(void);
-const ib_backend *inferbench_backend_v1(void) { return &table; }
-#elif PLUGIN_KIND == 2 /* abi_v2 */
-const void *inferbench_backend_v2(void);
-const void *inferbench_backend_v2(void) { return 0; }
+const ib_backend *inferbench_backend_v2(void);
+const ib_backend *inferbench_backend_v2(void) { return &table; }
+#elif PLUGIN_KIND == 2 /* abi_v1: a plugin built before the options list */
+const void *inferbench_backend_v1(void);
+const void *inferbench_backend_v1(void) { return 0; }
 #else                  /* no_entry */
 int not_an_inferbench_backend(void);
 int not_an_inferbench_backend(void) { return 0; }

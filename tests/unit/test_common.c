@@ -77,11 +77,49 @@ static void test_clock_in_milliseconds(void)
     CHECK(dt < 2000);
 }
 
+/* The option list: set appends in order, a key set again keeps its place
+ * with the new value, and what does not fit is refused, never cut. */
+static void test_option_list(void)
+{
+    ib_option_list l = { 0 };
+    CHECK(ib_option_list_get(&l, "threads") == NULL);
+    CHECK_EQ_INT(ib_option_list_set(&l, "threads", "default"), IB_OK);
+    CHECK_EQ_INT(ib_option_list_set(&l, "cudnn_search", "EXHAUSTIVE"), IB_OK);
+    CHECK_EQ_INT(ib_option_list_set(&l, "threads", "2"), IB_OK);
+    CHECK_EQ_INT(l.n, 2);
+    CHECK(!strcmp(l.items[0].key, "threads") && !strcmp(l.items[0].value, "2"));
+    CHECK(!strcmp(ib_option_list_get(&l, "cudnn_search"), "EXHAUSTIVE"));
+    CHECK(ib_option_list_get(&l, "thread") == NULL && ib_option_list_get(&l, NULL) == NULL);
+
+    char key[IB_OPTION_KEY_LEN + 1], value[IB_OPTION_VALUE_LEN + 1];
+    memset(key, 'k', sizeof key);
+    memset(value, 'v', sizeof value);
+    key[IB_OPTION_KEY_LEN - 1] = value[IB_OPTION_VALUE_LEN - 1] = '\0'; /* the longest that fit */
+    CHECK_EQ_INT(ib_option_list_set(&l, key, value), IB_OK);
+    key[IB_OPTION_KEY_LEN - 1] = 'k', key[IB_OPTION_KEY_LEN] = '\0';
+    CHECK_EQ_INT(ib_option_list_set(&l, key, "1"), IB_ERR_INVALID_ARG);
+    value[IB_OPTION_VALUE_LEN - 1] = 'v', value[IB_OPTION_VALUE_LEN] = '\0';
+    CHECK_EQ_INT(ib_option_list_set(&l, "threads", value), IB_ERR_INVALID_ARG);
+    CHECK(!strcmp(ib_option_list_get(&l, "threads"), "2"));
+    CHECK_EQ_INT(ib_option_list_set(&l, "", "1"), IB_ERR_INVALID_ARG);
+    CHECK_EQ_INT(l.n, 3);
+
+    while (l.n < IB_MAX_OPTIONS) {
+        char k[16];
+        snprintf(k, sizeof k, "k%zu", l.n);
+        CHECK_EQ_INT(ib_option_list_set(&l, k, "x"), IB_OK);
+    }
+    CHECK_EQ_INT(ib_option_list_set(&l, "one_more", "x"), IB_ERR_NO_MEMORY);
+    CHECK_EQ_INT(ib_option_list_set(&l, "threads", "3"), IB_OK); /* full, but known */
+    CHECK_EQ_INT(l.n, IB_MAX_OPTIONS);
+}
+
 int main(void)
 {
     test_strlcpy_bounds();
     test_status_names();
     test_fail_message_is_one_line();
     test_clock_in_milliseconds();
+    test_option_list();
     return check_summary("test_common");
 }

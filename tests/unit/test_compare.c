@@ -241,7 +241,9 @@ static void test_compare_refuses(void)
 /* Reading latency results                                                   */
 /* ------------------------------------------------------------------------ */
 
+/* Most documents below are of the first schema: it must still be read. */
 #define SCHEMA "\"schema\":\"inferbench.latency/1\""
+#define SCHEMA_2 "\"schema\":\"inferbench.latency/2\""
 
 static ib_status parse(const char *text, ib_latency_file *f, ib_error *err)
 {
@@ -260,7 +262,7 @@ static void test_parse_valid(void)
     CHECK(f.timing == IB_TIMING_DEVICE_EVENTS && f.n == 3 && f.samples_ms[2] == 2.5);
     CHECK(!strcmp(f.model, "zoo:mlp") && !strcmp(f.device, "cuda") && f.batch == 8 && f.partial);
     CHECK(!strcmp(f.gpu, "NVIDIA H200") && !strcmp(f.execution_provider, "CUDAExecutionProvider"));
-    CHECK(f.ort_version[0] == '\0' && f.runtime_options[0] == '\0');
+    CHECK(f.ort_version[0] == '\0' && f.options.n == 0);
     CHECK(f.flush_l2[0] == '\0' && f.exclude_launch[0] == '\0'); /* not recorded: unknown */
     ib_latency_file_free(&f);
 
@@ -272,13 +274,37 @@ static void test_parse_valid(void)
         "\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(conditions, &f, &err) == IB_OK);
     CHECK(!strcmp(f.ort_version, "1.29.0"));
-    CHECK(!strcmp(f.runtime_options, "cuDNN search HEURISTIC, NHWC yes, CUDA graph yes, intra-op threads 4"));
+    /* schema 1's runtime_options, in the keys the backend reports today */
+    CHECK_EQ_INT(f.options.n, 4);
+    CHECK(!strcmp(f.options.items[0].key, "cudnn_search") && !strcmp(f.options.items[0].value, "HEURISTIC"));
+    CHECK(!strcmp(f.options.items[1].key, "prefer_nhwc") && !strcmp(f.options.items[1].value, "yes"));
+    CHECK(!strcmp(f.options.items[2].key, "cuda_graph") && !strcmp(f.options.items[2].value, "yes"));
+    CHECK(!strcmp(f.options.items[3].key, "threads") && !strcmp(f.options.items[3].value, "4"));
     CHECK(!strcmp(f.flush_l2, "yes") && !strcmp(f.exclude_launch, "no"));
     ib_latency_file_free(&f);
     const char *cpu = "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":null,"
                       "\"prefer_nhwc\":false,\"intra_op_threads\":0}},\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(cpu, &f, &err) == IB_OK);
-    CHECK(!strcmp(f.runtime_options, "cuDNN search -, NHWC no, CUDA graph -, intra-op threads default"));
+    /* the CPU provider has no cuDNN search, NHWC or graph: only threads */
+    CHECK_EQ_INT(f.options.n, 1);
+    CHECK(!strcmp(ib_option_list_get(&f.options, "threads"), "default"));
+    ib_latency_file_free(&f);
+
+    /* Schema 2: the options an object of strings, the math beside them,
+     * the devices a list (the first is the one measured on). */
+    const char *v2 = "{" SCHEMA_2 ",\"environment\":{\"devices\":[{\"index\":0,\"name\":\"NVIDIA H200\","
+                     "\"uuid\":\"GPU-1\"}]},\"workload\":{\"backend_options\":{\"m\":\"4096\",\"dtype\":\"fp16\"},"
+                     "\"math\":\"tf32\",\"math_default\":true},\"samples\":{\"host_ms\":[1]}}";
+    CHECK(parse(v2, &f, &err) == IB_OK);
+    CHECK_EQ_INT(f.options.n, 2);
+    CHECK(!strcmp(f.options.items[0].key, "m") && !strcmp(f.options.items[0].value, "4096"));
+    CHECK(!strcmp(f.options.items[1].key, "dtype") && !strcmp(f.options.items[1].value, "fp16"));
+    CHECK(!strcmp(f.math, "tf32 (runtime default)") && !strcmp(f.gpu, "NVIDIA H200"));
+    ib_latency_file_free(&f);
+    const char *v2_cpu = "{" SCHEMA_2 ",\"environment\":{\"devices\":[]},\"workload\":{\"backend_options\":{}},"
+                         "\"samples\":{\"host_ms\":[1]}}";
+    CHECK(parse(v2_cpu, &f, &err) == IB_OK);
+    CHECK(f.options.n == 0 && f.gpu[0] == '\0');
     ib_latency_file_free(&f);
 
     /* Host clock: device_ms null; no GPU: gpu null; metadata may be absent. */
@@ -324,7 +350,23 @@ static void test_parse_refuses(void)
         {"[1, 2, 3]", "not an object"},
         {"42", "not an object"},
         {"{\"samples\":{\"host_ms\":[1]}}", "no \"schema\""},
-        {"{\"schema\":\"inferbench.throughput/1\",\"points\":[]}", "schema is \"inferbench.throughput/1\""},
+        {"{\"schema\":\"inferbench.throughput/2\",\"points\":[]}", "schema is \"inferbench.throughput/2\""},
+        {"{\"schema\":\"inferbench.latency/3\",\"samples\":{\"host_ms\":[1]}}",
+         "schema is \"inferbench.latency/3\", expected \"inferbench.latency/2\" (or the older \"inferbench.latency/1\")"},
+        {"{" SCHEMA_2 ",\"workload\":{\"backend_options\":[]},\"samples\":{\"host_ms\":[1]}}",
+         "workload.backend_options is not an object"},
+        {"{" SCHEMA_2 ",\"workload\":{\"backend_options\":{\"threads\":1}},\"samples\":{\"host_ms\":[1]}}",
+         "workload.backend_options.threads is not a string"},
+        {"{" SCHEMA_2 ",\"workload\":{\"backend_options\":{\"a_key_of_forty_bytes_is_too_long_for_it\":\"1\"}},"
+         "\"samples\":{\"host_ms\":[1]}}",
+         "workload.backend_options.a_key_of_forty_bytes_is_too_long_for_it: a key of 1 to 31 bytes"},
+        {"{" SCHEMA_2 ",\"workload\":{\"math\":1},\"samples\":{\"host_ms\":[1]}}", "workload.math is not a string"},
+        {"{" SCHEMA_2 ",\"environment\":{\"devices\":{}},\"samples\":{\"host_ms\":[1]}}",
+         "environment.devices is not an array"},
+        {"{" SCHEMA_2 ",\"environment\":{\"devices\":[\"H200\"]},\"samples\":{\"host_ms\":[1]}}",
+         "environment.devices[0] is not an object"},
+        {"{" SCHEMA_2 ",\"environment\":{\"devices\":[{\"name\":7}]},\"samples\":{\"host_ms\":[1]}}",
+         "environment.devices[0].name is not a string"},
         {"{\"schema\":7}", "no \"schema\""},
         {"{" SCHEMA "}", "no \"samples\""},
         {"{" SCHEMA ",\"samples\":[1,2]}", "no \"samples\""},
@@ -434,8 +476,13 @@ static void test_round_trip(void)
     ib_config_init(&cfg);
     cfg.warmup_ms = 0;
     cfg.runs = 40;
+    /* the backend's options and a device, as a backend and the probe
+     * would report them */
+    CHECK(ib_option_list_set(&w->info.options, "threads", "2") == IB_OK);
+    CHECK(ib_option_list_set(&w->info.options, "dtype", "fp16") == IB_OK);
     ib_latency_result r;
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    snprintf(r.env.gpu_name, sizeof r.env.gpu_name, "Test GPU");
     char *doc = ib_latency_report_json(&r, ib_workload_get_info(w), &cfg);
     ib_latency_file f;
     CHECK(doc && ib_latency_file_parse(doc, strlen(doc), &f, &err) == IB_OK);
@@ -447,6 +494,10 @@ static void test_round_trip(void)
          * an epsilon: the last bit may differ. */
         for (size_t i = 0; i < f.n && i < r.n; i++) CHECK_NEAR(f.samples_ms[i], want[i], 1e-14 * want[i]);
         CHECK_EQ_INT(f.batch, ib_workload_get_info(w)->batch);
+        CHECK_EQ_INT(f.options.n, 2);
+        CHECK(!strcmp(f.options.items[0].key, "threads") && !strcmp(f.options.items[0].value, "2"));
+        CHECK(!strcmp(f.options.items[1].key, "dtype") && !strcmp(f.options.items[1].value, "fp16"));
+        CHECK(!strcmp(f.gpu, "Test GPU"));
     }
     ib_latency_file_free(&f);
     ib_free(doc);
@@ -492,28 +543,50 @@ static void test_reports(void)
 
     /* Conditions that change what is timed: each difference is a warning. */
     ib_latency_file ca = file_of("zoo:mlp", 1, a, N), cb = file_of("zoo:mlp", 1, b, N);
-    snprintf(ca.runtime_options, sizeof ca.runtime_options, "cuDNN search EXHAUSTIVE, NHWC no, CUDA graph no, intra-op threads default");
-    snprintf(cb.runtime_options, sizeof cb.runtime_options, "cuDNN search HEURISTIC, NHWC no, CUDA graph no, intra-op threads default");
+    /* options compared key by key: one differs, one only B has, one agrees */
+    CHECK(ib_option_list_set(&ca.options, "cudnn_search", "EXHAUSTIVE") == IB_OK);
+    CHECK(ib_option_list_set(&ca.options, "threads", "default") == IB_OK);
+    CHECK(ib_option_list_set(&cb.options, "threads", "default") == IB_OK);
+    CHECK(ib_option_list_set(&cb.options, "cudnn_search", "HEURISTIC") == IB_OK);
+    CHECK(ib_option_list_set(&cb.options, "dtype", "fp16") == IB_OK);
     snprintf(ca.flush_l2, sizeof ca.flush_l2, "no");
     snprintf(cb.flush_l2, sizeof cb.flush_l2, "yes");
     snprintf(ca.exclude_launch, sizeof ca.exclude_launch, "no");
     snprintf(cb.exclude_launch, sizeof cb.exclude_launch, "no");
     snprintf(ca.ort_version, sizeof ca.ort_version, "1.29.0");
     char *cond = ib_comparison_report_text(&c, &ca, "a.json", &cb, "b.json");
-    CHECK(cond && strstr(cond, "warning: different runtime options: cuDNN search EXHAUSTIVE, NHWC no, "
-                               "CUDA graph no, intra-op threads default (A) vs cuDNN search HEURISTIC, NHWC "
-                               "no, CUDA graph no, intra-op threads default (B); compared anyway"));
+    CHECK(cond && strstr(cond, "warning: different backend option cudnn_search: EXHAUSTIVE (A) vs HEURISTIC (B); "
+                               "compared anyway\n"));
+    CHECK(cond && strstr(cond, "warning: different backend option dtype: not set (A) vs fp16 (B); compared anyway\n"));
+    CHECK(cond && !strstr(cond, "backend option threads"));
     CHECK(cond && strstr(cond, "warning: different L2 cache states (--flush-l2): no (A) vs yes (B)"));
     CHECK(cond && strstr(cond, "warning: different ONNX Runtime versions: 1.29.0 (A) vs unknown (B)"));
     CHECK(cond && !strstr(cond, "--exclude-launch"));
     ib_free(cond);
+    char *cond_json = ib_comparison_report_json(&c, &ca, "a.json", &cb, "b.json");
+    cJSON *cond_root = cond_json ? cJSON_Parse(cond_json) : NULL;
+    cJSON *keys = cJSON_GetObjectItem(cond_root, "warnings");
+    size_t option_keys = 0; /* the differing options, in order: A's keys, then B's */
+    const cJSON *key;
+    cJSON_ArrayForEach(key, keys)
+    {
+        if (strncmp(cJSON_GetStringValue(key), "backend_options.", 16)) continue;
+        CHECK(!strcmp(cJSON_GetStringValue(key), option_keys ? "backend_options.dtype" : "backend_options.cudnn_search"));
+        option_keys++;
+    }
+    CHECK_EQ_INT(option_keys, 2);
+    cJSON *b_options = cJSON_GetObjectItem(cJSON_GetObjectItem(cond_root, "b"), "backend_options");
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(b_options, "dtype")) &&
+          !strcmp(cJSON_GetObjectItem(b_options, "dtype")->valuestring, "fp16"));
+    cJSON_Delete(cond_root);
+    ib_free(cond_json);
 
     char *doc = ib_comparison_report_json(&c, &fa, "a.json", &fb, "b.json");
     cJSON *root = doc ? cJSON_Parse(doc) : NULL;
     CHECK(root != NULL);
     if (root) {
         cJSON *schema = cJSON_GetObjectItem(root, "schema"), *verdict = cJSON_GetObjectItem(root, "verdict");
-        CHECK(cJSON_IsString(schema) && !strcmp(schema->valuestring, "inferbench.compare/1"));
+        CHECK(cJSON_IsString(schema) && !strcmp(schema->valuestring, "inferbench.compare/2"));
         CHECK(cJSON_IsString(verdict) && !strcmp(verdict->valuestring, "slower"));
         cJSON *ai = cJSON_GetObjectItem(root, "a");
         CHECK(cJSON_GetObjectItem(ai, "median_ms")->valuedouble == c.a.p50);

@@ -230,7 +230,7 @@ static void test_sampler(void)
 
 /* What the user reads: each GPU-state warning of scripted samples as its
  * line in the text report and its key in the JSON one (with the samples
- * themselves under environment.gpu_samples), and no GPU line without. */
+ * themselves under environment.devices[0].gpu_samples), and no GPU line without. */
 static void check_reported(const ib_gpu_sample *s, size_t n, const char *line, const char *key)
 {
     double ms[3] = { 1.0, 1.01, 0.99 };
@@ -268,7 +268,12 @@ static void check_reported(const ib_gpu_sample *s, size_t n, const char *line, c
     CHECK_EQ_INT(count_occurrences(text ? text : "", "warning: the GPU") +
                      count_occurrences(text ? text : "", "warning: the SM clock"),
                  line ? 1 : 0);
-    const cJSON *samples = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "environment"), "gpu_samples");
+    /* the samples are the device's: environment.devices[0].gpu_samples */
+    const cJSON *devices = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "environment"), "devices");
+    CHECK_EQ_INT(cJSON_GetArraySize(devices), 1);
+    const cJSON *device = cJSON_GetArrayItem(devices, 0);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(device, "name")), "NVIDIA H200"));
+    const cJSON *samples = cJSON_GetObjectItem(device, "gpu_samples");
     CHECK_EQ_INT(cJSON_GetArraySize(samples), n);
     for (size_t i = 0; i < n && i < (size_t)cJSON_GetArraySize(samples); i++) {
         const cJSON *o = cJSON_GetArrayItem(samples, (int)i);

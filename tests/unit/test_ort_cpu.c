@@ -23,8 +23,10 @@ static ib_model_options cpu_options(void)
 {
     ib_model_options o;
     ib_model_options_init(&o);
+    static const ib_backend_option one_thread = { "threads", "1" };
     o.device = IB_DEVICE_CPU;
-    o.intra_op_threads = 1;
+    o.options = &one_thread;
+    o.n_options = 1;
     return o;
 }
 
@@ -322,9 +324,12 @@ static void test_bad_options(void)
     ib_model_options o = cpu_options();
     o.batch = -1;
     check_open_fails(path, &o, IB_ERR_INVALID_ARG, "batch -1", NULL);
+    const ib_backend_option fast = { "cudnn_search", "FAST" }, unknown = { "x", "1" };
     o = cpu_options();
-    o.cudnn_conv_algo_search = "FAST";
-    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "FAST", "EXHAUSTIVE");
+    o.options = &fast;
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "cudnn_search=FAST", "EXHAUSTIVE");
+    o.options = &unknown;
+    check_open_fails(path, &o, IB_ERR_INVALID_ARG, "unknown option 'x'", "threads");
     o = cpu_options();
     o.device_id = -1;
     check_open_fails(path, &o, IB_ERR_INVALID_ARG, "device id", NULL);

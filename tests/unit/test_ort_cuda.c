@@ -157,7 +157,9 @@ static void test_zoo(void)
         ib_model_options o;
         ib_model_options_init(&o);
         o.batch = 8;
-        o.prefer_nhwc = k == 2;
+        static const ib_backend_option nhwc = { "prefer_nhwc", "yes" };
+        o.options = &nhwc;
+        o.n_options = k == 2;
         ib_workload *w = open_or_report(models[k], &o);
         if (!w) continue;
         ib_error err = { "" };

@@ -328,7 +328,7 @@ static void test_reports(void)
     CHECK(doc != NULL);
     if (doc) {
         const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-        CHECK(cJSON_IsString(schema) && !strcmp(schema->valuestring, "inferbench.pitfalls/1"));
+        CHECK(cJSON_IsString(schema) && !strcmp(schema->valuestring, "inferbench.pitfalls/2"));
         const cJSON *rows = cJSON_GetObjectItemCaseSensitive(doc, "rows");
         CHECK_EQ_INT(cJSON_GetArraySize(rows), IB_PITFALL_COUNT);
         const cJSON *ns = row_of(rows, "host_no_sync");

@@ -156,14 +156,16 @@ static void test_latency(void)
     CHECK(ib_measure_latency(w, &cfg, &lr, &err) == IB_OK);
     ib_workload_info info = *ib_workload_get_info(w);
     snprintf(info.model, sizeof info.model, "/m/a,b|c \"1\".onnx");
+    CHECK(ib_option_list_set(&info.options, "threads", "2") == IB_OK);
+    snprintf(info.math, sizeof info.math, "fp32");
     ib_result r = { .kind = IB_RESULT_LATENCY, .latency = &lr, .info = &info, .cfg = &cfg };
-    check_formats(&r, "model,device,batch,run,device_ms,host_ms\r\n", 40, 1,
+    check_formats(&r, "model,device,batch,options,run,device_ms,host_ms\r\n", 40, 1,
                   ib_latency_report_text(&lr, &info), ib_latency_report_json(&lr, &info, &cfg));
     char *c = ib_report(&r, "csv");
     /* The model's comma and quotes quoted; run 1 is the first timed run,
      * its figures to the last digit. */
     char first[128];
-    snprintf(first, sizeof first, "\r\n\"/m/a,b|c \"\"1\"\".onnx\",%s,%lld,1,",
+    snprintf(first, sizeof first, "\r\n\"/m/a,b|c \"\"1\"\".onnx\",%s,%lld,\"threads=2, math=fp32\",1,",
              info.device == IB_DEVICE_CUDA ? "cuda" : "cpu", (long long)info.batch);
     const char *row = c ? strstr(c, first) : NULL;
     CHECK(row != NULL);
@@ -178,9 +180,11 @@ static void test_latency(void)
     char *m = ib_report(&r, "md");
     CHECK(m && strstr(m, "a,b\\|c"));
     CHECK(m && strstr(m, "| device | 40 |") && strstr(m, "| host | 40 |"));
+    CHECK(m && strstr(m, "\noptions: threads=2, math=fp32\n"));
     free(m);
     char *h = ib_report(&r, "html"), *h2 = ib_latency_report_html(&lr, &info);
     CHECK(h && h2 && !strcmp(h, h2));
+    CHECK(h && strstr(h, "threads=2, math=fp32"));
     free(h), free(h2);
     /* What ib_report refuses. */
     CHECK(ib_report(&r, "xml") == NULL && ib_report(&r, NULL) == NULL && ib_report(NULL, "csv") == NULL);
@@ -212,14 +216,14 @@ static void test_throughput(void)
     CHECK(ib_measure_throughput(w, &tc, tr, &err) == IB_OK);
     const ib_workload_info *info = ib_workload_get_info(w);
     ib_result r = { .kind = IB_RESULT_THROUGHPUT, .throughput = tr, .info = info, .throughput_cfg = &tc };
-    check_formats(&r, "model,device,batch,status,items_per_s,", tr->n_points, 1,
+    check_formats(&r, "model,device,batch,options,status,items_per_s,", tr->n_points, 1,
                   ib_throughput_report_text(tr, info), ib_throughput_report_json(tr, info, &tc));
     CHECK_EQ_INT(tr->n_points, 3);
     char *c = ib_report(&r, "csv");
     /* The peak (the largest batch on this curve) is flagged on its row. */
-    char *last = c ? strstr(c, ",16,ok,") : NULL;
+    char *last = c ? strstr(c, ",16,,ok,") : NULL;
     CHECK(last && starts_with(strstr(last, "\r\n") - strlen(",true,true,false"), ",true,true,false"));
-    CHECK(c && strstr(c, "\r\nzoo") == NULL && strstr(c, ",1,ok,") && strstr(c, ",4,ok,"));
+    CHECK(c && strstr(c, "\r\nzoo") == NULL && strstr(c, ",1,,ok,") && strstr(c, ",4,,ok,"));
     free(c);
     /* The Markdown marks the batch that is both, and names no one batch in
      * its title (the curve has many). */
@@ -246,7 +250,7 @@ static void test_pitfalls(void)
     CHECK(ib_measure_pitfalls(w, &cfg, &pr, &err) == IB_OK);
     const ib_workload_info *info = ib_workload_get_info(w);
     ib_result r = { .kind = IB_RESULT_PITFALLS, .pitfalls = &pr, .info = info, .cfg = &cfg };
-    check_formats(&r, "model,device,batch,method,applies,status,n,median_ms", IB_PITFALL_COUNT, 1,
+    check_formats(&r, "model,device,batch,options,method,applies,status,n,median_ms", IB_PITFALL_COUNT, 1,
                   ib_pitfalls_report_text(&pr, info), ib_pitfalls_report_json(&pr, info, &cfg));
     char *c = ib_report(&r, "csv");
     CHECK(c && strstr(c, ",\"host clock, no sync\",true,ok,20,"));

@@ -396,7 +396,7 @@ static void test_cancel_keeps_rates(void)
     CHECK(r->points[1].partial && r->points[1].n == 31);
     char *json = ib_serve_report_json(r, &cfg, ib_workload_get_info(w));
     cJSON *d = cJSON_Parse(json);
-    CHECK(d && !strcmp(cJSON_GetObjectItem(d, "schema")->valuestring, "inferbench.serve/1"));
+    CHECK(d && !strcmp(cJSON_GetObjectItem(d, "schema")->valuestring, "inferbench.serve/2"));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(d, "partial")));
     cJSON *pts = cJSON_GetObjectItem(d, "rates");
     CHECK_EQ_INT(cJSON_GetArraySize(pts), 2);

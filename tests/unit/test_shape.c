@@ -116,14 +116,12 @@ static void test_options_init(void)
     CHECK_EQ_INT(o.device_id, 0);
     CHECK_EQ_INT(o.batch, 0); /* not given */
     CHECK_EQ_INT(o.seed, 42);
-    CHECK(o.cudnn_conv_algo_search && strcmp(o.cudnn_conv_algo_search, "EXHAUSTIVE") == 0);
     CHECK(o.shapes == NULL);
     CHECK_EQ_INT(o.n_shapes, 0);
-    CHECK(!o.prefer_nhwc);
-    CHECK(!o.cuda_graph);
+    CHECK(o.options == NULL);
+    CHECK_EQ_INT(o.n_options, 0);
     CHECK_EQ_INT(o.device_memory_limit_bytes, 0);
     CHECK_EQ_INT(o.host_memory_limit_bytes, 0);
-    CHECK_EQ_INT(o.intra_op_threads, 0);
 }
 
 int main(void)

@@ -524,7 +524,7 @@ static void test_explicit_list(void)
     char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
     cJSON *doc = cJSON_Parse(json);
     CHECK(doc != NULL);
-    CHECK(!strcmp(cJSON_GetObjectItem(doc, "schema")->valuestring, "inferbench.throughput/1"));
+    CHECK(!strcmp(cJSON_GetObjectItem(doc, "schema")->valuestring, "inferbench.throughput/2"));
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "curve")), 3);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "search"), "searched")));
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(doc, "budget")));

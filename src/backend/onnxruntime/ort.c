@@ -4,6 +4,7 @@
  * bound to the same device so that ORT allocates them there and nothing is
  * copied during a timed run. docs/backend-onnxruntime.md has the design. */
 #include "backend/onnxruntime/ort.h"
+#include "backend/registry.h"
 #include "core/numeric.h"
 #include "gpu/gpu.h"
 
@@ -675,13 +676,14 @@ static const ib__workload_ops ort_cuda_ops = {
 
 /* Both providers run from host memory and open sessions anew; the CUDA one
  * runs on our stream and can return before the device is done. */
-static uint64_t ort_caps(bool cuda, bool has_batch_dim, bool cuda_graph)
+static uint64_t ort_caps(bool cuda, bool has_batch_dim, const ib__ort_session_spec *spec)
 {
     uint64_t caps =
         IB_CAP_HOST_INPUT_RUN | IB_CAP_REOPEN | IB_CAP_REFILL_INPUTS | (has_batch_dim ? IB_CAP_BATCH_DIM : 0);
     if (cuda)
         caps |= IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_DEVICE_TIMING | IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH |
-                (cuda_graph ? IB_CAP_GRAPH_CAPTURE : 0);
+                (spec->cuda_graph ? IB_CAP_GRAPH_CAPTURE : 0) |
+                (!strcmp(spec->cudnn_conv_algo_search, "EXHAUSTIVE") ? IB_CAP_AUTOTUNED : 0);
     return caps;
 }
 
@@ -875,19 +877,48 @@ static ib_status check_options(const char *model, const ib_model_options *opts, 
                opts->device_id);
     IB_FAIL_IF(opts->batch < 0, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1 (or 0: not given)",
                (long long)opts->batch);
-    IB_FAIL_IF(opts->intra_op_threads < 0, err, IB_ERR_INVALID_ARG,
-               "intra-op threads %d: must be >= 0", opts->intra_op_threads);
     IB_FAIL_IF(opts->n_shapes > 0 && !opts->shapes, err, IB_ERR_INVALID_ARG,
                "%zu shape overrides but no array", opts->n_shapes);
     IB_FAIL_IF(opts->n_inputs > 0 && !opts->inputs, err, IB_ERR_INVALID_ARG,
                "%zu input specs but no array", opts->n_inputs);
-    const char *algo = opts->cudnn_conv_algo_search;
-    IB_FAIL_IF(algo && strcmp(algo, "EXHAUSTIVE") != 0 && strcmp(algo, "HEURISTIC") != 0 &&
-                   strcmp(algo, "DEFAULT") != 0,
-               err, IB_ERR_INVALID_ARG,
-               "cuDNN convolution algorithm search '%s': expected EXHAUSTIVE, HEURISTIC or "
-               "DEFAULT",
-               algo);
+    IB_FAIL_IF(opts->n_options > 0 && !opts->options, err, IB_ERR_INVALID_ARG,
+               "%zu options but no array", opts->n_options);
+    return IB_OK;
+}
+
+/* ONNX Runtime's own settings, from the KEY=VALUE options. */
+typedef struct ort_settings {
+    int threads;              /* intra-op threads, 0: ONNX Runtime's default */
+    const char *cudnn_search; /* static text */
+    bool prefer_nhwc, cuda_graph;
+} ort_settings;
+
+static ib_status apply_option(ort_settings *s, const ib_backend_option *o, ib_error *err)
+{
+    static const char *const searches[] = { "EXHAUSTIVE", "HEURISTIC", "DEFAULT" };
+    long long n;
+    if (!strcmp(o->key, "threads")) {
+        IB_TRY(ib__backend_option_int(o, 1, 1024, &n, err));
+        s->threads = (int)n;
+        return IB_OK;
+    }
+    if (!strcmp(o->key, "prefer_nhwc")) return ib__backend_option_bool(o, &s->prefer_nhwc, err);
+    if (!strcmp(o->key, "cuda_graph")) return ib__backend_option_bool(o, &s->cuda_graph, err);
+    if (!strcmp(o->key, "cudnn_search")) {
+        for (size_t i = 0; i < 3; i++)
+            if (!strcmp(o->value, searches[i])) return s->cudnn_search = searches[i], IB_OK;
+        return ib__fail(err, IB_ERR_INVALID_ARG,
+                        "option cudnn_search=%s: expected EXHAUSTIVE, HEURISTIC or DEFAULT", o->value);
+    }
+    return ib__fail(
+        err, IB_ERR_INVALID_ARG,
+        "onnxruntime: unknown option '%s' (known: threads, cudnn_search, prefer_nhwc, cuda_graph)", o->key);
+}
+
+static ib_status read_settings(const ib_model_options *opts, ort_settings *s, ib_error *err)
+{
+    *s = (ort_settings){ .cudnn_search = "EXHAUSTIVE" };
+    for (size_t i = 0; i < opts->n_options; i++) IB_TRY(apply_option(s, &opts->options[i], err));
     return IB_OK;
 }
 
@@ -939,6 +970,21 @@ static void fill_tensor_info(ib_tensor_info *t, const ib__ort_port *p)
     }
 }
 
+/* The settings in effect, in the keys --option takes: cuDNN's and the CUDA
+ * provider's only where that provider runs. */
+static void report_settings(ib_option_list *list, const ib__ort_session_spec *spec)
+{
+    char threads[16] = "default";
+    if (spec->intra_op_threads > 0) snprintf(threads, sizeof threads, "%d", spec->intra_op_threads);
+    *list = (ib_option_list){ 0 };
+    if (spec->ep_device) {
+        ib_option_list_set(list, "cudnn_search", spec->cudnn_conv_algo_search);
+        ib_option_list_set(list, "prefer_nhwc", spec->prefer_nhwc ? "yes" : "no");
+        ib_option_list_set(list, "cuda_graph", spec->cuda_graph ? "yes" : "no");
+    }
+    ib_option_list_set(list, "threads", threads);
+}
+
 static void fill_info(ib_workload *w, const char *model, double flops_per_item)
 {
     ort_workload *o = impl(w);
@@ -948,11 +994,7 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
                 sizeof info->provider);
     info->device = o->cuda ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
     info->flops_per_item = flops_per_item;
-    ib__strlcpy(info->cudnn_conv_algo_search, o->cuda ? o->spec.cudnn_conv_algo_search : "",
-                sizeof info->cudnn_conv_algo_search);
-    info->prefer_nhwc = o->cuda && o->spec.prefer_nhwc;
-    info->cuda_graph = o->cuda && o->spec.cuda_graph;
-    info->intra_op_threads = o->spec.intra_op_threads;
+    report_settings(&info->options, &o->spec);
     ib__strlcpy(info->math, o->math, sizeof info->math);
     info->math_default = o->math_default;
     /* Listed up to IB_MAX_TENSORS; all are bound. */
@@ -997,23 +1039,24 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
         o->spec.path = o->path;
     }
 
+    ort_settings set;
+    IB_TRY(read_settings(opts, &set, err));
     const OrtEpDevice *ep = NULL;
     IB_TRY(choose_device(opts, &ep, err));
-    IB_FAIL_IF(opts->cuda_graph && !ep, err, IB_ERR_INVALID_ARG,
+    IB_FAIL_IF(set.cuda_graph && !ep, err, IB_ERR_INVALID_ARG,
                "--cuda-graph needs the CUDA execution provider (this model would run on the CPU)");
     o->cuda = ep != NULL;
     w->ops = o->cuda ? &ort_cuda_ops : &ort_cpu_ops;
     if (o->cuda) IB_TRY(ib__gpu_stream_create(opts->device_id, &w->stream, err));
     IB_TRY(make_memory_infos(o, ep, opts->device_id, err));
 
-    o->spec.intra_op_threads = opts->intra_op_threads;
+    o->spec.intra_op_threads = set.threads;
     o->spec.ep_device = ep;
     o->spec.device_id = opts->device_id;
     o->spec.stream = w->stream;
-    o->spec.cudnn_conv_algo_search =
-        opts->cudnn_conv_algo_search ? opts->cudnn_conv_algo_search : "EXHAUSTIVE";
-    o->spec.prefer_nhwc = opts->prefer_nhwc;
-    o->spec.cuda_graph = opts->cuda_graph;
+    o->spec.cudnn_conv_algo_search = set.cudnn_search;
+    o->spec.prefer_nhwc = set.prefer_nhwc;
+    o->spec.cuda_graph = set.cuda_graph;
     o->spec.gpu_mem_limit_bytes = opts->device_memory_limit_bytes;
     o->spec.host_arena_limit_bytes = o->cuda ? 0 : o->host_cap_bytes;
     IB_TRY(resolve_math(o, opts->math, opts->device_id, err));
@@ -1040,7 +1083,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
 
     fill_info(w, model, flops_per_item);
     w->info.has_batch_dim = has_batch_dim;
-    w->caps = ort_caps(o->cuda, has_batch_dim, opts->cuda_graph);
+    w->caps = ort_caps(o->cuda, has_batch_dim, &o->spec);
     w->info.batch = batch;
     return ort_set_batch(w, w->info.batch, err);
 }
