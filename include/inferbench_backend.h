@@ -136,7 +136,9 @@ typedef struct ib_backend {
 
     /* Fills info (zeroed by the core) with what is measured: model,
      * provider, device, batch, has_batch_dim, tensors, flops_per_item (0
-     * when unknown). Called after open, set_batch and reopen. */
+     * when unknown), and options: the settings in effect (defaults too),
+     * each in the key open takes, only those this backend has. Called
+     * after open, set_batch and reopen. */
     void (*describe)(void *state, ib_workload_info *info);
 
     /* Binds the inputs and outputs of `batch` (untimed). Device memory

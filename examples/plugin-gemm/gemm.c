@@ -244,6 +244,15 @@ static void gemm_describe(void *state, ib_workload_info *info)
         strcpy(t->type, g->fp16 ? "float16" : "float32");
     }
     info->flops_per_item = 2.0 * (double)g->m * (double)g->n * (double)g->k;
+    /* The settings in effect, defaults too (workload.backend_options). */
+    const char *keys[] = { "m", "n", "k", "dtype" };
+    const long long sizes[] = { g->m, g->n, g->k };
+    for (int i = 0; i < 4; i++) {
+        snprintf(info->options.items[i].key, IB_OPTION_KEY_LEN, "%s", keys[i]);
+        if (i < 3) snprintf(info->options.items[i].value, IB_OPTION_VALUE_LEN, "%lld", sizes[i]);
+    }
+    snprintf(info->options.items[3].value, IB_OPTION_VALUE_LEN, "%s", g->fp16 ? "fp16" : "fp32");
+    info->options.n = 4;
 }
 
 static const ib_backend gemm_backend = {

@@ -13,9 +13,37 @@ json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/2' and d['verdict'
 
 # --- the same model measured another way: compared, with the difference named
 expect_exit 0 "latency with --threads 1" -- "$IB" latency zoo:mlp --device cpu --runs 30 --threads 1 --json "$TMP/t1.json"
-json_check "$TMP/t1.json" "d['workload']['runtime_options'] == {'cudnn_conv_algo_search': None, 'prefer_nhwc': False, 'cuda_graph': False, 'intra_op_threads': 1, 'math': 'fp32', 'math_default': True}" "json: the runtime options are recorded (the math stated: fp32 on the CPU)"
-expect_exit 0 "compare against another thread count" -- "$IB" compare "$TMP/a.json" "$TMP/t1.json"
-expect_grep "^warning: different runtime options: cuDNN search -, NHWC no, CUDA graph no, intra-op threads default \(A\) vs cuDNN search -, NHWC no, CUDA graph no, intra-op threads 1 \(B\); compared anyway" "$TMP/out" "different runtime options: a warning"
+json_check "$TMP/t1.json" "d['workload']['backend_options'] == {'threads': '1'} and d['workload']['math'] == 'fp32' and d['workload']['math_default'] is True" "json: the backend's options recorded, only the CPU provider's (the math stated: fp32 on the CPU)"
+expect_exit 0 "compare against another thread count" -- "$IB" compare "$TMP/a.json" "$TMP/t1.json" --json "$TMP/at.json"
+expect_grep "^warning: different backend option threads: default \(A\) vs 1 \(B\); compared anyway$" "$TMP/out" "different option: a warning naming the key and both values"
+if grep -qE "backend option (cudnn_search|math)" "$TMP/out"; then fail "only the option that differs is named"; else pass "only the option that differs is named"; fi
+json_check "$TMP/at.json" "d['warnings'] == ['backend_options.threads'] and d['b']['backend_options'] == {'threads': '1'}" "json: the key that differs, and each side's options"
+
+# --- a result of the first schema (runtime_options, one "gpu" string) still
+# compares, its options read in today's keys: only the thread count differs.
+python3 - "$TMP/a.json" "$TMP/old.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['schema'] = 'inferbench.latency/1'
+w = d['workload']
+w['runtime_options'] = {'cudnn_conv_algo_search': None, 'prefer_nhwc': False, 'cuda_graph': False,
+                        'intra_op_threads': 1, 'math': w.pop('math'), 'math_default': w.pop('math_default')}
+del w['backend_options']
+env = d['environment']
+env['gpu'] = None
+del env['devices']
+json.dump(d, open(sys.argv[2], 'w'))
+EOF
+expect_exit 0 "compare an old-schema result with a new one" -- "$IB" compare "$TMP/old.json" "$TMP/a.json"
+expect_grep "^warning: different backend option threads: 1 \(A\) vs default \(B\); compared anyway$" "$TMP/out" "old schema: the options compare key by key"
+if grep -qE "backend option (cudnn_search|prefer_nhwc|cuda_graph)|different GPUs|different arithmetic" "$TMP/out"; then
+  fail "old schema: the CPU provider's options only, no GPU, the same math: $(cat "$TMP/out")"
+else
+  pass "old schema: the CPU provider's options only, no GPU, the same math"
+fi
+sed 's|"inferbench.latency/1"|"inferbench.latency/0"|' "$TMP/old.json" >"$TMP/older.json"
+expect_exit 2 "a result of an unknown schema" -- "$IB" compare "$TMP/older.json" "$TMP/a.json"
+expect_grep "schema is \"inferbench.latency/0\", expected \"inferbench.latency/2\" \(or the older \"inferbench.latency/1\"\)" "$TMP/err" "names the versions it reads"
 
 # --- synthetic results: a fixed pattern, B = A x 1.10 ------------------------
 # write_result FILE SCALE [N] [TIMING] [MODEL]: a latency result of N

@@ -6,12 +6,12 @@ Q="--device cpu --runs 8 --warmup-runs 1 --warmup-ms 0 --no-steady --quiet"
 
 # The default is stated: fp32 on the CPU, the runtime's own choice.
 expect_exit 0 "latency, default math" -- "$IB" latency zoo:mlp $Q --json "$TMP/default.json"
-expect_grep "^runtime options: .*, math fp32 \(runtime default\)$" "$TMP/out" "text: the default math is stated"
-json_check "$TMP/default.json" "d['workload']['runtime_options']['math'] == 'fp32' and d['workload']['runtime_options']['math_default'] is True and d['accuracy'] is None" "json: math fp32 (default), no accuracy check of fp32 itself"
+expect_grep "^runtime options: .*, math=fp32 \(runtime default\)$" "$TMP/out" "text: the default math is stated"
+json_check "$TMP/default.json" "d['workload']['math'] == 'fp32' and d['workload']['math_default'] is True and d['accuracy'] is None" "json: math fp32 (default), no accuracy check of fp32 itself"
 
 # fp16: converted in memory, run, compared with strict fp32.
 expect_exit 0 "latency --math fp16" -- "$IB" latency zoo:mobilenet-v2 $Q --math fp16 --json "$TMP/fp16.json"
-expect_grep "^runtime options: .*, math fp16$" "$TMP/out" "text: math fp16"
+expect_grep "^runtime options: .*, math=fp16$" "$TMP/out" "text: math fp16"
 expect_grep "^accuracy of fp16 against fp32, TF32 off \(the same inputs, batch 1\):" "$TMP/out" "text: the accuracy table"
 expect_grep "^logits +[0-9.e-]+ +[0-9.e+-]+ +[0-9.e-]+ +0\.99[0-9]+ +100\.0% +100\.0%$" "$TMP/out" "text: logits agree (cosine 0.99.., top-1 and top-5 100%)"
 json_check "$TMP/fp16.json" "(lambda a: a['math'] == 'fp16' and a['reference'] == 'fp32, TF32 off' and a['tolerance'] is None and not a['over_tolerance'] and a['outputs'][0]['name'] == 'logits' and 0 < a['outputs'][0]['max_abs_error'] < 0.05 and a['outputs'][0]['cosine'] > 0.999 and a['outputs'][0]['top1_agreement'] == 1)(d['accuracy'])" "json: the accuracy of fp16"
@@ -25,7 +25,7 @@ json_check "$TMP/tight.json" "d['accuracy']['over_tolerance'] is True and d['acc
 expect_exit 0 "--max-error 1" -- "$IB" latency zoo:mlp $Q --math fp16 --max-error 1 --json "$TMP/loose.json"
 json_check "$TMP/loose.json" "d['accuracy']['over_tolerance'] is False" "json: within a loose tolerance"
 expect_exit 0 "throughput --math fp16" -- "$IB" throughput zoo:mlp --device cpu --batches 1,2 --runs 3 --warmup-runs 1 --warmup-ms 0 --no-steady --quiet --math fp16 --json "$TMP/tp.json"
-json_check "$TMP/tp.json" "d['accuracy']['math'] == 'fp16' and d['workload']['runtime_options']['math'] == 'fp16'" "json: throughput carries the math and the accuracy"
+json_check "$TMP/tp.json" "d['accuracy']['math'] == 'fp16' and d['workload']['math'] == 'fp16'" "json: throughput carries the math and the accuracy"
 
 # The refusals: one line, exit 2.
 expect_exit 2 "--math tf32 on the CPU" -- "$IB" latency zoo:mlp $Q --math tf32

@@ -58,8 +58,8 @@ for opt in "--cudnn-search heuristic" "--prefer-nhwc"; do
   rc=$?
   if [ $rc -eq 2 ] && [ "$(grep -c '' "$TMP/err")" -eq 1 ] && grep -q -- "${opt%% *}" "$TMP/err"; then
     pass "$opt on the CPU: refused, naming the option"
-  elif [ $rc -eq 0 ] && grep -q "^runtime options: cuDNN search -, NHWC no," "$TMP/out" &&
-    python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['workload']['runtime_options']; sys.exit(0 if o['cudnn_conv_algo_search'] is None and o['prefer_nhwc'] is False else 1)" "$TMP/cuda_opt.json"; then
+  elif [ $rc -eq 0 ] && grep -q "^runtime options: threads=default, math=" "$TMP/out" &&
+    python3 -c "import json,sys; o=json.load(open(sys.argv[1]))['workload']['backend_options']; sys.exit(0 if o == {'threads': 'default'} else 1)" "$TMP/cuda_opt.json"; then
     pass "$opt on the CPU: measured, and the report says it was not applied"
   else
     fail "$opt on the CPU: exit $rc, neither refused nor reported as not applied: $(cat "$TMP/err")"
@@ -136,8 +136,8 @@ edited_copy() {
 }
 edited_copy "$TMP/mlp.json" "$TMP/batch.json" "d['batch'] = 8"
 edited_copy "$TMP/mlp.json" "$TMP/device.json" "d['device'] = 'cuda'"
-edited_copy "$TMP/mlp.json" "$TMP/gpu_a.json" "d['environment']['gpu'] = 'NVIDIA H100'"
-edited_copy "$TMP/mlp.json" "$TMP/gpu_b.json" "d['environment']['gpu'] = 'NVIDIA H200'"
+edited_copy "$TMP/mlp.json" "$TMP/gpu_a.json" "d['environment']['devices'] = [{'index': 0, 'name': 'NVIDIA H100'}]"
+edited_copy "$TMP/mlp.json" "$TMP/gpu_b.json" "d['environment']['devices'] = [{'index': 0, 'name': 'NVIDIA H200'}]"
 edited_copy "$TMP/mlp.json" "$TMP/ort.json" "d['environment']['onnxruntime_version'] = '1.22.0'"
 expect_exit 0 "compare: different batch" -- "$IB" compare "$TMP/mlp.json" "$TMP/batch.json" --json "$TMP/cb.json"
 expect_grep "^warning: different batch sizes: 1 \(A\) vs 8 \(B\); compared anyway" "$TMP/out" "different batch: a warning"

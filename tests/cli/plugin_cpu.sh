@@ -20,6 +20,8 @@ expect_grep "^inferbench latency: gemm m=64 n=64 k=64 fp32, batch 1, C loop" "$T
 json_check "$TMP/l.json" "d['latency_ms']['n'] == 30 and d['timing'] == 'host-clock'" "json: 30 host-clock samples"
 json_check "$TMP/l.json" "d['latency_ms']['p50'] > 0.001" "json: the GEMM ran (2 x 64^3 FLOPs take more than 1 us on a CPU)"
 json_check "$TMP/l.json" "d['workload']['model'] == 'gemm m=64 n=64 k=64 fp32' and d['workload']['flops_per_item'] == 2 * 64 ** 3" "json: the plugin's description and FLOPs"
+json_check "$TMP/l.json" "d['workload']['backend_options'] == {'m': '64', 'n': '64', 'k': '64', 'dtype': 'fp32'}" "json: the plugin's own options, the default dtype too"
+expect_grep "^runtime options: m=64, n=64, k=64, dtype=fp32$" "$TMP/out" "text: the plugin's options as key=value"
 # shellcheck disable=SC2086
 expect_exit 0 "latency at batch 3 (three GEMMs a run)" -- "$IB" latency $small $fast --runs 10 --batch 3 --json "$TMP/b3.json"
 json_check "$TMP/b3.json" "d['workload']['batch'] == 3 and d['workload']['inputs'][0]['shape'][0] == 3" "json: batch 3 bound"
@@ -45,7 +47,7 @@ expect_exit 2 "--option without =" -- "$IB" latency $small --option m64
 expect_grep "^inferbench: --option 'm64': expected KEY=VALUE$" "$TMP/err" "names the malformed option"
 expect_exit 2 "--option with an empty key" -- "$IB" latency $small --option =64
 expect_exit 2 "an onnxruntime flag given to a plugin" -- "$IB" latency $small --threads 2
-expect_grep "^inferbench: --threads applies to the onnxruntime backend" "$TMP/err" "names the flag"
+expect_grep "^inferbench: gemm: unknown option 'threads'" "$TMP/err" "the flag is its option, refused by the plugin in its words"
 
 expect_exit 2 "an unknown backend" -- "$IB" latency --backend tensorrt
 expect_grep "^inferbench: unknown backend 'tensorrt' \(known: onnxruntime, spin, fake, aoti; or plugin:PATH.so\)$" "$TMP/err" "lists the known ones"
@@ -63,7 +65,7 @@ expect_grep "no entry symbol inferbench_backend_v2: not an inferbench backend pl
 # onnxruntime through its table: settings as --option, unknown ones refused.
 expect_exit 0 "onnxruntime by name with --option" -- \
   "$IB" latency zoo:mlp --backend onnxruntime --option threads=1 --device cpu $fast --runs 10 --json "$TMP/o.json"
-json_check "$TMP/o.json" "d['workload']['runtime_options']['intra_op_threads'] == 1" "json: the option reached ONNX Runtime"
+json_check "$TMP/o.json" "d['workload']['backend_options'] == {'threads': '1'}" "json: the option reached ONNX Runtime"
 expect_exit 2 "onnxruntime refuses an unknown option" -- "$IB" latency zoo:mlp --backend onnxruntime --option x=1 --device cpu
 expect_grep "onnxruntime: unknown option 'x'" "$TMP/err" "in its words"
 finish

@@ -56,16 +56,16 @@ else
 fi
 
 # --- --no-gpu-state ------------------------------------------------------------------
-json_check "$TMP/launch.json" "'nvml_note' in d['environment'] or len(d['environment']['gpu_samples']) >= 2" "GPU state sampled by default (before and after at least), where NVML is"
+json_check "$TMP/launch.json" "'nvml_note' in d['environment']['devices'][0] or len(d['environment']['devices'][0]['gpu_samples']) >= 2" "GPU state sampled by default (before and after at least), where NVML is"
 expect_exit 0 "latency --no-gpu-state" -- "$IB" latency zoo:mlp --device cuda --no-gpu-state --runs 200 --json "$TMP/nostate.json"
-json_check "$TMP/nostate.json" "d['environment']['gpu_samples'] == [] and not set(d['warnings']) & {'throttled', 'clock_drop', 'low_power_start'}" "json: no GPU sample, no GPU-state warning"
+json_check "$TMP/nostate.json" "d['environment']['devices'][0]['gpu_samples'] == [] and not set(d['warnings']) & {'throttled', 'clock_drop', 'low_power_start'}" "json: no GPU sample, no GPU-state warning"
 if grep -qE "^warning: the (GPU|SM clock)" "$TMP/out"; then fail "text: a GPU-state warning without samples"; else pass "text: no GPU-state warning"; fi
 
 # --- runtime options applied and recorded -----------------------------------------
 expect_exit 0 "--cudnn-search heuristic --prefer-nhwc" -- "$IB" latency zoo:efficientnet-b0 --device cuda \
   --cudnn-search heuristic --prefer-nhwc --runs 50 --json "$TMP/rt.json"
-json_check "$TMP/rt.json" "d['workload']['runtime_options']['cudnn_conv_algo_search'] == 'HEURISTIC' and d['workload']['runtime_options']['prefer_nhwc'] is True" "json: cuDNN search and NHWC recorded"
-expect_grep "^runtime options: cuDNN search HEURISTIC, NHWC yes," "$TMP/out" "text: cuDNN search and NHWC shown"
+json_check "$TMP/rt.json" "d['workload']['backend_options'] == {'cudnn_search': 'HEURISTIC', 'prefer_nhwc': 'yes', 'cuda_graph': 'no', 'threads': 'default'}" "json: cuDNN search and NHWC recorded"
+expect_grep "^runtime options: cudnn_search=HEURISTIC, prefer_nhwc=yes," "$TMP/out" "text: cuDNN search and NHWC shown"
 expect_exit 2 "--cudnn-search of an unknown kind" -- "$IB" latency zoo:mlp --device cuda --cudnn-search fast
 
 # --- --device-id ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ expect_exit 0 "efficientnet-b0 batch 1 on cuda" -- \
 json_check "$TMP/b1.json" "d['timing'] == 'device-events' and d['environment']['execution_provider'] == 'CUDAExecutionProvider'" "timed with device events on the CUDA provider"
 json_check "$TMP/b1.json" "d['latency_ms']['n'] == 300 and len(d['samples']['device_ms']) == 300" "300 device samples"
 json_check "$TMP/b1.json" "d['cold_ms'] > d['latency_ms']['p50']" "the cold run is slower than the median and kept apart"
-json_check "$TMP/b1.json" "d['environment']['gpu'] and d['environment']['cuda_runtime_version'] > 0" "GPU environment recorded"
+json_check "$TMP/b1.json" "len(d['environment']['devices']) == 1 and d['environment']['devices'][0]['name'] and d['environment']['devices'][0]['index'] == 0 and d['environment']['devices'][0]['uuid'].startswith('GPU-') and d['environment']['devices'][0]['pci_bus_id'] and d['environment']['devices'][0]['cuda_runtime_version'] > 0" "GPU environment recorded"
 
 # At batch 32 a run is long enough that the host's own overhead around a
 # synchronized run is a small part: the two clocks must agree within 5%.
@@ -23,7 +23,7 @@ json_check "$TMP/b32.json" "d['host_latency_ms']['p50'] >= d['latency_ms']['p50'
 # inputs over from host memory cannot be replayed: it says so, the others run.
 expect_exit 0 "efficientnet-b0 with --cuda-graph" -- \
   "$IB" latency zoo:efficientnet-b0 --device cuda --cuda-graph --runs 200 --json "$TMP/graph.json"
-json_check "$TMP/graph.json" "d['workload']['runtime_options']['cuda_graph'] is True and d['latency_ms']['n'] == 200" "the result records the CUDA graph"
+json_check "$TMP/graph.json" "d['workload']['backend_options']['cuda_graph'] == 'yes' and d['latency_ms']['n'] == 200" "the result records the CUDA graph"
 expect_exit 0 "throughput with --cuda-graph" -- \
   "$IB" throughput zoo:efficientnet-b0 --device cuda --cuda-graph --batches 1,8,64 --runs 20 --json "$TMP/graph_tp.json"
 json_check "$TMP/graph_tp.json" "[p['status'] for p in d['curve']] == ['ok', 'ok', 'ok']" "every batch ran, each in its own session"

@@ -17,7 +17,7 @@ for b in 1 64; do
   if [ ! -e "$TMP/bf16-$b.json" ]; then pass "bf16 batch $b: no file left"; else fail "bf16 batch $b: a file was left"; fi
   for m in fp32 tf32 fp16; do
     expect_exit 0 "latency --math $m batch $b" -- "$IB" latency $M --batch $b --math $m "${Q[@]}" --json "$TMP/$m-$b.json"
-    json_check "$TMP/$m-$b.json" "d['workload']['runtime_options']['math'] == '$m' and d['workload']['runtime_options']['math_default'] is False" "$m batch $b: the math is recorded"
+    json_check "$TMP/$m-$b.json" "d['workload']['math'] == '$m' and d['workload']['math_default'] is False" "$m batch $b: the math is recorded"
   done
   json_check "$TMP/fp32-$b.json" "d['accuracy'] is None" "fp32 batch $b: the reference has no accuracy check"
   for m in tf32 fp16; do
@@ -27,7 +27,7 @@ for b in 1 64; do
 done
 expect_exit 0 "latency, default math" -- "$IB" latency $M "${Q[@]}" --json "$TMP/default.json"
 expect_grep "math tf32 \(runtime default\)" "$TMP/out" "the default is stated: TF32 on"
-json_check "$TMP/default.json" "d['workload']['runtime_options']['math'] == 'tf32' and d['workload']['runtime_options']['math_default'] is True and d['accuracy']['math'] == 'tf32'" "json: default tf32, with its accuracy"
+json_check "$TMP/default.json" "d['workload']['math'] == 'tf32' and d['workload']['math_default'] is True and d['accuracy']['math'] == 'tf32'" "json: default tf32, with its accuracy"
 expect_exit 0 "compare fp32 vs tf32" -- "$IB" compare "$TMP/fp32-1.json" "$TMP/tf32-1.json"
 expect_grep "different arithmetic \(--math\): fp32 \(A\) vs tf32 \(B\)" "$TMP/out" "compare warns about the math"
 expect_exit 0 "throughput --math fp16" -- "$IB" throughput $M --device cuda --math fp16 --batches 1,64,256 --quiet --json "$TMP/tp16.json"
@@ -36,7 +36,7 @@ json_check "$TMP/tp16.json" "d['accuracy']['math'] == 'fp16'" "throughput fp16 w
 expect_exit 0 "pitfalls" -- "$IB" pitfalls $M --device cuda --runs 100 --quiet --json "$TMP/pit.json"
 expect_grep "^TF32 taken for fp32: median .* with TF32 \(the runtime's default\), .* with it off \([+-][0-9.]+%\); outputs differ by up to" "$TMP/out" "pitfalls: the TF32 line"
 json_check "$TMP/pit.json" "(lambda r: r['applies'] and r['stats']['n'] == 100 and r['tf32_off_median_ms'] > 0 and r['tf32_max_abs_error'] > 0)([r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json: the TF32 row measured, off and on, with the outputs' difference"
-json_check "$TMP/pit.json" "d['workload']['runtime_options']['math'] == 'tf32'" "pitfalls leaves the workload's math as it was"
+json_check "$TMP/pit.json" "d['workload']['math'] == 'tf32'" "pitfalls leaves the workload's math as it was"
 
 python3 - "$TMP" <<'PY'
 import json, sys

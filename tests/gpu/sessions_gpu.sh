@@ -47,7 +47,7 @@ sleep 8
 expect_exit 0 "beside another process" -- "$IB" latency $M --batch 64 --cudnn-search heuristic --runs 300 \
   --quiet --json "$TMP/shared.json"
 expect_grep "other process(es)? used this GPU during the measurement: [0-9]+ " "$TMP/out" "text: the shared-GPU warning"
-json_check "$TMP/shared.json" "'gpu_shared' in d['warnings'] and d['environment']['other_gpu_process_count'] >= 1" "json: the other processes recorded"
+json_check "$TMP/shared.json" "'gpu_shared' in d['warnings'] and d['environment']['devices'][0]['other_gpu_process_count'] >= 1" "json: the other processes recorded"
 expect_exit 2 "--require-idle-gpu with another process" -- "$IB" latency $M --batch 64 --cudnn-search heuristic \
   --runs 100 --quiet --require-idle-gpu
 expect_grep "the GPU is busy: [0-9]+ other process" "$TMP/err" "--require-idle-gpu: says who"
