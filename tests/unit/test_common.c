@@ -88,7 +88,8 @@ static void test_option_list(void)
     CHECK_EQ_INT(ib_option_list_set(&l, "threads", "2"), IB_OK);
     CHECK_EQ_INT(l.n, 2);
     CHECK(!strcmp(l.items[0].key, "threads") && !strcmp(l.items[0].value, "2"));
-    CHECK(!strcmp(ib_option_list_get(&l, "cudnn_search"), "EXHAUSTIVE"));
+    const char *search = ib_option_list_get(&l, "cudnn_search");
+    CHECK(search && !strcmp(search, "EXHAUSTIVE"));
     CHECK(ib_option_list_get(&l, "thread") == NULL && ib_option_list_get(&l, NULL) == NULL);
 
     char key[IB_OPTION_KEY_LEN + 1], value[IB_OPTION_VALUE_LEN + 1];
@@ -100,7 +101,8 @@ static void test_option_list(void)
     CHECK_EQ_INT(ib_option_list_set(&l, key, "1"), IB_ERR_INVALID_ARG);
     value[IB_OPTION_VALUE_LEN - 1] = 'v', value[IB_OPTION_VALUE_LEN] = '\0';
     CHECK_EQ_INT(ib_option_list_set(&l, "threads", value), IB_ERR_INVALID_ARG);
-    CHECK(!strcmp(ib_option_list_get(&l, "threads"), "2"));
+    const char *threads = ib_option_list_get(&l, "threads");
+    CHECK(threads && !strcmp(threads, "2"));
     CHECK_EQ_INT(ib_option_list_set(&l, "", "1"), IB_ERR_INVALID_ARG);
     CHECK_EQ_INT(l.n, 3);
 

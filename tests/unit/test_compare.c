@@ -287,7 +287,8 @@ static void test_parse_valid(void)
     CHECK(parse(cpu, &f, &err) == IB_OK);
     /* the CPU provider has no cuDNN search, NHWC or graph: only threads */
     CHECK_EQ_INT(f.options.n, 1);
-    CHECK(!strcmp(ib_option_list_get(&f.options, "threads"), "default"));
+    const char *threads = ib_option_list_get(&f.options, "threads");
+    CHECK(threads && !strcmp(threads, "default"));
     ib_latency_file_free(&f);
 
     /* Schema 2: the options an object of strings, the math beside them,

@@ -272,7 +272,8 @@ static void check_reported(const ib_gpu_sample *s, size_t n, const char *line, c
     const cJSON *devices = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "environment"), "devices");
     CHECK_EQ_INT(cJSON_GetArraySize(devices), 1);
     const cJSON *device = cJSON_GetArrayItem(devices, 0);
-    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(device, "name")), "NVIDIA H200"));
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(device, "name"));
+    CHECK(name && !strcmp(name, "NVIDIA H200"));
     const cJSON *samples = cJSON_GetObjectItem(device, "gpu_samples");
     CHECK_EQ_INT(cJSON_GetArraySize(samples), n);
     for (size_t i = 0; i < n && i < (size_t)cJSON_GetArraySize(samples); i++) {
