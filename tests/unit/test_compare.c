@@ -250,6 +250,12 @@ static ib_status parse(const char *text, ib_latency_file *f, ib_error *err)
     return ib_latency_file_parse(text, strlen(text), f, err);
 }
 
+/* Item i of list is key=value. */
+static void check_option(const ib_option_list *list, size_t i, const char *key, const char *value)
+{
+    CHECK(i < list->n && !strcmp(list->items[i].key, key) && !strcmp(list->items[i].value, value));
+}
+
 static void test_parse_valid(void)
 {
     ib_latency_file f;
@@ -276,10 +282,10 @@ static void test_parse_valid(void)
     CHECK(!strcmp(f.ort_version, "1.29.0"));
     /* schema 1's runtime_options, in the keys the backend reports today */
     CHECK_EQ_INT(f.options.n, 4);
-    CHECK(!strcmp(f.options.items[0].key, "cudnn_search") && !strcmp(f.options.items[0].value, "HEURISTIC"));
-    CHECK(!strcmp(f.options.items[1].key, "prefer_nhwc") && !strcmp(f.options.items[1].value, "yes"));
-    CHECK(!strcmp(f.options.items[2].key, "cuda_graph") && !strcmp(f.options.items[2].value, "yes"));
-    CHECK(!strcmp(f.options.items[3].key, "threads") && !strcmp(f.options.items[3].value, "4"));
+    check_option(&f.options, 0, "cudnn_search", "HEURISTIC");
+    check_option(&f.options, 1, "prefer_nhwc", "yes");
+    check_option(&f.options, 2, "cuda_graph", "yes");
+    check_option(&f.options, 3, "threads", "4");
     CHECK(!strcmp(f.flush_l2, "yes") && !strcmp(f.exclude_launch, "no"));
     ib_latency_file_free(&f);
     const char *cpu = "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":null,"
@@ -298,8 +304,8 @@ static void test_parse_valid(void)
                      "\"math\":\"tf32\",\"math_default\":true},\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(v2, &f, &err) == IB_OK);
     CHECK_EQ_INT(f.options.n, 2);
-    CHECK(!strcmp(f.options.items[0].key, "m") && !strcmp(f.options.items[0].value, "4096"));
-    CHECK(!strcmp(f.options.items[1].key, "dtype") && !strcmp(f.options.items[1].value, "fp16"));
+    check_option(&f.options, 0, "m", "4096");
+    check_option(&f.options, 1, "dtype", "fp16");
     CHECK(!strcmp(f.math, "tf32 (runtime default)") && !strcmp(f.gpu, "NVIDIA H200"));
     ib_latency_file_free(&f);
     const char *v2_cpu = "{" SCHEMA_2 ",\"environment\":{\"devices\":[]},\"workload\":{\"backend_options\":{}},"
@@ -496,8 +502,8 @@ static void test_round_trip(void)
         for (size_t i = 0; i < f.n && i < r.n; i++) CHECK_NEAR(f.samples_ms[i], want[i], 1e-14 * want[i]);
         CHECK_EQ_INT(f.batch, ib_workload_get_info(w)->batch);
         CHECK_EQ_INT(f.options.n, 2);
-        CHECK(!strcmp(f.options.items[0].key, "threads") && !strcmp(f.options.items[0].value, "2"));
-        CHECK(!strcmp(f.options.items[1].key, "dtype") && !strcmp(f.options.items[1].value, "fp16"));
+        check_option(&f.options, 0, "threads", "2");
+        check_option(&f.options, 1, "dtype", "fp16");
         CHECK(!strcmp(f.gpu, "Test GPU"));
     }
     ib_latency_file_free(&f);
