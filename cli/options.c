@@ -407,7 +407,8 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     }
     case O_NHWC: return cli_set_backend_option(a, "--prefer-nhwc", "prefer_nhwc", "yes");
     case O_CUDA_GRAPH: return cli_set_backend_option(a, "--cuda-graph", "cuda_graph", "yes");
-    case O_THREADS: return parse_i64(name, v, 1, 1024, &i64) && cli_set_backend_option(a, "--threads", "threads", v);
+    case O_THREADS:
+        return parse_i64(name, v, 1, 1024, &i64) && cli_set_backend_option(a, "--threads", "threads", v);
     case O_RUNS: return parse_i64(name, v, 1, 1000000, &c->runs);
     case O_WARMUP_RUNS: return parse_i64(name, v, 0, 1000000, &c->warmup_runs);
     case O_WARMUP_MS: return parse_f64(name, v, 0, 3600000, &c->warmup_ms);

@@ -229,8 +229,10 @@ static cJSON *gpu_sample_json(const ib_gpu_sample *s)
 
 void ib__json_add_string_or_null(cJSON *o, const char *key, const char *s)
 {
-    if (s && s[0]) cJSON_AddStringToObject(o, key, s);
-    else cJSON_AddNullToObject(o, key);
+    if (s && s[0])
+        cJSON_AddStringToObject(o, key, s);
+    else
+        cJSON_AddNullToObject(o, key);
 }
 
 static cJSON *other_process_json(const ib_process_info *p)

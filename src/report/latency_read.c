@@ -83,11 +83,13 @@ static ib_status read_schema(const cJSON *root, int *version, ib_error *err)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema");
     IB_FAIL_IF(!cJSON_IsString(v) || !v->valuestring, err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "no \"schema\" string");
-    *version = !strcmp(v->valuestring, LATENCY_SCHEMA_2) ? 2 : !strcmp(v->valuestring, LATENCY_SCHEMA_1) ? 1 : 0;
+    *version = !strcmp(v->valuestring, LATENCY_SCHEMA_2)   ? 2
+               : !strcmp(v->valuestring, LATENCY_SCHEMA_1) ? 1
+                                                           : 0;
     /* %.64s: the value is outside input; the message stays one short line. */
     IB_FAIL_IF(!*version, err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "schema is \"%.64s\", expected \"" LATENCY_SCHEMA_2 "\" (or the older \"" LATENCY_SCHEMA_1
-                           "\")",
+               NOT_LATENCY "schema is \"%.64s\", expected \"" LATENCY_SCHEMA_2
+                           "\" (or the older \"" LATENCY_SCHEMA_1 "\")",
                v->valuestring);
     return IB_OK;
 }
@@ -147,7 +149,8 @@ static ib_status read_first_device(const cJSON *env, ib_latency_file *out, ib_er
 {
     const cJSON *devices = cJSON_GetObjectItemCaseSensitive(env, "devices");
     if (!devices || cJSON_IsNull(devices)) return IB_OK;
-    IB_FAIL_IF(!cJSON_IsArray(devices), err, IB_ERR_INVALID_ARG, NOT_LATENCY "environment.devices is not an array");
+    IB_FAIL_IF(!cJSON_IsArray(devices), err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "environment.devices is not an array");
     const cJSON *first = cJSON_GetArrayItem(devices, 0);
     if (!first) return IB_OK;
     IB_FAIL_IF(!cJSON_IsObject(first), err, IB_ERR_INVALID_ARG,
@@ -190,8 +193,8 @@ static ib_status set_option(ib_latency_file *out, const char *where, const char 
 {
     ib_status st = ib_option_list_set(&out->options, key, value);
     IB_FAIL_IF(st != IB_OK, err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "%s%.64s: a key of 1 to %d bytes and a value under %d, at most %d keys", where, key,
-               IB_OPTION_KEY_LEN - 1, IB_OPTION_VALUE_LEN, IB_MAX_OPTIONS);
+               NOT_LATENCY "%s%.64s: a key of 1 to %d bytes and a value under %d, at most %d keys", where,
+               key, IB_OPTION_KEY_LEN - 1, IB_OPTION_VALUE_LEN, IB_MAX_OPTIONS);
     return IB_OK;
 }
 

@@ -94,7 +94,8 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
              * with a graph option (off) is told how to replay it in one. */
             const char *graph = ib_option_list_get(&info->options, "cuda_graph");
             if (r->launch_overhead_ms > p->p50 && !(graph && !strcmp(graph, "yes")))
-                ib__sbuf_printf(&b, "launch-bound: enqueuing a run takes longer than the GPU needs to run it%s\n",
+                ib__sbuf_printf(&b,
+                                "launch-bound: enqueuing a run takes longer than the GPU needs to run it%s\n",
                                 graph ? "; --cuda-graph replays it in one launch" : "");
         }
         if (p->p50 > 0)

@@ -67,7 +67,8 @@ static void check_accepted(const ib_latency_file *f)
     /* the options: whole keys and values, each key once */
     FUZZ_ASSERT(f->options.n <= IB_MAX_OPTIONS);
     for (size_t i = 0; i < f->options.n && i < IB_MAX_OPTIONS; i++) {
-        FUZZ_ASSERT(f->options.items[i].key[0] && strnlen(f->options.items[i].key, IB_OPTION_KEY_LEN) < IB_OPTION_KEY_LEN);
+        FUZZ_ASSERT(f->options.items[i].key[0] &&
+                    strnlen(f->options.items[i].key, IB_OPTION_KEY_LEN) < IB_OPTION_KEY_LEN);
         FUZZ_ASSERT(strnlen(f->options.items[i].value, IB_OPTION_VALUE_LEN) < IB_OPTION_VALUE_LEN);
         FUZZ_ASSERT(ib_option_list_get(&f->options, f->options.items[i].key) == f->options.items[i].value);
     }

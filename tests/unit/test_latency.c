@@ -216,10 +216,12 @@ static void test_launch_bound_note(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         r.launch_overhead_ms = cases[i].launch_ms;
         info.options = (ib_option_list){ 0 };
-        if (cases[i].cuda_graph) CHECK(ib_option_list_set(&info.options, "cuda_graph", cases[i].cuda_graph) == IB_OK);
+        if (cases[i].cuda_graph)
+            CHECK(ib_option_list_set(&info.options, "cuda_graph", cases[i].cuda_graph) == IB_OK);
         char *text = ib_latency_report_text(&r, &info);
         CHECK(text != NULL);
-        const char *line = text ? strstr(text, "launch-bound: enqueuing a run takes longer than the GPU needs to ") : NULL;
+        const char *line =
+            text ? strstr(text, "launch-bound: enqueuing a run takes longer than the GPU needs to ") : NULL;
         CHECK((line != NULL) == (cases[i].noted != NULL));
         const char *rest = line ? strstr(line, "needs to ") : NULL;
         if (rest && cases[i].noted) CHECK(!strncmp(rest + 9, cases[i].noted, strlen(cases[i].noted)));

@@ -881,8 +881,8 @@ static ib_status check_options(const char *model, const ib_model_options *opts, 
                "%zu shape overrides but no array", opts->n_shapes);
     IB_FAIL_IF(opts->n_inputs > 0 && !opts->inputs, err, IB_ERR_INVALID_ARG,
                "%zu input specs but no array", opts->n_inputs);
-    IB_FAIL_IF(opts->n_options > 0 && !opts->options, err, IB_ERR_INVALID_ARG,
-               "%zu options but no array", opts->n_options);
+    IB_FAIL_IF(opts->n_options > 0 && !opts->options, err, IB_ERR_INVALID_ARG, "%zu options but no array",
+               opts->n_options);
     return IB_OK;
 }
 
