@@ -201,7 +201,7 @@ static char *serve_csv(const ib_result *res)
     const ib_serve_result *r = res->serve;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(
-        &b, "model,device,request_batch,instances,offered_rate,achieved_rate,n,scheduled,over_target,"
+        &b, "model,device,request_batch,options,instances,offered_rate,achieved_rate,n,scheduled,over_target,"
             "met,partial,queue_p50_ms,queue_p99_ms,h2d_p50_ms,compute_p50_ms,compute_p99_ms,d2h_p50_ms,"
             "total_p50_ms,total_p90_ms,total_p99_ms,runs" EOL);
     for (size_t i = 0; i < r->n_points; i++) {
