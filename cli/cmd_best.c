@@ -44,27 +44,41 @@ static void add(candidates *cs, candidate c, bool cuda)
     cs->n++;
 }
 
+/* The value the user gave ONNX Runtime's option key last (--option or the
+ * flag that stands for it), or NULL. */
+static const char *given_option(const cli_args *a, const char *key)
+{
+    const char *value = NULL;
+    for (size_t i = 0; i < a->n_options; i++)
+        if (!strcmp(a->options[i].key, key)) value = a->options[i].value;
+    return value;
+}
+
+static bool given_yes(const cli_args *a, const char *key)
+{
+    const char *v = given_option(a, key);
+    return v && (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"));
+}
+
 /* Every combination the device offers. What the user fixed (--math,
  * --cudnn-search, --cuda-graph, --prefer-nhwc) is not varied. */
 static void enumerate(candidates *cs, const cli_args *a, ib_device_kind device)
 {
     const ib_model_options *m = &a->model_opts;
-    ib_model_options defaults;
-    ib_model_options_init(&defaults);
     bool cuda = device == IB_DEVICE_CUDA;
-    bool fixed_search = strcmp(m->cudnn_conv_algo_search, defaults.cudnn_conv_algo_search) != 0;
+    const char *fixed_search = given_option(a, "cudnn_search");
     cs->a = a;
     cs->n = 0;
     for (size_t mi = 0; mi < sizeof maths / sizeof maths[0]; mi++) {
         if (m->math != IB_MATH_DEFAULT && m->math != maths[mi]) continue;
-        for (int graph = m->cuda_graph; graph <= (cuda ? 1 : 0); graph++)
-            for (int nhwc = m->prefer_nhwc; nhwc <= (cuda ? 1 : 0); nhwc++)
+        for (int graph = given_yes(a, "cuda_graph"); graph <= (cuda ? 1 : 0); graph++)
+            for (int nhwc = given_yes(a, "prefer_nhwc"); nhwc <= (cuda ? 1 : 0); nhwc++)
                 for (size_t si = 0; si < (cuda && !fixed_search ? 2u : 1u); si++)
                     add(cs,
                         (candidate){ .math = maths[mi],
                                      .cuda_graph = graph,
                                      .prefer_nhwc = nhwc,
-                                     .cudnn = fixed_search ? m->cudnn_conv_algo_search : searches[si] },
+                                     .cudnn = fixed_search ? fixed_search : searches[si] },
                         cuda);
     }
     if (!cuda)
@@ -79,20 +93,26 @@ static void enumerate(candidates *cs, const cli_args *a, ib_device_kind device)
             true);
 }
 
-/* The candidate's model options: the user's, with what it varies. */
-static ib_model_options options_of(const cli_args *a, const candidate *c)
+#define CANDIDATE_OPTIONS 3 /* what a candidate varies: graph, NHWC, search */
+
+/* The candidate's model options: the user's, then what it varies (a later
+ * value of a key wins), in buf[CLI_MAX_BACKEND_OPTIONS + CANDIDATE_OPTIONS]. */
+static ib_model_options options_of(const cli_args *a, const candidate *c, ib_backend_option *buf)
 {
     ib_model_options o = a->model_opts;
     o.math = c->math;
-    o.cuda_graph = c->cuda_graph;
-    o.prefer_nhwc = c->prefer_nhwc;
-    o.cudnn_conv_algo_search = c->cudnn;
+    memcpy(buf, a->options, a->n_options * sizeof *buf);
+    buf[a->n_options] = (ib_backend_option){ "cuda_graph", c->cuda_graph ? "yes" : "no" };
+    buf[a->n_options + 1] = (ib_backend_option){ "prefer_nhwc", c->prefer_nhwc ? "yes" : "no" };
+    buf[a->n_options + 2] = (ib_backend_option){ "cudnn_search", c->cudnn };
+    o.options = buf;
+    o.n_options = a->n_options + CANDIDATE_OPTIONS;
     return o;
 }
 
 /* The search's callback: opens candidate i, and judges its accuracy
- * against strict fp32 when asked (the reference session with the cheap
- * cuDNN search and no NHWC: strict fp32 either way, only sooner). */
+ * against strict fp32 when asked (the reference session in the runtime's
+ * default settings: ib_measure_accuracy). */
 static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accuracy *acc, ib_error *err)
 {
     const candidates *cs = user;
@@ -101,15 +121,13 @@ static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accura
         snprintf(err->message, sizeof err->message, "%s", c->skip);
         return IB_ERR_UNSUPPORTED;
     }
-    ib_model_options o = options_of(cs->a, c);
+    ib_backend_option buf[CLI_MAX_BACKEND_OPTIONS + CANDIDATE_OPTIONS];
+    ib_model_options o = options_of(cs->a, c, buf);
     ib_status st = ib_workload_open_model(cs->a->model, &o, w, err);
     if (st != IB_OK || !acc) return st;
     memset(acc, 0, sizeof *acc);
     if (!strcmp(ib_workload_get_info(*w)->math, "fp32")) return IB_OK; /* the reference itself */
-    ib_model_options ref = o;
-    ref.cudnn_conv_algo_search = "HEURISTIC";
-    ref.prefer_nhwc = false;
-    st = ib_measure_accuracy(*w, cs->a->model, &ref, cs->a->max_error, acc, err);
+    st = ib_measure_accuracy(*w, cs->a->model, &o, cs->a->max_error, acc, err);
     if (st != IB_OK) {
         ib_workload_destroy(*w);
         *w = NULL;

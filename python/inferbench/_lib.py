@@ -29,7 +29,7 @@ IB_CAP_DEVICE_TIMING = 1 << 2
 IB_CAP_ASYNC_RUN = 1 << 3
 IB_CAP_BATCH_DIM = 1 << 6
 
-IB_BACKEND_ABI_VERSION = 1
+IB_BACKEND_ABI_VERSION = 2
 IB_MAX_RANK = 8
 IB_MAX_TENSORS = 16
 
@@ -92,6 +92,19 @@ class TensorInfo(ctypes.Structure):
     ]
 
 
+IB_MAX_OPTIONS = 16
+IB_OPTION_KEY_LEN = 32
+IB_OPTION_VALUE_LEN = 64
+
+
+class OptionItem(ctypes.Structure):
+    _fields_ = [("key", ctypes.c_char * IB_OPTION_KEY_LEN), ("value", ctypes.c_char * IB_OPTION_VALUE_LEN)]
+
+
+class OptionList(ctypes.Structure):
+    _fields_ = [("n", ctypes.c_size_t), ("items", OptionItem * IB_MAX_OPTIONS)]
+
+
 class WorkloadInfo(ctypes.Structure):
     _fields_ = [
         ("model", ctypes.c_char * 256),
@@ -104,10 +117,7 @@ class WorkloadInfo(ctypes.Structure):
         ("inputs", TensorInfo * IB_MAX_TENSORS),
         ("outputs", TensorInfo * IB_MAX_TENSORS),
         ("flops_per_item", ctypes.c_double),
-        ("cudnn_conv_algo_search", ctypes.c_char * 16),
-        ("prefer_nhwc", ctypes.c_bool),
-        ("cuda_graph", ctypes.c_bool),
-        ("intra_op_threads", ctypes.c_int),
+        ("options", OptionList),
         ("math", ctypes.c_char * 8),
         ("math_default", ctypes.c_bool),
     ]

@@ -182,7 +182,7 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
 
 char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 {
-    cJSON *root = ib__json_document("inferbench.best/1", r->partial, r->stop_status,
+    cJSON *root = ib__json_document("inferbench.best/2", r->partial, r->stop_status,
                                     r->info.model[0] ? &r->info : NULL);
     cJSON_AddItemToObject(root, "search", search_json(r, cfg));
     add_label_or_null(root, "latency_winner", r, r->latency_winner);

@@ -15,7 +15,7 @@ expect_grep "^ 5  skipped: CUDA graph, NHWC and cuDNN's search are CUDA provider
 expect_grep "^fastest at batch 1: fp(32|16): median" "$TMP/out" "text: the latency winner"
 expect_grep "^highest throughput: fp(32|16): [0-9.e+]+ inputs/s at batch [0-9]+" "$TMP/out" "text: the throughput winner"
 expect_grep "^time: [0-9.]+ s in all" "$TMP/out" "text: the time spent"
-json_check "$TMP/b.json" "d['schema'] == 'inferbench.best/1' and d['search']['mode'] == 'raced' and len(d['candidates']) == 5 and d['latency_winner'] in ('fp32', 'fp16') and d['throughput_winner'] in ('fp32', 'fp16') and d['partial'] is False" "json: the document"
+json_check "$TMP/b.json" "d['schema'] == 'inferbench.best/2' and d['search']['mode'] == 'raced' and len(d['candidates']) == 5 and d['latency_winner'] in ('fp32', 'fp16') and d['throughput_winner'] in ('fp32', 'fp16') and d['partial'] is False" "json: the document"
 json_check "$TMP/b.json" "[c['latency']['stage'] for c in d['candidates']].count('winner') == 1 and all(c['latency']['why'] for c in d['candidates'] if c['latency']['stage'] != 'winner')" "json: one winner, every other row says why"
 json_check "$TMP/b.json" "(lambda c: c['accurate'] and c['accuracy']['math'] == 'fp16' and c['accuracy']['outputs'][0]['cosine'] > 0.999 and c['latency']['ms']['p50'] > 0)(d['candidates'][2])" "json: fp16 judged against fp32 and timed"
 json_check "$TMP/b.json" "d['candidates'][0]['accuracy'] is None and d['candidates'][1]['opened'] is False and d['candidates'][1]['latency']['stage'] == 'skipped' and 'TF32' in d['candidates'][1]['latency']['why']" "json: fp32 needs no check, tf32 skipped"

@@ -92,5 +92,5 @@ static const ib_backend table = {
     .close = spin_close,
 };
 
-const ib_backend *inferbench_backend_v1(void);
-const ib_backend *inferbench_backend_v1(void) { return &table; }
+const ib_backend *inferbench_backend_v2(void);
+const ib_backend *inferbench_backend_v2(void) { return &table; }

@@ -88,7 +88,7 @@ class Agreement(Tmp):
                 break
         self.assertLess(abs(pymin - cmin), 0.03, (cmin, pymin))
         for doc in (cdoc, pydoc):
-            self.assertEqual(doc["schema"], "inferbench.latency/1")
+            self.assertEqual(doc["schema"], "inferbench.latency/2")
             self.assertEqual(doc["timing"], "host-clock")
             self.assertEqual(doc["latency_ms"]["n"], self.RUNS)
             self.assertGreaterEqual(doc["latency_ms"]["min"], self.US / 1000)

@@ -365,7 +365,7 @@ static void test_reports(void)
     char *json = ib_report(&res, "json");
     cJSON *root = json ? cJSON_Parse(json) : NULL;
     CHECK(root != NULL);
-    CHECK(!strcmp(cJSON_GetObjectItem(root, "schema")->valuestring, "inferbench.best/1"));
+    CHECK(!strcmp(cJSON_GetObjectItem(root, "schema")->valuestring, "inferbench.best/2"));
     CHECK(!strcmp(cJSON_GetObjectItem(root, "latency_winner")->valuestring, "c0"));
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "candidates")), 3);
     cJSON *c1 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "candidates"), 1);
