@@ -250,12 +250,33 @@ static ib_status bind_batch(instance *in, int64_t batch, ib_error *err)
     return IB_OK;
 }
 
-/* Warm-up at one request's batch: the count and the time the config asks
- * for (bounded by warmup_max_ms); the median run gives the service time. */
+/* Runs every batch the dynamic batcher can form (2 to max_batch requests)
+ * warmup_runs times (at least once) before anything is timed: a runtime
+ * pays its first run at a new shape (cuDNN's algorithm search, the arena's
+ * growth) here, never inside a timed request. Rebinding to a size already
+ * run is what timed requests still pay (their queueing). */
+static ib_status warm_batches(instance *in, const ib_serve_config *cfg, ib_serve_copies copies, ib_error *err)
+{
+    int64_t runs = cfg->run.warmup_runs > 0 ? cfg->run.warmup_runs : 1;
+    for (int64_t count = cfg->max_batch; count >= 2; count--) {
+        IB_TRY(bind_batch(in, count * cfg->request_batch, err));
+        for (int64_t i = 0; i < runs; i++) {
+            IB_FAIL_IF(ib__cancelled(cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+            double ms[N_PARTS];
+            IB_TRY(run_parts(in, copies, ms, err));
+        }
+    }
+    return IB_OK;
+}
+
+/* Warm-up of every batch size, then at one request's batch: the count and
+ * the time the config asks for (bounded by warmup_max_ms); the median run
+ * there gives the service time. */
 static ib_status warm_up(instance *in, const ib_serve_config *cfg, ib_serve_copies copies, double *service_ms,
                          ib_error *err)
 {
     const ib_config *run = &cfg->run;
+    IB_TRY(warm_batches(in, cfg, copies, err));
     IB_TRY(bind_batch(in, cfg->request_batch, err));
     int64_t max_runs = run->warmup_runs > 0 ? run->warmup_runs * 100 : 100;
     double host[IB__SERVE_WARMUP_CAP];
