@@ -1186,6 +1186,8 @@ typedef struct ib_serve_point {
     bool met;                        /* the early-stopping bound says the percentile meets slo_ms */
     bool partial;                    /* interrupted or failed: not every request ran */
     ib_stats queue;                  /* scheduled arrival to the start of its run */
+    ib_stats wakeup;                 /* the part of queue after the run was due (its requests
+                                        arrived, an instance free): the dispatcher's own lateness */
     ib_stats h2d, compute, d2h;      /* h2d/d2h: n 0 unless copies are timed apart */
     ib_stats total;                  /* completion - scheduled arrival */
     int64_t runs;                    /* runs issued */

@@ -115,8 +115,10 @@ typedef struct server {
     ib_serve_copies copies;
     instance *inst;
     size_t n_inst;
-    /* One rate's records, one entry per request (total NaN until done). */
-    double *arrival, *queue, *part[N_PARTS], *total;
+    /* One rate's records, one entry per request (total NaN until done);
+     * wakeup: the part of queue after the run's dispatch time (how late the
+     * instance's thread started it). */
+    double *arrival, *queue, *wakeup, *part[N_PARTS], *total;
     size_t cap;
     /* One rate's dispatch, shared by the instances under lock. */
     pthread_mutex_t lock;
@@ -164,9 +166,10 @@ static void free_records(server *s)
 {
     free(s->arrival);
     free(s->queue);
+    free(s->wakeup);
     for (int p = 0; p < N_PARTS; p++) free(s->part[p]);
     free(s->total);
-    s->arrival = s->queue = s->total = NULL;
+    s->arrival = s->queue = s->wakeup = s->total = NULL;
     memset(s->part, 0, sizeof s->part);
     s->cap = 0;
 }
@@ -195,8 +198,9 @@ static ib_status alloc_records(server *s, size_t n, ib_error *err)
     free_records(s);
     s->arrival = malloc(n * sizeof(double));
     s->queue = malloc(n * sizeof(double));
+    s->wakeup = malloc(n * sizeof(double));
     s->total = malloc(n * sizeof(double));
-    bool ok = s->arrival && s->queue && s->total;
+    bool ok = s->arrival && s->queue && s->wakeup && s->total;
     for (int p = 0; p < N_PARTS; p++) ok = (s->part[p] = malloc(n * sizeof(double))) != NULL && ok;
     if (!ok) {
         free_records(s);
@@ -361,21 +365,28 @@ static bool wait_until(instance *in, double t)
     return true;
 }
 
+/* When one run was due (its requests arrived, the instance free), when
+ * its thread was awake to start it, and the run itself (after any rebind);
+ * ms from the schedule's origin. */
+typedef struct run_times {
+    double due, woke, start, end;
+} run_times;
+
 /* What one run served: requests [first, first+count) of the schedule.
  * Under the lock. */
-static void record_run(server *s, size_t first, size_t count, double start, double end,
-                       const double ms[N_PARTS])
+static void record_run(server *s, size_t first, size_t count, const run_times *t, const double ms[N_PARTS])
 {
     for (size_t j = first; j < first + count; j++) {
-        s->queue[j] = start - s->arrival[j];
-        s->total[j] = end - s->arrival[j];
+        s->queue[j] = t->start - s->arrival[j];
+        s->wakeup[j] = t->woke - t->due;
+        s->total[j] = t->end - s->arrival[j];
         for (int p = 0; p < N_PARTS; p++) s->part[p][j] = ms[p];
         if (s->cfg->slo_ms > 0 && s->total[j] > s->cfg->slo_ms) s->pt->over_slo++;
         /* Closed loop: a completion issues the request C places later. */
         size_t next = j + (size_t)s->cfg->concurrency;
-        if (s->cfg->concurrency > 0 && next < s->cap) s->arrival[next] = end;
+        if (s->cfg->concurrency > 0 && next < s->cap) s->arrival[next] = t->end;
     }
-    s->last_end = fmax(s->last_end, end);
+    s->last_end = fmax(s->last_end, t->end);
     s->pt->runs++;
     s->pt->batch_hist[count]++;
 }
@@ -406,18 +417,20 @@ static void fail(server *s, ib_status st, const ib_error *err)
 }
 
 /* One run of an instance: waits for its dispatch time, rebinds when the
- * batch size is new (a cost of serving: it lands in these requests'
- * queueing), runs, records. */
+ * batch size changes (a cost of serving: it lands in these requests'
+ * queueing, not in the dispatcher's wake-up), runs, records. */
 static ib_status serve_run(instance *in, size_t first, ib__batch_decision d, ib_error *err)
 {
     server *s = in->s;
     if (!wait_until(in, s->t0 + d.dispatch_ms)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
-    double start = now(in) - s->t0, ms[N_PARTS];
+    run_times t = { .due = d.dispatch_ms, .woke = now(in) - s->t0 };
     IB_TRY(bind_batch(in, (int64_t)d.count * s->cfg->request_batch, err));
+    t.start = now(in) - s->t0;
+    double ms[N_PARTS];
     IB_TRY(run_parts(in, s->copies, ms, err));
-    double end = now(in) - s->t0;
+    t.end = now(in) - s->t0;
     pthread_mutex_lock(&s->lock);
-    record_run(s, first, d.count, start, end, ms);
+    record_run(s, first, d.count, &t, ms);
     pthread_mutex_unlock(&s->lock);
     return IB_OK;
 }
@@ -477,6 +490,7 @@ static size_t compact_completed(server *s)
         if (isnan(s->total[i])) continue;
         s->arrival[done] = s->arrival[i];
         s->queue[done] = s->queue[i];
+        s->wakeup[done] = s->wakeup[i];
         s->total[done] = s->total[i];
         for (int p = 0; p < N_PARTS; p++) s->part[p][done] = s->part[p][i];
         done++;
@@ -492,6 +506,7 @@ static void summarize(server *s, ib_serve_point *pt)
     pt->n = (int64_t)done;
     if (done == 0) return;
     ib_stats_compute(s->queue, done, &pt->queue);
+    ib_stats_compute(s->wakeup, done, &pt->wakeup);
     ib_stats_compute(s->total, done, &pt->total);
     ib_stats_compute(s->part[PART_COMPUTE], done, &pt->compute);
     if (s->copies == IB_SERVE_COPIES_APART) {

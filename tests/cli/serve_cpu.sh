@@ -22,6 +22,7 @@ expect_grep "^copies: none" "$TMP/out" "text: no copies on the CPU"
 json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve/1' and d['partial'] is False and d['copies'] == 'none'" "json: schema, complete, no copies"
 json_check "$TMP/s.json" "[p['offered_rate'] for p in d['rates']] == [50, 200] and all(p['n'] == 60 and p['scheduled'] == 60 for p in d['rates'])" "json: both rates, every request"
 json_check "$TMP/s.json" "all(p['total_ms']['p50'] >= p['compute_ms']['p50'] and p['h2d_ms'] is None and p['queue_ms']['min'] >= 0 for p in d['rates'])" "json: parts, no copy parts on the CPU"
+json_check "$TMP/s.json" "all(p['wakeup_ms'][q] <= p['queue_ms'][q] + 1e-9 for p in d['rates'] for q in ('p50', 'p99', 'max'))" "json: the dispatcher's wake-up is a part of the queue"
 json_check "$TMP/s.json" "all(p['achieved_rate'] > 0 and p['batch_histogram'] == [{'batch': 1, 'runs': 60}] for p in d['rates'])" "json: achieved rate, one request a run"
 json_check "$TMP/s.json" "d['target'] is None and d['config']['loop'] == 'open' and d['config']['arrivals'] == 'poisson'" "json: no target, config"
 
