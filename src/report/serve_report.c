@@ -42,8 +42,11 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
                         cfg->arrivals == IB_ARRIVALS_POISSON    ? "Poisson"
                         : cfg->arrivals == IB_ARRIVALS_CONSTANT ? "constant"
                                                                 : "file");
-    ib__sbuf_printf(b, "instances: %zu%s\n", r->instances,
-                    r->instances > 1 ? " (sessions serving one queue, a host thread each)" : "");
+    ib__sbuf_printf(b, "instances: %zu%s%s\n", r->instances,
+                    r->instances > 1 ? " (sessions serving one queue, a host thread each)" : "",
+                    !cfg->instances_max       ? ""
+                    : cfg->instances_ran_out ? "; the most that fit in memory: the next ran out"
+                                             : "; --instances max stopped at its limit, not at memory");
     if (cfg->max_batch > 1)
         ib__sbuf_printf(b, "dynamic batching: up to %lld requests a run, waiting at most %g us\n",
                         (long long)cfg->max_batch, cfg->max_delay_us);
@@ -162,6 +165,10 @@ static cJSON *json_config(const ib_serve_config *cfg, size_t instances)
     ib__json_add_number(o, "duration_ms", cfg->requests > 0 ? NAN : cfg->duration_ms);
     cJSON_AddNumberToObject(o, "request_batch", (double)cfg->request_batch);
     cJSON_AddNumberToObject(o, "instances", (double)instances);
+    if (cfg->instances_max)
+        cJSON_AddStringToObject(o, "instances_search", cfg->instances_ran_out ? "out_of_memory" : "limit");
+    else
+        cJSON_AddNullToObject(o, "instances_search");
     cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
     cJSON_AddNumberToObject(o, "max_batch", (double)cfg->max_batch);
     cJSON_AddNumberToObject(o, "max_delay_us", cfg->max_delay_us);

@@ -37,6 +37,16 @@ json_check "$TMP/b.json" "sum(h['batch'] * h['runs'] for h in d['rates'][0]['bat
 expect_exit 0 "two instances" -- "$IB" serve $m --instances 2 --rates 100 --requests 100 --json "$TMP/k.json"
 expect_grep "^instances: 2 \(sessions serving one queue" "$TMP/out" "text: two instances"
 json_check "$TMP/k.json" "d['config']['instances'] == 2 and d['rates'][0]['n'] == 100 and d['rates'][0]['batch_histogram'] == [{'batch': 1, 'runs': 100}]" "json: every request served once by two instances"
+# --instances max: the host never runs out of memory for 64 small MLPs, so
+# the search stops at its limit; one too large for the cap fits zero times.
+expect_exit 0 "instances max" -- "$IB" serve $m --threads 1 --instances max --rates 200 --requests 30 --json "$TMP/km.json"
+expect_grep "^instances: 64 .*--instances max stopped at its limit" "$TMP/out" "text: max stopped at the limit"
+json_check "$TMP/km.json" "d['config']['instances'] == 64 and d['config']['instances_search'] == 'limit' and d['rates'][0]['n'] == 30" "json: 64 instances, the search's stop"
+json_check "$TMP/k.json" "d['config']['instances_search'] is None" "json: a given count is no search"
+expect_exit 1 "instances max, not even one fits" -- "$IB" serve $m --instances max --rates 200 --request-batch 100000 --memory-cap-mb 1 --json "$TMP/k0.json"
+expect_grep "^inferbench: --instances max: instance 1: .*more than the limit" "$TMP/err" "stderr: the first copy does not fit"
+[ ! -e "$TMP/k0.json" ] && pass "no json when nothing fits" || fail "json left when nothing fits"
+expect_exit 2 "instances maxx" -- "$IB" serve $m --instances maxx --rate 10
 expect_exit 2 "instances with a closed loop" -- "$IB" serve $m --instances 2 --concurrency 2
 expect_exit 2 "instances 0" -- "$IB" serve $m --instances 0 --rate 10
 

@@ -613,6 +613,74 @@ static void test_two_instances(void)
     ib_workload_destroy(ws[1]);
 }
 
+/* Hands out fakes; the copy numbered oom_copy (from 1) runs out of memory
+ * above batch 4, or (oom_at_open) when it opens; fail_copy fails to open. */
+typedef struct opener {
+    slow_script ss[8];
+    int opened, oom_copy, fail_copy;
+    bool oom_at_open;
+} opener;
+
+static ib_status open_copy(void *ctx, ib_workload **out, ib_error *err)
+{
+    opener *o = ctx;
+    int k = ++o->opened;
+    IB_FAIL_IF(k == o->fail_copy, err, IB_ERR_RUNTIME, "copy %d: broken", k);
+    IB_FAIL_IF(k == o->oom_copy && o->oom_at_open, err, IB_ERR_DEVICE_OOM, "copy %d: out of memory", k);
+    o->ss[k - 1] = (slow_script){ .slow_run = -1, .cancel_at_run = -1 };
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = slow_duration;
+    s.ctx = &o->ss[k - 1];
+    s.oom_above_batch = k == o->oom_copy ? 4 : 0;
+    return ib__workload_open_fake(&s, out, err);
+}
+
+static void close_all(ib_workload **ws, size_t n)
+{
+    for (size_t i = 0; i < n; i++) ib_workload_destroy(ws[i]);
+}
+
+/* --instances max: copies are opened and run at the largest batch until
+ * one runs out of memory, whether when it opens or when it runs. */
+static void test_open_instances(void)
+{
+    ib_workload *ws[8] = { 0 };
+    size_t n = 0;
+    bool ran_out;
+    ib_error err;
+    opener o = { .oom_copy = 4 };
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_OK);
+    CHECK_EQ_INT(n, 3);
+    CHECK(ran_out && o.opened == 4 && ws[3] == NULL);
+    CHECK_EQ_INT(ib__fake_runs(ws[0]), 1);
+    CHECK_EQ_INT(ws[2]->info.batch, 8); /* each ran at the largest batch */
+    close_all(ws, n);
+
+    o = (opener){ .oom_copy = 4 };
+    n = 0;
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 4, 8, ws, &n, &ran_out, &err), IB_OK);
+    CHECK(n == 8 && !ran_out); /* batch 4 fits everywhere: the limit */
+    close_all(ws, n);
+
+    o = (opener){ .oom_copy = 3, .oom_at_open = true };
+    CHECK_EQ_INT(open_copy(&o, &ws[0], &err), IB_OK); /* the first is given open */
+    n = 1;
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_OK);
+    CHECK(n == 2 && ran_out && o.opened == 3);
+    close_all(ws, n);
+
+    o = (opener){ .oom_copy = 1 };
+    n = 0;
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_ERR_DEVICE_OOM);
+    CHECK(n == 0 && !ran_out);
+
+    o = (opener){ .fail_copy = 2 };
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_ERR_RUNTIME);
+    CHECK(n == 1 && strstr(err.message, "copy 2: broken"));
+    close_all(ws, n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The schedule file                                                         */
 /* ------------------------------------------------------------------------ */
@@ -687,6 +755,7 @@ int main(void)
     test_cancel_keeps_rates();
     test_bad_config();
     test_two_instances();
+    test_open_instances();
     test_trace_parse();
     test_trace_served();
     return check_summary("test_serve");
