@@ -81,6 +81,15 @@ expect_grep "<h2>Latency against load</h2>" "$TMP/t.html" "html: the latency-aga
 expect_grep "target p99 50 ms" "$TMP/t.html" "html: the target line"
 n_rates=$(python3 -c "import json; print(len(json.load(open('$TMP/t.json'))['rates']))")
 [ "$(grep -c 'class="pt-p99"' "$TMP/t.html")" -eq "$n_rates" ] && pass "html: one p99 point a rate" || fail "html: p99 points != $n_rates"
+expect_grep "<h2>The parts of a request</h2>" "$TMP/t.html" "html: the parts stacked"
+[ "$(grep -c '<rect class="part-compute"' "$TMP/t.html")" -eq "$n_rates" ] && pass "html: one stacked bar a rate" || fail "html: compute bars != $n_rates"
+python3 -c "
+import json, re
+d = json.load(open('$TMP/t.json'))
+h = open('$TMP/t.html').read()
+bars = [float(m) for m in re.findall(r'<rect class=\"part-[a-z0-9]+\" x=\"[0-9.]+\" y=\"([0-9.]+)\"', h)]
+assert bars and min(bars) >= 0
+" 2>"$TMP/pyerr" && pass "html: the bars inside the plot" || fail "html bars: $(cat "$TMP/pyerr")"
 
 printf '0\n5\n4\n' > "$TMP/unsorted.txt"
 : > "$TMP/empty.txt"

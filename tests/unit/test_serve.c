@@ -438,6 +438,14 @@ static void test_copies_apart(void)
     CHECK_NEAR(p->d2h.p50, 0.2, 1e-9);
     CHECK_NEAR(p->total.p50, 1.4, 1e-9);
     CHECK_NEAR(p->queue.max, 0, 1e-9);
+    /* The stacked parts: the three means, nothing left for the host, no
+     * queue. */
+    char *html = ib_serve_report_html(r, &cfg, ib_workload_get_info(w));
+    CHECK(html && strstr(html, "<title>copy in: mean 200 us</title>"));
+    CHECK(html && strstr(html, "<title>compute: mean 1 ms</title>"));
+    CHECK(html && strstr(html, "<title>copy out: mean 200 us</title>"));
+    CHECK(html && !strstr(html, "class=\"part-host\"") && !strstr(html, "class=\"part-queue\""));
+    free(html);
     free(r);
     ib_workload_destroy(w);
 }
