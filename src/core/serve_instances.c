@@ -15,7 +15,8 @@ static bool out_of_memory(ib_status st) { return st == IB_ERR_DEVICE_OOM || st =
 
 /* Opens (unless already open) and runs copy i; on failure it is closed and
  * ws[i] is NULL. */
-static ib_status fit_copy(ib_serve_open_fn open_copy, void *ctx, int64_t batch, ib_workload **w, ib_error *err)
+static ib_status fit_copy(ib_serve_open_fn open_copy, void *ctx, int64_t batch, ib_workload **w,
+                          ib_error *err)
 {
     if (!*w) IB_TRY(open_copy(ctx, w, err));
     ib_status st = run_once_at(*w, batch, err);

@@ -27,8 +27,8 @@ static const char *const css =
     ".k99{color:#ef6c00;font-weight:bold}\n"
     "svg .part-queue{fill:#ef6c00}svg .part-h2d{fill:#8c564b}svg .part-compute{fill:#1f77b4}"
     "svg .part-d2h{fill:#17becf}svg .part-host{fill:#bdbdbd}\n"
-    ".kq{color:#ef6c00;font-weight:bold}.kh{color:#8c564b;font-weight:bold}.kc{color:#1f77b4;font-weight:bold}"
-    ".kd{color:#17becf;font-weight:bold}.ko{color:#999;font-weight:bold}\n";
+    ".kq{color:#ef6c00;font-weight:bold}.kh{color:#8c564b;font-weight:bold}"
+    ".kc{color:#1f77b4;font-weight:bold}.kd{color:#17becf;font-weight:bold}.ko{color:#999;font-weight:bold}\n";
 
 /* The open-loop points with an offered rate, in increasing rate. */
 static size_t sorted_points(const ib_serve_result *r, const ib_serve_point **out)
@@ -113,8 +113,10 @@ static void parts_bar(ib__sbuf *b, const ib__plot *plot, double x, const ib_serv
         const char *name, *cls;
         double ms;
     } parts[] = {
-        { "queue", "part-queue", p->queue.mean },  { "copy in", "part-h2d", apart ? p->h2d.mean : 0 },
-        { "compute", "part-compute", p->compute.mean }, { "copy out", "part-d2h", apart ? p->d2h.mean : 0 },
+        { "queue", "part-queue", p->queue.mean },
+        { "copy in", "part-h2d", apart ? p->h2d.mean : 0 },
+        { "compute", "part-compute", p->compute.mean },
+        { "copy out", "part-d2h", apart ? p->d2h.mean : 0 },
         { "host", "part-host", 0 },
     };
     parts[4].ms = fmax(0, p->total.mean - parts[0].ms - parts[1].ms - parts[2].ms - parts[3].ms);
@@ -134,8 +136,9 @@ static void parts_chart(ib__sbuf *b, const ib_serve_point *const *p, size_t n, i
 {
     double top = 0;
     for (size_t i = 0; i < n; i++) top = fmax(top, p[i]->total.mean);
-    ib__plot plot = { 900, 340, 84, 24, 24, 52, { .lo = 0, .hi = (double)n, .step = 1 },
-                      ib__nice_axis(0, top * 1.05, 8) };
+    ib__plot plot = {
+        900, 340, 84, 24, 24, 52, { .lo = 0, .hi = (double)n, .step = 1 }, ib__nice_axis(0, top * 1.05, 8)
+    };
     ib__sbuf_printf(b, "<h2>The parts of a request</h2>\n<figure>\n");
     ib__svg_begin(b, &plot, "mean time in each part of a request, at each offered rate");
     ib__svg_axes(b, &plot, "offered rate (requests/s)", "mean per request (ms)");
@@ -146,10 +149,11 @@ static void parts_chart(ib__sbuf *b, const ib_serve_point *const *p, size_t n, i
                      "tick-label", ib__fmt_rate(rate, p[i]->offered_rate));
     }
     ib__svg_end(b);
-    ib__sbuf_printf(b, "<figcaption>Means, stacked (they add up to the mean latency): <span class=\"kq\">queue"
-                       "</span>, <span class=\"kh\">copy in</span>, <span class=\"kc\">compute</span>, "
-                       "<span class=\"kd\">copy out</span>, <span class=\"ko\">host</span> (the rest: "
-                       "the host's time around the run).%s</figcaption>\n</figure>\n",
+    ib__sbuf_printf(b,
+                    "<figcaption>Means, stacked (they add up to the mean latency): <span class=\"kq\">queue"
+                    "</span>, <span class=\"kh\">copy in</span>, <span class=\"kc\">compute</span>, "
+                    "<span class=\"kd\">copy out</span>, <span class=\"ko\">host</span> (the rest: "
+                    "the host's time around the run).%s</figcaption>\n</figure>\n",
                     copies == IB_SERVE_COPIES_INSIDE ? " The copies are inside compute here (the backend "
                                                        "copies within its run)."
                                                      : "");

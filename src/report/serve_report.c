@@ -44,7 +44,7 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
                                                                 : "file");
     ib__sbuf_printf(b, "instances: %zu%s%s\n", r->instances,
                     r->instances > 1 ? " (sessions serving one queue, a host thread each)" : "",
-                    !cfg->instances_max       ? ""
+                    !cfg->instances_max      ? ""
                     : cfg->instances_ran_out ? "; the most that fit in memory: the next ran out"
                                              : "; --instances max stopped at its limit, not at memory");
     if (cfg->max_batch > 1)
@@ -57,10 +57,11 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
 static void text_row(ib__sbuf *b, const ib_serve_point *p, const ib_serve_config *cfg)
 {
     char o[32], a[32], p50[32], p90[32], p99[32], q99[32], w99[32], c50[32];
-    ib__sbuf_printf(b, "%10s %10s %7lld %10s %10s %10s %10s %10s %10s  %s%s\n", ib__fmt_rate(o, p->offered_rate),
-                    ib__fmt_rate(a, p->achieved_rate), (long long)p->n, ib__fmt_ms(p50, p->total.p50),
-                    ib__fmt_ms(p90, p->total.p90), ib__fmt_ms(p99, p->total.p99),
-                    ib__fmt_ms(q99, p->queue.p99), ib__fmt_ms(w99, p->wakeup.p99), ib__fmt_ms(c50, p->compute.p50),
+    ib__sbuf_printf(b, "%10s %10s %7lld %10s %10s %10s %10s %10s %10s  %s%s\n",
+                    ib__fmt_rate(o, p->offered_rate), ib__fmt_rate(a, p->achieved_rate), (long long)p->n,
+                    ib__fmt_ms(p50, p->total.p50), ib__fmt_ms(p90, p->total.p90),
+                    ib__fmt_ms(p99, p->total.p99), ib__fmt_ms(q99, p->queue.p99),
+                    ib__fmt_ms(w99, p->wakeup.p99), ib__fmt_ms(c50, p->compute.p50),
                     cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-", p->partial ? " (partial)" : "");
 }
 
@@ -135,9 +136,8 @@ static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
         bool has;
     } parts[] = {
         { "queue_ms", &p->queue, true },     { "wakeup_ms", &p->wakeup, true },
-        { "h2d_ms", &p->h2d, copies_apart },
-        { "compute_ms", &p->compute, true }, { "d2h_ms", &p->d2h, copies_apart },
-        { "total_ms", &p->total, true },
+        { "h2d_ms", &p->h2d, copies_apart }, { "compute_ms", &p->compute, true },
+        { "d2h_ms", &p->d2h, copies_apart }, { "total_ms", &p->total, true },
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         cJSON_AddItemToObject(o, parts[i].name,

@@ -301,8 +301,8 @@ static void test_queue_at_low_load_is_queueing(void)
     CHECK(p->queue.p50 == 0 && p->queue.p90 == 0);
     CHECK(p->queue.p99 > 2.45 && p->queue.p99 < 2.8);
     CHECK(p->queue.p95 > 0 && p->queue.p95 < 0.5); /* between 5% and 10% waited */
-    printf("  M/D/1 at 17.5/s, 3.1 ms runs: queue p95 %.3f p99 %.3f max %.3f ms\n", p->queue.p95, p->queue.p99,
-           p->queue.max);
+    printf("  M/D/1 at 17.5/s, 3.1 ms runs: queue p95 %.3f p99 %.3f max %.3f ms\n", p->queue.p95,
+           p->queue.p99, p->queue.max);
     CHECK(p->wakeup.max < 1e-9);
     ib_workload_destroy(w);
 
