@@ -28,7 +28,8 @@ static const char *const css =
     "svg .part-queue{fill:#ef6c00}svg .part-h2d{fill:#8c564b}svg .part-compute{fill:#1f77b4}"
     "svg .part-d2h{fill:#17becf}svg .part-host{fill:#bdbdbd}\n"
     ".kq{color:#ef6c00;font-weight:bold}.kh{color:#8c564b;font-weight:bold}"
-    ".kc{color:#1f77b4;font-weight:bold}.kd{color:#17becf;font-weight:bold}.ko{color:#999;font-weight:bold}\n";
+    ".kc{color:#1f77b4;font-weight:bold}.kd{color:#17becf;font-weight:bold}"
+    ".ko{color:#999;font-weight:bold}\n";
 
 /* The open-loop points with an offered rate, in increasing rate. */
 static size_t sorted_points(const ib_serve_result *r, const ib_serve_point **out)
