@@ -110,6 +110,11 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
         fprintf(stderr, "inferbench: --max-batch batches an open loop, not a closed one (--concurrency)\n");
         return false;
     }
+    if (s->min_rate > 0 && (!(s->slo_ms > 0) || a->rates)) {
+        fprintf(stderr, "inferbench: --rate-floor bounds the search for a target (--slo-p99-ms or --slo-ms, "
+                        "not with --rates)\n");
+        return false;
+    }
     if (a->rates && !parse_rates(a->rates, rates, &s->n_rates)) return false;
     if (a->rates)
         s->rates = rates;

@@ -27,7 +27,7 @@ enum {
     O_MATH, O_MAX_ERROR,
     O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
     O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES,
-    O_EXHAUSTIVE
+    O_EXHAUSTIVE, O_RATE_FLOOR
 };
 // clang-format on
 
@@ -176,6 +176,8 @@ static const option_def options[] = {
      .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
     {{"exhaustive", no_argument, NULL, O_EXHAUSTIVE}, OPT_BEST, NULL,
      "measure every configuration fully and search each one's batch: the sweep the race is checked against"},
+    {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
+     "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -384,6 +386,7 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     case O_INSTANCES:
         a->instances_max = !strcmp(v, "max");
         return a->instances_max || parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
+    case O_RATE_FLOOR: return parse_positive(name, v, &s->min_rate);
     case O_SCHEDULE_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
     }
     return false;

@@ -1169,6 +1169,8 @@ typedef struct ib_serve_config {
     size_t n_rates;
     double start_rate; /* the search's first rate; 0: half the capacity
                           the warm-up runs suggest */
+    double min_rate;   /* > 0: the search halves to no rate below this
+                          (requests/s; a low rate's requests take long) */
     /* For the reports: the instances are the most that fit
      * (ib_serve_open_instances), and whether the next ran out of memory
      * (else the search stopped at its limit). */

@@ -568,10 +568,11 @@ static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib_
 }
 
 /* Grows the rate geometrically (x2) from the first until one fails the
- * target, halving instead while none has met it, then bisects (geometric
- * mean) between the highest met and the lowest failed until they are
- * within the tolerance. Halving stops where the run time alone passes the
- * target: queueing only adds to it, so no lower rate can meet it. */
+ * target, halving instead while none has met it (at most MAX_HALVINGS
+ * times, never below min_rate), then bisects (geometric mean) between the
+ * highest met and the lowest failed until they are within the tolerance.
+ * Halving stops where the run time alone passes the target: queueing only
+ * adds to it, so no lower rate can meet it. */
 static ib_status search(server *s, double first, ib_serve_result *out, ib_error *err)
 {
     double lo = 0, hi = INFINITY, rate = first;
@@ -583,7 +584,7 @@ static ib_status search(server *s, double first, ib_serve_result *out, ib_error 
         else
             hi = rate;
         if (lo == 0 && pt->compute_at_percentile_ms > s->cfg->slo_ms) return IB_OK;
-        if (lo == 0 && hi <= first / pow(2, MAX_HALVINGS)) return IB_OK;
+        if (lo == 0 && (hi <= first / pow(2, MAX_HALVINGS) || hi / 2 < s->cfg->min_rate)) return IB_OK;
         if (isinf(hi))
             rate = lo * 2;
         else if (lo == 0)
@@ -603,6 +604,8 @@ static ib_status validate(const ib_serve_config *c, ib_error *err)
                    "rate %g: a rate is above 0 requests/s", c->rates[i]);
     IB_FAIL_IF(c->n_rates > IB_SERVE_MAX_RATES, err, IB_ERR_INVALID_ARG, "more than %d rates",
                IB_SERVE_MAX_RATES);
+    IB_FAIL_IF(!(c->min_rate >= 0) || !isfinite(c->min_rate), err, IB_ERR_INVALID_ARG,
+               "a search's lowest rate is 0 (none) or above");
     IB_FAIL_IF(c->requests < 0 || c->requests > IB__SERVE_MAX_REQUESTS, err, IB_ERR_INVALID_ARG,
                "requests: 1 to %d", IB__SERVE_MAX_REQUESTS);
     IB_FAIL_IF(c->requests == 0 && !(c->duration_ms > 0) && c->arrivals != IB_ARRIVALS_TRACE, err,

@@ -113,6 +113,13 @@ expect_exit 2 "percentile without slo-ms" -- "$IB" serve $m --slo-percentile 0.9
 expect_exit 2 "duration with requests" -- "$IB" serve $m --rate 10 --requests 5 --duration-ms 100
 expect_exit 2 "serve takes no --runs" -- "$IB" serve $m --rate 10 --runs 5
 
+# --rate-floor: taken with a search (what it does, halving to no rate below
+# it, is test_serve's: a busy host cannot script which rates fail here).
+expect_exit 3 "search with a floor" -- "$IB" serve $m --slo-p99-ms 0.001 --rate 1000 --rate-floor 600 --requests 50 --json "$TMP/mr.json"
+json_check "$TMP/mr.json" "all(p['offered_rate'] >= 600 for p in d['rates'])" "json: no rate below the floor measured"
+expect_exit 2 "rate-floor without a target" -- "$IB" serve $m --rate 10 --rate-floor 5
+expect_grep "rate-floor bounds the search" "$TMP/err" "stderr: rate-floor needs a search"
+expect_exit 2 "rate-floor 0" -- "$IB" serve $m --slo-p99-ms 5 --rate-floor 0
 expect_exit 3 "target no rate meets" -- "$IB" serve $m --slo-p99-ms 0.000001 --rate 400 --requests 50 --json "$TMP/nm.json"
 expect_grep "no rate measured met p99" "$TMP/err" "stderr: not met"
 expect_grep "^no rate met p99 <= .*; at the lowest, [0-9.]+ requests/s, p99 was" "$TMP/out" "text: the lowest rate's p99"

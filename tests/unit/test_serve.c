@@ -532,6 +532,15 @@ static void test_search_halves_down(void)
     CHECK(r->found && !r->points[0].met);
     CHECK_NEAR(r->points[1].offered_rate, 2000, 0);
     CHECK(r->points[r->best].offered_rate <= 1004.1 && r->points[r->best].offered_rate >= 900);
+
+    /* The same, halving to no rate below 1500/s: 4000 and 2000 fail, 1000
+     * is below the floor, so nothing met. */
+    cfg.min_rate = 1500;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_NOT_MET);
+    CHECK(!r->found && r->n_points == 2);
+    CHECK_NEAR(r->points[1].offered_rate, 2000, 0);
+    cfg.min_rate = -1;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_INVALID_ARG);
     free(r);
     ib_workload_destroy(w);
 }
