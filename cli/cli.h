@@ -61,6 +61,7 @@ typedef struct cli_args {
     const char *rates;         /* --rates LIST */
     const char *arrivals;      /* --arrivals poisson|constant|FILE */
     int64_t instances;         /* --instances K (0: not given, 1) */
+    bool instances_max;        /* --instances max: the most copies that fit */
     uint64_t given;            /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;          /* --sessions: fresh processes (default 1) */

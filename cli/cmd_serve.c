@@ -110,6 +110,11 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
         fprintf(stderr, "inferbench: --max-batch batches an open loop, not a closed one (--concurrency)\n");
         return false;
     }
+    if (s->min_rate > 0 && (!(s->slo_ms > 0) || a->rates)) {
+        fprintf(stderr, "inferbench: --rate-floor bounds the search for a target (--slo-p99-ms or --slo-ms, "
+                        "not with --rates)\n");
+        return false;
+    }
     if (a->rates && !parse_rates(a->rates, rates, &s->n_rates)) return false;
     if (a->rates)
         s->rates = rates;
@@ -169,6 +174,29 @@ static int open_instances(const cli_args *a, ib_workload **ws, size_t k)
     return EXIT_OK;
 }
 
+static ib_status open_copy(void *ctx, ib_workload **out, ib_error *err)
+{
+    const cli_args *a = ctx;
+    return ib_workload_open_model(a->model, &a->model_opts, out, err);
+}
+
+/* --instances max: as many copies as fit, each run once at the largest
+ * batch serve will use; *k is the count. */
+static int open_most_instances(cli_args *a, ib_workload **ws, size_t *k)
+{
+    ib_error err = { { 0 } };
+    size_t n = 1;
+    int64_t largest = a->serve.request_batch * a->serve.max_batch;
+    ib_status st = ib_serve_open_instances(open_copy, a, largest, IB_SERVE_MAX_INSTANCES, ws, &n,
+                                           &a->serve.instances_ran_out, &err);
+    *k = n;
+    a->serve.instances_max = true;
+    if (st == IB_OK) return EXIT_OK;
+    char line[sizeof err.message + 80];
+    snprintf(line, sizeof line, "--instances max: instance %zu: %s", n + 1, err.message);
+    return cli_fail(st, line);
+}
+
 static void close_instances(ib_workload **ws, size_t k)
 {
     for (size_t i = 0; i < k; i++) ib_workload_destroy(ws[i]);
@@ -187,10 +215,11 @@ int cmd_serve(cli_args *a)
     ib_workload *ws[IB_SERVE_MAX_INSTANCES] = { 0 };
     cli_outputs out;
     int code = cli_start(a, &out, &ws[0]);
-    if (code == EXIT_OK) code = open_instances(a, ws, k);
+    bool started = code == EXIT_OK;
+    if (started) code = a->instances_max ? open_most_instances(a, ws, &k) : open_instances(a, ws, k);
     if (code == EXIT_OK)
         code = measure(a, ws, k, &out);
-    else if (ws[0])
+    else if (started)
         cli_outputs_abort(&out);
     close_instances(ws, k);
     free(trace);

@@ -27,7 +27,7 @@ enum {
     O_MATH, O_MAX_ERROR,
     O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
     O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES,
-    O_EXHAUSTIVE
+    O_EXHAUSTIVE, O_RATE_FLOOR
 };
 // clang-format on
 
@@ -171,11 +171,13 @@ static const option_def options[] = {
      "confidence of the early-stopping bound (default 0.99)"},
     {{"schedule-seed", required_argument, NULL, O_SCHEDULE_SEED}, OPT_SERVE, "N",
      "seed of the Poisson arrivals (default 1)"},
-    {{"instances", required_argument, NULL, O_INSTANCES}, OPT_SERVE, "K",
-     "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1)",
+    {{"instances", required_argument, NULL, O_INSTANCES}, OPT_SERVE, "K|max",
+     "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1); max: as many as fit in memory",
      .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
     {{"exhaustive", no_argument, NULL, O_EXHAUSTIVE}, OPT_BEST, NULL,
      "measure every configuration fully and search each one's batch: the sweep the race is checked against"},
+    {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
+     "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -381,7 +383,10 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     case O_SLO_MS: return parse_positive(name, v, &s->slo_ms);
     case O_SLO_PERCENTILE: return parse_fraction(name, v, &s->slo_percentile);
     case O_CONFIDENCE: return parse_fraction(name, v, &s->confidence);
-    case O_INSTANCES: return parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
+    case O_INSTANCES:
+        a->instances_max = !strcmp(v, "max");
+        return a->instances_max || parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
+    case O_RATE_FLOOR: return parse_positive(name, v, &s->min_rate);
     case O_SCHEDULE_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
     }
     return false;

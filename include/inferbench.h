@@ -1208,6 +1208,13 @@ typedef struct ib_serve_config {
     size_t n_rates;
     double start_rate; /* the search's first rate; 0: half the capacity
                           the warm-up runs suggest */
+    double min_rate;   /* > 0: the search halves to no rate below this
+                          (requests/s; a low rate's requests take long) */
+    /* For the reports: the instances are the most that fit
+     * (ib_serve_open_instances), and whether the next ran out of memory
+     * (else the search stopped at its limit). */
+    bool instances_max;
+    bool instances_ran_out;
 } ib_serve_config;
 
 void ib_serve_config_init(ib_serve_config *cfg);
@@ -1225,6 +1232,8 @@ typedef struct ib_serve_point {
     bool met;                        /* the early-stopping bound says the percentile meets slo_ms */
     bool partial;                    /* interrupted or failed: not every request ran */
     ib_stats queue;                  /* scheduled arrival to the start of its run */
+    ib_stats wakeup;                 /* the part of queue after the run was due (its requests
+                                        arrived, an instance free): the dispatcher's own lateness */
     ib_stats h2d, compute, d2h;      /* h2d/d2h: n 0 unless copies are timed apart */
     ib_stats total;                  /* completion - scheduled arrival */
     int64_t runs;                    /* runs issued */
@@ -1255,6 +1264,21 @@ ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_
  * origin for all); a closed loop runs on one instance. */
 ib_status ib_measure_serve_instances(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
                                      ib_serve_result *out, ib_error *err);
+
+/* Opens a copy of the model for ib_serve_open_instances. */
+typedef ib_status (*ib_serve_open_fn)(void *ctx, ib_workload **out, ib_error *err);
+
+/* --instances max: how many copies of a model fit in memory at once. On
+ * entry ws[0..*n) are copies already open; each of them, then each new
+ * copy from open_copy, is bound at `batch` (the largest serve will run) and
+ * run once, so that its session, weights and activation arena all hold
+ * their memory before the next is opened. Stops at the first copy that
+ * runs out of memory (device or host: it is closed, *ran_out set) or at
+ * max; *n is then the count that fits, every one open. When not even the
+ * first fits, or on any other failure, that failure is returned (the copies
+ * in ws[0..*n) stay open for the caller to destroy). */
+ib_status ib_serve_open_instances(ib_serve_open_fn open_copy, void *ctx, int64_t batch, size_t max,
+                                  ib_workload **ws, size_t *n, bool *ran_out, ib_error *err);
 
 /* Parses a schedule file's text: one arrival time in milliseconds per line
  * (a decimal number >= 0), non-decreasing; blank lines and lines starting

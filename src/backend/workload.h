@@ -166,6 +166,7 @@ typedef struct ib__fake_script {
      * work queued behind a hold starts without it. */
     double launch_ms;
     bool has_stream_hold;         /* gpu_like: a virtual stream hold (stream_hold) */
+    double set_batch_ms;          /* host time set_batch takes (a rebind's buffers) */
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);

@@ -115,8 +115,10 @@ typedef struct server {
     ib_serve_copies copies;
     instance *inst;
     size_t n_inst;
-    /* One rate's records, one entry per request (total NaN until done). */
-    double *arrival, *queue, *part[N_PARTS], *total;
+    /* One rate's records, one entry per request (total NaN until done);
+     * wakeup: the part of queue after the run's dispatch time (how late the
+     * instance's thread started it). */
+    double *arrival, *queue, *wakeup, *part[N_PARTS], *total;
     size_t cap;
     /* One rate's dispatch, shared by the instances under lock. */
     pthread_mutex_t lock;
@@ -164,9 +166,10 @@ static void free_records(server *s)
 {
     free(s->arrival);
     free(s->queue);
+    free(s->wakeup);
     for (int p = 0; p < N_PARTS; p++) free(s->part[p]);
     free(s->total);
-    s->arrival = s->queue = s->total = NULL;
+    s->arrival = s->queue = s->wakeup = s->total = NULL;
     memset(s->part, 0, sizeof s->part);
     s->cap = 0;
 }
@@ -195,8 +198,9 @@ static ib_status alloc_records(server *s, size_t n, ib_error *err)
     free_records(s);
     s->arrival = malloc(n * sizeof(double));
     s->queue = malloc(n * sizeof(double));
+    s->wakeup = malloc(n * sizeof(double));
     s->total = malloc(n * sizeof(double));
-    bool ok = s->arrival && s->queue && s->total;
+    bool ok = s->arrival && s->queue && s->wakeup && s->total;
     for (int p = 0; p < N_PARTS; p++) ok = (s->part[p] = malloc(n * sizeof(double))) != NULL && ok;
     if (!ok) {
         free_records(s);
@@ -250,12 +254,33 @@ static ib_status bind_batch(instance *in, int64_t batch, ib_error *err)
     return IB_OK;
 }
 
-/* Warm-up at one request's batch: the count and the time the config asks
- * for (bounded by warmup_max_ms); the median run gives the service time. */
+/* Runs every batch the dynamic batcher can form (2 to max_batch requests)
+ * warmup_runs times (at least once) before anything is timed: a runtime
+ * pays its first run at a new shape (cuDNN's algorithm search, the arena's
+ * growth) here, never inside a timed request. Rebinding to a size already
+ * run is what timed requests still pay (their queueing). */
+static ib_status warm_batches(instance *in, const ib_serve_config *cfg, ib_serve_copies copies, ib_error *err)
+{
+    int64_t runs = cfg->run.warmup_runs > 0 ? cfg->run.warmup_runs : 1;
+    for (int64_t count = cfg->max_batch; count >= 2; count--) {
+        IB_TRY(bind_batch(in, count * cfg->request_batch, err));
+        for (int64_t i = 0; i < runs; i++) {
+            IB_FAIL_IF(ib__cancelled(cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+            double ms[N_PARTS];
+            IB_TRY(run_parts(in, copies, ms, err));
+        }
+    }
+    return IB_OK;
+}
+
+/* Warm-up of every batch size, then at one request's batch: the count and
+ * the time the config asks for (bounded by warmup_max_ms); the median run
+ * there gives the service time. */
 static ib_status warm_up(instance *in, const ib_serve_config *cfg, ib_serve_copies copies, double *service_ms,
                          ib_error *err)
 {
     const ib_config *run = &cfg->run;
+    IB_TRY(warm_batches(in, cfg, copies, err));
     IB_TRY(bind_batch(in, cfg->request_batch, err));
     int64_t max_runs = run->warmup_runs > 0 ? run->warmup_runs * 100 : 100;
     double host[IB__SERVE_WARMUP_CAP];
@@ -340,21 +365,28 @@ static bool wait_until(instance *in, double t)
     return true;
 }
 
+/* When one run was due (its requests arrived, the instance free), when
+ * its thread was awake to start it, and the run itself (after any rebind);
+ * ms from the schedule's origin. */
+typedef struct run_times {
+    double due, woke, start, end;
+} run_times;
+
 /* What one run served: requests [first, first+count) of the schedule.
  * Under the lock. */
-static void record_run(server *s, size_t first, size_t count, double start, double end,
-                       const double ms[N_PARTS])
+static void record_run(server *s, size_t first, size_t count, const run_times *t, const double ms[N_PARTS])
 {
     for (size_t j = first; j < first + count; j++) {
-        s->queue[j] = start - s->arrival[j];
-        s->total[j] = end - s->arrival[j];
+        s->queue[j] = t->start - s->arrival[j];
+        s->wakeup[j] = t->woke - t->due;
+        s->total[j] = t->end - s->arrival[j];
         for (int p = 0; p < N_PARTS; p++) s->part[p][j] = ms[p];
         if (s->cfg->slo_ms > 0 && s->total[j] > s->cfg->slo_ms) s->pt->over_slo++;
         /* Closed loop: a completion issues the request C places later. */
         size_t next = j + (size_t)s->cfg->concurrency;
-        if (s->cfg->concurrency > 0 && next < s->cap) s->arrival[next] = end;
+        if (s->cfg->concurrency > 0 && next < s->cap) s->arrival[next] = t->end;
     }
-    s->last_end = fmax(s->last_end, end);
+    s->last_end = fmax(s->last_end, t->end);
     s->pt->runs++;
     s->pt->batch_hist[count]++;
 }
@@ -385,18 +417,20 @@ static void fail(server *s, ib_status st, const ib_error *err)
 }
 
 /* One run of an instance: waits for its dispatch time, rebinds when the
- * batch size is new (a cost of serving: it lands in these requests'
- * queueing), runs, records. */
+ * batch size changes (a cost of serving: it lands in these requests'
+ * queueing, not in the dispatcher's wake-up), runs, records. */
 static ib_status serve_run(instance *in, size_t first, ib__batch_decision d, ib_error *err)
 {
     server *s = in->s;
     if (!wait_until(in, s->t0 + d.dispatch_ms)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
-    double start = now(in) - s->t0, ms[N_PARTS];
+    run_times t = { .due = d.dispatch_ms, .woke = now(in) - s->t0 };
     IB_TRY(bind_batch(in, (int64_t)d.count * s->cfg->request_batch, err));
+    t.start = now(in) - s->t0;
+    double ms[N_PARTS];
     IB_TRY(run_parts(in, s->copies, ms, err));
-    double end = now(in) - s->t0;
+    t.end = now(in) - s->t0;
     pthread_mutex_lock(&s->lock);
-    record_run(s, first, d.count, start, end, ms);
+    record_run(s, first, d.count, &t, ms);
     pthread_mutex_unlock(&s->lock);
     return IB_OK;
 }
@@ -456,6 +490,7 @@ static size_t compact_completed(server *s)
         if (isnan(s->total[i])) continue;
         s->arrival[done] = s->arrival[i];
         s->queue[done] = s->queue[i];
+        s->wakeup[done] = s->wakeup[i];
         s->total[done] = s->total[i];
         for (int p = 0; p < N_PARTS; p++) s->part[p][done] = s->part[p][i];
         done++;
@@ -471,6 +506,7 @@ static void summarize(server *s, ib_serve_point *pt)
     pt->n = (int64_t)done;
     if (done == 0) return;
     ib_stats_compute(s->queue, done, &pt->queue);
+    ib_stats_compute(s->wakeup, done, &pt->wakeup);
     ib_stats_compute(s->total, done, &pt->total);
     ib_stats_compute(s->part[PART_COMPUTE], done, &pt->compute);
     if (s->copies == IB_SERVE_COPIES_APART) {
@@ -532,10 +568,11 @@ static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib_
 }
 
 /* Grows the rate geometrically (x2) from the first until one fails the
- * target, halving instead while none has met it, then bisects (geometric
- * mean) between the highest met and the lowest failed until they are
- * within the tolerance. Halving stops where the run time alone passes the
- * target: queueing only adds to it, so no lower rate can meet it. */
+ * target, halving instead while none has met it (at most MAX_HALVINGS
+ * times, never below min_rate), then bisects (geometric mean) between the
+ * highest met and the lowest failed until they are within the tolerance.
+ * Halving stops where the run time alone passes the target: queueing only
+ * adds to it, so no lower rate can meet it. */
 static ib_status search(server *s, double first, ib_serve_result *out, ib_error *err)
 {
     double lo = 0, hi = INFINITY, rate = first;
@@ -547,7 +584,7 @@ static ib_status search(server *s, double first, ib_serve_result *out, ib_error 
         else
             hi = rate;
         if (lo == 0 && pt->compute_at_percentile_ms > s->cfg->slo_ms) return IB_OK;
-        if (lo == 0 && hi <= first / pow(2, MAX_HALVINGS)) return IB_OK;
+        if (lo == 0 && (hi <= first / pow(2, MAX_HALVINGS) || hi / 2 < s->cfg->min_rate)) return IB_OK;
         if (isinf(hi))
             rate = lo * 2;
         else if (lo == 0)
@@ -567,6 +604,8 @@ static ib_status validate(const ib_serve_config *c, ib_error *err)
                    "rate %g: a rate is above 0 requests/s", c->rates[i]);
     IB_FAIL_IF(c->n_rates > IB_SERVE_MAX_RATES, err, IB_ERR_INVALID_ARG, "more than %d rates",
                IB_SERVE_MAX_RATES);
+    IB_FAIL_IF(!(c->min_rate >= 0) || !isfinite(c->min_rate), err, IB_ERR_INVALID_ARG,
+               "a search's lowest rate is 0 (none) or above");
     IB_FAIL_IF(c->requests < 0 || c->requests > IB__SERVE_MAX_REQUESTS, err, IB_ERR_INVALID_ARG,
                "requests: 1 to %d", IB__SERVE_MAX_REQUESTS);
     IB_FAIL_IF(c->requests == 0 && !(c->duration_ms > 0) && c->arrivals != IB_ARRIVALS_TRACE, err,

@@ -6,7 +6,7 @@
 
 #include "core/common.h"
 
-/* Requests one rate may schedule: 48 bytes of records each, so 48 MB. */
+/* Requests one rate may schedule: 56 bytes of records each, so 56 MB. */
 #define IB__SERVE_MAX_REQUESTS 1000000
 
 /* n arrival times (ms from the start, the first at 0) of a Poisson process

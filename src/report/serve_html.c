@@ -1,7 +1,8 @@
 /* The serve report as one self-contained page: the latency-against-load
  * curve (p50, p90, p99 of a request's total latency against the offered
- * rate, the target as a line), achieved against offered rate, and the text
- * report, escaped, so that the two never disagree. */
+ * rate, the target as a line), achieved against offered rate, the parts of
+ * a request stacked at each rate, and the text report, escaped, so that the
+ * two never disagree. */
 #include "report/report.h"
 #include "report/svg.h"
 
@@ -23,7 +24,12 @@ static const char *const css =
     "svg line.target{stroke:#c62828;stroke-width:1.5;stroke-dasharray:6 3}svg text.target{fill:#c62828}\n"
     "svg line.ideal{stroke:#999;stroke-dasharray:4 4}\n"
     ".k50{color:#1f77b4;font-weight:bold}.k90{color:#9467bd;font-weight:bold}"
-    ".k99{color:#ef6c00;font-weight:bold}\n";
+    ".k99{color:#ef6c00;font-weight:bold}\n"
+    "svg .part-queue{fill:#ef6c00}svg .part-h2d{fill:#8c564b}svg .part-compute{fill:#1f77b4}"
+    "svg .part-d2h{fill:#17becf}svg .part-host{fill:#bdbdbd}\n"
+    ".kq{color:#ef6c00;font-weight:bold}.kh{color:#8c564b;font-weight:bold}"
+    ".kc{color:#1f77b4;font-weight:bold}.kd{color:#17becf;font-weight:bold}"
+    ".ko{color:#999;font-weight:bold}\n";
 
 /* The open-loop points with an offered rate, in increasing rate. */
 static size_t sorted_points(const ib_serve_result *r, const ib_serve_point **out)
@@ -99,6 +105,61 @@ static void achieved_curve(ib__sbuf *b, const ib_serve_point *const *p, size_t n
                        "falls behind its arrivals.</figcaption>\n</figure>\n");
 }
 
+/* One rate's bar: the mean of each part stacked from 0 (means add up,
+ * percentiles do not); "host" is the rest of the total (the host's own
+ * time around the run: launches, the wait for the device, a rebind...). */
+static void parts_bar(ib__sbuf *b, const ib__plot *plot, double x, const ib_serve_point *p, bool apart)
+{
+    struct {
+        const char *name, *cls;
+        double ms;
+    } parts[] = {
+        { "queue", "part-queue", p->queue.mean },
+        { "copy in", "part-h2d", apart ? p->h2d.mean : 0 },
+        { "compute", "part-compute", p->compute.mean },
+        { "copy out", "part-d2h", apart ? p->d2h.mean : 0 },
+        { "host", "part-host", 0 },
+    };
+    parts[4].ms = fmax(0, p->total.mean - parts[0].ms - parts[1].ms - parts[2].ms - parts[3].ms);
+    double y = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (!(parts[i].ms > 1e-6)) continue; /* under a nanosecond: the rounding of the sums */
+        char title[96], v[32];
+        snprintf(title, sizeof title, "%s: mean %s", parts[i].name, ib__fmt_ms(v, parts[i].ms));
+        ib__svg_rect(b, plot, x - 0.35, x + 0.35, y, y + parts[i].ms, parts[i].cls, title);
+        y += parts[i].ms;
+    }
+}
+
+/* The parts of a request at each rate, one stacked bar a rate (in rate
+ * order, evenly spaced: the rates of a search are not). */
+static void parts_chart(ib__sbuf *b, const ib_serve_point *const *p, size_t n, ib_serve_copies copies)
+{
+    double top = 0;
+    for (size_t i = 0; i < n; i++) top = fmax(top, p[i]->total.mean);
+    ib__plot plot = {
+        900, 340, 84, 24, 24, 52, { .lo = 0, .hi = (double)n, .step = 1 }, ib__nice_axis(0, top * 1.05, 8)
+    };
+    ib__sbuf_printf(b, "<h2>The parts of a request</h2>\n<figure>\n");
+    ib__svg_begin(b, &plot, "mean time in each part of a request, at each offered rate");
+    ib__svg_axes(b, &plot, "offered rate (requests/s)", "mean per request (ms)");
+    for (size_t i = 0; i < n; i++) {
+        char rate[32];
+        parts_bar(b, &plot, (double)i + 0.5, p[i], copies == IB_SERVE_COPIES_APART);
+        ib__svg_text(b, ib__plot_px(&plot, (double)i + 0.5), plot.height - plot.bottom + 18, "middle",
+                     "tick-label", ib__fmt_rate(rate, p[i]->offered_rate));
+    }
+    ib__svg_end(b);
+    ib__sbuf_printf(b,
+                    "<figcaption>Means, stacked (they add up to the mean latency): <span class=\"kq\">queue"
+                    "</span>, <span class=\"kh\">copy in</span>, <span class=\"kc\">compute</span>, "
+                    "<span class=\"kd\">copy out</span>, <span class=\"ko\">host</span> (the rest: "
+                    "the host's time around the run).%s</figcaption>\n</figure>\n",
+                    copies == IB_SERVE_COPIES_INSIDE ? " The copies are inside compute here (the backend "
+                                                       "copies within its run)."
+                                                     : "");
+}
+
 char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
 {
     ib__sbuf b = { 0 };
@@ -116,6 +177,7 @@ char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg,
     if (n > 0) {
         latency_curve(&b, pts, n, cfg);
         achieved_curve(&b, pts, n);
+        parts_chart(&b, pts, n, r->copies);
     }
     char *text = ib_serve_report_text(r, cfg, info);
     if (!text) b.failed = true;

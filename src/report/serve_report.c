@@ -42,8 +42,11 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
                         cfg->arrivals == IB_ARRIVALS_POISSON    ? "Poisson"
                         : cfg->arrivals == IB_ARRIVALS_CONSTANT ? "constant"
                                                                 : "file");
-    ib__sbuf_printf(b, "instances: %zu%s\n", r->instances,
-                    r->instances > 1 ? " (sessions serving one queue, a host thread each)" : "");
+    ib__sbuf_printf(b, "instances: %zu%s%s\n", r->instances,
+                    r->instances > 1 ? " (sessions serving one queue, a host thread each)" : "",
+                    !cfg->instances_max      ? ""
+                    : cfg->instances_ran_out ? "; the most that fit in memory: the next ran out"
+                                             : "; --instances max stopped at its limit, not at memory");
     if (cfg->max_batch > 1)
         ib__sbuf_printf(b, "dynamic batching: up to %lld requests a run, waiting at most %g us\n",
                         (long long)cfg->max_batch, cfg->max_delay_us);
@@ -53,11 +56,12 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
 
 static void text_row(ib__sbuf *b, const ib_serve_point *p, const ib_serve_config *cfg)
 {
-    char o[32], a[32], p50[32], p90[32], p99[32], q99[32], c50[32];
-    ib__sbuf_printf(b, "%10s %10s %7lld %10s %10s %10s %10s %10s  %s%s\n", ib__fmt_rate(o, p->offered_rate),
-                    ib__fmt_rate(a, p->achieved_rate), (long long)p->n, ib__fmt_ms(p50, p->total.p50),
-                    ib__fmt_ms(p90, p->total.p90), ib__fmt_ms(p99, p->total.p99),
-                    ib__fmt_ms(q99, p->queue.p99), ib__fmt_ms(c50, p->compute.p50),
+    char o[32], a[32], p50[32], p90[32], p99[32], q99[32], w99[32], c50[32];
+    ib__sbuf_printf(b, "%10s %10s %7lld %10s %10s %10s %10s %10s %10s  %s%s\n",
+                    ib__fmt_rate(o, p->offered_rate), ib__fmt_rate(a, p->achieved_rate), (long long)p->n,
+                    ib__fmt_ms(p50, p->total.p50), ib__fmt_ms(p90, p->total.p90),
+                    ib__fmt_ms(p99, p->total.p99), ib__fmt_ms(q99, p->queue.p99),
+                    ib__fmt_ms(w99, p->wakeup.p99), ib__fmt_ms(c50, p->compute.p50),
                     cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-", p->partial ? " (partial)" : "");
 }
 
@@ -96,8 +100,8 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
 {
     ib__sbuf b = { 0 };
     text_header(&b, r, cfg, info);
-    ib__sbuf_printf(&b, "%10s %10s %7s %10s %10s %10s %10s %10s  %s\n", "offered/s", "achieved/s", "n", "p50",
-                    "p90", "p99", "queue p99", "compute", "target");
+    ib__sbuf_printf(&b, "%10s %10s %7s %10s %10s %10s %10s %10s %10s  %s\n", "offered/s", "achieved/s", "n",
+                    "p50", "p90", "p99", "queue p99", "wake p99", "compute", "target");
     for (size_t i = 0; i < r->n_points; i++) {
         text_row(&b, &r->points[i], cfg);
         if (cfg->max_batch > 1) text_batches(&b, &r->points[i]);
@@ -131,9 +135,9 @@ static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
         const ib_stats *st;
         bool has;
     } parts[] = {
-        { "queue_ms", &p->queue, true },     { "h2d_ms", &p->h2d, copies_apart },
-        { "compute_ms", &p->compute, true }, { "d2h_ms", &p->d2h, copies_apart },
-        { "total_ms", &p->total, true },
+        { "queue_ms", &p->queue, true },     { "wakeup_ms", &p->wakeup, true },
+        { "h2d_ms", &p->h2d, copies_apart }, { "compute_ms", &p->compute, true },
+        { "d2h_ms", &p->d2h, copies_apart }, { "total_ms", &p->total, true },
     };
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         cJSON_AddItemToObject(o, parts[i].name,
@@ -161,6 +165,10 @@ static cJSON *json_config(const ib_serve_config *cfg, size_t instances)
     ib__json_add_number(o, "duration_ms", cfg->requests > 0 ? NAN : cfg->duration_ms);
     cJSON_AddNumberToObject(o, "request_batch", (double)cfg->request_batch);
     cJSON_AddNumberToObject(o, "instances", (double)instances);
+    if (cfg->instances_max)
+        cJSON_AddStringToObject(o, "instances_search", cfg->instances_ran_out ? "out_of_memory" : "limit");
+    else
+        cJSON_AddNullToObject(o, "instances_search");
     cJSON_AddNumberToObject(o, "concurrency", (double)cfg->concurrency);
     cJSON_AddNumberToObject(o, "max_batch", (double)cfg->max_batch);
     cJSON_AddNumberToObject(o, "max_delay_us", cfg->max_delay_us);

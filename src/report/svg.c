@@ -240,15 +240,21 @@ void ib__svg_bars(ib__sbuf *b, const ib__plot *p, const size_t *counts, size_t n
     }
 }
 
-void ib__svg_hbar(ib__sbuf *b, const ib__plot *p, double y_lo, double y_hi, double x, const char *cls,
-                  const char *title)
+void ib__svg_rect(ib__sbuf *b, const ib__plot *p, double x_lo, double x_hi, double y_lo, double y_hi,
+                  const char *cls, const char *title)
 {
-    double x0 = ib__plot_px(p, 0), x1 = ib__plot_px(p, x);
+    double x0 = ib__plot_px(p, x_lo), x1 = ib__plot_px(p, x_hi);
     double top = ib__plot_py(p, y_hi), bottom = ib__plot_py(p, y_lo);
     ib__sbuf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
                     cls, x0, top, x1 - x0 > 1 ? x1 - x0 : 1, bottom - top);
     ib__xml_escape(b, title);
     ib__sbuf_printf(b, "</title></rect>\n");
+}
+
+void ib__svg_hbar(ib__sbuf *b, const ib__plot *p, double y_lo, double y_hi, double x, const char *cls,
+                  const char *title)
+{
+    ib__svg_rect(b, p, 0, x, y_lo, y_hi, cls, title);
 }
 
 void ib__svg_segment(ib__sbuf *b, const ib__plot *p, double x1, double y1, double x2, double y2,

@@ -71,6 +71,10 @@ void ib__svg_points(ib__sbuf *b, const ib__plot *p, const double *x, const doubl
 /* Histogram bars: counts[i] over [lo + i w, lo + (i+1) w), w = (hi-lo)/n. */
 void ib__svg_bars(ib__sbuf *b, const ib__plot *p, const size_t *counts, size_t n_bins, double lo,
                   double hi, const char *cls);
+/* A rectangle over [x_lo, x_hi] x [y_lo, y_hi] (plot units), with title as
+ * its tooltip. */
+void ib__svg_rect(ib__sbuf *b, const ib__plot *p, double x_lo, double x_hi, double y_lo, double y_hi,
+                  const char *cls, const char *title);
 /* A horizontal bar from x = 0 to x between y_lo and y_hi (plot units),
  * with title as its tooltip. */
 void ib__svg_hbar(ib__sbuf *b, const ib__plot *p, double y_lo, double y_hi, double x, const char *cls,

@@ -22,6 +22,7 @@ expect_grep "^copies: none" "$TMP/out" "text: no copies on the CPU"
 json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve/2' and d['partial'] is False and d['copies'] == 'none'" "json: schema, complete, no copies"
 json_check "$TMP/s.json" "[p['offered_rate'] for p in d['rates']] == [50, 200] and all(p['n'] == 60 and p['scheduled'] == 60 for p in d['rates'])" "json: both rates, every request"
 json_check "$TMP/s.json" "all(p['total_ms']['p50'] >= p['compute_ms']['p50'] and p['h2d_ms'] is None and p['queue_ms']['min'] >= 0 for p in d['rates'])" "json: parts, no copy parts on the CPU"
+json_check "$TMP/s.json" "all(p['wakeup_ms'][q] <= p['queue_ms'][q] + 1e-9 for p in d['rates'] for q in ('p50', 'p99', 'max'))" "json: the dispatcher's wake-up is a part of the queue"
 json_check "$TMP/s.json" "all(p['achieved_rate'] > 0 and p['batch_histogram'] == [{'batch': 1, 'runs': 60}] for p in d['rates'])" "json: achieved rate, one request a run"
 json_check "$TMP/s.json" "d['target'] is None and d['config']['loop'] == 'open' and d['config']['arrivals'] == 'poisson'" "json: no target, config"
 
@@ -36,6 +37,16 @@ json_check "$TMP/b.json" "sum(h['batch'] * h['runs'] for h in d['rates'][0]['bat
 expect_exit 0 "two instances" -- "$IB" serve $m --instances 2 --rates 100 --requests 100 --json "$TMP/k.json"
 expect_grep "^instances: 2 \(sessions serving one queue" "$TMP/out" "text: two instances"
 json_check "$TMP/k.json" "d['config']['instances'] == 2 and d['rates'][0]['n'] == 100 and d['rates'][0]['batch_histogram'] == [{'batch': 1, 'runs': 100}]" "json: every request served once by two instances"
+# --instances max: the host never runs out of memory for 64 small MLPs, so
+# the search stops at its limit; one too large for the cap fits zero times.
+expect_exit 0 "instances max" -- "$IB" serve $m --threads 1 --instances max --rates 200 --requests 30 --json "$TMP/km.json"
+expect_grep "^instances: 64 .*--instances max stopped at its limit" "$TMP/out" "text: max stopped at the limit"
+json_check "$TMP/km.json" "d['config']['instances'] == 64 and d['config']['instances_search'] == 'limit' and d['rates'][0]['n'] == 30" "json: 64 instances, the search's stop"
+json_check "$TMP/k.json" "d['config']['instances_search'] is None" "json: a given count is no search"
+expect_exit 1 "instances max, not even one fits" -- "$IB" serve $m --instances max --rates 200 --request-batch 100000 --memory-cap-mb 1 --json "$TMP/k0.json"
+expect_grep "^inferbench: --instances max: instance 1: .*more than the limit" "$TMP/err" "stderr: the first copy does not fit"
+[ ! -e "$TMP/k0.json" ] && pass "no json when nothing fits" || fail "json left when nothing fits"
+expect_exit 2 "instances maxx" -- "$IB" serve $m --instances maxx --rate 10
 expect_exit 2 "instances with a closed loop" -- "$IB" serve $m --instances 2 --concurrency 2
 expect_exit 2 "instances 0" -- "$IB" serve $m --instances 0 --rate 10
 
@@ -70,6 +81,15 @@ expect_grep "<h2>Latency against load</h2>" "$TMP/t.html" "html: the latency-aga
 expect_grep "target p99 50 ms" "$TMP/t.html" "html: the target line"
 n_rates=$(python3 -c "import json; print(len(json.load(open('$TMP/t.json'))['rates']))")
 [ "$(grep -c 'class="pt-p99"' "$TMP/t.html")" -eq "$n_rates" ] && pass "html: one p99 point a rate" || fail "html: p99 points != $n_rates"
+expect_grep "<h2>The parts of a request</h2>" "$TMP/t.html" "html: the parts stacked"
+[ "$(grep -c '<rect class="part-compute"' "$TMP/t.html")" -eq "$n_rates" ] && pass "html: one stacked bar a rate" || fail "html: compute bars != $n_rates"
+python3 -c "
+import json, re
+d = json.load(open('$TMP/t.json'))
+h = open('$TMP/t.html').read()
+bars = [float(m) for m in re.findall(r'<rect class=\"part-[a-z0-9]+\" x=\"[0-9.]+\" y=\"([0-9.]+)\"', h)]
+assert bars and min(bars) >= 0
+" 2>"$TMP/pyerr" && pass "html: the bars inside the plot" || fail "html bars: $(cat "$TMP/pyerr")"
 
 printf '0\n5\n4\n' > "$TMP/unsorted.txt"
 : > "$TMP/empty.txt"
@@ -93,6 +113,13 @@ expect_exit 2 "percentile without slo-ms" -- "$IB" serve $m --slo-percentile 0.9
 expect_exit 2 "duration with requests" -- "$IB" serve $m --rate 10 --requests 5 --duration-ms 100
 expect_exit 2 "serve takes no --runs" -- "$IB" serve $m --rate 10 --runs 5
 
+# --rate-floor: taken with a search (what it does, halving to no rate below
+# it, is test_serve's: a busy host cannot script which rates fail here).
+expect_exit 3 "search with a floor" -- "$IB" serve $m --slo-p99-ms 0.001 --rate 1000 --rate-floor 600 --requests 50 --json "$TMP/mr.json"
+json_check "$TMP/mr.json" "all(p['offered_rate'] >= 600 for p in d['rates'])" "json: no rate below the floor measured"
+expect_exit 2 "rate-floor without a target" -- "$IB" serve $m --rate 10 --rate-floor 5
+expect_grep "rate-floor bounds the search" "$TMP/err" "stderr: rate-floor needs a search"
+expect_exit 2 "rate-floor 0" -- "$IB" serve $m --slo-p99-ms 5 --rate-floor 0
 expect_exit 3 "target no rate meets" -- "$IB" serve $m --slo-p99-ms 0.000001 --rate 400 --requests 50 --json "$TMP/nm.json"
 expect_grep "no rate measured met p99" "$TMP/err" "stderr: not met"
 expect_grep "^no rate met p99 <= .*; at the lowest, [0-9.]+ requests/s, p99 was" "$TMP/out" "text: the lowest rate's p99"

@@ -1,42 +1,91 @@
 # serve on the GPU (the lead runs it; docs/measurements.md records it):
-# EfficientNet-B0 with batch-1 requests, the highest Poisson rate whose p99
-# stays within 5 ms (early-stopping bound at 99% confidence), without and
-# with dynamic batching, with 1, 2 and 4 instances, then a closed loop and
-# an open loop at the rate found, to show what the closed loop hides.
+# EfficientNet-B0 with batch-1 Poisson requests against a p99 target of
+# 5 ms (early-stopping bound at 99% confidence). What serve must achieve on
+# the H200:
+#  - 1 instance: the dispatcher adds nothing a request would notice (its
+#    wake-up p99 under 0.2 ms at every rate): whatever queueing there is is
+#    the model's. Whether a rate meets 5 ms is measured, not required: with
+#    a 2.5-3.1 ms run, M/D/1 queueing alone puts 1-6% of requests over 5 ms
+#    from 10 to 40 requests/s (docs/serve.md), so exit 0 or 3.
+#  - 2 and 4 instances: the search finds a rate that meets p99 <= 5 ms,
+#    bracketed from above, 4 instances at least as high as 2.
+#  - dynamic batching (--max-batch 8 --max-delay-us 500) on 1 instance (at
+#    200 requests/s) and 2 (searched): runs above batch 1, and on 2
+#    instances a rate met.
+#  - every run: no timed run pays a first run at a new batch size (compute
+#    under 100 ms; with batching the p99 was 874 ms: cuDNN's search).
+#  - a closed loop of 1 outstanding shows no queueing, and an open loop at
+#    90% of the rate the closed loop achieved shows what it hides (a higher
+#    p99).
+# IB_GPU_SERVE_FULL=1 adds dynamic batching on 4 instances (the issue's
+# whole matrix); without it the script keeps to about 2 minutes: each
+# search halves once at most (--rate-floor), so a failing one costs two
+# rates, not five.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 
 m="zoo:efficientnet-b0 --device cuda"
+# 1000 requests: at most 2 over the target pass p99 at 99% confidence.
+n=1000
 
-expect_exit 0 "highest rate under p99 5 ms" -- \
-  "$IB" serve $m --slo-p99-ms 5 --requests 2000 --json "$TMP/slo.json" --html "$TMP/slo.html"
-cat "$TMP/out"
-json_check "$TMP/slo.json" "d['target']['found'] and d['target']['best_rate'] > 0" "a rate met p99 <= 5 ms"
-json_check "$TMP/slo.json" "d['copies'] == 'inside_compute'" "ONNX Runtime copies inside its run: copies counted in compute"
-json_check "$TMP/slo.json" "all(p['total_ms']['p50'] >= p['compute_ms']['p50'] * 0.99 for p in d['rates'])" "a request's total includes its compute"
-json_check "$TMP/slo.json" "any(not p['met'] and p['offered_rate'] > d['target']['best_rate'] for p in d['rates'])" "the search bracketed the answer from above"
+# The checks every run gets: ONNX Runtime copies inside its run, the total
+# holds the compute, the dispatcher's wake-up is small, and no timed run
+# paid a first run at a new shape.
+common_checks() { # FILE LABEL
+  json_check "$1" "d['copies'] == 'inside_compute'" "$2: ONNX Runtime copies inside its run (counted in compute)"
+  json_check "$1" "all(p['total_ms']['p50'] >= p['compute_ms']['p50'] * 0.99 for p in d['rates'])" "$2: a request's total holds its compute"
+  json_check "$1" "all(p['wakeup_ms']['p99'] < 0.2 for p in d['rates'])" "$2: the dispatcher's wake-up p99 under 0.2 ms"
+  json_check "$1" "all(p['compute_ms']['max'] < 100 for p in d['rates'])" "$2: no timed run paid a first run at a new shape (compute max < 100 ms; cuDNN's search takes hundreds)"
+}
 
-expect_exit 0 "highest rate under p99 5 ms, dynamic batching" -- \
-  "$IB" serve $m --slo-p99-ms 5 --requests 2000 --max-batch 8 --max-delay-us 500 --json "$TMP/dyn.json"
+# 1 instance: one rate judged (a search would halve down to rates whose
+# requests take minutes).
+"$IB" serve $m --rates 50 --slo-p99-ms 5 --requests 500 --json "$TMP/k1.json" --html "$TMP/k1.html" >"$TMP/out" 2>"$TMP/err"
+code=$?
 cat "$TMP/out"
-json_check "$TMP/dyn.json" "d['target']['found'] and any(h['batch'] > 1 for p in d['rates'] for h in p['batch_histogram'])" "found, with runs above batch 1"
+[ "$code" -eq 0 ] || [ "$code" -eq 3 ] && pass "1 instance: judged (exit $code)" || fail "1 instance: exit $code $(cat "$TMP/err")"
+common_checks "$TMP/k1.json" "1 instance"
 
 for k in 2 4; do
-  expect_exit 0 "highest rate under p99 5 ms, $k instances" -- \
-    "$IB" serve $m --instances $k --slo-p99-ms 5 --requests 2000 --json "$TMP/k$k.json"
+  expect_exit 0 "$k instances: highest rate under p99 5 ms" -- \
+    "$IB" serve $m --instances $k --slo-p99-ms 5 --rate $((k * 50)) --rate-floor $((k * 25)) --requests $n --json "$TMP/k$k.json" --html "$TMP/k$k.html"
   cat "$TMP/out"
-  json_check "$TMP/k$k.json" "d['config']['instances'] == $k and d['target']['found']" "$k instances: found"
-  expect_exit 0 "$k instances with dynamic batching" -- \
-    "$IB" serve $m --instances $k --slo-p99-ms 5 --requests 2000 --max-batch 8 --max-delay-us 500 --json "$TMP/k${k}dyn.json"
-  cat "$TMP/out"
+  json_check "$TMP/k$k.json" "d['config']['instances'] == $k and d['target']['found']" "$k instances: a rate met p99 <= 5 ms"
+  json_check "$TMP/k$k.json" "any(not p['met'] and p['offered_rate'] > d['target']['best_rate'] for p in d['rates'])" "$k instances: bracketed from above"
+  common_checks "$TMP/k$k.json" "$k instances"
 done
-python3 -c "import json; print('best rates (1, 2, 4 instances):', [json.load(open(f))['target']['best_rate'] for f in ['$TMP/slo.json', '$TMP/k2.json', '$TMP/k4.json']])"
+python3 -c "import json; a, b = (json.load(open(f))['target']['best_rate'] for f in ['$TMP/k2.json', '$TMP/k4.json']); assert b >= a, (a, b)" 2>"$TMP/pyerr" \
+  && pass "4 instances serve at least the rate of 2" || fail "4 instances below 2: $(cat "$TMP/pyerr")"
 
-rate=$(python3 -c "import json; print(json.load(open('$TMP/slo.json'))['target']['best_rate'])")
-expect_exit 0 "closed loop, 1 outstanding" -- "$IB" serve $m --concurrency 1 --requests 2000 --json "$TMP/closed.json"
+# Dynamic batching: on 1 instance one rate judged (a search could halve
+# for minutes), on 2 (and 4) the search.
+batching="--max-batch 8 --max-delay-us 500"
+ks="1 2"
+[ -n "${IB_GPU_SERVE_FULL:-}" ] && ks="1 2 4"
+for k in $ks; do
+  how="--rate $((k * 100)) --rate-floor $((k * 50))"
+  [ "$k" -eq 1 ] && how="--rates 200"
+  "$IB" serve $m --instances $k --slo-p99-ms 5 $how --requests $n $batching --json "$TMP/b$k.json" >"$TMP/out" 2>"$TMP/err"
+  code=$?
+  cat "$TMP/out"
+  [ "$code" -eq 0 ] || [ "$code" -eq 3 ] && pass "$k instances, dynamic batching: exit $code" || fail "$k instances, batching: exit $code $(cat "$TMP/err")"
+  json_check "$TMP/b$k.json" "any(h['batch'] > 1 for p in d['rates'] for h in p['batch_histogram'])" "$k instances, batching: runs above batch 1"
+  common_checks "$TMP/b$k.json" "$k instances, batching"
+done
+json_check "$TMP/b2.json" "d['target']['found']" "2 instances, batching: a rate met p99 <= 5 ms"
+
+expect_exit 0 "closed loop, 1 outstanding" -- "$IB" serve $m --concurrency 1 --requests $n --json "$TMP/closed.json"
 cat "$TMP/out"
 json_check "$TMP/closed.json" "d['rates'][0]['queue_ms']['p99'] < 0.5" "closed loop: no queueing seen"
-expect_exit 0 "open loop at the rate found ($rate/s), constant arrivals" -- \
-  "$IB" serve $m --rate "$rate" --requests 2000 --json "$TMP/open.json"
+rate=$(python3 -c "import json; print(round(0.9 * json.load(open('$TMP/closed.json'))['rates'][0]['achieved_rate'], 1))")
+expect_exit 0 "open loop at 90% of the closed loop's rate ($rate/s)" -- \
+  "$IB" serve $m --rate "$rate" --requests $n --json "$TMP/open.json"
 cat "$TMP/out"
+python3 -c "
+import json
+c, o = (json.load(open(f))['rates'][0] for f in ['$TMP/closed.json', '$TMP/open.json'])
+print('closed loop p99 %.3f ms, open loop at %.1f/s p99 %.3f ms (queue p99 %.3f ms)' % (c['total_ms']['p99'], o['offered_rate'], o['total_ms']['p99'], o['queue_ms']['p99']))
+assert o['total_ms']['p99'] > c['total_ms']['p99']
+" 2>"$TMP/pyerr" && pass "the open loop shows the queueing the closed loop hides" || fail "open vs closed: $(cat "$TMP/pyerr")"
+python3 -c "import json; print('best rates (1, 2, 4 instances):', [json.load(open(f))['target']['best_rate'] for f in ['$TMP/k1.json', '$TMP/k2.json', '$TMP/k4.json']])"
 finish

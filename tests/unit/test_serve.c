@@ -255,7 +255,161 @@ static void test_dynamic_batching(void)
     CHECK_EQ_INT(p->n, 12);
     CHECK_NEAR(p->total.max, 2.5 + 1.2, 1e-9);
     CHECK_NEAR(p->total.min, 0.5 + 1.2, 1e-9);
-    CHECK_EQ_INT(ib__fake_set_batches(w), 2); /* bound at 1 for warm-up, at 3 once */
+    CHECK_EQ_INT(ib__fake_set_batches(w), 5); /* warm-up at 4, 3, 2 and 1, then at 3 once */
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* A constant run time of the script's ctx (a double, ms). */
+static double constant_duration(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)index;
+    return *(const double *)ctx;
+}
+
+static const ib_serve_point *serve_poisson(ib_workload *w, double rate, int64_t requests, ib_serve_result *r)
+{
+    ib_serve_config cfg;
+    serve_config(&cfg, requests);
+    cfg.arrivals = IB_ARRIVALS_POISSON;
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    return &r->points[0];
+}
+
+/* At 17.5 requests/s and a 3.1 ms run (the H200's EfficientNet-B0 with its
+ * copies), 5.4% of Poisson arrivals find the instance busy, waiting for
+ * the rest of its run: the queue's p99 is 2.6 ms at 5% load (M/D/1: P(wait
+ * > x) = load x (1 - x / run) for x < run; a simulation of 200000 gives
+ * p99 2.62 ms). It is queueing, the dispatcher adds nothing (wake-up 0 on
+ * the virtual clock); with a 30 us run the same schedule queues nobody at
+ * the p99. */
+static void test_queue_at_low_load_is_queueing(void)
+{
+    double run_ms = 3.1;
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = constant_duration;
+    s.ctx = &run_ms;
+    ib_workload *w = check_open_fake(&s);
+    ib_serve_result *r = calloc(1, sizeof *r);
+    const ib_serve_point *p = serve_poisson(w, 17.5, 20000, r);
+    CHECK_EQ_INT(p->n, 20000);
+    CHECK(p->queue.p50 == 0 && p->queue.p90 == 0);
+    CHECK(p->queue.p99 > 2.45 && p->queue.p99 < 2.8);
+    CHECK(p->queue.p95 > 0 && p->queue.p95 < 0.5); /* between 5% and 10% waited */
+    printf("  M/D/1 at 17.5/s, 3.1 ms runs: queue p95 %.3f p99 %.3f max %.3f ms\n", p->queue.p95,
+           p->queue.p99, p->queue.max);
+    CHECK(p->wakeup.max < 1e-9);
+    ib_workload_destroy(w);
+
+    run_ms = 0.03;
+    w = check_open_fake(&s);
+    p = serve_poisson(w, 17.5, 20000, r);
+    CHECK(p->queue.p99 == 0 && p->queue.max < run_ms + 1e-9);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* A workload on the real host clock whose run spins for *impl ms: the
+ * dispatcher's own sleeping and waking, which a virtual clock skips. */
+static ib_status spin_set_batch(ib_workload *w, int64_t batch, ib_error *err)
+{
+    (void)err;
+    w->info.batch = batch;
+    return IB_OK;
+}
+
+static ib_status spin_run(ib_workload *w, ib_error *err)
+{
+    (void)err;
+    w->clock.wait_until_ms(w->clock.ctx, ib__workload_now_ms(w) + *(const double *)w->impl);
+    return IB_OK;
+}
+
+static void spin_destroy(ib_workload *w) { (void)w; }
+
+static const ib__workload_ops spin_ops = {
+    .version = IB__WORKLOAD_OPS_VERSION,
+    .set_batch = spin_set_batch,
+    .run = spin_run,
+    .destroy = spin_destroy,
+};
+
+/* On the host clock, at 200 requests/s with a 50 us run (1% load), the
+ * dispatcher starts a due run within microseconds: it sleeps to just before
+ * it and spins the rest (a sleep alone wakes 50-100 us late). The median
+ * wake-up is the bound: the tail of a shared machine's scheduling is not
+ * the dispatcher's, nor is the queue (on a loaded machine the spinning run
+ * itself is preempted, and requests queue behind it: seen p50 2.8 ms with a
+ * wake-up p50 of 0.6 us). */
+static void test_queue_on_the_host_clock(void)
+{
+    double run_ms = 0.05;
+    ib_workload w = { .ops = &spin_ops, .impl = &run_ms, .clock = ib__host_clock() };
+    w.info.device = IB_DEVICE_CPU;
+    w.info.batch = 1;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    const ib_serve_point *p = serve_poisson(&w, 200, 200, r);
+    CHECK_EQ_INT(p->n, 200);
+    CHECK(p->wakeup.p50 < 0.02);
+    CHECK(p->total.p50 >= run_ms);
+    printf("  host clock, 200/s, 50 us runs: queue p50 %.4f p99 %.4f, wake-up p50 %.4f p99 %.4f ms\n",
+           p->queue.p50, p->queue.p99, p->wakeup.p50, p->wakeup.p99);
+    free(r);
+}
+
+/* A runtime's first run at a new shape pays a search (cuDNN's): 100 ms
+ * here, 1 ms + 0.1 ms a request after. */
+typedef struct first_run_script {
+    bool seen[IB_SERVE_MAX_BATCH + 1];
+} first_run_script;
+
+static double first_run_duration(int64_t batch, int64_t index, void *ctx)
+{
+    (void)index;
+    first_run_script *s = ctx;
+    bool first = !s->seen[batch];
+    s->seen[batch] = true;
+    return first ? 100.0 : 1.0 + 0.1 * (double)(batch - 1);
+}
+
+/* Dynamic batching forms batches of many sizes; each size's first run is
+ * paid in the warm-up, so no timed request carries it. A rebind to another
+ * size is a cost of serving: in the queue of the run's requests. */
+static void test_batches_warmed_before_timing(void)
+{
+    first_run_script fr = { { false } };
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = first_run_duration;
+    s.ctx = &fr;
+    s.set_batch_ms = 0.5; /* a rebind's cost: in the queue, not in the wake-up */
+    ib_workload *w = check_open_fake(&s);
+    ib_serve_config cfg;
+    serve_config(&cfg, 400);
+    cfg.arrivals = IB_ARRIVALS_POISSON;
+    double rate = 2000;
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    cfg.max_batch = 6;
+    cfg.max_delay_us = 1500;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->n, 400);
+    int sizes = 0;
+    for (int b = 1; b <= 6; b++) sizes += p->batch_hist[b] > 0;
+    CHECK(sizes >= 4); /* the schedule did form several sizes */
+    CHECK(p->compute.max <= 1.5 + 1e-9);
+    CHECK(p->total.max < 100);
+    for (int b = 1; b <= 6; b++) CHECK(fr.seen[b]);
+    CHECK_NEAR(p->total.mean, p->queue.mean + p->compute.mean, 1e-9);
+    CHECK(p->queue.max >= 0.5 && p->wakeup.max < 1e-9);
     free(r);
     ib_workload_destroy(w);
 }
@@ -285,6 +439,14 @@ static void test_copies_apart(void)
     CHECK_NEAR(p->d2h.p50, 0.2, 1e-9);
     CHECK_NEAR(p->total.p50, 1.4, 1e-9);
     CHECK_NEAR(p->queue.max, 0, 1e-9);
+    /* The stacked parts: the three means, nothing left for the host, no
+     * queue. */
+    char *html = ib_serve_report_html(r, &cfg, ib_workload_get_info(w));
+    CHECK(html && strstr(html, "<title>copy in: mean 200 us</title>"));
+    CHECK(html && strstr(html, "<title>compute: mean 1 ms</title>"));
+    CHECK(html && strstr(html, "<title>copy out: mean 200 us</title>"));
+    CHECK(html && !strstr(html, "class=\"part-host\"") && !strstr(html, "class=\"part-queue\""));
+    free(html);
     free(r);
     ib_workload_destroy(w);
 }
@@ -370,6 +532,15 @@ static void test_search_halves_down(void)
     CHECK(r->found && !r->points[0].met);
     CHECK_NEAR(r->points[1].offered_rate, 2000, 0);
     CHECK(r->points[r->best].offered_rate <= 1004.1 && r->points[r->best].offered_rate >= 900);
+
+    /* The same, halving to no rate below 1500/s: 4000 and 2000 fail, 1000
+     * is below the floor, so nothing met. */
+    cfg.min_rate = 1500;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_NOT_MET);
+    CHECK(!r->found && r->n_points == 2);
+    CHECK_NEAR(r->points[1].offered_rate, 2000, 0);
+    cfg.min_rate = -1;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_ERR_INVALID_ARG);
     free(r);
     ib_workload_destroy(w);
 }
@@ -460,6 +631,74 @@ static void test_two_instances(void)
     ib_workload_destroy(ws[1]);
 }
 
+/* Hands out fakes; the copy numbered oom_copy (from 1) runs out of memory
+ * above batch 4, or (oom_at_open) when it opens; fail_copy fails to open. */
+typedef struct opener {
+    slow_script ss[8];
+    int opened, oom_copy, fail_copy;
+    bool oom_at_open;
+} opener;
+
+static ib_status open_copy(void *ctx, ib_workload **out, ib_error *err)
+{
+    opener *o = ctx;
+    int k = ++o->opened;
+    IB_FAIL_IF(k == o->fail_copy, err, IB_ERR_RUNTIME, "copy %d: broken", k);
+    IB_FAIL_IF(k == o->oom_copy && o->oom_at_open, err, IB_ERR_DEVICE_OOM, "copy %d: out of memory", k);
+    o->ss[k - 1] = (slow_script){ .slow_run = -1, .cancel_at_run = -1 };
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = slow_duration;
+    s.ctx = &o->ss[k - 1];
+    s.oom_above_batch = k == o->oom_copy ? 4 : 0;
+    return ib__workload_open_fake(&s, out, err);
+}
+
+static void close_all(ib_workload **ws, size_t n)
+{
+    for (size_t i = 0; i < n; i++) ib_workload_destroy(ws[i]);
+}
+
+/* --instances max: copies are opened and run at the largest batch until
+ * one runs out of memory, whether when it opens or when it runs. */
+static void test_open_instances(void)
+{
+    ib_workload *ws[8] = { 0 };
+    size_t n = 0;
+    bool ran_out;
+    ib_error err;
+    opener o = { .oom_copy = 4 };
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_OK);
+    CHECK_EQ_INT(n, 3);
+    CHECK(ran_out && o.opened == 4 && ws[3] == NULL);
+    CHECK_EQ_INT(ib__fake_runs(ws[0]), 1);
+    CHECK_EQ_INT(ws[2]->info.batch, 8); /* each ran at the largest batch */
+    close_all(ws, n);
+
+    o = (opener){ .oom_copy = 4 };
+    n = 0;
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 4, 8, ws, &n, &ran_out, &err), IB_OK);
+    CHECK(n == 8 && !ran_out); /* batch 4 fits everywhere: the limit */
+    close_all(ws, n);
+
+    o = (opener){ .oom_copy = 3, .oom_at_open = true };
+    CHECK_EQ_INT(open_copy(&o, &ws[0], &err), IB_OK); /* the first is given open */
+    n = 1;
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_OK);
+    CHECK(n == 2 && ran_out && o.opened == 3);
+    close_all(ws, n);
+
+    o = (opener){ .oom_copy = 1 };
+    n = 0;
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_ERR_DEVICE_OOM);
+    CHECK(n == 0 && !ran_out);
+
+    o = (opener){ .fail_copy = 2 };
+    CHECK_EQ_INT(ib_serve_open_instances(open_copy, &o, 8, 8, ws, &n, &ran_out, &err), IB_ERR_RUNTIME);
+    CHECK(n == 1 && strstr(err.message, "copy 2: broken"));
+    close_all(ws, n);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The schedule file                                                         */
 /* ------------------------------------------------------------------------ */
@@ -524,6 +763,9 @@ int main(void)
     test_open_loop_counts_the_wait();
     test_closed_loop_hides_the_wait();
     test_dynamic_batching();
+    test_queue_at_low_load_is_queueing();
+    test_queue_on_the_host_clock();
+    test_batches_warmed_before_timing();
     test_copies_apart();
     test_search_known_capacity();
     test_target_never_met();
@@ -531,6 +773,7 @@ int main(void)
     test_cancel_keeps_rates();
     test_bad_config();
     test_two_instances();
+    test_open_instances();
     test_trace_parse();
     test_trace_served();
     return check_summary("test_serve");

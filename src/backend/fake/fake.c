@@ -71,6 +71,7 @@ static ib_status fake_set_batch(ib_workload *w, int64_t batch, ib_error *err)
                "fake: fixed batch %lld", (long long)w->info.batch);
     IB_FAIL_IF(f->script.oom_above_batch > 0 && batch > f->script.oom_above_batch, err, IB_ERR_DEVICE_OOM,
                "fake: out of memory at batch %lld", (long long)batch);
+    f->now_ms += f->script.set_batch_ms;
     w->info.batch = batch;
     return IB_OK;
 }
