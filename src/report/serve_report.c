@@ -1,6 +1,6 @@
 /* The serve report: one row per offered rate (latency percentiles of the
  * whole request and its parts), the answer to the target; and the same as
- * JSON (schema inferbench.serve/1, docs/serve.md). */
+ * JSON (schema inferbench.serve/2, docs/serve.md). */
 #include "report/report.h"
 
 #include <math.h>
