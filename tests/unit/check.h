@@ -4,6 +4,7 @@
 #define IB_TESTS_CHECK_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -42,7 +43,20 @@ extern int check_count;
         }                                                                  \
     } while (0)
 
-/* Prints "N checks, M failed" and returns the exit status. */
+/* Each test of a file runs by name (docs/testing.md): main calls
+ * check_init(argc, argv) first, then RUN(test_fn) for each test.
+ * `--list` names the tests and runs none; `--test NAME` runs that one (the
+ * set-up outside RUN still runs). check_selected(name) is the same choice
+ * for a test that is not a function (one model of a loop). */
+void check_init(int argc, char **argv);
+bool check_selected(const char *name);
+#define RUN(test_fn)                                                       \
+    do {                                                                   \
+        if (check_selected(#test_fn)) test_fn();                           \
+    } while (0)
+
+/* Prints "N checks, M failed" and returns the exit status: 2 when --test
+ * named no test. */
 int check_summary(const char *test_name);
 
 /* How many times needle occurs in s (overlapping occurrences counted). */

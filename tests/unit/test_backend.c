@@ -304,15 +304,16 @@ static void test_spin_table(void)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_open_and_measure();
-    test_open_refused_by_the_backend();
-    test_bad_tables();
-    test_capabilities_without_slots();
-    test_registry();
-    test_onnxruntime_table();
-    test_fake_table();
-    test_spin_table();
+    check_init(argc, argv);
+    RUN(test_open_and_measure);
+    RUN(test_open_refused_by_the_backend);
+    RUN(test_bad_tables);
+    RUN(test_capabilities_without_slots);
+    RUN(test_registry);
+    RUN(test_onnxruntime_table);
+    RUN(test_fake_table);
+    RUN(test_spin_table);
     return check_summary("test_backend");
 }

@@ -483,14 +483,15 @@ static void test_partial_document(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_json_stats_from_samples();
-    test_steady_both_directions();
-    test_stop_rule_edges();
-    test_adaptive_edges();
-    test_budget_by_p99();
-    test_peak_by_back_to_back();
-    test_partial_document();
+    check_init(argc, argv);
+    RUN(test_json_stats_from_samples);
+    RUN(test_steady_both_directions);
+    RUN(test_stop_rule_edges);
+    RUN(test_adaptive_edges);
+    RUN(test_budget_by_p99);
+    RUN(test_peak_by_back_to_back);
+    RUN(test_partial_document);
     return check_summary("test_behaviour");
 }

@@ -400,17 +400,18 @@ static void test_bad_config(void)
     free(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_faster_wins();
-    test_finalists_decide();
-    test_inaccurate_never_wins();
-    test_skipped_with_reason();
-    test_fails_at_peak_batch();
-    test_never_drops_true_winner();
-    test_cost_against_exhaustive();
-    test_cancel_keeps_what_was_measured();
-    test_reports();
-    test_bad_config();
+    check_init(argc, argv);
+    RUN(test_faster_wins);
+    RUN(test_finalists_decide);
+    RUN(test_inaccurate_never_wins);
+    RUN(test_skipped_with_reason);
+    RUN(test_fails_at_peak_batch);
+    RUN(test_never_drops_true_winner);
+    RUN(test_cost_against_exhaustive);
+    RUN(test_cancel_keeps_what_was_measured);
+    RUN(test_reports);
+    RUN(test_bad_config);
     return check_summary("test_best");
 }

@@ -146,10 +146,11 @@ static void test_bad_arguments(void)
     CHECK_EQ_INT(k.opens, 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_every_point_measured();
-    test_failure_keeps_points();
-    test_bad_arguments();
+    check_init(argc, argv);
+    RUN(test_every_point_measured);
+    RUN(test_failure_keeps_points);
+    RUN(test_bad_arguments);
     return check_summary("test_calibrate");
 }

@@ -116,12 +116,13 @@ static void test_option_list(void)
     CHECK_EQ_INT(l.n, IB_MAX_OPTIONS);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_strlcpy_bounds();
-    test_status_names();
-    test_fail_message_is_one_line();
-    test_clock_in_milliseconds();
-    test_option_list();
+    check_init(argc, argv);
+    RUN(test_strlcpy_bounds);
+    RUN(test_status_names);
+    RUN(test_fail_message_is_one_line);
+    RUN(test_clock_in_milliseconds);
+    RUN(test_option_list);
     return check_summary("test_common");
 }

@@ -608,21 +608,22 @@ static void test_reports(void)
     ib_free(doc);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_mann_whitney_separated();
-    test_mann_whitney_ties();
-    test_mann_whitney_no_difference();
-    test_bootstrap_median_exact_distribution();
-    test_bootstrap_median_even_matches_resampling();
-    test_verdicts();
-    test_reproducible();
-    test_verdict_edges();
-    test_compare_refuses();
-    test_parse_valid();
-    test_parse_refuses();
-    test_parse_too_many_samples();
-    test_round_trip();
-    test_reports();
+    check_init(argc, argv);
+    RUN(test_mann_whitney_separated);
+    RUN(test_mann_whitney_ties);
+    RUN(test_mann_whitney_no_difference);
+    RUN(test_bootstrap_median_exact_distribution);
+    RUN(test_bootstrap_median_even_matches_resampling);
+    RUN(test_verdicts);
+    RUN(test_reproducible);
+    RUN(test_verdict_edges);
+    RUN(test_compare_refuses);
+    RUN(test_parse_valid);
+    RUN(test_parse_refuses);
+    RUN(test_parse_too_many_samples);
+    RUN(test_round_trip);
+    RUN(test_reports);
     return check_summary("test_compare");
 }

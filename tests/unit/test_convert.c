@@ -464,12 +464,13 @@ static int write_seeds(const char *dir)
 int main(int argc, char **argv)
 {
     if (argc == 2) return write_seeds(argv[1]);
-    test_blocked();
-    test_shape_path();
-    test_if_subgraph();
-    test_bf16();
-    test_zoo_small();
-    test_already_fp16();
-    test_refusals();
+    check_init(argc, argv);
+    RUN(test_blocked);
+    RUN(test_shape_path);
+    RUN(test_if_subgraph);
+    RUN(test_bf16);
+    RUN(test_zoo_small);
+    RUN(test_already_fp16);
+    RUN(test_refusals);
     return check_summary("test_convert");
 }

@@ -80,13 +80,15 @@ static void run_fp16(const char *name, double max_abs)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    check_init(argc, argv);
     static const struct {
         const char *name;
         double max_abs;
     } models[] = { { "resnet-50", 0.05 }, { "efficientnet-b0", 0.05 }, { "bert-base", 0.1 } };
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        if (!check_selected(models[i].name)) continue;
         uint8_t *bytes = NULL;
         size_t len = 0;
         CHECK(ib_zoo_build(models[i].name, false, &bytes, &len, NULL) == IB_OK);

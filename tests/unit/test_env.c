@@ -305,12 +305,13 @@ static void test_warnings_reported(void)
                    "low_power_start");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_capture_host();
-    test_warnings();
-    test_warnings_reported();
-    test_thinning();
-    test_sampler();
+    check_init(argc, argv);
+    RUN(test_capture_host);
+    RUN(test_warnings);
+    RUN(test_warnings_reported);
+    RUN(test_thinning);
+    RUN(test_sampler);
     return check_summary("test_env");
 }

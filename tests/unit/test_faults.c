@@ -284,15 +284,16 @@ static void test_config_nan_and_infinity(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_fault_on_the_cold_run();
-    test_cancel_during_warmup();
-    test_cancel_during_sampling_keeps_samples();
-    test_fault_in_adaptive_sampling();
-    test_lost_device_stays_lost();
-    test_oom_at_bind_leaves_a_usable_workload();
-    test_throughput_stopped();
-    test_config_nan_and_infinity();
+    check_init(argc, argv);
+    RUN(test_fault_on_the_cold_run);
+    RUN(test_cancel_during_warmup);
+    RUN(test_cancel_during_sampling_keeps_samples);
+    RUN(test_fault_in_adaptive_sampling);
+    RUN(test_lost_device_stays_lost);
+    RUN(test_oom_at_bind_leaves_a_usable_workload);
+    RUN(test_throughput_stopped);
+    RUN(test_config_nan_and_infinity);
     return check_summary("test_faults");
 }

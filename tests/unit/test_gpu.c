@@ -320,10 +320,11 @@ static void test_env_gpu(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    check_init(argc, argv);
 #ifdef IB_HAVE_CUDA
-    test_error_conversion();
+    RUN(test_error_conversion);
 #endif
     if (!ib__gpu_available(0)) {
         ib_workload *w = NULL;
@@ -333,11 +334,11 @@ int main(void)
         printf("test_gpu: no usable GPU (%s): skipped\n", e.message);
         return check_failures ? check_summary("test_gpu") : 77;
     }
-    test_props();
-    test_memory();
-    test_spin_workload();
-    test_timing();
-    test_l2_flush();
-    test_env_gpu();
+    RUN(test_props);
+    RUN(test_memory);
+    RUN(test_spin_workload);
+    RUN(test_timing);
+    RUN(test_l2_flush);
+    RUN(test_env_gpu);
     return check_summary("test_gpu");
 }

@@ -500,15 +500,16 @@ static void test_file_values(void)
     free(dir);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_spec_forms();
-    test_spec_refusals();
-    test_npy_valid();
-    test_npy_malformed();
-    test_type_fit();
-    test_names();
-    test_generated_values();
-    test_file_values();
+    check_init(argc, argv);
+    RUN(test_spec_forms);
+    RUN(test_spec_refusals);
+    RUN(test_npy_valid);
+    RUN(test_npy_malformed);
+    RUN(test_type_fit);
+    RUN(test_names);
+    RUN(test_generated_values);
+    RUN(test_file_values);
     return check_summary("test_inputs");
 }

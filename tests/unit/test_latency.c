@@ -704,25 +704,26 @@ static void test_one_unit_per_line(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_intervals_by_run_count();
-    test_zero_median_text();
-    test_wide_interval_text();
-    test_precision_target_text();
-    test_widened_to_timer_resolution();
-    test_one_unit_per_line();
-    test_counts_and_cold_run();
-    test_warmup_by_time();
-    test_warmup_until_steady();
-    test_steady_rule();
-    test_steady_long_runs();
-    test_launch_bound_note();
-    test_adaptive_stopping();
-    test_stop_rule_direct();
-    test_faults_keep_samples();
-    test_cancel();
-    test_bad_config();
-    test_progress_reports();
+    check_init(argc, argv);
+    RUN(test_intervals_by_run_count);
+    RUN(test_zero_median_text);
+    RUN(test_wide_interval_text);
+    RUN(test_precision_target_text);
+    RUN(test_widened_to_timer_resolution);
+    RUN(test_one_unit_per_line);
+    RUN(test_counts_and_cold_run);
+    RUN(test_warmup_by_time);
+    RUN(test_warmup_until_steady);
+    RUN(test_steady_rule);
+    RUN(test_steady_long_runs);
+    RUN(test_launch_bound_note);
+    RUN(test_adaptive_stopping);
+    RUN(test_stop_rule_direct);
+    RUN(test_faults_keep_samples);
+    RUN(test_cancel);
+    RUN(test_bad_config);
+    RUN(test_progress_reports);
     return check_summary("test_latency");
 }

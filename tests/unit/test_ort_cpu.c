@@ -662,32 +662,33 @@ static void test_seed_sets_inputs(void)
     free(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    check_init(argc, argv);
     dir = fx_tmpdir();
     if (!dir) {
         fprintf(stderr, "cannot make a temporary folder\n");
         return 1;
     }
-    test_classify();
-    test_dim_defaults();
-    test_fill();
-    test_open_and_info();
-    test_default_options();
-    test_fixed_batch();
-    test_symbolic_dims();
-    test_int64_inputs();
-    test_float16_input();
-    test_unnamed_batch();
-    test_bad_files();
-    test_bad_options();
-    test_host_memory_cap();
-    test_unranked_input();
-    test_unnamed_dim_in_second_input();
-    test_host_arena_cap();
-    test_run_failure();
-    test_zoo();
-    test_seed_sets_inputs();
+    RUN(test_classify);
+    RUN(test_dim_defaults);
+    RUN(test_fill);
+    RUN(test_open_and_info);
+    RUN(test_default_options);
+    RUN(test_fixed_batch);
+    RUN(test_symbolic_dims);
+    RUN(test_int64_inputs);
+    RUN(test_float16_input);
+    RUN(test_unnamed_batch);
+    RUN(test_bad_files);
+    RUN(test_bad_options);
+    RUN(test_host_memory_cap);
+    RUN(test_unranked_input);
+    RUN(test_unnamed_dim_in_second_input);
+    RUN(test_host_arena_cap);
+    RUN(test_run_failure);
+    RUN(test_zoo);
+    RUN(test_seed_sets_inputs);
     fx_cleanup(dir);
     free(dir);
     return check_summary("test_ort_cpu");

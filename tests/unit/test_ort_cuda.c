@@ -188,8 +188,9 @@ static void test_no_such_device(void)
     free(path);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    check_init(argc, argv);
     if (!ib__gpu_available(0)) {
         printf("test_ort_cuda: no usable GPU: skipped\n");
         return 77; /* ctest's skip code: nothing was checked */
@@ -199,11 +200,11 @@ int main(void)
         fprintf(stderr, "cannot make a temporary folder\n");
         return 1;
     }
-    test_basics();
-    test_input_oom();
-    test_arena_oom();
-    test_no_such_device();
-    test_zoo();
+    RUN(test_basics);
+    RUN(test_input_oom);
+    RUN(test_arena_oom);
+    RUN(test_no_such_device);
+    RUN(test_zoo);
     fx_cleanup(dir);
     free(dir);
     return check_summary("test_ort_cuda");

@@ -37,8 +37,9 @@ static void test_missing_library(void)
     CHECK(strstr(err.message, "tried already") != NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_missing_library();
+    check_init(argc, argv);
+    RUN(test_missing_library);
     return check_summary("test_ort_library");
 }

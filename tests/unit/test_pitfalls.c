@@ -420,17 +420,18 @@ static void test_zero_input(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_gpu_rows_exact();
-    test_cpu_not_applicable();
-    test_missing_slots();
-    test_row_failure_isolated();
-    test_correct_failure();
-    test_cancel();
-    test_bad_config();
-    test_reports();
-    test_html_report();
-    test_zero_input();
+    check_init(argc, argv);
+    RUN(test_gpu_rows_exact);
+    RUN(test_cpu_not_applicable);
+    RUN(test_missing_slots);
+    RUN(test_row_failure_isolated);
+    RUN(test_correct_failure);
+    RUN(test_cancel);
+    RUN(test_bad_config);
+    RUN(test_reports);
+    RUN(test_html_report);
+    RUN(test_zero_input);
     return check_summary("test_pitfalls");
 }

@@ -160,11 +160,12 @@ static void test_tf32_row(void)
     free(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_metrics();
-    test_class_scores();
-    test_report();
-    test_tf32_row();
+    check_init(argc, argv);
+    RUN(test_metrics);
+    RUN(test_class_scores);
+    RUN(test_report);
+    RUN(test_tf32_row);
     return check_summary("test_precision");
 }

@@ -359,15 +359,16 @@ static void test_exact_numbers(void)
     CHECK(strcmp(t, "0.1") == 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_csv_quoting();
-    test_exact_numbers();
-    test_md_cells();
-    test_latency();
-    test_throughput();
-    test_pitfalls();
-    test_calibration();
-    test_comparison();
+    check_init(argc, argv);
+    RUN(test_csv_quoting);
+    RUN(test_exact_numbers);
+    RUN(test_md_cells);
+    RUN(test_latency);
+    RUN(test_throughput);
+    RUN(test_pitfalls);
+    RUN(test_calibration);
+    RUN(test_comparison);
     return check_summary("test_printers");
 }

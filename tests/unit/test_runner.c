@@ -159,12 +159,13 @@ static void test_latency_prices_launch_overhead(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_held_runs_exclude_launch();
-    test_waiting_run_is_a_deadlock();
-    test_failed_held_run_releases();
-    test_refused_without_hold();
-    test_latency_prices_launch_overhead();
+    check_init(argc, argv);
+    RUN(test_held_runs_exclude_launch);
+    RUN(test_waiting_run_is_a_deadlock);
+    RUN(test_failed_held_run_releases);
+    RUN(test_refused_without_hold);
+    RUN(test_latency_prices_launch_overhead);
     return check_summary("test_runner");
 }

@@ -83,12 +83,13 @@ static void test_single_run_measured(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_clean_sample();
-    test_bimodal();
-    test_few_samples_at_the_threshold();
-    test_high_cv_at_the_threshold();
-    test_single_run_measured();
+    check_init(argc, argv);
+    RUN(test_clean_sample);
+    RUN(test_bimodal);
+    RUN(test_few_samples_at_the_threshold);
+    RUN(test_high_cv_at_the_threshold);
+    RUN(test_single_run_measured);
     return check_summary("test_sample_warnings");
 }

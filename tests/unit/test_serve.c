@@ -753,28 +753,29 @@ static void test_trace_served(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_poisson_schedule();
-    test_constant_schedule();
-    test_binomial_exact();
-    test_early_stopping();
-    test_batcher();
-    test_open_loop_counts_the_wait();
-    test_closed_loop_hides_the_wait();
-    test_dynamic_batching();
-    test_queue_at_low_load_is_queueing();
-    test_queue_on_the_host_clock();
-    test_batches_warmed_before_timing();
-    test_copies_apart();
-    test_search_known_capacity();
-    test_target_never_met();
-    test_search_halves_down();
-    test_cancel_keeps_rates();
-    test_bad_config();
-    test_two_instances();
-    test_open_instances();
-    test_trace_parse();
-    test_trace_served();
+    check_init(argc, argv);
+    RUN(test_poisson_schedule);
+    RUN(test_constant_schedule);
+    RUN(test_binomial_exact);
+    RUN(test_early_stopping);
+    RUN(test_batcher);
+    RUN(test_open_loop_counts_the_wait);
+    RUN(test_closed_loop_hides_the_wait);
+    RUN(test_dynamic_batching);
+    RUN(test_queue_at_low_load_is_queueing);
+    RUN(test_queue_on_the_host_clock);
+    RUN(test_batches_warmed_before_timing);
+    RUN(test_copies_apart);
+    RUN(test_search_known_capacity);
+    RUN(test_target_never_met);
+    RUN(test_search_halves_down);
+    RUN(test_cancel_keeps_rates);
+    RUN(test_bad_config);
+    RUN(test_two_instances);
+    RUN(test_open_instances);
+    RUN(test_trace_parse);
+    RUN(test_trace_served);
     return check_summary("test_serve");
 }

@@ -314,15 +314,16 @@ static void test_cpu_other_cores(void)
     CHECK(bits == 0 && env.other_cpu_cores >= 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_variance_hand_computed();
-    test_median_of_medians();
-    test_refuses();
-    test_two_level_coverage();
-    test_compare_two_level();
-    test_merge_fake_sessions();
-    test_other_processes();
-    test_cpu_other_cores();
+    check_init(argc, argv);
+    RUN(test_variance_hand_computed);
+    RUN(test_median_of_medians);
+    RUN(test_refuses);
+    RUN(test_two_level_coverage);
+    RUN(test_compare_two_level);
+    RUN(test_merge_fake_sessions);
+    RUN(test_other_processes);
+    RUN(test_cpu_other_cores);
     return check_summary("test_sessions");
 }

@@ -124,10 +124,11 @@ static void test_options_init(void)
     CHECK_EQ_INT(o.host_memory_limit_bytes, 0);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_valid();
-    test_invalid();
-    test_options_init();
+    check_init(argc, argv);
+    RUN(test_valid);
+    RUN(test_invalid);
+    RUN(test_options_init);
     return check_summary("test_shape");
 }

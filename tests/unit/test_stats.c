@@ -241,18 +241,19 @@ static void test_timer_step(void)
     CHECK(isnan(ib__timer_step_ms(NULL, 0)));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_timer_step();
-    test_intervals_need_six();
-    test_mean_ci_positive_under_skew();
-    test_mean_ci_large_n();
-    test_widen_to_resolution();
-    test_one_to_ten();
-    test_single_and_constant();
-    test_median_ranks();
-    test_t_quantile();
-    test_quantile_interpolation();
-    test_bimodal();
+    check_init(argc, argv);
+    RUN(test_timer_step);
+    RUN(test_intervals_need_six);
+    RUN(test_mean_ci_positive_under_skew);
+    RUN(test_mean_ci_large_n);
+    RUN(test_widen_to_resolution);
+    RUN(test_one_to_ten);
+    RUN(test_single_and_constant);
+    RUN(test_median_ranks);
+    RUN(test_t_quantile);
+    RUN(test_quantile_interpolation);
+    RUN(test_bimodal);
     return check_summary("test_stats");
 }

@@ -62,10 +62,11 @@ static void test_adaptive_config_edges(void)
     CHECK(ib__config_validate(&cfg, &err) == IB_OK);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_precision_check_cadence();
-    test_fixed_count();
-    test_adaptive_config_edges();
+    check_init(argc, argv);
+    RUN(test_precision_check_cadence);
+    RUN(test_fixed_count);
+    RUN(test_adaptive_config_edges);
     return check_summary("test_stop_rules");
 }

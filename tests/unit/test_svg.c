@@ -367,15 +367,16 @@ static void test_throughput_points_drawn_from_results(void)
     free(r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_nice_ticks();
-    test_escape();
-    test_histogram();
-    test_downsample();
-    test_latency_degenerate();
-    test_throughput_single_point();
-    test_histogram_drawn_from_samples();
-    test_throughput_points_drawn_from_results();
+    check_init(argc, argv);
+    RUN(test_nice_ticks);
+    RUN(test_escape);
+    RUN(test_histogram);
+    RUN(test_downsample);
+    RUN(test_latency_degenerate);
+    RUN(test_throughput_single_point);
+    RUN(test_histogram_drawn_from_samples);
+    RUN(test_throughput_points_drawn_from_results);
     return check_summary("test_svg");
 }

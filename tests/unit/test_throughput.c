@@ -819,26 +819,27 @@ static void test_budget_line_and_intervals(void)
     ib_workload_destroy(w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_budget_line_and_intervals();
-    test_defaults();
-    test_search_finds_largest();
-    test_batch_one_does_not_fit();
-    test_curve_and_answers();
-    test_knee_at_default_fraction();
-    test_budget_not_met();
-    test_budget_holds_p99();
-    test_oom_in_sweep_recovered();
-    test_first_run_kept_apart();
-    test_failures_keep_what_was_measured();
-    test_fixed_batch_model();
-    test_explicit_list();
-    test_longest_list();
-    test_bad_config();
-    test_cancel_keeps_points();
-    test_back_to_back_sees_host_bound();
-    test_text_report();
-    test_progress_reports();
+    check_init(argc, argv);
+    RUN(test_budget_line_and_intervals);
+    RUN(test_defaults);
+    RUN(test_search_finds_largest);
+    RUN(test_batch_one_does_not_fit);
+    RUN(test_curve_and_answers);
+    RUN(test_knee_at_default_fraction);
+    RUN(test_budget_not_met);
+    RUN(test_budget_holds_p99);
+    RUN(test_oom_in_sweep_recovered);
+    RUN(test_first_run_kept_apart);
+    RUN(test_failures_keep_what_was_measured);
+    RUN(test_fixed_batch_model);
+    RUN(test_explicit_list);
+    RUN(test_longest_list);
+    RUN(test_bad_config);
+    RUN(test_cancel_keeps_points);
+    RUN(test_back_to_back_sees_host_bound);
+    RUN(test_text_report);
+    RUN(test_progress_reports);
     return check_summary("test_throughput");
 }

@@ -84,11 +84,12 @@ static void test_json_document(void)
     free(doc);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_well_formed_kept();
-    test_malformed_replaced();
-    test_xml_escape();
-    test_json_document();
+    check_init(argc, argv);
+    RUN(test_well_formed_kept);
+    RUN(test_malformed_replaced);
+    RUN(test_xml_escape);
+    RUN(test_json_document);
     return check_summary("test_utf8");
 }

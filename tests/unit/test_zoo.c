@@ -458,18 +458,20 @@ static void test_inspect_errors(void)
     CHECK_EQ_INT(ib_onnx_count_initializer_elements(empty, 1, NULL, NULL), IB_ERR_INVALID_ARG);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    check_init(argc, argv);
     init_cases();
-    test_registry();
-    test_unknown_name();
-    test_inspect_errors();
-    test_deterministic();
+    RUN(test_registry);
+    RUN(test_unknown_name);
+    RUN(test_inspect_errors);
+    RUN(test_deterministic);
 
     ort = OrtGetApiBase()->GetApi(ORT_API_VERSION);
     CHECK(ort != NULL);
     if (ort && ort_ok(ort->CreateEnv(ORT_LOGGING_LEVEL_ERROR, "test_zoo", &ort_env), "env")) {
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            if (!check_selected(cases[i].name)) continue;
             values fp32 = test_model(&cases[i], false);
             values fp16 = test_model(&cases[i], true);
             compare_precisions(&cases[i], fp32, fp16);
