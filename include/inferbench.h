@@ -348,6 +348,8 @@ typedef struct ib_env {
     double other_cpu_cores;    /* CPU time the other processes took during the
                                   timed runs, in cores (1.0: one core busy
                                   throughout); NaN unknown */
+    int gpu_numa_node;         /* the GPU's NUMA node (sysfs of its PCI
+                                  device); -1 unknown */
 } ib_env;
 
 /* The machine's static facts (CPU, ONNX Runtime, and the GPU device_id if
@@ -470,7 +472,15 @@ typedef struct ib_config {
     const volatile int *cancel; /* nonzero: stop as soon as possible */
     ib_progress_fn progress;    /* NULL (default): no progress reports */
     void *progress_user;        /* handed to progress */
+    /* Several workers measured together (docs/fleet.md): when set, called
+     * right before the first timed run (IB_SYNC_BEFORE_TIMED: the workers'
+     * barrier) and right after the last (IB_SYNC_AFTER_TIMED); a status
+     * other than IB_OK stops the measurement with it. NULL: not called. */
+    ib_status (*sync)(void *user, int point);
+    void *sync_user;
 } ib_config;
+
+enum { IB_SYNC_BEFORE_TIMED = 0, IB_SYNC_AFTER_TIMED = 1 };
 
 void ib_config_init(ib_config *cfg);
 
@@ -502,6 +512,9 @@ typedef struct ib_latency_result {
     ib_env env;
     ib_accuracy accuracy; /* set by the caller (ib_measure_accuracy) to be
                              reported beside the timings; zeroed here */
+    double *end_ms;       /* [n]: when each timed run ended, in ms on the
+                             workload's clock from the start of the timed
+                             phase (after cfg->sync's barrier); owned */
 } ib_latency_result;
 
 /* Measures the latency of w at its current batch: one cold run, warm-up,
@@ -919,7 +932,8 @@ typedef enum ib_result_kind {
     IB_RESULT_COMPARISON = 4,
     IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
     IB_RESULT_SERVE = 6,
-    IB_RESULT_BEST = 7 /* the fastest accurate configuration (inferbench best) */
+    IB_RESULT_BEST = 7, /* the fastest accurate configuration (inferbench best) */
+    IB_RESULT_FLEET = 8 /* several devices or MPI ranks at once (docs/fleet.md) */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -948,6 +962,8 @@ typedef struct ib_result {
     /* best: the search and its configuration */
     const struct ib_best_result *best;
     const struct ib_best_config *best_cfg;
+    /* fleet: the per-device results and their aggregate */
+    const struct ib_fleet_result *fleet;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -1301,6 +1317,108 @@ char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg,
  * offered rate, and the text report. */
 char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg,
                            const ib_workload_info *info);
+
+/* ------------------------------------------------------------------------ */
+/* Fleet: several devices (or MPI ranks) measured at once (docs/fleet.md)    */
+/* ------------------------------------------------------------------------ */
+
+/* What one worker's summary carries, whatever the number of its runs, so
+ * that an MPI gather stays bounded: at most IB_FLEET_MARKS points of its
+ * cumulative run count and IB_FLEET_RESERVOIR of its latencies (a uniform
+ * reservoir sample, seeded: reproducible). */
+#define IB_FLEET_MARKS 128
+#define IB_FLEET_RESERVOIR 1000
+#define IB_FLEET_MAX_WORKERS 100000
+
+/* runs timed runs had ended by t_ms (ms from the worker's barrier). */
+typedef struct ib_fleet_mark {
+    double t_ms;
+    double runs;
+} ib_fleet_mark;
+
+/* One worker (one device, or one MPI rank) of a fleet. A fixed-size struct
+ * without pointers: an MPI rank sends it as it is. */
+typedef struct ib_fleet_worker {
+    int index;                 /* the device index (--devices), or the rank */
+    int rank, local_rank;      /* under MPI; -1 otherwise */
+    char host[64];             /* "" when not under MPI */
+    char device[16];           /* "cuda", "cpu" */
+    char name[128];            /* the GPU's name, or the CPU's */
+    char uuid[96];             /* "" unknown */
+    char pci_bus_id[32];       /* "" unknown */
+    int numa_node;             /* -1 unknown */
+    ib_status status;          /* IB_OK, or why this worker has no figures */
+    char error[256];           /* "" when status is IB_OK */
+    int64_t batch;
+    size_t n;                  /* timed runs */
+    ib_stats latency;          /* of its timed runs (device time when there is
+                                  a device timer), ms */
+    double items_per_s;        /* n x batch over its own timed phase */
+    double start_ms, end_ms;   /* its timed phase, ms from its barrier */
+    size_t n_marks;            /* the cumulative run count at the end of
+                                  runs (every run when n < IB_FLEET_MARKS,
+                                  else evenly spaced ones), first (start,0) */
+    ib_fleet_mark marks[IB_FLEET_MARKS];
+    size_t n_kept;             /* latencies kept: all of them when n <=
+                                  IB_FLEET_RESERVOIR, else a reservoir */
+    double kept_ms[IB_FLEET_RESERVOIR];
+    double sm_clock_pct;       /* mean SM clock over the timed runs / its
+                                  maximum, %; NaN unknown */
+    unsigned max_temperature_c;/* 0 unknown */
+    double mean_power_w;       /* NaN unknown */
+    unsigned long long throttle_reasons; /* NVML reason bits seen (OR) */
+    unsigned warnings;         /* IB_WARN_* of its own result */
+    /* Set by ib_fleet_aggregate: */
+    double window_runs;        /* runs inside the common window (fractions
+                                  of the runs cut by its edges) */
+    double window_items_per_s; /* window_runs x batch / window */
+} ib_fleet_worker;
+
+/* Fills w from a worker's latency result r (measured with a sync, so that
+ * r->end_ms counts from the barrier) at batch on its workload info; index,
+ * rank and host are the caller's. status: the measurement's. */
+void ib_fleet_worker_summarize(const ib_latency_result *r, const ib_workload_info *info, ib_status status,
+                               const ib_error *err, ib_fleet_worker *w);
+/* A worker that measured nothing: its status and message. */
+void ib_fleet_worker_failed(ib_status status, const char *message, ib_fleet_worker *w);
+
+typedef struct ib_fleet_result {
+    ib_result_kind measured;    /* IB_RESULT_LATENCY or IB_RESULT_THROUGHPUT */
+    size_t n_workers;
+    ib_fleet_worker *workers;   /* [n_workers]: not owned */
+    size_t n_failed;            /* workers without figures */
+    bool mpi;                   /* ranks of an MPI job */
+    double window_start_ms;     /* the latest start */
+    double window_end_ms;       /* the earliest end */
+    double items_per_s;         /* summed over the common window */
+    ib_stats pooled;            /* every worker's runs pooled, ms (weighted
+                                   by runs per kept sample when sampled) */
+    bool pooled_sampled;        /* a worker's runs were sampled (reservoir) */
+    int straggler;              /* index into workers: the slowest median */
+    int fastest;                /* and the fastest; -1 without figures */
+    double straggler_ratio;     /* slowest median / fastest median */
+    bool mixed_devices;         /* workers of different device names */
+    bool has_alone;
+    ib_fleet_worker alone;      /* the first worker's device measured alone */
+    double scaling_efficiency;  /* items_per_s / (workers measured x the one
+                                   alone's inputs/s); NaN without */
+} ib_fleet_result;
+
+/* The aggregate of workers[0..n) (kept in out, not copied) and of alone
+ * (NULL: none): the common window from the latest start to the earliest
+ * end of the workers that measured, each worker's runs inside it, the sum
+ * of their inputs/s, the pooled latencies, the straggler and the scaling
+ * efficiency. IB_ERR_INVALID_ARG when no worker measured or their timed
+ * phases do not overlap. */
+ib_status ib_fleet_aggregate(ib_fleet_worker *workers, size_t n, const ib_fleet_worker *alone,
+                             ib_fleet_result *out, ib_error *err);
+
+/* Runs cfg's latency measurement on ws[0..n) at once, one host thread
+ * each, meeting at a barrier before their timed runs (and after), and
+ * summarizes each into workers[i] (index i). A worker that fails leaves
+ * its status there while the others finish. cfg->sync must be NULL. */
+ib_status ib_measure_fleet(ib_workload *const *ws, size_t n, const ib_config *cfg, ib_fleet_worker *workers,
+                           ib_error *err);
 
 #ifdef __cplusplus
 }

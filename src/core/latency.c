@@ -61,14 +61,18 @@ ib_status ib__config_validate(const ib_config *cfg, ib_error *err)
     return IB_OK;
 }
 
-/* Growable pair of sample arrays; the cap on runs bounds its size. */
-static ib_status append_sample(ib_latency_result *r, size_t *cap, double device_ms, double host_ms)
+/* Growable sample arrays; the cap on runs bounds their size. */
+static ib_status append_sample(ib_latency_result *r, size_t *cap, double device_ms, double host_ms,
+                               double end_ms)
 {
     if (r->n == *cap) {
         size_t ncap = *cap ? *cap * 2 : 512;
         double *h = realloc(r->host_ms, ncap * sizeof *h);
         if (!h) return IB_ERR_NO_MEMORY;
         r->host_ms = h;
+        double *e = realloc(r->end_ms, ncap * sizeof *e);
+        if (!e) return IB_ERR_NO_MEMORY;
+        r->end_ms = e;
         if (r->has_device_timer) {
             double *d = realloc(r->device_ms, ncap * sizeof *d);
             if (!d) return IB_ERR_NO_MEMORY;
@@ -77,6 +81,7 @@ static ib_status append_sample(ib_latency_result *r, size_t *cap, double device_
         *cap = ncap;
     }
     r->host_ms[r->n] = host_ms;
+    r->end_ms[r->n] = end_ms;
     if (r->has_device_timer) r->device_ms[r->n] = device_ms;
     r->n++;
     return IB_OK;
@@ -145,10 +150,13 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr,
         .resolution_ms = r->timer_resolution_ms,
     };
     size_t cap = 0;
-    double t0 = ib__workload_now_ms(run->w);
-    double achieved = INFINITY;
     bool adaptive = cfg->precision > 0;
     ib__progress_phase(pr, IB_PHASE_SAMPLING, adaptive ? cfg->max_runs : cfg->runs);
+    /* The workers of a fleet start their timed runs together: the phase
+     * (and its run end times) starts when the barrier lets this one go. */
+    if (cfg->sync) IB_TRY(cfg->sync(cfg->sync_user, IB_SYNC_BEFORE_TIMED));
+    double t0 = ib__workload_now_ms(run->w);
+    double achieved = INFINITY;
     for (;;) {
         double elapsed = ib__workload_now_ms(run->w) - t0;
         const double *primary_samples = r->has_device_timer ? r->device_ms : r->host_ms;
@@ -156,7 +164,7 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr,
         if (ib__cancelled(run->cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         double d, h;
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
-        if (append_sample(r, &cap, d, h) != IB_OK)
+        if (append_sample(r, &cap, d, h, ib__workload_now_ms(run->w) - t0) != IB_OK)
             return ib__fail(err, IB_ERR_NO_MEMORY, "out of host memory for samples");
         ib__progress_runs(pr, (int64_t)r->n, adaptive ? cfg->max_time_ms : NAN);
     }
@@ -232,6 +240,11 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
     ib__cpu_watch cpu;
     ib__cpu_watch_start(&cpu, &out->env);
     if (st == IB_OK) st = sample(&run, cfg, &pr, out, err);
+    if (cfg->sync) {
+        /* A worker that failed still meets the others, who wait for it. */
+        ib_status after = cfg->sync(cfg->sync_user, IB_SYNC_AFTER_TIMED);
+        if (st == IB_OK) st = after;
+    }
     out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
     ib__runner_release(&run);
 
@@ -252,6 +265,7 @@ void ib_latency_result_free(ib_latency_result *r)
     if (!r) return;
     free(r->device_ms);
     free(r->host_ms);
-    r->device_ms = r->host_ms = NULL;
+    free(r->end_ms);
+    r->device_ms = r->host_ms = r->end_ms = NULL;
     r->n = 0;
 }

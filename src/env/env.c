@@ -6,6 +6,7 @@
 #include "env/nvml.h"
 #include "gpu/gpu.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -57,10 +58,26 @@ static void read_host_cpu(char *out, size_t cap)
     fclose(f);
 }
 
+/* The NUMA node of PCI device bus_id ("0000:3B:00.0"): sysfs spells it
+ * in lower case; -1 when unknown (a machine of one node says -1 too). */
+static int read_numa_node(const char *bus_id)
+{
+    char path[96];
+    int n = snprintf(path, sizeof path, "/sys/bus/pci/devices/");
+    for (const char *c = bus_id; *c && n < (int)sizeof path - 16; c++) path[n++] = (char)tolower((unsigned char)*c);
+    snprintf(path + n, sizeof path - (size_t)n, "/numa_node");
+    FILE *f = fopen(path, "r");
+    int node = -1;
+    if (f && fscanf(f, "%d", &node) != 1) node = -1;
+    if (f) fclose(f);
+    return node;
+}
+
 static void capture_gpu(ib_env *env, int device_id)
 {
     env->gpu_index = device_id;
-    ib__gpu_pci_bus_id(device_id, env->gpu_pci_bus_id, sizeof env->gpu_pci_bus_id, NULL);
+    if (ib__gpu_pci_bus_id(device_id, env->gpu_pci_bus_id, sizeof env->gpu_pci_bus_id, NULL) == IB_OK)
+        env->gpu_numa_node = read_numa_node(env->gpu_pci_bus_id);
     ib__gpu_props p;
     if (ib__gpu_props_get(device_id, &p, NULL) == IB_OK) {
         ib__strlcpy(env->gpu_name, p.name, sizeof env->gpu_name);
@@ -95,6 +112,7 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->n_other_gpu_processes = 0;
     env->load_average_1m = env->other_cpu_cores = NAN;
     env->n_cpus = 0;
+    env->gpu_numa_node = -1;
 
     read_host_cpu(env->host_cpu, sizeof env->host_cpu);
     ib__backends_env_facts(env);

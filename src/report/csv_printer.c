@@ -4,6 +4,7 @@
  * measurement starts with what was measured (model, device, batch), so
  * that the files of many runs concatenate into one table. Columns:
  * docs/report.md. */
+#include "report/fleet_report.h"
 #include "report/printer.h"
 
 #include <math.h>
@@ -237,6 +238,7 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
     case IB_RESULT_SERVE: return serve_csv(r);
     case IB_RESULT_BEST: return ib__best_csv(r->best);
+    case IB_RESULT_FLEET: return ib__fleet_report_csv(r->fleet, r->info);
     }
     return NULL;
 }

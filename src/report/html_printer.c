@@ -1,5 +1,6 @@
 /* The HTML printer: a self-contained page with plots (docs/report.md),
  * built in html_report.c. Calibration and comparison have no page. */
+#include "report/fleet_report.h"
 #include "report/printer.h"
 
 static char *render_html(const ib_result *r)
@@ -11,6 +12,7 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_SESSIONS: return ib_sessions_report_html(r->sessions);
     case IB_RESULT_SERVE: return ib_serve_report_html(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib__best_html(r->best);
+    case IB_RESULT_FLEET: return ib__fleet_report_html(r->fleet, r->info);
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }
@@ -21,6 +23,7 @@ const ib__printer ib__html_printer = {
     "html",
     "html",
     IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS) |
-        IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST),
+        IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |
+        IB__KIND_BIT(IB_RESULT_FLEET),
     render_html,
 };

@@ -1,5 +1,6 @@
 /* The JSON printer: one document per result for machines (docs/json.md).
  * Each kind's document is built in its own report file. */
+#include "report/fleet_report.h"
 #include "report/printer.h"
 
 #include <string.h>
@@ -20,6 +21,7 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_json(r->best, r->best_cfg);
+    case IB_RESULT_FLEET: return ib__fleet_report_json(r->fleet, r->info, r->cfg);
     }
     return NULL;
 }

@@ -1,6 +1,7 @@
 /* The Markdown printer: the summary tables as GitHub pipe tables, ready to
  * paste into an issue or a pull request (docs/report.md). Every row of a
  * table has the header's cell count; a '|' inside a cell is escaped. */
+#include "report/fleet_report.h"
 #include "report/printer.h"
 
 #include <math.h>
@@ -256,6 +257,7 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
     case IB_RESULT_SERVE: return serve_md(r);
     case IB_RESULT_BEST: return ib__best_md(r->best);
+    case IB_RESULT_FLEET: return ib__fleet_report_md(r->fleet, r->info);
     }
     return NULL;
 }

@@ -14,7 +14,8 @@
 #define IB__ALL_KINDS                                                                                        \
     (IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) |                                  \
      IB__KIND_BIT(IB_RESULT_PITFALLS) | IB__KIND_BIT(IB_RESULT_CALIBRATION) |                                \
-     IB__KIND_BIT(IB_RESULT_COMPARISON) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST))
+     IB__KIND_BIT(IB_RESULT_COMPARISON) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |     \
+     IB__KIND_BIT(IB_RESULT_FLEET))
 
 typedef struct ib__printer {
     const char *name;      /* as ib_report and the docs spell it: "csv" */

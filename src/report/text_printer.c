@@ -1,5 +1,6 @@
 /* The text printer: the report for people (docs/report.md). Each kind's
  * text is built in its own report file (latency_report.c, ...). */
+#include "report/fleet_report.h"
 #include "report/printer.h"
 
 static char *render_text(const ib_result *r)
@@ -14,6 +15,7 @@ static char *render_text(const ib_result *r)
     case IB_RESULT_SESSIONS: return ib_sessions_report_text(r->sessions);
     case IB_RESULT_SERVE: return ib_serve_report_text(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_text(r->best);
+    case IB_RESULT_FLEET: return ib__fleet_report_text(r->fleet, r->info);
     }
     return NULL;
 }
