@@ -73,6 +73,10 @@ typedef struct cli_args {
     const char *session_result;/* where a session writes its latency JSON */
     bool require_idle_gpu;     /* --require-idle-gpu */
     bool exhaustive;           /* best --exhaustive: every candidate measured fully */
+    /* fleet (cli/fleet.c) */
+    const char *devices;       /* --devices all|0,2,3 */
+    bool share_gpu;            /* --share-gpu: MPI ranks may share a GPU */
+    double rank_timeout_s;     /* --rank-timeout-s: how long ranks wait for a missing one */
 } cli_args;
 
 enum {
@@ -92,7 +96,8 @@ enum {
     OPT_MATH = 1u << 21,      /* --math: the measuring commands and convert */
     OPT_ACCURACY = 1u << 22,  /* --max-error: latency, throughput */
     OPT_SERVE = 1u << 12,     /* --rate, --arrivals, --slo-p99-ms, ...: serve */
-    OPT_BEST = 1u << 23       /* --exhaustive, --max-batch: best */
+    OPT_BEST = 1u << 23,      /* --exhaustive, --max-batch: best */
+    OPT_FLEET = 1u << 24      /* --devices, --share-gpu: latency, throughput */
 };
 
 typedef struct cli_command {
@@ -282,5 +287,12 @@ int cmd_best(cli_args *a);
  * otherwise). Prints the error and returns its exit code on failure. */
 int cli_accuracy(const cli_args *a, ib_workload *w, ib_accuracy *acc);
 int cmd_serve(cli_args *a);
+
+/* A fleet (cli/fleet.c): true when a asks for several devices at once
+ * (--devices) or this process is an MPI rank (the launcher's environment). */
+bool cli_fleet_wanted(const cli_args *a);
+/* Measures the fleet (kind: IB_RESULT_LATENCY or IB_RESULT_THROUGHPUT at
+ * batch, 0: the model's) and reports it; returns the exit code. */
+int cli_run_fleet(cli_args *a, ib_result_kind kind, int64_t batch);
 
 #endif

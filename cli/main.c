@@ -20,10 +20,10 @@ static const cli_command commands[] = {
      "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
      "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET |
-         OPT_SESSIONS | OPT_MATH | OPT_ACCURACY,
+         OPT_SESSIONS | OPT_MATH | OPT_ACCURACY | OPT_FLEET,
      cmd_latency},
     {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET
-         | OPT_MATH | OPT_ACCURACY, cmd_throughput},
+         | OPT_MATH | OPT_ACCURACY | OPT_FLEET, cmd_throughput},
     {"pitfalls", "[MODEL] [options]",
      "What each classic timing mistake would report on this model, next to the correct latency.\n"
      "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"

@@ -27,7 +27,8 @@ enum {
     O_MATH, O_MAX_ERROR,
     O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
     O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES,
-    O_EXHAUSTIVE, O_RATE_FLOOR
+    O_EXHAUSTIVE, O_RATE_FLOOR,
+    O_DEVICES, O_SHARE_GPU, O_RANK_TIMEOUT
 };
 // clang-format on
 
@@ -178,6 +179,16 @@ static const option_def options[] = {
      "measure every configuration fully and search each one's batch: the sweep the race is checked against"},
     {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
      "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
+    {{"devices", required_argument, NULL, O_DEVICES}, OPT_FLEET, "all|0,2,3",
+     "measure on these devices at once, a worker each, and the host's aggregate (docs/fleet.md)",
+     .conflicts = O_SESSIONS, .why = "each device is one worker of one run",
+     .scope = "a fleet measures latency or throughput"},
+    {{"share-gpu", no_argument, NULL, O_SHARE_GPU}, OPT_FLEET, NULL,
+     "under MPI: let more ranks than GPUs on a host share them", .device = CUDA_ONLY,
+     .scope = "a fleet measures latency or throughput"},
+    {{"rank-timeout-s", required_argument, NULL, O_RANK_TIMEOUT}, OPT_FLEET, "S",
+     "under MPI: how long ranks wait for one missing at a barrier or the gather (default 120)",
+     .scope = "a fleet measures latency or throughput"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -445,6 +456,9 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_SESSIONS: return parse_i64(name, v, 1, IB_SESSIONS_MAX, &a->sessions);
     case O_MAX_SESSIONS: return parse_i64(name, v, 2, IB_SESSIONS_MAX, &a->max_sessions);
     case O_REQUIRE_IDLE_GPU: a->require_idle_gpu = true; return true;
+    case O_DEVICES: a->devices = v; return true;
+    case O_SHARE_GPU: a->share_gpu = true; return true;
+    case O_RANK_TIMEOUT: return parse_f64(name, v, 0.1, 86400, &a->rank_timeout_s);
     case O_BACKEND: a->backend = v; return true;
     case O_OPTION: return cli_add_backend_option(a, v);
     case O_MATH: return parse_math(v, &a->model_opts.math);
@@ -572,6 +586,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
     a->sessions = 1;
     a->max_sessions = 20;
+    a->rank_timeout_s = 120;
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-xo" of an earlier call */
     opterr = 0;

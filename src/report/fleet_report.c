@@ -35,6 +35,15 @@ static void throttle_text(char *buf, size_t cap, unsigned long long reasons)
         snprintf(buf, cap, "none");
 }
 
+/* The GPU state's cells: "97%", "45 C", "310 W", "-" where unknown (a CPU
+ * worker, no NVML). */
+static void gpu_cells(const ib_fleet_worker *w, char clock[16], char temp[16], char power[16])
+{
+    snprintf(clock, 16, isfinite(w->sm_clock_pct) ? "%.0f%%" : "-", w->sm_clock_pct);
+    snprintf(temp, 16, w->max_temperature_c ? "%u C" : "-", w->max_temperature_c);
+    snprintf(power, 16, isfinite(w->mean_power_w) ? "%.0f W" : "-", w->mean_power_w);
+}
+
 /* The host's lines shared by text and Markdown. */
 static void aggregate_lines(ib__sbuf *b, const ib_fleet_result *f, const char *bullet)
 {
@@ -85,9 +94,11 @@ static void text_row(ib__sbuf *b, const ib_fleet_worker *w)
         return;
     }
     throttle_text(throttle, sizeof throttle, w->throttle_reasons);
-    ib__sbuf_printf(b, "  %-28s %-24.24s %10.4f %10.4f %11.1f %11.1f %6.0f%% %5u C %6.0f W  %s\n", who, w->name,
-                    w->latency.p50, w->latency.p99, w->items_per_s, w->window_items_per_s, w->sm_clock_pct,
-                    w->max_temperature_c, w->mean_power_w, throttle);
+    char clock[16], temp[16], power[16];
+    gpu_cells(w, clock, temp, power);
+    ib__sbuf_printf(b, "  %-28s %-24.24s %10.4f %10.4f %11.1f %11.1f %7s %7s %8s  %s\n", who, w->name,
+                    w->latency.p50, w->latency.p99, w->items_per_s, w->window_items_per_s, clock, temp, power,
+                    throttle);
     ib__sbuf_printf(b, "  %-28s uuid %s, PCI %s, NUMA node %d\n", "", w->uuid[0] ? w->uuid : "-",
                     w->pci_bus_id[0] ? w->pci_bus_id : "-", w->numa_node);
 }
@@ -266,9 +277,11 @@ static void row_cells(const ib_fleet_worker *w, char cells[N_HEADS][256])
     snprintf(cells[6], 256, "%.4f", w->latency.p99);
     snprintf(cells[7], 256, "%.1f", w->items_per_s);
     snprintf(cells[8], 256, "%.1f", w->window_items_per_s);
-    snprintf(cells[9], 256, "%.0f%%", w->sm_clock_pct);
-    snprintf(cells[10], 256, "%u C", w->max_temperature_c);
-    snprintf(cells[11], 256, "%.0f W", w->mean_power_w);
+    char clock[16], temp[16], power[16];
+    gpu_cells(w, clock, temp, power);
+    snprintf(cells[9], 256, "%s", clock);
+    snprintf(cells[10], 256, "%s", temp);
+    snprintf(cells[11], 256, "%s", power);
     throttle_text(cells[12], 256, w->throttle_reasons);
     if (!measured(w))
         for (size_t k = 3; k < N_HEADS; k++) snprintf(cells[k], 256, "-");
