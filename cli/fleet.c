@@ -14,6 +14,7 @@
 
 #define MAX_LOCAL_DEVICES 64
 #define SUMMARY_TAG 0x1f1e
+#define VERDICT_TAG 0x1f1f
 
 bool cli_fleet_wanted(const cli_args *a) { return a->devices || (cli_mpi_launched(NULL) && !a->session_index); }
 
@@ -141,12 +142,14 @@ static int report_fleet(cli_outputs *out, ib_fleet_worker *workers, size_t n, co
     ib_status st = ib_fleet_aggregate(workers, n, alone, &f, &err);
     f.measured = kind;
     f.mpi = mpi;
-    for (size_t i = 0; i < n && st == IB_OK; i++) {
+    /* A failed worker is the news, also when no worker measured. */
+    for (size_t i = 0; i < n; i++) {
         if (workers[i].status == IB_OK && workers[i].n > 0) continue;
         st = workers[i].status;
         snprintf(err.message, sizeof err.message, "%zu of %zu %s failed, the first %s %d: %s", f.n_failed, n,
                  mpi ? "ranks" : "workers", mpi ? "rank" : "device", mpi ? workers[i].rank : workers[i].index,
                  workers[i].error);
+        break;
     }
     if (f.mixed_devices) cli_warn("the devices are of different models: the aggregate adds unlike devices");
     ib_result res = { .kind = IB_RESULT_FLEET, .fleet = &f, .info = info, .cfg = cfg };
@@ -204,7 +207,8 @@ static int run_local(cli_args *a, ib_result_kind kind, int64_t batch)
 typedef struct rank_state {
     int rank, size, local_rank, local_size;
     double timeout_s;
-    bool met; /* passed the barrier before the timed runs */
+    bool met;        /* passed the barrier before the timed runs */
+    bool all_present; /* every rank's summary came: MPI_Finalize is safe */
     ib_fleet_worker self;
 } rank_state;
 
@@ -229,13 +233,13 @@ static bool pick_device(const cli_args *a, const rank_state *s, ib_device_kind k
 {
     *index = s->local_rank;
     if (kind != IB_DEVICE_CUDA) return true;
-    if (count == 0) {
-        snprintf(why, cap, "rank %d: this host has no GPU", s->rank);
-        return false;
-    }
     if (s->local_size > count && !a->share_gpu) {
         snprintf(why, cap, "%d ranks on this host but %d GPU%s: ranks would share a GPU (--share-gpu allows it)",
                  s->local_size, count, count == 1 ? "" : "s");
+        return false;
+    }
+    if (count == 0) {
+        snprintf(why, cap, "this host has no GPU");
         return false;
     }
     *index = s->local_rank % count;
@@ -283,12 +287,17 @@ static void rank_measure(cli_args *a, rank_state *s, ib_result_kind kind, int64_
     ib_latency_result_free(&r);
 }
 
-/* Rank 0: every rank's summary (its own at 0), those that never came named. */
-static void gather_summaries(const rank_state *s, ib_fleet_worker *all)
+/* Rank 0: every rank's summary (its own at 0), those that never came
+ * named; then each rank that answered is told whether all did. */
+static void gather_summaries(rank_state *s, ib_fleet_worker *all)
 {
     bool *received = calloc((size_t)s->size, sizeof *received);
     all[0] = s->self;
-    if (received) cli_mpi_gather(all, sizeof *all, s->size, SUMMARY_TAG, s->timeout_s, received);
+    size_t got = received ? cli_mpi_gather(all, sizeof *all, s->size, SUMMARY_TAG, s->timeout_s, received) : 0;
+    s->all_present = got + 1 == (size_t)s->size;
+    char verdict = s->all_present;
+    for (int r = 1; r < s->size; r++)
+        if (received && received[r]) cli_mpi_send(&verdict, 1, r, VERDICT_TAG, s->timeout_s);
     for (int r = 1; r < s->size; r++) {
         if (received && received[r]) continue;
         char why[160];
@@ -331,7 +340,8 @@ static bool rank_setup(cli_args *a, rank_state *s)
         fprintf(stderr, "inferbench: --devices is not taken under MPI: each rank takes the GPU of its local rank\n");
         return false;
     }
-    if (!cli_mpi_load(why, sizeof why)) {
+    /* INFERBENCH_MPI_LIBRARY: another libmpi than the system's. */
+    if (!cli_mpi_load(getenv("INFERBENCH_MPI_LIBRARY"), why, sizeof why)) {
         fprintf(stderr, "inferbench: the environment says MPI (%s is set) but %s: install Open MPI or run "
                         "without the launcher\n",
                 var, why);
@@ -368,16 +378,26 @@ static int run_mpi(cli_args *a, ib_result_kind kind, int64_t batch)
     rank_measure(a, &s, kind, batch, &w, &alone);
     s.self.index = s.rank;
     if (s.rank != 0) {
-        cli_mpi_send(&s.self, sizeof s.self, SUMMARY_TAG, s.timeout_s);
+        char verdict = 0;
+        if (cli_mpi_send(&s.self, sizeof s.self, 0, SUMMARY_TAG, s.timeout_s))
+            cli_mpi_recv(&verdict, 1, 0, VERDICT_TAG, s.timeout_s);
+        s.all_present = verdict == 1;
     } else {
         alone.index = 0;
         code = rank0_report(a, &s, code == EXIT_OK ? &out : NULL, w, kind, &alone, code);
     }
     ib_workload_destroy(w);
-    cli_mpi_finalize();
     /* Only rank 0's status tells: a rank ending non-zero would make the
      * launcher abort rank 0 before its report (its error is in it). */
-    return s.rank == 0 ? code : EXIT_OK;
+    if (s.rank != 0) code = EXIT_OK;
+    /* MPI_Finalize waits for every rank, a dead one too (Open MPI 4 spins
+     * there for ever): with one missing, the ranks leave without it. */
+    if (!s.all_present) {
+        fflush(NULL);
+        _exit(code);
+    }
+    cli_mpi_finalize();
+    return code;
 }
 
 int cli_run_fleet(cli_args *a, ib_result_kind kind, int64_t batch)

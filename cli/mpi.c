@@ -82,18 +82,18 @@ static bool load_symbols(void)
     return ok && mpi.comm_world && mpi.byte && mpi.errors_return;
 }
 
-bool cli_mpi_load(char *why, size_t cap)
+bool cli_mpi_load(const char *library, char *why, size_t cap)
 {
     /* The soname of Open MPI 3 to 5; RTLD_GLOBAL: its plugins (MCA
      * components) resolve their symbols against libmpi's. */
-    static const char *const names[] = { "libmpi.so.40", "libmpi.so" };
+    const char *names[] = { library ? library : "libmpi.so.40", library ? library : "libmpi.so" };
     const char *last = "";
     for (size_t i = 0; i < N_OF(names) && !mpi.lib; i++) {
         mpi.lib = dlopen(names[i], RTLD_NOW | RTLD_GLOBAL);
         if (!mpi.lib) last = dlerror();
     }
     if (!mpi.lib) {
-        snprintf(why, cap, "no MPI library loads (%s)", last ? last : "libmpi.so.40");
+        snprintf(why, cap, "no MPI library loads (%s)", last ? last : names[0]);
         return false;
     }
     if (!load_symbols()) {
@@ -141,10 +141,17 @@ bool cli_mpi_barrier(double timeout_s)
     return mpi.ibarrier(mpi.comm_world, &request) == 0 && wait_request(&request, timeout_s);
 }
 
-bool cli_mpi_send(const void *data, size_t len, int tag, double timeout_s)
+bool cli_mpi_send(const void *data, size_t len, int dest, int tag, double timeout_s)
 {
     mpi_handle request;
-    return mpi.isend(data, (int)len, mpi.byte, 0, tag, mpi.comm_world, &request) == 0 &&
+    return mpi.isend(data, (int)len, mpi.byte, dest, tag, mpi.comm_world, &request) == 0 &&
+           wait_request(&request, timeout_s);
+}
+
+bool cli_mpi_recv(void *data, size_t len, int source, int tag, double timeout_s)
+{
+    mpi_handle request;
+    return mpi.irecv(data, (int)len, mpi.byte, source, tag, mpi.comm_world, &request) == 0 &&
            wait_request(&request, timeout_s);
 }
 
