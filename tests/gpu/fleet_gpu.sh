@@ -1,0 +1,63 @@
+# Both GPUs of a host at once (the two-H200 machine), against each alone:
+# EfficientNet-B0 latency and throughput with --devices, then the same
+# through mpirun -np 2. Two independent GPUs should scale almost perfectly:
+# efficiency >= 0.8, each GPU within 20% of itself alone, a straggler ratio
+# under 1.2, distinct UUIDs and PCI bus ids, the SM clock known. Skips (77)
+# with fewer than two GPUs. About 2-3 minutes; the printed reports are the
+# figures for docs/measurements.md.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/require_device.sh"
+if ! "$IB" info --device-id 1 >/dev/null 2>&1; then
+  echo "one GPU only: the fleet test needs two (the nvidia-h200-x2 machine): skipped"
+  exit 77
+fi
+M="zoo:efficientnet-b0 --device cuda --quiet"
+
+for d in 0 1; do
+  expect_exit 0 "latency on GPU $d alone" -- "$IB" latency $M --devices $d --json "$TMP/l$d.json"
+done
+expect_exit 0 "latency on GPUs 0,1 together" -- "$IB" latency $M --devices 0,1 --json "$TMP/l01.json"
+cat "$TMP/out"
+json_check "$TMP/l01.json" "[x['status'] for x in d['devices']] == ['ok', 'ok']" "latency: both GPUs measured"
+json_check "$TMP/l01.json" "len({x['uuid'] for x in d['devices']}) == 2 and all(x['uuid'].startswith('GPU-') for x in d['devices'])" "two distinct UUIDs"
+json_check "$TMP/l01.json" "len({x['pci_bus_id'] for x in d['devices']}) == 2 and all(x['pci_bus_id'] for x in d['devices'])" "two distinct PCI bus ids"
+json_check "$TMP/l01.json" "all(x['gpu_state']['sm_clock_pct_of_max'] is not None and x['gpu_state']['sm_clock_pct_of_max'] > 30 and x['gpu_state']['max_temperature_c'] > 0 for x in d['devices'])" "the SM clocks and temperatures known"
+json_check "$TMP/l01.json" "d['fleet']['straggler']['median_ratio'] < 1.2" "latency: straggler ratio under 1.2"
+json_check "$TMP/l01.json" "d['fleet']['scaling_efficiency'] >= 0.8" "latency: scaling efficiency >= 0.8"
+for d in 0 1; do
+  python3 - "$TMP/l$d.json" "$TMP/l01.json" "$d" <<'PY' && pass "latency: GPU $d together within 20% of alone" || fail "latency: GPU $d together vs alone"
+import json, sys
+alone = json.load(open(sys.argv[1]))["devices"][0]["latency_ms"]["p50"]
+both = json.load(open(sys.argv[2]))["devices"][int(sys.argv[3])]["latency_ms"]["p50"]
+print(f"GPU {sys.argv[3]}: median alone {alone:.4f} ms, together {both:.4f} ms")
+sys.exit(0 if abs(both / alone - 1) < 0.2 else 1)
+PY
+done
+
+for d in 0 1; do
+  expect_exit 0 "throughput on GPU $d alone at batch 64" -- "$IB" throughput $M --devices $d --batches 64 --json "$TMP/t$d.json"
+done
+expect_exit 0 "throughput on GPUs 0,1 at batch 64" -- "$IB" throughput $M --devices 0,1 --batches 64 --json "$TMP/t01.json"
+cat "$TMP/out"
+json_check "$TMP/t01.json" "d['fleet']['scaling_efficiency'] >= 0.8 and d['fleet']['straggler']['median_ratio'] < 1.2" "throughput: efficiency >= 0.8, straggler under 1.2"
+python3 - "$TMP/t0.json" "$TMP/t1.json" "$TMP/t01.json" <<'PY' && pass "throughput: the sum near the two alone" || fail "throughput: the sum against the two alone"
+import json, sys
+alone = sum(json.load(open(p))["devices"][0]["items_per_s"] for p in sys.argv[1:3])
+both = json.load(open(sys.argv[3]))["fleet"]["items_per_s"]
+print(f"inputs/s: each alone summed {alone:.0f}, together {both:.0f} ({both / alone:.3f})")
+sys.exit(0 if both / alone > 0.8 else 1)
+PY
+
+if command -v mpirun >/dev/null 2>&1; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mpirun -np 2 --enable-recovery sh -c '"$0" "$@"; echo $? > "'"$TMP"'/rc.$OMPI_COMM_WORLD_RANK"' \
+    "$IB" latency $M --json "$TMP/mpi.json" >"$TMP/out" 2>"$TMP/err" </dev/null
+  cat "$TMP/out"
+  if [ "$(cat "$TMP/rc.0" 2>/dev/null)" = 0 ]; then pass "mpirun -np 2: rank 0 exits 0"; else fail "mpirun -np 2: rank 0 exit $(cat "$TMP/rc.0" 2>/dev/null): $(cat "$TMP/err")"; fi
+  json_check "$TMP/mpi.json" "[x['status'] for x in d['devices']] == ['ok', 'ok'] and sorted(x['local_rank'] for x in d['devices']) == [0, 1]" "mpirun: two ranks, local ranks 0 and 1"
+  json_check "$TMP/mpi.json" "len({x['uuid'] for x in d['devices']}) == 2" "mpirun: each rank on its own GPU"
+  json_check "$TMP/mpi.json" "d['fleet']['scaling_efficiency'] >= 0.8 and d['fleet']['straggler']['median_ratio'] < 1.2" "mpirun: efficiency >= 0.8, straggler under 1.2"
+else
+  echo "mpirun not found: the MPI part skipped (apt-get install openmpi-bin)"
+fi
+finish
