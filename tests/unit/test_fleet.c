@@ -233,8 +233,46 @@ static void test_formats(void)
     ib_workload_destroy(ws[1]);
 }
 
+/* The sync points: once right before the first timed run (after the cold
+ * run and warm-up), once after the last; the timed phase's clock starts at
+ * the first. */
+typedef struct sync_log {
+    ib_workload *w;
+    int calls;
+    int64_t runs_at[2];
+} sync_log;
+
+static ib_status log_sync(void *user, int point)
+{
+    sync_log *l = user;
+    if (l->calls < 2 && point == l->calls) l->runs_at[point] = ib__fake_runs(l->w);
+    l->calls++;
+    return IB_OK;
+}
+
+static void test_sync_points(void)
+{
+    static const double ms = 2;
+    sync_log l = { .w = open_worker(&ms, -1) };
+    ib_config cfg;
+    quick_config(&cfg, 30);
+    cfg.sync = log_sync;
+    cfg.sync_user = &l;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(l.w, &cfg, &r, &err) == IB_OK);
+    CHECK_EQ_INT(l.calls, 2);
+    CHECK_EQ_INT(l.runs_at[0], 1 + 2);      /* the cold run and 2 warm-up runs */
+    CHECK_EQ_INT(l.runs_at[1], 1 + 2 + 30); /* and the 30 timed */
+    CHECK_NEAR(r.end_ms[0], 2, 1e-12);
+    CHECK_NEAR(r.end_ms[29], 60, 1e-12);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(l.w);
+}
+
 int main(void)
 {
+    test_sync_points();
     test_common_window();
     test_window_cuts_runs();
     test_failed_worker_and_scaling();
