@@ -74,9 +74,9 @@ typedef struct cli_args {
     bool require_idle_gpu;     /* --require-idle-gpu */
     bool exhaustive;           /* best --exhaustive: every candidate measured fully */
     /* fleet (cli/fleet.c) */
-    const char *devices;       /* --devices all|0,2,3 */
-    bool share_gpu;            /* --share-gpu: MPI ranks may share a GPU */
-    double rank_timeout_s;     /* --rank-timeout-s: how long ranks wait for a missing one */
+    const char *devices;   /* --devices all|0,2,3 */
+    bool share_gpu;        /* --share-gpu: MPI ranks may share a GPU */
+    double rank_timeout_s; /* --rank-timeout-s: how long ranks wait for a missing one */
 } cli_args;
 
 enum {

@@ -16,7 +16,10 @@
 #define SUMMARY_TAG 0x1f1e
 #define VERDICT_TAG 0x1f1f
 
-bool cli_fleet_wanted(const cli_args *a) { return a->devices || (cli_mpi_launched(NULL) && !a->session_index); }
+bool cli_fleet_wanted(const cli_args *a)
+{
+    return a->devices || (cli_mpi_launched(NULL) && !a->session_index);
+}
 
 /* CUDA devices usable here (0 without a GPU or a CUDA build). */
 static int count_gpus(void)
@@ -69,8 +72,9 @@ static bool parse_devices(const char *text, ib_device_kind kind, int count, int 
         if (end == s || (*end && *end != ',') || errno || v < 0 || s[0] == '-' || s[0] == '+' || s[0] == ' ')
             return bad_devices(text, "expected all, or device indexes separated by commas (0,2,3)");
         if (v >= count) {
-            snprintf(why, sizeof why, "%s %ld does not exist (this host has %d%s%s)", device_noun(kind), v, count,
-                     kind == IB_DEVICE_CUDA ? " GPU" : " CPUs", count == 1 || kind != IB_DEVICE_CUDA ? "" : "s");
+            snprintf(why, sizeof why, "%s %ld does not exist (this host has %d%s%s)", device_noun(kind), v,
+                     count, kind == IB_DEVICE_CUDA ? " GPU" : " CPUs",
+                     count == 1 || kind != IB_DEVICE_CUDA ? "" : "s");
             return bad_devices(text, why);
         }
         for (size_t i = 0; i < *n; i++)
@@ -207,7 +211,7 @@ static int run_local(cli_args *a, ib_result_kind kind, int64_t batch)
 typedef struct rank_state {
     int rank, size, local_rank, local_size;
     double timeout_s;
-    bool met;        /* passed the barrier before the timed runs */
+    bool met;         /* passed the barrier before the timed runs */
     bool all_present; /* every rank's summary came: MPI_Finalize is safe */
     ib_fleet_worker self;
 } rank_state;
@@ -234,7 +238,8 @@ static bool pick_device(const cli_args *a, const rank_state *s, ib_device_kind k
     *index = s->local_rank;
     if (kind != IB_DEVICE_CUDA) return true;
     if (s->local_size > count && !a->share_gpu) {
-        snprintf(why, cap, "%d ranks on this host but %d GPU%s: ranks would share a GPU (--share-gpu allows it)",
+        snprintf(why, cap,
+                 "%d ranks on this host but %d GPU%s: ranks would share a GPU (--share-gpu allows it)",
                  s->local_size, count, count == 1 ? "" : "s");
         return false;
     }
@@ -260,8 +265,9 @@ static void rank_measure(cli_args *a, rank_state *s, ib_result_kind kind, int64_
                (kind == IB_RESULT_THROUGHPUT && fleet_batch(a, *w, &batch) != EXIT_OK) ||
                set_batches(w, 1, batch) != EXIT_OK)) {
         st = IB_ERR_RUNTIME;
-        snprintf(why, sizeof why, "rank %d could not open the model on %s %d (its error is above in its output)",
-                 s->rank, device_noun(device), index);
+        snprintf(why, sizeof why,
+                 "rank %d could not open the model on %s %d (its error is above in its output)", s->rank,
+                 device_noun(device), index);
     }
     bool together = cli_mpi_barrier(s->timeout_s);
     if (s->rank == 0 && st == IB_OK) ib_measure_fleet(w, 1, &a->cfg, alone, NULL);
@@ -293,7 +299,8 @@ static void gather_summaries(rank_state *s, ib_fleet_worker *all)
 {
     bool *received = calloc((size_t)s->size, sizeof *received);
     all[0] = s->self;
-    size_t got = received ? cli_mpi_gather(all, sizeof *all, s->size, SUMMARY_TAG, s->timeout_s, received) : 0;
+    size_t got =
+        received ? cli_mpi_gather(all, sizeof *all, s->size, SUMMARY_TAG, s->timeout_s, received) : 0;
     s->all_present = got + 1 == (size_t)s->size;
     char verdict = s->all_present;
     for (int r = 1; r < s->size; r++)
@@ -301,7 +308,8 @@ static void gather_summaries(rank_state *s, ib_fleet_worker *all)
     for (int r = 1; r < s->size; r++) {
         if (received && received[r]) continue;
         char why[160];
-        snprintf(why, sizeof why, "no summary from rank %d within %.0f s: the rank died or hung", r, s->timeout_s);
+        snprintf(why, sizeof why, "no summary from rank %d within %.0f s: the rank died or hung", r,
+                 s->timeout_s);
         all[r] = (ib_fleet_worker){ .index = r, .rank = r, .local_rank = -1 };
         ib_fleet_worker_failed(IB_ERR_RUNTIME, why, &all[r]);
     }
@@ -337,13 +345,15 @@ static bool rank_setup(cli_args *a, rank_state *s)
     cli_mpi_launched(&var);
     char why[300];
     if (a->devices) {
-        fprintf(stderr, "inferbench: --devices is not taken under MPI: each rank takes the GPU of its local rank\n");
+        fprintf(stderr,
+                "inferbench: --devices is not taken under MPI: each rank takes the GPU of its local rank\n");
         return false;
     }
     /* INFERBENCH_MPI_LIBRARY: another libmpi than the system's. */
     if (!cli_mpi_load(getenv("INFERBENCH_MPI_LIBRARY"), why, sizeof why)) {
-        fprintf(stderr, "inferbench: the environment says MPI (%s is set) but %s: install Open MPI or run "
-                        "without the launcher\n",
+        fprintf(stderr,
+                "inferbench: the environment says MPI (%s is set) but %s: install Open MPI or run "
+                "without the launcher\n",
                 var, why);
         return false;
     }

@@ -35,7 +35,8 @@ static struct {
 /* The launcher's variables that say "you are rank R of an MPI job": Open
  * MPI's, PMIx's (Open MPI 5, Slurm), the PMI of MPICH's Hydra. */
 static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK" };
-static const char *const local_rank_vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID" };
+static const char *const local_rank_vars[] = { "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                               "SLURM_LOCALID" };
 static const char *const local_size_vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
                                                "SLURM_NTASKS_PER_NODE" };
 
@@ -54,10 +55,7 @@ static int env_int(const char *const *names, size_t n, const char **which)
 
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
-bool cli_mpi_launched(const char **var)
-{
-    return env_int(rank_vars, N_OF(rank_vars), var) >= 0;
-}
+bool cli_mpi_launched(const char **var) { return env_int(rank_vars, N_OF(rank_vars), var) >= 0; }
 
 void cli_mpi_local(int *local_rank, int *local_size)
 {
@@ -97,8 +95,9 @@ bool cli_mpi_load(const char *library, char *why, size_t cap)
         return false;
     }
     if (!load_symbols()) {
-        snprintf(why, cap, "the MPI library loaded is not Open MPI (no ompi_mpi_comm_world): only Open MPI's "
-                           "ABI is supported");
+        snprintf(why, cap,
+                 "the MPI library loaded is not Open MPI (no ompi_mpi_comm_world): only Open MPI's "
+                 "ABI is supported");
         return false;
     }
     return true;

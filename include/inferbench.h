@@ -1339,35 +1339,35 @@ typedef struct ib_fleet_mark {
 /* One worker (one device, or one MPI rank) of a fleet. A fixed-size struct
  * without pointers: an MPI rank sends it as it is. */
 typedef struct ib_fleet_worker {
-    int index;                 /* the device index (--devices), or the rank */
-    int rank, local_rank;      /* under MPI; -1 otherwise */
-    char host[64];             /* "" when not under MPI */
-    char device[16];           /* "cuda", "cpu" */
-    char name[128];            /* the GPU's name, or the CPU's */
-    char uuid[96];             /* "" unknown */
-    char pci_bus_id[32];       /* "" unknown */
-    int numa_node;             /* -1 unknown */
-    ib_status status;          /* IB_OK, or why this worker has no figures */
-    char error[256];           /* "" when status is IB_OK */
+    int index;            /* the device index (--devices), or the rank */
+    int rank, local_rank; /* under MPI; -1 otherwise */
+    char host[64];        /* "" when not under MPI */
+    char device[16];      /* "cuda", "cpu" */
+    char name[128];       /* the GPU's name, or the CPU's */
+    char uuid[96];        /* "" unknown */
+    char pci_bus_id[32];  /* "" unknown */
+    int numa_node;        /* -1 unknown */
+    ib_status status;     /* IB_OK, or why this worker has no figures */
+    char error[256];      /* "" when status is IB_OK */
     int64_t batch;
-    size_t n;                  /* timed runs */
-    ib_stats latency;          /* of its timed runs (device time when there is
-                                  a device timer), ms */
-    double items_per_s;        /* n x batch over its own timed phase */
-    double start_ms, end_ms;   /* its timed phase, ms from its barrier */
-    size_t n_marks;            /* the cumulative run count at the end of
-                                  runs (every run when n < IB_FLEET_MARKS,
-                                  else evenly spaced ones), first (start,0) */
+    size_t n;                /* timed runs */
+    ib_stats latency;        /* of its timed runs (device time when there is
+                                a device timer), ms */
+    double items_per_s;      /* n x batch over its own timed phase */
+    double start_ms, end_ms; /* its timed phase, ms from its barrier */
+    size_t n_marks;          /* the cumulative run count at the end of
+                                runs (every run when n < IB_FLEET_MARKS,
+                                else evenly spaced ones), first (start,0) */
     ib_fleet_mark marks[IB_FLEET_MARKS];
-    size_t n_kept;             /* latencies kept: all of them when n <=
-                                  IB_FLEET_RESERVOIR, else a reservoir */
+    size_t n_kept; /* latencies kept: all of them when n <=
+                      IB_FLEET_RESERVOIR, else a reservoir */
     double kept_ms[IB_FLEET_RESERVOIR];
-    double sm_clock_pct;       /* mean SM clock over the timed runs / its
-                                  maximum, %; NaN unknown */
-    unsigned max_temperature_c;/* 0 unknown */
-    double mean_power_w;       /* NaN unknown */
+    double sm_clock_pct;                 /* mean SM clock over the timed runs / its
+                                            maximum, %; NaN unknown */
+    unsigned max_temperature_c;          /* 0 unknown */
+    double mean_power_w;                 /* NaN unknown */
     unsigned long long throttle_reasons; /* NVML reason bits seen (OR) */
-    unsigned warnings;         /* IB_WARN_* of its own result */
+    unsigned warnings;                   /* IB_WARN_* of its own result */
     /* Set by ib_fleet_aggregate: */
     double window_runs;        /* runs inside the common window (fractions
                                   of the runs cut by its edges) */
@@ -1383,25 +1383,25 @@ void ib_fleet_worker_summarize(const ib_latency_result *r, const ib_workload_inf
 void ib_fleet_worker_failed(ib_status status, const char *message, ib_fleet_worker *w);
 
 typedef struct ib_fleet_result {
-    ib_result_kind measured;    /* IB_RESULT_LATENCY or IB_RESULT_THROUGHPUT */
+    ib_result_kind measured; /* IB_RESULT_LATENCY or IB_RESULT_THROUGHPUT */
     size_t n_workers;
-    ib_fleet_worker *workers;   /* [n_workers]: not owned */
-    size_t n_failed;            /* workers without figures */
-    bool mpi;                   /* ranks of an MPI job */
-    double window_start_ms;     /* the latest start */
-    double window_end_ms;       /* the earliest end */
-    double items_per_s;         /* summed over the common window */
-    ib_stats pooled;            /* every worker's runs pooled, ms (weighted
-                                   by runs per kept sample when sampled) */
-    bool pooled_sampled;        /* a worker's runs were sampled (reservoir) */
-    int straggler;              /* index into workers: the slowest median */
-    int fastest;                /* and the fastest; -1 without figures */
-    double straggler_ratio;     /* slowest median / fastest median */
-    bool mixed_devices;         /* workers of different device names */
+    ib_fleet_worker *workers; /* [n_workers]: not owned */
+    size_t n_failed;          /* workers without figures */
+    bool mpi;                 /* ranks of an MPI job */
+    double window_start_ms;   /* the latest start */
+    double window_end_ms;     /* the earliest end */
+    double items_per_s;       /* summed over the common window */
+    ib_stats pooled;          /* every worker's runs pooled, ms (weighted
+                                 by runs per kept sample when sampled) */
+    bool pooled_sampled;      /* a worker's runs were sampled (reservoir) */
+    int straggler;            /* index into workers: the slowest median */
+    int fastest;              /* and the fastest; -1 without figures */
+    double straggler_ratio;   /* slowest median / fastest median */
+    bool mixed_devices;       /* workers of different device names */
     bool has_alone;
-    ib_fleet_worker alone;      /* the first worker's device measured alone */
-    double scaling_efficiency;  /* items_per_s / (workers measured x the one
-                                   alone's inputs/s); NaN without */
+    ib_fleet_worker alone;     /* the first worker's device measured alone */
+    double scaling_efficiency; /* items_per_s / (workers measured x the one
+                                  alone's inputs/s); NaN without */
 } ib_fleet_result;
 
 /* The aggregate of workers[0..n) (kept in out, not copied) and of alone

@@ -57,7 +57,8 @@ static void summarize_gpu(const ib_env *env, ib_fleet_worker *w)
         if (s->temperature_c > w->max_temperature_c) w->max_temperature_c = s->temperature_c;
         w->throttle_reasons |= s->throttle_reasons;
     }
-    if (n_clock && env->sm_clock_max_mhz) w->sm_clock_pct = 100 * clock / (double)n_clock / env->sm_clock_max_mhz;
+    if (n_clock && env->sm_clock_max_mhz)
+        w->sm_clock_pct = 100 * clock / (double)n_clock / env->sm_clock_max_mhz;
     if (n_power) w->mean_power_w = power / (double)n_power;
 }
 
@@ -92,8 +93,8 @@ void ib_fleet_worker_summarize(const ib_latency_result *r, const ib_workload_inf
     }
     reset_worker(w);
     w->status = status;
-    if (status != IB_OK) ib__strlcpy(w->error, err && err->message[0] ? err->message : ib_status_str(status),
-                                     sizeof w->error);
+    if (status != IB_OK)
+        ib__strlcpy(w->error, err && err->message[0] ? err->message : ib_status_str(status), sizeof w->error);
     ib__strlcpy(w->device, device_word(info->device), sizeof w->device);
     ib__strlcpy(w->name, r->env.gpu_name[0] ? r->env.gpu_name : r->env.host_cpu, sizeof w->name);
     ib__strlcpy(w->uuid, r->env.gpu_uuid, sizeof w->uuid);
@@ -151,8 +152,9 @@ void ib__fleet_weighted_stats(ib__weighted *p, size_t m, ib_stats *out)
     for (size_t i = 0; i < m; i++) total += p[i].w, sum += p[i].w * p[i].v;
     double mean = sum / total;
     for (size_t i = 0; i < m; i++) sq += p[i].w * (p[i].v - mean) * (p[i].v - mean);
-    *out = (ib_stats){ .n = (size_t)llround(total), .mean = mean, .std = sqrt(sq / total), .min = p[0].v,
-                       .max = p[m - 1].v };
+    *out = (ib_stats){
+        .n = (size_t)llround(total), .mean = mean, .std = sqrt(sq / total), .min = p[0].v, .max = p[m - 1].v
+    };
     out->p50 = weighted_quantile(p, m, total, 0.5);
     out->p90 = weighted_quantile(p, m, total, 0.9);
     out->p95 = weighted_quantile(p, m, total, 0.95);

@@ -64,7 +64,8 @@ static int read_numa_node(const char *bus_id)
 {
     char path[96];
     int n = snprintf(path, sizeof path, "/sys/bus/pci/devices/");
-    for (const char *c = bus_id; *c && n < (int)sizeof path - 16; c++) path[n++] = (char)tolower((unsigned char)*c);
+    for (const char *c = bus_id; *c && n < (int)sizeof path - 16; c++)
+        path[n++] = (char)tolower((unsigned char)*c);
     snprintf(path + n, sizeof path - (size_t)n, "/numa_node");
     FILE *f = fopen(path, "r");
     int node = -1;

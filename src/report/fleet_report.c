@@ -53,8 +53,9 @@ static void aggregate_lines(ib__sbuf *b, const ib_fleet_result *f, const char *b
     }
     ib__sbuf_printf(b, "%shost: %.1f inputs/s summed over the common window %.3f-%.3f ms\n", bullet,
                     f->items_per_s, f->window_start_ms, f->window_end_ms);
-    ib__sbuf_printf(b, "%spooled latency: median %.4f ms, p99 %.4f ms over %zu runs%s\n", bullet, f->pooled.p50,
-                    f->pooled.p99, f->pooled.n, f->pooled_sampled ? " (from the kept samples, weighted)" : "");
+    ib__sbuf_printf(b, "%spooled latency: median %.4f ms, p99 %.4f ms over %zu runs%s\n", bullet,
+                    f->pooled.p50, f->pooled.p99, f->pooled.n,
+                    f->pooled_sampled ? " (from the kept samples, weighted)" : "");
     char slow[96], fast[96];
     worker_label(slow, sizeof slow, &f->workers[f->straggler]);
     worker_label(fast, sizeof fast, &f->workers[f->fastest]);
@@ -76,8 +77,9 @@ static void failures_and_warnings(ib__sbuf *b, const ib_fleet_result *f, const c
         ib__sbuf_printf(b, "%sFAILED: %s: %s\n", bullet, who, w->error);
     }
     if (f->mixed_devices)
-        ib__sbuf_printf(b, "%swarning: the devices are of different models: the sum and the straggler compare "
-                           "unlike devices\n",
+        ib__sbuf_printf(b,
+                        "%swarning: the devices are of different models: the sum and the straggler compare "
+                        "unlike devices\n",
                         bullet);
 }
 
@@ -188,7 +190,8 @@ char *ib__fleet_report_json(const ib_fleet_result *f, const ib_workload_info *in
     const ib_fleet_worker *failed = NULL;
     for (size_t i = 0; i < f->n_workers && !failed; i++)
         if (!measured(&f->workers[i])) failed = &f->workers[i];
-    cJSON *root = ib__json_document("inferbench.fleet/1", failed != NULL, failed ? failed->status : IB_OK, info);
+    cJSON *root =
+        ib__json_document("inferbench.fleet/1", failed != NULL, failed ? failed->status : IB_OK, info);
     cJSON_AddStringToObject(root, "measured", measured_name(f));
     if (cfg) cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     cJSON *devices = cJSON_AddArrayToObject(root, "devices");
@@ -224,7 +227,8 @@ static void csv_row(ib__sbuf *b, const char *model, const ib_fleet_worker *w)
     ib__csv_field(b, w->name);
     ib__sbuf_printf(b, ",");
     ib__csv_field(b, w->uuid);
-    ib__sbuf_printf(b, ",%s,%d,%s,", w->pci_bus_id, w->numa_node, measured(w) ? "ok" : ib_status_str(w->status));
+    ib__sbuf_printf(b, ",%s,%d,%s,", w->pci_bus_id, w->numa_node,
+                    measured(w) ? "ok" : ib_status_str(w->status));
     ib__csv_field(b, w->error);
     ib__sbuf_printf(b, ",%lld,%zu", (long long)w->batch, w->n);
     bool m = measured(w);
@@ -260,9 +264,9 @@ char *ib__fleet_report_csv(const ib_fleet_result *f, const ib_workload_info *inf
 /* Markdown and HTML: the same table                                         */
 /* ------------------------------------------------------------------------ */
 
-static const char *const table_heads[] = { "worker", "name", "UUID", "PCI", "NUMA", "median ms", "p99 ms",
-                                           "inputs/s", "in window", "SM clock", "max temp", "power",
-                                           "throttle" };
+static const char *const table_heads[] = { "worker",    "name",   "UUID",     "PCI",       "NUMA",
+                                           "median ms", "p99 ms", "inputs/s", "in window", "SM clock",
+                                           "max temp",  "power",  "throttle" };
 #define N_HEADS (sizeof table_heads / sizeof table_heads[0])
 
 /* The cells of w's row as text, in table_heads' order. */
@@ -317,8 +321,9 @@ char *ib__fleet_report_html(const ib_fleet_result *f, const ib_workload_info *in
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>inferbench fleet: ");
     ib__xml_escape(&b, info->model);
-    ib__sbuf_printf(&b, "</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}"
-                        "</style></head><body>\n<h1>Fleet %s: ",
+    ib__sbuf_printf(&b,
+                    "</title><style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}"
+                    "</style></head><body>\n<h1>Fleet %s: ",
                     measured_name(f));
     ib__xml_escape(&b, info->model);
     ib__sbuf_printf(&b, "</h1>\n<table>\n<tr>");

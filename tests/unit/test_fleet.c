@@ -179,7 +179,8 @@ static void test_reservoir(void)
     ib_workload *w = check_open_fake(&s);
     CHECK(ib_measure_fleet(&w, 1, &cfg, workers, &err) == IB_OK);
     double kept_mean = 0;
-    for (size_t i = 0; i < workers[0].n_kept; i++) kept_mean += workers[0].kept_ms[i] / (double)workers[0].n_kept;
+    for (size_t i = 0; i < workers[0].n_kept; i++)
+        kept_mean += workers[0].kept_ms[i] / (double)workers[0].n_kept;
     CHECK_NEAR(kept_mean, workers[0].latency.mean, 0.03);
     ib_workload_destroy(w);
 
@@ -224,9 +225,11 @@ static void test_formats(void)
     CHECK_EQ_INT(cJSON_GetArraySize(devices), 2);
     cJSON *d0 = cJSON_GetArrayItem(devices, 0);
     CHECK_EQ_INT(cJSON_GetArraySize(cJSON_GetObjectItem(d0, "samples_ms")), 50);
-    CHECK(!strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(devices, 1), "status")->valuestring, "runtime error"));
+    CHECK(
+        !strcmp(cJSON_GetObjectItem(cJSON_GetArrayItem(devices, 1), "status")->valuestring, "runtime error"));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
-    CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "fleet"), "items_per_s")->valuedouble, 1000, 1e-6);
+    CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "fleet"), "items_per_s")->valuedouble, 1000,
+               1e-6);
     cJSON_Delete(root);
     ib_free(json);
     ib_workload_destroy(ws[0]);
