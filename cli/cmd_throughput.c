@@ -123,6 +123,12 @@ int cmd_throughput(cli_args *a)
     if (a->batches && !parse_batches(a->batches, batches, &n_batches)) return EXIT_BAD_INPUT;
     ib_throughput_config tc;
     throughput_config(a, &tc);
+    if (cli_fleet_wanted(a) && n_batches > 1) {
+        fprintf(stderr, "inferbench: --batches %s: a fleet runs every device at one batch (--batches B, or "
+                        "none: the peak of a search on the first device)\n",
+                a->batches);
+        return EXIT_BAD_INPUT;
+    }
     if (cli_fleet_wanted(a)) return cli_run_fleet(a, IB_RESULT_THROUGHPUT, n_batches == 1 ? batches[0] : 0);
     if (n_batches > 0) {
         tc.batches = batches;

@@ -269,8 +269,10 @@ static void rank_measure(cli_args *a, rank_state *s, ib_result_kind kind, int64_
                  "rank %d could not open the model on %s %d (its error is above in its output)", s->rank,
                  device_noun(device), index);
     }
+    ib_config cfg = a->cfg;
+    cfg.cancel = &cli_cancel_flag;
     bool together = cli_mpi_barrier(s->timeout_s);
-    if (s->rank == 0 && st == IB_OK) ib_measure_fleet(w, 1, &a->cfg, alone, NULL);
+    if (s->rank == 0 && st == IB_OK) ib_measure_fleet(w, 1, &cfg, alone, NULL);
     together = cli_mpi_barrier(s->timeout_s) && together;
     if (st == IB_OK && !together) {
         st = IB_ERR_RUNTIME;
@@ -281,8 +283,6 @@ static void rank_measure(cli_args *a, rank_state *s, ib_result_kind kind, int64_
         ib_fleet_worker_failed(st, why, &s->self);
         return;
     }
-    ib_config cfg = a->cfg;
-    cfg.cancel = &cli_cancel_flag;
     cfg.sync = meet_ranks;
     cfg.sync_user = s;
     ib_latency_result r;

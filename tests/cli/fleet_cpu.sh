@@ -27,6 +27,8 @@ expect_grep "<td>device 1</td>" "$TMP/l.html" "html: a row per device"
 expect_exit 0 "throughput on 2 CPU workers at batch 4" -- "$IB" throughput $M --devices 0,1 --batches 4 --json "$TMP/t.json"
 json_check "$TMP/t.json" "d['measured'] == 'throughput' and all(x['batch'] == 4 for x in d['devices'])" "throughput: every worker at the batch"
 
+expect_exit 2 "throughput: a fleet at several batches" -- "$IB" throughput $M --devices 0,1 --batches 1,2
+expect_grep "a fleet runs every device at one batch" "$TMP/err" "several batches: said so"
 expect_exit 2 "a device listed twice" -- "$IB" latency $M --devices 0,0
 expect_grep "CPU worker 0 is listed twice" "$TMP/err" "the same device twice: said so"
 expect_exit 2 "a device that does not exist" -- "$IB" latency $M --devices 0,4096
