@@ -293,6 +293,14 @@ static void rank_measure(cli_args *a, rank_state *s, ib_result_kind kind, int64_
     ib_latency_result_free(&r);
 }
 
+/* A summary received is another process's bytes: its strings end within
+ * their arrays whatever they hold. */
+static void terminate_strings(ib_fleet_worker *w)
+{
+    w->host[sizeof w->host - 1] = w->device[sizeof w->device - 1] = w->name[sizeof w->name - 1] = '\0';
+    w->uuid[sizeof w->uuid - 1] = w->pci_bus_id[sizeof w->pci_bus_id - 1] = w->error[sizeof w->error - 1] = '\0';
+}
+
 /* Rank 0: every rank's summary (its own at 0), those that never came
  * named; then each rank that answered is told whether all did. */
 static void gather_summaries(rank_state *s, ib_fleet_worker *all)
@@ -306,7 +314,10 @@ static void gather_summaries(rank_state *s, ib_fleet_worker *all)
     for (int r = 1; r < s->size; r++)
         if (received && received[r]) cli_mpi_send(&verdict, 1, r, VERDICT_TAG, s->timeout_s);
     for (int r = 1; r < s->size; r++) {
-        if (received && received[r]) continue;
+        if (received && received[r]) {
+            terminate_strings(&all[r]);
+            continue;
+        }
         char why[160];
         snprintf(why, sizeof why, "no summary from rank %d within %.0f s: the rank died or hung", r,
                  s->timeout_s);

@@ -125,7 +125,13 @@ double ib__fleet_runs_by(const ib_fleet_worker *w, double t_ms)
     return m[w->n_marks - 1].runs;
 }
 
-static bool measured(const ib_fleet_worker *w) { return w->status == IB_OK && w->n > 0; }
+/* A worker with figures (and counts within its arrays: a summary that came
+ * over MPI is bytes from another process). */
+static bool measured(const ib_fleet_worker *w)
+{
+    return w->status == IB_OK && w->n > 0 && w->n_marks >= 1 && w->n_marks <= IB_FLEET_MARKS &&
+           w->n_kept <= IB_FLEET_RESERVOIR;
+}
 
 static int by_value(const void *a, const void *b)
 {
@@ -174,6 +180,7 @@ static ib_status pool_latencies(const ib_fleet_worker *ws, size_t n, ib_fleet_re
             m += ws[i].n_kept;
             out->pooled_sampled |= ws[i].n_kept < ws[i].n;
         }
+    if (m == 0) return IB_OK; /* nothing kept: no pooled distribution */
     ib__weighted *p = malloc(m * sizeof *p);
     IB_FAIL_IF(!p, err, IB_ERR_NO_MEMORY, "out of memory pooling %zu latencies", m);
     size_t at = 0;

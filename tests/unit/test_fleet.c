@@ -108,6 +108,7 @@ static void test_window_cuts_runs(void)
     /* a: runs by 10 = 3 + 1/3, by 1 = 1/3: 3 runs in 9 ms at batch 8 */
     CHECK_NEAR(ws[0].window_runs, 3, 1e-12);
     CHECK_NEAR(ws[0].window_items_per_s, 3 * 8 / 0.009, 1e-6);
+    CHECK_EQ_INT(f.pooled.n, 0); /* no latencies kept: none pooled */
     /* b's last run [9, 10] ends inside: all 4 of its runs */
     CHECK_NEAR(ws[1].window_runs, 4, 1e-12);
     /* phases that do not overlap are refused */
