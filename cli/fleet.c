@@ -90,14 +90,16 @@ static bool parse_devices(const char *text, ib_device_kind kind, int count, int 
 }
 
 /* Opens the model for one worker on device `index` of kind; CPU workers
- * share the cores between them unless --threads says otherwise. */
+ * of ONNX Runtime share the cores between them unless --threads says
+ * otherwise. */
 static int open_worker(const cli_args *a, ib_device_kind kind, int index, size_t n_workers, ib_workload **w)
 {
     cli_args ai = *a;
     ai.model_opts.device = kind;
     ai.model_opts.device_id = kind == IB_DEVICE_CUDA ? index : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    if (kind == IB_DEVICE_CPU && ai.model_opts.intra_op_threads == 0)
+    bool onnxruntime = (!a->backend || !strcmp(a->backend, "onnxruntime")) && a->n_options == 0;
+    if (kind == IB_DEVICE_CPU && onnxruntime && ai.model_opts.intra_op_threads == 0)
         ai.model_opts.intra_op_threads = cpus > (long)n_workers ? (int)(cpus / (long)n_workers) : 1;
     return cli_open_workload(&ai, w);
 }

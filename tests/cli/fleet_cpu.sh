@@ -24,6 +24,18 @@ expect_grep "^zoo:mlp,host," "$TMP/l.csv" "csv: the host's row"
 expect_grep "^\| device 0 \|" "$TMP/l.md" "md: a row per device"
 expect_grep "<td>device 1</td>" "$TMP/l.html" "html: a row per device"
 
+# The fake backend's virtual clock: exact figures. Two workers of 1 ms a
+# run: 2000 inputs/s over the window, efficiency 1, no straggler.
+expect_exit 0 "the fake on 2 workers" -- "$IB" latency --backend fake --option us=1000 --device cpu --devices 0,1 --runs 50 --json "$TMP/f.json"
+json_check "$TMP/f.json" "d['fleet']['items_per_s'] == 2000 and d['fleet']['scaling_efficiency'] == 1 and d['fleet']['straggler']['median_ratio'] == 1" "fake: 2000 inputs/s, efficiency 1, ratio 1"
+json_check "$TMP/f.json" "d['fleet']['window_ms'] == [0, 50] and all(x['window_runs'] == 50 for x in d['devices'])" "fake: the window of 50 runs of 1 ms"
+# Run 20 of each workload fails: device 0's came in its run alone (the
+# scaling reference), device 1's in the fleet's timed runs: it fails there,
+# device 0 finishes; the report names it and the run exits 1.
+expect_exit 1 "a worker failing mid-run" -- "$IB" latency --backend fake --option fail_at_run=20 --device cpu --devices 0,1 --runs 50 --json "$TMP/fail.json"
+expect_grep "^inferbench: 1 of 2 workers failed, the first device 1: fake: run 20 failed" "$TMP/err" "the failed worker named, one line"
+json_check "$TMP/fail.json" "d['partial'] and d['devices'][1]['status'] != 'ok' and d['devices'][0]['status'] == 'ok' and d['devices'][0]['latency_ms']['n'] == 50" "the other worker's results kept"
+
 expect_exit 0 "throughput on 2 CPU workers at batch 4" -- "$IB" throughput $M --devices 0,1 --batches 4 --json "$TMP/t.json"
 json_check "$TMP/t.json" "d['measured'] == 'throughput' and all(x['batch'] == 4 for x in d['devices'])" "throughput: every worker at the batch"
 
