@@ -216,11 +216,13 @@ static bool common_window(const ib_fleet_worker *ws, size_t n, double *start, do
 static void find_straggler(const ib_fleet_worker *ws, size_t n, ib_fleet_result *out)
 {
     out->straggler = out->fastest = -1;
+    const char *first_name = NULL;
     for (size_t i = 0; i < n; i++) {
         if (!measured(&ws[i])) continue;
         if (out->straggler < 0 || ws[i].latency.p50 > ws[out->straggler].latency.p50) out->straggler = (int)i;
         if (out->fastest < 0 || ws[i].latency.p50 < ws[out->fastest].latency.p50) out->fastest = (int)i;
-        if (strcmp(ws[i].name, ws[out->fastest].name)) out->mixed_devices = true;
+        if (!first_name) first_name = ws[i].name;
+        if (strcmp(ws[i].name, first_name)) out->mixed_devices = true;
     }
     out->straggler_ratio = ws[out->straggler].latency.p50 / ws[out->fastest].latency.p50;
 }

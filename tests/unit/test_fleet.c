@@ -112,10 +112,15 @@ static void test_window_cuts_runs(void)
     /* b's last run [9, 10] ends inside: all 4 of its runs */
     CHECK_NEAR(ws[1].window_runs, 4, 1e-12);
     CHECK(!f.mixed_devices);
-    /* devices of different models: allowed, marked */
+    /* devices of different models: allowed, marked, also when the other
+     * model is the fastest */
     strcpy(ws[1].name, "another GPU");
     CHECK(ib_fleet_aggregate(ws, 2, NULL, &f, &err) == IB_OK);
     CHECK(f.mixed_devices);
+    ws[1].latency.p50 = 2;
+    CHECK(ib_fleet_aggregate(ws, 2, NULL, &f, &err) == IB_OK);
+    CHECK(f.mixed_devices);
+    ws[1].latency.p50 = 3;
     /* phases that do not overlap are refused */
     ws[1].start_ms = 20;
     ws[1].end_ms = 30;
