@@ -67,6 +67,8 @@ class Config(ctypes.Structure):
         ("cancel", ctypes.POINTER(ctypes.c_int)),
         ("progress", ctypes.c_void_p),
         ("progress_user", ctypes.c_void_p),
+        ("sync", ctypes.c_void_p),  # a fleet's barrier (docs/fleet.md): NULL here
+        ("sync_user", ctypes.c_void_p),
     ]
 
 
