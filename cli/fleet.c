@@ -89,6 +89,14 @@ static bool parse_devices(const char *text, ib_device_kind kind, int count, int 
     }
 }
 
+/* Whether a gives the backend option key. */
+static bool has_option(const cli_args *a, const char *key)
+{
+    for (size_t i = 0; i < a->n_options; i++)
+        if (!strcmp(a->options[i].key, key)) return true;
+    return false;
+}
+
 /* Opens the model for one worker on device `index` of kind; CPU workers
  * of ONNX Runtime share the cores between them unless --threads says
  * otherwise. */
@@ -98,9 +106,12 @@ static int open_worker(const cli_args *a, ib_device_kind kind, int index, size_t
     ai.model_opts.device = kind;
     ai.model_opts.device_id = kind == IB_DEVICE_CUDA ? index : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    bool onnxruntime = (!a->backend || !strcmp(a->backend, "onnxruntime")) && a->n_options == 0;
-    if (kind == IB_DEVICE_CPU && onnxruntime && ai.model_opts.intra_op_threads == 0)
-        ai.model_opts.intra_op_threads = cpus > (long)n_workers ? (int)(cpus / (long)n_workers) : 1;
+    bool onnxruntime = !a->backend || !strcmp(a->backend, "onnxruntime");
+    char threads[24];
+    snprintf(threads, sizeof threads, "%ld", cpus > (long)n_workers ? cpus / (long)n_workers : 1);
+    if (kind == IB_DEVICE_CPU && onnxruntime && !has_option(a, "threads") &&
+        !cli_set_backend_option(&ai, "--devices", "threads", threads))
+        return EXIT_BAD_INPUT;
     return cli_open_workload(&ai, w);
 }
 
