@@ -284,13 +284,14 @@ static void test_sync_points(void)
     ib_workload_destroy(l.w);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_sync_points();
-    test_common_window();
-    test_window_cuts_runs();
-    test_failed_worker_and_scaling();
-    test_reservoir();
-    test_formats();
+    check_init(argc, argv);
+    RUN(test_sync_points);
+    RUN(test_common_window);
+    RUN(test_window_cuts_runs);
+    RUN(test_failed_worker_and_scaling);
+    RUN(test_reservoir);
+    RUN(test_formats);
     return check_summary("test_fleet");
 }
