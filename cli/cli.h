@@ -73,6 +73,7 @@ typedef struct cli_args {
     const char *session_result;/* where a session writes its latency JSON */
     bool require_idle_gpu;     /* --require-idle-gpu */
     bool exhaustive;           /* best --exhaustive: every candidate measured fully */
+    double sessions_max_ms;    /* --sessions-max-ms: 0 none */
 } cli_args;
 
 enum {
@@ -245,7 +246,7 @@ bool cli_sessions_wanted(const cli_args *a);
 /* Runs the measurement of a in a->sessions fresh processes (each this
  * program again, as a session), merges what they wrote and reports it as
  * the command would; returns the exit code. */
-int cli_run_sessions(cli_args *a);
+int cli_run_sessions(cli_args *a, ib_result_kind command);
 /* In a session's process: its result goes to the file its parent owns, no
  * report, no progress line, no HTML. Also the test hook
  * INFERBENCH_TEST_CRASH_SESSION=K (session K ends by SIGKILL). */
