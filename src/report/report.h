@@ -162,6 +162,9 @@ char *ib__latency_sessions_merge(const ib_session_outcome *s, size_t k, size_t r
 char *ib__sessions_report_text_doc(const char *doc);
 /* Its HTML page: a strip of each figure's session values (html_report.c). */
 char *ib__sessions_report_html_doc(const char *doc);
+/* The warnings of a sessions report, without one session's machine
+ * figures (the sessions carry their own). */
+void ib__sessions_footer(ib__sbuf *b, unsigned warnings);
 /* The text table of sessions (a row each, a column per figure) and each
  * figure across them. */
 void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);

@@ -334,8 +334,7 @@ char *ib__sessions_report_text_doc(const char *doc)
     if (requested > k) ib__sbuf_printf(&b, "INCOMPLETE: %zu of %zu sessions ran\n", k, requested);
     const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason"));
     if (reason && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial"))) ib__sbuf_printf(&b, "PARTIAL: %s\n", reason);
-    static const ib_env none; /* the sessions carry their own machine notes */
-    ib__text_footer(&b, false, IB_OK, &none, ib__json_warning_bits(cJSON_GetObjectItem(root, "warnings")));
+    ib__sessions_footer(&b, ib__json_warning_bits(cJSON_GetObjectItem(root, "warnings")));
     cJSON_Delete(root);
     return ib__sbuf_finish(&b);
 }

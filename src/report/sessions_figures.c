@@ -210,3 +210,13 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions)
     }
     ib__sbuf_printf(b, "\n");
 }
+
+void ib__sessions_footer(ib__sbuf *b, unsigned warnings)
+{
+    /* No machine figures: each session measured its own (sessions.runs);
+     * the warnings then print their general line. */
+    ib_env none;
+    memset(&none, 0, sizeof none);
+    none.other_cpu_cores = NAN;
+    ib__text_footer(b, false, IB_OK, &none, warnings);
+}

@@ -262,7 +262,6 @@ char *ib_sessions_report_text(const ib_latency_file *f)
     free(s);
     if (f->sessions_requested > f->n_sessions)
         ib__sbuf_printf(&b, "INCOMPLETE: %zu of %zu sessions ran\n", f->n_sessions, f->sessions_requested);
-    static const ib_env none; /* no NVML note: the sessions carry their own */
-    ib__text_footer(&b, false, IB_OK, &none, f->warnings);
+    ib__sessions_footer(&b, f->warnings);
     return ib__sbuf_finish(&b);
 }
