@@ -274,8 +274,38 @@ static void test_latency_sessions_csv(void)
     for (int i = 0; i < 3; i++) ib_free(docs[i]);
 }
 
+/* A throughput with cuDNN's exhaustive search warns that another session
+ * may pick other kernels; the heuristic search does not. */
+static void test_throughput_session_dependent(void)
+{
+    const char *searches[2] = { "EXHAUSTIVE", "HEURISTIC" };
+    for (int i = 0; i < 2; i++) {
+        session_script ctx = { 1, 0, 1 };
+        ib__fake_script s;
+        ib__fake_script_init(&s);
+        s.duration_ms = scripted;
+        s.ctx = &ctx;
+        s.gpu_like = true;
+        ib_workload *w = check_open_fake(&s);
+        snprintf(w->info.cudnn_conv_algo_search, sizeof w->info.cudnn_conv_algo_search, "%s", searches[i]);
+        ib_throughput_config cfg;
+        ib_throughput_config_init(&cfg);
+        cfg.run.warmup_runs = 2, cfg.run.warmup_ms = 0, cfg.run.warmup_until_steady = false, cfg.run.runs = 5;
+        cfg.run.sample_gpu_state = false;
+        static const int64_t list[] = { 1, 2 };
+        cfg.batches = list, cfg.n_batches = 2;
+        ib_throughput_result *r = malloc(sizeof *r);
+        ib_error err;
+        CHECK(r && ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+        CHECK(r && !!(r->warnings & IB_WARN_SESSION_DEPENDENT) == (i == 0));
+        free(r);
+        ib_workload_destroy(w);
+    }
+}
+
 int main(void)
 {
+    test_throughput_session_dependent();
     test_throughput_sessions();
     test_throughput_tie_and_reason();
     test_pitfalls_sessions();
