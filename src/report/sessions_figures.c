@@ -199,9 +199,10 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions)
         const char *label = cJSON_GetStringValue(cJSON_GetObjectItem(f, "label"));
         const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit"));
         double lo = ib__figure_aggregate(f, IB__FIGURE_CI_LOW), hi = ib__figure_aggregate(f, IB__FIGURE_CI_HIGH);
-        ib__sbuf_printf(b, "\n%s: median of sessions %.6g %s", label, ib__json_num(f, "median"), unit);
+        ib__sbuf_printf(b, "\n%s: median of sessions %.6g%s%s", label, ib__json_num(f, "median"), *unit ? " " : "",
+                        unit);
         if (isfinite(lo))
-            ib__sbuf_printf(b, ", 95%% CI [%.6g, %.6g] (%s)", lo, hi,
+            ib__sbuf_printf(b, ", 95%% CI [%.6g, %.6g] %s (%s)", lo, hi, unit,
                             cJSON_GetStringValue(cJSON_GetObjectItem(f, "interval")));
         double sd = ib__json_num(f, "between_sd_log"), spread = ib__json_num(f, "spread");
         if (isfinite(sd))
