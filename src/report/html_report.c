@@ -552,7 +552,7 @@ typedef struct strip {
     const double (*ci)[2];
     size_t m, n_sessions;
     double median, ci95[2];
-    const char *title, *ylabel;
+    const char *title, *ylabel, *ci_label;
 } strip;
 
 static void strip_plot(ib__sbuf *b, const strip *s)
@@ -574,7 +574,7 @@ static void strip_plot(ib__sbuf *b, const strip *s)
     snprintf(label, sizeof label, "median across sessions %.4g", s->median);
     ib__svg_hline(b, &plot, s->median, "median", label);
     if (isfinite(s->ci95[0])) {
-        ib__svg_hline(b, &plot, s->ci95[0], "p99", "95% CI across sessions");
+        ib__svg_hline(b, &plot, s->ci95[0], "p99", s->ci_label);
         ib__svg_hline(b, &plot, s->ci95[1], "p99", "");
     }
     ib__svg_end(b);
@@ -595,7 +595,7 @@ static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessi
     snprintf(title, sizeof title, "session median (%s)", unit);
     strip s = { x, y, (const double(*)[2])ci, m, f->n_sessions, st->median_ms * scale,
                 { st->ci95_ms[0] * scale, st->ci95_ms[1] * scale }, "session medians with their 95% intervals",
-                title };
+                title, "two-level 95% CI" };
     if (m > 0) strip_plot(b, &s);
     free(x);
     free(y);
@@ -614,7 +614,7 @@ static void figure_strip(ib__sbuf *b, const cJSON *f)
              cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit")));
     strip s = { x, y, NULL, m, n, ib__json_num(f, "median"),
                 { ib__figure_aggregate(f, IB__FIGURE_CI_LOW), ib__figure_aggregate(f, IB__FIGURE_CI_HIGH) },
-                title, title };
+                title, title, "95% CI across sessions" };
     if (!x || !y) b->failed = true;
     else if (m > 0) strip_plot(b, &s);
     free(x);
