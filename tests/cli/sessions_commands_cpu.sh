@@ -45,6 +45,11 @@ expect_grep "two-level bootstrap: sessions, then runs in each" "$TMP/p.html" "ht
 expect_exit 0 "pitfalls, one session" -- "$IB" pitfalls $M --runs 30 --json "$TMP/p1.json"
 json_check "$TMP/p1.json" "len(d['rows'][0]['samples_ms']) == 30 and 'sessions' not in d" "json: one session, its correct runs"
 
+# --precision on pitfalls: sessions added until the correct method's
+# interval across sessions meets it, at most --max-sessions.
+expect_exit 0 "pitfalls --precision with sessions" -- "$IB" pitfalls $M --sessions 2 --precision 50% --max-sessions 4 --json "$TMP/pp.json"
+json_check "$TMP/pp.json" "2 <= d['sessions']['count'] <= 4 and (d['sessions']['count'] == 4 or d['sessions']['figures'][0]['precision'] <= 0.5)" "precision: 2 to 4 sessions, met unless 4 ran"
+
 # Latency sessions in CSV and Markdown.
 expect_exit 0 "latency, 2 sessions, csv and md" -- "$IB" latency $M --runs 30 --sessions 2 --csv "$TMP/l.csv" --md "$TMP/l.md"
 expect_grep "^model,device,batch,session,exit_status,message,median_ms,p99_ms" "$TMP/l.csv" "csv: latency sessions"
