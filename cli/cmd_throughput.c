@@ -79,8 +79,8 @@ static void throughput_config(const cli_args *a, ib_throughput_config *tc)
 
 /* Measures, shows and saves; what was measured is kept after a failure.
  * The result is large (every probe and point): on the heap. */
-static int measure(const cli_args *a, ib_workload *w, const ib_throughput_config *tc, const ib_accuracy *accuracy,
-                   cli_outputs *out)
+static int measure(const cli_args *a, ib_workload *w, const ib_throughput_config *tc,
+                   const ib_accuracy *accuracy, cli_outputs *out)
 {
     ib_throughput_result *r = malloc(sizeof *r);
     if (!r) {

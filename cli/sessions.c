@@ -118,9 +118,9 @@ static int wait_session(pid_t pid, const sessions_clock *clock, stop_kind *stop)
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid) return status;
         if (r < 0 && errno != EINTR) return -1;
-        stop_kind why = cli_cancel_flag                                                   ? STOP_SIGNAL
+        stop_kind why = cli_cancel_flag                                                ? STOP_SIGNAL
                         : clock->cap_ms > 0 && now_ms() - clock->t0_ms > clock->cap_ms ? STOP_TIME_CAP
-                                                                                          : RUNNING;
+                                                                                       : RUNNING;
         if (why != RUNNING && *stop == RUNNING) {
             kill(pid, SIGKILL);
             *stop = why;
@@ -223,7 +223,8 @@ static bool run_session(const cli_args *a, const char *dir, size_t k, session *s
 static ib_session_outcome *outcomes(const session *s, size_t k)
 {
     ib_session_outcome *o = calloc(k ? k : 1, sizeof *o);
-    for (size_t i = 0; o && i < k; i++) o[i] = (ib_session_outcome){ s[i].doc, s[i].len, s[i].exit_status, s[i].message };
+    for (size_t i = 0; o && i < k; i++)
+        o[i] = (ib_session_outcome){ s[i].doc, s[i].len, s[i].exit_status, s[i].message };
     return o;
 }
 
@@ -340,7 +341,8 @@ static int finish(ib_result_kind command, cli_outputs *out, session *s, size_t k
         cli_outputs_abort(out);
         if (stop == STOP_SIGNAL) return cli_fail(IB_ERR_INTERRUPTED, "interrupted before a session finished");
         if (stop == STOP_TIME_CAP && k == 0)
-            return cli_fail(IB_ERR_RUNTIME, "the session time cap (--sessions-max-ms) passed before a session finished");
+            return cli_fail(IB_ERR_RUNTIME,
+                            "the session time cap (--sessions-max-ms) passed before a session finished");
         if (k > 0 && s[k - 1].exit_status == EXIT_BAD_INPUT)
             return cli_fail(IB_ERR_INVALID_ARG, s[k - 1].message);
         if (k > 0 && !err.message[0]) failure_message(s, k, requested, &err);

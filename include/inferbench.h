@@ -653,9 +653,9 @@ typedef struct ib_pitfalls_result {
     ib_pitfall_row rows[IB_PITFALL_COUNT];
     unsigned warnings;         /* IB_WARN_* of the correct row */
     ib_env env;
-    double *correct_ms;        /* [n_correct] the correct row's samples (its
-                                  timing), for the interval across sessions;
-                                  owned: ib_pitfalls_result_free */
+    double *correct_ms; /* [n_correct] the correct row's samples (its
+                           timing), for the interval across sessions;
+                           owned: ib_pitfalls_result_free */
     size_t n_correct;
 } ib_pitfalls_result;
 

@@ -563,7 +563,13 @@ static void strip_plot(ib__sbuf *b, const strip *s)
         hi = fmax(hi, s->ci ? s->ci[i][1] : s->y[i]);
     }
     if (isfinite(s->ci95[0])) lo = fmin(lo, s->ci95[0]), hi = fmax(hi, s->ci95[1]);
-    ib__plot plot = { 900, 300, 72, 150, 16, 52, ib__nice_axis(0.5, (double)s->n_sessions + 0.5, 10),
+    ib__plot plot = { 900,
+                      300,
+                      72,
+                      150,
+                      16,
+                      52,
+                      ib__nice_axis(0.5, (double)s->n_sessions + 0.5, 10),
                       ib__nice_axis(lo, hi, 7) };
     char label[64];
     ib__svg_begin(b, &plot, s->title);
@@ -593,9 +599,16 @@ static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessi
         if (session_point(&f->sessions[i], scale, &y[m], ci[m])) x[m++] = (double)(i + 1);
     char title[48];
     snprintf(title, sizeof title, "session median (%s)", unit);
-    strip s = { x, y, (const double(*)[2])ci, m, f->n_sessions, st->median_ms * scale,
-                { st->ci95_ms[0] * scale, st->ci95_ms[1] * scale }, "session medians with their 95% intervals",
-                title, "two-level 95% CI" };
+    strip s = { x,
+                y,
+                (const double(*)[2])ci,
+                m,
+                f->n_sessions,
+                st->median_ms * scale,
+                { st->ci95_ms[0] * scale, st->ci95_ms[1] * scale },
+                "session medians with their 95% intervals",
+                title,
+                "two-level 95% CI" };
     if (m > 0) strip_plot(b, &s);
     free(x);
     free(y);
@@ -612,11 +625,20 @@ static void figure_strip(ib__sbuf *b, const cJSON *f)
     char title[160];
     snprintf(title, sizeof title, "%s (%s)", cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")),
              cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit")));
-    strip s = { x, y, NULL, m, n, ib__json_num(f, "median"),
+    strip s = { x,
+                y,
+                NULL,
+                m,
+                n,
+                ib__json_num(f, "median"),
                 { ib__figure_aggregate(f, IB__FIGURE_CI_LOW), ib__figure_aggregate(f, IB__FIGURE_CI_HIGH) },
-                title, title, "95% CI across sessions" };
-    if (!x || !y) b->failed = true;
-    else if (m > 0) strip_plot(b, &s);
+                title,
+                title,
+                "95% CI across sessions" };
+    if (!x || !y)
+        b->failed = true;
+    else if (m > 0)
+        strip_plot(b, &s);
     free(x);
     free(y);
 }
@@ -640,9 +662,10 @@ char *ib__sessions_report_html_doc(const char *doc)
         if (!isfinite(ib__json_num(f, "between_sd_log"))) continue; /* a plain figure (a batch) */
         ib__sbuf_printf(&b, "<figure>\n");
         figure_strip(&b, f);
-        ib__sbuf_printf(&b, "<figcaption>Each session (a fresh process, its own warm-up), in the order run; "
-                           "the line across: the median of the sessions; dashed: its 95%% interval "
-                           "(%s).</figcaption>\n</figure>\n",
+        ib__sbuf_printf(&b,
+                        "<figcaption>Each session (a fresh process, its own warm-up), in the order run; "
+                        "the line across: the median of the sessions; dashed: its 95%% interval "
+                        "(%s).</figcaption>\n</figure>\n",
                         cJSON_GetStringValue(cJSON_GetObjectItem(f, "interval")));
     }
     cJSON_Delete(root);

@@ -248,8 +248,10 @@ static char *serve_md(const ib_result *res)
 /* "1.234", or "" when v does not exist. */
 static const char *md_number(char buf[32], double v)
 {
-    if (isfinite(v)) snprintf(buf, 32, "%.6g", v);
-    else buf[0] = '\0';
+    if (isfinite(v))
+        snprintf(buf, 32, "%.6g", v);
+    else
+        buf[0] = '\0';
     return buf;
 }
 
@@ -266,7 +268,10 @@ static void sessions_row(ib__sbuf *b, const char *name, const char *status, cons
     ib__sbuf_printf(b, " |\n");
 }
 
-static double aggregate_at(const cJSON *f, size_t row) { return ib__figure_aggregate(f, (ib__figure_row)row); }
+static double aggregate_at(const cJSON *f, size_t row)
+{
+    return ib__figure_aggregate(f, (ib__figure_row)row);
+}
 
 /* The title, then one table: a row per session and the aggregate rows
  * (as the CSV), each figure a column headed "label (unit)". */

@@ -113,7 +113,6 @@ double ib__latency_unit(double median_ms, const char **unit);
 void ib__text_accuracy(ib__sbuf *b, const ib_accuracy *acc);
 void ib__json_accuracy(cJSON *root, const ib_accuracy *acc);
 
-
 /* Sessions of any command (sessions_figures.c). A figure: one value a
  * session (NaN where a session has none) and, for a two-level interval,
  * each session's runs; plain: the values alone, no interval (a batch). */

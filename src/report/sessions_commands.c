@@ -11,9 +11,10 @@
 #include <string.h>
 
 /* Keys of a session's document that describe that session only. */
-static const char *const throughput_keys[] = { "search",      "sweep_ms", "curve",   "peak",       "knee",
-                                               "budget",      "warnings", "partial", "stop_reason",
-                                               "timer_resolution_ms" };
+static const char *const throughput_keys[] = {
+    "search", "sweep_ms", "curve",   "peak",        "knee",
+    "budget", "warnings", "partial", "stop_reason", "timer_resolution_ms"
+};
 static const char *const pitfalls_keys[] = { "rows", "warnings", "partial", "stop_reason" };
 
 /* What a command's sessions merge with: its schema and per-session keys,
@@ -25,7 +26,10 @@ typedef struct command_merge {
     void (*figures)(cJSON *sessions, const cJSON *runs, size_t k);
 } command_merge;
 
-static bool entry_failed(const cJSON *e) { return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "failed")); }
+static bool entry_failed(const cJSON *e)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "failed"));
+}
 
 static void add_figure(cJSON *figures, const ib__session_figure *f, size_t k)
 {
@@ -127,7 +131,8 @@ static double *correct_runs(const cJSON *runs, size_t k, ib_session_sample *s)
     for (size_t i = 0; block && i < k; i++) {
         const cJSON *entry = cJSON_GetArrayItem(runs, (int)i), *v;
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(entry, "rows"), IB_PITFALL_CORRECT), "samples_ms");
+            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(entry, "rows"), IB_PITFALL_CORRECT),
+            "samples_ms");
         s[i] = (ib_session_sample){ at, 0 };
         if (entry_failed(entry)) continue;
         cJSON_ArrayForEach(v, a) at[s[i].n++] = v->valuedouble;
@@ -156,8 +161,9 @@ static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
         snprintf(key, sizeof key, "%s_median_ms", cJSON_GetStringValue(cJSON_GetObjectItem(row, "kind")));
         bool has_runs = r == IB_PITFALL_CORRECT && s[0].ms;
         for (size_t i = 0; has_runs && i < k; i++) has_runs = s[i].ms || !isfinite(med[i]);
-        ib__session_figure f = { key, cJSON_GetStringValue(cJSON_GetObjectItem(row, "name")), "ms", med,
-                                 has_runs ? s : NULL, false };
+        ib__session_figure f = {
+            key, cJSON_GetStringValue(cJSON_GetObjectItem(row, "name")), "ms", med, has_runs ? s : NULL, false
+        };
         add_figure(figures, &f, k);
     }
     free(block);
@@ -173,7 +179,8 @@ static const command_merge throughput_merge = { "inferbench.throughput/1", throu
                                                 sizeof throughput_keys / sizeof throughput_keys[0],
                                                 throughput_figures };
 static const command_merge pitfalls_merge = { "inferbench.pitfalls/1", pitfalls_keys,
-                                              sizeof pitfalls_keys / sizeof pitfalls_keys[0], pitfalls_figures };
+                                              sizeof pitfalls_keys / sizeof pitfalls_keys[0],
+                                              pitfalls_figures };
 
 /* Session i's document, or NULL when it has none; err when it is not one
  * of this command. */
@@ -272,7 +279,8 @@ char *ib_sessions_merge_json(const ib_session_outcome *s, size_t k, size_t reque
 static const cJSON *figure_named(const cJSON *figures, const char *key)
 {
     const cJSON *f;
-    cJSON_ArrayForEach(f, figures) if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")), key)) return f;
+    cJSON_ArrayForEach(
+        f, figures) if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")), key)) return f;
     return NULL;
 }
 
@@ -285,8 +293,10 @@ static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
     const cJSON *correct = figure_named(figures, "correct_median_ms"), *f;
     if (!correct) return;
     double ref = ib__json_num(correct, "median");
-    double lo = ib__figure_aggregate(correct, IB__FIGURE_CI_LOW), hi = ib__figure_aggregate(correct, IB__FIGURE_CI_HIGH);
-    ib__sbuf_printf(b, "\n%-28s %12s %9s  %s\n", "method (median of sessions)", "ms", "error", "error in each session");
+    double lo = ib__figure_aggregate(correct, IB__FIGURE_CI_LOW),
+           hi = ib__figure_aggregate(correct, IB__FIGURE_CI_HIGH);
+    ib__sbuf_printf(b, "\n%-28s %12s %9s  %s\n", "method (median of sessions)", "ms", "error",
+                    "error in each session");
     cJSON_ArrayForEach(f, figures)
     {
         double m = ib__json_num(f, "median"), emin = INFINITY, emax = -INFINITY;
@@ -320,20 +330,24 @@ char *ib__sessions_report_text_doc(const char *doc)
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
     bool pitfalls = schema && !strcmp(schema, "inferbench.pitfalls/1");
     const cJSON *figures = cJSON_GetObjectItemCaseSensitive(sessions, "figures");
-    size_t k = (size_t)ib__json_num(sessions, "count"), requested = (size_t)ib__json_num(sessions, "requested");
+    size_t k = (size_t)ib__json_num(sessions, "count"),
+           requested = (size_t)ib__json_num(sessions, "requested");
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "inferbench %s: %s, %s", pitfalls ? "pitfalls" : "throughput",
                     cJSON_GetStringValue(cJSON_GetObjectItem(root, "model")),
                     cJSON_GetStringValue(cJSON_GetObjectItem(root, "device")));
-    if (pitfalls) ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
+    if (pitfalls)
+        ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
     ib__sbuf_printf(&b, ", %zu sessions (each a fresh process)\n", k);
     if (pitfalls) text_methods(&b, figures, k);
     ib__sessions_text_table(&b, sessions);
     if (!pitfalls && isfinite(ib__json_num(sessions, "best_batch")))
-        ib__sbuf_printf(&b, "best batch: %.0f (the peak of most sessions)\n", ib__json_num(sessions, "best_batch"));
+        ib__sbuf_printf(&b, "best batch: %.0f (the peak of most sessions)\n",
+                        ib__json_num(sessions, "best_batch"));
     if (requested > k) ib__sbuf_printf(&b, "INCOMPLETE: %zu of %zu sessions ran\n", k, requested);
     const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason"));
-    if (reason && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial"))) ib__sbuf_printf(&b, "PARTIAL: %s\n", reason);
+    if (reason && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")))
+        ib__sbuf_printf(&b, "PARTIAL: %s\n", reason);
     ib__sessions_footer(&b, ib__json_warning_bits(cJSON_GetObjectItem(root, "warnings")));
     cJSON_Delete(root);
     return ib__sbuf_finish(&b);

@@ -35,8 +35,9 @@ static ib_status values_stats(const double *v, size_t k, ib_sessions_stats *st, 
     for (size_t i = 0; x && s && i < k; i++)
         if (isfinite(v[i]) && v[i] > 0) x[(*m)++] = v[i];
     for (size_t i = 0; x && s && i < *m; i++) s[i] = (ib_session_sample){ &x[i], 1 };
-    ib_status status = !x || !s ? IB_ERR_NO_MEMORY : *m == 0 ? IB_ERR_INVALID_ARG
-                                                             : ib_sessions_compute(s, *m, st, NULL);
+    ib_status status = !x || !s  ? IB_ERR_NO_MEMORY
+                       : *m == 0 ? IB_ERR_INVALID_ARG
+                                 : ib_sessions_compute(s, *m, st, NULL);
     if (status == IB_OK) {
         st->between_sd = log_sd(x, *m);
         st->within_sd = NAN;
@@ -54,7 +55,9 @@ static ib_status samples_stats(const ib_session_sample *samples, size_t k, ib_se
     *m = 0;
     for (size_t i = 0; s && i < k; i++)
         if (samples[i].ms && samples[i].n > 0) s[(*m)++] = samples[i];
-    ib_status status = !s ? IB_ERR_NO_MEMORY : *m == 0 ? IB_ERR_INVALID_ARG : ib_sessions_compute(s, *m, st, NULL);
+    ib_status status = !s        ? IB_ERR_NO_MEMORY
+                       : *m == 0 ? IB_ERR_INVALID_ARG
+                                 : ib_sessions_compute(s, *m, st, NULL);
     free(s);
     return status;
 }
@@ -68,8 +71,8 @@ cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k)
     cJSON_AddItemToObject(o, "values", ib__json_array(f->values, k));
     ib_sessions_stats st;
     size_t m = 0;
-    bool ok = (f->samples ? samples_stats(f->samples, k, &st, &m) : values_stats(f->values, k, &st, &m)) ==
-              IB_OK;
+    bool ok =
+        (f->samples ? samples_stats(f->samples, k, &st, &m) : values_stats(f->values, k, &st, &m)) == IB_OK;
     bool interval = ok && !f->plain && m >= 2;
     cJSON_AddNumberToObject(o, "sessions", (double)m);
     ib__json_add_number(o, "median", ok ? st.median_ms : NAN);
@@ -111,7 +114,8 @@ static unsigned merged_warnings(const cJSON *runs, size_t measured, bool incompl
 {
     unsigned bits = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, runs) bits |= ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(e, "warnings"));
+    cJSON_ArrayForEach(e, runs) bits |=
+        ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(e, "warnings"));
     if (measured >= 2) bits &= ~(unsigned)IB_WARN_SESSION_DEPENDENT;
     if (incomplete) bits |= IB_WARN_SESSIONS_INCOMPLETE;
     return bits;
@@ -176,8 +180,8 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions)
     {
         char head[96];
         const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit"));
-        snprintf(head, sizeof head, unit && *unit ? "%s (%s)" : "%s", cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")),
-                 unit);
+        snprintf(head, sizeof head, unit && *unit ? "%s (%s)" : "%s",
+                 cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")), unit);
         ib__sbuf_printf(b, "  %22.22s", head);
     }
     ib__sbuf_printf(b, "\n");
@@ -198,9 +202,10 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions)
     {
         const char *label = cJSON_GetStringValue(cJSON_GetObjectItem(f, "label"));
         const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit"));
-        double lo = ib__figure_aggregate(f, IB__FIGURE_CI_LOW), hi = ib__figure_aggregate(f, IB__FIGURE_CI_HIGH);
-        ib__sbuf_printf(b, "\n%s: median of sessions %.6g%s%s", label, ib__json_num(f, "median"), *unit ? " " : "",
-                        unit);
+        double lo = ib__figure_aggregate(f, IB__FIGURE_CI_LOW),
+               hi = ib__figure_aggregate(f, IB__FIGURE_CI_HIGH);
+        ib__sbuf_printf(b, "\n%s: median of sessions %.6g%s%s", label, ib__json_num(f, "median"),
+                        *unit ? " " : "", unit);
         if (isfinite(lo))
             ib__sbuf_printf(b, ", 95%% CI [%.6g, %.6g] %s (%s)", lo, hi, unit,
                             cJSON_GetStringValue(cJSON_GetObjectItem(f, "interval")));

@@ -133,7 +133,8 @@ static void test_throughput_sessions(void)
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(batch, "ci95"))); /* a batch: no interval */
     /* The spread of the peaks: (max - min) / median. */
     CHECK_NEAR(num(peak, "spread"),
-               (items_per_s(16, &scripts[0]) - items_per_s(4, &scripts[2])) / items_per_s(16, &scripts[1]), 1e-9);
+               (items_per_s(16, &scripts[0]) - items_per_s(4, &scripts[2])) / items_per_s(16, &scripts[1]),
+               1e-9);
     CHECK(isnan(ib_sessions_precision(merged))); /* throughput has no --precision */
     ib_result r = { .kind = IB_RESULT_THROUGHPUT_SESSIONS, .sessions_json = merged };
     char *csv = ib_report(&r, "csv"), *md = ib_report(&r, "md"), *text = ib_report(&r, "text");
@@ -142,7 +143,8 @@ static void test_throughput_sessions(void)
     CHECK_EQ_INT(count_lines(csv), 10);
     CHECK(csv && strstr(csv, ",4,-9,ended by signal 9 (Killed),,,\r\n"));
     CHECK(md && strstr(md, "| ci95_low |") && strstr(md, "**inferbench throughput**"));
-    CHECK(text && strstr(text, "best batch: 16 (the peak of most sessions)") && strstr(text, "failed: ended by signal 9"));
+    CHECK(text && strstr(text, "best batch: 16 (the peak of most sessions)") &&
+          strstr(text, "failed: ended by signal 9"));
     CHECK(text && strstr(text, "INCOMPLETE: 4 of 5 sessions ran"));
     CHECK(html && strstr(html, "<svg") && strstr(html, "bootstrap of sessions"));
     ib_free(csv), ib_free(md), ib_free(text), ib_free(html);
@@ -158,7 +160,8 @@ static void test_throughput_tie_and_reason(void)
     char *docs[2] = { throughput_doc(&scripts[0]), throughput_doc(&scripts[1]) };
     ib_session_outcome o[2] = { { docs[0], strlen(docs[0]), 0, "" }, { docs[1], strlen(docs[1]), 0, "" } };
     ib_error err;
-    char *merged = ib_sessions_merge(IB_RESULT_THROUGHPUT, o, 2, 6, "session time cap (--sessions-max-ms)", &err);
+    char *merged =
+        ib_sessions_merge(IB_RESULT_THROUGHPUT, o, 2, 6, "session time cap (--sessions-max-ms)", &err);
     cJSON *root = merged ? cJSON_Parse(merged) : NULL;
     CHECK_NEAR(num(cJSON_GetObjectItem(root, "sessions"), "best_batch"), 4, 0);
     CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason")),
@@ -213,7 +216,8 @@ static void test_pitfalls_sessions(void)
     for (int i = 0; i < 3; i++) CHECK_NEAR(value(correct, i), 1.1 * scripts[i].factor, 1e-9);
     CHECK_NEAR(num(correct, "median"), 1.21, 1e-9);
     const cJSON *ci = cJSON_GetObjectItem(correct, "ci95");
-    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble >= 1.1 - 1e-9 && cJSON_GetArrayItem(ci, 1)->valuedouble <= 1.32 + 1e-9);
+    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble >= 1.1 - 1e-9 &&
+          cJSON_GetArrayItem(ci, 1)->valuedouble <= 1.32 + 1e-9);
     CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble < 1.21 && cJSON_GetArrayItem(ci, 1)->valuedouble > 1.21);
     /* Every run of a session alike: all the variance lies between them. */
     CHECK_NEAR(num(correct, "within_sd_log"), 0, 1e-12);
@@ -265,7 +269,8 @@ static void test_latency_sessions_csv(void)
     CHECK(csv && strstr(csv, "\nfake,cpu,1,2,0,,1.43,1.43")); /* session 2: every run 1.3 x 1.1 ms */
     CHECK(csv && strstr(csv, "\nfake,cpu,1,median,,,1.2100"));
     /* The interval's ends: the lowest and the highest session here. */
-    CHECK(csv && strstr(csv, "\nfake,cpu,1,ci95_low,,,1.0999") && strstr(csv, "\nfake,cpu,1,ci95_high,,,1.43"));
+    CHECK(csv && strstr(csv, "\nfake,cpu,1,ci95_low,,,1.0999") &&
+          strstr(csv, "\nfake,cpu,1,ci95_high,,,1.43"));
     CHECK_EQ_INT(count_lines(md), 2 + 2 + 3 + 5);
     ib_free(csv), ib_free(md);
     ib_latency_file_free(&f);
