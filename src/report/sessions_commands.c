@@ -120,26 +120,44 @@ static double row_median(const cJSON *entry, int r)
     return ib__json_num(cJSON_GetObjectItemCaseSensitive(row, "stats"), "p50");
 }
 
-/* The runs of the correct row of each session, read into one block. */
+/* A session's correct runs (its rows[0].samples_ms), NULL when it failed. */
+static const cJSON *correct_samples(const cJSON *entry)
+{
+    if (entry_failed(entry)) return NULL;
+    const cJSON *correct =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(entry, "rows"), IB_PITFALL_CORRECT);
+    return cJSON_GetObjectItemCaseSensitive(correct, "samples_ms");
+}
+
+/* The correct runs of each session into s[0..k) (ms NULL where a session
+ * has none), read into one block that the caller frees. */
 static double *correct_runs(const cJSON *runs, size_t k, ib_session_sample *s)
 {
     size_t n = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, runs) n += (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "rows"), IB_PITFALL_CORRECT), "samples_ms"));
+    for (size_t i = 0; i < k; i++)
+        n += (size_t)cJSON_GetArraySize(correct_samples(cJSON_GetArrayItem(runs, (int)i)));
     double *block = malloc((n ? n : 1) * sizeof *block), *at = block;
     for (size_t i = 0; block && i < k; i++) {
-        const cJSON *entry = cJSON_GetArrayItem(runs, (int)i), *v;
-        const cJSON *a = cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(entry, "rows"), IB_PITFALL_CORRECT),
-            "samples_ms");
+        const cJSON *v;
         s[i] = (ib_session_sample){ at, 0 };
-        if (entry_failed(entry)) continue;
-        cJSON_ArrayForEach(v, a) at[s[i].n++] = v->valuedouble;
+        cJSON_ArrayForEach(v, correct_samples(cJSON_GetArrayItem(runs, (int)i))) at[s[i].n++] =
+            v->valuedouble;
         at += s[i].n;
         if (s[i].n == 0) s[i].ms = NULL;
     }
     return block;
+}
+
+/* Whether every session with a median of the correct row has its runs
+ * (and one has): then its interval has two levels. */
+static bool all_runs_known(const ib_session_sample *s, const double *median, size_t k)
+{
+    bool any = false;
+    for (size_t i = 0; i < k; i++) {
+        if (isfinite(median[i]) && !s[i].ms) return false;
+        any = any || s[i].ms;
+    }
+    return any;
 }
 
 /* Each method's median in every session (the correct one with the
@@ -159,8 +177,7 @@ static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
         for (size_t i = 0; i < k; i++) med[i] = row_median(cJSON_GetArrayItem(runs, (int)i), r);
         char key[64];
         snprintf(key, sizeof key, "%s_median_ms", cJSON_GetStringValue(cJSON_GetObjectItem(row, "kind")));
-        bool has_runs = r == IB_PITFALL_CORRECT && s[0].ms;
-        for (size_t i = 0; has_runs && i < k; i++) has_runs = s[i].ms || !isfinite(med[i]);
+        bool has_runs = r == IB_PITFALL_CORRECT && all_runs_known(s, med, k);
         ib__session_figure f = {
             key, cJSON_GetStringValue(cJSON_GetObjectItem(row, "name")), "ms", med, has_runs ? s : NULL, false
         };

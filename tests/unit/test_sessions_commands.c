@@ -241,6 +241,16 @@ static void test_pitfalls_sessions(void)
     ib_free(text), ib_free(csv);
     cJSON_Delete(root);
     ib_free(merged);
+    /* The first session failed: the others' runs still give two levels. */
+    ib_session_outcome later[3] = { { NULL, 0, 1, "boom" }, o[1], o[2] };
+    merged = ib_sessions_merge(IB_RESULT_PITFALLS, later, 3, 3, NULL, &err);
+    root = merged ? cJSON_Parse(merged) : NULL;
+    correct = figure(root, "correct_median_ms");
+    CHECK(correct && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")),
+                             "two-level bootstrap: sessions, then runs in each"));
+    CHECK(correct && isnan(value(correct, 0)) && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
+    cJSON_Delete(root);
+    ib_free(merged);
     for (int i = 0; i < 3; i++) ib_free(docs[i]);
 }
 
