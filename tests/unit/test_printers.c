@@ -280,7 +280,7 @@ static void test_calibration(void)
     if (c && !strstr(c, ",spin,10,")) fprintf(stderr, "%s", c);
     free(c);
     CHECK(!ib_report_supports("html", IB_RESULT_CALIBRATION) && ib_report(&r, "html") == NULL);
-    CHECK(ib_report_supports("md", IB_RESULT_CALIBRATION) && !ib_report_supports("md", (ib_result_kind)9));
+    CHECK(ib_report_supports("md", IB_RESULT_CALIBRATION) && !ib_report_supports("md", (ib_result_kind)(IB_RESULT_PITFALLS_SESSIONS + 1)));
     CHECK(!strcmp(ib_report_extension("md"), "md") && ib_report_extension("xml") == NULL);
 }
 
