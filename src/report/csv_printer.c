@@ -235,7 +235,7 @@ static void sessions_workload_cells(ib__sbuf *b, const cJSON *root)
     const char *device = cJSON_GetStringValue(cJSON_GetObjectItem(root, "device"));
     ib__csv_field(b, model ? model : "");
     ib__sbuf_printf(b, ",%s,", device ? device : "");
-    if (schema && strcmp(schema, "inferbench.throughput/1"))
+    if (schema && strcmp(schema, "inferbench.throughput/2"))
         ib__sbuf_printf(b, "%.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
 }
 

@@ -287,7 +287,7 @@ static char *sessions_md(const ib_result *r)
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
     const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(root, "model"));
     ib__sbuf b = { 0 };
-    /* "inferbench.throughput/1": the command is between the dot and the slash. */
+    /* "inferbench.throughput/2": the command is between the dot and the slash. */
     const char *command = schema && strchr(schema, '.') ? strchr(schema, '.') + 1 : "";
     ib__sbuf_printf(&b, "**inferbench %.*s**: ", (int)strcspn(command, "/"), command);
     ib__md_cell(&b, model ? model : "");

@@ -192,10 +192,10 @@ static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
 /* The merge                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static const command_merge throughput_merge = { "inferbench.throughput/1", throughput_keys,
+static const command_merge throughput_merge = { "inferbench.throughput/2", throughput_keys,
                                                 sizeof throughput_keys / sizeof throughput_keys[0],
                                                 throughput_figures };
-static const command_merge pitfalls_merge = { "inferbench.pitfalls/1", pitfalls_keys,
+static const command_merge pitfalls_merge = { "inferbench.pitfalls/2", pitfalls_keys,
                                               sizeof pitfalls_keys / sizeof pitfalls_keys[0],
                                               pitfalls_figures };
 
@@ -345,7 +345,7 @@ char *ib__sessions_report_text_doc(const char *doc)
         return NULL;
     }
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
-    bool pitfalls = schema && !strcmp(schema, "inferbench.pitfalls/1");
+    bool pitfalls = schema && !strcmp(schema, "inferbench.pitfalls/2");
     const cJSON *figures = cJSON_GetObjectItemCaseSensitive(sessions, "figures");
     size_t k = (size_t)ib__json_num(sessions, "count"),
            requested = (size_t)ib__json_num(sessions, "requested");
