@@ -325,12 +325,13 @@ static void test_throughput_session_dependent(void)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    test_throughput_session_dependent();
-    test_throughput_sessions();
-    test_throughput_tie_and_reason();
-    test_pitfalls_sessions();
-    test_latency_sessions_csv();
+    check_init(argc, argv);
+    RUN(test_throughput_session_dependent);
+    RUN(test_throughput_sessions);
+    RUN(test_throughput_tie_and_reason);
+    RUN(test_pitfalls_sessions);
+    RUN(test_latency_sessions_csv);
     return check_summary("test_sessions_commands");
 }
