@@ -77,6 +77,7 @@ typedef struct cli_args {
     const char *devices;   /* --devices all|0,2,3 */
     bool share_gpu;        /* --share-gpu: MPI ranks may share a GPU */
     double rank_timeout_s; /* --rank-timeout-s: how long ranks wait for a missing one */
+    double sessions_max_ms;    /* --sessions-max-ms: 0 none */
 } cli_args;
 
 enum {
@@ -250,7 +251,7 @@ bool cli_sessions_wanted(const cli_args *a);
 /* Runs the measurement of a in a->sessions fresh processes (each this
  * program again, as a session), merges what they wrote and reports it as
  * the command would; returns the exit code. */
-int cli_run_sessions(cli_args *a);
+int cli_run_sessions(cli_args *a, ib_result_kind command);
 /* In a session's process: its result goes to the file its parent owns, no
  * report, no progress line, no HTML. Also the test hook
  * INFERBENCH_TEST_CRASH_SESSION=K (session K ends by SIGKILL). */

@@ -3,7 +3,7 @@
 
 int cmd_latency(cli_args *a)
 {
-    if (cli_sessions_wanted(a)) return cli_run_sessions(a);
+    if (cli_sessions_wanted(a)) return cli_run_sessions(a, IB_RESULT_LATENCY);
     if (cli_fleet_wanted(a)) return cli_run_fleet(a, IB_RESULT_LATENCY, 0);
     if (a->session_index) cli_session_child_setup(a);
     cli_outputs out;

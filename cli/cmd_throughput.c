@@ -79,7 +79,8 @@ static void throughput_config(const cli_args *a, ib_throughput_config *tc)
 
 /* Measures, shows and saves; what was measured is kept after a failure.
  * The result is large (every probe and point): on the heap. */
-static int measure(ib_workload *w, const ib_throughput_config *tc, const ib_accuracy *accuracy, cli_outputs *out)
+static int measure(const cli_args *a, ib_workload *w, const ib_throughput_config *tc,
+                   const ib_accuracy *accuracy, cli_outputs *out)
 {
     ib_throughput_result *r = malloc(sizeof *r);
     if (!r) {
@@ -88,6 +89,7 @@ static int measure(ib_workload *w, const ib_throughput_config *tc, const ib_accu
     }
     ib_error err = {{0}};
     ib_status st = ib_measure_throughput(w, tc, r, &err);
+    st = cli_idle_gpu_after(a, &r->env, st, &err);
     r->accuracy = *accuracy;
     bool measured = r->n_points > 0 || r->n_probes > 0;
     ib_result res = {
@@ -121,6 +123,8 @@ int cmd_throughput(cli_args *a)
     int64_t batches[IB_MAX_POINTS];
     size_t n_batches = 0;
     if (a->batches && !parse_batches(a->batches, batches, &n_batches)) return EXIT_BAD_INPUT;
+    if (cli_sessions_wanted(a)) return cli_run_sessions(a, IB_RESULT_THROUGHPUT);
+    if (a->session_index) cli_session_child_setup(a);
     ib_throughput_config tc;
     throughput_config(a, &tc);
     if (cli_fleet_wanted(a) && n_batches > 1) {
@@ -141,9 +145,10 @@ int cmd_throughput(cli_args *a)
     int code = cli_start(a, &out, &w);
     if (code != EXIT_OK) return code;
     ib_accuracy accuracy;
-    code = cli_accuracy(a, w, &accuracy);
+    code = cli_require_idle_gpu(a, true);
+    if (code == EXIT_OK) code = cli_accuracy(a, w, &accuracy);
     if (code == EXIT_OK)
-        code = measure(w, &tc, &accuracy, &out);
+        code = measure(a, w, &tc, &accuracy, &out);
     else
         cli_outputs_abort(&out);
     ib_workload_destroy(w);

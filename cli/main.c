@@ -23,13 +23,13 @@ static const cli_command commands[] = {
          OPT_SESSIONS | OPT_MATH | OPT_ACCURACY | OPT_FLEET,
      cmd_latency},
     {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET
-         | OPT_MATH | OPT_ACCURACY | OPT_FLEET, cmd_throughput},
+         | OPT_MATH | OPT_ACCURACY | OPT_FLEET | OPT_SESSIONS, cmd_throughput},
     {"pitfalls", "[MODEL] [options]",
      "What each classic timing mistake would report on this model, next to the correct latency.\n"
      "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"
      "zero-filled input, TF32 taken for fp32.",
      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET
-         | OPT_MATH,
+         | OPT_MATH | OPT_SESSIONS,
      cmd_pitfalls},
     {"best", "[MODEL] [options]",
      "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and, on CUDA, CUDA graph,\n"

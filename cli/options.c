@@ -28,7 +28,8 @@ enum {
     O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
     O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES,
     O_EXHAUSTIVE, O_RATE_FLOOR,
-    O_DEVICES, O_SHARE_GPU, O_RANK_TIMEOUT
+    O_DEVICES, O_SHARE_GPU, O_RANK_TIMEOUT,
+    O_SESSIONS_MAX_MS
 };
 // clang-format on
 
@@ -128,14 +129,19 @@ static const option_def options[] = {
     {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS, "N",
      "repeat the measurement in N fresh processes, each with its own warm-up (default 1; "
      "docs/method.md, Sessions)",
-     .scope = "sessions repeat a latency measurement"},
+     .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
     {{"max-sessions", required_argument, NULL, O_MAX_SESSIONS}, OPT_SESSIONS, "N",
      "with --precision and --sessions: add sessions until the two-level CI meets it, at most N (default 20)",
      .needs = O_PRECISION, .why = "it bounds the sessions added to meet --precision",
-     .scope = "sessions repeat a latency measurement"},
+     .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
+    {{"sessions-max-ms", required_argument, NULL, O_SESSIONS_MAX_MS}, OPT_SESSIONS, "T",
+     "with --sessions: start no session that would end after T ms, and end one still running then "
+     "(the sessions done are kept, marked partial)",
+     .needs = O_SESSIONS, .why = "it caps the time of the sessions",
+     .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
     {{"require-idle-gpu", no_argument, NULL, O_REQUIRE_IDLE_GPU}, OPT_SESSIONS, NULL,
      "fail when another process computes on the GPU: exit 2 before measuring, 1 (results kept) when one "
-     "appears during", .device = CUDA_ONLY, .scope = "it guards a latency measurement"},
+     "appears during", .device = CUDA_ONLY, .scope = "it guards a latency, throughput or pitfalls measurement"},
     {{"backend", required_argument, NULL, O_BACKEND}, OPT_MODEL, "NAME|plugin:PATH.so",
      "what measures MODEL: a backend (inferbench backends lists them; default onnxruntime) or a plugin"},
     {{"option", required_argument, NULL, O_OPTION}, OPT_MODEL, "KEY=VALUE",
@@ -459,6 +465,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_DEVICES: a->devices = v; return true;
     case O_SHARE_GPU: a->share_gpu = true; return true;
     case O_RANK_TIMEOUT: return parse_f64(name, v, 0.1, 86400, &a->rank_timeout_s);
+    case O_SESSIONS_MAX_MS: return parse_f64(name, v, 1, 86400000, &a->sessions_max_ms);
     case O_BACKEND: a->backend = v; return true;
     case O_OPTION: return cli_add_backend_option(a, v);
     case O_MATH: return parse_math(v, &a->model_opts.math);

@@ -2,9 +2,10 @@
  * program started again (/proc/self/exe, the same arguments) with a hidden
  * trailing "--session-child K:PATH": the runtime, its caches, its kernel
  * choices and the CUDA context start anew in each, as in a user's next run.
- * A session writes its latency JSON to PATH, in a folder this process owns,
- * and nothing else; this process alone writes the user's outputs, from the
- * sessions merged by the library (docs/method.md, "Sessions"). */
+ * A session writes its JSON (latency, throughput or pitfalls) to PATH, in a
+ * folder this process owns, and nothing else; this process alone writes
+ * the user's outputs, from the sessions merged by the library
+ * (docs/method.md, "Sessions"). --sessions-max-ms caps their time. */
 #include "cli.h"
 
 #include <errno.h>
@@ -91,9 +92,25 @@ static void exec_session(const cli_args *a, size_t k, const char *json_path, con
     _exit(127);
 }
 
-/* Waits for pid; on a stop request (SIGINT, SIGTERM) the session is ended
- * at once, its runs dropped: what finished sessions measured is kept. */
-static int wait_session(pid_t pid, bool *stopped)
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* How a run of sessions stopped before its end. */
+typedef enum stop_kind { RUNNING, STOP_SIGNAL, STOP_TIME_CAP } stop_kind;
+
+/* The sessions' clock and their cap (--sessions-max-ms, 0: none). */
+typedef struct sessions_clock {
+    double t0_ms, cap_ms;
+} sessions_clock;
+
+/* Waits for pid; on a stop request (SIGINT, SIGTERM) or once the time cap
+ * passes, the session is ended at once, its runs dropped: what finished
+ * sessions measured is kept. */
+static int wait_session(pid_t pid, const sessions_clock *clock, stop_kind *stop)
 {
     int status = 0;
     const struct timespec step = { 0, WAIT_STEP_NS };
@@ -101,9 +118,12 @@ static int wait_session(pid_t pid, bool *stopped)
         pid_t r = waitpid(pid, &status, WNOHANG);
         if (r == pid) return status;
         if (r < 0 && errno != EINTR) return -1;
-        if (cli_cancel_flag && !*stopped) {
+        stop_kind why = cli_cancel_flag                                                ? STOP_SIGNAL
+                        : clock->cap_ms > 0 && now_ms() - clock->t0_ms > clock->cap_ms ? STOP_TIME_CAP
+                                                                                       : RUNNING;
+        if (why != RUNNING && *stop == RUNNING) {
             kill(pid, SIGKILL);
-            *stopped = true;
+            *stop = why;
         }
         nanosleep(&step, NULL);
     }
@@ -152,7 +172,6 @@ typedef struct session {
     size_t len;
     int exit_status;
     char message[256];
-    ib_latency_file file; /* the document read back, for --precision */
 } session;
 
 static void describe_end(session *s, int status, const char *err_path)
@@ -167,9 +186,10 @@ static void describe_end(session *s, int status, const char *err_path)
     }
 }
 
-/* Runs session k (1-based) to its end; false when it could not start or was
- * stopped (its runs dropped). */
-static bool run_session(const cli_args *a, const char *dir, size_t k, session *s, bool *stopped)
+/* Runs session k (1-based) to its end; false when it was stopped (its
+ * runs dropped). */
+static bool run_session(const cli_args *a, const char *dir, size_t k, session *s, const sessions_clock *clock,
+                        stop_kind *stop)
 {
     char json_path[PATH_MAX + 32], err_path[PATH_MAX + 32];
     session_path(json_path, sizeof json_path, dir, k, "json");
@@ -182,20 +202,14 @@ static bool run_session(const cli_args *a, const char *dir, size_t k, session *s
         return true;
     }
     if (pid == 0) exec_session(a, k, json_path, err_path);
-    int status = wait_session(pid, stopped);
-    if (*stopped) {
+    int status = wait_session(pid, clock, stop);
+    if (*stop != RUNNING) {
         unlink(json_path);
         unlink(err_path);
         return false;
     }
     describe_end(s, status, err_path);
     s->doc = slurp(json_path, &s->len);
-    ib_error err = { { 0 } };
-    if (s->doc && ib_latency_file_parse(s->doc, s->len, &s->file, &err) != IB_OK) {
-        snprintf(s->message, sizeof s->message, "its result: %.200s", err.message);
-        free(s->doc);
-        s->doc = NULL;
-    }
     if (!s->doc && s->exit_status == 0) {
         s->exit_status = 1;
         if (!s->message[0]) snprintf(s->message, sizeof s->message, "it wrote no result");
@@ -205,24 +219,27 @@ static bool run_session(const cli_args *a, const char *dir, size_t k, session *s
     return true;
 }
 
-/* With --precision: the two-level interval of the sessions so far is
- * within the target. */
-static bool precision_met(const session *s, size_t k, double target)
+/* The outcomes of s[0..k), pointing into s; caller frees. */
+static ib_session_outcome *outcomes(const session *s, size_t k)
 {
-    ib_session_sample *samples = malloc(k * sizeof *samples);
-    size_t m = 0;
-    for (size_t i = 0; samples && i < k; i++)
-        if (s[i].doc) samples[m++] = (ib_session_sample){ s[i].file.samples_ms, s[i].file.n };
-    ib_sessions_stats st;
-    bool met =
-        samples && m >= 2 && ib_sessions_compute(samples, m, &st, NULL) == IB_OK && st.precision <= target;
-    free(samples);
+    ib_session_outcome *o = calloc(k ? k : 1, sizeof *o);
+    for (size_t i = 0; o && i < k; i++)
+        o[i] = (ib_session_outcome){ s[i].doc, s[i].len, s[i].exit_status, s[i].message };
+    return o;
+}
+
+/* With --precision: the interval across the sessions so far (latency:
+ * the median's; pitfalls: the correct method's) is within the target. */
+static bool precision_met(ib_result_kind command, const session *s, size_t k, double target)
+{
+    ib_session_outcome *o = outcomes(s, k);
+    char *doc = o ? ib_sessions_merge(command, o, k, k, NULL, NULL) : NULL;
+    bool met = ib_sessions_precision(doc) <= target;
+    ib_free(doc);
+    free(o);
     return met;
 }
 
-/* Sessions until a->sessions ran (with --precision: until the interval
- * meets it, from a->sessions up to --max-sessions), or a stop request.
- * Returns how many ran to their end. */
 /* The progress line (on a terminal, without --quiet) as session k of cap
  * starts: the sessions themselves run quiet. */
 static void show_session(const cli_args *a, size_t k, size_t cap, double t0_ms)
@@ -230,10 +247,8 @@ static void show_session(const cli_args *a, size_t k, size_t cap, double t0_ms)
     ib_config shown = { 0 };
     cli_progress_attach(&shown, a->quiet);
     if (!shown.progress) return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
     ib_progress p = { .phase = IB_PHASE_COLD_RUN,
-                      .elapsed_ms = (double)now.tv_sec * 1e3 + (double)now.tv_nsec / 1e6 - t0_ms,
+                      .elapsed_ms = now_ms() - t0_ms,
                       .eta_ms = NAN,
                       .batch = a->model_opts.batch,
                       .step = (int64_t)k,
@@ -242,19 +257,34 @@ static void show_session(const cli_args *a, size_t k, size_t cap, double t0_ms)
     shown.progress(&p, shown.progress_user);
 }
 
-static size_t run_all(const cli_args *a, const char *dir, session *s, size_t cap, bool *stopped)
+/* With --sessions-max-ms: the next session, as long as the mean of
+ * those done, would end past the cap (the first always starts). */
+static bool next_passes_cap(const sessions_clock *clock, size_t done)
+{
+    if (clock->cap_ms <= 0 || done == 0) return false;
+    double elapsed = now_ms() - clock->t0_ms;
+    return elapsed + elapsed / (double)done > clock->cap_ms;
+}
+
+/* Sessions until a->sessions ran (with --precision: until the interval
+ * meets it, from a->sessions up to --max-sessions), a stop request or the
+ * time cap. Returns how many ran to their end. */
+static size_t run_all(const cli_args *a, ib_result_kind command, const char *dir, session *s, size_t cap,
+                      stop_kind *stop)
 {
     size_t k = 0;
-    bool adaptive = a->cfg.precision > 0;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    double t0_ms = (double)t0.tv_sec * 1e3 + (double)t0.tv_nsec / 1e6;
-    while (k < cap && !*stopped) {
-        show_session(a, k + 1, cap, t0_ms);
-        if (!run_session(a, dir, k + 1, &s[k], stopped)) break;
+    bool adaptive = a->cfg.precision > 0 && command != IB_RESULT_THROUGHPUT;
+    sessions_clock clock = { now_ms(), a->sessions_max_ms };
+    while (k < cap && *stop == RUNNING) {
+        if (next_passes_cap(&clock, k)) {
+            *stop = STOP_TIME_CAP;
+            break;
+        }
+        show_session(a, k + 1, cap, clock.t0_ms);
+        if (!run_session(a, dir, k + 1, &s[k], &clock, stop)) break;
         /* Bad input (a model that is not there): every session would say so. */
         if (s[k++].exit_status == EXIT_BAD_INPUT) break;
-        if (k >= (size_t)a->sessions && (!adaptive || precision_met(s, k, a->cfg.precision))) break;
+        if (k >= (size_t)a->sessions && (!adaptive || precision_met(command, s, k, a->cfg.precision))) break;
     }
     return k;
 }
@@ -277,31 +307,52 @@ static void failure_message(const session *s, size_t k, size_t requested, ib_err
              s[first].exit_status, s[first].message[0] ? s[first].message : "no message");
 }
 
-/* Merges, reports and saves what the sessions measured. */
-static int finish(cli_outputs *out, session *s, size_t k, size_t requested, bool stopped)
+/* Why the sessions stopped short, as the merged document says it. */
+static const char *stop_reason(stop_kind stop)
 {
-    ib_session_outcome *o = calloc(k ? k : 1, sizeof *o);
+    return stop == STOP_SIGNAL     ? "interrupted"
+           : stop == STOP_TIME_CAP ? "session time cap (--sessions-max-ms)"
+                                   : NULL;
+}
+
+/* The result the printers get: a latency read back, or the document of
+ * throughput's or pitfalls' sessions. */
+static ib_result sessions_result(ib_result_kind command, const char *doc, const ib_latency_file *f)
+{
+    ib_result_kind kind = command == IB_RESULT_LATENCY      ? IB_RESULT_SESSIONS
+                          : command == IB_RESULT_THROUGHPUT ? IB_RESULT_THROUGHPUT_SESSIONS
+                                                            : IB_RESULT_PITFALLS_SESSIONS;
+    return (ib_result){ .kind = kind, .sessions_json = doc, .sessions = f };
+}
+
+/* Merges, reports and saves what the sessions measured. The time cap is a
+ * limit the user set, as --max-time-ms: the result is marked partial and
+ * warns, and the exit status stays 0. */
+static int finish(ib_result_kind command, cli_outputs *out, session *s, size_t k, size_t requested,
+                  stop_kind stop)
+{
+    ib_session_outcome *o = outcomes(s, k);
     bool failed = false;
-    for (size_t i = 0; o && i < k; i++) {
-        o[i] = (ib_session_outcome){ s[i].doc, s[i].len, s[i].exit_status, s[i].message };
-        failed = failed || s[i].exit_status != 0;
-    }
+    for (size_t i = 0; i < k; i++) failed = failed || s[i].exit_status != 0;
     ib_error err = { { 0 } };
-    char *doc = o && k > 0 ? ib_sessions_merge_json(o, k, requested, &err) : NULL;
+    char *doc = o && k > 0 ? ib_sessions_merge(command, o, k, requested, stop_reason(stop), &err) : NULL;
     free(o);
     if (!doc) {
         cli_outputs_abort(out);
-        if (stopped) return cli_fail(IB_ERR_INTERRUPTED, "interrupted before a session finished");
+        if (stop == STOP_SIGNAL) return cli_fail(IB_ERR_INTERRUPTED, "interrupted before a session finished");
+        if (stop == STOP_TIME_CAP && k == 0)
+            return cli_fail(IB_ERR_RUNTIME,
+                            "the session time cap (--sessions-max-ms) passed before a session finished");
         if (k > 0 && s[k - 1].exit_status == EXIT_BAD_INPUT)
             return cli_fail(IB_ERR_INVALID_ARG, s[k - 1].message);
         if (k > 0 && !err.message[0]) failure_message(s, k, requested, &err);
         return cli_fail(IB_ERR_RUNTIME, err.message[0] ? err.message : "no session ran");
     }
-    ib_latency_file f;
-    ib_status st = ib_latency_file_parse(doc, strlen(doc), &f, &err);
-    ib_result res = { .kind = IB_RESULT_SESSIONS, .sessions_json = doc, .sessions = &f };
+    ib_latency_file f = { 0 };
+    ib_status st = command == IB_RESULT_LATENCY ? ib_latency_file_parse(doc, strlen(doc), &f, &err) : IB_OK;
+    ib_result res = sessions_result(command, doc, &f);
     bool readable = st == IB_OK;
-    if (readable && stopped) {
+    if (readable && stop == STOP_SIGNAL) {
         st = IB_ERR_INTERRUPTED;
         snprintf(err.message, sizeof err.message, "interrupted after %zu of %zu sessions", k, requested);
     } else if (readable && failed) {
@@ -314,22 +365,22 @@ static int finish(cli_outputs *out, session *s, size_t k, size_t requested, bool
     return code;
 }
 
-/* The formats a merged result is not written in yet (--csv, --md). */
-static bool outputs_supported(const cli_outputs *out)
+/* The formats a merged result is not written in (none since every
+ * printer writes sessions; kept as the check of the library's word). */
+static bool outputs_supported(const cli_outputs *out, ib_result_kind kind)
 {
     static const char *const formats[CLI_N_OUTPUTS] = {
         [CLI_OUT_JSON] = "json", [CLI_OUT_HTML] = "html", [CLI_OUT_CSV] = "csv", [CLI_OUT_MD] = "md"
     };
     for (int i = 0; i < CLI_N_OUTPUTS; i++)
-        if (cli_outputs_wanted(out, i) && !ib_report_supports(formats[i], IB_RESULT_SESSIONS)) {
-            fprintf(stderr, "inferbench: --%s is not written for --sessions yet (--json, --html are)\n",
-                    formats[i]);
+        if (cli_outputs_wanted(out, i) && !ib_report_supports(formats[i], kind)) {
+            fprintf(stderr, "inferbench: --%s is not written for --sessions of this command\n", formats[i]);
             return false;
         }
     return true;
 }
 
-int cli_run_sessions(cli_args *a)
+int cli_run_sessions(cli_args *a, ib_result_kind command)
 {
     if (!inputs_repeatable(a)) return EXIT_BAD_INPUT;
     /* Each session checks again, with its own context (and refuses the
@@ -339,7 +390,7 @@ int cli_run_sessions(cli_args *a)
     cli_outputs out;
     int code = cli_prepare_outputs(a, &out);
     if (code != EXIT_OK) return code;
-    if (!outputs_supported(&out)) {
+    if (!outputs_supported(&out, sessions_result(command, NULL, NULL).kind)) {
         cli_outputs_abort(&out);
         return EXIT_BAD_INPUT;
     }
@@ -354,14 +405,12 @@ int cli_run_sessions(cli_args *a)
         cli_outputs_abort(&out);
         return cli_fail(IB_ERR_IO, "cannot make a folder for the sessions' results");
     }
-    bool stopped = false;
-    size_t k = run_all(a, dir, s, cap, &stopped);
+    stop_kind stop = RUNNING;
+    size_t k = run_all(a, command, dir, s, cap, &stop);
     rmdir(dir);
-    code = finish(&out, s, k, stopped ? cap : k < (size_t)a->sessions ? (size_t)a->sessions : k, stopped);
-    for (size_t i = 0; i < cap; i++) {
-        free(s[i].doc);
-        ib_latency_file_free(&s[i].file);
-    }
+    size_t requested = stop != RUNNING ? cap : k < (size_t)a->sessions ? (size_t)a->sessions : k;
+    code = finish(command, &out, s, k, requested, stop);
+    for (size_t i = 0; i < cap; i++) free(s[i].doc);
     free(s);
     return code;
 }

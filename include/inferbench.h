@@ -666,11 +666,18 @@ typedef struct ib_pitfalls_result {
     ib_pitfall_row rows[IB_PITFALL_COUNT];
     unsigned warnings;         /* IB_WARN_* of the correct row */
     ib_env env;
+    double *correct_ms; /* [n_correct] the correct row's samples (its
+                           timing), for the interval across sessions;
+                           owned: ib_pitfalls_result_free */
+    size_t n_correct;
 } ib_pitfalls_result;
+
+/* Frees what r owns (the correct row's samples); NULL is fine. */
+void ib_pitfalls_result_free(ib_pitfalls_result *r);
 
 /* Measures w the correct way and each wrong way, in this process and on
  * this session. A wrong way that cannot run here is marked, the others
- * still run. */
+ * still run. Free the result with ib_pitfalls_result_free. */
 ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out,
                               ib_error *err);
 
@@ -933,7 +940,9 @@ typedef enum ib_result_kind {
     IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
     IB_RESULT_SERVE = 6,
     IB_RESULT_BEST = 7, /* the fastest accurate configuration (inferbench best) */
-    IB_RESULT_FLEET = 8 /* several devices or MPI ranks at once (docs/fleet.md) */
+    IB_RESULT_FLEET = 8, /* several devices or MPI ranks at once (docs/fleet.md) */
+    IB_RESULT_THROUGHPUT_SESSIONS = 9, /* throughput measured in sessions */
+    IB_RESULT_PITFALLS_SESSIONS = 10    /* pitfalls measured in sessions */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -956,6 +965,7 @@ typedef struct ib_result {
      * back (ib_latency_file_parse); text, json and html print it */
     const char *sessions_json;
     const ib_latency_file *sessions;
+    /* (throughput and pitfalls sessions: the merged document alone) */
     /* serve: the result and the configuration it was measured with */
     const struct ib_serve_result *serve;
     const struct ib_serve_config *serve_cfg;
@@ -981,6 +991,23 @@ bool ib_report_supports(const char *format, ib_result_kind kind);
 /* The usual file extension of format, without the dot ("md" for
  * Markdown), or NULL for an unknown format. */
 const char *ib_report_extension(const char *format);
+
+/* ib_sessions_merge_json for the measurement of command (IB_RESULT_LATENCY, _THROUGHPUT
+ * or _PITFALLS): each session's document ("inferbench.latency/1",
+ * ".throughput/1", ".pitfalls/1") merged into one that keeps each session
+ * and the figures across them (docs/json.md, "sessions"): latency as above;
+ * throughput each session's peak and its inputs/s at the batch most
+ * sessions chose; pitfalls each method's median, the correct one with its
+ * two-level interval. stop_reason: why fewer than requested ran (NULL:
+ * "sessions incomplete"). ib_sessions_merge_json is this for latency with
+ * stop_reason NULL. malloc'ed (ib_free); NULL with err as above. */
+char *ib_sessions_merge(ib_result_kind command, const ib_session_outcome *s, size_t k, size_t requested,
+                        const char *stop_reason, ib_error *err);
+/* The relative half-width of the 95% interval across sessions of a merged
+ * document's first figure (latency: the median; pitfalls: the correct
+ * method's median), the precision --precision asks of sessions; NaN when
+ * there is none (one session, a throughput, not a sessions document). */
+double ib_sessions_precision(const char *doc);
 
 /* ------------------------------------------------------------------------ */
 /* Built-in model zoo                                                        */

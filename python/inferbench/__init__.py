@@ -28,7 +28,7 @@ _REPORTS = {  # kind: (result struct, measure, text, json, html, free)
     "throughput": ("ib_throughput_result", "ib_measure_throughput", "ib_throughput_report_text",
                    "ib_throughput_report_json", "ib_throughput_report_html", None),
     "pitfalls": ("ib_pitfalls_result", "ib_measure_pitfalls", "ib_pitfalls_report_text",
-                 "ib_pitfalls_report_json", "ib_pitfalls_report_html", None),
+                 "ib_pitfalls_report_json", "ib_pitfalls_report_html", "ib_pitfalls_result_free"),
 }
 
 

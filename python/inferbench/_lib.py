@@ -204,6 +204,7 @@ _SIGNATURES = {
     "ib_latency_result_free": (None, [_vp]),
     "ib_measure_throughput": (_int, [_vp, ctypes.POINTER(ThroughputConfig), _vp, ErrorP]),
     "ib_measure_pitfalls": (_int, [_vp, ctypes.POINTER(Config), _vp, ErrorP]),
+    "ib_pitfalls_result_free": (None, [_vp]),
     "ib_calibrate": (_int, [_int, ctypes.POINTER(Config), _vp, ctypes.c_size_t, _vp, ErrorP]),
     "ib_latency_report_text": (_vp, [_vp, _vp]),
     "ib_latency_report_json": (_vp, [_vp, _vp, ctypes.POINTER(Config)]),

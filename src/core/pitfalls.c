@@ -411,6 +411,26 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
     return st;
 }
 
+/* The correct row's samples outlive the latency result: a session's
+ * document carries them, for the two-level interval across sessions. Out
+ * of memory leaves none (the row's statistics stay). */
+static void keep_correct_samples(ib_pitfalls_result *out, const ib_latency_result *correct)
+{
+    const double *x = correct->has_device_timer ? correct->device_ms : correct->host_ms;
+    out->correct_ms = correct->n > 0 ? malloc(correct->n * sizeof *out->correct_ms) : NULL;
+    if (!out->correct_ms) return;
+    memcpy(out->correct_ms, x, correct->n * sizeof *x);
+    out->n_correct = correct->n;
+}
+
+void ib_pitfalls_result_free(ib_pitfalls_result *r)
+{
+    if (!r) return;
+    free(r->correct_ms);
+    r->correct_ms = NULL;
+    r->n_correct = 0;
+}
+
 ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out,
                               ib_error *err)
 {
@@ -436,6 +456,7 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
         ib_latency_result_free(&correct);
         return ib__fail(err, st, "%s", e.message);
     }
+    keep_correct_samples(out, &correct);
     ib_pitfall_row *single = &out->rows[IB_PITFALL_SINGLE_SAMPLE];
     if (single_sample(single, correct.has_device_timer ? correct.device_ms : correct.host_ms,
                       &ref->stats) != IB_OK)

@@ -299,8 +299,16 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     ib__progress pr;
     ib__progress_init(&pr, &cfg->run, w);
     ib_status st = candidates(w, cfg, &pr, out, cand, &n_cand, err);
+    ib__cpu_watch cpu;
+    ib__cpu_watch_start(&cpu, &out->env);
     if (st == IB_OK) st = sweep(w, &cfg->run, &pr, cand, n_cand, out, err);
+    out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
     out->warnings |= ib__env_gpu_warnings(&out->env);
+    /* An autotuned backend (cuDNN's exhaustive search) picks each batch's
+     * kernels anew in every process: one session's curve may not be the
+     * next one's. */
+    if (out->n_points > 0 && ib__workload_can(w, IB_CAP_AUTOTUNED))
+        out->warnings |= IB_WARN_SESSION_DEPENDENT;
 
     choose_peak_and_knee(out, cfg->knee_fraction);
     choose_within_budget(out);

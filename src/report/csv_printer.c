@@ -227,6 +227,55 @@ static char *serve_csv(const ib_result *res)
     return ib__sbuf_finish(&b);
 }
 
+/* The first cells of a sessions row: model, device, and the batch of a
+ * latency or pitfalls (a throughput's sessions measure many: empty). */
+static void sessions_workload_cells(ib__sbuf *b, const cJSON *root)
+{
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(root, "model"));
+    const char *device = cJSON_GetStringValue(cJSON_GetObjectItem(root, "device"));
+    ib__csv_field(b, model ? model : "");
+    ib__sbuf_printf(b, ",%s,", device ? device : "");
+    if (schema && strcmp(schema, "inferbench.throughput/2"))
+        ib__sbuf_printf(b, "%.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
+}
+
+/* One row per session (its exit status, its message, a column per
+ * figure), then the aggregate rows: median, ci95_low, ci95_high,
+ * between_sd_log, spread of each figure across sessions. */
+static char *sessions_csv(const ib_result *r)
+{
+    cJSON *root = cJSON_Parse(r->sessions_json);
+    const cJSON *sessions = cJSON_GetObjectItem(root, "sessions");
+    const cJSON *figures = cJSON_GetObjectItem(sessions, "figures"), *f, *run;
+    if (!figures) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "model,device,batch,session,exit_status,message");
+    cJSON_ArrayForEach(f, figures) text_cell(&b, cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")));
+    ib__sbuf_printf(&b, EOL);
+    size_t i = 0;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItem(sessions, "runs"))
+    {
+        sessions_workload_cells(&b, root);
+        ib__sbuf_printf(&b, ",%zu,%.0f", i + 1, ib__json_num(run, "exit_status"));
+        text_cell(&b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "message")));
+        cJSON_ArrayForEach(f, figures) number(&b, ib__figure_value(f, i));
+        ib__sbuf_printf(&b, EOL);
+        i++;
+    }
+    for (int row = 0; row < IB__FIGURE_ROWS; row++) {
+        sessions_workload_cells(&b, root);
+        ib__sbuf_printf(&b, ",%s,,", ib__figure_row_names[row]);
+        cJSON_ArrayForEach(f, figures) number(&b, ib__figure_aggregate(f, (ib__figure_row)row));
+        ib__sbuf_printf(&b, EOL);
+    }
+    cJSON_Delete(root);
+    return ib__sbuf_finish(&b);
+}
+
 static char *render_csv(const ib_result *r)
 {
     switch (r->kind) {
@@ -235,7 +284,9 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_PITFALLS: return pitfalls_csv(r);
     case IB_RESULT_CALIBRATION: return calibration_csv(r);
     case IB_RESULT_COMPARISON: return comparison_csv(r);
-    case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
+    case IB_RESULT_SESSIONS:
+    case IB_RESULT_THROUGHPUT_SESSIONS:
+    case IB_RESULT_PITFALLS_SESSIONS: return sessions_csv(r);
     case IB_RESULT_SERVE: return serve_csv(r);
     case IB_RESULT_BEST: return ib__best_csv(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_csv(r->fleet, r->info);
@@ -243,4 +294,4 @@ static char *render_csv(const ib_result *r)
     return NULL;
 }
 
-const ib__printer ib__csv_printer = { "csv", "csv", IB__ALL_KINDS, render_csv };
+const ib__printer ib__csv_printer = { "csv", "csv", IB__ALL_KINDS | IB__SESSIONS_KINDS, render_csv };

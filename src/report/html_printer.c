@@ -10,6 +10,8 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_THROUGHPUT: return ib_throughput_report_html(r->throughput, r->info);
     case IB_RESULT_PITFALLS: return ib_pitfalls_report_html(r->pitfalls, r->info);
     case IB_RESULT_SESSIONS: return ib_sessions_report_html(r->sessions);
+    case IB_RESULT_THROUGHPUT_SESSIONS:
+    case IB_RESULT_PITFALLS_SESSIONS: return ib__sessions_report_html_doc(r->sessions_json);
     case IB_RESULT_SERVE: return ib_serve_report_html(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib__best_html(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_html(r->fleet, r->info);
@@ -23,7 +25,7 @@ const ib__printer ib__html_printer = {
     "html",
     "html",
     IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS) |
-        IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |
+        IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |
         IB__KIND_BIT(IB_RESULT_FLEET),
     render_html,
 };

@@ -544,6 +544,48 @@ static bool session_point(const ib_latency_session *s, double scale, double *med
     return true;
 }
 
+/* A strip of m sessions' values y at x (1-based, in the order run) of
+ * n_sessions, each with its interval ci (NULL: none), the median across
+ * them and its 95% interval (NaN: none). */
+typedef struct strip {
+    const double *x, *y;
+    const double (*ci)[2];
+    size_t m, n_sessions;
+    double median, ci95[2];
+    const char *title, *ylabel, *ci_label;
+} strip;
+
+static void strip_plot(ib__sbuf *b, const strip *s)
+{
+    double lo = s->median, hi = s->median;
+    for (size_t i = 0; i < s->m; i++) {
+        lo = fmin(lo, s->ci ? s->ci[i][0] : s->y[i]);
+        hi = fmax(hi, s->ci ? s->ci[i][1] : s->y[i]);
+    }
+    if (isfinite(s->ci95[0])) lo = fmin(lo, s->ci95[0]), hi = fmax(hi, s->ci95[1]);
+    ib__plot plot = { 900,
+                      300,
+                      72,
+                      150,
+                      16,
+                      52,
+                      ib__nice_axis(0.5, (double)s->n_sessions + 0.5, 10),
+                      ib__nice_axis(lo, hi, 7) };
+    char label[64];
+    ib__svg_begin(b, &plot, s->title);
+    ib__svg_axes(b, &plot, "session (in the order run)", s->ylabel);
+    for (size_t i = 0; s->ci && i < s->m; i++)
+        ib__svg_segment(b, &plot, s->x[i], s->ci[i][0], s->x[i], s->ci[i][1], "spread");
+    ib__svg_points(b, &plot, s->x, s->y, s->m, "run", 3.5);
+    snprintf(label, sizeof label, "median across sessions %.4g", s->median);
+    ib__svg_hline(b, &plot, s->median, "median", label);
+    if (isfinite(s->ci95[0])) {
+        ib__svg_hline(b, &plot, s->ci95[0], "p99", s->ci_label);
+        ib__svg_hline(b, &plot, s->ci95[1], "p99", "");
+    }
+    ib__svg_end(b);
+}
+
 /* The strip: each session's median with its interval, in the order run,
  * and the median of session medians across them. */
 static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessions_stats *st, double scale,
@@ -553,34 +595,82 @@ static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessi
     double (*ci)[2] = malloc(f->n_sessions * sizeof *ci);
     if (!x || !y || !ci) b->failed = true;
     size_t m = 0;
-    double lo = st->median_ms * scale, hi = lo;
     for (size_t i = 0; x && y && ci && i < f->n_sessions; i++)
-        if (session_point(&f->sessions[i], scale, &y[m], ci[m])) {
-            x[m] = (double)(i + 1);
-            lo = fmin(lo, ci[m][0]);
-            hi = fmax(hi, ci[m][1]);
-            m++;
-        }
-    if (m > 0) {
-        ib__plot plot = { 900, 300, 72, 150, 16, 52, ib__nice_axis(0.5, (double)f->n_sessions + 0.5, 10),
-                          ib__nice_axis(lo, hi, 7) };
-        char title[48], label[64];
-        snprintf(title, sizeof title, "session median (%s)", unit);
-        ib__svg_begin(b, &plot, "session medians with their 95% intervals");
-        ib__svg_axes(b, &plot, "session (in the order run)", title);
-        for (size_t i = 0; i < m; i++) ib__svg_segment(b, &plot, x[i], ci[i][0], x[i], ci[i][1], "spread");
-        ib__svg_points(b, &plot, x, y, m, "run", 3.5);
-        snprintf(label, sizeof label, "median of medians %.4g", st->median_ms * scale);
-        ib__svg_hline(b, &plot, st->median_ms * scale, "median", label);
-        if (isfinite(st->ci95_ms[0])) {
-            ib__svg_hline(b, &plot, st->ci95_ms[0] * scale, "p99", "two-level 95% CI");
-            ib__svg_hline(b, &plot, st->ci95_ms[1] * scale, "p99", "");
-        }
-        ib__svg_end(b);
-    }
+        if (session_point(&f->sessions[i], scale, &y[m], ci[m])) x[m++] = (double)(i + 1);
+    char title[48];
+    snprintf(title, sizeof title, "session median (%s)", unit);
+    strip s = { x,
+                y,
+                (const double(*)[2])ci,
+                m,
+                f->n_sessions,
+                st->median_ms * scale,
+                { st->ci95_ms[0] * scale, st->ci95_ms[1] * scale },
+                "session medians with their 95% intervals",
+                title,
+                "two-level 95% CI" };
+    if (m > 0) strip_plot(b, &s);
     free(x);
     free(y);
     free(ci);
+}
+
+/* A figure of a sessions document (sessions.figures[]) as a strip. */
+static void figure_strip(ib__sbuf *b, const cJSON *f)
+{
+    size_t n = (size_t)cJSON_GetArraySize(cJSON_GetObjectItem(f, "values")), m = 0;
+    double *x = malloc((n ? n : 1) * sizeof *x), *y = malloc((n ? n : 1) * sizeof *y);
+    for (size_t i = 0; x && y && i < n; i++)
+        if (isfinite(ib__figure_value(f, i))) x[m] = (double)(i + 1), y[m++] = ib__figure_value(f, i);
+    char title[160];
+    snprintf(title, sizeof title, "%s (%s)", cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")),
+             cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit")));
+    strip s = { x,
+                y,
+                NULL,
+                m,
+                n,
+                ib__json_num(f, "median"),
+                { ib__figure_aggregate(f, IB__FIGURE_CI_LOW), ib__figure_aggregate(f, IB__FIGURE_CI_HIGH) },
+                title,
+                title,
+                "95% CI across sessions" };
+    if (!x || !y)
+        b->failed = true;
+    else if (m > 0)
+        strip_plot(b, &s);
+    free(x);
+    free(y);
+}
+
+char *ib__sessions_report_html_doc(const char *doc)
+{
+    cJSON *root = cJSON_Parse(doc);
+    const cJSON *figures = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "sessions"), "figures"), *f;
+    char *text = figures ? ib__sessions_report_text_doc(doc) : NULL;
+    if (!text) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(root, "model"));
+    ib__sbuf b = { 0 };
+    page_head(&b, schema && strstr(schema, "pitfalls") ? "pitfalls" : "throughput", model ? model : "");
+    ib__sbuf_printf(&b, "<h2>Sessions</h2>\n");
+    cJSON_ArrayForEach(f, figures)
+    {
+        if (!isfinite(ib__json_num(f, "between_sd_log"))) continue; /* a plain figure (a batch) */
+        ib__sbuf_printf(&b, "<figure>\n");
+        figure_strip(&b, f);
+        ib__sbuf_printf(&b,
+                        "<figcaption>Each session (a fresh process, its own warm-up), in the order run; "
+                        "the line across: the median of the sessions; dashed: its 95%% interval "
+                        "(%s).</figcaption>\n</figure>\n",
+                        cJSON_GetStringValue(cJSON_GetObjectItem(f, "interval")));
+    }
+    cJSON_Delete(root);
+    page_text_and_tail(&b, text);
+    return ib__sbuf_finish(&b);
 }
 
 char *ib_sessions_report_html(const ib_latency_file *f)

@@ -18,7 +18,9 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_CALIBRATION: return r->cfg ? ib_calibration_report_json(r->calibration, r->cfg) : NULL;
     case IB_RESULT_COMPARISON:
         return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
-    case IB_RESULT_SESSIONS: return strdup(r->sessions_json); /* merged already */
+    case IB_RESULT_SESSIONS:
+    case IB_RESULT_THROUGHPUT_SESSIONS:
+    case IB_RESULT_PITFALLS_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_json(r->best, r->best_cfg);
     case IB_RESULT_FLEET: return ib__fleet_report_json(r->fleet, r->info, r->cfg);
@@ -26,4 +28,4 @@ static char *render_json(const ib_result *r)
     return NULL;
 }
 
-const ib__printer ib__json_printer = { "json", "json", IB__ALL_KINDS | IB__KIND_BIT(IB_RESULT_SESSIONS), render_json };
+const ib__printer ib__json_printer = { "json", "json", IB__ALL_KINDS | IB__SESSIONS_KINDS, render_json };

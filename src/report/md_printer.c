@@ -246,6 +246,82 @@ static char *serve_md(const ib_result *res)
     return ib__sbuf_finish(&b);
 }
 
+/* "1.234", or "" when v does not exist. */
+static const char *md_number(char buf[32], double v)
+{
+    if (isfinite(v))
+        snprintf(buf, 32, "%.6g", v);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+/* One row of the sessions table: name, exit status, message, a cell per
+ * figure (value(figure, ctx) each). */
+static void sessions_row(ib__sbuf *b, const char *name, const char *status, const char *message,
+                         const cJSON *figures, double (*value)(const cJSON *, size_t), size_t at)
+{
+    ib__sbuf_printf(b, "| %s | %s | ", name, status);
+    ib__md_cell(b, message);
+    const cJSON *f;
+    char num[32];
+    cJSON_ArrayForEach(f, figures) ib__sbuf_printf(b, " | %s", md_number(num, value(f, at)));
+    ib__sbuf_printf(b, " |\n");
+}
+
+static double aggregate_at(const cJSON *f, size_t row)
+{
+    return ib__figure_aggregate(f, (ib__figure_row)row);
+}
+
+/* The title, then one table: a row per session and the aggregate rows
+ * (as the CSV), each figure a column headed "label (unit)". */
+static char *sessions_md(const ib_result *r)
+{
+    cJSON *root = cJSON_Parse(r->sessions_json);
+    const cJSON *sessions = cJSON_GetObjectItem(root, "sessions");
+    const cJSON *figures = cJSON_GetObjectItem(sessions, "figures"), *f, *run;
+    if (!figures) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
+    const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(root, "model"));
+    ib__sbuf b = { 0 };
+    /* "inferbench.throughput/2": the command is between the dot and the slash. */
+    const char *command = schema && strchr(schema, '.') ? strchr(schema, '.') + 1 : "";
+    ib__sbuf_printf(&b, "**inferbench %.*s**: ", (int)strcspn(command, "/"), command);
+    ib__md_cell(&b, model ? model : "");
+    ib__sbuf_printf(&b, ", %.0f of %.0f sessions (each a fresh process)\n\n| session | exit status | message",
+                    ib__json_num(sessions, "count"), ib__json_num(sessions, "requested"));
+    cJSON_ArrayForEach(f, figures)
+    {
+        ib__sbuf_printf(&b, " | ");
+        const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit"));
+        ib__md_cell(&b, cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")));
+        if (unit && *unit) ib__sbuf_printf(&b, " (%s)", unit);
+    }
+    ib__sbuf_printf(&b, " |\n|---:|---:|---");
+    cJSON_ArrayForEach(f, figures) ib__sbuf_printf(&b, "|---:");
+    ib__sbuf_printf(&b, "|\n");
+    size_t i = 0;
+    cJSON_ArrayForEach(run, cJSON_GetObjectItem(sessions, "runs"))
+    {
+        char name[24], status[24];
+        snprintf(name, sizeof name, "%zu", ++i);
+        snprintf(status, sizeof status, "%.0f", ib__json_num(run, "exit_status"));
+        const char *message = cJSON_GetStringValue(cJSON_GetObjectItem(run, "message"));
+        sessions_row(&b, name, status, message ? message : "", figures, ib__figure_value, i - 1);
+    }
+    for (size_t row = 0; row < IB__FIGURE_ROWS; row++)
+        sessions_row(&b, ib__figure_row_names[row], "", "", figures, aggregate_at, row);
+    const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason"));
+    if (cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")))
+        ib__sbuf_printf(&b, "\n**Partial**: %s\n", reason ? reason : "stopped early");
+    cJSON_Delete(root);
+    return ib__sbuf_finish(&b);
+}
+
 static char *render_md(const ib_result *r)
 {
     switch (r->kind) {
@@ -254,7 +330,9 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_PITFALLS: return pitfalls_md(r);
     case IB_RESULT_CALIBRATION: return calibration_md(r);
     case IB_RESULT_COMPARISON: return comparison_md(r);
-    case IB_RESULT_SESSIONS: break; /* not yet: refused by the program */
+    case IB_RESULT_SESSIONS:
+    case IB_RESULT_THROUGHPUT_SESSIONS:
+    case IB_RESULT_PITFALLS_SESSIONS: return sessions_md(r);
     case IB_RESULT_SERVE: return serve_md(r);
     case IB_RESULT_BEST: return ib__best_md(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_md(r->fleet, r->info);
@@ -262,4 +340,4 @@ static char *render_md(const ib_result *r)
     return NULL;
 }
 
-const ib__printer ib__md_printer = { "md", "md", IB__ALL_KINDS, render_md };
+const ib__printer ib__md_printer = { "md", "md", IB__ALL_KINDS | IB__SESSIONS_KINDS, render_md };

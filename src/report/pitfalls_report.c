@@ -132,6 +132,10 @@ char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_inf
     cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     cJSON *rows = cJSON_AddArrayToObject(root, "rows");
     for (int k = 0; k < IB_PITFALL_COUNT; k++) cJSON_AddItemToArray(rows, row_json(&r->rows[k]));
+    /* The correct row's runs: a session's part of the two-level interval. */
+    if (r->correct_ms && r->n_correct > 0)
+        cJSON_AddItemToObject(cJSON_GetArrayItem(rows, IB_PITFALL_CORRECT), "samples_ms",
+                              ib__json_array(r->correct_ms, r->n_correct));
     /* The correct row's warnings: its samples and the GPU's state. */
     cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));

@@ -17,6 +17,11 @@
      IB__KIND_BIT(IB_RESULT_COMPARISON) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |     \
      IB__KIND_BIT(IB_RESULT_FLEET))
 
+/* The results measured in sessions: every format prints them. */
+#define IB__SESSIONS_KINDS                                                                                   \
+    (IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_THROUGHPUT_SESSIONS) |                        \
+     IB__KIND_BIT(IB_RESULT_PITFALLS_SESSIONS))
+
 typedef struct ib__printer {
     const char *name;      /* as ib_report and the docs spell it: "csv" */
     const char *extension; /* without the dot */

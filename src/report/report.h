@@ -113,4 +113,59 @@ double ib__latency_unit(double median_ms, const char **unit);
 void ib__text_accuracy(ib__sbuf *b, const ib_accuracy *acc);
 void ib__json_accuracy(cJSON *root, const ib_accuracy *acc);
 
+/* Sessions of any command (sessions_figures.c). A figure: one value a
+ * session (NaN where a session has none) and, for a two-level interval,
+ * each session's runs; plain: the values alone, no interval (a batch). */
+typedef struct ib__session_figure {
+    const char *key, *label, *unit;
+    const double *values;             /* [k] */
+    const ib_session_sample *samples; /* [k] or NULL */
+    bool plain;
+} ib__session_figure;
+/* {key, label, unit, values, sessions, median, interval, ci95, precision,
+ * between_sd_log, within_sd_log, spread} of f over k sessions. */
+cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k);
+/* Session i's entry of sessions.runs: index, exit_status, message, failed,
+ * and keys[0..n_keys) moved from its document root (NULL: it failed). */
+cJSON *ib__session_entry(const ib_session_outcome *o, cJSON *root, size_t i, const char *const *keys,
+                         size_t n_keys);
+typedef struct ib__sessions_count {
+    size_t requested, count, measured;
+    bool incomplete;
+    const char *stop_reason; /* NULL: "sessions incomplete" */
+    const cJSON *runs;       /* their warnings are merged */
+} ib__sessions_count;
+/* Adds base.sessions {requested, count, measured, incomplete} and sets
+ * base's partial, stop_reason and warnings from c; returns sessions. */
+cJSON *ib__sessions_object(cJSON *base, const ib__sessions_count *c);
+/* o[key] as a number, NaN when it is not one. */
+double ib__json_num(const cJSON *o, const char *key);
+/* A figure's value of session i (0-based), NaN when none. */
+double ib__figure_value(const cJSON *figure, size_t i);
+/* The aggregate rows the CSV and Markdown tables end with. */
+typedef enum ib__figure_row {
+    IB__FIGURE_MEDIAN,
+    IB__FIGURE_CI_LOW,
+    IB__FIGURE_CI_HIGH,
+    IB__FIGURE_BETWEEN_SD,
+    IB__FIGURE_SPREAD,
+    IB__FIGURE_ROWS
+} ib__figure_row;
+extern const char *const ib__figure_row_names[IB__FIGURE_ROWS];
+double ib__figure_aggregate(const cJSON *figure, ib__figure_row row);
+/* The latency sessions merged (sessions_report.c, ib_sessions_merge). */
+char *ib__latency_sessions_merge(const ib_session_outcome *s, size_t k, size_t requested,
+                                 const char *stop_reason, ib_error *err);
+/* The text report of a throughput or pitfalls sessions document
+ * (sessions_commands.c); NULL when it is not one or memory ran out. */
+char *ib__sessions_report_text_doc(const char *doc);
+/* Its HTML page: a strip of each figure's session values (html_report.c). */
+char *ib__sessions_report_html_doc(const char *doc);
+/* The warnings of a sessions report, without one session's machine
+ * figures (the sessions carry their own). */
+void ib__sessions_footer(ib__sbuf *b, unsigned warnings);
+/* The text table of sessions (a row each, a column per figure) and each
+ * figure across them. */
+void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
+
 #endif

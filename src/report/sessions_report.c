@@ -93,17 +93,35 @@ static bool add_pooled(cJSON *base, const cJSON *runs, bool device_timed)
  * primary samples. */
 static cJSON *session_entry(const ib_session_outcome *o, parsed *p, size_t i)
 {
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddNumberToObject(e, "index", (double)(i + 1));
-    cJSON_AddNumberToObject(e, "exit_status", o->exit_status);
-    cJSON_AddStringToObject(e, "message", o->message ? o->message : "");
-    cJSON_AddBoolToObject(e, "failed", !p->root);
-    for (size_t j = 0; p->root && j < N_PER_SESSION; j++) {
-        cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(p->root, per_session_keys[j]);
-        if (v) cJSON_AddItemToObject(e, per_session_keys[j], v);
-    }
+    cJSON *e = ib__session_entry(o, p->root, i, per_session_keys, N_PER_SESSION);
     if (!p->root) cJSON_AddNullToObject(e, "samples");
     return e;
+}
+
+/* sessions.figures of a latency: each session's median (the two-level
+ * interval over its runs) and p99 (one value a session). */
+static cJSON *latency_figures(const parsed *p, size_t k)
+{
+    double *med = malloc(k * sizeof *med), *p99 = malloc(k * sizeof *p99);
+    ib_session_sample *runs = malloc(k * sizeof *runs);
+    cJSON *figures = cJSON_CreateArray();
+    for (size_t i = 0; med && p99 && runs && i < k; i++) {
+        ib_stats st;
+        bool ok = p[i].root && ib_stats_compute(p[i].file.samples_ms, p[i].file.n, &st) == IB_OK;
+        med[i] = ok ? st.p50 : NAN;
+        p99[i] = ok ? st.p99 : NAN;
+        runs[i] = ok ? (ib_session_sample){ p[i].file.samples_ms, p[i].file.n } : (ib_session_sample){ 0 };
+    }
+    if (med && p99 && runs) {
+        ib__session_figure median = { "median_ms", "median", "ms", med, runs, false };
+        ib__session_figure tail = { "p99_ms", "p99", "ms", p99, NULL, false };
+        cJSON_AddItemToArray(figures, ib__session_figure_json(&median, k));
+        cJSON_AddItemToArray(figures, ib__session_figure_json(&tail, k));
+    }
+    free(med);
+    free(p99);
+    free(runs);
+    return figures;
 }
 
 static void add_stats(cJSON *o, const ib_sessions_stats *st)
@@ -124,23 +142,10 @@ static void add_stats(cJSON *o, const ib_sessions_stats *st)
     ib__json_add_number(o, "spread", st->spread);
 }
 
-/* The union of the sessions' warnings, with the one sessions answer
- * dropped once there are two, and incompleteness added. */
-static unsigned merged_warnings(const cJSON *runs, size_t measured, bool incomplete)
-{
-    unsigned bits = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, runs) bits |=
-        ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(e, "warnings"));
-    if (measured >= 2) bits &= ~(unsigned)IB_WARN_SESSION_DEPENDENT;
-    if (incomplete) bits |= IB_WARN_SESSIONS_INCOMPLETE;
-    return bits;
-}
-
 /* The merged document, once every session is parsed: base is the first
  * measured session's root, taken over. */
-static char *merge_parsed(const ib_session_outcome *s, parsed *p, size_t k, size_t requested, cJSON *base,
-                          bool device_timed, ib_error *err)
+static char *merge_parsed(const ib_session_outcome *s, parsed *p, size_t k, size_t requested,
+                          const char *stop_reason, cJSON *base, bool device_timed, ib_error *err)
 {
     ib_session_sample *samples = malloc(k * sizeof *samples);
     size_t measured = 0;
@@ -163,20 +168,16 @@ static char *merge_parsed(const ib_session_outcome *s, parsed *p, size_t k, size
         cJSON_Delete(base);
         return NULL;
     }
-    cJSON *sessions = cJSON_AddObjectToObject(base, "sessions");
-    cJSON_AddNumberToObject(sessions, "requested", (double)requested);
-    cJSON_AddNumberToObject(sessions, "count", (double)k);
-    cJSON_AddNumberToObject(sessions, "measured", (double)measured);
-    cJSON_AddBoolToObject(sessions, "incomplete", incomplete);
+    ib__sessions_count c = { requested, k, measured, incomplete, stop_reason, runs };
+    cJSON *sessions = ib__sessions_object(base, &c);
     add_stats(sessions, &st);
+    cJSON_AddItemToObject(sessions, "figures", latency_figures(p, k));
     cJSON_AddItemToObject(sessions, "runs", runs);
-    cJSON_AddBoolToObject(base, "partial", incomplete);
-    if (incomplete) cJSON_AddStringToObject(base, "stop_reason", "sessions incomplete");
-    cJSON_AddItemToObject(base, "warnings", ib__json_warnings(merged_warnings(runs, measured, incomplete)));
     return ib__json_finish(base);
 }
 
-char *ib_sessions_merge_json(const ib_session_outcome *s, size_t k, size_t requested, ib_error *err)
+char *ib__latency_sessions_merge(const ib_session_outcome *s, size_t k, size_t requested,
+                                 const char *stop_reason, ib_error *err)
 {
     if (!s || k == 0 || k > IB_SESSIONS_MAX || requested < k) {
         ib__fail(err, IB_ERR_INVALID_ARG, "no sessions to merge");
@@ -197,7 +198,7 @@ char *ib_sessions_merge_json(const ib_session_outcome *s, size_t k, size_t reque
     }
     if (st == IB_OK && !base) ib__fail(err, IB_ERR_RUNTIME, "no session measured anything");
     char *doc = NULL;
-    if (st == IB_OK && base) doc = merge_parsed(s, p, k, requested, base, device_timed, err);
+    if (st == IB_OK && base) doc = merge_parsed(s, p, k, requested, stop_reason, base, device_timed, err);
     for (size_t i = 0; i < k; i++) {
         if (p[i].root != base) cJSON_Delete(p[i].root);
         ib_latency_file_free(&p[i].file);
@@ -261,7 +262,6 @@ char *ib_sessions_report_text(const ib_latency_file *f)
     free(s);
     if (f->sessions_requested > f->n_sessions)
         ib__sbuf_printf(&b, "INCOMPLETE: %zu of %zu sessions ran\n", f->n_sessions, f->sessions_requested);
-    static const ib_env none; /* no NVML note: the sessions carry their own */
-    ib__text_footer(&b, false, IB_OK, &none, f->warnings);
+    ib__sessions_footer(&b, f->warnings);
     return ib__sbuf_finish(&b);
 }

@@ -16,8 +16,10 @@ static char *render_text(const ib_result *r)
     case IB_RESULT_SERVE: return ib_serve_report_text(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_text(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_text(r->fleet, r->info);
+    case IB_RESULT_THROUGHPUT_SESSIONS:
+    case IB_RESULT_PITFALLS_SESSIONS: return ib__sessions_report_text_doc(r->sessions_json);
     }
     return NULL;
 }
 
-const ib__printer ib__text_printer = { "text", "txt", IB__ALL_KINDS | IB__KIND_BIT(IB_RESULT_SESSIONS), render_text };
+const ib__printer ib__text_printer = { "text", "txt", IB__ALL_KINDS | IB__SESSIONS_KINDS, render_text };

@@ -43,11 +43,12 @@ expect_grep "unknown zoo model|nothing" "$TMP/err" "the session's own message"
 # Bad input: one line, exit 2, nothing measured.
 expect_exit 2 "--sessions 0" -- "$IB" latency $M --sessions 0
 expect_exit 2 "--sessions 1001" -- "$IB" latency $M --sessions 1001
-expect_exit 2 "--sessions on throughput" -- "$IB" throughput $M --sessions 2
+expect_exit 2 "--sessions on calibrate" -- "$IB" calibrate --sessions 2
 expect_exit 2 "an input read from a pipe" -- "$IB" latency $M --sessions 2 --input input=@/dev/stdin
 expect_exit 2 "--max-sessions without --precision" -- "$IB" latency $M --sessions 2 --max-sessions 3
 expect_exit 2 "--max-sessions below --sessions" -- "$IB" latency $M --sessions 4 --max-sessions 3 --precision 5%
-expect_exit 2 "--csv with sessions (not written yet)" -- "$IB" latency $M --sessions 2 --csv "$TMP/s.csv"
+expect_exit 2 "--sessions-max-ms without --sessions" -- "$IB" latency $M --sessions-max-ms 100
+expect_exit 2 "--sessions-max-ms 0" -- "$IB" latency $M --sessions 2 --sessions-max-ms 0
 expect_exit 2 "the hidden option malformed" -- "$IB" latency $M --session-child x
 
 # --precision: sessions added until the two-level interval meets it.

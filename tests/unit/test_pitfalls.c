@@ -69,6 +69,7 @@ static ib_workload *measured_gpu_like(ib_pitfalls_result *r)
     ib_config cfg = fixed_config();
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, r, &err) == IB_OK);
+    ib_pitfalls_result_free(r);
     return w;
 }
 
@@ -144,6 +145,7 @@ static void test_cpu_not_applicable(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    ib_pitfalls_result_free(&r);
     CHECK(!r.partial);
     for (int k = IB_PITFALL_HOST_NO_SYNC; k <= IB_PITFALL_COPIES; k++) {
         CHECK(!r.rows[k].applies);
@@ -178,6 +180,7 @@ static void test_missing_slots(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    ib_pitfalls_result_free(&r);
     const ib_pitfall_row *ns = &r.rows[IB_PITFALL_HOST_NO_SYNC];
     CHECK(ns->applies && ns->status == IB_ERR_UNSUPPORTED && ns->stats.n == 0 && ns->error[0]);
     const ib_pitfall_row *cold = &r.rows[IB_PITFALL_NO_WARMUP];
@@ -201,6 +204,7 @@ static void test_row_failure_isolated(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    ib_pitfalls_result_free(&r);
     CHECK(!r.partial);
     const ib_pitfall_row *cp = &r.rows[IB_PITFALL_COPIES];
     CHECK(cp->status == IB_ERR_RUNTIME);
@@ -221,6 +225,7 @@ static void test_correct_failure(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_RUNTIME);
+    ib_pitfalls_result_free(&r);
     CHECK(r.partial);
     CHECK(r.stop_status == IB_ERR_RUNTIME);
     CHECK(strstr(err.message, "failed") != NULL);
@@ -249,6 +254,7 @@ static void test_cancel(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_INTERRUPTED);
+    ib_pitfalls_result_free(&r);
     CHECK(r.partial);
     CHECK(r.rows[IB_PITFALL_CORRECT].status == IB_OK);
     CHECK(r.rows[IB_PITFALL_SINGLE_SAMPLE].status == IB_OK);
@@ -269,6 +275,7 @@ static void test_cancel(void)
 
     flag = 1; /* raised before anything ran */
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_INTERRUPTED);
+    ib_pitfalls_result_free(&r);
     CHECK(r.partial);
     CHECK(r.rows[IB_PITFALL_CORRECT].status == IB_ERR_INTERRUPTED);
     CHECK(strstr(r.rows[IB_PITFALL_COPIES].error, "interrupted") != NULL);
@@ -285,8 +292,10 @@ static void test_bad_config(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    ib_pitfalls_result_free(&r);
     CHECK_EQ_INT(ib__fake_runs(w), 0);
     CHECK(ib_measure_pitfalls(NULL, &cfg, &r, &err) == IB_ERR_INVALID_ARG);
+    ib_pitfalls_result_free(&r);
     ib_workload_destroy(w);
 }
 
@@ -310,6 +319,7 @@ static void test_reports(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    ib_pitfalls_result_free(&r);
     const ib_workload_info *info = ib_workload_get_info(w);
 
     char *text = ib_pitfalls_report_text(&r, info);
@@ -397,6 +407,7 @@ static void test_zero_input(void)
     ib_pitfalls_result r;
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    ib_pitfalls_result_free(&r);
     const ib_pitfall_row *zero = &r.rows[IB_PITFALL_ZERO_INPUT];
     CHECK(zero->applies && zero->status == IB_OK);
     CHECK_EQ_INT(zero->stats.n, RUNS);
@@ -414,6 +425,7 @@ static void test_zero_input(void)
     w->ops = &ops;
     w->caps &= ~(uint64_t)IB_CAP_REFILL_INPUTS;
     CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    ib_pitfalls_result_free(&r);
     zero = &r.rows[IB_PITFALL_ZERO_INPUT];
     CHECK(zero->applies && zero->status == IB_ERR_UNSUPPORTED && zero->stats.n == 0);
     CHECK(strstr(zero->error, "refill") != NULL);

@@ -130,6 +130,7 @@ static ib_pitfalls_result *pitfalls(bool gpu, double tf32_factor)
     ib_pitfalls_result *r = malloc(sizeof *r);
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, r, &err) == IB_OK);
+    ib_pitfalls_result_free(r);
     ib_workload_destroy(w);
     return r;
 }

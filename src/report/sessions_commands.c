@@ -1,0 +1,380 @@
+/* Throughput and pitfalls repeated in sessions (fresh processes): their
+ * documents merged into one (the first measured session's workload,
+ * config and environment, each session's own figures in sessions.runs,
+ * the figures across sessions in sessions.figures) and its text report.
+ * Latency's merge is in sessions_report.c; ib_sessions_merge picks. */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keys of a session's document that describe that session only. */
+static const char *const throughput_keys[] = {
+    "search", "sweep_ms", "curve",   "peak",        "knee",
+    "budget", "warnings", "partial", "stop_reason", "timer_resolution_ms"
+};
+static const char *const pitfalls_keys[] = { "rows", "warnings", "partial", "stop_reason" };
+
+/* What a command's sessions merge with: its schema and per-session keys,
+ * and how its figures are made from the entries of sessions.runs. */
+typedef struct command_merge {
+    const char *schema;
+    const char *const *keys;
+    size_t n_keys;
+    void (*figures)(cJSON *sessions, const cJSON *runs, size_t k);
+} command_merge;
+
+static bool entry_failed(const cJSON *e)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "failed"));
+}
+
+static void add_figure(cJSON *figures, const ib__session_figure *f, size_t k)
+{
+    cJSON_AddItemToArray(figures, ib__session_figure_json(f, k));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Throughput                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* The batch most sessions found best (their peaks); on a tie the smaller
+ * batch, which costs less latency for as much throughput. 0: none. */
+static double best_batch(const double *peak_batch, size_t k)
+{
+    double best = 0;
+    size_t best_votes = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!isfinite(peak_batch[i])) continue;
+        size_t votes = 0;
+        for (size_t j = 0; j < k; j++) votes += peak_batch[j] == peak_batch[i];
+        if (votes > best_votes || (votes == best_votes && peak_batch[i] < best)) {
+            best = peak_batch[i];
+            best_votes = votes;
+        }
+    }
+    return best;
+}
+
+/* A session's back-to-back inputs/s at batch, NaN when it has none. */
+static double items_per_s_at(const cJSON *entry, double batch)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(entry, "curve"))
+    {
+        if (ib__json_num(p, "batch") == batch) return ib__json_num(p, "items_per_s");
+    }
+    return NAN;
+}
+
+/* A session's peak: its batch and inputs/s; NaN when it has none. */
+static void session_peak(const cJSON *entry, double *batch, double *items_per_s)
+{
+    const cJSON *peak = cJSON_GetObjectItemCaseSensitive(entry, "peak");
+    *batch = entry_failed(entry) ? NAN : ib__json_num(peak, "batch");
+    *items_per_s = entry_failed(entry) ? NAN : ib__json_num(peak, "items_per_s");
+}
+
+/* The peak of each session (at its own best batch), and every session's
+ * inputs/s at the batch most chose: how much each varies between
+ * sessions. A back-to-back figure is one timing of many runs (one event
+ * pair): its run-to-run part is in each session's value, not apart from
+ * it, so its interval resamples the sessions. */
+static void throughput_figures(cJSON *sessions, const cJSON *runs, size_t k)
+{
+    double *batch = malloc(k * sizeof *batch), *peak = malloc(k * sizeof *peak), *at = malloc(k * sizeof *at);
+    cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
+    if (!batch || !peak || !at) {
+        free(batch), free(peak), free(at);
+        return;
+    }
+    for (size_t i = 0; i < k; i++) session_peak(cJSON_GetArrayItem(runs, (int)i), &batch[i], &peak[i]);
+    double best = best_batch(batch, k);
+    for (size_t i = 0; i < k; i++) {
+        const cJSON *e = cJSON_GetArrayItem(runs, (int)i);
+        at[i] = best > 0 && !entry_failed(e) ? items_per_s_at(e, best) : NAN;
+    }
+    ib__json_add_number(sessions, "best_batch", best > 0 ? best : NAN);
+    char at_label[64];
+    snprintf(at_label, sizeof at_label, "at batch %.0f", best);
+    ib__session_figure f[] = {
+        { "peak_batch", "peak batch", "", batch, NULL, true },
+        { "peak_items_per_s", "peak", "inputs/s", peak, NULL, false },
+        { "items_per_s_at_best_batch", at_label, "inputs/s", at, NULL, false },
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) add_figure(figures, &f[i], k);
+    free(batch), free(peak), free(at);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Pitfalls                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The median of row r (an index of "rows") of a session; NaN when none. */
+static double row_median(const cJSON *entry, int r)
+{
+    const cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(entry, "rows"), r);
+    if (entry_failed(entry) || !row) return NAN;
+    return ib__json_num(cJSON_GetObjectItemCaseSensitive(row, "stats"), "p50");
+}
+
+/* A session's correct runs (its rows[0].samples_ms), NULL when it failed. */
+static const cJSON *correct_samples(const cJSON *entry)
+{
+    if (entry_failed(entry)) return NULL;
+    const cJSON *correct =
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(entry, "rows"), IB_PITFALL_CORRECT);
+    return cJSON_GetObjectItemCaseSensitive(correct, "samples_ms");
+}
+
+/* The correct runs of each session into s[0..k) (ms NULL where a session
+ * has none), read into one block that the caller frees. */
+static double *correct_runs(const cJSON *runs, size_t k, ib_session_sample *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++)
+        n += (size_t)cJSON_GetArraySize(correct_samples(cJSON_GetArrayItem(runs, (int)i)));
+    double *block = malloc((n ? n : 1) * sizeof *block), *at = block;
+    for (size_t i = 0; block && i < k; i++) {
+        const cJSON *v;
+        s[i] = (ib_session_sample){ at, 0 };
+        cJSON_ArrayForEach(v, correct_samples(cJSON_GetArrayItem(runs, (int)i))) at[s[i].n++] =
+            v->valuedouble;
+        at += s[i].n;
+        if (s[i].n == 0) s[i].ms = NULL;
+    }
+    return block;
+}
+
+/* Whether every session with a median of the correct row has its runs
+ * (and one has): then its interval has two levels. */
+static bool all_runs_known(const ib_session_sample *s, const double *median, size_t k)
+{
+    bool any = false;
+    for (size_t i = 0; i < k; i++) {
+        if (isfinite(median[i]) && !s[i].ms) return false;
+        any = any || s[i].ms;
+    }
+    return any;
+}
+
+/* Each method's median in every session (the correct one with the
+ * two-level interval of its runs), then the rows across sessions. */
+static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
+{
+    cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
+    const cJSON *first = NULL, *e;
+    cJSON_ArrayForEach(e, runs) if (!first && !entry_failed(e)) first = e;
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(first, "rows");
+    double *med = malloc(k * sizeof *med);
+    ib_session_sample *s = malloc(k * sizeof *s);
+    double *block = s ? correct_runs(runs, k, s) : NULL;
+    for (int r = 0; med && block && r < cJSON_GetArraySize(rows); r++) {
+        const cJSON *row = cJSON_GetArrayItem(rows, r);
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(row, "applies"))) continue;
+        for (size_t i = 0; i < k; i++) med[i] = row_median(cJSON_GetArrayItem(runs, (int)i), r);
+        char key[64];
+        snprintf(key, sizeof key, "%s_median_ms", cJSON_GetStringValue(cJSON_GetObjectItem(row, "kind")));
+        bool has_runs = r == IB_PITFALL_CORRECT && all_runs_known(s, med, k);
+        ib__session_figure f = {
+            key, cJSON_GetStringValue(cJSON_GetObjectItem(row, "name")), "ms", med, has_runs ? s : NULL, false
+        };
+        add_figure(figures, &f, k);
+    }
+    free(block);
+    free(s);
+    free(med);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The merge                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static const command_merge throughput_merge = { "inferbench.throughput/2", throughput_keys,
+                                                sizeof throughput_keys / sizeof throughput_keys[0],
+                                                throughput_figures };
+static const command_merge pitfalls_merge = { "inferbench.pitfalls/2", pitfalls_keys,
+                                              sizeof pitfalls_keys / sizeof pitfalls_keys[0],
+                                              pitfalls_figures };
+
+/* Session i's document, or NULL when it has none; err when it is not one
+ * of this command. */
+static ib_status parse_doc(const command_merge *m, const ib_session_outcome *o, size_t i, cJSON **root,
+                           ib_error *err)
+{
+    *root = NULL;
+    if (!o->doc) return IB_OK;
+    *root = cJSON_ParseWithLength(o->doc, o->len);
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(*root, "schema"));
+    if (schema && !strcmp(schema, m->schema)) return IB_OK;
+    cJSON_Delete(*root);
+    *root = NULL;
+    return ib__fail(err, IB_ERR_INVALID_ARG, "session %zu: not an %s result", i + 1, m->schema);
+}
+
+static bool session_partial(const cJSON *entry)
+{
+    return entry_failed(entry) || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(entry, "partial"));
+}
+
+/* base: the first measured session's root, taken over; roots[i] of the
+ * others are consumed too. */
+static char *merge_roots(const command_merge *m, const ib_session_outcome *s, cJSON **roots, size_t k,
+                         size_t requested, const char *stop_reason, cJSON *base)
+{
+    cJSON *runs = cJSON_CreateArray();
+    size_t measured = 0;
+    bool incomplete = k < requested;
+    for (size_t i = 0; i < k; i++) {
+        cJSON *e = ib__session_entry(&s[i], roots[i], i, m->keys, m->n_keys);
+        measured += roots[i] != NULL;
+        incomplete = incomplete || session_partial(e);
+        cJSON_AddItemToArray(runs, e);
+        if (roots[i] != base) cJSON_Delete(roots[i]);
+    }
+    ib__sessions_count c = { requested, k, measured, incomplete, stop_reason, runs };
+    cJSON *sessions = ib__sessions_object(base, &c);
+    m->figures(sessions, runs, k);
+    cJSON_AddItemToObject(sessions, "runs", runs);
+    return ib__json_finish(base);
+}
+
+static char *merge_command(const command_merge *m, const ib_session_outcome *s, size_t k, size_t requested,
+                           const char *stop_reason, ib_error *err)
+{
+    cJSON **roots = calloc(k, sizeof *roots);
+    if (!roots) {
+        ib__fail(err, IB_ERR_NO_MEMORY, "out of memory merging sessions");
+        return NULL;
+    }
+    ib_status st = IB_OK;
+    cJSON *base = NULL;
+    for (size_t i = 0; i < k && st == IB_OK; i++) {
+        st = parse_doc(m, &s[i], i, &roots[i], err);
+        if (!base) base = roots[i];
+    }
+    char *doc = NULL;
+    if (st == IB_OK && base)
+        doc = merge_roots(m, s, roots, k, requested, stop_reason, base);
+    else {
+        if (st == IB_OK) ib__fail(err, IB_ERR_RUNTIME, "no session measured anything");
+        for (size_t i = 0; i < k; i++) cJSON_Delete(roots[i]);
+    }
+    free(roots);
+    return doc;
+}
+
+char *ib_sessions_merge(ib_result_kind command, const ib_session_outcome *s, size_t k, size_t requested,
+                        const char *stop_reason, ib_error *err)
+{
+    if (!s || k == 0 || k > IB_SESSIONS_MAX || requested < k) {
+        ib__fail(err, IB_ERR_INVALID_ARG, "no sessions to merge");
+        return NULL;
+    }
+    switch (command) {
+    case IB_RESULT_LATENCY: return ib__latency_sessions_merge(s, k, requested, stop_reason, err);
+    case IB_RESULT_THROUGHPUT: return merge_command(&throughput_merge, s, k, requested, stop_reason, err);
+    case IB_RESULT_PITFALLS: return merge_command(&pitfalls_merge, s, k, requested, stop_reason, err);
+    default: break;
+    }
+    ib__fail(err, IB_ERR_INVALID_ARG, "no sessions are merged for this kind of result");
+    return NULL;
+}
+
+char *ib_sessions_merge_json(const ib_session_outcome *s, size_t k, size_t requested, ib_error *err)
+{
+    return ib_sessions_merge(IB_RESULT_LATENCY, s, k, requested, NULL, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* The figure whose key is key, or NULL. */
+static const cJSON *figure_named(const cJSON *figures, const char *key)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(
+        f, figures) if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")), key)) return f;
+    return NULL;
+}
+
+/* Each method across sessions: its median of session medians, its error
+ * against the correct one, that error's range over the sessions, and
+ * whether it lies inside the correct row's two-level interval (then it is
+ * no larger than what changes between sessions). */
+static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
+{
+    const cJSON *correct = figure_named(figures, "correct_median_ms"), *f;
+    if (!correct) return;
+    double ref = ib__json_num(correct, "median");
+    double lo = ib__figure_aggregate(correct, IB__FIGURE_CI_LOW),
+           hi = ib__figure_aggregate(correct, IB__FIGURE_CI_HIGH);
+    ib__sbuf_printf(b, "\n%-28s %12s %9s  %s\n", "method (median of sessions)", "ms", "error",
+                    "error in each session");
+    cJSON_ArrayForEach(f, figures)
+    {
+        double m = ib__json_num(f, "median"), emin = INFINITY, emax = -INFINITY;
+        for (size_t i = 0; i < k; i++) {
+            double e = ib__figure_value(f, i) / ib__figure_value(correct, i) - 1;
+            if (isfinite(e)) emin = fmin(emin, e), emax = fmax(emax, e);
+        }
+        ib__sbuf_printf(b, "%-28.28s %12.4g", cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")), m);
+        if (f == correct) {
+            if (isfinite(lo))
+                ib__sbuf_printf(b, "  95%% CI [%.4g, %.4g] ms (two-level: sessions, then runs)\n", lo, hi);
+            else
+                ib__sbuf_printf(b, "  (one session: no interval across sessions)\n");
+            continue;
+        }
+        ib__sbuf_printf(b, " %+8.1f%%", 100 * (m / ref - 1));
+        if (isfinite(emin)) ib__sbuf_printf(b, "  %+.1f%% to %+.1f%%", 100 * emin, 100 * emax);
+        if (isfinite(lo) && m >= lo && m <= hi) ib__sbuf_printf(b, "  inside the correct row's interval");
+        ib__sbuf_printf(b, "\n");
+    }
+}
+
+char *ib__sessions_report_text_doc(const char *doc)
+{
+    cJSON *root = cJSON_Parse(doc);
+    const cJSON *sessions = cJSON_GetObjectItemCaseSensitive(root, "sessions");
+    if (!sessions) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
+    bool pitfalls = schema && !strcmp(schema, "inferbench.pitfalls/2");
+    const cJSON *figures = cJSON_GetObjectItemCaseSensitive(sessions, "figures");
+    size_t k = (size_t)ib__json_num(sessions, "count"),
+           requested = (size_t)ib__json_num(sessions, "requested");
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "inferbench %s: %s, %s", pitfalls ? "pitfalls" : "throughput",
+                    cJSON_GetStringValue(cJSON_GetObjectItem(root, "model")),
+                    cJSON_GetStringValue(cJSON_GetObjectItem(root, "device")));
+    if (pitfalls)
+        ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
+    ib__sbuf_printf(&b, ", %zu sessions (each a fresh process)\n", k);
+    if (pitfalls) text_methods(&b, figures, k);
+    ib__sessions_text_table(&b, sessions);
+    if (!pitfalls && isfinite(ib__json_num(sessions, "best_batch")))
+        ib__sbuf_printf(&b, "best batch: %.0f (the peak of most sessions)\n",
+                        ib__json_num(sessions, "best_batch"));
+    if (requested > k) ib__sbuf_printf(&b, "INCOMPLETE: %zu of %zu sessions ran\n", k, requested);
+    const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason"));
+    if (reason && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")))
+        ib__sbuf_printf(&b, "PARTIAL: %s\n", reason);
+    ib__sessions_footer(&b, ib__json_warning_bits(cJSON_GetObjectItem(root, "warnings")));
+    cJSON_Delete(root);
+    return ib__sbuf_finish(&b);
+}
+
+double ib_sessions_precision(const char *doc)
+{
+    cJSON *root = doc ? cJSON_Parse(doc) : NULL;
+    const cJSON *figures = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "sessions"), "figures");
+    double p = ib__json_num(cJSON_GetArrayItem(figures, 0), "precision");
+    cJSON_Delete(root);
+    return p;
+}

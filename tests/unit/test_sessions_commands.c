@@ -1,0 +1,337 @@
+/* Sessions of throughput and pitfalls, from the documents of scripted
+ * sessions (the fake workload, a duration per session and batch): the
+ * figures across sessions (each session's peak, the batch most chose and
+ * each session's inputs/s there, the correct method's two-level interval),
+ * a failed session kept without figures, the stop reason, and the CSV,
+ * Markdown, text and HTML reports of every kind measured in sessions. */
+#include "check.h"
+#include "backend/workload.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A session's script: every run takes (1 + 0.1 batch) ms times factor,
+ * and times slow_factor at slow_batch (that session's odd batch). */
+typedef struct session_script {
+    double factor;
+    int64_t slow_batch;
+    double slow_factor;
+} session_script;
+
+static double scripted(int64_t batch, int64_t index, void *ctx)
+{
+    const session_script *s = ctx;
+    (void)index;
+    return (1 + 0.1 * (double)batch) * s->factor * (batch == s->slow_batch ? s->slow_factor : 1);
+}
+
+static double items_per_s(int64_t batch, const session_script *s)
+{
+    return (double)batch / scripted(batch, 0, (void *)s) * 1000;
+}
+
+static ib_workload *open_session(session_script *ctx)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = scripted;
+    s.ctx = ctx;
+    return check_open_fake(&s);
+}
+
+/* One throughput session's document at batches 1, 4, 16. */
+static char *throughput_doc(session_script *ctx)
+{
+    ib_workload *w = open_session(ctx);
+    ib_throughput_config cfg;
+    ib_throughput_config_init(&cfg);
+    cfg.run.warmup_runs = 2;
+    cfg.run.warmup_ms = 0;
+    cfg.run.warmup_until_steady = false;
+    cfg.run.runs = 10;
+    static const int64_t list[] = { 1, 4, 16 };
+    cfg.batches = list;
+    cfg.n_batches = 3;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK(r && ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    char *doc = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    free(r);
+    ib_workload_destroy(w);
+    return doc;
+}
+
+static const cJSON *figure(const cJSON *root, const char *key)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(cJSON_GetObjectItem(root, "sessions"), "figures"))
+    {
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")), key)) return f;
+    }
+    return NULL;
+}
+
+static double value(const cJSON *f, int i)
+{
+    const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItem(f, "values"), i);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/* The number in the CSV cell after the line that starts with prefix
+ * (its next field), NaN when there is none. */
+static double csv_after(const char *csv, const char *prefix)
+{
+    const char *at = csv ? strstr(csv, prefix) : NULL;
+    return at ? strtod(at + strlen(prefix), NULL) : NAN;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* Four sessions: two plain (factor 1 and 1.1), one whose batch 16 is three
+ * times slower (its peak at batch 4), one killed. Peaks at 16, 16, 4: the
+ * best batch is 16 (two sessions), and each session's inputs/s there is
+ * read from its own curve. */
+static void test_throughput_sessions(void)
+{
+    session_script scripts[4] = { { 1, 0, 1 }, { 1.1, 0, 1 }, { 1, 16, 3 }, { 1, 0, 1 } };
+    char *docs[4];
+    ib_session_outcome o[4];
+    for (int i = 0; i < 4; i++) {
+        docs[i] = i == 3 ? NULL : throughput_doc(&scripts[i]);
+        o[i] = (ib_session_outcome){ docs[i], docs[i] ? strlen(docs[i]) : 0, i == 3 ? -9 : 0,
+                                     i == 3 ? "ended by signal 9 (Killed)" : "" };
+    }
+    ib_error err = { { 0 } };
+    char *merged = ib_sessions_merge(IB_RESULT_THROUGHPUT, o, 4, 5, NULL, &err);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    CHECK(root != NULL);
+    const cJSON *sessions = cJSON_GetObjectItem(root, "sessions");
+    CHECK_NEAR(num(sessions, "best_batch"), 16, 0);
+    CHECK_NEAR(num(sessions, "measured"), 3, 0);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason")), "sessions incomplete"));
+    const cJSON *peak = figure(root, "peak_items_per_s"), *at = figure(root, "items_per_s_at_best_batch");
+    const cJSON *batch = figure(root, "peak_batch");
+    CHECK(peak && at && batch);
+    CHECK_NEAR(value(batch, 0), 16, 0);
+    CHECK_NEAR(value(batch, 2), 4, 0);
+    CHECK(isnan(value(peak, 3)) && isnan(value(at, 3))); /* the killed session */
+    CHECK_NEAR(value(peak, 2), items_per_s(4, &scripts[2]), 1e-6);
+    CHECK_NEAR(value(at, 2), items_per_s(16, &scripts[2]), 1e-6);
+    CHECK_NEAR(value(at, 1), items_per_s(16, &scripts[1]), 1e-6);
+    /* The median of the three peaks is session 2's (factor 1.1). */
+    CHECK_NEAR(num(peak, "median"), items_per_s(16, &scripts[1]), 1e-6);
+    CHECK_NEAR(num(at, "median"), items_per_s(16, &scripts[1]), 1e-6);
+    const cJSON *ci = cJSON_GetObjectItem(at, "ci95");
+    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble >= items_per_s(16, &scripts[2]) - 1e-6);
+    CHECK(cJSON_GetArrayItem(ci, 1)->valuedouble <= items_per_s(16, &scripts[0]) + 1e-6);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(batch, "ci95"))); /* a batch: no interval */
+    /* The spread of the peaks: (max - min) / median. */
+    CHECK_NEAR(num(peak, "spread"),
+               (items_per_s(16, &scripts[0]) - items_per_s(4, &scripts[2])) / items_per_s(16, &scripts[1]),
+               1e-9);
+    CHECK(isnan(ib_sessions_precision(merged))); /* throughput has no --precision */
+    ib_result r = { .kind = IB_RESULT_THROUGHPUT_SESSIONS, .sessions_json = merged };
+    char *csv = ib_report(&r, "csv"), *md = ib_report(&r, "md"), *text = ib_report(&r, "text");
+    char *html = ib_report(&r, "html");
+    /* A header, 4 sessions, 5 aggregate rows. */
+    CHECK_EQ_INT(count_lines(csv), 10);
+    CHECK(csv && strstr(csv, ",4,-9,ended by signal 9 (Killed),,,\r\n"));
+    CHECK(md && strstr(md, "| ci95_low |") && strstr(md, "**inferbench throughput**"));
+    CHECK(text && strstr(text, "best batch: 16 (the peak of most sessions)") &&
+          strstr(text, "failed: ended by signal 9"));
+    CHECK(text && strstr(text, "INCOMPLETE: 4 of 5 sessions ran"));
+    CHECK(html && strstr(html, "<svg") && strstr(html, "bootstrap of sessions"));
+    ib_free(csv), ib_free(md), ib_free(text), ib_free(html);
+    cJSON_Delete(root);
+    ib_free(merged);
+    for (int i = 0; i < 4; i++) ib_free(docs[i]);
+}
+
+/* A tie of votes goes to the smaller batch; the time cap's reason is kept. */
+static void test_throughput_tie_and_reason(void)
+{
+    session_script scripts[2] = { { 1, 0, 1 }, { 1, 16, 3 } };
+    char *docs[2] = { throughput_doc(&scripts[0]), throughput_doc(&scripts[1]) };
+    ib_session_outcome o[2] = { { docs[0], strlen(docs[0]), 0, "" }, { docs[1], strlen(docs[1]), 0, "" } };
+    ib_error err;
+    char *merged =
+        ib_sessions_merge(IB_RESULT_THROUGHPUT, o, 2, 6, "session time cap (--sessions-max-ms)", &err);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    CHECK_NEAR(num(cJSON_GetObjectItem(root, "sessions"), "best_batch"), 4, 0);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason")),
+                  "session time cap (--sessions-max-ms)"));
+    cJSON_Delete(root);
+    ib_free(merged);
+    /* A document of another command is refused. */
+    CHECK(ib_sessions_merge(IB_RESULT_PITFALLS, o, 2, 2, NULL, &err) == NULL);
+    CHECK(strstr(err.message, "not an inferbench.pitfalls/2 result") != NULL);
+    CHECK(ib_sessions_merge(IB_RESULT_CALIBRATION, o, 2, 2, NULL, &err) == NULL);
+    ib_free(docs[0]), ib_free(docs[1]);
+}
+
+/* One pitfalls session's document, its runs scripted by factor. */
+static char *pitfalls_doc(session_script *ctx)
+{
+    ib_workload *w = open_session(ctx);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 2;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 30;
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    char *doc = ib_pitfalls_report_json(&r, ib_workload_get_info(w), &cfg);
+    ib_pitfalls_result_free(&r);
+    ib_workload_destroy(w);
+    return doc;
+}
+
+/* Sessions at 1.1, 1.21, 1.32 ms (factors 1, 1.1, 1.2 of batch 1): the
+ * correct method's figure is two-level over each session's runs, its
+ * median 1.21 ms, its interval inside the sessions' range. */
+static void test_pitfalls_sessions(void)
+{
+    session_script scripts[3] = { { 1, 0, 1 }, { 1.1, 0, 1 }, { 1.2, 0, 1 } };
+    char *docs[3];
+    ib_session_outcome o[3];
+    for (int i = 0; i < 3; i++) {
+        docs[i] = pitfalls_doc(&scripts[i]);
+        o[i] = (ib_session_outcome){ docs[i], strlen(docs[i]), 0, "" };
+    }
+    ib_error err;
+    char *merged = ib_sessions_merge(IB_RESULT_PITFALLS, o, 3, 3, NULL, &err);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    const cJSON *correct = figure(root, "correct_median_ms");
+    CHECK(correct != NULL);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")),
+                  "two-level bootstrap: sessions, then runs in each"));
+    for (int i = 0; i < 3; i++) CHECK_NEAR(value(correct, i), 1.1 * scripts[i].factor, 1e-9);
+    CHECK_NEAR(num(correct, "median"), 1.21, 1e-9);
+    const cJSON *ci = cJSON_GetObjectItem(correct, "ci95");
+    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble >= 1.1 - 1e-9 &&
+          cJSON_GetArrayItem(ci, 1)->valuedouble <= 1.32 + 1e-9);
+    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble < 1.21 && cJSON_GetArrayItem(ci, 1)->valuedouble > 1.21);
+    /* Every run of a session alike: all the variance lies between them. */
+    CHECK_NEAR(num(correct, "within_sd_log"), 0, 1e-12);
+    CHECK(num(correct, "between_sd_log") > 0.05);
+    CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
+    CHECK_NEAR(ib_sessions_precision(merged), num(correct, "precision"), 0);
+    CHECK(num(correct, "precision") > 0);
+    ib_result r = { .kind = IB_RESULT_PITFALLS_SESSIONS, .sessions_json = merged };
+    char *text = ib_report(&r, "text"), *csv = ib_report(&r, "csv");
+    CHECK(text && strstr(text, "(two-level: sessions, then runs)"));
+    CHECK(csv && strstr(csv, "model,device,batch,session,exit_status,message,correct_median_ms,"));
+    CHECK_EQ_INT(count_lines(csv), 1 + 3 + 5);
+    ib_free(text), ib_free(csv);
+    cJSON_Delete(root);
+    ib_free(merged);
+    /* The first session failed: the others' runs still give two levels. */
+    ib_session_outcome later[3] = { { NULL, 0, 1, "boom" }, o[1], o[2] };
+    merged = ib_sessions_merge(IB_RESULT_PITFALLS, later, 3, 3, NULL, &err);
+    root = merged ? cJSON_Parse(merged) : NULL;
+    correct = figure(root, "correct_median_ms");
+    CHECK(correct && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")),
+                             "two-level bootstrap: sessions, then runs in each"));
+    CHECK(correct && isnan(value(correct, 0)) && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
+    cJSON_Delete(root);
+    ib_free(merged);
+    for (int i = 0; i < 3; i++) ib_free(docs[i]);
+}
+
+/* The latency of sessions in CSV: each session's median and p99, then the
+ * aggregate rows; the figures' median is the median of session medians. */
+static void test_latency_sessions_csv(void)
+{
+    session_script scripts[3] = { { 1, 0, 1 }, { 1.3, 0, 1 }, { 1.1, 0, 1 } };
+    char *docs[3];
+    ib_session_outcome o[3];
+    for (int i = 0; i < 3; i++) {
+        ib_workload *w = open_session(&scripts[i]);
+        ib_config cfg;
+        ib_config_init(&cfg);
+        cfg.warmup_runs = 2, cfg.warmup_ms = 0, cfg.warmup_until_steady = false, cfg.runs = 20;
+        ib_latency_result lr;
+        ib_error err;
+        CHECK(ib_measure_latency(w, &cfg, &lr, &err) == IB_OK);
+        docs[i] = ib_latency_report_json(&lr, ib_workload_get_info(w), &cfg);
+        ib_latency_result_free(&lr);
+        ib_workload_destroy(w);
+        o[i] = (ib_session_outcome){ docs[i], strlen(docs[i]), 0, "" };
+    }
+    ib_error err;
+    char *merged = ib_sessions_merge_json(o, 3, 3, &err);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    const cJSON *median = figure(root, "median_ms");
+    CHECK_NEAR(num(median, "median"), 1.1 * 1.1, 1e-9);
+    CHECK_NEAR(num(median, "median"), num(cJSON_GetObjectItem(root, "sessions"), "median_ms"), 0);
+    ib_latency_file f;
+    CHECK(ib_latency_file_parse(merged, strlen(merged), &f, &err) == IB_OK);
+    ib_result r = { .kind = IB_RESULT_SESSIONS, .sessions_json = merged, .sessions = &f };
+    char *csv = ib_report(&r, "csv"), *md = ib_report(&r, "md");
+    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,2,0,,"), 1.43, 1e-9); /* session 2: every run 1.3 x 1.1 ms */
+    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,median,,,"), 1.21, 1e-9);
+    /* The interval's ends: the lowest and the highest session here. */
+    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,ci95_low,,,"), 1.1, 1e-9);
+    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,ci95_high,,,"), 1.43, 1e-9);
+    CHECK_EQ_INT(count_lines(md), 2 + 2 + 3 + 5);
+    ib_free(csv), ib_free(md);
+    ib_latency_file_free(&f);
+    cJSON_Delete(root);
+    ib_free(merged);
+    for (int i = 0; i < 3; i++) ib_free(docs[i]);
+}
+
+/* A throughput on an autotuned backend (cuDNN's exhaustive search) warns
+ * that another session may pick other kernels; otherwise not. */
+static void test_throughput_session_dependent(void)
+{
+    for (int i = 0; i < 2; i++) {
+        session_script ctx = { 1, 0, 1 };
+        ib__fake_script s;
+        ib__fake_script_init(&s);
+        s.duration_ms = scripted;
+        s.ctx = &ctx;
+        s.gpu_like = true;
+        ib_workload *w = check_open_fake(&s);
+        if (i == 0) w->caps |= IB_CAP_AUTOTUNED; /* what the exhaustive search declares */
+        ib_throughput_config cfg;
+        ib_throughput_config_init(&cfg);
+        cfg.run.warmup_runs = 2, cfg.run.warmup_ms = 0, cfg.run.warmup_until_steady = false, cfg.run.runs = 5;
+        cfg.run.sample_gpu_state = false;
+        static const int64_t list[] = { 1, 2 };
+        cfg.batches = list, cfg.n_batches = 2;
+        ib_throughput_result *r = malloc(sizeof *r);
+        ib_error err;
+        CHECK(r && ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+        CHECK(r && !!(r->warnings & IB_WARN_SESSION_DEPENDENT) == (i == 0));
+        free(r);
+        ib_workload_destroy(w);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    check_init(argc, argv);
+    RUN(test_throughput_session_dependent);
+    RUN(test_throughput_sessions);
+    RUN(test_throughput_tie_and_reason);
+    RUN(test_pitfalls_sessions);
+    RUN(test_latency_sessions_csv);
+    return check_summary("test_sessions_commands");
+}
