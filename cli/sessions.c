@@ -161,7 +161,11 @@ static void last_line(const char *err_path, char *msg, size_t cap)
     while (text && len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r')) text[--len] = '\0';
     if (text && len > 0) {
         char *nl = strrchr(text, '\n');
-        snprintf(msg, cap, "%s", nl ? nl + 1 : text);
+        const char *line = nl ? nl + 1 : text;
+        /* The session's "inferbench: " is the parent's to print. */
+        const char prefix[] = "inferbench: ";
+        if (strncmp(line, prefix, sizeof prefix - 1) == 0) line += sizeof prefix - 1;
+        snprintf(msg, cap, "%s", line);
     }
     free(text);
 }

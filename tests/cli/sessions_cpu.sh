@@ -38,6 +38,7 @@ json_check "$TMP/c.json" "d['sessions']['runs'][1]['exit_status'] == -9 and d['s
 # A bad model: the first session says so, the others are not started.
 expect_exit 2 "a model that is not there" -- "$IB" latency zoo:nothing --device cpu --sessions 5 --json "$TMP/none.json"
 expect_grep "unknown zoo model|nothing" "$TMP/err" "the session's own message"
+grep -q "inferbench: inferbench:" "$TMP/err" && fail "the program's name twice: $(cat "$TMP/err")" || pass "the program's name once"
 [ -e "$TMP/none.json" ] && fail "a result written without a session" || pass "nothing written"
 
 # Bad input: one line, exit 2, nothing measured.
