@@ -316,6 +316,17 @@ typedef struct ib_process_info {
     unsigned long long gpu_memory_bytes; /* 0 unknown */
 } ib_process_info;
 
+/* The runtime a backend ran the model on, as the backend reports it
+ * (docs/json.md, environment.runtime). Strings are "" where it does not
+ * say: a plugin reports its name and provider only. */
+typedef struct ib_runtime_info {
+    char name[32];             /* the backend's name */
+    char version[32];          /* the runtime's version; "" when it cannot be loaded */
+    char library[256];         /* the file the runtime was loaded from */
+    char build[16];            /* what that build can run on: "cuda", "cpu" */
+    char provider[64];         /* what ran the model (ib_workload_info.provider) */
+} ib_runtime_info;
+
 typedef struct ib_env {
     char tool_version[32];
     char host_cpu[128];
@@ -323,10 +334,7 @@ typedef struct ib_env {
     char driver_version[32];
     int cuda_driver_version;   /* e.g. 13000; 0 unknown */
     int cuda_runtime_version;
-    char ort_version[32];
-    char ort_library[256];     /* the core library's file */
-    bool ort_cuda_build;       /* a CUDA build (needed by the CUDA provider) */
-    char provider[64];
+    ib_runtime_info runtime;   /* what ran the model, as its backend says */
     int persistence_mode;      /* 1 on, 0 off, -1 unknown */
     unsigned sm_clock_max_mhz, mem_clock_max_mhz;
     unsigned long long l2_cache_bytes;
@@ -352,7 +360,7 @@ typedef struct ib_env {
                                   device); -1 unknown */
 } ib_env;
 
-/* The machine's static facts (CPU, ONNX Runtime, and the GPU device_id if
+/* The machine's static facts (CPU, and the GPU device_id if
  * one is usable: name, driver, CUDA versions, clocks). *has_gpu tells
  * whether a usable CUDA GPU was found. Never fails. */
 void ib_env_probe(int device_id, ib_env *env, bool *has_gpu);
@@ -767,8 +775,9 @@ typedef struct ib_latency_file {
     char device[16];           /* "cuda", "cpu" */
     int64_t batch;
     char gpu[128];             /* "" without a GPU */
-    char execution_provider[64];
-    char ort_version[32];      /* "" when the file does not say */
+    char provider[64];         /* environment.runtime.provider */
+    char runtime[32];          /* environment.runtime.name */
+    char runtime_version[32];  /* environment.runtime.version; "" when the file does not say */
     ib_option_list options;    /* workload.backend_options (schema 2), or
                                   what workload.runtime_options of schema 1
                                   says, in the keys of today's backend */

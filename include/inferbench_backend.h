@@ -189,6 +189,14 @@ const ib_backend *ib_backend_get(size_t index);
 /* The backend called name (built in or loaded), or NULL. */
 const ib_backend *ib_backend_find(const char *name);
 
+/* What backend b says of its runtime whether or not it measured (its name,
+ * and for a built-in backend with a runtime to load, the runtime's version,
+ * library and build): the facts of ib_runtime_info but the provider, which
+ * a measurement gives. Returns whether b has such facts to report (false:
+ * out holds its name only); a runtime that cannot be loaded leaves them
+ * "". Never fails. */
+bool ib_backend_runtime(const ib_backend *b, ib_runtime_info *out);
+
 /* Loads a plugin: dlopens path, looks up IB_BACKEND_ENTRY_SYMBOL, checks the
  * table (ABI version, size, required slots, slots against capabilities)
  * and registers it under its name. A missing file, a missing symbol, a
