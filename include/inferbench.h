@@ -511,6 +511,10 @@ typedef struct ib_latency_result {
     bool precision_met;
     double launch_overhead_ms;/* with exclude_launch: per-run launch cost
                                  measured (NaN otherwise) */
+    bool launch_bound;        /* that cost exceeds the run's median and the
+                                 runs are not replayed from a captured graph
+                                 (IB_CAP_GRAPH_CAPTURE): one launch a run
+                                 would lift it */
     double timer_resolution_ms;      /* of the primary timer (device events
                                         when there are, else the host clock):
                                         its intervals are never narrower than
