@@ -150,8 +150,8 @@ ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *er
 /* ------------------------------------------------------------------------ */
 
 typedef enum ib_math {
-    IB_MATH_DEFAULT = 0, /* what the runtime does unasked (ONNX Runtime's CUDA
-                            provider: TF32 on); stated in every result */
+    IB_MATH_DEFAULT = 0, /* what the runtime does unasked (on a GPU often
+                            TF32 on); stated in every result */
     IB_MATH_FP32 = 1,    /* float32, TF32 off: the strict reference */
     IB_MATH_TF32 = 2,    /* float32 tensors, TF32 matrix arithmetic (GPU) */
     IB_MATH_FP16 = 3,    /* the model converted to float16 (ib_onnx_convert) */
@@ -173,7 +173,7 @@ typedef struct ib_backend_option {
 #define IB_OPTION_VALUE_LEN 64 /* bytes of a value, with its NUL */
 
 /* The settings a measured workload ran with, as its backend reports them:
- * only those it has (the CPU provider reports no cuDNN search), each a key
+ * only those it has (a CPU run reports no GPU settings), each a key
  * and its value in words ("yes", "EXHAUSTIVE", "default"). Recorded in
  * JSON as an object (workload.backend_options, docs/json.md), printed as
  * "key=value", compared key by key. */
@@ -268,7 +268,7 @@ typedef struct ib_tensor_info {
 
 typedef struct ib_workload_info {
     char model[256];          /* path or zoo name */
-    char provider[64];        /* "CUDAExecutionProvider", "CPUExecutionProvider", "spin-kernel" */
+    char provider[64];        /* what in the backend runs the model: "spin-kernel"... */
     ib_device_kind device;
     int64_t batch;            /* current batch */
     bool has_batch_dim;       /* false: a fixed-batch model */
@@ -387,8 +387,8 @@ enum {
     /* Bits from 20 on: the sessions' warnings (kept apart from the bits
      * above, which other work may extend). */
     IB_WARN_SESSION_DEPENDENT = 1u << 20, /* one session of a setup known to vary
-                                            between sessions: cuDNN's exhaustive
-                                            search on CUDA, a launch-bound run */
+                                            between sessions: an autotuning backend
+                                            (IB_CAP_AUTOTUNED), a launch-bound run */
     IB_WARN_SESSIONS_INCOMPLETE = 1u << 21, /* sessions failed or were cut short */
     IB_WARN_GPU_SHARED = 1u << 22,        /* other processes computed on the GPU */
     IB_WARN_CPU_BUSY = 1u << 23           /* the CPU was busy with other work */

@@ -88,7 +88,7 @@ enum {
      * inputs would have measured. */
     IB_CAP_REFILL_INPUTS = 1u << 9,
     /* The backend picks its kernels by timing candidates when a session
-     * opens (cuDNN's exhaustive search): the choice, and so the figures,
+     * opens (an exhaustive algorithm search): the choice, and so the figures,
      * can differ from one session to the next (warned about). */
     IB_CAP_AUTOTUNED = 1u << 10
 };
@@ -181,7 +181,7 @@ typedef struct ib_backend {
 /* The registry: backends by name                                            */
 /* ------------------------------------------------------------------------ */
 
-/* The backends built in (onnxruntime, spin, ...) and the plugins loaded, in
+/* The backends built in (registry.c's list) and the plugins loaded, in
  * that order. ib_backend_get(i) is NULL past the end. */
 size_t ib_backend_count(void);
 const ib_backend *ib_backend_get(size_t index);

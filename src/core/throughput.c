@@ -159,7 +159,7 @@ static void start_sampling(sweep_state *s)
 
 static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point *p, ib_error *err)
 {
-    /* The first run at a new batch pays for the new shapes (cuDNN's
+    /* The first run at a new batch pays for the new shapes (a kernel
      * algorithm search, arena growth: seconds on a GPU). Kept apart, as
      * latency keeps its cold run, so that warm-up judges steadiness on warm
      * runs and its time cap is not spent on set-up. */

@@ -48,7 +48,7 @@ static void add_partial(compare_warnings *ws, const ib_latency_file *a, const ib
 }
 
 /* One warning for each backend option whose values differ, named by its
- * key ("backend_options.cuda_graph"): A's keys in A's order, then those
+ * key ("backend_options.threads"): A's keys in A's order, then those
  * only B has. A key one side lacks reads "not set". */
 static void option_difference(compare_warnings *ws, const char *key, const ib_latency_file *a,
                               const ib_latency_file *b)

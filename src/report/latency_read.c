@@ -12,8 +12,8 @@
 #include <string.h>
 
 /* Schema 2 records the backend's options as an object of strings and the
- * devices as a list; schema 1 (runtime_options of ONNX Runtime's fields,
- * one "gpu" string) is still read, its options in today's keys. */
+ * devices as a list; schema 1 (runtime_options of the one runtime there was
+ * then, one "gpu" string) is still read, its options in today's keys. */
 #define LATENCY_SCHEMA_1 "inferbench.latency/1"
 #define LATENCY_SCHEMA_2 "inferbench.latency/2"
 #define NOT_LATENCY "not an inferbench latency result: "
