@@ -320,11 +320,11 @@ typedef struct ib_process_info {
  * (docs/json.md, environment.runtime). Strings are "" where it does not
  * say: a plugin reports its name and provider only. */
 typedef struct ib_runtime_info {
-    char name[32];             /* the backend's name */
-    char version[32];          /* the runtime's version; "" when it cannot be loaded */
-    char library[256];         /* the file the runtime was loaded from */
-    char build[16];            /* what that build can run on: "cuda", "cpu" */
-    char provider[64];         /* what ran the model (ib_workload_info.provider) */
+    char name[32];     /* the backend's name */
+    char version[32];  /* the runtime's version; "" when it cannot be loaded */
+    char library[256]; /* the file the runtime was loaded from */
+    char build[16];    /* what that build can run on: "cuda", "cpu" */
+    char provider[64]; /* what ran the model (ib_workload_info.provider) */
 } ib_runtime_info;
 
 typedef struct ib_env {
@@ -386,12 +386,12 @@ enum {
     IB_WARN_PRECISION_NOT_MET = 1u << 7,
     /* Bits from 20 on: the sessions' warnings (kept apart from the bits
      * above, which other work may extend). */
-    IB_WARN_SESSION_DEPENDENT = 1u << 20, /* one session of a setup known to vary
-                                            between sessions: an autotuning backend
-                                            (IB_CAP_AUTOTUNED), a launch-bound run */
+    IB_WARN_SESSION_DEPENDENT = 1u << 20,   /* one session of a setup known to vary
+                                              between sessions: an autotuning backend
+                                              (IB_CAP_AUTOTUNED), a launch-bound run */
     IB_WARN_SESSIONS_INCOMPLETE = 1u << 21, /* sessions failed or were cut short */
-    IB_WARN_GPU_SHARED = 1u << 22,        /* other processes computed on the GPU */
-    IB_WARN_CPU_BUSY = 1u << 23           /* the CPU was busy with other work */
+    IB_WARN_GPU_SHARED = 1u << 22,          /* other processes computed on the GPU */
+    IB_WARN_CPU_BUSY = 1u << 23             /* the CPU was busy with other work */
 };
 
 /* Accuracy of a reduced arithmetic against strict fp32 (docs/precision.md;

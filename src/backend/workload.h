@@ -104,8 +104,8 @@ struct ib_workload {
     const ib__timer_ops *own_timer;
     void *timer_target;
     const ib__hold_ops *stream_hold; /* NULL: the GPU's on w->stream */
-    const ib_backend *backend;  /* the table it was opened through (its
-                                   runtime facts); NULL: a bare workload */
+    const ib_backend *backend;       /* the table it was opened through (its
+                                        runtime facts); NULL: a bare workload */
 };
 
 /* Whether w declares every capability in caps. */

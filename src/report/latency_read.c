@@ -168,7 +168,8 @@ static ib_status read_runtime(const cJSON *env, ib_latency_file *out, ib_error *
     if (!rt) {
         IB_TRY(read_string(env, "onnxruntime_version", "environment.", out->runtime_version,
                            sizeof out->runtime_version, err));
-        return read_string(env, "execution_provider", "environment.", out->provider, sizeof out->provider, err);
+        return read_string(env, "execution_provider", "environment.", out->provider, sizeof out->provider,
+                           err);
     }
     const char *where = "environment.runtime.";
     IB_TRY(read_string(rt, "name", where, out->runtime, sizeof out->runtime, err));

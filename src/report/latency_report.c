@@ -92,8 +92,9 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
             /* The host takes longer to enqueue the run than the GPU takes
              * to run it: the latency a user sees is the host's. */
             if (r->launch_bound)
-                ib__sbuf_printf(&b, "launch-bound: enqueuing a run takes longer than the GPU needs to run it; "
-                                    "a backend that captures the run as a graph replays it in one launch\n");
+                ib__sbuf_printf(&b,
+                                "launch-bound: enqueuing a run takes longer than the GPU needs to run it; "
+                                "a backend that captures the run as a graph replays it in one launch\n");
         }
         if (p->p50 > 0)
             ib__sbuf_printf(&b, "one request at a time: %.1f inputs/s (batch / median)\n",

@@ -290,13 +290,16 @@ static void test_parse_valid(void)
     ib_latency_file_free(&f);
 
     /* environment.runtime, the object today's files hold */
-    const char *runtime = "{" SCHEMA_2 ",\"environment\":{\"runtime\":{\"name\":\"aoti\",\"version\":\"2.9.1\","
-                          "\"library\":\"\",\"build\":\"cuda\",\"provider\":\"aoti-cuda\"}},"
-                          "\"samples\":{\"host_ms\":[1]}}";
+    const char *runtime =
+        "{" SCHEMA_2 ",\"environment\":{\"runtime\":{\"name\":\"aoti\",\"version\":\"2.9.1\","
+        "\"library\":\"\",\"build\":\"cuda\",\"provider\":\"aoti-cuda\"}},"
+        "\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(runtime, &f, &err) == IB_OK);
-    CHECK(!strcmp(f.runtime, "aoti") && !strcmp(f.runtime_version, "2.9.1") && !strcmp(f.provider, "aoti-cuda"));
+    CHECK(!strcmp(f.runtime, "aoti") && !strcmp(f.runtime_version, "2.9.1") &&
+          !strcmp(f.provider, "aoti-cuda"));
     ib_latency_file_free(&f);
-    const char *bad_runtime = "{" SCHEMA_2 ",\"environment\":{\"runtime\":{\"version\":2}},\"samples\":{\"host_ms\":[1]}}";
+    const char *bad_runtime =
+        "{" SCHEMA_2 ",\"environment\":{\"runtime\":{\"version\":2}},\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(bad_runtime, &f, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "environment.runtime.version is not a string") != NULL);
     const char *cpu = "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":null,"

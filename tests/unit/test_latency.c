@@ -207,7 +207,8 @@ static void test_launch_bound_note(void)
         double launch_ms;
         bool launch_bound;
         const char *noted;
-    } cases[] = { { 1.5, true, "run it; a backend that captures the run as a graph replays it in one launch\n" },
+    } cases[] = { { 1.5, true,
+                    "run it; a backend that captures the run as a graph replays it in one launch\n" },
                   { 0.5, false, NULL },
                   { 1.5, false, NULL } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
