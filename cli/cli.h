@@ -233,7 +233,7 @@ bool cli_add_backend_option(cli_args *a, const char *text);
  * same list after the --option given before it. value must outlive a. */
 bool cli_set_backend_option(cli_args *a, const char *flag, const char *key, const char *value);
 
-/* "onnxruntime, spin": the registered backends' names, for messages. */
+/* "NAME, NAME...": the registered backends' names, for messages. */
 void cli_backend_names(char *buf, size_t cap);
 
 int cmd_backends(cli_args *a);

@@ -2,6 +2,20 @@
  * CUDA GPU is usable, 1 when not (scripts and the GPU tests ask so). */
 #include "cli.h"
 
+/* One line per backend with a runtime to load: its version, build and
+ * library, or that it cannot be loaded. */
+static void print_runtimes(void)
+{
+    for (size_t i = 0; i < ib_backend_count(); i++) {
+        ib_runtime_info rt;
+        if (!ib_backend_runtime(ib_backend_get(i), &rt)) continue;
+        if (rt.version[0])
+            printf("%-15s %s, %s build (%s)\n", rt.name, rt.version, rt.build, rt.library);
+        else
+            printf("%-15s cannot be loaded (opening a model says why)\n", rt.name);
+    }
+}
+
 int cmd_info(cli_args *a)
 {
     if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "info takes no argument");
@@ -9,11 +23,7 @@ int cmd_info(cli_args *a)
     bool has_gpu;
     ib_env_probe(a->model_opts.device_id, &env, &has_gpu);
     printf("inferbench      %s\n", env.tool_version);
-    if (env.ort_version[0])
-        printf("onnxruntime     %s, %s build (%s)\n", env.ort_version, env.ort_cuda_build ? "CUDA" : "CPU",
-               env.ort_library);
-    else
-        printf("onnxruntime     cannot be loaded (opening a model says why)\n");
+    print_runtimes();
     printf("cpu             %s\n", env.host_cpu);
     char backends[256];
     cli_backend_names(backends, sizeof backends);

@@ -54,7 +54,7 @@ static const cli_command commands[] = {
      "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).",
      OPT_MODEL | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_SERVE, cmd_serve},
     {"info", "[--device-id N]",
-     "What this machine offers: ONNX Runtime, CPU, GPU, driver, clocks. Exits 1 without a usable GPU.",
+     "What this machine offers: the backends' runtimes, CPU, GPU, driver, clocks. Exits 1 without a usable GPU.",
      OPT_DEVICE_ID, cmd_info},
     {"backends", "", "List the backends --backend can name (plugins: --backend plugin:PATH.so).", 0,
      cmd_backends},

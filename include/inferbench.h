@@ -150,8 +150,8 @@ ib_status ib_input_spec_parse(const char *text, ib_input_spec *out, ib_error *er
 /* ------------------------------------------------------------------------ */
 
 typedef enum ib_math {
-    IB_MATH_DEFAULT = 0, /* what the runtime does unasked (ONNX Runtime's CUDA
-                            provider: TF32 on); stated in every result */
+    IB_MATH_DEFAULT = 0, /* what the runtime does unasked (on a GPU often
+                            TF32 on); stated in every result */
     IB_MATH_FP32 = 1,    /* float32, TF32 off: the strict reference */
     IB_MATH_TF32 = 2,    /* float32 tensors, TF32 matrix arithmetic (GPU) */
     IB_MATH_FP16 = 3,    /* the model converted to float16 (ib_onnx_convert) */
@@ -173,7 +173,7 @@ typedef struct ib_backend_option {
 #define IB_OPTION_VALUE_LEN 64 /* bytes of a value, with its NUL */
 
 /* The settings a measured workload ran with, as its backend reports them:
- * only those it has (the CPU provider reports no cuDNN search), each a key
+ * only those it has (a CPU run reports no GPU settings), each a key
  * and its value in words ("yes", "EXHAUSTIVE", "default"). Recorded in
  * JSON as an object (workload.backend_options, docs/json.md), printed as
  * "key=value", compared key by key. */
@@ -268,7 +268,7 @@ typedef struct ib_tensor_info {
 
 typedef struct ib_workload_info {
     char model[256];          /* path or zoo name */
-    char provider[64];        /* "CUDAExecutionProvider", "CPUExecutionProvider", "spin-kernel" */
+    char provider[64];        /* what in the backend runs the model: "spin-kernel"... */
     ib_device_kind device;
     int64_t batch;            /* current batch */
     bool has_batch_dim;       /* false: a fixed-batch model */
@@ -316,6 +316,17 @@ typedef struct ib_process_info {
     unsigned long long gpu_memory_bytes; /* 0 unknown */
 } ib_process_info;
 
+/* The runtime a backend ran the model on, as the backend reports it
+ * (docs/json.md, environment.runtime). Strings are "" where it does not
+ * say: a plugin reports its name and provider only. */
+typedef struct ib_runtime_info {
+    char name[32];     /* the backend's name */
+    char version[32];  /* the runtime's version; "" when it cannot be loaded */
+    char library[256]; /* the file the runtime was loaded from */
+    char build[16];    /* what that build can run on: "cuda", "cpu" */
+    char provider[64]; /* what ran the model (ib_workload_info.provider) */
+} ib_runtime_info;
+
 typedef struct ib_env {
     char tool_version[32];
     char host_cpu[128];
@@ -323,10 +334,7 @@ typedef struct ib_env {
     char driver_version[32];
     int cuda_driver_version;   /* e.g. 13000; 0 unknown */
     int cuda_runtime_version;
-    char ort_version[32];
-    char ort_library[256];     /* the core library's file */
-    bool ort_cuda_build;       /* a CUDA build (needed by the CUDA provider) */
-    char provider[64];
+    ib_runtime_info runtime;   /* what ran the model, as its backend says */
     int persistence_mode;      /* 1 on, 0 off, -1 unknown */
     unsigned sm_clock_max_mhz, mem_clock_max_mhz;
     unsigned long long l2_cache_bytes;
@@ -352,7 +360,7 @@ typedef struct ib_env {
                                   device); -1 unknown */
 } ib_env;
 
-/* The machine's static facts (CPU, ONNX Runtime, and the GPU device_id if
+/* The machine's static facts (CPU, and the GPU device_id if
  * one is usable: name, driver, CUDA versions, clocks). *has_gpu tells
  * whether a usable CUDA GPU was found. Never fails. */
 void ib_env_probe(int device_id, ib_env *env, bool *has_gpu);
@@ -378,12 +386,12 @@ enum {
     IB_WARN_PRECISION_NOT_MET = 1u << 7,
     /* Bits from 20 on: the sessions' warnings (kept apart from the bits
      * above, which other work may extend). */
-    IB_WARN_SESSION_DEPENDENT = 1u << 20, /* one session of a setup known to vary
-                                            between sessions: cuDNN's exhaustive
-                                            search on CUDA, a launch-bound run */
+    IB_WARN_SESSION_DEPENDENT = 1u << 20,   /* one session of a setup known to vary
+                                              between sessions: an autotuning backend
+                                              (IB_CAP_AUTOTUNED), a launch-bound run */
     IB_WARN_SESSIONS_INCOMPLETE = 1u << 21, /* sessions failed or were cut short */
-    IB_WARN_GPU_SHARED = 1u << 22,        /* other processes computed on the GPU */
-    IB_WARN_CPU_BUSY = 1u << 23           /* the CPU was busy with other work */
+    IB_WARN_GPU_SHARED = 1u << 22,          /* other processes computed on the GPU */
+    IB_WARN_CPU_BUSY = 1u << 23             /* the CPU was busy with other work */
 };
 
 /* Accuracy of a reduced arithmetic against strict fp32 (docs/precision.md;
@@ -503,6 +511,10 @@ typedef struct ib_latency_result {
     bool precision_met;
     double launch_overhead_ms;/* with exclude_launch: per-run launch cost
                                  measured (NaN otherwise) */
+    bool launch_bound;        /* that cost exceeds the run's median and the
+                                 runs are not replayed from a captured graph
+                                 (IB_CAP_GRAPH_CAPTURE): one launch a run
+                                 would lift it */
     double timer_resolution_ms;      /* of the primary timer (device events
                                         when there are, else the host clock):
                                         its intervals are never narrower than
@@ -767,8 +779,9 @@ typedef struct ib_latency_file {
     char device[16];           /* "cuda", "cpu" */
     int64_t batch;
     char gpu[128];             /* "" without a GPU */
-    char execution_provider[64];
-    char ort_version[32];      /* "" when the file does not say */
+    char provider[64];         /* environment.runtime.provider */
+    char runtime[32];          /* environment.runtime.name */
+    char runtime_version[32];  /* environment.runtime.version; "" when the file does not say */
     ib_option_list options;    /* workload.backend_options (schema 2), or
                                   what workload.runtime_options of schema 1
                                   says, in the keys of today's backend */

@@ -88,7 +88,7 @@ enum {
      * inputs would have measured. */
     IB_CAP_REFILL_INPUTS = 1u << 9,
     /* The backend picks its kernels by timing candidates when a session
-     * opens (cuDNN's exhaustive search): the choice, and so the figures,
+     * opens (an exhaustive algorithm search): the choice, and so the figures,
      * can differ from one session to the next (warned about). */
     IB_CAP_AUTOTUNED = 1u << 10
 };
@@ -181,13 +181,21 @@ typedef struct ib_backend {
 /* The registry: backends by name                                            */
 /* ------------------------------------------------------------------------ */
 
-/* The backends built in (onnxruntime, spin, ...) and the plugins loaded, in
+/* The backends built in (registry.c's list) and the plugins loaded, in
  * that order. ib_backend_get(i) is NULL past the end. */
 size_t ib_backend_count(void);
 const ib_backend *ib_backend_get(size_t index);
 
 /* The backend called name (built in or loaded), or NULL. */
 const ib_backend *ib_backend_find(const char *name);
+
+/* What backend b says of its runtime whether or not it measured (its name,
+ * and for a built-in backend with a runtime to load, the runtime's version,
+ * library and build): the facts of ib_runtime_info but the provider, which
+ * a measurement gives. Returns whether b has such facts to report (false:
+ * out holds its name only); a runtime that cannot be loaded leaves them
+ * "". Never fails. */
+bool ib_backend_runtime(const ib_backend *b, ib_runtime_info *out);
 
 /* Loads a plugin: dlopens path, looks up IB_BACKEND_ENTRY_SYMBOL, checks the
  * table (ABI version, size, required slots, slots against capabilities)

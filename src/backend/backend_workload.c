@@ -110,6 +110,7 @@ static ib_workload *wrap(const ib_backend *b, const ib_backend_handle *h)
         .stream = h->stream,
         .clock = ib__host_clock(),
         .caps = h->caps,
+        .backend = b,
     };
     return w;
 }
@@ -129,10 +130,11 @@ ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_ar
     ib_backend_handle h = { 0 };
     IB_TRY(b->open(args, &h, err));
     /* An in-tree backend's state is the core's handle already, with what
-     * the ABI does not carry (the fake's virtual clock, ONNX Runtime's
-     * output reads): use it as it is rather than through forwarders. */
+     * the ABI does not carry (the fake's virtual clock, a model's output
+     * reads): use it as it is rather than through forwarders. */
     if (ib__backend_is_in_tree(b)) {
         *out = h.state;
+        (*out)->backend = b;
         return IB_OK;
     }
     ib_workload *w = wrap(b, &h);

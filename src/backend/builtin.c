@@ -1,6 +1,6 @@
 /* In-tree workloads seen through the backend ABI: the table's state is the
  * in-tree workload itself, every slot forwards to its operations. This is
- * what makes `ib_backend_find("onnxruntime")` a table like a plugin's. */
+ * what makes a built-in backend's ib_backend_find(NAME) a table like a plugin's. */
 #include "backend/registry.h"
 
 #include <errno.h>

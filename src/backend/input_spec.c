@@ -1,6 +1,6 @@
 /* Input value specs ("NAME=SPEC", docs/cli.md --input). This is the syntax
  * only: whether a number fits an input is known once the model says the
- * input's element type (ort_inputs.c). Like ib_shape_parse it is strict, so
+ * input's element type (its backend checks). Like ib_shape_parse it is strict, so
  * that a typo is reported instead of measured. */
 #include "core/common.h"
 

@@ -12,12 +12,12 @@
 #include <unistd.h>
 
 /* Adding a backend in tree: its folder, and one line here (its table, and
- * its env hook or NULL). */
+ * its runtime hook or NULL). */
 static const struct {
     const ib_backend *table;
-    ib__backend_env_fn env_facts;
+    ib__backend_runtime_fn runtime_facts;
 } builtin[] = {
-    { &ib__backend_onnxruntime, ib__ort_env_facts },
+    { &ib__backend_onnxruntime, ib__ort_runtime_facts },
     { &ib__backend_spin, NULL },
     { &ib__backend_fake, NULL },
     { &ib__backend_aoti, NULL },
@@ -46,10 +46,17 @@ const ib_backend *ib_backend_find(const char *name)
     return NULL;
 }
 
-void ib__backends_env_facts(ib_env *env)
+bool ib_backend_runtime(const ib_backend *b, ib_runtime_info *out)
 {
-    for (size_t i = 0; i < N_BUILTIN; i++)
-        if (builtin[i].env_facts) builtin[i].env_facts(env);
+    memset(out, 0, sizeof *out);
+    if (!b) return false;
+    ib__strlcpy(out->name, b->name, sizeof out->name);
+    for (size_t i = 0; i < N_BUILTIN; i++) {
+        if (builtin[i].table != b || !builtin[i].runtime_facts) continue;
+        builtin[i].runtime_facts(out);
+        return true;
+    }
+    return false;
 }
 
 ib_status ib__backend_check(const ib_backend *b, ib_error *err)

@@ -11,15 +11,12 @@ extern const ib_backend ib__backend_spin;
 extern const ib_backend ib__backend_fake;
 extern const ib_backend ib__backend_aoti;
 
-/* What a built-in backend adds to the environment a result is reported
- * with (its runtime's version and library), whether or not it measured:
- * the env hook of registry.c's list. It sets every field it owns (empty
- * what cannot be read) and never fails. */
-typedef void (*ib__backend_env_fn)(ib_env *env);
-void ib__ort_env_facts(ib_env *env);
-
-/* Every built-in backend's env hook, in the list's order. */
-void ib__backends_env_facts(ib_env *env);
+/* What a built-in backend says of its runtime (version, library, build),
+ * whether or not it measured: the runtime hook of registry.c's list, read
+ * through ib_backend_runtime. It sets every field it owns ("" what cannot
+ * be read) and never fails. */
+typedef void (*ib__backend_runtime_fn)(ib_runtime_info *rt);
+void ib__ort_runtime_facts(ib_runtime_info *rt);
 
 /* Whether b is a built-in table whose state is an in-tree workload (its
  * slots are the ib__builtin_ forwarders below). */

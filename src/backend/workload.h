@@ -1,5 +1,5 @@
 /* The workload interface: what the measurement core drives. Each backend
- * (ONNX Runtime, the spin kernel, the scripted fake) fills one const table of
+ * (a model runtime, the spin kernel, the scripted fake) fills one const table of
  * operations; the core sees nothing else of it. These are the slots of the
  * public ABI (include/inferbench_backend.h) on the core's own handle: an
  * in-tree backend fills the handle directly, a backend of the ABI (a plugin)
@@ -30,7 +30,7 @@ typedef struct ib__workload_ops {
     ib_status (*run)(ib_workload *w, ib_error *err);
 
     /* Optional (IB_CAP_ASYNC_RUN; NULL: runs are always synchronous).
-     * Whether run waits for the device before returning (ONNX Runtime's
+     * Whether run waits for the device before returning (a runtime's
      * end-of-run sync). */
     ib_status (*set_run_sync)(ib_workload *w, bool sync, ib_error *err);
 
@@ -104,6 +104,8 @@ struct ib_workload {
     const ib__timer_ops *own_timer;
     void *timer_target;
     const ib__hold_ops *stream_hold; /* NULL: the GPU's on w->stream */
+    const ib_backend *backend;       /* the table it was opened through (its
+                                        runtime facts); NULL: a bare workload */
 };
 
 /* Whether w declares every capability in caps. */

@@ -1,8 +1,8 @@
 /* The search for the largest batch that fits: geometric growth, then
  * bisection. A probe is what the runtime really needs at that batch, not an
  * estimate: set_batch allocates the inputs and outputs, and one untimed run
- * makes the runtime allocate its intermediate buffers (ONNX Runtime does so
- * during the run, not at binding time). */
+ * makes the runtime allocate its intermediate buffers (runtimes with an
+ * arena do so during the run, not at binding time). */
 #include "core/throughput.h"
 
 ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
@@ -11,9 +11,9 @@ ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
 }
 
 /* Out of memory is the expected answer of a probe. So, above a batch that
- * ran, is the runtime refusing the size (IB_ERR_UNSUPPORTED): cuDNN, for
- * one, rejects tensors of 2^31 elements and more (CUDNN_STATUS_NOT_SUPPORTED)
- * whatever the memory. Batch 1 failing that way is a real failure, and so is
+ * ran, is the runtime refusing the size (IB_ERR_UNSUPPORTED): GPU kernel
+ * libraries, for one, reject tensors of 2^31 elements and more whatever
+ * the memory. Batch 1 failing that way is a real failure, and so is
  * any other failure at any batch: a model whose shapes break at batch 2 (a
  * state input that does not follow the batch) must not read as "the largest
  * batch that fits is 1". */

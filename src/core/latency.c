@@ -193,16 +193,22 @@ static ib_status price_launch_overhead(ib_workload *w, const ib_config *cfg, ib_
     return st;
 }
 
-/* A setup whose figures move from one session to the next by more than
- * one session's interval (docs/measurements.md): an autotuning backend
- * (cuDNN's exhaustive search) picks its kernels anew in each process, and a
- * launch-bound run (not replayed from a graph) times the host's state. */
-static bool session_dependent(const ib_workload *w, const ib_latency_result *r)
+/* The host takes longer to enqueue a run than the device takes to run it,
+ * and the run is not already replayed from a captured graph. */
+static bool launch_bound(const ib_workload *w, const ib_latency_result *r)
 {
     const ib_stats *p = r->has_device_timer ? &r->device : &r->host;
-    bool launch_bound = isfinite(r->launch_overhead_ms) && r->launch_overhead_ms > p->p50 &&
-                        !ib__workload_can(w, IB_CAP_GRAPH_CAPTURE);
-    return ib__workload_can(w, IB_CAP_AUTOTUNED) || launch_bound;
+    return isfinite(r->launch_overhead_ms) && r->launch_overhead_ms > p->p50 &&
+           !ib__workload_can(w, IB_CAP_GRAPH_CAPTURE);
+}
+
+/* A setup whose figures move from one session to the next by more than
+ * one session's interval (docs/measurements.md): an autotuning backend
+ * (a convolution algorithm search) picks its kernels anew in each process,
+ * and a launch-bound run times the host's state. */
+static bool session_dependent(const ib_workload *w, const ib_latency_result *r)
+{
+    return ib__workload_can(w, IB_CAP_AUTOTUNED) || r->launch_bound;
 }
 
 ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_result *out, ib_error *err)
@@ -252,6 +258,7 @@ ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_re
     if (st == IB_OK && cfg->exclude_launch) st = price_launch_overhead(w, cfg, out, err);
     ib__gpu_sampler_stop(sampler);
     out->warnings |= ib__env_gpu_warnings(&out->env);
+    out->launch_bound = out->n > 0 && launch_bound(w, out);
     if (out->n > 0 && session_dependent(w, out)) out->warnings |= IB_WARN_SESSION_DEPENDENT;
     if (st != IB_OK) {
         out->partial = true;

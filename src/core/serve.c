@@ -256,7 +256,7 @@ static ib_status bind_batch(instance *in, int64_t batch, ib_error *err)
 
 /* Runs every batch the dynamic batcher can form (2 to max_batch requests)
  * warmup_runs times (at least once) before anything is timed: a runtime
- * pays its first run at a new shape (cuDNN's algorithm search, the arena's
+ * pays its first run at a new shape (a kernel algorithm search, the arena's
  * growth) here, never inside a timed request. Rebinding to a size already
  * run is what timed requests still pay (their queueing). */
 static ib_status warm_batches(instance *in, const ib_serve_config *cfg, ib_serve_copies copies, ib_error *err)

@@ -159,7 +159,7 @@ static void start_sampling(sweep_state *s)
 
 static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point *p, ib_error *err)
 {
-    /* The first run at a new batch pays for the new shapes (cuDNN's
+    /* The first run at a new batch pays for the new shapes (a kernel
      * algorithm search, arena growth: seconds on a GPU). Kept apart, as
      * latency keeps its cold run, so that warm-up judges steadiness on warm
      * runs and its time cap is not spent on set-up. */
@@ -304,7 +304,7 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     if (st == IB_OK) st = sweep(w, &cfg->run, &pr, cand, n_cand, out, err);
     out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
     out->warnings |= ib__env_gpu_warnings(&out->env);
-    /* An autotuned backend (cuDNN's exhaustive search) picks each batch's
+    /* An autotuned backend (an exhaustive algorithm search) picks each batch's
      * kernels anew in every process: one session's curve may not be the
      * next one's. */
     if (out->n_points > 0 && ib__workload_can(w, IB_CAP_AUTOTUNED))

@@ -2,7 +2,6 @@
  * trust warnings drawn from the GPU samples. Nothing here fails or prints: a
  * fact that cannot be read stays empty, and the report says so. */
 #include "env/env.h"
-#include "backend/registry.h"
 #include "env/nvml.h"
 #include "gpu/gpu.h"
 
@@ -104,7 +103,6 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->driver_version[0] = '\0';
     env->cuda_driver_version = 0;
     env->cuda_runtime_version = 0;
-    env->provider[0] = '\0';
     env->persistence_mode = -1;
     env->sm_clock_max_mhz = env->mem_clock_max_mhz = 0;
     env->l2_cache_bytes = 0;
@@ -116,9 +114,9 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->gpu_numa_node = -1;
 
     read_host_cpu(env->host_cpu, sizeof env->host_cpu);
-    ib__backends_env_facts(env);
+    ib_backend_runtime(w ? w->backend : NULL, &env->runtime);
     if (!w) return;
-    ib__strlcpy(env->provider, w->info.provider, sizeof env->provider);
+    ib__strlcpy(env->runtime.provider, w->info.provider, sizeof env->runtime.provider);
     if (w->caps & IB_CAP_GPU) capture_gpu(env, w->device_id);
 }
 

@@ -7,9 +7,9 @@
 
 #include "backend/workload.h"
 
-/* Fills the static facts: tool version, host CPU, what the built-in
- * backends say of their runtimes (ib__backends_env_facts), provider (from
- * w->info), and for a CUDA workload the GPU name, driver and
+/* Fills the static facts: tool version, host CPU, the runtime w's backend
+ * reports (ib_backend_runtime; the provider from w->info; "" without a
+ * backend), and for a CUDA workload the GPU name, driver and
  * CUDA versions, persistence mode, max clocks, L2 size. Never fails: what
  * cannot be read stays empty/zero/-1. */
 void ib__env_capture(ib_env *env, const ib_workload *w);

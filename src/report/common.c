@@ -273,15 +273,23 @@ static cJSON *gpu_device_json(const ib_env *env)
     return o;
 }
 
+static cJSON *runtime_json(const ib_runtime_info *rt)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", rt->name);
+    cJSON_AddStringToObject(o, "version", rt->version);
+    cJSON_AddStringToObject(o, "library", rt->library);
+    cJSON_AddStringToObject(o, "build", rt->build);
+    cJSON_AddStringToObject(o, "provider", rt->provider);
+    return o;
+}
+
 cJSON *ib__json_env(const ib_env *env)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "tool_version", env->tool_version);
     cJSON_AddStringToObject(o, "host_cpu", env->host_cpu);
-    cJSON_AddStringToObject(o, "onnxruntime_version", env->ort_version);
-    cJSON_AddStringToObject(o, "onnxruntime_library", env->ort_library);
-    cJSON_AddBoolToObject(o, "onnxruntime_cuda_build", env->ort_cuda_build);
-    cJSON_AddStringToObject(o, "execution_provider", env->provider);
+    cJSON_AddItemToObject(o, "runtime", runtime_json(&env->runtime));
     cJSON *devices = cJSON_AddArrayToObject(o, "devices");
     if (env->gpu_name[0]) cJSON_AddItemToArray(devices, gpu_device_json(env));
     ib__json_add_number(o, "load_average_1m", env->load_average_1m);
@@ -445,7 +453,10 @@ void ib__text_env(ib__sbuf *b, const ib_env *env)
     } else {
         ib__sbuf_printf(b, "%s", env->host_cpu[0] ? env->host_cpu : "host CPU");
     }
-    ib__sbuf_printf(b, ", ONNX Runtime %s %s", env->ort_version, env->provider);
+    const ib_runtime_info *rt = &env->runtime;
+    if (rt->name[0]) ib__sbuf_printf(b, ", %s", rt->name);
+    if (rt->version[0]) ib__sbuf_printf(b, " %s", rt->version);
+    if (rt->provider[0]) ib__sbuf_printf(b, " %s", rt->provider);
 }
 
 double ib__duration_unit(double ms, const char **unit)

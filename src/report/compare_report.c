@@ -48,7 +48,7 @@ static void add_partial(compare_warnings *ws, const ib_latency_file *a, const ib
 }
 
 /* One warning for each backend option whose values differ, named by its
- * key ("backend_options.cuda_graph"): A's keys in A's order, then those
+ * key ("backend_options.threads"): A's keys in A's order, then those
  * only B has. A key one side lacks reads "not set". */
 static void option_difference(compare_warnings *ws, const char *key, const ib_latency_file *a,
                               const ib_latency_file *b)
@@ -78,11 +78,10 @@ static compare_warnings collect_warnings(const ib_latency_file *a, const ib_late
     add_difference(&ws, "batch", "batch sizes", a->batch ? batch_a : "", b->batch ? batch_b : "", "unknown");
     add_difference(&ws, "device", "devices", a->device, b->device, "unknown");
     add_difference(&ws, "gpu", "GPUs", a->gpu, b->gpu, "none");
-    add_difference(&ws, "execution_provider", "execution providers", a->execution_provider,
-                   b->execution_provider, "unknown");
+    add_difference(&ws, "provider", "providers", a->provider, b->provider, "unknown");
     add_difference(&ws, "timing", "timings (clocks)", ib_timing_name(a->timing), ib_timing_name(b->timing),
                    "");
-    add_difference(&ws, "onnxruntime_version", "ONNX Runtime versions", a->ort_version, b->ort_version,
+    add_difference(&ws, "runtime_version", "runtime versions", a->runtime_version, b->runtime_version,
                    "unknown");
     add_option_differences(&ws, a, b);
     add_difference(&ws, "math", "arithmetic (--math)", a->math, b->math, "unknown");
@@ -207,7 +206,8 @@ static cJSON *json_side(const char *name, const ib_latency_file *f, const ib_sta
     if (f->batch > 0) cJSON_AddNumberToObject(o, "batch", (double)f->batch);
     else cJSON_AddNullToObject(o, "batch");
     ib__json_add_string_or_null(o, "gpu", f->gpu);
-    ib__json_add_string_or_null(o, "execution_provider", f->execution_provider);
+    ib__json_add_string_or_null(o, "runtime", f->runtime);
+    ib__json_add_string_or_null(o, "provider", f->provider);
     cJSON_AddItemToObject(o, "backend_options", ib__json_options(&f->options));
     cJSON_AddStringToObject(o, "timing", ib_timing_name(f->timing));
     cJSON_AddBoolToObject(o, "partial", f->partial);

@@ -79,10 +79,11 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     ib__sbuf_printf(b, "<table class=\"meta\">\n");
     meta_row(b, "model", info->model);
     meta_row(b, "batch", batch);
-    meta_row(b, "execution provider", info->provider);
+    meta_row(b, "provider", info->provider);
     meta_row(b, env->gpu_name[0] ? "GPU" : "CPU", env->gpu_name[0] ? env->gpu_name : env->host_cpu);
     meta_row(b, "machine", machine_text ? machine_text : "");
-    meta_row(b, "ONNX Runtime", env->ort_version);
+    meta_row(b, "runtime", env->runtime.name);
+    meta_row(b, "runtime version", env->runtime.version);
     char runtime[IB__OPTIONS_TEXT_LEN];
     ib__info_runtime_options(runtime, sizeof runtime, info);
     meta_row(b, "runtime options", runtime);
@@ -682,7 +683,7 @@ char *ib_sessions_report_html(const ib_latency_file *f)
     char batch[32];
     snprintf(batch, sizeof batch, "%lld", (long long)f->batch);
     meta_row(&b, "batch", batch);
-    meta_row(&b, "execution provider", f->execution_provider);
+    meta_row(&b, "provider", f->provider);
     if (f->gpu[0]) meta_row(&b, "GPU", f->gpu);
     char runtime[IB__OPTIONS_TEXT_LEN];
     ib__file_runtime_options(runtime, sizeof runtime, f);

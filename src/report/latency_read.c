@@ -12,8 +12,8 @@
 #include <string.h>
 
 /* Schema 2 records the backend's options as an object of strings and the
- * devices as a list; schema 1 (runtime_options of ONNX Runtime's fields,
- * one "gpu" string) is still read, its options in today's keys. */
+ * devices as a list; schema 1 (runtime_options of the one runtime there was
+ * then, one "gpu" string) is still read, its options in today's keys. */
 #define LATENCY_SCHEMA_1 "inferbench.latency/1"
 #define LATENCY_SCHEMA_2 "inferbench.latency/2"
 #define NOT_LATENCY "not an inferbench latency result: "
@@ -158,6 +158,25 @@ static ib_status read_first_device(const cJSON *env, ib_latency_file *out, ib_er
     return read_string(first, "name", "environment.devices[0].", out->gpu, sizeof out->gpu, err);
 }
 
+/* environment.runtime: what ran the model. Files written before it was an
+ * object (schema 1, early schema 2) hold the only runtime there was then in
+ * flat keys: its version and provider read into the same fields. */
+static ib_status read_runtime(const cJSON *env, ib_latency_file *out, ib_error *err)
+{
+    const cJSON *rt;
+    IB_TRY(read_object(env, "runtime", "environment.", &rt, err));
+    if (!rt) {
+        IB_TRY(read_string(env, "onnxruntime_version", "environment.", out->runtime_version,
+                           sizeof out->runtime_version, err));
+        return read_string(env, "execution_provider", "environment.", out->provider, sizeof out->provider,
+                           err);
+    }
+    const char *where = "environment.runtime.";
+    IB_TRY(read_string(rt, "name", where, out->runtime, sizeof out->runtime, err));
+    IB_TRY(read_string(rt, "version", where, out->runtime_version, sizeof out->runtime_version, err));
+    return read_string(rt, "provider", where, out->provider, sizeof out->provider, err);
+}
+
 static ib_status read_environment(const cJSON *root, int version, ib_latency_file *out, ib_error *err)
 {
     const cJSON *env;
@@ -167,10 +186,7 @@ static ib_status read_environment(const cJSON *root, int version, ib_latency_fil
         IB_TRY(read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
     else
         IB_TRY(read_first_device(env, out, err));
-    IB_TRY(read_string(env, "onnxruntime_version", "environment.", out->ort_version,
-                       sizeof out->ort_version, err));
-    return read_string(env, "execution_provider", "environment.", out->execution_provider,
-                       sizeof out->execution_provider, err);
+    return read_runtime(env, out, err);
 }
 
 /* The arithmetic (math, and math_default when it was the runtime's own

@@ -24,9 +24,9 @@ double ib__latency_unit(double median_ms, const char **unit)
 static const char *method_text(const ib_latency_result *r, const ib_workload_info *info)
 {
     if (!r->has_device_timer) return "host monotonic clock around each synchronous run";
-    if (info->device == IB_DEVICE_CUDA && info->provider[0] == 'C')
-        return "CUDA events on the runtime's own stream, inputs and outputs resident on the GPU "
-               "(I/O binding); host wall time of the same runs alongside";
+    if (info->device == IB_DEVICE_CUDA && info->n_inputs > 0)
+        return "CUDA events on the runtime's own stream, inputs and outputs resident on the GPU; "
+               "host wall time of the same runs alongside";
     return "CUDA events around each run on the workload's stream; host wall time alongside";
 }
 
@@ -90,13 +90,11 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
             ib__sbuf_printf(&b, "launch overhead excluded: %s per run (stream held until queued)\n",
                             ib__fmt_ms(t1, r->launch_overhead_ms));
             /* The host takes longer to enqueue the run than the GPU takes
-             * to run it: the latency a user sees is the host's. A backend
-             * with a graph option (off) is told how to replay it in one. */
-            const char *graph = ib_option_list_get(&info->options, "cuda_graph");
-            if (r->launch_overhead_ms > p->p50 && !(graph && !strcmp(graph, "yes")))
+             * to run it: the latency a user sees is the host's. */
+            if (r->launch_bound)
                 ib__sbuf_printf(&b,
-                                "launch-bound: enqueuing a run takes longer than the GPU needs to run it%s\n",
-                                graph ? "; --cuda-graph replays it in one launch" : "");
+                                "launch-bound: enqueuing a run takes longer than the GPU needs to run it; "
+                                "a backend that captures the run as a graph replays it in one launch\n");
         }
         if (p->p50 > 0)
             ib__sbuf_printf(&b, "one request at a time: %.1f inputs/s (batch / median)\n",

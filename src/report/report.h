@@ -70,11 +70,12 @@ char *ib__json_finish(cJSON *root);
 /* The closing lines of every text report: PARTIAL and why, a missing-NVML
  * note on a GPU, then the warnings, one per line, each "warning: ...". */
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings);
-/* "NVIDIA H200 (driver 580.159, CUDA 13.0), ONNX Runtime 1.29.0 CUDAExecutionProvider" */
+/* "NVIDIA H200 (driver 580.159, CUDA 13.0), RUNTIME VERSION PROVIDER": the
+ * machine, then what environment.runtime names ("" parts left out). */
 void ib__text_env(ib__sbuf *b, const ib_env *env);
 /* Room for a whole option list as text (IB_MAX_OPTIONS of key=value). */
 #define IB__OPTIONS_TEXT_LEN (IB_MAX_OPTIONS * (IB_OPTION_KEY_LEN + IB_OPTION_VALUE_LEN + 2) + 64)
-/* "cudnn_search=EXHAUSTIVE, prefer_nhwc=no, threads=default": a backend's
+/* "threads=default, dtype=fp16": a backend's
  * options as every report prints them, in its order; "" for none. */
 void ib__format_options(char *buf, size_t cap, const ib_option_list *list);
 /* A workload's options in that form, then its arithmetic:

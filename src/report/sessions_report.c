@@ -241,8 +241,7 @@ char *ib_sessions_report_text(const ib_latency_file *f)
 {
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "inferbench latency: %s, batch %lld, %s, %zu sessions (each a fresh process)\n",
-                    f->model, (long long)f->batch,
-                    f->execution_provider[0] ? f->execution_provider : f->device, f->n_sessions);
+                    f->model, (long long)f->batch, f->provider[0] ? f->provider : f->device, f->n_sessions);
     if (f->gpu[0]) ib__sbuf_printf(&b, "%s\n", f->gpu);
     char runtime[IB__OPTIONS_TEXT_LEN];
     ib__file_runtime_options(runtime, sizeof runtime, f);

@@ -105,7 +105,7 @@ static const char *self_attention(ib__graph *g, const char *prefix, const char *
 }
 
 /* GELU, erf form: x * 0.5 * (1 + erf(x / sqrt(2))). Spelled as PyTorch
- * exports it, which ONNX Runtime fuses into one Gelu kernel. */
+ * exports it, the pattern runtimes fuse into one Gelu kernel. */
 static const char *gelu(ib__graph *g, const char *x)
 {
     const char *e = ib__op1(g, "Erf", ib__op2(g, "Div", x, ib__graph_const_float(g, sqrtf(2.0f))));

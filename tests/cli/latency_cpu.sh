@@ -13,8 +13,8 @@ json_check "$TMP/l.json" "d['latency_ms']['n'] == 50 and len(d['samples']['host_
 json_check "$TMP/l.json" "all(k in d['latency_ms'] for k in ('n','mean','std','min','p50','p90','p95','p99','p999','max','ci95_median'))" "json: every statistic"
 json_check "$TMP/l.json" "d['latency_ms']['min'] <= d['latency_ms']['p50'] <= d['latency_ms']['p99'] <= d['latency_ms']['max']" "json: order statistics ordered"
 json_check "$TMP/l.json" "d['cold_ms'] > 0 and d['warmup']['runs'] >= 3 and d['device'] == 'cpu' and d['batch'] == 1" "json: cold run, warm-up, device, batch"
-json_check "$TMP/l.json" "d['environment']['execution_provider'] == 'CPUExecutionProvider' and d['environment']['onnxruntime_version'].startswith('1.29')" "json: environment"
-json_check "$TMP/l.json" "d['environment']['onnxruntime_library'].split('/')[-1].startswith('libonnxruntime.so') and d['environment']['onnxruntime_cuda_build'] in (True, False)" "json: which core library ran"
+json_check "$TMP/l.json" "d['environment']['runtime']['provider'] == 'CPUExecutionProvider' and d['environment']['runtime']['name'] == 'onnxruntime' and d['environment']['runtime']['version'].startswith('1.29')" "json: environment"
+json_check "$TMP/l.json" "d['environment']['runtime']['library'].split('/')[-1].startswith('libonnxruntime.so') and d['environment']['runtime']['build'] in ('cpu', 'cuda')" "json: which core library ran"
 json_check "$TMP/l.json" "d['partial'] is False and d['timing'] == 'host-clock'" "json: complete, host clock"
 
 expect_exit 0 "latency zoo:mlp batch 8" -- "$IB" latency zoo:mlp --device cpu --batch 8 --runs 20 --json "$TMP/b8.json"

@@ -101,7 +101,7 @@ json_check "$TMP/tmin.json" "d['latency_ms']['n'] == 300" "json: the minimum cou
 # --- info ----------------------------------------------------------------------
 "$IB" info >"$TMP/info" 2>"$TMP/info.err"
 rc=$?
-expect_grep "^onnxruntime +1\.[0-9]+\.[0-9]+, (CPU|CUDA) build" "$TMP/info" "info names ONNX Runtime and its build"
+expect_grep "^onnxruntime +1\.[0-9]+\.[0-9]+, (cpu|cuda) build" "$TMP/info" "info names ONNX Runtime and its build"
 expect_grep "^cpu +[^ ]" "$TMP/info" "info names the CPU"
 if grep -q "^gpu *none usable" "$TMP/info"; then
   if [ $rc -eq 1 ]; then pass "info: exit 1 without a usable GPU"; else fail "info: exit $rc without a usable GPU"; fi
@@ -138,7 +138,9 @@ edited_copy "$TMP/mlp.json" "$TMP/batch.json" "d['batch'] = 8"
 edited_copy "$TMP/mlp.json" "$TMP/device.json" "d['device'] = 'cuda'"
 edited_copy "$TMP/mlp.json" "$TMP/gpu_a.json" "d['environment']['devices'] = [{'index': 0, 'name': 'NVIDIA H100'}]"
 edited_copy "$TMP/mlp.json" "$TMP/gpu_b.json" "d['environment']['devices'] = [{'index': 0, 'name': 'NVIDIA H200'}]"
-edited_copy "$TMP/mlp.json" "$TMP/ort.json" "d['environment']['onnxruntime_version'] = '1.22.0'"
+edited_copy "$TMP/mlp.json" "$TMP/ort.json" "d['environment']['runtime']['version'] = '1.22.0'"
+# A file of the flat keys environment.runtime replaced (schema 1, early 2)
+edited_copy "$TMP/mlp.json" "$TMP/flat.json" "rt = d['environment'].pop('runtime'); d['environment'].update(onnxruntime_version='1.22.0', execution_provider=rt['provider'])"
 expect_exit 0 "compare: different batch" -- "$IB" compare "$TMP/mlp.json" "$TMP/batch.json" --json "$TMP/cb.json"
 expect_grep "^warning: different batch sizes: 1 \(A\) vs 8 \(B\); compared anyway" "$TMP/out" "different batch: a warning"
 json_check "$TMP/cb.json" "d['warnings'] == ['batch']" "json: the batch warning, only it"
@@ -151,8 +153,10 @@ json_check "$TMP/cg.json" "d['warnings'] == ['gpu']" "json: the GPU warning, onl
 expect_exit 0 "compare: GPU against none" -- "$IB" compare "$TMP/mlp.json" "$TMP/gpu_b.json"
 expect_grep "^warning: different GPUs: none \(A\) vs NVIDIA H200 \(B\)" "$TMP/out" "no GPU against a GPU: a warning"
 expect_exit 0 "compare: different ONNX Runtime" -- "$IB" compare "$TMP/ort.json" "$TMP/mlp.json" --json "$TMP/co.json"
-expect_grep "^warning: different ONNX Runtime versions: 1\.22\.0 \(A\) vs 1\.[0-9.]+ \(B\); compared anyway" "$TMP/out" "different runtime: a warning"
-json_check "$TMP/co.json" "d['warnings'] == ['onnxruntime_version']" "json: the runtime warning, only it"
+expect_grep "^warning: different runtime versions: 1\.22\.0 \(A\) vs 1\.[0-9.]+ \(B\); compared anyway" "$TMP/out" "different runtime: a warning"
+json_check "$TMP/co.json" "d['warnings'] == ['runtime_version']" "json: the runtime warning, only it"
+expect_exit 0 "compare: a file of the flat runtime keys" -- "$IB" compare "$TMP/flat.json" "$TMP/mlp.json" --json "$TMP/cf.json"
+json_check "$TMP/cf.json" "d['warnings'] == ['runtime_version'] and d['a']['provider'] == 'CPUExecutionProvider'" "json: its version and provider read"
 expect_exit 0 "compare: the same file" -- "$IB" compare "$TMP/mlp.json" "$TMP/mlp.json" --json "$TMP/cs.json"
 json_check "$TMP/cs.json" "d['warnings'] == [] and d['change']['median_pct'] == 0 and d['verdict'] in ('no change', 'inconclusive')" "json: a file against itself: no warning, a change of 0"
 finish

@@ -20,7 +20,7 @@ json_check "$TMP/p.json" "all(r['applies'] and r['status'] == 'ok' and r['stats'
 json_check "$TMP/p.json" "[r for r in d['rows'] if r['kind'] == 'correct'][0]['error_pct'] == 0" "json: the correct row is the reference"
 json_check "$TMP/p.json" "(lambda s: s['single_p5_pct'] <= 0 <= s['single_p95_pct'] and 0 <= s['single_off_5pct'] <= 1)([r for r in d['rows'] if r['kind'] == 'single_sample'][0])" "json: single-sample spread"
 json_check "$TMP/p.json" "(lambda r: not r['applies'] and 'no TF32' in r['not_applicable'] and r['stats'] is None)([r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json: TF32 does not apply on the CPU"
-json_check "$TMP/p.json" "d['device'] == 'cpu' and d['config']['runs'] == 50 and d['environment']['execution_provider'] == 'CPUExecutionProvider'" "json: device, config, environment"
+json_check "$TMP/p.json" "d['device'] == 'cpu' and d['config']['runs'] == 50 and d['environment']['runtime']['provider'] == 'CPUExecutionProvider'" "json: device, config, environment"
 
 expect_exit 2 "--runs 0 is refused" -- "$IB" pitfalls zoo:mlp --device cpu --runs 0
 expect_exit 2 "two models are refused" -- "$IB" pitfalls zoo:mlp zoo:mlp --device cpu

@@ -29,7 +29,7 @@ without() { env INFERBENCH_ONNXRUNTIME_LIBRARY=$missing "$IB" "$@"; }
 expect_exit 0 "the fake backend measures without ONNX Runtime" -- \
   without latency --backend fake --option us=1000 --runs 40 --json "$TMP/a.json"
 expect_grep "^median 1 ms, 95% CI \[1, 1\] ms" "$TMP/out" "its scripted 1 ms, exactly (virtual clock)"
-json_check "$TMP/a.json" "d['environment']['onnxruntime_version'] == ''" "json: no ONNX Runtime version where none loads"
+json_check "$TMP/a.json" "d['environment']['runtime'] == {'name': 'fake', 'version': '', 'library': '', 'build': '', 'provider': 'fake'}" "json: the fake's runtime, no ONNX Runtime facts where none loads"
 expect_exit 0 "a slower one" -- without latency --backend fake --option us=1250 --runs 40 --json "$TMP/b.json"
 expect_exit 0 "compare runs without ONNX Runtime" -- without compare "$TMP/a.json" "$TMP/b.json"
 expect_grep "^median change: \+25\.00%" "$TMP/out" "and compares"

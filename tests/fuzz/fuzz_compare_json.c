@@ -61,7 +61,8 @@ static void check_accepted(const ib_latency_file *f)
     FUZZ_ASSERT(strnlen(f->model, sizeof f->model) < sizeof f->model);
     FUZZ_ASSERT(strnlen(f->device, sizeof f->device) < sizeof f->device);
     FUZZ_ASSERT(strnlen(f->gpu, sizeof f->gpu) < sizeof f->gpu);
-    FUZZ_ASSERT(strnlen(f->execution_provider, sizeof f->execution_provider) < sizeof f->execution_provider);
+    FUZZ_ASSERT(strnlen(f->provider, sizeof f->provider) < sizeof f->provider);
+    FUZZ_ASSERT(strnlen(f->runtime_version, sizeof f->runtime_version) < sizeof f->runtime_version);
     FUZZ_ASSERT(f->timing == IB_TIMING_DEVICE_EVENTS || f->timing == IB_TIMING_HOST_CLOCK);
     FUZZ_ASSERT(f->batch >= 0);
     /* the options: whole keys and values, each key once */

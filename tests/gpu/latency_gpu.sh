@@ -6,7 +6,7 @@
 
 expect_exit 0 "efficientnet-b0 batch 1 on cuda" -- \
   "$IB" latency zoo:efficientnet-b0 --device cuda --runs 300 --json "$TMP/b1.json"
-json_check "$TMP/b1.json" "d['timing'] == 'device-events' and d['environment']['execution_provider'] == 'CUDAExecutionProvider'" "timed with device events on the CUDA provider"
+json_check "$TMP/b1.json" "d['timing'] == 'device-events' and d['environment']['runtime']['provider'] == 'CUDAExecutionProvider'" "timed with device events on the CUDA provider"
 json_check "$TMP/b1.json" "d['latency_ms']['n'] == 300 and len(d['samples']['device_ms']) == 300" "300 device samples"
 json_check "$TMP/b1.json" "d['cold_ms'] > d['latency_ms']['p50']" "the cold run is slower than the median and kept apart"
 json_check "$TMP/b1.json" "len(d['environment']['devices']) == 1 and d['environment']['devices'][0]['name'] and d['environment']['devices'][0]['index'] == 0 and d['environment']['devices'][0]['uuid'].startswith('GPU-') and d['environment']['devices'][0]['pci_bus_id'] and d['environment']['devices'][0]['cuda_runtime_version'] > 0" "GPU environment recorded"

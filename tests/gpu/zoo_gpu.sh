@@ -5,6 +5,6 @@
 for m in mlp efficientnet-b0 resnet-50 mobilenet-v2 bert-base "efficientnet-b0?fp16" "bert-base?fp16"; do
   expect_exit 0 "zoo:$m on cuda" -- "$IB" latency "zoo:$m" --device cuda --runs 30 --warmup-ms 100 \
     --json "$TMP/z.json"
-  json_check "$TMP/z.json" "d['environment']['execution_provider'] == 'CUDAExecutionProvider' and d['latency_ms']['p50'] > 0" "zoo:$m timed on the GPU"
+  json_check "$TMP/z.json" "d['environment']['runtime']['provider'] == 'CUDAExecutionProvider' and d['latency_ms']['p50'] > 0" "zoo:$m timed on the GPU"
 done
 finish

@@ -267,8 +267,8 @@ static void test_parse_valid(void)
     CHECK(parse(device, &f, &err) == IB_OK);
     CHECK(f.timing == IB_TIMING_DEVICE_EVENTS && f.n == 3 && f.samples_ms[2] == 2.5);
     CHECK(!strcmp(f.model, "zoo:mlp") && !strcmp(f.device, "cuda") && f.batch == 8 && f.partial);
-    CHECK(!strcmp(f.gpu, "NVIDIA H200") && !strcmp(f.execution_provider, "CUDAExecutionProvider"));
-    CHECK(f.ort_version[0] == '\0' && f.options.n == 0);
+    CHECK(!strcmp(f.gpu, "NVIDIA H200") && !strcmp(f.provider, "CUDAExecutionProvider"));
+    CHECK(f.runtime_version[0] == '\0' && f.options.n == 0);
     CHECK(f.flush_l2[0] == '\0' && f.exclude_launch[0] == '\0'); /* not recorded: unknown */
     ib_latency_file_free(&f);
 
@@ -279,7 +279,7 @@ static void test_parse_valid(void)
         "\"cuda_graph\":true,\"intra_op_threads\":4}},\"config\":{\"flush_l2\":true,\"exclude_launch\":false},"
         "\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(conditions, &f, &err) == IB_OK);
-    CHECK(!strcmp(f.ort_version, "1.29.0"));
+    CHECK(!strcmp(f.runtime_version, "1.29.0") && f.runtime[0] == '\0');
     /* schema 1's runtime_options, in the keys the backend reports today */
     CHECK_EQ_INT(f.options.n, 4);
     check_option(&f.options, 0, "cudnn_search", "HEURISTIC");
@@ -288,6 +288,20 @@ static void test_parse_valid(void)
     check_option(&f.options, 3, "threads", "4");
     CHECK(!strcmp(f.flush_l2, "yes") && !strcmp(f.exclude_launch, "no"));
     ib_latency_file_free(&f);
+
+    /* environment.runtime, the object today's files hold */
+    const char *runtime =
+        "{" SCHEMA_2 ",\"environment\":{\"runtime\":{\"name\":\"aoti\",\"version\":\"2.9.1\","
+        "\"library\":\"\",\"build\":\"cuda\",\"provider\":\"aoti-cuda\"}},"
+        "\"samples\":{\"host_ms\":[1]}}";
+    CHECK(parse(runtime, &f, &err) == IB_OK);
+    CHECK(!strcmp(f.runtime, "aoti") && !strcmp(f.runtime_version, "2.9.1") &&
+          !strcmp(f.provider, "aoti-cuda"));
+    ib_latency_file_free(&f);
+    const char *bad_runtime =
+        "{" SCHEMA_2 ",\"environment\":{\"runtime\":{\"version\":2}},\"samples\":{\"host_ms\":[1]}}";
+    CHECK(parse(bad_runtime, &f, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "environment.runtime.version is not a string") != NULL);
     const char *cpu = "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":null,"
                       "\"prefer_nhwc\":false,\"intra_op_threads\":0}},\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(cpu, &f, &err) == IB_OK);
@@ -560,14 +574,14 @@ static void test_reports(void)
     snprintf(cb.flush_l2, sizeof cb.flush_l2, "yes");
     snprintf(ca.exclude_launch, sizeof ca.exclude_launch, "no");
     snprintf(cb.exclude_launch, sizeof cb.exclude_launch, "no");
-    snprintf(ca.ort_version, sizeof ca.ort_version, "1.29.0");
+    snprintf(ca.runtime_version, sizeof ca.runtime_version, "1.29.0");
     char *cond = ib_comparison_report_text(&c, &ca, "a.json", &cb, "b.json");
     CHECK(cond && strstr(cond, "warning: different backend option cudnn_search: EXHAUSTIVE (A) vs HEURISTIC (B); "
                                "compared anyway\n"));
     CHECK(cond && strstr(cond, "warning: different backend option dtype: not set (A) vs fp16 (B); compared anyway\n"));
     CHECK(cond && !strstr(cond, "backend option threads"));
     CHECK(cond && strstr(cond, "warning: different L2 cache states (--flush-l2): no (A) vs yes (B)"));
-    CHECK(cond && strstr(cond, "warning: different ONNX Runtime versions: 1.29.0 (A) vs unknown (B)"));
+    CHECK(cond && strstr(cond, "warning: different runtime versions: 1.29.0 (A) vs unknown (B)"));
     CHECK(cond && !strstr(cond, "--exclude-launch"));
     ib_free(cond);
     char *cond_json = ib_comparison_report_json(&c, &ca, "a.json", &cb, "b.json");

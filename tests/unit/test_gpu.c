@@ -293,7 +293,7 @@ static void test_env_gpu(void)
            env->persistence_mode, env->sm_clock_max_mhz, env->mem_clock_max_mhz, env->l2_cache_bytes,
            (int)env->nvml_available, env->nvml_note);
     CHECK(env->gpu_name[0] != '\0');
-    CHECK(strcmp(env->provider, "spin-kernel") == 0);
+    CHECK(strcmp(env->runtime.provider, "spin-kernel") == 0);
     CHECK(env->cuda_driver_version > 0 && env->cuda_runtime_version > 0);
     CHECK(env->l2_cache_bytes > 0);
     if (env->nvml_available) {

@@ -186,9 +186,8 @@ static void test_steady_long_runs(void)
     ib_workload_destroy(w);
 }
 
-/* A run the host takes longer to enqueue than the GPU takes to run is
- * called launch-bound, with the way out; not when the GPU is the slower,
- * and not when the runs are already replayed from a CUDA graph. */
+/* A launch-bound run (the core's judgement, test_runner.c) is called so,
+ * with the way out, and only then. */
 static void test_launch_bound_note(void)
 {
     double device[3] = { 0.9, 1.0, 1.1 };
@@ -204,20 +203,17 @@ static void test_launch_bound_note(void)
     memset(&info, 0, sizeof info);
     snprintf(info.model, sizeof info.model, "m.onnx");
     info.batch = 1;
-    /* cuda_graph: the backend's option (NULL: a backend without one, told
-     * no remedy it does not have) */
     static const struct {
         double launch_ms;
-        const char *cuda_graph, *noted;
-    } cases[] = { { 1.5, "no", "run it; --cuda-graph replays it in one launch\n" },
-                  { 0.5, "no", NULL },
-                  { 1.5, "yes", NULL },
-                  { 1.5, NULL, "run it\n" } };
+        bool launch_bound;
+        const char *noted;
+    } cases[] = { { 1.5, true,
+                    "run it; a backend that captures the run as a graph replays it in one launch\n" },
+                  { 0.5, false, NULL },
+                  { 1.5, false, NULL } };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         r.launch_overhead_ms = cases[i].launch_ms;
-        info.options = (ib_option_list){ 0 };
-        if (cases[i].cuda_graph)
-            CHECK(ib_option_list_set(&info.options, "cuda_graph", cases[i].cuda_graph) == IB_OK);
+        r.launch_bound = cases[i].launch_bound;
         char *text = ib_latency_report_text(&r, &info);
         CHECK(text != NULL);
         const char *line =

@@ -159,9 +159,51 @@ static void test_latency_prices_launch_overhead(void)
     ib_workload_destroy(w);
 }
 
+static double short_run(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)index;
+    (void)ctx;
+    return LAUNCH_MS / 2;
+}
+
+/* A run shorter than its launch is launch-bound (and so session-dependent),
+ * unless the backend replays it from a captured graph (a capability, not an
+ * option's name): then one launch a run is what it already does. */
+static void test_launch_bound_by_capability(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = short_run;
+    s.gpu_like = true;
+    s.has_stream_hold = true;
+    s.launch_ms = LAUNCH_MS;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.exclude_launch = true;
+    cfg.warmup_runs = 2;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 20;
+    cfg.precision = 0;
+    ib_latency_result res;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &res, &err) == IB_OK);
+    CHECK(res.launch_bound && (res.warnings & IB_WARN_SESSION_DEPENDENT));
+    ib_latency_result_free(&res);
+    w->caps |= IB_CAP_GRAPH_CAPTURE;
+    CHECK(ib_measure_latency(w, &cfg, &res, &err) == IB_OK);
+    CHECK(isfinite(res.launch_overhead_ms) && !res.launch_bound);
+    CHECK(!(res.warnings & IB_WARN_SESSION_DEPENDENT));
+    ib_latency_result_free(&res);
+    ib_workload_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
+    RUN(test_launch_bound_by_capability);
     RUN(test_held_runs_exclude_launch);
     RUN(test_waiting_run_is_a_deadlock);
     RUN(test_failed_held_run_releases);

@@ -1108,6 +1108,7 @@ ib_status ib_workload_open_model(const char *model, const ib_model_options *opts
         return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
     }
     w->impl = o;
+    w->backend = &ib__backend_onnxruntime; /* its runtime facts, however opened */
     w->ops = &ort_cpu_ops;
     w->device_id = opts->device_id;
     w->clock = ib__host_clock();

@@ -91,13 +91,14 @@ bool ib__ort_core_library(char *path, size_t cap)
     return cuda_build;
 }
 
-/* The registry's env hook for this backend: ONNX Runtime's version, library
- * and kind of build, empty when it cannot be loaded. */
-void ib__ort_env_facts(ib_env *env)
+/* The registry's runtime hook for this backend: ONNX Runtime's version,
+ * library and kind of build, "" when it cannot be loaded. */
+void ib__ort_runtime_facts(ib_runtime_info *rt)
 {
     const OrtApiBase *base;
-    env->ort_version[0] = '\0';
-    if (ib__ort_api_base(&base, NULL) == IB_OK)
-        ib__strlcpy(env->ort_version, base->GetVersionString(), sizeof env->ort_version);
-    env->ort_cuda_build = ib__ort_core_library(env->ort_library, sizeof env->ort_library);
+    rt->version[0] = rt->library[0] = rt->build[0] = '\0';
+    if (ib__ort_api_base(&base, NULL) != IB_OK) return;
+    ib__strlcpy(rt->version, base->GetVersionString(), sizeof rt->version);
+    bool cuda_build = ib__ort_core_library(rt->library, sizeof rt->library);
+    ib__strlcpy(rt->build, cuda_build ? "cuda" : "cpu", sizeof rt->build);
 }
