@@ -627,8 +627,7 @@ static void test_fill(void)
 
 /* A copy of input 0's values of a model opened with o and bound at batch
  * (a fresh workload: its first and only set_batch). */
-static unsigned char *fresh_inputs(const char *path, const ib_model_options *o, int64_t batch,
-                                   size_t *bytes)
+static unsigned char *fresh_inputs(const char *path, const ib_model_options *o, int64_t batch, size_t *bytes)
 {
     ib_workload *w = NULL;
     ib_error err = { "" };

@@ -189,8 +189,7 @@ static ib_status make_host_input(ort_workload *o, size_t i, ib_status oom, ib_er
     ib__ort_buffer *b = &o->buffers[i];
     /* malloc(0) may return NULL: an empty tensor still gets a buffer */
     b->host = malloc(b->cap_bytes ? b->cap_bytes : 1);
-    IB_FAIL_IF(!b->host, err, oom,
-               "batch %lld: cannot allocate %zu bytes of host memory for input '%s'",
+    IB_FAIL_IF(!b->host, err, oom, "batch %lld: cannot allocate %zu bytes of host memory for input '%s'",
                (long long)o->cap_batch, b->cap_bytes, p->name);
     o->allocations++;
     IB_TRY(new_views(o, &b->host_views, err));
@@ -263,8 +262,8 @@ static ib_status select_views(ort_workload *o, int64_t batch, ib_error *err)
         if (b->host)
             IB_TRY(view_at(o, o->cpu_info, b->host, b->host_views, p, batch, b->bytes, &b->host_value, err));
         if (b->device)
-            IB_TRY(view_at(o, o->device_info, b->device, b->device_views, p, batch, b->bytes, &b->device_value,
-                           err));
+            IB_TRY(view_at(o, o->device_info, b->device, b->device_views, p, batch, b->bytes,
+                           &b->device_value, err));
     }
     return IB_OK;
 }
@@ -1223,7 +1222,10 @@ ib_status ib_workload_open_model(const char *model, const ib_model_options *opts
     return IB_OK;
 }
 
-size_t ib__ort_input_allocations(const ib_workload *w) { return ((const ort_workload *)w->impl)->allocations; }
+size_t ib__ort_input_allocations(const ib_workload *w)
+{
+    return ((const ort_workload *)w->impl)->allocations;
+}
 
 const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes)
 {
