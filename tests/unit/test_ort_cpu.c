@@ -625,23 +625,137 @@ static void test_fill(void)
     CHECK_EQ_INT(ib__float_to_bfloat16(-2.0f), 0xC000);
 }
 
-/* The input values of a model opened with seed, at batch 2: a copy. */
-static unsigned char *inputs_with_seed(const char *path, uint64_t seed, size_t *bytes)
+/* A copy of input 0's values of a model opened with o and bound at batch
+ * (a fresh workload: its first and only set_batch). */
+static unsigned char *fresh_inputs(const char *path, const ib_model_options *o, int64_t batch, size_t *bytes)
 {
-    ib_model_options o = cpu_options();
-    o.seed = seed;
     ib_workload *w = NULL;
     ib_error err = { "" };
     unsigned char *copy = NULL;
     *bytes = 0;
-    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_open_model(path, o, &w, &err), IB_OK);
     if (!w) return NULL;
-    CHECK_EQ_INT(ib_workload_set_batch(w, 2, &err), IB_OK);
+    CHECK_EQ_INT(ib_workload_set_batch(w, batch, &err), IB_OK);
     const void *host = ib__ort_input_host(w, 0, bytes);
     CHECK(host != NULL && *bytes > 0);
     if (host && (copy = malloc(*bytes))) memcpy(copy, host, *bytes);
     ib_workload_destroy(w);
     return copy;
+}
+
+/* The input values of a model opened with seed, at batch 2: a copy. */
+static unsigned char *inputs_with_seed(const char *path, uint64_t seed, size_t *bytes)
+{
+    ib_model_options o = cpu_options();
+    o.seed = seed;
+    return fresh_inputs(path, &o, 2, bytes);
+}
+
+/* Input 0 of w (bound at `batch`) holds the same bytes as a fresh workload
+ * opened with o at that batch, and output 0 after a run has the same shape
+ * and values as the fresh one's. */
+static void check_same_as_fresh(ib_workload *w, const char *path, const ib_model_options *o, int64_t batch)
+{
+    size_t fresh_bytes = 0, bytes = 0;
+    unsigned char *fresh = fresh_inputs(path, o, batch, &fresh_bytes);
+    const void *host = ib__ort_input_host(w, 0, &bytes);
+    CHECK(fresh && host && bytes == fresh_bytes);
+    if (fresh && host && bytes == fresh_bytes) CHECK(memcmp(fresh, host, bytes) == 0);
+    free(fresh);
+    ib_error err = { "" };
+    CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);
+    ib__output_values out;
+    CHECK_EQ_INT(w->ops->read_output(w, 0, &out, &err), IB_OK);
+    CHECK_EQ_INT(out.rank, 2);
+    CHECK_EQ_INT(out.dims[0], batch);
+    CHECK_EQ_INT(out.n, batch * 4);
+    ib__output_values_free(&out);
+}
+
+/* Switching to a smaller batch binds a view of the largest batch's inputs:
+ * no buffer is allocated, the memory is the same, and its first bytes are
+ * exactly what a fresh fill of the smaller batch holds, for each way an
+ * input is filled. A larger batch allocates again. */
+static void test_batch_switch_views(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    static const char *fills[] = { NULL, "x=zeros", "x=random:-3..7", "x=2.5" };
+    for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+        ib_model_options o = cpu_options();
+        ib_input_spec spec;
+        if (fills[f]) {
+            CHECK_EQ_INT(ib_input_spec_parse(fills[f], &spec, NULL), IB_OK);
+            o.inputs = &spec;
+            o.n_inputs = 1;
+        }
+        ib_workload *w = NULL;
+        ib_error err = { "" };
+        CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+        if (!w) continue;
+        CHECK_EQ_INT(ib_workload_set_batch(w, 8, &err), IB_OK);
+        size_t allocs = ib__ort_input_allocations(w), bytes = 0;
+        const void *at8 = ib__ort_input_host(w, 0, &bytes);
+        CHECK_EQ_INT(bytes, 8 * 16 * 4);
+        for (int64_t b = 7; b >= 1; b -= 3) {
+            CHECK_EQ_INT(ib_workload_set_batch(w, b, &err), IB_OK);
+            CHECK_EQ_INT(w->info.batch, b);
+            CHECK(ib__ort_input_host(w, 0, &bytes) == at8);
+            CHECK_EQ_INT(bytes, (size_t)b * 16 * 4);
+            check_same_as_fresh(w, path, &o, b);
+        }
+        /* back up to the capacity, and a run with copies at a view */
+        CHECK_EQ_INT(ib_workload_set_batch(w, 8, &err), IB_OK);
+        check_same_as_fresh(w, path, &o, 8);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 2, &err), IB_OK);
+        CHECK_EQ_INT(w->ops->run_with_copies(w, &err), IB_OK);
+        /* zeros filled in place do not survive a switch: set_batch binds
+         * the input's own values */
+        CHECK_EQ_INT(w->ops->fill_inputs(w, true, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 5, &err), IB_OK);
+        check_same_as_fresh(w, path, &o, 5);
+        CHECK_EQ_INT(ib__ort_input_allocations(w), allocs);
+        /* past the capacity: allocated again, filled for the new batch */
+        CHECK_EQ_INT(ib_workload_set_batch(w, 9, &err), IB_OK);
+        CHECK_EQ_INT(ib__ort_input_allocations(w), allocs + 1);
+        check_same_as_fresh(w, path, &o, 9);
+        ib_workload_destroy(w);
+    }
+    free(path);
+}
+
+/* An input read from a file holds one batch: a switch to another is
+ * refused as a fresh open at that batch would be, and leaves the bound
+ * batch in place. */
+static void test_batch_switch_file_input(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    float values[4 * 16];
+    for (int i = 0; i < 4 * 16; i++) values[i] = (float)i / 8;
+    char *file = fx_write(dir, "x4.raw", values, sizeof values);
+    ib_input_spec spec;
+    char text[600];
+    snprintf(text, sizeof text, "x=@%s", file ? file : "");
+    CHECK_EQ_INT(ib_input_spec_parse(text, &spec, NULL), IB_OK);
+    ib_model_options o = cpu_options();
+    o.inputs = &spec;
+    o.n_inputs = 1;
+    o.batch = 4; /* the file is checked at open, at this batch */
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model(path, &o, &w, &err), IB_OK);
+    if (w) {
+        CHECK_EQ_INT(ib_workload_set_batch(w, 4, &err), IB_OK);
+        size_t bytes = 0;
+        const void *host = ib__ort_input_host(w, 0, &bytes);
+        CHECK(host && bytes == sizeof values && memcmp(host, values, sizeof values) == 0);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 2, &err), IB_ERR_INVALID_ARG);
+        CHECK(contains(err.message, "x4.raw"));
+        CHECK_EQ_INT(w->info.batch, 4);
+        check_same_as_fresh(w, path, &o, 4);
+        ib_workload_destroy(w);
+    }
+    free(file);
+    free(path);
 }
 
 /* --seed: the same seed gives the same inputs, another seed others. */
@@ -689,6 +803,8 @@ int main(int argc, char **argv)
     RUN(test_run_failure);
     RUN(test_zoo);
     RUN(test_seed_sets_inputs);
+    RUN(test_batch_switch_views);
+    RUN(test_batch_switch_file_input);
     fx_cleanup(dir);
     free(dir);
     return check_summary("test_ort_cpu");

@@ -97,6 +97,54 @@ static void test_basics(void)
 
 /* A batch whose inputs alone pass the device's free memory: DEVICE_OOM
  * before anything is released, then a small batch runs. */
+/* Input 0's host copy (made by a run with copies) at w's batch: a copy. */
+static unsigned char *host_copy(ib_workload *w, size_t *bytes)
+{
+    ib_error err = { "" };
+    check_ok(w->ops->run_with_copies(w, &err), &err, "run with copies");
+    const void *host = ib__ort_input_host(w, 0, bytes);
+    unsigned char *copy = host && *bytes ? malloc(*bytes) : NULL;
+    if (copy) memcpy(copy, host, *bytes);
+    return copy;
+}
+
+/* A switch to a smaller batch allocates nothing on the device (a view of
+ * the largest batch's buffer), runs at the smaller shape, and its input
+ * holds what a fresh workload at that batch holds. */
+static void test_batch_switch_views(void)
+{
+    char *path = fx_write_model(dir, "matmul");
+    ib_model_options o = cuda_options();
+    ib_workload *w = open_or_report(path, &o), *fresh = open_or_report(path, &o);
+    ib_error err = { "" };
+    if (w && fresh) {
+        check_ok(ib_workload_set_batch(w, 8, &err), &err, "batch 8");
+        size_t allocs = ib__ort_input_allocations(w);
+        check_ok(ib_workload_set_batch(w, 3, &err), &err, "batch 3");
+        CHECK_EQ_INT(ib__ort_input_allocations(w), allocs);
+        check_ok(w->ops->run(w, &err), &err, "run at batch 3");
+        ib__output_values out;
+        check_ok(w->ops->read_output(w, 0, &out, &err), &err, "output at batch 3");
+        CHECK_EQ_INT(out.dims[0], 3);
+        CHECK_EQ_INT(out.n, 3 * 4);
+        ib__output_values_free(&out);
+        check_ok(ib_workload_set_batch(fresh, 3, &err), &err, "fresh batch 3");
+        size_t n_view = 0, n_fresh = 0;
+        unsigned char *view = host_copy(w, &n_view), *made = host_copy(fresh, &n_fresh);
+        CHECK(view && made && n_view == n_fresh && n_view == 3 * 16 * 4);
+        if (view && made && n_view == n_fresh) CHECK(memcmp(view, made, n_view) == 0);
+        free(view);
+        free(made);
+        /* the host copies are made at the capacity: switching keeps them */
+        check_ok(ib_workload_set_batch(w, 5, &err), &err, "batch 5");
+        check_ok(w->ops->run_with_copies(w, &err), &err, "run with copies at batch 5");
+        CHECK_EQ_INT(ib__ort_input_allocations(w), allocs + 1);
+    }
+    ib_workload_destroy(w);
+    ib_workload_destroy(fresh);
+    free(path);
+}
+
 static void test_input_oom(void)
 {
     char *path = fx_write_model(dir, "seq");
@@ -201,6 +249,7 @@ int main(int argc, char **argv)
         return 1;
     }
     RUN(test_basics);
+    RUN(test_batch_switch_views);
     RUN(test_input_oom);
     RUN(test_arena_oom);
     RUN(test_no_such_device);

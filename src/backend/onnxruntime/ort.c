@@ -44,6 +44,9 @@ typedef struct ort_workload {
     ib__ort_port *inputs, *outputs;
     size_t n_inputs, n_outputs;
     ib__ort_buffer *buffers;         /* [n_inputs] */
+    int64_t cap_batch;               /* the batch the buffers were made for; 0: none */
+    size_t allocations;              /* input buffers allocated (for tests) */
+    bool zero_filled;                /* fill_inputs(zeros) is in the buffers */
     bool bound;                      /* buffers and binding hold w->info.batch */
     bool graph_captured;             /* cuda_graph: this session has run (and
                                         captured its shapes and addresses) */
@@ -79,11 +82,20 @@ static size_t host_memory_bytes(void)
     return (size_t)pages * (size_t)page;
 }
 
+/* Releases the cached views of one buffer, [0, capacity]. */
+static void release_views(ort_workload *o, OrtValue ***views)
+{
+    for (int64_t k = 0; *views && k <= o->cap_batch; k++)
+        if ((*views)[k]) o->api->ReleaseValue((*views)[k]);
+    free(*views);
+    *views = NULL;
+}
+
 static void release_host_inputs(ort_workload *o)
 {
     for (size_t i = 0; o->buffers && i < o->n_inputs; i++) {
         ib__ort_buffer *b = &o->buffers[i];
-        if (b->host_value) o->api->ReleaseValue(b->host_value);
+        release_views(o, &b->host_views);
         free(b->host);
         b->host_value = NULL;
         b->host = NULL;
@@ -108,10 +120,11 @@ static void release_batch(ib_workload *w)
     release_host_inputs(o);
     for (size_t i = 0; o->buffers && i < o->n_inputs; i++) {
         ib__ort_buffer *b = &o->buffers[i];
-        if (b->device_value) o->api->ReleaseValue(b->device_value);
+        release_views(o, &b->device_views);
         if (b->device) ib__gpu_free(b->device);
         *b = (ib__ort_buffer){ 0 };
     }
+    o->cap_batch = 0;
     o->bound = false;
 }
 
@@ -151,30 +164,36 @@ static uint64_t input_seed(const ort_workload *o, size_t i)
     return z ^ (z >> 33);
 }
 
-/* Fills the host buffer of input i with `values` (the whole tensor). */
+/* Fills the host buffer of input i with `values` (the whole capacity). */
 static ib_status fill_host_input(ort_workload *o, size_t i, const ib__ort_values *values,
                                  ib_error *err)
 {
     const ib__ort_port *p = &o->inputs[i];
     ib__ort_buffer *b = &o->buffers[i];
-    return ib__ort_values_make(values, p->type, b->host, b->bytes / ib__ort_type_size(p->type),
+    return ib__ort_values_make(values, p->type, b->host, b->cap_bytes / ib__ort_type_size(p->type),
                                input_seed(o, i), 0, err);
 }
 
-/* Allocates and fills the host buffer of input i (the whole tensor). */
-static ib_status make_host_input(ib_workload *w, size_t i, int64_t batch, ib_status oom,
-                                 ib_error *err)
+/* An empty cache of views, one slot per batch up to the capacity. */
+static ib_status new_views(const ort_workload *o, OrtValue ***views, ib_error *err)
 {
-    ort_workload *o = impl(w);
+    *views = calloc((size_t)o->cap_batch + 1, sizeof **views);
+    IB_FAIL_IF(!*views, err, IB_ERR_NO_MEMORY, "out of memory");
+    return IB_OK;
+}
+
+/* Allocates and fills the host buffer of input i (the whole capacity). */
+static ib_status make_host_input(ort_workload *o, size_t i, ib_status oom, ib_error *err)
+{
     const ib__ort_port *p = &o->inputs[i];
     ib__ort_buffer *b = &o->buffers[i];
     /* malloc(0) may return NULL: an empty tensor still gets a buffer */
-    b->host = malloc(b->bytes ? b->bytes : 1);
-    IB_FAIL_IF(!b->host, err, oom,
-               "batch %lld: cannot allocate %zu bytes of host memory for input '%s'",
-               (long long)batch, b->bytes, p->name);
-    IB_TRY(fill_host_input(o, i, &p->values, err));
-    return make_value(o, o->cpu_info, b->host, b->bytes, p, batch, &b->host_value, err);
+    b->host = malloc(b->cap_bytes ? b->cap_bytes : 1);
+    IB_FAIL_IF(!b->host, err, oom, "batch %lld: cannot allocate %zu bytes of host memory for input '%s'",
+               (long long)o->cap_batch, b->cap_bytes, p->name);
+    o->allocations++;
+    IB_TRY(new_views(o, &b->host_views, err));
+    return fill_host_input(o, i, &p->values, err);
 }
 
 /* Fills the device buffer of input i with `values` through a bounded host
@@ -186,7 +205,7 @@ static ib_status upload_input(ib_workload *w, size_t i, const ib__ort_values *va
     ort_workload *o = impl(w);
     const ib__ort_port *p = &o->inputs[i];
     ib__ort_buffer *b = &o->buffers[i];
-    size_t size = ib__ort_type_size(p->type), n = b->bytes / size;
+    size_t size = ib__ort_type_size(p->type), n = b->cap_bytes / size;
     size_t chunk = STAGING_BYTES / size < n ? STAGING_BYTES / size : n;
     unsigned char *stage = malloc(chunk ? chunk * size : 1);
     IB_FAIL_IF(!stage, err, IB_ERR_NO_MEMORY, "cannot allocate a staging buffer");
@@ -203,21 +222,50 @@ static ib_status upload_input(ib_workload *w, size_t i, const ib__ort_values *va
     return st;
 }
 
-/* Makes input i for batch: on the CPU its host buffer; on CUDA its device
- * buffer, allocated first so that a batch too large for the device fails
- * before any host memory is touched. */
-static ib_status make_input(ib_workload *w, size_t i, int64_t batch, ib_error *err)
+/* Makes input i for the capacity (o->cap_batch): on the CPU its host
+ * buffer; on CUDA its device buffer, allocated first so that a batch too
+ * large for the device fails before any host memory is touched. */
+static ib_status make_input(ib_workload *w, size_t i, ib_error *err)
 {
     ort_workload *o = impl(w);
     const ib__ort_port *p = &o->inputs[i];
     ib__ort_buffer *b = &o->buffers[i];
-    IB_FAIL_IF(!ib__ort_port_bytes(p, batch, &b->bytes), err, IB_ERR_DEVICE_OOM,
-               "batch %lld: input '%s' is too large to allocate", (long long)batch, p->name);
-    IB_TRY(ib__ort_values_check(p, batch, err));
-    if (!o->cuda) return make_host_input(w, i, batch, IB_ERR_DEVICE_OOM, err);
-    IB_TRY(ib__gpu_malloc(b->bytes ? b->bytes : 1, &b->device, err));
-    IB_TRY(upload_input(w, i, &p->values, err));
-    return make_value(o, o->device_info, b->device, b->bytes, p, batch, &b->device_value, err);
+    IB_FAIL_IF(!ib__ort_port_bytes(p, o->cap_batch, &b->cap_bytes), err, IB_ERR_DEVICE_OOM,
+               "batch %lld: input '%s' is too large to allocate", (long long)o->cap_batch, p->name);
+    IB_TRY(ib__ort_values_check(p, o->cap_batch, err));
+    if (!o->cuda) return make_host_input(o, i, IB_ERR_DEVICE_OOM, err);
+    IB_TRY(ib__gpu_malloc(b->cap_bytes ? b->cap_bytes : 1, &b->device, err));
+    o->allocations++;
+    IB_TRY(new_views(o, &b->device_views, err));
+    return upload_input(w, i, &p->values, err);
+}
+
+/* The view of `data` as input p at `batch`: the tensor of that shape over
+ * the first bytes of the memory, made on first use and cached. */
+static ib_status view_at(ort_workload *o, const OrtMemoryInfo *info, void *data, OrtValue **views,
+                         const ib__ort_port *p, int64_t batch, size_t bytes, OrtValue **out, ib_error *err)
+{
+    if (!views[batch]) IB_TRY(make_value(o, info, data, bytes, p, batch, &views[batch], err));
+    *out = views[batch];
+    return IB_OK;
+}
+
+/* Points every input's current values at its views for `batch` (within
+ * the capacity), host and device as the buffers exist. */
+static ib_status select_views(ort_workload *o, int64_t batch, ib_error *err)
+{
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        const ib__ort_port *p = &o->inputs[i];
+        ib__ort_buffer *b = &o->buffers[i];
+        IB_FAIL_IF(!ib__ort_port_bytes(p, batch, &b->bytes), err, IB_ERR_INTERNAL,
+                   "batch %lld: input '%s' has no size", (long long)batch, p->name);
+        if (b->host)
+            IB_TRY(view_at(o, o->cpu_info, b->host, b->host_views, p, batch, b->bytes, &b->host_value, err));
+        if (b->device)
+            IB_TRY(view_at(o, o->device_info, b->device, b->device_views, p, batch, b->bytes,
+                           &b->device_value, err));
+    }
+    return IB_OK;
 }
 
 /* CUDA, run_with_copies: the host copies of the inputs, made on first use. */
@@ -226,20 +274,17 @@ static ib_status ensure_host_inputs(ib_workload *w, ib_error *err)
     ort_workload *o = impl(w);
     if (o->n_inputs == 0 || o->buffers[0].host) return IB_OK;
     size_t need = 0;
-    for (size_t i = 0; i < o->n_inputs; i++) need += o->buffers[i].bytes;
+    for (size_t i = 0; i < o->n_inputs; i++) need += o->buffers[i].cap_bytes;
     size_t host = host_memory_bytes();
     IB_FAIL_IF(host > 0 && need > host / 2, err, IB_ERR_NO_MEMORY,
                "batch %lld: host copies of the inputs need %.1f GB, more than half of this "
                "machine's %.1f GB",
                (long long)w->info.batch, (double)need / 1e9, (double)host / 1e9);
-    for (size_t i = 0; i < o->n_inputs; i++) {
-        ib_status st = make_host_input(w, i, w->info.batch, IB_ERR_NO_MEMORY, err);
-        if (st != IB_OK) {
-            release_host_inputs(o);
-            return st;
-        }
-    }
-    return IB_OK;
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < o->n_inputs && st == IB_OK; i++) st = make_host_input(o, i, IB_ERR_NO_MEMORY, err);
+    if (st == IB_OK) st = select_views(o, w->info.batch, err);
+    if (st != IB_OK) release_host_inputs(o);
+    return st;
 }
 
 /* Binds the inputs: the device copies on CUDA, else the host ones. A host
@@ -324,7 +369,7 @@ static ib_status check_device_free(const ort_workload *o, int64_t batch, size_t 
     ib_error ignored;
     if (ib__gpu_mem_info(&free_bytes, &total_bytes, &ignored) != IB_OK) return IB_OK;
     for (size_t i = 0; o->buffers && i < o->n_inputs; i++)
-        if (o->buffers[i].device) held += o->buffers[i].bytes;
+        if (o->buffers[i].device) held += o->buffers[i].cap_bytes;
     if (need <= free_bytes + held) return IB_OK;
     char need_s[32], free_s[32];
     format_mib(need, need_s, sizeof need_s);
@@ -383,6 +428,77 @@ static ib_status new_session(ib_workload *w, ib_error *err)
     return ib__ort_session_create(&o->spec, &o->session, err);
 }
 
+/* Refills the resident inputs (and the host copies, when they exist) with
+ * zeros or with their own values again, in place: bindings, and a captured
+ * CUDA graph, keep pointing at the same memory. Untimed. */
+static ib_status ort_fill_inputs(ib_workload *w, bool zeros, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (!o->bound) return ib__fail(err, IB_ERR_INVALID_ARG, "model '%s': no batch is bound", o->label);
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        const ib__ort_values *values = zeros ? &ib__ort_zeros : &o->inputs[i].values;
+        if (o->buffers[i].host) IB_TRY(fill_host_input(o, i, values, err));
+        if (o->cuda) IB_TRY(upload_input(w, i, values, err));
+    }
+    o->zero_filled = zeros;
+    return o->cuda ? ib__gpu_stream_sync(w->stream, err) : IB_OK;
+}
+
+static ib_status batch_failed(ib_workload *w, ib_status st)
+{
+    release_batch(w);
+    return st;
+}
+
+/* Binds the inputs' current views (and the outputs) and makes `batch` the
+ * workload's. */
+static ib_status bind_batch(ib_workload *w, int64_t batch, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    ib_status st = bind_device(o, err);
+    if (st != IB_OK) return batch_failed(w, st);
+    w->info.batch = batch;
+    update_info_dims(w);
+    o->bound = true;
+    return IB_OK;
+}
+
+/* Whether every input's batch dimension is its first (or it has none): then
+ * input p at a smaller batch is the first bytes of p at a larger one. */
+static bool batch_leads(const ort_workload *o)
+{
+    for (size_t i = 0; i < o->n_inputs; i++)
+        for (int d = 1; d < o->inputs[i].rank; d++)
+            if (o->inputs[i].follows_batch[d]) return false;
+    return true;
+}
+
+/* A batch within the capacity: the inputs' views at that batch (cached)
+ * are bound in place of the current ones; nothing is allocated or filled.
+ * Values are made by element position (ib__ort_values_make), so the first
+ * bytes of the capacity's are what a fresh fill of this batch would hold.
+ * This is what a dynamic batcher pays between requests of different sizes
+ * (docs/backend-onnxruntime.md). */
+static ib_status switch_batch(ib_workload *w, int64_t batch, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    for (size_t i = 0; i < o->n_inputs; i++) IB_TRY(ib__ort_values_check(&o->inputs[i], batch, err));
+    if (o->cuda && w->stream) {
+        ib_error ignored;
+        /* an asynchronous run may still write the outputs unbound below */
+        (void)ib__gpu_stream_sync(w->stream, &ignored);
+    }
+    /* A captured graph replays the shapes it was captured with. */
+    if (o->graph_captured) IB_TRY(new_session(w, err));
+    if (o->binding) o->api->ClearBoundOutputs(o->binding);
+    release_copy_binding(o); /* made again on the next run_with_copies */
+    ib_status st = select_views(o, batch, err);
+    if (st != IB_OK) return batch_failed(w, st);
+    IB_TRY(bind_batch(w, batch, err));
+    /* set_batch binds the inputs' own values, as a fresh fill would */
+    return o->zero_filled ? ort_fill_inputs(w, false, err) : IB_OK;
+}
+
 static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
 {
     ort_workload *o = impl(w);
@@ -398,38 +514,20 @@ static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
     IB_FAIL_IF(!o->session, err, IB_ERR_RUNTIME,
                "model '%s': no session (the last reopen failed)", o->label);
 
+    if (o->bound && batch <= o->cap_batch && batch_leads(o)) return switch_batch(w, batch, err);
+
     release_batch(w);
     /* A captured graph replays the shapes and addresses it was captured
      * with: another batch needs a session of its own. */
     if (o->graph_captured) IB_TRY(new_session(w, err));
+    o->cap_batch = batch;
+    o->zero_filled = false;
     ib_status st = IB_OK;
-    for (size_t i = 0; i < o->n_inputs && st == IB_OK; i++) st = make_input(w, i, batch, err);
+    for (size_t i = 0; i < o->n_inputs && st == IB_OK; i++) st = make_input(w, i, err);
     /* The uploads are on our stream: finish them before anything is timed. */
     if (st == IB_OK && o->cuda) st = ib__gpu_stream_sync(w->stream, err);
-    if (st == IB_OK) st = bind_device(o, err);
-    if (st != IB_OK) {
-        release_batch(w);
-        return st;
-    }
-    w->info.batch = batch;
-    update_info_dims(w);
-    o->bound = true;
-    return IB_OK;
-}
-
-/* Refills the resident inputs (and the host copies, when they exist) with
- * zeros or with their own values again, in place: bindings, and a captured
- * CUDA graph, keep pointing at the same memory. Untimed. */
-static ib_status ort_fill_inputs(ib_workload *w, bool zeros, ib_error *err)
-{
-    ort_workload *o = impl(w);
-    if (!o->bound) return ib__fail(err, IB_ERR_INVALID_ARG, "model '%s': no batch is bound", o->label);
-    for (size_t i = 0; i < o->n_inputs; i++) {
-        const ib__ort_values *values = zeros ? &ib__ort_zeros : &o->inputs[i].values;
-        if (o->buffers[i].host) IB_TRY(fill_host_input(o, i, values, err));
-        if (o->cuda) IB_TRY(upload_input(w, i, values, err));
-    }
-    return o->cuda ? ib__gpu_stream_sync(w->stream, err) : IB_OK;
+    if (st == IB_OK) st = select_views(o, batch, err);
+    return st == IB_OK ? bind_batch(w, batch, err) : batch_failed(w, st);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1123,6 +1221,11 @@ ib_status ib_workload_open_model(const char *model, const ib_model_options *opts
     }
     *out = w;
     return IB_OK;
+}
+
+size_t ib__ort_input_allocations(const ib_workload *w)
+{
+    return ((const ort_workload *)w->impl)->allocations;
 }
 
 const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes)

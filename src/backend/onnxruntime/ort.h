@@ -123,15 +123,20 @@ typedef struct ib__ort_port {
     ib__ort_values values;             /* inputs only */
 } ib__ort_port;
 
-/* An input's memory for the current batch. On the CPU the host buffer is
- * what runs read; on CUDA the device buffer is, and the host one exists
- * only once run_with_copies asked for it. */
+/* An input's memory, allocated and filled for the largest batch bound
+ * since it was made (the capacity); a smaller batch binds a view of its
+ * prefix (see ort.c: batch switches). On the CPU the host buffer is what
+ * runs read; on CUDA the device buffer is, and the host one exists only
+ * once run_with_copies asked for it. */
 typedef struct ib__ort_buffer {
     void *host;
     void *device;                      /* CUDA only */
-    size_t bytes;
-    OrtValue *host_value;              /* wraps host */
-    OrtValue *device_value;            /* wraps device; CUDA only */
+    size_t bytes;                      /* the current batch's tensor */
+    size_t cap_bytes;                  /* allocated: the capacity's tensor */
+    OrtValue *host_value;              /* views of host and device at the */
+    OrtValue *device_value;            /* current batch (cached below) */
+    OrtValue **host_views;             /* [capacity + 1], by batch; NULL */
+    OrtValue **device_views;           /* until made; CUDA only */
 } ib__ort_buffer;
 
 /* Reads the inputs and outputs of a session. *inputs and *outputs are
@@ -146,6 +151,11 @@ void ib__ort_ports_free(ib__ort_port *ports, size_t n);
  * (NULL before the first set_batch, and on CUDA until run_with_copies made
  * it), its size in *bytes. w must be an ONNX Runtime workload. */
 const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes);
+
+/* For tests: how many input buffers (host or device) the workload has
+ * allocated since it was opened. A batch switch within the capacity adds
+ * none. */
+size_t ib__ort_input_allocations(const ib_workload *w);
 
 /* Names of the symbolic dimensions that the zoo (or a caller) gives a value
  * by default: "sequence=128,past=0". */
