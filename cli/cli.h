@@ -26,23 +26,23 @@ enum {
 /* Everything a command may be given. Each command says which groups of
  * options it takes (cli_spec) and parses into this. */
 typedef struct cli_args {
-    const char *pos[4];        /* positional arguments */
+    const char *pos[4]; /* positional arguments */
     int n_pos;
-    const char *model;         /* the first positional, or the default */
+    const char *model; /* the first positional, or the default */
     ib_model_options model_opts;
     ib_shape_override shapes[IB_MAX_TENSORS];
     ib_input_spec inputs[IB_MAX_TENSORS]; /* --input */
     ib_config cfg;
     const char *json_path;
-    const char *html_path;     /* --html: the report as a page with plots */
-    const char *csv_path;      /* --csv: one row per run, batch, method, ... */
-    const char *md_path;       /* --md: the summary tables in Markdown */
-    const char *output_path;   /* zoo export -o */
+    const char *html_path;   /* --html: the report as a page with plots */
+    const char *csv_path;    /* --csv: one row per run, batch, method, ... */
+    const char *md_path;     /* --md: the summary tables in Markdown */
+    const char *output_path; /* zoo export -o */
     bool fp16;
     /* throughput */
     int64_t max_batch;
     double latency_budget_ms;
-    const char *batches;       /* explicit batch list, no search */
+    const char *batches; /* explicit batch list, no search */
     size_t memory_cap_mb;
     /* --backend NAME or plugin:PATH.so (NULL: onnxruntime), and its
      * --option KEY=VALUE (keys copied here, values pointing into argv) */
@@ -51,33 +51,33 @@ typedef struct cli_args {
     char option_keys[CLI_MAX_BACKEND_OPTIONS][64];
     size_t n_options;
     /* compare */
-    double threshold;          /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
+    double threshold; /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
-    bool quiet;                /* --quiet: no progress line */
-    double max_error;          /* --max-error: 0 none */
+    bool quiet;       /* --quiet: no progress line */
+    double max_error; /* --max-error: 0 none */
     /* serve (its --max-batch is max_batch, 1 unless given) */
     ib_serve_config serve;
-    double rate;               /* --rate: one rate, or the search's first */
-    const char *rates;         /* --rates LIST */
-    const char *arrivals;      /* --arrivals poisson|constant|FILE */
-    int64_t instances;         /* --instances K (0: not given, 1) */
-    bool instances_max;        /* --instances max: the most copies that fit */
-    uint64_t given;            /* bit i: the option table's entry i was given */
+    double rate;          /* --rate: one rate, or the search's first */
+    const char *rates;    /* --rates LIST */
+    const char *arrivals; /* --arrivals poisson|constant|FILE */
+    int64_t instances;    /* --instances K (0: not given, 1) */
+    bool instances_max;   /* --instances max: the most copies that fit */
+    uint64_t given;       /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
-    int64_t sessions;          /* --sessions: fresh processes (default 1) */
-    int64_t max_sessions;      /* --max-sessions: with --precision (default 20) */
-    int argc;                  /* the program's arguments, which a session's */
-    char **argv;               /* process is started with again */
-    int session_index;         /* 1-based when this process is a session of
-                                  another (hidden --session-child); 0 else */
-    const char *session_result;/* where a session writes its latency JSON */
-    bool require_idle_gpu;     /* --require-idle-gpu */
-    bool exhaustive;           /* best --exhaustive: every candidate measured fully */
+    int64_t sessions;           /* --sessions: fresh processes (default 1) */
+    int64_t max_sessions;       /* --max-sessions: with --precision (default 20) */
+    int argc;                   /* the program's arguments, which a session's */
+    char **argv;                /* process is started with again */
+    int session_index;          /* 1-based when this process is a session of
+                                   another (hidden --session-child); 0 else */
+    const char *session_result; /* where a session writes its latency JSON */
+    bool require_idle_gpu;      /* --require-idle-gpu */
+    bool exhaustive;            /* best --exhaustive: every candidate measured fully */
     /* fleet (cli/fleet.c) */
-    const char *devices;   /* --devices all|0,2,3 */
-    bool share_gpu;        /* --share-gpu: MPI ranks may share a GPU */
-    double rank_timeout_s; /* --rank-timeout-s: how long ranks wait for a missing one */
-    double sessions_max_ms;    /* --sessions-max-ms: 0 none */
+    const char *devices;    /* --devices all|0,2,3 */
+    bool share_gpu;         /* --share-gpu: MPI ranks may share a GPU */
+    double rank_timeout_s;  /* --rank-timeout-s: how long ranks wait for a missing one */
+    double sessions_max_ms; /* --sessions-max-ms: 0 none */
 } cli_args;
 
 enum {
@@ -103,7 +103,7 @@ enum {
 
 typedef struct cli_command {
     const char *name;
-    const char *usage;    /* the arguments, "MODEL [options]" */
+    const char *usage; /* the arguments, "MODEL [options]" */
     const char *summary;
     unsigned groups;
     int (*run)(cli_args *a);

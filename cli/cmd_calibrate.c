@@ -9,7 +9,7 @@ int cmd_calibrate(cli_args *a)
     a->cfg.cancel = &cli_cancel_flag;
     cli_progress_attach(&a->cfg, a->quiet);
     ib_calibration_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_calibrate(a->model_opts.device_id, &a->cfg, NULL, 0, &r, &err);
     bool measured = st == IB_OK || r.n_points > 0;
     ib_result res = { .kind = IB_RESULT_CALIBRATION, .calibration = &r, .cfg = &a->cfg };

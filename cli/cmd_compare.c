@@ -80,13 +80,15 @@ static int load(const char *path, ib_latency_file *out)
     size_t len = 0;
     int code = read_text(path, &text, &len);
     if (code != EXIT_OK) return code;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_latency_file_parse(text, len, out, &err);
     free(text);
     if (st == IB_OK) return EXIT_OK;
     /* The library says "not an inferbench latency result: why". */
-    if (st == IB_ERR_INVALID_ARG) fprintf(stderr, "inferbench: '%s' is %s\n", path, err.message);
-    else cli_fail(st, err.message);
+    if (st == IB_ERR_INVALID_ARG)
+        fprintf(stderr, "inferbench: '%s' is %s\n", path, err.message);
+    else
+        cli_fail(st, err.message);
     return cli_exit_code(st);
 }
 
@@ -97,8 +99,7 @@ static int load(const char *path, ib_latency_file *out)
 static int check_same_timing(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb)
 {
     if (fa->timing == fb->timing) return EXIT_OK;
-    fprintf(stderr,
-            "inferbench: '%s' is timed by %s and '%s' by %s: different clocks cannot be compared\n",
+    fprintf(stderr, "inferbench: '%s' is timed by %s and '%s' by %s: different clocks cannot be compared\n",
             a->pos[0], ib_timing_name(fa->timing), a->pos[1], ib_timing_name(fb->timing));
     return EXIT_BAD_INPUT;
 }
@@ -106,7 +107,7 @@ static int check_same_timing(const cli_args *a, const ib_latency_file *fa, const
 static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb, cli_outputs *out)
 {
     ib_comparison c;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_compare_files(fa, fb, a->threshold, &c, &err);
     ib_result res = { .kind = IB_RESULT_COMPARISON,
                       .comparison = &c,
@@ -116,8 +117,9 @@ static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latenc
                       .b_name = a->pos[1] };
     int code = cli_report(out, st == IB_OK ? &res : NULL, st, &err);
     if (code == EXIT_OK && a->fail_if_slower && c.verdict == IB_CHANGE_SLOWER) {
-        fprintf(stderr, "inferbench: B is slower than A: median %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] "
-                        "(--fail-if-slower)\n",
+        fprintf(stderr,
+                "inferbench: B is slower than A: median %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] "
+                "(--fail-if-slower)\n",
                 100 * c.change, 100 * c.change_ci95[0], 100 * c.change_ci95[1]);
         code = EXIT_NOT_MET;
     }

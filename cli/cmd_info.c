@@ -39,7 +39,9 @@ int cmd_info(cli_args *a)
     printf("l2 cache        %llu bytes\n", env.l2_cache_bytes);
     if (env.nvml_available) {
         printf("driver          %s\n", env.driver_version);
-        printf("persistence     %s\n", env.persistence_mode == 1 ? "on" : env.persistence_mode == 0 ? "off" : "?");
+        printf("persistence     %s\n", env.persistence_mode == 1   ? "on"
+                                       : env.persistence_mode == 0 ? "off"
+                                                                   : "?");
         printf("max clocks      SM %u MHz, memory %u MHz\n", env.sm_clock_max_mhz, env.mem_clock_max_mhz);
     } else {
         printf("nvml            %s\n", env.nvml_note);

@@ -22,7 +22,7 @@ int cmd_latency(cli_args *a)
     a->cfg.cancel = &cli_cancel_flag;
     cli_progress_attach(&a->cfg, a->quiet);
     ib_latency_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_measure_latency(w, &a->cfg, &r, &err);
     st = cli_idle_gpu_after(a, &r.env, st, &err);
     r.accuracy = accuracy;

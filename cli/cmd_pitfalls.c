@@ -20,7 +20,7 @@ int cmd_pitfalls(cli_args *a)
     a->cfg.cancel = &cli_cancel_flag;
     cli_progress_attach(&a->cfg, a->quiet);
     ib_pitfalls_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_measure_pitfalls(w, &a->cfg, &r, &err);
     st = cli_idle_gpu_after(a, &r.env, st, &err);
     /* Something was measured: the correct row has samples. */

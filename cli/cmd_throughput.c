@@ -87,7 +87,7 @@ static int measure(const cli_args *a, ib_workload *w, const ib_throughput_config
         cli_outputs_abort(out);
         return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_measure_throughput(w, tc, r, &err);
     st = cli_idle_gpu_after(a, &r->env, st, &err);
     r->accuracy = *accuracy;
@@ -128,8 +128,9 @@ int cmd_throughput(cli_args *a)
     ib_throughput_config tc;
     throughput_config(a, &tc);
     if (cli_fleet_wanted(a) && n_batches > 1) {
-        fprintf(stderr, "inferbench: --batches %s: a fleet runs every device at one batch (--batches B, or "
-                        "none: the peak of a search on the first device)\n",
+        fprintf(stderr,
+                "inferbench: --batches %s: a fleet runs every device at one batch (--batches B, or "
+                "none: the peak of a search on the first device)\n",
                 a->batches);
         return EXIT_BAD_INPUT;
     }

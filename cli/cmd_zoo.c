@@ -29,7 +29,7 @@ int cmd_zoo_export(cli_args *a)
     FILE *said = cli_output_is_stdout(&out) ? stderr : stdout;
     uint8_t *bytes = NULL;
     size_t len = 0;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_zoo_build(name, a->fp16, &bytes, &len, &err);
     if (st != IB_OK) {
         cli_output_abort(&out);

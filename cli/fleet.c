@@ -311,7 +311,8 @@ static void rank_measure(cli_args *a, rank_state *s, ib_result_kind kind, int64_
 static void terminate_strings(ib_fleet_worker *w)
 {
     w->host[sizeof w->host - 1] = w->device[sizeof w->device - 1] = w->name[sizeof w->name - 1] = '\0';
-    w->uuid[sizeof w->uuid - 1] = w->pci_bus_id[sizeof w->pci_bus_id - 1] = w->error[sizeof w->error - 1] = '\0';
+    w->uuid[sizeof w->uuid - 1] = w->pci_bus_id[sizeof w->pci_bus_id - 1] = w->error[sizeof w->error - 1] =
+        '\0';
 }
 
 /* Rank 0: every rank's summary (its own at 0), those that never came

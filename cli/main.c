@@ -16,54 +16,59 @@
 #include <string.h>
 
 static const cli_command commands[] = {
-    {"latency", "[MODEL] [options]",
-     "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
-     "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
-     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET |
-         OPT_SESSIONS | OPT_MATH | OPT_ACCURACY | OPT_FLEET,
-     cmd_latency},
-    {"throughput", "[MODEL] [options]", "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates timed back-to-back.", OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT | OPT_QUIET
-         | OPT_MATH | OPT_ACCURACY | OPT_FLEET | OPT_SESSIONS, cmd_throughput},
-    {"pitfalls", "[MODEL] [options]",
-     "What each classic timing mistake would report on this model, next to the correct latency.\n"
-     "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"
-     "zero-filled input, TF32 taken for fp32.",
-     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_QUIET
-         | OPT_MATH | OPT_SESSIONS,
-     cmd_pitfalls},
-    {"best", "[MODEL] [options]",
-     "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and, on CUDA, CUDA graph,\n"
-     "NHWC and cuDNN's search, raced at batch 1 and at the throughput peak, each judged against strict\n"
-     "fp32 (docs/best.md).",
-     OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
-         OPT_ACCURACY | OPT_BEST,
-     cmd_best},
-    {"calibrate", "[options]",
-     "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
-     "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
-     "the timer's resolution.",
-     OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_QUIET, cmd_calibrate},
-    {"compare", "BASELINE.json CANDIDATE.json [options]",
-     "Is B really faster or slower than A? Two results of latency --json compared statistically:\n"
-     "the median's change with its 95% bootstrap CI, the Mann-Whitney U test, and a verdict\n"
-     "(faster, slower, no change, inconclusive) against --threshold. Exit 3 with --fail-if-slower\n"
-     "when B is slower.",
-     OPT_COMPARE | OPT_JSON, cmd_compare},
-    {"serve", "[MODEL] [options]",
-     "Latency under load: requests arrive on a seeded schedule (open loop) and each one's latency runs\n"
-     "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).",
-     OPT_MODEL | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_SERVE, cmd_serve},
-    {"info", "[--device-id N]",
-     "What this machine offers: the backends' runtimes, CPU, GPU, driver, clocks. Exits 1 without a usable GPU.",
-     OPT_DEVICE_ID, cmd_info},
-    {"backends", "", "List the backends --backend can name (plugins: --backend plugin:PATH.so).", 0,
-     cmd_backends},
-    {"convert", "MODEL --math fp16|bf16 -o FILE.onnx",
-     "Write the model converted to fp16 or bf16 (what --math fp16/bf16 measures; docs/precision.md).",
-     OPT_MATH | OPT_EXPORT, cmd_convert},
-    {"zoo-list", "", "List the built-in models.", 0, cmd_zoo_list},
-    {"zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
-     cmd_zoo_export},
+    { "latency", "[MODEL] [options]",
+      "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
+      "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
+      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
+          OPT_QUIET | OPT_SESSIONS | OPT_MATH | OPT_ACCURACY | OPT_FLEET,
+      cmd_latency },
+    { "throughput", "[MODEL] [options]",
+      "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates "
+      "timed back-to-back.",
+      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT |
+          OPT_QUIET | OPT_MATH | OPT_ACCURACY | OPT_FLEET | OPT_SESSIONS,
+      cmd_throughput },
+    { "pitfalls", "[MODEL] [options]",
+      "What each classic timing mistake would report on this model, next to the correct latency.\n"
+      "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"
+      "zero-filled input, TF32 taken for fp32.",
+      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
+          OPT_QUIET | OPT_MATH | OPT_SESSIONS,
+      cmd_pitfalls },
+    { "best", "[MODEL] [options]",
+      "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and, on CUDA, CUDA graph,\n"
+      "NHWC and cuDNN's search, raced at batch 1 and at the throughput peak, each judged against strict\n"
+      "fp32 (docs/best.md).",
+      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
+          OPT_ACCURACY | OPT_BEST,
+      cmd_best },
+    { "calibrate", "[options]",
+      "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
+      "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
+      "the timer's resolution.",
+      OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_QUIET, cmd_calibrate },
+    { "compare", "BASELINE.json CANDIDATE.json [options]",
+      "Is B really faster or slower than A? Two results of latency --json compared statistically:\n"
+      "the median's change with its 95% bootstrap CI, the Mann-Whitney U test, and a verdict\n"
+      "(faster, slower, no change, inconclusive) against --threshold. Exit 3 with --fail-if-slower\n"
+      "when B is slower.",
+      OPT_COMPARE | OPT_JSON, cmd_compare },
+    { "serve", "[MODEL] [options]",
+      "Latency under load: requests arrive on a seeded schedule (open loop) and each one's latency runs\n"
+      "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).",
+      OPT_MODEL | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_SERVE, cmd_serve },
+    { "info", "[--device-id N]",
+      "What this machine offers: the backends' runtimes, CPU, GPU, driver, clocks. Exits 1 without a usable "
+      "GPU.",
+      OPT_DEVICE_ID, cmd_info },
+    { "backends", "", "List the backends --backend can name (plugins: --backend plugin:PATH.so).", 0,
+      cmd_backends },
+    { "convert", "MODEL --math fp16|bf16 -o FILE.onnx",
+      "Write the model converted to fp16 or bf16 (what --math fp16/bf16 measures; docs/precision.md).",
+      OPT_MATH | OPT_EXPORT, cmd_convert },
+    { "zoo-list", "", "List the built-in models.", 0, cmd_zoo_list },
+    { "zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
+      cmd_zoo_export },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -77,8 +82,8 @@ static void list_commands(FILE *f, const char *prefix)
         char *dash = strchr(name, '-'); /* zoo-list is typed "zoo list" */
         if (dash) *dash = ' ';
         const char *nl = strchr(commands[i].summary, '\n');
-        fprintf(f, "  %-12s %.*s\n", name, nl ? (int)(nl - commands[i].summary) : (int)strlen(commands[i].summary),
-                commands[i].summary);
+        fprintf(f, "  %-12s %.*s\n", name,
+                nl ? (int)(nl - commands[i].summary) : (int)strlen(commands[i].summary), commands[i].summary);
     }
 }
 
@@ -86,8 +91,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: inferbench [COMMAND] [MODEL] [options]\n\ncommands:\n");
     list_commands(f, "");
-    fprintf(f, "\nWith no command: latency of %s on the GPU if there is one, else the CPU.\n"
-               "inferbench COMMAND --help for a command's options.\n", CLI_DEFAULT_MODEL);
+    fprintf(f,
+            "\nWith no command: latency of %s on the GPU if there is one, else the CPU.\n"
+            "inferbench COMMAND --help for a command's options.\n",
+            CLI_DEFAULT_MODEL);
 }
 
 static const cli_command *find_command(const char *name)

@@ -44,8 +44,8 @@ typedef enum option_device {
  * which it is refused. The help and the refusals read the same fields. */
 typedef struct option_def {
     struct option opt;
-    unsigned group;     /* 0: every command */
-    const char *arg;    /* argument name for the help, NULL for flags */
+    unsigned group;  /* 0: every command */
+    const char *arg; /* argument name for the help, NULL for flags */
     const char *help;
     int needs;     /* 0, or the option (O_*) without which this one does nothing */
     int conflicts; /* 0, or an option (O_*) this one cannot be given with */
@@ -272,8 +272,8 @@ static bool parse_i64(const char *opt, const char *text, int64_t lo, int64_t hi,
     long long v = strtoll(text, &end, 10);
     if (*end) return bad(opt, text, "not a whole number");
     if (errno == ERANGE || v < lo || v > hi) {
-        fprintf(stderr, "inferbench: --%s '%s': must be between %lld and %lld\n", opt, text,
-                (long long)lo, (long long)hi);
+        fprintf(stderr, "inferbench: --%s '%s': must be between %lld and %lld\n", opt, text, (long long)lo,
+                (long long)hi);
         return false;
     }
     *out = v;
@@ -313,16 +313,20 @@ static bool parse_percent(const char *opt, const char *text, double *fraction)
 
 static bool parse_device(const char *text, ib_device_kind *out)
 {
-    if (!strcmp(text, "cuda") || !strcmp(text, "gpu")) *out = IB_DEVICE_CUDA;
-    else if (!strcmp(text, "cpu")) *out = IB_DEVICE_CPU;
-    else if (!strcmp(text, "auto")) *out = IB_DEVICE_AUTO;
-    else return bad("device", text, "expected cuda, cpu or auto");
+    if (!strcmp(text, "cuda") || !strcmp(text, "gpu"))
+        *out = IB_DEVICE_CUDA;
+    else if (!strcmp(text, "cpu"))
+        *out = IB_DEVICE_CPU;
+    else if (!strcmp(text, "auto"))
+        *out = IB_DEVICE_AUTO;
+    else
+        return bad("device", text, "expected cuda, cpu or auto");
     return true;
 }
 
 static bool parse_cudnn(const char *text, const char **out)
 {
-    static const char *const names[] = {"EXHAUSTIVE", "HEURISTIC", "DEFAULT"};
+    static const char *const names[] = { "EXHAUSTIVE", "HEURISTIC", "DEFAULT" };
     for (size_t i = 0; i < 3; i++)
         if (!strcasecmp(text, names[i])) {
             *out = names[i];
@@ -578,15 +582,17 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     struct option longopts[N_OPTIONS + 2];
     size_t n = 0;
     for (size_t i = 0; i < N_OPTIONS; i++) longopts[n++] = options[i].opt;
-    longopts[n] = (struct option){0};
+    longopts[n] = (struct option){ 0 };
 
     memset(a, 0, sizeof *a);
     ib_model_options_init(&a->model_opts);
     /* A sweep warms up and times every batch: its own defaults. */
     ib_throughput_config tc;
     ib_throughput_config_init(&tc);
-    if (cmd->groups & OPT_THROUGHPUT) a->cfg = tc.run;
-    else ib_config_init(&a->cfg);
+    if (cmd->groups & OPT_THROUGHPUT)
+        a->cfg = tc.run;
+    else
+        ib_config_init(&a->cfg);
     a->max_batch = tc.max_batch;
     ib_serve_config_init(&a->serve);
     if (cmd->groups & OPT_SERVE) a->max_batch = 1; /* serve: no dynamic batching unless asked */
@@ -605,7 +611,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
         if (id == '?' || id == ':') {
             /* Inside a cluster of short options ("-xo") argv[optind-1] is
              * the cluster's word: name the character instead. */
-            char shortopt[3] = {'-', (char)optopt, '\0'};
+            char shortopt[3] = { '-', (char)optopt, '\0' };
             const char *what = optopt > 0 && optopt < 128 ? shortopt : argv[optind - 1];
             if (id == '?' && what == argv[optind - 1])
                 report_unknown(cmd, what);

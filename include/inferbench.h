@@ -33,19 +33,19 @@ extern "C" {
 /* Values are frozen once released: add new ones at the end only. */
 typedef enum ib_status {
     IB_OK = 0,
-    IB_ERR_INVALID_ARG = -1,   /* a bad option, shape or value */
-    IB_ERR_IO = -2,            /* a file could not be read or written */
-    IB_ERR_MODEL = -3,         /* the model file is missing, empty or invalid */
-    IB_ERR_UNSUPPORTED = -4,   /* valid, but not something we can measure */
-    IB_ERR_NO_DEVICE = -5,     /* the device asked for is not there */
-    IB_ERR_NO_MEMORY = -6,     /* host memory exhausted */
-    IB_ERR_DEVICE_OOM = -7,    /* device memory exhausted: expected in searches */
-    IB_ERR_RUNTIME = -8,       /* the inference runtime failed during a run */
-    IB_ERR_DEVICE_LOST = -9,   /* the GPU context is unusable (sticky error) */
-    IB_ERR_INTERRUPTED = -10,  /* the caller's cancel flag was raised */
-    IB_ERR_INTERNAL = -11,     /* a bug in inferbench */
-    IB_ERR_NOT_MET = -12,      /* a goal (latency budget) no candidate meets */
-    IB_ERR_DEADLOCK = -13      /* the workload waited on a held stream */
+    IB_ERR_INVALID_ARG = -1,  /* a bad option, shape or value */
+    IB_ERR_IO = -2,           /* a file could not be read or written */
+    IB_ERR_MODEL = -3,        /* the model file is missing, empty or invalid */
+    IB_ERR_UNSUPPORTED = -4,  /* valid, but not something we can measure */
+    IB_ERR_NO_DEVICE = -5,    /* the device asked for is not there */
+    IB_ERR_NO_MEMORY = -6,    /* host memory exhausted */
+    IB_ERR_DEVICE_OOM = -7,   /* device memory exhausted: expected in searches */
+    IB_ERR_RUNTIME = -8,      /* the inference runtime failed during a run */
+    IB_ERR_DEVICE_LOST = -9,  /* the GPU context is unusable (sticky error) */
+    IB_ERR_INTERRUPTED = -10, /* the caller's cancel flag was raised */
+    IB_ERR_INTERNAL = -11,    /* a bug in inferbench */
+    IB_ERR_NOT_MET = -12,     /* a goal (latency budget) no candidate meets */
+    IB_ERR_DEADLOCK = -13     /* the workload waited on a held stream */
 } ib_status;
 
 /* A short, static name of a status ("device out of memory"). Never NULL. */
@@ -132,11 +132,11 @@ typedef enum ib_input_fill {
 } ib_input_fill;
 
 typedef struct ib_input_spec {
-    char name[128];       /* the input's name */
+    char name[128]; /* the input's name */
     ib_input_fill fill;
-    char spec[1024];      /* SPEC as written (what reports record); for
-                             IB_INPUT_FILE the path is spec + 1 */
-    char lo[64], hi[64];  /* RANGE: the bounds; CONSTANT: lo is the value */
+    char spec[1024];     /* SPEC as written (what reports record); for
+                            IB_INPUT_FILE the path is spec + 1 */
+    char lo[64], hi[64]; /* RANGE: the bounds; CONSTANT: lo is the value */
 } ib_input_spec;
 
 /* Parses "NAME=SPEC" where SPEC is a number, "random", "random:LO..HI",
@@ -196,25 +196,25 @@ const char *ib_option_list_get(const ib_option_list *list, const char *key);
 typedef struct ib_model_options {
     ib_device_kind device;
     int device_id;
-    int64_t batch;                     /* value of the batch dimension; 0 (the
-                                          default): not given, the value the
-                                          shapes give the batch dimension, else
-                                          1. A fixed-batch model refuses a
-                                          batch other than its own */
-    const ib_shape_override *shapes;   /* overrides for symbolic dimensions */
+    int64_t batch;                   /* value of the batch dimension; 0 (the
+                                        default): not given, the value the
+                                        shapes give the batch dimension, else
+                                        1. A fixed-batch model refuses a
+                                        batch other than its own */
+    const ib_shape_override *shapes; /* overrides for symbolic dimensions */
     size_t n_shapes;
-    uint64_t seed;                     /* input fill; default 42 */
-    size_t device_memory_limit_bytes;  /* CUDA arena cap, 0 = none */
-    size_t host_memory_limit_bytes;    /* CPU: the memory ONNX Runtime's host
-                                          arena may take (its max_mem), and the
-                                          bound on a batch's inputs and outputs;
-                                          past it a run fails with
-                                          IB_ERR_DEVICE_OOM instead of being
-                                          killed. 0 = half of physical memory */
-    const ib_input_spec *inputs;       /* how named inputs are filled; the
-                                          others: IB_INPUT_RANDOM. A name the
-                                          model lacks, or given twice, is
-                                          IB_ERR_INVALID_ARG at open */
+    uint64_t seed;                    /* input fill; default 42 */
+    size_t device_memory_limit_bytes; /* CUDA arena cap, 0 = none */
+    size_t host_memory_limit_bytes;   /* CPU: the memory ONNX Runtime's host
+                                         arena may take (its max_mem), and the
+                                         bound on a batch's inputs and outputs;
+                                         past it a run fails with
+                                         IB_ERR_DEVICE_OOM instead of being
+                                         killed. 0 = half of physical memory */
+    const ib_input_spec *inputs;      /* how named inputs are filled; the
+                                         others: IB_INPUT_RANDOM. A name the
+                                         model lacks, or given twice, is
+                                         IB_ERR_INVALID_ARG at open */
     size_t n_inputs;
     ib_math math; /* the arithmetic (default: the runtime's
                      own, stated in the info); fp16/bf16
@@ -233,8 +233,8 @@ void ib_model_options_init(ib_model_options *opts);
  * (optionally "zoo:NAME?fp16") for a built-in architecture. The session is
  * created and the inputs of opts->batch are allocated and filled; nothing is
  * run yet. */
-ib_status ib_workload_open_model(const char *model, const ib_model_options *opts,
-                                 ib_workload **out, ib_error *err);
+ib_status ib_workload_open_model(const char *model, const ib_model_options *opts, ib_workload **out,
+                                 ib_error *err);
 
 /* Where ONNX Runtime's core library is loaded from. inferbench does not
  * link it: it is loaded (dlopen) the first time a model is opened or the
@@ -248,41 +248,40 @@ ib_status ib_workload_open_model(const char *model, const ib_model_options *opts
 ib_status ib_set_onnxruntime_library(const char *path, ib_error *err);
 
 /* A CUDA kernel that spins for duration_us on the device (calibration). */
-ib_status ib_workload_open_spin_kernel(double duration_us, int device_id,
-                                       ib_workload **out, ib_error *err);
+ib_status ib_workload_open_spin_kernel(double duration_us, int device_id, ib_workload **out, ib_error *err);
 
 void ib_workload_destroy(ib_workload *w);
 
 typedef struct ib_tensor_info {
     char name[128];
-    char type[16];  /* "float32", "float16", "int64", ... */
+    char type[16]; /* "float32", "float16", "int64", ... */
     int rank;
-    int64_t dims[IB_MAX_RANK]; /* as bound for the current batch */
+    int64_t dims[IB_MAX_RANK];       /* as bound for the current batch */
     char dim_names[IB_MAX_RANK][32]; /* symbolic names, "" where fixed */
-    char values[256];  /* inputs: how they are filled ("random",
-                          "random:0..30521", "16000", "zeros", "@x.npy"),
-                          cut at 255 bytes; "" for outputs */
+    char values[256];                /* inputs: how they are filled ("random",
+                                        "random:0..30521", "16000", "zeros", "@x.npy"),
+                                        cut at 255 bytes; "" for outputs */
 } ib_tensor_info;
 
 #define IB_MAX_TENSORS 16
 
 typedef struct ib_workload_info {
-    char model[256];          /* path or zoo name */
-    char provider[64];        /* what in the backend runs the model: "spin-kernel"... */
+    char model[256];   /* path or zoo name */
+    char provider[64]; /* what in the backend runs the model: "spin-kernel"... */
     ib_device_kind device;
-    int64_t batch;            /* current batch */
-    bool has_batch_dim;       /* false: a fixed-batch model */
+    int64_t batch;      /* current batch */
+    bool has_batch_dim; /* false: a fixed-batch model */
     int n_inputs, n_outputs;
     ib_tensor_info inputs[IB_MAX_TENSORS];
     ib_tensor_info outputs[IB_MAX_TENSORS];
-    double flops_per_item;    /* 0 when unknown */
+    double flops_per_item; /* 0 when unknown */
     /* How the runtime was set up: results taken otherwise are not like for
      * like (compare says so key by key). Only the settings this backend
      * has, each with the value in effect (the default too). */
     ib_option_list options;
-    char math[8];             /* the arithmetic in effect: "fp32", "tf32",
-                                 "fp16", "bf16" */
-    bool math_default;        /* math was not asked: the runtime's default */
+    char math[8];      /* the arithmetic in effect: "fp32", "tf32",
+                          "fp16", "bf16" */
+    bool math_default; /* math was not asked: the runtime's default */
 } ib_workload_info;
 
 const ib_workload_info *ib_workload_get_info(const ib_workload *w);
@@ -297,8 +296,8 @@ ib_status ib_workload_set_batch(ib_workload *w, int64_t batch, ib_error *err);
 /* ------------------------------------------------------------------------ */
 
 typedef struct ib_gpu_sample {
-    double t_ms;               /* since the start of the measurement */
-    int pstate;                /* 0 = P0 (max performance); -1 unknown */
+    double t_ms; /* since the start of the measurement */
+    int pstate;  /* 0 = P0 (max performance); -1 unknown */
     unsigned sm_clock_mhz, mem_clock_mhz;
     unsigned temperature_c;
     double power_w;
@@ -310,9 +309,9 @@ typedef struct ib_gpu_sample {
 /* A process seen on the GPU (NVML's compute processes). */
 #define IB_MAX_OTHER_PROCESSES 16
 typedef struct ib_process_info {
-    unsigned pid;              /* as NVML gives it */
-    char name[32];             /* /proc/PID/comm; "?" where not visible (another
-                                  PID namespace) */
+    unsigned pid;                        /* as NVML gives it */
+    char name[32];                       /* /proc/PID/comm; "?" where not visible (another
+                                            PID namespace) */
     unsigned long long gpu_memory_bytes; /* 0 unknown */
 } ib_process_info;
 
@@ -330,34 +329,34 @@ typedef struct ib_runtime_info {
 typedef struct ib_env {
     char tool_version[32];
     char host_cpu[128];
-    char gpu_name[128];        /* "" without a GPU */
+    char gpu_name[128]; /* "" without a GPU */
     char driver_version[32];
-    int cuda_driver_version;   /* e.g. 13000; 0 unknown */
+    int cuda_driver_version; /* e.g. 13000; 0 unknown */
     int cuda_runtime_version;
-    ib_runtime_info runtime;   /* what ran the model, as its backend says */
-    int persistence_mode;      /* 1 on, 0 off, -1 unknown */
+    ib_runtime_info runtime; /* what ran the model, as its backend says */
+    int persistence_mode;    /* 1 on, 0 off, -1 unknown */
     unsigned sm_clock_max_mhz, mem_clock_max_mhz;
     unsigned long long l2_cache_bytes;
     bool nvml_available;
-    char nvml_note[128];       /* why GPU state is missing, if it is */
+    char nvml_note[128]; /* why GPU state is missing, if it is */
     /* Which GPU gpu_name is (the JSON's environment.devices[0]): */
-    int gpu_index;             /* CUDA device index; -1 without a GPU */
-    char gpu_uuid[96];         /* NVML's "GPU-..."; "" unknown */
-    char gpu_pci_bus_id[32];   /* "0000:3b:00.0"; "" unknown */
-    size_t n_gpu_samples;      /* [0] before, [n-1] after, others during */
+    int gpu_index;           /* CUDA device index; -1 without a GPU */
+    char gpu_uuid[96];       /* NVML's "GPU-..."; "" unknown */
+    char gpu_pci_bus_id[32]; /* "0000:3b:00.0"; "" unknown */
+    size_t n_gpu_samples;    /* [0] before, [n-1] after, others during */
     ib_gpu_sample gpu_samples[IB_MAX_GPU_SAMPLES];
     /* Other work on the machine while the runs were timed (docs/gpu.md,
      * "A shared device"). */
     size_t n_other_gpu_processes; /* other compute processes NVML listed on
                                      this GPU before or during the timed runs */
     ib_process_info other_gpu_processes[IB_MAX_OTHER_PROCESSES];
-    double load_average_1m;    /* /proc/loadavg before the timed runs; NaN unknown */
-    int n_cpus;                /* online CPUs; 0 unknown */
-    double other_cpu_cores;    /* CPU time the other processes took during the
-                                  timed runs, in cores (1.0: one core busy
-                                  throughout); NaN unknown */
-    int gpu_numa_node;         /* the GPU's NUMA node (sysfs of its PCI
-                                  device); -1 unknown */
+    double load_average_1m; /* /proc/loadavg before the timed runs; NaN unknown */
+    int n_cpus;             /* online CPUs; 0 unknown */
+    double other_cpu_cores; /* CPU time the other processes took during the
+                               timed runs, in cores (1.0: one core busy
+                               throughout); NaN unknown */
+    int gpu_numa_node;      /* the GPU's NUMA node (sysfs of its PCI
+                               device); -1 unknown */
 } ib_env;
 
 /* The machine's static facts (CPU, and the GPU device_id if
@@ -464,19 +463,19 @@ typedef void (*ib_progress_fn)(const ib_progress *p, void *user);
 #define IB_PROGRESS_PERIOD_MS 100.0
 
 typedef struct ib_config {
-    int64_t warmup_runs;      /* at least this many warm-up runs (default 10) */
-    double warmup_ms;         /* and at least this long (default 500) */
-    bool warmup_until_steady; /* and until steady (default true) */
-    double warmup_max_ms;     /* cap on warm-up time (default 10000) */
-    int64_t runs;             /* timed runs with a fixed count (default 300) */
-    double precision;         /* > 0: adaptive stopping, relative half-width of
-                                 the median's 95% CI (e.g. 0.005); 0 = off */
-    int64_t min_runs;         /* adaptive: at least (default 30) */
-    int64_t max_runs;         /* adaptive: at most (default 100000) */
-    double max_time_ms;       /* adaptive: time cap (default 30000) */
-    bool flush_l2;            /* overwrite the L2 cache before each run */
-    bool exclude_launch;      /* hold the stream until the run is queued */
-    bool sample_gpu_state;    /* NVML before/during/after (default true) */
+    int64_t warmup_runs;        /* at least this many warm-up runs (default 10) */
+    double warmup_ms;           /* and at least this long (default 500) */
+    bool warmup_until_steady;   /* and until steady (default true) */
+    double warmup_max_ms;       /* cap on warm-up time (default 10000) */
+    int64_t runs;               /* timed runs with a fixed count (default 300) */
+    double precision;           /* > 0: adaptive stopping, relative half-width of
+                                   the median's 95% CI (e.g. 0.005); 0 = off */
+    int64_t min_runs;           /* adaptive: at least (default 30) */
+    int64_t max_runs;           /* adaptive: at most (default 100000) */
+    double max_time_ms;         /* adaptive: time cap (default 30000) */
+    bool flush_l2;              /* overwrite the L2 cache before each run */
+    bool exclude_launch;        /* hold the stream until the run is queued */
+    bool sample_gpu_state;      /* NVML before/during/after (default true) */
     const volatile int *cancel; /* nonzero: stop as soon as possible */
     ib_progress_fn progress;    /* NULL (default): no progress reports */
     void *progress_user;        /* handed to progress */
@@ -493,34 +492,34 @@ enum { IB_SYNC_BEFORE_TIMED = 0, IB_SYNC_AFTER_TIMED = 1 };
 void ib_config_init(ib_config *cfg);
 
 typedef struct ib_latency_result {
-    bool partial;             /* stopped early (error or cancel): what is here was measured */
-    ib_status stop_status;    /* why it stopped early, IB_OK otherwise */
-    bool has_device_timer;    /* device_ms is filled (CUDA events) */
-    double cold_host_ms;      /* the first run, host wall time */
-    double cold_device_ms;    /* the first run, device time (NaN without) */
+    bool partial;          /* stopped early (error or cancel): what is here was measured */
+    ib_status stop_status; /* why it stopped early, IB_OK otherwise */
+    bool has_device_timer; /* device_ms is filled (CUDA events) */
+    double cold_host_ms;   /* the first run, host wall time */
+    double cold_device_ms; /* the first run, device time (NaN without) */
     int64_t warmup_runs_done;
     double warmup_ms_spent;
-    bool warmup_steady;       /* the steady-state rule was met */
-    size_t n;                 /* timed samples */
-    double *device_ms;        /* [n], NULL without a device timer */
-    double *host_ms;          /* [n] host wall time of the same runs */
-    ib_stats device;          /* over device_ms */
-    ib_stats host;            /* over host_ms */
+    bool warmup_steady; /* the steady-state rule was met */
+    size_t n;           /* timed samples */
+    double *device_ms;  /* [n], NULL without a device timer */
+    double *host_ms;    /* [n] host wall time of the same runs */
+    ib_stats device;    /* over device_ms */
+    ib_stats host;      /* over host_ms */
     double precision_target;
-    double precision_achieved;/* relative half-width of the median CI */
+    double precision_achieved; /* relative half-width of the median CI */
     bool precision_met;
-    double launch_overhead_ms;/* with exclude_launch: per-run launch cost
-                                 measured (NaN otherwise) */
-    bool launch_bound;        /* that cost exceeds the run's median and the
-                                 runs are not replayed from a captured graph
-                                 (IB_CAP_GRAPH_CAPTURE): one launch a run
-                                 would lift it */
+    double launch_overhead_ms;       /* with exclude_launch: per-run launch cost
+                                        measured (NaN otherwise) */
+    bool launch_bound;               /* that cost exceeds the run's median and the
+                                        runs are not replayed from a captured graph
+                                        (IB_CAP_GRAPH_CAPTURE): one launch a run
+                                        would lift it */
     double timer_resolution_ms;      /* of the primary timer (device events
                                         when there are, else the host clock):
                                         its intervals are never narrower than
                                         +- this; NaN when unknown */
     double host_timer_resolution_ms; /* of the host clock (host statistics) */
-    unsigned warnings;        /* IB_WARN_* bits */
+    unsigned warnings;               /* IB_WARN_* bits */
     ib_env env;
     ib_accuracy accuracy; /* set by the caller (ib_measure_accuracy) to be
                              reported beside the timings; zeroed here */
@@ -533,8 +532,7 @@ typedef struct ib_latency_result {
  * then timed runs. On a failure after the first timed sample, the result
  * holds what was measured (partial = true) and the error is returned. The
  * result must be released with ib_latency_result_free whatever the status. */
-ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg,
-                             ib_latency_result *out, ib_error *err);
+ib_status ib_measure_latency(ib_workload *w, const ib_config *cfg, ib_latency_result *out, ib_error *err);
 
 void ib_latency_result_free(ib_latency_result *r);
 
@@ -542,8 +540,7 @@ void ib_latency_result_free(ib_latency_result *r);
  * machines (docs/json.md). Both strings are malloc'ed (ib_free); NULL when
  * memory ran out. cfg is the configuration the result was measured with. */
 char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info *info);
-char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info,
-                             const ib_config *cfg);
+char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info *info, const ib_config *cfg);
 
 /* A self-contained HTML page of a latency result (docs/report.md): the
  * header, the statistics, the warnings, a histogram of the timed samples
@@ -557,13 +554,13 @@ char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info 
 /* ------------------------------------------------------------------------ */
 
 typedef struct ib_throughput_config {
-    ib_config run;             /* warm-up per batch, runs per batch (default
-                                  100), cancel flag */
-    int64_t max_batch;         /* search bound (default 4096) */
-    double latency_budget_ms;  /* > 0: best throughput whose p99 fits */
-    double knee_fraction;      /* knee: smallest batch reaching this share of
-                                  the peak (default 0.95) */
-    const int64_t *batches;    /* non-NULL: measure exactly these, no search */
+    ib_config run;            /* warm-up per batch, runs per batch (default
+                                 100), cancel flag */
+    int64_t max_batch;        /* search bound (default 4096) */
+    double latency_budget_ms; /* > 0: best throughput whose p99 fits */
+    double knee_fraction;     /* knee: smallest batch reaching this share of
+                                 the peak (default 0.95) */
+    const int64_t *batches;   /* non-NULL: measure exactly these, no search */
     size_t n_batches;
 } ib_throughput_config;
 
@@ -572,22 +569,22 @@ void ib_throughput_config_init(ib_throughput_config *cfg);
 typedef struct ib_batch_probe {
     int64_t batch;
     bool fits;
-    ib_status status;          /* why it did not fit: DEVICE_OOM, or RUNTIME /
-                                  UNSUPPORTED (the runtime refused the size) */
-    double ms;                 /* wall time of the probe */
+    ib_status status; /* why it did not fit: DEVICE_OOM, or RUNTIME /
+                         UNSUPPORTED (the runtime refused the size) */
+    double ms;        /* wall time of the probe */
 } ib_batch_probe;
 
 typedef struct ib_throughput_point {
     int64_t batch;
-    ib_status status;          /* IB_OK, or why this batch has no figures */
-    double items_per_s;        /* back-to-back: runs x batch / device time of all */
-    double items_per_s_sync;   /* classic: per-run synchronized, summed */
+    ib_status status;        /* IB_OK, or why this batch has no figures */
+    double items_per_s;      /* back-to-back: runs x batch / device time of all */
+    double items_per_s_sync; /* classic: per-run synchronized, summed */
     double back_to_back_ms_per_run;
-    ib_stats latency_ms;       /* per-run synchronized batch latency */
-    double first_run_ms;       /* the first run at this batch, host wall time:
-                                  a new shape's set-up, in no figure */
-    int64_t warmup_runs;       /* warm-up after it */
-    bool warmup_steady;        /* false: the warm-up hit its cap first */
+    ib_stats latency_ms; /* per-run synchronized batch latency */
+    double first_run_ms; /* the first run at this batch, host wall time:
+                            a new shape's set-up, in no figure */
+    int64_t warmup_runs; /* warm-up after it */
+    bool warmup_steady;  /* false: the warm-up hit its cap first */
 } ib_throughput_point;
 
 #define IB_MAX_PROBES 96
@@ -607,13 +604,13 @@ typedef struct ib_throughput_result {
     double sweep_ms;
     size_t n_points;
     ib_throughput_point points[IB_MAX_POINTS];
-    int peak;                  /* index into points, -1 none */
+    int peak; /* index into points, -1 none */
     int knee;
-    int best_within_budget;    /* -1: none, or no budget */
+    int best_within_budget; /* -1: none, or no budget */
     double latency_budget_ms;
-    double timer_resolution_ms;/* of the timer of the per-run latencies: their
-                                  intervals are never narrower than +- this;
-                                  NaN when unknown */
+    double timer_resolution_ms; /* of the timer of the per-run latencies: their
+                                   intervals are never narrower than +- this;
+                                   NaN when unknown */
     unsigned warnings;
     ib_env env;
     ib_accuracy accuracy; /* as in ib_latency_result */
@@ -624,8 +621,8 @@ typedef struct ib_throughput_result {
  * candidate batches (powers of two up to it, and it), and picks the peak,
  * the knee and the best within budget. No batch within the budget gives
  * IB_ERR_NOT_MET with the result complete. The result owns no memory. */
-ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
-                                ib_throughput_result *out, ib_error *err);
+ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg, ib_throughput_result *out,
+                                ib_error *err);
 
 char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload_info *info);
 char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload_info *info,
@@ -654,18 +651,18 @@ typedef enum ib_pitfall {
 
 typedef struct ib_pitfall_row {
     ib_pitfall kind;
-    const char *name;          /* "host clock, no sync" */
-    const char *why;           /* one line: why it is wrong */
-    bool applies;              /* false: not a mistake one can make here */
-    const char *not_applicable;/* why not, when !applies */
-    ib_status status;          /* IB_OK, or why it could not be measured */
+    const char *name;           /* "host clock, no sync" */
+    const char *why;            /* one line: why it is wrong */
+    bool applies;               /* false: not a mistake one can make here */
+    const char *not_applicable; /* why not, when !applies */
+    ib_status status;           /* IB_OK, or why it could not be measured */
     char error[256];
-    ib_stats stats;            /* of what the method reports, ms */
-    double error_pct;          /* median vs the correct median, percent */
+    ib_stats stats;   /* of what the method reports, ms */
+    double error_pct; /* median vs the correct median, percent */
     /* single sample only: */
     double single_p5_pct, single_p95_pct; /* 5th..95th percentile of one-run
                                              error, percent */
-    double single_off_5pct;    /* share of single runs off by > 5% */
+    double single_off_5pct;               /* share of single runs off by > 5% */
     /* TF32 only: the median with TF32 off (stats: on; error_pct: on against
        off), and what TF32 changes in the outputs against TF32 off. */
     double tf32_off_median_ms;
@@ -676,7 +673,7 @@ typedef struct ib_pitfalls_result {
     bool partial;
     ib_status stop_status;
     ib_pitfall_row rows[IB_PITFALL_COUNT];
-    unsigned warnings;         /* IB_WARN_* of the correct row */
+    unsigned warnings; /* IB_WARN_* of the correct row */
     ib_env env;
     double *correct_ms; /* [n_correct] the correct row's samples (its
                            timing), for the interval across sessions;
@@ -690,8 +687,7 @@ void ib_pitfalls_result_free(ib_pitfalls_result *r);
 /* Measures w the correct way and each wrong way, in this process and on
  * this session. A wrong way that cannot run here is marked, the others
  * still run. Free the result with ib_pitfalls_result_free. */
-ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out,
-                              ib_error *err);
+ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out, ib_error *err);
 
 char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_info *info);
 char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
@@ -705,17 +701,17 @@ char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_inf
 /* ------------------------------------------------------------------------ */
 
 typedef struct ib_calibration_point {
-    double true_us;            /* the spin kernel's duration */
+    double true_us; /* the spin kernel's duration */
     ib_status status;
     size_t n;
-    double median_us;          /* CUDA events around each run */
-    double p5_us, p95_us;      /* spread */
-    double error_us, error_pct;/* median - true, raw */
-    double corrected_error_us; /* median - harness - true: what is left once
-                                  the fixed cost of an empty run, measured
-                                  the same way, is taken off */
-    double held_median_us;     /* with the stream held (launch excluded) */
-    double held_error_us;      /* raw */
+    double median_us;           /* CUDA events around each run */
+    double p5_us, p95_us;       /* spread */
+    double error_us, error_pct; /* median - true, raw */
+    double corrected_error_us;  /* median - harness - true: what is left once
+                                   the fixed cost of an empty run, measured
+                                   the same way, is taken off */
+    double held_median_us;      /* with the stream held (launch excluded) */
+    double held_error_us;       /* raw */
     double held_corrected_error_us;
     double launch_overhead_us; /* median - held median */
     double host_median_us;     /* host wall time of the same runs */
@@ -730,8 +726,8 @@ typedef struct ib_calibration_result {
     ib_calibration_point points[IB_MAX_CALIBRATION_POINTS];
     ib_calibration_point harness; /* an empty kernel (true_us 0): the fixed
                                      cost of one timed run, plain and held */
-    double timer_resolution_us;/* smallest interval between two events with
-                                  nothing between them */
+    double timer_resolution_us;   /* smallest interval between two events with
+                                     nothing between them */
     unsigned warnings;
     ib_env env;
 } ib_calibration_result;
@@ -762,13 +758,13 @@ const char *ib_timing_name(ib_timing timing);
 /* One session of a multi-session latency result ("sessions.runs" in its
  * JSON, docs/json.md). */
 typedef struct ib_latency_session {
-    int exit_status;           /* 0: measured; else the process's exit
-                                  status, or -N when signal N ended it */
-    char message[256];         /* why it failed; "" when it did not */
-    bool partial;              /* it stopped early */
+    int exit_status;   /* 0: measured; else the process's exit
+                          status, or -N when signal N ended it */
+    char message[256]; /* why it failed; "" when it did not */
+    bool partial;      /* it stopped early */
     size_t n;
-    double *samples_ms;        /* [n] of the result's timing; NULL when the
-                                  session failed; owned */
+    double *samples_ms; /* [n] of the result's timing; NULL when the
+                           session failed; owned */
 } ib_latency_session;
 
 /* A latency result read back from its JSON document ("inferbench.latency/1",
@@ -776,28 +772,28 @@ typedef struct ib_latency_session {
  * and batch 0 where the document does not say. */
 typedef struct ib_latency_file {
     char model[256];
-    char device[16];           /* "cuda", "cpu" */
+    char device[16]; /* "cuda", "cpu" */
     int64_t batch;
-    char gpu[128];             /* "" without a GPU */
-    char provider[64];         /* environment.runtime.provider */
-    char runtime[32];          /* environment.runtime.name */
-    char runtime_version[32];  /* environment.runtime.version; "" when the file does not say */
-    ib_option_list options;    /* workload.backend_options (schema 2), or
-                                  what workload.runtime_options of schema 1
-                                  says, in the keys of today's backend */
-    char math[32];             /* "fp32", "fp16", "tf32 (runtime default)"...; "" idem */
-    char flush_l2[4];          /* "yes", "no"; "" idem */
-    char exclude_launch[4];    /* "yes", "no"; "" idem */
-    bool partial;              /* the measurement stopped early */
-    ib_timing timing;          /* device_ms when not null, else host_ms */
+    char gpu[128];            /* "" without a GPU */
+    char provider[64];        /* environment.runtime.provider */
+    char runtime[32];         /* environment.runtime.name */
+    char runtime_version[32]; /* environment.runtime.version; "" when the file does not say */
+    ib_option_list options;   /* workload.backend_options (schema 2), or
+                                 what workload.runtime_options of schema 1
+                                 says, in the keys of today's backend */
+    char math[32];            /* "fp32", "fp16", "tf32 (runtime default)"...; "" idem */
+    char flush_l2[4];         /* "yes", "no"; "" idem */
+    char exclude_launch[4];   /* "yes", "no"; "" idem */
+    bool partial;             /* the measurement stopped early */
+    ib_timing timing;         /* device_ms when not null, else host_ms */
     size_t n;
-    double *samples_ms;        /* [n], each 1e-6 to 1e9 ms; owned (of every
-                                  session together when there are several) */
-    size_t n_sessions;         /* 0: one session (no "sessions" member);
-                                  else the sessions run, failed ones too */
+    double *samples_ms;           /* [n], each 1e-6 to 1e9 ms; owned (of every
+                                     session together when there are several) */
+    size_t n_sessions;            /* 0: one session (no "sessions" member);
+                                     else the sessions run, failed ones too */
     ib_latency_session *sessions; /* [n_sessions]; owned */
-    size_t sessions_requested; /* sessions asked for (0: one session) */
-    unsigned warnings;         /* IB_WARN_* named in "warnings" */
+    size_t sessions_requested;    /* sessions asked for (0: one session) */
+    unsigned warnings;            /* IB_WARN_* named in "warnings" */
 } ib_latency_file;
 
 /* Reads a latency result from text[0..len) (no NUL inside). Strict: any
@@ -824,21 +820,21 @@ const char *ib_change_name(ib_change change);
 
 #define IB_COMPARE_DEFAULT_THRESHOLD 0.01 /* 1% */
 #define IB_COMPARE_MIN_SAMPLES 6
-#define IB_COMPARE_RESAMPLES 10000        /* bootstrap resamples */
-#define IB_COMPARE_SEED 0x696e666572ull   /* fixed: the same inputs, the same CI */
+#define IB_COMPARE_RESAMPLES 10000      /* bootstrap resamples */
+#define IB_COMPARE_SEED 0x696e666572ull /* fixed: the same inputs, the same CI */
 
 /* A baseline A against a candidate B (docs/compare.md). */
 typedef struct ib_comparison {
-    ib_stats a, b;             /* of each sample, ms */
-    double change;             /* median(B) / median(A) - 1 */
-    double change_ci95[2];     /* 95% CI of change: percentile bootstrap */
-    double mann_whitney_u;     /* pairs (a, b) with a > b, a tie counting 1/2 */
-    double mann_whitney_p;     /* two-sided: that A and B are one distribution */
-    double threshold;          /* smallest relative change that matters */
+    ib_stats a, b;         /* of each sample, ms */
+    double change;         /* median(B) / median(A) - 1 */
+    double change_ci95[2]; /* 95% CI of change: percentile bootstrap */
+    double mann_whitney_u; /* pairs (a, b) with a > b, a tie counting 1/2 */
+    double mann_whitney_p; /* two-sided: that A and B are one distribution */
+    double threshold;      /* smallest relative change that matters */
     ib_change verdict;
-    bool two_level;            /* change and its CI are of the medians of
-                                  session medians, by the two-level bootstrap
-                                  (ib_compare_sessions); false: of the runs */
+    bool two_level; /* change and its CI are of the medians of
+                       session medians, by the two-level bootstrap
+                       (ib_compare_sessions); false: of the runs */
 } ib_comparison;
 
 /* Compares the samples a[0..na) (baseline) and b[0..nb) (candidate): the
@@ -859,8 +855,8 @@ ib_status ib_compare_samples(const double *a, size_t na, const double *b, size_t
  * its caches, its kernel choices and the CUDA context start anew) varies
  * between sessions as well as between runs; docs/method.md, "Sessions". */
 #define IB_SESSIONS_MAX 1000
-#define IB_SESSIONS_RESAMPLES 10000      /* two-level bootstrap resamples */
-#define IB_SESSIONS_SEED 0x73657373ull   /* fixed: the same sessions, the same CI */
+#define IB_SESSIONS_RESAMPLES 10000    /* two-level bootstrap resamples */
+#define IB_SESSIONS_SEED 0x73657373ull /* fixed: the same sessions, the same CI */
 
 /* The timed samples of one session, in ms (not owned). */
 typedef struct ib_session_sample {
@@ -870,19 +866,19 @@ typedef struct ib_session_sample {
 
 /* What a set of sessions says together. */
 typedef struct ib_sessions_stats {
-    size_t k;                  /* sessions */
-    size_t n;                  /* runs in all */
-    double median_ms;          /* median of the session medians */
-    double ci95_ms[2];         /* 95% CI of median_ms: two-level bootstrap
-                                  (sessions, then runs in each); NaN below
-                                  2 sessions */
-    double precision;          /* relative half-width of ci95_ms */
-    double between_sd;         /* between-session standard deviation of the
-                                  log times (about a relative sd: 0.02 is
-                                  2%): one-way random-effects ANOVA */
-    double within_sd;          /* within-session (run to run), the same way */
-    double between_share;      /* between variance / total variance, 0..1 */
-    double spread;             /* (max - min) / median of the session medians */
+    size_t k;             /* sessions */
+    size_t n;             /* runs in all */
+    double median_ms;     /* median of the session medians */
+    double ci95_ms[2];    /* 95% CI of median_ms: two-level bootstrap
+                             (sessions, then runs in each); NaN below
+                             2 sessions */
+    double precision;     /* relative half-width of ci95_ms */
+    double between_sd;    /* between-session standard deviation of the
+                             log times (about a relative sd: 0.02 is
+                             2%): one-way random-effects ANOVA */
+    double within_sd;     /* within-session (run to run), the same way */
+    double between_share; /* between variance / total variance, 0..1 */
+    double spread;        /* (max - min) / median of the session medians */
 } ib_sessions_stats;
 
 /* Computes the statistics of k sessions s[0..k) (each at least one sample,
@@ -893,10 +889,10 @@ ib_status ib_sessions_compute(const ib_session_sample *s, size_t k, ib_sessions_
 /* One session as the program ran it (a fresh process): the latency JSON it
  * wrote (NULL when none) and how it ended. */
 typedef struct ib_session_outcome {
-    const char *doc;           /* its latency --json document, or NULL */
+    const char *doc; /* its latency --json document, or NULL */
     size_t len;
-    int exit_status;           /* 0, the exit status, or -N: signal N */
-    const char *message;       /* why it failed ("" or NULL when it did not) */
+    int exit_status;     /* 0, the exit status, or -N: signal N */
+    const char *message; /* why it failed ("" or NULL when it did not) */
 } ib_session_outcome;
 
 /* The latency JSON of one measurement repeated in sessions s[0..k) of the
@@ -952,10 +948,10 @@ typedef enum ib_result_kind {
     IB_RESULT_COMPARISON = 4,
     IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
     IB_RESULT_SERVE = 6,
-    IB_RESULT_BEST = 7, /* the fastest accurate configuration (inferbench best) */
-    IB_RESULT_FLEET = 8, /* several devices or MPI ranks at once (docs/fleet.md) */
+    IB_RESULT_BEST = 7,                /* the fastest accurate configuration (inferbench best) */
+    IB_RESULT_FLEET = 8,               /* several devices or MPI ranks at once (docs/fleet.md) */
     IB_RESULT_THROUGHPUT_SESSIONS = 9, /* throughput measured in sessions */
-    IB_RESULT_PITFALLS_SESSIONS = 10    /* pitfalls measured in sessions */
+    IB_RESULT_PITFALLS_SESSIONS = 10   /* pitfalls measured in sessions */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1027,16 +1023,16 @@ double ib_sessions_precision(const char *doc);
 /* ------------------------------------------------------------------------ */
 
 typedef struct ib_zoo_entry {
-    const char *name;          /* "efficientnet-b0" */
+    const char *name; /* "efficientnet-b0" */
     const char *description;
-    int64_t params;            /* counted as torchvision counts them */
-    double gmacs_per_item;     /* multiply-adds at the default shape (what
-                                  torchvision's model table calls GFLOPS) */
-    double gflops_per_item;    /* 2 FLOPs per multiply-add, plus other ops */
-    const char *inputs;        /* "input: float32[batch,3,224,224]" */
+    int64_t params;         /* counted as torchvision counts them */
+    double gmacs_per_item;  /* multiply-adds at the default shape (what
+                               torchvision's model table calls GFLOPS) */
+    double gflops_per_item; /* 2 FLOPs per multiply-add, plus other ops */
+    const char *inputs;     /* "input: float32[batch,3,224,224]" */
     const char *outputs;
-    const char *dim_defaults;  /* symbolic dims other than batch, and their
-                                  default values: "sequence=128", or "" */
+    const char *dim_defaults; /* symbolic dims other than batch, and their
+                                 default values: "sequence=128", or "" */
 } ib_zoo_entry;
 
 size_t ib_zoo_count(void);
@@ -1045,13 +1041,11 @@ const ib_zoo_entry *ib_zoo_find(const char *name);
 
 /* Generates the model as a serialized ONNX ModelProto. *bytes is malloc'ed;
  * release it with ib_free. */
-ib_status ib_zoo_build(const char *name, bool fp16, uint8_t **bytes, size_t *len,
-                       ib_error *err);
+ib_status ib_zoo_build(const char *name, bool fp16, uint8_t **bytes, size_t *len, ib_error *err);
 
 /* Number of weight elements stored in a serialized ONNX model's
  * initializers (what the graph really carries). */
-ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len,
-                                             int64_t *count, ib_error *err);
+ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len, int64_t *count, ib_error *err);
 
 /* "default", "fp32", "tf32", "fp16", "bf16". Never NULL. */
 const char *ib_math_name(ib_math math);

@@ -102,31 +102,31 @@ typedef struct ib_backend_open_args {
                                          may ignore it or read it its own way */
     const ib_backend_option *options; /* [n_options], in the order given */
     size_t n_options;
-    ib_device_kind device;            /* where to run; AUTO: the backend's choice */
-    int device_id;                    /* CUDA device index (default 0) */
-    int64_t batch;                    /* the batch to bind first (default 1) */
-    uint64_t seed;                    /* for input values (default 42) */
+    ib_device_kind device; /* where to run; AUTO: the backend's choice */
+    int device_id;         /* CUDA device index (default 0) */
+    int64_t batch;         /* the batch to bind first (default 1) */
+    uint64_t seed;         /* for input values (default 42) */
 } ib_backend_open_args;
 
 void ib_backend_open_args_init(ib_backend_open_args *args);
 
 /* What open hands back. The core zeroes it before the call. */
 typedef struct ib_backend_handle {
-    void *state;    /* the backend's own; passed back to every slot */
-    uint64_t caps;  /* IB_CAP_* */
-    void *stream;   /* with IB_CAP_CUDA_STREAM: the cudaStream_t, owned by the
-                       backend (destroyed by close); NULL otherwise */
-    int device_id;  /* the CUDA device of stream */
+    void *state;   /* the backend's own; passed back to every slot */
+    uint64_t caps; /* IB_CAP_* */
+    void *stream;  /* with IB_CAP_CUDA_STREAM: the cudaStream_t, owned by the
+                      backend (destroyed by close); NULL otherwise */
+    int device_id; /* the CUDA device of stream */
 } ib_backend_handle;
 
 /* A backend. Required slots: open, describe, set_batch, run, close. The
  * optional ones are set exactly when the matching capability is declared;
  * the core refuses a table where they disagree. */
 typedef struct ib_backend {
-    size_t struct_size;       /* sizeof(ib_backend) as the backend was built */
-    uint32_t abi_version;     /* IB_BACKEND_ABI_VERSION */
-    const char *name;         /* short, lower case: "gemm" */
-    const char *description;  /* one line, for listings */
+    size_t struct_size;      /* sizeof(ib_backend) as the backend was built */
+    uint32_t abi_version;    /* IB_BACKEND_ABI_VERSION */
+    const char *name;        /* short, lower case: "gemm" */
+    const char *description; /* one line, for listings */
 
     /* Opens a workload: parses args->options (an unknown key or a bad value
      * is IB_ERR_INVALID_ARG with a message naming it), prepares the work
@@ -210,8 +210,8 @@ void ib_backend_unload_plugins(void);
 
 /* Opens a workload of backend b for the measurement functions of
  * inferbench.h. The workload keeps b: it must outlive it. */
-ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_args *args,
-                                   ib_workload **out, ib_error *err);
+ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_args *args, ib_workload **out,
+                                   ib_error *err);
 
 #ifdef __cplusplus
 }

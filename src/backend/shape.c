@@ -63,16 +63,15 @@ ib_status ib_shape_parse(const char *text, ib_shape_override *out, ib_error *err
                    "invalid shape '%.200s': the input name holds a control character", text);
 
     const char *p = colon + 1;
-    IB_FAIL_IF(*p == '\0', err, IB_ERR_INVALID_ARG,
-               "invalid shape '%.200s': no dimensions after ':'", text);
+    IB_FAIL_IF(*p == '\0', err, IB_ERR_INVALID_ARG, "invalid shape '%.200s': no dimensions after ':'", text);
     int rank = 0;
     for (;;) {
         size_t len = strcspn(p, "x");
         IB_FAIL_IF(rank == IB_MAX_RANK, err, IB_ERR_INVALID_ARG,
                    "invalid shape '%.200s': more than %d dimensions", text, IB_MAX_RANK);
         int64_t v = parse_dim(p, len);
-        IB_FAIL_IF(v < 0, err, IB_ERR_INVALID_ARG, "invalid shape '%.200s': dimension %d %s",
-                   text, rank + 1, dim_problem(p, len));
+        IB_FAIL_IF(v < 0, err, IB_ERR_INVALID_ARG, "invalid shape '%.200s': dimension %d %s", text, rank + 1,
+                   dim_problem(p, len));
         out->dims[rank++] = v;
         if (p[len] == '\0') break;
         p += len + 1; /* past the 'x' */

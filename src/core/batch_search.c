@@ -29,12 +29,12 @@ static bool is_capacity_limit(ib_status st, int64_t batch)
 static ib_status probe(ib_workload *w, int64_t batch, ib__progress *pr, ib_throughput_result *r, bool *fits,
                        ib_error *limit, ib_error *err)
 {
-    IB_FAIL_IF(r->n_probes == IB_MAX_PROBES, err, IB_ERR_INTERNAL,
-               "batch search: more than %d probes", IB_MAX_PROBES);
+    IB_FAIL_IF(r->n_probes == IB_MAX_PROBES, err, IB_ERR_INTERNAL, "batch search: more than %d probes",
+               IB_MAX_PROBES);
     ib__progress_step(pr, (int64_t)r->n_probes + 1, 0, NULL, batch);
     ib__progress_phase(pr, IB_PHASE_BATCH_PROBE, 0);
     double t0 = ib__workload_now_ms(w);
-    ib_error why = {{0}};
+    ib_error why = { { 0 } };
     ib_status st = ib_workload_set_batch(w, batch, &why);
     if (st == IB_OK) st = w->ops->run(w, &why);
     if (st != IB_OK && !is_capacity_limit(st, batch)) {
@@ -80,8 +80,10 @@ static ib_status bisect(ib_workload *w, const volatile int *cancel, ib__progress
         int64_t mid = *fit + (no_fit - *fit) / 2;
         bool fits;
         IB_TRY(probe(w, mid, pr, r, &fits, oom, err));
-        if (fits) *fit = mid;
-        else no_fit = mid;
+        if (fits)
+            *fit = mid;
+        else
+            no_fit = mid;
     }
     return IB_OK;
 }
@@ -91,12 +93,11 @@ ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int
 {
     double t0 = ib__workload_now_ms(w);
     int64_t fit = 0, no_fit = 0;
-    ib_error oom = {{0}};
+    ib_error oom = { { 0 } };
     ib_status st = grow(w, max_batch, cancel, pr, r, &fit, &no_fit, &oom, err);
     if (st == IB_OK && fit == 0)
         st = ib__fail(err, IB_ERR_DEVICE_OOM,
-                      "batch 1 does not fit in the device's memory, so no batch can run (%s)",
-                      oom.message);
+                      "batch 1 does not fit in the device's memory, so no batch can run (%s)", oom.message);
     if (st == IB_OK && no_fit != 0) st = bisect(w, cancel, pr, r, &fit, no_fit, &oom, err);
     r->largest_fitting = fit;
     ib__strlcpy(r->limit_reason, oom.message, sizeof r->limit_reason);

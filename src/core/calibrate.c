@@ -105,8 +105,8 @@ static void correct_errors(ib_calibration_point *p, const ib_calibration_point *
     p->held_corrected_error_us = p->held_median_us - harness->held_median_us - p->true_us;
 }
 
-ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, const double *durations_us, size_t n,
-                             ib_calibration_result *out, ib_error *err)
+ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, const double *durations_us,
+                             size_t n, ib_calibration_result *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
     out->timer_resolution_us = NAN;
@@ -151,7 +151,8 @@ ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, co
 
 /* The GPU's spin kernel; the first open (the environment's probe, once
  * the arguments are checked) says when there is no GPU. */
-static ib_status open_spin_kernel(double duration_us, int device_id, void *ctx, ib_workload **out, ib_error *err)
+static ib_status open_spin_kernel(double duration_us, int device_id, void *ctx, ib_workload **out,
+                                  ib_error *err)
 {
     (void)ctx;
     IB_FAIL_IF(!ib__gpu_available(device_id), err, IB_ERR_NO_DEVICE,

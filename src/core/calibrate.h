@@ -16,7 +16,7 @@ typedef struct ib__known_kernel {
 
 /* ib_calibrate on k's kernels; ib_calibrate is this on the spin kernel,
  * once a GPU is known to be there. */
-ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, const double *durations_us, size_t n,
-                             ib_calibration_result *out, ib_error *err);
+ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, const double *durations_us,
+                             size_t n, ib_calibration_result *out, ib_error *err);
 
 #endif

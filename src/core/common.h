@@ -13,16 +13,16 @@ ib_status ib__fail(ib_error *err, ib_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Propagates a failure: evaluates expr once, returns it if it is an error. */
-#define IB_TRY(expr)                       \
-    do {                                   \
-        ib_status ib__s_ = (expr);         \
-        if (ib__s_ != IB_OK) return ib__s_;\
+#define IB_TRY(expr)                                                                                         \
+    do {                                                                                                     \
+        ib_status ib__s_ = (expr);                                                                           \
+        if (ib__s_ != IB_OK) return ib__s_;                                                                  \
     } while (0)
 
 /* Fails with status and a message when cond holds. */
-#define IB_FAIL_IF(cond, err, status, ...)                          \
-    do {                                                            \
-        if (cond) return ib__fail((err), (status), __VA_ARGS__);    \
+#define IB_FAIL_IF(cond, err, status, ...)                                                                   \
+    do {                                                                                                     \
+        if (cond) return ib__fail((err), (status), __VA_ARGS__);                                             \
     } while (0)
 
 /* True when the caller's cancel flag (NULL: none) was raised. */

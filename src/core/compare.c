@@ -134,8 +134,7 @@ static ib_status bootstrap_ci(const double *sorted_a, size_t na, const double *s
 static ib_status check_sample(const double *x, size_t n, const char *which, ib_error *err)
 {
     IB_FAIL_IF(!x || n < IB_COMPARE_MIN_SAMPLES, err, IB_ERR_INVALID_ARG,
-               "%s has %zu samples: comparing needs at least %d", which, x ? n : 0,
-               IB_COMPARE_MIN_SAMPLES);
+               "%s has %zu samples: comparing needs at least %d", which, x ? n : 0, IB_COMPARE_MIN_SAMPLES);
     for (size_t i = 0; i < n; i++)
         IB_FAIL_IF(!ib__is_duration_ms(x[i]), err, IB_ERR_INVALID_ARG,
                    "%s sample %zu is not a duration (1e-6 to 1e9 ms)", which, i);

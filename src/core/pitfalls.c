@@ -197,8 +197,8 @@ static ib_status sample_correct_timer(ib_workload *w, void *ctx, double *ms, ib_
 }
 
 /* Takes n samples into x; *done counts those taken, also on a failure. */
-static ib_status sample_n(ib_workload *w, const ib_config *cfg, sample_fn one, void *ctx, double *x,
-                          size_t n, size_t *done, ib_error *err)
+static ib_status sample_n(ib_workload *w, const ib_config *cfg, sample_fn one, void *ctx, double *x, size_t n,
+                          size_t *done, ib_error *err)
 {
     ib__progress pr;
     ib__progress_init(&pr, cfg, w);
@@ -212,8 +212,8 @@ static ib_status sample_n(ib_workload *w, const ib_config *cfg, sample_fn one, v
     return IB_OK;
 }
 
-static ib_status measure_no_sync(ib_workload *w, const ib_config *cfg, double *x, size_t n,
-                                 size_t *done, ib_error *err)
+static ib_status measure_no_sync(ib_workload *w, const ib_config *cfg, double *x, size_t n, size_t *done,
+                                 ib_error *err)
 {
     IB_TRY(w->ops->set_run_sync(w, false, err));
     ib_status st = sample_n(w, cfg, sample_no_sync, NULL, x, n, done, err);
@@ -223,15 +223,15 @@ static ib_status measure_no_sync(ib_workload *w, const ib_config *cfg, double *x
     return st != IB_OK ? st : back;
 }
 
-static ib_status measure_copies(ib_workload *w, const ib_config *cfg, double *x, size_t n,
-                                size_t *done, ib_error *err)
+static ib_status measure_copies(ib_workload *w, const ib_config *cfg, double *x, size_t n, size_t *done,
+                                ib_error *err)
 {
     return sample_n(w, cfg, sample_with_copies, NULL, x, n, done, err);
 }
 
 /* A fresh session, then the runs from the very first one. */
-static ib_status measure_no_warmup(ib_workload *w, const ib_config *cfg, double *x, size_t n,
-                                   size_t *done, ib_error *err)
+static ib_status measure_no_warmup(ib_workload *w, const ib_config *cfg, double *x, size_t n, size_t *done,
+                                   ib_error *err)
 {
     *done = 0;
     IB_TRY(w->ops->reopen(w, err));
@@ -244,8 +244,8 @@ static ib_status measure_no_warmup(ib_workload *w, const ib_config *cfg, double 
 
 /* The correct method, whole (warm-up included), on zero-filled inputs;
  * the inputs get their own values back whatever happens. */
-static ib_status measure_zero_input(ib_workload *w, const ib_config *cfg, double *x, size_t n,
-                                    size_t *done, ib_error *err)
+static ib_status measure_zero_input(ib_workload *w, const ib_config *cfg, double *x, size_t n, size_t *done,
+                                    ib_error *err)
 {
     *done = 0;
     IB_TRY(w->ops->fill_inputs(w, true, err));
@@ -258,16 +258,16 @@ static ib_status measure_zero_input(ib_workload *w, const ib_config *cfg, double
     return st != IB_OK ? st : back;
 }
 
-typedef ib_status (*measure_fn)(ib_workload *w, const ib_config *cfg, double *x, size_t n,
-                                size_t *done, ib_error *err);
+typedef ib_status (*measure_fn)(ib_workload *w, const ib_config *cfg, double *x, size_t n, size_t *done,
+                                ib_error *err);
 
 /* Measures one wrong way into its row; a failure stays in the row. Returns
  * the row's status. */
-static ib_status measure_row(ib_pitfall_row *row, measure_fn measure, ib_workload *w,
-                             const ib_config *cfg, double *x, size_t n, double correct_median)
+static ib_status measure_row(ib_pitfall_row *row, measure_fn measure, ib_workload *w, const ib_config *cfg,
+                             double *x, size_t n, double correct_median)
 {
     if (!row->applies || row->status != IB_OK) return IB_OK;
-    ib_error e = {{0}};
+    ib_error e = { { 0 } };
     size_t done = 0;
     ib_status st = measure(w, cfg, x, n, &done, &e);
     row_summarize(row, x, done, correct_median);
@@ -381,10 +381,10 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
     } order[] = {
         /* After the correct row, so warm; the cold start last, since it
          * throws the warm session away. */
-        {IB_PITFALL_HOST_NO_SYNC, measure_no_sync},
-        {IB_PITFALL_COPIES, measure_copies},
-        {IB_PITFALL_ZERO_INPUT, measure_zero_input},
-        {IB_PITFALL_NO_WARMUP, measure_no_warmup},
+        { IB_PITFALL_HOST_NO_SYNC, measure_no_sync },
+        { IB_PITFALL_COPIES, measure_copies },
+        { IB_PITFALL_ZERO_INPUT, measure_zero_input },
+        { IB_PITFALL_NO_WARMUP, measure_no_warmup },
     };
     double *x = malloc(n * sizeof *x);
     IB_FAIL_IF(!x, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
@@ -431,8 +431,7 @@ void ib_pitfalls_result_free(ib_pitfalls_result *r)
     r->n_correct = 0;
 }
 
-ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out,
-                              ib_error *err)
+ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_result *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
     for (int k = 0; k < IB_PITFALL_COUNT; k++) row_init(&out->rows[k], (ib_pitfall)k);
@@ -443,7 +442,7 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
     ib__progress_init(&pr, cfg, w);
     ib__progress_step(&pr, 1, PROGRESS_STEPS, out->rows[IB_PITFALL_CORRECT].name, w->info.batch);
     ib_config correct_cfg = ib__progress_nested(&pr, cfg);
-    ib_error e = {{0}};
+    ib_error e = { { 0 } };
     ib_latency_result correct;
     ib_status st = ib_measure_latency(w, &correct_cfg, &correct, &e);
     out->env = correct.env;
@@ -458,8 +457,8 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
     }
     keep_correct_samples(out, &correct);
     ib_pitfall_row *single = &out->rows[IB_PITFALL_SINGLE_SAMPLE];
-    if (single_sample(single, correct.has_device_timer ? correct.device_ms : correct.host_ms,
-                      &ref->stats) != IB_OK)
+    if (single_sample(single, correct.has_device_timer ? correct.device_ms : correct.host_ms, &ref->stats) !=
+        IB_OK)
         row_fail(single, IB_ERR_NO_MEMORY, "out of host memory");
     st = measure_wrong_ways(out, w, cfg, &pr, correct.n, ref->stats.p50, err);
     ib_latency_result_free(&correct);

@@ -57,7 +57,8 @@ static ib_status runner_setup(ib__runner *r, const ib_config *cfg, ib_error *err
         IB_TRY(ib__gpu_l2_flusher_create(w->device_id, &r->flusher, err));
     }
     if (cfg->exclude_launch) {
-        IB_FAIL_IF(!(w->stream_hold || ib__workload_can(w, IB_CAP_CUDA_STREAM)) || !ib__workload_can(w, IB_CAP_ASYNC_RUN),
+        IB_FAIL_IF(!(w->stream_hold || ib__workload_can(w, IB_CAP_CUDA_STREAM)) ||
+                       !ib__workload_can(w, IB_CAP_ASYNC_RUN),
                    err, IB_ERR_UNSUPPORTED,
                    "--exclude-launch needs a GPU workload whose run can skip its own synchronization");
         r->hold_ops = w->stream_hold ? w->stream_hold : &gpu_stream_hold;

@@ -13,9 +13,9 @@ typedef struct ib__runner {
     ib_workload *w;
     const ib__timer_ops *timer_ops; /* the workload's device timer, NULL without */
     void *timer;                    /* its state, NULL without */
-    ib__gpu_l2_flusher *flusher; /* NULL unless flushing */
-    void *hold;                  /* NULL unless excluding launch overhead */
-    const ib__hold_ops *hold_ops; /* the workload's, else the GPU's */
+    ib__gpu_l2_flusher *flusher;    /* NULL unless flushing */
+    void *hold;                     /* NULL unless excluding launch overhead */
+    const ib__hold_ops *hold_ops;   /* the workload's, else the GPU's */
     const volatile int *cancel;
     int64_t runs; /* timed so far through this runner */
     bool async;   /* the workload's own end-of-run wait is off

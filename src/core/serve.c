@@ -104,9 +104,9 @@ enum { PART_H2D, PART_COMPUTE, PART_D2H, N_PARTS };
 typedef struct instance {
     ib_workload *w;
     const ib__timer_ops *timer; /* the workload's device timer; NULL without */
-    void *marks[N_PARTS]; /* device timer states; NULL without a device timer */
-    bool async;           /* the workload's own end-of-run wait is off */
-    int64_t bound_batch;  /* the batch the workload is bound at */
+    void *marks[N_PARTS];       /* device timer states; NULL without a device timer */
+    bool async;                 /* the workload's own end-of-run wait is off */
+    int64_t bound_batch;        /* the batch the workload is bound at */
     struct server *s;
 } instance;
 

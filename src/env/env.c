@@ -35,8 +35,7 @@ enum {
  * applications clocks, sync boost and display clocks reasons report
  * settings someone chose, which stay the same from run to run. */
 static const unsigned long long THROTTLE_MASK =
-    REASON_SW_POWER_CAP | REASON_HW_SLOWDOWN | REASON_SW_THERMAL | REASON_HW_THERMAL |
-    REASON_HW_POWER_BRAKE;
+    REASON_SW_POWER_CAP | REASON_HW_SLOWDOWN | REASON_SW_THERMAL | REASON_HW_THERMAL | REASON_HW_POWER_BRAKE;
 
 /* "model name : Intel(R) Xeon(R) ..." of the first CPU in /proc/cpuinfo. */
 static void read_host_cpu(char *out, size_t cap)

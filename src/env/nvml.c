@@ -11,16 +11,16 @@
 #include <pthread.h>
 #include <stdio.h>
 
-typedef int nvml_return; /* nvmlReturn_t */
+typedef int nvml_return;                    /* nvmlReturn_t */
 typedef struct nvml_device_st *nvml_device; /* nvmlDevice_t */
 
 enum {
     NVML_SUCCESS = 0,
-    NVML_FEATURE_ENABLED = 1,   /* nvmlEnableState_t */
-    NVML_CLOCK_SM = 1,          /* nvmlClockType_t */
+    NVML_FEATURE_ENABLED = 1, /* nvmlEnableState_t */
+    NVML_CLOCK_SM = 1,        /* nvmlClockType_t */
     NVML_CLOCK_MEM = 2,
-    NVML_TEMPERATURE_GPU = 0,   /* nvmlTemperatureSensors_t */
-    NVML_MAX_PSTATE = 15,       /* NVML_PSTATE_15; NVML_PSTATE_UNKNOWN is 32 */
+    NVML_TEMPERATURE_GPU = 0, /* nvmlTemperatureSensors_t */
+    NVML_MAX_PSTATE = 15,     /* NVML_PSTATE_15; NVML_PSTATE_UNKNOWN is 32 */
     NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE = 80,
 };
 
@@ -64,8 +64,7 @@ static void nvml_load(void)
     /* The soname first (the loader's search path, as for any library), then
      * where NVIDIA's container toolkit mounts the driver's libraries, which
      * is not always on that path. */
-    static const char *const names[] = { "libnvidia-ml.so.1",
-                                         "/usr/local/nvidia/lib64/libnvidia-ml.so.1" };
+    static const char *const names[] = { "libnvidia-ml.so.1", "/usr/local/nvidia/lib64/libnvidia-ml.so.1" };
     for (size_t i = 0; i < sizeof names / sizeof names[0] && !nvml.lib; i++)
         nvml.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!nvml.lib) return;
@@ -120,8 +119,8 @@ bool ib__nvml_open(ib__nvml_gpu *gpu, int cuda_device_id, char *note, size_t cap
     }
     nvml_return r = nvml.init_v2();
     if (r != NVML_SUCCESS) {
-        snprintf(note, cap, "NVML did not start (nvmlInit_v2 error %d): GPU clocks and throttling not recorded",
-                 r);
+        snprintf(note, cap,
+                 "NVML did not start (nvmlInit_v2 error %d): GPU clocks and throttling not recorded", r);
         return false;
     }
     nvml_device dev;
@@ -147,17 +146,14 @@ void ib__nvml_sample(const ib__nvml_gpu *gpu, double t_ms, ib_gpu_sample *out)
     int pstate;
     unsigned v;
     unsigned long long reasons;
-    if (nvml.performance_state && nvml.performance_state(dev, &pstate) == NVML_SUCCESS &&
-        pstate >= 0 && pstate <= NVML_MAX_PSTATE)
+    if (nvml.performance_state && nvml.performance_state(dev, &pstate) == NVML_SUCCESS && pstate >= 0 &&
+        pstate <= NVML_MAX_PSTATE)
         out->pstate = pstate;
-    if (nvml.clock_info && nvml.clock_info(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS)
-        out->sm_clock_mhz = v;
-    if (nvml.clock_info && nvml.clock_info(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
-        out->mem_clock_mhz = v;
+    if (nvml.clock_info && nvml.clock_info(dev, NVML_CLOCK_SM, &v) == NVML_SUCCESS) out->sm_clock_mhz = v;
+    if (nvml.clock_info && nvml.clock_info(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) out->mem_clock_mhz = v;
     if (nvml.temperature && nvml.temperature(dev, NVML_TEMPERATURE_GPU, &v) == NVML_SUCCESS)
         out->temperature_c = v;
-    if (nvml.power_usage && nvml.power_usage(dev, &v) == NVML_SUCCESS)
-        out->power_w = v / 1000.0;
+    if (nvml.power_usage && nvml.power_usage(dev, &v) == NVML_SUCCESS) out->power_w = v / 1000.0;
     if (nvml.clocks_event_reasons && nvml.clocks_event_reasons(dev, &reasons) == NVML_SUCCESS)
         out->throttle_reasons = reasons;
 }
@@ -168,8 +164,7 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env)
     char version[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
     int mode;
     unsigned v;
-    if (nvml.system_driver_version &&
-        nvml.system_driver_version(version, sizeof version) == NVML_SUCCESS)
+    if (nvml.system_driver_version && nvml.system_driver_version(version, sizeof version) == NVML_SUCCESS)
         ib__strlcpy(env->driver_version, version, sizeof env->driver_version);
     if (nvml.persistence_mode && nvml.persistence_mode(dev, &mode) == NVML_SUCCESS)
         env->persistence_mode = mode == NVML_FEATURE_ENABLED ? 1 : 0;
@@ -182,7 +177,8 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env)
         ib__strlcpy(env->gpu_uuid, uuid, sizeof env->gpu_uuid);
 }
 
-int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory, size_t cap)
+int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory,
+                               size_t cap)
 {
     if (!gpu->device || !nvml.compute_processes) return -1;
     nvml_process_info infos[NVML_MAX_PROCESSES];

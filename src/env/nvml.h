@@ -30,6 +30,7 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env);
 /* The pids and GPU memory of the compute processes on the device, at most
  * cap; returns how many there are (may exceed cap), or -1 when NVML cannot
  * tell. */
-int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory, size_t cap);
+int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory,
+                               size_t cap);
 
 #endif

@@ -70,8 +70,8 @@ static bool sync_init(ib__gpu_sampler *s)
 {
     pthread_condattr_t attr;
     if (pthread_condattr_init(&attr) != 0) return false;
-    bool ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
-              pthread_cond_init(&s->cond, &attr) == 0;
+    bool ok =
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&s->cond, &attr) == 0;
     pthread_condattr_destroy(&attr);
     if (!ok) return false;
     if (pthread_mutex_init(&s->mutex, NULL) != 0) {

@@ -16,8 +16,8 @@ typedef struct ib__gpu_props {
     int sm_count;
     unsigned long long l2_cache_bytes;
     unsigned long long total_memory_bytes;
-    int driver_version;   /* cudaDriverGetVersion */
-    int runtime_version;  /* cudaRuntimeGetVersion */
+    int driver_version;  /* cudaDriverGetVersion */
+    int runtime_version; /* cudaRuntimeGetVersion */
 } ib__gpu_props;
 
 /* True when a usable CUDA device `device_id` exists (never fails loudly:

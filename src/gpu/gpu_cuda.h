@@ -28,8 +28,8 @@ ib_status ib__cuda_status(cudaError_t e, ib_error *err, const char *what_fmt, ..
 cudaError_t ib__launch_spin(cudaStream_t stream, uint64_t duration_ns);
 /* Spins until *release != 0, or until timeout_ns of the global timer passed;
  * then writes *timed_out = 1 (and makes it visible to the host) and ends. */
-cudaError_t ib__launch_hold(cudaStream_t stream, const volatile int *release,
-                            volatile int *timed_out, uint64_t timeout_ns);
+cudaError_t ib__launch_hold(cudaStream_t stream, const volatile int *release, volatile int *timed_out,
+                            uint64_t timeout_ns);
 
 /* Loads our kernels into the current context now. With lazy module loading
  * (the default since CUDA 12.2) a kernel is loaded on its first launch, and

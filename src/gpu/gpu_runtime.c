@@ -26,10 +26,8 @@ static bool is_sticky(cudaError_t e)
     case cudaErrorECCUncorrectable:
     case cudaErrorNvlinkUncorrectable:
     case cudaErrorContextIsDestroyed:
-    case cudaErrorExternalDevice:
-        return true;
-    default:
-        return false;
+    case cudaErrorExternalDevice: return true;
+    default: return false;
     }
 }
 
@@ -37,8 +35,7 @@ static bool is_sticky(cudaError_t e)
 static ib_status classify_known(cudaError_t e)
 {
     switch (e) {
-    case cudaErrorMemoryAllocation:
-        return IB_ERR_DEVICE_OOM;
+    case cudaErrorMemoryAllocation: return IB_ERR_DEVICE_OOM;
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
     case cudaErrorInvalidDevice:
@@ -48,14 +45,11 @@ static ib_status classify_known(cudaError_t e)
     case cudaErrorCompatNotSupportedOnDevice:
     case cudaErrorStubLibrary:
     case cudaErrorSystemNotReady:
-    case cudaErrorCallRequiresNewerDriver:
-        return IB_ERR_NO_DEVICE;
+    case cudaErrorCallRequiresNewerDriver: return IB_ERR_NO_DEVICE;
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorUnsupportedPtxVersion:
-    case cudaErrorInvalidKernelImage:
-        return IB_ERR_UNSUPPORTED;
-    default:
-        return is_sticky(e) ? IB_ERR_DEVICE_LOST : IB_OK;
+    case cudaErrorInvalidKernelImage: return IB_ERR_UNSUPPORTED;
+    default: return is_sticky(e) ? IB_ERR_DEVICE_LOST : IB_OK;
     }
 }
 
@@ -95,15 +89,14 @@ ib_status ib__cuda_status(cudaError_t e, ib_error *err, const char *what_fmt, ..
                  "; no NVIDIA driver was found, or it is older than the CUDA %d.%d runtime "
                  "inferbench was built with",
                  CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-    return ib__fail(err, status, "%s: %s (%s)%s", what, cudaGetErrorString(e), cudaGetErrorName(e),
-                    hint);
+    return ib__fail(err, status, "%s: %s (%s)%s", what, cudaGetErrorString(e), cudaGetErrorName(e), hint);
 }
 
 /* Evaluates a CUDA call once and returns its conversion on failure. */
-#define CUDA_TRY(err, call, ...)                                          \
-    do {                                                                  \
-        cudaError_t cuda_e_ = (call);                                     \
-        if (cuda_e_ != cudaSuccess) return ib__cuda_status(cuda_e_, (err), __VA_ARGS__); \
+#define CUDA_TRY(err, call, ...)                                                                             \
+    do {                                                                                                     \
+        cudaError_t cuda_e_ = (call);                                                                        \
+        if (cuda_e_ != cudaSuccess) return ib__cuda_status(cuda_e_, (err), __VA_ARGS__);                     \
     } while (0)
 
 bool ib__gpu_available(int device_id)
@@ -123,8 +116,7 @@ bool ib__gpu_available(int device_id)
 ib_status ib__gpu_props_get(int device_id, ib__gpu_props *out, ib_error *err)
 {
     struct cudaDeviceProp p;
-    CUDA_TRY(err, cudaGetDeviceProperties(&p, device_id), "cudaGetDeviceProperties(device %d)",
-             device_id);
+    CUDA_TRY(err, cudaGetDeviceProperties(&p, device_id), "cudaGetDeviceProperties(device %d)", device_id);
     *out = (ib__gpu_props){ 0 };
     ib__strlcpy(out->name, p.name, sizeof out->name);
     out->cc_major = p.major;
@@ -139,8 +131,7 @@ ib_status ib__gpu_props_get(int device_id, ib__gpu_props *out, ib_error *err)
 
 ib_status ib__gpu_pci_bus_id(int device_id, char *buf, size_t cap, ib_error *err)
 {
-    IB_FAIL_IF(cap < 16 || cap > 1024, err, IB_ERR_INTERNAL, "ib__gpu_pci_bus_id: buffer of %zu bytes",
-               cap);
+    IB_FAIL_IF(cap < 16 || cap > 1024, err, IB_ERR_INTERNAL, "ib__gpu_pci_bus_id: buffer of %zu bytes", cap);
     CUDA_TRY(err, cudaDeviceGetPCIBusId(buf, (int)cap, device_id), "cudaDeviceGetPCIBusId(device %d)",
              device_id);
     return IB_OK;
@@ -195,8 +186,7 @@ static ib_status copy_and_wait(void *dst, const void *src, size_t bytes, enum cu
     const char *name = kind == cudaMemcpyHostToDevice ? "host to device" : "device to host";
     CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, kind, (cudaStream_t)stream),
              "cudaMemcpyAsync(%zu bytes, %s)", bytes, name);
-    CUDA_TRY(err, cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize after a copy %s",
-             name);
+    CUDA_TRY(err, cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize after a copy %s", name);
     return IB_OK;
 }
 

@@ -17,9 +17,9 @@
 enum { RELEASE = 0, TIMED_OUT = 1 };
 
 struct ib__gpu_hold {
-    volatile int *flags;   /* host view of the pinned pair [RELEASE, TIMED_OUT] */
-    int *flags_dev;        /* the same memory as the device addresses it */
-    cudaEvent_t ended;     /* recorded right after the hold kernel */
+    volatile int *flags; /* host view of the pinned pair [RELEASE, TIMED_OUT] */
+    int *flags_dev;      /* the same memory as the device addresses it */
+    cudaEvent_t ended;   /* recorded right after the hold kernel */
     bool held;
 };
 
@@ -68,8 +68,7 @@ ib_status ib__gpu_hold_stream(ib__gpu_hold *h, void *stream, double timeout_ms, 
     /* Order these stores before the launch that lets the kernel read them. */
     atomic_thread_fence(memory_order_seq_cst);
     const uint64_t timeout_ns = (uint64_t)(timeout_ms * 1e6);
-    cudaError_t e = ib__launch_hold((cudaStream_t)stream, h->flags_dev, h->flags_dev + TIMED_OUT,
-                                    timeout_ns);
+    cudaError_t e = ib__launch_hold((cudaStream_t)stream, h->flags_dev, h->flags_dev + TIMED_OUT, timeout_ns);
     if (e != cudaSuccess) return ib__cuda_status(e, err, "launching the hold kernel");
     h->held = true;
     e = cudaEventRecord(h->ended, (cudaStream_t)stream);

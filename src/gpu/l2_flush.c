@@ -24,8 +24,8 @@ ib_status ib__gpu_l2_flusher_create(int device_id, ib__gpu_l2_flusher **out, ib_
     cudaError_t e = cudaSetDevice(device_id);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device_id);
     if (e != cudaSuccess) return ib__cuda_status(e, err, "L2 flusher on device %d", device_id);
-    IB_FAIL_IF(l2_bytes <= 0, err, IB_ERR_UNSUPPORTED,
-               "L2 flusher: device %d reports no L2 cache size", device_id);
+    IB_FAIL_IF(l2_bytes <= 0, err, IB_ERR_UNSUPPORTED, "L2 flusher: device %d reports no L2 cache size",
+               device_id);
 
     ib__gpu_l2_flusher *f = calloc(1, sizeof *f);
     IB_FAIL_IF(f == NULL, err, IB_ERR_NO_MEMORY, "L2 flusher: out of host memory");
@@ -36,8 +36,7 @@ ib_status ib__gpu_l2_flusher_create(int device_id, ib__gpu_l2_flusher **out, ib_
     if (e == cudaSuccess) e = cudaMemset(f->buffer, 0, f->bytes);
     if (e != cudaSuccess) {
         ib__gpu_l2_flusher_destroy(f);
-        return ib__cuda_status(e, err, "L2 flusher: %zu bytes on device %d", 2 * (size_t)l2_bytes,
-                               device_id);
+        return ib__cuda_status(e, err, "L2 flusher: %zu bytes on device %d", 2 * (size_t)l2_bytes, device_id);
     }
     *out = f;
     return IB_OK;

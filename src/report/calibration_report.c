@@ -6,20 +6,23 @@
 
 static void point_row(ib__sbuf *b, const char *label, const ib_calibration_point *p)
 {
-    ib__sbuf_printf(b, "%10s %6zu %11.3f %9.3f..%-10.3f %+9.3f %+9.3f %11.3f %+9.3f %+9.3f %9.3f %11.3f\n", label,
-                    p->n, p->median_us, p->p5_us, p->p95_us, p->error_us, p->corrected_error_us,
+    ib__sbuf_printf(b, "%10s %6zu %11.3f %9.3f..%-10.3f %+9.3f %+9.3f %11.3f %+9.3f %+9.3f %9.3f %11.3f\n",
+                    label, p->n, p->median_us, p->p5_us, p->p95_us, p->error_us, p->corrected_error_us,
                     p->held_median_us, p->held_error_us, p->held_corrected_error_us, p->launch_overhead_us,
                     p->host_median_us);
 }
 
 char *ib_calibration_report_text(const ib_calibration_result *r)
 {
-    ib__sbuf b = {0};
-    ib__sbuf_printf(&b, "inferbench calibrate: spin kernels of known duration, timed by the tool's own loop\n");
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b,
+                    "inferbench calibrate: spin kernels of known duration, timed by the tool's own loop\n");
     ib__text_env(&b, &r->env);
-    ib__sbuf_printf(&b, "\n\nall in us. events: CUDA events around each run, as every measurement takes them;\n"
-                        "held: the stream held until the run is queued (launch latency excluded);\n"
-                        "err: median - true; corr: median - empty-kernel median - true (the harness's fixed cost off)\n\n");
+    ib__sbuf_printf(
+        &b,
+        "\n\nall in us. events: CUDA events around each run, as every measurement takes them;\n"
+        "held: the stream held until the run is queued (launch latency excluded);\n"
+        "err: median - true; corr: median - empty-kernel median - true (the harness's fixed cost off)\n\n");
     ib__sbuf_printf(&b, "%10s %6s %11s %21s %9s %9s %11s %9s %9s %9s %11s\n", "true", "n", "events",
                     "spread p5..p95", "err", "corr", "held", "err", "corr", "launch", "host");
     point_row(&b, "empty", &r->harness);
@@ -28,9 +31,13 @@ char *ib_calibration_report_text(const ib_calibration_result *r)
         snprintf(label, sizeof label, "%.1f", r->points[i].true_us);
         point_row(&b, label, &r->points[i]);
     }
-    ib__sbuf_printf(&b, "\nharness overhead (an empty kernel): %.3f us with events, %.3f us held, %.3f us host wall time\n",
-                    r->harness.median_us, r->harness.held_median_us, r->harness.host_median_us);
-    ib__sbuf_printf(&b, "timer resolution (step between readings of two events with nothing between): %.3f us\n", r->timer_resolution_us);
+    ib__sbuf_printf(
+        &b,
+        "\nharness overhead (an empty kernel): %.3f us with events, %.3f us held, %.3f us host wall time\n",
+        r->harness.median_us, r->harness.held_median_us, r->harness.host_median_us);
+    ib__sbuf_printf(&b,
+                    "timer resolution (step between readings of two events with nothing between): %.3f us\n",
+                    r->timer_resolution_us);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }

@@ -188,10 +188,13 @@ unsigned ib__json_warning_bits(const cJSON *array)
 static void text_gpu_shared(ib__sbuf *b, const ib_env *env)
 {
     size_t n = env->n_other_gpu_processes;
-    ib__sbuf_printf(b, "warning: %zu other process%s used this GPU during the measurement: ", n, n == 1 ? "" : "es");
+    ib__sbuf_printf(b, "warning: %zu other process%s used this GPU during the measurement: ", n,
+                    n == 1 ? "" : "es");
     for (size_t i = 0; i < n && i < IB_MAX_OTHER_PROCESSES; i++)
-        ib__sbuf_printf(b, "%s%u %s", i ? ", " : "", env->other_gpu_processes[i].pid, env->other_gpu_processes[i].name);
-    ib__sbuf_printf(b, "%s; the figures include their interference\n", n > IB_MAX_OTHER_PROCESSES ? ", ..." : "");
+        ib__sbuf_printf(b, "%s%u %s", i ? ", " : "", env->other_gpu_processes[i].pid,
+                        env->other_gpu_processes[i].name);
+    ib__sbuf_printf(b, "%s; the figures include their interference\n",
+                    n > IB_MAX_OTHER_PROCESSES ? ", ..." : "");
 }
 
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
@@ -206,8 +209,9 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
         if (warning_texts[i].bit == IB_WARN_GPU_SHARED && env->n_other_gpu_processes > 0)
             text_gpu_shared(b, env);
         else if (warning_texts[i].bit == IB_WARN_CPU_BUSY && isfinite(env->other_cpu_cores))
-            ib__sbuf_printf(b, "warning: the machine was busy: other processes took %.2f of its %d CPUs during "
-                               "the measurement (load average %.2f): the figures include their interference\n",
+            ib__sbuf_printf(b,
+                            "warning: the machine was busy: other processes took %.2f of its %d CPUs during "
+                            "the measurement (load average %.2f): the figures include their interference\n",
                             env->other_cpu_cores, env->n_cpus, env->load_average_1m);
         else
             ib__sbuf_printf(b, "warning: %s\n", warning_texts[i].text);

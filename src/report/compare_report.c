@@ -41,8 +41,9 @@ static void add_partial(compare_warnings *ws, const ib_latency_file *a, const ib
     if (!a->partial && !b->partial) return;
     compare_warning *w = &ws->w[ws->n++];
     ib__strlcpy(w->key, "partial", sizeof w->key);
-    const char *which = a->partial && b->partial ? "each measurement" : a->partial ? "A's measurement"
-                                                                                  : "B's measurement";
+    const char *which = a->partial && b->partial ? "each measurement"
+                        : a->partial             ? "A's measurement"
+                                                 : "B's measurement";
     snprintf(w->text, sizeof w->text, "%s stopped early (partial): its samples may not be representative",
              which);
 }
@@ -70,7 +71,7 @@ static void add_option_differences(compare_warnings *ws, const ib_latency_file *
 
 static compare_warnings collect_warnings(const ib_latency_file *a, const ib_latency_file *b)
 {
-    compare_warnings ws = {0};
+    compare_warnings ws = { 0 };
     char batch_a[24], batch_b[24];
     snprintf(batch_a, sizeof batch_a, "%lld", (long long)a->batch);
     snprintf(batch_b, sizeof batch_b, "%lld", (long long)b->batch);
@@ -103,8 +104,8 @@ void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *
  * one session; and how much sessions differ on this device where one
  * result measured several. */
 typedef struct sessions_note {
-    size_t ka, kb;              /* sessions that measured */
-    double between_pct;         /* between-session sd / median, percent; NaN unknown */
+    size_t ka, kb;      /* sessions that measured */
+    double between_pct; /* between-session sd / median, percent; NaN unknown */
     char text[400];
 } sessions_note;
 
@@ -116,8 +117,7 @@ static size_t side_sessions(const ib_latency_file *f, double *between_pct)
     ib_session_sample *s = ib__measured_sessions(f, &k);
     ib_sessions_stats st;
     *between_pct = NAN;
-    if (s && k >= 2 && ib_sessions_compute(s, k, &st, NULL) == IB_OK)
-        *between_pct = 100 * st.between_sd;
+    if (s && k >= 2 && ib_sessions_compute(s, k, &st, NULL) == IB_OK) *between_pct = 100 * st.between_sd;
     free(s);
     return k;
 }
@@ -174,7 +174,7 @@ static const char *verdict_reason(ib_change v)
 char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
                                 const ib_latency_file *b, const char *b_name)
 {
-    ib__sbuf buf = {0};
+    ib__sbuf buf = { 0 };
     ib__sbuf_printf(&buf, "inferbench compare: is B faster or slower than A?\n");
     text_side(&buf, "A (baseline) ", or_unknown(a_name ? a_name : "", "A"), a, &c->a);
     text_side(&buf, "B (candidate)", or_unknown(b_name ? b_name : "", "B"), b, &c->b);
@@ -203,8 +203,10 @@ static cJSON *json_side(const char *name, const ib_latency_file *f, const ib_sta
     ib__json_add_string_or_null(o, "file", name ? name : "");
     ib__json_add_string_or_null(o, "model", f->model);
     ib__json_add_string_or_null(o, "device", f->device);
-    if (f->batch > 0) cJSON_AddNumberToObject(o, "batch", (double)f->batch);
-    else cJSON_AddNullToObject(o, "batch");
+    if (f->batch > 0)
+        cJSON_AddNumberToObject(o, "batch", (double)f->batch);
+    else
+        cJSON_AddNullToObject(o, "batch");
     ib__json_add_string_or_null(o, "gpu", f->gpu);
     ib__json_add_string_or_null(o, "runtime", f->runtime);
     ib__json_add_string_or_null(o, "provider", f->provider);
@@ -226,9 +228,10 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
     cJSON_AddItemToObject(root, "b", json_side(b_name, b, &c->b));
     cJSON *change = cJSON_AddObjectToObject(root, "change");
     ib__json_add_number(change, "median_pct", 100 * c->change);
-    const double pct[2] = {100 * c->change_ci95[0], 100 * c->change_ci95[1]};
+    const double pct[2] = { 100 * c->change_ci95[0], 100 * c->change_ci95[1] };
     cJSON_AddItemToObject(change, "ci95_pct", ib__json_array(pct, 2));
-    cJSON_AddNumberToObject(change, "bootstrap_resamples", c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
+    cJSON_AddNumberToObject(change, "bootstrap_resamples",
+                            c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
     ib__json_add_number(root, "mann_whitney_u", c->mann_whitney_u);
     ib__json_add_number(root, "mann_whitney_p", c->mann_whitney_p);
     ib__json_add_number(root, "threshold_pct", 100 * c->threshold);

@@ -52,8 +52,10 @@ static const char *const css =
 
 static void page_head(ib__sbuf *b, const char *what, const char *model)
 {
-    ib__sbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
-                       "inferbench %s: ", what);
+    ib__sbuf_printf(b,
+                    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+                    "inferbench %s: ",
+                    what);
     ib__xml_escape(b, model);
     ib__sbuf_printf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>inferbench %s: ", css, what);
     ib__xml_escape(b, model);
@@ -72,7 +74,7 @@ static void meta_row(ib__sbuf *b, const char *key, const char *value)
 static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *env, const char *batch,
                       const char *timing)
 {
-    ib__sbuf machine = {0};
+    ib__sbuf machine = { 0 };
     ib__text_env(&machine, env);
     char *machine_text = ib__sbuf_finish(&machine);
     if (!machine_text) b->failed = true;
@@ -87,7 +89,7 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     char runtime[IB__OPTIONS_TEXT_LEN];
     ib__info_runtime_options(runtime, sizeof runtime, info);
     meta_row(b, "runtime options", runtime);
-    ib__sbuf values = {0};
+    ib__sbuf values = { 0 };
     ib__info_inputs(&values, info);
     char *values_text = ib__sbuf_finish(&values);
     if (!values_text) b->failed = true;
@@ -101,10 +103,9 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
 
 /* The text report's closing lines (partial, notes, warnings) as a list:
  * the same words in both reports. */
-static void page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
-                       unsigned warnings)
+static void page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
 {
-    ib__sbuf notes = {0};
+    ib__sbuf notes = { 0 };
     ib__text_footer(&notes, partial, stop_status, env, warnings);
     if (notes.failed) b->failed = true;
     ib__sbuf_printf(b, "<h2>Warnings</h2>\n");
@@ -141,7 +142,7 @@ static void page_text_and_tail(ib__sbuf *b, char *text)
 
 static void stats_cells(ib__sbuf *b, const char *label, const ib_stats *st, double scale)
 {
-    const double v[] = {st->mean, st->std, st->min, st->p50, st->p90, st->p95, st->p99, st->p999, st->max};
+    const double v[] = { st->mean, st->std, st->min, st->p50, st->p90, st->p95, st->p99, st->p999, st->max };
     ib__sbuf_printf(b, "<tr><td>%s</td><td>%zu</td>", label, st->n);
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) ib__sbuf_printf(b, "<td>%.4g</td>", v[i] * scale);
     ib__sbuf_printf(b, "<td>%.2f%%</td></tr>\n", 100 * st->cv);
@@ -149,8 +150,8 @@ static void stats_cells(ib__sbuf *b, const char *label, const ib_stats *st, doub
 
 static void latency_table(ib__sbuf *b, const ib_latency_result *r, double scale, const char *unit)
 {
-    static const char *const heads[] = {"n", "mean", "std", "min", "p50", "p90", "p95", "p99", "p99.9",
-                                        "max", "cv"};
+    static const char *const heads[] = { "n",   "mean", "std",   "min", "p50", "p90",
+                                         "p95", "p99",  "p99.9", "max", "cv" };
     ib__sbuf_printf(b, "<h2>Statistics</h2>\n<table>\n<tr><th>%s</th>", unit);
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) ib__sbuf_printf(b, "<th>%s</th>", heads[i]);
     ib__sbuf_printf(b, "</tr>\n");
@@ -202,8 +203,14 @@ static size_t latency_histogram(ib__sbuf *b, const ib_stats *p, const double *x,
     ib__sort(sorted, n_all);
     size_t n = histogram_extent(sorted, n_all);
     size_t bins = ib__histogram_bins(sorted, n), peak = 0;
-    ib__plot plot = {900, 340, 72, 110, 24, 52, ib__nice_axis(sorted[0], sorted[n - 1], IB__MAX_TICKS),
-                     ib__nice_axis(0, 1, 2)};
+    ib__plot plot = { 900,
+                      340,
+                      72,
+                      110,
+                      24,
+                      52,
+                      ib__nice_axis(sorted[0], sorted[n - 1], IB__MAX_TICKS),
+                      ib__nice_axis(0, 1, 2) };
     /* Equal samples have no range to bin: the bins span the widened axis. */
     double lo = sorted[0] < sorted[n - 1] ? sorted[0] : plot.x.lo;
     double hi = sorted[0] < sorted[n - 1] ? sorted[n - 1] : plot.x.hi;
@@ -241,8 +248,9 @@ static void latency_timeline(ib__sbuf *b, const ib_stats *p, const double *y, si
             hi = fmax(hi, ys[i]);
         }
         /* The right margin holds the median's label. */
-        ib__plot plot = {900, 300, 72, 110, 16, 52, ib__nice_axis(0, fmax(5, (double)n), 10),
-                         ib__nice_axis(lo, hi, 7)};
+        ib__plot plot = {
+            900, 300, 72, 110, 16, 52, ib__nice_axis(0, fmax(5, (double)n), 10), ib__nice_axis(lo, hi, 7)
+        };
         char label[64];
         ib__svg_begin(b, &plot, "timed runs in run order");
         ib__svg_axes(b, &plot, "run (in the order timed)", y_title);
@@ -276,13 +284,15 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
         ib__sbuf_printf(b, "<figcaption>%zu timed runs; the solid line is the median, the dashed one p99.",
                         n);
         if (beyond)
-            ib__sbuf_printf(b, " %zu slow run%s, up to %s, lie%s beyond the right edge (see the runs in "
-                               "order).",
+            ib__sbuf_printf(b,
+                            " %zu slow run%s, up to %s, lie%s beyond the right edge (see the runs in "
+                            "order).",
                             beyond, beyond > 1 ? "s" : "", ib__fmt_ms(t, p->max), beyond > 1 ? "" : "s");
         ib__sbuf_printf(b, "</figcaption>\n</figure>\n<h2>Runs in order</h2>\n<figure>\n");
         latency_timeline(b, p, x, n, scale, title);
-        ib__sbuf_printf(b, "<figcaption>Each timed run in order (warm-up excluded): drift, steps and "
-                           "two levels show here.%s</figcaption>\n</figure>\n",
+        ib__sbuf_printf(b,
+                        "<figcaption>Each timed run in order (warm-up excluded): drift, steps and "
+                        "two levels show here.%s</figcaption>\n</figure>\n",
                         n > TIMELINE_MAX_POINTS ? " Downsampled: the lowest and highest run of each "
                                                   "stretch are drawn."
                                                 : "");
@@ -292,7 +302,7 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
 
 char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     char batch[32];
     snprintf(batch, sizeof batch, "%lld", (long long)info->batch);
     page_head(&b, "latency", info->model);
@@ -300,8 +310,10 @@ char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info 
               r->has_device_timer ? "device time (CUDA events), host time alongside" : "host clock");
     const char *unit;
     double scale = ib__latency_unit((r->has_device_timer ? &r->device : &r->host)->p50, &unit);
-    if (r->n == 0) ib__sbuf_printf(&b, "<p>No timed run completed.</p>\n");
-    else latency_table(&b, r, scale, unit);
+    if (r->n == 0)
+        ib__sbuf_printf(&b, "<p>No timed run completed.</p>\n");
+    else
+        latency_table(&b, r, scale, unit);
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     if (r->n > 0) latency_plots(&b, r, scale, unit);
     page_text_and_tail(&b, ib_latency_report_text(r, info));
@@ -318,8 +330,8 @@ static bool point_ok(const ib_throughput_point *p) { return p->status == IB_OK; 
 static void point_marks(char buf[64], const ib_throughput_result *r, int i)
 {
     buf[0] = '\0';
-    const char *names[3] = {i == r->peak ? "peak" : NULL, i == r->knee ? "knee" : NULL,
-                            i == r->best_within_budget ? "best within budget" : NULL};
+    const char *names[3] = { i == r->peak ? "peak" : NULL, i == r->knee ? "knee" : NULL,
+                             i == r->best_within_budget ? "best within budget" : NULL };
     for (int k = 0; k < 3; k++)
         if (names[k]) snprintf(buf + strlen(buf), 64 - strlen(buf), "%s%s", buf[0] ? ", " : "", names[k]);
 }
@@ -374,8 +386,9 @@ static void throughput_plot(ib__sbuf *b, const ib_throughput_result *r)
     }
     if (n == 0) return;
     /* Headroom for the labels above the peak. */
-    ib__plot plot = {900, 380, 84, 24, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12),
-                     ib__nice_axis(0, top * 1.2, 8)};
+    ib__plot plot = {
+        900, 380, 84, 24, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12), ib__nice_axis(0, top * 1.2, 8)
+    };
     ib__sbuf_printf(b, "<h2>Throughput against batch</h2>\n<figure>\n");
     ib__svg_begin(b, &plot, "inputs per second against batch");
     ib__svg_axes(b, &plot, "batch (log2 scale)", "inputs/s");
@@ -395,12 +408,15 @@ static void throughput_plot(ib__sbuf *b, const ib_throughput_result *r)
 
 char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     char batch[64];
-    if (r->searched) snprintf(batch, sizeof batch, "searched, largest that fits %lld", (long long)r->largest_fitting);
-    else snprintf(batch, sizeof batch, "as given (%zu batches)", r->n_points);
+    if (r->searched)
+        snprintf(batch, sizeof batch, "searched, largest that fits %lld", (long long)r->largest_fitting);
+    else
+        snprintf(batch, sizeof batch, "as given (%zu batches)", r->n_points);
     page_head(&b, "throughput", info->model);
-    page_meta(&b, info, &r->env, batch, "back-to-back runs under one timing; each run synchronized alongside");
+    page_meta(&b, info, &r->env, batch,
+              "back-to-back runs under one timing; each run synchronized alongside");
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     throughput_plot(&b, r);
     if (r->n_points > 0) throughput_table(&b, r);
@@ -416,9 +432,10 @@ static bool row_measured(const ib_pitfall_row *row) { return row->applies && row
 
 static void pitfalls_table(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
 {
-    ib__sbuf_printf(b, "<h2>What each method reports</h2>\n<table>\n<tr><th>method</th><th>n</th>"
-                       "<th>mean %s</th><th>median %s</th><th>p99 %s</th><th>vs correct</th>"
-                       "<th class=\"text\">why</th></tr>\n",
+    ib__sbuf_printf(b,
+                    "<h2>What each method reports</h2>\n<table>\n<tr><th>method</th><th>n</th>"
+                    "<th>mean %s</th><th>median %s</th><th>p99 %s</th><th>vs correct</th>"
+                    "<th class=\"text\">why</th></tr>\n",
                     unit, unit, unit);
     for (int k = 0; k < IB_PITFALL_COUNT; k++) {
         const ib_pitfall_row *row = &r->rows[k];
@@ -427,12 +444,14 @@ static void pitfalls_table(ib__sbuf *b, const ib_pitfalls_result *r, double scal
         ib__sbuf_printf(b, "</td>");
         if (row_measured(row)) {
             char error[32];
-            ib__sbuf_printf(b, "<td>%zu</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td><td class=\"text\">",
-                            row->stats.n, row->stats.mean * scale, row->stats.p50 * scale,
-                            row->stats.p99 * scale, ib__fmt_pitfall_error(error, row));
+            ib__sbuf_printf(
+                b, "<td>%zu</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td><td class=\"text\">",
+                row->stats.n, row->stats.mean * scale, row->stats.p50 * scale, row->stats.p99 * scale,
+                ib__fmt_pitfall_error(error, row));
             ib__xml_escape(b, row->why);
         } else {
-            ib__sbuf_printf(b, "<td colspan=\"6\" class=\"text\">%s", row->applies ? "not measured: " : "N/A: ");
+            ib__sbuf_printf(b, "<td colspan=\"6\" class=\"text\">%s",
+                            row->applies ? "not measured: " : "N/A: ");
             ib__xml_escape(b, row->applies ? row->error : row->not_applicable);
         }
         ib__sbuf_printf(b, "</td></tr>\n");
@@ -491,8 +510,9 @@ static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scal
     if (n == 0 || !row_measured(correct)) return;
     /* Rows from the top, one unit apart; no y ticks: the names label them.
      * Room on the right for the figures at the bars' ends. */
-    ib__axis rows = {0, (double)n, 1, 0, 0, false};
-    ib__plot plot = {900, 76 + 44 * (double)n, 150, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10), rows};
+    ib__axis rows = { 0, (double)n, 1, 0, 0, false };
+    ib__plot plot = { 900, 76 + 44 * (double)n, 150, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10),
+                      rows };
     char x_title[48], label[64];
     snprintf(x_title, sizeof x_title, "what the method reports, %s", unit);
     ib__sbuf_printf(b, "<h2>Each method against the correct figure</h2>\n<figure>\n");
@@ -514,7 +534,7 @@ static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scal
 
 char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     char batch[32];
     snprintf(batch, sizeof batch, "%lld", (long long)info->batch);
     const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT];
@@ -593,7 +613,7 @@ static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessi
                            const char *unit)
 {
     double *x = malloc(f->n_sessions * sizeof *x), *y = malloc(f->n_sessions * sizeof *y);
-    double (*ci)[2] = malloc(f->n_sessions * sizeof *ci);
+    double(*ci)[2] = malloc(f->n_sessions * sizeof *ci);
     if (!x || !y || !ci) b->failed = true;
     size_t m = 0;
     for (size_t i = 0; x && y && ci && i < f->n_sessions; i++)
@@ -699,9 +719,9 @@ char *ib_sessions_report_html(const ib_latency_file *f)
         ib__sbuf_printf(&b, "<h2>Sessions</h2>\n<figure>\n");
         sessions_strip(&b, f, &st, scale, unit);
         ib__sbuf_printf(&b, "<figcaption>Each session (a fresh process, its own warm-up): its median and the "
-                           "95%% interval of that median. The line across: the median of the session "
-                           "medians; dashed: its two-level 95%% interval (sessions, then runs), which "
-                           "covers what changes when the measurement runs again.</figcaption>\n</figure>\n");
+                            "95%% interval of that median. The line across: the median of the session "
+                            "medians; dashed: its two-level 95%% interval (sessions, then runs), which "
+                            "covers what changes when the measurement runs again.</figcaption>\n</figure>\n");
     }
     free(s);
     page_text_and_tail(&b, ib_sessions_report_text(f));

@@ -132,13 +132,13 @@ static ib_status read_object(const cJSON *obj, const char *key, const char *wher
 }
 
 /* A boolean at key as "yes" / "no" in dst[4]: "" when absent or null. */
-static ib_status read_yes_no(const cJSON *obj, const char *key, const char *where, char dst[4],
-                             ib_error *err)
+static ib_status read_yes_no(const cJSON *obj, const char *key, const char *where, char dst[4], ib_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     dst[0] = '\0';
     if (!v || cJSON_IsNull(v)) return IB_OK;
-    IB_FAIL_IF(!cJSON_IsBool(v), err, IB_ERR_INVALID_ARG, NOT_LATENCY "%s%s is not true or false", where, key);
+    IB_FAIL_IF(!cJSON_IsBool(v), err, IB_ERR_INVALID_ARG, NOT_LATENCY "%s%s is not true or false", where,
+               key);
     ib__strlcpy(dst, cJSON_IsTrue(v) ? "yes" : "no", 4);
     return IB_OK;
 }
@@ -337,11 +337,13 @@ static ib_status read_whole(const cJSON *obj, const char *key, const char *where
 
 /* One entry of sessions.runs: how it ended and, unless it failed, its
  * samples of the result's timing. */
-static ib_status read_session(const cJSON *e, size_t i, ib_timing timing, ib_latency_session *s, ib_error *err)
+static ib_status read_session(const cJSON *e, size_t i, ib_timing timing, ib_latency_session *s,
+                              ib_error *err)
 {
     char where[48];
     snprintf(where, sizeof where, "sessions.runs[%zu].", i);
-    IB_FAIL_IF(!cJSON_IsObject(e), err, IB_ERR_INVALID_ARG, NOT_LATENCY "sessions.runs[%zu] is not an object", i);
+    IB_FAIL_IF(!cJSON_IsObject(e), err, IB_ERR_INVALID_ARG, NOT_LATENCY "sessions.runs[%zu] is not an object",
+               i);
     double status;
     IB_TRY(read_whole(e, "exit_status", where, -64, 255, 0, &status, err));
     s->exit_status = (int)status;

@@ -18,9 +18,12 @@ static const char *const kind_keys[IB_PITFALL_COUNT] = {
 
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)
 {
-    if (row->kind == IB_PITFALL_CORRECT || !isfinite(row->error_pct)) snprintf(buf, 32, "-");
-    else if (row->kind == IB_PITFALL_SINGLE_SAMPLE) snprintf(buf, 32, "+-%.1f%%", row->error_pct);
-    else snprintf(buf, 32, "%+.1f%%", row->error_pct);
+    if (row->kind == IB_PITFALL_CORRECT || !isfinite(row->error_pct))
+        snprintf(buf, 32, "-");
+    else if (row->kind == IB_PITFALL_SINGLE_SAMPLE)
+        snprintf(buf, 32, "+-%.1f%%", row->error_pct);
+    else
+        snprintf(buf, 32, "%+.1f%%", row->error_pct);
     return buf;
 }
 
@@ -80,7 +83,7 @@ static void text_tf32(ib__sbuf *b, const ib_pitfall_row *row)
 
 char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_info *info)
 {
-    ib__sbuf b = {0};
+    ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "inferbench pitfalls: %s, batch %lld, %s\n", info->model, (long long)info->batch,
                     info->provider);
     ib__text_env(&b, &r->env);
@@ -107,8 +110,10 @@ static cJSON *row_json(const ib_pitfall_row *row)
     ib__json_add_string_or_null(o, "not_applicable", row->applies ? NULL : row->not_applicable);
     cJSON_AddStringToObject(o, "status", ib_status_str(row->status));
     ib__json_add_string_or_null(o, "error", row->status != IB_OK ? row->error : NULL);
-    if (row->stats.n > 0) cJSON_AddItemToObject(o, "stats", ib__json_stats(&row->stats));
-    else cJSON_AddNullToObject(o, "stats");
+    if (row->stats.n > 0)
+        cJSON_AddItemToObject(o, "stats", ib__json_stats(&row->stats));
+    else
+        cJSON_AddNullToObject(o, "stats");
     ib__json_add_number(o, "error_pct", row->error_pct);
     cJSON_AddStringToObject(o, "why", row->why);
     if (row->kind == IB_PITFALL_SINGLE_SAMPLE) {
@@ -124,8 +129,7 @@ static cJSON *row_json(const ib_pitfall_row *row)
     return o;
 }
 
-char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info,
-                              const ib_config *cfg)
+char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_info *info, const ib_config *cfg)
 {
     cJSON *root = ib__json_document("inferbench.pitfalls/2", r->partial, r->stop_status, info);
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);

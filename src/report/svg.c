@@ -41,12 +41,12 @@ static int step_decimals(double step)
  * step from growing an extra tick through rounding. */
 static ib__axis fit_step(double lo, double hi, double mag, int max_ticks)
 {
-    static const double mult[] = {1, 2, 5, 10, 20, 50, 100};
-    ib__axis a = {0};
+    static const double mult[] = { 1, 2, 5, 10, 20, 50, 100 };
+    ib__axis a = { 0 };
     for (size_t i = 0; i < sizeof mult / sizeof mult[0]; i++) {
         double step = mult[i] * mag;
         double k0 = floor(lo / step + 1e-9), k1 = ceil(hi / step - 1e-9);
-        a = (ib__axis){k0 * step, k1 * step, step, (int)(k1 - k0) + 1, step_decimals(step), false};
+        a = (ib__axis){ k0 * step, k1 * step, step, (int)(k1 - k0) + 1, step_decimals(step), false };
         if (a.n_ticks <= max_ticks) break;
     }
     return a;
@@ -88,8 +88,10 @@ double ib__axis_tick(const ib__axis *a, int i)
 const char *ib__axis_label(const ib__axis *a, int i, char buf[32])
 {
     double v = ib__axis_tick(a, i);
-    if (a->log2) snprintf(buf, 32, "%.0f", pow(2, v));
-    else snprintf(buf, 32, "%.*f", a->decimals, fabs(v) < a->step * 1e-6 ? 0.0 : v);
+    if (a->log2)
+        snprintf(buf, 32, "%.0f", pow(2, v));
+    else
+        snprintf(buf, 32, "%.*f", a->decimals, fabs(v) < a->step * 1e-6 ? 0.0 : v);
     return buf;
 }
 
@@ -157,8 +159,9 @@ double ib__plot_py(const ib__plot *p, double y)
 
 void ib__svg_begin(ib__sbuf *b, const ib__plot *p, const char *title)
 {
-    ib__sbuf_printf(b, "<svg class=\"plot\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-                       "role=\"img\" aria-label=\"",
+    ib__sbuf_printf(b,
+                    "<svg class=\"plot\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
+                    "role=\"img\" aria-label=\"",
                     p->width, p->height, p->width, p->height);
     ib__xml_escape(b, title);
     ib__sbuf_printf(b, "\">\n<title>");
@@ -200,8 +203,9 @@ void ib__svg_axes(ib__sbuf *b, const ib__plot *p, const char *x_title, const cha
     ib__sbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>\n", x0,
                     y1, x1 - x0, y0 - y1);
     ib__svg_text(b, (x0 + x1) / 2, p->height - 8, "middle", "axis-title", x_title);
-    ib__sbuf_printf(b, "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\" "
-                       "class=\"axis-title\">",
+    ib__sbuf_printf(b,
+                    "<text transform=\"translate(16 %.1f) rotate(-90)\" text-anchor=\"middle\" "
+                    "class=\"axis-title\">",
                     (y0 + y1) / 2);
     ib__xml_escape(b, y_title);
     ib__sbuf_printf(b, "</text>\n");
@@ -226,16 +230,17 @@ void ib__svg_points(ib__sbuf *b, const ib__plot *p, const double *x, const doubl
                             ib__plot_px(p, x[i]), ib__plot_py(p, y[i]), radius_px);
 }
 
-void ib__svg_bars(ib__sbuf *b, const ib__plot *p, const size_t *counts, size_t n_bins, double lo,
-                  double hi, const char *cls)
+void ib__svg_bars(ib__sbuf *b, const ib__plot *p, const size_t *counts, size_t n_bins, double lo, double hi,
+                  const char *cls)
 {
     double w = (hi - lo) / (double)n_bins, base = ib__plot_py(p, 0);
     for (size_t i = 0; i < n_bins; i++) {
         if (counts[i] == 0) continue;
         double x0 = ib__plot_px(p, lo + w * (double)i), x1 = ib__plot_px(p, lo + w * (double)(i + 1));
         double top = ib__plot_py(p, (double)counts[i]);
-        ib__sbuf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
-                           "<title>%zu</title></rect>\n",
+        ib__sbuf_printf(b,
+                        "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+                        "<title>%zu</title></rect>\n",
                         cls, x0, top, x1 - x0 > 1 ? x1 - x0 : 1, base - top, counts[i]);
     }
 }
@@ -245,8 +250,8 @@ void ib__svg_rect(ib__sbuf *b, const ib__plot *p, double x_lo, double x_hi, doub
 {
     double x0 = ib__plot_px(p, x_lo), x1 = ib__plot_px(p, x_hi);
     double top = ib__plot_py(p, y_hi), bottom = ib__plot_py(p, y_lo);
-    ib__sbuf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
-                    cls, x0, top, x1 - x0 > 1 ? x1 - x0 : 1, bottom - top);
+    ib__sbuf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>", cls,
+                    x0, top, x1 - x0 > 1 ? x1 - x0 : 1, bottom - top);
     ib__xml_escape(b, title);
     ib__sbuf_printf(b, "</title></rect>\n");
 }

@@ -19,8 +19,8 @@ void ib__xml_escape(ib__sbuf *b, const char *s);
 typedef struct ib__axis {
     double lo, hi, step;
     int n_ticks;
-    int decimals;  /* what a tick label needs to show the step */
-    bool log2;     /* values are log2 of what the labels show (2^v) */
+    int decimals; /* what a tick label needs to show the step */
+    bool log2;    /* values are log2 of what the labels show (2^v) */
 } ib__axis;
 
 /* The axis covering [lo, hi] with at most max_ticks ticks (clamped to
@@ -69,8 +69,8 @@ void ib__svg_polyline(ib__sbuf *b, const ib__plot *p, const double *x, const dou
 void ib__svg_points(ib__sbuf *b, const ib__plot *p, const double *x, const double *y, size_t n,
                     const char *cls, double radius_px);
 /* Histogram bars: counts[i] over [lo + i w, lo + (i+1) w), w = (hi-lo)/n. */
-void ib__svg_bars(ib__sbuf *b, const ib__plot *p, const size_t *counts, size_t n_bins, double lo,
-                  double hi, const char *cls);
+void ib__svg_bars(ib__sbuf *b, const ib__plot *p, const size_t *counts, size_t n_bins, double lo, double hi,
+                  const char *cls);
 /* A rectangle over [x_lo, x_hi] x [y_lo, y_hi] (plot units), with title as
  * its tooltip. */
 void ib__svg_rect(ib__sbuf *b, const ib__plot *p, double x_lo, double x_hi, double y_lo, double y_hi,

@@ -19,8 +19,7 @@ static int64_t make_divisible(int64_t v)
 
 /* avgpool -> 1x1 conv (squeeze) -> SiLU -> 1x1 conv (excite) -> Sigmoid,
  * then the input scaled channel-wise. */
-static ib__fmap squeeze_excitation(ib__graph *g, const char *prefix, ib__fmap x,
-                                   int64_t squeeze_c)
+static ib__fmap squeeze_excitation(ib__graph *g, const char *prefix, ib__fmap x, int64_t squeeze_c)
 {
     char name[96];
     ib__fmap s = ib__global_avg_pool(g, x);
@@ -33,8 +32,8 @@ static ib__fmap squeeze_excitation(ib__graph *g, const char *prefix, ib__fmap x,
 
 /* expand 1x1 (unless the ratio is 1) -> depthwise k x k(stride) -> SE ->
  * project 1x1 (no activation); a residual when the shape is kept. */
-static ib__fmap mbconv(ib__graph *g, const char *prefix, ib__fmap x, int64_t expand_ratio,
-                       int64_t k, int64_t stride, int64_t out_c)
+static ib__fmap mbconv(ib__graph *g, const char *prefix, ib__fmap x, int64_t expand_ratio, int64_t k,
+                       int64_t stride, int64_t out_c)
 {
     char name[96];
     int layer = 0; /* index inside torchvision's `block` sequence */
@@ -61,20 +60,20 @@ void ib__zoo_build_efficientnet_b0(ib__graph *g)
     /* expand ratio, kernel, stride of the first block, channels, repeats */
     static const struct {
         int64_t expand, kernel, stride, channels, repeats;
-    } stages[] = {{1, 3, 1, 16, 1},  {6, 3, 2, 24, 2},  {6, 5, 2, 40, 2},  {6, 3, 2, 80, 3},
-                  {6, 5, 1, 112, 3}, {6, 5, 2, 192, 4}, {6, 3, 1, 320, 1}};
+    } stages[] = { { 1, 3, 1, 16, 1 },  { 6, 3, 2, 24, 2 },  { 6, 5, 2, 40, 2 }, { 6, 3, 2, 80, 3 },
+                   { 6, 5, 1, 112, 3 }, { 6, 5, 2, 192, 4 }, { 6, 3, 1, 320, 1 } };
     const size_t n_stages = sizeof stages / sizeof stages[0];
 
     ib__graph_input(g, "input", g->float_type, "batch,3,224,224");
-    ib__fmap x = {"input", 3, 224, 224};
+    ib__fmap x = { "input", 3, 224, 224 };
     x = ib__conv_bn(g, "features.0.0", x, make_divisible(32), 3, 2, 1, IB__ACT_SILU);
 
     char prefix[32];
     for (size_t s = 0; s < n_stages; s++) {
         for (int64_t r = 0; r < stages[s].repeats; r++) {
             ib__namef(g, prefix, sizeof prefix, "features.%zu.%lld", s + 1, (long long)r);
-            x = mbconv(g, prefix, x, stages[s].expand, stages[s].kernel,
-                       r == 0 ? stages[s].stride : 1, make_divisible(stages[s].channels));
+            x = mbconv(g, prefix, x, stages[s].expand, stages[s].kernel, r == 0 ? stages[s].stride : 1,
+                       make_divisible(stages[s].channels));
         }
     }
     ib__namef(g, prefix, sizeof prefix, "features.%zu.0", n_stages + 1);

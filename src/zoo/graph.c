@@ -38,8 +38,7 @@ static char *dup_str(ib__graph *g, const char *s)
 /* Makes room for one more element in a protobuf-c repeated field whose array
  * pointer lives at *array_field. memcpy moves the pointer in and out, so the
  * function serves arrays of any pointer type without aliasing tricks. */
-static bool reserve(ib__graph *g, void *array_field, size_t n, size_t *cap,
-                    size_t elem_size)
+static bool reserve(ib__graph *g, void *array_field, size_t n, size_t *cap, size_t elem_size)
 {
     if (n < *cap) return true;
     size_t new_cap = *cap ? 2 * *cap : 16;
@@ -63,12 +62,10 @@ void ib__namef(ib__graph *g, char *buf, size_t cap, const char *fmt, ...)
 
 /* ---- model ---------------------------------------------------------------- */
 
-ib_status ib__graph_init(ib__graph *g, const char *graph_name, bool fp16,
-                         bool materialize, uint64_t seed)
+ib_status ib__graph_init(ib__graph *g, const char *graph_name, bool fp16, bool materialize, uint64_t seed)
 {
     memset(g, 0, sizeof *g);
-    g->float_type = fp16 ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16
-                         : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    g->float_type = fp16 ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
     g->materialize = materialize;
     g->rng = seed;
     g->status = IB_OK;
@@ -144,8 +141,8 @@ static size_t elem_size(int32_t type)
 }
 
 /* A tensor with its name, type and dimensions; data is set by the caller. */
-static Onnx__TensorProto *new_tensor(ib__graph *g, const char *name, int32_t type,
-                                     size_t rank, const int64_t *dims)
+static Onnx__TensorProto *new_tensor(ib__graph *g, const char *name, int32_t type, size_t rank,
+                                     const int64_t *dims)
 {
     Onnx__TensorProto *t = malloc(sizeof *t);
     if (!t) return nomem(g);
@@ -182,8 +179,7 @@ static bool set_raw(ib__graph *g, Onnx__TensorProto *t, const void *data, size_t
     return true;
 }
 
-static void fill_uniform(ib__graph *g, Onnx__TensorProto *t, size_t n, float center,
-                         float bound)
+static void fill_uniform(ib__graph *g, Onnx__TensorProto *t, size_t n, float center, float bound)
 {
     uint8_t *out = t->raw_data.data;
     bool half = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
@@ -205,8 +201,8 @@ static int64_t element_count(size_t rank, const int64_t *dims)
     return n;
 }
 
-const char *ib__graph_weight(ib__graph *g, const char *name, size_t rank,
-                             const int64_t *dims, float center, float bound)
+const char *ib__graph_weight(ib__graph *g, const char *name, size_t rank, const int64_t *dims, float center,
+                             float bound)
 {
     if (g->status != IB_OK) return "";
     Onnx__GraphProto *gr = g->graph;
@@ -217,8 +213,7 @@ const char *ib__graph_weight(ib__graph *g, const char *name, size_t rank,
         if (!set_raw(g, t, NULL, (size_t)n)) goto fail;
         fill_uniform(g, t, (size_t)n, center, bound);
     }
-    if (!reserve(g, &gr->initializer, gr->n_initializer, &g->cap_initializer,
-                 sizeof *gr->initializer))
+    if (!reserve(g, &gr->initializer, gr->n_initializer, &g->cap_initializer, sizeof *gr->initializer))
         goto fail;
     gr->initializer[gr->n_initializer++] = t;
     g->stored += n;
@@ -238,8 +233,7 @@ static bool append_node(ib__graph *g, Onnx__NodeProto *node)
     return true;
 }
 
-Onnx__NodeProto *ib__graph_node(ib__graph *g, const char *op, size_t n_inputs,
-                                const char *const *inputs)
+Onnx__NodeProto *ib__graph_node(ib__graph *g, const char *op, size_t n_inputs, const char *const *inputs)
 {
     if (g->status != IB_OK) return NULL;
     Onnx__NodeProto *node = malloc(sizeof *node);
@@ -255,8 +249,7 @@ Onnx__NodeProto *ib__graph_node(ib__graph *g, const char *op, size_t n_inputs,
     if (!node->input || !node->output) nomem(g);
     if (node->input) {
         node->n_input = n_inputs;
-        for (size_t i = 0; i < n_inputs && g->status == IB_OK; i++)
-            node->input[i] = dup_str(g, inputs[i]);
+        for (size_t i = 0; i < n_inputs && g->status == IB_OK; i++) node->input[i] = dup_str(g, inputs[i]);
     }
     if (node->output) {
         node->n_output = 1;
@@ -269,19 +262,16 @@ Onnx__NodeProto *ib__graph_node(ib__graph *g, const char *op, size_t n_inputs,
     return node;
 }
 
-const char *ib__node_output(const Onnx__NodeProto *node)
-{
-    return node ? node->output[0] : "";
-}
+const char *ib__node_output(const Onnx__NodeProto *node) { return node ? node->output[0] : ""; }
 
 const char *ib__op1(ib__graph *g, const char *op, const char *a)
 {
-    return ib__node_output(ib__graph_node(g, op, 1, (const char *[]){a}));
+    return ib__node_output(ib__graph_node(g, op, 1, (const char *[]){ a }));
 }
 
 const char *ib__op2(ib__graph *g, const char *op, const char *a, const char *b)
 {
-    return ib__node_output(ib__graph_node(g, op, 2, (const char *[]){a, b}));
+    return ib__node_output(ib__graph_node(g, op, 2, (const char *[]){ a, b }));
 }
 
 /* Appends an empty attribute of `type` to node; NULL after a failure. */
@@ -289,8 +279,7 @@ static Onnx__AttributeProto *add_attr(ib__graph *g, Onnx__NodeProto *node, const
                                       Onnx__AttributeProto__AttributeType type)
 {
     if (!node || g->status != IB_OK) return NULL;
-    Onnx__AttributeProto **arr =
-        realloc(node->attribute, (node->n_attribute + 1) * sizeof *arr);
+    Onnx__AttributeProto **arr = realloc(node->attribute, (node->n_attribute + 1) * sizeof *arr);
     if (!arr) return nomem(g);
     node->attribute = arr;
     Onnx__AttributeProto *a = malloc(sizeof *a);
@@ -319,8 +308,7 @@ void ib__attr_float(ib__graph *g, Onnx__NodeProto *node, const char *name, float
     a->f = v;
 }
 
-void ib__attr_ints(ib__graph *g, Onnx__NodeProto *node, const char *name, size_t n,
-                   const int64_t *v)
+void ib__attr_ints(ib__graph *g, Onnx__NodeProto *node, const char *name, size_t n, const int64_t *v)
 {
     Onnx__AttributeProto *a = add_attr(g, node, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     if (!a) return;
@@ -337,8 +325,7 @@ void ib__attr_ints(ib__graph *g, Onnx__NodeProto *node, const char *name, size_t
 static const char *constant_node(ib__graph *g, Onnx__TensorProto *t)
 {
     Onnx__NodeProto *node = ib__graph_node(g, "Constant", 0, NULL);
-    Onnx__AttributeProto *a =
-        add_attr(g, node, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
+    Onnx__AttributeProto *a = add_attr(g, node, "value", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
     if (!a) {
         onnx__tensor_proto__free_unpacked(t, NULL);
         return "";
@@ -371,7 +358,7 @@ static void remember_const(ib__graph *g, struct ib__graph_const *key, const char
 const char *ib__graph_const_float(ib__graph *g, float value)
 {
     if (g->status != IB_OK) return "";
-    struct ib__graph_const key = {.type = g->float_type, .rank = 0, .n = 1, .f = value};
+    struct ib__graph_const key = { .type = g->float_type, .rank = 0, .n = 1, .f = value };
     const char *name = find_const(g, &key);
     if (name) return name;
 
@@ -400,13 +387,12 @@ const char *ib__graph_const_ints(ib__graph *g, size_t rank, size_t n, const int6
         fail(g, IB_ERR_INTERNAL, "unsupported int64 constant shape");
         return "";
     }
-    struct ib__graph_const key = {.type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, .rank = rank,
-                                  .n = n};
+    struct ib__graph_const key = { .type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64, .rank = rank, .n = n };
     memcpy(key.ints, values, n * sizeof *values);
     const char *name = find_const(g, &key);
     if (name) return name;
 
-    int64_t dims[1] = {(int64_t)n};
+    int64_t dims[1] = { (int64_t)n };
     Onnx__TensorProto *t = new_tensor(g, "value", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, rank, dims);
     if (!t) return "";
     if (!set_raw(g, t, values, n)) {
@@ -475,8 +461,8 @@ static Onnx__TypeProto *tensor_type(ib__graph *g, int32_t elem_type, const char 
 
 /* Appends a value info to a graph's inputs or outputs (arrays grown by one:
  * there are only a few). */
-static void add_value_info(ib__graph *g, Onnx__ValueInfoProto ***arr, size_t *n,
-                           const char *name, int32_t elem_type, const char *dims)
+static void add_value_info(ib__graph *g, Onnx__ValueInfoProto ***arr, size_t *n, const char *name,
+                           int32_t elem_type, const char *dims)
 {
     if (g->status != IB_OK) return;
     Onnx__ValueInfoProto **grown = realloc(*arr, (*n + 1) * sizeof *grown);
@@ -510,8 +496,8 @@ static void rename_tensor(ib__graph *g, const char *from, const char *to)
     Onnx__GraphProto *gr = g->graph;
     for (size_t i = 0; i < gr->n_node && g->status == IB_OK; i++) {
         Onnx__NodeProto *node = gr->node[i];
-        char **names[2] = {node->input, node->output};
-        size_t counts[2] = {node->n_input, node->n_output};
+        char **names[2] = { node->input, node->output };
+        size_t counts[2] = { node->n_input, node->n_output };
         for (size_t k = 0; k < 2; k++) {
             for (size_t j = 0; j < counts[k]; j++) {
                 if (strcmp(names[k][j], old) != 0) continue;
@@ -525,8 +511,7 @@ static void rename_tensor(ib__graph *g, const char *from, const char *to)
     free(old);
 }
 
-void ib__graph_output(ib__graph *g, const char *tensor, const char *name, int32_t elem_type,
-                      const char *dims)
+void ib__graph_output(ib__graph *g, const char *tensor, const char *name, int32_t elem_type, const char *dims)
 {
     if (g->status != IB_OK) return;
     if (strcmp(tensor, name) != 0) rename_tensor(g, tensor, name);

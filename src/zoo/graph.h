@@ -30,17 +30,17 @@ typedef struct ib__graph {
     Onnx__ModelProto *model;
     Onnx__GraphProto *graph;
     size_t cap_node, cap_initializer; /* capacities of the repeated fields */
-    int32_t float_type;   /* ONNX data type of weights and float tensors */
-    bool materialize;     /* false: a dry run, initializers carry no data */
-    uint64_t rng;         /* splitmix64 state: weights are reproducible */
-    unsigned next_id;     /* for unique node and tensor names */
-    ib_status status;     /* the first failure, sticky */
-    const char *failure;  /* what failed (static text) */
+    int32_t float_type;               /* ONNX data type of weights and float tensors */
+    bool materialize;                 /* false: a dry run, initializers carry no data */
+    uint64_t rng;                     /* splitmix64 state: weights are reproducible */
+    unsigned next_id;                 /* for unique node and tensor names */
+    ib_status status;                 /* the first failure, sticky */
+    const char *failure;              /* what failed (static text) */
 
     /* Filled by the model code while it builds (see docs/zoo.md). */
-    int64_t params;       /* parameters as the reference framework counts */
-    int64_t macs;         /* multiply-accumulates per item, default shape */
-    int64_t stored;       /* weight elements put in initializers */
+    int64_t params; /* parameters as the reference framework counts */
+    int64_t macs;   /* multiply-accumulates per item, default shape */
+    int64_t stored; /* weight elements put in initializers */
 
     /* Constant nodes already emitted, so each distinct constant is one node. */
     struct ib__graph_const {
@@ -56,8 +56,7 @@ typedef struct ib__graph {
 /* Starts an empty model. fp16 selects float16 for weights, constants and the
  * float inputs/outputs. seed fixes the weights. Returns IB_ERR_NO_MEMORY or
  * IB_OK; ib__graph_free must be called in both cases. */
-ib_status ib__graph_init(ib__graph *g, const char *graph_name, bool fp16,
-                         bool materialize, uint64_t seed);
+ib_status ib__graph_init(ib__graph *g, const char *graph_name, bool fp16, bool materialize, uint64_t seed);
 
 /* Releases everything the builder allocated. Accepts a zeroed struct. */
 void ib__graph_free(ib__graph *g);
@@ -69,21 +68,19 @@ ib_status ib__graph_pack(ib__graph *g, uint8_t **bytes, size_t *len, ib_error *e
  * uniform in [center - bound, center + bound]. Adds its element count to
  * g->stored (not to g->params: the model code counts those). Returns the
  * tensor name, owned by the graph. */
-const char *ib__graph_weight(ib__graph *g, const char *name, size_t rank,
-                             const int64_t *dims, float center, float bound);
+const char *ib__graph_weight(ib__graph *g, const char *name, size_t rank, const int64_t *dims, float center,
+                             float bound);
 
 /* A scalar constant of the model's float type (a Constant node). */
 const char *ib__graph_const_float(ib__graph *g, float value);
 
 /* An int64 constant: rank 0 (a scalar, n must be 1) or rank 1 of n values. */
-const char *ib__graph_const_ints(ib__graph *g, size_t rank, size_t n,
-                                 const int64_t *values);
+const char *ib__graph_const_ints(ib__graph *g, size_t rank, size_t n, const int64_t *values);
 
 /* Appends a node of op type `op` with the given inputs and one output,
  * named uniquely. Returns the node (to add attributes) or NULL after a
  * failure. */
-Onnx__NodeProto *ib__graph_node(ib__graph *g, const char *op, size_t n_inputs,
-                                const char *const *inputs);
+Onnx__NodeProto *ib__graph_node(ib__graph *g, const char *op, size_t n_inputs, const char *const *inputs);
 
 /* The name of a node's first output ("" for NULL, after a failure). */
 const char *ib__node_output(const Onnx__NodeProto *node);
@@ -95,8 +92,7 @@ const char *ib__op2(ib__graph *g, const char *op, const char *a, const char *b);
 /* Attributes; a NULL node (after a failure) is ignored. */
 void ib__attr_int(ib__graph *g, Onnx__NodeProto *node, const char *name, int64_t v);
 void ib__attr_float(ib__graph *g, Onnx__NodeProto *node, const char *name, float v);
-void ib__attr_ints(ib__graph *g, Onnx__NodeProto *node, const char *name,
-                   size_t n, const int64_t *v);
+void ib__attr_ints(ib__graph *g, Onnx__NodeProto *node, const char *name, size_t n, const int64_t *v);
 
 /* Declares a graph input. dims lists the dimensions separated by commas,
  * numbers for fixed ones and names for symbolic ones: "batch,3,224,224". */
@@ -104,8 +100,8 @@ void ib__graph_input(ib__graph *g, const char *name, int32_t elem_type, const ch
 
 /* Declares tensor `tensor` a graph output named `name` (renaming the tensor
  * everywhere when the names differ). dims as for ib__graph_input. */
-void ib__graph_output(ib__graph *g, const char *tensor, const char *name,
-                      int32_t elem_type, const char *dims);
+void ib__graph_output(ib__graph *g, const char *tensor, const char *name, int32_t elem_type,
+                      const char *dims);
 
 /* snprintf into a name buffer; a name that does not fit is a bug in the
  * model code and fails the build of the graph (IB_ERR_INTERNAL). */

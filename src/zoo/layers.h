@@ -26,19 +26,18 @@ typedef struct ib__fmap {
 typedef enum ib__act {
     IB__ACT_NONE,
     IB__ACT_RELU,
-    IB__ACT_RELU6,   /* Clip(0, 6) */
-    IB__ACT_SILU,    /* x * Sigmoid(x): opset 17 has no SiLU op */
+    IB__ACT_RELU6, /* Clip(0, 6) */
+    IB__ACT_SILU,  /* x * Sigmoid(x): opset 17 has no SiLU op */
     IB__ACT_SIGMOID
 } ib__act;
 
 /* Conv2d(bias=False) k x k, padding (k-1)/2, then BatchNorm2d (folded), then
  * act. Weights are named prefix.weight and prefix.bias. */
-ib__fmap ib__conv_bn(ib__graph *g, const char *prefix, ib__fmap x, int64_t out_c, int64_t k,
-                     int64_t stride, int64_t groups, ib__act act);
+ib__fmap ib__conv_bn(ib__graph *g, const char *prefix, ib__fmap x, int64_t out_c, int64_t k, int64_t stride,
+                     int64_t groups, ib__act act);
 
 /* Conv2d(bias=True) k x k, then act (squeeze-excitation's 1x1 convs). */
-ib__fmap ib__conv_bias(ib__graph *g, const char *prefix, ib__fmap x, int64_t out_c, int64_t k,
-                       ib__act act);
+ib__fmap ib__conv_bias(ib__graph *g, const char *prefix, ib__fmap x, int64_t out_c, int64_t k, ib__act act);
 
 ib__fmap ib__activation(ib__graph *g, ib__fmap x, ib__act act);
 

@@ -8,7 +8,7 @@
 
 void ib__zoo_build_mlp(ib__graph *g)
 {
-    static const int64_t widths[] = {256, 512, 512, 10};
+    static const int64_t widths[] = { 256, 512, 512, 10 };
     const size_t n_layers = sizeof widths / sizeof widths[0] - 1;
 
     ib__graph_input(g, "input", g->float_type, "batch,256");

@@ -9,8 +9,8 @@
 /* expand 1x1 (unless t == 1) -> depthwise 3x3(stride) -> linear project 1x1;
  * a residual when the shape is kept. `index` numbers the block in
  * torchvision's `features`. */
-static ib__fmap inverted_residual(ib__graph *g, int index, ib__fmap x, int64_t out_c,
-                                  int64_t stride, int64_t expand_ratio)
+static ib__fmap inverted_residual(ib__graph *g, int index, ib__fmap x, int64_t out_c, int64_t stride,
+                                  int64_t expand_ratio)
 {
     char name[64];
     int layer = 0; /* index inside the block's `conv` sequence */
@@ -32,11 +32,11 @@ void ib__zoo_build_mobilenet_v2(ib__graph *g)
     /* t (expansion), c (channels), n (repeats), s (stride of the first) */
     static const struct {
         int64_t t, c, n, s;
-    } cfg[] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2},  {6, 64, 4, 2},
-               {6, 96, 3, 1},  {6, 160, 3, 2}, {6, 320, 1, 1}};
+    } cfg[] = { { 1, 16, 1, 1 }, { 6, 24, 2, 2 },  { 6, 32, 3, 2 }, { 6, 64, 4, 2 },
+                { 6, 96, 3, 1 }, { 6, 160, 3, 2 }, { 6, 320, 1, 1 } };
 
     ib__graph_input(g, "input", g->float_type, "batch,3,224,224");
-    ib__fmap x = {"input", 3, 224, 224};
+    ib__fmap x = { "input", 3, 224, 224 };
     x = ib__conv_bn(g, "features.0.0", x, 32, 3, 2, 1, IB__ACT_RELU6);
 
     int index = 1;

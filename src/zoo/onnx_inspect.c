@@ -45,8 +45,7 @@ static ib_status count_graph(const Onnx__GraphProto *g, int64_t *count, ib_error
     return IB_OK;
 }
 
-ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len, int64_t *count,
-                                             ib_error *err)
+ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len, int64_t *count, ib_error *err)
 {
     IB_FAIL_IF(!count, err, IB_ERR_INVALID_ARG, "onnx: no output given for the count");
     *count = 0;
@@ -61,8 +60,7 @@ ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len, i
      * has a graph and imports at least one opset (ONNX IR >= 3). */
     ib_status st;
     if (!m->graph || m->n_opset_import == 0)
-        st = ib__fail(err, IB_ERR_MODEL,
-                      "onnx: not a valid ONNX model (%zu bytes parse, but carry %s)", len,
+        st = ib__fail(err, IB_ERR_MODEL, "onnx: not a valid ONNX model (%zu bytes parse, but carry %s)", len,
                       !m->graph ? "no graph" : "no opset import");
     else
         st = count_graph(m->graph, count, err);

@@ -9,8 +9,7 @@ enum { EXPANSION = 4 }; /* a bottleneck's output is 4x its width */
 
 /* conv1x1 -> conv3x3(stride) -> conv1x1, each with BatchNorm, plus the
  * shortcut (a strided 1x1 conv + BN when the shape changes). */
-static ib__fmap bottleneck(ib__graph *g, const char *prefix, ib__fmap x, int64_t width,
-                           int64_t stride)
+static ib__fmap bottleneck(ib__graph *g, const char *prefix, ib__fmap x, int64_t width, int64_t stride)
 {
     char name[64];
     ib__namef(g, name, sizeof name, "%s.conv1", prefix);
@@ -32,10 +31,10 @@ void ib__zoo_build_resnet50(ib__graph *g)
 {
     static const struct {
         int64_t width, blocks, stride;
-    } stages[] = {{64, 3, 1}, {128, 4, 2}, {256, 6, 2}, {512, 3, 2}};
+    } stages[] = { { 64, 3, 1 }, { 128, 4, 2 }, { 256, 6, 2 }, { 512, 3, 2 } };
 
     ib__graph_input(g, "input", g->float_type, "batch,3,224,224");
-    ib__fmap x = {"input", 3, 224, 224};
+    ib__fmap x = { "input", 3, 224, 224 };
     x = ib__conv_bn(g, "conv1", x, 64, 7, 2, 1, IB__ACT_RELU);
     x = ib__max_pool(g, x, 3, 2, 1);
 

@@ -17,7 +17,7 @@
 static const uint64_t ZOO_SEED = 0x1b5eedu;
 
 typedef struct zoo_model {
-    ib_zoo_entry entry;        /* params and G(M|FL)OPs filled by count_all() */
+    ib_zoo_entry entry; /* params and G(M|FL)OPs filled by count_all() */
     void (*build)(ib__graph *g);
 } zoo_model;
 
@@ -25,23 +25,22 @@ typedef struct zoo_model {
 #define VISION_OUTPUT "logits: float32[batch,1000]"
 
 static zoo_model models[] = {
-    {{"mlp", "multilayer perceptron 256-512-512-10 with ReLU (fast tests)", 0, 0, 0,
-      "input: float32[batch,256]", "logits: float32[batch,10]", ""},
-     ib__zoo_build_mlp},
-    {{"resnet-50", "ResNet-50 v1.5 (torchvision resnet50), ImageNet classifier", 0, 0, 0,
-      VISION_INPUT, VISION_OUTPUT, ""},
-     ib__zoo_build_resnet50},
-    {{"mobilenet-v2", "MobileNetV2 (torchvision mobilenet_v2), ImageNet classifier", 0, 0, 0,
-      VISION_INPUT, VISION_OUTPUT, ""},
-     ib__zoo_build_mobilenet_v2},
-    {{"efficientnet-b0", "EfficientNet-B0 (torchvision efficientnet_b0), ImageNet classifier", 0,
-      0, 0, VISION_INPUT, VISION_OUTPUT, ""},
-     ib__zoo_build_efficientnet_b0},
-    {{"bert-base", "BERT-base encoder with pooler (HuggingFace BertModel, uncased vocab)", 0, 0,
-      0, "input_ids: int64[batch,sequence]",
-      "last_hidden_state: float32[batch,sequence,768], pooler_output: float32[batch,768]",
-      "sequence=128"},
-     ib__zoo_build_bert_base},
+    { { "mlp", "multilayer perceptron 256-512-512-10 with ReLU (fast tests)", 0, 0, 0,
+        "input: float32[batch,256]", "logits: float32[batch,10]", "" },
+      ib__zoo_build_mlp },
+    { { "resnet-50", "ResNet-50 v1.5 (torchvision resnet50), ImageNet classifier", 0, 0, 0, VISION_INPUT,
+        VISION_OUTPUT, "" },
+      ib__zoo_build_resnet50 },
+    { { "mobilenet-v2", "MobileNetV2 (torchvision mobilenet_v2), ImageNet classifier", 0, 0, 0, VISION_INPUT,
+        VISION_OUTPUT, "" },
+      ib__zoo_build_mobilenet_v2 },
+    { { "efficientnet-b0", "EfficientNet-B0 (torchvision efficientnet_b0), ImageNet classifier", 0, 0, 0,
+        VISION_INPUT, VISION_OUTPUT, "" },
+      ib__zoo_build_efficientnet_b0 },
+    { { "bert-base", "BERT-base encoder with pooler (HuggingFace BertModel, uncased vocab)", 0, 0, 0,
+        "input_ids: int64[batch,sequence]",
+        "last_hidden_state: float32[batch,sequence,768], pooler_output: float32[batch,768]", "sequence=128" },
+      ib__zoo_build_bert_base },
 };
 
 static const size_t n_models = sizeof models / sizeof models[0];
@@ -78,10 +77,7 @@ static void count_all(void)
     counted = ok;
 }
 
-size_t ib_zoo_count(void)
-{
-    return n_models;
-}
+size_t ib_zoo_count(void) { return n_models; }
 
 const ib_zoo_entry *ib_zoo_get(size_t index)
 {

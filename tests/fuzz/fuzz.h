@@ -14,12 +14,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An invariant the code under test promises: abort (a finding) when it
  * does not hold, in every build type. */
-#define FUZZ_ASSERT(cond)                                                        \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond); \
-            abort();                                                             \
-        }                                                                        \
+#define FUZZ_ASSERT(cond)                                                                                    \
+    do {                                                                                                     \
+        if (!(cond)) {                                                                                       \
+            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);                     \
+            abort();                                                                                         \
+        }                                                                                                    \
     } while (0)
 
 #endif

@@ -50,7 +50,8 @@ static void check_sessions(const ib_latency_file *f)
     ib_error err;
     ib_status st = ib_compare_files(f, f, 0.01, &c, &err);
     FUZZ_ASSERT(st == IB_OK || st == IB_ERR_INVALID_ARG || st == IB_ERR_NO_MEMORY);
-    if (st == IB_OK) FUZZ_ASSERT(c.change == 0 && c.verdict != IB_CHANGE_FASTER && c.verdict != IB_CHANGE_SLOWER);
+    if (st == IB_OK)
+        FUZZ_ASSERT(c.change == 0 && c.verdict != IB_CHANGE_FASTER && c.verdict != IB_CHANGE_SLOWER);
 }
 
 static void check_accepted(const ib_latency_file *f)

@@ -151,7 +151,7 @@ static uint8_t *pack(arena *a, const graph *g, size_t *len)
     Onnx__ModelProto model = ONNX__MODEL_PROTO__INIT;
     Onnx__GraphProto gp = ONNX__GRAPH_PROTO__INIT;
     Onnx__OperatorSetIdProto opset = ONNX__OPERATOR_SET_ID_PROTO__INIT;
-    Onnx__OperatorSetIdProto *opsets[1] = {&opset};
+    Onnx__OperatorSetIdProto *opsets[1] = { &opset };
     opset.domain = "";
     opset.has_version = 1;
     opset.version = g->opset ? g->opset : 17;
@@ -183,8 +183,8 @@ static uint8_t *pack(arena *a, const graph *g, size_t *len)
 /* x float32[batch,16] -> op(inputs) -> y float32[batch,16] */
 static uint8_t *one_node(const char *op, const char *const *inputs, size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_inputs = 1, .n_outputs = 1, .n_nodes = 1};
+    arena a = { .n = 0 };
+    graph g = { .n_inputs = 1, .n_outputs = 1, .n_nodes = 1 };
     g.inputs[0] = value(&a, "x", F32, "batch,16");
     g.outputs[0] = value(&a, "y", F32, "batch,16");
     g.nodes[0] = node(&a, op, inputs, "y");
@@ -194,11 +194,11 @@ static uint8_t *one_node(const char *op, const char *const *inputs, size_t *len)
 /* x[dims] -> Identity -> y[dims] */
 static uint8_t *identity(const char *input_name, int elem_type, const char *dims, size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_inputs = 1, .n_outputs = 1, .n_nodes = 1};
+    arena a = { .n = 0 };
+    graph g = { .n_inputs = 1, .n_outputs = 1, .n_nodes = 1 };
     g.inputs[0] = value(&a, input_name, elem_type, dims);
     g.outputs[0] = value(&a, "y", elem_type, dims);
-    g.nodes[0] = node(&a, "Identity", (const char *const[]){input_name, NULL}, "y");
+    g.nodes[0] = node(&a, "Identity", (const char *const[]){ input_name, NULL }, "y");
     return pack(&a, &g, len);
 }
 
@@ -238,8 +238,8 @@ static uint8_t *make_garbage(size_t *len)
 /* What people hand over by mistake: a PyTorch checkpoint is a zip file. */
 static uint8_t *make_wrong_magic(size_t *len)
 {
-    static const uint8_t zip[] = {'P', 'K', 3, 4, 20, 0, 0, 0, 8, 0, 'a', 'r', 'c', 'h', 'i',
-                                  'v', 'e', '/', 'd', 'a', 't', 'a', '.', 'p', 'k', 'l', 0x80, 2};
+    static const uint8_t zip[] = { 'P', 'K', 3,   4,   20,  0,   0,   0,   8,   0,   'a', 'r', 'c',  'h',
+                                   'i', 'v', 'e', '/', 'd', 'a', 't', 'a', '.', 'p', 'k', 'l', 0x80, 2 };
     return dup_bytes(zip, sizeof zip, len);
 }
 
@@ -273,24 +273,24 @@ static uint8_t *make_huge_length(size_t *len)
 /* Node A reads B's output and B reads A's: no order runs them. */
 static uint8_t *make_cyclic(size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_inputs = 1, .n_outputs = 1, .n_nodes = 2};
+    arena a = { .n = 0 };
+    graph g = { .n_inputs = 1, .n_outputs = 1, .n_nodes = 2 };
     g.inputs[0] = value(&a, "x", F32, "batch,16");
     g.outputs[0] = value(&a, "a", F32, "batch,16");
-    g.nodes[0] = node(&a, "Add", (const char *const[]){"x", "b", NULL}, "a");
-    g.nodes[1] = node(&a, "Add", (const char *const[]){"a", "x", NULL}, "b");
+    g.nodes[0] = node(&a, "Add", (const char *const[]){ "x", "b", NULL }, "a");
+    g.nodes[1] = node(&a, "Add", (const char *const[]){ "a", "x", NULL }, "b");
     return pack(&a, &g, len);
 }
 
 static uint8_t *make_unknown_op(size_t *len)
 {
-    return one_node("FrobnicateXYZ", (const char *const[]){"x", NULL}, len);
+    return one_node("FrobnicateXYZ", (const char *const[]){ "x", NULL }, len);
 }
 
 /* "ghost" is no graph input, initializer or node output. */
 static uint8_t *make_missing_input(size_t *len)
 {
-    return one_node("Add", (const char *const[]){"x", "ghost", NULL}, len);
+    return one_node("Add", (const char *const[]){ "x", "ghost", NULL }, len);
 }
 
 static uint8_t *make_strings(size_t *len) { return fx_model_bytes("strings", len); }
@@ -301,8 +301,8 @@ static uint8_t *make_unset_dim(size_t *len) { return fx_model_bytes("seq", len);
 /* 17 inputs: one more than the tool's tables hold (IB_MAX_TENSORS). */
 static uint8_t *make_many_inputs(size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_inputs = 17, .n_outputs = 1, .n_nodes = 1};
+    arena a = { .n = 0 };
+    graph g = { .n_inputs = 17, .n_outputs = 1, .n_nodes = 1 };
     const char *names[18];
     static char buf[17][8];
     for (int i = 0; i < 17; i++) {
@@ -317,10 +317,7 @@ static uint8_t *make_many_inputs(size_t *len)
 }
 
 /* Rank 9: one more dimension than the tool's tables hold (IB_MAX_RANK). */
-static uint8_t *make_high_rank(size_t *len)
-{
-    return identity("x", F32, "batch,1,1,1,1,1,1,1,2", len);
-}
+static uint8_t *make_high_rank(size_t *len) { return identity("x", F32, "batch,1,1,1,1,1,1,1,2", len); }
 
 /* An input name longer than the tool's 128-character name field. */
 static uint8_t *make_long_name(size_t *len)
@@ -332,22 +329,19 @@ static uint8_t *make_long_name(size_t *len)
 }
 
 /* Fixed input dimensions whose product is 2^48 floats (1 PiB). */
-static uint8_t *make_huge_input(size_t *len)
-{
-    return identity("x", F32, "65536,65536,65536", len);
-}
+static uint8_t *make_huge_input(size_t *len) { return identity("x", F32, "65536,65536,65536", len); }
 
 static uint8_t *make_negative_dim(size_t *len) { return identity("x", F32, "batch,-5", len); }
 
 /* An initializer that declares 2^40 elements and carries 4. */
 static uint8_t *make_huge_initializer(size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_inputs = 1, .n_outputs = 1, .n_nodes = 1, .n_weights = 1};
+    arena a = { .n = 0 };
+    graph g = { .n_inputs = 1, .n_outputs = 1, .n_nodes = 1, .n_weights = 1 };
     g.inputs[0] = value(&a, "x", F32, "batch,16");
     g.outputs[0] = value(&a, "y", F32, "batch,16");
-    g.nodes[0] = node(&a, "Add", (const char *const[]){"x", "W", NULL}, "y");
-    const int64_t dims[2] = {(int64_t)1 << 20, (int64_t)1 << 20};
+    g.nodes[0] = node(&a, "Add", (const char *const[]){ "x", "W", NULL }, "y");
+    const int64_t dims[2] = { (int64_t)1 << 20, (int64_t)1 << 20 };
     g.weights[0] = weight(&a, "W", dims, 2, 4);
     return pack(&a, &g, len);
 }
@@ -355,29 +349,29 @@ static uint8_t *make_huge_initializer(size_t *len)
 /* A ModelProto with no graph. */
 static uint8_t *make_no_graph(size_t *len)
 {
-    static const uint8_t b[] = {0x08, 8, 0x12, 4, 't', 'e', 's', 't'};
+    static const uint8_t b[] = { 0x08, 8, 0x12, 4, 't', 'e', 's', 't' };
     return dup_bytes(b, sizeof b, len);
 }
 
 static uint8_t *make_future_opset(size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_inputs = 1, .n_outputs = 1, .n_nodes = 1, .opset = 9999};
+    arena a = { .n = 0 };
+    graph g = { .n_inputs = 1, .n_outputs = 1, .n_nodes = 1, .opset = 9999 };
     g.inputs[0] = value(&a, "x", F32, "batch,16");
     g.outputs[0] = value(&a, "y", F32, "batch,16");
-    g.nodes[0] = node(&a, "Relu", (const char *const[]){"x", NULL}, "y");
+    g.nodes[0] = node(&a, "Relu", (const char *const[]){ "x", NULL }, "y");
     return pack(&a, &g, len);
 }
 
 /* Two nodes write the same tensor. */
 static uint8_t *make_duplicate_output(size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_inputs = 1, .n_outputs = 1, .n_nodes = 2};
+    arena a = { .n = 0 };
+    graph g = { .n_inputs = 1, .n_outputs = 1, .n_nodes = 2 };
     g.inputs[0] = value(&a, "x", F32, "batch,16");
     g.outputs[0] = value(&a, "y", F32, "batch,16");
-    g.nodes[0] = node(&a, "Relu", (const char *const[]){"x", NULL}, "y");
-    g.nodes[1] = node(&a, "Neg", (const char *const[]){"x", NULL}, "y");
+    g.nodes[0] = node(&a, "Relu", (const char *const[]){ "x", NULL }, "y");
+    g.nodes[1] = node(&a, "Neg", (const char *const[]){ "x", NULL }, "y");
     return pack(&a, &g, len);
 }
 
@@ -385,8 +379,8 @@ static uint8_t *make_duplicate_output(size_t *len)
  * constant. */
 static uint8_t *make_no_inputs(size_t *len)
 {
-    arena a = {.n = 0};
-    graph g = {.n_outputs = 1, .n_nodes = 0};
+    arena a = { .n = 0 };
+    graph g = { .n_outputs = 1, .n_nodes = 0 };
     g.outputs[0] = value(&a, "y", F32, "batch,16");
     return pack(&a, &g, len);
 }
@@ -409,36 +403,36 @@ typedef struct bad_case {
 } bad_case;
 
 static const bad_case cases[] = {
-    {"empty", "a 0-byte file", make_empty},
-    {"text", "a text file", make_text},
-    {"garbage", "512 bytes of noise", make_garbage},
-    {"wrong_magic", "a zip file (a PyTorch checkpoint) named .onnx", make_wrong_magic},
-    {"truncated", "the first half of a valid model", make_truncated},
-    {"huge_length", "a protobuf length prefix of 2^40 bytes", make_huge_length},
-    {"no_graph", "a ModelProto without a graph", make_no_graph},
-    {"cyclic", "node A reads B's output and B reads A's", make_cyclic},
-    {"unknown_op", "an operator no runtime knows (FrobnicateXYZ)", make_unknown_op},
-    {"missing_input", "a node input nothing produces", make_missing_input},
-    {"duplicate_output", "two nodes write the same tensor", make_duplicate_output},
-    {"future_opset", "opset 9999", make_future_opset},
-    {"strings", "a string input (unsupported element type)", make_strings},
-    {"unset_dim", "a symbolic non-batch dimension (seq) left unset", make_unset_dim},
-    {"many_inputs", "17 inputs, more than inferbench's 16", make_many_inputs},
-    {"high_rank", "a rank-9 input, more than inferbench's 8 dimensions", make_high_rank},
-    {"long_name", "an input name of 300 characters", make_long_name},
-    {"huge_input", "fixed input dimensions of 2^48 floats", make_huge_input},
-    {"negative_dim", "a fixed input dimension of -5", make_negative_dim},
-    {"huge_initializer", "an initializer declaring 2^40 floats and holding 4", make_huge_initializer},
-    {"no_inputs", "a graph without inputs or nodes", make_no_inputs},
-    {"valid_matmul", "valid: x[batch,16] MatMul W[16,4]", make_valid_matmul},
-    {"valid_fixed", "valid: fixed batch 2", make_valid_fixed},
-    {"valid_ids", "valid: int64 inputs", make_valid_ids},
-    {"valid_half", "valid: float16 input", make_valid_half},
-    {"valid_lookup", "valid: int64 and float32 inputs used as Gather indices", make_valid_lookup},
-    {"valid_fixed1", "valid: fixed batch 1", make_valid_fixed1},
-    {"unranked", "an input that declares no shape (no rank)", make_unranked},
-    {"state", "x[batch,8] + s[1,?,8]: s's unnamed dimension meets the batch", make_state},
-    {"widen", "x[batch,n,1] MatMul W[1,4096]: an intermediate 4096x the input", make_widen},
+    { "empty", "a 0-byte file", make_empty },
+    { "text", "a text file", make_text },
+    { "garbage", "512 bytes of noise", make_garbage },
+    { "wrong_magic", "a zip file (a PyTorch checkpoint) named .onnx", make_wrong_magic },
+    { "truncated", "the first half of a valid model", make_truncated },
+    { "huge_length", "a protobuf length prefix of 2^40 bytes", make_huge_length },
+    { "no_graph", "a ModelProto without a graph", make_no_graph },
+    { "cyclic", "node A reads B's output and B reads A's", make_cyclic },
+    { "unknown_op", "an operator no runtime knows (FrobnicateXYZ)", make_unknown_op },
+    { "missing_input", "a node input nothing produces", make_missing_input },
+    { "duplicate_output", "two nodes write the same tensor", make_duplicate_output },
+    { "future_opset", "opset 9999", make_future_opset },
+    { "strings", "a string input (unsupported element type)", make_strings },
+    { "unset_dim", "a symbolic non-batch dimension (seq) left unset", make_unset_dim },
+    { "many_inputs", "17 inputs, more than inferbench's 16", make_many_inputs },
+    { "high_rank", "a rank-9 input, more than inferbench's 8 dimensions", make_high_rank },
+    { "long_name", "an input name of 300 characters", make_long_name },
+    { "huge_input", "fixed input dimensions of 2^48 floats", make_huge_input },
+    { "negative_dim", "a fixed input dimension of -5", make_negative_dim },
+    { "huge_initializer", "an initializer declaring 2^40 floats and holding 4", make_huge_initializer },
+    { "no_inputs", "a graph without inputs or nodes", make_no_inputs },
+    { "valid_matmul", "valid: x[batch,16] MatMul W[16,4]", make_valid_matmul },
+    { "valid_fixed", "valid: fixed batch 2", make_valid_fixed },
+    { "valid_ids", "valid: int64 inputs", make_valid_ids },
+    { "valid_half", "valid: float16 input", make_valid_half },
+    { "valid_lookup", "valid: int64 and float32 inputs used as Gather indices", make_valid_lookup },
+    { "valid_fixed1", "valid: fixed batch 1", make_valid_fixed1 },
+    { "unranked", "an input that declares no shape (no rank)", make_unranked },
+    { "state", "x[batch,8] + s[1,?,8]: s's unnamed dimension meets the batch", make_state },
+    { "widen", "x[batch,n,1] MatMul W[1,4096]: an intermediate 4096x the input", make_widen },
 };
 
 int main(int argc, char **argv)

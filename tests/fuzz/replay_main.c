@@ -72,10 +72,7 @@ static int by_name(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static int skip_entry(const struct dirent *e)
-{
-    return e->d_name[0] != '.';
-}
+static int skip_entry(const struct dirent *e) { return e->d_name[0] != '.'; }
 
 static int replay_dir(const char *dir, size_t *count)
 {

@@ -7,7 +7,7 @@
 
 int main(void)
 {
-    const double x[] = {4, 1, 3, 2, 5, 10, 6, 9, 7, 8};
+    const double x[] = { 4, 1, 3, 2, 5, 10, 6, 9, 7, 8 };
     ib_stats s;
     if (ib_stats_compute(x, sizeof x / sizeof x[0], &s) != IB_OK) return 1;
     const ib_zoo_entry *mlp = ib_zoo_find("mlp");

@@ -11,36 +11,36 @@
 extern int check_failures;
 extern int check_count;
 
-#define CHECK(cond)                                                        \
-    do {                                                                   \
-        check_count++;                                                     \
-        if (!(cond)) {                                                     \
-            check_failures++;                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                  \
+#define CHECK(cond)                                                                                          \
+    do {                                                                                                     \
+        check_count++;                                                                                       \
+        if (!(cond)) {                                                                                       \
+            check_failures++;                                                                                \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                         \
+        }                                                                                                    \
     } while (0)
 
 /* |a - b| <= tol */
-#define CHECK_NEAR(a, b, tol)                                              \
-    do {                                                                   \
-        double check_a_ = (a), check_b_ = (b);                             \
-        check_count++;                                                     \
-        if (!(fabs(check_a_ - check_b_) <= (tol))) {                       \
-            check_failures++;                                              \
-            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.12g, %s = %.12g\n", \
-                    __FILE__, __LINE__, #a, check_a_, #b, check_b_);       \
-        }                                                                  \
+#define CHECK_NEAR(a, b, tol)                                                                                \
+    do {                                                                                                     \
+        double check_a_ = (a), check_b_ = (b);                                                               \
+        check_count++;                                                                                       \
+        if (!(fabs(check_a_ - check_b_) <= (tol))) {                                                         \
+            check_failures++;                                                                                \
+            fprintf(stderr, "%s:%d: CHECK_NEAR failed: %s = %.12g, %s = %.12g\n", __FILE__, __LINE__, #a,    \
+                    check_a_, #b, check_b_);                                                                 \
+        }                                                                                                    \
     } while (0)
 
-#define CHECK_EQ_INT(a, b)                                                 \
-    do {                                                                   \
-        long long check_a_ = (long long)(a), check_b_ = (long long)(b);    \
-        check_count++;                                                     \
-        if (check_a_ != check_b_) {                                        \
-            check_failures++;                                              \
-            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %lld, %s = %lld\n", \
-                    __FILE__, __LINE__, #a, check_a_, #b, check_b_);       \
-        }                                                                  \
+#define CHECK_EQ_INT(a, b)                                                                                   \
+    do {                                                                                                     \
+        long long check_a_ = (long long)(a), check_b_ = (long long)(b);                                      \
+        check_count++;                                                                                       \
+        if (check_a_ != check_b_) {                                                                          \
+            check_failures++;                                                                                \
+            fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %lld, %s = %lld\n", __FILE__, __LINE__, #a,        \
+                    check_a_, #b, check_b_);                                                                 \
+        }                                                                                                    \
     } while (0)
 
 /* Each test of a file runs by name (docs/testing.md): main calls
@@ -50,9 +50,9 @@ extern int check_count;
  * for a test that is not a function (one model of a loop). */
 void check_init(int argc, char **argv);
 bool check_selected(const char *name);
-#define RUN(test_fn)                                                       \
-    do {                                                                   \
-        if (check_selected(#test_fn)) test_fn();                           \
+#define RUN(test_fn)                                                                                         \
+    do {                                                                                                     \
+        if (check_selected(#test_fn)) test_fn();                                                             \
     } while (0)
 
 /* Prints "N checks, M failed" and returns the exit status: 2 when --test

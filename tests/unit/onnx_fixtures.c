@@ -189,8 +189,7 @@ uint8_t *fx_model_bytes(const char *which, size_t *len)
 {
     fx_model m = { .n_inputs = 1, .n_outputs = 1, .n_nodes = 1 };
     const fx_weight w16x4 = { "W", 16, 4 };
-    if (strcmp(which, "matmul") == 0 || strcmp(which, "fixed") == 0 ||
-        strcmp(which, "unnamed") == 0) {
+    if (strcmp(which, "matmul") == 0 || strcmp(which, "fixed") == 0 || strcmp(which, "unnamed") == 0) {
         const char *b = which[0] == 'm' ? "batch" : which[0] == 'f' ? "2" : "?";
         char in[32], out[32];
         snprintf(in, sizeof in, "%s,16", b);

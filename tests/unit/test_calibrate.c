@@ -18,8 +18,8 @@
 typedef struct kernels {
     double duration_ms[MAX_OPENS]; /* of each workload opened, its script's ctx */
     int opens;
-    double fail_duration_us;       /* the kernel of this duration fails ... */
-    int64_t fail_at_run;           /* ... at this run; -1: none fails */
+    double fail_duration_us; /* the kernel of this duration fails ... */
+    int64_t fail_at_run;     /* ... at this run; -1: none fails */
 } kernels;
 
 static double known_duration(int64_t batch, int64_t index, void *ctx)
@@ -29,7 +29,8 @@ static double known_duration(int64_t batch, int64_t index, void *ctx)
     return *(const double *)ctx;
 }
 
-static ib_status open_fake_kernel(double duration_us, int device_id, void *ctx, ib_workload **out, ib_error *err)
+static ib_status open_fake_kernel(double duration_us, int device_id, void *ctx, ib_workload **out,
+                                  ib_error *err)
 {
     (void)device_id;
     kernels *k = ctx;
@@ -142,7 +143,8 @@ static void test_bad_arguments(void)
     ib_error err;
     const double one = 5;
     CHECK(ib__calibrate_with(&known, &cfg, &one, 0, &r, &err) == IB_ERR_INVALID_ARG);
-    CHECK(ib__calibrate_with(&known, &cfg, &one, IB_MAX_CALIBRATION_POINTS + 1, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(ib__calibrate_with(&known, &cfg, &one, IB_MAX_CALIBRATION_POINTS + 1, &r, &err) ==
+          IB_ERR_INVALID_ARG);
     CHECK_EQ_INT(k.opens, 0);
 }
 

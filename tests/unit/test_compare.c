@@ -24,7 +24,7 @@ static void test_mann_whitney_separated(void)
      * z = (|0 - 18| - 0.5) / sqrt(39) = 17.5 / 6.2450 = 2.8022;
      * p = erfc(z / sqrt 2) = erfc(17.5 / sqrt 78) = 0.0050748681 (as
      * scipy's mannwhitneyu, asymptotic, with continuity correction). */
-    const double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
+    const double a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 7, 8, 9, 10, 11, 12 };
     double u, p;
     ib__mann_whitney(a, 6, b, 6, &u, &p);
     CHECK_NEAR(u, 0, 0);
@@ -46,7 +46,7 @@ static void test_mann_whitney_ties(void)
      * Ties: groups of 3, 2, 2: sum(t^3 - t) = 24 + 6 + 6 = 36.
      * Variance 36/12 (13 - 36 / (12 * 11)) = 3 * 12.727273 = 38.181818.
      * p = erfc((|7 - 18| - 0.5) / sqrt(2 * 38.181818)) = 0.0892693494. */
-    const double a[6] = {1, 2, 2, 3, 4, 5}, b[6] = {2, 3, 5, 6, 7, 8};
+    const double a[6] = { 1, 2, 2, 3, 4, 5 }, b[6] = { 2, 3, 5, 6, 7, 8 };
     double u, p;
     ib__mann_whitney(a, 6, b, 6, &u, &p);
     CHECK_NEAR(u, 7, 1e-12);
@@ -57,13 +57,13 @@ static void test_mann_whitney_no_difference(void)
 {
     /* Identical samples: each value a tie of 2, A gets 1.5, 3.5, ..., 11.5,
      * R_A = 39, U = 18 = the mean: |U - mean| - 0.5 < 0, p = 1. */
-    const double a[6] = {1, 2, 3, 4, 5, 6};
+    const double a[6] = { 1, 2, 3, 4, 5, 6 };
     double u, p;
     ib__mann_whitney(a, 6, a, 6, &u, &p);
     CHECK_NEAR(u, 18, 1e-12);
     CHECK_NEAR(p, 1, 0);
     /* Every value equal: variance 0 with the tie correction, p = 1. */
-    const double same[6] = {3, 3, 3, 3, 3, 3};
+    const double same[6] = { 3, 3, 3, 3, 3, 3 };
     ib__mann_whitney(same, 6, same, 6, &u, &p);
     CHECK_NEAR(u, 18, 1e-12);
     CHECK_NEAR(p, 1, 0);
@@ -91,9 +91,9 @@ static void test_bootstrap_median_exact_distribution(void)
      * below sorted[j] exactly when at least 4 of the 7 draws fall on
      * indices 0..j: P = P(Binomial(7, (j+1)/7) >= 4). 200,000 draws of the
      * O(1) sampler must match it to Monte Carlo precision (sd <= 0.0012). */
-    const double x[7] = {1, 2, 3, 4, 5, 6, 7};
+    const double x[7] = { 1, 2, 3, 4, 5, 6, 7 };
     enum { DRAWS = 200000 };
-    size_t count[7] = {0};
+    size_t count[7] = { 0 };
     uint64_t rng = 1;
     for (int r = 0; r < DRAWS; r++) {
         double m = ib__bootstrap_median(x, 7, &rng);
@@ -111,7 +111,7 @@ static void test_bootstrap_median_even_matches_resampling(void)
     /* Even n = 8: the type-7 median averages the 4th and 5th draws. The
      * O(1) sampler and plain resampling (8 draws, sort, median) must give
      * the same mean and spread to Monte Carlo precision. */
-    const double x[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+    const double x[8] = { 1, 2, 4, 8, 16, 32, 64, 128 };
     enum { DRAWS = 100000 };
     uint64_t rng = 7, brute = 11;
     double m1 = 0, s1 = 0, m2 = 0, s2 = 0;
@@ -197,8 +197,8 @@ static void test_reproducible(void)
 static void test_verdict_edges(void)
 {
     /* Strictly beyond for faster/slower, inclusive for "no change". */
-    const double on_edge[2] = {0.01, 0.02}, within[2] = {-0.01, 0.01}, beyond[2] = {0.0101, 0.5},
-                 below[2] = {-0.3, -0.02}, across[2] = {-0.02, 0.005};
+    const double on_edge[2] = { 0.01, 0.02 }, within[2] = { -0.01, 0.01 }, beyond[2] = { 0.0101, 0.5 },
+                 below[2] = { -0.3, -0.02 }, across[2] = { -0.02, 0.005 };
     CHECK_EQ_INT(ib__change_verdict(on_edge, 0.01), IB_CHANGE_INCONCLUSIVE);
     CHECK_EQ_INT(ib__change_verdict(within, 0.01), IB_CHANGE_NONE);
     CHECK_EQ_INT(ib__change_verdict(beyond, 0.01), IB_CHANGE_SLOWER);
@@ -210,7 +210,7 @@ static void test_verdict_edges(void)
 
 static void test_compare_refuses(void)
 {
-    double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 2, 3, 4, 5, 6};
+    double a[6] = { 1, 2, 3, 4, 5, 6 }, b[6] = { 1, 2, 3, 4, 5, 6 };
     ib_comparison c;
     ib_error err;
     CHECK(ib_compare_samples(a, 5, b, 6, 0.01, &c, &err) == IB_ERR_INVALID_ARG);
@@ -231,7 +231,8 @@ static void test_compare_refuses(void)
     b[3] = 1e-300;
     CHECK(ib_compare_samples(a, 6, b, 6, 0.01, &c, &err) == IB_ERR_INVALID_ARG);
     /* The widest ratio the bounds allow stays finite, the interval ordered. */
-    const double tiny[6] = {1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6}, huge[6] = {1e9, 1e9, 1e9, 1e-6, 1e9, 1e9};
+    const double tiny[6] = { 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6 },
+                 huge[6] = { 1e9, 1e9, 1e9, 1e-6, 1e9, 1e9 };
     CHECK(ib_compare_samples(tiny, 6, huge, 6, 0.01, &c, &err) == IB_OK);
     CHECK(isfinite(c.change) && isfinite(c.change_ci95[0]) && isfinite(c.change_ci95[1]));
     CHECK(c.change_ci95[0] <= c.change_ci95[1] && c.verdict == IB_CHANGE_SLOWER);
@@ -276,7 +277,8 @@ static void test_parse_valid(void)
     const char *conditions =
         "{" SCHEMA ",\"environment\":{\"onnxruntime_version\":\"1.29.0\"},"
         "\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":\"HEURISTIC\",\"prefer_nhwc\":true,"
-        "\"cuda_graph\":true,\"intra_op_threads\":4}},\"config\":{\"flush_l2\":true,\"exclude_launch\":false},"
+        "\"cuda_graph\":true,\"intra_op_threads\":4}},\"config\":{\"flush_l2\":true,\"exclude_launch\":false}"
+        ","
         "\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(conditions, &f, &err) == IB_OK);
     CHECK(!strcmp(f.runtime_version, "1.29.0") && f.runtime[0] == '\0');
@@ -313,17 +315,19 @@ static void test_parse_valid(void)
 
     /* Schema 2: the options an object of strings, the math beside them,
      * the devices a list (the first is the one measured on). */
-    const char *v2 = "{" SCHEMA_2 ",\"environment\":{\"devices\":[{\"index\":0,\"name\":\"NVIDIA H200\","
-                     "\"uuid\":\"GPU-1\"}]},\"workload\":{\"backend_options\":{\"m\":\"4096\",\"dtype\":\"fp16\"},"
-                     "\"math\":\"tf32\",\"math_default\":true},\"samples\":{\"host_ms\":[1]}}";
+    const char *v2 =
+        "{" SCHEMA_2 ",\"environment\":{\"devices\":[{\"index\":0,\"name\":\"NVIDIA H200\","
+        "\"uuid\":\"GPU-1\"}]},\"workload\":{\"backend_options\":{\"m\":\"4096\",\"dtype\":\"fp16\"},"
+        "\"math\":\"tf32\",\"math_default\":true},\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(v2, &f, &err) == IB_OK);
     CHECK_EQ_INT(f.options.n, 2);
     check_option(&f.options, 0, "m", "4096");
     check_option(&f.options, 1, "dtype", "fp16");
     CHECK(!strcmp(f.math, "tf32 (runtime default)") && !strcmp(f.gpu, "NVIDIA H200"));
     ib_latency_file_free(&f);
-    const char *v2_cpu = "{" SCHEMA_2 ",\"environment\":{\"devices\":[]},\"workload\":{\"backend_options\":{}},"
-                         "\"samples\":{\"host_ms\":[1]}}";
+    const char *v2_cpu =
+        "{" SCHEMA_2 ",\"environment\":{\"devices\":[]},\"workload\":{\"backend_options\":{}},"
+        "\"samples\":{\"host_ms\":[1]}}";
     CHECK(parse(v2_cpu, &f, &err) == IB_OK);
     CHECK(f.options.n == 0 && f.gpu[0] == '\0');
     ib_latency_file_free(&f);
@@ -364,72 +368,78 @@ static void test_parse_refuses(void)
     static const struct {
         const char *text, *why;
     } cases[] = {
-        {"", "empty"},
-        {"this is not JSON", "not JSON"},
-        {"{\"schema\":", "not JSON"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[1]}} trailing", "not JSON"},
-        {"[1, 2, 3]", "not an object"},
-        {"42", "not an object"},
-        {"{\"samples\":{\"host_ms\":[1]}}", "no \"schema\""},
-        {"{\"schema\":\"inferbench.throughput/2\",\"points\":[]}", "schema is \"inferbench.throughput/2\""},
-        {"{\"schema\":\"inferbench.latency/3\",\"samples\":{\"host_ms\":[1]}}",
-         "schema is \"inferbench.latency/3\", expected \"inferbench.latency/2\" (or the older \"inferbench.latency/1\")"},
-        {"{" SCHEMA_2 ",\"workload\":{\"backend_options\":[]},\"samples\":{\"host_ms\":[1]}}",
-         "workload.backend_options is not an object"},
-        {"{" SCHEMA_2 ",\"workload\":{\"backend_options\":{\"threads\":1}},\"samples\":{\"host_ms\":[1]}}",
-         "workload.backend_options.threads is not a string"},
-        {"{" SCHEMA_2 ",\"workload\":{\"backend_options\":{\"a_key_of_forty_bytes_is_too_long_for_it\":\"1\"}},"
-         "\"samples\":{\"host_ms\":[1]}}",
-         "workload.backend_options.a_key_of_forty_bytes_is_too_long_for_it: a key of 1 to 31 bytes"},
-        {"{" SCHEMA_2 ",\"workload\":{\"math\":1},\"samples\":{\"host_ms\":[1]}}", "workload.math is not a string"},
-        {"{" SCHEMA_2 ",\"environment\":{\"devices\":{}},\"samples\":{\"host_ms\":[1]}}",
-         "environment.devices is not an array"},
-        {"{" SCHEMA_2 ",\"environment\":{\"devices\":[\"H200\"]},\"samples\":{\"host_ms\":[1]}}",
-         "environment.devices[0] is not an object"},
-        {"{" SCHEMA_2 ",\"environment\":{\"devices\":[{\"name\":7}]},\"samples\":{\"host_ms\":[1]}}",
-         "environment.devices[0].name is not a string"},
-        {"{\"schema\":7}", "no \"schema\""},
-        {"{" SCHEMA "}", "no \"samples\""},
-        {"{" SCHEMA ",\"samples\":[1,2]}", "no \"samples\""},
-        {"{" SCHEMA ",\"samples\":{}}", "both missing"},
-        {"{" SCHEMA ",\"samples\":{\"device_ms\":null,\"host_ms\":null}}", "both missing"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[]}}", "empty"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":{}}}", "not an array"},
-        {"{" SCHEMA ",\"samples\":{\"device_ms\":7,\"host_ms\":[1]}}", "device_ms is not an array"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[1,null,3]}}", "host_ms[1] is not a duration"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[1,\"2\"]}}", "host_ms[1]"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[NaN]}}", "not JSON"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[1e999]}}", "host_ms[0]"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[-1]}}", "host_ms[0]"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[1,1.01e9]}}", "host_ms[1]"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[1,0.9e-6]}}", "host_ms[1]"},
-        {"{" SCHEMA ",\"samples\":{\"device_ms\":[1,0]}}", "device_ms[1]"},
-        {"{" SCHEMA ",\"samples\":{\"host_ms\":[[1]]}}", "host_ms[0]"},
-        {"{" SCHEMA ",\"batch\":1.5,\"samples\":{\"host_ms\":[1]}}", "batch"},
-        {"{" SCHEMA ",\"batch\":0,\"samples\":{\"host_ms\":[1]}}", "batch"},
-        {"{" SCHEMA ",\"model\":3,\"samples\":{\"host_ms\":[1]}}", "model is not a string"},
-        {"{" SCHEMA ",\"partial\":\"yes\",\"samples\":{\"host_ms\":[1]}}", "partial"},
-        {"{" SCHEMA ",\"environment\":[],\"samples\":{\"host_ms\":[1]}}", "environment is not an object"},
-        {"{" SCHEMA ",\"environment\":{\"gpu\":1},\"samples\":{\"host_ms\":[1]}}", "environment.gpu"},
-        {"{" SCHEMA ",\"environment\":{\"onnxruntime_version\":1},\"samples\":{\"host_ms\":[1]}}",
-         "environment.onnxruntime_version is not a string"},
-        {"{" SCHEMA ",\"workload\":7,\"samples\":{\"host_ms\":[1]}}", "workload is not an object"},
-        {"{" SCHEMA ",\"workload\":{\"runtime_options\":[]},\"samples\":{\"host_ms\":[1]}}",
-         "workload.runtime_options is not an object"},
-        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"prefer_nhwc\":1}},\"samples\":{\"host_ms\":[1]}}",
-         "workload.runtime_options.prefer_nhwc is not true or false"},
-        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cuda_graph\":\"no\"}},\"samples\":{\"host_ms\":[1]}}",
-         "workload.runtime_options.cuda_graph is not true or false"},
-        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":-1}},\"samples\":{\"host_ms\":[1]}}",
-         "intra_op_threads is not a whole number"},
-        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":1.5}},\"samples\":{\"host_ms\":[1]}}",
-         "intra_op_threads is not a whole number"},
-        {"{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":false}},"
-         "\"samples\":{\"host_ms\":[1]}}",
-         "cudnn_conv_algo_search is not a string"},
-        {"{" SCHEMA ",\"config\":\"x\",\"samples\":{\"host_ms\":[1]}}", "config is not an object"},
-        {"{" SCHEMA ",\"config\":{\"flush_l2\":\"yes\"},\"samples\":{\"host_ms\":[1]}}",
-         "config.flush_l2 is not true or false"},
+        { "", "empty" },
+        { "this is not JSON", "not JSON" },
+        { "{\"schema\":", "not JSON" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[1]}} trailing", "not JSON" },
+        { "[1, 2, 3]", "not an object" },
+        { "42", "not an object" },
+        { "{\"samples\":{\"host_ms\":[1]}}", "no \"schema\"" },
+        { "{\"schema\":\"inferbench.throughput/2\",\"points\":[]}", "schema is \"inferbench.throughput/2\"" },
+        { "{\"schema\":\"inferbench.latency/3\",\"samples\":{\"host_ms\":[1]}}",
+          "schema is \"inferbench.latency/3\", expected \"inferbench.latency/2\" (or the older "
+          "\"inferbench.latency/1\")" },
+        { "{" SCHEMA_2 ",\"workload\":{\"backend_options\":[]},\"samples\":{\"host_ms\":[1]}}",
+          "workload.backend_options is not an object" },
+        { "{" SCHEMA_2 ",\"workload\":{\"backend_options\":{\"threads\":1}},\"samples\":{\"host_ms\":[1]}}",
+          "workload.backend_options.threads is not a string" },
+        { "{" SCHEMA_2
+          ",\"workload\":{\"backend_options\":{\"a_key_of_forty_bytes_is_too_long_for_it\":\"1\"}},"
+          "\"samples\":{\"host_ms\":[1]}}",
+          "workload.backend_options.a_key_of_forty_bytes_is_too_long_for_it: a key of 1 to 31 bytes" },
+        { "{" SCHEMA_2 ",\"workload\":{\"math\":1},\"samples\":{\"host_ms\":[1]}}",
+          "workload.math is not a string" },
+        { "{" SCHEMA_2 ",\"environment\":{\"devices\":{}},\"samples\":{\"host_ms\":[1]}}",
+          "environment.devices is not an array" },
+        { "{" SCHEMA_2 ",\"environment\":{\"devices\":[\"H200\"]},\"samples\":{\"host_ms\":[1]}}",
+          "environment.devices[0] is not an object" },
+        { "{" SCHEMA_2 ",\"environment\":{\"devices\":[{\"name\":7}]},\"samples\":{\"host_ms\":[1]}}",
+          "environment.devices[0].name is not a string" },
+        { "{\"schema\":7}", "no \"schema\"" },
+        { "{" SCHEMA "}", "no \"samples\"" },
+        { "{" SCHEMA ",\"samples\":[1,2]}", "no \"samples\"" },
+        { "{" SCHEMA ",\"samples\":{}}", "both missing" },
+        { "{" SCHEMA ",\"samples\":{\"device_ms\":null,\"host_ms\":null}}", "both missing" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[]}}", "empty" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":{}}}", "not an array" },
+        { "{" SCHEMA ",\"samples\":{\"device_ms\":7,\"host_ms\":[1]}}", "device_ms is not an array" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[1,null,3]}}", "host_ms[1] is not a duration" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[1,\"2\"]}}", "host_ms[1]" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[NaN]}}", "not JSON" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[1e999]}}", "host_ms[0]" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[-1]}}", "host_ms[0]" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[1,1.01e9]}}", "host_ms[1]" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[1,0.9e-6]}}", "host_ms[1]" },
+        { "{" SCHEMA ",\"samples\":{\"device_ms\":[1,0]}}", "device_ms[1]" },
+        { "{" SCHEMA ",\"samples\":{\"host_ms\":[[1]]}}", "host_ms[0]" },
+        { "{" SCHEMA ",\"batch\":1.5,\"samples\":{\"host_ms\":[1]}}", "batch" },
+        { "{" SCHEMA ",\"batch\":0,\"samples\":{\"host_ms\":[1]}}", "batch" },
+        { "{" SCHEMA ",\"model\":3,\"samples\":{\"host_ms\":[1]}}", "model is not a string" },
+        { "{" SCHEMA ",\"partial\":\"yes\",\"samples\":{\"host_ms\":[1]}}", "partial" },
+        { "{" SCHEMA ",\"environment\":[],\"samples\":{\"host_ms\":[1]}}", "environment is not an object" },
+        { "{" SCHEMA ",\"environment\":{\"gpu\":1},\"samples\":{\"host_ms\":[1]}}", "environment.gpu" },
+        { "{" SCHEMA ",\"environment\":{\"onnxruntime_version\":1},\"samples\":{\"host_ms\":[1]}}",
+          "environment.onnxruntime_version is not a string" },
+        { "{" SCHEMA ",\"workload\":7,\"samples\":{\"host_ms\":[1]}}", "workload is not an object" },
+        { "{" SCHEMA ",\"workload\":{\"runtime_options\":[]},\"samples\":{\"host_ms\":[1]}}",
+          "workload.runtime_options is not an object" },
+        { "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"prefer_nhwc\":1}},\"samples\":{\"host_ms\":[1]}}",
+          "workload.runtime_options.prefer_nhwc is not true or false" },
+        { "{" SCHEMA
+          ",\"workload\":{\"runtime_options\":{\"cuda_graph\":\"no\"}},\"samples\":{\"host_ms\":[1]}}",
+          "workload.runtime_options.cuda_graph is not true or false" },
+        { "{" SCHEMA
+          ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":-1}},\"samples\":{\"host_ms\":[1]}}",
+          "intra_op_threads is not a whole number" },
+        { "{" SCHEMA
+          ",\"workload\":{\"runtime_options\":{\"intra_op_threads\":1.5}},\"samples\":{\"host_ms\":[1]}}",
+          "intra_op_threads is not a whole number" },
+        { "{" SCHEMA ",\"workload\":{\"runtime_options\":{\"cudnn_conv_algo_search\":false}},"
+          "\"samples\":{\"host_ms\":[1]}}",
+          "cudnn_conv_algo_search is not a string" },
+        { "{" SCHEMA ",\"config\":\"x\",\"samples\":{\"host_ms\":[1]}}", "config is not an object" },
+        { "{" SCHEMA ",\"config\":{\"flush_l2\":\"yes\"},\"samples\":{\"host_ms\":[1]}}",
+          "config.flush_l2 is not true or false" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         check_refused(cases[i].text, strlen(cases[i].text), cases[i].why);
@@ -576,9 +586,12 @@ static void test_reports(void)
     snprintf(cb.exclude_launch, sizeof cb.exclude_launch, "no");
     snprintf(ca.runtime_version, sizeof ca.runtime_version, "1.29.0");
     char *cond = ib_comparison_report_text(&c, &ca, "a.json", &cb, "b.json");
-    CHECK(cond && strstr(cond, "warning: different backend option cudnn_search: EXHAUSTIVE (A) vs HEURISTIC (B); "
-                               "compared anyway\n"));
-    CHECK(cond && strstr(cond, "warning: different backend option dtype: not set (A) vs fp16 (B); compared anyway\n"));
+    CHECK(cond &&
+          strstr(cond, "warning: different backend option cudnn_search: EXHAUSTIVE (A) vs HEURISTIC (B); "
+                       "compared anyway\n"));
+    CHECK(
+        cond &&
+        strstr(cond, "warning: different backend option dtype: not set (A) vs fp16 (B); compared anyway\n"));
     CHECK(cond && !strstr(cond, "backend option threads"));
     CHECK(cond && strstr(cond, "warning: different L2 cache states (--flush-l2): no (A) vs yes (B)"));
     CHECK(cond && strstr(cond, "warning: different runtime versions: 1.29.0 (A) vs unknown (B)"));
@@ -592,7 +605,8 @@ static void test_reports(void)
     cJSON_ArrayForEach(key, keys)
     {
         if (strncmp(cJSON_GetStringValue(key), "backend_options.", 16)) continue;
-        CHECK(!strcmp(cJSON_GetStringValue(key), option_keys ? "backend_options.dtype" : "backend_options.cudnn_search"));
+        CHECK(!strcmp(cJSON_GetStringValue(key),
+                      option_keys ? "backend_options.dtype" : "backend_options.cudnn_search"));
         option_keys++;
     }
     CHECK_EQ_INT(option_keys, 2);

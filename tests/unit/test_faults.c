@@ -58,7 +58,7 @@ static void test_fault_on_the_cold_run(void)
     ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_RUNTIME);
     CHECK(r.partial);
     CHECK(r.stop_status == IB_ERR_RUNTIME);
@@ -91,7 +91,7 @@ static void test_cancel_during_warmup(void)
     ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_INTERRUPTED);
     CHECK(r.partial);
     CHECK(r.stop_status == IB_ERR_INTERRUPTED);
@@ -110,7 +110,7 @@ static void test_cancel_during_sampling_keeps_samples(void)
     ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_INTERRUPTED);
     CHECK(r.partial);
     CHECK_EQ_INT(r.n, 40); /* the run in flight is kept, none is started after */
@@ -155,7 +155,7 @@ static void test_fault_in_adaptive_sampling(void)
     cfg.min_runs = 10;
     cfg.max_runs = 100000;
     ib_latency_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_RUNTIME);
     CHECK(r.partial);
     CHECK_EQ_INT(r.n, 70);
@@ -172,7 +172,7 @@ static void test_lost_device_stays_lost(void)
     ib_workload *w = check_open_fake(&s);
     ib_config cfg = config();
     ib_latency_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_ERR_DEVICE_LOST);
     CHECK_EQ_INT(r.n, 10);
     ib_latency_result_free(&r);
@@ -193,7 +193,7 @@ static void test_oom_at_bind_leaves_a_usable_workload(void)
     ib__fake_script s = script();
     s.oom_above_batch = 16;
     ib_workload *w = check_open_fake(&s);
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK(ib_workload_set_batch(w, 64, &err) == IB_ERR_DEVICE_OOM);
     CHECK(ib_workload_set_batch(w, 8, &err) == IB_OK);
     CHECK_EQ_INT(ib_workload_get_info(w)->batch, 8);
@@ -209,7 +209,7 @@ static void test_oom_at_bind_leaves_a_usable_workload(void)
  * cancel on the way: the batches measured before are kept. */
 static void test_throughput_stopped(void)
 {
-    static const int64_t batches[] = {1, 2, 4, 8};
+    static const int64_t batches[] = { 1, 2, 4, 8 };
     ib_throughput_config tc;
     ib_throughput_config_init(&tc);
     tc.batches = batches;
@@ -220,7 +220,7 @@ static void test_throughput_stopped(void)
     tc.run.runs = 20;
     tc.run.cancel = &cancel_flag;
     ib_throughput_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
 
     ib__fake_script s = script();
     s.lose_device_at_run = 150; /* somewhere in the later batches */
@@ -252,7 +252,7 @@ static void test_config_nan_and_infinity(void)
     ib__fake_script s = script();
     ib_workload *w = check_open_fake(&s);
     ib_latency_result r;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_config cfg;
 
     ib_config_init(&cfg);

@@ -76,9 +76,9 @@ static void test_props(void)
     ib__gpu_props p;
     ib_error e;
     CHECK_EQ_INT(ib__gpu_props_get(0, &p, &e), IB_OK);
-    printf("test_gpu: %s, cc %d.%d, %d SMs, L2 %llu bytes, %llu bytes, driver %d, runtime %d\n",
-           p.name, p.cc_major, p.cc_minor, p.sm_count, p.l2_cache_bytes, p.total_memory_bytes,
-           p.driver_version, p.runtime_version);
+    printf("test_gpu: %s, cc %d.%d, %d SMs, L2 %llu bytes, %llu bytes, driver %d, runtime %d\n", p.name,
+           p.cc_major, p.cc_minor, p.sm_count, p.l2_cache_bytes, p.total_memory_bytes, p.driver_version,
+           p.runtime_version);
     CHECK(p.name[0] != '\0');
     CHECK(p.sm_count > 0);
     CHECK(p.l2_cache_bytes > 0);

@@ -412,7 +412,7 @@ static void test_progress_reports(void)
     cfg.warmup_ms = 0;
     cfg.warmup_until_steady = false;
     cfg.runs = 300; /* ~2 ms each: ~600 ms of sampling */
-    seen got = {0};
+    seen got = { 0 };
     cfg.progress = record;
     cfg.progress_user = &got;
     ib_latency_result r;

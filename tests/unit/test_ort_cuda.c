@@ -199,8 +199,7 @@ static void test_arena_oom(void)
  * with a CPU build of the core library (docs/backend-onnxruntime.md). */
 static void test_zoo(void)
 {
-    const char *models[] = { "zoo:mlp?fp16", "zoo:resnet-50", "zoo:efficientnet-b0?fp16",
-                             "zoo:bert-base" };
+    const char *models[] = { "zoo:mlp?fp16", "zoo:resnet-50", "zoo:efficientnet-b0?fp16", "zoo:bert-base" };
     for (int k = 0; k < 4; k++) {
         ib_model_options o;
         ib_model_options_init(&o);

@@ -18,7 +18,7 @@
 #define RUNS 300 /* a multiple of the pattern's period: every row sees the same mix */
 
 /* The steady pattern: 2 ms -8%, -4%, 0, +4%, +8% by index % 5. */
-static const double pattern_ms[5] = {1.84, 1.92, 2.00, 2.08, 2.16};
+static const double pattern_ms[5] = { 1.84, 1.92, 2.00, 2.08, 2.16 };
 
 typedef struct cancel_at {
     volatile int *flag;
@@ -112,7 +112,7 @@ static void test_gpu_rows_exact(void)
     CHECK_NEAR(cold->stats.mean, sum / RUNS, 1e-9);
     CHECK_NEAR(cold->stats.max, 100.0, 1e-9);
     CHECK(cold->stats.mean > ok->stats.mean + 0.3); /* the cold run alone adds 98/300 ms */
-    CHECK_EQ_INT(ib__fake_runs(w), RUNS); /* the run index restarted at the reopen */
+    CHECK_EQ_INT(ib__fake_runs(w), RUNS);           /* the run index restarted at the reopen */
 
     /* -8, -4, 0, +4, +8 percent, 60 runs each. */
     const ib_pitfall_row *one = &r.rows[IB_PITFALL_SINGLE_SAMPLE];
@@ -245,7 +245,7 @@ static void test_correct_failure(void)
 static void test_cancel(void)
 {
     static volatile int flag = 0;
-    cancel_at c = {.flag = &flag, .index = CORRECT_RUNS + 99};
+    cancel_at c = { .flag = &flag, .index = CORRECT_RUNS + 99 };
     ib__fake_script s = gpu_script();
     s.ctx = &c;
     ib_workload *w = check_open_fake(&s);

@@ -280,7 +280,8 @@ static void test_calibration(void)
     if (c && !strstr(c, ",spin,10,")) fprintf(stderr, "%s", c);
     free(c);
     CHECK(!ib_report_supports("html", IB_RESULT_CALIBRATION) && ib_report(&r, "html") == NULL);
-    CHECK(ib_report_supports("md", IB_RESULT_CALIBRATION) && !ib_report_supports("md", (ib_result_kind)(IB_RESULT_PITFALLS_SESSIONS + 1)));
+    CHECK(ib_report_supports("md", IB_RESULT_CALIBRATION) &&
+          !ib_report_supports("md", (ib_result_kind)(IB_RESULT_PITFALLS_SESSIONS + 1)));
     CHECK(!strcmp(ib_report_extension("md"), "md") && ib_report_extension("xml") == NULL);
 }
 
@@ -326,14 +327,24 @@ static void test_comparison(void)
  * epsilon, which changed about one value in six in its last bit. */
 static void test_exact_numbers(void)
 {
-    const double hard[] = { 0.39438292681909304, 0.78309922375860586, 0.19755136929338396, 1e-300,
-                            5e-324, 1.7976931348623157e308, 0.1, 50, -2.5, 123456789012345678.0 };
+    const double hard[] = { 0.39438292681909304,
+                            0.78309922375860586,
+                            0.19755136929338396,
+                            1e-300,
+                            5e-324,
+                            1.7976931348623157e308,
+                            0.1,
+                            50,
+                            -2.5,
+                            123456789012345678.0 };
     cJSON *a = cJSON_CreateArray();
     double v[1000];
     uint64_t x = 88172645463325252u;
     for (size_t i = 0; i < 1000; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-        v[i] = i < sizeof hard / sizeof hard[0] ? hard[i] : (double)(x >> 11) / 9007199254740992.0 * (double)(i % 7 + 1);
+        v[i] = i < sizeof hard / sizeof hard[0]
+                   ? hard[i]
+                   : (double)(x >> 11) / 9007199254740992.0 * (double)(i % 7 + 1);
         cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
     }
     cJSON *nested = cJSON_CreateObject();

@@ -754,12 +754,14 @@ static void test_progress_reports(void)
         CHECK_EQ_INT(t->p[i].step, (int64_t)probes + 1);
     }
     CHECK_EQ_INT(probes, r->n_probes);
-    static const ib_phase per_point[] = {IB_PHASE_COLD_RUN, IB_PHASE_WARMUP, IB_PHASE_SAMPLING,
-                                         IB_PHASE_BACK_TO_BACK};
+    static const ib_phase per_point[] = { IB_PHASE_COLD_RUN, IB_PHASE_WARMUP, IB_PHASE_SAMPLING,
+                                          IB_PHASE_BACK_TO_BACK };
     for (size_t k = 0; i < t->n; i++) {
         const ib_progress *p = &t->p[i];
-        if (p->phase == IB_PHASE_COLD_RUN) candidates++, k = 0;
-        else if (k + 1 < 4 && p->phase == per_point[k + 1]) k++;
+        if (p->phase == IB_PHASE_COLD_RUN)
+            candidates++, k = 0;
+        else if (k + 1 < 4 && p->phase == per_point[k + 1])
+            k++;
         CHECK_EQ_INT(p->phase, per_point[k]);
         CHECK_EQ_INT(p->step, (int64_t)candidates);
         CHECK_EQ_INT(p->steps, (int64_t)r->n_points);

@@ -28,7 +28,7 @@ static int64_t mlp_params(void)
  * (stage 1 too: 64 -> 256 channels). */
 static int64_t resnet50_bn_channels(void)
 {
-    static const int64_t width[4] = {64, 128, 256, 512}, blocks[4] = {3, 4, 6, 3};
+    static const int64_t width[4] = { 64, 128, 256, 512 }, blocks[4] = { 3, 4, 6, 3 };
     int64_t sum = 64;
     for (int s = 0; s < 4; s++) sum += blocks[s] * (width[s] + width[s] + 4 * width[s]) + 4 * width[s];
     return sum; /* 26,560 */
@@ -39,8 +39,8 @@ static int64_t resnet50_bn_channels(void)
  * (c_out); last conv BN (1280). */
 static int64_t mobilenet_v2_bn_channels(void)
 {
-    static const int64_t cfg[7][3] = {{1, 16, 1}, {6, 24, 2},  {6, 32, 3}, {6, 64, 4},
-                                      {6, 96, 3}, {6, 160, 3}, {6, 320, 1}}; /* t, c, n */
+    static const int64_t cfg[7][3] = { { 1, 16, 1 }, { 6, 24, 2 },  { 6, 32, 3 }, { 6, 64, 4 },
+                                       { 6, 96, 3 }, { 6, 160, 3 }, { 6, 320, 1 } }; /* t, c, n */
     int64_t sum = 32, c_in = 32;
     for (int i = 0; i < 7; i++) {
         for (int64_t r = 0; r < cfg[i][2]; r++) {
@@ -57,8 +57,8 @@ static int64_t mobilenet_v2_bn_channels(void)
  * expanded widths are multiples of 8 already. */
 static int64_t efficientnet_b0_bn_channels(void)
 {
-    static const int64_t cfg[7][3] = {{1, 16, 1}, {6, 24, 2},  {6, 40, 2}, {6, 80, 3},
-                                      {6, 112, 3}, {6, 192, 4}, {6, 320, 1}}; /* t, c, n */
+    static const int64_t cfg[7][3] = { { 1, 16, 1 },  { 6, 24, 2 },  { 6, 40, 2 }, { 6, 80, 3 },
+                                       { 6, 112, 3 }, { 6, 192, 4 }, { 6, 320, 1 } }; /* t, c, n */
     int64_t sum = 32, c_in = 32;
     for (int i = 0; i < 7; i++) {
         for (int64_t r = 0; r < cfg[i][2]; r++) {
@@ -98,28 +98,48 @@ typedef struct model_case {
     io_spec input;
     int n_outputs;
     io_spec outputs[2];
-    int max_batch;           /* run at batch 1..max_batch */
+    int max_batch; /* run at batch 1..max_batch */
 } model_case;
 
 static model_case cases[5];
 
 static void init_cases(void)
 {
-    const io_spec image = {"input", 4, {BATCH, 3, 224, 224}};
-    const io_spec logits = {"logits", 2, {BATCH, 1000}};
-    cases[0] = (model_case){"mlp", 399370, mlp_params(), 398336e-9, 1e-12, false,
-                            {"input", 2, {BATCH, 256}}, 1, {{"logits", 2, {BATCH, 10}}}, 2};
-    cases[1] = (model_case){"resnet-50", 25557032, 25557032 - resnet50_bn_channels(), 4.09,
-                            0.005, false, image, 1, {logits}, 2};
-    cases[2] = (model_case){"mobilenet-v2", 3504872, 3504872 - mobilenet_v2_bn_channels(), 0.30,
-                            0.005, false, image, 1, {logits}, 1};
-    cases[3] = (model_case){"efficientnet-b0", 5288548, 5288548 - efficientnet_b0_bn_channels(),
-                            0.39, 0.005, false, image, 1, {logits}, 1};
+    const io_spec image = { "input", 4, { BATCH, 3, 224, 224 } };
+    const io_spec logits = { "logits", 2, { BATCH, 1000 } };
+    cases[0] = (model_case){ "mlp",
+                             399370,
+                             mlp_params(),
+                             398336e-9,
+                             1e-12,
+                             false,
+                             { "input", 2, { BATCH, 256 } },
+                             1,
+                             { { "logits", 2, { BATCH, 10 } } },
+                             2 };
+    cases[1] =
+        (model_case){ "resnet-50", 25557032, 25557032 - resnet50_bn_channels(), 4.09, 0.005, false, image, 1,
+                      { logits },  2 };
+    cases[2] = (model_case){
+        "mobilenet-v2", 3504872, 3504872 - mobilenet_v2_bn_channels(), 0.30, 0.005, false, image, 1,
+        { logits },     1
+    };
+    cases[3] = (model_case){
+        "efficientnet-b0", 5288548, 5288548 - efficientnet_b0_bn_channels(), 0.39, 0.005, false, image, 1,
+        { logits },        1
+    };
     /* BERT has no BatchNorm: every parameter is stored. */
-    cases[4] = (model_case){"bert-base", 109482240, 109482240, bert_base_gmacs(), 1e-9, true,
-                            {"input_ids", 2, {BATCH, 128}}, 2,
-                            {{"last_hidden_state", 3, {BATCH, 128, 768}},
-                             {"pooler_output", 2, {BATCH, 768}}}, 1};
+    cases[4] = (model_case){ "bert-base",
+                             109482240,
+                             109482240,
+                             bert_base_gmacs(),
+                             1e-9,
+                             true,
+                             { "input_ids", 2, { BATCH, 128 } },
+                             2,
+                             { { "last_hidden_state", 3, { BATCH, 128, 768 } },
+                               { "pooler_output", 2, { BATCH, 768 } } },
+                             1 };
 }
 
 /* ---- ONNX Runtime ---------------------------------------------------------------- */
@@ -169,10 +189,7 @@ static uint32_t lcg_next(uint64_t *state)
 }
 
 static uint64_t rng_state = 7;
-static uint32_t next_u32(void)
-{
-    return lcg_next(&rng_state);
-}
+static uint32_t next_u32(void) { return lcg_next(&rng_state); }
 
 /* An input tensor of the case's shape at `batch`, filled with values from a
  * fixed sequence (token ids in [0, 100); floats k/1024 in [-1, 1), exact in
@@ -212,8 +229,8 @@ static OrtValue *make_input(const model_case *c, bool fp16, int64_t batch, void 
     OrtMemoryInfo *mem = NULL;
     OrtValue *value = NULL;
     if (ort_ok(ort->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &mem), "memory info"))
-        ort_ok(ort->CreateTensorWithDataAsOrtValue(mem, data, (size_t)n * elem, shape,
-                                                   (size_t)c->input.rank, type, &value),
+        ort_ok(ort->CreateTensorWithDataAsOrtValue(mem, data, (size_t)n * elem, shape, (size_t)c->input.rank,
+                                                   type, &value),
                "create input");
     ort->ReleaseMemoryInfo(mem);
     *buf = data;
@@ -228,23 +245,21 @@ typedef struct values {
 
 /* Checks an output's element type and shape, and that its values are
  * finite (the random weights keep activations in range). Returns them. */
-static values check_output(const model_case *c, const io_spec *spec, OrtValue *out, bool fp16,
-                           int64_t batch)
+static values check_output(const model_case *c, const io_spec *spec, OrtValue *out, bool fp16, int64_t batch)
 {
-    values vals = {NULL, 0};
+    values vals = { NULL, 0 };
     OrtTensorTypeAndShapeInfo *info = NULL;
     if (!ort_ok(ort->GetTensorTypeAndShape(out, &info), "output shape")) return vals;
     ONNXTensorElementDataType type;
     size_t rank = 0, n = 0;
-    int64_t dims[8] = {0};
+    int64_t dims[8] = { 0 };
     ort_ok(ort->GetTensorElementType(info, &type), "element type");
     ort_ok(ort->GetDimensionsCount(info, &rank), "rank");
     ort_ok(ort->GetTensorShapeElementCount(info, &n), "count");
     if (rank <= 8) ort_ok(ort->GetDimensions(info, dims, rank), "dims");
     ort->ReleaseTensorTypeAndShapeInfo(info);
 
-    CHECK_EQ_INT(type, fp16 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16
-                            : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
+    CHECK_EQ_INT(type, fp16 ? ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 : ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
     CHECK_EQ_INT(rank, spec->rank);
     for (int i = 0; i < spec->rank && i < (int)rank; i++) {
         int64_t want = spec->dims[i] == BATCH ? batch : spec->dims[i];
@@ -270,20 +285,21 @@ static values check_output(const model_case *c, const io_spec *spec, OrtValue *o
 /* Runs the session once at `batch`; returns the first output's values. */
 static values run_once(const model_case *c, OrtSession *session, bool fp16, int64_t batch)
 {
-    values first = {NULL, 0};
+    values first = { NULL, 0 };
     void *buf = NULL;
     OrtValue *input = make_input(c, fp16, batch, &buf);
-    OrtValue *outputs[2] = {NULL, NULL};
-    const char *in_names[1] = {c->input.name};
-    const char *out_names[2] = {c->outputs[0].name, c->outputs[1].name};
-    if (input &&
-        ort_ok(ort->Run(session, NULL, in_names, (const OrtValue *const *)&input, 1, out_names,
-                        (size_t)c->n_outputs, outputs),
-               c->name)) {
+    OrtValue *outputs[2] = { NULL, NULL };
+    const char *in_names[1] = { c->input.name };
+    const char *out_names[2] = { c->outputs[0].name, c->outputs[1].name };
+    if (input && ort_ok(ort->Run(session, NULL, in_names, (const OrtValue *const *)&input, 1, out_names,
+                                 (size_t)c->n_outputs, outputs),
+                        c->name)) {
         for (int i = 0; i < c->n_outputs; i++) {
             values v = check_output(c, &c->outputs[i], outputs[i], fp16, batch);
-            if (i == 0) first = v;
-            else free(v.v);
+            if (i == 0)
+                first = v;
+            else
+                free(v.v);
         }
     }
     for (int i = 0; i < c->n_outputs; i++) ort->ReleaseValue(outputs[i]);
@@ -296,7 +312,7 @@ static values run_once(const model_case *c, OrtSession *session, bool fp16, int6
  * Returns the first output at batch 1. */
 static values run_in_ort(const model_case *c, const uint8_t *bytes, size_t len, bool fp16)
 {
-    values at_batch_1 = {NULL, 0};
+    values at_batch_1 = { NULL, 0 };
     OrtSessionOptions *opts = NULL;
     OrtSession *session = NULL;
     if (!ort_ok(ort->CreateSessionOptions(&opts), "session options")) return at_batch_1;
@@ -304,8 +320,10 @@ static values run_in_ort(const model_case *c, const uint8_t *bytes, size_t len, 
     if (ort_ok(ort->CreateSessionFromArray(ort_env, bytes, len, opts, &session), c->name)) {
         for (int64_t batch = 1; batch <= c->max_batch; batch++) {
             values v = run_once(c, session, fp16, batch);
-            if (batch == 1) at_batch_1 = v;
-            else free(v.v);
+            if (batch == 1)
+                at_batch_1 = v;
+            else
+                free(v.v);
         }
     } else {
         fprintf(stderr, "  (%s, %s)\n", c->name, fp16 ? "fp16" : "fp32");
@@ -336,8 +354,7 @@ static void test_registry(void)
         CHECK(e->inputs && strstr(e->inputs, c->input.name) == e->inputs);
         CHECK(e->outputs && strstr(e->outputs, c->outputs[0].name) == e->outputs);
         CHECK(e->dim_defaults != NULL);
-        printf("  %-16s %12lld params %8.4f GMACs\n", e->name, (long long)e->params,
-               e->gmacs_per_item);
+        printf("  %-16s %12lld params %8.4f GMACs\n", e->name, (long long)e->params, e->gmacs_per_item);
     }
     CHECK(strcmp(ib_zoo_find("bert-base")->dim_defaults, "sequence=128") == 0);
     CHECK(strcmp(ib_zoo_find("resnet-50")->dim_defaults, "") == 0);
@@ -350,10 +367,10 @@ static void test_registry(void)
  * output at batch 1. */
 static values test_model(const model_case *c, bool fp16)
 {
-    values out = {NULL, 0};
+    values out = { NULL, 0 };
     uint8_t *bytes = NULL;
     size_t len = 0;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     ib_status st = ib_zoo_build(c->name, fp16, &bytes, &len, &err);
     CHECK_EQ_INT(st, IB_OK);
     if (st != IB_OK) {
@@ -367,8 +384,8 @@ static values test_model(const model_case *c, bool fp16)
     /* The weights are the bulk of the file, at 2 or 4 bytes each. */
     CHECK((double)len >= (double)stored * (fp16 ? 2 : 4));
     CHECK((double)len < (double)stored * (fp16 ? 2 : 4) * 1.01 + 65536);
-    printf("  %-16s %s %11zu bytes, %11lld weights stored\n", c->name, fp16 ? "fp16" : "fp32",
-           len, (long long)stored);
+    printf("  %-16s %s %11zu bytes, %11lld weights stored\n", c->name, fp16 ? "fp16" : "fp32", len,
+           (long long)stored);
     out = run_in_ort(c, bytes, len, fp16);
     ib_free(bytes);
     return out;
@@ -406,7 +423,7 @@ static void test_unknown_name(void)
 {
     uint8_t *bytes = (uint8_t *)"sentinel";
     size_t len = 99;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK_EQ_INT(ib_zoo_build("resnet-51", false, &bytes, &len, &err), IB_ERR_INVALID_ARG);
     CHECK(bytes == NULL && len == 0);
     CHECK(strstr(err.message, "resnet-51") != NULL);
@@ -417,17 +434,16 @@ static void test_unknown_name(void)
 static void test_inspect_errors(void)
 {
     int64_t count = 123;
-    ib_error err = {{0}};
+    ib_error err = { { 0 } };
     CHECK_EQ_INT(ib_onnx_count_initializer_elements(NULL, 0, &count, &err), IB_ERR_MODEL);
     CHECK(strstr(err.message, "empty") != NULL);
     CHECK_EQ_INT(count, 0);
-    const uint8_t empty[1] = {0};
+    const uint8_t empty[1] = { 0 };
     CHECK_EQ_INT(ib_onnx_count_initializer_elements(empty, 0, &count, NULL), IB_ERR_MODEL);
 
     /* Text and random bytes. */
     const char *text = "this is not an onnx model at all";
-    CHECK_EQ_INT(ib_onnx_count_initializer_elements((const uint8_t *)text, strlen(text), &count,
-                                                    &err),
+    CHECK_EQ_INT(ib_onnx_count_initializer_elements((const uint8_t *)text, strlen(text), &count, &err),
                  IB_ERR_MODEL);
     CHECK(strstr(err.message, "not a valid ONNX model") != NULL);
     uint8_t noise[4096];
@@ -444,10 +460,9 @@ static void test_inspect_errors(void)
     if (bytes) {
         CHECK_EQ_INT(ib_onnx_count_initializer_elements(bytes, len, &count, NULL), IB_OK);
         CHECK_EQ_INT(count, mlp_params());
-        size_t cuts[] = {1, 2, 10, 100, len / 3, len / 2, len - 100, len - 1};
+        size_t cuts[] = { 1, 2, 10, 100, len / 3, len / 2, len - 100, len - 1 };
         for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
-            CHECK_EQ_INT(ib_onnx_count_initializer_elements(bytes, cuts[i], &count, &err),
-                         IB_ERR_MODEL);
+            CHECK_EQ_INT(ib_onnx_count_initializer_elements(bytes, cuts[i], &count, &err), IB_ERR_MODEL);
         }
         /* Corrupt a length prefix in the middle: still no crash. */
         bytes[len / 2] ^= 0xff;

@@ -17,9 +17,9 @@ typedef struct fake {
     int64_t runs;          /* runs issued, the cold one included */
     int64_t set_batches;
     bool run_sync;
-    bool lost;             /* after a sticky fault every call fails */
-    bool zero_inputs;      /* fill_inputs(zeros) was the last fill */
-    bool tf32_on;          /* set_tf32(true) was the last switch */
+    bool lost;        /* after a sticky fault every call fails */
+    bool zero_inputs; /* fill_inputs(zeros) was the last fill */
+    bool tf32_on;     /* set_tf32(true) was the last switch */
     /* The virtual stream hold: work queued while held is laid out from
      * hold_base_ms and moved by hold_shift_ms once released. */
     bool held;

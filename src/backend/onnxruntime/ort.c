@@ -43,15 +43,15 @@ typedef struct ort_workload {
 
     ib__ort_port *inputs, *outputs;
     size_t n_inputs, n_outputs;
-    ib__ort_buffer *buffers;         /* [n_inputs] */
-    int64_t cap_batch;               /* the batch the buffers were made for; 0: none */
-    size_t allocations;              /* input buffers allocated (for tests) */
-    bool zero_filled;                /* fill_inputs(zeros) is in the buffers */
-    bool bound;                      /* buffers and binding hold w->info.batch */
-    bool graph_captured;             /* cuda_graph: this session has run (and
-                                        captured its shapes and addresses) */
-    const char *math;                /* the arithmetic in effect (static text) */
-    bool math_default;               /* not asked: the runtime's default */
+    ib__ort_buffer *buffers; /* [n_inputs] */
+    int64_t cap_batch;       /* the batch the buffers were made for; 0: none */
+    size_t allocations;      /* input buffers allocated (for tests) */
+    bool zero_filled;        /* fill_inputs(zeros) is in the buffers */
+    bool bound;              /* buffers and binding hold w->info.batch */
+    bool graph_captured;     /* cuda_graph: this session has run (and
+                                captured its shapes and addresses) */
+    const char *math;        /* the arithmetic in effect (static text) */
+    bool math_default;       /* not asked: the runtime's default */
 } ort_workload;
 
 static ort_workload *impl(ib_workload *w) { return w->impl; }
@@ -149,9 +149,9 @@ static ib_status make_value(ort_workload *o, const OrtMemoryInfo *info, void *da
 {
     int64_t shape[IB_MAX_RANK];
     ib__ort_port_shape(p, batch, shape);
-    return ib__ort_check(o->api->CreateTensorWithDataAsOrtValue(info, data, bytes, shape,
-                                                                 (size_t)p->rank, p->type, out),
-                         IB_ERR_INTERNAL, err, "cannot wrap an input tensor");
+    return ib__ort_check(
+        o->api->CreateTensorWithDataAsOrtValue(info, data, bytes, shape, (size_t)p->rank, p->type, out),
+        IB_ERR_INTERNAL, err, "cannot wrap an input tensor");
 }
 
 /* The seed of input i: a different stream of numbers per input (hashed,
@@ -165,8 +165,7 @@ static uint64_t input_seed(const ort_workload *o, size_t i)
 }
 
 /* Fills the host buffer of input i with `values` (the whole capacity). */
-static ib_status fill_host_input(ort_workload *o, size_t i, const ib__ort_values *values,
-                                 ib_error *err)
+static ib_status fill_host_input(ort_workload *o, size_t i, const ib__ort_values *values, ib_error *err)
 {
     const ib__ort_port *p = &o->inputs[i];
     ib__ort_buffer *b = &o->buffers[i];
@@ -199,8 +198,7 @@ static ib_status make_host_input(ort_workload *o, size_t i, ib_status oom, ib_er
 /* Fills the device buffer of input i with `values` through a bounded host
  * staging buffer (the same numbers as the host buffer would hold), so that
  * a batch that fits on the device needs little host memory. */
-static ib_status upload_input(ib_workload *w, size_t i, const ib__ort_values *values,
-                              ib_error *err)
+static ib_status upload_input(ib_workload *w, size_t i, const ib__ort_values *values, ib_error *err)
 {
     ort_workload *o = impl(w);
     const ib__ort_port *p = &o->inputs[i];
@@ -215,8 +213,7 @@ static ib_status upload_input(ib_workload *w, size_t i, const ib__ort_values *va
         st = ib__ort_values_make(values, p->type, stage, k, input_seed(o, i), first, err);
         /* waits for the copy: the staging buffer is reused at once */
         if (st == IB_OK)
-            st = ib__gpu_copy_h2d((unsigned char *)b->device + first * size, stage, k * size,
-                              w->stream, err);
+            st = ib__gpu_copy_h2d((unsigned char *)b->device + first * size, stage, k * size, w->stream, err);
     }
     free(stage);
     return st;
@@ -293,10 +290,9 @@ static ib_status ensure_host_inputs(ib_workload *w, ib_error *err)
 static ib_status bind_inputs(ort_workload *o, OrtIoBinding *binding, bool device_inputs, ib_error *err)
 {
     for (size_t i = 0; i < o->n_inputs; i++) {
-        const OrtValue *v = device_inputs && o->cuda ? o->buffers[i].device_value
-                                                     : o->buffers[i].host_value;
-        IB_TRY(ib__ort_check(o->api->BindInput(binding, o->inputs[i].name, v), IB_ERR_INTERNAL,
-                             err, "cannot bind an input"));
+        const OrtValue *v = device_inputs && o->cuda ? o->buffers[i].device_value : o->buffers[i].host_value;
+        IB_TRY(ib__ort_check(o->api->BindInput(binding, o->inputs[i].name, v), IB_ERR_INTERNAL, err,
+                             "cannot bind an input"));
     }
     return IB_OK;
 }
@@ -317,8 +313,8 @@ static ib_status bind_all(ort_workload *o, OrtIoBinding *binding, bool device_in
 static ib_status bind_device(ort_workload *o, ib_error *err)
 {
     if (!o->binding)
-        IB_TRY(ib__ort_check(o->api->CreateIoBinding(o->session, &o->binding), IB_ERR_INTERNAL,
-                             err, "cannot create an I/O binding"));
+        IB_TRY(ib__ort_check(o->api->CreateIoBinding(o->session, &o->binding), IB_ERR_INTERNAL, err,
+                             "cannot create an I/O binding"));
     return bind_all(o, o->binding, true, o->cuda ? o->device_info : o->cpu_info, err);
 }
 
@@ -502,8 +498,7 @@ static ib_status switch_batch(ib_workload *w, int64_t batch, ib_error *err)
 static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
 {
     ort_workload *o = impl(w);
-    IB_FAIL_IF(batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1",
-               (long long)batch);
+    IB_FAIL_IF(batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1", (long long)batch);
     IB_FAIL_IF(!w->info.has_batch_dim && batch != w->info.batch, err, IB_ERR_UNSUPPORTED,
                "model '%s' has a fixed batch of %lld (no input has a symbolic first dimension): "
                "it cannot run at batch %lld",
@@ -511,8 +506,7 @@ static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
     /* Before anything is released: a batch over the cap leaves the current
      * one in place. */
     IB_TRY(check_batch_memory(o, batch, err));
-    IB_FAIL_IF(!o->session, err, IB_ERR_RUNTIME,
-               "model '%s': no session (the last reopen failed)", o->label);
+    IB_FAIL_IF(!o->session, err, IB_ERR_RUNTIME, "model '%s': no session (the last reopen failed)", o->label);
 
     if (o->bound && batch <= o->cap_batch && batch_leads(o)) return switch_batch(w, batch, err);
 
@@ -537,8 +531,7 @@ static ib_status ort_set_batch(ib_workload *w, int64_t batch, ib_error *err)
 static ib_status not_ready(ib_workload *w, ib_error *err)
 {
     return ib__fail(err, IB_ERR_INVALID_ARG,
-                    "model '%s': no batch is bound (the last set_batch or reopen failed)",
-                    impl(w)->label);
+                    "model '%s': no batch is bound (the last set_batch or reopen failed)", impl(w)->label);
 }
 
 /* Converts a failed run; kept out of the run path so that the timed region
@@ -546,8 +539,8 @@ static ib_status not_ready(ib_workload *w, ib_error *err)
 static ib_status run_failed(ib_workload *w, OrtStatus *st, const char *how, ib_error *err)
 {
     char what[400];
-    snprintf(what, sizeof what, "model '%.300s' failed to run%s at batch %lld", impl(w)->label,
-             how, (long long)w->info.batch);
+    snprintf(what, sizeof what, "model '%.300s' failed to run%s at batch %lld", impl(w)->label, how,
+             (long long)w->info.batch);
     return explain_host_arena_limit(impl(w), w->info.batch, ib__ort_check(st, IB_ERR_RUNTIME, err, what),
                                     err);
 }
@@ -575,8 +568,8 @@ static ib_status ort_run_with_copies(ib_workload *w, ib_error *err)
     if (!o->copy_binding) {
         /* Made on first use: most measurements never ask for it. */
         if (o->cuda) IB_TRY(ensure_host_inputs(w, err));
-        IB_TRY(ib__ort_check(o->api->CreateIoBinding(o->session, &o->copy_binding),
-                             IB_ERR_INTERNAL, err, "cannot create an I/O binding"));
+        IB_TRY(ib__ort_check(o->api->CreateIoBinding(o->session, &o->copy_binding), IB_ERR_INTERNAL, err,
+                             "cannot create an I/O binding"));
         ib_status s = bind_all(o, o->copy_binding, false, o->cpu_info, err);
         if (s != IB_OK) {
             release_copy_binding(o);
@@ -594,8 +587,7 @@ static ib_status ort_set_run_sync(ib_workload *w, bool sync, ib_error *err)
     ort_workload *o = impl(w);
     /* kOrtRunOptionsConfigDisableSynchronizeExecutionProviders: "1" lets
      * Run return once the work is queued on the stream. */
-    return ib__ort_check(o->api->AddRunConfigEntry(o->run_options,
-                                                   "disable_synchronize_execution_providers",
+    return ib__ort_check(o->api->AddRunConfigEntry(o->run_options, "disable_synchronize_execution_providers",
                                                    sync ? "0" : "1"),
                          IB_ERR_INTERNAL, err, "cannot set the run's synchronization");
 }
@@ -795,8 +787,7 @@ static ib_status check_model_file(const char *path, ib_error *err)
     int saved = errno;
     close(fd);
     IB_FAIL_IF(r != 0, err, IB_ERR_IO, "cannot open model '%s': %s", path, strerror(saved));
-    IB_FAIL_IF(S_ISDIR(sb.st_mode), err, IB_ERR_IO, "cannot open model '%s': %s", path,
-               strerror(EISDIR));
+    IB_FAIL_IF(S_ISDIR(sb.st_mode), err, IB_ERR_IO, "cannot open model '%s': %s", path, strerror(EISDIR));
     IB_FAIL_IF(sb.st_size == 0, err, IB_ERR_MODEL, "model '%s' is empty (0 bytes)", path);
     return IB_OK;
 }
@@ -823,8 +814,7 @@ static ib_status load_zoo(ort_workload *o, const char *spec, ib__dim_defaults *d
         char known[300] = "";
         size_t used = 0;
         for (size_t i = 0; i < ib_zoo_count() && used + 1 < sizeof known; i++) {
-            int k = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                             ib_zoo_get(i)->name);
+            int k = snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "", ib_zoo_get(i)->name);
             if (k < 0) break;
             used += (size_t)k;
         }
@@ -844,8 +834,7 @@ static ib_status load_zoo(ort_workload *o, const char *spec, ib__dim_defaults *d
  * GPU is usable; none (CPU) when asked or when AUTO finds no usable GPU. A
  * usable GPU whose provider cannot load is an error even for AUTO: measuring
  * the CPU instead would answer a question nobody asked. */
-static ib_status choose_device(const ib_model_options *opts, const OrtEpDevice **ep,
-                               ib_error *err)
+static ib_status choose_device(const ib_model_options *opts, const OrtEpDevice **ep, ib_error *err)
 {
     *ep = NULL;
     if (opts->device == IB_DEVICE_CPU) return IB_OK;
@@ -855,17 +844,14 @@ static ib_status choose_device(const ib_model_options *opts, const OrtEpDevice *
         if (!asked) return IB_OK;
         ib__gpu_props props;
         if (ib__gpu_props_get(opts->device_id, &props, &why) == IB_OK || !why.message[0])
-            snprintf(why.message, sizeof why.message, "device %d is not usable",
-                     opts->device_id);
-        return ib__fail(err, IB_ERR_NO_DEVICE, "--device cuda: no usable CUDA GPU (%s)",
-                        why.message);
+            snprintf(why.message, sizeof why.message, "device %d is not usable", opts->device_id);
+        return ib__fail(err, IB_ERR_NO_DEVICE, "--device cuda: no usable CUDA GPU (%s)", why.message);
     }
     if (ib__ort_cuda_ep_device(opts->device_id, ep, &why) != IB_OK) {
         *ep = NULL;
         if (asked) return ib__fail(err, IB_ERR_NO_DEVICE, "--device cuda: %s", why.message);
         return ib__fail(err, IB_ERR_NO_DEVICE,
-                        "a CUDA GPU is present but %s (--device cpu measures on the CPU)",
-                        why.message);
+                        "a CUDA GPU is present but %s (--device cpu measures on the CPU)", why.message);
     }
     return IB_OK;
 }
@@ -971,14 +957,13 @@ static ib_status check_options(const char *model, const ib_model_options *opts, 
     IB_FAIL_IF(opts->device != IB_DEVICE_AUTO && opts->device != IB_DEVICE_CPU &&
                    opts->device != IB_DEVICE_CUDA,
                err, IB_ERR_INVALID_ARG, "unknown device kind %d", (int)opts->device);
-    IB_FAIL_IF(opts->device_id < 0, err, IB_ERR_INVALID_ARG, "device id %d: must be >= 0",
-               opts->device_id);
+    IB_FAIL_IF(opts->device_id < 0, err, IB_ERR_INVALID_ARG, "device id %d: must be >= 0", opts->device_id);
     IB_FAIL_IF(opts->batch < 0, err, IB_ERR_INVALID_ARG, "batch %lld: must be at least 1 (or 0: not given)",
                (long long)opts->batch);
     IB_FAIL_IF(opts->n_shapes > 0 && !opts->shapes, err, IB_ERR_INVALID_ARG,
                "%zu shape overrides but no array", opts->n_shapes);
-    IB_FAIL_IF(opts->n_inputs > 0 && !opts->inputs, err, IB_ERR_INVALID_ARG,
-               "%zu input specs but no array", opts->n_inputs);
+    IB_FAIL_IF(opts->n_inputs > 0 && !opts->inputs, err, IB_ERR_INVALID_ARG, "%zu input specs but no array",
+               opts->n_inputs);
     IB_FAIL_IF(opts->n_options > 0 && !opts->options, err, IB_ERR_INVALID_ARG, "%zu options but no array",
                opts->n_options);
     return IB_OK;
@@ -1020,21 +1005,18 @@ static ib_status read_settings(const ib_model_options *opts, ort_settings *s, ib
     return IB_OK;
 }
 
-static ib_status make_memory_infos(ort_workload *o, const OrtEpDevice *ep, int device_id,
-                                   ib_error *err)
+static ib_status make_memory_infos(ort_workload *o, const OrtEpDevice *ep, int device_id, ib_error *err)
 {
     const OrtApi *api = o->api;
-    IB_TRY(ib__ort_check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault,
-                                                   &o->cpu_info),
+    IB_TRY(ib__ort_check(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &o->cpu_info),
                          IB_ERR_INTERNAL, err, "cannot describe host memory"));
     if (!ep) return IB_OK;
     /* The provider's own description of its device memory is the one its
      * allocator and data transfer recognise. */
     o->device_info = api->EpDevice_MemoryInfo(ep, OrtDeviceMemoryType_DEFAULT);
     if (o->device_info) return IB_OK;
-    IB_TRY(ib__ort_check(api->CreateMemoryInfo_V2("Cuda", OrtMemoryInfoDeviceType_GPU,
-                                                  NVIDIA_VENDOR_ID, device_id,
-                                                  OrtDeviceMemoryType_DEFAULT, 0,
+    IB_TRY(ib__ort_check(api->CreateMemoryInfo_V2("Cuda", OrtMemoryInfoDeviceType_GPU, NVIDIA_VENDOR_ID,
+                                                  device_id, OrtDeviceMemoryType_DEFAULT, 0,
                                                   OrtDeviceAllocator, &o->owned_device_info),
                          IB_ERR_INTERNAL, err, "cannot describe CUDA memory"));
     o->device_info = o->owned_device_info;
@@ -1048,19 +1030,18 @@ static ib_status make_run_options(ort_workload *o, ib_error *err)
                          "cannot create run options"));
     IB_TRY(ib__ort_check(api->CreateRunOptions(&o->copy_run_options), IB_ERR_INTERNAL, err,
                          "cannot create run options"));
-    IB_TRY(ib__ort_check(api->AddRunConfigEntry(o->run_options,
-                                                "disable_synchronize_execution_providers", "0"),
-                         IB_ERR_INTERNAL, err, "cannot set the run's synchronization"));
-    return ib__ort_check(api->AddRunConfigEntry(o->copy_run_options,
-                                                "disable_synchronize_execution_providers", "0"),
-                         IB_ERR_INTERNAL, err, "cannot set the run's synchronization");
+    IB_TRY(
+        ib__ort_check(api->AddRunConfigEntry(o->run_options, "disable_synchronize_execution_providers", "0"),
+                      IB_ERR_INTERNAL, err, "cannot set the run's synchronization"));
+    return ib__ort_check(
+        api->AddRunConfigEntry(o->copy_run_options, "disable_synchronize_execution_providers", "0"),
+        IB_ERR_INTERNAL, err, "cannot set the run's synchronization");
 }
 
 static void fill_tensor_info(ib_tensor_info *t, const ib__ort_port *p)
 {
     ib__strlcpy(t->name, p->name, sizeof t->name);
-    ib__strlcpy(t->type, p->onnx_type == ONNX_TYPE_TENSOR ? ib__ort_type_name(p->type) : "?",
-                sizeof t->type);
+    ib__strlcpy(t->type, p->onnx_type == ONNX_TYPE_TENSOR ? ib__ort_type_name(p->type) : "?", sizeof t->type);
     t->rank = p->rank;
     for (int d = 0; d < p->rank; d++) {
         t->dims[d] = p->dims[d];
@@ -1102,8 +1083,7 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
         fill_tensor_info(&info->inputs[i], &o->inputs[i]);
         ib__strlcpy(info->inputs[i].values, o->inputs[i].values.text, sizeof info->inputs[i].values);
     }
-    for (int i = 0; i < info->n_outputs; i++)
-        fill_tensor_info(&info->outputs[i], &o->outputs[i]);
+    for (int i = 0; i < info->n_outputs; i++) fill_tensor_info(&info->outputs[i], &o->outputs[i]);
 }
 
 /* A fixed-batch model's batch: the first dimension of its first input that
@@ -1111,14 +1091,12 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
 static int64_t fixed_batch(const ort_workload *o)
 {
     for (size_t i = 0; i < o->n_inputs; i++)
-        if (o->inputs[i].rank > 0 && o->inputs[i].model_dims[0] > 0)
-            return o->inputs[i].model_dims[0];
+        if (o->inputs[i].rank > 0 && o->inputs[i].model_dims[0] > 0) return o->inputs[i].model_dims[0];
     return 1;
 }
 
 /* Everything after the workload exists: on failure the caller destroys it. */
-static ib_status open_into(ib_workload *w, const char *model, const ib_model_options *opts,
-                           ib_error *err)
+static ib_status open_into(ib_workload *w, const char *model, const ib_model_options *opts, ib_error *err)
 {
     ort_workload *o = impl(w);
     ib__dim_defaults defaults = { 0 };
@@ -1161,8 +1139,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     IB_TRY(convert_model(o, opts->math, err));
     IB_TRY(create_session(o, opts->math, err));
 
-    IB_TRY(ib__ort_ports_read(o->api, o->session, &o->inputs, &o->n_inputs, &o->outputs,
-                              &o->n_outputs, err));
+    IB_TRY(ib__ort_ports_read(o->api, o->session, &o->inputs, &o->n_inputs, &o->outputs, &o->n_outputs, err));
     bool has_batch_dim = false;
     int64_t batch = 1;
     IB_TRY(ib__ort_resolve_dims(o->inputs, o->n_inputs, o->outputs, o->n_outputs, opts->shapes,
@@ -1186,8 +1163,8 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     return ort_set_batch(w, w->info.batch, err);
 }
 
-ib_status ib_workload_open_model(const char *model, const ib_model_options *opts,
-                                 ib_workload **out, ib_error *err)
+ib_status ib_workload_open_model(const char *model, const ib_model_options *opts, ib_workload **out,
+                                 ib_error *err)
 {
     ib_model_options defaults;
     IB_FAIL_IF(!out, err, IB_ERR_INVALID_ARG, "no place for the workload");

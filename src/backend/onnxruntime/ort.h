@@ -58,21 +58,21 @@ ib_status ib__ort_cuda_ep_device(int device_id, const OrtEpDevice **out, ib_erro
 
 /* What a session is created with; kept by the workload to create it again. */
 typedef struct ib__ort_session_spec {
-    const char *path;          /* model file, or NULL with bytes */
-    const uint8_t *bytes;      /* serialized model (zoo) */
+    const char *path;     /* model file, or NULL with bytes */
+    const uint8_t *bytes; /* serialized model (zoo) */
     size_t len;
-    const char *label;         /* for messages: the path or the zoo name */
-    int intra_op_threads;      /* 0 = ORT's default */
+    const char *label;            /* for messages: the path or the zoo name */
+    int intra_op_threads;         /* 0 = ORT's default */
     int graph_optimization_level; /* GraphOptimizationLevel; 0 = ORT_ENABLE_ALL */
     /* CUDA: ep_device non-NULL */
     const OrtEpDevice *ep_device;
     int device_id;
-    void *stream;              /* user_compute_stream */
+    void *stream; /* user_compute_stream */
     const char *cudnn_conv_algo_search;
     bool prefer_nhwc;
-    bool cuda_graph;           /* enable_cuda_graph */
-    int use_tf32;              /* -1: the provider's default (on), 0 off, 1 on */
-    size_t gpu_mem_limit_bytes;/* 0 = none */
+    bool cuda_graph;            /* enable_cuda_graph */
+    int use_tf32;               /* -1: the provider's default (on), 0 off, 1 on */
+    size_t gpu_mem_limit_bytes; /* 0 = none */
     /* CPU: max_mem of the host arena the session allocates from (the
      * environment's, shared by sessions of the same limit); 0 = ORT's own
      * unbounded arena */
@@ -81,8 +81,7 @@ typedef struct ib__ort_session_spec {
 
 /* Creates a session. Load and parse failures are IB_ERR_MODEL, operators
  * ORT does not implement IB_ERR_UNSUPPORTED, memory IB_ERR_DEVICE_OOM. */
-ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **out,
-                                 ib_error *err);
+ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **out, ib_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Tensors (ort_tensors.c)                                                   */
@@ -92,35 +91,35 @@ ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **
  * ib_input_spec against its element type. */
 typedef struct ib__ort_values {
     bool from_file;
-    bool pm1;                          /* floats: the default random, uniform in
-                                          [-1, 1) by ib__uniform_pm1 */
-    bool constant;                     /* every element flo (floats), ulo (integers) */
-    double flo, fhi;                   /* floats: uniform in [flo, fhi) */
-    uint64_t ulo, span;                /* integers, as two's complement bits:
-                                          ulo + draw % (span + 1) */
-    char *path;                        /* from_file: malloc'ed */
-    bool npy;                          /* from_file: a .npy file, else raw */
-    size_t data_offset;                /* from_file: where the values start */
+    bool pm1;           /* floats: the default random, uniform in
+                           [-1, 1) by ib__uniform_pm1 */
+    bool constant;      /* every element flo (floats), ulo (integers) */
+    double flo, fhi;    /* floats: uniform in [flo, fhi) */
+    uint64_t ulo, span; /* integers, as two's complement bits:
+                           ulo + draw % (span + 1) */
+    char *path;         /* from_file: malloc'ed */
+    bool npy;           /* from_file: a .npy file, else raw */
+    size_t data_offset; /* from_file: where the values start */
     int npy_rank;
     int64_t npy_shape[IB_MAX_RANK];
-    char text[256];                    /* the spec as reported */
+    char text[256]; /* the spec as reported */
 } ib__ort_values;
 
 /* One input or output of the model. */
 typedef struct ib__ort_port {
-    char *name;                        /* malloc'ed */
-    ONNXType onnx_type;                /* tensors only are supported inputs */
+    char *name;         /* malloc'ed */
+    ONNXType onnx_type; /* tensors only are supported inputs */
     ONNXTensorElementDataType type;
     int rank;
-    bool unranked;                     /* declares no shape (inputs: --shape gives it) */
-    int64_t model_dims[IB_MAX_RANK];   /* as the model declares: -1 symbolic */
-    char dim_names[IB_MAX_RANK][32];   /* symbolic names, "" where fixed or unnamed */
+    bool unranked;                   /* declares no shape (inputs: --shape gives it) */
+    int64_t model_dims[IB_MAX_RANK]; /* as the model declares: -1 symbolic */
+    char dim_names[IB_MAX_RANK][32]; /* symbolic names, "" where fixed or unnamed */
     /* Resolved at open: dims[i] is the value bound, except where
      * follows_batch[i] (the batch dimension, or a dimension of the same
      * name), which takes the current batch. -1: unknown (outputs only). */
     int64_t dims[IB_MAX_RANK];
     bool follows_batch[IB_MAX_RANK];
-    ib__ort_values values;             /* inputs only */
+    ib__ort_values values; /* inputs only */
 } ib__ort_port;
 
 /* An input's memory, allocated and filled for the largest batch bound
@@ -130,21 +129,20 @@ typedef struct ib__ort_port {
  * once run_with_copies asked for it. */
 typedef struct ib__ort_buffer {
     void *host;
-    void *device;                      /* CUDA only */
-    size_t bytes;                      /* the current batch's tensor */
-    size_t cap_bytes;                  /* allocated: the capacity's tensor */
-    OrtValue *host_value;              /* views of host and device at the */
-    OrtValue *device_value;            /* current batch (cached below) */
-    OrtValue **host_views;             /* [capacity + 1], by batch; NULL */
-    OrtValue **device_views;           /* until made; CUDA only */
+    void *device;            /* CUDA only */
+    size_t bytes;            /* the current batch's tensor */
+    size_t cap_bytes;        /* allocated: the capacity's tensor */
+    OrtValue *host_value;    /* views of host and device at the */
+    OrtValue *device_value;  /* current batch (cached below) */
+    OrtValue **host_views;   /* [capacity + 1], by batch; NULL */
+    OrtValue **device_views; /* until made; CUDA only */
 } ib__ort_buffer;
 
 /* Reads the inputs and outputs of a session. *inputs and *outputs are
  * calloc'ed arrays; release with ib__ort_ports_free. Unsupported input types,
  * non-tensor inputs and ranks above IB_MAX_RANK are IB_ERR_UNSUPPORTED. */
-ib_status ib__ort_ports_read(const OrtApi *api, OrtSession *session, ib__ort_port **inputs,
-                             size_t *n_inputs, ib__ort_port **outputs, size_t *n_outputs,
-                             ib_error *err);
+ib_status ib__ort_ports_read(const OrtApi *api, OrtSession *session, ib__ort_port **inputs, size_t *n_inputs,
+                             ib__ort_port **outputs, size_t *n_outputs, ib_error *err);
 void ib__ort_ports_free(ib__ort_port *ports, size_t n);
 
 /* For tests: the host buffer of input i as filled for the current batch
@@ -216,16 +214,14 @@ ib_status ib__ort_values_check(const ib__ort_port *p, int64_t batch, ib_error *e
  * into dst[0..n): read from v's file, or generated from a PRNG seeded with
  * seed, element i from draw i, so that a tensor made in chunks is the same
  * as one made at once. */
-ib_status ib__ort_values_make(const ib__ort_values *v, ONNXTensorElementDataType type, void *dst,
-                              size_t n, uint64_t seed, size_t first, ib_error *err);
+ib_status ib__ort_values_make(const ib__ort_values *v, ONNXTensorElementDataType type, void *dst, size_t n,
+                              uint64_t seed, size_t first, ib_error *err);
 
 /* The default values (random) of `type`, as ib__ort_values_make makes
  * them: floats uniform in [-1, 1), integers and booleans in {0, 1}. */
-void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed,
-                  size_t first);
+void ib__ort_fill(void *dst, ONNXTensorElementDataType type, size_t n, uint64_t seed, size_t first);
 
 /* Every element zero (the pitfalls' zero-filled input). */
 extern const ib__ort_values ib__ort_zeros;
-
 
 #endif

@@ -30,9 +30,8 @@ static pthread_mutex_t log_mutex = PTHREAD_MUTEX_INITIALIZER;
 static char g_last_log[256];
 static unsigned long g_log_count;
 
-static void ORT_API_CALL keep_errors_logger(void *param, OrtLoggingLevel severity,
-                                            const char *category, const char *logid,
-                                            const char *code_location, const char *message)
+static void ORT_API_CALL keep_errors_logger(void *param, OrtLoggingLevel severity, const char *category,
+                                            const char *logid, const char *code_location, const char *message)
 {
     (void)param, (void)category, (void)logid, (void)code_location;
     if (severity < ORT_LOGGING_LEVEL_ERROR || !message) return;
@@ -80,9 +79,8 @@ static void create_env(void)
     }
     /* The logger keeps errors and drops everything, so nothing reaches
      * stdout or stderr; WARNING is not kept, ERROR is. */
-    OrtStatus *st = g_api->CreateEnvWithCustomLogger(keep_errors_logger, NULL,
-                                                     ORT_LOGGING_LEVEL_ERROR, "inferbench",
-                                                     &g_env);
+    OrtStatus *st = g_api->CreateEnvWithCustomLogger(keep_errors_logger, NULL, ORT_LOGGING_LEVEL_ERROR,
+                                                     "inferbench", &g_env);
     if (st) {
         snprintf(g_env_error, sizeof g_env_error, "cannot create the ONNX Runtime environment: %s",
                  g_api->GetErrorMessage(st));
@@ -117,16 +115,25 @@ ib_status ib__ort_classify(const char *message, ib_status fallback)
     /* What ORT, its BFC arena and the CUDA libraries say when memory runs
      * out (cudaErrorMemoryAllocation is error 2). */
     static const char *const oom[] = {
-        "out of memory", "Failed to allocate memory", "BFCArena", "CUDNN_STATUS_ALLOC_FAILED",
-        "CUBLAS_STATUS_ALLOC_FAILED", "cudaErrorMemoryAllocation", "CUDA failure 2:",
-        "Available memory of", "bad_alloc",
+        "out of memory",
+        "Failed to allocate memory",
+        "BFCArena",
+        "CUDNN_STATUS_ALLOC_FAILED",
+        "CUBLAS_STATUS_ALLOC_FAILED",
+        "cudaErrorMemoryAllocation",
+        "CUDA failure 2:",
+        "Available memory of",
+        "bad_alloc",
     };
     /* Errors that leave the CUDA context unusable: every later call fails. */
     static const char *const lost[] = {
-        "illegal memory access", "illegal address", "cudaErrorIllegalAddress", "CUDA failure 700",
-        "unspecified launch failure", "cudaErrorLaunchFailure", "CUDA failure 719",
-        "misaligned address", "CUDA failure 716", "device-side assert", "CUDA failure 710",
-        "uncorrectable ECC", "CUDA failure 214", "cudaErrorDevicesUnavailable",
+        "illegal memory access",      "illegal address",
+        "cudaErrorIllegalAddress",    "CUDA failure 700",
+        "unspecified launch failure", "cudaErrorLaunchFailure",
+        "CUDA failure 719",           "misaligned address",
+        "CUDA failure 716",           "device-side assert",
+        "CUDA failure 710",           "uncorrectable ECC",
+        "CUDA failure 214",           "cudaErrorDevicesUnavailable",
         "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED",
     };
     /* The runtime refusing a size, whatever the memory: cuDNN and cuBLAS
@@ -154,9 +161,8 @@ ib_status ib__ort_check(OrtStatus *st, ib_status fallback, ib_error *err, const 
 {
     if (!st) return IB_OK;
     const char *msg = g_api->GetErrorMessage(st);
-    ib_status status = g_api->GetErrorCode(st) == ORT_DEVICE_RESET
-                           ? IB_ERR_DEVICE_LOST
-                           : ib__ort_classify(msg, fallback);
+    ib_status status =
+        g_api->GetErrorCode(st) == ORT_DEVICE_RESET ? IB_ERR_DEVICE_LOST : ib__ort_classify(msg, fallback);
     ib__fail(err, status, "%s: %s", what, msg);
     g_api->ReleaseStatus(st);
     return status;
@@ -222,14 +228,12 @@ static ib_status cuda_ep_register(ib_error *err)
             ib_error e;
             unsigned long before = log_count();
             OrtStatus *st = g_api->RegisterExecutionProviderLibrary(g_env, "CUDA", path);
-            if (ib__ort_check(st, IB_ERR_NO_DEVICE, &e, "cannot load the CUDA execution provider")
-                == IB_OK) {
+            if (ib__ort_check(st, IB_ERR_NO_DEVICE, &e, "cannot load the CUDA execution provider") == IB_OK) {
                 cuda_ep_state = 1;
             } else {
                 char logged[256];
                 if (last_log_since(before, logged, sizeof logged) && !strstr(e.message, logged))
-                    snprintf(cuda_ep_error, sizeof cuda_ep_error, "%.300s (%.200s)", e.message,
-                             logged);
+                    snprintf(cuda_ep_error, sizeof cuda_ep_error, "%.300s (%.200s)", e.message, logged);
                 else
                     ib__strlcpy(cuda_ep_error, e.message, sizeof cuda_ep_error);
                 cuda_ep_state = -1;
@@ -280,8 +284,7 @@ ib_status ib__ort_cuda_ep_device(int device_id, const OrtEpDevice **out, ib_erro
         k++;
     }
     return ib__fail(err, IB_ERR_NO_DEVICE,
-                    "the CUDA execution provider lists %d device(s), none is CUDA device %d", k,
-                    device_id);
+                    "the CUDA execution provider lists %d device(s), none is CUDA device %d", k, device_id);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -312,8 +315,7 @@ static ib_status append_cuda(const OrtApi *api, OrtEnv *env, OrtSessionOptions *
         keys[n] = "gpu_mem_limit", values[n++] = mem_limit;
     }
     const OrtEpDevice *devices[1] = { spec->ep_device };
-    return ib__ort_check(api->SessionOptionsAppendExecutionProvider_V2(so, env, devices, 1, keys,
-                                                                        values, n),
+    return ib__ort_check(api->SessionOptionsAppendExecutionProvider_V2(so, env, devices, 1, keys, values, n),
                          IB_ERR_NO_DEVICE, err, "cannot configure the CUDA execution provider");
 }
 
@@ -327,16 +329,16 @@ static ib_status session_options(const OrtApi *api, OrtEnv *env, const ib__ort_s
                                  OrtSessionOptions **out, ib_error *err)
 {
     OrtSessionOptions *so = NULL;
-    IB_TRY(ib__ort_check(api->CreateSessionOptions(&so), IB_ERR_RUNTIME, err,
-                         "cannot create session options"));
+    IB_TRY(
+        ib__ort_check(api->CreateSessionOptions(&so), IB_ERR_RUNTIME, err, "cannot create session options"));
     GraphOptimizationLevel level = spec->graph_optimization_level
                                        ? (GraphOptimizationLevel)spec->graph_optimization_level
                                        : ORT_ENABLE_ALL;
-    ib_status st = ib__ort_check(api->SetSessionGraphOptimizationLevel(so, level),
-                                 IB_ERR_RUNTIME, err, "cannot set the optimization level");
+    ib_status st = ib__ort_check(api->SetSessionGraphOptimizationLevel(so, level), IB_ERR_RUNTIME, err,
+                                 "cannot set the optimization level");
     if (st == IB_OK && spec->intra_op_threads > 0)
-        st = ib__ort_check(api->SetIntraOpNumThreads(so, spec->intra_op_threads),
-                           IB_ERR_INVALID_ARG, err, "cannot set the intra-op thread count");
+        st = ib__ort_check(api->SetIntraOpNumThreads(so, spec->intra_op_threads), IB_ERR_INVALID_ARG, err,
+                           "cannot set the intra-op thread count");
     if (st == IB_OK && spec->ep_device) st = append_cuda(api, env, so, spec, err);
     if (st == IB_OK && bounded_host_arena(spec))
         st = ib__ort_check(api->AddSessionConfigEntry(so, "session.use_env_allocators", "1"), IB_ERR_INTERNAL,
@@ -405,8 +407,7 @@ static ib_status creation_status(OrtErrorCode code)
     }
 }
 
-ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **out,
-                                 ib_error *err)
+ib_status ib__ort_session_create(const ib__ort_session_spec *spec, OrtSession **out, ib_error *err)
 {
     const OrtApi *api = NULL;
     OrtEnv *env = NULL;

@@ -77,8 +77,8 @@ static const char *onnx_type_name(ONNXType t)
 }
 
 /* Fills the type and shape of p from a tensor's type info. */
-static ib_status read_tensor_shape(const OrtApi *api, const OrtTensorTypeAndShapeInfo *ti,
-                                   ib__ort_port *p, bool is_input, ib_error *err)
+static ib_status read_tensor_shape(const OrtApi *api, const OrtTensorTypeAndShapeInfo *ti, ib__ort_port *p,
+                                   bool is_input, ib_error *err)
 {
     size_t rank = 0;
     IB_TRY(ib__ort_check(api->GetTensorElementType(ti, &p->type), IB_ERR_MODEL, err,
@@ -87,11 +87,9 @@ static ib_status read_tensor_shape(const OrtApi *api, const OrtTensorTypeAndShap
      * declaring none takes its rank from --shape (resolve_input). */
     p->unranked = !api->TensorTypeAndShape_HasShape(ti);
     if (p->unranked) return IB_OK;
-    IB_TRY(ib__ort_check(api->GetDimensionsCount(ti, &rank), IB_ERR_MODEL, err,
-                         "cannot read a tensor rank"));
-    IB_FAIL_IF(rank > IB_MAX_RANK, err, IB_ERR_UNSUPPORTED,
-               "%s '%s' has rank %zu; at most %d is supported", is_input ? "input" : "output",
-               p->name, rank, IB_MAX_RANK);
+    IB_TRY(ib__ort_check(api->GetDimensionsCount(ti, &rank), IB_ERR_MODEL, err, "cannot read a tensor rank"));
+    IB_FAIL_IF(rank > IB_MAX_RANK, err, IB_ERR_UNSUPPORTED, "%s '%s' has rank %zu; at most %d is supported",
+               is_input ? "input" : "output", p->name, rank, IB_MAX_RANK);
     p->rank = (int)rank;
     if (rank == 0) return IB_OK;
     const char *names[IB_MAX_RANK] = { 0 };
@@ -112,8 +110,7 @@ static ib_status read_tensor_shape(const OrtApi *api, const OrtTensorTypeAndShap
 static ib_status check_input_supported(const ib__ort_port *p, ib_error *err)
 {
     IB_FAIL_IF(p->onnx_type != ONNX_TYPE_TENSOR, err, IB_ERR_UNSUPPORTED,
-               "input '%s' is a %s; only tensor inputs are supported", p->name,
-               onnx_type_name(p->onnx_type));
+               "input '%s' is a %s; only tensor inputs are supported", p->name, onnx_type_name(p->onnx_type));
     IB_FAIL_IF(ib__ort_type_size(p->type) == 0, err, IB_ERR_UNSUPPORTED,
                "input '%s' has element type %s; supported: float32, float16, bfloat16, float64, "
                "int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool",
@@ -121,24 +118,23 @@ static ib_status check_input_supported(const ib__ort_port *p, ib_error *err)
     return IB_OK;
 }
 
-static ib_status read_port(const OrtApi *api, OrtSession *session, OrtAllocator *alloc,
-                           size_t index, bool is_input, ib__ort_port *p, ib_error *err)
+static ib_status read_port(const OrtApi *api, OrtSession *session, OrtAllocator *alloc, size_t index,
+                           bool is_input, ib__ort_port *p, ib_error *err)
 {
     char *name = NULL;
     IB_TRY(ib__ort_check(is_input ? api->SessionGetInputName(session, index, alloc, &name)
                                   : api->SessionGetOutputName(session, index, alloc, &name),
                          IB_ERR_MODEL, err, "cannot read a tensor name"));
     p->name = strdup(name);
-    IB_TRY(ib__ort_check(api->AllocatorFree(alloc, name), IB_ERR_INTERNAL, err,
-                         "cannot free a name"));
+    IB_TRY(ib__ort_check(api->AllocatorFree(alloc, name), IB_ERR_INTERNAL, err, "cannot free a name"));
     IB_FAIL_IF(!p->name, err, IB_ERR_NO_MEMORY, "out of memory");
 
     OrtTypeInfo *info = NULL;
     IB_TRY(ib__ort_check(is_input ? api->SessionGetInputTypeInfo(session, index, &info)
                                   : api->SessionGetOutputTypeInfo(session, index, &info),
                          IB_ERR_MODEL, err, "cannot read a tensor's type"));
-    ib_status st = ib__ort_check(api->GetOnnxTypeFromTypeInfo(info, &p->onnx_type), IB_ERR_MODEL,
-                                 err, "cannot read a tensor's type");
+    ib_status st = ib__ort_check(api->GetOnnxTypeFromTypeInfo(info, &p->onnx_type), IB_ERR_MODEL, err,
+                                 "cannot read a tensor's type");
     if (st == IB_OK && p->onnx_type == ONNX_TYPE_TENSOR) {
         const OrtTensorTypeAndShapeInfo *ti = NULL;
         st = ib__ort_check(api->CastTypeInfoToTensorInfo(info, &ti), IB_ERR_MODEL, err,
@@ -160,8 +156,8 @@ void ib__ort_ports_free(ib__ort_port *ports, size_t n)
     free(ports);
 }
 
-static ib_status read_ports(const OrtApi *api, OrtSession *session, OrtAllocator *alloc,
-                            bool is_input, ib__ort_port **out, size_t *n_out, ib_error *err)
+static ib_status read_ports(const OrtApi *api, OrtSession *session, OrtAllocator *alloc, bool is_input,
+                            ib__ort_port **out, size_t *n_out, ib_error *err)
 {
     size_t n = 0;
     *out = NULL;
@@ -183,9 +179,8 @@ static ib_status read_ports(const OrtApi *api, OrtSession *session, OrtAllocator
     return IB_OK;
 }
 
-ib_status ib__ort_ports_read(const OrtApi *api, OrtSession *session, ib__ort_port **inputs,
-                             size_t *n_inputs, ib__ort_port **outputs, size_t *n_outputs,
-                             ib_error *err)
+ib_status ib__ort_ports_read(const OrtApi *api, OrtSession *session, ib__ort_port **inputs, size_t *n_inputs,
+                             ib__ort_port **outputs, size_t *n_outputs, ib_error *err)
 {
     OrtAllocator *alloc = NULL;
     IB_TRY(ib__ort_check(api->GetAllocatorWithDefaultOptions(&alloc), IB_ERR_INTERNAL, err,
@@ -213,14 +208,13 @@ ib_status ib__dim_defaults_parse(const char *text, ib__dim_defaults *out, ib_err
         size_t len = strcspn(p, ", ;");
         if (len > 0) {
             const char *eq = memchr(p, '=', len);
-            IB_FAIL_IF(!eq || eq == p || (size_t)(eq - p) >= sizeof out->names[0], err,
-                       IB_ERR_INTERNAL, "bad dimension defaults '%s'", text);
-            IB_FAIL_IF(out->n == sizeof out->values / sizeof out->values[0], err,
-                       IB_ERR_INTERNAL, "too many dimension defaults in '%s'", text);
+            IB_FAIL_IF(!eq || eq == p || (size_t)(eq - p) >= sizeof out->names[0], err, IB_ERR_INTERNAL,
+                       "bad dimension defaults '%s'", text);
+            IB_FAIL_IF(out->n == sizeof out->values / sizeof out->values[0], err, IB_ERR_INTERNAL,
+                       "too many dimension defaults in '%s'", text);
             char *end;
             long long v = strtoll(eq + 1, &end, 10);
-            IB_FAIL_IF(end != p + len || v < 1, err, IB_ERR_INTERNAL,
-                       "bad dimension defaults '%s'", text);
+            IB_FAIL_IF(end != p + len || v < 1, err, IB_ERR_INTERNAL, "bad dimension defaults '%s'", text);
             memcpy(out->names[out->n], p, (size_t)(eq - p));
             out->names[out->n][eq - p] = '\0';
             out->values[out->n++] = v;
@@ -231,8 +225,7 @@ ib_status ib__dim_defaults_parse(const char *text, ib__dim_defaults *out, ib_err
     return IB_OK;
 }
 
-static const ib_shape_override *find_override(const ib_shape_override *shapes, size_t n,
-                                              const char *name)
+static const ib_shape_override *find_override(const ib_shape_override *shapes, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(shapes[i].name, name) == 0) return &shapes[i];
@@ -262,8 +255,7 @@ static void describe_port(const ib__ort_port *p, char *buf, size_t cap)
     for (int i = 0; i < p->rank && used < cap; i++) {
         const char *sep = i ? "," : "";
         if (p->model_dims[i] >= 0)
-            used += (size_t)snprintf(buf + used, cap - used, "%s%lld", sep,
-                                     (long long)p->model_dims[i]);
+            used += (size_t)snprintf(buf + used, cap - used, "%s%lld", sep, (long long)p->model_dims[i]);
         else
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", sep,
                                      p->dim_names[i][0] ? p->dim_names[i] : "?");
@@ -273,16 +265,14 @@ static void describe_port(const ib__ort_port *p, char *buf, size_t cap)
 
 /* The first override that gives a value to a dimension named `name` (on
  * any input, at any position that is symbolic there). -1 if none. */
-static int64_t override_by_name(const ib__ort_port *inputs, size_t n_inputs,
-                                const ib_shape_override *shapes, size_t n_shapes,
-                                const char *name)
+static int64_t override_by_name(const ib__ort_port *inputs, size_t n_inputs, const ib_shape_override *shapes,
+                                size_t n_shapes, const char *name)
 {
     for (size_t i = 0; i < n_inputs; i++) {
         const ib_shape_override *o = find_override(shapes, n_shapes, inputs[i].name);
         if (!o) continue;
         for (int d = 0; d < inputs[i].rank; d++)
-            if (inputs[i].model_dims[d] < 0 && strcmp(inputs[i].dim_names[d], name) == 0 &&
-                o->dims[d] > 0)
+            if (inputs[i].model_dims[d] < 0 && strcmp(inputs[i].dim_names[d], name) == 0 && o->dims[d] > 0)
                 return o->dims[d];
     }
     return -1;
@@ -299,8 +289,7 @@ static int64_t default_by_name(const ib__dim_defaults *defaults, const char *nam
 static bool is_batch_name(const ib__ort_port *inputs, size_t n_inputs, const char *name)
 {
     for (size_t i = 0; i < n_inputs; i++)
-        if (inputs[i].rank > 0 && inputs[i].model_dims[0] < 0 &&
-            strcmp(inputs[i].dim_names[0], name) == 0)
+        if (inputs[i].rank > 0 && inputs[i].model_dims[0] < 0 && strcmp(inputs[i].dim_names[0], name) == 0)
             return true;
     return false;
 }
@@ -334,15 +323,14 @@ static ib_status check_overrides(const ib__ort_port *inputs, size_t n_inputs, co
             char names[300];
             ib__ort_port_names(inputs, n_inputs, names, sizeof names);
             return ib__fail(err, IB_ERR_INVALID_ARG,
-                            "--shape names input '%s', but the model's inputs are: %s", o->name,
-                            names);
+                            "--shape names input '%s', but the model's inputs are: %s", o->name, names);
         }
         if (p->unranked) continue; /* the override is its shape */
         char decl[200];
         describe_port(p, decl, sizeof decl);
         IB_FAIL_IF(o->rank != p->rank, err, IB_ERR_INVALID_ARG,
-                   "--shape gives input '%s' %d dimension(s), but it has %d: %s", o->name,
-                   o->rank, p->rank, decl);
+                   "--shape gives input '%s' %d dimension(s), but it has %d: %s", o->name, o->rank, p->rank,
+                   decl);
         for (int d = 0; d < p->rank; d++) {
             IB_FAIL_IF(o->dims[d] == 0 || o->dims[d] < -1, err, IB_ERR_INVALID_ARG,
                        "--shape gives input '%s' dimension %d the value %lld", o->name, d + 1,
@@ -451,8 +439,7 @@ static ib_status resolve_input(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
 /* Outputs: a symbolic dimension is the batch when an input's batch
  * dimension has its name (or both are unnamed and it comes first), takes
  * the value an input dimension of the same name has, else stays -1. */
-static void resolve_output(const ib__ort_port *inputs, size_t n_inputs, ib__ort_port *p,
-                           bool has_batch_dim)
+static void resolve_output(const ib__ort_port *inputs, size_t n_inputs, ib__ort_port *p, bool has_batch_dim)
 {
     for (int d = 0; d < p->rank; d++) {
         p->follows_batch[d] = false;
@@ -485,8 +472,7 @@ ib_status ib__ort_resolve_dims(ib__ort_port *inputs, size_t n_inputs, ib__ort_po
         IB_TRY(resolve_input(inputs, n_inputs, &inputs[i], shapes, n_shapes, defaults, *batch, err));
         if (inputs[i].rank > 0 && inputs[i].follows_batch[0]) *has_batch_dim = true;
     }
-    for (size_t i = 0; i < n_outputs; i++)
-        resolve_output(inputs, n_inputs, &outputs[i], *has_batch_dim);
+    for (size_t i = 0; i < n_outputs; i++) resolve_output(inputs, n_inputs, &outputs[i], *has_batch_dim);
     return IB_OK;
 }
 
