@@ -13,7 +13,7 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 
 install_debian_packages() {
   local want=(cmake make gcc g++ pkg-config protobuf-c-compiler libprotobuf-c-dev
-              libonnx-dev libcjson-dev clang libclang-rt-14-dev xz-utils
+              libonnx-dev libcjson-dev clang clang-format libclang-rt-14-dev xz-utils
               openmpi-bin libopenmpi-dev) # MPI: the fleet's tests (loaded at run time, never linked)
   local missing=()
   for p in "${want[@]}"; do
