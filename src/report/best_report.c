@@ -202,25 +202,6 @@ char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 /* CSV, Markdown, HTML                                                       */
 /* ------------------------------------------------------------------------ */
 
-/* ",v" exactly (as every CSV and JSON number), or "," for a value that
- * does not exist. */
-static void csv_number(ib__sbuf *b, double v)
-{
-    char text[IB__EXACT_LEN];
-    if (!isfinite(v)) {
-        ib__sbuf_printf(b, ",");
-        return;
-    }
-    ib__format_exact(text, v);
-    ib__sbuf_printf(b, ",%s", text);
-}
-
-static void csv_text(ib__sbuf *b, const char *s)
-{
-    ib__sbuf_printf(b, ",");
-    ib__csv_field(b, s);
-}
-
 char *ib__best_csv(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
@@ -232,21 +213,21 @@ char *ib__best_csv(const ib_best_result *r)
         worst w = worst_accuracy(&row->accuracy);
         bool has = row->latency.n > 0;
         ib__csv_field(&b, r->info.model);
-        csv_text(&b, ib__device_name(r->info.device));
-        csv_text(&b, row->label);
-        csv_text(&b, ib_best_stage_name(row->latency_stage));
-        csv_number(&b, has ? row->latency.p50 : NAN);
-        csv_number(&b, has ? row->latency.ci95_median[0] : NAN);
-        csv_number(&b, has ? row->latency.ci95_median[1] : NAN);
+        ib__csv_text_cell(&b, ib__device_name(r->info.device));
+        ib__csv_text_cell(&b, row->label);
+        ib__csv_text_cell(&b, ib_best_stage_name(row->latency_stage));
+        ib__csv_number(&b, has ? row->latency.p50 : NAN);
+        ib__csv_number(&b, has ? row->latency.ci95_median[0] : NAN);
+        ib__csv_number(&b, has ? row->latency.ci95_median[1] : NAN);
         ib__sbuf_printf(&b, ",%lld", (long long)row->latency_runs);
-        csv_text(&b, ib_best_stage_name(row->throughput_stage));
-        csv_number(&b, row->items_per_s);
-        csv_number(&b, row->batch ? (double)row->batch : NAN);
-        csv_number(&b, w.max_abs);
-        csv_number(&b, w.cosine);
-        csv_number(&b, w.top1);
-        csv_text(&b, row->latency_why);
-        csv_text(&b, row->throughput_why);
+        ib__csv_text_cell(&b, ib_best_stage_name(row->throughput_stage));
+        ib__csv_number(&b, row->items_per_s);
+        ib__csv_number(&b, row->batch ? (double)row->batch : NAN);
+        ib__csv_number(&b, w.max_abs);
+        ib__csv_number(&b, w.cosine);
+        ib__csv_number(&b, w.top1);
+        ib__csv_text_cell(&b, row->latency_why);
+        ib__csv_text_cell(&b, row->throughput_why);
         ib__sbuf_printf(&b, "\r\n");
     }
     return ib__sbuf_finish(&b);

@@ -30,9 +30,7 @@ void ib__csv_field(ib__sbuf *b, const char *s)
     ib__sbuf_printf(b, "\"");
 }
 
-/* ",v" exactly (as the JSON documents print numbers), or "," alone when v
- * does not exist (NaN). */
-static void number(ib__sbuf *b, double v)
+void ib__csv_number(ib__sbuf *b, double v)
 {
     if (!isfinite(v)) {
         ib__sbuf_printf(b, ",");
@@ -43,7 +41,7 @@ static void number(ib__sbuf *b, double v)
     ib__sbuf_printf(b, ",%s", text);
 }
 
-static void text_cell(ib__sbuf *b, const char *s)
+void ib__csv_text_cell(ib__sbuf *b, const char *s)
 {
     ib__sbuf_printf(b, ",");
     ib__csv_field(b, s);
@@ -57,7 +55,7 @@ static void workload_cells(ib__sbuf *b, const ib_workload_info *info, int64_t ba
     ib__info_runtime_options(options, sizeof options, info);
     ib__csv_field(b, info->model);
     ib__sbuf_printf(b, ",%s,%lld", ib__device_name(info->device), (long long)batch);
-    text_cell(b, options);
+    ib__csv_text_cell(b, options);
 }
 
 static char *latency_csv(const ib_result *res)
@@ -68,8 +66,8 @@ static char *latency_csv(const ib_result *res)
     for (size_t i = 0; i < r->n; i++) {
         workload_cells(&b, res->info, res->info->batch);
         ib__sbuf_printf(&b, ",%zu", i + 1);
-        number(&b, r->device_ms ? r->device_ms[i] : NAN);
-        number(&b, r->host_ms[i]);
+        ib__csv_number(&b, r->device_ms ? r->device_ms[i] : NAN);
+        ib__csv_number(&b, r->host_ms[i]);
         ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);
@@ -88,16 +86,16 @@ static char *throughput_csv(const ib_result *res)
         const ib_throughput_point *p = &r->points[i];
         bool ok = p->status == IB_OK;
         workload_cells(&b, res->info, p->batch);
-        text_cell(&b, ib_status_str(p->status));
-        number(&b, ok ? p->items_per_s : NAN);
-        number(&b, ok ? p->items_per_s_sync : NAN);
-        number(&b, ok ? p->back_to_back_ms_per_run : NAN);
-        number(&b, ok ? (double)p->latency_ms.n : NAN);
-        number(&b, ok ? p->latency_ms.p50 : NAN);
-        number(&b, ok ? p->latency_ms.p99 : NAN);
-        number(&b, ok ? p->latency_ms.mean : NAN);
-        number(&b, ok ? p->first_run_ms : NAN);
-        number(&b, ok ? (double)p->warmup_runs : NAN);
+        ib__csv_text_cell(&b, ib_status_str(p->status));
+        ib__csv_number(&b, ok ? p->items_per_s : NAN);
+        ib__csv_number(&b, ok ? p->items_per_s_sync : NAN);
+        ib__csv_number(&b, ok ? p->back_to_back_ms_per_run : NAN);
+        ib__csv_number(&b, ok ? (double)p->latency_ms.n : NAN);
+        ib__csv_number(&b, ok ? p->latency_ms.p50 : NAN);
+        ib__csv_number(&b, ok ? p->latency_ms.p99 : NAN);
+        ib__csv_number(&b, ok ? p->latency_ms.mean : NAN);
+        ib__csv_number(&b, ok ? p->first_run_ms : NAN);
+        ib__csv_number(&b, ok ? (double)p->warmup_runs : NAN);
         ib__sbuf_printf(&b, ",%s,%s,%s" EOL, yes_no(r->peak == (int)i), yes_no(r->knee == (int)i),
                         yes_no(r->best_within_budget == (int)i));
     }
@@ -114,15 +112,15 @@ static char *pitfalls_csv(const ib_result *res)
         const ib_pitfall_row *row = &r->rows[i];
         bool measured = row->applies && row->stats.n > 0;
         workload_cells(&b, res->info, res->info->batch);
-        text_cell(&b, row->name);
+        ib__csv_text_cell(&b, row->name);
         ib__sbuf_printf(&b, ",%s", yes_no(row->applies));
-        text_cell(&b, row->applies ? ib_status_str(row->status) : "");
-        number(&b, row->applies ? (double)row->stats.n : NAN);
-        number(&b, measured ? row->stats.p50 : NAN);
-        number(&b, measured ? row->stats.p99 : NAN);
-        number(&b, measured ? row->stats.mean : NAN);
-        number(&b, measured ? row->stats.std : NAN);
-        number(&b, measured && i != IB_PITFALL_CORRECT ? row->error_pct : NAN);
+        ib__csv_text_cell(&b, row->applies ? ib_status_str(row->status) : "");
+        ib__csv_number(&b, row->applies ? (double)row->stats.n : NAN);
+        ib__csv_number(&b, measured ? row->stats.p50 : NAN);
+        ib__csv_number(&b, measured ? row->stats.p99 : NAN);
+        ib__csv_number(&b, measured ? row->stats.mean : NAN);
+        ib__csv_number(&b, measured ? row->stats.std : NAN);
+        ib__csv_number(&b, measured && i != IB_PITFALL_CORRECT ? row->error_pct : NAN);
         ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);
@@ -132,14 +130,14 @@ static void calibration_row(ib__sbuf *b, const char *gpu, const char *kernel, co
 {
     ib__csv_field(b, gpu);
     ib__sbuf_printf(b, ",%s", kernel);
-    number(b, p->true_us);
-    text_cell(b, ib_status_str(p->status));
-    number(b, (double)p->n);
+    ib__csv_number(b, p->true_us);
+    ib__csv_text_cell(b, ib_status_str(p->status));
+    ib__csv_number(b, (double)p->n);
     const double v[] = { p->median_us,          p->p5_us,         p->p95_us,
                          p->error_us,           p->error_pct,     p->corrected_error_us,
                          p->held_median_us,     p->held_error_us, p->held_corrected_error_us,
                          p->launch_overhead_us, p->host_median_us };
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) number(b, p->status == IB_OK ? v[i] : NAN);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) ib__csv_number(b, p->status == IB_OK ? v[i] : NAN);
     ib__sbuf_printf(b, EOL);
 }
 
@@ -165,11 +163,11 @@ static void add_key(void *ctx, const char *key, const char *line)
 
 static void side_cells(ib__sbuf *b, const char *name, const ib_latency_file *f, const ib_stats *st)
 {
-    text_cell(b, name ? name : "");
-    text_cell(b, f->model);
-    number(b, (double)st->n);
-    number(b, st->p50);
-    number(b, st->p99);
+    ib__csv_text_cell(b, name ? name : "");
+    ib__csv_text_cell(b, f->model);
+    ib__csv_number(b, (double)st->n);
+    ib__csv_number(b, st->p50);
+    ib__csv_number(b, st->p99);
 }
 
 static char *comparison_csv(const ib_result *res)
@@ -184,12 +182,12 @@ static char *comparison_csv(const ib_result *res)
     side_cells(&b, res->b_name, res->b, &c->b);
     const double v[] = { 100 * c->change,   100 * c->change_ci95[0], 100 * c->change_ci95[1],
                          c->mann_whitney_u, c->mann_whitney_p,       100 * c->threshold };
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) number(&b, v[i]);
-    text_cell(&b, ib_change_name(c->verdict));
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) ib__csv_number(&b, v[i]);
+    ib__csv_text_cell(&b, ib_change_name(c->verdict));
     ib__compare_warnings_each(res->a, res->b, add_key, &keys);
     b.failed |= keys.failed;
     char *list = ib__sbuf_finish(&keys);
-    text_cell(&b, list ? list : "");
+    ib__csv_text_cell(&b, list ? list : "");
     free(list);
     ib__sbuf_printf(&b, EOL);
     return ib__sbuf_finish(&b);
@@ -210,18 +208,18 @@ static char *serve_csv(const ib_result *res)
         bool apart = r->copies == IB_SERVE_COPIES_APART && p->n > 0, any = p->n > 0;
         workload_cells(&b, res->info, res->serve_cfg->request_batch);
         ib__sbuf_printf(&b, ",%zu", r->instances);
-        number(&b, p->offered_rate);
-        number(&b, p->achieved_rate);
+        ib__csv_number(&b, p->offered_rate);
+        ib__csv_number(&b, p->achieved_rate);
         ib__sbuf_printf(&b, ",%lld,%lld,%lld", (long long)p->n, (long long)p->scheduled,
                         (long long)p->over_slo);
-        text_cell(&b, yes_no(p->met));
-        text_cell(&b, yes_no(p->partial));
+        ib__csv_text_cell(&b, yes_no(p->met));
+        ib__csv_text_cell(&b, yes_no(p->partial));
         const double cells[] = { any ? p->queue.p50 : NAN,   any ? p->queue.p99 : NAN,
                                  apart ? p->h2d.p50 : NAN,   any ? p->compute.p50 : NAN,
                                  any ? p->compute.p99 : NAN, apart ? p->d2h.p50 : NAN,
                                  any ? p->total.p50 : NAN,   any ? p->total.p90 : NAN,
                                  any ? p->total.p99 : NAN };
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) number(&b, cells[c]);
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) ib__csv_number(&b, cells[c]);
         ib__sbuf_printf(&b, ",%lld" EOL, (long long)p->runs);
     }
     return ib__sbuf_finish(&b);
@@ -254,22 +252,22 @@ static char *sessions_csv(const ib_result *r)
     }
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,device,batch,session,exit_status,message");
-    cJSON_ArrayForEach(f, figures) text_cell(&b, cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")));
+    cJSON_ArrayForEach(f, figures) ib__csv_text_cell(&b, cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")));
     ib__sbuf_printf(&b, EOL);
     size_t i = 0;
     cJSON_ArrayForEach(run, cJSON_GetObjectItem(sessions, "runs"))
     {
         sessions_workload_cells(&b, root);
         ib__sbuf_printf(&b, ",%zu,%.0f", i + 1, ib__json_num(run, "exit_status"));
-        text_cell(&b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "message")));
-        cJSON_ArrayForEach(f, figures) number(&b, ib__figure_value(f, i));
+        ib__csv_text_cell(&b, cJSON_GetStringValue(cJSON_GetObjectItem(run, "message")));
+        cJSON_ArrayForEach(f, figures) ib__csv_number(&b, ib__figure_value(f, i));
         ib__sbuf_printf(&b, EOL);
         i++;
     }
     for (int row = 0; row < IB__FIGURE_ROWS; row++) {
         sessions_workload_cells(&b, root);
         ib__sbuf_printf(&b, ",%s,,", ib__figure_row_names[row]);
-        cJSON_ArrayForEach(f, figures) number(&b, ib__figure_aggregate(f, (ib__figure_row)row));
+        cJSON_ArrayForEach(f, figures) ib__csv_number(&b, ib__figure_aggregate(f, (ib__figure_row)row));
         ib__sbuf_printf(&b, EOL);
     }
     cJSON_Delete(root);

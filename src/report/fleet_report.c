@@ -206,39 +206,28 @@ char *ib__fleet_report_json(const ib_fleet_result *f, const ib_workload_info *in
 
 #define EOL "\r\n"
 
-static void csv_number(ib__sbuf *b, double v)
-{
-    if (isfinite(v))
-        ib__sbuf_printf(b, ",%.17g", v);
-    else
-        ib__sbuf_printf(b, ",");
-}
-
 static void csv_row(ib__sbuf *b, const char *model, const ib_fleet_worker *w)
 {
     char who[96];
     worker_label(who, sizeof who, w);
     ib__csv_field(b, model);
-    ib__sbuf_printf(b, ",");
-    ib__csv_field(b, who);
+    ib__csv_text_cell(b, who);
     ib__sbuf_printf(b, ",%d,%d,", w->index, w->rank);
     ib__csv_field(b, w->host);
-    ib__sbuf_printf(b, ",");
-    ib__csv_field(b, w->name);
-    ib__sbuf_printf(b, ",");
-    ib__csv_field(b, w->uuid);
+    ib__csv_text_cell(b, w->name);
+    ib__csv_text_cell(b, w->uuid);
     ib__sbuf_printf(b, ",%s,%d,%s,", w->pci_bus_id, w->numa_node,
                     measured(w) ? "ok" : ib_status_str(w->status));
     ib__csv_field(b, w->error);
     ib__sbuf_printf(b, ",%lld,%zu", (long long)w->batch, w->n);
     bool m = measured(w);
-    csv_number(b, m ? w->latency.p50 : NAN);
-    csv_number(b, m ? w->latency.p99 : NAN);
-    csv_number(b, m ? w->items_per_s : NAN);
-    csv_number(b, m ? w->window_items_per_s : NAN);
-    csv_number(b, m ? w->sm_clock_pct : NAN);
-    csv_number(b, m ? (double)w->max_temperature_c : NAN);
-    csv_number(b, m ? w->mean_power_w : NAN);
+    ib__csv_number(b, m ? w->latency.p50 : NAN);
+    ib__csv_number(b, m ? w->latency.p99 : NAN);
+    ib__csv_number(b, m ? w->items_per_s : NAN);
+    ib__csv_number(b, m ? w->window_items_per_s : NAN);
+    ib__csv_number(b, m ? w->sm_clock_pct : NAN);
+    ib__csv_number(b, m ? (double)w->max_temperature_c : NAN);
+    ib__csv_number(b, m ? w->mean_power_w : NAN);
     ib__sbuf_printf(b, ",%llu" EOL, w->throttle_reasons);
 }
 
@@ -252,10 +241,10 @@ char *ib__fleet_report_csv(const ib_fleet_result *f, const ib_workload_info *inf
     ib__csv_field(&b, info->model);
     ib__sbuf_printf(&b, ",host,-1,-1,,,,,,%s,,%lld,%zu", f->straggler >= 0 ? "ok" : "failed",
                     (long long)info->batch, f->pooled.n);
-    csv_number(&b, f->straggler >= 0 ? f->pooled.p50 : NAN);
-    csv_number(&b, f->straggler >= 0 ? f->pooled.p99 : NAN);
-    csv_number(&b, f->items_per_s);
-    csv_number(&b, f->items_per_s);
+    ib__csv_number(&b, f->straggler >= 0 ? f->pooled.p50 : NAN);
+    ib__csv_number(&b, f->straggler >= 0 ? f->pooled.p99 : NAN);
+    ib__csv_number(&b, f->items_per_s);
+    ib__csv_number(&b, f->items_per_s);
     ib__sbuf_printf(&b, ",,,,0" EOL);
     return ib__sbuf_finish(&b);
 }
