@@ -10,6 +10,8 @@ for the caller, and returns a status with a one-line message.
 """
 
 import ctypes
+import statistics
+import time
 
 from . import _lib as L
 from ._cuda import Stream
@@ -154,6 +156,25 @@ class CallableWorkload:
         if st != L.IB_OK:
             self.raise_failure(st, err, result=None)
         return w
+
+    def device_busy_after_ms(self, calls=5):
+        """After fn() and a wait on the timed stream, how long the device
+        stays busy until every stream is done (median of `calls`, in ms),
+        with the time to the stream's end beside it: work the callable
+        queued on another stream is what the device still has to do."""
+        stream_ms, after_ms = [], []
+        with self.current():
+            for _ in range(calls):
+                self.stream.synchronize_device()
+                t0 = time.perf_counter()
+                self.fn(self.arg) if self.batched else self.fn()
+                self.stream.synchronize()
+                t1 = time.perf_counter()
+                self.stream.synchronize_device()
+                t2 = time.perf_counter()
+                stream_ms.append((t1 - t0) * 1e3)
+                after_ms.append((t2 - t1) * 1e3)
+        return statistics.median(stream_ms), statistics.median(after_ms)
 
     def current(self):
         """The context to measure in: the stream made current (torch)."""

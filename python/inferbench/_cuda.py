@@ -37,6 +37,8 @@ def _load_cudart():
         for fn in ("cudaStreamSynchronize", "cudaStreamQuery"):
             getattr(rt, fn).argtypes = [ctypes.c_void_p]
             getattr(rt, fn).restype = ctypes.c_int
+        rt.cudaDeviceSynchronize.argtypes = []
+        rt.cudaDeviceSynchronize.restype = ctypes.c_int
         rt.cudaGetErrorString.argtypes = [ctypes.c_int]
         rt.cudaGetErrorString.restype = ctypes.c_char_p
         return rt
@@ -111,6 +113,15 @@ class Stream:
         status = self.cudart.cudaStreamSynchronize(self.handle)
         if status != 0:
             raise RuntimeError(f"cudaStreamSynchronize: {self.cudart.cudaGetErrorString(status).decode()}")
+
+    def synchronize_device(self):
+        """Waits for every stream of the device (this process's work)."""
+        if self.torch is not None:
+            self.torch.cuda.synchronize(self.device_id)
+            return
+        status = self.cudart.cudaDeviceSynchronize()
+        if status != 0:
+            raise RuntimeError(f"cudaDeviceSynchronize: {self.cudart.cudaGetErrorString(status).decode()}")
 
     def release_memory(self):
         """After an out-of-memory: the cached blocks back to the device, so

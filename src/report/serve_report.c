@@ -92,7 +92,7 @@ static void text_answer(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
                     ib__fmt_ms(t, cfg->slo_ms), ib__fmt_rate(rate, r->points[low].offered_rate), pct,
                     ib__fmt_ms(at, r->points[low].at_percentile_ms));
     if (r->points[low].compute_at_percentile_ms > cfg->slo_ms)
-        ib__sbuf_printf(b, "the run time alone (p%g %s) passes the target: no lower rate can meet it\n", pct,
+        ib__sbuf_printf(b, "the run time alone (p%g %s) exceeds the target: no lower rate can meet it\n", pct,
                         ib__fmt_ms(at, r->points[low].compute_at_percentile_ms));
 }
 

@@ -31,6 +31,12 @@ with torch.inference_mode():
     ep = torch.export.export(model, (x,))
     path = torch._inductor.aoti_compile_and_package(ep, package_path=out)
 print(f"torch {torch.__version__}: compiled in {time.time() - t0:.1f} s, {os.path.getsize(path) / 1e6:.1f} MB")
+# Loaded in the process that compiled it (the issue's crash was seen so):
+# printed before the process's exit status tells.
+runner = torch._inductor.aoti_load_package(path)
+runner(x)
+torch.cuda.synchronize()
+print("loaded and ran in the compiling process", flush=True)
 for info in zipfile.ZipFile(path).infolist():
     print(f"  {info.filename} {info.file_size} bytes, method {info.compress_type}")
 PY
@@ -50,6 +56,17 @@ so=$(find "$TMP/lib" -name '*.so' | head -1)
 readelf -d "$so" | grep -E "NEEDED|RUNPATH|RPATH" || true
 echo "plain dlopen of the model library without torch imported:"
 LD_LIBRARY_PATH="$torchlib" python3 -c "import ctypes, sys; ctypes.CDLL(sys.argv[1]); print('loaded')" "$so"
+echo "exit status $?"
+echo "plain dlopen of the model library after import torch (the crash the issue reports):"
+"$py" -c "import torch, ctypes, sys; ctypes.CDLL(sys.argv[1]); print('loaded')" "$so"
+echo "exit status $?"
+echo "torch._inductor.aoti_load_package in a fresh process, then one run:"
+"$py" -c "
+import sys, torch
+runner = torch._inductor.aoti_load_package(sys.argv[1])
+out = runner(torch.randn(1, 3, 224, 224, device='cuda'))
+torch.cuda.synchronize()
+print('loaded and ran:', tuple(out[0].shape) if isinstance(out, (list, tuple)) else tuple(out.shape))" "$TMP/model.pt2"
 echo "exit status $?"
 
 expect_exit 0 "the package measured by the C program (libtorch dlopened)" -- \

@@ -98,13 +98,20 @@ check(again.data["latency_ms"]["n"] == 30, "the library is usable after it")
 side = torch.cuda.Stream()
 
 
+big = torch.randn(8192, 8192, device="cuda")
+torch.cuda.synchronize()
+
+
 def elsewhere():
+    # A GPU-bound call (a 8192^3 matrix product, milliseconds of work for
+    # microseconds of launch) on a stream of its own: the timed stream stays
+    # idle, and its events read the host's time between them.
     with torch.cuda.stream(side):
-        forward()
-    side.synchronize()
+        big @ big
 
 
 w = inferbench.latency(elsewhere, device="cuda", runs=50)
+torch.cuda.synchronize()
 check(any("another stream" in s for s in w.warnings), f"work on another stream warned about: {w.warnings}")
 
 # Throughput over given batches, each made once.
