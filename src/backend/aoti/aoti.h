@@ -5,15 +5,14 @@
 
 #include "core/common.h"
 
-#define IB__AOTI_MAX_FILES 64
-
-/* A package's model folder unpacked into a fresh folder: the files
- * written (removed by ib__aoti_unpacked_remove) and the model's shared
- * library among them. */
+/* A package's model folder unpacked into a fresh folder: the files and
+ * folders written (removed by ib__aoti_unpacked_remove), as many as the
+ * package holds (EfficientNet-B0's has 65 kernels), and the model's
+ * shared library among them. */
 typedef struct ib__aoti_unpacked {
     char dir[512];
-    char files[IB__AOTI_MAX_FILES][768];
-    int n_files;
+    char **files;
+    size_t n_files, cap_files;
     char library[768];
 } ib__aoti_unpacked;
 

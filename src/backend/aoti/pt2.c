@@ -244,9 +244,17 @@ static ib_status copy_entry(const zip *z, const zip_entry *e, const char *path, 
  * too). */
 static ib_status note_written(const zip *z, ib__aoti_unpacked *u, const char *path, ib_error *err)
 {
-    IB_FAIL_IF(u->n_files == IB__AOTI_MAX_FILES, err, IB_ERR_MODEL,
-               "'%s': more than %d files in the model folder", z->path, IB__AOTI_MAX_FILES);
-    ib__strlcpy(u->files[u->n_files++], path, sizeof u->files[0]);
+    if (u->n_files == u->cap_files) {
+        size_t cap = u->cap_files ? 2 * u->cap_files : 32;
+        char **grown = realloc(u->files, cap * sizeof *grown);
+        IB_FAIL_IF(!grown, err, IB_ERR_NO_MEMORY, "'%s': no memory for the list of unpacked files", z->path);
+        u->files = grown;
+        u->cap_files = cap;
+    }
+    u->files[u->n_files] = strdup(path);
+    IB_FAIL_IF(!u->files[u->n_files], err, IB_ERR_NO_MEMORY, "'%s': no memory for the list of unpacked files",
+               z->path);
+    u->n_files++;
     return IB_OK;
 }
 
@@ -255,7 +263,7 @@ static ib_status note_written(const zip *z, ib__aoti_unpacked *u, const char *pa
 static ib_status make_folders(const zip *z, ib__aoti_unpacked *u, const char *file, ib_error *err)
 {
     for (const char *slash = strchr(file, '/'); slash; slash = strchr(slash + 1, '/')) {
-        char folder[sizeof u->files[0]];
+        char folder[sizeof u->library];
         snprintf(folder, sizeof folder, "%s/%.*s", u->dir, (int)(slash - file), file);
         if (mkdir(folder, 0700) == 0)
             IB_TRY(note_written(z, u, folder, err));
@@ -273,7 +281,7 @@ static ib_status unpack_file(const zip *z, const zip_entry *e, const char *file,
         "'%s': entry '%s' is compressed (zip method %u): inferbench reads the stored entries PyTorch's "
         "packager writes; unzip the package and give the model's .so",
         z->path, file, e->method);
-    char path[sizeof u->files[0]];
+    char path[sizeof u->library];
     IB_FAIL_IF(snprintf(path, sizeof path, "%s/%s", u->dir, file) >= (int)sizeof path, err, IB_ERR_MODEL,
                "'%s': entry name '%s' too long", z->path, file);
     IB_TRY(make_folders(z, u, file, err));
@@ -306,9 +314,11 @@ void ib__aoti_unpacked_remove(ib__aoti_unpacked *u)
 {
     /* In reverse: a folder's files before the folder. */
     while (u->n_files > 0) {
-        const char *path = u->files[--u->n_files];
+        char *path = u->files[--u->n_files];
         if (unlink(path) != 0) rmdir(path);
+        free(path);
     }
+    free(u->files);
     if (u->dir[0]) rmdir(u->dir);
     *u = (ib__aoti_unpacked){ 0 };
 }
