@@ -57,12 +57,13 @@ typedef struct cli_args {
     double max_error; /* --max-error: 0 none */
     /* serve (its --max-batch is max_batch, 1 unless given) */
     ib_serve_config serve;
-    double rate;          /* --rate: one rate, or the search's first */
-    const char *rates;    /* --rates LIST */
-    const char *arrivals; /* --arrivals poisson|constant|FILE */
-    int64_t instances;    /* --instances K (0: not given, 1) */
-    bool instances_max;   /* --instances max: the most copies that fit */
-    uint64_t given;       /* bit i: the option table's entry i was given */
+    double rate;                   /* --rate: one rate, or the search's first */
+    const char *rates;             /* --rates LIST */
+    const char *arrivals;          /* --arrivals poisson|constant|FILE */
+    const char *requests_csv_path; /* --requests-csv: one row per served request */
+    int64_t instances;             /* --instances K (0: not given, 1) */
+    bool instances_max;            /* --instances max: the most copies that fit */
+    uint64_t given;                /* bit i: the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;           /* --sessions: fresh processes (default 1) */
     int64_t max_sessions;       /* --max-sessions: with --precision (default 20) */

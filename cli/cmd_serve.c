@@ -136,22 +136,89 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
     return true;
 }
 
+/* --requests-csv: the requests the library hands over after each rate,
+ * kept until the end and written with the other outputs. */
+typedef struct request_log {
+    cli_output file;
+    ib_serve_request *rows;
+    size_t n, cap;
+    bool out_of_memory; /* a row could not be kept: the file is not written */
+} request_log;
+
+static void keep_request(void *ctx, const ib_serve_request *r)
+{
+    request_log *log = ctx;
+    if (log->out_of_memory) return;
+    if (log->n == log->cap) {
+        size_t cap = log->cap ? 2 * log->cap : 1024;
+        ib_serve_request *grown = realloc(log->rows, cap * sizeof *grown);
+        if (!grown) {
+            log->out_of_memory = true;
+            return;
+        }
+        log->rows = grown;
+        log->cap = cap;
+    }
+    log->rows[log->n++] = *r;
+}
+
+/* Prepared beside the other outputs (never one of their files, nor a file
+ * serve reads); false after a one-line refusal. */
+static bool prepare_request_log(const cli_args *a, const cli_outputs *out, request_log *log)
+{
+    if (a->requests_csv_path && !strcmp(a->requests_csv_path, "-")) {
+        fprintf(stderr, "inferbench: --requests-csv: give a file (standard output carries the report)\n");
+        return false;
+    }
+    const char *reads[] = { a->model, a->arrivals, NULL };
+    const cli_output *earlier[CLI_N_OUTPUTS + 1] = { NULL };
+    for (int i = 0; i < CLI_N_OUTPUTS; i++) earlier[i] = &out->file[i];
+    return cli_output_prepare(&log->file, "--requests-csv", a->requests_csv_path, reads, earlier);
+}
+
+/* Writes the rows kept (what was served before a failure or Ctrl-C too);
+ * false after a one-line error. */
+static bool write_request_log(request_log *log)
+{
+    if (!cli_output_wanted(&log->file)) return true;
+    if (log->out_of_memory || log->n == 0) {
+        cli_output_abort(&log->file);
+        if (log->out_of_memory) fprintf(stderr, "inferbench: --requests-csv: out of memory: not written\n");
+        return !log->out_of_memory;
+    }
+    char *csv = ib_serve_requests_csv(log->rows, log->n);
+    if (!csv) {
+        cli_output_abort(&log->file);
+        fprintf(stderr, "inferbench: --requests-csv: out of memory: not written\n");
+        return false;
+    }
+    bool ok = cli_output_commit_bytes(&log->file, csv, strlen(csv));
+    ib_free(csv);
+    return ok;
+}
+
 static int measure(cli_args *a, ib_workload **ws, size_t k, cli_outputs *out)
 {
+    request_log log = { 0 };
     ib_serve_result *r = malloc(sizeof *r);
-    if (!r) {
+    if (!r || !prepare_request_log(a, out, &log)) {
+        free(r);
         cli_outputs_abort(out);
-        return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+        return r ? EXIT_BAD_INPUT : cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
+    a->serve.on_request = cli_output_wanted(&log.file) ? keep_request : NULL;
+    a->serve.on_request_ctx = &log;
     ib_error err = { { 0 } };
     ib_status st = ib_measure_serve_instances(ws, k, &a->serve, r, &err);
     bool measured = r->n_points > 0;
     ib_result res = {
         .kind = IB_RESULT_SERVE, .serve = r, .serve_cfg = &a->serve, .info = ib_workload_get_info(ws[0])
     };
+    bool logged = write_request_log(&log);
     int code = cli_report(out, measured ? &res : NULL, st, &err);
+    free(log.rows);
     free(r);
-    return code;
+    return code == EXIT_OK && !logged ? EXIT_RUN_FAILED : code;
 }
 
 /* The instances after the first (cli_start opened it): the same model

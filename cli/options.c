@@ -29,7 +29,8 @@ enum {
     O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES,
     O_EXHAUSTIVE, O_RATE_FLOOR,
     O_DEVICES, O_SHARE_GPU, O_RANK_TIMEOUT,
-    O_SESSIONS_MAX_MS
+    O_SESSIONS_MAX_MS,
+    O_REQUESTS_CSV
 };
 // clang-format on
 
@@ -185,6 +186,8 @@ static const option_def options[] = {
      "measure every configuration fully and search each one's batch: the sweep the race is checked against"},
     {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
      "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
+    {{"requests-csv", required_argument, NULL, O_REQUESTS_CSV}, OPT_SERVE, "FILE",
+     "also write one CSV row per served request: its instance, run size and times (docs/serve.md)"},
     {{"devices", required_argument, NULL, O_DEVICES}, OPT_FLEET, "all|0,2,3",
      "measure on these devices at once, a worker each, and the host's aggregate (docs/fleet.md)",
      .conflicts = O_SESSIONS, .why = "each device is one worker of one run",
@@ -408,6 +411,7 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
         a->instances_max = !strcmp(v, "max");
         return a->instances_max || parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
     case O_RATE_FLOOR: return parse_positive(name, v, &s->min_rate);
+    case O_REQUESTS_CSV: a->requests_csv_path = v; return true;
     case O_SCHEDULE_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
     }
     return false;

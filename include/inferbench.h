@@ -1237,6 +1237,17 @@ typedef enum ib_serve_copies {
     IB_SERVE_COPIES_INSIDE    /* the backend copies inside its run: part of compute */
 } ib_serve_copies;
 
+/* One served request, as on_request hands it over (docs/serve.md). Times
+ * in ms from the rate's schedule origin; parts NaN where not measured. */
+typedef struct ib_serve_request {
+    size_t rate_index;    /* which of the result's points */
+    size_t index;         /* its place in the schedule */
+    int instance;         /* the instance that ran it, from 0 */
+    int64_t run_requests; /* requests in the run that served it (the dynamic batch) */
+    double arrival_ms, start_ms, end_ms;
+    double queue_ms, wakeup_ms, h2d_ms, compute_ms, d2h_ms, total_ms;
+} ib_serve_request;
+
 typedef struct ib_serve_config {
     ib_config run; /* warm-up, cancel, progress (runs and adaptive fields unused) */
     ib_arrivals arrivals;
@@ -1265,9 +1276,19 @@ typedef struct ib_serve_config {
      * (else the search stopped at its limit). */
     bool instances_max;
     bool instances_ran_out;
+    /* Each completed request of a rate, in schedule order, once the rate
+     * is over (never while requests are served, so it costs the timing
+     * nothing); NULL: none. */
+    void (*on_request)(void *ctx, const ib_serve_request *r);
+    void *on_request_ctx;
 } ib_serve_config;
 
 void ib_serve_config_init(ib_serve_config *cfg);
+
+/* The n requests on_request handed over, as CSV (RFC 4180): a header row,
+ * then one row a request, its times in ms (an empty cell: a part not
+ * measured). Free with ib_free. */
+char *ib_serve_requests_csv(const ib_serve_request *r, size_t n);
 
 /* One offered rate (or the closed loop), measured. Times in ms. */
 typedef struct ib_serve_point {

@@ -107,6 +107,7 @@ typedef struct instance {
     void *marks[N_PARTS];       /* device timer states; NULL without a device timer */
     bool async;                 /* the workload's own end-of-run wait is off */
     int64_t bound_batch;        /* the batch the workload is bound at */
+    int index;                  /* among the server's instances */
     struct server *s;
 } instance;
 
@@ -119,6 +120,8 @@ typedef struct server {
      * wakeup: the part of queue after the run's dispatch time (how late the
      * instance's thread started it). */
     double *arrival, *queue, *wakeup, *part[N_PARTS], *total;
+    int *instance_of;      /* which instance ran each request */
+    int64_t *run_requests; /* and how many requests its run served */
     size_t cap;
     /* One rate's dispatch, shared by the instances under lock. */
     pthread_mutex_t lock;
@@ -169,7 +172,11 @@ static void free_records(server *s)
     free(s->wakeup);
     for (int p = 0; p < N_PARTS; p++) free(s->part[p]);
     free(s->total);
+    free(s->instance_of);
+    free(s->run_requests);
     s->arrival = s->queue = s->wakeup = s->total = NULL;
+    s->instance_of = NULL;
+    s->run_requests = NULL;
     memset(s->part, 0, sizeof s->part);
     s->cap = 0;
 }
@@ -181,7 +188,10 @@ static ib_status server_open(server *s, ib_workload *const *ws, size_t n_inst, c
     s->inst = calloc(n_inst, sizeof *s->inst);
     IB_FAIL_IF(!s->inst, err, IB_ERR_NO_MEMORY, "out of memory");
     IB_FAIL_IF(pthread_mutex_init(&s->lock, NULL) != 0, err, IB_ERR_INTERNAL, "cannot make a lock");
-    for (size_t i = 0; i < n_inst; i++) IB_TRY(instance_open(&s->inst[i], ws[i], s, err));
+    for (size_t i = 0; i < n_inst; i++) {
+        IB_TRY(instance_open(&s->inst[i], ws[i], s, err));
+        s->inst[i].index = (int)i;
+    }
     return IB_OK;
 }
 
@@ -200,7 +210,9 @@ static ib_status alloc_records(server *s, size_t n, ib_error *err)
     s->queue = malloc(n * sizeof(double));
     s->wakeup = malloc(n * sizeof(double));
     s->total = malloc(n * sizeof(double));
-    bool ok = s->arrival && s->queue && s->wakeup && s->total;
+    s->instance_of = malloc(n * sizeof(int));
+    s->run_requests = malloc(n * sizeof(int64_t));
+    bool ok = s->arrival && s->queue && s->wakeup && s->total && s->instance_of && s->run_requests;
     for (int p = 0; p < N_PARTS; p++) ok = (s->part[p] = malloc(n * sizeof(double))) != NULL && ok;
     if (!ok) {
         free_records(s);
@@ -374,9 +386,12 @@ typedef struct run_times {
 
 /* What one run served: requests [first, first+count) of the schedule.
  * Under the lock. */
-static void record_run(server *s, size_t first, size_t count, const run_times *t, const double ms[N_PARTS])
+static void record_run(server *s, const instance *in, size_t first, size_t count, const run_times *t,
+                       const double ms[N_PARTS])
 {
     for (size_t j = first; j < first + count; j++) {
+        s->instance_of[j] = in->index;
+        s->run_requests[j] = (int64_t)count;
         s->queue[j] = t->start - s->arrival[j];
         s->wakeup[j] = t->woke - t->due;
         s->total[j] = t->end - s->arrival[j];
@@ -430,7 +445,7 @@ static ib_status serve_run(instance *in, size_t first, ib__batch_decision d, ib_
     IB_TRY(run_parts(in, s->copies, ms, err));
     t.end = now(in) - s->t0;
     pthread_mutex_lock(&s->lock);
-    record_run(s, first, d.count, &t, ms);
+    record_run(s, in, first, d.count, &t, ms);
     pthread_mutex_unlock(&s->lock);
     return IB_OK;
 }
@@ -534,7 +549,34 @@ static double trace_rate(const ib_serve_config *cfg)
     return span > 0 ? (double)(cfg->n_trace - 1) * 1000.0 / span : NAN;
 }
 
-static ib_status serve_rate(server *s, double rate, ib_serve_point *pt, ib_error *err)
+/* Hands each completed request of the rate over to on_request, in
+ * schedule order (before summarize reorders the records). */
+static void hand_over_requests(const server *s, size_t rate_index)
+{
+    const ib_serve_config *cfg = s->cfg;
+    if (!cfg->on_request) return;
+    for (size_t i = 0; i < s->n; i++) {
+        if (isnan(s->total[i])) continue;
+        ib_serve_request r = {
+            .rate_index = rate_index,
+            .index = i,
+            .instance = s->instance_of[i],
+            .run_requests = s->run_requests[i],
+            .arrival_ms = s->arrival[i],
+            .start_ms = s->arrival[i] + s->queue[i],
+            .end_ms = s->arrival[i] + s->total[i],
+            .queue_ms = s->queue[i],
+            .wakeup_ms = s->wakeup[i],
+            .h2d_ms = s->part[PART_H2D][i],
+            .compute_ms = s->part[PART_COMPUTE][i],
+            .d2h_ms = s->part[PART_D2H][i],
+            .total_ms = s->total[i],
+        };
+        cfg->on_request(cfg->on_request_ctx, &r);
+    }
+}
+
+static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_point *pt, ib_error *err)
 {
     memset(pt, 0, sizeof *pt);
     pt->offered_rate = s->cfg->concurrency > 0                 ? NAN
@@ -546,6 +588,7 @@ static ib_status serve_rate(server *s, double rate, ib_serve_point *pt, ib_error
     pt->scheduled = (int64_t)n;
     st = dispatch(s, n, pt, err);
     pt->partial = st != IB_OK;
+    hand_over_requests(s, rate_index);
     summarize(s, pt);
     return st;
 }
@@ -559,7 +602,7 @@ static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib_
     IB_FAIL_IF(out->n_points == IB_SERVE_MAX_RATES, err, IB_ERR_INTERNAL, "more than %d rates",
                IB_SERVE_MAX_RATES);
     ib_serve_point *pt = &out->points[out->n_points++];
-    ib_status st = serve_rate(s, rate, pt, err);
+    ib_status st = serve_rate(s, rate, (size_t)out->n_points - 1, pt, err);
     if (pt->met && (!out->found || rate > out->points[out->best].offered_rate)) {
         out->found = true;
         out->best = out->n_points - 1;

@@ -58,6 +58,24 @@ static void workload_cells(ib__sbuf *b, const ib_workload_info *info, int64_t ba
     ib__csv_text_cell(b, options);
 }
 
+char *ib_serve_requests_csv(const ib_serve_request *r, size_t n)
+{
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b,
+                    "rate_index,request,instance,run_requests,arrival_ms,start_ms,end_ms,queue_ms,wakeup_ms,"
+                    "h2d_ms,compute_ms,d2h_ms,total_ms" EOL);
+    for (size_t i = 0; i < n; i++) {
+        const ib_serve_request *q = &r[i];
+        ib__sbuf_printf(&b, "%zu,%zu,%d,%lld", q->rate_index, q->index, q->instance,
+                        (long long)q->run_requests);
+        const double cells[] = { q->arrival_ms, q->start_ms,   q->end_ms, q->queue_ms, q->wakeup_ms,
+                                 q->h2d_ms,     q->compute_ms, q->d2h_ms, q->total_ms };
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) ib__csv_number(&b, cells[c]);
+        ib__sbuf_printf(&b, EOL);
+    }
+    return ib__sbuf_finish(&b);
+}
+
 static char *latency_csv(const ib_result *res)
 {
     const ib_latency_result *r = res->latency;

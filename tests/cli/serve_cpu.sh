@@ -34,6 +34,36 @@ expect_exit 0 "dynamic batching" -- "$IB" serve $m --arrivals constant --rate 20
 expect_grep "^  batches:" "$TMP/out" "text: the batch histogram"
 json_check "$TMP/b.json" "sum(h['batch'] * h['runs'] for h in d['rates'][0]['batch_histogram']) == 64 and max(h['batch'] for h in d['rates'][0]['batch_histogram']) > 1" "json: histogram covers every request, batches above 1"
 
+# One row per served request: the instance, the run's size and the times,
+# agreeing with the JSON's statistics of the same requests.
+expect_exit 0 "requests csv" -- "$IB" serve $m --instances 2 --rates 100,400 --requests 40 --max-batch 4 \
+  --max-delay-us 2000 --json "$TMP/rq.json" --requests-csv "$TMP/rq.csv"
+python3 -c "
+import csv, json
+rows = list(csv.DictReader(open('$TMP/rq.csv', newline='')))
+d = json.load(open('$TMP/rq.json'))
+assert len(rows) == 80, len(rows)
+for k, p in enumerate(d['rates']):
+    mine = [r for r in rows if int(r['rate_index']) == k]
+    assert [int(r['request']) for r in mine] == list(range(40)), 'schedule order'
+    assert {int(r['instance']) for r in mine} <= {0, 1}
+    assert max(float(r['total_ms']) for r in mine) == p['total_ms']['max']
+    assert max(float(r['compute_ms']) for r in mine) == p['compute_ms']['max']
+    runs = {}
+    for r in mine:
+        assert abs(float(r['start_ms']) - float(r['arrival_ms']) - float(r['queue_ms'])) < 1e-9
+        assert abs(float(r['end_ms']) - float(r['arrival_ms']) - float(r['total_ms'])) < 1e-9
+        assert r['h2d_ms'] == '' and r['d2h_ms'] == ''
+        runs.setdefault((r['instance'], r['start_ms']), []).append(int(r['run_requests']))
+    hist = {}
+    for sizes in runs.values():
+        assert all(n == len(sizes) for n in sizes), sizes
+        hist[len(sizes)] = hist.get(len(sizes), 0) + 1
+    assert hist == {h['batch']: h['runs'] for h in p['batch_histogram']}, (hist, p['batch_histogram'])
+" 2>"$TMP/pyerr" && pass "requests csv: every request once, its run and times, the JSON's figures" || fail "requests csv: $(cat "$TMP/pyerr")"
+expect_exit 2 "requests csv on standard output" -- "$IB" serve $m --rate 10 --requests 5 --requests-csv -
+expect_exit 2 "requests csv on the json's file" -- "$IB" serve $m --rate 10 --requests 5 --json "$TMP/same" --requests-csv "$TMP/same"
+
 expect_exit 0 "two instances" -- "$IB" serve $m --instances 2 --rates 100 --requests 100 --json "$TMP/k.json"
 expect_grep "^instances: 2 \(sessions serving one queue" "$TMP/out" "text: two instances"
 json_check "$TMP/k.json" "d['config']['instances'] == 2 and d['rates'][0]['n'] == 100 and d['rates'][0]['batch_histogram'] == [{'batch': 1, 'runs': 100}]" "json: every request served once by two instances"

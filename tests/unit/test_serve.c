@@ -168,6 +168,19 @@ static void serve_config(ib_serve_config *cfg, int64_t requests)
     cfg->arrivals = IB_ARRIVALS_CONSTANT;
 }
 
+/* What on_request handed over (up to 64 requests). */
+typedef struct handed {
+    ib_serve_request r[64];
+    size_t n;
+} handed;
+
+static void keep(void *ctx, const ib_serve_request *r)
+{
+    handed *h = ctx;
+    if (h->n < 64) h->r[h->n] = *r;
+    h->n++;
+}
+
 /* Requests every 10 ms; the third (run index 4) takes 50 ms: the ones
  * behind it wait, and their latency from the scheduled arrival says so. */
 static void test_open_loop_counts_the_wait(void)
@@ -179,6 +192,9 @@ static void test_open_loop_counts_the_wait(void)
     double rate = 100;
     cfg.rates = &rate;
     cfg.n_rates = 1;
+    handed h = { .n = 0 };
+    cfg.on_request = keep;
+    cfg.on_request_ctx = &h;
     ib_serve_result *r = calloc(1, sizeof *r);
     ib_error err;
     CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
@@ -197,8 +213,67 @@ static void test_open_loop_counts_the_wait(void)
     CHECK_NEAR(p->offered_rate, 100, 0);
     CHECK_NEAR(p->achieved_rate, 10 * 1000.0 / 91.0, 1e-9); /* the last completes at 91 ms */
     CHECK_EQ_INT(p->batch_hist[1], 10);
+    /* Each request handed over in schedule order, with its own times. */
+    const double totals[] = { 1, 1, 50, 41, 32, 23, 14, 5, 1, 1 };
+    CHECK_EQ_INT(h.n, 10);
+    for (size_t i = 0; i < 10 && i < h.n; i++) {
+        const ib_serve_request *q = &h.r[i];
+        CHECK_EQ_INT(q->rate_index, 0);
+        CHECK_EQ_INT(q->index, i);
+        CHECK_EQ_INT(q->instance, 0);
+        CHECK_EQ_INT(q->run_requests, 1);
+        CHECK_NEAR(q->arrival_ms, 10.0 * (double)i, 1e-9);
+        CHECK_NEAR(q->total_ms, totals[i], 1e-9);
+        CHECK_NEAR(q->queue_ms, i >= 3 && i <= 7 ? 40.0 - 9.0 * (double)(i - 3) : 0, 1e-9);
+        CHECK_NEAR(q->compute_ms, i == 2 ? 50 : 1, 1e-9);
+        CHECK_NEAR(q->start_ms, q->arrival_ms + q->queue_ms, 1e-9);
+        CHECK_NEAR(q->end_ms, q->arrival_ms + q->total_ms, 1e-9);
+        CHECK(isnan(q->h2d_ms) && isnan(q->d2h_ms));
+    }
     free(r);
     ib_workload_destroy(w);
+}
+
+/* The CSV of handed-over requests: exact cells, an empty one for a part
+ * not measured. */
+static void test_requests_csv(void)
+{
+    ib_serve_request q[2] = {
+        { .rate_index = 0,
+          .index = 0,
+          .instance = 1,
+          .run_requests = 3,
+          .arrival_ms = 0.5,
+          .start_ms = 2.5,
+          .end_ms = 3.75,
+          .queue_ms = 2,
+          .wakeup_ms = 0.125,
+          .h2d_ms = NAN,
+          .compute_ms = 1.25,
+          .d2h_ms = NAN,
+          .total_ms = 3.25 },
+        { .rate_index = 2,
+          .index = 7,
+          .instance = 0,
+          .run_requests = 1,
+          .arrival_ms = 0.1,
+          .start_ms = 0.1,
+          .end_ms = 0.3,
+          .queue_ms = 0,
+          .wakeup_ms = 0,
+          .h2d_ms = 0.05,
+          .compute_ms = 0.1,
+          .d2h_ms = 0.05,
+          .total_ms = 0.2 },
+    };
+    char *csv = ib_serve_requests_csv(q, 2);
+    CHECK(csv &&
+          !strcmp(csv,
+                  "rate_index,request,instance,run_requests,arrival_ms,start_ms,end_ms,queue_ms,wakeup_ms,"
+                  "h2d_ms,compute_ms,d2h_ms,total_ms\r\n"
+                  "0,0,1,3,0.5,2.5,3.75,2,0.125,,1.25,,3.25\r\n"
+                  "2,7,0,1,0.1,0.1,0.3,0,0,0.05,0.1,0.05,0.2\r\n"));
+    ib_free(csv);
 }
 
 /* The same script in a closed loop of one: each request is issued when the
@@ -762,6 +837,7 @@ int main(int argc, char **argv)
     RUN(test_early_stopping);
     RUN(test_batcher);
     RUN(test_open_loop_counts_the_wait);
+    RUN(test_requests_csv);
     RUN(test_closed_loop_hides_the_wait);
     RUN(test_dynamic_batching);
     RUN(test_queue_at_low_load_is_queueing);
