@@ -17,7 +17,9 @@ static const struct {
     const ib_backend *table;
     ib__backend_runtime_fn runtime_facts;
 } builtin[] = {
+#ifdef IB_HAVE_ONNXRUNTIME /* CMake: ONNX Runtime's headers were found */
     { &ib__backend_onnxruntime, ib__ort_runtime_facts },
+#endif
     { &ib__backend_spin, NULL },
     { &ib__backend_fake, NULL },
     { &ib__backend_aoti, NULL },
