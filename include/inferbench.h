@@ -1457,6 +1457,11 @@ typedef struct ib_fleet_result {
     ib_fleet_worker alone;     /* the first worker's device measured alone */
     double scaling_efficiency; /* items_per_s / (workers measured x the one
                                   alone's inputs/s); NaN without */
+    /* measured IB_RESULT_SERVE (serve --devices): this is the host at one
+     * rate (the workers' "runs" are requests: batch 1, latency the
+     * request's total, items_per_s requests/s; the straggler by p99), and
+     * serve holds every rate. NULL otherwise. */
+    const struct ib_fleet_serve_result *serve;
 } ib_fleet_result;
 
 /* The aggregate of workers[0..n) (kept in out, not copied) and of alone
@@ -1474,6 +1479,43 @@ ib_status ib_fleet_aggregate(ib_fleet_worker *workers, size_t n, const ib_fleet_
  * its status there while the others finish. cfg->sync must be NULL. */
 ib_status ib_measure_fleet(ib_workload *const *ws, size_t n, const ib_config *cfg, ib_fleet_worker *workers,
                            ib_error *err);
+
+/* serve on several devices at once (docs/fleet.md): the host at one rate. */
+typedef struct ib_fleet_serve_rate {
+    double offered_rate;      /* the host's: the sum of the devices' shares, requests/s */
+    bool met;                 /* every device met the target at its share */
+    ib_fleet_result host;     /* the devices' aggregate over the common window */
+    ib_fleet_worker *devices; /* [n_devices]: each device at this rate (owned) */
+} ib_fleet_serve_rate;
+
+typedef struct ib_fleet_serve_result {
+    size_t n_devices;
+    const ib_serve_config *cfg;    /* the host's configuration (rates are the host's) */
+    ib_serve_result *serve;        /* [n_devices]: each device's own points, at its
+                                      share of each rate (owned) */
+    ib_fleet_worker *who;          /* [n_devices]: who each device is, its GPU state
+                                      over the whole run, and how it ended (owned) */
+    ib_fleet_serve_rate *rates;    /* [n_rates], in the order measured (owned) */
+    size_t n_rates;
+    bool searched, found;          /* a search for the target; some rate met it */
+    size_t best;                   /* rates[best]: the highest met */
+    bool partial;                  /* a device failed, or interrupted */
+    ib_status stop_status;
+} ib_fleet_serve_result;
+
+/* Serves on n_devices devices at once, a host thread each:
+ * ws[d * instances .. + instances) are device d's instances (distinct
+ * workloads on it). cfg's rates are the host's: each device serves
+ * 1/n_devices of each (its own Poisson schedule, seed cfg->seed + d; a
+ * schedule file is dealt out round-robin), the devices start each rate
+ * together (a barrier) and a search takes the same rates on every device:
+ * the highest host rate at which every device meets the target. A device
+ * that fails: the others finish the rate in progress and the run stops
+ * there, the device named in out->who. IB_ERR_NOT_MET as
+ * ib_measure_serve. out is freed with ib_fleet_serve_result_free. */
+ib_status ib_measure_fleet_serve(ib_workload *const *ws, size_t n_devices, size_t instances,
+                                 const ib_serve_config *cfg, ib_fleet_serve_result *out, ib_error *err);
+void ib_fleet_serve_result_free(ib_fleet_serve_result *r);
 
 #ifdef __cplusplus
 }

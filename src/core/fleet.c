@@ -44,8 +44,7 @@ static void summarize_reservoir(const double *ms, size_t n, ib_fleet_worker *w)
     }
 }
 
-/* The GPU's state over the timed runs, from the NVML samples. */
-static void summarize_gpu(const ib_env *env, ib_fleet_worker *w)
+void ib__fleet_worker_gpu_state(const ib_env *env, ib_fleet_worker *w)
 {
     double clock = 0, power = 0;
     size_t n_clock = 0, n_power = 0;
@@ -84,6 +83,38 @@ void ib_fleet_worker_failed(ib_status status, const char *message, ib_fleet_work
     ib__strlcpy(w->error, message && message[0] ? message : ib_status_str(w->status), sizeof w->error);
 }
 
+void ib__fleet_worker_identity(const ib_env *env, ib_device_kind device, ib_fleet_worker *w)
+{
+    ib__strlcpy(w->device, device_word(device), sizeof w->device);
+    ib__strlcpy(w->name, env->gpu_name[0] ? env->gpu_name : env->host_cpu, sizeof w->name);
+    ib__strlcpy(w->uuid, env->gpu_uuid, sizeof w->uuid);
+    ib__strlcpy(w->pci_bus_id, env->gpu_pci_bus_id, sizeof w->pci_bus_id);
+    w->numa_node = env->gpu_numa_node;
+}
+
+/* Clears w but who it is, and sets how it ended. */
+static void begin_summary(ib_status status, const char *message, ib_fleet_worker *w)
+{
+    reset_worker(w);
+    w->status = status;
+    if (status != IB_OK)
+        ib__strlcpy(w->error, message && message[0] ? message : ib_status_str(status), sizeof w->error);
+}
+
+/* The figures of n runs (or requests) of batch that ended at end_ms
+ * (sorted, ms from the barrier) and took ms each. */
+static void summarize_runs(const double *end_ms, const double *ms, size_t n, int64_t batch,
+                           ib_fleet_worker *w)
+{
+    w->batch = batch;
+    w->n = n;
+    w->start_ms = 0; /* the barrier */
+    w->end_ms = end_ms[n - 1];
+    w->items_per_s = w->end_ms > 0 ? (double)n * (double)batch / (w->end_ms / 1000) : NAN;
+    summarize_marks(end_ms, n, w);
+    summarize_reservoir(ms, n, w);
+}
+
 void ib_fleet_worker_summarize(const ib_latency_result *r, const ib_workload_info *info, ib_status status,
                                const ib_error *err, ib_fleet_worker *w)
 {
@@ -91,25 +122,37 @@ void ib_fleet_worker_summarize(const ib_latency_result *r, const ib_workload_inf
         ib_fleet_worker_failed(status, err ? err->message : NULL, w);
         return;
     }
-    reset_worker(w);
-    w->status = status;
-    if (status != IB_OK)
-        ib__strlcpy(w->error, err && err->message[0] ? err->message : ib_status_str(status), sizeof w->error);
-    ib__strlcpy(w->device, device_word(info->device), sizeof w->device);
-    ib__strlcpy(w->name, r->env.gpu_name[0] ? r->env.gpu_name : r->env.host_cpu, sizeof w->name);
-    ib__strlcpy(w->uuid, r->env.gpu_uuid, sizeof w->uuid);
-    ib__strlcpy(w->pci_bus_id, r->env.gpu_pci_bus_id, sizeof w->pci_bus_id);
-    w->numa_node = r->env.gpu_numa_node;
-    w->batch = info->batch;
-    w->n = r->n;
+    begin_summary(status, err ? err->message : NULL, w);
+    ib__fleet_worker_identity(&r->env, info->device, w);
     w->latency = r->has_device_timer ? r->device : r->host;
-    w->start_ms = 0; /* the barrier */
-    w->end_ms = r->end_ms[r->n - 1];
-    w->items_per_s = w->end_ms > 0 ? (double)r->n * (double)w->batch / (w->end_ms / 1000) : NAN;
-    summarize_marks(r->end_ms, r->n, w);
-    summarize_reservoir(r->has_device_timer ? r->device_ms : r->host_ms, r->n, w);
-    summarize_gpu(&r->env, w);
+    summarize_runs(r->end_ms, r->has_device_timer ? r->device_ms : r->host_ms, r->n, info->batch, w);
+    ib__fleet_worker_gpu_state(&r->env, w);
     w->warnings = r->warnings;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+ib_status ib__fleet_worker_from_requests(const double *arrival_ms, const double *total_ms, size_t n,
+                                         const ib_stats *total, ib_status status, const char *message,
+                                         ib_fleet_worker *w)
+{
+    if (n == 0) {
+        ib_fleet_worker_failed(status == IB_OK ? IB_ERR_RUNTIME : status, message, w);
+        return IB_OK;
+    }
+    double *done = malloc(n * sizeof *done);
+    if (!done) return IB_ERR_NO_MEMORY;
+    for (size_t i = 0; i < n; i++) done[i] = arrival_ms[i] + total_ms[i];
+    qsort(done, n, sizeof *done, by_double); /* the instances complete out of order */
+    begin_summary(status, message, w);
+    w->latency = *total;
+    summarize_runs(done, total_ms, n, 1, w);
+    free(done);
+    return IB_OK;
 }
 
 double ib__fleet_runs_by(const ib_fleet_worker *w, double t_ms)
@@ -212,26 +255,40 @@ static bool common_window(const ib_fleet_worker *ws, size_t n, double *start, do
     return any;
 }
 
-/* The slowest and the fastest median among the workers that measured. */
+/* What a straggler is judged by: the median, or for serve the p99 (a
+ * served request's tail is what its target holds). */
+static double judged(const ib_fleet_result *f, const ib_fleet_worker *w)
+{
+    return f->measured == IB_RESULT_SERVE ? w->latency.p99 : w->latency.p50;
+}
+
+/* The slowest and the fastest among the workers that measured. */
 static void find_straggler(const ib_fleet_worker *ws, size_t n, ib_fleet_result *out)
 {
     out->straggler = out->fastest = -1;
     const char *first_name = NULL;
     for (size_t i = 0; i < n; i++) {
         if (!measured(&ws[i])) continue;
-        if (out->straggler < 0 || ws[i].latency.p50 > ws[out->straggler].latency.p50) out->straggler = (int)i;
-        if (out->fastest < 0 || ws[i].latency.p50 < ws[out->fastest].latency.p50) out->fastest = (int)i;
+        if (out->straggler < 0 || judged(out, &ws[i]) > judged(out, &ws[out->straggler]))
+            out->straggler = (int)i;
+        if (out->fastest < 0 || judged(out, &ws[i]) < judged(out, &ws[out->fastest])) out->fastest = (int)i;
         if (!first_name) first_name = ws[i].name;
         if (strcmp(ws[i].name, first_name)) out->mixed_devices = true;
     }
-    out->straggler_ratio = ws[out->straggler].latency.p50 / ws[out->fastest].latency.p50;
+    out->straggler_ratio = judged(out, &ws[out->straggler]) / judged(out, &ws[out->fastest]);
 }
 
 ib_status ib_fleet_aggregate(ib_fleet_worker *workers, size_t n, const ib_fleet_worker *alone,
                              ib_fleet_result *out, ib_error *err)
 {
+    return ib__fleet_aggregate_as(IB_RESULT_LATENCY, workers, n, alone, out, err);
+}
+
+ib_status ib__fleet_aggregate_as(ib_result_kind measured_as, ib_fleet_worker *workers, size_t n,
+                                 const ib_fleet_worker *alone, ib_fleet_result *out, ib_error *err)
+{
     memset(out, 0, sizeof *out);
-    out->measured = IB_RESULT_LATENCY;
+    out->measured = measured_as;
     out->workers = workers;
     out->n_workers = n;
     out->items_per_s = out->scaling_efficiency = out->straggler_ratio = NAN;
@@ -268,9 +325,7 @@ ib_status ib_fleet_aggregate(ib_fleet_worker *workers, size_t n, const ib_fleet_
 /* ------------------------------------------------------------------------ */
 
 typedef struct fleet_gate {
-    pthread_mutex_t lock;
-    pthread_cond_t opened;
-    int state; /* 0 closed, 1 go, -1 abort: a worker could not start */
+    ib__fleet_gate start;
     pthread_barrier_t barrier;
 } fleet_gate;
 
@@ -295,9 +350,7 @@ static ib_status meet(void *user, int point)
     return IB_OK;
 }
 
-/* Every worker waits until all have started: one missing would leave the
- * others at the barrier for ever. */
-static bool gate_wait(fleet_gate *g)
+bool ib__fleet_gate_wait(ib__fleet_gate *g)
 {
     pthread_mutex_lock(&g->lock);
     while (g->state == 0) pthread_cond_wait(&g->opened, &g->lock);
@@ -306,7 +359,7 @@ static bool gate_wait(fleet_gate *g)
     return go;
 }
 
-static void gate_open(fleet_gate *g, int state)
+void ib__fleet_gate_open(ib__fleet_gate *g, int state)
 {
     pthread_mutex_lock(&g->lock);
     g->state = state;
@@ -317,7 +370,7 @@ static void gate_open(fleet_gate *g, int state)
 static void *fleet_worker_main(void *arg)
 {
     fleet_thread *t = arg;
-    if (!gate_wait(t->gate)) return NULL;
+    if (!ib__fleet_gate_wait(&t->gate->start)) return NULL;
     ib_latency_result r;
     ib_error err = { { 0 } };
     ib_status st = ib_measure_latency(t->w, &t->cfg, &r, &err);
@@ -345,7 +398,7 @@ ib_status ib_measure_fleet(ib_workload *const *ws, size_t n, const ib_config *cf
     IB_FAIL_IF(!ws || n < 1 || n > IB_FLEET_MAX_WORKERS || cfg->sync, err, IB_ERR_INVALID_ARG,
                "a fleet takes 1 to %d workloads and no sync of the caller's", IB_FLEET_MAX_WORKERS);
     fleet_thread *t = calloc(n, sizeof *t);
-    fleet_gate g = { .lock = PTHREAD_MUTEX_INITIALIZER, .opened = PTHREAD_COND_INITIALIZER };
+    fleet_gate g = { .start = IB__FLEET_GATE_INIT };
     if (!t || pthread_barrier_init(&g.barrier, NULL, (unsigned)n) != 0) {
         free(t);
         return ib__fail(err, IB_ERR_NO_MEMORY, "cannot start %zu fleet workers", n);
@@ -355,7 +408,7 @@ ib_status ib_measure_fleet(ib_workload *const *ws, size_t n, const ib_config *cf
         start_thread(&t[started], ws[started], cfg, &g, (int)started, &workers[started]);
         if (pthread_create(&t[started].thread, NULL, fleet_worker_main, &t[started]) != 0) break;
     }
-    gate_open(&g, started == n ? 1 : -1);
+    ib__fleet_gate_open(&g.start, started == n ? 1 : -1);
     for (size_t i = 0; i < started; i++) pthread_join(t[i].thread, NULL);
     pthread_barrier_destroy(&g.barrier);
     free(t);

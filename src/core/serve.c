@@ -131,6 +131,7 @@ typedef struct server {
     ib_serve_point *pt;
     ib_status status; /* the first failure; the others stop on it */
     ib_error err;
+    const ib__serve_hooks *hooks; /* a fleet's (NULL: alone) */
 } server;
 
 static ib_serve_copies copies_of(const ib_workload *w)
@@ -513,13 +514,17 @@ static size_t compact_completed(server *s)
     return done;
 }
 
-static void summarize(server *s, ib_serve_point *pt)
+/* The point's statistics; the records stay in schedule order (the total's
+ * percentile, which sorts them, is total_percentile's). Returns how many
+ * requests completed. */
+static size_t summarize(server *s, ib_serve_point *pt)
 {
     const ib_serve_config *cfg = s->cfg;
     size_t done = compact_completed(s);
     double first_arrival = s->arrival[0];
     pt->n = (int64_t)done;
-    if (done == 0) return;
+    pt->at_percentile_ms = pt->compute_at_percentile_ms = NAN;
+    if (done == 0) return 0;
     ib_stats_compute(s->queue, done, &pt->queue);
     ib_stats_compute(s->wakeup, done, &pt->wakeup);
     ib_stats_compute(s->total, done, &pt->total);
@@ -528,11 +533,7 @@ static void summarize(server *s, ib_serve_point *pt)
         ib_stats_compute(s->part[PART_H2D], done, &pt->h2d);
         ib_stats_compute(s->part[PART_D2H], done, &pt->d2h);
     }
-    pt->at_percentile_ms = pt->compute_at_percentile_ms = NAN;
     if (cfg->slo_ms > 0) {
-        /* The records are not needed in order any more. */
-        ib__sort(s->total, done);
-        pt->at_percentile_ms = ib_quantile_sorted(s->total, done, cfg->slo_percentile);
         ib__sort(s->part[PART_COMPUTE], done);
         pt->compute_at_percentile_ms = ib_quantile_sorted(s->part[PART_COMPUTE], done, cfg->slo_percentile);
     }
@@ -540,6 +541,25 @@ static void summarize(server *s, ib_serve_point *pt)
     pt->achieved_rate = span > 0 ? (double)done * 1000.0 / span : NAN;
     pt->met = cfg->slo_ms > 0 && !pt->partial &&
               ib_serve_percentile_met(pt->n, pt->over_slo, cfg->slo_percentile, cfg->confidence);
+    return done;
+}
+
+/* The total's percentile of the target (sorts the records: last). */
+static void total_percentile(server *s, ib_serve_point *pt, size_t done)
+{
+    if (!(s->cfg->slo_ms > 0) || done == 0) return;
+    ib__sort(s->total, done);
+    pt->at_percentile_ms = ib_quantile_sorted(s->total, done, s->cfg->slo_percentile);
+}
+
+/* The verdict the search goes on: the point's own, or a fleet's. */
+static ib__serve_verdict verdict(server *s, ib_status st, const ib_serve_point *pt, size_t done)
+{
+    ib__serve_verdict v = { .met = pt->met,
+                            .compute_over = pt->compute_at_percentile_ms > s->cfg->slo_ms,
+                            .stop = st != IB_OK };
+    if (s->hooks) v = s->hooks->after_rate(s->hooks->user, st, pt, s->arrival, s->total, done);
+    return v;
 }
 
 /* The rate a trace offers: its requests over its span. */
@@ -576,20 +596,28 @@ static void hand_over_requests(const server *s, size_t rate_index)
     }
 }
 
-static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_point *pt, ib_error *err)
+/* One rate, and the verdict on it. In a fleet every device meets the
+ * others before it (the rate's origin) and after it, whatever failed. */
+static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_point *pt,
+                            ib__serve_verdict *v, ib_error *err)
 {
     memset(pt, 0, sizeof *pt);
     pt->offered_rate = s->cfg->concurrency > 0                 ? NAN
                        : s->cfg->arrivals == IB_ARRIVALS_TRACE ? trace_rate(s->cfg)
                                                                : rate;
-    size_t n = 0;
+    pt->at_percentile_ms = pt->compute_at_percentile_ms = NAN;
+    size_t n = 0, done = 0;
     ib_status st = make_schedule(s, rate, &n, err);
-    if (st != IB_OK) return st;
-    pt->scheduled = (int64_t)n;
-    st = dispatch(s, n, pt, err);
-    pt->partial = st != IB_OK;
-    hand_over_requests(s, rate_index);
-    summarize(s, pt);
+    if (s->hooks) s->hooks->before_rate(s->hooks->user);
+    if (st == IB_OK) {
+        pt->scheduled = (int64_t)n;
+        st = dispatch(s, n, pt, err);
+        pt->partial = st != IB_OK;
+        hand_over_requests(s, rate_index);
+        done = summarize(s, pt);
+    }
+    *v = verdict(s, st, pt, done);
+    total_percentile(s, pt, done);
     return st;
 }
 
@@ -597,12 +625,13 @@ static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_
 /* Which rates: a list, or the search for the highest that meets the target  */
 /* ------------------------------------------------------------------------ */
 
-static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib_error *err)
+static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib__serve_verdict *v,
+                               ib_error *err)
 {
     IB_FAIL_IF(out->n_points == IB_SERVE_MAX_RATES, err, IB_ERR_INTERNAL, "more than %d rates",
                IB_SERVE_MAX_RATES);
     ib_serve_point *pt = &out->points[out->n_points++];
-    ib_status st = serve_rate(s, rate, (size_t)out->n_points - 1, pt, err);
+    ib_status st = serve_rate(s, rate, (size_t)out->n_points - 1, pt, v, err);
     if (pt->met && (!out->found || rate > out->points[out->best].offered_rate)) {
         out->found = true;
         out->best = out->n_points - 1;
@@ -615,18 +644,20 @@ static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib_
  * times, never below min_rate), then bisects (geometric mean) between the
  * highest met and the lowest failed until they are within the tolerance.
  * Halving stops where the run time alone passes the target: queueing only
- * adds to it, so no lower rate can meet it. */
+ * adds to it, so no lower rate can meet it. Each step goes on the verdict
+ * alone, so that a fleet's devices all take the same rates. */
 static ib_status search(server *s, double first, ib_serve_result *out, ib_error *err)
 {
     double lo = 0, hi = INFINITY, rate = first;
     for (;;) {
-        IB_TRY(measure_point(s, rate, out, err));
-        const ib_serve_point *pt = &out->points[out->n_points - 1];
-        if (pt->met)
+        ib__serve_verdict v;
+        IB_TRY(measure_point(s, rate, out, &v, err));
+        if (v.stop) return IB_OK;
+        if (v.met)
             lo = rate;
         else
             hi = rate;
-        if (lo == 0 && pt->compute_at_percentile_ms > s->cfg->slo_ms) return IB_OK;
+        if (lo == 0 && v.compute_over) return IB_OK;
         if (lo == 0 && (hi <= first / pow(2, MAX_HALVINGS) || hi / 2 < s->cfg->min_rate)) return IB_OK;
         if (isinf(hi))
             rate = lo * 2;
@@ -676,14 +707,23 @@ static ib_status validate(const ib_serve_config *c, ib_error *err)
 static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
 {
     const ib_serve_config *cfg = s->cfg;
-    for (size_t i = s->n_inst; i-- > 0;) IB_TRY(warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err));
-    if (cfg->concurrency > 0 || cfg->arrivals == IB_ARRIVALS_TRACE) return measure_point(s, NAN, out, err);
+    ib_status st = IB_OK;
+    for (size_t i = s->n_inst; i-- > 0 && st == IB_OK;)
+        st = warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err);
+    double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);
+    if (s->hooks && !s->hooks->warmed(s->hooks->user, st, st == IB_OK ? &capacity : NULL)) return st;
+    IB_TRY(st);
+    ib__serve_verdict v;
+    if (cfg->concurrency > 0 || cfg->arrivals == IB_ARRIVALS_TRACE)
+        return measure_point(s, NAN, out, &v, err);
     if (cfg->n_rates > 0) {
-        for (size_t i = 0; i < cfg->n_rates; i++) IB_TRY(measure_point(s, cfg->rates[i], out, err));
+        for (size_t i = 0; i < cfg->n_rates; i++) {
+            IB_TRY(measure_point(s, cfg->rates[i], out, &v, err));
+            if (v.stop) break;
+        }
         return IB_OK;
     }
     out->searched = true;
-    double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);
     return search(s, cfg->start_rate > 0 ? cfg->start_rate : capacity / 2, out, err);
 }
 
@@ -704,20 +744,42 @@ static ib_status validate_instances(ib_workload *const *ws, size_t n, ib_error *
     return IB_OK;
 }
 
-ib_status ib_measure_serve_instances(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
-                                     ib_serve_result *out, ib_error *err)
+static ib_status validate_request(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
+                                  ib_error *err)
 {
-    memset(out, 0, sizeof *out);
     IB_FAIL_IF(!cfg, err, IB_ERR_INVALID_ARG, "no configuration");
     IB_TRY(validate_instances(ws, n_instances, err));
     IB_TRY(validate(cfg, err));
     IB_FAIL_IF(n_instances > 1 && cfg->concurrency > 0, err, IB_ERR_UNSUPPORTED,
                "a closed loop runs on one instance");
+    return IB_OK;
+}
+
+ib_status ib_measure_serve_instances(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
+                                     ib_serve_result *out, ib_error *err)
+{
+    return ib__measure_serve_hooked(ws, n_instances, cfg, NULL, out, err);
+}
+
+ib_status ib__measure_serve_hooked(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
+                                   const ib__serve_hooks *hooks, ib_serve_result *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    ib_status st = validate_request(ws, n_instances, cfg, err);
+    if (st != IB_OK) {
+        /* A fleet's device that cannot start still meets the others. */
+        if (hooks) hooks->warmed(hooks->user, st, NULL);
+        return st;
+    }
     out->copies = copies_of(ws[0]);
     out->instances = n_instances;
     server s;
-    ib_status st = server_open(&s, ws, n_instances, cfg, err);
-    if (st == IB_OK) st = serve_all(&s, out, err);
+    st = server_open(&s, ws, n_instances, cfg, err);
+    s.hooks = hooks;
+    if (st == IB_OK)
+        st = serve_all(&s, out, err);
+    else if (hooks)
+        hooks->warmed(hooks->user, st, NULL);
     server_close(&s);
     out->partial = st != IB_OK;
     out->stop_status = st;

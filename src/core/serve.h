@@ -34,4 +34,35 @@ typedef struct ib__batch_decision {
 ib__batch_decision ib__batcher_decide(const double *arrivals_ms, size_t n_pending, double free_ms,
                                       size_t max_batch, double max_delay_ms);
 
+/* What a search goes on after a rate: alone, the rate's own point; in a
+ * fleet, the devices' together, the same on every device. */
+typedef struct ib__serve_verdict {
+    bool met;          /* the target was met (a fleet: by every device) */
+    bool compute_over; /* the run time alone passes the target (a fleet: on some device) */
+    bool stop;         /* a failure (a fleet: on some device): no next rate */
+} ib__serve_verdict;
+
+/* How a fleet's devices (src/core/fleet_serve.c) meet while each serves:
+ * every device calls them in the same order, so each may wait for all
+ * (a barrier). A device that fails still calls the next one with its
+ * status, so that none waits for it in vain. */
+typedef struct ib__serve_hooks {
+    void *user;
+    /* After warm-up (st: how it went; capacity NULL when it did not get
+     * that far): may set *capacity, requests/s, to the fleet's, so that
+     * every device's search starts at one rate. false: do not serve. */
+    bool (*warmed)(void *user, ib_status st, double *capacity);
+    /* Right before a rate's first request: its schedule's origin follows. */
+    void (*before_rate)(void *user);
+    /* After a rate (st: how it went): its point and the n requests
+     * completed, their scheduled arrival and total latency (ms from the
+     * origin, in schedule order). Returns the fleet's verdict. */
+    ib__serve_verdict (*after_rate)(void *user, ib_status st, const ib_serve_point *pt,
+                                    const double *arrival_ms, const double *total_ms, size_t n);
+} ib__serve_hooks;
+
+/* ib_measure_serve_instances with a fleet's hooks (NULL: alone). */
+ib_status ib__measure_serve_hooked(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
+                                   const ib__serve_hooks *hooks, ib_serve_result *out, ib_error *err);
+
 #endif
