@@ -99,7 +99,8 @@ enum {
     OPT_ACCURACY = 1u << 22,  /* --max-error: latency, throughput */
     OPT_SERVE = 1u << 12,     /* --rate, --arrivals, --slo-p99-ms, ...: serve */
     OPT_BEST = 1u << 23,      /* --exhaustive, --max-batch: best */
-    OPT_FLEET = 1u << 24      /* --devices, --share-gpu: latency, throughput */
+    OPT_FLEET = 1u << 24,     /* --devices, --share-gpu: latency, throughput */
+    OPT_DEVICES = 1u << 25    /* --devices alone: serve (which does not run under MPI) */
 };
 
 typedef struct cli_command {
@@ -296,5 +297,8 @@ bool cli_fleet_wanted(const cli_args *a);
 /* Measures the fleet (kind: IB_RESULT_LATENCY or IB_RESULT_THROUGHPUT at
  * batch, 0: the model's) and reports it; returns the exit code. */
 int cli_run_fleet(cli_args *a, ib_result_kind kind, int64_t batch);
+/* serve --devices (cli/fleet.c): `instances` copies of the model on each
+ * device, a->serve's rates the host's; the report of every device. */
+int cli_run_fleet_serve(cli_args *a, size_t instances);
 
 #endif

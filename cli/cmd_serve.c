@@ -1,6 +1,7 @@
 /* inferbench serve MODEL: latency under load, and the highest request rate
  * that meets a latency target (docs/serve.md). */
 #include "cli.h"
+#include "cli_mpi.h"
 
 #include <errno.h>
 #include <math.h>
@@ -269,16 +270,38 @@ static void close_instances(ib_workload **ws, size_t k)
     for (size_t i = 0; i < k; i++) ib_workload_destroy(ws[i]);
 }
 
+/* What serve does not do: under MPI (one rank per GPU would need the
+ * ranks to agree on every rate of a search: docs/fleet.md), and a closed
+ * loop or --instances max across devices. */
+static bool serve_refused(const cli_args *a)
+{
+    const char *why = NULL;
+    if (cli_mpi_launched(NULL))
+        why = "serve does not run under MPI (each rank would serve alone): use --devices for the GPUs of one "
+              "host";
+    else if (a->devices && a->serve.concurrency > 0)
+        why = "--devices serves an open loop; a closed loop (--concurrency) runs on one device";
+    else if (a->devices && a->instances_max)
+        why = "--instances max searches one device's memory: give --instances K with --devices";
+    if (why) fprintf(stderr, "inferbench: %s\n", why);
+    return why != NULL;
+}
+
 int cmd_serve(cli_args *a)
 {
     double rates[IB_SERVE_MAX_RATES];
     double *trace = NULL;
-    if (!serve_config(a, rates, &trace)) {
+    if (serve_refused(a) || !serve_config(a, rates, &trace)) {
         free(trace);
         return EXIT_BAD_INPUT;
     }
     cli_apply_memory_cap(a);
     size_t k = a->instances > 0 ? (size_t)a->instances : 1;
+    if (a->devices) {
+        int code = cli_run_fleet_serve(a, k);
+        free(trace);
+        return code;
+    }
     ib_workload *ws[IB_SERVE_MAX_INSTANCES] = { 0 };
     cli_outputs out;
     int code = cli_start(a, &out, &ws[0]);

@@ -148,6 +148,27 @@ static int set_batches(ib_workload *const *ws, size_t n, int64_t batch)
     return EXIT_OK;
 }
 
+/* A failed worker is the news (also when no worker measured): *st and
+ * err name the first, and how many failed. */
+static void name_failure(const ib_fleet_worker *workers, size_t n, bool mpi, ib_status *st, ib_error *err)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < n; i++) failed += workers[i].status != IB_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (workers[i].status == IB_OK) continue;
+        *st = workers[i].status;
+        snprintf(err->message, sizeof err->message, "%zu of %zu %s failed, the first %s %d: %s", failed, n,
+                 mpi ? "ranks" : "workers", mpi ? "rank" : "device", mpi ? workers[i].rank : workers[i].index,
+                 workers[i].error);
+        return;
+    }
+}
+
+static void warn_mixed(const ib_fleet_result *f)
+{
+    if (f->mixed_devices) cli_warn("the devices are of different models: the aggregate adds unlike devices");
+}
+
 /* The aggregate of workers, reported in every format asked for; a failed
  * worker makes the run fail (exit 1, or 2 when its input was bad), its
  * error named, the others' figures kept. */
@@ -159,16 +180,8 @@ static int report_fleet(cli_outputs *out, ib_fleet_worker *workers, size_t n, co
     ib_status st = ib_fleet_aggregate(workers, n, alone, &f, &err);
     f.measured = kind;
     f.mpi = mpi;
-    /* A failed worker is the news, also when no worker measured. */
-    for (size_t i = 0; i < n; i++) {
-        if (workers[i].status == IB_OK && workers[i].n > 0) continue;
-        st = workers[i].status;
-        snprintf(err.message, sizeof err.message, "%zu of %zu %s failed, the first %s %d: %s", f.n_failed, n,
-                 mpi ? "ranks" : "workers", mpi ? "rank" : "device", mpi ? workers[i].rank : workers[i].index,
-                 workers[i].error);
-        break;
-    }
-    if (f.mixed_devices) cli_warn("the devices are of different models: the aggregate adds unlike devices");
+    name_failure(workers, n, mpi, &st, &err);
+    warn_mixed(&f);
     ib_result res = { .kind = IB_RESULT_FLEET, .fleet = &f, .info = info, .cfg = cfg };
     return cli_report(out, &res, st, &err);
 }
@@ -214,6 +227,75 @@ static int run_local(cli_args *a, ib_result_kind kind, int64_t batch)
                        : (cli_outputs_abort(&out), cli_fail(st, err.message));
     close_all(ws, n);
     free(workers);
+    return code;
+}
+
+/* serve --devices: device i's instances are ws[i * instances ..]. */
+static int open_serve_devices(cli_args *a, ib_device_kind device, const int *index, size_t n,
+                              size_t instances, ib_workload **ws)
+{
+    size_t total = n * instances;
+    for (size_t i = 0; i < total; i++) {
+        int code = open_worker(a, device, index[i / instances], total, &ws[i]);
+        if (code != EXIT_OK) return code;
+    }
+    return EXIT_OK;
+}
+
+/* Each device named by its index in every rate's summaries (the library
+ * numbers them 0..n-1). */
+static void number_devices(ib_fleet_serve_result *r, const int *index)
+{
+    for (size_t i = 0; i < r->n_devices; i++) {
+        r->who[i].index = index[i];
+        for (size_t k = 0; k < r->n_rates; k++) r->rates[k].devices[i].index = index[i];
+    }
+}
+
+static int measure_fleet_serve(cli_args *a, ib_workload **ws, size_t n, size_t instances, const int *index,
+                               cli_outputs *out)
+{
+    ib_fleet_serve_result *r = calloc(1, sizeof *r);
+    if (!r) {
+        cli_outputs_abort(out);
+        return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    }
+    ib_error err = { { 0 } };
+    ib_status st = ib_measure_fleet_serve(ws, n, instances, &a->serve, r, &err);
+    int code;
+    if (r->shown) {
+        number_devices(r, index);
+        name_failure(r->who, n, false, &st, &err);
+        warn_mixed(r->shown);
+        ib_result res = { .kind = IB_RESULT_FLEET, .fleet = r->shown, .info = ib_workload_get_info(ws[0]) };
+        code = cli_report(out, &res, st, &err);
+    } else {
+        code = cli_report(out, NULL, st, &err); /* refused before serving */
+    }
+    ib_fleet_serve_result_free(r);
+    free(r);
+    return code;
+}
+
+int cli_run_fleet_serve(cli_args *a, size_t instances)
+{
+    int count, index[MAX_LOCAL_DEVICES];
+    size_t n;
+    ib_device_kind device = resolve_device(a, &count);
+    if (!parse_devices(a->devices, device, count, index, &n)) return EXIT_BAD_INPUT;
+    if (!cli_options_fit_device(a, device)) return EXIT_BAD_INPUT;
+    cli_outputs out;
+    int code = cli_prepare_outputs(a, &out);
+    if (code != EXIT_OK) return code;
+    ib_workload **ws = calloc(n * instances, sizeof *ws);
+    code = ws ? open_serve_devices(a, device, index, n, instances, ws)
+              : cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    if (code == EXIT_OK)
+        code = measure_fleet_serve(a, ws, n, instances, index, &out);
+    else
+        cli_outputs_abort(&out);
+    if (ws) close_all(ws, n * instances);
+    free(ws);
     return code;
 }
 

@@ -1490,16 +1490,21 @@ typedef struct ib_fleet_serve_rate {
 
 typedef struct ib_fleet_serve_result {
     size_t n_devices;
-    const ib_serve_config *cfg;    /* the host's configuration (rates are the host's) */
-    ib_serve_result *serve;        /* [n_devices]: each device's own points, at its
-                                      share of each rate (owned) */
-    ib_fleet_worker *who;          /* [n_devices]: who each device is, its GPU state
-                                      over the whole run, and how it ended (owned) */
-    ib_fleet_serve_rate *rates;    /* [n_rates], in the order measured (owned) */
+    const ib_serve_config *cfg; /* the host's configuration (rates are the host's) */
+    ib_serve_result *serve;     /* [n_devices]: each device's own points, at its
+                                   share of each rate (owned) */
+    ib_fleet_worker *who;       /* [n_devices]: who each device is, its GPU state
+                                   over the whole run, and how it ended (owned) */
+    ib_fleet_serve_rate *rates; /* [n_rates], in the order measured (owned) */
     size_t n_rates;
-    bool searched, found;          /* a search for the target; some rate met it */
-    size_t best;                   /* rates[best]: the highest met */
-    bool partial;                  /* a device failed, or interrupted */
+    bool searched, found; /* a search for the target; some rate met it */
+    size_t best;          /* rates[best]: the highest met */
+    /* What the reports start from (ib_result.fleet): the host at
+     * rates[best] when found, else at the last rate measured, else (no
+     * rate served) unserved: the devices of who and how they ended. */
+    const ib_fleet_result *shown;
+    ib_fleet_result unserved;
+    bool partial; /* a device failed, or interrupted */
     ib_status stop_status;
 } ib_fleet_serve_result;
 

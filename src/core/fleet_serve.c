@@ -265,11 +265,18 @@ static ib_status assemble(const fleet_serve *f, ib_fleet_serve_result *out, ib_e
         if (f->devices[i].n_rates < n_rates) n_rates = f->devices[i].n_rates;
         out->searched = out->searched || out->serve[i].searched;
     }
-    if (n_rates == 0) return IB_OK;
+    if (n_rates == 0) {
+        ib_error none;
+        ib__fleet_aggregate_as(IB_RESULT_SERVE, out->who, f->n, NULL, &out->unserved, &none);
+        out->unserved.serve = out;
+        out->shown = &out->unserved;
+        return IB_OK;
+    }
     out->rates = calloc(n_rates, sizeof *out->rates);
     IB_FAIL_IF(!out->rates, err, IB_ERR_NO_MEMORY, "out of memory");
     out->n_rates = n_rates;
     for (size_t r = 0; r < n_rates; r++) IB_TRY(aggregate_rate(f, r, out, err));
+    out->shown = &out->rates[out->found ? out->best : n_rates - 1].host;
     return IB_OK;
 }
 

@@ -17,8 +17,7 @@ static const char *measured_name(const ib_fleet_result *f)
     return f->measured == IB_RESULT_THROUGHPUT ? "throughput" : "latency";
 }
 
-/* "rank 3 (host a, local 1)" under MPI, "device 2" else. */
-static void worker_label(char *buf, size_t cap, const ib_fleet_worker *w)
+void ib__fleet_worker_label(char *buf, size_t cap, const ib_fleet_worker *w)
 {
     if (w->rank >= 0)
         snprintf(buf, cap, "rank %d (%s, local %d)", w->rank, w->host[0] ? w->host : "?", w->local_rank);
@@ -26,8 +25,7 @@ static void worker_label(char *buf, size_t cap, const ib_fleet_worker *w)
         snprintf(buf, cap, "device %d", w->index);
 }
 
-/* "none", or the NVML reason bits in hex. */
-static void throttle_text(char *buf, size_t cap, unsigned long long reasons)
+void ib__fleet_throttle_text(char *buf, size_t cap, unsigned long long reasons)
 {
     if (reasons & ~1ull) /* bit 0 (GPU idle) is rest, not throttling */
         snprintf(buf, cap, "0x%llx", reasons);
@@ -35,45 +33,45 @@ static void throttle_text(char *buf, size_t cap, unsigned long long reasons)
         snprintf(buf, cap, "none");
 }
 
-/* The GPU state's cells: "97%", "45 C", "310 W", "-" where unknown (a CPU
- * worker, no NVML). */
-static void gpu_cells(const ib_fleet_worker *w, char clock[16], char temp[16], char power[16])
+void ib__fleet_gpu_cells(const ib_fleet_worker *w, char clock[16], char temp[16], char power[16])
 {
     snprintf(clock, 16, isfinite(w->sm_clock_pct) ? "%.0f%%" : "-", w->sm_clock_pct);
     snprintf(temp, 16, w->max_temperature_c ? "%u C" : "-", w->max_temperature_c);
     snprintf(power, 16, isfinite(w->mean_power_w) ? "%.0f W" : "-", w->mean_power_w);
 }
 
-/* The host's lines shared by text and Markdown. */
-static void aggregate_lines(ib__sbuf *b, const ib_fleet_result *f, const char *bullet)
+void ib__fleet_aggregate_lines(ib__sbuf *b, const ib_fleet_result *f, const char *bullet)
 {
     if (f->straggler < 0) {
         ib__sbuf_printf(b, "%sno device measured\n", bullet);
         return;
     }
-    ib__sbuf_printf(b, "%shost: %.1f inputs/s summed over the common window %.3f-%.3f ms\n", bullet,
-                    f->items_per_s, f->window_start_ms, f->window_end_ms);
-    ib__sbuf_printf(b, "%spooled latency: median %.4f ms, p99 %.4f ms over %zu runs%s\n", bullet,
-                    f->pooled.p50, f->pooled.p99, f->pooled.n,
+    /* serve: a worker's runs are requests, its straggler judged by p99 */
+    bool serve = f->measured == IB_RESULT_SERVE;
+    ib__sbuf_printf(b, "%shost: %.1f %s summed over the common window %.3f-%.3f ms\n", bullet, f->items_per_s,
+                    serve ? "requests/s" : "inputs/s", f->window_start_ms, f->window_end_ms);
+    ib__sbuf_printf(b, "%spooled latency: median %.4f ms, p99 %.4f ms over %zu %s%s\n", bullet, f->pooled.p50,
+                    f->pooled.p99, f->pooled.n, serve ? "requests" : "runs",
                     f->pooled_sampled ? " (from the kept samples, weighted)" : "");
     char slow[96], fast[96];
-    worker_label(slow, sizeof slow, &f->workers[f->straggler]);
-    worker_label(fast, sizeof fast, &f->workers[f->fastest]);
-    ib__sbuf_printf(b, "%sstraggler: %s, median %.4f ms: %.3fx the fastest (%s, %.4f ms)\n", bullet, slow,
-                    f->workers[f->straggler].latency.p50, f->straggler_ratio, fast,
-                    f->workers[f->fastest].latency.p50);
+    ib__fleet_worker_label(slow, sizeof slow, &f->workers[f->straggler]);
+    ib__fleet_worker_label(fast, sizeof fast, &f->workers[f->fastest]);
+    const ib_stats *s = &f->workers[f->straggler].latency, *q = &f->workers[f->fastest].latency;
+    ib__sbuf_printf(b, "%sstraggler: %s, %s %.4f ms: %.3fx the fastest (%s, %.4f ms)\n", bullet, slow,
+                    serve ? "p99" : "median", serve ? s->p99 : s->p50, f->straggler_ratio, fast,
+                    serve ? q->p99 : q->p50);
     if (f->has_alone)
         ib__sbuf_printf(b, "%sscaling: %.1f inputs/s alone on the first device: efficiency %.1f%%\n", bullet,
                         f->alone.items_per_s, 100 * f->scaling_efficiency);
 }
 
-static void failures_and_warnings(ib__sbuf *b, const ib_fleet_result *f, const char *bullet)
+void ib__fleet_failures(ib__sbuf *b, const ib_fleet_result *f, const char *bullet)
 {
     char who[96];
     for (size_t i = 0; i < f->n_workers; i++) {
         const ib_fleet_worker *w = &f->workers[i];
-        if (measured(w)) continue;
-        worker_label(who, sizeof who, w);
+        if (measured(w) || w->status == IB_OK) continue; /* OK without figures: serve's idle device */
+        ib__fleet_worker_label(who, sizeof who, w);
         ib__sbuf_printf(b, "%sFAILED: %s: %s\n", bullet, who, w->error);
     }
     if (f->mixed_devices)
@@ -90,14 +88,14 @@ static void failures_and_warnings(ib__sbuf *b, const ib_fleet_result *f, const c
 static void text_row(ib__sbuf *b, const ib_fleet_worker *w)
 {
     char who[96], throttle[32];
-    worker_label(who, sizeof who, w);
+    ib__fleet_worker_label(who, sizeof who, w);
     if (!measured(w)) {
         ib__sbuf_printf(b, "  %-28s failed: %s\n", who, w->error);
         return;
     }
-    throttle_text(throttle, sizeof throttle, w->throttle_reasons);
+    ib__fleet_throttle_text(throttle, sizeof throttle, w->throttle_reasons);
     char clock[16], temp[16], power[16];
-    gpu_cells(w, clock, temp, power);
+    ib__fleet_gpu_cells(w, clock, temp, power);
     ib__sbuf_printf(b, "  %-28s %-24.24s %10.4f %10.4f %11.1f %11.1f %7s %7s %8s  %s\n", who, w->name,
                     w->latency.p50, w->latency.p99, w->items_per_s, w->window_items_per_s, clock, temp, power,
                     throttle);
@@ -107,14 +105,15 @@ static void text_row(ib__sbuf *b, const ib_fleet_worker *w)
 
 char *ib__fleet_report_text(const ib_fleet_result *f, const ib_workload_info *info)
 {
+    if (f->serve) return ib__fleet_serve_report_text(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "fleet %s: %zu %s, %s at batch %lld\n", measured_name(f), f->n_workers,
                     f->mpi ? "MPI ranks" : "devices", info->model, (long long)info->batch);
     ib__sbuf_printf(&b, "  %-28s %-24s %10s %10s %11s %11s %7s %7s %8s  %s\n", "worker", "name", "median ms",
                     "p99 ms", "inputs/s", "in window", "SM clk", "max T", "power", "throttle");
     for (size_t i = 0; i < f->n_workers; i++) text_row(&b, &f->workers[i]);
-    aggregate_lines(&b, f, "");
-    failures_and_warnings(&b, f, "");
+    ib__fleet_aggregate_lines(&b, f, "");
+    ib__fleet_failures(&b, f, "");
     return ib__sbuf_finish(&b);
 }
 
@@ -122,7 +121,7 @@ char *ib__fleet_report_text(const ib_fleet_result *f, const ib_workload_info *in
 /* JSON                                                                      */
 /* ------------------------------------------------------------------------ */
 
-static cJSON *json_worker(const ib_fleet_worker *w)
+cJSON *ib__fleet_json_worker(const ib_fleet_worker *w)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", w->index);
@@ -160,7 +159,7 @@ static cJSON *json_worker(const ib_fleet_worker *w)
     return o;
 }
 
-static cJSON *json_aggregate(const ib_fleet_result *f)
+cJSON *ib__fleet_json_aggregate(const ib_fleet_result *f)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "workers", (double)f->n_workers);
@@ -176,10 +175,11 @@ static cJSON *json_aggregate(const ib_fleet_result *f)
     cJSON *s = cJSON_AddObjectToObject(o, "straggler");
     cJSON_AddNumberToObject(s, "index", f->workers[f->straggler].index);
     cJSON_AddNumberToObject(s, "fastest_index", f->workers[f->fastest].index);
-    ib__json_add_number(s, "median_ratio", f->straggler_ratio);
+    /* serve judges the straggler by p99, the others by the median */
+    ib__json_add_number(s, f->measured == IB_RESULT_SERVE ? "p99_ratio" : "median_ratio", f->straggler_ratio);
     cJSON_AddBoolToObject(o, "mixed_devices", f->mixed_devices);
     if (f->has_alone) {
-        cJSON_AddItemToObject(o, "alone", json_worker(&f->alone));
+        cJSON_AddItemToObject(o, "alone", ib__fleet_json_worker(&f->alone));
         ib__json_add_number(o, "scaling_efficiency", f->scaling_efficiency);
     }
     return o;
@@ -187,6 +187,7 @@ static cJSON *json_aggregate(const ib_fleet_result *f)
 
 char *ib__fleet_report_json(const ib_fleet_result *f, const ib_workload_info *info, const ib_config *cfg)
 {
+    if (f->serve) return ib__fleet_serve_report_json(f, info);
     const ib_fleet_worker *failed = NULL;
     for (size_t i = 0; i < f->n_workers && !failed; i++)
         if (!measured(&f->workers[i])) failed = &f->workers[i];
@@ -195,8 +196,9 @@ char *ib__fleet_report_json(const ib_fleet_result *f, const ib_workload_info *in
     cJSON_AddStringToObject(root, "measured", measured_name(f));
     if (cfg) cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     cJSON *devices = cJSON_AddArrayToObject(root, "devices");
-    for (size_t i = 0; i < f->n_workers; i++) cJSON_AddItemToArray(devices, json_worker(&f->workers[i]));
-    cJSON_AddItemToObject(root, "fleet", json_aggregate(f));
+    for (size_t i = 0; i < f->n_workers; i++)
+        cJSON_AddItemToArray(devices, ib__fleet_json_worker(&f->workers[i]));
+    cJSON_AddItemToObject(root, "fleet", ib__fleet_json_aggregate(f));
     return ib__json_finish(root);
 }
 
@@ -209,7 +211,7 @@ char *ib__fleet_report_json(const ib_fleet_result *f, const ib_workload_info *in
 static void csv_row(ib__sbuf *b, const char *model, const ib_fleet_worker *w)
 {
     char who[96];
-    worker_label(who, sizeof who, w);
+    ib__fleet_worker_label(who, sizeof who, w);
     ib__csv_field(b, model);
     ib__csv_text_cell(b, who);
     ib__sbuf_printf(b, ",%d,%d,", w->index, w->rank);
@@ -233,6 +235,7 @@ static void csv_row(ib__sbuf *b, const char *model, const ib_fleet_worker *w)
 
 char *ib__fleet_report_csv(const ib_fleet_result *f, const ib_workload_info *info)
 {
+    if (f->serve) return ib__fleet_serve_report_csv(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,worker,index,rank,host,name,uuid,pci_bus_id,numa_node,status,error,batch,runs,"
                         "median_ms,p99_ms,items_per_s,window_items_per_s,sm_clock_pct,max_temperature_c,"
@@ -261,7 +264,7 @@ static const char *const table_heads[] = { "worker",    "name",   "UUID",     "P
 /* The cells of w's row as text, in table_heads' order. */
 static void row_cells(const ib_fleet_worker *w, char cells[N_HEADS][256])
 {
-    worker_label(cells[0], 256, w);
+    ib__fleet_worker_label(cells[0], 256, w);
     snprintf(cells[1], 256, "%s", measured(w) ? w->name : "failed");
     snprintf(cells[2], 256, "%s", measured(w) ? w->uuid : w->error);
     snprintf(cells[3], 256, "%s", w->pci_bus_id);
@@ -271,17 +274,18 @@ static void row_cells(const ib_fleet_worker *w, char cells[N_HEADS][256])
     snprintf(cells[7], 256, "%.1f", w->items_per_s);
     snprintf(cells[8], 256, "%.1f", w->window_items_per_s);
     char clock[16], temp[16], power[16];
-    gpu_cells(w, clock, temp, power);
+    ib__fleet_gpu_cells(w, clock, temp, power);
     snprintf(cells[9], 256, "%s", clock);
     snprintf(cells[10], 256, "%s", temp);
     snprintf(cells[11], 256, "%s", power);
-    throttle_text(cells[12], 256, w->throttle_reasons);
+    ib__fleet_throttle_text(cells[12], 256, w->throttle_reasons);
     if (!measured(w))
         for (size_t k = 3; k < N_HEADS; k++) snprintf(cells[k], 256, "-");
 }
 
 char *ib__fleet_report_md(const ib_fleet_result *f, const ib_workload_info *info)
 {
+    if (f->serve) return ib__fleet_serve_report_md(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "## Fleet %s: ", measured_name(f));
     ib__md_cell(&b, info->model);
@@ -300,13 +304,22 @@ char *ib__fleet_report_md(const ib_fleet_result *f, const ib_workload_info *info
         }
     }
     ib__sbuf_printf(&b, "\n\n");
-    aggregate_lines(&b, f, "- ");
-    failures_and_warnings(&b, f, "- ");
+    ib__fleet_aggregate_lines(&b, f, "- ");
+    ib__fleet_failures(&b, f, "- ");
     return ib__sbuf_finish(&b);
+}
+
+void ib__fleet_html_text_and_end(ib__sbuf *b, char *text)
+{
+    ib__sbuf_printf(b, "<pre>");
+    if (text) ib__xml_escape(b, text);
+    ib_free(text);
+    ib__sbuf_printf(b, "</pre>\n</body></html>\n");
 }
 
 char *ib__fleet_report_html(const ib_fleet_result *f, const ib_workload_info *info)
 {
+    if (f->serve) return ib__fleet_serve_report_html(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>inferbench fleet: ");
     ib__xml_escape(&b, info->model);
@@ -329,10 +342,7 @@ char *ib__fleet_report_html(const ib_fleet_result *f, const ib_workload_info *in
         }
         ib__sbuf_printf(&b, "</tr>\n");
     }
-    ib__sbuf_printf(&b, "</table>\n<pre>");
-    char *text = ib__fleet_report_text(f, info);
-    if (text) ib__xml_escape(&b, text);
-    ib_free(text);
-    ib__sbuf_printf(&b, "</pre>\n</body></html>\n");
+    ib__sbuf_printf(&b, "</table>\n");
+    ib__fleet_html_text_and_end(&b, ib__fleet_report_text(f, info));
     return ib__sbuf_finish(&b);
 }

@@ -169,4 +169,11 @@ void ib__sessions_footer(ib__sbuf *b, unsigned warnings);
  * figure across them. */
 void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
 
+/* serve's JSON pieces (serve_report.c), also in the fleet's serve report:
+ * the copies' name ("none", "apart", "inside_compute"), one rate's point,
+ * and the configuration with its instances. */
+const char *ib__serve_copies_name(ib_serve_copies c);
+cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart);
+cJSON *ib__serve_json_config(const ib_serve_config *cfg, size_t instances);
+
 #endif

@@ -16,7 +16,7 @@ static const char *copies_text(ib_serve_copies c)
     return "?";
 }
 
-static const char *copies_name(ib_serve_copies c)
+const char *ib__serve_copies_name(ib_serve_copies c)
 {
     return c == IB_SERVE_COPIES_APART ? "apart" : c == IB_SERVE_COPIES_INSIDE ? "inside_compute" : "none";
 }
@@ -119,7 +119,7 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
 /* JSON                                                                      */
 /* ------------------------------------------------------------------------ */
 
-static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
+cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart)
 {
     cJSON *o = cJSON_CreateObject();
     ib__json_add_number(o, "offered_rate", p->offered_rate);
@@ -154,7 +154,7 @@ static cJSON *json_point(const ib_serve_point *p, bool copies_apart)
     return o;
 }
 
-static cJSON *json_config(const ib_serve_config *cfg, size_t instances)
+cJSON *ib__serve_json_config(const ib_serve_config *cfg, size_t instances)
 {
     cJSON *o = cJSON_CreateObject();
     static const char *const arrivals[] = { "poisson", "constant", "file" };
@@ -191,12 +191,12 @@ static cJSON *json_target(const ib_serve_result *r, const ib_serve_config *cfg)
 char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg, const ib_workload_info *info)
 {
     cJSON *root = ib__json_document("inferbench.serve/2", r->partial, r->stop_status, info);
-    cJSON_AddItemToObject(root, "config", json_config(cfg, r->instances));
-    cJSON_AddStringToObject(root, "copies", copies_name(r->copies));
+    cJSON_AddItemToObject(root, "config", ib__serve_json_config(cfg, r->instances));
+    cJSON_AddStringToObject(root, "copies", ib__serve_copies_name(r->copies));
     ib__json_add_number(root, "service_ms", r->service_ms);
     cJSON *rates = cJSON_AddArrayToObject(root, "rates");
     for (size_t i = 0; i < r->n_points; i++)
-        cJSON_AddItemToArray(rates, json_point(&r->points[i], r->copies == IB_SERVE_COPIES_APART));
+        cJSON_AddItemToArray(rates, ib__serve_json_point(&r->points[i], r->copies == IB_SERVE_COPIES_APART));
     cJSON_AddItemToObject(root, "target", json_target(r, cfg));
     return ib__json_finish(root);
 }
