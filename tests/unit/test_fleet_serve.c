@@ -234,6 +234,25 @@ static void test_trace_dealt(void)
     destroy_all(ws, 4);
 }
 
+/* serve's straggler is the device with the highest p99 (a request's tail
+ * is what the target holds), latency's the slowest median. */
+static void test_straggler_by_p99(void)
+{
+    ib_fleet_worker ws[2] = { { .status = IB_OK, .n = 2, .batch = 1, .end_ms = 10, .n_marks = 2 },
+                              { .status = IB_OK, .n = 2, .batch = 1, .end_ms = 10, .n_marks = 2 } };
+    for (int i = 0; i < 2; i++) ws[i].marks[1] = (ib_fleet_mark){ 10, 2 };
+    ws[0].latency.p50 = 2, ws[0].latency.p99 = 3;
+    ws[1].latency.p50 = 1, ws[1].latency.p99 = 6;
+    ib_fleet_result f;
+    ib_error err;
+    CHECK_EQ_INT(ib__fleet_aggregate_as(IB_RESULT_SERVE, ws, 2, NULL, &f, &err), IB_OK);
+    CHECK_EQ_INT(f.straggler, 1);
+    CHECK_NEAR(f.straggler_ratio, 2, 1e-12);
+    CHECK_EQ_INT(ib_fleet_aggregate(ws, 2, NULL, &f, &err), IB_OK);
+    CHECK_EQ_INT(f.straggler, 0);
+    CHECK_NEAR(f.straggler_ratio, 2, 1e-12);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -242,5 +261,6 @@ int main(int argc, char **argv)
     RUN(test_search_every_device_meets);
     RUN(test_failed_device);
     RUN(test_trace_dealt);
+    RUN(test_straggler_by_p99);
     return check_summary("test_fleet_serve");
 }
