@@ -55,6 +55,14 @@ timeout 120 mpirun -np 2 --oversubscribe "$IB" latency zoo:mlp --device cuda --j
 expect_grep "^inferbench: 2 of 2 ranks failed, the first rank 0: 2 ranks on this host but 0 GPUs: ranks would share a GPU \(--share-gpu allows it\)" "$TMP/err" "ranks > GPUs: refused, one line"
 json_check "$TMP/share.json" "all('--share-gpu' in x['error'] for x in d['devices'])" "ranks > GPUs: each rank says why"
 
+# serve does not run under MPI: every rank refuses in one line, exit 2.
+rm -f "$TMP"/rc.*
+timeout 120 mpirun -np 2 --oversubscribe sh -c '"$0" "$@"; echo $? > "'"$TMP"'/rc.$OMPI_COMM_WORLD_RANK"' \
+  "$IB" serve zoo:mlp --device cpu --rate 10 --requests 10 >"$TMP/out" 2>"$TMP/err" </dev/null
+if [ "$(cat "$TMP/rc.0" "$TMP/rc.1" 2>/dev/null | tr '\n' ' ')" = "2 2 " ]; then pass "serve under mpirun: each rank exits 2"; else fail "serve under mpirun: exits $(cat "$TMP"/rc.* 2>/dev/null)"; fi
+expect_grep "^inferbench: serve does not run under MPI" "$TMP/err" "serve under mpirun: refused in one line"
+if [ "$(grep -c 'serve does not run under MPI' "$TMP/err")" = 2 ]; then pass "serve under mpirun: one line a rank"; else fail "serve under mpirun: $(cat "$TMP/err")"; fi
+
 # The launcher's environment without an MPI library to load.
 expect_exit 2 "MPI environment, no library" -- env OMPI_COMM_WORLD_RANK=0 INFERBENCH_MPI_LIBRARY=/nonexistent/libmpi.so.40 "$IB" latency $M
 expect_grep "^inferbench: the environment says MPI \(OMPI_COMM_WORLD_RANK is set\) but no MPI library loads" "$TMP/err" "no MPI library: said so"

@@ -1,6 +1,6 @@
 # Both GPUs of a host at once (the two-H200 machine), against each alone:
-# EfficientNet-B0 latency and throughput with --devices, then the same
-# through mpirun -np 2. Two independent GPUs should scale almost perfectly:
+# EfficientNet-B0 latency and throughput with --devices, serve --devices,
+# then latency through mpirun -np 2. Two independent GPUs should scale almost perfectly:
 # efficiency >= 0.8, each GPU within 20% of itself alone, a straggler ratio
 # under 1.2, distinct UUIDs and PCI bus ids, the SM clock known. Skips (77)
 # with fewer than two GPUs. About 2-3 minutes; the printed reports are the
@@ -47,6 +47,31 @@ both = json.load(open(sys.argv[3]))["fleet"]["items_per_s"]
 print(f"inputs/s: each alone summed {alone:.0f}, together {both:.0f} ({both / alone:.3f})")
 sys.exit(0 if both / alone > 0.8 else 1)
 PY
+
+# serve --devices: batch-1 requests at a host rate of 200/s on both GPUs
+# (100/s each, its own Poisson schedule) against 100/s on GPU 0 alone: each
+# GPU's median within 20% of alone, the host achieving its rate, a
+# straggler p99 ratio under 1.5; then a search for p99 <= 10 ms, met only
+# when both GPUs meet it.
+S="zoo:efficientnet-b0 --device cuda --requests 1000"
+expect_exit 0 "serve on GPU 0 alone at 100/s" -- "$IB" serve $S --devices 0 --rates 100 --json "$TMP/s0.json"
+expect_exit 0 "serve on GPUs 0,1 at 200/s for the host" -- "$IB" serve $S --devices 0,1 --rates 200 --json "$TMP/s01.json" --csv "$TMP/s01.csv"
+cat "$TMP/out"
+json_check "$TMP/s01.json" "d['measured'] == 'serve' and [x['status'] for x in d['devices']] == ['ok', 'ok'] and all(x['serve']['offered_rate'] == 100 for x in d['devices'])" "serve: both GPUs served 100/s each"
+json_check "$TMP/s01.json" "len({x['uuid'] for x in d['devices']}) == 2 and len({x['pci_bus_id'] for x in d['devices']}) == 2" "serve: two distinct GPUs"
+json_check "$TMP/s01.json" "all(x['gpu_state']['sm_clock_pct_of_max'] is not None and x['gpu_state']['max_temperature_c'] > 0 for x in d['devices'])" "serve: the GPUs' state sampled"
+json_check "$TMP/s01.json" "abs(d['fleet']['items_per_s'] / 200 - 1) < 0.1 and d['fleet']['straggler']['p99_ratio'] < 1.5" "serve: the host achieves 200/s, straggler p99 ratio under 1.5"
+python3 - "$TMP/s0.json" "$TMP/s01.json" <<'PY' && pass "serve: each GPU's median within 20% of GPU 0 alone" || fail "serve: together vs alone"
+import json, sys
+alone = json.load(open(sys.argv[1]))["devices"][0]["serve"]["total_ms"]["p50"]
+for x in json.load(open(sys.argv[2]))["devices"]:
+    both = x["serve"]["total_ms"]["p50"]
+    print(f"GPU {x['index']}: median request alone {alone:.4f} ms, together {both:.4f} ms, p99 {x['serve']['total_ms']['p99']:.4f} ms")
+    if abs(both / alone - 1) >= 0.2: sys.exit(1)
+PY
+expect_exit 0 "serve: a search for p99 <= 10 ms on both GPUs" -- "$IB" serve zoo:efficientnet-b0 --device cuda --devices 0,1 --requests 500 --slo-p99-ms 10 --json "$TMP/search.json"
+cat "$TMP/out"
+json_check "$TMP/search.json" "d['target']['found'] and all(r['met'] == all(x['serve']['met'] for x in r['devices']) for r in d['rates'])" "serve search: found, met only where both GPUs met"
 
 if command -v mpirun >/dev/null 2>&1; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
