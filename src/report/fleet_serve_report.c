@@ -279,11 +279,12 @@ char *ib__fleet_serve_report_text(const ib_fleet_result *f, const ib_workload_in
 /* ------------------------------------------------------------------------ */
 
 /* Device d at rate r: its summary (who, figures, kept totals) and its
- * serve point (the parts). */
+ * serve point (the parts; a failed device's too: the requests it
+ * completed, marked partial). */
 static cJSON *json_device(const ib_fleet_serve_result *fs, const ib_fleet_worker *w, int r, size_t d)
 {
     cJSON *o = ib__fleet_json_worker(w);
-    if (r >= 0 && measured(w))
+    if (r >= 0 && (size_t)r < fs->serve[d].n_points)
         cJSON_AddItemToObject(o, "serve", ib__serve_json_point(&fs->serve[d].points[r], copies_apart(fs)));
     return o;
 }
