@@ -194,10 +194,10 @@ static const option_def options[] = {
      .scope = "a fleet measures latency, throughput or serve"},
     {{"share-gpu", no_argument, NULL, O_SHARE_GPU}, OPT_FLEET, NULL,
      "under MPI: let more ranks than GPUs on a host share them", .device = CUDA_ONLY,
-     .scope = "a fleet measures latency or throughput"},
+     .scope = "an MPI fleet measures latency or throughput (serve takes --devices, on one host)"},
     {{"rank-timeout-s", required_argument, NULL, O_RANK_TIMEOUT}, OPT_FLEET, "S",
      "under MPI: how long ranks wait for one missing at a barrier or the gather (default 120)",
-     .scope = "a fleet measures latency or throughput"},
+     .scope = "an MPI fleet measures latency or throughput (serve takes --devices, on one host)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
