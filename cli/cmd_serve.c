@@ -283,6 +283,8 @@ static bool serve_refused(const cli_args *a)
         why = "--devices serves an open loop; a closed loop (--concurrency) runs on one device";
     else if (a->devices && a->instances_max)
         why = "--instances max searches one device's memory: give --instances K with --devices";
+    else if (a->devices && a->requests_csv_path)
+        why = "--requests-csv logs the requests of one device: not with --devices";
     if (why) fprintf(stderr, "inferbench: %s\n", why);
     return why != NULL;
 }

@@ -1517,7 +1517,8 @@ typedef struct ib_fleet_serve_result {
  * the highest host rate at which every device meets the target. A device
  * that fails: the others finish the rate in progress and the run stops
  * there, the device named in out->who. IB_ERR_NOT_MET as
- * ib_measure_serve. out is freed with ib_fleet_serve_result_free. */
+ * ib_measure_serve. cfg->on_request is not called. out is freed with
+ * ib_fleet_serve_result_free. */
 ib_status ib_measure_fleet_serve(ib_workload *const *ws, size_t n_devices, size_t instances,
                                  const ib_serve_config *cfg, ib_fleet_serve_result *out, ib_error *err);
 void ib_fleet_serve_result_free(ib_fleet_serve_result *r);

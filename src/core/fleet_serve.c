@@ -121,6 +121,7 @@ static void *device_main(void *arg)
 static ib_status share(const ib_serve_config *host, size_t d, size_t n, device_run *out, ib_error *err)
 {
     out->cfg = *host;
+    out->cfg.on_request = NULL; /* one device's hand-over, from every thread at once: not in a fleet */
     out->cfg.seed = host->seed + d;
     for (size_t i = 0; i < host->n_rates; i++) out->rates[i] = host->rates[i] / (double)n;
     out->cfg.rates = host->n_rates ? out->rates : NULL;

@@ -62,6 +62,7 @@ expect_grep "CPU worker 0 is listed twice" "$TMP/err" "serve: the same device tw
 expect_exit 2 "serve: --devices with a closed loop" -- "$IB" serve $M --devices 0,1 --concurrency 2
 expect_grep "a closed loop \(--concurrency\) runs on one device" "$TMP/err" "closed loop: said so"
 expect_exit 2 "serve: --devices with --instances max" -- "$IB" serve $M --devices 0,1 --instances max --rate 10
+expect_exit 2 "serve: --devices with --requests-csv" -- "$IB" serve $M --devices 0,1 --rate 10 --requests-csv "$TMP/r.csv"
 expect_exit 2 "serve: --share-gpu is MPI's" -- "$IB" serve $M --share-gpu --rate 10
 expect_exit 2 "serve under an MPI launcher" -- env OMPI_COMM_WORLD_RANK=0 "$IB" serve $M --rate 10
 expect_grep "^inferbench: serve does not run under MPI" "$TMP/err" "serve under MPI: refused, said so"
