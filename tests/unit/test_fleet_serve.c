@@ -192,6 +192,16 @@ static void test_failed_device(void)
     CHECK_EQ_INT(r.rates[0].host.n_failed, 1);
     CHECK_EQ_INT(r.rates[0].host.pooled.n, 100);
     CHECK(!r.rates[0].met);
+    /* every format names the failed device and its error */
+    CHECK(r.shown == &r.rates[0].host);
+    ib_result res = { .kind = IB_RESULT_FLEET, .fleet = r.shown, .info = ib_workload_get_info(ws[0]) };
+    const char *formats[] = { "text", "json", "html", "csv", "md" };
+    for (size_t i = 0; i < 5; i++) {
+        char *doc = ib_report(&res, formats[i]);
+        CHECK(doc && strstr(doc, "fake: run 32 failed") &&
+              (strstr(doc, "device 1") || strstr(doc, "\"index\":\t1")));
+        ib_free(doc);
+    }
     ib_fleet_serve_result_free(&r);
     destroy_all(ws, 2);
 
