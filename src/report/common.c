@@ -481,12 +481,23 @@ const char *ib__fmt_ms(char buf[32], double ms)
     return buf;
 }
 
+/* Four significant digits without an exponent: an interval in the unit of
+ * its estimate can reach 10,000 of it (few runs on a loaded machine), and
+ * "1.234e+04 us" is not for reading. */
+static const char *plain4(char buf[32], double v)
+{
+    double a = fabs(v);
+    snprintf(buf, 32, a >= 1e4 ? "%.0f" : a > 0 && a < 1e-3 ? "%.4f" : "%.4g", v);
+    return buf;
+}
+
 void ib__text_estimate(ib__sbuf *b, const char *name, double value_ms, const double ci_ms[2])
 {
     const char *unit;
     double scale = ib__duration_unit(value_ms, &unit);
-    ib__sbuf_printf(b, "%s %.4g %s, 95%% CI [%.4g, %.4g] %s", name, value_ms * scale, unit, ci_ms[0] * scale,
-                    ci_ms[1] * scale, unit);
+    char v[32], lo[32], hi[32];
+    ib__sbuf_printf(b, "%s %s %s, 95%% CI [%s, %s] %s", name, plain4(v, value_ms * scale), unit,
+                    plain4(lo, ci_ms[0] * scale), plain4(hi, ci_ms[1] * scale), unit);
 }
 
 const char *ib__fmt_percent(char buf[32], double fraction)

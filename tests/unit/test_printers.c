@@ -325,6 +325,23 @@ static void test_comparison(void)
 /* Every number of a JSON document and of a CSV row reads back as the very
  * double measured: cJSON alone prints 15 digits when they are within an
  * epsilon, which changed about one value in six in its last bit. */
+/* The estimate's line in the text: the interval in the estimate's unit,
+ * never with an exponent (few runs under load: a 500 us median with an
+ * upper bound of 12.3 ms, seen in a test run under ASan). */
+static void test_estimate_line(void)
+{
+    ib__sbuf b = { 0 };
+    ib__text_estimate(&b, "median", 0.5, (const double[2]){ 0.0000004, 12.3456 });
+    char *text = ib__sbuf_finish(&b);
+    CHECK(text && !strcmp(text, "median 500 us, 95% CI [0.0004, 12346] us"));
+    free(text);
+    b = (ib__sbuf){ 0 };
+    ib__text_estimate(&b, "mean", 2.5, (const double[2]){ 2.25, 2.75 });
+    text = ib__sbuf_finish(&b);
+    CHECK(text && !strcmp(text, "mean 2.5 ms, 95% CI [2.25, 2.75] ms"));
+    free(text);
+}
+
 static void test_exact_numbers(void)
 {
     const double hard[] = { 0.39438292681909304,
@@ -376,6 +393,7 @@ int main(int argc, char **argv)
     check_init(argc, argv);
     RUN(test_csv_quoting);
     RUN(test_exact_numbers);
+    RUN(test_estimate_line);
     RUN(test_md_cells);
     RUN(test_latency);
     RUN(test_throughput);
