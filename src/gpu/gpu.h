@@ -48,6 +48,16 @@ void ib__gpu_free(void *ptr);
  * code does, so run_with_copies times it as such). */
 ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
 ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
+/* Copy enqueued on stream, not waited for (serve's copies, timed apart by
+ * events on the stream): host memory should be pinned (ib__gpu_host_alloc),
+ * or the copy of pageable memory is staged by the driver and not async. */
+ib_status ib__gpu_copy_h2d_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
+ib_status ib__gpu_copy_d2h_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
+/* Pinned (page-locked) host memory, what a server's requests are copied
+ * from and to; out of memory gives IB_ERR_NO_MEMORY. ib__gpu_host_free waits
+ * for the device (cudaFreeHost does). */
+ib_status ib__gpu_host_alloc(size_t bytes, void **ptr, ib_error *err);
+void ib__gpu_host_free(void *ptr);
 
 /* CUDA events recorded on a stream; create(stream, device_id, ...). */
 extern const ib__timer_ops ib__cuda_event_timer;

@@ -60,6 +60,21 @@ ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *strea
     (void)stream;
     return NO_CUDA(err);
 }
+ib_status ib__gpu_copy_h2d_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
+{
+    return ib__gpu_copy_h2d(dst, src, bytes, stream, err);
+}
+ib_status ib__gpu_copy_d2h_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
+{
+    return ib__gpu_copy_d2h(dst, src, bytes, stream, err);
+}
+ib_status ib__gpu_host_alloc(size_t bytes, void **ptr, ib_error *err)
+{
+    (void)bytes;
+    *ptr = NULL;
+    return NO_CUDA(err);
+}
+void ib__gpu_host_free(void *ptr) { (void)ptr; }
 /* A backend may hand over a CUDA stream of its own making (a plugin): its
  * events cannot be recorded here. */
 static ib_status no_event_timer(void *stream, int device_id, void **state, ib_error *err)

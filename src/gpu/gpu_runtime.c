@@ -180,13 +180,25 @@ void ib__gpu_free(void *ptr)
     if (ptr && cudaFree(ptr) != cudaSuccess) (void)cudaGetLastError();
 }
 
+static const char *copy_name(enum cudaMemcpyKind kind)
+{
+    return kind == cudaMemcpyHostToDevice ? "host to device" : "device to host";
+}
+
+static ib_status copy_async(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind, void *stream,
+                            ib_error *err)
+{
+    CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, kind, (cudaStream_t)stream),
+             "cudaMemcpyAsync(%zu bytes, %s)", bytes, copy_name(kind));
+    return IB_OK;
+}
+
 static ib_status copy_and_wait(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                void *stream, ib_error *err)
 {
-    const char *name = kind == cudaMemcpyHostToDevice ? "host to device" : "device to host";
-    CUDA_TRY(err, cudaMemcpyAsync(dst, src, bytes, kind, (cudaStream_t)stream),
-             "cudaMemcpyAsync(%zu bytes, %s)", bytes, name);
-    CUDA_TRY(err, cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize after a copy %s", name);
+    IB_TRY(copy_async(dst, src, bytes, kind, stream, err));
+    CUDA_TRY(err, cudaStreamSynchronize((cudaStream_t)stream), "cudaStreamSynchronize after a copy %s",
+             copy_name(kind));
     return IB_OK;
 }
 
@@ -198,6 +210,34 @@ ib_status ib__gpu_copy_h2d(void *dst, const void *src, size_t bytes, void *strea
 ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
 {
     return copy_and_wait(dst, src, bytes, cudaMemcpyDeviceToHost, stream, err);
+}
+
+ib_status ib__gpu_copy_h2d_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
+{
+    return copy_async(dst, src, bytes, cudaMemcpyHostToDevice, stream, err);
+}
+
+ib_status ib__gpu_copy_d2h_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err)
+{
+    return copy_async(dst, src, bytes, cudaMemcpyDeviceToHost, stream, err);
+}
+
+ib_status ib__gpu_host_alloc(size_t bytes, void **ptr, ib_error *err)
+{
+    *ptr = NULL;
+    cudaError_t e = cudaHostAlloc(ptr, bytes, cudaHostAllocDefault);
+    if (e == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        return ib__fail(err, IB_ERR_NO_MEMORY, "cudaHostAlloc(%zu bytes): cannot pin that much host memory",
+                        bytes);
+    }
+    CUDA_TRY(err, e, "cudaHostAlloc(%zu bytes)", bytes);
+    return IB_OK;
+}
+
+void ib__gpu_host_free(void *ptr)
+{
+    if (ptr && cudaFreeHost(ptr) != cudaSuccess) (void)cudaGetLastError();
 }
 
 ib_status ib__gpu_spin(void *stream, uint64_t duration_ns, ib_error *err)

@@ -20,6 +20,14 @@
 /* Host memory used to fill a device input, whatever its size. */
 #define STAGING_BYTES ((size_t)64 << 20)
 
+/* Pinned host memory that copy_out copies an output into: grown to the
+ * largest output seen, never shrunk. */
+typedef struct ort_pinned {
+    void *data;
+    size_t cap;   /* bytes allocated */
+    size_t bytes; /* the last copy's */
+} ort_pinned;
+
 typedef struct ort_workload {
     const OrtApi *api;
     ib__ort_session_spec spec; /* what the session is (re)created from */
@@ -44,6 +52,8 @@ typedef struct ort_workload {
     ib__ort_port *inputs, *outputs;
     size_t n_inputs, n_outputs;
     ib__ort_buffer *buffers; /* [n_inputs] */
+    ort_pinned *copied_out;  /* [n_outputs]: copy_out's host memory (CUDA) */
+    bool runs_async;         /* set_run_sync(false): runs and copies do not wait */
     int64_t cap_batch;       /* the batch the buffers were made for; 0: none */
     size_t allocations;      /* input buffers allocated (for tests) */
     bool zero_filled;        /* fill_inputs(zeros) is in the buffers */
@@ -102,6 +112,22 @@ static void release_host_inputs(ort_workload *o)
     }
 }
 
+static void release_pinned_inputs(ort_workload *o)
+{
+    for (size_t i = 0; o->buffers && i < o->n_inputs; i++) {
+        ib__gpu_host_free(o->buffers[i].pinned);
+        o->buffers[i].pinned = NULL;
+    }
+}
+
+static void release_copied_outputs(ort_workload *o)
+{
+    for (size_t i = 0; o->copied_out && i < o->n_outputs; i++) {
+        ib__gpu_host_free(o->copied_out[i].data);
+        o->copied_out[i] = (ort_pinned){ 0 };
+    }
+}
+
 /* Drops the current batch: bindings first (they reference the values, and
  * hold the outputs of the last run), then values, then memory. */
 static void release_batch(ib_workload *w)
@@ -118,6 +144,7 @@ static void release_batch(ib_workload *w)
     }
     release_copy_binding(o);
     release_host_inputs(o);
+    release_pinned_inputs(o);
     for (size_t i = 0; o->buffers && i < o->n_inputs; i++) {
         ib__ort_buffer *b = &o->buffers[i];
         release_views(o, &b->device_views);
@@ -164,12 +191,14 @@ static uint64_t input_seed(const ort_workload *o, size_t i)
     return z ^ (z >> 33);
 }
 
-/* Fills the host buffer of input i with `values` (the whole capacity). */
-static ib_status fill_host_input(ort_workload *o, size_t i, const ib__ort_values *values, ib_error *err)
+/* Fills host memory of input i's capacity (its host or pinned buffer)
+ * with `values`. */
+static ib_status fill_host_input(ort_workload *o, size_t i, void *host, const ib__ort_values *values,
+                                 ib_error *err)
 {
     const ib__ort_port *p = &o->inputs[i];
     ib__ort_buffer *b = &o->buffers[i];
-    return ib__ort_values_make(values, p->type, b->host, b->cap_bytes / ib__ort_type_size(p->type),
+    return ib__ort_values_make(values, p->type, host, b->cap_bytes / ib__ort_type_size(p->type),
                                input_seed(o, i), 0, err);
 }
 
@@ -192,7 +221,7 @@ static ib_status make_host_input(ort_workload *o, size_t i, ib_status oom, ib_er
                (long long)o->cap_batch, b->cap_bytes, p->name);
     o->allocations++;
     IB_TRY(new_views(o, &b->host_views, err));
-    return fill_host_input(o, i, &p->values, err);
+    return fill_host_input(o, i, b->host, &p->values, err);
 }
 
 /* Fills the device buffer of input i with `values` through a bounded host
@@ -265,11 +294,11 @@ static ib_status select_views(ort_workload *o, int64_t batch, ib_error *err)
     return IB_OK;
 }
 
-/* CUDA, run_with_copies: the host copies of the inputs, made on first use. */
-static ib_status ensure_host_inputs(ib_workload *w, ib_error *err)
+/* CUDA: host copies of the inputs (run_with_copies' or copy_in's, at the
+ * capacity) past half of this machine's memory are refused. */
+static ib_status check_host_copies(ib_workload *w, ib_error *err)
 {
     ort_workload *o = impl(w);
-    if (o->n_inputs == 0 || o->buffers[0].host) return IB_OK;
     size_t need = 0;
     for (size_t i = 0; i < o->n_inputs; i++) need += o->buffers[i].cap_bytes;
     size_t host = host_memory_bytes();
@@ -277,6 +306,15 @@ static ib_status ensure_host_inputs(ib_workload *w, ib_error *err)
                "batch %lld: host copies of the inputs need %.1f GB, more than half of this "
                "machine's %.1f GB",
                (long long)w->info.batch, (double)need / 1e9, (double)host / 1e9);
+    return IB_OK;
+}
+
+/* CUDA, run_with_copies: the host copies of the inputs, made on first use. */
+static ib_status ensure_host_inputs(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (o->n_inputs == 0 || o->buffers[0].host) return IB_OK;
+    IB_TRY(check_host_copies(w, err));
     ib_status st = IB_OK;
     for (size_t i = 0; i < o->n_inputs && st == IB_OK; i++) st = make_host_input(o, i, IB_ERR_NO_MEMORY, err);
     if (st == IB_OK) st = select_views(o, w->info.batch, err);
@@ -431,9 +469,12 @@ static ib_status ort_fill_inputs(ib_workload *w, bool zeros, ib_error *err)
 {
     ort_workload *o = impl(w);
     if (!o->bound) return ib__fail(err, IB_ERR_INVALID_ARG, "model '%s': no batch is bound", o->label);
+    /* a copy_in still queued may be reading the pinned inputs */
+    if (o->cuda) IB_TRY(ib__gpu_stream_sync(w->stream, err));
     for (size_t i = 0; i < o->n_inputs; i++) {
         const ib__ort_values *values = zeros ? &ib__ort_zeros : &o->inputs[i].values;
-        if (o->buffers[i].host) IB_TRY(fill_host_input(o, i, values, err));
+        if (o->buffers[i].host) IB_TRY(fill_host_input(o, i, o->buffers[i].host, values, err));
+        if (o->buffers[i].pinned) IB_TRY(fill_host_input(o, i, o->buffers[i].pinned, values, err));
         if (o->cuda) IB_TRY(upload_input(w, i, values, err));
     }
     o->zero_filled = zeros;
@@ -587,9 +628,118 @@ static ib_status ort_set_run_sync(ib_workload *w, bool sync, ib_error *err)
     ort_workload *o = impl(w);
     /* kOrtRunOptionsConfigDisableSynchronizeExecutionProviders: "1" lets
      * Run return once the work is queued on the stream. */
-    return ib__ort_check(o->api->AddRunConfigEntry(o->run_options, "disable_synchronize_execution_providers",
+    IB_TRY(ib__ort_check(o->api->AddRunConfigEntry(o->run_options, "disable_synchronize_execution_providers",
                                                    sync ? "0" : "1"),
-                         IB_ERR_INTERNAL, err, "cannot set the run's synchronization");
+                         IB_ERR_INTERNAL, err, "cannot set the run's synchronization"));
+    o->runs_async = !sync;
+    return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A request's copies, timed apart by serve (CUDA)                          */
+/* ------------------------------------------------------------------------ */
+
+/* The bound outputs of the last run (tensors ONNX Runtime allocated where
+ * they were bound), each a reference of ours until release_outputs. */
+typedef struct bound_values {
+    OrtValue **values;
+    size_t count;
+    OrtAllocator *alloc; /* holds the array */
+} bound_values;
+
+static ib_status bound_outputs(ort_workload *o, bound_values *bv, ib_error *err)
+{
+    *bv = (bound_values){ 0 };
+    IB_TRY(ib__ort_check(o->api->GetAllocatorWithDefaultOptions(&bv->alloc), IB_ERR_INTERNAL, err,
+                         "cannot get the default allocator"));
+    return ib__ort_check(o->api->GetBoundOutputValues(o->binding, bv->alloc, &bv->values, &bv->count),
+                         IB_ERR_RUNTIME, err, "cannot read the outputs back (has the model run?)");
+}
+
+static void release_outputs(ort_workload *o, bound_values *bv)
+{
+    for (size_t i = 0; i < bv->count; i++) o->api->ReleaseValue(bv->values[i]);
+    if (bv->values) bv->alloc->Free(bv->alloc, bv->values);
+    *bv = (bound_values){ 0 };
+}
+
+/* Copies wait for the device when runs do (set_run_sync). */
+static ib_status copies_done(ib_workload *w, ib_error *err)
+{
+    return impl(w)->runs_async ? IB_OK : ib__gpu_stream_sync(w->stream, err);
+}
+
+/* The requests' inputs in pinned host memory, at the capacity (so a batch
+ * switch reuses them, as it reuses the device inputs), filled with what the
+ * device inputs hold; made on the first copy_in, dropped with the batch. */
+static ib_status ensure_pinned_inputs(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (o->n_inputs == 0 || o->buffers[0].pinned) return IB_OK;
+    IB_TRY(check_host_copies(w, err));
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < o->n_inputs && st == IB_OK; i++) {
+        ib__ort_buffer *b = &o->buffers[i];
+        const ib__ort_values *values = o->zero_filled ? &ib__ort_zeros : &o->inputs[i].values;
+        st = ib__gpu_host_alloc(b->cap_bytes ? b->cap_bytes : 1, &b->pinned, err);
+        if (st == IB_OK) st = fill_host_input(o, i, b->pinned, values, err);
+    }
+    if (st != IB_OK) release_pinned_inputs(o);
+    return st;
+}
+
+/* A request's inputs from pinned host memory into the bound device inputs
+ * (the current batch's prefix of each), queued on our stream: the run
+ * after it reads them there, and a captured CUDA graph too (the copy is
+ * outside the graph, into the addresses it was captured with). */
+static ib_status ort_copy_in(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (!o->bound) return not_ready(w, err);
+    IB_TRY(ensure_pinned_inputs(w, err));
+    for (size_t i = 0; i < o->n_inputs; i++) {
+        const ib__ort_buffer *b = &o->buffers[i];
+        IB_TRY(ib__gpu_copy_h2d_async(b->device, b->pinned, b->bytes, w->stream, err));
+    }
+    return copies_done(w, err);
+}
+
+/* Output tensor v (on the device) into dst, queued on our stream. dst grows
+ * when v is larger than it holds: in serve's warm-up, which runs every
+ * batch size before anything is timed. */
+static ib_status output_to_pinned(ib_workload *w, ort_pinned *dst, OrtValue *v, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    size_t bytes = 0;
+    void *data = NULL;
+    IB_TRY(ib__ort_check(o->api->GetTensorSizeInBytes(v, &bytes), IB_ERR_UNSUPPORTED, err,
+                         "an output that is not a tensor cannot be copied"));
+    IB_TRY(ib__ort_check(o->api->GetTensorMutableData(v, &data), IB_ERR_INTERNAL, err, "output data"));
+    if (bytes > dst->cap) {
+        /* a copy_out still queued may be writing the old memory */
+        IB_TRY(ib__gpu_stream_sync(w->stream, err));
+        ib__gpu_host_free(dst->data);
+        *dst = (ort_pinned){ 0 };
+        IB_TRY(ib__gpu_host_alloc(bytes, &dst->data, err));
+        dst->cap = bytes;
+    }
+    dst->bytes = bytes;
+    return bytes ? ib__gpu_copy_d2h_async(dst->data, data, bytes, w->stream, err) : IB_OK;
+}
+
+/* A request's outputs, the last run's, from the device into pinned host
+ * memory, queued on our stream after the run. */
+static ib_status ort_copy_out(ib_workload *w, ib_error *err)
+{
+    ort_workload *o = impl(w);
+    if (!o->bound) return not_ready(w, err);
+    bound_values bv;
+    IB_TRY(bound_outputs(o, &bv, err));
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < bv.count && i < o->n_outputs && st == IB_OK; i++)
+        st = output_to_pinned(w, &o->copied_out[i], bv.values[i], err);
+    release_outputs(o, &bv);
+    return st == IB_OK ? copies_done(w, err) : st;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -614,6 +764,7 @@ static void ort_destroy(ib_workload *w)
     ort_workload *o = impl(w);
     if (o) {
         release_batch(w);
+        release_copied_outputs(o);
         release_binding(o);
         if (o->run_options) o->api->ReleaseRunOptions(o->run_options);
         if (o->copy_run_options) o->api->ReleaseRunOptions(o->copy_run_options);
@@ -623,6 +774,7 @@ static void ort_destroy(ib_workload *w)
         ib__ort_ports_free(o->inputs, o->n_inputs);
         ib__ort_ports_free(o->outputs, o->n_outputs);
         free(o->buffers);
+        free(o->copied_out);
         free(o->path);
         free(o->bytes);
         free(o->label);
@@ -703,18 +855,12 @@ static ib_status ort_read_output(ib_workload *w, size_t index, ib__output_values
     ort_workload *o = impl(w);
     *out = (ib__output_values){ 0 };
     if (!o->bound) return not_ready(w, err);
-    OrtAllocator *alloc = NULL;
-    IB_TRY(ib__ort_check(o->api->GetAllocatorWithDefaultOptions(&alloc), IB_ERR_INTERNAL, err,
-                         "cannot get the default allocator"));
-    OrtValue **values = NULL;
-    size_t count = 0;
-    IB_TRY(ib__ort_check(o->api->GetBoundOutputValues(o->binding, alloc, &values, &count), IB_ERR_RUNTIME,
-                         err, "cannot read the outputs back (has the model run?)"));
-    ib_status st = index < count
-                       ? value_to_host(w, values[index], out, err)
-                       : ib__fail(err, IB_ERR_INVALID_ARG, "output %zu: the model has %zu", index, count);
-    for (size_t i = 0; i < count; i++) o->api->ReleaseValue(values[i]);
-    if (values) alloc->Free(alloc, values);
+    bound_values bv;
+    IB_TRY(bound_outputs(o, &bv, err));
+    ib_status st = index < bv.count
+                       ? value_to_host(w, bv.values[index], out, err)
+                       : ib__fail(err, IB_ERR_INVALID_ARG, "output %zu: the model has %zu", index, bv.count);
+    release_outputs(o, &bv);
     if (st != IB_OK) ib__output_values_free(out);
     return st;
 }
@@ -756,6 +902,8 @@ static const ib__workload_ops ort_cuda_ops = {
     .reopen = ort_reopen,
     .fill_inputs = ort_fill_inputs,
     .destroy = ort_destroy,
+    .copy_in = ort_copy_in,
+    .copy_out = ort_copy_out,
     .read_output = ort_read_output,
     .set_tf32 = ort_set_tf32,
 };
@@ -1154,6 +1302,8 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     IB_TRY(ib__ort_values_plan(o->inputs, o->n_inputs, opts->inputs, opts->n_inputs, err));
     o->buffers = calloc(o->n_inputs ? o->n_inputs : 1, sizeof *o->buffers);
     IB_FAIL_IF(!o->buffers, err, IB_ERR_NO_MEMORY, "out of memory");
+    o->copied_out = calloc(o->n_outputs ? o->n_outputs : 1, sizeof *o->copied_out);
+    IB_FAIL_IF(!o->copied_out, err, IB_ERR_NO_MEMORY, "out of memory");
     IB_TRY(make_run_options(o, err));
 
     fill_info(w, model, flops_per_item);
@@ -1211,4 +1361,12 @@ const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes)
     if (i >= o->n_inputs || !o->buffers) return NULL;
     *bytes = o->buffers[i].bytes;
     return o->buffers[i].host;
+}
+
+const void *ib__ort_output_copied(const ib_workload *w, size_t i, size_t *bytes)
+{
+    const ort_workload *o = w->impl;
+    if (i >= o->n_outputs || !o->copied_out) return NULL;
+    *bytes = o->copied_out[i].bytes;
+    return o->copied_out[i].data;
 }

@@ -126,10 +126,11 @@ typedef struct ib__ort_port {
  * since it was made (the capacity); a smaller batch binds a view of its
  * prefix (see ort.c: batch switches). On the CPU the host buffer is what
  * runs read; on CUDA the device buffer is, and the host one exists only
- * once run_with_copies asked for it. */
+ * once run_with_copies asked for it, the pinned one once copy_in did. */
 typedef struct ib__ort_buffer {
     void *host;
     void *device;            /* CUDA only */
+    void *pinned;            /* CUDA, copy_in: pinned host memory, capacity */
     size_t bytes;            /* the current batch's tensor */
     size_t cap_bytes;        /* allocated: the capacity's tensor */
     OrtValue *host_value;    /* views of host and device at the */
@@ -149,6 +150,11 @@ void ib__ort_ports_free(ib__ort_port *ports, size_t n);
  * (NULL before the first set_batch, and on CUDA until run_with_copies made
  * it), its size in *bytes. w must be an ONNX Runtime workload. */
 const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes);
+
+/* For tests: output i as the last copy_out left it in pinned host memory
+ * (NULL before one), its size in *bytes. w must be an ONNX Runtime
+ * workload. */
+const void *ib__ort_output_copied(const ib_workload *w, size_t i, size_t *bytes);
 
 /* For tests: how many input buffers (host or device) the workload has
  * allocated since it was opened. A batch switch within the capacity adds
