@@ -145,6 +145,86 @@ static void test_batch_switch_views(void)
     free(path);
 }
 
+/* Output 0 of the last run, as read_output reads it (floats). */
+static ib__output_values output0(ib_workload *w)
+{
+    ib_error err = { "" };
+    ib__output_values out = { 0 };
+    check_ok(w->ops->read_output(w, 0, &out, &err), &err, "read_output");
+    return out;
+}
+
+/* What the last copy_out left in pinned memory equals the output read back. */
+static void check_copied_out(ib_workload *w, const ib__output_values *want)
+{
+    size_t bytes = 0;
+    const float *got = ib__ort_output_copied(w, 0, &bytes);
+    CHECK(got != NULL && bytes == want->n * sizeof(float));
+    for (size_t k = 0; got && bytes == want->n * sizeof(float) && k < want->n; k++)
+        CHECK_NEAR(got[k], want->values[k], 0);
+}
+
+/* copy_in, run, copy_out (serve's parts), queued without waits then
+ * synchronized once, as serve runs them. */
+static void run_with_parts(ib_workload *w)
+{
+    ib_error err = { "" };
+    check_ok(w->ops->copy_in(w, &err), &err, "copy_in");
+    check_ok(w->ops->run(w, &err), &err, "run");
+    check_ok(w->ops->copy_out(w, &err), &err, "copy_out");
+    check_ok(ib__workload_synchronize(w, &err), &err, "synchronize");
+}
+
+/* serve's copies apart, at a switched batch (3 within a capacity of 8),
+ * asynchronous: copy_in carries what is in pinned memory into the device
+ * inputs the run reads (zeros written there give the zero-input output),
+ * copy_out carries the run's output back; with cuda_graph the replayed
+ * graph reads what copy_in wrote. */
+static void test_copies(const char *graph)
+{
+    char *path = fx_write_model(dir, "matmul");
+    ib_model_options o = cuda_options();
+    ib_backend_option opt = { "cuda_graph", graph };
+    o.options = &opt;
+    o.n_options = 1;
+    ib_workload *w = open_or_report(path, &o);
+    free(path);
+    if (!w) return;
+    ib_error err = { "" };
+    check_ok(ib_workload_set_batch(w, 8, &err), &err, "batch 8");
+    check_ok(ib_workload_set_batch(w, 3, &err), &err, "batch 3");
+    check_ok(w->ops->fill_inputs(w, true, &err), &err, "zeros");
+    check_ok(w->ops->run(w, &err), &err, "run on zeros");
+    ib__output_values zero = output0(w);
+    check_ok(w->ops->fill_inputs(w, false, &err), &err, "values");
+    check_ok(w->ops->run(w, &err), &err, "run");
+    ib__output_values ref = output0(w);
+    CHECK_EQ_INT(ref.n, 3 * 4);
+    CHECK(ref.n == zero.n && memcmp(ref.values, zero.values, ref.n * sizeof *ref.values) != 0);
+
+    check_ok(w->ops->set_run_sync(w, false, &err), &err, "set_run_sync false");
+    run_with_parts(w);
+    check_copied_out(w, &ref); /* the same inputs copied in: the same output */
+    size_t bytes = 0;
+    void *pinned = ib__ort_input_pinned(w, 0, &bytes);
+    CHECK(pinned != NULL && bytes == 3 * 16 * 4);
+    if (pinned) memset(pinned, 0, bytes);
+    run_with_parts(w);
+    check_copied_out(w, &zero);
+    check_ok(w->ops->set_run_sync(w, true, &err), &err, "set_run_sync true");
+    /* synchronous: each copy has ended on return */
+    check_ok(w->ops->copy_in(w, &err), &err, "copy_in sync");
+    check_ok(w->ops->run(w, &err), &err, "run sync");
+    check_ok(w->ops->copy_out(w, &err), &err, "copy_out sync");
+    check_copied_out(w, &zero);
+    ib__output_values_free(&zero);
+    ib__output_values_free(&ref);
+    ib_workload_destroy(w);
+}
+
+static void test_copies_apart(void) { test_copies("no"); }
+static void test_copies_with_cuda_graph(void) { test_copies("yes"); }
+
 static void test_input_oom(void)
 {
     char *path = fx_write_model(dir, "seq");
@@ -249,6 +329,8 @@ int main(int argc, char **argv)
     }
     RUN(test_basics);
     RUN(test_batch_switch_views);
+    RUN(test_copies_apart);
+    RUN(test_copies_with_cuda_graph);
     RUN(test_input_oom);
     RUN(test_arena_oom);
     RUN(test_no_such_device);

@@ -526,6 +526,48 @@ static void test_copies_apart(void)
     ib_workload_destroy(w);
 }
 
+/* Copies apart under dynamic batching: every run, whatever its size and
+ * after a rebind to it, has its copy in, compute and copy out timed apart,
+ * and each request's total is exactly its queue and its run's three parts
+ * (the rebind in the queue). */
+static void test_copies_apart_batched(void)
+{
+    first_run_script fr = { { false } };
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = first_run_duration;
+    s.ctx = &fr;
+    s.gpu_like = true;
+    s.copy_ms = 0.4;
+    s.set_batch_ms = 0.5;
+    ib_workload *w = check_open_fake(&s);
+    ib_serve_config cfg;
+    serve_config(&cfg, 400);
+    cfg.arrivals = IB_ARRIVALS_POISSON;
+    double rate = 2000;
+    cfg.rates = &rate;
+    cfg.n_rates = 1;
+    cfg.max_batch = 6;
+    cfg.max_delay_us = 1500;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(r->copies, IB_SERVE_COPIES_APART);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->n, 400);
+    int sizes = 0;
+    for (int b = 1; b <= 6; b++) sizes += p->batch_hist[b] > 0;
+    CHECK(sizes >= 4);
+    CHECK_NEAR(p->h2d.min, 0.2, 1e-9);
+    CHECK_NEAR(p->h2d.max, 0.2, 1e-9);
+    CHECK_NEAR(p->d2h.min, 0.2, 1e-9);
+    CHECK_NEAR(p->d2h.max, 0.2, 1e-9);
+    CHECK(p->compute.min >= 1.0 - 1e-9 && p->compute.max <= 1.5 + 1e-9);
+    CHECK_NEAR(p->total.mean, p->queue.mean + p->h2d.mean + p->compute.mean + p->d2h.mean, 1e-9);
+    free(r);
+    ib_workload_destroy(w);
+}
+
 /* The requests over 5 ms at rate (> 1000/s) when each takes 1 ms and they
  * arrive at constant gaps: request i completes i * (1 - gap) late. */
 static int64_t over_target(double rate, int64_t n)
@@ -844,6 +886,7 @@ int main(int argc, char **argv)
     RUN(test_queue_on_the_host_clock);
     RUN(test_batches_warmed_before_timing);
     RUN(test_copies_apart);
+    RUN(test_copies_apart_batched);
     RUN(test_search_known_capacity);
     RUN(test_target_never_met);
     RUN(test_search_halves_down);

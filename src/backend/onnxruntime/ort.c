@@ -1370,3 +1370,11 @@ const void *ib__ort_output_copied(const ib_workload *w, size_t i, size_t *bytes)
     *bytes = o->copied_out[i].bytes;
     return o->copied_out[i].data;
 }
+
+void *ib__ort_input_pinned(ib_workload *w, size_t i, size_t *bytes)
+{
+    ort_workload *o = impl(w);
+    if (i >= o->n_inputs || !o->buffers) return NULL;
+    *bytes = o->buffers[i].bytes;
+    return o->buffers[i].pinned;
+}

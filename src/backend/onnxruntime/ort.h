@@ -151,6 +151,11 @@ void ib__ort_ports_free(ib__ort_port *ports, size_t n);
  * it), its size in *bytes. w must be an ONNX Runtime workload. */
 const void *ib__ort_input_host(const ib_workload *w, size_t i, size_t *bytes);
 
+/* For tests: the pinned host memory copy_in copies input i from (NULL
+ * before the first copy_in), the current batch's size in *bytes; a test
+ * writes it to see copy_in carry it. w must be an ONNX Runtime workload. */
+void *ib__ort_input_pinned(ib_workload *w, size_t i, size_t *bytes);
+
 /* For tests: output i as the last copy_out left it in pinned host memory
  * (NULL before one), its size in *bytes. w must be an ONNX Runtime
  * workload. */
