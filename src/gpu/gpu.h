@@ -54,8 +54,9 @@ ib_status ib__gpu_copy_d2h(void *dst, const void *src, size_t bytes, void *strea
 ib_status ib__gpu_copy_h2d_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
 ib_status ib__gpu_copy_d2h_async(void *dst, const void *src, size_t bytes, void *stream, ib_error *err);
 /* Pinned (page-locked) host memory, what a server's requests are copied
- * from and to; out of memory gives IB_ERR_NO_MEMORY. ib__gpu_host_free waits
- * for the device (cudaFreeHost does). */
+ * from and to, pinned for every device (portable); out of memory gives
+ * IB_ERR_NO_MEMORY. ib__gpu_host_free may wait for the device (cudaFreeHost
+ * does): free nothing a queued copy still uses. */
 ib_status ib__gpu_host_alloc(size_t bytes, void **ptr, ib_error *err);
 void ib__gpu_host_free(void *ptr);
 

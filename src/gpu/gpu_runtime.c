@@ -225,7 +225,8 @@ ib_status ib__gpu_copy_d2h_async(void *dst, const void *src, size_t bytes, void 
 ib_status ib__gpu_host_alloc(size_t bytes, void **ptr, ib_error *err)
 {
     *ptr = NULL;
-    cudaError_t e = cudaHostAlloc(ptr, bytes, cudaHostAllocDefault);
+    /* portable: pinned for every device's context, whichever is current */
+    cudaError_t e = cudaHostAlloc(ptr, bytes, cudaHostAllocPortable);
     if (e == cudaErrorMemoryAllocation) {
         (void)cudaGetLastError();
         return ib__fail(err, IB_ERR_NO_MEMORY, "cudaHostAlloc(%zu bytes): cannot pin that much host memory",
