@@ -73,6 +73,14 @@ static void text_batches(ib__sbuf *b, const ib_serve_point *p)
     ib__sbuf_printf(b, "\n");
 }
 
+/* With the copies timed apart: a rate's copy parts, under its row. */
+static void text_copies(ib__sbuf *b, const ib_serve_point *p)
+{
+    char i50[32], i99[32], o50[32], o99[32];
+    ib__sbuf_printf(b, "  copies: in p50 %s p99 %s, out p50 %s p99 %s\n", ib__fmt_ms(i50, p->h2d.p50),
+                    ib__fmt_ms(i99, p->h2d.p99), ib__fmt_ms(o50, p->d2h.p50), ib__fmt_ms(o99, p->d2h.p99));
+}
+
 static void text_answer(ib__sbuf *b, const ib_serve_result *r, const ib_serve_config *cfg)
 {
     char t[32], rate[32];
@@ -104,6 +112,7 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
                     "p50", "p90", "p99", "queue p99", "wake p99", "compute", "target");
     for (size_t i = 0; i < r->n_points; i++) {
         text_row(&b, &r->points[i], cfg);
+        if (r->copies == IB_SERVE_COPIES_APART && r->points[i].n > 0) text_copies(&b, &r->points[i]);
         if (cfg->max_batch > 1) text_batches(&b, &r->points[i]);
     }
     text_answer(&b, r, cfg);

@@ -56,6 +56,7 @@ code=$?
 cat "$TMP/out"
 [ "$code" -eq 0 ] || [ "$code" -eq 3 ] && pass "1 instance: judged (exit $code)" || fail "1 instance: exit $code $(cat "$TMP/err")"
 common_checks "$TMP/k1.json" "1 instance"
+expect_grep "^  copies: in p50 .* p99 .*, out p50 " "$TMP/out" "1 instance, text: the copy parts under the rate"
 
 # --cuda-graph: the copies go outside the replayed graph, into the inputs
 # it was captured with; the compute is the graph's (0.73 ms against 1.8-2.4

@@ -522,6 +522,9 @@ static void test_copies_apart(void)
     CHECK(html && strstr(html, "<title>copy out: mean 200 us</title>"));
     CHECK(html && !strstr(html, "class=\"part-host\"") && !strstr(html, "class=\"part-queue\""));
     free(html);
+    char *text = ib_serve_report_text(r, &cfg, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "\n  copies: in p50 200 us p99 200 us, out p50 200 us p99 200 us\n"));
+    free(text);
     free(r);
     ib_workload_destroy(w);
 }
