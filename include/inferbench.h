@@ -1309,6 +1309,12 @@ typedef struct ib_serve_point {
     ib_stats total;                  /* completion - scheduled arrival */
     int64_t runs;                    /* runs issued */
     int64_t batch_hist[IB_SERVE_MAX_BATCH + 1]; /* runs at each batch of requests */
+    /* Runs at another batch than their instance's run before, against runs
+     * at an unchanged one: the median compute of each (NaN without such
+     * runs). A runtime that selects its kernels again on a shape change
+     * makes every change cost that (docs/serve.md). */
+    int64_t switch_runs;
+    double switch_compute_p50_ms, unchanged_compute_p50_ms;
 } ib_serve_point;
 
 typedef struct ib_serve_result {

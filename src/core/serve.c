@@ -122,6 +122,12 @@ typedef struct server {
     double *arrival, *queue, *wakeup, *part[N_PARTS], *total;
     int *instance_of;      /* which instance ran each request */
     int64_t *run_requests; /* and how many requests its run served */
+    /* The runs in the order each instance ran them: its instance, batch of
+     * requests and compute; n_runs of them. */
+    int *run_instance;
+    int64_t *run_size;
+    double *run_compute;
+    size_t n_runs;
     size_t cap;
     /* One rate's dispatch, shared by the instances under lock. */
     pthread_mutex_t lock;
@@ -175,6 +181,13 @@ static void free_records(server *s)
     free(s->total);
     free(s->instance_of);
     free(s->run_requests);
+    free(s->run_instance);
+    free(s->run_size);
+    free(s->run_compute);
+    s->run_instance = NULL;
+    s->run_size = NULL;
+    s->run_compute = NULL;
+    s->n_runs = 0;
     s->arrival = s->queue = s->wakeup = s->total = NULL;
     s->instance_of = NULL;
     s->run_requests = NULL;
@@ -213,7 +226,11 @@ static ib_status alloc_records(server *s, size_t n, ib_error *err)
     s->total = malloc(n * sizeof(double));
     s->instance_of = malloc(n * sizeof(int));
     s->run_requests = malloc(n * sizeof(int64_t));
-    bool ok = s->arrival && s->queue && s->wakeup && s->total && s->instance_of && s->run_requests;
+    s->run_instance = malloc(n * sizeof(int));
+    s->run_size = malloc(n * sizeof(int64_t));
+    s->run_compute = malloc(n * sizeof(double));
+    bool ok = s->arrival && s->queue && s->wakeup && s->total && s->instance_of && s->run_requests &&
+              s->run_instance && s->run_size && s->run_compute;
     for (int p = 0; p < N_PARTS; p++) ok = (s->part[p] = malloc(n * sizeof(double))) != NULL && ok;
     if (!ok) {
         free_records(s);
@@ -405,6 +422,40 @@ static void record_run(server *s, const instance *in, size_t first, size_t count
     s->last_end = fmax(s->last_end, t->end);
     s->pt->runs++;
     s->pt->batch_hist[count]++;
+    if (s->n_runs < s->cap) {
+        s->run_instance[s->n_runs] = in->index;
+        s->run_size[s->n_runs] = (int64_t)count;
+        s->run_compute[s->n_runs++] = ms[PART_COMPUTE];
+    }
+}
+
+/* The median compute of the runs after a batch change on their instance
+ * and of those at an unchanged batch (an instance's first run of the rate
+ * is neither). The changed ones are gathered at the front of run_compute:
+ * the run log's last use. */
+static void batch_switches(server *s, ib_serve_point *pt)
+{
+    pt->switch_compute_p50_ms = pt->unchanged_compute_p50_ms = NAN;
+    double *same = malloc((s->n_runs + 1) * sizeof *same);
+    if (!same) return;
+    int64_t prev[IB_SERVE_MAX_INSTANCES] = { 0 };
+    size_t n_changed = 0, n_same = 0;
+    for (size_t r = 0; r < s->n_runs; r++) {
+        int i = s->run_instance[r];
+        int64_t before = prev[i];
+        prev[i] = s->run_size[r];
+        if (before == 0) continue;
+        if (before != s->run_size[r])
+            s->run_compute[n_changed++] = s->run_compute[r];
+        else
+            same[n_same++] = s->run_compute[r];
+    }
+    pt->switch_runs = (int64_t)n_changed;
+    ib__sort(s->run_compute, n_changed);
+    ib__sort(same, n_same);
+    if (n_changed) pt->switch_compute_p50_ms = ib_quantile_sorted(s->run_compute, n_changed, 0.5);
+    if (n_same) pt->unchanged_compute_p50_ms = ib_quantile_sorted(same, n_same, 0.5);
+    free(same);
 }
 
 /* Takes the next run's requests off the queue for an instance free at
@@ -524,6 +575,7 @@ static size_t summarize(server *s, ib_serve_point *pt)
     double first_arrival = s->arrival[0];
     pt->n = (int64_t)done;
     pt->at_percentile_ms = pt->compute_at_percentile_ms = NAN;
+    batch_switches(s, pt);
     if (done == 0) return 0;
     ib_stats_compute(s->queue, done, &pt->queue);
     ib_stats_compute(s->wakeup, done, &pt->wakeup);

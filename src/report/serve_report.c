@@ -73,6 +73,21 @@ static void text_batches(ib__sbuf *b, const ib_serve_point *p)
     ib__sbuf_printf(b, "\n");
 }
 
+/* Runs after a batch change against runs at an unchanged batch: a
+ * runtime that selects its kernels again on every new shape makes each
+ * change cost that, and dynamic batching changes batch all the time. */
+static void text_switches(ib__sbuf *b, const ib_serve_point *p)
+{
+    if (p->switch_runs == 0) return;
+    char c50[32], u50[32];
+    ib__sbuf_printf(b, "  batch changes: %lld runs after one, compute p50 %s (%s at an unchanged batch)",
+                    (long long)p->switch_runs, ib__fmt_ms(c50, p->switch_compute_p50_ms),
+                    ib__fmt_ms(u50, p->unchanged_compute_p50_ms));
+    if (p->switch_compute_p50_ms > 2 * p->unchanged_compute_p50_ms + 1)
+        ib__sbuf_printf(b, ": the runtime selects its kernels again when the shape changes (docs/serve.md)");
+    ib__sbuf_printf(b, "\n");
+}
+
 /* With the copies timed apart: a rate's copy parts, under its row. */
 static void text_copies(ib__sbuf *b, const ib_serve_point *p)
 {
@@ -113,7 +128,10 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
     for (size_t i = 0; i < r->n_points; i++) {
         text_row(&b, &r->points[i], cfg);
         if (r->copies == IB_SERVE_COPIES_APART && r->points[i].n > 0) text_copies(&b, &r->points[i]);
-        if (cfg->max_batch > 1) text_batches(&b, &r->points[i]);
+        if (cfg->max_batch > 1) {
+            text_batches(&b, &r->points[i]);
+            text_switches(&b, &r->points[i]);
+        }
     }
     text_answer(&b, r, cfg);
     if (r->partial)
@@ -160,6 +178,10 @@ cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart)
         cJSON_AddNumberToObject(e, "runs", (double)p->batch_hist[k]);
         cJSON_AddItemToArray(hist, e);
     }
+    cJSON *sw = cJSON_AddObjectToObject(o, "batch_switch");
+    cJSON_AddNumberToObject(sw, "runs", (double)p->switch_runs);
+    ib__json_add_number(sw, "compute_p50_ms", p->switch_compute_p50_ms);
+    ib__json_add_number(sw, "unchanged_compute_p50_ms", p->unchanged_compute_p50_ms);
     return o;
 }
 

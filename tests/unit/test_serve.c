@@ -852,6 +852,57 @@ static void test_trace_parse(void)
 }
 
 /* A schedule from a file is served at its own times. */
+/* A runtime that selects its kernels again on every batch change: 20 ms
+ * more for a run at another batch than the run before it. */
+static double switching_duration(int64_t batch, int64_t index, void *ctx)
+{
+    (void)index;
+    int64_t *last = ctx;
+    double ms = 1.0 + 0.1 * (double)(batch - 1) + (*last && batch != *last ? 20.0 : 0.0);
+    *last = batch;
+    return ms;
+}
+
+/* Runs of 1, 3, 3 and 1 requests (a schedule file, batching up to 4): the
+ * second and the fourth follow a change, the third does not; the first is
+ * neither (it follows the warm-up). */
+static void test_batch_switches(void)
+{
+    int64_t last = 0;
+    ib__fake_script sc;
+    ib__fake_script_init(&sc);
+    sc.duration_ms = switching_duration;
+    sc.ctx = &last;
+    ib_workload *w = check_open_fake(&sc);
+    ib_serve_config cfg;
+    serve_config(&cfg, 0);
+    const double times[] = { 0, 100, 100.1, 100.2, 200, 200.1, 200.2, 300 };
+    cfg.arrivals = IB_ARRIVALS_TRACE;
+    cfg.trace_ms = times;
+    cfg.n_trace = 8;
+    cfg.max_batch = 4;
+    cfg.max_delay_us = 500;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    const ib_serve_point *p = &r->points[0];
+    CHECK_EQ_INT(p->runs, 4);
+    CHECK_EQ_INT(p->batch_hist[3], 2);
+    CHECK_EQ_INT(p->switch_runs, 2);
+    CHECK_NEAR(p->switch_compute_p50_ms, (21.2 + 21.0) / 2, 1e-9);
+    CHECK_NEAR(p->unchanged_compute_p50_ms, 1.2, 1e-9);
+    ib_result res = {
+        .kind = IB_RESULT_SERVE, .serve = r, .serve_cfg = &cfg, .info = ib_workload_get_info(w)
+    };
+    char *text = ib_report(&res, "text");
+    CHECK(text &&
+          strstr(text, "  batch changes: 2 runs after one, compute p50 21.1 ms (1.2 ms at an unchanged "
+                       "batch): the runtime selects its kernels again when the shape changes"));
+    ib_free(text);
+    free(r);
+    ib_workload_destroy(w);
+}
+
 static void test_trace_served(void)
 {
     slow_script ss;
@@ -899,5 +950,6 @@ int main(int argc, char **argv)
     RUN(test_open_instances);
     RUN(test_trace_parse);
     RUN(test_trace_served);
+    RUN(test_batch_switches);
     return check_summary("test_serve");
 }
