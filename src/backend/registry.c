@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 /* Adding a backend in tree: its folder, and one line here (its table, and
- * its runtime hook or NULL). */
+ * its hooks or NULL). The first is the default backend. */
 static const struct {
     const ib_backend *table;
-    ib__backend_runtime_fn runtime_facts;
+    const ib__backend_hooks *hooks;
 } builtin[] = {
 #ifdef IB_HAVE_ONNXRUNTIME /* CMake: ONNX Runtime's headers were found */
-    { &ib__backend_onnxruntime, ib__ort_runtime_facts },
+    { &ib__backend_onnxruntime, &ib__onnxruntime_hooks },
 #endif
     { &ib__backend_spin, NULL },
     { &ib__backend_fake, NULL },
@@ -48,17 +48,72 @@ const ib_backend *ib_backend_find(const char *name)
     return NULL;
 }
 
+const ib_backend *ib_backend_default(void) { return ib_backend_get(0); }
+
+const ib__backend_hooks *ib__backend_hooks_of(const ib_backend *b)
+{
+    for (size_t i = 0; b && i < N_BUILTIN; i++)
+        if (builtin[i].table == b) return builtin[i].hooks;
+    return NULL;
+}
+
+const ib__legacy_result_keys *ib__legacy_result_keys_get(void)
+{
+    for (size_t i = 0; i < N_BUILTIN; i++)
+        if (builtin[i].hooks && builtin[i].hooks->legacy) return builtin[i].hooks->legacy;
+    return NULL;
+}
+
+bool ib_backend_takes_model_options(const ib_backend *b)
+{
+    const ib__backend_hooks *h = ib__backend_hooks_of(b);
+    return h && h->open_model;
+}
+
 bool ib_backend_runtime(const ib_backend *b, ib_runtime_info *out)
 {
     memset(out, 0, sizeof *out);
     if (!b) return false;
     ib__strlcpy(out->name, b->name, sizeof out->name);
-    for (size_t i = 0; i < N_BUILTIN; i++) {
-        if (builtin[i].table != b || !builtin[i].runtime_facts) continue;
-        builtin[i].runtime_facts(out);
-        return true;
+    const ib__backend_hooks *h = ib__backend_hooks_of(b);
+    if (!h || !h->runtime_facts) return false;
+    h->runtime_facts(out);
+    return true;
+}
+
+const ib_backend_option_decl *ib_backend_option_find(const ib_backend *b, const char *key)
+{
+    for (size_t i = 0; b && key && i < b->n_options; i++)
+        if (!strcmp(b->options[i].key, key)) return &b->options[i];
+    return NULL;
+}
+
+ib_status ib_backend_configure(const ib_backend *b, const char *key, const char *value, ib_error *err)
+{
+    IB_FAIL_IF(!b || !value, err, IB_ERR_INVALID_ARG, "no backend or no value to configure");
+    const ib_backend_option_decl *d = ib_backend_option_find(b, key);
+    IB_FAIL_IF(!d || !(d->flags & IB_OPTION_PROCESS) || !b->configure, err, IB_ERR_INVALID_ARG,
+               "%s: '%s' is not an option of the whole process", b->name, key ? key : "");
+    ib_backend_option o = { d->key, value };
+    return b->configure(&o, err);
+}
+
+/* A table's option declarations: each with a key and a help line, no key
+ * twice, a process option only with a configure slot to take it. */
+static ib_status check_declarations(const ib_backend *b, ib_error *err)
+{
+    IB_FAIL_IF(b->n_options > 0 && !b->options, err, IB_ERR_INVALID_ARG,
+               "backend '%s' declares %zu options but gives none", b->name, b->n_options);
+    for (size_t i = 0; i < b->n_options; i++) {
+        const ib_backend_option_decl *d = &b->options[i];
+        IB_FAIL_IF(!d->key || !*d->key || !d->help, err, IB_ERR_INVALID_ARG,
+                   "backend '%s': option %zu without a key or a help line", b->name, i);
+        IB_FAIL_IF(ib_backend_option_find(b, d->key) != d, err, IB_ERR_INVALID_ARG,
+                   "backend '%s' declares option '%s' twice", b->name, d->key);
+        IB_FAIL_IF((d->flags & IB_OPTION_PROCESS) && !b->configure, err, IB_ERR_INVALID_ARG,
+                   "backend '%s': option '%s' of the whole process, but no configure slot", b->name, d->key);
     }
-    return false;
+    return IB_OK;
 }
 
 ib_status ib__backend_check(const ib_backend *b, ib_error *err)
@@ -74,7 +129,7 @@ ib_status ib__backend_check(const ib_backend *b, ib_error *err)
     IB_FAIL_IF(!b->name || !*b->name, err, IB_ERR_INVALID_ARG, "backend table without a name");
     IB_FAIL_IF(!b->open || !b->describe || !b->set_batch || !b->run || !b->close, err, IB_ERR_INVALID_ARG,
                "backend '%s' lacks a required slot (open, describe, set_batch, run, close)", b->name);
-    return IB_OK;
+    return check_declarations(b, err);
 }
 
 /* A plugin of another ABI version exports another entry symbol: say which,
