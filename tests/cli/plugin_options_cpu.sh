@@ -59,3 +59,4 @@ json_check "$TMP/b.json" "d['latency_winner'] == 'fast, turbo'" "json: the faste
 # shellcheck disable=SC2086
 expect_exit 0 "best with a raced option fixed" -- "$IB" best $knobs $fast --knob-us 100 --knob-mode slow --max-batch 1 --json "$TMP/f.json"
 json_check "$TMP/f.json" "[c['label'] for c in d['candidates']] == ['slow', 'slow, turbo']" "json: what the user fixes is not varied"
+finish

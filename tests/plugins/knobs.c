@@ -70,9 +70,13 @@ static void knobs_describe(void *state, ib_workload_info *info)
     snprintf(info->provider, sizeof info->provider, "host");
     info->device = IB_DEVICE_CPU;
     info->batch = 1;
-    ib_option_list_set(&info->options, "us", us);
-    ib_option_list_set(&info->options, "mode", k->mode);
-    ib_option_list_set(&info->options, "turbo", k->turbo ? "yes" : "no");
+    /* A plugin links no inferbench library: it fills the list itself. */
+    const char *keys[] = { "us", "mode", "turbo" }, *values[] = { us, k->mode, k->turbo ? "yes" : "no" };
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(info->options.items[i].key, IB_OPTION_KEY_LEN, "%s", keys[i]);
+        snprintf(info->options.items[i].value, IB_OPTION_VALUE_LEN, "%s", values[i]);
+    }
+    info->options.n = 3;
 }
 
 static ib_status knobs_set_batch(void *state, int64_t batch, ib_error *err)
