@@ -133,19 +133,13 @@ int cli_open_workload(const cli_args *a, ib_workload **w)
     return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
 }
 
-static void lower_case(char *s)
-{
-    for (; *s; s++)
-        if (*s >= 'A' && *s <= 'Z') *s = (char)(*s - 'A' + 'a');
-}
-
 /* One declared option of a backend, as `inferbench backends` lists it:
  * "  key=SYNTAX  help [--flag, $ENV, CUDA only, best races a|b]". */
 static void print_option(const ib_backend_option_decl *d)
 {
     char left[64], notes[192] = "";
     snprintf(left, sizeof left, "%s=%s", d->key, d->values ? d->values : "VALUE");
-    if (strchr(left, '|')) lower_case(left);
+    if (strchr(left, '|')) cli_lower_case(left);
     size_t n = 0;
     if (d->flag) n += (size_t)snprintf(notes + n, sizeof notes - n, "%s--%s", n ? ", " : "", d->flag);
     if (d->env && n < sizeof notes)
@@ -154,7 +148,7 @@ static void print_option(const ib_backend_option_decl *d)
         n += (size_t)snprintf(notes + n, sizeof notes - n, "%sCUDA only", n ? ", " : "");
     if (d->race && n < sizeof notes) {
         snprintf(notes + n, sizeof notes - n, "%sbest races %s", n ? ", " : "", d->race);
-        lower_case(notes + n);
+        cli_lower_case(notes + n);
     }
     printf("    %-30s %s%s%s%s\n", left, d->help, notes[0] ? " [" : "", notes, notes[0] ? "]" : "");
 }

@@ -37,9 +37,15 @@ const cli_alias *cli_alias_get(size_t index)
     return NULL;
 }
 
-/* values of the form "LO..HI": true with the bounds. */
-static bool is_range(const char *values, long long *lo, long long *hi)
+void cli_lower_case(char *s)
 {
+    for (; *s; s++)
+        if (*s >= 'A' && *s <= 'Z') *s = (char)(*s - 'A' + 'a');
+}
+
+bool cli_option_range(const ib_backend_option_decl *decl, long long *lo, long long *hi)
+{
+    const char *values = decl->values;
     char *end;
     if (!values) return false;
     *lo = strtoll(values, &end, 10);
@@ -56,14 +62,12 @@ void cli_option_syntax(const ib_backend_option_decl *decl, char *buf, size_t cap
     long long lo, hi;
     buf[0] = '\0';
     if (decl->flags & IB_OPTION_SWITCH) return;
-    if (is_range(decl->values, &lo, &hi)) {
+    if (cli_option_range(decl, &lo, &hi)) {
         snprintf(buf, cap, "N");
         return;
     }
     snprintf(buf, cap, "%s", decl->values ? decl->values : "VALUE");
-    if (!is_list(decl->values)) return;
-    for (char *p = buf; *p; p++)
-        if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a'); /* matched without regard to case */
+    if (is_list(decl->values)) cli_lower_case(buf); /* matched without regard to case */
 }
 
 /* "a, b or c" of the declared "A|B|C", in lower case, into buf[cap]. */
@@ -79,8 +83,7 @@ static void list_values(const char *values, char *buf, size_t cap)
         count--;
         if (*p) n += (size_t)snprintf(buf + n, cap - n, count == 1 ? " or " : ", ");
     }
-    for (char *q = buf; *q; q++)
-        if (*q >= 'A' && *q <= 'Z') *q = (char)(*q - 'A' + 'a');
+    cli_lower_case(buf);
 }
 
 /* text as one of the declared "A|B|C" (without regard to case): the
@@ -99,35 +102,14 @@ static bool match_value(const char *values, const char *text, char *buf, size_t 
     return false;
 }
 
-static bool whole_number_in(const char *text, long long lo, long long hi, const char *flag)
-{
-    char *end;
-    if (!*text || *text == ' ' || *text == '+') {
-        fprintf(stderr, "inferbench: --%s '%s': not a whole number\n", flag, text);
-        return false;
-    }
-    long long v = strtoll(text, &end, 10);
-    if (*end) {
-        fprintf(stderr, "inferbench: --%s '%s': not a whole number\n", flag, text);
-        return false;
-    }
-    if (v < lo || v > hi) {
-        fprintf(stderr, "inferbench: --%s '%s': must be between %lld and %lld\n", flag, text, lo, hi);
-        return false;
-    }
-    return true;
-}
-
 bool cli_alias_value(const cli_alias *al, const char *text, char *buf, size_t cap, const char **value)
 {
     const ib_backend_option_decl *d = al->decl;
-    long long lo, hi;
     *value = text;
     if (d->flags & IB_OPTION_SWITCH) {
         *value = "yes";
         return true;
     }
-    if (is_range(d->values, &lo, &hi)) return whole_number_in(text, lo, hi, d->flag);
     if (!is_list(d->values)) return true;
     if (match_value(d->values, text, buf, cap)) {
         *value = buf;

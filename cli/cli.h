@@ -257,10 +257,15 @@ typedef struct cli_alias {
 #define CLI_MAX_ALIASES 32
 /* Alias i, or NULL past the end. */
 const cli_alias *cli_alias_get(size_t i);
-/* Checks text against the values the option declares, one line on stderr
- * when it is not one of them; *value: the value to pass on (a declared
- * spelling copied into buf[cap], or text). */
+/* Checks text against the values "a|b|c" the option declares, one line on
+ * stderr when it is not one of them; *value: the value to pass on (a
+ * declared spelling copied into buf[cap], "yes" for a switch, or text).
+ * A range is the caller's to check (cli_option_range). */
 bool cli_alias_value(const cli_alias *al, const char *text, char *buf, size_t cap, const char **value);
+/* Whether decl's values are a range "LO..HI" of whole numbers: its bounds. */
+bool cli_option_range(const ib_backend_option_decl *decl, long long *lo, long long *hi);
+/* Lowers the ASCII letters of s in place. */
+void cli_lower_case(char *s);
 /* "exhaustive|heuristic|default", "N", "PATH": how the help shows the
  * values of decl, into buf[cap]; "" for a switch. */
 void cli_option_syntax(const ib_backend_option_decl *decl, char *buf, size_t cap);

@@ -33,12 +33,6 @@ typedef struct candidates {
     char skip_why[160];
 } candidates;
 
-static void lower(char *s)
-{
-    for (; *s; s++)
-        if (*s >= 'A' && *s <= 'Z') *s = (char)(*s - 'A' + 'a');
-}
-
 /* "fp16, graph, nhwc, heuristic": the math, then each raced option that is
  * set, in the backend's order: a switch by its label when on, any other by
  * its value; exactly what the candidate turns on. */
@@ -52,7 +46,7 @@ static void label(const candidates *cs, candidate *c)
             is_switch ? (!strcmp(c->value[i], "yes") ? (d->label ? d->label : d->key) : "") : c->value[i];
         if (*word) n += (size_t)snprintf(c->label + n, sizeof c->label - n, "%s%s", n ? ", " : "", word);
     }
-    lower(c->label);
+    cli_lower_case(c->label);
 }
 
 static bool add(candidates *cs, candidate *c)

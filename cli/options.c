@@ -658,7 +658,14 @@ static bool apply_alias(const cli_command *cmd, cli_args *a, int id, const char 
     snprintf(flag, sizeof flag, "--%s", al->decl->flag);
     const char *value;
     size_t slot = a->n_options < CLI_MAX_BACKEND_OPTIONS ? a->n_options : 0;
-    if (!cli_alias_value(al, v, a->option_values[slot], sizeof a->option_values[slot], &value)) return false;
+    long long lo, hi;
+    int64_t i64;
+    if (cli_option_range(al->decl, &lo, &hi)) {
+        if (!parse_i64(al->decl->flag, v, lo, hi, &i64)) return false;
+        value = v;
+    } else if (!cli_alias_value(al, v, a->option_values[slot], sizeof a->option_values[slot], &value)) {
+        return false;
+    }
     a->aliases_given |= (uint64_t)1 << (size_t)(id - O_ALIAS);
     return cli_set_backend_option(a, flag, al->decl->key, value);
 }
