@@ -76,6 +76,8 @@ int cli_find_backend(const char *name, const ib_backend **b)
     if (is_plugin_path(name)) return load_plugin(name, b);
     *b = ib_backend_find(name);
     if (*b) return EXIT_OK;
+    const char *why = ib_backend_absent(name); /* built in, but not in this build */
+    if (why) return cli_fail(IB_ERR_UNSUPPORTED, why);
     char known[512];
     cli_backend_names(known, sizeof known);
     fprintf(stderr, "inferbench: unknown backend '%s' (known: %s; or plugin:PATH.so)\n", name, known);

@@ -255,9 +255,14 @@ const ib_backend *ib_backend_find(const char *name);
 bool ib_backend_runtime(const ib_backend *b, ib_runtime_info *out);
 
 /* The default backend: the one a model is opened on when none is named
- * (ib_model_options.backend NULL), the registry's first; NULL when none is
- * built in. */
+ * (ib_model_options.backend NULL), the registry's first; NULL when this
+ * build left it out (ib_backend_absent(NULL) says why). */
 const ib_backend *ib_backend_default(void);
+
+/* Why the built-in backend called name (NULL: the default one) is not in
+ * this build (one line: what to rebuild with), or NULL when it is, or when
+ * there is no such built-in backend at all. */
+const char *ib_backend_absent(const char *name);
 
 /* The declaration of option key in b, or NULL. */
 const ib_backend_option_decl *ib_backend_option_find(const ib_backend *b, const char *key);

@@ -46,7 +46,11 @@ ib_status ib_workload_open_model(const char *model, const ib_model_options *opts
         opts = &defaults;
     }
     const ib_backend *b = opts->backend ? ib_backend_find(opts->backend) : ib_backend_default();
-    IB_FAIL_IF(!b, err, IB_ERR_INVALID_ARG, "no backend named '%s'", opts->backend ? opts->backend : "");
+    if (!b) {
+        const char *why = ib_backend_absent(opts->backend);
+        IB_FAIL_IF(why, err, IB_ERR_UNSUPPORTED, "%s", why);
+        return ib__fail(err, IB_ERR_INVALID_ARG, "no backend named '%s'", opts->backend ? opts->backend : "");
+    }
     const ib__backend_hooks *h = ib__backend_hooks_of(b);
     if (h && h->open_model) return h->open_model(model, opts, out, err);
     return open_through_table(b, model, opts, out, err);

@@ -11,18 +11,23 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Adding a backend in tree: its folder, and one line here (its table, and
- * its hooks or NULL). The first is the default backend. */
+/* Adding a backend in tree: its folder, and one line here (its table, its
+ * hooks or NULL, and NULL; a backend a build may leave out: the line of the
+ * build without it, its table NULL, its hooks and why). The first is the
+ * default backend, also where it is left out. */
 static const struct {
     const ib_backend *table;
     const ib__backend_hooks *hooks;
+    const ib__backend_absence *absent;
 } builtin[] = {
 #ifdef IB_HAVE_ONNXRUNTIME /* CMake: ONNX Runtime's headers were found */
-    { &ib__backend_onnxruntime, &ib__onnxruntime_hooks },
+    { &ib__backend_onnxruntime, &ib__onnxruntime_hooks, NULL },
+#else
+    { NULL, &ib__onnxruntime_hooks, &ib__onnxruntime_absence },
 #endif
-    { &ib__backend_spin, NULL },
-    { &ib__backend_fake, NULL },
-    { &ib__backend_aoti, NULL },
+    { &ib__backend_spin, NULL, NULL },
+    { &ib__backend_fake, NULL, NULL },
+    { &ib__backend_aoti, NULL, NULL },
 };
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
 
@@ -33,12 +38,30 @@ static struct {
 } plugins[MAX_PLUGINS];
 static size_t n_plugins;
 
-size_t ib_backend_count(void) { return N_BUILTIN + n_plugins; }
+/* The built-in tables of this build: those of the list not left out. */
+static size_t n_built_in(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_BUILTIN; i++) n += builtin[i].table != NULL;
+    return n;
+}
+
+size_t ib_backend_count(void) { return n_built_in() + n_plugins; }
 
 const ib_backend *ib_backend_get(size_t index)
 {
-    if (index < N_BUILTIN) return builtin[index].table;
-    return index - N_BUILTIN < n_plugins ? plugins[index - N_BUILTIN].table : NULL;
+    for (size_t i = 0; i < N_BUILTIN; i++)
+        if (builtin[i].table && index-- == 0) return builtin[i].table;
+    return index < n_plugins ? plugins[index].table : NULL;
+}
+
+const char *ib_backend_absent(const char *name)
+{
+    for (size_t i = 0; i < N_BUILTIN; i++) {
+        const ib__backend_absence *a = builtin[i].absent;
+        if (a && (name ? !strcmp(a->name, name) : i == 0)) return a->why;
+    }
+    return NULL;
 }
 
 const ib_backend *ib_backend_find(const char *name)
@@ -48,7 +71,7 @@ const ib_backend *ib_backend_find(const char *name)
     return NULL;
 }
 
-const ib_backend *ib_backend_default(void) { return ib_backend_get(0); }
+const ib_backend *ib_backend_default(void) { return builtin[0].table; }
 
 const ib__backend_hooks *ib__backend_hooks_of(const ib_backend *b)
 {

@@ -35,6 +35,15 @@ typedef struct ib__backend_hooks {
  * registry.c's list. */
 extern const ib__backend_hooks ib__onnxruntime_hooks;
 
+/* A built-in backend this build left out (CMake found no headers it needs):
+ * its name and why, said to whoever asks it for a model (its folder's
+ * *_absent.c, which keeps its hooks that need no such header). */
+typedef struct ib__backend_absence {
+    const char *name;
+    const char *why;
+} ib__backend_absence;
+extern const ib__backend_absence ib__onnxruntime_absence;
+
 /* The hooks of a built-in backend, or NULL (a plugin, or none). */
 const ib__backend_hooks *ib__backend_hooks_of(const ib_backend *b);
 

@@ -196,6 +196,9 @@ static void test_declarations(void)
 {
     const ib_backend *ort = ib_backend_find("onnxruntime"), *fake = ib_backend_find("fake");
     CHECK(ib_backend_default() == ib_backend_get(0));
+    /* In this build (with it) nothing is left out. */
+    CHECK(ib_backend_absent(NULL) == NULL && ib_backend_absent("onnxruntime") == NULL);
+    CHECK(ib_backend_absent("nosuch") == NULL);
     const ib_backend_option_decl *search = ib_backend_option_find(ort, "cudnn_search");
     CHECK(search && search->race && !strcmp(search->flag, "cudnn-search") &&
           (search->flags & IB_OPTION_CUDA_ONLY));

@@ -55,10 +55,6 @@ ib_status ib__ort_open_model(const char *model, const ib_model_options *opts, ib
  * (ib_backend_runtime): the runtime_facts hook. */
 void ib__ort_runtime_facts(ib_runtime_info *rt);
 
-/* The keys of result files written when ONNX Runtime was the only runtime
- * (ort_legacy.c): the legacy hook. */
-extern const ib__legacy_result_keys ib__ort_legacy_keys;
-
 /* ONNX Runtime's API base, the core library loaded (dlopen) on first use
  * from the path ib__ort_set_library took, else libonnxruntime.so.1
  * as the loader finds it. IB_ERR_UNSUPPORTED with the loader's reason when

@@ -6,6 +6,7 @@
  * the default backend: its runtime facts, the whole of the model options,
  * the keys of the result files written when it was the only runtime. */
 #include "backend/onnxruntime/ort.h"
+#include "backend/onnxruntime/ort_legacy.h"
 #include "backend/registry.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * format (docs/json.md), read here in the keys this backend reports today,
  * so that compare still takes them. The reader asks through the legacy hook
  * and names no runtime itself. */
-#include "backend/onnxruntime/ort.h"
+#include "backend/onnxruntime/ort_legacy.h"
 #include "report/result_keys.h"
 
 #include <stdio.h>
