@@ -1,9 +1,8 @@
 /* Which backend measures the model: --backend NAME (a built-in table, see
  * `inferbench backends`), --backend plugin:PATH.so (or any path with a '/')
- * for an out-of-tree one, with its --option KEY=VALUE settings (ONNX
- * Runtime's flags --threads, --cudnn-search, --prefer-nhwc and --cuda-graph
- * are such settings too). Without --backend the model goes to ONNX Runtime
- * with the model options and those settings, as always. */
+ * for an out-of-tree one, with its --option KEY=VALUE settings (the alias
+ * flags its options declare are such settings too). Without --backend the
+ * model goes to the registry's default backend. */
 #include "cli.h"
 
 #include <string.h>
@@ -53,28 +52,47 @@ void cli_backend_names(char *buf, size_t cap)
         used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", ib_backend_get(i)->name);
 }
 
-static int find_backend(const char *name, const ib_backend **b)
+/* The plugin loaded last, by the path it was named with: --backend is read
+ * twice (before parsing, for its alias flags, and as an option). */
+static char loaded_path[4096];
+static const ib_backend *loaded;
+
+static int load_plugin(const char *name, const ib_backend **b)
 {
-    ib_error err = { { 0 } };
-    if (is_plugin_path(name)) {
-        const char *path = strncmp(name, "plugin:", 7) ? name : name + 7;
-        if (ib_backend_load_plugin(path, b, &err) != IB_OK) return cli_fail(IB_ERR_INVALID_ARG, err.message);
+    const char *path = strncmp(name, "plugin:", 7) ? name : name + 7;
+    if (loaded && !strcmp(path, loaded_path)) {
+        *b = loaded;
         return EXIT_OK;
     }
+    ib_error err = { { 0 } };
+    if (ib_backend_load_plugin(path, b, &err) != IB_OK) return cli_fail(IB_ERR_INVALID_ARG, err.message);
+    snprintf(loaded_path, sizeof loaded_path, "%s", path);
+    loaded = *b;
+    return EXIT_OK;
+}
+
+int cli_find_backend(const char *name, const ib_backend **b)
+{
+    if (is_plugin_path(name)) return load_plugin(name, b);
     *b = ib_backend_find(name);
     if (*b) return EXIT_OK;
+    const char *why = ib_backend_absent(name); /* built in, but not in this build */
+    if (why) return cli_fail(IB_ERR_UNSUPPORTED, why);
     char known[512];
     cli_backend_names(known, sizeof known);
     fprintf(stderr, "inferbench: unknown backend '%s' (known: %s; or plugin:PATH.so)\n", name, known);
     return EXIT_BAD_INPUT;
 }
 
-/* The model options that only ONNX Runtime's own path reads. */
-static const char *runtime_flag_given(const cli_args *a)
+const ib_backend *cli_backend(const cli_args *a)
+{
+    return a->backend_table ? a->backend_table : ib_backend_default();
+}
+
+/* The model options a backend of no models cannot be given, as flags. */
+static const char *model_flag_given(const cli_args *a)
 {
     const ib_model_options *m = &a->model_opts;
-    ib_model_options defaults;
-    ib_model_options_init(&defaults);
     if (m->n_shapes) return "--shape";
     if (m->n_inputs) return "--input";
     if (a->memory_cap_mb) return "--memory-cap-mb";
@@ -83,50 +101,68 @@ static const char *runtime_flag_given(const cli_args *a)
     return NULL;
 }
 
-static int open_through_table(const cli_args *a, ib_workload **w)
+int cli_model_options(const cli_args *a, ib_model_options *m, const char **model)
 {
-    const ib_backend *b;
-    int code = find_backend(a->backend ? a->backend : "onnxruntime", &b);
-    if (code != EXIT_OK) return code;
-    const char *flag = runtime_flag_given(a);
+    const ib_backend *b = cli_backend(a);
+    *m = a->model_opts;
+    m->options = a->options;
+    m->n_options = a->n_options;
+    m->backend = b ? b->name : NULL;
+    *model = a->model;
+    if (!b || ib_backend_takes_model_options(b)) return EXIT_OK;
+    const char *flag = model_flag_given(a);
     if (flag) {
         fprintf(stderr,
-                "inferbench: %s applies to the onnxruntime backend without --option; give "
-                "backend '%s' its settings as --option KEY=VALUE\n",
+                "inferbench: %s applies to a backend of models; give backend '%s' its settings as --option "
+                "KEY=VALUE\n",
                 flag, b->name);
         return EXIT_BAD_INPUT;
     }
-    ib_backend_open_args args;
-    ib_backend_open_args_init(&args);
-    args.model = a->n_pos > 0 ? a->pos[0] : NULL;
-    args.options = a->options;
-    args.n_options = a->n_options;
-    args.device = a->model_opts.device;
-    args.device_id = a->model_opts.device_id;
-    args.batch = a->model_opts.batch > 0 ? a->model_opts.batch : 1; /* 0: --batch not given */
-    args.seed = a->model_opts.seed;
-    ib_error err = { { 0 } };
-    ib_status st = ib_workload_open_backend(b, &args, w, &err);
-    return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
+    /* Its own model argument, or none: no default model; no memory caps. */
+    *model = a->n_pos > 0 ? a->pos[0] : NULL;
+    m->device_memory_limit_bytes = m->host_memory_limit_bytes = 0;
+    return EXIT_OK;
 }
 
 int cli_open_workload(const cli_args *a, ib_workload **w)
 {
-    bool native = !a->backend || !strcmp(a->backend, "onnxruntime");
-    if (!native) return open_through_table(a, w);
-    ib_model_options m = a->model_opts;
-    m.options = a->options;
-    m.n_options = a->n_options;
+    ib_model_options m;
+    const char *model;
+    int code = cli_model_options(a, &m, &model);
+    if (code != EXIT_OK) return code;
     ib_error err = { { 0 } };
-    ib_status st = ib_workload_open_model(a->model, &m, w, &err);
+    ib_status st = ib_workload_open_model(model, &m, w, &err);
     return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
+}
+
+/* One declared option of a backend, as `inferbench backends` lists it:
+ * "  key=SYNTAX  help [--flag, $ENV, CUDA only, best races a|b]". */
+static void print_option(const ib_backend_option_decl *d)
+{
+    char left[64], notes[192] = "";
+    snprintf(left, sizeof left, "%s=%s", d->key, d->values ? d->values : "VALUE");
+    if (strchr(left, '|')) cli_lower_case(left);
+    size_t n = 0;
+    if (d->flag) n += (size_t)snprintf(notes + n, sizeof notes - n, "%s--%s", n ? ", " : "", d->flag);
+    if (d->env && n < sizeof notes)
+        n += (size_t)snprintf(notes + n, sizeof notes - n, "%s$%s", n ? ", " : "", d->env);
+    if ((d->flags & IB_OPTION_CUDA_ONLY) && n < sizeof notes)
+        n += (size_t)snprintf(notes + n, sizeof notes - n, "%sCUDA only", n ? ", " : "");
+    if (d->race && n < sizeof notes) {
+        snprintf(notes + n, sizeof notes - n, "%sbest races %s", n ? ", " : "", d->race);
+        cli_lower_case(notes + n);
+    }
+    printf("    %-30s %s%s%s%s\n", left, d->help, notes[0] ? " [" : "", notes, notes[0] ? "]" : "");
 }
 
 int cmd_backends(cli_args *a)
 {
     if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "backends takes no argument");
-    for (size_t i = 0; i < ib_backend_count(); i++)
-        printf("%-14s %s\n", ib_backend_get(i)->name, ib_backend_get(i)->description);
+    for (size_t i = 0; i < ib_backend_count(); i++) {
+        const ib_backend *b = ib_backend_get(i);
+        printf("%-14s %s%s\n", b->name, b->description, b == ib_backend_default() ? " (the default)" : "");
+        for (size_t k = 0; k < b->n_options; k++) print_option(&b->options[k]);
+    }
     printf("%-14s %s\n", "plugin:PATH", "an out-of-tree backend: a shared object (docs/backends.md)");
     return EXIT_OK;
 }

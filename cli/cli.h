@@ -44,12 +44,19 @@ typedef struct cli_args {
     double latency_budget_ms;
     const char *batches; /* explicit batch list, no search */
     size_t memory_cap_mb;
-    /* --backend NAME or plugin:PATH.so (NULL: onnxruntime), and its
-     * --option KEY=VALUE (keys copied here, values pointing into argv) */
+    /* --backend NAME or plugin:PATH.so (NULL: the registry's default), and
+     * its --option KEY=VALUE (keys copied here, values pointing into argv,
+     * static text or option_values) */
     const char *backend;
     ib_backend_option options[CLI_MAX_BACKEND_OPTIONS];
     char option_keys[CLI_MAX_BACKEND_OPTIONS][64];
     size_t n_options;
+    const ib_backend *backend_table;                 /* what --backend names, resolved (a
+                                                        plugin loaded) by cli_parse; NULL:
+                                                        the default */
+    char option_values[CLI_MAX_BACKEND_OPTIONS][64]; /* values of alias
+                                                        flags, as declared */
+    uint64_t aliases_given;                          /* bit i: alias flag i (cli_alias_get) given */
     /* compare */
     double threshold; /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
@@ -223,11 +230,51 @@ int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w);
  * cli_start. */
 void cli_apply_memory_cap(cli_args *a);
 
-/* Opens the workload a names: the model on ONNX Runtime with the model
- * options (the default), or through the backend table of --backend (loading
- * a plugin for plugin:PATH or a path with a '/') with its --option pairs.
+/* Opens the workload a names: the model on the backend of --backend (the
+ * default without), with the model options and the --option pairs.
  * Prints a one-line error and returns its exit code on failure. */
 int cli_open_workload(const cli_args *a, ib_workload **w);
+
+/* The backend a measures with: what --backend named, else the default. */
+const ib_backend *cli_backend(const cli_args *a);
+/* The model options a opens the model with on its backend (its options
+ * and its name), and the model that backend is given (*model: MODEL as
+ * given, the default model only for a backend of models). Prints a
+ * one-line error and returns its exit code when a gives a model option
+ * the backend does not read. */
+int cli_model_options(const cli_args *a, ib_model_options *m, const char **model);
+/* Resolves --backend NAME or plugin:PATH (loading the plugin) into *b;
+ * prints a one-line error and returns its exit code when it cannot. */
+int cli_find_backend(const char *name, const ib_backend **b);
+
+/* Alias flags (cli/backend_options.c): every flag a backend declares for
+ * one of its options (ib_backend_option_decl.flag), of the built-in
+ * backends and the plugin --backend loaded, in the registry's order. */
+typedef struct cli_alias {
+    const ib_backend *backend;
+    const ib_backend_option_decl *decl;
+} cli_alias;
+#define CLI_MAX_ALIASES 32
+/* Alias i, or NULL past the end. */
+const cli_alias *cli_alias_get(size_t i);
+/* Checks text against the values "a|b|c" the option declares, one line on
+ * stderr when it is not one of them; *value: the value to pass on (a
+ * declared spelling copied into buf[cap], "yes" for a switch, or text).
+ * A range is the caller's to check (cli_option_range). */
+bool cli_alias_value(const cli_alias *al, const char *text, char *buf, size_t cap, const char **value);
+/* Whether decl's values are a range "LO..HI" of whole numbers: its bounds. */
+bool cli_option_range(const ib_backend_option_decl *decl, long long *lo, long long *hi);
+/* Lowers the ASCII letters of s in place. */
+void cli_lower_case(char *s);
+/* "exhaustive|heuristic|default", "N", "PATH": how the help shows the
+ * values of decl, into buf[cap]; "" for a switch. */
+void cli_option_syntax(const ib_backend_option_decl *decl, char *buf, size_t cap);
+/* The options the environment sets (ib_backend_option_decl.env): those of
+ * the whole process configured on their backend, the others of a's backend
+ * put before the options given (which win). False after a one-line error. */
+bool cli_apply_environment(cli_args *a);
+/* The value a gives key (the last one), or NULL. */
+const char *cli_option_given(const cli_args *a, const char *key);
 
 /* Splits "KEY=VALUE" into a's next backend option (KEY non-empty). */
 bool cli_add_backend_option(cli_args *a, const char *text);

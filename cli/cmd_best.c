@@ -1,112 +1,159 @@
 /* inferbench best MODEL: the fastest configuration that stays accurate.
  * The program lists the candidates (a small table over the model options
- * that exist: --math, and on CUDA the CUDA graph, the NHWC preference and
- * cuDNN's search); the library races them (src/core/best.c, docs/best.md). */
+ * that exist: --math, for a backend of models, and the options the backend
+ * declares to race, ib_backend_option_decl.race); the library races them
+ * (src/core/best.c, docs/best.md). */
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static const ib_math maths[] = { IB_MATH_FP32, IB_MATH_TF32, IB_MATH_FP16, IB_MATH_BF16 };
-static const char *const searches[] = { "EXHAUSTIVE", "HEURISTIC" };
 
-/* One candidate: the model options it changes, or why it is not tried. */
+#define MAX_RACED 8 /* options raced at once */
+#define VALUE_LEN 32
+
+/* One candidate: the math and the value of each raced option ("": not
+ * set), or why it is not tried. */
 typedef struct candidate {
     ib_math math;
-    bool cuda_graph, prefer_nhwc;
-    const char *cudnn;
+    char value[MAX_RACED][VALUE_LEN];
     const char *skip; /* non-NULL: listed, not opened, for this reason */
     char label[128];
 } candidate;
 
 typedef struct candidates {
     const cli_args *a;
+    const ib_backend_option_decl *raced[MAX_RACED]; /* what the backend declares to race */
+    size_t n_raced;
+    bool race_math; /* a backend of models: --math is raced too */
     size_t n;
     candidate c[IB_BEST_MAX_CANDIDATES];
     const char *labels[IB_BEST_MAX_CANDIDATES];
+    char skip_why[160];
 } candidates;
 
-/* "fp16, graph, nhwc, heuristic": the math, then each CUDA option that is
- * on, then cuDNN's search; exactly what the candidate turns on. */
-static void label(candidate *c, bool cuda)
+/* "fp16, graph, nhwc, heuristic": the math, then each raced option that is
+ * set, in the backend's order: a switch by its label when on, any other by
+ * its value; exactly what the candidate turns on. */
+static void label(const candidates *cs, candidate *c)
 {
-    snprintf(c->label, sizeof c->label, "%s%s%s%s%s", ib_math_name(c->math), c->cuda_graph ? ", graph" : "",
-             c->prefer_nhwc ? ", nhwc" : "", cuda ? ", " : "", cuda ? c->cudnn : "");
-    for (char *p = c->label; *p; p++)
-        if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+    size_t n = (size_t)snprintf(c->label, sizeof c->label, "%s", c->math ? ib_math_name(c->math) : "");
+    for (size_t i = 0; i < cs->n_raced && n < sizeof c->label; i++) {
+        const ib_backend_option_decl *d = cs->raced[i];
+        bool is_switch = d->flags & IB_OPTION_SWITCH;
+        const char *word =
+            is_switch ? (!strcmp(c->value[i], "yes") ? (d->label ? d->label : d->key) : "") : c->value[i];
+        if (*word) n += (size_t)snprintf(c->label + n, sizeof c->label - n, "%s%s", n ? ", " : "", word);
+    }
+    cli_lower_case(c->label);
 }
 
-static void add(candidates *cs, candidate c, bool cuda)
+static bool add(candidates *cs, candidate *c)
 {
-    label(&c, cuda);
-    cs->c[cs->n] = c;
+    if (cs->n == IB_BEST_MAX_CANDIDATES) return false;
+    label(cs, c);
+    cs->c[cs->n] = *c;
     cs->labels[cs->n] = cs->c[cs->n].label;
     cs->n++;
+    return true;
 }
 
-/* The value the user gave ONNX Runtime's option key last (--option or the
- * flag that stands for it), or NULL. */
-static const char *given_option(const cli_args *a, const char *key)
+/* The k-th of the values "a|b|c" into out[VALUE_LEN]; false past the end. */
+static bool nth_value(const char *values, size_t k, char *out)
 {
-    const char *value = NULL;
-    for (size_t i = 0; i < a->n_options; i++)
-        if (!strcmp(a->options[i].key, key)) value = a->options[i].value;
-    return value;
-}
-
-static bool given_yes(const cli_args *a, const char *key)
-{
-    const char *v = given_option(a, key);
-    return v && (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"));
-}
-
-/* Every combination the device offers. What the user fixed (--math,
- * --cudnn-search, --cuda-graph, --prefer-nhwc) is not varied. */
-static void enumerate(candidates *cs, const cli_args *a, ib_device_kind device)
-{
-    const ib_model_options *m = &a->model_opts;
-    bool cuda = device == IB_DEVICE_CUDA;
-    const char *fixed_search = given_option(a, "cudnn_search");
-    cs->a = a;
-    cs->n = 0;
-    for (size_t mi = 0; mi < sizeof maths / sizeof maths[0]; mi++) {
-        if (m->math != IB_MATH_DEFAULT && m->math != maths[mi]) continue;
-        for (int graph = given_yes(a, "cuda_graph"); graph <= (cuda ? 1 : 0); graph++)
-            for (int nhwc = given_yes(a, "prefer_nhwc"); nhwc <= (cuda ? 1 : 0); nhwc++)
-                for (size_t si = 0; si < (cuda && !fixed_search ? 2u : 1u); si++)
-                    add(cs,
-                        (candidate){ .math = maths[mi],
-                                     .cuda_graph = graph,
-                                     .prefer_nhwc = nhwc,
-                                     .cudnn = fixed_search ? fixed_search : searches[si] },
-                        cuda);
+    for (const char *p = values; *p; k--) {
+        size_t len = strcspn(p, "|");
+        if (k == 0) {
+            snprintf(out, VALUE_LEN, "%.*s", (int)len, p);
+            return true;
+        }
+        p += len + (p[len] == '|');
     }
-    if (!cuda)
-        add(cs,
-            (candidate){ .math = IB_MATH_FP32,
-                         .cuda_graph = true,
-                         .prefer_nhwc = true,
-                         .cudnn = "heuristic",
-                         .skip =
-                             "CUDA graph, NHWC and cuDNN's search are CUDA provider options: the model runs "
-                             "on the CPU" },
-            true);
+    return false;
 }
 
-#define CANDIDATE_OPTIONS 3 /* what a candidate varies: graph, NHWC, search */
+/* Whether option i varies on this device: raced, applicable, not fixed by
+ * the user (a value given with --option or its flag is kept, not varied). */
+static bool varies(const candidates *cs, size_t i, bool cuda)
+{
+    return (cuda || !(cs->raced[i]->flags & IB_OPTION_CUDA_ONLY)) &&
+           !cli_option_given(cs->a, cs->raced[i]->key);
+}
+
+/* Adds every combination of the raced options from option i on (the first
+ * varies slowest), c holding the choices made before i. */
+static bool combine(candidates *cs, candidate *c, size_t i, bool cuda)
+{
+    if (i == cs->n_raced) return add(cs, c);
+    const ib_backend_option_decl *d = cs->raced[i];
+    if (!varies(cs, i, cuda)) {
+        const char *given = cli_option_given(cs->a, d->key);
+        snprintf(c->value[i], VALUE_LEN, "%s",
+                 given && (cuda || !(d->flags & IB_OPTION_CUDA_ONLY)) ? given : "");
+        return combine(cs, c, i + 1, cuda);
+    }
+    for (size_t k = 0; nth_value(d->race, k, c->value[i]); k++)
+        if (!combine(cs, c, i + 1, cuda)) return false;
+    return true;
+}
+
+/* On the CPU, the GPU options raced on CUDA: one row that says so, with
+ * each at its last value raced. */
+static bool add_cuda_only_row(candidates *cs)
+{
+    candidate c = { .math = cs->race_math ? IB_MATH_FP32 : cs->a->model_opts.math };
+    size_t n = 0, len = 0;
+    for (size_t i = 0; i < cs->n_raced; i++) {
+        const ib_backend_option_decl *d = cs->raced[i];
+        if (!(d->flags & IB_OPTION_CUDA_ONLY)) continue;
+        for (size_t k = 0; nth_value(d->race, k, c.value[i]); k++) {
+        }
+        n++;
+    }
+    if (n == 0) return true;
+    for (size_t i = 0, k = 0; i < cs->n_raced; i++)
+        if (cs->raced[i]->flags & IB_OPTION_CUDA_ONLY)
+            len += (size_t)snprintf(cs->skip_why + len, sizeof cs->skip_why - len, "%s%s",
+                                    k++ == 0 ? ""
+                                    : k == n ? " and "
+                                             : ", ",
+                                    cs->raced[i]->key);
+    snprintf(cs->skip_why + len, sizeof cs->skip_why - len, " appl%s to CUDA only: the model runs on the CPU",
+             n == 1 ? "ies" : "y");
+    c.skip = cs->skip_why;
+    return add(cs, &c);
+}
+
+/* Every combination the device offers. What the user fixed (--math, an
+ * option raced) is not varied. False when there are more than the search
+ * takes. */
+static bool enumerate(candidates *cs, const cli_args *a, ib_device_kind device)
+{
+    bool cuda = device == IB_DEVICE_CUDA;
+    const ib_math fixed = a->model_opts.math;
+    for (size_t mi = 0; mi < (cs->race_math ? sizeof maths / sizeof maths[0] : 1); mi++) {
+        if (cs->race_math && fixed != IB_MATH_DEFAULT && fixed != maths[mi]) continue;
+        candidate c = { .math = cs->race_math ? maths[mi] : fixed };
+        if (!combine(cs, &c, 0, cuda)) return false;
+    }
+    return cuda || add_cuda_only_row(cs);
+}
 
 /* The candidate's model options: the user's, then what it varies (a later
- * value of a key wins), in buf[CLI_MAX_BACKEND_OPTIONS + CANDIDATE_OPTIONS]. */
-static ib_model_options options_of(const cli_args *a, const candidate *c, ib_backend_option *buf)
+ * value of a key wins), in buf[CLI_MAX_BACKEND_OPTIONS + MAX_RACED]. */
+static ib_model_options options_of(const candidates *cs, const candidate *c, ib_backend_option *buf,
+                                   const char **model)
 {
-    ib_model_options o = a->model_opts;
-    o.math = c->math;
-    memcpy(buf, a->options, a->n_options * sizeof *buf);
-    buf[a->n_options] = (ib_backend_option){ "cuda_graph", c->cuda_graph ? "yes" : "no" };
-    buf[a->n_options + 1] = (ib_backend_option){ "prefer_nhwc", c->prefer_nhwc ? "yes" : "no" };
-    buf[a->n_options + 2] = (ib_backend_option){ "cudnn_search", c->cudnn };
+    ib_model_options o;
+    cli_model_options(cs->a, &o, model); /* checked by resolve_device already */
+    if (cs->race_math) o.math = c->math;
+    memcpy(buf, cs->a->options, cs->a->n_options * sizeof *buf);
+    size_t n = cs->a->n_options;
+    for (size_t i = 0; i < cs->n_raced; i++)
+        if (c->value[i][0]) buf[n++] = (ib_backend_option){ cs->raced[i]->key, c->value[i] };
     o.options = buf;
-    o.n_options = a->n_options + CANDIDATE_OPTIONS;
+    o.n_options = n;
     return o;
 }
 
@@ -121,13 +168,15 @@ static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accura
         snprintf(err->message, sizeof err->message, "%s", c->skip);
         return IB_ERR_UNSUPPORTED;
     }
-    ib_backend_option buf[CLI_MAX_BACKEND_OPTIONS + CANDIDATE_OPTIONS];
-    ib_model_options o = options_of(cs->a, c, buf);
-    ib_status st = ib_workload_open_model(cs->a->model, &o, w, err);
+    ib_backend_option buf[CLI_MAX_BACKEND_OPTIONS + MAX_RACED];
+    const char *model;
+    ib_model_options o = options_of(cs, c, buf, &model);
+    ib_status st = ib_workload_open_model(model, &o, w, err);
     if (st != IB_OK || !acc) return st;
     memset(acc, 0, sizeof *acc);
-    if (!strcmp(ib_workload_get_info(*w)->math, "fp32")) return IB_OK; /* the reference itself */
-    st = ib_measure_accuracy(*w, cs->a->model, &o, cs->a->max_error, acc, err);
+    const char *math = ib_workload_get_info(*w)->math;
+    if (!cs->race_math || !math[0] || !strcmp(math, "fp32")) return IB_OK; /* the reference itself, or none */
+    st = ib_measure_accuracy(*w, model, &o, cs->a->max_error, acc, err);
     if (st != IB_OK) {
         ib_workload_destroy(*w);
         *w = NULL;
@@ -203,27 +252,42 @@ static int search(cli_args *a, candidates *cs, cli_outputs *out)
     return code;
 }
 
+/* What the backend races: its options declared with values to race, and
+ * the math when it is a backend of models. False when it races nothing. */
+static bool race_of(const cli_args *a, candidates *cs)
+{
+    const ib_backend *b = cli_backend(a);
+    cs->a = a;
+    cs->n = cs->n_raced = 0;
+    cs->race_math = ib_backend_takes_model_options(b);
+    for (size_t i = 0; b && i < b->n_options && cs->n_raced < MAX_RACED; i++)
+        if (b->options[i].race) cs->raced[cs->n_raced++] = &b->options[i];
+    return cs->n_raced > 0;
+}
+
 int cmd_best(cli_args *a)
 {
-    if (a->backend && (strcmp(a->backend, "onnxruntime") || a->n_options)) {
+    candidates *cs = malloc(sizeof *cs);
+    if (!cs) return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    /* No backend: the default left out of this build, said when opened. */
+    if (!race_of(a, cs) && cli_backend(a)) {
         fprintf(stderr,
-                "inferbench: best searches ONNX Runtime's options (--math, CUDA graph, NHWC, cuDNN "
-                "search): --backend %s has none of them; measure it with latency or throughput\n",
-                a->backend);
+                "inferbench: best races the options a backend declares to race: backend '%s' declares none; "
+                "measure it with latency or throughput\n",
+                cli_backend(a)->name);
+        free(cs);
         return EXIT_BAD_INPUT;
     }
     cli_apply_memory_cap(a);
     cli_outputs out;
     ib_device_kind device;
     int code = resolve_device(a, &out, &device);
-    if (code != EXIT_OK) return code;
-    candidates *cs = malloc(sizeof *cs);
-    if (!cs) {
+    if (code == EXIT_OK && !enumerate(cs, a, device)) {
         cli_outputs_abort(&out);
-        return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+        code = cli_fail(IB_ERR_INVALID_ARG, "best: more configurations to race than the search takes");
+    } else if (code == EXIT_OK) {
+        code = search(a, cs, &out);
     }
-    enumerate(cs, a, device);
-    code = search(a, cs, &out);
     free(cs);
     return code;
 }

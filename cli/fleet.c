@@ -89,28 +89,29 @@ static bool parse_devices(const char *text, ib_device_kind kind, int count, int 
     }
 }
 
-/* Whether a gives the backend option key. */
-static bool has_option(const cli_args *a, const char *key)
+/* The option by which a's backend takes its CPU threads, or NULL. */
+static const ib_backend_option_decl *threads_option(const cli_args *a)
 {
-    for (size_t i = 0; i < a->n_options; i++)
-        if (!strcmp(a->options[i].key, key)) return true;
-    return false;
+    const ib_backend *b = cli_backend(a);
+    for (size_t i = 0; b && i < b->n_options; i++)
+        if (b->options[i].role == IB_OPTION_ROLE_THREADS) return &b->options[i];
+    return NULL;
 }
 
 /* Opens the model for one worker on device `index` of kind; CPU workers
- * of ONNX Runtime share the cores between them unless --threads says
- * otherwise. */
+ * share the cores between them, through the option their backend declares
+ * for its threads, unless that option is given. */
 static int open_worker(const cli_args *a, ib_device_kind kind, int index, size_t n_workers, ib_workload **w)
 {
     cli_args ai = *a;
     ai.model_opts.device = kind;
     ai.model_opts.device_id = kind == IB_DEVICE_CUDA ? index : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    bool onnxruntime = !a->backend || !strcmp(a->backend, "onnxruntime");
-    char threads[24];
-    snprintf(threads, sizeof threads, "%ld", cpus > (long)n_workers ? cpus / (long)n_workers : 1);
-    if (kind == IB_DEVICE_CPU && onnxruntime && !has_option(a, "threads") &&
-        !cli_set_backend_option(&ai, "--devices", "threads", threads))
+    const ib_backend_option_decl *threads = threads_option(a);
+    char count[24];
+    snprintf(count, sizeof count, "%ld", cpus > (long)n_workers ? cpus / (long)n_workers : 1);
+    if (kind == IB_DEVICE_CPU && threads && !cli_option_given(a, threads->key) &&
+        !cli_set_backend_option(&ai, "--devices", threads->key, count))
         return EXIT_BAD_INPUT;
     return cli_open_workload(&ai, w);
 }

@@ -36,9 +36,9 @@ static const cli_command commands[] = {
           OPT_QUIET | OPT_MATH | OPT_SESSIONS,
       cmd_pitfalls },
     { "best", "[MODEL] [options]",
-      "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and, on CUDA, CUDA graph,\n"
-      "NHWC and cuDNN's search, raced at batch 1 and at the throughput peak, each judged against strict\n"
-      "fp32 (docs/best.md).",
+      "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and the options the\n"
+      "backend declares to race (inferbench backends), raced at batch 1 and at the throughput peak, each\n"
+      "judged against strict fp32 (docs/best.md).",
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
           OPT_ACCURACY | OPT_BEST,
       cmd_best },
@@ -186,11 +186,9 @@ int main(int argc, char **argv)
     args.session_index = session_index;
     args.session_result = session_result;
     cli_install_signal_handlers();
-    /* Where ONNX Runtime is loaded from (docs/cli.md); unset: the one the
-     * build used, or the copy installed beside the program. */
-    const char *ort = getenv("INFERBENCH_ONNXRUNTIME_LIBRARY");
-    if (ort && *ort) ib_set_onnxruntime_library(ort, NULL);
-    int code = cmd->run(&args);
+    /* The options backends read from the environment (docs/cli.md): the
+     * program reads it, the library may not. */
+    int code = cli_apply_environment(&args) ? cmd->run(&args) : EXIT_BAD_INPUT;
     ib_backend_unload_plugins(); /* after the workloads: their code lives there */
     return code;
 }

@@ -8,11 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 // clang-format off
 enum {
-    O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_CUDNN, O_NHWC, O_CUDA_GRAPH, O_THREADS,
+    O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_BACKEND_FLAGS,
     O_RUNS, O_WARMUP_RUNS, O_WARMUP_MS, O_WARMUP_MAX_MS, O_NO_STEADY, O_PRECISION, O_MIN_RUNS,
     O_MAX_RUNS, O_MAX_TIME_MS, O_FLUSH_L2, O_EXCLUDE_LAUNCH, O_NO_GPU_STATE,
     O_JSON, O_HTML,
@@ -30,7 +29,8 @@ enum {
     O_EXHAUSTIVE, O_RATE_FLOOR,
     O_DEVICES, O_SHARE_GPU, O_RANK_TIMEOUT,
     O_SESSIONS_MAX_MS,
-    O_REQUESTS_CSV
+    O_REQUESTS_CSV,
+    O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
 
@@ -73,13 +73,9 @@ static const option_def options[] = {
      "values of input NAME: a number, random, random:LO..HI, zeros, ones or @FILE (.bin raw "
      "little-endian, .npy); default random (repeatable)"},
     {{"seed", required_argument, NULL, O_SEED}, OPT_MODEL, "N", "seed of the random input values (default 42)"},
-    {{"cudnn-search", required_argument, NULL, O_CUDNN}, OPT_MODEL, "exhaustive|heuristic|default",
-     "cuDNN convolution algorithm search (default exhaustive)", .device = CUDA_ONLY},
-    {{"prefer-nhwc", no_argument, NULL, O_NHWC}, OPT_MODEL, NULL, "let the CUDA provider use NHWC layouts",
-     .device = CUDA_ONLY},
-    {{"cuda-graph", no_argument, NULL, O_CUDA_GRAPH}, OPT_MODEL, NULL,
-     "let the CUDA provider capture a run as a CUDA graph and replay it (one launch a run)", .device = CUDA_ONLY},
-    {{"threads", required_argument, NULL, O_THREADS}, OPT_MODEL, "N", "CPU provider intra-op threads"},
+    /* Here: the alias flags the backends declare for their options
+     * (cli_alias_get), in the help, the prefixes and the refusals. */
+    {{"", no_argument, NULL, O_BACKEND_FLAGS}, OPT_MODEL, NULL, ""},
     {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)",
      .conflicts = O_PRECISION, .why = "--precision stops adaptively, bounded by --min-runs and --max-runs"},
     {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10; throughput: 5 per batch)"},
@@ -144,7 +140,7 @@ static const option_def options[] = {
      "fail when another process computes on the GPU: exit 2 before measuring, 1 (results kept) when one "
      "appears during", .device = CUDA_ONLY, .scope = "it guards a latency, throughput or pitfalls measurement"},
     {{"backend", required_argument, NULL, O_BACKEND}, OPT_MODEL, "NAME|plugin:PATH.so",
-     "what measures MODEL: a backend (inferbench backends lists them; default onnxruntime) or a plugin"},
+     "what measures MODEL: a backend (inferbench backends lists them; default: the first) or a plugin"},
     {{"option", required_argument, NULL, O_OPTION}, OPT_MODEL, "KEY=VALUE",
      "a setting of the backend (repeatable; the backend says which keys it takes)"},
     {{"math", required_argument, NULL, O_MATH}, OPT_MATH, "fp32|tf32|fp16|bf16",
@@ -241,12 +237,43 @@ static void describe_rules(const cli_command *cmd, const option_def *d, char *ou
                  i == n - 1 ? ")" : "");
 }
 
+/* Whether alias al can be a flag: not one of the table's names (the table's
+ * wins). */
+static bool alias_usable(const cli_alias *al)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (!strcmp(options[i].opt.name, al->decl->flag)) return false;
+    return true;
+}
+
+/* The help lines of the alias flags: the backend's help line, its rules,
+ * and the backend's name when it is not the default. */
+static void print_aliases(void)
+{
+    const cli_alias *al;
+    for (size_t i = 0; (al = cli_alias_get(i)); i++) {
+        if (!alias_usable(al)) continue;
+        char left[64], syntax[48], rules[96] = "";
+        cli_option_syntax(al->decl, syntax, sizeof syntax);
+        snprintf(left, sizeof left, "--%s%s%s", al->decl->flag, syntax[0] ? " " : "", syntax);
+        bool cuda = al->decl->flags & IB_OPTION_CUDA_ONLY, other = al->backend != ib_backend_default();
+        if (cuda || other)
+            snprintf(rules, sizeof rules, " (%s%s%s%s)", cuda ? "CUDA only" : "", cuda && other ? "; " : "",
+                     other ? "backend " : "", other ? al->backend->name : "");
+        printf("  %-34s %s%s\n", left, al->decl->help, rules);
+    }
+}
+
 static void print_help(const cli_command *cmd)
 {
     printf("usage: inferbench %s %s\n%s\n\noptions:\n", cmd->name, cmd->usage, cmd->summary);
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_def *d = &options[i];
         if (!accepts(cmd, d)) continue;
+        if (d->opt.val == O_BACKEND_FLAGS) {
+            print_aliases();
+            continue;
+        }
         char left[64], rules[160];
         snprintf(left, sizeof left, "--%s%s%s", d->opt.name, d->arg ? " " : "", d->arg ? d->arg : "");
         describe_rules(cmd, d, rules, sizeof rules);
@@ -256,9 +283,22 @@ static void print_help(const cli_command *cmd)
 
 void cli_list_options(const cli_command *cmd, FILE *f)
 {
-    for (size_t i = 0; i < N_OPTIONS; i++)
-        fprintf(f, "%s\t--%s\t%s\t%s\n", cmd->name, options[i].opt.name,
-                options[i].arg ? options[i].arg : "-", accepts(cmd, &options[i]) ? "yes" : "no");
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        bool takes = accepts(cmd, &options[i]);
+        if (options[i].opt.val != O_BACKEND_FLAGS) {
+            fprintf(f, "%s\t--%s\t%s\t%s\n", cmd->name, options[i].opt.name,
+                    options[i].arg ? options[i].arg : "-", takes ? "yes" : "no");
+            continue;
+        }
+        const cli_alias *al;
+        for (size_t k = 0; (al = cli_alias_get(k)); k++) {
+            char syntax[48];
+            cli_option_syntax(al->decl, syntax, sizeof syntax);
+            if (alias_usable(al))
+                fprintf(f, "%s\t--%s\t%s\t%s\n", cmd->name, al->decl->flag, syntax[0] ? syntax : "-",
+                        takes ? "yes" : "no");
+        }
+    }
 }
 
 static bool bad(const char *opt, const char *text, const char *why)
@@ -325,17 +365,6 @@ static bool parse_device(const char *text, ib_device_kind *out)
     else
         return bad("device", text, "expected cuda, cpu or auto");
     return true;
-}
-
-static bool parse_cudnn(const char *text, const char **out)
-{
-    static const char *const names[] = { "EXHAUSTIVE", "HEURISTIC", "DEFAULT" };
-    for (size_t i = 0; i < 3; i++)
-        if (!strcasecmp(text, names[i])) {
-            *out = names[i];
-            return true;
-        }
-    return bad("cudnn-search", text, "expected exhaustive, heuristic or default");
 }
 
 static bool parse_math(const char *text, ib_math *out)
@@ -431,14 +460,6 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_SHAPE: return add_shape(a, v);
     case O_INPUT: return add_input(a, v);
     case O_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (a->model_opts.seed = (uint64_t)i64, true);
-    case O_CUDNN: {
-        const char *search;
-        return parse_cudnn(v, &search) && cli_set_backend_option(a, "--cudnn-search", "cudnn_search", search);
-    }
-    case O_NHWC: return cli_set_backend_option(a, "--prefer-nhwc", "prefer_nhwc", "yes");
-    case O_CUDA_GRAPH: return cli_set_backend_option(a, "--cuda-graph", "cuda_graph", "yes");
-    case O_THREADS:
-        return parse_i64(name, v, 1, 1024, &i64) && cli_set_backend_option(a, "--threads", "threads", v);
     case O_RUNS: return parse_i64(name, v, 1, 1000000, &c->runs);
     case O_WARMUP_RUNS: return parse_i64(name, v, 0, 1000000, &c->warmup_runs);
     case O_WARMUP_MS: return parse_f64(name, v, 0, 3600000, &c->warmup_ms);
@@ -474,7 +495,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_SHARE_GPU: a->share_gpu = true; return true;
     case O_RANK_TIMEOUT: return parse_f64(name, v, 0.1, 86400, &a->rank_timeout_s);
     case O_SESSIONS_MAX_MS: return parse_f64(name, v, 1, 86400000, &a->sessions_max_ms);
-    case O_BACKEND: a->backend = v; return true;
+    case O_BACKEND: a->backend = v; return cli_find_backend(v, &a->backend_table) == EXIT_OK;
     case O_OPTION: return cli_add_backend_option(a, v);
     case O_MATH: return parse_math(v, &a->model_opts.math);
     case O_MAX_ERROR: return parse_f64(name, v, 1e-300, 1e300, &a->max_error);
@@ -514,6 +535,13 @@ static bool harmless_on_cpu(const option_def *d, const cli_args *a)
 bool cli_options_fit_device(const cli_args *a, ib_device_kind device)
 {
     if (device == IB_DEVICE_CUDA) return true;
+    const cli_alias *al;
+    for (size_t i = 0; (al = cli_alias_get(i)); i++) {
+        if (!(a->aliases_given >> i & 1u) || !(al->decl->flags & IB_OPTION_CUDA_ONLY)) continue;
+        cli_progress_clear();
+        fprintf(stderr, "inferbench: --%s applies to CUDA only: the model runs on the CPU\n", al->decl->flag);
+        return false;
+    }
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_def *d = &options[i];
         if (d->device == ANY_DEVICE || !(a->given >> i & 1u)) continue;
@@ -531,16 +559,16 @@ bool cli_options_fit_device(const cli_args *a, ib_device_kind device)
 /* Names what getopt_long refused: an ambiguous prefix ("--pre" for
  * --precision and --prefer-nhwc) or an unknown option; getopt_long answers
  * '?' for both. */
-static void report_unknown(const cli_command *cmd, const char *word)
+static void report_unknown(const cli_command *cmd, const char *word, const struct option *longopts)
 {
     char matches[256] = "";
     int n = 0;
     bool is_long = word[0] == '-' && word[1] == '-';
     size_t len = is_long ? strcspn(word + 2, "=") : 0;
-    for (size_t i = 0; len > 0 && i < N_OPTIONS; i++)
-        if (!strncmp(options[i].opt.name, word + 2, len)) {
+    for (size_t i = 0; len > 0 && longopts[i].name; i++)
+        if (!strncmp(longopts[i].name, word + 2, len)) {
             snprintf(matches + strlen(matches), sizeof matches - strlen(matches), "%s--%s", n ? ", " : "",
-                     options[i].opt.name);
+                     longopts[i].name);
             n++;
         }
     if (n > 1)
@@ -581,14 +609,75 @@ static void refuse_elsewhere(const cli_command *cmd, const option_def *d)
                 cmd->name, d->opt.name, cmd->name);
 }
 
+/* The long options getopt reads: the table's, with the backends' alias
+ * flags where the table holds their place; a NULL name ends them. */
+static void build_longopts(struct option *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (options[i].opt.val != O_BACKEND_FLAGS) {
+            out[n++] = options[i].opt;
+            continue;
+        }
+        const cli_alias *al;
+        for (size_t k = 0; (al = cli_alias_get(k)); k++)
+            if (alias_usable(al))
+                out[n++] =
+                    (struct option){ al->decl->flag,
+                                     al->decl->flags & IB_OPTION_SWITCH ? no_argument : required_argument,
+                                     NULL, O_ALIAS + (int)k };
+    }
+    out[n] = (struct option){ 0 };
+}
+
+/* The value of --backend in argv (as "--backend V" or "--backend=V"), or
+ * NULL: read before parsing, so that a plugin's alias flags exist when
+ * the rest is parsed. */
+static const char *backend_named(int argc, char **argv)
+{
+    const char *name = NULL;
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--backend") && i + 1 < argc) name = argv[++i];
+        if (!strncmp(argv[i], "--backend=", 10)) name = argv[i] + 10;
+    }
+    return name;
+}
+
+/* An alias flag: its value checked against what the backend declares, then
+ * its option put in the list after those given before it. */
+static bool apply_alias(const cli_command *cmd, cli_args *a, int id, const char *v)
+{
+    const cli_alias *al = cli_alias_get((size_t)(id - O_ALIAS));
+    const option_def *group = find_option(O_BACKEND_FLAGS);
+    if (!accepts(cmd, group)) {
+        fprintf(stderr, "inferbench %s: --%s does not apply to this command (see inferbench %s --help)\n",
+                cmd->name, al->decl->flag, cmd->name);
+        return false;
+    }
+    char flag[80];
+    snprintf(flag, sizeof flag, "--%s", al->decl->flag);
+    const char *value;
+    size_t slot = a->n_options < CLI_MAX_BACKEND_OPTIONS ? a->n_options : 0;
+    long long lo, hi;
+    int64_t i64;
+    if (cli_option_range(al->decl, &lo, &hi)) {
+        if (!parse_i64(al->decl->flag, v, lo, hi, &i64)) return false;
+        value = v;
+    } else if (!cli_alias_value(al, v, a->option_values[slot], sizeof a->option_values[slot], &value)) {
+        return false;
+    }
+    a->aliases_given |= (uint64_t)1 << (size_t)(id - O_ALIAS);
+    return cli_set_backend_option(a, flag, al->decl->key, value);
+}
+
 cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
 {
-    struct option longopts[N_OPTIONS + 2];
-    size_t n = 0;
-    for (size_t i = 0; i < N_OPTIONS; i++) longopts[n++] = options[i].opt;
-    longopts[n] = (struct option){ 0 };
-
     memset(a, 0, sizeof *a);
+    const char *named = accepts(cmd, find_option(O_BACKEND)) ? backend_named(argc, argv) : NULL;
+    if (named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
+    struct option longopts[N_OPTIONS + CLI_MAX_ALIASES + 1];
+    build_longopts(longopts);
+
     ib_model_options_init(&a->model_opts);
     /* A sweep warms up and times every batch: its own defaults. */
     ib_throughput_config tc;
@@ -618,11 +707,15 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
             char shortopt[3] = { '-', (char)optopt, '\0' };
             const char *what = optopt > 0 && optopt < 128 ? shortopt : argv[optind - 1];
             if (id == '?' && what == argv[optind - 1])
-                report_unknown(cmd, what);
+                report_unknown(cmd, what, longopts);
             else
                 fprintf(stderr, "inferbench %s: %s option '%s' (see inferbench %s --help)\n", cmd->name,
                         id == ':' ? "missing value for" : "unknown", what, cmd->name);
             return CLI_BAD_INPUT;
+        }
+        if (id >= O_ALIAS) {
+            if (!apply_alias(cmd, a, id, optarg)) return CLI_BAD_INPUT;
+            continue;
         }
         const option_def *d = find_option(id);
         if (id == O_HELP) {

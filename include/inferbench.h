@@ -205,7 +205,7 @@ typedef struct ib_model_options {
     size_t n_shapes;
     uint64_t seed;                    /* input fill; default 42 */
     size_t device_memory_limit_bytes; /* CUDA arena cap, 0 = none */
-    size_t host_memory_limit_bytes;   /* CPU: the memory ONNX Runtime's host
+    size_t host_memory_limit_bytes;   /* CPU: the memory the runtime's host
                                          arena may take (its max_mem), and the
                                          bound on a batch's inputs and outputs;
                                          past it a run fails with
@@ -219,33 +219,30 @@ typedef struct ib_model_options {
     ib_math math; /* the arithmetic (default: the runtime's
                      own, stated in the info); fp16/bf16
                      convert the model in memory */
-    /* The runtime's own settings as KEY=VALUE pairs, in order (a later
-     * one wins), as `--option` gives them (docs/backend-onnxruntime.md:
-     * threads, cudnn_search, prefer_nhwc, cuda_graph). An unknown key or a
-     * bad value is IB_ERR_INVALID_ARG at open, naming it. Not owned. */
+    /* The backend's own settings as KEY=VALUE pairs, in order (a later
+     * one wins), as `--option` gives them: each backend declares its keys
+     * (ib_backend.options, `inferbench backends`). An unknown key or a bad
+     * value is IB_ERR_INVALID_ARG at open, naming it. Not owned. */
     const struct ib_backend_option *options;
     size_t n_options;
+    /* The backend that opens the model, by name (a built-in one or a
+     * plugin loaded): NULL, the default (ib_backend_default). Not owned. */
+    const char *backend;
 } ib_model_options;
 
 void ib_model_options_init(ib_model_options *opts);
 
-/* Opens an ONNX model for measurement. `model` is a file path or "zoo:NAME"
- * (optionally "zoo:NAME?fp16") for a built-in architecture. The session is
- * created and the inputs of opts->batch are allocated and filled; nothing is
- * run yet. */
+/* Opens a model for measurement on the backend opts->backend names (NULL
+ * opts, or a NULL name: the default backend). `model` is what that backend
+ * reads: for the default one a file path or "zoo:NAME" (optionally
+ * "zoo:NAME?fp16") for a built-in architecture. The workload is prepared
+ * and the inputs of opts->batch are allocated and filled; nothing is run
+ * yet. A backend that reads no model options (ib_backend_takes_model_options
+ * false) gets device, device_id, batch, seed and options through its table;
+ * shapes, inputs, math or memory limits given to it are IB_ERR_INVALID_ARG
+ * naming the first. An unknown backend name: IB_ERR_INVALID_ARG. */
 ib_status ib_workload_open_model(const char *model, const ib_model_options *opts, ib_workload **out,
                                  ib_error *err);
-
-/* Where ONNX Runtime's core library is loaded from. inferbench does not
- * link it: it is loaded (dlopen) the first time a model is opened or the
- * environment is captured, so that what measures nothing (reading and
- * comparing results) runs without it. NULL or "" (the default) is
- * "libonnxruntime.so.1" as the dynamic loader finds it: the library the
- * build used, or the copy installed beside libinferbench. A library that
- * cannot be loaded makes ib_workload_open_model fail with
- * IB_ERR_UNSUPPORTED and the loader's reason. Call it before the first
- * load: IB_ERR_INVALID_ARG afterwards. The path is copied. */
-ib_status ib_set_onnxruntime_library(const char *path, ib_error *err);
 
 /* A CUDA kernel that spins for duration_us on the device (calibration). */
 ib_status ib_workload_open_spin_kernel(double duration_us, int device_id, ib_workload **out, ib_error *err);
@@ -1090,7 +1087,8 @@ void ib_accuracy_compare(const double *reference, const double *value, size_t n,
 /* Runs w once (untimed) and the same model opened with opts but strict
  * fp32 (TF32 off, no conversion) once, on the same inputs at w's batch,
  * and compares their float outputs; marks those over tolerance (max
- * absolute error; 0: no tolerance). w must be an ONNX Runtime workload;
+ * absolute error; 0: no tolerance). w must have been opened by
+ * ib_workload_open_model on a backend that reads model options (the math);
  * model and opts are what w was opened with. The reference session exists
  * only during the call. */
 ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,

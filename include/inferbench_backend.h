@@ -10,7 +10,7 @@
  * from which slots are set.
  *
  * The ABI of version IB_BACKEND_ABI_VERSION is this header's ib_backend,
- * ib_backend_open_args and ib_backend_handle, plus the types of
+ * ib_backend_option_decl, ib_backend_open_args and ib_backend_handle, plus the types of
  * inferbench.h they name (ib_status, ib_error, ib_workload_info): a change
  * to any of them that moves a field is a new ABI version, and the core
  * refuses a plugin built for another.
@@ -40,12 +40,12 @@ extern "C" {
 #endif
 
 /* The ABI version this header describes. */
-#define IB_BACKEND_ABI_VERSION 2u
+#define IB_BACKEND_ABI_VERSION 3u
 
 /* The one symbol a plugin exports: a function returning its table. The
  * name carries the ABI version, so that a plugin of another version is
  * found missing rather than misread. */
-#define IB_BACKEND_ENTRY_SYMBOL "inferbench_backend_v2"
+#define IB_BACKEND_ENTRY_SYMBOL "inferbench_backend_v3"
 typedef const struct ib_backend *(*ib_backend_entry_fn)(void);
 
 /* What a backend can do: bits of ib_backend_handle.caps, set by open. */
@@ -92,6 +92,54 @@ enum {
      * can differ from one session to the next (warned about). */
     IB_CAP_AUTOTUNED = 1u << 10
 };
+
+/* What an option of a backend means to the program, beyond its key
+ * (ib_backend_option_decl.role). */
+typedef enum ib_option_role {
+    IB_OPTION_ROLE_NONE = 0,
+    /* The number of CPU threads one workload computes with: a program that
+     * runs several workloads on one host's CPU at once (a fleet) splits the
+     * cores between them through it. */
+    IB_OPTION_ROLE_THREADS = 1
+} ib_option_role;
+
+/* Bits of ib_backend_option_decl.flags. */
+enum {
+    /* The option changes something only on a GPU: a program refuses it on
+     * the CPU. */
+    IB_OPTION_CUDA_ONLY = 1u << 0,
+    /* Its values are "yes" and "no"; an alias flag takes no argument and
+     * sets "yes". */
+    IB_OPTION_SWITCH = 1u << 1,
+    /* A setting of the whole process, not of one workload (where a runtime
+     * is loaded from): given with ib_backend_configure before the backend's
+     * first use, through the table's configure slot. */
+    IB_OPTION_PROCESS = 1u << 2
+};
+
+/* One option a backend takes: what `inferbench backends` lists, what the
+ * program builds its flags, their help and their value checks from, and
+ * what `best` races. Only key and help are required. */
+typedef struct ib_backend_option_decl {
+    const char *key;  /* as --option KEY=VALUE gives it: "threads" */
+    const char *help; /* one line: "intra-op threads of the CPU provider" */
+    /* The values taken: "a|b|c" (one of these, matched without regard to
+     * case and passed on spelled as here), "LO..HI" (a whole number in
+     * that range), or a word that names the syntax ("PATH": any text).
+     * NULL: any text. */
+    const char *values;
+    const char *flag; /* NULL, or a command-line alias: "--threads N" is
+                         --option threads=N ("threads", without dashes) */
+    const char *env;  /* NULL, or an environment variable the program reads
+                         to set the option (the library never reads it) */
+    /* NULL, or the values `best` races, "a|b", in the order tried; a
+     * candidate's label names the value, or for an IB_OPTION_SWITCH the
+     * label below when "yes". */
+    const char *race;
+    const char *label; /* a candidate's word for a switch raced on: "graph" */
+    uint32_t flags;    /* IB_OPTION_* */
+    ib_option_role role;
+} ib_backend_option_decl;
 
 /* What open is given. Initialize with ib_backend_open_args_init: fields
  * added later (at the end, struct_size telling which exist) keep their
@@ -175,6 +223,15 @@ typedef struct ib_backend {
 
     /* Releases the workload: its state, buffers and stream. */
     void (*close)(void *state);
+
+    /* The options open takes, [n_options] (NULL, 0: none declared; open
+     * may still take others). Keys are unique. */
+    const ib_backend_option_decl *options;
+    size_t n_options;
+
+    /* Optional: sets an option declared IB_OPTION_PROCESS for the whole
+     * process (before the first open, or the backend says why not). */
+    ib_status (*configure)(const ib_backend_option *option, ib_error *err);
 } ib_backend;
 
 /* ------------------------------------------------------------------------ */
@@ -196,6 +253,30 @@ const ib_backend *ib_backend_find(const char *name);
  * out holds its name only); a runtime that cannot be loaded leaves them
  * "". Never fails. */
 bool ib_backend_runtime(const ib_backend *b, ib_runtime_info *out);
+
+/* The default backend: the one a model is opened on when none is named
+ * (ib_model_options.backend NULL), the registry's first; NULL when this
+ * build left it out (ib_backend_absent(NULL) says why). */
+const ib_backend *ib_backend_default(void);
+
+/* Why the built-in backend called name (NULL: the default one) is not in
+ * this build (one line: what to rebuild with), or NULL when it is, or when
+ * there is no such built-in backend at all. */
+const char *ib_backend_absent(const char *name);
+
+/* The declaration of option key in b, or NULL. */
+const ib_backend_option_decl *ib_backend_option_find(const ib_backend *b, const char *key);
+
+/* Sets b's process-wide option key (declared IB_OPTION_PROCESS) to value,
+ * through b's configure slot. IB_ERR_INVALID_ARG when b does not declare
+ * key so, or the backend refuses the value (too late, for instance). */
+ib_status ib_backend_configure(const ib_backend *b, const char *key, const char *value, ib_error *err);
+
+/* Whether b reads the model options of ib_model_options beyond what its
+ * table's open is given (shapes, inputs, math, memory limits): true for a
+ * built-in backend of models; ib_workload_open_model refuses them for the
+ * others. */
+bool ib_backend_takes_model_options(const ib_backend *b);
 
 /* Loads a plugin: dlopens path, looks up IB_BACKEND_ENTRY_SYMBOL, checks the
  * table (ABI version, size, required slots, slots against capabilities)

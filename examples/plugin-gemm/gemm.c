@@ -255,6 +255,15 @@ static void gemm_describe(void *state, ib_workload_info *info)
     info->options.n = 4;
 }
 
+/* What --option takes, for `inferbench latency --backend plugin:... --help`
+ * and best; inferbench checks no value of it, parse_option does. */
+static const ib_backend_option_decl gemm_options[] = {
+    { .key = "m", .help = "rows of A and C (default 1024)", .values = "1..65536" },
+    { .key = "n", .help = "columns of B and C (default 1024)", .values = "1..65536" },
+    { .key = "k", .help = "columns of A, rows of B (default 1024)", .values = "1..65536" },
+    { .key = "dtype", .help = "the element type (fp16: the GPU only)", .values = "fp32|fp16" },
+};
+
 static const ib_backend gemm_backend = {
     .struct_size = sizeof(ib_backend),
     .abi_version = IB_BACKEND_ABI_VERSION,
@@ -267,8 +276,10 @@ static const ib_backend gemm_backend = {
     .set_run_sync = gemm_set_run_sync,
     .fill_inputs = gemm_fill_inputs,
     .close = gemm_close,
+    .options = gemm_options,
+    .n_options = sizeof gemm_options / sizeof gemm_options[0],
 };
 
 /* The one symbol inferbench looks up. */
-const ib_backend *inferbench_backend_v2(void);
-const ib_backend *inferbench_backend_v2(void) { return &gemm_backend; }
+const ib_backend *inferbench_backend_v3(void);
+const ib_backend *inferbench_backend_v3(void) { return &gemm_backend; }

@@ -29,7 +29,7 @@ IB_CAP_DEVICE_TIMING = 1 << 2
 IB_CAP_ASYNC_RUN = 1 << 3
 IB_CAP_BATCH_DIM = 1 << 6
 
-IB_BACKEND_ABI_VERSION = 2
+IB_BACKEND_ABI_VERSION = 3
 IB_MAX_RANK = 8
 IB_MAX_TENSORS = 16
 
@@ -159,6 +159,7 @@ RunFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ErrorP)
 SetRunSyncFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_bool, ErrorP)
 FillFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_bool, ErrorP)
 CloseFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+ConfigureFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ErrorP)
 
 
 class Backend(ctypes.Structure):
@@ -176,6 +177,9 @@ class Backend(ctypes.Structure):
         ("reopen", RunFn),
         ("fill_inputs", FillFn),
         ("close", CloseFn),
+        ("options", ctypes.c_void_p),  # const ib_backend_option_decl *: a callable declares none
+        ("n_options", ctypes.c_size_t),
+        ("configure", ConfigureFn),
     ]
 
 

@@ -11,18 +11,23 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Adding a backend in tree: its folder, and one line here (its table, and
- * its runtime hook or NULL). */
+/* Adding a backend in tree: its folder, and one line here (its table, its
+ * hooks or NULL, and NULL; a backend a build may leave out: the line of the
+ * build without it, its table NULL, its hooks and why). The first is the
+ * default backend, also where it is left out. */
 static const struct {
     const ib_backend *table;
-    ib__backend_runtime_fn runtime_facts;
+    const ib__backend_hooks *hooks;
+    const ib__backend_absence *absent;
 } builtin[] = {
 #ifdef IB_HAVE_ONNXRUNTIME /* CMake: ONNX Runtime's headers were found */
-    { &ib__backend_onnxruntime, ib__ort_runtime_facts },
+    { &ib__backend_onnxruntime, &ib__onnxruntime_hooks, NULL },
+#else
+    { NULL, &ib__onnxruntime_hooks, &ib__onnxruntime_absence },
 #endif
-    { &ib__backend_spin, NULL },
-    { &ib__backend_fake, NULL },
-    { &ib__backend_aoti, NULL },
+    { &ib__backend_spin, NULL, NULL },
+    { &ib__backend_fake, NULL, NULL },
+    { &ib__backend_aoti, NULL, NULL },
 };
 #define N_BUILTIN (sizeof builtin / sizeof builtin[0])
 
@@ -33,12 +38,30 @@ static struct {
 } plugins[MAX_PLUGINS];
 static size_t n_plugins;
 
-size_t ib_backend_count(void) { return N_BUILTIN + n_plugins; }
+/* The built-in tables of this build: those of the list not left out. */
+static size_t n_built_in(void)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_BUILTIN; i++) n += builtin[i].table != NULL;
+    return n;
+}
+
+size_t ib_backend_count(void) { return n_built_in() + n_plugins; }
 
 const ib_backend *ib_backend_get(size_t index)
 {
-    if (index < N_BUILTIN) return builtin[index].table;
-    return index - N_BUILTIN < n_plugins ? plugins[index - N_BUILTIN].table : NULL;
+    for (size_t i = 0; i < N_BUILTIN; i++)
+        if (builtin[i].table && index-- == 0) return builtin[i].table;
+    return index < n_plugins ? plugins[index].table : NULL;
+}
+
+const char *ib_backend_absent(const char *name)
+{
+    for (size_t i = 0; i < N_BUILTIN; i++) {
+        const ib__backend_absence *a = builtin[i].absent;
+        if (a && (name ? !strcmp(a->name, name) : i == 0)) return a->why;
+    }
+    return NULL;
 }
 
 const ib_backend *ib_backend_find(const char *name)
@@ -48,17 +71,72 @@ const ib_backend *ib_backend_find(const char *name)
     return NULL;
 }
 
+const ib_backend *ib_backend_default(void) { return builtin[0].table; }
+
+const ib__backend_hooks *ib__backend_hooks_of(const ib_backend *b)
+{
+    for (size_t i = 0; b && i < N_BUILTIN; i++)
+        if (builtin[i].table == b) return builtin[i].hooks;
+    return NULL;
+}
+
+const ib__legacy_result_keys *ib__legacy_result_keys_get(void)
+{
+    for (size_t i = 0; i < N_BUILTIN; i++)
+        if (builtin[i].hooks && builtin[i].hooks->legacy) return builtin[i].hooks->legacy;
+    return NULL;
+}
+
+bool ib_backend_takes_model_options(const ib_backend *b)
+{
+    const ib__backend_hooks *h = ib__backend_hooks_of(b);
+    return h && h->open_model;
+}
+
 bool ib_backend_runtime(const ib_backend *b, ib_runtime_info *out)
 {
     memset(out, 0, sizeof *out);
     if (!b) return false;
     ib__strlcpy(out->name, b->name, sizeof out->name);
-    for (size_t i = 0; i < N_BUILTIN; i++) {
-        if (builtin[i].table != b || !builtin[i].runtime_facts) continue;
-        builtin[i].runtime_facts(out);
-        return true;
+    const ib__backend_hooks *h = ib__backend_hooks_of(b);
+    if (!h || !h->runtime_facts) return false;
+    h->runtime_facts(out);
+    return true;
+}
+
+const ib_backend_option_decl *ib_backend_option_find(const ib_backend *b, const char *key)
+{
+    for (size_t i = 0; b && key && i < b->n_options; i++)
+        if (!strcmp(b->options[i].key, key)) return &b->options[i];
+    return NULL;
+}
+
+ib_status ib_backend_configure(const ib_backend *b, const char *key, const char *value, ib_error *err)
+{
+    IB_FAIL_IF(!b || !value, err, IB_ERR_INVALID_ARG, "no backend or no value to configure");
+    const ib_backend_option_decl *d = ib_backend_option_find(b, key);
+    IB_FAIL_IF(!d || !(d->flags & IB_OPTION_PROCESS) || !b->configure, err, IB_ERR_INVALID_ARG,
+               "%s: '%s' is not an option of the whole process", b->name, key ? key : "");
+    ib_backend_option o = { d->key, value };
+    return b->configure(&o, err);
+}
+
+/* A table's option declarations: each with a key and a help line, no key
+ * twice, a process option only with a configure slot to take it. */
+static ib_status check_declarations(const ib_backend *b, ib_error *err)
+{
+    IB_FAIL_IF(b->n_options > 0 && !b->options, err, IB_ERR_INVALID_ARG,
+               "backend '%s' declares %zu options but gives none", b->name, b->n_options);
+    for (size_t i = 0; i < b->n_options; i++) {
+        const ib_backend_option_decl *d = &b->options[i];
+        IB_FAIL_IF(!d->key || !*d->key || !d->help, err, IB_ERR_INVALID_ARG,
+                   "backend '%s': option %zu without a key or a help line", b->name, i);
+        IB_FAIL_IF(ib_backend_option_find(b, d->key) != d, err, IB_ERR_INVALID_ARG,
+                   "backend '%s' declares option '%s' twice", b->name, d->key);
+        IB_FAIL_IF((d->flags & IB_OPTION_PROCESS) && !b->configure, err, IB_ERR_INVALID_ARG,
+                   "backend '%s': option '%s' of the whole process, but no configure slot", b->name, d->key);
     }
-    return false;
+    return IB_OK;
 }
 
 ib_status ib__backend_check(const ib_backend *b, ib_error *err)
@@ -74,7 +152,7 @@ ib_status ib__backend_check(const ib_backend *b, ib_error *err)
     IB_FAIL_IF(!b->name || !*b->name, err, IB_ERR_INVALID_ARG, "backend table without a name");
     IB_FAIL_IF(!b->open || !b->describe || !b->set_batch || !b->run || !b->close, err, IB_ERR_INVALID_ARG,
                "backend '%s' lacks a required slot (open, describe, set_batch, run, close)", b->name);
-    return IB_OK;
+    return check_declarations(b, err);
 }
 
 /* A plugin of another ABI version exports another entry symbol: say which,

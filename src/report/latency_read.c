@@ -3,6 +3,8 @@
  * key is checked for its type before it is used, and a document that is not
  * what latency --json writes is refused with the reason, never guessed at. */
 #include "report/report.h"
+#include "backend/registry.h"
+#include "report/result_keys.h"
 #include "core/compare.h"
 #include "core/latency.h"
 
@@ -63,10 +65,8 @@ static ib_status parse_json(const char *text, size_t len, cJSON **root, ib_error
     return IB_OK;
 }
 
-/* The string at key copied into dst[cap]: "" when absent or null, an error
- * when it is something else. */
-static ib_status read_string(const cJSON *obj, const char *key, const char *where, char *dst, size_t cap,
-                             ib_error *err)
+ib_status ib__json_read_string(const cJSON *obj, const char *key, const char *where, char *dst, size_t cap,
+                               ib_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     dst[0] = '\0';
@@ -131,8 +131,8 @@ static ib_status read_object(const cJSON *obj, const char *key, const char *wher
     return IB_OK;
 }
 
-/* A boolean at key as "yes" / "no" in dst[4]: "" when absent or null. */
-static ib_status read_yes_no(const cJSON *obj, const char *key, const char *where, char dst[4], ib_error *err)
+ib_status ib__json_read_yes_no(const cJSON *obj, const char *key, const char *where, char dst[4],
+                               ib_error *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     dst[0] = '\0';
@@ -155,26 +155,30 @@ static ib_status read_first_device(const cJSON *env, ib_latency_file *out, ib_er
     if (!first) return IB_OK;
     IB_FAIL_IF(!cJSON_IsObject(first), err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "environment.devices[0] is not an object");
-    return read_string(first, "name", "environment.devices[0].", out->gpu, sizeof out->gpu, err);
+    return ib__json_read_string(first, "name", "environment.devices[0].", out->gpu, sizeof out->gpu, err);
 }
 
 /* environment.runtime: what ran the model. Files written before it was an
  * object (schema 1, early schema 2) hold the only runtime there was then in
- * flat keys: its version and provider read into the same fields. */
+ * flat keys: its version (in the key its backend's legacy hook names) and
+ * provider read into the same fields. */
 static ib_status read_runtime(const cJSON *env, ib_latency_file *out, ib_error *err)
 {
     const cJSON *rt;
     IB_TRY(read_object(env, "runtime", "environment.", &rt, err));
     if (!rt) {
-        IB_TRY(read_string(env, "onnxruntime_version", "environment.", out->runtime_version,
-                           sizeof out->runtime_version, err));
-        return read_string(env, "execution_provider", "environment.", out->provider, sizeof out->provider,
-                           err);
+        const ib__legacy_result_keys *legacy = ib__legacy_result_keys_get();
+        if (legacy)
+            IB_TRY(ib__json_read_string(env, legacy->version_key, "environment.", out->runtime_version,
+                                        sizeof out->runtime_version, err));
+        return ib__json_read_string(env, "execution_provider", "environment.", out->provider,
+                                    sizeof out->provider, err);
     }
     const char *where = "environment.runtime.";
-    IB_TRY(read_string(rt, "name", where, out->runtime, sizeof out->runtime, err));
-    IB_TRY(read_string(rt, "version", where, out->runtime_version, sizeof out->runtime_version, err));
-    return read_string(rt, "provider", where, out->provider, sizeof out->provider, err);
+    IB_TRY(ib__json_read_string(rt, "name", where, out->runtime, sizeof out->runtime, err));
+    IB_TRY(
+        ib__json_read_string(rt, "version", where, out->runtime_version, sizeof out->runtime_version, err));
+    return ib__json_read_string(rt, "provider", where, out->provider, sizeof out->provider, err);
 }
 
 static ib_status read_environment(const cJSON *root, int version, ib_latency_file *out, ib_error *err)
@@ -183,7 +187,7 @@ static ib_status read_environment(const cJSON *root, int version, ib_latency_fil
     IB_TRY(read_object(root, "environment", "", &env, err));
     if (!env) return IB_OK;
     if (version == 1)
-        IB_TRY(read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
+        IB_TRY(ib__json_read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
     else
         IB_TRY(read_first_device(env, out, err));
     return read_runtime(env, out, err);
@@ -195,48 +199,41 @@ static ib_status read_environment(const cJSON *root, int version, ib_latency_fil
 static ib_status read_math(const cJSON *rt, const char *where, ib_latency_file *out, ib_error *err)
 {
     char math[8], by_default[4];
-    IB_TRY(read_string(rt, "math", where, math, sizeof math, err));
-    IB_TRY(read_yes_no(rt, "math_default", where, by_default, err));
+    IB_TRY(ib__json_read_string(rt, "math", where, math, sizeof math, err));
+    IB_TRY(ib__json_read_yes_no(rt, "math_default", where, by_default, err));
     snprintf(out->math, sizeof out->math, "%s%s", math,
              math[0] && !strcmp(by_default, "yes") ? " (runtime default)" : "");
     return IB_OK;
 }
 
-/* Sets key in the file's options; a value too long or too many keys are
- * refused, not cut, so that what compare reads is what was written. */
-static ib_status set_option(ib_latency_file *out, const char *where, const char *key, const char *value,
-                            ib_error *err)
+ib_status ib__json_set_option(ib_option_list *options, const char *where, const char *key, const char *value,
+                              ib_error *err)
 {
-    ib_status st = ib_option_list_set(&out->options, key, value);
+    ib_status st = ib_option_list_set(options, key, value);
     IB_FAIL_IF(st != IB_OK, err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "%s%.64s: a key of 1 to %d bytes and a value under %d, at most %d keys", where,
                key, IB_OPTION_KEY_LEN - 1, IB_OPTION_VALUE_LEN, IB_MAX_OPTIONS);
     return IB_OK;
 }
 
-/* Schema 1: workload.runtime_options of ONNX Runtime's fields, in the keys
- * its backend reports today (and only where it reports them: cuDNN's
- * search, the NHWC preference and the graph on the CUDA provider, the one
- * with a search), so that an old result compares with a new one. */
+ib_status ib__json_read_count(const cJSON *obj, const char *key, const char *where, double *out,
+                              ib_error *err)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = t && !cJSON_IsNull(t) ? (cJSON_IsNumber(t) ? t->valuedouble : NAN) : 0;
+    IB_FAIL_IF(!(*out >= 0 && *out <= 1e6 && *out == floor(*out)), err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "%s%s is not a whole number >= 0", where, key);
+    return IB_OK;
+}
+
+/* Schema 1: workload.runtime_options, the fields of the one runtime there
+ * was then, in the keys its backend reports today (its legacy hook reads
+ * them), so that an old result compares with a new one; the math beside. */
 static ib_status read_runtime_options_v1(const cJSON *rt, ib_latency_file *out, ib_error *err)
 {
     const char *where = "workload.runtime_options.";
-    char cudnn[16], nhwc[4], graph[4];
-    IB_TRY(read_string(rt, "cudnn_conv_algo_search", where, cudnn, sizeof cudnn, err));
-    IB_TRY(read_yes_no(rt, "prefer_nhwc", where, nhwc, err));
-    IB_TRY(read_yes_no(rt, "cuda_graph", where, graph, err));
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(rt, "intra_op_threads");
-    double threads = t && !cJSON_IsNull(t) ? (cJSON_IsNumber(t) ? t->valuedouble : NAN) : 0;
-    IB_FAIL_IF(!(threads >= 0 && threads <= 1e6 && threads == floor(threads)), err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "%sintra_op_threads is not a whole number >= 0", where);
-    if (cudnn[0]) {
-        IB_TRY(set_option(out, where, "cudnn_search", cudnn, err));
-        if (nhwc[0]) IB_TRY(set_option(out, where, "prefer_nhwc", nhwc, err));
-        if (graph[0]) IB_TRY(set_option(out, where, "cuda_graph", graph, err));
-    }
-    char count[24] = "default";
-    if (threads > 0) snprintf(count, sizeof count, "%.0f", threads);
-    IB_TRY(set_option(out, where, "threads", count, err));
+    const ib__legacy_result_keys *legacy = ib__legacy_result_keys_get();
+    if (legacy) IB_TRY(legacy->read_runtime_options(rt, where, &out->options, err));
     return read_math(rt, where, out, err);
 }
 
@@ -251,7 +248,8 @@ static ib_status read_backend_options(const cJSON *workload, ib_latency_file *ou
     {
         IB_FAIL_IF(!cJSON_IsString(e) || !e->valuestring || !e->string, err, IB_ERR_INVALID_ARG,
                    NOT_LATENCY "workload.backend_options.%.64s is not a string", e->string ? e->string : "?");
-        IB_TRY(set_option(out, "workload.backend_options.", e->string, e->valuestring, err));
+        IB_TRY(
+            ib__json_set_option(&out->options, "workload.backend_options.", e->string, e->valuestring, err));
     }
     return read_math(workload, "workload.", out, err);
 }
@@ -273,8 +271,8 @@ static ib_status read_config(const cJSON *root, ib_latency_file *out, ib_error *
     const cJSON *config;
     IB_TRY(read_object(root, "config", "", &config, err));
     if (!config) return IB_OK;
-    IB_TRY(read_yes_no(config, "flush_l2", "config.", out->flush_l2, err));
-    return read_yes_no(config, "exclude_launch", "config.", out->exclude_launch, err);
+    IB_TRY(ib__json_read_yes_no(config, "flush_l2", "config.", out->flush_l2, err));
+    return ib__json_read_yes_no(config, "exclude_launch", "config.", out->exclude_launch, err);
 }
 
 /* The array of samples.<key>: 1..IB__MAX_RUNS durations
@@ -347,7 +345,7 @@ static ib_status read_session(const cJSON *e, size_t i, ib_timing timing, ib_lat
     double status;
     IB_TRY(read_whole(e, "exit_status", where, -64, 255, 0, &status, err));
     s->exit_status = (int)status;
-    IB_TRY(read_string(e, "message", where, s->message, sizeof s->message, err));
+    IB_TRY(ib__json_read_string(e, "message", where, s->message, sizeof s->message, err));
     IB_TRY(read_partial(e, &s->partial, err));
     const cJSON *samples;
     IB_TRY(read_object(e, "samples", where, &samples, err));
@@ -391,8 +389,8 @@ static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error
     IB_FAIL_IF(!cJSON_IsObject(root), err, IB_ERR_INVALID_ARG, NOT_LATENCY "the document is not an object");
     int version;
     IB_TRY(read_schema(root, &version, err));
-    IB_TRY(read_string(root, "model", "", out->model, sizeof out->model, err));
-    IB_TRY(read_string(root, "device", "", out->device, sizeof out->device, err));
+    IB_TRY(ib__json_read_string(root, "model", "", out->model, sizeof out->model, err));
+    IB_TRY(ib__json_read_string(root, "device", "", out->device, sizeof out->device, err));
     IB_TRY(read_batch(root, &out->batch, err));
     IB_TRY(read_partial(root, &out->partial, err));
     IB_TRY(read_environment(root, version, out, err));

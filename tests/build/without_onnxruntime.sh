@@ -69,4 +69,6 @@ expect_exit 2 "an ONNX file is refused" -- "$IB" throughput "$TMP/mlp.onnx" --de
 expect_grep "$refusal" "$TMP/err" "the same refusal"
 expect_exit 2 "--backend onnxruntime is refused" -- "$IB" pitfalls zoo:mlp --backend onnxruntime
 expect_grep "$refusal" "$TMP/err" "the same refusal"
+expect_exit 2 "best on the default backend is refused" -- "$IB" best zoo:mlp --device cpu
+expect_grep "$refusal" "$TMP/err" "the same refusal, not a race of nothing"
 finish

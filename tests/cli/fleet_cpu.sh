@@ -15,6 +15,7 @@ expect_grep "^scaling: .* alone on the first device: efficiency" "$TMP/out" "tex
 json_check "$TMP/l.json" "d['schema'] == 'inferbench.fleet/1' and [x['index'] for x in d['devices']] == [0, 1]" "json: a devices list"
 json_check "$TMP/l.json" "all(x['status'] == 'ok' and x['latency_ms']['n'] == 60 and len(x['samples_ms']) == 60 for x in d['devices'])" "json: each device's runs and raw samples"
 json_check "$TMP/l.json" "all(k in d['devices'][0] for k in ('name', 'uuid', 'pci_bus_id', 'numa_node', 'items_per_s', 'gpu_state'))" "json: who each device is, and its state"
+json_check "$TMP/l.json" "d['workload']['backend_options']['threads'] == str(max(1, __import__('os').cpu_count() // 2))" "json: the cores split between the workers, through the option the backend declares for its threads"
 json_check "$TMP/l.json" "abs(d['fleet']['items_per_s'] - sum(x['window_items_per_s'] for x in d['devices'])) < 1e-6 * d['fleet']['items_per_s']" "json: the host's inputs/s is the devices' sum over the window"
 json_check "$TMP/l.json" "d['fleet']['window_ms'][1] == min(x['timed_ms'][1] for x in d['devices'])" "json: the window ends at the earliest end"
 json_check "$TMP/l.json" "d['fleet']['latency_ms']['n'] == 120 and d['fleet']['straggler']['median_ratio'] >= 1" "json: pooled latencies, straggler ratio"

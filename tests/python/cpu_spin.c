@@ -80,6 +80,10 @@ static ib_status spin_run(void *state, ib_error *err)
 
 static void spin_close(void *state) { free(state); }
 
+static const ib_backend_option_decl spin_options[] = {
+    { .key = "us", .help = "microseconds a run busy-waits (default 100)", .values = "US" },
+};
+
 static const ib_backend table = {
     .struct_size = sizeof table,
     .abi_version = IB_BACKEND_ABI_VERSION,
@@ -90,7 +94,9 @@ static const ib_backend table = {
     .set_batch = spin_set_batch,
     .run = spin_run,
     .close = spin_close,
+    .options = spin_options,
+    .n_options = sizeof spin_options / sizeof spin_options[0],
 };
 
-const ib_backend *inferbench_backend_v2(void);
-const ib_backend *inferbench_backend_v2(void) { return &table; }
+const ib_backend *inferbench_backend_v3(void);
+const ib_backend *inferbench_backend_v3(void) { return &table; }

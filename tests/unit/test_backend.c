@@ -160,7 +160,7 @@ static void test_bad_tables(void)
 {
     ib_backend b = counting_table;
     b.abi_version = IB_BACKEND_ABI_VERSION + 1;
-    check_table_refused(&b, "backend ABI version 3, but this inferbench speaks version 2");
+    check_table_refused(&b, "backend ABI version 4, but this inferbench speaks version 3");
     b = counting_table;
     b.struct_size = sizeof b - sizeof b.close;
     check_table_refused(&b, "backend table of");
@@ -170,6 +170,73 @@ static void test_bad_tables(void)
     b = counting_table;
     b.name = "";
     check_table_refused(&b, "without a name");
+}
+
+/* Option declarations the registry refuses before a table's first use. */
+static void test_bad_declarations(void)
+{
+    ib_backend b = counting_table;
+    ib_backend_option_decl decls[2] = { { .key = "ok", .help = "fine" }, { .key = "ok", .help = "again" } };
+    b.options = decls;
+    b.n_options = 2;
+    check_table_refused(&b, "backend 'counting' declares option 'ok' twice");
+    decls[1] = (ib_backend_option_decl){ .key = "other" };
+    check_table_refused(&b, "option 1 without a key or a help line");
+    decls[1] = (ib_backend_option_decl){ .key = "library", .help = "where", .flags = IB_OPTION_PROCESS };
+    check_table_refused(&b, "option 'library' of the whole process, but no configure slot");
+    b.options = NULL;
+    check_table_refused(&b, "declares 2 options but gives none");
+    b.n_options = 0;
+    ib_error err;
+    CHECK_EQ_INT(ib__backend_check(&b, &err), IB_OK);
+}
+
+/* What the built-in backends declare, as the program reads it. */
+static void test_declarations(void)
+{
+    const ib_backend *ort = ib_backend_find("onnxruntime"), *fake = ib_backend_find("fake");
+    CHECK(ib_backend_default() == ib_backend_get(0));
+    /* In this build (with it) nothing is left out. */
+    CHECK(ib_backend_absent(NULL) == NULL && ib_backend_absent("onnxruntime") == NULL);
+    CHECK(ib_backend_absent("nosuch") == NULL);
+    const ib_backend_option_decl *search = ib_backend_option_find(ort, "cudnn_search");
+    CHECK(search && search->race && !strcmp(search->flag, "cudnn-search") &&
+          (search->flags & IB_OPTION_CUDA_ONLY));
+    const ib_backend_option_decl *threads = ib_backend_option_find(ort, "threads");
+    CHECK(threads && threads->role == IB_OPTION_ROLE_THREADS);
+    CHECK(ib_backend_option_find(ort, "nosuch") == NULL && ib_backend_option_find(NULL, "threads") == NULL);
+    CHECK(ib_backend_takes_model_options(ort) && !ib_backend_takes_model_options(fake));
+    ib_error err;
+    CHECK_EQ_INT(ib_backend_configure(fake, "us", "5", &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "fake: 'us' is not an option of the whole process") != NULL);
+}
+
+/* ib_workload_open_model by backend name: a backend of no models through
+ * its table, the model options it cannot read refused, not ignored. */
+static void test_open_model_by_name(void)
+{
+    ib_backend_option us = { "us", "2000" };
+    ib_model_options o;
+    ib_model_options_init(&o);
+    o.backend = "fake";
+    o.options = &us;
+    o.n_options = 1;
+    o.batch = 3;
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK_EQ_INT(ib_workload_open_model(NULL, &o, &w, &err), IB_OK);
+    if (w) {
+        const ib_workload_info *info = ib_workload_get_info(w);
+        CHECK(!strcmp(info->model, "fake:2000us+0us/item") && info->batch == 3);
+        ib_workload_destroy(w);
+    }
+    o.math = IB_MATH_FP16;
+    CHECK_EQ_INT(ib_workload_open_model(NULL, &o, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(w == NULL && strstr(err.message, "backend 'fake' takes no model math") != NULL);
+    o.math = IB_MATH_DEFAULT;
+    o.backend = "nosuch";
+    CHECK_EQ_INT(ib_workload_open_model(NULL, &o, &w, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "no backend named 'nosuch'") != NULL);
 }
 
 /* Capabilities that promise a slot the table lacks: refused after open,
@@ -310,6 +377,9 @@ int main(int argc, char **argv)
     RUN(test_open_and_measure);
     RUN(test_open_refused_by_the_backend);
     RUN(test_bad_tables);
+    RUN(test_bad_declarations);
+    RUN(test_declarations);
+    RUN(test_open_model_by_name);
     RUN(test_capabilities_without_slots);
     RUN(test_registry);
     RUN(test_onnxruntime_table);

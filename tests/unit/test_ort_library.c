@@ -5,6 +5,7 @@
  * loads in every other test that opens a model.) */
 #include "check.h"
 #include "env/env.h"
+#include "inferbench_backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,11 @@
 static void test_missing_library(void)
 {
     ib_error err;
-    CHECK_EQ_INT(ib_set_onnxruntime_library("/nonexistent/libonnxruntime.so.1", &err), IB_OK);
+    const ib_backend *ort = ib_backend_find("onnxruntime");
+    CHECK_EQ_INT(ib_backend_configure(ort, "library", "/nonexistent/libonnxruntime.so.1", &err), IB_OK);
+    /* Only a process option is configured. */
+    CHECK_EQ_INT(ib_backend_configure(ort, "threads", "2", &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "'threads' is not an option of the whole process") != NULL);
     ib_model_options o;
     ib_model_options_init(&o);
     o.device = IB_DEVICE_CPU;
@@ -26,12 +31,14 @@ static void test_missing_library(void)
     /* The backend has runtime facts to report, empty: nothing loads. */
     ib_runtime_info rt;
     memset(&rt, 'x', sizeof rt); /* reset by the hook */
-    CHECK(ib_backend_runtime(ib_backend_find("onnxruntime"), &rt));
+    CHECK(ib_backend_runtime(ort, &rt));
     CHECK(!strcmp(rt.name, "onnxruntime"));
     CHECK(rt.version[0] == '\0' && rt.library[0] == '\0' && rt.build[0] == '\0' && rt.provider[0] == '\0');
 
-    CHECK_EQ_INT(ib_set_onnxruntime_library(NULL, &err), IB_ERR_INVALID_ARG);
+    CHECK_EQ_INT(ib_backend_configure(ort, "library", "", &err), IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "tried already") != NULL);
+    /* The same path again is no change: taken. */
+    CHECK_EQ_INT(ib_backend_configure(ort, "library", "/nonexistent/libonnxruntime.so.1", &err), IB_OK);
 }
 
 int main(int argc, char **argv)

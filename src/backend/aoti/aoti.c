@@ -527,6 +527,16 @@ static ib_status aoti_fill_inputs(void *state, bool zeros, ib_error *err)
     return a->stream ? ib__gpu_stream_sync(a->stream, err) : IB_OK;
 }
 
+static const ib_backend_option_decl aoti_options[] = {
+    { .key = "model", .help = "the .pt2 package or model .so (default: MODEL)", .values = "PATH" },
+    { .key = "shape", .help = "the input's dimensions", .values = "DxDx..." },
+    { .key = "dtype", .help = "the input's type", .values = "float32|float16|bfloat16" },
+    { .key = "libtorch", .help = "the folder of libtorch's libraries", .values = "DIR" },
+    { .key = "extract_dir", .help = "where a .pt2 package is extracted", .values = "DIR" },
+    { .key = "dynamic_batch", .help = "the model's first dimension is its batch", .values = "yes|no" },
+    { .key = "channels_last", .help = "inputs in channels-last memory order", .values = "yes|no" },
+};
+
 const ib_backend ib__backend_aoti = {
     .struct_size = sizeof(ib_backend),
     .abi_version = IB_BACKEND_ABI_VERSION,
@@ -540,4 +550,6 @@ const ib_backend ib__backend_aoti = {
     .set_run_sync = aoti_set_run_sync,
     .fill_inputs = aoti_fill_inputs,
     .close = aoti_close,
+    .options = aoti_options,
+    .n_options = sizeof aoti_options / sizeof aoti_options[0],
 };

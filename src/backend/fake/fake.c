@@ -392,8 +392,17 @@ static ib_status fake_table_open(const ib_backend_open_args *args, ib_backend_ha
     return IB_OK;
 }
 
+static const ib_backend_option_decl fake_options[] = {
+    { .key = "us", .help = "microseconds a run takes (default 1000)", .values = "1..1000000000" },
+    { .key = "item_us",
+      .help = "and microseconds more per item of the batch (default 0)",
+      .values = "1..1000000000" },
+    { .key = "oom_above", .help = "a batch above this runs out of device memory", .values = "1..1000000000" },
+    { .key = "fail_at_run", .help = "run N fails (0: none)", .values = "0..1000000000" },
+};
+
 const ib_backend ib__backend_fake =
     IB__IN_TREE_BACKEND("fake",
                         "a scripted workload on a virtual clock, for tests (--option us=N, item_us=N, "
                         "oom_above=BATCH, fail_at_run=N)",
-                        fake_table_open);
+                        fake_table_open, fake_options, sizeof fake_options / sizeof fake_options[0], NULL);

@@ -1135,6 +1135,7 @@ static ib_status apply_option(ort_settings *s, const ib_backend_option *o, ib_er
     }
     if (!strcmp(o->key, "prefer_nhwc")) return ib__backend_option_bool(o, &s->prefer_nhwc, err);
     if (!strcmp(o->key, "cuda_graph")) return ib__backend_option_bool(o, &s->cuda_graph, err);
+    if (!strcmp(o->key, "library")) return ib__ort_set_library(o->value, err);
     if (!strcmp(o->key, "cudnn_search")) {
         for (size_t i = 0; i < 3; i++)
             if (!strcmp(o->value, searches[i])) return s->cudnn_search = searches[i], IB_OK;
@@ -1143,7 +1144,8 @@ static ib_status apply_option(ort_settings *s, const ib_backend_option *o, ib_er
     }
     return ib__fail(
         err, IB_ERR_INVALID_ARG,
-        "onnxruntime: unknown option '%s' (known: threads, cudnn_search, prefer_nhwc, cuda_graph)", o->key);
+        "onnxruntime: unknown option '%s' (known: threads, cudnn_search, prefer_nhwc, cuda_graph, library)",
+        o->key);
 }
 
 static ib_status read_settings(const ib_model_options *opts, ort_settings *s, ib_error *err)
@@ -1313,16 +1315,9 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     return ort_set_batch(w, w->info.batch, err);
 }
 
-ib_status ib_workload_open_model(const char *model, const ib_model_options *opts, ib_workload **out,
-                                 ib_error *err)
+ib_status ib__ort_open_model(const char *model, const ib_model_options *opts, ib_workload **out,
+                             ib_error *err)
 {
-    ib_model_options defaults;
-    IB_FAIL_IF(!out, err, IB_ERR_INVALID_ARG, "no place for the workload");
-    *out = NULL;
-    if (!opts) {
-        ib_model_options_init(&defaults);
-        opts = &defaults;
-    }
     IB_TRY(check_options(model, opts, err));
 
     ib_workload *w = calloc(1, sizeof *w);

@@ -5,11 +5,12 @@
  *                  execution provider plugin, session creation;
  *   ort_tensors.c  what the model's inputs and outputs are, the values of
  *                  their dimensions, input buffers, their fill, I/O binding;
- *   ort.c          ib_workload_open_model and the workload operations.
+ *   ort.c          ib__ort_open_model and the workload operations.
  * docs/backend-onnxruntime.md explains the design. */
 #ifndef IB_BACKEND_ORT_H
 #define IB_BACKEND_ORT_H
 
+#include "backend/registry.h"
 #include "backend/workload.h"
 
 #include <onnxruntime_c_api.h>
@@ -39,8 +40,23 @@ ib_status ib__ort_classify(const char *message, ib_status fallback);
 /* The core library (ort_library.c)                                          */
 /* ------------------------------------------------------------------------ */
 
+/* Where the core library is loaded from (the option `library`, of the
+ * whole process): NULL or "" is libonnxruntime.so.1 as the loader finds it.
+ * Taken until the first load is tried, and the same path again after;
+ * IB_ERR_INVALID_ARG for another path then. The path is copied. */
+ib_status ib__ort_set_library(const char *path, ib_error *err);
+
+/* Opens a model on ONNX Runtime with the whole of the model options
+ * (opts not NULL): the open_model hook of ib__onnxruntime_hooks. */
+ib_status ib__ort_open_model(const char *model, const ib_model_options *opts, ib_workload **out,
+                             ib_error *err);
+
+/* What the backend says of ONNX Runtime whether or not it measured
+ * (ib_backend_runtime): the runtime_facts hook. */
+void ib__ort_runtime_facts(ib_runtime_info *rt);
+
 /* ONNX Runtime's API base, the core library loaded (dlopen) on first use
- * from the path ib_set_onnxruntime_library gave, else libonnxruntime.so.1
+ * from the path ib__ort_set_library took, else libonnxruntime.so.1
  * as the loader finds it. IB_ERR_UNSUPPORTED with the loader's reason when
  * it cannot be loaded (every later call says the same). */
 ib_status ib__ort_api_base(const OrtApiBase **out, ib_error *err);

@@ -25,11 +25,12 @@ static bool lib_tried;
 static api_base_fn lib_entry;
 static char lib_error[512];
 
-ib_status ib_set_onnxruntime_library(const char *path, ib_error *err)
+ib_status ib__ort_set_library(const char *path, ib_error *err)
 {
     pthread_mutex_lock(&lib_mutex);
-    bool tried = lib_tried;
-    if (!tried) ib__strlcpy(lib_request, path ? path : "", sizeof lib_request);
+    bool same = !strcmp(lib_request, path ? path : "");
+    bool tried = lib_tried && !same;
+    if (!lib_tried) ib__strlcpy(lib_request, path ? path : "", sizeof lib_request);
     pthread_mutex_unlock(&lib_mutex);
     IB_FAIL_IF(tried, err, IB_ERR_INVALID_ARG,
                "a load of the ONNX Runtime library was tried already: set its path before the first "

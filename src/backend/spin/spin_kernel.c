@@ -102,6 +102,10 @@ static ib_status spin_open(const ib_backend_open_args *args, ib_backend_handle *
     return IB_OK;
 }
 
+static const ib_backend_option_decl spin_options[] = {
+    { .key = "us", .help = "the kernel's duration in microseconds (fractions allowed)", .values = "US" },
+};
+
 const ib_backend ib__backend_spin = {
     .struct_size = sizeof(ib_backend),
     .abi_version = IB_BACKEND_ABI_VERSION,
@@ -113,6 +117,8 @@ const ib_backend ib__backend_spin = {
     .run = spin_run,
     .set_run_sync = spin_set_run_sync,
     .close = spin_close,
+    .options = spin_options,
+    .n_options = sizeof spin_options / sizeof spin_options[0],
 };
 
 ib_status ib_workload_open_spin_kernel(double duration_us, int device_id, ib_workload **out, ib_error *err)
