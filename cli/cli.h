@@ -72,6 +72,8 @@ typedef struct cli_args {
     int session_index;          /* 1-based when this process is a session of
                                    another (hidden --session-child); 0 else */
     const char *session_result; /* where a session writes its latency JSON */
+    int session_candidate;      /* best's finals: the 1-based candidate a
+                                   session measures (hidden K/C:PATH); 0 none */
     bool require_idle_gpu;      /* --require-idle-gpu */
     bool exhaustive;            /* best --exhaustive: every candidate measured fully */
     /* fleet (cli/fleet.c) */
@@ -258,9 +260,20 @@ int cli_run_sessions(cli_args *a, ib_result_kind command);
  * report, no progress line, no HTML. Also the test hook
  * INFERBENCH_TEST_CRASH_SESSION=K (session K ends by SIGKILL). */
 void cli_session_child_setup(cli_args *a);
-/* Takes the hidden trailing "--session-child K:PATH" off argv (*argc
- * shrinks); false with a one-line error when it is malformed. */
-bool cli_take_session_child(int *argc, char **argv, int *index, const char **path);
+/* Takes the hidden trailing "--session-child K:PATH" (best's finals:
+ * "K/C:PATH", candidate C) off argv (*argc shrinks); false with a one-line
+ * error when it is malformed. */
+bool cli_take_session_child(int *argc, char **argv, int *index, int *candidate, const char **path);
+/* A fresh folder for sessions' files under $TMPDIR (or /tmp), into dir;
+ * false when it cannot be made. The caller removes it. */
+bool cli_sessions_dir(char *dir, size_t cap);
+/* best's finals: session k of candidate (1-based) of a, the program
+ * started again as "best ... --session-child K/C:PATH", its latency JSON
+ * into *doc (malloc'ed, *len bytes). IB_ERR_INTERRUPTED on SIGINT or
+ * SIGTERM (the session ended), IB_ERR_RUNTIME when the session failed:
+ * err says its exit status and last line. */
+ib_status cli_run_candidate_session(const cli_args *a, const char *dir, size_t k, size_t candidate,
+                                    char **doc, size_t *len, ib_error *err);
 
 /* --require-idle-gpu (cli/idle_gpu.c). Before measuring: EXIT_OK when the
  * GPU has no other compute process (self_on_gpu: this process holds a

@@ -4,8 +4,10 @@
  * cuDNN's search); the library races them (src/core/best.c, docs/best.md). */
 #include "cli.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const ib_math maths[] = { IB_MATH_FP32, IB_MATH_TF32, IB_MATH_FP16, IB_MATH_BF16 };
 static const char *const searches[] = { "EXHAUSTIVE", "HEURISTIC" };
@@ -21,6 +23,7 @@ typedef struct candidate {
 
 typedef struct candidates {
     const cli_args *a;
+    const char *session_dir; /* --sessions: where the finals' sessions write */
     size_t n;
     candidate c[IB_BEST_MAX_CANDIDATES];
     const char *labels[IB_BEST_MAX_CANDIDATES];
@@ -135,6 +138,27 @@ static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accura
     return st;
 }
 
+/* The search's session callback (--sessions): candidate i measured in a
+ * fresh process, the program started again as a session of best; its
+ * timed samples come back through its latency JSON. */
+static ib_status measure_session(size_t i, size_t session, void *user, double **ms, size_t *n, ib_error *err)
+{
+    const candidates *cs = user;
+    char *doc = NULL;
+    size_t len = 0;
+    ib_status st = cli_run_candidate_session(cs->a, cs->session_dir, session, i + 1, &doc, &len, err);
+    if (st != IB_OK) return st;
+    ib_latency_file f;
+    st = ib_latency_file_parse(doc, len, &f, err);
+    free(doc);
+    *ms = st == IB_OK ? malloc(f.n * sizeof **ms) : NULL;
+    if (st == IB_OK && !*ms) st = IB_ERR_NO_MEMORY;
+    if (*ms) memcpy(*ms, f.samples_ms, f.n * sizeof **ms);
+    *n = *ms ? f.n : 0;
+    ib_latency_file_free(&f);
+    return st;
+}
+
 /* The search's configuration from the options: finalists timed as latency
  * times (--runs, or --precision's adaptive rule), each batch of the
  * throughput search with --runs runs, at most 100 (its own default). */
@@ -153,6 +177,11 @@ static void best_config(cli_args *a, candidates *cs, ib_best_config *bc)
     bc->throughput.run.flush_l2 = a->cfg.flush_l2;
     bc->throughput.run.sample_gpu_state = a->cfg.sample_gpu_state;
     bc->exhaustive = a->exhaustive;
+    if (a->sessions >= 2) {
+        bc->sessions = (size_t)a->sessions;
+        bc->measure_session = measure_session;
+        bc->session_user = cs;
+    }
 }
 
 /* The device the model opens on (--device auto resolved), the model and
@@ -203,8 +232,35 @@ static int search(cli_args *a, candidates *cs, cli_outputs *out)
     return code;
 }
 
+/* In a session of best's finals (hidden --session-child K/C:PATH): the
+ * candidate C measured by the full latency rule, its latency JSON written
+ * where the parent reads it. The candidates are listed as the parent
+ * listed them (the same options, the same device). */
+static int session_child(cli_args *a, candidates *cs, cli_outputs *out)
+{
+    size_t i = (size_t)a->session_candidate - 1;
+    ib_workload *w = NULL;
+    ib_error err = { { 0 } };
+    ib_status st = i < cs->n ? open_candidate(i, cs, &w, NULL, &err) : IB_ERR_INVALID_ARG;
+    if (st != IB_OK) {
+        cli_outputs_abort(out);
+        return cli_fail(st, err.message[0] ? err.message : "no such candidate");
+    }
+    a->cfg.cancel = &cli_cancel_flag;
+    ib_latency_result r;
+    st = ib_measure_latency(w, &a->cfg, &r, &err);
+    ib_result res = {
+        .kind = IB_RESULT_LATENCY, .latency = &r, .info = ib_workload_get_info(w), .cfg = &a->cfg
+    };
+    int code = cli_report(out, st == IB_OK || r.n > 0 ? &res : NULL, st, &err);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+    return code;
+}
+
 int cmd_best(cli_args *a)
 {
+    if (a->session_index) cli_session_child_setup(a);
     if (a->backend && (strcmp(a->backend, "onnxruntime") || a->n_options)) {
         fprintf(stderr,
                 "inferbench: best searches ONNX Runtime's options (--math, CUDA graph, NHWC, cuDNN "
@@ -223,7 +279,17 @@ int cmd_best(cli_args *a)
         return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     }
     enumerate(cs, a, device);
-    code = search(a, cs, &out);
+    char dir[PATH_MAX];
+    if (a->session_index) {
+        code = session_child(a, cs, &out);
+    } else if (a->sessions >= 2 && !cli_sessions_dir(dir, sizeof dir)) {
+        cli_outputs_abort(&out);
+        code = cli_fail(IB_ERR_IO, "cannot make a folder for the sessions' results");
+    } else {
+        cs->session_dir = a->sessions >= 2 ? dir : NULL;
+        code = search(a, cs, &out);
+        if (cs->session_dir) rmdir(dir);
+    }
     free(cs);
     return code;
 }

@@ -127,7 +127,7 @@ static const option_def options[] = {
      "exit 3 when B is slower than A (for CI gating)"},
     {{"quiet", no_argument, NULL, O_QUIET}, OPT_QUIET, NULL,
      "no progress line (it is shown only when standard error is a terminal)"},
-    {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS, "N",
+    {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS | OPT_BEST, "N",
      "repeat the measurement in N fresh processes, each with its own warm-up (default 1; "
      "docs/method.md, Sessions)",
      .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
@@ -183,7 +183,8 @@ static const option_def options[] = {
      "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1); max: as many as fit in memory",
      .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
     {{"exhaustive", no_argument, NULL, O_EXHAUSTIVE}, OPT_BEST, NULL,
-     "measure every configuration fully and search each one's batch: the sweep the race is checked against"},
+     "measure every configuration fully and search each one's batch: the sweep the race is checked against",
+     .conflicts = O_SESSIONS, .why = "the sweep is the one-process reference the race is checked against"},
     {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
      "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
     {{"requests-csv", required_argument, NULL, O_REQUESTS_CSV}, OPT_SERVE, "FILE",

@@ -24,17 +24,20 @@
 
 bool cli_sessions_wanted(const cli_args *a) { return a->sessions >= 2 && !a->session_index; }
 
-bool cli_take_session_child(int *argc, char **argv, int *index, const char **path)
+bool cli_take_session_child(int *argc, char **argv, int *index, int *candidate, const char **path)
 {
     if (*argc < 3 || strcmp(argv[*argc - 2], SESSION_CHILD_FLAG)) return true;
     const char *arg = argv[*argc - 1];
     char *colon;
-    long k = strtol(arg, &colon, 10);
-    if (k < 1 || k > IB_SESSIONS_MAX || *colon != ':' || !colon[1]) {
+    long k = strtol(arg, &colon, 10), c = 0;
+    /* best's finals: "K/C:PATH", session K of candidate C (1-based) */
+    if (*colon == '/') c = strtol(colon + 1, &colon, 10);
+    if (k < 1 || k > IB_SESSIONS_MAX || c < 0 || c > IB_BEST_MAX_CANDIDATES || *colon != ':' || !colon[1]) {
         fprintf(stderr, "inferbench: %s takes K:PATH\n", SESSION_CHILD_FLAG);
         return false;
     }
     *index = (int)k;
+    *candidate = (int)c;
     *path = colon + 1;
     *argc -= 2;
     argv[*argc] = NULL;
@@ -74,14 +77,19 @@ static void session_path(char *buf, size_t cap, const char *dir, size_t k, const
 }
 
 /* In the forked child: stdout to /dev/null, stderr to err_path, then this
- * program again as session k. Never returns. */
-static void exec_session(const cli_args *a, size_t k, const char *json_path, const char *err_path)
+ * program again as session k (of best's candidate `candidate`, 1-based;
+ * 0: none). Never returns. */
+static void exec_session(const cli_args *a, size_t k, size_t candidate, const char *json_path,
+                         const char *err_path)
 {
     int null = open("/dev/null", O_WRONLY);
     int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (null < 0 || err < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) _exit(127);
     char child_arg[PATH_MAX + 64];
-    snprintf(child_arg, sizeof child_arg, "%zu:%s", k, json_path);
+    if (candidate)
+        snprintf(child_arg, sizeof child_arg, "%zu/%zu:%s", k, candidate, json_path);
+    else
+        snprintf(child_arg, sizeof child_arg, "%zu:%s", k, json_path);
     char **argv = calloc((size_t)a->argc + 3, sizeof *argv);
     if (!argv) _exit(127);
     for (int i = 0; i < a->argc; i++) argv[i] = a->argv[i];
@@ -190,10 +198,10 @@ static void describe_end(session *s, int status, const char *err_path)
     }
 }
 
-/* Runs session k (1-based) to its end; false when it was stopped (its
- * runs dropped). */
-static bool run_session(const cli_args *a, const char *dir, size_t k, session *s, const sessions_clock *clock,
-                        stop_kind *stop)
+/* Runs session k (1-based; of best's candidate `candidate`, 0: none) to
+ * its end; false when it was stopped (its runs dropped). */
+static bool run_session(const cli_args *a, const char *dir, size_t k, size_t candidate, session *s,
+                        const sessions_clock *clock, stop_kind *stop)
 {
     char json_path[PATH_MAX + 32], err_path[PATH_MAX + 32];
     session_path(json_path, sizeof json_path, dir, k, "json");
@@ -205,7 +213,7 @@ static bool run_session(const cli_args *a, const char *dir, size_t k, session *s
         s->exit_status = 127;
         return true;
     }
-    if (pid == 0) exec_session(a, k, json_path, err_path);
+    if (pid == 0) exec_session(a, k, candidate, json_path, err_path);
     int status = wait_session(pid, clock, stop);
     if (*stop != RUNNING) {
         unlink(json_path);
@@ -285,7 +293,7 @@ static size_t run_all(const cli_args *a, ib_result_kind command, const char *dir
             break;
         }
         show_session(a, k + 1, cap, clock.t0_ms);
-        if (!run_session(a, dir, k + 1, &s[k], &clock, stop)) break;
+        if (!run_session(a, dir, k + 1, 0, &s[k], &clock, stop)) break;
         /* Bad input (a model that is not there): every session would say so. */
         if (s[k++].exit_status == EXIT_BAD_INPUT) break;
         if (k >= (size_t)a->sessions && (!adaptive || precision_met(command, s, k, a->cfg.precision))) break;
@@ -384,6 +392,35 @@ static bool outputs_supported(const cli_outputs *out, ib_result_kind kind)
     return true;
 }
 
+bool cli_sessions_dir(char *dir, size_t cap)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, cap, "%s/inferbench-sessions.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    return mkdtemp(dir) != NULL;
+}
+
+ib_status cli_run_candidate_session(const cli_args *a, const char *dir, size_t k, size_t candidate,
+                                    char **doc, size_t *len, ib_error *err)
+{
+    session s = { 0 };
+    sessions_clock clock = { now_ms(), 0 };
+    stop_kind stop = RUNNING;
+    show_session(a, k, (size_t)a->sessions, clock.t0_ms);
+    if (!run_session(a, dir, k, candidate, &s, &clock, &stop)) {
+        snprintf(err->message, sizeof err->message, "interrupted in session %zu", k);
+        return IB_ERR_INTERRUPTED;
+    }
+    if (s.exit_status != 0) {
+        free(s.doc);
+        snprintf(err->message, sizeof err->message, "session %zu, exit status %d: %.300s", k, s.exit_status,
+                 s.message[0] ? s.message : "no message");
+        return IB_ERR_RUNTIME;
+    }
+    *doc = s.doc;
+    *len = s.len;
+    return IB_OK;
+}
+
 int cli_run_sessions(cli_args *a, ib_result_kind command)
 {
     if (!inputs_repeatable(a)) return EXIT_BAD_INPUT;
@@ -398,13 +435,11 @@ int cli_run_sessions(cli_args *a, ib_result_kind command)
         cli_outputs_abort(&out);
         return EXIT_BAD_INPUT;
     }
-    const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/inferbench-sessions.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     size_t cap =
         (size_t)(a->cfg.precision > 0 && a->max_sessions > a->sessions ? a->max_sessions : a->sessions);
     session *s = calloc(cap, sizeof *s);
-    if (!s || !mkdtemp(dir)) {
+    if (!s || !cli_sessions_dir(dir, sizeof dir)) {
         free(s);
         cli_outputs_abort(&out);
         return cli_fail(IB_ERR_IO, "cannot make a folder for the sessions' results");

@@ -1111,6 +1111,15 @@ ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_
 typedef ib_status (*ib_best_open_fn)(size_t index, void *user, ib_workload **w, ib_accuracy *acc,
                                      ib_error *err);
 
+/* Measures candidate `index` once more in a fresh session (the program
+ * starts itself again: session 1, 2, ... of `sessions`), by the full
+ * latency rule at batch 1, for the finals of a search in sessions. Returns
+ * the session's timed samples in ms (*ms malloc'ed: the search frees it)
+ * or an error: IB_ERR_INTERRUPTED stops the search, another failure is
+ * that session's (err says why) and the others go on. */
+typedef ib_status (*ib_best_session_fn)(size_t index, size_t session, void *user, double **ms, size_t *n,
+                                        ib_error *err);
+
 typedef struct ib_best_config {
     size_t n_candidates;       /* 1..IB_BEST_MAX_CANDIDATES */
     const char *const *labels; /* [n_candidates]: what is on ("fp16, CUDA graph") */
@@ -1136,6 +1145,12 @@ typedef struct ib_best_config {
     bool exhaustive;                 /* every candidate measured fully, the batch
                                         searched for each: the sweep best is
                                         checked against */
+    size_t sessions;                 /* >= 2: the latency finals measured in this
+                                        many fresh sessions each, by
+                                        measure_session, instead of in this
+                                        process (default 1; not with exhaustive) */
+    ib_best_session_fn measure_session;
+    void *session_user;
 } ib_best_config;
 
 void ib_best_config_init(ib_best_config *cfg);
@@ -1170,12 +1185,19 @@ typedef struct ib_best_row {
     int64_t batch;      /* where */
     char throughput_why[256];
     double ms; /* time its measurements took (workload clock) */
+    /* Finals in sessions (ib_best_config.sessions): across the sessions
+     * that measured (sessions.k 0: none; then latency is their runs
+     * pooled), and how many failed. */
+    ib_sessions_stats sessions;
+    size_t sessions_failed;
 } ib_best_row;
 
 typedef struct ib_best_result {
     bool partial; /* stopped early: the rows say how far each got */
     ib_status stop_status;
     bool exhaustive;
+    size_t sessions; /* the latency finals' sessions each (cfg->sessions); < 2:
+                        measured in this process */
     size_t n_rows;
     ib_best_row rows[IB_BEST_MAX_CANDIDATES];
     int latency_winner; /* index into rows, -1: none */
