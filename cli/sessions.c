@@ -364,6 +364,7 @@ static int finish(ib_result_kind command, cli_outputs *out, session *s, size_t k
     ib_status st = command == IB_RESULT_LATENCY ? ib_latency_file_parse(doc, strlen(doc), &f, &err) : IB_OK;
     ib_result res = sessions_result(command, doc, &f);
     bool readable = st == IB_OK;
+    if (readable && command == IB_RESULT_LATENCY) cli_spread_record_add(&f);
     if (readable && stop == STOP_SIGNAL) {
         st = IB_ERR_INTERRUPTED;
         snprintf(err.message, sizeof err.message, "interrupted after %zu of %zu sessions", k, requested);

@@ -835,6 +835,12 @@ typedef struct ib_comparison {
     bool two_level; /* change and its CI are of the medians of
                        session medians, by the two-level bootstrap
                        (ib_compare_sessions); false: of the runs */
+    /* One side of one session, with a known between-session spread
+     * (ib_compare_widen): change_ci95 is widened by it and the verdict
+     * rests on that; between_sd 0: not widened. */
+    double between_sd;       /* sd of log times between sessions (0.01: about 1%) */
+    double runs_ci95[2];     /* the interval of the runs alone, before widening */
+    char spread_source[200]; /* where between_sd comes from ("the 5 sessions of B") */
 } ib_comparison;
 
 /* Compares the samples a[0..na) (baseline) and b[0..nb) (candidate): the
@@ -924,6 +930,50 @@ ib_status ib_compare_sessions(const ib_session_sample *a, size_t ka, const ib_se
  * then says that the interval covers one session only. */
 ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, double threshold,
                            ib_comparison *out, ib_error *err);
+
+/* Widens the interval of c (a comparison of runs, not two-level) by a
+ * known between-session standard deviation of log times, between_sd > 0,
+ * for sides measured in ka and kb sessions (0 or 1: one session; the runs
+ * of k sessions pooled count as k): the change's between-session variance
+ * between_sd^2 (1/ka + 1/kb) is added to the interval's half-widths in
+ * quadrature, on the log scale, and the verdict is judged again on the
+ * widened interval. So a change smaller than the spread between sessions
+ * is never called faster or slower (docs/compare.md, "One session").
+ * source (copied, may be NULL) says where the spread comes from, for the
+ * reports. IB_ERR_INVALID_ARG for a two-level comparison, one already
+ * widened, or a between_sd that is not a positive number below 10. */
+ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t ka, size_t kb, const char *source,
+                           ib_error *err);
+
+/* The between-session sd of log times of f's sessions that measured
+ * (ib_sessions_compute), into *between_sd, and how many, into *k.
+ * IB_ERR_INVALID_ARG when fewer than 2 sessions measured. */
+ib_status ib_latency_file_spread(const ib_latency_file *f, double *between_sd, size_t *k, ib_error *err);
+
+/* Two between-session sds pooled, each weighted by its degrees of freedom
+ * (sessions - 1): sqrt((df1 sd1^2 + df2 sd2^2) / (df1 + df2)); 0 when both
+ * df are 0. */
+double ib_spread_pooled(double sd1, size_t df1, double sd2, size_t df2);
+
+/* The calibration record (docs/compare.md, "The calibration record"): a
+ * small JSON document ("inferbench.spread/1") the program keeps in its
+ * state folder, holding for each kind of run (device, GPU, model, batch,
+ * arithmetic, timing and backend options) the between-session sd of log
+ * times pooled over the multi-session latency results recorded. The
+ * library reads and writes the document; the program the file. */
+#define IB_SPREAD_RECORD_MAX_KINDS 1000
+
+/* The record doc[0..len) (NULL or len 0: none yet) with f (at least 2
+ * sessions that measured) added to its kind. malloc'ed (ib_free); NULL
+ * with err when doc is not a record or f has fewer than 2 sessions. */
+char *ib_spread_record_add(const char *doc, size_t len, const ib_latency_file *f, ib_error *err);
+
+/* What the record says of f's kind: *between_sd, the df it pools
+ * (*sessions: sessions - 1 summed, plus the number of results) and how
+ * many results (*results, 0: none of this kind, *between_sd then 0).
+ * IB_ERR_INVALID_ARG when doc is not a record. */
+ib_status ib_spread_record_find(const char *doc, size_t len, const ib_latency_file *f, double *between_sd,
+                                size_t *sessions, size_t *results, ib_error *err);
 
 /* Reports of a comparison: text for people, JSON ("inferbench.compare/1",
  * docs/json.md) for machines, each naming A and B by a_name and b_name
