@@ -329,11 +329,12 @@ ib_status ib_latency_file_spread(const ib_latency_file *f, double *between_sd, s
     ib_session_sample *s = ib__measured_sessions(f, k);
     IB_FAIL_IF(!s, err, IB_ERR_NO_MEMORY, "out of memory reading the sessions");
     ib_sessions_stats st;
+    size_t measured = *k || f->n == 0 ? *k : 1; /* a result without sessions is one */
     ib_status r = *k >= 2
                       ? ib_sessions_compute(s, *k, &st, err)
                       : ib__fail(err, IB_ERR_INVALID_ARG,
                                  "it holds %zu session%s that measured: a spread between sessions needs 2",
-                                 *k, *k == 1 ? "" : "s");
+                                 measured, measured == 1 ? "" : "s");
     free(s);
     *between_sd = r == IB_OK ? st.between_sd : 0;
     return r;
