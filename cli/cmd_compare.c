@@ -187,9 +187,9 @@ static size_t measured_sessions(const ib_latency_file *f)
 static void widen(const ib_latency_file *fa, const ib_latency_file *fb, const known_spread *files,
                   ib_comparison *c)
 {
-    if (c->two_level || c->between_sd > 0) return;
-    known_spread known = files->between_sd > 0 ? *files : spread_from_record(fa, fb);
-    if (known.between_sd > 0)
+    if (c->two_level || c->spread_source[0]) return;
+    known_spread known = files->source[0] ? *files : spread_from_record(fa, fb);
+    if (known.source[0])
         ib_compare_widen(c, known.between_sd, measured_sessions(fa), measured_sessions(fb), known.source,
                          NULL);
 }

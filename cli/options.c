@@ -214,9 +214,19 @@ _Static_assert(N_OPTIONS <= GIVEN_BITS, "cli_args.given holds one bit per option
 /* Whether the option table's entry i was given. */
 static bool given_at(const cli_args *a, size_t i) { return a->given[i / 64] >> (i % 64) & 1u; }
 
-static bool accepts(const cli_command *cmd, const option_def *d)
+static bool in_groups(const cli_command *cmd, const option_def *d)
 {
     return !d->group || (d->group & cmd->groups);
+}
+
+static const option_def *find_option(int id);
+
+/* An option whose group cmd takes, but which needs an option cmd does not
+ * take (throughput: --max-sessions needs --precision), could never be
+ * given: cmd does not take it either, and its help does not list it. */
+static bool accepts(const cli_command *cmd, const option_def *d)
+{
+    return in_groups(cmd, d) && (!d->needs || in_groups(cmd, find_option(d->needs)));
 }
 
 static const option_def *find_option(int id)
@@ -593,7 +603,12 @@ static bool check_consistency(const cli_args *a)
  * ignored: a user who typed --flush-l2 to `zoo list` expects something. */
 static void refuse_elsewhere(const cli_command *cmd, const option_def *d)
 {
-    if (d->scope)
+    if (in_groups(cmd, d))
+        fprintf(stderr,
+                "inferbench %s: --%s does not apply to this command: it works with --%s, which %s does not "
+                "take\n",
+                cmd->name, d->opt.name, find_option(d->needs)->opt.name, cmd->name);
+    else if (d->scope)
         fprintf(stderr, "inferbench %s: --%s does not apply to this command: %s\n", cmd->name, d->opt.name,
                 d->scope);
     else

@@ -109,5 +109,5 @@ bool cli_spread_record_find(const ib_latency_file *f, double *between_sd, size_t
     ib_status st = ib_spread_record_find(text, len, f, between_sd, sessions, results, &err);
     free(text);
     if (st != IB_OK) cli_warn("the calibration record %s is %s: not used", path, err.message);
-    return st == IB_OK && *results > 0 && *between_sd > 0;
+    return st == IB_OK && *results > 0;
 }

@@ -785,6 +785,8 @@ typedef struct ib_latency_file {
     char flush_l2[4];         /* "yes", "no"; "" idem */
     char exclude_launch[4];   /* "yes", "no"; "" idem */
     bool partial;             /* the measurement stopped early */
+    char stop_reason[128];    /* why, as the document says it ("interrupted",
+                                 "sessions incomplete"...); "" when it does not */
     ib_timing timing;         /* device_ms when not null, else host_ms */
     size_t n;
     double *samples_ms;           /* [n], each 1e-6 to 1e9 ms; owned (of every
@@ -837,10 +839,11 @@ typedef struct ib_comparison {
                        (ib_compare_sessions); false: of the runs */
     /* One side of one session, with a known between-session spread
      * (ib_compare_widen): change_ci95 is widened by it and the verdict
-     * rests on that; between_sd 0: not widened. */
+     * rests on that; spread_source "": not widened. */
     double between_sd;       /* sd of log times between sessions (0.01: about 1%) */
     double runs_ci95[2];     /* the interval of the runs alone, before widening */
-    char spread_source[200]; /* where between_sd comes from ("the 5 sessions of B") */
+    char spread_source[200]; /* where between_sd comes from ("the 5 sessions of B");
+                                "" not widened */
 } ib_comparison;
 
 /* Compares the samples a[0..na) (baseline) and b[0..nb) (candidate): the
@@ -932,16 +935,17 @@ ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, d
                            ib_comparison *out, ib_error *err);
 
 /* Widens the interval of c (a comparison of runs, not two-level) by a
- * known between-session standard deviation of log times, between_sd > 0,
+ * known between-session standard deviation of log times, between_sd >= 0,
  * for sides measured in ka and kb sessions (0 or 1: one session; the runs
  * of k sessions pooled count as k): the change's between-session variance
  * between_sd^2 (1/ka + 1/kb) is added to the interval's half-widths in
  * quadrature, on the log scale, and the verdict is judged again on the
  * widened interval. So a change smaller than the spread between sessions
  * is never called faster or slower (docs/compare.md, "One session").
- * source (copied, may be NULL) says where the spread comes from, for the
- * reports. IB_ERR_INVALID_ARG for a two-level comparison, one already
- * widened, or a between_sd that is not a positive number below 10. */
+ * source (copied; NULL or "": "a known spread") says where the spread
+ * comes from, for the reports. IB_ERR_INVALID_ARG for a two-level
+ * comparison, one already widened, or a between_sd that is not a number
+ * from 0 to 10. */
 ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t ka, size_t kb, const char *source,
                            ib_error *err);
 

@@ -121,7 +121,7 @@ static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file
     sessions_note n;
     n.ka = side_sessions(a);
     n.kb = side_sessions(b);
-    n.between_pct = c->between_sd > 0 ? 100 * c->between_sd : NAN;
+    n.between_pct = c->spread_source[0] ? 100 * c->between_sd : NAN;
     double sd;
     size_t k;
     if (c->two_level && ib_latency_file_spread(a, &sd, &k, NULL) == IB_OK) n.between_pct = 100 * sd;
@@ -130,7 +130,7 @@ static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file
                  "the interval is two-level (A: %zu sessions, B: %zu): it covers how results differ between "
                  "sessions",
                  n.ka, n.kb);
-    } else if (c->between_sd > 0) {
+    } else if (c->spread_source[0]) {
         snprintf(
             n.text, sizeof n.text,
             "the interval of the runs [%+.2f%%, %+.2f%%] covers one session only; sessions of this kind "
@@ -181,9 +181,9 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
     ib__sbuf_printf(&buf, "\n%s change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (%s, %d resamples)\n",
                     c->two_level ? "median of session medians" : "median", 100 * c->change,
                     100 * c->change_ci95[0], 100 * c->change_ci95[1],
-                    c->two_level        ? "two-level bootstrap: sessions, then runs"
-                    : c->between_sd > 0 ? "bootstrap of the runs, widened by the spread between sessions"
-                                        : "bootstrap",
+                    c->two_level          ? "two-level bootstrap: sessions, then runs"
+                    : c->spread_source[0] ? "bootstrap of the runs, widened by the spread between sessions"
+                                          : "bootstrap",
                     c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
     ib__sbuf_printf(&buf, "Mann-Whitney U = %.6g, p = %.3g: %s\n", c->mann_whitney_u, c->mann_whitney_p,
                     c->mann_whitney_p < 0.05 ? "the two distributions differ (p < 0.05)"
@@ -245,8 +245,8 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
     cJSON_AddNumberToObject(sessions, "b", (double)(note.kb ? note.kb : 1));
     ib__json_add_number(sessions, "between_sd_pct", note.between_pct);
     ib__json_add_string_or_null(sessions, "spread_source", c->spread_source);
-    cJSON_AddBoolToObject(sessions, "widened", c->between_sd > 0);
-    if (c->between_sd > 0) {
+    cJSON_AddBoolToObject(sessions, "widened", c->spread_source[0] != '\0');
+    if (c->spread_source[0]) {
         const double runs[2] = { 100 * c->runs_ci95[0], 100 * c->runs_ci95[1] };
         cJSON_AddItemToObject(sessions, "runs_ci95_pct", ib__json_array(runs, 2));
     } else {

@@ -63,6 +63,7 @@ expect_grep "warning: the calibration record .* is not an inferbench calibration
 INFERBENCH_TEST_CRASH_SESSION=2 expect_exit 1 "a crashing session" -- "$IB" latency $M --sessions 3 --runs 30 --json "$TMP/c.json"
 expect_grep "1 of 3 sessions failed \(session 2, exit status -9: ended by signal 9" "$TMP/err" "the failure named"
 expect_grep "failed: ended by signal 9" "$TMP/out" "text: the failed session"
+expect_grep "^INCOMPLETE: 3 of 3 sessions ran; 1 failed \(session 2: ended by signal 9" "$TMP/out" "text: incomplete, and why"
 json_check "$TMP/c.json" "d['partial'] and 'sessions_incomplete' in d['warnings'] and d['sessions']['measured'] == 2" "json: incomplete, 2 measured"
 json_check "$TMP/c.json" "d['sessions']['runs'][1]['exit_status'] == -9 and d['sessions']['runs'][1]['samples'] is None" "json: the failure recorded"
 # A bad model: the first session says so, the others are not started.
@@ -96,6 +97,7 @@ wait "$pid"
 got=$?
 if [ "$got" -eq 130 ]; then pass "SIGINT: exit 130"; else fail "SIGINT: exit $got: $(cat "$TMP/i.err")"; fi
 expect_grep "^inferbench: interrupted after [0-9]+ of 200 sessions" "$TMP/i.err" "SIGINT: one line says how many"
+expect_grep "^INCOMPLETE: [0-9]+ of 200 sessions ran: stopped: interrupted$" "$TMP/i.out" "SIGINT: the text says why it is incomplete"
 json_check "$TMP/i.json" "d['partial'] and 1 <= d['sessions']['count'] < 200 and d['sessions']['requested'] == 200" "SIGINT: the finished sessions written"
 left=$(ls -A "$TMP/tmpdir" | grep '^inferbench-sessions' || true)
 [ -z "$left" ] && pass "SIGINT: no session file left" || fail "SIGINT: left $left"

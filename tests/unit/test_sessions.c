@@ -243,6 +243,9 @@ static void test_merge_fake_sessions(void)
     CHECK_NEAR(st.spread, 0.3 / st.median_ms, 1e-9);
     char *text = ib_sessions_report_text(&f);
     CHECK(text && strstr(text, "failed: ended by signal 9") && strstr(text, "INCOMPLETE: 5 of 6"));
+    CHECK(
+        text &&
+        strstr(text, "INCOMPLETE: 5 of 6 sessions ran; 1 failed (session 4: ended by signal 9 (Killed))\n"));
     char *page = ib_sessions_report_html(&f);
     CHECK(page && count_occurrences(page, "class=\"run\"") == 4 && strstr(page, "two-level 95% CI"));
     /* compare: a set of sessions with itself, on two levels. */
@@ -297,8 +300,15 @@ static void test_widen_exact(void)
     CHECK_NEAR(c.change_ci95[1], expm1(mid + sqrt(hi * hi + half * half)), 1e-15);
     for (int bad = 0; bad < 3; bad++) {
         c = runs;
-        CHECK(ib_compare_widen(&c, (double[]){ 0, -0.01, NAN }[bad], 1, 1, NULL, &err) == IB_ERR_INVALID_ARG);
+        CHECK(ib_compare_widen(&c, (double[]){ 10, -0.01, NAN }[bad], 1, 1, NULL, &err) ==
+              IB_ERR_INVALID_ARG);
     }
+    /* Sessions that differed no more than their runs: the interval stays,
+     * the source is said. */
+    c = runs;
+    CHECK(ib_compare_widen(&c, 0, 1, 1, NULL, &err) == IB_OK);
+    CHECK_NEAR(c.change_ci95[0], runs.change_ci95[0], 1e-15);
+    CHECK(c.verdict == runs.verdict && !strcmp(c.spread_source, "a known spread"));
     c = runs;
     c.two_level = true;
     CHECK(ib_compare_widen(&c, 0.01, 1, 1, NULL, &err) == IB_ERR_INVALID_ARG);
