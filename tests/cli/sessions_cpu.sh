@@ -36,8 +36,10 @@ json_check "$R" "d['schema'] == 'inferbench.spread/1' and len(d['kinds']) == 1 a
 # One session on each side: the interval widened by the record's spread,
 # exactly: in quadrature on the log scale, 1.96 sd sqrt(2).
 expect_exit 0 "a second single session" -- "$IB" latency $M --runs 30 --json "$TMP/one2.json"
-expect_exit 0 "compare two single sessions, the record known" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/oo.json" --fail-if-slower
+expect_exit 0 "compare two single sessions, the record known" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/oo.json" --csv "$TMP/oo.csv" --fail-if-slower
 expect_grep "widened by the spread between sessions" "$TMP/out" "compare: the interval widened"
+expect_grep ",runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,spread_source" "$TMP/oo.csv" "compare csv: the spread's columns"
+expect_grep ",[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,the calibration record .*: 6 sessions of A's kind in 2 results" "$TMP/oo.csv" "compare csv: the spread and its source"
 expect_grep "from the calibration record .*spread.json: 6 sessions of A's kind in 2 results" "$TMP/out" "compare: the record named"
 WIDEN="(lambda c, s, sd: abs(c['ci95_pct'][0] / 100 - math.expm1(math.log1p(c['median_pct'] / 100) - math.hypot(math.log1p(c['median_pct'] / 100) - math.log1p(s['runs_ci95_pct'][0] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12 and abs(c['ci95_pct'][1] / 100 - math.expm1(math.log1p(c['median_pct'] / 100) + math.hypot(math.log1p(s['runs_ci95_pct'][1] / 100) - math.log1p(c['median_pct'] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12)"
 json_check "$TMP/oo.json" "__import__('math') and (lambda math: $WIDEN(d['change'], d['sessions'], json.load(open('$R'))['kinds'][0]['between_sd_log']))(__import__('math')) and d['sessions']['widened'] is True" "compare json: the widened interval, exactly"
