@@ -396,8 +396,12 @@ static ib_status keep_session(race *s, size_t i, ib_status st, double *ms, size_
         return IB_OK;
     }
     for (size_t j = 0; j < n; j++)
-        IB_FAIL_IF(!ib__is_duration_ms(ms[j]), err, IB_ERR_RUNTIME,
-                   "a session of %s returned a sample of %g ms", row->label, ms[j]);
+        if (!ib__is_duration_ms(ms[j])) {
+            double bad = ms[j];
+            free(ms);
+            return ib__fail(err, IB_ERR_RUNTIME, "a session of %s returned a sample of %g ms", row->label,
+                            bad);
+        }
     s->sessions[i][row->sessions.k++] = (ib_session_sample){ ms, n };
     double *all = realloc(s->ms[i], (s->n_ms[i] + n) * sizeof *all);
     IB_FAIL_IF(!all, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
@@ -409,11 +413,17 @@ static ib_status keep_session(race *s, size_t i, ib_status st, double *ms, size_
 }
 
 /* Finalist i after its sessions: the statistics across them, its runs
- * pooled; a finalist no session of which measured has failed. */
-static ib_status sum_up_sessions(race *s, size_t i, ib_error *err)
+ * pooled; a finalist no session of which measured has failed, or, when
+ * the search was interrupted first, was not tried. */
+static ib_status sum_up_sessions(race *s, size_t i, bool interrupted, ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
     size_t k = row->sessions.k;
+    if (k == 0 && interrupted && row->sessions_failed == 0) {
+        row->latency_stage = IB_BEST_NOT_TRIED;
+        ib__strlcpy(row->latency_why, "interrupted before its sessions", sizeof row->latency_why);
+        return IB_OK;
+    }
     if (k == 0) {
         row->latency_stage = IB_BEST_FAILED;
         return IB_OK;
@@ -472,7 +482,7 @@ static ib_status finals_in_sessions(race *s, ib_error *err)
         for (size_t i = 0; i < s->r->n_rows && st == IB_OK; i++)
             if (final[i]) st = run_session(s, i, k, err);
     for (size_t i = 0; i < s->r->n_rows; i++) {
-        ib_status summed = final[i] ? sum_up_sessions(s, i, err) : IB_OK;
+        ib_status summed = final[i] ? sum_up_sessions(s, i, st == IB_ERR_INTERRUPTED, err) : IB_OK;
         if (st == IB_OK) st = summed;
     }
     return st;

@@ -496,6 +496,14 @@ static void test_session_fails_or_interrupts(void)
     CHECK_EQ_INT((int)r->rows[0].sessions.k, 1);
     CHECK_EQ_INT((int)r->rows[1].sessions.k, 1);
     free(r);
+    /* Interrupted before any session: the finalists were not tried. */
+    sessions_script first = { .sc = &sc, .interrupt_after = 1 };
+    r = run_sessions(&first, &st);
+    CHECK_EQ_INT(st, IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r->rows[0].latency_stage, IB_BEST_NOT_TRIED);
+    CHECK(!strcmp(r->rows[1].latency_why, "interrupted before its sessions"));
+    CHECK_EQ_INT(r->latency_winner, -1);
+    free(r);
 }
 
 static void test_bad_config(void)
