@@ -268,8 +268,10 @@ void cli_session_child_setup(cli_args *a);
  * error when it is malformed. */
 bool cli_take_session_child(int *argc, char **argv, int *index, int *candidate, const char **path);
 /* A fresh folder for sessions' files under $TMPDIR (or /tmp), into dir;
- * false when it cannot be made. The caller removes it. */
+ * false when it cannot be made. The caller removes it with
+ * cli_sessions_dir_remove, which also deletes what sessions left there. */
 bool cli_sessions_dir(char *dir, size_t cap);
+void cli_sessions_dir_remove(const char *dir);
 /* best's finals: session k of candidate (1-based) of a, the program
  * started again as "best ... --session-child K/C:PATH", its latency JSON
  * into *doc (malloc'ed, *len bytes). IB_ERR_INTERRUPTED on SIGINT or

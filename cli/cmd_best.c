@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const ib_math maths[] = { IB_MATH_FP32, IB_MATH_TF32, IB_MATH_FP16, IB_MATH_BF16 };
 static const char *const searches[] = { "EXHAUSTIVE", "HEURISTIC" };
@@ -288,7 +287,7 @@ int cmd_best(cli_args *a)
     } else {
         cs->session_dir = a->sessions >= 2 ? dir : NULL;
         code = search(a, cs, &out);
-        if (cs->session_dir) rmdir(dir);
+        if (cs->session_dir) cli_sessions_dir_remove(dir);
     }
     free(cs);
     return code;

@@ -8,6 +8,7 @@
  * (docs/method.md, "Sessions"). --sessions-max-ms caps their time. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -393,6 +394,23 @@ static bool outputs_supported(const cli_outputs *out, ib_result_kind kind)
     return true;
 }
 
+/* A session ended by SIGKILL (a stop request, the time cap) may leave the
+ * temporary file it was writing its result to: the folder is emptied of
+ * whatever its sessions left, then removed. */
+void cli_sessions_dir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[PATH_MAX + 256];
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
 bool cli_sessions_dir(char *dir, size_t cap)
 {
     const char *tmp = getenv("TMPDIR");
@@ -447,7 +465,7 @@ int cli_run_sessions(cli_args *a, ib_result_kind command)
     }
     stop_kind stop = RUNNING;
     size_t k = run_all(a, command, dir, s, cap, &stop);
-    rmdir(dir);
+    cli_sessions_dir_remove(dir);
     size_t requested = stop != RUNNING ? cap : k < (size_t)a->sessions ? (size_t)a->sessions : k;
     code = finish(command, &out, s, k, requested, stop);
     for (size_t i = 0; i < cap; i++) free(s[i].doc);
