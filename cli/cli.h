@@ -22,6 +22,7 @@ enum {
 };
 
 #define CLI_MAX_BACKEND_OPTIONS 32
+#define CLI_MAX_SPREAD_FROM 8
 
 /* Everything a command may be given. Each command says which groups of
  * options it takes (cli_spec) and parses into this. */
@@ -60,6 +61,8 @@ typedef struct cli_args {
     /* compare */
     double threshold; /* fraction; IB_COMPARE_DEFAULT_THRESHOLD */
     bool fail_if_slower;
+    const char *spread_from[CLI_MAX_SPREAD_FROM]; /* --spread-from FILE: results with sessions */
+    size_t n_spread_from;
     bool quiet;       /* --quiet: no progress line */
     double max_error; /* --max-error: 0 none */
     /* serve (its --max-batch is max_batch, 1 unless given) */
@@ -70,7 +73,7 @@ typedef struct cli_args {
     const char *requests_csv_path; /* --requests-csv: one row per served request */
     int64_t instances;             /* --instances K (0: not given, 1) */
     bool instances_max;            /* --instances max: the most copies that fit */
-    uint64_t given;                /* bit i: the option table's entry i was given */
+    uint64_t given[2];             /* bit i (of word i / 64): the option table's entry i was given */
     /* sessions (cli/sessions.c) */
     int64_t sessions;           /* --sessions: fresh processes (default 1) */
     int64_t max_sessions;       /* --max-sessions: with --precision (default 20) */
@@ -79,6 +82,8 @@ typedef struct cli_args {
     int session_index;          /* 1-based when this process is a session of
                                    another (hidden --session-child); 0 else */
     const char *session_result; /* where a session writes its latency JSON */
+    int session_candidate;      /* best's finals: the 1-based candidate a
+                                   session measures (hidden K/C:PATH); 0 none */
     bool require_idle_gpu;      /* --require-idle-gpu */
     bool exhaustive;            /* best --exhaustive: every candidate measured fully */
     /* fleet (cli/fleet.c) */
@@ -305,9 +310,34 @@ int cli_run_sessions(cli_args *a, ib_result_kind command);
  * report, no progress line, no HTML. Also the test hook
  * INFERBENCH_TEST_CRASH_SESSION=K (session K ends by SIGKILL). */
 void cli_session_child_setup(cli_args *a);
-/* Takes the hidden trailing "--session-child K:PATH" off argv (*argc
- * shrinks); false with a one-line error when it is malformed. */
-bool cli_take_session_child(int *argc, char **argv, int *index, const char **path);
+/* Takes the hidden trailing "--session-child K:PATH" (best's finals:
+ * "K/C:PATH", candidate C) off argv (*argc shrinks); false with a one-line
+ * error when it is malformed. */
+bool cli_take_session_child(int *argc, char **argv, int *index, int *candidate, const char **path);
+/* A fresh folder for sessions' files under $TMPDIR (or /tmp), into dir;
+ * false when it cannot be made. The caller removes it with
+ * cli_sessions_dir_remove, which also deletes what sessions left there. */
+bool cli_sessions_dir(char *dir, size_t cap);
+void cli_sessions_dir_remove(const char *dir);
+/* best's finals: session k of candidate (1-based) of a, the program
+ * started again as "best ... --session-child K/C:PATH", its latency JSON
+ * into *doc (malloc'ed, *len bytes). IB_ERR_INTERRUPTED on SIGINT or
+ * SIGTERM (the session ended), IB_ERR_RUNTIME when the session failed:
+ * err says its exit status and last line. */
+ib_status cli_run_candidate_session(const cli_args *a, const char *dir, size_t k, size_t candidate,
+                                    char **doc, size_t *len, ib_error *err);
+
+/* The calibration record of between-session spreads (cli/spread.c,
+ * docs/compare.md): in $XDG_STATE_HOME/inferbench/spread.json (or
+ * ~/.local/state/...). cli_spread_record_add adds a latency result of 2 or
+ * more sessions to it (a warning when it cannot). */
+void cli_spread_record_add(const ib_latency_file *f);
+/* What the record says of f's kind (ib_spread_record_find): true with
+ * *between_sd, the sessions and results it pools and the record's path
+ * when it has an entry; false when there is none, no record, or a record
+ * that cannot be read (a warning then). */
+bool cli_spread_record_find(const ib_latency_file *f, double *between_sd, size_t *sessions, size_t *results,
+                            char *path, size_t cap);
 
 /* --require-idle-gpu (cli/idle_gpu.c). Before measuring: EXIT_OK when the
  * GPU has no other compute process (self_on_gpu: this process holds a

@@ -5,6 +5,7 @@
  * (src/core/best.c, docs/best.md). */
 #include "cli.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,8 @@ typedef struct candidates {
     const cli_args *a;
     const ib_backend_option_decl *raced[MAX_RACED]; /* what the backend declares to race */
     size_t n_raced;
-    bool race_math; /* a backend of models: --math is raced too */
+    bool race_math;          /* a backend of models: --math is raced too */
+    const char *session_dir; /* --sessions: where the finals' sessions write */
     size_t n;
     candidate c[IB_BEST_MAX_CANDIDATES];
     const char *labels[IB_BEST_MAX_CANDIDATES];
@@ -184,6 +186,27 @@ static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accura
     return st;
 }
 
+/* The search's session callback (--sessions): candidate i measured in a
+ * fresh process, the program started again as a session of best; its
+ * timed samples come back through its latency JSON. */
+static ib_status measure_session(size_t i, size_t session, void *user, double **ms, size_t *n, ib_error *err)
+{
+    const candidates *cs = user;
+    char *doc = NULL;
+    size_t len = 0;
+    ib_status st = cli_run_candidate_session(cs->a, cs->session_dir, session, i + 1, &doc, &len, err);
+    if (st != IB_OK) return st;
+    ib_latency_file f;
+    st = ib_latency_file_parse(doc, len, &f, err);
+    free(doc);
+    *ms = st == IB_OK ? malloc(f.n * sizeof **ms) : NULL;
+    if (st == IB_OK && !*ms) st = IB_ERR_NO_MEMORY;
+    if (*ms) memcpy(*ms, f.samples_ms, f.n * sizeof **ms);
+    *n = *ms ? f.n : 0;
+    ib_latency_file_free(&f);
+    return st;
+}
+
 /* The search's configuration from the options: finalists timed as latency
  * times (--runs, or --precision's adaptive rule), each batch of the
  * throughput search with --runs runs, at most 100 (its own default). */
@@ -202,6 +225,11 @@ static void best_config(cli_args *a, candidates *cs, ib_best_config *bc)
     bc->throughput.run.flush_l2 = a->cfg.flush_l2;
     bc->throughput.run.sample_gpu_state = a->cfg.sample_gpu_state;
     bc->exhaustive = a->exhaustive;
+    if (a->sessions >= 2) {
+        bc->sessions = (size_t)a->sessions;
+        bc->measure_session = measure_session;
+        bc->session_user = cs;
+    }
 }
 
 /* The device the model opens on (--device auto resolved), the model and
@@ -265,10 +293,37 @@ static bool race_of(const cli_args *a, candidates *cs)
     return cs->n_raced > 0;
 }
 
+/* In a session of best's finals (hidden --session-child K/C:PATH): the
+ * candidate C measured by the full latency rule, its latency JSON written
+ * where the parent reads it. The candidates are listed as the parent
+ * listed them (the same options, the same device). */
+static int session_child(cli_args *a, candidates *cs, cli_outputs *out)
+{
+    size_t i = (size_t)a->session_candidate - 1;
+    ib_workload *w = NULL;
+    ib_error err = { { 0 } };
+    ib_status st = i < cs->n ? open_candidate(i, cs, &w, NULL, &err) : IB_ERR_INVALID_ARG;
+    if (st != IB_OK) {
+        cli_outputs_abort(out);
+        return cli_fail(st, err.message[0] ? err.message : "no such candidate");
+    }
+    a->cfg.cancel = &cli_cancel_flag;
+    ib_latency_result r;
+    st = ib_measure_latency(w, &a->cfg, &r, &err);
+    ib_result res = {
+        .kind = IB_RESULT_LATENCY, .latency = &r, .info = ib_workload_get_info(w), .cfg = &a->cfg
+    };
+    int code = cli_report(out, st == IB_OK || r.n > 0 ? &res : NULL, st, &err);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+    return code;
+}
+
 int cmd_best(cli_args *a)
 {
     candidates *cs = malloc(sizeof *cs);
     if (!cs) return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    if (a->session_index) cli_session_child_setup(a);
     /* No backend: the default left out of this build, said when opened. */
     if (!race_of(a, cs) && cli_backend(a)) {
         fprintf(stderr,
@@ -282,11 +337,19 @@ int cmd_best(cli_args *a)
     cli_outputs out;
     ib_device_kind device;
     int code = resolve_device(a, &out, &device);
+    char dir[PATH_MAX];
     if (code == EXIT_OK && !enumerate(cs, a, device)) {
         cli_outputs_abort(&out);
         code = cli_fail(IB_ERR_INVALID_ARG, "best: more configurations to race than the search takes");
+    } else if (code == EXIT_OK && a->session_index) {
+        code = session_child(a, cs, &out);
+    } else if (code == EXIT_OK && a->sessions >= 2 && !cli_sessions_dir(dir, sizeof dir)) {
+        cli_outputs_abort(&out);
+        code = cli_fail(IB_ERR_IO, "cannot make a folder for the sessions' results");
     } else if (code == EXIT_OK) {
+        cs->session_dir = a->sessions >= 2 ? dir : NULL;
         code = search(a, cs, &out);
+        if (cs->session_dir) cli_sessions_dir_remove(dir);
     }
     free(cs);
     return code;

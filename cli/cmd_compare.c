@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -104,11 +105,102 @@ static int check_same_timing(const cli_args *a, const ib_latency_file *fa, const
     return EXIT_BAD_INPUT;
 }
 
-static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb, cli_outputs *out)
+/* How much sessions differ, known from elsewhere than the two results. */
+typedef struct known_spread {
+    double between_sd; /* 0: not known */
+    char source[200];
+} known_spread;
+
+/* A --spread-from file: a latency result of 2 or more sessions measured on
+ * A's device; its between-session sd pooled into *known (df: the sessions
+ * minus one pooled so far). */
+static int spread_file(const char *path, const ib_latency_file *fa, known_spread *known, size_t *df)
+{
+    ib_latency_file f;
+    memset(&f, 0, sizeof f);
+    int code = load(path, &f);
+    double sd;
+    size_t k = 0;
+    ib_error err = { { 0 } };
+    if (code == EXIT_OK && ib_latency_file_spread(&f, &sd, &k, &err) != IB_OK) {
+        fprintf(stderr, "inferbench: --spread-from '%s': %s\n", path, err.message);
+        code = EXIT_BAD_INPUT;
+    } else if (code == EXIT_OK && (strcmp(f.device, fa->device) || strcmp(f.gpu, fa->gpu))) {
+        fprintf(stderr,
+                "inferbench: --spread-from '%s' was measured on %s%s%s, A on %s%s%s: another device\n", path,
+                f.device, f.gpu[0] ? " " : "", f.gpu, fa->device, fa->gpu[0] ? " " : "", fa->gpu);
+        code = EXIT_BAD_INPUT;
+    }
+    if (code == EXIT_OK) {
+        known->between_sd = ib_spread_pooled(known->between_sd, *df, sd, k - 1);
+        *df += k - 1;
+    }
+    ib_latency_file_free(&f);
+    return code;
+}
+
+/* The --spread-from files, read before anything is written. */
+static int spread_from_files(const cli_args *a, const ib_latency_file *fa, known_spread *known)
+{
+    size_t df = 0;
+    memset(known, 0, sizeof *known);
+    for (size_t i = 0; i < a->n_spread_from; i++) {
+        int code = spread_file(a->spread_from[i], fa, known, &df);
+        if (code != EXIT_OK) return code;
+    }
+    if (a->n_spread_from)
+        snprintf(known->source, sizeof known->source, "--spread-from: %zu result%s, %zu sessions",
+                 a->n_spread_from, a->n_spread_from == 1 ? "" : "s", df + a->n_spread_from);
+    return EXIT_OK;
+}
+
+/* Without --spread-from: the calibration record, the larger spread of A's
+ * and B's kinds of run. */
+static known_spread spread_from_record(const ib_latency_file *fa, const ib_latency_file *fb)
+{
+    known_spread known = { 0 };
+    const ib_latency_file *sides[2] = { fa, fb };
+    for (int i = 0; i < 2; i++) {
+        double sd;
+        size_t sessions, results;
+        char path[PATH_MAX];
+        if (!cli_spread_record_find(sides[i], &sd, &sessions, &results, path, sizeof path) ||
+            sd <= known.between_sd)
+            continue;
+        known.between_sd = sd;
+        snprintf(known.source, sizeof known.source,
+                 "the calibration record %.120s: %zu sessions of %s's kind in %zu result%s", path, sessions,
+                 i ? "B" : "A", results, results == 1 ? "" : "s");
+    }
+    return known;
+}
+
+static size_t measured_sessions(const ib_latency_file *f)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < f->n_sessions; i++) k += f->sessions[i].samples_ms != NULL;
+    return k;
+}
+
+/* A side of one session, its interval not widened by the other side's
+ * sessions: widened by what is known of the spread between sessions. */
+static void widen(const ib_latency_file *fa, const ib_latency_file *fb, const known_spread *files,
+                  ib_comparison *c)
+{
+    if (c->two_level || c->spread_source[0]) return;
+    known_spread known = files->source[0] ? *files : spread_from_record(fa, fb);
+    if (known.source[0])
+        ib_compare_widen(c, known.between_sd, measured_sessions(fa), measured_sessions(fb), known.source,
+                         NULL);
+}
+
+static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb,
+                   const known_spread *files, cli_outputs *out)
 {
     ib_comparison c;
     ib_error err = { { 0 } };
     ib_status st = ib_compare_files(fa, fb, a->threshold, &c, &err);
+    if (st == IB_OK) widen(fa, fb, files, &c);
     ib_result res = { .kind = IB_RESULT_COMPARISON,
                       .comparison = &c,
                       .a = fa,
@@ -139,10 +231,13 @@ int cmd_compare(cli_args *a)
     int code = load(a->pos[0], &fa);
     if (code == EXIT_OK) code = load(a->pos[1], &fb);
     if (code == EXIT_OK) code = check_same_timing(a, &fa, &fb);
+    known_spread files;
+    if (code == EXIT_OK) code = spread_from_files(a, &fa, &files);
     /* The results read are never written over. */
-    const char *reads[] = { a->pos[0], a->pos[1], NULL };
+    const char *reads[2 + CLI_MAX_SPREAD_FROM + 1] = { a->pos[0], a->pos[1] };
+    for (size_t i = 0; i < a->n_spread_from; i++) reads[2 + i] = a->spread_from[i];
     if (code == EXIT_OK && !cli_outputs_prepare(&out, a, reads)) code = EXIT_BAD_INPUT;
-    if (code == EXIT_OK) code = compare(a, &fa, &fb, &out);
+    if (code == EXIT_OK) code = compare(a, &fa, &fb, &files, &out);
     ib_latency_file_free(&fa);
     ib_latency_file_free(&fb);
     return code;

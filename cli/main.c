@@ -152,9 +152,10 @@ int main(int argc, char **argv)
         printf("inferbench %s\n", IB_VERSION_STRING);
         return EXIT_OK;
     }
-    int session_index = 0;
+    int session_index = 0, session_candidate = 0;
     const char *session_result = NULL;
-    if (!cli_take_session_child(&argc, argv, &session_index, &session_result)) return EXIT_BAD_INPUT;
+    if (!cli_take_session_child(&argc, argv, &session_index, &session_candidate, &session_result))
+        return EXIT_BAD_INPUT;
     /* No command, or options only: the default job. */
     const char *name = argc >= 2 && argv[1][0] != '-' ? argv[1] : "latency";
     int shift = argc >= 2 && argv[1][0] != '-' ? 1 : 0;
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
     args.argv = argv;
     args.session_index = session_index;
     args.session_result = session_result;
+    args.session_candidate = session_candidate;
     cli_install_signal_handlers();
     /* The options backends read from the environment (docs/cli.md): the
      * program reads it, the library may not. */

@@ -30,6 +30,7 @@ enum {
     O_DEVICES, O_SHARE_GPU, O_RANK_TIMEOUT,
     O_SESSIONS_MAX_MS,
     O_REQUESTS_CSV,
+    O_SPREAD_FROM,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -121,9 +122,12 @@ static const option_def options[] = {
      "smallest change of the median that matters (default 1%)"},
     {{"fail-if-slower", no_argument, NULL, O_FAIL_IF_SLOWER}, OPT_COMPARE, NULL,
      "exit 3 when B is slower than A (for CI gating)"},
+    {{"spread-from", required_argument, NULL, O_SPREAD_FROM}, OPT_COMPARE, "FILE",
+     "a latency --sessions result of this device: how much sessions differ, for a side of one session "
+     "(repeatable; docs/compare.md)"},
     {{"quiet", no_argument, NULL, O_QUIET}, OPT_QUIET, NULL,
      "no progress line (it is shown only when standard error is a terminal)"},
-    {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS, "N",
+    {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS | OPT_BEST, "N",
      "repeat the measurement in N fresh processes, each with its own warm-up (default 1; "
      "docs/method.md, Sessions)",
      .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
@@ -179,7 +183,8 @@ static const option_def options[] = {
      "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1); max: as many as fit in memory",
      .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
     {{"exhaustive", no_argument, NULL, O_EXHAUSTIVE}, OPT_BEST, NULL,
-     "measure every configuration fully and search each one's batch: the sweep the race is checked against"},
+     "measure every configuration fully and search each one's batch: the sweep the race is checked against",
+     .conflicts = O_SESSIONS, .why = "the sweep is the one-process reference the race is checked against"},
     {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
      "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
     {{"requests-csv", required_argument, NULL, O_REQUESTS_CSV}, OPT_SERVE, "FILE",
@@ -199,11 +204,25 @@ static const option_def options[] = {
 // clang-format on
 #pragma GCC diagnostic pop
 #define N_OPTIONS (sizeof options / sizeof options[0])
-_Static_assert(N_OPTIONS <= 64, "cli_args.given holds one bit per option");
+#define GIVEN_BITS (8 * sizeof((cli_args *)0)->given)
+_Static_assert(N_OPTIONS <= GIVEN_BITS, "cli_args.given holds one bit per option");
 
-static bool accepts(const cli_command *cmd, const option_def *d)
+/* Whether the option table's entry i was given. */
+static bool given_at(const cli_args *a, size_t i) { return a->given[i / 64] >> (i % 64) & 1u; }
+
+static bool in_groups(const cli_command *cmd, const option_def *d)
 {
     return !d->group || (d->group & cmd->groups);
+}
+
+static const option_def *find_option(int id);
+
+/* An option whose group cmd takes, but which needs an option cmd does not
+ * take (throughput: --max-sessions needs --precision), could never be
+ * given: cmd does not take it either, and its help does not list it. */
+static bool accepts(const cli_command *cmd, const option_def *d)
+{
+    return in_groups(cmd, d) && (!d->needs || in_groups(cmd, find_option(d->needs)));
 }
 
 static const option_def *find_option(int id)
@@ -216,7 +235,7 @@ static const option_def *find_option(int id)
 static bool given(const cli_args *a, int id)
 {
     const option_def *d = find_option(id);
-    return d && (a->given >> (size_t)(d - options) & 1u);
+    return d && given_at(a, (size_t)(d - options));
 }
 
 /* The rules of an option as cmd's help states them: " (CUDA only; needs
@@ -446,6 +465,16 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     return false;
 }
 
+static bool add_spread_from(cli_args *a, const char *path)
+{
+    if (a->n_spread_from == CLI_MAX_SPREAD_FROM) {
+        fprintf(stderr, "inferbench: --spread-from: at most %d files\n", CLI_MAX_SPREAD_FROM);
+        return false;
+    }
+    a->spread_from[a->n_spread_from++] = path;
+    return true;
+}
+
 static bool apply(cli_args *a, int id, const char *name, const char *v)
 {
     int64_t i64;
@@ -487,6 +516,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_FP16: a->fp16 = true; return true;
     case O_THRESHOLD: return parse_percent(name, v, &a->threshold);
     case O_FAIL_IF_SLOWER: a->fail_if_slower = true; return true;
+    case O_SPREAD_FROM: return add_spread_from(a, v);
     case O_QUIET: a->quiet = true; return true;
     case O_SESSIONS: return parse_i64(name, v, 1, IB_SESSIONS_MAX, &a->sessions);
     case O_MAX_SESSIONS: return parse_i64(name, v, 2, IB_SESSIONS_MAX, &a->max_sessions);
@@ -511,7 +541,7 @@ static bool check_rules(const cli_command *cmd, const cli_args *a)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_def *d = &options[i];
-        if (!(a->given >> i & 1u)) continue;
+        if (!given_at(a, i)) continue;
         if (d->needs && !given(a, d->needs)) {
             fprintf(stderr, "inferbench %s: --%s needs --%s: %s\n", cmd->name, d->opt.name,
                     find_option(d->needs)->opt.name, d->why);
@@ -544,7 +574,7 @@ bool cli_options_fit_device(const cli_args *a, ib_device_kind device)
     }
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_def *d = &options[i];
-        if (d->device == ANY_DEVICE || !(a->given >> i & 1u)) continue;
+        if (d->device == ANY_DEVICE || !given_at(a, i)) continue;
         if (harmless_on_cpu(d, a)) {
             cli_warn("--%s has no effect: the model runs on the CPU", d->opt.name);
             continue;
@@ -601,7 +631,12 @@ static bool check_consistency(const cli_args *a)
  * ignored: a user who typed --flush-l2 to `zoo list` expects something. */
 static void refuse_elsewhere(const cli_command *cmd, const option_def *d)
 {
-    if (d->scope)
+    if (in_groups(cmd, d))
+        fprintf(stderr,
+                "inferbench %s: --%s does not apply to this command: it works with --%s, which %s does not "
+                "take\n",
+                cmd->name, d->opt.name, find_option(d->needs)->opt.name, cmd->name);
+    else if (d->scope)
         fprintf(stderr, "inferbench %s: --%s does not apply to this command: %s\n", cmd->name, d->opt.name,
                 d->scope);
     else
@@ -727,7 +762,8 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
             return CLI_BAD_INPUT;
         }
         if (!apply(a, id, d->opt.name, optarg)) return CLI_BAD_INPUT;
-        a->given |= (uint64_t)1 << (size_t)(d - options);
+        size_t bit = (size_t)(d - options);
+        a->given[bit / 64] |= (uint64_t)1 << (bit % 64);
     }
     for (int i = optind; i < argc; i++) {
         if (a->n_pos == (int)(sizeof a->pos / sizeof a->pos[0])) {

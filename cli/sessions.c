@@ -8,6 +8,7 @@
  * (docs/method.md, "Sessions"). --sessions-max-ms caps their time. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,17 +25,20 @@
 
 bool cli_sessions_wanted(const cli_args *a) { return a->sessions >= 2 && !a->session_index; }
 
-bool cli_take_session_child(int *argc, char **argv, int *index, const char **path)
+bool cli_take_session_child(int *argc, char **argv, int *index, int *candidate, const char **path)
 {
     if (*argc < 3 || strcmp(argv[*argc - 2], SESSION_CHILD_FLAG)) return true;
     const char *arg = argv[*argc - 1];
     char *colon;
-    long k = strtol(arg, &colon, 10);
-    if (k < 1 || k > IB_SESSIONS_MAX || *colon != ':' || !colon[1]) {
+    long k = strtol(arg, &colon, 10), c = 0;
+    /* best's finals: "K/C:PATH", session K of candidate C (1-based) */
+    if (*colon == '/') c = strtol(colon + 1, &colon, 10);
+    if (k < 1 || k > IB_SESSIONS_MAX || c < 0 || c > IB_BEST_MAX_CANDIDATES || *colon != ':' || !colon[1]) {
         fprintf(stderr, "inferbench: %s takes K:PATH\n", SESSION_CHILD_FLAG);
         return false;
     }
     *index = (int)k;
+    *candidate = (int)c;
     *path = colon + 1;
     *argc -= 2;
     argv[*argc] = NULL;
@@ -74,14 +78,19 @@ static void session_path(char *buf, size_t cap, const char *dir, size_t k, const
 }
 
 /* In the forked child: stdout to /dev/null, stderr to err_path, then this
- * program again as session k. Never returns. */
-static void exec_session(const cli_args *a, size_t k, const char *json_path, const char *err_path)
+ * program again as session k (of best's candidate `candidate`, 1-based;
+ * 0: none). Never returns. */
+static void exec_session(const cli_args *a, size_t k, size_t candidate, const char *json_path,
+                         const char *err_path)
 {
     int null = open("/dev/null", O_WRONLY);
     int err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (null < 0 || err < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0) _exit(127);
     char child_arg[PATH_MAX + 64];
-    snprintf(child_arg, sizeof child_arg, "%zu:%s", k, json_path);
+    if (candidate)
+        snprintf(child_arg, sizeof child_arg, "%zu/%zu:%s", k, candidate, json_path);
+    else
+        snprintf(child_arg, sizeof child_arg, "%zu:%s", k, json_path);
     char **argv = calloc((size_t)a->argc + 3, sizeof *argv);
     if (!argv) _exit(127);
     for (int i = 0; i < a->argc; i++) argv[i] = a->argv[i];
@@ -190,10 +199,10 @@ static void describe_end(session *s, int status, const char *err_path)
     }
 }
 
-/* Runs session k (1-based) to its end; false when it was stopped (its
- * runs dropped). */
-static bool run_session(const cli_args *a, const char *dir, size_t k, session *s, const sessions_clock *clock,
-                        stop_kind *stop)
+/* Runs session k (1-based; of best's candidate `candidate`, 0: none) to
+ * its end; false when it was stopped (its runs dropped). */
+static bool run_session(const cli_args *a, const char *dir, size_t k, size_t candidate, session *s,
+                        const sessions_clock *clock, stop_kind *stop)
 {
     char json_path[PATH_MAX + 32], err_path[PATH_MAX + 32];
     session_path(json_path, sizeof json_path, dir, k, "json");
@@ -205,7 +214,7 @@ static bool run_session(const cli_args *a, const char *dir, size_t k, session *s
         s->exit_status = 127;
         return true;
     }
-    if (pid == 0) exec_session(a, k, json_path, err_path);
+    if (pid == 0) exec_session(a, k, candidate, json_path, err_path);
     int status = wait_session(pid, clock, stop);
     if (*stop != RUNNING) {
         unlink(json_path);
@@ -285,7 +294,7 @@ static size_t run_all(const cli_args *a, ib_result_kind command, const char *dir
             break;
         }
         show_session(a, k + 1, cap, clock.t0_ms);
-        if (!run_session(a, dir, k + 1, &s[k], &clock, stop)) break;
+        if (!run_session(a, dir, k + 1, 0, &s[k], &clock, stop)) break;
         /* Bad input (a model that is not there): every session would say so. */
         if (s[k++].exit_status == EXIT_BAD_INPUT) break;
         if (k >= (size_t)a->sessions && (!adaptive || precision_met(command, s, k, a->cfg.precision))) break;
@@ -356,6 +365,7 @@ static int finish(ib_result_kind command, cli_outputs *out, session *s, size_t k
     ib_status st = command == IB_RESULT_LATENCY ? ib_latency_file_parse(doc, strlen(doc), &f, &err) : IB_OK;
     ib_result res = sessions_result(command, doc, &f);
     bool readable = st == IB_OK;
+    if (readable && command == IB_RESULT_LATENCY) cli_spread_record_add(&f);
     if (readable && stop == STOP_SIGNAL) {
         st = IB_ERR_INTERRUPTED;
         snprintf(err.message, sizeof err.message, "interrupted after %zu of %zu sessions", k, requested);
@@ -384,6 +394,52 @@ static bool outputs_supported(const cli_outputs *out, ib_result_kind kind)
     return true;
 }
 
+/* A session ended by SIGKILL (a stop request, the time cap) may leave the
+ * temporary file it was writing its result to: the folder is emptied of
+ * whatever its sessions left, then removed. */
+void cli_sessions_dir_remove(const char *dir)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char path[PATH_MAX + 256];
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    }
+    if (d) closedir(d);
+    rmdir(dir);
+}
+
+bool cli_sessions_dir(char *dir, size_t cap)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, cap, "%s/inferbench-sessions.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    return mkdtemp(dir) != NULL;
+}
+
+ib_status cli_run_candidate_session(const cli_args *a, const char *dir, size_t k, size_t candidate,
+                                    char **doc, size_t *len, ib_error *err)
+{
+    session s = { 0 };
+    sessions_clock clock = { now_ms(), 0 };
+    stop_kind stop = RUNNING;
+    show_session(a, k, (size_t)a->sessions, clock.t0_ms);
+    if (!run_session(a, dir, k, candidate, &s, &clock, &stop)) {
+        snprintf(err->message, sizeof err->message, "interrupted in session %zu", k);
+        return IB_ERR_INTERRUPTED;
+    }
+    if (s.exit_status != 0) {
+        free(s.doc);
+        snprintf(err->message, sizeof err->message, "session %zu, exit status %d: %.300s", k, s.exit_status,
+                 s.message[0] ? s.message : "no message");
+        return IB_ERR_RUNTIME;
+    }
+    *doc = s.doc;
+    *len = s.len;
+    return IB_OK;
+}
+
 int cli_run_sessions(cli_args *a, ib_result_kind command)
 {
     if (!inputs_repeatable(a)) return EXIT_BAD_INPUT;
@@ -398,20 +454,18 @@ int cli_run_sessions(cli_args *a, ib_result_kind command)
         cli_outputs_abort(&out);
         return EXIT_BAD_INPUT;
     }
-    const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s/inferbench-sessions.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     size_t cap =
         (size_t)(a->cfg.precision > 0 && a->max_sessions > a->sessions ? a->max_sessions : a->sessions);
     session *s = calloc(cap, sizeof *s);
-    if (!s || !mkdtemp(dir)) {
+    if (!s || !cli_sessions_dir(dir, sizeof dir)) {
         free(s);
         cli_outputs_abort(&out);
         return cli_fail(IB_ERR_IO, "cannot make a folder for the sessions' results");
     }
     stop_kind stop = RUNNING;
     size_t k = run_all(a, command, dir, s, cap, &stop);
-    rmdir(dir);
+    cli_sessions_dir_remove(dir);
     size_t requested = stop != RUNNING ? cap : k < (size_t)a->sessions ? (size_t)a->sessions : k;
     code = finish(command, &out, s, k, requested, stop);
     for (size_t i = 0; i < cap; i++) free(s[i].doc);

@@ -782,6 +782,8 @@ typedef struct ib_latency_file {
     char flush_l2[4];         /* "yes", "no"; "" idem */
     char exclude_launch[4];   /* "yes", "no"; "" idem */
     bool partial;             /* the measurement stopped early */
+    char stop_reason[128];    /* why, as the document says it ("interrupted",
+                                 "sessions incomplete"...); "" when it does not */
     ib_timing timing;         /* device_ms when not null, else host_ms */
     size_t n;
     double *samples_ms;           /* [n], each 1e-6 to 1e9 ms; owned (of every
@@ -832,6 +834,13 @@ typedef struct ib_comparison {
     bool two_level; /* change and its CI are of the medians of
                        session medians, by the two-level bootstrap
                        (ib_compare_sessions); false: of the runs */
+    /* One side of one session, with a known between-session spread
+     * (ib_compare_widen): change_ci95 is widened by it and the verdict
+     * rests on that; spread_source "": not widened. */
+    double between_sd;       /* sd of log times between sessions (0.01: about 1%) */
+    double runs_ci95[2];     /* the interval of the runs alone, before widening */
+    char spread_source[200]; /* where between_sd comes from ("the 5 sessions of B");
+                                "" not widened */
 } ib_comparison;
 
 /* Compares the samples a[0..na) (baseline) and b[0..nb) (candidate): the
@@ -921,6 +930,51 @@ ib_status ib_compare_sessions(const ib_session_sample *a, size_t ka, const ib_se
  * then says that the interval covers one session only. */
 ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, double threshold,
                            ib_comparison *out, ib_error *err);
+
+/* Widens the interval of c (a comparison of runs, not two-level) by a
+ * known between-session standard deviation of log times, between_sd >= 0,
+ * for sides measured in ka and kb sessions (0 or 1: one session; the runs
+ * of k sessions pooled count as k): the change's between-session variance
+ * between_sd^2 (1/ka + 1/kb) is added to the interval's half-widths in
+ * quadrature, on the log scale, and the verdict is judged again on the
+ * widened interval. So a change smaller than the spread between sessions
+ * is never called faster or slower (docs/compare.md, "One session").
+ * source (copied; NULL or "": "a known spread") says where the spread
+ * comes from, for the reports. IB_ERR_INVALID_ARG for a two-level
+ * comparison, one already widened, or a between_sd that is not a number
+ * from 0 to 10. */
+ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t ka, size_t kb, const char *source,
+                           ib_error *err);
+
+/* The between-session sd of log times of f's sessions that measured
+ * (ib_sessions_compute), into *between_sd, and how many, into *k.
+ * IB_ERR_INVALID_ARG when fewer than 2 sessions measured. */
+ib_status ib_latency_file_spread(const ib_latency_file *f, double *between_sd, size_t *k, ib_error *err);
+
+/* Two between-session sds pooled, each weighted by its degrees of freedom
+ * (sessions - 1): sqrt((df1 sd1^2 + df2 sd2^2) / (df1 + df2)); 0 when both
+ * df are 0. */
+double ib_spread_pooled(double sd1, size_t df1, double sd2, size_t df2);
+
+/* The calibration record (docs/compare.md, "The calibration record"): a
+ * small JSON document ("inferbench.spread/1") the program keeps in its
+ * state folder, holding for each kind of run (device, GPU, model, batch,
+ * arithmetic, timing and backend options) the between-session sd of log
+ * times pooled over the multi-session latency results recorded. The
+ * library reads and writes the document; the program the file. */
+#define IB_SPREAD_RECORD_MAX_KINDS 1000
+
+/* The record doc[0..len) (NULL or len 0: none yet) with f (at least 2
+ * sessions that measured) added to its kind. malloc'ed (ib_free); NULL
+ * with err when doc is not a record or f has fewer than 2 sessions. */
+char *ib_spread_record_add(const char *doc, size_t len, const ib_latency_file *f, ib_error *err);
+
+/* What the record says of f's kind: *between_sd, the df it pools
+ * (*sessions: sessions - 1 summed, plus the number of results) and how
+ * many results (*results, 0: none of this kind, *between_sd then 0).
+ * IB_ERR_INVALID_ARG when doc is not a record. */
+ib_status ib_spread_record_find(const char *doc, size_t len, const ib_latency_file *f, double *between_sd,
+                                size_t *sessions, size_t *results, ib_error *err);
 
 /* Reports of a comparison: text for people, JSON ("inferbench.compare/1",
  * docs/json.md) for machines, each naming A and B by a_name and b_name
@@ -1109,6 +1163,15 @@ ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_
 typedef ib_status (*ib_best_open_fn)(size_t index, void *user, ib_workload **w, ib_accuracy *acc,
                                      ib_error *err);
 
+/* Measures candidate `index` once more in a fresh session (the program
+ * starts itself again: session 1, 2, ... of `sessions`), by the full
+ * latency rule at batch 1, for the finals of a search in sessions. Returns
+ * the session's timed samples in ms (*ms malloc'ed: the search frees it)
+ * or an error: IB_ERR_INTERRUPTED stops the search, another failure is
+ * that session's (err says why) and the others go on. */
+typedef ib_status (*ib_best_session_fn)(size_t index, size_t session, void *user, double **ms, size_t *n,
+                                        ib_error *err);
+
 typedef struct ib_best_config {
     size_t n_candidates;       /* 1..IB_BEST_MAX_CANDIDATES */
     const char *const *labels; /* [n_candidates]: what is on ("fp16, CUDA graph") */
@@ -1134,6 +1197,12 @@ typedef struct ib_best_config {
     bool exhaustive;                 /* every candidate measured fully, the batch
                                         searched for each: the sweep best is
                                         checked against */
+    size_t sessions;                 /* >= 2: the latency finals measured in this
+                                        many fresh sessions each, by
+                                        measure_session, instead of in this
+                                        process (default 1; not with exhaustive) */
+    ib_best_session_fn measure_session;
+    void *session_user;
 } ib_best_config;
 
 void ib_best_config_init(ib_best_config *cfg);
@@ -1168,12 +1237,19 @@ typedef struct ib_best_row {
     int64_t batch;      /* where */
     char throughput_why[256];
     double ms; /* time its measurements took (workload clock) */
+    /* Finals in sessions (ib_best_config.sessions): across the sessions
+     * that measured (sessions.k 0: none; then latency is their runs
+     * pooled), and how many failed. */
+    ib_sessions_stats sessions;
+    size_t sessions_failed;
 } ib_best_row;
 
 typedef struct ib_best_result {
     bool partial; /* stopped early: the rows say how far each got */
     ib_status stop_status;
     bool exhaustive;
+    size_t sessions; /* the latency finals' sessions each (cfg->sessions); < 2:
+                        measured in this process */
     size_t n_rows;
     ib_best_row rows[IB_BEST_MAX_CANDIDATES];
     int latency_winner; /* index into rows, -1: none */

@@ -8,6 +8,7 @@
  * at that batch. A candidate that fails the accuracy gate is timed once
  * and never wins. */
 #include "backend/workload.h"
+#include "core/compare.h"
 #include "core/latency.h"
 #include "core/progress.h"
 
@@ -53,6 +54,8 @@ typedef struct race {
     size_t n_ms[IB_BEST_MAX_CANDIDATES];
     ib_throughput_result *tr; /* scratch, one at a time */
     ib__progress pr;
+    /* finals in sessions: each finalist's sessions that measured */
+    ib_session_sample *sessions[IB_BEST_MAX_CANDIDATES];
 } race;
 
 static ib_status validate(const ib_best_config *cfg, ib_error *err)
@@ -68,6 +71,12 @@ static ib_status validate(const ib_best_config *cfg, ib_error *err)
     IB_FAIL_IF(!(cfg->margin >= 0 && cfg->margin < 1), err, IB_ERR_INVALID_ARG, "best: margin in [0, 1)");
     IB_FAIL_IF(!(cfg->min_cosine >= -1 && cfg->min_cosine <= 1), err, IB_ERR_INVALID_ARG,
                "best: the cosine gate is in [-1, 1]");
+    IB_FAIL_IF(cfg->sessions > IB_SESSIONS_MAX, err, IB_ERR_INVALID_ARG, "best: at most %d sessions",
+               IB_SESSIONS_MAX);
+    IB_FAIL_IF(cfg->sessions >= 2 && !cfg->measure_session, err, IB_ERR_INVALID_ARG,
+               "best: sessions need a measure_session callback");
+    IB_FAIL_IF(cfg->sessions >= 2 && cfg->exhaustive, err, IB_ERR_INVALID_ARG,
+               "best: the exhaustive sweep measures in one session");
     IB_TRY(ib__config_validate(&cfg->latency, err));
     return IB_OK;
 }
@@ -311,6 +320,24 @@ static ib_status screen(race *s, ib_error *err)
  * measurements. */
 #define FINAL_THRESHOLD 0.005
 
+/* A finalist's figure: the median of its session medians when its finals
+ * ran in sessions, else the median of its final runs. */
+static double final_median(const ib_best_row *row)
+{
+    return row->sessions.k > 0 ? row->sessions.median_ms : row->latency.p50;
+}
+
+/* Row i against the winner: by the two-level bootstrap of both sides'
+ * sessions when each has 2 or more, else by their runs. */
+static ib_status compare_final(const race *s, size_t win, size_t i, ib_comparison *c, ib_error *err)
+{
+    const ib_best_row *w = &s->r->rows[win], *row = &s->r->rows[i];
+    if (w->sessions.k >= 2 && row->sessions.k >= 2)
+        return ib_compare_sessions(s->sessions[win], w->sessions.k, s->sessions[i], row->sessions.k,
+                                   FINAL_THRESHOLD, c, err);
+    return ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], FINAL_THRESHOLD, c, err);
+}
+
 /* The finalists' own measurements decide; each loser says by how much. */
 static void latency_verdicts(race *s)
 {
@@ -318,7 +345,7 @@ static void latency_verdicts(race *s)
     r->latency_winner = -1;
     for (size_t i = 0; i < r->n_rows; i++)
         if (r->rows[i].latency_stage == IB_BEST_FINALIST &&
-            (r->latency_winner < 0 || r->rows[i].latency.p50 < r->rows[r->latency_winner].latency.p50))
+            (r->latency_winner < 0 || final_median(&r->rows[i]) < final_median(&r->rows[r->latency_winner])))
             r->latency_winner = (int)i;
     if (r->latency_winner < 0) return;
     int win = r->latency_winner;
@@ -328,15 +355,18 @@ static void latency_verdicts(race *s)
         ib_comparison c;
         ib_error why;
         if (row->latency_stage != IB_BEST_FINALIST) continue;
-        if (ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], FINAL_THRESHOLD, &c, &why) !=
-            IB_OK) {
+        if (compare_final(s, (size_t)win, i, &c, &why) != IB_OK) {
             snprintf(row->latency_why, sizeof row->latency_why, "median %+.1f%% against the winner",
-                     100 * (row->latency.p50 / r->rows[win].latency.p50 - 1));
+                     100 * (final_median(row) / final_median(&r->rows[win]) - 1));
             continue;
         }
+        char failed[sizeof row->latency_why];
+        ib__strlcpy(failed, row->sessions_failed ? row->latency_why : "", sizeof failed);
         snprintf(row->latency_why, sizeof row->latency_why,
-                 "median %+.2f%% against the winner (95%% CI %+.2f..%+.2f%%: %s)", 100 * c.change,
-                 100 * c.change_ci95[0], 100 * c.change_ci95[1], ib_change_name(c.verdict));
+                 "%s %+.2f%% against the winner (95%% CI%s %+.2f..%+.2f%%: %s)%s%.120s",
+                 c.two_level ? "median of session medians" : "median", 100 * c.change,
+                 c.two_level ? ", two-level" : "", 100 * c.change_ci95[0], 100 * c.change_ci95[1],
+                 ib_change_name(c.verdict), failed[0] ? "; " : "", failed);
     }
 }
 
@@ -353,13 +383,118 @@ static ib_status finals(race *s, ib_error *err)
     return IB_OK;
 }
 
+/* Keeps session `session` of finalist i: its samples, or its failure. */
+static ib_status keep_session(race *s, size_t i, ib_status st, double *ms, size_t n, const ib_error *why,
+                              ib_error *err)
+{
+    ib_best_row *row = &s->r->rows[i];
+    if (st != IB_OK || n == 0) {
+        free(ms);
+        row->sessions_failed++;
+        ib__strlcpy(row->latency_why, why->message[0] ? why->message : ib_status_str(st),
+                    sizeof row->latency_why);
+        return IB_OK;
+    }
+    for (size_t j = 0; j < n; j++)
+        if (!ib__is_duration_ms(ms[j])) {
+            double bad = ms[j];
+            free(ms);
+            return ib__fail(err, IB_ERR_RUNTIME, "a session of %s returned a sample of %g ms", row->label,
+                            bad);
+        }
+    s->sessions[i][row->sessions.k++] = (ib_session_sample){ ms, n };
+    double *all = realloc(s->ms[i], (s->n_ms[i] + n) * sizeof *all);
+    IB_FAIL_IF(!all, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    memcpy(all + s->n_ms[i], ms, n * sizeof *ms);
+    s->ms[i] = all;
+    s->n_ms[i] += n;
+    row->latency_runs += (int64_t)n;
+    return IB_OK;
+}
+
+/* Finalist i after its sessions: the statistics across them, its runs
+ * pooled; a finalist no session of which measured has failed, or, when
+ * the search was interrupted first, was not tried. */
+static ib_status sum_up_sessions(race *s, size_t i, bool interrupted, ib_error *err)
+{
+    ib_best_row *row = &s->r->rows[i];
+    size_t k = row->sessions.k;
+    if (k == 0 && interrupted && row->sessions_failed == 0) {
+        row->latency_stage = IB_BEST_NOT_TRIED;
+        ib__strlcpy(row->latency_why, "interrupted before its sessions", sizeof row->latency_why);
+        return IB_OK;
+    }
+    if (k == 0) {
+        row->latency_stage = IB_BEST_FAILED;
+        return IB_OK;
+    }
+    if (row->sessions_failed > 0) {
+        char why[sizeof row->latency_why];
+        snprintf(why, sizeof why, "%zu of %zu sessions failed: %.200s", row->sessions_failed,
+                 row->sessions_failed + k, row->latency_why);
+        ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
+    }
+    IB_TRY(ib_stats_compute(s->ms[i], s->n_ms[i], &row->latency));
+    IB_TRY(ib_sessions_compute(s->sessions[i], k, &row->sessions, err));
+    return IB_OK;
+}
+
+/* One session of finalist i, timed as part of its measurements. */
+static ib_status run_session(race *s, size_t i, size_t session, ib_error *err)
+{
+    ib_best_row *row = &s->r->rows[i];
+    char name[160];
+    snprintf(name, sizeof name, "final session %zu/%zu: %s", session, s->cfg->sessions, row->label);
+    ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 1);
+    double *ms = NULL;
+    size_t n = 0;
+    ib_error why = { { 0 } };
+    double t0 = ib__now_ms();
+    ib_status st = s->cfg->measure_session(i, session, s->cfg->session_user, &ms, &n, &why);
+    row->ms += ib__now_ms() - t0;
+    if (st == IB_ERR_INTERRUPTED) {
+        free(ms);
+        *err = why;
+        return st;
+    }
+    return keep_session(s, i, st, ms, n, &why, err);
+}
+
+/* The finals in fresh sessions (the program's processes), round-robin:
+ * session 1 of every finalist, then session 2..., so that a drift of the
+ * machine falls on every finalist alike. This process closes its own
+ * sessions first: a session must find the device as a user's run would,
+ * with no other session of this model on it. */
+static ib_status finals_in_sessions(race *s, ib_error *err)
+{
+    bool final[IB_BEST_MAX_CANDIDATES] = { false };
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        final[i] = racing(s, i);
+        close_row(s, i);
+        if (!final[i]) continue;
+        s->r->rows[i].latency_stage = IB_BEST_FINALIST;
+        s->sessions[i] = calloc(s->cfg->sessions, sizeof *s->sessions[i]);
+        IB_FAIL_IF(!s->sessions[i], err, IB_ERR_NO_MEMORY, "out of host memory for sessions");
+        s->n_ms[i] = 0; /* the screening runs make way for the sessions' */
+    }
+    ib_status st = IB_OK;
+    for (size_t k = 1; k <= s->cfg->sessions && st == IB_OK; k++)
+        for (size_t i = 0; i < s->r->n_rows && st == IB_OK; i++)
+            if (final[i]) st = run_session(s, i, k, err);
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        ib_status summed = final[i] ? sum_up_sessions(s, i, st == IB_ERR_INTERRUPTED, err) : IB_OK;
+        if (st == IB_OK) st = summed;
+    }
+    return st;
+}
+
 /* The sessions of the rows that lost at batch 1 stay open (at batch 1
  * they hold little): the throughput race reuses them, changing only the
  * batch, as it reuses the finalists'. */
 static ib_status latency_race(race *s, ib_error *err)
 {
     ib_status st = screen(s, err);
-    if (st == IB_OK) st = finals(s, err);
+    if (st == IB_OK) st = s->cfg->sessions >= 2 ? finals_in_sessions(s, err) : finals(s, err);
     latency_verdicts(s);
     return st;
 }
@@ -588,6 +723,7 @@ static void init_result(const ib_best_config *cfg, ib_best_result *out)
     memset(out, 0, sizeof *out);
     out->latency_winner = out->throughput_winner = out->searched = -1;
     out->exhaustive = cfg->exhaustive;
+    out->sessions = cfg->sessions;
     out->min_cosine = cfg->min_cosine;
     out->n_rows = cfg->n_candidates <= IB_BEST_MAX_CANDIDATES ? cfg->n_candidates : 0;
     for (size_t i = 0; i < out->n_rows; i++) {
@@ -624,6 +760,9 @@ ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_err
         out->measured_ms += out->rows[i].ms;
         if (out->rows[i].accuracy.tolerance > 0) out->tolerance = out->rows[i].accuracy.tolerance;
         free(s.ms[i]);
+        for (size_t k = 0; s.sessions[i] && k < out->rows[i].sessions.k; k++)
+            free((double *)s.sessions[i][k].ms);
+        free(s.sessions[i]);
     }
     if (st != IB_OK) {
         out->partial = true;

@@ -10,6 +10,7 @@
 #include "core/stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +271,21 @@ ib_session_sample *ib__measured_sessions(const ib_latency_file *f, size_t *k)
     return s;
 }
 
+/* One side has one session: the runs compared, and when the other side
+ * has sessions, the interval widened by how much they differed. */
+static ib_status compare_runs(const ib_latency_file *a, size_t ka, const ib_latency_file *b, size_t kb,
+                              double threshold, ib_comparison *out, ib_error *err)
+{
+    IB_TRY(ib_compare_samples(a->samples_ms, a->n, b->samples_ms, b->n, threshold, out, err));
+    const ib_latency_file *many = ka >= 2 ? a : kb >= 2 ? b : NULL;
+    double sd;
+    size_t k;
+    if (!many || ib_latency_file_spread(many, &sd, &k, err) != IB_OK) return IB_OK;
+    char source[200];
+    snprintf(source, sizeof source, "the %zu sessions of %s", k, many == a ? "A" : "B");
+    return ib_compare_widen(out, sd, ka, kb, source, err);
+}
+
 ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, double threshold,
                            ib_comparison *out, ib_error *err)
 {
@@ -281,8 +297,51 @@ ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, d
     else if (ka >= 2 && kb >= 2)
         st = ib_compare_sessions(sa, ka, sb, kb, threshold, out, err);
     else
-        st = ib_compare_samples(a->samples_ms, a->n, b->samples_ms, b->n, threshold, out, err);
+        st = compare_runs(a, ka, b, kb, threshold, out, err);
     free(sa);
     free(sb);
     return st;
+}
+
+ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t ka, size_t kb, const char *source,
+                           ib_error *err)
+{
+    IB_FAIL_IF(!c || c->two_level || c->spread_source[0], err, IB_ERR_INVALID_ARG,
+               "only a one-level comparison, once, is widened by the spread between sessions");
+    IB_FAIL_IF(!(between_sd >= 0 && between_sd < 10), err, IB_ERR_INVALID_ARG,
+               "a between-session sd of log times is a number from 0 to 10, not %g", between_sd);
+    double na = ka > 1 ? (double)ka : 1, nb = kb > 1 ? (double)kb : 1;
+    double half = 1.959963984540054 * between_sd * sqrt(1 / na + 1 / nb);
+    double mid = log1p(c->change);
+    double below = mid - log1p(c->change_ci95[0]), above = log1p(c->change_ci95[1]) - mid;
+    c->runs_ci95[0] = c->change_ci95[0];
+    c->runs_ci95[1] = c->change_ci95[1];
+    c->change_ci95[0] = expm1(mid - sqrt(below * below + half * half));
+    c->change_ci95[1] = expm1(mid + sqrt(above * above + half * half));
+    c->verdict = ib__change_verdict(c->change_ci95, c->threshold);
+    c->between_sd = between_sd;
+    ib__strlcpy(c->spread_source, source && source[0] ? source : "a known spread", sizeof c->spread_source);
+    return IB_OK;
+}
+
+ib_status ib_latency_file_spread(const ib_latency_file *f, double *between_sd, size_t *k, ib_error *err)
+{
+    ib_session_sample *s = ib__measured_sessions(f, k);
+    IB_FAIL_IF(!s, err, IB_ERR_NO_MEMORY, "out of memory reading the sessions");
+    ib_sessions_stats st;
+    size_t measured = *k || f->n == 0 ? *k : 1; /* a result without sessions is one */
+    ib_status r = *k >= 2
+                      ? ib_sessions_compute(s, *k, &st, err)
+                      : ib__fail(err, IB_ERR_INVALID_ARG,
+                                 "it holds %zu session%s that measured: a spread between sessions needs 2",
+                                 measured, measured == 1 ? "" : "s");
+    free(s);
+    *between_sd = r == IB_OK ? st.between_sd : 0;
+    return r;
+}
+
+double ib_spread_pooled(double sd1, size_t df1, double sd2, size_t df2)
+{
+    double df = (double)df1 + (double)df2;
+    return df > 0 ? sqrt(((double)df1 * sd1 * sd1 + (double)df2 * sd2 * sd2) / df) : 0;
 }

@@ -46,6 +46,22 @@ static const char *gate_text(char buf[96], const ib_best_result *r)
     return buf;
 }
 
+/* A row's latency figure: the median of its session medians with the
+ * two-level interval when its finals ran in sessions, else the median of
+ * its runs with theirs; NaN when it has none. */
+static double latency_figure(const ib_best_row *row, double ci[2])
+{
+    if (row->sessions.k > 0) {
+        ci[0] = row->sessions.ci95_ms[0];
+        ci[1] = row->sessions.ci95_ms[1];
+        return row->sessions.median_ms;
+    }
+    bool has = row->latency.n > 0;
+    ci[0] = has ? row->latency.ci95_median[0] : NAN;
+    ci[1] = has ? row->latency.ci95_median[1] : NAN;
+    return has ? row->latency.p50 : NAN;
+}
+
 /* "WINNER" / "dropped" ...: a stage as the tables print it. */
 static const char *stage_cell(ib_best_stage s)
 {
@@ -60,13 +76,12 @@ static void text_row(ib__sbuf *b, size_t i, const ib_best_row *row)
 {
     char c[6][32];
     worst w = worst_accuracy(&row->accuracy);
-    ib__sbuf_printf(b, "%2zu  %-38.38s %10s %10s %11s %6s %10s %9s  %-10s %-10s\n", i + 1, row->label,
-                    num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN),
-                    num(c[1], "%.3g", row->latency.n ? row->latency.ci95_median[1] - row->latency.p50 : NAN),
-                    num(c[2], "%.5g", row->items_per_s),
-                    num(c[3], "%.0f", row->batch ? (double)row->batch : NAN), num(c[4], "%.3g", w.max_abs),
-                    num(c[5], "%.6f", w.cosine), stage_cell(row->latency_stage),
-                    stage_cell(row->throughput_stage));
+    double ci[2], p50 = latency_figure(row, ci);
+    ib__sbuf_printf(
+        b, "%2zu  %-38.38s %10s %10s %11s %6s %10s %9s  %-10s %-10s\n", i + 1, row->label,
+        num(c[0], "%.4g", p50), num(c[1], "%.3g", ci[1] - p50), num(c[2], "%.5g", row->items_per_s),
+        num(c[3], "%.0f", row->batch ? (double)row->batch : NAN), num(c[4], "%.3g", w.max_abs),
+        num(c[5], "%.6f", w.cosine), stage_cell(row->latency_stage), stage_cell(row->throughput_stage));
 }
 
 static void text_whys(ib__sbuf *b, const ib_best_result *r)
@@ -80,6 +95,13 @@ static void text_whys(ib__sbuf *b, const ib_best_result *r)
             continue;
         }
         if (row->latency_why[0]) ib__sbuf_printf(b, "%2zu  latency: %s\n", i + 1, row->latency_why);
+        if (row->sessions.k > 0)
+            ib__sbuf_printf(b,
+                            "%2zu  sessions: %zu measured%s, between-session sd %.2f%%, within %.2f%% (log "
+                            "times), session medians spread %.2f%%\n",
+                            i + 1, row->sessions.k, row->sessions_failed ? " (others failed)" : "",
+                            100 * row->sessions.between_sd, 100 * row->sessions.within_sd,
+                            100 * row->sessions.spread);
         if (row->throughput_why[0]) ib__sbuf_printf(b, "%2zu  throughput: %s\n", i + 1, row->throughput_why);
     }
 }
@@ -88,8 +110,10 @@ static void text_winners(ib__sbuf *b, const ib_best_result *r)
 {
     if (r->latency_winner >= 0) {
         const ib_best_row *w = &r->rows[r->latency_winner];
-        ib__sbuf_printf(b, "\nfastest at batch 1: %s: median %.4g ms (95%% CI %.4g..%.4g)\n", w->label,
-                        w->latency.p50, w->latency.ci95_median[0], w->latency.ci95_median[1]);
+        double ci[2], p50 = latency_figure(w, ci);
+        ib__sbuf_printf(b, "\nfastest at batch 1: %s: %s %.4g ms (95%% CI%s %.4g..%.4g)\n", w->label,
+                        w->sessions.k > 0 ? "median of session medians" : "median", p50,
+                        w->sessions.k > 1 ? ", two-level" : "", ci[0], ci[1]);
     } else {
         ib__sbuf_printf(b, "\nfastest at batch 1: none (no accurate candidate was measured)\n");
     }
@@ -108,8 +132,15 @@ char *ib_best_report_text(const ib_best_result *r)
     char gate[96];
     ib__sbuf_printf(&b, "inferbench best: %s on %s, %zu candidates, %s\n",
                     r->info.model[0] ? r->info.model : "-", ib__device_name(r->info.device), r->n_rows,
-                    r->exhaustive ? "exhaustive (each measured fully, each batch searched)"
-                                  : "raced (screened, finalists measured fully)");
+                    r->exhaustive      ? "exhaustive (each measured fully, each batch searched)"
+                    : r->sessions >= 2 ? "raced (screened in this process, the finalists' latency measured "
+                                         "in fresh sessions)"
+                                       : "raced (screened, finalists measured fully)");
+    if (r->sessions >= 2)
+        ib__sbuf_printf(&b,
+                        "sessions: each latency finalist measured in %zu fresh sessions, round-robin; p50 is "
+                        "the median of its session medians, +-CI the two-level interval\n",
+                        r->sessions);
     ib__text_env(&b, &r->env);
     ib__sbuf_printf(&b, "\naccuracy gate: %s (the same inputs)\n", gate_text(gate, r));
     if (r->peak_batch > 0 && r->searched >= 0)
@@ -131,6 +162,22 @@ char *ib_best_report_text(const ib_best_result *r)
 /* JSON                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* The finals' sessions of a row, null when they did not run in sessions. */
+static cJSON *sessions_json(const ib_best_row *row)
+{
+    if (row->sessions.k == 0) return cJSON_CreateNull();
+    const ib_sessions_stats *st = &row->sessions;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddNumberToObject(j, "count", (double)st->k);
+    cJSON_AddNumberToObject(j, "failed", (double)row->sessions_failed);
+    ib__json_add_number(j, "median_ms", st->median_ms);
+    cJSON_AddItemToObject(j, "ci95_ms", ib__json_array(st->ci95_ms, 2));
+    ib__json_add_number(j, "between_sd_log", st->between_sd);
+    ib__json_add_number(j, "within_sd_log", st->within_sd);
+    ib__json_add_number(j, "spread", st->spread);
+    return j;
+}
+
 static cJSON *row_json(const ib_best_row *row)
 {
     cJSON *j = cJSON_CreateObject();
@@ -146,6 +193,7 @@ static cJSON *row_json(const ib_best_row *row)
         cJSON_AddItemToObject(lat, "ms", ib__json_stats(&row->latency));
     else
         cJSON_AddNullToObject(lat, "ms");
+    cJSON_AddItemToObject(lat, "sessions", sessions_json(row));
     cJSON *tp = cJSON_AddObjectToObject(j, "throughput");
     cJSON_AddStringToObject(tp, "stage", ib_best_stage_name(row->throughput_stage));
     cJSON_AddStringToObject(tp, "why", row->throughput_why);
@@ -171,6 +219,7 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
     cJSON_AddNumberToObject(s, "rounds", cfg->rounds);
     cJSON_AddNumberToObject(s, "finalists", (double)cfg->finalists);
     cJSON_AddNumberToObject(s, "margin", cfg->margin);
+    cJSON_AddNumberToObject(s, "sessions", (double)(r->sessions >= 2 ? r->sessions : 1));
     cJSON *gate = cJSON_AddObjectToObject(s, "accuracy_gate");
     ib__json_add_number(gate, "max_abs_error", r->tolerance > 0 ? r->tolerance : NAN);
     ib__json_add_number(gate, "min_cosine", r->tolerance > 0 ? NAN : r->min_cosine);
@@ -205,21 +254,23 @@ char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 char *ib__best_csv(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "model,device,configuration,latency_stage,latency_p50_ms,latency_ci95_lo_ms,"
-                        "latency_ci95_hi_ms,latency_runs,throughput_stage,items_per_s,batch,max_abs_error,"
-                        "cosine,top1_agreement,latency_why,throughput_why\r\n");
+    ib__sbuf_printf(
+        &b,
+        "model,device,configuration,latency_stage,latency_p50_ms,latency_ci95_lo_ms,"
+        "latency_ci95_hi_ms,latency_runs,latency_sessions,throughput_stage,items_per_s,batch,max_abs_error,"
+        "cosine,top1_agreement,latency_why,throughput_why\r\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
-        bool has = row->latency.n > 0;
+        double ci[2], p50 = latency_figure(row, ci);
         ib__csv_field(&b, r->info.model);
         ib__csv_text_cell(&b, ib__device_name(r->info.device));
         ib__csv_text_cell(&b, row->label);
         ib__csv_text_cell(&b, ib_best_stage_name(row->latency_stage));
-        ib__csv_number(&b, has ? row->latency.p50 : NAN);
-        ib__csv_number(&b, has ? row->latency.ci95_median[0] : NAN);
-        ib__csv_number(&b, has ? row->latency.ci95_median[1] : NAN);
-        ib__sbuf_printf(&b, ",%lld", (long long)row->latency_runs);
+        ib__csv_number(&b, p50);
+        ib__csv_number(&b, ci[0]);
+        ib__csv_number(&b, ci[1]);
+        ib__sbuf_printf(&b, ",%lld,%zu", (long long)row->latency_runs, row->sessions.k);
         ib__csv_text_cell(&b, ib_best_stage_name(row->throughput_stage));
         ib__csv_number(&b, row->items_per_s);
         ib__csv_number(&b, row->batch ? (double)row->batch : NAN);
@@ -250,7 +301,11 @@ char *ib__best_md(const ib_best_result *r)
     ib__sbuf_printf(&b, "**inferbench best**: ");
     ib__md_cell(&b, r->info.model);
     ib__sbuf_printf(&b, ", %s, %s; accuracy gate: %s\n\n", ib__device_name(r->info.device),
-                    r->exhaustive ? "exhaustive" : "raced", gate_text(gate, r));
+                    r->exhaustive ? "exhaustive"
+                    : r->sessions >= 2
+                        ? "raced, the latency finals in fresh sessions (p50: median of session medians)"
+                        : "raced",
+                    gate_text(gate, r));
     ib__sbuf_printf(
         &b,
         "| configuration | p50 ms | inputs/s | batch | max abs err | cosine | latency | throughput | why |\n"
@@ -262,8 +317,9 @@ char *ib__best_md(const ib_best_result *r)
         bool second = row->throughput_why[0] && strcmp(row->latency_why, row->throughput_why);
         snprintf(why, sizeof why, "%s%s%s", row->latency_why, second && row->latency_why[0] ? "; " : "",
                  second ? row->throughput_why : "");
+        double ci[2];
         const char *cells[] = { row->label,
-                                num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN),
+                                num(c[0], "%.4g", latency_figure(row, ci)),
                                 num(c[1], "%.5g", row->items_per_s),
                                 num(c[2], "%.0f", row->batch ? (double)row->batch : NAN),
                                 num(c[3], "%.3g", w.max_abs),
@@ -299,16 +355,17 @@ char *ib__best_html(const ib_best_result *r)
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
         char c[5][32];
+        double ci[2];
         bool win = (int)i == r->latency_winner || (int)i == r->throughput_winner;
         ib__sbuf_printf(&b, "<tr%s><td>", win ? " class=\"win\"" : "");
         ib__xml_escape(&b, row->label);
-        ib__sbuf_printf(
-            &b,
-            "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
-            "<td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
-            num(c[0], "%.4g", row->latency.n ? row->latency.p50 : NAN), num(c[1], "%.5g", row->items_per_s),
-            num(c[2], "%.0f", row->batch ? (double)row->batch : NAN), num(c[3], "%.3g", w.max_abs),
-            num(c[4], "%.6f", w.cosine), stage_cell(row->latency_stage), stage_cell(row->throughput_stage));
+        ib__sbuf_printf(&b,
+                        "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
+                        "<td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
+                        num(c[0], "%.4g", latency_figure(row, ci)), num(c[1], "%.5g", row->items_per_s),
+                        num(c[2], "%.0f", row->batch ? (double)row->batch : NAN),
+                        num(c[3], "%.3g", w.max_abs), num(c[4], "%.6f", w.cosine),
+                        stage_cell(row->latency_stage), stage_cell(row->throughput_stage));
     }
     ib__sbuf_printf(&b, "</table>\n<h2>Report</h2>\n<pre>");
     char *text = ib_best_report_text(r);

@@ -101,48 +101,48 @@ void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *
 }
 
 /* What the interval covers: the sessions of both results, or the runs of
- * one session; and how much sessions differ on this device where one
- * result measured several. */
+ * one session; and how much sessions differ on this device when that is
+ * known (the comparison widened by it: ib_compare_widen). */
 typedef struct sessions_note {
     size_t ka, kb;      /* sessions that measured */
     double between_pct; /* between-session sd / median, percent; NaN unknown */
-    char text[400];
+    char text[700];
 } sessions_note;
 
-/* The sessions of f that measured and, with 2 or more, their between-session
- * sd in percent of the median (NaN otherwise). */
-static size_t side_sessions(const ib_latency_file *f, double *between_pct)
+static size_t side_sessions(const ib_latency_file *f)
 {
     size_t k = 0;
-    ib_session_sample *s = ib__measured_sessions(f, &k);
-    ib_sessions_stats st;
-    *between_pct = NAN;
-    if (s && k >= 2 && ib_sessions_compute(s, k, &st, NULL) == IB_OK) *between_pct = 100 * st.between_sd;
-    free(s);
+    free(ib__measured_sessions(f, &k));
     return k;
 }
 
 static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file *a, const ib_latency_file *b)
 {
     sessions_note n;
-    double pa, pb;
-    n.ka = side_sessions(a, &pa);
-    n.kb = side_sessions(b, &pb);
-    n.between_pct = isfinite(pa) ? pa : pb;
+    n.ka = side_sessions(a);
+    n.kb = side_sessions(b);
+    n.between_pct = c->spread_source[0] ? 100 * c->between_sd : NAN;
+    double sd;
+    size_t k;
+    if (c->two_level && ib_latency_file_spread(a, &sd, &k, NULL) == IB_OK) n.between_pct = 100 * sd;
     if (c->two_level) {
         snprintf(n.text, sizeof n.text,
                  "the interval is two-level (A: %zu sessions, B: %zu): it covers how results differ between "
                  "sessions",
                  n.ka, n.kb);
-    } else if (isfinite(n.between_pct)) {
-        snprintf(n.text, sizeof n.text,
-                 "the interval covers one session only; on this device sessions of %s differed by sd %.2f%% "
-                 "(between sessions, log times, %zu sessions): measure both with --sessions",
-                 isfinite(pa) ? "A" : "B", n.between_pct, isfinite(pa) ? n.ka : n.kb);
+    } else if (c->spread_source[0]) {
+        snprintf(
+            n.text, sizeof n.text,
+            "the interval of the runs [%+.2f%%, %+.2f%%] covers one session only; sessions of this kind "
+            "of run differ by sd %.2f%% (between sessions, log times, from %.200s): the verdict rests on "
+            "the interval widened by it, and a change within that spread is not called real; measure "
+            "both with --sessions",
+            100 * c->runs_ci95[0], 100 * c->runs_ci95[1], n.between_pct, c->spread_source);
     } else {
         snprintf(n.text, sizeof n.text,
-                 "the interval covers one session only: another session of the same build may differ by "
-                 "more; measure both with --sessions");
+                 "the interval covers one session only, and how much sessions differ on this device is not "
+                 "known (no result with sessions, --spread-from or calibration record of this kind of run): "
+                 "another session of the same build may differ by more; measure both with --sessions");
     }
     return n;
 }
@@ -181,7 +181,9 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
     ib__sbuf_printf(&buf, "\n%s change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (%s, %d resamples)\n",
                     c->two_level ? "median of session medians" : "median", 100 * c->change,
                     100 * c->change_ci95[0], 100 * c->change_ci95[1],
-                    c->two_level ? "two-level bootstrap: sessions, then runs" : "bootstrap",
+                    c->two_level          ? "two-level bootstrap: sessions, then runs"
+                    : c->spread_source[0] ? "bootstrap of the runs, widened by the spread between sessions"
+                                          : "bootstrap",
                     c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
     ib__sbuf_printf(&buf, "Mann-Whitney U = %.6g, p = %.3g: %s\n", c->mann_whitney_u, c->mann_whitney_p,
                     c->mann_whitney_p < 0.05 ? "the two distributions differ (p < 0.05)"
@@ -242,6 +244,14 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
     cJSON_AddNumberToObject(sessions, "a", (double)(note.ka ? note.ka : 1));
     cJSON_AddNumberToObject(sessions, "b", (double)(note.kb ? note.kb : 1));
     ib__json_add_number(sessions, "between_sd_pct", note.between_pct);
+    ib__json_add_string_or_null(sessions, "spread_source", c->spread_source);
+    cJSON_AddBoolToObject(sessions, "widened", c->spread_source[0] != '\0');
+    if (c->spread_source[0]) {
+        const double runs[2] = { 100 * c->runs_ci95[0], 100 * c->runs_ci95[1] };
+        cJSON_AddItemToObject(sessions, "runs_ci95_pct", ib__json_array(runs, 2));
+    } else {
+        cJSON_AddNullToObject(sessions, "runs_ci95_pct");
+    }
     cJSON_AddStringToObject(sessions, "note", note.text);
     compare_warnings ws = collect_warnings(a, b);
     cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");

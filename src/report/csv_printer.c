@@ -194,7 +194,8 @@ static char *comparison_csv(const ib_result *res)
     ib__sbuf b = { 0 }, keys = { 0 };
     ib__sbuf_printf(&b, "timing,a_file,a_model,a_n,a_median_ms,a_p99_ms,b_file,b_model,b_n,b_median_ms,"
                         "b_p99_ms,change_pct,ci95_low_pct,ci95_high_pct,mann_whitney_u,mann_whitney_p,"
-                        "threshold_pct,verdict,warnings" EOL);
+                        "threshold_pct,verdict,warnings,runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,"
+                        "spread_source" EOL);
     ib__sbuf_printf(&b, "%s", ib_timing_name(res->a->timing));
     side_cells(&b, res->a_name, res->a, &c->a);
     side_cells(&b, res->b_name, res->b, &c->b);
@@ -207,6 +208,13 @@ static char *comparison_csv(const ib_result *res)
     char *list = ib__sbuf_finish(&keys);
     ib__csv_text_cell(&b, list ? list : "");
     free(list);
+    /* Widened by a known spread between sessions (docs/compare.md): the
+     * interval of the runs alone, the spread and where it comes from. */
+    bool widened = c->spread_source[0] != '\0';
+    ib__csv_number(&b, widened ? 100 * c->runs_ci95[0] : NAN);
+    ib__csv_number(&b, widened ? 100 * c->runs_ci95[1] : NAN);
+    ib__csv_number(&b, widened ? 100 * c->between_sd : NAN);
+    ib__csv_text_cell(&b, c->spread_source);
     ib__sbuf_printf(&b, EOL);
     return ib__sbuf_finish(&b);
 }

@@ -393,6 +393,7 @@ static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error
     IB_TRY(ib__json_read_string(root, "device", "", out->device, sizeof out->device, err));
     IB_TRY(read_batch(root, &out->batch, err));
     IB_TRY(read_partial(root, &out->partial, err));
+    IB_TRY(ib__json_read_string(root, "stop_reason", "", out->stop_reason, sizeof out->stop_reason, err));
     IB_TRY(read_environment(root, version, out, err));
     IB_TRY(read_runtime_options(root, version, out, err));
     IB_TRY(read_config(root, out, err));

@@ -214,6 +214,15 @@ static char *comparison_md(const ib_result *res)
     ib__sbuf_printf(&b, "\n");
     HEADER(&b, "rlrrl", "median change", "95% CI", "Mann-Whitney p", "threshold", "verdict");
     ROW(&b, t[0], t[1], t[2], t[3], ib_change_name(c->verdict));
+    if (c->spread_source[0]) {
+        ib__sbuf_printf(
+            &b,
+            "\nThe 95%% CI is the runs' [%+.2f%%, %+.2f%%] widened by the spread between sessions, "
+            "sd %.2f%% (",
+            100 * c->runs_ci95[0], 100 * c->runs_ci95[1], 100 * c->between_sd);
+        ib__md_cell(&b, c->spread_source);
+        ib__sbuf_printf(&b, ").\n");
+    }
     ib__sbuf warnings = { 0 };
     ib__compare_warnings_each(res->a, res->b, warning_item, &warnings);
     b.failed |= warnings.failed;

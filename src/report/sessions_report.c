@@ -237,6 +237,34 @@ static void text_across(ib__sbuf *b, const ib_sessions_stats *st, double scale, 
     ib__sbuf_printf(b, "session medians span %.2f%% of the median\n", 100 * st->spread);
 }
 
+/* Why a run of sessions is incomplete: fewer ran than asked for (the
+ * reason its document gives: interrupted, the time cap), sessions that
+ * failed (the first one's message), or sessions stopped early. */
+static void text_incomplete(ib__sbuf *b, const ib_latency_file *f)
+{
+    size_t failed = 0, first = 0, cut = 0;
+    for (size_t i = f->n_sessions; i-- > 0;) {
+        bool fail = !f->sessions[i].samples_ms;
+        failed += fail;
+        if (fail) first = i;
+        cut += !fail && f->sessions[i].partial;
+    }
+    bool fewer = f->sessions_requested > f->n_sessions;
+    if (!fewer && !failed && !cut) return;
+    ib__sbuf_printf(b, "INCOMPLETE: %zu of %zu sessions ran", f->n_sessions,
+                    f->sessions_requested > f->n_sessions ? f->sessions_requested : f->n_sessions);
+    /* "sessions incomplete" is the generic word: the failures say more. */
+    if (fewer && f->stop_reason[0] && strcmp(f->stop_reason, "sessions incomplete"))
+        ib__sbuf_printf(b, ": stopped: %s", f->stop_reason);
+    else if (fewer && !failed)
+        ib__sbuf_printf(b, ": the others were not started");
+    if (failed)
+        ib__sbuf_printf(b, "; %zu failed (session %zu: %s)", failed, first + 1,
+                        f->sessions[first].message[0] ? f->sessions[first].message : "no result");
+    if (cut) ib__sbuf_printf(b, "; %zu stopped early (partial)", cut);
+    ib__sbuf_printf(b, "\n");
+}
+
 char *ib_sessions_report_text(const ib_latency_file *f)
 {
     ib__sbuf b = { 0 };
@@ -259,8 +287,7 @@ char *ib_sessions_report_text(const ib_latency_file *f)
         ib__sbuf_printf(&b, "no session measured anything\n");
     }
     free(s);
-    if (f->sessions_requested > f->n_sessions)
-        ib__sbuf_printf(&b, "INCOMPLETE: %zu of %zu sessions ran\n", f->n_sessions, f->sessions_requested);
+    text_incomplete(&b, f);
     ib__sessions_footer(&b, f->warnings);
     return ib__sbuf_finish(&b);
 }

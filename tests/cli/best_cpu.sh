@@ -40,6 +40,21 @@ expect_exit 0 "best --exhaustive" -- "$IB" best zoo:mlp $Q --exhaustive --json "
 json_check "$TMP/x.json" "d['search']['mode'] == 'exhaustive' and d['candidates'][0]['latency']['stage'] in ('winner', 'finalist') and d['candidates'][2]['latency']['stage'] in ('winner', 'finalist')" "json: the sweep measures every configuration"
 expect_grep "exhaustive \(each measured fully, each batch searched\)" "$TMP/out" "text: says it is the sweep"
 
+# --sessions N: screening here, each latency finalist in N fresh processes.
+expect_exit 0 "best --sessions 3" -- "$IB" best zoo:mlp $Q --sessions 3 --json "$TMP/s.json" --csv "$TMP/s.csv"
+expect_grep "each latency finalist measured in 3 fresh sessions" "$TMP/out" "sessions: the text says so"
+expect_grep "^fastest at batch 1: fp(32|16): median of session medians [0-9.]+ ms \(95% CI, two-level " "$TMP/out" "sessions: the winner on the median of session medians"
+expect_grep "^ 1  sessions: 3 measured, between-session sd [0-9.]+%" "$TMP/out" "sessions: fp32's spread between sessions"
+json_check "$TMP/s.json" "d['search']['sessions'] == 3 and (lambda w: w['latency']['sessions']['count'] == 3 and w['latency']['sessions']['failed'] == 0 and w['latency']['sessions']['ci95_ms'][0] <= w['latency']['sessions']['median_ms'] <= w['latency']['sessions']['ci95_ms'][1])([c for c in d['candidates'] if c['label'] == d['latency_winner']][0])" "sessions: json, the winner's sessions"
+json_check "$TMP/s.json" "all(c['latency']['sessions'] is None for c in d['candidates'] if c['latency']['stage'] in ('dropped', 'skipped'))" "sessions: json, none for the rows not in the finals"
+expect_grep "^zoo:mlp,cpu,fp32,[a-z]+,[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,[0-9]+,3," "$TMP/s.csv" "sessions: csv, fp32's sessions"
+INFERBENCH_TEST_CRASH_SESSION=2 expect_exit 0 "best --sessions 3, session 2 crashes" -- "$IB" best zoo:mlp $Q --math fp32 --sessions 3 --json "$TMP/sc.json"
+json_check "$TMP/sc.json" "d['candidates'][0]['latency']['sessions']['count'] == 2 and d['candidates'][0]['latency']['sessions']['failed'] == 1 and 'session 2, exit status -9: ended by signal 9' in d['candidates'][0]['latency']['why']" "sessions: a crashed session counted, with its signal"
+expect_exit 2 "best --sessions 0" -- "$IB" best zoo:mlp $Q --sessions 0
+expect_exit 2 "best --sessions with --exhaustive" -- "$IB" best zoo:mlp $Q --sessions 3 --exhaustive
+expect_grep "cannot be given with --sessions" "$TMP/err" "--exhaustive with --sessions: why"
+expect_exit 2 "best --max-sessions" -- "$IB" best zoo:mlp $Q --sessions 3 --max-sessions 5
+
 # The progress line names the configuration and the stage.
 on_tty "$TMP/tty" "$IB" best zoo:mlp --device cpu --runs 20 --warmup-runs 1 --warmup-ms 0 --no-steady --max-batch 4
 expect_grep "\[[0-9]+/5 (screen|final|batch search): fp(32|16)" "$TMP/tty" "progress: the step and the configuration"

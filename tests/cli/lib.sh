@@ -4,6 +4,8 @@
 set -u
 IB=${1:?usage: script.sh PATH/TO/inferbench}
 TMP=$(mktemp -d "${IB_TEST_TMP:-/tmp}/ibtest.XXXXXX" 2>/dev/null || mktemp -d)
+# The program keeps its calibration record in its state folder: a test's own.
+export XDG_STATE_HOME="$TMP/state"
 trap 'rm -rf "$TMP"' EXIT
 passed=0
 failed=0

@@ -72,6 +72,8 @@ expect_exit 0 "a few sessions, then the time cap" -- "$IB" pitfalls $M --runs 30
 expect_grep "^PARTIAL: session time cap \\(--sessions-max-ms\\)" "$TMP/out" "text: the cap named"
 json_check "$TMP/cap.json" "d['partial'] and d['stop_reason'] == 'session time cap (--sessions-max-ms)' and 1 <= d['sessions']['count'] < 50 and d['sessions']['requested'] == 50" "json: partial, the sessions done kept"
 json_check "$TMP/cap.json" "'sessions_incomplete' in d['warnings']" "json: sessions_incomplete"
+expect_exit 0 "latency: a few sessions, then the time cap" -- "$IB" latency $M --runs 30 --sessions 50 --sessions-max-ms $cap
+expect_grep "^INCOMPLETE: [0-9]+ of 50 sessions ran: stopped: session time cap \(--sessions-max-ms\)$" "$TMP/out" "latency text: incomplete, and why"
 expect_exit 0 "a cap that every session fits in" -- "$IB" latency $M --runs 30 --sessions 3 --sessions-max-ms 600000 --json "$TMP/fits.json"
 json_check "$TMP/fits.json" "d['sessions']['count'] == 3 and not d['partial']" "json: all 3 sessions, complete"
 expect_exit 1 "the cap before any session ends" -- "$IB" latency $M --runs 1000000 --sessions 3 --sessions-max-ms 300 --json "$TMP/none.json"

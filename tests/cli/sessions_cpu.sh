@@ -27,12 +27,45 @@ json_check "$TMP/ab.json" "d['sessions']['two_level'] is True and d['sessions'][
 expect_exit 0 "one session" -- "$IB" latency $M --runs 30 --json "$TMP/one.json"
 json_check "$TMP/one.json" "'sessions' not in d" "one session: no sessions member"
 expect_exit 0 "compare one session with sessions" -- "$IB" compare "$TMP/one.json" "$TMP/b.json"
-expect_grep "covers one session only; on this device sessions of B differed by sd" "$TMP/out" "compare: one session, the spread of B's sessions"
+expect_grep "covers one session only; sessions of this kind of run differ by sd [0-9.]+% \(between sessions, log times, from the 3 sessions of B\)" "$TMP/out" "compare: one session, the spread of B's sessions"
+
+# The calibration record: each latency --sessions run adds its spread to
+# its kind of run, pooled by degrees of freedom (a: 3 sessions, b: 3).
+R="$XDG_STATE_HOME/inferbench/spread.json"
+json_check "$R" "d['schema'] == 'inferbench.spread/1' and len(d['kinds']) == 1 and (lambda e, a, b: e['results'] == 2 and e['df'] == 4 and e['device'] == 'cpu' and e['model'] == 'zoo:mlp' and abs(e['between_sd_log'] - ((2 * a ** 2 + 2 * b ** 2) / 4) ** 0.5) < 1e-12)(d['kinds'][0], json.load(open('$TMP/a.json'))['sessions']['between_sd_log'], json.load(open('$TMP/b.json'))['sessions']['between_sd_log'])" "record: a and b pooled"
+# One session on each side: the interval widened by the record's spread,
+# exactly: in quadrature on the log scale, 1.96 sd sqrt(2).
+expect_exit 0 "a second single session" -- "$IB" latency $M --runs 30 --json "$TMP/one2.json"
+expect_exit 0 "compare two single sessions, the record known" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/oo.json" --csv "$TMP/oo.csv" --fail-if-slower
+expect_grep "widened by the spread between sessions" "$TMP/out" "compare: the interval widened"
+expect_grep ",runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,spread_source" "$TMP/oo.csv" "compare csv: the spread's columns"
+expect_grep ",[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,the calibration record .*: 6 sessions of A's kind in 2 results" "$TMP/oo.csv" "compare csv: the spread and its source"
+expect_grep "from the calibration record .*spread.json: 6 sessions of A's kind in 2 results" "$TMP/out" "compare: the record named"
+WIDEN="(lambda c, s, sd: abs(c['ci95_pct'][0] / 100 - math.expm1(math.log1p(c['median_pct'] / 100) - math.hypot(math.log1p(c['median_pct'] / 100) - math.log1p(s['runs_ci95_pct'][0] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12 and abs(c['ci95_pct'][1] / 100 - math.expm1(math.log1p(c['median_pct'] / 100) + math.hypot(math.log1p(s['runs_ci95_pct'][1] / 100) - math.log1p(c['median_pct'] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12)"
+json_check "$TMP/oo.json" "__import__('math') and (lambda math: $WIDEN(d['change'], d['sessions'], json.load(open('$R'))['kinds'][0]['between_sd_log']))(__import__('math')) and d['sessions']['widened'] is True" "compare json: the widened interval, exactly"
+json_check "$TMP/oo.json" "d['verdict'] == ('slower' if d['change']['ci95_pct'][0] > 1 else 'faster' if d['change']['ci95_pct'][1] < -1 else 'no change' if -1 <= d['change']['ci95_pct'][0] and d['change']['ci95_pct'][1] <= 1 else 'inconclusive')" "compare json: the verdict on the widened interval"
+json_check "$TMP/oo.json" "abs(__import__('math').log1p(d['change']['median_pct'] / 100)) >= d['sessions']['between_sd_pct'] / 100 or d['verdict'] in ('inconclusive', 'no change')" "compare json: a change within the spread not called real"
+expect_exit 0 "--spread-from a result of sessions" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --spread-from "$TMP/a.json" --json "$TMP/os.json"
+json_check "$TMP/os.json" "d['sessions']['spread_source'] == '--spread-from: 1 result, 3 sessions' and abs(d['sessions']['between_sd_pct'] - 100 * json.load(open('$TMP/a.json'))['sessions']['between_sd_log']) < 1e-9" "compare json: --spread-from's spread"
+XDG_STATE_HOME="$TMP/empty" expect_exit 0 "compare two single sessions, nothing known" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/on.json"
+expect_grep "covers one session only, and how much sessions differ on this device is not known" "$TMP/out" "compare: the spread unknown, said"
+json_check "$TMP/on.json" "d['sessions']['widened'] is False and d['sessions']['between_sd_pct'] is None and d['sessions']['runs_ci95_pct'] is None" "compare json: not widened"
+expect_exit 2 "--spread-from one session" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --spread-from "$TMP/one.json"
+expect_grep "holds 1 session that measured: a spread between sessions needs 2" "$TMP/err" "--spread-from one session: why"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['device'] = 'cuda'; json.dump(d, open(sys.argv[2], 'w'))" "$TMP/a.json" "$TMP/gpu.json"
+expect_exit 2 "--spread-from another device" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --spread-from "$TMP/gpu.json"
+expect_grep "was measured on cuda, A on cpu: another device" "$TMP/err" "--spread-from another device: why"
+expect_exit 2 "--spread-from a missing file" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --spread-from "$TMP/nothing.json"
+expect_exit 2 "--spread-from on latency" -- "$IB" latency $M --spread-from "$TMP/a.json"
+mkdir -p "$TMP/junk/inferbench" && echo '{"schema": "x"}' >"$TMP/junk/inferbench/spread.json"
+XDG_STATE_HOME="$TMP/junk" expect_exit 0 "a record that is not one" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json"
+expect_grep "warning: the calibration record .* is not an inferbench calibration record" "$TMP/err" "a bad record: warned, not used"
 
 # A session killed by a signal (the program's test hook): the others kept.
 INFERBENCH_TEST_CRASH_SESSION=2 expect_exit 1 "a crashing session" -- "$IB" latency $M --sessions 3 --runs 30 --json "$TMP/c.json"
 expect_grep "1 of 3 sessions failed \(session 2, exit status -9: ended by signal 9" "$TMP/err" "the failure named"
 expect_grep "failed: ended by signal 9" "$TMP/out" "text: the failed session"
+expect_grep "^INCOMPLETE: 3 of 3 sessions ran; 1 failed \(session 2: ended by signal 9" "$TMP/out" "text: incomplete, and why"
 json_check "$TMP/c.json" "d['partial'] and 'sessions_incomplete' in d['warnings'] and d['sessions']['measured'] == 2" "json: incomplete, 2 measured"
 json_check "$TMP/c.json" "d['sessions']['runs'][1]['exit_status'] == -9 and d['sessions']['runs'][1]['samples'] is None" "json: the failure recorded"
 # A bad model: the first session says so, the others are not started.
@@ -66,6 +99,7 @@ wait "$pid"
 got=$?
 if [ "$got" -eq 130 ]; then pass "SIGINT: exit 130"; else fail "SIGINT: exit $got: $(cat "$TMP/i.err")"; fi
 expect_grep "^inferbench: interrupted after [0-9]+ of 200 sessions" "$TMP/i.err" "SIGINT: one line says how many"
+expect_grep "^INCOMPLETE: [0-9]+ of 200 sessions ran: stopped: interrupted$" "$TMP/i.out" "SIGINT: the text says why it is incomplete"
 json_check "$TMP/i.json" "d['partial'] and 1 <= d['sessions']['count'] < 200 and d['sessions']['requested'] == 200" "SIGINT: the finished sessions written"
 left=$(ls -A "$TMP/tmpdir" | grep '^inferbench-sessions' || true)
 [ -z "$left" ] && pass "SIGINT: no session file left" || fail "SIGINT: left $left"

@@ -7,7 +7,8 @@
  * 10^9 ms. An accepted
  * result of at least 6 samples is then compared with itself (which must
  * give a change of exactly 0 and a Mann-Whitney p of 1) and both reports
- * are written, the JSON one parsed back. */
+ * are written, the JSON one parsed back, and again widened by a spread
+ * between sessions. The bytes are also read as a calibration record. */
 #include "fuzz.h"
 #include "core/compare.h"
 
@@ -104,6 +105,32 @@ static void compare_with_itself(const ib_latency_file *f)
     FUZZ_ASSERT(c.change_ci95[0] <= c.change_ci95[1]);
     FUZZ_ASSERT(c.verdict != IB_CHANGE_FASTER && c.verdict != IB_CHANGE_SLOWER);
     check_reports(&c, f);
+    /* Widened by a spread between sessions: wider, still holding 0. */
+    ib_comparison w = c;
+    FUZZ_ASSERT(ib_compare_widen(&w, 0.01, 1, 1, "fuzz", &err) == IB_OK);
+    FUZZ_ASSERT(w.change_ci95[0] <= c.change_ci95[0] && w.change_ci95[1] >= c.change_ci95[1]);
+    FUZZ_ASSERT(w.change_ci95[0] <= 0 && w.change_ci95[1] >= 0);
+    FUZZ_ASSERT(w.verdict != IB_CHANGE_FASTER && w.verdict != IB_CHANGE_SLOWER);
+    check_reports(&w, f);
+}
+
+/* The bytes as a calibration record (docs/json.md, "inferbench.spread/1"):
+ * refused with one line, or read; an accepted result of sessions added to
+ * it (or to a new record when it is not one) is found again. */
+static void check_record(const char *text, size_t len, const ib_latency_file *f)
+{
+    double sd;
+    size_t sessions, results;
+    ib_error err;
+    ib_status st = ib_spread_record_find(text, len, f, &sd, &sessions, &results, &err);
+    FUZZ_ASSERT(st == IB_OK || st == IB_ERR_INVALID_ARG || st == IB_ERR_NO_MEMORY);
+    FUZZ_ASSERT(st != IB_OK || (sd >= 0 && sd < 10 && (results == 0) == (sessions == 0)));
+    if (ib_latency_file_spread(f, &sd, &sessions, &err) != IB_OK) return;
+    char *doc = ib_spread_record_add(st == IB_OK ? text : NULL, st == IB_OK ? len : 0, f, &err);
+    FUZZ_ASSERT(doc != NULL);
+    FUZZ_ASSERT(ib_spread_record_find(doc, strlen(doc), f, &sd, &sessions, &results, &err) == IB_OK);
+    FUZZ_ASSERT(results >= 1 && sd >= 0 && sd < 10);
+    ib_free(doc);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -115,7 +142,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ib_status st = ib_latency_file_parse((const char *)data, size, &f, &err);
     if (st != IB_OK) {
         check_refused(st, &err, &f);
+        check_record((const char *)data, size, &f); /* f emptied: a kind of nothing */
     } else {
+        check_record((const char *)data, size, &f);
         check_accepted(&f);
         if (f.n >= IB_COMPARE_MIN_SAMPLES) compare_with_itself(&f);
         if (f.n_sessions > 0) check_sessions(&f);

@@ -380,6 +380,132 @@ static void test_reports(void)
     free(r);
 }
 
+/* Finals in sessions: each session of candidate i shifts its runs by
+ * offset[i][k] (what changes from one process to the next), with a 0.2%
+ * run-to-run noise; a session listed in fail_at fails. */
+typedef struct sessions_script {
+    scenario *sc;
+    double offset[2][5];
+    size_t fail_candidate, fail_session; /* 1-based; 0 none */
+    size_t interrupt_after;              /* calls; 0 never */
+    size_t calls;
+    size_t order[16]; /* candidate of each call */
+} sessions_script;
+
+static ib_status scripted_session(size_t i, size_t session, void *user, double **ms, size_t *n, ib_error *err)
+{
+    sessions_script *ss = user;
+    if (ss->calls < 16) ss->order[ss->calls] = i;
+    if (++ss->calls == ss->interrupt_after) {
+        snprintf(err->message, sizeof err->message, "interrupted");
+        return IB_ERR_INTERRUPTED;
+    }
+    if (i + 1 == ss->fail_candidate && session == ss->fail_session) {
+        snprintf(err->message, sizeof err->message, "session %zu, exit status 1: boom", session);
+        return IB_ERR_RUNTIME;
+    }
+    *n = 30;
+    *ms = malloc(*n * sizeof **ms);
+    for (size_t j = 0; j < *n; j++)
+        (*ms)[j] = clean_ms(&ss->sc->s[i], 1) * (1 + ss->offset[i][session - 1]) *
+                   (1 + 0.002 * draw(100 * i + session, (int64_t)j));
+    return IB_OK;
+}
+
+static ib_best_result *run_sessions(sessions_script *ss, ib_status *st)
+{
+    ib_best_config c;
+    config(ss->sc, &c, false);
+    c.sessions = 5;
+    c.measure_session = scripted_session;
+    c.session_user = ss;
+    ib_best_result *r = malloc(sizeof *r);
+    ib_error err = { { 0 } };
+    *st = ib_measure_best(&c, r, &err);
+    return r;
+}
+
+/* c0 is 1% faster than c1, but its first session ran 3% slow: the winner
+ * is chosen on the medians of session medians, and with sessions that
+ * differ by about 1% a 1% difference is not called real (the two-level
+ * interval covers the threshold), where the runs alone would say slower. */
+static void test_finals_in_sessions(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.01, 0, 1);
+    add(&sc, 1.01, 0.01, 0, 1);
+    sessions_script ss = {
+        .sc = &sc, .offset = { { 0.03, -0.01, 0, -0.005, 0.005 }, { -0.02, 0.01, 0, 0.005, -0.005 } }
+    };
+    ib_status st;
+    ib_best_result *r = run_sessions(&ss, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    CHECK_EQ_INT((int)r->sessions, 5);
+    CHECK_EQ_INT((int)r->rows[0].sessions.k, 5);
+    CHECK_EQ_INT((int)r->rows[1].sessions.k, 5);
+    CHECK_EQ_INT((int)ss.calls, 10);
+    /* round-robin: session 1 of each finalist, then session 2... */
+    CHECK(ss.order[0] == 0 && ss.order[1] == 1 && ss.order[2] == 0 && ss.order[3] == 1);
+    CHECK(fabs(r->rows[0].sessions.median_ms / 1.01 - 1) < 0.003);
+    CHECK(fabs(r->rows[1].sessions.median_ms / 1.02 - 1) < 0.003);
+    CHECK(r->rows[1].sessions.between_sd > 0.005);
+    CHECK(strstr(r->rows[1].latency_why, "median of session medians") != NULL);
+    CHECK(strstr(r->rows[1].latency_why, "two-level") != NULL);
+    CHECK(strstr(r->rows[1].latency_why, ": inconclusive") != NULL);
+    CHECK_EQ_INT((int)r->rows[1].latency_runs, 30 + 5 * 30);
+    char *text = ib_best_report_text(r);
+    CHECK(text && strstr(text, "median of session medians 1.01"));
+    CHECK(text && strstr(text, "measured in 5 fresh sessions"));
+    ib_free(text);
+    ib_best_config c;
+    config(&sc, &c, false);
+    c.sessions = 5;
+    char *json = ib_best_report_json(r, &c);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "candidates"), 1);
+    cJSON *sj = cJSON_GetObjectItem(cJSON_GetObjectItem(row, "latency"), "sessions");
+    CHECK_EQ_INT((int)cJSON_GetObjectItem(sj, "count")->valuedouble, 5);
+    CHECK(cJSON_GetObjectItem(sj, "between_sd_log")->valuedouble > 0.005);
+    CHECK_EQ_INT((int)cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "search"), "sessions")->valuedouble, 5);
+    cJSON_Delete(doc);
+    ib_free(json);
+    free(r);
+}
+
+/* A session that fails is counted and said; the others decide. An
+ * interruption stops the search with what was measured. */
+static void test_session_fails_or_interrupts(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.01, 0, 1);
+    add(&sc, 1.01, 0.01, 0, 1);
+    sessions_script ss = { .sc = &sc, .fail_candidate = 2, .fail_session = 2 };
+    ib_status st;
+    ib_best_result *r = run_sessions(&ss, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT((int)r->rows[1].sessions.k, 4);
+    CHECK_EQ_INT((int)r->rows[1].sessions_failed, 1);
+    CHECK(strstr(r->rows[1].latency_why, "1 of 5 sessions failed: session 2, exit status 1: boom") != NULL);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    free(r);
+    sessions_script stop = { .sc = &sc, .interrupt_after = 3 };
+    r = run_sessions(&stop, &st);
+    CHECK_EQ_INT(st, IB_ERR_INTERRUPTED);
+    CHECK(r->partial);
+    CHECK_EQ_INT((int)r->rows[0].sessions.k, 1);
+    CHECK_EQ_INT((int)r->rows[1].sessions.k, 1);
+    free(r);
+    /* Interrupted before any session: the finalists were not tried. */
+    sessions_script first = { .sc = &sc, .interrupt_after = 1 };
+    r = run_sessions(&first, &st);
+    CHECK_EQ_INT(st, IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r->rows[0].latency_stage, IB_BEST_NOT_TRIED);
+    CHECK(!strcmp(r->rows[1].latency_why, "interrupted before its sessions"));
+    CHECK_EQ_INT(r->latency_winner, -1);
+    free(r);
+}
+
 static void test_bad_config(void)
 {
     scenario sc = { 0 };
@@ -397,6 +523,12 @@ static void test_bad_config(void)
     c.open = NULL;
     CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
     CHECK_EQ_INT(ib_measure_best(NULL, r, &err), IB_ERR_INVALID_ARG);
+    config(&sc, &c, false);
+    c.sessions = 3; /* without a callback */
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
+    c.measure_session = scripted_session;
+    c.exhaustive = true;
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
     free(r);
 }
 
@@ -412,6 +544,8 @@ int main(int argc, char **argv)
     RUN(test_cost_against_exhaustive);
     RUN(test_cancel_keeps_what_was_measured);
     RUN(test_reports);
+    RUN(test_finals_in_sessions);
+    RUN(test_session_fails_or_interrupts);
     RUN(test_bad_config);
     return check_summary("test_best");
 }

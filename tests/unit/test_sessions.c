@@ -243,6 +243,9 @@ static void test_merge_fake_sessions(void)
     CHECK_NEAR(st.spread, 0.3 / st.median_ms, 1e-9);
     char *text = ib_sessions_report_text(&f);
     CHECK(text && strstr(text, "failed: ended by signal 9") && strstr(text, "INCOMPLETE: 5 of 6"));
+    CHECK(
+        text &&
+        strstr(text, "INCOMPLETE: 5 of 6 sessions ran; 1 failed (session 4: ended by signal 9 (Killed))\n"));
     char *page = ib_sessions_report_html(&f);
     CHECK(page && count_occurrences(page, "class=\"run\"") == 4 && strstr(page, "two-level 95% CI"));
     /* compare: a set of sessions with itself, on two levels. */
@@ -258,6 +261,181 @@ static void test_merge_fake_sessions(void)
     ib_session_outcome none[1] = { { NULL, 0, 1, "boom" } };
     CHECK(ib_sessions_merge_json(none, 1, 1, &err) == NULL);
     for (size_t i = 0; i < 5; i++) ib_free(docs[i]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One session against a known spread between sessions                       */
+/* ------------------------------------------------------------------------ */
+
+/* n runs of `ms` each, +-0.1% alternately: a narrow interval. */
+static void steady_runs(double *x, size_t n, double ms)
+{
+    for (size_t i = 0; i < n; i++) x[i] = ms * (i % 2 ? 1.001 : 0.999);
+}
+
+/* The interval widened in quadrature on the log scale, exactly. */
+static void test_widen_exact(void)
+{
+    static double a[200], b[200];
+    steady_runs(a, 200, 1.0);
+    steady_runs(b, 200, 1.02);
+    ib_comparison c;
+    ib_error err = { { 0 } };
+    CHECK(ib_compare_samples(a, 200, b, 200, 0.01, &c, &err) == IB_OK);
+    CHECK(c.verdict == IB_CHANGE_SLOWER); /* the runs alone: 2% slower */
+    const ib_comparison runs = c;
+    CHECK(ib_compare_widen(&c, 0.01, 1, 1, "test", &err) == IB_OK);
+    double half = 1.959963984540054 * 0.01 * sqrt(2.0), mid = log1p(runs.change);
+    double lo = mid - log1p(runs.change_ci95[0]), hi = log1p(runs.change_ci95[1]) - mid;
+    CHECK_NEAR(c.change_ci95[0], expm1(mid - sqrt(lo * lo + half * half)), 1e-15);
+    CHECK_NEAR(c.change_ci95[1], expm1(mid + sqrt(hi * hi + half * half)), 1e-15);
+    CHECK(c.runs_ci95[0] == runs.change_ci95[0] && c.runs_ci95[1] == runs.change_ci95[1]);
+    CHECK(c.change == runs.change && c.between_sd == 0.01 && !strcmp(c.spread_source, "test"));
+    CHECK(c.verdict == IB_CHANGE_INCONCLUSIVE); /* 2% is within 1.96 x 1% x sqrt 2 */
+    CHECK(ib_compare_widen(&c, 0.01, 1, 1, "twice", &err) == IB_ERR_INVALID_ARG);
+    /* The other side in 4 sessions: its share of the variance is a quarter. */
+    c = runs;
+    CHECK(ib_compare_widen(&c, 0.01, 4, 0, NULL, &err) == IB_OK);
+    half = 1.959963984540054 * 0.01 * sqrt(1.25);
+    CHECK_NEAR(c.change_ci95[1], expm1(mid + sqrt(hi * hi + half * half)), 1e-15);
+    for (int bad = 0; bad < 3; bad++) {
+        c = runs;
+        CHECK(ib_compare_widen(&c, (double[]){ 10, -0.01, NAN }[bad], 1, 1, NULL, &err) ==
+              IB_ERR_INVALID_ARG);
+    }
+    /* Sessions that differed no more than their runs: the interval stays,
+     * the source is said. */
+    c = runs;
+    CHECK(ib_compare_widen(&c, 0, 1, 1, NULL, &err) == IB_OK);
+    CHECK_NEAR(c.change_ci95[0], runs.change_ci95[0], 1e-15);
+    CHECK(c.verdict == runs.verdict && !strcmp(c.spread_source, "a known spread"));
+    c = runs;
+    c.two_level = true;
+    CHECK(ib_compare_widen(&c, 0.01, 1, 1, NULL, &err) == IB_ERR_INVALID_ARG);
+}
+
+/* A change smaller than the spread between sessions is never called
+ * faster or slower; one far larger still is. */
+static void test_widen_never_calls_spread_real(void)
+{
+    static double a[300], b[300];
+    steady_runs(a, 300, 2.0);
+    const double spreads[3] = { 0.005, 0.01, 0.03 };
+    for (int i = 0; i < 3; i++)
+        for (int j = -10; j <= 10; j++) {
+            double change = spreads[i] * j / 10.0; /* within +-1 sd */
+            steady_runs(b, 300, 2.0 * (1 + change));
+            ib_comparison c;
+            ib_error err = { { 0 } };
+            CHECK(ib_compare_samples(a, 300, b, 300, 0.001, &c, &err) == IB_OK);
+            CHECK(ib_compare_widen(&c, spreads[i], 1, 1, NULL, &err) == IB_OK);
+            CHECK(c.verdict != IB_CHANGE_FASTER && c.verdict != IB_CHANGE_SLOWER);
+        }
+    steady_runs(b, 300, 2.0 * 1.2);
+    ib_comparison c;
+    ib_error err = { { 0 } };
+    CHECK(ib_compare_samples(a, 300, b, 300, 0.01, &c, &err) == IB_OK);
+    CHECK(ib_compare_widen(&c, 0.01, 1, 1, NULL, &err) == IB_OK);
+    CHECK(c.verdict == IB_CHANGE_SLOWER);
+}
+
+/* A result of 4 sessions (offsets 0, 0.3, 0.1, 0.2 ms a session, times
+ * scale) read back. */
+static void four_sessions(ib_latency_file *f, double scale)
+{
+    const double offsets[4] = { 0, 0.3, 0.1, 0.2 };
+    char *docs[4];
+    ib_session_outcome o[4];
+    for (size_t i = 0; i < 4; i++) {
+        docs[i] = fake_session_doc(offsets[i] * scale, 30);
+        o[i] = (ib_session_outcome){ docs[i], strlen(docs[i]), 0, "" };
+    }
+    ib_error err = { { 0 } };
+    char *merged = ib_sessions_merge_json(o, 4, 4, &err);
+    CHECK(merged && ib_latency_file_parse(merged, strlen(merged), f, &err) == IB_OK);
+    ib_free(merged);
+    for (size_t i = 0; i < 4; i++) ib_free(docs[i]);
+}
+
+/* compare of one session against a result of sessions: widened by theirs. */
+static void test_compare_files_widens_by_sessions(void)
+{
+    ib_latency_file many, one;
+    four_sessions(&many, 1);
+    char *doc = fake_session_doc(0.1, 30);
+    ib_error err = { { 0 } };
+    CHECK(ib_latency_file_parse(doc, strlen(doc), &one, &err) == IB_OK);
+    double sd;
+    size_t k;
+    CHECK(ib_latency_file_spread(&many, &sd, &k, &err) == IB_OK);
+    CHECK_EQ_INT(k, 4);
+    CHECK(sd > 0.05);
+    CHECK(ib_latency_file_spread(&one, &sd, &k, &err) == IB_ERR_INVALID_ARG);
+    ib_comparison c;
+    CHECK(ib_compare_files(&one, &many, 0.01, &c, &err) == IB_OK);
+    CHECK(!c.two_level);
+    CHECK(ib_latency_file_spread(&many, &sd, &k, &err) == IB_OK && c.between_sd == sd);
+    CHECK(!strcmp(c.spread_source, "the 4 sessions of B"));
+    CHECK(c.change_ci95[0] < c.runs_ci95[0] && c.change_ci95[1] > c.runs_ci95[1]);
+    char *text = ib_comparison_report_text(&c, &one, "one.json", &many, "many.json");
+    CHECK(text && strstr(text, "covers one session only; sessions of this kind of run differ by sd"));
+    CHECK(text && strstr(text, "from the 4 sessions of B"));
+    ib_free(text);
+    ib_free(doc);
+    ib_latency_file_free(&one);
+    ib_latency_file_free(&many);
+}
+
+static void test_spread_record(void)
+{
+    ib_latency_file f, g;
+    four_sessions(&f, 1);
+    four_sessions(&g, 2); /* the same kind, sessions twice as far apart */
+    double sf, sg, sd;
+    size_t k, sessions, results;
+    ib_error err = { { 0 } };
+    CHECK(ib_latency_file_spread(&f, &sf, &k, &err) == IB_OK &&
+          ib_latency_file_spread(&g, &sg, &k, &err) == IB_OK);
+    char *one = ib_spread_record_add(NULL, 0, &f, &err);
+    CHECK(one && ib_spread_record_find(one, strlen(one), &f, &sd, &sessions, &results, &err) == IB_OK);
+    CHECK_NEAR(sd, sf, 1e-15);
+    CHECK(sessions == 4 && results == 1);
+    char *two = one ? ib_spread_record_add(one, strlen(one), &g, &err) : NULL;
+    CHECK(two && ib_spread_record_find(two, strlen(two), &f, &sd, &sessions, &results, &err) == IB_OK);
+    CHECK_NEAR(sd, sqrt((3 * sf * sf + 3 * sg * sg) / 6), 1e-12);
+    CHECK(sessions == 8 && results == 2);
+    CHECK_NEAR(ib_spread_pooled(sf, 3, sg, 3), sd, 1e-12);
+    CHECK(ib_spread_pooled(1, 0, 2, 0) == 0);
+    /* Another kind of run (another batch) is not found. */
+    ib_latency_file other = f;
+    other.batch = 8;
+    CHECK(two && ib_spread_record_find(two, strlen(two), &other, &sd, &sessions, &results, &err) == IB_OK);
+    CHECK(results == 0 && sd == 0);
+    /* A file that is not a record is refused, never guessed at. */
+    const char *bad[] = {
+        "{}", "not json", "{\"schema\":\"inferbench.spread/2\",\"kinds\":[]}",
+        "{\"schema\":\"inferbench.spread/1\",\"kinds\":[{\"key\":\"k\",\"between_sd_log\":-1,"
+        "\"df\":1,\"results\":1}]}",
+        "{\"schema\":\"inferbench.spread/1\",\"kinds\":[{\"key\":\"k\",\"between_sd_log\":0.1,"
+        "\"df\":0.5,\"results\":1}]}"
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(ib_spread_record_find(bad[i], strlen(bad[i]), &f, &sd, &sessions, &results, &err) ==
+              IB_ERR_INVALID_ARG);
+        CHECK(ib_spread_record_add(bad[i], strlen(bad[i]), &f, &err) == NULL);
+    }
+    CHECK(strstr(err.message, "not an inferbench calibration record") != NULL);
+    /* A result of one session has no spread to record. */
+    char *doc = fake_session_doc(0, 30);
+    ib_latency_file single;
+    CHECK(ib_latency_file_parse(doc, strlen(doc), &single, &err) == IB_OK);
+    CHECK(ib_spread_record_add(NULL, 0, &single, &err) == NULL);
+    ib_latency_file_free(&single);
+    ib_free(doc);
+    ib_free(one);
+    ib_free(two);
+    ib_latency_file_free(&f);
+    ib_latency_file_free(&g);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -323,6 +501,10 @@ int main(int argc, char **argv)
     RUN(test_two_level_coverage);
     RUN(test_compare_two_level);
     RUN(test_merge_fake_sessions);
+    RUN(test_widen_exact);
+    RUN(test_widen_never_calls_spread_real);
+    RUN(test_compare_files_widens_by_sessions);
+    RUN(test_spread_record);
     RUN(test_other_processes);
     RUN(test_cpu_other_cores);
     return check_summary("test_sessions");
