@@ -193,15 +193,26 @@ static void close_all(ib_workload **ws, size_t n)
 }
 
 /* --devices: a thread per device of this host. */
+/* The first steps of a run on this host's devices: the device kind, the
+ * devices --devices names (index[], *n), the options checked against the
+ * kind, the outputs prepared. EXIT_OK or the code of the line printed. */
+static int start_local(cli_args *a, ib_device_kind *device, int index[MAX_LOCAL_DEVICES], size_t *n,
+                       cli_outputs *out)
+{
+    int count;
+    *device = resolve_device(a, &count);
+    if (!parse_devices(a->devices, *device, count, index, n)) return EXIT_BAD_INPUT;
+    if (!cli_options_fit_device(a, *device)) return EXIT_BAD_INPUT;
+    return cli_prepare_outputs(a, out);
+}
+
 static int run_local(cli_args *a, ib_result_kind kind, int64_t batch)
 {
-    int count, index[MAX_LOCAL_DEVICES];
+    int index[MAX_LOCAL_DEVICES];
     size_t n;
-    ib_device_kind device = resolve_device(a, &count);
-    if (!parse_devices(a->devices, device, count, index, &n)) return EXIT_BAD_INPUT;
-    if (!cli_options_fit_device(a, device)) return EXIT_BAD_INPUT;
+    ib_device_kind device;
     cli_outputs out;
-    int code = cli_prepare_outputs(a, &out);
+    int code = start_local(a, &device, index, &n, &out);
     if (code != EXIT_OK) return code;
     ib_workload *ws[MAX_LOCAL_DEVICES] = { 0 };
     for (size_t i = 0; i < n && code == EXIT_OK; i++) code = open_worker(a, device, index[i], n, &ws[i]);
@@ -280,13 +291,11 @@ static int measure_fleet_serve(cli_args *a, ib_workload **ws, size_t n, size_t i
 
 int cli_run_fleet_serve(cli_args *a, size_t instances)
 {
-    int count, index[MAX_LOCAL_DEVICES];
+    int index[MAX_LOCAL_DEVICES];
     size_t n;
-    ib_device_kind device = resolve_device(a, &count);
-    if (!parse_devices(a->devices, device, count, index, &n)) return EXIT_BAD_INPUT;
-    if (!cli_options_fit_device(a, device)) return EXIT_BAD_INPUT;
+    ib_device_kind device;
     cli_outputs out;
-    int code = cli_prepare_outputs(a, &out);
+    int code = start_local(a, &device, index, &n, &out);
     if (code != EXIT_OK) return code;
     ib_workload **ws = calloc(n * instances, sizeof *ws);
     code = ws ? open_serve_devices(a, device, index, n, instances, ws)
