@@ -226,9 +226,13 @@ static int measure(cli_args *a, ib_workload **ws, size_t k, cli_outputs *out)
  * opened again. Out of memory at instance i+1: i fit, said in one line. */
 static int open_instances(const cli_args *a, ib_workload **ws, size_t k)
 {
+    ib_model_options m;
+    const char *model;
+    int code = cli_model_options(a, &m, &model);
+    if (code != EXIT_OK) return code;
     for (size_t i = 1; i < k; i++) {
         ib_error err = { { 0 } };
-        ib_status st = ib_workload_open_model(a->model, &a->model_opts, &ws[i], &err);
+        ib_status st = ib_workload_open_model(model, &m, &ws[i], &err);
         if (st == IB_OK) continue;
         char line[sizeof err.message + 160];
         if (st == IB_ERR_DEVICE_OOM || st == IB_ERR_NO_MEMORY)
@@ -242,10 +246,17 @@ static int open_instances(const cli_args *a, ib_workload **ws, size_t k)
     return EXIT_OK;
 }
 
+/* The backend, its options and the model as the first instance was
+ * opened with (cli_model_options; checked already when it was). */
 static ib_status open_copy(void *ctx, ib_workload **out, ib_error *err)
 {
-    const cli_args *a = ctx;
-    return ib_workload_open_model(a->model, &a->model_opts, out, err);
+    ib_model_options m;
+    const char *model;
+    if (cli_model_options(ctx, &m, &model) != EXIT_OK) {
+        snprintf(err->message, sizeof err->message, "the model's options were refused");
+        return IB_ERR_INVALID_ARG;
+    }
+    return ib_workload_open_model(model, &m, out, err);
 }
 
 /* --instances max: as many copies as fit, each run once at the largest
