@@ -62,7 +62,9 @@ json_check "$TMP/f.json" "[c['label'] for c in d['candidates']] == ['slow', 'slo
 # serve's instances after the first are opened as the first was: the same
 # backend and its options (they were opened without them, on the default
 # backend, before). Runs of 2 ms (1 ms in turbo) at 1,500 requests/s keep
-# both instances busy; every request's compute is the plugin's.
+# both instances busy; every request's compute is the plugin's: at least
+# its 1 ms spin (a run of the default backend's model takes microseconds;
+# no upper bound: a loaded machine stretches a spin).
 expect_exit 0 "serve on 2 instances of the plugin" -- "$IB" serve $knobs --knob-us 2000 --knob-turbo --instances 2 \
   --rates 1500 --requests 60 --requests-csv "$TMP/rq.csv"
 python3 -c "
@@ -72,7 +74,7 @@ by = {}
 for r in rows:
     by.setdefault(r['instance'], []).append(float(r['compute_ms']))
 assert set(by) == {'0', '1'}, sorted(by)
-assert all(0.95 <= c < 5 for cs in by.values() for c in cs), {k: (min(v), max(v)) for k, v in by.items()}
+assert all(c >= 0.95 for cs in by.values() for c in cs), {k: min(v) for k, v in by.items()}
 " 2>"$TMP/pyerr" && pass "serve: both instances run the plugin with its options (1 ms runs)" || fail "serve instances: $(cat "$TMP/pyerr")"
 
 finish
