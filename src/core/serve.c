@@ -120,10 +120,10 @@ typedef struct server {
      * wakeup: the part of queue after the run's dispatch time (how late the
      * instance's thread started it). */
     double *arrival, *queue, *wakeup, *part[N_PARTS], *total;
-    int *instance_of;      /* which instance ran each request */
-    int64_t *run_requests; /* and how many requests its run served */
-    /* The runs in the order each instance ran them: its instance, batch of
-     * requests and compute; n_runs of them. */
+    size_t *run_of; /* the run that served each request, in the run log */
+    /* The run log, in the order each instance ran its runs: the instance,
+     * batch of requests and compute of each; n_runs of them (a run serves
+     * one request at least, so there are at most as many as requests). */
     int *run_instance;
     int64_t *run_size;
     double *run_compute;
@@ -179,8 +179,7 @@ static void free_records(server *s)
     free(s->wakeup);
     for (int p = 0; p < N_PARTS; p++) free(s->part[p]);
     free(s->total);
-    free(s->instance_of);
-    free(s->run_requests);
+    free(s->run_of);
     free(s->run_instance);
     free(s->run_size);
     free(s->run_compute);
@@ -189,8 +188,7 @@ static void free_records(server *s)
     s->run_compute = NULL;
     s->n_runs = 0;
     s->arrival = s->queue = s->wakeup = s->total = NULL;
-    s->instance_of = NULL;
-    s->run_requests = NULL;
+    s->run_of = NULL;
     memset(s->part, 0, sizeof s->part);
     s->cap = 0;
 }
@@ -224,13 +222,12 @@ static ib_status alloc_records(server *s, size_t n, ib_error *err)
     s->queue = malloc(n * sizeof(double));
     s->wakeup = malloc(n * sizeof(double));
     s->total = malloc(n * sizeof(double));
-    s->instance_of = malloc(n * sizeof(int));
-    s->run_requests = malloc(n * sizeof(int64_t));
+    s->run_of = malloc(n * sizeof(size_t));
     s->run_instance = malloc(n * sizeof(int));
     s->run_size = malloc(n * sizeof(int64_t));
     s->run_compute = malloc(n * sizeof(double));
-    bool ok = s->arrival && s->queue && s->wakeup && s->total && s->instance_of && s->run_requests &&
-              s->run_instance && s->run_size && s->run_compute;
+    bool ok = s->arrival && s->queue && s->wakeup && s->total && s->run_of && s->run_instance &&
+              s->run_size && s->run_compute;
     for (int p = 0; p < N_PARTS; p++) ok = (s->part[p] = malloc(n * sizeof(double))) != NULL && ok;
     if (!ok) {
         free_records(s);
@@ -407,9 +404,12 @@ typedef struct run_times {
 static void record_run(server *s, const instance *in, size_t first, size_t count, const run_times *t,
                        const double ms[N_PARTS])
 {
+    size_t run = s->n_runs++;
+    s->run_instance[run] = in->index;
+    s->run_size[run] = (int64_t)count;
+    s->run_compute[run] = ms[PART_COMPUTE];
     for (size_t j = first; j < first + count; j++) {
-        s->instance_of[j] = in->index;
-        s->run_requests[j] = (int64_t)count;
+        s->run_of[j] = run;
         s->queue[j] = t->start - s->arrival[j];
         s->wakeup[j] = t->woke - t->due;
         s->total[j] = t->end - s->arrival[j];
@@ -422,11 +422,6 @@ static void record_run(server *s, const instance *in, size_t first, size_t count
     s->last_end = fmax(s->last_end, t->end);
     s->pt->runs++;
     s->pt->batch_hist[count]++;
-    if (s->n_runs < s->cap) {
-        s->run_instance[s->n_runs] = in->index;
-        s->run_size[s->n_runs] = (int64_t)count;
-        s->run_compute[s->n_runs++] = ms[PART_COMPUTE];
-    }
 }
 
 /* The median compute of the runs after a batch change on their instance
@@ -632,8 +627,8 @@ static void hand_over_requests(const server *s, size_t rate_index)
         ib_serve_request r = {
             .rate_index = rate_index,
             .index = i,
-            .instance = s->instance_of[i],
-            .run_requests = s->run_requests[i],
+            .instance = s->run_instance[s->run_of[i]],
+            .run_requests = s->run_size[s->run_of[i]],
             .arrival_ms = s->arrival[i],
             .start_ms = s->arrival[i] + s->queue[i],
             .end_ms = s->arrival[i] + s->total[i],
