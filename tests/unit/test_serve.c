@@ -455,15 +455,19 @@ static double first_run_duration(int64_t batch, int64_t index, void *ctx)
 /* Dynamic batching forms batches of many sizes; each size's first run is
  * paid in the warm-up, so no timed request carries it. A rebind to another
  * size is a cost of serving: in the queue of the run's requests. */
-static void test_batches_warmed_before_timing(void)
+/* 400 Poisson requests at 2000/s, batched up to 6 waiting 1.5 ms, on the
+ * first-run script with a 0.5 ms rebind (gpu_like: with 0.4 ms copies);
+ * checks every request ran and several batch sizes formed. */
+static ib_serve_result *serve_batched(first_run_script *fr, bool gpu_like, ib_workload **w)
 {
-    first_run_script fr = { { false } };
     ib__fake_script s;
     ib__fake_script_init(&s);
     s.duration_ms = first_run_duration;
-    s.ctx = &fr;
+    s.ctx = fr;
     s.set_batch_ms = 0.5; /* a rebind's cost: in the queue, not in the wake-up */
-    ib_workload *w = check_open_fake(&s);
+    s.gpu_like = gpu_like;
+    if (gpu_like) s.copy_ms = 0.4;
+    *w = check_open_fake(&s);
     ib_serve_config cfg;
     serve_config(&cfg, 400);
     cfg.arrivals = IB_ARRIVALS_POISSON;
@@ -474,12 +478,21 @@ static void test_batches_warmed_before_timing(void)
     cfg.max_delay_us = 1500;
     ib_serve_result *r = calloc(1, sizeof *r);
     ib_error err;
-    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(ib_measure_serve(*w, &cfg, r, &err), IB_OK);
     const ib_serve_point *p = &r->points[0];
     CHECK_EQ_INT(p->n, 400);
     int sizes = 0;
     for (int b = 1; b <= 6; b++) sizes += p->batch_hist[b] > 0;
     CHECK(sizes >= 4); /* the schedule did form several sizes */
+    return r;
+}
+
+static void test_batches_warmed_before_timing(void)
+{
+    first_run_script fr = { { false } };
+    ib_workload *w;
+    ib_serve_result *r = serve_batched(&fr, false, &w);
+    const ib_serve_point *p = &r->points[0];
     CHECK(p->compute.max <= 1.5 + 1e-9);
     CHECK(p->total.max < 100);
     for (int b = 1; b <= 6; b++) CHECK(fr.seen[b]);
@@ -536,31 +549,10 @@ static void test_copies_apart(void)
 static void test_copies_apart_batched(void)
 {
     first_run_script fr = { { false } };
-    ib__fake_script s;
-    ib__fake_script_init(&s);
-    s.duration_ms = first_run_duration;
-    s.ctx = &fr;
-    s.gpu_like = true;
-    s.copy_ms = 0.4;
-    s.set_batch_ms = 0.5;
-    ib_workload *w = check_open_fake(&s);
-    ib_serve_config cfg;
-    serve_config(&cfg, 400);
-    cfg.arrivals = IB_ARRIVALS_POISSON;
-    double rate = 2000;
-    cfg.rates = &rate;
-    cfg.n_rates = 1;
-    cfg.max_batch = 6;
-    cfg.max_delay_us = 1500;
-    ib_serve_result *r = calloc(1, sizeof *r);
-    ib_error err;
-    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    ib_workload *w;
+    ib_serve_result *r = serve_batched(&fr, true, &w);
     CHECK_EQ_INT(r->copies, IB_SERVE_COPIES_APART);
     const ib_serve_point *p = &r->points[0];
-    CHECK_EQ_INT(p->n, 400);
-    int sizes = 0;
-    for (int b = 1; b <= 6; b++) sizes += p->batch_hist[b] > 0;
-    CHECK(sizes >= 4);
     CHECK_NEAR(p->h2d.min, 0.2, 1e-9);
     CHECK_NEAR(p->h2d.max, 0.2, 1e-9);
     CHECK_NEAR(p->d2h.min, 0.2, 1e-9);
