@@ -831,8 +831,8 @@ typedef struct ib_comparison {
     double mann_whitney_p; /* two-sided: that A and B are one distribution */
     double threshold;      /* smallest relative change that matters */
     ib_change verdict;
-    bool two_level; /* change and its CI are of the medians of
-                       session medians, by the two-level bootstrap
+    bool two_level; /* change and its CI are of the geometric means
+                       of session medians, across sessions
                        (ib_compare_sessions); false: of the runs */
     /* One side of one session, with a known between-session spread
      * (ib_compare_widen): change_ci95 is widened by it and the verdict
@@ -861,8 +861,6 @@ ib_status ib_compare_samples(const double *a, size_t na, const double *b, size_t
  * its caches, its kernel choices and the CUDA context start anew) varies
  * between sessions as well as between runs; docs/method.md, "Sessions". */
 #define IB_SESSIONS_MAX 1000
-#define IB_SESSIONS_RESAMPLES 10000    /* two-level bootstrap resamples */
-#define IB_SESSIONS_SEED 0x73657373ull /* fixed: the same sessions, the same CI */
 
 /* The timed samples of one session, in ms (not owned). */
 typedef struct ib_session_sample {
@@ -874,17 +872,18 @@ typedef struct ib_session_sample {
 typedef struct ib_sessions_stats {
     size_t k;             /* sessions */
     size_t n;             /* runs in all */
-    double median_ms;     /* median of the session medians */
-    double ci95_ms[2];    /* 95% CI of median_ms: two-level bootstrap
-                             (sessions, then runs in each); NaN below
-                             2 sessions */
+    double geomean_ms;    /* geometric mean of the session medians */
+    double ci95_ms[2];    /* 95% CI of geomean_ms: Student's t over the
+                             log session medians (each holds its runs'
+                             noise too: both levels); NaN below 2
+                             sessions */
     double precision;     /* relative half-width of ci95_ms */
     double between_sd;    /* between-session standard deviation of the
                              log times (about a relative sd: 0.02 is
                              2%): one-way random-effects ANOVA */
     double within_sd;     /* within-session (run to run), the same way */
     double between_share; /* between variance / total variance, 0..1 */
-    double spread;        /* (max - min) / median of the session medians */
+    double spread;        /* (max - min) of the session medians / geomean_ms */
 } ib_sessions_stats;
 
 /* Computes the statistics of k sessions s[0..k) (each at least one sample,
@@ -917,10 +916,10 @@ char *ib_sessions_report_text(const ib_latency_file *f);
 char *ib_sessions_report_html(const ib_latency_file *f);
 
 /* Compares two sets of sessions, baseline a[0..ka) and candidate b[0..kb)
- * (each at least 2 sessions): change is the ratio of the medians of session
- * medians minus 1, its 95% CI from the two-level bootstrap of both sides
- * (IB_SESSIONS_RESAMPLES from IB_SESSIONS_SEED); a.b, the Mann-Whitney test
- * and the stats are over the pooled runs. */
+ * (each at least 2 sessions): change is the ratio of the geometric means of
+ * session medians minus 1, its 95% CI Welch's t on the log session medians
+ * of both sides; a.b, the Mann-Whitney test and the stats are over the
+ * pooled runs. */
 ib_status ib_compare_sessions(const ib_session_sample *a, size_t ka, const ib_session_sample *b, size_t kb,
                               double threshold, ib_comparison *out, ib_error *err);
 

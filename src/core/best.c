@@ -11,6 +11,7 @@
 #include "core/compare.h"
 #include "core/latency.h"
 #include "core/progress.h"
+#include "core/sessions.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -320,15 +321,15 @@ static ib_status screen(race *s, ib_error *err)
  * measurements. */
 #define FINAL_THRESHOLD 0.005
 
-/* A finalist's figure: the median of its session medians when its finals
- * ran in sessions, else the median of its final runs. */
-static double final_median(const ib_best_row *row)
+/* A finalist's figure: the geometric mean of its session medians when its
+ * finals ran in sessions, else the median of its final runs. */
+static double final_figure(const ib_best_row *row)
 {
-    return row->sessions.k > 0 ? row->sessions.median_ms : row->latency.p50;
+    return row->sessions.k > 0 ? row->sessions.geomean_ms : row->latency.p50;
 }
 
-/* Row i against the winner: by the two-level bootstrap of both sides'
- * sessions when each has 2 or more, else by their runs. */
+/* Row i against the winner: across both sides' sessions when each has 2
+ * or more, else by their runs. */
 static ib_status compare_final(const race *s, size_t win, size_t i, ib_comparison *c, ib_error *err)
 {
     const ib_best_row *w = &s->r->rows[win], *row = &s->r->rows[i];
@@ -345,7 +346,7 @@ static void latency_verdicts(race *s)
     r->latency_winner = -1;
     for (size_t i = 0; i < r->n_rows; i++)
         if (r->rows[i].latency_stage == IB_BEST_FINALIST &&
-            (r->latency_winner < 0 || final_median(&r->rows[i]) < final_median(&r->rows[r->latency_winner])))
+            (r->latency_winner < 0 || final_figure(&r->rows[i]) < final_figure(&r->rows[r->latency_winner])))
             r->latency_winner = (int)i;
     if (r->latency_winner < 0) return;
     int win = r->latency_winner;
@@ -357,15 +358,15 @@ static void latency_verdicts(race *s)
         if (row->latency_stage != IB_BEST_FINALIST) continue;
         if (compare_final(s, (size_t)win, i, &c, &why) != IB_OK) {
             snprintf(row->latency_why, sizeof row->latency_why, "median %+.1f%% against the winner",
-                     100 * (final_median(row) / final_median(&r->rows[win]) - 1));
+                     100 * (final_figure(row) / final_figure(&r->rows[win]) - 1));
             continue;
         }
         char failed[sizeof row->latency_why];
         ib__strlcpy(failed, row->sessions_failed ? row->latency_why : "", sizeof failed);
         snprintf(row->latency_why, sizeof row->latency_why,
                  "%s %+.2f%% against the winner (95%% CI%s %+.2f..%+.2f%%: %s)%s%.120s",
-                 c.two_level ? "median of session medians" : "median", 100 * c.change,
-                 c.two_level ? ", two-level" : "", 100 * c.change_ci95[0], 100 * c.change_ci95[1],
+                 c.two_level ? IB__SESSIONS_STATISTIC : "median", 100 * c.change,
+                 c.two_level ? " across sessions" : "", 100 * c.change_ci95[0], 100 * c.change_ci95[1],
                  ib_change_name(c.verdict), failed[0] ? "; " : "", failed);
     }
 }

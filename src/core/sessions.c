@@ -1,8 +1,8 @@
 /* Statistics across sessions: a measurement repeated in fresh processes
  * varies from one process to the next (kernel choices, memory placement,
- * clocks), by more than the runs of one process show. The median of the
- * session medians, the variance split between and within sessions, and a
- * two-level bootstrap interval that covers both (docs/method.md,
+ * clocks), by more than the runs of one process show. The geometric mean of
+ * the session medians, the variance split between and within sessions, and
+ * a t-interval over the sessions that covers both (docs/method.md,
  * "Sessions"). */
 #include "core/sessions.h"
 #include "core/compare.h"
@@ -13,42 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static size_t draw_index(size_t k, uint64_t *rng)
-{
-    size_t i = (size_t)((double)(ib__splitmix64(rng) >> 11) * 0x1p-53 * (double)k);
-    return i < k ? i : k - 1;
-}
-
-double ib__sessions_resample(const ib_session_sample *sorted, size_t k, double *scratch, uint64_t *rng)
-{
-    for (size_t i = 0; i < k; i++) {
-        const ib_session_sample *s = &sorted[draw_index(k, rng)];
-        scratch[i] = ib__bootstrap_median(s->ms, s->n, rng);
-    }
-    ib__sort(scratch, k);
-    return ib_quantile_sorted(scratch, k, 0.5);
-}
-
-ib_status ib__sessions_ci(const ib_session_sample *sorted, size_t k, size_t resamples, uint64_t seed,
-                          double ci[2], ib_error *err)
-{
-    double *stat = malloc(resamples * sizeof *stat);
-    double *scratch = malloc(k * sizeof *scratch);
-    if (!stat || !scratch) {
-        free(stat);
-        free(scratch);
-        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for the two-level bootstrap");
-    }
-    uint64_t rng = seed;
-    for (size_t r = 0; r < resamples; r++) stat[r] = ib__sessions_resample(sorted, k, scratch, &rng);
-    ib__sort(stat, resamples);
-    ci[0] = ib_quantile_sorted(stat, resamples, 0.025);
-    ci[1] = ib_quantile_sorted(stat, resamples, 0.975);
-    free(stat);
-    free(scratch);
-    return IB_OK;
-}
 
 void ib__sessions_variance(const ib_session_sample *s, size_t k, double *between_var, double *within_var)
 {
@@ -107,17 +71,30 @@ static ib_status sort_sessions(const ib_session_sample *s, size_t k, ib_session_
     return IB_OK;
 }
 
-/* The median of the session medians of sorted[0..k), and their spread. */
-static ib_status session_medians(const ib_session_sample *sorted, size_t k, ib_sessions_stats *out,
-                                 ib_error *err)
+/* The summary of k sessions' log medians: their mean and sample sd (0
+ * for one session), and the span of the medians. */
+typedef struct log_medians {
+    double mean, sd, span;
+} log_medians;
+
+static ib_status summarize_medians(const ib_session_sample *sorted, size_t k, log_medians *out, ib_error *err)
 {
-    double *med = malloc(k * sizeof *med);
-    IB_FAIL_IF(!med, err, IB_ERR_NO_MEMORY, "out of memory for %zu session medians", k);
-    for (size_t i = 0; i < k; i++) med[i] = ib_quantile_sorted(sorted[i].ms, sorted[i].n, 0.5);
-    ib__sort(med, k);
-    out->median_ms = ib_quantile_sorted(med, k, 0.5);
-    out->spread = (med[k - 1] - med[0]) / out->median_ms;
-    free(med);
+    double *l = malloc(k * sizeof *l);
+    IB_FAIL_IF(!l, err, IB_ERR_NO_MEMORY, "out of memory for %zu session medians", k);
+    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < k; i++) {
+        double m = ib_quantile_sorted(sorted[i].ms, sorted[i].n, 0.5);
+        l[i] = log(m);
+        sum += l[i];
+        lo = fmin(lo, m);
+        hi = fmax(hi, m);
+    }
+    out->mean = sum / (double)k;
+    double ss = 0;
+    for (size_t i = 0; i < k; i++) ss += (l[i] - out->mean) * (l[i] - out->mean);
+    out->sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
+    out->span = (hi - lo) / exp(out->mean);
+    free(l);
     return IB_OK;
 }
 
@@ -154,7 +131,10 @@ static ib_status compute_sorted(const ib_session_sample *sorted, size_t k, ib_se
 {
     out->k = k;
     for (size_t i = 0; i < k; i++) out->n += sorted[i].n;
-    IB_TRY(session_medians(sorted, k, out, err));
+    log_medians lm;
+    IB_TRY(summarize_medians(sorted, k, &lm, err));
+    out->geomean_ms = exp(lm.mean);
+    out->spread = lm.span;
     double between, within;
     IB_TRY(log_variance(sorted, k, &between, &within, err));
     out->between_sd = sqrt(between);
@@ -163,8 +143,13 @@ static ib_status compute_sorted(const ib_session_sample *sorted, size_t k, ib_se
     out->ci95_ms[0] = out->ci95_ms[1] = out->precision = NAN;
     /* One session says nothing of how sessions differ. */
     if (k < 2) return IB_OK;
-    IB_TRY(ib__sessions_ci(sorted, k, IB_SESSIONS_RESAMPLES, IB_SESSIONS_SEED, out->ci95_ms, err));
-    out->precision = (out->ci95_ms[1] - out->ci95_ms[0]) / 2 / out->median_ms;
+    /* Each session's median carries its runs' noise as well as the
+     * session's own offset, so the spread of the k medians holds both
+     * levels; Student's t for the few sessions there are. */
+    double half = ib__t975(k - 1) * lm.sd / sqrt((double)k);
+    out->ci95_ms[0] = exp(lm.mean - half);
+    out->ci95_ms[1] = exp(lm.mean + half);
+    out->precision = (out->ci95_ms[1] - out->ci95_ms[0]) / 2 / out->geomean_ms;
     return IB_OK;
 }
 
@@ -193,33 +178,25 @@ static double *pool(const ib_session_sample *s, size_t k, size_t *n)
     return all;
 }
 
-/* The two-level percentile bootstrap of median(B) / median(A) - 1, each
- * side resampled on its own, from IB_SESSIONS_SEED. */
-static ib_status ratio_ci(const ib_session_sample *sa, size_t ka, const ib_session_sample *sb, size_t kb,
-                          double ci[2], ib_error *err)
+/* The change of the geometric means of session medians, B against A, and
+ * its 95% interval: Welch's t on the difference of the mean log medians
+ * (the sides may vary by different amounts), its degrees of freedom
+ * rounded down (Welch-Satterthwaite), which widens the interval a little. */
+static void welch_change(const log_medians *a, size_t ka, const log_medians *b, size_t kb, double *change,
+                         double ci[2])
 {
-    double *change = malloc(IB_SESSIONS_RESAMPLES * sizeof *change);
-    double *scratch = malloc((ka > kb ? ka : kb) * sizeof *scratch);
-    if (!change || !scratch) {
-        free(change);
-        free(scratch);
-        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for the two-level bootstrap");
-    }
-    uint64_t rng = IB_SESSIONS_SEED;
-    for (size_t r = 0; r < IB_SESSIONS_RESAMPLES; r++) {
-        double ma = ib__sessions_resample(sa, ka, scratch, &rng);
-        change[r] = ib__sessions_resample(sb, kb, scratch, &rng) / ma - 1;
-    }
-    ib__sort(change, IB_SESSIONS_RESAMPLES);
-    ci[0] = ib_quantile_sorted(change, IB_SESSIONS_RESAMPLES, 0.025);
-    ci[1] = ib_quantile_sorted(change, IB_SESSIONS_RESAMPLES, 0.975);
-    free(change);
-    free(scratch);
-    return IB_OK;
+    double va = a->sd * a->sd / (double)ka, vb = b->sd * b->sd / (double)kb;
+    double df = va + vb > 0
+                    ? (va + vb) * (va + vb) / (va * va / (double)(ka - 1) + vb * vb / (double)(kb - 1))
+                    : (double)(ka + kb - 2);
+    double d = b->mean - a->mean, half = ib__t975((size_t)fmax(1, floor(df))) * sqrt(va + vb);
+    *change = expm1(d);
+    ci[0] = expm1(d - half);
+    ci[1] = expm1(d + half);
 }
 
 /* The comparison once both sides are checked: the one-level figures of the
- * pooled runs (the test, the summaries), then the two-level change. */
+ * pooled runs (the test, the summaries), then the change across sessions. */
 static ib_status compare_checked(const ib_session_sample *a, size_t ka, const ib_session_sample *b, size_t kb,
                                  double threshold, ib_comparison *out, ib_error *err)
 {
@@ -235,12 +212,11 @@ static ib_status compare_checked(const ib_session_sample *a, size_t ka, const ib
     st = sorted ? sort_sessions(a, ka, sorted, &block_a, err)
                 : ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for %zu sessions", ka + kb);
     if (st == IB_OK) st = sort_sessions(b, kb, sorted + ka, &block_b, err);
-    ib_sessions_stats sa, sb;
-    if (st == IB_OK) st = session_medians(sorted, ka, &sa, err);
-    if (st == IB_OK) st = session_medians(sorted + ka, kb, &sb, err);
-    if (st == IB_OK) st = ratio_ci(sorted, ka, sorted + ka, kb, out->change_ci95, err);
+    log_medians la, lb;
+    if (st == IB_OK) st = summarize_medians(sorted, ka, &la, err);
+    if (st == IB_OK) st = summarize_medians(sorted + ka, kb, &lb, err);
     if (st == IB_OK) {
-        out->change = sb.median_ms / sa.median_ms - 1;
+        welch_change(&la, ka, &lb, kb, &out->change, out->change_ci95);
         out->verdict = ib__change_verdict(out->change_ci95, threshold);
         out->two_level = true;
     }

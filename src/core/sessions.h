@@ -4,18 +4,9 @@
 
 #include "core/common.h"
 
-/* One draw of the two-level bootstrap of the median of session medians:
- * k sessions drawn with replacement from sorted[0..k) (each session's
- * samples sorted), then the median of a resample of the runs of each
- * (ib__bootstrap_median), then the median of those k values. scratch holds
- * k doubles. rng: splitmix64 state. */
-double ib__sessions_resample(const ib_session_sample *sorted, size_t k, double *scratch, uint64_t *rng);
-
-/* The 95% percentile interval of the median of session medians from
- * `resamples` two-level draws starting at seed (sorted as above). */
-ib_status ib__sessions_ci(const ib_session_sample *sorted, size_t k, size_t resamples, uint64_t seed,
-                          double ci[2], ib_error *err);
-
+/* How the statistics across sessions are named in every report. */
+#define IB__SESSIONS_STATISTIC "geometric mean of session medians"
+#define IB__SESSIONS_INTERVAL "t over the sessions' log medians, which hold both levels"
 /* The one-way random-effects ANOVA of the runs: the between- and
  * within-session variance components (method of moments, unbalanced
  * sessions: n0 = (N - sum n_i^2 / N) / (k - 1)); the between one is 0 when

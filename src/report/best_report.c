@@ -3,6 +3,7 @@
  * inputs/s and batch, its accuracy against strict fp32, how far it went in
  * each race and why it lost. The printers call these. */
 #include "report/printer.h"
+#include "core/sessions.h"
 #include "report/svg.h"
 
 #include <math.h>
@@ -46,15 +47,15 @@ static const char *gate_text(char buf[96], const ib_best_result *r)
     return buf;
 }
 
-/* A row's latency figure: the median of its session medians with the
- * two-level interval when its finals ran in sessions, else the median of
- * its runs with theirs; NaN when it has none. */
+/* A row's latency figure: the geometric mean of its session medians with
+ * the interval across sessions when its finals ran in sessions, else the
+ * median of its runs with theirs; NaN when it has none. */
 static double latency_figure(const ib_best_row *row, double ci[2])
 {
     if (row->sessions.k > 0) {
         ci[0] = row->sessions.ci95_ms[0];
         ci[1] = row->sessions.ci95_ms[1];
-        return row->sessions.median_ms;
+        return row->sessions.geomean_ms;
     }
     bool has = row->latency.n > 0;
     ci[0] = has ? row->latency.ci95_median[0] : NAN;
@@ -112,8 +113,8 @@ static void text_winners(ib__sbuf *b, const ib_best_result *r)
         const ib_best_row *w = &r->rows[r->latency_winner];
         double ci[2], p50 = latency_figure(w, ci);
         ib__sbuf_printf(b, "\nfastest at batch 1: %s: %s %.4g ms (95%% CI%s %.4g..%.4g)\n", w->label,
-                        w->sessions.k > 0 ? "median of session medians" : "median", p50,
-                        w->sessions.k > 1 ? ", two-level" : "", ci[0], ci[1]);
+                        w->sessions.k > 0 ? IB__SESSIONS_STATISTIC : "median", p50,
+                        w->sessions.k > 1 ? " across sessions" : "", ci[0], ci[1]);
     } else {
         ib__sbuf_printf(b, "\nfastest at batch 1: none (no accurate candidate was measured)\n");
     }
@@ -139,7 +140,7 @@ char *ib_best_report_text(const ib_best_result *r)
     if (r->sessions >= 2)
         ib__sbuf_printf(&b,
                         "sessions: each latency finalist measured in %zu fresh sessions, round-robin; p50 is "
-                        "the median of its session medians, +-CI the two-level interval\n",
+                        "the " IB__SESSIONS_STATISTIC ", +-CI its interval across sessions\n",
                         r->sessions);
     ib__text_env(&b, &r->env);
     ib__sbuf_printf(&b, "\naccuracy gate: %s (the same inputs)\n", gate_text(gate, r));
@@ -170,7 +171,7 @@ static cJSON *sessions_json(const ib_best_row *row)
     cJSON *j = cJSON_CreateObject();
     cJSON_AddNumberToObject(j, "count", (double)st->k);
     cJSON_AddNumberToObject(j, "failed", (double)row->sessions_failed);
-    ib__json_add_number(j, "median_ms", st->median_ms);
+    ib__json_add_number(j, "geomean_ms", st->geomean_ms);
     cJSON_AddItemToObject(j, "ci95_ms", ib__json_array(st->ci95_ms, 2));
     ib__json_add_number(j, "between_sd_log", st->between_sd);
     ib__json_add_number(j, "within_sd_log", st->within_sd);
@@ -303,7 +304,7 @@ char *ib__best_md(const ib_best_result *r)
     ib__sbuf_printf(&b, ", %s, %s; accuracy gate: %s\n\n", ib__device_name(r->info.device),
                     r->exhaustive ? "exhaustive"
                     : r->sessions >= 2
-                        ? "raced, the latency finals in fresh sessions (p50: median of session medians)"
+                        ? "raced, the latency finals in fresh sessions (p50: " IB__SESSIONS_STATISTIC ")"
                         : "raced",
                     gate_text(gate, r));
     ib__sbuf_printf(

@@ -1,5 +1,5 @@
 /* The comparison report: a verdict a person can act on, and the same as
- * JSON ("inferbench.compare/2") for a CI job. */
+ * JSON ("inferbench.compare/3") for a CI job. */
 #include "report/report.h"
 #include "core/sessions.h"
 
@@ -171,6 +171,21 @@ static const char *verdict_reason(ib_change v)
     return "more samples are needed: the 95% CI crosses +-";
 }
 
+/* The figure whose change is compared, and how its interval was made. */
+static const char *statistic(const ib_comparison *c)
+{
+    return c->two_level ? IB__SESSIONS_STATISTIC : "median";
+}
+
+static void interval_method(const ib_comparison *c, char *out, size_t size)
+{
+    if (c->two_level)
+        snprintf(out, size, "Welch's t over the sessions' log medians, which hold both levels");
+    else
+        snprintf(out, size, "bootstrap of the runs, %d resamples%s", IB_COMPARE_RESAMPLES,
+                 c->spread_source[0] ? ", widened by the spread between sessions" : "");
+}
+
 char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
                                 const ib_latency_file *b, const char *b_name)
 {
@@ -178,13 +193,10 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
     ib__sbuf_printf(&buf, "inferbench compare: is B faster or slower than A?\n");
     text_side(&buf, "A (baseline) ", or_unknown(a_name ? a_name : "", "A"), a, &c->a);
     text_side(&buf, "B (candidate)", or_unknown(b_name ? b_name : "", "B"), b, &c->b);
-    ib__sbuf_printf(&buf, "\n%s change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (%s, %d resamples)\n",
-                    c->two_level ? "median of session medians" : "median", 100 * c->change,
-                    100 * c->change_ci95[0], 100 * c->change_ci95[1],
-                    c->two_level          ? "two-level bootstrap: sessions, then runs"
-                    : c->spread_source[0] ? "bootstrap of the runs, widened by the spread between sessions"
-                                          : "bootstrap",
-                    c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
+    char method[160];
+    interval_method(c, method, sizeof method);
+    ib__sbuf_printf(&buf, "\n%s change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (%s)\n", statistic(c),
+                    100 * c->change, 100 * c->change_ci95[0], 100 * c->change_ci95[1], method);
     ib__sbuf_printf(&buf, "Mann-Whitney U = %.6g, p = %.3g: %s\n", c->mann_whitney_u, c->mann_whitney_p,
                     c->mann_whitney_p < 0.05 ? "the two distributions differ (p < 0.05)"
                                              : "no difference between the distributions detected");
@@ -225,15 +237,17 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
                                 const ib_latency_file *b, const char *b_name)
 {
     /* The comparison itself is always whole; a partial input is a warning. */
-    cJSON *root = ib__json_document("inferbench.compare/2", false, IB_OK, NULL);
+    cJSON *root = ib__json_document("inferbench.compare/3", false, IB_OK, NULL);
     cJSON_AddItemToObject(root, "a", json_side(a_name, a, &c->a));
     cJSON_AddItemToObject(root, "b", json_side(b_name, b, &c->b));
     cJSON *change = cJSON_AddObjectToObject(root, "change");
-    ib__json_add_number(change, "median_pct", 100 * c->change);
+    cJSON_AddStringToObject(change, "statistic", statistic(c));
+    ib__json_add_number(change, "pct", 100 * c->change);
     const double pct[2] = { 100 * c->change_ci95[0], 100 * c->change_ci95[1] };
     cJSON_AddItemToObject(change, "ci95_pct", ib__json_array(pct, 2));
-    cJSON_AddNumberToObject(change, "bootstrap_resamples",
-                            c->two_level ? IB_SESSIONS_RESAMPLES : IB_COMPARE_RESAMPLES);
+    char method[160];
+    interval_method(c, method, sizeof method);
+    cJSON_AddStringToObject(change, "interval", method);
     ib__json_add_number(root, "mann_whitney_u", c->mann_whitney_u);
     ib__json_add_number(root, "mann_whitney_p", c->mann_whitney_p);
     ib__json_add_number(root, "threshold_pct", 100 * c->threshold);

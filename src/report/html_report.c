@@ -572,13 +572,13 @@ typedef struct strip {
     const double *x, *y;
     const double (*ci)[2];
     size_t m, n_sessions;
-    double median, ci95[2];
+    double center, ci95[2]; /* the figure across sessions and its interval */
     const char *title, *ylabel, *ci_label;
 } strip;
 
 static void strip_plot(ib__sbuf *b, const strip *s)
 {
-    double lo = s->median, hi = s->median;
+    double lo = s->center, hi = s->center;
     for (size_t i = 0; i < s->m; i++) {
         lo = fmin(lo, s->ci ? s->ci[i][0] : s->y[i]);
         hi = fmax(hi, s->ci ? s->ci[i][1] : s->y[i]);
@@ -598,8 +598,8 @@ static void strip_plot(ib__sbuf *b, const strip *s)
     for (size_t i = 0; s->ci && i < s->m; i++)
         ib__svg_segment(b, &plot, s->x[i], s->ci[i][0], s->x[i], s->ci[i][1], "spread");
     ib__svg_points(b, &plot, s->x, s->y, s->m, "run", 3.5);
-    snprintf(label, sizeof label, "median across sessions %.4g", s->median);
-    ib__svg_hline(b, &plot, s->median, "median", label);
+    snprintf(label, sizeof label, "geometric mean across sessions %.4g", s->center);
+    ib__svg_hline(b, &plot, s->center, "median", label);
     if (isfinite(s->ci95[0])) {
         ib__svg_hline(b, &plot, s->ci95[0], "p99", s->ci_label);
         ib__svg_hline(b, &plot, s->ci95[1], "p99", "");
@@ -608,7 +608,7 @@ static void strip_plot(ib__sbuf *b, const strip *s)
 }
 
 /* The strip: each session's median with its interval, in the order run,
- * and the median of session medians across them. */
+ * and the geometric mean of session medians across them. */
 static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessions_stats *st, double scale,
                            const char *unit)
 {
@@ -625,11 +625,11 @@ static void sessions_strip(ib__sbuf *b, const ib_latency_file *f, const ib_sessi
                 (const double(*)[2])ci,
                 m,
                 f->n_sessions,
-                st->median_ms * scale,
+                st->geomean_ms * scale,
                 { st->ci95_ms[0] * scale, st->ci95_ms[1] * scale },
                 "session medians with their 95% intervals",
                 title,
-                "two-level 95% CI" };
+                "95% CI across sessions" };
     if (m > 0) strip_plot(b, &s);
     free(x);
     free(y);
@@ -651,7 +651,7 @@ static void figure_strip(ib__sbuf *b, const cJSON *f)
                 NULL,
                 m,
                 n,
-                ib__json_num(f, "median"),
+                ib__json_num(f, "geomean"),
                 { ib__figure_aggregate(f, IB__FIGURE_CI_LOW), ib__figure_aggregate(f, IB__FIGURE_CI_HIGH) },
                 title,
                 title,
@@ -685,7 +685,7 @@ char *ib__sessions_report_html_doc(const char *doc)
         figure_strip(&b, f);
         ib__sbuf_printf(&b,
                         "<figcaption>Each session (a fresh process, its own warm-up), in the order run; "
-                        "the line across: the median of the sessions; dashed: its 95%% interval "
+                        "the line across: the geometric mean of the sessions; dashed: its 95%% interval "
                         "(%s).</figcaption>\n</figure>\n",
                         cJSON_GetStringValue(cJSON_GetObjectItem(f, "interval")));
     }
@@ -715,13 +715,14 @@ char *ib_sessions_report_html(const ib_latency_file *f)
     ib_sessions_stats st;
     if (s && k > 0 && ib_sessions_compute(s, k, &st, NULL) == IB_OK) {
         const char *unit;
-        double scale = ib__latency_unit(st.median_ms, &unit);
+        double scale = ib__latency_unit(st.geomean_ms, &unit);
         ib__sbuf_printf(&b, "<h2>Sessions</h2>\n<figure>\n");
         sessions_strip(&b, f, &st, scale, unit);
         ib__sbuf_printf(&b, "<figcaption>Each session (a fresh process, its own warm-up): its median and the "
-                            "95%% interval of that median. The line across: the median of the session "
-                            "medians; dashed: its two-level 95%% interval (sessions, then runs), which "
-                            "covers what changes when the measurement runs again.</figcaption>\n</figure>\n");
+                            "95%% interval of that median. The line across: the geometric mean of the "
+                            "session medians; dashed: its 95%% interval across sessions (Student's t over "
+                            "their log medians, which carry each session's runs too), which covers what "
+                            "changes when the measurement runs again.</figcaption>\n</figure>\n");
     }
     free(s);
     page_text_and_tail(&b, ib_sessions_report_text(f));

@@ -123,7 +123,7 @@ typedef struct ib__session_figure {
     const ib_session_sample *samples; /* [k] or NULL */
     bool plain;
 } ib__session_figure;
-/* {key, label, unit, values, sessions, median, interval, ci95, precision,
+/* {key, label, unit, values, sessions, geomean, interval, ci95, precision,
  * between_sd_log, within_sd_log, spread} of f over k sessions. */
 cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k);
 /* Session i's entry of sessions.runs: index, exit_status, message, failed,
@@ -145,7 +145,7 @@ double ib__json_num(const cJSON *o, const char *key);
 double ib__figure_value(const cJSON *figure, size_t i);
 /* The aggregate rows the CSV and Markdown tables end with. */
 typedef enum ib__figure_row {
-    IB__FIGURE_MEDIAN,
+    IB__FIGURE_GEOMEAN,
     IB__FIGURE_CI_LOW,
     IB__FIGURE_CI_HIGH,
     IB__FIGURE_BETWEEN_SD,

@@ -160,8 +160,8 @@ static bool all_runs_known(const ib_session_sample *s, const double *median, siz
     return any;
 }
 
-/* Each method's median in every session (the correct one with the
- * two-level interval of its runs), then the rows across sessions. */
+/* Each method's median in every session (the correct one with its runs),
+ * then the rows across sessions. */
 static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
 {
     cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
@@ -301,22 +301,22 @@ static const cJSON *figure_named(const cJSON *figures, const char *key)
     return NULL;
 }
 
-/* Each method across sessions: its median of session medians, its error
- * against the correct one, that error's range over the sessions, and
- * whether it lies inside the correct row's two-level interval (then it is
- * no larger than what changes between sessions). */
+/* Each method across sessions: its geometric mean of session medians, its
+ * error against the correct one, that error's range over the sessions, and
+ * whether it lies inside the correct row's interval across sessions (then
+ * it is no larger than what changes between sessions). */
 static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
 {
     const cJSON *correct = figure_named(figures, "correct_median_ms"), *f;
     if (!correct) return;
-    double ref = ib__json_num(correct, "median");
+    double ref = ib__json_num(correct, "geomean");
     double lo = ib__figure_aggregate(correct, IB__FIGURE_CI_LOW),
            hi = ib__figure_aggregate(correct, IB__FIGURE_CI_HIGH);
-    ib__sbuf_printf(b, "\n%-28s %12s %9s  %s\n", "method (median of sessions)", "ms", "error",
+    ib__sbuf_printf(b, "\n%-28s %12s %9s  %s\n", "method (geomean of sessions)", "ms", "error",
                     "error in each session");
     cJSON_ArrayForEach(f, figures)
     {
-        double m = ib__json_num(f, "median"), emin = INFINITY, emax = -INFINITY;
+        double m = ib__json_num(f, "geomean"), emin = INFINITY, emax = -INFINITY;
         for (size_t i = 0; i < k; i++) {
             double e = ib__figure_value(f, i) / ib__figure_value(correct, i) - 1;
             if (isfinite(e)) emin = fmin(emin, e), emax = fmax(emax, e);
@@ -324,7 +324,7 @@ static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
         ib__sbuf_printf(b, "%-28.28s %12.4g", cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")), m);
         if (f == correct) {
             if (isfinite(lo))
-                ib__sbuf_printf(b, "  95%% CI [%.4g, %.4g] ms (two-level: sessions, then runs)\n", lo, hi);
+                ib__sbuf_printf(b, "  95%% CI [%.4g, %.4g] ms (across sessions: both levels)\n", lo, hi);
             else
                 ib__sbuf_printf(b, "  (one session: no interval across sessions)\n");
             continue;

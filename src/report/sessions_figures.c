@@ -25,8 +25,8 @@ static double log_sd(const double *x, size_t n)
     return sqrt(ss / (double)(n - 1));
 }
 
-/* The statistics of a figure of one value a session: the bootstrap of the
- * sessions (the two-level one with one value each). */
+/* The statistics of a figure of one value a session: those of sessions
+ * with one value each (the t-interval over the sessions' values). */
 static ib_status values_stats(const double *v, size_t k, ib_sessions_stats *st, size_t *m)
 {
     double *x = malloc((k ? k : 1) * sizeof *x);
@@ -75,11 +75,11 @@ cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k)
         (f->samples ? samples_stats(f->samples, k, &st, &m) : values_stats(f->values, k, &st, &m)) == IB_OK;
     bool interval = ok && !f->plain && m >= 2;
     cJSON_AddNumberToObject(o, "sessions", (double)m);
-    ib__json_add_number(o, "median", ok ? st.median_ms : NAN);
+    ib__json_add_number(o, "geomean", ok ? st.geomean_ms : NAN);
     cJSON_AddStringToObject(o, "interval",
                             !interval    ? "none"
-                            : f->samples ? "two-level bootstrap: sessions, then runs in each"
-                                         : "bootstrap of sessions: one value each");
+                            : f->samples ? IB__SESSIONS_INTERVAL
+                                         : "t over the sessions' log values: one value each");
     cJSON *ci = interval ? cJSON_CreateArray() : cJSON_CreateNull();
     if (interval) {
         cJSON_AddItemToArray(ci, ib__json_number(st.ci95_ms[0]));
@@ -155,7 +155,7 @@ double ib__figure_aggregate(const cJSON *figure, ib__figure_row row)
 {
     const cJSON *ci = cJSON_GetObjectItemCaseSensitive(figure, "ci95");
     switch (row) {
-    case IB__FIGURE_MEDIAN: return ib__json_num(figure, "median");
+    case IB__FIGURE_GEOMEAN: return ib__json_num(figure, "geomean");
     case IB__FIGURE_CI_LOW:
     case IB__FIGURE_CI_HIGH: {
         const cJSON *v = cJSON_GetArrayItem(ci, row == IB__FIGURE_CI_LOW ? 0 : 1);
@@ -168,7 +168,7 @@ double ib__figure_aggregate(const cJSON *figure, ib__figure_row row)
     return NAN;
 }
 
-const char *const ib__figure_row_names[IB__FIGURE_ROWS] = { "median", "ci95_low", "ci95_high",
+const char *const ib__figure_row_names[IB__FIGURE_ROWS] = { "geomean", "ci95_low", "ci95_high",
                                                             "between_sd_log", "spread" };
 
 void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions)
@@ -204,14 +204,14 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions)
         const char *unit = cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit"));
         double lo = ib__figure_aggregate(f, IB__FIGURE_CI_LOW),
                hi = ib__figure_aggregate(f, IB__FIGURE_CI_HIGH);
-        ib__sbuf_printf(b, "\n%s: median of sessions %.6g%s%s", label, ib__json_num(f, "median"),
+        ib__sbuf_printf(b, "\n%s: geometric mean of sessions %.6g%s%s", label, ib__json_num(f, "geomean"),
                         *unit ? " " : "", unit);
         if (isfinite(lo))
             ib__sbuf_printf(b, ", 95%% CI [%.6g, %.6g] %s (%s)", lo, hi, unit,
                             cJSON_GetStringValue(cJSON_GetObjectItem(f, "interval")));
         double sd = ib__json_num(f, "between_sd_log"), spread = ib__json_num(f, "spread");
         if (isfinite(sd))
-            ib__sbuf_printf(b, "\n  between sessions: sd %.2f%%, session values span %.2f%% of the median",
+            ib__sbuf_printf(b, "\n  between sessions: sd %.2f%%, session values span %.2f%% of their mean",
                             100 * sd, 100 * spread);
     }
     ib__sbuf_printf(b, "\n");

@@ -98,8 +98,8 @@ static cJSON *session_entry(const ib_session_outcome *o, parsed *p, size_t i)
     return e;
 }
 
-/* sessions.figures of a latency: each session's median (the two-level
- * interval over its runs) and p99 (one value a session). */
+/* sessions.figures of a latency: each session's median (with its runs)
+ * and p99 (one value a session). */
 static cJSON *latency_figures(const parsed *p, size_t k)
 {
     double *med = malloc(k * sizeof *med), *p99 = malloc(k * sizeof *p99);
@@ -126,9 +126,9 @@ static cJSON *latency_figures(const parsed *p, size_t k)
 
 static void add_stats(cJSON *o, const ib_sessions_stats *st)
 {
-    cJSON_AddStringToObject(o, "statistic", "median of session medians");
-    cJSON_AddStringToObject(o, "interval", "two-level bootstrap: sessions, then runs in each");
-    ib__json_add_number(o, "median_ms", st->median_ms);
+    cJSON_AddStringToObject(o, "statistic", IB__SESSIONS_STATISTIC);
+    cJSON_AddStringToObject(o, "interval", IB__SESSIONS_INTERVAL);
+    ib__json_add_number(o, "geomean_ms", st->geomean_ms);
     cJSON *ci = isfinite(st->ci95_ms[0]) ? cJSON_CreateArray() : cJSON_CreateNull();
     if (cJSON_IsArray(ci)) {
         cJSON_AddItemToArray(ci, ib__json_number(st->ci95_ms[0]));
@@ -222,19 +222,18 @@ static void text_across(ib__sbuf *b, const ib_sessions_stats *st, double scale, 
 {
     if (st->k >= 2)
         ib__sbuf_printf(b,
-                        "\nmedian of session medians %.4g %s, 95%% CI [%.4g, %.4g] %s (+-%.2f%%)\n"
-                        "  (two-level bootstrap: sessions, then runs in each: covers what changes when "
-                        "it runs again)\n",
-                        st->median_ms * scale, unit, st->ci95_ms[0] * scale, st->ci95_ms[1] * scale, unit,
+                        "\n" IB__SESSIONS_STATISTIC " %.4g %s, 95%% CI [%.4g, %.4g] %s (+-%.2f%%)\n"
+                        "  (" IB__SESSIONS_INTERVAL ": covers what changes when it runs again)\n",
+                        st->geomean_ms * scale, unit, st->ci95_ms[0] * scale, st->ci95_ms[1] * scale, unit,
                         100 * st->precision);
     else
         ib__sbuf_printf(b, "\nmedian %.4g %s: one session measured, no interval across sessions\n",
-                        st->median_ms * scale, unit);
+                        st->geomean_ms * scale, unit);
     ib__sbuf_printf(b,
                     "between sessions: sd %.2f%%, within a session: sd %.2f%% (of the log times: "
                     "random-effects ANOVA); the sessions hold %.1f%% of the variance\n",
                     100 * st->between_sd, 100 * st->within_sd, 100 * st->between_share);
-    ib__sbuf_printf(b, "session medians span %.2f%% of the median\n", 100 * st->spread);
+    ib__sbuf_printf(b, "session medians span %.2f%% of their geometric mean\n", 100 * st->spread);
 }
 
 /* Why a run of sessions is incomplete: fewer ran than asked for (the
@@ -279,7 +278,7 @@ char *ib_sessions_report_text(const ib_latency_file *f)
     ib_sessions_stats st;
     if (s && k > 0 && ib_sessions_compute(s, k, &st, NULL) == IB_OK) {
         const char *unit;
-        double scale = ib__latency_unit(st.median_ms, &unit);
+        double scale = ib__latency_unit(st.geomean_ms, &unit);
         ib__sbuf_printf(&b, "\nsession       n %10s  median's 95%% CI (%s)\n", unit, unit);
         for (size_t i = 0; i < f->n_sessions; i++) text_session_row(&b, &f->sessions[i], i, scale);
         text_across(&b, &st, scale, unit);

@@ -9,7 +9,7 @@ expect_exit 0 "latency b.json" -- "$IB" latency zoo:mlp --device cpu --runs 100 
 expect_exit 0 "compare two runs of zoo:mlp" -- "$IB" compare "$TMP/a.json" "$TMP/b.json" --json "$TMP/ab.json"
 expect_grep "^verdict: (faster|slower|no change|inconclusive) " "$TMP/out" "a verdict is named"
 expect_grep "^median change: [-+][0-9.]+%, 95% CI \[" "$TMP/out" "the change and its CI are shown"
-json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/2' and d['verdict'] in ('faster','slower','no change','inconclusive') and d['a']['n'] == 100 and d['warnings'] == []" "json: schema, verdict, n, no warnings"
+json_check "$TMP/ab.json" "d['schema'] == 'inferbench.compare/3' and d['verdict'] in ('faster','slower','no change','inconclusive') and d['a']['n'] == 100 and d['warnings'] == []" "json: schema, verdict, n, no warnings"
 
 # --- the same model measured another way: compared, with the difference named
 expect_exit 0 "latency with --threads 1" -- "$IB" latency zoo:mlp --device cpu --runs 30 --threads 1 --json "$TMP/t1.json"
@@ -73,7 +73,7 @@ expect_grep "^median change: \+10\.00%" "$TMP/out" "the change is +10%"
 expect_exit 3 "--fail-if-slower: exit 3" -- \
   "$IB" compare "$TMP/base.json" "$TMP/slow.json" --fail-if-slower --json "$TMP/slow-cmp.json"
 expect_grep "slower" "$TMP/err" "the failure line says slower"
-json_check "$TMP/slow-cmp.json" "d['verdict'] == 'slower' and abs(d['change']['median_pct'] - 10) < 1e-9 and d['change']['ci95_pct'][0] > 1 and d['threshold_pct'] == 1" "json: slower, +10%, CI above 1%"
+json_check "$TMP/slow-cmp.json" "d['verdict'] == 'slower' and abs(d['change']['pct'] - 10) < 1e-9 and d['change']['ci95_pct'][0] > 1 and d['threshold_pct'] == 1" "json: slower, +10%, CI above 1%"
 expect_exit 0 "--fail-if-slower on a faster B" -- "$IB" compare "$TMP/base.json" "$TMP/fast.json" --fail-if-slower
 expect_grep "^verdict: faster " "$TMP/out" "B = A x 0.90 is faster"
 expect_exit 0 "same results" -- "$IB" compare "$TMP/base.json" "$TMP/base.json" --fail-if-slower

@@ -107,7 +107,7 @@ rows = csv_rows(sys.argv[2])
 assert len(rows) == 1
 r = rows[0]
 assert r["b_file"] == sys.argv[3] and int(r["a_n"]) == d["a"]["n"] == 30
-assert same(r["change_pct"], d["change"]["median_pct"]) and r["verdict"] == d["verdict"]
+assert same(r["change_pct"], d["change"]["pct"]) and r["verdict"] == d["verdict"]
 assert r["warnings"] == ";".join(d["warnings"])
 ' "compare: one CSV summary row, as in the JSON" "$TMP/c.json" "$TMP/c.csv" "$TMP/b,2.json"
 py_check '

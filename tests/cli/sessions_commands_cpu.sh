@@ -12,35 +12,35 @@ M="zoo:mlp --device cpu --warmup-runs 2 --warmup-ms 0 --no-steady"
 expect_exit 0 "throughput, 3 sessions" -- "$IB" throughput $M --batches 1,4,16 --runs 20 --sessions 3 \
     --json "$TMP/t.json" --csv "$TMP/t.csv" --md "$TMP/t.md" --html "$TMP/t.html"
 expect_grep "inferbench throughput: zoo:mlp, cpu, 3 sessions" "$TMP/out" "text: throughput sessions"
-expect_grep "^peak: median of sessions [0-9.e+]+ inputs/s, 95% CI \\[" "$TMP/out" "text: the peak across sessions"
+expect_grep "^peak: geometric mean of sessions [0-9.e+]+ inputs/s, 95% CI \\[" "$TMP/out" "text: the peak across sessions"
 expect_grep "^best batch: (1|4|16) \\(the peak of most sessions\\)" "$TMP/out" "text: the best batch"
 json_check "$TMP/t.json" "d['schema'] == 'inferbench.throughput/2' and d['sessions']['count'] == 3 and d['sessions']['measured'] == 3" "json: 3 throughput sessions"
 json_check "$TMP/t.json" "all(len(r['curve']) == 3 and r['peak']['batch'] in (1, 4, 16) for r in d['sessions']['runs'])" "json: each session's curve and peak"
 json_check "$TMP/t.json" "[f['key'] for f in d['sessions']['figures']] == ['peak_batch', 'peak_items_per_s', 'items_per_s_at_best_batch']" "json: the figures"
-json_check "$TMP/t.json" "(lambda f: f['ci95'][0] <= f['median'] <= f['ci95'][1] and sorted(f['values'])[1] == f['median'])(d['sessions']['figures'][1])" "json: the peak's median of sessions inside its interval"
+json_check "$TMP/t.json" "(lambda f: f['ci95'][0] <= f['geomean'] <= f['ci95'][1] and abs(f['geomean'] / (f['values'][0] * f['values'][1] * f['values'][2]) ** (1 / 3) - 1) < 1e-9)(d['sessions']['figures'][1])" "json: the peak's geometric mean of sessions inside its interval"
 json_check "$TMP/t.json" "(lambda b, f: all(v == [p['items_per_s'] for p in r['curve'] if p['batch'] == b][0] for v, r in zip(f['values'], d['sessions']['runs'])))(d['sessions']['best_batch'], d['sessions']['figures'][2])" "json: each session's inputs/s at the best batch"
 json_check "$TMP/t.json" "d['partial'] is False and 'curve' not in d" "json: complete, no top-level curve"
 expect_grep "^model,device,batch,session,exit_status,message,peak_batch,peak_items_per_s,items_per_s_at_best_batch" "$TMP/t.csv" "csv: the header"
 [ "$(grep -c '^zoo:mlp,cpu,,[123],0,' "$TMP/t.csv")" = 3 ] && pass "csv: a row per session" || fail "csv: $(cat "$TMP/t.csv")"
-for row in median ci95_low ci95_high between_sd_log spread; do
+for row in geomean ci95_low ci95_high between_sd_log spread; do
     expect_grep "^zoo:mlp,cpu,,$row,,," "$TMP/t.csv" "csv: the $row row"
 done
 expect_grep "^\\| 3 \\| 0 \\| " "$TMP/t.md" "md: session 3's row"
 expect_grep "^\\| ci95_high \\| " "$TMP/t.md" "md: the aggregate rows"
 expect_grep "\\*\\*inferbench throughput\\*\\*: zoo:mlp, 3 of 3 sessions" "$TMP/t.md" "md: the title"
 expect_grep "<svg" "$TMP/t.html" "html: a strip"
-expect_grep "bootstrap of sessions: one value each" "$TMP/t.html" "html: the interval named"
+expect_grep "t over the sessions&#39; log values: one value each|t over the sessions' log values: one value each" "$TMP/t.html" "html: the interval named"
 
-# Pitfalls: the correct row with the two-level interval of its runs.
+# Pitfalls: the correct row with its runs, the interval across sessions.
 expect_exit 0 "pitfalls, 3 sessions" -- "$IB" pitfalls $M --runs 40 --sessions 3 --json "$TMP/p.json" --csv "$TMP/p.csv" --md "$TMP/p.md" --html "$TMP/p.html"
-expect_grep "^correct +[0-9.e-]+ +95% CI \\[.*\\] ms \\(two-level: sessions, then runs\\)" "$TMP/out" "text: the correct row's interval"
+expect_grep "^correct +[0-9.e-]+ +95% CI \\[.*\\] ms \\(across sessions: both levels\\)" "$TMP/out" "text: the correct row's interval"
 expect_grep "^no warm-up +[0-9.e-]+ +[-+][0-9.]+%  [-+][0-9.]+% to [-+][0-9.]+%" "$TMP/out" "text: a wrong method's error and its range over sessions"
 json_check "$TMP/p.json" "d['schema'] == 'inferbench.pitfalls/2' and all(len(r['rows'][0]['samples_ms']) == 40 for r in d['sessions']['runs'])" "json: each session's correct runs"
-json_check "$TMP/p.json" "(lambda f: f['key'] == 'correct_median_ms' and f['interval'].startswith('two-level') and f['ci95'][0] <= f['median'] <= f['ci95'][1] and f['within_sd_log'] is not None)(d['sessions']['figures'][0])" "json: the correct figure, two levels"
-json_check "$TMP/p.json" "all(f['interval'].startswith('bootstrap of sessions') for f in d['sessions']['figures'][1:])" "json: the other rows by sessions"
+json_check "$TMP/p.json" "(lambda f: f['key'] == 'correct_median_ms' and f['interval'].endswith('which hold both levels') and f['ci95'][0] <= f['geomean'] <= f['ci95'][1] and f['within_sd_log'] is not None)(d['sessions']['figures'][0])" "json: the correct figure, two levels"
+json_check "$TMP/p.json" "all(f['interval'].endswith('one value each') for f in d['sessions']['figures'][1:])" "json: the other rows by sessions"
 expect_grep "^model,device,batch,session,exit_status,message,correct_median_ms," "$TMP/p.csv" "csv: pitfalls header"
 expect_grep "^zoo:mlp,cpu,1,2,0,," "$TMP/p.csv" "csv: pitfalls session 2"
-expect_grep "two-level bootstrap: sessions, then runs in each" "$TMP/p.html" "html: pitfalls"
+expect_grep "log medians, which hold both levels" "$TMP/p.html" "html: pitfalls"
 # A plain pitfalls result now carries the correct row's runs.
 expect_exit 0 "pitfalls, one session" -- "$IB" pitfalls $M --runs 30 --json "$TMP/p1.json"
 json_check "$TMP/p1.json" "len(d['rows'][0]['samples_ms']) == 30 and 'sessions' not in d" "json: one session, its correct runs"
@@ -54,7 +54,7 @@ json_check "$TMP/pp.json" "2 <= d['sessions']['count'] <= 4 and (d['sessions']['
 expect_exit 0 "latency, 2 sessions, csv and md" -- "$IB" latency $M --runs 30 --sessions 2 --csv "$TMP/l.csv" --md "$TMP/l.md"
 expect_grep "^model,device,batch,session,exit_status,message,median_ms,p99_ms" "$TMP/l.csv" "csv: latency sessions"
 [ "$(wc -l <"$TMP/l.csv")" = 8 ] && pass "csv: header, 2 sessions, 5 aggregate rows" || fail "csv: $(cat "$TMP/l.csv")"
-expect_grep "^\\| median \\|  \\|  \\| [0-9.e-]+ \\| [0-9.e-]+ \\|" "$TMP/l.md" "md: the median of sessions"
+expect_grep "^\\| geomean \\|  \\|  \\| [0-9.e-]+ \\| [0-9.e-]+ \\|" "$TMP/l.md" "md: the geometric mean of sessions"
 
 # A crashing throughput session: the others kept, exit 1.
 INFERBENCH_TEST_CRASH_SESSION=2 expect_exit 1 "a crashing throughput session" -- "$IB" throughput $M --batches 1,4 --runs 20 --sessions 3 --json "$TMP/c.json" --csv "$TMP/c.csv"

@@ -9,12 +9,12 @@ M="zoo:mlp --device cpu --warmup-runs 2 --warmup-ms 0 --no-steady"
 
 expect_exit 0 "3 sessions" -- "$IB" latency $M --sessions 3 --runs 30 --json "$TMP/a.json" --html "$TMP/a.html"
 expect_grep "3 sessions \(each a fresh process\)" "$TMP/out" "text: the sessions"
-expect_grep "median of session medians .*95% CI" "$TMP/out" "text: the two-level interval"
+expect_grep "geometric mean of session medians .*95% CI" "$TMP/out" "text: the interval across sessions"
 expect_grep "between sessions: sd" "$TMP/out" "text: the variance split"
 json_check "$TMP/a.json" "d['sessions']['requested'] == 3 and d['sessions']['measured'] == 3 and len(d['sessions']['runs']) == 3" "json: 3 sessions"
 json_check "$TMP/a.json" "all(len(r['samples']['host_ms']) == 30 and r['exit_status'] == 0 for r in d['sessions']['runs'])" "json: each session's samples"
 json_check "$TMP/a.json" "len(d['samples']['host_ms']) == 90 and d['latency_ms']['n'] == 90" "json: the runs pooled"
-json_check "$TMP/a.json" "d['sessions']['ci95_ms'][0] <= d['sessions']['median_ms'] <= d['sessions']['ci95_ms'][1]" "json: the interval holds the median of medians"
+json_check "$TMP/a.json" "d['sessions']['ci95_ms'][0] <= d['sessions']['geomean_ms'] <= d['sessions']['ci95_ms'][1]" "json: the interval holds the geometric mean"
 json_check "$TMP/a.json" "d['partial'] is False and 'sessions_incomplete' not in d['warnings']" "json: complete"
 # Each session is a process of its own: their cold runs are each a cold start.
 json_check "$TMP/a.json" "all(r['cold_ms'] is not None for r in d['sessions']['runs'])" "json: a cold run per session"
@@ -22,7 +22,7 @@ expect_grep "session medians with their 95% intervals" "$TMP/a.html" "html: the 
 
 expect_exit 0 "another 3 sessions" -- "$IB" latency $M --sessions 3 --runs 30 --json "$TMP/b.json"
 expect_exit 0 "compare two sets of sessions" -- "$IB" compare "$TMP/a.json" "$TMP/b.json" --json "$TMP/ab.json"
-expect_grep "two-level bootstrap" "$TMP/out" "compare: the two-level interval"
+expect_grep "Welch's t over the sessions' log medians" "$TMP/out" "compare: the interval across sessions"
 json_check "$TMP/ab.json" "d['sessions']['two_level'] is True and d['sessions']['a'] == 3" "compare json: two-level"
 expect_exit 0 "one session" -- "$IB" latency $M --runs 30 --json "$TMP/one.json"
 json_check "$TMP/one.json" "'sessions' not in d" "one session: no sessions member"
@@ -47,10 +47,10 @@ expect_grep "widened by the spread between sessions" "$TMP/out" "compare: the in
 expect_grep ",runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,spread_source" "$TMP/oo.csv" "compare csv: the spread's columns"
 expect_grep ",[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,the calibration record .*: 6 sessions of A's kind in 2 results" "$TMP/oo.csv" "compare csv: the spread and its source"
 expect_grep "from the calibration record .*spread.json: 6 sessions of A's kind in 2 results" "$TMP/out" "compare: the record named"
-WIDEN="(lambda c, s, sd: abs(c['ci95_pct'][0] / 100 - math.expm1(math.log1p(c['median_pct'] / 100) - math.hypot(math.log1p(c['median_pct'] / 100) - math.log1p(s['runs_ci95_pct'][0] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12 and abs(c['ci95_pct'][1] / 100 - math.expm1(math.log1p(c['median_pct'] / 100) + math.hypot(math.log1p(s['runs_ci95_pct'][1] / 100) - math.log1p(c['median_pct'] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12)"
+WIDEN="(lambda c, s, sd: abs(c['ci95_pct'][0] / 100 - math.expm1(math.log1p(c['pct'] / 100) - math.hypot(math.log1p(c['pct'] / 100) - math.log1p(s['runs_ci95_pct'][0] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12 and abs(c['ci95_pct'][1] / 100 - math.expm1(math.log1p(c['pct'] / 100) + math.hypot(math.log1p(s['runs_ci95_pct'][1] / 100) - math.log1p(c['pct'] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12)"
 json_check "$TMP/oo.json" "__import__('math') and (lambda math: $WIDEN(d['change'], d['sessions'], json.load(open('$R'))['kinds'][0]['between_sd_log']))(__import__('math')) and d['sessions']['widened'] is True" "compare json: the widened interval, exactly"
 json_check "$TMP/oo.json" "d['verdict'] == ('slower' if d['change']['ci95_pct'][0] > 1 else 'faster' if d['change']['ci95_pct'][1] < -1 else 'no change' if -1 <= d['change']['ci95_pct'][0] and d['change']['ci95_pct'][1] <= 1 else 'inconclusive')" "compare json: the verdict on the widened interval"
-json_check "$TMP/oo.json" "abs(__import__('math').log1p(d['change']['median_pct'] / 100)) >= d['sessions']['between_sd_pct'] / 100 or d['verdict'] in ('inconclusive', 'no change')" "compare json: a change within the spread not called real"
+json_check "$TMP/oo.json" "abs(__import__('math').log1p(d['change']['pct'] / 100)) >= d['sessions']['between_sd_pct'] / 100 or d['verdict'] in ('inconclusive', 'no change')" "compare json: a change within the spread not called real"
 expect_exit 0 "--spread-from a result of sessions" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --spread-from "$TMP/a.json" --json "$TMP/os.json"
 json_check "$TMP/os.json" "d['sessions']['spread_source'] == '--spread-from: 1 result, 3 sessions' and abs(d['sessions']['between_sd_pct'] - 100 * json.load(open('$TMP/a.json'))['sessions']['between_sd_log']) < 1e-9" "compare json: --spread-from's spread"
 XDG_STATE_HOME="$TMP/empty" expect_exit 0 "compare two single sessions, nothing known" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/on.json"
@@ -91,7 +91,7 @@ expect_exit 2 "--sessions-max-ms without --sessions" -- "$IB" latency $M --sessi
 expect_exit 2 "--sessions-max-ms 0" -- "$IB" latency $M --sessions 2 --sessions-max-ms 0
 expect_exit 2 "the hidden option malformed" -- "$IB" latency $M --session-child x
 
-# --precision: sessions added until the two-level interval meets it.
+# --precision: sessions added until the interval across sessions meets it.
 expect_exit 0 "--precision with sessions" -- "$IB" latency $M --sessions 2 --precision 50% --max-sessions 4 --json "$TMP/p.json"
 json_check "$TMP/p.json" "2 <= d['sessions']['count'] <= 4" "precision: 2 to 4 sessions"
 

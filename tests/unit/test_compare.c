@@ -621,7 +621,7 @@ static void test_reports(void)
     CHECK(root != NULL);
     if (root) {
         cJSON *schema = cJSON_GetObjectItem(root, "schema"), *verdict = cJSON_GetObjectItem(root, "verdict");
-        CHECK(cJSON_IsString(schema) && !strcmp(schema->valuestring, "inferbench.compare/2"));
+        CHECK(cJSON_IsString(schema) && !strcmp(schema->valuestring, "inferbench.compare/3"));
         CHECK(cJSON_IsString(verdict) && !strcmp(verdict->valuestring, "slower"));
         cJSON *ai = cJSON_GetObjectItem(root, "a");
         CHECK(cJSON_GetObjectItem(ai, "median_ms")->valuedouble == c.a.p50);

@@ -1,11 +1,12 @@
 /* Sessions of throughput and pitfalls, from the documents of scripted
  * sessions (the fake workload, a duration per session and batch): the
  * figures across sessions (each session's peak, the batch most chose and
- * each session's inputs/s there, the correct method's two-level interval),
+ * each session's inputs/s there, the correct method's interval across sessions),
  * a failed session kept without figures, the stop reason, and the CSV,
  * Markdown, text and HTML reports of every kind measured in sessions. */
 #include "check.h"
 #include "backend/workload.h"
+#include "core/sessions.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -132,16 +133,22 @@ static void test_throughput_sessions(void)
     CHECK_NEAR(value(peak, 2), items_per_s(4, &scripts[2]), 1e-6);
     CHECK_NEAR(value(at, 2), items_per_s(16, &scripts[2]), 1e-6);
     CHECK_NEAR(value(at, 1), items_per_s(16, &scripts[1]), 1e-6);
-    /* The median of the three peaks is session 2's (factor 1.1). */
-    CHECK_NEAR(num(peak, "median"), items_per_s(16, &scripts[1]), 1e-6);
-    CHECK_NEAR(num(at, "median"), items_per_s(16, &scripts[1]), 1e-6);
+    /* The geometric means of the three sessions' figures. */
+    double peak_mean =
+        cbrt(items_per_s(16, &scripts[0]) * items_per_s(16, &scripts[1]) * items_per_s(4, &scripts[2]));
+    double at_mean =
+        cbrt(items_per_s(16, &scripts[0]) * items_per_s(16, &scripts[1]) * items_per_s(16, &scripts[2]));
+    CHECK_NEAR(num(peak, "geomean"), peak_mean, 1e-6);
+    CHECK_NEAR(num(at, "geomean"), at_mean, 1e-6);
     const cJSON *ci = cJSON_GetObjectItem(at, "ci95");
-    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble >= items_per_s(16, &scripts[2]) - 1e-6);
-    CHECK(cJSON_GetArrayItem(ci, 1)->valuedouble <= items_per_s(16, &scripts[0]) + 1e-6);
+    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble < at_mean &&
+          cJSON_GetArrayItem(ci, 1)->valuedouble > at_mean);
+    /* Symmetric on the log scale: the geometric mean is the interval's. */
+    CHECK_NEAR(sqrt(cJSON_GetArrayItem(ci, 0)->valuedouble * cJSON_GetArrayItem(ci, 1)->valuedouble), at_mean,
+               1e-6);
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(batch, "ci95"))); /* a batch: no interval */
-    /* The spread of the peaks: (max - min) / median. */
-    CHECK_NEAR(num(peak, "spread"),
-               (items_per_s(16, &scripts[0]) - items_per_s(4, &scripts[2])) / items_per_s(16, &scripts[1]),
+    /* The spread of the peaks: (max - min) / their geometric mean. */
+    CHECK_NEAR(num(peak, "spread"), (items_per_s(16, &scripts[0]) - items_per_s(4, &scripts[2])) / peak_mean,
                1e-9);
     CHECK(isnan(ib_sessions_precision(merged))); /* throughput has no --precision */
     ib_result r = { .kind = IB_RESULT_THROUGHPUT_SESSIONS, .sessions_json = merged };
@@ -154,7 +161,7 @@ static void test_throughput_sessions(void)
     CHECK(text && strstr(text, "best batch: 16 (the peak of most sessions)") &&
           strstr(text, "failed: ended by signal 9"));
     CHECK(text && strstr(text, "INCOMPLETE: 4 of 5 sessions ran"));
-    CHECK(html && strstr(html, "<svg") && strstr(html, "bootstrap of sessions"));
+    CHECK(html && strstr(html, "<svg") && strstr(html, "t over the sessions' log values"));
     ib_free(csv), ib_free(md), ib_free(text), ib_free(html);
     cJSON_Delete(root);
     ib_free(merged);
@@ -203,8 +210,10 @@ static char *pitfalls_doc(session_script *ctx)
 }
 
 /* Sessions at 1.1, 1.21, 1.32 ms (factors 1, 1.1, 1.2 of batch 1): the
- * correct method's figure is two-level over each session's runs, its
- * median 1.21 ms, its interval inside the sessions' range. */
+ * correct method's figure is over each session's runs, its geometric mean
+ * 1.1 x 1.32^(1/3) = 1.206657 ms, its interval Student's t over the three
+ * log medians (sd 0.091193, t 4.3027): [0.962056, 1.513448] ms, wider than
+ * the sessions' range, as three sessions allow. */
 static void test_pitfalls_sessions(void)
 {
     session_script scripts[3] = { { 1, 0, 1 }, { 1.1, 0, 1 }, { 1.2, 0, 1 } };
@@ -219,14 +228,12 @@ static void test_pitfalls_sessions(void)
     cJSON *root = merged ? cJSON_Parse(merged) : NULL;
     const cJSON *correct = figure(root, "correct_median_ms");
     CHECK(correct != NULL);
-    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")),
-                  "two-level bootstrap: sessions, then runs in each"));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")), IB__SESSIONS_INTERVAL));
     for (int i = 0; i < 3; i++) CHECK_NEAR(value(correct, i), 1.1 * scripts[i].factor, 1e-9);
-    CHECK_NEAR(num(correct, "median"), 1.21, 1e-9);
+    CHECK_NEAR(num(correct, "geomean"), 1.206657441535176, 1e-9);
     const cJSON *ci = cJSON_GetObjectItem(correct, "ci95");
-    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble >= 1.1 - 1e-9 &&
-          cJSON_GetArrayItem(ci, 1)->valuedouble <= 1.32 + 1e-9);
-    CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble < 1.21 && cJSON_GetArrayItem(ci, 1)->valuedouble > 1.21);
+    CHECK_NEAR(cJSON_GetArrayItem(ci, 0)->valuedouble, 0.962056106533672, 1e-6);
+    CHECK_NEAR(cJSON_GetArrayItem(ci, 1)->valuedouble, 1.513448302363908, 1e-6);
     /* Every run of a session alike: all the variance lies between them. */
     CHECK_NEAR(num(correct, "within_sd_log"), 0, 1e-12);
     CHECK(num(correct, "between_sd_log") > 0.05);
@@ -235,7 +242,7 @@ static void test_pitfalls_sessions(void)
     CHECK(num(correct, "precision") > 0);
     ib_result r = { .kind = IB_RESULT_PITFALLS_SESSIONS, .sessions_json = merged };
     char *text = ib_report(&r, "text"), *csv = ib_report(&r, "csv");
-    CHECK(text && strstr(text, "(two-level: sessions, then runs)"));
+    CHECK(text && strstr(text, "(across sessions: both levels)"));
     CHECK(csv && strstr(csv, "model,device,batch,session,exit_status,message,correct_median_ms,"));
     CHECK_EQ_INT(count_lines(csv), 1 + 3 + 5);
     ib_free(text), ib_free(csv);
@@ -246,8 +253,8 @@ static void test_pitfalls_sessions(void)
     merged = ib_sessions_merge(IB_RESULT_PITFALLS, later, 3, 3, NULL, &err);
     root = merged ? cJSON_Parse(merged) : NULL;
     correct = figure(root, "correct_median_ms");
-    CHECK(correct && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")),
-                             "two-level bootstrap: sessions, then runs in each"));
+    CHECK(correct &&
+          !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")), IB__SESSIONS_INTERVAL));
     CHECK(correct && isnan(value(correct, 0)) && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
     cJSON_Delete(root);
     ib_free(merged);
@@ -255,7 +262,9 @@ static void test_pitfalls_sessions(void)
 }
 
 /* The latency of sessions in CSV: each session's median and p99, then the
- * aggregate rows; the figures' median is the median of session medians. */
+ * aggregate rows; the figures' geomean is the geometric mean of session
+ * medians 1.1, 1.43, 1.21: 1.1 x 1.43^(1/3) = 1.239285 ms, its interval
+ * [0.891028, 1.723659] (Student's t over the three log medians). */
 static void test_latency_sessions_csv(void)
 {
     session_script scripts[3] = { { 1, 0, 1 }, { 1.3, 0, 1 }, { 1.1, 0, 1 } };
@@ -278,17 +287,16 @@ static void test_latency_sessions_csv(void)
     char *merged = ib_sessions_merge_json(o, 3, 3, &err);
     cJSON *root = merged ? cJSON_Parse(merged) : NULL;
     const cJSON *median = figure(root, "median_ms");
-    CHECK_NEAR(num(median, "median"), 1.1 * 1.1, 1e-9);
-    CHECK_NEAR(num(median, "median"), num(cJSON_GetObjectItem(root, "sessions"), "median_ms"), 0);
+    CHECK_NEAR(num(median, "geomean"), 1.2392854884680333, 1e-9);
+    CHECK_NEAR(num(median, "geomean"), num(cJSON_GetObjectItem(root, "sessions"), "geomean_ms"), 0);
     ib_latency_file f;
     CHECK(ib_latency_file_parse(merged, strlen(merged), &f, &err) == IB_OK);
     ib_result r = { .kind = IB_RESULT_SESSIONS, .sessions_json = merged, .sessions = &f };
     char *csv = ib_report(&r, "csv"), *md = ib_report(&r, "md");
     CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,2,0,,"), 1.43, 1e-9); /* session 2: every run 1.3 x 1.1 ms */
-    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,median,,,"), 1.21, 1e-9);
-    /* The interval's ends: the lowest and the highest session here. */
-    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,ci95_low,,,"), 1.1, 1e-9);
-    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,ci95_high,,,"), 1.43, 1e-9);
+    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,geomean,,,"), 1.2392854884680333, 1e-9);
+    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,ci95_low,,,"), 0.891028054275781, 1e-6);
+    CHECK_NEAR(csv_after(csv, "\nfake,cpu,1,ci95_high,,,"), 1.7236589965461397, 1e-6);
     CHECK_EQ_INT(count_lines(md), 2 + 2 + 3 + 5);
     ib_free(csv), ib_free(md);
     ib_latency_file_free(&f);
