@@ -155,7 +155,8 @@ static int spread_from_files(const cli_args *a, const ib_latency_file *fa, known
 }
 
 /* Without --spread-from: the calibration record, the larger spread of A's
- * and B's kinds of run. */
+ * and B's kinds of run. A recorded spread of 0 (the sessions' variance
+ * estimate floored) is known, and said, too: it widens by nothing. */
 static known_spread spread_from_record(const ib_latency_file *fa, const ib_latency_file *fb)
 {
     known_spread known = { 0 };
@@ -165,7 +166,7 @@ static known_spread spread_from_record(const ib_latency_file *fa, const ib_laten
         size_t sessions, results;
         char path[PATH_MAX];
         if (!cli_spread_record_find(sides[i], &sd, &sessions, &results, path, sizeof path) ||
-            sd <= known.between_sd)
+            (known.source[0] && sd <= known.between_sd))
             continue;
         known.between_sd = sd;
         snprintf(known.source, sizeof known.source,

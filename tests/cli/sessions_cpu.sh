@@ -51,6 +51,14 @@ WIDEN="(lambda c, s, sd: abs(c['ci95_pct'][0] / 100 - math.expm1(math.log1p(c['p
 json_check "$TMP/oo.json" "__import__('math') and (lambda math: $WIDEN(d['change'], d['sessions'], json.load(open('$R'))['kinds'][0]['between_sd_log']))(__import__('math')) and d['sessions']['widened'] is True" "compare json: the widened interval, exactly"
 json_check "$TMP/oo.json" "d['verdict'] == ('slower' if d['change']['ci95_pct'][0] > 1 else 'faster' if d['change']['ci95_pct'][1] < -1 else 'no change' if -1 <= d['change']['ci95_pct'][0] and d['change']['ci95_pct'][1] <= 1 else 'inconclusive')" "compare json: the verdict on the widened interval"
 json_check "$TMP/oo.json" "abs(__import__('math').log1p(d['change']['pct'] / 100)) >= d['sessions']['between_sd_pct'] / 100 or d['verdict'] in ('inconclusive', 'no change')" "compare json: a change within the spread not called real"
+# A record whose spread is 0 (the between-session estimate floored, as a
+# loaded machine's noisy runs give) is known: compare names it and widens
+# by nothing, instead of saying nothing is known.
+mkdir -p "$TMP/zero/inferbench"
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['kinds'][0]['between_sd_log'] = 0; json.dump(d, open(sys.argv[2], 'w'))" "$R" "$TMP/zero/inferbench/spread.json"
+XDG_STATE_HOME="$TMP/zero" expect_exit 0 "compare two single sessions, a record of spread 0" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/oz.json"
+expect_grep "differ by sd 0.00% \\(between sessions, log times, from the calibration record" "$TMP/out" "compare: a spread of 0 named"
+json_check "$TMP/oz.json" "d['sessions']['widened'] and all(abs(w - r) < 1e-9 for w, r in zip(d['change']['ci95_pct'], d['sessions']['runs_ci95_pct']))" "compare json: widened by nothing"
 expect_exit 0 "--spread-from a result of sessions" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --spread-from "$TMP/a.json" --json "$TMP/os.json"
 json_check "$TMP/os.json" "d['sessions']['spread_source'] == '--spread-from: 1 result, 3 sessions' and abs(d['sessions']['between_sd_pct'] - 100 * json.load(open('$TMP/a.json'))['sessions']['between_sd_log']) < 1e-9" "compare json: --spread-from's spread"
 XDG_STATE_HOME="$TMP/empty" expect_exit 0 "compare two single sessions, nothing known" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/on.json"
