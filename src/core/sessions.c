@@ -6,7 +6,6 @@
  * "Sessions"). */
 #include "core/sessions.h"
 #include "core/compare.h"
-#include "core/numeric.h"
 #include "core/stats.h"
 
 #include <math.h>
