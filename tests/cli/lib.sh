@@ -71,6 +71,19 @@ sys.exit(os.waitstatus_to_exitcode(status))
 PY
 }
 
+# wait_for GLOB SECONDS: true once a path matches GLOB, polled every 50 ms
+# for at most SECONDS: a signal sent after an event the test can see (a
+# file), not after a guess at how long the event takes on a loaded machine.
+wait_for() {
+  local glob=$1 left=$(($2 * 20))
+  while [ "$left" -gt 0 ]; do
+    compgen -G "$glob" >/dev/null && return 0
+    sleep 0.05
+    left=$((left - 1))
+  done
+  return 1
+}
+
 # make_models: writes the model files of tests/fuzz/make_bad_models.c
 # (broken ones and small valid fixtures) into $M; skips the test (77) where
 # the generator is not built.

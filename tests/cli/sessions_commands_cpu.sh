@@ -84,7 +84,8 @@ expect_grep "^inferbench: the session time cap \\(--sessions-max-ms\\) passed be
 mkdir "$TMP/tmpdir"
 TMPDIR="$TMP/tmpdir" "$IB" throughput $M --batches 1,2 --runs 20 --sessions 300 --csv "$TMP/i.csv" --json "$TMP/i.json" >"$TMP/i.out" 2>"$TMP/i.err" </dev/null &
 pid=$!
-sleep 4
+# Once session 2 has started (its stderr file), session 1 is done and read.
+wait_for "$TMP/tmpdir/inferbench-sessions.*/[2-9].err" 120 || fail "SIGINT: session 2 not started within 120 s"
 kill -INT "$pid"
 wait "$pid"
 got=$?

@@ -107,7 +107,8 @@ json_check "$TMP/p.json" "2 <= d['sessions']['count'] <= 4" "precision: 2 to 4 s
 mkdir "$TMP/tmpdir"
 TMPDIR="$TMP/tmpdir" "$IB" latency zoo:mlp --device cpu --sessions 200 --runs 30 --json "$TMP/i.json" >"$TMP/i.out" 2>"$TMP/i.err" </dev/null &
 pid=$!
-sleep 4
+# Once session 2 has started (its stderr file), session 1 is done and read.
+wait_for "$TMP/tmpdir/inferbench-sessions.*/[2-9].err" 120 || fail "SIGINT: session 2 not started within 120 s"
 kill -INT "$pid"
 wait "$pid"
 got=$?
