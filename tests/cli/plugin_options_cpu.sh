@@ -22,7 +22,9 @@ if grep -q -- "--knob-us" "$TMP/plain"; then fail "help without the plugin lists
 # shellcheck disable=SC2086
 expect_exit 0 "alias flags on the command line" -- "$IB" latency $knobs $fast --knob-us 200 --knob-mode SLOW --knob-turbo --json "$TMP/a.json"
 json_check "$TMP/a.json" "d['workload']['backend_options'] == {'us': '200', 'mode': 'slow', 'turbo': 'yes'}" "json: each flag reached the plugin as its key, the value in the declared spelling"
-json_check "$TMP/a.json" "0.15 < d['latency_ms']['p50'] < 5" "json: slow x turbo = 200 us a run"
+# The fastest of the 10 runs, not their median: a loaded machine can
+# preempt half of them for milliseconds, not all ten.
+json_check "$TMP/a.json" "0.15 < d['latency_ms']['min'] < 5" "json: slow x turbo = 200 us a run"
 
 # shellcheck disable=SC2086
 expect_exit 2 "an undeclared value" -- "$IB" latency $knobs $fast --knob-mode medium
