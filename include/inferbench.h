@@ -419,6 +419,9 @@ typedef struct ib_accuracy {
     bool over_tolerance; /* some output is over it */
     int n_outputs;
     ib_output_accuracy outputs[IB_MAX_TENSORS];
+    /* What the check took on the host clock: the reference opened, both
+     * run and compared (ib_measure_accuracy sets it, a failed check too). */
+    double ms;
 } ib_accuracy;
 
 /* ------------------------------------------------------------------------ */
@@ -1221,6 +1224,31 @@ typedef enum ib_best_stage {
  * "winner". Never NULL. */
 const char *ib_best_stage_name(ib_best_stage stage);
 
+/* Where a search's time goes (docs/best.md, "The cost"), each step's time
+ * counted to the candidate it worked on. The measuring steps are read on
+ * the workload's clock and add up to the row's ms; opening and the
+ * accuracy check are read on the host clock, outside ms. */
+typedef enum ib_best_step {
+    /* opening the candidate (again when it was closed) and closing it,
+     * its accuracy check left out */
+    IB_BEST_STEP_OPEN,
+    IB_BEST_STEP_ACCURACY, /* its accuracy check (ib_accuracy.ms) */
+    IB_BEST_STEP_SCREEN,   /* latency screening rounds at batch 1 */
+    /* the full latency rule, its warm-up included, or the finals' sessions;
+     * in the sweep, each row's latency */
+    IB_BEST_STEP_LATENCY_FINAL,
+    /* the throughput batch search: the latency winner's in the race, each
+     * row's in the sweep */
+    IB_BEST_STEP_BATCH_SEARCH,
+    IB_BEST_STEP_PEAK_SCREEN,      /* screening at the peak batch */
+    IB_BEST_STEP_THROUGHPUT_FINAL, /* the finals around the peak batch */
+    IB_BEST_STEPS
+} ib_best_step;
+
+/* "open", "accuracy", "screen", "latency_final", "batch_search",
+ * "peak_screen", "throughput_final" (the JSON keys); never NULL. */
+const char *ib_best_step_name(ib_best_step step);
+
 typedef struct ib_best_row {
     char label[128];
     ib_status open_status; /* IB_OK, or why it was skipped */
@@ -1236,6 +1264,8 @@ typedef struct ib_best_row {
     int64_t batch;      /* where */
     char throughput_why[256];
     double ms; /* time its measurements took (workload clock) */
+    /* Its time by step: those from IB_BEST_STEP_SCREEN on add up to ms. */
+    double step_ms[IB_BEST_STEPS];
     /* Finals in sessions (ib_best_config.sessions): across the sessions
      * that measured (sessions.k 0: none; then latency is their runs
      * pooled), and how many failed. */
@@ -1263,6 +1293,10 @@ typedef struct ib_best_result {
     ib_workload_info info;        /* of the first candidate that opened */
     unsigned warnings;            /* IB_WARN_* seen in any measurement */
     ib_env env;                   /* of the last measurement */
+    /* The rows' step_ms summed. With workloads on the host clock (every
+     * real backend's), elapsed_ms less all of them is the search's own
+     * work between the steps: comparing, bookkeeping. */
+    double step_ms[IB_BEST_STEPS];
 } ib_best_result;
 
 /* Searches cfg's candidates for the lowest median latency at batch 1 and

@@ -136,8 +136,11 @@ ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_
     memset(out, 0, sizeof *out);
     IB_FAIL_IF(!w->ops->read_output, err, IB_ERR_UNSUPPORTED,
                "accuracy: this workload's outputs cannot be read");
+    double t0 = ib__now_ms();
     ib_workload *ref = NULL;
-    IB_TRY(open_reference(w, model, opts, &ref, err));
+    ib_status opened = open_reference(w, model, opts, &ref, err);
+    out->ms = ib__now_ms() - t0;
+    IB_TRY(opened);
     int n = w->info.n_outputs;
     ib__output_values a[IB_MAX_TENSORS] = { 0 }, b[IB_MAX_TENSORS] = { 0 };
     ib_status st = run_and_read(ref, a, n, err);
@@ -158,5 +161,6 @@ ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_
         }
     }
     for (int i = 0; i < n; i++) ib__output_values_free(&a[i]), ib__output_values_free(&b[i]);
+    out->ms = ib__now_ms() - t0;
     return st;
 }

@@ -44,6 +44,21 @@ const char *ib_best_stage_name(ib_best_stage stage)
     return "?";
 }
 
+const char *ib_best_step_name(ib_best_step step)
+{
+    switch (step) {
+    case IB_BEST_STEP_OPEN: return "open";
+    case IB_BEST_STEP_ACCURACY: return "accuracy";
+    case IB_BEST_STEP_SCREEN: return "screen";
+    case IB_BEST_STEP_LATENCY_FINAL: return "latency_final";
+    case IB_BEST_STEP_BATCH_SEARCH: return "batch_search";
+    case IB_BEST_STEP_PEAK_SCREEN: return "peak_screen";
+    case IB_BEST_STEP_THROUGHPUT_FINAL: return "throughput_final";
+    case IB_BEST_STEPS: break;
+    }
+    return "?";
+}
+
 /* What the race carries from step to step. */
 typedef struct race {
     const ib_best_config *cfg;
@@ -117,10 +132,23 @@ static bool accuracy_ok(const ib_accuracy *acc, double min_cosine, char *out, si
     return ok;
 }
 
+/* Measuring time of row i in `step` (its workload's clock): the row's ms
+ * is the sum of these. */
+static void count_measuring(ib_best_row *row, ib_best_step step, double ms)
+{
+    row->ms += ms;
+    row->step_ms[step] += ms;
+}
+
+/* Closing a session is part of its opening's cost (a device session
+ * gives its memory back), read on the host clock. */
 static void close_row(race *s, size_t i)
 {
+    if (!s->w[i]) return;
+    double t0 = ib__now_ms();
     ib_workload_destroy(s->w[i]);
     s->w[i] = NULL;
+    s->r->rows[i].step_ms[IB_BEST_STEP_OPEN] += ib__now_ms() - t0;
 }
 
 /* Opens row i, judging its accuracy when asked (the first time). A
@@ -129,7 +157,13 @@ static ib_status open_row(race *s, size_t i, bool judge, ib_workload **w)
 {
     ib_best_row *row = &s->r->rows[i];
     ib_error why = { { 0 } };
+    double t0 = ib__now_ms();
     ib_status st = s->cfg->open(i, s->cfg->open_user, w, judge ? &row->accuracy : NULL, &why);
+    /* The callback judges the accuracy inside its opening: the check's
+     * own time goes to its step. */
+    double check_ms = judge ? row->accuracy.ms : 0;
+    row->step_ms[IB_BEST_STEP_OPEN] += ib__now_ms() - t0 - check_ms;
+    row->step_ms[IB_BEST_STEP_ACCURACY] += check_ms;
     const char *reason = why.message[0] ? why.message : ib_status_str(st);
     if (st != IB_OK && !judge) {
         row->throughput_stage = IB_BEST_FAILED;
@@ -183,8 +217,8 @@ static ib_status keep_samples(race *s, size_t i, const ib_latency_result *lr, bo
 /* Times row i's open workload with c (pool: add to its samples, else
  * replace them). A run that fails marks the row and closes it; only an
  * interruption or a failure to keep samples stops the race. */
-static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, const char *what,
-                              ib_error *err)
+static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, ib_best_step step,
+                              const char *what, ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
     char name[160]; /* the progress step keeps what fits */
@@ -195,7 +229,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
     ib_error why = { { 0 } };
     double t0 = ib__workload_now_ms(s->w[i]);
     ib_status st = ib_measure_latency(s->w[i], &nested, &lr, &why);
-    row->ms += ib__workload_now_ms(s->w[i]) - t0;
+    count_measuring(row, step, ib__workload_now_ms(s->w[i]) - t0);
     row->latency_runs += (int64_t)lr.n;
     s->r->warnings |= lr.warnings;
     s->r->env = lr.env;
@@ -291,7 +325,7 @@ static ib_status first_round(race *s, ib_error *err)
     for (size_t i = 0; i < s->r->n_rows; i++) {
         IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
-        IB_TRY(time_latency(s, i, &c, true, "screen", err));
+        IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         ib_best_row *row = &s->r->rows[i];
         if (s->w[i] && !row->accurate) {
             row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
@@ -309,7 +343,7 @@ static ib_status screen(race *s, ib_error *err)
     for (int round = 1; round < s->cfg->rounds && count_racing(s) > s->cfg->finalists; round++) {
         ib_config c = screen_config(&s->cfg->latency, s->cfg->screen_runs << round);
         for (size_t i = 0; i < s->r->n_rows; i++)
-            if (racing(s, i)) IB_TRY(time_latency(s, i, &c, true, "screen", err));
+            if (racing(s, i)) IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         drop_slower(s);
     }
     keep_fastest(s);
@@ -376,7 +410,7 @@ static ib_status finals(race *s, ib_error *err)
 {
     for (size_t i = 0; i < s->r->n_rows; i++) {
         if (!racing(s, i)) continue;
-        ib_status st = time_latency(s, i, &s->cfg->latency, false, "final", err);
+        ib_status st = time_latency(s, i, &s->cfg->latency, false, IB_BEST_STEP_LATENCY_FINAL, "final", err);
         /* Interrupted, what it measured stands: the result says partial. */
         if (s->w[i] && s->r->rows[i].latency.n > 0) s->r->rows[i].latency_stage = IB_BEST_FINALIST;
         IB_TRY(st);
@@ -452,7 +486,7 @@ static ib_status run_session(race *s, size_t i, size_t session, ib_error *err)
     ib_error why = { { 0 } };
     double t0 = ib__now_ms();
     ib_status st = s->cfg->measure_session(i, session, s->cfg->session_user, &ms, &n, &why);
-    row->ms += ib__now_ms() - t0;
+    count_measuring(row, IB_BEST_STEP_LATENCY_FINAL, ib__now_ms() - t0);
     if (st == IB_ERR_INTERRUPTED) {
         free(ms);
         *err = why;
@@ -514,8 +548,8 @@ static bool throughput_candidate(const ib_best_row *row)
 /* Measures row i with tc on its open session (opened anew, without the
  * accuracy check it passed, when it was closed) and keeps its best point.
  * A failure marks the row; an interruption stops. */
-static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *tc, const char *what,
-                                 ib_error *err)
+static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *tc, ib_best_step step,
+                                 const char *what, ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
     s->tr->peak = -1;
@@ -530,7 +564,7 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     ib_error why = { { 0 } };
     double t0 = ib__workload_now_ms(w);
     ib_status st = ib_measure_throughput(w, &nested, s->tr, &why);
-    row->ms += ib__workload_now_ms(w) - t0;
+    count_measuring(row, step, ib__workload_now_ms(w) - t0);
     s->r->warnings |= s->tr->warnings;
     s->r->env = s->tr->env;
     if (s->tr->peak >= 0 && !(s->tr->points[s->tr->peak].items_per_s <= row->items_per_s)) {
@@ -603,9 +637,10 @@ static ib_status exhaustive_sweep(race *s, ib_error *err)
             row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
             ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
         } else {
-            st = time_latency(s, i, &s->cfg->latency, false, "sweep", err);
+            st = time_latency(s, i, &s->cfg->latency, false, IB_BEST_STEP_LATENCY_FINAL, "sweep", err);
             if (s->w[i] && row->latency.n > 0) row->latency_stage = IB_BEST_FINALIST;
-            if (st == IB_OK && s->w[i]) st = time_throughput(s, i, &s->cfg->throughput, "sweep", err);
+            if (st == IB_OK && s->w[i])
+                st = time_throughput(s, i, &s->cfg->throughput, IB_BEST_STEP_BATCH_SEARCH, "sweep", err);
             if (row->throughput_stage == IB_BEST_NOT_TRIED && isfinite(row->items_per_s))
                 row->throughput_stage = IB_BEST_FINALIST;
         }
@@ -650,7 +685,7 @@ static ib_status screen_at_peak(race *s, ib_error *err)
     tc.run = screen_config(&tc.run, runs > IB_COMPARE_MIN_SAMPLES ? runs : IB_COMPARE_MIN_SAMPLES);
     for (size_t i = 0; i < s->r->n_rows; i++) {
         if (!throughput_candidate(&s->r->rows[i])) continue;
-        IB_TRY(time_throughput(s, i, &tc, "screen", err));
+        IB_TRY(time_throughput(s, i, &tc, IB_BEST_STEP_PEAK_SCREEN, "screen", err));
         close_outranked(s);
     }
     return IB_OK;
@@ -686,7 +721,8 @@ static ib_status raced_throughput(race *s, ib_error *err)
     ib_best_result *r = s->r;
     if (r->latency_winner < 0) return IB_OK;
     r->searched = r->latency_winner;
-    IB_TRY(time_throughput(s, (size_t)r->searched, &s->cfg->throughput, "batch search", err));
+    IB_TRY(time_throughput(s, (size_t)r->searched, &s->cfg->throughput, IB_BEST_STEP_BATCH_SEARCH,
+                           "batch search", err));
     close_row(s, (size_t)r->searched); /* its curve is whole */
     if (s->tr->peak < 0) return IB_OK;
     r->peak_batch = s->tr->points[s->tr->peak].batch;
@@ -701,7 +737,7 @@ static ib_status raced_throughput(race *s, ib_error *err)
     tc.latency_budget_ms = 0;
     for (size_t i = 0; i < r->n_rows; i++) {
         if (!throughput_candidate(&r->rows[i])) continue;
-        IB_TRY(time_throughput(s, i, &tc, "final", err));
+        IB_TRY(time_throughput(s, i, &tc, IB_BEST_STEP_THROUGHPUT_FINAL, "final", err));
         close_row(s, i);
         if (r->rows[i].throughput_stage == IB_BEST_NOT_TRIED) r->rows[i].throughput_stage = IB_BEST_FINALIST;
     }
@@ -754,11 +790,12 @@ ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_err
         st = latency_race(&s, err);
         if (st == IB_OK) st = throughput_race(&s, err);
     }
+    for (size_t i = 0; i < out->n_rows; i++) close_row(&s, i); /* closing is part of the search */
     out->elapsed_ms = ib__now_ms() - t0;
     free(s.tr);
     for (size_t i = 0; i < out->n_rows; i++) {
-        close_row(&s, i);
         out->measured_ms += out->rows[i].ms;
+        for (int k = 0; k < IB_BEST_STEPS; k++) out->step_ms[k] += out->rows[i].step_ms[k];
         if (out->rows[i].accuracy.tolerance > 0) out->tolerance = out->rows[i].accuracy.tolerance;
         free(s.ms[i]);
         for (size_t k = 0; s.sessions[i] && k < out->rows[i].sessions.k; k++)
