@@ -26,7 +26,9 @@ typedef struct spec {
     uint64_t seed;
     volatile int *cancel; /* raised after cancel_after runs in all */
     int64_t cancel_after;
-    int64_t *runs; /* runs of every candidate together */
+    int64_t *runs;        /* runs of every candidate together */
+    double check_spin_ms; /* > 0: its accuracy check spins this long (host clock) */
+    double check_ms;      /* what its check reported taking */
 } spec;
 
 #define KNEE 64
@@ -87,6 +89,12 @@ static ib_status open_spec(size_t i, void *user, ib_workload **w, ib_accuracy *a
             acc->outputs[0].max_abs_error = 1 - s->cosine;
             acc->tolerance = s->tolerance;
             acc->outputs[0].over_tolerance = s->tolerance > 0 && 1 - s->cosine > s->tolerance;
+        }
+        if (s->check_spin_ms > 0) { /* a check of real duration, timed as ib_measure_accuracy times */
+            double t0 = ib__now_ms();
+            while (ib__now_ms() - t0 < s->check_spin_ms) {
+            }
+            acc->ms = s->check_ms = ib__now_ms() - t0;
         }
     }
     return IB_OK;
@@ -320,6 +328,131 @@ static void test_cost_against_exhaustive(void)
     free(all);
 }
 
+/* Runs of a measurement with warm-up by count alone: the cold run, the
+ * warm-up runs and the timed ones (twice at a throughput point: per run,
+ * then back to back). */
+#define LATENCY_RUNS(warmup, runs) (1 + (warmup) + (runs))
+#define POINT_RUNS(warmup, runs) (1 + (warmup) + 2 * (runs))
+
+/* Each row's measuring steps add up to its ms, the result's steps to the
+ * rows', its measured_ms to the measuring steps. */
+static void check_step_sums(const ib_best_result *r)
+{
+    double measured = 0;
+    for (int k = 0; k < IB_BEST_STEPS; k++) {
+        double rows = 0;
+        for (size_t i = 0; i < r->n_rows; i++) rows += r->rows[i].step_ms[k];
+        CHECK_NEAR(r->step_ms[k], rows, 1e-9);
+        CHECK(r->step_ms[k] >= 0);
+        if (k >= IB_BEST_STEP_SCREEN) measured += r->step_ms[k];
+    }
+    CHECK_NEAR(r->measured_ms, measured, 1e-9);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        double row = 0;
+        for (int k = IB_BEST_STEP_SCREEN; k < IB_BEST_STEPS; k++) row += r->rows[i].step_ms[k];
+        CHECK_NEAR(r->rows[i].ms, row, 1e-9);
+    }
+}
+
+static void check_steps(const ib_best_row *row, double screen, double latency_final, double batch_search,
+                        double peak_screen, double throughput_final)
+{
+    CHECK_NEAR(row->step_ms[IB_BEST_STEP_SCREEN], screen, 1e-9);
+    CHECK_NEAR(row->step_ms[IB_BEST_STEP_LATENCY_FINAL], latency_final, 1e-9);
+    CHECK_NEAR(row->step_ms[IB_BEST_STEP_BATCH_SEARCH], batch_search, 1e-9);
+    CHECK_NEAR(row->step_ms[IB_BEST_STEP_PEAK_SCREEN], peak_screen, 1e-9);
+    CHECK_NEAR(row->step_ms[IB_BEST_STEP_THROUGHPUT_FINAL], throughput_final, 1e-9);
+}
+
+/* The JSON carries every row's steps and their totals as the result
+ * holds them; the text, the totals in seconds (`line` of them). */
+static void check_steps_reported(const ib_best_result *r, const ib_best_config *c, const char *line)
+{
+    char *json = ib_best_report_json(r, c);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    CHECK(doc != NULL);
+    cJSON *total = cJSON_GetObjectItem(doc, "steps_ms");
+    double steps = 0;
+    for (int k = 0; k < IB_BEST_STEPS; k++) {
+        const char *key = ib_best_step_name((ib_best_step)k);
+        CHECK_NEAR(cJSON_GetObjectItem(total, key)->valuedouble, r->step_ms[k], 1e-9);
+        steps += r->step_ms[k];
+        for (size_t i = 0; i < r->n_rows; i++) {
+            cJSON *row = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "candidates"), (int)i);
+            CHECK_NEAR(cJSON_GetObjectItem(cJSON_GetObjectItem(row, "steps_ms"), key)->valuedouble,
+                       r->rows[i].step_ms[k], 1e-9);
+        }
+    }
+    CHECK_NEAR(cJSON_GetObjectItem(total, "other")->valuedouble, fmax(r->elapsed_ms - steps, 0), 1e-9);
+    cJSON_Delete(doc);
+    ib_free(json);
+    char *text = ib_best_report_text(r);
+    CHECK(text && strstr(text, "\ntime by step: opening ") && strstr(text, line));
+    if (text && !strstr(text, line)) fprintf(stderr, "%s", text);
+    ib_free(text);
+}
+
+/* Where the time goes, step by step, hand-computed from the script: every
+ * run of c0 takes 1 ms, of c1 2 ms, of c2 0.5 ms at any batch (so the
+ * peak is the largest batch, 4); c1 is clearly slower at batch 1, c2
+ * inaccurate, c3 does not open. Warm-ups by count: the screening's is 3
+ * runs, the finals' 10 at batch 1 and 5 at a batch; 30 screening runs,
+ * 300 final, 50 per throughput point, a third of the screening's (10) at
+ * the peak. */
+static void test_time_by_step(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.0, 0, 0, 1);
+    add(&sc, 2.0, 0, 0, 1);
+    add(&sc, 0.5, 0, 0, 0.5);
+    add(&sc, 1.0, 0, 0, 1);
+    sc.s[1].check_spin_ms = sc.s[2].check_spin_ms = 0.5;
+    sc.s[3].refuse = "no such configuration";
+    for (int exhaustive = 0; exhaustive < 2; exhaustive++) {
+        ib_best_config c;
+        config(&sc, &c, exhaustive);
+        c.latency.warmup_ms = 0;
+        c.throughput.run.warmup_ms = 0;
+        c.throughput.max_batch = 4;
+        ib_best_result *r = malloc(sizeof *r);
+        ib_error err = { { 0 } };
+        CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
+        double screen = LATENCY_RUNS(3, 30), final = LATENCY_RUNS(10, 300);
+        /* Probes at 1, 2 and 4 (one run each), then a point at each. */
+        double search = 3 + 3 * POINT_RUNS(5, 50);
+        if (!exhaustive) {
+            CHECK_EQ_INT(r->latency_winner, 0);
+            CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_DROPPED);
+            CHECK_EQ_INT(r->peak_batch, 4);
+            CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_FINALIST);
+            check_steps(&r->rows[0], screen, final, search, 0, 0);
+            /* c1: screened at the peak, then its finals at 2 and 4. */
+            check_steps(&r->rows[1], 2 * screen, 0, 0, 2 * POINT_RUNS(3, 10), 2 * 2 * POINT_RUNS(5, 50));
+            check_steps(&r->rows[2], 0.5 * screen, 0, 0, 0, 0);
+        } else {
+            check_steps(&r->rows[0], 0, final, search, 0, 0);
+            check_steps(&r->rows[1], 0, 2 * final, 2 * search, 0, 0);
+            check_steps(&r->rows[2], 0, 0, 0, 0, 0); /* inaccurate: the sweep does not time it */
+        }
+        check_steps(&r->rows[3], 0, 0, 0, 0, 0);
+        check_step_sums(r);
+        /* Opening and the checks, on the host clock: the check's own time
+         * is what it reported, the opening's the rest of the callback. */
+        CHECK_EQ_INT(r->rows[0].step_ms[IB_BEST_STEP_ACCURACY] == 0, 1);
+        CHECK_NEAR(r->rows[1].step_ms[IB_BEST_STEP_ACCURACY], sc.s[1].check_ms, 1e-12);
+        CHECK_NEAR(r->rows[2].step_ms[IB_BEST_STEP_ACCURACY], sc.s[2].check_ms, 1e-12);
+        CHECK(sc.s[1].check_ms >= 0.5);
+        for (size_t i = 0; i < sc.n; i++) CHECK(r->rows[i].step_ms[IB_BEST_STEP_OPEN] > 0);
+        CHECK_EQ_INT(r->rows[3].step_ms[IB_BEST_STEP_ACCURACY] == 0, 1);
+        check_steps_reported(r, &c,
+                             exhaustive ? "screening 0.0 s, latency finals 0.9 s, batch search 1.0 s, peak "
+                                          "screening 0.0 s, throughput finals 0.0 s, other "
+                                        : "screening 0.1 s, latency finals 0.3 s, batch search 0.3 s, peak "
+                                          "screening 0.0 s, throughput finals 0.4 s, other ");
+        free(r);
+    }
+}
+
 static void test_cancel_keeps_what_was_measured(void)
 {
     scenario sc = { 0 };
@@ -548,6 +681,7 @@ int main(int argc, char **argv)
     RUN(test_fails_at_peak_batch);
     RUN(test_never_drops_true_winner);
     RUN(test_cost_against_exhaustive);
+    RUN(test_time_by_step);
     RUN(test_cancel_keeps_what_was_measured);
     RUN(test_reports);
     RUN(test_finals_in_sessions);
