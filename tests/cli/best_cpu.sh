@@ -15,6 +15,10 @@ expect_grep "^ 5  skipped: cuda_graph, prefer_nhwc and cudnn_search apply to CUD
 expect_grep "^fastest at batch 1: fp(32|16): median" "$TMP/out" "text: the latency winner"
 expect_grep "^highest throughput: fp(32|16): [0-9.e+]+ inputs/s at batch [0-9]+" "$TMP/out" "text: the throughput winner"
 expect_grep "^time: [0-9.]+ s in all" "$TMP/out" "text: the time spent"
+expect_grep "^time by step: opening [0-9.]+ s, accuracy checks [0-9.]+ s, screening [0-9.]+ s, latency finals [0-9.]+ s, batch search [0-9.]+ s, peak screening [0-9.]+ s, throughput finals [0-9.]+ s, other [0-9.]+ s$" "$TMP/out" "text: the time by step"
+MEASURING="('screen', 'latency_final', 'batch_search', 'peak_screen', 'throughput_final')"
+json_check "$TMP/b.json" "all(abs(sum(c['steps_ms'][k] for k in $MEASURING) - c['measured_ms']) < 1e-6 for c in d['candidates']) and abs(sum(d['steps_ms'][k] for k in $MEASURING) - d['measured_ms']) < 1e-6" "json: the measuring steps add up to measured_ms, per candidate and in all"
+json_check "$TMP/b.json" "d['steps_ms']['open'] > 0 and d['steps_ms']['accuracy'] > 0 and d['candidates'][0]['steps_ms']['accuracy'] == 0 and d['steps_ms']['screen'] > 0 and d['steps_ms']['batch_search'] > 0 and abs(sum(d['steps_ms'].values()) - d['elapsed_ms']) < 1e-6" "json: opening, fp16's check and the steps, all of the elapsed time"
 json_check "$TMP/b.json" "d['schema'] == 'inferbench.best/2' and d['search']['mode'] == 'raced' and len(d['candidates']) == 5 and d['latency_winner'] in ('fp32', 'fp16') and d['throughput_winner'] in ('fp32', 'fp16') and d['partial'] is False" "json: the document"
 json_check "$TMP/b.json" "[c['latency']['stage'] for c in d['candidates']].count('winner') == 1 and all(c['latency']['why'] for c in d['candidates'] if c['latency']['stage'] != 'winner')" "json: one winner, every other row says why"
 json_check "$TMP/b.json" "(lambda c: c['accurate'] and c['accuracy']['math'] == 'fp16' and c['accuracy']['outputs'][0]['cosine'] > 0.999 and c['latency']['ms']['p50'] > 0)(d['candidates'][2])" "json: fp16 judged against fp32 and timed"
@@ -39,6 +43,7 @@ json_check "$TMP/m.json" "[c['label'] for c in d['candidates']] == ['fp16', 'fp3
 expect_exit 0 "best --exhaustive" -- "$IB" best zoo:mlp $Q --exhaustive --json "$TMP/x.json"
 json_check "$TMP/x.json" "d['search']['mode'] == 'exhaustive' and d['candidates'][0]['latency']['stage'] in ('winner', 'finalist') and d['candidates'][2]['latency']['stage'] in ('winner', 'finalist')" "json: the sweep measures every configuration"
 expect_grep "exhaustive \(each measured fully, each batch searched\)" "$TMP/out" "text: says it is the sweep"
+json_check "$TMP/x.json" "d['steps_ms']['screen'] == d['steps_ms']['peak_screen'] == d['steps_ms']['throughput_final'] == 0 and d['steps_ms']['latency_final'] > 0 and d['steps_ms']['batch_search'] > 0" "json: the sweep's time, latency and batch search, no screening"
 
 # --sessions N: screening here, each latency finalist in N fresh processes.
 expect_exit 0 "best --sessions 3" -- "$IB" best zoo:mlp $Q --sessions 3 --json "$TMP/s.json" --csv "$TMP/s.csv"

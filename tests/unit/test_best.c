@@ -156,6 +156,26 @@ static double true_peak(const spec *s)
     return peak;
 }
 
+/* Each row's measuring steps add up to its ms, the result's steps to the
+ * rows', its measured_ms to the measuring steps. */
+static void check_step_sums(const ib_best_result *r)
+{
+    double measured = 0;
+    for (int k = 0; k < IB_BEST_STEPS; k++) {
+        double rows = 0;
+        for (size_t i = 0; i < r->n_rows; i++) rows += r->rows[i].step_ms[k];
+        CHECK_NEAR(r->step_ms[k], rows, 1e-9);
+        CHECK(r->step_ms[k] >= 0);
+        if (k >= IB_BEST_STEP_SCREEN) measured += r->step_ms[k];
+    }
+    CHECK_NEAR(r->measured_ms, measured, 1e-9);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        double row = 0;
+        for (int k = IB_BEST_STEP_SCREEN; k < IB_BEST_STEPS; k++) row += r->rows[i].step_ms[k];
+        CHECK_NEAR(r->rows[i].ms, row, 1e-9);
+    }
+}
+
 static void test_faster_wins(void)
 {
     scenario sc = { 0 };
@@ -185,6 +205,7 @@ static void test_faster_wins(void)
     for (size_t i = 0; i < sc.n; i++)
         if ((int)i != r->latency_winner) CHECK(r->rows[i].latency_why[0]);
     CHECK(r->measured_ms > 0);
+    check_step_sums(r);
     free(r);
 }
 
@@ -334,26 +355,6 @@ static void test_cost_against_exhaustive(void)
 #define LATENCY_RUNS(warmup, runs) (1 + (warmup) + (runs))
 #define POINT_RUNS(warmup, runs) (1 + (warmup) + 2 * (runs))
 
-/* Each row's measuring steps add up to its ms, the result's steps to the
- * rows', its measured_ms to the measuring steps. */
-static void check_step_sums(const ib_best_result *r)
-{
-    double measured = 0;
-    for (int k = 0; k < IB_BEST_STEPS; k++) {
-        double rows = 0;
-        for (size_t i = 0; i < r->n_rows; i++) rows += r->rows[i].step_ms[k];
-        CHECK_NEAR(r->step_ms[k], rows, 1e-9);
-        CHECK(r->step_ms[k] >= 0);
-        if (k >= IB_BEST_STEP_SCREEN) measured += r->step_ms[k];
-    }
-    CHECK_NEAR(r->measured_ms, measured, 1e-9);
-    for (size_t i = 0; i < r->n_rows; i++) {
-        double row = 0;
-        for (int k = IB_BEST_STEP_SCREEN; k < IB_BEST_STEPS; k++) row += r->rows[i].step_ms[k];
-        CHECK_NEAR(r->rows[i].ms, row, 1e-9);
-    }
-}
-
 static void check_steps(const ib_best_row *row, double screen, double latency_final, double batch_search,
                         double peak_screen, double throughput_final)
 {
@@ -469,6 +470,8 @@ static void test_cancel_keeps_what_was_measured(void)
     CHECK_EQ_INT(r->stop_status, IB_ERR_INTERRUPTED);
     CHECK(r->rows[0].latency.n > 0);                           /* measured before: kept */
     CHECK_EQ_INT(r->rows[3].latency_stage, IB_BEST_NOT_TRIED); /* never reached */
+    check_step_sums(r);                                        /* what ran is counted */
+    CHECK(r->step_ms[IB_BEST_STEP_SCREEN] > 0);
     char *text = ib_best_report_text(r);
     CHECK(text && strstr(text, "PARTIAL"));
     ib_free(text);
@@ -593,6 +596,9 @@ static void test_finals_in_sessions(void)
     CHECK(strstr(r->rows[1].latency_why, "across sessions") != NULL);
     CHECK(strstr(r->rows[1].latency_why, ": inconclusive") != NULL);
     CHECK_EQ_INT((int)r->rows[1].latency_runs, 30 + 5 * 30);
+    /* The sessions are the latency finals, on the host clock. */
+    check_step_sums(r);
+    CHECK(r->rows[1].step_ms[IB_BEST_STEP_LATENCY_FINAL] > 0);
     char *text = ib_best_report_text(r);
     CHECK(text && strstr(text, "geometric mean of session medians 1.01"));
     CHECK(text && strstr(text, "measured in 5 fresh sessions"));
