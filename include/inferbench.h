@@ -883,7 +883,8 @@ typedef struct ib_sessions_stats {
     double precision;     /* relative half-width of ci95_ms */
     double between_sd;    /* between-session standard deviation of the
                              log times (about a relative sd: 0.02 is
-                             2%): one-way random-effects ANOVA */
+                             2%): one-way random-effects ANOVA; with
+                             one run a session, the sd of their logs */
     double within_sd;     /* within-session (run to run), the same way */
     double between_share; /* between variance / total variance, 0..1 */
     double spread;        /* (max - min) of the session medians / geomean_ms */

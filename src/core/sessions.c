@@ -136,7 +136,9 @@ static ib_status compute_sorted(const ib_session_sample *sorted, size_t k, ib_se
     out->spread = lm.span;
     double between, within;
     IB_TRY(log_variance(sorted, k, &between, &within, err));
-    out->between_sd = sqrt(between);
+    /* Sessions of one value each (a throughput figure) have no runs to
+     * tell apart: all their variation is between them. */
+    out->between_sd = out->n == k ? lm.sd : sqrt(between);
     out->within_sd = sqrt(within);
     out->between_share = between + within > 0 ? between / (between + within) : 0;
     out->ci95_ms[0] = out->ci95_ms[1] = out->precision = NAN;

@@ -12,19 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The sample standard deviation of the logs of x[0..n) (n >= 2), else 0:
- * with one value a session there is no within-session part to separate,
- * so this is the whole variation between the sessions' figures. */
-static double log_sd(const double *x, size_t n)
-{
-    if (n < 2) return 0;
-    double mean = 0, ss = 0;
-    for (size_t i = 0; i < n; i++) mean += log(x[i]);
-    mean /= (double)n;
-    for (size_t i = 0; i < n; i++) ss += (log(x[i]) - mean) * (log(x[i]) - mean);
-    return sqrt(ss / (double)(n - 1));
-}
-
 /* The statistics of a figure of one value a session: those of sessions
  * with one value each (the t-interval over the sessions' values). */
 static ib_status values_stats(const double *v, size_t k, ib_sessions_stats *st, size_t *m)
@@ -38,11 +25,6 @@ static ib_status values_stats(const double *v, size_t k, ib_sessions_stats *st, 
     ib_status status = !x || !s  ? IB_ERR_NO_MEMORY
                        : *m == 0 ? IB_ERR_INVALID_ARG
                                  : ib_sessions_compute(s, *m, st, NULL);
-    if (status == IB_OK) {
-        st->between_sd = log_sd(x, *m);
-        st->within_sd = NAN;
-        st->between_share = NAN;
-    }
     free(x);
     free(s);
     return status;

@@ -146,6 +146,14 @@ static void test_throughput_sessions(void)
     /* Symmetric on the log scale: the geometric mean is the interval's. */
     CHECK_NEAR(sqrt(cJSON_GetArrayItem(ci, 0)->valuedouble * cJSON_GetArrayItem(ci, 1)->valuedouble), at_mean,
                1e-6);
+    /* One value a session: all the variation is between them, the sample
+     * sd of the three log values. */
+    double logs[3], mean = 0, ss = 0;
+    for (int i = 0; i < 3; i++) mean += (logs[i] = log(items_per_s(16, &scripts[i]))) / 3;
+    for (int i = 0; i < 3; i++) ss += (logs[i] - mean) * (logs[i] - mean);
+    CHECK_NEAR(num(at, "between_sd_log"), sqrt(ss / 2), 1e-12);
+    CHECK(num(at, "between_sd_log") > 0.05);
+    CHECK(isnan(num(at, "within_sd_log")));
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(batch, "ci95"))); /* a batch: no interval */
     /* The spread of the peaks: (max - min) / their geometric mean. */
     CHECK_NEAR(num(peak, "spread"), (items_per_s(16, &scripts[0]) - items_per_s(4, &scripts[2])) / peak_mean,
