@@ -29,6 +29,9 @@ typedef struct candidates {
     size_t n_raced;
     bool race_math;          /* a backend of models: --math is raced too */
     const char *session_dir; /* --sessions: where the finals' sessions write */
+    /* Strict fp32's outputs, opened by the first accuracy check: every
+     * candidate runs the same model on the same inputs. */
+    ib_accuracy_reference *reference;
     size_t n;
     candidate c[IB_BEST_MAX_CANDIDATES];
     const char *labels[IB_BEST_MAX_CANDIDATES];
@@ -161,10 +164,12 @@ static ib_model_options options_of(const candidates *cs, const candidate *c, ib_
 
 /* The search's callback: opens candidate i, and judges its accuracy
  * against strict fp32 when asked (the reference session in the runtime's
- * default settings: ib_measure_accuracy). */
+ * default settings, opened and run by the first check: an accuracy check's
+ * time is its own run's and the comparison's, the first one's the
+ * reference's too). */
 static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accuracy *acc, ib_error *err)
 {
-    const candidates *cs = user;
+    candidates *cs = user;
     const candidate *c = &cs->c[i];
     if (c->skip) {
         snprintf(err->message, sizeof err->message, "%s", c->skip);
@@ -178,7 +183,7 @@ static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accura
     memset(acc, 0, sizeof *acc);
     const char *math = ib_workload_get_info(*w)->math;
     if (!cs->race_math || !math[0] || !strcmp(math, "fp32")) return IB_OK; /* the reference itself, or none */
-    st = ib_measure_accuracy(*w, model, &o, cs->a->max_error, acc, err);
+    st = ib_measure_accuracy_kept(*w, model, &o, cs->a->max_error, &cs->reference, acc, err);
     if (st != IB_OK) {
         ib_workload_destroy(*w);
         *w = NULL;
@@ -265,6 +270,8 @@ static int search(cli_args *a, candidates *cs, cli_outputs *out)
     }
     ib_error err = { { 0 } };
     ib_status st = ib_measure_best(&bc, r, &err);
+    ib_accuracy_reference_free(cs->reference);
+    cs->reference = NULL;
     if (st == IB_OK && !any_opened(r)) {
         st = r->rows[0].open_status;
         snprintf(err.message, sizeof err.message, "no configuration could be opened: %s",

@@ -562,6 +562,18 @@ typedef struct ib_throughput_config {
                                  the peak (default 0.95) */
     const int64_t *batches;   /* non-NULL: measure exactly these, no search */
     size_t n_batches;
+    /* The peak alone, at the fewest new batches (best's race): the search
+     * probes max_batch first, and the curve is timed downward from the
+     * largest batch, stopping at the first point below knee_fraction of
+     * the best one (the peak and its plateau are measured, the slope below
+     * them not). Each new batch costs a GPU runtime a new shape's set-up,
+     * seconds on some models. Not with a latency budget or a batch list. */
+    bool from_top;
+    /* The back-to-back figure alone (items_per_s): no runs timed one at a
+     * time, so a point has no latency distribution (latency_ms.n 0,
+     * items_per_s_sync NaN). Best's screening and finals rank by items_per_s
+     * and need nothing else. Not with a latency budget. */
+    bool items_only;
 } ib_throughput_config;
 
 void ib_throughput_config_init(ib_throughput_config *cfg);
@@ -1150,6 +1162,19 @@ void ib_accuracy_compare(const double *reference, const double *value, size_t n,
  * only during the call. */
 ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
                               double tolerance, ib_accuracy *out, ib_error *err);
+
+/* The same for several configurations of one model judged on the same
+ * inputs (best), strict fp32 opened and run once for all: *ref NULL, the
+ * reference is opened and run here (its time in out->ms) and kept in *ref
+ * for the next calls, which run w alone and compare (out->ms: that). A
+ * kept reference is for workloads of the same model, batch and device
+ * (another is refused); free it with ib_accuracy_reference_free. */
+typedef struct ib_accuracy_reference ib_accuracy_reference;
+
+ib_status ib_measure_accuracy_kept(ib_workload *w, const char *model, const ib_model_options *opts,
+                                   double tolerance, ib_accuracy_reference **ref, ib_accuracy *out,
+                                   ib_error *err);
+void ib_accuracy_reference_free(ib_accuracy_reference *ref);
 
 /* ------------------------------------------------------------------------ */
 /* Best: the fastest configuration that stays accurate (docs/best.md)        */

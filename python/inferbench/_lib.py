@@ -80,6 +80,8 @@ class ThroughputConfig(ctypes.Structure):
         ("knee_fraction", ctypes.c_double),
         ("batches", ctypes.POINTER(ctypes.c_int64)),
         ("n_batches", ctypes.c_size_t),
+        ("from_top", ctypes.c_bool),
+        ("items_only", ctypes.c_bool),
     ]
 
 

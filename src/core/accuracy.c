@@ -1,6 +1,7 @@
 /* Accuracy beside speed: the outputs of a reduced arithmetic (TF32, fp16,
  * bf16) against strict fp32 on the same inputs (docs/precision.md). The
- * metrics are pure functions; ib_measure_accuracy runs the two sessions. */
+ * metrics are pure functions; a reference runs strict fp32 once and keeps
+ * its outputs, against which ib_measure_accuracy_against runs a workload. */
 #include "backend/workload.h"
 
 #include <math.h>
@@ -129,23 +130,54 @@ static ib_status open_reference(ib_workload *w, const char *model, const ib_mode
     return IB_OK;
 }
 
-ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
-                              double tolerance, ib_accuracy *out, ib_error *err)
+/* Strict fp32's outputs, on the inputs of the workload it was opened for. */
+struct ib_accuracy_reference {
+    ib_device_kind device;
+    int64_t batch;
+    int n_outputs;
+    ib__output_values outputs[IB_MAX_TENSORS];
+};
+
+static ib_status reference_open(ib_workload *w, const char *model, const ib_model_options *opts,
+                                ib_accuracy_reference **out, ib_error *err)
 {
-    IB_FAIL_IF(!w || !model || !opts || !out, err, IB_ERR_INVALID_ARG, "accuracy: missing argument");
-    memset(out, 0, sizeof *out);
-    IB_FAIL_IF(!w->ops->read_output, err, IB_ERR_UNSUPPORTED,
-               "accuracy: this workload's outputs cannot be read");
-    double t0 = ib__now_ms();
-    ib_workload *ref = NULL;
-    ib_status opened = open_reference(w, model, opts, &ref, err);
-    out->ms = ib__now_ms() - t0;
-    IB_TRY(opened);
+    ib_accuracy_reference *ref = calloc(1, sizeof *ref);
+    IB_FAIL_IF(!ref, err, IB_ERR_NO_MEMORY, "out of host memory");
+    ref->device = w->info.device;
+    ref->batch = w->info.batch;
+    ref->n_outputs = w->info.n_outputs;
+    ib_workload *fp32 = NULL;
+    ib_status st = open_reference(w, model, opts, &fp32, err);
+    if (st == IB_OK) st = run_and_read(fp32, ref->outputs, ref->n_outputs, err);
+    ib_workload_destroy(fp32);
+    if (st != IB_OK) {
+        ib_accuracy_reference_free(ref);
+        return st;
+    }
+    *out = ref;
+    return IB_OK;
+}
+
+void ib_accuracy_reference_free(ib_accuracy_reference *ref)
+{
+    if (!ref) return;
+    for (int i = 0; i < ref->n_outputs; i++) ib__output_values_free(&ref->outputs[i]);
+    free(ref);
+}
+
+/* w run once and compared with the reference's outputs. */
+static ib_status against(ib_workload *w, const ib_accuracy_reference *ref, double tolerance, ib_accuracy *out,
+                         ib_error *err)
+{
+    IB_FAIL_IF(w->info.device != ref->device, err, IB_ERR_INVALID_ARG,
+               "accuracy: the reference ran on another device than this workload");
+    IB_FAIL_IF(w->info.batch != ref->batch || w->info.n_outputs != ref->n_outputs, err, IB_ERR_INVALID_ARG,
+               "accuracy: the reference ran at batch %lld with %d outputs, this workload is at batch %lld "
+               "with %d",
+               (long long)ref->batch, ref->n_outputs, (long long)w->info.batch, w->info.n_outputs);
     int n = w->info.n_outputs;
-    ib__output_values a[IB_MAX_TENSORS] = { 0 }, b[IB_MAX_TENSORS] = { 0 };
-    ib_status st = run_and_read(ref, a, n, err);
-    if (st == IB_OK) st = run_and_read(w, b, n, err);
-    ib_workload_destroy(ref);
+    ib__output_values got[IB_MAX_TENSORS] = { 0 };
+    ib_status st = run_and_read(w, got, n, err);
     if (st == IB_OK) {
         out->measured = true;
         ib__strlcpy(out->math, w->info.math, sizeof out->math);
@@ -156,11 +188,34 @@ ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_
         for (int i = 0; i < n; i++) {
             ib_output_accuracy *o = &out->outputs[i];
             ib__strlcpy(o->name, w->info.outputs[i].name, sizeof o->name);
-            compare_output(&a[i], &b[i], tolerance, o);
+            compare_output(&ref->outputs[i], &got[i], tolerance, o);
             out->over_tolerance = out->over_tolerance || o->over_tolerance;
         }
     }
-    for (int i = 0; i < n; i++) ib__output_values_free(&a[i]), ib__output_values_free(&b[i]);
+    for (int i = 0; i < n; i++) ib__output_values_free(&got[i]);
+    return st;
+}
+
+ib_status ib_measure_accuracy_kept(ib_workload *w, const char *model, const ib_model_options *opts,
+                                   double tolerance, ib_accuracy_reference **ref, ib_accuracy *out,
+                                   ib_error *err)
+{
+    IB_FAIL_IF(!w || !model || !opts || !ref || !out, err, IB_ERR_INVALID_ARG, "accuracy: missing argument");
+    memset(out, 0, sizeof *out);
+    IB_FAIL_IF(!w->ops->read_output, err, IB_ERR_UNSUPPORTED,
+               "accuracy: this workload's outputs cannot be read");
+    double t0 = ib__now_ms();
+    ib_status st = *ref ? IB_OK : reference_open(w, model, opts, ref, err);
+    if (st == IB_OK) st = against(w, *ref, tolerance, out, err);
     out->ms = ib__now_ms() - t0;
+    return st;
+}
+
+ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
+                              double tolerance, ib_accuracy *out, ib_error *err)
+{
+    ib_accuracy_reference *ref = NULL;
+    ib_status st = ib_measure_accuracy_kept(w, model, opts, tolerance, &ref, out, err);
+    ib_accuracy_reference_free(ref);
     return st;
 }

@@ -1,5 +1,6 @@
 /* The search for the largest batch that fits: geometric growth, then
- * bisection. A probe is what the runtime really needs at that batch, not an
+ * bisection; or, from the top, the bound first, then bisection below it. A
+ * probe is what the runtime really needs at that batch, not an
  * estimate: set_batch allocates the inputs and outputs, and one untimed run
  * makes the runtime allocate its intermediate buffers (runtimes with an
  * arena do so during the run, not at binding time). */
@@ -88,17 +89,34 @@ static ib_status bisect(ib_workload *w, const volatile int *cancel, ib__progress
     return IB_OK;
 }
 
-ib_status ib__batch_search(ib_workload *w, int64_t max_batch, const volatile int *cancel, ib__progress *pr,
-                           ib_throughput_result *r, ib_error *err)
+/* max_batch first; below it, when it does not fit, bisection from 0 (no
+ * batch known to fit): it ends at batch 1 at the lowest. */
+static ib_status from_the_top(ib_workload *w, int64_t max_batch, const volatile int *cancel, ib__progress *pr,
+                              ib_throughput_result *r, int64_t *fit, int64_t *no_fit, ib_error *oom,
+                              ib_error *err)
+{
+    IB_FAIL_IF(ib__cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
+    bool fits;
+    IB_TRY(probe(w, max_batch, pr, r, &fits, oom, err));
+    *fit = fits ? max_batch : 0;
+    *no_fit = fits ? 0 : max_batch;
+    return IB_OK;
+}
+
+ib_status ib__batch_search(ib_workload *w, int64_t max_batch, bool from_top, const volatile int *cancel,
+                           ib__progress *pr, ib_throughput_result *r, ib_error *err)
 {
     double t0 = ib__workload_now_ms(w);
     int64_t fit = 0, no_fit = 0;
     ib_error oom = { { 0 } };
-    ib_status st = grow(w, max_batch, cancel, pr, r, &fit, &no_fit, &oom, err);
+    ib_status st = from_top ? from_the_top(w, max_batch, cancel, pr, r, &fit, &no_fit, &oom, err)
+                            : grow(w, max_batch, cancel, pr, r, &fit, &no_fit, &oom, err);
+    /* Growth stops with batch 1 not fitting (no_fit 1: nothing to bisect);
+     * from the top, batch 1 is where a bisection from 0 ends at the lowest. */
+    if (st == IB_OK && no_fit != 0) st = bisect(w, cancel, pr, r, &fit, no_fit, &oom, err);
     if (st == IB_OK && fit == 0)
         st = ib__fail(err, IB_ERR_DEVICE_OOM,
                       "batch 1 does not fit in the device's memory, so no batch can run (%s)", oom.message);
-    if (st == IB_OK && no_fit != 0) st = bisect(w, cancel, pr, r, &fit, no_fit, &oom, err);
     r->largest_fitting = fit;
     ib__strlcpy(r->limit_reason, oom.message, sizeof r->limit_reason);
     r->limited_by_max_batch = st == IB_OK && no_fit == 0;

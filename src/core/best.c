@@ -679,6 +679,7 @@ static ib_status screen_at_peak(race *s, ib_error *err)
     tc.batches = &s->r->peak_batch;
     tc.n_batches = 1;
     tc.latency_budget_ms = 0;
+    tc.items_only = true; /* ranked by inputs/s: no runs timed one at a time */
     /* Back-to-back runs at the peak batch are long and steady: a third
      * of the latency screening's runs ranks them. */
     int64_t runs = s->cfg->screen_runs / 3;
@@ -721,8 +722,12 @@ static ib_status raced_throughput(race *s, ib_error *err)
     ib_best_result *r = s->r;
     if (r->latency_winner < 0) return IB_OK;
     r->searched = r->latency_winner;
-    IB_TRY(time_throughput(s, (size_t)r->searched, &s->cfg->throughput, IB_BEST_STEP_BATCH_SEARCH,
-                           "batch search", err));
+    /* The race needs the peak and its plateau, not the whole curve: the
+     * search from the top visits the fewest new batches. */
+    ib_throughput_config search = s->cfg->throughput;
+    search.from_top = true;
+    search.latency_budget_ms = 0;
+    IB_TRY(time_throughput(s, (size_t)r->searched, &search, IB_BEST_STEP_BATCH_SEARCH, "batch search", err));
     close_row(s, (size_t)r->searched); /* its curve is whole */
     if (s->tr->peak < 0) return IB_OK;
     r->peak_batch = s->tr->points[s->tr->peak].batch;
@@ -735,6 +740,7 @@ static ib_status raced_throughput(race *s, ib_error *err)
     tc.batches = batches;
     tc.n_batches = n;
     tc.latency_budget_ms = 0;
+    tc.items_only = true;
     for (size_t i = 0; i < r->n_rows; i++) {
         if (!throughput_candidate(&r->rows[i])) continue;
         IB_TRY(time_throughput(s, i, &tc, IB_BEST_STEP_THROUGHPUT_FINAL, "final", err));

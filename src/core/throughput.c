@@ -54,16 +54,29 @@ static ib_status validate(const ib_throughput_config *cfg, ib_error *err)
                IB_ERR_INVALID_ARG, "the latency budget must be between 0 (none) and %.0f ms",
                IB__MAX_TIME_MS);
     if (cfg->batches) IB_TRY(validate_batches(cfg, err));
+    IB_FAIL_IF(cfg->from_top && cfg->batches, err, IB_ERR_INVALID_ARG,
+               "from the top is a search: it takes no batch list");
+    IB_FAIL_IF(cfg->from_top && cfg->latency_budget_ms > 0, err, IB_ERR_INVALID_ARG,
+               "a latency budget needs the whole curve: it cannot be searched from the top");
+    IB_FAIL_IF(
+        cfg->items_only && cfg->latency_budget_ms > 0, err, IB_ERR_INVALID_ARG,
+        "a latency budget needs each batch's runs timed one at a time, not the back-to-back figure alone");
     return IB_OK;
 }
 
 /* Powers of two up to the largest batch, and the largest itself: the curve
- * is read on a log scale, and the largest is where memory ends. */
-static size_t powers_of_two(int64_t largest, int64_t *cand)
+ * is read on a log scale, and the largest is where memory ends. From the
+ * top, the same batches largest first. */
+static size_t powers_of_two(int64_t largest, bool from_top, int64_t *cand)
 {
     size_t n = 0;
     for (int64_t b = 1; b <= largest; b *= 2) cand[n++] = b;
     if (cand[n - 1] != largest) cand[n++] = largest;
+    for (size_t i = 0; from_top && i < n / 2; i++) {
+        int64_t b = cand[i];
+        cand[i] = cand[n - 1 - i];
+        cand[n - 1 - i] = b;
+    }
     return n;
 }
 
@@ -98,8 +111,8 @@ static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_
         return IB_OK;
     }
     r->searched = true;
-    IB_TRY(ib__batch_search(w, cfg->max_batch, cfg->run.cancel, pr, r, err));
-    *n = powers_of_two(r->largest_fitting, cand);
+    IB_TRY(ib__batch_search(w, cfg->max_batch, cfg->from_top, cfg->run.cancel, pr, r, err));
+    *n = powers_of_two(r->largest_fitting, cfg->from_top, cand);
     return IB_OK;
 }
 
@@ -147,6 +160,9 @@ typedef struct sweep_state {
     ib__progress *pr;
     ib_throughput_result *r;
     ib__gpu_sampler *sampler; /* started after the first warm-up */
+    double stop_below;        /* from the top: the share of the best point
+                                 below which the sweep ends (0: never) */
+    bool items_only;          /* no runs timed one at a time */
 } sweep_state;
 
 /* GPU state is sampled over the timed runs, as latency does: the "before"
@@ -170,11 +186,15 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
     IB_TRY(ib__warm_up(run, s->rc, s->pr, &p->warmup_runs, &warm_ms, &p->warmup_steady, err));
     if (!p->warmup_steady) s->r->warnings |= IB_WARN_NOT_STEADY;
     start_sampling(s);
-    IB_TRY(time_per_run(run, s->pr, s->rc->runs, p, s->ms, err));
-    s->r->warnings |= ib__sample_warnings(s->ms, &p->latency_ms);
-    /* Measured per point: each has its own runner (and timer). */
-    IB_TRY(ib__runner_resolution_ms(run, &s->r->timer_resolution_ms, err));
-    ib__stats_widen_to_resolution(&p->latency_ms, s->r->timer_resolution_ms);
+    if (s->items_only) {
+        p->items_per_s_sync = NAN;
+    } else {
+        IB_TRY(time_per_run(run, s->pr, s->rc->runs, p, s->ms, err));
+        s->r->warnings |= ib__sample_warnings(s->ms, &p->latency_ms);
+        /* Measured per point: each has its own runner (and timer). */
+        IB_TRY(ib__runner_resolution_ms(run, &s->r->timer_resolution_ms, err));
+        ib__stats_widen_to_resolution(&p->latency_ms, s->r->timer_resolution_ms);
+    }
     ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, s->rc->runs);
     return time_back_to_back(run, s->rc->runs, p, err);
 }
@@ -199,6 +219,19 @@ static void measure_point(sweep_state *s, ib_throughput_point *p, ib_error *err)
         p->items_per_s = p->items_per_s_sync = p->back_to_back_ms_per_run = p->first_run_ms = NAN;
 }
 
+/* From the top: whether the point just timed lies below stop_below of the
+ * best one so far, past the plateau (the slope below it is not timed). */
+static bool below_the_plateau(const sweep_state *s)
+{
+    const ib_throughput_result *r = s->r;
+    const ib_throughput_point *last = &r->points[r->n_points - 1];
+    if (!(s->stop_below > 0) || last->status != IB_OK) return false;
+    double best = 0;
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].status == IB_OK) best = fmax(best, r->points[i].items_per_s);
+    return last->items_per_s < s->stop_below * best;
+}
+
 static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_error *err)
 {
     for (size_t i = 0; i < n; i++) {
@@ -211,21 +244,43 @@ static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_
             IB_TRY(ib__recover_from_oom(s->w, err));
         else
             IB_TRY(p->status);
+        if (below_the_plateau(s)) break;
     }
     return IB_OK;
 }
 
-/* Times every candidate. A batch that runs out of memory here (the arena
- * fragmented since the search, or a different run path) is marked and the
- * sweep goes on after recovery; anything else stops it. */
-static ib_status sweep(ib_workload *w, const ib_config *rc, ib__progress *pr, const int64_t *cand, size_t n,
-                       ib_throughput_result *r, ib_error *err)
+/* The curve reads smallest batch first, however it was timed. */
+static void in_batch_order(ib_throughput_result *r)
 {
-    sweep_state s = { .w = w, .rc = rc, .pr = pr, .r = r, .ms = malloc((size_t)rc->runs * sizeof(double)) };
+    for (size_t i = 0; i + 1 < r->n_points; i++)
+        for (size_t j = i + 1; j < r->n_points; j++)
+            if (r->points[j].batch < r->points[i].batch) {
+                ib_throughput_point p = r->points[i];
+                r->points[i] = r->points[j];
+                r->points[j] = p;
+            }
+}
+
+/* Times every candidate (from the top, down to the first below the
+ * plateau). A batch that runs out of memory here (the arena fragmented
+ * since the search, or a different run path) is marked and the sweep goes
+ * on after recovery; anything else stops it. */
+static ib_status sweep(ib_workload *w, const ib_throughput_config *cfg, ib__progress *pr, const int64_t *cand,
+                       size_t n, ib_throughput_result *r, ib_error *err)
+{
+    const ib_config *rc = &cfg->run;
+    sweep_state s = { .w = w,
+                      .rc = rc,
+                      .pr = pr,
+                      .r = r,
+                      .ms = malloc((size_t)rc->runs * sizeof(double)),
+                      .stop_below = cfg->from_top ? cfg->knee_fraction : 0,
+                      .items_only = cfg->items_only };
     IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     double t0 = ib__workload_now_ms(w);
     ib_status st = sweep_points(&s, cand, n, err);
     r->sweep_ms = ib__workload_now_ms(w) - t0;
+    in_batch_order(r);
     ib__gpu_sampler_stop(s.sampler);
     free(s.ms);
     return st;
@@ -301,7 +356,7 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     ib_status st = candidates(w, cfg, &pr, out, cand, &n_cand, err);
     ib__cpu_watch cpu;
     ib__cpu_watch_start(&cpu, &out->env);
-    if (st == IB_OK) st = sweep(w, &cfg->run, &pr, cand, n_cand, out, err);
+    if (st == IB_OK) st = sweep(w, cfg, &pr, cand, n_cand, out, err);
     out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
     out->warnings |= ib__env_gpu_warnings(&out->env);
     /* An autotuned backend (an exhaustive algorithm search) picks each batch's

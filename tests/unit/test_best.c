@@ -351,9 +351,11 @@ static void test_cost_against_exhaustive(void)
 
 /* Runs of a measurement with warm-up by count alone: the cold run, the
  * warm-up runs and the timed ones (twice at a throughput point: per run,
- * then back to back). */
+ * then back to back; once at a point of the race's screening and finals at
+ * the peak, back to back alone). */
 #define LATENCY_RUNS(warmup, runs) (1 + (warmup) + (runs))
 #define POINT_RUNS(warmup, runs) (1 + (warmup) + 2 * (runs))
+#define ITEMS_POINT_RUNS(warmup, runs) (1 + (warmup) + (runs))
 
 static void check_steps(const ib_best_row *row, double screen, double latency_final, double batch_search,
                         double peak_screen, double throughput_final)
@@ -419,8 +421,11 @@ static void test_time_by_step(void)
         ib_error err = { { 0 } };
         CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
         double screen = LATENCY_RUNS(3, 30), final = LATENCY_RUNS(10, 300);
-        /* Probes at 1, 2 and 4 (one run each), then a point at each. */
-        double search = 3 + 3 * POINT_RUNS(5, 50);
+        /* The sweep's search: probes at 1, 2 and 4 (one run each), then a
+         * point at each. The race's, from the top: a probe at 4, a point
+         * at 4, one at 2 (half of 4's inputs/s: below the plateau, the
+         * last). */
+        double search = exhaustive ? 3 + 3 * POINT_RUNS(5, 50) : 1 + 2 * POINT_RUNS(5, 50);
         if (!exhaustive) {
             CHECK_EQ_INT(r->latency_winner, 0);
             CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_DROPPED);
@@ -428,7 +433,8 @@ static void test_time_by_step(void)
             CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_FINALIST);
             check_steps(&r->rows[0], screen, final, search, 0, 0);
             /* c1: screened at the peak, then its finals at 2 and 4. */
-            check_steps(&r->rows[1], 2 * screen, 0, 0, 2 * POINT_RUNS(3, 10), 2 * 2 * POINT_RUNS(5, 50));
+            check_steps(&r->rows[1], 2 * screen, 0, 0, 2 * ITEMS_POINT_RUNS(3, 10),
+                        2 * 2 * ITEMS_POINT_RUNS(5, 50));
             check_steps(&r->rows[2], 0.5 * screen, 0, 0, 0, 0);
         } else {
             check_steps(&r->rows[0], 0, final, search, 0, 0);
@@ -448,8 +454,8 @@ static void test_time_by_step(void)
         check_steps_reported(r, &c,
                              exhaustive ? "screening 0.0 s, latency finals 0.9 s, batch search 1.0 s, peak "
                                           "screening 0.0 s, throughput finals 0.0 s, other "
-                                        : "screening 0.1 s, latency finals 0.3 s, batch search 0.3 s, peak "
-                                          "screening 0.0 s, throughput finals 0.4 s, other ");
+                                        : "screening 0.1 s, latency finals 0.3 s, batch search 0.2 s, peak "
+                                          "screening 0.0 s, throughput finals 0.2 s, other ");
         free(r);
     }
 }

@@ -404,6 +404,55 @@ static void test_zoo_small(void)
     }
 }
 
+static ib_workload *open_zoo_mlp(ib_model_options *opts, ib_math math, int64_t batch)
+{
+    ib_model_options_init(opts);
+    opts->device = IB_DEVICE_CPU;
+    opts->math = math;
+    opts->batch = batch;
+    ib_workload *w = NULL;
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_workload_open_model("zoo:mlp", opts, &w, &err), IB_OK);
+    return w;
+}
+
+static bool same_accuracy(const ib_accuracy *a, const ib_accuracy *b)
+{
+    bool same = a->measured && b->measured && a->n_outputs == b->n_outputs && a->batch == b->batch;
+    for (int i = 0; same && i < a->n_outputs; i++)
+        same = a->outputs[i].max_abs_error == b->outputs[i].max_abs_error &&
+               a->outputs[i].mean_abs_error == b->outputs[i].mean_abs_error &&
+               a->outputs[i].cosine == b->outputs[i].cosine;
+    return same;
+}
+
+/* A kept reference (best's: strict fp32 run once for every candidate)
+ * judges exactly as a reference of its own does, opened by the first call
+ * alone; a workload at another batch is refused. */
+static void test_kept_reference(void)
+{
+    ib_model_options opts;
+    ib_workload *w = open_zoo_mlp(&opts, IB_MATH_FP16, 2);
+    ib_accuracy own, first, again;
+    ib_error err = { "" };
+    ib_accuracy_reference *ref = NULL;
+    CHECK_EQ_INT(ib_measure_accuracy(w, "zoo:mlp", &opts, 0, &own, &err), IB_OK);
+    CHECK_EQ_INT(ib_measure_accuracy_kept(w, "zoo:mlp", &opts, 0, &ref, &first, &err), IB_OK);
+    CHECK(ref != NULL);
+    const ib_accuracy_reference *kept = ref;
+    CHECK_EQ_INT(ib_measure_accuracy_kept(w, "zoo:mlp", &opts, 0, &ref, &again, &err), IB_OK);
+    CHECK(ref == kept); /* not opened again */
+    CHECK(same_accuracy(&own, &first) && same_accuracy(&own, &again));
+    CHECK(own.outputs[0].max_abs_error > 0); /* fp16 differs from fp32: the comparison is not empty */
+    ib_model_options other;
+    ib_workload *w4 = open_zoo_mlp(&other, IB_MATH_FP16, 4);
+    CHECK_EQ_INT(ib_measure_accuracy_kept(w4, "zoo:mlp", &other, 0, &ref, &again, &err), IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "the reference ran at batch 2") != NULL);
+    ib_accuracy_reference_free(ref);
+    ib_workload_destroy(w4);
+    ib_workload_destroy(w);
+}
+
 /* Already float16: returned byte for byte. */
 static void test_already_fp16(void)
 {
@@ -472,6 +521,7 @@ int main(int argc, char **argv)
     RUN(test_bf16);
     RUN(test_zoo_small);
     RUN(test_already_fp16);
+    RUN(test_kept_reference);
     RUN(test_refusals);
     return check_summary("test_convert");
 }

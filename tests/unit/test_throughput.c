@@ -66,6 +66,7 @@ static void test_defaults(void)
     CHECK_NEAR(cfg.knee_fraction, 0.95, 0);
     CHECK_NEAR(cfg.latency_budget_ms, 0, 0);
     CHECK(cfg.batches == NULL);
+    CHECK(!cfg.from_top);
 }
 
 /* One search: limit is the largest batch that fits (0: memory never runs
@@ -228,6 +229,99 @@ static void test_knee_at_default_fraction(void)
     cfg.knee_fraction = 1.0;
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
     CHECK_EQ_INT(r->knee, r->peak);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* From the top, on the scripted curve (peak at 256, 128 at 78% of it):
+ * limit is the largest batch that fits (0: none), probes the batches the
+ * search must probe, points the curve it must time. */
+static void check_from_top(int64_t limit, const int64_t *probes, size_t n_probes, const int64_t *points,
+                           size_t n_points)
+{
+    ib__fake_script s;
+    script(&s, limit);
+    ib_workload *w = check_open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.max_batch = 512;
+    cfg.from_top = true;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_throughput(w, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(r->n_probes, n_probes);
+    for (size_t i = 0; i < r->n_probes && i < n_probes; i++) {
+        CHECK_EQ_INT(r->probes[i].batch, probes[i]);
+        CHECK(r->probes[i].fits == (limit == 0 || probes[i] <= limit));
+    }
+    CHECK_EQ_INT(r->largest_fitting, limit == 0 ? 512 : limit);
+    CHECK(r->limited_by_max_batch == (limit == 0));
+    /* Timed from the top, read in batch order. */
+    CHECK_EQ_INT(r->n_points, n_points);
+    for (size_t i = 0; i < r->n_points && i < n_points; i++) CHECK_EQ_INT(r->points[i].batch, points[i]);
+    CHECK_EQ_INT(r->points[r->peak].batch, 256);
+    CHECK_EQ_INT(r->points[r->knee].batch, 256); /* as on the whole curve (test_knee_at_default_fraction) */
+    /* Runs since the last reopen (a probe that does not fit reopens): one
+     * for each probe that fit after it, then each point's. */
+    int64_t fitting = 0;
+    for (size_t i = 0; i < n_probes; i++) fitting = limit == 0 || probes[i] <= limit ? fitting + 1 : 0;
+    CHECK_EQ_INT(ib__fake_runs(w), fitting + (int64_t)n_points * (1 + 5 + 2 * 20));
+    free(r);
+    ib_workload_destroy(w);
+}
+
+static void test_from_top(void)
+{
+    /* The bound fits: one probe; 512, 256 (the peak), 128 (below 95% of
+     * it: the last). */
+    check_from_top(0, (const int64_t[]){ 512 }, 1, (const int64_t[]){ 128, 256, 512 }, 3);
+    /* It does not: bisection below it, from 0. */
+    check_from_top(300, (const int64_t[]){ 512, 256, 384, 320, 288, 304, 296, 300, 302, 301 }, 10,
+                   (const int64_t[]){ 128, 256, 300 }, 3);
+    /* Nothing fits: the bisection ends at batch 1, and says so. */
+    ib__fake_script s;
+    script(&s, 0);
+    s.oom_at_run = 0;
+    ib_workload *w = check_open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    cfg.max_batch = 8;
+    cfg.from_top = true;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_throughput(w, &cfg, r, &err), IB_ERR_DEVICE_OOM);
+    CHECK(strstr(err.message, "batch 1 does not fit") != NULL);
+    CHECK_EQ_INT(r->n_probes, 4); /* 8, 4, 2, 1 */
+    CHECK_EQ_INT(r->probes[3].batch, 1);
+    CHECK_EQ_INT(r->n_points, 0);
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* The back-to-back figure alone: the same inputs/s, no runs one at a time. */
+static void test_items_only(void)
+{
+    ib__fake_script s;
+    script(&s, 0);
+    ib_workload *w = check_open_fake(&s);
+    ib_throughput_config cfg;
+    config(&cfg);
+    const int64_t batches[] = { 8, 64 };
+    cfg.batches = batches;
+    cfg.n_batches = 2;
+    cfg.items_only = true;
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_throughput(w, &cfg, r, &err), IB_OK);
+    CHECK_EQ_INT(r->n_points, 2);
+    for (size_t i = 0; i < r->n_points; i++) {
+        CHECK_NEAR(r->points[i].items_per_s, items_per_s(batches[i]), 1e-6);
+        CHECK(isnan(r->points[i].items_per_s_sync));
+        CHECK_EQ_INT(r->points[i].latency_ms.n, 0);
+    }
+    CHECK_EQ_INT(ib__fake_runs(w), 2 * (1 + 5 + 20)); /* cold, warm-up, back to back */
+    cfg.latency_budget_ms = 50;
+    CHECK_EQ_INT(ib_measure_throughput(w, &cfg, r, &err), IB_ERR_INVALID_ARG);
     free(r);
     ib_workload_destroy(w);
 }
@@ -597,6 +691,17 @@ static void test_bad_config(void)
     config(&cfg);
     cfg.run.runs = 0;
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    /* From the top is a search for the peak: no list, no budget. */
+    const int64_t one[] = { 1 };
+    config(&cfg);
+    cfg.from_top = true;
+    cfg.batches = one;
+    cfg.n_batches = 1;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    config(&cfg);
+    cfg.from_top = true;
+    cfg.latency_budget_ms = 5;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
     CHECK_EQ_INT(ib__fake_runs(w), 0);
     free(r);
     ib_workload_destroy(w);
@@ -830,6 +935,8 @@ int main(int argc, char **argv)
     RUN(test_batch_one_does_not_fit);
     RUN(test_curve_and_answers);
     RUN(test_knee_at_default_fraction);
+    RUN(test_from_top);
+    RUN(test_items_only);
     RUN(test_budget_not_met);
     RUN(test_budget_holds_p99);
     RUN(test_oom_in_sweep_recovered);

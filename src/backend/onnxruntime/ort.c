@@ -519,6 +519,9 @@ static bool batch_leads(const ort_workload *o)
 static ib_status switch_batch(ib_workload *w, int64_t batch, ib_error *err)
 {
     ort_workload *o = impl(w);
+    /* The batch bound already (the one a probe ran): nothing changes, and
+     * a captured graph still replays it. */
+    if (batch == w->info.batch && !o->zero_filled) return IB_OK;
     for (size_t i = 0; i < o->n_inputs; i++) IB_TRY(ib__ort_values_check(&o->inputs[i], batch, err));
     if (o->cuda && w->stream) {
         ib_error ignored;
