@@ -328,7 +328,7 @@ static int session_child(cli_args *a, candidates *cs, cli_outputs *out)
 
 int cmd_best(cli_args *a)
 {
-    candidates *cs = malloc(sizeof *cs);
+    candidates *cs = calloc(1, sizeof *cs);
     if (!cs) return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     if (a->session_index) cli_session_child_setup(a);
     /* No backend: the default left out of this build, said when opened. */

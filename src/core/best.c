@@ -728,7 +728,7 @@ static ib_status raced_throughput(race *s, ib_error *err)
     search.from_top = true;
     search.latency_budget_ms = 0;
     IB_TRY(time_throughput(s, (size_t)r->searched, &search, IB_BEST_STEP_BATCH_SEARCH, "batch search", err));
-    close_row(s, (size_t)r->searched); /* its curve is whole */
+    close_row(s, (size_t)r->searched); /* its search is done */
     if (s->tr->peak < 0) return IB_OK;
     r->peak_batch = s->tr->points[s->tr->peak].batch;
     int64_t batches[2];
