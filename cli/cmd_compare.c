@@ -108,6 +108,7 @@ static int check_same_timing(const cli_args *a, const ib_latency_file *fa, const
 /* How much sessions differ, known from elsewhere than the two results. */
 typedef struct known_spread {
     double between_sd; /* 0: not known */
+    size_t df;         /* its degrees of freedom */
     char source[200];
 } known_spread;
 
@@ -134,6 +135,7 @@ static int spread_file(const char *path, const ib_latency_file *fa, known_spread
     if (code == EXIT_OK) {
         known->between_sd = ib_spread_pooled(known->between_sd, *df, sd, k - 1);
         *df += k - 1;
+        known->df = *df;
     }
     ib_latency_file_free(&f);
     return code;
@@ -169,6 +171,7 @@ static known_spread spread_from_record(const ib_latency_file *fa, const ib_laten
             (known.source[0] && sd <= known.between_sd))
             continue;
         known.between_sd = sd;
+        known.df = sessions - results; /* each result's sessions less one, pooled */
         snprintf(known.source, sizeof known.source,
                  "the calibration record %.120s: %zu sessions of %s's kind in %zu result%s", path, sessions,
                  i ? "B" : "A", results, results == 1 ? "" : "s");
@@ -191,8 +194,8 @@ static void widen(const ib_latency_file *fa, const ib_latency_file *fb, const kn
     if (c->two_level || c->spread_source[0]) return;
     known_spread known = files->source[0] ? *files : spread_from_record(fa, fb);
     if (known.source[0])
-        ib_compare_widen(c, known.between_sd, measured_sessions(fa), measured_sessions(fb), known.source,
-                         NULL);
+        ib_compare_widen(c, known.between_sd, known.df, measured_sessions(fa), measured_sessions(fb),
+                         known.source, NULL);
 }
 
 static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latency_file *fb,

@@ -853,6 +853,7 @@ typedef struct ib_comparison {
      * (ib_compare_widen): change_ci95 is widened by it and the verdict
      * rests on that; spread_source "": not widened. */
     double between_sd;       /* sd of log times between sessions (0.01: about 1%) */
+    size_t between_df;       /* its degrees of freedom (0: taken as known) */
     double runs_ci95[2];     /* the interval of the runs alone, before widening */
     char spread_source[200]; /* where between_sd comes from ("the 5 sessions of B");
                                 "" not widened */
@@ -947,19 +948,22 @@ ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, d
                            ib_comparison *out, ib_error *err);
 
 /* Widens the interval of c (a comparison of runs, not two-level) by a
- * known between-session standard deviation of log times, between_sd >= 0,
- * for sides measured in ka and kb sessions (0 or 1: one session; the runs
- * of k sessions pooled count as k): the change's between-session variance
- * between_sd^2 (1/ka + 1/kb) is added to the interval's half-widths in
- * quadrature, on the log scale, and the verdict is judged again on the
- * widened interval. So a change smaller than the spread between sessions
- * is never called faster or slower (docs/compare.md, "One session").
- * source (copied; NULL or "": "a known spread") says where the spread
- * comes from, for the reports. IB_ERR_INVALID_ARG for a two-level
- * comparison, one already widened, or a between_sd that is not a number
- * from 0 to 10. */
-ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t ka, size_t kb, const char *source,
-                           ib_error *err);
+ * between-session standard deviation of log times, between_sd >= 0,
+ * estimated with df degrees of freedom (the sessions it came from less one
+ * a result, pooled; 0: known exactly), for sides measured in ka and kb
+ * sessions (0 or 1: one session; the runs of k sessions pooled count as
+ * k): the 95% half-width of the change's between-session part, Student's
+ * t at df (the normal quantile when df is 0) times between_sd sqrt(1/ka +
+ * 1/kb), is added to the interval's half-widths in quadrature, on the log
+ * scale, and the verdict is judged again on the widened interval. So a
+ * change smaller than the spread between sessions is never called faster
+ * or slower, and a spread learnt from few sessions widens by more
+ * (docs/compare.md, "One session"). source (copied; NULL or "": "a known
+ * spread") says where the spread comes from, for the reports.
+ * IB_ERR_INVALID_ARG for a two-level comparison, one already widened, or a
+ * between_sd that is not a number from 0 to 10. */
+ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t df, size_t ka, size_t kb,
+                           const char *source, ib_error *err);
 
 /* The between-session sd of log times of f's sessions that measured
  * (ib_sessions_compute), into *between_sd, and how many, into *k.

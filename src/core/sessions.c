@@ -260,7 +260,7 @@ static ib_status compare_runs(const ib_latency_file *a, size_t ka, const ib_late
     if (!many || ib_latency_file_spread(many, &sd, &k, err) != IB_OK) return IB_OK;
     char source[200];
     snprintf(source, sizeof source, "the %zu sessions of %s", k, many == a ? "A" : "B");
-    return ib_compare_widen(out, sd, ka, kb, source, err);
+    return ib_compare_widen(out, sd, k - 1, ka, kb, source, err);
 }
 
 ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, double threshold,
@@ -280,15 +280,17 @@ ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, d
     return st;
 }
 
-ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t ka, size_t kb, const char *source,
-                           ib_error *err)
+ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t df, size_t ka, size_t kb,
+                           const char *source, ib_error *err)
 {
     IB_FAIL_IF(!c || c->two_level || c->spread_source[0], err, IB_ERR_INVALID_ARG,
                "only a one-level comparison, once, is widened by the spread between sessions");
     IB_FAIL_IF(!(between_sd >= 0 && between_sd < 10), err, IB_ERR_INVALID_ARG,
                "a between-session sd of log times is a number from 0 to 10, not %g", between_sd);
     double na = ka > 1 ? (double)ka : 1, nb = kb > 1 ? (double)kb : 1;
-    double half = 1.959963984540054 * between_sd * sqrt(1 / na + 1 / nb);
+    /* A spread learnt from few sessions is itself uncertain: t, not z. */
+    double quantile = df > 0 ? ib__t975(df) : 1.959963984540054;
+    double half = quantile * between_sd * sqrt(1 / na + 1 / nb);
     double mid = log1p(c->change);
     double below = mid - log1p(c->change_ci95[0]), above = log1p(c->change_ci95[1]) - mid;
     c->runs_ci95[0] = c->change_ci95[0];
@@ -297,6 +299,7 @@ ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t ka, size_
     c->change_ci95[1] = expm1(mid + sqrt(above * above + half * half));
     c->verdict = ib__change_verdict(c->change_ci95, c->threshold);
     c->between_sd = between_sd;
+    c->between_df = df;
     ib__strlcpy(c->spread_source, source && source[0] ? source : "a known spread", sizeof c->spread_source);
     return IB_OK;
 }

@@ -131,13 +131,13 @@ static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file
                  "sessions",
                  n.ka, n.kb);
     } else if (c->spread_source[0]) {
-        snprintf(
-            n.text, sizeof n.text,
-            "the interval of the runs [%+.2f%%, %+.2f%%] covers one session only; sessions of this kind "
-            "of run differ by sd %.2f%% (between sessions, log times, from %.200s): the verdict rests on "
-            "the interval widened by it, and a change within that spread is not called real; measure "
-            "both with --sessions",
-            100 * c->runs_ci95[0], 100 * c->runs_ci95[1], n.between_pct, c->spread_source);
+        snprintf(n.text, sizeof n.text,
+                 "the interval of the runs [%+.2f%%, %+.2f%%] covers one session only; sessions of this kind "
+                 "of run differ by sd %.2f%% (between sessions, log times, from %.200s; %zu degrees of "
+                 "freedom): the verdict rests on the interval widened by it, and a change within that spread "
+                 "is not called real; measure both with --sessions",
+                 100 * c->runs_ci95[0], 100 * c->runs_ci95[1], n.between_pct, c->spread_source,
+                 c->between_df);
     } else {
         snprintf(n.text, sizeof n.text,
                  "the interval covers one session only, and how much sessions differ on this device is not "
@@ -258,6 +258,7 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
     cJSON_AddNumberToObject(sessions, "a", (double)(note.ka ? note.ka : 1));
     cJSON_AddNumberToObject(sessions, "b", (double)(note.kb ? note.kb : 1));
     ib__json_add_number(sessions, "between_sd_pct", note.between_pct);
+    ib__json_add_number(sessions, "between_df", c->spread_source[0] ? (double)c->between_df : NAN);
     ib__json_add_string_or_null(sessions, "spread_source", c->spread_source);
     cJSON_AddBoolToObject(sessions, "widened", c->spread_source[0] != '\0');
     if (c->spread_source[0]) {

@@ -27,14 +27,16 @@ json_check "$TMP/ab.json" "d['sessions']['two_level'] is True and d['sessions'][
 expect_exit 0 "one session" -- "$IB" latency $M --runs 30 --json "$TMP/one.json"
 json_check "$TMP/one.json" "'sessions' not in d" "one session: no sessions member"
 expect_exit 0 "compare one session with sessions" -- "$IB" compare "$TMP/one.json" "$TMP/b.json"
-expect_grep "covers one session only; sessions of this kind of run differ by sd [0-9.]+% \(between sessions, log times, from the 3 sessions of B\)" "$TMP/out" "compare: one session, the spread of B's sessions"
+expect_grep "covers one session only; sessions of this kind of run differ by sd [0-9.]+% \(between sessions, log times, from the 3 sessions of B; 2 degrees of freedom\)" "$TMP/out" "compare: one session, the spread of B's sessions, its degrees of freedom"
 
 # The calibration record: each latency --sessions run adds its spread to
 # its kind of run, pooled by degrees of freedom (a: 3 sessions, b: 3).
 R="$XDG_STATE_HOME/inferbench/spread.json"
 json_check "$R" "d['schema'] == 'inferbench.spread/1' and len(d['kinds']) == 1 and (lambda e, a, b: e['results'] == 2 and e['df'] == 4 and e['device'] == 'cpu' and e['model'] == 'zoo:mlp' and abs(e['between_sd_log'] - ((2 * a ** 2 + 2 * b ** 2) / 4) ** 0.5) < 1e-12)(d['kinds'][0], json.load(open('$TMP/a.json'))['sessions']['between_sd_log'], json.load(open('$TMP/b.json'))['sessions']['between_sd_log'])" "record: a and b pooled"
 # One session on each side: the interval widened by the record's spread,
-# exactly: in quadrature on the log scale, 1.96 sd sqrt(2).
+# exactly: in quadrature on the log scale, Student's t at the record's 4
+# degrees of freedom (6 sessions in 2 results; 2.7764, the library's
+# table) x sd x sqrt(2).
 expect_exit 0 "a second single session" -- "$IB" latency $M --runs 30 --json "$TMP/one2.json"
 # Two single sessions on a shared machine can differ by more than the
 # record's spread (seen: +128% under load): the exit status is the one
@@ -47,8 +49,8 @@ expect_grep "widened by the spread between sessions" "$TMP/out" "compare: the in
 expect_grep ",runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,spread_source" "$TMP/oo.csv" "compare csv: the spread's columns"
 expect_grep ",[0-9.e-]+,[0-9.e-]+,[0-9.e-]+,the calibration record .*: 6 sessions of A's kind in 2 results" "$TMP/oo.csv" "compare csv: the spread and its source"
 expect_grep "from the calibration record .*spread.json: 6 sessions of A's kind in 2 results" "$TMP/out" "compare: the record named"
-WIDEN="(lambda c, s, sd: abs(c['ci95_pct'][0] / 100 - math.expm1(math.log1p(c['pct'] / 100) - math.hypot(math.log1p(c['pct'] / 100) - math.log1p(s['runs_ci95_pct'][0] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12 and abs(c['ci95_pct'][1] / 100 - math.expm1(math.log1p(c['pct'] / 100) + math.hypot(math.log1p(s['runs_ci95_pct'][1] / 100) - math.log1p(c['pct'] / 100), 1.959963984540054 * sd * 2 ** 0.5))) < 1e-12)"
-json_check "$TMP/oo.json" "__import__('math') and (lambda math: $WIDEN(d['change'], d['sessions'], json.load(open('$R'))['kinds'][0]['between_sd_log']))(__import__('math')) and d['sessions']['widened'] is True" "compare json: the widened interval, exactly"
+WIDEN="(lambda c, s, sd: abs(c['ci95_pct'][0] / 100 - math.expm1(math.log1p(c['pct'] / 100) - math.hypot(math.log1p(c['pct'] / 100) - math.log1p(s['runs_ci95_pct'][0] / 100), 2.7764 * sd * 2 ** 0.5))) < 1e-12 and abs(c['ci95_pct'][1] / 100 - math.expm1(math.log1p(c['pct'] / 100) + math.hypot(math.log1p(s['runs_ci95_pct'][1] / 100) - math.log1p(c['pct'] / 100), 2.7764 * sd * 2 ** 0.5))) < 1e-12)"
+json_check "$TMP/oo.json" "__import__('math') and (lambda math: $WIDEN(d['change'], d['sessions'], json.load(open('$R'))['kinds'][0]['between_sd_log']))(__import__('math')) and d['sessions']['widened'] is True and d['sessions']['between_df'] == 4" "compare json: the widened interval, exactly"
 json_check "$TMP/oo.json" "d['verdict'] == ('slower' if d['change']['ci95_pct'][0] > 1 else 'faster' if d['change']['ci95_pct'][1] < -1 else 'no change' if -1 <= d['change']['ci95_pct'][0] and d['change']['ci95_pct'][1] <= 1 else 'inconclusive')" "compare json: the verdict on the widened interval"
 json_check "$TMP/oo.json" "abs(__import__('math').log1p(d['change']['pct'] / 100)) >= d['sessions']['between_sd_pct'] / 100 or d['verdict'] in ('inconclusive', 'no change')" "compare json: a change within the spread not called real"
 # A record whose spread is 0 (the between-session estimate floored, as a
@@ -60,7 +62,7 @@ XDG_STATE_HOME="$TMP/zero" expect_exit 0 "compare two single sessions, a record 
 expect_grep "differ by sd 0.00% \\(between sessions, log times, from the calibration record" "$TMP/out" "compare: a spread of 0 named"
 json_check "$TMP/oz.json" "d['sessions']['widened'] and all(abs(w - r) < 1e-9 for w, r in zip(d['change']['ci95_pct'], d['sessions']['runs_ci95_pct']))" "compare json: widened by nothing"
 expect_exit 0 "--spread-from a result of sessions" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --spread-from "$TMP/a.json" --json "$TMP/os.json"
-json_check "$TMP/os.json" "d['sessions']['spread_source'] == '--spread-from: 1 result, 3 sessions' and abs(d['sessions']['between_sd_pct'] - 100 * json.load(open('$TMP/a.json'))['sessions']['between_sd_log']) < 1e-9" "compare json: --spread-from's spread"
+json_check "$TMP/os.json" "d['sessions']['spread_source'] == '--spread-from: 1 result, 3 sessions' and abs(d['sessions']['between_sd_pct'] - 100 * json.load(open('$TMP/a.json'))['sessions']['between_sd_log']) < 1e-9 and d['sessions']['between_df'] == 2" "compare json: --spread-from's spread and its degrees of freedom"
 XDG_STATE_HOME="$TMP/empty" expect_exit 0 "compare two single sessions, nothing known" -- "$IB" compare "$TMP/one.json" "$TMP/one2.json" --json "$TMP/on.json"
 expect_grep "covers one session only, and how much sessions differ on this device is not known" "$TMP/out" "compare: the spread unknown, said"
 json_check "$TMP/on.json" "d['sessions']['widened'] is False and d['sessions']['between_sd_pct'] is None and d['sessions']['runs_ci95_pct'] is None" "compare json: not widened"

@@ -107,7 +107,7 @@ static void compare_with_itself(const ib_latency_file *f)
     check_reports(&c, f);
     /* Widened by a spread between sessions: wider, still holding 0. */
     ib_comparison w = c;
-    FUZZ_ASSERT(ib_compare_widen(&w, 0.01, 1, 1, "fuzz", &err) == IB_OK);
+    FUZZ_ASSERT(ib_compare_widen(&w, 0.01, 4, 1, 1, "fuzz", &err) == IB_OK);
     FUZZ_ASSERT(w.change_ci95[0] <= c.change_ci95[0] && w.change_ci95[1] >= c.change_ci95[1]);
     FUZZ_ASSERT(w.change_ci95[0] <= 0 && w.change_ci95[1] >= 0);
     FUZZ_ASSERT(w.verdict != IB_CHANGE_FASTER && w.verdict != IB_CHANGE_SLOWER);

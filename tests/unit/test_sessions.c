@@ -354,34 +354,46 @@ static void test_widen_exact(void)
     CHECK(ib_compare_samples(a, 200, b, 200, 0.01, &c, &err) == IB_OK);
     CHECK(c.verdict == IB_CHANGE_SLOWER); /* the runs alone: 2% slower */
     const ib_comparison runs = c;
-    CHECK(ib_compare_widen(&c, 0.01, 1, 1, "test", &err) == IB_OK);
+    CHECK(ib_compare_widen(&c, 0.01, 0, 1, 1, "test", &err) == IB_OK);
     double half = 1.959963984540054 * 0.01 * sqrt(2.0), mid = log1p(runs.change);
     double lo = mid - log1p(runs.change_ci95[0]), hi = log1p(runs.change_ci95[1]) - mid;
     CHECK_NEAR(c.change_ci95[0], expm1(mid - sqrt(lo * lo + half * half)), 1e-15);
     CHECK_NEAR(c.change_ci95[1], expm1(mid + sqrt(hi * hi + half * half)), 1e-15);
     CHECK(c.runs_ci95[0] == runs.change_ci95[0] && c.runs_ci95[1] == runs.change_ci95[1]);
-    CHECK(c.change == runs.change && c.between_sd == 0.01 && !strcmp(c.spread_source, "test"));
+    CHECK(c.change == runs.change && c.between_sd == 0.01 && c.between_df == 0 &&
+          !strcmp(c.spread_source, "test"));
     CHECK(c.verdict == IB_CHANGE_INCONCLUSIVE); /* 2% is within 1.96 x 1% x sqrt 2 */
-    CHECK(ib_compare_widen(&c, 0.01, 1, 1, "twice", &err) == IB_ERR_INVALID_ARG);
+    CHECK(ib_compare_widen(&c, 0.01, 0, 1, 1, "twice", &err) == IB_ERR_INVALID_ARG);
     /* The other side in 4 sessions: its share of the variance is a quarter. */
     c = runs;
-    CHECK(ib_compare_widen(&c, 0.01, 4, 0, NULL, &err) == IB_OK);
+    CHECK(ib_compare_widen(&c, 0.01, 0, 4, 0, NULL, &err) == IB_OK);
     half = 1.959963984540054 * 0.01 * sqrt(1.25);
     CHECK_NEAR(c.change_ci95[1], expm1(mid + sqrt(hi * hi + half * half)), 1e-15);
+    /* A spread learnt with 4 degrees of freedom (a record of 5 sessions):
+     * Student's t, 2.7764, in place of 1.96; with 2, 4.3027. */
+    const double t975[] = { [2] = 4.3027, [4] = 2.7764 };
+    for (size_t df = 2; df <= 4; df += 2) {
+        c = runs;
+        CHECK(ib_compare_widen(&c, 0.01, df, 1, 1, NULL, &err) == IB_OK);
+        half = t975[df] * 0.01 * sqrt(2.0);
+        CHECK_NEAR(c.change_ci95[0], expm1(mid - sqrt(lo * lo + half * half)), 1e-15);
+        CHECK_NEAR(c.change_ci95[1], expm1(mid + sqrt(hi * hi + half * half)), 1e-15);
+        CHECK(c.between_df == df);
+    }
     for (int bad = 0; bad < 3; bad++) {
         c = runs;
-        CHECK(ib_compare_widen(&c, (double[]){ 10, -0.01, NAN }[bad], 1, 1, NULL, &err) ==
+        CHECK(ib_compare_widen(&c, (double[]){ 10, -0.01, NAN }[bad], 0, 1, 1, NULL, &err) ==
               IB_ERR_INVALID_ARG);
     }
     /* Sessions that differed no more than their runs: the interval stays,
      * the source is said. */
     c = runs;
-    CHECK(ib_compare_widen(&c, 0, 1, 1, NULL, &err) == IB_OK);
+    CHECK(ib_compare_widen(&c, 0, 0, 1, 1, NULL, &err) == IB_OK);
     CHECK_NEAR(c.change_ci95[0], runs.change_ci95[0], 1e-15);
     CHECK(c.verdict == runs.verdict && !strcmp(c.spread_source, "a known spread"));
     c = runs;
     c.two_level = true;
-    CHECK(ib_compare_widen(&c, 0.01, 1, 1, NULL, &err) == IB_ERR_INVALID_ARG);
+    CHECK(ib_compare_widen(&c, 0.01, 0, 1, 1, NULL, &err) == IB_ERR_INVALID_ARG);
 }
 
 /* A change smaller than the spread between sessions is never called
@@ -398,14 +410,14 @@ static void test_widen_never_calls_spread_real(void)
             ib_comparison c;
             ib_error err = { { 0 } };
             CHECK(ib_compare_samples(a, 300, b, 300, 0.001, &c, &err) == IB_OK);
-            CHECK(ib_compare_widen(&c, spreads[i], 1, 1, NULL, &err) == IB_OK);
+            CHECK(ib_compare_widen(&c, spreads[i], 0, 1, 1, NULL, &err) == IB_OK);
             CHECK(c.verdict != IB_CHANGE_FASTER && c.verdict != IB_CHANGE_SLOWER);
         }
     steady_runs(b, 300, 2.0 * 1.2);
     ib_comparison c;
     ib_error err = { { 0 } };
     CHECK(ib_compare_samples(a, 300, b, 300, 0.01, &c, &err) == IB_OK);
-    CHECK(ib_compare_widen(&c, 0.01, 1, 1, NULL, &err) == IB_OK);
+    CHECK(ib_compare_widen(&c, 0.01, 0, 1, 1, NULL, &err) == IB_OK);
     CHECK(c.verdict == IB_CHANGE_SLOWER);
 }
 
