@@ -713,6 +713,13 @@ static void test_batch_switch_views(void)
         CHECK_EQ_INT(w->ops->fill_inputs(w, true, &err), IB_OK);
         CHECK_EQ_INT(ib_workload_set_batch(w, 5, &err), IB_OK);
         check_same_as_fresh(w, path, &o, 5);
+        /* the batch bound, again: nothing changes (a captured graph would
+         * be kept); after zeros, the input's own values come back */
+        CHECK_EQ_INT(ib_workload_set_batch(w, 5, &err), IB_OK);
+        check_same_as_fresh(w, path, &o, 5);
+        CHECK_EQ_INT(w->ops->fill_inputs(w, true, &err), IB_OK);
+        CHECK_EQ_INT(ib_workload_set_batch(w, 5, &err), IB_OK);
+        check_same_as_fresh(w, path, &o, 5);
         CHECK_EQ_INT(ib__ort_input_allocations(w), allocs);
         /* past the capacity: allocated again, filled for the new batch */
         CHECK_EQ_INT(ib_workload_set_batch(w, 9, &err), IB_OK);
