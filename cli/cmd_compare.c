@@ -113,9 +113,9 @@ typedef struct known_spread {
 } known_spread;
 
 /* A --spread-from file: a latency result of 2 or more sessions measured on
- * A's device; its between-session sd pooled into *known (df: the sessions
- * minus one pooled so far). */
-static int spread_file(const char *path, const ib_latency_file *fa, known_spread *known, size_t *df)
+ * A's device; its between-session sd pooled into *known (known->df: the
+ * sessions minus one a result, pooled so far). */
+static int spread_file(const char *path, const ib_latency_file *fa, known_spread *known)
 {
     ib_latency_file f;
     memset(&f, 0, sizeof f);
@@ -133,9 +133,8 @@ static int spread_file(const char *path, const ib_latency_file *fa, known_spread
         code = EXIT_BAD_INPUT;
     }
     if (code == EXIT_OK) {
-        known->between_sd = ib_spread_pooled(known->between_sd, *df, sd, k - 1);
-        *df += k - 1;
-        known->df = *df;
+        known->between_sd = ib_spread_pooled(known->between_sd, known->df, sd, k - 1);
+        known->df += k - 1;
     }
     ib_latency_file_free(&f);
     return code;
@@ -144,15 +143,14 @@ static int spread_file(const char *path, const ib_latency_file *fa, known_spread
 /* The --spread-from files, read before anything is written. */
 static int spread_from_files(const cli_args *a, const ib_latency_file *fa, known_spread *known)
 {
-    size_t df = 0;
     memset(known, 0, sizeof *known);
     for (size_t i = 0; i < a->n_spread_from; i++) {
-        int code = spread_file(a->spread_from[i], fa, known, &df);
+        int code = spread_file(a->spread_from[i], fa, known);
         if (code != EXIT_OK) return code;
     }
     if (a->n_spread_from)
         snprintf(known->source, sizeof known->source, "--spread-from: %zu result%s, %zu sessions",
-                 a->n_spread_from, a->n_spread_from == 1 ? "" : "s", df + a->n_spread_from);
+                 a->n_spread_from, a->n_spread_from == 1 ? "" : "s", known->df + a->n_spread_from);
     return EXIT_OK;
 }
 

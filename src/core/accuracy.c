@@ -1,7 +1,8 @@
 /* Accuracy beside speed: the outputs of a reduced arithmetic (TF32, fp16,
  * bf16) against strict fp32 on the same inputs (docs/precision.md). The
  * metrics are pure functions; a reference runs strict fp32 once and keeps
- * its outputs, against which ib_measure_accuracy_against runs a workload. */
+ * its outputs, against which each workload is run and compared
+ * (ib_measure_accuracy_kept; ib_measure_accuracy for one). */
 #include "backend/workload.h"
 
 #include <math.h>

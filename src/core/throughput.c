@@ -155,21 +155,18 @@ static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_
 /* What the sweep carries from point to point. */
 typedef struct sweep_state {
     ib_workload *w;
-    const ib_config *rc;
-    double *ms; /* [rc->runs] per-run timings of the point */
+    const ib_throughput_config *cfg;
+    double *ms; /* [cfg->run.runs] per-run timings of the point */
     ib__progress *pr;
     ib_throughput_result *r;
     ib__gpu_sampler *sampler; /* started after the first warm-up */
-    double stop_below;        /* from the top: the share of the best point
-                                 below which the sweep ends (0: never) */
-    bool items_only;          /* no runs timed one at a time */
 } sweep_state;
 
 /* GPU state is sampled over the timed runs, as latency does: the "before"
  * sample is taken once the first batch is warm, not at rest. */
 static void start_sampling(sweep_state *s)
 {
-    if (s->sampler || !s->rc->sample_gpu_state || !ib__workload_can(s->w, IB_CAP_CUDA_STREAM)) return;
+    if (s->sampler || !s->cfg->run.sample_gpu_state || !ib__workload_can(s->w, IB_CAP_CUDA_STREAM)) return;
     s->sampler = ib__gpu_sampler_start(&s->r->env, s->w->device_id, IB__GPU_SAMPLE_PERIOD_MS);
 }
 
@@ -183,20 +180,20 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
     ib__progress_phase(s->pr, IB_PHASE_COLD_RUN, 1);
     IB_TRY(ib__runner_time_one(run, &first_device_ms, &p->first_run_ms, err));
     double warm_ms;
-    IB_TRY(ib__warm_up(run, s->rc, s->pr, &p->warmup_runs, &warm_ms, &p->warmup_steady, err));
+    IB_TRY(ib__warm_up(run, &s->cfg->run, s->pr, &p->warmup_runs, &warm_ms, &p->warmup_steady, err));
     if (!p->warmup_steady) s->r->warnings |= IB_WARN_NOT_STEADY;
     start_sampling(s);
-    if (s->items_only) {
+    if (s->cfg->items_only) {
         p->items_per_s_sync = NAN;
     } else {
-        IB_TRY(time_per_run(run, s->pr, s->rc->runs, p, s->ms, err));
+        IB_TRY(time_per_run(run, s->pr, s->cfg->run.runs, p, s->ms, err));
         s->r->warnings |= ib__sample_warnings(s->ms, &p->latency_ms);
         /* Measured per point: each has its own runner (and timer). */
         IB_TRY(ib__runner_resolution_ms(run, &s->r->timer_resolution_ms, err));
         ib__stats_widen_to_resolution(&p->latency_ms, s->r->timer_resolution_ms);
     }
-    ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, s->rc->runs);
-    return time_back_to_back(run, s->rc->runs, p, err);
+    ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, s->cfg->run.runs);
+    return time_back_to_back(run, s->cfg->run.runs, p, err);
 }
 
 static ib_status bind_and_time(sweep_state *s, ib_throughput_point *p, ib_error *err)
@@ -204,7 +201,7 @@ static ib_status bind_and_time(sweep_state *s, ib_throughput_point *p, ib_error 
     IB_TRY(ib_workload_set_batch(s->w, p->batch, err));
     /* A runner per point: its timer is made after a possible reopen. */
     ib__runner run;
-    IB_TRY(ib__runner_init(&run, s->w, s->rc, err));
+    IB_TRY(ib__runner_init(&run, s->w, &s->cfg->run, err));
     ib_status st = time_point(s, &run, p, err);
     ib__runner_release(&run);
     return st;
@@ -219,23 +216,24 @@ static void measure_point(sweep_state *s, ib_throughput_point *p, ib_error *err)
         p->items_per_s = p->items_per_s_sync = p->back_to_back_ms_per_run = p->first_run_ms = NAN;
 }
 
-/* From the top: whether the point just timed lies below stop_below of the
- * best one so far, past the plateau (the slope below it is not timed). */
+/* From the top: whether the point just timed lies below the knee fraction
+ * of the best one so far, past the plateau (the slope below it is not
+ * timed). */
 static bool below_the_plateau(const sweep_state *s)
 {
     const ib_throughput_result *r = s->r;
     const ib_throughput_point *last = &r->points[r->n_points - 1];
-    if (!(s->stop_below > 0) || last->status != IB_OK) return false;
+    if (!s->cfg->from_top || last->status != IB_OK) return false;
     double best = 0;
     for (size_t i = 0; i < r->n_points; i++)
         if (r->points[i].status == IB_OK) best = fmax(best, r->points[i].items_per_s);
-    return last->items_per_s < s->stop_below * best;
+    return last->items_per_s < s->cfg->knee_fraction * best;
 }
 
 static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_error *err)
 {
     for (size_t i = 0; i < n; i++) {
-        IB_FAIL_IF(ib__cancelled(s->rc->cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        IB_FAIL_IF(ib__cancelled(s->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         ib_throughput_point *p = &s->r->points[s->r->n_points++];
         *p = (ib_throughput_point){ .batch = cand[i] };
         ib__progress_step(s->pr, (int64_t)i + 1, (int64_t)n, "candidate", cand[i]);
@@ -268,14 +266,9 @@ static void in_batch_order(ib_throughput_result *r)
 static ib_status sweep(ib_workload *w, const ib_throughput_config *cfg, ib__progress *pr, const int64_t *cand,
                        size_t n, ib_throughput_result *r, ib_error *err)
 {
-    const ib_config *rc = &cfg->run;
-    sweep_state s = { .w = w,
-                      .rc = rc,
-                      .pr = pr,
-                      .r = r,
-                      .ms = malloc((size_t)rc->runs * sizeof(double)),
-                      .stop_below = cfg->from_top ? cfg->knee_fraction : 0,
-                      .items_only = cfg->items_only };
+    sweep_state s = {
+        .w = w, .cfg = cfg, .pr = pr, .r = r, .ms = malloc((size_t)cfg->run.runs * sizeof(double))
+    };
     IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     double t0 = ib__workload_now_ms(w);
     ib_status st = sweep_points(&s, cand, n, err);

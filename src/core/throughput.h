@@ -16,9 +16,11 @@
  * memory, then bisection between the last batch that fit and the first that
  * did not. from_top probes max_batch first instead, and bisects below it
  * when it does not fit: one probe when it fits (every new batch a probe
- * visits costs the runtime a new shape's set-up). Fills r->probes, n_probes, largest_fitting (what fit so
- * far, on failure too), limited_by_max_batch and search_ms. Batch 1 not fitting gives IB_ERR_DEVICE_OOM; any
- * error other than out of memory stops the search and is returned. */
+ * visits costs the runtime a new shape's set-up). Fills r->probes,
+ * n_probes, largest_fitting (what fit so far, on failure too),
+ * limited_by_max_batch and search_ms. Batch 1 not fitting gives
+ * IB_ERR_DEVICE_OOM; any error other than out of memory stops the search
+ * and is returned. */
 ib_status ib__batch_search(ib_workload *w, int64_t max_batch, bool from_top, const volatile int *cancel,
                            ib__progress *pr, ib_throughput_result *r, ib_error *err);
 
