@@ -2,16 +2,25 @@
 """PyTorch figures for docs/measurements.md (issue 17; run on the GPU
 machine, not a test: it asserts nothing, it records).
 
-For each torchvision model and configuration (eager fp32,
-torch.compile(mode="reduce-overhead") fp32, the same in fp16
-channels-last): the batch-1 latency through the binding
-(inferbench.latency) beside a plain CUDA-event loop in Python over the same
-callable, and the throughput at the given batches through the binding
-(inferbench.throughput) beside the same plain loop at each batch. One line
-of JSON a figure on stdout (prefix "figure "), then a Markdown table.
+For each torchvision model and configuration: the batch-1 latency through
+the binding (inferbench.latency) beside a plain CUDA-event loop in Python
+over the same callable, measured in alternation (binding, loop, binding,
+loop...: --rounds), so that a drift of the host shows in both; then the
+throughput at the given batches through the binding (inferbench.throughput)
+beside the same plain loop at each batch. One line of JSON a figure on
+stdout (prefix "figure "), then a Markdown table.
+
+A configuration is a name of dash-separated words (see CONFIG_WORDS):
+eager, compile (torch.compile mode "reduce-overhead": CUDA graphs) or
+autotune ("max-autotune"); fp32, fp16 or bf16; and any of cl
+(channels-last), freeze (Inductor's freezing: weights become constants,
+batch norms fold into convolutions) and bench (torch.backends.cudnn.benchmark).
+Compiled models have static shapes (dynamic=False): each batch gets its
+own compile, as a deployment at a fixed batch would.
 
     PYTHONPATH=python INFERBENCH_LIBRARY=build/libinferbench.so \\
-        python3 tests/gpu/pytorch_record.py --models efficientnet_b0 --batches 256,512
+        python3 tests/gpu/pytorch_record.py --models efficientnet_b0 --batches 256,512 \\
+        --configs eager-fp32,compile-fp16-freeze --deadline-s 540
 """
 
 import argparse
@@ -26,28 +35,42 @@ import torchvision
 
 import inferbench
 
-CONFIGS = {
-    # name: (dtype, channels_last, compile mode or None)
-    "eager-fp32": (torch.float32, False, None),
-    "compile-fp32": (torch.float32, False, "reduce-overhead"),
-    "compile-fp16-cl": (torch.float16, True, "reduce-overhead"),
-    "autotune-fp16-cl": (torch.float16, True, "max-autotune"),
+CONFIG_WORDS = {
+    "mode": {"eager": None, "compile": "reduce-overhead", "autotune": "max-autotune"},
+    "dtype": {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16},
+    "flags": {"cl", "freeze", "bench"},
 }
 
 
+def parse_config(name):
+    """(compile mode or None, dtype, set of flags) of a name such as
+    compile-fp16-cl-freeze; SystemExit on a word it does not know."""
+    words = name.split("-")
+    mode, dtype, flags = words[0], words[1] if len(words) > 1 else "", set(words[2:])
+    if mode not in CONFIG_WORDS["mode"] or dtype not in CONFIG_WORDS["dtype"] or flags - CONFIG_WORDS["flags"]:
+        sys.exit(f"pytorch_record: configuration '{name}': expected MODE-DTYPE[-FLAG...], MODE in "
+                 f"{'/'.join(CONFIG_WORDS['mode'])}, DTYPE in {'/'.join(CONFIG_WORDS['dtype'])}, "
+                 f"FLAG in {'/'.join(sorted(CONFIG_WORDS['flags']))}")
+    if mode == "eager" and "freeze" in flags:
+        sys.exit(f"pytorch_record: configuration '{name}': freeze is an Inductor pass (compile or autotune)")
+    return CONFIG_WORDS["mode"][mode], CONFIG_WORDS["dtype"][dtype], flags
+
+
 def prepared(model, config):
-    dtype, channels_last, mode = CONFIGS[config]
+    mode, dtype, flags = parse_config(config)
     m = copy.deepcopy(model).to(dtype)
-    if channels_last:
+    if "cl" in flags:
         m = m.to(memory_format=torch.channels_last)
+    torch.backends.cudnn.benchmark = "bench" in flags
+    torch._inductor.config.freezing = "freeze" in flags
     torch._dynamo.reset()
-    return torch.compile(m, mode=mode) if mode else m
+    return torch.compile(m, mode=mode, dynamic=False) if mode else m
 
 
 def make_input(config, batch):
-    dtype, channels_last, _ = CONFIGS[config]
+    _, dtype, flags = parse_config(config)
     x = torch.randn(batch, 3, 224, 224, device="cuda", dtype=dtype)
-    return x.contiguous(memory_format=torch.channels_last) if channels_last else x
+    return x.contiguous(memory_format=torch.channels_last) if "cl" in flags else x
 
 
 def plain_loop_ms(fn, runs, warmup=50):
@@ -72,9 +95,42 @@ def emit(figures, **fields):
     print("figure " + json.dumps(fields), flush=True)
 
 
-def record_model(name, configs, batches, runs, figures):
+class Deadline:
+    """Starts a step only while the time left exceeds the longest step so
+    far: a call to the GPU machine ends at a fixed limit, and a step cut
+    there would lose its figures (the first step always starts)."""
+
+    def __init__(self, seconds):
+        self.end = time.time() + seconds if seconds else None
+        self.longest = 0.0
+
+    def allows(self):
+        return self.end is None or self.end - time.time() > self.longest
+
+    def step(self, started):
+        self.longest = max(self.longest, time.time() - started)
+
+
+def batch1_rounds(one, name, config, runs, rounds):
+    """Binding and plain loop in alternation, `rounds` times each."""
+    binding, plain, overhead, warnings = [], [], [], []
+    for _ in range(rounds):
+        r = inferbench.latency(one, device="cuda", name=f"{name} {config}", runs=runs)
+        binding.append(r.median_ms)
+        overhead.append(r.data["binding"]["host_overhead_us"])
+        warnings += [w for w in r.warnings if w not in warnings]
+        plain.append(plain_loop_ms(one, runs))
+    return binding, plain, statistics.median(overhead), warnings
+
+
+def record_model(name, configs, batches, runs, rounds, deadline, figures):
     model = getattr(torchvision.models, name)().eval().cuda()
     for config in configs:
+        if not deadline.allows():
+            emit(figures, model=name, config=config, batch="all", error="skipped: the deadline is nearer "
+                 "than the longest configuration so far")
+            continue
+        started = time.time()
         m = prepared(model, config)
         x1 = make_input(config, 1)
 
@@ -86,16 +142,17 @@ def record_model(name, configs, batches, runs, figures):
         one()  # compiles on first call: timed apart, as the library times a first run
         torch.cuda.synchronize()
         first_s = time.time() - t0
-        r = inferbench.latency(one, device="cuda", name=f"{name} {config}", runs=runs)
-        plain = plain_loop_ms(one, runs)
+        binding, plain, overhead_us, warnings = batch1_rounds(one, name, config, runs, rounds)
         # The binding times a stream of its own when the current one is the
         # legacy default: the plain loop on such a stream too, to tell a
         # difference of streams from one of the binding.
         with torch.cuda.stream(torch.cuda.Stream()):
             plain_side = plain_loop_ms(one, runs)
         emit(figures, model=name, config=config, batch=1, first_call_s=round(first_s, 1),
-             binding_ms=r.median_ms, plain_ms=plain, plain_side_stream_ms=plain_side, ratio=r.median_ms / plain,
-             overhead_us=r.data["binding"]["host_overhead_us"], warnings=r.warnings)
+             binding_ms=statistics.median(binding), plain_ms=statistics.median(plain),
+             binding_rounds_ms=binding, plain_rounds_ms=plain, plain_side_stream_ms=plain_side,
+             ratio=statistics.median(binding) / statistics.median(plain), overhead_us=overhead_us,
+             warnings=warnings)
 
         xs = {}
 
@@ -109,22 +166,24 @@ def record_model(name, configs, batches, runs, figures):
 
         try:
             t = inferbench.throughput(batched, device="cuda", name=f"{name} {config}", batches=batches,
-                                      make_batch=make_batch, runs=max(30, runs // 10))
+                                      make_batch=make_batch, runs=max(30, runs // 10)) if batches else None
         except inferbench.InferbenchError as e:
             emit(figures, model=name, config=config, batch="throughput", error=str(e))
-            continue
-        for point in t.data["curve"]:
+            t = None
+        for point in t.data["curve"] if t else []:
             b = int(point["batch"])
             entry = dict(model=name, config=config, batch=b, status=point["status"],
                          binding_items_per_s=point.get("items_per_s"),
                          binding_items_per_s_sync=point.get("items_per_s_sync"))
             if point["status"] == "ok":
-                plain = plain_loop_ms(lambda: batched(xs[b]), max(30, runs // 10), warmup=10)
-                entry.update(plain_items_per_s=b / plain * 1000,
-                             ratio=point["items_per_s_sync"] / (b / plain * 1000))
+                plain_b = plain_loop_ms(lambda: batched(xs[b]), max(30, runs // 10), warmup=10)
+                entry.update(plain_items_per_s=b / plain_b * 1000,
+                             ratio=point["items_per_s_sync"] / (b / plain_b * 1000))
             emit(figures, **entry)
         del m, xs
         torch.cuda.empty_cache()
+        deadline.step(started)
+        print(f"# {name} {config}: {time.time() - started:.0f} s", flush=True)
 
 
 def table(figures):
@@ -138,8 +197,10 @@ def table(figures):
         if "error" in f:
             print(f"| {f['model']} | {f['config']} | {f['batch']} | error: {f['error']} | | | |")
         elif f["batch"] == 1:
+            rounds = ", ".join(f"{b:.4f}/{p:.4f}" for b, p in zip(f["binding_rounds_ms"], f["plain_rounds_ms"]))
             print(f"| {f['model']} | {f['config']} | 1 | {f['binding_ms']:.4f} ms | | {f['plain_ms']:.4f} ms "
-                  f"(on a created stream: {f['plain_side_stream_ms']:.4f} ms) | {f['ratio']:.4f} |")
+                  f"(on a created stream: {f['plain_side_stream_ms']:.4f} ms; rounds binding/loop: {rounds}) "
+                  f"| {f['ratio']:.4f} |")
         elif f.get("plain_items_per_s"):
             print(f"| {f['model']} | {f['config']} | {f['batch']} | {f['binding_items_per_s']:,.0f}/s "
                   f"| {f['binding_items_per_s_sync']:,.0f}/s | {f['plain_items_per_s']:,.0f}/s | {f['ratio']:.4f} |")
@@ -153,13 +214,18 @@ def main():
     p.add_argument("--configs", default="eager-fp32,compile-fp32,compile-fp16-cl")
     p.add_argument("--batches", default="256")
     p.add_argument("--runs", type=int, default=300)
+    p.add_argument("--rounds", type=int, default=3, help="batch-1 rounds of binding then plain loop")
+    p.add_argument("--deadline-s", type=float, default=0, help="start no configuration that would end past it")
     args = p.parse_args()
+    for config in args.configs.split(","):
+        parse_config(config)
+    deadline = Deadline(args.deadline_s)
     figures = []
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
     try:
         for name in args.models.split(","):
-            record_model(name, args.configs.split(","), [int(b) for b in args.batches.split(",")], args.runs,
-                         figures)
+            record_model(name, args.configs.split(","), [int(b) for b in args.batches.split(",") if b],
+                         args.runs, args.rounds, deadline, figures)
     finally:
         table(figures)
 
