@@ -22,6 +22,7 @@ int32_t aoti_torch_create_tensor_from_blob(void *data, int64_t ndim, const int64
                                            int32_t device_type, int32_t device_index, standin_tensor **ret);
 int32_t aoti_torch_delete_tensor_object(standin_tensor *t);
 int32_t aoti_torch_dtype_float32(void);
+int32_t aoti_torch_dtype_float16(void);
 int32_t aoti_torch_device_type_cpu(void);
 
 #endif

@@ -9,7 +9,8 @@
  * refusal on stderr) it refuses silently.
  * It needs "weights.bin" in the folder it is given (where a real model's
  * weights and kernels lie), takes STANDIN_INPUTS inputs (1) and gives
- * 2 outputs. Each run takes its input handles (freeing them), checks them,
+ * 2 outputs. Its inputs are float32, or float16 when STANDIN_HALF=1 (a model
+ * exported in half). Each run takes its input handles (freeing them), checks them,
  * busy-waits STANDIN_DELAY_US (300), and fails at run STANDIN_FAIL_AT_RUN
  * (counting from 0; -1: never), as the environment says. Deleting the
  * container reports tensors never released on stderr ("standin: N tensors
@@ -30,6 +31,7 @@ typedef struct container {
     long fail_at;
     double delay_us;
     size_t inputs;
+    int32_t dtype; /* the inputs' */
 } container;
 
 static long env_long(const char *name, long fallback)
@@ -62,6 +64,7 @@ int32_t AOTInductorModelContainerCreateWithDevice(container **out, size_t num_mo
     c->fail_at = env_long("STANDIN_FAIL_AT_RUN", -1);
     c->delay_us = (double)env_long("STANDIN_DELAY_US", 300);
     c->inputs = (size_t)env_long("STANDIN_INPUTS", 1);
+    c->dtype = env_long("STANDIN_HALF", 0) ? aoti_torch_dtype_float16() : aoti_torch_dtype_float32();
     *out = c;
     return 0;
 }
@@ -86,17 +89,16 @@ int32_t AOTInductorModelContainerGetNumOutputs(container *c, size_t *n)
     return 0;
 }
 
-/* The inputs are checked (a float32 CPU tensor, its first element read:
+/* The inputs are checked (a CPU tensor of the model's dtype, its first byte read:
  * under ASan a buffer already freed is caught) and taken. */
 static int take_inputs(container *c, standin_tensor **in, size_t n)
 {
     int bad = n != c->inputs;
     for (size_t i = 0; i < n; i++) {
         if (!in[i]) return 1;
-        volatile float first = *(const float *)in[i]->data;
+        volatile unsigned char first = *(const unsigned char *)in[i]->data;
         (void)first;
-        bad |=
-            in[i]->dtype != aoti_torch_dtype_float32() || in[i]->device_type != aoti_torch_device_type_cpu();
+        bad |= in[i]->dtype != c->dtype || in[i]->device_type != aoti_torch_device_type_cpu();
         aoti_torch_delete_tensor_object(in[i]);
     }
     return bad;

@@ -37,6 +37,15 @@ json_check "$TMP/bare.json" "d['latency_ms']['n'] == 40 and d['latency_ms']['min
 json_check "$TMP/bare.json" "d['workload']['inputs'][0]['shape'] == [1, 3, 8, 8] and d['workload']['inputs'][0]['type'] == 'float32'" "json: the input as given"
 if grep -q "leaked" "$TMP/err"; then fail "tensor handles leaked: $(cat "$TMP/err")"; else pass "every tensor handle released"; fi
 
+# Half inputs: measured to the end, no math stated and no fp32 reference
+# asked for (on the H200 the latency command refused every fp16 package:
+# "accuracy: this workload's outputs cannot be read", exit 2).
+# shellcheck disable=SC2086
+expect_exit 0 "float16 inputs" -- \
+  env STANDIN_HALF=1 "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=1x3x8x8 --option dtype=float16 $fast \
+  --runs 10 --json "$TMP/half.json"
+json_check "$TMP/half.json" "d['workload']['inputs'][0]['type'] == 'float16' and d['workload']['math'] == '' and d['accuracy'] is None and d['workload']['backend_options'] == {'dtype': 'float16', 'channels_last': 'no', 'dynamic_batch': 'no'}" "json: half inputs, the dtype kept, no math claimed, no accuracy"
+
 # shellcheck disable=SC2086
 expect_exit 0 "a .pt2 package, unpacked and removed again" -- \
   "$IB" latency "$TMP/m.pt2" --backend aoti $torch --option shape=1x3x8x8 --option extract_dir="$unpack" $fast \
@@ -81,9 +90,12 @@ expect_exit 1 "a scripted failure in the timed runs" -- \
 expect_grep "^inferbench: aoti: AOTInductorModelContainerRun failed at batch 1$" "$TMP/err" "names the failing call"
 json_check "$TMP/fail.json" "d['partial'] and d['latency_ms']['n'] == 10" "json: the 10 runs before it, marked partial"
 # shellcheck disable=SC2086
-expect_exit 1 "a failure at the cold run" -- \
+# A failure at the first run of all is taken for inputs the model was not
+# compiled for (the interface cannot tell their dtype or layout): bad input.
+expect_exit 2 "a failure at the cold run" -- \
   env STANDIN_FAIL_AT_RUN=0 "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=1x3x8x8 $fast \
   --json "$TMP/cold.json"
+expect_grep "refused the first run \(batch 1\)" "$TMP/err" "the cold run's failure names the inputs' form"
 [ ! -e "$TMP/cold.json" ] && pass "no result written" || fail "a result written for no run"
 
 # Bad inputs: one line each, exit 2 (1 for a model that will not load is
@@ -124,6 +136,7 @@ shape="--option shape=1x3x8x8"
   refused "no shape" "give each input's shape" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $fast
   refused "a bad shape" "option shape=1xx3: expected positive dimensions" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=1xx3 $fast
   refused "shapes for another number of inputs" "the model has 1 inputs, 2 shapes given" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape $shape $fast
+  refused "inputs of another dtype than the model's" "refused the first run \(batch 1\): inputs of another shape, dtype or layout" -- env STANDIN_HALF=1 "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape $fast
   refused "a bad dtype" "dtype=int8: expected float32, float16 or bfloat16" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option dtype=int8 $fast
   refused "an unknown option" "aoti: unknown option 'tile'" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option tile=1 $fast
   refused "a batch on fixed shapes" "batch 8, but the shapes give 1" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --batch 8 $fast

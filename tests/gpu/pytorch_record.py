@@ -25,9 +25,11 @@ own compile, as a deployment at a fixed batch would.
 
 import argparse
 import copy
+import ctypes
 import json
 import statistics
 import sys
+import threading
 import time
 
 import torch
@@ -111,19 +113,61 @@ class Deadline:
         self.longest = max(self.longest, time.time() - started)
 
 
-def batch1_rounds(one, name, config, runs, rounds):
-    """Binding and plain loop in alternation, `rounds` times each."""
-    binding, plain, overhead, warnings = [], [], [], []
+class gil_held:
+    """The library called with the GIL held (ctypes.PyDLL), where the
+    binding's CDLL releases it around each call into the library, so that
+    each callback takes it again: an experiment on why a host-bound callable
+    can read slower through the binding (another Python thread may hold the
+    GIL when a run's start event is already recorded)."""
+
+    def __init__(self):
+        normal = inferbench._lib.lib()
+        cdll, inferbench._lib.ctypes.CDLL, inferbench._lib._lib = ctypes.CDLL, ctypes.PyDLL, None
+        try:
+            self.held = inferbench._lib.lib()
+        finally:
+            inferbench._lib.ctypes.CDLL, inferbench._lib._lib = cdll, normal
+
+    def __enter__(self):
+        self.normal, inferbench._lib._lib = inferbench._lib._lib, self.held
+
+    def __exit__(self, *exc):
+        inferbench._lib._lib = self.normal
+
+
+def host_call_ms(fn, calls=100):
+    """The median host time of one call (its work only queued): when it is
+    near the run's device time, the run is host-bound and its events read
+    the host's speed."""
+    times = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+        torch.cuda.synchronize()
+    return statistics.median(times)
+
+
+def batch1_rounds(one, name, config, runs, rounds, held):
+    """Binding and plain loop in alternation, `rounds` times each (and the
+    binding with the GIL held, when held is a gil_held)."""
+    binding, plain, binding_held, overhead, warnings = [], [], [], [], []
     for _ in range(rounds):
         r = inferbench.latency(one, device="cuda", name=f"{name} {config}", runs=runs)
         binding.append(r.median_ms)
         overhead.append(r.data["binding"]["host_overhead_us"])
         warnings += [w for w in r.warnings if w not in warnings]
         plain.append(plain_loop_ms(one, runs))
-    return binding, plain, statistics.median(overhead), warnings
+        if held:
+            with held:
+                binding_held.append(inferbench.latency(one, device="cuda", name=name, runs=runs).median_ms)
+    return dict(binding_ms=statistics.median(binding), plain_ms=statistics.median(plain),
+                binding_rounds_ms=binding, plain_rounds_ms=plain, binding_gil_held_rounds_ms=binding_held,
+                overhead_us=statistics.median(overhead), warnings=warnings,
+                host_call_ms=host_call_ms(one), python_threads=[t.name for t in threading.enumerate()])
 
 
-def record_model(name, configs, batches, runs, rounds, deadline, figures):
+def record_model(name, configs, batches, runs, rounds, held, deadline, figures):
     model = getattr(torchvision.models, name)().eval().cuda()
     for config in configs:
         if not deadline.allows():
@@ -142,17 +186,14 @@ def record_model(name, configs, batches, runs, rounds, deadline, figures):
         one()  # compiles on first call: timed apart, as the library times a first run
         torch.cuda.synchronize()
         first_s = time.time() - t0
-        binding, plain, overhead_us, warnings = batch1_rounds(one, name, config, runs, rounds)
+        b1 = batch1_rounds(one, name, config, runs, rounds, held)
         # The binding times a stream of its own when the current one is the
         # legacy default: the plain loop on such a stream too, to tell a
         # difference of streams from one of the binding.
         with torch.cuda.stream(torch.cuda.Stream()):
             plain_side = plain_loop_ms(one, runs)
         emit(figures, model=name, config=config, batch=1, first_call_s=round(first_s, 1),
-             binding_ms=statistics.median(binding), plain_ms=statistics.median(plain),
-             binding_rounds_ms=binding, plain_rounds_ms=plain, plain_side_stream_ms=plain_side,
-             ratio=statistics.median(binding) / statistics.median(plain), overhead_us=overhead_us,
-             warnings=warnings)
+             plain_side_stream_ms=plain_side, ratio=b1["binding_ms"] / b1["plain_ms"], **b1)
 
         xs = {}
 
@@ -198,6 +239,9 @@ def table(figures):
             print(f"| {f['model']} | {f['config']} | {f['batch']} | error: {f['error']} | | | |")
         elif f["batch"] == 1:
             rounds = ", ".join(f"{b:.4f}/{p:.4f}" for b, p in zip(f["binding_rounds_ms"], f["plain_rounds_ms"]))
+            if f["binding_gil_held_rounds_ms"]:
+                rounds += "; GIL held: " + ", ".join(f"{b:.4f}" for b in f["binding_gil_held_rounds_ms"])
+            rounds += f"; host call {f['host_call_ms']:.4f} ms"
             print(f"| {f['model']} | {f['config']} | 1 | {f['binding_ms']:.4f} ms | | {f['plain_ms']:.4f} ms "
                   f"(on a created stream: {f['plain_side_stream_ms']:.4f} ms; rounds binding/loop: {rounds}) "
                   f"| {f['ratio']:.4f} |")
@@ -215,6 +259,8 @@ def main():
     p.add_argument("--batches", default="256")
     p.add_argument("--runs", type=int, default=300)
     p.add_argument("--rounds", type=int, default=3, help="batch-1 rounds of binding then plain loop")
+    p.add_argument("--gil-held", action="store_true", help="batch-1 rounds also through the library called "
+                   "with the GIL held (an experiment: class gil_held)")
     p.add_argument("--deadline-s", type=float, default=0, help="start no configuration that would end past it")
     args = p.parse_args()
     for config in args.configs.split(","):
@@ -225,7 +271,7 @@ def main():
     try:
         for name in args.models.split(","):
             record_model(name, args.configs.split(","), [int(b) for b in args.batches.split(",") if b],
-                         args.runs, args.rounds, deadline, figures)
+                         args.runs, args.rounds, gil_held() if args.gil_held else None, deadline, figures)
     finally:
         table(figures)
 

@@ -73,6 +73,7 @@ typedef struct aoti {
     char libtorch_dir[512];
     char extract_parent[512];
     bool dynamic_batch, channels_last, sync;
+    bool has_run; /* a run has succeeded: a failure since is not the inputs' form */
     elem elem;
     int n_inputs;
     input in[IB_MAX_TENSORS];
@@ -462,11 +463,16 @@ static void aoti_describe(void *state, ib_workload_info *info)
     info->n_outputs = a->n_outputs < IB_MAX_TENSORS ? (int)a->n_outputs : IB_MAX_TENSORS;
     for (int i = 0; i < info->n_outputs; i++)
         snprintf(info->outputs[i].name, sizeof info->outputs[i].name, "output%d", i);
-    ib__strlcpy(info->math,
-                a->elem == ELEM_F32   ? "fp32"
-                : a->elem == ELEM_F16 ? "fp16"
-                                      : "bf16",
-                sizeof info->math);
+    /* The settings that make two results of one package unlike (compare
+     * names them key by key); the paths are not among them. */
+    info->options = (ib_option_list){ 0 };
+    ib_option_list_set(&info->options, "dtype", elem_names[a->elem]);
+    ib_option_list_set(&info->options, "channels_last", a->channels_last ? "yes" : "no");
+    ib_option_list_set(&info->options, "dynamic_batch", a->dynamic_batch ? "yes" : "no");
+    /* No math stated: a package's arithmetic was fixed when it was compiled
+     * and its C interface does not tell it (the input's dtype does not: a
+     * float32-input model may compute in half inside). Its fp32 reference
+     * would be another package, so there is none to judge accuracy by. */
 }
 
 static ib_status aoti_set_batch(void *state, int64_t batch, ib_error *err)
@@ -508,8 +514,15 @@ static ib_status aoti_run(void *state, ib_error *err)
     int32_t failed =
         a->api.run(a->container, handles, (size_t)a->n_inputs, a->outputs, a->n_outputs, a->stream, NULL);
     release_outputs(a);
+    /* The C interface does not say the inputs' dtype or layout, so the first
+     * run is where a model compiled for others refuses ours. */
+    IB_FAIL_IF(failed && !a->has_run, err, IB_ERR_INVALID_ARG,
+               "aoti: AOTInductorModelContainerRun refused the first run (batch %lld): inputs of another "
+               "shape, dtype or layout than the model was compiled for? (--option shape, dtype, channels_last)",
+               (long long)a->batch);
     IB_FAIL_IF(failed, err, IB_ERR_RUNTIME, "aoti: AOTInductorModelContainerRun failed at batch %lld",
                (long long)a->batch);
+    a->has_run = true;
     return a->sync && a->stream ? ib__gpu_stream_sync(a->stream, err) : IB_OK;
 }
 
