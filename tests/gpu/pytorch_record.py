@@ -14,7 +14,10 @@ A configuration is a name of dash-separated words (see CONFIG_WORDS):
 eager, compile (torch.compile mode "reduce-overhead": CUDA graphs) or
 autotune ("max-autotune"); fp32, fp16 or bf16; and any of cl
 (channels-last), freeze (Inductor's freezing: weights become constants,
-batch norms fold into convolutions) and bench (torch.backends.cudnn.benchmark).
+batch norms fold into convolutions), bench (torch.backends.cudnn.benchmark)
+and graph (the model captured by hand in one CUDA graph a shape, replayed
+in one launch: no Python between the run's events but the replay; a
+compiled model then compiles without its own CUDA graphs).
 Compiled models have static shapes (dynamic=False): each batch gets its
 own compile, as a deployment at a fixed batch would.
 
@@ -40,7 +43,7 @@ import inferbench
 CONFIG_WORDS = {
     "mode": {"eager": None, "compile": "reduce-overhead", "autotune": "max-autotune"},
     "dtype": {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16},
-    "flags": {"cl", "freeze", "bench"},
+    "flags": {"cl", "freeze", "bench", "graph"},
 }
 
 
@@ -53,9 +56,35 @@ def parse_config(name):
         sys.exit(f"pytorch_record: configuration '{name}': expected MODE-DTYPE[-FLAG...], MODE in "
                  f"{'/'.join(CONFIG_WORDS['mode'])}, DTYPE in {'/'.join(CONFIG_WORDS['dtype'])}, "
                  f"FLAG in {'/'.join(sorted(CONFIG_WORDS['flags']))}")
-    if mode == "eager" and "freeze" in flags:
+    if words[0] == "eager" and "freeze" in flags:
         sys.exit(f"pytorch_record: configuration '{name}': freeze is an Inductor pass (compile or autotune)")
-    return CONFIG_WORDS["mode"][mode], CONFIG_WORDS["dtype"][dtype], flags
+    mode = CONFIG_WORDS["mode"][mode]
+    if "graph" in flags and mode:  # the hand-made graph holds the CUDA graph
+        mode = "default" if mode == "reduce-overhead" else "max-autotune-no-cudagraphs"
+    return mode, CONFIG_WORDS["dtype"][dtype], flags
+
+
+def graphed(m):
+    """m as a callable that replays one CUDA graph an input tensor, captured
+    at its first call (after three calls on a side stream, which compile
+    and warm): the input must stay the same tensor, as make_input's do."""
+    graphs = {}
+
+    def call(x):
+        key = (x.data_ptr(), tuple(x.shape))
+        if key not in graphs:
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side), torch.inference_mode():
+                for _ in range(3):
+                    m(x)
+            torch.cuda.current_stream().wait_stream(side)
+            graphs[key] = torch.cuda.CUDAGraph()
+            with torch.inference_mode(), torch.cuda.graph(graphs[key]):
+                m(x)
+        graphs[key].replay()
+
+    return call
 
 
 def prepared(model, config):
@@ -66,7 +95,8 @@ def prepared(model, config):
     torch.backends.cudnn.benchmark = "bench" in flags
     torch._inductor.config.freezing = "freeze" in flags
     torch._dynamo.reset()
-    return torch.compile(m, mode=mode, dynamic=False) if mode else m
+    m = torch.compile(m, mode=mode, dynamic=False) if mode else m
+    return graphed(m) if "graph" in flags else m
 
 
 def make_input(config, batch):
