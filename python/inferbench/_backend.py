@@ -157,24 +157,26 @@ class CallableWorkload:
             self.raise_failure(st, err, result=None)
         return w
 
-    def device_busy_after_ms(self, calls=5):
-        """After fn() and a wait on the timed stream, how long the device
-        stays busy until every stream is done (median of `calls`, in ms),
-        with the time to the stream's end beside it: work the callable
-        queued on another stream is what the device still has to do."""
-        stream_ms, after_ms = [], []
+    def probe_calls_ms(self, calls=5):
+        """Medians over `calls` calls from an idle device, in ms: how long
+        fn() takes to return (its work queued), to the end of the timed
+        stream, and how long the device stays busy after that until every
+        stream is done (work the callable queued on another stream)."""
+        queued_ms, stream_ms, after_ms = [], [], []
         with self.current():
             for _ in range(calls):
                 self.stream.synchronize_device()
                 t0 = time.perf_counter()
                 self.fn(self.arg) if self.batched else self.fn()
+                tq = time.perf_counter()
                 self.stream.synchronize()
                 t1 = time.perf_counter()
                 self.stream.synchronize_device()
                 t2 = time.perf_counter()
+                queued_ms.append((tq - t0) * 1e3)
                 stream_ms.append((t1 - t0) * 1e3)
                 after_ms.append((t2 - t1) * 1e3)
-        return statistics.median(stream_ms), statistics.median(after_ms)
+        return statistics.median(queued_ms), statistics.median(stream_ms), statistics.median(after_ms)
 
     def current(self):
         """The context to measure in: the stream made current (torch)."""

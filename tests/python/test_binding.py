@@ -300,10 +300,60 @@ class OtherStream(unittest.TestCase):
 
         w = CallableWorkload(fn, name="elsewhere", device="cpu")
         w.stream = stream
-        stream_ms, after_ms = w.device_busy_after_ms(calls=3)
+        queued_ms, stream_ms, after_ms = w.probe_calls_ms(calls=3)
         self.assertLess(stream_ms, 10)
         self.assertGreaterEqual(after_ms, 30)
         self.assertIsNotNone(inferbench._other_stream_warning(stream_ms, after_ms))
+        self.assertLessEqual(queued_ms, stream_ms)
+
+
+class HostBound(unittest.TestCase):
+    """A call whose host time before its work is queued is a large part of
+    what its events read: the figure follows the host (docs/python.md)."""
+
+    def test_a_quarter_of_the_run_in_the_host_warns(self):
+        w = inferbench._host_bound_warning(0.45, 0.55)
+        self.assertIn("host-bound: a call takes 450.0 us to return, 82% of the 550.0 us its events read", w)
+        self.assertIn("one CUDA graph", w)
+        self.assertIsNone(inferbench._host_bound_warning(0.25, 1.0))
+        self.assertIsNotNone(inferbench._host_bound_warning(0.2501, 1.0))
+        self.assertIsNone(inferbench._host_bound_warning(0.009, 0.42))  # a graph replay
+        self.assertIsNone(inferbench._host_bound_warning(0.1, 0.0))
+
+    def test_the_probe_times_the_call_apart_from_its_wait(self):
+        # A stand-in stream whose work takes 20 ms after a call that returns
+        # at once, then a call that spends 20 ms in the host.
+        import time
+        from inferbench._backend import CallableWorkload
+
+        class Queue:
+            pending = 0.0
+
+            def current(self):
+                return contextlib.nullcontext()
+
+            def synchronize(self):
+                time.sleep(self.pending)
+                self.pending = 0.0
+
+            def synchronize_device(self):
+                pass
+
+        stream = Queue()
+
+        def queued():
+            stream.pending = 0.02
+
+        w = CallableWorkload(queued, name="queued", device="cpu")
+        w.stream = stream
+        queued_ms, stream_ms, _ = w.probe_calls_ms(calls=3)
+        self.assertLess(queued_ms, 10)
+        self.assertGreaterEqual(stream_ms, 20)
+        self.assertIsNone(inferbench._host_bound_warning(queued_ms, stream_ms))
+        w.fn = lambda: time.sleep(0.02)
+        queued_ms, stream_ms, _ = w.probe_calls_ms(calls=3)
+        self.assertGreaterEqual(queued_ms, 20)
+        self.assertIsNotNone(inferbench._host_bound_warning(queued_ms, stream_ms))
 
 
 class TorchStreamPath(unittest.TestCase):
