@@ -68,7 +68,10 @@ def prepare(torch, constructor, shape, variant, device):
 def export_onnx(torch, model, x, path, dynamic):
     dynamic_axes = {"input": {0: "batch"}, "output": {0: "batch"}} if dynamic else None
     kwargs = dict(input_names=["input"], output_names=["output"], opset_version=17, dynamic_axes=dynamic_axes)
-    with torch.inference_mode():
+    # no_grad, not inference_mode: the TorchScript exporter traces the model,
+    # and tracing is not made for inference tensors (tests/gpu/latency_gpu.sh,
+    # whose export ran on the H200, uses neither).
+    with torch.no_grad():
         try:  # the TorchScript exporter, as docs/measurements.md's exports used
             torch.onnx.export(model, (x,), path, dynamo=False, **kwargs)
         except TypeError:  # a PyTorch without the dynamo switch

@@ -516,10 +516,11 @@ static ib_status aoti_run(void *state, ib_error *err)
     release_outputs(a);
     /* The C interface does not say the inputs' dtype or layout, so the first
      * run is where a model compiled for others refuses ours. */
-    IB_FAIL_IF(failed && !a->has_run, err, IB_ERR_INVALID_ARG,
-               "aoti: AOTInductorModelContainerRun refused the first run (batch %lld): inputs of another "
-               "shape, dtype or layout than the model was compiled for? (--option shape, dtype, channels_last)",
-               (long long)a->batch);
+    IB_FAIL_IF(
+        failed && !a->has_run, err, IB_ERR_INVALID_ARG,
+        "aoti: AOTInductorModelContainerRun refused the first run (batch %lld): inputs of another "
+        "shape, dtype or layout than the model was compiled for? (--option shape, dtype, channels_last)",
+        (long long)a->batch);
     IB_FAIL_IF(failed, err, IB_ERR_RUNTIME, "aoti: AOTInductorModelContainerRun failed at batch %lld",
                (long long)a->batch);
     a->has_run = true;
