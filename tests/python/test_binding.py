@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 import inferbench
@@ -275,36 +276,43 @@ class OtherStream(unittest.TestCase):
         self.assertIsNotNone(inferbench._other_stream_warning(0.2, 0.051))
 
     def test_the_probe_times_what_the_device_wait_adds(self):
-        # A stand-in stream: the callable leaves 30 ms of work "elsewhere",
-        # which only the device-wide wait sits through.
-        import time
-        from inferbench._backend import CallableWorkload
-
-        class Elsewhere:
-            pending = 0.0
-
-            def current(self):
-                return contextlib.nullcontext()
-
-            def synchronize(self):
-                pass
-
-            def synchronize_device(self):
-                time.sleep(self.pending)
-                self.pending = 0.0
-
-        stream = Elsewhere()
-
-        def fn():
-            stream.pending = 0.03
-
-        w = CallableWorkload(fn, name="elsewhere", device="cpu")
-        w.stream = stream
+        # The callable leaves 30 ms of work "elsewhere", which only the
+        # device-wide wait sits through.
+        stream = ScriptedStream()
+        w = scripted_workload(lambda: setattr(stream, "device_s", 0.03), stream)
         queued_ms, stream_ms, after_ms = w.probe_calls_ms(calls=3)
         self.assertLess(stream_ms, 10)
         self.assertGreaterEqual(after_ms, 30)
         self.assertIsNotNone(inferbench._other_stream_warning(stream_ms, after_ms))
         self.assertLessEqual(queued_ms, stream_ms)
+
+
+class ScriptedStream:
+    """A stand-in for the binding's Stream in CallableWorkload.probe_calls_ms:
+    the callable sets how long the next wait on the timed stream
+    (stream_s) and on the whole device (device_s) take."""
+
+    def __init__(self):
+        self.stream_s = self.device_s = 0.0
+
+    def current(self):
+        return contextlib.nullcontext()
+
+    def synchronize(self):
+        time.sleep(self.stream_s)
+        self.stream_s = 0.0
+
+    def synchronize_device(self):
+        time.sleep(self.device_s)
+        self.device_s = 0.0
+
+
+def scripted_workload(fn, stream):
+    from inferbench._backend import CallableWorkload
+
+    w = CallableWorkload(fn, name="scripted", device="cpu")
+    w.stream = stream
+    return w
 
 
 class HostBound(unittest.TestCase):
@@ -321,31 +329,10 @@ class HostBound(unittest.TestCase):
         self.assertIsNone(inferbench._host_bound_warning(0.1, 0.0))
 
     def test_the_probe_times_the_call_apart_from_its_wait(self):
-        # A stand-in stream whose work takes 20 ms after a call that returns
-        # at once, then a call that spends 20 ms in the host.
-        import time
-        from inferbench._backend import CallableWorkload
-
-        class Queue:
-            pending = 0.0
-
-            def current(self):
-                return contextlib.nullcontext()
-
-            def synchronize(self):
-                time.sleep(self.pending)
-                self.pending = 0.0
-
-            def synchronize_device(self):
-                pass
-
-        stream = Queue()
-
-        def queued():
-            stream.pending = 0.02
-
-        w = CallableWorkload(queued, name="queued", device="cpu")
-        w.stream = stream
+        # 20 ms of work queued by a call that returns at once, then a call
+        # that spends 20 ms in the host.
+        stream = ScriptedStream()
+        w = scripted_workload(lambda: setattr(stream, "stream_s", 0.02), stream)
         queued_ms, stream_ms, _ = w.probe_calls_ms(calls=3)
         self.assertLess(queued_ms, 10)
         self.assertGreaterEqual(stream_ms, 20)
