@@ -16,9 +16,10 @@ import time
 from . import _lib as L
 from ._backend import CallableWorkload
 from ._errors import CallableError, InferbenchError, Interrupted
+from ._graph import cuda_graph
 from ._result import Result
 
-__all__ = ["latency", "throughput", "pitfalls", "calibrate", "binding_overhead", "Result",
+__all__ = ["latency", "throughput", "pitfalls", "calibrate", "binding_overhead", "cuda_graph", "Result",
            "InferbenchError", "CallableError", "Interrupted"]
 __version__ = "0.1.0"
 

@@ -22,7 +22,7 @@ def _is_out_of_memory(e):
     return isinstance(e, MemoryError) or type(e).__name__ == "OutOfMemoryError"
 
 
-def _describe_exception(e):
+def describe_exception(e):
     text = str(e).strip().splitlines()
     return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 
@@ -59,9 +59,9 @@ class CallableWorkload:
         if _is_out_of_memory(e):
             if self.stream is not None:
                 self.stream.release_memory()
-            return self._say(err, L.IB_ERR_DEVICE_OOM, f"{what}: out of memory ({_describe_exception(e)})")
+            return self._say(err, L.IB_ERR_DEVICE_OOM, f"{what}: out of memory ({describe_exception(e)})")
         self.failure = e
-        return self._say(err, L.IB_ERR_RUNTIME, f"the callable raised {_describe_exception(e)} ({what})")
+        return self._say(err, L.IB_ERR_RUNTIME, f"the callable raised {describe_exception(e)} ({what})")
 
     @staticmethod
     def _say(err, status, message):

@@ -5,8 +5,9 @@
 # must agree within 5% (the issue asks 2% or an explanation: the ratio is
 # printed). Then: the events are on the stream PyTorch runs on, a callable
 # that raises leaves the library usable, work on another stream is warned
-# about, throughput over given batches, the pitfalls rows, and `inferbench
-# compare` reading the binding's JSON.
+# about, throughput over given batches, the pitfalls rows, `inferbench
+# compare` reading the binding's JSON; the host-bound flag on eager batch
+# 1, and inferbench.cuda_graph (faster, not host-bound).
 #
 # Finds a python3 that imports torch with CUDA: $IB_TORCH_PYTHON, else the
 # usual places; skips (77) when none does or no GPU is usable.
@@ -74,6 +75,16 @@ ratio = r.median_ms / plain
 print(f"{name}, eager fp32, batch 1: binding {r.median_ms:.4f} ms, plain CUDA-event loop {plain:.4f} ms, "
       f"ratio {ratio:.4f}, binding overhead {r.data['binding']['host_overhead_us']:.2f} us a call (host)")
 check(abs(ratio - 1) < 0.05, f"binding and plain loop agree within 5% (ratio {ratio:.4f})")
+if name.startswith("efficientnet"):  # eager at batch 1: launch-bound on the H200 (4.4 ms of launches)
+    check(any(s.startswith("host-bound") for s in r.warnings), f"eager batch 1 flagged host-bound: {r.warnings}")
+
+# The same call captured in one CUDA graph: one launch a run, no Python
+# between the events but the replay.
+graphed = inferbench.cuda_graph(forward)
+g = inferbench.latency(graphed, device="cuda", runs=300)
+print(f"{name}, eager fp32, batch 1, one CUDA graph: {g.median_ms:.4f} ms (warnings: {g.warnings})")
+check(g.median_ms < r.median_ms, f"the graph replay is faster than the launches ({g.median_ms:.4f} ms)")
+check(not any(s.startswith("host-bound") for s in g.warnings), f"the replay is not host-bound: {g.warnings}")
 
 # A callable that raises, then the library again.
 calls = [0]

@@ -4,6 +4,7 @@ python3 alone. Run by ctest (tests/CMakeLists.txt) with INFERBENCH_LIBRARY
 cpu_spin.c plugin) set, and python/ on PYTHONPATH."""
 
 import contextlib
+import importlib.util
 import ctypes
 import json
 import os
@@ -376,6 +377,45 @@ class TorchStreamPath(unittest.TestCase):
             "try:\n inferbench.latency(lambda: None, device='cuda', stream=0xBAD)\n"
             "except inferbench.InferbenchError as e:\n print(e)")
         self.assertEqual(out.strip(), "stream 0xbad is not a CUDA stream: CUDA error: invalid resource handle")
+
+
+class CudaGraph(unittest.TestCase):
+    """inferbench.cuda_graph on fake_torch/: warm-up on a side stream,
+    one capture, replays; and what it refuses."""
+
+    run_with_fake_torch = TorchStreamPath.run_with_fake_torch
+
+    def test_warmed_on_a_side_stream_captured_once_then_replayed(self):
+        out = self.run_with_fake_torch(
+            "def forward():\n torch.log.append(('forward', torch.cuda.capturing))\n"
+            "g = inferbench.cuda_graph(forward)\ng(); g()\nprint(torch.log)\nprint(g.__qualname__)")
+        log, name = out.splitlines()
+        self.assertEqual(log, "[('wait_stream', 20480, 0), ('current', 20480), ('forward', False), "
+                              "('forward', False), ('forward', False), ('wait_stream', 0, 20480), "
+                              "('capture_begin',), ('forward', True), ('capture_end',), ('replay',), ('replay',)]")
+        self.assertEqual(name, "forward (CUDA graph)")
+
+    def test_a_callable_that_raises_or_cannot_be_captured(self):
+        out = self.run_with_fake_torch(
+            "def boom():\n raise ValueError('boom')\n"
+            "def syncs():\n if torch.cuda.capturing:\n"
+            "  raise RuntimeError('CUDA error: operation not permitted when stream is capturing')\n"
+            "for fn, kw in ((boom, {}), (syncs, {}), (syncs, {'warmup_calls': 0}), (3, {})):\n"
+            " try:\n  inferbench.cuda_graph(fn, **kw)\n"
+            " except inferbench.InferbenchError as e:\n  print(type(e).__name__, type(e.__cause__).__name__, '|', e)")
+        self.assertEqual(out.splitlines(), [
+            "CallableError ValueError | the callable raised ValueError: boom (warming up for the CUDA graph)",
+            "InferbenchError RuntimeError | the callable cannot be captured in a CUDA graph: RuntimeError: CUDA "
+            "error: operation not permitted when stream is capturing (a host synchronisation, a CPU tensor or "
+            "another stream inside it?)",
+            "InferbenchError NoneType | warmup_calls=0: expected a whole number of at least 1",
+            "InferbenchError NoneType | 3 is not callable",
+        ])
+
+    @unittest.skipIf(importlib.util.find_spec("torch"), "torch is installed here")
+    def test_without_torch(self):
+        with self.assertRaisesRegex(inferbench.InferbenchError, "cuda_graph needs PyTorch with CUDA"):
+            inferbench.cuda_graph(lambda: None)
 
 
 class Command(Tmp):

@@ -24,8 +24,14 @@ class _Stream:
         log.append(("synchronize", self.cuda_stream))
 
 
+class _Graph:
+    def replay(self):
+        log.append(("replay",))
+
+
 class cuda:
     current = _Stream(0)
+    capturing = False  # inside torch.cuda.graph: a callable that syncs raises, as torch's does
 
     @staticmethod
     def is_available():
@@ -53,3 +59,18 @@ class cuda:
     @staticmethod
     def empty_cache():
         log.append(("empty_cache",))
+
+    @staticmethod
+    def CUDAGraph():
+        return _Graph()
+
+    @staticmethod
+    @contextlib.contextmanager
+    def graph(g):
+        log.append(("capture_begin",))
+        cuda.capturing = True
+        try:
+            yield
+        finally:
+            cuda.capturing = False
+        log.append(("capture_end",))
