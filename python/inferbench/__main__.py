@@ -6,7 +6,8 @@ The function is called with no argument and returns the model. With torch,
 the model is put in eval mode on the device and called on a random float32
 tensor of --input-shape (its first dimension is the batch) under
 torch.inference_mode(); without torch it is called with the shape as a
-tuple (a plain callable, as the tests use). Exit codes as the C program's
+tuple (a plain callable, as the tests use). --cuda-graph captures the
+call in one CUDA graph first (latency, pitfalls). Exit codes as the C program's
 (docs/cli.md): 0 measured, 1 failed while measuring, 2 bad input, 130
 interrupted (the partial result still written).
 """
@@ -37,6 +38,8 @@ def _parser():
     p.add_argument("--warmup-runs", type=int)
     p.add_argument("--max-batch", type=int, help="throughput: the search's bound")
     p.add_argument("--batches", help="throughput: these batches (1,8,64), no search")
+    p.add_argument("--cuda-graph", action="store_true",
+                   help="latency, pitfalls: the call captured in one CUDA graph (inferbench.cuda_graph)")
     p.add_argument("--json", help="write the JSON result here")
     p.add_argument("--html", help="write the HTML page here")
     return p
@@ -118,7 +121,13 @@ def _torch_cpu():
 def _measure(args):
     if args.command == "calibrate":
         return inferbench.calibrate(device=args.device or "cpu", runs=args.runs)
+    if args.cuda_graph and args.command == "throughput":
+        raise BadInput("--cuda-graph: latency and pitfalls only (a graph replays the tensors of one batch)")
     call, make_batch, shape, device, name = _callable(args)
+    if args.cuda_graph:
+        if device != "cuda":
+            raise BadInput("--cuda-graph needs the GPU: --device cuda, with PyTorch")
+        call = inferbench.cuda_graph(call)
     common = dict(device=device, name=name, runs=args.runs, warmup_ms=args.warmup_ms,
                   warmup_runs=args.warmup_runs, input_shape=shape)
     if args.command == "latency":

@@ -6,6 +6,7 @@ reads the host's speed, which varies between processes (docs/python.md,
 replayed this way read 0.418-0.427 ms at batch 1 in three processes, through
 torch.compile's own CUDA-graph trees 0.536-0.809 ms."""
 
+from . import _lib as L
 from ._backend import describe_exception
 from ._cuda import import_torch
 from ._errors import CallableError, InferbenchError
@@ -34,7 +35,8 @@ def cuda_graph(fn, *, warmup_calls=3):
             for _ in range(warmup_calls):
                 fn()
     except Exception as e:
-        raise CallableError(f"the callable raised {describe_exception(e)} (warming up for the CUDA graph)") from e
+        raise CallableError(f"the callable raised {describe_exception(e)} (warming up for the CUDA graph)", None,
+                            L.status_name(L.IB_ERR_RUNTIME)) from e
     torch.cuda.current_stream().wait_stream(side)
     graph = torch.cuda.CUDAGraph()
     try:

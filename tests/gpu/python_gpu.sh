@@ -153,4 +153,9 @@ PY
 expect_exit 0 "the binding against a plain CUDA-event loop, and its other checks" -- "$py" "$TMP/check.py" "$TMP"
 cat "$TMP/out" "$TMP/err"
 expect_exit 0 "compare reads the binding's result" -- "$IB" compare "$TMP/binding.json" "$TMP/binding.json"
+if "$py" -c "import torchvision" 2>/dev/null; then
+  expect_exit 0 "python -m inferbench latency --cuda-graph" -- "$py" -m inferbench latency \
+    torchvision.models:efficientnet_b0 --input-shape 1x3x224x224 --cuda-graph --runs 100 --json "$TMP/graph.json"
+  json_check "$TMP/graph.json" "d['latency_ms']['n'] == 100 and d['timing'] == 'device-events'" "json: the replayed call timed with events"
+fi
 finish

@@ -402,14 +402,16 @@ class CudaGraph(unittest.TestCase):
             "  raise RuntimeError('CUDA error: operation not permitted when stream is capturing')\n"
             "for fn, kw in ((boom, {}), (syncs, {}), (syncs, {'warmup_calls': 0}), (3, {})):\n"
             " try:\n  inferbench.cuda_graph(fn, **kw)\n"
-            " except inferbench.InferbenchError as e:\n  print(type(e).__name__, type(e.__cause__).__name__, '|', e)")
+            " except inferbench.InferbenchError as e:\n"
+            "  print(type(e).__name__, type(e.__cause__).__name__, e.status, '|', e)")
         self.assertEqual(out.splitlines(), [
-            "CallableError ValueError | the callable raised ValueError: boom (warming up for the CUDA graph)",
-            "InferbenchError RuntimeError | the callable cannot be captured in a CUDA graph: RuntimeError: CUDA "
-            "error: operation not permitted when stream is capturing (a host synchronisation, a CPU tensor or "
-            "another stream inside it?)",
-            "InferbenchError NoneType | warmup_calls=0: expected a whole number of at least 1",
-            "InferbenchError NoneType | 3 is not callable",
+            "CallableError ValueError runtime error | the callable raised ValueError: boom (warming up for the "
+            "CUDA graph)",
+            "InferbenchError RuntimeError None | the callable cannot be captured in a CUDA graph: RuntimeError: "
+            "CUDA error: operation not permitted when stream is capturing (a host synchronisation, a CPU tensor "
+            "or another stream inside it?)",
+            "InferbenchError NoneType None | warmup_calls=0: expected a whole number of at least 1",
+            "InferbenchError NoneType None | 3 is not callable",
         ])
 
     @unittest.skipIf(importlib.util.find_spec("torch"), "torch is installed here")
@@ -441,6 +443,10 @@ class Command(Tmp):
             (["latency", model + ":make_model"], "needs SPEC and --input-shape"),
             (["latency", model + ":make_model", "--input-shape", "1", "--json", "/nonexistent/x.json"],
              "cannot be written"),
+            (["throughput", model + ":make_model", "--input-shape", "1", "--cuda-graph"],
+             "--cuda-graph: latency and pitfalls only"),
+            (["latency", model + ":make_model", "--input-shape", "1", "--device", "cpu", "--cuda-graph"],
+             "--cuda-graph needs the GPU"),
         ]
         for args, words in cases:
             p = self.run_main(*args)
