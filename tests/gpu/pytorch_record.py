@@ -15,9 +15,10 @@ eager, compile (torch.compile mode "reduce-overhead": CUDA graphs) or
 autotune ("max-autotune"); fp32, fp16 or bf16; and any of cl
 (channels-last), freeze (Inductor's freezing: weights become constants,
 batch norms fold into convolutions), bench (torch.backends.cudnn.benchmark)
-and graph (the model captured by hand in one CUDA graph a shape, replayed
-in one launch: no Python between the run's events but the replay; a
-compiled model then compiles without its own CUDA graphs).
+and graph (the model captured in one CUDA graph a shape by
+inferbench.cuda_graph, replayed in one launch: no Python between the run's
+events but the replay; a compiled model then compiles without its own CUDA
+graphs).
 Compiled models have static shapes (dynamic=False): each batch gets its
 own compile, as a deployment at a fixed batch would.
 
@@ -65,24 +66,16 @@ def parse_config(name):
 
 
 def graphed(m):
-    """m as a callable that replays one CUDA graph an input tensor, captured
-    at its first call (after three calls on a side stream, which compile
-    and warm): the input must stay the same tensor, as make_input's do."""
+    """m as a callable that replays one CUDA graph an input tensor
+    (inferbench.cuda_graph, made at its first call): the input must stay
+    the same tensor, as make_input's do."""
     graphs = {}
 
     def call(x):
         key = (x.data_ptr(), tuple(x.shape))
         if key not in graphs:
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side), torch.inference_mode():
-                for _ in range(3):
-                    m(x)
-            torch.cuda.current_stream().wait_stream(side)
-            graphs[key] = torch.cuda.CUDAGraph()
-            with torch.inference_mode(), torch.cuda.graph(graphs[key]):
-                m(x)
-        graphs[key].replay()
+            graphs[key] = inferbench.cuda_graph(lambda: m(x))
+        graphs[key]()
 
     return call
 
