@@ -116,7 +116,8 @@ def _host_bound_warning(queued_ms, median_ms):
         return (f"host-bound: a call takes {queued_ms * 1000:.1f} us to return, "
                 f"{100 * queued_ms / median_ms:.0f}% of the {median_ms * 1000:.1f} us its events read: "
                 "the figure follows the host's speed, which varies between processes; capture the call in "
-                "one CUDA graph, or exclude_launch=True for the device's part alone (docs/python.md)")
+                "one CUDA graph (inferbench.cuda_graph), or exclude_launch=True for the device's part alone "
+                "(docs/python.md)")
     return None
 
 

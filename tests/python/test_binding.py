@@ -323,7 +323,7 @@ class HostBound(unittest.TestCase):
     def test_a_quarter_of_the_run_in_the_host_warns(self):
         w = inferbench._host_bound_warning(0.45, 0.55)
         self.assertIn("host-bound: a call takes 450.0 us to return, 82% of the 550.0 us its events read", w)
-        self.assertIn("one CUDA graph", w)
+        self.assertIn("one CUDA graph (inferbench.cuda_graph)", w)
         self.assertIsNone(inferbench._host_bound_warning(0.25, 1.0))
         self.assertIsNotNone(inferbench._host_bound_warning(0.2501, 1.0))
         self.assertIsNone(inferbench._host_bound_warning(0.009, 0.42))  # a graph replay
