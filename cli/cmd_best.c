@@ -181,8 +181,10 @@ static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accura
     ib_status st = ib_workload_open_model(model, &o, w, err);
     if (st != IB_OK || !acc) return st;
     memset(acc, 0, sizeof *acc);
-    const char *math = ib_workload_get_info(*w)->math;
-    if (!cs->race_math || !math[0] || !strcmp(math, "fp32")) return IB_OK; /* the reference itself, or none */
+    const ib_workload_info *info = ib_workload_get_info(*w);
+    /* fp32 is the reference itself; no math stated, or a float16 model's
+     * own, has none */
+    if (!cs->race_math || !info->math[0] || !strcmp(info->math, "fp32") || info->math_of_model) return IB_OK;
     st = ib_measure_accuracy_kept(*w, model, &o, cs->a->max_error, &cs->reference, acc, err);
     if (st != IB_OK) {
         ib_workload_destroy(*w);

@@ -276,9 +276,11 @@ typedef struct ib_workload_info {
      * like (compare says so key by key). Only the settings this backend
      * has, each with the value in effect (the default too). */
     ib_option_list options;
-    char math[8];      /* the arithmetic in effect: "fp32", "tf32",
-                          "fp16", "bf16" */
-    bool math_default; /* math was not asked: the runtime's default */
+    char math[8];       /* the arithmetic in effect: "fp32", "tf32",
+                           "fp16", "bf16" */
+    bool math_default;  /* math was not asked: the runtime's default */
+    bool math_of_model; /* math is the model's own (a float16 model): it
+                           has no float32 to be judged against */
 } ib_workload_info;
 
 const ib_workload_info *ib_workload_get_info(const ib_workload *w);
@@ -1116,6 +1118,14 @@ ib_status ib_zoo_build(const char *name, bool fp16, uint8_t **bytes, size_t *len
 /* Number of weight elements stored in a serialized ONNX model's
  * initializers (what the graph really carries). */
 ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len, int64_t *count, ib_error *err);
+
+/* The arithmetic a serialized ONNX model holds itself: IB_MATH_FP16 or
+ * IB_MATH_BF16 when most of its float weight elements are of that type (a
+ * float16 export; a model without weights: its float inputs and outputs),
+ * IB_MATH_DEFAULT otherwise: float32 in the main, no float at all, or bytes
+ * that do not parse (the runtime says what is wrong with those). Unpacks
+ * the whole model: its size again in memory, for a moment. */
+ib_math ib_onnx_model_math(const uint8_t *bytes, size_t len);
 
 /* "default", "fp32", "tf32", "fp16", "bf16". Never NULL. */
 const char *ib_math_name(ib_math math);

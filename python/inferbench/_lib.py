@@ -124,6 +124,7 @@ class WorkloadInfo(ctypes.Structure):
         ("options", OptionList),
         ("math", ctypes.c_char * 8),
         ("math_default", ctypes.c_bool),
+        ("math_of_model", ctypes.c_bool),
     ]
 
 

@@ -23,16 +23,18 @@ ib_status ib_math_parse(const char *text, ib_math *out, ib_error *err)
                     text ? text : "");
 }
 
-/* A model already in reduced precision: no float32 weight, input or
- * output, and some float16 or bfloat16 one. */
-static bool already_reduced(const Onnx__GraphProto *g)
+/* The reduced type a graph holds itself: FLOAT16 or BFLOAT16 when no
+ * float32 weight, input or output is in it and one of that type is (the
+ * first met, for the rare graph that mixes both); 0 otherwise. */
+static int32_t own_reduced_type(const Onnx__GraphProto *g)
 {
-    bool reduced = false;
+    int32_t reduced = 0;
     for (size_t i = 0; i < g->n_initializer; i++) {
         int32_t t = g->initializer[i]->data_type;
-        if (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return false;
-        reduced = reduced || t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
-                  t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
+        if (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return 0;
+        if (!reduced &&
+            (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 || t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16))
+            reduced = t;
     }
     const Onnx__ValueInfoProto *const *ports[2] = { (const Onnx__ValueInfoProto *const *)g->input,
                                                     (const Onnx__ValueInfoProto *const *)g->output };
@@ -42,11 +44,19 @@ static bool already_reduced(const Onnx__GraphProto *g)
             const Onnx__TypeProto *tp = ports[p][i]->type;
             if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) continue;
             int32_t t = tp->tensor_type->elem_type;
-            if (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return false;
-            reduced = reduced || t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 ||
-                      t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
+            if (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return 0;
+            if (!reduced &&
+                (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 || t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16))
+                reduced = t;
         }
     return reduced;
+}
+
+static ib_math math_of_type(int32_t type)
+{
+    return type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16    ? IB_MATH_FP16
+           : type == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16 ? IB_MATH_BF16
+                                                             : IB_MATH_DEFAULT;
 }
 
 static ib_status copy_bytes(const uint8_t *bytes, size_t len, uint8_t **out, size_t *out_len, ib_error *err)
@@ -100,12 +110,18 @@ ib_status ib_onnx_convert(const uint8_t *bytes, size_t len, ib_math math, uint8_
     IB_FAIL_IF(!bytes || len == 0, err, IB_ERR_MODEL, "convert: the model is empty (0 bytes)");
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
     IB_FAIL_IF(!m, err, IB_ERR_MODEL, "convert: not a valid ONNX model (%zu bytes that do not parse)", len);
+    ib_math own = m->graph ? math_of_type(own_reduced_type(m->graph)) : IB_MATH_DEFAULT;
     ib_status st;
     if (!m->graph || m->n_opset_import == 0)
         st = ib__fail(err, IB_ERR_MODEL, "convert: not a valid ONNX model (it has %s)",
                       !m->graph ? "no graph" : "no opset import");
-    else if (already_reduced(m->graph))
+    else if (own == math)
         info->unchanged = true, st = copy_bytes(bytes, len, out, out_len, err);
+    else if (own != IB_MATH_DEFAULT) /* naming it bf16 would misstate what runs */
+        st = ib__fail(err, IB_ERR_UNSUPPORTED,
+                      "convert: the model holds no float32 (it is %s throughout): only float32 is "
+                      "converted, not one reduced type into another",
+                      ib_math_name(own));
     else {
         int32_t target = math == IB_MATH_FP16 ? ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16
                                               : ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;

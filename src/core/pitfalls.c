@@ -108,7 +108,7 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
     } else if (reduced) {
         tf32->applies = false;
         tf32->not_applicable =
-            "the model runs converted to fp16/bf16 (--math): TF32 is about float32 arithmetic";
+            "the model runs in fp16/bf16 (converted by --math, or its own): TF32 is about float32 arithmetic";
     } else if (!w->ops->set_tf32) {
         tf32->applies = false;
         tf32->not_applicable = "this backend has no TF32 switch: its arithmetic is its own";

@@ -342,6 +342,7 @@ cJSON *ib__json_workload(const ib_workload_info *info)
     cJSON_AddItemToObject(o, "backend_options", ib__json_options(&info->options));
     cJSON_AddStringToObject(o, "math", info->math);
     cJSON_AddBoolToObject(o, "math_default", info->math_default);
+    cJSON_AddBoolToObject(o, "math_of_model", info->math_of_model);
     return o;
 }
 
@@ -421,9 +422,16 @@ static void options_and_math(char *buf, size_t cap, const ib_option_list *list, 
         snprintf(buf + used, cap - used, "%smath=%s%s", used ? ", " : "", math, note);
 }
 
+/* Who chose the arithmetic, when the user did not. */
+const char *ib__math_note(bool math_default, bool math_of_model)
+{
+    return math_default ? " (runtime default)" : math_of_model ? " (the model's own)" : "";
+}
+
 void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info)
 {
-    options_and_math(buf, cap, &info->options, info->math, info->math_default ? " (runtime default)" : "");
+    options_and_math(buf, cap, &info->options, info->math,
+                     ib__math_note(info->math_default, info->math_of_model));
 }
 
 void ib__file_runtime_options(char *buf, size_t cap, const ib_latency_file *f)

@@ -193,16 +193,17 @@ static ib_status read_environment(const cJSON *root, int version, ib_latency_fil
     return read_runtime(env, out, err);
 }
 
-/* The arithmetic (math, and math_default when it was the runtime's own
- * choice; in workload.runtime_options in schema 1, in workload in 2) as one
- * string: "tf32 (runtime default)". */
+/* The arithmetic (math, with math_default when it was the runtime's own
+ * choice and math_of_model when the model's; in workload.runtime_options
+ * in schema 1, in workload in 2) as one string: "tf32 (runtime default)". */
 static ib_status read_math(const cJSON *rt, const char *where, ib_latency_file *out, ib_error *err)
 {
-    char math[8], by_default[4];
+    char math[8], by_default[4], of_model[4];
     IB_TRY(ib__json_read_string(rt, "math", where, math, sizeof math, err));
     IB_TRY(ib__json_read_yes_no(rt, "math_default", where, by_default, err));
+    IB_TRY(ib__json_read_yes_no(rt, "math_of_model", where, of_model, err));
     snprintf(out->math, sizeof out->math, "%s%s", math,
-             math[0] && !strcmp(by_default, "yes") ? " (runtime default)" : "");
+             math[0] ? ib__math_note(!strcmp(by_default, "yes"), !strcmp(of_model, "yes")) : "");
     return IB_OK;
 }
 

@@ -78,10 +78,13 @@ void ib__text_env(ib__sbuf *b, const ib_env *env);
 /* "threads=default, dtype=fp16": a backend's
  * options as every report prints them, in its order; "" for none. */
 void ib__format_options(char *buf, size_t cap, const ib_option_list *list);
+/* Who chose the arithmetic when the user did not: " (runtime default)",
+ * " (the model's own)", or "" (asked). */
+const char *ib__math_note(bool math_default, bool math_of_model);
 /* A workload's options in that form, then its arithmetic:
  * "threads=default, math=fp32 (runtime default)". */
 void ib__info_runtime_options(char *buf, size_t cap, const ib_workload_info *info);
-/* The same of a result read back (its math says "(runtime default)"). */
+/* The same of a result read back (its math carries its note). */
 void ib__file_runtime_options(char *buf, size_t cap, const ib_latency_file *f);
 /* How the inputs are filled: "x=random, sr=16000". */
 void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info);

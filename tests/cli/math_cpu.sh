@@ -43,6 +43,17 @@ expect_exit 0 "convert zoo:mlp fp16" -- "$IB" convert zoo:mlp --math fp16 -o "$T
 expect_grep "^wrote .*mlp16.onnx \([0-9]+ bytes, fp16\): 6 initializers" "$TMP/out" "convert says what it did"
 expect_exit 0 "the converted model runs" -- "$IB" latency "$TMP/mlp16.onnx" $Q --json "$TMP/conv.json"
 json_check "$TMP/conv.json" "d['workload']['inputs'][0]['type'] == 'float32'" "the converted model takes float32 input"
+# Its weights are float16: that is its arithmetic, whatever its edges are,
+# and there is no float32 of it to judge it against.
+expect_grep "^runtime options: .*, math=fp16 \(the model's own\)$" "$TMP/out" "text: a float16 model's math is its own"
+json_check "$TMP/conv.json" "d['workload']['math'] == 'fp16' and d['workload']['math_of_model'] is True and d['workload']['math_default'] is False and d['accuracy'] is None" "json: math fp16, the model's own, no accuracy check against itself"
+expect_exit 2 "--math fp32 of a float16 model" -- "$IB" latency "zoo:mlp?fp16" $Q --math fp32
+expect_grep "^inferbench: --math fp32: model 'zoo:mlp\?fp16' is fp16 itself \(most of its weights\), so it runs in fp16 whatever is asked" "$TMP/err" "a float16 model refuses another math, rather than be misnamed"
+expect_exit 0 "--math fp16 of a float16 model: measured as it is" -- "$IB" latency "zoo:mlp?fp16" $Q --math fp16 --max-error 1 --json "$TMP/own.json"
+expect_grep "warning: --max-error has no effect: the model is fp16 itself" "$TMP/err" "--max-error on a float16 model is said to do nothing"
+json_check "$TMP/own.json" "d['workload']['math'] == 'fp16' and d['workload']['math_of_model'] is True and d['accuracy'] is None" "json: asked for its own math, still the model's own"
+expect_exit 2 "convert a float16 model to bf16" -- "$IB" convert "zoo:mlp?fp16" --math bf16 -o "$TMP/z.onnx"
+expect_grep "it is fp16 throughout" "$TMP/err" "converting float16 to bfloat16 is refused"
 expect_exit 0 "convert an fp16 model: as is" -- "$IB" convert "zoo:mlp?fp16" --math fp16 -o "$TMP/same.onnx"
 expect_grep "no float32 to convert, written as is" "$TMP/out" "an fp16 model is written as is"
 expect_exit 0 "convert bf16" -- "$IB" convert zoo:mlp --math bf16 -o "$TMP/mlpbf.onnx"
@@ -58,6 +69,8 @@ expect_exit 2 "convert onto its input" -- "$IB" convert "$TMP/mlp16.onnx" --math
 # compare warns when the math differs.
 expect_exit 0 "compare fp32 vs fp16" -- "$IB" compare "$TMP/default.json" "$TMP/tight.json"
 expect_grep "different arithmetic \(--math\): fp32 \(runtime default\) \(A\) vs fp16 \(B\)" "$TMP/out" "compare warns about the math"
+expect_exit 0 "compare fp32 vs a float16 model" -- "$IB" compare "$TMP/default.json" "$TMP/conv.json"
+expect_grep "different arithmetic \(--math\): fp32 \(runtime default\) \(A\) vs fp16 \(the model's own\) \(B\)" "$TMP/out" "compare names a float16 model's math as its own"
 expect_exit 0 "compare fp16 vs fp16" -- "$IB" compare "$TMP/tight.json" "$TMP/loose.json"
 if grep -q "arithmetic" "$TMP/out"; then fail "no math warning for the same math"; else pass "no math warning for the same math"; fi
 

@@ -467,6 +467,77 @@ static void test_already_fp16(void)
     ib_free(bytes);
 }
 
+/* x[batch,16] -> MatMul W[16,16] -> Add B[16] -> y, W stored as type big
+ * and B as small (their values are not read: only the types count). */
+static uint8_t *two_weights_model(int32_t big, int32_t small, size_t *len)
+{
+    ib__graph g;
+    ib__graph_init(&g, "two", false, true, 5);
+    int64_t wd[2] = { 16, 16 }, bd[1] = { 16 };
+    const char *w = ib__graph_weight(&g, "W", 2, wd, 0, 0.25f);
+    const char *b = ib__graph_weight(&g, "B", 1, bd, 0, 0.5f);
+    const char *y = ib__op2(&g, "Add", ib__op2(&g, "MatMul", "x", w), b);
+    ib__graph_input(&g, "x", F32, "batch,16");
+    ib__graph_output(&g, y, "y", F32, "batch,16");
+    g.model->graph->initializer[0]->data_type = big;
+    g.model->graph->initializer[1]->data_type = small;
+    return pack(&g, len);
+}
+
+/* x float16[batch,16] -> Relu -> y float16: no weight, float16 edges. */
+static uint8_t *half_edges_model(size_t *len)
+{
+    ib__graph g;
+    ib__graph_init(&g, "half_edges", true, true, 6);
+    const char *y = ib__op1(&g, "Relu", "x");
+    ib__graph_input(&g, "x", F16, "batch,16");
+    ib__graph_output(&g, y, "y", F16, "batch,16");
+    return pack(&g, len);
+}
+
+/* The math of a model made by build (freed after). */
+static ib_math math_of(uint8_t *(*build)(int32_t, int32_t, size_t *), int32_t big, int32_t small)
+{
+    size_t len = 0;
+    uint8_t *bytes = build(big, small, &len);
+    ib_math m = ib_onnx_model_math(bytes, len);
+    free(bytes);
+    return m;
+}
+
+/* A model's own arithmetic: the type of most of its weight elements,
+ * whatever its edges (converted with float32 inputs and outputs, it is
+ * float16 all the same); without weights, its edges'; bytes that do not
+ * parse are the runtime's to judge. */
+static void test_model_math(void)
+{
+    size_t len = 0, out_len = 0;
+    uint8_t *bytes = blocked_model(&len), *out = NULL;
+    CHECK_EQ_INT(ib_onnx_model_math(bytes, len), IB_MATH_DEFAULT);
+    CHECK_EQ_INT(ib_onnx_convert(bytes, len, IB_MATH_BF16, &out, &out_len, NULL, NULL), IB_OK);
+    CHECK_EQ_INT(ib_onnx_model_math(out, out_len), IB_MATH_BF16);
+    ib_free(out);
+    free(bytes);
+    CHECK(ib_zoo_build("mlp", true, &bytes, &len, NULL) == IB_OK);
+    CHECK_EQ_INT(ib_onnx_model_math(bytes, len), IB_MATH_FP16);
+    /* named bf16, it would run float16: refused */
+    ib_error err = { "" };
+    CHECK_EQ_INT(ib_onnx_convert(bytes, len, IB_MATH_BF16, &out, &out_len, NULL, &err), IB_ERR_UNSUPPORTED);
+    CHECK(strstr(err.message, "the model holds no float32 (it is fp16 throughout)") != NULL);
+    CHECK(out == NULL);
+    ib_free(bytes);
+    CHECK_EQ_INT(math_of(two_weights_model, F16, F32), IB_MATH_FP16); /* 256 elements against 16 */
+    CHECK_EQ_INT(math_of(two_weights_model, F32, F16), IB_MATH_DEFAULT);
+    CHECK_EQ_INT(math_of(two_weights_model, BF16, F16), IB_MATH_BF16);
+    CHECK_EQ_INT(math_of(two_weights_model, I64, F16), IB_MATH_FP16); /* integers do not count */
+    bytes = half_edges_model(&len);
+    CHECK_EQ_INT(ib_onnx_model_math(bytes, len), IB_MATH_FP16);
+    free(bytes);
+    const uint8_t junk[] = { 0xff, 0xff, 0xff, 0x01 };
+    CHECK_EQ_INT(ib_onnx_model_math(junk, sizeof junk), IB_MATH_DEFAULT);
+    CHECK_EQ_INT(ib_onnx_model_math(NULL, 0), IB_MATH_DEFAULT);
+}
+
 static void test_refusals(void)
 {
     uint8_t *out = NULL;
@@ -521,6 +592,7 @@ int main(int argc, char **argv)
     RUN(test_bf16);
     RUN(test_zoo_small);
     RUN(test_already_fp16);
+    RUN(test_model_math);
     RUN(test_kept_reference);
     RUN(test_refusals);
     return check_summary("test_convert");

@@ -426,6 +426,9 @@ static void test_zoo(void)
         CHECK(info->has_batch_dim);
         CHECK_EQ_INT(info->inputs[0].dims[0], 2);
         CHECK(strcmp(info->inputs[0].type, k ? "float16" : "float32") == 0);
+        /* the fp16 model's arithmetic is its own, not the runtime's fp32 */
+        CHECK(strcmp(info->math, k ? "fp16" : "fp32") == 0);
+        CHECK(info->math_of_model == (k == 1) && info->math_default == (k == 0));
         CHECK_NEAR(info->flops_per_item, ib_zoo_find("mlp")->gflops_per_item * 1e9, 1e-3);
         CHECK(info->flops_per_item > 0);
         CHECK_EQ_INT(w->ops->run(w, &err), IB_OK);

@@ -62,6 +62,7 @@ typedef struct ort_workload {
                                 captured its shapes and addresses) */
     const char *math;        /* the arithmetic in effect (static text) */
     bool math_default;       /* not asked: the runtime's default */
+    ib_math own_math;        /* the model's own (a float16 export), else DEFAULT */
 } ort_workload;
 
 static ort_workload *impl(ib_workload *w) { return w->impl; }
@@ -1019,11 +1020,29 @@ static void compute_capability(int device_id, int *major, int *minor)
     if (ib__gpu_props_get(device_id, &p, NULL) == IB_OK) *major = p.cc_major, *minor = p.cc_minor;
 }
 
+/* A model that is float16 or bfloat16 itself runs in that arithmetic: no
+ * TF32 switch or conversion changes it, and there is no float32 of it to
+ * run (inferbench converts down, never up). Asked for its own math or
+ * nothing, it is measured as it is; any other --math is refused rather
+ * than stated falsely. */
+static ib_status resolve_own_math(ort_workload *o, ib_math math, ib_error *err)
+{
+    IB_FAIL_IF(math != IB_MATH_DEFAULT && math != o->own_math, err, IB_ERR_UNSUPPORTED,
+               "--math %s: model '%s' is %s itself (most of its weights), so it runs in %s whatever is "
+               "asked: measure it without --math, or measure its float32 export",
+               ib_math_name(math), o->label, ib_math_name(o->own_math), ib_math_name(o->own_math));
+    o->spec.use_tf32 = -1;
+    o->math_default = false;
+    o->math = ib_math_name(o->own_math);
+    return IB_OK;
+}
+
 /* Decides the TF32 switch and the math stated, refusing what the device
  * cannot do: TF32 off the GPU or before Ampere (compute capability 8.0),
  * bfloat16 before Ampere. The CUDA provider's use_tf32 is on by default. */
 static ib_status resolve_math(ort_workload *o, ib_math math, int device_id, ib_error *err)
 {
+    if (o->own_math != IB_MATH_DEFAULT) return resolve_own_math(o, math, err);
     int major = 0, minor = 0;
     if (o->cuda) compute_capability(device_id, &major, &minor);
     bool has_tf32 = o->cuda && major >= 8;
@@ -1067,9 +1086,24 @@ static ib_status read_model_file(const char *path, uint8_t **bytes, size_t *len,
 }
 
 /* fp16/bf16: the model converted in memory; the session loads the bytes. */
+/* The model's own arithmetic, read from its bytes (a file is read for it
+ * and let go: ONNX Runtime still opens it by path, for its external data).
+ * A file that cannot be read whole is left to ONNX Runtime to judge. */
+static void read_own_math(ort_workload *o)
+{
+    if (o->bytes) {
+        o->own_math = ib_onnx_model_math(o->bytes, o->spec.len);
+        return;
+    }
+    uint8_t *bytes = NULL;
+    size_t len = 0;
+    if (read_model_file(o->path, &bytes, &len, NULL) == IB_OK) o->own_math = ib_onnx_model_math(bytes, len);
+    free(bytes);
+}
+
 static ib_status convert_model(ort_workload *o, ib_math math, ib_error *err)
 {
-    if (math != IB_MATH_FP16 && math != IB_MATH_BF16) return IB_OK;
+    if ((math != IB_MATH_FP16 && math != IB_MATH_BF16) || o->own_math != IB_MATH_DEFAULT) return IB_OK;
     if (!o->bytes) {
         IB_TRY(read_model_file(o->path, &o->bytes, &o->spec.len, err));
         o->spec.path = NULL;
@@ -1092,7 +1126,8 @@ static ib_status convert_model(ort_workload *o, ib_math math, ib_error *err)
 static ib_status create_session(ort_workload *o, ib_math math, ib_error *err)
 {
     ib_status st = ib__ort_session_create(&o->spec, &o->session, err);
-    if (st == IB_OK || (math != IB_MATH_FP16 && math != IB_MATH_BF16) || !err) return st;
+    bool converted = (math == IB_MATH_FP16 || math == IB_MATH_BF16) && o->own_math == IB_MATH_DEFAULT;
+    if (st == IB_OK || !converted || !err) return st;
     char msg[sizeof err->message];
     ib__strlcpy(msg, err->message, sizeof msg);
     return ib__fail(err, st == IB_ERR_NO_MEMORY || st == IB_ERR_DEVICE_OOM ? st : IB_ERR_UNSUPPORTED,
@@ -1229,6 +1264,7 @@ static void fill_info(ib_workload *w, const char *model, double flops_per_item)
     report_settings(&info->options, &o->spec);
     ib__strlcpy(info->math, o->math, sizeof info->math);
     info->math_default = o->math_default;
+    info->math_of_model = o->own_math != IB_MATH_DEFAULT;
     /* Listed up to IB_MAX_TENSORS; all are bound. */
     info->n_inputs = (int)(o->n_inputs < IB_MAX_TENSORS ? o->n_inputs : IB_MAX_TENSORS);
     info->n_outputs = (int)(o->n_outputs < IB_MAX_TENSORS ? o->n_outputs : IB_MAX_TENSORS);
@@ -1288,6 +1324,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     o->spec.cuda_graph = set.cuda_graph;
     o->spec.gpu_mem_limit_bytes = opts->device_memory_limit_bytes;
     o->spec.host_arena_limit_bytes = o->cuda ? 0 : o->host_cap_bytes;
+    read_own_math(o);
     IB_TRY(resolve_math(o, opts->math, opts->device_id, err));
     IB_TRY(convert_model(o, opts->math, err));
     IB_TRY(create_session(o, opts->math, err));
