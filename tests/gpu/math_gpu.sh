@@ -1,7 +1,8 @@
 # --math on an NVIDIA GPU (docs/precision.md): EfficientNet-B0 at batch 1
 # and 64 in fp32 (TF32 off), tf32, fp16 and bf16, each with its accuracy
 # against strict fp32 where it is not fp32; the default stated as tf32 on a
-# GPU that has it; the pitfalls row "TF32 taken for fp32". Prints a table
+# GPU that has it; a float16 model's math stated as its own; the pitfalls
+# row "TF32 taken for fp32". Prints a table
 # (the figures for docs/measurements.md) after the checks.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
@@ -30,6 +31,12 @@ expect_grep "math tf32 \(runtime default\)" "$TMP/out" "the default is stated: T
 json_check "$TMP/default.json" "d['workload']['math'] == 'tf32' and d['workload']['math_default'] is True and d['accuracy']['math'] == 'tf32'" "json: default tf32, with its accuracy"
 expect_exit 0 "compare fp32 vs tf32" -- "$IB" compare "$TMP/fp32-1.json" "$TMP/tf32-1.json"
 expect_grep "different arithmetic \(--math\): fp32 \(A\) vs tf32 \(B\)" "$TMP/out" "compare warns about the math"
+# A model that is float16 itself runs in float16 on the GPU too, where TF32
+# is on by default: its math is its own, with no fp32 of it to judge by.
+expect_exit 0 "latency of a float16 model" -- "$IB" latency "$M?fp16" "${Q[@]}" --json "$TMP/own16.json"
+json_check "$TMP/own16.json" "d['workload']['math'] == 'fp16' and d['workload']['math_of_model'] is True and d['accuracy'] is None" "a float16 model: math fp16, the model's own, no accuracy against itself"
+expect_exit 2 "--math tf32 of a float16 model" -- "$IB" latency "$M?fp16" --math tf32 "${Q[@]}"
+expect_grep "is fp16 itself" "$TMP/err" "a float16 model refuses tf32, rather than be misnamed"
 expect_exit 0 "throughput --math fp16" -- "$IB" throughput $M --device cuda --math fp16 --batches 1,64,256 --quiet --json "$TMP/tp16.json"
 json_check "$TMP/tp16.json" "d['accuracy']['math'] == 'fp16'" "throughput fp16 with accuracy"
 

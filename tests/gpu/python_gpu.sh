@@ -1,13 +1,14 @@
 # The Python binding on the GPU with PyTorch (about a minute): EfficientNet-B0
 # (torchvision's when it is installed, else a small convolutional network)
 # in eager fp32 at batch 1, timed through the binding (CUDA events on
-# PyTorch's stream) and by a plain CUDA-event loop in Python: the medians
-# must agree within 5% (the issue asks 2% or an explanation: the ratio is
-# printed). Then: the events are on the stream PyTorch runs on, a callable
-# that raises leaves the library usable, work on another stream is warned
-# about, throughput over given batches, the pitfalls rows, `inferbench
-# compare` reading the binding's JSON; the host-bound flag on eager batch
-# 1, and inferbench.cuda_graph (faster, not host-bound).
+# PyTorch's stream) and by a plain CUDA-event loop in Python, in alternated
+# rounds: captured in one CUDA graph (inferbench.cuda_graph) the medians
+# must agree within 2%; eager, host-bound, only within a factor of 2 (why:
+# below). Then: the events are on the stream PyTorch runs on, eager batch 1
+# is flagged host-bound and the replay is not, a callable that raises
+# leaves the library usable, work on another stream is warned about,
+# throughput over given batches, the pitfalls rows, `inferbench compare`
+# reading the binding's JSON, `python -m inferbench --cuda-graph`.
 #
 # Finds a python3 that imports torch with CUDA: $IB_TORCH_PYTHON, else the
 # usual places; skips (77) when none does or no GPU is usable.
@@ -52,37 +53,60 @@ def forward():
         model(x)
 
 
-r = inferbench.latency(forward, device="cuda", name=name, runs=300)
+def plain_loop(fn, runs=300):
+    """The plain CUDA-event loop: the same warm-up length, then events
+    around each call on PyTorch's current stream."""
+    for _ in range(100):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def rounds(fn, label, n=3, **kwargs):
+    """The binding and the plain loop in alternation, n rounds: a quantity
+    that drifts between rounds (a host-bound call's does) moves both alike.
+    Returns the last binding result and the median of the rounds' ratios."""
+    ratios = []
+    for i in range(n):
+        result = inferbench.latency(fn, device="cuda", runs=300, **kwargs)
+        plain = plain_loop(fn)
+        ratios.append(result.median_ms / plain)
+        print(f"{label}, round {i + 1}: binding {result.median_ms:.4f} ms, plain CUDA-event loop {plain:.4f} ms, "
+              f"ratio {ratios[-1]:.4f}, binding overhead {result.data['binding']['host_overhead_us']:.2f} us a call",
+              flush=True)
+    return result, statistics.median(ratios)
+
+
+# Eager at batch 1 is host-bound on the H200 (a call takes longer to return
+# than its events read): the figure follows the host's speed, which moved by
+# 33-64% between rounds seconds apart for both methods alike (eighth
+# session), and once read 6.50 ms through the binding against 4.84 ms in the
+# loop just after (ninth). So the 2% agreement is checked on the graph
+# replay below, where the device's time is what the events read; here only
+# a gross disagreement (a factor of 2) fails.
+r, ratio = rounds(forward, f"{name}, eager fp32, batch 1", name=name)
 r.print()
 r.save_json(os.path.join(tmp, "binding.json"))
 check(r.data["timing"] == "device-events", "timed with CUDA events")
 check(r.data["binding"]["stream"] != 0, "on a stream of its own, not the legacy default stream")
-
-# The plain loop: the same warm-up length, then CUDA events around each call.
-for _ in range(100):
-    forward()
-torch.cuda.synchronize()
-times = []
-for _ in range(300):
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    forward()
-    end.record()
-    end.synchronize()
-    times.append(start.elapsed_time(end))
-plain = statistics.median(times)
-ratio = r.median_ms / plain
-print(f"{name}, eager fp32, batch 1: binding {r.median_ms:.4f} ms, plain CUDA-event loop {plain:.4f} ms, "
-      f"ratio {ratio:.4f}, binding overhead {r.data['binding']['host_overhead_us']:.2f} us a call (host)")
-check(abs(ratio - 1) < 0.05, f"binding and plain loop agree within 5% (ratio {ratio:.4f})")
+check(0.5 < ratio < 2, f"eager: binding and plain loop within a factor of 2 (median ratio of the rounds {ratio:.4f})")
 if name.startswith("efficientnet"):  # eager at batch 1: launch-bound on the H200 (4.4 ms of launches)
     check(any(s.startswith("host-bound") for s in r.warnings), f"eager batch 1 flagged host-bound: {r.warnings}")
 
 # The same call captured in one CUDA graph: one launch a run, no Python
-# between the events but the replay.
+# between the events but the replay; the binding within 2% of the loop (the
+# eighth session's replays: within 0.9%).
 graphed = inferbench.cuda_graph(forward)
-g = inferbench.latency(graphed, device="cuda", runs=300)
-print(f"{name}, eager fp32, batch 1, one CUDA graph: {g.median_ms:.4f} ms (warnings: {g.warnings})")
+g, graph_ratio = rounds(graphed, f"{name}, eager fp32, batch 1, one CUDA graph")
+check(abs(graph_ratio - 1) < 0.02, f"graph replay: binding and plain loop agree within 2% (median ratio {graph_ratio:.4f})")
 check(g.median_ms < r.median_ms, f"the graph replay is faster than the launches ({g.median_ms:.4f} ms)")
 check(not any(s.startswith("host-bound") for s in g.warnings), f"the replay is not host-bound: {g.warnings}")
 
