@@ -51,8 +51,12 @@ json_check "$TMP/half.json" "d['workload']['inputs'][0]['type'] == 'float16' and
 # shellcheck disable=SC2086
 expect_exit 0 "cuda_graph=no on the CPU" -- \
   "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=1x3x8x8 --option cuda_graph=no $fast \
-  --runs 5 --json "$TMP/nograph.json"
-json_check "$TMP/nograph.json" "d['workload']['backend_options']['cuda_graph'] == 'no' and d['latency_ms']['n'] == 5" "json: cuda_graph no recorded"
+  --runs 10 --json "$TMP/nograph.json"
+json_check "$TMP/nograph.json" "d['workload']['backend_options']['cuda_graph'] == 'no' and d['latency_ms']['n'] == 10" "json: cuda_graph no recorded"
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['workload']['backend_options']['cuda_graph'] = 'yes'; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$TMP/nograph.json" "$TMP/graph.json" # what a GPU's cuda_graph=yes result records
+expect_exit 0 "compare a plain result with a replayed one" -- "$IB" compare "$TMP/nograph.json" "$TMP/graph.json"
+expect_grep "^warning: different backend option cuda_graph: no \(A\) vs yes \(B\)" "$TMP/out" "compare names the cuda_graph setting"
 
 # shellcheck disable=SC2086
 expect_exit 0 "a .pt2 package, unpacked and removed again" -- \
