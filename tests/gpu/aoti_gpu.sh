@@ -94,6 +94,16 @@ PY
 expect_exit 0 "compare names the setting" -- "$IB" compare "$TMP/aoti.json" "$TMP/graph.json"
 cat "$TMP/out"
 expect_grep "different backend option cuda_graph: no \(A\) vs yes \(B\)" "$TMP/out" "compare: cuda_graph no (A) vs yes (B)"
+# --exclude-launch holds the stream from the second run on: the capture
+# (the second run) is made behind the hold, and nothing in it may wait for
+# the device (the hold would time out: exit 1, a deadlock). One launch a
+# run is not launch-bound (GRAPH_CAPTURE).
+expect_exit 0 "cuda_graph=yes with --exclude-launch (the capture behind the hold)" -- \
+  "$IB" latency "$TMP/model.pt2" --backend aoti --option libtorch="$torchlib" --option shape=1x3x224x224 \
+  --option cuda_graph=yes --device cuda --exclude-launch --runs 50 --json "$TMP/graph_held.json"
+cat "$TMP/out" "$TMP/err"
+json_check "$TMP/graph_held.json" "d['launch_overhead_ms'] is not None and 'session_dependent' not in d['warnings']" "json: launch overhead measured, not called launch-bound (session-dependent)"
+if grep -q "^launch-bound" "$TMP/out"; then fail "text: a graph replay called launch-bound"; else pass "text: not called launch-bound"; fi
 # Each batch captures its own graph (set_batch reallocates the inputs the
 # graph reads): a batch of 8 replaying batch 1's graph would take batch 1's
 # time, or read freed memory.
