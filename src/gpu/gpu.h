@@ -90,4 +90,28 @@ void ib__gpu_l2_flusher_destroy(ib__gpu_l2_flusher *f);
  * (0: an empty kernel, what launching alone costs). */
 ib_status ib__gpu_spin(void *stream, uint64_t duration_ns, ib_error *err);
 
+/* CUDA graphs: the work a call enqueues on a stream, captured once and then
+ * replayed by one launch (one launch a run instead of one a kernel). A
+ * graph replays the kernels, their arguments and the buffer addresses it
+ * was captured with: memory it reads is read in place at each replay (a
+ * buffer refilled between replays is seen), memory freed since is not
+ * its to use. */
+typedef struct ib__gpu_graph ib__gpu_graph;
+/* Starts capturing stream: work enqueued on it from now on is recorded, not
+ * run, until ib__gpu_capture_end. Relaxed mode
+ * (cudaStreamCaptureModeRelaxed): calls that are unsafe during a capture
+ * (cudaMalloc, which a caching allocator may make) are let through. */
+ib_status ib__gpu_capture_begin(void *stream, ib_error *err);
+/* Ends the capture begun on stream and instantiates what was captured:
+ * *graph is the executable graph (the caller's, for ib__gpu_graph_destroy),
+ * NULL on failure. The capture is ended whatever happens, so the stream
+ * takes work again after a failure too. A capture that a call inside it
+ * invalidated gives IB_ERR_RUNTIME with CUDA's words; out of memory
+ * (instantiating) IB_ERR_DEVICE_OOM. */
+ib_status ib__gpu_capture_end(void *stream, ib__gpu_graph **graph, ib_error *err);
+/* Enqueues one replay of graph on stream (not waited for). */
+ib_status ib__gpu_graph_launch(ib__gpu_graph *graph, void *stream, ib_error *err);
+/* Destroys graph; NULL: nothing. Replays already enqueued still run. */
+void ib__gpu_graph_destroy(ib__gpu_graph *graph);
+
 #endif

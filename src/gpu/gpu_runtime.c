@@ -1,11 +1,12 @@
 /* The CUDA layer's plain parts: error conversion, device queries, streams,
- * memory, copies and the spin launch. The CUDA runtime is linked statically,
+ * memory, copies, the spin launch and graph capture. The CUDA runtime is linked statically,
  * so every entry here must cope with a machine that has no driver: the
  * runtime then answers an error code, which becomes IB_ERR_NO_DEVICE. */
 #include "gpu/gpu.h"
 #include "gpu/gpu_cuda.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Errors after which the context is unusable: the runtime documents each as
  * leaving the process "in an inconsistent state", every later call fails the
@@ -245,4 +246,53 @@ ib_status ib__gpu_spin(void *stream, uint64_t duration_ns, ib_error *err)
 {
     CUDA_TRY(err, ib__launch_spin((cudaStream_t)stream, duration_ns), "launching the spin kernel");
     return IB_OK;
+}
+
+struct ib__gpu_graph {
+    cudaGraphExec_t exec;
+};
+
+ib_status ib__gpu_capture_begin(void *stream, ib_error *err)
+{
+    CUDA_TRY(err, cudaStreamBeginCapture((cudaStream_t)stream, cudaStreamCaptureModeRelaxed),
+             "cudaStreamBeginCapture");
+    return IB_OK;
+}
+
+ib_status ib__gpu_capture_end(void *stream, ib__gpu_graph **out, ib_error *err)
+{
+    *out = NULL;
+    cudaGraph_t graph = NULL;
+    /* Ends the capture even when it was invalidated (the graph is then NULL). */
+    cudaError_t e = cudaStreamEndCapture((cudaStream_t)stream, &graph);
+    if (e != cudaSuccess) {
+        if (graph) (void)cudaGraphDestroy(graph);
+        return ib__cuda_status(e, err, "cudaStreamEndCapture");
+    }
+    ib__gpu_graph *g = calloc(1, sizeof *g);
+    if (!g) {
+        (void)cudaGraphDestroy(graph);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
+    }
+    e = cudaGraphInstantiateWithFlags(&g->exec, graph, 0);
+    (void)cudaGraphDestroy(graph); /* the executable graph keeps what it needs */
+    if (e != cudaSuccess) {
+        free(g);
+        return ib__cuda_status(e, err, "cudaGraphInstantiateWithFlags");
+    }
+    *out = g;
+    return IB_OK;
+}
+
+ib_status ib__gpu_graph_launch(ib__gpu_graph *graph, void *stream, ib_error *err)
+{
+    CUDA_TRY(err, cudaGraphLaunch(graph->exec, (cudaStream_t)stream), "cudaGraphLaunch");
+    return IB_OK;
+}
+
+void ib__gpu_graph_destroy(ib__gpu_graph *graph)
+{
+    if (!graph) return;
+    if (cudaGraphExecDestroy(graph->exec) != cudaSuccess) (void)cudaGetLastError();
+    free(graph);
 }

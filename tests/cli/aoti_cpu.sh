@@ -44,7 +44,19 @@ if grep -q "leaked" "$TMP/err"; then fail "tensor handles leaked: $(cat "$TMP/er
 expect_exit 0 "float16 inputs" -- \
   env STANDIN_HALF=1 "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=1x3x8x8 --option dtype=float16 $fast \
   --runs 10 --json "$TMP/half.json"
-json_check "$TMP/half.json" "d['workload']['inputs'][0]['type'] == 'float16' and d['workload']['math'] == '' and d['accuracy'] is None and d['workload']['backend_options'] == {'dtype': 'float16', 'channels_last': 'no', 'dynamic_batch': 'no'}" "json: half inputs, the dtype kept, no math claimed, no accuracy"
+json_check "$TMP/half.json" "d['workload']['inputs'][0]['type'] == 'float16' and d['workload']['math'] == '' and d['accuracy'] is None and d['workload']['backend_options'] == {'dtype': 'float16', 'channels_last': 'no', 'dynamic_batch': 'no', 'cuda_graph': 'no'}" "json: half inputs, the dtype kept, no math claimed, no accuracy"
+
+# cuda_graph=no is the plain run, recorded as a setting (compare names it
+# when another result replayed a graph); yes has no CPU graph to replay.
+# shellcheck disable=SC2086
+expect_exit 0 "cuda_graph=no on the CPU" -- \
+  "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=1x3x8x8 --option cuda_graph=no $fast \
+  --runs 10 --json "$TMP/nograph.json"
+json_check "$TMP/nograph.json" "d['workload']['backend_options']['cuda_graph'] == 'no' and d['latency_ms']['n'] == 10" "json: cuda_graph no recorded"
+python3 -c "import json, sys; d = json.load(open(sys.argv[1])); d['workload']['backend_options']['cuda_graph'] = 'yes'; json.dump(d, open(sys.argv[2], 'w'))" \
+  "$TMP/nograph.json" "$TMP/graph.json" # what a GPU's cuda_graph=yes result records
+expect_exit 0 "compare a plain result with a replayed one" -- "$IB" compare "$TMP/nograph.json" "$TMP/graph.json"
+expect_grep "^warning: different backend option cuda_graph: no \(A\) vs yes \(B\)" "$TMP/out" "compare names the cuda_graph setting"
 
 # shellcheck disable=SC2086
 expect_exit 0 "a .pt2 package, unpacked and removed again" -- \
@@ -140,6 +152,8 @@ shape="--option shape=1x3x8x8"
   refused "a bad dtype" "dtype=int8: expected float32, float16 or bfloat16" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option dtype=int8 $fast
   refused "an unknown option" "aoti: unknown option 'tile'" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option tile=1 $fast
   refused "a batch on fixed shapes" "batch 8, but the shapes give 1" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --batch 8 $fast
+  refused "cuda_graph=yes on the CPU" "^inferbench: aoti: --option cuda_graph=yes needs a CUDA device: a CUDA graph replays GPU work, and this model would run on the CPU$" -- "$IB" latency "$TMP/m.pt2" --backend aoti $torch $shape --option cuda_graph=yes --option extract_dir="$unpack" $fast
+  refused "cuda_graph=maybe" "option cuda_graph=maybe: expected yes or no" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option cuda_graph=maybe $fast
   refused "channels_last on a 2-D input" "channels_last needs 4-D inputs" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=4x5 --option channels_last=yes $fast
 }
 [ -z "$(ls -A "$unpack")" ] && pass "nothing left unpacked by the refused packages" || fail "left unpacked: $(ls -A "$unpack")"

@@ -10,7 +10,9 @@
  * never links it. Inputs are allocated once per batch (on the device for
  * CUDA) and filled with seeded random values; every run wraps them in
  * fresh tensor handles (Run takes ownership of its inputs), runs the
- * model on our stream and releases the outputs it hands back.
+ * model on our stream and releases the outputs it hands back. With
+ * cuda_graph=yes the second run at each batch captures the model's run in
+ * a CUDA graph, and the runs after it replay the graph.
  *
  * Everything opened is closed again when open fails: the unpacked files,
  * the model library, libtorch, the stream, the buffers. */
@@ -44,6 +46,7 @@ typedef struct aoti_api {
     create_fn create;
     delete_fn delete_container;
     run_fn run;
+    run_fn run_single; /* AOTInductorModelContainerRunSingleThreaded, with cuda_graph */
     count_fn num_inputs, num_outputs;
     from_blob_fn from_blob;
     delete_tensor_fn delete_tensor;
@@ -73,7 +76,11 @@ typedef struct aoti {
     char libtorch_dir[512];
     char extract_parent[512];
     bool dynamic_batch, channels_last, sync;
-    bool has_run; /* a run has succeeded: a failure since is not the inputs' form */
+    bool cuda_graph;      /* option cuda_graph=yes (CUDA only) */
+    bool has_run;         /* a run has succeeded: a failure since is not the inputs' form */
+    int64_t batch_runs;   /* runs that succeeded at this batch (cuda_graph: the
+                             first is plain, the second captures) */
+    ib__gpu_graph *graph; /* the run captured at this batch, replayed since */
     elem elem;
     int n_inputs;
     input in[IB_MAX_TENSORS];
@@ -139,10 +146,11 @@ static ib_status parse_option(aoti *a, const ib_backend_option *o, ib_error *err
         return parse_path(o->key, o->value, a->extract_parent, sizeof a->extract_parent, err);
     if (!strcmp(o->key, "dynamic_batch")) return ib__backend_option_bool(o, &a->dynamic_batch, err);
     if (!strcmp(o->key, "channels_last")) return ib__backend_option_bool(o, &a->channels_last, err);
+    if (!strcmp(o->key, "cuda_graph")) return ib__backend_option_bool(o, &a->cuda_graph, err);
     if (!strcmp(o->key, "model")) return a->model = o->value, IB_OK;
     return ib__fail(err, IB_ERR_INVALID_ARG,
                     "aoti: unknown option '%s' (known: shape, dtype, libtorch, model, dynamic_batch, "
-                    "channels_last, extract_dir)",
+                    "channels_last, cuda_graph, extract_dir)",
                     o->key);
 }
 
@@ -164,6 +172,9 @@ static ib_status parse_args(aoti *a, const ib_backend_open_args *args, ib_error 
     a->device = args->device == IB_DEVICE_AUTO
                     ? (ib__gpu_available(args->device_id) ? IB_DEVICE_CUDA : IB_DEVICE_CPU)
                     : args->device;
+    IB_FAIL_IF(a->cuda_graph && a->device != IB_DEVICE_CUDA, err, IB_ERR_INVALID_ARG,
+               "aoti: --option cuda_graph=yes needs a CUDA device: a CUDA graph replays GPU work, and this "
+               "model would run on the CPU");
     a->batch = a->dynamic_batch ? args->batch : a->in[0].dims[0];
     IB_FAIL_IF(!a->dynamic_batch && args->batch != 1 && args->batch != a->batch, err, IB_ERR_INVALID_ARG,
                "aoti: batch %lld, but the shapes give %lld: a model exported with a dynamic batch takes "
@@ -263,9 +274,19 @@ static ib_status resolve(aoti *a, ib_error *err)
     };
     IB_FAIL_IF(missing, err, IB_ERR_MODEL, "aoti: libtorch's %s not found: not a libtorch the model can use",
                missing);
+    /* Run records the model's completion event on the stream, and queries
+     * it at the next Run: recorded inside a capture, the event cannot be
+     * queried any more (cudaErrorCapturedEvent), so the plain run at the
+     * next batch would fail. The single-threaded Run keeps no such event. */
+    void *single = a->cuda_graph ? dlsym(a->library, "AOTInductorModelContainerRunSingleThreaded") : NULL;
+    IB_FAIL_IF(a->cuda_graph && !single, err, IB_ERR_UNSUPPORTED,
+               "aoti: --option cuda_graph=yes needs AOTInductorModelContainerRunSingleThreaded, which this "
+               "model library lacks (compiled by an older PyTorch): its Run cannot be captured and run "
+               "again");
     memcpy(&p->create, &s[0], sizeof p->create);
     memcpy(&p->delete_container, &s[1], sizeof p->delete_container);
     memcpy(&p->run, &s[2], sizeof p->run);
+    if (single) memcpy(&p->run_single, &single, sizeof p->run_single);
     memcpy(&p->num_inputs, &s[3], sizeof p->num_inputs);
     memcpy(&p->num_outputs, &s[4], sizeof p->num_outputs);
     memcpy(&p->from_blob, &t[0], sizeof p->from_blob);
@@ -376,9 +397,19 @@ static ib_status alloc_input(aoti *a, input *in, ib_error *err)
     return IB_OK;
 }
 
+/* The captured graph reads the inputs by address: new inputs need a new
+ * graph, captured after a plain run at their batch. */
+static void drop_graph(aoti *a)
+{
+    ib__gpu_graph_destroy(a->graph);
+    a->graph = NULL;
+    a->batch_runs = 0;
+}
+
 /* Allocates and fills the inputs of batch; on failure none is left. */
 static ib_status bind(aoti *a, int64_t batch, ib_error *err)
 {
+    drop_graph(a);
     free_inputs(a);
     ib_status st = IB_OK;
     for (int i = 0; st == IB_OK && i < a->n_inputs; i++) {
@@ -399,6 +430,7 @@ static ib_status bind(aoti *a, int64_t batch, ib_error *err)
 static void aoti_close(void *state)
 {
     aoti *a = state;
+    drop_graph(a);
     free_inputs(a);
     free(a->outputs);
     if (a->container) a->api.delete_container(a->container);
@@ -438,6 +470,9 @@ static ib_status aoti_open(const ib_backend_open_args *args, ib_backend_handle *
     uint64_t caps = a->dynamic_batch ? IB_CAP_BATCH_DIM : 0;
     if (a->device == IB_DEVICE_CUDA)
         caps |= IB_CAP_GPU | IB_CAP_CUDA_STREAM | IB_CAP_DEVICE_TIMING | IB_CAP_ASYNC_RUN | IB_CAP_L2_FLUSH;
+    /* Runs are replays of one graph: one launch a run, so a launch that
+     * outlasts the run is not the model's launch-bound state (latency.c). */
+    if (a->cuda_graph) caps |= IB_CAP_GRAPH_CAPTURE;
     *out = (ib_backend_handle){
         .state = a, .caps = caps | IB_CAP_REFILL_INPUTS, .stream = a->stream, .device_id = a->device_id
     };
@@ -469,6 +504,7 @@ static void aoti_describe(void *state, ib_workload_info *info)
     ib_option_list_set(&info->options, "dtype", elem_names[a->elem]);
     ib_option_list_set(&info->options, "channels_last", a->channels_last ? "yes" : "no");
     ib_option_list_set(&info->options, "dynamic_batch", a->dynamic_batch ? "yes" : "no");
+    ib_option_list_set(&info->options, "cuda_graph", a->cuda_graph ? "yes" : "no");
     /* No math stated: a package's arithmetic was fixed when it was compiled
      * and its C interface does not tell it (the input's dtype does not: a
      * float32-input model may compute in half inside). Its fp32 reference
@@ -495,12 +531,51 @@ static void release_outputs(aoti *a)
     }
 }
 
-/* One run: handles over the bound inputs (Run takes them), the model on
- * our stream, the outputs it made released. */
-static ib_status aoti_run(void *state, ib_error *err)
+/* The model's run function: with cuda_graph the single-threaded one. */
+static const char *run_name(const aoti *a)
 {
-    aoti *a = state;
-    void *handles[IB_MAX_TENSORS] = { 0 };
+    return a->cuda_graph ? "AOTInductorModelContainerRunSingleThreaded" : "AOTInductorModelContainerRun";
+}
+
+static ib_status run_done(aoti *a, ib_error *err)
+{
+    a->has_run = true;
+    a->batch_runs++;
+    return a->sync && a->stream ? ib__gpu_stream_sync(a->stream, err) : IB_OK;
+}
+
+/* A run of the captured graph: one launch on our stream. */
+static ib_status replay(aoti *a, ib_error *err)
+{
+    ib_error why;
+    ib_status st = ib__gpu_graph_launch(a->graph, a->stream, &why);
+    if (st != IB_OK)
+        return ib__fail(err, st, "aoti: replaying the captured run failed at batch %lld: %s",
+                        (long long)a->batch, why.message);
+    return run_done(a, err);
+}
+
+/* A capture that failed: CUDA's words when it has some (what invalidated
+ * the capture), else the model's run failing inside it. A run that cannot
+ * be captured is the model's and the option's, not a failure of the
+ * measurement: bad input, as ONNX Runtime's refused graphs are. Out of
+ * memory stays what it is (the batch search recovers from it), and so
+ * does a lost context. */
+static ib_status capture_failed(const aoti *a, ib_status st, const ib_error *why, ib_error *err)
+{
+    if (st == IB_OK)
+        return ib__fail(err, IB_ERR_UNSUPPORTED,
+                        "aoti: the model's run cannot be captured in a CUDA graph (--option cuda_graph=yes): "
+                        "%s failed inside the capture (batch %lld)",
+                        run_name(a), (long long)a->batch);
+    return ib__fail(err, st == IB_ERR_RUNTIME ? IB_ERR_UNSUPPORTED : st,
+                    "aoti: the model's run cannot be captured in a CUDA graph (--option cuda_graph=yes): %s",
+                    why->message);
+}
+
+/* Input handles over the bound inputs (Run takes them). */
+static ib_status wrap_inputs(aoti *a, void **handles, ib_error *err)
+{
     int32_t device_index = a->device == IB_DEVICE_CUDA ? a->device_id : 0;
     for (int i = 0; i < a->n_inputs; i++) {
         const input *in = &a->in[i];
@@ -511,20 +586,59 @@ static ib_status aoti_run(void *state, ib_error *err)
                             "aoti: aoti_torch_create_tensor_from_blob failed for input %d", i);
         }
     }
+    return IB_OK;
+}
+
+/* The model's run on our stream, captured in a graph when capture: the
+ * capture is ended whatever Run did, so the stream is usable after a
+ * failure. The outputs Run made are released. */
+static int32_t model_run(aoti *a, void **handles, bool capture, ib_status *capture_st, ib_error *why)
+{
+    run_fn run = a->cuda_graph ? a->api.run_single : a->api.run;
+    *capture_st = IB_OK;
+    if (capture && (*capture_st = ib__gpu_capture_begin(a->stream, why)) != IB_OK) {
+        for (int i = 0; i < a->n_inputs; i++) a->api.delete_tensor(handles[i]);
+        return 0;
+    }
     int32_t failed =
-        a->api.run(a->container, handles, (size_t)a->n_inputs, a->outputs, a->n_outputs, a->stream, NULL);
+        run(a->container, handles, (size_t)a->n_inputs, a->outputs, a->n_outputs, a->stream, NULL);
+    if (capture) *capture_st = ib__gpu_capture_end(a->stream, &a->graph, why);
     release_outputs(a);
+    return failed;
+}
+
+/* One run: the model on our stream (plain, or captured at the second run
+ * of a batch with cuda_graph, then replayed), the outputs it made
+ * released. */
+static ib_status aoti_run(void *state, ib_error *err)
+{
+    aoti *a = state;
+    if (a->graph) return replay(a, err);
+    void *handles[IB_MAX_TENSORS] = { 0 };
+    IB_TRY(wrap_inputs(a, handles, err));
+    /* The first run at a batch is plain: the model's lazy initialisation
+     * (constant folding, its allocations, library handles) happens there,
+     * outside the graph. */
+    bool capture = a->cuda_graph && a->batch_runs > 0;
+    ib_status capture_st;
+    ib_error why;
+    int32_t failed = model_run(a, handles, capture, &capture_st, &why);
+    if (capture && (failed || capture_st != IB_OK)) {
+        ib__gpu_graph_destroy(a->graph);
+        a->graph = NULL;
+        return capture_failed(a, capture_st, &why, err);
+    }
     /* The C interface does not say the inputs' dtype or layout, so the first
      * run is where a model compiled for others refuses ours. */
     IB_FAIL_IF(
         failed && !a->has_run, err, IB_ERR_INVALID_ARG,
-        "aoti: AOTInductorModelContainerRun refused the first run (batch %lld): inputs of another "
+        "aoti: %s refused the first run (batch %lld): inputs of another "
         "shape, dtype or layout than the model was compiled for? (--option shape, dtype, channels_last)",
-        (long long)a->batch);
-    IB_FAIL_IF(failed, err, IB_ERR_RUNTIME, "aoti: AOTInductorModelContainerRun failed at batch %lld",
+        run_name(a), (long long)a->batch);
+    IB_FAIL_IF(failed, err, IB_ERR_RUNTIME, "aoti: %s failed at batch %lld", run_name(a),
                (long long)a->batch);
-    a->has_run = true;
-    return a->sync && a->stream ? ib__gpu_stream_sync(a->stream, err) : IB_OK;
+    /* The capture recorded the run without running it: the graph runs it. */
+    return capture ? replay(a, err) : run_done(a, err);
 }
 
 static ib_status aoti_set_run_sync(void *state, bool sync, ib_error *err)
@@ -549,6 +663,10 @@ static const ib_backend_option_decl aoti_options[] = {
     { .key = "extract_dir", .help = "where a .pt2 package is extracted", .values = "DIR" },
     { .key = "dynamic_batch", .help = "the model's first dimension is its batch", .values = "yes|no" },
     { .key = "channels_last", .help = "inputs in channels-last memory order", .values = "yes|no" },
+    { .key = "cuda_graph",
+      .help = "capture the model's run in a CUDA graph and replay it (one launch a run)",
+      .values = "yes|no",
+      .flags = IB_OPTION_CUDA_ONLY | IB_OPTION_SWITCH },
 };
 
 const ib_backend ib__backend_aoti = {
