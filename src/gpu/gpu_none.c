@@ -124,21 +124,25 @@ ib_status ib__gpu_spin(void *stream, uint64_t duration_ns, ib_error *err)
     (void)duration_ns;
     return NO_CUDA(err);
 }
+
 ib_status ib__gpu_capture_begin(void *stream, ib_error *err)
 {
     (void)stream;
     return NO_CUDA(err);
 }
+
 ib_status ib__gpu_capture_end(void *stream, ib__gpu_graph **graph, ib_error *err)
 {
     (void)stream;
     *graph = NULL;
     return NO_CUDA(err);
 }
+
 ib_status ib__gpu_graph_launch(ib__gpu_graph *graph, void *stream, ib_error *err)
 {
     (void)graph;
     (void)stream;
     return NO_CUDA(err);
 }
+
 void ib__gpu_graph_destroy(ib__gpu_graph *graph) { (void)graph; }
