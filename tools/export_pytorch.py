@@ -80,6 +80,11 @@ def export_onnx(torch, model, x, path, dynamic):
 
 def export_pt2(torch, model, x, path, dynamic):
     dynamic_shapes = ({0: torch.export.Dim("batch", min=1, max=4096)},) if dynamic else None
+    if dynamic and x.shape[0] == 1:
+        # torch.export specialises a dimension of size 1 to a constant: the
+        # example batch is made 2 for a batch that stays symbolic.
+        layout = torch.channels_last if not x.is_contiguous() else torch.contiguous_format
+        x = torch.cat([x, x]).contiguous(memory_format=layout)
     with torch.inference_mode():
         program = torch.export.export(model, (x,), dynamic_shapes=dynamic_shapes)
         torch._inductor.aoti_compile_and_package(program, package_path=path)

@@ -27,7 +27,7 @@ for b in 1 64; do
   json_check "$TMP/tf32-$b.json" "d['accuracy']['outputs'][0]['max_abs_error'] > 0" "tf32 batch $b: TF32 really differs from fp32 (TF32 was on)"
 done
 expect_exit 0 "latency, default math" -- "$IB" latency $M "${Q[@]}" --json "$TMP/default.json"
-expect_grep "math tf32 \(runtime default\)" "$TMP/out" "the default is stated: TF32 on"
+expect_grep "^runtime options: .*, math=tf32 \(runtime default\)$" "$TMP/out" "the default is stated: TF32 on"
 json_check "$TMP/default.json" "d['workload']['math'] == 'tf32' and d['workload']['math_default'] is True and d['accuracy']['math'] == 'tf32'" "json: default tf32, with its accuracy"
 expect_exit 0 "compare fp32 vs tf32" -- "$IB" compare "$TMP/fp32-1.json" "$TMP/tf32-1.json"
 expect_grep "different arithmetic \(--math\): fp32 \(A\) vs tf32 \(B\)" "$TMP/out" "compare warns about the math"
