@@ -32,15 +32,19 @@ static size_t terminal_columns(void)
     return 80;
 }
 
-/* "[3/9 candidate, batch 64] " or "" */
+/* "[3/9 candidate, batch 64] ", "[candidate 3, batch 4] " (a count not
+ * known yet: the points the batch search times as it goes) or "" */
 static void format_step(const ib_progress *p, char *out, size_t size)
 {
     out[0] = '\0';
-    if (p->phase == IB_PHASE_BATCH_PROBE || p->steps == 0) return;
+    if (p->phase == IB_PHASE_BATCH_PROBE || p->step == 0) return;
     char batch[32] = "";
     if (p->batch > 1) snprintf(batch, sizeof batch, ", batch %lld", (long long)p->batch);
-    snprintf(out, size, "[%lld/%lld %s%s] ", (long long)p->step, (long long)p->steps,
-             p->step_name ? p->step_name : "", batch);
+    const char *name = p->step_name ? p->step_name : "";
+    if (p->steps > 0)
+        snprintf(out, size, "[%lld/%lld %s%s] ", (long long)p->step, (long long)p->steps, name, batch);
+    else
+        snprintf(out, size, "[%s %lld%s] ", name, (long long)p->step, batch);
 }
 
 /* "sampling 40/100 runs" / "probe 7: batch 512" */

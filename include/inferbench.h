@@ -610,6 +610,9 @@ typedef struct ib_throughput_result {
     bool searched;             /* false: fixed batch model or explicit list */
     int64_t largest_fitting;   /* largest batch that ran (search), else 0 */
     bool limited_by_max_batch; /* the search stopped at max_batch, not memory */
+    bool search_stopped;       /* the search failed or was interrupted before
+                                  its answer: largest_fitting is what fit so
+                                  far (points timed by then are kept) */
     char limit_reason[256];    /* the runtime's words at the last batch that
                                   did not fit */
     size_t n_probes;

@@ -92,10 +92,25 @@ static size_t sorted_copy(const int64_t *batches, size_t n, int64_t *cand)
     return n;
 }
 
-/* Decides which batches to time; searches when nothing fixes them. */
-static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib__progress *pr,
-                            ib_throughput_result *r, int64_t *cand, size_t *n, ib_error *err)
+/* What the sweep carries from point to point. */
+typedef struct sweep_state {
+    ib_workload *w;
+    const ib_throughput_config *cfg;
+    double *ms; /* [cfg->run.runs] per-run timings of the point */
+    ib__progress *pr;
+    ib_throughput_result *r;
+    ib__gpu_sampler *sampler; /* started after the first warm-up */
+} sweep_state;
+
+static ib_status time_probed(void *user, int64_t batch, double run_ms, ib_error *err);
+
+/* Decides which batches to time; searches when nothing fixes them (the
+ * growth's batches timed as the search finds they fit). */
+static ib_status candidates(sweep_state *s, int64_t *cand, size_t *n, ib_error *err)
 {
+    ib_workload *w = s->w;
+    const ib_throughput_config *cfg = s->cfg;
+    ib_throughput_result *r = s->r;
     *n = 0;
     if (!ib__workload_can(w, IB_CAP_BATCH_DIM)) {
         for (size_t i = 0; cfg->batches && i < cfg->n_batches; i++)
@@ -111,7 +126,8 @@ static ib_status candidates(ib_workload *w, const ib_throughput_config *cfg, ib_
         return IB_OK;
     }
     r->searched = true;
-    IB_TRY(ib__batch_search(w, cfg->max_batch, cfg->from_top, cfg->run.cancel, pr, r, err));
+    IB_TRY(
+        ib__batch_search(w, cfg->max_batch, cfg->from_top, cfg->run.cancel, s->pr, time_probed, s, r, err));
     *n = powers_of_two(r->largest_fitting, cfg->from_top, cand);
     return IB_OK;
 }
@@ -152,16 +168,6 @@ static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_
     return IB_OK;
 }
 
-/* What the sweep carries from point to point. */
-typedef struct sweep_state {
-    ib_workload *w;
-    const ib_throughput_config *cfg;
-    double *ms; /* [cfg->run.runs] per-run timings of the point */
-    ib__progress *pr;
-    ib_throughput_result *r;
-    ib__gpu_sampler *sampler; /* started after the first warm-up */
-} sweep_state;
-
 /* GPU state is sampled over the timed runs, as latency does: the "before"
  * sample is taken once the first batch is warm, not at rest. */
 static void start_sampling(sweep_state *s)
@@ -170,15 +176,20 @@ static void start_sampling(sweep_state *s)
     s->sampler = ib__gpu_sampler_start(&s->r->env, s->w->device_id, IB__GPU_SAMPLE_PERIOD_MS);
 }
 
-static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point *p, ib_error *err)
+/* first_done: the batch's first run was made already (a growth probe's,
+ * p->first_run_ms its time). */
+static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point *p, bool first_done,
+                            ib_error *err)
 {
     /* The first run at a new batch pays for the new shapes (a kernel
      * algorithm search, arena growth: seconds on a GPU). Kept apart, as
      * latency keeps its cold run, so that warm-up judges steadiness on warm
      * runs and its time cap is not spent on set-up. */
-    double first_device_ms;
-    ib__progress_phase(s->pr, IB_PHASE_COLD_RUN, 1);
-    IB_TRY(ib__runner_time_one(run, &first_device_ms, &p->first_run_ms, err));
+    if (!first_done) {
+        double first_device_ms;
+        ib__progress_phase(s->pr, IB_PHASE_COLD_RUN, 1);
+        IB_TRY(ib__runner_time_one(run, &first_device_ms, &p->first_run_ms, err));
+    }
     double warm_ms;
     IB_TRY(ib__warm_up(run, &s->cfg->run, s->pr, &p->warmup_runs, &warm_ms, &p->warmup_steady, err));
     if (!p->warmup_steady) s->r->warnings |= IB_WARN_NOT_STEADY;
@@ -196,24 +207,50 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
     return time_back_to_back(run, s->cfg->run.runs, p, err);
 }
 
-static ib_status bind_and_time(sweep_state *s, ib_throughput_point *p, ib_error *err)
+/* probed: bound at the point's batch by a probe, past its first run. */
+static ib_status bind_and_time(sweep_state *s, ib_throughput_point *p, bool probed, ib_error *err)
 {
-    IB_TRY(ib_workload_set_batch(s->w, p->batch, err));
+    if (!probed) IB_TRY(ib_workload_set_batch(s->w, p->batch, err));
     /* A runner per point: its timer is made after a possible reopen. */
     ib__runner run;
     IB_TRY(ib__runner_init(&run, s->w, &s->cfg->run, err));
-    ib_status st = time_point(s, &run, p, err);
+    ib_status st = time_point(s, &run, p, probed, err);
     ib__runner_release(&run);
     return st;
 }
 
-/* Measures one candidate; a point that did not run to the end has no
- * figures (NaN), only its status. */
-static void measure_point(sweep_state *s, ib_throughput_point *p, ib_error *err)
+/* Measures one candidate, a new point of the curve; one that did not run
+ * to the end has no figures (NaN), only its status. Out of memory is
+ * recovered from (the point marked, the curve goes on); any other failure
+ * is returned. */
+static ib_status measure_point(sweep_state *s, ib_throughput_point *p, bool probed, ib_error *err)
 {
-    p->status = bind_and_time(s, p, err);
+    double t0 = ib__workload_now_ms(s->w);
+    s->r->n_points++;
+    p->status = bind_and_time(s, p, probed, err);
     if (p->status != IB_OK)
         p->items_per_s = p->items_per_s_sync = p->back_to_back_ms_per_run = p->first_run_ms = NAN;
+    ib_status st = p->status == IB_ERR_DEVICE_OOM ? ib__recover_from_oom(s->w, err) : p->status;
+    s->r->sweep_ms += ib__workload_now_ms(s->w) - t0;
+    return st;
+}
+
+/* A growth probe that fit (the search's callback): its batch timed at once. */
+static ib_status time_probed(void *user, int64_t batch, double run_ms, ib_error *err)
+{
+    sweep_state *s = user;
+    ib_throughput_point *p = &s->r->points[s->r->n_points];
+    *p = (ib_throughput_point){ .batch = batch, .first_run_ms = run_ms };
+    ib__progress_step(s->pr, (int64_t)s->r->n_points + 1, 0, "candidate", batch);
+    return measure_point(s, p, true, err);
+}
+
+/* Whether the search timed batch already. */
+static bool measured(const ib_throughput_result *r, int64_t batch)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].batch == batch) return true;
+    return false;
 }
 
 /* From the top: whether the point just timed lies below the knee fraction
@@ -230,18 +267,19 @@ static bool below_the_plateau(const sweep_state *s)
     return last->items_per_s < s->cfg->knee_fraction * best;
 }
 
-static ib_status sweep_points(sweep_state *s, const int64_t *cand, size_t n, ib_error *err)
+/* Times every candidate not timed by the search yet (from the top, down
+ * to the first below the plateau). A batch that runs out of memory here
+ * (the arena fragmented since the search, or a different run path) is
+ * marked and the sweep goes on after recovery; anything else stops it. */
+static ib_status sweep(sweep_state *s, const int64_t *cand, size_t n, ib_error *err)
 {
     for (size_t i = 0; i < n; i++) {
+        if (measured(s->r, cand[i])) continue;
         IB_FAIL_IF(ib__cancelled(s->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
-        ib_throughput_point *p = &s->r->points[s->r->n_points++];
+        ib_throughput_point *p = &s->r->points[s->r->n_points];
         *p = (ib_throughput_point){ .batch = cand[i] };
         ib__progress_step(s->pr, (int64_t)i + 1, (int64_t)n, "candidate", cand[i]);
-        measure_point(s, p, err);
-        if (p->status == IB_ERR_DEVICE_OOM)
-            IB_TRY(ib__recover_from_oom(s->w, err));
-        else
-            IB_TRY(p->status);
+        IB_TRY(measure_point(s, p, false, err));
         if (below_the_plateau(s)) break;
     }
     return IB_OK;
@@ -257,26 +295,6 @@ static void in_batch_order(ib_throughput_result *r)
                 r->points[i] = r->points[j];
                 r->points[j] = p;
             }
-}
-
-/* Times every candidate (from the top, down to the first below the
- * plateau). A batch that runs out of memory here (the arena fragmented
- * since the search, or a different run path) is marked and the sweep goes
- * on after recovery; anything else stops it. */
-static ib_status sweep(ib_workload *w, const ib_throughput_config *cfg, ib__progress *pr, const int64_t *cand,
-                       size_t n, ib_throughput_result *r, ib_error *err)
-{
-    sweep_state s = {
-        .w = w, .cfg = cfg, .pr = pr, .r = r, .ms = malloc((size_t)cfg->run.runs * sizeof(double))
-    };
-    IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
-    double t0 = ib__workload_now_ms(w);
-    ib_status st = sweep_points(&s, cand, n, err);
-    r->sweep_ms = ib__workload_now_ms(w) - t0;
-    in_batch_order(r);
-    ib__gpu_sampler_stop(s.sampler);
-    free(s.ms);
-    return st;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -346,10 +364,17 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     size_t n_cand;
     ib__progress pr;
     ib__progress_init(&pr, &cfg->run, w);
-    ib_status st = candidates(w, cfg, &pr, out, cand, &n_cand, err);
+    sweep_state s = {
+        .w = w, .cfg = cfg, .pr = &pr, .r = out, .ms = malloc((size_t)cfg->run.runs * sizeof(double))
+    };
+    IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     ib__cpu_watch cpu;
     ib__cpu_watch_start(&cpu, &out->env);
-    if (st == IB_OK) st = sweep(w, cfg, &pr, cand, n_cand, out, err);
+    ib_status st = candidates(&s, cand, &n_cand, err);
+    if (st == IB_OK) st = sweep(&s, cand, n_cand, err);
+    in_batch_order(out);
+    ib__gpu_sampler_stop(s.sampler);
+    free(s.ms);
     out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
     out->warnings |= ib__env_gpu_warnings(&out->env);
     /* An autotuned backend (an exhaustive algorithm search) picks each batch's

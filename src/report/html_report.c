@@ -410,7 +410,10 @@ char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload
 {
     ib__sbuf b = { 0 };
     char batch[64];
-    if (r->searched)
+    if (r->searched && r->search_stopped)
+        snprintf(batch, sizeof batch, "search stopped, largest that fit so far %lld",
+                 (long long)r->largest_fitting);
+    else if (r->searched)
         snprintf(batch, sizeof batch, "searched, largest that fits %lld", (long long)r->largest_fitting);
     else
         snprintf(batch, sizeof batch, "as given (%zu batches)", r->n_points);

@@ -35,10 +35,10 @@ static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_wor
                         r->n_points ? (long long)r->points[0].batch : (long long)info->batch);
     } else if (!r->searched) {
         ib__sbuf_printf(b, "batches as given: no search\n");
-    } else if (r->partial && r->n_points == 0 && r->largest_fitting == 0) {
+    } else if (r->search_stopped && r->largest_fitting == 0) {
         ib__sbuf_printf(b, "batch search stopped after %zu probes (%s): no batch was seen to fit\n",
                         r->n_probes, ib__fmt_ms(t, r->search_ms));
-    } else if (r->partial && r->n_points == 0) {
+    } else if (r->search_stopped) {
         ib__sbuf_printf(b,
                         "batch search stopped after %zu probes (%s); "
                         "largest batch that fit so far: %lld\n",
@@ -169,6 +169,7 @@ static cJSON *search_json(const ib_throughput_result *r)
     cJSON_AddBoolToObject(o, "searched", r->searched);
     cJSON_AddNumberToObject(o, "largest_fitting", (double)r->largest_fitting);
     cJSON_AddBoolToObject(o, "limited_by_max_batch", r->limited_by_max_batch);
+    cJSON_AddBoolToObject(o, "stopped", r->search_stopped);
     if (r->limit_reason[0]) cJSON_AddStringToObject(o, "limit_reason", r->limit_reason);
     cJSON *probes = cJSON_AddArrayToObject(o, "probes");
     for (size_t i = 0; i < r->n_probes; i++) {

@@ -152,8 +152,14 @@ if [ -s "$TMP/pipe" ]; then fail "progress in a pipe: $(head -c 200 "$TMP/pipe")
 if on_tty "$TMP/tty_tp" "$IB" throughput zoo:mlp --device cpu --max-batch 8 --runs 20 --warmup-ms 0 --no-steady; then
   pass "throughput on a terminal"; else fail "throughput on a terminal"; fi
 expect_grep $'\rinferbench: batch search: probe 4, batch 8' "$TMP/tty_tp" "throughput shows its probes"
-expect_grep $'\rinferbench: \\[3/4 candidate, batch 4\\] (cold run|warm-up|sampling|back-to-back)' "$TMP/tty_tp" \
-  "throughput shows candidate N of M"
+# The search times each batch as its probe fits: candidate N, its count
+# not known yet (and no cold run: the probe's run was its first).
+expect_grep $'\rinferbench: \\[candidate 3, batch 4\\] (warm-up|sampling|back-to-back)' "$TMP/tty_tp" \
+  "throughput shows the candidates the search times"
+if on_tty "$TMP/tty_list" "$IB" throughput zoo:mlp --device cpu --batches 1,2,4,8 --runs 20 --warmup-ms 0 --no-steady; then
+  pass "throughput of a list on a terminal"; else fail "throughput of a list on a terminal"; fi
+expect_grep $'\rinferbench: \\[3/4 candidate, batch 4\\] (cold run|warm-up|sampling|back-to-back)' "$TMP/tty_list" \
+  "throughput of a list shows candidate N of M"
 if on_tty "$TMP/tty_err" "$IB" latency zoo:mlp --device cpu --runs 3000 --warmup-ms 300 --json /nonexistent-dir/x.json; then
   fail "an unwritable --json on a terminal"; else pass "an unwritable --json on a terminal fails"; fi
 

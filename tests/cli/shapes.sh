@@ -47,7 +47,9 @@ expect_grep "fixed batch of 1.*batch 4 cannot be measured" "$TMP/err" "refuses t
 
 # --- a model that breaks at batch 2 is an error in the search ----------------
 expect_exit 1 "throughput: shape error at batch 2" -- \
-  "$IB" throughput "$M/state.onnx" "${fast[@]}" --shape s:1x3x8
+  "$IB" throughput "$M/state.onnx" "${fast[@]}" --shape s:1x3x8 --json "$TMP/state.json"
+expect_grep "^batch search stopped after 1 probes \(.*\); largest batch that fit so far: 1$" "$TMP/out" "the search is said to have stopped"
+json_check "$TMP/state.json" "d['partial'] and d['search']['stopped'] and d['search']['largest_fitting'] == 1 and [p['batch'] for p in d['curve']] == [1] and d['curve'][0]['status'] == 'ok'" "json: the search stopped, batch 1 (timed when its probe fit) kept"
 expect_grep "^inferbench: model '.*state.onnx' failed to run at batch 2: .*broadcast" "$TMP/err" "the runtime's words"
 if grep -q "largest batch that fits" "$TMP/out"; then
   fail "no 'largest batch that fits' after a shape error: $(cat "$TMP/out")"

@@ -421,11 +421,11 @@ static void test_time_by_step(void)
         ib_error err = { { 0 } };
         CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
         double screen = LATENCY_RUNS(3, 30), final = LATENCY_RUNS(10, 300);
-        /* The sweep's search: probes at 1, 2 and 4 (one run each), then a
-         * point at each. The race's, from the top: a probe at 4, a point
-         * at 4, one at 2 (half of 4's inputs/s: below the plateau, the
-         * last). */
-        double search = exhaustive ? 3 + 3 * POINT_RUNS(5, 50) : 1 + 2 * POINT_RUNS(5, 50);
+        /* The sweep's search: probes at 1, 2 and 4 (one run each), each
+         * followed by its point, whose first run the probe's was. The
+         * race's, from the top: a probe at 4, a point at 4, one at 2 (half
+         * of 4's inputs/s: below the plateau, the last). */
+        double search = exhaustive ? 3 + 3 * (POINT_RUNS(5, 50) - 1) : 1 + 2 * POINT_RUNS(5, 50);
         if (!exhaustive) {
             CHECK_EQ_INT(r->latency_winner, 0);
             CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_DROPPED);

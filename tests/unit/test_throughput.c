@@ -95,8 +95,14 @@ static void check_search(int64_t limit, int64_t max_batch, int64_t expected, boo
         CHECK(p->fits == (limit == 0 || p->batch <= limit));
         probe_ms += p->ms;
     }
-    /* Probes cost one scripted run each when they fit, nothing otherwise. */
+    /* Probes cost one scripted run each when they fit, nothing otherwise
+     * (the points the growth's probes lead to are the sweep's time). */
     CHECK_NEAR(r->search_ms, probe_ms, 1e-9);
+    /* No batch set up twice: the growth's batches (powers of two, and the
+     * bound) are timed bound by their probe; only a largest found by
+     * bisection is bound again. */
+    bool grown = expected == max_batch || (expected & (expected - 1)) == 0;
+    CHECK_EQ_INT(ib__fake_set_batches(w), (int64_t)r->n_probes + (grown ? 0 : 1));
     /* The same again on this workload, whose clock no longer starts at 0. */
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
     CHECK_NEAR(r->search_ms, probe_ms, 1e-9);
@@ -512,13 +518,16 @@ static void test_failures_keep_what_was_measured(void)
     ib_workload_destroy(w);
 
     /* Any other failure above a batch that ran (a shape error inside the
-     * model at batch 2) is an error with the runtime's words, not a limit. */
+     * model at batch 2) is an error with the runtime's words, not a limit;
+     * batch 1, timed when its probe fit, is kept. */
     script(&s, 0);
     s.fail_above_batch = 1;
     w = check_open_fake(&s);
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_RUNTIME);
     CHECK(strstr(err.message, "shape error at batch 2") != NULL);
-    CHECK_EQ_INT(r->n_points, 0);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->n_points, 1);
+    CHECK(r->points[0].batch == 1 && r->points[0].status == IB_OK);
     ib_workload_destroy(w);
 
     /* A runtime failure at batch 1 is a real failure: no curve, and the
@@ -535,9 +544,12 @@ static void test_failures_keep_what_was_measured(void)
     CHECK_EQ_INT(r->n_points, 0);
     ib_workload_destroy(w);
 
-    /* A lost device in the search stops it, the probes so far kept. */
+    /* A lost device in the search stops it, the probes and the points so
+     * far kept: runs 0 and 46 are the probes of 1 and 2, each followed by
+     * its point's 45 (5 warm-up, 20 one at a time, 20 back to back; the
+     * probe's run is its first), run 92 the probe of 4. */
     script(&s, 0);
-    s.lose_device_at_run = 2;
+    s.lose_device_at_run = 92;
     w = check_open_fake(&s);
     err.message[0] = '\0';
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
@@ -545,7 +557,19 @@ static void test_failures_keep_what_was_measured(void)
     CHECK(r->partial);
     CHECK_EQ_INT(r->n_probes, 2);
     CHECK_EQ_INT(r->largest_fitting, 2);
-    CHECK_EQ_INT(r->n_points, 0);
+    CHECK_EQ_INT(r->n_points, 2);
+    CHECK(r->points[0].status == IB_OK && r->points[1].status == IB_OK);
+    CHECK_EQ_INT(r->points[r->peak].batch, 2);
+    ib_workload_destroy(w);
+    /* Lost inside a point (run 2: batch 1's warm-up): that point is marked. */
+    script(&s, 0);
+    s.lose_device_at_run = 2;
+    w = check_open_fake(&s);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_DEVICE_LOST);
+    CHECK_EQ_INT(r->n_probes, 1);
+    CHECK_EQ_INT(r->n_points, 1);
+    CHECK_EQ_INT(r->points[0].status, IB_ERR_DEVICE_LOST);
+    CHECK_EQ_INT(r->peak, -1);
     ib_workload_destroy(w);
 
     /* A lost device in the sweep: the points before it are kept. */
@@ -837,9 +861,12 @@ static void keep(const ib_progress *p, void *user)
     if (t->n < sizeof t->p / sizeof t->p[0]) t->p[t->n++] = *p;
 }
 
-/* Every probe of the search is reported with its batch, then every
- * candidate as step i of n through its cold run, warm-up, sampling and
- * back-to-back runs. */
+/* Every probe of the search is reported with its batch (step j of an
+ * unknown count); each growth probe that fits is followed by its point,
+ * timed there (step k of an unknown count: warm-up, sampling,
+ * back-to-back runs, its first run being the probe's); the largest, found
+ * by bisection, comes last as candidate n of n, with its cold run. Limit
+ * 100: probes 1..64 fit, 128 does not, bisection to 100. */
 static void test_progress_reports(void)
 {
     ib__fake_script s;
@@ -853,27 +880,35 @@ static void test_progress_reports(void)
     ib_throughput_result *r = malloc(sizeof *r);
     ib_error err;
     CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
-    size_t i = 0, probes = 0, candidates = 0;
-    for (; i < t->n && t->p[i].phase == IB_PHASE_BATCH_PROBE; i++, probes++) {
-        CHECK_EQ_INT(t->p[i].batch, r->probes[probes].batch);
-        CHECK_EQ_INT(t->p[i].step, (int64_t)probes + 1);
-    }
-    CHECK_EQ_INT(probes, r->n_probes);
+    static const int64_t order[] = { 1, 2, 4, 8, 16, 32, 64, 100 }; /* the points as timed */
     static const ib_phase per_point[] = { IB_PHASE_COLD_RUN, IB_PHASE_WARMUP, IB_PHASE_SAMPLING,
                                           IB_PHASE_BACK_TO_BACK };
-    for (size_t k = 0; i < t->n; i++) {
+    CHECK_EQ_INT(r->n_points, 8);
+    size_t probes = 0, points = 0, k = 0;
+    for (size_t i = 0; i < t->n; i++) {
         const ib_progress *p = &t->p[i];
-        if (p->phase == IB_PHASE_COLD_RUN)
-            candidates++, k = 0;
+        if (p->phase == IB_PHASE_BATCH_PROBE) {
+            CHECK(probes < r->n_probes && p->batch == r->probes[probes].batch);
+            CHECK_EQ_INT(p->step, (int64_t)++probes);
+            continue;
+        }
+        bool starts = i > 0 && t->p[i - 1].phase == IB_PHASE_BATCH_PROBE; /* a point follows a probe */
+        if (starts)
+            points++, k = p->phase == IB_PHASE_COLD_RUN ? 0 : 1;
         else if (k + 1 < 4 && p->phase == per_point[k + 1])
             k++;
+        CHECK(points >= 1 && points <= 8);
+        if (points < 1 || points > 8) break;
+        bool last = points == 8; /* found by bisection: bound again, its first run its own */
+        if (starts) CHECK_EQ_INT(p->phase, last ? IB_PHASE_COLD_RUN : IB_PHASE_WARMUP);
         CHECK_EQ_INT(p->phase, per_point[k]);
-        CHECK_EQ_INT(p->step, (int64_t)candidates);
-        CHECK_EQ_INT(p->steps, (int64_t)r->n_points);
-        CHECK_EQ_INT(p->batch, r->points[candidates - 1].batch);
+        CHECK_EQ_INT(p->batch, order[points - 1]);
+        CHECK_EQ_INT(p->step, last ? 8 : (int64_t)points);
+        CHECK_EQ_INT(p->steps, last ? 8 : 0);
         CHECK(p->step_name && !strcmp(p->step_name, "candidate"));
     }
-    CHECK_EQ_INT(candidates, r->n_points);
+    CHECK_EQ_INT(probes, r->n_probes);
+    CHECK_EQ_INT(points, 8);
     free(r);
     free(t);
     ib_workload_destroy(w);
