@@ -77,7 +77,7 @@ static const char *node_label(const Onnx__NodeProto *n)
 
 /* ---- tensors ---------------------------------------------------------------- */
 
-static int64_t elements(const Onnx__TensorProto *t)
+int64_t ib__onnx_elements(const Onnx__TensorProto *t)
 {
     int64_t n = 1;
     for (size_t i = 0; i < t->n_dims; i++) {
@@ -101,7 +101,7 @@ static ib_status convert_tensor(conv *c, Onnx__TensorProto *t, const char *what)
     IB_FAIL_IF(t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL,
                c->err, IB_ERR_MODEL, "convert: %s '%s' keeps its data in an external file (not supported)",
                what, name);
-    int64_t n = elements(t);
+    int64_t n = ib__onnx_elements(t);
     bool raw = t->has_raw_data;
     IB_FAIL_IF(n < 0 || (raw ? t->raw_data.len / 4 != (uint64_t)n || t->raw_data.len % 4
                              : t->n_float_data != (uint64_t)n),

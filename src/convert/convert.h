@@ -15,6 +15,10 @@
  * model is half-rewritten: the caller frees it. */
 ib_status ib__convert_model(Onnx__ModelProto *model, int32_t target, ib_convert_info *info, ib_error *err);
 
+/* Elements of a tensor: the product of its dims (1 for a scalar); -1 for
+ * a negative dimension or a product that overflows (untrusted input). */
+int64_t ib__onnx_elements(const Onnx__TensorProto *t);
+
 /* Whether op_type of domain stays in float32 (the block list). */
 bool ib__convert_blocked(const char *domain, const char *op_type);
 

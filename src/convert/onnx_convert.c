@@ -1,5 +1,6 @@
-/* The public side of the converter: math names, and a serialized model in,
- * a serialized converted model out. */
+/* The public side of the converter: math names, a model's own arithmetic
+ * (the rule that says a model is float16 itself), and a serialized model
+ * in, a serialized converted model out. */
 #include "convert/convert.h"
 
 #include <stdlib.h>
@@ -23,40 +24,56 @@ ib_status ib_math_parse(const char *text, ib_math *out, ib_error *err)
                     text ? text : "");
 }
 
-/* The reduced type a graph holds itself: FLOAT16 or BFLOAT16 when no
- * float32 weight, input or output is in it and one of that type is (the
- * first met, for the rare graph that mixes both); 0 otherwise. */
-static int32_t own_reduced_type(const Onnx__GraphProto *g)
+/* Float weight elements by type: [0] float32, [1] float16, [2] bfloat16. */
+static void count_float_weights(const Onnx__GraphProto *g, int64_t counts[3])
 {
-    int32_t reduced = 0;
     for (size_t i = 0; i < g->n_initializer; i++) {
-        int32_t t = g->initializer[i]->data_type;
-        if (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return 0;
-        if (!reduced &&
-            (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 || t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16))
-            reduced = t;
+        const Onnx__TensorProto *t = g->initializer[i];
+        int k = t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT      ? 0
+                : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16  ? 1
+                : t->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16 ? 2
+                                                                          : -1;
+        int64_t n = k < 0 ? -1 : ib__onnx_elements(t);
+        if (n > 0 && counts[k] <= INT64_MAX - n) counts[k] += n;
     }
+}
+
+/* Without weights: the graph's float inputs and outputs by type. */
+static void count_float_ports(const Onnx__GraphProto *g, int64_t counts[3])
+{
     const Onnx__ValueInfoProto *const *ports[2] = { (const Onnx__ValueInfoProto *const *)g->input,
                                                     (const Onnx__ValueInfoProto *const *)g->output };
-    size_t counts[2] = { g->n_input, g->n_output };
+    size_t n[2] = { g->n_input, g->n_output };
     for (int p = 0; p < 2; p++)
-        for (size_t i = 0; i < counts[p]; i++) {
+        for (size_t i = 0; i < n[p]; i++) {
             const Onnx__TypeProto *tp = ports[p][i]->type;
             if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type) continue;
             int32_t t = tp->tensor_type->elem_type;
-            if (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) return 0;
-            if (!reduced &&
-                (t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16 || t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16))
-                reduced = t;
+            counts[0] += t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+            counts[1] += t == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
+            counts[2] += t == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16;
         }
-    return reduced;
 }
 
-static ib_math math_of_type(int32_t type)
+/* A graph's own arithmetic (ib_onnx_model_math's rule): most of the
+ * arithmetic is done in the type most of the weights have (a float16
+ * model keeps a few float32 ones around blocked operators). */
+static ib_math graph_math(const Onnx__GraphProto *g)
 {
-    return type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16    ? IB_MATH_FP16
-           : type == ONNX__TENSOR_PROTO__DATA_TYPE__BFLOAT16 ? IB_MATH_BF16
-                                                             : IB_MATH_DEFAULT;
+    int64_t counts[3] = { 0, 0, 0 };
+    count_float_weights(g, counts);
+    if (counts[0] + counts[1] + counts[2] == 0) count_float_ports(g, counts);
+    int64_t reduced = counts[1] > counts[2] ? counts[1] : counts[2];
+    if (reduced <= counts[0]) return IB_MATH_DEFAULT;
+    return counts[1] >= counts[2] ? IB_MATH_FP16 : IB_MATH_BF16;
+}
+
+ib_math ib_onnx_model_math(const uint8_t *bytes, size_t len)
+{
+    Onnx__ModelProto *m = bytes && len ? onnx__model_proto__unpack(NULL, len, bytes) : NULL;
+    ib_math math = m && m->graph ? graph_math(m->graph) : IB_MATH_DEFAULT;
+    if (m) onnx__model_proto__free_unpacked(m, NULL);
+    return math;
 }
 
 static ib_status copy_bytes(const uint8_t *bytes, size_t len, uint8_t **out, size_t *out_len, ib_error *err)
@@ -110,7 +127,7 @@ ib_status ib_onnx_convert(const uint8_t *bytes, size_t len, ib_math math, uint8_
     IB_FAIL_IF(!bytes || len == 0, err, IB_ERR_MODEL, "convert: the model is empty (0 bytes)");
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
     IB_FAIL_IF(!m, err, IB_ERR_MODEL, "convert: not a valid ONNX model (%zu bytes that do not parse)", len);
-    ib_math own = m->graph ? math_of_type(own_reduced_type(m->graph)) : IB_MATH_DEFAULT;
+    ib_math own = m->graph ? graph_math(m->graph) : IB_MATH_DEFAULT;
     ib_status st;
     if (!m->graph || m->n_opset_import == 0)
         st = ib__fail(err, IB_ERR_MODEL, "convert: not a valid ONNX model (it has %s)",
@@ -119,7 +136,7 @@ ib_status ib_onnx_convert(const uint8_t *bytes, size_t len, ib_math math, uint8_
         info->unchanged = true, st = copy_bytes(bytes, len, out, out_len, err);
     else if (own != IB_MATH_DEFAULT) /* naming it bf16 would misstate what runs */
         st = ib__fail(err, IB_ERR_UNSUPPORTED,
-                      "convert: the model holds no float32 (it is %s throughout): only float32 is "
+                      "convert: the model is %s itself (most of its weights): only float32 is "
                       "converted, not one reduced type into another",
                       ib_math_name(own));
     else {

@@ -21,11 +21,12 @@ lib="$(dirname "$IB")/libinferbench.so"
 py=$(find_torch_python) || { echo "no python3 with torch and CUDA (set IB_TORCH_PYTHON): skipped"; exit 77; }
 echo "python with torch: $py ($("$py" -c 'import torch; print(torch.__version__)'))"
 
-export PYTHONPATH="$root/python" INFERBENCH_LIBRARY="$lib"
+export PYTHONPATH="$root/python:$root/tests/gpu" INFERBENCH_LIBRARY="$lib"
 cat >"$TMP/check.py" <<'PY'
 import json, os, statistics, sys
 import torch
 import inferbench
+from plain_loop import plain_loop_ms
 
 tmp = sys.argv[1]
 failed = []
@@ -53,23 +54,6 @@ def forward():
         model(x)
 
 
-def plain_loop(fn, runs=300):
-    """The plain CUDA-event loop: the same warm-up length, then events
-    around each call on PyTorch's current stream."""
-    for _ in range(100):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
-
-
 def rounds(fn, label, n=3, **kwargs):
     """The binding and the plain loop in alternation, n rounds: a quantity
     that drifts between rounds (a host-bound call's does) moves both alike.
@@ -77,7 +61,7 @@ def rounds(fn, label, n=3, **kwargs):
     ratios = []
     for i in range(n):
         result = inferbench.latency(fn, device="cuda", runs=300, **kwargs)
-        plain = plain_loop(fn)
+        plain = plain_loop_ms(fn, 300, warmup=100)
         ratios.append(result.median_ms / plain)
         print(f"{label}, round {i + 1}: binding {result.median_ms:.4f} ms, plain CUDA-event loop {plain:.4f} ms, "
               f"ratio {ratios[-1]:.4f}, binding overhead {result.data['binding']['host_overhead_us']:.2f} us a call",

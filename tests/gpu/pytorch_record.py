@@ -40,6 +40,7 @@ import torch
 import torchvision
 
 import inferbench
+from plain_loop import plain_loop_ms
 
 CONFIG_WORDS = {
     "mode": {"eager": None, "compile": "reduce-overhead", "autotune": "max-autotune"},
@@ -96,23 +97,6 @@ def make_input(config, batch):
     _, dtype, flags = parse_config(config)
     x = torch.randn(batch, 3, 224, 224, device="cuda", dtype=dtype)
     return x.contiguous(memory_format=torch.channels_last) if "cl" in flags else x
-
-
-def plain_loop_ms(fn, runs, warmup=50):
-    """The median of `runs` calls, each between two CUDA events on the
-    current stream, after `warmup` calls: what a careful user writes."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times)
 
 
 def emit(figures, **fields):

@@ -516,6 +516,13 @@ static void test_model_math(void)
     CHECK_EQ_INT(ib_onnx_model_math(bytes, len), IB_MATH_DEFAULT);
     CHECK_EQ_INT(ib_onnx_convert(bytes, len, IB_MATH_BF16, &out, &out_len, NULL, NULL), IB_OK);
     CHECK_EQ_INT(ib_onnx_model_math(out, out_len), IB_MATH_BF16);
+    /* Converted again (float32 edges, bfloat16 weights): as it is. */
+    uint8_t *again = NULL;
+    size_t again_len = 0;
+    ib_convert_info info;
+    CHECK_EQ_INT(ib_onnx_convert(out, out_len, IB_MATH_BF16, &again, &again_len, &info, NULL), IB_OK);
+    CHECK(info.unchanged && again_len == out_len && again && memcmp(again, out, out_len) == 0);
+    ib_free(again);
     ib_free(out);
     free(bytes);
     CHECK(ib_zoo_build("mlp", true, &bytes, &len, NULL) == IB_OK);
@@ -523,7 +530,7 @@ static void test_model_math(void)
     /* named bf16, it would run float16: refused */
     ib_error err = { "" };
     CHECK_EQ_INT(ib_onnx_convert(bytes, len, IB_MATH_BF16, &out, &out_len, NULL, &err), IB_ERR_UNSUPPORTED);
-    CHECK(strstr(err.message, "the model holds no float32 (it is fp16 throughout)") != NULL);
+    CHECK(strstr(err.message, "the model is fp16 itself (most of its weights)") != NULL);
     CHECK(out == NULL);
     ib_free(bytes);
     CHECK_EQ_INT(math_of(two_weights_model, F16, F32), IB_MATH_FP16); /* 256 elements against 16 */
