@@ -1085,7 +1085,6 @@ static ib_status read_model_file(const char *path, uint8_t **bytes, size_t *len,
     return IB_OK;
 }
 
-/* fp16/bf16: the model converted in memory; the session loads the bytes. */
 /* The model's own arithmetic, read from its bytes (a file is read for it
  * and let go: ONNX Runtime still opens it by path, for its external data).
  * A file that cannot be read whole is left to ONNX Runtime to judge. */
@@ -1101,6 +1100,8 @@ static void read_own_math(ort_workload *o)
     free(bytes);
 }
 
+/* fp16/bf16: the model converted in memory; the session loads the bytes.
+ * A model of its own reduced type is not converted (resolve_own_math). */
 static ib_status convert_model(ort_workload *o, ib_math math, ib_error *err)
 {
     if ((math != IB_MATH_FP16 && math != IB_MATH_BF16) || o->own_math != IB_MATH_DEFAULT) return IB_OK;
