@@ -1085,30 +1085,39 @@ static ib_status read_model_file(const char *path, uint8_t **bytes, size_t *len,
     return IB_OK;
 }
 
-/* The model's own arithmetic, read from its bytes (a file is read for it
- * and let go: ONNX Runtime still opens it by path, for its external data).
- * A file that cannot be read whole is left to ONNX Runtime to judge. */
-static void read_own_math(ort_workload *o)
+/* Whether math converts the model: fp16/bf16 asked of a model that is not
+ * of a reduced type itself (resolve_own_math). */
+static bool converts(const ort_workload *o, ib_math math)
 {
-    if (o->bytes) {
-        o->own_math = ib_onnx_model_math(o->bytes, o->spec.len);
-        return;
-    }
-    uint8_t *bytes = NULL;
-    size_t len = 0;
-    if (read_model_file(o->path, &bytes, &len, NULL) == IB_OK) o->own_math = ib_onnx_model_math(bytes, len);
-    free(bytes);
+    return (math == IB_MATH_FP16 || math == IB_MATH_BF16) && o->own_math == IB_MATH_DEFAULT;
 }
 
-/* fp16/bf16: the model converted in memory; the session loads the bytes.
- * A model of its own reduced type is not converted (resolve_own_math). */
+/* The model's own arithmetic, read from its bytes. A file is read for it
+ * once: kept when it is to be converted (convert_model works on them),
+ * let go otherwise (ONNX Runtime still opens it by path, for its external
+ * data). A file that cannot be read whole is left to ONNX Runtime, or to
+ * the conversion, to judge. */
+static void read_own_math(ort_workload *o, ib_math math)
+{
+    uint8_t *bytes = o->bytes;
+    size_t len = o->spec.len;
+    if (!bytes && read_model_file(o->path, &bytes, &len, NULL) != IB_OK) return;
+    o->own_math = ib_onnx_model_math(bytes, len);
+    if (bytes == o->bytes) return;
+    if (converts(o, math)) {
+        o->bytes = bytes;
+        o->spec.len = len;
+    } else {
+        free(bytes);
+    }
+}
+
+/* fp16/bf16: the model converted in memory; the session loads the bytes. */
 static ib_status convert_model(ort_workload *o, ib_math math, ib_error *err)
 {
-    if ((math != IB_MATH_FP16 && math != IB_MATH_BF16) || o->own_math != IB_MATH_DEFAULT) return IB_OK;
-    if (!o->bytes) {
-        IB_TRY(read_model_file(o->path, &o->bytes, &o->spec.len, err));
-        o->spec.path = NULL;
-    }
+    if (!converts(o, math)) return IB_OK;
+    if (!o->bytes) IB_TRY(read_model_file(o->path, &o->bytes, &o->spec.len, err)); /* read_own_math failed */
+    o->spec.path = NULL;
     uint8_t *converted = NULL;
     size_t len = 0;
     ib_error why = { "" };
@@ -1127,8 +1136,7 @@ static ib_status convert_model(ort_workload *o, ib_math math, ib_error *err)
 static ib_status create_session(ort_workload *o, ib_math math, ib_error *err)
 {
     ib_status st = ib__ort_session_create(&o->spec, &o->session, err);
-    bool converted = (math == IB_MATH_FP16 || math == IB_MATH_BF16) && o->own_math == IB_MATH_DEFAULT;
-    if (st == IB_OK || !converted || !err) return st;
+    if (st == IB_OK || !converts(o, math) || !err) return st;
     char msg[sizeof err->message];
     ib__strlcpy(msg, err->message, sizeof msg);
     return ib__fail(err, st == IB_ERR_NO_MEMORY || st == IB_ERR_DEVICE_OOM ? st : IB_ERR_UNSUPPORTED,
@@ -1325,7 +1333,7 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     o->spec.cuda_graph = set.cuda_graph;
     o->spec.gpu_mem_limit_bytes = opts->device_memory_limit_bytes;
     o->spec.host_arena_limit_bytes = o->cuda ? 0 : o->host_cap_bytes;
-    read_own_math(o);
+    read_own_math(o, opts->math);
     IB_TRY(resolve_math(o, opts->math, opts->device_id, err));
     IB_TRY(convert_model(o, opts->math, err));
     IB_TRY(create_session(o, opts->math, err));
