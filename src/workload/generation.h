@@ -1,0 +1,148 @@
+/* The generation workload: what the generation method (src/core/generate.c)
+ * drives on a generative model, token by token. It is not the forward-pass
+ * workload of workload.h: a generative model keeps state between calls (its
+ * KV cache), is fed tokens at positions of sequences, and its figures are a
+ * prefill (the prompt up to the first token) and decode steps (one token of
+ * each sequence decoded together).
+ *
+ * A backend of generative models (src/backend/llama/) fills one const table
+ * of these operations; the scripted fake (src/backend/fake/) fills another
+ * on a virtual clock. The method sees nothing else of either: no runtime's
+ * words reach the core.
+ *
+ * Timing: the runtime queues its work on streams of its own, so the method
+ * times with the host clock around a call and its synchronize (the call
+ * returns once the work is queued; synchronize returns once its outputs, the
+ * last token's logits, can be read). Leaving synchronize out is a pitfall the
+ * method shows, never its figure. */
+#ifndef IB_WORKLOAD_GENERATION_H
+#define IB_WORKLOAD_GENERATION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "inferbench.h"
+#include "timer/timer.h"
+
+typedef struct ib__gen ib__gen;
+
+/* What changes a generation figure: every setting the result states. Filled
+ * by the backend at open and after set_sequences. Strings are "" where the
+ * backend does not know; numbers 0 (or -1 where 0 is a value). */
+typedef struct ib__gen_info {
+    char model[256];      /* the path or zoo name given */
+    char arch[32];        /* "llama" */
+    char model_type[64];  /* the runtime's description: "1B F16" */
+    char weights_type[16]; /* "F16", "Q8_0", "Q4_K_M" */
+    uint64_t n_params;
+    uint64_t model_bytes;
+    int32_t n_layers, n_embd, n_vocab;
+    int32_t n_ctx_train;   /* the context the model was made for */
+    ib_device_kind device; /* where the layers run (CUDA when any are offloaded) */
+    int device_id;
+    int32_t n_gpu_layers;  /* layers offloaded to the GPU */
+    int32_t n_ctx;         /* the context of the whole cache: n_seq_max x per sequence */
+    int32_t n_seq_max;     /* sequences the context holds */
+    int32_t n_batch;       /* logical batch: tokens one decode call takes at most */
+    int32_t n_ubatch;      /* physical batch: tokens one compute graph takes */
+    bool flash_attn;
+    char kv_type[16];      /* type of the K and V caches: "f16", "q8_0" */
+    uint64_t kv_bytes;     /* memory the KV cache takes */
+    int32_t n_threads;        /* CPU threads a decode step uses */
+    int32_t n_threads_default; /* what the runtime's own defaults would use */
+    int32_t n_cpus_allowed;    /* cores the process may run on (sched_getaffinity) */
+    char runtime_version[64];  /* the library's release, as it says */
+    char runtime_library[256]; /* the file it was loaded from */
+    /* Settings in effect, as --option keys take them (compare reads them). */
+    ib_option_list options;
+} ib__gen_info;
+
+typedef struct ib__gen_ops {
+    int version; /* IB__GEN_OPS_VERSION */
+
+    /* Empties the KV cache of every sequence (untimed): the next prefill
+     * starts at position 0. Required. */
+    ib_status (*clear)(ib__gen *g, ib_error *err);
+
+    /* Feeds n_tokens tokens (random ids, fixed by the workload's seed) to
+     * sequence seq at positions pos..pos+n_tokens-1, in calls of at most
+     * n_batch tokens, logits asked for the last token only. Returns once
+     * the work is queued; synchronize waits for it. Required. */
+    ib_status (*prefill)(ib__gen *g, int32_t seq, int32_t pos, int32_t n_tokens, ib_error *err);
+
+    /* One decode step: one token for each of sequences 0..n_seqs-1, each at
+     * position pos (the sequences are kept at one length), logits for all.
+     * Returns once queued. Required. */
+    ib_status (*step)(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err);
+
+    /* Waits until the work queued has finished and the last logits can be
+     * read. Required. */
+    ib_status (*synchronize)(ib__gen *g, ib_error *err);
+
+    /* Copies the KV cache of sequence 0 (positions 0..n_pos-1) to sequences
+     * 1..n_seqs-1 (untimed), so that sequences decoded together start from
+     * one prefill. Required. */
+    ib_status (*fork)(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error *err);
+
+    /* Creates the context anew for n_seqs sequences of ctx_per_seq tokens
+     * each (untimed; info updated). The cache or its compute buffers do
+     * not fit: IB_ERR_DEVICE_OOM, after freeing what the attempt took, the
+     * workload usable again at a smaller count (the search's "does not
+     * fit"). More than the runtime allows: IB_ERR_UNSUPPORTED. Required. */
+    ib_status (*set_sequences)(ib__gen *g, int32_t n_seqs, int32_t ctx_per_seq, ib_error *err);
+
+    /* Optional (NULL: not timed). Picks the next token of sequence seq from
+     * its last logits (greedy), as a server would after each step. */
+    ib_status (*sample)(ib__gen *g, int32_t seq, ib_error *err);
+
+    /* Optional (NULL: the no-warm-up pitfall is not shown). Drops the
+     * context and the model's buffers and creates them anew, so that the
+     * next calls are cold again; the sequence setting stays. */
+    ib_status (*reopen)(ib__gen *g, ib_error *err);
+
+    /* Optional (NULL: no threads to choose). Sets the CPU threads of the
+     * following calls (the too-many-threads pitfall). */
+    ib_status (*set_threads)(ib__gen *g, int32_t n_threads, ib_error *err);
+
+    /* Releases everything. Required. */
+    void (*destroy)(ib__gen *g);
+} ib__gen_ops;
+
+#define IB__GEN_OPS_VERSION 1
+
+struct ib__gen {
+    const ib__gen_ops *ops;
+    void *impl; /* the backend's own state */
+    ib__gen_info info;
+    ib__clock clock; /* host clock (virtual for the fake) */
+};
+
+/* The host clock of g in ms. */
+static inline double ib__gen_now_ms(const ib__gen *g) { return g->clock.now_ms(g->clock.ctx); }
+
+/* What a generation workload is opened with. Initialize with
+ * ib__gen_open_args_init. */
+typedef struct ib__gen_open_args {
+    const char *model;                /* a GGUF file or zoo:NAME */
+    const ib_backend_option *options; /* the backend's --option KEY=VALUE pairs, in order */
+    size_t n_options;
+    ib_device_kind device; /* AUTO: the GPU when there is one */
+    int device_id;
+    int32_t n_seqs;      /* sequences the first context holds (default 1) */
+    int32_t ctx_per_seq; /* tokens of context each (default 0: prompt + tokens, given by the caller) */
+    uint64_t seed;       /* of the random token ids (default 42) */
+} ib__gen_open_args;
+
+void ib__gen_open_args_init(ib__gen_open_args *a);
+
+/* llama.cpp through its C API, loaded at run time (src/backend/llama/):
+ * the library missing, of another release than the headers, a file that is
+ * not GGUF, an architecture it does not know: IB_ERR_INVALID_ARG (or
+ * IB_ERR_UNSUPPORTED for what this build lacks) with one line; out of memory
+ * while loading: IB_ERR_DEVICE_OOM. */
+ib_status ib__gen_open_llama(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
+
+/* Releases g and everything it holds; NULL is a no-op. */
+void ib__gen_destroy(ib__gen *g);
+
+#endif
