@@ -23,6 +23,7 @@ def numbers(s):
     # a figure with its sign and its unit (the reports pick us, ms or s by
     # size), and the padding that aligns the columns it is in
     s = re.sub(r"(?<![\w.])[-+]?\d+(\.\d+)?([eE][-+]?\d+)?( ?(ns|us|ms|s)\b)?", "N", s)
+    s = re.sub(r"(?<=\]) ?(ns|us|ms|s)\b", "", s)  # an interval's unit, after it
     return re.sub(r" +", " ", s)
 if path.endswith(".json"):
     def walk(v, key=""):
