@@ -3,7 +3,7 @@
 #ifndef IB_BACKEND_REGISTRY_H
 #define IB_BACKEND_REGISTRY_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 struct cJSON;
 

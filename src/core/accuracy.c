@@ -3,7 +3,7 @@
  * metrics are pure functions; a reference runs strict fp32 once and keeps
  * its outputs, against which each workload is run and compared
  * (ib_measure_accuracy_kept; ib_measure_accuracy for one). */
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 #include <math.h>
 #include <stdlib.h>

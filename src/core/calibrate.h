@@ -4,7 +4,7 @@
 #ifndef IB_CORE_CALIBRATE_H
 #define IB_CORE_CALIBRATE_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 typedef struct ib__known_kernel {
     /* A workload each of whose runs keeps the device busy duration_us

@@ -5,7 +5,7 @@
 #ifndef IB_ENV_ENV_H
 #define IB_ENV_ENV_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 /* Fills the static facts: tool version, host CPU, the runtime w's backend
  * reports (ib_backend_runtime; the provider from w->info; "" without a

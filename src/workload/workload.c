@@ -1,6 +1,6 @@
 /* The public workload calls that are the same for every backend: they check
  * their arguments and forward to the backend's table. */
-#include "backend/workload.h"
+#include "workload/workload.h"
 #include "gpu/gpu.h"
 
 #include <stdlib.h>
