@@ -105,7 +105,11 @@ struct ib_workload {
     void *timer_target;
     const ib__hold_ops *stream_hold; /* NULL: the GPU's on w->stream */
     const ib_backend *backend;       /* the table it was opened through (its
-                                        runtime facts); NULL: a bare workload */
+                                        name); NULL: a bare workload */
+    /* What its backend says of its runtime (version, library, build), set
+     * by the backend that made it (NULL: the name alone): how the machine
+     * facts learn the runtime's without asking the registry. */
+    void (*runtime_facts)(ib_runtime_info *rt);
 };
 
 /* Whether w declares every capability in caps. */
@@ -123,7 +127,47 @@ ib_status ib__workload_check_caps(const ib_workload *w, const char *who, ib_erro
 /* The workload's host clock in ms (virtual for the fake). */
 static inline double ib__workload_now_ms(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }
 
+/* The runtime that runs w, as its backend says: every field reset, the
+ * backend's name, and what its runtime_facts fill ("" without a backend). */
+void ib__workload_runtime(const ib_workload *w, ib_runtime_info *out);
+
 /* Waits for all work queued on w->stream (no-op on the host). */
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err);
+
+/* The backend ABI's adapter, both ways (backend_workload.c: a table as the
+ * core's handle; builtin.c: an in-tree workload as a table's state). */
+/* Whether b is a built-in table whose state is an in-tree workload (its
+ * slots are the ib__builtin_ forwarders below). */
+bool ib__backend_is_in_tree(const ib_backend *b);
+
+/* Checks a table before its first use: ABI version, size, name, required
+ * slots. IB_ERR_INVALID_ARG with a message naming what is wrong. */
+ib_status ib__backend_check(const ib_backend *b, ib_error *err);
+
+/* In-tree backends as tables: an in-tree workload (which fills the core's
+ * handle itself) handed over as the state of a table whose slots forward to
+ * its operations. Its stream and capabilities go into out. */
+void ib__builtin_hand_over(ib_workload *inner, ib_backend_handle *out);
+void ib__builtin_describe(void *state, ib_workload_info *info);
+ib_status ib__builtin_set_batch(void *state, int64_t batch, ib_error *err);
+ib_status ib__builtin_run(void *state, ib_error *err);
+ib_status ib__builtin_set_run_sync(void *state, bool sync, ib_error *err);
+ib_status ib__builtin_run_with_copies(void *state, ib_error *err);
+ib_status ib__builtin_reopen(void *state, ib_error *err);
+ib_status ib__builtin_fill_inputs(void *state, bool zeros, ib_error *err);
+void ib__builtin_close(void *state);
+
+/* The table of an in-tree backend whose open hands its workload over: every
+ * slot a forwarder (the workload's capabilities say which are called), its
+ * option declarations and configure slot (NULL, 0, NULL: none). */
+#define IB__IN_TREE_BACKEND(NAME, DESCRIPTION, OPEN, OPTIONS, N_OPTIONS, CONFIGURE)                          \
+    {                                                                                                        \
+        .struct_size = sizeof(ib_backend), .abi_version = IB_BACKEND_ABI_VERSION, .name = (NAME),            \
+        .description = (DESCRIPTION), .open = (OPEN), .describe = ib__builtin_describe,                      \
+        .set_batch = ib__builtin_set_batch, .run = ib__builtin_run,                                          \
+        .set_run_sync = ib__builtin_set_run_sync, .run_with_copies = ib__builtin_run_with_copies,            \
+        .reopen = ib__builtin_reopen, .fill_inputs = ib__builtin_fill_inputs, .close = ib__builtin_close,    \
+        .options = (OPTIONS), .n_options = (N_OPTIONS), .configure = (CONFIGURE),                            \
+    }
 
 #endif
