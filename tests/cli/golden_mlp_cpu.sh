@@ -64,20 +64,7 @@ run_case() {
   mkdir -p "$dir"
   (cd "$dir" && "$@" >stdout.txt 2>stderr.txt </dev/null; echo $? >exit.txt)
   rm -f "$dir/out.html"
-  for f in "$dir"/*; do
-    mask "$f"
-    local want="$GOLDEN/$name.$(basename "$f")"
-    if [ "${IB_GOLDEN_UPDATE:-0}" = 1 ]; then
-      mkdir -p "$GOLDEN"
-      cp "$f" "$want"
-    elif [ ! -f "$want" ]; then
-      fail "$name: $(basename "$f") written, but there is no $want"
-    elif cmp -s "$f" "$want"; then
-      pass "$name: $(basename "$f") as golden (timing masked)"
-    else
-      fail "$name: $(basename "$f") differs from $want: $(diff "$want" "$f" | head -c 600)"
-    fi
-  done
+  golden_files "$name" "$dir" "$GOLDEN"
 }
 
 OUTS=(--json out.json --csv out.csv --md out.md --html out.html)
