@@ -121,7 +121,7 @@ class Source:
                     stmt, i = [], k + 1
                     continue
                 stmt.append(("(", no))
-                self._uses(tokens[i:j + 1], params=True)
+                self._uses(tokens[i:j + 1])
                 i = j + 1
             elif t == "{":
                 j = self._close(tokens, i, "{", "}")
@@ -168,7 +168,7 @@ class Source:
                 and head[-2] not in ("struct", "union", "enum"):
             self.defines[head[-1]] = "static" in words
 
-    def _uses(self, tokens, params=False):
+    def _uses(self, tokens):
         prev = ""
         for t, no in tokens:
             if re.match(r"[A-Za-z_]", t) and t not in KEYWORDS and prev not in (".", "->"):
