@@ -84,11 +84,6 @@ int cli_find_backend(const char *name, const ib_backend **b)
     return EXIT_BAD_INPUT;
 }
 
-const ib_backend *cli_backend(const cli_args *a)
-{
-    return a->backend_table ? a->backend_table : ib_backend_default();
-}
-
 /* The model options a backend of no models cannot be given, as flags. */
 static const char *model_flag_given(const cli_args *a)
 {

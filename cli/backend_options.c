@@ -121,6 +121,13 @@ bool cli_alias_value(const cli_alias *al, const char *text, char *buf, size_t ca
     return false;
 }
 
+/* Here, below backend.c and options.c (which call it): the backend whose
+ * declarations a's options and environment variables are read by. */
+const ib_backend *cli_backend(const cli_args *a)
+{
+    return a->backend_table ? a->backend_table : ib_backend_default();
+}
+
 const char *cli_option_given(const cli_args *a, const char *key)
 {
     const char *value = NULL;

@@ -223,7 +223,7 @@ void cli_outputs_abort(cli_outputs *o);
 /* Whether output which (CLI_OUT_*) was asked for. */
 bool cli_outputs_wanted(const cli_outputs *o, int which);
 
-/* The first step of every model command: takes at most one model, prepares
+/* The first step of every model command (cli/start.c): takes at most one model, prepares
  * the outputs asked for (before anything is measured, so that a bad path
  * fails at once), then opens the model. Returns EXIT_OK or the exit code of
  * the error it printed, leaving nothing open. */

@@ -534,23 +534,6 @@ int cli_prepare_outputs(const cli_args *a, cli_outputs *out)
     return cli_outputs_prepare(out, a, reads) ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
-int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w)
-{
-    *w = NULL;
-    int code = cli_prepare_outputs(a, out);
-    if (code != EXIT_OK) return code;
-    code = cli_open_workload(a, w);
-    /* --device auto is resolved now: CUDA-only options are judged here. */
-    if (code == EXIT_OK && cli_options_fit_device(a, ib_workload_get_info(*w)->device)) return EXIT_OK;
-    cli_outputs_abort(out);
-    if (code == EXIT_OK) {
-        ib_workload_destroy(*w);
-        *w = NULL;
-        return EXIT_BAD_INPUT;
-    }
-    return code;
-}
-
 /* Writes r in o's format to o when o is wanted (aborts it when nothing
  * was measured). A document ending in a line keeps it; JSON gets its
  * closing newline. False when it could not be made or written. */

@@ -1,11 +1,11 @@
 /* The registry of backends (include/inferbench_backend.h): the tables built
- * in, the plugins loaded, and the in-tree workloads seen as tables. */
+ * in, their hooks, the plugins loaded, the option-value helpers of the
+ * backends (option_values.c). */
 #ifndef IB_BACKEND_REGISTRY_H
 #define IB_BACKEND_REGISTRY_H
 
-#include "backend/workload.h"
-
-struct cJSON;
+#include "json/read.h"         /* ib__legacy_result_keys */
+#include "workload/workload.h" /* the in-tree table (IB__IN_TREE_BACKEND) and its forwarders */
 
 /* The built-in tables, one line each in registry.c's list. */
 extern const ib_backend ib__backend_onnxruntime;
@@ -27,7 +27,8 @@ typedef struct ib__backend_hooks {
                             ib_error *err);
     /* Result files of schema 1 and early schema 2 were written when one
      * runtime was all there was, in keys of that runtime: the backend that
-     * wrote them reads them (src/report/latency_read.c asks, by role). */
+     * wrote them reads them (handed to src/report/latency_read.c by
+     * ib_latency_file_parse, src/entry/entry.c). */
     const struct ib__legacy_result_keys *legacy;
 } ib__backend_hooks;
 
@@ -47,56 +48,8 @@ extern const ib__backend_absence ib__onnxruntime_absence;
 /* The hooks of a built-in backend, or NULL (a plugin, or none). */
 const ib__backend_hooks *ib__backend_hooks_of(const ib_backend *b);
 
-/* The runtime-specific keys of an old result file, read by the backend that
- * wrote it. */
-typedef struct ib__legacy_result_keys {
-    /* environment.<version_key>: the runtime's version, before
-     * environment.runtime existed */
-    const char *version_key;
-    /* Reads workload.runtime_options (schema 1: rt, never NULL; messages
-     * name keys after where) into today's keys of the backend's options
-     * and the math, through the reader's checked accessors
-     * (report/result_keys.h). */
-    ib_status (*read_runtime_options)(const struct cJSON *rt, const char *where, ib_option_list *options,
-                                      ib_error *err);
-} ib__legacy_result_keys;
-
 /* The legacy keys of the built-in backend that wrote old files, or NULL. */
 const ib__legacy_result_keys *ib__legacy_result_keys_get(void);
-
-/* Whether b is a built-in table whose state is an in-tree workload (its
- * slots are the ib__builtin_ forwarders below). */
-bool ib__backend_is_in_tree(const ib_backend *b);
-
-/* Checks a table before its first use: ABI version, size, name, required
- * slots. IB_ERR_INVALID_ARG with a message naming what is wrong. */
-ib_status ib__backend_check(const ib_backend *b, ib_error *err);
-
-/* In-tree backends as tables: an in-tree workload (which fills the core's
- * handle itself) handed over as the state of a table whose slots forward to
- * its operations. Its stream and capabilities go into out. */
-void ib__builtin_hand_over(ib_workload *inner, ib_backend_handle *out);
-void ib__builtin_describe(void *state, ib_workload_info *info);
-ib_status ib__builtin_set_batch(void *state, int64_t batch, ib_error *err);
-ib_status ib__builtin_run(void *state, ib_error *err);
-ib_status ib__builtin_set_run_sync(void *state, bool sync, ib_error *err);
-ib_status ib__builtin_run_with_copies(void *state, ib_error *err);
-ib_status ib__builtin_reopen(void *state, ib_error *err);
-ib_status ib__builtin_fill_inputs(void *state, bool zeros, ib_error *err);
-void ib__builtin_close(void *state);
-
-/* The table of an in-tree backend whose open hands its workload over: every
- * slot a forwarder (the workload's capabilities say which are called), its
- * option declarations and configure slot (NULL, 0, NULL: none). */
-#define IB__IN_TREE_BACKEND(NAME, DESCRIPTION, OPEN, OPTIONS, N_OPTIONS, CONFIGURE)                          \
-    {                                                                                                        \
-        .struct_size = sizeof(ib_backend), .abi_version = IB_BACKEND_ABI_VERSION, .name = (NAME),            \
-        .description = (DESCRIPTION), .open = (OPEN), .describe = ib__builtin_describe,                      \
-        .set_batch = ib__builtin_set_batch, .run = ib__builtin_run,                                          \
-        .set_run_sync = ib__builtin_set_run_sync, .run_with_copies = ib__builtin_run_with_copies,            \
-        .reopen = ib__builtin_reopen, .fill_inputs = ib__builtin_fill_inputs, .close = ib__builtin_close,    \
-        .options = (OPTIONS), .n_options = (N_OPTIONS), .configure = (CONFIGURE),                            \
-    }
 
 /* "yes"/"no" (also true/false, 1/0) of a backend option KEY. */
 ib_status ib__backend_option_bool(const ib_backend_option *o, bool *out, ib_error *err);

@@ -1,9 +1,10 @@
 /* Accuracy beside speed: the outputs of a reduced arithmetic (TF32, fp16,
  * bf16) against strict fp32 on the same inputs (docs/precision.md). The
  * metrics are pure functions; a reference runs strict fp32 once and keeps
- * its outputs, against which each workload is run and compared
- * (ib_measure_accuracy_kept; ib_measure_accuracy for one). */
-#include "backend/workload.h"
+ * its outputs, against which each workload is run and compared. The method
+ * is handed the reference (ib__reference_opener): the public calls that
+ * open it on the model's backend are src/entry/entry.c's. */
+#include "core/accuracy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,23 +115,6 @@ static void compare_output(const ib__output_values *ref, const ib__output_values
     out->over_tolerance = tolerance > 0 && !(out->max_abs_error <= tolerance);
 }
 
-/* The same model, strict fp32 (TF32 off, unconverted), plain session: the
- * runtime's settings left at their defaults (no graph replay). */
-static ib_status open_reference(ib_workload *w, const char *model, const ib_model_options *opts,
-                                ib_workload **ref, ib_error *err)
-{
-    ib_model_options o = *opts;
-    o.math = IB_MATH_FP32;
-    o.options = NULL;
-    o.n_options = 0;
-    o.device = w->info.device;
-    o.batch = w->info.has_batch_dim ? w->info.batch : 0;
-    ib_error why;
-    ib_status st = ib_workload_open_model(model, &o, ref, &why);
-    IB_FAIL_IF(st != IB_OK, err, st, "the fp32 reference for the accuracy check: %s", why.message);
-    return IB_OK;
-}
-
 /* Strict fp32's outputs, on the inputs of the workload it was opened for. */
 struct ib_accuracy_reference {
     ib_device_kind device;
@@ -139,7 +123,7 @@ struct ib_accuracy_reference {
     ib__output_values outputs[IB_MAX_TENSORS];
 };
 
-static ib_status reference_open(ib_workload *w, const char *model, const ib_model_options *opts,
+static ib_status reference_open(ib_workload *w, const ib__reference_opener *opener,
                                 ib_accuracy_reference **out, ib_error *err)
 {
     ib_accuracy_reference *ref = calloc(1, sizeof *ref);
@@ -148,7 +132,7 @@ static ib_status reference_open(ib_workload *w, const char *model, const ib_mode
     ref->batch = w->info.batch;
     ref->n_outputs = w->info.n_outputs;
     ib_workload *fp32 = NULL;
-    ib_status st = open_reference(w, model, opts, &fp32, err);
+    ib_status st = opener->open(w, opener->ctx, &fp32, err);
     if (st == IB_OK) st = run_and_read(fp32, ref->outputs, ref->n_outputs, err);
     ib_workload_destroy(fp32);
     if (st != IB_OK) {
@@ -197,26 +181,15 @@ static ib_status against(ib_workload *w, const ib_accuracy_reference *ref, doubl
     return st;
 }
 
-ib_status ib_measure_accuracy_kept(ib_workload *w, const char *model, const ib_model_options *opts,
-                                   double tolerance, ib_accuracy_reference **ref, ib_accuracy *out,
-                                   ib_error *err)
+ib_status ib__measure_accuracy_with(ib_workload *w, const ib__reference_opener *opener, double tolerance,
+                                    ib_accuracy_reference **ref, ib_accuracy *out, ib_error *err)
 {
-    IB_FAIL_IF(!w || !model || !opts || !ref || !out, err, IB_ERR_INVALID_ARG, "accuracy: missing argument");
     memset(out, 0, sizeof *out);
     IB_FAIL_IF(!w->ops->read_output, err, IB_ERR_UNSUPPORTED,
                "accuracy: this workload's outputs cannot be read");
     double t0 = ib__now_ms();
-    ib_status st = *ref ? IB_OK : reference_open(w, model, opts, ref, err);
+    ib_status st = *ref ? IB_OK : reference_open(w, opener, ref, err);
     if (st == IB_OK) st = against(w, *ref, tolerance, out, err);
     out->ms = ib__now_ms() - t0;
-    return st;
-}
-
-ib_status ib_measure_accuracy(ib_workload *w, const char *model, const ib_model_options *opts,
-                              double tolerance, ib_accuracy *out, ib_error *err)
-{
-    ib_accuracy_reference *ref = NULL;
-    ib_status st = ib_measure_accuracy_kept(w, model, opts, tolerance, &ref, out, err);
-    ib_accuracy_reference_free(ref);
     return st;
 }

@@ -7,7 +7,7 @@
  * searched once by the throughput search, and the other candidates timed
  * at that batch. A candidate that fails the accuracy gate is timed once
  * and never wins. */
-#include "backend/workload.h"
+#include "workload/workload.h"
 #include "core/compare.h"
 #include "core/latency.h"
 #include "core/progress.h"

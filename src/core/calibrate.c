@@ -148,21 +148,3 @@ ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, co
     }
     return st;
 }
-
-/* The GPU's spin kernel; the first open (the environment's probe, once
- * the arguments are checked) says when there is no GPU. */
-static ib_status open_spin_kernel(double duration_us, int device_id, void *ctx, ib_workload **out,
-                                  ib_error *err)
-{
-    (void)ctx;
-    IB_FAIL_IF(!ib__gpu_available(device_id), err, IB_ERR_NO_DEVICE,
-               "calibrate needs a CUDA GPU: none is usable as device %d", device_id);
-    return ib_workload_open_spin_kernel(duration_us, device_id, out, err);
-}
-
-ib_status ib_calibrate(int device_id, const ib_config *cfg, const double *durations_us, size_t n,
-                       ib_calibration_result *out, ib_error *err)
-{
-    const ib__known_kernel spin = { .open = open_spin_kernel, .device_id = device_id };
-    return ib__calibrate_with(&spin, cfg, durations_us, n, out, err);
-}

@@ -4,7 +4,7 @@
 #ifndef IB_CORE_CALIBRATE_H
 #define IB_CORE_CALIBRATE_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 typedef struct ib__known_kernel {
     /* A workload each of whose runs keeps the device busy duration_us
@@ -14,8 +14,9 @@ typedef struct ib__known_kernel {
     int device_id;
 } ib__known_kernel;
 
-/* ib_calibrate on k's kernels; ib_calibrate is this on the spin kernel,
- * once a GPU is known to be there. */
+/* ib_calibrate on k's kernels; ib_calibrate (src/entry/entry.c, which
+ * opens the spin backend's kernels: the method opens none) is this on the
+ * spin kernel, once a GPU is known to be there. */
 ib_status ib__calibrate_with(const ib__known_kernel *k, const ib_config *cfg, const double *durations_us,
                              size_t n, ib_calibration_result *out, ib_error *err);
 

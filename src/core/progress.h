@@ -8,7 +8,7 @@
 #ifndef IB_CORE_PROGRESS_H
 #define IB_CORE_PROGRESS_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 typedef struct ib__progress {
     ib_progress_fn fn; /* NULL: every call is a no-op */

@@ -6,7 +6,7 @@
 #ifndef IB_CORE_RUNNER_H
 #define IB_CORE_RUNNER_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 #include "gpu/gpu.h"
 
 typedef struct ib__runner {

@@ -6,7 +6,7 @@
  * Every time is read from the workload's clock, virtual for the fake, so the
  * accounting is tested on exact numbers. */
 #include "core/serve.h"
-#include "backend/workload.h"
+#include "workload/workload.h"
 #include "core/numeric.h"
 #include "core/stats.h"
 

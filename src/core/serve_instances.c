@@ -2,7 +2,7 @@
  * (docs/serve.md). A copy fits when it has run at the largest batch serve
  * will use: a runtime allocates its weights when the session opens but its
  * activations only on the first run, so an open alone proves little. */
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 static ib_status run_once_at(ib_workload *w, int64_t batch, ib_error *err)
 {

@@ -3,7 +3,7 @@
 #ifndef IB_CORE_THROUGHPUT_H
 #define IB_CORE_THROUGHPUT_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 #include "core/progress.h"
 
 /* Upper bound of any batch asked for: it keeps batch arithmetic far from

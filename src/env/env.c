@@ -113,7 +113,7 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->gpu_numa_node = -1;
 
     read_host_cpu(env->host_cpu, sizeof env->host_cpu);
-    ib_backend_runtime(w ? w->backend : NULL, &env->runtime);
+    ib__workload_runtime(w, &env->runtime); /* what its backend told it */
     if (!w) return;
     ib__strlcpy(env->runtime.provider, w->info.provider, sizeof env->runtime.provider);
     if (w->caps & IB_CAP_GPU) capture_gpu(env, w->device_id);

@@ -5,10 +5,10 @@
 #ifndef IB_ENV_ENV_H
 #define IB_ENV_ENV_H
 
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 /* Fills the static facts: tool version, host CPU, the runtime w's backend
- * reports (ib_backend_runtime; the provider from w->info; "" without a
+ * told it (ib__workload_runtime; the provider from w->info; "" without a
  * backend), and for a CUDA workload the GPU name, driver and
  * CUDA versions, persistence mode, max clocks, L2 size. Never fails: what
  * cannot be read stays empty/zero/-1. */

@@ -15,38 +15,6 @@
 /* Lines end in CRLF, as RFC 4180 writes them. */
 #define EOL "\r\n"
 
-void ib__csv_field(ib__sbuf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        ib__sbuf_append_utf8(b, s, strlen(s));
-        return;
-    }
-    ib__sbuf_printf(b, "\"");
-    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
-        ib__sbuf_append_utf8(b, s, (size_t)(q - s));
-        ib__sbuf_printf(b, "\"\"");
-    }
-    ib__sbuf_append_utf8(b, s, strlen(s));
-    ib__sbuf_printf(b, "\"");
-}
-
-void ib__csv_number(ib__sbuf *b, double v)
-{
-    if (!isfinite(v)) {
-        ib__sbuf_printf(b, ",");
-        return;
-    }
-    char text[IB__EXACT_LEN];
-    ib__format_exact(text, v);
-    ib__sbuf_printf(b, ",%s", text);
-}
-
-void ib__csv_text_cell(ib__sbuf *b, const char *s)
-{
-    ib__sbuf_printf(b, ",");
-    ib__csv_field(b, s);
-}
-
 /* The first cells of every row of a measurement:
  * "model,device,batch,options" (options: "threads=1, math=fp32"). */
 static void workload_cells(ib__sbuf *b, const ib_workload_info *info, int64_t batch)
@@ -313,7 +281,9 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_PITFALLS_SESSIONS: return sessions_csv(r);
     case IB_RESULT_SERVE: return serve_csv(r);
     case IB_RESULT_BEST: return ib__best_csv(r->best);
-    case IB_RESULT_FLEET: return ib__fleet_report_csv(r->fleet, r->info);
+    case IB_RESULT_FLEET:
+        return r->fleet->serve ? ib__fleet_serve_report_csv(r->fleet, r->info)
+                               : ib__fleet_report_csv(r->fleet, r->info);
     }
     return NULL;
 }

@@ -3,7 +3,7 @@
  * aggregate over the common window. Every format lists the same devices
  * with the same fields; JSON keeps each worker's kept latencies. */
 #include "report/fleet_report.h"
-#include "report/printer.h"
+#include "report/cells.h"
 #include "report/svg.h"
 
 #include <math.h>
@@ -105,7 +105,6 @@ static void text_row(ib__sbuf *b, const ib_fleet_worker *w)
 
 char *ib__fleet_report_text(const ib_fleet_result *f, const ib_workload_info *info)
 {
-    if (f->serve) return ib__fleet_serve_report_text(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "fleet %s: %zu %s, %s at batch %lld\n", measured_name(f), f->n_workers,
                     f->mpi ? "MPI ranks" : "devices", info->model, (long long)info->batch);
@@ -187,7 +186,6 @@ cJSON *ib__fleet_json_aggregate(const ib_fleet_result *f)
 
 char *ib__fleet_report_json(const ib_fleet_result *f, const ib_workload_info *info, const ib_config *cfg)
 {
-    if (f->serve) return ib__fleet_serve_report_json(f, info);
     const ib_fleet_worker *failed = NULL;
     for (size_t i = 0; i < f->n_workers && !failed; i++)
         if (!measured(&f->workers[i])) failed = &f->workers[i];
@@ -235,7 +233,6 @@ static void csv_row(ib__sbuf *b, const char *model, const ib_fleet_worker *w)
 
 char *ib__fleet_report_csv(const ib_fleet_result *f, const ib_workload_info *info)
 {
-    if (f->serve) return ib__fleet_serve_report_csv(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,worker,index,rank,host,name,uuid,pci_bus_id,numa_node,status,error,batch,runs,"
                         "median_ms,p99_ms,items_per_s,window_items_per_s,sm_clock_pct,max_temperature_c,"
@@ -285,7 +282,6 @@ static void row_cells(const ib_fleet_worker *w, char cells[N_HEADS][256])
 
 char *ib__fleet_report_md(const ib_fleet_result *f, const ib_workload_info *info)
 {
-    if (f->serve) return ib__fleet_serve_report_md(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "## Fleet %s: ", measured_name(f));
     ib__md_cell(&b, info->model);
@@ -319,7 +315,6 @@ void ib__fleet_html_text_and_end(ib__sbuf *b, char *text)
 
 char *ib__fleet_report_html(const ib_fleet_result *f, const ib_workload_info *info)
 {
-    if (f->serve) return ib__fleet_serve_report_html(f, info);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>inferbench fleet: ");
     ib__xml_escape(&b, info->model);

@@ -6,7 +6,7 @@
  * requests and its GPU's state. Every format, as inferbench.fleet/1 with
  * "measured": "serve". */
 #include "report/fleet_report.h"
-#include "report/printer.h"
+#include "report/cells.h"
 #include "report/svg.h"
 
 #include <math.h>

@@ -3,8 +3,7 @@
  * key is checked for its type before it is used, and a document that is not
  * what latency --json writes is refused with the reason, never guessed at. */
 #include "report/report.h"
-#include "backend/registry.h"
-#include "report/result_keys.h"
+#include "json/read.h"
 #include "core/compare.h"
 #include "core/latency.h"
 
@@ -65,18 +64,6 @@ static ib_status parse_json(const char *text, size_t len, cJSON **root, ib_error
     return IB_OK;
 }
 
-ib_status ib__json_read_string(const cJSON *obj, const char *key, const char *where, char *dst, size_t cap,
-                               ib_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    dst[0] = '\0';
-    if (!v || cJSON_IsNull(v)) return IB_OK;
-    IB_FAIL_IF(!cJSON_IsString(v) || !v->valuestring, err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "%s%s is not a string", where, key);
-    ib__strlcpy(dst, v->valuestring, cap);
-    return IB_OK;
-}
-
 /* The schema's version: 1 or 2. */
 static ib_status read_schema(const cJSON *root, int *version, ib_error *err)
 {
@@ -131,18 +118,6 @@ static ib_status read_object(const cJSON *obj, const char *key, const char *wher
     return IB_OK;
 }
 
-ib_status ib__json_read_yes_no(const cJSON *obj, const char *key, const char *where, char dst[4],
-                               ib_error *err)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    dst[0] = '\0';
-    if (!v || cJSON_IsNull(v)) return IB_OK;
-    IB_FAIL_IF(!cJSON_IsBool(v), err, IB_ERR_INVALID_ARG, NOT_LATENCY "%s%s is not true or false", where,
-               key);
-    ib__strlcpy(dst, cJSON_IsTrue(v) ? "yes" : "no", 4);
-    return IB_OK;
-}
-
 /* Schema 2: the name of the first of environment.devices, the device
  * measured on (a list, possibly empty: no GPU). */
 static ib_status read_first_device(const cJSON *env, ib_latency_file *out, ib_error *err)
@@ -160,14 +135,14 @@ static ib_status read_first_device(const cJSON *env, ib_latency_file *out, ib_er
 
 /* environment.runtime: what ran the model. Files written before it was an
  * object (schema 1, early schema 2) hold the only runtime there was then in
- * flat keys: its version (in the key its backend's legacy hook names) and
+ * flat keys: its version (in the key the legacy keys name) and
  * provider read into the same fields. */
-static ib_status read_runtime(const cJSON *env, ib_latency_file *out, ib_error *err)
+static ib_status read_runtime(const cJSON *env, const ib__legacy_result_keys *legacy, ib_latency_file *out,
+                              ib_error *err)
 {
     const cJSON *rt;
     IB_TRY(read_object(env, "runtime", "environment.", &rt, err));
     if (!rt) {
-        const ib__legacy_result_keys *legacy = ib__legacy_result_keys_get();
         if (legacy)
             IB_TRY(ib__json_read_string(env, legacy->version_key, "environment.", out->runtime_version,
                                         sizeof out->runtime_version, err));
@@ -181,7 +156,8 @@ static ib_status read_runtime(const cJSON *env, ib_latency_file *out, ib_error *
     return ib__json_read_string(rt, "provider", where, out->provider, sizeof out->provider, err);
 }
 
-static ib_status read_environment(const cJSON *root, int version, ib_latency_file *out, ib_error *err)
+static ib_status read_environment(const cJSON *root, int version, const ib__legacy_result_keys *legacy,
+                                  ib_latency_file *out, ib_error *err)
 {
     const cJSON *env;
     IB_TRY(read_object(root, "environment", "", &env, err));
@@ -190,7 +166,7 @@ static ib_status read_environment(const cJSON *root, int version, ib_latency_fil
         IB_TRY(ib__json_read_string(env, "gpu", "environment.", out->gpu, sizeof out->gpu, err));
     else
         IB_TRY(read_first_device(env, out, err));
-    return read_runtime(env, out, err);
+    return read_runtime(env, legacy, out, err);
 }
 
 /* The arithmetic (math, with math_default when it was the runtime's own
@@ -207,33 +183,13 @@ static ib_status read_math(const cJSON *rt, const char *where, ib_latency_file *
     return IB_OK;
 }
 
-ib_status ib__json_set_option(ib_option_list *options, const char *where, const char *key, const char *value,
-                              ib_error *err)
-{
-    ib_status st = ib_option_list_set(options, key, value);
-    IB_FAIL_IF(st != IB_OK, err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "%s%.64s: a key of 1 to %d bytes and a value under %d, at most %d keys", where,
-               key, IB_OPTION_KEY_LEN - 1, IB_OPTION_VALUE_LEN, IB_MAX_OPTIONS);
-    return IB_OK;
-}
-
-ib_status ib__json_read_count(const cJSON *obj, const char *key, const char *where, double *out,
-                              ib_error *err)
-{
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(obj, key);
-    *out = t && !cJSON_IsNull(t) ? (cJSON_IsNumber(t) ? t->valuedouble : NAN) : 0;
-    IB_FAIL_IF(!(*out >= 0 && *out <= 1e6 && *out == floor(*out)), err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "%s%s is not a whole number >= 0", where, key);
-    return IB_OK;
-}
-
 /* Schema 1: workload.runtime_options, the fields of the one runtime there
- * was then, in the keys its backend reports today (its legacy hook reads
+ * was then, in the keys its backend reports today (the legacy keys read
  * them), so that an old result compares with a new one; the math beside. */
-static ib_status read_runtime_options_v1(const cJSON *rt, ib_latency_file *out, ib_error *err)
+static ib_status read_runtime_options_v1(const cJSON *rt, const ib__legacy_result_keys *legacy,
+                                         ib_latency_file *out, ib_error *err)
 {
     const char *where = "workload.runtime_options.";
-    const ib__legacy_result_keys *legacy = ib__legacy_result_keys_get();
     if (legacy) IB_TRY(legacy->read_runtime_options(rt, where, &out->options, err));
     return read_math(rt, where, out, err);
 }
@@ -255,14 +211,15 @@ static ib_status read_backend_options(const cJSON *workload, ib_latency_file *ou
     return read_math(workload, "workload.", out, err);
 }
 
-static ib_status read_runtime_options(const cJSON *root, int version, ib_latency_file *out, ib_error *err)
+static ib_status read_runtime_options(const cJSON *root, int version, const ib__legacy_result_keys *legacy,
+                                      ib_latency_file *out, ib_error *err)
 {
     const cJSON *workload, *rt;
     IB_TRY(read_object(root, "workload", "", &workload, err));
     if (!workload) return IB_OK;
     if (version == 2) return read_backend_options(workload, out, err);
     IB_TRY(read_object(workload, "runtime_options", "workload.", &rt, err));
-    return rt ? read_runtime_options_v1(rt, out, err) : IB_OK;
+    return rt ? read_runtime_options_v1(rt, legacy, out, err) : IB_OK;
 }
 
 /* The measurement options that change what is timed: a cold L2 cache, the
@@ -385,7 +342,8 @@ static ib_status read_sessions(const cJSON *root, ib_latency_file *out, ib_error
     return IB_OK;
 }
 
-static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error *err)
+static ib_status read_document(const cJSON *root, const ib__legacy_result_keys *legacy, ib_latency_file *out,
+                               ib_error *err)
 {
     IB_FAIL_IF(!cJSON_IsObject(root), err, IB_ERR_INVALID_ARG, NOT_LATENCY "the document is not an object");
     int version;
@@ -395,20 +353,21 @@ static ib_status read_document(const cJSON *root, ib_latency_file *out, ib_error
     IB_TRY(read_batch(root, &out->batch, err));
     IB_TRY(read_partial(root, &out->partial, err));
     IB_TRY(ib__json_read_string(root, "stop_reason", "", out->stop_reason, sizeof out->stop_reason, err));
-    IB_TRY(read_environment(root, version, out, err));
-    IB_TRY(read_runtime_options(root, version, out, err));
+    IB_TRY(read_environment(root, version, legacy, out, err));
+    IB_TRY(read_runtime_options(root, version, legacy, out, err));
     IB_TRY(read_config(root, out, err));
     out->warnings = ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(root, "warnings"));
     IB_TRY(read_primary_samples(root, out, err));
     return read_sessions(root, out, err);
 }
 
-ib_status ib_latency_file_parse(const char *text, size_t len, ib_latency_file *out, ib_error *err)
+ib_status ib__latency_file_read(const char *text, size_t len, const ib__legacy_result_keys *legacy,
+                                ib_latency_file *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
     cJSON *root;
     IB_TRY(parse_json(text, len, &root, err));
-    ib_status st = read_document(root, out, err);
+    ib_status st = read_document(root, legacy, out, err);
     cJSON_Delete(root);
     if (st != IB_OK) ib_latency_file_free(out);
     return st;

@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ib__md_cell(ib__sbuf *b, const char *s)
-{
-    for (size_t span; *s; s += span) {
-        span = strcspn(s, "|\r\n");
-        ib__sbuf_append_utf8(b, s, span);
-        if (!s[span]) break;
-        ib__sbuf_printf(b, "%s", s[span] == '|' ? "\\|" : " ");
-        span++;
-    }
-}
-
 /* "| a | b |\n" of n cells. */
 static void row(ib__sbuf *b, size_t n, const char *const *cells)
 {
@@ -344,7 +333,9 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_PITFALLS_SESSIONS: return sessions_md(r);
     case IB_RESULT_SERVE: return serve_md(r);
     case IB_RESULT_BEST: return ib__best_md(r->best);
-    case IB_RESULT_FLEET: return ib__fleet_report_md(r->fleet, r->info);
+    case IB_RESULT_FLEET:
+        return r->fleet->serve ? ib__fleet_serve_report_md(r->fleet, r->info)
+                               : ib__fleet_report_md(r->fleet, r->info);
     }
     return NULL;
 }

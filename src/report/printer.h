@@ -7,6 +7,7 @@
 #ifndef IB_REPORT_PRINTER_H
 #define IB_REPORT_PRINTER_H
 
+#include "report/cells.h"
 #include "report/report.h"
 
 /* The bit of kind in a printer's kinds. */
@@ -36,18 +37,6 @@ extern const ib__printer ib__json_printer;
 extern const ib__printer ib__html_printer;
 extern const ib__printer ib__csv_printer;
 extern const ib__printer ib__md_printer;
-
-/* CSV (RFC 4180): appends s as one field, quoted when it holds a comma, a
- * double quote, CR or LF, its quotes doubled. */
-void ib__csv_field(ib__sbuf *b, const char *s);
-/* ",v" exactly (ib__format_exact, as the JSON documents print numbers), or
- * "," alone when v does not exist (NaN). */
-void ib__csv_number(ib__sbuf *b, double v);
-/* "," and s as one field. */
-void ib__csv_text_cell(ib__sbuf *b, const char *s);
-/* Markdown: appends s as one table cell's text: '|' escaped, a line break
- * as a space, so that the cell stays in its row. */
-void ib__md_cell(ib__sbuf *b, const char *s);
 
 /* The best search's CSV, Markdown and HTML (best_report.c). */
 char *ib__best_csv(const ib_best_result *r);

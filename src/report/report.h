@@ -109,6 +109,12 @@ const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
 /* The unit of a latency table or plot given its median in ms: "us" below
  * 0.1 ms (microseconds read better there), else "ms". Returns that unit per
  * ms (1000 or 1). */
+/* ib_latency_file_parse's reading, handed the keys of the runtime that
+ * wrote old files (legacy, NULL: none; ib_latency_file_parse asks the
+ * registry for them, src/entry/entry.c). */
+struct ib__legacy_result_keys;
+ib_status ib__latency_file_read(const char *text, size_t len, const struct ib__legacy_result_keys *legacy,
+                                ib_latency_file *out, ib_error *err);
 double ib__latency_unit(double median_ms, const char **unit);
 
 /* The accuracy of a reduced arithmetic (accuracy_report.c): a table after

@@ -15,7 +15,9 @@ static char *render_text(const ib_result *r)
     case IB_RESULT_SESSIONS: return ib_sessions_report_text(r->sessions);
     case IB_RESULT_SERVE: return ib_serve_report_text(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_text(r->best);
-    case IB_RESULT_FLEET: return ib__fleet_report_text(r->fleet, r->info);
+    case IB_RESULT_FLEET:
+        return r->fleet->serve ? ib__fleet_serve_report_text(r->fleet, r->info)
+                               : ib__fleet_report_text(r->fleet, r->info);
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS: return ib__sessions_report_text_doc(r->sessions_json);
     }

@@ -101,3 +101,30 @@ finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]
 }
+
+# golden_files NAME DIR GOLDEN: each file a case wrote in DIR, put through
+# the script's own mask (a function mask FILE), against GOLDEN/NAME.FILE
+# byte for byte; a golden file of NAME that DIR lacks fails too. With
+# IB_GOLDEN_UPDATE=1 the files are copied there instead (golden_*.sh).
+golden_files() {
+  local name=$1 dir=$2 GOLDEN=$3
+  for f in "$dir"/*; do
+    mask "$f"
+    local want="$GOLDEN/$name.$(basename "$f")"
+    if [ "${IB_GOLDEN_UPDATE:-0}" = 1 ]; then
+      mkdir -p "$GOLDEN"
+      cp "$f" "$want"
+    elif [ ! -f "$want" ]; then
+      fail "$name: $(basename "$f") written, but there is no $want"
+    elif cmp -s "$f" "$want"; then
+      pass "$name: $(basename "$f") as golden"
+    else
+      fail "$name: $(basename "$f") differs from $want: $(diff "$want" "$f" | head -c 600)"
+    fi
+  done
+  # A golden file the case no longer writes is a difference too.
+  for want in "$GOLDEN/$name".*; do
+    [ -e "$want" ] || continue
+    [ -e "$dir/${want#"$GOLDEN/$name."}" ] || fail "$name: golden $(basename "$want") not written any more"
+  done
+}

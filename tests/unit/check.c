@@ -1,5 +1,5 @@
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -11,7 +11,7 @@
  *   exactly the runs before it.
  * docs/testing.md lists the bug each test was shown to catch. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/rules.h"
 
 #include <cjson/cJSON.h>

@@ -5,7 +5,7 @@
  * quarter of the exhaustive sweep's (virtual) time and finds the same
  * winners; cancel keeps what was measured; every printer prints it. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

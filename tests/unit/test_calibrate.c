@@ -5,7 +5,7 @@
  * part-way keeps the points measured and says why it stopped; progress names
  * the harness and each kernel. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/calibrate.h"
 
 #include <math.h>

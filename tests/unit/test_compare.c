@@ -3,7 +3,7 @@
  * on scripted samples, and the reader of latency results on every kind of
  * bad input. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/compare.h"
 #include "core/numeric.h"
 #include "core/stats.h"

@@ -8,7 +8,7 @@
  * holding NaN or infinities. Whatever happens: a status, the samples taken
  * kept, no crash, no hang. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

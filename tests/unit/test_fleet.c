@@ -4,7 +4,7 @@
  * efficiency, the reservoir and the failures are checked on exact numbers;
  * then every format lists every device. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/fleet.h"
 
 #include <cjson/cJSON.h>

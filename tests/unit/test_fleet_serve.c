@@ -6,7 +6,7 @@
  * fails stops the fleet after the rate in progress, the others' figures
  * kept; a schedule file dealt round-robin. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/fleet.h"
 #include "core/serve.h"
 

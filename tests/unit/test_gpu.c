@@ -2,7 +2,7 @@
  * GPU is usable; the CUDA error conversion is checked first, everywhere the
  * build has CUDA, since it needs no device. */
 #include "check.h"
-#include "backend/workload.h"
+#include "workload/workload.h"
 #include "env/env.h"
 #include "gpu/gpu.h"
 

@@ -3,7 +3,7 @@
  * steady-state warm-up stop when and only when they should, faults keep
  * what was measured. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/rules.h"
 #include "core/stats.h"
 

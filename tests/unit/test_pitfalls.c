@@ -5,7 +5,7 @@
  * marked, failures stay in their row, the correct row's failure and a
  * cancel stop everything with what was measured. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "report/report.h"
 
 #include <cjson/cJSON.h>

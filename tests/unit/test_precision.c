@@ -2,7 +2,7 @@
  * accuracy report's text and JSON, and the pitfalls row "TF32 taken for
  * fp32" on the scripted fake (a GPU with TF32, one without, the CPU). */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "report/report.h"
 
 #include <cjson/cJSON.h>

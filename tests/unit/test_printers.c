@@ -3,7 +3,7 @@
  * workload: CSV rows as documented, Markdown tables well-formed, the text
  * and JSON of ib_report the same as the per-kind functions'. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "report/printer.h"
 
 #include <math.h>

@@ -4,7 +4,7 @@
  * that waits on the held stream is a deadlock; the launch overhead a latency
  * measurement prices is the difference, to the exact value. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/runner.h"
 
 #include <math.h>

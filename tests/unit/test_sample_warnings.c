@@ -2,7 +2,7 @@
  * and at its threshold. Written for a survivor of the mutation run
  * (docs/testing.md): the bimodal warning left unset passed every other test,
  * which checked ib__is_bimodal but not the flag the report shows. */
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "check.h"
 #include "core/latency.h"
 #include "core/stats.h"

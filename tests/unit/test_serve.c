@@ -6,7 +6,7 @@
  * request, the rate search on a known capacity, the schedule file parser,
  * cancel and the reports. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/serve.h"
 
 #include <cjson/cJSON.h>

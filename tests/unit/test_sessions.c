@@ -5,7 +5,7 @@
  * one-level interval's under-coverage on the same data), and the
  * comparison across sessions, with its rate of false verdicts. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/numeric.h"
 #include "core/sessions.h"
 #include "env/env.h"

@@ -5,7 +5,7 @@
  * a failed session kept without figures, the stop reason, and the CSV,
  * Markdown, text and HTML reports of every kind measured in sessions. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 #include "core/sessions.h"
 
 #include <cjson/cJSON.h>

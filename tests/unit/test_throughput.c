@@ -4,7 +4,7 @@
  * in the sweep is recovered from, other failures and cancel keep what was
  * measured, fixed-batch models and explicit lists are not searched. */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

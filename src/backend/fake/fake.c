@@ -2,6 +2,7 @@
  * every run, so that the measurement loop, its rules and the batch search
  * are tested on exact numbers; faults are injected on demand (SQLite's idea
  * of testing every failure path by scripting it). */
+#include "backend/fake/fake.h"
 #include "backend/registry.h"
 
 #include <math.h>

@@ -1377,7 +1377,8 @@ ib_status ib__ort_open_model(const char *model, const ib_model_options *opts, ib
         return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
     }
     w->impl = o;
-    w->backend = &ib__backend_onnxruntime; /* its runtime facts, however opened */
+    w->backend = &ib__backend_onnxruntime; /* its name and its runtime facts, however opened */
+    w->runtime_facts = ib__ort_runtime_facts;
     w->ops = &ort_cpu_ops;
     w->device_id = opts->device_id;
     w->clock = ib__host_clock();

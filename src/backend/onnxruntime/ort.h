@@ -11,7 +11,7 @@
 #define IB_BACKEND_ORT_H
 
 #include "backend/registry.h"
-#include "backend/workload.h"
+#include "workload/workload.h"
 
 #include <onnxruntime_c_api.h>
 

@@ -1,10 +1,11 @@
 /* Result files of schema 1 and early schema 2 were written when ONNX
  * Runtime was the only runtime: their runtime keys are names of the file
  * format (docs/json.md), read here in the keys this backend reports today,
- * so that compare still takes them. The reader asks through the legacy hook
- * and names no runtime itself. */
+ * so that compare still takes them, through the checked reads of
+ * src/json/ (no printer's). The reader is handed them (the registry's
+ * legacy hook, asked by ib_latency_file_parse) and names no runtime. */
 #include "backend/onnxruntime/ort_legacy.h"
-#include "report/result_keys.h"
+#include "json/read.h"
 
 #include <stdio.h>
 

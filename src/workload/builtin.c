@@ -1,11 +1,9 @@
 /* In-tree workloads seen through the backend ABI: the table's state is the
  * in-tree workload itself, every slot forwards to its operations. This is
- * what makes a built-in backend's ib_backend_find(NAME) a table like a plugin's. */
-#include "backend/registry.h"
-
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
+ * what makes a built-in backend's ib_backend_find(NAME) a table like a plugin's.
+ * The other half of the ABI's adapter (backend_workload.c: a table seen as
+ * the core's handle), in the contract's folder with it. */
+#include "workload/workload.h"
 
 void ib__builtin_hand_over(ib_workload *inner, ib_backend_handle *out)
 {
@@ -57,25 +55,3 @@ ib_status ib__builtin_fill_inputs(void *state, bool zeros, ib_error *err)
 }
 
 void ib__builtin_close(void *state) { ib_workload_destroy(state); }
-
-ib_status ib__backend_option_bool(const ib_backend_option *o, bool *out, ib_error *err)
-{
-    static const char *const yes[] = { "yes", "true", "1" }, *const no[] = { "no", "false", "0" };
-    for (size_t i = 0; i < 3; i++) {
-        if (!strcmp(o->value, yes[i])) return *out = true, IB_OK;
-        if (!strcmp(o->value, no[i])) return *out = false, IB_OK;
-    }
-    return ib__fail(err, IB_ERR_INVALID_ARG, "option %s=%s: expected yes or no", o->key, o->value);
-}
-
-ib_status ib__backend_option_int(const ib_backend_option *o, long long lo, long long hi, long long *out,
-                                 ib_error *err)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(o->value, &end, 10);
-    IB_FAIL_IF(!*o->value || *end || errno == ERANGE || v < lo || v > hi, err, IB_ERR_INVALID_ARG,
-               "option %s=%s: expected a whole number from %lld to %lld", o->key, o->value, lo, hi);
-    *out = v;
-    return IB_OK;
-}

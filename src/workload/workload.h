@@ -5,8 +5,8 @@
  * in-tree backend fills the handle directly, a backend of the ABI (a plugin)
  * is seen through backend_workload.c. What a workload can do is said once,
  * in w->caps (IB_CAP_*): the core reads the bits, never which slots are set. */
-#ifndef IB_BACKEND_WORKLOAD_H
-#define IB_BACKEND_WORKLOAD_H
+#ifndef IB_WORKLOAD_WORKLOAD_H
+#define IB_WORKLOAD_WORKLOAD_H
 
 #include "core/common.h"
 #include "inferbench_backend.h"
@@ -105,7 +105,11 @@ struct ib_workload {
     void *timer_target;
     const ib__hold_ops *stream_hold; /* NULL: the GPU's on w->stream */
     const ib_backend *backend;       /* the table it was opened through (its
-                                        runtime facts); NULL: a bare workload */
+                                        name); NULL: a bare workload */
+    /* What its backend says of its runtime (version, library, build), set
+     * by the backend that made it (NULL: the name alone): how the machine
+     * facts learn the runtime's without asking the registry. */
+    void (*runtime_facts)(ib_runtime_info *rt);
 };
 
 /* Whether w declares every capability in caps. */
@@ -123,58 +127,47 @@ ib_status ib__workload_check_caps(const ib_workload *w, const char *who, ib_erro
 /* The workload's host clock in ms (virtual for the fake). */
 static inline double ib__workload_now_ms(const ib_workload *w) { return w->clock.now_ms(w->clock.ctx); }
 
+/* The runtime that runs w, as its backend says: every field reset, the
+ * backend's name, and what its runtime_facts fill ("" without a backend). */
+void ib__workload_runtime(const ib_workload *w, ib_runtime_info *out);
+
 /* Waits for all work queued on w->stream (no-op on the host). */
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err);
 
-/* The scripted fake workload, for tests: a virtual clock advanced by a
- * scripted duration on each run, faults injected on demand. */
-typedef struct ib__fake_script {
-    /* Duration of run number `index` (0 = the cold run) at `batch`. */
-    double (*duration_ms)(int64_t batch, int64_t index, void *ctx);
-    void *ctx;
-    int64_t oom_above_batch;    /* set_batch/run above this: DEVICE_OOM; 0 = never */
-    int64_t fail_at_run;        /* run index that fails with RUNTIME; -1 = never */
-    int64_t refuse_above_batch; /* runs above this batch fail with UNSUPPORTED
-                                   (the runtime refuses the size); 0 = never */
-    int64_t fail_above_batch;   /* runs above this batch fail with RUNTIME (a
-                                   shape error in the model); 0 = never */
-    int64_t lose_device_at_run; /* run index that fails with DEVICE_LOST; -1 = never */
-    int64_t oom_at_run;         /* run index that fails with DEVICE_OOM; -1 = never */
-    bool has_batch_dim;
-    bool has_device_timer;   /* exposes a (virtual) device timer */
-    double host_overhead_ms; /* host time added around each run */
-    /* Behaves as a GPU workload (info.device CUDA): after set_run_sync(false)
-     * a run costs the host only host_overhead_ms and its work is queued on a
-     * virtual device; whatever waits for the device (a synchronous run,
-     * run_with_copies, reopen, set_run_sync(true), the device timer's
-     * elapsed) brings the host clock to the end of the queued work. Without
-     * it runs are always synchronous. */
-    bool gpu_like;
-    double copy_ms;             /* run_with_copies: a run plus this copy time;
-                                   copy_in and copy_out: half of it each */
-    double timer_resolution_ms; /* > 0: the device timer reads in steps of
-                                   this (a pair of marks with nothing
-                                   between reads one step), and the virtual
-                                   host clock claims it as its resolution;
-                                   0: both exact */
-    double zero_input_factor;   /* runs on zero-filled inputs (fill_inputs)
-                                   take this times the duration; 0 = 1 */
-    double tf32_factor;         /* > 0: set_tf32 exists and runs with TF32
-                                   on take this times the duration; 0: the
-                                   device has no TF32 (set_tf32 refuses) */
+/* The backend ABI's adapter, both ways (backend_workload.c: a table as the
+ * core's handle; builtin.c: an in-tree workload as a table's state). */
+/* Whether b is a built-in table whose state is an in-tree workload (its
+ * slots are the ib__builtin_ forwarders below). */
+bool ib__backend_is_in_tree(const ib_backend *b);
 
-    /* gpu_like: the virtual device idles this long before each run it
-     * starts, the launch latency a timer's marks around the run count;
-     * work queued behind a hold starts without it. */
-    double launch_ms;
-    bool has_stream_hold; /* gpu_like: a virtual stream hold (stream_hold) */
-    double set_batch_ms;  /* host time set_batch takes (a rebind's buffers) */
-} ib__fake_script;
+/* Checks a table before its first use: ABI version, size, name, required
+ * slots. IB_ERR_INVALID_ARG with a message naming what is wrong. */
+ib_status ib__backend_check(const ib_backend *b, ib_error *err);
 
-void ib__fake_script_init(ib__fake_script *s);
-ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib_error *err);
-int64_t ib__fake_runs(const ib_workload *w);        /* runs issued so far */
-int64_t ib__fake_set_batches(const ib_workload *w); /* set_batch calls so far */
-bool ib__fake_zero_inputs(const ib_workload *w);    /* inputs zero-filled now */
+/* In-tree backends as tables: an in-tree workload (which fills the core's
+ * handle itself) handed over as the state of a table whose slots forward to
+ * its operations. Its stream and capabilities go into out. */
+void ib__builtin_hand_over(ib_workload *inner, ib_backend_handle *out);
+void ib__builtin_describe(void *state, ib_workload_info *info);
+ib_status ib__builtin_set_batch(void *state, int64_t batch, ib_error *err);
+ib_status ib__builtin_run(void *state, ib_error *err);
+ib_status ib__builtin_set_run_sync(void *state, bool sync, ib_error *err);
+ib_status ib__builtin_run_with_copies(void *state, ib_error *err);
+ib_status ib__builtin_reopen(void *state, ib_error *err);
+ib_status ib__builtin_fill_inputs(void *state, bool zeros, ib_error *err);
+void ib__builtin_close(void *state);
+
+/* The table of an in-tree backend whose open hands its workload over: every
+ * slot a forwarder (the workload's capabilities say which are called), its
+ * option declarations and configure slot (NULL, 0, NULL: none). */
+#define IB__IN_TREE_BACKEND(NAME, DESCRIPTION, OPEN, OPTIONS, N_OPTIONS, CONFIGURE)                          \
+    {                                                                                                        \
+        .struct_size = sizeof(ib_backend), .abi_version = IB_BACKEND_ABI_VERSION, .name = (NAME),            \
+        .description = (DESCRIPTION), .open = (OPEN), .describe = ib__builtin_describe,                      \
+        .set_batch = ib__builtin_set_batch, .run = ib__builtin_run,                                          \
+        .set_run_sync = ib__builtin_set_run_sync, .run_with_copies = ib__builtin_run_with_copies,            \
+        .reopen = ib__builtin_reopen, .fill_inputs = ib__builtin_fill_inputs, .close = ib__builtin_close,    \
+        .options = (OPTIONS), .n_options = (N_OPTIONS), .configure = (CONFIGURE),                            \
+    }
 
 #endif

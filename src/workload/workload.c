@@ -1,9 +1,10 @@
 /* The public workload calls that are the same for every backend: they check
  * their arguments and forward to the backend's table. */
-#include "backend/workload.h"
+#include "workload/workload.h"
 #include "gpu/gpu.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void ib_workload_destroy(ib_workload *w)
 {
@@ -17,6 +18,14 @@ ib_status ib_workload_set_batch(ib_workload *w, int64_t batch, ib_error *err)
     IB_FAIL_IF(w == NULL, err, IB_ERR_INVALID_ARG, "no workload");
     IB_FAIL_IF(batch < 1, err, IB_ERR_INVALID_ARG, "batch %lld: a batch is at least 1", (long long)batch);
     return w->ops->set_batch(w, batch, err);
+}
+
+void ib__workload_runtime(const ib_workload *w, ib_runtime_info *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!w || !w->backend) return;
+    ib__strlcpy(out->name, w->backend->name, sizeof out->name);
+    if (w->runtime_facts) w->runtime_facts(out);
 }
 
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err)

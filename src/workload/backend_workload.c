@@ -2,7 +2,7 @@
  * core's handle around the backend's state. The slots forward one to one;
  * what the core needs besides (info, stream, capabilities) is taken from
  * the handle open gave and from describe, and checked once, here. */
-#include "backend/registry.h"
+#include "workload/workload.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +86,47 @@ void ib_backend_open_args_init(ib_backend_open_args *args)
         .batch = 1,
         .seed = 42,
     };
+}
+
+const ib_backend_option_decl *ib_backend_option_find(const ib_backend *b, const char *key)
+{
+    for (size_t i = 0; b && key && i < b->n_options; i++)
+        if (!strcmp(b->options[i].key, key)) return &b->options[i];
+    return NULL;
+}
+
+/* A table's option declarations: each with a key and a help line, no key
+ * twice, a process option only with a configure slot to take it. */
+static ib_status check_declarations(const ib_backend *b, ib_error *err)
+{
+    IB_FAIL_IF(b->n_options > 0 && !b->options, err, IB_ERR_INVALID_ARG,
+               "backend '%s' declares %zu options but gives none", b->name, b->n_options);
+    for (size_t i = 0; i < b->n_options; i++) {
+        const ib_backend_option_decl *d = &b->options[i];
+        IB_FAIL_IF(!d->key || !*d->key || !d->help, err, IB_ERR_INVALID_ARG,
+                   "backend '%s': option %zu without a key or a help line", b->name, i);
+        IB_FAIL_IF(ib_backend_option_find(b, d->key) != d, err, IB_ERR_INVALID_ARG,
+                   "backend '%s' declares option '%s' twice", b->name, d->key);
+        IB_FAIL_IF((d->flags & IB_OPTION_PROCESS) && !b->configure, err, IB_ERR_INVALID_ARG,
+                   "backend '%s': option '%s' of the whole process, but no configure slot", b->name, d->key);
+    }
+    return IB_OK;
+}
+
+ib_status ib__backend_check(const ib_backend *b, ib_error *err)
+{
+    IB_FAIL_IF(!b, err, IB_ERR_INVALID_ARG, "no backend table");
+    IB_FAIL_IF(b->abi_version != IB_BACKEND_ABI_VERSION, err, IB_ERR_INVALID_ARG,
+               "backend ABI version %u, but this inferbench speaks version %u: rebuild it against "
+               "this inferbench's inferbench_backend.h",
+               b->abi_version, IB_BACKEND_ABI_VERSION);
+    IB_FAIL_IF(b->struct_size < sizeof *b, err, IB_ERR_INVALID_ARG,
+               "backend table of %zu bytes, version %u needs %zu", b->struct_size, IB_BACKEND_ABI_VERSION,
+               sizeof *b);
+    IB_FAIL_IF(!b->name || !*b->name, err, IB_ERR_INVALID_ARG, "backend table without a name");
+    IB_FAIL_IF(!b->open || !b->describe || !b->set_batch || !b->run || !b->close, err, IB_ERR_INVALID_ARG,
+               "backend '%s' lacks a required slot (open, describe, set_batch, run, close)", b->name);
+    return check_declarations(b, err);
 }
 
 /* The core's handle around an opened state; NULL when out of memory. */

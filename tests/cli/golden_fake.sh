@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Every command's output in every format on the fake backend, compared
+# byte for byte with the files under tests/cli/golden/fake/ (issue 26: the
+# layering refactor changes no output). The fake's virtual clock makes the
+# figures exact; only the machine's own facts are masked (the host CPU's
+# name, the load average, the CPU count, other cores' use), since the
+# suite runs on other machines too.
+#
+# Each case runs one command in a fresh folder and keeps its exit code,
+# stdout, stderr and each file it wrote (--json, --csv, --md, --html).
+# IB_GOLDEN_UPDATE=1 rewrites the golden files instead (review the diff:
+# a change there is a change of the program's behaviour).
+# Usage: golden_fake.sh PATH/TO/inferbench
+source "$(dirname "$0")/lib.sh"
+IB=$(cd "$(dirname "$IB")" && pwd)/$(basename "$IB") # the cases run in folders of their own
+GOLDEN=${IB_GOLDEN_DIR:-$(cd "$(dirname "$0")" && pwd)/golden/fake}
+OUTS=(--json out.json --csv out.csv --md out.md --html out.html)
+F=(--backend fake --device cpu)
+
+# The masks: what differs from machine to machine, never from run to run
+# of the same program on one machine: the host CPU's name (the program's
+# own reading, the JSON's environment.host_cpu of the first case), the
+# load average, the CPU count, other processes' use of the CPUs, and the
+# warning that use raises (cpu_busy: on a loaded machine other processes
+# take cores during the virtual clock's instants too): its key is taken
+# out of the JSON's lists, its line out of the text, Markdown and HTML
+# (an emptied list as the report prints no list).
+host_cpu=""
+mask() {
+  python3 - "$1" "$host_cpu" <<'PY'
+import re, sys
+path, cpu = sys.argv[1], sys.argv[2]
+text = open(path, encoding="utf-8", errors="surrogateescape").read()
+if cpu:
+    text = text.replace(cpu, "HOST-CPU")
+for key in ("load_average_1m", "n_cpus", "other_cpu_cores"):
+    text = re.sub(r'("%s":\s*)[^,\n}]+' % key, r"\1MASKED", text)
+text = text.replace('["cpu_busy"]', "[]").replace('"cpu_busy", ', "").replace(', "cpu_busy"', "")
+lines, out = text.split("\n"), []
+for i, line in enumerate(lines):
+    if "machine was busy" not in line:
+        out.append(line)
+        continue
+    rest = lines[i + 1] if i + 1 < len(lines) else ""
+    if out and out[-1] == "" and not rest.startswith("- "):
+        out.pop()  # a Markdown list of warnings left empty: no list
+text = "\n".join(out).replace('<ul class="warnings">\n</ul>', "<p>none</p>")
+open(path, "w", encoding="utf-8", errors="surrogateescape").write(text)
+PY
+}
+
+# run_case NAME COMMAND...: runs it in $TMP/NAME, masks what it wrote, and
+# compares (or, updating, copies) each file with golden/fake/NAME.*.
+run_case() {
+  local name=$1
+  shift
+  local dir="$TMP/cases/$name"
+  mkdir -p "$dir"
+  (cd "$dir" && "$@" >stdout.txt 2>stderr.txt </dev/null; echo $? >exit.txt)
+  if [ -z "$host_cpu" ] && [ -f "$dir/out.json" ]; then
+    host_cpu=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['environment']['host_cpu'])" \
+      "$dir/out.json" 2>/dev/null)
+  fi
+  golden_files "$name" "$dir" "$GOLDEN"
+}
+
+# A first case before everything: the host CPU's name for the masks.
+run_case latency "$IB" latency "${F[@]}" --option us=500 "${OUTS[@]}"
+run_case latency_batch "$IB" latency "${F[@]}" --option us=200 --option item_us=30 --batch 8 --runs 40 "${OUTS[@]}"
+run_case latency_precision "$IB" latency "${F[@]}" --option us=700 --precision 1% "${OUTS[@]}"
+run_case latency_partial "$IB" latency "${F[@]}" --option us=300 --option fail_at_run=40 --runs 100 "${OUTS[@]}"
+run_case latency_oom "$IB" latency "${F[@]}" --option oom_above=4 --batch 8 "${OUTS[@]}"
+run_case throughput "$IB" throughput "${F[@]}" --option us=100 --option item_us=20 --option oom_above=96 "${OUTS[@]}"
+run_case throughput_budget "$IB" throughput "${F[@]}" --option us=100 --option item_us=20 --option oom_above=96 \
+  --latency-budget-ms 0.9 "${OUTS[@]}"
+run_case pitfalls "$IB" pitfalls "${F[@]}" --option us=400 --batch 4 "${OUTS[@]}"
+run_case serve "$IB" serve "${F[@]}" --option us=800 --rates 200,600,1500 --requests 300 "${OUTS[@]}"
+run_case serve_slo "$IB" serve "${F[@]}" --option us=800 --slo-p99-ms 20 --requests 300 "${OUTS[@]}"
+run_case serve_batching "$IB" serve "${F[@]}" --option us=800 --option item_us=50 --rate 2000 --requests 300 \
+  --max-batch 8 --max-delay-us 200 "${OUTS[@]}" --requests-csv requests.csv
+run_case best_refused "$IB" best "${F[@]}" --option us=600 "${OUTS[@]}"
+run_case fleet "$IB" latency "${F[@]}" --option us=1000 --devices 0,1 --runs 50 "${OUTS[@]}"
+run_case fleet_throughput "$IB" throughput "${F[@]}" --option us=100 --option item_us=20 --option oom_above=32 \
+  --devices 0,1 "${OUTS[@]}"
+run_case fleet_serve "$IB" serve "${F[@]}" --option us=1000 --devices 0,1 --rates 100,400 --requests 200 "${OUTS[@]}"
+run_case sessions "$IB" latency "${F[@]}" --option us=900 --sessions 3 --runs 30 "${OUTS[@]}"
+run_case throughput_sessions "$IB" throughput "${F[@]}" --option us=100 --option item_us=20 --option oom_above=16 \
+  --sessions 2 "${OUTS[@]}"
+run_case pitfalls_sessions "$IB" pitfalls "${F[@]}" --option us=400 --sessions 2 "${OUTS[@]}"
+
+# compare: two results of the fake read back (the reader, and compare's
+# report in each format).
+mkdir -p "$TMP/pair"
+(cd "$TMP/pair" && "$IB" latency "${F[@]}" --option us=500 --runs 60 --json a.json >/dev/null 2>&1 &&
+  "$IB" latency "${F[@]}" --option us=530 --runs 60 --json b.json >/dev/null 2>&1)
+run_case compare "$IB" compare ../../pair/a.json ../../pair/b.json --json out.json --csv out.csv --md out.md
+run_case compare_same "$IB" compare ../../pair/a.json ../../pair/a.json --json out.json --csv out.csv --md out.md
+run_case compare_slower "$IB" compare ../../pair/a.json ../../pair/b.json --fail-if-slower
+
+# What needs no model, and the refusals (one line, their exit codes).
+# (The backends' list and the help name the onnxruntime backend's options:
+# a build without it prints others, so they are compared where it is in.)
+if "$IB" backends 2>/dev/null | grep -q '^onnxruntime '; then
+  run_case backends "$IB" backends
+  run_case help "$IB" --help
+  run_case latency_help "$IB" latency --help
+fi
+run_case zoo_list "$IB" zoo list
+run_case bad_option "$IB" latency "${F[@]}" --option nope=1
+run_case bad_format "$IB" latency "${F[@]}" --csv
+run_case no_backend "$IB" latency --backend nothing
+finish
