@@ -232,6 +232,8 @@ static void best_config(cli_args *a, candidates *cs, ib_best_config *bc)
     bc->throughput.run.flush_l2 = a->cfg.flush_l2;
     bc->throughput.run.sample_gpu_state = a->cfg.sample_gpu_state;
     bc->exhaustive = a->exhaustive;
+    if (a->step_max_ms >= 0) bc->step_max_ms = a->step_max_ms;
+    if (a->far_factor >= 0) bc->far_factor = a->far_factor;
     if (a->sessions >= 2) {
         bc->sessions = (size_t)a->sessions;
         bc->measure_session = measure_session;

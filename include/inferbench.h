@@ -1248,6 +1248,17 @@ typedef struct ib_best_config {
                                         process (default 1; not with exhaustive) */
     ib_best_session_fn measure_session;
     void *session_user;
+    /* A candidate far behind at batch 1 leaves before the finals, both the
+     * latency finals and the throughput race: the lower end of its screened
+     * median's 95% CI above far_factor x the upper end of the leader's
+     * (default 4; 0: off). The race only (not exhaustive). */
+    double far_factor;
+    /* Each step of the race (screening, latency finals, batch search, peak
+     * screening, throughput finals) stops once it has measured this long
+     * on the workload's clock: the measurement in flight stops after its
+     * run (what it measured stands) and the step's later candidates are
+     * not measured in it (default 300000; 0: none; not exhaustive). */
+    double step_max_ms;
 } ib_best_config;
 
 void ib_best_config_init(ib_best_config *cfg);
@@ -1340,6 +1351,9 @@ typedef struct ib_best_result {
      * real backend's), elapsed_ms less all of them is the search's own
      * work between the steps: comparing, bookkeeping. */
     double step_ms[IB_BEST_STEPS];
+    double far_factor; /* the rules applied (cfg's; 0: off) */
+    double step_max_ms;
+    unsigned steps_bounded; /* bit k: step k reached step_max_ms */
 } ib_best_result;
 
 /* Searches cfg's candidates for the lowest median latency at batch 1 and
