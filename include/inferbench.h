@@ -382,6 +382,10 @@ enum {
     IB_WARN_BIMODAL = 1u << 5,         /* the samples form two clusters */
     IB_WARN_NOT_STEADY = 1u << 6,      /* warm-up cap reached before steady */
     IB_WARN_PRECISION_NOT_MET = 1u << 7,
+    IB_WARN_HOST_BOUND = 1u << 8, /* the GPU waited for the host: runs as they are
+                                     read more than with their launch held, by
+                                     more than the two medians' intervals and
+                                     2% */
     /* Bits from 20 on: the sessions' warnings (kept apart from the bits
      * above, which other work may extend). */
     IB_WARN_SESSION_DEPENDENT = 1u << 20,   /* one session of a setup known to vary
@@ -511,7 +515,8 @@ typedef struct ib_latency_result {
     double precision_achieved; /* relative half-width of the median CI */
     bool precision_met;
     double launch_overhead_ms;       /* with exclude_launch: per-run launch cost
-                                        measured (NaN otherwise) */
+                                        measured, host_wait_plain's median less
+                                        host_wait_held's (NaN otherwise) */
     bool launch_bound;               /* that cost exceeds the run's median and the
                                         runs are not replayed from a captured graph
                                         (IB_CAP_GRAPH_CAPTURE): one launch a run
@@ -528,6 +533,15 @@ typedef struct ib_latency_result {
     double *end_ms;       /* [n]: when each timed run ended, in ms on the
                              workload's clock from the start of the timed
                              phase (after cfg->sync's barrier); owned */
+    /* Whether the GPU waited for the host (docs/method.md, "Host-bound"):
+     * on a workload that can hold its stream, after the timed runs, pairs
+     * of runs one as it is and one with its launch held (the stream held
+     * until the run is queued), device-timed: their statistics (n 0: not
+     * checked), and host_bound when the lower end of the plain runs'
+     * median CI lies above the upper end of the held runs' and the medians
+     * differ by more than 2% of the held one. */
+    ib_stats host_wait_plain, host_wait_held;
+    bool host_bound;
 } ib_latency_result;
 
 /* Measures the latency of w at its current batch: one cold run, warm-up,

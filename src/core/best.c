@@ -328,7 +328,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
     ib_latency_result lr;
     ib_error why = { { 0 } };
     double t0 = ib__workload_now_ms(s->w[i]);
-    ib_status st = ib_measure_latency(s->w[i], &nested, &lr, &why);
+    ib_status st = ib__measure_latency(s->w[i], &nested, false, &lr, &why);
     count_measuring(row, step, ib__workload_now_ms(s->w[i]) - t0);
     if (st == IB_ERR_INTERRUPTED && !interrupted_by_user(s, step)) {
         char lead[64];

@@ -317,31 +317,61 @@ def scripted_workload(fn, stream):
 
 
 class HostBound(unittest.TestCase):
-    """A call whose host time before its work is queued is a large part of
-    what its events read: the figure follows the host (docs/python.md)."""
+    """Whether the GPU waited for the host is the library's verdict (the
+    calls with their launch held against them as they are: test_runner's
+    host-wait tests), which the result carries as its `host_bound`
+    warning; the binding adds no judgement of its own. How long a call
+    takes to return is not it: a host that queues faster than the GPU runs
+    keeps the GPU busy however long each call takes (issue 28: torchvision's
+    EfficientNet-B0 at batch 256, a call returning after 8.0 ms of the
+    11.7 ms its events read, four timing tools within 0.6%)."""
 
-    def test_a_quarter_of_the_run_in_the_host_warns(self):
-        w = inferbench._host_bound_warning(0.45, 0.55)
-        self.assertIn("host-bound: a call takes 450.0 us to return, 82% of the 550.0 us its events read", w)
-        self.assertIn("one CUDA graph (inferbench.cuda_graph)", w)
-        self.assertIsNone(inferbench._host_bound_warning(0.25, 1.0))
-        self.assertIsNotNone(inferbench._host_bound_warning(0.2501, 1.0))
-        self.assertIsNone(inferbench._host_bound_warning(0.009, 0.42))  # a graph replay
-        self.assertIsNone(inferbench._host_bound_warning(0.1, 0.0))
+    def test_a_call_slow_to_return_is_not_called_host_bound(self):
+        # On fake_torch: the call spends 8 ms in the host, the stream's
+        # wait 3.7 ms more (the issue's figures); the binding's probe sees
+        # it and says nothing of the host.
+        out = run_with_fake_torch(self, """
+import json, time, torch
+from inferbench._backend import CallableWorkload
+from inferbench._result import Result
+def call():
+    time.sleep(0.008)
+    torch.cuda.stream_wait_s = 0.0037
+w = CallableWorkload(call, name="slow to return", device="cuda")
+queued_ms, stream_ms, after_ms = w.probe_calls_ms(calls=3)
+doc = {"timing": "device-events", "latency_ms": {"p50": 11.728}, "config": {"exclude_launch": False},
+       "warnings": []}
+r = Result("latency", json.dumps(doc), "", None, {"warnings": []})
+inferbench._warn_after_latency(w, r)
+print(json.dumps({"queued_ms": queued_ms, "stream_ms": stream_ms, "warnings": r.warnings}))
+""")
+        d = json.loads(out.splitlines()[-1])
+        self.assertGreaterEqual(d["queued_ms"], 8.0)  # over a quarter of the median: the old rule warned
+        self.assertGreaterEqual(d["stream_ms"], d["queued_ms"] + 3.7)
+        self.assertEqual(d["warnings"], [])
 
-    def test_the_probe_times_the_call_apart_from_its_wait(self):
-        # 20 ms of work queued by a call that returns at once, then a call
-        # that spends 20 ms in the host.
-        stream = ScriptedStream()
-        w = scripted_workload(lambda: setattr(stream, "stream_s", 0.02), stream)
-        queued_ms, stream_ms, _ = w.probe_calls_ms(calls=3)
-        self.assertLess(queued_ms, 10)
-        self.assertGreaterEqual(stream_ms, 20)
-        self.assertIsNone(inferbench._host_bound_warning(queued_ms, stream_ms))
-        w.fn = lambda: time.sleep(0.02)
-        queued_ms, stream_ms, _ = w.probe_calls_ms(calls=3)
-        self.assertGreaterEqual(queued_ms, 20)
-        self.assertIsNotNone(inferbench._host_bound_warning(queued_ms, stream_ms))
+    def test_the_library_verdict_is_passed_on(self):
+        out = run_with_fake_torch(self, """
+import json, torch
+from inferbench._backend import CallableWorkload
+from inferbench._result import Result
+w = CallableWorkload(lambda: None, name="launch-bound", device="cuda")
+doc = {"timing": "device-events", "latency_ms": {"p50": 5.0}, "config": {"exclude_launch": False},
+       "warnings": ["host_bound"]}
+r = Result("latency", json.dumps(doc), "", None, {"warnings": []})
+inferbench._warn_after_latency(w, r)
+print(json.dumps(r.warnings))
+""")
+        self.assertEqual(json.loads(out.splitlines()[-1]), ["host_bound"])
+
+
+def run_with_fake_torch(test, code):
+    """code run by a Python with fake_torch/ as its torch; its stdout."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["PYTHONPATH"], os.path.join(HERE, "fake_torch")]))
+    p = subprocess.run([sys.executable, "-c", "import inferbench, torch\n" + code], env=env,
+                       capture_output=True, text=True)
+    test.assertEqual(p.returncode, 0, p.stderr)
+    return p.stdout
 
 
 class TorchStreamPath(unittest.TestCase):
@@ -349,11 +379,7 @@ class TorchStreamPath(unittest.TestCase):
     what the binding asks of torch, up to the library's first CUDA call."""
 
     def run_with_fake_torch(self, code):
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["PYTHONPATH"], os.path.join(HERE, "fake_torch")]))
-        p = subprocess.run([sys.executable, "-c", "import inferbench, torch\n" + code], env=env,
-                           capture_output=True, text=True)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        return p.stdout
+        return run_with_fake_torch(self, code)
 
     def test_the_current_stream_or_one_of_its_own_is_timed_and_made_current(self):
         out = self.run_with_fake_torch(
