@@ -1468,6 +1468,33 @@ void ib_serve_config_init(ib_serve_config *cfg);
  * measured). Free with ib_free. */
 char *ib_serve_requests_csv(const ib_serve_request *r, size_t n);
 
+/* What explains a rate's compute against the service time of warm-up
+ * (docs/serve.md, "What explains compute under load"). */
+typedef enum ib_serve_cause {
+    IB_SERVE_CAUSE_NONE = 0,   /* not judged: no request completed */
+    IB_SERVE_CAUSE_AS_WARM,    /* within 5% of the service time: nothing to explain */
+    IB_SERVE_CAUSE_CLOCK,      /* the GPU's lower SM clock under load accounts for half or more */
+    IB_SERVE_CAUSE_WAKEUP,     /* the instances' wake-up lateness does */
+    IB_SERVE_CAUSE_BOTH,       /* each of them does */
+    IB_SERVE_CAUSE_UNEXPLAINED /* neither does */
+} ib_serve_cause;
+
+typedef struct ib_serve_explanation {
+    ib_serve_cause cause;
+    double excess;              /* compute p50 / service time - 1 */
+    double warmup_sm_clock_mhz; /* median SM clock of the GPU samples in warm-up's
+                                   second half; NaN: none (no NVML, the CPU) */
+    double load_sm_clock_mhz;   /* the same over the rate's requests; NaN: none */
+    double clock_ms;            /* service time x (warm-up clock / load clock - 1):
+                                   what the lower clock accounts for; NaN: no clocks */
+    double wakeup_ms;           /* the wake-up's median: what the host's lateness
+                                   accounts for */
+} ib_serve_explanation;
+
+/* "as in warm-up", "the SM clock", "the wake-up", "the SM clock and the
+ * wake-up", "unexplained", "-". Never NULL. */
+const char *ib_serve_cause_name(ib_serve_cause cause);
+
 /* One offered rate (or the closed loop), measured. Times in ms. */
 typedef struct ib_serve_point {
     double offered_rate;             /* requests/s; NaN in a closed loop */
@@ -1493,6 +1520,7 @@ typedef struct ib_serve_point {
      * makes every change cost that (docs/serve.md). */
     int64_t switch_runs;
     double switch_compute_p50_ms, unchanged_compute_p50_ms;
+    ib_serve_explanation explained; /* its compute against warm-up's */
 } ib_serve_point;
 
 typedef struct ib_serve_result {
