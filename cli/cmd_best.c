@@ -258,8 +258,12 @@ static int resolve_device(const cli_args *a, cli_outputs *out, ib_device_kind *d
  * only the first reason. */
 static bool any_opened(const ib_best_result *r)
 {
+    /* A candidate still racing when the search was interrupted has its
+     * screening runs: reported, not lost. */
     for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].open_status == IB_OK && r->rows[i].latency_stage != IB_BEST_NOT_TRIED) return true;
+        if (r->rows[i].open_status == IB_OK &&
+            (r->rows[i].latency_stage != IB_BEST_NOT_TRIED || r->rows[i].latency.n > 0))
+            return true;
     return false;
 }
 

@@ -449,14 +449,12 @@ static double lateness_ms(wait_fn wait)
 
 /* The host clock's wait sleeps to just before the deadline and spins the
  * rest, so that a due run starts within microseconds (a sleep alone wakes
- * tens of microseconds late: timer slack, then the scheduler). Timed
- * against a plain sleep measured here, interleaved, on the 10th fastest of
- * 100 each: on a loaded machine a wait can be preempted, but not 90 of 100
- * (the median of serve's wake-ups went from 1 us to over 20 us under make
- * test's load), and load only makes the sleeps later. Not the fastest: a
- * sleep now and then wakes early with another timer (10 us for 54 us), so
- * without the spin the fastest of the two could differ by 5x; their 10th
- * are alike (54 us and 54 us here). */
+ * tens of microseconds late: timer slack, then the scheduler). Its plan is
+ * checked exactly (ib__host_wait_sleep_to); how late it and a plain sleep
+ * wake, interleaved, 10th fastest of 100 each, is printed: a figure of the
+ * machine (54 us for a sleep, 0.1 us for the wait on a quiet host). It was
+ * a bound (the wait's 10th fastest under half the sleep's) until issue 28:
+ * on a loaded machine the scheduler wakes both late alike. */
 static void test_host_clock_wait_spins_to_the_deadline(void)
 {
     enum { WAITS = 100, KTH = 9 };
@@ -467,10 +465,19 @@ static void test_host_clock_wait_spins_to_the_deadline(void)
     }
     qsort(spin, WAITS, sizeof *spin, cmp_double);
     qsort(slept, WAITS, sizeof *slept, cmp_double);
+    /* How late each wakes is the machine's load as much as the code's: a
+     * figure, printed (docs/measurements.md), not a verdict (issue 28: a
+     * red run must mean a bug). What the code does is checked exactly:
+     * it sleeps to IB__HOST_SPIN_MS before the deadline and spins the
+     * rest, and never returns before the deadline. */
     printf("  host clock's wait: 10th fastest %.4f ms late (fastest %.4f), a plain sleep's %.4f (%.4f)\n",
            spin[KTH], spin[0], slept[KTH], slept[0]);
     CHECK(spin[0] >= 0); /* never before the deadline */
-    CHECK(spin[KTH] < slept[KTH] / 2);
+    CHECK_NEAR(ib__host_wait_sleep_to(100.0, 101.0), 101.0 - IB__HOST_SPIN_MS, 0);
+    CHECK_NEAR(IB__HOST_SPIN_MS, 0.2, 0);
+    CHECK(ib__host_wait_sleep_to(100.85, 101.0) == -INFINITY); /* within the spin: no sleep */
+    CHECK(ib__host_wait_sleep_to(100.8, 101.0) == -INFINITY);  /* exactly at it: spin */
+    CHECK(ib__host_wait_sleep_to(102.0, 101.0) == -INFINITY);  /* past the deadline */
 }
 
 /* Each request served on the host clock against what holds whatever the
