@@ -87,32 +87,30 @@ expect_exit 2 "--step-max-ms with --exhaustive" -- "$IB" best zoo:mlp $Q --exhau
 expect_exit 2 "--step-max-ms elsewhere" -- "$IB" latency zoo:mlp --step-max-ms 1000
 expect_exit 2 "an unwritable --json" -- "$IB" best zoo:mlp $Q --json "$TMP/no/such/dir/b.json"
 
-# SIGINT keeps what was measured: the finalists' long runs are cut short.
-# Sent once fp32's final has 100 timed runs (screening takes 30 a round:
-# the program's test mark, an event, where a fixed 4 s was a guess until
-# issue 28).
-INFERBENCH_TEST_MARK="100:$TMP/int.mark" "$IB" best zoo:mlp --device cpu --runs 1000000 --warmup-runs 1 \
-  --warmup-ms 0 --no-steady --json "$TMP/int.json" >"$TMP/int.out" 2>"$TMP/int.err" </dev/null &
-pid=$!
-wait_for "$TMP/int.mark" 300 || fail "SIGINT: no timed run within 300 s"
-kill -INT "$pid"
-wait "$pid"
-got=$?
-[ "$got" -eq 130 ] && pass "SIGINT: exit 130" || fail "SIGINT: exit $got: $(cat "$TMP/int.err")"
-expect_grep "PARTIAL" "$TMP/int.out" "SIGINT: the table is printed, marked partial"
-json_check "$TMP/int.json" "d['partial'] is True and d['stop_reason'] == 'interrupted' and d['candidates'][0]['latency']['ms']['n'] > 0" "SIGINT: json partial, what was measured kept"
-# In the first screening round (its first timed run done): the table
-# printed all the same, the screening runs kept (they were lost, the table
-# not printed, until issue 28 made this signal an event).
-INFERBENCH_TEST_MARK="1:$TMP/int1.mark" "$IB" best zoo:mlp --device cpu --runs 1000000 --warmup-runs 1 \
-  --warmup-ms 0 --no-steady --json "$TMP/int1.json" >"$TMP/int1.out" 2>"$TMP/int1.err" </dev/null &
-pid=$!
-wait_for "$TMP/int1.mark" 300 || fail "SIGINT in screening: no timed run within 300 s"
-kill -INT "$pid"
-wait "$pid"
-got=$?
-[ "$got" -eq 130 ] && pass "SIGINT in screening: exit 130" || fail "SIGINT in screening: exit $got: $(cat "$TMP/int1.err")"
-expect_grep "PARTIAL" "$TMP/int1.out" "SIGINT in screening: the table is printed, marked partial"
-json_check "$TMP/int1.json" "d['partial'] is True and d['candidates'][0]['latency']['ms']['n'] > 0" "SIGINT in screening: the screening runs kept"
+# SIGINT keeps what was measured. Sent at the program's test mark (N timed
+# runs done in a phase: an event, where a fixed 4 s was a guess until issue
+# 28). interrupt_best N TAG: best with runs that would never end, stopped
+# at the mark; exit 130, the table printed and marked partial, the JSON
+# partial with fp32's runs kept.
+interrupt_best() {
+  local n=$1 tag=$2
+  local f=${tag// /_}
+  INFERBENCH_TEST_MARK="$n:$TMP/$f.mark" "$IB" best zoo:mlp --device cpu --runs 1000000 --warmup-runs 1 \
+    --warmup-ms 0 --no-steady --json "$TMP/$f.json" >"$TMP/$f.out" 2>"$TMP/$f.err" </dev/null &
+  local pid=$!
+  wait_for "$TMP/$f.mark" 300 || fail "$tag: no timed run within 300 s"
+  kill -INT "$pid"
+  wait "$pid"
+  local got=$?
+  [ "$got" -eq 130 ] && pass "$tag: exit 130" || fail "$tag: exit $got: $(cat "$TMP/$f.err")"
+  expect_grep "PARTIAL" "$TMP/$f.out" "$tag: the table is printed, marked partial"
+  json_check "$TMP/$f.json" "d['partial'] is True and d['stop_reason'] == 'interrupted' and d['candidates'][0]['latency']['ms']['n'] > 0" "$tag: json partial, what was measured kept"
+}
+# In fp32's final (100 runs: screening takes 30 a round): its long runs cut
+# short. In the first screening round (its first timed run done): the
+# table printed all the same, the screening runs kept (they were lost, the
+# table not printed, until issue 28 made this signal an event).
+interrupt_best 100 "SIGINT in the finals"
+interrupt_best 1 "SIGINT in screening"
 
 finish
