@@ -432,11 +432,12 @@ static void drop_far_behind(race *s)
         if (!candidate || !far_behind(s, i, lead)) continue;
         const ib_best_row *l = &s->r->rows[lead];
         char why[256];
-        snprintf(why, sizeof why,
-                 "far behind at batch 1: median 95%% CI %.4g..%.4g ms, its lower end over %.4g x %s's upper "
-                 "end %.4g ms: not raced at the peak",
-                 row->latency.ci95_median[0], row->latency.ci95_median[1], s->cfg->far_factor, l->label,
-                 l->latency.ci95_median[1]);
+        snprintf(
+            why, sizeof why,
+            "far behind at batch 1: median 95%% CI %.4g..%.4g ms, its lower end over %.4g x %.64s's upper "
+            "end %.4g ms: not raced at the peak",
+            row->latency.ci95_median[0], row->latency.ci95_median[1], s->cfg->far_factor, l->label,
+            l->latency.ci95_median[1]);
         if (row->latency_stage != IB_BEST_DROPPED) {
             row->latency_stage = IB_BEST_DROPPED;
             ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
