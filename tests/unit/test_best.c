@@ -777,6 +777,36 @@ static void test_step_bound_stops_a_step(void)
     free(r);
 }
 
+/* A back-to-back block cannot stop part-way: the throughput finals give a
+ * finalist the runs its screened inputs/s says fit in what the step has
+ * left. c1 (0.35 ms an input, 3.5 x c0 at batch 1: not far behind) is
+ * timed in the finals at batches 2 and 4: 50 runs each would take
+ * 56 x 2.1 = 117.6 ms of the 100 ms bound; its screened 2857 inputs/s at
+ * batch 4 say 2.1 ms for a run at each, so 47 runs: 53 x 2.1 ms. */
+static void test_step_bound_cuts_the_throughput_finals(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 0.1, 0, 0, 1);
+    add(&sc, 0, 0.35, 0, 1);
+    for (int bounded = 1; bounded >= 0; bounded--) {
+        ib_best_config c;
+        config(&sc, &c, false);
+        c.latency.warmup_ms = 0;
+        c.throughput.run.warmup_ms = 0;
+        c.throughput.max_batch = 4;
+        c.step_max_ms = bounded ? 100 : 0;
+        ib_best_result *r = malloc(sizeof *r);
+        ib_error err = { { 0 } };
+        CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
+        CHECK_EQ_INT(r->peak_batch, 4);
+        CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_FINALIST);
+        CHECK_EQ_INT(r->steps_bounded, bounded ? 1u << IB_BEST_STEP_THROUGHPUT_FINAL : 0);
+        CHECK_NEAR(r->rows[1].step_ms[IB_BEST_STEP_THROUGHPUT_FINAL], (1 + 5 + (bounded ? 47 : 50)) * 2.1,
+                   1e-9);
+        free(r);
+    }
+}
+
 static void test_bad_config(void)
 {
     scenario sc = { 0 };
@@ -826,6 +856,7 @@ int main(int argc, char **argv)
     RUN(test_session_fails_or_interrupts);
     RUN(test_far_behind_never_reaches_the_finals);
     RUN(test_step_bound_stops_a_step);
+    RUN(test_step_bound_cuts_the_throughput_finals);
     RUN(test_bad_config);
     return check_summary("test_best");
 }
