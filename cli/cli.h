@@ -86,6 +86,8 @@ typedef struct cli_args {
                                    session measures (hidden K/C:PATH); 0 none */
     bool require_idle_gpu;      /* --require-idle-gpu */
     bool exhaustive;            /* best --exhaustive: every candidate measured fully */
+    double step_max_ms;         /* best --step-max-ms: each step's bound; < 0: the default */
+    double far_factor;          /* best --far-factor; < 0: the default */
     /* fleet (cli/fleet.c) */
     const char *devices;    /* --devices all|0,2,3 */
     bool share_gpu;         /* --share-gpu: MPI ranks may share a GPU */

@@ -232,6 +232,8 @@ static void best_config(cli_args *a, candidates *cs, ib_best_config *bc)
     bc->throughput.run.flush_l2 = a->cfg.flush_l2;
     bc->throughput.run.sample_gpu_state = a->cfg.sample_gpu_state;
     bc->exhaustive = a->exhaustive;
+    if (a->step_max_ms >= 0) bc->step_max_ms = a->step_max_ms;
+    if (a->far_factor >= 0) bc->far_factor = a->far_factor;
     if (a->sessions >= 2) {
         bc->sessions = (size_t)a->sessions;
         bc->measure_session = measure_session;
@@ -256,8 +258,12 @@ static int resolve_device(const cli_args *a, cli_outputs *out, ib_device_kind *d
  * only the first reason. */
 static bool any_opened(const ib_best_result *r)
 {
+    /* A candidate still racing when the search was interrupted has its
+     * screening runs: reported, not lost. */
     for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].open_status == IB_OK && r->rows[i].latency_stage != IB_BEST_NOT_TRIED) return true;
+        if (r->rows[i].open_status == IB_OK &&
+            (r->rows[i].latency_stage != IB_BEST_NOT_TRIED || r->rows[i].latency.n > 0))
+            return true;
     return false;
 }
 

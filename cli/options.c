@@ -31,6 +31,7 @@ enum {
     O_SESSIONS_MAX_MS,
     O_REQUESTS_CSV,
     O_SPREAD_FROM,
+    O_STEP_MAX_MS, O_FAR_FACTOR,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -185,6 +186,13 @@ static const option_def options[] = {
     {{"exhaustive", no_argument, NULL, O_EXHAUSTIVE}, OPT_BEST, NULL,
      "measure every configuration fully and search each one's batch: the sweep the race is checked against",
      .conflicts = O_SESSIONS, .why = "the sweep is the one-process reference the race is checked against"},
+    {{"step-max-ms", required_argument, NULL, O_STEP_MAX_MS}, OPT_BEST, "T",
+     "each step of the race stops after T ms of measuring, what it measured kept (default 300000; 0: none)",
+     .conflicts = O_EXHAUSTIVE, .why = "the sweep measures every configuration fully"},
+    {{"far-factor", required_argument, NULL, O_FAR_FACTOR}, OPT_BEST, "X",
+     "a configuration whose median's 95% CI at batch 1 starts above X times the leader's upper end leaves "
+     "before the finals (default 4; 0: off)",
+     .conflicts = O_EXHAUSTIVE, .why = "the sweep measures every configuration fully"},
     {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
      "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
     {{"requests-csv", required_argument, NULL, O_REQUESTS_CSV}, OPT_SERVE, "FILE",
@@ -530,6 +538,14 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_MATH: return parse_math(v, &a->model_opts.math);
     case O_MAX_ERROR: return parse_f64(name, v, 1e-300, 1e300, &a->max_error);
     case O_EXHAUSTIVE: a->exhaustive = true; return true;
+    case O_STEP_MAX_MS: return parse_f64(name, v, 0, 360000000, &a->step_max_ms);
+    case O_FAR_FACTOR:
+        if (!parse_f64(name, v, 0, 1e6, &a->far_factor)) return false;
+        if (a->far_factor > 0 && a->far_factor < 1) {
+            fprintf(stderr, "inferbench: --%s '%s': must be 0 (off) or at least 1\n", name, v);
+            return false;
+        }
+        return true;
     default: return apply_serve(a, id, name, v);
     }
     return false;
@@ -728,6 +744,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     a->sessions = 1;
     a->max_sessions = 20;
     a->rank_timeout_s = 120;
+    a->step_max_ms = a->far_factor = -1; /* best's own defaults */
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-xo" of an earlier call */
     opterr = 0;

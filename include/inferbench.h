@@ -382,6 +382,10 @@ enum {
     IB_WARN_BIMODAL = 1u << 5,         /* the samples form two clusters */
     IB_WARN_NOT_STEADY = 1u << 6,      /* warm-up cap reached before steady */
     IB_WARN_PRECISION_NOT_MET = 1u << 7,
+    IB_WARN_HOST_BOUND = 1u << 8, /* the GPU waited for the host: runs as they are
+                                     read more than with their launch held, by
+                                     more than the two medians' intervals and
+                                     2% */
     /* Bits from 20 on: the sessions' warnings (kept apart from the bits
      * above, which other work may extend). */
     IB_WARN_SESSION_DEPENDENT = 1u << 20,   /* one session of a setup known to vary
@@ -511,7 +515,8 @@ typedef struct ib_latency_result {
     double precision_achieved; /* relative half-width of the median CI */
     bool precision_met;
     double launch_overhead_ms;       /* with exclude_launch: per-run launch cost
-                                        measured (NaN otherwise) */
+                                        measured, host_wait_plain's median less
+                                        host_wait_held's (NaN otherwise) */
     bool launch_bound;               /* that cost exceeds the run's median and the
                                         runs are not replayed from a captured graph
                                         (IB_CAP_GRAPH_CAPTURE): one launch a run
@@ -528,6 +533,15 @@ typedef struct ib_latency_result {
     double *end_ms;       /* [n]: when each timed run ended, in ms on the
                              workload's clock from the start of the timed
                              phase (after cfg->sync's barrier); owned */
+    /* Whether the GPU waited for the host (docs/method.md, "Host-bound"):
+     * on a workload that can hold its stream, after the timed runs, pairs
+     * of runs one as it is and one with its launch held (the stream held
+     * until the run is queued), device-timed: their statistics (n 0: not
+     * checked), and host_bound when the lower end of the plain runs'
+     * median CI lies above the upper end of the held runs' and the medians
+     * differ by more than 2% of the held one. */
+    ib_stats host_wait_plain, host_wait_held;
+    bool host_bound;
 } ib_latency_result;
 
 /* Measures the latency of w at its current batch: one cold run, warm-up,
@@ -1248,6 +1262,17 @@ typedef struct ib_best_config {
                                         process (default 1; not with exhaustive) */
     ib_best_session_fn measure_session;
     void *session_user;
+    /* A candidate far behind at batch 1 leaves before the finals, both the
+     * latency finals and the throughput race: the lower end of its screened
+     * median's 95% CI above far_factor x the upper end of the leader's
+     * (default 4; 0: off). The race only (not exhaustive). */
+    double far_factor;
+    /* Each step of the race (screening, latency finals, batch search, peak
+     * screening, throughput finals) stops once it has measured this long
+     * on the workload's clock: the measurement in flight stops after its
+     * run (what it measured stands) and the step's later candidates are
+     * not measured in it (default 300000; 0: none; not exhaustive). */
+    double step_max_ms;
 } ib_best_config;
 
 void ib_best_config_init(ib_best_config *cfg);
@@ -1340,6 +1365,9 @@ typedef struct ib_best_result {
      * real backend's), elapsed_ms less all of them is the search's own
      * work between the steps: comparing, bookkeeping. */
     double step_ms[IB_BEST_STEPS];
+    double far_factor; /* the rules applied (cfg's; 0: off) */
+    double step_max_ms;
+    unsigned steps_bounded; /* bit k: step k reached step_max_ms */
 } ib_best_result;
 
 /* Searches cfg's candidates for the lowest median latency at batch 1 and
@@ -1440,6 +1468,33 @@ void ib_serve_config_init(ib_serve_config *cfg);
  * measured). Free with ib_free. */
 char *ib_serve_requests_csv(const ib_serve_request *r, size_t n);
 
+/* What explains a rate's compute against the service time of warm-up
+ * (docs/serve.md, "What explains compute under load"). */
+typedef enum ib_serve_cause {
+    IB_SERVE_CAUSE_NONE = 0,   /* not judged: no request completed */
+    IB_SERVE_CAUSE_AS_WARM,    /* within 5% of the service time: nothing to explain */
+    IB_SERVE_CAUSE_CLOCK,      /* the GPU's lower SM clock under load accounts for half or more */
+    IB_SERVE_CAUSE_WAKEUP,     /* the instances' wake-up lateness does */
+    IB_SERVE_CAUSE_BOTH,       /* each of them does */
+    IB_SERVE_CAUSE_UNEXPLAINED /* neither does */
+} ib_serve_cause;
+
+typedef struct ib_serve_explanation {
+    ib_serve_cause cause;
+    double excess;              /* compute p50 / service time - 1 */
+    double warmup_sm_clock_mhz; /* median SM clock of the GPU samples in warm-up's
+                                   second half; NaN: none (no NVML, the CPU) */
+    double load_sm_clock_mhz;   /* the same over the rate's requests; NaN: none */
+    double clock_ms;            /* service time x (warm-up clock / load clock - 1):
+                                   what the lower clock accounts for; NaN: no clocks */
+    double wakeup_ms;           /* the wake-up's median: what the host's lateness
+                                   accounts for */
+} ib_serve_explanation;
+
+/* "as in warm-up", "the SM clock", "the wake-up", "the SM clock and the
+ * wake-up", "unexplained", "-". Never NULL. */
+const char *ib_serve_cause_name(ib_serve_cause cause);
+
 /* One offered rate (or the closed loop), measured. Times in ms. */
 typedef struct ib_serve_point {
     double offered_rate;             /* requests/s; NaN in a closed loop */
@@ -1465,6 +1520,7 @@ typedef struct ib_serve_point {
      * makes every change cost that (docs/serve.md). */
     int64_t switch_runs;
     double switch_compute_p50_ms, unchanged_compute_p50_ms;
+    ib_serve_explanation explained; /* its compute against warm-up's */
 } ib_serve_point;
 
 typedef struct ib_serve_result {

@@ -105,36 +105,23 @@ def _other_stream_warning(stream_ms, after_ms):
     return None
 
 
-def _host_bound_warning(queued_ms, median_ms):
-    """The warning for a call that spends more than a quarter of its timed
-    run in the host before its work is queued, or None. That time lies
-    between the events, so the figure follows the host's speed: on the
-    H200 a torch.compile'd EfficientNet-B0 at batch 1 (0.45 ms of Python a
-    call) read 0.54 to 0.81 ms in three processes, the same model replayed
-    from one CUDA graph (9 us a call) 0.418 to 0.427 ms (docs/python.md)."""
-    if median_ms > 0 and queued_ms > 0.25 * median_ms:
-        return (f"host-bound: a call takes {queued_ms * 1000:.1f} us to return, "
-                f"{100 * queued_ms / median_ms:.0f}% of the {median_ms * 1000:.1f} us its events read: "
-                "the figure follows the host's speed, which varies between processes; capture the call in "
-                "one CUDA graph (inferbench.cuda_graph), or exclude_launch=True for the device's part alone "
-                "(docs/python.md)")
-    return None
-
-
 def _warn_after_latency(workload, result):
-    """The binding's own checks of a latency timed with events: a few more
-    calls, each from an idle device."""
+    """The binding's own check of a latency timed with events: a few more
+    calls, each from an idle device, for work left on another stream.
+    Whether the GPU waited for the host is the library's judgement (its
+    `host_bound` warning: the same calls with their launch held against
+    them as they are, docs/method.md), not the binding's: how long a call
+    takes to return says nothing of it when the host queues faster than
+    the GPU runs."""
     if result.kind != "latency" or result.data.get("timing") != "device-events" or not result.latency_ms:
         return
     try:
-        queued_ms, stream_ms, after_ms = workload.probe_calls_ms()
-    except Exception:  # the callable failing now is not these checks' to report
+        _, stream_ms, after_ms = workload.probe_calls_ms()
+    except Exception:  # the callable failing now is not this check's to report
         return
-    excluded = result.data.get("config", {}).get("exclude_launch")  # the host's part is out of the figure
-    for warning in (_other_stream_warning(stream_ms, after_ms),
-                    None if excluded else _host_bound_warning(queued_ms, result.median_ms)):
-        if warning:
-            result.data["binding"]["warnings"].append(warning)
+    warning = _other_stream_warning(stream_ms, after_ms)
+    if warning:
+        result.data["binding"]["warnings"].append(warning)
 
 
 def latency(fn, device="cpu", *, stream=None, device_id=0, name=None, batch=1, runs=None, warmup_runs=None,

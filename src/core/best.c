@@ -28,6 +28,8 @@ void ib_best_config_init(ib_best_config *cfg)
     cfg->finalists = 3;
     cfg->margin = 0.02;
     cfg->min_cosine = IB_BEST_DEFAULT_MIN_COSINE;
+    cfg->far_factor = 4;
+    cfg->step_max_ms = 300000;
 }
 
 const char *ib_best_stage_name(ib_best_stage stage)
@@ -72,6 +74,15 @@ typedef struct race {
     ib__progress pr;
     /* finals in sessions: each finalist's sessions that measured */
     ib_session_sample *sessions[IB_BEST_MAX_CANDIDATES];
+    /* The measurement in flight, watched for its step's time bound: its
+     * workload's clock, when it started and the time its step has left;
+     * stop is the cancel flag it is given (raised by the bound or by the
+     * caller's own flag). */
+    volatile int stop;
+    ib_workload *watch_w;
+    double watch_t0_ms, watch_left_ms;
+    ib_progress_fn forward;
+    void *forward_user;
 } race;
 
 static ib_status validate(const ib_best_config *cfg, ib_error *err)
@@ -93,6 +104,10 @@ static ib_status validate(const ib_best_config *cfg, ib_error *err)
                "best: sessions need a measure_session callback");
     IB_FAIL_IF(cfg->sessions >= 2 && cfg->exhaustive, err, IB_ERR_INVALID_ARG,
                "best: the exhaustive sweep measures in one session");
+    IB_FAIL_IF(!(cfg->far_factor == 0 || (cfg->far_factor >= 1 && cfg->far_factor <= 1e6)), err,
+               IB_ERR_INVALID_ARG, "best: the far-behind factor is 0 (off) or in [1, 1e6]");
+    IB_FAIL_IF(!(cfg->step_max_ms >= 0 && cfg->step_max_ms <= IB__MAX_TIME_MS * 100), err, IB_ERR_INVALID_ARG,
+               "best: a step's time bound is 0 (none) or up to %.0f ms", IB__MAX_TIME_MS * 100);
     IB_TRY(ib__config_validate(&cfg->latency, err));
     return IB_OK;
 }
@@ -138,6 +153,87 @@ static void count_measuring(ib_best_row *row, ib_best_step step, double ms)
 {
     row->ms += ms;
     row->step_ms[step] += ms;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Each step's time bound                                                    */
+/* ------------------------------------------------------------------------ */
+
+static const char *step_words(ib_best_step step)
+{
+    switch (step) {
+    case IB_BEST_STEP_SCREEN: return "the screening";
+    case IB_BEST_STEP_LATENCY_FINAL: return "the latency finals";
+    case IB_BEST_STEP_BATCH_SEARCH: return "the batch search";
+    case IB_BEST_STEP_PEAK_SCREEN: return "the screening at the peak";
+    case IB_BEST_STEP_THROUGHPUT_FINAL: return "the throughput finals";
+    default: return "the step";
+    }
+}
+
+/* The time step has left under the bound (INFINITY: none, or the sweep,
+ * which measures everything by design). */
+static double step_left_ms(const race *s, ib_best_step step)
+{
+    if (s->cfg->step_max_ms <= 0 || s->cfg->exhaustive) return INFINITY;
+    double spent = 0;
+    for (size_t i = 0; i < s->r->n_rows; i++) spent += s->r->rows[i].step_ms[step];
+    return s->cfg->step_max_ms - spent;
+}
+
+/* "the throughput finals reached their time bound (300 s)": why a row's
+ * measurement in step was cut or not made. */
+static void bound_why(const race *s, ib_best_step step, const char *lead, char *why, size_t cap)
+{
+    char text[256];
+    snprintf(text, sizeof text, "%s%s%s reached the step's time bound (%.4g s, --step-max-ms)", lead,
+             lead[0] ? " " : "", step_words(step), s->cfg->step_max_ms / 1e3);
+    ib__strlcpy(why, text, cap);
+}
+
+/* Whether the caller asked to stop (not the bound). */
+static bool user_stop(const race *s) { return ib__cancelled(s->cfg->latency.cancel); }
+
+/* A nested measurement's progress reports (between runs, at least at each
+ * phase's start and every IB_PROGRESS_PERIOD_MS of its clock) are where the
+ * bound is checked: past it, or once the caller's flag is raised, the
+ * measurement's cancel flag goes up and it stops after the run in flight. */
+static void watch(const ib_progress *p, void *user)
+{
+    race *s = user;
+    if (user_stop(s) || ib__workload_now_ms(s->watch_w) - s->watch_t0_ms >= s->watch_left_ms) s->stop = 1;
+    if (s->forward) s->forward(p, s->forward_user);
+}
+
+/* c for a measurement of row i's workload w in step, watched for the
+ * bound; false (nothing to measure) when the step has no time left. */
+static bool watched(race *s, ib_workload *w, ib_best_step step, const ib_config *c, ib_config *out)
+{
+    double left = step_left_ms(s, step);
+    if (left <= 0) {
+        s->r->steps_bounded |= 1u << step;
+        return false;
+    }
+    *out = ib__progress_nested(&s->pr, c);
+    s->forward = out->progress;
+    s->forward_user = out->progress_user;
+    out->progress = watch;
+    out->progress_user = s;
+    s->stop = user_stop(s);
+    out->cancel = &s->stop;
+    s->watch_w = w;
+    s->watch_left_ms = left;
+    s->watch_t0_ms = ib__workload_now_ms(w);
+    return true;
+}
+
+/* A measurement that stopped as interrupted: the caller's doing (true:
+ * stop the search), or the bound's (the step is over: false). */
+static bool interrupted_by_user(race *s, ib_best_step step)
+{
+    if (user_stop(s)) return true;
+    s->r->steps_bounded |= 1u << step;
+    return false;
 }
 
 /* Closing a session is part of its opening's cost (a device session
@@ -224,12 +320,26 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
     char name[160]; /* the progress step keeps what fits */
     snprintf(name, sizeof name, "%s: %s", what, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 1);
-    ib_config nested = ib__progress_nested(&s->pr, c);
+    ib_config nested;
+    if (!watched(s, s->w[i], step, c, &nested)) {
+        bound_why(s, step, "not measured:", row->latency_why, sizeof row->latency_why);
+        return IB_OK;
+    }
     ib_latency_result lr;
     ib_error why = { { 0 } };
     double t0 = ib__workload_now_ms(s->w[i]);
-    ib_status st = ib_measure_latency(s->w[i], &nested, &lr, &why);
+    ib_status st = ib__measure_latency(s->w[i], &nested, false, &lr, &why);
     count_measuring(row, step, ib__workload_now_ms(s->w[i]) - t0);
+    if (st == IB_ERR_INTERRUPTED && !interrupted_by_user(s, step)) {
+        char lead[64];
+        snprintf(lead, sizeof lead, "cut after %zu runs:", lr.n);
+        bound_why(s, step, lead, row->latency_why, sizeof row->latency_why);
+        st = lr.n > 0 ? IB_OK : IB_ERR_INTERRUPTED; /* nothing measured: no samples to keep */
+        if (lr.n == 0) {
+            ib_latency_result_free(&lr);
+            return IB_OK;
+        }
+    }
     row->latency_runs += (int64_t)lr.n;
     s->r->warnings |= lr.warnings;
     s->r->env = lr.env;
@@ -299,6 +409,45 @@ static void drop_slower(race *s)
     }
 }
 
+/* Whether row i, screened at batch 1, lies far behind the leader: the
+ * lower end of its median's 95% CI above far_factor x the upper end of the
+ * leader's. Its intervals being apart by that factor, no other batch is
+ * worth its finals: on the CPU, zoo:mlp in fp16 was +7,900% behind fp32
+ * at batch 1 and 99.7% below it at the peak, after 342 s of finals. */
+static bool far_behind(const race *s, size_t i, int lead)
+{
+    const ib_best_row *row = &s->r->rows[i];
+    return s->cfg->far_factor > 0 && lead >= 0 && (int)i != lead && row->latency.n > 0 &&
+           row->latency.ci95_median[0] > s->cfg->far_factor * s->r->rows[lead].latency.ci95_median[1];
+}
+
+/* After screening: the rows far behind the leader leave both races (a
+ * row the CI rule dropped already leaves the throughput race too). */
+static void drop_far_behind(race *s)
+{
+    int lead = leader(s);
+    for (size_t i = 0; i < s->r->n_rows; i++) {
+        ib_best_row *row = &s->r->rows[i];
+        bool candidate = row->accurate && (racing(s, i) || row->latency_stage == IB_BEST_DROPPED);
+        if (!candidate || !far_behind(s, i, lead)) continue;
+        const ib_best_row *l = &s->r->rows[lead];
+        char why[256];
+        snprintf(
+            why, sizeof why,
+            "far behind at batch 1: median 95%% CI %.4g..%.4g ms, its lower end over %.4g x %.64s's upper "
+            "end %.4g ms: not raced at the peak",
+            row->latency.ci95_median[0], row->latency.ci95_median[1], s->cfg->far_factor, l->label,
+            l->latency.ci95_median[1]);
+        if (row->latency_stage != IB_BEST_DROPPED) {
+            row->latency_stage = IB_BEST_DROPPED;
+            ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
+        }
+        row->throughput_stage = IB_BEST_DROPPED;
+        ib__strlcpy(row->throughput_why, why, sizeof row->throughput_why);
+        close_row(s, i);
+    }
+}
+
 /* After the last round: only the `finalists` fastest go on. */
 static void keep_fastest(race *s)
 {
@@ -327,6 +476,8 @@ static ib_status first_round(race *s, ib_error *err)
         if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
         IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         ib_best_row *row = &s->r->rows[i];
+        if (s->w[i] && s->n_ms[i] == 0 && row->latency_stage == IB_BEST_NOT_TRIED)
+            row->latency_stage = IB_BEST_DROPPED; /* the bound came first: no figure to race on */
         if (s->w[i] && !row->accurate) {
             row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
             ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
@@ -346,6 +497,7 @@ static ib_status screen(race *s, ib_error *err)
             if (racing(s, i)) IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         drop_slower(s);
     }
+    drop_far_behind(s);
     keep_fastest(s);
     return IB_OK;
 }
@@ -410,9 +562,12 @@ static ib_status finals(race *s, ib_error *err)
 {
     for (size_t i = 0; i < s->r->n_rows; i++) {
         if (!racing(s, i)) continue;
+        int64_t before = s->r->rows[i].latency_runs;
         ib_status st = time_latency(s, i, &s->cfg->latency, false, IB_BEST_STEP_LATENCY_FINAL, "final", err);
-        /* Interrupted, what it measured stands: the result says partial. */
-        if (s->w[i] && s->r->rows[i].latency.n > 0) s->r->rows[i].latency_stage = IB_BEST_FINALIST;
+        /* Interrupted or cut by the bound, what it measured stands (the
+         * result says partial, or which step was bounded); not measured
+         * (the bound came first), it is no finalist. */
+        if (s->w[i] && s->r->rows[i].latency_runs > before) s->r->rows[i].latency_stage = IB_BEST_FINALIST;
         IB_TRY(st);
     }
     return IB_OK;
@@ -454,9 +609,11 @@ static ib_status sum_up_sessions(race *s, size_t i, bool interrupted, ib_error *
 {
     ib_best_row *row = &s->r->rows[i];
     size_t k = row->sessions.k;
-    if (k == 0 && interrupted && row->sessions_failed == 0) {
+    bool bounded = s->r->steps_bounded & (1u << IB_BEST_STEP_LATENCY_FINAL);
+    if (k == 0 && (interrupted || bounded) && row->sessions_failed == 0) {
         row->latency_stage = IB_BEST_NOT_TRIED;
-        ib__strlcpy(row->latency_why, "interrupted before its sessions", sizeof row->latency_why);
+        if (interrupted)
+            ib__strlcpy(row->latency_why, "interrupted before its sessions", sizeof row->latency_why);
         return IB_OK;
     }
     if (k == 0) {
@@ -478,6 +635,14 @@ static ib_status sum_up_sessions(race *s, size_t i, bool interrupted, ib_error *
 static ib_status run_session(race *s, size_t i, size_t session, ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
+    /* Sessions are other processes: the bound is checked between them. */
+    if (step_left_ms(s, IB_BEST_STEP_LATENCY_FINAL) <= 0) {
+        s->r->steps_bounded |= 1u << IB_BEST_STEP_LATENCY_FINAL;
+        if (row->sessions.k == 0 && row->sessions_failed == 0)
+            bound_why(s, IB_BEST_STEP_LATENCY_FINAL, "not measured:", row->latency_why,
+                      sizeof row->latency_why);
+        return IB_OK;
+    }
     char name[160];
     snprintf(name, sizeof name, "final session %zu/%zu: %s", session, s->cfg->sessions, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 1);
@@ -559,12 +724,23 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     snprintf(name, sizeof name, "%s: %s", what, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 0);
     ib_throughput_config nested = *tc;
-    nested.run = ib__progress_nested(&s->pr, &tc->run);
-    nested.run.cancel = s->cfg->latency.cancel; /* one flag stops the whole search */
+    if (!watched(s, w, step, &tc->run, &nested.run)) { /* its cancel: the bound's, or the caller's */
+        if (row->throughput_stage == IB_BEST_NOT_TRIED && step != IB_BEST_STEP_THROUGHPUT_FINAL)
+            row->throughput_stage = IB_BEST_DROPPED; /* never screened: not raced */
+        bound_why(s, step, "not measured:", row->throughput_why, sizeof row->throughput_why);
+        return IB_OK;
+    }
     ib_error why = { { 0 } };
     double t0 = ib__workload_now_ms(w);
     ib_status st = ib_measure_throughput(w, &nested, s->tr, &why);
     count_measuring(row, step, ib__workload_now_ms(w) - t0);
+    if (st == IB_ERR_INTERRUPTED && !interrupted_by_user(s, step)) {
+        /* The bound: the points timed by then stand. */
+        bound_why(s, step, s->tr->peak >= 0 ? "cut:" : "nothing measured:", row->throughput_why,
+                  sizeof row->throughput_why);
+        st = IB_OK;
+        if (s->tr->peak < 0 && step != IB_BEST_STEP_THROUGHPUT_FINAL) row->throughput_stage = IB_BEST_DROPPED;
+    }
     s->r->warnings |= s->tr->warnings;
     s->r->env = s->tr->env;
     if (s->tr->peak >= 0 && !(s->tr->points[s->tr->peak].items_per_s <= row->items_per_s)) {
@@ -715,6 +891,23 @@ static void keep_best_at_peak(race *s)
     }
 }
 
+/* A back-to-back block is one timing, which the bound cannot stop once
+ * it started: a finalist's runs at each batch are cut to what its
+ * screened inputs/s says fits in the time its step has left (at least
+ * one), so that no block runs far past the bound. */
+static int64_t final_runs(race *s, double screened_items_per_s, const int64_t *batches, size_t n)
+{
+    int64_t runs = s->cfg->throughput.run.runs;
+    double left = step_left_ms(s, IB_BEST_STEP_THROUGHPUT_FINAL);
+    if (!isfinite(left) || !(screened_items_per_s > 0)) return runs;
+    double run_ms = 0; /* one run at each batch, estimated */
+    for (size_t k = 0; k < n; k++) run_ms += (double)batches[k] / screened_items_per_s * 1e3;
+    double fit = floor(left / run_ms);
+    if (fit >= (double)runs) return runs;
+    s->r->steps_bounded |= 1u << IB_BEST_STEP_THROUGHPUT_FINAL;
+    return fit >= 1 ? (int64_t)fit : 1;
+}
+
 /* The peak batch searched on the latency winner, the others screened
  * there, the best few measured fully around it. */
 static ib_status raced_throughput(race *s, ib_error *err)
@@ -735,6 +928,8 @@ static ib_status raced_throughput(race *s, ib_error *err)
     size_t n = plateau(s->tr, batches);
     r->rows[r->searched].throughput_stage = IB_BEST_FINALIST;
     IB_TRY(screen_at_peak(s, err));
+    double screened[IB_BEST_MAX_CANDIDATES];
+    for (size_t i = 0; i < r->n_rows; i++) screened[i] = r->rows[i].items_per_s;
     keep_best_at_peak(s);
     ib_throughput_config tc = s->cfg->throughput;
     tc.batches = batches;
@@ -743,9 +938,12 @@ static ib_status raced_throughput(race *s, ib_error *err)
     tc.items_only = true;
     for (size_t i = 0; i < r->n_rows; i++) {
         if (!throughput_candidate(&r->rows[i])) continue;
+        tc.run.runs = final_runs(s, screened[i], batches, n);
         IB_TRY(time_throughput(s, i, &tc, IB_BEST_STEP_THROUGHPUT_FINAL, "final", err));
         close_row(s, i);
-        if (r->rows[i].throughput_stage == IB_BEST_NOT_TRIED) r->rows[i].throughput_stage = IB_BEST_FINALIST;
+        /* Not measured in the finals (the bound came first): no finalist. */
+        if (r->rows[i].throughput_stage == IB_BEST_NOT_TRIED && isfinite(r->rows[i].items_per_s))
+            r->rows[i].throughput_stage = IB_BEST_FINALIST;
     }
     return IB_OK;
 }
@@ -768,6 +966,8 @@ static void init_result(const ib_best_config *cfg, ib_best_result *out)
     out->exhaustive = cfg->exhaustive;
     out->sessions = cfg->sessions;
     out->min_cosine = cfg->min_cosine;
+    out->far_factor = cfg->exhaustive ? 0 : cfg->far_factor;
+    out->step_max_ms = cfg->exhaustive ? 0 : cfg->step_max_ms;
     out->n_rows = cfg->n_candidates <= IB_BEST_MAX_CANDIDATES ? cfg->n_candidates : 0;
     for (size_t i = 0; i < out->n_rows; i++) {
         ib_best_row *row = &out->rows[i];

@@ -34,7 +34,7 @@ static ib_status measure_spin(const ib__known_kernel *k, double duration_us, con
     cfg.precision = 0;
     cfg.exclude_launch = held;
     cfg.sample_gpu_state = false; /* sampled once around the whole calibration */
-    ib_status st = ib_measure_latency(w, &cfg, r, err);
+    ib_status st = ib__measure_latency(w, &cfg, false, r, err);
     ib_workload_destroy(w);
     return st;
 }

@@ -19,6 +19,14 @@
 
 ib_status ib__config_validate(const ib_config *cfg, ib_error *err);
 
+/* ib_measure_latency, with or without the host-wait check after the timed
+ * runs (check_host_wait; with exclude_launch it always runs: it prices the
+ * launch overhead). The measurements made of latencies whose reports do
+ * not show it (calibrate's points, pitfalls' inner rows, best's race)
+ * skip it: 200 more runs each. */
+ib_status ib__measure_latency(ib_workload *w, const ib_config *cfg, bool check_host_wait,
+                              ib_latency_result *out, ib_error *err);
+
 /* The trust warnings a set of timings raises by itself: high CV, few
  * samples, two clusters. */
 unsigned ib__sample_warnings(const double *ms, const ib_stats *st);

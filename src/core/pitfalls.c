@@ -250,7 +250,7 @@ static ib_status measure_zero_input(ib_workload *w, const ib_config *cfg, double
     *done = 0;
     IB_TRY(w->ops->fill_inputs(w, true, err));
     ib_latency_result r;
-    ib_status st = ib_measure_latency(w, cfg, &r, err);
+    ib_status st = ib__measure_latency(w, cfg, false, &r, err);
     const double *ms = r.has_device_timer ? r.device_ms : r.host_ms;
     for (*done = 0; *done < n && *done < r.n; (*done)++) x[*done] = ms[*done];
     ib_latency_result_free(&r);
@@ -308,7 +308,7 @@ static ib_status time_with_tf32(ib_workload *w, const ib_config *cfg, bool on, i
 {
     memset(r, 0, sizeof *r);
     IB_TRY(w->ops->set_tf32(w, on, err));
-    IB_TRY(ib_measure_latency(w, cfg, r, err));
+    IB_TRY(ib__measure_latency(w, cfg, false, r, err));
     if (!w->ops->read_output) return IB_OK;
     return read_outputs(w, outs, err);
 }

@@ -127,7 +127,7 @@ ib_status ib__runner_time_one(ib__runner *r, double *device_ms, double *host_ms,
     ib_workload *w = r->w;
     *device_ms = NAN;
     if (r->flusher) IB_TRY(flush_cache(r, err));
-    bool held = r->hold && r->runs > 0;
+    bool held = r->hold && r->runs > 0 && !r->hold_off;
     r->runs++;
     double t0 = ib__workload_now_ms(r->w);
     if (held) {

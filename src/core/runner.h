@@ -17,9 +17,10 @@ typedef struct ib__runner {
     void *hold;                     /* NULL unless excluding launch overhead */
     const ib__hold_ops *hold_ops;   /* the workload's, else the GPU's */
     const volatile int *cancel;
-    int64_t runs; /* timed so far through this runner */
-    bool async;   /* the workload's own end-of-run wait is off
-                     while the runner lives (device marks) */
+    int64_t runs;  /* timed so far through this runner */
+    bool hold_off; /* with a hold: the next runs as they are, unheld */
+    bool async;    /* the workload's own end-of-run wait is off
+                      while the runner lives (device marks) */
 } ib__runner;
 
 /* Sets up what cfg asks for (flush_l2 and exclude_launch need a CUDA

@@ -9,6 +9,8 @@
 #include "workload/workload.h"
 #include "core/numeric.h"
 #include "core/stats.h"
+#include "env/env.h"
+#include "core/latency.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -138,6 +140,15 @@ typedef struct server {
     ib_status status; /* the first failure; the others stop on it */
     ib_error err;
     const ib__serve_hooks *hooks; /* a fleet's (NULL: alone) */
+    /* The GPU's state sampled over warm-up and the rates (alone, on a CUDA
+     * workload with sample_gpu_state; NULL otherwise), for what explains
+     * compute under load: each window's bounds on the sampler's clock
+     * (the host's, from sample_t0). */
+    ib_env *env;
+    ib__gpu_sampler *sampler;
+    double sample_t0;
+    double warm_ms[2];
+    double rate_ms[IB_SERVE_MAX_RATES][2];
 } server;
 
 static ib_serve_copies copies_of(const ib_workload *w)
@@ -672,13 +683,19 @@ static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_
 /* Which rates: a list, or the search for the highest that meets the target  */
 /* ------------------------------------------------------------------------ */
 
+/* Now on the GPU samples' clock. */
+static double sample_now(const server *s) { return ib__now_ms() - s->sample_t0; }
+
 static ib_status measure_point(server *s, double rate, ib_serve_result *out, ib__serve_verdict *v,
                                ib_error *err)
 {
     IB_FAIL_IF(out->n_points == IB_SERVE_MAX_RATES, err, IB_ERR_INTERNAL, "more than %d rates",
                IB_SERVE_MAX_RATES);
     ib_serve_point *pt = &out->points[out->n_points++];
+    double *window = s->rate_ms[out->n_points - 1];
+    window[0] = sample_now(s);
     ib_status st = serve_rate(s, rate, (size_t)out->n_points - 1, pt, v, err);
+    window[1] = sample_now(s);
     if (pt->met && (!out->found || rate > out->points[out->best].offered_rate)) {
         out->found = true;
         out->best = out->n_points - 1;
@@ -755,8 +772,10 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
 {
     const ib_serve_config *cfg = s->cfg;
     ib_status st = IB_OK;
+    s->warm_ms[0] = sample_now(s);
     for (size_t i = s->n_inst; i-- > 0 && st == IB_OK;)
         st = warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err);
+    s->warm_ms[1] = sample_now(s);
     double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);
     if (s->hooks && !s->hooks->warmed(s->hooks->user, st, st == IB_OK ? &capacity : NULL)) return st;
     IB_TRY(st);
@@ -772,6 +791,37 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
     }
     out->searched = true;
     return search(s, cfg->start_rate > 0 ? cfg->start_rate : capacity / 2, out, err);
+}
+
+/* Alone on a CUDA workload: the GPU's state sampled from before warm-up
+ * to the last rate (a fleet samples each device itself). */
+static void start_sampling(server *s, ib_workload *w)
+{
+    s->sample_t0 = ib__now_ms();
+    if (s->hooks || !s->cfg->run.sample_gpu_state || !ib__workload_can(w, IB_CAP_CUDA_STREAM)) return;
+    s->env = calloc(1, sizeof *s->env);
+    if (s->env) s->sampler = ib__gpu_sampler_start(s->env, w->device_id, IB__GPU_SAMPLE_PERIOD_MS);
+}
+
+/* Each rate's compute against the service time of warm-up, once the
+ * sampler is stopped (its samples are read then, never while it runs).
+ * Warm-up's clock is that of its second half: its first runs ramp the
+ * clocks up. */
+static void explain_points(server *s, ib_serve_result *out)
+{
+    ib__gpu_sampler_stop(s->sampler);
+    s->sampler = NULL;
+    const ib_gpu_sample *g = s->env ? s->env->gpu_samples : NULL;
+    size_t n = s->env ? s->env->n_gpu_samples : 0;
+    double warm = ib__serve_sm_clock_median(g, n, (s->warm_ms[0] + s->warm_ms[1]) / 2, s->warm_ms[1]);
+    for (size_t i = 0; i < out->n_points; i++) {
+        ib_serve_point *p = &out->points[i];
+        double load = ib__serve_sm_clock_median(g, n, s->rate_ms[i][0], s->rate_ms[i][1]);
+        ib__serve_explain(out->service_ms, p->n > 0 ? p->compute.p50 : NAN, warm, load,
+                          p->n > 0 ? p->wakeup.p50 : NAN, &p->explained);
+    }
+    free(s->env);
+    s->env = NULL;
 }
 
 ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out, ib_error *err)
@@ -823,10 +873,13 @@ ib_status ib__measure_serve_hooked(ib_workload *const *ws, size_t n_instances, c
     server s;
     st = server_open(&s, ws, n_instances, cfg, err);
     s.hooks = hooks;
-    if (st == IB_OK)
+    if (st == IB_OK) {
+        start_sampling(&s, ws[0]);
         st = serve_all(&s, out, err);
-    else if (hooks)
+        explain_points(&s, out);
+    } else if (hooks) {
         hooks->warmed(hooks->user, st, NULL);
+    }
     server_close(&s);
     out->partial = st != IB_OK;
     out->stop_status = st;

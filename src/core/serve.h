@@ -61,6 +61,21 @@ typedef struct ib__serve_hooks {
                                     const double *arrival_ms, const double *total_ms, size_t n);
 } ib__serve_hooks;
 
+/* What explains compute under load (serve_explain.c, docs/serve.md): the
+ * rule, a pure function of given numbers. Compute within AS_WARM of the
+ * service time needs no explanation; else a cause accounts for it when
+ * it accounts for EXPLAINS or more of the excess in ms: the clock, the
+ * service time at the load's SM clock (NaN clocks: not judged), the
+ * wake-up, its median lateness. */
+#define IB__SERVE_AS_WARM 0.05
+#define IB__SERVE_EXPLAINS 0.5
+void ib__serve_explain(double service_ms, double compute_p50_ms, double warmup_sm_mhz, double load_sm_mhz,
+                       double wakeup_p50_ms, ib_serve_explanation *out);
+
+/* The median SM clock of the busy or idle samples (known clock) whose time
+ * lies in [from_ms, to_ms]; NaN when none does. */
+double ib__serve_sm_clock_median(const ib_gpu_sample *samples, size_t n, double from_ms, double to_ms);
+
 /* ib_measure_serve_instances with a fleet's hooks (NULL: alone). */
 ib_status ib__measure_serve_hooked(ib_workload *const *ws, size_t n_instances, const ib_serve_config *cfg,
                                    const ib__serve_hooks *hooks, ib_serve_result *out, ib_error *err);

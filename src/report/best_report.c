@@ -98,6 +98,24 @@ static void steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r)
     ib__sbuf_printf(b, ", other %.1f s\n", rest_ms(r) / 1e3);
 }
 
+/* The race's rules against wasted time, and the steps their bound
+ * stopped (docs/best.md, "Far behind, and each step's time bound"). */
+static void rules_lines(ib__sbuf *b, const ib_best_result *r)
+{
+    if (r->exhaustive) return;
+    if (r->far_factor > 0)
+        ib__sbuf_printf(b,
+                        "far behind: a candidate whose median's 95%% CI at batch 1 starts above %.4g x the "
+                        "leader's upper end leaves before the finals, the throughput race included\n",
+                        r->far_factor);
+    if (r->step_max_ms > 0)
+        ib__sbuf_printf(b, "time bound: each step at most %.4g s (--step-max-ms)\n", r->step_max_ms / 1e3);
+    for (int k = 0; k < IB_BEST_STEPS; k++)
+        if (r->steps_bounded & (1u << k))
+            ib__sbuf_printf(b, "time bound reached: %s stopped at %.4g s; what it measured by then stands\n",
+                            ib_best_step_name((ib_best_step)k), r->step_max_ms / 1e3);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -185,6 +203,7 @@ char *ib_best_report_text(const ib_best_result *r)
     ib__sbuf_printf(&b, "time: %.1f s in all, %.1f s of it measuring\n", r->elapsed_ms / 1e3,
                     r->measured_ms / 1e3);
     steps_line(&b, "time by step:", r);
+    rules_lines(&b, r);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -267,6 +286,12 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
     cJSON_AddItemToObject(s, "latency_config", ib__json_config(&cfg->latency));
     cJSON_AddNumberToObject(s, "throughput_runs", (double)cfg->throughput.run.runs);
     cJSON_AddNumberToObject(s, "max_batch", (double)cfg->throughput.max_batch);
+    ib__json_add_number(s, "far_factor", r->far_factor > 0 ? r->far_factor : NAN);
+    ib__json_add_number(s, "step_max_ms", r->step_max_ms > 0 ? r->step_max_ms : NAN);
+    cJSON *bounded = cJSON_AddArrayToObject(s, "steps_bounded");
+    for (int k = 0; k < IB_BEST_STEPS; k++)
+        if (r->steps_bounded & (1u << k))
+            cJSON_AddItemToArray(bounded, cJSON_CreateString(ib_best_step_name((ib_best_step)k)));
     return s;
 }
 

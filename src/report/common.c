@@ -140,6 +140,10 @@ static const struct {
     { IB_WARN_NOT_STEADY, "not_steady", "warm-up reached its time cap before the timings were steady" },
     { IB_WARN_PRECISION_NOT_MET, "precision_not_met",
       "the precision target was not met within the run or time cap" },
+    { IB_WARN_HOST_BOUND, "host_bound",
+      "host-bound: the GPU waited for the host (runs as they are read more than with their launch held, "
+      "beyond both intervals): the figure follows the host's speed; replay the run from one graph, or "
+      "--exclude-launch (exclude_launch=True) for the device's part alone" },
     { IB_WARN_SESSION_DEPENDENT, "session_dependent",
       "the runtime chose its kernels in this session: another session may differ by more than this "
       "interval; use --sessions" },

@@ -61,6 +61,24 @@ static void text_intervals(ib__sbuf *b, const ib_latency_result *r, const ib_sta
                         ib__fmt_percent(t, r->precision_target), r->precision_met ? "met" : "NOT met", r->n);
 }
 
+/* The host-wait check's line: the runs as they are against the same runs
+ * with their launch held, and what the difference says. */
+static void text_host_wait(ib__sbuf *b, const ib_latency_result *r)
+{
+    const ib_stats *a = &r->host_wait_plain, *h = &r->host_wait_held;
+    if (a->n == 0) return;
+    char t[5][32];
+    ib__sbuf_printf(b, "host wait: %zu runs as they are %s (95%% CI %s..%s), launch held %s (%s..", a->n,
+                    ib__fmt_ms(t[0], a->p50), ib__fmt_ms(t[1], a->ci95_median[0]),
+                    ib__fmt_ms(t[2], a->ci95_median[1]), ib__fmt_ms(t[3], h->p50),
+                    ib__fmt_ms(t[4], h->ci95_median[0]));
+    ib__sbuf_printf(b, "%s): ", ib__fmt_ms(t[0], h->ci95_median[1]));
+    if (r->host_bound)
+        ib__sbuf_printf(b, "the GPU waited for the host %s a run\n", ib__fmt_ms(t[1], a->p50 - h->p50));
+    else
+        ib__sbuf_printf(b, "within their intervals, the GPU did not wait for the host\n");
+}
+
 char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info *info)
 {
     ib__sbuf b = { 0 };
@@ -96,6 +114,7 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
                                 "launch-bound: enqueuing a run takes longer than the GPU needs to run it; "
                                 "a backend that captures the run as a graph replays it in one launch\n");
         }
+        text_host_wait(&b, r);
         if (p->p50 > 0)
             ib__sbuf_printf(&b, "one request at a time: %.1f inputs/s (batch / median)\n",
                             (double)info->batch * 1000.0 / p->p50);
@@ -137,6 +156,14 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
     ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
     ib__json_add_number(root, "host_timer_resolution_ms", r->host_timer_resolution_ms);
     ib__json_add_number(root, "launch_overhead_ms", r->launch_overhead_ms);
+    if (r->host_wait_plain.n > 0) {
+        cJSON *hw = cJSON_AddObjectToObject(root, "host_wait");
+        cJSON_AddItemToObject(hw, "as_is_ms", ib__json_stats(&r->host_wait_plain));
+        cJSON_AddItemToObject(hw, "held_ms", ib__json_stats(&r->host_wait_held));
+        cJSON_AddBoolToObject(hw, "host_bound", r->host_bound);
+    } else {
+        cJSON_AddNullToObject(root, "host_wait");
+    }
     cJSON *samples = cJSON_AddObjectToObject(root, "samples");
     if (r->has_device_timer)
         cJSON_AddItemToObject(samples, "device_ms", ib__json_array(r->device_ms, r->n));

@@ -88,6 +88,35 @@ static void text_switches(ib__sbuf *b, const ib_serve_point *p)
     ib__sbuf_printf(b, "\n");
 }
 
+/* What explains the rate's compute against warm-up's service time: the
+ * figures the rule weighed and its verdict (docs/serve.md). */
+static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_ms)
+{
+    const ib_serve_explanation *e = &p->explained;
+    if (e->cause == IB_SERVE_CAUSE_NONE) return;
+    char c[32], w[32], k[32];
+    ib__sbuf_printf(b, "  compute %+.0f%% against warm-up's service time (%s): ", 100 * e->excess,
+                    ib__fmt_ms(c, service_ms));
+    if (isfinite(e->clock_ms))
+        ib__sbuf_printf(b, "SM clock %.0f MHz under load, %.0f MHz in warm-up (accounts for %s)",
+                        e->load_sm_clock_mhz, e->warmup_sm_clock_mhz, ib__fmt_ms(k, e->clock_ms));
+    else
+        ib__sbuf_printf(b, "SM clock not sampled");
+    ib__sbuf_printf(b, "; wake-up p50 %s; ", ib__fmt_ms(w, e->wakeup_ms));
+    switch (e->cause) {
+    case IB_SERVE_CAUSE_AS_WARM: ib__sbuf_printf(b, "as in warm-up\n"); break;
+    case IB_SERVE_CAUSE_CLOCK:
+        ib__sbuf_printf(b, "explained by the SM clock: a GPU idle between requests clocks down\n");
+        break;
+    case IB_SERVE_CAUSE_WAKEUP:
+        ib__sbuf_printf(b, "explained by the wake-up: a thread that sleeps between requests wakes "
+                           "slowly, and so do its run's launches\n");
+        break;
+    case IB_SERVE_CAUSE_BOTH: ib__sbuf_printf(b, "explained by the SM clock and the wake-up, each\n"); break;
+    default: ib__sbuf_printf(b, "neither accounts for half of it\n"); break;
+    }
+}
+
 /* With the copies timed apart: a rate's copy parts, under its row. */
 static void text_copies(ib__sbuf *b, const ib_serve_point *p)
 {
@@ -127,6 +156,7 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
                     "p50", "p90", "p99", "queue p99", "wake p99", "compute", "target");
     for (size_t i = 0; i < r->n_points; i++) {
         text_row(&b, &r->points[i], cfg);
+        text_explained(&b, &r->points[i], r->service_ms);
         if (r->copies == IB_SERVE_COPIES_APART && r->points[i].n > 0) text_copies(&b, &r->points[i]);
         if (cfg->max_batch > 1) {
             text_batches(&b, &r->points[i]);
@@ -182,6 +212,14 @@ cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart)
     cJSON_AddNumberToObject(sw, "runs", (double)p->switch_runs);
     ib__json_add_number(sw, "compute_p50_ms", p->switch_compute_p50_ms);
     ib__json_add_number(sw, "unchanged_compute_p50_ms", p->unchanged_compute_p50_ms);
+    const ib_serve_explanation *e = &p->explained;
+    cJSON *ex = cJSON_AddObjectToObject(o, "explained");
+    cJSON_AddStringToObject(ex, "cause", ib_serve_cause_name(e->cause));
+    ib__json_add_number(ex, "excess", e->excess);
+    ib__json_add_number(ex, "warmup_sm_clock_mhz", e->warmup_sm_clock_mhz);
+    ib__json_add_number(ex, "load_sm_clock_mhz", e->load_sm_clock_mhz);
+    ib__json_add_number(ex, "clock_ms", e->clock_ms);
+    ib__json_add_number(ex, "wakeup_ms", e->wakeup_ms);
     return o;
 }
 

@@ -31,15 +31,17 @@ static double host_resolution_ms(void)
     return isfinite(step) ? fmax(promised, step) : promised;
 }
 
-/* Below this much before the deadline the wait spins: a sleep wakes up
- * tens of microseconds late, which a request would count as queueing. */
-#define SPIN_MS 0.2
+double ib__host_wait_sleep_to(double now_ms, double t_ms)
+{
+    double sleep_to = t_ms - IB__HOST_SPIN_MS;
+    return now_ms < sleep_to ? sleep_to : -INFINITY;
+}
 
 static void monotonic_wait_until_ms(const void *ctx, double t_ms)
 {
     (void)ctx;
-    double sleep_to = t_ms - SPIN_MS;
-    if (ib__now_ms() < sleep_to) {
+    double sleep_to = ib__host_wait_sleep_to(ib__now_ms(), t_ms);
+    if (isfinite(sleep_to)) {
         struct timespec ts = { .tv_sec = (time_t)(sleep_to / 1e3),
                                .tv_nsec = (long)(fmod(sleep_to, 1e3) * 1e6) };
         while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {

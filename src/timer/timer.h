@@ -19,6 +19,13 @@ typedef struct ib__clock {
  * clock_getres says and the smallest step seen between two reads. */
 ib__clock ib__host_clock(void);
 
+/* The host clock's wait to t_ms from now_ms: until when it sleeps before
+ * it spins the rest (IB__HOST_SPIN_MS before the deadline: a sleep wakes
+ * tens of microseconds late, which a request would count as queueing);
+ * -INFINITY when the deadline is too near to sleep at all. */
+#define IB__HOST_SPIN_MS 0.2
+double ib__host_wait_sleep_to(double now_ms, double t_ms);
+
 /* A device timer: start/stop are marks on a stream (CUDA event records);
  * elapsed waits for the stop mark and returns the device time between
  * them. create is given what the marks go on (a cudaStream_t for CUDA

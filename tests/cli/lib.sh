@@ -84,6 +84,21 @@ wait_for() {
   return 1
 }
 
+# record TEXT: a figure that depends on the machine (its speed, its load),
+# never a verdict: a red run must mean a bug (issue 28). Printed, and added
+# to $IB_RECORD when it is set (docs/measurements.md keeps them).
+record() {
+  echo "record: $*"
+  if [ -n "${IB_RECORD:-}" ]; then echo "$(basename "$0"): $*" >>"$IB_RECORD"; fi
+  return 0
+}
+
+# json_record FILE EXPR TEXT: record TEXT and the value of the Python
+# expression EXPR over FILE's JSON document (d).
+json_record() {
+  record "$3: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1)"
+}
+
 # make_models: writes the model files of tests/fuzz/make_bad_models.c
 # (broken ones and small valid fixtures) into $M; skips the test (77) where
 # the generator is not built.

@@ -19,7 +19,9 @@ ln -s /proc/self/fd/1 "$TMP/dev-stdout"
 
 R=(--device cpu --runs 20 --warmup-runs 1 --warmup-ms 0 --no-steady)
 # A run that would take minutes: a refusal must come before it starts.
-LONG=(--device cpu --runs 1000000 --warmup-ms 0)
+# A measurement of an hour (its warm-up alone): what is refused within a
+# timeout is refused before measuring, at any load.
+LONG=(--device cpu --runs 1000000 --warmup-ms 3600000 --warmup-max-ms 3600000)
 
 # file_type PATH: what ls -l's first letter says (- d l c p s).
 file_type() { ls -ld "$1" 2>/dev/null | cut -c1; }
@@ -139,15 +141,16 @@ if cmp -s "$TMP/out" "$TMP/direct.onnx"; then pass "zoo export -o -: the model o
 expect_grep "^wrote - " "$TMP/err" "zoo export -o -: the message on stderr"
 
 # --- refused before measuring, exit 2, one line --------------------------
-# refused DESCRIPTION PATTERN -- COMMAND...: exit 2 in under 5 s, the line
-# matching PATTERN.
+# refused DESCRIPTION PATTERN -- COMMAND...: exit 2 within timeout's 120 s
+# (the commands given LONG would measure for an hour: a refusal before
+# measuring, at any load; until issue 28 a 5 s bound on a 13 s measurement
+# said it), the line matching PATTERN; the time it took is a figure.
 refused() {
-  local what=$1 pattern=$2 t0 ms
+  local what=$1 pattern=$2 t0
   shift 3
   t0=$(date +%s%N)
-  expect_exit 2 "$what: refused" -- timeout 60 "$@" && expect_grep "$pattern" "$TMP/err" "$what: says why"
-  ms=$((($(date +%s%N) - t0) / 1000000))
-  if [ "$ms" -lt 5000 ]; then pass "$what: before measuring ($ms ms)"; else fail "$what: took $ms ms"; fi
+  expect_exit 2 "$what: refused" -- timeout 120 "$@" && expect_grep "$pattern" "$TMP/err" "$what: says why"
+  record "$what: refused in $((($(date +%s%N) - t0) / 1000000)) ms"
 }
 "$IB" zoo export mlp -o "$TMP/m.onnx" >/dev/null
 sum=$(sha256sum <"$TMP/m.onnx")
@@ -158,7 +161,7 @@ refused "--json MODEL" "it is '$TMP/m.onnx', which this command reads" -- \
 refused "--html through a symlink to the model" "which this command reads" -- \
   "$IB" latency "$TMP/m.onnx" "${LONG[@]}" --html "$TMP/m-alias.onnx"
 refused "--json MODEL spelled otherwise" "which this command reads" -- \
-  "$IB" throughput "$TMP/sub/../m.onnx" --device cpu --runs 100000 --json "$TMP/./m.onnx"
+  "$IB" throughput "$TMP/sub/../m.onnx" "${LONG[@]}" --json "$TMP/./m.onnx"
 if [ "$(sha256sum <"$TMP/m.onnx")" = "$sum" ]; then pass "the model is unchanged"; else fail "the model was changed"; fi
 head -c 1024 /dev/zero >"$TMP/x.bin"
 refused "--json over an --input @FILE" "it is '$TMP/x.bin', which this command reads" -- \

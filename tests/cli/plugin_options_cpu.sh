@@ -22,9 +22,11 @@ if grep -q -- "--knob-us" "$TMP/plain"; then fail "help without the plugin lists
 # shellcheck disable=SC2086
 expect_exit 0 "alias flags on the command line" -- "$IB" latency $knobs $fast --knob-us 200 --knob-mode SLOW --knob-turbo --json "$TMP/a.json"
 json_check "$TMP/a.json" "d['workload']['backend_options'] == {'us': '200', 'mode': 'slow', 'turbo': 'yes'}" "json: each flag reached the plugin as its key, the value in the declared spelling"
-# The fastest of the 10 runs, not their median: a loaded machine can
-# preempt half of them for milliseconds, not all ten.
-json_check "$TMP/a.json" "0.15 < d['latency_ms']['min'] < 5" "json: slow x turbo = 200 us a run"
+# A busy-wait of 200 us takes at least 200 us at any load (slow x turbo:
+# 200 us a run; mode slow not applied would be 100). No upper bound: until
+# issue 28 the fastest run was bounded by 5 ms, which a loaded machine can
+# pass; it is printed instead.
+json_check "$TMP/a.json" "print('  fastest run %.4f ms' % d['latency_ms']['min']) or d['latency_ms']['min'] >= 0.2 - 1e-6" "json: slow x turbo = 200 us a run, at least"
 
 # shellcheck disable=SC2086
 expect_exit 2 "an undeclared value" -- "$IB" latency $knobs $fast --knob-mode medium
@@ -57,7 +59,11 @@ expect_grep "^inferbench: knobs: us is not 1..100000: 'lots'$" "$TMP/err" "refus
 # shellcheck disable=SC2086
 expect_exit 0 "best on the plugin" -- "$IB" best $knobs $fast --knob-us 100 --max-batch 1 --json "$TMP/b.json"
 json_check "$TMP/b.json" "[c['label'] for c in d['candidates']] == ['fast', 'fast, turbo', 'slow', 'slow, turbo']" "json: the declared race, in the declared order"
-json_check "$TMP/b.json" "d['latency_winner'] == 'fast, turbo'" "json: the fastest configuration wins"
+# Which configuration wins is a timing (2x between the two fastest, but
+# medians of 10 runs on a loaded machine): printed. That each ran with its
+# options holds at any speed: no run faster than its spin (fast 100 us,
+# turbo half, slow twice).
+json_check "$TMP/b.json" "print('  winner: %s' % d['latency_winner']) or all(c['latency']['ms']['min'] >= {'fast': 0.1, 'fast, turbo': 0.05, 'slow': 0.2, 'slow, turbo': 0.1}[c['label']] - 1e-6 for c in d['candidates'])" "json: each configuration at least its spin (its options applied)"
 # shellcheck disable=SC2086
 expect_exit 0 "best with a raced option fixed" -- "$IB" best $knobs $fast --knob-us 100 --knob-mode slow --max-batch 1 --json "$TMP/f.json"
 json_check "$TMP/f.json" "[c['label'] for c in d['candidates']] == ['slow', 'slow, turbo']" "json: what the user fixes is not varied"

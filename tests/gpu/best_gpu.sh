@@ -9,7 +9,7 @@
 # the sweep with SIGINT after S seconds: best then writes what it measured
 # (partial), and the script prints each measured candidate's cost and the
 # bound this gives on the time ratio (race / sweep < race / S), but cannot
-# check the winners (they need the whole sweep) and fails that check.
+# compare the winners (they need the whole sweep) and says so.
 # IB_BEST_DEADLINE=EPOCH-SECONDS sets that limit to what is left until then.
 # IB_BEST_SWEEP=0 runs the race alone; IB_BEST_RACE_JSON=FILE takes the race
 # from FILE (kept by an earlier run's IB_BEST_KEEP) and runs the sweep
@@ -77,12 +77,15 @@ PY
   echo "--- race against sweep"
   cat "$TMP/cmp"
   value() { awk -v k="$1" '$1 == k { print $2 }' "$TMP/cmp"; }
-  awk "BEGIN { exit !($(value time_ratio) <= 0.25) }" && pass "the race took at most a quarter of the sweep's time" || fail "the race took $(value time_ratio) of the sweep's time (goal: 0.25)"
+  # Issue 13's goal, a benchmark of the race: recorded since issue 28 (the
+  # machine's speed decides the times and how close two configurations
+  # come), not a verdict.
+  record "the race took $(value time_ratio) of the sweep's time (goal: at most 0.25)"
   if [ "$(value sweep_partial)" = 0 ]; then
-    awk "BEGIN { exit !($(value latency_ratio) <= 1.02) }" && pass "the race's latency winner is within 2% of the sweep's best (as the sweep measured both)" || fail "latency: the race's winner is $(value latency_ratio) x the sweep's best"
-    awk "BEGIN { exit !($(value throughput_ratio) >= 0.98) }" && pass "the race's throughput winner is within 2% of the sweep's best" || fail "throughput: the race's winner is $(value throughput_ratio) x the sweep's best"
+    record "latency: the race's winner is $(value latency_ratio) x the sweep's best, as the sweep measured both (goal: at most 1.02)"
+    record "throughput: the race's winner is $(value throughput_ratio) x the sweep's best (goal: at least 0.98)"
   else
-    fail "the sweep was stopped after ${IB_BEST_SWEEP_S} s: the winners were not checked against it"
+    record "the sweep was stopped after ${IB_BEST_SWEEP_S} s: the winners not compared"
   fi
 fi
 

@@ -11,12 +11,27 @@ json_check "$TMP/b1.json" "d['latency_ms']['n'] == 300 and len(d['samples']['dev
 json_check "$TMP/b1.json" "d['cold_ms'] > d['latency_ms']['p50']" "the cold run is slower than the median and kept apart"
 json_check "$TMP/b1.json" "len(d['environment']['devices']) == 1 and d['environment']['devices'][0]['name'] and d['environment']['devices'][0]['index'] == 0 and d['environment']['devices'][0]['uuid'].startswith('GPU-') and d['environment']['devices'][0]['pci_bus_id'] and d['environment']['devices'][0]['cuda_runtime_version'] > 0" "GPU environment recorded"
 
+# The host-wait check (docs/method.md, "Host-bound"): the runs with their
+# launch held against them as they are, 100 of each, on the CUDA stream; its
+# verdict the rule's on its own figures (any speed), the figures recorded.
+# At batch 1 the provider took longer to launch EfficientNet-B0's kernels
+# than the GPU needs to run them (0.99 ms of GPU time held,
+# docs/measurements.md): host-bound expected on the H200.
+HOST_RULE="(lambda h: h['as_is_ms']['n'] == 100 and h['held_ms']['n'] == 100 and h['host_bound'] == (h['as_is_ms']['ci95_median'][0] > h['held_ms']['ci95_median'][1] and h['as_is_ms']['p50'] - h['held_ms']['p50'] > 0.02 * h['held_ms']['p50']) and (('host_bound' in d['warnings']) == h['host_bound']))(d['host_wait'])"
+json_check "$TMP/b1.json" "$HOST_RULE" "batch 1: the host-wait check ran, its verdict the rule's"
+expect_grep "^host wait: 100 runs as they are .*, launch held .*: (the GPU waited for the host|within their intervals)" "$TMP/out" "batch 1: the text's host-wait line"
+host_wait() { json_record "$1" "'as it is %.4f ms %s, held %.4f ms %s, host_bound %s' % (d['host_wait']['as_is_ms']['p50'], d['host_wait']['as_is_ms']['ci95_median'], d['host_wait']['held_ms']['p50'], d['host_wait']['held_ms']['ci95_median'], d['host_wait']['host_bound'])" "$2"; }
+host_wait "$TMP/b1.json" "host wait, batch 1 (host-bound on the H200)"
+
 # At batch 32 a run is long enough that the host's own overhead around a
-# synchronized run is a small part: the two clocks must agree within 5%.
+# synchronized run is a small part: the two clocks agreed within 5% (a
+# figure since issue 28); host >= events holds at any speed.
 expect_exit 0 "efficientnet-b0 batch 32 on cuda" -- \
   "$IB" latency zoo:efficientnet-b0 --device cuda --batch 32 --runs 200 --json "$TMP/b32.json"
-json_check "$TMP/b32.json" "abs(d['host_latency_ms']['p50'] / d['latency_ms']['p50'] - 1) < 0.05" "events agree with synchronized host wall time within 5%"
+json_record "$TMP/b32.json" "round(d['host_latency_ms']['p50'] / d['latency_ms']['p50'], 4)" "batch 32: host wall time / events, median (within 5% on the H200 before)"
+json_check "$TMP/b32.json" "$HOST_RULE" "batch 32: the host-wait check ran, its verdict the rule's"
 json_check "$TMP/b32.json" "d['host_latency_ms']['p50'] >= d['latency_ms']['p50']" "host wall time includes the device time"
+host_wait "$TMP/b32.json" "host wait, batch 32 (a figure, recorded in docs/measurements.md)"
 
 # Replayed from a CUDA graph: one launch a run. The result says so; a new
 # batch takes a new session (throughput), and the pitfalls row that hands the
@@ -24,6 +39,7 @@ json_check "$TMP/b32.json" "d['host_latency_ms']['p50'] >= d['latency_ms']['p50'
 expect_exit 0 "efficientnet-b0 with --cuda-graph" -- \
   "$IB" latency zoo:efficientnet-b0 --device cuda --cuda-graph --runs 200 --json "$TMP/graph.json"
 json_check "$TMP/graph.json" "d['workload']['backend_options']['cuda_graph'] == 'yes' and d['latency_ms']['n'] == 200" "the result records the CUDA graph"
+host_wait "$TMP/graph.json" "host wait, batch 1 replayed from a CUDA graph (a figure)"
 expect_exit 0 "throughput with --cuda-graph" -- \
   "$IB" throughput zoo:efficientnet-b0 --device cuda --cuda-graph --batches 1,8,64 --runs 20 --json "$TMP/graph_tp.json"
 json_check "$TMP/graph_tp.json" "[p['status'] for p in d['curve']] == ['ok', 'ok', 'ok']" "every batch ran, each in its own session"

@@ -2,10 +2,13 @@
 # (torchvision's when it is installed, else a small convolutional network)
 # in eager fp32 at batch 1, timed through the binding (CUDA events on
 # PyTorch's stream) and by a plain CUDA-event loop in Python, in alternated
-# rounds: captured in one CUDA graph (inferbench.cuda_graph) the medians
-# must agree within 2%; eager, host-bound, only within a factor of 2 (why:
-# below). Then: the events are on the stream PyTorch runs on, eager batch 1
-# is flagged host-bound and the replay is not, a callable that raises
+# rounds: their ratios recorded (within 2% on the graph replay, a factor of
+# 2 eager, on the H200 before; since issue 28 "record:" lines and
+# $IB_RECORD, not verdicts: the machine's speed decides them). Then: the
+# events are on the stream PyTorch runs on, the library's host-wait check
+# ran and its verdict is its rule's on its figures, recorded for eager
+# batch 1 (host-bound on the H200), the replay and eager fp16 at batch 256
+# (neither, issue 28), a callable that raises
 # leaves the library usable, work on another stream is warned about,
 # throughput over given batches, the pitfalls rows, `inferbench compare`
 # reading the binding's JSON, `python -m inferbench --cuda-graph`.
@@ -36,6 +39,32 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what, flush=True)
     if not ok:
         failed.append(what)
+
+
+def record(what):
+    """A figure the machine's speed decides: printed, and added to
+    $IB_RECORD when set (docs/measurements.md), never a verdict (issue 28)."""
+    print("record: " + what, flush=True)
+    if os.environ.get("IB_RECORD"):
+        with open(os.environ["IB_RECORD"], "a") as f:
+            f.write("python_gpu.sh: " + what + "\n")
+
+
+def host_wait(r, label):
+    """The library's host-wait check of r (docs/method.md, "Host-bound"):
+    its verdict follows from its own figures (checked), and the figures and
+    the verdict are recorded."""
+    h = r.data["host_wait"]
+    check(h is not None, f"{label}: the host-wait check ran (the stream held)")
+    if h is None:
+        return None
+    a, b = h["as_is_ms"], h["held_ms"]
+    rule = a["ci95_median"][0] > b["ci95_median"][1] and a["p50"] - b["p50"] > 0.02 * b["p50"]
+    check(h["host_bound"] == rule and (("host_bound" in r.warnings) == h["host_bound"]),
+          f"{label}: the host-bound verdict is the rule's on its figures")
+    record(f"{label}: as it is {a['p50']:.4f} ms {a['ci95_median']}, launch held {b['p50']:.4f} ms "
+           f"{b['ci95_median']}: host_bound {h['host_bound']}")
+    return h["host_bound"]
 
 
 try:
@@ -81,18 +110,37 @@ r.print()
 r.save_json(os.path.join(tmp, "binding.json"))
 check(r.data["timing"] == "device-events", "timed with CUDA events")
 check(r.data["binding"]["stream"] != 0, "on a stream of its own, not the legacy default stream")
-check(0.5 < ratio < 2, f"eager: binding and plain loop within a factor of 2 (median ratio of the rounds {ratio:.4f})")
-if name.startswith("efficientnet"):  # eager at batch 1: launch-bound on the H200 (4.4 ms of launches)
-    check(any(s.startswith("host-bound") for s in r.warnings), f"eager batch 1 flagged host-bound: {r.warnings}")
+record(f"eager: binding against the plain loop, median ratio of the rounds {ratio:.4f} (0.5-2 before)")
+# Eager at batch 1 is launch-bound on the H200 (4.4 ms of launches): the
+# check should say host-bound (recorded: the host's speed decides it).
+host_wait(r, "eager fp32 batch 1 (host-bound on the H200)")
 
 # The same call captured in one CUDA graph: one launch a run, no Python
 # between the events but the replay; the binding within 2% of the loop (the
 # eighth session's replays: within 0.9%).
 graphed = inferbench.cuda_graph(forward)
 g, graph_ratio = rounds(graphed, f"{name}, eager fp32, batch 1, one CUDA graph")
-check(abs(graph_ratio - 1) < 0.02, f"graph replay: binding and plain loop agree within 2% (median ratio {graph_ratio:.4f})")
-check(g.median_ms < r.median_ms, f"the graph replay is faster than the launches ({g.median_ms:.4f} ms)")
-check(not any(s.startswith("host-bound") for s in g.warnings), f"the replay is not host-bound: {g.warnings}")
+record(f"graph replay: binding against the plain loop, median ratio {graph_ratio:.4f} (within 2% before)")
+record(f"graph replay {g.median_ms:.4f} ms against the launches {r.median_ms:.4f} ms")
+host_wait(g, "eager fp32 batch 1, one CUDA graph (not host-bound on the H200)")
+
+# Issue 28's false warning: torchvision's EfficientNet-B0, eager, fp16,
+# channels-last, batch 256: a call returns after 5-8 ms of the 11.7 ms its
+# events read, but the host queues faster than the GPU runs, so the GPU
+# never waits but for the first launch: not host-bound.
+if name.startswith("efficientnet"):
+    big_model = torchvision.models.efficientnet_b0().eval().cuda().half().to(memory_format=torch.channels_last)
+    xb = torch.randn(256, 3, 224, 224, device="cuda").half().to(memory_format=torch.channels_last)
+
+    def forward_256():
+        with torch.inference_mode():
+            big_model(xb)
+
+    b = inferbench.latency(forward_256, device="cuda", runs=300, batch=256, name=name + " fp16 channels-last")
+    record(f"eager fp16 channels-last batch 256: median {b.median_ms:.4f} ms")
+    host_wait(b, "eager fp16 channels-last batch 256 (not host-bound on the H200: issue 28)")
+    del big_model, xb
+    torch.cuda.empty_cache()
 
 # A callable that raises, then the library again.
 calls = [0]
@@ -150,7 +198,7 @@ def batched(b):
 t = inferbench.throughput(batched, device="cuda", batches=[1, 8, 32], make_batch=make_batch, runs=30)
 t.print()
 check([p["status"] for p in t.data["curve"]] == ["ok"] * 3, "throughput at 1, 8, 32")
-check(t.data["curve"][2]["items_per_s"] > t.data["curve"][0]["items_per_s"], "batch 32 gives more inputs/s than 1")
+record("inputs/s at batches 1, 8, 32: " + ", ".join(f"{p['items_per_s']:.0f}" for p in t.data["curve"]))
 
 p = inferbench.pitfalls(forward, device="cuda", runs=50)
 p.print()

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
+import types
 import time
 import unittest
 
@@ -67,8 +67,15 @@ class Agreement(Tmp):
     RUNS = 100
 
     def measure_both(self):
-        """The same spin timed by the binding and by the C program."""
-        r = inferbench.latency(spin_fn(self.US), name="spin", runs=self.RUNS, warmup_runs=5, warmup_ms=20,
+        """The same spin timed by the binding and by the C program; the
+        binding's calls of the callable counted."""
+        spin, self.calls = spin_fn(self.US), 0
+
+        def counted():
+            self.calls += 1
+            spin()
+
+        r = inferbench.latency(counted, name="spin", runs=self.RUNS, warmup_runs=5, warmup_ms=20,
                                warmup_max_ms=300)
         r.save_json(self.path("py.json"))
         c = subprocess.run([IB, "latency", "--backend", "plugin:" + SPIN, "--option", f"us={self.US:g}", "--device",
@@ -78,18 +85,17 @@ class Agreement(Tmp):
         return json.loads(self.load("c.json")), json.loads(self.load("py.json"))
 
     def test_same_work_same_figures_as_the_c_program(self):
-        # Both are the spin plus a few microseconds, the binding's call a
-        # microsecond or two more: their fastest runs (the least disturbed
-        # by other processes) within 30 us. Not the medians: on this loaded
-        # machine other processes move them by tens of percent, and even
-        # the fastest of 100 runs was once 22 us late: one measurement
-        # again before failing.
-        for attempt in range(2):
-            cdoc, pydoc = self.measure_both()
-            cmin, pymin = cdoc["latency_ms"]["min"], pydoc["latency_ms"]["min"]
-            if abs(pymin - cmin) < 0.03:
-                break
-        self.assertLess(abs(pymin - cmin), 0.03, (cmin, pymin))
+        # The same method on the same work: one call of the callable a run
+        # (cold, warm-up, timed: counted exactly), both at least the spin.
+        # How close their fastest runs are (a few us on a quiet host) is
+        # the machine's load as much as the binding's: printed, not judged
+        # (it was a 30 us bound until issue 28: the fastest of 100 was once
+        # 22 us late on this loaded machine).
+        cdoc, pydoc = self.measure_both()
+        cmin, pymin = cdoc["latency_ms"]["min"], pydoc["latency_ms"]["min"]
+        print(f"\n  fastest of {self.RUNS} spins of {self.US:g} us: C program {cmin * 1000:.1f} us, "
+              f"binding {pymin * 1000:.1f} us", file=sys.stderr)
+        self.assertEqual(self.calls, 1 + pydoc["warmup"]["runs"] + pydoc["latency_ms"]["n"])
         for doc in (cdoc, pydoc):
             self.assertEqual(doc["schema"], "inferbench.latency/2")
             self.assertEqual(doc["timing"], "host-clock")
@@ -141,13 +147,13 @@ class Throughput(Tmp):
         # Four spins take four times one. Not their ratio (the binding's
         # call, tens of us on a loaded machine, is in both): what holds at
         # any speed. A spin waits 50 us on the wall clock, so a run at 4
-        # takes at least 200 us and a slower machine only adds to both;
-        # a run at 1 slower than the fastest at 4 would take all 20 runs
-        # at 1 preempted.
+        # takes at least 200 us and a slower machine only adds to both.
+        # (That the fastest at 1 is below the fastest at 4 held but for all
+        # 20 runs at 1 preempted: dropped in issue 28, a load-dependent
+        # verdict; the calls below check the batches exactly.)
         fastest = [p["latency_ms"]["min"] for p in curve]
         self.assertGreaterEqual(fastest[0], 0.05, fastest)
         self.assertGreaterEqual(fastest[1], 4 * 0.05, fastest)
-        self.assertLess(fastest[0], fastest[1], fastest)
         for p in curve:
             self.assertLessEqual(p["items_per_s"], 1000 / 0.05, p)  # a spin an input: 20000/s at most
         # Every call at a batch was given that batch's input: the calls at
@@ -212,16 +218,21 @@ class Errors(Tmp):
         self.assertTrue(json.loads(self.load("partial.json"))["partial"])
 
     def test_sigint_during_a_measurement(self):
-        spin = spin_fn(1000.0)
-        timer = threading.Timer(0.6, os.kill, (os.getpid(), signal.SIGINT))
-        timer.start()
-        try:
-            with self.assertRaises(inferbench.Interrupted) as cm:
-                inferbench.latency(spin, runs=100000, warmup_runs=3, warmup_ms=10, warmup_max_ms=100)
-        finally:
-            timer.cancel()
+        # A real SIGINT, sent once the 10th timed call has begun (an event,
+        # not a guess at how long warm-up takes: 0.6 s was one until issue
+        # 28); Python raises it in the callable, at once.
+        spin, calls = spin_fn(100.0), [0]
+
+        def fn():
+            calls[0] += 1
+            if calls[0] == FIRST_TIMED_CALL + 10:
+                os.kill(os.getpid(), signal.SIGINT)
+            spin()
+
+        with self.assertRaises(inferbench.Interrupted) as cm:
+            inferbench.latency(fn, **dict(EXACT, runs=100000))
         self.assertTrue(cm.exception.result.partial)
-        self.assertGreater(cm.exception.result.latency_ms["n"], 0)
+        self.assertIn(cm.exception.result.latency_ms["n"], (9, 10))
 
     def test_bad_arguments(self):
         cases = [
@@ -278,33 +289,55 @@ class OtherStream(unittest.TestCase):
 
     def test_the_probe_times_what_the_device_wait_adds(self):
         # The callable leaves 30 ms of work "elsewhere", which only the
-        # device-wide wait sits through.
+        # device-wide wait sits through: on the stand-in's virtual clock,
+        # exactly (it was a real sleep, and the stream's part under 10 ms,
+        # until issue 28).
         stream = ScriptedStream()
         w = scripted_workload(lambda: setattr(stream, "device_s", 0.03), stream)
-        queued_ms, stream_ms, after_ms = w.probe_calls_ms(calls=3)
-        self.assertLess(stream_ms, 10)
-        self.assertGreaterEqual(after_ms, 30)
+        with stream.virtual_clock():
+            queued_ms, stream_ms, after_ms = w.probe_calls_ms(calls=3)
+        self.assertEqual((queued_ms, stream_ms), (0, 0))
+        self.assertAlmostEqual(after_ms, 30, places=9)
         self.assertIsNotNone(inferbench._other_stream_warning(stream_ms, after_ms))
-        self.assertLessEqual(queued_ms, stream_ms)
 
 
 class ScriptedStream:
     """A stand-in for the binding's Stream in CallableWorkload.probe_calls_ms:
     the callable sets how long the next wait on the timed stream
-    (stream_s) and on the whole device (device_s) take."""
+    (stream_s) and on the whole device (device_s) take. Inside
+    virtual_clock() the waits move a virtual clock that the probe reads,
+    so its figures are exact."""
 
     def __init__(self):
         self.stream_s = self.device_s = 0.0
+        self.now_s = None  # the virtual clock; None: real sleeps
 
     def current(self):
         return contextlib.nullcontext()
 
+    def _wait(self, s):
+        if self.now_s is None:
+            time.sleep(s)
+        else:
+            self.now_s += s
+
+    @contextlib.contextmanager
+    def virtual_clock(self):
+        from inferbench import _backend
+
+        self.now_s, real = 0.0, _backend.time
+        _backend.time = types.SimpleNamespace(perf_counter=lambda: self.now_s)
+        try:
+            yield
+        finally:
+            _backend.time, self.now_s = real, None
+
     def synchronize(self):
-        time.sleep(self.stream_s)
+        self._wait(self.stream_s)
         self.stream_s = 0.0
 
     def synchronize_device(self):
-        time.sleep(self.device_s)
+        self._wait(self.device_s)
         self.device_s = 0.0
 
 
@@ -317,31 +350,61 @@ def scripted_workload(fn, stream):
 
 
 class HostBound(unittest.TestCase):
-    """A call whose host time before its work is queued is a large part of
-    what its events read: the figure follows the host (docs/python.md)."""
+    """Whether the GPU waited for the host is the library's verdict (the
+    calls with their launch held against them as they are: test_runner's
+    host-wait tests), which the result carries as its `host_bound`
+    warning; the binding adds no judgement of its own. How long a call
+    takes to return is not it: a host that queues faster than the GPU runs
+    keeps the GPU busy however long each call takes (issue 28: torchvision's
+    EfficientNet-B0 at batch 256, a call returning after 8.0 ms of the
+    11.7 ms its events read, four timing tools within 0.6%)."""
 
-    def test_a_quarter_of_the_run_in_the_host_warns(self):
-        w = inferbench._host_bound_warning(0.45, 0.55)
-        self.assertIn("host-bound: a call takes 450.0 us to return, 82% of the 550.0 us its events read", w)
-        self.assertIn("one CUDA graph (inferbench.cuda_graph)", w)
-        self.assertIsNone(inferbench._host_bound_warning(0.25, 1.0))
-        self.assertIsNotNone(inferbench._host_bound_warning(0.2501, 1.0))
-        self.assertIsNone(inferbench._host_bound_warning(0.009, 0.42))  # a graph replay
-        self.assertIsNone(inferbench._host_bound_warning(0.1, 0.0))
+    def test_a_call_slow_to_return_is_not_called_host_bound(self):
+        # On fake_torch: the call spends 8 ms in the host, the stream's
+        # wait 3.7 ms more (the issue's figures); the binding's probe sees
+        # it and says nothing of the host.
+        out = run_with_fake_torch(self, """
+import json, time, torch
+from inferbench._backend import CallableWorkload
+from inferbench._result import Result
+def call():
+    time.sleep(0.008)
+    torch.cuda.stream_wait_s = 0.0037
+w = CallableWorkload(call, name="slow to return", device="cuda")
+queued_ms, stream_ms, after_ms = w.probe_calls_ms(calls=3)
+doc = {"timing": "device-events", "latency_ms": {"p50": 11.728}, "config": {"exclude_launch": False},
+       "warnings": []}
+r = Result("latency", json.dumps(doc), "", None, {"warnings": []})
+inferbench._warn_after_latency(w, r)
+print(json.dumps({"queued_ms": queued_ms, "stream_ms": stream_ms, "warnings": r.warnings}))
+""")
+        d = json.loads(out.splitlines()[-1])
+        self.assertGreaterEqual(d["queued_ms"], 8.0)  # over a quarter of the median: the old rule warned
+        self.assertGreaterEqual(d["stream_ms"], d["queued_ms"] + 3.7)
+        self.assertEqual(d["warnings"], [])
 
-    def test_the_probe_times_the_call_apart_from_its_wait(self):
-        # 20 ms of work queued by a call that returns at once, then a call
-        # that spends 20 ms in the host.
-        stream = ScriptedStream()
-        w = scripted_workload(lambda: setattr(stream, "stream_s", 0.02), stream)
-        queued_ms, stream_ms, _ = w.probe_calls_ms(calls=3)
-        self.assertLess(queued_ms, 10)
-        self.assertGreaterEqual(stream_ms, 20)
-        self.assertIsNone(inferbench._host_bound_warning(queued_ms, stream_ms))
-        w.fn = lambda: time.sleep(0.02)
-        queued_ms, stream_ms, _ = w.probe_calls_ms(calls=3)
-        self.assertGreaterEqual(queued_ms, 20)
-        self.assertIsNotNone(inferbench._host_bound_warning(queued_ms, stream_ms))
+    def test_the_library_verdict_is_passed_on(self):
+        out = run_with_fake_torch(self, """
+import json, torch
+from inferbench._backend import CallableWorkload
+from inferbench._result import Result
+w = CallableWorkload(lambda: None, name="launch-bound", device="cuda")
+doc = {"timing": "device-events", "latency_ms": {"p50": 5.0}, "config": {"exclude_launch": False},
+       "warnings": ["host_bound"]}
+r = Result("latency", json.dumps(doc), "", None, {"warnings": []})
+inferbench._warn_after_latency(w, r)
+print(json.dumps(r.warnings))
+""")
+        self.assertEqual(json.loads(out.splitlines()[-1]), ["host_bound"])
+
+
+def run_with_fake_torch(test, code):
+    """code run by a Python with fake_torch/ as its torch; its stdout."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["PYTHONPATH"], os.path.join(HERE, "fake_torch")]))
+    p = subprocess.run([sys.executable, "-c", "import inferbench, torch\n" + code], env=env,
+                       capture_output=True, text=True)
+    test.assertEqual(p.returncode, 0, p.stderr)
+    return p.stdout
 
 
 class TorchStreamPath(unittest.TestCase):
@@ -349,11 +412,7 @@ class TorchStreamPath(unittest.TestCase):
     what the binding asks of torch, up to the library's first CUDA call."""
 
     def run_with_fake_torch(self, code):
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["PYTHONPATH"], os.path.join(HERE, "fake_torch")]))
-        p = subprocess.run([sys.executable, "-c", "import inferbench, torch\n" + code], env=env,
-                           capture_output=True, text=True)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        return p.stdout
+        return run_with_fake_torch(self, code)
 
     def test_the_current_stream_or_one_of_its_own_is_timed_and_made_current(self):
         out = self.run_with_fake_torch(

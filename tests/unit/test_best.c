@@ -33,6 +33,15 @@ typedef struct spec {
 
 #define KNEE 64
 
+/* text holds part (text shown when it does not). */
+#define CHECK_STR_CONTAINS(text, part)                                                                       \
+    do {                                                                                                     \
+        const char *check_t_ = (text);                                                                       \
+        CHECK(check_t_ &&strstr(check_t_, part));                                                            \
+        if (!check_t_ || !strstr(check_t_, part))                                                            \
+            fprintf(stderr, "  in: %s\n", check_t_ ? check_t_ : "(null)");                                   \
+    } while (0)
+
 static double clean_ms(const spec *s, int64_t b)
 {
     double over = b > KNEE ? (double)(b - KNEE) / KNEE : 0;
@@ -657,6 +666,147 @@ static void test_session_fails_or_interrupts(void)
     free(r);
 }
 
+/* The far-behind rule, at its edge (noise 0: each median's interval is
+ * the median itself): c1 at 4.1 x the leader's 1 ms leaves before the
+ * finals and is never timed at the peak; c2 at 3.9 x stays in the
+ * throughput race (screened at the peak). Off (0), c1 is screened at the
+ * peak as before. */
+static void test_far_behind_never_reaches_the_finals(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.0, 0, 0, 1);
+    add(&sc, 4.1, 0, 0, 1);
+    add(&sc, 3.9, 0, 0, 1);
+    for (int off = 0; off < 2; off++) {
+        ib_best_config c;
+        config(&sc, &c, false);
+        c.throughput.max_batch = 16;
+        if (off) c.far_factor = 0;
+        ib_best_result *r = malloc(sizeof *r);
+        ib_error err = { { 0 } };
+        CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
+        CHECK_EQ_INT(r->latency_winner, 0);
+        CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_DROPPED);
+        CHECK_EQ_INT(r->rows[2].throughput_stage, IB_BEST_FINALIST);
+        CHECK(r->rows[2].step_ms[IB_BEST_STEP_PEAK_SCREEN] > 0);
+        CHECK(r->rows[2].step_ms[IB_BEST_STEP_THROUGHPUT_FINAL] > 0);
+        char *text = ib_best_report_text(r);
+        char *json = ib_best_report_json(r, &c);
+        cJSON *doc = cJSON_Parse(json);
+        const cJSON *far = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "search"), "far_factor");
+        if (!off) {
+            CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_DROPPED);
+            CHECK(r->rows[1].step_ms[IB_BEST_STEP_PEAK_SCREEN] == 0);
+            CHECK(r->rows[1].step_ms[IB_BEST_STEP_THROUGHPUT_FINAL] == 0);
+            CHECK(isnan(r->rows[1].items_per_s));
+            CHECK_STR_CONTAINS(
+                r->rows[1].throughput_why,
+                "far behind at batch 1: median 95% CI 4.1..4.1 ms, its lower end over 4 x c0's "
+                "upper end 1 ms: not raced at the peak");
+            CHECK_STR_CONTAINS(text,
+                               "far behind: a candidate whose median's 95% CI at batch 1 starts above 4 x");
+            CHECK(cJSON_IsNumber(far) && far->valuedouble == 4);
+        } else {
+            CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_FINALIST);
+            CHECK(r->rows[1].step_ms[IB_BEST_STEP_PEAK_SCREEN] > 0);
+            CHECK(text && !strstr(text, "far behind"));
+            CHECK(cJSON_IsNull(far));
+        }
+        cJSON_Delete(doc);
+        ib_free(json);
+        ib_free(text);
+        free(r);
+    }
+}
+
+/* The step bound on the virtual clock: the latency finals may measure
+ * 100 ms. c0's final (1 ms runs, 300 of them) is cut after the first
+ * progress report past the bound; c1 (+1%, a finalist too) is not
+ * measured at all; the other steps, shorter, are not bounded. The text
+ * and the JSON say which step stopped. */
+static void test_step_bound_stops_a_step(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.0, 0, 0, 1);
+    add(&sc, 1.01, 0, 0, 1);
+    ib_best_config c;
+    config(&sc, &c, false);
+    c.latency.warmup_ms = 0;
+    c.throughput.run.warmup_ms = 0;
+    c.throughput.max_batch = 4;
+    c.throughput.run.runs = 20; /* the batch search: 93 ms, within the bound */
+    c.step_max_ms = 100;
+    ib_best_result *r = malloc(sizeof *r);
+    ib_error err = { { 0 } };
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
+    CHECK(!r->partial);
+    CHECK_EQ_INT(r->steps_bounded, 1u << IB_BEST_STEP_LATENCY_FINAL);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    const ib_best_row *c0 = &r->rows[0], *c1 = &r->rows[1];
+    /* Cut: fewer than 300 runs, stopped within one report period (100 ms)
+     * and one run past the bound. */
+    double final_ms = c0->step_ms[IB_BEST_STEP_LATENCY_FINAL];
+    CHECK(c0->latency.n > 30 && c0->latency.n < 300);
+    CHECK(final_ms >= 100 && final_ms <= 100 + IB_PROGRESS_PERIOD_MS + 1);
+    CHECK_STR_CONTAINS(c0->latency_why, "runs: the latency finals reached the step's time bound (0.1 s");
+    CHECK_EQ_INT(c1->latency_stage, IB_BEST_NOT_TRIED);
+    CHECK(c1->step_ms[IB_BEST_STEP_LATENCY_FINAL] == 0);
+    CHECK_STR_CONTAINS(c1->latency_why, "not measured: the latency finals reached the step's time bound");
+    CHECK(r->step_ms[IB_BEST_STEP_SCREEN] < 100 && r->step_ms[IB_BEST_STEP_BATCH_SEARCH] < 100);
+    CHECK_EQ_INT(r->throughput_winner >= 0, 1);
+    char *text = ib_best_report_text(r);
+    CHECK_STR_CONTAINS(text, "time bound: each step at most 0.1 s (--step-max-ms)");
+    CHECK_STR_CONTAINS(text,
+                       "time bound reached: latency_final stopped at 0.1 s; what it measured by then stands");
+    char *json = ib_best_report_json(r, &c);
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *search = cJSON_GetObjectItem(doc, "search");
+    const cJSON *bounded = cJSON_GetObjectItem(search, "steps_bounded");
+    CHECK(cJSON_GetArraySize(bounded) == 1 &&
+          !strcmp(cJSON_GetArrayItem(bounded, 0)->valuestring, "latency_final"));
+    CHECK(cJSON_GetObjectItem(search, "step_max_ms")->valuedouble == 100);
+    cJSON_Delete(doc);
+    ib_free(json);
+    ib_free(text);
+    /* No bound: the same race measures both finals fully. */
+    c.step_max_ms = 0;
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
+    CHECK_EQ_INT(r->steps_bounded, 0);
+    CHECK_EQ_INT(r->rows[0].latency.n, 300);
+    CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_FINALIST);
+    free(r);
+}
+
+/* A back-to-back block cannot stop part-way: the throughput finals give a
+ * finalist the runs its screened inputs/s says fit in what the step has
+ * left. c1 (0.35 ms an input, 3.5 x c0 at batch 1: not far behind) is
+ * timed in the finals at batches 2 and 4: 50 runs each would take
+ * 56 x 2.1 = 117.6 ms of the 100 ms bound; its screened 2857 inputs/s at
+ * batch 4 say 2.1 ms for a run at each, so 47 runs: 53 x 2.1 ms. */
+static void test_step_bound_cuts_the_throughput_finals(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 0.1, 0, 0, 1);
+    add(&sc, 0, 0.35, 0, 1);
+    for (int bounded = 1; bounded >= 0; bounded--) {
+        ib_best_config c;
+        config(&sc, &c, false);
+        c.latency.warmup_ms = 0;
+        c.throughput.run.warmup_ms = 0;
+        c.throughput.max_batch = 4;
+        c.step_max_ms = bounded ? 100 : 0;
+        ib_best_result *r = malloc(sizeof *r);
+        ib_error err = { { 0 } };
+        CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
+        CHECK_EQ_INT(r->peak_batch, 4);
+        CHECK_EQ_INT(r->rows[1].throughput_stage, IB_BEST_FINALIST);
+        CHECK_EQ_INT(r->steps_bounded, bounded ? 1u << IB_BEST_STEP_THROUGHPUT_FINAL : 0);
+        CHECK_NEAR(r->rows[1].step_ms[IB_BEST_STEP_THROUGHPUT_FINAL], (1 + 5 + (bounded ? 47 : 50)) * 2.1,
+                   1e-9);
+        free(r);
+    }
+}
+
 static void test_bad_config(void)
 {
     scenario sc = { 0 };
@@ -680,6 +830,12 @@ static void test_bad_config(void)
     c.measure_session = scripted_session;
     c.exhaustive = true;
     CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
+    config(&sc, &c, false);
+    c.far_factor = 0.5; /* a factor below 1 would drop the leader's equals */
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
+    config(&sc, &c, false);
+    c.step_max_ms = -1;
+    CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_ERR_INVALID_ARG);
     free(r);
 }
 
@@ -698,6 +854,9 @@ int main(int argc, char **argv)
     RUN(test_reports);
     RUN(test_finals_in_sessions);
     RUN(test_session_fails_or_interrupts);
+    RUN(test_far_behind_never_reaches_the_finals);
+    RUN(test_step_bound_stops_a_step);
+    RUN(test_step_bound_cuts_the_throughput_finals);
     RUN(test_bad_config);
     return check_summary("test_best");
 }

@@ -8,6 +8,7 @@
 #include "core/runner.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RUN_MS 1.0
@@ -200,6 +201,149 @@ static void test_launch_bound_by_capability(void)
     ib_workload_destroy(w);
 }
 
+/* Runs spread over 1.0..1.2 ms (a run's index, scattered), so that each
+ * median has an interval of its own, about +-0.02 ms at 100 runs. */
+static double spread_runs(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)ctx;
+    return 1.0 + 0.002 * (double)((index * 37) % 101);
+}
+
+/* A GPU-like fake whose run takes launch_ms more as it is than held, and
+ * whose call takes host_ms to return; latency measured as it is. */
+static ib_status measure_host_wait(double launch_ms, double host_ms, bool hold, ib_latency_result *res,
+                                   char **text, char **json)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = spread_runs;
+    s.gpu_like = true;
+    s.has_stream_hold = hold;
+    s.launch_ms = launch_ms;
+    s.host_overhead_ms = host_ms;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.warmup_runs = 5;
+    cfg.warmup_ms = 0;
+    cfg.warmup_until_steady = false;
+    cfg.runs = 100;
+    ib_error err;
+    ib_status st = ib_measure_latency(w, &cfg, res, &err);
+    *text = ib_latency_report_text(res, ib_workload_get_info(w));
+    *json = ib_latency_report_json(res, ib_workload_get_info(w), &cfg);
+    ib_workload_destroy(w);
+    return st;
+}
+
+/* Issue 28's false warning: a call that takes 8 ms to return (far over
+ * the runs' ~1.1 ms: the old rule, a quarter of the median, called it
+ * host-bound) while the GPU never waits for it (a launch gap of 0.01 ms,
+ * inside the medians' intervals) is not host-bound; the same runs behind
+ * a launch gap of 0.1 ms (beyond the intervals, 9%) are. The check times 100
+ * pairs, as it is and held, after the timed runs. */
+static void test_host_wait_against_the_interval(void)
+{
+    const double launch_ms[] = { 0.01, 0.1 };
+    for (int k = 0; k < 2; k++) {
+        ib_latency_result res;
+        char *text, *json;
+        CHECK(measure_host_wait(launch_ms[k], 8.0, true, &res, &text, &json) == IB_OK);
+        bool bound = k == 1;
+        CHECK_EQ_INT((int64_t)res.n, 100);
+        CHECK_EQ_INT((int64_t)res.host_wait_plain.n, 100);
+        CHECK_EQ_INT((int64_t)res.host_wait_held.n, 100);
+        /* Held runs are the runs alone; as they are, the launch gap more. */
+        CHECK(res.host_wait_held.min >= 1.0 && res.host_wait_held.max <= 1.2 + 1e-12);
+        CHECK(res.host_wait_plain.min >= 1.0 + launch_ms[k] - 1e-12);
+        CHECK(res.host_wait_plain.ci95_median[1] - res.host_wait_plain.ci95_median[0] > 0.02);
+        CHECK_EQ_INT(res.host_bound, bound);
+        CHECK_EQ_INT(!!(res.warnings & IB_WARN_HOST_BOUND), bound);
+        CHECK(isnan(res.launch_overhead_ms)); /* not excluded: the figure is the runs as they are */
+        CHECK(text && strstr(text, "host wait: 100 runs as they are "));
+        CHECK(text && strstr(text, bound ? "the GPU waited for the host"
+                                         : "within their intervals, the GPU did "
+                                           "not wait for the host"));
+        CHECK(text && !!strstr(text, "warning: host-bound: the GPU waited for the host") == bound);
+        CHECK(json && strstr(json, "\"host_wait\":"));
+        CHECK(json && !!strstr(json, "\"host_bound\":\ttrue") == bound);
+        ib_free(text);
+        ib_free(json);
+        ib_latency_result_free(&res);
+    }
+}
+
+static double one_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)index;
+    (void)ctx;
+    return 1.0;
+}
+
+/* Steady runs (each median's interval a point): a wait of 1% of the run
+ * (the first launch of a steady GPU-bound run) lies beyond the intervals
+ * and is not host-bound; 3% is. */
+static void test_host_wait_below_two_percent(void)
+{
+    const double launch_ms[] = { 0.01, 0.03 };
+    for (int k = 0; k < 2; k++) {
+        ib__fake_script s;
+        ib__fake_script_init(&s);
+        s.duration_ms = one_ms;
+        s.gpu_like = s.has_stream_hold = true;
+        s.launch_ms = launch_ms[k];
+        ib_workload *w = check_open_fake(&s);
+        ib_config cfg;
+        ib_config_init(&cfg);
+        cfg.warmup_runs = 2;
+        cfg.warmup_ms = 0;
+        cfg.warmup_until_steady = false;
+        cfg.runs = 50;
+        ib_latency_result res;
+        ib_error err;
+        CHECK(ib_measure_latency(w, &cfg, &res, &err) == IB_OK);
+        CHECK_NEAR(res.host_wait_plain.ci95_median[0], 1.0 + launch_ms[k], 1e-12);
+        CHECK_NEAR(res.host_wait_held.ci95_median[1], 1.0, 1e-12);
+        CHECK_EQ_INT(res.host_bound, k == 1);
+        CHECK_EQ_INT(!!(res.warnings & IB_WARN_HOST_BOUND), k == 1);
+        ib_latency_result_free(&res);
+        ib_workload_destroy(w);
+    }
+}
+
+/* Batch 1 eager (issue 28: right there, and kept): a launch gap of 1 ms
+ * before runs of ~1.1 ms is host-bound, and with exclude_launch the
+ * launch-bound note's overhead is the gap, priced on the same pairs. */
+static void test_launch_bound_is_host_bound(void)
+{
+    ib_latency_result res;
+    char *text, *json;
+    CHECK(measure_host_wait(1.0, 0.01, true, &res, &text, &json) == IB_OK);
+    CHECK(res.host_bound && (res.warnings & IB_WARN_HOST_BOUND));
+    CHECK(res.host_wait_plain.min >= 2.0 - 1e-12 && res.host_wait_held.max <= 1.2 + 1e-12);
+    ib_free(text);
+    ib_free(json);
+    ib_latency_result_free(&res);
+}
+
+/* Without a stream hold there is no check: no figures, no warning, null
+ * in the JSON. */
+static void test_no_hold_no_host_wait(void)
+{
+    ib_latency_result res;
+    char *text, *json;
+    CHECK(measure_host_wait(1.0, 0.01, false, &res, &text, &json) == IB_OK);
+    CHECK_EQ_INT((int64_t)res.host_wait_plain.n, 0);
+    CHECK(!res.host_bound && !(res.warnings & IB_WARN_HOST_BOUND));
+    CHECK(text && !strstr(text, "host wait:"));
+    CHECK(json && strstr(json, "\"host_wait\":\tnull"));
+    ib_free(text);
+    ib_free(json);
+    ib_latency_result_free(&res);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -209,5 +353,9 @@ int main(int argc, char **argv)
     RUN(test_failed_held_run_releases);
     RUN(test_refused_without_hold);
     RUN(test_latency_prices_launch_overhead);
+    RUN(test_host_wait_against_the_interval);
+    RUN(test_host_wait_below_two_percent);
+    RUN(test_launch_bound_is_host_bound);
+    RUN(test_no_hold_no_host_wait);
     return check_summary("test_runner");
 }

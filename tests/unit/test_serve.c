@@ -449,14 +449,12 @@ static double lateness_ms(wait_fn wait)
 
 /* The host clock's wait sleeps to just before the deadline and spins the
  * rest, so that a due run starts within microseconds (a sleep alone wakes
- * tens of microseconds late: timer slack, then the scheduler). Timed
- * against a plain sleep measured here, interleaved, on the 10th fastest of
- * 100 each: on a loaded machine a wait can be preempted, but not 90 of 100
- * (the median of serve's wake-ups went from 1 us to over 20 us under make
- * test's load), and load only makes the sleeps later. Not the fastest: a
- * sleep now and then wakes early with another timer (10 us for 54 us), so
- * without the spin the fastest of the two could differ by 5x; their 10th
- * are alike (54 us and 54 us here). */
+ * tens of microseconds late: timer slack, then the scheduler). Its plan is
+ * checked exactly (ib__host_wait_sleep_to); how late it and a plain sleep
+ * wake, interleaved, 10th fastest of 100 each, is printed: a figure of the
+ * machine (54 us for a sleep, 0.1 us for the wait on a quiet host). It was
+ * a bound (the wait's 10th fastest under half the sleep's) until issue 28:
+ * on a loaded machine the scheduler wakes both late alike. */
 static void test_host_clock_wait_spins_to_the_deadline(void)
 {
     enum { WAITS = 100, KTH = 9 };
@@ -467,10 +465,19 @@ static void test_host_clock_wait_spins_to_the_deadline(void)
     }
     qsort(spin, WAITS, sizeof *spin, cmp_double);
     qsort(slept, WAITS, sizeof *slept, cmp_double);
+    /* How late each wakes is the machine's load as much as the code's: a
+     * figure, printed (docs/measurements.md), not a verdict (issue 28: a
+     * red run must mean a bug). What the code does is checked exactly:
+     * it sleeps to IB__HOST_SPIN_MS before the deadline and spins the
+     * rest, and never returns before the deadline. */
     printf("  host clock's wait: 10th fastest %.4f ms late (fastest %.4f), a plain sleep's %.4f (%.4f)\n",
            spin[KTH], spin[0], slept[KTH], slept[0]);
     CHECK(spin[0] >= 0); /* never before the deadline */
-    CHECK(spin[KTH] < slept[KTH] / 2);
+    CHECK_NEAR(ib__host_wait_sleep_to(100.0, 101.0), 101.0 - IB__HOST_SPIN_MS, 0);
+    CHECK_NEAR(IB__HOST_SPIN_MS, 0.2, 0);
+    CHECK(ib__host_wait_sleep_to(100.85, 101.0) == -INFINITY); /* within the spin: no sleep */
+    CHECK(ib__host_wait_sleep_to(100.8, 101.0) == -INFINITY);  /* exactly at it: spin */
+    CHECK(ib__host_wait_sleep_to(102.0, 101.0) == -INFINITY);  /* past the deadline */
 }
 
 /* Each request served on the host clock against what holds whatever the
@@ -1001,6 +1008,129 @@ static void test_trace_served(void)
     ib_workload_destroy(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* What explains compute under load                                          */
+/* ------------------------------------------------------------------------ */
+
+/* The rule on given numbers (docs/serve.md), from issue 28's H200 figures:
+ * warm-up's service time 1.824 ms, compute 2.879 ms at 50 requests/s. */
+static void test_explain_rule(void)
+{
+    ib_serve_explanation e;
+    /* A clock 1980 -> 1230 MHz accounts for 1.824 x (1980/1230 - 1) ms. */
+    ib__serve_explain(1.824, 2.879, 1980, 1230, 0.02, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_CLOCK);
+    CHECK_NEAR(e.excess, 2.879 / 1.824 - 1, 1e-12);
+    CHECK_NEAR(e.clock_ms, 1.824 * (1980.0 / 1230.0 - 1), 1e-12);
+    CHECK_NEAR(e.wakeup_ms, 0.02, 0);
+    CHECK_NEAR(e.warmup_sm_clock_mhz, 1980, 0);
+    CHECK_NEAR(e.load_sm_clock_mhz, 1230, 0);
+    /* The clock barely lower (0.077 ms), the threads 0.6 ms late. */
+    ib__serve_explain(1.824, 2.879, 1980, 1900, 0.6, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_WAKEUP);
+    ib__serve_explain(1.824, 2.879, 1980, 1230, 0.6, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_BOTH);
+    ib__serve_explain(1.824, 2.879, 1980, 1900, 0.02, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
+    /* No clock samples (the CPU, no NVML): the clock is not judged. */
+    ib__serve_explain(1.824, 2.879, NAN, NAN, 0.02, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
+    CHECK(isnan(e.clock_ms));
+    ib__serve_explain(1.824, 2.879, NAN, 1230, 0.6, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_WAKEUP);
+    /* The edges: +5% needs explaining, just under it does not; a cause
+     * of exactly half the excess explains it. */
+    ib__serve_explain(2.0, 2.1, NAN, NAN, 0, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
+    ib__serve_explain(2.0, 2.0999, NAN, NAN, 0, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_AS_WARM);
+    ib__serve_explain(2.0, 1.5, 1980, 1980, 0, &e); /* faster under load: nothing to explain */
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_AS_WARM);
+    ib__serve_explain(1.0, 2.0, NAN, NAN, 0.5, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_WAKEUP);
+    ib__serve_explain(1.0, 2.0, NAN, NAN, 0.4999, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
+    ib__serve_explain(1.0, 2.0, 1500, 1000, 0, &e); /* 1.0 x (1.5 - 1) = 0.5 ms: half */
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_CLOCK);
+    /* Nothing measured: not judged. */
+    ib__serve_explain(1.0, NAN, 1980, 1230, NAN, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_NONE);
+    CHECK(!strcmp(ib_serve_cause_name(IB_SERVE_CAUSE_CLOCK), "the SM clock"));
+}
+
+/* The SM clock of a window: the median of the samples inside it (ends
+ * included), a sample without a clock left out. */
+static void test_sm_clock_of_a_window(void)
+{
+    const ib_gpu_sample g[] = {
+        { .t_ms = 0, .sm_clock_mhz = 345 },    { .t_ms = 100, .sm_clock_mhz = 1980 },
+        { .t_ms = 200, .sm_clock_mhz = 1965 }, { .t_ms = 300, .sm_clock_mhz = 0 },
+        { .t_ms = 400, .sm_clock_mhz = 1230 }, { .t_ms = 500, .sm_clock_mhz = 1100 },
+        { .t_ms = 600, .sm_clock_mhz = 1400 },
+    };
+    CHECK_NEAR(ib__serve_sm_clock_median(g, 7, 100, 200), 1972.5, 1e-12);
+    CHECK_NEAR(ib__serve_sm_clock_median(g, 7, 250, 600), 1230, 1e-12);
+    CHECK_NEAR(ib__serve_sm_clock_median(g, 7, 0, 0), 345, 1e-12);
+    CHECK(isnan(ib__serve_sm_clock_median(g, 7, 301, 399)));
+    CHECK(isnan(ib__serve_sm_clock_median(NULL, 0, 0, 1000)));
+}
+
+/* Warm-up's two runs take 1 ms, the requests' 1.58 ms (issue 28's +58%),
+ * on the virtual clock (no wake-up lateness, no GPU samples): the rate's
+ * compute is unexplained, said in the text and the JSON; runs as fast as
+ * warm-up's are "as in warm-up". */
+static double slower_after_warmup(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    return index < 2 ? 1.0 : *(const double *)ctx;
+}
+
+static void test_explained_on_the_virtual_clock(void)
+{
+    const double load_ms[] = { 1.58, 1.0 };
+    for (int k = 0; k < 2; k++) {
+        ib__fake_script fs;
+        ib__fake_script_init(&fs);
+        fs.duration_ms = slower_after_warmup;
+        fs.ctx = (void *)&load_ms[k];
+        ib_workload *w = check_open_fake(&fs);
+        ib_serve_config cfg;
+        serve_config(&cfg, 20);
+        double rate = 50;
+        cfg.rates = &rate;
+        cfg.n_rates = 1;
+        ib_serve_result *r = calloc(1, sizeof *r);
+        ib_error err;
+        CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+        const ib_serve_explanation *e = &r->points[0].explained;
+        CHECK_NEAR(r->service_ms, 1.0, 1e-12);
+        CHECK_NEAR(e->excess, load_ms[k] - 1, 1e-9);
+        CHECK_NEAR(e->wakeup_ms, 0, 1e-9);
+        CHECK(isnan(e->warmup_sm_clock_mhz) && isnan(e->load_sm_clock_mhz) && isnan(e->clock_ms));
+        CHECK_EQ_INT(e->cause, k == 0 ? IB_SERVE_CAUSE_UNEXPLAINED : IB_SERVE_CAUSE_AS_WARM);
+        char *text = ib_serve_report_text(r, &cfg, ib_workload_get_info(w));
+        char *json = ib_serve_report_json(r, &cfg, ib_workload_get_info(w));
+        const char *want =
+            k == 0 ? "  compute +58% against warm-up's service time (1 ms): SM clock not sampled; "
+                     "wake-up p50 0 us; neither accounts for half of it\n"
+                   : "  compute +0% against warm-up's service time (1 ms): SM clock not sampled; "
+                     "wake-up p50 0 us; as in warm-up\n";
+        CHECK(text && strstr(text, want));
+        if (text && !strstr(text, want)) fprintf(stderr, "%s", text);
+        cJSON *doc = cJSON_Parse(json);
+        const cJSON *ex =
+            cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rates"), 0), "explained");
+        const cJSON *cause = cJSON_GetObjectItem(ex, "cause");
+        CHECK(cJSON_IsString(cause) && !strcmp(cause->valuestring, k == 0 ? "unexplained" : "as in warm-up"));
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(ex, "load_sm_clock_mhz")));
+        cJSON_Delete(doc);
+        ib_free(json);
+        ib_free(text);
+        free(r);
+        ib_workload_destroy(w);
+    }
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -1029,5 +1159,8 @@ int main(int argc, char **argv)
     RUN(test_trace_parse);
     RUN(test_trace_served);
     RUN(test_batch_switches);
+    RUN(test_explain_rule);
+    RUN(test_sm_clock_of_a_window);
+    RUN(test_explained_on_the_virtual_clock);
     return check_summary("test_serve");
 }

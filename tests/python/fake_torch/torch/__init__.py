@@ -3,6 +3,7 @@ path to run on a machine without a GPU or torch (test_binding.py): it
 records what the binding asked of it. Its streams are made-up handles, so
 the library's first CUDA call on them fails, as it must without a GPU."""
 import contextlib
+import time
 
 __version__ = "0.0-fake"
 log = []
@@ -21,7 +22,11 @@ class _Stream:
         return True
 
     def synchronize(self):
+        # A wait as long as the work the last call queued (stream_wait_s, set
+        # by a test's callable), then the stream is idle.
         log.append(("synchronize", self.cuda_stream))
+        time.sleep(cuda.stream_wait_s)
+        cuda.stream_wait_s = 0.0
 
 
 class _Graph:
@@ -31,6 +36,7 @@ class _Graph:
 
 class cuda:
     current = _Stream(0)
+    stream_wait_s = 0.0  # the next wait on a stream: the work queued on it
     capturing = False  # inside torch.cuda.graph: a callable that syncs raises, as torch's does
 
     @staticmethod
@@ -55,6 +61,10 @@ class cuda:
     def stream(s):
         log.append(("current", s.cuda_stream))
         yield
+
+    @staticmethod
+    def synchronize(device=None):
+        log.append(("device_synchronize", device))
 
     @staticmethod
     def empty_cache():
