@@ -117,8 +117,9 @@ enum {
 
 typedef struct cli_command {
     const char *name;
-    const char *usage; /* the arguments, "MODEL [options]" */
-    const char *summary;
+    const char *usage;   /* the arguments, "MODEL [options]" */
+    const char *brief;   /* one whole sentence on one line: inferbench --help */
+    const char *summary; /* the long help, at the head of COMMAND --help */
     unsigned groups;
     int (*run)(cli_args *a);
 } cli_command;
