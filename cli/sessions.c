@@ -442,7 +442,7 @@ ib_status cli_run_candidate_session(const cli_args *a, const char *dir, size_t k
 
 int cli_run_sessions(cli_args *a, ib_result_kind command)
 {
-    if (!inputs_repeatable(a)) return EXIT_BAD_INPUT;
+    if (!inputs_repeatable(a) || !cli_check_device_id(a)) return EXIT_BAD_INPUT;
     /* Each session checks again, with its own context (and refuses the
      * option on the CPU). */
     int idle = a->model_opts.device == IB_DEVICE_CPU ? EXIT_OK : cli_require_idle_gpu(a, false);

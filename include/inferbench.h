@@ -363,6 +363,13 @@ typedef struct ib_env {
  * whether a usable CUDA GPU was found. Never fails. */
 void ib_env_probe(int device_id, ib_env *env, bool *has_gpu);
 
+/* The usable CUDA devices, in CUDA's order (device 0 first): returns how
+ * many there are (0 without a GPU, a driver or a CUDA build) and puts the
+ * names of the first cap of them into names (NULL with cap 0: the count
+ * alone). Never fails. */
+#define IB_DEVICE_NAME_LEN 128
+size_t ib_cuda_devices(char (*names)[IB_DEVICE_NAME_LEN], size_t cap);
+
 /* The compute processes other than this one that NVML lists on CUDA device
  * device_id, at most cap into out; *n how many were seen (it may exceed
  * cap). self_on_gpu: this process holds a context there, so when NVML lists

@@ -21,4 +21,30 @@ report = t.index("inferbench calibrate: spin kernels")
 assert t.rindex("\x1b[K") < report and t[:report].endswith("\r\x1b[K")
 PY
 
+# --- devices named in refusals (issue 28, point 1) ---------------------------
+# A --device-id past the machine's devices names them, in CUDA's order,
+# whether the device is asked for or chosen automatically (which used to
+# fall back to the CPU and blame the option); the devices counted as
+# fleet_gpu.sh counts them (info --device-id K succeeds while K exists).
+n=0
+while [ "$n" -lt 64 ] && "$IB" info --device-id "$n" >/dev/null 2>&1; do n=$((n + 1)); done
+name0=$("$IB" info | sed -n 's/^gpu  *\(.*\) (device 0)$/\1/p')
+[ -n "$name0" ] && pass "info names device 0: $name0" || fail "info names no device 0"
+want="this machine has $n \\(0: $(printf '%s' "$name0" | sed 's/[][\.*^$()+?{}|]/\\&/g')"
+for dev in "" "--device cuda"; do
+  expect_exit 2 "--device-id 63 ${dev:-(auto)}" -- "$IB" latency zoo:mlp $dev --device-id 63 --json "$TMP/id.json"
+  expect_grep "^inferbench: there is no CUDA device 63: $want" "$TMP/err" "--device-id 63 ${dev:-(auto)}: the devices named"
+  if [ ! -e "$TMP/id.json" ]; then pass "no --json file left"; else fail "--device-id 63 left a --json file"; fi
+done
+expect_exit 2 "calibrate --device-id 63" -- "$IB" calibrate --device-id 63
+expect_grep "^inferbench: there is no CUDA device 63: $want" "$TMP/err" "calibrate --device-id 63: the devices named"
+"$IB" info --device-id 63 >"$TMP/out" 2>&1
+expect_grep "^gpu +there is no CUDA device 63: $want" "$TMP/out" "info --device-id 63: the devices named"
+expect_exit 2 "a CPU backend given --flush-l2 on a GPU machine" -- "$IB" latency --backend fake --flush-l2
+expect_grep "^inferbench: --flush-l2 applies to CUDA only: backend 'fake' runs the model on the CPU, though $want" \
+  "$TMP/err" "--flush-l2 on the fake: the backend named, and the machine's devices"
+expect_exit 2 "--device cpu --flush-l2 on a GPU machine" -- "$IB" latency zoo:mlp --device cpu --flush-l2
+expect_grep "^inferbench: --flush-l2 applies to CUDA only: the model runs on the CPU$" "$TMP/err" \
+  "--device cpu --flush-l2: the CPU was asked for"
+
 finish
