@@ -101,29 +101,47 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     free(machine_text);
 }
 
-/* The text report's closing lines (partial, notes, warnings) as a list:
- * the same words in both reports. */
+/* The footer's lines that are notes ("note: ...", want_notes) or the
+ * others, as the items of a list headed title; otherwise (none) after the
+ * heading, or nothing without one. */
+static void footer_list(ib__sbuf *b, const char *footer, bool want_notes, const char *title,
+                        const char *otherwise)
+{
+    ib__sbuf items = { 0 };
+    for (const char *line = footer; line && *line;) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        if (!strncmp(line, "note: ", 6) == want_notes) {
+            ib__sbuf item = { 0 };
+            ib__sbuf_printf(&item, "%.*s", len, line);
+            ib__sbuf_printf(&items, "<li%s>", strncmp(line, "PARTIAL", 7) ? "" : " class=\"partial\"");
+            ib__xml_escape(&items, item.data ? item.data : "");
+            ib__sbuf_printf(&items, "</li>\n");
+            if (item.failed) items.failed = true;
+            free(item.data);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    if (items.failed) b->failed = true;
+    if (items.len > 0)
+        ib__sbuf_printf(b, "<h2>%s</h2>\n<ul class=\"%s\">\n%s</ul>\n", title,
+                        want_notes ? "notes" : "warnings", items.data);
+    else if (otherwise)
+        ib__sbuf_printf(b, "<h2>%s</h2>\n%s", title, otherwise);
+    free(items.data);
+}
+
+/* The text report's closing lines as lists, the same words in both
+ * reports: the warnings (PARTIAL too), then the notes, standing advice
+ * about the setup, under their own heading when there are any. */
 static void page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
 {
-    ib__sbuf notes = { 0 };
-    ib__text_footer(&notes, partial, stop_status, env, warnings);
-    if (notes.failed) b->failed = true;
-    ib__sbuf_printf(b, "<h2>Warnings</h2>\n");
-    if (notes.len == 0) {
-        ib__sbuf_printf(b, "<p>none</p>\n");
-    } else {
-        ib__sbuf_printf(b, "<ul class=\"warnings\">\n");
-        for (char *line = notes.data; line && *line;) {
-            char *end = strchr(line, '\n');
-            if (end) *end = '\0';
-            ib__sbuf_printf(b, "<li%s>", strncmp(line, "PARTIAL", 7) ? "" : " class=\"partial\"");
-            ib__xml_escape(b, line);
-            ib__sbuf_printf(b, "</li>\n");
-            line = end ? end + 1 : NULL;
-        }
-        ib__sbuf_printf(b, "</ul>\n");
-    }
-    free(notes.data);
+    ib__sbuf footer = { 0 };
+    ib__text_footer(&footer, partial, stop_status, env, warnings);
+    if (footer.failed) b->failed = true;
+    footer_list(b, footer.data, false, "Warnings", "<p>none</p>\n");
+    footer_list(b, footer.data, true, "Notes", NULL);
+    free(footer.data);
 }
 
 /* The whole text report, escaped: every figure it prints is on the page. */

@@ -141,7 +141,7 @@ char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_inf
         cJSON_AddItemToObject(cJSON_GetArrayItem(rows, IB_PITFALL_CORRECT), "samples_ms",
                               ib__json_array(r->correct_ms, r->n_correct));
     /* The correct row's warnings: its samples and the GPU's state. */
-    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);
 }

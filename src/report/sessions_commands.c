@@ -12,10 +12,10 @@
 
 /* Keys of a session's document that describe that session only. */
 static const char *const throughput_keys[] = {
-    "search", "sweep_ms", "curve",   "peak",        "knee",
-    "budget", "warnings", "partial", "stop_reason", "timer_resolution_ms"
+    "search",      "sweep_ms",           "curve", "peak", "knee", "budget", "warnings", "notes", "partial",
+    "stop_reason", "timer_resolution_ms"
 };
-static const char *const pitfalls_keys[] = { "rows", "warnings", "partial", "stop_reason" };
+static const char *const pitfalls_keys[] = { "rows", "warnings", "notes", "partial", "stop_reason" };
 
 /* What a command's sessions merge with: its schema and per-session keys,
  * and how its figures are made from the entries of sessions.runs. */
@@ -365,7 +365,7 @@ char *ib__sessions_report_text_doc(const char *doc)
     const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason"));
     if (reason && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")))
         ib__sbuf_printf(&b, "PARTIAL: %s\n", reason);
-    ib__sessions_footer(&b, ib__json_warning_bits(cJSON_GetObjectItem(root, "warnings")));
+    ib__sessions_footer(&b, ib__json_result_warning_bits(root));
     cJSON_Delete(root);
     return ib__sbuf_finish(&b);
 }
