@@ -668,8 +668,9 @@ typedef enum ib_pitfall {
     IB_PITFALL_NO_WARMUP,     /* fresh session, first runs included */
     IB_PITFALL_SINGLE_SAMPLE, /* one run taken as the answer */
     IB_PITFALL_ZERO_INPUT,    /* the correct method on zero-filled inputs */
-    IB_PITFALL_TF32,          /* TF32 taken for fp32: the runtime's default on
-                                 GPUs that have TF32, against TF32 off */
+    IB_PITFALL_TF32,          /* TF32 taken for fp32: the arithmetic the correct
+                                 row did not use (strict fp32 when it ran in TF32,
+                                 the runtime's default; TF32 when it was strict) */
     IB_PITFALL_COUNT
 } ib_pitfall;
 
@@ -687,9 +688,13 @@ typedef struct ib_pitfall_row {
     double single_p5_pct, single_p95_pct; /* 5th..95th percentile of one-run
                                              error, percent */
     double single_off_5pct;               /* share of single runs off by > 5% */
-    /* TF32 only: the median with TF32 off (stats: on; error_pct: on against
-       off), and what TF32 changes in the outputs against TF32 off. */
-    double tf32_off_median_ms;
+    /* TF32 only: its stats are of the arithmetic the correct row did not
+       use (math: "fp32" when the reference ran in TF32, else "tf32"), so
+       that error_pct is against the correct median as in every other row;
+       the medians with TF32 on and off, both measured here in fresh
+       sessions, and what TF32 changes in the outputs against TF32 off. */
+    char math[8];
+    double tf32_on_median_ms, tf32_off_median_ms;
     double tf32_max_abs_error, tf32_max_rel_error;
 } ib_pitfall_row;
 
@@ -697,6 +702,11 @@ typedef struct ib_pitfalls_result {
     bool partial;
     ib_status stop_status;
     ib_pitfall_row rows[IB_PITFALL_COUNT];
+    /* The arithmetic of the correct row, the reference of every row: "tf32",
+       "fp32", "fp16", "bf16" ("" when the backend does not say), and
+       whether it is the runtime's default rather than asked for. */
+    char reference_math[8];
+    bool reference_math_default;
     unsigned warnings; /* IB_WARN_* of the correct row */
     ib_env env;
     double *correct_ms; /* [n_correct] the correct row's samples (its

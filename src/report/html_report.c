@@ -532,7 +532,7 @@ static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scal
     /* Rows from the top, one unit apart; no y ticks: the names label them.
      * Room on the right for the figures at the bars' ends. */
     ib__axis rows = { 0, (double)n, 1, 0, 0, false };
-    ib__plot plot = { 900, 76 + 44 * (double)n, 150, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10),
+    ib__plot plot = { 900, 76 + 44 * (double)n, 175, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10),
                       rows };
     char x_title[48], label[64];
     snprintf(x_title, sizeof x_title, "what the method reports, %s", unit);
@@ -541,7 +541,8 @@ static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scal
     ib__svg_axes(b, &plot, x_title, "");
     /* The correct median through every row, labelled above the frame. */
     double at = correct->stats.p50 * scale;
-    snprintf(label, sizeof label, "correct median %.4g %s", at, unit);
+    snprintf(label, sizeof label, "correct median %.4g %s%s%s", at, unit, r->reference_math[0] ? ", " : "",
+             r->reference_math);
     ib__svg_segment(b, &plot, at, 0, at, (double)n, "correct");
     ib__svg_text(b, ib__plot_px(&plot, at), plot.top - 8, "middle", "correct", label);
     for (size_t i = 0; i < n; i++)
@@ -561,6 +562,11 @@ char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_inf
     const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT];
     page_head(&b, "pitfalls", info->model);
     page_meta(&b, info, &r->env, batch, "each method as it is usually written, next to the correct one");
+    char reference[IB__REFERENCE_TEXT_LEN];
+    ib__sbuf_printf(&b, "<p class=\"reference\">");
+    ib__xml_escape(&b, "reference arithmetic (the correct row's, every row's but the TF32 one): ");
+    ib__xml_escape(&b, ib__pitfalls_reference(reference, r));
+    ib__sbuf_printf(&b, "</p>\n");
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     const char *unit;
     double scale = ib__latency_unit(correct->stats.p50, &unit);
