@@ -444,10 +444,11 @@ typedef enum ib_phase {
     IB_PHASE_WARMUP,
     IB_PHASE_SAMPLING,     /* timed runs, one at a time */
     IB_PHASE_BACK_TO_BACK, /* throughput: runs timed back-to-back */
-    IB_PHASE_BATCH_PROBE   /* throughput: does a batch fit? */
+    IB_PHASE_BATCH_PROBE,  /* throughput: does a batch fit? */
+    IB_PHASE_SERVING       /* serve: requests of one rate (done, total: requests) */
 } ib_phase;
 
-/* "cold run", "warm-up", "sampling", "back-to-back", "probe". */
+/* "cold run", "warm-up", "sampling", "back-to-back", "probe", "serving". */
 const char *ib_phase_name(ib_phase phase);
 
 typedef struct ib_progress {
@@ -464,6 +465,8 @@ typedef struct ib_progress {
                               points); 0 when none */
     const char *step_name; /* "candidate", a pitfall row's name, "spin 50 us";
                               NULL when none. Valid during the call only. */
+    double rate;           /* serve: the step's offered rate, requests/s; 0
+                              otherwise (a closed loop, another command) */
 } ib_progress;
 
 /* Called between runs, never inside a timed region: at each phase's start
