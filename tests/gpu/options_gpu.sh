@@ -14,12 +14,8 @@ if [ -s "$TMP/err" ]; then fail "--exclude-launch on auto: $(cat "$TMP/err")"; e
 if on_tty "$TMP/tty" "$IB" calibrate; then pass "calibrate on a terminal"; else fail "calibrate on a terminal"; fi
 expect_grep $'\rinferbench: \\[1/9 harness\\] ' "$TMP/tty" "calibrate shows the harness step"
 expect_grep $'\rinferbench: \\[9/9 spin 100000 us\\] (cold run|warm-up|sampling)' "$TMP/tty" "calibrate shows its last point"
-python3 - "$TMP/tty" <<'PY' && pass "the line is erased before the report" || fail "calibrate: progress not erased before the report"
-import sys
-t = open(sys.argv[1], "rb").read().decode()
-report = t.index("inferbench calibrate: spin kernels")
-assert t.rindex("\x1b[K") < report and t[:report].endswith("\r\x1b[K")
-PY
+if progress_erased "$TMP/tty" "inferbench calibrate: spin kernels"; then pass "the line is erased before the report"; else
+  fail "calibrate: progress not erased before the report"; fi
 
 # --- devices named in refusals (issue 28, point 1) ---------------------------
 # A --device-id past the machine's devices names them, in CUDA's order,
