@@ -164,7 +164,7 @@ typedef struct ib__fake_script {
                                    device has no TF32 (set_tf32 refuses) */
     bool tf32_by_default;       /* with tf32_factor: TF32 is on from the start,
                                    info.math "tf32" as the runtime's default
-                                   (ONNX Runtime's CUDA provider on 8.0+);
+                                   (a GPU runtime's on compute capability 8.0+);
                                    else strict "fp32" */
 
     /* gpu_like: the virtual device idles this long before each run it
