@@ -87,6 +87,8 @@ if ! "$IB" info >/dev/null 2>&1; then # no usable GPU: auto resolves to the CPU
     "$IB" latency zoo:mlp "${J[@]}" --exclude-launch
   refused "--device auto resolving to the CPU, --cuda-graph" "^inferbench: --cuda-graph needs the CUDA execution provider: the model would run on the CPU, as this machine has no usable CUDA device$" -- \
     "$IB" latency zoo:mlp "${J[@]}" --cuda-graph
+  refused "--device auto, --sessions 2 --require-idle-gpu" "^inferbench: --require-idle-gpu applies to CUDA only: the model runs on the CPU, as this machine has no CUDA device$" -- \
+    "$IB" latency zoo:mlp "${J[@]}" --sessions 2 --require-idle-gpu --runs 5
   refused "--device auto, fake backend, --flush-l2" "^inferbench: --flush-l2 applies to CUDA only: the model runs on the CPU, as this machine has no CUDA device$" -- \
     "$IB" latency --backend fake "${J[@]}" --flush-l2
   for cmd in "latency zoo:mlp" "latency zoo:mlp --device cuda" "throughput zoo:mlp" "pitfalls zoo:mlp" \
