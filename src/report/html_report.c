@@ -564,8 +564,7 @@ char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_inf
     page_meta(&b, info, &r->env, batch, "each method as it is usually written, next to the correct one");
     char reference[IB__REFERENCE_TEXT_LEN];
     ib__sbuf_printf(&b, "<p class=\"reference\">");
-    ib__xml_escape(&b, "reference arithmetic (the correct row's, every row's but the TF32 one): ");
-    ib__xml_escape(&b, ib__pitfalls_reference(reference, r));
+    ib__xml_escape(&b, ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default));
     ib__sbuf_printf(&b, "</p>\n");
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     const char *unit;

@@ -136,8 +136,7 @@ static char *pitfalls_md(const ib_result *res)
     ib__sbuf b = { 0 };
     title(&b, "pitfalls", res->info, res->info->batch);
     char reference[IB__REFERENCE_TEXT_LEN];
-    ib__sbuf_printf(&b, "reference arithmetic (the correct row's, every row's but the TF32 one): ");
-    ib__md_cell(&b, ib__pitfalls_reference(reference, r));
+    ib__md_cell(&b, ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default));
     ib__sbuf_printf(&b, "\n\n");
     HEADER(&b, "lrrrrl", "method", "n", "median", "mean", "vs correct", "why it is wrong");
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {

@@ -28,18 +28,20 @@ const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)
     return buf;
 }
 
-const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const ib_pitfalls_result *r)
+const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const char *math, bool math_default)
 {
-    const char *m = r->reference_math, *dflt = r->reference_math_default ? ", the runtime's default" : "";
-    if (!strcmp(m, "tf32"))
+    const char *what = "reference arithmetic (the correct row's, every row's but the TF32 one)";
+    const char *dflt = math_default ? ", the runtime's default" : "";
+    if (!strcmp(math, "tf32"))
         snprintf(buf, IB__REFERENCE_TEXT_LEN,
-                 "TF32%s (float32 tensors, 10-bit mantissas in convolutions and matrix products)", dflt);
-    else if (!strcmp(m, "fp32"))
-        snprintf(buf, IB__REFERENCE_TEXT_LEN, "strict fp32 (no TF32)%s", dflt);
-    else if (m[0])
-        snprintf(buf, IB__REFERENCE_TEXT_LEN, "%s%s", m, dflt);
+                 "%s: TF32%s (float32 tensors, 10-bit mantissas in convolutions and matrix products)", what,
+                 dflt);
+    else if (!strcmp(math, "fp32"))
+        snprintf(buf, IB__REFERENCE_TEXT_LEN, "%s: strict fp32 (no TF32)%s", what, dflt);
+    else if (math[0])
+        snprintf(buf, IB__REFERENCE_TEXT_LEN, "%s: %s%s", what, math, dflt);
     else
-        snprintf(buf, IB__REFERENCE_TEXT_LEN, "the backend's own (it does not say which)");
+        snprintf(buf, IB__REFERENCE_TEXT_LEN, "%s: the backend's own (it does not say which)", what);
     return buf;
 }
 
@@ -117,10 +119,10 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
                         "session:\n");
     char reference[IB__REFERENCE_TEXT_LEN];
     ib__sbuf_printf(&b,
-                    "reference arithmetic (the correct row's, every row's but the TF32 one): %s\n\n%-22s %7s "
+                    "%s\n\n%-22s %7s "
                     "%10s %10s %10s %11s  %s\n",
-                    ib__pitfalls_reference(reference, r), "method", "n", "mean", "std", "median",
-                    "vs correct", "why");
+                    ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default), "method",
+                    "n", "mean", "std", "median", "vs correct", "why");
     for (int k = 0; k < IB_PITFALL_COUNT; k++) text_row(&b, &r->rows[k]);
     ib__sbuf_printf(&b, "\n");
     text_no_warmup(&b, &r->rows[IB_PITFALL_NO_WARMUP], &r->rows[IB_PITFALL_CORRECT]);

@@ -116,11 +116,12 @@ const char *ib__fmt_rate(char buf[32], double v);
 /* A pitfall row's "vs correct": "+12.3%", "+-4.5%" for the single sample
  * (a spread, not an offset), "-" for the correct row or without figures. */
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
-/* The arithmetic every pitfalls row is compared with, in words: "TF32, the
- * runtime's default (float32 tensors, 10-bit mantissas in convolutions and
- * matrix products)", "strict fp32 (TF32 off)", ... */
-#define IB__REFERENCE_TEXT_LEN 160
-const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const ib_pitfalls_result *r);
+/* The line that names the arithmetic every pitfalls row is compared with
+ * (math, math_default: the correct row's): "reference arithmetic (...):
+ * TF32, the runtime's default (float32 tensors, 10-bit mantissas in
+ * convolutions and matrix products)", "...: strict fp32 (no TF32)", ... */
+#define IB__REFERENCE_TEXT_LEN 224
+const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const char *math, bool math_default);
 /* The arithmetic of row's figures: the TF32 row's own, the reference's for
  * the others ("" when the backend does not say). */
 const char *ib__pitfall_math(const ib_pitfalls_result *r, const ib_pitfall_row *row);

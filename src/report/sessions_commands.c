@@ -356,6 +356,13 @@ char *ib__sessions_report_text_doc(const char *doc)
     if (pitfalls)
         ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
     ib__sbuf_printf(&b, ", %zu sessions (each a fresh process)\n", k);
+    const char *math = cJSON_GetStringValue(cJSON_GetObjectItem(root, "reference_math"));
+    char reference[IB__REFERENCE_TEXT_LEN];
+    if (pitfalls && math) /* the first session's: each session's own arithmetic is the same */
+        ib__sbuf_printf(
+            &b, "%s\n",
+            ib__pitfalls_reference(reference, math,
+                                   cJSON_IsTrue(cJSON_GetObjectItem(root, "reference_math_default"))));
     if (pitfalls) text_methods(&b, figures, k);
     ib__sessions_text_table(&b, sessions);
     if (!pitfalls && isfinite(ib__json_num(sessions, "best_batch")))
