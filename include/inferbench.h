@@ -694,28 +694,29 @@ typedef struct ib_pitfall_row {
     /* TF32 only: its stats are of the arithmetic the correct row did not
        use (math: "fp32" when the reference ran in TF32, else "tf32"), so
        that error_pct is against the correct median as in every other row;
-       the medians with TF32 on and off, both measured here in fresh
+       the medians with TF32 off and on, both measured here in fresh
        sessions, and what TF32 changes in the outputs against TF32 off. */
-    char math[8];
-    double tf32_on_median_ms, tf32_off_median_ms;
+    double tf32_off_median_ms;
     double tf32_max_abs_error, tf32_max_rel_error;
+    double tf32_on_median_ms;
+    char math[8];
 } ib_pitfall_row;
 
 typedef struct ib_pitfalls_result {
     bool partial;
     ib_status stop_status;
     ib_pitfall_row rows[IB_PITFALL_COUNT];
-    /* The arithmetic of the correct row, the reference of every row: "tf32",
-       "fp32", "fp16", "bf16" ("" when the backend does not say), and
-       whether it is the runtime's default rather than asked for. */
-    char reference_math[8];
-    bool reference_math_default;
     unsigned warnings; /* IB_WARN_* of the correct row */
     ib_env env;
     double *correct_ms; /* [n_correct] the correct row's samples (its
                            timing), for the interval across sessions;
                            owned: ib_pitfalls_result_free */
     size_t n_correct;
+    /* The arithmetic of the correct row, the reference of every row: "tf32",
+       "fp32", "fp16", "bf16" ("" when the backend does not say), and
+       whether it is the runtime's default rather than asked for. */
+    char reference_math[8];
+    bool reference_math_default;
 } ib_pitfalls_result;
 
 /* Frees what r owns (the correct row's samples); NULL is fine. */
