@@ -43,4 +43,30 @@ expect_exit 2 "--device cpu --flush-l2 on a GPU machine" -- "$IB" latency zoo:ml
 expect_grep "^inferbench: --flush-l2 applies to CUDA only: the model runs on the CPU$" "$TMP/err" \
   "--device cpu --flush-l2: the CPU was asked for"
 
+# --- standing advice is a note, not a warning (issue 28, point 3) -------------
+# cuDNN's exhaustive search (the default) picks its kernels in each process:
+# said once, as a note, kept in the JSON's notes; no warning line for it.
+expect_exit 0 "an autotuned session" -- "$IB" latency zoo:efficientnet-b0 --device cuda --runs 100 --quiet \
+  --json "$TMP/note.json"
+json_check "$TMP/note.json" "'session_dependent' in d['notes'] and 'session_dependent' not in d['warnings']" \
+  "json: session_dependent a note, not a warning"
+if [ "$(grep -c "^note: this setup varies between sessions" "$TMP/out")" -eq 1 ]; then pass "text: the note once"; else
+  fail "text: the note not once: $(grep -c "^note: this setup varies" "$TMP/out")"; fi
+if grep -qE "^warning: (this setup varies|the runtime chose its kernels)" "$TMP/out"; then
+  fail "text: session dependence printed as a warning"
+else
+  pass "text: no warning line for it"
+fi
+
+# --- serve's progress line on the GPU (issue 28, point 5) ----------------------
+if on_tty "$TMP/serve.tty" "$IB" serve zoo:mlp --device cuda --rates 100,200 --requests 300; then
+  pass "serve on a terminal"
+else
+  fail "serve on a terminal"
+fi
+expect_grep $'\rinferbench: \\[2/2 rate, 200 requests/s\\] serving [0-9]+/300 requests' "$TMP/serve.tty" \
+  "serve shows its rates"
+if progress_erased "$TMP/serve.tty" "model: zoo:mlp"; then pass "serve: the line erased before the report"; else
+  fail "serve: progress not erased before the report"; fi
+
 finish
