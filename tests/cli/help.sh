@@ -24,6 +24,9 @@ while read -r cmd; do
   "$IB" "${words[@]}" --help >"$TMP/cmd_help" 2>&1
   expect_grep "^usage: inferbench ${cmd} " "$TMP/cmd_help" "$cmd --help: starts with its usage"
 done <"$TMP/commands"
+# Every other line is a whole sentence too, but the usage and the headings.
+cut=$(grep -vE '^usage: |^[a-z]+:$|^$|[.?]$' "$TMP/help")
+if [ -z "$cut" ]; then pass "every line of inferbench --help ends a sentence"; else fail "lines cut: $cut"; fi
 # Every line under "commands:" is a command's (none is a summary's second line).
 n_lines=$(sed -n '/^commands:$/,/^$/p' "$TMP/help" | grep -c '^  ')
 n_cmds=$(grep -c '' "$TMP/commands")
