@@ -40,7 +40,8 @@ static const char *const css =
     "svg .pt-sync{fill:#fff;stroke:#ef6c00;stroke-width:1.5}\n"
     "svg text.mark{fill:#222;font-weight:bold}\n"
     ".key-b2b{color:#1f77b4;font-weight:bold}.key-sync{color:#ef6c00;font-weight:bold}\n"
-    "svg .bar-correct{fill:#66bb6a}svg .bar-wrong{fill:#e57373}svg .mean{fill:#222}\n"
+    "svg .bar-correct{fill:#66bb6a}svg .bar-wrong{fill:#e57373}svg .bar-strict{fill:#90a4ae}svg "
+    ".mean{fill:#222}\n"
     "svg line.spread{stroke:#ef6c00;stroke-width:3}svg line.correct{stroke:#2e7d32;stroke-width:1.5}\n"
     "svg text.correct{fill:#2e7d32}svg text.row-label{fill:#222}svg text.row-error{fill:#444}\n"
     "td.text,th.text{text-align:left}\n"
@@ -498,8 +499,14 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
         end = row->stats.p50 * scale;
         const char *what = row->kind == IB_PITFALL_CORRECT ? "correct median" : "median";
         snprintf(label, sizeof label, "%s %.4g", what, end);
+        /* Strict fp32 beside a TF32 reference is no mistake's figure: what
+         * the label fp32 promises, in grey. */
+        bool strict = row->kind == IB_PITFALL_TF32 && !strcmp(row->math, "fp32");
         ib__svg_hbar(b, plot, y - 0.3, y + 0.3, end,
-                     row->kind == IB_PITFALL_CORRECT ? "bar-correct" : "bar-wrong", label);
+                     row->kind == IB_PITFALL_CORRECT ? "bar-correct"
+                     : strict                        ? "bar-strict"
+                                                     : "bar-wrong",
+                     label);
         double mean = row->stats.mean * scale;
         ib__svg_points(b, plot, &mean, &y, 1, "mean", 4);
         end = fmax(end, mean);
@@ -513,6 +520,13 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
             ib__strlcpy(label, error, sizeof label);
     }
     ib__svg_text(b, ib__plot_px(plot, end) + 8, ib__plot_py(plot, y) + 4, "start", "row-error", label);
+}
+
+/* The TF32 row shows strict fp32 (the reference ran in TF32). */
+static bool strict_shown(const ib_pitfalls_result *r)
+{
+    const ib_pitfall_row *row = &r->rows[IB_PITFALL_TF32];
+    return row_measured(row) && !strcmp(row->math, "fp32");
 }
 
 static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
@@ -548,10 +562,14 @@ static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scal
     for (size_t i = 0; i < n; i++)
         pitfalls_chart_row(b, &plot, shown[i], correct, (double)(n - i) - 0.5, scale);
     ib__svg_end(b);
-    ib__sbuf_printf(b, "<figcaption>Bars: each method's median; <span class=\"key-mean\">&#9679;</span> "
-                       "its mean (what code that averages its timings prints); <span "
-                       "class=\"key-spread\">&#9472;</span> where a single run lands around the correct "
-                       "median (5th to 95th percentile).</figcaption>\n</figure>\n");
+    ib__sbuf_printf(b,
+                    "<figcaption>Bars: each method's median; <span class=\"key-mean\">&#9679;</span> "
+                    "its mean (what code that averages its timings prints); <span "
+                    "class=\"key-spread\">&#9472;</span> where a single run lands around the correct "
+                    "median (5th to 95th percentile)%s.</figcaption>\n</figure>\n",
+                    strict_shown(r) ? "; the grey bar: strict fp32, what the label fp32 promises, beside a "
+                                      "reference that ran in TF32"
+                                    : "");
 }
 
 char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_info *info)
