@@ -119,8 +119,9 @@ enum {
 
 typedef struct cli_command {
     const char *name;
-    const char *usage; /* the arguments, "MODEL [options]" */
-    const char *summary;
+    const char *usage;   /* the arguments, "MODEL [options]" */
+    const char *brief;   /* one whole sentence on one line: inferbench --help */
+    const char *summary; /* the long help, at the head of COMMAND --help */
     unsigned groups;
     int (*run)(cli_args *a);
 } cli_command;
@@ -136,6 +137,29 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
  * device a model opened on does not use (CUDA-only options on the CPU).
  * Called once the device is known, before anything is measured. */
 bool cli_options_fit_device(const cli_args *a, ib_device_kind device);
+
+/* Devices in refusals (cli/devices.c). The wording is made from a list of
+ * device names, names[0..n) (CUDA's order), so that tests script it:
+ * "1 (0: NVIDIA H200)", or "none" when n is 0. */
+#define CLI_MAX_DEVICES_LISTED 64 /* as many as ib_cuda_devices counts */
+#define CLI_DEVICES_TEXT 1024
+void cli_describe_devices(char *buf, size_t cap, const char (*names)[IB_DEVICE_NAME_LEN], size_t n);
+/* Whether device_id names none of the n devices: then true, with "there
+ * is no CUDA device 7: this machine has 1 (0: NVIDIA H200)" in buf. */
+bool cli_device_id_refusal(char *buf, size_t cap, int device_id, const char (*names)[IB_DEVICE_NAME_LEN],
+                           size_t n);
+/* Why a model runs on the CPU, for a CUDA-only option's refusal: the CPU
+ * was asked for (--device cpu), the machine has no CUDA device, or the
+ * backend ran it there although the machine has the n devices named. */
+void cli_cpu_reason(char *buf, size_t cap, bool cpu_asked, const char *backend,
+                    const char (*names)[IB_DEVICE_NAME_LEN], size_t n);
+/* The same for a's model on this machine's devices (ib_cuda_devices). */
+void cli_cpu_reason_here(const cli_args *a, char *buf, size_t cap);
+/* Before a model opens (or calibrate measures): a --device-id that names
+ * no device of this machine is refused, one line saying which devices
+ * there are (false); --device cpu and device 0 are left to the checks
+ * after the model opens. */
+bool cli_check_device_id(const cli_args *a);
 
 /* For tests: one line per option of the table,
  * "COMMAND<TAB>--NAME<TAB>ARG<TAB>yes|no", yes when cmd accepts it (ARG "-"

@@ -35,7 +35,7 @@ typedef struct candidates {
     size_t n;
     candidate c[IB_BEST_MAX_CANDIDATES];
     const char *labels[IB_BEST_MAX_CANDIDATES];
-    char skip_why[160];
+    char skip_why[CLI_DEVICES_TEXT + 256];
 } candidates;
 
 /* "fp16, graph, nhwc, heuristic": the math, then each raced option that is
@@ -124,8 +124,10 @@ static bool add_cuda_only_row(candidates *cs)
                                     : k == n ? " and "
                                              : ", ",
                                     cs->raced[i]->key);
-    snprintf(cs->skip_why + len, sizeof cs->skip_why - len, " appl%s to CUDA only: the model runs on the CPU",
-             n == 1 ? "ies" : "y");
+    char why[CLI_DEVICES_TEXT + 128];
+    cli_cpu_reason_here(cs->a, why, sizeof why);
+    snprintf(cs->skip_why + len, sizeof cs->skip_why - len, " appl%s to CUDA only: %s", n == 1 ? "ies" : "y",
+             why);
     c.skip = cs->skip_why;
     return add(cs, &c);
 }

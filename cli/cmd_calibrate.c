@@ -5,7 +5,7 @@ int cmd_calibrate(cli_args *a)
 {
     if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "calibrate takes no model");
     cli_outputs out;
-    if (!cli_outputs_prepare(&out, a, NULL)) return EXIT_BAD_INPUT;
+    if (!cli_check_device_id(a) || !cli_outputs_prepare(&out, a, NULL)) return EXIT_BAD_INPUT;
     a->cfg.cancel = &cli_cancel_flag;
     cli_progress_attach(&a->cfg, a->quiet);
     ib_calibration_result r;

@@ -29,7 +29,14 @@ int cmd_info(cli_args *a)
     cli_backend_names(backends, sizeof backends);
     printf("backends        %s (--backend; out of tree: plugin:PATH.so)\n", backends);
     if (!has_gpu) {
-        printf("gpu             none usable (measurements run on the CPU)\n");
+        /* A device index past the machine's: which devices there are. */
+        char names[CLI_MAX_DEVICES_LISTED][IB_DEVICE_NAME_LEN], line[CLI_DEVICES_TEXT + 64];
+        size_t n = ib_cuda_devices(names, CLI_MAX_DEVICES_LISTED);
+        if (n > 0 && cli_device_id_refusal(line, sizeof line, a->model_opts.device_id,
+                                           (const char(*)[IB_DEVICE_NAME_LEN])names, n))
+            printf("gpu             %s\n", line);
+        else
+            printf("gpu             none usable (measurements run on the CPU)\n");
         return EXIT_RUN_FAILED;
     }
     printf("gpu             %s (device %d)\n", env.gpu_name, a->model_opts.device_id);

@@ -134,6 +134,7 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
     s->max_batch = a->max_batch;
     s->run = a->cfg;
     s->run.cancel = &cli_cancel_flag;
+    cli_progress_attach(&s->run, a->quiet);
     return true;
 }
 

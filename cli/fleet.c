@@ -24,15 +24,8 @@ bool cli_fleet_wanted(const cli_args *a)
 /* CUDA devices usable here (0 without a GPU or a CUDA build). */
 static int count_gpus(void)
 {
-    ib_env *env = malloc(sizeof *env);
-    int n = 0;
-    bool has = env != NULL;
-    while (has && n < MAX_LOCAL_DEVICES) {
-        ib_env_probe(n, env, &has);
-        n += has;
-    }
-    free(env);
-    return n;
+    size_t n = ib_cuda_devices(NULL, 0);
+    return n < MAX_LOCAL_DEVICES ? (int)n : MAX_LOCAL_DEVICES;
 }
 
 /* --device auto resolved the way a single run resolves it; *count: the

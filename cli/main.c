@@ -16,63 +16,65 @@
 #include <string.h>
 
 static const cli_command commands[] = {
-    { "latency", "[MODEL] [options]",
+    { "latency", "[MODEL] [options]", "Latency of one forward pass as a distribution, timed correctly.",
       "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
       "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
       OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
           OPT_QUIET | OPT_SESSIONS | OPT_MATH | OPT_ACCURACY | OPT_FLEET,
       cmd_latency },
-    { "throughput", "[MODEL] [options]",
+    { "throughput", "[MODEL] [options]", "Best batch and inputs/s over the whole batch curve.",
       "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates "
       "timed back-to-back.",
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT |
           OPT_QUIET | OPT_MATH | OPT_ACCURACY | OPT_FLEET | OPT_SESSIONS,
       cmd_throughput },
-    { "pitfalls", "[MODEL] [options]",
+    { "pitfalls", "[MODEL] [options]", "What each classic timing mistake would report on this model.",
       "What each classic timing mistake would report on this model, next to the correct latency.\n"
       "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"
       "zero-filled input, TF32 taken for fp32.",
       OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
           OPT_QUIET | OPT_MATH | OPT_SESSIONS,
       cmd_pitfalls },
-    { "best", "[MODEL] [options]",
+    { "best", "[MODEL] [options]", "The fastest configuration that stays accurate.",
       "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and the options the\n"
       "backend declares to race (inferbench backends), raced at batch 1 and at the throughput peak, each\n"
       "judged against strict fp32 (docs/best.md).",
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
           OPT_ACCURACY | OPT_BEST,
       cmd_best },
-    { "calibrate", "[options]",
+    { "calibrate", "[options]", "The tool's own accuracy on kernels of known duration.",
       "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
       "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
       "the timer's resolution.",
       OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_QUIET, cmd_calibrate },
     { "compare", "BASELINE.json CANDIDATE.json [options]",
+      "Whether result B is really faster or slower than result A.",
       "Is B really faster or slower than A? Two results of latency --json compared statistically:\n"
       "the median's change with its 95% bootstrap CI, the Mann-Whitney U test, and a verdict\n"
       "(faster, slower, no change, inconclusive) against --threshold. Exit 3 with --fail-if-slower\n"
       "when B is slower.",
       OPT_COMPARE | OPT_JSON, cmd_compare },
-    { "serve", "[MODEL] [options]",
+    { "serve", "[MODEL] [options]", "Latency under load, and the highest rate that meets a target.",
       "Latency under load: requests arrive on a seeded schedule (open loop) and each one's latency runs\n"
       "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).",
-      OPT_MODEL | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_SERVE | OPT_DEVICES, cmd_serve },
-    { "info", "[--device-id N]",
+      OPT_MODEL | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SERVE | OPT_DEVICES, cmd_serve },
+    { "info", "[--device-id N]", "What this machine offers: runtimes, CPU, GPU, driver, clocks.",
       "What this machine offers: the backends' runtimes, CPU, GPU, driver, clocks. Exits 1 without a usable "
       "GPU.",
       OPT_DEVICE_ID, cmd_info },
-    { "backends", "", "List the backends --backend can name (plugins: --backend plugin:PATH.so).", 0,
-      cmd_backends },
-    { "convert", "MODEL --math fp16|bf16 -o FILE.onnx",
+    { "backends", "", "List the backends --backend can name.",
+      "List the backends --backend can name (plugins: --backend plugin:PATH.so).", 0, cmd_backends },
+    { "convert", "MODEL --math fp16|bf16 -o FILE.onnx", "Write the model converted to fp16 or bf16.",
       "Write the model converted to fp16 or bf16 (what --math fp16/bf16 measures; docs/precision.md).",
       OPT_MATH | OPT_EXPORT, cmd_convert },
-    { "zoo-list", "", "List the built-in models.", 0, cmd_zoo_list },
-    { "zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
-      cmd_zoo_export },
+    { "zoo-list", "", "List the built-in models.", "List the built-in models.", 0, cmd_zoo_list },
+    { "zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.",
+      "Write a built-in model as an ONNX file.", OPT_EXPORT, cmd_zoo_export },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
-/* One line per command whose name starts with prefix. */
+/* One line per command whose name starts with prefix: its brief, whole (the
+ * summary is the command's own --help). */
 static void list_commands(FILE *f, const char *prefix)
 {
     for (size_t i = 0; i < N_COMMANDS; i++) {
@@ -81,9 +83,7 @@ static void list_commands(FILE *f, const char *prefix)
         snprintf(name, sizeof name, "%s", commands[i].name);
         char *dash = strchr(name, '-'); /* zoo-list is typed "zoo list" */
         if (dash) *dash = ' ';
-        const char *nl = strchr(commands[i].summary, '\n');
-        fprintf(f, "  %-12s %.*s\n", name,
-                nl ? (int)(nl - commands[i].summary) : (int)strlen(commands[i].summary), commands[i].summary);
+        fprintf(f, "  %-12s %s\n", name, commands[i].brief);
     }
 }
 

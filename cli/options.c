@@ -581,22 +581,27 @@ static bool harmless_on_cpu(const option_def *d, const cli_args *a)
 bool cli_options_fit_device(const cli_args *a, ib_device_kind device)
 {
     if (device == IB_DEVICE_CUDA) return true;
+    /* Why the CPU (asked for, no GPU here, or the backend's choice): said
+     * in every line below, worked out once one is needed. */
+    char why[CLI_DEVICES_TEXT + 128] = "";
     const cli_alias *al;
     for (size_t i = 0; (al = cli_alias_get(i)); i++) {
         if (!(a->aliases_given >> i & 1u) || !(al->decl->flags & IB_OPTION_CUDA_ONLY)) continue;
+        cli_cpu_reason_here(a, why, sizeof why);
         cli_progress_clear();
-        fprintf(stderr, "inferbench: --%s applies to CUDA only: the model runs on the CPU\n", al->decl->flag);
+        fprintf(stderr, "inferbench: --%s applies to CUDA only: %s\n", al->decl->flag, why);
         return false;
     }
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_def *d = &options[i];
         if (d->device == ANY_DEVICE || !given_at(a, i)) continue;
+        if (!why[0]) cli_cpu_reason_here(a, why, sizeof why);
         if (harmless_on_cpu(d, a)) {
-            cli_warn("--%s has no effect: the model runs on the CPU", d->opt.name);
+            cli_warn("--%s has no effect: %s", d->opt.name, why);
             continue;
         }
         cli_progress_clear();
-        fprintf(stderr, "inferbench: --%s applies to CUDA only: the model runs on the CPU\n", d->opt.name);
+        fprintf(stderr, "inferbench: --%s applies to CUDA only: %s\n", d->opt.name, why);
         return false;
     }
     return true;

@@ -39,8 +39,11 @@ static void format_step(const ib_progress *p, char *out, size_t size)
 {
     out[0] = '\0';
     if (p->phase == IB_PHASE_BATCH_PROBE || p->step == 0) return;
-    char batch[32] = "";
-    if (p->batch > 1) snprintf(batch, sizeof batch, ", batch %lld", (long long)p->batch);
+    char batch[48] = "";
+    if (p->rate > 0) /* serve: the rate, not the batch of a request */
+        snprintf(batch, sizeof batch, ", %.4g requests/s", p->rate);
+    else if (p->batch > 1)
+        snprintf(batch, sizeof batch, ", batch %lld", (long long)p->batch);
     const char *name = p->step_name ? p->step_name : "";
     if (p->steps > 0)
         snprintf(out, size, "[%lld/%lld %s%s] ", (long long)p->step, (long long)p->steps, name, batch);
@@ -56,8 +59,8 @@ static void format_phase(const ib_progress *p, char *out, size_t size)
     else if (p->phase == IB_PHASE_COLD_RUN)
         snprintf(out, size, "%s", ib_phase_name(p->phase));
     else if (p->total > 0)
-        snprintf(out, size, "%s %lld/%lld runs", ib_phase_name(p->phase), (long long)p->done,
-                 (long long)p->total);
+        snprintf(out, size, "%s %lld/%lld %s", ib_phase_name(p->phase), (long long)p->done,
+                 (long long)p->total, p->phase == IB_PHASE_SERVING ? "requests" : "runs");
     else
         snprintf(out, size, "%s %lld runs", ib_phase_name(p->phase), (long long)p->done);
 }

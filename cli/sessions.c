@@ -442,10 +442,13 @@ ib_status cli_run_candidate_session(const cli_args *a, const char *dir, size_t k
 
 int cli_run_sessions(cli_args *a, ib_result_kind command)
 {
-    if (!inputs_repeatable(a)) return EXIT_BAD_INPUT;
+    if (!inputs_repeatable(a) || !cli_check_device_id(a)) return EXIT_BAD_INPUT;
     /* Each session checks again, with its own context (and refuses the
-     * option on the CPU). */
-    int idle = a->model_opts.device == IB_DEVICE_CPU ? EXIT_OK : cli_require_idle_gpu(a, false);
+     * option on the CPU, saying why: also where --device auto finds no
+     * GPU, which NVML here could only answer with its own absence). */
+    bool cpu = a->model_opts.device == IB_DEVICE_CPU ||
+               (a->model_opts.device == IB_DEVICE_AUTO && ib_cuda_devices(NULL, 0) == 0);
+    int idle = cpu ? EXIT_OK : cli_require_idle_gpu(a, false);
     if (idle != EXIT_OK) return idle;
     cli_outputs out;
     int code = cli_prepare_outputs(a, &out);

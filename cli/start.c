@@ -9,7 +9,9 @@ int cli_start(const cli_args *a, cli_outputs *out, ib_workload **w)
     *w = NULL;
     int code = cli_prepare_outputs(a, out);
     if (code != EXIT_OK) return code;
-    code = cli_open_workload(a, w);
+    /* A device that is not there is named before the model opens: --device
+     * auto would otherwise fall back to the CPU and blame the option. */
+    code = cli_check_device_id(a) ? cli_open_workload(a, w) : EXIT_BAD_INPUT;
     /* --device auto is resolved now: CUDA-only options are judged here. */
     if (code == EXIT_OK && cli_options_fit_device(a, ib_workload_get_info(*w)->device)) return EXIT_OK;
     cli_outputs_abort(out);

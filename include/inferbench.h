@@ -363,6 +363,13 @@ typedef struct ib_env {
  * whether a usable CUDA GPU was found. Never fails. */
 void ib_env_probe(int device_id, ib_env *env, bool *has_gpu);
 
+/* The usable CUDA devices, in CUDA's order (device 0 first): returns how
+ * many there are (0 without a GPU, a driver or a CUDA build) and puts the
+ * names of the first cap of them into names (NULL with cap 0: the count
+ * alone). Never fails. */
+#define IB_DEVICE_NAME_LEN 128
+size_t ib_cuda_devices(char (*names)[IB_DEVICE_NAME_LEN], size_t cap);
+
 /* The compute processes other than this one that NVML lists on CUDA device
  * device_id, at most cap into out; *n how many were seen (it may exceed
  * cap). self_on_gpu: this process holds a context there, so when NVML lists
@@ -441,10 +448,11 @@ typedef enum ib_phase {
     IB_PHASE_WARMUP,
     IB_PHASE_SAMPLING,     /* timed runs, one at a time */
     IB_PHASE_BACK_TO_BACK, /* throughput: runs timed back-to-back */
-    IB_PHASE_BATCH_PROBE   /* throughput: does a batch fit? */
+    IB_PHASE_BATCH_PROBE,  /* throughput: does a batch fit? */
+    IB_PHASE_SERVING       /* serve: requests of one rate (done, total: requests) */
 } ib_phase;
 
-/* "cold run", "warm-up", "sampling", "back-to-back", "probe". */
+/* "cold run", "warm-up", "sampling", "back-to-back", "probe", "serving". */
 const char *ib_phase_name(ib_phase phase);
 
 typedef struct ib_progress {
@@ -461,6 +469,8 @@ typedef struct ib_progress {
                               points); 0 when none */
     const char *step_name; /* "candidate", a pitfall row's name, "spin 50 us";
                               NULL when none. Valid during the call only. */
+    double rate;           /* serve: the step's offered rate, requests/s; 0
+                              otherwise (a closed loop, another command) */
 } ib_progress;
 
 /* Called between runs, never inside a timed region: at each phase's start
@@ -675,8 +685,9 @@ typedef enum ib_pitfall {
     IB_PITFALL_NO_WARMUP,     /* fresh session, first runs included */
     IB_PITFALL_SINGLE_SAMPLE, /* one run taken as the answer */
     IB_PITFALL_ZERO_INPUT,    /* the correct method on zero-filled inputs */
-    IB_PITFALL_TF32,          /* TF32 taken for fp32: the runtime's default on
-                                 GPUs that have TF32, against TF32 off */
+    IB_PITFALL_TF32,          /* TF32 taken for fp32: the arithmetic the correct
+                                 row did not use (strict fp32 when it ran in TF32,
+                                 the runtime's default; TF32 when it was strict) */
     IB_PITFALL_COUNT
 } ib_pitfall;
 
@@ -694,10 +705,15 @@ typedef struct ib_pitfall_row {
     double single_p5_pct, single_p95_pct; /* 5th..95th percentile of one-run
                                              error, percent */
     double single_off_5pct;               /* share of single runs off by > 5% */
-    /* TF32 only: the median with TF32 off (stats: on; error_pct: on against
-       off), and what TF32 changes in the outputs against TF32 off. */
+    /* TF32 only: its stats are of the arithmetic the correct row did not
+       use (math: "fp32" when the reference ran in TF32, else "tf32"), so
+       that error_pct is against the correct median as in every other row;
+       the medians with TF32 off and on, both measured here in fresh
+       sessions, and what TF32 changes in the outputs against TF32 off. */
     double tf32_off_median_ms;
     double tf32_max_abs_error, tf32_max_rel_error;
+    double tf32_on_median_ms;
+    char math[8];
 } ib_pitfall_row;
 
 typedef struct ib_pitfalls_result {
@@ -710,6 +726,11 @@ typedef struct ib_pitfalls_result {
                            timing), for the interval across sessions;
                            owned: ib_pitfalls_result_free */
     size_t n_correct;
+    /* The arithmetic of the correct row, the reference of every row: "tf32",
+       "fp32", "fp16", "bf16" ("" when the backend does not say), and
+       whether it is the runtime's default rather than asked for. */
+    char reference_math[8];
+    bool reference_math_default;
 } ib_pitfalls_result;
 
 /* Frees what r owns (the correct row's samples); NULL is fine. */

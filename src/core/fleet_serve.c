@@ -122,6 +122,7 @@ static ib_status share(const ib_serve_config *host, size_t d, size_t n, device_r
 {
     out->cfg = *host;
     out->cfg.on_request = NULL; /* one device's hand-over, from every thread at once: not in a fleet */
+    if (d > 0) out->cfg.run.progress = NULL; /* one progress line: the first device's */
     out->cfg.seed = host->seed + d;
     for (size_t i = 0; i < host->n_rates; i++) out->rates[i] = host->rates[i] / (double)n;
     out->cfg.rates = host->n_rates ? out->rates : NULL;

@@ -11,6 +11,7 @@ const char *ib_phase_name(ib_phase phase)
     case IB_PHASE_SAMPLING: return "sampling";
     case IB_PHASE_BACK_TO_BACK: return "back-to-back";
     case IB_PHASE_BATCH_PROBE: return "probe";
+    case IB_PHASE_SERVING: return "serving";
     }
     return "?";
 }
@@ -34,8 +35,14 @@ void ib__progress_step(ib__progress *pr, int64_t step, int64_t steps, const char
     pr->p.step = step;
     pr->p.steps = steps;
     pr->p.batch = batch;
+    pr->p.rate = 0;
     ib__strlcpy(pr->step_name, name ? name : "", sizeof pr->step_name);
     pr->p.step_name = name ? pr->step_name : NULL;
+}
+
+void ib__progress_rate(ib__progress *pr, double rate)
+{
+    if (pr->fn) pr->p.rate = isfinite(rate) && rate > 0 ? rate : 0;
 }
 
 static void report(ib__progress *pr, double now)

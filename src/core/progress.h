@@ -28,6 +28,10 @@ void ib__progress_init(ib__progress *pr, const ib_config *cfg, const ib_workload
  * batch. */
 void ib__progress_step(ib__progress *pr, int64_t step, int64_t steps, const char *name, int64_t batch);
 
+/* serve: the offered rate of the step named last (requests/s; NaN or 0:
+ * none, a closed loop). */
+void ib__progress_rate(ib__progress *pr, double rate);
+
 /* A phase of total runs (0: not known) starts: reported at once. */
 void ib__progress_phase(ib__progress *pr, ib_phase phase, int64_t total);
 

@@ -8,6 +8,7 @@
 #include "core/serve.h"
 #include "workload/workload.h"
 #include "core/numeric.h"
+#include "core/progress.h"
 #include "core/stats.h"
 #include "env/env.h"
 #include "core/latency.h"
@@ -24,6 +25,10 @@
 #define MAX_HALVINGS 4
 /* Warm-up runs whose times give the service time (the latest ones kept). */
 #define IB__SERVE_WARMUP_CAP 1024
+/* Progress is reported while the first instance waits for a request due
+ * at least this far ahead: never while a request could be waiting for it
+ * (a rate's whole run is the timed region: its queueing counts). */
+#define PROGRESS_SLACK_MS 1.0
 
 void ib_serve_config_init(ib_serve_config *cfg)
 {
@@ -149,6 +154,8 @@ typedef struct server {
     double sample_t0;
     double warm_ms[2];
     double rate_ms[IB_SERVE_MAX_RATES][2];
+    ib__progress pr;              /* the caller's progress reports: touched by
+                                     the calling thread only (instance 0's) */
 } server;
 
 static ib_serve_copies copies_of(const ib_workload *w)
@@ -332,6 +339,7 @@ static ib_status warm_up(instance *in, const ib_serve_config *cfg, ib_serve_copi
         double ms[N_PARTS], start = now(in);
         IB_TRY(run_parts(in, copies, ms, err));
         host[n++ % IB__SERVE_WARMUP_CAP] = now(in) - start;
+        ib__progress_runs(&in->s->pr, (int64_t)n, run->warmup_max_ms);
     }
     size_t kept = n < IB__SERVE_WARMUP_CAP ? n : IB__SERVE_WARMUP_CAP;
     ib__sort(host, kept);
@@ -389,13 +397,25 @@ static ib_status make_schedule(server *s, double rate, size_t *n, ib_error *err)
     return IB_OK;
 }
 
+/* The requests of the rate taken so far, to the progress reports (rate
+ * limited by them). */
+static void report_served(server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    size_t taken = s->next;
+    pthread_mutex_unlock(&s->lock);
+    ib__progress_runs(&s->pr, (int64_t)taken, NAN);
+}
+
 /* Waits until the instance's clock reads t, looking at the cancel flag now
- * and then; false when cancelled. */
+ * and then, and reporting progress while the first instance is idle with
+ * time to spare; false when cancelled. */
 static bool wait_until(instance *in, double t)
 {
     const ib__clock *c = &in->w->clock;
     while (now(in) < t) {
         if (ib__cancelled(in->s->cfg->run.cancel)) return false;
+        if (in->index == 0 && t - now(in) >= PROGRESS_SLACK_MS) report_served(in->s);
         /* A clock without a wait (a backend that made its own) is read
          * until it gets there. */
         if (c->wait_until_ms) c->wait_until_ms(c->ctx, fmin(t, now(in) + CANCEL_POLL_MS));
@@ -669,6 +689,12 @@ static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_
     if (s->hooks) s->hooks->before_rate(s->hooks->user);
     if (st == IB_OK) {
         pt->scheduled = (int64_t)n;
+        bool list = s->cfg->n_rates > 0,
+             one = s->cfg->concurrency > 0 || s->cfg->arrivals == IB_ARRIVALS_TRACE;
+        ib__progress_step(&s->pr, one ? 0 : (int64_t)rate_index + 1, list ? (int64_t)s->cfg->n_rates : 0,
+                          "rate", s->cfg->request_batch);
+        ib__progress_rate(&s->pr, pt->offered_rate);
+        ib__progress_phase(&s->pr, IB_PHASE_SERVING, (int64_t)n);
         st = dispatch(s, n, pt, err);
         pt->partial = st != IB_OK;
         hand_over_requests(s, rate_index);
@@ -773,8 +799,13 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
     const ib_serve_config *cfg = s->cfg;
     ib_status st = IB_OK;
     s->warm_ms[0] = sample_now(s);
-    for (size_t i = s->n_inst; i-- > 0 && st == IB_OK;)
+    for (size_t i = s->n_inst; i-- > 0 && st == IB_OK;) {
+        bool several = s->n_inst > 1;
+        ib__progress_step(&s->pr, several ? (int64_t)(s->n_inst - i) : 0, several ? (int64_t)s->n_inst : 0,
+                          several ? "instance" : NULL, cfg->request_batch);
+        ib__progress_phase(&s->pr, IB_PHASE_WARMUP, 0);
         st = warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err);
+    }
     s->warm_ms[1] = sample_now(s);
     double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);
     if (s->hooks && !s->hooks->warmed(s->hooks->user, st, st == IB_OK ? &capacity : NULL)) return st;
@@ -873,6 +904,7 @@ ib_status ib__measure_serve_hooked(ib_workload *const *ws, size_t n_instances, c
     server s;
     st = server_open(&s, ws, n_instances, cfg, err);
     s.hooks = hooks;
+    ib__progress_init(&s.pr, &cfg->run, ws[0]);
     if (st == IB_OK) {
         start_sampling(&s, ws[0]);
         st = serve_all(&s, out, err);

@@ -311,7 +311,7 @@ char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
     cJSON_AddItemToObject(root, "steps_ms", steps);
     cJSON *rows = cJSON_AddArrayToObject(root, "candidates");
     for (size_t i = 0; i < r->n_rows; i++) cJSON_AddItemToArray(rows, row_json(&r->rows[i]));
-    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "env", ib__json_env(&r->env));
     return ib__json_finish(root);
 }

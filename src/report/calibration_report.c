@@ -69,7 +69,7 @@ char *ib_calibration_report_json(const ib_calibration_result *r, const ib_config
     for (size_t i = 0; i < r->n_points; i++) cJSON_AddItemToArray(pts, point_json(&r->points[i]));
     cJSON_AddItemToObject(root, "harness", point_json(&r->harness));
     ib__json_add_number(root, "timer_resolution_us", r->timer_resolution_us);
-    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);
 }

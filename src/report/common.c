@@ -125,51 +125,75 @@ cJSON *ib__json_array(const double *x, size_t n)
     return a;
 }
 
+/* Each IB_WARN_* bit: its key, its line, and whether it is a note. A
+ * warning says what is wrong with this measurement; a note is standing
+ * advice about the setup, true of every result of it whatever was
+ * measured (issue 28: a line on every result teaches people to skip the
+ * lines, and then they miss the one that matters). Notes are printed as
+ * "note:" lines and kept in the documents' "notes", apart from their
+ * "warnings"; compare and the sessions read the bits from both. */
 static const struct {
     unsigned bit;
     const char *key;
     const char *text;
+    bool note;
 } warning_texts[] = {
-    { IB_WARN_THROTTLED, "throttled", "the GPU throttled during the run (power, thermal or slowdown)" },
-    { IB_WARN_CLOCK_DROP, "clock_drop", "the SM clock dropped by more than 10% during the run" },
+    { IB_WARN_THROTTLED, "throttled", "the GPU throttled during the run (power, thermal or slowdown)",
+      false },
+    { IB_WARN_CLOCK_DROP, "clock_drop", "the SM clock dropped by more than 10% during the run", false },
     { IB_WARN_LOW_POWER_START, "low_power_start",
-      "the GPU was in a low-power state at the start (warm-up should have raised it)" },
-    { IB_WARN_HIGH_CV, "high_cv", "the coefficient of variation is above 5%: the timings are noisy" },
-    { IB_WARN_FEW_SAMPLES, "few_samples", "fewer than 30 samples: the statistics are weak" },
-    { IB_WARN_BIMODAL, "bimodal", "the samples form two clusters: look at the distribution, not the mean" },
-    { IB_WARN_NOT_STEADY, "not_steady", "warm-up reached its time cap before the timings were steady" },
+      "the GPU was in a low-power state at the start (warm-up should have raised it)", false },
+    { IB_WARN_HIGH_CV, "high_cv", "the coefficient of variation is above 5%: the timings are noisy", false },
+    { IB_WARN_FEW_SAMPLES, "few_samples", "fewer than 30 samples: the statistics are weak", false },
+    { IB_WARN_BIMODAL, "bimodal", "the samples form two clusters: look at the distribution, not the mean",
+      false },
+    { IB_WARN_NOT_STEADY, "not_steady", "warm-up reached its time cap before the timings were steady",
+      false },
     { IB_WARN_PRECISION_NOT_MET, "precision_not_met",
-      "the precision target was not met within the run or time cap" },
+      "the precision target was not met within the run or time cap", false },
     { IB_WARN_HOST_BOUND, "host_bound",
       "host-bound: the GPU waited for the host (runs as they are read more than with their launch held, "
       "beyond both intervals): the figure follows the host's speed; replay the run from one graph, or "
-      "--exclude-launch (exclude_launch=True) for the device's part alone" },
+      "--exclude-launch (exclude_launch=True) for the device's part alone",
+      false },
     { IB_WARN_SESSION_DEPENDENT, "session_dependent",
-      "the runtime chose its kernels in this session: another session may differ by more than this "
-      "interval; use --sessions" },
+      "this setup varies between sessions (the runtime picks its kernels in each process, or a launch-bound "
+      "run times the host): another session may differ by more than this interval; --sessions N gives an "
+      "interval across sessions",
+      true },
     { IB_WARN_SESSIONS_INCOMPLETE, "sessions_incomplete",
-      "not every session finished: the figures are of those that did" },
+      "not every session finished: the figures are of those that did", false },
     { IB_WARN_GPU_SHARED, "gpu_shared",
-      "other processes used this GPU during the measurement: the figures include their interference" },
+      "other processes used this GPU during the measurement: the figures include their interference", false },
     { IB_WARN_CPU_BUSY, "cpu_busy",
-      "the machine was busy with other work during the measurement: the figures include its interference" },
+      "the machine was busy with other work during the measurement: the figures include its interference",
+      false },
 };
+#define N_WARNING_TEXTS (sizeof warning_texts / sizeof warning_texts[0])
 
-cJSON *ib__json_warnings(unsigned warnings)
+/* The keys of the bits set, warnings or notes alone. */
+static cJSON *json_keys(unsigned bits, bool notes)
 {
     cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0]; i++)
-        if (warnings & warning_texts[i].bit)
+    for (size_t i = 0; i < N_WARNING_TEXTS; i++)
+        if ((bits & warning_texts[i].bit) && warning_texts[i].note == notes)
             cJSON_AddItemToArray(a, cJSON_CreateString(warning_texts[i].key));
     return a;
 }
 
-size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, size_t cap)
+void ib__json_add_warnings(cJSON *o, unsigned bits)
+{
+    cJSON_AddItemToObject(o, "warnings", json_keys(bits, false));
+    cJSON_AddItemToObject(o, "notes", json_keys(bits, true));
+}
+
+size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, bool *notes, size_t cap)
 {
     size_t n = 0;
-    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0] && n < cap; i++)
+    for (size_t i = 0; i < N_WARNING_TEXTS && n < cap; i++)
         if (warnings & warning_texts[i].bit) {
             keys[n] = warning_texts[i].key;
+            notes[n] = warning_texts[i].note;
             texts[n++] = warning_texts[i].text;
         }
     return n;
@@ -181,10 +205,16 @@ unsigned ib__json_warning_bits(const cJSON *array)
     const cJSON *v;
     cJSON_ArrayForEach(v, array)
     {
-        for (size_t i = 0; cJSON_IsString(v) && i < sizeof warning_texts / sizeof warning_texts[0]; i++)
+        for (size_t i = 0; cJSON_IsString(v) && i < N_WARNING_TEXTS; i++)
             if (!strcmp(v->valuestring, warning_texts[i].key)) bits |= warning_texts[i].bit;
     }
     return bits;
+}
+
+unsigned ib__json_result_warning_bits(const cJSON *doc)
+{
+    return ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(doc, "warnings")) |
+           ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(doc, "notes"));
 }
 
 /* "N other processes used this GPU during the measurement: PID name, ...;
@@ -208,8 +238,8 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
                         ib_status_str(stop_status));
     if (env->gpu_name[0] && !env->nvml_available && env->nvml_note[0])
         ib__sbuf_printf(b, "note: %s\n", env->nvml_note);
-    for (size_t i = 0; i < sizeof warning_texts / sizeof warning_texts[0]; i++) {
-        if (!(warnings & warning_texts[i].bit)) continue;
+    for (size_t i = 0; i < N_WARNING_TEXTS; i++) {
+        if (!(warnings & warning_texts[i].bit) || warning_texts[i].note) continue;
         if (warning_texts[i].bit == IB_WARN_GPU_SHARED && env->n_other_gpu_processes > 0)
             text_gpu_shared(b, env);
         else if (warning_texts[i].bit == IB_WARN_CPU_BUSY && isfinite(env->other_cpu_cores))
@@ -220,6 +250,9 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
         else
             ib__sbuf_printf(b, "warning: %s\n", warning_texts[i].text);
     }
+    for (size_t i = 0; i < N_WARNING_TEXTS; i++)
+        if ((warnings & warning_texts[i].bit) && warning_texts[i].note)
+            ib__sbuf_printf(b, "note: %s\n", warning_texts[i].text);
 }
 
 static cJSON *gpu_sample_json(const ib_gpu_sample *s)

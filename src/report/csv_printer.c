@@ -93,7 +93,7 @@ static char *pitfalls_csv(const ib_result *res)
     const ib_pitfalls_result *r = res->pitfalls;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,device,batch,options,method,applies,status,n,median_ms,p99_ms,mean_ms,std_ms,"
-                        "error_pct" EOL);
+                        "error_pct,math" EOL);
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *row = &r->rows[i];
         bool measured = row->applies && row->stats.n > 0;
@@ -107,6 +107,8 @@ static char *pitfalls_csv(const ib_result *res)
         ib__csv_number(&b, measured ? row->stats.mean : NAN);
         ib__csv_number(&b, measured ? row->stats.std : NAN);
         ib__csv_number(&b, measured && i != IB_PITFALL_CORRECT ? row->error_pct : NAN);
+        /* The arithmetic of the row's figures: the reference's, but the TF32 row's own. */
+        ib__csv_text_cell(&b, measured ? ib__pitfall_math(r, row) : "");
         ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);

@@ -152,7 +152,7 @@ cJSON *ib__fleet_json_worker(const ib_fleet_worker *w)
     cJSON_AddNumberToObject(gpu, "max_temperature_c", w->max_temperature_c);
     ib__json_add_number(gpu, "mean_power_w", w->mean_power_w);
     cJSON_AddNumberToObject(gpu, "throttle_reasons", (double)w->throttle_reasons);
-    cJSON_AddItemToObject(o, "warnings", ib__json_warnings(w->warnings));
+    ib__json_add_warnings(o, w->warnings);
     cJSON_AddStringToObject(o, "samples_kept", w->n_kept < w->n ? "reservoir" : "all");
     cJSON_AddItemToObject(o, "samples_ms", ib__json_array(w->kept_ms, w->n_kept));
     return o;

@@ -40,7 +40,8 @@ static const char *const css =
     "svg .pt-sync{fill:#fff;stroke:#ef6c00;stroke-width:1.5}\n"
     "svg text.mark{fill:#222;font-weight:bold}\n"
     ".key-b2b{color:#1f77b4;font-weight:bold}.key-sync{color:#ef6c00;font-weight:bold}\n"
-    "svg .bar-correct{fill:#66bb6a}svg .bar-wrong{fill:#e57373}svg .mean{fill:#222}\n"
+    "svg .bar-correct{fill:#66bb6a}svg .bar-wrong{fill:#e57373}svg .bar-strict{fill:#90a4ae}svg "
+    ".mean{fill:#222}\n"
     "svg line.spread{stroke:#ef6c00;stroke-width:3}svg line.correct{stroke:#2e7d32;stroke-width:1.5}\n"
     "svg text.correct{fill:#2e7d32}svg text.row-label{fill:#222}svg text.row-error{fill:#444}\n"
     "td.text,th.text{text-align:left}\n"
@@ -101,29 +102,47 @@ static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *e
     free(machine_text);
 }
 
-/* The text report's closing lines (partial, notes, warnings) as a list:
- * the same words in both reports. */
+/* The footer's lines that are notes ("note: ...", want_notes) or the
+ * others, as the items of a list headed title; otherwise (none) after the
+ * heading, or nothing without one. */
+static void footer_list(ib__sbuf *b, const char *footer, bool want_notes, const char *title,
+                        const char *otherwise)
+{
+    ib__sbuf items = { 0 };
+    for (const char *line = footer; line && *line;) {
+        const char *end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        if (!strncmp(line, "note: ", 6) == want_notes) {
+            ib__sbuf item = { 0 };
+            ib__sbuf_printf(&item, "%.*s", len, line);
+            ib__sbuf_printf(&items, "<li%s>", strncmp(line, "PARTIAL", 7) ? "" : " class=\"partial\"");
+            ib__xml_escape(&items, item.data ? item.data : "");
+            ib__sbuf_printf(&items, "</li>\n");
+            if (item.failed) items.failed = true;
+            free(item.data);
+        }
+        line = end ? end + 1 : NULL;
+    }
+    if (items.failed) b->failed = true;
+    if (items.len > 0)
+        ib__sbuf_printf(b, "<h2>%s</h2>\n<ul class=\"%s\">\n%s</ul>\n", title,
+                        want_notes ? "notes" : "warnings", items.data);
+    else if (otherwise)
+        ib__sbuf_printf(b, "<h2>%s</h2>\n%s", title, otherwise);
+    free(items.data);
+}
+
+/* The text report's closing lines as lists, the same words in both
+ * reports: the warnings (PARTIAL too), then the notes, standing advice
+ * about the setup, under their own heading when there are any. */
 static void page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
 {
-    ib__sbuf notes = { 0 };
-    ib__text_footer(&notes, partial, stop_status, env, warnings);
-    if (notes.failed) b->failed = true;
-    ib__sbuf_printf(b, "<h2>Warnings</h2>\n");
-    if (notes.len == 0) {
-        ib__sbuf_printf(b, "<p>none</p>\n");
-    } else {
-        ib__sbuf_printf(b, "<ul class=\"warnings\">\n");
-        for (char *line = notes.data; line && *line;) {
-            char *end = strchr(line, '\n');
-            if (end) *end = '\0';
-            ib__sbuf_printf(b, "<li%s>", strncmp(line, "PARTIAL", 7) ? "" : " class=\"partial\"");
-            ib__xml_escape(b, line);
-            ib__sbuf_printf(b, "</li>\n");
-            line = end ? end + 1 : NULL;
-        }
-        ib__sbuf_printf(b, "</ul>\n");
-    }
-    free(notes.data);
+    ib__sbuf footer = { 0 };
+    ib__text_footer(&footer, partial, stop_status, env, warnings);
+    if (footer.failed) b->failed = true;
+    footer_list(b, footer.data, false, "Warnings", "<p>none</p>\n");
+    footer_list(b, footer.data, true, "Notes", NULL);
+    free(footer.data);
 }
 
 /* The whole text report, escaped: every figure it prints is on the page. */
@@ -480,8 +499,14 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
         end = row->stats.p50 * scale;
         const char *what = row->kind == IB_PITFALL_CORRECT ? "correct median" : "median";
         snprintf(label, sizeof label, "%s %.4g", what, end);
+        /* Strict fp32 beside a TF32 reference is no mistake's figure: what
+         * the label fp32 promises, in grey. */
+        bool strict = row->kind == IB_PITFALL_TF32 && !strcmp(row->math, "fp32");
         ib__svg_hbar(b, plot, y - 0.3, y + 0.3, end,
-                     row->kind == IB_PITFALL_CORRECT ? "bar-correct" : "bar-wrong", label);
+                     row->kind == IB_PITFALL_CORRECT ? "bar-correct"
+                     : strict                        ? "bar-strict"
+                                                     : "bar-wrong",
+                     label);
         double mean = row->stats.mean * scale;
         ib__svg_points(b, plot, &mean, &y, 1, "mean", 4);
         end = fmax(end, mean);
@@ -495,6 +520,13 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
             ib__strlcpy(label, error, sizeof label);
     }
     ib__svg_text(b, ib__plot_px(plot, end) + 8, ib__plot_py(plot, y) + 4, "start", "row-error", label);
+}
+
+/* The TF32 row shows strict fp32 (the reference ran in TF32). */
+static bool strict_shown(const ib_pitfalls_result *r)
+{
+    const ib_pitfall_row *row = &r->rows[IB_PITFALL_TF32];
+    return row_measured(row) && !strcmp(row->math, "fp32");
 }
 
 static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
@@ -514,7 +546,7 @@ static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scal
     /* Rows from the top, one unit apart; no y ticks: the names label them.
      * Room on the right for the figures at the bars' ends. */
     ib__axis rows = { 0, (double)n, 1, 0, 0, false };
-    ib__plot plot = { 900, 76 + 44 * (double)n, 150, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10),
+    ib__plot plot = { 900, 76 + 44 * (double)n, 175, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10),
                       rows };
     char x_title[48], label[64];
     snprintf(x_title, sizeof x_title, "what the method reports, %s", unit);
@@ -523,16 +555,21 @@ static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scal
     ib__svg_axes(b, &plot, x_title, "");
     /* The correct median through every row, labelled above the frame. */
     double at = correct->stats.p50 * scale;
-    snprintf(label, sizeof label, "correct median %.4g %s", at, unit);
+    snprintf(label, sizeof label, "correct median %.4g %s%s%s", at, unit, r->reference_math[0] ? ", " : "",
+             r->reference_math);
     ib__svg_segment(b, &plot, at, 0, at, (double)n, "correct");
     ib__svg_text(b, ib__plot_px(&plot, at), plot.top - 8, "middle", "correct", label);
     for (size_t i = 0; i < n; i++)
         pitfalls_chart_row(b, &plot, shown[i], correct, (double)(n - i) - 0.5, scale);
     ib__svg_end(b);
-    ib__sbuf_printf(b, "<figcaption>Bars: each method's median; <span class=\"key-mean\">&#9679;</span> "
-                       "its mean (what code that averages its timings prints); <span "
-                       "class=\"key-spread\">&#9472;</span> where a single run lands around the correct "
-                       "median (5th to 95th percentile).</figcaption>\n</figure>\n");
+    ib__sbuf_printf(b,
+                    "<figcaption>Bars: each method's median; <span class=\"key-mean\">&#9679;</span> "
+                    "its mean (what code that averages its timings prints); <span "
+                    "class=\"key-spread\">&#9472;</span> where a single run lands around the correct "
+                    "median (5th to 95th percentile)%s.</figcaption>\n</figure>\n",
+                    strict_shown(r) ? "; the grey bar: strict fp32, what the label fp32 promises, beside a "
+                                      "reference that ran in TF32"
+                                    : "");
 }
 
 char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_info *info)
@@ -543,6 +580,10 @@ char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_inf
     const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT];
     page_head(&b, "pitfalls", info->model);
     page_meta(&b, info, &r->env, batch, "each method as it is usually written, next to the correct one");
+    char reference[IB__REFERENCE_TEXT_LEN];
+    ib__sbuf_printf(&b, "<p class=\"reference\">");
+    ib__xml_escape(&b, ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default));
+    ib__sbuf_printf(&b, "</p>\n");
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     const char *unit;
     double scale = ib__latency_unit(correct->stats.p50, &unit);

@@ -356,7 +356,7 @@ static ib_status read_document(const cJSON *root, const ib__legacy_result_keys *
     IB_TRY(read_environment(root, version, legacy, out, err));
     IB_TRY(read_runtime_options(root, version, legacy, out, err));
     IB_TRY(read_config(root, out, err));
-    out->warnings = ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(root, "warnings"));
+    out->warnings = ib__json_result_warning_bits(root);
     IB_TRY(read_primary_samples(root, out, err));
     return read_sessions(root, out, err);
 }

@@ -171,7 +171,7 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
         cJSON_AddNullToObject(samples, "device_ms");
     cJSON_AddItemToObject(samples, "host_ms", ib__json_array(r->host_ms, r->n));
     ib__json_accuracy(root, &r->accuracy);
-    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);
 }

@@ -55,14 +55,19 @@ static void title(ib__sbuf *b, const char *what, const ib_workload_info *info, i
     ib__sbuf_printf(b, "\n\n");
 }
 
-/* After the tables: PARTIAL and the warnings, a list item each. */
+/* After the tables: PARTIAL, the warnings and the notes, a list item each. */
 static void footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings)
 {
     const char *keys[IB__MAX_WARNINGS], *texts[IB__MAX_WARNINGS];
-    size_t n = ib__warning_list(warnings, keys, texts, IB__MAX_WARNINGS);
+    bool notes[IB__MAX_WARNINGS];
+    size_t n = ib__warning_list(warnings, keys, texts, notes, IB__MAX_WARNINGS);
     if (partial || n) ib__sbuf_printf(b, "\n");
     if (partial) ib__sbuf_printf(b, "- **partial**: stopped early (%s)\n", ib_status_str(stop_status));
-    for (size_t i = 0; i < n; i++) ib__sbuf_printf(b, "- warning: %s\n", texts[i]);
+    /* The warnings first, then the notes (standing advice), as the text. */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i++)
+            if (notes[i] == (pass == 1))
+                ib__sbuf_printf(b, "- %s: %s\n", pass ? "note" : "warning", texts[i]);
 }
 
 static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
@@ -119,6 +124,9 @@ static char *pitfalls_md(const ib_result *res)
     const ib_pitfalls_result *r = res->pitfalls;
     ib__sbuf b = { 0 };
     title(&b, "pitfalls", res->info, res->info->batch);
+    char reference[IB__REFERENCE_TEXT_LEN];
+    ib__md_cell(&b, ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default));
+    ib__sbuf_printf(&b, "\n\n");
     HEADER(&b, "lrrrrl", "method", "n", "median", "mean", "vs correct", "why it is wrong");
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *p = &r->rows[i];

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* JSON names of the rows, by ib_pitfall. */
 static const char *const kind_keys[IB_PITFALL_COUNT] = {
@@ -27,22 +28,44 @@ const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)
     return buf;
 }
 
+const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const char *math, bool math_default)
+{
+    const char *what = "reference arithmetic (the correct row's, every row's but the TF32 one)";
+    const char *dflt = math_default ? ", the runtime's default" : "";
+    if (!strcmp(math, "tf32"))
+        snprintf(buf, IB__REFERENCE_TEXT_LEN,
+                 "%s: TF32%s (float32 tensors, 10-bit mantissas in convolutions and matrix products)", what,
+                 dflt);
+    else if (!strcmp(math, "fp32"))
+        snprintf(buf, IB__REFERENCE_TEXT_LEN, "%s: strict fp32 (no TF32)%s", what, dflt);
+    else if (math[0])
+        snprintf(buf, IB__REFERENCE_TEXT_LEN, "%s: %s%s", what, math, dflt);
+    else
+        snprintf(buf, IB__REFERENCE_TEXT_LEN, "%s: the backend's own (it does not say which)", what);
+    return buf;
+}
+
+const char *ib__pitfall_math(const ib_pitfalls_result *r, const ib_pitfall_row *row)
+{
+    return row->math[0] ? row->math : r->reference_math;
+}
+
 static void text_row(ib__sbuf *b, const ib_pitfall_row *row)
 {
     if (!row->applies) {
-        ib__sbuf_printf(b, "%-20s N/A: %s\n", row->name, row->not_applicable);
+        ib__sbuf_printf(b, "%-22s N/A: %s\n", row->name, row->not_applicable);
         return;
     }
     if (row->stats.n == 0) {
-        ib__sbuf_printf(b, "%-20s not measured: %s\n", row->name, row->error);
+        ib__sbuf_printf(b, "%-22s not measured: %s\n", row->name, row->error);
         return;
     }
     char mean[32], std[32], median[32], error[32];
-    ib__sbuf_printf(b, "%-20s %7zu %10s %10s %10s %11s  %s\n", row->name, row->stats.n,
+    ib__sbuf_printf(b, "%-22s %7zu %10s %10s %10s %11s  %s\n", row->name, row->stats.n,
                     ib__fmt_ms(mean, row->stats.mean), ib__fmt_ms(std, row->stats.std),
                     ib__fmt_ms(median, row->stats.p50), ib__fmt_pitfall_error(error, row), row->why);
     if (row->status != IB_OK)
-        ib__sbuf_printf(b, "%-20s stopped early (%s): %s\n", "", ib_status_str(row->status), row->error);
+        ib__sbuf_printf(b, "%-22s stopped early (%s): %s\n", "", ib_status_str(row->status), row->error);
 }
 
 static void text_single_sample(ib__sbuf *b, const ib_pitfall_row *row)
@@ -67,14 +90,18 @@ static void text_no_warmup(ib__sbuf *b, const ib_pitfall_row *row, const ib_pitf
                     ib__fmt_ms(mean, row->stats.mean), (row->stats.mean / correct->stats.mean - 1) * 100);
 }
 
-/* What the silent default changes: time against TF32 off, and outputs. */
+/* What TF32 changes, both measured in the row (fresh sessions each): time
+ * against strict fp32, and outputs. */
 static void text_tf32(ib__sbuf *b, const ib_pitfall_row *row)
 {
-    if (!row->applies || row->stats.n == 0 || !isfinite(row->tf32_off_median_ms)) return;
+    if (!row->applies || row->stats.n == 0 || !(row->tf32_off_median_ms > 0)) return;
     char on[32], off[32];
     ib__sbuf_printf(
-        b, "TF32 taken for fp32: median %s with TF32 (the runtime's default), %s with it off (%+.1f%%)",
-        ib__fmt_ms(on, row->stats.p50), ib__fmt_ms(off, row->tf32_off_median_ms), row->error_pct);
+        b,
+        "TF32 against strict fp32 (each in a fresh session): median %s with TF32, %s strict (TF32 "
+        "%+.1f%%)",
+        ib__fmt_ms(on, row->tf32_on_median_ms), ib__fmt_ms(off, row->tf32_off_median_ms),
+        (row->tf32_on_median_ms / row->tf32_off_median_ms - 1) * 100);
     if (isfinite(row->tf32_max_abs_error))
         ib__sbuf_printf(b, "; outputs differ by up to %.3g (absolute), %.3g (relative)",
                         row->tf32_max_abs_error, row->tf32_max_rel_error);
@@ -88,10 +115,14 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
                     info->provider);
     ib__text_env(&b, &r->env);
     ib__text_runtime_options(&b, info);
+    ib__sbuf_printf(&b, "\n\nwhat each classic timing mistake would have reported, on this model in this "
+                        "session:\n");
+    char reference[IB__REFERENCE_TEXT_LEN];
     ib__sbuf_printf(&b,
-                    "\n\nwhat each classic timing mistake would have reported, on this model in this "
-                    "session:\n\n%-20s %7s %10s %10s %10s %11s  %s\n",
-                    "method", "n", "mean", "std", "median", "vs correct", "why");
+                    "%s\n\n%-22s %7s "
+                    "%10s %10s %10s %11s  %s\n",
+                    ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default), "method",
+                    "n", "mean", "std", "median", "vs correct", "why");
     for (int k = 0; k < IB_PITFALL_COUNT; k++) text_row(&b, &r->rows[k]);
     ib__sbuf_printf(&b, "\n");
     text_no_warmup(&b, &r->rows[IB_PITFALL_NO_WARMUP], &r->rows[IB_PITFALL_CORRECT]);
@@ -122,6 +153,8 @@ static cJSON *row_json(const ib_pitfall_row *row)
         ib__json_add_number(o, "single_off_5pct", row->single_off_5pct);
     }
     if (row->kind == IB_PITFALL_TF32) {
+        ib__json_add_string_or_null(o, "math", row->math);
+        ib__json_add_number(o, "tf32_on_median_ms", row->tf32_on_median_ms);
         ib__json_add_number(o, "tf32_off_median_ms", row->tf32_off_median_ms);
         ib__json_add_number(o, "tf32_max_abs_error", row->tf32_max_abs_error);
         ib__json_add_number(o, "tf32_max_rel_error", row->tf32_max_rel_error);
@@ -134,6 +167,8 @@ char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_inf
     cJSON *root = ib__json_document("inferbench.pitfalls/2", r->partial, r->stop_status, info);
     cJSON_AddNumberToObject(root, "batch", (double)info->batch);
     cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
+    ib__json_add_string_or_null(root, "reference_math", r->reference_math);
+    cJSON_AddBoolToObject(root, "reference_math_default", r->reference_math_default);
     cJSON *rows = cJSON_AddArrayToObject(root, "rows");
     for (int k = 0; k < IB_PITFALL_COUNT; k++) cJSON_AddItemToArray(rows, row_json(&r->rows[k]));
     /* The correct row's runs: a session's part of the two-level interval. */
@@ -141,7 +176,7 @@ char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_inf
         cJSON_AddItemToObject(cJSON_GetArrayItem(rows, IB_PITFALL_CORRECT), "samples_ms",
                               ib__json_array(r->correct_ms, r->n_correct));
     /* The correct row's warnings: its samples and the GPU's state. */
-    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);
 }

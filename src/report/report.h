@@ -41,11 +41,15 @@ cJSON *ib__json_config(const ib_config *cfg);
 cJSON *ib__json_env(const ib_env *env);
 cJSON *ib__json_workload(const ib_workload_info *info);
 cJSON *ib__json_array(const double *x, size_t n);
-cJSON *ib__json_warnings(unsigned warnings);
-/* The IB_WARN_* bits of warnings as their JSON keys ("high_cv") and
- * their text lines, at most cap of each; returns how many. */
+/* The IB_WARN_* bits of a result into o: "warnings" (what is wrong with
+ * this measurement) and "notes" (standing advice about the setup, such as
+ * session_dependent), each an array of keys. */
+void ib__json_add_warnings(cJSON *o, unsigned bits);
+/* The IB_WARN_* bits of warnings as their JSON keys ("high_cv"), their
+ * text lines and whether each is a note, at most cap of each; returns how
+ * many. */
 #define IB__MAX_WARNINGS 16
-size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, size_t cap);
+size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, bool *notes, size_t cap);
 /* "cuda", "cpu", "auto": a device as the documents spell it. */
 const char *ib__device_name(ib_device_kind d);
 /* The differences between two latency results compared (different
@@ -53,8 +57,13 @@ const char *ib__device_name(ib_device_kind d);
  * the order the reports list them; key as the JSON spells it. */
 void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *b,
                                void (*fn)(void *ctx, const char *key, const char *line), void *ctx);
-/* The IB_WARN_* bits a "warnings" array names (other entries ignored). */
+/* The IB_WARN_* bits a "warnings" (or "notes") array names (other entries
+ * ignored). */
 unsigned ib__json_warning_bits(const cJSON *array);
+/* The IB_WARN_* bits of a result document: its "warnings" and its "notes"
+ * (a document written before notes were kept apart has them all in
+ * "warnings"). */
+unsigned ib__json_result_warning_bits(const cJSON *doc);
 /* A document's opening keys: schema, partial and stop_reason; with info,
  * model, device and workload too. */
 cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status,
@@ -68,7 +77,8 @@ void ib__format_exact(char out[IB__EXACT_LEN], double v);
 char *ib__json_finish(cJSON *root);
 
 /* The closing lines of every text report: PARTIAL and why, a missing-NVML
- * note on a GPU, then the warnings, one per line, each "warning: ...". */
+ * note on a GPU, the warnings, one per line, each "warning: ...", then the
+ * notes, once each, "note: ...". */
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings);
 /* "NVIDIA H200 (driver 580.159, CUDA 13.0), RUNTIME VERSION PROVIDER": the
  * machine, then what environment.runtime names ("" parts left out). */
@@ -106,6 +116,15 @@ const char *ib__fmt_rate(char buf[32], double v);
 /* A pitfall row's "vs correct": "+12.3%", "+-4.5%" for the single sample
  * (a spread, not an offset), "-" for the correct row or without figures. */
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
+/* The line that names the arithmetic every pitfalls row is compared with
+ * (math, math_default: the correct row's): "reference arithmetic (...):
+ * TF32, the runtime's default (float32 tensors, 10-bit mantissas in
+ * convolutions and matrix products)", "...: strict fp32 (no TF32)", ... */
+#define IB__REFERENCE_TEXT_LEN 224
+const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const char *math, bool math_default);
+/* The arithmetic of row's figures: the TF32 row's own, the reference's for
+ * the others ("" when the backend does not say). */
+const char *ib__pitfall_math(const ib_pitfalls_result *r, const ib_pitfall_row *row);
 /* The unit of a latency table or plot given its median in ms: "us" below
  * 0.1 ms (microseconds read better there), else "ms". Returns that unit per
  * ms (1000 or 1). */

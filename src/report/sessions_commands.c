@@ -12,10 +12,10 @@
 
 /* Keys of a session's document that describe that session only. */
 static const char *const throughput_keys[] = {
-    "search", "sweep_ms", "curve",   "peak",        "knee",
-    "budget", "warnings", "partial", "stop_reason", "timer_resolution_ms"
+    "search",      "sweep_ms",           "curve", "peak", "knee", "budget", "warnings", "notes", "partial",
+    "stop_reason", "timer_resolution_ms"
 };
-static const char *const pitfalls_keys[] = { "rows", "warnings", "partial", "stop_reason" };
+static const char *const pitfalls_keys[] = { "rows", "warnings", "notes", "partial", "stop_reason" };
 
 /* What a command's sessions merge with: its schema and per-session keys,
  * and how its figures are made from the entries of sessions.runs. */
@@ -356,6 +356,13 @@ char *ib__sessions_report_text_doc(const char *doc)
     if (pitfalls)
         ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
     ib__sbuf_printf(&b, ", %zu sessions (each a fresh process)\n", k);
+    const char *math = cJSON_GetStringValue(cJSON_GetObjectItem(root, "reference_math"));
+    char reference[IB__REFERENCE_TEXT_LEN];
+    if (pitfalls && math) /* the first session's: each session's own arithmetic is the same */
+        ib__sbuf_printf(
+            &b, "%s\n",
+            ib__pitfalls_reference(reference, math,
+                                   cJSON_IsTrue(cJSON_GetObjectItem(root, "reference_math_default"))));
     if (pitfalls) text_methods(&b, figures, k);
     ib__sessions_text_table(&b, sessions);
     if (!pitfalls && isfinite(ib__json_num(sessions, "best_batch")))
@@ -365,7 +372,7 @@ char *ib__sessions_report_text_doc(const char *doc)
     const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(root, "stop_reason"));
     if (reason && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")))
         ib__sbuf_printf(&b, "PARTIAL: %s\n", reason);
-    ib__sessions_footer(&b, ib__json_warning_bits(cJSON_GetObjectItem(root, "warnings")));
+    ib__sessions_footer(&b, ib__json_result_warning_bits(root));
     cJSON_Delete(root);
     return ib__sbuf_finish(&b);
 }

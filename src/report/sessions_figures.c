@@ -96,8 +96,7 @@ static unsigned merged_warnings(const cJSON *runs, size_t measured, bool incompl
 {
     unsigned bits = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, runs) bits |=
-        ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(e, "warnings"));
+    cJSON_ArrayForEach(e, runs) bits |= ib__json_result_warning_bits(e);
     if (measured >= 2) bits &= ~(unsigned)IB_WARN_SESSION_DEPENDENT;
     if (incomplete) bits |= IB_WARN_SESSIONS_INCOMPLETE;
     return bits;
@@ -116,8 +115,8 @@ cJSON *ib__sessions_object(cJSON *base, const ib__sessions_count *c)
     if (c->incomplete)
         cJSON_AddStringToObject(base, "stop_reason", c->stop_reason ? c->stop_reason : "sessions incomplete");
     cJSON_DeleteItemFromObjectCaseSensitive(base, "warnings");
-    cJSON_AddItemToObject(base, "warnings",
-                          ib__json_warnings(merged_warnings(c->runs, c->measured, c->incomplete)));
+    cJSON_DeleteItemFromObjectCaseSensitive(base, "notes");
+    ib__json_add_warnings(base, merged_warnings(c->runs, c->measured, c->incomplete));
     return sessions;
 }
 

@@ -13,11 +13,18 @@
 
 /* Keys of a session's document that describe that session only: they move
  * into its entry of sessions.runs. */
-static const char *const per_session_keys[] = {
-    "cold_ms",   "cold_device_ms",     "warmup",   "latency_ms", "host_latency_ms",
-    "precision", "launch_overhead_ms", "warnings", "partial",    "stop_reason",
-    "samples"
-};
+static const char *const per_session_keys[] = { "cold_ms",
+                                                "cold_device_ms",
+                                                "warmup",
+                                                "latency_ms",
+                                                "host_latency_ms",
+                                                "precision",
+                                                "launch_overhead_ms",
+                                                "warnings",
+                                                "notes",
+                                                "partial",
+                                                "stop_reason",
+                                                "samples" };
 #define N_PER_SESSION (sizeof per_session_keys / sizeof per_session_keys[0])
 
 /* A session's parsed document and its primary samples. */

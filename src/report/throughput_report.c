@@ -252,7 +252,7 @@ char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload
     cJSON_AddItemToObject(root, "budget", budget_json(r));
     ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
     ib__json_accuracy(root, &r->accuracy);
-    cJSON_AddItemToObject(root, "warnings", ib__json_warnings(r->warnings));
+    ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);
 }

@@ -152,7 +152,7 @@ shape="--option shape=1x3x8x8"
   refused "a bad dtype" "dtype=int8: expected float32, float16 or bfloat16" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option dtype=int8 $fast
   refused "an unknown option" "aoti: unknown option 'tile'" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option tile=1 $fast
   refused "a batch on fixed shapes" "batch 8, but the shapes give 1" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --batch 8 $fast
-  refused "cuda_graph=yes on the CPU" "^inferbench: aoti: --option cuda_graph=yes needs a CUDA device: a CUDA graph replays GPU work, and this model would run on the CPU$" -- "$IB" latency "$TMP/m.pt2" --backend aoti $torch $shape --option cuda_graph=yes --option extract_dir="$unpack" $fast
+  refused "cuda_graph=yes on the CPU" "^inferbench: aoti: --option cuda_graph=yes needs a CUDA device: a CUDA graph replays GPU work, and this model would run on the CPU \(--device cpu\)$" -- "$IB" latency "$TMP/m.pt2" --backend aoti $torch $shape --option cuda_graph=yes --option extract_dir="$unpack" $fast
   refused "cuda_graph=maybe" "option cuda_graph=maybe: expected yes or no" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch $shape --option cuda_graph=maybe $fast
   refused "channels_last on a 2-D input" "channels_last needs 4-D inputs" -- "$IB" latency "$TMP/bare/model_cpu.so" --backend aoti $torch --option shape=4x5 --option channels_last=yes $fast
 }

@@ -112,6 +112,23 @@ make_models() {
   mkdir -p "$M" && "$gen" "$M" >/dev/null || { echo "FAIL make_bad_models $M"; exit 1; }
 }
 
+# progress_erased FILE REPORT: on_tty's FILE shows a progress line erased
+# before the report, which starts with the text REPORT: none drawn after it.
+progress_erased() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+t = open(sys.argv[1], "rb").read().decode()
+report = t.index(sys.argv[2])
+assert "\x1b[K" in t[:report] and t.rindex("\x1b[K") < report and t[:report].endswith("\r\x1b[K")
+PY
+}
+
+# no_progress FILE: on_tty's FILE holds no progress line: a terminal ends
+# lines with CR LF, so any other CR, or an escape, is one.
+no_progress() {
+  python3 -c 'import sys; t = open(sys.argv[1]).read().replace("\r\n", "\n"); sys.exit("\r" in t or "\x1b" in t)' "$1"
+}
+
 finish() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

@@ -82,8 +82,26 @@ refused "throughput --device cpu --flush-l2" "^inferbench: --flush-l2 applies to
 refused "pitfalls --device cpu --prefer-nhwc" "^inferbench: --prefer-nhwc applies to CUDA only" -- \
   "$IB" pitfalls zoo:mlp --device cpu --prefer-nhwc "${J[@]}"
 if ! "$IB" info >/dev/null 2>&1; then # no usable GPU: auto resolves to the CPU
-  refused "--device auto resolving to the CPU, --exclude-launch" "^inferbench: --exclude-launch applies to CUDA only: the model runs on the CPU$" -- \
+  # Said from the machine, not from the device auto fell back to (issue 28).
+  refused "--device auto resolving to the CPU, --exclude-launch" "^inferbench: --exclude-launch applies to CUDA only: the model runs on the CPU, as this machine has no CUDA device$" -- \
     "$IB" latency zoo:mlp "${J[@]}" --exclude-launch
+  refused "--device auto resolving to the CPU, --cuda-graph" "^inferbench: --cuda-graph needs the CUDA execution provider: the model would run on the CPU, as this machine has no usable CUDA device$" -- \
+    "$IB" latency zoo:mlp "${J[@]}" --cuda-graph
+  refused "--device auto, --sessions 2 --require-idle-gpu" "^inferbench: --require-idle-gpu applies to CUDA only: the model runs on the CPU, as this machine has no CUDA device$" -- \
+    "$IB" latency zoo:mlp "${J[@]}" --sessions 2 --require-idle-gpu --runs 5
+  refused "--device auto, fake backend, --flush-l2" "^inferbench: --flush-l2 applies to CUDA only: the model runs on the CPU, as this machine has no CUDA device$" -- \
+    "$IB" latency --backend fake "${J[@]}" --flush-l2
+  for cmd in "latency zoo:mlp" "latency zoo:mlp --device cuda" "throughput zoo:mlp" "pitfalls zoo:mlp" \
+    "serve zoo:mlp --rate 10" "best zoo:mlp" "calibrate" "latency zoo:mlp --sessions 2"; do
+    refused "$cmd --device-id 7 without a GPU" "^inferbench: there is no CUDA device 7: this machine has none$" -- \
+      "$IB" $cmd --device-id 7 "${J[@]}"
+  done
+  "$IB" info --device-id 7 >"$TMP/out" 2>&1
+  code=$?
+  if [ "$code" -eq 1 ]; then pass "info --device-id 7 without a GPU: exit 1"; else fail "info --device-id 7: exit $code"; fi
+  expect_grep "^gpu +none usable" "$TMP/out" "info: no GPU usable"
+  expect_exit 0 "--device-id 0 on auto without a GPU" -- "$IB" latency zoo:mlp --device-id 0 --runs 5 --warmup-runs 1 --warmup-ms 0 --no-steady
+  expect_grep "^inferbench: warning: --device-id has no effect: the model runs on the CPU, as this machine has no CUDA device$" "$TMP/err" "--device-id 0 on auto: warned, from the machine"
 fi
 
 # Harmless on the CPU: warned about once, then measured.

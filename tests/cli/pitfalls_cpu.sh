@@ -11,9 +11,11 @@ expect_grep "^copies included +N/A: the data already lives in host memory" "$TMP
 expect_grep "^no warm-up +50 " "$TMP/out" "the no warm-up row is measured on the CPU"
 expect_grep "^zero-filled input +50 " "$TMP/out" "the zero-filled input row is measured on the CPU"
 expect_grep "^TF32 taken for fp32 +N/A: the CPU has no TF32" "$TMP/out" "TF32: N/A on the CPU, with the reason"
+expect_grep "^reference arithmetic \(the correct row's, every row's but the TF32 one\): strict fp32 \(no TF32\), the runtime's default$" "$TMP/out" "the reference's arithmetic said"
 expect_grep "one run lands between -?[0-9.]+% and \+?-?[0-9.]+% of the median" "$TMP/out" "the single-sample line"
 
 json_check "$TMP/p.json" "d['schema'] == 'inferbench.pitfalls/2' and d['partial'] is False and isinstance(d['warnings'], list)" "json: schema, complete, warnings"
+json_check "$TMP/p.json" "d['reference_math'] == 'fp32' and d['reference_math_default'] is True and 'notes' in d" "json: the reference's arithmetic, the notes array"
 json_check "$TMP/p.json" "len(d['rows']) == 7 and [r['kind'] for r in d['rows']] == ['correct','host_no_sync','copies','no_warmup','single_sample','zero_input','tf32']" "json: 7 rows in order"
 json_check "$TMP/p.json" "all(not r['applies'] and r['not_applicable'] and r['stats'] is None for r in d['rows'] if r['kind'] in ('host_no_sync','copies'))" "json: no sync and copies do not apply"
 json_check "$TMP/p.json" "all(r['applies'] and r['status'] == 'ok' and r['stats']['n'] == 50 for r in d['rows'] if r['kind'] in ('correct','no_warmup','single_sample','zero_input'))" "json: the others measured, 50 runs each"

@@ -36,6 +36,8 @@ expect_exit 0 "pitfalls, 3 sessions" -- "$IB" pitfalls $M --runs 40 --sessions 3
 expect_grep "^correct +[0-9.e-]+ +95% CI \\[.*\\] ms \\(across sessions: both levels\\)" "$TMP/out" "text: the correct row's interval"
 expect_grep "^no warm-up +[0-9.e-]+ +[-+][0-9.]+%  [-+][0-9.]+% to [-+][0-9.]+%" "$TMP/out" "text: a wrong method's error and its range over sessions"
 json_check "$TMP/p.json" "d['schema'] == 'inferbench.pitfalls/2' and all(len(r['rows'][0]['samples_ms']) == 40 for r in d['sessions']['runs'])" "json: each session's correct runs"
+expect_grep "^reference arithmetic \(the correct row's, every row's but the TF32 one\): strict fp32 \(no TF32\), the runtime's default$" "$TMP/out" "text: the reference's arithmetic said across sessions"
+json_check "$TMP/p.json" "d['reference_math'] == 'fp32' and 'notes' in d and all('notes' in r for r in d['sessions']['runs'] if not r['failed'])" "json: the reference's arithmetic and the notes, merged"
 json_check "$TMP/p.json" "(lambda f: f['key'] == 'correct_median_ms' and f['interval'].endswith('which hold both levels') and f['ci95'][0] <= f['geomean'] <= f['ci95'][1] and f['within_sd_log'] is not None)(d['sessions']['figures'][0])" "json: the correct figure, two levels"
 json_check "$TMP/p.json" "all(f['interval'].endswith('one value each') for f in d['sessions']['figures'][1:])" "json: the other rows by sessions"
 expect_grep "^model,device,batch,session,exit_status,message,correct_median_ms," "$TMP/p.csv" "csv: pitfalls header"

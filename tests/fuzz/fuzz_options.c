@@ -21,6 +21,7 @@ static int no_run(cli_args *a)
 static const cli_command every_group = {
     "fuzz",
     "[MODEL] [options]",
+    "Every option group.",
     "every option group",
     OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
         OPT_THROUGHPUT | OPT_EXPORT | OPT_COMPARE | OPT_QUIET | OPT_MATH | OPT_ACCURACY,

@@ -41,9 +41,18 @@ expect_exit 0 "throughput --math fp16" -- "$IB" throughput $M --device cuda --ma
 json_check "$TMP/tp16.json" "d['accuracy']['math'] == 'fp16'" "throughput fp16 with accuracy"
 
 expect_exit 0 "pitfalls" -- "$IB" pitfalls $M --device cuda --runs 100 --quiet --json "$TMP/pit.json"
-expect_grep "^TF32 taken for fp32: median .* with TF32 \(the runtime's default\), .* with it off \([+-][0-9.]+%\); outputs differ by up to" "$TMP/out" "pitfalls: the TF32 line"
-json_check "$TMP/pit.json" "(lambda r: r['applies'] and r['stats']['n'] == 100 and r['tf32_off_median_ms'] > 0 and r['tf32_max_abs_error'] > 0)([r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json: the TF32 row measured, off and on, with the outputs' difference"
+expect_grep "^TF32 against strict fp32 \(each in a fresh session\): median .* with TF32, .* strict \(TF32 [+-][0-9.]+%\); outputs differ by up to" "$TMP/out" "pitfalls: the TF32 line"
+json_check "$TMP/pit.json" "(lambda r: r['applies'] and r['stats']['n'] == 100 and r['tf32_off_median_ms'] > 0 and r['tf32_on_median_ms'] > 0 and r['tf32_max_abs_error'] > 0)([r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json: the TF32 row measured, off and on, with the outputs' difference"
 json_check "$TMP/pit.json" "d['workload']['math'] == 'tf32'" "pitfalls leaves the workload's math as it was"
+# The reference runs in TF32 (the default here): the row is strict fp32, its
+# bar (median) and label (error_pct) the same story against the correct
+# median, and the reference's arithmetic said (issue 28, point 4).
+expect_grep "^reference arithmetic \(the correct row's, every row's but the TF32 one\): TF32, the runtime's default" "$TMP/out" "pitfalls: the reference is said to be TF32"
+expect_grep "^strict fp32 \(TF32 off\) +100 " "$TMP/out" "pitfalls: the row is strict fp32"
+json_check "$TMP/pit.json" "d['reference_math'] == 'tf32' and d['reference_math_default'] is True" "json: the reference's arithmetic"
+json_check "$TMP/pit.json" "(lambda c, r: r['math'] == 'fp32' and r['name'] == 'strict fp32 (TF32 off)' and r['stats']['p50'] == r['tf32_off_median_ms'] and abs(r['error_pct'] - (r['stats']['p50'] / c['stats']['p50'] - 1) * 100) < 1e-9)(d['rows'][0], [r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json: the row's figure is strict fp32, its error against the correct median"
+expect_exit 0 "pitfalls --math fp32" -- "$IB" pitfalls $M --device cuda --math fp32 --runs 100 --quiet --json "$TMP/pit32.json"
+json_check "$TMP/pit32.json" "(lambda c, r: d['reference_math'] == 'fp32' and r['math'] == 'tf32' and r['name'] == 'TF32 taken for fp32' and r['stats']['p50'] == r['tf32_on_median_ms'] and abs(r['error_pct'] - (r['stats']['p50'] / c['stats']['p50'] - 1) * 100) < 1e-9)(d['rows'][0], [r for r in d['rows'] if r['kind'] == 'tf32'][0])" "json --math fp32: the row is TF32, against the strict correct median"
 
 python3 - "$TMP" <<'PY'
 import json, sys

@@ -269,7 +269,7 @@ static void test_cancel(void)
     CHECK(w->clock.now_ms(w->clock.ctx) - t0 > OVERHEAD_MS + 1.0);
     char *text = ib_pitfalls_report_text(&r, ib_workload_get_info(w));
     CHECK(text && strstr(text, "stopped early (interrupted)") != NULL);
-    CHECK(text && strstr(text, "copies included      not measured: interrupted\n") != NULL);
+    CHECK(text && strstr(text, "copies included        not measured: interrupted\n") != NULL);
     CHECK(text && strstr(text, "PARTIAL: stopped early (interrupted)") != NULL);
     ib_free(text);
 

@@ -3,7 +3,7 @@
  * fp32" on the scripted fake (a GPU with TF32, one without, the CPU). */
 #include "check.h"
 #include "backend/fake/fake.h"
-#include "report/report.h"
+#include "report/printer.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -112,7 +112,8 @@ static double two_ms(int64_t batch, int64_t index, void *ctx)
     return index == 0 ? 50.0 : 2.0;
 }
 
-static ib_pitfalls_result *pitfalls(bool gpu, double tf32_factor)
+static ib_pitfalls_result *pitfalls(bool gpu, double tf32_factor, bool tf32_by_default,
+                                    ib_workload_info *info)
 {
     ib__fake_script s;
     ib__fake_script_init(&s);
@@ -120,6 +121,7 @@ static ib_pitfalls_result *pitfalls(bool gpu, double tf32_factor)
     s.gpu_like = gpu;
     s.has_device_timer = gpu;
     s.tf32_factor = tf32_factor;
+    s.tf32_by_default = tf32_by_default;
     ib_workload *w = check_open_fake(&s);
     ib_config cfg;
     ib_config_init(&cfg);
@@ -131,31 +133,103 @@ static ib_pitfalls_result *pitfalls(bool gpu, double tf32_factor)
     ib_error err;
     CHECK(ib_measure_pitfalls(w, &cfg, r, &err) == IB_OK);
     ib_pitfalls_result_free(r);
+    if (info) *info = *ib_workload_get_info(w);
     ib_workload_destroy(w);
     return r;
 }
 
+static bool has(const char *text, const char *what)
+{
+    bool found = text && strstr(text, what);
+    if (!found) fprintf(stderr, "  not found: %s\n", what);
+    return found;
+}
+
+/* The correct row ran in TF32, the runtime's default (1.5 ms; strict fp32
+ * 2 ms): the TF32 row shows strict fp32, and its bar and its label agree,
+ * +33.3% against the correct median, in every format; the reference's
+ * arithmetic is said plainly (issue 28: the bar stood at the reference and
+ * carried -22%). */
+static void test_tf32_row_reference_tf32(void)
+{
+    ib_workload_info info;
+    ib_pitfalls_result *r = pitfalls(true, 0.75, true, &info);
+    const ib_pitfall_row *row = &r->rows[IB_PITFALL_TF32], *correct = &r->rows[IB_PITFALL_CORRECT];
+    CHECK(!strcmp(r->reference_math, "tf32") && r->reference_math_default);
+    CHECK_NEAR(correct->stats.p50, 1.5, 1e-9); /* TF32, as the runtime runs it */
+    CHECK(row->applies && row->status == IB_OK);
+    CHECK(!strcmp(row->math, "fp32") && !strcmp(row->name, "strict fp32 (TF32 off)"));
+    CHECK_NEAR(row->stats.p50, 2.0, 1e-9); /* the bar: strict fp32 */
+    CHECK_NEAR(row->error_pct, (2.0 / 1.5 - 1) * 100, 1e-9);
+    CHECK(row->error_pct == (row->stats.p50 / correct->stats.p50 - 1) * 100); /* bar and label agree */
+    CHECK_NEAR(row->tf32_on_median_ms, 1.5, 1e-9);
+    CHECK_NEAR(row->tf32_off_median_ms, 2.0, 1e-9);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib_result res = { .kind = IB_RESULT_PITFALLS, .pitfalls = r, .info = &info, .cfg = &cfg };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json"), *csv = ib_report(&res, "csv"),
+         *md = ib_report(&res, "md"), *html = ib_report(&res, "html");
+    const char *said =
+        "reference arithmetic (the correct row's, every row's but the TF32 one): TF32, the runtime's "
+        "default (float32 tensors, 10-bit mantissas in convolutions and matrix products)";
+    CHECK(has(text, said) && has(md, said));
+    CHECK(has(
+        html,
+        "<p class=\"reference\">reference arithmetic (the correct row&#39;s, every row&#39;s but the TF32 "
+        "one): TF32, the runtime&#39;s default (float32 tensors"));
+    CHECK(has(text, "\nstrict fp32 (TF32 off)      40       2 ms ") &&
+          has(text, " +33.3%  the correct row ran in TF32"));
+    CHECK(
+        has(text,
+            "TF32 against strict fp32 (each in a fresh session): median 1.5 ms with TF32, 2 ms strict (TF32 "
+            "-25.0%)"));
+    CHECK(has(md, "| strict fp32 (TF32 off) | 40 | 2 ms |") && has(md, "| +33.3% |"));
+    CHECK(has(html, "class=\"row-label\">strict fp32 (TF32 off)</text>") &&
+          has(html, "class=\"row-error\">+33.3%</text>") && has(html, "correct median 1.5 ms, tf32") &&
+          has(html, "class=\"bar-strict\"") && has(html, "the grey bar: strict fp32"));
+    CHECK(has(csv, ",strict fp32 (TF32 off),true,ok,40,2,2,2,0,33.33333333333333,fp32\r\n"));
+    CHECK(has(csv, ",correct,true,ok,40,1.5,1.5,1.5,0,,tf32\r\n"));
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    cJSON *tf32 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rows"), IB_PITFALL_TF32);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "reference_math")), "tf32"));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(doc, "reference_math_default")));
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(tf32, "math")), "fp32"));
+    CHECK(cJSON_GetObjectItem(tf32, "tf32_on_median_ms")->valuedouble == 1.5);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(tf32, "stats"), "p50")->valuedouble == 2.0);
+    cJSON_Delete(doc);
+    free(text), free(json), free(csv), free(md), free(html);
+    free(r);
+}
+
+/* With strict fp32 the reference (the default of a runtime without TF32 on,
+ * or --math fp32): the row shows TF32, -25% against it. */
 static void test_tf32_row(void)
 {
-    ib_pitfalls_result *r = pitfalls(true, 0.75);
+    ib_workload_info info;
+    ib_pitfalls_result *r = pitfalls(true, 0.75, false, &info);
     const ib_pitfall_row *row = &r->rows[IB_PITFALL_TF32];
+    CHECK(!strcmp(r->reference_math, "fp32"));
     CHECK(row->applies && row->status == IB_OK);
+    CHECK(!strcmp(row->math, "tf32") && !strcmp(row->name, "TF32 taken for fp32"));
     CHECK_EQ_INT(row->stats.n, 40);
-    CHECK_NEAR(row->stats.p50, 1.5, 1e-9);          /* TF32 on */
+    CHECK_NEAR(row->stats.p50, 1.5, 1e-9); /* TF32 on */
+    CHECK_NEAR(row->tf32_on_median_ms, 1.5, 1e-9);
     CHECK_NEAR(row->tf32_off_median_ms, 2.0, 1e-9); /* TF32 off */
     CHECK_NEAR(row->error_pct, -25.0, 1e-9);
     CHECK(isnan(row->tf32_max_abs_error)); /* the fake has no outputs to read */
-    char *text = ib_pitfalls_report_text(r, &(ib_workload_info){ .model = "fake" });
-    CHECK(text && strstr(text, "TF32 taken for fp32: median 1.5"));
+    char *text = ib_pitfalls_report_text(r, &info);
+    CHECK(has(text,
+              "TF32 against strict fp32 (each in a fresh session): median 1.5 ms with TF32, 2 ms strict"));
+    CHECK(has(text, ": strict fp32 (no TF32), the runtime's default\n"));
     ib_free(text);
     free(r);
 
-    r = pitfalls(true, 0); /* a GPU without TF32 */
+    r = pitfalls(true, 0, false, NULL); /* a GPU without TF32 */
     row = &r->rows[IB_PITFALL_TF32];
     CHECK(!row->applies && strstr(row->not_applicable, "no TF32"));
     free(r);
 
-    r = pitfalls(false, 0.75); /* the CPU */
+    r = pitfalls(false, 0.75, false, NULL); /* the CPU */
     row = &r->rows[IB_PITFALL_TF32];
     CHECK(!row->applies && strstr(row->not_applicable, "the CPU has no TF32"));
     free(r);
@@ -168,5 +242,6 @@ int main(int argc, char **argv)
     RUN(test_class_scores);
     RUN(test_report);
     RUN(test_tf32_row);
+    RUN(test_tf32_row_reference_tf32);
     return check_summary("test_precision");
 }

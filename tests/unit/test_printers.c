@@ -388,6 +388,74 @@ static void test_exact_numbers(void)
     CHECK(strcmp(t, "0.1") == 0);
 }
 
+static size_t count_of(const char *text, const char *what)
+{
+    size_t n = 0;
+    for (const char *at = text; at && (at = strstr(at, what)); at += strlen(what)) n++;
+    return n;
+}
+
+/* What is wrong with this measurement is a warning; what is true of every
+ * result of the setup (session_dependent: an autotuning backend) a note,
+ * printed once and kept apart in the JSON (issue 28), and still read back
+ * as its bit by compare and the sessions' merge. */
+static void test_warnings_and_notes(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = steady;
+    s.has_device_timer = true;
+    ib_workload *w = check_open_fake(&s);
+    w->caps |= IB_CAP_AUTOTUNED; /* what cuDNN's exhaustive search declares */
+    ib_config cfg;
+    quick_config(&cfg, 20); /* fewer than 30 samples: a real warning */
+    ib_latency_result lr;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &lr, &err) == IB_OK);
+    CHECK(lr.warnings == (IB_WARN_FEW_SAMPLES | IB_WARN_SESSION_DEPENDENT));
+    ib_workload_info info = *ib_workload_get_info(w);
+    ib_result r = { .kind = IB_RESULT_LATENCY, .latency = &lr, .info = &info, .cfg = &cfg };
+    char *t = ib_report(&r, "text"), *j = ib_report(&r, "json"), *m = ib_report(&r, "md"),
+         *h = ib_report(&r, "html");
+    CHECK(t && strstr(t, "\nwarning: fewer than 30 samples"));
+    CHECK(count_of(t, "\nnote: this setup varies between sessions") == 1);
+    CHECK(count_of(t, "warning: this setup varies") == 0);
+    CHECK(m && strstr(m, "- warning: fewer than 30 samples") &&
+          count_of(m, "- note: this setup varies") == 1);
+    CHECK(m && count_of(m, "- warning: this setup varies") == 0);
+    const char *notes = h ? strstr(h, "<h2>Notes</h2>") : NULL,
+               *warned = h ? strstr(h, "<h2>Warnings</h2>") : NULL;
+    CHECK(notes && warned && warned < notes && strstr(notes, "this setup varies between sessions"));
+    const char *first = warned ? strstr(warned, "this setup varies") : NULL; /* not under Warnings */
+    CHECK(first && notes && first > notes);
+    cJSON *doc = j ? cJSON_Parse(j) : NULL;
+    cJSON *warnings = cJSON_GetObjectItem(doc, "warnings"), *kept = cJSON_GetObjectItem(doc, "notes");
+    CHECK(cJSON_GetArraySize(warnings) == 1 &&
+          !strcmp(cJSON_GetArrayItem(warnings, 0)->valuestring, "few_samples"));
+    CHECK(cJSON_GetArraySize(kept) == 1 &&
+          !strcmp(cJSON_GetArrayItem(kept, 0)->valuestring, "session_dependent"));
+    cJSON_Delete(doc);
+    /* Read back (compare's reader): the note is the bit it was. */
+    ib_latency_file f;
+    CHECK(j && ib_latency_file_parse(j, strlen(j), &f, &err) == IB_OK);
+    if (j) CHECK(f.warnings == (IB_WARN_FEW_SAMPLES | IB_WARN_SESSION_DEPENDENT));
+    if (j) ib_latency_file_free(&f);
+    /* One session keeps the note; two measured drop it (they answer it). */
+    for (size_t k = 1; k <= 2; k++) {
+        ib_session_outcome o[2] = { { j, j ? strlen(j) : 0, 0, "" }, { j, j ? strlen(j) : 0, 0, "" } };
+        char *merged = ib_sessions_merge_json(o, k, k, &err);
+        cJSON *md = merged ? cJSON_Parse(merged) : NULL;
+        unsigned bits = ib__json_result_warning_bits(md);
+        CHECK(md && !!(bits & IB_WARN_SESSION_DEPENDENT) == (k == 1) && (bits & IB_WARN_FEW_SAMPLES));
+        CHECK(md && cJSON_GetArraySize(cJSON_GetObjectItem(md, "notes")) == (k == 1 ? 1 : 0));
+        cJSON_Delete(md);
+        ib_free(merged);
+    }
+    free(t), free(j), free(m), free(h);
+    ib_latency_result_free(&lr);
+    ib_workload_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -396,6 +464,7 @@ int main(int argc, char **argv)
     RUN(test_estimate_line);
     RUN(test_md_cells);
     RUN(test_latency);
+    RUN(test_warnings_and_notes);
     RUN(test_throughput);
     RUN(test_pitfalls);
     RUN(test_calibration);

@@ -174,7 +174,8 @@ static ib_status parse_args(aoti *a, const ib_backend_open_args *args, ib_error 
                     : args->device;
     IB_FAIL_IF(a->cuda_graph && a->device != IB_DEVICE_CUDA, err, IB_ERR_INVALID_ARG,
                "aoti: --option cuda_graph=yes needs a CUDA device: a CUDA graph replays GPU work, and this "
-               "model would run on the CPU");
+               "model would run on the CPU (%s)",
+               args->device == IB_DEVICE_CPU ? "--device cpu" : "this machine has no usable CUDA device");
     a->batch = a->dynamic_batch ? args->batch : a->in[0].dims[0];
     IB_FAIL_IF(!a->dynamic_batch && args->batch != 1 && args->batch != a->batch, err, IB_ERR_INVALID_ARG,
                "aoti: batch %lld, but the shapes give %lld: a model exported with a dynamic batch takes "

@@ -184,6 +184,8 @@ static ib_status fake_set_tf32(ib_workload *w, bool on, ib_error *err)
     IB_FAIL_IF(!(f->script.tf32_factor > 0), err, IB_ERR_UNSUPPORTED, "fake: no TF32 (tf32_factor 0)");
     IB_TRY(fake_reopen(w, err));
     f->tf32_on = on;
+    ib__strlcpy(w->info.math, on ? "tf32" : "fp32", sizeof w->info.math);
+    w->info.math_default = false;
     return IB_OK;
 }
 
@@ -329,6 +331,11 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     w->info.device = s->gpu_like ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
     w->info.batch = 1;
     w->info.has_batch_dim = s->has_batch_dim;
+    if (s->tf32_factor > 0) { /* the arithmetic stated, as a runtime with TF32 states it */
+        f->tf32_on = s->tf32_by_default;
+        ib__strlcpy(w->info.math, s->tf32_by_default ? "tf32" : "fp32", sizeof w->info.math);
+        w->info.math_default = true;
+    }
     *out = w;
     return IB_OK;
 }

@@ -42,6 +42,10 @@ typedef struct ib__fake_script {
     double tf32_factor;         /* > 0: set_tf32 exists and runs with TF32
                                    on take this times the duration; 0: the
                                    device has no TF32 (set_tf32 refuses) */
+    bool tf32_by_default;       /* with tf32_factor: TF32 is on from the start,
+                                   info.math "tf32" as the runtime's default
+                                   (a GPU runtime's on compute capability 8.0+);
+                                   else strict "fp32" */
 
     /* gpu_like: the virtual device idles this long before each run it
      * starts, the launch latency a timer's marks around the run count;

@@ -1317,8 +1317,13 @@ static ib_status open_into(ib_workload *w, const char *model, const ib_model_opt
     IB_TRY(read_settings(opts, &set, err));
     const OrtEpDevice *ep = NULL;
     IB_TRY(choose_device(opts, &ep, err));
-    IB_FAIL_IF(set.cuda_graph && !ep, err, IB_ERR_INVALID_ARG,
-               "--cuda-graph needs the CUDA execution provider (this model would run on the CPU)");
+    /* Said from what put the model on the CPU: the user's --device cpu, or
+     * --device auto finding no GPU (not the device it fell back to). */
+    IB_FAIL_IF(
+        set.cuda_graph && !ep, err, IB_ERR_INVALID_ARG, "--cuda-graph needs the CUDA execution provider: %s",
+        opts->device == IB_DEVICE_CPU ? "the model runs on the CPU (--device cpu)"
+                                      : "the model would run on the CPU, as this machine has no usable "
+                                        "CUDA device");
     o->cuda = ep != NULL;
     w->ops = o->cuda ? &ort_cuda_ops : &ort_cpu_ops;
     if (o->cuda) IB_TRY(ib__gpu_stream_create(opts->device_id, &w->stream, err));
