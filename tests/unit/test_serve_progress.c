@@ -6,7 +6,7 @@
  * never while requests wait (the whole rate is timed: its queueing
  * counts). */
 #include "check.h"
-#include "backend/workload.h"
+#include "backend/fake/fake.h"
 
 #include <stdlib.h>
 #include <string.h>
