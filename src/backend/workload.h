@@ -15,6 +15,7 @@
 #define IB__WORKLOAD_OPS_VERSION 1
 
 struct ib__output_values;
+struct ib__energy_counter;
 
 typedef struct ib__workload_ops {
     int version; /* IB__WORKLOAD_OPS_VERSION */
@@ -106,6 +107,10 @@ struct ib_workload {
     const ib__hold_ops *stream_hold; /* NULL: the GPU's on w->stream */
     const ib_backend *backend;       /* the table it was opened through (its
                                         runtime facts); NULL: a bare workload */
+    /* The backend's own energy counter (the fake's scripted one), opened
+     * into *c; false: it has none, the reason in note[cap]. NULL: a GPU
+     * workload's is NVML's on device_id (ib__workload_energy_counter). */
+    bool (*own_energy)(ib_workload *w, struct ib__energy_counter *c, char *note, size_t cap);
 };
 
 /* Whether w declares every capability in caps. */
@@ -169,6 +174,15 @@ typedef struct ib__fake_script {
     double launch_ms;
     bool has_stream_hold; /* gpu_like: a virtual stream hold (stream_hold) */
     double set_batch_ms;  /* host time set_batch takes (a rebind's buffers) */
+
+    /* A scripted energy counter (w->own_energy) on the virtual clock: the
+     * device draws idle_w, and busy_w while it runs work; the count moves
+     * only at multiples of energy_step_ms (what it reads between two is
+     * the energy up to the last multiple, in whole energy_unit_j units),
+     * from energy_start, going back to 0 at energy_range (0: never).
+     * energy_step_ms 0: no counter (a GPU without one). */
+    double energy_step_ms, idle_w, busy_w, energy_unit_j;
+    uint64_t energy_start, energy_range;
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);

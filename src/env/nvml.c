@@ -42,6 +42,7 @@ static struct {
     nvml_return (*clocks_event_reasons)(nvml_device device, unsigned long long *reasons);
     nvml_return (*compute_processes)(nvml_device device, unsigned *count, void *infos);
     nvml_return (*uuid)(nvml_device device, char *uuid, unsigned length);
+    nvml_return (*total_energy)(nvml_device device, unsigned long long *millijoules);
 } nvml;
 
 /* nvmlProcessInfo_t of the _v2 and _v3 entry points (nvmlProcessInfo_v2_t). */
@@ -83,6 +84,8 @@ static void nvml_load(void)
     LOAD(temperature, "nvmlDeviceGetTemperature");
     LOAD(power_usage, "nvmlDeviceGetPowerUsage");
     LOAD(uuid, "nvmlDeviceGetUUID");
+    /* Volta and later; older GPUs answer NOT_SUPPORTED. */
+    LOAD(total_energy, "nvmlDeviceGetTotalEnergyConsumption");
     /* Renamed in NVML 12.2 ("throttle" became "event"), same signature;
      * drivers before that have only the old name. */
     /* _v3 and _v2 take the same struct; _v1's is shorter: not used. */
@@ -191,4 +194,10 @@ int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned
         memory[i] = infos[i].used_gpu_memory;
     }
     return (int)count;
+}
+
+bool ib__nvml_total_energy_mj(const ib__nvml_gpu *gpu, unsigned long long *millijoules)
+{
+    return gpu->device && nvml.total_energy &&
+           nvml.total_energy((nvml_device)gpu->device, millijoules) == NVML_SUCCESS;
 }

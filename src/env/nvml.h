@@ -33,4 +33,10 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env);
 int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory,
                                size_t cap);
 
+/* The energy the GPU used since the driver was loaded, in millijoules
+ * (nvmlDeviceGetTotalEnergyConsumption): false where NVML or the GPU has no
+ * such counter (before Volta, some virtual GPUs). The value moves in steps
+ * (every 100 ms on an H200): src/core/energy.c learns how often. */
+bool ib__nvml_total_energy_mj(const ib__nvml_gpu *gpu, unsigned long long *millijoules);
+
 #endif

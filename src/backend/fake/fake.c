@@ -3,6 +3,7 @@
  * are tested on exact numbers; faults are injected on demand (SQLite's idea
  * of testing every failure path by scripting it). */
 #include "backend/registry.h"
+#include "env/energy.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +31,12 @@ typedef struct fake {
     /* Opened by name (the fake's table): a run's duration, the scripted
      * one of its options. */
     double run_ms, item_ms;
+    /* The device's busy intervals (for the scripted energy counter):
+     * [busy_head, n_busy) not yet folded into busy_folded_ms, the busy time
+     * of those before them. */
+    double (*busy)[2];
+    size_t n_busy, cap_busy, busy_head;
+    double busy_folded_ms;
 } fake;
 
 typedef struct fake_timer {
@@ -88,6 +95,46 @@ static void end_hold(fake *f)
     f->held = false;
 }
 
+/* Records [start, end) as device work, for the energy counter (only when
+ * one is scripted: a long run of the fake keeps no list otherwise). */
+static ib_status note_busy(fake *f, double start_ms, double end_ms, ib_error *err)
+{
+    if (!(f->script.energy_step_ms > 0)) return IB_OK;
+    if (f->busy_head > 0 && f->busy_head == f->n_busy) f->busy_head = f->n_busy = 0;
+    if (f->n_busy == f->cap_busy) {
+        if (f->busy_head > 0) { /* room at the front: move the pending ones down */
+            memmove(f->busy, f->busy + f->busy_head, (f->n_busy - f->busy_head) * sizeof *f->busy);
+            f->n_busy -= f->busy_head;
+            f->busy_head = 0;
+        } else {
+            size_t cap = f->cap_busy ? 2 * f->cap_busy : 256;
+            double(*b)[2] = realloc(f->busy, cap * sizeof *b);
+            IB_FAIL_IF(!b, err, IB_ERR_NO_MEMORY, "out of memory");
+            f->busy = b;
+            f->cap_busy = cap;
+        }
+    }
+    f->busy[f->n_busy][0] = start_ms;
+    f->busy[f->n_busy][1] = end_ms;
+    f->n_busy++;
+    return IB_OK;
+}
+
+/* The device's busy time before t_ms; t_ms never goes back between calls
+ * (the counter is read at multiples of its step of a clock that only
+ * advances), so the intervals wholly before it are folded away. */
+static double busy_before(fake *f, double t_ms)
+{
+    double pending = 0;
+    while (f->busy_head < f->n_busy && f->busy[f->busy_head][1] <= t_ms) {
+        f->busy_folded_ms += f->busy[f->busy_head][1] - f->busy[f->busy_head][0];
+        f->busy_head++;
+    }
+    for (size_t i = f->busy_head; i < f->n_busy; i++)
+        if (f->busy[i][0] < t_ms) pending += fmin(f->busy[i][1], t_ms) - f->busy[i][0];
+    return f->busy_folded_ms + pending;
+}
+
 /* One run, with extra_ms of device work around it (copies). The device
  * starts it once the host has launched it and earlier work is done; the host
  * waits for it unless the run is queued (gpu_like, set_run_sync(false)). */
@@ -120,7 +167,7 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
     if (f->tf32_on) ms *= f->script.tf32_factor;
     f->device_done_ms = start_ms + extra_ms + ms;
     if (wait) f->now_ms = f->device_done_ms;
-    return IB_OK;
+    return note_busy(f, start_ms, f->device_done_ms, err);
 }
 
 static ib_status fake_run(ib_workload *w, ib_error *err)
@@ -142,9 +189,10 @@ static ib_status fake_copy(ib_workload *w, ib_error *err)
     fake *f = impl(w);
     IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
     f->now_ms += f->script.host_overhead_ms;
-    f->device_done_ms = fmax(f->now_ms, f->device_done_ms) + f->script.copy_ms / 2;
+    double start_ms = fmax(f->now_ms, f->device_done_ms);
+    f->device_done_ms = start_ms + f->script.copy_ms / 2;
     if (f->run_sync || !f->script.gpu_like) f->now_ms = f->device_done_ms;
-    return IB_OK;
+    return note_busy(f, start_ms, f->device_done_ms, err);
 }
 
 static ib_status fake_set_run_sync(ib_workload *w, bool sync, ib_error *err)
@@ -188,6 +236,7 @@ static ib_status fake_set_tf32(ib_workload *w, bool on, ib_error *err)
 
 static void fake_destroy(ib_workload *w)
 {
+    free(impl(w)->busy);
     free(w->impl);
     free(w);
 }
@@ -298,6 +347,47 @@ static const ib__timer_ops fake_timer_ops = {
     .destroy = free,
 };
 
+/* ------------------------------------------------------------------------ */
+/* The scripted energy counter                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The count at the last multiple of the step: idle power throughout, the
+ * busy power's excess over the device's work before then. */
+static double energy_unit_j(const ib__fake_script *s)
+{
+    return s->energy_unit_j > 0 ? s->energy_unit_j : 1e-3;
+}
+
+static bool energy_read(void *state, uint64_t *count)
+{
+    fake *f = state;
+    const ib__fake_script *s = &f->script;
+    double step = s->energy_step_ms;
+    double at_ms = floor(f->now_ms / step) * step;
+    double joules = (s->idle_w * at_ms + (s->busy_w - s->idle_w) * busy_before(f, at_ms)) / 1e3;
+    /* The tiny term keeps a whole number of units whole despite rounding. */
+    double c = (double)s->energy_start + floor(joules / energy_unit_j(s) + 1e-9);
+    if (s->energy_range > 0) c = fmod(c, (double)s->energy_range);
+    *count = (uint64_t)c;
+    return true;
+}
+
+static bool fake_energy(ib_workload *w, ib__energy_counter *c, char *note, size_t cap)
+{
+    fake *f = impl(w);
+    *c = (ib__energy_counter){ 0 };
+    if (!(f->script.energy_step_ms > 0)) {
+        snprintf(note, cap, "the fake scripts no energy counter (energy_step_ms 0)");
+        return false;
+    }
+    snprintf(c->name, sizeof c->name, "the fake's scripted counter");
+    c->unit_j = energy_unit_j(&f->script);
+    c->range = f->script.energy_range;
+    c->read = energy_read;
+    c->state = f;
+    return true;
+}
+
 ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib_error *err)
 {
     *out = NULL;
@@ -323,6 +413,7 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
               (s->has_device_timer ? IB_CAP_DEVICE_TIMING : 0) | (s->has_batch_dim ? IB_CAP_BATCH_DIM : 0) |
               (s->gpu_like ? IB_CAP_GPU : 0);
     w->stream_hold = s->gpu_like && s->has_stream_hold ? &fake_hold_ops : NULL;
+    w->own_energy = fake_energy;
     ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
     ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);
     w->info.device = s->gpu_like ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
