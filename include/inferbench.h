@@ -412,6 +412,39 @@ typedef struct ib_output_accuracy {
     bool over_tolerance;   /* max_abs_error above the tolerance */
 } ib_output_accuracy;
 
+/* Energy over a measurement's window (docs/energy.md): read from the
+ * hardware's cumulative energy counter between two of its changes, or,
+ * without a counter, integrated from the sampled power; always with its
+ * bound. A window too short for a bound of IB_ENERGY_MAX_BOUND or less has
+ * no figure (source NONE) and note says why. */
+typedef enum ib_energy_source {
+    IB_ENERGY_NONE = 0,    /* no figure: note says why */
+    IB_ENERGY_COUNTER = 1, /* the energy counter */
+    IB_ENERGY_SAMPLED = 2, /* the sampled power integrated over time */
+} ib_energy_source;
+
+#define IB_ENERGY_MAX_BOUND 0.05
+
+typedef struct ib_energy {
+    ib_energy_source source;
+    bool aligned;                      /* both ends of the window are counter changes */
+    double window_ms;                  /* what the energy is over */
+    double items;                      /* inputs (or tokens) done in the window */
+    double joules;                     /* over the window */
+    double joules_per_item;            /* joules / items */
+    double items_per_joule;            /* items / joules */
+    double power_w;                    /* joules / window: the average power */
+    double bound;                      /* relative: each figure is within +- bound
+                                          of its value (0.01: 1%) */
+    double step_ms;                    /* the longest the counter went without changing,
+                                          as learned before the window; NaN unknown */
+    double idle_power_w;               /* measured before the timed phase; NaN unknown */
+    double joules_above_idle;          /* joules - idle power x window: the work's own */
+    double joules_per_item_above_idle; /* NaN without the idle power */
+    char counter[96];                  /* what was read */
+    char note[224];                    /* NONE: why no figure; SAMPLED: how it was got */
+} ib_energy;
+
 typedef struct ib_accuracy {
     bool measured;
     char math[8];        /* the arithmetic judged ("tf32", "fp16"...) */
@@ -478,6 +511,10 @@ typedef struct ib_config {
     bool flush_l2;              /* overwrite the L2 cache before each run */
     bool exclude_launch;        /* hold the stream until the run is queued */
     bool sample_gpu_state;      /* NVML before/during/after (default true) */
+    bool measure_energy;        /* the energy counter's figures (default true;
+                                   docs/energy.md): its step and the idle
+                                   power learned before the cold run, the
+                                   window's ends aligned on its changes */
     const volatile int *cancel; /* nonzero: stop as soon as possible */
     ib_progress_fn progress;    /* NULL (default): no progress reports */
     void *progress_user;        /* handed to progress */
@@ -528,6 +565,9 @@ typedef struct ib_latency_result {
     double *end_ms;       /* [n]: when each timed run ended, in ms on the
                              workload's clock from the start of the timed
                              phase (after cfg->sync's barrier); owned */
+    ib_energy energy;     /* the device's over the timed runs (with the runs
+                             that align the window's ends): per input */
+    ib_energy cpu_energy; /* the CPU package's (RAPL) over the same window */
 } ib_latency_result;
 
 /* Measures the latency of w at its current batch: one cold run, warm-up,
@@ -599,6 +639,7 @@ typedef struct ib_throughput_point {
                             a new shape's set-up, in no figure */
     int64_t warmup_runs; /* warm-up after it */
     bool warmup_steady;  /* false: the warm-up hit its cap first */
+    ib_energy energy;    /* back-to-back runs' own window: per input */
 } ib_throughput_point;
 
 #define IB_MAX_PROBES 96
@@ -624,6 +665,8 @@ typedef struct ib_throughput_result {
     int peak; /* index into points, -1 none */
     int knee;
     int best_within_budget; /* -1: none, or no budget */
+    int most_efficient;     /* the most inputs per joule: index into points,
+                               -1 none (no point with an energy figure) */
     double latency_budget_ms;
     double timer_resolution_ms; /* of the timer of the per-run latencies: their
                                    intervals are never narrower than +- this;

@@ -3,8 +3,9 @@
  * them exactly (src/core/energy.c), and the measurements' figures on the
  * fake. No GPU and no timing: every number is the script's. */
 #include "check.h"
-#include "env/energy.h"
 #include "backend/workload.h"
+#include "core/energy.h"
+#include "env/energy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,271 @@ static void test_rapl_reads_and_refuses(void)
     chmod(path, 0644);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The arithmetic                                                            */
+/* ------------------------------------------------------------------------ */
+
+static void test_delta(void)
+{
+    uint64_t d = 0;
+    CHECK(ib__energy_delta(5, 9, 0, &d) && d == 4);
+    CHECK(ib__energy_delta(9, 9, 0, &d) && d == 0);
+    CHECK(!ib__energy_delta(9, 5, 0, &d)); /* no range: a reset */
+    CHECK(ib__energy_delta(9990, 10, 10000, &d) && d == 20);
+    CHECK(ib__energy_delta(0, 9999, 10000, &d) && d == 9999);
+    CHECK(!ib__energy_delta(10000, 10, 10000, &d)); /* outside the range */
+    CHECK(!ib__energy_delta(10, 10001, 10000, &d));
+}
+
+static void test_bound_and_step(void)
+{
+    ib__energy_window w = {
+        .joules = 100, .t0_ms = 500, .t1_ms = 1500, .end_ms = { 100, 50 }, .unit_j = 1e-3
+    };
+    CHECK_NEAR(ib__energy_bound(&w), 0.1 + 1e-5, 1e-15);
+    w.end_ms[1] = 200;
+    CHECK_NEAR(ib__energy_bound(&w), 0.2 + 1e-5, 1e-15);
+    w.extra = 0.03;
+    CHECK_NEAR(ib__energy_bound(&w), 0.23 + 1e-5, 1e-15);
+    w.t1_ms = w.t0_ms;
+    CHECK(isinf(ib__energy_bound(&w)));
+    double changes[] = { 100, 200, 310, 400 };
+    CHECK_NEAR(ib__energy_step_ms(changes, 4), 110, 1e-12);
+    CHECK(isnan(ib__energy_step_ms(changes, 1)));
+}
+
+static void test_figures(void)
+{
+    ib__energy_window w = { .joules = 330,
+                            .t0_ms = 500,
+                            .t1_ms = 1600,
+                            .end_ms = { 1, 1 },
+                            .aligned = true,
+                            .source = IB_ENERGY_COUNTER,
+                            .unit_j = 1e-3 };
+    ib_energy e;
+    ib__energy_figures(&w, 1100, 100, 50, &e);
+    CHECK(e.source == IB_ENERGY_COUNTER && e.aligned);
+    CHECK_NEAR(e.window_ms, 1100, 0);
+    CHECK_NEAR(e.joules, 330, 0);
+    CHECK_NEAR(e.joules_per_item, 0.3, 1e-15);
+    CHECK_NEAR(e.items_per_joule, 1100.0 / 330, 1e-12);
+    CHECK_NEAR(e.power_w, 300, 1e-12);
+    CHECK_NEAR(e.joules_above_idle, 330 - 55, 1e-12);
+    CHECK_NEAR(e.joules_per_item_above_idle, 0.25, 1e-15);
+    CHECK_NEAR(e.bound, 1.0 / 1100 + 1e-3 / 330, 1e-15);
+    CHECK_NEAR(e.step_ms, 100, 0);
+    /* Too short: no figure, the reason with the numbers. */
+    w.t1_ms = 550;
+    w.end_ms[0] = 100;
+    ib__energy_figures(&w, 50, 100, 50, &e);
+    CHECK(e.source == IB_ENERGY_NONE);
+    CHECK(isnan(e.joules) && isnan(e.joules_per_item) && isnan(e.items_per_joule));
+    CHECK(strstr(e.note, "a window of 50 ms") && strstr(e.note, "+-200%") && strstr(e.note, "above the 5%"));
+    CHECK_NEAR(e.window_ms, 50, 0);
+    /* Just inside and just outside the 5%. */
+    w = (ib__energy_window){
+        .joules = 1000, .t0_ms = 0, .t1_ms = 2000, .end_ms = { 100, 0 }, .source = IB_ENERGY_COUNTER
+    };
+    ib__energy_figures(&w, 10, 100, NAN, &e);
+    CHECK(e.source == IB_ENERGY_NONE || e.bound <= 0.05);
+    CHECK(e.source == IB_ENERGY_COUNTER);
+    CHECK(isnan(e.joules_above_idle)); /* idle unknown */
+    w.t1_ms = 1999;
+    ib__energy_figures(&w, 10, 100, NAN, &e);
+    CHECK(e.source == IB_ENERGY_NONE);
+    ib__energy_figures(&w, 0, 100, NAN, &e);
+    CHECK(strstr(e.note, "no inputs") != NULL);
+}
+
+static void test_from_samples(void)
+{
+    /* 100 W at 10 ms, 300 W at 20, 300 W at 30; window 5 .. 40. */
+    ib_gpu_sample s[] = { { .t_ms = 0, .power_w = 0 },
+                          { .t_ms = 10, .power_w = 100 },
+                          { .t_ms = 20, .power_w = 300 },
+                          { .t_ms = 30, .power_w = 300 },
+                          { .t_ms = 50, .power_w = 80 } };
+    ib__energy_window w;
+    CHECK(ib__energy_from_samples(s, 5, 5, 40, &w));
+    /* 5 ms x 100 + 10 x 200 + 10 x 300 + 10 x 300 (held) = 8500 W ms */
+    CHECK_NEAR(w.joules, 8.5, 1e-12);
+    CHECK_NEAR(w.end_ms[0], 5, 0);
+    CHECK_NEAR(w.end_ms[1], 10, 0);
+    CHECK_NEAR(w.extra, (200.0 / 2 * 10) / 8500, 1e-15);
+    CHECK(w.source == IB_ENERGY_SAMPLED && !w.aligned);
+    CHECK_NEAR(ib__energy_bound(&w), 10.0 / 35 + 1000.0 / 8500, 1e-12);
+    CHECK(!ib__energy_from_samples(s, 5, 15, 25, &w)); /* one sample inside */
+}
+
+/* ------------------------------------------------------------------------ */
+/* The meter on the scripted counter                                         */
+/* ------------------------------------------------------------------------ */
+
+static ib_status pad_run(void *ctx, double *items, ib_error *err)
+{
+    ib_workload *w = ctx;
+    IB_TRY(w->ops->run(w, err));
+    *items = (double)w->info.batch;
+    return IB_OK;
+}
+
+static void run_n(ib_workload *w, int n)
+{
+    ib_error err;
+    for (int i = 0; i < n; i++) CHECK(w->ops->run(w, &err) == IB_OK);
+}
+
+/* Learning on the idle fake: the step and the idle power exactly. */
+static void test_meter_learns(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib__energy_meter m;
+    CHECK(ib__energy_meter_open(&m, w));
+    ib__energy_learn(&m);
+    CHECK(!m.failed);
+    CHECK_NEAR(m.step_ms, 100, 1e-12);
+    CHECK_NEAR(m.idle_w, 50, 1e-9);
+    CHECK_NEAR(ib__workload_now_ms(w), 400, 1e-12); /* 4 changes, 250 ms at least */
+    ib__energy_meter_close(&m);
+    ib_workload_destroy(w);
+}
+
+/* An aligned window: the start waits for the change at 500 (padding with
+ * runs outside the window), 1000 timed runs to 1500, the end pads to the
+ * next change after that, 1600: 1100 inputs over 1100 ms at 300 W. */
+static void test_meter_aligned_window(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib__energy_meter m;
+    ib_error err;
+    CHECK(ib__energy_meter_open(&m, w));
+    ib__energy_learn(&m);
+    CHECK(ib__energy_begin(&m, pad_run, w, &err) == IB_OK);
+    CHECK(m.start_aligned);
+    CHECK_NEAR(m.start_ms, 500, 1e-9);
+    CHECK_NEAR(m.start_unc_ms, 1, 1e-9);
+    run_n(w, 1000);
+    double pad_items = 0;
+    CHECK(ib__energy_end(&m, pad_run, w, &pad_items, &err) == IB_OK);
+    CHECK_NEAR(pad_items, 100, 0);
+    ib_energy e;
+    ib__energy_figure(&m, 1000 + pad_items, &e);
+    CHECK(e.source == IB_ENERGY_COUNTER && e.aligned);
+    CHECK_NEAR(e.window_ms, 1100, 1e-9);
+    CHECK_NEAR(e.joules, 330, 1e-9);
+    CHECK_NEAR(e.joules_per_item, 0.3, 1e-12);
+    CHECK_NEAR(e.power_w, 300, 1e-9);
+    CHECK_NEAR(e.idle_power_w, 50, 1e-9);
+    CHECK_NEAR(e.joules_per_item_above_idle, 0.25, 1e-12);
+    CHECK_NEAR(e.bound, 1.0 / 1100 + 1e-3 / 330, 1e-12);
+    CHECK(strcmp(e.counter, "the fake's scripted counter") == 0);
+    ib__energy_meter_close(&m);
+    ib_workload_destroy(w);
+}
+
+/* Ends not aligned: each is off by up to a step. Shorter than a step: no
+ * figure; 3 s: a figure with its 3.3% bound. */
+static void test_meter_unaligned_windows(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib__energy_meter m;
+    ib_error err;
+    double pad_items;
+    CHECK(ib__energy_meter_open(&m, w));
+    ib__energy_learn(&m);
+    run_n(w, 50); /* to 450 */
+    CHECK(ib__energy_begin(&m, NULL, NULL, &err) == IB_OK);
+    CHECK(!m.start_aligned);
+    run_n(w, 50); /* 50 ms: half a step */
+    CHECK(ib__energy_end(&m, NULL, NULL, &pad_items, &err) == IB_OK);
+    ib_energy e;
+    ib__energy_figure(&m, 50, &e);
+    CHECK(e.source == IB_ENERGY_NONE);
+    CHECK(strstr(e.note, "a window of 50 ms") && strstr(e.note, "steps every 100 ms"));
+    CHECK_NEAR(e.bound, 2.0 + 1e-3 / 30, 1e-12); /* the counter read 400 .. 500: 100 ms busy, 30 J */
+
+    CHECK(ib__energy_begin(&m, NULL, NULL, &err) == IB_OK);
+    run_n(w, 3000);
+    CHECK(ib__energy_end(&m, NULL, NULL, &pad_items, &err) == IB_OK);
+    ib__energy_figure(&m, 3000, &e);
+    CHECK(e.source == IB_ENERGY_COUNTER && !e.aligned);
+    CHECK_NEAR(e.bound, 100.0 / 3000 + 1e-3 / 900, 1e-12);
+    CHECK_NEAR(e.joules_per_item, 0.3, 1e-12);
+    ib__energy_meter_close(&m);
+    ib_workload_destroy(w);
+}
+
+/* A wrap inside the window is undone; no counter gives the reason. */
+static void test_meter_wrap_and_missing(void)
+{
+    double run_ms = 1;
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = const_ms;
+    s.ctx = &run_ms;
+    s.energy_step_ms = 100;
+    s.busy_w = 300;
+    s.idle_w = 50;
+    s.energy_range = 100000; /* 100 J */
+    s.energy_start = 99000;
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK(ib__workload_open_fake(&s, &w, &err) == IB_OK);
+    ib__energy_meter m;
+    CHECK(ib__energy_meter_open(&m, w));
+    ib__energy_learn(&m); /* wraps at 20 ms of 50 W */
+    CHECK_NEAR(m.idle_w, 50, 1e-9);
+    CHECK(ib__energy_begin(&m, pad_run, w, &err) == IB_OK);
+    for (int i = 0; i < 20; i++) { /* 600 J: six wraps, each seen by a read of its own */
+        run_n(w, 100);
+        ib__energy_meter_poll(&m);
+    }
+    double pad_items;
+    CHECK(ib__energy_end(&m, pad_run, w, &pad_items, &err) == IB_OK);
+    ib_energy e;
+    ib__energy_figure(&m, 2000 + pad_items, &e);
+    CHECK(e.source == IB_ENERGY_COUNTER);
+    CHECK_NEAR(e.joules_per_item, 0.3, 1e-12);
+    ib__energy_meter_close(&m);
+    ib_workload_destroy(w);
+
+    w = energy_fake(&run_ms, 0, 0, 0);
+    CHECK(!ib__energy_meter_open(&m, w));
+    ib__energy_learn(&m);
+    CHECK(ib__energy_begin(&m, pad_run, w, &err) == IB_OK);
+    CHECK_EQ_INT(ib__fake_runs(w), 0); /* no counter: no padding */
+    CHECK(ib__energy_end(&m, pad_run, w, &pad_items, &err) == IB_OK);
+    ib__energy_figure(&m, 10, &e);
+    CHECK(e.source == IB_ENERGY_NONE && strstr(e.note, "no energy counter"));
+    ib_workload_destroy(w);
+}
+
+/* RAPL's counter through the meter: a wrap between two reads. */
+static void test_meter_rapl_wrap(void)
+{
+    char root[400], zone[600];
+    rapl_root(root, sizeof root, "meter");
+    snprintf(zone, sizeof zone, "%s/intel-rapl:0", root);
+    write_file(zone, "max_energy_range_uj", "1000000\n");
+    write_file(zone, "energy_uj", "999000\n");
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 0, 0, 0);
+    ib__energy_meter m;
+    CHECK(ib__energy_meter_open_cpu(&m, w, root));
+    write_file(zone, "energy_uj", "500\n");
+    CHECK(ib__energy_meter_poll(&m));
+    CHECK_NEAR(m.joules, 1500e-6, 1e-15);
+    write_file(zone, "energy_uj", "400\n"); /* 999,900 uJ later, by the wrap's reading */
+    CHECK(ib__energy_meter_poll(&m));
+    CHECK_NEAR(m.joules, 1500e-6 + 999900e-6, 1e-12);
+    ib__energy_meter_close(&m);
+    ib_workload_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -172,5 +438,14 @@ int main(int argc, char **argv)
     RUN(test_fake_counter_wraps);
     RUN(test_fake_without_counter);
     RUN(test_rapl_reads_and_refuses);
+    RUN(test_delta);
+    RUN(test_bound_and_step);
+    RUN(test_figures);
+    RUN(test_from_samples);
+    RUN(test_meter_learns);
+    RUN(test_meter_aligned_window);
+    RUN(test_meter_unaligned_windows);
+    RUN(test_meter_wrap_and_missing);
+    RUN(test_meter_rapl_wrap);
     return check_summary("test_energy");
 }

@@ -1,0 +1,144 @@
+/* Energy per inference (docs/energy.md): the arithmetic on a cumulative
+ * energy counter that moves in steps (pure functions, tested exactly), and
+ * the meter that reads one around a window of work, aligning the window's
+ * ends on the counter's changes. What a measurement needs is: open a meter
+ * (ib__energy_meter_open), learn the counter's step and the idle power
+ * before the timed phase (ib__energy_learn), then around the work
+ * ib__energy_begin and ib__energy_end, each given the work to keep doing
+ * while it waits for a change, and ib__energy_figure with the count of
+ * items the window held: inputs for a forward pass, tokens for generation
+ * (src/core/generate.c calls it so: begin, its steps with
+ * ib__energy_meter_poll between them, end, then the figure over the
+ * tokens). */
+#ifndef IB_CORE_ENERGY_H
+#define IB_CORE_ENERGY_H
+
+#include "backend/workload.h"
+#include "env/energy.h"
+
+/* ------------------------------------------------------------------------ */
+/* The arithmetic                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* The counts between two reads v0 then v1 of a counter that goes back to 0
+ * at range (0: never): false when v1 < v0 without a range, or either read
+ * lies outside it (a reset, not a wrap: no figure). At most one wrap
+ * between two reads is assumed: a meter reads often enough for that. */
+bool ib__energy_delta(uint64_t v0, uint64_t v1, uint64_t range, uint64_t *delta);
+
+/* A window as read: the joules counted between its two ends (on the
+ * counter's clock), and each end's uncertainty: how far the energy the
+ * counter holds there may lie from the end's time (the counter's step
+ * at an end not aligned on a change; the gap between the reads either
+ * side of the change at an aligned one). */
+typedef struct ib__energy_window {
+    double joules;
+    double t0_ms, t1_ms;
+    double end_ms[2]; /* uncertainty of the start, of the end */
+    bool aligned;     /* both ends at changes */
+    ib_energy_source source;
+    double unit_j; /* one count of the counter (the reads' own rounding) */
+    double extra;  /* a relative bound the source adds (sampled power) */
+} ib__energy_window;
+
+/* The relative bound on joules over the window, hence on every figure per
+ * item or per second: the counted interval may be longer or shorter than
+ * the window by the larger end uncertainty, at the window's average power
+ * (max(end) / length), plus one count in the joules and the source's own
+ * (extra). INFINITY for an empty window or no joules. */
+double ib__energy_bound(const ib__energy_window *w);
+
+/* The longest gap between consecutive changes at change_ms[0..n): what an
+ * end not aligned on a change may be off by. NaN with fewer than two. */
+double ib__energy_step_ms(const double *change_ms, size_t n);
+
+/* The figures of window w over items, with idle_w (NaN unknown) and the
+ * step learned (NaN unknown), into *out. No figure (source NONE, the
+ * reason in note) when the bound is above IB_ENERGY_MAX_BOUND, the window
+ * is empty or holds no items. */
+void ib__energy_figures(const ib__energy_window *w, double items, double step_ms, double idle_w,
+                        ib_energy *out);
+
+/* An ib_energy with no figure and note (printf-style) as the reason. */
+void ib__energy_none(ib_energy *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Without a counter: the power samples s[0..n) (t_ms, power_w; those with
+ * power 0 are not read) integrated by trapezoids over [t0_ms, t1_ms],
+ * the power held flat beyond the first and last sample. The window's end
+ * uncertainties are the stretches held flat; its extra bound what the
+ * trapezoids may miss between two samples: the sum of |p(i+1) - p(i)| x
+ * their gap / 2, over the joules. False with fewer than two samples in the
+ * window. */
+bool ib__energy_from_samples(const ib_gpu_sample *s, size_t n, double t0_ms, double t1_ms,
+                             ib__energy_window *out);
+
+/* ------------------------------------------------------------------------ */
+/* The meter                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* How often the meter reads the counter while it waits for a change (the
+ * aligned ends' uncertainty when nothing else is done between reads). */
+#define IB__ENERGY_POLL_MS 0.5
+/* Learning: at least this long and this many changes, at most the cap. */
+#define IB__ENERGY_LEARN_MS 250.0
+#define IB__ENERGY_LEARN_CHANGES 4
+#define IB__ENERGY_LEARN_MAX_MS 3000.0
+
+typedef struct ib__energy_meter {
+    ib__energy_counter c;
+    ib_workload *w; /* its clock times the reads; the work to pad with */
+    bool open;
+    uint64_t last;            /* the last count read */
+    double joules;            /* counted since opened (wraps undone) */
+    double read_ms;           /* when last read */
+    double change_ms;         /* the read that saw the last change */
+    double before_change_ms;  /* the read before it */
+    double step_ms, idle_w;   /* learned; NaN unknown */
+    double start_j, start_ms; /* the window's start */
+    double start_unc_ms;
+    bool start_aligned;
+    ib__energy_window window; /* after ib__energy_end */
+    bool failed;              /* a read failed or went back: no figure */
+    char note[200];           /* why there is no figure */
+} ib__energy_meter;
+
+/* The workload's own counter (w->own_energy), else a GPU workload's
+ * (NVML on its device); false without one, the reason in m->note. */
+bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w);
+/* The CPU package's (RAPL under root; NULL: /sys/class/powercap), read on
+ * w's clock. */
+bool ib__energy_meter_open_cpu(ib__energy_meter *m, ib_workload *w, const char *root);
+void ib__energy_meter_close(ib__energy_meter *m);
+
+/* Reads the counter: true when its count changed since the last read. A
+ * failed read marks the meter failed. */
+bool ib__energy_meter_poll(ib__energy_meter *m);
+
+/* What the window's ends pad with while waiting for a change: one unit of
+ * work (a run, a few back-to-back runs), *items what it did. */
+typedef ib_status (*ib__energy_pad_fn)(void *ctx, double *items, ib_error *err);
+
+/* Learns the step and the idle power (the device idle meanwhile): reads
+ * every IB__ENERGY_POLL_MS until IB__ENERGY_LEARN_CHANGES changes and
+ * IB__ENERGY_LEARN_MS have passed, at most IB__ENERGY_LEARN_MAX_MS (a
+ * counter that does not change in that time: no figure). */
+void ib__energy_learn(ib__energy_meter *m);
+
+/* Starts the window: with pad, at the next change (pad called until it
+ * comes: its items are outside the window), else now, unaligned. A change
+ * that does not come within 3 steps leaves the start unaligned. */
+ib_status ib__energy_begin(ib__energy_meter *m, ib__energy_pad_fn pad, void *ctx, ib_error *err);
+
+/* Ends the window: with pad, at the next change (pad called until it
+ * comes; *pad_items what it did, inside the window), else now. */
+ib_status ib__energy_end(ib__energy_meter *m, ib__energy_pad_fn pad, void *ctx, double *pad_items,
+                         ib_error *err);
+
+/* The figures of the window just ended over items (inputs, tokens). */
+void ib__energy_figure(const ib__energy_meter *m, double items, ib_energy *out);
+
+/* The relative bound the window would have if it ended now (aligned on a
+ * change at most one poll away): for deciding when it is long enough. */
+double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms);
+
+#endif
