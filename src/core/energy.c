@@ -352,3 +352,97 @@ double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms)
     if (!(length > 0)) return INFINITY;
     return fmax(m->start_unc_ms, end_unc_ms) / length;
 }
+
+/* ------------------------------------------------------------------------ */
+/* A measurement's meters                                                    */
+/* ------------------------------------------------------------------------ */
+
+void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg)
+{
+    *m = (ib__energy_meters){ .asked = cfg->measure_energy && !cfg->sync };
+    if (!m->asked) {
+        snprintf(m->why_not, sizeof m->why_not, "%s",
+                 cfg->sync ? "not measured in a fleet (the workers share the host's power)"
+                           : "not measured (measure_energy off)");
+        return;
+    }
+    if (ib__energy_meter_open(&m->device, w)) ib__energy_learn(&m->device);
+    if (ib__energy_meter_open_cpu(&m->cpu, w, NULL)) ib__energy_learn(&m->cpu);
+}
+
+void ib__energy_meters_close(ib__energy_meters *m)
+{
+    ib__energy_meter_close(&m->device);
+    ib__energy_meter_close(&m->cpu);
+}
+
+/* The meter the window's ends are aligned on: the device's, else the CPU's. */
+static bool aligns_cpu(const ib__energy_meters *m) { return !m->device.open || m->device.failed; }
+
+ib_status ib__energy_meters_begin(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, ib_error *err)
+{
+    if (!m->asked) return IB_OK;
+    bool cpu_aligned = aligns_cpu(m);
+    IB_TRY(ib__energy_begin(&m->device, pad, ctx, err));
+    IB_TRY(ib__energy_begin(&m->cpu, cpu_aligned ? pad : NULL, ctx, err));
+    m->host_t0_ms = ib__now_ms();
+    return IB_OK;
+}
+
+void ib__energy_meters_tick(ib__energy_meters *m)
+{
+    if (!m->asked) return;
+    ib__energy_meter *each[] = { &m->device, &m->cpu };
+    for (size_t i = 0; i < 2; i++)
+        if (each[i]->open && ib__workload_now_ms(each[i]->w) - each[i]->read_ms >= IB__ENERGY_TICK_MS)
+            ib__energy_meter_poll(each[i]);
+}
+
+ib_status ib__energy_meters_end(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, double *pad_items,
+                                ib_error *err)
+{
+    *pad_items = 0;
+    if (!m->asked) return IB_OK;
+    bool cpu_aligned = aligns_cpu(m);
+    double cpu_items = 0;
+    IB_TRY(ib__energy_end(&m->device, pad, ctx, pad_items, err));
+    IB_TRY(ib__energy_end(&m->cpu, cpu_aligned ? pad : NULL, ctx, &cpu_items, err));
+    if (cpu_aligned) *pad_items = cpu_items;
+    m->host_t1_ms = ib__now_ms();
+    return IB_OK;
+}
+
+void ib__energy_sampled_figure(const ib_env *env, double sampler_t0_ms, double host_t0_ms, double host_t1_ms,
+                               double items, const char *why_no_counter, ib_energy *out)
+{
+    ib__energy_window w;
+    if (!isfinite(sampler_t0_ms) ||
+        !ib__energy_from_samples(env->gpu_samples, env->n_gpu_samples, host_t0_ms - sampler_t0_ms,
+                                 host_t1_ms - sampler_t0_ms, &w)) {
+        ib__energy_none(out, "%s; fewer than two power samples in the window: no energy figure",
+                        why_no_counter);
+        return;
+    }
+    ib__energy_figures(&w, items, NAN, NAN, out);
+    char line[512];
+    snprintf(line, sizeof line, "no energy counter (%s): the sampled power integrated over the window%s%s",
+             why_no_counter, out->note[0] ? "; " : "", out->note);
+    ib__strlcpy(out->note, line, sizeof out->note);
+    ib__strlcpy(out->counter, "NVML power samples", sizeof out->counter);
+}
+
+void ib__energy_meters_figures(const ib__energy_meters *m, double items, const ib_env *env,
+                               double sampler_t0_ms, ib_energy *device, ib_energy *cpu)
+{
+    if (!m->asked) {
+        ib__energy_none(device, "%s", m->why_not);
+        ib__energy_none(cpu, "%s", m->why_not);
+        return;
+    }
+    if (m->device.open || !(env && env->n_gpu_samples >= 2))
+        ib__energy_figure(&m->device, items, device);
+    else
+        ib__energy_sampled_figure(env, sampler_t0_ms, m->host_t0_ms, m->host_t1_ms, items, m->device.note,
+                                  device);
+    ib__energy_figure(&m->cpu, items, cpu);
+}

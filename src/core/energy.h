@@ -141,4 +141,44 @@ void ib__energy_figure(const ib__energy_meter *m, double items, ib_energy *out);
  * change at most one poll away): for deciding when it is long enough. */
 double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms);
 
+/* ------------------------------------------------------------------------ */
+/* A measurement's meters                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Read at most this often during the timed work (a wrap between two
+ * reads must not be missed: RAPL's comes after minutes). */
+#define IB__ENERGY_TICK_MS 10.0
+
+/* What latency and throughput read: the device's counter (aligned on its
+ * changes) and the CPU package's (read at the same instants; aligned
+ * itself when the device has none), and the window's ends on the host's
+ * real clock, for integrating sampled power where the device has no
+ * counter. */
+typedef struct ib__energy_meters {
+    ib__energy_meter device, cpu;
+    bool asked;                    /* cfg->measure_energy, and not in a fleet */
+    char why_not[96];              /* !asked: why */
+    double host_t0_ms, host_t1_ms; /* ib__now_ms at the window's ends */
+} ib__energy_meters;
+
+/* Opens the meters cfg asks for and learns their steps and the idle power
+ * (the device idle: call it before the cold run). */
+void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg);
+void ib__energy_meters_close(ib__energy_meters *m);
+ib_status ib__energy_meters_begin(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, ib_error *err);
+/* Reads the counters when IB__ENERGY_TICK_MS passed since the last read. */
+void ib__energy_meters_tick(ib__energy_meters *m);
+ib_status ib__energy_meters_end(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, double *pad_items,
+                                ib_error *err);
+/* The figures over items; where the device has no counter but env holds
+ * power samples (taken by a sampler whose time 0 is sampler_t0_ms on
+ * ib__now_ms's clock; NaN: none), the sampled power integrated instead. */
+/* The sampled power of env (time 0 at sampler_t0_ms) over [host_t0_ms,
+ * host_t1_ms] of ib__now_ms's clock, over items, into *out; its note
+ * begins with why_no_counter. */
+void ib__energy_sampled_figure(const ib_env *env, double sampler_t0_ms, double host_t0_ms, double host_t1_ms,
+                               double items, const char *why_no_counter, ib_energy *out);
+void ib__energy_meters_figures(const ib__energy_meters *m, double items, const ib_env *env,
+                               double sampler_t0_ms, ib_energy *device, ib_energy *cpu);
+
 #endif

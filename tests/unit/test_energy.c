@@ -7,6 +7,7 @@
 #include "core/energy.h"
 #include "env/energy.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,6 +432,134 @@ static void test_meter_rapl_wrap(void)
     ib_workload_destroy(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The measurements                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Latency on the scripted counter: the window aligned on the counter's
+ * changes, the timed runs and the end's padding inside it, at 300 W. */
+static void test_latency_energy(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    const ib_energy *e = &r.energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK(e->items >= 300);
+    CHECK_NEAR(e->window_ms, e->items * run_ms, 1e-6); /* back-to-back 1 ms runs fill it */
+    CHECK_NEAR(fmod(e->window_ms, 100), 0, 1e-6);      /* from a change to a change */
+    CHECK_NEAR(e->joules_per_item, 0.3, 1e-12);
+    CHECK_NEAR(e->items_per_joule, 1 / 0.3, 1e-9);
+    CHECK_NEAR(e->power_w, 300, 1e-9);
+    CHECK_NEAR(e->idle_power_w, 50, 1e-9);
+    CHECK_NEAR(e->joules_per_item_above_idle, 0.25, 1e-12);
+    CHECK_NEAR(e->step_ms, 100, 1e-9);
+    CHECK_NEAR(e->bound, 1 / e->window_ms + 1e-3 / e->joules, 1e-12);
+    ib_latency_result_free(&r);
+
+    /* Off: no figure, and no padding. */
+    cfg.measure_energy = false;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(r.energy.source == IB_ENERGY_NONE && strstr(r.energy.note, "measure_energy off"));
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+/* Three runs of 40 ms: the window's ends are known to 40 ms only, against
+ * a window of one to three steps: no figure, the reason said. */
+static void test_latency_energy_too_short(void)
+{
+    double run_ms = 40;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.runs = 3;
+    cfg.warmup_runs = 1;
+    cfg.warmup_ms = 0;
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(r.energy.source == IB_ENERGY_NONE);
+    CHECK(r.energy.bound > IB_ENERGY_MAX_BOUND);
+    CHECK(strstr(r.energy.note, "above the 5% a figure needs") != NULL);
+    CHECK(isnan(r.energy.joules_per_item));
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+
+    /* No counter: the reason. */
+    w = energy_fake(&run_ms, 0, 0, 0);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(r.energy.source == IB_ENERGY_NONE && strstr(r.energy.note, "no energy counter"));
+    CHECK_EQ_INT(ib__fake_runs(w), 1 + r.warmup_runs_done + (int64_t)r.n); /* nothing padded */
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+static double affine_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)index;
+    (void)ctx;
+    return 1 + 0.1 * (double)batch;
+}
+
+/* Throughput on a device whose power grows with the batch (100 + 10 x
+ * batch W) and whose run takes 1 + 0.1 x batch ms: the fastest batch is
+ * the largest, the most inputs per joule is batch 8. Each point's energy
+ * is power x run time / batch, within the point's bound. */
+static void test_throughput_energy(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = affine_ms;
+    s.energy_step_ms = 100;
+    s.idle_w = 60;
+    s.busy_w = 100;
+    s.busy_w_per_item = 10;
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK(ib__workload_open_fake(&s, &w, &err) == IB_OK);
+    ib_throughput_config cfg;
+    ib_throughput_config_init(&cfg);
+    int64_t batches[] = { 1, 2, 4, 8, 16, 32 };
+    cfg.batches = batches;
+    cfg.n_batches = 6;
+    ib_throughput_result *r = calloc(1, sizeof *r);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK_EQ_INT(r->n_points, 6);
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        double b = (double)p->batch;
+        CHECK(p->energy.source == IB_ENERGY_COUNTER && p->energy.aligned);
+        /* The changes fall inside chunks: the figure is off by what the
+         * bound says it may be, and no more. */
+        double truth = (100 + 10 * b) * (1 + 0.1 * b) / b / 1e3;
+        CHECK(fabs(p->energy.joules_per_item - truth) <= p->energy.bound * truth);
+        CHECK_NEAR(p->energy.idle_power_w, 60, 1e-9);
+        CHECK(p->energy.bound <= 0.0101); /* grown to 1% (and a count) */
+        CHECK(p->energy.window_ms >= 100);
+    }
+    CHECK_EQ_INT(r->points[r->peak].batch, 32);
+    CHECK(r->most_efficient >= 0);
+    CHECK_EQ_INT(r->points[r->most_efficient].batch, 8);
+    free(r);
+    ib_workload_destroy(w);
+
+    /* Without a counter: none, and no most efficient batch. */
+    s.energy_step_ms = 0;
+    CHECK(ib__workload_open_fake(&s, &w, &err) == IB_OK);
+    r = calloc(1, sizeof *r);
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK(r->points[0].energy.source == IB_ENERGY_NONE &&
+          strstr(r->points[0].energy.note, "no energy counter"));
+    CHECK_EQ_INT(r->most_efficient, -1);
+    free(r);
+    ib_workload_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -447,5 +576,8 @@ int main(int argc, char **argv)
     RUN(test_meter_unaligned_windows);
     RUN(test_meter_wrap_and_missing);
     RUN(test_meter_rapl_wrap);
+    RUN(test_latency_energy);
+    RUN(test_latency_energy_too_short);
+    RUN(test_throughput_energy);
     return check_summary("test_energy");
 }

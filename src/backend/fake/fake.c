@@ -34,9 +34,9 @@ typedef struct fake {
     /* The device's busy intervals (for the scripted energy counter):
      * [busy_head, n_busy) not yet folded into busy_folded_ms, the busy time
      * of those before them. */
-    double (*busy)[2];
+    double (*busy)[3]; /* start, end, the excess watts above idle */
     size_t n_busy, cap_busy, busy_head;
-    double busy_folded_ms;
+    double busy_folded_mj; /* the excess energy of those before them */
 } fake;
 
 typedef struct fake_timer {
@@ -95,9 +95,10 @@ static void end_hold(fake *f)
     f->held = false;
 }
 
-/* Records [start, end) as device work, for the energy counter (only when
- * one is scripted: a long run of the fake keeps no list otherwise). */
-static ib_status note_busy(fake *f, double start_ms, double end_ms, ib_error *err)
+/* Records [start, end) as device work at the batch's power, for the
+ * energy counter (only when one is scripted: a long run of the fake keeps
+ * no list otherwise). */
+static ib_status note_busy(fake *f, int64_t batch, double start_ms, double end_ms, ib_error *err)
 {
     if (!(f->script.energy_step_ms > 0)) return IB_OK;
     if (f->busy_head > 0 && f->busy_head == f->n_busy) f->busy_head = f->n_busy = 0;
@@ -108,7 +109,7 @@ static ib_status note_busy(fake *f, double start_ms, double end_ms, ib_error *er
             f->busy_head = 0;
         } else {
             size_t cap = f->cap_busy ? 2 * f->cap_busy : 256;
-            double(*b)[2] = realloc(f->busy, cap * sizeof *b);
+            double(*b)[3] = realloc(f->busy, cap * sizeof *b);
             IB_FAIL_IF(!b, err, IB_ERR_NO_MEMORY, "out of memory");
             f->busy = b;
             f->cap_busy = cap;
@@ -116,23 +117,26 @@ static ib_status note_busy(fake *f, double start_ms, double end_ms, ib_error *er
     }
     f->busy[f->n_busy][0] = start_ms;
     f->busy[f->n_busy][1] = end_ms;
+    f->busy[f->n_busy][2] = f->script.busy_w + f->script.busy_w_per_item * (double)batch - f->script.idle_w;
     f->n_busy++;
     return IB_OK;
 }
 
-/* The device's busy time before t_ms; t_ms never goes back between calls
- * (the counter is read at multiples of its step of a clock that only
- * advances), so the intervals wholly before it are folded away. */
-static double busy_before(fake *f, double t_ms)
+/* The device's energy above idle before t_ms, in mJ; t_ms never goes
+ * back between calls (the counter is read at multiples of its step of a
+ * clock that only advances), so the intervals wholly before it are folded
+ * away. */
+static double busy_mj_before(fake *f, double t_ms)
 {
     double pending = 0;
     while (f->busy_head < f->n_busy && f->busy[f->busy_head][1] <= t_ms) {
-        f->busy_folded_ms += f->busy[f->busy_head][1] - f->busy[f->busy_head][0];
+        const double *b = f->busy[f->busy_head];
+        f->busy_folded_mj += (b[1] - b[0]) * b[2]; /* W x ms */
         f->busy_head++;
     }
     for (size_t i = f->busy_head; i < f->n_busy; i++)
-        if (f->busy[i][0] < t_ms) pending += fmin(f->busy[i][1], t_ms) - f->busy[i][0];
-    return f->busy_folded_ms + pending;
+        if (f->busy[i][0] < t_ms) pending += (fmin(f->busy[i][1], t_ms) - f->busy[i][0]) * f->busy[i][2];
+    return f->busy_folded_mj + pending;
 }
 
 /* One run, with extra_ms of device work around it (copies). The device
@@ -167,7 +171,7 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
     if (f->tf32_on) ms *= f->script.tf32_factor;
     f->device_done_ms = start_ms + extra_ms + ms;
     if (wait) f->now_ms = f->device_done_ms;
-    return note_busy(f, start_ms, f->device_done_ms, err);
+    return note_busy(f, w->info.batch, start_ms, f->device_done_ms, err);
 }
 
 static ib_status fake_run(ib_workload *w, ib_error *err)
@@ -192,7 +196,7 @@ static ib_status fake_copy(ib_workload *w, ib_error *err)
     double start_ms = fmax(f->now_ms, f->device_done_ms);
     f->device_done_ms = start_ms + f->script.copy_ms / 2;
     if (f->run_sync || !f->script.gpu_like) f->now_ms = f->device_done_ms;
-    return note_busy(f, start_ms, f->device_done_ms, err);
+    return note_busy(f, w->info.batch, start_ms, f->device_done_ms, err);
 }
 
 static ib_status fake_set_run_sync(ib_workload *w, bool sync, ib_error *err)
@@ -364,7 +368,7 @@ static bool energy_read(void *state, uint64_t *count)
     const ib__fake_script *s = &f->script;
     double step = s->energy_step_ms;
     double at_ms = floor(f->now_ms / step) * step;
-    double joules = (s->idle_w * at_ms + (s->busy_w - s->idle_w) * busy_before(f, at_ms)) / 1e3;
+    double joules = s->idle_w * at_ms / 1e3 + busy_mj_before(f, at_ms) / 1e3;
     /* The tiny term keeps a whole number of units whole despite rounding. */
     double c = (double)s->energy_start + floor(joules / energy_unit_j(s) + 1e-9);
     if (s->energy_range > 0) c = fmod(c, (double)s->energy_range);
