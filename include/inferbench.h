@@ -1260,6 +1260,14 @@ typedef ib_status (*ib_best_open_fn)(size_t index, void *user, ib_workload **w, 
 typedef ib_status (*ib_best_session_fn)(size_t index, size_t session, void *user, double **ms, size_t *n,
                                         ib_error *err);
 
+/* What best ranks by (docs/best.md, docs/energy.md). */
+typedef enum ib_best_objective {
+    IB_BEST_OBJECTIVE_TIME = 0, /* the lowest median latency, the most inputs/s */
+    /* the most inputs per joule at batch 1 and at the throughput batches;
+     * every accurate candidate is a finalist (screening ranks by time) */
+    IB_BEST_OBJECTIVE_ENERGY = 1,
+} ib_best_objective;
+
 typedef struct ib_best_config {
     size_t n_candidates;       /* 1..IB_BEST_MAX_CANDIDATES */
     const char *const *labels; /* [n_candidates]: what is on ("fp16, CUDA graph") */
@@ -1291,6 +1299,8 @@ typedef struct ib_best_config {
                                         process (default 1; not with exhaustive) */
     ib_best_session_fn measure_session;
     void *session_user;
+    ib_best_objective objective; /* default IB_BEST_OBJECTIVE_TIME; ENERGY needs an
+                                    energy counter (IB_ERR_UNSUPPORTED otherwise) */
 } ib_best_config;
 
 void ib_best_config_init(ib_best_config *cfg);
@@ -1357,6 +1367,10 @@ typedef struct ib_best_row {
      * pooled), and how many failed. */
     ib_sessions_stats sessions;
     size_t sessions_failed;
+    ib_energy latency_energy;    /* its final latency measurement's, per input */
+    ib_energy throughput_energy; /* at its throughput batch (batch); the most
+                                    inputs per joule of its points under the
+                                    energy objective */
 } ib_best_row;
 
 typedef struct ib_best_result {
@@ -1383,6 +1397,7 @@ typedef struct ib_best_result {
      * real backend's), elapsed_ms less all of them is the search's own
      * work between the steps: comparing, bookkeeping. */
     double step_ms[IB_BEST_STEPS];
+    ib_best_objective objective;
 } ib_best_result;
 
 /* Searches cfg's candidates for the lowest median latency at batch 1 and
@@ -1508,6 +1523,8 @@ typedef struct ib_serve_point {
      * makes every change cost that (docs/serve.md). */
     int64_t switch_runs;
     double switch_compute_p50_ms, unchanged_compute_p50_ms;
+    ib_energy energy; /* over the rate's schedule (its ends not aligned: the
+                         schedule starts when it starts), per request input */
 } ib_serve_point;
 
 typedef struct ib_serve_result {

@@ -9,6 +9,7 @@
  * and never wins. */
 #include "backend/workload.h"
 #include "core/compare.h"
+#include "core/energy.h"
 #include "core/latency.h"
 #include "core/progress.h"
 #include "core/sessions.h"
@@ -72,7 +73,24 @@ typedef struct race {
     ib__progress pr;
     /* finals in sessions: each finalist's sessions that measured */
     ib_session_sample *sessions[IB_BEST_MAX_CANDIDATES];
+    bool energy_checked; /* the energy objective's counter was found */
 } race;
+
+static bool by_energy(const race *s) { return s->cfg->objective == IB_BEST_OBJECTIVE_ENERGY; }
+
+/* The energy objective needs an energy counter: asked of the first
+ * candidate that opens (every candidate runs on the same device). */
+static ib_status check_energy(race *s, ib_workload *w, ib_error *err)
+{
+    if (!by_energy(s) || s->energy_checked || !w) return IB_OK;
+    ib__energy_meter m;
+    bool ok = ib__energy_meter_open(&m, w);
+    ib__energy_meter_close(&m);
+    IB_FAIL_IF(!ok, err, IB_ERR_UNSUPPORTED, "the energy objective ranks by inputs per joule, and %s",
+               m.note);
+    s->energy_checked = true;
+    return IB_OK;
+}
 
 static ib_status validate(const ib_best_config *cfg, ib_error *err)
 {
@@ -93,6 +111,10 @@ static ib_status validate(const ib_best_config *cfg, ib_error *err)
                "best: sessions need a measure_session callback");
     IB_FAIL_IF(cfg->sessions >= 2 && cfg->exhaustive, err, IB_ERR_INVALID_ARG,
                "best: the exhaustive sweep measures in one session");
+    IB_FAIL_IF(cfg->sessions >= 2 && cfg->objective == IB_BEST_OBJECTIVE_ENERGY, err, IB_ERR_INVALID_ARG,
+               "best: the energy objective reads the finals' energy in this process, not in sessions");
+    IB_FAIL_IF(cfg->objective != IB_BEST_OBJECTIVE_TIME && cfg->objective != IB_BEST_OBJECTIVE_ENERGY, err,
+               IB_ERR_INVALID_ARG, "best: an unknown objective");
     IB_TRY(ib__config_validate(&cfg->latency, err));
     return IB_OK;
 }
@@ -198,6 +220,7 @@ static ib_config screen_config(const ib_config *full, int64_t runs)
     c.precision = 0;
     c.warmup_runs = c.warmup_runs < 3 ? c.warmup_runs : 3;
     c.warmup_ms = fmin(c.warmup_ms, 100);
+    c.measure_energy = false; /* a screening window is too short to read */
     c.warmup_max_ms = fmax(c.warmup_ms, fmin(c.warmup_max_ms, 2000));
     return c;
 }
@@ -231,6 +254,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
     ib_status st = ib_measure_latency(s->w[i], &nested, &lr, &why);
     count_measuring(row, step, ib__workload_now_ms(s->w[i]) - t0);
     row->latency_runs += (int64_t)lr.n;
+    if (!pool) row->latency_energy = lr.energy;
     s->r->warnings |= lr.warnings;
     s->r->env = lr.env;
     if (st == IB_OK || (st == IB_ERR_INTERRUPTED && lr.n > 0)) {
@@ -325,6 +349,7 @@ static ib_status first_round(race *s, ib_error *err)
     for (size_t i = 0; i < s->r->n_rows; i++) {
         IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        IB_TRY(check_energy(s, s->w[i], err));
         IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         ib_best_row *row = &s->r->rows[i];
         if (s->w[i] && !row->accurate) {
@@ -339,6 +364,9 @@ static ib_status first_round(race *s, ib_error *err)
 static ib_status screen(race *s, ib_error *err)
 {
     IB_TRY(first_round(s, err));
+    /* Screening ranks by time: under the energy objective it drops none
+     * (the faster is not always the more efficient). */
+    if (by_energy(s)) return IB_OK;
     drop_slower(s);
     for (int round = 1; round < s->cfg->rounds && count_racing(s) > s->cfg->finalists; round++) {
         ib_config c = screen_config(&s->cfg->latency, s->cfg->screen_runs << round);
@@ -373,10 +401,53 @@ static ib_status compare_final(const race *s, size_t win, size_t i, ib_compariso
     return ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], FINAL_THRESHOLD, c, err);
 }
 
+/* Whether row's energy figure a beats b's: more inputs per joule (a
+ * figure beats none). */
+static bool more_efficient(const ib_energy *a, const ib_energy *b)
+{
+    return a->source != IB_ENERGY_NONE &&
+           (b->source == IB_ENERGY_NONE || a->items_per_joule > b->items_per_joule);
+}
+
+/* "+x% inputs per joule against the winner (its bound +-y%, the winner's
+ * +-z%)", or why the row has no figure. */
+static void energy_why(const ib_energy *e, const ib_energy *win, char *why, size_t cap)
+{
+    if (e->source == IB_ENERGY_NONE)
+        snprintf(why, cap, "no energy figure: %s", e->note);
+    else
+        snprintf(why, cap, "%+.1f%% inputs per joule against the winner (bounds +-%.2g%% and +-%.2g%%)",
+                 100 * (e->items_per_joule / win->items_per_joule - 1), 100 * e->bound, 100 * win->bound);
+}
+
+/* Under the energy objective: the finalist with the most inputs per joule
+ * at batch 1. */
+static void latency_energy_verdicts(ib_best_result *r)
+{
+    r->latency_winner = -1;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].latency_stage == IB_BEST_FINALIST &&
+            r->rows[i].latency_energy.source != IB_ENERGY_NONE &&
+            (r->latency_winner < 0 ||
+             more_efficient(&r->rows[i].latency_energy, &r->rows[r->latency_winner].latency_energy)))
+            r->latency_winner = (int)i;
+    if (r->latency_winner < 0) return;
+    const ib_energy *win = &r->rows[r->latency_winner].latency_energy;
+    r->rows[r->latency_winner].latency_stage = IB_BEST_WINNER;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].latency_stage == IB_BEST_FINALIST)
+            energy_why(&r->rows[i].latency_energy, win, r->rows[i].latency_why,
+                       sizeof r->rows[i].latency_why);
+}
+
 /* The finalists' own measurements decide; each loser says by how much. */
 static void latency_verdicts(race *s)
 {
     ib_best_result *r = s->r;
+    if (by_energy(s)) {
+        latency_energy_verdicts(r);
+        return;
+    }
     r->latency_winner = -1;
     for (size_t i = 0; i < r->n_rows; i++)
         if (r->rows[i].latency_stage == IB_BEST_FINALIST &&
@@ -545,6 +616,29 @@ static bool throughput_candidate(const ib_best_row *row)
            row->throughput_stage == IB_BEST_NOT_TRIED;
 }
 
+/* The row's throughput figure from the curve just measured: the peak's
+ * (kept when it beats what the row had), or under the energy objective the
+ * point with the most inputs per joule (kept when it beats the row's). */
+static void keep_throughput(race *s, ib_best_row *row)
+{
+    const ib_throughput_result *tr = s->tr;
+    if (s->cfg->objective == IB_BEST_OBJECTIVE_ENERGY) {
+        int k = tr->most_efficient;
+        if (k < 0 || (row->throughput_energy.source != IB_ENERGY_NONE &&
+                      !(tr->points[k].energy.items_per_joule > row->throughput_energy.items_per_joule)))
+            return;
+        row->items_per_s = tr->points[k].items_per_s;
+        row->batch = tr->points[k].batch;
+        row->throughput_energy = tr->points[k].energy;
+        return;
+    }
+    if (tr->peak >= 0 && !(tr->points[tr->peak].items_per_s <= row->items_per_s)) {
+        row->items_per_s = tr->points[tr->peak].items_per_s;
+        row->batch = tr->points[tr->peak].batch;
+        row->throughput_energy = tr->points[tr->peak].energy;
+    }
+}
+
 /* Measures row i with tc on its open session (opened anew, without the
  * accuracy check it passed, when it was closed) and keeps its best point.
  * A failure marks the row; an interruption stops. */
@@ -567,10 +661,7 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     count_measuring(row, step, ib__workload_now_ms(w) - t0);
     s->r->warnings |= s->tr->warnings;
     s->r->env = s->tr->env;
-    if (s->tr->peak >= 0 && !(s->tr->points[s->tr->peak].items_per_s <= row->items_per_s)) {
-        row->items_per_s = s->tr->points[s->tr->peak].items_per_s;
-        row->batch = s->tr->points[s->tr->peak].batch;
-    }
+    keep_throughput(s, row);
     if (st == IB_ERR_INTERRUPTED) {
         *err = why;
         return st;
@@ -605,8 +696,30 @@ static size_t plateau(const ib_throughput_result *tr, int64_t *batches)
     return n;
 }
 
+static void throughput_energy_verdicts(ib_best_result *r)
+{
+    r->throughput_winner = -1;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].throughput_stage == IB_BEST_FINALIST &&
+            r->rows[i].throughput_energy.source != IB_ENERGY_NONE &&
+            (r->throughput_winner < 0 ||
+             more_efficient(&r->rows[i].throughput_energy, &r->rows[r->throughput_winner].throughput_energy)))
+            r->throughput_winner = (int)i;
+    if (r->throughput_winner < 0) return;
+    const ib_energy *win = &r->rows[r->throughput_winner].throughput_energy;
+    r->rows[r->throughput_winner].throughput_stage = IB_BEST_WINNER;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].throughput_stage == IB_BEST_FINALIST)
+            energy_why(&r->rows[i].throughput_energy, win, r->rows[i].throughput_why,
+                       sizeof r->rows[i].throughput_why);
+}
+
 static void throughput_verdicts(ib_best_result *r)
 {
+    if (r->objective == IB_BEST_OBJECTIVE_ENERGY) {
+        throughput_energy_verdicts(r);
+        return;
+    }
     r->throughput_winner = -1;
     for (size_t i = 0; i < r->n_rows; i++)
         if (r->rows[i].throughput_stage == IB_BEST_FINALIST &&
@@ -631,6 +744,7 @@ static ib_status exhaustive_sweep(race *s, ib_error *err)
     for (size_t i = 0; i < s->r->n_rows; i++) {
         IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        IB_TRY(check_energy(s, s->w[i], err));
         ib_best_row *row = &s->r->rows[i];
         ib_status st = IB_OK;
         if (!row->accurate) {
@@ -666,6 +780,7 @@ static size_t better_at_peak(const race *s, size_t i)
  * grown to the peak batch holds its memory. */
 static void close_outranked(race *s)
 {
+    if (by_energy(s)) return; /* ranked by inputs/s: not the objective */
     for (size_t i = 0; i < s->r->n_rows; i++)
         if (s->w[i] && (int)i != s->r->searched && isfinite(s->r->rows[i].items_per_s) &&
             better_at_peak(s, i) >= s->cfg->finalists)
@@ -703,8 +818,9 @@ static void keep_best_at_peak(race *s)
     for (size_t i = 0; i < r->n_rows; i++) {
         ib_best_row *row = &r->rows[i];
         if (!throughput_candidate(row)) continue;
-        if (better[i] < s->cfg->finalists && isfinite(row->items_per_s)) {
-            row->items_per_s = NAN;
+        if ((by_energy(s) || better[i] < s->cfg->finalists) && isfinite(row->items_per_s)) {
+            row->items_per_s = NAN; /* the finals measure it afresh */
+            ib__energy_none(&row->throughput_energy, "not measured");
             continue;
         }
         close_row(s, i);
@@ -768,12 +884,15 @@ static void init_result(const ib_best_config *cfg, ib_best_result *out)
     out->exhaustive = cfg->exhaustive;
     out->sessions = cfg->sessions;
     out->min_cosine = cfg->min_cosine;
+    out->objective = cfg->objective;
     out->n_rows = cfg->n_candidates <= IB_BEST_MAX_CANDIDATES ? cfg->n_candidates : 0;
     for (size_t i = 0; i < out->n_rows; i++) {
         ib_best_row *row = &out->rows[i];
         ib__strlcpy(row->label, cfg->labels && cfg->labels[i] ? cfg->labels[i] : "?", sizeof row->label);
         row->items_per_s = NAN;
         row->latency.p50 = NAN;
+        ib__energy_none(&row->latency_energy, "not measured");
+        ib__energy_none(&row->throughput_energy, "not measured");
     }
 }
 

@@ -7,6 +7,7 @@
  * accounting is tested on exact numbers. */
 #include "core/serve.h"
 #include "backend/workload.h"
+#include "core/energy.h"
 #include "core/numeric.h"
 #include "core/stats.h"
 
@@ -138,6 +139,7 @@ typedef struct server {
     ib_status status; /* the first failure; the others stop on it */
     ib_error err;
     const ib__serve_hooks *hooks; /* a fleet's (NULL: alone) */
+    ib__energy_meters energy;     /* the device's, learned before the warm-up */
 } server;
 
 static ib_serve_copies copies_of(const ib_workload *w)
@@ -209,6 +211,7 @@ static ib_status server_open(server *s, ib_workload *const *ws, size_t n_inst, c
 
 static void server_close(server *s)
 {
+    ib__energy_meters_close(&s->energy);
     for (size_t i = 0; s->inst && i < s->n_inst; i++) instance_close(&s->inst[i]);
     free(s->inst);
     pthread_mutex_destroy(&s->lock);
@@ -643,6 +646,18 @@ static void hand_over_requests(const server *s, size_t rate_index)
     }
 }
 
+/* The rate's energy per request input (none for a rate cut short). */
+static void serve_energy(const server *s, ib_status st, ib_serve_point *pt)
+{
+    ib_energy cpu;
+    if (st != IB_OK) {
+        ib__energy_none(&pt->energy, "the rate did not run to the end: no energy figure");
+        return;
+    }
+    ib__energy_meters_figures(&s->energy, (double)pt->n * (double)s->cfg->request_batch, NULL, NAN,
+                              &pt->energy, &cpu);
+}
+
 /* One rate, and the verdict on it. In a fleet every device meets the
  * others before it (the rate's origin) and after it, whatever failed. */
 static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_point *pt,
@@ -658,10 +673,17 @@ static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_
     if (s->hooks) s->hooks->before_rate(s->hooks->user);
     if (st == IB_OK) {
         pt->scheduled = (int64_t)n;
-        st = dispatch(s, n, pt, err);
+        /* The schedule starts when it starts: the energy window's ends are
+         * not aligned on the counter (the bound is its step). */
+        st = ib__energy_meters_begin(&s->energy, NULL, NULL, err);
+        if (st == IB_OK) st = dispatch(s, n, pt, err);
+        double none;
+        ib_status ended = ib__energy_meters_end(&s->energy, NULL, NULL, &none, err);
+        if (st == IB_OK) st = ended;
         pt->partial = st != IB_OK;
         hand_over_requests(s, rate_index);
         done = summarize(s, pt);
+        serve_energy(s, st, pt);
     }
     *v = verdict(s, st, pt, done);
     total_percentile(s, pt, done);
@@ -755,6 +777,11 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
 {
     const ib_serve_config *cfg = s->cfg;
     ib_status st = IB_OK;
+    /* The counter's step and the idle power, before any request; a fleet's
+     * devices share the host: not measured there. */
+    ib_config energy_cfg = cfg->run;
+    energy_cfg.measure_energy = cfg->run.measure_energy && !s->hooks;
+    ib__energy_meters_open(&s->energy, s->inst[0].w, &energy_cfg);
     for (size_t i = s->n_inst; i-- > 0 && st == IB_OK;)
         st = warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err);
     double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);

@@ -560,6 +560,125 @@ static void test_throughput_energy(void)
     ib_workload_destroy(w);
 }
 
+/* Serve at 100 requests/s, 1 ms each, for 10 s: idle 50 W throughout and
+ * 250 W more during the 1 s of runs, 0.75 J a request, within the window's
+ * bound (its ends not aligned: the step over the window); a rate too
+ * short for the 5% has none. */
+static void test_serve_energy(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib_serve_config cfg;
+    ib_serve_config_init(&cfg);
+    cfg.run.warmup_runs = 2;
+    cfg.run.warmup_ms = 0;
+    cfg.requests = 1000;
+    cfg.arrivals = IB_ARRIVALS_CONSTANT;
+    double rates[] = { 100, 1000 };
+    cfg.rates = rates;
+    cfg.n_rates = 2;
+    ib_serve_result *r = calloc(1, sizeof *r);
+    ib_error err;
+    CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+    const ib_energy *e = &r->points[0].energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && !e->aligned);
+    CHECK_NEAR(e->items, 1000, 0);
+    CHECK(fabs(e->joules_per_item - 0.75) <= e->bound * 0.75);
+    CHECK_NEAR(e->bound, 100 / e->window_ms + 1e-3 / e->joules, 1e-12);
+    CHECK(e->bound < 0.0102);
+    /* 1000 requests at 1000/s: a 1 s window read to +-10%. */
+    e = &r->points[1].energy;
+    CHECK(e->source == IB_ENERGY_NONE && strstr(e->note, "above the 5%"));
+    free(r);
+    ib_workload_destroy(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* best --objective energy                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Two candidates: "fast" runs 1 + 0.1 x batch ms at 400 W, "frugal" 1.5 +
+ * 0.15 x batch ms at 150 W: the fast one wins on time, the frugal one on
+ * inputs per joule (0.44 against 0.2475 J an input at batch 1). */
+typedef struct candidate {
+    double base_ms, item_ms, busy_w;
+    double step_ms; /* 0: no counter */
+} candidate;
+
+static double candidate_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)index;
+    const candidate *c = ctx;
+    return c->base_ms + c->item_ms * (double)batch;
+}
+
+static ib_status open_candidate(size_t i, void *user, ib_workload **w, ib_accuracy *acc, ib_error *err)
+{
+    candidate *c = &((candidate *)user)[i];
+    ib__fake_script fs;
+    ib__fake_script_init(&fs);
+    fs.duration_ms = candidate_ms;
+    fs.ctx = c;
+    fs.oom_above_batch = 16;
+    fs.energy_step_ms = c->step_ms;
+    fs.idle_w = 50;
+    fs.busy_w = c->busy_w;
+    if (acc) memset(acc, 0, sizeof *acc);
+    return ib__workload_open_fake(&fs, w, err);
+}
+
+static void best_config(ib_best_config *c, candidate *cands, const char **labels, ib_best_objective objective)
+{
+    ib_best_config_init(c);
+    c->n_candidates = 2;
+    c->labels = labels;
+    c->open = open_candidate;
+    c->open_user = cands;
+    c->objective = objective;
+    c->latency.runs = 100;
+    c->latency.warmup_ms = 0;
+    c->throughput.max_batch = 16;
+    c->throughput.run.runs = 20;
+    c->throughput.run.warmup_ms = 0;
+}
+
+static void test_best_energy_objective(void)
+{
+    candidate cands[] = { { 1, 0.1, 400, 100 }, { 1.5, 0.15, 150, 100 } };
+    const char *labels[] = { "fast", "frugal" };
+    ib_best_config c;
+    ib_best_result *r = calloc(1, sizeof *r);
+    ib_error err;
+
+    best_config(&c, cands, labels, IB_BEST_OBJECTIVE_TIME);
+    CHECK(ib_measure_best(&c, r, &err) == IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    CHECK_EQ_INT(r->throughput_winner, 0);
+
+    best_config(&c, cands, labels, IB_BEST_OBJECTIVE_ENERGY);
+    CHECK(ib_measure_best(&c, r, &err) == IB_OK);
+    CHECK_EQ_INT(r->objective, IB_BEST_OBJECTIVE_ENERGY);
+    CHECK_EQ_INT(r->latency_winner, 1);
+    CHECK_EQ_INT(r->throughput_winner, 1);
+    const ib_energy *e1 = &r->rows[1].latency_energy, *e0 = &r->rows[0].latency_energy;
+    CHECK(e1->source == IB_ENERGY_COUNTER && e0->source == IB_ENERGY_COUNTER);
+    CHECK(fabs(e1->joules_per_item - 0.2475) <= e1->bound * 0.2475);
+    CHECK(fabs(e0->joules_per_item - 0.44) <= e0->bound * 0.44);
+    CHECK(strstr(r->rows[0].latency_why, "inputs per joule against the winner") != NULL);
+    CHECK(r->rows[1].throughput_energy.source == IB_ENERGY_COUNTER);
+    CHECK(r->rows[0].latency_stage == IB_BEST_FINALIST); /* not dropped by time */
+
+    /* Without a counter: refused, one line. */
+    cands[0].step_ms = cands[1].step_ms = 0;
+    CHECK(ib_measure_best(&c, r, &err) == IB_ERR_UNSUPPORTED);
+    CHECK(strstr(err.message, "the energy objective ranks by inputs per joule") &&
+          strstr(err.message, "no energy counter") && !strchr(err.message, '\n'));
+    /* Nor in sessions. */
+    c.sessions = 3;
+    CHECK(ib_measure_best(&c, r, &err) == IB_ERR_INVALID_ARG);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -579,5 +698,7 @@ int main(int argc, char **argv)
     RUN(test_latency_energy);
     RUN(test_latency_energy_too_short);
     RUN(test_throughput_energy);
+    RUN(test_serve_energy);
+    RUN(test_best_energy_objective);
     return check_summary("test_energy");
 }
