@@ -175,6 +175,15 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
 /* serve's JSON pieces (serve_report.c), also in the fleet's serve report:
  * the copies' name ("none", "apart", "inside_compute"), one rate's point,
  * and the configuration with its instances. */
+/* Energy (energy_report.c): "counter", "sampled_power", "none"; a text
+ * line (and the idle and step lines) labelled label; the JSON object of a
+ * figure (its figures null, note the reason, without one); the curve's
+ * inputs per joule by batch, the most efficient beside the fastest. */
+const char *ib__energy_source_name(ib_energy_source s);
+void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e);
+cJSON *ib__json_energy(const ib_energy *e);
+void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r);
+
 const char *ib__serve_copies_name(ib_serve_copies c);
 cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart);
 cJSON *ib__serve_json_config(const ib_serve_config *cfg, size_t instances);

@@ -448,18 +448,26 @@ static double option_duration_ms(int64_t batch, int64_t index, void *ctx)
 static ib_status apply_fake_option(ib__fake_script *s, long long us[2], const ib_backend_option *o,
                                    ib_error *err)
 {
-    static const char *const keys[] = { "us", "item_us", "oom_above", "fail_at_run" };
+    static const char *const keys[] = { "us",          "item_us",        "oom_above",
+                                        "fail_at_run", "energy_step_ms", "idle_w",
+                                        "busy_w",      "busy_w_per_item" };
     long long v;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strcmp(o->key, keys[i])) continue;
-        IB_TRY(ib__backend_option_int(o, i == 3 ? 0 : 1, 1000000000, &v, err));
+        IB_TRY(ib__backend_option_int(o, i == 3 || i >= 5 ? 0 : 1, 1000000000, &v, err));
         if (i < 2) us[i] = v;
         if (i == 2) s->oom_above_batch = v;
         if (i == 3) s->fail_at_run = v;
+        if (i == 4) s->energy_step_ms = (double)v;
+        if (i == 5) s->idle_w = (double)v;
+        if (i == 6) s->busy_w = (double)v;
+        if (i == 7) s->busy_w_per_item = (double)v;
         return IB_OK;
     }
     return ib__fail(err, IB_ERR_INVALID_ARG,
-                    "fake: unknown option '%s' (known: us, item_us, oom_above, fail_at_run)", o->key);
+                    "fake: unknown option '%s' (known: us, item_us, oom_above, fail_at_run, energy_step_ms, "
+                    "idle_w, busy_w, busy_w_per_item)",
+                    o->key);
 }
 
 static ib_status fake_table_open(const ib_backend_open_args *args, ib_backend_handle *out, ib_error *err)
@@ -494,10 +502,19 @@ static const ib_backend_option_decl fake_options[] = {
       .values = "1..1000000000" },
     { .key = "oom_above", .help = "a batch above this runs out of device memory", .values = "1..1000000000" },
     { .key = "fail_at_run", .help = "run N fails (0: none)", .values = "0..1000000000" },
+    { .key = "energy_step_ms",
+      .help = "a scripted energy counter stepping every N ms (default none)",
+      .values = "1..1000000000" },
+    { .key = "idle_w", .help = "the scripted device's idle power (default 0)", .values = "0..1000000000" },
+    { .key = "busy_w", .help = "its power while running (default 0)", .values = "0..1000000000" },
+    { .key = "busy_w_per_item",
+      .help = "and watts more per item of the batch (default 0)",
+      .values = "0..1000000000" },
 };
 
 const ib_backend ib__backend_fake =
     IB__IN_TREE_BACKEND("fake",
                         "a scripted workload on a virtual clock, for tests (--option us=N, item_us=N, "
-                        "oom_above=BATCH, fail_at_run=N)",
+                        "oom_above=BATCH, fail_at_run=N, energy_step_ms=N, idle_w=W, busy_w=W, "
+                        "busy_w_per_item=W)",
                         fake_table_open, fake_options, sizeof fake_options / sizeof fake_options[0], NULL);

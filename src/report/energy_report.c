@@ -1,0 +1,111 @@
+/* Energy in the reports (docs/energy.md): one text line and one JSON
+ * object per figure, the throughput curve's inputs per joule by batch;
+ * every format reads these. */
+#include "report/report.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *ib__energy_source_name(ib_energy_source s)
+{
+    switch (s) {
+    case IB_ENERGY_COUNTER: return "counter";
+    case IB_ENERGY_SAMPLED: return "sampled_power";
+    default: return "none";
+    }
+}
+
+static const char *how(const ib_energy *e)
+{
+    if (e->source == IB_ENERGY_SAMPLED) return "no counter: the sampled power integrated";
+    return e->aligned ? "the window's ends on the counter's changes"
+                      : "the window's ends not aligned: +-a step";
+}
+
+void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
+{
+    if (e->source == IB_ENERGY_NONE) {
+        ib__sbuf_printf(b, "%s: no figure: %s\n", label, e->note);
+        return;
+    }
+    ib__sbuf_printf(b, "%s: %.4g J an input (+-%.2g%%), %.4g inputs/J, %.4g W average over %.4g ms (%s)\n",
+                    label, e->joules_per_item, 100 * e->bound, e->items_per_joule, e->power_w, e->window_ms,
+                    how(e));
+    if (isfinite(e->idle_power_w))
+        ib__sbuf_printf(
+            b, "  idle %.4g W before the runs: %.4g J an input above idle (%.3g%% of the total)\n",
+            e->idle_power_w, e->joules_per_item_above_idle, 100 * e->joules_above_idle / e->joules);
+    if (isfinite(e->step_ms))
+        ib__sbuf_printf(b, "  %s: changes every %.4g ms at most\n", e->counter, e->step_ms);
+}
+
+cJSON *ib__json_energy(const ib_energy *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool has = e->source != IB_ENERGY_NONE;
+    if (has)
+        cJSON_AddStringToObject(o, "source", ib__energy_source_name(e->source));
+    else
+        cJSON_AddNullToObject(o, "source");
+    cJSON_AddBoolToObject(o, "aligned", has && e->aligned);
+    ib__json_add_number(o, "joules_per_item", e->joules_per_item);
+    ib__json_add_number(o, "items_per_joule", e->items_per_joule);
+    ib__json_add_number(o, "bound", e->bound);
+    ib__json_add_number(o, "joules", e->joules);
+    ib__json_add_number(o, "power_w", e->power_w);
+    ib__json_add_number(o, "window_ms", e->window_ms);
+    ib__json_add_number(o, "items", e->items);
+    ib__json_add_number(o, "idle_power_w", e->idle_power_w);
+    ib__json_add_number(o, "joules_above_idle", e->joules_above_idle);
+    ib__json_add_number(o, "joules_per_item_above_idle", e->joules_per_item_above_idle);
+    ib__json_add_number(o, "step_ms", e->step_ms);
+    ib__json_add_string_or_null(o, "counter", e->counter);
+    ib__json_add_string_or_null(o, "note", e->note);
+    return o;
+}
+
+/* Whether any point of the curve has a figure. */
+static bool curve_has_energy(const ib_throughput_result *r)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].status == IB_OK && r->points[i].energy.source != IB_ENERGY_NONE) return true;
+    return false;
+}
+
+void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
+{
+    if (r->n_points == 0) return;
+    if (!curve_has_energy(r)) {
+        ib__sbuf_printf(b, "\nenergy: no figure: %s\n", r->points[0].energy.note);
+        return;
+    }
+    ib__sbuf_printf(b, "\n%9s %11s %9s %9s %9s %11s\n", "batch", "inputs/J", "+-", "J/input", "W", "J/input");
+    ib__sbuf_printf(b, "%9s %11s %9s %9s %9s %11s\n", "", "", "bound", "", "average", "above idle");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_energy *e = &r->points[i].energy;
+        ib__sbuf_printf(b, "%9lld ", (long long)r->points[i].batch);
+        if (r->points[i].status != IB_OK || e->source == IB_ENERGY_NONE)
+            ib__sbuf_printf(b, "  no figure: %s", r->points[i].status != IB_OK ? "not measured" : e->note);
+        else
+            ib__sbuf_printf(b, "%11.4g %8.2g%% %9.4g %9.4g %11.4g", e->items_per_joule, 100 * e->bound,
+                            e->joules_per_item, e->power_w, e->joules_per_item_above_idle);
+        if ((int)i == r->most_efficient) ib__sbuf_printf(b, "  most efficient");
+        if ((int)i == r->peak)
+            ib__sbuf_printf(b, "%s", (int)i == r->most_efficient ? ", fastest" : "  fastest");
+        ib__sbuf_printf(b, "\n");
+    }
+    const ib_throughput_point *eff = &r->points[r->most_efficient];
+    if (r->peak >= 0 && r->most_efficient != r->peak) {
+        const ib_throughput_point *peak = &r->points[r->peak];
+        ib__sbuf_printf(b,
+                        "most inputs per joule at batch %lld (%.4g, %+.1f%% against the fastest batch %lld), "
+                        "at %.1f%% of the peak's inputs/s\n",
+                        (long long)eff->batch, eff->energy.items_per_joule,
+                        peak->energy.source != IB_ENERGY_NONE
+                            ? 100 * (eff->energy.items_per_joule / peak->energy.items_per_joule - 1)
+                            : NAN,
+                        (long long)peak->batch, 100 * eff->items_per_s / peak->items_per_s);
+    } else {
+        ib__sbuf_printf(b, "most inputs per joule at the fastest batch, %lld\n", (long long)eff->batch);
+    }
+}
