@@ -93,13 +93,29 @@ static char *latency_csv(const ib_result *res)
 
 static const char *yes_no(bool v) { return v ? "true" : "false"; }
 
+/* The energy figure's cells (empty without one): joules_per_item,
+ * items_per_joule, energy_bound, and with more power_w and
+ * joules_per_item_above_idle. */
+static void energy_cells(ib__sbuf *b, const ib_energy *e, bool more)
+{
+    bool has = e->source != IB_ENERGY_NONE;
+    ib__csv_number(b, has ? e->joules_per_item : NAN);
+    ib__csv_number(b, has ? e->items_per_joule : NAN);
+    ib__csv_number(b, has ? e->bound : NAN);
+    if (!more) return;
+    ib__csv_number(b, has ? e->power_w : NAN);
+    ib__csv_number(b, has ? e->joules_per_item_above_idle : NAN);
+}
+
 static char *throughput_csv(const ib_result *res)
 {
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b,
                     "model,device,batch,options,status,items_per_s,items_per_s_sync,back_to_back_ms_per_run,"
-                    "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget" EOL);
+                    "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget,"
+                    "joules_per_item,items_per_joule,energy_bound,power_w,joules_per_item_above_idle,"
+                    "most_efficient" EOL);
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
         bool ok = p->status == IB_OK;
@@ -114,8 +130,10 @@ static char *throughput_csv(const ib_result *res)
         ib__csv_number(&b, ok ? p->latency_ms.mean : NAN);
         ib__csv_number(&b, ok ? p->first_run_ms : NAN);
         ib__csv_number(&b, ok ? (double)p->warmup_runs : NAN);
-        ib__sbuf_printf(&b, ",%s,%s,%s" EOL, yes_no(r->peak == (int)i), yes_no(r->knee == (int)i),
+        ib__sbuf_printf(&b, ",%s,%s,%s", yes_no(r->peak == (int)i), yes_no(r->knee == (int)i),
                         yes_no(r->best_within_budget == (int)i));
+        energy_cells(&b, &p->energy, true);
+        ib__sbuf_printf(&b, ",%s" EOL, yes_no(r->most_efficient == (int)i));
     }
     return ib__sbuf_finish(&b);
 }
@@ -228,7 +246,7 @@ static char *serve_csv(const ib_result *res)
     ib__sbuf_printf(
         &b, "model,device,request_batch,options,instances,offered_rate,achieved_rate,n,scheduled,over_target,"
             "met,partial,queue_p50_ms,queue_p99_ms,h2d_p50_ms,compute_p50_ms,compute_p99_ms,d2h_p50_ms,"
-            "total_p50_ms,total_p90_ms,total_p99_ms,runs" EOL);
+            "total_p50_ms,total_p90_ms,total_p99_ms,runs,joules_per_item,items_per_joule,energy_bound" EOL);
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_serve_point *p = &r->points[i];
         bool apart = r->copies == IB_SERVE_COPIES_APART && p->n > 0, any = p->n > 0;
@@ -246,7 +264,9 @@ static char *serve_csv(const ib_result *res)
                                  any ? p->total.p50 : NAN,   any ? p->total.p90 : NAN,
                                  any ? p->total.p99 : NAN };
         for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) ib__csv_number(&b, cells[c]);
-        ib__sbuf_printf(&b, ",%lld" EOL, (long long)p->runs);
+        ib__sbuf_printf(&b, ",%lld", (long long)p->runs);
+        energy_cells(&b, &p->energy, false);
+        ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);
 }

@@ -24,19 +24,34 @@ static const char *how(const ib_energy *e)
 
 void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
 {
-    if (e->source == IB_ENERGY_NONE) {
-        ib__sbuf_printf(b, "%s: no figure: %s\n", label, e->note);
-        return;
-    }
-    ib__sbuf_printf(b, "%s: %.4g J an input (+-%.2g%%), %.4g inputs/J, %.4g W average over %.4g ms (%s)\n",
-                    label, e->joules_per_item, 100 * e->bound, e->items_per_joule, e->power_w, e->window_ms,
-                    how(e));
+    char line[512];
+    ib__sbuf_printf(b, "%s: %s\n", label, ib__energy_summary(line, sizeof line, e));
+    if (e->source == IB_ENERGY_NONE) return;
     if (isfinite(e->idle_power_w))
         ib__sbuf_printf(
             b, "  idle %.4g W before the runs: %.4g J an input above idle (%.3g%% of the total)\n",
             e->idle_power_w, e->joules_per_item_above_idle, 100 * e->joules_above_idle / e->joules);
     if (isfinite(e->step_ms))
         ib__sbuf_printf(b, "  %s: changes every %.4g ms at most\n", e->counter, e->step_ms);
+}
+
+const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e)
+{
+    if (e->source == IB_ENERGY_NONE)
+        snprintf(buf, cap, "no figure: %s", e->note);
+    else
+        snprintf(buf, cap, "%.4g J an input (+-%.2g%%), %.4g inputs/J, %.4g W average over %.4g ms (%s)",
+                 e->joules_per_item, 100 * e->bound, e->items_per_joule, e->power_w, e->window_ms, how(e));
+    return buf;
+}
+
+const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e)
+{
+    if (e->source == IB_ENERGY_NONE)
+        snprintf(buf, 32, "-");
+    else
+        snprintf(buf, 32, "%.4g +-%.2g%%", e->items_per_joule, 100 * e->bound);
+    return buf;
 }
 
 cJSON *ib__json_energy(const ib_energy *e)

@@ -86,6 +86,19 @@ static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
         st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[8], st->ci95_median[1]) : "-");
 }
 
+/* The energy figures under the tables, a paragraph each. */
+static void energy_lines(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
+{
+    char line[512];
+    ib__sbuf_printf(b, "\nenergy: ");
+    ib__md_cell(b, ib__energy_summary(line, sizeof line, device));
+    if (cpu) {
+        ib__sbuf_printf(b, "\n\nCPU package energy: ");
+        ib__md_cell(b, ib__energy_summary(line, sizeof line, cpu));
+    }
+    ib__sbuf_printf(b, "\n");
+}
+
 static char *latency_md(const ib_result *res)
 {
     const ib_latency_result *r = res->latency;
@@ -95,6 +108,7 @@ static char *latency_md(const ib_result *res)
            "median CI low", "median CI high");
     if (r->has_device_timer) stats_row(&b, "device", &r->device);
     stats_row(&b, "host", &r->host);
+    energy_lines(&b, &r->energy, &r->cpu_energy);
     footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -104,23 +118,26 @@ static char *throughput_md(const ib_result *res)
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
     title(&b, "throughput", res->info, 0);
-    HEADER(&b, "rrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency", "p99 latency", "");
+    HEADER(&b, "rrrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency", "p99 latency",
+           "inputs/J", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
-        char batch[24], t[4][32];
+        char batch[24], t[5][32];
         snprintf(batch, sizeof batch, "%lld", (long long)p->batch);
         /* The marks of this batch, "peak, knee" when one batch is both. */
-        char role[64];
-        snprintf(role, sizeof role, "%s%s%s", r->peak == (int)i ? ", peak" : "",
+        char role[96];
+        snprintf(role, sizeof role, "%s%s%s%s", r->peak == (int)i ? ", peak" : "",
                  r->knee == (int)i ? ", knee" : "",
-                 r->best_within_budget == (int)i ? ", best within budget" : "");
+                 r->best_within_budget == (int)i ? ", best within budget" : "",
+                 r->most_efficient == (int)i ? ", most inputs per joule" : "");
         if (p->status != IB_OK)
-            ROW(&b, batch, "-", "-", "-", "-", ib_status_str(p->status));
+            ROW(&b, batch, "-", "-", "-", "-", "-", ib_status_str(p->status));
         else
             ROW(&b, batch, ib__fmt_rate(t[0], p->items_per_s), ib__fmt_rate(t[1], p->items_per_s_sync),
                 ib__fmt_ms(t[2], p->latency_ms.p50), ib__fmt_ms(t[3], p->latency_ms.p99),
-                role[0] ? role + 2 : "");
+                ib__fmt_inputs_per_joule(t[4], &p->energy), role[0] ? role + 2 : "");
     }
+    if (r->most_efficient < 0 && r->n_points > 0) energy_lines(&b, &r->points[0].energy, NULL);
     footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -237,15 +254,17 @@ static char *serve_md(const ib_result *res)
     const ib_serve_result *r = res->serve;
     ib__sbuf b = { 0 };
     title(&b, "serve", res->info, res->serve_cfg->request_batch);
-    HEADER(&b, "rrrrrrrl", "offered/s", "achieved/s", "n", "p50", "p90", "p99", "queue p99", "target");
+    HEADER(&b, "rrrrrrrrl", "offered/s", "achieved/s", "n", "p50", "p90", "p99", "queue p99", "inputs/J",
+           "target");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_serve_point *p = &r->points[i];
-        char t[7][32];
+        char t[8][32];
         const char *verdict = res->serve_cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-";
         snprintf(t[2], sizeof t[2], "%lld", (long long)p->n);
         ROW(&b, ib__fmt_rate(t[0], p->offered_rate), ib__fmt_rate(t[1], p->achieved_rate), t[2],
             ib__fmt_ms(t[3], p->total.p50), ib__fmt_ms(t[4], p->total.p90), ib__fmt_ms(t[5], p->total.p99),
-            ib__fmt_ms(t[6], p->queue.p99), p->partial ? "partial" : verdict);
+            ib__fmt_ms(t[6], p->queue.p99), ib__fmt_inputs_per_joule(t[7], &p->energy),
+            p->partial ? "partial" : verdict);
     }
     if (res->serve_cfg->slo_ms > 0 && r->found)
         ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",

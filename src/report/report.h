@@ -182,6 +182,9 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
 const char *ib__energy_source_name(ib_energy_source s);
 void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e);
 cJSON *ib__json_energy(const ib_energy *e);
+/* The figure in a line, or "no figure: why"; "8.303 +-0.73%" or "-". */
+const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);
+const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e);
 void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r);
 
 const char *ib__serve_copies_name(ib_serve_copies c);

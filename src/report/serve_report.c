@@ -132,6 +132,7 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
             text_batches(&b, &r->points[i]);
             text_switches(&b, &r->points[i]);
         }
+        ib__text_energy(&b, "  energy", &r->points[i].energy);
     }
     text_answer(&b, r, cfg);
     if (r->partial)
@@ -182,6 +183,7 @@ cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart)
     cJSON_AddNumberToObject(sw, "runs", (double)p->switch_runs);
     ib__json_add_number(sw, "compute_p50_ms", p->switch_compute_p50_ms);
     ib__json_add_number(sw, "unchanged_compute_p50_ms", p->unchanged_compute_p50_ms);
+    cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
     return o;
 }
 

@@ -3,16 +3,50 @@
  * them exactly (src/core/energy.c), and the measurements' figures on the
  * fake. No GPU and no timing: every number is the script's. */
 #include "check.h"
+#include "report/report.h"
 #include "backend/workload.h"
 #include "core/energy.h"
 #include "env/energy.h"
 
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static char *render(const ib_result *r, const char *format)
+{
+    char *doc = ib_report(r, format);
+    CHECK(doc != NULL);
+    return doc;
+}
+
+/* The JSON's energy object against the figure it was written from. */
+static void check_json_energy(const cJSON *o, const ib_energy *e)
+{
+    CHECK(cJSON_IsObject(o));
+    const cJSON *src = cJSON_GetObjectItem(o, "source");
+    if (e->source == IB_ENERGY_NONE) {
+        CHECK(cJSON_IsNull(src) && cJSON_IsNull(cJSON_GetObjectItem(o, "joules_per_item")));
+        CHECK(strcmp(cJSON_GetObjectItem(o, "note")->valuestring, e->note) == 0);
+        return;
+    }
+    CHECK(cJSON_IsString(src) && strcmp(src->valuestring, "counter") == 0);
+    CHECK_NEAR(cJSON_GetObjectItem(o, "joules_per_item")->valuedouble, e->joules_per_item,
+               1e-12 * e->joules_per_item);
+    CHECK_NEAR(cJSON_GetObjectItem(o, "items_per_joule")->valuedouble, e->items_per_joule,
+               1e-12 * e->items_per_joule);
+    CHECK_NEAR(cJSON_GetObjectItem(o, "bound")->valuedouble, e->bound, 1e-12 * e->bound);
+    CHECK_NEAR(cJSON_GetObjectItem(o, "idle_power_w")->valuedouble, e->idle_power_w, 1e-9);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(o, "aligned")) == e->aligned);
+}
 
 static double const_ms(int64_t batch, int64_t index, void *ctx)
 {
@@ -589,6 +623,30 @@ static void test_serve_energy(void)
     /* 1000 requests at 1000/s: a 1 s window read to +-10%. */
     e = &r->points[1].energy;
     CHECK(e->source == IB_ENERGY_NONE && strstr(e->note, "above the 5%"));
+    /* Every format. */
+    ib_result res = {
+        .kind = IB_RESULT_SERVE, .serve = r, .serve_cfg = &cfg, .info = ib_workload_get_info(w)
+    };
+    char *text = render(&res, "text"), *json = render(&res, "json"), *csv = render(&res, "csv"),
+         *md = render(&res, "md"), *html = render(&res, "html");
+    CHECK(text && strstr(text, "  energy: 0.7") && strstr(text, "  energy: no figure: a window of"));
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *jrates = cJSON_GetObjectItem(doc, "rates") ? cJSON_GetObjectItem(doc, "rates")
+                                                            : cJSON_GetObjectItem(doc, "points");
+    CHECK(cJSON_GetArraySize(jrates) == 2);
+    check_json_energy(cJSON_GetObjectItem(cJSON_GetArrayItem(jrates, 0), "energy"), &r->points[0].energy);
+    check_json_energy(cJSON_GetObjectItem(cJSON_GetArrayItem(jrates, 1), "energy"), &r->points[1].energy);
+    cJSON_Delete(doc);
+    char cell[IB__EXACT_LEN];
+    ib__format_exact(cell, r->points[0].energy.items_per_joule);
+    CHECK(csv && strstr(csv, ",joules_per_item,items_per_joule,energy_bound\r\n") && strstr(csv, cell));
+    CHECK(md && strstr(md, "| inputs/J |"));
+    CHECK(html && strstr(html, "energy: 0.7"));
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    free(html);
     free(r);
     ib_workload_destroy(w);
 }
@@ -667,6 +725,29 @@ static void test_best_energy_objective(void)
     CHECK(strstr(r->rows[0].latency_why, "inputs per joule against the winner") != NULL);
     CHECK(r->rows[1].throughput_energy.source == IB_ENERGY_COUNTER);
     CHECK(r->rows[0].latency_stage == IB_BEST_FINALIST); /* not dropped by time */
+    ib_result res = { .kind = IB_RESULT_BEST, .best = r, .best_cfg = &c };
+    char *text = render(&res, "text"), *json = render(&res, "json"), *csv = render(&res, "csv"),
+         *md = render(&res, "md"), *html = render(&res, "html");
+    CHECK(text && strstr(text, "most inputs per joule at batch 1: frugal") &&
+          strstr(text, "inputs per joule (the objective"));
+    cJSON *doc = cJSON_Parse(json);
+    CHECK(strcmp(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "search"), "objective")->valuestring,
+                 "energy") == 0);
+    const cJSON *cand = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "candidates"), 1);
+    check_json_energy(cJSON_GetObjectItem(cJSON_GetObjectItem(cand, "latency"), "energy"), e1);
+    check_json_energy(cJSON_GetObjectItem(cJSON_GetObjectItem(cand, "throughput"), "energy"),
+                      &r->rows[1].throughput_energy);
+    cJSON_Delete(doc);
+    char cell[IB__EXACT_LEN];
+    ib__format_exact(cell, e1->items_per_joule);
+    CHECK(csv && strstr(csv, "latency_items_per_joule,latency_energy_bound,") && strstr(csv, cell));
+    CHECK(md && strstr(md, "| inputs/J batch 1 | inputs/J at batch |"));
+    CHECK(html && strstr(html, "<th>inputs/J<br>batch 1</th>"));
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    free(html);
 
     /* Without a counter: refused, one line. */
     cands[0].step_ms = cands[1].step_ms = 0;
@@ -677,6 +758,97 @@ static void test_best_energy_objective(void)
     c.sessions = 3;
     CHECK(ib_measure_best(&c, r, &err) == IB_ERR_INVALID_ARG);
     free(r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Every format                                                              */
+/* ------------------------------------------------------------------------ */
+
+static void test_formats_latency(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib_latency_result lr;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &lr, &err) == IB_OK);
+    ib_result r = { .kind = IB_RESULT_LATENCY, .latency = &lr, .info = ib_workload_get_info(w), .cfg = &cfg };
+    char *text = render(&r, "text"), *json = render(&r, "json"), *md = render(&r, "md"),
+         *html = render(&r, "html");
+    CHECK(text && strstr(text, "energy: 0.3 J an input (+-") &&
+          strstr(text, "3.333 inputs/J, 300 W average") &&
+          strstr(text, "idle 50 W before the runs: 0.25 J an input above idle"));
+    cJSON *doc = cJSON_Parse(json);
+    CHECK(doc != NULL);
+    check_json_energy(cJSON_GetObjectItem(doc, "energy"), &lr.energy);
+    check_json_energy(cJSON_GetObjectItem(doc, "cpu_energy"), &lr.cpu_energy);
+    cJSON_Delete(doc);
+    CHECK(md && strstr(md, "\nenergy: 0.3 J an input"));
+    CHECK(html && strstr(html, "<h2>Energy</h2>\n<p>device: 0.3 J an input"));
+    free(text);
+    free(json);
+    free(md);
+    free(html);
+    ib_latency_result_free(&lr);
+    ib_workload_destroy(w);
+}
+
+static void test_formats_throughput(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = affine_ms;
+    s.energy_step_ms = 100;
+    s.idle_w = 60;
+    s.busy_w = 100;
+    s.busy_w_per_item = 10;
+    ib_workload *w = NULL;
+    ib_error err;
+    CHECK(ib__workload_open_fake(&s, &w, &err) == IB_OK);
+    ib_throughput_config cfg;
+    ib_throughput_config_init(&cfg);
+    int64_t batches[] = { 1, 8, 32 };
+    cfg.batches = batches;
+    cfg.n_batches = 3;
+    ib_throughput_result *tr = calloc(1, sizeof *tr);
+    CHECK(ib_measure_throughput(w, &cfg, tr, &err) == IB_OK);
+    ib_result r = { .kind = IB_RESULT_THROUGHPUT,
+                    .throughput = tr,
+                    .info = ib_workload_get_info(w),
+                    .throughput_cfg = &cfg };
+    char *text = render(&r, "text"), *json = render(&r, "json"), *csv = render(&r, "csv"),
+         *md = render(&r, "md"), *html = render(&r, "html");
+    CHECK(text && strstr(text, "most efficient") && strstr(text, "fastest") &&
+          strstr(text, "most inputs per joule at batch 8"));
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *curve = cJSON_GetObjectItem(doc, "curve");
+    CHECK(cJSON_GetArraySize(curve) == 3);
+    for (int i = 0; i < 3; i++)
+        check_json_energy(cJSON_GetObjectItem(cJSON_GetArrayItem(curve, i), "energy"), &tr->points[i].energy);
+    const cJSON *eff = cJSON_GetObjectItem(doc, "most_efficient");
+    CHECK_EQ_INT(cJSON_GetObjectItem(eff, "batch")->valuedouble, 8);
+    cJSON_Delete(doc);
+    /* CSV: the batch 8 row holds its figures exactly and is the most efficient. */
+    char *row = csv ? strstr(csv, ",8,,ok,") : NULL;
+    CHECK(row != NULL);
+    if (row) {
+        char cell[IB__EXACT_LEN];
+        ib__format_exact(cell, tr->points[1].energy.items_per_joule);
+        char *end = strstr(row, "\r\n");
+        CHECK(end && starts_with(end - strlen(",true"), ",true"));
+        CHECK(strstr(row, cell) && strstr(row, cell) < end);
+    }
+    CHECK(md && strstr(md, "| inputs/J |") && strstr(md, "most inputs per joule |"));
+    CHECK(html && strstr(html, "<h2>Inputs per joule against batch</h2>") &&
+          strstr(html, "most efficient: "));
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    free(html);
+    free(tr);
+    ib_workload_destroy(w);
 }
 
 int main(int argc, char **argv)
@@ -700,5 +872,7 @@ int main(int argc, char **argv)
     RUN(test_throughput_energy);
     RUN(test_serve_energy);
     RUN(test_best_energy_objective);
+    RUN(test_formats_latency);
+    RUN(test_formats_throughput);
     return check_summary("test_energy");
 }
