@@ -86,6 +86,7 @@ typedef struct cli_args {
                                    session measures (hidden K/C:PATH); 0 none */
     bool require_idle_gpu;      /* --require-idle-gpu */
     bool exhaustive;            /* best --exhaustive: every candidate measured fully */
+    bool objective_energy;      /* best --objective energy: ranked by inputs per joule */
     /* fleet (cli/fleet.c) */
     const char *devices;    /* --devices all|0,2,3 */
     bool share_gpu;         /* --share-gpu: MPI ranks may share a GPU */
