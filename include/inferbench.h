@@ -856,6 +856,13 @@ typedef struct ib_latency_file {
     ib_latency_session *sessions; /* [n_sessions]; owned */
     size_t sessions_requested;    /* sessions asked for (0: one session) */
     unsigned warnings;            /* IB_WARN_* named in "warnings" */
+    double joules_per_item;       /* energy.joules_per_item; NaN when the file has none
+                                     (no figure, an older file, a sessions document) */
+    double energy_bound;          /* its relative bound (energy.bound); NaN idem */
+    /* A sessions document's energy per input across sessions (its
+     * sessions.figures "joules_per_item"): geometric mean and 95% interval;
+     * NaN without. */
+    double sessions_joules_per_item, sessions_joules_ci95[2];
 } ib_latency_file;
 
 /* Reads a latency result from text[0..len) (no NUL inside). Strict: any

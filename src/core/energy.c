@@ -38,6 +38,16 @@ double ib__energy_step_ms(const double *change_ms, size_t n)
     return step;
 }
 
+bool ib__energy_change(double a, double a_bound, double b, double b_bound, double *change, double interval[2])
+{
+    if (!(a > 0) || !(b > 0) || !(a_bound >= 0 && a_bound < 1) || !(b_bound >= 0 && b_bound < 1))
+        return false;
+    *change = b / a - 1;
+    interval[0] = b * (1 - b_bound) / (a * (1 + a_bound)) - 1;
+    interval[1] = b * (1 + b_bound) / (a * (1 - a_bound)) - 1;
+    return true;
+}
+
 static void blank(ib_energy *out)
 {
     *out = (ib_energy){

@@ -59,6 +59,13 @@ double ib__energy_step_ms(const double *change_ms, size_t n);
 void ib__energy_figures(const ib__energy_window *w, double items, double step_ms, double idle_w,
                         ib_energy *out);
 
+/* The change of energy per item from a (baseline) to b, each with its
+ * relative bound: *change = b / a - 1, and the interval every pair of
+ * values inside the bounds gives: [b(1 - bb) / (a(1 + ba)), b(1 + bb) /
+ * (a(1 - ba))] - 1. False when either figure is missing (NaN). */
+bool ib__energy_change(double a, double a_bound, double b, double b_bound, double *change,
+                       double interval[2]);
+
 /* An ib_energy with no figure and note (printf-style) as the reason. */
 void ib__energy_none(ib_energy *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -213,7 +213,8 @@ static char *comparison_csv(const ib_result *res)
     ib__sbuf_printf(&b, "timing,a_file,a_model,a_n,a_median_ms,a_p99_ms,b_file,b_model,b_n,b_median_ms,"
                         "b_p99_ms,change_pct,ci95_low_pct,ci95_high_pct,mann_whitney_u,mann_whitney_p,"
                         "threshold_pct,verdict,warnings,runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,"
-                        "spread_source" EOL);
+                        "spread_source,a_joules_per_item,b_joules_per_item,energy_change_pct,"
+                        "energy_interval_low_pct,energy_interval_high_pct,energy_verdict" EOL);
     ib__sbuf_printf(&b, "%s", ib_timing_name(res->a->timing));
     side_cells(&b, res->a_name, res->a, &c->a);
     side_cells(&b, res->b_name, res->b, &c->b);
@@ -233,6 +234,15 @@ static char *comparison_csv(const ib_result *res)
     ib__csv_number(&b, widened ? 100 * c->runs_ci95[1] : NAN);
     ib__csv_number(&b, widened ? 100 * c->between_sd : NAN);
     ib__csv_text_cell(&b, c->spread_source);
+    double echange, eci[2];
+    const char *everdict;
+    bool energy = ib__energy_compare(res->a, res->b, c->threshold, &echange, eci, &everdict);
+    ib__csv_number(&b, res->a->joules_per_item > 0 ? res->a->joules_per_item : NAN);
+    ib__csv_number(&b, res->b->joules_per_item > 0 ? res->b->joules_per_item : NAN);
+    ib__csv_number(&b, energy ? 100 * echange : NAN);
+    ib__csv_number(&b, energy ? 100 * eci[0] : NAN);
+    ib__csv_number(&b, energy ? 100 * eci[1] : NAN);
+    ib__csv_text_cell(&b, everdict);
     ib__sbuf_printf(&b, EOL);
     return ib__sbuf_finish(&b);
 }

@@ -2,6 +2,7 @@
  * object per figure, the throughput curve's inputs per joule by batch;
  * every format reads these. */
 #include "report/report.h"
+#include "core/energy.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -123,4 +124,19 @@ void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
     } else {
         ib__sbuf_printf(b, "most inputs per joule at the fastest batch, %lld\n", (long long)eff->batch);
     }
+}
+
+bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+                        double ci[2], const char **verdict)
+{
+    if (!ib__energy_change(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound, change,
+                           ci)) {
+        *verdict = "not in both files";
+        return false;
+    }
+    *verdict = ci[0] > threshold                           ? "more energy"
+               : ci[1] < -threshold                        ? "less energy"
+               : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
+                                                           : "inconclusive";
+    return true;
 }

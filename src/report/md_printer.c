@@ -240,6 +240,17 @@ static char *comparison_md(const ib_result *res)
         ib__md_cell(&b, c->spread_source);
         ib__sbuf_printf(&b, ").\n");
     }
+    double echange, eci[2];
+    const char *everdict;
+    if (ib__energy_compare(res->a, res->b, c->threshold, &echange, eci, &everdict))
+        ib__sbuf_printf(
+            &b,
+            "\nEnergy per input: %.4g J -> %.4g J, %+.2f%% within [%+.2f%%, %+.2f%%] (the figures' "
+            "bounds): %s.\n",
+            res->a->joules_per_item, res->b->joules_per_item, 100 * echange, 100 * eci[0], 100 * eci[1],
+            everdict);
+    else
+        ib__sbuf_printf(&b, "\nEnergy per input: %s.\n", everdict);
     ib__sbuf warnings = { 0 };
     ib__compare_warnings_each(res->a, res->b, warning_item, &warnings);
     b.failed |= warnings.failed;

@@ -186,6 +186,12 @@ cJSON *ib__json_energy(const ib_energy *e);
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);
 const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e);
 void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r);
+/* compare: the energy per input's change from a to b, the interval the two
+ * figures' bounds give, and the verdict against threshold ("more energy",
+ * "less energy", "no change", "inconclusive"); false when a file has no
+ * figure (*verdict "not in both files"). */
+bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+                        double ci[2], const char **verdict);
 
 const char *ib__serve_copies_name(ib_serve_copies c);
 cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart);

@@ -851,6 +851,81 @@ static void test_formats_throughput(void)
     ib_workload_destroy(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* compare                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static void test_energy_change(void)
+{
+    double change, ci[2];
+    CHECK(ib__energy_change(0.3, 0.01, 0.33, 0.02, &change, ci));
+    CHECK_NEAR(change, 0.1, 1e-12);
+    CHECK_NEAR(ci[0], 0.33 * 0.98 / (0.3 * 1.01) - 1, 1e-12);
+    CHECK_NEAR(ci[1], 0.33 * 1.02 / (0.3 * 0.99) - 1, 1e-12);
+    CHECK(!ib__energy_change(NAN, 0.01, 0.33, 0.02, &change, ci));
+    CHECK(!ib__energy_change(0.3, 1.0, 0.33, 0.02, &change, ci));
+}
+
+/* Two latency documents with energy read back and compared: the change
+ * of the energy per input with its interval in text and JSON; a file
+ * without a figure says so; a file with a broken figure is refused. */
+static void test_compare_energy(void)
+{
+    double fast_ms = 1, slow_ms = 1.2;
+    ib_workload *wa = energy_fake(&fast_ms, 100, 300, 50), *wb = energy_fake(&slow_ms, 100, 300, 50);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib_latency_result ra, rb;
+    ib_error err;
+    CHECK(ib_measure_latency(wa, &cfg, &ra, &err) == IB_OK);
+    CHECK(ib_measure_latency(wb, &cfg, &rb, &err) == IB_OK);
+    char *ja = ib_latency_report_json(&ra, ib_workload_get_info(wa), &cfg);
+    char *jb = ib_latency_report_json(&rb, ib_workload_get_info(wb), &cfg);
+    ib_latency_file fa, fb;
+    CHECK(ib_latency_file_parse(ja, strlen(ja), &fa, &err) == IB_OK);
+    CHECK(ib_latency_file_parse(jb, strlen(jb), &fb, &err) == IB_OK);
+    CHECK_NEAR(fa.joules_per_item, ra.energy.joules_per_item, 1e-12);
+    CHECK_NEAR(fb.energy_bound, rb.energy.bound, 1e-12);
+    ib_comparison cmp;
+    CHECK(ib_compare_samples(fa.samples_ms, fa.n, fb.samples_ms, fb.n, 0.01, &cmp, &err) == IB_OK);
+    char *text = ib_comparison_report_text(&cmp, &fa, "a", &fb, "b");
+    CHECK(text && strstr(text, "energy per input: 0.3 J -> ") && strstr(text, ": more energy\n"));
+    char *json = ib_comparison_report_json(&cmp, &fa, "a", &fb, "b");
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *ec = cJSON_GetObjectItem(doc, "energy_change");
+    double change, ci[2];
+    CHECK(ib__energy_change(fa.joules_per_item, fa.energy_bound, fb.joules_per_item, fb.energy_bound, &change,
+                            ci));
+    CHECK_NEAR(cJSON_GetObjectItem(ec, "pct")->valuedouble, 100 * change, 1e-9);
+    CHECK_NEAR(cJSON_GetArrayItem(cJSON_GetObjectItem(ec, "interval_pct"), 0)->valuedouble, 100 * ci[0],
+               1e-9);
+    CHECK(strcmp(cJSON_GetObjectItem(ec, "verdict")->valuestring, "more energy") == 0);
+    cJSON_Delete(doc);
+    free(text);
+    free(json);
+    /* No figure in B: said, no change computed. */
+    fb.joules_per_item = NAN;
+    text = ib_comparison_report_text(&cmp, &fa, "a", &fb, "b");
+    CHECK(text && strstr(text, "energy: not in both files"));
+    free(text);
+    /* A broken figure: refused, one line. */
+    char *bad = strstr(ja, "\"joules_per_item\":");
+    CHECK(bad != NULL);
+    if (bad) memcpy(bad + strlen("\"joules_per_item\":"), "-1", 2);
+    ib_latency_file fx;
+    CHECK(ib_latency_file_parse(ja, strlen(ja), &fx, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "energy.joules_per_item") != NULL);
+    ib_latency_file_free(&fx);
+    ib_latency_file_free(&fa);
+    ib_latency_file_free(&fb);
+    free(ja);
+    free(jb);
+    ib_latency_result_free(&ra);
+    ib_latency_result_free(&rb);
+    ib_workload_destroy(wa);
+    ib_workload_destroy(wb);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -874,5 +949,7 @@ int main(int argc, char **argv)
     RUN(test_best_energy_objective);
     RUN(test_formats_latency);
     RUN(test_formats_throughput);
+    RUN(test_energy_change);
+    RUN(test_compare_energy);
     return check_summary("test_energy");
 }
