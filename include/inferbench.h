@@ -729,10 +729,27 @@ typedef struct ib_pitfall_row {
     double tf32_max_abs_error, tf32_max_rel_error;
 } ib_pitfall_row;
 
+/* The energy mistakes, on the user's model (docs/energy.md): beside the
+ * correct figure (the counter over the correct runs, the window's ends on
+ * its changes), what power read at a few points times the elapsed time,
+ * and the counter read around a window shorter than its step, report. */
+typedef struct ib_energy_pitfall {
+    ib_energy correct;        /* the correct row's */
+    bool applies;             /* false: no energy counter here */
+    char not_applicable[224]; /* why, when !applies */
+    int sampled_points;       /* power readings used (NVML's, taken during
+                                 the correct runs); 0: none (sampled_note) */
+    double sampled_joules_per_item, sampled_error_pct;
+    char sampled_note[128];
+    double short_window_ms; /* the short window: half the counter's step */
+    double short_joules_per_item, short_error_pct;
+} ib_energy_pitfall;
+
 typedef struct ib_pitfalls_result {
     bool partial;
     ib_status stop_status;
     ib_pitfall_row rows[IB_PITFALL_COUNT];
+    ib_energy_pitfall energy;
     unsigned warnings; /* IB_WARN_* of the correct row */
     ib_env env;
     double *correct_ms; /* [n_correct] the correct row's samples (its

@@ -3,6 +3,7 @@
 #include "core/energy.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -46,6 +47,25 @@ bool ib__energy_change(double a, double a_bound, double b, double b_bound, doubl
     interval[0] = b * (1 - b_bound) / (a * (1 + a_bound)) - 1;
     interval[1] = b * (1 + b_bound) / (a * (1 - a_bound)) - 1;
     return true;
+}
+
+double ib__energy_few_samples(const ib_gpu_sample *s, size_t n, int points, double window_ms, double items,
+                              int *used)
+{
+    *used = 0;
+    if (n == 0 || points < 1 || !(items > 0)) return NAN;
+    size_t first = n > 2 ? 1 : 0, last = n > 2 ? n - 2 : n - 1; /* the during-run samples */
+    double sum = 0;
+    size_t previous = SIZE_MAX;
+    for (int k = 0; k < points; k++) {
+        size_t i =
+            points > 1 ? first + (last - first) * (size_t)k / (size_t)(points - 1) : (first + last) / 2;
+        if (i == previous || !(s[i].power_w > 0)) continue; /* fewer samples than points: each read once */
+        previous = i;
+        sum += s[i].power_w;
+        (*used)++;
+    }
+    return *used ? sum / *used * (window_ms / 1e3) / items : NAN;
 }
 
 static void blank(ib_energy *out)

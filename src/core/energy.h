@@ -66,6 +66,14 @@ void ib__energy_figures(const ib__energy_window *w, double items, double step_ms
 bool ib__energy_change(double a, double a_bound, double b, double b_bound, double *change,
                        double interval[2]);
 
+/* The classic way: the mean of at most `points` power readings of s[0..n)
+ * (evenly spread over those taken during the runs: the first and last,
+ * before and after, left out when there are others; readings of 0 W
+ * skipped) times window_ms, over items, in J. *used: how many were read;
+ * NaN when none. */
+double ib__energy_few_samples(const ib_gpu_sample *s, size_t n, int points, double window_ms, double items,
+                              int *used);
+
 /* An ib_energy with no figure and note (printf-style) as the reason. */
 void ib__energy_none(ib_energy *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -143,7 +143,7 @@ static char *pitfalls_csv(const ib_result *res)
     const ib_pitfalls_result *r = res->pitfalls;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,device,batch,options,method,applies,status,n,median_ms,p99_ms,mean_ms,std_ms,"
-                        "error_pct" EOL);
+                        "error_pct,joules_per_item" EOL);
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *row = &r->rows[i];
         bool measured = row->applies && row->stats.n > 0;
@@ -157,6 +157,23 @@ static char *pitfalls_csv(const ib_result *res)
         ib__csv_number(&b, measured ? row->stats.mean : NAN);
         ib__csv_number(&b, measured ? row->stats.std : NAN);
         ib__csv_number(&b, measured && i != IB_PITFALL_CORRECT ? row->error_pct : NAN);
+        ib__sbuf_printf(&b, "," EOL);
+    }
+    /* The energy rows (docs/energy.md): their figure per input and its
+     * error against the correct one; no time columns. */
+    ib__energy_pitfall_row rows[3];
+    size_t n = ib__energy_pitfall_rows(&r->energy, rows);
+    for (size_t i = 0; i < n; i++) {
+        workload_cells(&b, res->info, res->info->batch);
+        ib__sbuf_printf(&b, ",");
+        char name[sizeof rows[i].name + 8] = "energy: ";
+        ib__strlcpy(name + 8, rows[i].name, sizeof rows[i].name);
+        ib__csv_field(&b, name);
+        ib__sbuf_printf(&b, ",true");
+        ib__csv_text_cell(&b, isfinite(rows[i].joules_per_item) ? "ok" : "not measured");
+        ib__sbuf_printf(&b, ",,,,,");
+        ib__csv_number(&b, i > 0 ? rows[i].error_pct : NAN);
+        ib__csv_number(&b, rows[i].joules_per_item);
         ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);

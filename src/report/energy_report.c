@@ -140,3 +140,69 @@ bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, doub
                                                            : "inconclusive";
     return true;
 }
+
+/* ------------------------------------------------------------------------ */
+/* The energy pitfalls                                                       */
+/* ------------------------------------------------------------------------ */
+
+size_t ib__energy_pitfall_rows(const ib_energy_pitfall *e, ib__energy_pitfall_row rows[3])
+{
+    if (!e->applies) return 0;
+    static const char *const sampled_why =
+        "NVML's power reading is an average over its own window, read at a few instants: the changes "
+        "between them and the window's edges are guessed";
+    static const char *const short_why =
+        "the counter moves in steps: a window shorter than a step reads 0 or "
+        "a whole step's energy, whatever ran";
+    rows[0] = (ib__energy_pitfall_row){ "correct: the counter, the window on its changes",
+                                        e->correct.joules_per_item, 0, "" };
+    snprintf(rows[1].name, sizeof rows[1].name, "power at %d points x time", e->sampled_points);
+    if (e->sampled_points == 0) snprintf(rows[1].name, sizeof rows[1].name, "power at a few points x time");
+    rows[1].joules_per_item = e->sampled_joules_per_item;
+    rows[1].error_pct = e->sampled_error_pct;
+    snprintf(rows[1].why, sizeof rows[1].why, "%s", e->sampled_points ? sampled_why : e->sampled_note);
+    snprintf(rows[2].name, sizeof rows[2].name, "a %.4g ms window (half a step)", e->short_window_ms);
+    rows[2].joules_per_item = e->short_joules_per_item;
+    rows[2].error_pct = e->short_error_pct;
+    snprintf(rows[2].why, sizeof rows[2].why, "%s", short_why);
+    return 3;
+}
+
+void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e)
+{
+    if (!e->applies) {
+        ib__sbuf_printf(b, "energy: n/a: %s\n", e->not_applicable);
+        return;
+    }
+    ib__energy_pitfall_row rows[3];
+    size_t n = ib__energy_pitfall_rows(e, rows);
+    ib__sbuf_printf(b, "\nenergy per input, the correct figure beside what two classic ways read:\n");
+    for (size_t i = 0; i < n; i++) {
+        ib__sbuf_printf(b, "  %-50s ", rows[i].name);
+        if (!isfinite(rows[i].joules_per_item))
+            ib__sbuf_printf(b, "%12s  %s\n", "-", rows[i].why);
+        else if (i == 0)
+            ib__sbuf_printf(b, "%.4g J (+-%.2g%%)\n", rows[i].joules_per_item, 100 * e->correct.bound);
+        else
+            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item, rows[i].error_pct,
+                            rows[i].why);
+    }
+}
+
+cJSON *ib__json_energy_pitfall(const ib_energy_pitfall *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "applies", e->applies);
+    ib__json_add_string_or_null(o, "not_applicable", e->applies ? NULL : e->not_applicable);
+    cJSON_AddItemToObject(o, "correct", ib__json_energy(&e->correct));
+    cJSON *sampled = cJSON_AddObjectToObject(o, "power_at_few_points");
+    cJSON_AddNumberToObject(sampled, "points", e->sampled_points);
+    ib__json_add_number(sampled, "joules_per_item", e->sampled_joules_per_item);
+    ib__json_add_number(sampled, "error_pct", e->sampled_error_pct);
+    ib__json_add_string_or_null(sampled, "note", e->sampled_note);
+    cJSON *shorter = cJSON_AddObjectToObject(o, "window_shorter_than_step");
+    ib__json_add_number(shorter, "window_ms", e->short_window_ms);
+    ib__json_add_number(shorter, "joules_per_item", e->short_joules_per_item);
+    ib__json_add_number(shorter, "error_pct", e->short_error_pct);
+    return o;
+}

@@ -142,6 +142,30 @@ static char *throughput_md(const ib_result *res)
     return ib__sbuf_finish(&b);
 }
 
+/* The energy rows as a table of their own (J an input, not ms). */
+static void energy_pitfall_md(ib__sbuf *b, const ib_energy_pitfall *e)
+{
+    ib__energy_pitfall_row rows[3];
+    size_t n = ib__energy_pitfall_rows(e, rows);
+    if (n == 0) {
+        ib__sbuf_printf(b, "\nenergy: n/a: ");
+        ib__md_cell(b, e->not_applicable);
+        ib__sbuf_printf(b, "\n");
+        return;
+    }
+    ib__sbuf_printf(b, "\n");
+    HEADER(b, "lrrl", "energy", "J an input", "vs correct", "why it is wrong");
+    for (size_t i = 0; i < n; i++) {
+        char j[32], pct[32];
+        snprintf(j, sizeof j, isfinite(rows[i].joules_per_item) ? "%.4g" : "-", rows[i].joules_per_item);
+        if (i == 0)
+            snprintf(pct, sizeof pct, "+-%.2g%%", 100 * e->correct.bound);
+        else
+            snprintf(pct, sizeof pct, isfinite(rows[i].error_pct) ? "%+.1f%%" : "-", rows[i].error_pct);
+        ROW(b, rows[i].name, j, pct, i == 0 ? "" : rows[i].why);
+    }
+}
+
 static char *pitfalls_md(const ib_result *res)
 {
     const ib_pitfalls_result *r = res->pitfalls;
@@ -160,6 +184,7 @@ static char *pitfalls_md(const ib_result *res)
             ROW(&b, p->name, n, ib__fmt_ms(t[0], p->stats.p50), ib__fmt_ms(t[1], p->stats.mean),
                 ib__fmt_pitfall_error(t[2], p), i == IB_PITFALL_CORRECT ? "" : p->why);
     }
+    energy_pitfall_md(&b, &r->energy);
     footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }

@@ -186,6 +186,16 @@ cJSON *ib__json_energy(const ib_energy *e);
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);
 const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e);
 void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r);
+/* pitfalls: the energy rows (the correct one first) as the tables print
+ * them, none when the row does not apply; the text section; the JSON. */
+typedef struct ib__energy_pitfall_row {
+    char name[64];
+    double joules_per_item, error_pct;
+    char why[200];
+} ib__energy_pitfall_row;
+size_t ib__energy_pitfall_rows(const ib_energy_pitfall *e, ib__energy_pitfall_row rows[3]);
+void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e);
+cJSON *ib__json_energy_pitfall(const ib_energy_pitfall *e);
 /* compare: the energy per input's change from a to b, the interval the two
  * figures' bounds give, and the verdict against threshold ("more energy",
  * "less energy", "no change", "inconclusive"); false when a file has no

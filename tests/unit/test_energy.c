@@ -926,6 +926,84 @@ static void test_compare_energy(void)
     ib_workload_destroy(wb);
 }
 
+/* ------------------------------------------------------------------------ */
+/* pitfalls                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Power read at a few points times the time: the during-run readings
+ * (the first and last, before and after, left out), evenly spread. */
+static void test_few_samples(void)
+{
+    ib_gpu_sample s[7] = { { .power_w = 80 },  { .power_w = 300 }, { .power_w = 310 }, { .power_w = 320 },
+                           { .power_w = 330 }, { .power_w = 340 }, { .power_w = 90 } };
+    int used = 0;
+    /* Points 1, 3, 5: (300 + 320 + 340) / 3 W over 2 s and 100 inputs. */
+    CHECK_NEAR(ib__energy_few_samples(s, 7, 3, 2000, 100, &used), 320.0 * 2 / 100, 1e-12);
+    CHECK_EQ_INT(used, 3);
+    /* Three samples: one during-run reading, s[1]. */
+    CHECK_NEAR(ib__energy_few_samples(s, 3, 3, 1000, 10, &used), 300.0 / 10, 1e-12);
+    CHECK_EQ_INT(used, 1);
+    s[1].power_w = s[2].power_w = s[3].power_w = s[4].power_w = s[5].power_w = 0;
+    CHECK(isnan(ib__energy_few_samples(s, 7, 3, 1000, 10, &used)) && used == 0);
+}
+
+/* On the scripted counter: the correct row is latency's; a window of half
+ * a step after it (ends not aligned) reads no change at all: -100%. */
+static void test_pitfalls_energy(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    cfg.runs = 300;
+    ib_pitfalls_result pr;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &pr, &err) == IB_OK);
+    const ib_energy_pitfall *e = &pr.energy;
+    CHECK(e->applies);
+    CHECK_NEAR(e->correct.joules_per_item, 0.3, 1e-12);
+    CHECK_NEAR(e->short_window_ms, 50, 1e-12);
+    CHECK_NEAR(e->short_joules_per_item, 0, 0);
+    CHECK_NEAR(e->short_error_pct, -100, 1e-9);
+    CHECK_EQ_INT(e->sampled_points, 0); /* the fake has no NVML readings */
+    CHECK(strstr(e->sampled_note, "no power readings") != NULL);
+    ib_result r = {
+        .kind = IB_RESULT_PITFALLS, .pitfalls = &pr, .info = ib_workload_get_info(w), .cfg = &cfg
+    };
+    char *text = render(&r, "text"), *json = render(&r, "json"), *csv = render(&r, "csv"),
+         *md = render(&r, "md"), *html = render(&r, "html");
+    CHECK(text && strstr(text, "a 50 ms window (half a step)") && strstr(text, "0 J (-100.0%)"));
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *je = cJSON_GetObjectItem(doc, "energy");
+    check_json_energy(cJSON_GetObjectItem(je, "correct"), &e->correct);
+    CHECK_NEAR(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(je, "window_shorter_than_step"), "error_pct")->valuedouble,
+        -100, 1e-9);
+    cJSON_Delete(doc);
+    CHECK(csv && strstr(csv, ",energy: a 50 ms window (half a step),true,ok,,,,,,-100,0\r\n"));
+    CHECK(md && strstr(md, "| a 50 ms window (half a step) | 0 | -100.0% |"));
+    CHECK(html && strstr(html, "a 50 ms window (half a step)"));
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    free(html);
+    ib_pitfalls_result_free(&pr);
+    ib_workload_destroy(w);
+
+    /* No counter: the row does not apply, and says why. */
+    w = energy_fake(&run_ms, 0, 0, 0);
+    CHECK(ib_measure_pitfalls(w, &cfg, &pr, &err) == IB_OK);
+    CHECK(!pr.energy.applies && strstr(pr.energy.not_applicable, "no energy counter"));
+    r.pitfalls = &pr;
+    r.info = ib_workload_get_info(w);
+    text = render(&r, "text");
+    CHECK(text && strstr(text, "energy: n/a: no counter figure to compare with: "));
+    free(text);
+    ib_pitfalls_result_free(&pr);
+    ib_workload_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -951,5 +1029,7 @@ int main(int argc, char **argv)
     RUN(test_formats_throughput);
     RUN(test_energy_change);
     RUN(test_compare_energy);
+    RUN(test_few_samples);
+    RUN(test_pitfalls_energy);
     return check_summary("test_energy");
 }
