@@ -420,24 +420,38 @@ static void energy_why(const ib_energy *e, const ib_energy *win, char *why, size
                  100 * (e->items_per_joule / win->items_per_joule - 1), 100 * e->bound, 100 * win->bound);
 }
 
-/* Under the energy objective: the finalist with the most inputs per joule
- * at batch 1. */
-static void latency_energy_verdicts(ib_best_result *r)
+/* A row's side of a race: latency (batch 1) or throughput. */
+static ib_best_stage *race_stage(ib_best_row *row, bool latency)
 {
-    r->latency_winner = -1;
+    return latency ? &row->latency_stage : &row->throughput_stage;
+}
+static const ib_energy *race_energy(const ib_best_row *row, bool latency)
+{
+    return latency ? &row->latency_energy : &row->throughput_energy;
+}
+
+/* Under the energy objective: the finalist with the most inputs per joule
+ * (at batch 1, or at its throughput batch) wins; the others say by how
+ * much they lost. Returns the winner, -1 none. */
+static int energy_verdicts(ib_best_result *r, bool latency)
+{
+    int win = -1;
     for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].latency_stage == IB_BEST_FINALIST &&
-            r->rows[i].latency_energy.source != IB_ENERGY_NONE &&
-            (r->latency_winner < 0 ||
-             more_efficient(&r->rows[i].latency_energy, &r->rows[r->latency_winner].latency_energy)))
-            r->latency_winner = (int)i;
-    if (r->latency_winner < 0) return;
-    const ib_energy *win = &r->rows[r->latency_winner].latency_energy;
-    r->rows[r->latency_winner].latency_stage = IB_BEST_WINNER;
-    for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].latency_stage == IB_BEST_FINALIST)
-            energy_why(&r->rows[i].latency_energy, win, r->rows[i].latency_why,
-                       sizeof r->rows[i].latency_why);
+        if (*race_stage(&r->rows[i], latency) == IB_BEST_FINALIST &&
+            race_energy(&r->rows[i], latency)->source != IB_ENERGY_NONE &&
+            (win < 0 ||
+             more_efficient(race_energy(&r->rows[i], latency), race_energy(&r->rows[win], latency))))
+            win = (int)i;
+    if (win < 0) return -1;
+    *race_stage(&r->rows[win], latency) = IB_BEST_WINNER;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        ib_best_row *row = &r->rows[i];
+        if (*race_stage(row, latency) != IB_BEST_FINALIST) continue;
+        char *why = latency ? row->latency_why : row->throughput_why;
+        energy_why(race_energy(row, latency), race_energy(&r->rows[win], latency), why,
+                   sizeof row->latency_why);
+    }
+    return win;
 }
 
 /* The finalists' own measurements decide; each loser says by how much. */
@@ -445,7 +459,7 @@ static void latency_verdicts(race *s)
 {
     ib_best_result *r = s->r;
     if (by_energy(s)) {
-        latency_energy_verdicts(r);
+        r->latency_winner = energy_verdicts(r, true);
         return;
     }
     r->latency_winner = -1;
@@ -696,28 +710,10 @@ static size_t plateau(const ib_throughput_result *tr, int64_t *batches)
     return n;
 }
 
-static void throughput_energy_verdicts(ib_best_result *r)
-{
-    r->throughput_winner = -1;
-    for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].throughput_stage == IB_BEST_FINALIST &&
-            r->rows[i].throughput_energy.source != IB_ENERGY_NONE &&
-            (r->throughput_winner < 0 ||
-             more_efficient(&r->rows[i].throughput_energy, &r->rows[r->throughput_winner].throughput_energy)))
-            r->throughput_winner = (int)i;
-    if (r->throughput_winner < 0) return;
-    const ib_energy *win = &r->rows[r->throughput_winner].throughput_energy;
-    r->rows[r->throughput_winner].throughput_stage = IB_BEST_WINNER;
-    for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].throughput_stage == IB_BEST_FINALIST)
-            energy_why(&r->rows[i].throughput_energy, win, r->rows[i].throughput_why,
-                       sizeof r->rows[i].throughput_why);
-}
-
 static void throughput_verdicts(ib_best_result *r)
 {
     if (r->objective == IB_BEST_OBJECTIVE_ENERGY) {
-        throughput_energy_verdicts(r);
+        r->throughput_winner = energy_verdicts(r, false);
         return;
     }
     r->throughput_winner = -1;
