@@ -154,7 +154,7 @@ bool ib__energy_from_samples(const ib_gpu_sample *s, size_t n, double t0_ms, dou
 {
     size_t first = 0;
     if (in_window(s, n, t0_ms, t1_ms, &first) < 2) return false;
-    double joules_ms = 0, missed_ms = 0; /* W x ms */
+    double joules_ms = 0, missed_ms = 0, longest_gap = 0; /* W x ms, ms */
     const ib_gpu_sample *prev = &s[first];
     joules_ms += prev->power_w * (prev->t_ms - t0_ms);
     double head_ms = prev->t_ms - t0_ms;
@@ -163,9 +163,14 @@ bool ib__energy_from_samples(const ib_gpu_sample *s, size_t n, double t0_ms, dou
         double gap = s[i].t_ms - prev->t_ms;
         joules_ms += (s[i].power_w + prev->power_w) / 2 * gap;
         missed_ms += fabs(s[i].power_w - prev->power_w) / 2 * gap;
+        longest_gap = fmax(longest_gap, gap);
         prev = &s[i];
     }
     joules_ms += prev->power_w * (t1_ms - prev->t_ms);
+    /* A reading is NVML's average over a trailing window of its own: where
+     * in the gap before it the power was is not known, so the longest gap
+     * is one more uncertainty of the window's length. */
+    double extra = joules_ms > 0 ? missed_ms / joules_ms + longest_gap / (t1_ms - t0_ms) : INFINITY;
     *out = (ib__energy_window){
         .joules = joules_ms / 1e3,
         .t0_ms = t0_ms,
@@ -174,7 +179,7 @@ bool ib__energy_from_samples(const ib_gpu_sample *s, size_t n, double t0_ms, dou
         .aligned = false,
         .source = IB_ENERGY_SAMPLED,
         .unit_j = 0,
-        .extra = joules_ms > 0 ? missed_ms / joules_ms : INFINITY,
+        .extra = extra,
     };
     return true;
 }
@@ -397,7 +402,16 @@ void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_confi
         return;
     }
     if (ib__energy_meter_open(&m->device, w)) ib__energy_learn(&m->device);
-    if (ib__energy_meter_open_cpu(&m->cpu, w, NULL)) ib__energy_learn(&m->cpu);
+    /* A backend with a counter of its own (the fake's, on a virtual clock)
+     * is not beside the real package: reading RAPL against its clock would
+     * mean nothing, and its tests must not depend on the machine's RAPL. */
+    if (w->own_energy) {
+        m->cpu.failed = true;
+        snprintf(m->cpu.note, sizeof m->cpu.note,
+                 "the workload counts its own energy: the CPU package not read");
+    } else if (ib__energy_meter_open_cpu(&m->cpu, w, NULL)) {
+        ib__energy_learn(&m->cpu);
+    }
 }
 
 void ib__energy_meters_close(ib__energy_meters *m)

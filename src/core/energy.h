@@ -81,9 +81,10 @@ void ib__energy_none(ib_energy *out, const char *fmt, ...) __attribute__((format
  * power 0 are not read) integrated by trapezoids over [t0_ms, t1_ms],
  * the power held flat beyond the first and last sample. The window's end
  * uncertainties are the stretches held flat; its extra bound what the
- * trapezoids may miss between two samples: the sum of |p(i+1) - p(i)| x
- * their gap / 2, over the joules. False with fewer than two samples in the
- * window. */
+ * trapezoids may miss between two samples (the sum of |p(i+1) - p(i)| x
+ * their gap / 2, over the joules) plus the longest gap over the window (a
+ * reading averages a trailing window of its own). False with fewer than
+ * two samples in the window. */
 bool ib__energy_from_samples(const ib_gpu_sample *s, size_t n, double t0_ms, double t1_ms,
                              ib__energy_window *out);
 

@@ -292,9 +292,9 @@ static void test_from_samples(void)
     CHECK_NEAR(w.joules, 8.5, 1e-12);
     CHECK_NEAR(w.end_ms[0], 5, 0);
     CHECK_NEAR(w.end_ms[1], 10, 0);
-    CHECK_NEAR(w.extra, (200.0 / 2 * 10) / 8500, 1e-15);
+    CHECK_NEAR(w.extra, (200.0 / 2 * 10) / 8500 + 10.0 / 35, 1e-15);
     CHECK(w.source == IB_ENERGY_SAMPLED && !w.aligned);
-    CHECK_NEAR(ib__energy_bound(&w), 10.0 / 35 + 1000.0 / 8500, 1e-12);
+    CHECK_NEAR(ib__energy_bound(&w), 10.0 / 35 + 1000.0 / 8500 + 10.0 / 35, 1e-12);
     CHECK(!ib__energy_from_samples(s, 5, 15, 25, &w)); /* one sample inside */
 }
 
@@ -1004,6 +1004,36 @@ static void test_pitfalls_energy(void)
     ib_workload_destroy(w);
 }
 
+/* Without a counter, a GPU's sampled power over the window: the figure,
+ * the wider bound, and the report saying how it was got. */
+static void test_sampled_figure(void)
+{
+    ib_env *env = calloc(1, sizeof *env);
+    /* 300 W steady, a sample every 100 ms from 1000 to 4000 ms. */
+    for (int i = 0; i <= 30; i++)
+        env->gpu_samples[env->n_gpu_samples++] = (ib_gpu_sample){ .t_ms = 1000 + 100.0 * i, .power_w = 300 };
+    ib_energy e;
+    /* The sampler's time 0 at 500 on the host clock: the window 1000 ..
+     * 4000 of its time, on the samples: steady power, its bound the
+     * sampling's 100 ms over 3 s. */
+    ib__energy_sampled_figure(env, 500, 1500, 4500, 3000, "this GPU has no energy counter", &e);
+    CHECK(e.source == IB_ENERGY_SAMPLED && !e.aligned);
+    CHECK_NEAR(e.joules, 900, 1e-9);
+    CHECK_NEAR(e.joules_per_item, 0.3, 1e-12);
+    CHECK_NEAR(e.bound, 100.0 / 3000, 1e-12);
+    CHECK(strcmp(e.counter, "NVML power samples") == 0);
+    CHECK(strstr(e.note,
+                 "no energy counter (this GPU has no energy counter): the sampled power integrated") != NULL);
+    /* 500 ms past the last sample, held flat: +-(500 + 100) / 3500 ms, too wide. */
+    ib__energy_sampled_figure(env, 0, 1000, 4500, 3500, "no counter", &e);
+    CHECK(e.source == IB_ENERGY_NONE);
+    CHECK_NEAR(e.bound, 600.0 / 3500, 1e-12);
+    CHECK(strstr(e.note, "the sampled power integrated over the window; a window of 3500 ms") != NULL);
+    ib__energy_sampled_figure(env, 0, 5000, 6000, 10, "no counter", &e);
+    CHECK(e.source == IB_ENERGY_NONE && strstr(e.note, "fewer than two power samples"));
+    free(env);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -1015,6 +1045,7 @@ int main(int argc, char **argv)
     RUN(test_bound_and_step);
     RUN(test_figures);
     RUN(test_from_samples);
+    RUN(test_sampled_figure);
     RUN(test_meter_learns);
     RUN(test_meter_aligned_window);
     RUN(test_meter_unaligned_windows);
