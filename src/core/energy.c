@@ -397,7 +397,7 @@ void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_confi
     *m = (ib__energy_meters){ .asked = cfg->measure_energy && !cfg->sync };
     if (!m->asked) {
         snprintf(m->why_not, sizeof m->why_not, "%s",
-                 cfg->sync ? "not measured in a fleet (the workers share the host's power)"
+                 cfg->sync ? "not measured in a fleet (--devices, MPI): not built yet"
                            : "not measured (measure_energy off)");
         return;
     }

@@ -785,7 +785,7 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
     ib__energy_meters_open(&s->energy, s->inst[0].w, &energy_cfg);
     if (s->hooks)
         snprintf(s->energy.why_not, sizeof s->energy.why_not,
-                 "not measured in a fleet (the workers share the host's power)");
+                 "not measured in a fleet (--devices, MPI): not built yet");
     for (size_t i = s->n_inst; i-- > 0 && st == IB_OK;)
         st = warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err);
     double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);
