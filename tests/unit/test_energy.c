@@ -28,6 +28,26 @@ static char *render(const ib_result *r, const char *format)
     return doc;
 }
 
+/* A result in every format; released with docs_free. */
+typedef struct docs {
+    char *text, *json, *csv, *md, *html;
+} docs;
+
+static docs render_all(const ib_result *r)
+{
+    return (docs){ render(r, "text"), render(r, "json"), render(r, "csv"), render(r, "md"),
+                   render(r, "html") };
+}
+
+static void docs_free(docs *d)
+{
+    free(d->text);
+    free(d->json);
+    free(d->csv);
+    free(d->md);
+    free(d->html);
+}
+
 /* The JSON's energy object against the figure it was written from. */
 static void check_json_energy(const cJSON *o, const ib_energy *e)
 {
@@ -627,8 +647,8 @@ static void test_serve_energy(void)
     ib_result res = {
         .kind = IB_RESULT_SERVE, .serve = r, .serve_cfg = &cfg, .info = ib_workload_get_info(w)
     };
-    char *text = render(&res, "text"), *json = render(&res, "json"), *csv = render(&res, "csv"),
-         *md = render(&res, "md"), *html = render(&res, "html");
+    docs d = render_all(&res);
+    char *text = d.text, *json = d.json, *csv = d.csv, *md = d.md, *html = d.html;
     CHECK(text && strstr(text, "  energy: 0.7") && strstr(text, "  energy: no figure: a window of"));
     cJSON *doc = cJSON_Parse(json);
     const cJSON *jrates = cJSON_GetObjectItem(doc, "rates") ? cJSON_GetObjectItem(doc, "rates")
@@ -642,11 +662,7 @@ static void test_serve_energy(void)
     CHECK(csv && strstr(csv, ",joules_per_item,items_per_joule,energy_bound\r\n") && strstr(csv, cell));
     CHECK(md && strstr(md, "| inputs/J |"));
     CHECK(html && strstr(html, "energy: 0.7"));
-    free(text);
-    free(json);
-    free(csv);
-    free(md);
-    free(html);
+    docs_free(&d);
     free(r);
     ib_workload_destroy(w);
 }
@@ -726,8 +742,8 @@ static void test_best_energy_objective(void)
     CHECK(r->rows[1].throughput_energy.source == IB_ENERGY_COUNTER);
     CHECK(r->rows[0].latency_stage == IB_BEST_FINALIST); /* not dropped by time */
     ib_result res = { .kind = IB_RESULT_BEST, .best = r, .best_cfg = &c };
-    char *text = render(&res, "text"), *json = render(&res, "json"), *csv = render(&res, "csv"),
-         *md = render(&res, "md"), *html = render(&res, "html");
+    docs d = render_all(&res);
+    char *text = d.text, *json = d.json, *csv = d.csv, *md = d.md, *html = d.html;
     CHECK(text && strstr(text, "most inputs per joule at batch 1: frugal") &&
           strstr(text, "inputs per joule (the objective"));
     cJSON *doc = cJSON_Parse(json);
@@ -743,11 +759,7 @@ static void test_best_energy_objective(void)
     CHECK(csv && strstr(csv, "latency_items_per_joule,latency_energy_bound,") && strstr(csv, cell));
     CHECK(md && strstr(md, "| inputs/J batch 1 | inputs/J at batch |"));
     CHECK(html && strstr(html, "<th>inputs/J<br>batch 1</th>"));
-    free(text);
-    free(json);
-    free(csv);
-    free(md);
-    free(html);
+    docs_free(&d);
 
     /* Without a counter: refused, one line. */
     cands[0].step_ms = cands[1].step_ms = 0;
@@ -774,8 +786,8 @@ static void test_formats_latency(void)
     ib_error err;
     CHECK(ib_measure_latency(w, &cfg, &lr, &err) == IB_OK);
     ib_result r = { .kind = IB_RESULT_LATENCY, .latency = &lr, .info = ib_workload_get_info(w), .cfg = &cfg };
-    char *text = render(&r, "text"), *json = render(&r, "json"), *md = render(&r, "md"),
-         *html = render(&r, "html");
+    docs d = render_all(&r);
+    char *text = d.text, *json = d.json, *md = d.md, *html = d.html;
     CHECK(text && strstr(text, "energy: 0.3 J an input (+-") &&
           strstr(text, "3.333 inputs/J, 300 W average") &&
           strstr(text, "idle 50 W before the runs: 0.25 J an input above idle"));
@@ -786,10 +798,7 @@ static void test_formats_latency(void)
     cJSON_Delete(doc);
     CHECK(md && strstr(md, "\nenergy: 0.3 J an input"));
     CHECK(html && strstr(html, "<h2>Energy</h2>\n<p>device: 0.3 J an input"));
-    free(text);
-    free(json);
-    free(md);
-    free(html);
+    docs_free(&d);
     ib_latency_result_free(&lr);
     ib_workload_destroy(w);
 }
@@ -817,8 +826,8 @@ static void test_formats_throughput(void)
                     .throughput = tr,
                     .info = ib_workload_get_info(w),
                     .throughput_cfg = &cfg };
-    char *text = render(&r, "text"), *json = render(&r, "json"), *csv = render(&r, "csv"),
-         *md = render(&r, "md"), *html = render(&r, "html");
+    docs d = render_all(&r);
+    char *text = d.text, *json = d.json, *csv = d.csv, *md = d.md, *html = d.html;
     CHECK(text && strstr(text, "most efficient") && strstr(text, "fastest") &&
           strstr(text, "most inputs per joule at batch 8"));
     cJSON *doc = cJSON_Parse(json);
@@ -842,11 +851,7 @@ static void test_formats_throughput(void)
     CHECK(md && strstr(md, "| inputs/J |") && strstr(md, "most inputs per joule |"));
     CHECK(html && strstr(html, "<h2>Inputs per joule against batch</h2>") &&
           strstr(html, "most efficient: "));
-    free(text);
-    free(json);
-    free(csv);
-    free(md);
-    free(html);
+    docs_free(&d);
     free(tr);
     ib_workload_destroy(w);
 }
@@ -970,8 +975,8 @@ static void test_pitfalls_energy(void)
     ib_result r = {
         .kind = IB_RESULT_PITFALLS, .pitfalls = &pr, .info = ib_workload_get_info(w), .cfg = &cfg
     };
-    char *text = render(&r, "text"), *json = render(&r, "json"), *csv = render(&r, "csv"),
-         *md = render(&r, "md"), *html = render(&r, "html");
+    docs d = render_all(&r);
+    char *text = d.text, *json = d.json, *csv = d.csv, *md = d.md, *html = d.html;
     CHECK(text && strstr(text, "a 50 ms window (half a step)") && strstr(text, "0 J (-100.0%)"));
     cJSON *doc = cJSON_Parse(json);
     const cJSON *je = cJSON_GetObjectItem(doc, "energy");
@@ -983,11 +988,7 @@ static void test_pitfalls_energy(void)
     CHECK(csv && strstr(csv, ",energy: a 50 ms window (half a step),true,ok,,,,,,-100,0\r\n"));
     CHECK(md && strstr(md, "| a 50 ms window (half a step) | 0 | -100.0% |"));
     CHECK(html && strstr(html, "a 50 ms window (half a step)"));
-    free(text);
-    free(json);
-    free(csv);
-    free(md);
-    free(html);
+    docs_free(&d);
     ib_pitfalls_result_free(&pr);
     ib_workload_destroy(w);
 
