@@ -356,6 +356,7 @@ typedef struct ib_env {
                                throughout); NaN unknown */
     int gpu_numa_node;      /* the GPU's NUMA node (sysfs of its PCI
                                device); -1 unknown */
+    double power_limit_w;   /* NVML's enforced power limit; 0 unknown */
 } ib_env;
 
 /* The machine's static facts (CPU, and the GPU device_id if
@@ -441,6 +442,9 @@ typedef struct ib_energy {
     double idle_power_w;               /* measured before the timed phase; NaN unknown */
     double joules_above_idle;          /* joules - idle power x window: the work's own */
     double joules_per_item_above_idle; /* NaN without the idle power */
+    double power_limit_fraction;       /* power_w over the GPU's enforced power
+                                          limit; NaN unknown (0.95 and more:
+                                          the card was power-capped) */
     char counter[96];                  /* what was read */
     char note[224];                    /* NONE: why no figure; SAMPLED: how it was got */
 } ib_energy;

@@ -83,6 +83,7 @@ static void blank(ib_energy *out)
         .idle_power_w = NAN,
         .joules_above_idle = NAN,
         .joules_per_item_above_idle = NAN,
+        .power_limit_fraction = NAN,
     };
 }
 
@@ -488,5 +489,9 @@ void ib__energy_meters_figures(const ib__energy_meters *m, double items, const i
     else
         ib__energy_sampled_figure(env, sampler_t0_ms, m->host_t0_ms, m->host_t1_ms, items, m->device.note,
                                   device);
+    /* Beside the figure: how near the card ran to its limit (capped, it
+     * throttles: a question for the figure, docs/energy.md). */
+    if (env && env->power_limit_w > 0 && device->source != IB_ENERGY_NONE)
+        device->power_limit_fraction = device->power_w / env->power_limit_w;
     ib__energy_figure(&m->cpu, items, cpu);
 }

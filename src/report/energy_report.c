@@ -34,6 +34,12 @@ void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
             e->idle_power_w, e->joules_per_item_above_idle, 100 * e->joules_above_idle / e->joules);
     if (isfinite(e->step_ms))
         ib__sbuf_printf(b, "  %s: changes every %.4g ms at most\n", e->counter, e->step_ms);
+    if (e->power_limit_fraction >= 0.95)
+        ib__sbuf_printf(
+            b,
+            "  at %.0f%% of the GPU's power limit: the card was power-capped (its clocks throttled "
+            "to stay under it)\n",
+            100 * e->power_limit_fraction);
 }
 
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e)
@@ -75,6 +81,7 @@ cJSON *ib__json_energy(const ib_energy *e)
     ib__json_add_number(o, "joules_above_idle", e->joules_above_idle);
     ib__json_add_number(o, "joules_per_item_above_idle", e->joules_per_item_above_idle);
     ib__json_add_number(o, "step_ms", e->step_ms);
+    ib__json_add_number(o, "power_limit_fraction", e->power_limit_fraction);
     ib__json_add_string_or_null(o, "counter", e->counter);
     ib__json_add_string_or_null(o, "note", e->note);
     return o;

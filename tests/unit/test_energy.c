@@ -1035,6 +1035,40 @@ static void test_sampled_figure(void)
     free(env);
 }
 
+/* The card's power limit beside the figure: at 300 W against a 310 W
+ * limit, the report says it was power-capped. */
+static void test_power_limit(void)
+{
+    double run_ms = 1;
+    ib_workload *w = energy_fake(&run_ms, 100, 300, 50);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib__energy_meters m;
+    ib_error err;
+    ib__energy_meters_open(&m, w, &cfg);
+    CHECK(ib__energy_meters_begin(&m, pad_run, w, &err) == IB_OK);
+    run_n(w, 1000);
+    double pad_items;
+    CHECK(ib__energy_meters_end(&m, pad_run, w, &pad_items, &err) == IB_OK);
+    ib_env *env = calloc(1, sizeof *env);
+    env->power_limit_w = 310;
+    ib_energy e, cpu;
+    ib__energy_meters_figures(&m, 1000 + pad_items, env, NAN, &e, &cpu);
+    CHECK_NEAR(e.power_limit_fraction, 300.0 / 310, 1e-9);
+    CHECK(strstr(cpu.note, "the CPU package not read") != NULL);
+    ib__sbuf b = { 0 };
+    ib__text_energy(&b, "energy", &e);
+    char *text = ib__sbuf_finish(&b);
+    CHECK(text && strstr(text, "at 97% of the GPU's power limit: the card was power-capped"));
+    free(text);
+    env->power_limit_w = 0; /* unknown: nothing said */
+    ib__energy_meters_figures(&m, 1000 + pad_items, env, NAN, &e, &cpu);
+    CHECK(isnan(e.power_limit_fraction));
+    ib__energy_meters_close(&m);
+    free(env);
+    ib_workload_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -1063,5 +1097,6 @@ int main(int argc, char **argv)
     RUN(test_compare_energy);
     RUN(test_few_samples);
     RUN(test_pitfalls_energy);
+    RUN(test_power_limit);
     return check_summary("test_energy");
 }
