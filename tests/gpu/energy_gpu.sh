@@ -19,10 +19,11 @@ table="$TMP/table"
 printf "%-16s %-5s %10s %14s | %6s %10s %14s | %6s %14s\n" model math "b1 ms" "b1 inputs/J" peak "inputs/s" "inputs/J" "eff." "inputs/J" >"$table"
 
 # The figure's checks: from the counter, aligned, within the 5%, the
-# H200's step and idle, the average power under its limit (a little over:
+# H200's step (100 ms; the longest gap seen, so a missed update would read
+# 200) and idle (80 W), the average power under its limit (a little over:
 # the limit is held on average over a longer window than ours).
 energy_ok() { # FILE PYTHON-PATH-TO-ENERGY WHAT
-  json_check "$1" "(lambda e: e['source'] == 'counter' and e['aligned'] and e['bound'] <= 0.05 and 90 <= e['step_ms'] <= 110 and 40 <= e['idle_power_w'] <= 150 and e['power_w'] <= 750 and e['joules_per_item'] > 0)($2)" "$3"
+  json_check "$1" "(lambda e: e['source'] == 'counter' and e['aligned'] and e['bound'] <= 0.05 and 90 <= e['step_ms'] <= 210 and 40 <= e['idle_power_w'] <= 150 and e['power_w'] <= 750 and e['joules_per_item'] > 0)($2)" "$3"
 }
 
 for m in $MODELS; do
@@ -40,8 +41,9 @@ e = l["energy"]
 pts = {p["batch"]: p for p in t["curve"]}
 peak, eff = pts[t["peak"]["batch"]], pts[t["most_efficient"]["batch"]]
 fmt = lambda e: "%.4g +-%.2g%%" % (e["items_per_joule"], 100 * e["bound"])
-print("%-16s %-5s %10.4g %14s | %6d %10.0f %14s | %6d %14s" % (sys.argv[3], sys.argv[4], l["latency_ms"]["p50"],
-      fmt(e), peak["batch"], peak["items_per_s"], fmt(peak["energy"]), eff["batch"], fmt(eff["energy"])))
+print("%-16s %-5s %10.4g %14s | %6d %10.0f %14s | %6d %14s   (step %.4g ms, idle %.0f W, b1 %.0f W)" % (sys.argv[3], sys.argv[4], l["latency_ms"]["p50"],
+      fmt(e), peak["batch"], peak["items_per_s"], fmt(peak["energy"]), eff["batch"], fmt(eff["energy"]),
+      e["step_ms"], e["idle_power_w"], e["power_w"]))
 PY
   done
 done
