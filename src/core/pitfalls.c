@@ -400,6 +400,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
         /* The correct row was step 1; the single sample is read off it. */
         ib__progress_step(pr, (int64_t)i + 2, PROGRESS_STEPS, row->name, w->info.batch);
         ib_config row_cfg = ib__progress_nested(pr, cfg);
+        row_cfg.measure_energy = false; /* the energy row is the correct one's */
         if (measure_row(row, order[i].measure, w, &row_cfg, x, n, correct_median) == IB_ERR_INTERRUPTED)
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     }
@@ -408,6 +409,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
     ib_pitfall_row *tf32 = &out->rows[IB_PITFALL_TF32];
     ib__progress_step(pr, PROGRESS_STEPS, PROGRESS_STEPS, tf32->name, w->info.batch);
     ib_config row_cfg = ib__progress_nested(pr, cfg);
+    row_cfg.measure_energy = false;
     if (measure_tf32(tf32, w, &row_cfg) == IB_ERR_INTERRUPTED)
         st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     return st;
