@@ -88,6 +88,7 @@ typedef struct cli_args {
     bool exhaustive;            /* best --exhaustive: every candidate measured fully */
     double step_max_ms;         /* best --step-max-ms: each step's bound; < 0: the default */
     double far_factor;          /* best --far-factor; < 0: the default */
+    bool objective_energy;      /* best --objective energy: ranked by inputs per joule */
     /* fleet (cli/fleet.c) */
     const char *devices;    /* --devices all|0,2,3 */
     bool share_gpu;         /* --share-gpu: MPI ranks may share a GPU */

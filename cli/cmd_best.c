@@ -233,9 +233,11 @@ static void best_config(cli_args *a, candidates *cs, ib_best_config *bc)
     if (a->cfg.precision <= 0 && a->cfg.runs < bc->throughput.run.runs) bc->throughput.run.runs = a->cfg.runs;
     bc->throughput.run.flush_l2 = a->cfg.flush_l2;
     bc->throughput.run.sample_gpu_state = a->cfg.sample_gpu_state;
+    bc->throughput.run.measure_energy = a->cfg.measure_energy;
     bc->exhaustive = a->exhaustive;
     if (a->step_max_ms >= 0) bc->step_max_ms = a->step_max_ms;
     if (a->far_factor >= 0) bc->far_factor = a->far_factor;
+    bc->objective = a->objective_energy ? IB_BEST_OBJECTIVE_ENERGY : IB_BEST_OBJECTIVE_TIME;
     if (a->sessions >= 2) {
         bc->sessions = (size_t)a->sessions;
         bc->measure_session = measure_session;

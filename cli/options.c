@@ -26,7 +26,7 @@ enum {
     O_MATH, O_MAX_ERROR,
     O_RATE, O_RATES, O_ARRIVALS, O_REQUESTS, O_DURATION_MS, O_REQUEST_BATCH, O_CONCURRENCY,
     O_MAX_DELAY_US, O_SLO_P99_MS, O_SLO_MS, O_SLO_PERCENTILE, O_CONFIDENCE, O_SCHEDULE_SEED, O_INSTANCES,
-    O_EXHAUSTIVE, O_RATE_FLOOR,
+    O_EXHAUSTIVE, O_RATE_FLOOR, O_OBJECTIVE, O_NO_ENERGY,
     O_DEVICES, O_SHARE_GPU, O_RANK_TIMEOUT,
     O_SESSIONS_MAX_MS,
     O_REQUESTS_CSV,
@@ -102,6 +102,8 @@ static const option_def options[] = {
      .scope = "calibrate times every kernel with and without launch latency already"},
     {{"no-gpu-state", no_argument, NULL, O_NO_GPU_STATE}, OPT_MEASURE, NULL, "do not sample GPU clocks (NVML)",
      .device = CUDA_ONLY_HARMLESS},
+    {{"no-energy", no_argument, NULL, O_NO_ENERGY}, OPT_MEASURE, NULL,
+     "do not read the energy counters (their step and the idle power cost a few hundred ms; docs/energy.md)"},
     {{"json", required_argument, NULL, O_JSON}, OPT_JSON, "FILE", "write the full result as JSON"},
     {{"html", required_argument, NULL, O_HTML}, OPT_HTML, "FILE",
      "write a self-contained HTML report with plots (docs/report.md)"},
@@ -193,6 +195,8 @@ static const option_def options[] = {
      "a configuration whose median's 95% CI at batch 1 starts above X times the leader's upper end leaves "
      "before the finals (default 4; 0: off)",
      .conflicts = O_EXHAUSTIVE, .why = "the sweep measures every configuration fully"},
+    {{"objective", required_argument, NULL, O_OBJECTIVE}, OPT_BEST, "time|energy",
+     "rank by time (default) or by inputs per joule: energy needs an energy counter (docs/energy.md)"},
     {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
      "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
     {{"requests-csv", required_argument, NULL, O_REQUESTS_CSV}, OPT_SERVE, "FILE",
@@ -332,6 +336,14 @@ static bool bad(const char *opt, const char *text, const char *why)
 {
     fprintf(stderr, "inferbench: --%s '%s': %s\n", opt, text, why);
     return false;
+}
+
+/* --objective time|energy. */
+static bool parse_objective(const char *v, bool *energy)
+{
+    if (strcmp(v, "time") && strcmp(v, "energy")) return bad("objective", v, "expected time or energy");
+    *energy = strcmp(v, "energy") == 0;
+    return true;
 }
 
 static bool parse_i64(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out)
@@ -509,6 +521,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_FLUSH_L2: c->flush_l2 = true; return true;
     case O_EXCLUDE_LAUNCH: c->exclude_launch = true; return true;
     case O_NO_GPU_STATE: c->sample_gpu_state = false; return true;
+    case O_NO_ENERGY: c->measure_energy = false; return true;
     case O_JSON: a->json_path = v; return true;
     case O_HTML: a->html_path = v; return true;
     case O_CSV: a->csv_path = v; return true;
@@ -546,6 +559,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
             return false;
         }
         return true;
+    case O_OBJECTIVE: return parse_objective(v, &a->objective_energy);
     default: return apply_serve(a, id, name, v);
     }
     return false;

@@ -356,6 +356,7 @@ typedef struct ib_env {
                                throughout); NaN unknown */
     int gpu_numa_node;      /* the GPU's NUMA node (sysfs of its PCI
                                device); -1 unknown */
+    double power_limit_w;   /* NVML's enforced power limit; 0 unknown */
 } ib_env;
 
 /* The machine's static facts (CPU, and the GPU device_id if
@@ -422,6 +423,42 @@ typedef struct ib_output_accuracy {
                               when C < 5) are the same set */
     bool over_tolerance;   /* max_abs_error above the tolerance */
 } ib_output_accuracy;
+
+/* Energy over a measurement's window (docs/energy.md): read from the
+ * hardware's cumulative energy counter between two of its changes, or,
+ * without a counter, integrated from the sampled power; always with its
+ * bound. A window too short for a bound of IB_ENERGY_MAX_BOUND or less has
+ * no figure (source NONE) and note says why. */
+typedef enum ib_energy_source {
+    IB_ENERGY_NONE = 0,    /* no figure: note says why */
+    IB_ENERGY_COUNTER = 1, /* the energy counter */
+    IB_ENERGY_SAMPLED = 2, /* the sampled power integrated over time */
+} ib_energy_source;
+
+#define IB_ENERGY_MAX_BOUND 0.05
+
+typedef struct ib_energy {
+    ib_energy_source source;
+    bool aligned;                      /* both ends of the window are counter changes */
+    double window_ms;                  /* what the energy is over */
+    double items;                      /* inputs (or tokens) done in the window */
+    double joules;                     /* over the window */
+    double joules_per_item;            /* joules / items */
+    double items_per_joule;            /* items / joules */
+    double power_w;                    /* joules / window: the average power */
+    double bound;                      /* relative: each figure is within +- bound
+                                          of its value (0.01: 1%) */
+    double step_ms;                    /* the longest the counter went without changing,
+                                          as learned before the window; NaN unknown */
+    double idle_power_w;               /* measured before the timed phase; NaN unknown */
+    double joules_above_idle;          /* joules - idle power x window: the work's own */
+    double joules_per_item_above_idle; /* NaN without the idle power */
+    double power_limit_fraction;       /* power_w over the GPU's enforced power
+                                          limit; NaN unknown (0.95 and more:
+                                          the card was power-capped) */
+    char counter[96];                  /* what was read */
+    char note[224];                    /* NONE: why no figure; SAMPLED: how it was got */
+} ib_energy;
 
 typedef struct ib_accuracy {
     bool measured;
@@ -492,6 +529,10 @@ typedef struct ib_config {
     bool flush_l2;              /* overwrite the L2 cache before each run */
     bool exclude_launch;        /* hold the stream until the run is queued */
     bool sample_gpu_state;      /* NVML before/during/after (default true) */
+    bool measure_energy;        /* the energy counter's figures (default true;
+                                   docs/energy.md): its step and the idle
+                                   power learned before the cold run, the
+                                   window's ends aligned on its changes */
     const volatile int *cancel; /* nonzero: stop as soon as possible */
     ib_progress_fn progress;    /* NULL (default): no progress reports */
     void *progress_user;        /* handed to progress */
@@ -552,6 +593,9 @@ typedef struct ib_latency_result {
      * differ by more than 2% of the held one. */
     ib_stats host_wait_plain, host_wait_held;
     bool host_bound;
+    ib_energy energy;     /* the device's over the timed runs (with the runs
+                             that align the window's ends): per input */
+    ib_energy cpu_energy; /* the CPU package's (RAPL) over the same window */
 } ib_latency_result;
 
 /* Measures the latency of w at its current batch: one cold run, warm-up,
@@ -623,6 +667,7 @@ typedef struct ib_throughput_point {
                             a new shape's set-up, in no figure */
     int64_t warmup_runs; /* warm-up after it */
     bool warmup_steady;  /* false: the warm-up hit its cap first */
+    ib_energy energy;    /* back-to-back runs' own window: per input */
 } ib_throughput_point;
 
 #define IB_MAX_PROBES 96
@@ -648,6 +693,8 @@ typedef struct ib_throughput_result {
     int peak; /* index into points, -1 none */
     int knee;
     int best_within_budget; /* -1: none, or no budget */
+    int most_efficient;     /* the most inputs per joule: index into points,
+                               -1 none (no point with an energy figure) */
     double latency_budget_ms;
     double timer_resolution_ms; /* of the timer of the per-run latencies: their
                                    intervals are never narrower than +- this;
@@ -716,10 +763,27 @@ typedef struct ib_pitfall_row {
     char math[8];
 } ib_pitfall_row;
 
+/* The energy mistakes, on the user's model (docs/energy.md): beside the
+ * correct figure (the counter over the correct runs, the window's ends on
+ * its changes), what power read at a few points times the elapsed time,
+ * and the counter read around a window shorter than its step, report. */
+typedef struct ib_energy_pitfall {
+    ib_energy correct;        /* the correct row's */
+    bool applies;             /* false: no energy counter here */
+    char not_applicable[224]; /* why, when !applies */
+    int sampled_points;       /* power readings used (NVML's, taken during
+                                 the correct runs); 0: none (sampled_note) */
+    double sampled_joules_per_item, sampled_error_pct;
+    char sampled_note[128];
+    double short_window_ms; /* the short window: half the counter's step */
+    double short_joules_per_item, short_error_pct;
+} ib_energy_pitfall;
+
 typedef struct ib_pitfalls_result {
     bool partial;
     ib_status stop_status;
     ib_pitfall_row rows[IB_PITFALL_COUNT];
+    ib_energy_pitfall energy;
     unsigned warnings; /* IB_WARN_* of the correct row */
     ib_env env;
     double *correct_ms; /* [n_correct] the correct row's samples (its
@@ -848,6 +912,13 @@ typedef struct ib_latency_file {
     ib_latency_session *sessions; /* [n_sessions]; owned */
     size_t sessions_requested;    /* sessions asked for (0: one session) */
     unsigned warnings;            /* IB_WARN_* named in "warnings" */
+    double joules_per_item;       /* energy.joules_per_item; NaN when the file has none
+                                     (no figure, an older file, a sessions document) */
+    double energy_bound;          /* its relative bound (energy.bound); NaN idem */
+    /* A sessions document's energy per input across sessions (its
+     * sessions.figures "joules_per_item"): geometric mean and 95% interval;
+     * NaN without. */
+    double sessions_joules_per_item, sessions_joules_ci95[2];
 } ib_latency_file;
 
 /* Reads a latency result from text[0..len) (no NUL inside). Strict: any
@@ -1252,6 +1323,14 @@ typedef ib_status (*ib_best_open_fn)(size_t index, void *user, ib_workload **w, 
 typedef ib_status (*ib_best_session_fn)(size_t index, size_t session, void *user, double **ms, size_t *n,
                                         ib_error *err);
 
+/* What best ranks by (docs/best.md, docs/energy.md). */
+typedef enum ib_best_objective {
+    IB_BEST_OBJECTIVE_TIME = 0, /* the lowest median latency, the most inputs/s */
+    /* the most inputs per joule at batch 1 and at the throughput batches;
+     * every accurate candidate is a finalist (screening ranks by time) */
+    IB_BEST_OBJECTIVE_ENERGY = 1,
+} ib_best_objective;
+
 typedef struct ib_best_config {
     size_t n_candidates;       /* 1..IB_BEST_MAX_CANDIDATES */
     const char *const *labels; /* [n_candidates]: what is on ("fp16, CUDA graph") */
@@ -1294,6 +1373,8 @@ typedef struct ib_best_config {
      * run (what it measured stands) and the step's later candidates are
      * not measured in it (default 300000; 0: none; not exhaustive). */
     double step_max_ms;
+    ib_best_objective objective; /* default IB_BEST_OBJECTIVE_TIME; ENERGY needs an
+                                    energy counter (IB_ERR_UNSUPPORTED otherwise) */
 } ib_best_config;
 
 void ib_best_config_init(ib_best_config *cfg);
@@ -1360,6 +1441,10 @@ typedef struct ib_best_row {
      * pooled), and how many failed. */
     ib_sessions_stats sessions;
     size_t sessions_failed;
+    ib_energy latency_energy;    /* its final latency measurement's, per input */
+    ib_energy throughput_energy; /* at its throughput batch (batch); the most
+                                    inputs per joule of its points under the
+                                    energy objective */
 } ib_best_row;
 
 typedef struct ib_best_result {
@@ -1389,6 +1474,7 @@ typedef struct ib_best_result {
     double far_factor; /* the rules applied (cfg's; 0: off) */
     double step_max_ms;
     unsigned steps_bounded; /* bit k: step k reached step_max_ms */
+    ib_best_objective objective;
 } ib_best_result;
 
 /* Searches cfg's candidates for the lowest median latency at batch 1 and
@@ -1542,6 +1628,8 @@ typedef struct ib_serve_point {
     int64_t switch_runs;
     double switch_compute_p50_ms, unchanged_compute_p50_ms;
     ib_serve_explanation explained; /* its compute against warm-up's */
+    ib_energy energy; /* over the rate's schedule (its ends not aligned: the
+                         schedule starts when it starts), per request input */
 } ib_serve_point;
 
 typedef struct ib_serve_result {

@@ -64,6 +64,7 @@ class Config(ctypes.Structure):
         ("flush_l2", ctypes.c_bool),
         ("exclude_launch", ctypes.c_bool),
         ("sample_gpu_state", ctypes.c_bool),
+        ("measure_energy", ctypes.c_bool),
         ("cancel", ctypes.POINTER(ctypes.c_int)),
         ("progress", ctypes.c_void_p),
         ("progress_user", ctypes.c_void_p),

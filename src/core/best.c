@@ -9,6 +9,7 @@
  * and never wins. */
 #include "workload/workload.h"
 #include "core/compare.h"
+#include "core/energy.h"
 #include "core/latency.h"
 #include "core/progress.h"
 #include "core/sessions.h"
@@ -83,7 +84,24 @@ typedef struct race {
     double watch_t0_ms, watch_left_ms;
     ib_progress_fn forward;
     void *forward_user;
+    bool energy_checked; /* the energy objective's counter was found */
 } race;
+
+static bool by_energy(const race *s) { return s->cfg->objective == IB_BEST_OBJECTIVE_ENERGY; }
+
+/* The energy objective needs an energy counter: asked of the first
+ * candidate that opens (every candidate runs on the same device). */
+static ib_status check_energy(race *s, ib_workload *w, ib_error *err)
+{
+    if (!by_energy(s) || s->energy_checked || !w) return IB_OK;
+    ib__energy_meter m;
+    bool ok = ib__energy_meter_open(&m, w);
+    ib__energy_meter_close(&m);
+    IB_FAIL_IF(!ok, err, IB_ERR_UNSUPPORTED, "the energy objective ranks by inputs per joule, and %s",
+               m.note);
+    s->energy_checked = true;
+    return IB_OK;
+}
 
 static ib_status validate(const ib_best_config *cfg, ib_error *err)
 {
@@ -108,6 +126,10 @@ static ib_status validate(const ib_best_config *cfg, ib_error *err)
                IB_ERR_INVALID_ARG, "best: the far-behind factor is 0 (off) or in [1, 1e6]");
     IB_FAIL_IF(!(cfg->step_max_ms >= 0 && cfg->step_max_ms <= IB__MAX_TIME_MS * 100), err, IB_ERR_INVALID_ARG,
                "best: a step's time bound is 0 (none) or up to %.0f ms", IB__MAX_TIME_MS * 100);
+    IB_FAIL_IF(cfg->sessions >= 2 && cfg->objective == IB_BEST_OBJECTIVE_ENERGY, err, IB_ERR_INVALID_ARG,
+               "best: the energy objective reads the finals' energy in this process, not in sessions");
+    IB_FAIL_IF(cfg->objective != IB_BEST_OBJECTIVE_TIME && cfg->objective != IB_BEST_OBJECTIVE_ENERGY, err,
+               IB_ERR_INVALID_ARG, "best: an unknown objective");
     IB_TRY(ib__config_validate(&cfg->latency, err));
     return IB_OK;
 }
@@ -294,6 +316,7 @@ static ib_config screen_config(const ib_config *full, int64_t runs)
     c.precision = 0;
     c.warmup_runs = c.warmup_runs < 3 ? c.warmup_runs : 3;
     c.warmup_ms = fmin(c.warmup_ms, 100);
+    c.measure_energy = false; /* a screening window is too short to read */
     c.warmup_max_ms = fmax(c.warmup_ms, fmin(c.warmup_max_ms, 2000));
     return c;
 }
@@ -341,6 +364,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
         }
     }
     row->latency_runs += (int64_t)lr.n;
+    if (!pool) row->latency_energy = lr.energy;
     s->r->warnings |= lr.warnings;
     s->r->env = lr.env;
     if (st == IB_OK || (st == IB_ERR_INTERRUPTED && lr.n > 0)) {
@@ -474,6 +498,7 @@ static ib_status first_round(race *s, ib_error *err)
     for (size_t i = 0; i < s->r->n_rows; i++) {
         IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        IB_TRY(check_energy(s, s->w[i], err));
         IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         ib_best_row *row = &s->r->rows[i];
         if (s->w[i] && s->n_ms[i] == 0 && row->latency_stage == IB_BEST_NOT_TRIED)
@@ -490,6 +515,9 @@ static ib_status first_round(race *s, ib_error *err)
 static ib_status screen(race *s, ib_error *err)
 {
     IB_TRY(first_round(s, err));
+    /* Screening ranks by time: under the energy objective it drops none
+     * (the faster is not always the more efficient). */
+    if (by_energy(s)) return IB_OK;
     drop_slower(s);
     for (int round = 1; round < s->cfg->rounds && count_racing(s) > s->cfg->finalists; round++) {
         ib_config c = screen_config(&s->cfg->latency, s->cfg->screen_runs << round);
@@ -525,10 +553,67 @@ static ib_status compare_final(const race *s, size_t win, size_t i, ib_compariso
     return ib_compare_samples(s->ms[win], s->n_ms[win], s->ms[i], s->n_ms[i], FINAL_THRESHOLD, c, err);
 }
 
+/* Whether row's energy figure a beats b's: more inputs per joule (a
+ * figure beats none). */
+static bool more_efficient(const ib_energy *a, const ib_energy *b)
+{
+    return a->source != IB_ENERGY_NONE &&
+           (b->source == IB_ENERGY_NONE || a->items_per_joule > b->items_per_joule);
+}
+
+/* "+x% inputs per joule against the winner (its bound +-y%, the winner's
+ * +-z%)", or why the row has no figure. */
+static void energy_why(const ib_energy *e, const ib_energy *win, char *why, size_t cap)
+{
+    if (e->source == IB_ENERGY_NONE)
+        snprintf(why, cap, "no energy figure: %s", e->note);
+    else
+        snprintf(why, cap, "%+.1f%% inputs per joule against the winner (bounds +-%.2g%% and +-%.2g%%)",
+                 100 * (e->items_per_joule / win->items_per_joule - 1), 100 * e->bound, 100 * win->bound);
+}
+
+/* A row's side of a race: latency (batch 1) or throughput. */
+static ib_best_stage *race_stage(ib_best_row *row, bool latency)
+{
+    return latency ? &row->latency_stage : &row->throughput_stage;
+}
+static const ib_energy *race_energy(const ib_best_row *row, bool latency)
+{
+    return latency ? &row->latency_energy : &row->throughput_energy;
+}
+
+/* Under the energy objective: the finalist with the most inputs per joule
+ * (at batch 1, or at its throughput batch) wins; the others say by how
+ * much they lost. Returns the winner, -1 none. */
+static int energy_verdicts(ib_best_result *r, bool latency)
+{
+    int win = -1;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (*race_stage(&r->rows[i], latency) == IB_BEST_FINALIST &&
+            race_energy(&r->rows[i], latency)->source != IB_ENERGY_NONE &&
+            (win < 0 ||
+             more_efficient(race_energy(&r->rows[i], latency), race_energy(&r->rows[win], latency))))
+            win = (int)i;
+    if (win < 0) return -1;
+    *race_stage(&r->rows[win], latency) = IB_BEST_WINNER;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        ib_best_row *row = &r->rows[i];
+        if (*race_stage(row, latency) != IB_BEST_FINALIST) continue;
+        char *why = latency ? row->latency_why : row->throughput_why;
+        energy_why(race_energy(row, latency), race_energy(&r->rows[win], latency), why,
+                   sizeof row->latency_why);
+    }
+    return win;
+}
+
 /* The finalists' own measurements decide; each loser says by how much. */
 static void latency_verdicts(race *s)
 {
     ib_best_result *r = s->r;
+    if (by_energy(s)) {
+        r->latency_winner = energy_verdicts(r, true);
+        return;
+    }
     r->latency_winner = -1;
     for (size_t i = 0; i < r->n_rows; i++)
         if (r->rows[i].latency_stage == IB_BEST_FINALIST &&
@@ -710,6 +795,29 @@ static bool throughput_candidate(const ib_best_row *row)
            row->throughput_stage == IB_BEST_NOT_TRIED;
 }
 
+/* The row's throughput figure from the curve just measured: the peak's
+ * (kept when it beats what the row had), or under the energy objective the
+ * point with the most inputs per joule (kept when it beats the row's). */
+static void keep_throughput(race *s, ib_best_row *row)
+{
+    const ib_throughput_result *tr = s->tr;
+    if (s->cfg->objective == IB_BEST_OBJECTIVE_ENERGY) {
+        int k = tr->most_efficient;
+        if (k < 0 || (row->throughput_energy.source != IB_ENERGY_NONE &&
+                      !(tr->points[k].energy.items_per_joule > row->throughput_energy.items_per_joule)))
+            return;
+        row->items_per_s = tr->points[k].items_per_s;
+        row->batch = tr->points[k].batch;
+        row->throughput_energy = tr->points[k].energy;
+        return;
+    }
+    if (tr->peak >= 0 && !(tr->points[tr->peak].items_per_s <= row->items_per_s)) {
+        row->items_per_s = tr->points[tr->peak].items_per_s;
+        row->batch = tr->points[tr->peak].batch;
+        row->throughput_energy = tr->points[tr->peak].energy;
+    }
+}
+
 /* Measures row i with tc on its open session (opened anew, without the
  * accuracy check it passed, when it was closed) and keeps its best point.
  * A failure marks the row; an interruption stops. */
@@ -743,10 +851,7 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     }
     s->r->warnings |= s->tr->warnings;
     s->r->env = s->tr->env;
-    if (s->tr->peak >= 0 && !(s->tr->points[s->tr->peak].items_per_s <= row->items_per_s)) {
-        row->items_per_s = s->tr->points[s->tr->peak].items_per_s;
-        row->batch = s->tr->points[s->tr->peak].batch;
-    }
+    keep_throughput(s, row);
     if (st == IB_ERR_INTERRUPTED) {
         *err = why;
         return st;
@@ -783,6 +888,10 @@ static size_t plateau(const ib_throughput_result *tr, int64_t *batches)
 
 static void throughput_verdicts(ib_best_result *r)
 {
+    if (r->objective == IB_BEST_OBJECTIVE_ENERGY) {
+        r->throughput_winner = energy_verdicts(r, false);
+        return;
+    }
     r->throughput_winner = -1;
     for (size_t i = 0; i < r->n_rows; i++)
         if (r->rows[i].throughput_stage == IB_BEST_FINALIST &&
@@ -807,6 +916,7 @@ static ib_status exhaustive_sweep(race *s, ib_error *err)
     for (size_t i = 0; i < s->r->n_rows; i++) {
         IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        IB_TRY(check_energy(s, s->w[i], err));
         ib_best_row *row = &s->r->rows[i];
         ib_status st = IB_OK;
         if (!row->accurate) {
@@ -842,6 +952,7 @@ static size_t better_at_peak(const race *s, size_t i)
  * grown to the peak batch holds its memory. */
 static void close_outranked(race *s)
 {
+    if (by_energy(s)) return; /* ranked by inputs/s: not the objective */
     for (size_t i = 0; i < s->r->n_rows; i++)
         if (s->w[i] && (int)i != s->r->searched && isfinite(s->r->rows[i].items_per_s) &&
             better_at_peak(s, i) >= s->cfg->finalists)
@@ -879,8 +990,9 @@ static void keep_best_at_peak(race *s)
     for (size_t i = 0; i < r->n_rows; i++) {
         ib_best_row *row = &r->rows[i];
         if (!throughput_candidate(row)) continue;
-        if (better[i] < s->cfg->finalists && isfinite(row->items_per_s)) {
-            row->items_per_s = NAN;
+        if ((by_energy(s) || better[i] < s->cfg->finalists) && isfinite(row->items_per_s)) {
+            row->items_per_s = NAN; /* the finals measure it afresh */
+            ib__energy_none(&row->throughput_energy, "not measured");
             continue;
         }
         close_row(s, i);
@@ -968,12 +1080,15 @@ static void init_result(const ib_best_config *cfg, ib_best_result *out)
     out->min_cosine = cfg->min_cosine;
     out->far_factor = cfg->exhaustive ? 0 : cfg->far_factor;
     out->step_max_ms = cfg->exhaustive ? 0 : cfg->step_max_ms;
+    out->objective = cfg->objective;
     out->n_rows = cfg->n_candidates <= IB_BEST_MAX_CANDIDATES ? cfg->n_candidates : 0;
     for (size_t i = 0; i < out->n_rows; i++) {
         ib_best_row *row = &out->rows[i];
         ib__strlcpy(row->label, cfg->labels && cfg->labels[i] ? cfg->labels[i] : "?", sizeof row->label);
         row->items_per_s = NAN;
         row->latency.p50 = NAN;
+        ib__energy_none(&row->latency_energy, "not measured");
+        ib__energy_none(&row->throughput_energy, "not measured");
     }
 }
 

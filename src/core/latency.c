@@ -1,5 +1,6 @@
 /* The latency measurement: cold run, warm-up, timed runs, statistics. */
 #include "core/latency.h"
+#include "core/energy.h"
 #include "core/rules.h"
 #include "core/stats.h"
 #include "env/env.h"
@@ -32,6 +33,7 @@ void ib_config_init(ib_config *cfg)
         .max_runs = 100000,
         .max_time_ms = 30000,
         .sample_gpu_state = true,
+        .measure_energy = true,
     };
 }
 
@@ -146,8 +148,8 @@ static void summarize(ib_latency_result *r)
     if (r->precision_target > 0 && !r->precision_met) r->warnings |= IB_WARN_PRECISION_NOT_MET;
 }
 
-static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr, ib_latency_result *r,
-                        ib_error *err)
+static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr, ib__energy_meters *em,
+                        ib_latency_result *r, ib_error *err)
 {
     ib__stop_rule rule = {
         .runs = cfg->runs,
@@ -174,8 +176,46 @@ static ib_status sample(ib__runner *run, const ib_config *cfg, ib__progress *pr,
         IB_TRY(ib__runner_time_one(run, &d, &h, err));
         if (append_sample(r, &cap, d, h, ib__workload_now_ms(run->w) - t0) != IB_OK)
             return ib__fail(err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+        ib__energy_meters_tick(em);
         ib__progress_runs(pr, (int64_t)r->n, adaptive ? cfg->max_time_ms : NAN);
     }
+}
+
+/* What the energy window's ends pad with: untimed runs of the same kind. */
+static ib_status pad_run(void *ctx, double *items, ib_error *err)
+{
+    ib__runner *run = ctx;
+    double d, h;
+    IB_TRY(ib__runner_time_one(run, &d, &h, err));
+    *items = (double)run->w->info.batch;
+    return IB_OK;
+}
+
+/* The timed runs inside an energy window whose ends are aligned on the
+ * counter's changes (docs/energy.md): the runs that wait for the first
+ * change are outside it, those that wait for the last inside. */
+static ib_status sample_with_energy(ib__runner *run, const ib_config *cfg, ib__progress *pr,
+                                    ib__energy_meters *em, ib_latency_result *r, double *pad_items,
+                                    ib_error *err)
+{
+    *pad_items = 0;
+    IB_TRY(ib__energy_meters_begin(em, pad_run, run, err));
+    IB_TRY(sample(run, cfg, pr, em, r, err));
+    return ib__energy_meters_end(em, pad_run, run, pad_items, err);
+}
+
+/* The energy's figures per input; a measurement that stopped early has
+ * none (its window is not the timed runs'). */
+static void energy_figures(const ib__energy_meters *em, ib_status st, double pad_items, double sampler_t0_ms,
+                           const ib_workload *w, ib_latency_result *out)
+{
+    if (st != IB_OK) {
+        ib__energy_none(&out->energy, "the measurement stopped early: no energy figure");
+        ib__energy_none(&out->cpu_energy, "the measurement stopped early: no energy figure");
+        return;
+    }
+    double items = ((double)out->n + pad_items) * (double)w->info.batch;
+    ib__energy_meters_figures(em, items, &out->env, sampler_t0_ms, &out->energy, &out->cpu_energy);
 }
 
 /* Whether the workload can time a run with its launch held: a device timer,
@@ -285,6 +325,10 @@ ib_status ib__measure_latency(ib_workload *w, const ib_config *cfg, bool check_h
     ib__progress pr;
     ib__progress_init(&pr, cfg, w);
     ib__progress_step(&pr, 0, 0, NULL, w->info.batch);
+    /* The counter's step and the idle power, learned while the device is
+     * at rest: before the cold run. */
+    ib__energy_meters em;
+    ib__energy_meters_open(&em, w, cfg);
 
     ib__progress_phase(&pr, IB_PHASE_COLD_RUN, 1);
     ib_status st = ib__runner_time_one(&run, &out->cold_device_ms, &out->cold_host_ms, err);
@@ -302,7 +346,8 @@ ib_status ib__measure_latency(ib_workload *w, const ib_config *cfg, bool check_h
                                    : NULL;
     ib__cpu_watch cpu;
     ib__cpu_watch_start(&cpu, &out->env);
-    if (st == IB_OK) st = sample(&run, cfg, &pr, out, err);
+    double pad_items = 0;
+    if (st == IB_OK) st = sample_with_energy(&run, cfg, &pr, &em, out, &pad_items, err);
     if (cfg->sync) {
         /* A worker that failed still meets the others, who wait for it. */
         ib_status after = cfg->sync(cfg->sync_user, IB_SYNC_AFTER_TIMED);
@@ -313,7 +358,10 @@ ib_status ib__measure_latency(ib_workload *w, const ib_config *cfg, bool check_h
 
     summarize(out);
     if (st == IB_OK) st = after_timed_runs(w, cfg, check_host_wait, out, err);
+    double sampler_t0_ms = ib__gpu_sampler_t0_ms(sampler);
     ib__gpu_sampler_stop(sampler);
+    energy_figures(&em, st, pad_items, sampler_t0_ms, w, out);
+    ib__energy_meters_close(&em);
     out->warnings |= ib__env_gpu_warnings(&out->env);
     out->launch_bound = out->n > 0 && launch_bound(w, out);
     if (out->n > 0 && session_dependent(w, out)) out->warnings |= IB_WARN_SESSION_DEPENDENT;

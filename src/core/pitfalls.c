@@ -3,10 +3,12 @@
  * (docs/pitfalls.md). The correct row is ib_measure_latency itself; the wrong
  * ways are each the smallest change to it that makes the mistake, so that
  * the difference between two rows is that mistake and nothing else. */
+#include "core/energy.h"
 #include "core/latency.h"
 #include "core/stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -422,6 +424,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
         /* The correct row was step 1; the single sample is read off it. */
         ib__progress_step(pr, (int64_t)i + 2, PROGRESS_STEPS, row->name, w->info.batch);
         ib_config row_cfg = ib__progress_nested(pr, cfg);
+        row_cfg.measure_energy = false; /* the energy row is the correct one's */
         if (measure_row(row, order[i].measure, w, &row_cfg, x, n, correct_median) == IB_ERR_INTERRUPTED)
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     }
@@ -430,9 +433,77 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
     ib_pitfall_row *tf32 = &out->rows[IB_PITFALL_TF32];
     ib__progress_step(pr, PROGRESS_STEPS, PROGRESS_STEPS, tf32->name, w->info.batch);
     ib_config row_cfg = ib__progress_nested(pr, cfg);
+    row_cfg.measure_energy = false;
     if (measure_tf32(tf32, w, &row_cfg, correct_median) == IB_ERR_INTERRUPTED)
         st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Energy                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* What nvidia-smi polling gives: a few power readings. */
+#define ENERGY_FEW_POINTS 3
+
+/* The counter read around a window of half its step, the ends where they
+ * fall: the figure it gives. */
+static ib_status short_window(ib_energy_pitfall *e, ib_workload *w, const ib_config *cfg, ib_error *err)
+{
+    ib__energy_meter m;
+    if (!ib__energy_meter_open(&m, w)) {
+        ib__strlcpy(e->not_applicable, m.note, sizeof e->not_applicable);
+        e->applies = false;
+        return IB_OK;
+    }
+    m.step_ms = e->correct.step_ms;
+    ib__runner run;
+    ib_status st = ib__runner_init(&run, w, cfg, err);
+    double items = 0, d, h;
+    if (st == IB_OK) st = ib__energy_begin(&m, NULL, NULL, err);
+    double t0 = ib__workload_now_ms(w);
+    e->short_window_ms = e->correct.step_ms / 2;
+    while (st == IB_OK && ib__workload_now_ms(w) - t0 < e->short_window_ms) {
+        st = ib__runner_time_one(&run, &d, &h, err);
+        items += (double)w->info.batch;
+    }
+    if (st == IB_OK) st = ib__energy_end(&m, NULL, NULL, &d, err);
+    if (st == IB_OK && !m.failed) {
+        e->short_joules_per_item = m.window.joules / items;
+        e->short_error_pct = 100 * (e->short_joules_per_item / e->correct.joules_per_item - 1);
+    }
+    ib__runner_release(&run);
+    ib__energy_meter_close(&m);
+    return st;
+}
+
+/* The energy row (docs/energy.md): the correct figure is the correct
+ * row's; the wrong ways read the power samples taken during it, and a
+ * short window of their own. */
+static ib_status measure_energy(ib_energy_pitfall *e, ib_workload *w, const ib_config *cfg,
+                                const ib_latency_result *correct, ib_error *err)
+{
+    *e = (ib_energy_pitfall){ .correct = correct->energy, .applies = true };
+    e->sampled_joules_per_item = e->sampled_error_pct = NAN;
+    e->short_window_ms = e->short_joules_per_item = e->short_error_pct = NAN;
+    if (e->correct.source != IB_ENERGY_COUNTER || !isfinite(e->correct.step_ms)) {
+        e->applies = false;
+        char why[512];
+        snprintf(why, sizeof why, "no counter figure to compare with: %s",
+                 e->correct.source == IB_ENERGY_SAMPLED ? "the figure is itself integrated from power samples"
+                                                        : e->correct.note);
+        ib__strlcpy(e->not_applicable, why, sizeof e->not_applicable);
+        return IB_OK;
+    }
+    e->sampled_joules_per_item =
+        ib__energy_few_samples(correct->env.gpu_samples, correct->env.n_gpu_samples, ENERGY_FEW_POINTS,
+                               e->correct.window_ms, e->correct.items, &e->sampled_points);
+    if (e->sampled_points > 0)
+        e->sampled_error_pct = 100 * (e->sampled_joules_per_item / e->correct.joules_per_item - 1);
+    else
+        snprintf(e->sampled_note, sizeof e->sampled_note,
+                 "no power readings: NVML samples a GPU only (none here, or --no-gpu-state)");
+    return short_window(e, w, cfg, err);
 }
 
 /* The correct row's samples outlive the latency result: a session's
@@ -459,6 +530,10 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
 {
     memset(out, 0, sizeof *out);
     for (int k = 0; k < IB_PITFALL_COUNT; k++) row_init(&out->rows[k], (ib_pitfall)k);
+    ib__energy_none(&out->energy.correct, "not measured");
+    snprintf(out->energy.not_applicable, sizeof out->energy.not_applicable, "not measured");
+    out->energy.sampled_joules_per_item = out->energy.sampled_error_pct = NAN;
+    out->energy.short_window_ms = out->energy.short_joules_per_item = out->energy.short_error_pct = NAN;
     IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or configuration");
     mark_applicability(out, w);
     ib__strlcpy(out->reference_math, w->info.math, sizeof out->reference_math);
@@ -482,6 +557,12 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
         return ib__fail(err, st, "%s", e.message);
     }
     keep_correct_samples(out, &correct);
+    st = measure_energy(&out->energy, w, cfg, &correct, err);
+    if (st != IB_OK) {
+        stop(out, st, st == IB_ERR_INTERRUPTED ? "interrupted" : ib_status_str(st));
+        ib_latency_result_free(&correct);
+        return st;
+    }
     ib_pitfall_row *single = &out->rows[IB_PITFALL_SINGLE_SAMPLE];
     if (single_sample(single, correct.has_device_timer ? correct.device_ms : correct.host_ms, &ref->stats) !=
         IB_OK)

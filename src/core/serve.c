@@ -7,6 +7,7 @@
  * accounting is tested on exact numbers. */
 #include "core/serve.h"
 #include "workload/workload.h"
+#include "core/energy.h"
 #include "core/numeric.h"
 #include "core/progress.h"
 #include "core/stats.h"
@@ -15,6 +16,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,6 +158,7 @@ typedef struct server {
     double rate_ms[IB_SERVE_MAX_RATES][2];
     ib__progress pr;              /* the caller's progress reports: touched by
                                      the calling thread only (instance 0's) */
+    ib__energy_meters energy;     /* the device's, learned before the warm-up */
 } server;
 
 static ib_serve_copies copies_of(const ib_workload *w)
@@ -227,6 +230,7 @@ static ib_status server_open(server *s, ib_workload *const *ws, size_t n_inst, c
 
 static void server_close(server *s)
 {
+    ib__energy_meters_close(&s->energy);
     for (size_t i = 0; s->inst && i < s->n_inst; i++) instance_close(&s->inst[i]);
     free(s->inst);
     pthread_mutex_destroy(&s->lock);
@@ -674,6 +678,18 @@ static void hand_over_requests(const server *s, size_t rate_index)
     }
 }
 
+/* The rate's energy per request input (none for a rate cut short). */
+static void serve_energy(const server *s, ib_status st, ib_serve_point *pt)
+{
+    ib_energy cpu;
+    if (st != IB_OK) {
+        ib__energy_none(&pt->energy, "the rate did not run to the end: no energy figure");
+        return;
+    }
+    ib__energy_meters_figures(&s->energy, (double)pt->n * (double)s->cfg->request_batch, NULL, NAN,
+                              &pt->energy, &cpu);
+}
+
 /* One rate, and the verdict on it. In a fleet every device meets the
  * others before it (the rate's origin) and after it, whatever failed. */
 static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_point *pt,
@@ -695,10 +711,17 @@ static ib_status serve_rate(server *s, double rate, size_t rate_index, ib_serve_
                           "rate", s->cfg->request_batch);
         ib__progress_rate(&s->pr, pt->offered_rate);
         ib__progress_phase(&s->pr, IB_PHASE_SERVING, (int64_t)n);
-        st = dispatch(s, n, pt, err);
+        /* The schedule starts when it starts: the energy window's ends are
+         * not aligned on the counter (the bound is its step). */
+        st = ib__energy_meters_begin(&s->energy, NULL, NULL, err);
+        if (st == IB_OK) st = dispatch(s, n, pt, err);
+        double none;
+        ib_status ended = ib__energy_meters_end(&s->energy, NULL, NULL, &none, err);
+        if (st == IB_OK) st = ended;
         pt->partial = st != IB_OK;
         hand_over_requests(s, rate_index);
         done = summarize(s, pt);
+        serve_energy(s, st, pt);
     }
     *v = verdict(s, st, pt, done);
     total_percentile(s, pt, done);
@@ -798,6 +821,14 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
 {
     const ib_serve_config *cfg = s->cfg;
     ib_status st = IB_OK;
+    /* The counter's step and the idle power, before any request; a fleet's
+     * devices share the host: not measured there. */
+    ib_config energy_cfg = cfg->run;
+    energy_cfg.measure_energy = cfg->run.measure_energy && !s->hooks;
+    ib__energy_meters_open(&s->energy, s->inst[0].w, &energy_cfg);
+    if (s->hooks)
+        snprintf(s->energy.why_not, sizeof s->energy.why_not,
+                 "not measured in a fleet (--devices, MPI): not built yet");
     s->warm_ms[0] = sample_now(s);
     for (size_t i = s->n_inst; i-- > 0 && st == IB_OK;) {
         bool several = s->n_inst > 1;

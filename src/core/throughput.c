@@ -2,6 +2,7 @@
  * then the curve over candidate batches, each timed two ways, and the
  * answers read off the curve: peak, knee, best within a latency budget. */
 #include "core/throughput.h"
+#include "core/energy.h"
 #include "core/latency.h"
 #include "core/stats.h"
 #include "env/env.h"
@@ -100,6 +101,9 @@ typedef struct sweep_state {
     ib__progress *pr;
     ib_throughput_result *r;
     ib__gpu_sampler *sampler; /* started after the first warm-up */
+    ib__energy_meters energy; /* learned before the search */
+    /* Each point's back-to-back runs on ib__now_ms's clock (points[i]). */
+    double b2b_host_ms[IB_MAX_POINTS][2];
 } sweep_state;
 
 static ib_status time_probed(void *user, int64_t batch, double run_ms, ib_error *err);
@@ -168,6 +172,88 @@ static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_
     return IB_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* A point's energy                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A chunk of back-to-back runs lasts about this long: between chunks the
+ * meter reads the counter, so that the window's ends are known to a chunk
+ * (the host's wait at each chunk's end is a few microseconds of this). */
+#define ENERGY_CHUNK_MS 2.0
+/* The window grows until its bound would be this, or the cap is reached
+ * (its figure is still given when the bound is within IB_ENERGY_MAX_BOUND). */
+#define ENERGY_TARGET_BOUND 0.01
+#define ENERGY_WINDOW_CAP_MS 3000.0
+
+typedef struct energy_chunk {
+    ib__runner *run;
+    int64_t runs; /* a chunk's */
+    int64_t batch;
+} energy_chunk;
+
+static ib_status pad_chunk(void *ctx, double *items, ib_error *err)
+{
+    energy_chunk *c = ctx;
+    double device_ms, host_ms;
+    IB_TRY(ib__runner_time_back_to_back(c->run, c->runs, &device_ms, &host_ms, err));
+    *items = (double)(c->runs * c->batch);
+    return IB_OK;
+}
+
+/* The point's energy over a window of its own: chunks of back-to-back
+ * runs from a counter change to a counter change, long enough for
+ * ENERGY_TARGET_BOUND (docs/energy.md). The runs' timed figure is not
+ * touched: the host's polls between chunks are not in it. Without a
+ * device counter, the back-to-back runs' window is kept for the sampled
+ * power (sampled_energy, once the sampler has stopped). */
+static ib_status time_energy(sweep_state *s, ib__runner *run, ib_throughput_point *p, ib_error *err)
+{
+    ib__energy_meters *em = &s->energy;
+    const ib__energy_meter *m = &em->device;
+    ib_energy cpu;
+    if (!em->asked) {
+        ib__energy_none(&p->energy, "%s", em->why_not);
+        return IB_OK;
+    }
+    if (!m->open || m->failed) { /* the reason (the samples are the sampler's until it stops) */
+        ib__energy_figure(m, 0, &p->energy);
+        return IB_OK;
+    }
+    energy_chunk c = { .run = run, .batch = p->batch };
+    c.runs = (int64_t)ceil(ENERGY_CHUNK_MS / p->back_to_back_ms_per_run);
+    if (c.runs < 1) c.runs = 1;
+    double chunk_ms = (double)c.runs * p->back_to_back_ms_per_run;
+    double items = 0, done, pad_items;
+    ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, 0);
+    IB_TRY(ib__energy_meters_begin(em, pad_chunk, &c, err));
+    double t0 = ib__workload_now_ms(s->w);
+    while (ib__energy_bound_if_ended(m, chunk_ms) > ENERGY_TARGET_BOUND &&
+           ib__workload_now_ms(s->w) - t0 < ENERGY_WINDOW_CAP_MS) {
+        IB_FAIL_IF(ib__cancelled(s->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        IB_TRY(pad_chunk(&c, &done, err));
+        items += done;
+        ib__energy_meters_tick(em);
+    }
+    IB_TRY(ib__energy_meters_end(em, pad_chunk, &c, &pad_items, err));
+    ib__energy_meters_figures(em, items + pad_items, &s->r->env, NAN, &p->energy, &cpu);
+    return IB_OK;
+}
+
+/* Without a device counter: each point's back-to-back window integrated
+ * from the power samples (the sampler has stopped: they are complete). */
+static void sampled_energy(sweep_state *s, double sampler_t0_ms)
+{
+    if (!s->energy.asked || s->energy.device.open || !isfinite(sampler_t0_ms)) return;
+    for (size_t i = 0; i < s->r->n_points; i++) {
+        ib_throughput_point *p = &s->r->points[i];
+        const double *t = s->b2b_host_ms[i];
+        if (p->status != IB_OK || !(t[1] > t[0])) continue;
+        double items = (double)s->cfg->run.runs * (double)p->batch;
+        ib__energy_sampled_figure(&s->r->env, sampler_t0_ms, t[0], t[1], items, s->energy.device.note,
+                                  &p->energy);
+    }
+}
+
 /* GPU state is sampled over the timed runs, as latency does: the "before"
  * sample is taken once the first batch is warm, not at rest. */
 static void start_sampling(sweep_state *s)
@@ -204,7 +290,11 @@ static ib_status time_point(sweep_state *s, ib__runner *run, ib_throughput_point
         ib__stats_widen_to_resolution(&p->latency_ms, s->r->timer_resolution_ms);
     }
     ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, s->cfg->run.runs);
-    return time_back_to_back(run, s->cfg->run.runs, p, err);
+    double *host = s->b2b_host_ms[p - s->r->points];
+    host[0] = ib__now_ms();
+    IB_TRY(time_back_to_back(run, s->cfg->run.runs, p, err));
+    host[1] = ib__now_ms();
+    return time_energy(s, run, p, err);
 }
 
 /* probed: bound at the point's batch by a probe, past its first run. */
@@ -228,8 +318,10 @@ static ib_status measure_point(sweep_state *s, ib_throughput_point *p, bool prob
     double t0 = ib__workload_now_ms(s->w);
     s->r->n_points++;
     p->status = bind_and_time(s, p, probed, err);
-    if (p->status != IB_OK)
+    if (p->status != IB_OK) {
         p->items_per_s = p->items_per_s_sync = p->back_to_back_ms_per_run = p->first_run_ms = NAN;
+        ib__energy_none(&p->energy, "the batch did not run to the end: no energy figure");
+    }
     ib_status st = p->status == IB_ERR_DEVICE_OOM ? ib__recover_from_oom(s->w, err) : p->status;
     s->r->sweep_ms += ib__workload_now_ms(s->w) - t0;
     return st;
@@ -319,6 +411,19 @@ static void choose_peak_and_knee(ib_throughput_result *r, double knee_fraction)
     }
 }
 
+/* The most inputs per joule: not always the fastest batch. */
+static void choose_most_efficient(ib_throughput_result *r)
+{
+    r->most_efficient = -1;
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        if (usable(p) && p->energy.source != IB_ENERGY_NONE &&
+            (r->most_efficient < 0 ||
+             p->energy.items_per_joule > r->points[r->most_efficient].energy.items_per_joule))
+            r->most_efficient = (int)i;
+    }
+}
+
 static void choose_within_budget(ib_throughput_result *r)
 {
     r->best_within_budget = -1;
@@ -354,7 +459,7 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
                                 ib_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->peak = out->knee = out->best_within_budget = -1;
+    out->peak = out->knee = out->best_within_budget = out->most_efficient = -1;
     out->timer_resolution_ms = NAN;
     IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or no configuration");
     IB_TRY(validate(cfg, err));
@@ -368,12 +473,17 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
         .w = w, .cfg = cfg, .pr = &pr, .r = out, .ms = malloc((size_t)cfg->run.runs * sizeof(double))
     };
     IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    /* The counter's step and the idle power, before any batch runs. */
+    ib__energy_meters_open(&s.energy, w, &cfg->run);
     ib__cpu_watch cpu;
     ib__cpu_watch_start(&cpu, &out->env);
     ib_status st = candidates(&s, cand, &n_cand, err);
     if (st == IB_OK) st = sweep(&s, cand, n_cand, err);
-    in_batch_order(out);
+    double sampler_t0_ms = ib__gpu_sampler_t0_ms(s.sampler);
     ib__gpu_sampler_stop(s.sampler);
+    sampled_energy(&s, sampler_t0_ms);
+    ib__energy_meters_close(&s.energy);
+    in_batch_order(out);
     free(s.ms);
     out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
     out->warnings |= ib__env_gpu_warnings(&out->env);
@@ -385,6 +495,7 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
 
     choose_peak_and_knee(out, cfg->knee_fraction);
     choose_within_budget(out);
+    choose_most_efficient(out);
     if (st != IB_OK) {
         out->partial = true;
         out->stop_status = st;

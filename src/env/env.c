@@ -104,6 +104,7 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     env->cuda_runtime_version = 0;
     env->persistence_mode = -1;
     env->sm_clock_max_mhz = env->mem_clock_max_mhz = 0;
+    env->power_limit_w = 0;
     env->l2_cache_bytes = 0;
     env->nvml_available = false;
     env->nvml_note[0] = '\0';

@@ -21,6 +21,8 @@ void ib__env_capture(ib_env *env, const ib_workload *w);
 typedef struct ib__gpu_sampler ib__gpu_sampler;
 ib__gpu_sampler *ib__gpu_sampler_start(ib_env *env, int device_id, double period_ms);
 void ib__gpu_sampler_stop(ib__gpu_sampler *s);
+/* When the samples' time 0 is, on ib__now_ms's clock (NaN for NULL). */
+double ib__gpu_sampler_t0_ms(const ib__gpu_sampler *s);
 
 /* Appends a during-run sample (the sampler's thread; exposed for tests).
  * One slot always stays free for the "after" sample: when the array is full

@@ -42,6 +42,8 @@ static struct {
     nvml_return (*clocks_event_reasons)(nvml_device device, unsigned long long *reasons);
     nvml_return (*compute_processes)(nvml_device device, unsigned *count, void *infos);
     nvml_return (*uuid)(nvml_device device, char *uuid, unsigned length);
+    nvml_return (*total_energy)(nvml_device device, unsigned long long *millijoules);
+    nvml_return (*enforced_power_limit)(nvml_device device, unsigned *milliwatts);
 } nvml;
 
 /* nvmlProcessInfo_t of the _v2 and _v3 entry points (nvmlProcessInfo_v2_t). */
@@ -83,6 +85,9 @@ static void nvml_load(void)
     LOAD(temperature, "nvmlDeviceGetTemperature");
     LOAD(power_usage, "nvmlDeviceGetPowerUsage");
     LOAD(uuid, "nvmlDeviceGetUUID");
+    /* Volta and later; older GPUs answer NOT_SUPPORTED. */
+    LOAD(total_energy, "nvmlDeviceGetTotalEnergyConsumption");
+    LOAD(enforced_power_limit, "nvmlDeviceGetEnforcedPowerLimit");
     /* Renamed in NVML 12.2 ("throttle" became "event"), same signature;
      * drivers before that have only the old name. */
     /* _v3 and _v2 take the same struct; _v1's is shorter: not used. */
@@ -172,6 +177,8 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env)
         env->sm_clock_max_mhz = v;
     if (nvml.max_clock_info && nvml.max_clock_info(dev, NVML_CLOCK_MEM, &v) == NVML_SUCCESS)
         env->mem_clock_max_mhz = v;
+    if (nvml.enforced_power_limit && nvml.enforced_power_limit(dev, &v) == NVML_SUCCESS)
+        env->power_limit_w = v / 1000.0;
     char uuid[sizeof env->gpu_uuid];
     if (nvml.uuid && nvml.uuid(dev, uuid, sizeof uuid) == NVML_SUCCESS)
         ib__strlcpy(env->gpu_uuid, uuid, sizeof env->gpu_uuid);
@@ -191,4 +198,10 @@ int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned
         memory[i] = infos[i].used_gpu_memory;
     }
     return (int)count;
+}
+
+bool ib__nvml_total_energy_mj(const ib__nvml_gpu *gpu, unsigned long long *millijoules)
+{
+    return gpu->device && nvml.total_energy &&
+           nvml.total_energy((nvml_device)gpu->device, millijoules) == NVML_SUCCESS;
 }

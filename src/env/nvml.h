@@ -23,8 +23,8 @@ void ib__nvml_close(ib__nvml_gpu *gpu);
  * field unknown (pstate -1, others 0). t_ms is stored as given. */
 void ib__nvml_sample(const ib__nvml_gpu *gpu, double t_ms, ib_gpu_sample *out);
 
-/* Driver version, persistence mode and maximum clocks into env (the fields
- * NVML cannot read are left as they are). */
+/* Driver version, persistence mode, maximum clocks and the enforced power
+ * limit into env (the fields NVML cannot read are left as they are). */
 void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env);
 
 /* The pids and GPU memory of the compute processes on the device, at most
@@ -32,5 +32,11 @@ void ib__nvml_static(const ib__nvml_gpu *gpu, ib_env *env);
  * tell. */
 int ib__nvml_compute_processes(const ib__nvml_gpu *gpu, unsigned *pids, unsigned long long *memory,
                                size_t cap);
+
+/* The energy the GPU used since the driver was loaded, in millijoules
+ * (nvmlDeviceGetTotalEnergyConsumption): false where NVML or the GPU has no
+ * such counter (before Volta, some virtual GPUs). The value moves in steps
+ * (every 100 ms on an H200): src/core/energy.c learns how often. */
+bool ib__nvml_total_energy_mj(const ib__nvml_gpu *gpu, unsigned long long *millijoules);
 
 #endif

@@ -7,6 +7,7 @@
 #include "env/env.h"
 #include "env/nvml.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -141,3 +142,5 @@ void ib__gpu_sampler_stop(ib__gpu_sampler *s)
     ib__nvml_close(&s->gpu);
     free(s);
 }
+
+double ib__gpu_sampler_t0_ms(const ib__gpu_sampler *s) { return s ? s->t0_ms : NAN; }

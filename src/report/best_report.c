@@ -174,6 +174,35 @@ static void text_winners(ib__sbuf *b, const ib_best_result *r)
     }
 }
 
+/* Each measured row's inputs per joule at batch 1 and at its batch; under
+ * the energy objective they rank (docs/energy.md). */
+static void text_energy(ib__sbuf *b, const ib_best_result *r)
+{
+    bool energy = r->objective == IB_BEST_OBJECTIVE_ENERGY;
+    ib__sbuf_printf(b, "\ninputs per joule (%s):\n",
+                    energy ? "the objective: the finalists ranked by it"
+                           : "beside the time; --objective energy ranks by it");
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const ib_best_row *row = &r->rows[i];
+        if (row->latency_energy.source == IB_ENERGY_NONE && row->throughput_energy.source == IB_ENERGY_NONE &&
+            !energy)
+            continue;
+        char a[32], c[32];
+        ib__sbuf_printf(b, "%2zu  batch 1: %s; at batch %lld: %s\n", i + 1,
+                        ib__fmt_inputs_per_joule(a, &row->latency_energy), (long long)row->batch,
+                        ib__fmt_inputs_per_joule(c, &row->throughput_energy));
+    }
+    if (!energy) return;
+    if (r->latency_winner >= 0)
+        ib__sbuf_printf(b, "most inputs per joule at batch 1: %s (%.4g)\n", r->rows[r->latency_winner].label,
+                        r->rows[r->latency_winner].latency_energy.items_per_joule);
+    if (r->throughput_winner >= 0)
+        ib__sbuf_printf(b, "most inputs per joule at its batch: %s (%.4g at batch %lld)\n",
+                        r->rows[r->throughput_winner].label,
+                        r->rows[r->throughput_winner].throughput_energy.items_per_joule,
+                        (long long)r->rows[r->throughput_winner].batch);
+}
+
 char *ib_best_report_text(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
@@ -199,7 +228,8 @@ char *ib_best_report_text(const ib_best_result *r)
                     "p50 ms", "+-CI ms", "inputs/s", "batch", "max abs", "cosine", "latency", "throughput");
     for (size_t i = 0; i < r->n_rows; i++) text_row(&b, i, &r->rows[i]);
     text_whys(&b, r);
-    text_winners(&b, r);
+    if (r->objective != IB_BEST_OBJECTIVE_ENERGY) text_winners(&b, r);
+    text_energy(&b, r);
     ib__sbuf_printf(&b, "time: %.1f s in all, %.1f s of it measuring\n", r->elapsed_ms / 1e3,
                     r->measured_ms / 1e3);
     steps_line(&b, "time by step:", r);
@@ -258,6 +288,8 @@ static cJSON *row_json(const ib_best_row *row)
     cJSON_AddStringToObject(tp, "why", row->throughput_why);
     ib__json_add_number(tp, "items_per_s", row->items_per_s);
     ib__json_add_number(tp, "batch", row->batch ? (double)row->batch : NAN);
+    cJSON_AddItemToObject(lat, "energy", ib__json_energy(&row->latency_energy));
+    cJSON_AddItemToObject(tp, "energy", ib__json_energy(&row->throughput_energy));
     ib__json_add_number(j, "measured_ms", row->ms);
     cJSON_AddItemToObject(j, "steps_ms", steps_json(row->step_ms));
     return j;
@@ -275,6 +307,7 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
 {
     cJSON *s = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "mode", r->exhaustive ? "exhaustive" : "raced");
+    cJSON_AddStringToObject(s, "objective", r->objective == IB_BEST_OBJECTIVE_ENERGY ? "energy" : "time");
     cJSON_AddNumberToObject(s, "screen_runs", (double)cfg->screen_runs);
     cJSON_AddNumberToObject(s, "rounds", cfg->rounds);
     cJSON_AddNumberToObject(s, "finalists", (double)cfg->finalists);
@@ -327,7 +360,8 @@ char *ib__best_csv(const ib_best_result *r)
         &b,
         "model,device,configuration,latency_stage,latency_p50_ms,latency_ci95_lo_ms,"
         "latency_ci95_hi_ms,latency_runs,latency_sessions,throughput_stage,items_per_s,batch,max_abs_error,"
-        "cosine,top1_agreement,latency_why,throughput_why\r\n");
+        "cosine,top1_agreement,latency_why,throughput_why,latency_items_per_joule,latency_energy_bound,"
+        "throughput_items_per_joule,throughput_energy_bound\r\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
@@ -348,6 +382,12 @@ char *ib__best_csv(const ib_best_result *r)
         ib__csv_number(&b, w.top1);
         ib__csv_text_cell(&b, row->latency_why);
         ib__csv_text_cell(&b, row->throughput_why);
+        const ib_energy *e[] = { &row->latency_energy, &row->throughput_energy };
+        for (int k = 0; k < 2; k++) {
+            bool has = e[k]->source != IB_ENERGY_NONE;
+            ib__csv_number(&b, has ? e[k]->items_per_joule : NAN);
+            ib__csv_number(&b, has ? e[k]->bound : NAN);
+        }
         ib__sbuf_printf(&b, "\r\n");
     }
     return ib__sbuf_finish(&b);
@@ -375,14 +415,14 @@ char *ib__best_md(const ib_best_result *r)
                         ? "raced, the latency finals in fresh sessions (p50: " IB__SESSIONS_STATISTIC ")"
                         : "raced",
                     gate_text(gate, r));
-    ib__sbuf_printf(
-        &b,
-        "| configuration | p50 ms | inputs/s | batch | max abs err | cosine | latency | throughput | why |\n"
-        "|---|--:|--:|--:|--:|--:|---|---|---|\n");
+    ib__sbuf_printf(&b, "| configuration | p50 ms | inputs/s | batch | max abs err | cosine | inputs/J batch "
+                        "1 | inputs/J at batch "
+                        "| latency | throughput | why |\n"
+                        "|---|--:|--:|--:|--:|--:|--:|--:|---|---|---|\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
-        char c[5][32], why[520];
+        char c[7][32], why[520];
         bool second = row->throughput_why[0] && strcmp(row->latency_why, row->throughput_why);
         snprintf(why, sizeof why, "%s%s%s", row->latency_why, second && row->latency_why[0] ? "; " : "",
                  second ? row->throughput_why : "");
@@ -393,6 +433,8 @@ char *ib__best_md(const ib_best_result *r)
                                 num(c[2], "%.0f", row->batch ? (double)row->batch : NAN),
                                 num(c[3], "%.3g", w.max_abs),
                                 num(c[4], "%.6f", w.cosine),
+                                ib__fmt_inputs_per_joule(c[5], &row->latency_energy),
+                                ib__fmt_inputs_per_joule(c[6], &row->throughput_energy),
                                 stage_cell(row->latency_stage),
                                 stage_cell(row->throughput_stage),
                                 why };
@@ -418,24 +460,27 @@ char *ib__best_html(const ib_best_result *r)
             "font-size:13px}td.n{text-align:right}tr.win{background:#e8f5e9}pre{background:#f7f7f7;"
             "padding:10px;font-size:12px;overflow-x:auto}</style></head><body>\n<h1>inferbench best: ");
     ib__xml_escape(&b, r->info.model);
-    ib__sbuf_printf(&b,
-                    "</h1>\n<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
-                    "<th>max abs err</th><th>cosine</th><th>latency</th><th>throughput</th></tr>\n");
+    ib__sbuf_printf(
+        &b, "</h1>\n<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
+            "<th>max abs err</th><th>cosine</th><th>inputs/J<br>batch 1</th><th>inputs/J<br>at batch</th>"
+            "<th>latency</th><th>throughput</th></tr>\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         worst w = worst_accuracy(&row->accuracy);
-        char c[5][32];
+        char c[7][32];
         double ci[2];
         bool win = (int)i == r->latency_winner || (int)i == r->throughput_winner;
         ib__sbuf_printf(&b, "<tr%s><td>", win ? " class=\"win\"" : "");
         ib__xml_escape(&b, row->label);
-        ib__sbuf_printf(&b,
-                        "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
-                        "<td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
-                        num(c[0], "%.4g", latency_figure(row, ci)), num(c[1], "%.5g", row->items_per_s),
-                        num(c[2], "%.0f", row->batch ? (double)row->batch : NAN),
-                        num(c[3], "%.3g", w.max_abs), num(c[4], "%.6f", w.cosine),
-                        stage_cell(row->latency_stage), stage_cell(row->throughput_stage));
+        ib__sbuf_printf(
+            &b,
+            "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
+            "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
+            num(c[0], "%.4g", latency_figure(row, ci)), num(c[1], "%.5g", row->items_per_s),
+            num(c[2], "%.0f", row->batch ? (double)row->batch : NAN), num(c[3], "%.3g", w.max_abs),
+            num(c[4], "%.6f", w.cosine), ib__fmt_inputs_per_joule(c[5], &row->latency_energy),
+            ib__fmt_inputs_per_joule(c[6], &row->throughput_energy), stage_cell(row->latency_stage),
+            stage_cell(row->throughput_stage));
     }
     ib__sbuf_printf(&b, "</table>\n<h2>Report</h2>\n<pre>");
     char *text = ib_best_report_text(r);

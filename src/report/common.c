@@ -302,6 +302,7 @@ static cJSON *gpu_device_json(const ib_env *env)
     cJSON_AddNumberToObject(o, "sm_clock_max_mhz", env->sm_clock_max_mhz);
     cJSON_AddNumberToObject(o, "mem_clock_max_mhz", env->mem_clock_max_mhz);
     cJSON_AddNumberToObject(o, "l2_cache_bytes", (double)env->l2_cache_bytes);
+    ib__json_add_number(o, "power_limit_w", env->power_limit_w > 0 ? env->power_limit_w : NAN);
     cJSON_AddBoolToObject(o, "nvml", env->nvml_available);
     if (env->nvml_note[0]) cJSON_AddStringToObject(o, "nvml_note", env->nvml_note);
     cJSON *samples = cJSON_AddArrayToObject(o, "gpu_samples");

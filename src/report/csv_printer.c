@@ -61,13 +61,29 @@ static char *latency_csv(const ib_result *res)
 
 static const char *yes_no(bool v) { return v ? "true" : "false"; }
 
+/* The energy figure's cells (empty without one): joules_per_item,
+ * items_per_joule, energy_bound, and with more power_w and
+ * joules_per_item_above_idle. */
+static void energy_cells(ib__sbuf *b, const ib_energy *e, bool more)
+{
+    bool has = e->source != IB_ENERGY_NONE;
+    ib__csv_number(b, has ? e->joules_per_item : NAN);
+    ib__csv_number(b, has ? e->items_per_joule : NAN);
+    ib__csv_number(b, has ? e->bound : NAN);
+    if (!more) return;
+    ib__csv_number(b, has ? e->power_w : NAN);
+    ib__csv_number(b, has ? e->joules_per_item_above_idle : NAN);
+}
+
 static char *throughput_csv(const ib_result *res)
 {
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b,
                     "model,device,batch,options,status,items_per_s,items_per_s_sync,back_to_back_ms_per_run,"
-                    "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget" EOL);
+                    "n,median_ms,p99_ms,mean_ms,first_run_ms,warmup_runs,peak,knee,best_within_budget,"
+                    "joules_per_item,items_per_joule,energy_bound,power_w,joules_per_item_above_idle,"
+                    "most_efficient" EOL);
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
         bool ok = p->status == IB_OK;
@@ -82,8 +98,10 @@ static char *throughput_csv(const ib_result *res)
         ib__csv_number(&b, ok ? p->latency_ms.mean : NAN);
         ib__csv_number(&b, ok ? p->first_run_ms : NAN);
         ib__csv_number(&b, ok ? (double)p->warmup_runs : NAN);
-        ib__sbuf_printf(&b, ",%s,%s,%s" EOL, yes_no(r->peak == (int)i), yes_no(r->knee == (int)i),
+        ib__sbuf_printf(&b, ",%s,%s,%s", yes_no(r->peak == (int)i), yes_no(r->knee == (int)i),
                         yes_no(r->best_within_budget == (int)i));
+        energy_cells(&b, &p->energy, true);
+        ib__sbuf_printf(&b, ",%s" EOL, yes_no(r->most_efficient == (int)i));
     }
     return ib__sbuf_finish(&b);
 }
@@ -93,7 +111,7 @@ static char *pitfalls_csv(const ib_result *res)
     const ib_pitfalls_result *r = res->pitfalls;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,device,batch,options,method,applies,status,n,median_ms,p99_ms,mean_ms,std_ms,"
-                        "error_pct,math" EOL);
+                        "error_pct,math,joules_per_item" EOL);
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *row = &r->rows[i];
         bool measured = row->applies && row->stats.n > 0;
@@ -109,6 +127,24 @@ static char *pitfalls_csv(const ib_result *res)
         ib__csv_number(&b, measured && i != IB_PITFALL_CORRECT ? row->error_pct : NAN);
         /* The arithmetic of the row's figures: the reference's, but the TF32 row's own. */
         ib__csv_text_cell(&b, measured ? ib__pitfall_math(r, row) : "");
+        ib__sbuf_printf(&b, "," EOL);
+    }
+    /* The energy rows (docs/energy.md): their figure per input and its
+     * error against the correct one; no time columns. */
+    ib__energy_pitfall_row rows[3];
+    size_t n = ib__energy_pitfall_rows(&r->energy, rows);
+    for (size_t i = 0; i < n; i++) {
+        workload_cells(&b, res->info, res->info->batch);
+        ib__sbuf_printf(&b, ",");
+        char name[sizeof rows[i].name + 8] = "energy: ";
+        ib__strlcpy(name + 8, rows[i].name, sizeof rows[i].name);
+        ib__csv_field(&b, name);
+        ib__sbuf_printf(&b, ",true");
+        ib__csv_text_cell(&b, isfinite(rows[i].joules_per_item) ? "ok" : "not measured");
+        ib__sbuf_printf(&b, ",,,,,");
+        ib__csv_number(&b, i > 0 ? rows[i].error_pct : NAN);
+        ib__sbuf_printf(&b, ",");
+        ib__csv_number(&b, rows[i].joules_per_item);
         ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);
@@ -165,7 +201,8 @@ static char *comparison_csv(const ib_result *res)
     ib__sbuf_printf(&b, "timing,a_file,a_model,a_n,a_median_ms,a_p99_ms,b_file,b_model,b_n,b_median_ms,"
                         "b_p99_ms,change_pct,ci95_low_pct,ci95_high_pct,mann_whitney_u,mann_whitney_p,"
                         "threshold_pct,verdict,warnings,runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,"
-                        "spread_source" EOL);
+                        "spread_source,a_joules_per_item,b_joules_per_item,energy_change_pct,"
+                        "energy_interval_low_pct,energy_interval_high_pct,energy_verdict" EOL);
     ib__sbuf_printf(&b, "%s", ib_timing_name(res->a->timing));
     side_cells(&b, res->a_name, res->a, &c->a);
     side_cells(&b, res->b_name, res->b, &c->b);
@@ -185,6 +222,15 @@ static char *comparison_csv(const ib_result *res)
     ib__csv_number(&b, widened ? 100 * c->runs_ci95[1] : NAN);
     ib__csv_number(&b, widened ? 100 * c->between_sd : NAN);
     ib__csv_text_cell(&b, c->spread_source);
+    double echange, eci[2];
+    const char *everdict;
+    bool energy = ib__energy_compare(res->a, res->b, c->threshold, &echange, eci, &everdict);
+    ib__csv_number(&b, res->a->joules_per_item > 0 ? res->a->joules_per_item : NAN);
+    ib__csv_number(&b, res->b->joules_per_item > 0 ? res->b->joules_per_item : NAN);
+    ib__csv_number(&b, energy ? 100 * echange : NAN);
+    ib__csv_number(&b, energy ? 100 * eci[0] : NAN);
+    ib__csv_number(&b, energy ? 100 * eci[1] : NAN);
+    ib__csv_text_cell(&b, everdict);
     ib__sbuf_printf(&b, EOL);
     return ib__sbuf_finish(&b);
 }
@@ -198,7 +244,7 @@ static char *serve_csv(const ib_result *res)
     ib__sbuf_printf(
         &b, "model,device,request_batch,options,instances,offered_rate,achieved_rate,n,scheduled,over_target,"
             "met,partial,queue_p50_ms,queue_p99_ms,h2d_p50_ms,compute_p50_ms,compute_p99_ms,d2h_p50_ms,"
-            "total_p50_ms,total_p90_ms,total_p99_ms,runs" EOL);
+            "total_p50_ms,total_p90_ms,total_p99_ms,runs,joules_per_item,items_per_joule,energy_bound" EOL);
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_serve_point *p = &r->points[i];
         bool apart = r->copies == IB_SERVE_COPIES_APART && p->n > 0, any = p->n > 0;
@@ -216,7 +262,9 @@ static char *serve_csv(const ib_result *res)
                                  any ? p->total.p50 : NAN,   any ? p->total.p90 : NAN,
                                  any ? p->total.p99 : NAN };
         for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) ib__csv_number(&b, cells[c]);
-        ib__sbuf_printf(&b, ",%lld" EOL, (long long)p->runs);
+        ib__sbuf_printf(&b, ",%lld", (long long)p->runs);
+        energy_cells(&b, &p->energy, false);
+        ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);
 }

@@ -319,6 +319,19 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
     free(x);
 }
 
+/* The energy figures (docs/energy.md), a paragraph each. */
+static void energy_section(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
+{
+    char line[512];
+    ib__sbuf_printf(b, "<h2>Energy</h2>\n<p>device: ");
+    ib__xml_escape(b, ib__energy_summary(line, sizeof line, device));
+    if (cpu) {
+        ib__sbuf_printf(b, "</p>\n<p>CPU package: ");
+        ib__xml_escape(b, ib__energy_summary(line, sizeof line, cpu));
+    }
+    ib__sbuf_printf(b, "</p>\n");
+}
+
 char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info *info)
 {
     ib__sbuf b = { 0 };
@@ -333,6 +346,7 @@ char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info 
         ib__sbuf_printf(&b, "<p>No timed run completed.</p>\n");
     else
         latency_table(&b, r, scale, unit);
+    energy_section(&b, &r->energy, &r->cpu_energy);
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     if (r->n > 0) latency_plots(&b, r, scale, unit);
     page_text_and_tail(&b, ib_latency_report_text(r, info));
@@ -346,31 +360,33 @@ char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info 
 static bool point_ok(const ib_throughput_point *p) { return p->status == IB_OK; }
 
 /* "peak", "knee", "peak, knee", ... as the text report marks them. */
-static void point_marks(char buf[64], const ib_throughput_result *r, int i)
+static void point_marks(char buf[96], const ib_throughput_result *r, int i)
 {
     buf[0] = '\0';
-    const char *names[3] = { i == r->peak ? "peak" : NULL, i == r->knee ? "knee" : NULL,
-                             i == r->best_within_budget ? "best within budget" : NULL };
-    for (int k = 0; k < 3; k++)
-        if (names[k]) snprintf(buf + strlen(buf), 64 - strlen(buf), "%s%s", buf[0] ? ", " : "", names[k]);
+    const char *names[4] = { i == r->peak ? "peak" : NULL, i == r->knee ? "knee" : NULL,
+                             i == r->best_within_budget ? "best within budget" : NULL,
+                             i == r->most_efficient ? "most inputs per joule" : NULL };
+    for (int k = 0; k < 4; k++)
+        if (names[k]) snprintf(buf + strlen(buf), 96 - strlen(buf), "%s%s", buf[0] ? ", " : "", names[k]);
 }
 
 static void throughput_table(ib__sbuf *b, const ib_throughput_result *r)
 {
     ib__sbuf_printf(b, "<h2>Points</h2>\n<table>\n<tr><th>batch</th><th>inputs/s<br>back-to-back</th>"
                        "<th>inputs/s<br>per-run sync</th><th>ms/run<br>back-to-back</th>"
-                       "<th>p50 ms<br>batch</th><th>p99 ms<br>batch</th><th></th></tr>\n");
+                       "<th>p50 ms<br>batch</th><th>p99 ms<br>batch</th><th>inputs/J</th><th></th></tr>\n");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
-        char t1[32], t2[32], marks[64];
+        char t1[32], t2[32], t3[32], marks[96];
         point_marks(marks, r, (int)i);
         ib__sbuf_printf(b, "<tr><td>%lld</td>", (long long)p->batch);
         if (point_ok(p))
-            ib__sbuf_printf(b, "<td>%s</td><td>%s</td><td>%.4g</td><td>%.4g</td><td>%.4g</td>",
+            ib__sbuf_printf(b, "<td>%s</td><td>%s</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td>",
                             ib__fmt_rate(t1, p->items_per_s), ib__fmt_rate(t2, p->items_per_s_sync),
-                            p->back_to_back_ms_per_run, p->latency_ms.p50, p->latency_ms.p99);
+                            p->back_to_back_ms_per_run, p->latency_ms.p50, p->latency_ms.p99,
+                            ib__fmt_inputs_per_joule(t3, &p->energy));
         else
-            ib__sbuf_printf(b, "<td colspan=\"5\">not measured: %s</td>", ib_status_str(p->status));
+            ib__sbuf_printf(b, "<td colspan=\"6\">not measured: %s</td>", ib_status_str(p->status));
         ib__sbuf_printf(b, "<td>%s</td></tr>\n", marks);
     }
     ib__sbuf_printf(b, "</table>\n");
@@ -425,6 +441,43 @@ static void throughput_plot(ib__sbuf *b, const ib_throughput_result *r)
                        "\n</figure>\n");
 }
 
+/* Inputs per joule against batch: the most efficient batch is not always
+ * the fastest (docs/energy.md). Drawn only where some point has a figure. */
+static void efficiency_plot(ib__sbuf *b, const ib_throughput_result *r)
+{
+    double xs[IB_MAX_POINTS], ipj[IB_MAX_POINTS], top = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_throughput_point *p = &r->points[i];
+        if (!point_ok(p) || p->energy.source == IB_ENERGY_NONE) continue;
+        xs[n] = log2((double)p->batch);
+        ipj[n] = p->energy.items_per_joule;
+        top = fmax(top, ipj[n]);
+        n++;
+    }
+    if (n == 0) return;
+    ib__plot plot = {
+        900, 300, 84, 24, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12), ib__nice_axis(0, top * 1.2, 8)
+    };
+    ib__sbuf_printf(b, "<h2>Inputs per joule against batch</h2>\n<figure>\n");
+    ib__svg_begin(b, &plot, "inputs per joule against batch");
+    ib__svg_axes(b, &plot, "batch (log2 scale)", "inputs/J");
+    ib__svg_polyline(b, &plot, xs, ipj, n, "b2b-line");
+    ib__svg_points(b, &plot, xs, ipj, n, "pt-b2b", 4.5);
+    const ib_throughput_point *eff = &r->points[r->most_efficient];
+    char text[96];
+    snprintf(text, sizeof text, "most efficient: %.4g inputs/J at batch %lld", eff->energy.items_per_joule,
+             (long long)eff->batch);
+    double px = ib__plot_px(&plot, log2((double)eff->batch)),
+           py = ib__plot_py(&plot, eff->energy.items_per_joule);
+    double mid = (plot.left + plot.width - plot.right) / 2;
+    ib__svg_text(b, px > mid ? px - 6 : px + 6, py - 10, px > mid ? "end" : "start", "mark", text);
+    ib__svg_end(b);
+    ib__sbuf_printf(b, "<figcaption>Each point's energy over a window of its own back-to-back runs, "
+                       "from one change of the energy counter to another; the table gives each "
+                       "bound.</figcaption>\n</figure>\n");
+}
+
 char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload_info *info)
 {
     ib__sbuf b = { 0 };
@@ -441,6 +494,7 @@ char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload
               "back-to-back runs under one timing; each run synchronized alongside");
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     throughput_plot(&b, r);
+    efficiency_plot(&b, r);
     if (r->n_points > 0) throughput_table(&b, r);
     page_text_and_tail(&b, ib_throughput_report_text(r, info));
     return ib__sbuf_finish(&b);

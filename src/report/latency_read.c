@@ -342,6 +342,48 @@ static ib_status read_sessions(const cJSON *root, ib_latency_file *out, ib_error
     return IB_OK;
 }
 
+/* energy.joules_per_item and energy.bound, when the file has a figure
+ * (absent or null: NaN, as for a file from before energy was measured). */
+static ib_status read_energy(const cJSON *root, ib_latency_file *out, ib_error *err)
+{
+    out->joules_per_item = out->energy_bound = NAN;
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "energy");
+    if (!e || cJSON_IsNull(e)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsObject(e), err, IB_ERR_INVALID_ARG, NOT_LATENCY "energy is not an object");
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(e, "joules_per_item");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "bound");
+    if (!j || cJSON_IsNull(j)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsNumber(j) || !(j->valuedouble > 0 && j->valuedouble < 1e30) || !cJSON_IsNumber(b) ||
+                   !(b->valuedouble >= 0 && b->valuedouble < 1),
+               err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "energy.joules_per_item is not a positive number with a bound in [0, 1)");
+    out->joules_per_item = j->valuedouble;
+    out->energy_bound = b->valuedouble;
+    return IB_OK;
+}
+
+/* sessions.figures' "joules_per_item": its geomean and ci95 (NaN where a
+ * number is missing: a figure of too few sessions has no interval). */
+static void read_sessions_energy(const cJSON *root, ib_latency_file *out)
+{
+    out->sessions_joules_per_item = out->sessions_joules_ci95[0] = out->sessions_joules_ci95[1] = NAN;
+    const cJSON *figures =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "sessions"), "figures");
+    if (!cJSON_IsArray(figures)) return;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, figures)
+    {
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(f, "key");
+        if (!cJSON_IsString(key) || strcmp(key->valuestring, "joules_per_item")) continue;
+        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(f, "ci95");
+        out->sessions_joules_per_item = ib__json_num(f, "geomean");
+        for (int i = 0; i < 2 && cJSON_GetArraySize(ci) == 2; i++) {
+            const cJSON *v = cJSON_GetArrayItem(ci, i);
+            out->sessions_joules_ci95[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+        }
+    }
+}
+
 static ib_status read_document(const cJSON *root, const ib__legacy_result_keys *legacy, ib_latency_file *out,
                                ib_error *err)
 {
@@ -357,6 +399,8 @@ static ib_status read_document(const cJSON *root, const ib__legacy_result_keys *
     IB_TRY(read_runtime_options(root, version, legacy, out, err));
     IB_TRY(read_config(root, out, err));
     out->warnings = ib__json_result_warning_bits(root);
+    IB_TRY(read_energy(root, out, err));
+    read_sessions_energy(root, out);
     IB_TRY(read_primary_samples(root, out, err));
     return read_sessions(root, out, err);
 }

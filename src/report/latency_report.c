@@ -122,6 +122,9 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
             ib__sbuf_printf(&b, "achieved: %.3g TFLOP/s\n",
                             info->flops_per_item * (double)info->batch / (p->p50 / 1000.0) / 1e12);
     }
+    ib__sbuf_printf(&b, "\n");
+    ib__text_energy(&b, "energy", &r->energy);
+    ib__text_energy(&b, "CPU package energy", &r->cpu_energy);
     ib__text_accuracy(&b, &r->accuracy);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
@@ -170,6 +173,8 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
     else
         cJSON_AddNullToObject(samples, "device_ms");
     cJSON_AddItemToObject(samples, "host_ms", ib__json_array(r->host_ms, r->n));
+    cJSON_AddItemToObject(root, "energy", ib__json_energy(&r->energy));
+    cJSON_AddItemToObject(root, "cpu_energy", ib__json_energy(&r->cpu_energy));
     ib__json_accuracy(root, &r->accuracy);
     ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));

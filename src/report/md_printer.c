@@ -80,6 +80,19 @@ static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
         st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[8], st->ci95_median[1]) : "-");
 }
 
+/* The energy figures under the tables, a paragraph each. */
+static void energy_lines(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
+{
+    char line[512];
+    ib__sbuf_printf(b, "\nenergy: ");
+    ib__md_cell(b, ib__energy_summary(line, sizeof line, device));
+    if (cpu) {
+        ib__sbuf_printf(b, "\n\nCPU package energy: ");
+        ib__md_cell(b, ib__energy_summary(line, sizeof line, cpu));
+    }
+    ib__sbuf_printf(b, "\n");
+}
+
 static char *latency_md(const ib_result *res)
 {
     const ib_latency_result *r = res->latency;
@@ -89,6 +102,7 @@ static char *latency_md(const ib_result *res)
            "median CI low", "median CI high");
     if (r->has_device_timer) stats_row(&b, "device", &r->device);
     stats_row(&b, "host", &r->host);
+    energy_lines(&b, &r->energy, &r->cpu_energy);
     footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -98,25 +112,52 @@ static char *throughput_md(const ib_result *res)
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
     title(&b, "throughput", res->info, 0);
-    HEADER(&b, "rrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency", "p99 latency", "");
+    HEADER(&b, "rrrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency", "p99 latency",
+           "inputs/J", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
-        char batch[24], t[4][32];
+        char batch[24], t[5][32];
         snprintf(batch, sizeof batch, "%lld", (long long)p->batch);
         /* The marks of this batch, "peak, knee" when one batch is both. */
-        char role[64];
-        snprintf(role, sizeof role, "%s%s%s", r->peak == (int)i ? ", peak" : "",
+        char role[96];
+        snprintf(role, sizeof role, "%s%s%s%s", r->peak == (int)i ? ", peak" : "",
                  r->knee == (int)i ? ", knee" : "",
-                 r->best_within_budget == (int)i ? ", best within budget" : "");
+                 r->best_within_budget == (int)i ? ", best within budget" : "",
+                 r->most_efficient == (int)i ? ", most inputs per joule" : "");
         if (p->status != IB_OK)
-            ROW(&b, batch, "-", "-", "-", "-", ib_status_str(p->status));
+            ROW(&b, batch, "-", "-", "-", "-", "-", ib_status_str(p->status));
         else
             ROW(&b, batch, ib__fmt_rate(t[0], p->items_per_s), ib__fmt_rate(t[1], p->items_per_s_sync),
                 ib__fmt_ms(t[2], p->latency_ms.p50), ib__fmt_ms(t[3], p->latency_ms.p99),
-                role[0] ? role + 2 : "");
+                ib__fmt_inputs_per_joule(t[4], &p->energy), role[0] ? role + 2 : "");
     }
+    if (r->most_efficient < 0 && r->n_points > 0) energy_lines(&b, &r->points[0].energy, NULL);
     footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
+}
+
+/* The energy rows as a table of their own (J an input, not ms). */
+static void energy_pitfall_md(ib__sbuf *b, const ib_energy_pitfall *e)
+{
+    ib__energy_pitfall_row rows[3];
+    size_t n = ib__energy_pitfall_rows(e, rows);
+    if (n == 0) {
+        ib__sbuf_printf(b, "\nenergy: n/a: ");
+        ib__md_cell(b, e->not_applicable);
+        ib__sbuf_printf(b, "\n");
+        return;
+    }
+    ib__sbuf_printf(b, "\n");
+    HEADER(b, "lrrl", "energy", "J an input", "vs correct", "why it is wrong");
+    for (size_t i = 0; i < n; i++) {
+        char j[32], pct[32];
+        snprintf(j, sizeof j, isfinite(rows[i].joules_per_item) ? "%.4g" : "-", rows[i].joules_per_item);
+        if (i == 0)
+            snprintf(pct, sizeof pct, "+-%.2g%%", 100 * e->correct.bound);
+        else
+            snprintf(pct, sizeof pct, isfinite(rows[i].error_pct) ? "%+.1f%%" : "-", rows[i].error_pct);
+        ROW(b, rows[i].name, j, pct, i == 0 ? "" : rows[i].why);
+    }
 }
 
 static char *pitfalls_md(const ib_result *res)
@@ -140,6 +181,7 @@ static char *pitfalls_md(const ib_result *res)
             ROW(&b, p->name, n, ib__fmt_ms(t[0], p->stats.p50), ib__fmt_ms(t[1], p->stats.mean),
                 ib__fmt_pitfall_error(t[2], p), i == IB_PITFALL_CORRECT ? "" : p->why);
     }
+    energy_pitfall_md(&b, &r->energy);
     footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -220,6 +262,17 @@ static char *comparison_md(const ib_result *res)
         ib__md_cell(&b, c->spread_source);
         ib__sbuf_printf(&b, ").\n");
     }
+    double echange, eci[2];
+    const char *everdict;
+    if (ib__energy_compare(res->a, res->b, c->threshold, &echange, eci, &everdict))
+        ib__sbuf_printf(
+            &b,
+            "\nEnergy per input: %.4g J -> %.4g J, %+.2f%% within [%+.2f%%, %+.2f%%] (the figures' "
+            "bounds): %s.\n",
+            res->a->joules_per_item, res->b->joules_per_item, 100 * echange, 100 * eci[0], 100 * eci[1],
+            everdict);
+    else
+        ib__sbuf_printf(&b, "\nEnergy per input: %s.\n", everdict);
     ib__sbuf warnings = { 0 };
     ib__compare_warnings_each(res->a, res->b, warning_item, &warnings);
     b.failed |= warnings.failed;
@@ -234,15 +287,17 @@ static char *serve_md(const ib_result *res)
     const ib_serve_result *r = res->serve;
     ib__sbuf b = { 0 };
     title(&b, "serve", res->info, res->serve_cfg->request_batch);
-    HEADER(&b, "rrrrrrrl", "offered/s", "achieved/s", "n", "p50", "p90", "p99", "queue p99", "target");
+    HEADER(&b, "rrrrrrrrl", "offered/s", "achieved/s", "n", "p50", "p90", "p99", "queue p99", "inputs/J",
+           "target");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_serve_point *p = &r->points[i];
-        char t[7][32];
+        char t[8][32];
         const char *verdict = res->serve_cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-";
         snprintf(t[2], sizeof t[2], "%lld", (long long)p->n);
         ROW(&b, ib__fmt_rate(t[0], p->offered_rate), ib__fmt_rate(t[1], p->achieved_rate), t[2],
             ib__fmt_ms(t[3], p->total.p50), ib__fmt_ms(t[4], p->total.p90), ib__fmt_ms(t[5], p->total.p99),
-            ib__fmt_ms(t[6], p->queue.p99), p->partial ? "partial" : verdict);
+            ib__fmt_ms(t[6], p->queue.p99), ib__fmt_inputs_per_joule(t[7], &p->energy),
+            p->partial ? "partial" : verdict);
     }
     if (res->serve_cfg->slo_ms > 0 && r->found)
         ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",

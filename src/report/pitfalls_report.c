@@ -128,6 +128,7 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
     text_no_warmup(&b, &r->rows[IB_PITFALL_NO_WARMUP], &r->rows[IB_PITFALL_CORRECT]);
     text_single_sample(&b, &r->rows[IB_PITFALL_SINGLE_SAMPLE]);
     text_tf32(&b, &r->rows[IB_PITFALL_TF32]);
+    ib__text_energy_pitfall(&b, &r->energy);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -175,6 +176,7 @@ char *ib_pitfalls_report_json(const ib_pitfalls_result *r, const ib_workload_inf
     if (r->correct_ms && r->n_correct > 0)
         cJSON_AddItemToObject(cJSON_GetArrayItem(rows, IB_PITFALL_CORRECT), "samples_ms",
                               ib__json_array(r->correct_ms, r->n_correct));
+    cJSON_AddItemToObject(root, "energy", ib__json_energy_pitfall(&r->energy));
     /* The correct row's warnings: its samples and the GPU's state. */
     ib__json_add_warnings(root, r->warnings);
     cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));

@@ -200,6 +200,34 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
 /* serve's JSON pieces (serve_report.c), also in the fleet's serve report:
  * the copies' name ("none", "apart", "inside_compute"), one rate's point,
  * and the configuration with its instances. */
+/* Energy (energy_report.c): "counter", "sampled_power", "none"; a text
+ * line (and the idle and step lines) labelled label; the JSON object of a
+ * figure (its figures null, note the reason, without one); the curve's
+ * inputs per joule by batch, the most efficient beside the fastest. */
+const char *ib__energy_source_name(ib_energy_source s);
+void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e);
+cJSON *ib__json_energy(const ib_energy *e);
+/* The figure in a line, or "no figure: why"; "8.303 +-0.73%" or "-". */
+const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);
+const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e);
+void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r);
+/* pitfalls: the energy rows (the correct one first) as the tables print
+ * them, none when the row does not apply; the text section; the JSON. */
+typedef struct ib__energy_pitfall_row {
+    char name[64];
+    double joules_per_item, error_pct;
+    char why[200];
+} ib__energy_pitfall_row;
+size_t ib__energy_pitfall_rows(const ib_energy_pitfall *e, ib__energy_pitfall_row rows[3]);
+void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e);
+cJSON *ib__json_energy_pitfall(const ib_energy_pitfall *e);
+/* compare: the energy per input's change from a to b, the interval the two
+ * figures' bounds give, and the verdict against threshold ("more energy",
+ * "less energy", "no change", "inconclusive"); false when a file has no
+ * figure (*verdict "not in both files"). */
+bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+                        double ci[2], const char **verdict);
+
 const char *ib__serve_copies_name(ib_serve_copies c);
 cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart);
 cJSON *ib__serve_json_config(const ib_serve_config *cfg, size_t instances);

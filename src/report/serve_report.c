@@ -162,6 +162,7 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
             text_batches(&b, &r->points[i]);
             text_switches(&b, &r->points[i]);
         }
+        ib__text_energy(&b, "  energy", &r->points[i].energy);
     }
     text_answer(&b, r, cfg);
     if (r->partial)
@@ -220,6 +221,7 @@ cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart)
     ib__json_add_number(ex, "load_sm_clock_mhz", e->load_sm_clock_mhz);
     ib__json_add_number(ex, "clock_ms", e->clock_ms);
     ib__json_add_number(ex, "wakeup_ms", e->wakeup_ms);
+    cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
     return o;
 }
 

@@ -24,7 +24,9 @@ static const char *const per_session_keys[] = { "cold_ms",
                                                 "notes",
                                                 "partial",
                                                 "stop_reason",
-                                                "samples" };
+                                                "samples",
+                                                "energy",
+                                                "cpu_energy" };
 #define N_PER_SESSION (sizeof per_session_keys / sizeof per_session_keys[0])
 
 /* A session's parsed document and its primary samples. */
@@ -107,28 +109,40 @@ static cJSON *session_entry(const ib_session_outcome *o, parsed *p, size_t i)
     return e;
 }
 
-/* sessions.figures of a latency: each session's median (with its runs)
- * and p99 (one value a session). */
+static bool any_finite(const double *v, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (isfinite(v[i])) return true;
+    return false;
+}
+
+/* sessions.figures of a latency: each session's median (with its runs),
+ * p99 and energy per input (one value a session: the interval of the
+ * energy across sessions, docs/energy.md). */
 static cJSON *latency_figures(const parsed *p, size_t k)
 {
-    double *med = malloc(k * sizeof *med), *p99 = malloc(k * sizeof *p99);
+    double *med = malloc(k * sizeof *med), *p99 = malloc(k * sizeof *p99), *jpi = malloc(k * sizeof *jpi);
     ib_session_sample *runs = malloc(k * sizeof *runs);
     cJSON *figures = cJSON_CreateArray();
-    for (size_t i = 0; med && p99 && runs && i < k; i++) {
+    for (size_t i = 0; med && p99 && jpi && runs && i < k; i++) {
+        jpi[i] = p[i].root ? p[i].file.joules_per_item : NAN;
         ib_stats st;
         bool ok = p[i].root && ib_stats_compute(p[i].file.samples_ms, p[i].file.n, &st) == IB_OK;
         med[i] = ok ? st.p50 : NAN;
         p99[i] = ok ? st.p99 : NAN;
         runs[i] = ok ? (ib_session_sample){ p[i].file.samples_ms, p[i].file.n } : (ib_session_sample){ 0 };
     }
-    if (med && p99 && runs) {
+    if (med && p99 && jpi && runs) {
         ib__session_figure median = { "median_ms", "median", "ms", med, runs, false };
         ib__session_figure tail = { "p99_ms", "p99", "ms", p99, NULL, false };
+        ib__session_figure energy = { "joules_per_item", "energy per input", "J", jpi, NULL, false };
         cJSON_AddItemToArray(figures, ib__session_figure_json(&median, k));
         cJSON_AddItemToArray(figures, ib__session_figure_json(&tail, k));
+        if (any_finite(jpi, k)) cJSON_AddItemToArray(figures, ib__session_figure_json(&energy, k));
     }
     free(med);
     free(p99);
+    free(jpi);
     free(runs);
     return figures;
 }
@@ -295,6 +309,10 @@ char *ib_sessions_report_text(const ib_latency_file *f)
         ib__sbuf_printf(&b, "no session measured anything\n");
     }
     free(s);
+    if (isfinite(f->sessions_joules_per_item))
+        ib__sbuf_printf(&b,
+                        "energy per input across sessions: geometric mean %.4g J, 95%% CI [%.4g, %.4g] J\n",
+                        f->sessions_joules_per_item, f->sessions_joules_ci95[0], f->sessions_joules_ci95[1]);
     text_incomplete(&b, f);
     ib__sessions_footer(&b, f->warnings);
     return ib__sbuf_finish(&b);

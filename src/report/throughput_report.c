@@ -137,6 +137,7 @@ char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload
         text_curve(&b, r);
         text_answers(&b, r);
         ib__sbuf_printf(&b, "sweep: %s\n", ib__fmt_ms(t, r->sweep_ms));
+        ib__text_energy_curve(&b, r);
     }
     ib__text_accuracy(&b, &r->accuracy);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
@@ -205,6 +206,7 @@ static cJSON *point_json(const ib_throughput_point *p)
         cJSON_AddNullToObject(o, "warmup_runs");
         cJSON_AddNullToObject(o, "warmup_steady");
     }
+    cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
     return o;
 }
 
@@ -250,6 +252,10 @@ char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload
     if (kp && peak) ib__json_add_number(knee, "fraction_of_peak", kp->items_per_s / peak->items_per_s);
     cJSON_AddItemToObject(root, "knee", knee);
     cJSON_AddItemToObject(root, "budget", budget_json(r));
+    cJSON *eff = choice_json(r, r->most_efficient);
+    if (r->most_efficient >= 0)
+        ib__json_add_number(eff, "items_per_joule", r->points[r->most_efficient].energy.items_per_joule);
+    cJSON_AddItemToObject(root, "most_efficient", eff);
     ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
     ib__json_accuracy(root, &r->accuracy);
     ib__json_add_warnings(root, r->warnings);

@@ -15,6 +15,7 @@
 #define IB__WORKLOAD_OPS_VERSION 1
 
 struct ib__output_values;
+struct ib__energy_counter;
 
 typedef struct ib__workload_ops {
     int version; /* IB__WORKLOAD_OPS_VERSION */
@@ -110,6 +111,10 @@ struct ib_workload {
      * by the backend that made it (NULL: the name alone): how the machine
      * facts learn the runtime's without asking the registry. */
     void (*runtime_facts)(ib_runtime_info *rt);
+    /* The backend's own energy counter (the fake's scripted one), opened
+     * into *c; false: it has none, the reason in note[cap]. NULL: a GPU
+     * workload's is NVML's on device_id (ib__workload_energy_counter). */
+    bool (*own_energy)(ib_workload *w, struct ib__energy_counter *c, char *note, size_t cap);
 };
 
 /* Whether w declares every capability in caps. */

@@ -113,4 +113,9 @@ interrupt_best() {
 interrupt_best 100 "SIGINT in the finals"
 interrupt_best 1 "SIGINT in screening"
 
+# --objective energy ranks by inputs per joule: the CPU provider has no GPU
+# energy counter, so it is refused, one line, exit 2 (docs/energy.md).
+expect_exit 2 "best --objective energy without a counter" -- "$IB" best zoo:mlp $Q --objective energy --json "$TMP/e.json"
+expect_grep "^inferbench: the energy objective ranks by inputs per joule, and a CPU workload: no GPU energy counter$" "$TMP/err" "--objective energy: the reason"
+[ ! -e "$TMP/e.json" ] && pass "--objective energy: no file written" || fail "--objective energy: a file was written"
 finish

@@ -4,6 +4,7 @@
  * of testing every failure path by scripting it). */
 #include "backend/fake/fake.h"
 #include "backend/registry.h"
+#include "env/energy.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -31,6 +32,12 @@ typedef struct fake {
     /* Opened by name (the fake's table): a run's duration, the scripted
      * one of its options. */
     double run_ms, item_ms;
+    /* The device's busy intervals (for the scripted energy counter):
+     * [busy_head, n_busy) not yet folded into busy_folded_ms, the busy time
+     * of those before them. */
+    double (*busy)[3]; /* start, end, the excess watts above idle */
+    size_t n_busy, cap_busy, busy_head;
+    double busy_folded_mj; /* the excess energy of those before them */
 } fake;
 
 typedef struct fake_timer {
@@ -89,6 +96,50 @@ static void end_hold(fake *f)
     f->held = false;
 }
 
+/* Records [start, end) as device work at the batch's power, for the
+ * energy counter (only when one is scripted: a long run of the fake keeps
+ * no list otherwise). */
+static ib_status note_busy(fake *f, int64_t batch, double start_ms, double end_ms, ib_error *err)
+{
+    if (!(f->script.energy_step_ms > 0)) return IB_OK;
+    if (f->busy_head > 0 && f->busy_head == f->n_busy) f->busy_head = f->n_busy = 0;
+    if (f->n_busy == f->cap_busy) {
+        if (f->busy_head > 0) { /* room at the front: move the pending ones down */
+            memmove(f->busy, f->busy + f->busy_head, (f->n_busy - f->busy_head) * sizeof *f->busy);
+            f->n_busy -= f->busy_head;
+            f->busy_head = 0;
+        } else {
+            size_t cap = f->cap_busy ? 2 * f->cap_busy : 256;
+            double(*b)[3] = realloc(f->busy, cap * sizeof *b);
+            IB_FAIL_IF(!b, err, IB_ERR_NO_MEMORY, "out of memory");
+            f->busy = b;
+            f->cap_busy = cap;
+        }
+    }
+    f->busy[f->n_busy][0] = start_ms;
+    f->busy[f->n_busy][1] = end_ms;
+    f->busy[f->n_busy][2] = f->script.busy_w + f->script.busy_w_per_item * (double)batch - f->script.idle_w;
+    f->n_busy++;
+    return IB_OK;
+}
+
+/* The device's energy above idle before t_ms, in mJ; t_ms never goes
+ * back between calls (the counter is read at multiples of its step of a
+ * clock that only advances), so the intervals wholly before it are folded
+ * away. */
+static double busy_mj_before(fake *f, double t_ms)
+{
+    double pending = 0;
+    while (f->busy_head < f->n_busy && f->busy[f->busy_head][1] <= t_ms) {
+        const double *b = f->busy[f->busy_head];
+        f->busy_folded_mj += (b[1] - b[0]) * b[2]; /* W x ms */
+        f->busy_head++;
+    }
+    for (size_t i = f->busy_head; i < f->n_busy; i++)
+        if (f->busy[i][0] < t_ms) pending += (fmin(f->busy[i][1], t_ms) - f->busy[i][0]) * f->busy[i][2];
+    return f->busy_folded_mj + pending;
+}
+
 /* One run, with extra_ms of device work around it (copies). The device
  * starts it once the host has launched it and earlier work is done; the host
  * waits for it unless the run is queued (gpu_like, set_run_sync(false)). */
@@ -121,7 +172,7 @@ static ib_status execute(ib_workload *w, double extra_ms, bool wait, ib_error *e
     if (f->tf32_on) ms *= f->script.tf32_factor;
     f->device_done_ms = start_ms + extra_ms + ms;
     if (wait) f->now_ms = f->device_done_ms;
-    return IB_OK;
+    return note_busy(f, w->info.batch, start_ms, f->device_done_ms, err);
 }
 
 static ib_status fake_run(ib_workload *w, ib_error *err)
@@ -143,9 +194,10 @@ static ib_status fake_copy(ib_workload *w, ib_error *err)
     fake *f = impl(w);
     IB_FAIL_IF(f->lost, err, IB_ERR_DEVICE_LOST, "fake: device lost");
     f->now_ms += f->script.host_overhead_ms;
-    f->device_done_ms = fmax(f->now_ms, f->device_done_ms) + f->script.copy_ms / 2;
+    double start_ms = fmax(f->now_ms, f->device_done_ms);
+    f->device_done_ms = start_ms + f->script.copy_ms / 2;
     if (f->run_sync || !f->script.gpu_like) f->now_ms = f->device_done_ms;
-    return IB_OK;
+    return note_busy(f, w->info.batch, start_ms, f->device_done_ms, err);
 }
 
 static ib_status fake_set_run_sync(ib_workload *w, bool sync, ib_error *err)
@@ -191,6 +243,7 @@ static ib_status fake_set_tf32(ib_workload *w, bool on, ib_error *err)
 
 static void fake_destroy(ib_workload *w)
 {
+    free(impl(w)->busy);
     free(w->impl);
     free(w);
 }
@@ -301,6 +354,47 @@ static const ib__timer_ops fake_timer_ops = {
     .destroy = free,
 };
 
+/* ------------------------------------------------------------------------ */
+/* The scripted energy counter                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The count at the last multiple of the step: idle power throughout, the
+ * busy power's excess over the device's work before then. */
+static double energy_unit_j(const ib__fake_script *s)
+{
+    return s->energy_unit_j > 0 ? s->energy_unit_j : 1e-3;
+}
+
+static bool energy_read(void *state, uint64_t *count)
+{
+    fake *f = state;
+    const ib__fake_script *s = &f->script;
+    double step = s->energy_step_ms;
+    double at_ms = floor(f->now_ms / step) * step;
+    double joules = s->idle_w * at_ms / 1e3 + busy_mj_before(f, at_ms) / 1e3;
+    /* The tiny term keeps a whole number of units whole despite rounding. */
+    double c = (double)s->energy_start + floor(joules / energy_unit_j(s) + 1e-9);
+    if (s->energy_range > 0) c = fmod(c, (double)s->energy_range);
+    *count = (uint64_t)c;
+    return true;
+}
+
+static bool fake_energy(ib_workload *w, ib__energy_counter *c, char *note, size_t cap)
+{
+    fake *f = impl(w);
+    *c = (ib__energy_counter){ 0 };
+    if (!(f->script.energy_step_ms > 0)) {
+        snprintf(note, cap, "the fake scripts no energy counter (energy_step_ms 0)");
+        return false;
+    }
+    snprintf(c->name, sizeof c->name, "the fake's scripted counter");
+    c->unit_j = energy_unit_j(&f->script);
+    c->range = f->script.energy_range;
+    c->read = energy_read;
+    c->state = f;
+    return true;
+}
+
 ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib_error *err)
 {
     *out = NULL;
@@ -326,6 +420,7 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
               (s->has_device_timer ? IB_CAP_DEVICE_TIMING : 0) | (s->has_batch_dim ? IB_CAP_BATCH_DIM : 0) |
               (s->gpu_like ? IB_CAP_GPU : 0);
     w->stream_hold = s->gpu_like && s->has_stream_hold ? &fake_hold_ops : NULL;
+    w->own_energy = fake_energy;
     ib__strlcpy(w->info.model, "fake", sizeof w->info.model);
     ib__strlcpy(w->info.provider, "fake", sizeof w->info.provider);
     w->info.device = s->gpu_like ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
@@ -361,18 +456,26 @@ static double option_duration_ms(int64_t batch, int64_t index, void *ctx)
 static ib_status apply_fake_option(ib__fake_script *s, long long us[2], const ib_backend_option *o,
                                    ib_error *err)
 {
-    static const char *const keys[] = { "us", "item_us", "oom_above", "fail_at_run" };
+    static const char *const keys[] = { "us",          "item_us",        "oom_above",
+                                        "fail_at_run", "energy_step_ms", "idle_w",
+                                        "busy_w",      "busy_w_per_item" };
     long long v;
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         if (strcmp(o->key, keys[i])) continue;
-        IB_TRY(ib__backend_option_int(o, i == 3 ? 0 : 1, 1000000000, &v, err));
+        IB_TRY(ib__backend_option_int(o, i == 3 || i >= 5 ? 0 : 1, 1000000000, &v, err));
         if (i < 2) us[i] = v;
         if (i == 2) s->oom_above_batch = v;
         if (i == 3) s->fail_at_run = v;
+        if (i == 4) s->energy_step_ms = (double)v;
+        if (i == 5) s->idle_w = (double)v;
+        if (i == 6) s->busy_w = (double)v;
+        if (i == 7) s->busy_w_per_item = (double)v;
         return IB_OK;
     }
     return ib__fail(err, IB_ERR_INVALID_ARG,
-                    "fake: unknown option '%s' (known: us, item_us, oom_above, fail_at_run)", o->key);
+                    "fake: unknown option '%s' (known: us, item_us, oom_above, fail_at_run, energy_step_ms, "
+                    "idle_w, busy_w, busy_w_per_item)",
+                    o->key);
 }
 
 static ib_status fake_table_open(const ib_backend_open_args *args, ib_backend_handle *out, ib_error *err)
@@ -407,10 +510,19 @@ static const ib_backend_option_decl fake_options[] = {
       .values = "1..1000000000" },
     { .key = "oom_above", .help = "a batch above this runs out of device memory", .values = "1..1000000000" },
     { .key = "fail_at_run", .help = "run N fails (0: none)", .values = "0..1000000000" },
+    { .key = "energy_step_ms",
+      .help = "a scripted energy counter stepping every N ms (default none)",
+      .values = "1..1000000000" },
+    { .key = "idle_w", .help = "the scripted device's idle power (default 0)", .values = "0..1000000000" },
+    { .key = "busy_w", .help = "its power while running (default 0)", .values = "0..1000000000" },
+    { .key = "busy_w_per_item",
+      .help = "and watts more per item of the batch (default 0)",
+      .values = "0..1000000000" },
 };
 
 const ib_backend ib__backend_fake =
     IB__IN_TREE_BACKEND("fake",
                         "a scripted workload on a virtual clock, for tests (--option us=N, item_us=N, "
-                        "oom_above=BATCH, fail_at_run=N)",
+                        "oom_above=BATCH, fail_at_run=N, energy_step_ms=N, idle_w=W, busy_w=W, "
+                        "busy_w_per_item=W)",
                         fake_table_open, fake_options, sizeof fake_options / sizeof fake_options[0], NULL);

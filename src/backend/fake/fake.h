@@ -53,6 +53,16 @@ typedef struct ib__fake_script {
     double launch_ms;
     bool has_stream_hold; /* gpu_like: a virtual stream hold (stream_hold) */
     double set_batch_ms;  /* host time set_batch takes (a rebind's buffers) */
+
+    /* A scripted energy counter (w->own_energy) on the virtual clock: the
+     * device draws idle_w, and busy_w + busy_w_per_item x batch while it
+     * runs work (copies included); the count moves
+     * only at multiples of energy_step_ms (what it reads between two is
+     * the energy up to the last multiple, in whole energy_unit_j units),
+     * from energy_start, going back to 0 at energy_range (0: never).
+     * energy_step_ms 0: no counter (a GPU without one). */
+    double energy_step_ms, idle_w, busy_w, busy_w_per_item, energy_unit_j;
+    uint64_t energy_start, energy_range;
 } ib__fake_script;
 
 void ib__fake_script_init(ib__fake_script *s);

@@ -1,0 +1,215 @@
+/* Energy in the reports (docs/energy.md): one text line and one JSON
+ * object per figure, the throughput curve's inputs per joule by batch;
+ * every format reads these. */
+#include "report/report.h"
+#include "core/energy.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *ib__energy_source_name(ib_energy_source s)
+{
+    switch (s) {
+    case IB_ENERGY_COUNTER: return "counter";
+    case IB_ENERGY_SAMPLED: return "sampled_power";
+    default: return "none";
+    }
+}
+
+static const char *how(const ib_energy *e)
+{
+    if (e->source == IB_ENERGY_SAMPLED) return "no counter: the sampled power integrated";
+    return e->aligned ? "the window's ends on the counter's changes"
+                      : "the window's ends not aligned: +-a step";
+}
+
+void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
+{
+    char line[512];
+    ib__sbuf_printf(b, "%s: %s\n", label, ib__energy_summary(line, sizeof line, e));
+    if (e->source == IB_ENERGY_NONE) return;
+    if (isfinite(e->idle_power_w))
+        ib__sbuf_printf(
+            b, "  idle %.4g W before the runs: %.4g J an input above idle (%.3g%% of the total)\n",
+            e->idle_power_w, e->joules_per_item_above_idle, 100 * e->joules_above_idle / e->joules);
+    if (isfinite(e->step_ms))
+        ib__sbuf_printf(b, "  %s: changes every %.4g ms at most\n", e->counter, e->step_ms);
+    if (e->power_limit_fraction >= 0.95)
+        ib__sbuf_printf(
+            b,
+            "  at %.0f%% of the GPU's power limit: the card was power-capped (its clocks throttled "
+            "to stay under it)\n",
+            100 * e->power_limit_fraction);
+}
+
+const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e)
+{
+    if (e->source == IB_ENERGY_NONE)
+        snprintf(buf, cap, "no figure: %s", e->note);
+    else
+        snprintf(buf, cap, "%.4g J an input (+-%.2g%%), %.4g inputs/J, %.4g W average over %.4g ms (%s)",
+                 e->joules_per_item, 100 * e->bound, e->items_per_joule, e->power_w, e->window_ms, how(e));
+    return buf;
+}
+
+const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e)
+{
+    if (e->source == IB_ENERGY_NONE)
+        snprintf(buf, 32, "-");
+    else
+        snprintf(buf, 32, "%.4g +-%.2g%%", e->items_per_joule, 100 * e->bound);
+    return buf;
+}
+
+cJSON *ib__json_energy(const ib_energy *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool has = e->source != IB_ENERGY_NONE;
+    if (has)
+        cJSON_AddStringToObject(o, "source", ib__energy_source_name(e->source));
+    else
+        cJSON_AddNullToObject(o, "source");
+    cJSON_AddBoolToObject(o, "aligned", has && e->aligned);
+    ib__json_add_number(o, "joules_per_item", e->joules_per_item);
+    ib__json_add_number(o, "items_per_joule", e->items_per_joule);
+    ib__json_add_number(o, "bound", e->bound);
+    ib__json_add_number(o, "joules", e->joules);
+    ib__json_add_number(o, "power_w", e->power_w);
+    ib__json_add_number(o, "window_ms", e->window_ms);
+    ib__json_add_number(o, "items", e->items);
+    ib__json_add_number(o, "idle_power_w", e->idle_power_w);
+    ib__json_add_number(o, "joules_above_idle", e->joules_above_idle);
+    ib__json_add_number(o, "joules_per_item_above_idle", e->joules_per_item_above_idle);
+    ib__json_add_number(o, "step_ms", e->step_ms);
+    ib__json_add_number(o, "power_limit_fraction", e->power_limit_fraction);
+    ib__json_add_string_or_null(o, "counter", e->counter);
+    ib__json_add_string_or_null(o, "note", e->note);
+    return o;
+}
+
+/* Whether any point of the curve has a figure. */
+static bool curve_has_energy(const ib_throughput_result *r)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].status == IB_OK && r->points[i].energy.source != IB_ENERGY_NONE) return true;
+    return false;
+}
+
+void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
+{
+    if (r->n_points == 0) return;
+    if (!curve_has_energy(r)) {
+        ib__sbuf_printf(b, "\nenergy: no figure: %s\n", r->points[0].energy.note);
+        return;
+    }
+    ib__sbuf_printf(b, "\n%9s %11s %9s %9s %9s %11s\n", "batch", "inputs/J", "+-", "J/input", "W", "J/input");
+    ib__sbuf_printf(b, "%9s %11s %9s %9s %9s %11s\n", "", "", "bound", "", "average", "above idle");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_energy *e = &r->points[i].energy;
+        ib__sbuf_printf(b, "%9lld ", (long long)r->points[i].batch);
+        if (r->points[i].status != IB_OK || e->source == IB_ENERGY_NONE)
+            ib__sbuf_printf(b, "  no figure: %s", r->points[i].status != IB_OK ? "not measured" : e->note);
+        else
+            ib__sbuf_printf(b, "%11.4g %8.2g%% %9.4g %9.4g %11.4g", e->items_per_joule, 100 * e->bound,
+                            e->joules_per_item, e->power_w, e->joules_per_item_above_idle);
+        if ((int)i == r->most_efficient) ib__sbuf_printf(b, "  most efficient");
+        if ((int)i == r->peak)
+            ib__sbuf_printf(b, "%s", (int)i == r->most_efficient ? ", fastest" : "  fastest");
+        ib__sbuf_printf(b, "\n");
+    }
+    const ib_throughput_point *eff = &r->points[r->most_efficient];
+    if (r->peak >= 0 && r->most_efficient != r->peak) {
+        const ib_throughput_point *peak = &r->points[r->peak];
+        ib__sbuf_printf(b,
+                        "most inputs per joule at batch %lld (%.4g, %+.1f%% against the fastest batch %lld), "
+                        "at %.1f%% of the peak's inputs/s\n",
+                        (long long)eff->batch, eff->energy.items_per_joule,
+                        peak->energy.source != IB_ENERGY_NONE
+                            ? 100 * (eff->energy.items_per_joule / peak->energy.items_per_joule - 1)
+                            : NAN,
+                        (long long)peak->batch, 100 * eff->items_per_s / peak->items_per_s);
+    } else {
+        ib__sbuf_printf(b, "most inputs per joule at the fastest batch, %lld\n", (long long)eff->batch);
+    }
+}
+
+bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+                        double ci[2], const char **verdict)
+{
+    if (!ib__energy_change(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound, change,
+                           ci)) {
+        *verdict = "not in both files";
+        return false;
+    }
+    *verdict = ci[0] > threshold                           ? "more energy"
+               : ci[1] < -threshold                        ? "less energy"
+               : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
+                                                           : "inconclusive";
+    return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The energy pitfalls                                                       */
+/* ------------------------------------------------------------------------ */
+
+size_t ib__energy_pitfall_rows(const ib_energy_pitfall *e, ib__energy_pitfall_row rows[3])
+{
+    if (!e->applies) return 0;
+    static const char *const sampled_why =
+        "NVML's power reading is an average over its own window, read at a few instants: the changes "
+        "between them and the window's edges are guessed";
+    static const char *const short_why =
+        "the counter moves in steps: a window shorter than a step reads 0 or "
+        "a whole step's energy, whatever ran";
+    rows[0] = (ib__energy_pitfall_row){ "correct: the counter, the window on its changes",
+                                        e->correct.joules_per_item, 0, "" };
+    snprintf(rows[1].name, sizeof rows[1].name, "power at %d points x time", e->sampled_points);
+    if (e->sampled_points == 0) snprintf(rows[1].name, sizeof rows[1].name, "power at a few points x time");
+    rows[1].joules_per_item = e->sampled_joules_per_item;
+    rows[1].error_pct = e->sampled_error_pct;
+    snprintf(rows[1].why, sizeof rows[1].why, "%s", e->sampled_points ? sampled_why : e->sampled_note);
+    snprintf(rows[2].name, sizeof rows[2].name, "a %.4g ms window (half a step)", e->short_window_ms);
+    rows[2].joules_per_item = e->short_joules_per_item;
+    rows[2].error_pct = e->short_error_pct;
+    snprintf(rows[2].why, sizeof rows[2].why, "%s", short_why);
+    return 3;
+}
+
+void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e)
+{
+    if (!e->applies) {
+        ib__sbuf_printf(b, "energy: n/a: %s\n", e->not_applicable);
+        return;
+    }
+    ib__energy_pitfall_row rows[3];
+    size_t n = ib__energy_pitfall_rows(e, rows);
+    ib__sbuf_printf(b, "\nenergy per input, the correct figure beside what two classic ways read:\n");
+    for (size_t i = 0; i < n; i++) {
+        ib__sbuf_printf(b, "  %-50s ", rows[i].name);
+        if (!isfinite(rows[i].joules_per_item))
+            ib__sbuf_printf(b, "%12s  %s\n", "-", rows[i].why);
+        else if (i == 0)
+            ib__sbuf_printf(b, "%.4g J (+-%.2g%%)\n", rows[i].joules_per_item, 100 * e->correct.bound);
+        else
+            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item, rows[i].error_pct,
+                            rows[i].why);
+    }
+}
+
+cJSON *ib__json_energy_pitfall(const ib_energy_pitfall *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "applies", e->applies);
+    ib__json_add_string_or_null(o, "not_applicable", e->applies ? NULL : e->not_applicable);
+    cJSON_AddItemToObject(o, "correct", ib__json_energy(&e->correct));
+    cJSON *sampled = cJSON_AddObjectToObject(o, "power_at_few_points");
+    cJSON_AddNumberToObject(sampled, "points", e->sampled_points);
+    ib__json_add_number(sampled, "joules_per_item", e->sampled_joules_per_item);
+    ib__json_add_number(sampled, "error_pct", e->sampled_error_pct);
+    ib__json_add_string_or_null(sampled, "note", e->sampled_note);
+    cJSON *shorter = cJSON_AddObjectToObject(o, "window_shorter_than_step");
+    ib__json_add_number(shorter, "window_ms", e->short_window_ms);
+    ib__json_add_number(shorter, "joules_per_item", e->short_joules_per_item);
+    ib__json_add_number(shorter, "error_pct", e->short_error_pct);
+    return o;
+}
