@@ -1628,8 +1628,8 @@ typedef struct ib_serve_point {
     int64_t switch_runs;
     double switch_compute_p50_ms, unchanged_compute_p50_ms;
     ib_serve_explanation explained; /* its compute against warm-up's */
-    ib_energy energy; /* over the rate's schedule (its ends not aligned: the
-                         schedule starts when it starts), per request input */
+    ib_energy energy;               /* over the rate's schedule (its ends not aligned: the
+                                       schedule starts when it starts), per request input */
 } ib_serve_point;
 
 typedef struct ib_serve_result {

@@ -156,9 +156,9 @@ typedef struct server {
     double sample_t0;
     double warm_ms[2];
     double rate_ms[IB_SERVE_MAX_RATES][2];
-    ib__progress pr;              /* the caller's progress reports: touched by
-                                     the calling thread only (instance 0's) */
-    ib__energy_meters energy;     /* the device's, learned before the warm-up */
+    ib__progress pr;          /* the caller's progress reports: touched by
+                                 the calling thread only (instance 0's) */
+    ib__energy_meters energy; /* the device's, learned before the warm-up */
 } server;
 
 static ib_serve_copies copies_of(const ib_workload *w)

@@ -9,18 +9,9 @@
 #define IB_ENV_ENERGY_H
 
 #include "inferbench.h"
+#include "timer/energy_counter.h"
 
 #include <stdint.h>
-
-typedef struct ib__energy_counter {
-    char name[96];  /* what is counted, for the report ("NVML total energy") */
-    double unit_j;  /* joules one count is */
-    uint64_t range; /* the count goes back to 0 on reaching this; 0: never */
-    /* Reads the count now; false when the read failed. */
-    bool (*read)(void *state, uint64_t *count);
-    void (*close)(void *state); /* NULL: nothing to release */
-    void *state;
-} ib__energy_counter;
 
 /* The GPU's counter for CUDA device cuda_device_id. False with the reason
  * in note[cap] (no NVML, no such device, a GPU without the counter). */

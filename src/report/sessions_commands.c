@@ -11,11 +11,21 @@
 #include <string.h>
 
 /* Keys of a session's document that describe that session only. */
-static const char *const throughput_keys[] = {
-    "search",      "sweep_ms",           "curve", "peak", "knee", "budget", "warnings", "notes", "partial",
-    "stop_reason", "timer_resolution_ms", "most_efficient"
+static const char *const throughput_keys[] = { "search",
+                                               "sweep_ms",
+                                               "curve",
+                                               "peak",
+                                               "knee",
+                                               "budget",
+                                               "warnings",
+                                               "notes",
+                                               "partial",
+                                               "stop_reason",
+                                               "timer_resolution_ms",
+                                               "most_efficient" };
+static const char *const pitfalls_keys[] = {
+    "rows", "warnings", "notes", "partial", "stop_reason", "energy"
 };
-static const char *const pitfalls_keys[] = { "rows", "warnings", "notes", "partial", "stop_reason", "energy" };
 
 /* What a command's sessions merge with: its schema and per-session keys,
  * and how its figures are made from the entries of sessions.runs. */

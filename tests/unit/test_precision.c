@@ -187,8 +187,8 @@ static void test_tf32_row_reference_tf32(void)
     CHECK(has(html, "class=\"row-label\">strict fp32 (TF32 off)</text>") &&
           has(html, "class=\"row-error\">+33.3%</text>") && has(html, "correct median 1.5 ms, tf32") &&
           has(html, "class=\"bar-strict\"") && has(html, "the grey bar: strict fp32"));
-    CHECK(has(csv, ",strict fp32 (TF32 off),true,ok,40,2,2,2,0,33.33333333333333,fp32\r\n"));
-    CHECK(has(csv, ",correct,true,ok,40,1.5,1.5,1.5,0,,tf32\r\n"));
+    CHECK(has(csv, ",strict fp32 (TF32 off),true,ok,40,2,2,2,0,33.33333333333333,fp32,\r\n"));
+    CHECK(has(csv, ",correct,true,ok,40,1.5,1.5,1.5,0,,tf32,\r\n"));
     cJSON *doc = json ? cJSON_Parse(json) : NULL;
     cJSON *tf32 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rows"), IB_PITFALL_TF32);
     CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "reference_math")), "tf32"));

@@ -4,7 +4,7 @@
  * of testing every failure path by scripting it). */
 #include "backend/fake/fake.h"
 #include "backend/registry.h"
-#include "env/energy.h"
+#include "timer/energy_counter.h"
 
 #include <math.h>
 #include <stdint.h>
