@@ -314,6 +314,7 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_SERVE: return serve_csv(r);
     case IB_RESULT_BEST: return ib__best_csv(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_csv(r->fleet, r->info);
+    case IB_RESULT_GENERATION: return ib__gen_report_csv(r->generation);
     }
     return NULL;
 }

@@ -15,6 +15,7 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_SERVE: return ib_serve_report_html(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib__best_html(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_html(r->fleet, r->info);
+    case IB_RESULT_GENERATION: return NULL; /* no page yet: not in its kinds */
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }

@@ -24,6 +24,7 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_json(r->best, r->best_cfg);
     case IB_RESULT_FLEET: return ib__fleet_report_json(r->fleet, r->info, r->cfg);
+    case IB_RESULT_GENERATION: return ib__gen_report_json(r->generation, r->gen_cfg);
     }
     return NULL;
 }

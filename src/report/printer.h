@@ -15,7 +15,7 @@
     (IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) |                                  \
      IB__KIND_BIT(IB_RESULT_PITFALLS) | IB__KIND_BIT(IB_RESULT_CALIBRATION) |                                \
      IB__KIND_BIT(IB_RESULT_COMPARISON) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |     \
-     IB__KIND_BIT(IB_RESULT_FLEET))
+     IB__KIND_BIT(IB_RESULT_FLEET) | IB__KIND_BIT(IB_RESULT_GENERATION))
 
 /* The results measured in sessions: every format prints them. */
 #define IB__SESSIONS_KINDS                                                                                   \
@@ -48,6 +48,12 @@ void ib__csv_text_cell(ib__sbuf *b, const char *s);
 /* Markdown: appends s as one table cell's text: '|' escaped, a line break
  * as a space, so that the cell stays in its row. */
 void ib__md_cell(ib__sbuf *b, const char *s);
+
+/* The generation result's reports (generate_report.c). */
+char *ib__gen_report_text(const ib_gen_result *r);
+char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg);
+char *ib__gen_report_csv(const ib_gen_result *r);
+char *ib__gen_report_md(const ib_gen_result *r);
 
 /* The best search's CSV, Markdown and HTML (best_report.c). */
 char *ib__best_csv(const ib_best_result *r);

@@ -16,6 +16,7 @@ static char *render_text(const ib_result *r)
     case IB_RESULT_SERVE: return ib_serve_report_text(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_text(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_text(r->fleet, r->info);
+    case IB_RESULT_GENERATION: return ib__gen_report_text(r->generation);
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS: return ib__sessions_report_text_doc(r->sessions_json);
     }

@@ -1,0 +1,48 @@
+/* Opening a generation workload (include/inferbench.h, ib_gen_open): the
+ * backend named, its arguments, and the release of any. The backend layer,
+ * not the core, knows which backends exist. */
+#include "backend/fake/gen_fake.h"
+#include "core/common.h"
+
+#include <string.h>
+
+void ib__gen_open_args_init(ib__gen_open_args *a)
+{
+    *a = (ib__gen_open_args){ .device = IB_DEVICE_AUTO, .n_seqs = 1, .seed = 42 };
+}
+
+void ib__gen_destroy(ib__gen *g)
+{
+    if (g) g->ops->destroy(g);
+}
+
+void ib_gen_options_init(ib_gen_options *opts)
+{
+    *opts = (ib_gen_options){ .device = IB_DEVICE_AUTO, .seed = 42 };
+}
+
+ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **out, ib_error *err)
+{
+    *out = NULL;
+    ib_gen_options defaults;
+    ib_gen_options_init(&defaults);
+    if (!opts) opts = &defaults;
+    IB_FAIL_IF(!model || !*model, err, IB_ERR_INVALID_ARG, "no model given");
+    ib__gen_open_args a;
+    ib__gen_open_args_init(&a);
+    a.model = model;
+    a.options = opts->options;
+    a.n_options = opts->n_options;
+    a.device = opts->device;
+    a.device_id = opts->device_id;
+    a.seed = opts->seed;
+    const char *backend = opts->backend ? opts->backend : "llama";
+    if (!strcmp(backend, "fake")) return ib__gen_open_fake(&a, out, err);
+    IB_FAIL_IF(strcmp(backend, "llama"), err, IB_ERR_INVALID_ARG,
+               "backend '%s' measures no generative model (llama or fake)", backend);
+    return ib__fail(err, IB_ERR_UNSUPPORTED, "llama: this build has no llama.cpp backend yet");
+}
+
+const ib_gen_info *ib_gen_get_info(const ib_gen *g) { return &g->info; }
+
+void ib_gen_destroy(ib_gen *g) { ib__gen_destroy(g); }
