@@ -267,14 +267,11 @@ ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_o
         .now_ms = virtual_now, .ctx = f, .resolution_ms = 0, .wait_until_ms = virtual_wait_until
     };
     describe(g, a);
-    int32_t n_seqs = a->n_seqs > 0 ? a->n_seqs : 1;
-    int32_t ctx = a->ctx_per_seq > 0 ? a->ctx_per_seq : 1024;
-    ib_status st = gen_set_sequences(g, n_seqs, ctx, err);
-    if (st != IB_OK) {
-        gen_destroy(g);
-        return st;
-    }
-    f->counts.set_sequences = 0;
+    /* The first context as asked (its capacity is checked when the method
+     * sets the sequences it measures). */
+    f->n_seqs = a->n_seqs > 0 && a->n_seqs <= IB_GEN_MAX_SEQUENCES ? a->n_seqs : 1;
+    f->ctx_per_seq = a->ctx_per_seq > 0 ? a->ctx_per_seq : 1024;
+    describe_sequences(g);
     *out = g;
     return IB_OK;
 }
