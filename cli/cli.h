@@ -91,6 +91,12 @@ typedef struct cli_args {
     bool share_gpu;         /* --share-gpu: MPI ranks may share a GPU */
     double rank_timeout_s;  /* --rank-timeout-s: how long ranks wait for a missing one */
     double sessions_max_ms; /* --sessions-max-ms: 0 none */
+    /* generate: its configuration (run: cfg above, copied in), the
+     * --sequences list as given, and whether --backend names a generation
+     * backend (llama, fake) rather than the registry's */
+    ib_gen_config gen;
+    const char *sequences;
+    bool gen_backend;
 } cli_args;
 
 enum {
@@ -112,7 +118,8 @@ enum {
     OPT_SERVE = 1u << 12,     /* --rate, --arrivals, --slo-p99-ms, ...: serve */
     OPT_BEST = 1u << 23,      /* --exhaustive, --max-batch: best */
     OPT_FLEET = 1u << 24,     /* --devices, --share-gpu: latency, throughput */
-    OPT_DEVICES = 1u << 25    /* --devices alone: serve (which does not run under MPI) */
+    OPT_DEVICES = 1u << 25,   /* --devices alone: serve (which does not run under MPI) */
+    OPT_GEN = 1u << 26        /* --prompt-tokens, --new-tokens, --sequences, ...: generate */
 };
 
 typedef struct cli_command {
@@ -361,6 +368,7 @@ int cmd_info(cli_args *a);
 int cmd_compare(cli_args *a);
 int cmd_convert(cli_args *a);
 int cmd_best(cli_args *a);
+int cmd_generate(cli_args *a);
 
 /* Accuracy beside speed: when the arithmetic in effect of w (opened from
  * a) is not fp32, compares its outputs with strict fp32 into *acc (zeroed

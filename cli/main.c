@@ -6,6 +6,7 @@
  *   inferbench pitfalls MODEL       what classic timing mistakes would report
  *   inferbench best MODEL           the fastest configuration that stays accurate
  *   inferbench serve MODEL          latency under load, the highest rate within a target
+ *   inferbench generate MODEL       TTFT, time per token, sequences decoded together (GGUF)
  *   inferbench calibrate            the tool's own accuracy on known kernels
  *   inferbench compare A.json B.json  is B really faster or slower than A?
  *   inferbench zoo list|export      the built-in models
@@ -42,6 +43,11 @@ static const cli_command commands[] = {
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
           OPT_ACCURACY | OPT_BEST,
       cmd_best },
+    { "generate", "MODEL [options]",
+      "A generative model token by token (llama.cpp, a GGUF file or zoo:NAME): time to first token,\n"
+      "every token's latency at a depth, tokens/s as tokens / time, sequences decoded together and the\n"
+      "most whose KV cache fits; --pitfalls: what each classic mistake reports (docs/generate.md).",
+      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_QUIET | OPT_GEN, cmd_generate },
     { "calibrate", "[options]",
       "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
       "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"

@@ -255,13 +255,12 @@ static void result_init(ib_gen_result *r, const ib__gen *g, const ib_gen_config 
     r->tpot_budget_ms = cfg->tpot_budget_ms;
 }
 
-/* The machine: the host's facts (the runtime is the workload's). */
+/* The machine: the host's facts (the runtime is the workload's, in its
+ * info: not the forward-pass backends' that ib__env_capture would name). */
 static void capture_env(ib_gen_result *r)
 {
     ib__env_capture(&r->env, NULL);
-    memset(&r->env.runtime, 0, sizeof r->env.runtime);
-    ib__strlcpy(r->env.runtime.version, r->info.runtime_version, sizeof r->env.runtime.version);
-    ib__strlcpy(r->env.runtime.library, r->info.runtime_library, sizeof r->env.runtime.library);
+    memset(&r->env.runtime, 0, sizeof r->env.runtime); /* the info states it */
 }
 
 /* The cold first prefill and step, then warm-up: the single sequence. */

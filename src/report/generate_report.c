@@ -14,9 +14,11 @@
 static void text_header(ib__sbuf *b, const ib_gen_result *r)
 {
     const ib_gen_info *in = &r->info;
-    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s, %s, %.3g B parameters)\n", in->model, in->arch,
+    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s, %s", in->model, in->arch,
                     in->model_type[0] ? " " : "", in->model_type,
-                    in->weights_type[0] ? in->weights_type : "?", (double)in->n_params / 1e9);
+                    in->weights_type[0] ? in->weights_type : "?");
+    if (in->n_params) ib__sbuf_printf(b, ", %.3g B parameters", (double)in->n_params / 1e9);
+    ib__sbuf_printf(b, ")\n");
     ib__text_env(b, &r->env);
     ib__sbuf_printf(b, "runtime %s%s%s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
                     in->runtime_library[0] ? " from " : "", in->runtime_library, ib__device_name(in->device));
