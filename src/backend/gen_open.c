@@ -1,20 +1,11 @@
 /* Opening a generation workload (include/inferbench.h, ib_gen_open): the
- * backend named, its arguments, and the release of any. The backend layer,
- * not the core, knows which backends exist. */
+ * backend named and its arguments (their defaults and the release of a
+ * workload: generation.c). The backend layer, not the core, knows which
+ * backends exist. */
 #include "backend/fake/gen_fake.h"
 #include "core/common.h"
 
 #include <string.h>
-
-void ib__gen_open_args_init(ib__gen_open_args *a)
-{
-    *a = (ib__gen_open_args){ .device = IB_DEVICE_AUTO, .n_seqs = 1, .seed = 42 };
-}
-
-void ib__gen_destroy(ib__gen *g)
-{
-    if (g) g->ops->destroy(g);
-}
 
 void ib_gen_options_init(ib_gen_options *opts)
 {
@@ -40,7 +31,7 @@ ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **ou
     if (!strcmp(backend, "fake")) return ib__gen_open_fake(&a, out, err);
     IB_FAIL_IF(strcmp(backend, "llama"), err, IB_ERR_INVALID_ARG,
                "backend '%s' measures no generative model (llama or fake)", backend);
-    return ib__fail(err, IB_ERR_UNSUPPORTED, "llama: this build has no llama.cpp backend yet");
+    return ib__gen_open_llama(&a, out, err);
 }
 
 const ib_gen_info *ib_gen_get_info(const ib_gen *g) { return &g->info; }

@@ -105,6 +105,11 @@ typedef struct ib__gen_open_args {
     int32_t n_seqs;      /* sequences the first context holds (default 1) */
     int32_t ctx_per_seq; /* tokens of context each (default 0: prompt + tokens, given by the caller) */
     uint64_t seed;       /* of the random token ids (default 42) */
+    /* Where the zoo's model files are written and found again (zoo:NAME:
+     * a GGUF file of 3 GB for a 1B model in float16): a folder the program
+     * chooses, the library reading no environment. NULL: zoo models are
+     * refused. Not owned. */
+    const char *cache_dir;
 } ib__gen_open_args;
 
 void ib__gen_open_args_init(ib__gen_open_args *a);
