@@ -1065,6 +1065,10 @@ typedef struct ib_gen_options {
     const ib_backend_option *options; /* the backend's KEY=VALUE pairs, in order; not owned */
     size_t n_options;
     uint64_t seed; /* of the random token ids (default 42) */
+    /* Where zoo models are written as GGUF files and found again (a 1B
+     * model in float16 is 3 GB): a folder the caller chooses, the library
+     * reading no environment. NULL: zoo models are refused. Not owned. */
+    const char *cache_dir;
 } ib_gen_options;
 
 void ib_gen_options_init(ib_gen_options *opts);

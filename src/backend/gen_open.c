@@ -27,6 +27,7 @@ ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **ou
     a.device = opts->device;
     a.device_id = opts->device_id;
     a.seed = opts->seed;
+    a.cache_dir = opts->cache_dir;
     const char *backend = opts->backend ? opts->backend : "llama";
     if (!strcmp(backend, "fake")) return ib__gen_open_fake(&a, out, err);
     IB_FAIL_IF(strcmp(backend, "llama"), err, IB_ERR_INVALID_ARG,
