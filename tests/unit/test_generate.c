@@ -1,6 +1,7 @@
 /* The generation method on the scripted fake's virtual clock: every figure
  * against the script's arithmetic, exactly (docs/generate.md). */
 #include "backend/fake/gen_fake.h"
+#include "core/generate.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -341,6 +342,27 @@ static void test_failure_keeps_runs(void)
     ib__gen_destroy(g);
 }
 
+/* Steps timed without synchronize leave work queued: the run drains it, so
+ * that it never lands in what is timed next. */
+static void test_unsynchronized_run_drains(void)
+{
+    ib__gen_fake_script s = script();
+    s.cold_calls = 0;
+    s.queued_fraction = 0.75; /* the device falls behind the host: a backlog */
+    ib__gen *g = open_fake(&s);
+    ib_error err;
+    CHECK(g->ops->set_sequences(g, 1, P + N, &err) == IB_OK);
+    ib__gen_run_spec spec = { .n_seqs = 1, .prompt = P, .depth = P, .steps = N, .sync_steps = false };
+    double ttft, steps[N];
+    CHECK(ib__gen_run(g, &spec, &ttft, steps, NULL, &err) == IB_OK);
+    CHECK(steps[0] == step_ms(1, P) / 4); /* the host's quarter only */
+    spec.sync_steps = true;
+    CHECK(ib__gen_run(g, &spec, &ttft, steps, NULL, &err) == IB_OK);
+    CHECK(ttft == 2.5);
+    CHECK(steps[0] == step_ms(1, P));
+    ib__gen_destroy(g);
+}
+
 static volatile int cancel_flag;
 static int64_t cancel_after;
 
@@ -497,6 +519,7 @@ int main(int argc, char **argv)
     RUN(test_pitfalls);
     RUN(test_pitfalls_read_off);
     RUN(test_pitfalls_not_applicable);
+    RUN(test_unsynchronized_run_drains);
     RUN(test_failure_keeps_runs);
     RUN(test_interrupt_keeps_runs);
     RUN(test_sampling_timed_apart);
