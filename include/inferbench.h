@@ -1091,23 +1091,23 @@ typedef struct ib_gen_config {
      * decode steps; default 30), --precision (on the TTFT and the
      * per-token median both), cancel and progress, as ib_config has them. */
     ib_config run;
-    int32_t prompt_tokens; /* P (default 512) */
-    int32_t new_tokens;    /* N decode steps a run times (default 128) */
-    int32_t depth;         /* D: the position of the first timed decode step,
-                              the context from P to D filled untimed (0, the
-                              default: right after the prompt, D = P) */
-    int32_t ctx_per_seq;   /* tokens of context each sequence gets (0: D + N) */
+    int32_t prompt_tokens;    /* P (default 512) */
+    int32_t new_tokens;       /* N decode steps a run times (default 128) */
+    int32_t depth;            /* D: the position of the first timed decode step,
+                                 the context from P to D filled untimed (0, the
+                                 default: right after the prompt, D = P) */
+    int32_t ctx_per_seq;      /* tokens of context each sequence gets (0: D + N) */
     const int32_t *sequences; /* counts decoded together, each a point; not owned */
     size_t n_sequences;
-    bool search;             /* find the largest count whose KV cache fits at
-                                ctx_per_seq, and time the curve up to it */
-    int32_t max_sequences;   /* the search's bound (default IB_GEN_MAX_SEQUENCES) */
-    int64_t sequence_runs;   /* runs of N steps timed at each count (default 3) */
-    double tpot_budget_ms;   /* > 0: the best tokens/s whose TPOT is within it */
-    double knee_fraction;    /* knee: the fewest sequences reaching this share
-                                of the peak's tokens/s (default 0.95) */
-    bool time_sampling;      /* time a greedy sampling after each step, apart */
-    bool pitfalls;           /* also measure what each classic mistake reports */
+    bool search;           /* find the largest count whose KV cache fits at
+                              ctx_per_seq, and time the curve up to it */
+    int32_t max_sequences; /* the search's bound (default IB_GEN_MAX_SEQUENCES) */
+    int64_t sequence_runs; /* runs of N steps timed at each count (default 3) */
+    double tpot_budget_ms; /* > 0: the best tokens/s whose TPOT is within it */
+    double knee_fraction;  /* knee: the fewest sequences reaching this share
+                              of the peak's tokens/s (default 0.95) */
+    bool time_sampling;    /* time a greedy sampling after each step, apart */
+    bool pitfalls;         /* also measure what each classic mistake reports */
 } ib_gen_config;
 
 void ib_gen_config_init(ib_gen_config *cfg);
@@ -1115,11 +1115,11 @@ void ib_gen_config_init(ib_gen_config *cfg);
 /* Sequences decoded together: one point of the curve. */
 typedef struct ib_gen_point {
     int32_t sequences;
-    ib_status status;    /* IB_OK, or why this count has no figures */
-    ib_stats step_ms;    /* latency of one step (one token of each sequence) */
-    double tokens_per_s; /* sequences x steps / time of all the steps */
-    double tpot_ms;      /* the mean step: each sequence's time per token */
-    int64_t steps;       /* steps timed */
+    ib_status status;     /* IB_OK, or why this count has no figures */
+    ib_stats step_ms;     /* latency of one step (one token of each sequence) */
+    double tokens_per_s;  /* sequences x steps / time of all the steps */
+    double tpot_ms;       /* the mean step: each sequence's time per token */
+    int64_t steps;        /* steps timed */
     double first_step_ms; /* the first step at this count (cold), in no figure */
 } ib_gen_point;
 
@@ -1131,14 +1131,14 @@ typedef struct ib_gen_probe {
 } ib_gen_probe;
 
 typedef enum ib_gen_pitfall {
-    IB_GEN_PITFALL_NO_SYNC = 0,      /* host clock around a step, no synchronize */
-    IB_GEN_PITFALL_PREFILL_IN_RATE,  /* generation tokens/s with the prefill counted */
-    IB_GEN_PITFALL_NO_WARMUP,        /* a fresh context, the first requests included */
-    IB_GEN_PITFALL_EMPTY_CONTEXT,    /* decode at position 0, not at the depth */
-    IB_GEN_PITFALL_MEAN_OF_RATES,    /* the mean of per-run tokens/s */
-    IB_GEN_PITFALL_ONE_RUN,          /* one run's tokens/s taken as the answer */
-    IB_GEN_PITFALL_EOS,              /* runs stopped at an end-of-sequence token */
-    IB_GEN_PITFALL_THREADS,          /* the runtime's default threads, more than the cores */
+    IB_GEN_PITFALL_NO_SYNC = 0,     /* host clock around a step, no synchronize */
+    IB_GEN_PITFALL_PREFILL_IN_RATE, /* generation tokens/s with the prefill counted */
+    IB_GEN_PITFALL_NO_WARMUP,       /* a fresh context, the first requests included */
+    IB_GEN_PITFALL_EMPTY_CONTEXT,   /* decode at position 0, not at the depth */
+    IB_GEN_PITFALL_MEAN_OF_RATES,   /* the mean of per-run tokens/s */
+    IB_GEN_PITFALL_ONE_RUN,         /* one run's tokens/s taken as the answer */
+    IB_GEN_PITFALL_EOS,             /* runs stopped at an end-of-sequence token */
+    IB_GEN_PITFALL_THREADS,         /* the runtime's default threads, more than the cores */
     IB_GEN_PITFALL_COUNT
 } ib_gen_pitfall;
 
@@ -1162,24 +1162,24 @@ typedef struct ib_gen_result {
     ib_status stop_status; /* why, IB_OK otherwise */
     ib_gen_info info;      /* the settings the single sequence was measured with */
     int32_t prompt_tokens, new_tokens, depth, ctx_per_seq;
-    bool fixed_length;     /* always true: N tokens every run, never stopped at
-                              an end-of-sequence token; the ids are random */
+    bool fixed_length;      /* always true: N tokens every run, never stopped at
+                               an end-of-sequence token; the ids are random */
     double cold_prefill_ms; /* the first prefill after open, apart */
     double cold_step_ms;    /* the first decode step after it */
     int64_t warmup_runs_done;
     double warmup_ms_spent;
     bool warmup_steady;
-    size_t runs;          /* timed runs (requests) */
-    double *ttft_ms;      /* [runs]: P tokens from a clear cache to synchronized logits */
-    double *token_ms;     /* [runs * new_tokens]: each step, run after run */
-    double *request_ms;   /* [runs]: TTFT + the first N - 1 steps */
-    double *sample_ms;    /* [runs * new_tokens] with time_sampling, else NULL */
+    size_t runs;             /* timed runs (requests) */
+    double *ttft_ms;         /* [runs]: P tokens from a clear cache to synchronized logits */
+    double *token_ms;        /* [runs * new_tokens]: each step, run after run */
+    double *request_ms;      /* [runs]: TTFT + the first N - 1 steps */
+    double *sample_ms;       /* [runs * new_tokens] with time_sampling, else NULL */
     double *position_p50_ms; /* [new_tokens]: the median over runs of the i-th step */
     ib_stats ttft, token, request, sample;
-    double prompt_tokens_per_s; /* P x runs / time of all prefills */
-    double tokens_per_s;        /* runs x N / time of all steps (never a mean of rates) */
-    double tpot_ms;             /* the mean step */
-    double timer_resolution_ms; /* of the host clock */
+    double prompt_tokens_per_s;                  /* P x runs / time of all prefills */
+    double tokens_per_s;                         /* runs x N / time of all steps (never a mean of rates) */
+    double tpot_ms;                              /* the mean step */
+    double timer_resolution_ms;                  /* of the host clock */
     double precision_target, precision_achieved; /* the larger of TTFT's and the token's */
     bool precision_met;
     /* Sequences decoded together (a list, or the search's curve). */

@@ -13,11 +13,11 @@
 typedef struct ib__progress {
     ib_progress_fn fn; /* NULL: every call is a no-op */
     void *user;
-    const ib_workload *w; /* the clock; NULL: clock's, or the host's monotonic clock */
+    const ib_workload *w;   /* the clock; NULL: clock's, or the host's monotonic clock */
     const ib__clock *clock; /* without w: the clock (a generation workload's) */
-    double t0_ms;         /* the measurement's start */
-    double phase_t0_ms;   /* the current phase's start */
-    double last_ms;       /* the last report */
+    double t0_ms;           /* the measurement's start */
+    double phase_t0_ms;     /* the current phase's start */
+    double last_ms;         /* the last report */
     ib_progress p;
     char step_name[64];
 } ib__progress;

@@ -364,22 +364,23 @@ char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg)
 /* CSV and Markdown                                                          */
 /* ------------------------------------------------------------------------ */
 
-/* One row per timed token (kind "token", run, step, position, ms), per TTFT
+/* CSV (RFC 4180, CRLF as the other results' CSV): one row per timed token (kind "token", run, step, position,
+ * ms), per TTFT
  * ("ttft", run), per point ("sequences": count, tokens/s in value) and per
  * pitfall ("pitfall": its name, what it reports in ms or tokens/s). */
 char *ib__gen_report_csv(const ib_gen_result *r)
 {
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "kind,name,run,step,position,sequences,value,unit\n");
+    ib__sbuf_printf(&b, "kind,name,run,step,position,sequences,value,unit\r\n");
     size_t n = (size_t)r->new_tokens;
     for (size_t k = 0; k < r->runs; k++) {
         ib__sbuf_printf(&b, "ttft,,%zu,,,1", k);
         ib__csv_number(&b, r->ttft_ms[k]);
-        ib__sbuf_printf(&b, ",ms\n");
+        ib__sbuf_printf(&b, ",ms\r\n");
         for (size_t i = 0; i < n; i++) {
             ib__sbuf_printf(&b, "token,,%zu,%zu,%zu,1", k, i, (size_t)r->depth + i);
             ib__csv_number(&b, r->token_ms[k * n + i]);
-            ib__sbuf_printf(&b, ",ms\n");
+            ib__sbuf_printf(&b, ",ms\r\n");
         }
     }
     for (size_t i = 0; i < r->n_points; i++) {
@@ -388,7 +389,7 @@ char *ib__gen_report_csv(const ib_gen_result *r)
         ib__csv_number(&b, r->points[i].tokens_per_s);
         ib__sbuf_printf(&b, ",tokens/s\nsequences,tpot_ms,,,,%d", (int)r->points[i].sequences);
         ib__csv_number(&b, r->points[i].tpot_ms);
-        ib__sbuf_printf(&b, ",ms\n");
+        ib__sbuf_printf(&b, ",ms\r\n");
     }
     for (int k = 0; r->has_pitfalls && k < IB_GEN_PITFALL_COUNT; k++) {
         const ib_gen_pitfall_row *row = &r->pitfalls[k];
@@ -398,7 +399,7 @@ char *ib__gen_report_csv(const ib_gen_result *r)
         ib__sbuf_printf(&b, ",,,,1");
         ib__csv_number(&b, row->wrong);
         ib__csv_text_cell(&b, row->figure);
-        ib__sbuf_printf(&b, "\n");
+        ib__sbuf_printf(&b, "\r\n");
     }
     return ib__sbuf_finish(&b);
 }

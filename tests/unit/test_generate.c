@@ -97,6 +97,37 @@ static void test_counts_and_figures(void)
     ib__gen_destroy(g);
 }
 
+/* Every format through ib_report; html has no page of it yet. */
+static void test_reports(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.pitfalls = true;
+    int32_t list[] = { 1, 2 };
+    c.sequences = list;
+    c.n_sequences = 2;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    ib_result res = { .kind = IB_RESULT_GENERATION, .generation = &r, .gen_cfg = &c };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json"), *csv = ib_report(&res, "csv");
+    char *md = ib_report(&res, "md");
+    CHECK(text && strstr(text, "generation: ") && strstr(text, "pitfalls"));
+    CHECK(json && strstr(json, "\"inferbench.generation/1\""));
+    CHECK(csv && strstr(csv, "token,,0,0,64,1,1.0625,ms\r\n"));
+    CHECK(md && strstr(md, "| per token | 160 |"));
+    CHECK(!ib_report_supports("html", IB_RESULT_GENERATION) && ib_report(&res, "html") == NULL);
+    ib_result missing = { .kind = IB_RESULT_GENERATION, .generation = &r };
+    CHECK(ib_report(&missing, "json") == NULL); /* no configuration: no document */
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 static void test_depth(void)
 {
     ib__gen_fake_script s = script();
@@ -512,6 +543,7 @@ int main(int argc, char **argv)
 {
     check_init(argc, argv);
     RUN(test_counts_and_figures);
+    RUN(test_reports);
     RUN(test_depth);
     RUN(test_search_under_capacity);
     RUN(test_search_bounds);
