@@ -165,7 +165,7 @@ static ib_status quantize(const ib__llama_api *api, const char *f16, const weigh
     ib__llama_log_end(api);
     if (rc != 0) unlink(tmp);
     IB_FAIL_IF(rc != 0, err, IB_ERR_UNSUPPORTED, "zoo: llama.cpp cannot quantize to %s: %s", t->name,
-               log.last_error[0] ? log.last_error : "it failed");
+               log.first_error[0] ? log.first_error : "it failed");
     return IB_OK;
 }
 
