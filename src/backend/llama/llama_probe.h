@@ -16,6 +16,8 @@ const float *ib__llama_probe_logits(ib__gen *g, int32_t i);
  * (a random one); set_next makes it token. */
 int32_t ib__llama_probe_next(ib__gen *g, int32_t seq);
 void ib__llama_probe_set_next(ib__gen *g, int32_t seq, int32_t token);
+/* The llama_model the workload loaded (a bare loop beside it: tests/gpu). */
+struct llama_model *ib__llama_probe_model(ib__gen *g);
 /* The compute buffers of the context, as llama.cpp said them. */
 uint64_t ib__llama_probe_compute_bytes(ib__gen *g);
 
