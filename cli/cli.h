@@ -151,6 +151,14 @@ void cli_list_options(const cli_command *cmd, FILE *f);
 /* The default model of every command that takes one. */
 #define CLI_DEFAULT_MODEL "zoo:efficientnet-b0"
 
+/* The folder of the zoo's generative models (cli/zoo_cache.c):
+ * INFERBENCH_ZOO_CACHE, else $XDG_CACHE_HOME/inferbench/zoo, else
+ * $HOME/.cache/inferbench/zoo; created. False when it cannot be. */
+bool cli_zoo_cache_dir(char *buf, size_t cap);
+/* INFERBENCH_LLAMA_LIBRARY (the folder of a llama.cpp library), or NULL:
+ * the llama backend's library= option where none is given. */
+const char *cli_llama_library(void);
+
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);
 /* Prints "inferbench: warning: <message>" on stderr. */

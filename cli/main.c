@@ -73,7 +73,8 @@ static const cli_command commands[] = {
       "Write the model converted to fp16 or bf16 (what --math fp16/bf16 measures; docs/precision.md).",
       OPT_MATH | OPT_EXPORT, cmd_convert },
     { "zoo-list", "", "List the built-in models.", 0, cmd_zoo_list },
-    { "zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.", OPT_EXPORT,
+    { "zoo-export", "NAME -o FILE.onnx [--fp16] | NAME[?TYPE] -o FILE.gguf",
+      "Write a built-in model as an ONNX file, or a generative one as a GGUF file.", OPT_EXPORT,
       cmd_zoo_export },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -120,7 +121,9 @@ static bool is_help(const char *arg)
 static const cli_command *find_zoo_command(int argc, char **argv, int *code)
 {
     if (argc >= 3 && is_help(argv[2])) {
-        printf("usage: inferbench zoo list | zoo export NAME -o FILE.onnx [--fp16]\n\nsubcommands:\n");
+        printf(
+            "usage: inferbench zoo list | zoo export NAME -o FILE.onnx [--fp16] | zoo export NAME[?TYPE] -o "
+            "FILE.gguf\n\nsubcommands:\n");
         list_commands(stdout, "zoo-");
         *code = EXIT_OK;
         return NULL;

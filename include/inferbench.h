@@ -1327,6 +1327,32 @@ const ib_zoo_entry *ib_zoo_find(const char *name);
  * release it with ib_free. */
 ib_status ib_zoo_build(const char *name, bool fp16, uint8_t **bytes, size_t *len, ib_error *err);
 
+/* The zoo's generative models: decoder-only transformers of the Llama
+ * architecture with random weights (a fixed seed), as GGUF files for the
+ * llama.cpp backend (docs/zoo.md, docs/backend-llama.md). Used as
+ * zoo:NAME, or zoo:NAME?TYPE for weights quantized by llama.cpp (q8_0,
+ * q4_0, q4_k_m, q5_k_m, q6_k; f16 without). */
+typedef struct ib_zoo_lm_entry {
+    const char *name; /* "llama-3.2-1b" */
+    const char *description;
+    int64_t params; /* every tensor's elements */
+    int32_t n_layers, n_embd, n_heads, n_kv_heads, n_ff, n_vocab;
+} ib_zoo_lm_entry;
+
+size_t ib_zoo_lm_count(void);
+const ib_zoo_lm_entry *ib_zoo_lm_get(size_t index);
+const ib_zoo_lm_entry *ib_zoo_lm_find(const char *name); /* NAME, NAME?TYPE, or NULL */
+
+/* Writes zoo model name ("llama-tiny", "llama-3.2-1b?q4_k_m") as a GGUF
+ * file at path, through llama.cpp's GGUF writer and quantizer, loaded from
+ * library_dir (NULL: the release set-up installed). The file is made in
+ * cache_dir first (or found there from an earlier use), then copied to
+ * path through a temporary file: path is whole or absent.
+ * Unknown name or type: IB_ERR_INVALID_ARG; no llama.cpp (this build or
+ * the library): IB_ERR_UNSUPPORTED or IB_ERR_INVALID_ARG, one line. */
+ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
+                             const char *cache_dir, ib_error *err);
+
 /* Number of weight elements stored in a serialized ONNX model's
  * initializers (what the graph really carries). */
 ib_status ib_onnx_count_initializer_elements(const uint8_t *bytes, size_t len, int64_t *count, ib_error *err);

@@ -1,5 +1,6 @@
 /* The zoo's generative models (lm.h): shapes and random weights. */
 #include "zoo/lm.h"
+#include "inferbench.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -103,4 +104,35 @@ void ib__lm_values(const ib__lm_arch *a, size_t i, uint64_t seed, int64_t first,
         uint64_t r = mix(base + (uint64_t)first + k);
         out[k] = scale * (float)((double)(r >> 11) * 0x1.0p-52 - 1.0); /* [-1, 1) */
     }
+}
+
+/* --- the public listing (inferbench.h) ------------------------------------- */
+
+static ib_zoo_lm_entry entries[sizeof archs / sizeof archs[0]];
+
+static void fill_entries(void)
+{
+    for (size_t i = 0; i < n_archs; i++) {
+        const ib__lm_arch *a = &archs[i];
+        entries[i] = (ib_zoo_lm_entry){ a->name,   a->description, ib__lm_params(a), a->n_layer, a->n_embd,
+                                        a->n_head, a->n_head_kv,   a->n_ff,          a->n_vocab };
+    }
+}
+
+size_t ib_zoo_lm_count(void) { return n_archs; }
+
+const ib_zoo_lm_entry *ib_zoo_lm_get(size_t index)
+{
+    if (index >= n_archs) return NULL;
+    fill_entries();
+    return &entries[index];
+}
+
+const ib_zoo_lm_entry *ib_zoo_lm_find(const char *name)
+{
+    if (!name) return NULL;
+    size_t n = strcspn(name, "?");
+    for (size_t i = 0; i < n_archs; i++)
+        if (strlen(archs[i].name) == n && !strncmp(archs[i].name, name, n)) return ib_zoo_lm_get(i);
+    return NULL;
 }

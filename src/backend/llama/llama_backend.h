@@ -107,11 +107,12 @@ ib_status ib__llama_load(const char *dir, const ib__llama_api **out, ib_error *e
  * calls between begin and end go to the capture. Captures nest in no
  * way: one at a time, from the thread that drives the workload. */
 typedef struct ib__llama_log {
-    char last_error[400]; /* the last error line (or warning, when no error) */
-    double compute_mib;   /* sum of "compute buffer size = X MiB" lines */
-    int flash_attn;       /* -1: not said, 0: disabled, 1: enabled */
-    int offloaded, of;    /* "offloaded N/M layers to GPU", -1 when not said */
-    bool out_of_memory;   /* a line said an allocation failed */
+    char first_error[400]; /* the first error line (or a warning, while no error came) */
+    bool error_seen;
+    double compute_mib; /* sum of "compute buffer size = X MiB" lines */
+    int flash_attn;     /* -1: not said, 0: disabled, 1: enabled */
+    int offloaded, of;  /* "offloaded N/M layers to GPU", -1 when not said */
+    bool out_of_memory; /* a line said an allocation failed */
 } ib__llama_log;
 
 void ib__llama_log_begin(const ib__llama_api *api, ib__llama_log *log);

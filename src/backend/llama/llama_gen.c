@@ -4,6 +4,7 @@
  * holding n sequences of a given context each, random token ids fed at
  * positions, logits read after llama_synchronize. docs/backend-llama.md. */
 #include "backend/llama/llama_backend.h"
+#include "backend/llama/llama_probe.h"
 #include "backend/registry.h"
 
 #include <errno.h>
@@ -254,7 +255,7 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
     l->ctx = l->api->init_from_model(l->model, context_params(l, n_seqs, ctx_per_seq));
     ib__llama_log_end(l->api);
     IB_FAIL_IF(!l->ctx, err, IB_ERR_DEVICE_OOM, "llama: no context of %d sequences x %d tokens: %s", n_seqs,
-               ctx_per_seq, log.last_error[0] ? log.last_error : "llama_init_from_model failed");
+               ctx_per_seq, log.first_error[0] ? log.first_error : "llama_init_from_model failed");
     l->kv_bytes = kv_bytes_of(l, l->api->n_ctx(l->ctx));
     l->compute_bytes = (uint64_t)(log.compute_mib * 1048576.0 + 0.5);
     if (l->set.memory_limit && l->kv_bytes + l->compute_bytes > l->set.memory_limit) {
@@ -313,7 +314,7 @@ static ib_status load_model(llama_gen *l, ib_error *err)
     l->model = l->api->model_load_from_file(l->path, p);
     ib__llama_log_end(l->api);
     if (!l->model) {
-        const char *why = log.last_error[0] ? log.last_error : "llama_model_load_from_file failed";
+        const char *why = log.first_error[0] ? log.first_error : "llama_model_load_from_file failed";
         IB_FAIL_IF(log.out_of_memory, err, IB_ERR_DEVICE_OOM, "llama: out of memory loading %s: %s", l->path,
                    why);
         return ib__fail(err, IB_ERR_INVALID_ARG, "llama: cannot load %s: %s", l->path, why);
@@ -634,3 +635,27 @@ ib_status ib__gen_open_llama(const ib__gen_open_args *a, ib__gen **out, ib_error
     *out = g;
     return IB_OK;
 }
+
+/* --- probes (llama_probe.h) ------------------------------------------------- */
+
+void ib__llama_probe_positions(ib__gen *g, int32_t seq, int32_t *lo, int32_t *hi)
+{
+    llama_gen *l = impl(g);
+    llama_memory_t mem = l->api->get_memory(l->ctx);
+    *lo = l->api->memory_seq_pos_min(mem, seq);
+    *hi = l->api->memory_seq_pos_max(mem, seq);
+}
+
+const float *ib__llama_probe_logits(ib__gen *g, int32_t i)
+{
+    llama_gen *l = impl(g);
+    return l->last_outputs ? l->api->get_logits_ith(l->ctx, i) : NULL;
+}
+
+int32_t ib__llama_probe_next(ib__gen *g, int32_t seq) { return impl(g)->next[seq]; }
+
+void ib__llama_probe_set_next(ib__gen *g, int32_t seq, int32_t token) { impl(g)->next[seq] = token; }
+
+uint64_t ib__llama_probe_compute_bytes(ib__gen *g) { return impl(g)->compute_bytes; }
+
+struct llama_model *ib__llama_probe_model(ib__gen *g) { return impl(g)->model; }

@@ -165,7 +165,7 @@ static ib_status quantize(const ib__llama_api *api, const char *f16, const weigh
     ib__llama_log_end(api);
     if (rc != 0) unlink(tmp);
     IB_FAIL_IF(rc != 0, err, IB_ERR_UNSUPPORTED, "zoo: llama.cpp cannot quantize to %s: %s", t->name,
-               log.last_error[0] ? log.last_error : "it failed");
+               log.first_error[0] ? log.first_error : "it failed");
     return IB_OK;
 }
 
@@ -201,8 +201,14 @@ ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const c
     const char *q = strchr(name, '?');
     snprintf(base, sizeof base, "%.*s", (int)(q ? (size_t)(q - name) : strlen(name)), name);
     const ib__lm_arch *a = ib__lm_find(base);
-    IB_FAIL_IF(!a, err, IB_ERR_INVALID_ARG,
-               "zoo: unknown generative model '%s' (known: llama-3.2-1b, llama-tiny)", base);
+    if (!a) {
+        size_t used = 0;
+        for (size_t i = 0; i < ib__lm_count() && used < sizeof list; i++)
+            used +=
+                (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", ib__lm_get(i)->name);
+        return ib__fail(err, IB_ERR_INVALID_ARG, "zoo: unknown generative model '%s' (known: %s)", base,
+                        list);
+    }
     const weight_type *t = find_type(q ? q + 1 : "f16");
     known_types(list, sizeof list);
     IB_FAIL_IF(!t, err, IB_ERR_INVALID_ARG, "zoo: unknown weight type '%s' of %s (known: %s)", q + 1, base,
@@ -220,4 +226,46 @@ ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const c
                cache_dir);
     if (!exists(path)) IB_TRY(make(api, a, t, f16, threads, path, err));
     return IB_OK;
+}
+
+/* --- export (inferbench.h) --------------------------------------------------- */
+
+/* path from the cached file: a copy (not a link: a tool that edits the
+ * exported file in place must not change the cache's), through a
+ * temporary file renamed. */
+static ib_status place(const char *from, const char *path, ib_error *err)
+{
+    char tmp[1100];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    IB_FAIL_IF(n < 0 || (size_t)n >= sizeof tmp, err, IB_ERR_INVALID_ARG, "zoo: output path too long: %s",
+               path);
+    unlink(tmp);
+    bool ok = link(from, tmp) == 0;
+    if (!ok) {
+        FILE *in = fopen(from, "rb"), *out = fopen(tmp, "wb");
+        char buf[1 << 16];
+        ok = in && out;
+        for (size_t got; ok && (got = fread(buf, 1, sizeof buf, in)) > 0;)
+            ok = fwrite(buf, 1, got, out) == got;
+        ok = ok && in && !ferror(in);
+        if (in) fclose(in);
+        if (out) ok = fclose(out) == 0 && ok;
+    }
+    ok = ok && rename(tmp, path) == 0;
+    int e = errno;
+    if (!ok) unlink(tmp);
+    IB_FAIL_IF(!ok, err, IB_ERR_IO, "zoo: cannot write %s: %s", path, strerror(e));
+    return IB_OK;
+}
+
+ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
+                             const char *cache_dir, ib_error *err)
+{
+    IB_FAIL_IF(!name || !path || !*path, err, IB_ERR_INVALID_ARG,
+               "zoo: a model name and an output file are needed");
+    const ib__llama_api *api;
+    IB_TRY(ib__llama_load(library_dir, &api, err));
+    char cached[1100];
+    IB_TRY(ib__llama_zoo_file(api, name, cache_dir, ib__llama_cpus_allowed(), cached, sizeof cached, err));
+    return place(cached, path, err);
 }

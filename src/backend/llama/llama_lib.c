@@ -381,9 +381,14 @@ static void parse_line(ib__llama_log *l, enum ggml_log_level level, const char *
     if (strstr(line, "failed to allocate") || strstr(line, "out of memory") ||
         strstr(line, "Cannot allocate memory") || strstr(line, "cudaMalloc failed"))
         l->out_of_memory = true;
-    if (level == GGML_LOG_LEVEL_ERROR || (level == GGML_LOG_LEVEL_WARN && !l->last_error[0])) {
+    /* The first error is the cause ("unknown model architecture"); the
+     * later ones say only that loading failed. A warning stands in until
+     * an error comes. */
+    bool error = level == GGML_LOG_LEVEL_ERROR;
+    if ((error && !l->error_seen) || (level == GGML_LOG_LEVEL_WARN && !l->first_error[0])) {
         size_t n = strcspn(line, "\n");
-        snprintf(l->last_error, sizeof l->last_error, "%.*s", (int)(n < 399 ? n : 399), line);
+        snprintf(l->first_error, sizeof l->first_error, "%.*s", (int)(n < 399 ? n : 399), line);
+        l->error_seen = error;
     }
 }
 
