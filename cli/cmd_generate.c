@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* "1,4,16" into counts[]: each a whole number (the library judges the
  * range, so that one message says it). */
@@ -45,31 +44,6 @@ static int refuse_forward_options(const cli_args *a)
     return EXIT_OK;
 }
 
-/* The folder zoo models are written to as GGUF files:
- * $XDG_CACHE_HOME/inferbench/gguf (or ~/.cache/...), made when missing;
- * NULL (zoo models then refused by the backend, with its line) when there
- * is no home. */
-static const char *gguf_cache(char *buf, size_t cap)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    if (xdg && *xdg)
-        snprintf(buf, cap, "%s/inferbench", xdg);
-    else if (home && *home)
-        snprintf(buf, cap, "%s/.cache/inferbench", home);
-    else
-        return NULL;
-    /* Each level in turn: the cache folder itself may not exist yet. */
-    for (char *p = strchr(buf + 1, '/');; p = strchr(p + 1, '/')) {
-        if (p) *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) return NULL;
-        if (!p) break;
-        *p = '/';
-    }
-    size_t n = strlen(buf);
-    snprintf(buf + n, cap - n, "/gguf");
-    return mkdir(buf, 0777) == 0 || errno == EEXIST ? buf : NULL;
-}
-
 static int open_model(const cli_args *a, ib_gen **g)
 {
     char cache[1024];
@@ -79,9 +53,16 @@ static int open_model(const cli_args *a, ib_gen **g)
     o.device = a->model_opts.device;
     o.device_id = a->model_opts.device_id;
     o.seed = a->model_opts.seed;
-    o.options = a->options;
-    o.n_options = a->n_options;
-    o.cache_dir = strncmp(a->model, "zoo:", 4) ? NULL : gguf_cache(cache, sizeof cache);
+    /* INFERBENCH_LLAMA_LIBRARY: the library's folder unless --option gives it. */
+    ib_backend_option opts[CLI_MAX_BACKEND_OPTIONS + 1];
+    size_t n = 0;
+    const char *library = cli_llama_library();
+    if (library && !cli_option_given(a, "library") && (!a->backend || !strcmp(a->backend, "llama")))
+        opts[n++] = (ib_backend_option){ "library", library };
+    memcpy(opts + n, a->options, a->n_options * sizeof *opts);
+    o.options = opts;
+    o.n_options = n + a->n_options;
+    o.cache_dir = strncmp(a->model, "zoo:", 4) || !cli_zoo_cache_dir(cache, sizeof cache) ? NULL : cache;
     ib_error err = { { 0 } };
     ib_status st = ib_gen_open(a->model, &o, g, &err);
     /* Nothing was measured yet: a model that cannot be opened is bad input,

@@ -9,15 +9,16 @@ if [ ! -d "$(dirname "$0")/../../.cache/llama-cpp-3.22.1/lib" ]; then
   echo "skipped: no llama.cpp in .cache (scripts/setup.sh installs it)"
   exit 77
 fi
+unset INFERBENCH_ZOO_CACHE
 export XDG_CACHE_HOME="$TMP/cache"
 TINY=(generate zoo:llama-tiny --device cpu --prompt-tokens 16 --new-tokens 8 --runs 3 --warmup-runs 1 --warmup-ms 0
       --no-steady --quiet)
 
 expect_exit 0 "llama-tiny at depth 32, json" -- "$IB" "${TINY[@]}" --depth 32 --json "$TMP/g.json"
-if [ -f "$TMP/cache/inferbench/gguf/llama-tiny.gguf" ] || compgen -G "$TMP/cache/inferbench/gguf/*.gguf" >/dev/null; then
+if compgen -G "$TMP/cache/inferbench/zoo/*.gguf" >/dev/null; then
   pass "the zoo model written into the cache given"
 else
-  fail "no GGUF file in $TMP/cache/inferbench/gguf: $(ls -R "$TMP/cache" 2>&1 | head -5)"
+  fail "no GGUF file in $TMP/cache/inferbench/zoo: $(ls -R "$TMP/cache" 2>&1 | head -5)"
 fi
 json_check "$TMP/g.json" "d['runs'] == 3 and len(d['samples']['token_ms']) == 3 and all(len(r) == 8 for r in d['samples']['token_ms'])" "json: 3 runs of 8 tokens"
 json_check "$TMP/g.json" "d['token_ms']['n'] == 24 and d['ttft_ms']['n'] == 3" "json: the counts"
