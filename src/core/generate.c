@@ -274,10 +274,10 @@ static ib_status cold_and_warm(ib__genm *m, ib_error *err)
     IB_TRY(ib__gen_run(m->g, &cold, &r->cold_prefill_ms, m->steps, m->samples, err));
     r->cold_step_ms = m->steps[0];
     ib__gen_run_spec spec = ib__gen_request_spec(m);
-    ib__gen_warmup rule = { .min_runs = c->warmup_runs,
-                            .min_ms = c->warmup_ms,
-                            .max_ms = c->warmup_max_ms,
-                            .until_steady = c->warmup_until_steady };
+    ib__warmup_rule rule = { .min_runs = c->warmup_runs,
+                             .min_ms = c->warmup_ms,
+                             .max_ms = c->warmup_max_ms,
+                             .until_steady = c->warmup_until_steady };
     IB_TRY(
         ib__gen_warm_up(m, &spec, &rule, &r->warmup_runs_done, &r->warmup_ms_spent, &r->warmup_steady, err));
     if (!r->warmup_steady) r->warnings |= IB_WARN_NOT_STEADY;

@@ -5,6 +5,7 @@
 #ifndef IB_CORE_GENERATE_H
 #define IB_CORE_GENERATE_H
 
+#include "core/latency.h"
 #include "core/progress.h"
 #include "workload/generation.h"
 
@@ -44,14 +45,9 @@ ib_status ib__gen_run(ib__gen *g, const ib__gen_run_spec *spec, double *ttft_ms,
 /* The total of a run, what warm-up judges steadiness on. */
 double ib__gen_run_total(double ttft_ms, const double *steps_ms, int32_t steps);
 
-/* Warm-up of runs of spec: at least min_runs runs and min_ms, then until
- * the runs' totals are steady (rules.h) when until_steady, or max_ms. */
-typedef struct ib__gen_warmup {
-    int64_t min_runs;
-    double min_ms, max_ms;
-    bool until_steady;
-} ib__gen_warmup;
-ib_status ib__gen_warm_up(ib__genm *m, const ib__gen_run_spec *spec, const ib__gen_warmup *rule,
+/* Warm-up of runs of spec under rule (latency.h's loop): steadiness on
+ * the runs' totals. */
+ib_status ib__gen_warm_up(ib__genm *m, const ib__gen_run_spec *spec, const ib__warmup_rule *rule,
                           int64_t *runs_done, double *ms_spent, bool *steady, ib_error *err);
 
 /* The single sequence's spec: the prompt, the depth, N steps. */

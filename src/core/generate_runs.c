@@ -3,7 +3,6 @@
  * pitfalls. A region is the host clock around the call and its synchronize
  * (workload/generation.h): the call returns once the work is queued. */
 #include "core/generate.h"
-#include "core/rules.h"
 
 #include <math.h>
 #include <string.h>
@@ -77,34 +76,26 @@ ib__gen_run_spec ib__gen_request_spec(const ib__genm *m)
                                .sync_steps = true };
 }
 
-ib_status ib__gen_warm_up(ib__genm *m, const ib__gen_run_spec *spec, const ib__gen_warmup *rule,
+/* A warm-up run: steadiness on the run's total, which also sizes the
+ * window. */
+typedef struct warm_run {
+    ib__genm *m;
+    const ib__gen_run_spec *spec;
+} warm_run;
+
+static ib_status gen_warm_run(void *user, double *value, double *run_ms, ib_error *err)
+{
+    warm_run *w = user;
+    double ttft;
+    IB_TRY(ib__gen_run(w->m->g, w->spec, &ttft, w->m->steps, w->m->samples, err));
+    *value = *run_ms = ib__gen_run_total(ttft, w->m->steps, w->spec->steps);
+    return IB_OK;
+}
+
+ib_status ib__gen_warm_up(ib__genm *m, const ib__gen_run_spec *spec, const ib__warmup_rule *rule,
                           int64_t *runs_done, double *ms_spent, bool *steady, ib_error *err)
 {
-    double recent[2 * IB__STEADY_WINDOW];
-    size_t n_recent = 0;
-    ib__gen *g = m->g;
-    double t0 = ib__gen_now_ms(g);
-    *runs_done = 0;
-    *steady = !rule->until_steady;
-    ib__progress_phase(&m->pr, IB_PHASE_WARMUP, rule->until_steady ? 0 : rule->min_runs);
-    for (;;) {
-        double elapsed = ib__gen_now_ms(g) - t0;
-        *ms_spent = elapsed;
-        bool minimums_met = *runs_done >= rule->min_runs && elapsed >= rule->min_ms;
-        if (minimums_met && (*steady || elapsed >= rule->max_ms)) return IB_OK;
-        IB_FAIL_IF(ib__cancelled(m->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
-        double ttft;
-        IB_TRY(ib__gen_run(g, spec, &ttft, m->steps, m->samples, err));
-        (*runs_done)++;
-        ib__progress_runs(&m->pr, *runs_done, rule->until_steady ? rule->max_ms : NAN);
-        if (n_recent == 2 * IB__STEADY_WINDOW) {
-            memmove(recent, recent + 1, (n_recent - 1) * sizeof *recent);
-            n_recent--;
-        }
-        double total = ib__gen_run_total(ttft, m->steps, spec->steps);
-        recent[n_recent++] = total;
-        if (rule->until_steady && !*steady)
-            *steady =
-                ib__is_steady(recent, n_recent, ib__steady_window(rule->max_ms, total), IB__STEADY_TOLERANCE);
-    }
+    warm_run w = { .m = m, .spec = spec };
+    return ib__warm_up_loop(rule, &m->g->clock, m->cfg->run.cancel, &m->pr, gen_warm_run, &w, runs_done,
+                            ms_spent, steady, err);
 }

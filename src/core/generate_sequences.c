@@ -147,10 +147,10 @@ static ib_status measure_point(ib__genm *m, int32_t n_seqs, ib_gen_point *p, ib_
     p->first_step_ms = m->steps[0];
     const ib_config *c = &m->cfg->run;
     /* Each count is warmed up on its own, shorter than the request's. */
-    ib__gen_warmup rule = { .min_runs = 1,
-                            .min_ms = 0,
-                            .max_ms = fmin(c->warmup_max_ms, 3000),
-                            .until_steady = c->warmup_until_steady };
+    ib__warmup_rule rule = { .min_runs = 1,
+                             .min_ms = 0,
+                             .max_ms = fmin(c->warmup_max_ms, 3000),
+                             .until_steady = c->warmup_until_steady };
     int64_t done;
     double spent;
     bool steady;
