@@ -164,26 +164,29 @@ static ib_status settle(ib_gen_pitfall_row *row, ib_status st, const ib_error *w
     return st;
 }
 
+/* A row whose mistake is in how the steps are run (spec): their median
+ * against the correct per-token median. */
+static ib_status steps_row(ib__genm *m, const ib__gen_run_spec *spec, ib_gen_pitfall_row *row, ib_error *err)
+{
+    double p50 = NAN, ttft;
+    ib_error why = { { 0 } };
+    ib_status st = time_runs(m, spec, row_runs(m->r), &p50, &ttft, &why);
+    set_figures(row, p50, m->r->token.p50);
+    return settle(row, st, &why, err);
+}
+
 static ib_status no_sync(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
 {
     ib__gen_run_spec spec = ib__gen_request_spec(m);
     spec.sync_steps = false;
-    double p50 = NAN, ttft;
-    ib_error why = { { 0 } };
-    ib_status st = time_runs(m, &spec, row_runs(m->r), &p50, &ttft, &why);
-    set_figures(row, p50, m->r->token.p50);
-    return settle(row, st, &why, err);
+    return steps_row(m, &spec, row, err);
 }
 
 static ib_status empty_context(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
 {
     ib__gen_run_spec spec = ib__gen_request_spec(m);
     spec.prompt = spec.depth = 0;
-    double p50 = NAN, ttft;
-    ib_error why = { { 0 } };
-    ib_status st = time_runs(m, &spec, row_runs(m->r), &p50, &ttft, &why);
-    set_figures(row, p50, m->r->token.p50);
-    return settle(row, st, &why, err);
+    return steps_row(m, &spec, row, err);
 }
 
 /* The runtime's default threads, one run to settle, then timed; the chosen

@@ -5,7 +5,6 @@
 #include "core/generate.h"
 
 #include <math.h>
-#include <string.h>
 
 static ib_status prefill_timed(ib__gen *g, int32_t n, double *ms, ib_error *err)
 {

@@ -151,6 +151,15 @@ static const struct {
       "the machine was busy with other work during the measurement: the figures include its interference" },
 };
 
+void ib__json_add_precision(cJSON *root, double target, double achieved, bool met)
+{
+    if (!(target > 0)) return;
+    cJSON *prec = cJSON_AddObjectToObject(root, "precision");
+    ib__json_add_number(prec, "target", target);
+    ib__json_add_number(prec, "achieved", achieved);
+    cJSON_AddBoolToObject(prec, "met", met);
+}
+
 cJSON *ib__json_warnings(unsigned warnings)
 {
     cJSON *a = cJSON_CreateArray();

@@ -250,12 +250,7 @@ static void json_single(cJSON *root, const ib_gen_result *r)
     ib__json_add_number(root, "tokens_per_s", r->tokens_per_s);
     ib__json_add_number(root, "tpot_ms", r->tpot_ms);
     ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
-    if (r->precision_target > 0) {
-        cJSON *prec = cJSON_AddObjectToObject(root, "precision");
-        ib__json_add_number(prec, "target", r->precision_target);
-        ib__json_add_number(prec, "achieved", r->precision_achieved);
-        cJSON_AddBoolToObject(prec, "met", r->precision_met);
-    }
+    ib__json_add_precision(root, r->precision_target, r->precision_achieved, r->precision_met);
     size_t n = (size_t)r->new_tokens;
     cJSON *s = cJSON_AddObjectToObject(root, "samples");
     cJSON_AddItemToObject(s, "ttft_ms", ib__json_array(r->ttft_ms, r->runs));

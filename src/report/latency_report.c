@@ -128,12 +128,7 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
         cJSON_AddNullToObject(root, "latency_ms");
         cJSON_AddNullToObject(root, "host_latency_ms");
     }
-    if (r->precision_target > 0) { /* only a target asked for has a verdict */
-        cJSON *prec = cJSON_AddObjectToObject(root, "precision");
-        ib__json_add_number(prec, "target", r->precision_target);
-        ib__json_add_number(prec, "achieved", r->precision_achieved);
-        cJSON_AddBoolToObject(prec, "met", r->precision_met);
-    }
+    ib__json_add_precision(root, r->precision_target, r->precision_achieved, r->precision_met);
     ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
     ib__json_add_number(root, "host_timer_resolution_ms", r->host_timer_resolution_ms);
     ib__json_add_number(root, "launch_overhead_ms", r->launch_overhead_ms);

@@ -42,6 +42,9 @@ cJSON *ib__json_env(const ib_env *env);
 cJSON *ib__json_workload(const ib_workload_info *info);
 cJSON *ib__json_array(const double *x, size_t n);
 cJSON *ib__json_warnings(unsigned warnings);
+/* "precision": {target, achieved, met} at root, where a target was asked
+ * for (only a target has a verdict); nothing otherwise. */
+void ib__json_add_precision(cJSON *root, double target, double achieved, bool met);
 /* The IB_WARN_* bits of warnings as their JSON keys ("high_cv") and
  * their text lines, at most cap of each; returns how many. */
 #define IB__MAX_WARNINGS 16
