@@ -15,7 +15,7 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_SERVE: return ib_serve_report_html(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib__best_html(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_html(r->fleet, r->info);
-    case IB_RESULT_GENERATION: return NULL; /* no page yet: not in its kinds */
+    case IB_RESULT_GENERATION: return ib__gen_report_html(r->generation);
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }
@@ -27,6 +27,6 @@ const ib__printer ib__html_printer = {
     "html",
     IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS) |
         IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |
-        IB__KIND_BIT(IB_RESULT_FLEET),
+        IB__KIND_BIT(IB_RESULT_FLEET) | IB__KIND_BIT(IB_RESULT_GENERATION),
     render_html,
 };

@@ -24,6 +24,10 @@ json_check "$TMP/g.json" "d['workload']['arch'] == 'fake' and d['workload']['n_t
 expect_grep "^token,,9,15,79,1,1.0771484375,ms.?$" "$TMP/g.csv" "csv: the last token of the last run"
 if [ "$(grep -c '' "$TMP/g.csv")" -eq 171 ]; then pass "csv: a header, 10 TTFT rows and 160 token rows"; else fail "csv rows: $(grep -c '' "$TMP/g.csv")"; fi
 expect_grep "^\| per token \| 160 \|" "$TMP/g.md" "md: the per-token row"
+expect_exit 0 "--html" -- "$IB" "${FAKE[@]}" --sequences 1,2 --html "$TMP/g.html"
+expect_grep "<h2>Latency by token position</h2>" "$TMP/g.html" "html: latency by token position"
+expect_grep "histogram of the timed tokens" "$TMP/g.html" "html: the per-token histogram"
+expect_grep "tokens per second against sequences" "$TMP/g.html" "html: the curve over sequences"
 
 expect_exit 0 "--depth 256" -- "$IB" "${FAKE[@]}" --depth 256 --json "$TMP/d.json"
 json_check "$TMP/d.json" "d['settings']['depth'] == 256 and d['samples']['token_ms'][0][0] == 1.25 and d['samples']['ttft_ms'][0] == 2.5" "json: the depth recorded, steps timed there, the fill untimed"
