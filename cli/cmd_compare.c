@@ -220,11 +220,59 @@ static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latenc
     return code;
 }
 
+/* Reads path as a generation result: true when it is one (*f filled),
+ * false when it is not (or cannot be read: the latency path says why). */
+static bool load_generation(const char *path, ib_gen_file *f)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (read_text(path, &text, &len) != EXIT_OK) return false;
+    ib_error err;
+    bool is = ib_gen_file_parse(text, len, f, &err) == IB_OK;
+    free(text);
+    return is;
+}
+
+/* Two generation results (generate --json): their TTFT and per-token
+ * latency compared. -1 when neither is one: the latency comparison's. */
+static int compare_generation(cli_args *a)
+{
+    ib_gen_file fa, fb;
+    bool ga = load_generation(a->pos[0], &fa), gb = load_generation(a->pos[1], &fb);
+    int code = -1;
+    if (ga != gb)
+        code = cli_fail(IB_ERR_INVALID_ARG, "a generation result and a latency result cannot be compared");
+    cli_outputs out;
+    memset(&out, 0, sizeof out);
+    const char *reads[3] = { a->pos[0], a->pos[1], NULL };
+    if (ga && gb) code = cli_outputs_prepare(&out, a, reads) ? EXIT_OK : EXIT_BAD_INPUT;
+    if (ga && gb && code == EXIT_OK) {
+        ib_gen_comparison c;
+        ib_error err = { { 0 } };
+        ib_status st = ib_compare_gen_files(&fa, &fb, a->threshold, &c, &err);
+        ib_result res = { .kind = IB_RESULT_GEN_COMPARISON,
+                          .gen_comparison = &c,
+                          .gen_a = &fa,
+                          .gen_b = &fb,
+                          .a_name = a->pos[0],
+                          .b_name = a->pos[1] };
+        code = cli_report(&out, st == IB_OK ? &res : NULL, st, &err);
+        bool slower = c.ttft.verdict == IB_CHANGE_SLOWER || c.token.verdict == IB_CHANGE_SLOWER;
+        if (code == EXIT_OK && a->fail_if_slower && slower)
+            code = cli_fail(IB_ERR_NOT_MET, "B is slower than A (--fail-if-slower)");
+    }
+    if (ga) ib_gen_file_free(&fa);
+    if (gb) ib_gen_file_free(&fb);
+    return code;
+}
+
 int cmd_compare(cli_args *a)
 {
     if (a->n_pos != 2)
         return cli_fail(IB_ERR_INVALID_ARG,
                         "compare takes two latency results: BASELINE.json CANDIDATE.json");
+    int gen = compare_generation(a);
+    if (gen != -1) return gen;
     ib_latency_file fa, fb; /* freed below whatever failed */
     memset(&fa, 0, sizeof fa);
     memset(&fb, 0, sizeof fb);

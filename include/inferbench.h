@@ -1212,6 +1212,39 @@ ib_status ib_measure_generation(ib_gen *g, const ib_gen_config *cfg, ib_gen_resu
 
 void ib_gen_result_free(ib_gen_result *r);
 
+/* A generation result read back (its JSON, "inferbench.generation/1"), for
+ * compare. Free with ib_gen_file_free. */
+typedef struct ib_gen_file {
+    char model[256];
+    char device[16];
+    char weights_type[16];
+    char runtime_version[64];
+    int32_t prompt_tokens, new_tokens, depth;
+    int32_t n_threads;
+    bool partial;
+    double *ttft_ms; /* [n_ttft] */
+    size_t n_ttft;
+    double *token_ms; /* [n_token]: every token's time, run after run */
+    size_t n_token;
+    double tokens_per_s;
+} ib_gen_file;
+
+/* Reads text[0..len): IB_ERR_INVALID_ARG ("not an inferbench generation
+ * result: why") for anything else. */
+ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_error *err);
+void ib_gen_file_free(ib_gen_file *f);
+
+/* Two generation results compared (docs/generate.md, "compare"): the TTFT
+ * and the per-token latency (whose mean is TPOT), each as
+ * ib_compare_samples compares, and what differs between the two settings. */
+typedef struct ib_gen_comparison {
+    ib_comparison ttft, token;
+    double tokens_per_s_change; /* B's tokens / time over A's, less 1 */
+} ib_gen_comparison;
+
+ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,
+                               ib_gen_comparison *out, ib_error *err);
+
 /* Reports of a generation result (docs/generate.md, docs/json.md): through
  * ib_report (kind IB_RESULT_GENERATION) in text, json, csv, md and html. */
 
@@ -1232,7 +1265,8 @@ typedef enum ib_result_kind {
     IB_RESULT_FLEET = 8,               /* several devices or MPI ranks at once (docs/fleet.md) */
     IB_RESULT_THROUGHPUT_SESSIONS = 9, /* throughput measured in sessions */
     IB_RESULT_PITFALLS_SESSIONS = 10,  /* pitfalls measured in sessions */
-    IB_RESULT_GENERATION = 11          /* a generative model (inferbench generate) */
+    IB_RESULT_GENERATION = 11,         /* a generative model (inferbench generate) */
+    IB_RESULT_GEN_COMPARISON = 12      /* two generation results compared */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1267,6 +1301,9 @@ typedef struct ib_result {
     /* generation: the result and its configuration */
     const ib_gen_result *generation;
     const ib_gen_config *gen_cfg;
+    /* generation comparison: it and the two results (a_name, b_name above) */
+    const ib_gen_comparison *gen_comparison;
+    const ib_gen_file *gen_a, *gen_b;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"

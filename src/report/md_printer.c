@@ -346,6 +346,7 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_BEST: return ib__best_md(r->best);
     case IB_RESULT_FLEET: return ib__fleet_report_md(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_md(r->generation);
+    case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     }
     return NULL;
 }

@@ -54,6 +54,8 @@ char *ib__gen_report_text(const ib_gen_result *r);
 char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg);
 char *ib__gen_report_csv(const ib_gen_result *r);
 char *ib__gen_report_md(const ib_gen_result *r);
+char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
+char *ib__gen_comparison_json(const ib_result *r);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
 
 /* The best search's CSV, Markdown and HTML (best_report.c). */

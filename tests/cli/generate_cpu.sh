@@ -56,6 +56,18 @@ expect_exit 1 "a failure while measuring: exit 1, the runs kept" -- \
   "$IB" "${FAKE[@]}" --option fail_at_call=121 --json "$TMP/f.json"
 json_check "$TMP/f.json" "d['partial'] is True and d['runs'] == 4 and len(d['samples']['token_ms']) == 4" "json: partial, the 4 runs before the failure"
 
+# compare: per-token 10% slower (step_us 1100), the TTFT the same.
+expect_exit 0 "a slower candidate" -- "$IB" "${FAKE[@]}" --option step_us=1100 --json "$TMP/slow.json"
+expect_exit 0 "compare two generation results" -- "$IB" compare "$TMP/g.json" "$TMP/slow.json" --json "$TMP/c.json"
+expect_grep "^per token +median A 1.07 ms, B 1.17 ms: \+9.3[0-9]%.*: slower$" "$TMP/out" "text: per token slower, with its interval"
+expect_grep "^TTFT +median A 2.5 ms, B 2.5 ms: \+0.00%.*: no change$" "$TMP/out" "text: TTFT unchanged"
+json_check "$TMP/c.json" "d['schema'] == 'inferbench.generation-compare/1' and d['ttft']['verdict'] == 'no change' and d['token']['verdict'] == 'slower' and d['warnings'] == []" "json: the two verdicts"
+expect_exit 3 "--fail-if-slower" -- "$IB" compare "$TMP/g.json" "$TMP/slow.json" --fail-if-slower
+expect_exit 0 "a different depth is warned about" -- "$IB" compare "$TMP/g.json" "$TMP/d.json"
+expect_grep "^warning: A and B decoded at different depths" "$TMP/out" "text: the depth differs"
+expect_exit 0 "a latency result" -- "$IB" latency --backend fake --runs 10 --json "$TMP/lat.json"
+expect_exit 2 "a generation result against a latency result" -- "$IB" compare "$TMP/g.json" "$TMP/lat.json"
+
 expect_exit 2 "more sequences than allowed" -- "$IB" "${FAKE[@]}" --sequences 1,300
 expect_grep "300 sequences: a count is 1 to 256" "$TMP/err" "said in one line"
 expect_exit 2 "a prompt longer than the context" -- "$IB" "${FAKE[@]}" --prompt-tokens 600 --ctx-per-seq 512
