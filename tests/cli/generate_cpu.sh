@@ -68,6 +68,19 @@ expect_grep "^warning: A and B decoded at different depths" "$TMP/out" "text: th
 expect_exit 0 "a latency result" -- "$IB" latency --backend fake --runs 10 --json "$TMP/lat.json"
 expect_exit 2 "a generation result against a latency result" -- "$IB" compare "$TMP/g.json" "$TMP/lat.json"
 
+# SIGINT: the runs measured are kept (each call also sleeps 1 ms of real
+# time, so the program is still measuring 2 s in; 128 + 2 as the shells say).
+"$IB" generate m --backend fake --prompt-tokens 64 --new-tokens 16 --runs 1000000 --warmup-runs 1 --warmup-ms 0 \
+  --no-steady --quiet --option sleep_us=1000 --json "$TMP/int.json" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+code=$?
+if [ "$code" -eq 130 ]; then pass "SIGINT: exit 130"; else fail "SIGINT: exit $code: $(cat "$TMP/err")"; fi
+json_check "$TMP/int.json" "d['partial'] is True and d['stop_reason'] == 'interrupted' and d['runs'] >= 1 and len(d['samples']['ttft_ms']) == d['runs']" "SIGINT: the runs measured written, marked partial"
+expect_grep "^PARTIAL" "$TMP/out" "SIGINT: the text report says partial"
+
 expect_exit 2 "more sequences than allowed" -- "$IB" "${FAKE[@]}" --sequences 1,300
 expect_grep "300 sequences: a count is 1 to 256" "$TMP/err" "said in one line"
 expect_exit 2 "a prompt longer than the context" -- "$IB" "${FAKE[@]}" --prompt-tokens 600 --ctx-per-seq 512

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* What the fake's KV cache takes per token of context (for info.kv_bytes). */
 #define KV_BYTES_PER_TOKEN 2048
@@ -64,6 +65,8 @@ void ib__gen_fake_script_init(ib__gen_fake_script *s)
 static ib_status execute(gen_fake *f, double ms, ib_error *err)
 {
     int64_t index = f->calls++;
+    if (f->s.sleep_us > 0)
+        nanosleep(&(struct timespec){ f->s.sleep_us / 1000000, f->s.sleep_us % 1000000 * 1000 }, NULL);
     IB_FAIL_IF(index == f->s.fail_at_call, err, IB_ERR_RUNTIME, "fake: call %lld failed", (long long)index);
     if (f->calls_since_open++ < f->s.cold_calls) ms *= f->s.cold_factor;
     if (f->s.slow_every > 0 && (index + 1) % f->s.slow_every == 0) ms *= f->s.slow_factor;
@@ -323,6 +326,7 @@ static const fake_key fake_keys[] = {
     I32_KEY("threads_default", 0, 4096, threads_default),
     D_KEY("oversub_x", 1, 100000, 1, oversubscribed_factor),
     I32_KEY("ctx_train", 0, 1 << 30, n_ctx_train),
+    I_KEY("sleep_us", 0, 1000000, sleep_us),
 };
 #define N_FAKE_KEYS (sizeof fake_keys / sizeof fake_keys[0])
 

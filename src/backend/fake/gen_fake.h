@@ -39,6 +39,9 @@ typedef struct ib__gen_fake_script {
     int32_t cores, threads_default;
     double oversubscribed_factor;
     bool has_reopen;
+    /* Real time each prefill and step also takes (us, slept): so that a
+     * test can interrupt the program while it measures. 0: none. */
+    int64_t sleep_us;
     int32_t n_ctx_train; /* the model's context (0: unknown) */
 } ib__gen_fake_script;
 
