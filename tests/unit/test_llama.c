@@ -105,6 +105,9 @@ static void test_info(void)
     CHECK(!strcmp(ib_option_list_get(&in->options, "kv_type"), "f16"));
     CHECK(!strcmp(ib_option_list_get(&in->options, "flash_attn"), "auto"));
     CHECK(!strcmp(ib_option_list_get(&in->options, "n_gpu_layers"), "0"));
+    /* no cap given: on the CPU, half of physical memory */
+    long long phys = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    CHECK_EQ_INT(atoll(ib_option_list_get(&in->options, "memory_limit_mb")), phys / 2 / 1048576);
     ib__gen_destroy(g);
 }
 
@@ -311,6 +314,11 @@ static void test_options(void)
                                           { "threads=x", "threads=x" },
                                           { "no_such=1", "unknown option 'no_such'" },
                                           { "library=/no/such/dir", "not a folder" } };
+    /* a quantized V cache without flash attention: refused as such */
+    const char *pair[] = { "kv_type=q4_0", "flash_attn=off", NULL };
+    g = NULL;
+    CHECK(open_with("zoo:llama-tiny", pair, 1, 64, &g, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "kv_type=q4_0 needs flash attention") != NULL);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *kv[] = { bad[i][0], NULL };
         g = NULL;
