@@ -98,6 +98,10 @@ void ib__builtin_close(void *state);
         .options = (OPTIONS), .n_options = (N_OPTIONS), .configure = (CONFIGURE),                            \
     }
 
+/* Physical memory of this machine; 0 when unknown (a backend's default
+ * cap of host memory is half of it). */
+size_t ib__host_memory_bytes(void);
+
 /* "yes"/"no" (also true/false, 1/0) of a backend option KEY. */
 ib_status ib__backend_option_bool(const ib_backend_option *o, bool *out, ib_error *err);
 /* A whole number in [lo, hi] of a backend option. */

@@ -105,6 +105,9 @@ static void test_info(void)
     CHECK(!strcmp(ib_option_list_get(&in->options, "kv_type"), "f16"));
     CHECK(!strcmp(ib_option_list_get(&in->options, "flash_attn"), "auto"));
     CHECK(!strcmp(ib_option_list_get(&in->options, "n_gpu_layers"), "0"));
+    /* no cap given: on the CPU, half of physical memory */
+    long long phys = (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+    CHECK_EQ_INT(atoll(ib_option_list_get(&in->options, "memory_limit_mb")), phys / 2 / 1048576);
     ib__gen_destroy(g);
 }
 
@@ -311,6 +314,11 @@ static void test_options(void)
                                           { "threads=x", "threads=x" },
                                           { "no_such=1", "unknown option 'no_such'" },
                                           { "library=/no/such/dir", "not a folder" } };
+    /* a quantized V cache without flash attention: refused as such */
+    const char *pair[] = { "kv_type=q4_0", "flash_attn=off", NULL };
+    g = NULL;
+    CHECK(open_with("zoo:llama-tiny", pair, 1, 64, &g, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "kv_type=q4_0 needs flash attention") != NULL);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *kv[] = { bad[i][0], NULL };
         g = NULL;
@@ -335,6 +343,8 @@ static long long mtime_ns(const char *path)
     struct stat st;
     return stat(path, &st) ? -1 : (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 }
+
+static void write_bytes(const char *path, const void *bytes, size_t n);
 
 /* Quantized variants through llama.cpp's quantizer; a file written once
  * and found again; an unknown type or model refused. */
@@ -364,6 +374,23 @@ static void test_quantized(void)
     CHECK(no_temporary_files());
     ib__gen *g = NULL;
     ib_error err;
+    /* llama.cpp's quantizer failing (here on a float16 file that is not
+     * GGUF, in a cache of its own): its words, one line, and no file. */
+    char broken[1200], f16[1300], out[1300];
+    snprintf(broken, sizeof broken, "%s/broken-cache", tmp_dir);
+    mkdir(broken, 0755);
+    snprintf(f16, sizeof f16, "%s/llama-tiny-f16-%llx.gguf", broken, (unsigned long long)IB__LM_SEED);
+    write_bytes(f16, "not a model\n", 12);
+    ib__gen_open_args a;
+    ib__gen_open_args_init(&a);
+    a.model = "zoo:llama-tiny?q8_0";
+    a.device = IB_DEVICE_CPU;
+    a.cache_dir = broken;
+    CHECK(ib__gen_open_llama(&a, &g, &err) == IB_ERR_UNSUPPORTED);
+    CHECK(strstr(err.message, "llama.cpp cannot quantize to q8_0: ") != NULL);
+    CHECK(!strchr(err.message, '\n'));
+    snprintf(out, sizeof out, "%s/llama-tiny-q8_0-%llx.gguf", broken, (unsigned long long)IB__LM_SEED);
+    CHECK(access(out, F_OK) != 0);
     CHECK(open_with("zoo:llama-tiny?q3_xyz", NULL, 1, 64, &g, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "unknown weight type 'q3_xyz'") != NULL);
     CHECK(strstr(err.message, "q4_k_m") != NULL);

@@ -59,6 +59,7 @@ typedef struct ib__llama_api {
     /* ggml */
     const char *(*ggml_version)(void);
     void (*backend_load_all_from_path)(const char *dir);
+    size_t (*reg_count)(void);
     size_t (*dev_count)(void);
     ggml_backend_dev_t (*dev_get)(size_t i);
     enum ggml_backend_dev_type (*dev_type)(ggml_backend_dev_t dev);

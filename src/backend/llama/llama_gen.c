@@ -48,6 +48,11 @@ typedef struct llama_gen {
     int32_t n_seqs, ctx_per_seq; /* the context asked for */
     int32_t threads;             /* in effect */
     uint64_t kv_bytes, compute_bytes;
+    /* What set_sequences holds the KV cache and compute buffers against:
+     * memory_limit, else on the CPU half of physical memory (memory past
+     * what is free does not fail there: the machine swaps or the kernel
+     * kills the process), else none (a GPU's allocation fails by itself). */
+    uint64_t kv_limit;
     int flash_attn; /* as resolved at the last context creation */
     int32_t offloaded;
     /* The batch fed to llama_decode, of cap tokens. */
@@ -237,11 +242,12 @@ static void free_context(llama_gen *l)
 static ib_status over_limit(llama_gen *l, int32_t n_seqs, int32_t ctx_per_seq, uint64_t kv, uint64_t compute,
                             ib_error *err)
 {
-    return ib__fail(err, IB_ERR_DEVICE_OOM,
-                    "llama: %d sequences of %d tokens do not fit memory_limit_mb=%llu: KV cache %.1f MiB + "
-                    "compute buffers %.1f MiB",
-                    n_seqs, ctx_per_seq, (unsigned long long)(l->set.memory_limit >> 20),
-                    (double)kv / 1048576.0, (double)compute / 1048576.0);
+    return ib__fail(
+        err, IB_ERR_DEVICE_OOM,
+        "llama: %d sequences of %d tokens do not fit %s%llu: KV cache %.1f MiB + compute buffers "
+        "%.1f MiB",
+        n_seqs, ctx_per_seq, l->set.memory_limit ? "memory_limit_mb=" : "half of this machine's memory, MiB ",
+        (unsigned long long)(l->kv_limit >> 20), (double)kv / 1048576.0, (double)compute / 1048576.0);
 }
 
 static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_seq, ib_error *err)
@@ -258,7 +264,7 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
                ctx_per_seq, log.first_error[0] ? log.first_error : "llama_init_from_model failed");
     l->kv_bytes = kv_bytes_of(l, l->api->n_ctx(l->ctx));
     l->compute_bytes = (uint64_t)(log.compute_mib * 1048576.0 + 0.5);
-    if (l->set.memory_limit && l->kv_bytes + l->compute_bytes > l->set.memory_limit) {
+    if (l->kv_limit && l->kv_bytes + l->compute_bytes > l->kv_limit) {
         free_context(l);
         return over_limit(l, n_seqs, ctx_per_seq, l->kv_bytes, l->compute_bytes, err);
     }
@@ -539,7 +545,7 @@ static void fill_options(const llama_gen *l, ib_option_list *o)
     ib_option_list_set(o, "n_ubatch", v);
     snprintf(v, sizeof v, "%d", l->threads);
     ib_option_list_set(o, "threads", v);
-    snprintf(v, sizeof v, "%llu", (unsigned long long)(l->set.memory_limit >> 20));
+    snprintf(v, sizeof v, "%llu", (unsigned long long)(l->kv_limit >> 20));
     ib_option_list_set(o, "memory_limit_mb", v);
 }
 
@@ -586,6 +592,18 @@ static ib_status choose_device(llama_gen *l, ib_device_kind asked, ib_error *err
     return IB_OK;
 }
 
+/* llama.cpp refuses a quantized V cache without flash attention: said
+ * here as a bad pair of options, not later as a context that cannot be
+ * created (which the sequence search would read as out of memory). */
+static ib_status check_kv_type(const llama_gen *l, ib_error *err)
+{
+    bool quantized = l->set.kv->type == GGML_TYPE_Q8_0 || l->set.kv->type == GGML_TYPE_Q4_0;
+    IB_FAIL_IF(quantized && l->set.flash_attn == 0, err, IB_ERR_INVALID_ARG,
+               "llama: kv_type=%s needs flash attention (flash_attn=on or auto), not flash_attn=off",
+               l->set.kv->name);
+    return IB_OK;
+}
+
 static ib_status resolve_model(llama_gen *l, const ib__gen_open_args *a, ib_error *err)
 {
     IB_FAIL_IF(!a->model || !*a->model, err, IB_ERR_INVALID_ARG,
@@ -604,6 +622,10 @@ static ib_status open_into(ib__gen *g, llama_gen *l, const ib__gen_open_args *a,
     for (size_t i = 0; i < a->n_options; i++) IB_TRY(parse_option(&a->options[i], l, err));
     IB_TRY(ib__llama_load(l->set.library, &l->api, err));
     IB_TRY(choose_device(l, a->device, err));
+    l->kv_limit = l->set.memory_limit          ? l->set.memory_limit
+                  : l->device == IB_DEVICE_CPU ? ib__host_memory_bytes() / 2
+                                               : 0;
+    IB_TRY(check_kv_type(l, err));
     l->threads = l->set.threads ? l->set.threads : ib__llama_cpus_allowed();
     l->seed = a->seed;
     IB_TRY(resolve_model(l, a, err));

@@ -159,6 +159,7 @@ static bool find_llama(void *h)
 static bool find_ggml(void *h)
 {
     SYM(backend_load_all_from_path, "ggml_backend_load_all_from_path");
+    SYM(reg_count, "ggml_backend_reg_count");
     SYM(dev_count, "ggml_backend_dev_count");
     SYM(dev_get, "ggml_backend_dev_get");
     SYM(dev_type, "ggml_backend_dev_type");
@@ -334,9 +335,12 @@ static void load(const char *dir)
     snprintf(lib_api.dir, sizeof lib_api.dir, "%s", dir);
     lib_api.log_set(log_drop, NULL);
     lib_api.backend_init();
-    /* The CPU variants (libggml-cpu-*.so, the best for this CPU) and a CUDA
-     * backend, where the build has them as loadable modules. */
-    lib_api.backend_load_all_from_path(dir);
+    /* A build of loadable backends (node-llama-cpp's: GGML_BACKEND_DL)
+     * registers none by itself: the best CPU variant (libggml-cpu-*.so)
+     * and a CUDA backend are loaded from the folder, as llama.cpp's tools
+     * do (ggml_backend_load_all). A build with its backends linked in (a
+     * build from source) has them already. */
+    if (lib_api.reg_count() == 0) lib_api.backend_load_all_from_path(dir);
     find_devices();
     lib_ok = true;
 }
