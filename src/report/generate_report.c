@@ -237,10 +237,7 @@ static void json_single(cJSON *root, const ib_gen_result *r)
 {
     ib__json_add_number(root, "cold_prefill_ms", r->cold_prefill_ms);
     ib__json_add_number(root, "cold_step_ms", r->cold_step_ms);
-    cJSON *warm = cJSON_AddObjectToObject(root, "warmup");
-    cJSON_AddNumberToObject(warm, "runs", (double)r->warmup_runs_done);
-    ib__json_add_number(warm, "ms", r->warmup_ms_spent);
-    cJSON_AddBoolToObject(warm, "steady", r->warmup_steady);
+    ib__json_add_warmup(root, r->warmup_runs_done, r->warmup_ms_spent, r->warmup_steady);
     cJSON_AddNumberToObject(root, "runs", (double)r->runs);
     add_stats_or_null(root, "ttft_ms", &r->ttft);
     add_stats_or_null(root, "token_ms", &r->token);
