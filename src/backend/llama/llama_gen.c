@@ -40,6 +40,7 @@ typedef struct llama_gen {
     const ib__llama_api *api;
     settings set;
     ib_device_kind device;
+    int device_id;   /* the GPU, among those llama.cpp sees */
     char path[1024]; /* the GGUF file loaded */
     struct llama_model *model;
     struct llama_context *ctx;
@@ -315,6 +316,10 @@ static ib_status load_model(llama_gen *l, ib_error *err)
     static ggml_backend_dev_t no_devices[1] = { NULL };
     if (l->device == IB_DEVICE_CPU) p.devices = no_devices; /* an empty list: no GPU at all */
     p.n_gpu_layers = l->device == IB_DEVICE_CPU ? 0 : l->set.n_gpu_layers;
+    /* One GPU, the one asked: llama.cpp's default splits the layers over
+     * every GPU of the host, which is another measurement. */
+    p.split_mode = LLAMA_SPLIT_MODE_NONE;
+    p.main_gpu = l->device_id;
     ib__llama_log log;
     ib__llama_log_begin(l->api, &log);
     l->model = l->api->model_load_from_file(l->path, p);
@@ -445,6 +450,7 @@ static ib_status op_set_sequences(ib__gen *g, int32_t n_seqs, int32_t ctx_per_se
                "llama: %d sequences of %d tokens: both must be at least 1", n_seqs, ctx_per_seq);
     IB_FAIL_IF((size_t)n_seqs > most, err, IB_ERR_UNSUPPORTED,
                "llama: %d sequences, more than llama.cpp decodes together (%zu)", n_seqs, most);
+    IB_FAIL_IF(!l->model, err, IB_ERR_INVALID_ARG, "llama: no model (the last reopen failed)");
     ib_status st = create_context(l, n_seqs, ctx_per_seq, err);
     if (st == IB_OK) fill_info(g);
     return st;
@@ -567,6 +573,7 @@ static void fill_info(ib__gen *g)
     in->n_ctx_train = api->model_n_ctx_train(l->model);
     in->n_gpu_layers = l->offloaded;
     in->device = l->offloaded > 0 ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
+    in->device_id = in->device == IB_DEVICE_CUDA ? l->device_id : 0;
     in->n_ctx = l->ctx ? (int32_t)api->n_ctx(l->ctx) : 0;
     in->n_seq_max = l->ctx ? (int32_t)api->n_seq_max(l->ctx) : 0;
     in->n_batch = l->ctx ? (int32_t)api->n_batch(l->ctx) : 0;
@@ -584,11 +591,14 @@ static void fill_info(ib__gen *g)
 
 /* --- open ------------------------------------------------------------------------- */
 
-static ib_status choose_device(llama_gen *l, ib_device_kind asked, ib_error *err)
+static ib_status choose_device(llama_gen *l, ib_device_kind asked, int device_id, ib_error *err)
 {
     IB_FAIL_IF(asked == IB_DEVICE_CUDA && !l->api->has_gpu, err, IB_ERR_NO_DEVICE,
                "llama: no GPU: the llama.cpp library in %s has no CUDA backend or sees no GPU", l->api->dir);
     l->device = asked == IB_DEVICE_AUTO ? (l->api->has_gpu ? IB_DEVICE_CUDA : IB_DEVICE_CPU) : asked;
+    IB_FAIL_IF(l->device == IB_DEVICE_CUDA && (device_id < 0 || device_id >= l->api->n_gpus), err,
+               IB_ERR_NO_DEVICE, "llama: no GPU %d: llama.cpp sees %d", device_id, l->api->n_gpus);
+    l->device_id = l->device == IB_DEVICE_CUDA ? device_id : 0;
     return IB_OK;
 }
 
@@ -621,7 +631,7 @@ static ib_status open_into(ib__gen *g, llama_gen *l, const ib__gen_open_args *a,
     l->set = (settings){ .n_gpu_layers = -1, .flash_attn = -1, .kv = &kv_choices[0] };
     for (size_t i = 0; i < a->n_options; i++) IB_TRY(parse_option(&a->options[i], l, err));
     IB_TRY(ib__llama_load(l->set.library, &l->api, err));
-    IB_TRY(choose_device(l, a->device, err));
+    IB_TRY(choose_device(l, a->device, a->device_id, err));
     l->kv_limit = l->set.memory_limit          ? l->set.memory_limit
                   : l->device == IB_DEVICE_CPU ? ib__host_memory_bytes() / 2
                                                : 0;
