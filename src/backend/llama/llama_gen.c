@@ -255,8 +255,9 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
 {
     free_context(l);
     uint64_t kv = kv_bytes_of(l, padded_ctx(n_seqs, ctx_per_seq));
-    if (l->set.memory_limit && kv > l->set.memory_limit)
-        return over_limit(l, n_seqs, ctx_per_seq, kv, 0, err);
+    /* Before llama.cpp allocates (and clears) the cache: on the CPU memory
+     * past what is free would not fail, the kernel would kill us. */
+    if (l->kv_limit && kv > l->kv_limit) return over_limit(l, n_seqs, ctx_per_seq, kv, 0, err);
     ib__llama_log log;
     ib__llama_log_begin(l->api, &log);
     l->ctx = l->api->init_from_model(l->model, context_params(l, n_seqs, ctx_per_seq));
