@@ -218,6 +218,17 @@ static void test_sample(void)
     CHECK_EQ_INT(ib__llama_probe_next(g, 0), -1);
     CHECK(ok(g->ops->step(g, 2, 9, &err), &err));
     CHECK_EQ_INT(ib__llama_probe_next(g, 1), -1); /* fed */
+    /* After a prompt of sequence 1, only sequence 1 has logits; after a
+     * step of one sequence, sequence 0. */
+    CHECK(ok(g->ops->prefill(g, 1, 10, 2, &err), &err));
+    CHECK(g->ops->sample(g, 0, &err) == IB_ERR_INVALID_ARG);
+    CHECK(ok(g->ops->sample(g, 1, &err), &err));
+    CHECK(ok(g->ops->step(g, 1, 10, &err), &err));
+    CHECK(ok(g->ops->sample(g, 0, &err), &err));
+    CHECK(g->ops->sample(g, 1, &err) == IB_ERR_INVALID_ARG);
+    CHECK(ok(g->ops->prefill(g, 0, 11, 1, &err), &err));
+    CHECK(ok(g->ops->clear(g, &err), &err));
+    CHECK(g->ops->sample(g, 0, &err) == IB_ERR_INVALID_ARG); /* cleared: no logits */
     ib__gen_destroy(g);
 }
 

@@ -61,6 +61,7 @@ typedef struct llama_gen {
     llama_seq_id *seq_ids; /* [cap]: batch.seq_id[i] points at seq_ids[i] */
     int32_t cap;
     int32_t last_outputs;     /* logits the last decode produced: 1 (prefill) or n_seqs */
+    bool last_was_prefill;    /* the last decode was a prompt's: its one output is last_prefill_seq's */
     int32_t last_prefill_seq; /* the sequence of the last prefill */
     llama_token *next;        /* [n_seqs]: a sampled token for the next step, or -1 */
 } llama_gen;
@@ -280,6 +281,7 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
     l->n_seqs = n_seqs;
     l->ctx_per_seq = ctx_per_seq;
     l->last_outputs = 0;
+    l->last_was_prefill = false;
     return IB_OK;
 }
 
@@ -363,6 +365,7 @@ static ib_status op_clear(ib__gen *g, ib_error *err)
     IB_TRY(need_context(l, err));
     l->api->memory_clear(l->api->get_memory(l->ctx), false);
     l->last_outputs = 0;
+    l->last_was_prefill = false;
     return IB_OK;
 }
 
@@ -395,6 +398,7 @@ static ib_status op_prefill(ib__gen *g, int32_t seq, int32_t pos, int32_t n_toke
         done += n;
     }
     l->last_outputs = 1;
+    l->last_was_prefill = true;
     l->last_prefill_seq = seq;
     return IB_OK;
 }
@@ -415,6 +419,7 @@ static ib_status op_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
     }
     IB_TRY(decode(l, n_seqs, "decode step", err));
     l->last_outputs = n_seqs;
+    l->last_was_prefill = false;
     return IB_OK;
 }
 
@@ -461,12 +466,10 @@ static ib_status op_sample(ib__gen *g, int32_t seq, ib_error *err)
 {
     llama_gen *l = impl(g);
     IB_TRY(need_context(l, err));
-    IB_FAIL_IF(l->last_outputs == 0 || seq < 0 || seq >= l->n_seqs ||
-                   (l->last_outputs == 1 && l->n_seqs > 1 && seq != l->last_prefill_seq) ||
-                   (l->last_outputs > 1 && seq >= l->last_outputs),
-               err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from", seq);
+    bool has = l->last_was_prefill ? seq == l->last_prefill_seq : seq >= 0 && seq < l->last_outputs;
+    IB_FAIL_IF(!has, err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from", seq);
     /* The prompt's one output is the last; a step's are in sequence order. */
-    float *logits = l->api->get_logits_ith(l->ctx, l->last_outputs == 1 ? -1 : seq);
+    float *logits = l->api->get_logits_ith(l->ctx, l->last_was_prefill ? -1 : seq);
     IB_FAIL_IF(!logits, err, IB_ERR_RUNTIME, "llama: llama_get_logits_ith gave no logits of sequence %d",
                seq);
     int32_t best = 0;
