@@ -94,6 +94,12 @@ typedef struct cli_args {
     bool share_gpu;         /* --share-gpu: MPI ranks may share a GPU */
     double rank_timeout_s;  /* --rank-timeout-s: how long ranks wait for a missing one */
     double sessions_max_ms; /* --sessions-max-ms: 0 none */
+    /* generate: its configuration (run: cfg above, copied in), the
+     * --sequences list as given, and whether --backend names a generation
+     * backend (llama, fake) rather than the registry's */
+    ib_gen_config gen;
+    const char *sequences;
+    bool gen_backend;
 } cli_args;
 
 enum {
@@ -115,7 +121,8 @@ enum {
     OPT_SERVE = 1u << 12,     /* --rate, --arrivals, --slo-p99-ms, ...: serve */
     OPT_BEST = 1u << 23,      /* --exhaustive, --max-batch: best */
     OPT_FLEET = 1u << 24,     /* --devices, --share-gpu: latency, throughput */
-    OPT_DEVICES = 1u << 25    /* --devices alone: serve (which does not run under MPI) */
+    OPT_DEVICES = 1u << 25,   /* --devices alone: serve (which does not run under MPI) */
+    OPT_GEN = 1u << 26        /* --prompt-tokens, --new-tokens, --sequences, ...: generate */
 };
 
 typedef struct cli_command {
@@ -170,6 +177,14 @@ void cli_list_options(const cli_command *cmd, FILE *f);
 
 /* The default model of every command that takes one. */
 #define CLI_DEFAULT_MODEL "zoo:efficientnet-b0"
+
+/* The folder of the zoo's generative models (cli/zoo_cache.c):
+ * INFERBENCH_ZOO_CACHE, else $XDG_CACHE_HOME/inferbench/zoo, else
+ * $HOME/.cache/inferbench/zoo; created. False when it cannot be. */
+bool cli_zoo_cache_dir(char *buf, size_t cap);
+/* INFERBENCH_LLAMA_LIBRARY (the folder of a llama.cpp library), or NULL:
+ * the llama backend's library= option where none is given. */
+const char *cli_llama_library(void);
 
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);
@@ -388,6 +403,7 @@ int cmd_info(cli_args *a);
 int cmd_compare(cli_args *a);
 int cmd_convert(cli_args *a);
 int cmd_best(cli_args *a);
+int cmd_generate(cli_args *a);
 
 /* Accuracy beside speed: when the arithmetic in effect of w (opened from
  * a) is not fp32, compares its outputs with strict fp32 into *acc (zeroed

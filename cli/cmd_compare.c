@@ -75,15 +75,11 @@ static int read_text(const char *path, char **text, size_t *len)
     return code;
 }
 
-static int load(const char *path, ib_latency_file *out)
+/* A latency result from its text (read once: a pipe cannot be read again). */
+static int parse_latency(const char *path, const char *text, size_t len, ib_latency_file *out)
 {
-    char *text = NULL;
-    size_t len = 0;
-    int code = read_text(path, &text, &len);
-    if (code != EXIT_OK) return code;
     ib_error err = { { 0 } };
     ib_status st = ib_latency_file_parse(text, len, out, &err);
-    free(text);
     if (st == IB_OK) return EXIT_OK;
     /* The library says "not an inferbench latency result: why". */
     if (st == IB_ERR_INVALID_ARG)
@@ -91,6 +87,16 @@ static int load(const char *path, ib_latency_file *out)
     else
         cli_fail(st, err.message);
     return cli_exit_code(st);
+}
+
+static int load(const char *path, ib_latency_file *out)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int code = read_text(path, &text, &len);
+    if (code == EXIT_OK) code = parse_latency(path, text, len, out);
+    free(text);
+    return code;
 }
 
 /* Device events and the host clock measure different things (the host
@@ -220,6 +226,59 @@ static int compare(const cli_args *a, const ib_latency_file *fa, const ib_latenc
     return code;
 }
 
+/* Two generation results (generate --json): their TTFT and per-token
+ * latency compared. */
+static int compare_generation(cli_args *a, const ib_gen_file *fa, const ib_gen_file *fb)
+{
+    cli_outputs out;
+    const char *reads[3] = { a->pos[0], a->pos[1], NULL };
+    if (!cli_outputs_prepare(&out, a, reads)) return EXIT_BAD_INPUT;
+    ib_gen_comparison c;
+    ib_error err = { { 0 } };
+    ib_status st = ib_compare_gen_files(fa, fb, a->threshold, &c, &err);
+    ib_result res = { .kind = IB_RESULT_GEN_COMPARISON,
+                      .gen_comparison = &c,
+                      .gen_a = fa,
+                      .gen_b = fb,
+                      .a_name = a->pos[0],
+                      .b_name = a->pos[1] };
+    int code = cli_report(&out, st == IB_OK ? &res : NULL, st, &err);
+    bool slower = c.ttft.verdict == IB_CHANGE_SLOWER || c.token.verdict == IB_CHANGE_SLOWER;
+    if (code == EXIT_OK && a->fail_if_slower && slower)
+        code = cli_fail(IB_ERR_NOT_MET, "B is slower than A (--fail-if-slower)");
+    return code;
+}
+
+/* The two files read once each: generation results are compared as such,
+ * a generation result and a latency one refused, two latency results
+ * parsed into fa and fb (*generation false). */
+static int load_both(cli_args *a, ib_latency_file *fa, ib_latency_file *fb, bool *generation)
+{
+    char *text[2] = { NULL, NULL };
+    size_t len[2] = { 0, 0 };
+    ib_gen_file g[2];
+    memset(g, 0, sizeof g);
+    bool is_gen[2] = { false, false };
+    ib_error err;
+    int code = read_text(a->pos[0], &text[0], &len[0]);
+    if (code == EXIT_OK) code = read_text(a->pos[1], &text[1], &len[1]);
+    for (int i = 0; i < 2 && code == EXIT_OK; i++)
+        is_gen[i] = ib_gen_file_parse(text[i], len[i], &g[i], &err) == IB_OK;
+    *generation = is_gen[0] && is_gen[1];
+    if (code == EXIT_OK && is_gen[0] != is_gen[1])
+        code = cli_fail(IB_ERR_INVALID_ARG, "a generation result and a latency result cannot be compared");
+    else if (code == EXIT_OK && *generation)
+        code = compare_generation(a, &g[0], &g[1]);
+    else if (code == EXIT_OK)
+        code = parse_latency(a->pos[0], text[0], len[0], fa);
+    if (code == EXIT_OK && !*generation) code = parse_latency(a->pos[1], text[1], len[1], fb);
+    for (int i = 0; i < 2; i++) {
+        free(text[i]);
+        ib_gen_file_free(&g[i]);
+    }
+    return code;
+}
+
 int cmd_compare(cli_args *a)
 {
     if (a->n_pos != 2)
@@ -230,8 +289,9 @@ int cmd_compare(cli_args *a)
     memset(&fb, 0, sizeof fb);
     cli_outputs out;
     memset(&out, 0, sizeof out);
-    int code = load(a->pos[0], &fa);
-    if (code == EXIT_OK) code = load(a->pos[1], &fb);
+    bool generation = false;
+    int code = load_both(a, &fa, &fb, &generation);
+    if (generation) return code; /* compared already */
     if (code == EXIT_OK) code = check_same_timing(a, &fa, &fb);
     known_spread files;
     if (code == EXIT_OK) code = spread_from_files(a, &fa, &files);

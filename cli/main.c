@@ -6,6 +6,7 @@
  *   inferbench pitfalls MODEL       what classic timing mistakes would report
  *   inferbench best MODEL           the fastest configuration that stays accurate
  *   inferbench serve MODEL          latency under load, the highest rate within a target
+ *   inferbench generate MODEL       TTFT, time per token, sequences decoded together (GGUF)
  *   inferbench calibrate            the tool's own accuracy on known kernels
  *   inferbench compare A.json B.json  is B really faster or slower than A?
  *   inferbench zoo list|export      the built-in models
@@ -42,6 +43,12 @@ static const cli_command commands[] = {
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
           OPT_ACCURACY | OPT_BEST,
       cmd_best },
+    { "generate", "MODEL [options]", "A generative model token by token: first token, every later token, tokens/s.",
+      "A generative model token by token (llama.cpp, a GGUF file or zoo:NAME): time to first token,\n"
+      "every token's latency at a depth, tokens/s as tokens / time, sequences decoded together and the\n"
+      "most whose KV cache fits; --pitfalls: what each classic mistake reports (docs/generate.md).",
+      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_GEN,
+      cmd_generate },
     { "calibrate", "[options]", "The tool's own accuracy on kernels of known duration.",
       "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
       "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
@@ -68,8 +75,9 @@ static const cli_command commands[] = {
       "Write the model converted to fp16 or bf16 (what --math fp16/bf16 measures; docs/precision.md).",
       OPT_MATH | OPT_EXPORT, cmd_convert },
     { "zoo-list", "", "List the built-in models.", "List the built-in models.", 0, cmd_zoo_list },
-    { "zoo-export", "NAME -o FILE.onnx [--fp16]", "Write a built-in model as an ONNX file.",
-      "Write a built-in model as an ONNX file.", OPT_EXPORT, cmd_zoo_export },
+    { "zoo-export", "NAME -o FILE.onnx [--fp16] | NAME[?TYPE] -o FILE.gguf", "Write a built-in model as a file.",
+      "Write a built-in model as an ONNX file, or a generative one as a GGUF file.", OPT_EXPORT,
+      cmd_zoo_export },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -114,7 +122,9 @@ static bool is_help(const char *arg)
 static const cli_command *find_zoo_command(int argc, char **argv, int *code)
 {
     if (argc >= 3 && is_help(argv[2])) {
-        printf("usage: inferbench zoo list | zoo export NAME -o FILE.onnx [--fp16]\n\nsubcommands:\n");
+        printf(
+            "usage: inferbench zoo list | zoo export NAME -o FILE.onnx [--fp16] | zoo export NAME[?TYPE] -o "
+            "FILE.gguf\n\nsubcommands:\n");
         list_commands(stdout, "zoo-");
         *code = EXIT_OK;
         return NULL;

@@ -32,6 +32,8 @@ enum {
     O_REQUESTS_CSV,
     O_SPREAD_FROM,
     O_STEP_MAX_MS, O_FAR_FACTOR,
+    O_PROMPT_TOKENS, O_NEW_TOKENS, O_DEPTH, O_CTX_PER_SEQ, O_SEQUENCES, O_SEARCH_SEQUENCES, O_MAX_SEQUENCES,
+    O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -211,6 +213,28 @@ static const option_def options[] = {
     {{"rank-timeout-s", required_argument, NULL, O_RANK_TIMEOUT}, OPT_FLEET, "S",
      "under MPI: how long ranks wait for one missing at a barrier or the gather (default 120)",
      .scope = "an MPI fleet measures latency or throughput (serve takes --devices, on one host)"},
+    {{"prompt-tokens", required_argument, NULL, O_PROMPT_TOKENS}, OPT_GEN, "P",
+     "tokens of the prompt, prefilled from a cleared cache to the first token (default 512)"},
+    {{"new-tokens", required_argument, NULL, O_NEW_TOKENS}, OPT_GEN, "N",
+     "decode steps each run times, one token each; a fixed count, never stopped at end-of-sequence (default 128)"},
+    {{"depth", required_argument, NULL, O_DEPTH}, OPT_GEN, "D",
+     "time the steps from context position D (the context up to D filled untimed; default: right after the prompt)"},
+    {{"ctx-per-seq", required_argument, NULL, O_CTX_PER_SEQ}, OPT_GEN, "T",
+     "tokens of context each sequence gets (default: depth + new tokens)"},
+    {{"sequences", required_argument, NULL, O_SEQUENCES}, OPT_GEN, "LIST",
+     "also decode these counts of sequences together (\"1,4,16\"): step latency and tokens/s of each"},
+    {{"search-sequences", no_argument, NULL, O_SEARCH_SEQUENCES}, OPT_GEN, NULL,
+     "find the most sequences whose KV cache fits at --ctx-per-seq, and time the curve up to it"},
+    {{"max-sequences", required_argument, NULL, O_MAX_SEQUENCES}, OPT_GEN, "S",
+     "the search's bound (1..256, default 256)", .needs = O_SEARCH_SEQUENCES, .why = "it bounds the search"},
+    {{"sequence-runs", required_argument, NULL, O_SEQUENCE_RUNS}, OPT_GEN, "N",
+     "runs of the new tokens timed at each sequence count (default 3)"},
+    {{"tpot-budget-ms", required_argument, NULL, O_TPOT_BUDGET}, OPT_GEN, "T",
+     "also report the most tokens/s whose time per output token is within T ms"},
+    {{"time-sampling", no_argument, NULL, O_TIME_SAMPLING}, OPT_GEN, NULL,
+     "time a greedy sampling after each step, apart from the step"},
+    {{"pitfalls", no_argument, NULL, O_PITFALLS}, OPT_GEN, NULL,
+     "also show what each classic mistake of generation benchmarks reports, beside the correct figure"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -485,6 +509,45 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     return false;
 }
 
+/* generate's options: they write a->gen. False for an id that is not one
+ * of them, or a bad value (after its one line). */
+static bool apply_gen(cli_args *a, int id, const char *name, const char *v)
+{
+    ib_gen_config *g = &a->gen;
+    int64_t i64;
+    bool ok = true;
+    switch (id) {
+    case O_PROMPT_TOKENS:
+        ok = parse_i64(name, v, 1, 1 << 20, &i64);
+        g->prompt_tokens = (int32_t)i64;
+        break;
+    case O_NEW_TOKENS:
+        ok = parse_i64(name, v, 1, 1 << 20, &i64);
+        g->new_tokens = (int32_t)i64;
+        break;
+    case O_DEPTH:
+        ok = parse_i64(name, v, 1, 1 << 20, &i64);
+        g->depth = (int32_t)i64;
+        break;
+    case O_CTX_PER_SEQ:
+        ok = parse_i64(name, v, 1, 1 << 20, &i64);
+        g->ctx_per_seq = (int32_t)i64;
+        break;
+    case O_SEQUENCES: a->sequences = v; return true;
+    case O_SEARCH_SEQUENCES: g->search = true; return true;
+    case O_MAX_SEQUENCES:
+        ok = parse_i64(name, v, 1, IB_GEN_MAX_SEQUENCES, &i64);
+        g->max_sequences = (int32_t)i64;
+        break;
+    case O_SEQUENCE_RUNS: return parse_i64(name, v, 1, 1000000, &g->sequence_runs);
+    case O_TPOT_BUDGET: return parse_f64(name, v, 1e-6, 3600000, &g->tpot_budget_ms);
+    case O_TIME_SAMPLING: g->time_sampling = true; return true;
+    case O_PITFALLS: g->pitfalls = true; return true;
+    default: return false;
+    }
+    return ok;
+}
+
 static bool add_spread_from(cli_args *a, const char *path)
 {
     if (a->n_spread_from == CLI_MAX_SPREAD_FROM) {
@@ -546,7 +609,6 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_SHARE_GPU: a->share_gpu = true; return true;
     case O_RANK_TIMEOUT: return parse_f64(name, v, 0.1, 86400, &a->rank_timeout_s);
     case O_SESSIONS_MAX_MS: return parse_f64(name, v, 1, 86400000, &a->sessions_max_ms);
-    case O_BACKEND: a->backend = v; return cli_find_backend(v, &a->backend_table) == EXIT_OK;
     case O_OPTION: return cli_add_backend_option(a, v);
     case O_MATH: return parse_math(v, &a->model_opts.math);
     case O_MAX_ERROR: return parse_f64(name, v, 1e-300, 1e300, &a->max_error);
@@ -560,7 +622,11 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
         }
         return true;
     case O_OBJECTIVE: return parse_objective(v, &a->objective_energy);
-    default: return apply_serve(a, id, name, v);
+    case O_BACKEND:
+        a->backend = v; /* generate's backends are not the registry's: ib_gen_open names them */
+        return (a->gen_backend && (!strcmp(v, "llama") || !strcmp(v, "fake"))) ||
+               cli_find_backend(v, &a->backend_table) == EXIT_OK;
+    default: return apply_gen(a, id, name, v) || apply_serve(a, id, name, v);
     }
     return false;
 }
@@ -743,7 +809,9 @@ static bool apply_alias(const cli_command *cmd, cli_args *a, int id, const char 
 cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
-    const char *named = accepts(cmd, find_option(O_BACKEND)) ? backend_named(argc, argv) : NULL;
+    /* generate names its own backends (no plugin, no alias flags of theirs). */
+    const char *named =
+        accepts(cmd, find_option(O_BACKEND)) && !(cmd->groups & OPT_GEN) ? backend_named(argc, argv) : NULL;
     if (named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
     struct option longopts[N_OPTIONS + CLI_MAX_ALIASES + 1];
     build_longopts(longopts);
@@ -752,8 +820,12 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     /* A sweep warms up and times every batch: its own defaults. */
     ib_throughput_config tc;
     ib_throughput_config_init(&tc);
+    ib_gen_config_init(&a->gen);
+    a->gen_backend = cmd->groups & OPT_GEN;
     if (cmd->groups & OPT_THROUGHPUT)
         a->cfg = tc.run;
+    else if (a->gen_backend)
+        a->cfg = a->gen.run; /* a run is a whole request: its own defaults */
     else
         ib_config_init(&a->cfg);
     a->max_batch = tc.max_batch;

@@ -1117,6 +1117,244 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
                                 const ib_latency_file *b, const char *b_name);
 
 /* ------------------------------------------------------------------------ */
+/* Generation: generative models, token by token (docs/generate.md)          */
+/* ------------------------------------------------------------------------ */
+
+/* What changes a generation figure: every setting the result states,
+ * filled by the backend at open and after each change of the sequences.
+ * Strings are "" where the backend does not know; numbers 0 (or -1 where
+ * 0 is a value). */
+typedef struct ib_gen_info {
+    char model[256];       /* the path or zoo name given */
+    char arch[32];         /* "llama" */
+    char model_type[64];   /* the runtime's description: "1B F16" */
+    char weights_type[16]; /* "F16", "Q8_0", "Q4_K_M" */
+    uint64_t n_params;
+    uint64_t model_bytes;
+    int32_t n_layers, n_embd, n_vocab;
+    int32_t n_ctx_train;   /* the context the model was made for */
+    ib_device_kind device; /* where the layers run (CUDA when any are offloaded) */
+    int device_id;
+    int32_t n_gpu_layers; /* layers offloaded to the GPU */
+    int32_t n_ctx;        /* the context of the whole cache: n_seq_max x per sequence */
+    int32_t n_seq_max;    /* sequences the context holds */
+    int32_t n_batch;      /* logical batch: tokens one decode call takes at most */
+    int32_t n_ubatch;     /* physical batch: tokens one compute graph takes */
+    bool flash_attn;
+    char kv_type[16];          /* type of the K and V caches: "f16", "q8_0" */
+    uint64_t kv_bytes;         /* memory the KV cache takes */
+    int32_t n_threads;         /* CPU threads a decode step uses */
+    int32_t n_threads_default; /* what the runtime's own defaults would use */
+    int32_t n_cpus_allowed;    /* cores the process may run on (sched_getaffinity) */
+    char runtime_version[64];  /* the library's release, as it says */
+    char runtime_library[256]; /* the file it was loaded from */
+    /* Settings in effect, as --option keys take them (compare reads them). */
+    ib_option_list options;
+} ib_gen_info;
+
+/* A generative model opened for measurement (its KV cache, its context). */
+typedef struct ib__gen ib_gen;
+
+/* Most sequences decoded together that a measurement asks for. */
+#define IB_GEN_MAX_SEQUENCES 256
+/* Points of the curve over sequences (a list, or the search's). */
+#define IB_GEN_MAX_POINTS 64
+/* Probes of the search: growth to 256 is 9, its bisection 8 at most. */
+#define IB_GEN_MAX_PROBES 24
+
+typedef struct ib_gen_options {
+    /* "llama" (the default, NULL) or "fake" (the scripted workload on a
+     * virtual clock, for tests: docs/generate.md lists its keys). */
+    const char *backend;
+    ib_device_kind device; /* AUTO: the GPU when there is one */
+    int device_id;
+    const ib_backend_option *options; /* the backend's KEY=VALUE pairs, in order; not owned */
+    size_t n_options;
+    uint64_t seed; /* of the random token ids (default 42) */
+    /* Where zoo models are written as GGUF files and found again (a 1B
+     * model in float16 is 3 GB): a folder the caller chooses, the library
+     * reading no environment. NULL: zoo models are refused. Not owned. */
+    const char *cache_dir;
+} ib_gen_options;
+
+void ib_gen_options_init(ib_gen_options *opts);
+
+/* Opens model (a GGUF file or zoo:NAME for llama; anything for the fake)
+ * on the backend opts names (NULL opts: the defaults). A file that is not
+ * a model, the library missing or of another release: IB_ERR_INVALID_ARG
+ * or IB_ERR_UNSUPPORTED with one line; out of memory while loading:
+ * IB_ERR_DEVICE_OOM. *out is destroyed with ib_gen_destroy. */
+ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **out, ib_error *err);
+
+/* The settings of g as they are now. */
+const ib_gen_info *ib_gen_get_info(const ib_gen *g);
+
+/* Releases g; NULL is a no-op. */
+void ib_gen_destroy(ib_gen *g);
+
+typedef struct ib_gen_config {
+    /* Warm-up, runs (a run is one request: the prompt, then new_tokens
+     * decode steps; default 30), --precision (on the TTFT and the
+     * per-token median both), cancel and progress, as ib_config has them. */
+    ib_config run;
+    int32_t prompt_tokens;    /* P (default 512) */
+    int32_t new_tokens;       /* N decode steps a run times (default 128) */
+    int32_t depth;            /* D: the position of the first timed decode step,
+                                 the context from P to D filled untimed (0, the
+                                 default: right after the prompt, D = P) */
+    int32_t ctx_per_seq;      /* tokens of context each sequence gets (0: D + N) */
+    const int32_t *sequences; /* counts decoded together, each a point; not owned */
+    size_t n_sequences;
+    bool search;           /* find the largest count whose KV cache fits at
+                              ctx_per_seq, and time the curve up to it */
+    int32_t max_sequences; /* the search's bound (default IB_GEN_MAX_SEQUENCES) */
+    int64_t sequence_runs; /* runs of N steps timed at each count (default 3) */
+    double tpot_budget_ms; /* > 0: the best tokens/s whose TPOT is within it */
+    double knee_fraction;  /* knee: the fewest sequences reaching this share
+                              of the peak's tokens/s (default 0.95) */
+    bool time_sampling;    /* time a greedy sampling after each step, apart */
+    bool pitfalls;         /* also measure what each classic mistake reports */
+} ib_gen_config;
+
+void ib_gen_config_init(ib_gen_config *cfg);
+
+/* Sequences decoded together: one point of the curve. */
+typedef struct ib_gen_point {
+    int32_t sequences;
+    ib_status status;     /* IB_OK, or why this count has no figures */
+    ib_stats step_ms;     /* latency of one step (one token of each sequence) */
+    double tokens_per_s;  /* sequences x steps / time of all the steps */
+    double tpot_ms;       /* the mean step: each sequence's time per token */
+    int64_t steps;        /* steps timed */
+    double first_step_ms; /* the first step at this count (cold), in no figure */
+} ib_gen_point;
+
+typedef struct ib_gen_probe {
+    int32_t sequences;
+    bool fits;
+    ib_status status; /* why it did not fit */
+    double ms;
+} ib_gen_probe;
+
+typedef enum ib_gen_pitfall {
+    IB_GEN_PITFALL_NO_SYNC = 0,     /* host clock around a step, no synchronize */
+    IB_GEN_PITFALL_PREFILL_IN_RATE, /* generation tokens/s with the prefill counted */
+    IB_GEN_PITFALL_NO_WARMUP,       /* a fresh context, the first requests included */
+    IB_GEN_PITFALL_EMPTY_CONTEXT,   /* decode at position 0, not at the depth */
+    IB_GEN_PITFALL_MEAN_OF_RATES,   /* the mean of per-run tokens/s */
+    IB_GEN_PITFALL_ONE_RUN,         /* one run's tokens/s taken as the answer */
+    IB_GEN_PITFALL_EOS,             /* runs stopped at an end-of-sequence token */
+    IB_GEN_PITFALL_THREADS,         /* the runtime's default threads, more than the cores */
+    IB_GEN_PITFALL_COUNT
+} ib_gen_pitfall;
+
+typedef struct ib_gen_pitfall_row {
+    ib_gen_pitfall kind;
+    const char *name;           /* "host clock, no synchronize" */
+    const char *why;            /* one line: why it is wrong */
+    const char *figure;         /* what is compared: "per-token p50 ms", "tokens/s" */
+    bool applies;               /* false: not a mistake one can make here */
+    const char *not_applicable; /* why not, when !applies */
+    ib_status status;           /* IB_OK, or why it could not be measured */
+    char error[256];
+    double wrong;     /* what the mistake reports */
+    double correct;   /* the correct figure, same unit */
+    double error_pct; /* (wrong - correct) / correct, percent */
+    int32_t detail;   /* threads: the default's count; EOS: the shortest run's tokens */
+} ib_gen_pitfall_row;
+
+typedef struct ib_gen_result {
+    bool partial;          /* stopped early (error or cancel): what is here was measured */
+    ib_status stop_status; /* why, IB_OK otherwise */
+    ib_gen_info info;      /* the settings the single sequence was measured with */
+    int32_t prompt_tokens, new_tokens, depth, ctx_per_seq;
+    bool fixed_length;      /* always true: N tokens every run, never stopped at
+                               an end-of-sequence token; the ids are random */
+    double cold_prefill_ms; /* the first prefill after open, apart */
+    double cold_step_ms;    /* the first decode step after it */
+    int64_t warmup_runs_done;
+    double warmup_ms_spent;
+    bool warmup_steady;
+    size_t runs;             /* timed runs (requests) */
+    double *ttft_ms;         /* [runs]: P tokens from a clear cache to synchronized logits */
+    double *token_ms;        /* [runs * new_tokens]: each step, run after run */
+    double *request_ms;      /* [runs]: TTFT + the first N - 1 steps */
+    double *sample_ms;       /* [runs * new_tokens] with time_sampling, else NULL */
+    double *position_p50_ms; /* [new_tokens]: the median over runs of the i-th step */
+    ib_stats ttft, token, request, sample;
+    double prompt_tokens_per_s;                  /* P x runs / time of all prefills */
+    double tokens_per_s;                         /* runs x N / time of all steps (never a mean of rates) */
+    double tpot_ms;                              /* the mean step */
+    double timer_resolution_ms;                  /* of the host clock */
+    double precision_target, precision_achieved; /* the larger of TTFT's and the token's */
+    bool precision_met;
+    /* Sequences decoded together (a list, or the search's curve). */
+    bool searched;
+    int32_t search_ctx_per_seq; /* the context each sequence had */
+    int32_t largest_fitting;    /* the search's answer, 0 without */
+    bool limited_by_max;        /* it stopped at max_sequences, not memory */
+    char limit_reason[256];     /* the runtime's words where it did not fit */
+    size_t n_probes;
+    ib_gen_probe probes[IB_GEN_MAX_PROBES];
+    size_t n_points;
+    ib_gen_point points[IB_GEN_MAX_POINTS];
+    int peak, knee, best_within_budget; /* indexes into points, -1 none */
+    double tpot_budget_ms;
+    bool has_pitfalls;
+    ib_gen_pitfall_row pitfalls[IB_GEN_PITFALL_COUNT];
+    unsigned warnings; /* IB_WARN_* */
+    ib_env env;
+} ib_gen_result;
+
+/* Measures g: the cold first prefill and step apart, warm-up until steady,
+ * cfg->run.runs requests (or until --precision), each the prompt's
+ * prefill (TTFT) then N decode steps timed one by one; then the sequences
+ * asked for or searched, then the pitfalls asked for. On a failure after
+ * the first timed run the result holds what was measured (partial) and the
+ * error is returned; no count within the TPOT budget gives IB_ERR_NOT_MET
+ * with the result complete. Free with ib_gen_result_free whatever the
+ * status. */
+ib_status ib_measure_generation(ib_gen *g, const ib_gen_config *cfg, ib_gen_result *out, ib_error *err);
+
+void ib_gen_result_free(ib_gen_result *r);
+
+/* A generation result read back (its JSON, "inferbench.generation/1"), for
+ * compare. Free with ib_gen_file_free. */
+typedef struct ib_gen_file {
+    char model[256];
+    char device[16];
+    char weights_type[16];
+    char runtime_version[64];
+    int32_t prompt_tokens, new_tokens, depth;
+    int32_t n_threads;
+    bool partial;
+    double *ttft_ms; /* [n_ttft] */
+    size_t n_ttft;
+    double *token_ms; /* [n_token]: every token's time, run after run */
+    size_t n_token;
+    double tokens_per_s;
+} ib_gen_file;
+
+/* Reads text[0..len): IB_ERR_INVALID_ARG ("not an inferbench generation
+ * result: why") for anything else. */
+ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_error *err);
+void ib_gen_file_free(ib_gen_file *f);
+
+/* Two generation results compared (docs/generate.md, "compare"): the TTFT
+ * and the per-token latency (whose mean is TPOT), each as
+ * ib_compare_samples compares, and what differs between the two settings. */
+typedef struct ib_gen_comparison {
+    ib_comparison ttft, token;
+    double tokens_per_s_change; /* B's tokens / time over A's, less 1 */
+} ib_gen_comparison;
+
+ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,
+                               ib_gen_comparison *out, ib_error *err);
+
+/* Reports of a generation result (docs/generate.md, docs/json.md): through
+ * ib_report (kind IB_RESULT_GENERATION) in text, json, csv, md and html. */
+
+/* ------------------------------------------------------------------------ */
 /* Reports in any format: one entry point over every kind of result         */
 /* ------------------------------------------------------------------------ */
 
@@ -1132,7 +1370,9 @@ typedef enum ib_result_kind {
     IB_RESULT_BEST = 7,                /* the fastest accurate configuration (inferbench best) */
     IB_RESULT_FLEET = 8,               /* several devices or MPI ranks at once (docs/fleet.md) */
     IB_RESULT_THROUGHPUT_SESSIONS = 9, /* throughput measured in sessions */
-    IB_RESULT_PITFALLS_SESSIONS = 10   /* pitfalls measured in sessions */
+    IB_RESULT_PITFALLS_SESSIONS = 10,  /* pitfalls measured in sessions */
+    IB_RESULT_GENERATION = 11,         /* a generative model (inferbench generate) */
+    IB_RESULT_GEN_COMPARISON = 12      /* two generation results compared */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1164,6 +1404,12 @@ typedef struct ib_result {
     const struct ib_best_config *best_cfg;
     /* fleet: the per-device results and their aggregate */
     const struct ib_fleet_result *fleet;
+    /* generation: the result and its configuration */
+    const ib_gen_result *generation;
+    const ib_gen_config *gen_cfg;
+    /* generation comparison: it and the two results (a_name, b_name above) */
+    const ib_gen_comparison *gen_comparison;
+    const ib_gen_file *gen_a, *gen_b;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -1223,6 +1469,32 @@ const ib_zoo_entry *ib_zoo_find(const char *name);
 /* Generates the model as a serialized ONNX ModelProto. *bytes is malloc'ed;
  * release it with ib_free. */
 ib_status ib_zoo_build(const char *name, bool fp16, uint8_t **bytes, size_t *len, ib_error *err);
+
+/* The zoo's generative models: decoder-only transformers of the Llama
+ * architecture with random weights (a fixed seed), as GGUF files for the
+ * llama.cpp backend (docs/zoo.md, docs/backend-llama.md). Used as
+ * zoo:NAME, or zoo:NAME?TYPE for weights quantized by llama.cpp (q8_0,
+ * q4_0, q4_k_m, q5_k_m, q6_k; f16 without). */
+typedef struct ib_zoo_lm_entry {
+    const char *name; /* "llama-3.2-1b" */
+    const char *description;
+    int64_t params; /* every tensor's elements */
+    int32_t n_layers, n_embd, n_heads, n_kv_heads, n_ff, n_vocab;
+} ib_zoo_lm_entry;
+
+size_t ib_zoo_lm_count(void);
+const ib_zoo_lm_entry *ib_zoo_lm_get(size_t index);
+const ib_zoo_lm_entry *ib_zoo_lm_find(const char *name); /* NAME, NAME?TYPE, or NULL */
+
+/* Writes zoo model name ("llama-tiny", "llama-3.2-1b?q4_k_m") as a GGUF
+ * file at path, through llama.cpp's GGUF writer and quantizer, loaded from
+ * library_dir (NULL: the release set-up installed). The file is made in
+ * cache_dir first (or found there from an earlier use), then copied to
+ * path through a temporary file: path is whole or absent.
+ * Unknown name or type: IB_ERR_INVALID_ARG; no llama.cpp (this build or
+ * the library): IB_ERR_UNSUPPORTED or IB_ERR_INVALID_ARG, one line. */
+ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
+                             const char *cache_dir, ib_error *err);
 
 /* Number of weight elements stored in a serialized ONNX model's
  * initializers (what the graph really carries). */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 ib_status ib__backend_option_bool(const ib_backend_option *o, bool *out, ib_error *err)
 {
@@ -27,4 +28,11 @@ ib_status ib__backend_option_int(const ib_backend_option *o, long long lo, long 
                "option %s=%s: expected a whole number from %lld to %lld", o->key, o->value, lo, hi);
     *out = v;
     return IB_OK;
+}
+
+size_t ib__host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return 0;
+    return (size_t)pages * (size_t)page;
 }

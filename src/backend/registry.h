@@ -51,6 +51,10 @@ const ib__backend_hooks *ib__backend_hooks_of(const ib_backend *b);
 /* The legacy keys of the built-in backend that wrote old files, or NULL. */
 const ib__legacy_result_keys *ib__legacy_result_keys_get(void);
 
+/* Physical memory of this machine; 0 when unknown (a backend's default
+ * cap of host memory is half of it). */
+size_t ib__host_memory_bytes(void);
+
 /* "yes"/"no" (also true/false, 1/0) of a backend option KEY. */
 ib_status ib__backend_option_bool(const ib_backend_option *o, bool *out, ib_error *err);
 /* A whole number in [lo, hi] of a backend option. */

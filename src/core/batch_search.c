@@ -4,6 +4,7 @@
  * estimate: set_batch allocates the inputs and outputs, and one untimed run
  * makes the runtime allocate its intermediate buffers (runtimes with an
  * arena do so during the run, not at binding time). */
+#include "core/search.h"
 #include "core/throughput.h"
 
 ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
@@ -26,7 +27,6 @@ static bool is_capacity_limit(ib_status st, int64_t batch)
 /* One search's state: what every step needs. */
 typedef struct search {
     ib_workload *w;
-    const volatile int *cancel;
     ib__progress *pr;
     ib_throughput_result *r;
     ib__probe_fits_fn on_fit; /* NULL: none */
@@ -78,36 +78,60 @@ static ib_status fitted(search *s, int64_t batch, double run_ms, ib_error *err)
     return st;
 }
 
-/* Doubles from 1 while batches fit. On return *fit is the largest batch
+/* The batch search's question to the shared search: does batch fit, and,
+ * for a growth probe that fits, its point timed there and then. */
+static ib_status batch_fits(void *user, int64_t batch, bool growing, bool *fits, ib_error *err)
+{
+    search *s = user;
+    double run_ms;
+    IB_TRY(probe(s, batch, fits, &run_ms, err));
+    return growing && *fits ? fitted(s, batch, run_ms, err) : IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The largest count that fits, whatever is counted (a batch here, the      */
+/* sequences decoded together in generate_sequences.c): search.h.           */
+/* ------------------------------------------------------------------------ */
+
+typedef struct largest {
+    ib__fits_fn fits;
+    void *user;
+    const volatile int *cancel;
+    const char *what;
+} largest;
+
+static ib_status ask(const largest *l, int64_t n, bool growing, bool *fits, ib_error *err)
+{
+    IB_FAIL_IF(ib__cancelled(l->cancel), err, IB_ERR_INTERRUPTED, "interrupted during the %s search",
+               l->what);
+    return l->fits(l->user, n, growing, fits, err);
+}
+
+/* Doubles from 1 while counts fit. On return *fit is the largest count
  * seen to fit (0: none) and *no_fit the first that did not (0: none, the
- * growth reached max_batch). */
-static ib_status grow(search *s, int64_t max_batch, int64_t *fit, int64_t *no_fit, ib_error *err)
+ * growth reached max). */
+static ib_status grow(const largest *l, int64_t max, int64_t *fit, int64_t *no_fit, ib_error *err)
 {
     *fit = *no_fit = 0;
-    for (int64_t b = 1;; b = b > max_batch / 2 ? max_batch : 2 * b) {
-        IB_FAIL_IF(ib__cancelled(s->cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
+    for (int64_t n = 1;; n = n > max / 2 ? max : 2 * n) {
         bool fits;
-        double run_ms;
-        IB_TRY(probe(s, b, &fits, &run_ms, err));
+        IB_TRY(ask(l, n, true, &fits, err));
         if (!fits) {
-            *no_fit = b;
+            *no_fit = n;
             return IB_OK;
         }
-        *fit = b;
-        IB_TRY(fitted(s, b, run_ms, err));
-        if (b == max_batch) return IB_OK;
+        *fit = n;
+        if (n == max) return IB_OK;
     }
 }
 
-/* Bisects (fit, no_fit) down to adjacent batches. */
-static ib_status bisect(search *s, int64_t *fit, int64_t no_fit, ib_error *err)
+/* Bisects (fit, no_fit) down to adjacent counts. */
+static ib_status bisect(const largest *l, int64_t *fit, int64_t no_fit, ib_error *err)
 {
     while (no_fit - *fit > 1) {
-        IB_FAIL_IF(ib__cancelled(s->cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
         int64_t mid = *fit + (no_fit - *fit) / 2;
         bool fits;
-        double run_ms;
-        IB_TRY(probe(s, mid, &fits, &run_ms, err));
+        IB_TRY(ask(l, mid, false, &fits, err));
         if (fits)
             *fit = mid;
         else
@@ -116,17 +140,28 @@ static ib_status bisect(search *s, int64_t *fit, int64_t no_fit, ib_error *err)
     return IB_OK;
 }
 
-/* max_batch first; below it, when it does not fit, bisection from 0 (no
- * batch known to fit): it ends at batch 1 at the lowest. */
-static ib_status from_the_top(search *s, int64_t max_batch, int64_t *fit, int64_t *no_fit, ib_error *err)
+/* max first; below it, when it does not fit, bisection from 0 (no count
+ * known to fit): it ends at 1 at the lowest. */
+static ib_status from_the_top(const largest *l, int64_t max, int64_t *fit, int64_t *no_fit, ib_error *err)
 {
-    IB_FAIL_IF(ib__cancelled(s->cancel), err, IB_ERR_INTERRUPTED, "interrupted during the batch search");
     bool fits;
-    double run_ms;
-    IB_TRY(probe(s, max_batch, &fits, &run_ms, err));
-    *fit = fits ? max_batch : 0;
-    *no_fit = fits ? 0 : max_batch;
+    IB_TRY(ask(l, max, false, &fits, err));
+    *fit = fits ? max : 0;
+    *no_fit = fits ? 0 : max;
     return IB_OK;
+}
+
+ib_status ib__search_largest(ib__fits_fn fits, void *user, int64_t max, bool from_top,
+                             const volatile int *cancel, const char *what, int64_t *fit, int64_t *no_fit,
+                             ib_error *err)
+{
+    largest l = { .fits = fits, .user = user, .cancel = cancel, .what = what };
+    *fit = *no_fit = 0;
+    ib_status st = from_top ? from_the_top(&l, max, fit, no_fit, err) : grow(&l, max, fit, no_fit, err);
+    /* Growth stops with 1 not fitting (no_fit 1: nothing to bisect); from
+     * the top, 1 is where a bisection from 0 ends at the lowest. */
+    if (st == IB_OK && *no_fit != 0) st = bisect(&l, fit, *no_fit, err);
+    return st;
 }
 
 ib_status ib__batch_search(ib_workload *w, int64_t max_batch, bool from_top, const volatile int *cancel,
@@ -134,13 +169,10 @@ ib_status ib__batch_search(ib_workload *w, int64_t max_batch, bool from_top, con
                            ib_error *err)
 {
     double t0 = ib__workload_now_ms(w);
-    search s = { .w = w, .cancel = cancel, .pr = pr, .r = r, .on_fit = on_fit, .user = user };
+    search s = { .w = w, .pr = pr, .r = r, .on_fit = on_fit, .user = user };
     int64_t fit = 0, no_fit = 0;
     ib_status st =
-        from_top ? from_the_top(&s, max_batch, &fit, &no_fit, err) : grow(&s, max_batch, &fit, &no_fit, err);
-    /* Growth stops with batch 1 not fitting (no_fit 1: nothing to bisect);
-     * from the top, batch 1 is where a bisection from 0 ends at the lowest. */
-    if (st == IB_OK && no_fit != 0) st = bisect(&s, &fit, no_fit, err);
+        ib__search_largest(batch_fits, &s, max_batch, from_top, cancel, "batch", &fit, &no_fit, err);
     if (st == IB_OK && fit == 0)
         st = ib__fail(err, IB_ERR_DEVICE_OOM,
                       "batch 1 does not fit in the device's memory, so no batch can run (%s)",

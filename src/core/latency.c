@@ -100,37 +100,59 @@ static ib_status append_sample(ib_latency_result *r, size_t *cap, double device_
 /* The figure the rules look at: device time when there is one. */
 static double primary(double device_ms, double host_ms) { return isnan(device_ms) ? host_ms : device_ms; }
 
-ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, ib__progress *pr, int64_t *runs_done,
-                      double *ms_spent, bool *steady, ib_error *err)
+ib_status ib__warm_up_loop(const ib__warmup_rule *rule, const ib__clock *clock, const volatile int *cancel,
+                           ib__progress *pr, ib__warmup_run_fn run, void *user, int64_t *runs_done,
+                           double *ms_spent, bool *steady, ib_error *err)
 {
     double recent[2 * IB__STEADY_WINDOW];
     size_t n_recent = 0;
-    double t0 = ib__workload_now_ms(run->w);
+    double t0 = clock->now_ms(clock->ctx);
     *runs_done = 0;
-    *steady = !cfg->warmup_until_steady;
+    *steady = !rule->until_steady;
     /* Until steady, the end is not known: only the cap bounds it. */
-    ib__progress_phase(pr, IB_PHASE_WARMUP, cfg->warmup_until_steady ? 0 : cfg->warmup_runs);
+    ib__progress_phase(pr, IB_PHASE_WARMUP, rule->until_steady ? 0 : rule->min_runs);
     for (;;) {
-        double elapsed = ib__workload_now_ms(run->w) - t0;
+        double elapsed = clock->now_ms(clock->ctx) - t0;
         *ms_spent = elapsed;
-        bool minimums_met = *runs_done >= cfg->warmup_runs && elapsed >= cfg->warmup_ms;
+        bool minimums_met = *runs_done >= rule->min_runs && elapsed >= rule->min_ms;
         if (minimums_met && *steady) return IB_OK;
-        if (minimums_met && elapsed >= cfg->warmup_max_ms) return IB_OK; /* cap: not steady */
-        if (ib__cancelled(run->cancel))
-            return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
-        double d, h;
-        IB_TRY(ib__runner_time_one(run, &d, &h, err));
+        if (minimums_met && elapsed >= rule->max_ms) return IB_OK; /* cap: not steady */
+        if (ib__cancelled(cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted during warm-up");
+        double value, run_ms;
+        IB_TRY(run(user, &value, &run_ms, err));
         (*runs_done)++;
-        ib__progress_runs(pr, *runs_done, cfg->warmup_until_steady ? cfg->warmup_max_ms : NAN);
+        ib__progress_runs(pr, *runs_done, rule->until_steady ? rule->max_ms : NAN);
         if (n_recent == 2 * IB__STEADY_WINDOW) {
             memmove(recent, recent + 1, (n_recent - 1) * sizeof *recent);
             n_recent--;
         }
-        recent[n_recent++] = primary(d, h);
-        if (cfg->warmup_until_steady && !*steady)
-            *steady = ib__is_steady(recent, n_recent, ib__steady_window(cfg->warmup_max_ms, h),
+        recent[n_recent++] = value;
+        if (rule->until_steady && !*steady)
+            *steady = ib__is_steady(recent, n_recent, ib__steady_window(rule->max_ms, run_ms),
                                     IB__STEADY_TOLERANCE);
     }
+}
+
+/* A warm-up run of the runner: steadiness on the device time when there is
+ * one, the window sized by the host time. */
+static ib_status runner_warm_run(void *user, double *value, double *run_ms, ib_error *err)
+{
+    double d, h;
+    IB_TRY(ib__runner_time_one(user, &d, &h, err));
+    *value = primary(d, h);
+    *run_ms = h;
+    return IB_OK;
+}
+
+ib_status ib__warm_up(ib__runner *run, const ib_config *cfg, ib__progress *pr, int64_t *runs_done,
+                      double *ms_spent, bool *steady, ib_error *err)
+{
+    ib__warmup_rule rule = { .min_runs = cfg->warmup_runs,
+                             .min_ms = cfg->warmup_ms,
+                             .max_ms = cfg->warmup_max_ms,
+                             .until_steady = cfg->warmup_until_steady };
+    return ib__warm_up_loop(&rule, &run->w->clock, run->cancel, pr, runner_warm_run, run, runs_done, ms_spent,
+                            steady, err);
 }
 
 static void summarize(ib_latency_result *r)

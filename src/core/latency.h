@@ -31,6 +31,25 @@ ib_status ib__measure_latency(ib_workload *w, const ib_config *cfg, bool check_h
  * samples, two clusters. */
 unsigned ib__sample_warnings(const double *ms, const ib_stats *st);
 
+/* The warm-up's rule: at least min_runs runs and min_ms, then until the
+ * runs are steady (rules.h) when until_steady, or max_ms (the cap). */
+typedef struct ib__warmup_rule {
+    int64_t min_runs;
+    double min_ms, max_ms;
+    bool until_steady;
+} ib__warmup_rule;
+
+/* One warm-up run: *value the figure steadiness is judged on, *run_ms
+ * its duration (what sizes the window, ib__steady_window). */
+typedef ib_status (*ib__warmup_run_fn)(void *user, double *value, double *run_ms, ib_error *err);
+
+/* Warms up with run(user) on clock under rule, checking cancel before each
+ * run and reporting progress through pr: the loop every measurement's
+ * warm-up is (a forward pass's runs, a generation's requests). */
+ib_status ib__warm_up_loop(const ib__warmup_rule *rule, const ib__clock *clock, const volatile int *cancel,
+                           ib__progress *pr, ib__warmup_run_fn run, void *user, int64_t *runs_done,
+                           double *ms_spent, bool *steady, ib_error *err);
+
 /* Warms up until cfg's count and time minimums are met and, when asked, the
  * timings are steady (rules.h), or the time cap is reached. Reports its
  * progress through pr. */

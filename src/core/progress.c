@@ -16,7 +16,11 @@ const char *ib_phase_name(ib_phase phase)
     return "?";
 }
 
-static double now_ms(const ib__progress *pr) { return pr->w ? ib__workload_now_ms(pr->w) : ib__now_ms(); }
+static double now_ms(const ib__progress *pr)
+{
+    if (pr->w) return ib__workload_now_ms(pr->w);
+    return pr->clock ? pr->clock->now_ms(pr->clock->ctx) : ib__now_ms();
+}
 
 void ib__progress_init(ib__progress *pr, const ib_config *cfg, const ib_workload *w)
 {
@@ -27,6 +31,13 @@ void ib__progress_init(ib__progress *pr, const ib_config *cfg, const ib_workload
     if (!pr->fn) return;
     pr->t0_ms = pr->phase_t0_ms = pr->last_ms = now_ms(pr);
     pr->p.eta_ms = NAN;
+}
+
+void ib__progress_init_clock(ib__progress *pr, const ib_config *cfg, const ib__clock *clock)
+{
+    ib__progress_init(pr, cfg, NULL);
+    pr->clock = clock;
+    if (pr->fn) pr->t0_ms = pr->phase_t0_ms = pr->last_ms = now_ms(pr);
 }
 
 void ib__progress_step(ib__progress *pr, int64_t step, int64_t steps, const char *name, int64_t batch)

@@ -13,15 +13,20 @@
 typedef struct ib__progress {
     ib_progress_fn fn; /* NULL: every call is a no-op */
     void *user;
-    const ib_workload *w; /* the clock; NULL: the host's monotonic clock */
-    double t0_ms;         /* the measurement's start */
-    double phase_t0_ms;   /* the current phase's start */
-    double last_ms;       /* the last report */
+    const ib_workload *w;   /* the clock; NULL: clock's, or the host's monotonic clock */
+    const ib__clock *clock; /* without w: the clock (a generation workload's) */
+    double t0_ms;           /* the measurement's start */
+    double phase_t0_ms;     /* the current phase's start */
+    double last_ms;         /* the last report */
     ib_progress p;
     char step_name[64];
 } ib__progress;
 
 void ib__progress_init(ib__progress *pr, const ib_config *cfg, const ib_workload *w);
+
+/* The same on a clock of its own (a generation workload's: virtual for the
+ * fake), not a workload's. */
+void ib__progress_init_clock(ib__progress *pr, const ib_config *cfg, const ib__clock *clock);
 
 /* Names the part of the measurement that follows (not reported until its
  * first phase starts): step of steps (0: none), its name (NULL: none) and

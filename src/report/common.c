@@ -171,6 +171,23 @@ static const struct {
 };
 #define N_WARNING_TEXTS (sizeof warning_texts / sizeof warning_texts[0])
 
+void ib__json_add_warmup(cJSON *root, int64_t runs, double ms, bool steady)
+{
+    cJSON *warm = cJSON_AddObjectToObject(root, "warmup");
+    cJSON_AddNumberToObject(warm, "runs", (double)runs);
+    ib__json_add_number(warm, "ms", ms);
+    cJSON_AddBoolToObject(warm, "steady", steady);
+}
+
+void ib__json_add_precision(cJSON *root, double target, double achieved, bool met)
+{
+    if (!(target > 0)) return;
+    cJSON *prec = cJSON_AddObjectToObject(root, "precision");
+    ib__json_add_number(prec, "target", target);
+    ib__json_add_number(prec, "achieved", achieved);
+    cJSON_AddBoolToObject(prec, "met", met);
+}
+
 /* The keys of the bits set, warnings or notes alone. */
 static cJSON *json_keys(unsigned bits, bool notes)
 {

@@ -334,6 +334,8 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_FLEET:
         return r->fleet->serve ? ib__fleet_serve_report_csv(r->fleet, r->info)
                                : ib__fleet_report_csv(r->fleet, r->info);
+    case IB_RESULT_GENERATION: return ib__gen_report_csv(r->generation);
+    case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     }
     return NULL;
 }

@@ -5,6 +5,7 @@
  * report itself closes the page, so the two never disagree. */
 #include "core/sessions.h"
 #include "core/stats.h"
+#include "report/printer.h"
 #include "report/report.h"
 #include "report/svg.h"
 
@@ -210,7 +211,7 @@ static size_t histogram_extent(const double *sorted, size_t n)
 
 /* Returns how many runs lie beyond the right edge. */
 static size_t latency_histogram(ib__sbuf *b, const ib_stats *p, const double *x, size_t n_all, double scale,
-                                const char *x_title)
+                                const char *x_title, const char *y_title)
 {
     double *sorted = malloc(n_all * sizeof *sorted);
     size_t counts[60];
@@ -239,8 +240,10 @@ static size_t latency_histogram(ib__sbuf *b, const ib_stats *p, const double *x,
     /* Room above the tallest bar for the two marker labels. */
     plot.y = ib__nice_axis(0, fmax(5, (double)peak * 1.25), 7);
     char label[64];
-    ib__svg_begin(b, &plot, "histogram of the timed runs");
-    ib__svg_axes(b, &plot, x_title, "runs");
+    char what[96];
+    snprintf(what, sizeof what, "histogram of the timed %s", y_title);
+    ib__svg_begin(b, &plot, what);
+    ib__svg_axes(b, &plot, x_title, y_title);
     ib__svg_bars(b, &plot, counts, bins, lo, hi, "bar");
     marker_label(label, "median", p->p50);
     ib__svg_vline(b, &plot, p->p50 * scale, "median", label, 0);
@@ -299,7 +302,7 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
         snprintf(title, sizeof title, "%s time per run (%s)", r->has_device_timer ? "device" : "host", unit);
         char t[32];
         ib__sbuf_printf(b, "<h2>Distribution</h2>\n<figure>\n");
-        size_t beyond = latency_histogram(b, p, x, n, scale, title);
+        size_t beyond = latency_histogram(b, p, x, n, scale, title, "runs");
         ib__sbuf_printf(b, "<figcaption>%zu timed runs; the solid line is the median, the dashed one p99.",
                         n);
         if (beyond)
@@ -824,5 +827,133 @@ char *ib_sessions_report_html(const ib_latency_file *f)
     }
     free(s);
     page_text_and_tail(&b, ib_sessions_report_text(f));
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Generation                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void gen_meta(ib__sbuf *b, const ib_gen_result *r)
+{
+    const ib_gen_info *in = &r->info;
+    char v[IB__OPTIONS_TEXT_LEN];
+    ib__sbuf_printf(b, "<table class=\"meta\">\n");
+    meta_row(b, "model", in->model);
+    snprintf(v, sizeof v, "%s %s, %s", in->arch, in->model_type, in->weights_type);
+    meta_row(b, "architecture", v);
+    meta_row(b, "device", ib__device_name(in->device));
+    meta_row(b, "CPU", r->env.host_cpu);
+    snprintf(v, sizeof v, "%d (runtime default %d, %d cores allowed)", (int)in->n_threads,
+             (int)in->n_threads_default, (int)in->n_cpus_allowed);
+    meta_row(b, "threads", v);
+    snprintf(v, sizeof v, "%d tokens, %d new tokens at depth %d, context %d per sequence",
+             (int)r->prompt_tokens, (int)r->new_tokens, (int)r->depth, (int)r->ctx_per_seq);
+    meta_row(b, "request", v);
+    meta_row(b, "runtime", in->runtime_version);
+    ib__format_options(v, sizeof v, &in->options);
+    meta_row(b, "runtime options", v);
+    meta_row(b, "timing",
+             "host clock around each call and its synchronize; random token ids, a fixed length");
+    ib__sbuf_printf(b, "</table>\n");
+}
+
+static void gen_table(ib__sbuf *b, const ib_gen_result *r)
+{
+    static const char *const heads[] = { "n",   "mean", "std",   "min", "p50", "p90",
+                                         "p95", "p99",  "p99.9", "max", "cv" };
+    ib__sbuf_printf(b, "<h2>Statistics</h2>\n<table>\n<tr><th>ms</th>");
+    for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) ib__sbuf_printf(b, "<th>%s</th>", heads[i]);
+    ib__sbuf_printf(b, "</tr>\n");
+    stats_cells(b, "TTFT", &r->ttft, 1);
+    stats_cells(b, "per token", &r->token, 1);
+    stats_cells(b, "request", &r->request, 1);
+    if (r->sample.n) stats_cells(b, "sampling", &r->sample, 1);
+    ib__sbuf_printf(b,
+                    "</table>\n<p>prompt %.1f tokens/s, generation %.1f tokens/s (tokens / their time), "
+                    "TPOT %.4g ms</p>\n",
+                    r->prompt_tokens_per_s, r->tokens_per_s, r->tpot_ms);
+}
+
+/* Latency by token position: the median over runs of each step. */
+static void gen_positions(ib__sbuf *b, const ib_gen_result *r)
+{
+    size_t n = (size_t)r->new_tokens;
+    if (!r->position_p50_ms || n < 2) return;
+    double *xs = malloc(n * sizeof *xs), lo = r->position_p50_ms[0], hi = lo;
+    if (!xs) {
+        b->failed = true;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        xs[i] = (double)r->depth + (double)i;
+        lo = fmin(lo, r->position_p50_ms[i]);
+        hi = fmax(hi, r->position_p50_ms[i]);
+    }
+    ib__plot plot = {
+        900, 300, 72, 110, 16, 52, ib__nice_axis(xs[0], xs[n - 1], 10), ib__nice_axis(lo, hi, 7)
+    };
+    ib__sbuf_printf(b, "<h2>Latency by token position</h2>\n<figure>\n");
+    ib__svg_begin(b, &plot, "median step latency by context position");
+    ib__svg_axes(b, &plot, "context position of the step", "median over runs (ms)");
+    ib__svg_polyline(b, &plot, xs, r->position_p50_ms, n, "run-line");
+    if (n <= 500) ib__svg_points(b, &plot, xs, r->position_p50_ms, n, "run", 1.8);
+    ib__svg_end(b);
+    ib__sbuf_printf(b,
+                    "<figcaption>Each step's median over the %zu runs: a step attends over the whole "
+                    "context, so latency grows with the position.</figcaption>\n</figure>\n",
+                    r->runs);
+    free(xs);
+}
+
+/* Tokens/s over the sequences decoded together, on a log2 axis. */
+static void gen_sequences_plot(ib__sbuf *b, const ib_gen_result *r)
+{
+    double xs[IB_GEN_MAX_POINTS], ys[IB_GEN_MAX_POINTS], hi = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < r->n_points; i++) {
+        if (r->points[i].status != IB_OK) continue;
+        xs[n] = log2((double)r->points[i].sequences);
+        ys[n] = r->points[i].tokens_per_s;
+        hi = fmax(hi, ys[n++]);
+    }
+    if (n == 0) return;
+    ib__plot plot = {
+        900, 340, 80, 40, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12), ib__nice_axis(0, hi, 7)
+    };
+    ib__sbuf_printf(b, "<h2>Sequences decoded together</h2>\n<figure>\n");
+    ib__svg_begin(b, &plot, "tokens per second against sequences");
+    ib__svg_axes(b, &plot, "sequences (log2 scale)", "tokens/s");
+    ib__svg_polyline(b, &plot, xs, ys, n, "b2b-line");
+    ib__svg_points(b, &plot, xs, ys, n, "pt-b2b", 4.5);
+    ib__svg_end(b);
+    ib__sbuf_printf(b,
+                    "<figcaption>Aggregate tokens/s (sequences x steps / their time) at %d tokens of context "
+                    "each%s.</figcaption>\n</figure>\n",
+                    (int)r->search_ctx_per_seq, r->searched ? "; the last point is the most that fit" : "");
+}
+
+char *ib__gen_report_html(const ib_gen_result *r)
+{
+    ib__sbuf b = { 0 };
+    page_head(&b, "generate", r->info.model);
+    gen_meta(&b, r);
+    if (r->runs == 0)
+        ib__sbuf_printf(&b, "<p>No timed run completed.</p>\n");
+    else
+        gen_table(&b, r);
+    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    if (r->runs > 0) {
+        ib__sbuf_printf(&b, "<h2>Time to first token</h2>\n<figure>\n");
+        latency_histogram(&b, &r->ttft, r->ttft_ms, r->runs, 1, "TTFT (ms)", "runs");
+        ib__sbuf_printf(&b, "</figure>\n<h2>Per-token latency</h2>\n<figure>\n");
+        latency_histogram(&b, &r->token, r->token_ms, r->runs * (size_t)r->new_tokens, 1, "step (ms)",
+                          "tokens");
+        ib__sbuf_printf(&b, "<figcaption>Every decode step of every run; the solid line is the median, the "
+                            "dashed one p99.</figcaption>\n</figure>\n");
+        gen_positions(&b, r);
+    }
+    gen_sequences_plot(&b, r);
+    page_text_and_tail(&b, ib__gen_report_text(r));
     return ib__sbuf_finish(&b);
 }

@@ -16,7 +16,7 @@
     (IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) |                                  \
      IB__KIND_BIT(IB_RESULT_PITFALLS) | IB__KIND_BIT(IB_RESULT_CALIBRATION) |                                \
      IB__KIND_BIT(IB_RESULT_COMPARISON) | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |     \
-     IB__KIND_BIT(IB_RESULT_FLEET))
+     IB__KIND_BIT(IB_RESULT_FLEET) | IB__KIND_BIT(IB_RESULT_GENERATION))
 
 /* The results measured in sessions: every format prints them. */
 #define IB__SESSIONS_KINDS                                                                                   \
@@ -37,6 +37,15 @@ extern const ib__printer ib__json_printer;
 extern const ib__printer ib__html_printer;
 extern const ib__printer ib__csv_printer;
 extern const ib__printer ib__md_printer;
+
+/* The generation result's reports (generate_report.c). */
+char *ib__gen_report_text(const ib_gen_result *r);
+char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg);
+char *ib__gen_report_csv(const ib_gen_result *r);
+char *ib__gen_report_md(const ib_gen_result *r);
+char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
+char *ib__gen_comparison_json(const ib_result *r);
+char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
 
 /* The best search's CSV, Markdown and HTML (best_report.c). */
 char *ib__best_csv(const ib_best_result *r);

@@ -26,36 +26,10 @@
 
 typedef struct ib__gen ib__gen;
 
-/* What changes a generation figure: every setting the result states. Filled
- * by the backend at open and after set_sequences. Strings are "" where the
- * backend does not know; numbers 0 (or -1 where 0 is a value). */
-typedef struct ib__gen_info {
-    char model[256];       /* the path or zoo name given */
-    char arch[32];         /* "llama" */
-    char model_type[64];   /* the runtime's description: "1B F16" */
-    char weights_type[16]; /* "F16", "Q8_0", "Q4_K_M" */
-    uint64_t n_params;
-    uint64_t model_bytes;
-    int32_t n_layers, n_embd, n_vocab;
-    int32_t n_ctx_train;   /* the context the model was made for */
-    ib_device_kind device; /* where the layers run (CUDA when any are offloaded) */
-    int device_id;
-    int32_t n_gpu_layers; /* layers offloaded to the GPU */
-    int32_t n_ctx;        /* the context of the whole cache: n_seq_max x per sequence */
-    int32_t n_seq_max;    /* sequences the context holds */
-    int32_t n_batch;      /* logical batch: tokens one decode call takes at most */
-    int32_t n_ubatch;     /* physical batch: tokens one compute graph takes */
-    bool flash_attn;
-    char kv_type[16];          /* type of the K and V caches: "f16", "q8_0" */
-    uint64_t kv_bytes;         /* memory the KV cache takes */
-    int32_t n_threads;         /* CPU threads a decode step uses */
-    int32_t n_threads_default; /* what the runtime's own defaults would use */
-    int32_t n_cpus_allowed;    /* cores the process may run on (sched_getaffinity) */
-    char runtime_version[64];  /* the library's release, as it says */
-    char runtime_library[256]; /* the file it was loaded from */
-    /* Settings in effect, as --option keys take them (compare reads them). */
-    ib_option_list options;
-} ib__gen_info;
+/* What changes a generation figure, every setting the result states: the
+ * public ib_gen_info (include/inferbench.h), since results carry it. Filled
+ * by the backend at open and after set_sequences. */
+typedef ib_gen_info ib__gen_info;
 
 typedef struct ib__gen_ops {
     int version; /* IB__GEN_OPS_VERSION */
@@ -131,6 +105,11 @@ typedef struct ib__gen_open_args {
     int32_t n_seqs;      /* sequences the first context holds (default 1) */
     int32_t ctx_per_seq; /* tokens of context each (default 0: prompt + tokens, given by the caller) */
     uint64_t seed;       /* of the random token ids (default 42) */
+    /* Where the zoo's model files are written and found again (zoo:NAME:
+     * a GGUF file of 3 GB for a 1B model in float16): a folder the program
+     * chooses, the library reading no environment. NULL: zoo models are
+     * refused. Not owned. */
+    const char *cache_dir;
 } ib__gen_open_args;
 
 void ib__gen_open_args_init(ib__gen_open_args *a);

@@ -284,7 +284,7 @@ static void test_calibration(void)
     free(c);
     CHECK(!ib_report_supports("html", IB_RESULT_CALIBRATION) && ib_report(&r, "html") == NULL);
     CHECK(ib_report_supports("md", IB_RESULT_CALIBRATION) &&
-          !ib_report_supports("md", (ib_result_kind)(IB_RESULT_PITFALLS_SESSIONS + 1)));
+          !ib_report_supports("md", (ib_result_kind)(IB_RESULT_GEN_COMPARISON + 1)));
     CHECK(!strcmp(ib_report_extension("md"), "md") && ib_report_extension("xml") == NULL);
 }
 

@@ -85,14 +85,6 @@ static void release_binding(ort_workload *o)
     o->binding = NULL;
 }
 
-/* Physical memory of this machine; 0 when unknown. */
-static size_t host_memory_bytes(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return 0;
-    return (size_t)pages * (size_t)page;
-}
-
 /* Releases the cached views of one buffer, [0, capacity]. */
 static void release_views(ort_workload *o, OrtValue ***views)
 {
@@ -302,7 +294,7 @@ static ib_status check_host_copies(ib_workload *w, ib_error *err)
     ort_workload *o = impl(w);
     size_t need = 0;
     for (size_t i = 0; i < o->n_inputs; i++) need += o->buffers[i].cap_bytes;
-    size_t host = host_memory_bytes();
+    size_t host = ib__host_memory_bytes();
     IB_FAIL_IF(host > 0 && need > host / 2, err, IB_ERR_NO_MEMORY,
                "batch %lld: host copies of the inputs need %.1f GB, more than half of this "
                "machine's %.1f GB",
@@ -1389,7 +1381,7 @@ ib_status ib__ort_open_model(const char *model, const ib_model_options *opts, ib
     w->clock = ib__host_clock();
     o->seed = opts->seed;
     o->host_cap_given = opts->host_memory_limit_bytes > 0;
-    o->host_cap_bytes = o->host_cap_given ? opts->host_memory_limit_bytes : host_memory_bytes() / 2;
+    o->host_cap_bytes = o->host_cap_given ? opts->host_memory_limit_bytes : ib__host_memory_bytes() / 2;
 
     ib_status st = open_into(w, model, opts, err);
     if (st != IB_OK) {

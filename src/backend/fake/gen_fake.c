@@ -1,0 +1,364 @@
+/* The scripted generation workload: a generative model on a virtual clock.
+ * Each prefill and step takes its scripted time, part of it queued (what
+ * only synchronize waits for); the first calls are slower (cold); the KV
+ * cache has a capacity; a call fails on demand. It also checks what it is
+ * fed: each sequence is filled position after position, never past its
+ * context, so that the method's bookkeeping is tested as well as its
+ * arithmetic. */
+#include "backend/fake/gen_fake.h"
+#include "backend/registry.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* What the fake's KV cache takes per token of context (for info.kv_bytes). */
+#define KV_BYTES_PER_TOKEN 2048
+
+typedef struct gen_fake {
+    ib__gen_fake_script s;
+    double now_ms;
+    double device_done_ms; /* when the queued work ends */
+    int64_t calls;         /* prefills and steps since open */
+    int64_t calls_since_open;
+    int32_t n_seqs, ctx_per_seq;
+    int32_t filled[IB_GEN_MAX_SEQUENCES]; /* positions filled, per sequence */
+    ib__gen_fake_counts counts;
+} gen_fake;
+
+static gen_fake *impl(ib__gen *g) { return g->impl; }
+
+static double virtual_now(const void *ctx) { return ((const gen_fake *)ctx)->now_ms; }
+
+static void virtual_wait_until(const void *ctx, double t_ms)
+{
+    gen_fake *f = (gen_fake *)(uintptr_t)ctx;
+    f->now_ms = fmax(f->now_ms, t_ms);
+}
+
+void ib__gen_fake_script_init(ib__gen_fake_script *s)
+{
+    *s = (ib__gen_fake_script){
+        .prefill_ms = 2,
+        .prefill_token_ms = 0.0078125,
+        .step_ms = 1,
+        .step_seq_ms = 0.125,
+        .step_pos_ms = 0.0009765625,
+        .queued_fraction = 0.5,
+        .cold_calls = 2,
+        .cold_factor = 8,
+        .slow_factor = 1,
+        .max_seqs = IB_GEN_MAX_SEQUENCES,
+        .fail_at_call = -1,
+        .cores = 2,
+        .oversubscribed_factor = 1,
+        .has_reopen = true,
+        .n_ctx_train = 8192,
+    };
+}
+
+/* One prefill or step of ms: the host's part now, the queued part after
+ * what the device still has. */
+static ib_status execute(gen_fake *f, double ms, ib_error *err)
+{
+    int64_t index = f->calls++;
+    if (f->s.sleep_us > 0)
+        nanosleep(&(struct timespec){ f->s.sleep_us / 1000000, f->s.sleep_us % 1000000 * 1000 }, NULL);
+    IB_FAIL_IF(index == f->s.fail_at_call, err, IB_ERR_RUNTIME, "fake: call %lld failed", (long long)index);
+    if (f->calls_since_open++ < f->s.cold_calls) ms *= f->s.cold_factor;
+    if (f->s.slow_every > 0 && (index + 1) % f->s.slow_every == 0) ms *= f->s.slow_factor;
+    if (f->counts.threads > f->s.cores) ms *= f->s.oversubscribed_factor;
+    double queued = ms * f->s.queued_fraction;
+    f->now_ms += ms - queued;
+    f->device_done_ms = fmax(f->now_ms, f->device_done_ms) + queued;
+    return IB_OK;
+}
+
+static ib_status gen_clear(ib__gen *g, ib_error *err)
+{
+    (void)err;
+    gen_fake *f = impl(g);
+    memset(f->filled, 0, sizeof f->filled);
+    f->counts.clears++;
+    return IB_OK;
+}
+
+static ib_status gen_prefill(ib__gen *g, int32_t seq, int32_t pos, int32_t n_tokens, ib_error *err)
+{
+    gen_fake *f = impl(g);
+    IB_FAIL_IF(seq < 0 || seq >= f->n_seqs, err, IB_ERR_INTERNAL, "fake: prefill of sequence %d of %d",
+               (int)seq, (int)f->n_seqs);
+    IB_FAIL_IF(n_tokens < 1 || pos != f->filled[seq], err, IB_ERR_INTERNAL,
+               "fake: prefill of %d tokens at %d, sequence %d holds %d", (int)n_tokens, (int)pos, (int)seq,
+               (int)f->filled[seq]);
+    IB_FAIL_IF((int64_t)pos + n_tokens > f->ctx_per_seq, err, IB_ERR_INVALID_ARG,
+               "fake: %d tokens at %d pass the context of %d", (int)n_tokens, (int)pos, (int)f->ctx_per_seq);
+    double positions = (double)n_tokens * pos + (double)n_tokens * (n_tokens - 1) / 2;
+    IB_TRY(execute(f, f->s.prefill_ms + n_tokens * f->s.prefill_token_ms + positions * f->s.prefill_pos_ms,
+                   err));
+    f->filled[seq] += n_tokens;
+    f->counts.prefills++;
+    f->counts.prefill_tokens += n_tokens;
+    return IB_OK;
+}
+
+static ib_status gen_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
+{
+    gen_fake *f = impl(g);
+    IB_FAIL_IF(n_seqs < 1 || n_seqs > f->n_seqs, err, IB_ERR_INTERNAL, "fake: a step of %d sequences of %d",
+               (int)n_seqs, (int)f->n_seqs);
+    IB_FAIL_IF(pos >= f->ctx_per_seq, err, IB_ERR_INVALID_ARG, "fake: a step at %d passes the context of %d",
+               (int)pos, (int)f->ctx_per_seq);
+    for (int32_t s = 0; s < n_seqs; s++)
+        IB_FAIL_IF(f->filled[s] != pos, err, IB_ERR_INTERNAL, "fake: a step at %d, sequence %d holds %d",
+                   (int)pos, (int)s, (int)f->filled[s]);
+    IB_TRY(execute(f, f->s.step_ms + (n_seqs - 1) * f->s.step_seq_ms + pos * f->s.step_pos_ms, err));
+    for (int32_t s = 0; s < n_seqs; s++) f->filled[s]++;
+    f->counts.steps++;
+    f->counts.last_step_seqs = n_seqs;
+    f->counts.last_step_pos = pos;
+    return IB_OK;
+}
+
+static ib_status gen_synchronize(ib__gen *g, ib_error *err)
+{
+    (void)err;
+    gen_fake *f = impl(g);
+    f->counts.idle_ms += fmax(0, f->device_done_ms - f->now_ms);
+    f->now_ms = fmax(f->now_ms, f->device_done_ms);
+    f->counts.syncs++;
+    return IB_OK;
+}
+
+static ib_status gen_fork(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error *err)
+{
+    gen_fake *f = impl(g);
+    IB_FAIL_IF(n_seqs < 1 || n_seqs > f->n_seqs || n_pos > f->filled[0], err, IB_ERR_INTERNAL,
+               "fake: fork of %d positions to %d sequences (sequence 0 holds %d, %d sequences)", (int)n_pos,
+               (int)n_seqs, (int)f->filled[0], (int)f->n_seqs);
+    for (int32_t s = 1; s < n_seqs; s++) f->filled[s] = n_pos;
+    f->counts.forks++;
+    return IB_OK;
+}
+
+static void describe_sequences(ib__gen *g)
+{
+    gen_fake *f = impl(g);
+    g->info.n_seq_max = f->n_seqs;
+    g->info.n_ctx = f->n_seqs * f->ctx_per_seq;
+    g->info.kv_bytes = (uint64_t)g->info.n_ctx * KV_BYTES_PER_TOKEN;
+}
+
+static ib_status gen_set_sequences(ib__gen *g, int32_t n_seqs, int32_t ctx_per_seq, ib_error *err)
+{
+    gen_fake *f = impl(g);
+    f->counts.set_sequences++;
+    IB_FAIL_IF(n_seqs < 1 || ctx_per_seq < 1, err, IB_ERR_INVALID_ARG, "fake: %d sequences of %d tokens",
+               (int)n_seqs, (int)ctx_per_seq);
+    IB_FAIL_IF(n_seqs > f->s.max_seqs, err, IB_ERR_UNSUPPORTED, "fake: at most %d sequences",
+               (int)f->s.max_seqs);
+    IB_FAIL_IF(f->s.kv_capacity_tokens > 0 && (int64_t)n_seqs * ctx_per_seq > f->s.kv_capacity_tokens, err,
+               IB_ERR_DEVICE_OOM, "fake: a KV cache of %lld tokens passes the capacity of %lld",
+               (long long)n_seqs * ctx_per_seq, (long long)f->s.kv_capacity_tokens);
+    f->now_ms = fmax(f->now_ms, f->device_done_ms); /* the old context ends after its work */
+    f->n_seqs = n_seqs;
+    f->ctx_per_seq = ctx_per_seq;
+    memset(f->filled, 0, sizeof f->filled);
+    describe_sequences(g);
+    return IB_OK;
+}
+
+static ib_status gen_sample(ib__gen *g, int32_t seq, ib_error *err)
+{
+    gen_fake *f = impl(g);
+    IB_FAIL_IF(seq < 0 || seq >= f->n_seqs || f->filled[seq] == 0, err, IB_ERR_INTERNAL,
+               "fake: sampling sequence %d, which has no logits", (int)seq);
+    f->now_ms = fmax(f->now_ms, f->device_done_ms) + f->s.sample_ms; /* reads the logits */
+    f->counts.samples++;
+    return IB_OK;
+}
+
+static ib_status gen_reopen(ib__gen *g, ib_error *err)
+{
+    (void)err;
+    gen_fake *f = impl(g);
+    f->now_ms = fmax(f->now_ms, f->device_done_ms);
+    f->calls_since_open = 0; /* cold again */
+    memset(f->filled, 0, sizeof f->filled);
+    f->counts.reopens++;
+    return IB_OK;
+}
+
+static ib_status gen_set_threads(ib__gen *g, int32_t n_threads, ib_error *err)
+{
+    IB_FAIL_IF(n_threads < 1, err, IB_ERR_INVALID_ARG, "fake: %d threads", (int)n_threads);
+    impl(g)->counts.threads = n_threads;
+    g->info.n_threads = n_threads;
+    return IB_OK;
+}
+
+static void gen_destroy(ib__gen *g)
+{
+    free(g->impl);
+    free(g);
+}
+
+/* Optional slots are in each table only where the script has them. */
+#define FAKE_OPS(SAMPLE, REOPEN, THREADS)                                                                    \
+    {                                                                                                        \
+        .version = IB__GEN_OPS_VERSION, .clear = gen_clear, .prefill = gen_prefill, .step = gen_step,        \
+        .synchronize = gen_synchronize, .fork = gen_fork, .set_sequences = gen_set_sequences,                \
+        .sample = (SAMPLE), .reopen = (REOPEN), .set_threads = (THREADS), .destroy = gen_destroy,            \
+    }
+static const ib__gen_ops fake_ops[8] = {
+    FAKE_OPS(NULL, NULL, NULL),
+    FAKE_OPS(gen_sample, NULL, NULL),
+    FAKE_OPS(NULL, gen_reopen, NULL),
+    FAKE_OPS(gen_sample, gen_reopen, NULL),
+    FAKE_OPS(NULL, NULL, gen_set_threads),
+    FAKE_OPS(gen_sample, NULL, gen_set_threads),
+    FAKE_OPS(NULL, gen_reopen, gen_set_threads),
+    FAKE_OPS(gen_sample, gen_reopen, gen_set_threads),
+};
+
+static void describe(ib__gen *g, const ib__gen_open_args *a)
+{
+    const ib__gen_fake_script *s = &impl(g)->s;
+    ib__gen_info *in = &g->info;
+    ib__strlcpy(in->model, a->model ? a->model : "fake", sizeof in->model);
+    ib__strlcpy(in->arch, "fake", sizeof in->arch);
+    ib__strlcpy(in->model_type, "scripted", sizeof in->model_type);
+    ib__strlcpy(in->weights_type, "F16", sizeof in->weights_type);
+    ib__strlcpy(in->kv_type, "f16", sizeof in->kv_type);
+    ib__strlcpy(in->runtime_version, "fake", sizeof in->runtime_version);
+    in->device = IB_DEVICE_CPU;
+    in->n_ctx_train = s->n_ctx_train;
+    in->n_layers = 2;
+    in->n_embd = 64;
+    in->n_vocab = 256;
+    in->n_batch = in->n_ubatch = 512;
+    in->n_threads = s->cores;
+    in->n_threads_default = s->threads_default;
+    in->n_cpus_allowed = s->cores;
+    for (size_t i = 0; i < a->n_options; i++)
+        ib_option_list_set(&in->options, a->options[i].key, a->options[i].value);
+}
+
+ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_open_args *a, ib__gen **out,
+                                   ib_error *err)
+{
+    *out = NULL;
+    IB_FAIL_IF(!(s->queued_fraction >= 0 && s->queued_fraction <= 1), err, IB_ERR_INVALID_ARG,
+               "fake: the queued fraction is in [0, 1]");
+    IB_FAIL_IF(s->max_seqs < 1 || s->max_seqs > IB_GEN_MAX_SEQUENCES, err, IB_ERR_INVALID_ARG,
+               "fake: max_seqs is in 1..%d", IB_GEN_MAX_SEQUENCES);
+    ib__gen *g = calloc(1, sizeof *g);
+    gen_fake *f = calloc(1, sizeof *f);
+    if (!g || !f) {
+        free(g);
+        free(f);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
+    }
+    f->s = *s;
+    f->counts.threads = s->cores;
+    g->ops = &fake_ops[(s->sample_ms > 0) | (s->has_reopen ? 2 : 0) | (s->threads_default > 0 ? 4 : 0)];
+    g->impl = f;
+    g->clock = (ib__clock){
+        .now_ms = virtual_now, .ctx = f, .resolution_ms = 0, .wait_until_ms = virtual_wait_until
+    };
+    describe(g, a);
+    /* The first context as asked (its capacity is checked when the method
+     * sets the sequences it measures). */
+    f->n_seqs = a->n_seqs > 0 && a->n_seqs <= IB_GEN_MAX_SEQUENCES ? a->n_seqs : 1;
+    f->ctx_per_seq = a->ctx_per_seq > 0 ? a->ctx_per_seq : 1024;
+    describe_sequences(g);
+    *out = g;
+    return IB_OK;
+}
+
+ib__gen_fake_counts ib__gen_fake_counts_of(const ib__gen *g) { return ((const gen_fake *)g->impl)->counts; }
+
+/* ------------------------------------------------------------------------ */
+/* The fake by name: its script from --option keys (times in us or ns).     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct fake_key {
+    const char *key;
+    long long lo, hi;
+    double scale; /* to the script's unit (ms; 1 for counts) */
+    size_t offset;
+    bool is_int; /* an int64 or int32 field, else a double */
+    bool is_i32;
+} fake_key;
+
+#define D_KEY(K, LO, HI, SCALE, FIELD)                                                                       \
+    {                                                                                                        \
+        K, LO, HI, SCALE, offsetof(ib__gen_fake_script, FIELD), false, false                                 \
+    }
+#define I_KEY(K, LO, HI, FIELD)                                                                              \
+    {                                                                                                        \
+        K, LO, HI, 1, offsetof(ib__gen_fake_script, FIELD), true, false                                      \
+    }
+#define I32_KEY(K, LO, HI, FIELD)                                                                            \
+    {                                                                                                        \
+        K, LO, HI, 1, offsetof(ib__gen_fake_script, FIELD), true, true                                       \
+    }
+static const fake_key fake_keys[] = {
+    D_KEY("prefill_us", 0, 1000000000, 1e-3, prefill_ms),
+    D_KEY("token_us", 0, 1000000000, 1e-3, prefill_token_ms),
+    D_KEY("prefill_pos_ns", 0, 1000000000, 1e-6, prefill_pos_ms),
+    D_KEY("step_us", 0, 1000000000, 1e-3, step_ms),
+    D_KEY("seq_us", 0, 1000000000, 1e-3, step_seq_ms),
+    D_KEY("pos_ns", 0, 1000000000, 1e-6, step_pos_ms),
+    D_KEY("queued_pct", 0, 100, 1e-2, queued_fraction),
+    D_KEY("sample_us", 0, 1000000000, 1e-3, sample_ms),
+    I_KEY("cold_calls", 0, 1000000, cold_calls),
+    D_KEY("cold_x", 1, 1000, 1, cold_factor),
+    I_KEY("slow_every", 0, 1000000000, slow_every),
+    D_KEY("slow_x", 1, 1000, 1, slow_factor),
+    I_KEY("kv_tokens", 0, (long long)1 << 40, kv_capacity_tokens),
+    I32_KEY("max_seqs", 1, IB_GEN_MAX_SEQUENCES, max_seqs),
+    I_KEY("fail_at_call", -1, 1000000000, fail_at_call),
+    I32_KEY("cores", 1, 4096, cores),
+    I32_KEY("threads_default", 0, 4096, threads_default),
+    D_KEY("oversub_x", 1, 100000, 1, oversubscribed_factor),
+    I32_KEY("ctx_train", 0, 1 << 30, n_ctx_train),
+    I_KEY("sleep_us", 0, 1000000, sleep_us),
+};
+#define N_FAKE_KEYS (sizeof fake_keys / sizeof fake_keys[0])
+
+static ib_status apply_key(ib__gen_fake_script *s, const ib_backend_option *o, ib_error *err)
+{
+    if (!strcmp(o->key, "reopen")) return ib__backend_option_bool(o, &s->has_reopen, err);
+    for (size_t i = 0; i < N_FAKE_KEYS; i++) {
+        const fake_key *k = &fake_keys[i];
+        if (strcmp(o->key, k->key)) continue;
+        long long v;
+        IB_TRY(ib__backend_option_int(o, k->lo, k->hi, &v, err));
+        char *field = (char *)s + k->offset;
+        if (k->is_i32)
+            *(int32_t *)(void *)field = (int32_t)v;
+        else if (k->is_int)
+            *(int64_t *)(void *)field = v;
+        else
+            *(double *)(void *)field = (double)v * k->scale;
+        return IB_OK;
+    }
+    char known[512] = "";
+    for (size_t i = 0; i < N_FAKE_KEYS; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s, ", fake_keys[i].key);
+    return ib__fail(err, IB_ERR_INVALID_ARG, "fake: unknown option '%s' (known: %sreopen)", o->key, known);
+}
+
+ib_status ib__gen_open_fake(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
+{
+    *out = NULL;
+    IB_FAIL_IF(a->device == IB_DEVICE_CUDA, err, IB_ERR_UNSUPPORTED, "fake: runs on the CPU only");
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    for (size_t i = 0; i < a->n_options; i++) IB_TRY(apply_key(&s, &a->options[i], err));
+    return ib__gen_open_fake_script(&s, a, out, err);
+}

@@ -1,0 +1,40 @@
+/* Opening a generation workload (include/inferbench.h, ib_gen_open): the
+ * backend named and its arguments (their defaults and the release of a
+ * workload: generation.c). The backend layer, not the core, knows which
+ * backends exist. */
+#include "backend/fake/gen_fake.h"
+#include "core/common.h"
+
+#include <string.h>
+
+void ib_gen_options_init(ib_gen_options *opts)
+{
+    *opts = (ib_gen_options){ .device = IB_DEVICE_AUTO, .seed = 42 };
+}
+
+ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **out, ib_error *err)
+{
+    *out = NULL;
+    ib_gen_options defaults;
+    ib_gen_options_init(&defaults);
+    if (!opts) opts = &defaults;
+    IB_FAIL_IF(!model || !*model, err, IB_ERR_INVALID_ARG, "no model given");
+    ib__gen_open_args a;
+    ib__gen_open_args_init(&a);
+    a.model = model;
+    a.options = opts->options;
+    a.n_options = opts->n_options;
+    a.device = opts->device;
+    a.device_id = opts->device_id;
+    a.seed = opts->seed;
+    a.cache_dir = opts->cache_dir;
+    const char *backend = opts->backend ? opts->backend : "llama";
+    if (!strcmp(backend, "fake")) return ib__gen_open_fake(&a, out, err);
+    IB_FAIL_IF(strcmp(backend, "llama"), err, IB_ERR_INVALID_ARG,
+               "backend '%s' measures no generative model (llama or fake)", backend);
+    return ib__gen_open_llama(&a, out, err);
+}
+
+const ib_gen_info *ib_gen_get_info(const ib_gen *g) { return &g->info; }
+
+void ib_gen_destroy(ib_gen *g) { ib__gen_destroy(g); }

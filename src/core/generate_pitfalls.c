@@ -1,0 +1,263 @@
+/* What each classic mistake of generation benchmarks reports on the user's
+ * model, beside the correct figure (docs/generate.md, "Pitfalls"). Four
+ * rows are read off the correct runs themselves (the rate with the prefill,
+ * the mean of rates, one run, runs of lengths that differ); four are
+ * measured (no synchronize, an empty context, the runtime's default
+ * threads, no warm-up: the last, since it leaves the workload cold). */
+#include "core/generate.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Runs of each measured row: as many as the correct figure's, at most 10. */
+#define PITFALL_MAX_RUNS 10
+/* Steps of the run that settles a change of threads before it is timed. */
+#define SETTLE_STEPS 4
+/* The seed of the lengths of runs stopped at an end-of-sequence token. */
+#define EOS_SEED 0x656f73ull
+
+typedef struct row_text {
+    const char *name, *why, *figure;
+} row_text;
+
+static const row_text texts[IB_GEN_PITFALL_COUNT] = {
+    [IB_GEN_PITFALL_NO_SYNC] = { "host clock, no synchronize",
+                                 "a decode call returns once its work is queued: the clock stops before the "
+                                 "token "
+                                 "exists",
+                                 "per-token p50 ms" },
+    [IB_GEN_PITFALL_PREFILL_IN_RATE] = { "tokens/s with the prefill",
+                                         "the prompt's prefill is another phase (TTFT): counted in the "
+                                         "generation "
+                                         "rate it lowers it",
+                                         "tokens/s" },
+    [IB_GEN_PITFALL_NO_WARMUP] = { "no warm-up",
+                                   "a fresh context's first calls pay for buffers, kernels and caches",
+                                   "TTFT mean ms" },
+    [IB_GEN_PITFALL_EMPTY_CONTEXT] = { "decode at an empty context",
+                                       "a step attends over the whole context: at position 0 it is faster "
+                                       "than at "
+                                       "the depth requests reach",
+                                       "per-token p50 ms" },
+    [IB_GEN_PITFALL_MEAN_OF_RATES] = { "mean of per-run tokens/s",
+                                       "the mean of rates weighs fast runs more than their time: it is above "
+                                       "tokens / time",
+                                       "tokens/s" },
+    [IB_GEN_PITFALL_ONE_RUN] = { "one run", "one run is one draw of a distribution, no interval",
+                                 "tokens/s" },
+    [IB_GEN_PITFALL_EOS] = { "runs stopped at end-of-sequence",
+                             "runs of other lengths time other positions: their figures do not compare",
+                             "tokens/s" },
+    [IB_GEN_PITFALL_THREADS] = { "default threads",
+                                 "more threads than the cores the process may use wait for each other",
+                                 "per-token p50 ms" },
+};
+
+static double sum(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
+
+static void set_figures(ib_gen_pitfall_row *row, double wrong, double correct)
+{
+    row->wrong = wrong;
+    row->correct = correct;
+    row->error_pct = (wrong - correct) / correct * 100;
+}
+
+static void not_applicable(ib_gen_pitfall_row *row, const char *why)
+{
+    row->applies = false;
+    row->not_applicable = why;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rows read off the correct runs                                            */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The length run k would have had, stopped at an end-of-sequence token:
+ * uniform in [N/8, N] (at least 1), from a fixed seed. */
+static int32_t eos_length(int32_t n, uint64_t *state)
+{
+    int32_t lo = n / 8 > 1 ? n / 8 : 1;
+    return lo + (int32_t)(splitmix(state) % (uint64_t)(n - lo + 1));
+}
+
+static void read_off(const ib_gen_result *r, ib_gen_pitfall_row *rows)
+{
+    size_t n = (size_t)r->new_tokens, runs = r->runs;
+    double steps = sum(r->token_ms, runs * n);
+    set_figures(&rows[IB_GEN_PITFALL_PREFILL_IN_RATE],
+                (double)(runs * n) / (steps + sum(r->ttft_ms, runs)) * 1e3, r->tokens_per_s);
+    double rates = 0;
+    for (size_t k = 0; k < runs; k++) rates += (double)n / sum(r->token_ms + k * n, n) * 1e3;
+    set_figures(&rows[IB_GEN_PITFALL_MEAN_OF_RATES], rates / (double)runs, r->tokens_per_s);
+    set_figures(&rows[IB_GEN_PITFALL_ONE_RUN], (double)n / sum(r->token_ms, n) * 1e3, r->tokens_per_s);
+    ib_gen_pitfall_row *eos = &rows[IB_GEN_PITFALL_EOS];
+    if (n < 2) {
+        not_applicable(eos, "one new token: no length to stop short of");
+        return;
+    }
+    /* A run stopped after L tokens timed exactly its first L steps. */
+    uint64_t state = EOS_SEED;
+    double tokens = 0, ms = 0;
+    eos->detail = (int32_t)n;
+    for (size_t k = 0; k < runs; k++) {
+        int32_t len = eos_length((int32_t)n, &state);
+        tokens += len;
+        ms += sum(r->token_ms + k * n, (size_t)len);
+        if (len < eos->detail) eos->detail = len;
+    }
+    set_figures(eos, tokens / ms * 1e3, r->tokens_per_s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rows measured                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* runs of spec, their steps' median (ms) and their TTFTs' mean. */
+static ib_status time_runs(ib__genm *m, const ib__gen_run_spec *spec, size_t runs, double *step_p50,
+                           double *ttft_mean, ib_error *err)
+{
+    size_t n = (size_t)spec->steps;
+    double *all = malloc(runs * n * sizeof *all), ttft_sum = 0, ttft;
+    IB_FAIL_IF(!all, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    ib_status st = IB_OK;
+    for (size_t k = 0; k < runs && st == IB_OK; k++) {
+        st = ib__cancelled(m->cfg->run.cancel) ? ib__fail(err, IB_ERR_INTERRUPTED, "interrupted")
+                                               : ib__gen_run(m->g, spec, &ttft, all + k * n, NULL, err);
+        ttft_sum += ttft;
+    }
+    if (st == IB_OK) {
+        ib__sort(all, runs * n);
+        *step_p50 = ib_quantile_sorted(all, runs * n, 0.5);
+        *ttft_mean = ttft_sum / (double)runs;
+    }
+    free(all);
+    return st;
+}
+
+static size_t row_runs(const ib_gen_result *r)
+{
+    return r->runs < PITFALL_MAX_RUNS ? r->runs : PITFALL_MAX_RUNS;
+}
+
+/* A measured row: a failure is the row's (kept in it), an interruption
+ * the measurement's. */
+static ib_status settle(ib_gen_pitfall_row *row, ib_status st, const ib_error *why, ib_error *err)
+{
+    row->status = st;
+    if (st == IB_OK) return IB_OK;
+    ib__strlcpy(row->error, why->message, sizeof row->error);
+    if (st != IB_ERR_INTERRUPTED) return IB_OK;
+    if (err) *err = *why;
+    return st;
+}
+
+/* A row whose mistake is in how the steps are run (spec): their median
+ * against the correct per-token median. */
+static ib_status steps_row(ib__genm *m, const ib__gen_run_spec *spec, ib_gen_pitfall_row *row, ib_error *err)
+{
+    double p50 = NAN, ttft;
+    ib_error why = { { 0 } };
+    ib_status st = time_runs(m, spec, row_runs(m->r), &p50, &ttft, &why);
+    set_figures(row, p50, m->r->token.p50);
+    return settle(row, st, &why, err);
+}
+
+static ib_status no_sync(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
+{
+    ib__gen_run_spec spec = ib__gen_request_spec(m);
+    spec.sync_steps = false;
+    return steps_row(m, &spec, row, err);
+}
+
+static ib_status empty_context(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
+{
+    ib__gen_run_spec spec = ib__gen_request_spec(m);
+    spec.prompt = spec.depth = 0;
+    return steps_row(m, &spec, row, err);
+}
+
+/* The runtime's default threads: a short run to settle (its thread pool),
+ * then one run timed (its N steps: where the mistake is two orders of
+ * magnitude, as it is with threads beyond the cores, more runs would take
+ * minutes and say nothing more); the chosen threads back after. */
+static ib_status default_threads(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
+{
+    const ib__gen_info *in = &m->r->info;
+    if (!m->g->ops->set_threads || in->n_threads_default <= 0 || in->n_threads_default == in->n_threads) {
+        not_applicable(row, m->g->ops->set_threads && in->n_threads_default > 0
+                                ? "the runtime's default threads are the ones chosen"
+                                : "no threads to choose here");
+        return IB_OK;
+    }
+    row->detail = in->n_threads_default;
+    ib__gen_run_spec spec = ib__gen_request_spec(m), settle_spec = spec;
+    settle_spec.steps = spec.steps < SETTLE_STEPS ? spec.steps : SETTLE_STEPS;
+    double p50 = NAN, ttft;
+    ib_error why = { { 0 } };
+    ib_status st = m->g->ops->set_threads(m->g, in->n_threads_default, &why);
+    if (st == IB_OK) st = ib__gen_run(m->g, &settle_spec, &ttft, m->steps, NULL, &why);
+    if (st == IB_OK) st = time_runs(m, &spec, 1, &p50, &ttft, &why);
+    ib_status back = m->g->ops->set_threads(m->g, in->n_threads, err);
+    set_figures(row, p50, m->r->token.p50);
+    IB_TRY(settle(row, st, &why, err));
+    return back;
+}
+
+/* A fresh context timed at once: the naive loop's mean TTFT, its first
+ * (cold) run included. */
+static ib_status no_warmup(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
+{
+    if (!m->g->ops->reopen) {
+        not_applicable(row, "the backend cannot make its context cold again");
+        return IB_OK;
+    }
+    ib__gen_run_spec spec = ib__gen_request_spec(m);
+    double p50, mean = NAN;
+    ib_error why = { { 0 } };
+    ib_status st = m->g->ops->reopen(m->g, &why);
+    if (st == IB_OK) st = time_runs(m, &spec, row_runs(m->r), &p50, &mean, &why);
+    set_figures(row, mean, m->r->ttft.mean);
+    return settle(row, st, &why, err);
+}
+
+ib_status ib__gen_pitfalls(ib__genm *m, ib_error *err)
+{
+    ib_gen_result *r = m->r;
+    ib_gen_pitfall_row *rows = r->pitfalls;
+    r->has_pitfalls = true;
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++)
+        rows[k] = (ib_gen_pitfall_row){ .kind = (ib_gen_pitfall)k,
+                                        .name = texts[k].name,
+                                        .why = texts[k].why,
+                                        .figure = texts[k].figure,
+                                        .applies = true,
+                                        .wrong = NAN,
+                                        .correct = NAN,
+                                        .error_pct = NAN };
+    read_off(r, rows);
+    static ib_status (*const measured[])(ib__genm *, ib_gen_pitfall_row *,
+                                         ib_error *) = { no_sync, empty_context, default_threads, no_warmup };
+    static const ib_gen_pitfall kinds[] = { IB_GEN_PITFALL_NO_SYNC, IB_GEN_PITFALL_EMPTY_CONTEXT,
+                                            IB_GEN_PITFALL_THREADS, IB_GEN_PITFALL_NO_WARMUP };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        ib__progress_step(&m->pr, (int64_t)i + 1, 4, rows[kinds[i]].name, 1);
+        ib__progress_phase(&m->pr, IB_PHASE_SAMPLING, (int64_t)row_runs(r));
+        IB_TRY(measured[i](m, &rows[kinds[i]], err));
+    }
+    return IB_OK;
+}

@@ -1,0 +1,435 @@
+/* The generation report (docs/generate.md): text for people, JSON with
+ * every token's time (docs/json.md, "generation"), CSV rows and Markdown
+ * tables. It reads the result only. */
+#include "report/printer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static void text_header(ib__sbuf *b, const ib_gen_result *r)
+{
+    const ib_gen_info *in = &r->info;
+    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s, %s", in->model, in->arch,
+                    in->model_type[0] ? " " : "", in->model_type,
+                    in->weights_type[0] ? in->weights_type : "?");
+    if (in->n_params) ib__sbuf_printf(b, ", %.3g B parameters", (double)in->n_params / 1e9);
+    ib__sbuf_printf(b, ")\n");
+    ib__text_env(b, &r->env); /* the machine, without its line's end */
+    ib__sbuf_printf(b, "\nruntime %s%s%s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
+                    in->runtime_library[0] ? " from " : "", in->runtime_library, ib__device_name(in->device));
+    if (in->device == IB_DEVICE_CUDA)
+        ib__sbuf_printf(b, " %d, %d layers offloaded", in->device_id, (int)in->n_gpu_layers);
+    ib__sbuf_printf(b, "; %d threads (runtime default %d, %d cores allowed)\n", (int)in->n_threads,
+                    (int)in->n_threads_default, (int)in->n_cpus_allowed);
+    ib__sbuf_printf(b,
+                    "context %d (%d x %d), n_batch %d, n_ubatch %d, flash attention %s, KV cache %s %.4g MB, "
+                    "model %.4g MB\n",
+                    (int)in->n_ctx, (int)in->n_seq_max, (int)(in->n_seq_max ? in->n_ctx / in->n_seq_max : 0),
+                    (int)in->n_batch, (int)in->n_ubatch, in->flash_attn ? "on" : "off",
+                    in->kv_type[0] ? in->kv_type : "?", (double)in->kv_bytes / 1e6,
+                    (double)in->model_bytes / 1e6);
+    char opts[IB__OPTIONS_TEXT_LEN];
+    ib__format_options(opts, sizeof opts, &in->options);
+    if (opts[0]) ib__sbuf_printf(b, "options: %s\n", opts);
+    ib__sbuf_printf(
+        b,
+        "\nmethod: prompt of %d tokens from a cleared cache to synchronized logits (TTFT), then %d "
+        "decode steps at depth %d, each timed alone (host clock around the call and its "
+        "synchronize); random token ids, a fixed length: never stopped at end-of-sequence\n",
+        (int)r->prompt_tokens, (int)r->new_tokens, (int)r->depth);
+}
+
+static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
+{
+    ib__sbuf_printf(b, "%-14s %7zu %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %6.2f%%\n", label, st->n,
+                    st->mean, st->p50, st->p90, st->p99, st->p999, st->max, st->min, 100 * st->cv);
+}
+
+static void text_intervals(ib__sbuf *b, const char *name, const ib_stats *st)
+{
+    if (st->n < IB_STATS_CI_MIN_N) return;
+    char label[64];
+    snprintf(label, sizeof label, "%s median", name);
+    ib__text_estimate(b, label, st->p50, st->ci95_median);
+    ib__sbuf_printf(b, "\n");
+}
+
+/* Latency by token position: a few positions of the median over runs. */
+static void text_positions(ib__sbuf *b, const ib_gen_result *r)
+{
+    if (!r->position_p50_ms || r->new_tokens < 2) return;
+    int32_t n = r->new_tokens, marks[5] = { 0, n / 4, n / 2, 3 * n / 4, n - 1 };
+    ib__sbuf_printf(b, "by position (median over runs):");
+    for (int i = 0; i < 5; i++) {
+        if (i > 0 && marks[i] == marks[i - 1]) continue;
+        char t[32];
+        ib__sbuf_printf(b, "%s step %d (position %d) %s", i ? "," : "", (int)marks[i] + 1,
+                        (int)(r->depth + marks[i]), ib__fmt_ms(t, r->position_p50_ms[marks[i]]));
+    }
+    ib__sbuf_printf(b, "\n");
+}
+
+static void text_single(ib__sbuf *b, const ib_gen_result *r)
+{
+    char t1[32], t2[32], t3[32];
+    ib__sbuf_printf(b, "cold: first prefill %s, first step %s (in no figure)\n",
+                    ib__fmt_ms(t1, r->cold_prefill_ms), ib__fmt_ms(t2, r->cold_step_ms));
+    ib__sbuf_printf(b, "warm-up: %lld runs in %s%s\n", (long long)r->warmup_runs_done,
+                    ib__fmt_ms(t3, r->warmup_ms_spent), r->warmup_steady ? ", steady" : ", NOT steady");
+    if (r->runs == 0) {
+        ib__sbuf_printf(b, "no timed run completed\n");
+        return;
+    }
+    ib__sbuf_printf(b, "\n%-14s %7s %10s %10s %10s %10s %10s %10s %10s %7s\n", "ms", "n", "mean", "p50",
+                    "p90", "p99", "p99.9", "max", "min", "cv");
+    stats_row(b, "TTFT", &r->ttft);
+    stats_row(b, "per token", &r->token);
+    stats_row(b, "request", &r->request);
+    if (r->sample.n) stats_row(b, "sampling", &r->sample);
+    ib__sbuf_printf(b, "\n");
+    text_intervals(b, "TTFT", &r->ttft);
+    text_intervals(b, "per-token", &r->token);
+    ib__sbuf_printf(b, "prompt: %.1f tokens/s (%d x %zu runs / prefill time)\n", r->prompt_tokens_per_s,
+                    (int)r->prompt_tokens, r->runs);
+    ib__sbuf_printf(b, "generation: %.1f tokens/s (%zu tokens / their time), TPOT %s\n", r->tokens_per_s,
+                    r->runs * (size_t)r->new_tokens, ib__fmt_ms(t1, r->tpot_ms));
+    ib__sbuf_printf(b, "request: TTFT + %d later tokens, median %s\n", (int)r->new_tokens - 1,
+                    ib__fmt_ms(t1, r->request.p50));
+    text_positions(b, r);
+    if (r->precision_target > 0)
+        ib__sbuf_printf(b, "precision target +-%s: %s after %zu runs\n",
+                        ib__fmt_percent(t1, r->precision_target), r->precision_met ? "met" : "NOT met",
+                        r->runs);
+}
+
+static void text_sequences(ib__sbuf *b, const ib_gen_result *r)
+{
+    if (!r->n_points && !r->searched) return;
+    ib__sbuf_printf(b, "\nsequences decoded together (%d tokens of context each):\n",
+                    (int)r->search_ctx_per_seq);
+    if (r->searched)
+        ib__sbuf_printf(b, "search: the largest that fits is %d sequences%s%s%s\n", (int)r->largest_fitting,
+                        r->limited_by_max ? " (the search's bound, not memory)" : "",
+                        r->limit_reason[0] ? "; above it: " : "", r->limit_reason);
+    ib__sbuf_printf(b, "%9s %12s %10s %10s %12s\n", "sequences", "step p50 ms", "p99 ms", "TPOT ms",
+                    "tokens/s");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_gen_point *p = &r->points[i];
+        if (p->status != IB_OK) {
+            ib__sbuf_printf(b, "%9d %s\n", (int)p->sequences, ib_status_str(p->status));
+            continue;
+        }
+        ib__sbuf_printf(b, "%9d %12.4g %10.4g %10.4g %12.1f%s%s%s\n", (int)p->sequences, p->step_ms.p50,
+                        p->step_ms.p99, p->tpot_ms, p->tokens_per_s, (int)i == r->peak ? "  peak" : "",
+                        (int)i == r->knee ? "  knee" : "",
+                        (int)i == r->best_within_budget ? "  best within budget" : "");
+    }
+    if (r->tpot_budget_ms > 0 && r->best_within_budget < 0)
+        ib__sbuf_printf(b, "no count has a TPOT within %g ms\n", r->tpot_budget_ms);
+}
+
+static void text_pitfalls(ib__sbuf *b, const ib_gen_result *r)
+{
+    if (!r->has_pitfalls) return;
+    ib__sbuf_printf(b, "\npitfalls (what each mistake reports, beside the correct figure):\n");
+    ib__sbuf_printf(b, "%-34s %-17s %12s %12s %9s\n", "method", "figure", "reports", "correct", "error");
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
+        const ib_gen_pitfall_row *row = &r->pitfalls[k];
+        if (!row->applies) {
+            ib__sbuf_printf(b, "%-34s n/a: %s\n", row->name, row->not_applicable);
+            continue;
+        }
+        if (row->status != IB_OK) {
+            ib__sbuf_printf(b, "%-34s failed: %s\n", row->name, row->error);
+            continue;
+        }
+        ib__sbuf_printf(b, "%-34s %-17s %12.5g %12.5g %+8.1f%%\n", row->name, row->figure, row->wrong,
+                        row->correct, row->error_pct);
+    }
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++)
+        if (r->pitfalls[k].applies) ib__sbuf_printf(b, "  %s: %s\n", r->pitfalls[k].name, r->pitfalls[k].why);
+}
+
+char *ib__gen_report_text(const ib_gen_result *r)
+{
+    ib__sbuf b = { 0 };
+    text_header(&b, r);
+    text_single(&b, r);
+    text_sequences(&b, r);
+    text_pitfalls(&b, r);
+    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    return ib__sbuf_finish(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static cJSON *json_info(const ib_gen_info *in)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", in->model);
+    ib__json_add_string_or_null(o, "arch", in->arch);
+    ib__json_add_string_or_null(o, "model_type", in->model_type);
+    ib__json_add_string_or_null(o, "weights_type", in->weights_type);
+    cJSON_AddNumberToObject(o, "n_params", (double)in->n_params);
+    cJSON_AddNumberToObject(o, "model_bytes", (double)in->model_bytes);
+    cJSON_AddNumberToObject(o, "n_layers", in->n_layers);
+    cJSON_AddNumberToObject(o, "n_embd", in->n_embd);
+    cJSON_AddNumberToObject(o, "n_vocab", in->n_vocab);
+    cJSON_AddNumberToObject(o, "n_ctx_train", in->n_ctx_train);
+    cJSON_AddStringToObject(o, "device", ib__device_name(in->device));
+    cJSON_AddNumberToObject(o, "device_id", in->device_id);
+    cJSON_AddNumberToObject(o, "n_gpu_layers", in->n_gpu_layers);
+    cJSON_AddNumberToObject(o, "n_ctx", in->n_ctx);
+    cJSON_AddNumberToObject(o, "n_seq_max", in->n_seq_max);
+    cJSON_AddNumberToObject(o, "n_batch", in->n_batch);
+    cJSON_AddNumberToObject(o, "n_ubatch", in->n_ubatch);
+    cJSON_AddBoolToObject(o, "flash_attn", in->flash_attn);
+    ib__json_add_string_or_null(o, "kv_type", in->kv_type);
+    cJSON_AddNumberToObject(o, "kv_bytes", (double)in->kv_bytes);
+    cJSON_AddNumberToObject(o, "n_threads", in->n_threads);
+    cJSON_AddNumberToObject(o, "n_threads_default", in->n_threads_default);
+    cJSON_AddNumberToObject(o, "n_cpus_allowed", in->n_cpus_allowed);
+    ib__json_add_string_or_null(o, "runtime_version", in->runtime_version);
+    ib__json_add_string_or_null(o, "runtime_library", in->runtime_library);
+    cJSON_AddItemToObject(o, "options", ib__json_options(&in->options));
+    return o;
+}
+
+static cJSON *json_settings(const ib_gen_result *r, const ib_gen_config *cfg)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "prompt_tokens", r->prompt_tokens);
+    cJSON_AddNumberToObject(o, "new_tokens", r->new_tokens);
+    cJSON_AddNumberToObject(o, "depth", r->depth);
+    cJSON_AddNumberToObject(o, "ctx_per_seq", r->ctx_per_seq);
+    cJSON_AddBoolToObject(o, "fixed_length", r->fixed_length);
+    cJSON_AddStringToObject(o, "tokens", "random ids");
+    cJSON_AddBoolToObject(o, "time_sampling", cfg->time_sampling);
+    cJSON_AddNumberToObject(o, "sequence_runs", (double)cfg->sequence_runs);
+    cJSON_AddItemToObject(o, "run", ib__json_config(&cfg->run));
+    return o;
+}
+
+static void add_stats_or_null(cJSON *o, const char *key, const ib_stats *st)
+{
+    if (st->n)
+        cJSON_AddItemToObject(o, key, ib__json_stats(st));
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* Every token's time: one array of N per run. */
+static cJSON *json_per_run(const double *x, size_t runs, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t k = 0; x && k < runs; k++) cJSON_AddItemToArray(a, ib__json_array(x + k * n, n));
+    return a;
+}
+
+static void json_single(cJSON *root, const ib_gen_result *r)
+{
+    ib__json_add_number(root, "cold_prefill_ms", r->cold_prefill_ms);
+    ib__json_add_number(root, "cold_step_ms", r->cold_step_ms);
+    ib__json_add_warmup(root, r->warmup_runs_done, r->warmup_ms_spent, r->warmup_steady);
+    cJSON_AddNumberToObject(root, "runs", (double)r->runs);
+    add_stats_or_null(root, "ttft_ms", &r->ttft);
+    add_stats_or_null(root, "token_ms", &r->token);
+    add_stats_or_null(root, "request_ms", &r->request);
+    add_stats_or_null(root, "sample_ms", &r->sample);
+    ib__json_add_number(root, "prompt_tokens_per_s", r->prompt_tokens_per_s);
+    ib__json_add_number(root, "tokens_per_s", r->tokens_per_s);
+    ib__json_add_number(root, "tpot_ms", r->tpot_ms);
+    ib__json_add_number(root, "timer_resolution_ms", r->timer_resolution_ms);
+    ib__json_add_precision(root, r->precision_target, r->precision_achieved, r->precision_met);
+    size_t n = (size_t)r->new_tokens;
+    cJSON *s = cJSON_AddObjectToObject(root, "samples");
+    cJSON_AddItemToObject(s, "ttft_ms", ib__json_array(r->ttft_ms, r->runs));
+    cJSON_AddItemToObject(s, "request_ms", ib__json_array(r->request_ms, r->runs));
+    cJSON_AddItemToObject(s, "token_ms", json_per_run(r->token_ms, r->runs, n));
+    if (r->sample_ms)
+        cJSON_AddItemToObject(s, "sample_ms", json_per_run(r->sample_ms, r->runs, n));
+    else
+        cJSON_AddNullToObject(s, "sample_ms");
+    if (r->position_p50_ms)
+        cJSON_AddItemToObject(root, "position_p50_ms", ib__json_array(r->position_p50_ms, n));
+    else
+        cJSON_AddNullToObject(root, "position_p50_ms");
+}
+
+static cJSON *json_points(const ib_gen_result *r)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_gen_point *p = &r->points[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "sequences", p->sequences);
+        cJSON_AddStringToObject(o, "status", p->status == IB_OK ? "ok" : ib_status_str(p->status));
+        add_stats_or_null(o, "step_ms", &p->step_ms);
+        ib__json_add_number(o, "tokens_per_s", p->tokens_per_s);
+        ib__json_add_number(o, "tpot_ms", p->tpot_ms);
+        cJSON_AddNumberToObject(o, "steps", (double)p->steps);
+        ib__json_add_number(o, "first_step_ms", p->first_step_ms);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *json_index(int i, const ib_gen_result *r)
+{
+    return i >= 0 ? cJSON_CreateNumber(r->points[i].sequences) : cJSON_CreateNull();
+}
+
+static void json_sequences(cJSON *root, const ib_gen_result *r)
+{
+    cJSON *o = cJSON_AddObjectToObject(root, "sequences");
+    cJSON_AddNumberToObject(o, "ctx_per_seq", r->search_ctx_per_seq);
+    cJSON_AddBoolToObject(o, "searched", r->searched);
+    cJSON_AddNumberToObject(o, "largest_fitting", r->largest_fitting);
+    cJSON_AddBoolToObject(o, "limited_by_max", r->limited_by_max);
+    ib__json_add_string_or_null(o, "limit_reason", r->limit_reason);
+    cJSON *probes = cJSON_AddArrayToObject(o, "probes");
+    for (size_t i = 0; i < r->n_probes; i++) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "sequences", r->probes[i].sequences);
+        cJSON_AddBoolToObject(p, "fits", r->probes[i].fits);
+        cJSON_AddStringToObject(p, "status", r->probes[i].fits ? "ok" : ib_status_str(r->probes[i].status));
+        ib__json_add_number(p, "ms", r->probes[i].ms);
+        cJSON_AddItemToArray(probes, p);
+    }
+    cJSON_AddItemToObject(o, "points", json_points(r));
+    cJSON_AddItemToObject(o, "peak", json_index(r->peak, r));
+    cJSON_AddItemToObject(o, "knee", json_index(r->knee, r));
+    ib__json_add_number(o, "tpot_budget_ms", r->tpot_budget_ms > 0 ? r->tpot_budget_ms : NAN);
+    cJSON_AddItemToObject(o, "best_within_budget", json_index(r->best_within_budget, r));
+}
+
+static const char *const pitfall_keys[IB_GEN_PITFALL_COUNT] = {
+    "no_sync", "prefill_in_rate", "no_warmup", "empty_context", "mean_of_rates", "one_run", "eos", "threads",
+};
+
+static void json_pitfalls(cJSON *root, const ib_gen_result *r)
+{
+    if (!r->has_pitfalls) return;
+    cJSON *a = cJSON_AddArrayToObject(root, "pitfalls");
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
+        const ib_gen_pitfall_row *row = &r->pitfalls[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "key", pitfall_keys[k]);
+        cJSON_AddStringToObject(o, "name", row->name);
+        cJSON_AddStringToObject(o, "figure", row->figure);
+        cJSON_AddBoolToObject(o, "applies", row->applies);
+        ib__json_add_string_or_null(o, "not_applicable", row->applies ? NULL : row->not_applicable);
+        cJSON_AddStringToObject(o, "status", row->status == IB_OK ? "ok" : ib_status_str(row->status));
+        ib__json_add_string_or_null(o, "error", row->error);
+        ib__json_add_number(o, "reports", row->wrong);
+        ib__json_add_number(o, "correct", row->correct);
+        ib__json_add_number(o, "error_pct", row->error_pct);
+        cJSON_AddNumberToObject(o, "detail", row->detail);
+        cJSON_AddItemToArray(a, o);
+    }
+}
+
+char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg)
+{
+    cJSON *root = ib__json_document("inferbench.generation/1", r->partial, r->stop_status, NULL);
+    cJSON_AddStringToObject(root, "model", r->info.model);
+    cJSON_AddStringToObject(root, "device", ib__device_name(r->info.device));
+    cJSON_AddStringToObject(root, "timing", "host-clock-synchronized");
+    cJSON_AddItemToObject(root, "workload", json_info(&r->info));
+    cJSON_AddItemToObject(root, "settings", json_settings(r, cfg));
+    json_single(root, r);
+    json_sequences(root, r);
+    json_pitfalls(root, r);
+    ib__json_add_warnings(root, r->warnings);
+    cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
+    return ib__json_finish(root);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSV and Markdown                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* CSV (RFC 4180, CRLF as the other results' CSV): one row per timed token (kind "token", run, step, position,
+ * ms), per TTFT
+ * ("ttft", run), per point ("sequences": count, tokens/s in value) and per
+ * pitfall ("pitfall": its name, what it reports in ms or tokens/s). */
+char *ib__gen_report_csv(const ib_gen_result *r)
+{
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "kind,name,run,step,position,sequences,value,unit\r\n");
+    size_t n = (size_t)r->new_tokens;
+    for (size_t k = 0; k < r->runs; k++) {
+        ib__sbuf_printf(&b, "ttft,,%zu,,,1", k);
+        ib__csv_number(&b, r->ttft_ms[k]);
+        ib__sbuf_printf(&b, ",ms\r\n");
+        for (size_t i = 0; i < n; i++) {
+            ib__sbuf_printf(&b, "token,,%zu,%zu,%zu,1", k, i, (size_t)r->depth + i);
+            ib__csv_number(&b, r->token_ms[k * n + i]);
+            ib__sbuf_printf(&b, ",ms\r\n");
+        }
+    }
+    for (size_t i = 0; i < r->n_points; i++) {
+        if (r->points[i].status != IB_OK) continue;
+        ib__sbuf_printf(&b, "sequences,tokens_per_s,,,,%d", (int)r->points[i].sequences);
+        ib__csv_number(&b, r->points[i].tokens_per_s);
+        ib__sbuf_printf(&b, ",tokens/s\nsequences,tpot_ms,,,,%d", (int)r->points[i].sequences);
+        ib__csv_number(&b, r->points[i].tpot_ms);
+        ib__sbuf_printf(&b, ",ms\r\n");
+    }
+    for (int k = 0; r->has_pitfalls && k < IB_GEN_PITFALL_COUNT; k++) {
+        const ib_gen_pitfall_row *row = &r->pitfalls[k];
+        if (!row->applies || row->status != IB_OK) continue;
+        ib__sbuf_printf(&b, "pitfall");
+        ib__csv_text_cell(&b, row->name);
+        ib__sbuf_printf(&b, ",,,,1");
+        ib__csv_number(&b, row->wrong);
+        ib__csv_text_cell(&b, row->figure);
+        ib__sbuf_printf(&b, "\r\n");
+    }
+    return ib__sbuf_finish(&b);
+}
+
+char *ib__gen_report_md(const ib_gen_result *r)
+{
+    ib__sbuf b = { 0 };
+    ib__sbuf_printf(&b, "### inferbench generate: ");
+    ib__md_cell(&b, r->info.model);
+    ib__sbuf_printf(&b, "\n\nprompt %d tokens, %d new tokens at depth %d, %zu runs%s\n\n",
+                    (int)r->prompt_tokens, (int)r->new_tokens, (int)r->depth, r->runs,
+                    r->partial ? " (PARTIAL)" : "");
+    ib__sbuf_printf(
+        &b, "| ms | n | mean | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    const ib_stats *rows[] = { &r->ttft, &r->token, &r->request };
+    const char *names[] = { "TTFT", "per token", "request" };
+    for (int i = 0; i < 3; i++)
+        if (rows[i]->n)
+            ib__sbuf_printf(&b, "| %s | %zu | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g |\n", names[i],
+                            rows[i]->n, rows[i]->mean, rows[i]->p50, rows[i]->p90, rows[i]->p99,
+                            rows[i]->p999, rows[i]->max);
+    ib__sbuf_printf(&b, "\nprompt %.1f tokens/s, generation %.1f tokens/s, TPOT %.4g ms\n",
+                    r->prompt_tokens_per_s, r->tokens_per_s, r->tpot_ms);
+    if (r->n_points) {
+        ib__sbuf_printf(&b, "\n| sequences | step p50 ms | TPOT ms | tokens/s |\n|---:|---:|---:|---:|\n");
+        for (size_t i = 0; i < r->n_points; i++)
+            if (r->points[i].status == IB_OK)
+                ib__sbuf_printf(&b, "| %d | %.4g | %.4g | %.1f |\n", (int)r->points[i].sequences,
+                                r->points[i].step_ms.p50, r->points[i].tpot_ms, r->points[i].tokens_per_s);
+    }
+    if (r->has_pitfalls) {
+        ib__sbuf_printf(&b, "\n| method | figure | reports | correct | error |\n|---|---|---:|---:|---:|\n");
+        for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
+            const ib_gen_pitfall_row *row = &r->pitfalls[k];
+            if (row->applies && row->status == IB_OK)
+                ib__sbuf_printf(&b, "| %s | %s | %.5g | %.5g | %+.1f%% |\n", row->name, row->figure,
+                                row->wrong, row->correct, row->error_pct);
+        }
+    }
+    return ib__sbuf_finish(&b);
+}

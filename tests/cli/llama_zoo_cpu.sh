@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The zoo's generative models from the program (docs/zoo.md): listed, and
+# exported as GGUF files through llama.cpp's writer and quantizer (a file
+# whole or absent); the bad inputs each one line, exit 2. Skips (77) where
+# this build has no llama backend or set-up installed no llama.cpp.
+. "$(dirname "$0")/lib.sh"
+export INFERBENCH_ZOO_CACHE="$TMP/zoo"
+
+"$IB" zoo export llama-tiny -o "$TMP/probe.gguf" >"$TMP/out" 2>"$TMP/err"
+if grep -qE 'built without the llama backend|no llama.cpp library' "$TMP/err"; then
+  echo "SKIP: $(cat "$TMP/err")"
+  exit 77
+fi
+
+expect_exit 0 "zoo list" -- "$IB" zoo list
+expect_grep '^llama-3\.2-1b +1498482688 +16 +2048 +32/8 +8192 +128256' "$TMP/out" "zoo list: llama-3.2-1b's shape"
+expect_grep '^llama-tiny +2229504 +2 +256 +4/2 +512 +2048' "$TMP/out" "zoo list: llama-tiny"
+
+expect_exit 0 "zoo export llama-tiny" -- "$IB" zoo export llama-tiny -o "$TMP/tiny.gguf"
+expect_grep "^wrote $TMP/tiny.gguf \\(4463392 bytes\\)" "$TMP/out" "the float16 file's size"
+if [ "$(head -c 4 "$TMP/tiny.gguf")" = GGUF ]; then pass "a GGUF file"; else fail "not a GGUF file"; fi
+expect_exit 0 "zoo export zoo:llama-tiny?q8_0" -- "$IB" zoo export 'zoo:llama-tiny?q8_0' -o "$TMP/q8.gguf"
+size=$(stat -c %s "$TMP/q8.gguf")
+if [ "$size" -gt 1000000 ] && [ "$size" -lt 4463392 ]; then pass "q8_0 smaller ($size bytes)"; else fail "q8_0: $size bytes"; fi
+# The cache holds each file once, and no temporary file.
+ls "$INFERBENCH_ZOO_CACHE" >"$TMP/cache"
+expect_grep '^llama-tiny-f16-1b5eed\.gguf$' "$TMP/cache" "cache: the float16 file"
+expect_grep '^llama-tiny-q8_0-1b5eed\.gguf$' "$TMP/cache" "cache: the q8_0 file"
+if grep -q tmp "$TMP/cache" || ls "$TMP" | grep -q '\.tmp\.'; then fail "a temporary file left"; else pass "no temporary file"; fi
+cmp -s "$TMP/tiny.gguf" "$INFERBENCH_ZOO_CACHE/llama-tiny-f16-1b5eed.gguf" && pass "export is the cached file" ||
+  fail "export differs from the cache"
+
+expect_exit 2 "an unknown type" -- "$IB" zoo export 'llama-tiny?q3_xx' -o "$TMP/bad.gguf"
+expect_grep "unknown weight type 'q3_xx'" "$TMP/err" "the unknown type named"
+expect_exit 2 "--fp16 on a GGUF model" -- "$IB" zoo export llama-tiny --fp16 -o "$TMP/bad.gguf"
+expect_exit 2 "standard output" -- "$IB" zoo export llama-tiny -o -
+expect_exit 2 "an unwritable -o" -- "$IB" zoo export llama-tiny -o "$TMP/no/such/dir/x.gguf"
+expect_exit 2 "INFERBENCH_LLAMA_LIBRARY without a library" -- env INFERBENCH_LLAMA_LIBRARY="$TMP" "$IB" zoo export llama-tiny -o "$TMP/bad.gguf"
+expect_grep "no llama.cpp library \\(libllama.so\\) in $TMP" "$TMP/err" "the folder named"
+if [ -e "$TMP/bad.gguf" ]; then fail "a refused export left a file"; else pass "no file from a refused export"; fi
+finish

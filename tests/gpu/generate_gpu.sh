@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# inferbench generate on the GPU (docs/generate.md): zoo:llama-3.2-1b in
+# F16 and Q4_K_M with every layer offloaded: TTFT at P = 512, the per-token
+# p50/p99 at depths 512 and 4096, the most sequences at 4096 tokens of
+# context each and their tokens/s, and the pitfall rows. The figures are
+# printed (the lead records them in docs/measurements.md), not bounded.
+# What is checked: the model is on the GPU, the counts, tokens/s = tokens /
+# time exactly, the search's answer, the pitfall rows measured.
+#
+# The library: IB_LLAMA_LIBRARY (on the H200: /tmp/llama, the sm_90 build of
+# ../shared/llama-sm90, passed on as INFERBENCH_LLAMA_LIBRARY), else the
+# release set-up installed. The zoo's GGUF files go to INFERBENCH_ZOO_CACHE
+# (default /tmp/inferbench-zoo, kept between runs). IB_GEN_GPU_MODELS:
+# which models (default both); IB_GEN_GPU_PARTS: which measurements
+# (default "depth512 depth4096 search pitfalls"). With OUT set, the JSON
+# files are copied there.
+. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/require_device.sh"
+[ -n "${IB_LLAMA_LIBRARY:-}" ] && export INFERBENCH_LLAMA_LIBRARY="$IB_LLAMA_LIBRARY"
+export INFERBENCH_ZOO_CACHE=${INFERBENCH_ZOO_CACHE:-/tmp/inferbench-zoo}
+mkdir -p "$INFERBENCH_ZOO_CACHE"
+read -r -a models <<<"${IB_GEN_GPU_MODELS:-zoo:llama-3.2-1b zoo:llama-3.2-1b?q4_k_m}"
+read -r -a parts <<<"${IB_GEN_GPU_PARTS:-depth512 depth4096 search pitfalls}"
+
+summary() { # FILE: the figures of one result, one line
+  python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w, s = d['workload'], d['settings']
+line = (f"{w['model']} {w['weights_type']}: P {s['prompt_tokens']} N {s['new_tokens']} depth {s['depth']}: "
+        f"TTFT p50 {d['ttft_ms']['p50']:.3f} ms (cold {d['cold_prefill_ms']:.1f}), per-token p50 "
+        f"{d['token_ms']['p50']:.4f} p99 {d['token_ms']['p99']:.4f} ms, {d['tokens_per_s']:.1f} tokens/s, "
+        f"prompt {d['prompt_tokens_per_s']:.0f} tokens/s")
+q = d['sequences']
+if q['searched']:
+    top = [p for p in q['points'] if p['sequences'] == q['largest_fitting']][0]
+    line += (f"; largest {q['largest_fitting']} sequences at {q['ctx_per_seq']} tokens each"
+             f"{' (the bound)' if q['limited_by_max'] else ''}: {top['tokens_per_s']:.0f} tokens/s, "
+             f"TPOT {top['tpot_ms']:.3f} ms; peak {q['peak']}")
+for r in d.get('pitfalls', []):
+    line += f"\n  {r['name']}: {r['reports']:.5g} vs {r['correct']:.5g} ({r['error_pct']:+.1f}%)" if r['applies'] else \
+            f"\n  {r['name']}: n/a ({r['not_applicable']})"
+print(line)
+PY
+}
+
+for m in "${models[@]}"; do
+  tag=$(echo "$m" | tr -c 'a-zA-Z0-9.\n' '_')
+  for part in "${parts[@]}"; do
+    case $part in
+      depth512) extra=(--prompt-tokens 512 --new-tokens 128) ;;
+      depth4096) extra=(--prompt-tokens 512 --new-tokens 128 --depth 4096) ;;
+      search) extra=(--prompt-tokens 512 --new-tokens 128 --search-sequences --ctx-per-seq 4096) ;;
+      pitfalls) extra=(--prompt-tokens 512 --new-tokens 128 --pitfalls) ;;
+      *) fail "unknown part $part"; continue ;;
+    esac
+    json="$TMP/$tag-$part.json"
+    expect_exit 0 "$m $part" -- "$IB" generate "$m" --device cuda --quiet "${extra[@]}" --json "$json" || {
+      cat "$TMP/err"; continue; }
+    summary "$json"
+    [ -n "${OUT:-}" ] && cp "$json" "$OUT/"
+    json_check "$json" "d['device'] == 'cuda' and d['workload']['n_gpu_layers'] >= d['workload']['n_layers'] > 0" "$m $part: every layer on the GPU"
+    json_check "$json" "d['runs'] == len(d['samples']['token_ms']) and d['tokens_per_s'] == d['runs'] * d['settings']['new_tokens'] / sum(x for r in d['samples']['token_ms'] for x in r) * 1e3" "$m $part: tokens/s is tokens / time"
+    case $part in
+      search) json_check "$json" "d['sequences']['largest_fitting'] >= 1 and d['sequences']['points'][-1]['sequences'] == d['sequences']['largest_fitting'] and d['sequences']['points'][-1]['status'] == 'ok'" "$m: the search's answer timed" ;;
+      pitfalls) json_check "$json" "len(d['pitfalls']) == 8 and all(r['status'] == 'ok' for r in d['pitfalls'])" "$m: the pitfall rows measured" ;;
+    esac
+  done
+done
+finish

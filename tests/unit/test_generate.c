@@ -1,0 +1,582 @@
+/* The generation method on the scripted fake's virtual clock: every figure
+ * against the script's arithmetic, exactly (docs/generate.md). */
+#include "backend/fake/gen_fake.h"
+#include "core/generate.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* P 64, N 16: a prefill of 2 + 64/128 = 2.5 ms; a step at position p of 1 +
+ * p/1024 ms (+ 1/8 per sequence more), half of each queued. The first two
+ * calls are 8 times slower. Dyadic numbers: every sum is exact. */
+#define P 64
+#define N 16
+
+static ib__gen_fake_script script(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    return s;
+}
+
+static ib__gen *open_fake(const ib__gen_fake_script *s)
+{
+    ib__gen_open_args a;
+    ib__gen_open_args_init(&a);
+    a.model = "fake-model";
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ib__gen_open_fake_script(s, &a, &g, &err) == IB_OK);
+    return g;
+}
+
+static ib_gen_config config(void)
+{
+    ib_gen_config c;
+    ib_gen_config_init(&c);
+    c.prompt_tokens = P;
+    c.new_tokens = N;
+    c.run.runs = 10;
+    c.run.warmup_runs = 3;
+    c.run.warmup_ms = 0;
+    c.run.warmup_until_steady = false;
+    return c;
+}
+
+static double step_ms(int32_t seqs, int32_t pos) { return 1 + (seqs - 1) * 0.125 + pos / 1024.0; }
+
+static double sum(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
+
+static void test_counts_and_figures(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(!r.partial && r.fixed_length);
+    CHECK_EQ_INT(r.runs, 10);
+    CHECK_EQ_INT(r.ttft.n, 10);
+    CHECK_EQ_INT(r.token.n, 10 * N);
+    CHECK_EQ_INT(r.prompt_tokens, P);
+    CHECK_EQ_INT(r.new_tokens, N);
+    CHECK_EQ_INT(r.depth, P);
+    CHECK_EQ_INT(r.ctx_per_seq, P + N);
+    CHECK_EQ_INT(r.warmup_runs_done, 3);
+    /* Cold apart: the first prefill and step 8 times slower, in no figure. */
+    CHECK(r.cold_prefill_ms == 2.5 * 8);
+    CHECK(r.cold_step_ms == step_ms(1, P) * 8);
+    double tokens = 0;
+    for (size_t k = 0; k < r.runs; k++) {
+        CHECK(r.ttft_ms[k] == 2.5);
+        /* TTFT against the first decode: the prompt's prefill, then a step at P. */
+        CHECK(r.token_ms[k * N] == step_ms(1, P));
+        for (int i = 0; i < N; i++) CHECK(r.token_ms[k * N + i] == step_ms(1, P + i));
+        CHECK(r.request_ms[k] == 2.5 + sum(r.token_ms + k * N, N - 1));
+        tokens += sum(r.token_ms + k * N, N);
+    }
+    /* Tokens over their time, exactly; the prompt's rate the same way. */
+    CHECK(r.tokens_per_s == 10.0 * N / sum(r.token_ms, 10 * N) * 1e3);
+    CHECK(r.tokens_per_s == 10.0 * N / tokens * 1e3);
+    CHECK(r.prompt_tokens_per_s == (double)P * 10 / 25.0 * 1e3);
+    CHECK(r.tpot_ms == r.token.mean);
+    CHECK(r.position_p50_ms[0] == step_ms(1, P) && r.position_p50_ms[N - 1] == step_ms(1, P + N - 1));
+    ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+    CHECK_EQ_INT(n.prefills, 1 + 3 + 10);
+    CHECK_EQ_INT(n.prefill_tokens, 14 * P);
+    CHECK_EQ_INT(n.steps, 1 + 13 * N);
+    CHECK_EQ_INT(n.clears, 14);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Every format through ib_report. */
+static void test_reports(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.pitfalls = true;
+    int32_t list[] = { 1, 2 };
+    c.sequences = list;
+    c.n_sequences = 2;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    ib_result res = { .kind = IB_RESULT_GENERATION, .generation = &r, .gen_cfg = &c };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json"), *csv = ib_report(&res, "csv");
+    char *md = ib_report(&res, "md");
+    CHECK(text && strstr(text, "generation: ") && strstr(text, "pitfalls"));
+    CHECK(json && strstr(json, "\"inferbench.generation/1\""));
+    CHECK(csv && strstr(csv, "token,,0,0,64,1,1.0625,ms\r\n"));
+    CHECK(md && strstr(md, "| per token | 160 |"));
+    char *html = ib_report(&res, "html");
+    CHECK(html && strstr(html, "Latency by token position") && strstr(html, "Per-token latency") &&
+          strstr(html, "tokens per second against sequences") && strstr(html, "</html>"));
+    free(html);
+    ib_result missing = { .kind = IB_RESULT_GENERATION, .generation = &r };
+    CHECK(ib_report(&missing, "json") == NULL); /* no configuration: no document */
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_depth(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.depth = 256;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.depth, 256);
+    CHECK_EQ_INT(r.ctx_per_seq, 256 + N);
+    /* TTFT is still the prompt's; the fill to the depth is untimed. */
+    CHECK(r.ttft_ms[0] == 2.5);
+    CHECK(r.token_ms[0] == step_ms(1, 256));
+    CHECK(r.token_ms[N - 1] == step_ms(1, 256 + N - 1));
+    ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+    CHECK_EQ_INT(n.last_step_pos, 256 + N - 1);
+    CHECK_EQ_INT(n.prefill_tokens, 14 * 256);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_search_under_capacity(void)
+{
+    ib__gen_fake_script s = script();
+    s.kv_capacity_tokens = 37 * 100;
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.ctx_per_seq = 100;
+    c.search = true;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.searched && !r.limited_by_max);
+    CHECK_EQ_INT(r.largest_fitting, 37);
+    CHECK_EQ_INT(r.search_ctx_per_seq, 100);
+    static const int32_t probes[] = { 1, 2, 4, 8, 16, 32, 64, 48, 40, 36, 38, 37 };
+    CHECK_EQ_INT(r.n_probes, 12);
+    for (size_t i = 0; i < r.n_probes && i < 12; i++) {
+        CHECK_EQ_INT(r.probes[i].sequences, probes[i]);
+        CHECK(r.probes[i].fits == (probes[i] <= 37));
+    }
+    static const int32_t points[] = { 1, 2, 4, 8, 16, 32, 37 };
+    CHECK_EQ_INT(r.n_points, 7);
+    /* The search's curve, and a listed count above the largest: its point
+     * says it does not fit. */
+    ib_gen_result r2;
+    int32_t listed[] = { 3, 40 };
+    c.sequences = listed;
+    c.n_sequences = 2;
+    CHECK(ib_measure_generation(g, &c, &r2, &err) == IB_OK);
+    CHECK_EQ_INT(r2.n_points, 9);
+    CHECK(r2.points[2].sequences == 3 && r2.points[2].status == IB_OK);
+    CHECK(r2.points[8].sequences == 40 && r2.points[8].status == IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(r2.points[r2.peak].sequences, 37);
+    ib_gen_result_free(&r2);
+    for (size_t i = 0; i < r.n_points && i < 7; i++) {
+        const ib_gen_point *p = &r.points[i];
+        CHECK_EQ_INT(p->sequences, points[i]);
+        CHECK(p->status == IB_OK);
+        CHECK_EQ_INT(p->steps, 3 * N);
+        double t = 0;
+        for (int k = 0; k < 3; k++)
+            for (int j = 0; j < N; j++) t += step_ms(points[i], P + j);
+        CHECK(p->tokens_per_s == (double)points[i] * 3 * N / t * 1e3);
+    }
+    /* More sequences, more tokens/s on this script: the peak is the largest. */
+    CHECK_EQ_INT(r.points[r.peak].sequences, 37);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_search_bounds(void)
+{
+    ib__gen_fake_script s = script();
+    s.max_seqs = 100; /* the runtime allows fewer than memory */
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.search = true;
+    c.sequence_runs = 1;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.largest_fitting, 100);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    s = script();
+    g = open_fake(&s);
+    c.max_sequences = 24;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.largest_fitting, 24);
+    CHECK(r.limited_by_max);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    /* Not even one sequence fits: out of memory, said. */
+    s = script();
+    s.kv_capacity_tokens = 50;
+    g = open_fake(&s);
+    c = config();
+    c.ctx_per_seq = 100;
+    c.search = true;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_DEVICE_OOM); /* the single sequence already */
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_budget(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    int32_t list[] = { 1, 4, 16 };
+    c.sequences = list;
+    c.n_sequences = 3;
+    /* TPOT at 4 sequences: 1 + 3/8 + (64 + 7.5)/1024 = 1.4448 ms; at 16, 2.94. */
+    c.tpot_budget_ms = 2;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 3);
+    CHECK_EQ_INT(r.points[r.best_within_budget].sequences, 4);
+    CHECK_EQ_INT(r.points[r.peak].sequences, 16);
+    CHECK(r.points[1].tpot_ms == r.points[1].step_ms.mean);
+    ib_gen_result_free(&r);
+    c.tpot_budget_ms = 0.5;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_NOT_MET);
+    CHECK(!r.partial && r.best_within_budget == -1 && r.n_points == 3);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The lengths the EOS row draws, written again here. */
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static void test_pitfalls(void)
+{
+    ib__gen_fake_script s = script();
+    s.threads_default = 4;
+    s.oversubscribed_factor = 300;
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.pitfalls = true;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.has_pitfalls);
+    const ib_gen_pitfall_row *row = r.pitfalls;
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) CHECK(row[k].applies && row[k].status == IB_OK);
+    /* Measured: half of each step is queued, so the host clock reads half. */
+    CHECK(row[IB_GEN_PITFALL_NO_SYNC].correct == r.token.p50);
+    CHECK(r.token.p50 == step_ms(1, P + 7) / 2 + step_ms(1, P + 8) / 2);
+    CHECK(row[IB_GEN_PITFALL_NO_SYNC].wrong == 0.5 * r.token.p50);
+    CHECK(row[IB_GEN_PITFALL_NO_SYNC].error_pct == -50);
+    CHECK(row[IB_GEN_PITFALL_EMPTY_CONTEXT].wrong == step_ms(1, 7) / 2 + step_ms(1, 8) / 2);
+    CHECK_NEAR(row[IB_GEN_PITFALL_THREADS].wrong, 300 * r.token.p50, 1e-9);
+    CHECK_EQ_INT(row[IB_GEN_PITFALL_THREADS].detail, 4);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).threads, 2); /* the chosen ones back */
+    CHECK(row[IB_GEN_PITFALL_NO_WARMUP].correct == r.ttft.mean);
+    CHECK(row[IB_GEN_PITFALL_NO_WARMUP].wrong == (20 + 9 * 2.5) / 10);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).reopens, 1);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The rows read off the correct runs, on runs that differ (every 7th call
+ * twice as slow). */
+static void test_pitfalls_read_off(void)
+{
+    ib__gen_fake_script s = script();
+    s.slow_every = 7;
+    s.slow_factor = 2;
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.pitfalls = true;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_gen_pitfall_row *row = r.pitfalls;
+    size_t n = 10 * N;
+    double steps = sum(r.token_ms, n);
+    /* Read off the correct runs. */
+    CHECK(row[IB_GEN_PITFALL_PREFILL_IN_RATE].wrong == n / (steps + sum(r.ttft_ms, 10)) * 1e3);
+    CHECK(row[IB_GEN_PITFALL_PREFILL_IN_RATE].correct == r.tokens_per_s);
+    double rates = 0;
+    for (int k = 0; k < 10; k++) rates += N / sum(r.token_ms + k * N, N) * 1e3;
+    CHECK(row[IB_GEN_PITFALL_MEAN_OF_RATES].wrong == rates / 10);
+    CHECK(row[IB_GEN_PITFALL_MEAN_OF_RATES].wrong > r.tokens_per_s);
+    CHECK(row[IB_GEN_PITFALL_ONE_RUN].wrong == N / sum(r.token_ms, N) * 1e3);
+    uint64_t state = 0x656f73ull;
+    double tok = 0, ms = 0;
+    int32_t shortest = N;
+    for (int k = 0; k < 10; k++) {
+        int32_t len = 2 + (int32_t)(splitmix(&state) % (N - 2 + 1));
+        tok += len;
+        ms += sum(r.token_ms + k * N, (size_t)len);
+        if (len < shortest) shortest = len;
+    }
+    CHECK(row[IB_GEN_PITFALL_EOS].wrong == tok / ms * 1e3);
+    CHECK_EQ_INT(row[IB_GEN_PITFALL_EOS].detail, shortest);
+    /* Later positions are slower: runs stopped early report more tokens/s. */
+    CHECK(row[IB_GEN_PITFALL_PREFILL_IN_RATE].wrong < r.tokens_per_s);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_pitfalls_not_applicable(void)
+{
+    ib__gen_fake_script s = script();
+    s.has_reopen = false;
+    s.threads_default = 2; /* = cores: no mistake to make */
+    s.slow_every = 0;
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.pitfalls = true;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(!r.pitfalls[IB_GEN_PITFALL_NO_WARMUP].applies);
+    CHECK(!r.pitfalls[IB_GEN_PITFALL_THREADS].applies);
+    /* No warm-up, exactly: a fresh context's mean TTFT is (20 + 9 x 2.5) / 10. */
+    ib_gen_result_free(&r);
+    s.has_reopen = true;
+    ib__gen_destroy(g);
+    g = open_fake(&s);
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.pitfalls[IB_GEN_PITFALL_NO_WARMUP].wrong == (20 + 9 * 2.5) / 10);
+    CHECK(r.pitfalls[IB_GEN_PITFALL_NO_WARMUP].correct == 2.5);
+    CHECK(r.pitfalls[IB_GEN_PITFALL_NO_WARMUP].error_pct == 70);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_failure_keeps_runs(void)
+{
+    ib__gen_fake_script s = script();
+    /* Calls: the cold prefill and step (2), 3 warm-up runs of 17, then the
+     * timed runs: the 6th call of the 5th run fails. */
+    s.fail_at_call = 2 + 3 * 17 + 4 * 17 + 5;
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_RUNTIME);
+    CHECK(r.partial && r.stop_status == IB_ERR_RUNTIME);
+    CHECK_EQ_INT(r.runs, 4);
+    CHECK_EQ_INT(r.token.n, 4 * N);
+    CHECK(r.tokens_per_s == 4.0 * N / sum(r.token_ms, 4 * N) * 1e3);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Steps timed without synchronize leave work queued: the run drains it, so
+ * that it never lands in what is timed next. */
+static void test_unsynchronized_run_drains(void)
+{
+    ib__gen_fake_script s = script();
+    s.cold_calls = 0;
+    s.queued_fraction = 0.75; /* the device falls behind the host: a backlog */
+    ib__gen *g = open_fake(&s);
+    ib_error err;
+    CHECK(g->ops->set_sequences(g, 1, P + N, &err) == IB_OK);
+    ib__gen_run_spec spec = { .n_seqs = 1, .prompt = P, .depth = P, .steps = N, .sync_steps = false };
+    double ttft, steps[N];
+    CHECK(ib__gen_run(g, &spec, &ttft, steps, NULL, &err) == IB_OK);
+    CHECK(steps[0] == step_ms(1, P) / 4); /* the host's quarter only */
+    spec.sync_steps = true;
+    CHECK(ib__gen_run(g, &spec, &ttft, steps, NULL, &err) == IB_OK);
+    CHECK(ttft == 2.5);
+    CHECK(steps[0] == step_ms(1, P));
+    ib__gen_destroy(g);
+}
+
+static volatile int cancel_flag;
+static int64_t cancel_after;
+
+static void cancel_at(const ib_progress *p, void *user)
+{
+    (void)user;
+    if (p->phase == IB_PHASE_SAMPLING && p->done >= cancel_after) cancel_flag = 1;
+}
+
+static void test_interrupt_keeps_runs(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_ms = 8; /* a run of about 130 ms: a progress report after each */
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.run.runs = 30;
+    c.run.cancel = &cancel_flag;
+    c.run.progress = cancel_at;
+    cancel_after = 5;
+    cancel_flag = 0;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r.partial && r.stop_status == IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r.runs, 5);
+    CHECK_EQ_INT(r.token.n, 5 * N);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_sampling_timed_apart(void)
+{
+    ib__gen_fake_script s = script();
+    s.sample_ms = 0.25;
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.time_sampling = true;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.sample.n, 10 * N);
+    CHECK(r.sample.p50 == 0.25 && r.sample.max == 0.25);
+    CHECK(r.token_ms[0] == step_ms(1, P)); /* not in the step */
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    s.sample_ms = 0;
+    g = open_fake(&s);
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_UNSUPPORTED);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static void test_precision(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    c.run.precision = 0.01;
+    c.run.min_runs = 12;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    /* Every TTFT is 2.5: met at the first check, the minimum. */
+    CHECK_EQ_INT(r.runs, 12);
+    CHECK(r.precision_met);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+static ib_status refused(ib_gen_config c, const ib__gen_fake_script *s, const char *words)
+{
+    ib__gen *g = open_fake(s);
+    ib_gen_result r;
+    ib_error err = { { 0 } };
+    ib_status st = ib_measure_generation(g, &c, &r, &err);
+    CHECK(strstr(err.message, words) != NULL);
+    if (!strstr(err.message, words)) fprintf(stderr, "  message: %s\n", err.message);
+    CHECK(r.runs == 0 && ib__gen_fake_counts_of(g).prefills == 0); /* refused before anything ran */
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    return st;
+}
+
+static void test_bad_input(void)
+{
+    ib__gen_fake_script s = script();
+    ib_gen_config c = config();
+    c.ctx_per_seq = 32;
+    CHECK(refused(c, &s, "a prompt of 64 tokens is longer than the context of 32") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.ctx_per_seq = 70;
+    CHECK(refused(c, &s, "depth 64 + 16 new tokens pass the context of 70") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.depth = 8190;
+    CHECK(refused(c, &s, "passes the model's own (n_ctx_train 8192)") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.depth = 10;
+    CHECK(refused(c, &s, "depth 10 is below the prompt") == IB_ERR_INVALID_ARG);
+    int32_t many[] = { 1, 257 };
+    c = config();
+    c.sequences = many;
+    c.n_sequences = 2;
+    CHECK(refused(c, &s, "257 sequences: a count is 1 to 256") == IB_ERR_INVALID_ARG);
+    int32_t twice[] = { 4, 4 };
+    c.sequences = twice;
+    CHECK(refused(c, &s, "4 sequences are listed twice") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.prompt_tokens = 0;
+    CHECK(refused(c, &s, "the prompt must be 1 to") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.new_tokens = -3;
+    CHECK(refused(c, &s, "the new tokens must be 1 to") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.run.runs = 0;
+    CHECK(refused(c, &s, "runs must be between 1 and") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.run.runs = 1000000;
+    c.new_tokens = 64;
+    CHECK(refused(c, &s, "1000000 runs of 64 new tokens are more than the 33554432 token samples") ==
+          IB_ERR_INVALID_ARG);
+    c = config();
+    c.tpot_budget_ms = 5;
+    CHECK(refused(c, &s, "a TPOT budget picks among sequence counts") == IB_ERR_INVALID_ARG);
+}
+
+static void test_open_by_name(void)
+{
+    ib_gen_options o;
+    ib_gen_options_init(&o);
+    o.backend = "fake";
+    ib_backend_option opts[] = { { "step_us", "2000" }, { "kv_tokens", "1000" } };
+    o.options = opts;
+    o.n_options = 2;
+    ib_gen *g;
+    ib_error err;
+    CHECK(ib_gen_open("m", &o, &g, &err) == IB_OK);
+    CHECK(!strcmp(ib_gen_get_info(g)->model, "m"));
+    CHECK(!strcmp(ib_option_list_get(&ib_gen_get_info(g)->options, "step_us"), "2000"));
+    ib_gen_destroy(g);
+    ib_backend_option bad[] = { { "nope", "1" } };
+    o.options = bad;
+    o.n_options = 1;
+    CHECK(ib_gen_open("m", &o, &g, &err) == IB_ERR_INVALID_ARG &&
+          strstr(err.message, "unknown option 'nope'"));
+    o.backend = "onnxruntime";
+    o.n_options = 0;
+    CHECK(ib_gen_open("m", &o, &g, &err) == IB_ERR_INVALID_ARG);
+    ib_gen_destroy(NULL);
+}
+
+int main(int argc, char **argv)
+{
+    check_init(argc, argv);
+    RUN(test_counts_and_figures);
+    RUN(test_reports);
+    RUN(test_depth);
+    RUN(test_search_under_capacity);
+    RUN(test_search_bounds);
+    RUN(test_budget);
+    RUN(test_pitfalls);
+    RUN(test_pitfalls_read_off);
+    RUN(test_pitfalls_not_applicable);
+    RUN(test_unsynchronized_run_drains);
+    RUN(test_failure_keeps_runs);
+    RUN(test_interrupt_keeps_runs);
+    RUN(test_sampling_timed_apart);
+    RUN(test_precision);
+    RUN(test_bad_input);
+    RUN(test_open_by_name);
+    return check_summary("test_generate");
+}
