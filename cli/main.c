@@ -43,7 +43,7 @@ static const cli_command commands[] = {
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
           OPT_ACCURACY | OPT_BEST,
       cmd_best },
-    { "generate", "MODEL [options]", "A generative model token by token: first token, every later token, tokens/s.",
+    { "generate", "MODEL [options]", "Time to first token and every later token of a generative model.",
       "A generative model token by token (llama.cpp, a GGUF file or zoo:NAME): time to first token,\n"
       "every token's latency at a depth, tokens/s as tokens / time, sequences decoded together and the\n"
       "most whose KV cache fits; --pitfalls: what each classic mistake reports (docs/generate.md).",
@@ -75,7 +75,8 @@ static const cli_command commands[] = {
       "Write the model converted to fp16 or bf16 (what --math fp16/bf16 measures; docs/precision.md).",
       OPT_MATH | OPT_EXPORT, cmd_convert },
     { "zoo-list", "", "List the built-in models.", "List the built-in models.", 0, cmd_zoo_list },
-    { "zoo-export", "NAME -o FILE.onnx [--fp16] | NAME[?TYPE] -o FILE.gguf", "Write a built-in model as a file.",
+    { "zoo-export", "NAME -o FILE.onnx [--fp16] | NAME[?TYPE] -o FILE.gguf",
+      "Write a built-in model as a file.",
       "Write a built-in model as an ONNX file, or a generative one as a GGUF file.", OPT_EXPORT,
       cmd_zoo_export },
 };

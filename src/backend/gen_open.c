@@ -2,10 +2,20 @@
  * backend named and its arguments (their defaults and the release of a
  * workload: generation.c). The backend layer, not the core, knows which
  * backends exist. */
-#include "backend/fake/gen_fake.h"
+#include "backend/registry.h"
 #include "core/common.h"
 
 #include <string.h>
+
+/* The backends of generative models, one line each; the first is the
+ * default. */
+static const struct {
+    const char *name;
+    ib_status (*open)(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
+} gen_backends[] = {
+    { "llama", ib__backend_llama_gen_open },
+    { "fake", ib__backend_fake_gen_open },
+};
 
 void ib_gen_options_init(ib_gen_options *opts)
 {
@@ -28,11 +38,11 @@ ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **ou
     a.device_id = opts->device_id;
     a.seed = opts->seed;
     a.cache_dir = opts->cache_dir;
-    const char *backend = opts->backend ? opts->backend : "llama";
-    if (!strcmp(backend, "fake")) return ib__gen_open_fake(&a, out, err);
-    IB_FAIL_IF(strcmp(backend, "llama"), err, IB_ERR_INVALID_ARG,
-               "backend '%s' measures no generative model (llama or fake)", backend);
-    return ib__gen_open_llama(&a, out, err);
+    const char *backend = opts->backend ? opts->backend : gen_backends[0].name;
+    for (size_t i = 0; i < sizeof gen_backends / sizeof gen_backends[0]; i++)
+        if (!strcmp(backend, gen_backends[i].name)) return gen_backends[i].open(&a, out, err);
+    return ib__fail(err, IB_ERR_INVALID_ARG, "backend '%s' measures no generative model (llama or fake)",
+                    backend);
 }
 
 const ib_gen_info *ib_gen_get_info(const ib_gen *g) { return &g->info; }

@@ -4,7 +4,8 @@
 #ifndef IB_BACKEND_REGISTRY_H
 #define IB_BACKEND_REGISTRY_H
 
-#include "json/read.h"         /* ib__legacy_result_keys */
+#include "json/read.h" /* ib__legacy_result_keys */
+#include "workload/generation.h"
 #include "workload/workload.h" /* the in-tree table (IB__IN_TREE_BACKEND) and its forwarders */
 
 /* The built-in tables, one line each in registry.c's list. */
@@ -12,6 +13,18 @@ extern const ib_backend ib__backend_onnxruntime;
 extern const ib_backend ib__backend_spin;
 extern const ib_backend ib__backend_fake;
 extern const ib_backend ib__backend_aoti;
+
+/* The backends of generative models (gen_open.c lists them, one line each):
+ * their open functions on the generation contract (workload/generation.h). */
+/* llama.cpp through its C API, loaded at run time (src/backend/llama/):
+ * the library missing, of another release than the headers, a file that is
+ * not GGUF, an architecture it does not know: IB_ERR_INVALID_ARG (or
+ * IB_ERR_UNSUPPORTED for what this build lacks) with one line; out of memory
+ * while loading: IB_ERR_DEVICE_OOM. */
+ib_status ib__backend_llama_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
+/* The scripted fake's (src/backend/fake/gen_fake.c): its script from the
+ * open arguments' options. */
+ib_status ib__backend_fake_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
 
 /* What a built-in backend offers beyond its table, each hook optional:
  * registry.c's list pairs a table with its hooks. */

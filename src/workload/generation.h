@@ -114,13 +114,6 @@ typedef struct ib__gen_open_args {
 
 void ib__gen_open_args_init(ib__gen_open_args *a);
 
-/* llama.cpp through its C API, loaded at run time (src/backend/llama/):
- * the library missing, of another release than the headers, a file that is
- * not GGUF, an architecture it does not know: IB_ERR_INVALID_ARG (or
- * IB_ERR_UNSUPPORTED for what this build lacks) with one line; out of memory
- * while loading: IB_ERR_DEVICE_OOM. */
-ib_status ib__gen_open_llama(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
-
 /* Releases g and everything it holds; NULL is a no-op. */
 void ib__gen_destroy(ib__gen *g);
 

@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     ib__gen *g;
     ib_error err;
     double t0 = ib__now_ms();
-    if (ib__gen_open_llama(&a, &g, &err) != IB_OK) return fail("open", err.message);
+    if (ib__backend_llama_gen_open(&a, &g, &err) != IB_OK) return fail("open", err.message);
     const ib__gen_info *in = &g->info;
     printf("opened %s in %.1f s: %s, %s, %llu params, %.1f MiB; %s, %d layers offloaded of %d; n_ctx %d, "
            "n_batch %d, n_ubatch %d, flash attention %s, KV %s %.1f MiB, threads %d (llama.cpp's default %d, "

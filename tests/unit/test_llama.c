@@ -8,6 +8,7 @@
  * (missing, of another release) run in a child process each. */
 #define _GNU_SOURCE /* memmem */
 #include "backend/llama/llama_probe.h"
+#include "backend/registry.h"
 #include "check.h"
 #include "core/common.h"
 #include "workload/generation.h"
@@ -48,7 +49,7 @@ static ib_status open_with(const char *model, const char *const *kv, int32_t n_s
     a.ctx_per_seq = ctx;
     a.cache_dir = cache_dir;
     *err = (ib_error){ { 0 } };
-    return ib__gen_open_llama(&a, g, err);
+    return ib__backend_llama_gen_open(&a, g, err);
 }
 
 static ib__gen *open_tiny(int32_t n_seqs, int32_t ctx)
@@ -398,7 +399,7 @@ static void test_quantized(void)
     a.model = "zoo:llama-tiny?q8_0";
     a.device = IB_DEVICE_CPU;
     a.cache_dir = broken;
-    CHECK(ib__gen_open_llama(&a, &g, &err) == IB_ERR_UNSUPPORTED);
+    CHECK(ib__backend_llama_gen_open(&a, &g, &err) == IB_ERR_UNSUPPORTED);
     CHECK(strstr(err.message, "llama.cpp cannot quantize to q8_0: ") != NULL);
     CHECK(!strchr(err.message, '\n'));
     snprintf(out, sizeof out, "%s/llama-tiny-q8_0-%llx.gguf", broken, (unsigned long long)IB__LM_SEED);
@@ -511,10 +512,10 @@ static void test_bad_files(void)
     a.model = "zoo:llama-tiny";
     a.cache_dir = cache_dir;
     a.device = IB_DEVICE_CUDA;
-    CHECK(ib__gen_open_llama(&a, &g, &err) == IB_ERR_NO_DEVICE);
+    CHECK(ib__backend_llama_gen_open(&a, &g, &err) == IB_ERR_NO_DEVICE);
     a.device = IB_DEVICE_CPU;
     a.cache_dir = NULL;
-    CHECK(ib__gen_open_llama(&a, &g, &err) == IB_ERR_INVALID_ARG); /* a zoo model needs the cache */
+    CHECK(ib__backend_llama_gen_open(&a, &g, &err) == IB_ERR_INVALID_ARG); /* a zoo model needs the cache */
     CHECK(strstr(err.message, "no folder given") != NULL);
 }
 

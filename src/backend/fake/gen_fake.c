@@ -353,7 +353,7 @@ static ib_status apply_key(ib__gen_fake_script *s, const ib_backend_option *o, i
     return ib__fail(err, IB_ERR_INVALID_ARG, "fake: unknown option '%s' (known: %sreopen)", o->key, known);
 }
 
-ib_status ib__gen_open_fake(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
+ib_status ib__backend_fake_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
 {
     *out = NULL;
     IB_FAIL_IF(a->device == IB_DEVICE_CUDA, err, IB_ERR_UNSUPPORTED, "fake: runs on the CPU only");

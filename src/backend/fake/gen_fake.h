@@ -4,6 +4,7 @@
 #ifndef IB_BACKEND_FAKE_GEN_FAKE_H
 #define IB_BACKEND_FAKE_GEN_FAKE_H
 
+#include "backend/registry.h"
 #include "workload/generation.h"
 
 /* Durations in ms of virtual time. A prefill of n tokens at positions
@@ -51,10 +52,6 @@ void ib__gen_fake_script_init(ib__gen_fake_script *s);
  * sequences, context per sequence). */
 ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_open_args *a, ib__gen **out,
                                    ib_error *err);
-
-/* The fake opened by name (ib_gen_open with backend "fake"): its script
- * from a's --option keys (docs/generate.md lists them). */
-ib_status ib__gen_open_fake(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
 
 /* What the tests read back: calls made (prefills and steps), clears,
  * reopens, the threads in effect, the positions filled of sequence seq. */

@@ -3,6 +3,7 @@
  * backend's others, and a generative model is refused with one line
  * saying how to get it. */
 #include "core/common.h"
+#include "backend/registry.h"
 #include "workload/generation.h"
 
 #define WHY                                                                                                  \
@@ -16,7 +17,7 @@ ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *lib
     return ib__fail(err, IB_ERR_UNSUPPORTED, WHY);
 }
 
-ib_status ib__gen_open_llama(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
+ib_status ib__backend_llama_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
 {
     (void)a;
     *out = NULL;

@@ -6,6 +6,7 @@
 #define IB_BACKEND_LLAMA_H
 
 #include "core/common.h"
+#include "backend/registry.h"
 #include "workload/generation.h"
 
 #include <ggml-backend.h>

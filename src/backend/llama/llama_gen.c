@@ -650,7 +650,7 @@ static ib_status open_into(ib__gen *g, llama_gen *l, const ib__gen_open_args *a,
     return op_set_sequences(g, n_seqs, per_seq, err);
 }
 
-ib_status ib__gen_open_llama(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
+ib_status ib__backend_llama_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
 {
     *out = NULL;
     ib__gen *g = calloc(1, sizeof *g);
