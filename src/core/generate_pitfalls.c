@@ -204,6 +204,12 @@ static ib_status default_threads(ib__genm *m, ib_gen_pitfall_row *row, ib_error 
                                 : "no threads to choose here");
         return IB_OK;
     }
+    /* The mistake is more threads than the cores: a default within them
+     * (a GPU host's many cores) is another setting, not this pitfall. */
+    if (in->n_cpus_allowed > 0 && in->n_threads_default <= in->n_cpus_allowed) {
+        not_applicable(row, "the runtime's default threads fit in the cores the process may use");
+        return IB_OK;
+    }
     row->detail = in->n_threads_default;
     ib__gen_run_spec spec = ib__gen_request_spec(m), settle_spec = spec;
     settle_spec.steps = spec.steps < SETTLE_STEPS ? spec.steps : SETTLE_STEPS;

@@ -14,8 +14,12 @@
 static void text_header(ib__sbuf *b, const ib_gen_result *r)
 {
     const ib_gen_info *in = &r->info;
-    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s, %s", in->model, in->arch,
-                    in->model_type[0] ? " " : "", in->model_type,
+    /* The runtime's description often opens with the architecture
+     * ("llama 1B F16"): then it is not said twice. */
+    size_t arch_len = strlen(in->arch);
+    bool described = arch_len && !strncmp(in->model_type, in->arch, arch_len);
+    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s, %s", in->model, described ? "" : in->arch,
+                    in->model_type[0] && !described && arch_len ? " " : "", in->model_type,
                     in->weights_type[0] ? in->weights_type : "?");
     if (in->n_params) ib__sbuf_printf(b, ", %.3g B parameters", (double)in->n_params / 1e9);
     ib__sbuf_printf(b, ")\n");

@@ -356,6 +356,18 @@ static void test_pitfalls_not_applicable(void)
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
     CHECK(!r.pitfalls[IB_GEN_PITFALL_NO_WARMUP].applies);
     CHECK(!r.pitfalls[IB_GEN_PITFALL_THREADS].applies);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    /* A default below the chosen threads but within the cores (a GPU host's
+     * 16 cores, llama.cpp's default 4): not the mistake of too many. */
+    s.cores = 8;
+    s.threads_default = 4;
+    g = open_fake(&s);
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(!r.pitfalls[IB_GEN_PITFALL_THREADS].applies);
+    CHECK(strstr(r.pitfalls[IB_GEN_PITFALL_THREADS].not_applicable, "fit in the cores") != NULL);
+    s.cores = 2;
+    s.threads_default = 2;
     /* No warm-up, exactly: a fresh context's mean TTFT is (20 + 9 x 2.5) / 10. */
     ib_gen_result_free(&r);
     s.has_reopen = true;
