@@ -122,7 +122,9 @@ enum {
     OPT_BEST = 1u << 23,      /* --exhaustive, --max-batch: best */
     OPT_FLEET = 1u << 24,     /* --devices, --share-gpu: latency, throughput */
     OPT_DEVICES = 1u << 25,   /* --devices alone: serve (which does not run under MPI) */
-    OPT_GEN = 1u << 26        /* --prompt-tokens, --new-tokens, --sequences, ...: generate */
+    OPT_GEN = 1u << 26,       /* --prompt-tokens, --new-tokens, --sequences, ...: generate */
+    OPT_FORWARD = 1u << 27    /* --shape, --input, --memory-cap-mb, the default backend's flags
+                                 (--threads, --cuda-graph, ...): forward-pass models, not generate */
 };
 
 typedef struct cli_command {

@@ -29,17 +29,11 @@ static bool parse_sequences(const char *text, int32_t *counts, size_t cap, size_
     }
 }
 
-/* generate takes the model options that make sense for a generative model:
- * --device, --device-id, --seed, --backend, --option. */
-static int refuse_forward_options(const cli_args *a)
+/* generate's options are its own group's and the model's common ones
+ * (--device, --device-id, --seed, --backend, --option): the parser refuses
+ * a forward-pass model's (--shape, --input, --memory-cap-mb). */
+static int need_model(const cli_args *a)
 {
-    if (a->model_opts.n_shapes)
-        return cli_fail(IB_ERR_INVALID_ARG, "generate: --shape does not apply to generation");
-    if (a->model_opts.n_inputs)
-        return cli_fail(IB_ERR_INVALID_ARG, "generate: --input does not apply: tokens are random ids");
-    if (a->memory_cap_mb)
-        return cli_fail(IB_ERR_INVALID_ARG,
-                        "generate: --memory-cap-mb does not apply: the KV cache's size is --ctx-per-seq's");
     if (a->n_pos == 0) return cli_fail(IB_ERR_INVALID_ARG, "generate needs a model: a GGUF file or zoo:NAME");
     return EXIT_OK;
 }
@@ -73,7 +67,7 @@ static int open_model(const cli_args *a, ib_gen **g)
 
 int cmd_generate(cli_args *a)
 {
-    int code = refuse_forward_options(a);
+    int code = need_model(a);
     if (code != EXIT_OK) return code;
     int32_t counts[IB_GEN_MAX_POINTS];
     ib_gen_config cfg = a->gen;

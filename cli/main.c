@@ -20,28 +20,28 @@ static const cli_command commands[] = {
     { "latency", "[MODEL] [options]", "Latency of one forward pass as a distribution, timed correctly.",
       "Latency of one forward pass as a distribution: device-timed, warmed up, device-resident data.\n"
       "MODEL is an .onnx file or zoo:NAME (default " CLI_DEFAULT_MODEL ").",
-      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
-          OPT_QUIET | OPT_SESSIONS | OPT_MATH | OPT_ACCURACY | OPT_FLEET,
+      OPT_MODEL | OPT_FORWARD | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH |
+          OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SESSIONS | OPT_MATH | OPT_ACCURACY | OPT_FLEET,
       cmd_latency },
     { "throughput", "[MODEL] [options]", "Best batch and inputs/s over the whole batch curve.",
       "Best batch, inputs/s and the whole batch curve: the largest batch that fits is searched, candidates "
       "timed back-to-back.",
-      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML | OPT_THROUGHPUT |
-          OPT_QUIET | OPT_MATH | OPT_ACCURACY | OPT_FLEET | OPT_SESSIONS,
+      OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_MEASURE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
+          OPT_THROUGHPUT | OPT_QUIET | OPT_MATH | OPT_ACCURACY | OPT_FLEET | OPT_SESSIONS,
       cmd_throughput },
     { "pitfalls", "[MODEL] [options]", "What each classic timing mistake would report on this model.",
       "What each classic timing mistake would report on this model, next to the correct latency.\n"
       "Rows: host clock without synchronization, copies included, no warm-up, a single run,\n"
       "zero-filled input, TF32 taken for fp32.",
-      OPT_MODEL | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH | OPT_JSON | OPT_HTML |
-          OPT_QUIET | OPT_MATH | OPT_SESSIONS,
+      OPT_MODEL | OPT_FORWARD | OPT_BATCH | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_LAUNCH |
+          OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH | OPT_SESSIONS,
       cmd_pitfalls },
     { "best", "[MODEL] [options]", "The fastest configuration that stays accurate.",
       "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and the options the\n"
       "backend declares to race (inferbench backends), raced at batch 1 and at the throughput peak, each\n"
       "judged against strict fp32 (docs/best.md).",
-      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_MATH |
-          OPT_ACCURACY | OPT_BEST,
+      OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET |
+          OPT_MATH | OPT_ACCURACY | OPT_BEST,
       cmd_best },
     { "generate", "MODEL [options]", "Time to first token and every later token of a generative model.",
       "A generative model token by token (llama.cpp, a GGUF file or zoo:NAME): time to first token,\n"
@@ -64,7 +64,8 @@ static const cli_command commands[] = {
     { "serve", "[MODEL] [options]", "Latency under load, and the highest rate that meets a target.",
       "Latency under load: requests arrive on a seeded schedule (open loop) and each one's latency runs\n"
       "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).",
-      OPT_MODEL | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SERVE | OPT_DEVICES, cmd_serve },
+      OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SERVE | OPT_DEVICES,
+      cmd_serve },
     { "info", "[--device-id N]", "What this machine offers: runtimes, CPU, GPU, driver, clocks.",
       "What this machine offers: the backends' runtimes, CPU, GPU, driver, clocks. Exits 1 without a usable "
       "GPU.",

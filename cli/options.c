@@ -71,15 +71,15 @@ static const option_def options[] = {
      .device = CUDA_ONLY},
     {{"batch", required_argument, NULL, O_BATCH}, OPT_BATCH, "N", "value of the batch dimension (default 1)",
      .scope = "latency and pitfalls run at one batch; throughput searches it or measures --batches"},
-    {{"shape", required_argument, NULL, O_SHAPE}, OPT_MODEL, "NAME:DxD..",
+    {{"shape", required_argument, NULL, O_SHAPE}, OPT_FORWARD, "NAME:DxD..",
      "dimensions of input NAME (sets its symbolic dimensions; repeatable)"},
-    {{"input", required_argument, NULL, O_INPUT}, OPT_MODEL, "NAME=SPEC",
+    {{"input", required_argument, NULL, O_INPUT}, OPT_FORWARD, "NAME=SPEC",
      "values of input NAME: a number, random, random:LO..HI, zeros, ones or @FILE (.bin raw "
      "little-endian, .npy); default random (repeatable)"},
     {{"seed", required_argument, NULL, O_SEED}, OPT_MODEL, "N", "seed of the random input values (default 42)"},
     /* Here: the alias flags the backends declare for their options
      * (cli_alias_get), in the help, the prefixes and the refusals. */
-    {{"", no_argument, NULL, O_BACKEND_FLAGS}, OPT_MODEL, NULL, ""},
+    {{"", no_argument, NULL, O_BACKEND_FLAGS}, OPT_FORWARD, NULL, ""},
     {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)",
      .conflicts = O_PRECISION, .why = "--precision stops adaptively, bounded by --min-runs and --max-runs"},
     {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10; throughput: 5 per batch)"},
@@ -119,7 +119,7 @@ static const option_def options[] = {
      "also report the best throughput whose p99 batch latency is within T ms"},
     {{"batches", required_argument, NULL, O_BATCHES}, OPT_THROUGHPUT, "LIST",
      "measure exactly these batches, no search (\"1,8,64\" or \"16:512:16\")"},
-    {{"memory-cap-mb", required_argument, NULL, O_MEMORY_CAP}, OPT_MODEL, "MB",
+    {{"memory-cap-mb", required_argument, NULL, O_MEMORY_CAP}, OPT_FORWARD, "MB",
      "memory a batch may use (GPU: the runtime's arena; CPU: default half the free RAM)"},
     {{"output", required_argument, NULL, O_OUTPUT}, OPT_EXPORT, "FILE", "where to write the model (-o)"},
     {{"fp16", no_argument, NULL, O_FP16}, OPT_EXPORT, NULL, "half-precision weights and inputs"},

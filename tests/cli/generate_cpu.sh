@@ -99,4 +99,16 @@ expect_exit 2 "--max-sequences without the search" -- "$IB" "${FAKE[@]}" --max-s
 expect_exit 2 "an unwritable --json fails before measuring" -- "$IB" "${FAKE[@]}" --json "$TMP/no/such/g.json"
 expect_exit 0 "--help" -- "$IB" generate --help
 expect_grep "[-]-prompt-tokens P" "$TMP/out" "help lists --prompt-tokens"
+# A forward-pass model's options are not generate's: refused by the parser,
+# and not in its help.
+for o in "--shape x:1" "--input x=zeros" "--memory-cap-mb 5" "--cuda-graph"; do
+  # shellcheck disable=SC2086
+  expect_exit 2 "generate refuses $o" -- "$IB" generate m --backend fake $o
+done
+"$IB" generate --help >"$TMP/help" 2>&1
+if grep -qE -- '--(shape|input|memory-cap-mb|cuda-graph|prefer-nhwc|cudnn-search) ' "$TMP/help"; then
+  fail "generate --help lists a forward-pass model's option"
+else
+  pass "generate --help lists none of a forward-pass model's options"
+fi
 finish
