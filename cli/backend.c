@@ -159,5 +159,11 @@ int cmd_backends(cli_args *a)
         for (size_t k = 0; k < b->n_options; k++) print_option(&b->options[k]);
     }
     printf("%-14s %s\n", "plugin:PATH", "an out-of-tree backend: a shared object (docs/backends.md)");
+    printf("\ngenerative models (inferbench generate --backend NAME):\n");
+    for (size_t i = 0; i < ib_gen_backend_count(); i++) {
+        const ib_gen_backend *b = ib_gen_backend_get(i);
+        printf("%-14s %s%s\n", b->name, b->description, i == 0 ? " (the default)" : "");
+        for (size_t k = 0; k < b->n_options; k++) print_option(&b->options[k]);
+    }
     return EXIT_OK;
 }

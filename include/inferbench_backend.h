@@ -289,6 +289,22 @@ ib_status ib_backend_load_plugin(const char *path, const ib_backend **out, ib_er
 /* Unloads every plugin loaded. No workload of theirs may be open. */
 void ib_backend_unload_plugins(void);
 
+/* A backend of generative models: the names ib_gen_open (inferbench.h)
+ * takes as ib_gen_options.backend, what `inferbench backends` lists. Its
+ * options are declared as a forward-pass backend's are; n_options 0 where
+ * the backend is not in this build (description says why). */
+typedef struct ib_gen_backend {
+    const char *name;        /* "llama" */
+    const char *description; /* one line */
+    const ib_backend_option_decl *options;
+    size_t n_options;
+} ib_gen_backend;
+
+/* The backends of generative models, the default first; ib_gen_backend_get(i)
+ * is NULL past the end. */
+size_t ib_gen_backend_count(void);
+const ib_gen_backend *ib_gen_backend_get(size_t index);
+
 /* Opens a workload of backend b for the measurement functions of
  * inferbench.h. The workload keeps b: it must outlive it. */
 ib_status ib_workload_open_backend(const ib_backend *b, const ib_backend_open_args *args, ib_workload **out,

@@ -10,12 +10,20 @@
 /* The backends of generative models, one line each; the first is the
  * default. */
 static const struct {
-    const char *name;
+    const ib_gen_backend *info;
     ib_status (*open)(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
 } gen_backends[] = {
-    { "llama", ib__backend_llama_gen_open },
-    { "fake", ib__backend_fake_gen_open },
+    { &ib__backend_llama_gen, ib__backend_llama_gen_open },
+    { &ib__backend_fake_gen, ib__backend_fake_gen_open },
 };
+#define N_GEN_BACKENDS (sizeof gen_backends / sizeof gen_backends[0])
+
+size_t ib_gen_backend_count(void) { return N_GEN_BACKENDS; }
+
+const ib_gen_backend *ib_gen_backend_get(size_t index)
+{
+    return index < N_GEN_BACKENDS ? gen_backends[index].info : NULL;
+}
 
 void ib_gen_options_init(ib_gen_options *opts)
 {
@@ -38,9 +46,9 @@ ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **ou
     a.device_id = opts->device_id;
     a.seed = opts->seed;
     a.cache_dir = opts->cache_dir;
-    const char *backend = opts->backend ? opts->backend : gen_backends[0].name;
-    for (size_t i = 0; i < sizeof gen_backends / sizeof gen_backends[0]; i++)
-        if (!strcmp(backend, gen_backends[i].name)) return gen_backends[i].open(&a, out, err);
+    const char *backend = opts->backend ? opts->backend : gen_backends[0].info->name;
+    for (size_t i = 0; i < N_GEN_BACKENDS; i++)
+        if (!strcmp(backend, gen_backends[i].info->name)) return gen_backends[i].open(&a, out, err);
     return ib__fail(err, IB_ERR_INVALID_ARG, "backend '%s' measures no generative model (llama or fake)",
                     backend);
 }

@@ -25,6 +25,9 @@ ib_status ib__backend_llama_gen_open(const ib__gen_open_args *a, ib__gen **out, 
 /* The scripted fake's (src/backend/fake/gen_fake.c): its script from the
  * open arguments' options. */
 ib_status ib__backend_fake_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err);
+/* What each says of itself (ib_gen_backend_get): its name, description and
+ * options. */
+extern const ib_gen_backend ib__backend_llama_gen, ib__backend_fake_gen;
 
 /* What a built-in backend offers beyond its table, each hook optional:
  * registry.c's list pairs a table with its hooks. */

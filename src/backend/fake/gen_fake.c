@@ -353,6 +353,12 @@ static ib_status apply_key(ib__gen_fake_script *s, const ib_backend_option *o, i
     return ib__fail(err, IB_ERR_INVALID_ARG, "fake: unknown option '%s' (known: %sreopen)", o->key, known);
 }
 
+const ib_gen_backend ib__backend_fake_gen = {
+    .name = "fake",
+    .description = "a scripted generation on a virtual clock, for tests (--option prefill_us=N, step_us=N, "
+                   "kv_tokens=N, ...: docs/generate.md)",
+};
+
 ib_status ib__backend_fake_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
 {
     *out = NULL;

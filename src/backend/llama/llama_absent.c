@@ -10,6 +10,11 @@
     "this inferbench was built without the llama backend: run scripts/setup.sh (it installs llama.cpp's "    \
     "headers into .cache/) and rebuild"
 
+const ib_gen_backend ib__backend_llama_gen = {
+    .name = "llama",
+    .description = "generative models on llama.cpp: not in this build (run scripts/setup.sh and rebuild)",
+};
+
 ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
                              const char *cache_dir, ib_error *err)
 {

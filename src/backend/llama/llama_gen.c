@@ -84,6 +84,42 @@ static ib_status parse_choice(const ib_backend_option *o, llama_gen *l, ib_error
                     "llama: option kv_type=%s: expected f16, bf16, f32, q8_0 or q4_0", o->value);
 }
 
+/* The options parse_option takes, as `inferbench backends` lists them. */
+static const ib_backend_option_decl llama_options[] = {
+    { .key = "library",
+      .help = "the folder of libllama.so and ggml's libraries (default: the release set-up installed)",
+      .values = "PATH",
+      .env = "INFERBENCH_LLAMA_LIBRARY" },
+    { .key = "n_gpu_layers",
+      .help = "layers offloaded to the GPU (default all on a GPU, 0 on the CPU)",
+      .values = "all|-1..100000" },
+    { .key = "flash_attn",
+      .help = "flash attention (default auto: llama.cpp's choice)",
+      .values = "auto|on|off" },
+    { .key = "kv_type",
+      .help = "the K and V caches' type (default f16)",
+      .values = "f16|bf16|f32|q8_0|q4_0" },
+    { .key = "n_batch",
+      .help = "logical batch: tokens one decode call takes (default 2048, at most the context)",
+      .values = "1..1048576" },
+    { .key = "n_ubatch",
+      .help = "physical batch: tokens one compute graph takes (default 512)",
+      .values = "1..1048576" },
+    { .key = "threads",
+      .help = "CPU threads (default: the cores the process may use, not llama.cpp's default)",
+      .values = "1..1048576" },
+    { .key = "memory_limit_mb",
+      .help = "memory the KV cache and compute buffers may take (CPU default: half of RAM)",
+      .values = "0..1073741824" },
+};
+
+const ib_gen_backend ib__backend_llama_gen = {
+    .name = "llama",
+    .description = "generative models (GGUF files, zoo:NAME) on llama.cpp's C API, loaded at run time",
+    .options = llama_options,
+    .n_options = sizeof llama_options / sizeof llama_options[0],
+};
+
 static ib_status parse_option(const ib_backend_option *o, llama_gen *l, ib_error *err)
 {
     long long v;
