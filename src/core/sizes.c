@@ -28,6 +28,11 @@ static const struct {
     IB_SIZE(ib_backend),
     IB_SIZE(ib_backend_open_args),
     IB_SIZE(ib_backend_handle),
+    IB_SIZE(ib_gen_info),
+    IB_SIZE(ib_gen_config),
+    IB_SIZE(ib_gen_result),
+    IB_SIZE(ib_gen_callbacks),
+    IB_SIZE(ib_result),
 };
 
 size_t ib_struct_size(const char *name)
