@@ -69,15 +69,16 @@ class _State:
     def fork(self, n_seqs, n_pos):
         if n_pos != self.length:
             raise ValueError(f"fork of {n_pos} positions: the cache holds {self.length}")
-        legacy = tuple((k.expand(n_seqs, -1, -1, -1).contiguous(), v.expand(n_seqs, -1, -1, -1).contiguous())
-                       for k, v in _legacy(self.cache))
-        if self.cache_kind == "dynamic":
+        with self.torch.inference_mode():
+            legacy = tuple((k.expand(n_seqs, -1, -1, -1).contiguous(), v.expand(n_seqs, -1, -1, -1).contiguous())
+                           for k, v in _legacy(self.cache))
+            if isinstance(self.cache, tuple):
+                self.cache = legacy  # the model's own kind of cache, batch n_seqs
+                return
             cache = self.transformers.DynamicCache()
             for layer, (k, v) in enumerate(legacy):
                 cache.update(k, v, layer)
             self.cache = cache
-        else:
-            self.cache = legacy
 
     def set_sequences(self, n_seqs, ctx_per_seq):
         self.cache, self.ids = None, None
@@ -117,8 +118,10 @@ def hf_generation(model, *, cache="dynamic", seed=42, name=None):
     """The keywords of inferbench.generate for a transformers causal LM
     (model(input_ids, past_key_values=..., use_cache=True) returning
     .past_key_values): prefill, step, clear, fork, set_sequences, device
-    (the model's), info and settings. cache: "dynamic" (a DynamicCache) or
-    "legacy" (the tuple of (key, value) per layer the model returns). The
+    (the model's), info and settings. cache: "dynamic" (an empty
+    DynamicCache after each clear) or "legacy" (None after each clear, then
+    what the model returns: the tuple of (key, value) per layer of older
+    transformers, a Cache of newer). The
     token ids are random (seed), drawn once per change of the sequences.
 
         r = inferbench.generate(**inferbench.hf_generation(model), prompt_tokens=512, new_tokens=128)

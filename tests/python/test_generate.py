@@ -333,6 +333,49 @@ class TorchStream(unittest.TestCase):
 
 
 class HuggingFace(unittest.TestCase):
+    """hf_generation over a causal LM with transformers' calling convention,
+    on stand-ins of torch and transformers (fake_hf/: shapes only)."""
+
+    def run_with_fake_hf(self, cache):
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.environ["PYTHONPATH"], os.path.join(HERE, "fake_hf")]))
+        code = ("import json, inferbench, tiny_lm\n"
+                "m = tiny_lm.TinyLM()\n"
+                f"kw = inferbench.hf_generation(m, cache={cache!r})\n"
+                "r = inferbench.generate(**kw, prompt_tokens=8, new_tokens=4, runs=3, warmup_runs=1, warmup_ms=0,\n"
+                "    steady=False, sequences=[1, 3], sequence_runs=1)\n"
+                "print(json.dumps({'calls': m.calls, 'eval': m.evaluated, 'runs': r.data['runs'],\n"
+                "    'workload': r.data['workload'], 'points': [p['status'] for p in r.data['sequences']['points']]}))\n")
+        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return json.loads(p.stdout)
+
+    def test_the_calls_and_what_is_stated(self):
+        for cache in ("dynamic", "legacy"):
+            with self.subTest(cache=cache):
+                d = self.run_with_fake_hf(cache)
+                calls = [tuple(c) for c in d["calls"]]
+                request = [(1, 8, 0, 1)] + [(1, 1, 8 + i, 1) for i in range(4)]
+                # The cold run (a prefill, a step), 1 warm-up and 3 timed
+                # requests; then at 1 sequence and at 3 (forked from the
+                # first: the steps have 3 rows over its 8 tokens), each
+                # its cold run, at least one warm-up run and one timed.
+                self.assertEqual(calls[:2], request[:2])
+                self.assertEqual(calls[2:2 + 4 * 5], request * 4)
+                three = [(3, 1, 8 + i, 1) for i in range(4)]
+                tail = calls[2 + 4 * 5:]
+                self.assertEqual(tail[-5:], [(1, 8, 0, 1)] + three)
+                self.assertGreaterEqual(sum(1 for c in tail if c == (3, 1, 8, 1)), 3)
+                self.assertTrue(d["eval"])
+                self.assertEqual(d["runs"], 3)
+                self.assertEqual(d["points"], ["ok", "ok"])
+                w = d["workload"]
+                self.assertEqual((w["model"], w["arch"], w["n_layers"], w["n_vocab"]), ("tiny-lm", "llama", 2, 100))
+                self.assertEqual((w["weights_type"], w["n_params"], w["model_bytes"]), ("float16", 864, 1728))
+                self.assertEqual(w["n_threads"], 3)
+                # 2 (key, value) x 2 layers x 2 KV heads x 4 x 2 bytes a token, x the 12 tokens of the one sequence.
+                self.assertEqual(w["kv_bytes"], 64 * 12)
+                self.assertEqual(w["options"]["cache"], cache)
+
     @unittest.skipIf(importlib.util.find_spec("transformers"), "transformers is installed here")
     def test_without_transformers_a_clear_error_at_call_time(self):
         with self.assertRaises(inferbench.InferbenchError) as cm:
