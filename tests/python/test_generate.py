@@ -9,13 +9,12 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
-import shutil
 import threading
 import time
 import unittest
 
 import inferbench
+from test_binding import Tmp  # a temporary folder a test
 
 IB = os.environ["IB"]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,17 +88,6 @@ class Model:
         if self.capacity_tokens and n_seqs * ctx > self.capacity_tokens:
             raise MemoryError(f"{n_seqs} x {ctx} tokens")
         self.n_seqs, self.filled = n_seqs, [0] * 256
-
-
-class Tmp(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp(dir=os.environ.get("IB_TEST_TMP"))
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
-
-    def path(self, name):
-        return os.path.join(self.tmp, name)
 
 
 class Figures(Tmp):

@@ -14,6 +14,7 @@
 typedef struct gen_cb {
     ib_gen_callbacks cb;
     ib_gen_info stated; /* the info as given at open: its fixed capacity */
+    ib__gen_ops ops;    /* cb_ops less the optional slots not given */
 } gen_cb;
 
 static gen_cb *impl(ib__gen *g) { return g->impl; }
@@ -142,22 +143,20 @@ static void cb_destroy(ib__gen *g)
     free(g);
 }
 
-/* The optional slots are in a table only where the caller gave them. */
-#define CB_OPS(SAMPLE, REOPEN, THREADS)                                                                      \
-    {                                                                                                        \
-        .version = IB__GEN_OPS_VERSION, .clear = cb_clear, .prefill = cb_prefill, .step = cb_step,           \
-        .synchronize = cb_synchronize, .fork = cb_fork, .set_sequences = cb_set_sequences,                   \
-        .sample = (SAMPLE), .reopen = (REOPEN), .set_threads = (THREADS), .destroy = cb_destroy,             \
-    }
-static const ib__gen_ops cb_ops[8] = {
-    CB_OPS(NULL, NULL, NULL),
-    CB_OPS(cb_sample, NULL, NULL),
-    CB_OPS(NULL, cb_reopen, NULL),
-    CB_OPS(cb_sample, cb_reopen, NULL),
-    CB_OPS(NULL, NULL, cb_set_threads),
-    CB_OPS(cb_sample, NULL, cb_set_threads),
-    CB_OPS(NULL, cb_reopen, cb_set_threads),
-    CB_OPS(cb_sample, cb_reopen, cb_set_threads),
+/* The table of a workload: the optional slots only where the caller gave
+ * them (the method checks them for NULL). */
+static const ib__gen_ops cb_ops = {
+    .version = IB__GEN_OPS_VERSION,
+    .clear = cb_clear,
+    .prefill = cb_prefill,
+    .step = cb_step,
+    .synchronize = cb_synchronize,
+    .fork = cb_fork,
+    .set_sequences = cb_set_sequences,
+    .sample = cb_sample,
+    .reopen = cb_reopen,
+    .set_threads = cb_set_threads,
+    .destroy = cb_destroy,
 };
 
 static double caller_now(const void *ctx)
@@ -209,7 +208,11 @@ ib_status ib_gen_open_callbacks(const ib_gen_callbacks *cb, const ib_gen_info *i
     f->cb = *cb;
     f->cb.struct_size = sizeof f->cb;
     f->stated = stated_info(info);
-    g->ops = &cb_ops[(cb->sample ? 1 : 0) | (cb->reopen ? 2 : 0) | (cb->set_threads ? 4 : 0)];
+    f->ops = cb_ops;
+    if (!cb->sample) f->ops.sample = NULL;
+    if (!cb->reopen) f->ops.reopen = NULL;
+    if (!cb->set_threads) f->ops.set_threads = NULL;
+    g->ops = &f->ops;
     g->impl = f;
     g->info = f->stated;
     g->clock = ib__host_clock();
