@@ -20,7 +20,7 @@ static void text_header(ib__sbuf *b, const ib_gen_result *r)
     if (in->n_params) ib__sbuf_printf(b, ", %.3g B parameters", (double)in->n_params / 1e9);
     ib__sbuf_printf(b, ")\n");
     ib__text_env(b, &r->env);
-    ib__sbuf_printf(b, "runtime %s%s%s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
+    ib__sbuf_printf(b, "\nruntime %s%s%s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
                     in->runtime_library[0] ? " from " : "", in->runtime_library, ib__device_name(in->device));
     if (in->device == IB_DEVICE_CUDA)
         ib__sbuf_printf(b, " %d, %d layers offloaded", in->device_id, (int)in->n_gpu_layers);

@@ -136,6 +136,7 @@ class Figures(Tmp):
     def test_reports(self):
         r = inferbench.generate(**Model().keywords(), **EXACT, name="tiny")
         self.assertRegex(r.report(), r"(?m)^inferbench generate: tiny ")
+        self.assertRegex(r.report(), r"(?m)^runtime .*; device cpu; ")  # its own line, after the machine's
         self.assertRegex(r.report(), r"(?m)^binding: python ")
         r.save_json(self.path("g.json"))
         r.save_html(self.path("g.html"))
