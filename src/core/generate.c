@@ -57,6 +57,21 @@ static ib_status validate_counts(const ib_gen_config *cfg, ib_error *err)
     return IB_OK;
 }
 
+/* The samples kept stay bounded: the runs asked for (or the adaptive cap)
+ * times the tokens of each. */
+static ib_status validate_samples(const ib_gen_config *cfg, ib_error *err)
+{
+    int64_t runs = cfg->run.precision > 0 ? cfg->run.max_runs : cfg->run.runs;
+    IB_FAIL_IF(runs * cfg->new_tokens > IB__GEN_MAX_SAMPLES, err, IB_ERR_INVALID_ARG,
+               "%lld runs of %d new tokens are more than the %lld token samples a measurement keeps",
+               (long long)runs, (int)cfg->new_tokens, (long long)IB__GEN_MAX_SAMPLES);
+    IB_FAIL_IF(cfg->sequence_runs * cfg->new_tokens > IB__GEN_MAX_SAMPLES, err, IB_ERR_INVALID_ARG,
+               "%lld runs of %d new tokens per sequence count are more than the %lld token samples a "
+               "measurement keeps",
+               (long long)cfg->sequence_runs, (int)cfg->new_tokens, (long long)IB__GEN_MAX_SAMPLES);
+    return IB_OK;
+}
+
 static ib_status validate_sequences(const ib_gen_config *cfg, ib_error *err)
 {
     IB_FAIL_IF(cfg->n_sequences > IB_GEN_MAX_POINTS || (cfg->n_sequences && !cfg->sequences), err,
@@ -101,6 +116,7 @@ static ib_status validate(const ib__gen *g, const ib_gen_config *cfg, ib_error *
                "generation workload of another version");
     IB_TRY(ib__config_validate(&cfg->run, err));
     IB_TRY(validate_counts(cfg, err));
+    IB_TRY(validate_samples(cfg, err));
     IB_TRY(validate_sequences(cfg, err));
     IB_FAIL_IF(cfg->time_sampling && !g->ops->sample, err, IB_ERR_UNSUPPORTED, "this backend cannot sample");
     return IB_OK;

@@ -12,6 +12,9 @@
 /* Bounds of the counts a configuration asks for: far from overflow, and a
  * run's samples bounded (8 bytes a token). */
 #define IB__GEN_MAX_TOKENS (1 << 20)
+/* The most token samples a measurement keeps (runs x new tokens, 8 bytes
+ * each: 256 MB). */
+#define IB__GEN_MAX_SAMPLES ((int64_t)1 << 25)
 
 /* One run of a measurement: the KV cache cleared, a prompt of `prompt`
  * tokens prefilled and timed to synchronized logits (0: none), the context

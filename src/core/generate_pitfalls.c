@@ -13,6 +13,8 @@
 
 /* Runs of each measured row: as many as the correct figure's, at most 10. */
 #define PITFALL_MAX_RUNS 10
+/* Steps of the run that settles a change of threads before it is timed. */
+#define SETTLE_STEPS 4
 /* The seed of the lengths of runs stopped at an end-of-sequence token. */
 #define EOS_SEED 0x656f73ull
 
@@ -189,8 +191,10 @@ static ib_status empty_context(ib__genm *m, ib_gen_pitfall_row *row, ib_error *e
     return steps_row(m, &spec, row, err);
 }
 
-/* The runtime's default threads, one run to settle, then timed; the chosen
- * threads back after. */
+/* The runtime's default threads: a short run to settle (its thread pool),
+ * then one run timed (its N steps: where the mistake is two orders of
+ * magnitude, as it is with threads beyond the cores, more runs would take
+ * minutes and say nothing more); the chosen threads back after. */
 static ib_status default_threads(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
 {
     const ib__gen_info *in = &m->r->info;
@@ -201,12 +205,13 @@ static ib_status default_threads(ib__genm *m, ib_gen_pitfall_row *row, ib_error 
         return IB_OK;
     }
     row->detail = in->n_threads_default;
-    ib__gen_run_spec spec = ib__gen_request_spec(m);
+    ib__gen_run_spec spec = ib__gen_request_spec(m), settle_spec = spec;
+    settle_spec.steps = spec.steps < SETTLE_STEPS ? spec.steps : SETTLE_STEPS;
     double p50 = NAN, ttft;
     ib_error why = { { 0 } };
     ib_status st = m->g->ops->set_threads(m->g, in->n_threads_default, &why);
-    if (st == IB_OK) st = ib__gen_run(m->g, &spec, &ttft, m->steps, NULL, &why);
-    if (st == IB_OK) st = time_runs(m, &spec, row_runs(m->r), &p50, &ttft, &why);
+    if (st == IB_OK) st = ib__gen_run(m->g, &settle_spec, &ttft, m->steps, NULL, &why);
+    if (st == IB_OK) st = time_runs(m, &spec, 1, &p50, &ttft, &why);
     ib_status back = m->g->ops->set_threads(m->g, in->n_threads, err);
     set_figures(row, p50, m->r->token.p50);
     IB_TRY(settle(row, st, &why, err));

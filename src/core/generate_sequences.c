@@ -78,8 +78,8 @@ static int compare_i32(const void *a, const void *b)
 }
 
 /* The counts timed: the list as given; with the search, the powers of two
- * up to the largest, the largest, and the list's counts that fit, in
- * order. */
+ * up to the largest, the largest, and the list's counts, in order (one
+ * above the largest is its point's "does not fit", said, not dropped). */
 static size_t candidates(const ib__genm *m, int32_t *out)
 {
     const ib_gen_config *cfg = m->cfg;
@@ -94,7 +94,7 @@ static size_t candidates(const ib__genm *m, int32_t *out)
     for (size_t i = 0; i < cfg->n_sequences && n < IB_GEN_MAX_POINTS; i++) {
         bool known = false;
         for (size_t j = 0; j < n; j++) known |= out[j] == cfg->sequences[i];
-        if (!known && cfg->sequences[i] <= largest) out[n++] = cfg->sequences[i];
+        if (!known) out[n++] = cfg->sequences[i];
     }
     qsort(out, n, sizeof *out, compare_i32);
     return n;

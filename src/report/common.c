@@ -151,6 +151,14 @@ static const struct {
       "the machine was busy with other work during the measurement: the figures include its interference" },
 };
 
+void ib__json_add_warmup(cJSON *root, int64_t runs, double ms, bool steady)
+{
+    cJSON *warm = cJSON_AddObjectToObject(root, "warmup");
+    cJSON_AddNumberToObject(warm, "runs", (double)runs);
+    ib__json_add_number(warm, "ms", ms);
+    cJSON_AddBoolToObject(warm, "steady", steady);
+}
+
 void ib__json_add_precision(cJSON *root, double target, double achieved, bool met)
 {
     if (!(target > 0)) return;

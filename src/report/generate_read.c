@@ -4,6 +4,7 @@
 #include "report/printer.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +21,13 @@ static void copy_string(const cJSON *o, const char *key, char *dst, size_t cap)
     ib__strlcpy(dst, cJSON_IsString(v) ? v->valuestring : "", cap);
 }
 
+/* A count at key: 0 when absent, not a number or out of int32's range (a
+ * setting compare only tells apart, never computes with). */
 static int32_t read_int(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? (int32_t)v->valuedouble : 0;
+    bool in_range = cJSON_IsNumber(v) && v->valuedouble >= INT32_MIN && v->valuedouble <= INT32_MAX;
+    return in_range ? (int32_t)v->valuedouble : 0;
 }
 
 /* The numbers of a (nested when nested) array, flattened into *out. */

@@ -19,7 +19,7 @@ static void text_header(ib__sbuf *b, const ib_gen_result *r)
                     in->weights_type[0] ? in->weights_type : "?");
     if (in->n_params) ib__sbuf_printf(b, ", %.3g B parameters", (double)in->n_params / 1e9);
     ib__sbuf_printf(b, ")\n");
-    ib__text_env(b, &r->env);
+    ib__text_env(b, &r->env); /* the machine, without its line's end */
     ib__sbuf_printf(b, "\nruntime %s%s%s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
                     in->runtime_library[0] ? " from " : "", in->runtime_library, ib__device_name(in->device));
     if (in->device == IB_DEVICE_CUDA)
@@ -237,10 +237,7 @@ static void json_single(cJSON *root, const ib_gen_result *r)
 {
     ib__json_add_number(root, "cold_prefill_ms", r->cold_prefill_ms);
     ib__json_add_number(root, "cold_step_ms", r->cold_step_ms);
-    cJSON *warm = cJSON_AddObjectToObject(root, "warmup");
-    cJSON_AddNumberToObject(warm, "runs", (double)r->warmup_runs_done);
-    ib__json_add_number(warm, "ms", r->warmup_ms_spent);
-    cJSON_AddBoolToObject(warm, "steady", r->warmup_steady);
+    ib__json_add_warmup(root, r->warmup_runs_done, r->warmup_ms_spent, r->warmup_steady);
     cJSON_AddNumberToObject(root, "runs", (double)r->runs);
     add_stats_or_null(root, "ttft_ms", &r->ttft);
     add_stats_or_null(root, "token_ms", &r->token);

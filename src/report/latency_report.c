@@ -116,10 +116,7 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
     cJSON_AddItemToObject(root, "config", ib__json_config(cfg));
     ib__json_add_number(root, "cold_ms", r->cold_host_ms);
     ib__json_add_number(root, "cold_device_ms", r->cold_device_ms);
-    cJSON *warm = cJSON_AddObjectToObject(root, "warmup");
-    cJSON_AddNumberToObject(warm, "runs", (double)r->warmup_runs_done);
-    ib__json_add_number(warm, "ms", r->warmup_ms_spent);
-    cJSON_AddBoolToObject(warm, "steady", r->warmup_steady);
+    ib__json_add_warmup(root, r->warmup_runs_done, r->warmup_ms_spent, r->warmup_steady);
     if (r->n > 0) {
         cJSON_AddItemToObject(root, "latency_ms",
                               ib__json_stats(r->has_device_timer ? &r->device : &r->host));

@@ -42,6 +42,8 @@ cJSON *ib__json_env(const ib_env *env);
 cJSON *ib__json_workload(const ib_workload_info *info);
 cJSON *ib__json_array(const double *x, size_t n);
 cJSON *ib__json_warnings(unsigned warnings);
+/* "warmup": {runs, ms, steady} at root: what the warm-up did. */
+void ib__json_add_warmup(cJSON *root, int64_t runs, double ms, bool steady);
 /* "precision": {target, achieved, met} at root, where a target was asked
  * for (only a target has a verdict); nothing otherwise. */
 void ib__json_add_precision(cJSON *root, double target, double achieved, bool met);

@@ -175,6 +175,18 @@ static void test_search_under_capacity(void)
     }
     static const int32_t points[] = { 1, 2, 4, 8, 16, 32, 37 };
     CHECK_EQ_INT(r.n_points, 7);
+    /* The search's curve, and a listed count above the largest: its point
+     * says it does not fit. */
+    ib_gen_result r2;
+    int32_t listed[] = { 3, 40 };
+    c.sequences = listed;
+    c.n_sequences = 2;
+    CHECK(ib_measure_generation(g, &c, &r2, &err) == IB_OK);
+    CHECK_EQ_INT(r2.n_points, 9);
+    CHECK(r2.points[2].sequences == 3 && r2.points[2].status == IB_OK);
+    CHECK(r2.points[8].sequences == 40 && r2.points[8].status == IB_ERR_DEVICE_OOM);
+    CHECK_EQ_INT(r2.points[r2.peak].sequences, 37);
+    ib_gen_result_free(&r2);
     for (size_t i = 0; i < r.n_points && i < 7; i++) {
         const ib_gen_point *p = &r.points[i];
         CHECK_EQ_INT(p->sequences, points[i]);
@@ -512,6 +524,11 @@ static void test_bad_input(void)
     c = config();
     c.run.runs = 0;
     CHECK(refused(c, &s, "runs must be between 1 and") == IB_ERR_INVALID_ARG);
+    c = config();
+    c.run.runs = 1000000;
+    c.new_tokens = 64;
+    CHECK(refused(c, &s, "1000000 runs of 64 new tokens are more than the 33554432 token samples") ==
+          IB_ERR_INVALID_ARG);
     c = config();
     c.tpot_budget_ms = 5;
     CHECK(refused(c, &s, "a TPOT budget picks among sequence counts") == IB_ERR_INVALID_ARG);

@@ -88,6 +88,7 @@ static void test_info(void)
     uint64_t norms = 256 + TINY_LAYERS * 2 * 256;
     CHECK_EQ_INT(in->model_bytes, (params - norms) * 2 + norms * 4);
     CHECK(in->device == IB_DEVICE_CPU);
+    CHECK_EQ_INT(in->device_id, 0);
     CHECK_EQ_INT(in->n_gpu_layers, 0);
     /* 300 tokens a sequence, rounded up to 256 cells: 512 each. */
     CHECK_EQ_INT(in->n_seq_max, 2);
@@ -217,6 +218,17 @@ static void test_sample(void)
     CHECK_EQ_INT(ib__llama_probe_next(g, 0), -1);
     CHECK(ok(g->ops->step(g, 2, 9, &err), &err));
     CHECK_EQ_INT(ib__llama_probe_next(g, 1), -1); /* fed */
+    /* After a prompt of sequence 1, only sequence 1 has logits; after a
+     * step of one sequence, sequence 0. */
+    CHECK(ok(g->ops->prefill(g, 1, 10, 2, &err), &err));
+    CHECK(g->ops->sample(g, 0, &err) == IB_ERR_INVALID_ARG);
+    CHECK(ok(g->ops->sample(g, 1, &err), &err));
+    CHECK(ok(g->ops->step(g, 1, 10, &err), &err));
+    CHECK(ok(g->ops->sample(g, 0, &err), &err));
+    CHECK(g->ops->sample(g, 1, &err) == IB_ERR_INVALID_ARG);
+    CHECK(ok(g->ops->prefill(g, 0, 11, 1, &err), &err));
+    CHECK(ok(g->ops->clear(g, &err), &err));
+    CHECK(g->ops->sample(g, 0, &err) == IB_ERR_INVALID_ARG); /* cleared: no logits */
     ib__gen_destroy(g);
 }
 
@@ -468,7 +480,25 @@ static void test_bad_files(void)
         write_bytes(path, b, n);
         expect_refused(path, IB_ERR_INVALID_ARG, "unknown model architecture: 'xyzzy'");
     }
+    /* A file gone when the model is reopened: the reopen fails, and the
+     * workload says so rather than crash. */
     free(b);
+    b = tiny_bytes(&n);
+    snprintf(path, sizeof path, "%s/gone.gguf", tmp_dir);
+    if (b) write_bytes(path, b, n);
+    free(b);
+    ib__gen *gone = NULL;
+    ib_error e2;
+    CHECK(ok(open_with(path, NULL, 1, 64, &gone, &e2), &e2));
+    if (gone) {
+        unlink(path);
+        CHECK(gone->ops->reopen(gone, &e2) == IB_ERR_INVALID_ARG);
+        CHECK(strstr(e2.message, "cannot open") != NULL);
+        CHECK(gone->ops->set_sequences(gone, 1, 64, &e2) == IB_ERR_INVALID_ARG);
+        CHECK(strstr(e2.message, "no model") != NULL);
+        CHECK(gone->ops->prefill(gone, 0, 0, 4, &e2) == IB_ERR_INVALID_ARG);
+        ib__gen_destroy(gone);
+    }
     /* 4.4 MB of weights under a 1 MB cap: out of memory while loading */
     ib__gen *g = NULL;
     ib_error err;

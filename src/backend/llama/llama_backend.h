@@ -93,7 +93,8 @@ typedef struct ib__llama_api {
     char library[1200];
     char version[64];  /* llama_version() */
     bool has_gpu;      /* a GPU device was registered (ggml_backend_dev_*) */
-    char gpu_name[96]; /* its description */
+    int n_gpus;        /* how many */
+    char gpu_name[96]; /* the first's description */
 } ib__llama_api;
 
 /* The library in dir (NULL or "": the release set-up installed, its CUDA

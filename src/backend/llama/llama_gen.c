@@ -40,6 +40,7 @@ typedef struct llama_gen {
     const ib__llama_api *api;
     settings set;
     ib_device_kind device;
+    int device_id;   /* the GPU, among those llama.cpp sees */
     char path[1024]; /* the GGUF file loaded */
     struct llama_model *model;
     struct llama_context *ctx;
@@ -60,6 +61,7 @@ typedef struct llama_gen {
     llama_seq_id *seq_ids; /* [cap]: batch.seq_id[i] points at seq_ids[i] */
     int32_t cap;
     int32_t last_outputs;     /* logits the last decode produced: 1 (prefill) or n_seqs */
+    bool last_was_prefill;    /* the last decode was a prompt's: its one output is last_prefill_seq's */
     int32_t last_prefill_seq; /* the sequence of the last prefill */
     llama_token *next;        /* [n_seqs]: a sampled token for the next step, or -1 */
 } llama_gen;
@@ -254,8 +256,9 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
 {
     free_context(l);
     uint64_t kv = kv_bytes_of(l, padded_ctx(n_seqs, ctx_per_seq));
-    if (l->set.memory_limit && kv > l->set.memory_limit)
-        return over_limit(l, n_seqs, ctx_per_seq, kv, 0, err);
+    /* Before llama.cpp allocates (and clears) the cache: on the CPU memory
+     * past what is free would not fail, the kernel would kill us. */
+    if (l->kv_limit && kv > l->kv_limit) return over_limit(l, n_seqs, ctx_per_seq, kv, 0, err);
     ib__llama_log log;
     ib__llama_log_begin(l->api, &log);
     l->ctx = l->api->init_from_model(l->model, context_params(l, n_seqs, ctx_per_seq));
@@ -278,6 +281,7 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
     l->n_seqs = n_seqs;
     l->ctx_per_seq = ctx_per_seq;
     l->last_outputs = 0;
+    l->last_was_prefill = false;
     return IB_OK;
 }
 
@@ -315,6 +319,10 @@ static ib_status load_model(llama_gen *l, ib_error *err)
     static ggml_backend_dev_t no_devices[1] = { NULL };
     if (l->device == IB_DEVICE_CPU) p.devices = no_devices; /* an empty list: no GPU at all */
     p.n_gpu_layers = l->device == IB_DEVICE_CPU ? 0 : l->set.n_gpu_layers;
+    /* One GPU, the one asked: llama.cpp's default splits the layers over
+     * every GPU of the host, which is another measurement. */
+    p.split_mode = LLAMA_SPLIT_MODE_NONE;
+    p.main_gpu = l->device_id;
     ib__llama_log log;
     ib__llama_log_begin(l->api, &log);
     l->model = l->api->model_load_from_file(l->path, p);
@@ -357,6 +365,7 @@ static ib_status op_clear(ib__gen *g, ib_error *err)
     IB_TRY(need_context(l, err));
     l->api->memory_clear(l->api->get_memory(l->ctx), false);
     l->last_outputs = 0;
+    l->last_was_prefill = false;
     return IB_OK;
 }
 
@@ -389,6 +398,7 @@ static ib_status op_prefill(ib__gen *g, int32_t seq, int32_t pos, int32_t n_toke
         done += n;
     }
     l->last_outputs = 1;
+    l->last_was_prefill = true;
     l->last_prefill_seq = seq;
     return IB_OK;
 }
@@ -409,6 +419,7 @@ static ib_status op_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
     }
     IB_TRY(decode(l, n_seqs, "decode step", err));
     l->last_outputs = n_seqs;
+    l->last_was_prefill = false;
     return IB_OK;
 }
 
@@ -445,6 +456,7 @@ static ib_status op_set_sequences(ib__gen *g, int32_t n_seqs, int32_t ctx_per_se
                "llama: %d sequences of %d tokens: both must be at least 1", n_seqs, ctx_per_seq);
     IB_FAIL_IF((size_t)n_seqs > most, err, IB_ERR_UNSUPPORTED,
                "llama: %d sequences, more than llama.cpp decodes together (%zu)", n_seqs, most);
+    IB_FAIL_IF(!l->model, err, IB_ERR_INVALID_ARG, "llama: no model (the last reopen failed)");
     ib_status st = create_context(l, n_seqs, ctx_per_seq, err);
     if (st == IB_OK) fill_info(g);
     return st;
@@ -454,12 +466,10 @@ static ib_status op_sample(ib__gen *g, int32_t seq, ib_error *err)
 {
     llama_gen *l = impl(g);
     IB_TRY(need_context(l, err));
-    IB_FAIL_IF(l->last_outputs == 0 || seq < 0 || seq >= l->n_seqs ||
-                   (l->last_outputs == 1 && l->n_seqs > 1 && seq != l->last_prefill_seq) ||
-                   (l->last_outputs > 1 && seq >= l->last_outputs),
-               err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from", seq);
+    bool has = l->last_was_prefill ? seq == l->last_prefill_seq : seq >= 0 && seq < l->last_outputs;
+    IB_FAIL_IF(!has, err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from", seq);
     /* The prompt's one output is the last; a step's are in sequence order. */
-    float *logits = l->api->get_logits_ith(l->ctx, l->last_outputs == 1 ? -1 : seq);
+    float *logits = l->api->get_logits_ith(l->ctx, l->last_was_prefill ? -1 : seq);
     IB_FAIL_IF(!logits, err, IB_ERR_RUNTIME, "llama: llama_get_logits_ith gave no logits of sequence %d",
                seq);
     int32_t best = 0;
@@ -567,6 +577,7 @@ static void fill_info(ib__gen *g)
     in->n_ctx_train = api->model_n_ctx_train(l->model);
     in->n_gpu_layers = l->offloaded;
     in->device = l->offloaded > 0 ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
+    in->device_id = in->device == IB_DEVICE_CUDA ? l->device_id : 0;
     in->n_ctx = l->ctx ? (int32_t)api->n_ctx(l->ctx) : 0;
     in->n_seq_max = l->ctx ? (int32_t)api->n_seq_max(l->ctx) : 0;
     in->n_batch = l->ctx ? (int32_t)api->n_batch(l->ctx) : 0;
@@ -584,11 +595,14 @@ static void fill_info(ib__gen *g)
 
 /* --- open ------------------------------------------------------------------------- */
 
-static ib_status choose_device(llama_gen *l, ib_device_kind asked, ib_error *err)
+static ib_status choose_device(llama_gen *l, ib_device_kind asked, int device_id, ib_error *err)
 {
     IB_FAIL_IF(asked == IB_DEVICE_CUDA && !l->api->has_gpu, err, IB_ERR_NO_DEVICE,
                "llama: no GPU: the llama.cpp library in %s has no CUDA backend or sees no GPU", l->api->dir);
     l->device = asked == IB_DEVICE_AUTO ? (l->api->has_gpu ? IB_DEVICE_CUDA : IB_DEVICE_CPU) : asked;
+    IB_FAIL_IF(l->device == IB_DEVICE_CUDA && (device_id < 0 || device_id >= l->api->n_gpus), err,
+               IB_ERR_NO_DEVICE, "llama: no GPU %d: llama.cpp sees %d", device_id, l->api->n_gpus);
+    l->device_id = l->device == IB_DEVICE_CUDA ? device_id : 0;
     return IB_OK;
 }
 
@@ -621,7 +635,7 @@ static ib_status open_into(ib__gen *g, llama_gen *l, const ib__gen_open_args *a,
     l->set = (settings){ .n_gpu_layers = -1, .flash_attn = -1, .kv = &kv_choices[0] };
     for (size_t i = 0; i < a->n_options; i++) IB_TRY(parse_option(&a->options[i], l, err));
     IB_TRY(ib__llama_load(l->set.library, &l->api, err));
-    IB_TRY(choose_device(l, a->device, err));
+    IB_TRY(choose_device(l, a->device, a->device_id, err));
     l->kv_limit = l->set.memory_limit          ? l->set.memory_limit
                   : l->device == IB_DEVICE_CPU ? ib__host_memory_bytes() / 2
                                                : 0;

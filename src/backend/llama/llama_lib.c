@@ -298,15 +298,17 @@ static void *open_in(const char *dir)
     return NULL;
 }
 
-/* The devices ggml registered: is one a GPU. */
+/* The devices ggml registered: the GPUs, in llama.cpp's order (main_gpu
+ * counts them so). */
 static void find_devices(void)
 {
     for (size_t i = 0; i < lib_api.dev_count(); i++) {
         ggml_backend_dev_t d = lib_api.dev_get(i);
         if (lib_api.dev_type(d) != GGML_BACKEND_DEVICE_TYPE_GPU) continue;
+        if (!lib_api.has_gpu)
+            snprintf(lib_api.gpu_name, sizeof lib_api.gpu_name, "%s", lib_api.dev_description(d));
         lib_api.has_gpu = true;
-        snprintf(lib_api.gpu_name, sizeof lib_api.gpu_name, "%s", lib_api.dev_description(d));
-        return;
+        lib_api.n_gpus++;
     }
 }
 
