@@ -121,6 +121,15 @@ class Figures(Tmp):
         self.assertEqual(m.counts["step"], 1 + 13 * N)
         self.assertEqual(m.counts["set_sequences"], 1)
 
+    def test_precision_and_the_run_options_reach_the_library(self):
+        # Every TTFT equal and the steps a ramp: 1% is met at the fewest runs.
+        r = inferbench.generate(**Model().keywords(), prompt_tokens=P, new_tokens=N, precision=0.01, min_runs=12,
+                                max_runs=50, warmup_runs=1, warmup_ms=0, steady=False)
+        self.assertEqual(r.data["runs"], 12)
+        self.assertTrue(r.data["precision"]["met"])
+        run = r.data["settings"]["run"]
+        self.assertEqual((run["precision"], run["min_runs"], run["max_runs"], run["warmup_runs"]), (0.01, 12, 50, 1))
+
     def test_info_and_settings_are_stated(self):
         m = Model()
         r = inferbench.generate(**m.keywords(), **EXACT, name="tiny",
