@@ -232,9 +232,11 @@ static void test_info_stated_and_described(void)
     strcpy(info.arch, "tiny-llama");
     strcpy(info.weights_type, "float16");
     CHECK(ib_option_list_set(&info.options, "attention", "sdpa") == IB_OK);
+    memset(info.kv_type, 'x', sizeof info.kv_type); /* not terminated: cut at its size */
     ib_gen *g = open_cb(&cb, &info);
     const ib_gen_info *in = ib_gen_get_info(g);
     CHECK(!strcmp(in->model, "callbacks") && !strcmp(in->arch, "tiny-llama"));
+    CHECK(strlen(in->kv_type) == sizeof in->kv_type - 1);
     CHECK(in->device == IB_DEVICE_CPU); /* AUTO read as the CPU */
     CHECK_EQ_INT(m.describes, 1);
     ib_gen_config c = config();

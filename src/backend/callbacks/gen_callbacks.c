@@ -187,7 +187,18 @@ static ib_status check_table(const ib_gen_callbacks *cb, ib_error *err)
 static ib_gen_info stated_info(const ib_gen_info *info)
 {
     ib_gen_info in = info ? *info : (ib_gen_info){ 0 };
-    in.model[sizeof in.model - 1] = '\0'; /* the caller's strings, bounded */
+    /* The caller's strings and list, bounded: what every report reads. */
+    char *text[] = { in.model,           in.arch,           in.model_type, in.weights_type, in.kv_type,
+                     in.runtime_version, in.runtime_library };
+    size_t cap[] = { sizeof in.model,          sizeof in.arch,    sizeof in.model_type,
+                     sizeof in.weights_type,   sizeof in.kv_type, sizeof in.runtime_version,
+                     sizeof in.runtime_library };
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) text[i][cap[i] - 1] = '\0';
+    if (in.options.n > IB_MAX_OPTIONS) in.options.n = IB_MAX_OPTIONS;
+    for (size_t i = 0; i < in.options.n; i++) {
+        in.options.items[i].key[sizeof in.options.items[i].key - 1] = '\0';
+        in.options.items[i].value[sizeof in.options.items[i].value - 1] = '\0';
+    }
     if (!in.model[0]) ib__strlcpy(in.model, "callbacks", sizeof in.model);
     if (in.device == IB_DEVICE_AUTO) in.device = IB_DEVICE_CPU;
     return in;
