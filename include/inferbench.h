@@ -1192,6 +1192,78 @@ const ib_gen_info *ib_gen_get_info(const ib_gen *g);
 /* Releases g; NULL is a no-op. */
 void ib_gen_destroy(ib_gen *g);
 
+/* A generative model of the caller's own (a PyTorch model called from
+ * Python, a runtime this library does not know), measured by the same
+ * method: its operations given as callbacks (docs/generate.md,
+ * "Callbacks"). The table is versioned as the backend ABI is: struct_size
+ * and version first, initialized with ib_gen_callbacks_init, optional
+ * slots NULL. Every slot is given `user` back; a slot that can fail returns
+ * an ib_status (anything else is read as IB_ERR_RUNTIME) with a one-line
+ * message in err (the library writes one where the slot left it empty).
+ * The library calls the slots from the thread that measures, one at a
+ * time, and times with the host clock around a call and its synchronize. */
+#define IB_GEN_CALLBACKS_VERSION 1u
+
+typedef struct ib_gen_callbacks {
+    size_t struct_size; /* sizeof(ib_gen_callbacks) of the caller */
+    uint32_t version;   /* IB_GEN_CALLBACKS_VERSION */
+    void *user;         /* given back to every slot; not owned (destroy may free it) */
+    /* Required: empties the KV cache of every sequence (untimed); the next
+     * prefill starts at position 0. */
+    ib_status (*clear)(void *user, ib_error *err);
+    /* Required: feeds n_tokens tokens (ids of the caller's choosing) to
+     * sequence seq at positions pos..pos+n_tokens-1; the last token's
+     * logits are what synchronize waits for. May return once queued. */
+    ib_status (*prefill)(void *user, int32_t seq, int32_t pos, int32_t n_tokens, ib_error *err);
+    /* Required: one token for each of sequences 0..n_seqs-1, at position
+     * pos (the sequences kept at one length). May return once queued. */
+    ib_status (*step)(void *user, int32_t n_seqs, int32_t pos, ib_error *err);
+    /* Waits until the work queued has finished (a GPU's stream). NULL: the
+     * calls above return once done. */
+    ib_status (*synchronize)(void *user, ib_error *err);
+    /* Copies sequence 0's cache (positions 0..n_pos-1) to sequences
+     * 1..n_seqs-1, untimed. NULL: one sequence only (more sequences are
+     * IB_ERR_UNSUPPORTED, the point's answer). */
+    ib_status (*fork)(void *user, int32_t n_seqs, int32_t n_pos, ib_error *err);
+    /* Makes room for n_seqs sequences of ctx_per_seq tokens (untimed), the
+     * cache emptied. What does not fit: IB_ERR_DEVICE_OOM, after freeing
+     * what the attempt took (the search's "does not fit"); more than the
+     * model allows: IB_ERR_UNSUPPORTED. NULL: a fixed cache, the info's
+     * n_seq_max sequences (1 when 0) and n_ctx tokens (any when 0). */
+    ib_status (*set_sequences)(void *user, int32_t n_seqs, int32_t ctx_per_seq, ib_error *err);
+    /* Optional: picks the next token of sequence seq from its logits
+     * (timed apart with time_sampling). */
+    ib_status (*sample)(void *user, int32_t seq, ib_error *err);
+    /* Optional: makes the model cold again (the no-warm-up pitfall). */
+    ib_status (*reopen)(void *user, ib_error *err);
+    /* Optional: the CPU threads of the following calls (the threads
+     * pitfall, with the info's n_threads_default). */
+    ib_status (*set_threads)(void *user, int32_t n_threads, ib_error *err);
+    /* Optional: called after open and after each change of the sequences,
+     * info's n_seq_max and n_ctx already set: fill what changed (kv_bytes). */
+    void (*describe)(void *user, ib_gen_info *info);
+    /* Optional: the clock the calls are timed with, in ms (a simulator's,
+     * a test's scripted one), and its resolution. NULL: the host's
+     * monotonic clock. */
+    double (*now_ms)(void *user);
+    double clock_resolution_ms;
+    /* Optional: called once when the workload is destroyed. */
+    void (*destroy)(void *user);
+} ib_gen_callbacks;
+
+/* Fills struct_size and version, every slot NULL. */
+void ib_gen_callbacks_init(ib_gen_callbacks *cb);
+
+/* A generation workload over cb (copied) for ib_measure_generation. info:
+ * what the caller states about its model and settings (copied; NULL:
+ * nothing), which every result carries: model (default "callbacks"),
+ * device (AUTO read as the CPU), the sizes, dtypes, the options in
+ * effect. A table of another version or size, a required slot missing:
+ * IB_ERR_INVALID_ARG with one line. *out is destroyed with ib_gen_destroy,
+ * which calls cb->destroy. */
+ib_status ib_gen_open_callbacks(const ib_gen_callbacks *cb, const ib_gen_info *info, ib_gen **out,
+                                ib_error *err);
+
 typedef struct ib_gen_config {
     /* Warm-up, runs (a run is one request: the prompt, then new_tokens
      * decode steps; default 30), --precision (on the TTFT and the

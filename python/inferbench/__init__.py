@@ -16,11 +16,13 @@ import time
 from . import _lib as L
 from ._backend import CallableWorkload
 from ._errors import CallableError, InferbenchError, Interrupted
+from ._generate import GenerationCallbacks, gen_config, gen_info
 from ._graph import cuda_graph
+from ._hf import hf_generation
 from ._result import Result
 
-__all__ = ["latency", "throughput", "pitfalls", "calibrate", "binding_overhead", "cuda_graph", "Result",
-           "InferbenchError", "CallableError", "Interrupted"]
+__all__ = ["latency", "throughput", "pitfalls", "generate", "hf_generation", "calibrate", "binding_overhead",
+           "cuda_graph", "Result", "InferbenchError", "CallableError", "Interrupted"]
 __version__ = "0.1.0"
 
 _REPORTS = {  # kind: (result struct, measure, text, json, html, free)
@@ -34,9 +36,12 @@ _REPORTS = {  # kind: (result struct, measure, text, json, html, free)
 
 
 def _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2,
-            steady=True):
-    cfg = L.Config()
-    L.lib().ib_config_init(ctypes.byref(cfg))
+            steady=True, cfg=None):
+    """The run options given set on cfg (a fresh ib_config when None,
+    else one whose defaults another init filled)."""
+    if cfg is None:
+        cfg = L.Config()
+        L.lib().ib_config_init(ctypes.byref(cfg))
     cfg.warmup_until_steady = steady
     given = dict(runs=runs, warmup_runs=warmup_runs, warmup_ms=warmup_ms, warmup_max_ms=warmup_max_ms,
                  precision=precision, max_time_ms=max_time_ms)
@@ -78,6 +83,8 @@ def _measure(kind, workload, cfg, measure_cfg):
 
 
 def _measured_some(result):
+    if result.kind == "generation":
+        return bool(result.data.get("runs"))
     if result.kind == "latency":
         return bool(result.latency_ms and result.latency_ms.get("n"))
     return True
@@ -180,6 +187,65 @@ def pitfalls(fn, device="cpu", *, stream=None, device_id=0, name=None, runs=None
     workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
                                 input_shape=input_shape)
     return _measure("pitfalls", workload, cfg, cfg)
+
+
+def generate(*, prefill, step, clear, synchronize=None, fork=None, set_sequences=None, sample=None, reopen=None,
+             set_threads=None, device="cpu", stream=None, device_id=0, name=None, info=None, settings=None,
+             clock=None, clock_resolution_ms=0.0, prompt_tokens=None, new_tokens=None, depth=None, ctx_per_seq=None,
+             sequences=None, search_sequences=False, max_sequences=None, sequence_runs=None, tpot_budget_ms=0.0,
+             time_sampling=False, pitfalls=False, runs=None, warmup_runs=None, warmup_ms=None, warmup_max_ms=None,
+             precision=None, max_time_ms=None, min_runs=None, max_runs=None, steady=True):
+    """A generative model measured token by token by the library's
+    generation method (docs/generate.md), its operations given as callables
+    (docs/python.md, "Generative models"): prefill(seq, pos, n_tokens),
+    step(n_seqs, pos), clear(); synchronize() (default on "cuda": the timed
+    stream's, that stream made current around the measurement; on "cpu":
+    none, the calls are synchronous); fork(n_seqs, n_pos) and
+    set_sequences(n_seqs, ctx_per_seq) for sequences decoded together
+    (MemoryError or torch's OutOfMemoryError from set_sequences: "does not
+    fit"); sample(seq), reopen(), set_threads(n) optional. info: what the
+    result states about the model (ib_gen_info's fields, and
+    kv_bytes_per_token); settings: the options in effect, as strings.
+    clock: a clock of your own in ms (default the host's monotonic clock).
+    Returns a Result of kind "generation"; raises CallableError,
+    Interrupted or InferbenchError as latency does."""
+    g_info, per_token = gen_info(info, settings, device, device_id, name or "python callables")
+    workload = GenerationCallbacks(prefill=prefill, step=step, clear=clear, synchronize=synchronize, fork=fork,
+                                   set_sequences=set_sequences, sample=sample, reopen=reopen,
+                                   set_threads=set_threads, device=device, device_id=device_id, stream=stream,
+                                   clock=clock, info=g_info, per_token=per_token)
+    workload.table.clock_resolution_ms = clock_resolution_ms
+    cfg, counts = gen_config(prompt_tokens=prompt_tokens, new_tokens=new_tokens, depth=depth, ctx_per_seq=ctx_per_seq,
+                             sequences=sequences, search_sequences=search_sequences, max_sequences=max_sequences,
+                             sequence_runs=sequence_runs, tpot_budget_ms=tpot_budget_ms, time_sampling=time_sampling,
+                             pitfalls=pitfalls)
+    _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, False, False, steady, cfg=cfg.run)
+    for key, value in dict(min_runs=min_runs, max_runs=max_runs).items():
+        if value is not None:
+            setattr(cfg.run, key, value)
+    return _measure_generation(workload, cfg)
+
+
+def _measure_generation(workload, cfg):
+    lib = L.lib()
+    overhead = binding_overhead()
+    cfg.run.cancel = ctypes.pointer(workload.cancel)
+    g = workload.open()
+    out = ctypes.create_string_buffer(L.struct_size("ib_gen_result"))
+    err = L.Error()
+    try:
+        with workload.current():
+            status = lib.ib_measure_generation(g, ctypes.byref(cfg), out, ctypes.byref(err))
+        ref = L.ResultRef(kind=L.IB_RESULT_GENERATION, generation=ctypes.addressof(out),
+                          gen_cfg=ctypes.addressof(cfg))
+        reports = [L.take_string(lib.ib_report(ctypes.byref(ref), fmt)) for fmt in (b"json", b"text", b"html")]
+        result = Result("generation", reports[0], reports[1], reports[2], _binding_facts(workload, overhead))
+    finally:
+        lib.ib_gen_result_free(out)
+        lib.ib_gen_destroy(g)
+    if status not in (L.IB_OK, L.IB_ERR_NOT_MET):
+        workload.raise_failure(status, err, result if _measured_some(result) else None)
+    return result
 
 
 def _name_of(fn):

@@ -27,7 +27,56 @@ def describe_exception(e):
     return f"{type(e).__name__}: {text[0]}" if text else type(e).__name__
 
 
-class CallableWorkload:
+class Failures:
+    """What a table of ctypes callbacks shares: a slot's exception made a
+    status with one line (never raised out of a callback), and raised again
+    for the caller once the library returned. self.stream is the timed
+    CUDA stream (None on the CPU); self.who names what raised."""
+
+    who = "the callable"
+
+    def _failures_init(self):
+        self.failure = None  # what the callable raised, for the caller
+        self.interrupted = False
+        self.cancel = ctypes.c_int(0)
+
+    def _fail(self, e, err, what):
+        """The status for exception e (never raised out of a callback)."""
+        if isinstance(e, KeyboardInterrupt):
+            self.interrupted = True
+            self.cancel.value = 1
+            return self._say(err, L.IB_ERR_INTERRUPTED, "interrupted")
+        if _is_out_of_memory(e):
+            if self.stream is not None:
+                self.stream.release_memory()
+            return self._say(err, L.IB_ERR_DEVICE_OOM, f"{what}: out of memory ({describe_exception(e)})")
+        self.failure = e
+        return self._say(err, L.IB_ERR_RUNTIME, f"{self.who} raised {describe_exception(e)} ({what})")
+
+    @staticmethod
+    def _say(err, status, message):
+        if err:
+            err.contents.message = message.encode("utf-8", "replace")[:511]
+        return status
+
+    def current(self):
+        """The context to measure in: the stream made current (torch)."""
+        return self.stream.current() if self.stream else _nothing()
+
+    def raise_failure(self, status, err, result):
+        """Raises what ended the measurement: Interrupted, the callable's own
+        exception (as the cause of a CallableError), or the library's error."""
+        if self.interrupted:
+            raise Interrupted(result)
+        if self.failure is not None and not isinstance(self.failure, Exception):
+            raise self.failure  # SystemExit and the like keep their meaning
+        message = err.text() or L.status_name(status)
+        if self.failure is not None:
+            raise CallableError(message, result, L.status_name(status)) from self.failure
+        raise InferbenchError(message, result, L.status_name(status))
+
+
+class CallableWorkload(Failures):
     """fn as a workload. batched: fn takes one argument, make_batch(n) (or
     n itself without make_batch), and the batch dimension can change."""
 
@@ -44,31 +93,10 @@ class CallableWorkload:
         self.stream = Stream(stream, device_id) if device == "cuda" else None
         self.device_id, self.first_batch = device_id, batch
         self.batch, self.arg, self.sync = batch, None, True
-        self.failure = None  # what the callable raised, for the caller
-        self.interrupted = False
-        self.cancel = ctypes.c_int(0)
+        self._failures_init()
         self.table = self._table()
 
     # --- the slots ------------------------------------------------------
-    def _fail(self, e, err, what):
-        """The status for exception e (never raised out of a callback)."""
-        if isinstance(e, KeyboardInterrupt):
-            self.interrupted = True
-            self.cancel.value = 1
-            return self._say(err, L.IB_ERR_INTERRUPTED, "interrupted")
-        if _is_out_of_memory(e):
-            if self.stream is not None:
-                self.stream.release_memory()
-            return self._say(err, L.IB_ERR_DEVICE_OOM, f"{what}: out of memory ({describe_exception(e)})")
-        self.failure = e
-        return self._say(err, L.IB_ERR_RUNTIME, f"the callable raised {describe_exception(e)} ({what})")
-
-    @staticmethod
-    def _say(err, status, message):
-        if err:
-            err.contents.message = message.encode("utf-8", "replace")[:511]
-        return status
-
     def _bind(self, batch):
         self.arg = self.make_batch(batch) if self.make_batch is not None else batch
         self.batch = batch
@@ -177,22 +205,6 @@ class CallableWorkload:
                 stream_ms.append((t1 - t0) * 1e3)
                 after_ms.append((t2 - t1) * 1e3)
         return statistics.median(queued_ms), statistics.median(stream_ms), statistics.median(after_ms)
-
-    def current(self):
-        """The context to measure in: the stream made current (torch)."""
-        return self.stream.current() if self.stream else _nothing()
-
-    def raise_failure(self, status, err, result):
-        """Raises what ended the measurement: Interrupted, the callable's own
-        exception (as the cause of a CallableError), or the library's error."""
-        if self.interrupted:
-            raise Interrupted(result)
-        if self.failure is not None and not isinstance(self.failure, Exception):
-            raise self.failure  # SystemExit and the like keep their meaning
-        message = err.text() or L.status_name(status)
-        if self.failure is not None:
-            raise CallableError(message, result, L.status_name(status)) from self.failure
-        raise InferbenchError(message, result, L.status_name(status))
 
 
 class _nothing:

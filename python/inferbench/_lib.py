@@ -187,6 +187,101 @@ class Backend(ctypes.Structure):
     ]
 
 
+class GenInfo(ctypes.Structure):
+    """ib_gen_info: what the caller states about its generative model."""
+    _fields_ = [
+        ("model", ctypes.c_char * 256),
+        ("arch", ctypes.c_char * 32),
+        ("model_type", ctypes.c_char * 64),
+        ("weights_type", ctypes.c_char * 16),
+        ("n_params", ctypes.c_uint64),
+        ("model_bytes", ctypes.c_uint64),
+        ("n_layers", ctypes.c_int32),
+        ("n_embd", ctypes.c_int32),
+        ("n_vocab", ctypes.c_int32),
+        ("n_ctx_train", ctypes.c_int32),
+        ("device", ctypes.c_int),
+        ("device_id", ctypes.c_int),
+        ("n_gpu_layers", ctypes.c_int32),
+        ("n_ctx", ctypes.c_int32),
+        ("n_seq_max", ctypes.c_int32),
+        ("n_batch", ctypes.c_int32),
+        ("n_ubatch", ctypes.c_int32),
+        ("flash_attn", ctypes.c_bool),
+        ("kv_type", ctypes.c_char * 16),
+        ("kv_bytes", ctypes.c_uint64),
+        ("n_threads", ctypes.c_int32),
+        ("n_threads_default", ctypes.c_int32),
+        ("n_cpus_allowed", ctypes.c_int32),
+        ("runtime_version", ctypes.c_char * 64),
+        ("runtime_library", ctypes.c_char * 256),
+        ("options", OptionList),
+    ]
+
+
+class GenConfig(ctypes.Structure):
+    _fields_ = [
+        ("run", Config),
+        ("prompt_tokens", ctypes.c_int32),
+        ("new_tokens", ctypes.c_int32),
+        ("depth", ctypes.c_int32),
+        ("ctx_per_seq", ctypes.c_int32),
+        ("sequences", ctypes.POINTER(ctypes.c_int32)),
+        ("n_sequences", ctypes.c_size_t),
+        ("search", ctypes.c_bool),
+        ("max_sequences", ctypes.c_int32),
+        ("sequence_runs", ctypes.c_int64),
+        ("tpot_budget_ms", ctypes.c_double),
+        ("knee_fraction", ctypes.c_double),
+        ("time_sampling", ctypes.c_bool),
+        ("pitfalls", ctypes.c_bool),
+    ]
+
+
+GenStatusFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ErrorP)
+GenPrefillFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ErrorP)
+GenTwoFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ErrorP)
+GenOneFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int32, ErrorP)
+GenDescribeFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(GenInfo))
+GenNowFn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p)
+GenDestroyFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+IB_GEN_CALLBACKS_VERSION = 1
+
+
+class GenCallbacks(ctypes.Structure):
+    """ib_gen_callbacks: a generative model's operations (the slots)."""
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("version", ctypes.c_uint32),
+        ("user", ctypes.c_void_p),
+        ("clear", GenStatusFn),
+        ("prefill", GenPrefillFn),
+        ("step", GenTwoFn),
+        ("synchronize", GenStatusFn),
+        ("fork", GenTwoFn),
+        ("set_sequences", GenTwoFn),
+        ("sample", GenOneFn),
+        ("reopen", GenStatusFn),
+        ("set_threads", GenOneFn),
+        ("describe", GenDescribeFn),
+        ("now_ms", GenNowFn),
+        ("clock_resolution_ms", ctypes.c_double),
+        ("destroy", GenDestroyFn),
+    ]
+
+
+IB_RESULT_GENERATION = 11
+
+
+class ResultRef(ctypes.Structure):
+    """ib_result: which result a report is of (only generation's are set
+    here: the other kinds have reports of their own)."""
+    _fields_ = [("kind", ctypes.c_int)] + [(name, ctypes.c_void_p) for name in (
+        "latency", "throughput", "pitfalls", "calibration", "comparison", "info", "cfg", "throughput_cfg", "a", "b",
+        "a_name", "b_name", "sessions_json", "sessions", "serve", "serve_cfg", "best", "best_cfg", "fleet",
+        "generation", "gen_cfg", "gen_comparison", "gen_a", "gen_b")]
+
+
 _MIRRORS = {
     "ib_error": Error,
     "ib_config": Config,
@@ -196,6 +291,10 @@ _MIRRORS = {
     "ib_backend": Backend,
     "ib_backend_open_args": BackendOpenArgs,
     "ib_backend_handle": BackendHandle,
+    "ib_gen_info": GenInfo,
+    "ib_gen_config": GenConfig,
+    "ib_gen_callbacks": GenCallbacks,
+    "ib_result": ResultRef,
 }
 
 _vp, _cp, _int = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
@@ -227,6 +326,14 @@ _SIGNATURES = {
     "ib_calibration_report_json": (_vp, [_vp, ctypes.POINTER(Config)]),
     "ib_env_probe": (None, [_int, _vp, ctypes.POINTER(ctypes.c_bool)]),
     "ib_free": (None, [_vp]),
+    "ib_gen_callbacks_init": (None, [ctypes.POINTER(GenCallbacks)]),
+    "ib_gen_open_callbacks": (_int, [ctypes.POINTER(GenCallbacks), ctypes.POINTER(GenInfo), ctypes.POINTER(_vp), ErrorP]),
+    "ib_gen_get_info": (ctypes.POINTER(GenInfo), [_vp]),
+    "ib_gen_destroy": (None, [_vp]),
+    "ib_gen_config_init": (None, [ctypes.POINTER(GenConfig)]),
+    "ib_measure_generation": (_int, [_vp, ctypes.POINTER(GenConfig), _vp, ErrorP]),
+    "ib_gen_result_free": (None, [_vp]),
+    "ib_report": (_vp, [ctypes.POINTER(ResultRef), _cp]),
 }
 
 _lib = None

@@ -10,7 +10,8 @@ import tempfile
 
 
 class Result:
-    """kind: "latency", "throughput", "pitfalls" or "calibration".
+    """kind: "latency", "throughput", "pitfalls", "generation" or
+    "calibration".
     data: the JSON document as a dict; text: the library's text report."""
 
     def __init__(self, kind, document, text, html, binding):
@@ -38,6 +39,21 @@ class Result:
     def median_ms(self):
         stats = self.latency_ms
         return stats["p50"] if stats else None
+
+    @property
+    def ttft_ms(self):
+        """generation: the statistics of the time to first token, a dict."""
+        return self.data.get("ttft_ms")
+
+    @property
+    def token_ms(self):
+        """generation: the statistics of every generated token's latency."""
+        return self.data.get("token_ms")
+
+    @property
+    def tokens_per_s(self):
+        """generation: tokens / the time of all steps (never a mean of rates)."""
+        return self.data.get("tokens_per_s")
 
     def report(self):
         """The text report, with the binding's lines after it."""
@@ -71,6 +87,9 @@ class Result:
         if self.kind == "latency" and self.latency_ms:
             s = self.latency_ms
             return f"<inferbench latency p50={s['p50']:.4f} ms p99={s['p99']:.4f} ms n={s['n']}{' partial' if self.partial else ''}>"
+        if self.kind == "generation" and self.token_ms:
+            return (f"<inferbench generation ttft p50={self.ttft_ms['p50']:.4f} ms token p50={self.token_ms['p50']:.4f} ms "
+                    f"{self.tokens_per_s:.1f} tokens/s runs={self.data.get('runs')}{' partial' if self.partial else ''}>")
         return f"<inferbench {self.kind} result{' partial' if self.partial else ''}>"
 
 

@@ -32,6 +32,8 @@ static const struct {
     IB_SIZE(ib_gen_config),
     IB_SIZE(ib_gen_info),
     IB_SIZE(ib_gen_result),
+    IB_SIZE(ib_gen_callbacks),
+    IB_SIZE(ib_result),
 };
 
 size_t ib_struct_size(const char *name)
