@@ -69,6 +69,8 @@ int cmd_generate(cli_args *a)
 {
     int code = need_model(a);
     if (code != EXIT_OK) return code;
+    if (cli_sessions_wanted(a)) return cli_run_sessions(a, IB_RESULT_GENERATION);
+    if (a->session_index) cli_session_child_setup(a);
     int32_t counts[IB_GEN_MAX_POINTS];
     ib_gen_config cfg = a->gen;
     if (a->sequences && !parse_sequences(a->sequences, counts, IB_GEN_MAX_POINTS, &cfg.n_sequences))

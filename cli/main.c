@@ -47,7 +47,8 @@ static const cli_command commands[] = {
       "A generative model token by token (llama.cpp, a GGUF file or zoo:NAME): time to first token,\n"
       "every token's latency at a depth, tokens/s as tokens / time, sequences decoded together and the\n"
       "most whose KV cache fits; --pitfalls: what each classic mistake reports (docs/generate.md).",
-      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_GEN,
+      OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_GEN |
+          OPT_SESSIONS,
       cmd_generate },
     { "calibrate", "[options]", "The tool's own accuracy on kernels of known duration.",
       "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"

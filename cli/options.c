@@ -135,16 +135,16 @@ static const option_def options[] = {
     {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS | OPT_BEST, "N",
      "repeat the measurement in N fresh processes, each with its own warm-up (default 1; "
      "docs/method.md, Sessions)",
-     .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
+     .scope = "sessions repeat a latency, throughput, pitfalls or generate measurement"},
     {{"max-sessions", required_argument, NULL, O_MAX_SESSIONS}, OPT_SESSIONS, "N",
      "with --precision and --sessions: add sessions until the two-level CI meets it, at most N (default 20)",
      .needs = O_PRECISION, .why = "it bounds the sessions added to meet --precision",
-     .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
+     .scope = "sessions repeat a latency, throughput, pitfalls or generate measurement"},
     {{"sessions-max-ms", required_argument, NULL, O_SESSIONS_MAX_MS}, OPT_SESSIONS, "T",
      "with --sessions: start no session that would end after T ms, and end one still running then "
      "(the sessions done are kept, marked partial)",
      .needs = O_SESSIONS, .why = "it caps the time of the sessions",
-     .scope = "sessions repeat a latency, throughput or pitfalls measurement"},
+     .scope = "sessions repeat a latency, throughput, pitfalls or generate measurement"},
     {{"require-idle-gpu", no_argument, NULL, O_REQUIRE_IDLE_GPU}, OPT_SESSIONS, NULL,
      "fail when another process computes on the GPU: exit 2 before measuring, 1 (results kept) when one "
      "appears during", .device = CUDA_ONLY, .scope = "it guards a latency, throughput or pitfalls measurement"},
@@ -234,7 +234,8 @@ static const option_def options[] = {
     {{"time-sampling", no_argument, NULL, O_TIME_SAMPLING}, OPT_GEN, NULL,
      "time a greedy sampling after each step, apart from the step"},
     {{"pitfalls", no_argument, NULL, O_PITFALLS}, OPT_GEN, NULL,
-     "also show what each classic mistake of generation benchmarks reports, beside the correct figure"},
+     "also show what each classic mistake of generation benchmarks reports, beside the correct figure",
+     .conflicts = O_SESSIONS, .why = "the pitfall rows of sessions are not merged: run them in one session"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on

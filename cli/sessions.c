@@ -2,7 +2,7 @@
  * program started again (/proc/self/exe, the same arguments) with a hidden
  * trailing "--session-child K:PATH": the runtime, its caches, its kernel
  * choices and the CUDA context start anew in each, as in a user's next run.
- * A session writes its JSON (latency, throughput or pitfalls) to PATH, in a
+ * A session writes its JSON (latency, throughput, pitfalls or generate) to PATH, in a
  * folder this process owns, and nothing else; this process alone writes
  * the user's outputs, from the sessions merged by the library
  * (docs/method.md, "Sessions"). --sessions-max-ms caps their time. */
@@ -334,6 +334,7 @@ static ib_result sessions_result(ib_result_kind command, const char *doc, const 
 {
     ib_result_kind kind = command == IB_RESULT_LATENCY      ? IB_RESULT_SESSIONS
                           : command == IB_RESULT_THROUGHPUT ? IB_RESULT_THROUGHPUT_SESSIONS
+                          : command == IB_RESULT_GENERATION ? IB_RESULT_GENERATION_SESSIONS
                                                             : IB_RESULT_PITFALLS_SESSIONS;
     return (ib_result){ .kind = kind, .sessions_json = doc, .sessions = f };
 }

@@ -1444,7 +1444,8 @@ typedef enum ib_result_kind {
     IB_RESULT_THROUGHPUT_SESSIONS = 9, /* throughput measured in sessions */
     IB_RESULT_PITFALLS_SESSIONS = 10,  /* pitfalls measured in sessions */
     IB_RESULT_GENERATION = 11,         /* a generative model (inferbench generate) */
-    IB_RESULT_GEN_COMPARISON = 12      /* two generation results compared */
+    IB_RESULT_GEN_COMPARISON = 12,     /* two generation results compared */
+    IB_RESULT_GENERATION_SESSIONS = 13 /* a generation measured in sessions */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1500,13 +1501,15 @@ bool ib_report_supports(const char *format, ib_result_kind kind);
  * Markdown), or NULL for an unknown format. */
 const char *ib_report_extension(const char *format);
 
-/* ib_sessions_merge_json for the measurement of command (IB_RESULT_LATENCY, _THROUGHPUT
- * or _PITFALLS): each session's document ("inferbench.latency/1",
- * ".throughput/1", ".pitfalls/1") merged into one that keeps each session
- * and the figures across them (docs/json.md, "sessions"): latency as above;
- * throughput each session's peak and its inputs/s at the batch most
- * sessions chose; pitfalls each method's median, the correct one with its
- * two-level interval. stop_reason: why fewer than requested ran (NULL:
+/* ib_sessions_merge_json for the measurement of command (IB_RESULT_LATENCY, _THROUGHPUT,
+ * _PITFALLS or _GENERATION): each session's document ("inferbench.latency/1",
+ * ".throughput/1", ".pitfalls/1", ".generation/1") merged into one that keeps
+ * each session and the figures across them (docs/json.md, "sessions"):
+ * latency as above; throughput each session's peak and its inputs/s at the
+ * batch most sessions chose; pitfalls each method's median, the correct one
+ * with its two-level interval; generation the TTFT, per-token and request
+ * medians with their two-level intervals, then tokens/s and prompt
+ * tokens/s. stop_reason: why fewer than requested ran (NULL:
  * "sessions incomplete"). ib_sessions_merge_json is this for latency with
  * stop_reason NULL. malloc'ed (ib_free); NULL with err as above. */
 char *ib_sessions_merge(ib_result_kind command, const ib_session_outcome *s, size_t k, size_t requested,

@@ -278,8 +278,10 @@ static void sessions_workload_cells(ib__sbuf *b, const cJSON *root)
     const char *device = cJSON_GetStringValue(cJSON_GetObjectItem(root, "device"));
     ib__csv_field(b, model ? model : "");
     ib__sbuf_printf(b, ",%s,", device ? device : "");
-    if (schema && strcmp(schema, "inferbench.throughput/2"))
-        ib__sbuf_printf(b, "%.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
+    /* Throughput's sessions each searched their batch; generation has none. */
+    double batch = ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch");
+    if (schema && strcmp(schema, "inferbench.throughput/2") && isfinite(batch))
+        ib__sbuf_printf(b, "%.0f", batch);
 }
 
 /* One row per session (its exit status, its message, a column per
@@ -328,7 +330,8 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_COMPARISON: return comparison_csv(r);
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
-    case IB_RESULT_PITFALLS_SESSIONS: return sessions_csv(r);
+    case IB_RESULT_PITFALLS_SESSIONS:
+    case IB_RESULT_GENERATION_SESSIONS: return sessions_csv(r);
     case IB_RESULT_SERVE: return serve_csv(r);
     case IB_RESULT_BEST: return ib__best_csv(r->best);
     case IB_RESULT_FLEET:

@@ -11,7 +11,8 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_PITFALLS: return ib_pitfalls_report_html(r->pitfalls, r->info);
     case IB_RESULT_SESSIONS: return ib_sessions_report_html(r->sessions);
     case IB_RESULT_THROUGHPUT_SESSIONS:
-    case IB_RESULT_PITFALLS_SESSIONS: return ib__sessions_report_html_doc(r->sessions_json);
+    case IB_RESULT_PITFALLS_SESSIONS:
+    case IB_RESULT_GENERATION_SESSIONS: return ib__sessions_report_html_doc(r->sessions_json);
     case IB_RESULT_SERVE: return ib_serve_report_html(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib__best_html(r->best);
     case IB_RESULT_FLEET:

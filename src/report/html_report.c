@@ -777,7 +777,11 @@ char *ib__sessions_report_html_doc(const char *doc)
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
     const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(root, "model"));
     ib__sbuf b = { 0 };
-    page_head(&b, schema && strstr(schema, "pitfalls") ? "pitfalls" : "throughput", model ? model : "");
+    page_head(&b,
+              schema && strstr(schema, "pitfalls")     ? "pitfalls"
+              : schema && strstr(schema, "generation") ? "generate"
+                                                       : "throughput",
+              model ? model : "");
     ib__sbuf_printf(&b, "<h2>Sessions</h2>\n");
     cJSON_ArrayForEach(f, figures)
     {

@@ -20,7 +20,8 @@ static char *render_json(const ib_result *r)
         return ib_comparison_report_json(r->comparison, r->a, r->a_name, r->b, r->b_name);
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
-    case IB_RESULT_PITFALLS_SESSIONS: return strdup(r->sessions_json); /* merged already */
+    case IB_RESULT_PITFALLS_SESSIONS:
+    case IB_RESULT_GENERATION_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST: return ib_best_report_json(r->best, r->best_cfg);
     case IB_RESULT_FLEET:

@@ -393,7 +393,8 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_COMPARISON: return comparison_md(r);
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
-    case IB_RESULT_PITFALLS_SESSIONS: return sessions_md(r);
+    case IB_RESULT_PITFALLS_SESSIONS:
+    case IB_RESULT_GENERATION_SESSIONS: return sessions_md(r);
     case IB_RESULT_SERVE: return serve_md(r);
     case IB_RESULT_BEST: return ib__best_md(r->best);
     case IB_RESULT_FLEET:

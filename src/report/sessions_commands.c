@@ -1,4 +1,4 @@
-/* Throughput and pitfalls repeated in sessions (fresh processes): their
+/* Throughput, pitfalls and generation repeated in sessions (fresh processes): their
  * documents merged into one (the first measured session's workload,
  * config and environment, each session's own figures in sessions.runs,
  * the figures across sessions in sessions.figures) and its text report.
@@ -26,6 +26,27 @@ static const char *const throughput_keys[] = { "search",
 static const char *const pitfalls_keys[] = {
     "rows", "warnings", "notes", "partial", "stop_reason", "energy"
 };
+static const char *const generation_keys[] = { "cold_prefill_ms",
+                                               "cold_step_ms",
+                                               "warmup",
+                                               "runs",
+                                               "ttft_ms",
+                                               "token_ms",
+                                               "request_ms",
+                                               "sample_ms",
+                                               "prompt_tokens_per_s",
+                                               "tokens_per_s",
+                                               "tpot_ms",
+                                               "timer_resolution_ms",
+                                               "precision",
+                                               "samples",
+                                               "position_p50_ms",
+                                               "sequences",
+                                               "pitfalls",
+                                               "warnings",
+                                               "notes",
+                                               "partial",
+                                               "stop_reason" };
 
 /* What a command's sessions merge with: its schema and per-session keys,
  * and how its figures are made from the entries of sessions.runs. */
@@ -199,6 +220,102 @@ static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Generation                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A session's stat of a figure (its "ttft_ms" or "token_ms" object), NaN
+ * when it failed or has none. */
+static double session_stat(const cJSON *entry, const char *key, const char *stat)
+{
+    return entry_failed(entry) ? NAN : ib__json_num(cJSON_GetObjectItemCaseSensitive(entry, key), stat);
+}
+
+/* The numbers of a session's samples.key, nested arrays (every token of
+ * every run) flattened, appended at block[*n] (NULL: only counted). */
+static void flatten(const cJSON *a, double *block, size_t *n)
+{
+    const cJSON *v;
+    cJSON_ArrayForEach(v, a)
+    {
+        if (cJSON_IsArray(v))
+            flatten(v, block, n);
+        else if (cJSON_IsNumber(v)) {
+            if (block) block[*n] = v->valuedouble;
+            (*n)++;
+        }
+    }
+}
+
+static const cJSON *session_samples(const cJSON *entry, const char *key)
+{
+    if (entry_failed(entry)) return NULL;
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(entry, "samples"), key);
+}
+
+/* The runs of samples.key of each session into s[0..k) (ms NULL where a
+ * session has none), read into one block that the caller frees. */
+static double *session_runs(const cJSON *runs, size_t k, const char *key, ib_session_sample *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < k; i++) flatten(session_samples(cJSON_GetArrayItem(runs, (int)i), key), NULL, &n);
+    double *block = malloc((n ? n : 1) * sizeof *block), *at = block;
+    for (size_t i = 0; block && i < k; i++) {
+        s[i] = (ib_session_sample){ at, 0 };
+        flatten(session_samples(cJSON_GetArrayItem(runs, (int)i), key), at, &s[i].n);
+        at += s[i].n;
+        if (s[i].n == 0) s[i].ms = NULL;
+    }
+    return block;
+}
+
+/* One figure of generation: the median of a timed figure in each session
+ * with its runs (two levels: TTFT, every token, a request), or a rate of
+ * one value a session (tokens / time). */
+typedef struct gen_figure {
+    const char *key, *label, *unit;
+    const char *source; /* the session's member: a stats object, or a number */
+    bool timed;         /* source is stats with samples.<source>: its p50 with its runs */
+} gen_figure;
+
+static const gen_figure gen_figures[] = {
+    { "ttft_median_ms", "TTFT median", "ms", "ttft_ms", true },
+    { "token_median_ms", "per-token median", "ms", "token_ms", true },
+    { "request_median_ms", "request median", "ms", "request_ms", true },
+    { "tokens_per_s", "generation", "tokens/s", "tokens_per_s", false },
+    { "prompt_tokens_per_s", "prompt", "tokens/s", "prompt_tokens_per_s", false },
+};
+
+static void add_gen_figure(cJSON *figures, const gen_figure *g, const cJSON *runs, size_t k, double *v,
+                           ib_session_sample *s)
+{
+    for (size_t i = 0; i < k; i++) {
+        const cJSON *e = cJSON_GetArrayItem(runs, (int)i);
+        v[i] = g->timed          ? session_stat(e, g->source, "p50")
+               : entry_failed(e) ? NAN
+                                 : ib__json_num(e, g->source);
+    }
+    double *block = g->timed ? session_runs(runs, k, g->source, s) : NULL;
+    bool has_runs = block && all_runs_known(s, v, k);
+    ib__session_figure f = { g->key, g->label, g->unit, v, has_runs ? s : NULL, false };
+    add_figure(figures, &f, k);
+    free(block);
+}
+
+/* TTFT, the per-token and the request medians with their two-level
+ * intervals (the first, TTFT, is what --precision across sessions meets),
+ * then generation and prompt tokens/s across sessions. */
+static void generation_figures(cJSON *sessions, const cJSON *runs, size_t k)
+{
+    cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
+    double *v = malloc(k * sizeof *v);
+    ib_session_sample *s = malloc(k * sizeof *s);
+    for (size_t j = 0; v && s && j < sizeof gen_figures / sizeof gen_figures[0]; j++)
+        add_gen_figure(figures, &gen_figures[j], runs, k, v, s);
+    free(v);
+    free(s);
+}
+
+/* ------------------------------------------------------------------------ */
 /* The merge                                                                 */
 /* ------------------------------------------------------------------------ */
 
@@ -208,6 +325,9 @@ static const command_merge throughput_merge = { "inferbench.throughput/2", throu
 static const command_merge pitfalls_merge = { "inferbench.pitfalls/2", pitfalls_keys,
                                               sizeof pitfalls_keys / sizeof pitfalls_keys[0],
                                               pitfalls_figures };
+static const command_merge generation_merge = { "inferbench.generation/1", generation_keys,
+                                                sizeof generation_keys / sizeof generation_keys[0],
+                                                generation_figures };
 
 /* Session i's document, or NULL when it has none; err when it is not one
  * of this command. */
@@ -287,6 +407,7 @@ char *ib_sessions_merge(ib_result_kind command, const ib_session_outcome *s, siz
     case IB_RESULT_LATENCY: return ib__latency_sessions_merge(s, k, requested, stop_reason, err);
     case IB_RESULT_THROUGHPUT: return merge_command(&throughput_merge, s, k, requested, stop_reason, err);
     case IB_RESULT_PITFALLS: return merge_command(&pitfalls_merge, s, k, requested, stop_reason, err);
+    case IB_RESULT_GENERATION: return merge_command(&generation_merge, s, k, requested, stop_reason, err);
     default: break;
     }
     ib__fail(err, IB_ERR_INVALID_ARG, "no sessions are merged for this kind of result");
@@ -356,15 +477,24 @@ char *ib__sessions_report_text_doc(const char *doc)
     }
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
     bool pitfalls = schema && !strcmp(schema, "inferbench.pitfalls/2");
+    bool generation = schema && !strcmp(schema, "inferbench.generation/1");
     const cJSON *figures = cJSON_GetObjectItemCaseSensitive(sessions, "figures");
     size_t k = (size_t)ib__json_num(sessions, "count"),
            requested = (size_t)ib__json_num(sessions, "requested");
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "inferbench %s: %s, %s", pitfalls ? "pitfalls" : "throughput",
+    ib__sbuf_printf(&b, "inferbench %s: %s, %s",
+                    pitfalls     ? "pitfalls"
+                    : generation ? "generate"
+                                 : "throughput",
                     cJSON_GetStringValue(cJSON_GetObjectItem(root, "model")),
                     cJSON_GetStringValue(cJSON_GetObjectItem(root, "device")));
     if (pitfalls)
         ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
+    const cJSON *settings = cJSON_GetObjectItem(root, "settings");
+    if (generation)
+        ib__sbuf_printf(&b, ", prompt %.0f tokens, %.0f new tokens from depth %.0f",
+                        ib__json_num(settings, "prompt_tokens"), ib__json_num(settings, "new_tokens"),
+                        ib__json_num(settings, "depth"));
     ib__sbuf_printf(&b, ", %zu sessions (each a fresh process)\n", k);
     const char *math = cJSON_GetStringValue(cJSON_GetObjectItem(root, "reference_math"));
     char reference[IB__REFERENCE_TEXT_LEN];

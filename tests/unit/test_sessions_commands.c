@@ -1,4 +1,4 @@
-/* Sessions of throughput and pitfalls, from the documents of scripted
+/* Sessions of throughput, pitfalls and generation, from the documents of scripted
  * sessions (the fake workload, a duration per session and batch): the
  * figures across sessions (each session's peak, the batch most chose and
  * each session's inputs/s there, the correct method's interval across sessions),
@@ -269,6 +269,72 @@ static void test_pitfalls_sessions(void)
     for (int i = 0; i < 3; i++) ib_free(docs[i]);
 }
 
+/* A generation session's document (the parts the merge reads): every
+ * run's TTFT ttft ms, its two tokens token ms each, tokens/s from them. */
+static char *generation_doc(double ttft, double token)
+{
+    char *doc = malloc(1024);
+    snprintf(
+        doc, 1024,
+        "{\"schema\": \"inferbench.generation/1\", \"model\": \"m\", \"device\": \"cpu\", "
+        "\"settings\": {\"prompt_tokens\": 4, \"new_tokens\": 2, \"depth\": 4}, \"runs\": 3, "
+        "\"ttft_ms\": {\"p50\": %.17g}, \"token_ms\": {\"p50\": %.17g}, \"request_ms\": {\"p50\": %.17g}, "
+        "\"tokens_per_s\": %.17g, \"prompt_tokens_per_s\": %.17g, \"partial\": false, "
+        "\"samples\": {\"ttft_ms\": [%.17g, %.17g, %.17g], \"request_ms\": [%.17g, %.17g, %.17g], "
+        "\"token_ms\": [[%.17g, %.17g], [%.17g, %.17g], [%.17g, %.17g]]}, \"warnings\": [], \"notes\": []}",
+        ttft, token, ttft + token, 1000 / token, 4000 / ttft, ttft, ttft, ttft, ttft + token, ttft + token,
+        ttft + token, token, token, token, token, token, token);
+    return doc;
+}
+
+/* Generation in sessions: TTFT 2 and 8 ms (geometric mean 4), tokens 1 and
+ * 4 ms (2; tokens/s 1000 and 250: 500), every run of a session alike (the
+ * variance all between them), a third session failed and kept as such. */
+static void test_generation_sessions(void)
+{
+    char *docs[2] = { generation_doc(2, 1), generation_doc(8, 4) };
+    ib_session_outcome o[3] = { { docs[0], strlen(docs[0]), 0, "" },
+                                { NULL, 0, 1, "boom" },
+                                { docs[1], strlen(docs[1]), 0, "" } };
+    ib_error err;
+    char *merged = ib_sessions_merge(IB_RESULT_GENERATION, o, 3, 3, NULL, &err);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    const cJSON *ttft = figure(root, "ttft_median_ms"), *token = figure(root, "token_median_ms"),
+                *tps = figure(root, "tokens_per_s");
+    CHECK(ttft && token && tps && figure(root, "request_median_ms") && figure(root, "prompt_tokens_per_s"));
+    CHECK(ttft &&
+          !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(ttft, "interval")), IB__SESSIONS_INTERVAL));
+    CHECK(token &&
+          !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(token, "interval")), IB__SESSIONS_INTERVAL));
+    CHECK(ttft && value(ttft, 0) == 2 && isnan(value(ttft, 1)) && value(ttft, 2) == 8);
+    CHECK_NEAR(num(ttft, "geomean"), 4, 1e-12);
+    CHECK_NEAR(num(token, "geomean"), 2, 1e-12);
+    CHECK_NEAR(num(tps, "geomean"), 500, 1e-9);
+    CHECK_NEAR(num(ttft, "sessions"), 2, 0);
+    /* Two sessions: Student's t at 1 degree of freedom (12.706, the
+     * library's table to 5 digits) over the log medians, whose sd is
+     * log(4) / sqrt(2): symmetric about the geometric mean on the log scale. */
+    const cJSON *ci = cJSON_GetObjectItem(ttft, "ci95");
+    double lo = cJSON_GetArrayItem(ci, 0)->valuedouble, hi = cJSON_GetArrayItem(ci, 1)->valuedouble;
+    CHECK_NEAR(lo * hi, 16, 1e-9);
+    CHECK_NEAR(log(hi / 4) / (12.706204736174698 * log(4) / 2), 1, 1e-5);
+    CHECK_NEAR(num(ttft, "within_sd_log"), 0, 1e-12);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "sessions"), "incomplete")));
+    CHECK(!cJSON_GetObjectItem(root, "samples") && !cJSON_GetObjectItem(root, "tokens_per_s"));
+    CHECK_NEAR(ib_sessions_precision(merged), num(ttft, "precision"), 0);
+    ib_result r = { .kind = IB_RESULT_GENERATION_SESSIONS, .sessions_json = merged };
+    char *text = ib_report(&r, "text");
+    CHECK(
+        text &&
+        strstr(text, "inferbench generate: m, cpu, prompt 4 tokens, 2 new tokens from depth 4, 3 sessions"));
+    CHECK(text && strstr(text, "failed: boom"));
+    ib_free(text);
+    cJSON_Delete(root);
+    ib_free(merged);
+    for (int i = 0; i < 2; i++) free(docs[i]);
+}
+
 /* The latency of sessions in CSV: each session's median and p99, then the
  * aggregate rows; the figures' geomean is the geometric mean of session
  * medians 1.1, 1.43, 1.21: 1.1 x 1.43^(1/3) = 1.239285 ms, its interval
@@ -348,6 +414,7 @@ int main(int argc, char **argv)
     RUN(test_throughput_sessions);
     RUN(test_throughput_tie_and_reason);
     RUN(test_pitfalls_sessions);
+    RUN(test_generation_sessions);
     RUN(test_latency_sessions_csv);
     return check_summary("test_sessions_commands");
 }
