@@ -321,12 +321,15 @@ static void test_options(void)
     CHECK(ok(open_with("zoo:llama-tiny", off, 1, 64, &g, &err), &err));
     if (g) CHECK(!g->info.flash_attn);
     ib__gen_destroy(g);
-    static const char *const bad[][2] = { { "kv_type=q3", "kv_type=q3" },
-                                          { "flash_attn=maybe", "flash_attn" },
-                                          { "n_batch=0", "n_batch=0" },
-                                          { "threads=x", "threads=x" },
-                                          { "no_such=1", "unknown option 'no_such'" },
-                                          { "library=/no/such/dir", "not a folder" } };
+    static const char *const bad[][2] = {
+        { "kv_type=q3", "kv_type=q3" },
+        { "flash_attn=maybe", "flash_attn" },
+        { "n_batch=0", "n_batch=0" },
+        { "threads=x", "threads=x" },
+        { "no_such=1", "unknown option 'no_such' (known: library, n_gpu_layers, flash_attn, "
+                       "kv_type, n_batch, n_ubatch, threads, memory_limit_mb)" },
+        { "library=/no/such/dir", "not a folder" }
+    };
     /* a quantized V cache without flash attention: refused as such */
     const char *pair[] = { "kv_type=q4_0", "flash_attn=off", NULL };
     g = NULL;

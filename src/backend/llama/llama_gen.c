@@ -151,10 +151,13 @@ static ib_status parse_option(const ib_backend_option *o, llama_gen *l, ib_error
         IB_TRY(ib__backend_option_int(o, 0, 1LL << 30, &v, err));
         return l->set.memory_limit = (uint64_t)v << 20, IB_OK;
     }
-    return ib__fail(err, IB_ERR_INVALID_ARG,
-                    "llama: unknown option '%s' (known: library, n_gpu_layers, flash_attn, kv_type, n_batch, "
-                    "n_ubatch, threads, memory_limit_mb)",
-                    o->key);
+    /* The keys named from the declarations `inferbench backends` lists, so
+     * that the two never disagree. */
+    char known[256] = "";
+    for (size_t i = 0; i < ib__backend_llama_gen.n_options; i++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                 ib__backend_llama_gen.options[i].key);
+    return ib__fail(err, IB_ERR_INVALID_ARG, "llama: unknown option '%s' (known: %s)", o->key, known);
 }
 
 /* --- the batch ---------------------------------------------------------------- */
