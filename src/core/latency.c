@@ -236,7 +236,8 @@ static void energy_figures(const ib__energy_meters *em, ib_status st, double pad
         ib__energy_none(&out->cpu_energy, "the measurement stopped early: no energy figure");
         return;
     }
-    double items = ((double)out->n + pad_items) * (double)w->info.batch;
+    /* pad_items counts inputs already (the pad's runs at the batch). */
+    double items = (double)out->n * (double)w->info.batch + pad_items;
     ib__energy_meters_figures(em, items, &out->env, sampler_t0_ms, &out->energy, &out->cpu_energy);
 }
 

@@ -515,6 +515,21 @@ static void test_latency_energy(void)
     CHECK_NEAR(e->bound, 1 / e->window_ms + 1e-3 / e->joules, 1e-12);
     ib_latency_result_free(&r);
 
+    /* At batch 8 (8 ms a run): the window holds the timed runs and the
+     * end's padding, each counted once at 8 inputs, so the window is
+     * still 1 ms an input and 0.3 J an input. */
+    CHECK(ib_workload_set_batch(w, 8, &err) == IB_OK);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK_NEAR(fmod(e->items, 8), 0, 0);
+    CHECK(e->items > 8 * (double)r.n); /* the end's padding, inside */
+    CHECK_NEAR(e->window_ms, e->items * run_ms, 1e-6);
+    /* The counter changes mid-run here: its window is the runs' to within
+     * the stated bound. */
+    CHECK(fabs(e->joules_per_item - 0.3) <= 0.3 * e->bound);
+    ib_latency_result_free(&r);
+    CHECK(ib_workload_set_batch(w, 1, &err) == IB_OK);
+
     /* Off: no figure, and no padding. */
     cfg.measure_energy = false;
     CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
