@@ -588,10 +588,13 @@ typedef struct ib_latency_result {
      * on a workload that can hold its stream, after the timed runs, pairs
      * of runs one as it is and one with its launch held (the stream held
      * until the run is queued), device-timed: their statistics (n 0: not
-     * checked), and host_bound when the lower end of the plain runs'
-     * median CI lies above the upper end of the held runs' and the medians
-     * differ by more than 2% of the held one. */
+     * checked); host_wait_ms the difference of their medians when the
+     * lower end of the plain runs' median CI lies above the upper end of
+     * the held runs' (the GPU waited), 0 when not, NAN when not checked;
+     * host_bound when that wait is over 5% of the held median (the figure
+     * follows the host's speed). */
     ib_stats host_wait_plain, host_wait_held;
+    double host_wait_ms;
     bool host_bound;
     ib_energy energy;     /* the device's over the timed runs (with the runs
                              that align the window's ends): per input */
