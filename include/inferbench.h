@@ -1933,7 +1933,10 @@ typedef enum ib_serve_cause {
     IB_SERVE_CAUSE_CLOCK,      /* the GPU's lower SM clock under load accounts for half or more */
     IB_SERVE_CAUSE_WAKEUP,     /* the instances' wake-up lateness does */
     IB_SERVE_CAUSE_BOTH,       /* each of them does */
-    IB_SERVE_CAUSE_UNEXPLAINED /* neither does */
+    IB_SERVE_CAUSE_HOST,       /* neither does, and the run is host-bound in warm-up:
+                                  its compute is the host's launching, whose state
+                                  between requests no figure here shows */
+    IB_SERVE_CAUSE_UNEXPLAINED /* none of these */
 } ib_serve_cause;
 
 typedef struct ib_serve_explanation {
@@ -1946,10 +1949,12 @@ typedef struct ib_serve_explanation {
                                    what the lower clock accounts for; NaN: no clocks */
     double wakeup_ms;           /* the wake-up's median: what the host's lateness
                                    accounts for */
+    double host_wait_share;     /* warm-up's host wait over its held median
+                                   (ib_serve_result); NaN: not checked */
 } ib_serve_explanation;
 
 /* "as in warm-up", "the SM clock", "the wake-up", "the SM clock and the
- * wake-up", "unexplained", "-". Never NULL. */
+ * wake-up", "a host-bound run", "unexplained", "-". Never NULL. */
 const char *ib_serve_cause_name(ib_serve_cause cause);
 
 /* One offered rate (or the closed loop), measured. Times in ms. */
@@ -1989,7 +1994,12 @@ typedef struct ib_serve_result {
     bool found;    /* some rate met it: points[best] */
     size_t best;
     double service_ms; /* median run time in warm-up: the capacity estimate */
-    size_t instances;  /* workloads that served */
+    /* After warm-up, on the first instance where its stream can be held:
+     * the host-wait check's pairs (docs/method.md, "Host-bound"): the held
+     * runs' median and the wait for the host a run beyond both intervals
+     * (0: none); NaN: not checked (the CPU, no hold). */
+    double warmup_held_ms, warmup_host_wait_ms;
+    size_t instances; /* workloads that served */
     ib_serve_copies copies;
     bool partial;
     ib_status stop_status;

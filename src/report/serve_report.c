@@ -25,6 +25,20 @@ const char *ib__serve_copies_name(ib_serve_copies c)
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* After the service time: the host-wait check of warm-up, where made. */
+static void text_host_wait(ib__sbuf *b, const ib_serve_result *r)
+{
+    if (!isfinite(r->warmup_host_wait_ms)) return;
+    char h[32], w[32];
+    ib__sbuf_printf(b, "; launch held %s", ib__fmt_ms(h, r->warmup_held_ms));
+    if (r->warmup_host_wait_ms > 0)
+        ib__sbuf_printf(b, ", the GPU waited for the host %s a run (%.1f%%)",
+                        ib__fmt_ms(w, r->warmup_host_wait_ms),
+                        100 * r->warmup_host_wait_ms / r->warmup_held_ms);
+    else
+        ib__sbuf_printf(b, ", the GPU did not wait for the host");
+}
+
 static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_config *cfg,
                         const ib_workload_info *info)
 {
@@ -50,8 +64,10 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
     if (cfg->max_batch > 1)
         ib__sbuf_printf(b, "dynamic batching: up to %lld requests a run, waiting at most %g us\n",
                         (long long)cfg->max_batch, cfg->max_delay_us);
-    ib__sbuf_printf(b, "copies: %s\nservice time in warm-up: median %s\n\n", copies_text(r->copies),
+    ib__sbuf_printf(b, "copies: %s\nservice time in warm-up: median %s", copies_text(r->copies),
                     ib__fmt_ms(t, r->service_ms));
+    text_host_wait(b, r);
+    ib__sbuf_printf(b, "\n\n");
 }
 
 static void text_row(ib__sbuf *b, const ib_serve_point *p, const ib_serve_config *cfg)
@@ -115,6 +131,13 @@ static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_
                            "slowly, and so do its run's launches\n");
         break;
     case IB_SERVE_CAUSE_BOTH: ib__sbuf_printf(b, "explained by the SM clock and the wake-up, each\n"); break;
+    case IB_SERVE_CAUSE_HOST:
+        ib__sbuf_printf(b,
+                        "neither accounts for half of it, and the run is host-bound (the GPU waited for "
+                        "the host %.0f%% of a run in warm-up): its compute is the host's launching, slower "
+                        "from a host idle between requests; --cuda-graph replays it from one launch\n",
+                        100 * e->host_wait_share);
+        break;
     default: ib__sbuf_printf(b, "neither accounts for half of it\n"); break;
     }
 }
@@ -223,6 +246,7 @@ cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart)
     ib__json_add_number(ex, "load_sm_clock_mhz", e->load_sm_clock_mhz);
     ib__json_add_number(ex, "clock_ms", e->clock_ms);
     ib__json_add_number(ex, "wakeup_ms", e->wakeup_ms);
+    ib__json_add_number(ex, "host_wait_share", e->host_wait_share);
     cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
     return o;
 }
@@ -267,6 +291,8 @@ char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg,
     cJSON_AddItemToObject(root, "config", ib__serve_json_config(cfg, r->instances));
     cJSON_AddStringToObject(root, "copies", ib__serve_copies_name(r->copies));
     ib__json_add_number(root, "service_ms", r->service_ms);
+    ib__json_add_number(root, "warmup_held_ms", r->warmup_held_ms);
+    ib__json_add_number(root, "warmup_host_wait_ms", r->warmup_host_wait_ms);
     cJSON *rates = cJSON_AddArrayToObject(root, "rates");
     for (size_t i = 0; i < r->n_points; i++)
         cJSON_AddItemToArray(rates, ib__serve_json_point(&r->points[i], r->copies == IB_SERVE_COPIES_APART));

@@ -1018,7 +1018,7 @@ static void test_explain_rule(void)
 {
     ib_serve_explanation e;
     /* A clock 1980 -> 1230 MHz accounts for 1.824 x (1980/1230 - 1) ms. */
-    ib__serve_explain(1.824, 2.879, 1980, 1230, 0.02, &e);
+    ib__serve_explain(1.824, 2.879, 1980, 1230, 0.02, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_CLOCK);
     CHECK_NEAR(e.excess, 2.879 / 1.824 - 1, 1e-12);
     CHECK_NEAR(e.clock_ms, 1.824 * (1980.0 / 1230.0 - 1), 1e-12);
@@ -1026,36 +1026,105 @@ static void test_explain_rule(void)
     CHECK_NEAR(e.warmup_sm_clock_mhz, 1980, 0);
     CHECK_NEAR(e.load_sm_clock_mhz, 1230, 0);
     /* The clock barely lower (0.077 ms), the threads 0.6 ms late. */
-    ib__serve_explain(1.824, 2.879, 1980, 1900, 0.6, &e);
+    ib__serve_explain(1.824, 2.879, 1980, 1900, 0.6, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_WAKEUP);
-    ib__serve_explain(1.824, 2.879, 1980, 1230, 0.6, &e);
+    ib__serve_explain(1.824, 2.879, 1980, 1230, 0.6, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_BOTH);
-    ib__serve_explain(1.824, 2.879, 1980, 1900, 0.02, &e);
+    ib__serve_explain(1.824, 2.879, 1980, 1900, 0.02, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
     /* No clock samples (the CPU, no NVML): the clock is not judged. */
-    ib__serve_explain(1.824, 2.879, NAN, NAN, 0.02, &e);
+    ib__serve_explain(1.824, 2.879, NAN, NAN, 0.02, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
     CHECK(isnan(e.clock_ms));
-    ib__serve_explain(1.824, 2.879, NAN, 1230, 0.6, &e);
+    ib__serve_explain(1.824, 2.879, NAN, 1230, 0.6, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_WAKEUP);
     /* The edges: +5% needs explaining, just under it does not; a cause
      * of exactly half the excess explains it. */
-    ib__serve_explain(2.0, 2.1, NAN, NAN, 0, &e);
+    ib__serve_explain(2.0, 2.1, NAN, NAN, 0, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
-    ib__serve_explain(2.0, 2.0999, NAN, NAN, 0, &e);
+    ib__serve_explain(2.0, 2.0999, NAN, NAN, 0, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_AS_WARM);
-    ib__serve_explain(2.0, 1.5, 1980, 1980, 0, &e); /* faster under load: nothing to explain */
+    ib__serve_explain(2.0, 1.5, 1980, 1980, 0, NAN, &e); /* faster under load: nothing to explain */
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_AS_WARM);
-    ib__serve_explain(1.0, 2.0, NAN, NAN, 0.5, &e);
+    ib__serve_explain(1.0, 2.0, NAN, NAN, 0.5, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_WAKEUP);
-    ib__serve_explain(1.0, 2.0, NAN, NAN, 0.4999, &e);
+    ib__serve_explain(1.0, 2.0, NAN, NAN, 0.4999, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
-    ib__serve_explain(1.0, 2.0, 1500, 1000, 0, &e); /* 1.0 x (1.5 - 1) = 0.5 ms: half */
+    ib__serve_explain(1.0, 2.0, 1500, 1000, 0, NAN, &e); /* 1.0 x (1.5 - 1) = 0.5 ms: half */
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_CLOCK);
     /* Nothing measured: not judged. */
-    ib__serve_explain(1.0, NAN, 1980, 1230, NAN, &e);
+    ib__serve_explain(1.0, NAN, 1980, 1230, NAN, NAN, &e);
     CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_NONE);
     CHECK(!strcmp(ib_serve_cause_name(IB_SERVE_CAUSE_CLOCK), "the SM clock"));
+    /* The H200's figures of the eleventh session: +60% at the same SM
+     * clock, 1.3 us of wake-up, the run host-bound in warm-up (the GPU
+     * waiting for the host 351% of its part): the host's launching. A wait
+     * of 5% is not host-bound: unexplained; a measured cause comes first. */
+    ib__serve_explain(1.804, 2.877, 1980, 1980, 0.0013, 3.51, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_HOST);
+    CHECK_NEAR(e.host_wait_share, 3.51, 0);
+    ib__serve_explain(1.804, 2.877, 1980, 1980, 0.0013, 0.05, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_UNEXPLAINED);
+    ib__serve_explain(1.824, 2.879, 1980, 1230, 0.02, 3.51, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_CLOCK);
+    ib__serve_explain(1.824, 2.879, 1980, 1900, 0.6, 3.51, &e);
+    CHECK_EQ_INT(e.cause, IB_SERVE_CAUSE_WAKEUP);
+    CHECK(!strcmp(ib_serve_cause_name(IB_SERVE_CAUSE_HOST), "a host-bound run"));
+}
+
+static double tenth_ms(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch;
+    (void)index;
+    (void)ctx;
+    return 0.1;
+}
+
+/* The host-wait check after warm-up, on a fake that holds its stream: runs
+ * of 0.1 ms behind a 1 ms launch wait 1 ms for the host (1000% of the
+ * held run), said in the text and the JSON and handed to each rate's
+ * explanation; without a hold, not checked (NaN, nothing said). */
+static void test_warmup_host_wait(void)
+{
+    for (int hold = 1; hold >= 0; hold--) {
+        ib__fake_script s;
+        ib__fake_script_init(&s);
+        s.duration_ms = tenth_ms;
+        s.gpu_like = true;
+        s.has_stream_hold = hold;
+        s.launch_ms = 1.0;
+        ib_workload *w = check_open_fake(&s);
+        ib_serve_config cfg;
+        serve_config(&cfg, 20);
+        double rate = 10;
+        cfg.rates = &rate;
+        cfg.n_rates = 1;
+        ib_serve_result *r = calloc(1, sizeof *r);
+        ib_error err;
+        CHECK_EQ_INT(ib_measure_serve(w, &cfg, r, &err), IB_OK);
+        char *text = ib_serve_report_text(r, &cfg, ib_workload_get_info(w));
+        char *json = ib_serve_report_json(r, &cfg, ib_workload_get_info(w));
+        if (hold) {
+            CHECK_NEAR(r->warmup_held_ms, 0.1, 1e-9);
+            CHECK_NEAR(r->warmup_host_wait_ms, 1.0, 1e-9);
+            CHECK_NEAR(r->points[0].explained.host_wait_share, 10, 1e-9);
+            CHECK(text &&
+                  strstr(text, "; launch held 100 us, the GPU waited for the host 1 ms a run (1000.0%)\n"));
+            CHECK(json && strstr(json, "\"warmup_host_wait_ms\":\t1"));
+            /* The run itself is unchanged by the check: its compute still
+             * has the launch (the workload's run is asynchronous again). */
+            CHECK_NEAR(r->points[0].compute.p50, 1.1, 1e-9);
+        } else {
+            CHECK(isnan(r->warmup_held_ms) && isnan(r->warmup_host_wait_ms));
+            CHECK(isnan(r->points[0].explained.host_wait_share));
+            CHECK(text && !strstr(text, "launch held"));
+            CHECK(json && strstr(json, "\"warmup_host_wait_ms\":\tnull"));
+        }
+        ib_free(text);
+        ib_free(json);
+        free(r);
+        ib_workload_destroy(w);
+    }
 }
 
 /* The SM clock of a window: the median of the samples inside it (ends
@@ -1160,6 +1229,7 @@ int main(int argc, char **argv)
     RUN(test_trace_served);
     RUN(test_batch_switches);
     RUN(test_explain_rule);
+    RUN(test_warmup_host_wait);
     RUN(test_sm_clock_of_a_window);
     RUN(test_explained_on_the_virtual_clock);
     return check_summary("test_serve");
