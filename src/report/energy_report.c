@@ -120,14 +120,15 @@ void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
     const ib_throughput_point *eff = &r->points[r->most_efficient];
     if (r->peak >= 0 && r->most_efficient != r->peak) {
         const ib_throughput_point *peak = &r->points[r->peak];
-        ib__sbuf_printf(b,
-                        "most inputs per joule at batch %lld (%.4g, %+.1f%% against the fastest batch %lld), "
-                        "at %.1f%% of the peak's inputs/s\n",
-                        (long long)eff->batch, eff->energy.items_per_joule,
-                        peak->energy.source != IB_ENERGY_NONE
-                            ? 100 * (eff->energy.items_per_joule / peak->energy.items_per_joule - 1)
-                            : NAN,
-                        (long long)peak->batch, 100 * eff->items_per_s / peak->items_per_s);
+        ib__sbuf_printf(
+            b,
+            "most inputs per joule at batch %lld (%.4g, %+.1f%% against the fastest batch %lld), "
+            "at %.1f%% of the peak's inputs/s\n",
+            (long long)eff->batch, eff->energy.items_per_joule,
+            peak->energy.source != IB_ENERGY_NONE
+                ? ib__signed_shown(100 * (eff->energy.items_per_joule / peak->energy.items_per_joule - 1), 1)
+                : NAN,
+            (long long)peak->batch, 100 * eff->items_per_s / peak->items_per_s);
     } else {
         ib__sbuf_printf(b, "most inputs per joule at the fastest batch, %lld\n", (long long)eff->batch);
     }
@@ -191,8 +192,8 @@ void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e)
         else if (i == 0)
             ib__sbuf_printf(b, "%.4g J (+-%.2g%%)\n", rows[i].joules_per_item, 100 * e->correct.bound);
         else
-            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item, rows[i].error_pct,
-                            rows[i].why);
+            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item,
+                            ib__signed_shown(rows[i].error_pct, 1), rows[i].why);
     }
 }
 

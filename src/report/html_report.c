@@ -551,7 +551,8 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
         double lo = correct->stats.p50 * (1 + row->single_p5_pct / 100) * scale;
         end = correct->stats.p50 * (1 + row->single_p95_pct / 100) * scale;
         ib__svg_segment(b, plot, lo, y, end, y, "spread");
-        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", row->single_p5_pct, row->single_p95_pct);
+        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", ib__signed_shown(row->single_p5_pct, 1),
+                 ib__signed_shown(row->single_p95_pct, 1));
     } else {
         end = row->stats.p50 * scale;
         const char *what = row->kind == IB_PITFALL_CORRECT ? "correct median" : "median";
@@ -572,7 +573,7 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
             ib__strlcpy(label, "correct", sizeof label);
         else if (row->kind == IB_PITFALL_NO_WARMUP) /* its error is in the mean, not the median */
             snprintf(label, sizeof label, "median %s, mean %+.1f%%", error,
-                     (row->stats.mean / correct->stats.mean - 1) * 100);
+                     ib__signed_shown((row->stats.mean / correct->stats.mean - 1) * 100, 1));
         else
             ib__strlcpy(label, error, sizeof label);
     }

@@ -155,7 +155,8 @@ static void energy_pitfall_md(ib__sbuf *b, const ib_energy_pitfall *e)
         if (i == 0)
             snprintf(pct, sizeof pct, "+-%.2g%%", 100 * e->correct.bound);
         else
-            snprintf(pct, sizeof pct, isfinite(rows[i].error_pct) ? "%+.1f%%" : "-", rows[i].error_pct);
+            snprintf(pct, sizeof pct, isfinite(rows[i].error_pct) ? "%+.1f%%" : "-",
+                     ib__signed_shown(rows[i].error_pct, 1));
         ROW(b, rows[i].name, j, pct, i == 0 ? "" : rows[i].why);
     }
 }
@@ -246,8 +247,9 @@ static char *comparison_md(const ib_result *res)
     side_row(&b, "A (baseline)", res->a_name, res->a, &c->a);
     side_row(&b, "B (candidate)", res->b_name, res->b, &c->b);
     char t[5][40];
-    snprintf(t[0], sizeof t[0], "%+.2f%%", 100 * c->change);
-    snprintf(t[1], sizeof t[1], "[%+.2f%%, %+.2f%%]", 100 * c->change_ci95[0], 100 * c->change_ci95[1]);
+    snprintf(t[0], sizeof t[0], "%+.2f%%", ib__signed_shown(100 * c->change, 2));
+    snprintf(t[1], sizeof t[1], "[%+.2f%%, %+.2f%%]", ib__signed_shown(100 * c->change_ci95[0], 2),
+             ib__signed_shown(100 * c->change_ci95[1], 2));
     snprintf(t[2], sizeof t[2], "%.3g", c->mann_whitney_p);
     snprintf(t[3], sizeof t[3], "+-%.2f%%", 100 * c->threshold);
     ib__sbuf_printf(&b, "\n");
@@ -258,7 +260,8 @@ static char *comparison_md(const ib_result *res)
             &b,
             "\nThe 95%% CI is the runs' [%+.2f%%, %+.2f%%] widened by the spread between sessions, "
             "sd %.2f%% (",
-            100 * c->runs_ci95[0], 100 * c->runs_ci95[1], 100 * c->between_sd);
+            ib__signed_shown(100 * c->runs_ci95[0], 2), ib__signed_shown(100 * c->runs_ci95[1], 2),
+            100 * c->between_sd);
         ib__md_cell(&b, c->spread_source);
         ib__sbuf_printf(&b, ").\n");
     }
@@ -269,8 +272,8 @@ static char *comparison_md(const ib_result *res)
             &b,
             "\nEnergy per input: %.4g J -> %.4g J, %+.2f%% within [%+.2f%%, %+.2f%%] (the figures' "
             "bounds): %s.\n",
-            res->a->joules_per_item, res->b->joules_per_item, 100 * echange, 100 * eci[0], 100 * eci[1],
-            everdict);
+            res->a->joules_per_item, res->b->joules_per_item, ib__signed_shown(100 * echange, 2),
+            ib__signed_shown(100 * eci[0], 2), ib__signed_shown(100 * eci[1], 2), everdict);
     else
         ib__sbuf_printf(&b, "\nEnergy per input: %s.\n", everdict);
     ib__sbuf warnings = { 0 };

@@ -95,10 +95,8 @@ static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_
     const ib_serve_explanation *e = &p->explained;
     if (e->cause == IB_SERVE_CAUSE_NONE) return;
     char c[32], w[32], k[32];
-    /* Rounded first, so that a hair below zero reads +0%, not -0%. */
-    double pct = round(100 * e->excess);
-    ib__sbuf_printf(b, "  compute %+.0f%% against warm-up's service time (%s): ", pct == 0 ? 0.0 : pct,
-                    ib__fmt_ms(c, service_ms));
+    ib__sbuf_printf(b, "  compute %+.0f%% against warm-up's service time (%s): ",
+                    ib__signed_shown(100 * e->excess, 0), ib__fmt_ms(c, service_ms));
     if (isfinite(e->clock_ms))
         ib__sbuf_printf(b, "SM clock %.0f MHz under load, %.0f MHz in warm-up (accounts for %s)",
                         e->load_sm_clock_mhz, e->warmup_sm_clock_mhz, ib__fmt_ms(k, e->clock_ms));

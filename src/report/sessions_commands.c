@@ -460,8 +460,10 @@ static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
                 ib__sbuf_printf(b, "  (one session: no interval across sessions)\n");
             continue;
         }
-        ib__sbuf_printf(b, " %+8.1f%%", 100 * (m / ref - 1));
-        if (isfinite(emin)) ib__sbuf_printf(b, "  %+.1f%% to %+.1f%%", 100 * emin, 100 * emax);
+        ib__sbuf_printf(b, " %+8.1f%%", ib__signed_shown(100 * (m / ref - 1), 1));
+        if (isfinite(emin))
+            ib__sbuf_printf(b, "  %+.1f%% to %+.1f%%", ib__signed_shown(100 * emin, 1),
+                            ib__signed_shown(100 * emax, 1));
         if (isfinite(lo) && m >= lo && m <= hi) ib__sbuf_printf(b, "  inside the correct row's interval");
         ib__sbuf_printf(b, "\n");
     }

@@ -329,6 +329,41 @@ static void test_comparison(void)
     free(m);
 }
 
+/* A change a hair below zero prints +0.00%, never -0.00% (a sign the
+ * figure does not have), in the text and the Markdown; the calibration's
+ * signed errors the same (ib__signed_shown). */
+static void test_no_negative_zero(void)
+{
+    double a[8];
+    for (int i = 0; i < 8; i++) a[i] = 1.0 + 0.001 * i;
+    ib_latency_file f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.model, sizeof f.model, "m");
+    f.batch = 1;
+    f.n = 8;
+    f.samples_ms = a;
+    ib_comparison cmp;
+    ib_error err;
+    CHECK(ib_compare_samples(a, 8, a, 8, 0.01, &cmp, &err) == IB_OK);
+    cmp.change = -4e-6;
+    cmp.change_ci95[0] = -4.9e-5;
+    cmp.change_ci95[1] = -0.0;
+    ib_result r = { .kind = IB_RESULT_COMPARISON, .comparison = &cmp, .a = &f, .b = &f };
+    char *t = ib_report(&r, "text"), *m = ib_report(&r, "md");
+    CHECK(t && strstr(t, "change: +0.00%, 95% CI [+0.00%, +0.00%]"));
+    CHECK(m && strstr(m, "| +0.00% | [+0.00%, +0.00%] |"));
+    CHECK(t && !strstr(t, "-0.0") && m && !strstr(m, "-0.0"));
+    free(t), free(m);
+
+    ib_calibration_result cr;
+    memset(&cr, 0, sizeof cr);
+    cr.harness =
+        (ib_calibration_point){ .n = 10, .median_us = 1, .error_us = -0.0004, .corrected_error_us = -0.0 };
+    t = ib_calibration_report_text(&cr);
+    CHECK(t && strstr(t, "   +0.000    +0.000 ") && !strstr(t, "-0.000"));
+    free(t);
+}
+
 /* Every number of a JSON document and of a CSV row reads back as the very
  * double measured: cJSON alone prints 15 digits when they are within an
  * epsilon, which changed about one value in six in its last bit. */
@@ -479,5 +514,6 @@ int main(int argc, char **argv)
     RUN(test_pitfalls);
     RUN(test_calibration);
     RUN(test_comparison);
+    RUN(test_no_negative_zero);
     return check_summary("test_printers");
 }
