@@ -192,7 +192,10 @@ static void text_energy_change(ib__sbuf *buf, const ib_latency_file *a, const ib
     double change, ci[2];
     const char *verdict;
     if (!ib__energy_compare(a, b, threshold, &change, ci, &verdict)) {
-        ib__sbuf_printf(buf, "energy: %s (a figure of each is needed)\n", verdict);
+        /* Neither has one (two CPU results): no line on every comparison;
+         * the JSON's energy_change says so. */
+        if (isfinite(a->joules_per_item) || isfinite(b->joules_per_item))
+            ib__sbuf_printf(buf, "energy: %s (a figure of each is needed)\n", verdict);
         return;
     }
     ib__sbuf_printf(

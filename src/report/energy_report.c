@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *ib__energy_source_name(ib_energy_source s)
 {
@@ -40,6 +41,14 @@ void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
             "  at %.0f%% of the GPU's power limit: the card was power-capped (its clocks throttled "
             "to stay under it)\n",
             100 * e->power_limit_fraction);
+}
+
+unsigned ib__energy_shown(const ib_energy *device, const ib_energy *cpu)
+{
+    bool cpu_workload =
+        device->source == IB_ENERGY_NONE && !strcmp(device->note, IB__ENERGY_CPU_WORKLOAD_NOTE);
+    if (cpu && cpu_workload) return IB__ENERGY_SHOW_CPU;
+    return IB__ENERGY_SHOW_DEVICE | (cpu && cpu->source != IB_ENERGY_NONE ? IB__ENERGY_SHOW_CPU : 0u);
 }
 
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e)

@@ -326,13 +326,18 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
 static void energy_section(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
 {
     char line[512];
-    ib__sbuf_printf(b, "<h2>Energy</h2>\n<p>device: ");
-    ib__xml_escape(b, ib__energy_summary(line, sizeof line, device));
-    if (cpu) {
-        ib__sbuf_printf(b, "</p>\n<p>CPU package: ");
-        ib__xml_escape(b, ib__energy_summary(line, sizeof line, cpu));
+    unsigned shown = ib__energy_shown(device, cpu);
+    ib__sbuf_printf(b, "<h2>Energy</h2>\n");
+    if (shown & IB__ENERGY_SHOW_DEVICE) {
+        ib__sbuf_printf(b, "<p>device: ");
+        ib__xml_escape(b, ib__energy_summary(line, sizeof line, device));
+        ib__sbuf_printf(b, "</p>\n");
     }
-    ib__sbuf_printf(b, "</p>\n");
+    if (shown & IB__ENERGY_SHOW_CPU) {
+        ib__sbuf_printf(b, "<p>CPU package: ");
+        ib__xml_escape(b, ib__energy_summary(line, sizeof line, cpu));
+        ib__sbuf_printf(b, "</p>\n");
+    }
 }
 
 char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info *info)

@@ -84,10 +84,14 @@ static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
 static void energy_lines(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
 {
     char line[512];
-    ib__sbuf_printf(b, "\nenergy: ");
-    ib__md_cell(b, ib__energy_summary(line, sizeof line, device));
-    if (cpu) {
-        ib__sbuf_printf(b, "\n\nCPU package energy: ");
+    unsigned shown = ib__energy_shown(device, cpu);
+    if (shown & IB__ENERGY_SHOW_DEVICE) {
+        ib__sbuf_printf(b, "\nenergy: ");
+        ib__md_cell(b, ib__energy_summary(line, sizeof line, device));
+    }
+    if (shown & IB__ENERGY_SHOW_CPU) {
+        ib__sbuf_printf(b, shown & IB__ENERGY_SHOW_DEVICE ? "\n\nCPU package energy: "
+                                                          : "\nCPU package energy: ");
         ib__md_cell(b, ib__energy_summary(line, sizeof line, cpu));
     }
     ib__sbuf_printf(b, "\n");
@@ -274,7 +278,7 @@ static char *comparison_md(const ib_result *res)
             "bounds): %s.\n",
             res->a->joules_per_item, res->b->joules_per_item, ib__signed_shown(100 * echange, 2),
             ib__signed_shown(100 * eci[0], 2), ib__signed_shown(100 * eci[1], 2), everdict);
-    else
+    else if (isfinite(res->a->joules_per_item) || isfinite(res->b->joules_per_item))
         ib__sbuf_printf(&b, "\nEnergy per input: %s.\n", everdict);
     ib__sbuf warnings = { 0 };
     ib__compare_warnings_each(res->a, res->b, warning_item, &warnings);

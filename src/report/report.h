@@ -211,6 +211,15 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
  * inputs per joule by batch, the most efficient beside the fastest. */
 const char *ib__energy_source_name(ib_energy_source s);
 void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e);
+/* Which of a measurement's device and CPU package figures (cpu NULL: none)
+ * its reports show, IB__ENERGY_SHOW_* bits, the same in every format: on a
+ * CPU workload the CPU package's alone (it is the workload's energy; the
+ * device's "a CPU workload" no figure would stand on every result); else
+ * the device's, and the CPU package's where it has a figure (where it has
+ * none, why is in the JSON's cpu_energy.note, not a line on every result:
+ * issue 28). */
+enum { IB__ENERGY_SHOW_DEVICE = 1, IB__ENERGY_SHOW_CPU = 2 };
+unsigned ib__energy_shown(const ib_energy *device, const ib_energy *cpu);
 cJSON *ib__json_energy(const ib_energy *e);
 /* The figure in a line, or "no figure: why"; "8.303 +-0.73%" or "-". */
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);
