@@ -159,6 +159,11 @@ typedef struct ib__session_figure {
 /* {key, label, unit, values, sessions, geomean, interval, ci95, precision,
  * between_sd_log, within_sd_log, spread} of f over k sessions. */
 cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k);
+/* The energy per input of each session (J, NaN where a session has no
+ * figure) as a figure of figures, its interval the t over the sessions'
+ * log values (docs/energy.md); added only where some session has one. */
+void ib__add_energy_figure(cJSON *figures, const char *key, const char *label, const double *joules_per_item,
+                           size_t k);
 /* Session i's entry of sessions.runs: index, exit_status, message, failed,
  * and keys[0..n_keys) moved from its document root (NULL: it failed). */
 cJSON *ib__session_entry(const ib_session_outcome *o, cJSON *root, size_t i, const char *const *keys,
