@@ -219,7 +219,7 @@ bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
     else if (ib__workload_can(w, IB_CAP_CUDA_STREAM))
         ok = ib__energy_open_gpu(w->device_id, &m->c, m->note, sizeof m->note);
     else
-        ok = (snprintf(m->note, sizeof m->note, "a CPU workload: no GPU energy counter"), false);
+        ok = (snprintf(m->note, sizeof m->note, "%s", IB__ENERGY_CPU_WORKLOAD_NOTE), false);
     if (!ok) {
         m->failed = true;
         return false;

@@ -177,6 +177,10 @@ typedef struct ib__energy_meters {
     double host_t0_ms, host_t1_ms; /* ib__now_ms at the window's ends */
 } ib__energy_meters;
 
+/* The device meter's note on a workload that runs on the CPU (no counter
+ * of its own, no CUDA stream): its energy is the CPU package's. */
+#define IB__ENERGY_CPU_WORKLOAD_NOTE "a CPU workload: no GPU energy counter"
+
 /* Opens the meters cfg asks for and learns their steps and the idle power
  * (the device idle: call it before the cold run). */
 void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg);

@@ -136,8 +136,8 @@ static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file
                  "of run differ by sd %.2f%% (between sessions, log times, from %.200s; %zu degrees of "
                  "freedom): the verdict rests on the interval widened by it, and a change within that spread "
                  "is not called real; measure both with --sessions",
-                 100 * c->runs_ci95[0], 100 * c->runs_ci95[1], n.between_pct, c->spread_source,
-                 c->between_df);
+                 ib__signed_shown(100 * c->runs_ci95[0], 2), ib__signed_shown(100 * c->runs_ci95[1], 2),
+                 n.between_pct, c->spread_source, c->between_df);
     } else {
         snprintf(n.text, sizeof n.text,
                  "the interval covers one session only, and how much sessions differ on this device is not "
@@ -192,14 +192,18 @@ static void text_energy_change(ib__sbuf *buf, const ib_latency_file *a, const ib
     double change, ci[2];
     const char *verdict;
     if (!ib__energy_compare(a, b, threshold, &change, ci, &verdict)) {
-        ib__sbuf_printf(buf, "energy: %s (a figure of each is needed)\n", verdict);
+        /* Neither has one (two CPU results): no line on every comparison;
+         * the JSON's energy_change says so. */
+        if (isfinite(a->joules_per_item) || isfinite(b->joules_per_item))
+            ib__sbuf_printf(buf, "energy: %s (a figure of each is needed)\n", verdict);
         return;
     }
     ib__sbuf_printf(
         buf,
         "energy per input: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (the two figures' "
         "bounds, +-%.2g%% and +-%.2g%%): %s\n",
-        a->joules_per_item, b->joules_per_item, 100 * change, 100 * ci[0], 100 * ci[1], 100 * a->energy_bound,
+        a->joules_per_item, b->joules_per_item, ib__signed_shown(100 * change, 2),
+        ib__signed_shown(100 * ci[0], 2), ib__signed_shown(100 * ci[1], 2), 100 * a->energy_bound,
         100 * b->energy_bound, verdict);
 }
 
@@ -213,7 +217,8 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
     char method[160];
     interval_method(c, method, sizeof method);
     ib__sbuf_printf(&buf, "\n%s change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (%s)\n", statistic(c),
-                    100 * c->change, 100 * c->change_ci95[0], 100 * c->change_ci95[1], method);
+                    ib__signed_shown(100 * c->change, 2), ib__signed_shown(100 * c->change_ci95[0], 2),
+                    ib__signed_shown(100 * c->change_ci95[1], 2), method);
     ib__sbuf_printf(&buf, "Mann-Whitney U = %.6g, p = %.3g: %s\n", c->mann_whitney_u, c->mann_whitney_p,
                     c->mann_whitney_p < 0.05 ? "the two distributions differ (p < 0.05)"
                                              : "no difference between the distributions detected");

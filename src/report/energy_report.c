@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *ib__energy_source_name(ib_energy_source s)
 {
@@ -40,6 +41,14 @@ void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
             "  at %.0f%% of the GPU's power limit: the card was power-capped (its clocks throttled "
             "to stay under it)\n",
             100 * e->power_limit_fraction);
+}
+
+unsigned ib__energy_shown(const ib_energy *device, const ib_energy *cpu)
+{
+    bool cpu_workload =
+        device->source == IB_ENERGY_NONE && !strcmp(device->note, IB__ENERGY_CPU_WORKLOAD_NOTE);
+    if (cpu && cpu_workload) return IB__ENERGY_SHOW_CPU;
+    return IB__ENERGY_SHOW_DEVICE | (cpu && cpu->source != IB_ENERGY_NONE ? IB__ENERGY_SHOW_CPU : 0u);
 }
 
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e)
@@ -120,14 +129,15 @@ void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
     const ib_throughput_point *eff = &r->points[r->most_efficient];
     if (r->peak >= 0 && r->most_efficient != r->peak) {
         const ib_throughput_point *peak = &r->points[r->peak];
-        ib__sbuf_printf(b,
-                        "most inputs per joule at batch %lld (%.4g, %+.1f%% against the fastest batch %lld), "
-                        "at %.1f%% of the peak's inputs/s\n",
-                        (long long)eff->batch, eff->energy.items_per_joule,
-                        peak->energy.source != IB_ENERGY_NONE
-                            ? 100 * (eff->energy.items_per_joule / peak->energy.items_per_joule - 1)
-                            : NAN,
-                        (long long)peak->batch, 100 * eff->items_per_s / peak->items_per_s);
+        ib__sbuf_printf(
+            b,
+            "most inputs per joule at batch %lld (%.4g, %+.1f%% against the fastest batch %lld), "
+            "at %.1f%% of the peak's inputs/s\n",
+            (long long)eff->batch, eff->energy.items_per_joule,
+            peak->energy.source != IB_ENERGY_NONE
+                ? ib__signed_shown(100 * (eff->energy.items_per_joule / peak->energy.items_per_joule - 1), 1)
+                : NAN,
+            (long long)peak->batch, 100 * eff->items_per_s / peak->items_per_s);
     } else {
         ib__sbuf_printf(b, "most inputs per joule at the fastest batch, %lld\n", (long long)eff->batch);
     }
@@ -191,8 +201,8 @@ void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e)
         else if (i == 0)
             ib__sbuf_printf(b, "%.4g J (+-%.2g%%)\n", rows[i].joules_per_item, 100 * e->correct.bound);
         else
-            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item, rows[i].error_pct,
-                            rows[i].why);
+            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item,
+                            ib__signed_shown(rows[i].error_pct, 1), rows[i].why);
     }
 }
 

@@ -147,7 +147,8 @@ static void text_one(ib__sbuf *b, const char *what, const ib_comparison *c)
     ib__sbuf_printf(
         b,
         "%-9s median A %.4g ms, B %.4g ms: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%]; Mann-Whitney p = %.3g: %s\n",
-        what, c->a.p50, c->b.p50, 100 * c->change, 100 * c->change_ci95[0], 100 * c->change_ci95[1],
+        what, c->a.p50, c->b.p50, ib__signed_shown(100 * c->change, 2),
+        ib__signed_shown(100 * c->change_ci95[0], 2), ib__signed_shown(100 * c->change_ci95[1], 2),
         c->mann_whitney_p, ib_change_name(c->verdict));
 }
 
@@ -164,7 +165,7 @@ char *ib__gen_comparison_text(const ib_result *r)
     text_one(&b, "per token", &c->token);
     ib__sbuf_printf(&b, "TPOT (mean step) A %.4g ms, B %.4g ms; tokens/s A %.1f, B %.1f (%+.2f%%)\n",
                     c->token.a.mean, c->token.b.mean, r->gen_a->tokens_per_s, r->gen_b->tokens_per_s,
-                    100 * c->tokens_per_s_change);
+                    ib__signed_shown(100 * c->tokens_per_s_change, 2));
     ib__sbuf_printf(&b, "verdicts against a threshold of %.2f%% of the median\n", 100 * c->ttft.threshold);
     const char *keys[16], *texts[16];
     size_t n = differences(r->gen_a, r->gen_b, keys, texts);

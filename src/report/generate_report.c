@@ -153,7 +153,7 @@ static void text_pitfalls(ib__sbuf *b, const ib_gen_result *r)
             continue;
         }
         ib__sbuf_printf(b, "%-34s %-17s %12.5g %12.5g %+8.1f%%\n", row->name, row->figure, row->wrong,
-                        row->correct, row->error_pct);
+                        row->correct, ib__signed_shown(row->error_pct, 1));
     }
     for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++)
         if (r->pitfalls[k].applies) ib__sbuf_printf(b, "  %s: %s\n", r->pitfalls[k].name, r->pitfalls[k].why);
@@ -432,7 +432,7 @@ char *ib__gen_report_md(const ib_gen_result *r)
             const ib_gen_pitfall_row *row = &r->pitfalls[k];
             if (row->applies && row->status == IB_OK)
                 ib__sbuf_printf(&b, "| %s | %s | %.5g | %.5g | %+.1f%% |\n", row->name, row->figure,
-                                row->wrong, row->correct, row->error_pct);
+                                row->wrong, row->correct, ib__signed_shown(row->error_pct, 1));
         }
     }
     return ib__sbuf_finish(&b);

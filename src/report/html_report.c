@@ -326,13 +326,18 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
 static void energy_section(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
 {
     char line[512];
-    ib__sbuf_printf(b, "<h2>Energy</h2>\n<p>device: ");
-    ib__xml_escape(b, ib__energy_summary(line, sizeof line, device));
-    if (cpu) {
-        ib__sbuf_printf(b, "</p>\n<p>CPU package: ");
-        ib__xml_escape(b, ib__energy_summary(line, sizeof line, cpu));
+    unsigned shown = ib__energy_shown(device, cpu);
+    ib__sbuf_printf(b, "<h2>Energy</h2>\n");
+    if (shown & IB__ENERGY_SHOW_DEVICE) {
+        ib__sbuf_printf(b, "<p>device: ");
+        ib__xml_escape(b, ib__energy_summary(line, sizeof line, device));
+        ib__sbuf_printf(b, "</p>\n");
     }
-    ib__sbuf_printf(b, "</p>\n");
+    if (shown & IB__ENERGY_SHOW_CPU) {
+        ib__sbuf_printf(b, "<p>CPU package: ");
+        ib__xml_escape(b, ib__energy_summary(line, sizeof line, cpu));
+        ib__sbuf_printf(b, "</p>\n");
+    }
 }
 
 char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info *info)
@@ -551,7 +556,8 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
         double lo = correct->stats.p50 * (1 + row->single_p5_pct / 100) * scale;
         end = correct->stats.p50 * (1 + row->single_p95_pct / 100) * scale;
         ib__svg_segment(b, plot, lo, y, end, y, "spread");
-        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", row->single_p5_pct, row->single_p95_pct);
+        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", ib__signed_shown(row->single_p5_pct, 1),
+                 ib__signed_shown(row->single_p95_pct, 1));
     } else {
         end = row->stats.p50 * scale;
         const char *what = row->kind == IB_PITFALL_CORRECT ? "correct median" : "median";
@@ -572,7 +578,7 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
             ib__strlcpy(label, "correct", sizeof label);
         else if (row->kind == IB_PITFALL_NO_WARMUP) /* its error is in the mean, not the median */
             snprintf(label, sizeof label, "median %s, mean %+.1f%%", error,
-                     (row->stats.mean / correct->stats.mean - 1) * 100);
+                     ib__signed_shown((row->stats.mean / correct->stats.mean - 1) * 100, 1));
         else
             ib__strlcpy(label, error, sizeof label);
     }

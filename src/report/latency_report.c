@@ -130,8 +130,9 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
                             info->flops_per_item * (double)info->batch / (p->p50 / 1000.0) / 1e12);
     }
     ib__sbuf_printf(&b, "\n");
-    ib__text_energy(&b, "energy", &r->energy);
-    ib__text_energy(&b, "CPU package energy", &r->cpu_energy);
+    unsigned shown = ib__energy_shown(&r->energy, &r->cpu_energy);
+    if (shown & IB__ENERGY_SHOW_DEVICE) ib__text_energy(&b, "energy", &r->energy);
+    if (shown & IB__ENERGY_SHOW_CPU) ib__text_energy(&b, "CPU package energy", &r->cpu_energy);
     ib__text_accuracy(&b, &r->accuracy);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);

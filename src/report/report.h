@@ -159,6 +159,11 @@ typedef struct ib__session_figure {
 /* {key, label, unit, values, sessions, geomean, interval, ci95, precision,
  * between_sd_log, within_sd_log, spread} of f over k sessions. */
 cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k);
+/* The energy per input of each session (J, NaN where a session has no
+ * figure) as a figure of figures, its interval the t over the sessions'
+ * log values (docs/energy.md); added only where some session has one. */
+void ib__add_energy_figure(cJSON *figures, const char *key, const char *label, const double *joules_per_item,
+                           size_t k);
 /* Session i's entry of sessions.runs: index, exit_status, message, failed,
  * and keys[0..n_keys) moved from its document root (NULL: it failed). */
 cJSON *ib__session_entry(const ib_session_outcome *o, cJSON *root, size_t i, const char *const *keys,
@@ -211,6 +216,15 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
  * inputs per joule by batch, the most efficient beside the fastest. */
 const char *ib__energy_source_name(ib_energy_source s);
 void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e);
+/* Which of a measurement's device and CPU package figures (cpu NULL: none)
+ * its reports show, IB__ENERGY_SHOW_* bits, the same in every format: on a
+ * CPU workload the CPU package's alone (it is the workload's energy; the
+ * device's "a CPU workload" no figure would stand on every result); else
+ * the device's, and the CPU package's where it has a figure (where it has
+ * none, why is in the JSON's cpu_energy.note, not a line on every result:
+ * issue 28). */
+enum { IB__ENERGY_SHOW_DEVICE = 1, IB__ENERGY_SHOW_CPU = 2 };
+unsigned ib__energy_shown(const ib_energy *device, const ib_energy *cpu);
 cJSON *ib__json_energy(const ib_energy *e);
 /* The figure in a line, or "no figure: why"; "8.303 +-0.73%" or "-". */
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);

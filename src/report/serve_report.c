@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *copies_text(ib_serve_copies c)
 {
@@ -105,24 +106,27 @@ static void text_switches(ib__sbuf *b, const ib_serve_point *p)
 }
 
 /* What explains the rate's compute against warm-up's service time: the
- * figures the rule weighed and its verdict (docs/serve.md). */
-static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_ms)
+ * figures the rule weighed and its verdict (docs/serve.md); as in warm-up,
+ * the verdict alone (nothing to explain), and the SM clock named only on
+ * a GPU (the CPU has none to sample: a clause on every rate). */
+static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_ms, bool gpu)
 {
     const ib_serve_explanation *e = &p->explained;
     if (e->cause == IB_SERVE_CAUSE_NONE) return;
     char c[32], w[32], k[32];
-    /* Rounded first, so that a hair below zero reads +0%, not -0%. */
-    double pct = round(100 * e->excess);
-    ib__sbuf_printf(b, "  compute %+.0f%% against warm-up's service time (%s): ", pct == 0 ? 0.0 : pct,
-                    ib__fmt_ms(c, service_ms));
+    ib__sbuf_printf(b, "  compute %+.0f%% against warm-up's service time (%s): ",
+                    ib__signed_shown(100 * e->excess, 0), ib__fmt_ms(c, service_ms));
+    if (e->cause == IB_SERVE_CAUSE_AS_WARM) {
+        ib__sbuf_printf(b, "as in warm-up\n");
+        return;
+    }
     if (isfinite(e->clock_ms))
-        ib__sbuf_printf(b, "SM clock %.0f MHz under load, %.0f MHz in warm-up (accounts for %s)",
+        ib__sbuf_printf(b, "SM clock %.0f MHz under load, %.0f MHz in warm-up (accounts for %s); ",
                         e->load_sm_clock_mhz, e->warmup_sm_clock_mhz, ib__fmt_ms(k, e->clock_ms));
-    else
-        ib__sbuf_printf(b, "SM clock not sampled");
-    ib__sbuf_printf(b, "; wake-up p50 %s; ", ib__fmt_ms(w, e->wakeup_ms));
+    else if (gpu)
+        ib__sbuf_printf(b, "SM clock not sampled; ");
+    ib__sbuf_printf(b, "wake-up p50 %s; ", ib__fmt_ms(w, e->wakeup_ms));
     switch (e->cause) {
-    case IB_SERVE_CAUSE_AS_WARM: ib__sbuf_printf(b, "as in warm-up\n"); break;
     case IB_SERVE_CAUSE_CLOCK:
         ib__sbuf_printf(b, "explained by the SM clock: a GPU idle between requests clocks down\n");
         break;
@@ -148,6 +152,19 @@ static void text_copies(ib__sbuf *b, const ib_serve_point *p)
     char i50[32], i99[32], o50[32], o99[32];
     ib__sbuf_printf(b, "  copies: in p50 %s p99 %s, out p50 %s p99 %s\n", ib__fmt_ms(i50, p->h2d.p50),
                     ib__fmt_ms(i99, p->h2d.p99), ib__fmt_ms(o50, p->d2h.p50), ib__fmt_ms(o99, p->d2h.p99));
+}
+
+/* Whether every rate has no energy figure for one same reason (a CPU
+ * workload, --no-energy): then it is said once under the table, not under
+ * every rate (issue 28: a line on every rate is skipped, and then so is
+ * the one that matters). */
+static bool energy_absent_alike(const ib_serve_result *r)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].energy.source != IB_ENERGY_NONE ||
+            strcmp(r->points[i].energy.note, r->points[0].energy.note))
+            return false;
+    return r->n_points > 0;
 }
 
 static void text_answer(ib__sbuf *b, const ib_serve_result *r, const ib_serve_config *cfg)
@@ -179,16 +196,18 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
     text_header(&b, r, cfg, info);
     ib__sbuf_printf(&b, "%10s %10s %7s %10s %10s %10s %10s %10s %10s  %s\n", "offered/s", "achieved/s", "n",
                     "p50", "p90", "p99", "queue p99", "wake p99", "compute", "target");
+    bool energy_once = energy_absent_alike(r);
     for (size_t i = 0; i < r->n_points; i++) {
         text_row(&b, &r->points[i], cfg);
-        text_explained(&b, &r->points[i], r->service_ms);
+        text_explained(&b, &r->points[i], r->service_ms, info->device == IB_DEVICE_CUDA);
         if (r->copies == IB_SERVE_COPIES_APART && r->points[i].n > 0) text_copies(&b, &r->points[i]);
         if (cfg->max_batch > 1) {
             text_batches(&b, &r->points[i]);
             text_switches(&b, &r->points[i]);
         }
-        ib__text_energy(&b, "  energy", &r->points[i].energy);
+        if (!energy_once) ib__text_energy(&b, "  energy", &r->points[i].energy);
     }
+    if (energy_once) ib__text_energy(&b, "energy (every rate)", &r->points[0].energy);
     text_answer(&b, r, cfg);
     if (r->partial)
         ib__sbuf_printf(&b,

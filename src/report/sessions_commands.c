@@ -100,6 +100,19 @@ static double items_per_s_at(const cJSON *entry, double batch)
     return NAN;
 }
 
+/* A session's energy per input at batch (its curve's point), NaN when it
+ * has none. */
+static double joules_per_item_at(const cJSON *entry, double batch)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(entry, "curve"))
+    {
+        if (ib__json_num(p, "batch") == batch)
+            return ib__json_num(cJSON_GetObjectItemCaseSensitive(p, "energy"), "joules_per_item");
+    }
+    return NAN;
+}
+
 /* A session's peak: its batch and inputs/s; NaN when it has none. */
 static void session_peak(const cJSON *entry, double *batch, double *items_per_s)
 {
@@ -112,13 +125,16 @@ static void session_peak(const cJSON *entry, double *batch, double *items_per_s)
  * inputs/s at the batch most chose: how much each varies between
  * sessions. A back-to-back figure is one timing of many runs (one event
  * pair): its run-to-run part is in each session's value, not apart from
- * it, so its interval resamples the sessions. */
+ * it, so its interval resamples the sessions. Then each session's energy
+ * per input at that batch, where the sessions have a figure (the interval
+ * of the energy across sessions, docs/energy.md). */
 static void throughput_figures(cJSON *sessions, const cJSON *runs, size_t k)
 {
     double *batch = malloc(k * sizeof *batch), *peak = malloc(k * sizeof *peak), *at = malloc(k * sizeof *at);
+    double *jpi = malloc(k * sizeof *jpi);
     cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
-    if (!batch || !peak || !at) {
-        free(batch), free(peak), free(at);
+    if (!batch || !peak || !at || !jpi) {
+        free(batch), free(peak), free(at), free(jpi);
         return;
     }
     for (size_t i = 0; i < k; i++) session_peak(cJSON_GetArrayItem(runs, (int)i), &batch[i], &peak[i]);
@@ -126,6 +142,7 @@ static void throughput_figures(cJSON *sessions, const cJSON *runs, size_t k)
     for (size_t i = 0; i < k; i++) {
         const cJSON *e = cJSON_GetArrayItem(runs, (int)i);
         at[i] = best > 0 && !entry_failed(e) ? items_per_s_at(e, best) : NAN;
+        jpi[i] = best > 0 && !entry_failed(e) ? joules_per_item_at(e, best) : NAN;
     }
     ib__json_add_number(sessions, "best_batch", best > 0 ? best : NAN);
     char at_label[64];
@@ -136,7 +153,10 @@ static void throughput_figures(cJSON *sessions, const cJSON *runs, size_t k)
         { "items_per_s_at_best_batch", at_label, "inputs/s", at, NULL, false },
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) add_figure(figures, &f[i], k);
-    free(batch), free(peak), free(at);
+    char energy_label[64];
+    snprintf(energy_label, sizeof energy_label, "J/input, batch %.0f", best);
+    ib__add_energy_figure(figures, "joules_per_item_at_best_batch", energy_label, jpi, k);
+    free(batch), free(peak), free(at), free(jpi);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -191,8 +211,17 @@ static bool all_runs_known(const ib_session_sample *s, const double *median, siz
     return any;
 }
 
+/* A session's energy per input of the correct row, NaN when none. */
+static double correct_joules_per_item(const cJSON *entry)
+{
+    if (entry_failed(entry)) return NAN;
+    const cJSON *energy = cJSON_GetObjectItemCaseSensitive(entry, "energy");
+    return ib__json_num(cJSON_GetObjectItemCaseSensitive(energy, "correct"), "joules_per_item");
+}
+
 /* Each method's median in every session (the correct one with its runs),
- * then the rows across sessions. */
+ * then the rows across sessions; the correct row's energy per input where
+ * the sessions have a figure (its interval across sessions). */
 static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
 {
     cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
@@ -214,6 +243,8 @@ static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
         };
         add_figure(figures, &f, k);
     }
+    for (size_t i = 0; med && i < k; i++) med[i] = correct_joules_per_item(cJSON_GetArrayItem(runs, (int)i));
+    if (med) ib__add_energy_figure(figures, "correct_joules_per_item", "energy per input", med, k);
     free(block);
     free(s);
     free(med);
@@ -447,6 +478,9 @@ static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
                     "error in each session");
     cJSON_ArrayForEach(f, figures)
     {
+        const char *key = cJSON_GetStringValue(cJSON_GetObjectItem(f, "key"));
+        size_t len = strlen(key ? key : "");
+        if (len < 10 || strcmp(key + len - 10, "_median_ms")) continue; /* not a method (the energy) */
         double m = ib__json_num(f, "geomean"), emin = INFINITY, emax = -INFINITY;
         for (size_t i = 0; i < k; i++) {
             double e = ib__figure_value(f, i) / ib__figure_value(correct, i) - 1;
@@ -460,8 +494,10 @@ static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
                 ib__sbuf_printf(b, "  (one session: no interval across sessions)\n");
             continue;
         }
-        ib__sbuf_printf(b, " %+8.1f%%", 100 * (m / ref - 1));
-        if (isfinite(emin)) ib__sbuf_printf(b, "  %+.1f%% to %+.1f%%", 100 * emin, 100 * emax);
+        ib__sbuf_printf(b, " %+8.1f%%", ib__signed_shown(100 * (m / ref - 1), 1));
+        if (isfinite(emin))
+            ib__sbuf_printf(b, "  %+.1f%% to %+.1f%%", ib__signed_shown(100 * emin, 1),
+                            ib__signed_shown(100 * emax, 1));
         if (isfinite(lo) && m >= lo && m <= hi) ib__sbuf_printf(b, "  inside the correct row's interval");
         ib__sbuf_printf(b, "\n");
     }

@@ -743,6 +743,11 @@ static void test_best_energy_objective(void)
     CHECK(ib_measure_best(&c, r, &err) == IB_OK);
     CHECK_EQ_INT(r->latency_winner, 0);
     CHECK_EQ_INT(r->throughput_winner, 0);
+    char *time_text = ib_best_report_text(r); /* the figures beside the time */
+    CHECK(time_text &&
+          strstr(time_text,
+                 "\ninputs per joule (beside the time; --objective energy ranks by it):\n 1  batch 1: "));
+    ib_free(time_text);
 
     best_config(&c, cands, labels, IB_BEST_OBJECTIVE_ENERGY);
     CHECK(ib_measure_best(&c, r, &err) == IB_OK);
