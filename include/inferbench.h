@@ -1299,6 +1299,7 @@ typedef struct ib_gen_point {
     double tpot_ms;       /* the mean step: each sequence's time per token */
     int64_t steps;        /* steps timed */
     double first_step_ms; /* the first step at this count (cold), in no figure */
+    ib_energy energy;     /* per token of a decode window at this count (docs/energy.md) */
 } ib_gen_point;
 
 typedef struct ib_gen_probe {
@@ -1374,7 +1375,14 @@ typedef struct ib_gen_result {
     double tpot_budget_ms;
     bool has_pitfalls;
     ib_gen_pitfall_row pitfalls[IB_GEN_PITFALL_COUNT];
-    unsigned warnings; /* IB_WARN_* */
+    /* Energy (docs/energy.md, "For generation"): the device's per output
+     * token over a decode window of the single sequence's steps, the CPU
+     * package's over the same window, and the device's per prompt token
+     * over a window of prefills (items: prompt tokens; a request's prefill
+     * is joules_per_item x prompt_tokens). */
+    ib_energy decode_energy, decode_cpu_energy, prefill_energy;
+    int most_efficient; /* index into points: the most tokens per joule; -1 none */
+    unsigned warnings;  /* IB_WARN_* */
     ib_env env;
 } ib_gen_result;
 

@@ -216,6 +216,23 @@ cJSON *ib__json_energy(const ib_energy *e);
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);
 const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e);
 void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r);
+/* The same with the work's items named ("input", "token"): "J a token",
+ * "tokens/J". */
+void ib__text_energy_of(ib__sbuf *b, const char *label, const ib_energy *e, const char *item);
+const char *ib__energy_summary_of(char *buf, size_t cap, const ib_energy *e, const char *item);
+/* A curve's energy by count (batch, sequences): its items per joule, the
+ * most efficient beside the fastest. n points; peak, most_efficient
+ * indexes (-1 none); rate: items per second at each. */
+typedef struct ib__energy_curve {
+    const char *what, *item; /* "batch", "input"; "sequences", "token" */
+    size_t n;
+    const int64_t *count;
+    const ib_energy *const *energy;
+    const bool *ok;
+    const double *rate;
+    int peak, most_efficient;
+} ib__energy_curve;
+void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c);
 /* pitfalls: the energy rows (the correct one first) as the tables print
  * them, none when the row does not apply; the text section; the JSON. */
 typedef struct ib__energy_pitfall_row {
