@@ -1413,6 +1413,7 @@ typedef struct ib_gen_file {
     double *token_ms; /* [n_token]: every token's time, run after run */
     size_t n_token;
     double tokens_per_s;
+    double decode_joules_per_token, decode_energy_bound; /* NaN: no figure */
 } ib_gen_file;
 
 /* Reads text[0..len): IB_ERR_INVALID_ARG ("not an inferbench generation
@@ -1426,6 +1427,10 @@ void ib_gen_file_free(ib_gen_file *f);
 typedef struct ib_gen_comparison {
     ib_comparison ttft, token;
     double tokens_per_s_change; /* B's tokens / time over A's, less 1 */
+    /* The decode energy per token's change B / A - 1 and the interval the
+     * two figures' bounds give (docs/energy.md); NaN without a figure in
+     * both. */
+    double energy_change, energy_change_interval[2];
 } ib_gen_comparison;
 
 ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,

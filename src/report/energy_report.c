@@ -169,11 +169,10 @@ void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
     ib__text_energy_table(b, &c);
 }
 
-bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
                         double ci[2], const char **verdict)
 {
-    if (!ib__energy_change(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound, change,
-                           ci)) {
+    if (!ib__energy_change(a, a_bound, b, b_bound, change, ci)) {
         *verdict = "not in both files";
         return false;
     }
@@ -182,6 +181,62 @@ bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, doub
                : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
                                                            : "inconclusive";
     return true;
+}
+
+bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+                        double ci[2], const char **verdict)
+{
+    return ib__energy_verdict(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound,
+                              threshold, change, ci, verdict);
+}
+
+void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
+                            double b, double b_bound, double threshold)
+{
+    double change, ci[2];
+    const char *verdict;
+    if (!ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict)) {
+        ib__sbuf_printf(buf, "%s: %s (a figure of each is needed)\n", label, verdict);
+        return;
+    }
+    ib__sbuf_printf(buf,
+                    "%s: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (the two figures' "
+                    "bounds, +-%.2g%% and +-%.2g%%): %s\n",
+                    what, a, b, 100 * change, 100 * ci[0], 100 * ci[1], 100 * a_bound, 100 * b_bound,
+                    verdict);
+}
+
+cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold)
+{
+    double change, ci[2];
+    const char *verdict;
+    bool has = ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict);
+    cJSON *o = cJSON_CreateObject();
+    ib__json_add_number(o, "pct", has ? 100 * change : NAN);
+    if (has) {
+        const double pct[2] = { 100 * ci[0], 100 * ci[1] };
+        cJSON_AddItemToObject(o, "interval_pct", ib__json_array(pct, 2));
+    } else {
+        cJSON_AddNullToObject(o, "interval_pct");
+    }
+    cJSON_AddStringToObject(o, "verdict", verdict);
+    return o;
+}
+
+int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound)
+{
+    *joules_per_item = *bound = NAN;
+    if (!e || cJSON_IsNull(e)) return 0;
+    if (!cJSON_IsObject(e)) return -1;
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(e, "joules_per_item");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "bound");
+    if (!j || cJSON_IsNull(j)) return 0;
+    if (!cJSON_IsNumber(j) || !(j->valuedouble > 0 && j->valuedouble < 1e30) || !cJSON_IsNumber(b) ||
+        !(b->valuedouble >= 0 && b->valuedouble < 1))
+        return -2;
+    *joules_per_item = j->valuedouble;
+    *bound = b->valuedouble;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */

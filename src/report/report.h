@@ -159,6 +159,8 @@ typedef struct ib__session_figure {
 /* {key, label, unit, values, sessions, geomean, interval, ci95, precision,
  * between_sd_log, within_sd_log, spread} of f over k sessions. */
 cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k);
+/* Whether any of v[0..k) is finite (a figure some session has). */
+bool ib__any_finite(const double *v, size_t k);
 /* Session i's entry of sessions.runs: index, exit_status, message, failed,
  * and keys[0..n_keys) moved from its document root (NULL: it failed). */
 cJSON *ib__session_entry(const ib_session_outcome *o, cJSON *root, size_t i, const char *const *keys,
@@ -249,6 +251,21 @@ cJSON *ib__json_energy_pitfall(const ib_energy_pitfall *e);
  * figure (*verdict "not in both files"). */
 bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
                         double ci[2], const char **verdict);
+/* The same for any two figures a, b (joules per item) with their bounds:
+ * latency's per input, generation's per token. */
+bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
+                        double ci[2], const char **verdict);
+/* compare's text line of the change ("what: A J -> B J: ..."), or
+ * "label: not in both files (...)"; its JSON object (pct, interval_pct,
+ * verdict). */
+void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
+                            double b, double b_bound, double threshold);
+cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold);
+/* A figure's joules_per_item and bound read back from its JSON object e
+ * (absent, null or without a figure: both NaN, 0); -1 when e is not an
+ * object, -2 when its joules_per_item is not a positive number with a
+ * bound in [0, 1). */
+int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound);
 
 const char *ib__serve_copies_name(ib_serve_copies c);
 cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart);

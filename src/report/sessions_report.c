@@ -109,7 +109,7 @@ static cJSON *session_entry(const ib_session_outcome *o, parsed *p, size_t i)
     return e;
 }
 
-static bool any_finite(const double *v, size_t k)
+bool ib__any_finite(const double *v, size_t k)
 {
     for (size_t i = 0; i < k; i++)
         if (isfinite(v[i])) return true;
@@ -138,7 +138,7 @@ static cJSON *latency_figures(const parsed *p, size_t k)
         ib__session_figure energy = { "joules_per_item", "energy per input", "J", jpi, NULL, false };
         cJSON_AddItemToArray(figures, ib__session_figure_json(&median, k));
         cJSON_AddItemToArray(figures, ib__session_figure_json(&tail, k));
-        if (any_finite(jpi, k)) cJSON_AddItemToArray(figures, ib__session_figure_json(&energy, k));
+        if (ib__any_finite(jpi, k)) cJSON_AddItemToArray(figures, ib__session_figure_json(&energy, k));
     }
     free(med);
     free(p99);

@@ -7,6 +7,7 @@
 #include "backend/fake/gen_fake.h"
 #include "core/generate.h"
 #include "check.h"
+#include <cjson/cJSON.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -288,6 +289,117 @@ static void test_formats(void)
     ib__gen_destroy(g);
 }
 
+/* One measurement's JSON document at busy_w (energy_step_ms 0: no counter). */
+static char *measured_json(double busy_w, double energy_step_ms)
+{
+    ib__gen_fake_script s = script();
+    s.busy_w = busy_w;
+    s.energy_step_ms = energy_step_ms;
+    ib__gen *g = open_fake(&s);
+    ib_gen_config c = config();
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    ib_result res = { .kind = IB_RESULT_GENERATION, .generation = &r, .gen_cfg = &c };
+    char *json = ib_report(&res, "json");
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    return json;
+}
+
+static void parse(const char *json, ib_gen_file *f)
+{
+    ib_error err;
+    CHECK(json && ib_gen_file_parse(json, strlen(json), f, &err) == IB_OK);
+}
+
+/* compare: 330 W against 300 W is 10% more energy a token, within the
+ * interval the two bounds give; a file without a figure: not in both. */
+static void test_compare(void)
+{
+    char *ja = measured_json(300, 100), *jb = measured_json(330, 100), *jn = measured_json(300, 0);
+    ib_gen_file a, b, n;
+    parse(ja, &a);
+    parse(jb, &b);
+    parse(jn, &n);
+    CHECK_NEAR(a.decode_joules_per_token, 0.3, 1e-12);
+    CHECK_NEAR(b.decode_joules_per_token, 0.33, 1e-12);
+    CHECK_NEAR(a.decode_energy_bound, 1.0 / 200 + 1e-3 / 60, 1e-12);
+    CHECK(isnan(n.decode_joules_per_token) && isnan(n.decode_energy_bound));
+    ib_gen_comparison c;
+    ib_error err;
+    CHECK(ib_compare_gen_files(&a, &b, 0.01, &c, &err) == IB_OK);
+    double ba = a.decode_energy_bound, bb = b.decode_energy_bound;
+    CHECK_NEAR(c.energy_change, 0.1, 1e-12);
+    CHECK_NEAR(c.energy_change_interval[0], 0.33 * (1 - bb) / (0.3 * (1 + ba)) - 1, 1e-12);
+    CHECK_NEAR(c.energy_change_interval[1], 0.33 * (1 + bb) / (0.3 * (1 - ba)) - 1, 1e-12);
+    ib_result res = { .kind = IB_RESULT_GEN_COMPARISON, .gen_comparison = &c, .gen_a = &a, .gen_b = &b };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json");
+    CHECK(text &&
+          strstr(text, "energy per token (decode): 0.3 J -> 0.33 J: +10.00%, within [+8.90%, +11.11%]"));
+    CHECK(text && strstr(text, "): more energy\n"));
+    CHECK(json && strstr(json, "\"energy_change\"") && strstr(json, "\"verdict\":\t\"more energy\""));
+    free(text);
+    free(json);
+    CHECK(ib_compare_gen_files(&a, &n, 0.01, &c, &err) == IB_OK);
+    CHECK(isnan(c.energy_change) && isnan(c.energy_change_interval[0]));
+    res.gen_b = &n;
+    text = ib_report(&res, "text");
+    CHECK(text &&
+          strstr(text, "energy per token (decode): not in both files (a figure of each is needed)\n"));
+    free(text);
+    /* A broken figure: refused, one line. */
+    char *at = strstr(ja, "\"decode_energy\"");
+    at = at ? strstr(at, "\"joules_per_item\":\t") : NULL;
+    CHECK(at != NULL);
+    if (at) memcpy(at + strlen("\"joules_per_item\":\t"), "-1", 2);
+    ib_gen_file x;
+    CHECK(ib_gen_file_parse(ja, strlen(ja), &x, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "decode_energy.joules_per_item is not a positive number"));
+    ib_gen_file_free(&a);
+    ib_gen_file_free(&b);
+    ib_gen_file_free(&n);
+    free(ja);
+    free(jb);
+    free(jn);
+}
+
+/* --sessions: each session's energy in its entry, the figures across
+ * sessions (a geometric mean of one value each, with its t interval). */
+static void test_sessions(void)
+{
+    char *docs[3] = { measured_json(300, 100), measured_json(330, 100), measured_json(300, 100) };
+    ib_session_outcome o[3];
+    for (int i = 0; i < 3; i++) o[i] = (ib_session_outcome){ docs[i], strlen(docs[i]), 0, "" };
+    ib_error err;
+    char *merged = ib_sessions_merge(IB_RESULT_GENERATION, o, 3, 3, NULL, &err);
+    CHECK(merged != NULL);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    const cJSON *sessions = cJSON_GetObjectItem(root, "sessions"), *f, *decode = NULL;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(sessions, "figures"))
+    {
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")), "decode_joules_per_token"))
+            decode = f;
+    }
+    CHECK(decode != NULL);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(decode, "geomean")), cbrt(0.3 * 0.33 * 0.3), 1e-12);
+    const cJSON *ci = cJSON_GetObjectItem(decode, "ci95");
+    CHECK(cJSON_GetArraySize(ci) == 2 && cJSON_GetArrayItem(ci, 0)->valuedouble < 0.3 &&
+          cJSON_GetArrayItem(ci, 1)->valuedouble > 0.33);
+    const cJSON *second = cJSON_GetArrayItem(cJSON_GetObjectItem(sessions, "runs"), 1);
+    CHECK_NEAR(cJSON_GetNumberValue(
+                   cJSON_GetObjectItem(cJSON_GetObjectItem(second, "decode_energy"), "joules_per_item")),
+               0.33, 1e-12);
+    CHECK(cJSON_GetObjectItem(root, "decode_energy") == NULL); /* a session's, not the merge's */
+    ib_result r = { .kind = IB_RESULT_GENERATION_SESSIONS, .sessions_json = merged };
+    char *text = ib_report(&r, "text");
+    CHECK(text && strstr(text, "decode energy: geometric mean of sessions"));
+    free(text);
+    cJSON_Delete(root);
+    free(merged);
+    for (int i = 0; i < 3; i++) free(docs[i]);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -300,5 +412,7 @@ int main(int argc, char **argv)
     RUN(test_no_rewind);
     RUN(test_failure_in_window);
     RUN(test_formats);
+    RUN(test_compare);
+    RUN(test_sessions);
     return check_summary("test_gen_energy");
 }
