@@ -279,7 +279,9 @@ static void test_formats(void)
     CHECK(csv && strstr(csv, "energy,prefill_joules_per_token,,,,1,"));
     CHECK(csv && strstr(csv, "sequences,joules_per_token,,,,2,"));
     CHECK(md && strstr(md, "| decode | 0.3 |"));
-    CHECK(html && strstr(html, "energy per output token (decode): 0.3 J a token"));
+    CHECK(html && strstr(html, "<p>decode, per output token: 0.3 J a token (+-0.5%), 3.333 tokens/J"));
+    CHECK(html && strstr(html, "<h2>Tokens per joule against sequences</h2>") &&
+          strstr(html, "most efficient: "));
     free(text);
     free(json);
     free(csv);
