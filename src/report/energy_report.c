@@ -110,6 +110,15 @@ static bool curve_has_energy(const ib__energy_curve *c)
     return false;
 }
 
+void ib__energy_curve_at(char buf[48], const ib__energy_curve *c, int i)
+{
+    long long n = i >= 0 ? (long long)c->count[i] : 0;
+    if (c->count_first)
+        snprintf(buf, 48, "%lld %s", n, c->what);
+    else
+        snprintf(buf, 48, "%s %lld", c->what, n);
+}
+
 void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c)
 {
     if (c->n == 0) return;
@@ -136,15 +145,20 @@ void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c)
         ib__sbuf_printf(b, "\n");
     }
     int eff = c->most_efficient, peak = c->peak;
+    char at_eff[48], at_peak[48];
+    ib__energy_curve_at(at_eff, c, eff);
+    ib__energy_curve_at(at_peak, c, peak);
     if (peak >= 0 && eff != peak) {
         ib__sbuf_printf(b,
-                        "most %ss per joule at %s %lld (%.4g, %+.1f%% against the fastest %s %lld), at "
-                        "%.1f%% of the peak's %ss/s\n",
-                        c->item, c->what, (long long)c->count[eff], c->energy[eff]->items_per_joule,
+                        "most %ss per joule at %s (%.4g, %+.1f%% against the fastest%s%s), at %.1f%% of the "
+                        "peak's %ss/s\n",
+                        c->item, at_eff, c->energy[eff]->items_per_joule,
                         c->energy[peak]->source != IB_ENERGY_NONE
                             ? 100 * (c->energy[eff]->items_per_joule / c->energy[peak]->items_per_joule - 1)
                             : NAN,
-                        c->what, (long long)c->count[peak], 100 * c->rate[eff] / c->rate[peak], c->item);
+                        c->count_first ? ", " : " ", at_peak, 100 * c->rate[eff] / c->rate[peak], c->item);
+    } else if (c->count_first) {
+        ib__sbuf_printf(b, "most %ss per joule at the fastest count, %s\n", c->item, at_eff);
     } else {
         ib__sbuf_printf(b, "most %ss per joule at the fastest %s, %lld\n", c->item, c->what,
                         (long long)c->count[eff]);
@@ -163,9 +177,8 @@ void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
         ok[i] = r->points[i].status == IB_OK;
         rate[i] = r->points[i].items_per_s;
     }
-    ib__energy_curve c = {
-        "batch", "input", r->n_points, count, energy, ok, rate, r->peak, r->most_efficient
-    };
+    ib__energy_curve c = { "batch", "input", r->n_points,       count, energy, ok,
+                           rate,    r->peak, r->most_efficient, false };
     ib__text_energy_table(b, &c);
 }
 

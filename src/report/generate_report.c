@@ -125,8 +125,8 @@ static void text_sequences_energy(ib__sbuf *b, const ib_gen_result *r)
         ok[i] = r->points[i].status == IB_OK;
         rate[i] = r->points[i].tokens_per_s;
     }
-    ib__energy_curve c = { "sequences", "token", r->n_points,      count, energy, ok,
-                           rate,        r->peak, r->most_efficient };
+    ib__energy_curve c = { "sequences", "token", r->n_points,       count, energy, ok,
+                           rate,        r->peak, r->most_efficient, true };
     ib__text_energy_table(b, &c);
 }
 

@@ -481,8 +481,9 @@ static void efficiency_plot_of(ib__sbuf *b, const ib__energy_curve *c, const cha
     ib__svg_points(b, &plot, xs, ipj, n, "pt-b2b", 4.5);
     const ib_energy *eff = c->energy[c->most_efficient];
     int64_t at = c->count[c->most_efficient];
-    snprintf(text, sizeof text, "most efficient: %.4g %ss/J at %s %lld", eff->items_per_joule, c->item,
-             c->what, (long long)at);
+    char where[48];
+    ib__energy_curve_at(where, c, c->most_efficient);
+    snprintf(text, sizeof text, "most efficient: %.4g %ss/J at %s", eff->items_per_joule, c->item, where);
     double px = ib__plot_px(&plot, log2((double)at)), py = ib__plot_py(&plot, eff->items_per_joule);
     double mid = (plot.left + plot.width - plot.right) / 2;
     ib__svg_text(b, px > mid ? px - 6 : px + 6, py - 10, px > mid ? "end" : "start", "mark", text);
@@ -500,9 +501,8 @@ static void efficiency_plot(ib__sbuf *b, const ib_throughput_result *r)
         energy[i] = &r->points[i].energy;
         ok[i] = point_ok(&r->points[i]);
     }
-    ib__energy_curve c = {
-        "batch", "input", r->n_points, count, energy, ok, NULL, r->peak, r->most_efficient
-    };
+    ib__energy_curve c = { "batch", "input", r->n_points,       count, energy, ok,
+                           NULL,    r->peak, r->most_efficient, false };
     efficiency_plot_of(
         b, &c, "Inputs per joule against batch",
         "Each point's energy over a window of its own back-to-back runs, from one change of the "
@@ -985,8 +985,8 @@ static void gen_efficiency_plot(ib__sbuf *b, const ib_gen_result *r)
         energy[i] = &r->points[i].energy;
         ok[i] = r->points[i].status == IB_OK;
     }
-    ib__energy_curve c = { "sequences", "token", r->n_points,      count, energy, ok,
-                           NULL,        r->peak, r->most_efficient };
+    ib__energy_curve c = { "sequences", "token", r->n_points,       count, energy, ok,
+                           NULL,        r->peak, r->most_efficient, true };
     efficiency_plot_of(b, &c, "Tokens per joule against sequences",
                        "Each count's energy over a decode window of its own, from one change of the energy "
                        "counter to another; the text gives each bound.");

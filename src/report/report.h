@@ -233,8 +233,11 @@ typedef struct ib__energy_curve {
     const bool *ok;
     const double *rate;
     int peak, most_efficient;
+    bool count_first; /* "8 sequences", not "batch 8" */
 } ib__energy_curve;
 void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c);
+/* Point i's count as the text names it: "batch 8", "8 sequences". */
+void ib__energy_curve_at(char buf[48], const ib__energy_curve *c, int i);
 /* pitfalls: the energy rows (the correct one first) as the tables print
  * them, none when the row does not apply; the text section; the JSON. */
 typedef struct ib__energy_pitfall_row {
