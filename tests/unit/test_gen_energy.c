@@ -7,6 +7,7 @@
 #include "backend/fake/gen_fake.h"
 #include "core/generate.h"
 #include "check.h"
+#include "gen_fixtures.h"
 #include <cjson/cJSON.h>
 
 #include <math.h>
@@ -32,30 +33,6 @@ static ib__gen_fake_script script(void)
     return s;
 }
 
-static ib__gen *open_fake(const ib__gen_fake_script *s)
-{
-    ib__gen_open_args a;
-    ib__gen_open_args_init(&a);
-    a.model = "fake-model";
-    ib__gen *g = NULL;
-    ib_error err;
-    CHECK(ib__gen_open_fake_script(s, &a, &g, &err) == IB_OK);
-    return g;
-}
-
-static ib_gen_config config(void)
-{
-    ib_gen_config c;
-    ib_gen_config_init(&c);
-    c.prompt_tokens = P;
-    c.new_tokens = N;
-    c.run.runs = 10;
-    c.run.warmup_runs = 3;
-    c.run.warmup_ms = 0;
-    c.run.warmup_until_steady = false;
-    return c;
-}
-
 /* The decode window: 1 ms steps at 300 W, the positions cycling over the
  * timed ones. It grows until 1 ms over its length is 1% (100 ms), the
  * counter's change at that instant is already read, so it ends at the
@@ -63,8 +40,8 @@ static ib_gen_config config(void)
 static void test_decode_exact(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
@@ -97,8 +74,8 @@ static void test_decode_exact(void)
 static void test_prefill_exact(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
@@ -125,8 +102,8 @@ static void test_sequences_curve(void)
     ib__gen_fake_script s = script();
     s.busy_w = 100;
     s.busy_w_per_seq = 100;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     int32_t list[] = { 1, 2, 4, 8 };
     c.sequences = list;
     c.n_sequences = 4;
@@ -156,8 +133,8 @@ static void test_sequences_curve(void)
 static void test_not_asked(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.run.measure_energy = false;
     ib_gen_result r;
     ib_error err;
@@ -177,8 +154,8 @@ static void test_no_counter(void)
 {
     ib__gen_fake_script s = script();
     s.energy_step_ms = 0;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
@@ -198,8 +175,8 @@ static void test_window_too_short(void)
     ib__gen_fake_script s = script();
     s.step_ms = 300;
     s.cold_calls = 0;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.new_tokens = 4;
     c.run.runs = 2;
     c.run.warmup_runs = 1;
@@ -220,11 +197,11 @@ static void test_window_too_short(void)
 static void test_no_rewind(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
+    ib__gen *g = gen_fixture_open(&s);
     ib__gen_ops ops = *g->ops;
     ops.rewind = NULL;
     g->ops = &ops;
-    ib_gen_config c = config();
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
@@ -240,8 +217,8 @@ static void test_failure_in_window(void)
 {
     ib__gen_fake_script s = script();
     s.fail_at_call = 1 + 1 + 13 * (1 + N) + 2;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_RUNTIME);
@@ -254,8 +231,8 @@ static void test_failure_in_window(void)
 static void test_formats(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     int32_t list[] = { 1, 2 };
     c.sequences = list;
     c.n_sequences = 2;
@@ -297,8 +274,8 @@ static char *measured_json(double busy_w, double energy_step_ms)
     ib__gen_fake_script s = script();
     s.busy_w = busy_w;
     s.energy_step_ms = energy_step_ms;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
