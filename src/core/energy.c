@@ -211,9 +211,20 @@ static bool first_read(ib__energy_meter *m)
     return true;
 }
 
+/* A clock that cannot wait (a caller's own, through callbacks) cannot pace
+ * the reads: then no meter, said. */
+static bool clock_waits(ib__energy_meter *m)
+{
+    if (m->clock.wait_until_ms) return true;
+    snprintf(m->note, sizeof m->note, "the workload's clock is its own and cannot wait: no energy figure");
+    m->failed = true;
+    return false;
+}
+
 bool ib__energy_meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__energy_open_fn open, void *ctx)
 {
     *m = (ib__energy_meter){ .clock = *clock };
+    if (!clock_waits(m)) return false;
     if (!open(ctx, &m->c, m->note, sizeof m->note)) {
         m->failed = true;
         return false;
@@ -239,6 +250,7 @@ bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
 bool ib__energy_meter_open_cpu(ib__energy_meter *m, const ib__clock *clock, const char *root)
 {
     *m = (ib__energy_meter){ .clock = *clock };
+    if (!clock_waits(m)) return false;
     if (!ib__energy_open_rapl(root, &m->c, m->note, sizeof m->note)) {
         m->failed = true;
         return false;

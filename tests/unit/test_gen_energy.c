@@ -211,6 +211,25 @@ static void test_no_rewind(void)
     ib__gen_destroy(g);
 }
 
+/* A clock of the caller's own that cannot wait (the callbacks' now_ms): no
+ * meter, said, rather than a wait that cannot end. */
+static void test_clock_cannot_wait(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    g->clock.wait_until_ms = NULL;
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.decode_energy.source == IB_ENERGY_NONE && strstr(r.decode_energy.note, "cannot wait"));
+    CHECK(r.prefill_energy.source == IB_ENERGY_NONE);
+    ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+    CHECK_EQ_INT(n.steps, 1 + 13 * N);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* A failure inside the energy window: the timed runs kept, the error
  * returned. Call 1 + 3 x 17 + 10 x 17 = 222 is the window's first pad. */
 static void test_failure_in_window(void)
@@ -389,6 +408,7 @@ int main(int argc, char **argv)
     RUN(test_no_counter);
     RUN(test_window_too_short);
     RUN(test_no_rewind);
+    RUN(test_clock_cannot_wait);
     RUN(test_failure_in_window);
     RUN(test_formats);
     RUN(test_compare);
