@@ -1302,6 +1302,7 @@ typedef struct ib_gen_point {
     double tpot_ms;       /* the mean step: each sequence's time per token */
     int64_t steps;        /* steps timed */
     double first_step_ms; /* the first step at this count (cold), in no figure */
+    ib_energy energy;     /* per token of a decode window at this count (docs/energy.md) */
 } ib_gen_point;
 
 typedef struct ib_gen_probe {
@@ -1377,7 +1378,14 @@ typedef struct ib_gen_result {
     double tpot_budget_ms;
     bool has_pitfalls;
     ib_gen_pitfall_row pitfalls[IB_GEN_PITFALL_COUNT];
-    unsigned warnings; /* IB_WARN_* */
+    /* Energy (docs/energy.md, "For generation"): the device's per output
+     * token over a decode window of the single sequence's steps, the CPU
+     * package's over the same window, and the device's per prompt token
+     * over a window of prefills (items: prompt tokens; a request's prefill
+     * is joules_per_item x prompt_tokens). */
+    ib_energy decode_energy, decode_cpu_energy, prefill_energy;
+    int most_efficient; /* index into points: the most tokens per joule; -1 none */
+    unsigned warnings;  /* IB_WARN_* */
     ib_env env;
 } ib_gen_result;
 
@@ -1408,6 +1416,7 @@ typedef struct ib_gen_file {
     double *token_ms; /* [n_token]: every token's time, run after run */
     size_t n_token;
     double tokens_per_s;
+    double decode_joules_per_token, decode_energy_bound; /* NaN: no figure */
 } ib_gen_file;
 
 /* Reads text[0..len): IB_ERR_INVALID_ARG ("not an inferbench generation
@@ -1421,6 +1430,10 @@ void ib_gen_file_free(ib_gen_file *f);
 typedef struct ib_gen_comparison {
     ib_comparison ttft, token;
     double tokens_per_s_change; /* B's tokens / time over A's, less 1 */
+    /* The decode energy per token's change B / A - 1 and the interval the
+     * two figures' bounds give (docs/energy.md); NaN without a figure in
+     * both. */
+    double energy_change, energy_change_interval[2];
 } ib_gen_comparison;
 
 ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,

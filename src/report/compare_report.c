@@ -186,27 +186,6 @@ static void interval_method(const ib_comparison *c, char *out, size_t size)
                  c->spread_source[0] ? ", widened by the spread between sessions" : "");
 }
 
-static void text_energy_change(ib__sbuf *buf, const ib_latency_file *a, const ib_latency_file *b,
-                               double threshold)
-{
-    double change, ci[2];
-    const char *verdict;
-    if (!ib__energy_compare(a, b, threshold, &change, ci, &verdict)) {
-        /* Neither has one (two CPU results): no line on every comparison;
-         * the JSON's energy_change says so. */
-        if (isfinite(a->joules_per_item) || isfinite(b->joules_per_item))
-            ib__sbuf_printf(buf, "energy: %s (a figure of each is needed)\n", verdict);
-        return;
-    }
-    ib__sbuf_printf(
-        buf,
-        "energy per input: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (the two figures' "
-        "bounds, +-%.2g%% and +-%.2g%%): %s\n",
-        a->joules_per_item, b->joules_per_item, ib__signed_shown(100 * change, 2),
-        ib__signed_shown(100 * ci[0], 2), ib__signed_shown(100 * ci[1], 2), 100 * a->energy_bound,
-        100 * b->energy_bound, verdict);
-}
-
 char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
                                 const ib_latency_file *b, const char *b_name)
 {
@@ -226,7 +205,8 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
                     100 * c->threshold);
     sessions_note note = note_sessions(c, a, b);
     ib__sbuf_printf(&buf, "sessions: %s\n", note.text);
-    text_energy_change(&buf, a, b, c->threshold);
+    ib__text_energy_change(&buf, "energy", "energy per input", a->joules_per_item, a->energy_bound,
+                           b->joules_per_item, b->energy_bound, c->threshold);
     compare_warnings ws = collect_warnings(a, b);
     for (size_t i = 0; i < ws.n; i++) ib__sbuf_printf(&buf, "warning: %s\n", ws.w[i].text);
     return ib__sbuf_finish(&buf);
@@ -293,18 +273,9 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
         cJSON_AddNullToObject(sessions, "runs_ci95_pct");
     }
     cJSON_AddStringToObject(sessions, "note", note.text);
-    double echange, eci[2];
-    const char *everdict;
-    bool has_energy = ib__energy_compare(a, b, c->threshold, &echange, eci, &everdict);
-    cJSON *energy = cJSON_AddObjectToObject(root, "energy_change");
-    ib__json_add_number(energy, "pct", has_energy ? 100 * echange : NAN);
-    if (has_energy) {
-        const double epct[2] = { 100 * eci[0], 100 * eci[1] };
-        cJSON_AddItemToObject(energy, "interval_pct", ib__json_array(epct, 2));
-    } else {
-        cJSON_AddNullToObject(energy, "interval_pct");
-    }
-    cJSON_AddStringToObject(energy, "verdict", everdict);
+    cJSON_AddItemToObject(root, "energy_change",
+                          ib__json_energy_change(a->joules_per_item, a->energy_bound, b->joules_per_item,
+                                                 b->energy_bound, c->threshold));
     compare_warnings ws = collect_warnings(a, b);
     cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");
     for (size_t i = 0; i < ws.n; i++) cJSON_AddItemToArray(warnings, cJSON_CreateString(ws.w[i].key));

@@ -43,6 +43,9 @@ static const char *const generation_keys[] = { "cold_prefill_ms",
                                                "position_p50_ms",
                                                "sequences",
                                                "pitfalls",
+                                               "decode_energy",
+                                               "decode_cpu_energy",
+                                               "prefill_energy",
                                                "warnings",
                                                "notes",
                                                "partial",
@@ -306,25 +309,37 @@ typedef struct gen_figure {
     const char *key, *label, *unit;
     const char *source; /* the session's member: a stats object, or a number */
     bool timed;         /* source is stats with samples.<source>: its p50 with its runs */
+    const char *member; /* source is an energy object: this number of it (given only where a
+                           session has one: docs/energy.md) */
 } gen_figure;
 
 static const gen_figure gen_figures[] = {
-    { "ttft_median_ms", "TTFT median", "ms", "ttft_ms", true },
-    { "token_median_ms", "per-token median", "ms", "token_ms", true },
-    { "request_median_ms", "request median", "ms", "request_ms", true },
-    { "tokens_per_s", "generation", "tokens/s", "tokens_per_s", false },
-    { "prompt_tokens_per_s", "prompt", "tokens/s", "prompt_tokens_per_s", false },
+    { "ttft_median_ms", "TTFT median", "ms", "ttft_ms", true, NULL },
+    { "token_median_ms", "per-token median", "ms", "token_ms", true, NULL },
+    { "request_median_ms", "request median", "ms", "request_ms", true, NULL },
+    { "tokens_per_s", "generation", "tokens/s", "tokens_per_s", false, NULL },
+    { "prompt_tokens_per_s", "prompt", "tokens/s", "prompt_tokens_per_s", false, NULL },
+    { "decode_joules_per_token", "decode energy", "J/token", "decode_energy", false, "joules_per_item" },
+    { "prefill_joules_per_token", "prefill energy", "J/token", "prefill_energy", false, "joules_per_item" },
 };
+
+/* A session's number: its member source (a number), or member of its
+ * object source; NaN when it failed or has none. */
+static double session_number(const cJSON *e, const gen_figure *g)
+{
+    if (entry_failed(e)) return NAN;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, g->source);
+    return g->member ? ib__json_num(v, g->member) : ib__json_num(e, g->source);
+}
 
 static void add_gen_figure(cJSON *figures, const gen_figure *g, const cJSON *runs, size_t k, double *v,
                            ib_session_sample *s)
 {
     for (size_t i = 0; i < k; i++) {
         const cJSON *e = cJSON_GetArrayItem(runs, (int)i);
-        v[i] = g->timed          ? session_stat(e, g->source, "p50")
-               : entry_failed(e) ? NAN
-                                 : ib__json_num(e, g->source);
+        v[i] = g->timed ? session_stat(e, g->source, "p50") : session_number(e, g);
     }
+    if (g->member && !ib__any_finite(v, k)) return;
     double *block = g->timed ? session_runs(runs, k, g->source, s) : NULL;
     bool has_runs = block && all_runs_known(s, v, k);
     ib__session_figure f = { g->key, g->label, g->unit, v, has_runs ? s : NULL, false };

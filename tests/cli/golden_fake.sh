@@ -100,6 +100,13 @@ run_case sessions "$IB" latency "${F[@]}" --option us=900 --sessions 3 --runs 30
 run_case throughput_sessions "$IB" throughput "${F[@]}" --option us=100 --option item_us=20 --option oom_above=16 \
   --sessions 2 "${OUTS[@]}"
 run_case pitfalls_sessions "$IB" pitfalls "${F[@]}" --option us=400 --sessions 2 "${OUTS[@]}"
+# generate on the generation fake: without a counter (the default) and
+# with its scripted one (docs/energy.md, "For generation"), a sequence
+# curve whose most efficient count is not the fastest.
+G=(m --backend fake --prompt-tokens 64 --new-tokens 16 --runs 10 --warmup-runs 3 --warmup-ms 0 --no-steady)
+GE=(--option energy_step_ms=100 --option idle_w=60 --option busy_w=100 --option busy_w_per_seq=100 --option pos_ns=0)
+run_case generate "$IB" generate "${G[@]}" --sequences 1,2 "${OUTS[@]}"
+run_case generate_energy "$IB" generate "${G[@]}" "${GE[@]}" --sequences 1,2,4,8 "${OUTS[@]}"
 
 # compare: two results of the fake read back (the reader, and compare's
 # report in each format).
@@ -109,6 +116,9 @@ mkdir -p "$TMP/pair"
 run_case compare "$IB" compare ../../pair/a.json ../../pair/b.json --json out.json --csv out.csv --md out.md
 run_case compare_same "$IB" compare ../../pair/a.json ../../pair/a.json --json out.json --csv out.csv --md out.md
 run_case compare_slower "$IB" compare ../../pair/a.json ../../pair/b.json --fail-if-slower
+(cd "$TMP/pair" && "$IB" generate "${G[@]}" "${GE[@]}" --json ga.json >/dev/null 2>&1 &&
+  "$IB" generate "${G[@]}" "${GE[@]}" --option busy_w=110 --json gb.json >/dev/null 2>&1)
+run_case compare_generate "$IB" compare ../../pair/ga.json ../../pair/gb.json --json out.json
 
 # What needs no model, and the refusals (one line, their exit codes).
 # (The backends' list and the help name the onnxruntime backend's options:

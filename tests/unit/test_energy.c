@@ -475,7 +475,7 @@ static void test_meter_rapl_wrap(void)
     double run_ms = 1;
     ib_workload *w = energy_fake(&run_ms, 0, 0, 0);
     ib__energy_meter m;
-    CHECK(ib__energy_meter_open_cpu(&m, w, root));
+    CHECK(ib__energy_meter_open_cpu(&m, &w->clock, root));
     write_file(zone, "energy_uj", "500\n");
     CHECK(ib__energy_meter_poll(&m));
     CHECK_NEAR(m.joules, 1500e-6, 1e-15);
