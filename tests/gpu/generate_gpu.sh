@@ -17,7 +17,8 @@
 # release set-up installed. The zoo's GGUF files go to INFERBENCH_ZOO_CACHE
 # (default /tmp/inferbench-zoo, kept between runs). IB_GEN_GPU_MODELS:
 # which models (default both); IB_GEN_GPU_PARTS: which measurements
-# (default "depth512 depth4096 search pitfalls"). With OUT set, the JSON
+# (default "depth512 depth4096 search pitfalls"); IB_GEN_GPU_RUNS: --runs
+# of each (default generate's own). With OUT set, the JSON
 # files are copied there.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
@@ -73,6 +74,10 @@ for m in "${models[@]}"; do
       search) extra=(--prompt-tokens 512 --new-tokens 128 --search-sequences --ctx-per-seq 4096) ;;
       pitfalls) extra=(--prompt-tokens 512 --new-tokens 128 --pitfalls) ;;
       *) fail "unknown part $part"; continue ;;
+    esac
+    case ${IB_GEN_GPU_RUNS:-} in
+      '') ;;
+      *) extra+=(--runs "$IB_GEN_GPU_RUNS") ;;
     esac
     json="$TMP/$tag-$part.json"
     expect_exit 0 "$m $part" -- "$IB" generate "$m" --device cuda --quiet "${extra[@]}" --json "$json" || {
