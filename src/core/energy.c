@@ -461,12 +461,19 @@ ib_status ib__energy_meters_begin(ib__energy_meters *m, ib__energy_pad_fn pad, v
     return IB_OK;
 }
 
+double ib__energy_tick_ms(const ib__energy_counter *c)
+{
+    if (c->range == 0) return INFINITY;
+    double wrap_ms = (double)c->range * c->unit_j / IB__ENERGY_MAX_W * 1e3;
+    return fmax(IB__ENERGY_TICK_MS, wrap_ms / 4);
+}
+
 void ib__energy_meters_tick(ib__energy_meters *m)
 {
     if (!m->asked) return;
     ib__energy_meter *each[] = { &m->device, &m->cpu };
     for (size_t i = 0; i < 2; i++)
-        if (each[i]->open && now_ms(each[i]) - each[i]->read_ms >= IB__ENERGY_TICK_MS)
+        if (each[i]->open && now_ms(each[i]) - each[i]->read_ms >= ib__energy_tick_ms(&each[i]->c))
             ib__energy_meter_poll(each[i]);
 }
 

@@ -171,9 +171,15 @@ double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms);
 /* A measurement's meters                                                    */
 /* ------------------------------------------------------------------------ */
 
-/* Read at most this often during the timed work (a wrap between two
- * reads must not be missed: RAPL's comes after minutes). */
+/* During the work a counter is read only as often as its wraps need (a
+ * wrap between two reads must not be missed; ib__energy_tick_ms): a
+ * quarter of its shortest wrap, its range drawn at IB__ENERGY_MAX_W, and
+ * at most every IB__ENERGY_TICK_MS. A counter that does not wrap (NVML's
+ * 64 bits of mJ) is read at the window's ends alone: every read between
+ * is host time the measured loop waits on. */
 #define IB__ENERGY_TICK_MS 10.0
+#define IB__ENERGY_MAX_W 2000.0
+double ib__energy_tick_ms(const ib__energy_counter *c);
 
 /* What latency and throughput read: the device's counter (aligned on its
  * changes) and the CPU package's (read at the same instants; aligned
@@ -201,7 +207,7 @@ void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib_
                                void *ctx, bool own, const ib_config *cfg);
 void ib__energy_meters_close(ib__energy_meters *m);
 ib_status ib__energy_meters_begin(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, ib_error *err);
-/* Reads the counters when IB__ENERGY_TICK_MS passed since the last read. */
+/* Reads each counter when its ib__energy_tick_ms passed since its last read. */
 void ib__energy_meters_tick(ib__energy_meters *m);
 ib_status ib__energy_meters_end(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, double *pad_items,
                                 ib_error *err);

@@ -1055,6 +1055,59 @@ static void test_sampled_figure(void)
     free(env);
 }
 
+/* How often a counter is read during the work: NVML's (no range) only at
+ * the window's ends; RAPL's 262 kJ at a quarter of its wrap at 2 kW
+ * (32.8 s); a tiny range no more often than every 10 ms. */
+static void test_tick_follows_the_wrap(void)
+{
+    ib__energy_counter nvml = { .unit_j = 1e-3, .range = 0 };
+    ib__energy_counter rapl = { .unit_j = 1e-6, .range = 262143328850ULL };
+    ib__energy_counter tiny = { .unit_j = 1e-3, .range = 1000 };
+    CHECK(isinf(ib__energy_tick_ms(&nvml)));
+    CHECK_NEAR(ib__energy_tick_ms(&rapl), 262143.32885 / 2000 * 1e3 / 4, 1e-6);
+    CHECK_NEAR(ib__energy_tick_ms(&tiny), 10, 0);
+
+    /* On the fake's counter without a range: the ticks of a long window
+     * read nothing (the meter's last read stays the window's start); with
+     * a range, they read at its tick (12.5 ms here). */
+    for (int ranged = 0; ranged < 2; ranged++) {
+        double run_ms = 1;
+        ib__fake_script s;
+        ib__fake_script_init(&s);
+        s.duration_ms = const_ms;
+        s.ctx = &run_ms;
+        s.energy_step_ms = 100;
+        s.busy_w = 300;
+        s.idle_w = 50;
+        s.energy_range = ranged ? 100000 : 0; /* 100 J: a wrap each 333 ms at 300 W, a read each 12.5 ms */
+        ib_workload *w = NULL;
+        ib_error err;
+        CHECK(ib__workload_open_fake(&s, &w, &err) == IB_OK);
+        ib_config cfg;
+        ib_config_init(&cfg);
+        ib__energy_meters m;
+        ib__energy_meters_open(&m, w, &cfg);
+        CHECK(ib__energy_meters_begin(&m, pad_run, w, &err) == IB_OK);
+        double start_read = m.device.read_ms;
+        for (int i = 0; i < 1000; i++) {
+            run_n(w, 1);
+            ib__energy_meters_tick(&m);
+        }
+        if (ranged)
+            CHECK(m.device.read_ms >= start_read + 1000 - ib__energy_tick_ms(&m.device.c) - 1);
+        else
+            CHECK_NEAR(m.device.read_ms, start_read, 0);
+        double pad_items;
+        CHECK(ib__energy_meters_end(&m, pad_run, w, &pad_items, &err) == IB_OK);
+        ib_energy e, cpu;
+        ib__energy_meters_figures(&m, 1000 + pad_items, NULL, NAN, &e, &cpu);
+        CHECK(e.source == IB_ENERGY_COUNTER); /* the wraps were seen: the figure holds */
+        CHECK_NEAR(e.joules_per_item, 0.3, 0.3 * e.bound);
+        ib__energy_meters_close(&m);
+        ib_workload_destroy(w);
+    }
+}
+
 /* The card's power limit beside the figure: at 300 W against a 310 W
  * limit, the report says it was power-capped. */
 static void test_power_limit(void)
@@ -1106,6 +1159,7 @@ int main(int argc, char **argv)
     RUN(test_meter_unaligned_windows);
     RUN(test_meter_wrap_and_missing);
     RUN(test_meter_rapl_wrap);
+    RUN(test_tick_follows_the_wrap);
     RUN(test_latency_energy);
     RUN(test_latency_energy_too_short);
     RUN(test_throughput_energy);
