@@ -29,7 +29,7 @@ static worst worst_accuracy(const ib_accuracy *acc)
     return w;
 }
 
-static const char *num(char buf[32], const char *fmt, double v)
+const char *ib__best_num(char buf[32], const char *fmt, double v)
 {
     if (isfinite(v))
         snprintf(buf, 32, fmt, v);
@@ -63,8 +63,12 @@ static double latency_figure(const ib_best_row *row, double ci[2])
     return has ? row->latency.p50 : NAN;
 }
 
+#define num ib__best_num
+#define stage_cell ib__best_stage_cell
+#define steps_json ib__best_steps_json
+
 /* "WINNER" / "dropped" ...: a stage as the tables print it. */
-static const char *stage_cell(ib_best_stage s)
+const char *ib__best_stage_cell(ib_best_stage s)
 {
     return s == IB_BEST_WINNER ? "WINNER" : ib_best_stage_name(s);
 }
@@ -73,15 +77,18 @@ static const char *stage_cell(ib_best_stage s)
  * bookkeeping): the elapsed time less every step's. Only the host clock
  * makes them comparable: with workloads on a virtual clock (the fake) the
  * steps may exceed the elapsed time, and the rest reads 0. */
-static double rest_ms(const ib_best_result *r)
+double ib__best_rest_ms(const ib_best_result *r)
 {
     double steps = 0;
     for (int k = 0; k < IB_BEST_STEPS; k++) steps += r->step_ms[k];
     return fmax(r->elapsed_ms - steps, 0);
 }
 
-/* "time by step: opening 1.2 s, accuracy checks 0.4 s, ..., other 0.1 s". */
-static void steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r)
+#define rest_ms ib__best_rest_ms
+
+/* "time by step: opening 1.2 s, accuracy checks 0.4 s, ..., other 0.1 s";
+ * a generative model's race has three steps. */
+void ib__best_steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r)
 {
     static const char *const words[IB_BEST_STEPS] = {
         [IB_BEST_STEP_OPEN] = "opening",
@@ -92,22 +99,29 @@ static void steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r)
         [IB_BEST_STEP_PEAK_SCREEN] = "peak screening",
         [IB_BEST_STEP_THROUGHPUT_FINAL] = "throughput finals",
     };
+    const unsigned gen =
+        1u << IB_BEST_STEP_OPEN | 1u << IB_BEST_STEP_SCREEN | 1u << IB_BEST_STEP_LATENCY_FINAL;
     ib__sbuf_printf(b, "%s", lead);
-    for (int k = 0; k < IB_BEST_STEPS; k++)
-        ib__sbuf_printf(b, "%s %s %.1f s", k ? "," : "", words[k], r->step_ms[k] / 1e3);
+    for (int k = 0, n = 0; k < IB_BEST_STEPS; k++)
+        if (!r->generation || (gen >> k & 1u))
+            ib__sbuf_printf(b, "%s %s %.1f s", n++ ? "," : "",
+                            r->generation && k == IB_BEST_STEP_LATENCY_FINAL ? "finals" : words[k],
+                            r->step_ms[k] / 1e3);
     ib__sbuf_printf(b, ", other %.1f s\n", rest_ms(r) / 1e3);
 }
+#define steps_line ib__best_steps_line
 
 /* The race's rules against wasted time, and the steps their bound
  * stopped (docs/best.md, "Far behind, and each step's time bound"). */
-static void rules_lines(ib__sbuf *b, const ib_best_result *r)
+void ib__best_rules_lines(ib__sbuf *b, const ib_best_result *r)
 {
     if (r->exhaustive) return;
     if (r->far_factor > 0)
         ib__sbuf_printf(b,
-                        "far behind: a candidate whose median's 95%% CI at batch 1 starts above %.4g x the "
-                        "leader's upper end leaves before the finals, the throughput race included\n",
-                        r->far_factor);
+                        "far behind: a candidate whose median's 95%% CI%s starts above %.4g x the leader's "
+                        "upper end leaves before the finals%s\n",
+                        r->generation ? "" : " at batch 1", r->far_factor,
+                        r->generation ? "" : ", the throughput race included");
     if (r->step_max_ms > 0)
         ib__sbuf_printf(b, "time bound: each step at most %.4g s (--step-max-ms)\n", r->step_max_ms / 1e3);
     for (int k = 0; k < IB_BEST_STEPS; k++)
@@ -115,6 +129,7 @@ static void rules_lines(ib__sbuf *b, const ib_best_result *r)
             ib__sbuf_printf(b, "time bound reached: %s stopped at %.4g s; what it measured by then stands\n",
                             ib_best_step_name((ib_best_step)k), r->step_max_ms / 1e3);
 }
+#define rules_lines ib__best_rules_lines
 
 /* ------------------------------------------------------------------------ */
 /* Text                                                                      */
@@ -205,6 +220,7 @@ static void text_energy(ib__sbuf *b, const ib_best_result *r)
 
 char *ib_best_report_text(const ib_best_result *r)
 {
+    if (r->generation) return ib__best_gen_text(r, NULL);
     ib__sbuf b = { 0 };
     char gate[96];
     ib__sbuf_printf(&b, "inferbench best: %s on %s, %zu candidates, %s\n",
@@ -243,7 +259,7 @@ char *ib_best_report_text(const ib_best_result *r)
 /* ------------------------------------------------------------------------ */
 
 /* Time by step: {open, accuracy, screen, ...} in ms. */
-static cJSON *steps_json(const double step_ms[IB_BEST_STEPS])
+cJSON *ib__best_steps_json(const double step_ms[IB_BEST_STEPS])
 {
     cJSON *j = cJSON_CreateObject();
     for (int k = 0; k < IB_BEST_STEPS; k++)
@@ -330,6 +346,7 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
 
 char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 {
+    if (r->generation) return ib__best_gen_json(r, cfg, NULL, NULL);
     cJSON *root = ib__json_document("inferbench.best/2", r->partial, r->stop_status,
                                     r->info.model[0] ? &r->info : NULL);
     cJSON_AddItemToObject(root, "search", search_json(r, cfg));
@@ -355,6 +372,7 @@ char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
 
 char *ib__best_csv(const ib_best_result *r)
 {
+    if (r->generation) return ib__best_gen_csv(r);
     ib__sbuf b = { 0 };
     ib__sbuf_printf(
         &b,
@@ -393,7 +411,7 @@ char *ib__best_csv(const ib_best_result *r)
     return ib__sbuf_finish(&b);
 }
 
-static void md_cells(ib__sbuf *b, const char *const *cells, size_t n)
+void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         ib__sbuf_printf(b, "| ");
@@ -402,6 +420,8 @@ static void md_cells(ib__sbuf *b, const char *const *cells, size_t n)
     }
     ib__sbuf_printf(b, "|\n");
 }
+
+#define md_cells ib__best_md_cells
 
 char *ib__best_md(const ib_best_result *r)
 {
@@ -446,22 +466,39 @@ char *ib__best_md(const ib_best_result *r)
     return ib__sbuf_finish(&b);
 }
 
+void ib__best_html_head(ib__sbuf *b, const char *model)
+{
+    ib__sbuf_printf(
+        b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>inferbench best: ");
+    ib__xml_escape(b, model);
+    ib__sbuf_printf(
+        b, "</title><style>body{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:24px auto;"
+           "padding:0 16px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 6px;"
+           "font-size:13px}td.n{text-align:right}tr.win{background:#e8f5e9}pre{background:#f7f7f7;"
+           "padding:10px;font-size:12px;overflow-x:auto}</style></head><body>\n<h1>inferbench best: ");
+    ib__xml_escape(b, model);
+    ib__sbuf_printf(b, "</h1>\n");
+}
+
+void ib__best_html_tail(ib__sbuf *b, char *text)
+{
+    ib__sbuf_printf(b, "</table>\n<h2>Report</h2>\n<pre>");
+    if (text)
+        ib__xml_escape(b, text);
+    else
+        b->failed = true;
+    ib_free(text);
+    ib__sbuf_printf(b, "</pre>\n</body></html>\n");
+}
+
 /* A page: the table as HTML, then the text report (the two never
  * disagree: both are read off the same result). */
 char *ib__best_html(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
+    ib__best_html_head(&b, r->info.model);
     ib__sbuf_printf(
-        &b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>inferbench best: ");
-    ib__xml_escape(&b, r->info.model);
-    ib__sbuf_printf(
-        &b, "</title><style>body{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:24px auto;"
-            "padding:0 16px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 6px;"
-            "font-size:13px}td.n{text-align:right}tr.win{background:#e8f5e9}pre{background:#f7f7f7;"
-            "padding:10px;font-size:12px;overflow-x:auto}</style></head><body>\n<h1>inferbench best: ");
-    ib__xml_escape(&b, r->info.model);
-    ib__sbuf_printf(
-        &b, "</h1>\n<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
+        &b, "<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
             "<th>max abs err</th><th>cosine</th><th>inputs/J<br>batch 1</th><th>inputs/J<br>at batch</th>"
             "<th>latency</th><th>throughput</th></tr>\n");
     for (size_t i = 0; i < r->n_rows; i++) {
@@ -482,13 +519,6 @@ char *ib__best_html(const ib_best_result *r)
             ib__fmt_inputs_per_joule(c[6], &row->throughput_energy), stage_cell(row->latency_stage),
             stage_cell(row->throughput_stage));
     }
-    ib__sbuf_printf(&b, "</table>\n<h2>Report</h2>\n<pre>");
-    char *text = ib_best_report_text(r);
-    if (text)
-        ib__xml_escape(&b, text);
-    else
-        b.failed = true;
-    ib_free(text);
-    ib__sbuf_printf(&b, "</pre>\n</body></html>\n");
+    ib__best_html_tail(&b, ib_best_report_text(r));
     return ib__sbuf_finish(&b);
 }

@@ -23,7 +23,9 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_PITFALLS_SESSIONS:
     case IB_RESULT_GENERATION_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
-    case IB_RESULT_BEST: return ib_best_report_json(r->best, r->best_cfg);
+    case IB_RESULT_BEST:
+        return r->best->generation ? ib__best_gen_json(r->best, r->best_cfg, r->generation, r->gen_cfg)
+                                   : ib_best_report_json(r->best, r->best_cfg);
     case IB_RESULT_FLEET:
         return r->fleet->serve ? ib__fleet_serve_report_json(r->fleet, r->info)
                                : ib__fleet_report_json(r->fleet, r->info, r->cfg);

@@ -51,5 +51,27 @@ char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's 
 char *ib__best_csv(const ib_best_result *r);
 char *ib__best_md(const ib_best_result *r);
 char *ib__best_html(const ib_best_result *r);
+/* What best's two report files share (best_report.c): a number or "-",
+ * a stage's cell, the search's own time, the time by step and the race's
+ * rules as text, the steps as JSON. */
+const char *ib__best_num(char buf[32], const char *fmt, double v);
+const char *ib__best_stage_cell(ib_best_stage s);
+double ib__best_rest_ms(const ib_best_result *r);
+void ib__best_steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r);
+void ib__best_rules_lines(ib__sbuf *b, const ib_best_result *r);
+cJSON *ib__best_steps_json(const double step_ms[IB_BEST_STEPS]);
+/* A Markdown table's row of cells; the page's head (to its <h1>) and its
+ * tail: the table closed, then text (freed), the text report. */
+void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n);
+void ib__best_html_head(ib__sbuf *b, const char *model);
+void ib__best_html_tail(ib__sbuf *b, char *text);
+/* A generative model's race (best_gen_report.c), with the winner's full
+ * generation measurement after it when win is not NULL. */
+char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win);
+char *ib__best_gen_json(const ib_best_result *r, const ib_best_config *cfg, const ib_gen_result *win,
+                        const ib_gen_config *win_cfg);
+char *ib__best_gen_csv(const ib_best_result *r);
+char *ib__best_gen_md(const ib_best_result *r, const ib_gen_result *win);
+char *ib__best_gen_html(const ib_best_result *r, const ib_gen_result *win);
 
 #endif
