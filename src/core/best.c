@@ -291,7 +291,7 @@ static void close_row(race *s, size_t i)
     if (!s->w[i] && !s->g[i]) return;
     double t0 = ib__now_ms();
     ib_workload_destroy(s->w[i]);
-    ib_gen_destroy(s->g[i]);
+    ib__gen_destroy(s->g[i]);
     s->w[i] = NULL;
     s->g[i] = NULL;
     s->r->rows[i].step_ms[IB_BEST_STEP_OPEN] += ib__now_ms() - t0;
@@ -308,7 +308,7 @@ static ib_status open_subject(race *s, size_t i, bool judge, ib_workload **w, ib
     s->g[i] = NULL;
     ib_status st = s->gen->open(i, s->gen->open_user, &s->g[i], why);
     if (st != IB_OK) {
-        ib_gen_destroy(s->g[i]);
+        ib__gen_destroy(s->g[i]);
         s->g[i] = NULL;
     }
     return st;

@@ -47,7 +47,11 @@ char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
 char *ib__gen_comparison_json(const ib_result *r);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
 
-/* The best search's CSV, Markdown and HTML (best_report.c). */
+/* The best search's reports (best_report.c); ib_best_report_text and
+ * _json (text_printer.c, json_printer.c) choose between these and a
+ * generative model's. */
+char *ib__best_text(const ib_best_result *r);
+char *ib__best_json(const ib_best_result *r, const ib_best_config *cfg);
 char *ib__best_csv(const ib_best_result *r);
 char *ib__best_md(const ib_best_result *r);
 char *ib__best_html(const ib_best_result *r);
