@@ -29,6 +29,8 @@ typedef struct script_row {
 typedef struct scripted {
     const script_row *rows;
     int opens[16];
+    int cancel_at_open; /* 1-based: raise *cancel when that candidate opens */
+    volatile int *cancel;
 } scripted;
 
 static ib_status open_row(size_t i, void *user, ib_gen **g, ib_error *err)
@@ -36,6 +38,7 @@ static ib_status open_row(size_t i, void *user, ib_gen **g, ib_error *err)
     scripted *sc = user;
     const script_row *r = &sc->rows[i];
     sc->opens[i]++;
+    if (sc->cancel_at_open == (int)i + 1) *sc->cancel = 1; /* the user's ^C, as candidate i opens */
     if (r->refuse) {
         snprintf(err->message, sizeof err->message, "%s", r->refuse);
         return IB_ERR_INVALID_ARG;
@@ -228,6 +231,31 @@ static void test_exhaustive(void)
     free(r);
 }
 
+/* Interrupted as the second candidate opens: the first one's screening
+ * stands, the search stops, partial, with no winner. */
+static void test_interrupted(void)
+{
+    volatile int stop = 0;
+    scripted sc = { .rows = rows, .cancel_at_open = 2, .cancel = &stop };
+    ib_best_config bc;
+    ib_best_gen bg;
+    config(&bc, &bg, &sc, 3);
+    bc.latency.cancel = &stop;
+    ib_best_result *r = malloc(sizeof *r);
+    ib_gen_result win;
+    ib_error err;
+    CHECK(ib_measure_best_generation(&bc, &bg, r, &win, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r->partial && r->stop_status == IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r->rows[0].latency_runs, SCREEN_RUNS);
+    CHECK(r->rows[0].tpot.p50 == steps_ms(1) / N);
+    CHECK_EQ_INT(r->rows[1].latency_runs, 0);
+    CHECK_EQ_INT(sc.opens[2], 0);
+    CHECK(r->latency_winner < 0);
+    CHECK_EQ_INT(win.runs, 0);
+    ib_gen_result_free(&win);
+    free(r);
+}
+
 static void test_refusals(void)
 {
     scripted sc = { .rows = rows };
@@ -260,6 +288,7 @@ int main(int argc, char **argv)
     RUN(test_figure_decides);
     RUN(test_step_bound);
     RUN(test_exhaustive);
+    RUN(test_interrupted);
     RUN(test_refusals);
     return check_summary("test_best_gen");
 }
