@@ -39,7 +39,8 @@ static const cli_command commands[] = {
     { "best", "[MODEL] [options]", "The fastest configuration that stays accurate.",
       "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and the options the\n"
       "backend declares to race (inferbench backends), raced at batch 1 and at the throughput peak, each\n"
-      "judged against strict fp32 (docs/best.md).",
+      "judged against strict fp32 (docs/best.md). A generative model (a GGUF file or zoo:NAME): flash\n"
+      "attention, the KV cache's type and n_ubatch, raced by each run's TPOT (--objective ttft: TTFT).",
       OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET |
           OPT_MATH | OPT_ACCURACY | OPT_BEST | OPT_GEN_RUN,
       cmd_best },
