@@ -120,3 +120,22 @@ void ib__best_html_tail(ib__sbuf *b, char *text)
     ib_free(text);
     ib__sbuf_printf(b, "</pre>\n</body></html>\n");
 }
+
+void ib__best_json_rules(cJSON *search, const ib_best_result *r)
+{
+    ib__json_add_number(search, "far_factor", r->far_factor > 0 ? r->far_factor : NAN);
+    ib__json_add_number(search, "step_max_ms", r->step_max_ms > 0 ? r->step_max_ms : NAN);
+    cJSON *bounded = cJSON_AddArrayToObject(search, "steps_bounded");
+    for (int k = 0; k < IB_BEST_STEPS; k++)
+        if (r->steps_bounded & (1u << k))
+            cJSON_AddItemToArray(bounded, cJSON_CreateString(ib_best_step_name((ib_best_step)k)));
+}
+
+void ib__best_json_times(cJSON *root, const ib_best_result *r)
+{
+    cJSON_AddNumberToObject(root, "elapsed_ms", r->elapsed_ms);
+    cJSON_AddNumberToObject(root, "measured_ms", r->measured_ms);
+    cJSON *steps = ib__best_steps_json(r->step_ms);
+    cJSON_AddNumberToObject(steps, "other", ib__best_rest_ms(r));
+    cJSON_AddItemToObject(root, "steps_ms", steps);
+}

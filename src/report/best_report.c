@@ -255,12 +255,7 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
     cJSON_AddItemToObject(s, "latency_config", ib__json_config(&cfg->latency));
     cJSON_AddNumberToObject(s, "throughput_runs", (double)cfg->throughput.run.runs);
     cJSON_AddNumberToObject(s, "max_batch", (double)cfg->throughput.max_batch);
-    ib__json_add_number(s, "far_factor", r->far_factor > 0 ? r->far_factor : NAN);
-    ib__json_add_number(s, "step_max_ms", r->step_max_ms > 0 ? r->step_max_ms : NAN);
-    cJSON *bounded = cJSON_AddArrayToObject(s, "steps_bounded");
-    for (int k = 0; k < IB_BEST_STEPS; k++)
-        if (r->steps_bounded & (1u << k))
-            cJSON_AddItemToArray(bounded, cJSON_CreateString(ib_best_step_name((ib_best_step)k)));
+    ib__best_json_rules(s, r);
     return s;
 }
 
@@ -273,11 +268,7 @@ char *ib__best_json(const ib_best_result *r, const ib_best_config *cfg)
     add_label_or_null(root, "throughput_winner", r, r->throughput_winner);
     add_label_or_null(root, "searched", r, r->searched);
     ib__json_add_number(root, "peak_batch", r->peak_batch ? (double)r->peak_batch : NAN);
-    cJSON_AddNumberToObject(root, "elapsed_ms", r->elapsed_ms);
-    cJSON_AddNumberToObject(root, "measured_ms", r->measured_ms);
-    cJSON *steps = steps_json(r->step_ms);
-    cJSON_AddNumberToObject(steps, "other", rest_ms(r));
-    cJSON_AddItemToObject(root, "steps_ms", steps);
+    ib__best_json_times(root, r);
     cJSON *rows = cJSON_AddArrayToObject(root, "candidates");
     for (size_t i = 0; i < r->n_rows; i++) cJSON_AddItemToArray(rows, row_json(&r->rows[i]));
     ib__json_add_warnings(root, r->warnings);

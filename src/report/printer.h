@@ -64,6 +64,11 @@ double ib__best_rest_ms(const ib_best_result *r);
 void ib__best_steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r);
 void ib__best_rules_lines(ib__sbuf *b, const ib_best_result *r);
 cJSON *ib__best_steps_json(const double step_ms[IB_BEST_STEPS]);
+/* The race's rules into a search object (far_factor, step_max_ms,
+ * steps_bounded); the times into a document (elapsed_ms, measured_ms,
+ * steps_ms with other). */
+void ib__best_json_rules(cJSON *search, const ib_best_result *r);
+void ib__best_json_times(cJSON *root, const ib_best_result *r);
 /* A Markdown table's row of cells; the page's head (to its <h1>) and its
  * tail: the table closed, then text (freed), the text report. */
 void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n);

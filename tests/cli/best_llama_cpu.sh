@@ -7,12 +7,7 @@
 # no file written. Skipped (77) without llama.cpp. No timing is asserted.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -d "$(dirname "$0")/../../.cache/llama-cpp-3.22.1/lib" ]; then
-  echo "skipped: no llama.cpp in .cache (scripts/setup.sh installs it)"
-  exit 77
-fi
-unset INFERBENCH_ZOO_CACHE
-export XDG_CACHE_HOME="$TMP/cache"
+need_llama
 TINY=(best zoo:llama-tiny --device cpu --prompt-tokens 16 --new-tokens 4 --runs 6 --warmup-runs 1 --warmup-ms 0
       --no-steady --quiet --option threads=1)
 # One thread: on this 2-core machine, shared, two threads that spin wait
