@@ -6,7 +6,9 @@
  * leader), the finalists measured by the full latency rule, the batch
  * searched once by the throughput search, and the other candidates timed
  * at that batch. A candidate that fails the accuracy gate is timed once
- * and never wins. */
+ * and never wins. A generative model's candidates run the same latency
+ * race, each measurement the generation method's (best_gen.c), one TPOT
+ * or TTFT value a run. */
 #include "workload/workload.h"
 #include "core/best.h"
 #include "core/compare.h"
@@ -297,8 +299,6 @@ static void close_row(race *s, size_t i)
     s->r->rows[i].step_ms[IB_BEST_STEP_OPEN] += ib__now_ms() - t0;
 }
 
-/* Opens row i, judging its accuracy when asked (the first time). A
- * failure skips the row, or, on a later opening, fails its throughput. */
 /* The caller's opening of row i: its workload into *w (judged when
  * asked), or in a generative model's race its model into s->g[i]. */
 static ib_status open_subject(race *s, size_t i, bool judge, ib_workload **w, ib_error *why)
@@ -324,6 +324,9 @@ static void first_opened(race *s, size_t i, const ib_workload *w)
         s->r->info = *ib_workload_get_info(w);
 }
 
+/* Opens row i, judging its accuracy when asked (the first time). A
+ * failure skips the row, or, on a later opening, fails its throughput (a
+ * generative model's row: its latency race). */
 static ib_status open_row(race *s, size_t i, bool judge, ib_workload **w)
 {
     ib_best_row *row = &s->r->rows[i];
