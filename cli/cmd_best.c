@@ -482,12 +482,21 @@ static int race_generative(cli_args *a, candidates *cs, const ib_gen_config *gc,
     return code;
 }
 
+/* The generation backend --backend names, else the default (one that is
+ * no such backend is refused when the model opens). */
+static const ib_gen_backend *gen_backend_of(const cli_args *a)
+{
+    for (size_t i = 0; a->backend && i < ib_gen_backend_count(); i++)
+        if (!strcmp(ib_gen_backend_get(i)->name, a->backend)) return ib_gen_backend_get(i);
+    return ib_gen_backend_get(0);
+}
+
 /* best of a generative model: its generation backend's raced options. */
 static int best_generative(cli_args *a, candidates *cs)
 {
     int code = refuse_options(a, true);
     if (code != EXIT_OK) return code;
-    const ib_gen_backend *b = ib_gen_backend_get(0);
+    const ib_gen_backend *b = gen_backend_of(a);
     cs->a = a;
     cs->race_math = false;
     take_raced(cs, b->options, b->n_options);
@@ -510,7 +519,7 @@ int cmd_best(cli_args *a)
 {
     candidates *cs = calloc(1, sizeof *cs);
     if (!cs) return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
-    if (generative(a->model) && !a->session_index) {
+    if ((generative(a->model) || a->gen_backend) && !a->session_index) {
         int code = best_generative(a, cs);
         free(cs);
         return code;

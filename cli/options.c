@@ -784,6 +784,15 @@ static void build_longopts(struct option *out)
 /* The value of --backend in argv (as "--backend V" or "--backend=V"), or
  * NULL: read before parsing, so that a plugin's alias flags exist when
  * the rest is parsed. */
+/* A backend of generative models only (llama: not a name of the
+ * registry's, as fake is): best takes it for a generative model. */
+static bool generation_only(const char *name)
+{
+    for (size_t i = 0; name && i < ib_gen_backend_count(); i++)
+        if (!strcmp(ib_gen_backend_get(i)->name, name)) return !ib_backend_find(name);
+    return false;
+}
+
 static const char *backend_named(int argc, char **argv)
 {
     const char *name = NULL;
@@ -827,7 +836,9 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     /* generate names its own backends (no plugin, no alias flags of theirs). */
     const char *named =
         accepts(cmd, find_option(O_BACKEND)) && !(cmd->groups & OPT_GEN) ? backend_named(argc, argv) : NULL;
-    if (named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
+    /* best of a generative model may name its backend (--backend llama). */
+    bool gen_named = (cmd->groups & OPT_BEST) && generation_only(named);
+    if (named && !gen_named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
     struct option longopts[N_OPTIONS + CLI_MAX_ALIASES + 1];
     build_longopts(longopts);
 
@@ -836,7 +847,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     ib_throughput_config tc;
     ib_throughput_config_init(&tc);
     ib_gen_config_init(&a->gen);
-    a->gen_backend = cmd->groups & OPT_GEN;
+    a->gen_backend = (cmd->groups & OPT_GEN) || gen_named;
     if (cmd->groups & OPT_THROUGHPUT)
         a->cfg = tc.run;
     else if (a->gen_backend)

@@ -41,7 +41,12 @@ expect_exit 0 "--objective ttft, n_ubatch fixed" -- \
 json_check "$TMP/t.json" "d['search']['objective'] == 'ttft' and len(d['candidates']) == 10 and all(c['label'].endswith('ubatch 512') for c in d['candidates'])" "json: the option given is kept, not raced"
 json_check "$TMP/t.json" "all(c['ranked_ms'] == c['ttft_ms'] for c in d['candidates'])" "json: the ranked figure is the TTFT"
 
+expect_exit 0 "--backend llama named, two options fixed" -- \
+  "$IB" "${TINY[@]}" --backend llama --option n_ubatch=256 --option kv_type=q8_0 --json "$TMP/l.json"
+json_check "$TMP/l.json" "[c['label'] for c in d['candidates']] == ['fa off, kv q8_0, ubatch 256', 'fa on, kv q8_0, ubatch 256'] and d['candidates'][0]['stage'] == 'skipped' and d['winner'] == 'fa on, kv q8_0, ubatch 256'" "json: flash attention alone raced, off refused with q8_0"
+
 # Bad input: one line, exit 2, nothing written.
+expect_exit 2 "--backend llama for a model it does not have" -- "$IB" best zoo:mlp --backend llama --device cpu --quiet
 expect_exit 2 "a KV cache type the library lacks" -- "$IB" "${TINY[@]}" --option kv_type=q2_k --json "$TMP/x.json"
 expect_grep "kv_type=q2_k: expected f16, bf16, f32, q8_0 or q4_0" "$TMP/err" "the values it has named"
 expect_exit 2 "n_ubatch 0" -- "$IB" "${TINY[@]}" --option n_ubatch=0 --json "$TMP/x.json"
