@@ -588,10 +588,13 @@ typedef struct ib_latency_result {
      * on a workload that can hold its stream, after the timed runs, pairs
      * of runs one as it is and one with its launch held (the stream held
      * until the run is queued), device-timed: their statistics (n 0: not
-     * checked), and host_bound when the lower end of the plain runs'
-     * median CI lies above the upper end of the held runs' and the medians
-     * differ by more than 2% of the held one. */
+     * checked); host_wait_ms the difference of their medians when the
+     * lower end of the plain runs' median CI lies above the upper end of
+     * the held runs' (the GPU waited), 0 when not, NAN when not checked;
+     * host_bound when that wait is over 5% of the held median (the figure
+     * follows the host's speed). */
     ib_stats host_wait_plain, host_wait_held;
+    double host_wait_ms;
     bool host_bound;
     ib_energy energy;     /* the device's over the timed runs (with the runs
                              that align the window's ends): per input */
@@ -1299,6 +1302,7 @@ typedef struct ib_gen_point {
     double tpot_ms;       /* the mean step: each sequence's time per token */
     int64_t steps;        /* steps timed */
     double first_step_ms; /* the first step at this count (cold), in no figure */
+    ib_energy energy;     /* per token of a decode window at this count (docs/energy.md) */
 } ib_gen_point;
 
 typedef struct ib_gen_probe {
@@ -1374,7 +1378,14 @@ typedef struct ib_gen_result {
     double tpot_budget_ms;
     bool has_pitfalls;
     ib_gen_pitfall_row pitfalls[IB_GEN_PITFALL_COUNT];
-    unsigned warnings; /* IB_WARN_* */
+    /* Energy (docs/energy.md, "For generation"): the device's per output
+     * token over a decode window of the single sequence's steps, the CPU
+     * package's over the same window, and the device's per prompt token
+     * over a window of prefills (items: prompt tokens; a request's prefill
+     * is joules_per_item x prompt_tokens). */
+    ib_energy decode_energy, decode_cpu_energy, prefill_energy;
+    int most_efficient; /* index into points: the most tokens per joule; -1 none */
+    unsigned warnings;  /* IB_WARN_* */
     ib_env env;
 } ib_gen_result;
 
@@ -1411,6 +1422,7 @@ typedef struct ib_gen_file {
     double *token_ms; /* [n_token]: every token's time, run after run */
     size_t n_token;
     double tokens_per_s;
+    double decode_joules_per_token, decode_energy_bound; /* NaN: no figure */
 } ib_gen_file;
 
 /* Reads text[0..len): IB_ERR_INVALID_ARG ("not an inferbench generation
@@ -1424,6 +1436,10 @@ void ib_gen_file_free(ib_gen_file *f);
 typedef struct ib_gen_comparison {
     ib_comparison ttft, token;
     double tokens_per_s_change; /* B's tokens / time over A's, less 1 */
+    /* The decode energy per token's change B / A - 1 and the interval the
+     * two figures' bounds give (docs/energy.md); NaN without a figure in
+     * both. */
+    double energy_change, energy_change_interval[2];
 } ib_gen_comparison;
 
 ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,
@@ -1999,7 +2015,10 @@ typedef enum ib_serve_cause {
     IB_SERVE_CAUSE_CLOCK,      /* the GPU's lower SM clock under load accounts for half or more */
     IB_SERVE_CAUSE_WAKEUP,     /* the instances' wake-up lateness does */
     IB_SERVE_CAUSE_BOTH,       /* each of them does */
-    IB_SERVE_CAUSE_UNEXPLAINED /* neither does */
+    IB_SERVE_CAUSE_HOST,       /* neither does, and the run is host-bound in warm-up:
+                                  its compute is the host's launching, whose state
+                                  between requests no figure here shows */
+    IB_SERVE_CAUSE_UNEXPLAINED /* none of these */
 } ib_serve_cause;
 
 typedef struct ib_serve_explanation {
@@ -2012,10 +2031,12 @@ typedef struct ib_serve_explanation {
                                    what the lower clock accounts for; NaN: no clocks */
     double wakeup_ms;           /* the wake-up's median: what the host's lateness
                                    accounts for */
+    double host_wait_share;     /* warm-up's host wait over its held median
+                                   (ib_serve_result); NaN: not checked */
 } ib_serve_explanation;
 
 /* "as in warm-up", "the SM clock", "the wake-up", "the SM clock and the
- * wake-up", "unexplained", "-". Never NULL. */
+ * wake-up", "a host-bound run", "unexplained", "-". Never NULL. */
 const char *ib_serve_cause_name(ib_serve_cause cause);
 
 /* One offered rate (or the closed loop), measured. Times in ms. */
@@ -2055,7 +2076,12 @@ typedef struct ib_serve_result {
     bool found;    /* some rate met it: points[best] */
     size_t best;
     double service_ms; /* median run time in warm-up: the capacity estimate */
-    size_t instances;  /* workloads that served */
+    /* After warm-up, on the first instance where its stream can be held:
+     * the host-wait check's pairs (docs/method.md, "Host-bound"): the held
+     * runs' median and the wait for the host a run beyond both intervals
+     * (0: none); NaN: not checked (the CPU, no hold). */
+    double warmup_held_ms, warmup_host_wait_ms;
+    size_t instances; /* workloads that served */
     ib_serve_copies copies;
     bool partial;
     ib_status stop_status;

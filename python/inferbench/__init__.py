@@ -36,9 +36,10 @@ _REPORTS = {  # kind: (result struct, measure, text, json, html, free)
 
 
 def _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2,
-            steady=True, cfg=None):
+            steady=True, cfg=None, energy=None):
     """The run options given set on cfg (a fresh ib_config when None,
-    else one whose defaults another init filled)."""
+    else one whose defaults another init filled). energy: whether the
+    energy counters are read (False: --no-energy; None: the init's)."""
     if cfg is None:
         cfg = L.Config()
         L.lib().ib_config_init(ctypes.byref(cfg))
@@ -51,6 +52,8 @@ def _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms,
                 raise InferbenchError(f"{key}={value}: expected a {'positive' if key == 'runs' else 'non-negative'} number")
             setattr(cfg, key, value)
     cfg.exclude_launch, cfg.flush_l2 = exclude_launch, flush_l2
+    if energy is not None:
+        cfg.measure_energy = bool(energy)
     return cfg
 
 
@@ -133,7 +136,7 @@ def _warn_after_latency(workload, result):
 
 def latency(fn, device="cpu", *, stream=None, device_id=0, name=None, batch=1, runs=None, warmup_runs=None,
             warmup_ms=None, warmup_max_ms=None, precision=None, max_time_ms=None, exclude_launch=False,
-            flush_l2=False, steady=True, input_shape=None):
+            flush_l2=False, steady=True, input_shape=None, energy=True):
     """The latency of fn() (no argument), measured as the C program measures
     a model: one cold run apart, warm-up until steady, then `runs` timed
     runs (default 300), or until the median is known to `precision`.
@@ -142,11 +145,15 @@ def latency(fn, device="cpu", *, stream=None, device_id=0, name=None, batch=1, r
     current stream, made current around the measurement; the runs are timed
     with CUDA events on it. device "cpu": the host clock around each call.
     batch: what one call processes (reported). steady=False: the warm-up
-    ends after warmup_runs and warmup_ms, steady or not (--no-steady). Returns a Result; raises
+    ends after warmup_runs and warmup_ms, steady or not (--no-steady).
+    energy: read the energy counters (the GPU's on "cuda", the CPU
+    package's where readable) around the timed runs: Result.energy,
+    .joules_per_item (docs/energy.md); False: not read (--no-energy; their
+    step and the idle power cost a few hundred ms). Returns a Result; raises
     CallableError (fn raised), Interrupted (Ctrl-C; .result keeps what was
     measured) or InferbenchError."""
     cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, precision, max_time_ms, exclude_launch, flush_l2,
-                  steady)
+                  steady, energy=energy)
     workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
                                 batch=batch, input_shape=input_shape)
     return _measure("latency", workload, cfg, cfg)
@@ -154,15 +161,17 @@ def latency(fn, device="cpu", *, stream=None, device_id=0, name=None, batch=1, r
 
 def throughput(fn, device="cpu", *, batches=None, make_batch=None, max_batch=None, latency_budget_ms=0.0,
                stream=None, device_id=0, name=None, runs=None, warmup_runs=None, warmup_ms=None,
-               warmup_max_ms=None, input_shape=None):
+               warmup_max_ms=None, input_shape=None, energy=True):
     """The throughput of fn(b) at the batches given (no search), or at the
     batches a search finds up to max_batch (default 4096; out of memory
     ends the growth: make_batch or fn raising MemoryError or torch's
     OutOfMemoryError is the answer "does not fit"). b is make_batch(n) when
-    make_batch is given, else the batch size n. Returns a Result."""
+    make_batch is given, else the batch size n. energy: each point's
+    energy (Result.energy_by_batch, .most_efficient; .energy: the peak's),
+    as latency's. Returns a Result."""
     tcfg = L.ThroughputConfig()
     L.lib().ib_throughput_config_init(ctypes.byref(tcfg))
-    tcfg.run = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, None, None, False, False)
+    tcfg.run = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, None, None, False, False, energy=energy)
     if max_batch is not None:
         tcfg.max_batch = max_batch
     tcfg.latency_budget_ms = latency_budget_ms
@@ -179,11 +188,12 @@ def throughput(fn, device="cpu", *, batches=None, make_batch=None, max_batch=Non
 
 
 def pitfalls(fn, device="cpu", *, stream=None, device_id=0, name=None, runs=None, warmup_runs=None,
-             warmup_ms=None, warmup_max_ms=None, input_shape=None):
+             warmup_ms=None, warmup_max_ms=None, input_shape=None, energy=True):
     """fn measured the correct way and each classic wrong way that applies
     to a callable (on CUDA: the host clock without a sync; everywhere: one
-    run taken as the answer). Returns a Result."""
-    cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, None, None, False, False)
+    run taken as the answer), and the energy rows where there is a counter
+    (Result.energy: the correct row's). Returns a Result."""
+    cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, None, None, False, False, energy=energy)
     workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
                                 input_shape=input_shape)
     return _measure("pitfalls", workload, cfg, cfg)
@@ -265,7 +275,7 @@ def binding_overhead():
     a plain Python loop, in microseconds; measured once per process."""
     global _overhead
     if _overhead is None:
-        cfg = _config(300, 20, 20.0, 500.0, None, None, False, False)
+        cfg = _config(300, 20, 20.0, 500.0, None, None, False, False, energy=False)  # its energy means nothing
         cfg.sample_gpu_state = False
         workload = CallableWorkload(_empty, name="empty callable", device="cpu")
         lib = L.lib()

@@ -41,6 +41,52 @@ class Result:
         return stats["p50"] if stats else None
 
     @property
+    def energy(self):
+        """The energy figure the library measured (docs/energy.md), a dict
+        as the JSON has it: source ("counter", "sampled_power", None: no
+        figure), joules_per_item, items_per_joule, bound (relative), power_w,
+        window_ms, idle_power_w, joules_per_item_above_idle, note (why there
+        is none)... latency: the device's over the timed runs; throughput:
+        the peak batch's; pitfalls: the correct row's; None where the result
+        has none (a calibration, a document written before energy)."""
+        d = self.data
+        if self.kind == "throughput":
+            return self.energy_by_batch.get((d.get("peak") or {}).get("batch"))
+        if self.kind == "pitfalls":
+            return (d.get("energy") or {}).get("correct")
+        return d.get("energy")
+
+    @property
+    def cpu_energy(self):
+        """latency: the CPU package's energy (RAPL) over the same window, a
+        dict as energy is; None elsewhere."""
+        return self.data.get("cpu_energy")
+
+    @property
+    def joules_per_item(self):
+        """energy's joules per input (per token for generation); None
+        without a figure."""
+        return (self.energy or {}).get("joules_per_item")
+
+    @property
+    def items_per_joule(self):
+        """energy's inputs (or tokens) per joule; None without a figure."""
+        return (self.energy or {}).get("items_per_joule")
+
+    @property
+    def energy_by_batch(self):
+        """throughput: {batch: that point's energy dict} over the curve
+        (the most efficient batch is not always the fastest:
+        most_efficient); {} elsewhere."""
+        return {p["batch"]: p.get("energy") for p in self.data.get("curve") or [] if "batch" in p}
+
+    @property
+    def most_efficient(self):
+        """throughput: the batch with the most inputs per joule, a dict
+        (batch, items_per_s, items_per_joule); None without energy figures."""
+        return self.data.get("most_efficient")
+
+    @property
     def ttft_ms(self):
         """generation: the statistics of the time to first token, a dict."""
         return self.data.get("ttft_ms")
@@ -86,7 +132,9 @@ class Result:
     def __repr__(self):
         if self.kind == "latency" and self.latency_ms:
             s = self.latency_ms
-            return f"<inferbench latency p50={s['p50']:.4f} ms p99={s['p99']:.4f} ms n={s['n']}{' partial' if self.partial else ''}>"
+            energy = f" {self.joules_per_item:.4g} J/input" if self.joules_per_item is not None else ""
+            return (f"<inferbench latency p50={s['p50']:.4f} ms p99={s['p99']:.4f} ms n={s['n']}{energy}"
+                    f"{' partial' if self.partial else ''}>")
         if self.kind == "generation" and self.token_ms:
             return (f"<inferbench generation ttft p50={self.ttft_ms['p50']:.4f} ms token p50={self.token_ms['p50']:.4f} ms "
                     f"{self.tokens_per_s:.1f} tokens/s runs={self.data.get('runs')}{' partial' if self.partial else ''}>")

@@ -1,5 +1,6 @@
 #include "core/common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,16 @@ void ib__strlcpy(char *dst, const char *src, size_t cap)
     size_t n = strnlen(src, cap - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+double ib__signed_shown(double x, int decimals)
+{
+    if (!isfinite(x)) return x;
+    /* As printf rounds it (round-half-even on the binary value), not as
+     * round() would: the digits decide. */
+    char digits[512];
+    snprintf(digits, sizeof digits, "%.*f", decimals, x);
+    return strspn(digits, "-0.") == strlen(digits) ? 0.0 : x;
 }
 
 const char *ib_status_str(ib_status status)

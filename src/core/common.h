@@ -34,4 +34,10 @@ double ib__now_ms(void);
 /* Copies src into dst[cap] always NUL-terminated, truncating. */
 void ib__strlcpy(char *dst, const char *src, size_t cap);
 
+/* x for a signed figure printed with `decimals` digits after the point
+ * ("%+.*f"): 0 where it prints as zero, so that a hair below zero (or -0)
+ * reads "+0.0", not "-0.0", a sign the figure does not have; x itself
+ * otherwise (NaN and infinities too). */
+double ib__signed_shown(double x, int decimals);
+
 #endif

@@ -1,6 +1,7 @@
 /* Energy per inference: the arithmetic (pure) and the meter (core/energy.h;
  * the method and its error: docs/energy.md). */
 #include "core/energy.h"
+#include "core/common.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -189,7 +190,7 @@ bool ib__energy_from_samples(const ib_gpu_sample *s, size_t n, double t0_ms, dou
 /* The meter                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static double now_ms(const ib__energy_meter *m) { return ib__workload_now_ms(m->w); }
+static double now_ms(const ib__energy_meter *m) { return m->clock.now_ms(m->clock.ctx); }
 
 static void meter_fail(ib__energy_meter *m, const char *why)
 {
@@ -210,26 +211,46 @@ static bool first_read(ib__energy_meter *m)
     return true;
 }
 
-bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
+/* A clock that cannot wait (a caller's own, through callbacks) cannot pace
+ * the reads: then no meter, said. */
+static bool clock_waits(ib__energy_meter *m)
 {
-    *m = (ib__energy_meter){ .w = w };
-    bool ok;
-    if (w->own_energy)
-        ok = w->own_energy(w, &m->c, m->note, sizeof m->note);
-    else if (ib__workload_can(w, IB_CAP_CUDA_STREAM))
-        ok = ib__energy_open_gpu(w->device_id, &m->c, m->note, sizeof m->note);
-    else
-        ok = (snprintf(m->note, sizeof m->note, "a CPU workload: no GPU energy counter"), false);
-    if (!ok) {
+    if (m->clock.wait_until_ms) return true;
+    snprintf(m->note, sizeof m->note, "the workload's clock is its own and cannot wait: no energy figure");
+    m->failed = true;
+    return false;
+}
+
+bool ib__energy_meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__energy_open_fn open, void *ctx)
+{
+    *m = (ib__energy_meter){ .clock = *clock };
+    if (!clock_waits(m)) return false;
+    if (!open(ctx, &m->c, m->note, sizeof m->note)) {
         m->failed = true;
         return false;
     }
     return first_read(m);
 }
 
-bool ib__energy_meter_open_cpu(ib__energy_meter *m, ib_workload *w, const char *root)
+/* A workload's counter: its own, else NVML's on its GPU. */
+static bool workload_counter(void *ctx, ib__energy_counter *c, char *note, size_t cap)
 {
-    *m = (ib__energy_meter){ .w = w };
+    ib_workload *w = ctx;
+    if (w->own_energy) return w->own_energy(w, c, note, cap);
+    if (ib__workload_can(w, IB_CAP_CUDA_STREAM)) return ib__energy_open_gpu(w->device_id, c, note, cap);
+    snprintf(note, cap, "%s", IB__ENERGY_CPU_WORKLOAD_NOTE);
+    return false;
+}
+
+bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
+{
+    return ib__energy_meter_open_on(m, &w->clock, workload_counter, w);
+}
+
+bool ib__energy_meter_open_cpu(ib__energy_meter *m, const ib__clock *clock, const char *root)
+{
+    *m = (ib__energy_meter){ .clock = *clock };
+    if (!clock_waits(m)) return false;
     if (!ib__energy_open_rapl(root, &m->c, m->note, sizeof m->note)) {
         m->failed = true;
         return false;
@@ -275,7 +296,7 @@ bool ib__energy_meter_poll(ib__energy_meter *m)
  * clock, or work shorter than a read): a wait for a change must end. */
 static void pace(ib__energy_meter *m, double since_ms)
 {
-    if (now_ms(m) <= since_ms) m->w->clock.wait_until_ms(m->w->clock.ctx, since_ms + IB__ENERGY_POLL_MS);
+    if (now_ms(m) <= since_ms) m->clock.wait_until_ms(m->clock.ctx, since_ms + IB__ENERGY_POLL_MS);
 }
 
 #define LEARN_MAX_CHANGES 64
@@ -292,7 +313,7 @@ void ib__energy_learn(ib__energy_meter *m)
         if ((n >= IB__ENERGY_LEARN_CHANGES && t - t0 >= IB__ENERGY_LEARN_MS) || n == LEARN_MAX_CHANGES ||
             t - t0 >= IB__ENERGY_LEARN_MAX_MS || m->failed)
             break;
-        m->w->clock.wait_until_ms(m->w->clock.ctx, m->read_ms + IB__ENERGY_POLL_MS);
+        m->clock.wait_until_ms(m->clock.ctx, m->read_ms + IB__ENERGY_POLL_MS);
         if (ib__energy_meter_poll(m)) {
             change_ms[n] = m->change_ms;
             change_j[n++] = m->joules;
@@ -395,6 +416,12 @@ double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms)
 
 void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg)
 {
+    ib__energy_meters_open_on(m, &w->clock, workload_counter, w, w->own_energy != NULL, cfg);
+}
+
+void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib__energy_open_fn open,
+                               void *ctx, bool own, const ib_config *cfg)
+{
     *m = (ib__energy_meters){ .asked = cfg->measure_energy && !cfg->sync };
     if (!m->asked) {
         snprintf(m->why_not, sizeof m->why_not, "%s",
@@ -402,15 +429,15 @@ void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_confi
                            : "not measured (measure_energy off)");
         return;
     }
-    if (ib__energy_meter_open(&m->device, w)) ib__energy_learn(&m->device);
+    if (ib__energy_meter_open_on(&m->device, clock, open, ctx)) ib__energy_learn(&m->device);
     /* A backend with a counter of its own (the fake's, on a virtual clock)
      * is not beside the real package: reading RAPL against its clock would
      * mean nothing, and its tests must not depend on the machine's RAPL. */
-    if (w->own_energy) {
+    if (own) {
         m->cpu.failed = true;
         snprintf(m->cpu.note, sizeof m->cpu.note,
                  "the workload counts its own energy: the CPU package not read");
-    } else if (ib__energy_meter_open_cpu(&m->cpu, w, NULL)) {
+    } else if (ib__energy_meter_open_cpu(&m->cpu, clock, NULL)) {
         ib__energy_learn(&m->cpu);
     }
 }
@@ -439,7 +466,7 @@ void ib__energy_meters_tick(ib__energy_meters *m)
     if (!m->asked) return;
     ib__energy_meter *each[] = { &m->device, &m->cpu };
     for (size_t i = 0; i < 2; i++)
-        if (each[i]->open && ib__workload_now_ms(each[i]->w) - each[i]->read_ms >= IB__ENERGY_TICK_MS)
+        if (each[i]->open && now_ms(each[i]) - each[i]->read_ms >= IB__ENERGY_TICK_MS)
             ib__energy_meter_poll(each[i]);
 }
 
@@ -454,6 +481,33 @@ ib_status ib__energy_meters_end(ib__energy_meters *m, ib__energy_pad_fn pad, voi
     IB_TRY(ib__energy_end(&m->cpu, cpu_aligned ? pad : NULL, ctx, &cpu_items, err));
     if (cpu_aligned) *pad_items = cpu_items;
     m->host_t1_ms = ib__now_ms();
+    return IB_OK;
+}
+
+bool ib__energy_meters_usable(const ib__energy_meters *m)
+{
+    const ib__energy_meter *d = aligns_cpu(m) ? &m->cpu : &m->device;
+    return m->asked && d->open && !d->failed;
+}
+
+ib_status ib__energy_meters_window(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, double unit_ms,
+                                   double target_bound, double cap_ms, const volatile int *cancel,
+                                   double *items, ib_error *err)
+{
+    const ib__energy_meter *d = aligns_cpu(m) ? &m->cpu : &m->device;
+    *items = 0;
+    if (!ib__energy_meters_usable(m)) return IB_OK;
+    double done, pad_items;
+    IB_TRY(ib__energy_meters_begin(m, pad, ctx, err));
+    double t0 = now_ms(d);
+    while (ib__energy_bound_if_ended(d, unit_ms) > target_bound && now_ms(d) - t0 < cap_ms) {
+        IB_FAIL_IF(ib__cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        IB_TRY(pad(ctx, &done, err));
+        *items += done;
+        ib__energy_meters_tick(m);
+    }
+    IB_TRY(ib__energy_meters_end(m, pad, ctx, &pad_items, err));
+    *items += pad_items;
     return IB_OK;
 }
 

@@ -102,7 +102,7 @@ bool ib__energy_from_samples(const ib_gpu_sample *s, size_t n, double t0_ms, dou
 
 typedef struct ib__energy_meter {
     ib__energy_counter c;
-    ib_workload *w; /* its clock times the reads; the work to pad with */
+    ib__clock clock; /* times the reads: the measured work's (virtual for a fake) */
     bool open;
     uint64_t last;            /* the last count read */
     double joules;            /* counted since opened (wraps undone) */
@@ -118,12 +118,22 @@ typedef struct ib__energy_meter {
     char note[200];           /* why there is no figure */
 } ib__energy_meter;
 
+/* Opens a counter into *c: false with the reason in note[cap]. What a
+ * measured thing offers: its own (a fake's scripted one), else NVML's on
+ * its GPU. */
+typedef bool (*ib__energy_open_fn)(void *ctx, ib__energy_counter *c, char *note, size_t cap);
+
+/* The counter open gives, read on clock (copied); false without one, the
+ * reason in m->note. Whatever is measured (a forward pass, a generation)
+ * comes to the meter so: a clock and a counter. */
+bool ib__energy_meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__energy_open_fn open,
+                              void *ctx);
 /* The workload's own counter (w->own_energy), else a GPU workload's
  * (NVML on its device); false without one, the reason in m->note. */
 bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w);
 /* The CPU package's (RAPL under root; NULL: /sys/class/powercap), read on
- * w's clock. */
-bool ib__energy_meter_open_cpu(ib__energy_meter *m, ib_workload *w, const char *root);
+ * clock. */
+bool ib__energy_meter_open_cpu(ib__energy_meter *m, const ib__clock *clock, const char *root);
 void ib__energy_meter_close(ib__energy_meter *m);
 
 /* Reads the counter: true when its count changed since the last read. A
@@ -177,15 +187,43 @@ typedef struct ib__energy_meters {
     double host_t0_ms, host_t1_ms; /* ib__now_ms at the window's ends */
 } ib__energy_meters;
 
+/* The device meter's note on a workload that runs on the CPU (no counter
+ * of its own, no CUDA stream): its energy is the CPU package's. */
+#define IB__ENERGY_CPU_WORKLOAD_NOTE "a CPU workload: no GPU energy counter"
+
 /* Opens the meters cfg asks for and learns their steps and the idle power
  * (the device idle: call it before the cold run). */
 void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg);
+/* The same for a device counter open gives (own: the measured thing's own
+ * counter, a fake's on a virtual clock: the CPU package is then not read),
+ * read on clock. */
+void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib__energy_open_fn open,
+                               void *ctx, bool own, const ib_config *cfg);
 void ib__energy_meters_close(ib__energy_meters *m);
 ib_status ib__energy_meters_begin(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, ib_error *err);
 /* Reads the counters when IB__ENERGY_TICK_MS passed since the last read. */
 void ib__energy_meters_tick(ib__energy_meters *m);
 ib_status ib__energy_meters_end(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, double *pad_items,
                                 ib_error *err);
+/* A window of its own grows until its bound would be this, or the cap is
+ * reached (its figure is still given when the bound is within
+ * IB_ENERGY_MAX_BOUND): a throughput point's, a generation's. */
+#define IB__ENERGY_TARGET_BOUND 0.01
+#define IB__ENERGY_WINDOW_CAP_MS 3000.0
+
+/* Whether a window would be read: asked, and the meter its ends align on
+ * (the device's, else the CPU's) open. */
+bool ib__energy_meters_usable(const ib__energy_meters *m);
+
+/* A window of its own, grown: begin (aligned, pad until a change), pad
+ * until the bound would be target_bound (each pad about unit_ms long) or
+ * cap_ms have passed on the meters' clock, end (aligned). *items: what the
+ * pads inside the window did, those of the end's alignment included.
+ * IB_ERR_INTERRUPTED when cancel is set. Without a counter (or not
+ * asked: !ib__energy_meters_usable) nothing is padded: *items 0. */
+ib_status ib__energy_meters_window(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, double unit_ms,
+                                   double target_bound, double cap_ms, const volatile int *cancel,
+                                   double *items, ib_error *err);
 /* The figures over items; where the device has no counter but env holds
  * power samples (taken by a sampler whose time 0 is sampler_t0_ms on
  * ib__now_ms's clock; NaN: none), the sampled power integrated instead. */

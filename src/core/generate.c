@@ -255,6 +255,13 @@ static void summarize(ib_gen_result *r)
 /* The measurement                                                           */
 /* ------------------------------------------------------------------------ */
 
+static void no_energy(ib_gen_result *r, const char *why)
+{
+    ib__energy_none(&r->decode_energy, "%s", why);
+    ib__energy_none(&r->decode_cpu_energy, "%s", why);
+    ib__energy_none(&r->prefill_energy, "%s", why);
+}
+
 static void result_init(ib_gen_result *r, const ib__gen *g, const ib_gen_config *cfg)
 {
     memset(r, 0, sizeof *r);
@@ -267,8 +274,9 @@ static void result_init(ib_gen_result *r, const ib__gen *g, const ib_gen_config 
     r->precision_target = cfg->run.precision;
     r->precision_achieved = NAN;
     r->timer_resolution_ms = g ? g->clock.resolution_ms : NAN;
-    r->peak = r->knee = r->best_within_budget = -1;
+    r->peak = r->knee = r->best_within_budget = r->most_efficient = -1;
     r->tpot_budget_ms = cfg->tpot_budget_ms;
+    no_energy(r, "not measured");
 }
 
 /* The machine: the host's facts (the runtime is the workload's, in its
@@ -312,11 +320,17 @@ static ib_status measure(ib__genm *m, ib_error *err)
 {
     ib__cpu_watch cpu;
     ib__cpu_watch_start(&cpu, &m->r->env);
+    ib__gen_energy_open(m); /* the device idle: before the cold run */
     ib_status st = single_sequence(m, err);
     m->r->warnings |= ib__cpu_watch_stop(&cpu, &m->r->env, m->g->info.device == IB_DEVICE_CPU);
     summarize(m->r);
+    if (st == IB_OK)
+        st = ib__gen_request_energy(m, err);
+    else
+        no_energy(m->r, "the measurement stopped early: no energy figure");
     if (st == IB_OK && m->cfg->pitfalls) st = ib__gen_pitfalls(m, err);
     if (st == IB_OK && (m->cfg->search || m->cfg->n_sequences)) st = ib__gen_sequences(m, err);
+    ib__gen_energy_close(m);
     return st;
 }
 

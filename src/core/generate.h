@@ -5,6 +5,7 @@
 #ifndef IB_CORE_GENERATE_H
 #define IB_CORE_GENERATE_H
 
+#include "core/energy.h"
 #include "core/latency.h"
 #include "core/progress.h"
 #include "workload/generation.h"
@@ -38,6 +39,7 @@ typedef struct ib__genm {
     int32_t ctx;   /* context per sequence in effect */
     double *steps; /* scratch of one run: [cfg->new_tokens] */
     double *samples;
+    ib__energy_meters energy; /* learned before the cold run */
 } ib__genm;
 
 /* Runs spec once: *ttft_ms the prefill's time (NaN without a prompt),
@@ -59,6 +61,22 @@ ib__gen_run_spec ib__gen_request_spec(const ib__genm *m);
 /* The sequences decoded together (generate_sequences.c): the list, or the
  * search and its curve; peak, knee, the best within the TPOT budget. */
 ib_status ib__gen_sequences(ib__genm *m, ib_error *err);
+
+/* Energy (generate_energy.c, docs/energy.md): the meters opened and their
+ * step and the idle power learned, the device idle (before the cold run);
+ * closed. */
+void ib__gen_energy_open(ib__genm *m);
+void ib__gen_energy_close(ib__genm *m);
+
+/* The energy per token of a decode window at spec's sequences and depth,
+ * its steps cycling over the positions spec's timed steps had (unit_ms:
+ * one step's time, the mean of those timed); cpu may be NULL. */
+ib_status ib__gen_decode_energy(ib__genm *m, const ib__gen_run_spec *spec, double unit_ms, ib_energy *device,
+                                ib_energy *cpu, ib_error *err);
+
+/* The single sequence's windows, after its timed runs: the decode window
+ * and the prefill window (prefills of the prompt, per prompt token). */
+ib_status ib__gen_request_energy(ib__genm *m, ib_error *err);
 
 /* The pitfalls' rows (generate_pitfalls.c), after the correct figures. */
 ib_status ib__gen_pitfalls(ib__genm *m, ib_error *err);

@@ -132,6 +132,7 @@ static ib_status time_point(ib__genm *m, const ib__gen_run_spec *spec, ib_gen_po
 static ib_status measure_point(ib__genm *m, int32_t n_seqs, ib_gen_point *p, ib_error *err)
 {
     *p = (ib_gen_point){ .sequences = n_seqs, .tokens_per_s = NAN, .tpot_ms = NAN, .first_step_ms = NAN };
+    ib__energy_none(&p->energy, "the count did not run to the end: no energy figure");
     ib_error why = { { 0 } };
     ib_status st = m->g->ops->set_sequences(m->g, n_seqs, m->ctx, &why);
     ib__gen_run_spec spec = ib__gen_request_spec(m);
@@ -156,6 +157,7 @@ static ib_status measure_point(ib__genm *m, int32_t n_seqs, ib_gen_point *p, ib_
     bool steady;
     st = ib__gen_warm_up(m, &spec, &rule, &done, &spent, &steady, err);
     if (st == IB_OK) st = time_point(m, &spec, p, err);
+    if (st == IB_OK) st = ib__gen_decode_energy(m, &spec, p->tpot_ms, &p->energy, NULL, err);
     p->status = st;
     return st;
 }
@@ -167,6 +169,10 @@ static void choose(ib_gen_result *r, double knee_fraction)
         const ib_gen_point *p = &r->points[i];
         if (p->status != IB_OK) continue;
         if (r->peak < 0 || p->tokens_per_s > r->points[r->peak].tokens_per_s) r->peak = (int)i;
+        if (p->energy.source != IB_ENERGY_NONE &&
+            (r->most_efficient < 0 ||
+             p->energy.items_per_joule > r->points[r->most_efficient].energy.items_per_joule))
+            r->most_efficient = (int)i;
         bool within = r->tpot_budget_ms > 0 && p->tpot_ms <= r->tpot_budget_ms;
         if (within &&
             (r->best_within_budget < 0 || p->tokens_per_s > r->points[r->best_within_budget].tokens_per_s))

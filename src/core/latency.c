@@ -18,7 +18,6 @@
  * intervals of a steady run and changes nothing the figure says. 2% is the
  * margin within which the project calls two figures the same (best's
  * screening, the binding against a plain loop). */
-#define HOST_WAIT_MIN_SHARE 0.02
 
 void ib_config_init(ib_config *cfg)
 {
@@ -236,14 +235,15 @@ static void energy_figures(const ib__energy_meters *em, ib_status st, double pad
         ib__energy_none(&out->cpu_energy, "the measurement stopped early: no energy figure");
         return;
     }
-    double items = ((double)out->n + pad_items) * (double)w->info.batch;
+    /* pad_items counts inputs already (the pad's runs at the batch). */
+    double items = (double)out->n * (double)w->info.batch + pad_items;
     ib__energy_meters_figures(em, items, &out->env, sampler_t0_ms, &out->energy, &out->cpu_energy);
 }
 
 /* Whether the workload can time a run with its launch held: a device timer,
  * a stream hold (its own or the GPU's on its CUDA stream) and a run that
  * can skip its own synchronization. */
-static bool can_hold(const ib_workload *w)
+bool ib__can_hold(const ib_workload *w)
 {
     return ib__workload_can(w, IB_CAP_DEVICE_TIMING) && ib__workload_can(w, IB_CAP_ASYNC_RUN) &&
            (w->stream_hold || ib__workload_can(w, IB_CAP_CUDA_STREAM));
@@ -251,46 +251,61 @@ static bool can_hold(const ib_workload *w)
 
 /* The host-wait check (docs/method.md, "Host-bound"): the same run timed
  * as it is and with the stream held until it is queued, in alternation
- * (a drift of the machine falls on both alike), after the timed runs. A
- * held run's events see the device's part alone; a run as it is also the
- * time the GPU waited for the host to queue it. They differ by more than
- * both medians' intervals, and by more than HOST_WAIT_MIN_SHARE, only when
- * the GPU did wait: a host that queues faster than the GPU runs (a large
- * batch, however long each call takes to return) leaves the two equal but
- * for the first launch. With exclude_launch the same pairs price the
- * launch overhead excluded. */
-static ib_status check_host_wait(ib_workload *w, const ib_config *cfg, ib_latency_result *r, ib_error *err)
+ * (a drift of the machine falls on both alike). A held run's events see
+ * the device's part alone; a run as it is also the time the GPU waited
+ * for the host to queue it. They differ by more than both medians'
+ * intervals only when the GPU did wait (hw->wait_ms); a host that queues
+ * faster than the GPU runs (a large batch, however long each call takes
+ * to return) leaves the two equal but for the first launch and a few
+ * short kernels. The run is host-bound, the figure the host's, when that
+ * wait is over IB__HOST_BOUND_SHARE of the device's part. */
+ib_status ib__host_wait_pairs(ib_workload *w, const ib_config *cfg, size_t pairs, double resolution_ms,
+                              ib__host_wait *hw, ib_error *err)
 {
+    *hw = (ib__host_wait){ .wait_ms = NAN };
     ib_config held_cfg = *cfg;
     held_cfg.exclude_launch = true;
     ib__runner run;
     IB_TRY(ib__runner_init(&run, w, &held_cfg, err));
-    double *d = malloc(2 * HOST_WAIT_PAIRS * sizeof *d);
+    double *d = malloc(2 * pairs * sizeof *d);
     ib_status st = d ? IB_OK : ib__fail(err, IB_ERR_NO_MEMORY, "out of host memory for the host-wait check");
     /* The runner's first run is never held: the plain one of each pair
      * comes first. */
-    for (int i = 0; i < 2 * HOST_WAIT_PAIRS && st == IB_OK; i++) {
+    for (size_t i = 0; i < 2 * pairs && st == IB_OK; i++) {
         if (ib__cancelled(cfg->cancel)) st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
         double h;
         run.hold_off = i % 2 == 0;
-        double *slot = &d[i % 2 == 0 ? i / 2 : HOST_WAIT_PAIRS + i / 2];
+        double *slot = &d[i % 2 == 0 ? i / 2 : pairs + i / 2];
         if (st == IB_OK) st = ib__runner_time_one(&run, slot, &h, err);
     }
-    if (st == IB_OK) st = ib_stats_compute(d, HOST_WAIT_PAIRS, &r->host_wait_plain);
-    if (st == IB_OK) st = ib_stats_compute(d + HOST_WAIT_PAIRS, HOST_WAIT_PAIRS, &r->host_wait_held);
+    if (st == IB_OK) st = ib_stats_compute(d, pairs, &hw->plain);
+    if (st == IB_OK) st = ib_stats_compute(d + pairs, pairs, &hw->held);
     free(d);
     ib__runner_release(&run);
     if (st != IB_OK) {
-        memset(&r->host_wait_plain, 0, sizeof r->host_wait_plain);
-        memset(&r->host_wait_held, 0, sizeof r->host_wait_held);
+        *hw = (ib__host_wait){ .wait_ms = NAN };
         return st;
     }
-    ib__stats_widen_to_resolution(&r->host_wait_plain, r->timer_resolution_ms);
-    ib__stats_widen_to_resolution(&r->host_wait_held, r->timer_resolution_ms);
-    double wait_ms = r->host_wait_plain.p50 - r->host_wait_held.p50;
-    r->host_bound = r->host_wait_plain.ci95_median[0] > r->host_wait_held.ci95_median[1] &&
-                    wait_ms > HOST_WAIT_MIN_SHARE * r->host_wait_held.p50;
-    if (cfg->exclude_launch) r->launch_overhead_ms = r->host_wait_plain.p50 - r->host_wait_held.p50;
+    ib__stats_widen_to_resolution(&hw->plain, resolution_ms);
+    ib__stats_widen_to_resolution(&hw->held, resolution_ms);
+    bool waited = hw->plain.ci95_median[0] > hw->held.ci95_median[1];
+    hw->wait_ms = waited ? hw->plain.p50 - hw->held.p50 : 0;
+    hw->bound = hw->wait_ms > IB__HOST_BOUND_SHARE * hw->held.p50;
+    return IB_OK;
+}
+
+/* After the timed runs; with exclude_launch the same pairs price the
+ * launch overhead excluded. */
+static ib_status check_host_wait(ib_workload *w, const ib_config *cfg, ib_latency_result *r, ib_error *err)
+{
+    ib__host_wait hw;
+    ib_status st = ib__host_wait_pairs(w, cfg, HOST_WAIT_PAIRS, r->timer_resolution_ms, &hw, err);
+    r->host_wait_plain = hw.plain;
+    r->host_wait_held = hw.held;
+    r->host_wait_ms = hw.wait_ms;
+    r->host_bound = hw.bound;
+    IB_TRY(st);
+    if (cfg->exclude_launch) r->launch_overhead_ms = hw.plain.p50 - hw.held.p50;
     return IB_OK;
 }
 
@@ -302,7 +317,7 @@ static ib_status check_host_wait(ib_workload *w, const ib_config *cfg, ib_latenc
 static ib_status after_timed_runs(ib_workload *w, const ib_config *cfg, bool check, ib_latency_result *r,
                                   ib_error *err)
 {
-    if (r->n == 0 || !(cfg->exclude_launch || check) || !can_hold(w)) return IB_OK;
+    if (r->n == 0 || !(cfg->exclude_launch || check) || !ib__can_hold(w)) return IB_OK;
     if (cfg->exclude_launch) return check_host_wait(w, cfg, r, err);
     ib_error ignored;
     (void)check_host_wait(w, cfg, r, &ignored);
@@ -335,6 +350,7 @@ ib_status ib__measure_latency(ib_workload *w, const ib_config *cfg, bool check_h
     memset(out, 0, sizeof *out);
     out->cold_host_ms = out->cold_device_ms = NAN;
     out->launch_overhead_ms = NAN;
+    out->host_wait_ms = NAN;
     out->timer_resolution_ms = out->host_timer_resolution_ms = NAN;
     out->precision_target = cfg->precision;
     IB_FAIL_IF(!w, err, IB_ERR_INVALID_ARG, "no workload");

@@ -19,6 +19,30 @@
 
 ib_status ib__config_validate(const ib_config *cfg, ib_error *err);
 
+/* A wait for the host over this share of the device's part makes a run
+ * host-bound: its figure the host's (docs/method.md, "Host-bound"). */
+#define IB__HOST_BOUND_SHARE 0.05
+
+/* The host-wait check's pairs (ib__host_wait_pairs): the statistics of
+ * the runs as they are and with their launch held; wait_ms the difference
+ * of their medians where they differ beyond both intervals, else 0 (NAN:
+ * not checked); bound when that is over IB__HOST_BOUND_SHARE of the held
+ * median. */
+typedef struct ib__host_wait {
+    ib_stats plain, held;
+    double wait_ms;
+    bool bound;
+} ib__host_wait;
+
+/* Whether w can time a run with its launch held (the check's condition). */
+bool ib__can_hold(const ib_workload *w);
+
+/* pairs of w's run, as it is and held, alternated, on the bound batch;
+ * the statistics widened to resolution_ms. The workload's run is left
+ * synchronous (the runner's release). */
+ib_status ib__host_wait_pairs(ib_workload *w, const ib_config *cfg, size_t pairs, double resolution_ms,
+                              ib__host_wait *hw, ib_error *err);
+
 /* ib_measure_latency, with or without the host-wait check after the timed
  * runs (check_host_wait; with exclude_launch it always runs: it prices the
  * launch overhead). The measurements made of latencies whose reports do

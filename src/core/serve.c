@@ -27,6 +27,9 @@
 #define MAX_HALVINGS 4
 /* Warm-up runs whose times give the service time (the latest ones kept). */
 #define IB__SERVE_WARMUP_CAP 1024
+/* The host-wait check's pairs after warm-up: fewer than latency's 100, for
+ * a check serve makes before every search (0.12 s at a 2 ms run). */
+#define SERVE_HOST_WAIT_PAIRS 30
 /* Progress is reported while the first instance waits for a request due
  * at least this far ahead: never while a request could be waiting for it
  * (a rate's whole run is the timed region: its queueing counts). */
@@ -348,6 +351,27 @@ static ib_status warm_up(instance *in, const ib_serve_config *cfg, ib_serve_copi
     size_t kept = n < IB__SERVE_WARMUP_CAP ? n : IB__SERVE_WARMUP_CAP;
     ib__sort(host, kept);
     *service_ms = ib_quantile_sorted(host, kept, 0.5);
+    return IB_OK;
+}
+
+/* The host-wait check after warm-up (docs/serve.md): whether the run is
+ * host-bound, which a rate's compute under load is then judged by. Its
+ * own failure (a run that waits for the GPU while held) leaves it
+ * unchecked; an interruption stops the measurement. */
+static ib_status check_host_wait(instance *in, const ib_serve_config *cfg, ib_serve_result *out,
+                                 ib_error *err)
+{
+    out->warmup_held_ms = out->warmup_host_wait_ms = NAN;
+    if (!ib__can_hold(in->w)) return IB_OK;
+    ib__host_wait hw;
+    ib_error ignored;
+    ib_status st = ib__host_wait_pairs(in->w, &cfg->run, SERVE_HOST_WAIT_PAIRS, 0, &hw, &ignored);
+    /* The runner's release made the run synchronous again. */
+    if (in->async) IB_TRY(in->w->ops->set_run_sync(in->w, false, err));
+    if (st == IB_ERR_INTERRUPTED) return ib__fail(err, st, "interrupted");
+    if (st != IB_OK) return IB_OK;
+    out->warmup_held_ms = hw.held.p50;
+    out->warmup_host_wait_ms = hw.wait_ms;
     return IB_OK;
 }
 
@@ -837,6 +861,7 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
         ib__progress_phase(&s->pr, IB_PHASE_WARMUP, 0);
         st = warm_up(&s->inst[i], cfg, s->copies, &out->service_ms, err);
     }
+    if (st == IB_OK) st = check_host_wait(&s->inst[0], cfg, out, err);
     s->warm_ms[1] = sample_now(s);
     double capacity = (double)s->n_inst * 1000.0 / fmax(out->service_ms, 1e-6);
     if (s->hooks && !s->hooks->warmed(s->hooks->user, st, st == IB_OK ? &capacity : NULL)) return st;
@@ -880,7 +905,8 @@ static void explain_points(server *s, ib_serve_result *out)
         ib_serve_point *p = &out->points[i];
         double load = ib__serve_sm_clock_median(g, n, s->rate_ms[i][0], s->rate_ms[i][1]);
         ib__serve_explain(out->service_ms, p->n > 0 ? p->compute.p50 : NAN, warm, load,
-                          p->n > 0 ? p->wakeup.p50 : NAN, &p->explained);
+                          p->n > 0 ? p->wakeup.p50 : NAN, out->warmup_host_wait_ms / out->warmup_held_ms,
+                          &p->explained);
     }
     free(s->env);
     s->env = NULL;

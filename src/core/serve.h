@@ -66,11 +66,13 @@ typedef struct ib__serve_hooks {
  * service time needs no explanation; else a cause accounts for it when
  * it accounts for EXPLAINS or more of the excess in ms: the clock, the
  * service time at the load's SM clock (NaN clocks: not judged), the
- * wake-up, its median lateness. */
+ * wake-up, its median lateness. Where neither does, a run host-bound in
+ * warm-up (host_wait_share over IB__HOST_BOUND_SHARE; NaN: not checked)
+ * is said to be the cause. */
 #define IB__SERVE_AS_WARM 0.05
 #define IB__SERVE_EXPLAINS 0.5
 void ib__serve_explain(double service_ms, double compute_p50_ms, double warmup_sm_mhz, double load_sm_mhz,
-                       double wakeup_p50_ms, ib_serve_explanation *out);
+                       double wakeup_p50_ms, double host_wait_share, ib_serve_explanation *out);
 
 /* The median SM clock of the busy or idle samples (known clock) whose time
  * lies in [from_ms, to_ms]; NaN when none does. */

@@ -180,10 +180,6 @@ static ib_status time_back_to_back(ib__runner *run, int64_t runs, ib_throughput_
  * meter reads the counter, so that the window's ends are known to a chunk
  * (the host's wait at each chunk's end is a few microseconds of this). */
 #define ENERGY_CHUNK_MS 2.0
-/* The window grows until its bound would be this, or the cap is reached
- * (its figure is still given when the bound is within IB_ENERGY_MAX_BOUND). */
-#define ENERGY_TARGET_BOUND 0.01
-#define ENERGY_WINDOW_CAP_MS 3000.0
 
 typedef struct energy_chunk {
     ib__runner *run;
@@ -202,7 +198,7 @@ static ib_status pad_chunk(void *ctx, double *items, ib_error *err)
 
 /* The point's energy over a window of its own: chunks of back-to-back
  * runs from a counter change to a counter change, long enough for
- * ENERGY_TARGET_BOUND (docs/energy.md). The runs' timed figure is not
+ * IB__ENERGY_TARGET_BOUND (docs/energy.md). The runs' timed figure is not
  * touched: the host's polls between chunks are not in it. Without a
  * device counter, the back-to-back runs' window is kept for the sampled
  * power (sampled_energy, once the sampler has stopped). */
@@ -222,20 +218,11 @@ static ib_status time_energy(sweep_state *s, ib__runner *run, ib_throughput_poin
     energy_chunk c = { .run = run, .batch = p->batch };
     c.runs = (int64_t)ceil(ENERGY_CHUNK_MS / p->back_to_back_ms_per_run);
     if (c.runs < 1) c.runs = 1;
-    double chunk_ms = (double)c.runs * p->back_to_back_ms_per_run;
-    double items = 0, done, pad_items;
+    double chunk_ms = (double)c.runs * p->back_to_back_ms_per_run, items;
     ib__progress_phase(s->pr, IB_PHASE_BACK_TO_BACK, 0);
-    IB_TRY(ib__energy_meters_begin(em, pad_chunk, &c, err));
-    double t0 = ib__workload_now_ms(s->w);
-    while (ib__energy_bound_if_ended(m, chunk_ms) > ENERGY_TARGET_BOUND &&
-           ib__workload_now_ms(s->w) - t0 < ENERGY_WINDOW_CAP_MS) {
-        IB_FAIL_IF(ib__cancelled(s->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
-        IB_TRY(pad_chunk(&c, &done, err));
-        items += done;
-        ib__energy_meters_tick(em);
-    }
-    IB_TRY(ib__energy_meters_end(em, pad_chunk, &c, &pad_items, err));
-    ib__energy_meters_figures(em, items + pad_items, &s->r->env, NAN, &p->energy, &cpu);
+    IB_TRY(ib__energy_meters_window(em, pad_chunk, &c, chunk_ms, IB__ENERGY_TARGET_BOUND,
+                                    IB__ENERGY_WINDOW_CAP_MS, s->cfg->run.cancel, &items, err));
+    ib__energy_meters_figures(em, items, &s->r->env, NAN, &p->energy, &cpu);
     return IB_OK;
 }
 

@@ -119,19 +119,26 @@ static void text_winners(ib__sbuf *b, const ib_best_result *r)
     }
 }
 
+static bool row_has_energy(const ib_best_row *row)
+{
+    return row->latency_energy.source != IB_ENERGY_NONE || row->throughput_energy.source != IB_ENERGY_NONE;
+}
+
 /* Each measured row's inputs per joule at batch 1 and at its batch; under
- * the energy objective they rank (docs/energy.md). */
+ * the energy objective they rank (docs/energy.md). Under the time
+ * objective with no figure at all (a CPU workload), no heading over an
+ * empty list: the JSON's rows say why each has none. */
 static void text_energy(ib__sbuf *b, const ib_best_result *r)
 {
-    bool energy = r->objective == IB_BEST_OBJECTIVE_ENERGY;
+    bool energy = r->objective == IB_BEST_OBJECTIVE_ENERGY, any = false;
+    for (size_t i = 0; i < r->n_rows; i++) any = any || row_has_energy(&r->rows[i]);
+    if (!energy && !any) return;
     ib__sbuf_printf(b, "\ninputs per joule (%s):\n",
                     energy ? "the objective: the finalists ranked by it"
                            : "beside the time; --objective energy ranks by it");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
-        if (row->latency_energy.source == IB_ENERGY_NONE && row->throughput_energy.source == IB_ENERGY_NONE &&
-            !energy)
-            continue;
+        if (!row_has_energy(row) && !energy) continue;
         char a[32], c[32];
         ib__sbuf_printf(b, "%2zu  batch 1: %s; at batch %lld: %s\n", i + 1,
                         ib__fmt_inputs_per_joule(a, &row->latency_energy), (long long)row->batch,

@@ -7,9 +7,10 @@
 static void point_row(ib__sbuf *b, const char *label, const ib_calibration_point *p)
 {
     ib__sbuf_printf(b, "%10s %6zu %11.3f %9.3f..%-10.3f %+9.3f %+9.3f %11.3f %+9.3f %+9.3f %9.3f %11.3f\n",
-                    label, p->n, p->median_us, p->p5_us, p->p95_us, p->error_us, p->corrected_error_us,
-                    p->held_median_us, p->held_error_us, p->held_corrected_error_us, p->launch_overhead_us,
-                    p->host_median_us);
+                    label, p->n, p->median_us, p->p5_us, p->p95_us, ib__signed_shown(p->error_us, 3),
+                    ib__signed_shown(p->corrected_error_us, 3), p->held_median_us,
+                    ib__signed_shown(p->held_error_us, 3), ib__signed_shown(p->held_corrected_error_us, 3),
+                    p->launch_overhead_us, p->host_median_us);
 }
 
 char *ib_calibration_report_text(const ib_calibration_result *r)

@@ -136,8 +136,8 @@ static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file
                  "of run differ by sd %.2f%% (between sessions, log times, from %.200s; %zu degrees of "
                  "freedom): the verdict rests on the interval widened by it, and a change within that spread "
                  "is not called real; measure both with --sessions",
-                 100 * c->runs_ci95[0], 100 * c->runs_ci95[1], n.between_pct, c->spread_source,
-                 c->between_df);
+                 ib__signed_shown(100 * c->runs_ci95[0], 2), ib__signed_shown(100 * c->runs_ci95[1], 2),
+                 n.between_pct, c->spread_source, c->between_df);
     } else {
         snprintf(n.text, sizeof n.text,
                  "the interval covers one session only, and how much sessions differ on this device is not "
@@ -186,23 +186,6 @@ static void interval_method(const ib_comparison *c, char *out, size_t size)
                  c->spread_source[0] ? ", widened by the spread between sessions" : "");
 }
 
-static void text_energy_change(ib__sbuf *buf, const ib_latency_file *a, const ib_latency_file *b,
-                               double threshold)
-{
-    double change, ci[2];
-    const char *verdict;
-    if (!ib__energy_compare(a, b, threshold, &change, ci, &verdict)) {
-        ib__sbuf_printf(buf, "energy: %s (a figure of each is needed)\n", verdict);
-        return;
-    }
-    ib__sbuf_printf(
-        buf,
-        "energy per input: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (the two figures' "
-        "bounds, +-%.2g%% and +-%.2g%%): %s\n",
-        a->joules_per_item, b->joules_per_item, 100 * change, 100 * ci[0], 100 * ci[1], 100 * a->energy_bound,
-        100 * b->energy_bound, verdict);
-}
-
 char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a, const char *a_name,
                                 const ib_latency_file *b, const char *b_name)
 {
@@ -213,7 +196,8 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
     char method[160];
     interval_method(c, method, sizeof method);
     ib__sbuf_printf(&buf, "\n%s change: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%] (%s)\n", statistic(c),
-                    100 * c->change, 100 * c->change_ci95[0], 100 * c->change_ci95[1], method);
+                    ib__signed_shown(100 * c->change, 2), ib__signed_shown(100 * c->change_ci95[0], 2),
+                    ib__signed_shown(100 * c->change_ci95[1], 2), method);
     ib__sbuf_printf(&buf, "Mann-Whitney U = %.6g, p = %.3g: %s\n", c->mann_whitney_u, c->mann_whitney_p,
                     c->mann_whitney_p < 0.05 ? "the two distributions differ (p < 0.05)"
                                              : "no difference between the distributions detected");
@@ -221,7 +205,8 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
                     100 * c->threshold);
     sessions_note note = note_sessions(c, a, b);
     ib__sbuf_printf(&buf, "sessions: %s\n", note.text);
-    text_energy_change(&buf, a, b, c->threshold);
+    ib__text_energy_change(&buf, "energy", "energy per input", a->joules_per_item, a->energy_bound,
+                           b->joules_per_item, b->energy_bound, c->threshold);
     compare_warnings ws = collect_warnings(a, b);
     for (size_t i = 0; i < ws.n; i++) ib__sbuf_printf(&buf, "warning: %s\n", ws.w[i].text);
     return ib__sbuf_finish(&buf);
@@ -288,18 +273,9 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
         cJSON_AddNullToObject(sessions, "runs_ci95_pct");
     }
     cJSON_AddStringToObject(sessions, "note", note.text);
-    double echange, eci[2];
-    const char *everdict;
-    bool has_energy = ib__energy_compare(a, b, c->threshold, &echange, eci, &everdict);
-    cJSON *energy = cJSON_AddObjectToObject(root, "energy_change");
-    ib__json_add_number(energy, "pct", has_energy ? 100 * echange : NAN);
-    if (has_energy) {
-        const double epct[2] = { 100 * eci[0], 100 * eci[1] };
-        cJSON_AddItemToObject(energy, "interval_pct", ib__json_array(epct, 2));
-    } else {
-        cJSON_AddNullToObject(energy, "interval_pct");
-    }
-    cJSON_AddStringToObject(energy, "verdict", everdict);
+    cJSON_AddItemToObject(root, "energy_change",
+                          ib__json_energy_change(a->joules_per_item, a->energy_bound, b->joules_per_item,
+                                                 b->energy_bound, c->threshold));
     compare_warnings ws = collect_warnings(a, b);
     cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");
     for (size_t i = 0; i < ws.n; i++) cJSON_AddItemToArray(warnings, cJSON_CreateString(ws.w[i].key));

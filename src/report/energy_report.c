@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *ib__energy_source_name(ib_energy_source s)
 {
@@ -25,13 +26,21 @@ static const char *how(const ib_energy *e)
 
 void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
 {
+    ib__text_energy_of(b, label, e, "input");
+}
+
+/* "an input", "a token". */
+static const char *article(const char *item) { return strchr("aeiou", item[0]) ? "an" : "a"; }
+
+void ib__text_energy_of(ib__sbuf *b, const char *label, const ib_energy *e, const char *item)
+{
     char line[512];
-    ib__sbuf_printf(b, "%s: %s\n", label, ib__energy_summary(line, sizeof line, e));
+    ib__sbuf_printf(b, "%s: %s\n", label, ib__energy_summary_of(line, sizeof line, e, item));
     if (e->source == IB_ENERGY_NONE) return;
     if (isfinite(e->idle_power_w))
-        ib__sbuf_printf(
-            b, "  idle %.4g W before the runs: %.4g J an input above idle (%.3g%% of the total)\n",
-            e->idle_power_w, e->joules_per_item_above_idle, 100 * e->joules_above_idle / e->joules);
+        ib__sbuf_printf(b, "  idle %.4g W before the runs: %.4g J %s %s above idle (%.3g%% of the total)\n",
+                        e->idle_power_w, e->joules_per_item_above_idle, article(item), item,
+                        100 * e->joules_above_idle / e->joules);
     if (isfinite(e->step_ms))
         ib__sbuf_printf(b, "  %s: changes every %.4g ms at most\n", e->counter, e->step_ms);
     if (e->power_limit_fraction >= 0.95)
@@ -42,13 +51,27 @@ void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e)
             100 * e->power_limit_fraction);
 }
 
+unsigned ib__energy_shown(const ib_energy *device, const ib_energy *cpu)
+{
+    bool cpu_workload =
+        device->source == IB_ENERGY_NONE && !strcmp(device->note, IB__ENERGY_CPU_WORKLOAD_NOTE);
+    if (cpu && cpu_workload) return IB__ENERGY_SHOW_CPU;
+    return IB__ENERGY_SHOW_DEVICE | (cpu && cpu->source != IB_ENERGY_NONE ? IB__ENERGY_SHOW_CPU : 0u);
+}
+
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e)
+{
+    return ib__energy_summary_of(buf, cap, e, "input");
+}
+
+const char *ib__energy_summary_of(char *buf, size_t cap, const ib_energy *e, const char *item)
 {
     if (e->source == IB_ENERGY_NONE)
         snprintf(buf, cap, "no figure: %s", e->note);
     else
-        snprintf(buf, cap, "%.4g J an input (+-%.2g%%), %.4g inputs/J, %.4g W average over %.4g ms (%s)",
-                 e->joules_per_item, 100 * e->bound, e->items_per_joule, e->power_w, e->window_ms, how(e));
+        snprintf(buf, cap, "%.4g J %s %s (+-%.2g%%), %.4g %ss/J, %.4g W average over %.4g ms (%s)",
+                 e->joules_per_item, article(item), item, 100 * e->bound, e->items_per_joule, item,
+                 e->power_w, e->window_ms, how(e));
     return buf;
 }
 
@@ -88,56 +111,91 @@ cJSON *ib__json_energy(const ib_energy *e)
 }
 
 /* Whether any point of the curve has a figure. */
-static bool curve_has_energy(const ib_throughput_result *r)
+static bool curve_has_energy(const ib__energy_curve *c)
 {
-    for (size_t i = 0; i < r->n_points; i++)
-        if (r->points[i].status == IB_OK && r->points[i].energy.source != IB_ENERGY_NONE) return true;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->ok[i] && c->energy[i]->source != IB_ENERGY_NONE) return true;
     return false;
+}
+
+void ib__energy_curve_at(char buf[48], const ib__energy_curve *c, int i)
+{
+    long long n = i >= 0 ? (long long)c->count[i] : 0;
+    if (c->count_first)
+        snprintf(buf, 48, "%lld %s", n, c->what);
+    else
+        snprintf(buf, 48, "%s %lld", c->what, n);
+}
+
+void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c)
+{
+    if (c->n == 0) return;
+    if (!curve_has_energy(c)) {
+        ib__sbuf_printf(b, "\nenergy: no figure: %s\n", c->energy[0]->note);
+        return;
+    }
+    char per_j[32], per_item[32];
+    snprintf(per_j, sizeof per_j, "%ss/J", c->item);
+    snprintf(per_item, sizeof per_item, "J/%s", c->item);
+    ib__sbuf_printf(b, "\n%9s %11s %9s %9s %9s %11s\n", c->what, per_j, "+-", per_item, "W", per_item);
+    ib__sbuf_printf(b, "%9s %11s %9s %9s %9s %11s\n", "", "", "bound", "", "average", "above idle");
+    for (size_t i = 0; i < c->n; i++) {
+        const ib_energy *e = c->energy[i];
+        ib__sbuf_printf(b, "%9lld ", (long long)c->count[i]);
+        if (!c->ok[i] || e->source == IB_ENERGY_NONE)
+            ib__sbuf_printf(b, "  no figure: %s", !c->ok[i] ? "not measured" : e->note);
+        else
+            ib__sbuf_printf(b, "%11.4g %8.2g%% %9.4g %9.4g %11.4g", e->items_per_joule, 100 * e->bound,
+                            e->joules_per_item, e->power_w, e->joules_per_item_above_idle);
+        if ((int)i == c->most_efficient) ib__sbuf_printf(b, "  most efficient");
+        if ((int)i == c->peak)
+            ib__sbuf_printf(b, "%s", (int)i == c->most_efficient ? ", fastest" : "  fastest");
+        ib__sbuf_printf(b, "\n");
+    }
+    int eff = c->most_efficient, peak = c->peak;
+    char at_eff[48], at_peak[48];
+    ib__energy_curve_at(at_eff, c, eff);
+    ib__energy_curve_at(at_peak, c, peak);
+    if (peak >= 0 && eff != peak) {
+        ib__sbuf_printf(
+            b,
+            "most %ss per joule at %s (%.4g, %+.1f%% against the fastest%s%s), at %.1f%% of the "
+            "peak's %ss/s\n",
+            c->item, at_eff, c->energy[eff]->items_per_joule,
+            c->energy[peak]->source != IB_ENERGY_NONE
+                ? ib__signed_shown(
+                      100 * (c->energy[eff]->items_per_joule / c->energy[peak]->items_per_joule - 1), 1)
+                : NAN,
+            c->count_first ? ", " : " ", at_peak, 100 * c->rate[eff] / c->rate[peak], c->item);
+    } else if (c->count_first) {
+        ib__sbuf_printf(b, "most %ss per joule at the fastest count, %s\n", c->item, at_eff);
+    } else {
+        ib__sbuf_printf(b, "most %ss per joule at the fastest %s, %lld\n", c->item, c->what,
+                        (long long)c->count[eff]);
+    }
 }
 
 void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
 {
-    if (r->n_points == 0) return;
-    if (!curve_has_energy(r)) {
-        ib__sbuf_printf(b, "\nenergy: no figure: %s\n", r->points[0].energy.note);
-        return;
-    }
-    ib__sbuf_printf(b, "\n%9s %11s %9s %9s %9s %11s\n", "batch", "inputs/J", "+-", "J/input", "W", "J/input");
-    ib__sbuf_printf(b, "%9s %11s %9s %9s %9s %11s\n", "", "", "bound", "", "average", "above idle");
+    int64_t count[IB_MAX_POINTS];
+    const ib_energy *energy[IB_MAX_POINTS];
+    bool ok[IB_MAX_POINTS];
+    double rate[IB_MAX_POINTS];
     for (size_t i = 0; i < r->n_points; i++) {
-        const ib_energy *e = &r->points[i].energy;
-        ib__sbuf_printf(b, "%9lld ", (long long)r->points[i].batch);
-        if (r->points[i].status != IB_OK || e->source == IB_ENERGY_NONE)
-            ib__sbuf_printf(b, "  no figure: %s", r->points[i].status != IB_OK ? "not measured" : e->note);
-        else
-            ib__sbuf_printf(b, "%11.4g %8.2g%% %9.4g %9.4g %11.4g", e->items_per_joule, 100 * e->bound,
-                            e->joules_per_item, e->power_w, e->joules_per_item_above_idle);
-        if ((int)i == r->most_efficient) ib__sbuf_printf(b, "  most efficient");
-        if ((int)i == r->peak)
-            ib__sbuf_printf(b, "%s", (int)i == r->most_efficient ? ", fastest" : "  fastest");
-        ib__sbuf_printf(b, "\n");
+        count[i] = r->points[i].batch;
+        energy[i] = &r->points[i].energy;
+        ok[i] = r->points[i].status == IB_OK;
+        rate[i] = r->points[i].items_per_s;
     }
-    const ib_throughput_point *eff = &r->points[r->most_efficient];
-    if (r->peak >= 0 && r->most_efficient != r->peak) {
-        const ib_throughput_point *peak = &r->points[r->peak];
-        ib__sbuf_printf(b,
-                        "most inputs per joule at batch %lld (%.4g, %+.1f%% against the fastest batch %lld), "
-                        "at %.1f%% of the peak's inputs/s\n",
-                        (long long)eff->batch, eff->energy.items_per_joule,
-                        peak->energy.source != IB_ENERGY_NONE
-                            ? 100 * (eff->energy.items_per_joule / peak->energy.items_per_joule - 1)
-                            : NAN,
-                        (long long)peak->batch, 100 * eff->items_per_s / peak->items_per_s);
-    } else {
-        ib__sbuf_printf(b, "most inputs per joule at the fastest batch, %lld\n", (long long)eff->batch);
-    }
+    ib__energy_curve c = { "batch", "input", r->n_points,       count, energy, ok,
+                           rate,    r->peak, r->most_efficient, false };
+    ib__text_energy_table(b, &c);
 }
 
-bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
                         double ci[2], const char **verdict)
 {
-    if (!ib__energy_change(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound, change,
-                           ci)) {
+    if (!ib__energy_change(a, a_bound, b, b_bound, change, ci)) {
         *verdict = "not in both files";
         return false;
     }
@@ -146,6 +204,65 @@ bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, doub
                : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
                                                            : "inconclusive";
     return true;
+}
+
+bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
+                        double ci[2], const char **verdict)
+{
+    return ib__energy_verdict(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound,
+                              threshold, change, ci, verdict);
+}
+
+void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
+                            double b, double b_bound, double threshold)
+{
+    double change, ci[2];
+    const char *verdict;
+    if (!ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict)) {
+        /* Neither has one (two CPU results): no line on every comparison;
+         * the JSON's energy_change says so. */
+        if (isfinite(a) || isfinite(b))
+            ib__sbuf_printf(buf, "%s: %s (a figure of each is needed)\n", label, verdict);
+        return;
+    }
+    ib__sbuf_printf(buf,
+                    "%s: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (the two figures' "
+                    "bounds, +-%.2g%% and +-%.2g%%): %s\n",
+                    what, a, b, ib__signed_shown(100 * change, 2), ib__signed_shown(100 * ci[0], 2),
+                    ib__signed_shown(100 * ci[1], 2), 100 * a_bound, 100 * b_bound, verdict);
+}
+
+cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold)
+{
+    double change, ci[2];
+    const char *verdict;
+    bool has = ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict);
+    cJSON *o = cJSON_CreateObject();
+    ib__json_add_number(o, "pct", has ? 100 * change : NAN);
+    if (has) {
+        const double pct[2] = { 100 * ci[0], 100 * ci[1] };
+        cJSON_AddItemToObject(o, "interval_pct", ib__json_array(pct, 2));
+    } else {
+        cJSON_AddNullToObject(o, "interval_pct");
+    }
+    cJSON_AddStringToObject(o, "verdict", verdict);
+    return o;
+}
+
+int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound)
+{
+    *joules_per_item = *bound = NAN;
+    if (!e || cJSON_IsNull(e)) return 0;
+    if (!cJSON_IsObject(e)) return -1;
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(e, "joules_per_item");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "bound");
+    if (!j || cJSON_IsNull(j)) return 0;
+    if (!cJSON_IsNumber(j) || !(j->valuedouble > 0 && j->valuedouble < 1e30) || !cJSON_IsNumber(b) ||
+        !(b->valuedouble >= 0 && b->valuedouble < 1))
+        return -2;
+    *joules_per_item = j->valuedouble;
+    *bound = b->valuedouble;
+    return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -191,8 +308,8 @@ void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e)
         else if (i == 0)
             ib__sbuf_printf(b, "%.4g J (+-%.2g%%)\n", rows[i].joules_per_item, 100 * e->correct.bound);
         else
-            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item, rows[i].error_pct,
-                            rows[i].why);
+            ib__sbuf_printf(b, "%.4g J (%+.1f%%)  %s\n", rows[i].joules_per_item,
+                            ib__signed_shown(rows[i].error_pct, 1), rows[i].why);
     }
 }
 

@@ -72,6 +72,11 @@ static ib_status read_doc(const cJSON *root, ib_gen_file *out, ib_error *err)
     out->depth = read_int(s, "depth");
     const cJSON *rate = cJSON_GetObjectItemCaseSensitive(root, "tokens_per_s");
     out->tokens_per_s = cJSON_IsNumber(rate) ? rate->valuedouble : NAN;
+    int energy = ib__energy_read_figure(cJSON_GetObjectItemCaseSensitive(root, "decode_energy"),
+                                        &out->decode_joules_per_token, &out->decode_energy_bound);
+    if (energy == -1) return bad(err, "decode_energy is not an object");
+    if (energy == -2)
+        return bad(err, "decode_energy.joules_per_item is not a positive number with a bound in [0, 1)");
     const cJSON *samples = cJSON_GetObjectItemCaseSensitive(root, "samples");
     IB_TRY(read_samples(cJSON_GetObjectItemCaseSensitive(samples, "ttft_ms"), false, &out->ttft_ms,
                         &out->n_ttft, err));
@@ -111,6 +116,11 @@ ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, doubl
         IB_OK)
         return ib__fail(err, IB_ERR_INVALID_ARG, "per-token latency: %s", why.message);
     out->tokens_per_s_change = b->tokens_per_s / a->tokens_per_s - 1;
+    const char *verdict;
+    if (!ib__energy_verdict(a->decode_joules_per_token, a->decode_energy_bound, b->decode_joules_per_token,
+                            b->decode_energy_bound, threshold, &out->energy_change,
+                            out->energy_change_interval, &verdict))
+        out->energy_change = out->energy_change_interval[0] = out->energy_change_interval[1] = NAN;
     return IB_OK;
 }
 
@@ -147,7 +157,8 @@ static void text_one(ib__sbuf *b, const char *what, const ib_comparison *c)
     ib__sbuf_printf(
         b,
         "%-9s median A %.4g ms, B %.4g ms: %+.2f%%, 95%% CI [%+.2f%%, %+.2f%%]; Mann-Whitney p = %.3g: %s\n",
-        what, c->a.p50, c->b.p50, 100 * c->change, 100 * c->change_ci95[0], 100 * c->change_ci95[1],
+        what, c->a.p50, c->b.p50, ib__signed_shown(100 * c->change, 2),
+        ib__signed_shown(100 * c->change_ci95[0], 2), ib__signed_shown(100 * c->change_ci95[1], 2),
         c->mann_whitney_p, ib_change_name(c->verdict));
 }
 
@@ -164,8 +175,12 @@ char *ib__gen_comparison_text(const ib_result *r)
     text_one(&b, "per token", &c->token);
     ib__sbuf_printf(&b, "TPOT (mean step) A %.4g ms, B %.4g ms; tokens/s A %.1f, B %.1f (%+.2f%%)\n",
                     c->token.a.mean, c->token.b.mean, r->gen_a->tokens_per_s, r->gen_b->tokens_per_s,
-                    100 * c->tokens_per_s_change);
+                    ib__signed_shown(100 * c->tokens_per_s_change, 2));
     ib__sbuf_printf(&b, "verdicts against a threshold of %.2f%% of the median\n", 100 * c->ttft.threshold);
+    ib__text_energy_change(&b, "energy per token (decode)", "energy per token (decode)",
+                           r->gen_a->decode_joules_per_token, r->gen_a->decode_energy_bound,
+                           r->gen_b->decode_joules_per_token, r->gen_b->decode_energy_bound,
+                           c->ttft.threshold);
     const char *keys[16], *texts[16];
     size_t n = differences(r->gen_a, r->gen_b, keys, texts);
     for (size_t i = 0; i < n; i++) ib__sbuf_printf(&b, "warning: %s\n", texts[i]);
@@ -198,6 +213,13 @@ char *ib__gen_comparison_json(const ib_result *r)
     ib__json_add_number(root, "tpot_a_ms", c->token.a.mean);
     ib__json_add_number(root, "tpot_b_ms", c->token.b.mean);
     ib__json_add_number(root, "tokens_per_s_change", c->tokens_per_s_change);
+    ib__json_add_number(root, "decode_joules_per_token_a", r->gen_a->decode_joules_per_token);
+    ib__json_add_number(root, "decode_joules_per_token_b", r->gen_b->decode_joules_per_token);
+    cJSON_AddItemToObject(root, "energy_change",
+                          ib__json_energy_change(r->gen_a->decode_joules_per_token,
+                                                 r->gen_a->decode_energy_bound,
+                                                 r->gen_b->decode_joules_per_token,
+                                                 r->gen_b->decode_energy_bound, c->ttft.threshold));
     const char *keys[16], *texts[16];
     size_t n = differences(r->gen_a, r->gen_b, keys, texts);
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");

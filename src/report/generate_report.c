@@ -111,6 +111,25 @@ static void text_single(ib__sbuf *b, const ib_gen_result *r)
                         r->runs);
 }
 
+/* Tokens per joule by sequence count, the most efficient beside the
+ * fastest (energy_report.c's table, as throughput's by batch). */
+static void text_sequences_energy(ib__sbuf *b, const ib_gen_result *r)
+{
+    int64_t count[IB_GEN_MAX_POINTS];
+    const ib_energy *energy[IB_GEN_MAX_POINTS];
+    bool ok[IB_GEN_MAX_POINTS];
+    double rate[IB_GEN_MAX_POINTS];
+    for (size_t i = 0; i < r->n_points; i++) {
+        count[i] = r->points[i].sequences;
+        energy[i] = &r->points[i].energy;
+        ok[i] = r->points[i].status == IB_OK;
+        rate[i] = r->points[i].tokens_per_s;
+    }
+    ib__energy_curve c = { "sequences", "token", r->n_points,       count, energy, ok,
+                           rate,        r->peak, r->most_efficient, true };
+    ib__text_energy_table(b, &c);
+}
+
 static void text_sequences(ib__sbuf *b, const ib_gen_result *r)
 {
     if (!r->n_points && !r->searched) return;
@@ -135,6 +154,28 @@ static void text_sequences(ib__sbuf *b, const ib_gen_result *r)
     }
     if (r->tpot_budget_ms > 0 && r->best_within_budget < 0)
         ib__sbuf_printf(b, "no count has a TPOT within %g ms\n", r->tpot_budget_ms);
+    text_sequences_energy(b, r);
+}
+
+/* The decode window's energy per output token, the prefill's per prompt
+ * token, the CPU package's; where none has a figure, one line. */
+static void text_energy(ib__sbuf *b, const ib_gen_result *r)
+{
+    const ib_energy *d = &r->decode_energy, *p = &r->prefill_energy, *cpu = &r->decode_cpu_energy;
+    if (r->runs == 0) return;
+    ib__sbuf_printf(b, "\n");
+    if (d->source == IB_ENERGY_NONE && p->source == IB_ENERGY_NONE && cpu->source == IB_ENERGY_NONE) {
+        ib__sbuf_printf(b, "energy: no figure: %s", d->note);
+        if (strcmp(cpu->note, d->note)) ib__sbuf_printf(b, "; the CPU package: %s", cpu->note);
+        ib__sbuf_printf(b, "\n");
+        return;
+    }
+    ib__text_energy_of(b, "energy per output token (decode)", d, "token");
+    ib__text_energy_of(b, "energy per prompt token (prefill)", p, "token");
+    if (p->source != IB_ENERGY_NONE)
+        ib__sbuf_printf(b, "  a request's prefill of %d tokens: %.4g J\n", (int)r->prompt_tokens,
+                        p->joules_per_item * r->prompt_tokens);
+    ib__text_energy_of(b, "CPU package energy per output token", cpu, "token");
 }
 
 static void text_pitfalls(ib__sbuf *b, const ib_gen_result *r)
@@ -153,7 +194,7 @@ static void text_pitfalls(ib__sbuf *b, const ib_gen_result *r)
             continue;
         }
         ib__sbuf_printf(b, "%-34s %-17s %12.5g %12.5g %+8.1f%%\n", row->name, row->figure, row->wrong,
-                        row->correct, row->error_pct);
+                        row->correct, ib__signed_shown(row->error_pct, 1));
     }
     for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++)
         if (r->pitfalls[k].applies) ib__sbuf_printf(b, "  %s: %s\n", r->pitfalls[k].name, r->pitfalls[k].why);
@@ -164,6 +205,7 @@ char *ib__gen_report_text(const ib_gen_result *r)
     ib__sbuf b = { 0 };
     text_header(&b, r);
     text_single(&b, r);
+    text_energy(&b, r);
     text_sequences(&b, r);
     text_pitfalls(&b, r);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
@@ -267,6 +309,17 @@ static void json_single(cJSON *root, const ib_gen_result *r)
         cJSON_AddNullToObject(root, "position_p50_ms");
 }
 
+/* The energy objects (docs/energy.md): items are output tokens for the
+ * decode window, prompt tokens for the prefill's. */
+static void json_energy(cJSON *root, const ib_gen_result *r)
+{
+    cJSON_AddItemToObject(root, "decode_energy", ib__json_energy(&r->decode_energy));
+    cJSON_AddItemToObject(root, "decode_cpu_energy", ib__json_energy(&r->decode_cpu_energy));
+    cJSON *p = ib__json_energy(&r->prefill_energy);
+    ib__json_add_number(p, "joules_per_request", r->prefill_energy.joules_per_item * r->prompt_tokens);
+    cJSON_AddItemToObject(root, "prefill_energy", p);
+}
+
 static cJSON *json_points(const ib_gen_result *r)
 {
     cJSON *a = cJSON_CreateArray();
@@ -280,6 +333,7 @@ static cJSON *json_points(const ib_gen_result *r)
         ib__json_add_number(o, "tpot_ms", p->tpot_ms);
         cJSON_AddNumberToObject(o, "steps", (double)p->steps);
         ib__json_add_number(o, "first_step_ms", p->first_step_ms);
+        cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
         cJSON_AddItemToArray(a, o);
     }
     return a;
@@ -310,6 +364,7 @@ static void json_sequences(cJSON *root, const ib_gen_result *r)
     cJSON_AddItemToObject(o, "points", json_points(r));
     cJSON_AddItemToObject(o, "peak", json_index(r->peak, r));
     cJSON_AddItemToObject(o, "knee", json_index(r->knee, r));
+    cJSON_AddItemToObject(o, "most_efficient", json_index(r->most_efficient, r));
     ib__json_add_number(o, "tpot_budget_ms", r->tpot_budget_ms > 0 ? r->tpot_budget_ms : NAN);
     cJSON_AddItemToObject(o, "best_within_budget", json_index(r->best_within_budget, r));
 }
@@ -349,6 +404,7 @@ char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg)
     cJSON_AddItemToObject(root, "workload", json_info(&r->info));
     cJSON_AddItemToObject(root, "settings", json_settings(r, cfg));
     json_single(root, r);
+    json_energy(root, r);
     json_sequences(root, r);
     json_pitfalls(root, r);
     ib__json_add_warnings(root, r->warnings);
@@ -359,6 +415,36 @@ char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg)
 /* ------------------------------------------------------------------------ */
 /* CSV and Markdown                                                          */
 /* ------------------------------------------------------------------------ */
+
+/* One figure's rows: "energy,decode_joules_per_token,..." for the request's
+ * windows (window: "decode", "prefill"), "sequences,joules_per_token,..."
+ * for a point's (window NULL); none without a figure. per_request: the
+ * tokens of a request's prefill (NaN: no such row). */
+static void csv_energy(ib__sbuf *b, const char *window, const ib_energy *e, int32_t sequences,
+                       double per_request)
+{
+    if (e->source == IB_ENERGY_NONE) return;
+    const char *names[] = {
+        "joules_per_token",  "tokens_per_joule", "energy_bound", "power_w", "joules_per_token_above_idle",
+        "joules_per_request"
+    };
+    const char *units[] = { "J", "tokens/J", "fraction", "W", "J", "J" };
+    double values[] = { e->joules_per_item,
+                        e->items_per_joule,
+                        e->bound,
+                        e->power_w,
+                        e->joules_per_item_above_idle,
+                        e->joules_per_item * per_request };
+    for (int i = 0; i < 6; i++) {
+        if (i == 5 && isnan(per_request)) continue;
+        if (window)
+            ib__sbuf_printf(b, "energy,%s_%s,,,,%d", window, names[i], (int)sequences);
+        else
+            ib__sbuf_printf(b, "sequences,%s,,,,%d", names[i], (int)sequences);
+        ib__csv_number(b, values[i]);
+        ib__sbuf_printf(b, ",%s\r\n", units[i]);
+    }
+}
 
 /* CSV (RFC 4180, CRLF as the other results' CSV): one row per timed token (kind "token", run, step, position,
  * ms), per TTFT
@@ -387,6 +473,11 @@ char *ib__gen_report_csv(const ib_gen_result *r)
         ib__csv_number(&b, r->points[i].tpot_ms);
         ib__sbuf_printf(&b, ",ms\r\n");
     }
+    csv_energy(&b, "decode", &r->decode_energy, 1, NAN);
+    csv_energy(&b, "prefill", &r->prefill_energy, 1, r->prompt_tokens);
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].status == IB_OK)
+            csv_energy(&b, NULL, &r->points[i].energy, r->points[i].sequences, NAN);
     for (int k = 0; r->has_pitfalls && k < IB_GEN_PITFALL_COUNT; k++) {
         const ib_gen_pitfall_row *row = &r->pitfalls[k];
         if (!row->applies || row->status != IB_OK) continue;
@@ -398,6 +489,33 @@ char *ib__gen_report_csv(const ib_gen_result *r)
         ib__sbuf_printf(&b, "\r\n");
     }
     return ib__sbuf_finish(&b);
+}
+
+/* The request's energy: a row each for the decode and the prefill window,
+ * or one line why there is none. */
+static void md_energy(ib__sbuf *b, const ib_gen_result *r)
+{
+    const ib_energy *rows[] = { &r->decode_energy, &r->prefill_energy };
+    const char *names[] = { "decode", "prefill" };
+    if (rows[0]->source == IB_ENERGY_NONE && rows[1]->source == IB_ENERGY_NONE) {
+        ib__sbuf_printf(b, "\nenergy: no figure: ");
+        ib__md_cell(b, rows[0]->note);
+        ib__sbuf_printf(b, "\n");
+        return;
+    }
+    ib__sbuf_printf(b, "\n| energy | J/token | tokens/J | +- | W | J/token above idle |\n"
+                       "|---|---:|---:|---:|---:|---:|\n");
+    for (int i = 0; i < 2; i++) {
+        const ib_energy *e = rows[i];
+        if (e->source == IB_ENERGY_NONE) {
+            ib__sbuf_printf(b, "| %s | no figure: ", names[i]);
+            ib__md_cell(b, e->note);
+            ib__sbuf_printf(b, " | | | | |\n");
+            continue;
+        }
+        ib__sbuf_printf(b, "| %s | %.4g | %.4g | %.2g%% | %.4g | %.4g |\n", names[i], e->joules_per_item,
+                        e->items_per_joule, 100 * e->bound, e->power_w, e->joules_per_item_above_idle);
+    }
 }
 
 char *ib__gen_report_md(const ib_gen_result *r)
@@ -419,12 +537,18 @@ char *ib__gen_report_md(const ib_gen_result *r)
                             rows[i]->p999, rows[i]->max);
     ib__sbuf_printf(&b, "\nprompt %.1f tokens/s, generation %.1f tokens/s, TPOT %.4g ms\n",
                     r->prompt_tokens_per_s, r->tokens_per_s, r->tpot_ms);
+    md_energy(&b, r);
     if (r->n_points) {
-        ib__sbuf_printf(&b, "\n| sequences | step p50 ms | TPOT ms | tokens/s |\n|---:|---:|---:|---:|\n");
-        for (size_t i = 0; i < r->n_points; i++)
-            if (r->points[i].status == IB_OK)
-                ib__sbuf_printf(&b, "| %d | %.4g | %.4g | %.1f |\n", (int)r->points[i].sequences,
-                                r->points[i].step_ms.p50, r->points[i].tpot_ms, r->points[i].tokens_per_s);
+        ib__sbuf_printf(&b, "\n| sequences | step p50 ms | TPOT ms | tokens/s | tokens/J |\n"
+                            "|---:|---:|---:|---:|---:|\n");
+        for (size_t i = 0; i < r->n_points; i++) {
+            char t[32];
+            const ib_gen_point *p = &r->points[i];
+            if (p->status == IB_OK)
+                ib__sbuf_printf(&b, "| %d | %.4g | %.4g | %.1f | %s%s |\n", (int)p->sequences, p->step_ms.p50,
+                                p->tpot_ms, p->tokens_per_s, ib__fmt_inputs_per_joule(t, &p->energy),
+                                (int)i == r->most_efficient ? " (most efficient)" : "");
+        }
     }
     if (r->has_pitfalls) {
         ib__sbuf_printf(&b, "\n| method | figure | reports | correct | error |\n|---|---|---:|---:|---:|\n");
@@ -432,7 +556,7 @@ char *ib__gen_report_md(const ib_gen_result *r)
             const ib_gen_pitfall_row *row = &r->pitfalls[k];
             if (row->applies && row->status == IB_OK)
                 ib__sbuf_printf(&b, "| %s | %s | %.5g | %.5g | %+.1f%% |\n", row->name, row->figure,
-                                row->wrong, row->correct, row->error_pct);
+                                row->wrong, row->correct, ib__signed_shown(row->error_pct, 1));
         }
     }
     return ib__sbuf_finish(&b);

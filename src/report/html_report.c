@@ -322,17 +322,37 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
     free(x);
 }
 
-/* The energy figures (docs/energy.md), a paragraph each. */
-static void energy_section(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
+/* The energy figures (docs/energy.md), a paragraph each: labels[i]: the
+ * summary of e[i] over its items ("input", "token"). */
+static void energy_paragraphs(ib__sbuf *b, const char *const *labels, const ib_energy *const *e, size_t n,
+                              const char *item)
 {
     char line[512];
-    ib__sbuf_printf(b, "<h2>Energy</h2>\n<p>device: ");
-    ib__xml_escape(b, ib__energy_summary(line, sizeof line, device));
-    if (cpu) {
-        ib__sbuf_printf(b, "</p>\n<p>CPU package: ");
-        ib__xml_escape(b, ib__energy_summary(line, sizeof line, cpu));
+    ib__sbuf_printf(b, "<h2>Energy</h2>\n");
+    for (size_t i = 0; i < n; i++) {
+        ib__sbuf_printf(b, "<p>%s: ", labels[i]);
+        ib__xml_escape(b, ib__energy_summary_of(line, sizeof line, e[i], item));
+        ib__sbuf_printf(b, "</p>\n");
     }
-    ib__sbuf_printf(b, "</p>\n");
+}
+
+/* The device's and the CPU package's, as the text shows them
+ * (ib__energy_shown: a CPU workload's device line is left out). */
+static void energy_section(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
+{
+    unsigned shown = ib__energy_shown(device, cpu);
+    const char *labels[2];
+    const ib_energy *e[2];
+    size_t n = 0;
+    if (shown & IB__ENERGY_SHOW_DEVICE) {
+        labels[n] = "device";
+        e[n++] = device;
+    }
+    if (shown & IB__ENERGY_SHOW_CPU) {
+        labels[n] = "CPU package";
+        e[n++] = cpu;
+    }
+    energy_paragraphs(b, labels, e, n, "input");
 }
 
 char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info *info)
@@ -444,17 +464,17 @@ static void throughput_plot(ib__sbuf *b, const ib_throughput_result *r)
                        "\n</figure>\n");
 }
 
-/* Inputs per joule against batch: the most efficient batch is not always
- * the fastest (docs/energy.md). Drawn only where some point has a figure. */
-static void efficiency_plot(ib__sbuf *b, const ib_throughput_result *r)
+/* Items per joule against the curve's count (log2): the most efficient is
+ * not always the fastest (docs/energy.md). Drawn only where some point has
+ * a figure. title: "Inputs per joule against batch". */
+static void efficiency_plot_of(ib__sbuf *b, const ib__energy_curve *c, const char *title, const char *caption)
 {
     double xs[IB_MAX_POINTS], ipj[IB_MAX_POINTS], top = 0;
     size_t n = 0;
-    for (size_t i = 0; i < r->n_points; i++) {
-        const ib_throughput_point *p = &r->points[i];
-        if (!point_ok(p) || p->energy.source == IB_ENERGY_NONE) continue;
-        xs[n] = log2((double)p->batch);
-        ipj[n] = p->energy.items_per_joule;
+    for (size_t i = 0; i < c->n && n < IB_MAX_POINTS; i++) {
+        if (!c->ok[i] || c->energy[i]->source == IB_ENERGY_NONE) continue;
+        xs[n] = log2((double)c->count[i]);
+        ipj[n] = c->energy[i]->items_per_joule;
         top = fmax(top, ipj[n]);
         n++;
     }
@@ -462,23 +482,43 @@ static void efficiency_plot(ib__sbuf *b, const ib_throughput_result *r)
     ib__plot plot = {
         900, 300, 84, 24, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12), ib__nice_axis(0, top * 1.2, 8)
     };
-    ib__sbuf_printf(b, "<h2>Inputs per joule against batch</h2>\n<figure>\n");
-    ib__svg_begin(b, &plot, "inputs per joule against batch");
-    ib__svg_axes(b, &plot, "batch (log2 scale)", "inputs/J");
+    char lower[96], x_label[64], y_label[32], text[96];
+    snprintf(lower, sizeof lower, "%ss per joule against %s", c->item, c->what);
+    snprintf(x_label, sizeof x_label, "%s (log2 scale)", c->what);
+    snprintf(y_label, sizeof y_label, "%ss/J", c->item);
+    ib__sbuf_printf(b, "<h2>%s</h2>\n<figure>\n", title);
+    ib__svg_begin(b, &plot, lower);
+    ib__svg_axes(b, &plot, x_label, y_label);
     ib__svg_polyline(b, &plot, xs, ipj, n, "b2b-line");
     ib__svg_points(b, &plot, xs, ipj, n, "pt-b2b", 4.5);
-    const ib_throughput_point *eff = &r->points[r->most_efficient];
-    char text[96];
-    snprintf(text, sizeof text, "most efficient: %.4g inputs/J at batch %lld", eff->energy.items_per_joule,
-             (long long)eff->batch);
-    double px = ib__plot_px(&plot, log2((double)eff->batch)),
-           py = ib__plot_py(&plot, eff->energy.items_per_joule);
+    const ib_energy *eff = c->energy[c->most_efficient];
+    int64_t at = c->count[c->most_efficient];
+    char where[48];
+    ib__energy_curve_at(where, c, c->most_efficient);
+    snprintf(text, sizeof text, "most efficient: %.4g %ss/J at %s", eff->items_per_joule, c->item, where);
+    double px = ib__plot_px(&plot, log2((double)at)), py = ib__plot_py(&plot, eff->items_per_joule);
     double mid = (plot.left + plot.width - plot.right) / 2;
     ib__svg_text(b, px > mid ? px - 6 : px + 6, py - 10, px > mid ? "end" : "start", "mark", text);
     ib__svg_end(b);
-    ib__sbuf_printf(b, "<figcaption>Each point's energy over a window of its own back-to-back runs, "
-                       "from one change of the energy counter to another; the table gives each "
-                       "bound.</figcaption>\n</figure>\n");
+    ib__sbuf_printf(b, "<figcaption>%s</figcaption>\n</figure>\n", caption);
+}
+
+static void efficiency_plot(ib__sbuf *b, const ib_throughput_result *r)
+{
+    int64_t count[IB_MAX_POINTS];
+    const ib_energy *energy[IB_MAX_POINTS];
+    bool ok[IB_MAX_POINTS];
+    for (size_t i = 0; i < r->n_points; i++) {
+        count[i] = r->points[i].batch;
+        energy[i] = &r->points[i].energy;
+        ok[i] = point_ok(&r->points[i]);
+    }
+    ib__energy_curve c = { "batch", "input", r->n_points,       count, energy, ok,
+                           NULL,    r->peak, r->most_efficient, false };
+    efficiency_plot_of(
+        b, &c, "Inputs per joule against batch",
+        "Each point's energy over a window of its own back-to-back runs, from one change of the "
+        "energy counter to another; the table gives each bound.");
 }
 
 char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload_info *info)
@@ -551,7 +591,8 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
         double lo = correct->stats.p50 * (1 + row->single_p5_pct / 100) * scale;
         end = correct->stats.p50 * (1 + row->single_p95_pct / 100) * scale;
         ib__svg_segment(b, plot, lo, y, end, y, "spread");
-        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", row->single_p5_pct, row->single_p95_pct);
+        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", ib__signed_shown(row->single_p5_pct, 1),
+                 ib__signed_shown(row->single_p95_pct, 1));
     } else {
         end = row->stats.p50 * scale;
         const char *what = row->kind == IB_PITFALL_CORRECT ? "correct median" : "median";
@@ -572,7 +613,7 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfa
             ib__strlcpy(label, "correct", sizeof label);
         else if (row->kind == IB_PITFALL_NO_WARMUP) /* its error is in the mean, not the median */
             snprintf(label, sizeof label, "median %s, mean %+.1f%%", error,
-                     (row->stats.mean / correct->stats.mean - 1) * 100);
+                     ib__signed_shown((row->stats.mean / correct->stats.mean - 1) * 100, 1));
         else
             ib__strlcpy(label, error, sizeof label);
     }
@@ -937,6 +978,33 @@ static void gen_sequences_plot(ib__sbuf *b, const ib_gen_result *r)
                     (int)r->search_ctx_per_seq, r->searched ? "; the last point is the most that fit" : "");
 }
 
+/* The decode window's energy per output token, the prefill's per prompt
+ * token, the CPU package's (docs/energy.md). */
+static void gen_energy(ib__sbuf *b, const ib_gen_result *r)
+{
+    const char *const labels[] = { "decode, per output token", "prefill, per prompt token",
+                                   "CPU package, per output token" };
+    const ib_energy *const e[] = { &r->decode_energy, &r->prefill_energy, &r->decode_cpu_energy };
+    energy_paragraphs(b, labels, e, 3, "token");
+}
+
+static void gen_efficiency_plot(ib__sbuf *b, const ib_gen_result *r)
+{
+    int64_t count[IB_GEN_MAX_POINTS];
+    const ib_energy *energy[IB_GEN_MAX_POINTS];
+    bool ok[IB_GEN_MAX_POINTS];
+    for (size_t i = 0; i < r->n_points; i++) {
+        count[i] = r->points[i].sequences;
+        energy[i] = &r->points[i].energy;
+        ok[i] = r->points[i].status == IB_OK;
+    }
+    ib__energy_curve c = { "sequences", "token", r->n_points,       count, energy, ok,
+                           NULL,        r->peak, r->most_efficient, true };
+    efficiency_plot_of(b, &c, "Tokens per joule against sequences",
+                       "Each count's energy over a decode window of its own, from one change of the energy "
+                       "counter to another; the text gives each bound.");
+}
+
 char *ib__gen_report_html(const ib_gen_result *r)
 {
     ib__sbuf b = { 0 };
@@ -957,7 +1025,9 @@ char *ib__gen_report_html(const ib_gen_result *r)
                             "dashed one p99.</figcaption>\n</figure>\n");
         gen_positions(&b, r);
     }
+    if (r->runs > 0) gen_energy(&b, r);
     gen_sequences_plot(&b, r);
+    gen_efficiency_plot(&b, r);
     page_text_and_tail(&b, ib__gen_report_text(r));
     return ib__sbuf_finish(&b);
 }

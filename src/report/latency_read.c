@@ -346,19 +346,11 @@ static ib_status read_sessions(const cJSON *root, ib_latency_file *out, ib_error
  * (absent or null: NaN, as for a file from before energy was measured). */
 static ib_status read_energy(const cJSON *root, ib_latency_file *out, ib_error *err)
 {
-    out->joules_per_item = out->energy_bound = NAN;
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(root, "energy");
-    if (!e || cJSON_IsNull(e)) return IB_OK;
-    IB_FAIL_IF(!cJSON_IsObject(e), err, IB_ERR_INVALID_ARG, NOT_LATENCY "energy is not an object");
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(e, "joules_per_item");
-    const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "bound");
-    if (!j || cJSON_IsNull(j)) return IB_OK;
-    IB_FAIL_IF(!cJSON_IsNumber(j) || !(j->valuedouble > 0 && j->valuedouble < 1e30) || !cJSON_IsNumber(b) ||
-                   !(b->valuedouble >= 0 && b->valuedouble < 1),
-               err, IB_ERR_INVALID_ARG,
+    int st = ib__energy_read_figure(cJSON_GetObjectItemCaseSensitive(root, "energy"), &out->joules_per_item,
+                                    &out->energy_bound);
+    IB_FAIL_IF(st == -1, err, IB_ERR_INVALID_ARG, NOT_LATENCY "energy is not an object");
+    IB_FAIL_IF(st == -2, err, IB_ERR_INVALID_ARG,
                NOT_LATENCY "energy.joules_per_item is not a positive number with a bound in [0, 1)");
-    out->joules_per_item = j->valuedouble;
-    out->energy_bound = b->valuedouble;
     return IB_OK;
 }
 

@@ -73,8 +73,15 @@ static void text_host_wait(ib__sbuf *b, const ib_latency_result *r)
                     ib__fmt_ms(t[2], a->ci95_median[1]), ib__fmt_ms(t[3], h->p50),
                     ib__fmt_ms(t[4], h->ci95_median[0]));
     ib__sbuf_printf(b, "%s): ", ib__fmt_ms(t[0], h->ci95_median[1]));
+    double pct = 100 * r->host_wait_ms / h->p50;
     if (r->host_bound)
-        ib__sbuf_printf(b, "the GPU waited for the host %s a run\n", ib__fmt_ms(t[1], a->p50 - h->p50));
+        ib__sbuf_printf(b, "the GPU waited for the host %s a run (%.1f%%)\n",
+                        ib__fmt_ms(t[1], r->host_wait_ms), pct);
+    else if (r->host_wait_ms > 0)
+        ib__sbuf_printf(b,
+                        "the GPU waited for the host %s a run (%.1f%%), under the 5%% that makes the figure "
+                        "the host's\n",
+                        ib__fmt_ms(t[1], r->host_wait_ms), pct);
     else
         ib__sbuf_printf(b, "within their intervals, the GPU did not wait for the host\n");
 }
@@ -123,8 +130,9 @@ char *ib_latency_report_text(const ib_latency_result *r, const ib_workload_info 
                             info->flops_per_item * (double)info->batch / (p->p50 / 1000.0) / 1e12);
     }
     ib__sbuf_printf(&b, "\n");
-    ib__text_energy(&b, "energy", &r->energy);
-    ib__text_energy(&b, "CPU package energy", &r->cpu_energy);
+    unsigned shown = ib__energy_shown(&r->energy, &r->cpu_energy);
+    if (shown & IB__ENERGY_SHOW_DEVICE) ib__text_energy(&b, "energy", &r->energy);
+    if (shown & IB__ENERGY_SHOW_CPU) ib__text_energy(&b, "CPU package energy", &r->cpu_energy);
     ib__text_accuracy(&b, &r->accuracy);
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
@@ -155,6 +163,7 @@ char *ib_latency_report_json(const ib_latency_result *r, const ib_workload_info 
         cJSON *hw = cJSON_AddObjectToObject(root, "host_wait");
         cJSON_AddItemToObject(hw, "as_is_ms", ib__json_stats(&r->host_wait_plain));
         cJSON_AddItemToObject(hw, "held_ms", ib__json_stats(&r->host_wait_held));
+        cJSON_AddNumberToObject(hw, "wait_ms", r->host_wait_ms);
         cJSON_AddBoolToObject(hw, "host_bound", r->host_bound);
     } else {
         cJSON_AddNullToObject(root, "host_wait");

@@ -84,10 +84,14 @@ static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
 static void energy_lines(ib__sbuf *b, const ib_energy *device, const ib_energy *cpu)
 {
     char line[512];
-    ib__sbuf_printf(b, "\nenergy: ");
-    ib__md_cell(b, ib__energy_summary(line, sizeof line, device));
-    if (cpu) {
-        ib__sbuf_printf(b, "\n\nCPU package energy: ");
+    unsigned shown = ib__energy_shown(device, cpu);
+    if (shown & IB__ENERGY_SHOW_DEVICE) {
+        ib__sbuf_printf(b, "\nenergy: ");
+        ib__md_cell(b, ib__energy_summary(line, sizeof line, device));
+    }
+    if (shown & IB__ENERGY_SHOW_CPU) {
+        ib__sbuf_printf(b, shown & IB__ENERGY_SHOW_DEVICE ? "\n\nCPU package energy: "
+                                                          : "\nCPU package energy: ");
         ib__md_cell(b, ib__energy_summary(line, sizeof line, cpu));
     }
     ib__sbuf_printf(b, "\n");
@@ -155,7 +159,8 @@ static void energy_pitfall_md(ib__sbuf *b, const ib_energy_pitfall *e)
         if (i == 0)
             snprintf(pct, sizeof pct, "+-%.2g%%", 100 * e->correct.bound);
         else
-            snprintf(pct, sizeof pct, isfinite(rows[i].error_pct) ? "%+.1f%%" : "-", rows[i].error_pct);
+            snprintf(pct, sizeof pct, isfinite(rows[i].error_pct) ? "%+.1f%%" : "-",
+                     ib__signed_shown(rows[i].error_pct, 1));
         ROW(b, rows[i].name, j, pct, i == 0 ? "" : rows[i].why);
     }
 }
@@ -246,8 +251,9 @@ static char *comparison_md(const ib_result *res)
     side_row(&b, "A (baseline)", res->a_name, res->a, &c->a);
     side_row(&b, "B (candidate)", res->b_name, res->b, &c->b);
     char t[5][40];
-    snprintf(t[0], sizeof t[0], "%+.2f%%", 100 * c->change);
-    snprintf(t[1], sizeof t[1], "[%+.2f%%, %+.2f%%]", 100 * c->change_ci95[0], 100 * c->change_ci95[1]);
+    snprintf(t[0], sizeof t[0], "%+.2f%%", ib__signed_shown(100 * c->change, 2));
+    snprintf(t[1], sizeof t[1], "[%+.2f%%, %+.2f%%]", ib__signed_shown(100 * c->change_ci95[0], 2),
+             ib__signed_shown(100 * c->change_ci95[1], 2));
     snprintf(t[2], sizeof t[2], "%.3g", c->mann_whitney_p);
     snprintf(t[3], sizeof t[3], "+-%.2f%%", 100 * c->threshold);
     ib__sbuf_printf(&b, "\n");
@@ -258,7 +264,8 @@ static char *comparison_md(const ib_result *res)
             &b,
             "\nThe 95%% CI is the runs' [%+.2f%%, %+.2f%%] widened by the spread between sessions, "
             "sd %.2f%% (",
-            100 * c->runs_ci95[0], 100 * c->runs_ci95[1], 100 * c->between_sd);
+            ib__signed_shown(100 * c->runs_ci95[0], 2), ib__signed_shown(100 * c->runs_ci95[1], 2),
+            100 * c->between_sd);
         ib__md_cell(&b, c->spread_source);
         ib__sbuf_printf(&b, ").\n");
     }
@@ -269,9 +276,9 @@ static char *comparison_md(const ib_result *res)
             &b,
             "\nEnergy per input: %.4g J -> %.4g J, %+.2f%% within [%+.2f%%, %+.2f%%] (the figures' "
             "bounds): %s.\n",
-            res->a->joules_per_item, res->b->joules_per_item, 100 * echange, 100 * eci[0], 100 * eci[1],
-            everdict);
-    else
+            res->a->joules_per_item, res->b->joules_per_item, ib__signed_shown(100 * echange, 2),
+            ib__signed_shown(100 * eci[0], 2), ib__signed_shown(100 * eci[1], 2), everdict);
+    else if (isfinite(res->a->joules_per_item) || isfinite(res->b->joules_per_item))
         ib__sbuf_printf(&b, "\nEnergy per input: %s.\n", everdict);
     ib__sbuf warnings = { 0 };
     ib__compare_warnings_each(res->a, res->b, warning_item, &warnings);

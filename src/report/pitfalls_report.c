@@ -24,7 +24,7 @@ const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)
     else if (row->kind == IB_PITFALL_SINGLE_SAMPLE)
         snprintf(buf, 32, "+-%.1f%%", row->error_pct);
     else
-        snprintf(buf, 32, "%+.1f%%", row->error_pct);
+        snprintf(buf, 32, "%+.1f%%", ib__signed_shown(row->error_pct, 1));
     return buf;
 }
 
@@ -74,7 +74,8 @@ static void text_single_sample(ib__sbuf *b, const ib_pitfall_row *row)
     ib__sbuf_printf(b,
                     "single sample: one run lands between %+.1f%% and %+.1f%% of the median (5th-95th "
                     "pct); %.0f%% of single runs are off by >5%%\n",
-                    row->single_p5_pct, row->single_p95_pct, 100 * row->single_off_5pct);
+                    ib__signed_shown(row->single_p5_pct, 1), ib__signed_shown(row->single_p95_pct, 1),
+                    100 * row->single_off_5pct);
 }
 
 /* A cold start is one run among many: it barely moves the median the
@@ -87,7 +88,8 @@ static void text_no_warmup(ib__sbuf *b, const ib_pitfall_row *row, const ib_pitf
                     "no warm-up: its slowest run took %s (%.1fx the correct median); its mean, %s, is "
                     "%+.1f%% off the correct mean\n",
                     ib__fmt_ms(slowest, row->stats.max), row->stats.max / correct->stats.p50,
-                    ib__fmt_ms(mean, row->stats.mean), (row->stats.mean / correct->stats.mean - 1) * 100);
+                    ib__fmt_ms(mean, row->stats.mean),
+                    ib__signed_shown((row->stats.mean / correct->stats.mean - 1) * 100, 1));
 }
 
 /* What TF32 changes, both measured in the row (fresh sessions each): time
@@ -101,7 +103,7 @@ static void text_tf32(ib__sbuf *b, const ib_pitfall_row *row)
         "TF32 against strict fp32 (each in a fresh session): median %s with TF32, %s strict (TF32 "
         "%+.1f%%)",
         ib__fmt_ms(on, row->tf32_on_median_ms), ib__fmt_ms(off, row->tf32_off_median_ms),
-        (row->tf32_on_median_ms / row->tf32_off_median_ms - 1) * 100);
+        ib__signed_shown((row->tf32_on_median_ms / row->tf32_off_median_ms - 1) * 100, 1));
     if (isfinite(row->tf32_max_abs_error))
         ib__sbuf_printf(b, "; outputs differ by up to %.3g (absolute), %.3g (relative)",
                         row->tf32_max_abs_error, row->tf32_max_rel_error);

@@ -159,6 +159,13 @@ typedef struct ib__session_figure {
 /* {key, label, unit, values, sessions, geomean, interval, ci95, precision,
  * between_sd_log, within_sd_log, spread} of f over k sessions. */
 cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k);
+/* The energy per input of each session (J, NaN where a session has no
+ * figure) as a figure of figures, its interval the t over the sessions'
+ * log values (docs/energy.md); added only where some session has one. */
+void ib__add_energy_figure(cJSON *figures, const char *key, const char *label, const double *joules_per_item,
+                           size_t k);
+/* Whether any of v[0..k) is finite (a figure some session has). */
+bool ib__any_finite(const double *v, size_t k);
 /* Session i's entry of sessions.runs: index, exit_status, message, failed,
  * and keys[0..n_keys) moved from its document root (NULL: it failed). */
 cJSON *ib__session_entry(const ib_session_outcome *o, cJSON *root, size_t i, const char *const *keys,
@@ -211,11 +218,40 @@ void ib__sessions_text_table(ib__sbuf *b, const cJSON *sessions);
  * inputs per joule by batch, the most efficient beside the fastest. */
 const char *ib__energy_source_name(ib_energy_source s);
 void ib__text_energy(ib__sbuf *b, const char *label, const ib_energy *e);
+/* Which of a measurement's device and CPU package figures (cpu NULL: none)
+ * its reports show, IB__ENERGY_SHOW_* bits, the same in every format: on a
+ * CPU workload the CPU package's alone (it is the workload's energy; the
+ * device's "a CPU workload" no figure would stand on every result); else
+ * the device's, and the CPU package's where it has a figure (where it has
+ * none, why is in the JSON's cpu_energy.note, not a line on every result:
+ * issue 28). */
+enum { IB__ENERGY_SHOW_DEVICE = 1, IB__ENERGY_SHOW_CPU = 2 };
+unsigned ib__energy_shown(const ib_energy *device, const ib_energy *cpu);
 cJSON *ib__json_energy(const ib_energy *e);
 /* The figure in a line, or "no figure: why"; "8.303 +-0.73%" or "-". */
 const char *ib__energy_summary(char *buf, size_t cap, const ib_energy *e);
 const char *ib__fmt_inputs_per_joule(char buf[32], const ib_energy *e);
 void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r);
+/* The same with the work's items named ("input", "token"): "J a token",
+ * "tokens/J". */
+void ib__text_energy_of(ib__sbuf *b, const char *label, const ib_energy *e, const char *item);
+const char *ib__energy_summary_of(char *buf, size_t cap, const ib_energy *e, const char *item);
+/* A curve's energy by count (batch, sequences): its items per joule, the
+ * most efficient beside the fastest. n points; peak, most_efficient
+ * indexes (-1 none); rate: items per second at each. */
+typedef struct ib__energy_curve {
+    const char *what, *item; /* "batch", "input"; "sequences", "token" */
+    size_t n;
+    const int64_t *count;
+    const ib_energy *const *energy;
+    const bool *ok;
+    const double *rate;
+    int peak, most_efficient;
+    bool count_first; /* "8 sequences", not "batch 8" */
+} ib__energy_curve;
+void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c);
+/* Point i's count as the text names it: "batch 8", "8 sequences". */
+void ib__energy_curve_at(char buf[48], const ib__energy_curve *c, int i);
 /* pitfalls: the energy rows (the correct one first) as the tables print
  * them, none when the row does not apply; the text section; the JSON. */
 typedef struct ib__energy_pitfall_row {
@@ -232,6 +268,21 @@ cJSON *ib__json_energy_pitfall(const ib_energy_pitfall *e);
  * figure (*verdict "not in both files"). */
 bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
                         double ci[2], const char **verdict);
+/* The same for any two figures a, b (joules per item) with their bounds:
+ * latency's per input, generation's per token. */
+bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
+                        double ci[2], const char **verdict);
+/* compare's text line of the change ("what: A J -> B J: ..."), or
+ * "label: not in both files (...)"; its JSON object (pct, interval_pct,
+ * verdict). */
+void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
+                            double b, double b_bound, double threshold);
+cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold);
+/* A figure's joules_per_item and bound read back from its JSON object e
+ * (absent, null or without a figure: both NaN, 0); -1 when e is not an
+ * object, -2 when its joules_per_item is not a positive number with a
+ * bound in [0, 1). */
+int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound);
 
 const char *ib__serve_copies_name(ib_serve_copies c);
 cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart);

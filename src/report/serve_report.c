@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *copies_text(ib_serve_copies c)
 {
@@ -24,6 +25,20 @@ const char *ib__serve_copies_name(ib_serve_copies c)
 /* ------------------------------------------------------------------------ */
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
+
+/* After the service time: the host-wait check of warm-up, where made. */
+static void text_host_wait(ib__sbuf *b, const ib_serve_result *r)
+{
+    if (!isfinite(r->warmup_host_wait_ms)) return;
+    char h[32], w[32];
+    ib__sbuf_printf(b, "; launch held %s", ib__fmt_ms(h, r->warmup_held_ms));
+    if (r->warmup_host_wait_ms > 0)
+        ib__sbuf_printf(b, ", the GPU waited for the host %s a run (%.1f%%)",
+                        ib__fmt_ms(w, r->warmup_host_wait_ms),
+                        100 * r->warmup_host_wait_ms / r->warmup_held_ms);
+    else
+        ib__sbuf_printf(b, ", the GPU did not wait for the host");
+}
 
 static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_config *cfg,
                         const ib_workload_info *info)
@@ -50,8 +65,10 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
     if (cfg->max_batch > 1)
         ib__sbuf_printf(b, "dynamic batching: up to %lld requests a run, waiting at most %g us\n",
                         (long long)cfg->max_batch, cfg->max_delay_us);
-    ib__sbuf_printf(b, "copies: %s\nservice time in warm-up: median %s\n\n", copies_text(r->copies),
+    ib__sbuf_printf(b, "copies: %s\nservice time in warm-up: median %s", copies_text(r->copies),
                     ib__fmt_ms(t, r->service_ms));
+    text_host_wait(b, r);
+    ib__sbuf_printf(b, "\n\n");
 }
 
 static void text_row(ib__sbuf *b, const ib_serve_point *p, const ib_serve_config *cfg)
@@ -89,24 +106,27 @@ static void text_switches(ib__sbuf *b, const ib_serve_point *p)
 }
 
 /* What explains the rate's compute against warm-up's service time: the
- * figures the rule weighed and its verdict (docs/serve.md). */
-static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_ms)
+ * figures the rule weighed and its verdict (docs/serve.md); as in warm-up,
+ * the verdict alone (nothing to explain), and the SM clock named only on
+ * a GPU (the CPU has none to sample: a clause on every rate). */
+static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_ms, bool gpu)
 {
     const ib_serve_explanation *e = &p->explained;
     if (e->cause == IB_SERVE_CAUSE_NONE) return;
     char c[32], w[32], k[32];
-    /* Rounded first, so that a hair below zero reads +0%, not -0%. */
-    double pct = round(100 * e->excess);
-    ib__sbuf_printf(b, "  compute %+.0f%% against warm-up's service time (%s): ", pct == 0 ? 0.0 : pct,
-                    ib__fmt_ms(c, service_ms));
+    ib__sbuf_printf(b, "  compute %+.0f%% against warm-up's service time (%s): ",
+                    ib__signed_shown(100 * e->excess, 0), ib__fmt_ms(c, service_ms));
+    if (e->cause == IB_SERVE_CAUSE_AS_WARM) {
+        ib__sbuf_printf(b, "as in warm-up\n");
+        return;
+    }
     if (isfinite(e->clock_ms))
-        ib__sbuf_printf(b, "SM clock %.0f MHz under load, %.0f MHz in warm-up (accounts for %s)",
+        ib__sbuf_printf(b, "SM clock %.0f MHz under load, %.0f MHz in warm-up (accounts for %s); ",
                         e->load_sm_clock_mhz, e->warmup_sm_clock_mhz, ib__fmt_ms(k, e->clock_ms));
-    else
-        ib__sbuf_printf(b, "SM clock not sampled");
-    ib__sbuf_printf(b, "; wake-up p50 %s; ", ib__fmt_ms(w, e->wakeup_ms));
+    else if (gpu)
+        ib__sbuf_printf(b, "SM clock not sampled; ");
+    ib__sbuf_printf(b, "wake-up p50 %s; ", ib__fmt_ms(w, e->wakeup_ms));
     switch (e->cause) {
-    case IB_SERVE_CAUSE_AS_WARM: ib__sbuf_printf(b, "as in warm-up\n"); break;
     case IB_SERVE_CAUSE_CLOCK:
         ib__sbuf_printf(b, "explained by the SM clock: a GPU idle between requests clocks down\n");
         break;
@@ -115,6 +135,13 @@ static void text_explained(ib__sbuf *b, const ib_serve_point *p, double service_
                            "slowly, and so do its run's launches\n");
         break;
     case IB_SERVE_CAUSE_BOTH: ib__sbuf_printf(b, "explained by the SM clock and the wake-up, each\n"); break;
+    case IB_SERVE_CAUSE_HOST:
+        ib__sbuf_printf(b,
+                        "neither accounts for half of it, and the run is host-bound (the GPU waited for "
+                        "the host %.0f%% of a run in warm-up): its compute is the host's launching, slower "
+                        "from a host idle between requests; --cuda-graph replays it from one launch\n",
+                        100 * e->host_wait_share);
+        break;
     default: ib__sbuf_printf(b, "neither accounts for half of it\n"); break;
     }
 }
@@ -125,6 +152,19 @@ static void text_copies(ib__sbuf *b, const ib_serve_point *p)
     char i50[32], i99[32], o50[32], o99[32];
     ib__sbuf_printf(b, "  copies: in p50 %s p99 %s, out p50 %s p99 %s\n", ib__fmt_ms(i50, p->h2d.p50),
                     ib__fmt_ms(i99, p->h2d.p99), ib__fmt_ms(o50, p->d2h.p50), ib__fmt_ms(o99, p->d2h.p99));
+}
+
+/* Whether every rate has no energy figure for one same reason (a CPU
+ * workload, --no-energy): then it is said once under the table, not under
+ * every rate (issue 28: a line on every rate is skipped, and then so is
+ * the one that matters). */
+static bool energy_absent_alike(const ib_serve_result *r)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].energy.source != IB_ENERGY_NONE ||
+            strcmp(r->points[i].energy.note, r->points[0].energy.note))
+            return false;
+    return r->n_points > 0;
 }
 
 static void text_answer(ib__sbuf *b, const ib_serve_result *r, const ib_serve_config *cfg)
@@ -156,16 +196,18 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
     text_header(&b, r, cfg, info);
     ib__sbuf_printf(&b, "%10s %10s %7s %10s %10s %10s %10s %10s %10s  %s\n", "offered/s", "achieved/s", "n",
                     "p50", "p90", "p99", "queue p99", "wake p99", "compute", "target");
+    bool energy_once = energy_absent_alike(r);
     for (size_t i = 0; i < r->n_points; i++) {
         text_row(&b, &r->points[i], cfg);
-        text_explained(&b, &r->points[i], r->service_ms);
+        text_explained(&b, &r->points[i], r->service_ms, info->device == IB_DEVICE_CUDA);
         if (r->copies == IB_SERVE_COPIES_APART && r->points[i].n > 0) text_copies(&b, &r->points[i]);
         if (cfg->max_batch > 1) {
             text_batches(&b, &r->points[i]);
             text_switches(&b, &r->points[i]);
         }
-        ib__text_energy(&b, "  energy", &r->points[i].energy);
+        if (!energy_once) ib__text_energy(&b, "  energy", &r->points[i].energy);
     }
+    if (energy_once) ib__text_energy(&b, "energy (every rate)", &r->points[0].energy);
     text_answer(&b, r, cfg);
     if (r->partial)
         ib__sbuf_printf(&b,
@@ -223,6 +265,7 @@ cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart)
     ib__json_add_number(ex, "load_sm_clock_mhz", e->load_sm_clock_mhz);
     ib__json_add_number(ex, "clock_ms", e->clock_ms);
     ib__json_add_number(ex, "wakeup_ms", e->wakeup_ms);
+    ib__json_add_number(ex, "host_wait_share", e->host_wait_share);
     cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
     return o;
 }
@@ -267,6 +310,8 @@ char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg,
     cJSON_AddItemToObject(root, "config", ib__serve_json_config(cfg, r->instances));
     cJSON_AddStringToObject(root, "copies", ib__serve_copies_name(r->copies));
     ib__json_add_number(root, "service_ms", r->service_ms);
+    ib__json_add_number(root, "warmup_held_ms", r->warmup_held_ms);
+    ib__json_add_number(root, "warmup_host_wait_ms", r->warmup_host_wait_ms);
     cJSON *rates = cJSON_AddArrayToObject(root, "rates");
     for (size_t i = 0; i < r->n_points; i++)
         cJSON_AddItemToArray(rates, ib__serve_json_point(&r->points[i], r->copies == IB_SERVE_COPIES_APART));

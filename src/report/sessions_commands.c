@@ -43,6 +43,9 @@ static const char *const generation_keys[] = { "cold_prefill_ms",
                                                "position_p50_ms",
                                                "sequences",
                                                "pitfalls",
+                                               "decode_energy",
+                                               "decode_cpu_energy",
+                                               "prefill_energy",
                                                "warnings",
                                                "notes",
                                                "partial",
@@ -100,6 +103,19 @@ static double items_per_s_at(const cJSON *entry, double batch)
     return NAN;
 }
 
+/* A session's energy per input at batch (its curve's point), NaN when it
+ * has none. */
+static double joules_per_item_at(const cJSON *entry, double batch)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(entry, "curve"))
+    {
+        if (ib__json_num(p, "batch") == batch)
+            return ib__json_num(cJSON_GetObjectItemCaseSensitive(p, "energy"), "joules_per_item");
+    }
+    return NAN;
+}
+
 /* A session's peak: its batch and inputs/s; NaN when it has none. */
 static void session_peak(const cJSON *entry, double *batch, double *items_per_s)
 {
@@ -112,13 +128,16 @@ static void session_peak(const cJSON *entry, double *batch, double *items_per_s)
  * inputs/s at the batch most chose: how much each varies between
  * sessions. A back-to-back figure is one timing of many runs (one event
  * pair): its run-to-run part is in each session's value, not apart from
- * it, so its interval resamples the sessions. */
+ * it, so its interval resamples the sessions. Then each session's energy
+ * per input at that batch, where the sessions have a figure (the interval
+ * of the energy across sessions, docs/energy.md). */
 static void throughput_figures(cJSON *sessions, const cJSON *runs, size_t k)
 {
     double *batch = malloc(k * sizeof *batch), *peak = malloc(k * sizeof *peak), *at = malloc(k * sizeof *at);
+    double *jpi = malloc(k * sizeof *jpi);
     cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
-    if (!batch || !peak || !at) {
-        free(batch), free(peak), free(at);
+    if (!batch || !peak || !at || !jpi) {
+        free(batch), free(peak), free(at), free(jpi);
         return;
     }
     for (size_t i = 0; i < k; i++) session_peak(cJSON_GetArrayItem(runs, (int)i), &batch[i], &peak[i]);
@@ -126,6 +145,7 @@ static void throughput_figures(cJSON *sessions, const cJSON *runs, size_t k)
     for (size_t i = 0; i < k; i++) {
         const cJSON *e = cJSON_GetArrayItem(runs, (int)i);
         at[i] = best > 0 && !entry_failed(e) ? items_per_s_at(e, best) : NAN;
+        jpi[i] = best > 0 && !entry_failed(e) ? joules_per_item_at(e, best) : NAN;
     }
     ib__json_add_number(sessions, "best_batch", best > 0 ? best : NAN);
     char at_label[64];
@@ -136,7 +156,10 @@ static void throughput_figures(cJSON *sessions, const cJSON *runs, size_t k)
         { "items_per_s_at_best_batch", at_label, "inputs/s", at, NULL, false },
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) add_figure(figures, &f[i], k);
-    free(batch), free(peak), free(at);
+    char energy_label[64];
+    snprintf(energy_label, sizeof energy_label, "J/input, batch %.0f", best);
+    ib__add_energy_figure(figures, "joules_per_item_at_best_batch", energy_label, jpi, k);
+    free(batch), free(peak), free(at), free(jpi);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -191,8 +214,17 @@ static bool all_runs_known(const ib_session_sample *s, const double *median, siz
     return any;
 }
 
+/* A session's energy per input of the correct row, NaN when none. */
+static double correct_joules_per_item(const cJSON *entry)
+{
+    if (entry_failed(entry)) return NAN;
+    const cJSON *energy = cJSON_GetObjectItemCaseSensitive(entry, "energy");
+    return ib__json_num(cJSON_GetObjectItemCaseSensitive(energy, "correct"), "joules_per_item");
+}
+
 /* Each method's median in every session (the correct one with its runs),
- * then the rows across sessions. */
+ * then the rows across sessions; the correct row's energy per input where
+ * the sessions have a figure (its interval across sessions). */
 static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
 {
     cJSON *figures = cJSON_AddArrayToObject(sessions, "figures");
@@ -214,6 +246,8 @@ static void pitfalls_figures(cJSON *sessions, const cJSON *runs, size_t k)
         };
         add_figure(figures, &f, k);
     }
+    for (size_t i = 0; med && i < k; i++) med[i] = correct_joules_per_item(cJSON_GetArrayItem(runs, (int)i));
+    if (med) ib__add_energy_figure(figures, "correct_joules_per_item", "energy per input", med, k);
     free(block);
     free(s);
     free(med);
@@ -275,25 +309,37 @@ typedef struct gen_figure {
     const char *key, *label, *unit;
     const char *source; /* the session's member: a stats object, or a number */
     bool timed;         /* source is stats with samples.<source>: its p50 with its runs */
+    const char *member; /* source is an energy object: this number of it (given only where a
+                           session has one: docs/energy.md) */
 } gen_figure;
 
 static const gen_figure gen_figures[] = {
-    { "ttft_median_ms", "TTFT median", "ms", "ttft_ms", true },
-    { "token_median_ms", "per-token median", "ms", "token_ms", true },
-    { "request_median_ms", "request median", "ms", "request_ms", true },
-    { "tokens_per_s", "generation", "tokens/s", "tokens_per_s", false },
-    { "prompt_tokens_per_s", "prompt", "tokens/s", "prompt_tokens_per_s", false },
+    { "ttft_median_ms", "TTFT median", "ms", "ttft_ms", true, NULL },
+    { "token_median_ms", "per-token median", "ms", "token_ms", true, NULL },
+    { "request_median_ms", "request median", "ms", "request_ms", true, NULL },
+    { "tokens_per_s", "generation", "tokens/s", "tokens_per_s", false, NULL },
+    { "prompt_tokens_per_s", "prompt", "tokens/s", "prompt_tokens_per_s", false, NULL },
+    { "decode_joules_per_token", "decode energy", "J/token", "decode_energy", false, "joules_per_item" },
+    { "prefill_joules_per_token", "prefill energy", "J/token", "prefill_energy", false, "joules_per_item" },
 };
+
+/* A session's number: its member source (a number), or member of its
+ * object source; NaN when it failed or has none. */
+static double session_number(const cJSON *e, const gen_figure *g)
+{
+    if (entry_failed(e)) return NAN;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, g->source);
+    return g->member ? ib__json_num(v, g->member) : ib__json_num(e, g->source);
+}
 
 static void add_gen_figure(cJSON *figures, const gen_figure *g, const cJSON *runs, size_t k, double *v,
                            ib_session_sample *s)
 {
     for (size_t i = 0; i < k; i++) {
         const cJSON *e = cJSON_GetArrayItem(runs, (int)i);
-        v[i] = g->timed          ? session_stat(e, g->source, "p50")
-               : entry_failed(e) ? NAN
-                                 : ib__json_num(e, g->source);
+        v[i] = g->timed ? session_stat(e, g->source, "p50") : session_number(e, g);
     }
+    if (g->member && !ib__any_finite(v, k)) return;
     double *block = g->timed ? session_runs(runs, k, g->source, s) : NULL;
     bool has_runs = block && all_runs_known(s, v, k);
     ib__session_figure f = { g->key, g->label, g->unit, v, has_runs ? s : NULL, false };
@@ -447,6 +493,9 @@ static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
                     "error in each session");
     cJSON_ArrayForEach(f, figures)
     {
+        const char *key = cJSON_GetStringValue(cJSON_GetObjectItem(f, "key"));
+        size_t len = strlen(key ? key : "");
+        if (len < 10 || strcmp(key + len - 10, "_median_ms")) continue; /* not a method (the energy) */
         double m = ib__json_num(f, "geomean"), emin = INFINITY, emax = -INFINITY;
         for (size_t i = 0; i < k; i++) {
             double e = ib__figure_value(f, i) / ib__figure_value(correct, i) - 1;
@@ -460,8 +509,10 @@ static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
                 ib__sbuf_printf(b, "  (one session: no interval across sessions)\n");
             continue;
         }
-        ib__sbuf_printf(b, " %+8.1f%%", 100 * (m / ref - 1));
-        if (isfinite(emin)) ib__sbuf_printf(b, "  %+.1f%% to %+.1f%%", 100 * emin, 100 * emax);
+        ib__sbuf_printf(b, " %+8.1f%%", ib__signed_shown(100 * (m / ref - 1), 1));
+        if (isfinite(emin))
+            ib__sbuf_printf(b, "  %+.1f%% to %+.1f%%", ib__signed_shown(100 * emin, 1),
+                            ib__signed_shown(100 * emax, 1));
         if (isfinite(lo) && m >= lo && m <= hi) ib__sbuf_printf(b, "  inside the correct row's interval");
         ib__sbuf_printf(b, "\n");
     }

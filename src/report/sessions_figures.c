@@ -75,6 +75,20 @@ cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k)
     return o;
 }
 
+bool ib__any_finite(const double *v, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (isfinite(v[i])) return true;
+    return false;
+}
+
+void ib__add_energy_figure(cJSON *figures, const char *key, const char *label, const double *joules_per_item,
+                           size_t k)
+{
+    ib__session_figure f = { key, label, "J", joules_per_item, NULL, false };
+    if (ib__any_finite(joules_per_item, k)) cJSON_AddItemToArray(figures, ib__session_figure_json(&f, k));
+}
+
 cJSON *ib__session_entry(const ib_session_outcome *o, cJSON *root, size_t i, const char *const *keys,
                          size_t n_keys)
 {

@@ -109,13 +109,6 @@ static cJSON *session_entry(const ib_session_outcome *o, parsed *p, size_t i)
     return e;
 }
 
-static bool any_finite(const double *v, size_t k)
-{
-    for (size_t i = 0; i < k; i++)
-        if (isfinite(v[i])) return true;
-    return false;
-}
-
 /* sessions.figures of a latency: each session's median (with its runs),
  * p99 and energy per input (one value a session: the interval of the
  * energy across sessions, docs/energy.md). */
@@ -135,10 +128,9 @@ static cJSON *latency_figures(const parsed *p, size_t k)
     if (med && p99 && jpi && runs) {
         ib__session_figure median = { "median_ms", "median", "ms", med, runs, false };
         ib__session_figure tail = { "p99_ms", "p99", "ms", p99, NULL, false };
-        ib__session_figure energy = { "joules_per_item", "energy per input", "J", jpi, NULL, false };
         cJSON_AddItemToArray(figures, ib__session_figure_json(&median, k));
         cJSON_AddItemToArray(figures, ib__session_figure_json(&tail, k));
-        if (any_finite(jpi, k)) cJSON_AddItemToArray(figures, ib__session_figure_json(&energy, k));
+        ib__add_energy_figure(figures, "joules_per_item", "energy per input", jpi, k);
     }
     free(med);
     free(p99);

@@ -103,7 +103,7 @@ static void text_answers(ib__sbuf *b, const ib_throughput_result *r)
                     "      per-run synchronized timing (the classic method) gives %s inputs/s at this "
                     "batch (%+.1f%%)\n",
                     ib__fmt_rate(t2, peak->items_per_s_sync),
-                    100 * (peak->items_per_s_sync / peak->items_per_s - 1));
+                    ib__signed_shown(100 * (peak->items_per_s_sync / peak->items_per_s - 1), 1));
     if (knee)
         ib__sbuf_printf(b,
                         "knee: batch %lld, %s inputs/s (%.1f%% of the peak): "

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "inferbench.h"
+#include "timer/energy_counter.h"
 #include "timer/timer.h"
 
 typedef struct ib__gen ib__gen;
@@ -77,6 +78,19 @@ typedef struct ib__gen_ops {
     /* Optional (NULL: no threads to choose). Sets the CPU threads of the
      * following calls (the too-many-threads pitfall). */
     ib_status (*set_threads)(ib__gen *g, int32_t n_threads, ib_error *err);
+
+    /* Optional (NULL: the decode energy window ends where the context
+     * does). Drops positions n_pos and after of sequences 0..n_seqs-1
+     * (untimed, the cache's bookkeeping), so that steps go on at n_pos:
+     * the energy window's steps cycle over the positions the timed steps
+     * had (docs/energy.md). */
+    ib_status (*rewind)(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error *err);
+
+    /* Optional (NULL: NVML's counter of the GPU of info.device_id when
+     * info.device is the GPU, else none). A counter of the workload's own
+     * (the fake's, scripted on its virtual clock) into *c; false with the
+     * reason in note[cap]. */
+    bool (*energy)(ib__gen *g, ib__energy_counter *c, char *note, size_t cap);
 
     /* Releases everything. Required. */
     void (*destroy)(ib__gen *g);

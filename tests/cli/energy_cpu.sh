@@ -60,6 +60,19 @@ json_check "$TMP/p.json" "d['energy']['applies'] and d['energy']['window_shorter
 expect_exit 0 "latency --sessions 3" -- "$IB" latency $F --sessions 3 --json "$TMP/ss.json"
 expect_grep "^energy per input across sessions: geometric mean 0.3 J, 95% CI \[0.3, 0.3\] J" "$TMP/out" "sessions: the interval"
 json_check "$TMP/ss.json" "[f for f in d['sessions']['figures'] if f['key'] == 'joules_per_item'][0]['sessions'] == 3" "sessions json: the figure"
+# throughput and pitfalls --sessions: the energy per input across sessions
+# (at the best batch; the correct row's), the same figure in each session
+# on the virtual clock: an interval of one value.
+expect_exit 0 "throughput --sessions 2" -- "$IB" throughput $F --option item_us=100 --batches 1,8 --sessions 2 \
+  --json "$TMP/ts.json" --csv "$TMP/ts.csv"
+expect_grep "^J/input, batch 8: geometric mean of sessions 0.0675676 J, 95% CI \[0.0675676, 0.0675676\] J" "$TMP/out" \
+  "throughput sessions: the energy's interval"
+json_check "$TMP/ts.json" "[(f['values'], f['ci95']) for f in d['sessions']['figures'] if f['key'] == 'joules_per_item_at_best_batch'] == [([r['curve'][1]['energy']['joules_per_item']] * 2, [r['curve'][1]['energy']['joules_per_item']] * 2) for r in d['sessions']['runs'][:1]] and abs(d['sessions']['runs'][1]['curve'][1]['energy']['joules_per_item'] / (0.3 * 1.8 / 8) - 1) <= d['sessions']['runs'][1]['curve'][1]['energy']['bound']" "throughput sessions json: each session's figure at batch 8, within its bound of 300 W x 1.8 ms / 8"
+expect_grep "joules_per_item_at_best_batch" "$TMP/ts.csv" "throughput sessions csv: the energy column"
+expect_exit 0 "pitfalls --sessions 2" -- "$IB" pitfalls $F --sessions 2 --json "$TMP/ps.json"
+expect_grep "^energy per input: geometric mean of sessions 0.3 J, 95% CI \[0.3, 0.3\] J" "$TMP/out" \
+  "pitfalls sessions: the correct row's energy across sessions"
+json_check "$TMP/ps.json" "[f['values'] for f in d['sessions']['figures'] if f['key'] == 'correct_joules_per_item'] == [[0.3, 0.3]]" "pitfalls sessions json: the figure"
 
 # A bad --objective: one line, exit 2 (the energy objective's own refusal
 # without a counter is in best_cpu.sh, with a model that has options to race).

@@ -29,6 +29,15 @@ expect_grep "<h2>Latency by token position</h2>" "$TMP/g.html" "html: latency by
 expect_grep "histogram of the timed tokens" "$TMP/g.html" "html: the per-token histogram"
 expect_grep "tokens per second against sequences" "$TMP/g.html" "html: the curve over sequences"
 
+# Energy (docs/energy.md, "For generation"): the fake's scripted counter,
+# 1 ms steps at 300 W: 0.3 J a token exactly; --no-energy: none, said.
+expect_exit 0 "energy on the fake's counter" -- "$IB" "${FAKE[@]}" --option energy_step_ms=100 --option idle_w=60 \
+  --option busy_w=300 --option pos_ns=0 --json "$TMP/e.json"
+json_check "$TMP/e.json" "(lambda e: e['source'] == 'counter' and e['aligned'] and abs(e['joules_per_item'] - 0.3) < 1e-12 and e['items'] == 200 and e['window_ms'] == 200)(d['decode_energy'])" "json: 0.3 J a token over 200 steps of 1 ms"
+expect_grep "^energy per output token \(decode\): 0.3 J a token \(\+-0.5%\), 3.333 tokens/J" "$TMP/out" "text: the decode energy"
+expect_exit 0 "--no-energy" -- "$IB" "${FAKE[@]}" --option energy_step_ms=100 --no-energy --json "$TMP/ne.json"
+json_check "$TMP/ne.json" "d['decode_energy']['source'] is None and 'not measured' in d['decode_energy']['note'] and d['prefill_energy']['joules_per_request'] is None" "json: --no-energy: no figure, said"
+
 expect_exit 0 "--depth 256" -- "$IB" "${FAKE[@]}" --depth 256 --json "$TMP/d.json"
 json_check "$TMP/d.json" "d['settings']['depth'] == 256 and d['samples']['token_ms'][0][0] == 1.25 and d['samples']['ttft_ms'][0] == 2.5" "json: the depth recorded, steps timed there, the fill untimed"
 

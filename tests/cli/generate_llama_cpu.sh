@@ -21,6 +21,15 @@ json_check "$TMP/g.json" "d['tokens_per_s'] == 24 / sum(x for r in d['samples'][
 json_check "$TMP/g.json" "d['settings']['depth'] == 32 and d['settings']['prompt_tokens'] == 16 and d['settings']['fixed_length'] is True" "json: the depth and the prompt recorded"
 json_check "$TMP/g.json" "d['workload']['arch'] == 'llama' and d['device'] == 'cpu' and 1 <= d['workload']['n_threads'] <= d['workload']['n_cpus_allowed']" "json: llama on the CPU, threads within the cores allowed"
 json_check "$TMP/g.json" "d['workload']['kv_type'] and d['workload']['n_batch'] > 0 and d['workload']['runtime_version']" "json: the settings that change the figure stated"
+# Energy on the CPU (docs/energy.md, "For generation"): no GPU counter;
+# the CPU package's only where RAPL is readable (root), else one line.
+json_check "$TMP/g.json" "d['decode_energy']['source'] is None and d['decode_energy']['note'] == 'a CPU run: no GPU energy counter' and d['prefill_energy']['source'] is None" "json: no GPU energy counter on a CPU run, said"
+if [ -r /sys/class/powercap/intel-rapl:0/energy_uj ]; then
+  json_check "$TMP/g.json" "d['decode_cpu_energy']['source'] == 'counter' or d['decode_cpu_energy']['note']" "json: the CPU package's energy, or why not"
+else
+  expect_grep "^energy: no figure: a CPU run: no GPU energy counter; the CPU package: .*$" "$TMP/out" "text: no energy figure, one line"
+  if [ "$(grep -c '^energy' "$TMP/out")" -eq 1 ]; then pass "text: one energy line"; else fail "energy lines: $(grep '^energy' "$TMP/out")"; fi
+fi
 
 expect_exit 0 "the search under a memory cap" -- \
   "$IB" "${TINY[@]}" --search-sequences --ctx-per-seq 256 --sequence-runs 1 --option memory_limit_mb=8 --json "$TMP/s.json"

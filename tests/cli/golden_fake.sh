@@ -26,7 +26,20 @@ F=(--backend fake --device cpu)
 # out of the JSON's lists, its line out of the text, Markdown and HTML
 # (an emptied list as the report prints no list).
 host_cpu=""
+# The llama backend's entry of a backends list: its line and its options'.
+llama_entry() {
+  awk '/^[^ ]/ { in_llama = ($1 == "llama") } in_llama' "$1"
+}
+# The list without it, a line in its place (the backends case, with
+# cut_llama=1; the list as printed kept in $TMP/backends.raw).
+cut_llama_entry() {
+  cp "$1" "$TMP/backends.raw"
+  awk '/^[^ ]/ { in_llama = ($1 == "llama")
+                 if (in_llama) print "llama          (its entry: the case backends_llama, or one line without the backend)" }
+       !in_llama' "$TMP/backends.raw" >"$1"
+}
 mask() {
+  if [ "${cut_llama:-0}" = 1 ] && [ "$(basename "$1")" = stdout.txt ]; then cut_llama_entry "$1"; fi
   python3 - "$1" "$host_cpu" <<'PY'
 import re, sys
 path, cpu = sys.argv[1], sys.argv[2]
@@ -87,6 +100,13 @@ run_case sessions "$IB" latency "${F[@]}" --option us=900 --sessions 3 --runs 30
 run_case throughput_sessions "$IB" throughput "${F[@]}" --option us=100 --option item_us=20 --option oom_above=16 \
   --sessions 2 "${OUTS[@]}"
 run_case pitfalls_sessions "$IB" pitfalls "${F[@]}" --option us=400 --sessions 2 "${OUTS[@]}"
+# generate on the generation fake: without a counter (the default) and
+# with its scripted one (docs/energy.md, "For generation"), a sequence
+# curve whose most efficient count is not the fastest.
+G=(m --backend fake --prompt-tokens 64 --new-tokens 16 --runs 10 --warmup-runs 3 --warmup-ms 0 --no-steady)
+GE=(--option energy_step_ms=100 --option idle_w=60 --option busy_w=100 --option busy_w_per_seq=100 --option pos_ns=0)
+run_case generate "$IB" generate "${G[@]}" --sequences 1,2 "${OUTS[@]}"
+run_case generate_energy "$IB" generate "${G[@]}" "${GE[@]}" --sequences 1,2,4,8 "${OUTS[@]}"
 
 # compare: two results of the fake read back (the reader, and compare's
 # report in each format).
@@ -96,12 +116,29 @@ mkdir -p "$TMP/pair"
 run_case compare "$IB" compare ../../pair/a.json ../../pair/b.json --json out.json --csv out.csv --md out.md
 run_case compare_same "$IB" compare ../../pair/a.json ../../pair/a.json --json out.json --csv out.csv --md out.md
 run_case compare_slower "$IB" compare ../../pair/a.json ../../pair/b.json --fail-if-slower
+(cd "$TMP/pair" && "$IB" generate "${G[@]}" "${GE[@]}" --json ga.json >/dev/null 2>&1 &&
+  "$IB" generate "${G[@]}" "${GE[@]}" --option busy_w=110 --json gb.json >/dev/null 2>&1)
+run_case compare_generate "$IB" compare ../../pair/ga.json ../../pair/gb.json --json out.json
 
 # What needs no model, and the refusals (one line, their exit codes).
 # (The backends' list and the help name the onnxruntime backend's options:
 # a build without it prints others, so they are compared where it is in.)
+# The llama backend's entry depends on what the set-up could fetch
+# (llama.cpp comes from the npm registry; without it the build leaves the
+# backend out, by design: docs/backend-llama.md), so the list is compared
+# with that entry cut out (backends), and the entry apart: byte for byte
+# where it is built (backends_llama), else its one line saying it is not.
 if "$IB" backends 2>/dev/null | grep -q '^onnxruntime '; then
-  run_case backends "$IB" backends
+  cut_llama=1 run_case backends "$IB" backends
+  llama_entry "$TMP/backends.raw" >"$TMP/llama_entry"
+  if grep -q "not in this build" "$TMP/llama_entry"; then
+    expect_grep "^llama  +generative models on llama.cpp: not in this build \(run scripts/setup.sh and rebuild\)$" \
+      "$TMP/llama_entry" "backends: the llama entry of a build without it says so, in one line"
+    [ "$(wc -l <"$TMP/llama_entry")" = 1 ] && pass "backends: no llama options without the backend" ||
+      fail "backends: llama options listed without the backend: $(cat "$TMP/llama_entry")"
+  else
+    run_case backends_llama llama_entry "$TMP/backends.raw"
+  fi
   run_case help "$IB" --help
   run_case latency_help "$IB" latency --help
 fi

@@ -3,7 +3,9 @@
 # tf32 and fp16 (--math), at batch 1 (latency) and over the throughput
 # curve: the time, inputs per joule and its bound, the batch with the most
 # inputs per joule against the fastest; then the same work over a 0.2 s and
-# a 3 s window (the bound in use), and the pitfalls' energy row. Checks what
+# a 3 s window (the bound in use), the pitfalls' energy row, and the energy
+# per input across sessions of latency, throughput and pitfalls (issue 29,
+# point 2: each session's figure, the interval across them). Checks what
 # is known of the H200 (../shared/DEVICE.md): the counter changes every
 # 100 ms, idles near 80 W, the power limit is 700 W. Prints a table after
 # the checks. IB_ENERGY_MODELS="efficientnet-b0" runs one model (each takes
@@ -75,6 +77,21 @@ PY
 expect_exit 0 "pitfalls energy row" -- "$IB" pitfalls $M --batch 64 --device cuda --quiet --json "$TMP/p.json"
 json_check "$TMP/p.json" "d['energy']['applies'] and d['energy']['power_at_few_points']['points'] >= 1" "pitfalls: the energy row applies, with power readings"
 grep -A4 "^energy per input, the correct figure" "$TMP/out"
+
+# Across sessions: each session's energy per input and the interval over
+# them (IB_ENERGY_SESSIONS=0 skips it: 3 sessions of each, about a minute).
+if [ "${IB_ENERGY_SESSIONS:-1}" != 0 ]; then
+  across() { # FILE KEY WHAT
+    json_check "$1" "(lambda f: f['sessions'] == 3 and all(v > 0 for v in f['values']) and f['ci95'][0] <= f['geomean'] <= f['ci95'][1])([f for f in d['sessions']['figures'] if f['key'] == '$2'][0])" "$3"
+    python3 -c "import json,sys; f=[f for f in json.load(open(sys.argv[1]))['sessions']['figures'] if f['key'] == sys.argv[2]][0]; print('%s: %s J, geometric mean %.4g J, 95%% CI [%.4g, %.4g] J' % (sys.argv[2], ', '.join('%.4g' % v for v in f['values']), f['geomean'], f['ci95'][0], f['ci95'][1]))" "$1" "$2"
+  }
+  expect_exit 0 "latency --sessions 3" -- "$IB" latency $M --batch 64 --runs 100 --device cuda --quiet --sessions 3 --json "$TMP/ls.json"
+  across "$TMP/ls.json" joules_per_item "latency sessions: the energy per input across 3 sessions"
+  expect_exit 0 "throughput --sessions 3" -- "$IB" throughput $M --batches 64,256 --runs 30 --device cuda --quiet --sessions 3 --json "$TMP/ts.json"
+  across "$TMP/ts.json" joules_per_item_at_best_batch "throughput sessions: the energy per input at the best batch across 3 sessions"
+  expect_exit 0 "pitfalls --sessions 3" -- "$IB" pitfalls $M --batch 64 --runs 100 --device cuda --quiet --sessions 3 --json "$TMP/ps.json"
+  across "$TMP/ps.json" correct_joules_per_item "pitfalls sessions: the correct row's energy per input across 3 sessions"
+fi
 
 echo
 cat "$table"

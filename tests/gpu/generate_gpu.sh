@@ -5,14 +5,20 @@
 # context each and their tokens/s, and the pitfall rows. The figures are
 # printed (the lead records them in docs/measurements.md), not bounded.
 # What is checked: the model is on the GPU, the counts, tokens/s = tokens /
-# time exactly, the search's answer, the pitfall rows measured.
+# time exactly, the search's answer, the pitfall rows measured; the decode
+# energy (docs/energy.md, "For generation"): from NVML's counter, its
+# window aligned on the counter's changes, its bound at most 5%, tokens =
+# the window's steps; recorded (record: lines): joules per token and tokens
+# per joule at depth 512, the prefill's per prompt token, and at each
+# count of the sequence curve with its most efficient count.
 #
 # The library: IB_LLAMA_LIBRARY (on the H200: /tmp/llama, the sm_90 build of
 # ../shared/llama-sm90, passed on as INFERBENCH_LLAMA_LIBRARY), else the
 # release set-up installed. The zoo's GGUF files go to INFERBENCH_ZOO_CACHE
 # (default /tmp/inferbench-zoo, kept between runs). IB_GEN_GPU_MODELS:
 # which models (default both); IB_GEN_GPU_PARTS: which measurements
-# (default "depth512 depth4096 search pitfalls"). With OUT set, the JSON
+# (default "depth512 depth4096 search pitfalls"); IB_GEN_GPU_RUNS: --runs
+# of each (default generate's own). With OUT set, the JSON
 # files are copied there.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
@@ -44,6 +50,21 @@ print(line)
 PY
 }
 
+# energy_checks FILE LABEL: the decode window's figure from the counter,
+# aligned, within 5%; recorded at depth 512 and along the curve.
+energy_checks() {
+  local json=$1 label=$2
+  json_check "$json" "(lambda e: e['source'] == 'counter' and e['aligned'] and e['bound'] <= 0.05 and e['items'] > 0 and abs(e['joules_per_item'] * e['items'] / e['joules'] - 1) < 1e-9)(d['decode_energy'])" "$label: decode energy from the counter, aligned, bound <= 5% ($(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['decode_energy']['note'] or 'a figure')" "$json"))"
+  case $label in
+    *depth512)
+      json_record "$json" "'%(joules_per_item).4g J/token, %(items_per_joule).4g tokens/J (+-%(pct).2g%%), %(power_w).4g W over %(window_ms).4g ms, idle %(idle_power_w).4g W, %(joules_per_item_above_idle).4g J/token above idle' % dict(d['decode_energy'], pct=100 * d['decode_energy']['bound'])" "$label: decode energy"
+      json_record "$json" "d['prefill_energy']['note'] if d['prefill_energy']['source'] is None else '%.4g J/prompt token, %.4g J a request (+-%.2g%%)' % (d['prefill_energy']['joules_per_item'], d['prefill_energy']['joules_per_request'], 100 * d['prefill_energy']['bound'])" "$label: prefill energy" ;;
+    *search)
+      json_record "$json" "', '.join('%d: %s' % (p['sequences'], 'no figure' if p['energy']['source'] is None else '%.4g J/token %.4g tokens/J +-%.2g%%' % (p['energy']['joules_per_item'], p['energy']['items_per_joule'], 100 * p['energy']['bound'])) for p in d['sequences']['points']) + '; most efficient %s, peak %s' % (d['sequences']['most_efficient'], d['sequences']['peak'])" "$label: energy along the curve"
+      json_check "$json" "all(p['energy']['source'] == 'counter' and p['energy']['bound'] <= 0.05 for p in d['sequences']['points'] if p['status'] == 'ok')" "$label: every count's energy from the counter within 5%" ;;
+  esac
+}
+
 for m in "${models[@]}"; do
   tag=$(echo "$m" | tr -c 'a-zA-Z0-9.\n' '_')
   for part in "${parts[@]}"; do
@@ -54,6 +75,10 @@ for m in "${models[@]}"; do
       pitfalls) extra=(--prompt-tokens 512 --new-tokens 128 --pitfalls) ;;
       *) fail "unknown part $part"; continue ;;
     esac
+    case ${IB_GEN_GPU_RUNS:-} in
+      '') ;;
+      *) extra+=(--runs "$IB_GEN_GPU_RUNS") ;;
+    esac
     json="$TMP/$tag-$part.json"
     expect_exit 0 "$m $part" -- "$IB" generate "$m" --device cuda --quiet "${extra[@]}" --json "$json" || {
       cat "$TMP/err"; continue; }
@@ -61,6 +86,7 @@ for m in "${models[@]}"; do
     [ -n "${OUT:-}" ] && cp "$json" "$OUT/"
     json_check "$json" "d['device'] == 'cuda' and d['workload']['n_gpu_layers'] >= d['workload']['n_layers'] > 0" "$m $part: every layer on the GPU"
     json_check "$json" "d['runs'] == len(d['samples']['token_ms']) and d['tokens_per_s'] == d['runs'] * d['settings']['new_tokens'] / sum(x for r in d['samples']['token_ms'] for x in r) * 1e3" "$m $part: tokens/s is tokens / time"
+    energy_checks "$json" "$m $part"
     case $part in
       search) json_check "$json" "d['sequences']['largest_fitting'] >= 1 and d['sequences']['points'][-1]['sequences'] == d['sequences']['largest_fitting'] and d['sequences']['points'][-1]['status'] == 'ok'" "$m: the search's answer timed" ;;
       pitfalls) json_check "$json" "len(d['pitfalls']) == 8 and all(r['status'] == 'ok' for r in d['pitfalls'])" "$m: the pitfall rows measured" ;;

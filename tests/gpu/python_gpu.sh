@@ -11,7 +11,10 @@
 # (neither, issue 28), a callable that raises
 # leaves the library usable, work on another stream is warned about,
 # throughput over given batches, the pitfalls rows, `inferbench compare`
-# reading the binding's JSON, `python -m inferbench --cuda-graph`.
+# reading the binding's JSON, `python -m inferbench --cuda-graph`; the
+# energy figures on the binding's results (Result.energy: the GPU's
+# counter, a bound within 5%, each throughput batch's, the pitfalls'
+# correct row's; figures recorded, issue 29).
 #
 # Finds a python3 that imports torch with CUDA: $IB_TORCH_PYTHON, else the
 # usual places; skips (77) when none does or no GPU is usable.
@@ -50,6 +53,17 @@ def record(what):
             f.write("python_gpu.sh: " + what + "\n")
 
 
+def energy_checked(result, label):
+    """The GPU counter's figure on a binding result (docs/energy.md):
+    checked there with its bound within the 5% a figure needs, recorded."""
+    e = result.energy or {}
+    ok = e.get("source") == "counter" and (result.joules_per_item or 0) > 0 and (e.get("bound") or 1) <= 0.05
+    check(ok, f"{label}: energy from the GPU's counter on the binding's result ({e.get('note') or 'a figure'})")
+    if ok:
+        record(f"{label}: {result.joules_per_item:.4g} J an input (+-{100 * e['bound']:.2g}%), "
+               f"{result.items_per_joule:.4g} inputs/J, {e['power_w']:.0f} W over {e['window_ms']:.0f} ms")
+
+
 def host_wait(r, label):
     """The library's host-wait check of r (docs/method.md, "Host-bound"):
     its verdict follows from its own figures (checked), and the figures and
@@ -59,11 +73,12 @@ def host_wait(r, label):
     if h is None:
         return None
     a, b = h["as_is_ms"], h["held_ms"]
-    rule = a["ci95_median"][0] > b["ci95_median"][1] and a["p50"] - b["p50"] > 0.02 * b["p50"]
-    check(h["host_bound"] == rule and (("host_bound" in r.warnings) == h["host_bound"]),
+    waited = a["ci95_median"][0] > b["ci95_median"][1]
+    rule = h["wait_ms"] == (a["p50"] - b["p50"] if waited else 0) and h["host_bound"] == (h["wait_ms"] > 0.05 * b["p50"])
+    check(rule and (("host_bound" in r.warnings) == h["host_bound"]),
           f"{label}: the host-bound verdict is the rule's on its figures")
     record(f"{label}: as it is {a['p50']:.4f} ms {a['ci95_median']}, launch held {b['p50']:.4f} ms "
-           f"{b['ci95_median']}: host_bound {h['host_bound']}")
+           f"{b['ci95_median']}: waited {h['wait_ms']:.4f} ms, host_bound {h['host_bound']}")
     return h["host_bound"]
 
 
@@ -114,6 +129,7 @@ record(f"eager: binding against the plain loop, median ratio of the rounds {rati
 # Eager at batch 1 is launch-bound on the H200 (4.4 ms of launches): the
 # check should say host-bound (recorded: the host's speed decides it).
 host_wait(r, "eager fp32 batch 1 (host-bound on the H200)")
+energy_checked(r, "eager fp32 batch 1")
 
 # The same call captured in one CUDA graph: one launch a run, no Python
 # between the events but the replay; the binding within 2% of the loop (the
@@ -199,11 +215,20 @@ t = inferbench.throughput(batched, device="cuda", batches=[1, 8, 32], make_batch
 t.print()
 check([p["status"] for p in t.data["curve"]] == ["ok"] * 3, "throughput at 1, 8, 32")
 record("inputs/s at batches 1, 8, 32: " + ", ".join(f"{p['items_per_s']:.0f}" for p in t.data["curve"]))
+by_batch = t.energy_by_batch
+check(sorted(by_batch) == [1, 8, 32] and all((e or {}).get("source") == "counter" for e in by_batch.values()),
+      "throughput: each batch's energy from the GPU's counter (Result.energy_by_batch)")
+check(t.most_efficient is not None and t.most_efficient["batch"] in by_batch, f"throughput: the most efficient batch {t.most_efficient}")
+if t.most_efficient:
+    record(f"inputs/J at batches 1, 8, 32: " + ", ".join(f"{(e or {}).get('items_per_joule') or 0:.4g}" for e in by_batch.values())
+           + f"; most efficient batch {t.most_efficient['batch']}, fastest {t.data['peak']['batch']}")
 
 p = inferbench.pitfalls(forward, device="cuda", runs=50)
 p.print()
 rows = {row["kind"]: row for row in p.data["rows"]}
 check(rows["host_no_sync"]["applies"] and rows["host_no_sync"]["status"] == "ok", "the host-clock-without-sync row measured")
+check(p.energy is p.data["energy"]["correct"], "pitfalls: Result.energy is the correct row's")
+energy_checked(p, "pitfalls' correct row")
 sys.exit(1 if failed else 0)
 PY
 expect_exit 0 "the binding against a plain CUDA-event loop, and its other checks" -- "$py" "$TMP/check.py" "$TMP"

@@ -20,6 +20,7 @@ STUB(llama_memory_clear)
 STUB(llama_memory_seq_cp)
 STUB(llama_memory_seq_pos_min)
 STUB(llama_memory_seq_pos_max)
+STUB(llama_memory_seq_rm)
 #ifndef STANDIN_MISSING
 STUB(llama_decode)
 #endif

@@ -183,6 +183,67 @@ class Pitfalls(Tmp):
         self.assertFalse(applies["host_no_sync"] or applies["no_warmup"])
 
 
+class Energy(Tmp):
+    """Result.energy and its figures (docs/energy.md): on documents the C
+    program wrote on the fake backend's scripted counter (100 ms steps,
+    60 W idle, 300 W running: the binding cannot reach the fake, whose
+    counter is its own, but its results are the same documents), and on
+    the binding's own measurements (a CPU callable: no GPU counter)."""
+
+    COUNTER = ["--backend", "fake", "--option", "energy_step_ms=100", "--option", "idle_w=60", "--quiet"]
+
+    def c_result(self, kind, *args):
+        path = self.path(kind + ".json")
+        c = subprocess.run([IB, kind, *self.COUNTER, *args, "--json", path], capture_output=True, text=True)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        return inferbench.Result(kind, self.load(kind + ".json"), c.stdout, None, {})
+
+    def test_the_figures_of_the_scripted_counter(self):
+        r = self.c_result("latency", "--option", "busy_w=300")
+        self.assertEqual(r.energy["source"], "counter")
+        self.assertAlmostEqual(r.joules_per_item, 0.3, places=12)  # 300 W x 1 ms runs
+        self.assertAlmostEqual(r.items_per_joule, 1 / 0.3, places=9)
+        self.assertAlmostEqual(r.energy["bound"], 1 / 400 + 1e-3 / 120, places=15)
+        self.assertEqual(r.energy["idle_power_w"], 60)
+        self.assertRegex(repr(r), r" 0\.3 J/input>$")
+        self.assertIsNone(r.cpu_energy["source"])  # the fake counts its own: RAPL not read
+        t = self.c_result("throughput", "--option", "item_us=100", "--option", "busy_w=100", "--option",
+                          "busy_w_per_item=10", "--batches", "1,8,64")
+        self.assertEqual(sorted(t.energy_by_batch), [1, 8, 64])
+        self.assertEqual(t.most_efficient["batch"], 8)  # not the fastest, 64
+        self.assertEqual(t.data["peak"]["batch"], 64)
+        self.assertIs(t.energy, t.energy_by_batch[64])
+        self.assertEqual(t.items_per_joule, t.data["curve"][2]["energy"]["items_per_joule"])
+        self.assertEqual(t.most_efficient["items_per_joule"], t.energy_by_batch[8]["items_per_joule"])
+        p = self.c_result("pitfalls", "--option", "busy_w=300")
+        self.assertIs(p.energy, p.data["energy"]["correct"])
+        self.assertAlmostEqual(p.joules_per_item, 0.3, places=12)
+        n = self.c_result("latency")  # busy_w 0: the counter reads nothing
+        self.assertIsNone(n.energy["source"])
+        self.assertIsNone(n.joules_per_item)
+        self.assertIsNone(n.items_per_joule)
+
+    def test_the_binding_measures_it(self):
+        r = inferbench.latency(lambda: None, **FAST)
+        self.assertIsNone(r.energy["source"])
+        self.assertEqual(r.energy["note"], "a CPU workload: no GPU energy counter")
+        self.assertIsNone(r.joules_per_item)
+        self.assertIn(r.cpu_energy["source"], (None, "counter"))  # RAPL: readable or not on this machine
+        self.assertTrue(r.cpu_energy["note"] or r.cpu_energy["joules_per_item"] > 0)
+        self.assertNotIn("a CPU workload: no GPU energy counter", r.text)  # said in the JSON, not on every result
+        off = inferbench.latency(lambda: None, energy=False, **FAST)
+        self.assertEqual([off.energy["note"], off.cpu_energy["note"]], ["not measured (measure_energy off)"] * 2)
+        t = inferbench.throughput(lambda b: None, batches=[1, 4], runs=20, warmup_runs=2, warmup_ms=0)
+        self.assertEqual(sorted(t.energy_by_batch), [1, 4])
+        self.assertEqual(t.energy["note"], "a CPU workload: no GPU energy counter")
+        self.assertIsNone(t.most_efficient)
+        t_off = inferbench.throughput(lambda b: None, batches=[1], runs=20, warmup_runs=2, warmup_ms=0, energy=False)
+        self.assertEqual(t_off.energy["note"], "not measured (measure_energy off)")
+        p = inferbench.pitfalls(lambda: None, runs=30, warmup_runs=2, warmup_ms=0)
+        self.assertIs(p.energy, p.data["energy"]["correct"])
+        self.assertIsNone(inferbench.calibrate().energy)
+
+
 class Errors(Tmp):
     def test_a_raising_callable_in_warmup(self):
         fn = Raises(3, ValueError("boom"))

@@ -5,6 +5,8 @@
 #include "check.h"
 #include "core/common.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -28,6 +30,37 @@ static void test_strlcpy_bounds(void)
     memset(dst, 'x', sizeof dst);
     ib__strlcpy(dst, "abc", 0); /* no room: nothing written */
     CHECK(dst[0] == 'x');
+}
+
+/* "%+.Nf" of what ib__signed_shown gives, as every report prints it. */
+static const char *shown(char buf[32], double x, int decimals)
+{
+    snprintf(buf, 32, "%+.*f", decimals, ib__signed_shown(x, decimals));
+    return buf;
+}
+
+static void test_signed_shown(void)
+{
+    char b[32];
+    /* A hair below zero, and -0 itself, read +0 at every precision. */
+    CHECK(strcmp(shown(b, -0.04, 1), "+0.0") == 0);
+    CHECK(strcmp(shown(b, -0.0, 1), "+0.0") == 0);
+    CHECK(strcmp(shown(b, -0.0, 0), "+0") == 0);
+    CHECK(strcmp(shown(b, -0.004, 2), "+0.00") == 0);
+    CHECK(strcmp(shown(b, -1e-300, 3), "+0.000") == 0);
+    /* printf's own rounding decides: -0.5 is "-0" at no decimals
+       (half to even), and must read +0; -0.6 is a real -1. */
+    CHECK(strcmp(shown(b, -0.5, 0), "+0") == 0);
+    CHECK(strcmp(shown(b, -0.6, 0), "-1") == 0);
+    /* What prints as a figure keeps its sign and value. */
+    CHECK(strcmp(shown(b, -0.05001, 1), "-0.1") == 0);
+    CHECK(strcmp(shown(b, -0.006, 2), "-0.01") == 0);
+    CHECK(strcmp(shown(b, 0.04, 1), "+0.0") == 0);
+    CHECK(strcmp(shown(b, 12.25, 1), "+12.2") == 0);
+    CHECK(ib__signed_shown(-3.75, 1) == -3.75);
+    CHECK(isnan(ib__signed_shown(NAN, 1)));
+    CHECK(ib__signed_shown(-INFINITY, 1) == -INFINITY);
+    CHECK(ib__signed_shown(-1e300, 2) == -1e300); /* too long to print whole: a figure */
 }
 
 static void test_status_names(void)
@@ -133,6 +166,7 @@ int main(int argc, char **argv)
 {
     check_init(argc, argv);
     RUN(test_strlcpy_bounds);
+    RUN(test_signed_shown);
     RUN(test_status_names);
     RUN(test_fail_message_is_one_line);
     RUN(test_clock_in_milliseconds);

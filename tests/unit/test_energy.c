@@ -475,7 +475,7 @@ static void test_meter_rapl_wrap(void)
     double run_ms = 1;
     ib_workload *w = energy_fake(&run_ms, 0, 0, 0);
     ib__energy_meter m;
-    CHECK(ib__energy_meter_open_cpu(&m, w, root));
+    CHECK(ib__energy_meter_open_cpu(&m, &w->clock, root));
     write_file(zone, "energy_uj", "500\n");
     CHECK(ib__energy_meter_poll(&m));
     CHECK_NEAR(m.joules, 1500e-6, 1e-15);
@@ -514,6 +514,21 @@ static void test_latency_energy(void)
     CHECK_NEAR(e->step_ms, 100, 1e-9);
     CHECK_NEAR(e->bound, 1 / e->window_ms + 1e-3 / e->joules, 1e-12);
     ib_latency_result_free(&r);
+
+    /* At batch 8 (8 ms a run): the window holds the timed runs and the
+     * end's padding, each counted once at 8 inputs, so the window is
+     * still 1 ms an input and 0.3 J an input. */
+    CHECK(ib_workload_set_batch(w, 8, &err) == IB_OK);
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK_NEAR(fmod(e->items, 8), 0, 0);
+    CHECK(e->items > 8 * (double)r.n); /* the end's padding, inside */
+    CHECK_NEAR(e->window_ms, e->items * run_ms, 1e-6);
+    /* The counter changes mid-run here: its window is the runs' to within
+     * the stated bound. */
+    CHECK(fabs(e->joules_per_item - 0.3) <= 0.3 * e->bound);
+    ib_latency_result_free(&r);
+    CHECK(ib_workload_set_batch(w, 1, &err) == IB_OK);
 
     /* Off: no figure, and no padding. */
     cfg.measure_energy = false;
@@ -728,6 +743,11 @@ static void test_best_energy_objective(void)
     CHECK(ib_measure_best(&c, r, &err) == IB_OK);
     CHECK_EQ_INT(r->latency_winner, 0);
     CHECK_EQ_INT(r->throughput_winner, 0);
+    char *time_text = ib_best_report_text(r); /* the figures beside the time */
+    CHECK(time_text &&
+          strstr(time_text,
+                 "\ninputs per joule (beside the time; --objective energy ranks by it):\n 1  batch 1: "));
+    ib_free(time_text);
 
     best_config(&c, cands, labels, IB_BEST_OBJECTIVE_ENERGY);
     CHECK(ib_measure_best(&c, r, &err) == IB_OK);

@@ -3,6 +3,7 @@
 #include "backend/fake/gen_fake.h"
 #include "core/generate.h"
 #include "check.h"
+#include "gen_fixtures.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,30 +21,6 @@ static ib__gen_fake_script script(void)
     return s;
 }
 
-static ib__gen *open_fake(const ib__gen_fake_script *s)
-{
-    ib__gen_open_args a;
-    ib__gen_open_args_init(&a);
-    a.model = "fake-model";
-    ib__gen *g = NULL;
-    ib_error err;
-    CHECK(ib__gen_open_fake_script(s, &a, &g, &err) == IB_OK);
-    return g;
-}
-
-static ib_gen_config config(void)
-{
-    ib_gen_config c;
-    ib_gen_config_init(&c);
-    c.prompt_tokens = P;
-    c.new_tokens = N;
-    c.run.runs = 10;
-    c.run.warmup_runs = 3;
-    c.run.warmup_ms = 0;
-    c.run.warmup_until_steady = false;
-    return c;
-}
-
 static double step_ms(int32_t seqs, int32_t pos) { return 1 + (seqs - 1) * 0.125 + pos / 1024.0; }
 
 static double sum(const double *x, size_t n)
@@ -56,8 +33,8 @@ static double sum(const double *x, size_t n)
 static void test_counts_and_figures(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
@@ -101,8 +78,8 @@ static void test_counts_and_figures(void)
 static void test_reports(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.pitfalls = true;
     int32_t list[] = { 1, 2 };
     c.sequences = list;
@@ -134,8 +111,8 @@ static void test_reports(void)
 static void test_depth(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.depth = 256;
     ib_gen_result r;
     ib_error err;
@@ -157,8 +134,8 @@ static void test_search_under_capacity(void)
 {
     ib__gen_fake_script s = script();
     s.kv_capacity_tokens = 37 * 100;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.ctx_per_seq = 100;
     c.search = true;
     ib_gen_result r;
@@ -207,8 +184,8 @@ static void test_search_bounds(void)
 {
     ib__gen_fake_script s = script();
     s.max_seqs = 100; /* the runtime allows fewer than memory */
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.search = true;
     c.sequence_runs = 1;
     ib_gen_result r;
@@ -218,7 +195,7 @@ static void test_search_bounds(void)
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
     s = script();
-    g = open_fake(&s);
+    g = gen_fixture_open(&s);
     c.max_sequences = 24;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
     CHECK_EQ_INT(r.largest_fitting, 24);
@@ -228,8 +205,8 @@ static void test_search_bounds(void)
     /* Not even one sequence fits: out of memory, said. */
     s = script();
     s.kv_capacity_tokens = 50;
-    g = open_fake(&s);
-    c = config();
+    g = gen_fixture_open(&s);
+    c = gen_fixture_config(P, N);
     c.ctx_per_seq = 100;
     c.search = true;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_DEVICE_OOM); /* the single sequence already */
@@ -240,8 +217,8 @@ static void test_search_bounds(void)
 static void test_budget(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     int32_t list[] = { 1, 4, 16 };
     c.sequences = list;
     c.n_sequences = 3;
@@ -276,8 +253,8 @@ static void test_pitfalls(void)
     ib__gen_fake_script s = script();
     s.threads_default = 4;
     s.oversubscribed_factor = 300;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.pitfalls = true;
     ib_gen_result r;
     ib_error err;
@@ -308,8 +285,8 @@ static void test_pitfalls_read_off(void)
     ib__gen_fake_script s = script();
     s.slow_every = 7;
     s.slow_factor = 2;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.pitfalls = true;
     ib_gen_result r;
     ib_error err;
@@ -348,8 +325,8 @@ static void test_pitfalls_not_applicable(void)
     s.has_reopen = false;
     s.threads_default = 2; /* = cores: no mistake to make */
     s.slow_every = 0;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.pitfalls = true;
     ib_gen_result r;
     ib_error err;
@@ -362,7 +339,7 @@ static void test_pitfalls_not_applicable(void)
      * 16 cores, llama.cpp's default 4): not the mistake of too many. */
     s.cores = 8;
     s.threads_default = 4;
-    g = open_fake(&s);
+    g = gen_fixture_open(&s);
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
     CHECK(!r.pitfalls[IB_GEN_PITFALL_THREADS].applies);
     CHECK(strstr(r.pitfalls[IB_GEN_PITFALL_THREADS].not_applicable, "fit in the cores") != NULL);
@@ -372,7 +349,7 @@ static void test_pitfalls_not_applicable(void)
     ib_gen_result_free(&r);
     s.has_reopen = true;
     ib__gen_destroy(g);
-    g = open_fake(&s);
+    g = gen_fixture_open(&s);
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
     CHECK(r.pitfalls[IB_GEN_PITFALL_NO_WARMUP].wrong == (20 + 9 * 2.5) / 10);
     CHECK(r.pitfalls[IB_GEN_PITFALL_NO_WARMUP].correct == 2.5);
@@ -387,8 +364,8 @@ static void test_failure_keeps_runs(void)
     /* Calls: the cold prefill and step (2), 3 warm-up runs of 17, then the
      * timed runs: the 6th call of the 5th run fails. */
     s.fail_at_call = 2 + 3 * 17 + 4 * 17 + 5;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_RUNTIME);
@@ -407,7 +384,7 @@ static void test_unsynchronized_run_drains(void)
     ib__gen_fake_script s = script();
     s.cold_calls = 0;
     s.queued_fraction = 0.75; /* the device falls behind the host: a backlog */
-    ib__gen *g = open_fake(&s);
+    ib__gen *g = gen_fixture_open(&s);
     ib_error err;
     CHECK(g->ops->set_sequences(g, 1, P + N, &err) == IB_OK);
     ib__gen_run_spec spec = { .n_seqs = 1, .prompt = P, .depth = P, .steps = N, .sync_steps = false };
@@ -434,8 +411,8 @@ static void test_interrupt_keeps_runs(void)
 {
     ib__gen_fake_script s = script();
     s.step_ms = 8; /* a run of about 130 ms: a progress report after each */
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.run.runs = 30;
     c.run.cancel = &cancel_flag;
     c.run.progress = cancel_at;
@@ -455,8 +432,8 @@ static void test_sampling_timed_apart(void)
 {
     ib__gen_fake_script s = script();
     s.sample_ms = 0.25;
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.time_sampling = true;
     ib_gen_result r;
     ib_error err;
@@ -467,7 +444,7 @@ static void test_sampling_timed_apart(void)
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
     s.sample_ms = 0;
-    g = open_fake(&s);
+    g = gen_fixture_open(&s);
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_UNSUPPORTED);
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
@@ -476,8 +453,8 @@ static void test_sampling_timed_apart(void)
 static void test_precision(void)
 {
     ib__gen_fake_script s = script();
-    ib__gen *g = open_fake(&s);
-    ib_gen_config c = config();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
     c.run.precision = 0.01;
     c.run.min_runs = 12;
     ib_gen_result r;
@@ -492,7 +469,7 @@ static void test_precision(void)
 
 static ib_status refused(ib_gen_config c, const ib__gen_fake_script *s, const char *words)
 {
-    ib__gen *g = open_fake(s);
+    ib__gen *g = gen_fixture_open(s);
     ib_gen_result r;
     ib_error err = { { 0 } };
     ib_status st = ib_measure_generation(g, &c, &r, &err);
@@ -507,41 +484,41 @@ static ib_status refused(ib_gen_config c, const ib__gen_fake_script *s, const ch
 static void test_bad_input(void)
 {
     ib__gen_fake_script s = script();
-    ib_gen_config c = config();
+    ib_gen_config c = gen_fixture_config(P, N);
     c.ctx_per_seq = 32;
     CHECK(refused(c, &s, "a prompt of 64 tokens is longer than the context of 32") == IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.ctx_per_seq = 70;
     CHECK(refused(c, &s, "depth 64 + 16 new tokens pass the context of 70") == IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.depth = 8190;
     CHECK(refused(c, &s, "passes the model's own (n_ctx_train 8192)") == IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.depth = 10;
     CHECK(refused(c, &s, "depth 10 is below the prompt") == IB_ERR_INVALID_ARG);
     int32_t many[] = { 1, 257 };
-    c = config();
+    c = gen_fixture_config(P, N);
     c.sequences = many;
     c.n_sequences = 2;
     CHECK(refused(c, &s, "257 sequences: a count is 1 to 256") == IB_ERR_INVALID_ARG);
     int32_t twice[] = { 4, 4 };
     c.sequences = twice;
     CHECK(refused(c, &s, "4 sequences are listed twice") == IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.prompt_tokens = 0;
     CHECK(refused(c, &s, "the prompt must be 1 to") == IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.new_tokens = -3;
     CHECK(refused(c, &s, "the new tokens must be 1 to") == IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.run.runs = 0;
     CHECK(refused(c, &s, "runs must be between 1 and") == IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.run.runs = 1000000;
     c.new_tokens = 64;
     CHECK(refused(c, &s, "1000000 runs of 64 new tokens are more than the 33554432 token samples") ==
           IB_ERR_INVALID_ARG);
-    c = config();
+    c = gen_fixture_config(P, N);
     c.tpot_budget_ms = 5;
     CHECK(refused(c, &s, "a TPOT budget picks among sequence counts") == IB_ERR_INVALID_ARG);
 }

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "backend/fake/fake.h"
 #include "report/printer.h"
+#include "core/energy.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -329,6 +330,85 @@ static void test_comparison(void)
     free(m);
 }
 
+/* A change a hair below zero prints +0.00%, never -0.00% (a sign the
+ * figure does not have), in the text and the Markdown; the calibration's
+ * signed errors the same (ib__signed_shown). */
+static void test_no_negative_zero(void)
+{
+    double a[8];
+    for (int i = 0; i < 8; i++) a[i] = 1.0 + 0.001 * i;
+    ib_latency_file f;
+    memset(&f, 0, sizeof f);
+    snprintf(f.model, sizeof f.model, "m");
+    f.batch = 1;
+    f.n = 8;
+    f.samples_ms = a;
+    ib_comparison cmp;
+    ib_error err;
+    CHECK(ib_compare_samples(a, 8, a, 8, 0.01, &cmp, &err) == IB_OK);
+    cmp.change = -4e-6;
+    cmp.change_ci95[0] = -4.9e-5;
+    cmp.change_ci95[1] = -0.0;
+    ib_result r = { .kind = IB_RESULT_COMPARISON, .comparison = &cmp, .a = &f, .b = &f };
+    char *t = ib_report(&r, "text"), *m = ib_report(&r, "md");
+    CHECK(t && strstr(t, "change: +0.00%, 95% CI [+0.00%, +0.00%]"));
+    CHECK(m && strstr(m, "| +0.00% | [+0.00%, +0.00%] |"));
+    CHECK(t && !strstr(t, "-0.0") && m && !strstr(m, "-0.0"));
+    free(t), free(m);
+
+    ib_calibration_result cr;
+    memset(&cr, 0, sizeof cr);
+    cr.harness =
+        (ib_calibration_point){ .n = 10, .median_us = 1, .error_us = -0.0004, .corrected_error_us = -0.0 };
+    t = ib_calibration_report_text(&cr);
+    CHECK(t && strstr(t, "   +0.000    +0.000 ") && !strstr(t, "-0.000"));
+    free(t);
+}
+
+/* Which energy figures a latency's reports show (issue 28: no line that
+ * stands on every result): on a CPU workload the CPU package's alone, in
+ * one line when it has no figure; else the device's, and the CPU
+ * package's only with a figure. The text, Markdown and HTML alike. */
+static void test_energy_lines(void)
+{
+    ib_energy cpu_workload, device, none, cpu_none, cpu;
+    ib__energy_none(&cpu_workload, "%s", IB__ENERGY_CPU_WORKLOAD_NOTE);
+    ib__energy_none(&none, "not measured (measure_energy off)");
+    ib__energy_none(&cpu_none, "no RAPL package counter (x): no CPU energy");
+    device = cpu_none;
+    device.source = IB_ENERGY_COUNTER;
+    cpu = device;
+    CHECK_EQ_INT(ib__energy_shown(&cpu_workload, &cpu_none), IB__ENERGY_SHOW_CPU);
+    CHECK_EQ_INT(ib__energy_shown(&cpu_workload, &cpu), IB__ENERGY_SHOW_CPU);
+    CHECK_EQ_INT(ib__energy_shown(&device, &cpu_none), IB__ENERGY_SHOW_DEVICE);
+    CHECK_EQ_INT(ib__energy_shown(&device, &cpu), IB__ENERGY_SHOW_DEVICE | IB__ENERGY_SHOW_CPU);
+    CHECK_EQ_INT(ib__energy_shown(&none, &none), IB__ENERGY_SHOW_DEVICE);
+    CHECK_EQ_INT(ib__energy_shown(&cpu_workload, NULL), IB__ENERGY_SHOW_DEVICE); /* a curve's */
+
+    ib_latency_result r;
+    memset(&r, 0, sizeof r);
+    r.energy = cpu_workload;
+    r.cpu_energy = cpu_none;
+    r.env.other_cpu_cores = NAN;
+    ib_workload_info info;
+    memset(&info, 0, sizeof info);
+    info.batch = 1;
+    info.device = IB_DEVICE_CPU;
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib_result res = { .kind = IB_RESULT_LATENCY, .latency = &r, .info = &info, .cfg = &cfg };
+    char *t = ib_report(&res, "text"), *m = ib_report(&res, "md"), *h = ib_report(&res, "html");
+    const char *line = "CPU package energy: no figure: no RAPL package counter (x): no CPU energy\n";
+    CHECK(t && strstr(t, line) && count_occurrences(t, "energy") == 2); /* the line, once */
+    CHECK(t && !strstr(t, IB__ENERGY_CPU_WORKLOAD_NOTE));
+    CHECK(m && strstr(m, line) && !strstr(m, IB__ENERGY_CPU_WORKLOAD_NOTE));
+    CHECK(h && strstr(h, "<h2>Energy</h2>\n<p>CPU package: no figure: no RAPL") && !strstr(h, "<p>device: "));
+    free(t), free(m), free(h);
+    char *j = ib_report(&res, "json");
+    CHECK(j && strstr(j, IB__ENERGY_CPU_WORKLOAD_NOTE) && strstr(j, "no RAPL package counter (x)"));
+    free(j);
+}
+
 /* Every number of a JSON document and of a CSV row reads back as the very
  * double measured: cJSON alone prints 15 digits when they are within an
  * epsilon, which changed about one value in six in its last bit. */
@@ -479,5 +559,7 @@ int main(int argc, char **argv)
     RUN(test_pitfalls);
     RUN(test_calibration);
     RUN(test_comparison);
+    RUN(test_no_negative_zero);
+    RUN(test_energy_lines);
     return check_summary("test_printers");
 }

@@ -19,6 +19,7 @@ typedef struct session_script {
     double factor;
     int64_t slow_batch;
     double slow_factor;
+    double busy_w; /* a scripted energy counter (100 ms steps) drawing this while running; 0: none */
 } session_script;
 
 static double scripted(int64_t batch, int64_t index, void *ctx)
@@ -39,6 +40,11 @@ static ib_workload *open_session(session_script *ctx)
     ib__fake_script_init(&s);
     s.duration_ms = scripted;
     s.ctx = ctx;
+    if (ctx->busy_w > 0) {
+        s.energy_step_ms = 100;
+        s.idle_w = 60;
+        s.busy_w = ctx->busy_w;
+    }
     return check_open_fake(&s);
 }
 
@@ -107,7 +113,7 @@ static size_t count_lines(const char *s)
  * read from its own curve. */
 static void test_throughput_sessions(void)
 {
-    session_script scripts[4] = { { 1, 0, 1 }, { 1.1, 0, 1 }, { 1, 16, 3 }, { 1, 0, 1 } };
+    session_script scripts[4] = { { 1, 0, 1, 0 }, { 1.1, 0, 1, 0 }, { 1, 16, 3, 0 }, { 1, 0, 1, 0 } };
     char *docs[4];
     ib_session_outcome o[4];
     for (int i = 0; i < 4; i++) {
@@ -179,7 +185,7 @@ static void test_throughput_sessions(void)
 /* A tie of votes goes to the smaller batch; the time cap's reason is kept. */
 static void test_throughput_tie_and_reason(void)
 {
-    session_script scripts[2] = { { 1, 0, 1 }, { 1, 16, 3 } };
+    session_script scripts[2] = { { 1, 0, 1, 0 }, { 1, 16, 3, 0 } };
     char *docs[2] = { throughput_doc(&scripts[0]), throughput_doc(&scripts[1]) };
     ib_session_outcome o[2] = { { docs[0], strlen(docs[0]), 0, "" }, { docs[1], strlen(docs[1]), 0, "" } };
     ib_error err;
@@ -196,6 +202,95 @@ static void test_throughput_tie_and_reason(void)
     CHECK(strstr(err.message, "not an inferbench.pitfalls/2 result") != NULL);
     CHECK(ib_sessions_merge(IB_RESULT_CALIBRATION, o, 2, 2, NULL, &err) == NULL);
     ib_free(docs[0]), ib_free(docs[1]);
+}
+
+/* The t-interval over k log values, as the sessions' figures give it. */
+static void log_interval(const double *v, int k, double t975, double *geomean, double ci[2])
+{
+    double mean = 0, ss = 0;
+    for (int i = 0; i < k; i++) mean += log(v[i]) / k;
+    for (int i = 0; i < k; i++) ss += (log(v[i]) - mean) * (log(v[i]) - mean);
+    double half = t975 * sqrt(ss / (k - 1)) / sqrt(k);
+    *geomean = exp(mean);
+    ci[0] = exp(mean - half);
+    ci[1] = exp(mean + half);
+}
+
+/* A session's curve point at batch (its document), NULL when none. */
+static const cJSON *curve_point(const char *doc, cJSON **root, double batch)
+{
+    *root = cJSON_Parse(doc);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(*root, "curve")) if (num(p, "batch") == batch) return p;
+    return NULL;
+}
+
+/* Throughput in sessions with the fake's scripted counter (issue 29: the
+ * interval of the energy per input across sessions): three sessions at
+ * 1, 1.1 and 1.2 times the run time, the device drawing 300 W while it
+ * runs. Each session's energy per input at the best batch (16) is its own
+ * curve's figure, within its bound of 300 W x run time / 16; across the
+ * sessions, their geometric mean and Student's t over their three logs
+ * (t(0.975, 2) = 4.3027, the table value the library uses); every format shows the figure. Without a
+ * counter, no energy figure. */
+static void test_throughput_sessions_energy(void)
+{
+    session_script scripts[3] = { { 1, 0, 1, 300 }, { 1.1, 0, 1, 300 }, { 1.2, 0, 1, 300 } };
+    char *docs[3];
+    ib_session_outcome o[3];
+    double jpi[3];
+    for (int i = 0; i < 3; i++) {
+        docs[i] = throughput_doc(&scripts[i]);
+        o[i] = (ib_session_outcome){ docs[i], strlen(docs[i]), 0, "" };
+        cJSON *root;
+        const cJSON *e = cJSON_GetObjectItem(curve_point(docs[i], &root, 16), "energy");
+        jpi[i] = num(e, "joules_per_item");
+        double want = 300 * scripted(16, 0, &scripts[i]) / 1000 / 16;
+        CHECK(fabs(jpi[i] / want - 1) <= num(e, "bound") && num(e, "bound") < 0.05);
+        cJSON_Delete(root);
+    }
+    ib_error err;
+    char *merged = ib_sessions_merge(IB_RESULT_THROUGHPUT, o, 3, 3, NULL, &err);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    CHECK_NEAR(num(cJSON_GetObjectItem(root, "sessions"), "best_batch"), 16, 0);
+    const cJSON *f = figure(root, "joules_per_item_at_best_batch");
+    CHECK(f && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "unit")), "J"));
+    CHECK(f && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")), "J/input, batch 16"));
+    for (int i = 0; i < 3; i++) CHECK(value(f, i) == jpi[i]);
+    double geomean, ci[2];
+    log_interval(jpi, 3, 4.3027, &geomean, ci);
+    CHECK_NEAR(num(f, "geomean"), geomean, 1e-15);
+    const cJSON *got = cJSON_GetObjectItem(f, "ci95");
+    CHECK_NEAR(cJSON_GetArrayItem(got, 0)->valuedouble, ci[0], 1e-12 * ci[0]);
+    CHECK_NEAR(cJSON_GetArrayItem(got, 1)->valuedouble, ci[1], 1e-12 * ci[1]);
+    CHECK(ci[0] < jpi[0] && ci[1] > jpi[2]);
+    ib_result r = { .kind = IB_RESULT_THROUGHPUT_SESSIONS, .sessions_json = merged };
+    char *text = ib_report(&r, "text"), *csv = ib_report(&r, "csv"), *md = ib_report(&r, "md");
+    char *html = ib_report(&r, "html");
+    char line[160];
+    snprintf(line, sizeof line,
+             "J/input, batch 16: geometric mean of sessions %.6g J, 95%% CI [%.6g, %.6g] J", geomean, ci[0],
+             ci[1]);
+    CHECK(text && strstr(text, line));
+    CHECK(csv && strstr(csv, ",joules_per_item_at_best_batch\r\n"));
+    CHECK(md && strstr(md, "| J/input, batch 16 (J) |"));
+    CHECK(html && strstr(html, "J/input, batch 16 (J)"));
+    ib_free(text), ib_free(csv), ib_free(md), ib_free(html);
+    cJSON_Delete(root);
+    ib_free(merged);
+    for (int i = 0; i < 3; i++) ib_free(docs[i]);
+    /* No counter: no energy figure. */
+    session_script plain = { 1, 0, 1, 0 };
+    docs[0] = throughput_doc(&plain);
+    o[0] = (ib_session_outcome){ docs[0], strlen(docs[0]), 0, "" };
+    o[1] = o[0];
+    merged = ib_sessions_merge(IB_RESULT_THROUGHPUT, o, 2, 2, NULL, &err);
+    root = merged ? cJSON_Parse(merged) : NULL;
+    CHECK(root && figure(root, "items_per_s_at_best_batch") &&
+          !figure(root, "joules_per_item_at_best_batch"));
+    cJSON_Delete(root);
+    ib_free(merged);
+    ib_free(docs[0]);
 }
 
 /* One pitfalls session's document, its runs scripted by factor. */
@@ -224,7 +319,7 @@ static char *pitfalls_doc(session_script *ctx)
  * the sessions' range, as three sessions allow. */
 static void test_pitfalls_sessions(void)
 {
-    session_script scripts[3] = { { 1, 0, 1 }, { 1.1, 0, 1 }, { 1.2, 0, 1 } };
+    session_script scripts[3] = { { 1, 0, 1, 0 }, { 1.1, 0, 1, 0 }, { 1.2, 0, 1, 0 } };
     char *docs[3];
     ib_session_outcome o[3];
     for (int i = 0; i < 3; i++) {
@@ -248,6 +343,7 @@ static void test_pitfalls_sessions(void)
     CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
     CHECK_NEAR(ib_sessions_precision(merged), num(correct, "precision"), 0);
     CHECK(num(correct, "precision") > 0);
+    CHECK(!figure(root, "correct_joules_per_item")); /* no counter: no energy figure */
     ib_result r = { .kind = IB_RESULT_PITFALLS_SESSIONS, .sessions_json = merged };
     char *text = ib_report(&r, "text"), *csv = ib_report(&r, "csv");
     CHECK(text && strstr(text, "(across sessions: both levels)"));
@@ -264,6 +360,58 @@ static void test_pitfalls_sessions(void)
     CHECK(correct &&
           !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(correct, "interval")), IB__SESSIONS_INTERVAL));
     CHECK(correct && isnan(value(correct, 0)) && cJSON_IsTrue(cJSON_GetObjectItem(root, "partial")));
+    cJSON_Delete(root);
+    ib_free(merged);
+    for (int i = 0; i < 3; i++) ib_free(docs[i]);
+}
+
+/* Pitfalls in sessions with the fake's scripted counter: each session's
+ * correct row's energy per input is its document's, within its bound of
+ * 300 W x its run (1.1, 1.21, 1.32 ms: 0.33, 0.363, 0.396 J; a window of
+ * whole 100 ms steps holds whole runs: 30 J over 91 runs, 0.32967 J, for
+ * the first); across the sessions their geometric mean and Student's t
+ * over their three logs. The methods' table is of the methods only: the
+ * energy is no method with an error against the correct median. */
+static void test_pitfalls_sessions_energy(void)
+{
+    session_script scripts[3] = { { 1, 0, 1, 300 }, { 1.1, 0, 1, 300 }, { 1.2, 0, 1, 300 } };
+    char *docs[3];
+    ib_session_outcome o[3];
+    double want[3];
+    for (int i = 0; i < 3; i++) {
+        docs[i] = pitfalls_doc(&scripts[i]);
+        o[i] = (ib_session_outcome){ docs[i], strlen(docs[i]), 0, "" };
+        cJSON *doc = cJSON_Parse(docs[i]);
+        const cJSON *e = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "energy"), "correct");
+        want[i] = num(e, "joules_per_item");
+        CHECK(fabs(want[i] / (0.33 * scripts[i].factor) - 1) <= num(e, "bound") && num(e, "bound") < 0.05);
+        cJSON_Delete(doc);
+    }
+    CHECK_NEAR(want[0], 30.0 / 91, 1e-12);
+    ib_error err;
+    char *merged = ib_sessions_merge(IB_RESULT_PITFALLS, o, 3, 3, NULL, &err);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    const cJSON *f = figure(root, "correct_joules_per_item");
+    CHECK(f && !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "label")), "energy per input"));
+    for (int i = 0; i < 3; i++) CHECK(value(f, i) == want[i]);
+    double geomean, ci[2];
+    log_interval(want, 3, 4.3027, &geomean, ci);
+    CHECK_NEAR(num(f, "geomean"), geomean, 1e-15);
+    CHECK_NEAR(geomean, cbrt(want[0] * want[1] * want[2]), 1e-15);
+    const cJSON *got = cJSON_GetObjectItem(f, "ci95");
+    CHECK_NEAR(cJSON_GetArrayItem(got, 0)->valuedouble, ci[0], 1e-12 * ci[0]);
+    CHECK_NEAR(cJSON_GetArrayItem(got, 1)->valuedouble, ci[1], 1e-12 * ci[1]);
+    /* The correct median's interval is the first figure still. */
+    CHECK_NEAR(ib_sessions_precision(merged), num(figure(root, "correct_median_ms"), "precision"), 0);
+    ib_result r = { .kind = IB_RESULT_PITFALLS_SESSIONS, .sessions_json = merged };
+    char *text = ib_report(&r, "text"), *csv = ib_report(&r, "csv");
+    char line[160];
+    snprintf(line, sizeof line, "energy per input: geometric mean of sessions %.6g J, 95%% CI [%.6g, %.6g] J",
+             geomean, ci[0], ci[1]);
+    CHECK(text && strstr(text, line));
+    CHECK(text && !strstr(text, "\nenergy per input   ")); /* not a row of the methods' table */
+    CHECK(csv && strstr(csv, ",correct_joules_per_item\r\n"));
+    ib_free(text), ib_free(csv);
     cJSON_Delete(root);
     ib_free(merged);
     for (int i = 0; i < 3; i++) ib_free(docs[i]);
@@ -341,7 +489,7 @@ static void test_generation_sessions(void)
  * [0.891028, 1.723659] (Student's t over the three log medians). */
 static void test_latency_sessions_csv(void)
 {
-    session_script scripts[3] = { { 1, 0, 1 }, { 1.3, 0, 1 }, { 1.1, 0, 1 } };
+    session_script scripts[3] = { { 1, 0, 1, 0 }, { 1.3, 0, 1, 0 }, { 1.1, 0, 1, 0 } };
     char *docs[3];
     ib_session_outcome o[3];
     for (int i = 0; i < 3; i++) {
@@ -384,7 +532,7 @@ static void test_latency_sessions_csv(void)
 static void test_throughput_session_dependent(void)
 {
     for (int i = 0; i < 2; i++) {
-        session_script ctx = { 1, 0, 1 };
+        session_script ctx = { 1, 0, 1, 0 };
         ib__fake_script s;
         ib__fake_script_init(&s);
         s.duration_ms = scripted;
@@ -413,7 +561,9 @@ int main(int argc, char **argv)
     RUN(test_throughput_session_dependent);
     RUN(test_throughput_sessions);
     RUN(test_throughput_tie_and_reason);
+    RUN(test_throughput_sessions_energy);
     RUN(test_pitfalls_sessions);
+    RUN(test_pitfalls_sessions_energy);
     RUN(test_generation_sessions);
     RUN(test_latency_sessions_csv);
     return check_summary("test_sessions_commands");

@@ -3,6 +3,7 @@
  * are tested on exact numbers; faults are injected on demand (SQLite's idea
  * of testing every failure path by scripting it). */
 #include "backend/fake/fake.h"
+#include "backend/fake/fake_power.h"
 #include "backend/registry.h"
 #include "timer/energy_counter.h"
 
@@ -32,12 +33,7 @@ typedef struct fake {
     /* Opened by name (the fake's table): a run's duration, the scripted
      * one of its options. */
     double run_ms, item_ms;
-    /* The device's busy intervals (for the scripted energy counter):
-     * [busy_head, n_busy) not yet folded into busy_folded_ms, the busy time
-     * of those before them. */
-    double (*busy)[3]; /* start, end, the excess watts above idle */
-    size_t n_busy, cap_busy, busy_head;
-    double busy_folded_mj; /* the excess energy of those before them */
+    ib__fake_power power; /* the scripted energy counter's */
 } fake;
 
 typedef struct fake_timer {
@@ -97,47 +93,11 @@ static void end_hold(fake *f)
 }
 
 /* Records [start, end) as device work at the batch's power, for the
- * energy counter (only when one is scripted: a long run of the fake keeps
- * no list otherwise). */
+ * energy counter. */
 static ib_status note_busy(fake *f, int64_t batch, double start_ms, double end_ms, ib_error *err)
 {
-    if (!(f->script.energy_step_ms > 0)) return IB_OK;
-    if (f->busy_head > 0 && f->busy_head == f->n_busy) f->busy_head = f->n_busy = 0;
-    if (f->n_busy == f->cap_busy) {
-        if (f->busy_head > 0) { /* room at the front: move the pending ones down */
-            memmove(f->busy, f->busy + f->busy_head, (f->n_busy - f->busy_head) * sizeof *f->busy);
-            f->n_busy -= f->busy_head;
-            f->busy_head = 0;
-        } else {
-            size_t cap = f->cap_busy ? 2 * f->cap_busy : 256;
-            double(*b)[3] = realloc(f->busy, cap * sizeof *b);
-            IB_FAIL_IF(!b, err, IB_ERR_NO_MEMORY, "out of memory");
-            f->busy = b;
-            f->cap_busy = cap;
-        }
-    }
-    f->busy[f->n_busy][0] = start_ms;
-    f->busy[f->n_busy][1] = end_ms;
-    f->busy[f->n_busy][2] = f->script.busy_w + f->script.busy_w_per_item * (double)batch - f->script.idle_w;
-    f->n_busy++;
-    return IB_OK;
-}
-
-/* The device's energy above idle before t_ms, in mJ; t_ms never goes
- * back between calls (the counter is read at multiples of its step of a
- * clock that only advances), so the intervals wholly before it are folded
- * away. */
-static double busy_mj_before(fake *f, double t_ms)
-{
-    double pending = 0;
-    while (f->busy_head < f->n_busy && f->busy[f->busy_head][1] <= t_ms) {
-        const double *b = f->busy[f->busy_head];
-        f->busy_folded_mj += (b[1] - b[0]) * b[2]; /* W x ms */
-        f->busy_head++;
-    }
-    for (size_t i = f->busy_head; i < f->n_busy; i++)
-        if (f->busy[i][0] < t_ms) pending += (fmin(f->busy[i][1], t_ms) - f->busy[i][0]) * f->busy[i][2];
-    return f->busy_folded_mj + pending;
+    return ib__fake_power_busy(&f->power, start_ms, end_ms,
+                               f->script.busy_w + f->script.busy_w_per_item * (double)batch, err);
 }
 
 /* One run, with extra_ms of device work around it (copies). The device
@@ -243,7 +203,7 @@ static ib_status fake_set_tf32(ib_workload *w, bool on, ib_error *err)
 
 static void fake_destroy(ib_workload *w)
 {
-    free(impl(w)->busy);
+    ib__fake_power_free(&impl(w)->power);
     free(w->impl);
     free(w);
 }
@@ -358,41 +318,9 @@ static const ib__timer_ops fake_timer_ops = {
 /* The scripted energy counter                                               */
 /* ------------------------------------------------------------------------ */
 
-/* The count at the last multiple of the step: idle power throughout, the
- * busy power's excess over the device's work before then. */
-static double energy_unit_j(const ib__fake_script *s)
-{
-    return s->energy_unit_j > 0 ? s->energy_unit_j : 1e-3;
-}
-
-static bool energy_read(void *state, uint64_t *count)
-{
-    fake *f = state;
-    const ib__fake_script *s = &f->script;
-    double step = s->energy_step_ms;
-    double at_ms = floor(f->now_ms / step) * step;
-    double joules = s->idle_w * at_ms / 1e3 + busy_mj_before(f, at_ms) / 1e3;
-    /* The tiny term keeps a whole number of units whole despite rounding. */
-    double c = (double)s->energy_start + floor(joules / energy_unit_j(s) + 1e-9);
-    if (s->energy_range > 0) c = fmod(c, (double)s->energy_range);
-    *count = (uint64_t)c;
-    return true;
-}
-
 static bool fake_energy(ib_workload *w, ib__energy_counter *c, char *note, size_t cap)
 {
-    fake *f = impl(w);
-    *c = (ib__energy_counter){ 0 };
-    if (!(f->script.energy_step_ms > 0)) {
-        snprintf(note, cap, "the fake scripts no energy counter (energy_step_ms 0)");
-        return false;
-    }
-    snprintf(c->name, sizeof c->name, "the fake's scripted counter");
-    c->unit_j = energy_unit_j(&f->script);
-    c->range = f->script.energy_range;
-    c->read = energy_read;
-    c->state = f;
-    return true;
+    return ib__fake_power_counter(&impl(w)->power, c, note, cap);
 }
 
 ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib_error *err)
@@ -408,6 +336,12 @@ ib_status ib__workload_open_fake(const ib__fake_script *s, ib_workload **out, ib
     }
     f->script = *s;
     f->run_sync = true;
+    f->power = (ib__fake_power){ .step_ms = s->energy_step_ms,
+                                 .idle_w = s->idle_w,
+                                 .unit_j = s->energy_unit_j,
+                                 .start = s->energy_start,
+                                 .range = s->energy_range,
+                                 .now_ms = &f->now_ms };
     w->ops = &fake_ops;
     w->impl = f;
     w->clock = (ib__clock){ .now_ms = virtual_now,

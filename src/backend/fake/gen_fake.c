@@ -6,6 +6,7 @@
  * context, so that the method's bookkeeping is tested as well as its
  * arithmetic. */
 #include "backend/fake/gen_fake.h"
+#include "backend/fake/fake_power.h"
 #include "backend/registry.h"
 
 #include <math.h>
@@ -27,6 +28,7 @@ typedef struct gen_fake {
     int32_t n_seqs, ctx_per_seq;
     int32_t filled[IB_GEN_MAX_SEQUENCES]; /* positions filled, per sequence */
     ib__gen_fake_counts counts;
+    ib__fake_power power; /* the scripted energy counter's */
 } gen_fake;
 
 static gen_fake *impl(ib__gen *g) { return g->impl; }
@@ -60,9 +62,10 @@ void ib__gen_fake_script_init(ib__gen_fake_script *s)
     };
 }
 
-/* One prefill or step of ms: the host's part now, the queued part after
- * what the device still has. */
-static ib_status execute(gen_fake *f, double ms, ib_error *err)
+/* One prefill or step of ms over n_seqs sequences: the host's part now,
+ * the queued part after what the device still has; the whole of it at the
+ * call's power, for the energy counter. */
+static ib_status execute(gen_fake *f, double ms, int32_t n_seqs, ib_error *err)
 {
     int64_t index = f->calls++;
     if (f->s.sleep_us > 0)
@@ -74,7 +77,8 @@ static ib_status execute(gen_fake *f, double ms, ib_error *err)
     double queued = ms * f->s.queued_fraction;
     f->now_ms += ms - queued;
     f->device_done_ms = fmax(f->now_ms, f->device_done_ms) + queued;
-    return IB_OK;
+    return ib__fake_power_busy(&f->power, f->device_done_ms - ms, f->device_done_ms,
+                               f->s.busy_w + f->s.busy_w_per_seq * n_seqs, err);
 }
 
 static ib_status gen_clear(ib__gen *g, ib_error *err)
@@ -97,7 +101,7 @@ static ib_status gen_prefill(ib__gen *g, int32_t seq, int32_t pos, int32_t n_tok
     IB_FAIL_IF((int64_t)pos + n_tokens > f->ctx_per_seq, err, IB_ERR_INVALID_ARG,
                "fake: %d tokens at %d pass the context of %d", (int)n_tokens, (int)pos, (int)f->ctx_per_seq);
     double positions = (double)n_tokens * pos + (double)n_tokens * (n_tokens - 1) / 2;
-    IB_TRY(execute(f, f->s.prefill_ms + n_tokens * f->s.prefill_token_ms + positions * f->s.prefill_pos_ms,
+    IB_TRY(execute(f, f->s.prefill_ms + n_tokens * f->s.prefill_token_ms + positions * f->s.prefill_pos_ms, 1,
                    err));
     f->filled[seq] += n_tokens;
     f->counts.prefills++;
@@ -115,7 +119,7 @@ static ib_status gen_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err
     for (int32_t s = 0; s < n_seqs; s++)
         IB_FAIL_IF(f->filled[s] != pos, err, IB_ERR_INTERNAL, "fake: a step at %d, sequence %d holds %d",
                    (int)pos, (int)s, (int)f->filled[s]);
-    IB_TRY(execute(f, f->s.step_ms + (n_seqs - 1) * f->s.step_seq_ms + pos * f->s.step_pos_ms, err));
+    IB_TRY(execute(f, f->s.step_ms + (n_seqs - 1) * f->s.step_seq_ms + pos * f->s.step_pos_ms, n_seqs, err));
     for (int32_t s = 0; s < n_seqs; s++) f->filled[s]++;
     f->counts.steps++;
     f->counts.last_step_seqs = n_seqs;
@@ -142,6 +146,25 @@ static ib_status gen_fork(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error *e
     for (int32_t s = 1; s < n_seqs; s++) f->filled[s] = n_pos;
     f->counts.forks++;
     return IB_OK;
+}
+
+static ib_status gen_rewind(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error *err)
+{
+    gen_fake *f = impl(g);
+    IB_FAIL_IF(n_seqs < 1 || n_seqs > f->n_seqs || n_pos < 0, err, IB_ERR_INTERNAL,
+               "fake: rewind of %d sequences of %d to %d", (int)n_seqs, (int)f->n_seqs, (int)n_pos);
+    for (int32_t s = 0; s < n_seqs; s++) {
+        IB_FAIL_IF(f->filled[s] < n_pos, err, IB_ERR_INTERNAL,
+                   "fake: rewind of sequence %d to %d, it holds %d", (int)s, (int)n_pos, (int)f->filled[s]);
+        f->filled[s] = n_pos;
+    }
+    f->counts.rewinds++;
+    return IB_OK;
+}
+
+static bool gen_energy(ib__gen *g, ib__energy_counter *c, char *note, size_t cap)
+{
+    return ib__fake_power_counter(&impl(g)->power, c, note, cap);
 }
 
 static void describe_sequences(ib__gen *g)
@@ -202,6 +225,7 @@ static ib_status gen_set_threads(ib__gen *g, int32_t n_threads, ib_error *err)
 
 static void gen_destroy(ib__gen *g)
 {
+    ib__fake_power_free(&impl(g)->power);
     free(g->impl);
     free(g);
 }
@@ -211,7 +235,8 @@ static void gen_destroy(ib__gen *g)
     {                                                                                                        \
         .version = IB__GEN_OPS_VERSION, .clear = gen_clear, .prefill = gen_prefill, .step = gen_step,        \
         .synchronize = gen_synchronize, .fork = gen_fork, .set_sequences = gen_set_sequences,                \
-        .sample = (SAMPLE), .reopen = (REOPEN), .set_threads = (THREADS), .destroy = gen_destroy,            \
+        .sample = (SAMPLE), .reopen = (REOPEN), .set_threads = (THREADS), .rewind = gen_rewind,              \
+        .energy = gen_energy, .destroy = gen_destroy,                                                        \
     }
 static const ib__gen_ops fake_ops[8] = {
     FAKE_OPS(NULL, NULL, NULL),
@@ -264,6 +289,7 @@ ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_o
     }
     f->s = *s;
     f->counts.threads = s->cores;
+    f->power = (ib__fake_power){ .step_ms = s->energy_step_ms, .idle_w = s->idle_w, .now_ms = &f->now_ms };
     g->ops = &fake_ops[(s->sample_ms > 0) | (s->has_reopen ? 2 : 0) | (s->threads_default > 0 ? 4 : 0)];
     g->impl = f;
     g->clock = (ib__clock){
@@ -327,6 +353,10 @@ static const fake_key fake_keys[] = {
     D_KEY("oversub_x", 1, 100000, 1, oversubscribed_factor),
     I32_KEY("ctx_train", 0, 1 << 30, n_ctx_train),
     I_KEY("sleep_us", 0, 1000000, sleep_us),
+    D_KEY("energy_step_ms", 0, 1000000, 1, energy_step_ms),
+    D_KEY("idle_w", 0, 1000000, 1, idle_w),
+    D_KEY("busy_w", 0, 1000000, 1, busy_w),
+    D_KEY("busy_w_per_seq", 0, 1000000, 1, busy_w_per_seq),
 };
 #define N_FAKE_KEYS (sizeof fake_keys / sizeof fake_keys[0])
 

@@ -44,6 +44,12 @@ typedef struct ib__gen_fake_script {
      * test can interrupt the program while it measures. 0: none. */
     int64_t sleep_us;
     int32_t n_ctx_train; /* the model's context (0: unknown) */
+    /* A scripted energy counter (the energy op) on the virtual clock,
+     * fake_power.h: the device draws idle_w, and busy_w + busy_w_per_seq x
+     * the sequences of a call (a prefill's: 1) over each prefill's and
+     * step's whole time; the counter moves only at multiples of
+     * energy_step_ms, in mJ. energy_step_ms 0: no counter. */
+    double energy_step_ms, idle_w, busy_w, busy_w_per_seq;
 } ib__gen_fake_script;
 
 void ib__gen_fake_script_init(ib__gen_fake_script *s);
@@ -56,7 +62,7 @@ ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_o
 /* What the tests read back: calls made (prefills and steps), clears,
  * reopens, the threads in effect, the positions filled of sequence seq. */
 typedef struct ib__gen_fake_counts {
-    int64_t prefills, steps, prefill_tokens, clears, reopens, forks, samples, set_sequences, syncs;
+    int64_t prefills, steps, prefill_tokens, clears, reopens, forks, samples, set_sequences, syncs, rewinds;
     int32_t threads;
     int32_t last_step_seqs, last_step_pos;
     double idle_ms; /* host time spent waiting in synchronize */

@@ -37,6 +37,7 @@ typedef struct ib__llama_api {
     void (*memory_seq_cp)(llama_memory_t mem, llama_seq_id src, llama_seq_id dst, llama_pos p0, llama_pos p1);
     llama_pos (*memory_seq_pos_min)(llama_memory_t mem, llama_seq_id seq);
     llama_pos (*memory_seq_pos_max)(llama_memory_t mem, llama_seq_id seq);
+    bool (*memory_seq_rm)(llama_memory_t mem, llama_seq_id seq, llama_pos p0, llama_pos p1);
     int32_t (*decode)(struct llama_context *ctx, struct llama_batch batch);
     void (*synchronize)(struct llama_context *ctx);
     float *(*get_logits_ith)(struct llama_context *ctx, int32_t i);

@@ -497,6 +497,20 @@ static ib_status op_fork(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error *er
     return IB_OK;
 }
 
+static ib_status op_rewind(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error *err)
+{
+    llama_gen *l = impl(g);
+    IB_TRY(need_context(l, err));
+    IB_FAIL_IF(n_seqs < 1 || n_seqs > l->n_seqs || n_pos < 0, err, IB_ERR_INVALID_ARG,
+               "llama: rewind of %d sequences to position %d, but the context holds %d", n_seqs, n_pos,
+               l->n_seqs);
+    llama_memory_t mem = l->api->get_memory(l->ctx);
+    for (int32_t s = 0; s < n_seqs; s++)
+        IB_FAIL_IF(!l->api->memory_seq_rm(mem, s, n_pos, -1), err, IB_ERR_RUNTIME,
+                   "llama: positions %d and after of sequence %d could not be removed", n_pos, s);
+    return IB_OK;
+}
+
 static ib_status op_set_sequences(ib__gen *g, int32_t n_seqs, int32_t ctx_per_seq, ib_error *err)
 {
     llama_gen *l = impl(g);
@@ -571,6 +585,7 @@ static const ib__gen_ops llama_ops = {
     .sample = op_sample,
     .reopen = op_reopen,
     .set_threads = op_set_threads,
+    .rewind = op_rewind,
     .destroy = op_destroy,
 };
 

@@ -133,6 +133,7 @@ static bool find_llama(void *h)
     SYM(memory_seq_cp, "llama_memory_seq_cp");
     SYM(memory_seq_pos_min, "llama_memory_seq_pos_min");
     SYM(memory_seq_pos_max, "llama_memory_seq_pos_max");
+    SYM(memory_seq_rm, "llama_memory_seq_rm");
     SYM(decode, "llama_decode");
     SYM(synchronize, "llama_synchronize");
     SYM(get_logits_ith, "llama_get_logits_ith");

@@ -1,0 +1,417 @@
+/* Energy of a generation (docs/energy.md, "For generation") on the scripted
+ * generation fake: its virtual clock and its scripted counter (100 ms
+ * steps, 60 W idle, 300 W while a call runs), so that the decode window's
+ * joules per token, the prefill window's per prompt token, the idle power
+ * and the bounds are exact; the curve over sequences within its bounds;
+ * every refusal with its reason; every format. */
+#include "backend/fake/gen_fake.h"
+#include "core/generate.h"
+#include "check.h"
+#include "gen_fixtures.h"
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* P 64, N 16: a prefill of 2 + 64/128 = 2.5 ms and a step of 1 ms (no cost
+ * per position), 1/8 ms more per sequence: the steps and the prefills fall
+ * on a grid that divides the counter's 100 ms, so both ends of a window lie
+ * the same distance after the counter's changes and its length is the
+ * counted interval's exactly. */
+#define P 64
+#define N 16
+
+static ib__gen_fake_script script(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.step_pos_ms = 0;
+    s.energy_step_ms = 100;
+    s.idle_w = 60;
+    s.busy_w = 300;
+    return s;
+}
+
+/* The decode window: 1 ms steps at 300 W, the positions cycling over the
+ * timed ones. It grows until 1 ms over its length is 1% (100 ms), the
+ * counter's change at that instant is already read, so it ends at the
+ * next: 200 ms, 200 tokens, 60 J. */
+static void test_decode_exact(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_energy *e = &r.decode_energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK(e->window_ms == 200);
+    CHECK(e->items == 200);
+    CHECK_NEAR(e->joules, 60, 1e-9);
+    CHECK_NEAR(e->joules_per_item, 0.3, 1e-12);
+    CHECK_NEAR(e->items_per_joule, 1 / 0.3, 1e-9);
+    CHECK_NEAR(e->power_w, 300, 1e-9);
+    CHECK_NEAR(e->bound, 1.0 / 200 + 1e-3 / 60, 1e-12);
+    CHECK_NEAR(e->idle_power_w, 60, 1e-9);
+    CHECK_NEAR(e->joules_above_idle, 60 - 60 * 0.2, 1e-9);
+    CHECK_NEAR(e->joules_per_item_above_idle, 0.24, 1e-12);
+    CHECK(e->step_ms == 100);
+    CHECK(!strcmp(e->counter, "the fake's scripted counter"));
+    /* The fake's own counter is not beside the machine's package. */
+    CHECK(r.decode_cpu_energy.source == IB_ENERGY_NONE && strstr(r.decode_cpu_energy.note, "its own energy"));
+    /* The timed figures are the steps' alone: the windows came after. */
+    for (size_t i = 0; i < r.runs * N; i++) CHECK(r.token_ms[i] == 1);
+    ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+    CHECK(n.rewinds > 0);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The prefill window: 2.5 ms prefills of 64 tokens at 300 W; 250 ms for
+ * 1%, then to the next change: 300 ms, 120 prefills. */
+static void test_prefill_exact(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_energy *e = &r.prefill_energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK(e->window_ms == 300);
+    CHECK(e->items == 120 * P);
+    CHECK_NEAR(e->joules, 90, 1e-9);
+    CHECK_NEAR(e->joules_per_item, 90.0 / (120 * P), 1e-12);
+    CHECK_NEAR(e->joules_per_item * P, 0.75, 1e-12); /* a request's: 300 W x 2.5 ms */
+    CHECK_NEAR(e->bound, 2.5 / 300 + 1e-3 / 90, 1e-12);
+    CHECK_NEAR(e->idle_power_w, 60, 1e-9);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The curve: each count's window at 100 + 100 x s W. Per token (100 +
+ * 100 s)(1 + (s - 1)/8) / s mJ: the most efficient is 2 sequences, the
+ * fastest 8. */
+static double joules_per_token(int s) { return (100 + 100.0 * s) * (1 + (s - 1) / 8.0) / s / 1e3; }
+
+static void test_sequences_curve(void)
+{
+    ib__gen_fake_script s = script();
+    s.busy_w = 100;
+    s.busy_w_per_seq = 100;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    int32_t list[] = { 1, 2, 4, 8 };
+    c.sequences = list;
+    c.n_sequences = 4;
+    c.sequence_runs = 1;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 4);
+    for (size_t i = 0; i < r.n_points; i++) {
+        const ib_energy *e = &r.points[i].energy;
+        double want = joules_per_token(list[i]);
+        CHECK(e->source == IB_ENERGY_COUNTER && e->aligned && e->bound <= IB_ENERGY_MAX_BOUND);
+        CHECK(fabs(e->joules_per_item / want - 1) <= e->bound);
+        /* tokens: the sequences of each step in the window */
+        CHECK(fmod(e->items, list[i]) == 0);
+    }
+    CHECK_EQ_INT(r.most_efficient, 1);
+    CHECK_EQ_INT(r.peak, 3);
+    /* The single sequence's decode window, at 200 W: 0.2 J a token, exactly. */
+    CHECK_NEAR(r.decode_energy.joules_per_item, 0.2, 1e-12);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* --no-energy: no figure, said, and not one call more than without a
+ * counter (test_generate's counts). */
+static void test_not_asked(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.run.measure_energy = false;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.decode_energy.source == IB_ENERGY_NONE && strstr(r.decode_energy.note, "not measured"));
+    CHECK(r.prefill_energy.source == IB_ENERGY_NONE && isnan(r.prefill_energy.joules_per_item));
+    ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+    CHECK_EQ_INT(n.prefills, 1 + 3 + 10);
+    CHECK_EQ_INT(n.steps, 1 + 13 * N);
+    CHECK_EQ_INT(n.rewinds, 0);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* No counter scripted: its reason, and no window run. */
+static void test_no_counter(void)
+{
+    ib__gen_fake_script s = script();
+    s.energy_step_ms = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.decode_energy.source == IB_ENERGY_NONE &&
+          !strcmp(r.decode_energy.note, "the fake scripts no energy counter (energy_step_ms 0)"));
+    CHECK(r.prefill_energy.source == IB_ENERGY_NONE);
+    ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+    CHECK_EQ_INT(n.steps, 1 + 13 * N);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Steps of 300 ms: a 3 s window is read to 300 / 3000 ms, 10%: above the
+ * 5% a figure needs, so none, and why. */
+static void test_window_too_short(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_ms = 300;
+    s.cold_calls = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.new_tokens = 4;
+    c.run.runs = 2;
+    c.run.warmup_runs = 1;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_energy *e = &r.decode_energy;
+    CHECK(e->source == IB_ENERGY_NONE && isnan(e->joules_per_item));
+    CHECK(strstr(e->note, "reads its energy to +-") && strstr(e->note, "above the 5% a figure needs"));
+    CHECK(e->bound > IB_ENERGY_MAX_BOUND && e->window_ms >= 3000);
+    /* The prefill's 2.5 ms are short: its figure stands. */
+    CHECK(r.prefill_energy.source == IB_ENERGY_COUNTER);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* A backend that cannot rewind its cache: no decode window, said. */
+static void test_no_rewind(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    ib__gen_ops ops = *g->ops;
+    ops.rewind = NULL;
+    g->ops = &ops;
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.decode_energy.source == IB_ENERGY_NONE && strstr(r.decode_energy.note, "cannot rewind"));
+    CHECK(r.prefill_energy.source == IB_ENERGY_COUNTER);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* A clock of the caller's own that cannot wait (the callbacks' now_ms): no
+ * meter, said, rather than a wait that cannot end. */
+static void test_clock_cannot_wait(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    g->clock.wait_until_ms = NULL;
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.decode_energy.source == IB_ENERGY_NONE && strstr(r.decode_energy.note, "cannot wait"));
+    CHECK(r.prefill_energy.source == IB_ENERGY_NONE);
+    ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+    CHECK_EQ_INT(n.steps, 1 + 13 * N);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* A failure inside the energy window: the timed runs kept, the error
+ * returned. Call 1 + 3 x 17 + 10 x 17 = 222 is the window's first pad. */
+static void test_failure_in_window(void)
+{
+    ib__gen_fake_script s = script();
+    s.fail_at_call = 1 + 1 + 13 * (1 + N) + 2;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_RUNTIME);
+    CHECK(r.partial && r.runs == 10);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Every format carries the figures. */
+static void test_formats(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    int32_t list[] = { 1, 2 };
+    c.sequences = list;
+    c.n_sequences = 2;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    ib_result res = { .kind = IB_RESULT_GENERATION, .generation = &r, .gen_cfg = &c };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json"), *csv = ib_report(&res, "csv");
+    char *md = ib_report(&res, "md"), *html = ib_report(&res, "html");
+    CHECK(text &&
+          strstr(text, "energy per output token (decode): 0.3 J a token (+-0.5%), 3.333 tokens/J, 300 W "
+                       "average over 200 ms (the window's ends on the counter's changes)\n"));
+    CHECK(text &&
+          strstr(text, "  idle 60 W before the runs: 0.24 J a token above idle (80% of the total)\n"));
+    CHECK(text && strstr(text, "energy per prompt token (prefill): 0.01172 J a token"));
+    CHECK(text && strstr(text, "  a request's prefill of 64 tokens: 0.75 J\n"));
+    CHECK(text && strstr(text, "sequences    tokens/J"));
+    CHECK(json && strstr(json, "\"decode_energy\"") && strstr(json, "\"prefill_energy\"") &&
+          strstr(json, "\"joules_per_request\":\t0.75") && strstr(json, "\"most_efficient\""));
+    CHECK(csv && strstr(csv, "energy,decode_joules_per_token,,,,1,0.3"));
+    CHECK(csv && strstr(csv, "energy,prefill_joules_per_token,,,,1,"));
+    CHECK(csv && strstr(csv, "sequences,joules_per_token,,,,2,"));
+    CHECK(md && strstr(md, "| decode | 0.3 |"));
+    CHECK(html && strstr(html, "<p>decode, per output token: 0.3 J a token (+-0.5%), 3.333 tokens/J"));
+    CHECK(html && strstr(html, "<h2>Tokens per joule against sequences</h2>") &&
+          strstr(html, "most efficient: "));
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    free(html);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* One measurement's JSON document at busy_w (energy_step_ms 0: no counter). */
+static char *measured_json(double busy_w, double energy_step_ms)
+{
+    ib__gen_fake_script s = script();
+    s.busy_w = busy_w;
+    s.energy_step_ms = energy_step_ms;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    ib_result res = { .kind = IB_RESULT_GENERATION, .generation = &r, .gen_cfg = &c };
+    char *json = ib_report(&res, "json");
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    return json;
+}
+
+static void parse(const char *json, ib_gen_file *f)
+{
+    ib_error err;
+    CHECK(json && ib_gen_file_parse(json, strlen(json), f, &err) == IB_OK);
+}
+
+/* compare: 330 W against 300 W is 10% more energy a token, within the
+ * interval the two bounds give; a file without a figure: not in both. */
+static void test_compare(void)
+{
+    char *ja = measured_json(300, 100), *jb = measured_json(330, 100), *jn = measured_json(300, 0);
+    ib_gen_file a, b, n;
+    parse(ja, &a);
+    parse(jb, &b);
+    parse(jn, &n);
+    CHECK_NEAR(a.decode_joules_per_token, 0.3, 1e-12);
+    CHECK_NEAR(b.decode_joules_per_token, 0.33, 1e-12);
+    CHECK_NEAR(a.decode_energy_bound, 1.0 / 200 + 1e-3 / 60, 1e-12);
+    CHECK(isnan(n.decode_joules_per_token) && isnan(n.decode_energy_bound));
+    ib_gen_comparison c;
+    ib_error err;
+    CHECK(ib_compare_gen_files(&a, &b, 0.01, &c, &err) == IB_OK);
+    double ba = a.decode_energy_bound, bb = b.decode_energy_bound;
+    CHECK_NEAR(c.energy_change, 0.1, 1e-12);
+    CHECK_NEAR(c.energy_change_interval[0], 0.33 * (1 - bb) / (0.3 * (1 + ba)) - 1, 1e-12);
+    CHECK_NEAR(c.energy_change_interval[1], 0.33 * (1 + bb) / (0.3 * (1 - ba)) - 1, 1e-12);
+    ib_result res = { .kind = IB_RESULT_GEN_COMPARISON, .gen_comparison = &c, .gen_a = &a, .gen_b = &b };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json");
+    CHECK(text &&
+          strstr(text, "energy per token (decode): 0.3 J -> 0.33 J: +10.00%, within [+8.90%, +11.11%]"));
+    CHECK(text && strstr(text, "): more energy\n"));
+    CHECK(json && strstr(json, "\"energy_change\"") && strstr(json, "\"verdict\":\t\"more energy\""));
+    free(text);
+    free(json);
+    CHECK(ib_compare_gen_files(&a, &n, 0.01, &c, &err) == IB_OK);
+    CHECK(isnan(c.energy_change) && isnan(c.energy_change_interval[0]));
+    res.gen_b = &n;
+    text = ib_report(&res, "text");
+    CHECK(text &&
+          strstr(text, "energy per token (decode): not in both files (a figure of each is needed)\n"));
+    free(text);
+    /* A broken figure: refused, one line. */
+    char *at = strstr(ja, "\"decode_energy\"");
+    at = at ? strstr(at, "\"joules_per_item\":\t") : NULL;
+    CHECK(at != NULL);
+    if (at) memcpy(at + strlen("\"joules_per_item\":\t"), "-1", 2);
+    ib_gen_file x;
+    CHECK(ib_gen_file_parse(ja, strlen(ja), &x, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "decode_energy.joules_per_item is not a positive number"));
+    ib_gen_file_free(&a);
+    ib_gen_file_free(&b);
+    ib_gen_file_free(&n);
+    free(ja);
+    free(jb);
+    free(jn);
+}
+
+/* --sessions: each session's energy in its entry, the figures across
+ * sessions (a geometric mean of one value each, with its t interval). */
+static void test_sessions(void)
+{
+    char *docs[3] = { measured_json(300, 100), measured_json(330, 100), measured_json(300, 100) };
+    ib_session_outcome o[3];
+    for (int i = 0; i < 3; i++) o[i] = (ib_session_outcome){ docs[i], strlen(docs[i]), 0, "" };
+    ib_error err;
+    char *merged = ib_sessions_merge(IB_RESULT_GENERATION, o, 3, 3, NULL, &err);
+    CHECK(merged != NULL);
+    cJSON *root = merged ? cJSON_Parse(merged) : NULL;
+    const cJSON *sessions = cJSON_GetObjectItem(root, "sessions"), *f, *decode = NULL;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItem(sessions, "figures"))
+    {
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")), "decode_joules_per_token"))
+            decode = f;
+    }
+    CHECK(decode != NULL);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(decode, "geomean")), cbrt(0.3 * 0.33 * 0.3), 1e-12);
+    const cJSON *ci = cJSON_GetObjectItem(decode, "ci95");
+    CHECK(cJSON_GetArraySize(ci) == 2 && cJSON_GetArrayItem(ci, 0)->valuedouble < 0.3 &&
+          cJSON_GetArrayItem(ci, 1)->valuedouble > 0.33);
+    const cJSON *second = cJSON_GetArrayItem(cJSON_GetObjectItem(sessions, "runs"), 1);
+    CHECK_NEAR(cJSON_GetNumberValue(
+                   cJSON_GetObjectItem(cJSON_GetObjectItem(second, "decode_energy"), "joules_per_item")),
+               0.33, 1e-12);
+    CHECK(cJSON_GetObjectItem(root, "decode_energy") == NULL); /* a session's, not the merge's */
+    ib_result r = { .kind = IB_RESULT_GENERATION_SESSIONS, .sessions_json = merged };
+    char *text = ib_report(&r, "text");
+    CHECK(text && strstr(text, "decode energy: geometric mean of sessions"));
+    free(text);
+    cJSON_Delete(root);
+    free(merged);
+    for (int i = 0; i < 3; i++) free(docs[i]);
+}
+
+int main(int argc, char **argv)
+{
+    check_init(argc, argv);
+    RUN(test_decode_exact);
+    RUN(test_prefill_exact);
+    RUN(test_sequences_curve);
+    RUN(test_not_asked);
+    RUN(test_no_counter);
+    RUN(test_window_too_short);
+    RUN(test_no_rewind);
+    RUN(test_clock_cannot_wait);
+    RUN(test_failure_in_window);
+    RUN(test_formats);
+    RUN(test_compare);
+    RUN(test_sessions);
+    return check_summary("test_gen_energy");
+}
