@@ -89,6 +89,7 @@ typedef struct cli_args {
     double step_max_ms;         /* best --step-max-ms: each step's bound; < 0: the default */
     double far_factor;          /* best --far-factor; < 0: the default */
     bool objective_energy;      /* best --objective energy: ranked by inputs per joule */
+    int gen_figure;             /* best --objective tpot|ttft: ib_best_gen_figure; -1 not given */
     /* fleet (cli/fleet.c) */
     const char *devices;    /* --devices all|0,2,3 */
     bool share_gpu;         /* --share-gpu: MPI ranks may share a GPU */
@@ -123,8 +124,10 @@ enum {
     OPT_FLEET = 1u << 24,     /* --devices, --share-gpu: latency, throughput */
     OPT_DEVICES = 1u << 25,   /* --devices alone: serve (which does not run under MPI) */
     OPT_GEN = 1u << 26,       /* --prompt-tokens, --new-tokens, --sequences, ...: generate */
-    OPT_FORWARD = 1u << 27    /* --shape, --input, --memory-cap-mb, the default backend's flags
+    OPT_FORWARD = 1u << 27,   /* --shape, --input, --memory-cap-mb, the default backend's flags
                                  (--threads, --cuda-graph, ...): forward-pass models, not generate */
+    OPT_GEN_RUN = 1u << 28    /* --prompt-tokens, --new-tokens, --depth, --ctx-per-seq: a generation
+                                 request (generate, and best of a generative model) */
 };
 
 typedef struct cli_command {
@@ -142,6 +145,10 @@ typedef enum cli_parse_result { CLI_PARSED, CLI_HELP_SHOWN, CLI_BAD_INPUT } cli_
  * defaults for what is not given. Prints a one-line error on bad input;
  * prints the command's help for --help. Never exits. */
 cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a);
+
+/* Whether the option of the table called name ("runs", without dashes)
+ * was given. */
+bool cli_given(const cli_args *a, const char *name);
 
 /* Refuses (one line, false) or warns once about the options given that the
  * device a model opened on does not use (CUDA-only options on the CPU).
@@ -179,6 +186,14 @@ void cli_list_options(const cli_command *cmd, FILE *f);
 
 /* The default model of every command that takes one. */
 #define CLI_DEFAULT_MODEL "zoo:efficientnet-b0"
+
+/* Opens a's generative model (cli/cmd_generate.c) with a's options, then
+ * extra's (at most CLI_GEN_EXTRA_OPTIONS; a later value of a key wins):
+ * INFERBENCH_LLAMA_LIBRARY as library= unless given, zoo models in the
+ * zoo's cache folder. *g NULL on a failure. */
+#define CLI_GEN_EXTRA_OPTIONS 8
+ib_status cli_gen_open(const cli_args *a, const ib_backend_option *extra, size_t n_extra, ib_gen **g,
+                       ib_error *err);
 
 /* The folder of the zoo's generative models (cli/zoo_cache.c):
  * INFERBENCH_ZOO_CACHE, else $XDG_CACHE_HOME/inferbench/zoo, else

@@ -2,12 +2,15 @@
  * The program lists the candidates (a small table over the model options
  * that exist: --math, for a backend of models, and the options the backend
  * declares to race, ib_backend_option_decl.race); the library races them
- * (src/core/best.c, docs/best.md). */
+ * (src/core/best.c, docs/best.md). A generative model's candidates are its
+ * generation backend's options raced (flash attention, the KV cache's type,
+ * n_ubatch), raced on the generation method's runs. */
 #include "cli.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const ib_math maths[] = { IB_MATH_FP32, IB_MATH_TF32, IB_MATH_FP16, IB_MATH_BF16 };
 
@@ -40,7 +43,8 @@ typedef struct candidates {
 
 /* "fp16, graph, nhwc, heuristic": the math, then each raced option that is
  * set, in the backend's order: a switch by its label when on, any other by
- * its value; exactly what the candidate turns on. */
+ * its value, after its label when it has one ("fa on, kv q8_0, ubatch
+ * 512"); exactly what the candidate turns on. */
 static void label(const candidates *cs, candidate *c)
 {
     size_t n = (size_t)snprintf(c->label, sizeof c->label, "%s", c->math ? ib_math_name(c->math) : "");
@@ -49,7 +53,10 @@ static void label(const candidates *cs, candidate *c)
         bool is_switch = d->flags & IB_OPTION_SWITCH;
         const char *word =
             is_switch ? (!strcmp(c->value[i], "yes") ? (d->label ? d->label : d->key) : "") : c->value[i];
-        if (*word) n += (size_t)snprintf(c->label + n, sizeof c->label - n, "%s%s", n ? ", " : "", word);
+        const char *lead = !is_switch && d->label ? d->label : "";
+        if (*word)
+            n += (size_t)snprintf(c->label + n, sizeof c->label - n, "%s%s%s%s", n ? ", " : "", lead,
+                                  *lead ? " " : "", word);
     }
     cli_lower_case(c->label);
 }
@@ -271,6 +278,24 @@ static bool any_opened(const ib_best_result *r)
     return false;
 }
 
+/* A search that ran to its end without a winner fails: none opened (the
+ * first one's reason), or none passed the gate and ran. */
+static ib_status outcome(const ib_best_result *r, ib_status st, ib_error *err)
+{
+    if (st == IB_OK && !any_opened(r)) {
+        snprintf(err->message, sizeof err->message, "no configuration could be opened: %s",
+                 r->rows[0].latency_why);
+        return r->rows[0].open_status;
+    }
+    if (st == IB_OK && r->latency_winner < 0) {
+        snprintf(err->message, sizeof err->message, "%s",
+                 r->generation ? "no configuration ran (see the table)"
+                               : "no configuration passed the accuracy gate and ran (see the table)");
+        return IB_ERR_RUNTIME;
+    }
+    return st;
+}
+
 static int search(cli_args *a, candidates *cs, cli_outputs *out)
 {
     ib_best_config bc;
@@ -284,19 +309,19 @@ static int search(cli_args *a, candidates *cs, cli_outputs *out)
     ib_status st = ib_measure_best(&bc, r, &err);
     ib_accuracy_reference_free(cs->reference);
     cs->reference = NULL;
-    if (st == IB_OK && !any_opened(r)) {
-        st = r->rows[0].open_status;
-        snprintf(err.message, sizeof err.message, "no configuration could be opened: %s",
-                 r->rows[0].latency_why);
-    } else if (st == IB_OK && r->latency_winner < 0) {
-        st = IB_ERR_RUNTIME;
-        snprintf(err.message, sizeof err.message,
-                 "no configuration passed the accuracy gate and ran (see the table)");
-    }
+    st = outcome(r, st, &err);
     ib_result res = { .kind = IB_RESULT_BEST, .best = r, .best_cfg = &bc };
     int code = cli_report(out, any_opened(r) ? &res : NULL, st, &err);
     free(r);
     return code;
+}
+
+/* The options of decls[0..n) declared with values to race. */
+static void take_raced(candidates *cs, const ib_backend_option_decl *decls, size_t n)
+{
+    cs->n = cs->n_raced = 0;
+    for (size_t i = 0; i < n && cs->n_raced < MAX_RACED; i++)
+        if (decls[i].race) cs->raced[cs->n_raced++] = &decls[i];
 }
 
 /* What the backend races: its options declared with values to race, and
@@ -305,10 +330,8 @@ static bool race_of(const cli_args *a, candidates *cs)
 {
     const ib_backend *b = cli_backend(a);
     cs->a = a;
-    cs->n = cs->n_raced = 0;
     cs->race_math = ib_backend_takes_model_options(b);
-    for (size_t i = 0; b && i < b->n_options && cs->n_raced < MAX_RACED; i++)
-        if (b->options[i].race) cs->raced[cs->n_raced++] = &b->options[i];
+    take_raced(cs, b ? b->options : NULL, b ? b->n_options : 0);
     return cs->n_raced > 0;
 }
 
@@ -338,10 +361,173 @@ static int session_child(cli_args *a, candidates *cs, cli_outputs *out)
     return code;
 }
 
+/* ------------------------------------------------------------------------ */
+/* A generative model                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* One of the zoo's generative models (zoo:llama-tiny, NAME?TYPE) or a
+ * GGUF file: raced on the generation backend's options. */
+static bool generative(const char *model)
+{
+    if (!model) return false;
+    if (!strncmp(model, "zoo:", 4)) return ib_zoo_lm_find(model + 4) != NULL;
+    size_t n = strlen(model);
+    return n > 5 && !strcasecmp(model + n - 5, ".gguf");
+}
+
+/* The options of one kind of model given to the other: one line, exit 2. */
+static int refuse_options(const cli_args *a, bool gen)
+{
+    static const char *const forward[] = { "math",  "max-error", "max-batch",    "sessions",
+                                           "shape", "input",     "memory-cap-mb" };
+    static const char *const request[] = { "prompt-tokens", "new-tokens", "depth", "ctx-per-seq" };
+    const char *const *names = gen ? forward : request;
+    size_t n = gen ? sizeof forward / sizeof *forward : sizeof request / sizeof *request;
+    for (size_t i = 0; i < n; i++)
+        if (cli_given(a, names[i])) {
+            fprintf(
+                stderr,
+                gen ? "inferbench: best --%s is for a forward-pass model: %s is a generative model, "
+                      "raced on its generation backend's options (inferbench backends)\n"
+                    : "inferbench: best --%s is for a generative model (a GGUF file or one of the zoo's), "
+                      "not %s\n",
+                names[i], a->model);
+            return EXIT_BAD_INPUT;
+        }
+    if (gen && a->objective_energy)
+        return cli_fail(IB_ERR_INVALID_ARG, "best --objective energy: a generative model is ranked by its "
+                                            "time per output token (tpot) or to first token (ttft)");
+    if (!gen && a->gen_figure >= 0)
+        return cli_fail(IB_ERR_INVALID_ARG, "best --objective tpot and ttft rank a generative model: give "
+                                            "time or energy for a forward-pass model");
+    return EXIT_OK;
+}
+
+/* The race's callback: candidate i opened with the user's options and
+ * its raced values after them. */
+static ib_status open_generative(size_t i, void *user, ib_gen **g, ib_error *err)
+{
+    candidates *cs = user;
+    const candidate *c = &cs->c[i];
+    if (c->skip) {
+        snprintf(err->message, sizeof err->message, "%s", c->skip);
+        return IB_ERR_UNSUPPORTED;
+    }
+    ib_backend_option extra[MAX_RACED];
+    size_t n = 0;
+    for (size_t k = 0; k < cs->n_raced; k++)
+        if (c->value[k][0]) extra[n++] = (ib_backend_option){ cs->raced[k]->key, c->value[k] };
+    return cli_gen_open(cs->a, extra, n, g, err);
+}
+
+/* The request every candidate is measured on; a run is a whole request,
+ * so the finals take generate's defaults (30 runs, 3 warm-up) unless
+ * given. */
+static ib_gen_config gen_request(cli_args *a)
+{
+    ib_gen_config d;
+    ib_gen_config_init(&d);
+    if (!cli_given(a, "runs")) a->cfg.runs = d.run.runs;
+    if (!cli_given(a, "warmup-runs")) a->cfg.warmup_runs = d.run.warmup_runs;
+    ib_gen_config gc = a->gen;
+    gc.run = a->cfg;
+    return gc;
+}
+
+/* The model as given, opened once: its options, the request against its
+ * context and the device checked before anything is measured. */
+static int check_generative(const cli_args *a, const ib_gen_config *gc, ib_device_kind *device)
+{
+    ib_gen *g;
+    ib_error err = { { 0 } };
+    ib_status st = cli_gen_open(a, NULL, 0, &g, &err);
+    if (st == IB_OK) st = ib_gen_config_check(g, gc, &err);
+    if (st != IB_OK) {
+        ib_gen_destroy(g);
+        return cli_fail(st, err.message), EXIT_BAD_INPUT;
+    }
+    *device = ib_gen_get_info(g)->device;
+    ib_gen_destroy(g);
+    return cli_options_fit_device(a, *device) ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+static int race_generative(cli_args *a, candidates *cs, const ib_gen_config *gc, cli_outputs *out)
+{
+    ib_best_config bc;
+    best_config(a, cs, &bc);
+    bc.screen_runs = IB_BEST_GEN_SCREEN_RUNS;
+    ib_best_gen bg;
+    ib_best_gen_init(&bg);
+    bg.open = open_generative;
+    bg.open_user = cs;
+    bg.gen = *gc;
+    bg.gen.run = bc.latency;
+    bg.figure = a->gen_figure == IB_BEST_GEN_TTFT ? IB_BEST_GEN_TTFT : IB_BEST_GEN_TPOT;
+    ib_best_result *r = malloc(sizeof *r);
+    if (!r) {
+        cli_outputs_abort(out);
+        return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    }
+    ib_gen_result win;
+    ib_error err = { { 0 } };
+    ib_status st = outcome(r, ib_measure_best_generation(&bc, &bg, r, &win, &err), &err);
+    ib_result res = { .kind = IB_RESULT_BEST,
+                      .best = r,
+                      .best_cfg = &bc,
+                      .generation = win.runs > 0 ? &win : NULL,
+                      .gen_cfg = &bg.gen };
+    int code = cli_report(out, any_opened(r) ? &res : NULL, st, &err);
+    ib_gen_result_free(&win);
+    free(r);
+    return code;
+}
+
+/* The generation backend --backend names, else the default (one that is
+ * no such backend is refused when the model opens). */
+static const ib_gen_backend *gen_backend_of(const cli_args *a)
+{
+    for (size_t i = 0; a->backend && i < ib_gen_backend_count(); i++)
+        if (!strcmp(ib_gen_backend_get(i)->name, a->backend)) return ib_gen_backend_get(i);
+    return ib_gen_backend_get(0);
+}
+
+/* best of a generative model: its generation backend's raced options. */
+static int best_generative(cli_args *a, candidates *cs)
+{
+    int code = refuse_options(a, true);
+    if (code != EXIT_OK) return code;
+    const ib_gen_backend *b = gen_backend_of(a);
+    cs->a = a;
+    cs->race_math = false;
+    take_raced(cs, b->options, b->n_options);
+    ib_gen_config gc = gen_request(a);
+    cli_outputs out;
+    if ((code = cli_prepare_outputs(a, &out)) != EXIT_OK) return code;
+    ib_device_kind device;
+    if ((code = check_generative(a, &gc, &device)) == EXIT_OK && cs->n_raced == 0)
+        code = cli_fail(IB_ERR_INVALID_ARG, "best: the generation backend declares no option to race");
+    if (code == EXIT_OK && !enumerate(cs, a, device))
+        code = cli_fail(IB_ERR_INVALID_ARG, "best: more configurations to race than the search takes");
+    if (code != EXIT_OK) {
+        cli_outputs_abort(&out);
+        return code;
+    }
+    return race_generative(a, cs, &gc, &out);
+}
+
 int cmd_best(cli_args *a)
 {
     candidates *cs = calloc(1, sizeof *cs);
     if (!cs) return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
+    if ((generative(a->model) || a->gen_backend) && !a->session_index) {
+        int code = best_generative(a, cs);
+        free(cs);
+        return code;
+    }
+    if (refuse_options(a, false) != EXIT_OK) {
+        free(cs);
+        return EXIT_BAD_INPUT;
+    }
     if (a->session_index) cli_session_child_setup(a);
     /* No backend: the default left out of this build, said when opened. */
     if (!race_of(a, cs) && cli_backend(a)) {

@@ -38,7 +38,8 @@ static int need_model(const cli_args *a)
     return EXIT_OK;
 }
 
-static int open_model(const cli_args *a, ib_gen **g)
+ib_status cli_gen_open(const cli_args *a, const ib_backend_option *extra, size_t n_extra, ib_gen **g,
+                       ib_error *err)
 {
     char cache[1024];
     ib_gen_options o;
@@ -48,17 +49,25 @@ static int open_model(const cli_args *a, ib_gen **g)
     o.device_id = a->model_opts.device_id;
     o.seed = a->model_opts.seed;
     /* INFERBENCH_LLAMA_LIBRARY: the library's folder unless --option gives it. */
-    ib_backend_option opts[CLI_MAX_BACKEND_OPTIONS + 1];
+    ib_backend_option opts[CLI_MAX_BACKEND_OPTIONS + CLI_GEN_EXTRA_OPTIONS + 1];
     size_t n = 0;
     const char *library = cli_llama_library();
     if (library && !cli_option_given(a, "library") && (!a->backend || !strcmp(a->backend, "llama")))
         opts[n++] = (ib_backend_option){ "library", library };
     memcpy(opts + n, a->options, a->n_options * sizeof *opts);
+    n += a->n_options;
+    for (size_t i = 0; i < n_extra && i < CLI_GEN_EXTRA_OPTIONS; i++) opts[n++] = extra[i];
     o.options = opts;
-    o.n_options = n + a->n_options;
+    o.n_options = n;
     o.cache_dir = strncmp(a->model, "zoo:", 4) || !cli_zoo_cache_dir(cache, sizeof cache) ? NULL : cache;
+    *g = NULL;
+    return ib_gen_open(a->model, &o, g, err);
+}
+
+static int open_model(const cli_args *a, ib_gen **g)
+{
     ib_error err = { { 0 } };
-    ib_status st = ib_gen_open(a->model, &o, g, &err);
+    ib_status st = cli_gen_open(a, NULL, 0, g, &err);
     /* Nothing was measured yet: a model that cannot be opened is bad input,
      * out of memory while loading included. */
     if (st != IB_OK) return cli_fail(st, err.message), EXIT_BAD_INPUT;

@@ -39,16 +39,17 @@ static const cli_command commands[] = {
     { "best", "[MODEL] [options]", "The fastest configuration that stays accurate.",
       "The fastest configuration that stays accurate: --math fp32/tf32/fp16/bf16 and the options the\n"
       "backend declares to race (inferbench backends), raced at batch 1 and at the throughput peak, each\n"
-      "judged against strict fp32 (docs/best.md).",
+      "judged against strict fp32 (docs/best.md). A generative model (a GGUF file or zoo:NAME): flash\n"
+      "attention, the KV cache's type and n_ubatch, raced by each run's TPOT (--objective ttft: TTFT).",
       OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET |
-          OPT_MATH | OPT_ACCURACY | OPT_BEST,
+          OPT_MATH | OPT_ACCURACY | OPT_BEST | OPT_GEN_RUN,
       cmd_best },
     { "generate", "MODEL [options]", "Time to first token and every later token of a generative model.",
       "A generative model token by token (llama.cpp, a GGUF file or zoo:NAME): time to first token,\n"
       "every token's latency at a depth, tokens/s as tokens / time, sequences decoded together and the\n"
       "most whose KV cache fits; --pitfalls: what each classic mistake reports (docs/generate.md).",
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_GEN |
-          OPT_SESSIONS,
+          OPT_GEN_RUN | OPT_SESSIONS,
       cmd_generate },
     { "calibrate", "[options]", "The tool's own accuracy on kernels of known duration.",
       "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"

@@ -197,8 +197,9 @@ static const option_def options[] = {
      "a configuration whose median's 95% CI at batch 1 starts above X times the leader's upper end leaves "
      "before the finals (default 4; 0: off)",
      .conflicts = O_EXHAUSTIVE, .why = "the sweep measures every configuration fully"},
-    {{"objective", required_argument, NULL, O_OBJECTIVE}, OPT_BEST, "time|energy",
-     "rank by time (default) or by inputs per joule: energy needs an energy counter (docs/energy.md)"},
+    {{"objective", required_argument, NULL, O_OBJECTIVE}, OPT_BEST, "time|energy|tpot|ttft",
+     "rank by time (default) or by inputs per joule: energy needs an energy counter (docs/energy.md); a "
+     "generative model by its time per output token (tpot, the default) or its time to first token (ttft)"},
     {{"rate-floor", required_argument, NULL, O_RATE_FLOOR}, OPT_SERVE, "R",
      "the search for a target halves to no rate below R requests/s (default: 4 halvings at most)"},
     {{"requests-csv", required_argument, NULL, O_REQUESTS_CSV}, OPT_SERVE, "FILE",
@@ -213,13 +214,13 @@ static const option_def options[] = {
     {{"rank-timeout-s", required_argument, NULL, O_RANK_TIMEOUT}, OPT_FLEET, "S",
      "under MPI: how long ranks wait for one missing at a barrier or the gather (default 120)",
      .scope = "an MPI fleet measures latency or throughput (serve takes --devices, on one host)"},
-    {{"prompt-tokens", required_argument, NULL, O_PROMPT_TOKENS}, OPT_GEN, "P",
+    {{"prompt-tokens", required_argument, NULL, O_PROMPT_TOKENS}, OPT_GEN_RUN, "P",
      "tokens of the prompt, prefilled from a cleared cache to the first token (default 512)"},
-    {{"new-tokens", required_argument, NULL, O_NEW_TOKENS}, OPT_GEN, "N",
+    {{"new-tokens", required_argument, NULL, O_NEW_TOKENS}, OPT_GEN_RUN, "N",
      "decode steps each run times, one token each; a fixed count, never stopped at end-of-sequence (default 128)"},
-    {{"depth", required_argument, NULL, O_DEPTH}, OPT_GEN, "D",
+    {{"depth", required_argument, NULL, O_DEPTH}, OPT_GEN_RUN, "D",
      "time the steps from context position D (the context up to D filled untimed; default: right after the prompt)"},
-    {{"ctx-per-seq", required_argument, NULL, O_CTX_PER_SEQ}, OPT_GEN, "T",
+    {{"ctx-per-seq", required_argument, NULL, O_CTX_PER_SEQ}, OPT_GEN_RUN, "T",
      "tokens of context each sequence gets (default: depth + new tokens)"},
     {{"sequences", required_argument, NULL, O_SEQUENCES}, OPT_GEN, "LIST",
      "also decode these counts of sequences together (\"1,4,16\"): step latency and tokens/s of each"},
@@ -273,6 +274,13 @@ static bool given(const cli_args *a, int id)
 {
     const option_def *d = find_option(id);
     return d && given_at(a, (size_t)(d - options));
+}
+
+bool cli_given(const cli_args *a, const char *name)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        if (!strcmp(options[i].opt.name, name)) return given_at(a, i);
+    return false;
 }
 
 /* The rules of an option as cmd's help states them: " (CUDA only; needs
@@ -363,12 +371,18 @@ static bool bad(const char *opt, const char *text, const char *why)
     return false;
 }
 
-/* --objective time|energy. */
-static bool parse_objective(const char *v, bool *energy)
+/* --objective time|energy|tpot|ttft: a generative model's two figures
+ * (time is tpot for it), checked against the model by best. */
+static bool parse_objective(const char *v, cli_args *a)
 {
-    if (strcmp(v, "time") && strcmp(v, "energy")) return bad("objective", v, "expected time or energy");
-    *energy = strcmp(v, "energy") == 0;
-    return true;
+    static const char *const names[] = { "time", "energy", "tpot", "ttft" };
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(v, names[i])) {
+            a->objective_energy = i == 1;
+            a->gen_figure = i >= 2 ? i - 2 : -1;
+            return true;
+        }
+    return bad("objective", v, "expected time, energy, tpot or ttft");
 }
 
 static bool parse_i64(const char *opt, const char *text, int64_t lo, int64_t hi, int64_t *out)
@@ -622,7 +636,7 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
             return false;
         }
         return true;
-    case O_OBJECTIVE: return parse_objective(v, &a->objective_energy);
+    case O_OBJECTIVE: return parse_objective(v, a);
     case O_BACKEND:
         a->backend = v; /* generate's backends are not the registry's: ib_gen_open names them */
         return (a->gen_backend && (!strcmp(v, "llama") || !strcmp(v, "fake"))) ||
@@ -770,6 +784,15 @@ static void build_longopts(struct option *out)
 /* The value of --backend in argv (as "--backend V" or "--backend=V"), or
  * NULL: read before parsing, so that a plugin's alias flags exist when
  * the rest is parsed. */
+/* A backend of generative models only (llama: not a name of the
+ * registry's, as fake is): best takes it for a generative model. */
+static bool generation_only(const char *name)
+{
+    for (size_t i = 0; name && i < ib_gen_backend_count(); i++)
+        if (!strcmp(ib_gen_backend_get(i)->name, name)) return !ib_backend_find(name);
+    return false;
+}
+
 static const char *backend_named(int argc, char **argv)
 {
     const char *name = NULL;
@@ -813,7 +836,9 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     /* generate names its own backends (no plugin, no alias flags of theirs). */
     const char *named =
         accepts(cmd, find_option(O_BACKEND)) && !(cmd->groups & OPT_GEN) ? backend_named(argc, argv) : NULL;
-    if (named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
+    /* best of a generative model may name its backend (--backend llama). */
+    bool gen_named = (cmd->groups & OPT_BEST) && generation_only(named);
+    if (named && !gen_named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
     struct option longopts[N_OPTIONS + CLI_MAX_ALIASES + 1];
     build_longopts(longopts);
 
@@ -822,7 +847,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     ib_throughput_config tc;
     ib_throughput_config_init(&tc);
     ib_gen_config_init(&a->gen);
-    a->gen_backend = cmd->groups & OPT_GEN;
+    a->gen_backend = (cmd->groups & OPT_GEN) || gen_named;
     if (cmd->groups & OPT_THROUGHPUT)
         a->cfg = tc.run;
     else if (a->gen_backend)
@@ -837,6 +862,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     a->max_sessions = 20;
     a->rank_timeout_s = 120;
     a->step_max_ms = a->far_factor = -1; /* best's own defaults */
+    a->gen_figure = -1;
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-xo" of an earlier call */
     opterr = 0;

@@ -1401,6 +1401,12 @@ ib_status ib_measure_generation(ib_gen *g, const ib_gen_config *cfg, ib_gen_resu
 
 void ib_gen_result_free(ib_gen_result *r);
 
+/* Whether cfg can be measured on g, as ib_measure_generation checks it
+ * before anything runs (the counts, the context against the prompt, the
+ * depth and the model): IB_ERR_INVALID_ARG (or IB_ERR_UNSUPPORTED) with
+ * one line, else IB_OK. For a caller that measures later (best). */
+ib_status ib_gen_config_check(const ib_gen *g, const ib_gen_config *cfg, ib_error *err);
+
 /* A generation result read back (its JSON, "inferbench.generation/1"), for
  * compare. Free with ib_gen_file_free. */
 typedef struct ib_gen_file {
@@ -1808,6 +1814,13 @@ typedef struct ib_best_row {
     ib_energy throughput_energy; /* at its throughput batch (batch); the most
                                     inputs per joule of its points under the
                                     energy objective */
+    /* A generative model's race (ib_measure_best_generation), over the
+     * runs latency covers (its screening rounds pooled, or its final): one
+     * value a run of its TTFT and of its TPOT (the mean of its decode
+     * steps), and decode tokens/s = its tokens / the time of all its steps.
+     * latency is the one of the two ranked (ib_best_result.figure). */
+    ib_stats ttft, tpot;
+    double tokens_per_s; /* NaN: none */
 } ib_best_row;
 
 typedef struct ib_best_result {
@@ -1838,6 +1851,14 @@ typedef struct ib_best_result {
     double step_max_ms;
     unsigned steps_bounded; /* bit k: step k reached step_max_ms */
     ib_best_objective objective;
+    /* A generative model's race (ib_measure_best_generation): no
+     * throughput race, no accuracy gate; info's model and device are the
+     * generative model's, gen_info its settings as the first candidate
+     * that opened stated them. */
+    bool generation;
+    int figure;                               /* ib_best_gen_figure ranked */
+    int32_t prompt_tokens, new_tokens, depth; /* of every measurement */
+    ib_gen_info gen_info;
 } ib_best_result;
 
 /* Searches cfg's candidates for the lowest median latency at batch 1 and
@@ -1848,6 +1869,54 @@ typedef struct ib_best_result {
  * open or run is marked and the others go on. Interrupted: IB_ERR_INTERRUPTED
  * with what was measured kept (partial). out is large: allocate it. */
 ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_error *err);
+
+/* Best for a generative model (docs/best.md, "Generative models"): the
+ * candidates are the generation backend's options raced (flash attention,
+ * the KV cache's type, n_ubatch), each a model opened by the caller; the
+ * race is best's latency race (screening, far behind, finals, each step's
+ * bound) on the generation method's runs, ranked by one value a run. */
+
+/* Opens candidate `index` as a generative model (*g, destroyed by the
+ * search). A failure (a combination the library refuses) skips the
+ * candidate: err's message says why, and the others still run. */
+typedef ib_status (*ib_best_gen_open_fn)(size_t index, void *user, ib_gen **g, ib_error *err);
+
+/* What a generation race ranks, one value a run. */
+typedef enum ib_best_gen_figure {
+    IB_BEST_GEN_TPOT = 0, /* the run's time per output token at the depth: the
+                             mean of its N decode steps (default) */
+    IB_BEST_GEN_TTFT = 1  /* the run's time to first token */
+} ib_best_gen_figure;
+
+/* "tpot" or "ttft"; never NULL. */
+const char *ib_best_gen_figure_name(ib_best_gen_figure figure);
+
+/* Runs of a first screening round of a generation race (a run is a whole
+ * request: prompt and N steps), doubled each round, as screen_runs is. */
+#define IB_BEST_GEN_SCREEN_RUNS 10
+
+typedef struct ib_best_gen {
+    ib_best_gen_open_fn open;
+    void *open_user;
+    /* Every measurement's prompt_tokens, new_tokens, depth and
+     * ctx_per_seq (default ib_gen_config_init's); its run is the race's
+     * (ib_best_config.latency for the finals, shorter for screening), its
+     * sequences, search, sampling and pitfalls are not used. */
+    ib_gen_config gen;
+    ib_best_gen_figure figure; /* default IB_BEST_GEN_TPOT */
+} ib_best_gen;
+
+void ib_best_gen_init(ib_best_gen *gen);
+
+/* Races cfg's candidates (labels, n_candidates and the race's settings;
+ * cfg->open is not used) opened by gen->open, ranked by gen->figure, and
+ * fills out as ib_measure_best does its latency race (no throughput race,
+ * no accuracy gate; sessions and the energy objective refused:
+ * IB_ERR_INVALID_ARG). *winner gets the latency winner's final generation
+ * measurement in full (runs 0: no winner); free it with ib_gen_result_free
+ * whatever the status. */
+ib_status ib_measure_best_generation(const ib_best_config *cfg, const ib_best_gen *gen, ib_best_result *out,
+                                     ib_gen_result *winner, ib_error *err);
 
 /* The text report of a search: one row per candidate (docs/best.md). */
 char *ib_best_report_text(const ib_best_result *r);

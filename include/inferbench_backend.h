@@ -136,7 +136,8 @@ typedef struct ib_backend_option_decl {
      * candidate's label names the value, or for an IB_OPTION_SWITCH the
      * label below when "yes". */
     const char *race;
-    const char *label; /* a candidate's word for a switch raced on: "graph" */
+    const char *label; /* a candidate's word for a switch raced on: "graph"; for
+                          another option, the word before its value ("kv q8_0") */
     uint32_t flags;    /* IB_OPTION_* */
     ib_option_role role;
 } ib_backend_option_decl;

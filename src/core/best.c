@@ -6,8 +6,11 @@
  * leader), the finalists measured by the full latency rule, the batch
  * searched once by the throughput search, and the other candidates timed
  * at that batch. A candidate that fails the accuracy gate is timed once
- * and never wins. */
+ * and never wins. A generative model's candidates run the same latency
+ * race, each measurement the generation method's (best_gen.c), one TPOT
+ * or TTFT value a run. */
 #include "workload/workload.h"
+#include "core/best.h"
 #include "core/compare.h"
 #include "core/energy.h"
 #include "core/latency.h"
@@ -67,9 +70,15 @@ typedef struct race {
     const ib_best_config *cfg;
     ib_best_result *r;
     ib_workload *w[IB_BEST_MAX_CANDIDATES]; /* open during the latency race */
-    double *ms[IB_BEST_MAX_CANDIDATES];     /* a row's latency samples: its
-                                               screening runs pooled, then
-                                               its final ones */
+    /* A generative model's race (gen set): each row's model, open only
+     * while it is measured (its weights are large), and what the
+     * generation side keeps (best_gen.c). */
+    const ib_best_gen *gen;
+    ib_gen *g[IB_BEST_MAX_CANDIDATES];
+    ib__best_gen_rows *gr;
+    double *ms[IB_BEST_MAX_CANDIDATES]; /* a row's latency samples: its
+                                           screening runs pooled, then
+                                           its final ones */
     size_t n_ms[IB_BEST_MAX_CANDIDATES];
     ib_throughput_result *tr; /* scratch, one at a time */
     ib__progress pr;
@@ -80,7 +89,7 @@ typedef struct race {
      * stop is the cancel flag it is given (raised by the bound or by the
      * caller's own flag). */
     volatile int stop;
-    ib_workload *watch_w;
+    const ib__clock *watch_clock;
     double watch_t0_ms, watch_left_ms;
     ib_progress_fn forward;
     void *forward_user;
@@ -103,11 +112,28 @@ static ib_status check_energy(race *s, ib_workload *w, ib_error *err)
     return IB_OK;
 }
 
-static ib_status validate(const ib_best_config *cfg, ib_error *err)
+/* A generative model's race: one process (its finals are not sessions),
+ * ranked by time (energy is not read by the generation method here). */
+static ib_status validate_gen(const ib_best_config *cfg, const ib_best_gen *gen, ib_error *err)
+{
+    IB_FAIL_IF(!gen->open, err, IB_ERR_INVALID_ARG, "best: no open callback for the generative model");
+    IB_FAIL_IF(gen->figure != IB_BEST_GEN_TPOT && gen->figure != IB_BEST_GEN_TTFT, err, IB_ERR_INVALID_ARG,
+               "best: a generative model is ranked by its TPOT or its TTFT");
+    IB_FAIL_IF(cfg->sessions >= 2, err, IB_ERR_INVALID_ARG,
+               "best: a generative model's race measures in one process (measure its winner with generate "
+               "--sessions N)");
+    IB_FAIL_IF(cfg->objective != IB_BEST_OBJECTIVE_TIME, err, IB_ERR_INVALID_ARG,
+               "best: a generative model is ranked by time (its TPOT or TTFT), not by energy");
+    return IB_OK;
+}
+
+static ib_status validate(const ib_best_config *cfg, const ib_best_gen *gen, ib_error *err)
 {
     IB_FAIL_IF(cfg->n_candidates < 1 || cfg->n_candidates > IB_BEST_MAX_CANDIDATES, err, IB_ERR_INVALID_ARG,
                "best: 1 to %d candidates", IB_BEST_MAX_CANDIDATES);
-    IB_FAIL_IF(!cfg->labels || !cfg->open, err, IB_ERR_INVALID_ARG, "best: no labels or no open callback");
+    IB_FAIL_IF(!cfg->labels || (!gen && !cfg->open), err, IB_ERR_INVALID_ARG,
+               "best: no labels or no open callback");
+    if (gen) IB_TRY(validate_gen(cfg, gen, err));
     IB_FAIL_IF(cfg->screen_runs < IB_COMPARE_MIN_SAMPLES || cfg->screen_runs > 100000, err,
                IB_ERR_INVALID_ARG, "best: screening runs must be between %d and 100000",
                IB_COMPARE_MIN_SAMPLES);
@@ -213,6 +239,8 @@ static void bound_why(const race *s, ib_best_step step, const char *lead, char *
     ib__strlcpy(why, text, cap);
 }
 
+static double now_ms(const ib__clock *c) { return c->now_ms(c->ctx); }
+
 /* Whether the caller asked to stop (not the bound). */
 static bool user_stop(const race *s) { return ib__cancelled(s->cfg->latency.cancel); }
 
@@ -223,13 +251,13 @@ static bool user_stop(const race *s) { return ib__cancelled(s->cfg->latency.canc
 static void watch(const ib_progress *p, void *user)
 {
     race *s = user;
-    if (user_stop(s) || ib__workload_now_ms(s->watch_w) - s->watch_t0_ms >= s->watch_left_ms) s->stop = 1;
+    if (user_stop(s) || now_ms(s->watch_clock) - s->watch_t0_ms >= s->watch_left_ms) s->stop = 1;
     if (s->forward) s->forward(p, s->forward_user);
 }
 
-/* c for a measurement of row i's workload w in step, watched for the
- * bound; false (nothing to measure) when the step has no time left. */
-static bool watched(race *s, ib_workload *w, ib_best_step step, const ib_config *c, ib_config *out)
+/* c for a measurement on clock in step, watched for the bound; false
+ * (nothing to measure) when the step has no time left. */
+static bool watched(race *s, const ib__clock *clock, ib_best_step step, const ib_config *c, ib_config *out)
 {
     double left = step_left_ms(s, step);
     if (left <= 0) {
@@ -243,9 +271,9 @@ static bool watched(race *s, ib_workload *w, ib_best_step step, const ib_config 
     out->progress_user = s;
     s->stop = user_stop(s);
     out->cancel = &s->stop;
-    s->watch_w = w;
+    s->watch_clock = clock;
     s->watch_left_ms = left;
-    s->watch_t0_ms = ib__workload_now_ms(w);
+    s->watch_t0_ms = now_ms(clock);
     return true;
 }
 
@@ -262,21 +290,49 @@ static bool interrupted_by_user(race *s, ib_best_step step)
  * gives its memory back), read on the host clock. */
 static void close_row(race *s, size_t i)
 {
-    if (!s->w[i]) return;
+    if (!s->w[i] && !s->g[i]) return;
     double t0 = ib__now_ms();
     ib_workload_destroy(s->w[i]);
+    ib__gen_destroy(s->g[i]);
     s->w[i] = NULL;
+    s->g[i] = NULL;
     s->r->rows[i].step_ms[IB_BEST_STEP_OPEN] += ib__now_ms() - t0;
 }
 
+/* The caller's opening of row i: its workload into *w (judged when
+ * asked), or in a generative model's race its model into s->g[i]. */
+static ib_status open_subject(race *s, size_t i, bool judge, ib_workload **w, ib_error *why)
+{
+    if (!s->gen) return s->cfg->open(i, s->cfg->open_user, w, judge ? &s->r->rows[i].accuracy : NULL, why);
+    *w = NULL;
+    s->g[i] = NULL;
+    ib_status st = s->gen->open(i, s->gen->open_user, &s->g[i], why);
+    if (st != IB_OK) {
+        ib__gen_destroy(s->g[i]);
+        s->g[i] = NULL;
+    }
+    return st;
+}
+
+/* What the result says of the first candidate that opened. */
+static void first_opened(race *s, size_t i, const ib_workload *w)
+{
+    if (s->r->info.model[0]) return;
+    if (s->gen)
+        ib__best_gen_opened(s->r, s->g[i]);
+    else
+        s->r->info = *ib_workload_get_info(w);
+}
+
 /* Opens row i, judging its accuracy when asked (the first time). A
- * failure skips the row, or, on a later opening, fails its throughput. */
+ * failure skips the row, or, on a later opening, fails its throughput (a
+ * generative model's row: its latency race). */
 static ib_status open_row(race *s, size_t i, bool judge, ib_workload **w)
 {
     ib_best_row *row = &s->r->rows[i];
     ib_error why = { { 0 } };
     double t0 = ib__now_ms();
-    ib_status st = s->cfg->open(i, s->cfg->open_user, w, judge ? &row->accuracy : NULL, &why);
+    ib_status st = open_subject(s, i, judge, w, &why);
     /* The callback judges the accuracy inside its opening: the check's
      * own time goes to its step. */
     double check_ms = judge ? row->accuracy.ms : 0;
@@ -284,8 +340,12 @@ static ib_status open_row(race *s, size_t i, bool judge, ib_workload **w)
     row->step_ms[IB_BEST_STEP_ACCURACY] += check_ms;
     const char *reason = why.message[0] ? why.message : ib_status_str(st);
     if (st != IB_OK && !judge) {
-        row->throughput_stage = IB_BEST_FAILED;
-        ib__strlcpy(row->throughput_why, reason, sizeof row->throughput_why);
+        /* Reopened: for the throughput race, or a generative model's
+         * next measurement. */
+        ib_best_stage *stage = s->gen ? &row->latency_stage : &row->throughput_stage;
+        char *text = s->gen ? row->latency_why : row->throughput_why;
+        *stage = IB_BEST_FAILED;
+        ib__strlcpy(text, reason, sizeof row->throughput_why);
     } else if (st != IB_OK) {
         row->open_status = st;
         row->latency_stage = row->throughput_stage = IB_BEST_SKIPPED;
@@ -296,10 +356,11 @@ static ib_status open_row(race *s, size_t i, bool judge, ib_workload **w)
         *w = NULL;
         return st;
     }
-    if (!s->r->info.model[0]) s->r->info = *ib_workload_get_info(*w);
+    first_opened(s, i, *w);
+    /* A generative model's race has no accuracy gate (docs/best.md). */
     if (judge)
-        row->accurate =
-            accuracy_ok(&row->accuracy, s->cfg->min_cosine, row->latency_why, sizeof row->latency_why);
+        row->accurate = s->gen || accuracy_ok(&row->accuracy, s->cfg->min_cosine, row->latency_why,
+                                              sizeof row->latency_why);
     return IB_OK;
 }
 
@@ -321,16 +382,61 @@ static ib_config screen_config(const ib_config *full, int64_t runs)
     return c;
 }
 
-static ib_status keep_samples(race *s, size_t i, const ib_latency_result *lr, bool pool, ib_error *err)
+/* One measurement of a row as the race reads it: the figure ranked, one
+ * value a run, and what the machine said. */
+typedef struct timed {
+    const double *ms; /* [n] */
+    size_t n;
+    unsigned warnings;
+    ib_env env;
+    ib_energy energy;
+    ib_latency_result lr; /* a workload's measurement (ms points into it) */
+    double *gen_ms;       /* a generative model's values (ms is this) */
+} timed;
+
+static ib_status keep_samples(race *s, size_t i, const timed *t, bool pool, ib_error *err)
 {
-    const double *x = lr->has_device_timer ? lr->device_ms : lr->host_ms;
     size_t keep = pool ? s->n_ms[i] : 0;
-    double *all = realloc(s->ms[i], (keep + lr->n) * sizeof *all);
+    double *all = realloc(s->ms[i], (keep + t->n) * sizeof *all);
     IB_FAIL_IF(!all, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
-    memcpy(all + keep, x, lr->n * sizeof *x);
+    memcpy(all + keep, t->ms, t->n * sizeof *t->ms);
     s->ms[i] = all;
-    s->n_ms[i] = keep + lr->n;
+    s->n_ms[i] = keep + t->n;
     return ib_stats_compute(all, s->n_ms[i], &s->r->rows[i].latency);
+}
+
+/* The clock row i is measured on: its workload's or its model's. */
+static const ib__clock *row_clock(const race *s, size_t i)
+{
+    return s->g[i] ? &s->g[i]->clock : &s->w[i]->clock;
+}
+
+/* Measures row i with c into t: the latency rule on its workload, or the
+ * generation method on its model (pool: its other figures pooled, else
+ * this measurement is its final one). */
+static ib_status measure_row(race *s, size_t i, const ib_config *c, bool pool, timed *t, ib_error *why)
+{
+    memset(t, 0, sizeof *t);
+    if (s->gen) {
+        ib_status st = ib__best_gen_measure(s->gr, s->gen, i, s->g[i], c, !pool, &s->r->rows[i], &t->gen_ms,
+                                            &t->n, &t->warnings, &t->env, why);
+        t->ms = t->gen_ms;
+        ib__energy_none(&t->energy, "not measured for a generative model");
+        return st;
+    }
+    ib_status st = ib__measure_latency(s->w[i], c, false, &t->lr, why);
+    t->ms = t->lr.has_device_timer ? t->lr.device_ms : t->lr.host_ms;
+    t->n = t->lr.n;
+    t->warnings = t->lr.warnings;
+    t->env = t->lr.env;
+    t->energy = t->lr.energy;
+    return st;
+}
+
+static void timed_free(timed *t)
+{
+    ib_latency_result_free(&t->lr);
+    free(t->gen_ms);
 }
 
 /* Times row i's open workload with c (pool: add to its samples, else
@@ -340,35 +446,39 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
                               const char *what, ib_error *err)
 {
     ib_best_row *row = &s->r->rows[i];
+    /* A generative model is open only while it is measured. */
+    if (s->gen && !s->g[i] && open_row(s, i, false, &s->w[i]) != IB_OK) return IB_OK;
     char name[160]; /* the progress step keeps what fits */
     snprintf(name, sizeof name, "%s: %s", what, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 1);
     ib_config nested;
-    if (!watched(s, s->w[i], step, c, &nested)) {
+    if (!watched(s, row_clock(s, i), step, c, &nested)) {
         bound_why(s, step, "not measured:", row->latency_why, sizeof row->latency_why);
+        if (s->gen) close_row(s, i);
         return IB_OK;
     }
-    ib_latency_result lr;
+    timed t;
     ib_error why = { { 0 } };
-    double t0 = ib__workload_now_ms(s->w[i]);
-    ib_status st = ib__measure_latency(s->w[i], &nested, false, &lr, &why);
-    count_measuring(row, step, ib__workload_now_ms(s->w[i]) - t0);
+    double t0 = now_ms(row_clock(s, i));
+    ib_status st = measure_row(s, i, &nested, pool, &t, &why);
+    count_measuring(row, step, now_ms(row_clock(s, i)) - t0);
+    if (s->gen) close_row(s, i);
     if (st == IB_ERR_INTERRUPTED && !interrupted_by_user(s, step)) {
         char lead[64];
-        snprintf(lead, sizeof lead, "cut after %zu runs:", lr.n);
+        snprintf(lead, sizeof lead, "cut after %zu runs:", t.n);
         bound_why(s, step, lead, row->latency_why, sizeof row->latency_why);
-        st = lr.n > 0 ? IB_OK : IB_ERR_INTERRUPTED; /* nothing measured: no samples to keep */
-        if (lr.n == 0) {
-            ib_latency_result_free(&lr);
+        st = t.n > 0 ? IB_OK : IB_ERR_INTERRUPTED; /* nothing measured: no samples to keep */
+        if (t.n == 0) {
+            timed_free(&t);
             return IB_OK;
         }
     }
-    row->latency_runs += (int64_t)lr.n;
-    if (!pool) row->latency_energy = lr.energy;
-    s->r->warnings |= lr.warnings;
-    s->r->env = lr.env;
-    if (st == IB_OK || (st == IB_ERR_INTERRUPTED && lr.n > 0)) {
-        ib_status kept = keep_samples(s, i, &lr, pool, err);
+    row->latency_runs += (int64_t)t.n;
+    if (!pool) row->latency_energy = t.energy;
+    s->r->warnings |= t.warnings;
+    s->r->env = t.env;
+    if (st == IB_OK || (st == IB_ERR_INTERRUPTED && t.n > 0)) {
+        ib_status kept = keep_samples(s, i, &t, pool, err);
         if (kept != IB_OK) st = kept;
     }
     if (st == IB_ERR_INTERRUPTED) {
@@ -379,7 +489,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
         close_row(s, i);
         st = IB_OK;
     }
-    ib_latency_result_free(&lr);
+    timed_free(&t);
     return st;
 }
 
@@ -387,9 +497,12 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
 /* The latency race                                                          */
 /* ------------------------------------------------------------------------ */
 
+/* Opened, accurate and still in the race (a generative model's row is
+ * closed between its measurements, so the stage says it, not the handle). */
 static bool racing(const race *s, size_t i)
 {
-    return s->w[i] && s->r->rows[i].accurate && s->r->rows[i].latency_stage == IB_BEST_NOT_TRIED;
+    const ib_best_row *row = &s->r->rows[i];
+    return row->open_status == IB_OK && row->accurate && row->latency_stage == IB_BEST_NOT_TRIED;
 }
 
 static size_t count_racing(const race *s)
@@ -458,10 +571,10 @@ static void drop_far_behind(race *s)
         char why[256];
         snprintf(
             why, sizeof why,
-            "far behind at batch 1: median 95%% CI %.4g..%.4g ms, its lower end over %.4g x %.64s's upper "
-            "end %.4g ms: not raced at the peak",
-            row->latency.ci95_median[0], row->latency.ci95_median[1], s->cfg->far_factor, l->label,
-            l->latency.ci95_median[1]);
+            "far behind%s: median 95%% CI %.4g..%.4g ms, its lower end over %.4g x %.64s's upper end %.4g "
+            "ms%s",
+            s->gen ? "" : " at batch 1", row->latency.ci95_median[0], row->latency.ci95_median[1],
+            s->cfg->far_factor, l->label, l->latency.ci95_median[1], s->gen ? "" : ": not raced at the peak");
         if (row->latency_stage != IB_BEST_DROPPED) {
             row->latency_stage = IB_BEST_DROPPED;
             ib__strlcpy(row->latency_why, why, sizeof row->latency_why);
@@ -501,9 +614,9 @@ static ib_status first_round(race *s, ib_error *err)
         IB_TRY(check_energy(s, s->w[i], err));
         IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         ib_best_row *row = &s->r->rows[i];
-        if (s->w[i] && s->n_ms[i] == 0 && row->latency_stage == IB_BEST_NOT_TRIED)
+        if (s->n_ms[i] == 0 && row->latency_stage == IB_BEST_NOT_TRIED)
             row->latency_stage = IB_BEST_DROPPED; /* the bound came first: no figure to race on */
-        if (s->w[i] && !row->accurate) {
+        if (row->latency_stage != IB_BEST_FAILED && !row->accurate) {
             row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
             ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
             close_row(s, i);
@@ -652,7 +765,9 @@ static ib_status finals(race *s, ib_error *err)
         /* Interrupted or cut by the bound, what it measured stands (the
          * result says partial, or which step was bounded); not measured
          * (the bound came first), it is no finalist. */
-        if (s->w[i] && s->r->rows[i].latency_runs > before) s->r->rows[i].latency_stage = IB_BEST_FINALIST;
+        ib_best_row *row = &s->r->rows[i];
+        if (row->latency_stage == IB_BEST_NOT_TRIED && row->latency_runs > before)
+            row->latency_stage = IB_BEST_FINALIST;
         IB_TRY(st);
     }
     return IB_OK;
@@ -832,7 +947,7 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     snprintf(name, sizeof name, "%s: %s", what, row->label);
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 0);
     ib_throughput_config nested = *tc;
-    if (!watched(s, w, step, &tc->run, &nested.run)) { /* its cancel: the bound's, or the caller's */
+    if (!watched(s, &w->clock, step, &tc->run, &nested.run)) { /* its cancel: the bound's, or the caller's */
         if (row->throughput_stage == IB_BEST_NOT_TRIED && step != IB_BEST_STEP_THROUGHPUT_FINAL)
             row->throughput_stage = IB_BEST_DROPPED; /* never screened: not raced */
         bound_why(s, step, "not measured:", row->throughput_why, sizeof row->throughput_why);
@@ -924,7 +1039,8 @@ static ib_status exhaustive_sweep(race *s, ib_error *err)
             ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
         } else {
             st = time_latency(s, i, &s->cfg->latency, false, IB_BEST_STEP_LATENCY_FINAL, "sweep", err);
-            if (s->w[i] && row->latency.n > 0) row->latency_stage = IB_BEST_FINALIST;
+            if (row->latency_stage == IB_BEST_NOT_TRIED && row->latency.n > 0)
+                row->latency_stage = IB_BEST_FINALIST;
             if (st == IB_OK && s->w[i])
                 st = time_throughput(s, i, &s->cfg->throughput, IB_BEST_STEP_BATCH_SEARCH, "sweep", err);
             if (row->throughput_stage == IB_BEST_NOT_TRIED && isfinite(row->items_per_s))
@@ -1071,9 +1187,16 @@ static ib_status throughput_race(race *s, ib_error *err)
 /* The search                                                                */
 /* ------------------------------------------------------------------------ */
 
-static void init_result(const ib_best_config *cfg, ib_best_result *out)
+static void init_result(const ib_best_config *cfg, const ib_best_gen *gen, ib_best_result *out)
 {
     memset(out, 0, sizeof *out);
+    if (gen) {
+        out->generation = true;
+        out->figure = gen->figure;
+        out->prompt_tokens = gen->gen.prompt_tokens;
+        out->new_tokens = gen->gen.new_tokens;
+        out->depth = gen->gen.depth > 0 ? gen->gen.depth : gen->gen.prompt_tokens;
+    }
     out->latency_winner = out->throughput_winner = out->searched = -1;
     out->exhaustive = cfg->exhaustive;
     out->sessions = cfg->sessions;
@@ -1085,47 +1208,80 @@ static void init_result(const ib_best_config *cfg, ib_best_result *out)
     for (size_t i = 0; i < out->n_rows; i++) {
         ib_best_row *row = &out->rows[i];
         ib__strlcpy(row->label, cfg->labels && cfg->labels[i] ? cfg->labels[i] : "?", sizeof row->label);
-        row->items_per_s = NAN;
-        row->latency.p50 = NAN;
+        row->items_per_s = row->tokens_per_s = NAN;
+        row->latency.p50 = row->ttft.p50 = row->tpot.p50 = NAN;
         ib__energy_none(&row->latency_energy, "not measured");
         ib__energy_none(&row->throughput_energy, "not measured");
     }
 }
 
-ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_error *err)
+/* The race, or the sweep; a generative model's has no throughput race. */
+static ib_status search(race *s, ib_error *err)
 {
-    IB_FAIL_IF(!cfg || !out, err, IB_ERR_INVALID_ARG, "best: no configuration or no result");
-    init_result(cfg, out);
-    IB_TRY(validate(cfg, err));
-    race s = { .cfg = cfg, .r = out };
-    ib__progress_init(&s.pr, &cfg->latency, NULL);
-    s.tr = malloc(sizeof *s.tr);
-    IB_FAIL_IF(!s.tr, err, IB_ERR_NO_MEMORY, "out of host memory");
-    double t0 = ib__now_ms();
-    ib_status st;
-    if (cfg->exhaustive) {
-        st = exhaustive_sweep(&s, err);
-        latency_verdicts(&s);
-        throughput_verdicts(out);
-    } else {
-        st = latency_race(&s, err);
-        if (st == IB_OK) st = throughput_race(&s, err);
+    if (s->cfg->exhaustive) {
+        ib_status st = exhaustive_sweep(s, err);
+        latency_verdicts(s);
+        throughput_verdicts(s->r);
+        return st;
     }
-    for (size_t i = 0; i < out->n_rows; i++) close_row(&s, i); /* closing is part of the search */
-    out->elapsed_ms = ib__now_ms() - t0;
-    free(s.tr);
+    ib_status st = latency_race(s, err);
+    if (st == IB_OK && !s->gen) st = throughput_race(s, err);
+    return st;
+}
+
+/* The rows' times summed, the race's scratch freed. */
+static void sum_up(race *s)
+{
+    ib_best_result *out = s->r;
     for (size_t i = 0; i < out->n_rows; i++) {
         out->measured_ms += out->rows[i].ms;
         for (int k = 0; k < IB_BEST_STEPS; k++) out->step_ms[k] += out->rows[i].step_ms[k];
         if (out->rows[i].accuracy.tolerance > 0) out->tolerance = out->rows[i].accuracy.tolerance;
-        free(s.ms[i]);
-        for (size_t k = 0; s.sessions[i] && k < out->rows[i].sessions.k; k++)
-            free((double *)s.sessions[i][k].ms);
-        free(s.sessions[i]);
+        free(s->ms[i]);
+        for (size_t k = 0; s->sessions[i] && k < out->rows[i].sessions.k; k++)
+            free((double *)s->sessions[i][k].ms);
+        free(s->sessions[i]);
     }
+}
+
+static ib_status measure_best(const ib_best_config *cfg, const ib_best_gen *gen, ib_best_result *out,
+                              ib_gen_result *winner, ib_error *err)
+{
+    IB_FAIL_IF(!cfg || !out || (gen && !winner), err, IB_ERR_INVALID_ARG,
+               "best: no configuration or no result");
+    init_result(cfg, gen, out);
+    if (winner) ib__best_gen_rows_finish(NULL, -1, winner);
+    IB_TRY(validate(cfg, gen, err));
+    race s = { .cfg = cfg, .r = out, .gen = gen };
+    ib__progress_init(&s.pr, &cfg->latency, NULL);
+    s.tr = malloc(sizeof *s.tr);
+    IB_FAIL_IF(!s.tr, err, IB_ERR_NO_MEMORY, "out of host memory");
+    if (gen && ib__best_gen_rows_new(out->n_rows, &s.gr, err) != IB_OK) {
+        free(s.tr);
+        return IB_ERR_NO_MEMORY;
+    }
+    double t0 = ib__now_ms();
+    ib_status st = search(&s, err);
+    for (size_t i = 0; i < out->n_rows; i++) close_row(&s, i); /* closing is part of the search */
+    out->elapsed_ms = ib__now_ms() - t0;
+    free(s.tr);
+    sum_up(&s);
+    if (gen) ib__best_gen_rows_finish(s.gr, out->latency_winner, winner);
     if (st != IB_OK) {
         out->partial = true;
         out->stop_status = st;
     }
     return st;
+}
+
+ib_status ib_measure_best(const ib_best_config *cfg, ib_best_result *out, ib_error *err)
+{
+    return measure_best(cfg, NULL, out, NULL, err);
+}
+
+ib_status ib_measure_best_generation(const ib_best_config *cfg, const ib_best_gen *gen, ib_best_result *out,
+                                     ib_gen_result *winner, ib_error *err)
+{
+    IB_FAIL_IF(!gen, err, IB_ERR_INVALID_ARG, "best: no generative model");
+    return measure_best(cfg, gen, out, winner, err);
 }

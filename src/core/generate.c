@@ -334,6 +334,13 @@ static ib_status measure(ib__genm *m, ib_error *err)
     return st;
 }
 
+ib_status ib_gen_config_check(const ib_gen *g, const ib_gen_config *cfg, ib_error *err)
+{
+    int32_t depth, ctx;
+    IB_TRY(validate(g, cfg, err));
+    return context_in_effect(g, cfg, &depth, &ctx, err);
+}
+
 ib_status ib_measure_generation(ib_gen *g, const ib_gen_config *cfg, ib_gen_result *out, ib_error *err)
 {
     result_init(out, g, cfg);

@@ -5,6 +5,13 @@
 
 #include <string.h>
 
+/* best's JSON of either kind of model (the winner's generation apart:
+ * ib_report with ib_result.generation adds it). */
+char *ib_best_report_json(const ib_best_result *r, const ib_best_config *cfg)
+{
+    return r->generation ? ib__best_gen_json(r, cfg, NULL, NULL) : ib__best_json(r, cfg);
+}
+
 static char *render_json(const ib_result *r)
 {
     /* A document records the configuration it was measured with: without
@@ -23,7 +30,9 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_PITFALLS_SESSIONS:
     case IB_RESULT_GENERATION_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
-    case IB_RESULT_BEST: return ib_best_report_json(r->best, r->best_cfg);
+    case IB_RESULT_BEST:
+        return r->best->generation ? ib__best_gen_json(r->best, r->best_cfg, r->generation, r->gen_cfg)
+                                   : ib__best_json(r->best, r->best_cfg);
     case IB_RESULT_FLEET:
         return r->fleet->serve ? ib__fleet_serve_report_json(r->fleet, r->info)
                                : ib__fleet_report_json(r->fleet, r->info, r->cfg);

@@ -403,7 +403,8 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_PITFALLS_SESSIONS:
     case IB_RESULT_GENERATION_SESSIONS: return sessions_md(r);
     case IB_RESULT_SERVE: return serve_md(r);
-    case IB_RESULT_BEST: return ib__best_md(r->best);
+    case IB_RESULT_BEST:
+        return r->best->generation ? ib__best_gen_md(r->best, r->generation) : ib__best_md(r->best);
     case IB_RESULT_FLEET:
         return r->fleet->serve ? ib__fleet_serve_report_md(r->fleet, r->info)
                                : ib__fleet_report_md(r->fleet, r->info);

@@ -47,9 +47,40 @@ char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
 char *ib__gen_comparison_json(const ib_result *r);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
 
-/* The best search's CSV, Markdown and HTML (best_report.c). */
+/* The best search's reports (best_report.c); ib_best_report_text and
+ * _json (text_printer.c, json_printer.c) choose between these and a
+ * generative model's. */
+char *ib__best_text(const ib_best_result *r);
+char *ib__best_json(const ib_best_result *r, const ib_best_config *cfg);
 char *ib__best_csv(const ib_best_result *r);
 char *ib__best_md(const ib_best_result *r);
 char *ib__best_html(const ib_best_result *r);
+/* What best's two report files share (best_report.c): a number or "-",
+ * a stage's cell, the search's own time, the time by step and the race's
+ * rules as text, the steps as JSON. */
+const char *ib__best_num(char buf[32], const char *fmt, double v);
+const char *ib__best_stage_cell(ib_best_stage s);
+double ib__best_rest_ms(const ib_best_result *r);
+void ib__best_steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r);
+void ib__best_rules_lines(ib__sbuf *b, const ib_best_result *r);
+cJSON *ib__best_steps_json(const double step_ms[IB_BEST_STEPS]);
+/* The race's rules into a search object (far_factor, step_max_ms,
+ * steps_bounded); the times into a document (elapsed_ms, measured_ms,
+ * steps_ms with other). */
+void ib__best_json_rules(cJSON *search, const ib_best_result *r);
+void ib__best_json_times(cJSON *root, const ib_best_result *r);
+/* A Markdown table's row of cells; the page's head (to its <h1>) and its
+ * tail: the table closed, then text (freed), the text report. */
+void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n);
+void ib__best_html_head(ib__sbuf *b, const char *model);
+void ib__best_html_tail(ib__sbuf *b, char *text);
+/* A generative model's race (best_gen_report.c), with the winner's full
+ * generation measurement after it when win is not NULL. */
+char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win);
+char *ib__best_gen_json(const ib_best_result *r, const ib_best_config *cfg, const ib_gen_result *win,
+                        const ib_gen_config *win_cfg);
+char *ib__best_gen_csv(const ib_best_result *r);
+char *ib__best_gen_md(const ib_best_result *r, const ib_gen_result *win);
+char *ib__best_gen_html(const ib_best_result *r, const ib_gen_result *win);
 
 #endif

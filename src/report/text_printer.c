@@ -3,6 +3,13 @@
 #include "report/fleet_report.h"
 #include "report/printer.h"
 
+/* best's text of either kind of model (the winner's generation apart:
+ * ib_report with ib_result.generation adds it). */
+char *ib_best_report_text(const ib_best_result *r)
+{
+    return r->generation ? ib__best_gen_text(r, NULL) : ib__best_text(r);
+}
+
 static char *render_text(const ib_result *r)
 {
     switch (r->kind) {
@@ -14,7 +21,8 @@ static char *render_text(const ib_result *r)
         return ib_comparison_report_text(r->comparison, r->a, r->a_name, r->b, r->b_name);
     case IB_RESULT_SESSIONS: return ib_sessions_report_text(r->sessions);
     case IB_RESULT_SERVE: return ib_serve_report_text(r->serve, r->serve_cfg, r->info);
-    case IB_RESULT_BEST: return ib_best_report_text(r->best);
+    case IB_RESULT_BEST:
+        return r->best->generation ? ib__best_gen_text(r->best, r->generation) : ib__best_text(r->best);
     case IB_RESULT_FLEET:
         return r->fleet->serve ? ib__fleet_serve_report_text(r->fleet, r->info)
                                : ib__fleet_report_text(r->fleet, r->info);

@@ -77,5 +77,5 @@ json_check "$TMP/ps.json" "[f['values'] for f in d['sessions']['figures'] if f['
 # A bad --objective: one line, exit 2 (the energy objective's own refusal
 # without a counter is in best_cpu.sh, with a model that has options to race).
 expect_exit 2 "--objective watts" -- "$IB" best $F --objective watts
-expect_grep "objective 'watts': expected time or energy" "$TMP/err" "--objective: the values"
+expect_grep "objective 'watts': expected time, energy, tpot or ttft" "$TMP/err" "--objective: the values"
 finish

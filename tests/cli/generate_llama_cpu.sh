@@ -5,12 +5,7 @@
 # timing is asserted.
 . "$(dirname "$0")/lib.sh"
 
-if [ ! -d "$(dirname "$0")/../../.cache/llama-cpp-3.22.1/lib" ]; then
-  echo "skipped: no llama.cpp in .cache (scripts/setup.sh installs it)"
-  exit 77
-fi
-unset INFERBENCH_ZOO_CACHE
-export XDG_CACHE_HOME="$TMP/cache"
+need_llama
 TINY=(generate zoo:llama-tiny --device cpu --prompt-tokens 16 --new-tokens 8 --runs 3 --warmup-runs 1 --warmup-ms 0
       --no-steady --quiet)
 

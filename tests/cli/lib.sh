@@ -31,6 +31,18 @@ expect_exit() {
   pass "$what"
 }
 
+# need_llama: skips the script (77) when set-up has not installed
+# llama.cpp's CPU build, else keeps the zoo's GGUF files in the test's own
+# cache ($TMP/cache/inferbench/zoo).
+need_llama() {
+  if [ ! -d "$(dirname "${BASH_SOURCE[0]}")/../../.cache/llama-cpp-3.22.1/lib" ]; then
+    echo "skipped: no llama.cpp in .cache (scripts/setup.sh installs it)"
+    exit 77
+  fi
+  unset INFERBENCH_ZOO_CACHE
+  export XDG_CACHE_HOME="$TMP/cache"
+}
+
 # expect_grep PATTERN FILE DESCRIPTION
 expect_grep() {
   if grep -qE -- "$1" "$2"; then pass "$3"; else fail "$3: /$1/ not in $2: $(head -c 300 "$2")"; fi

@@ -84,7 +84,11 @@ static ib_status parse_choice(const ib_backend_option *o, llama_gen *l, ib_error
                     "llama: option kv_type=%s: expected f16, bf16, f32, q8_0 or q4_0", o->value);
 }
 
-/* The options parse_option takes, as `inferbench backends` lists them. */
+/* The options parse_option takes, as `inferbench backends` lists them.
+ * best races flash attention (on and off: auto is one of them, stated),
+ * every KV cache type (a quantized one without flash attention is
+ * refused by check_kv_type: the race's "does not apply") and three
+ * physical batches: what changes a generation figure (docs/best.md). */
 static const ib_backend_option_decl llama_options[] = {
     { .key = "library",
       .help = "the folder of libllama.so and ggml's libraries (default: the release set-up installed)",
@@ -95,16 +99,22 @@ static const ib_backend_option_decl llama_options[] = {
       .values = "all|-1..100000" },
     { .key = "flash_attn",
       .help = "flash attention (default auto: llama.cpp's choice)",
-      .values = "auto|on|off" },
+      .values = "auto|on|off",
+      .race = "off|on",
+      .label = "fa" },
     { .key = "kv_type",
       .help = "the K and V caches' type (default f16)",
-      .values = "f16|bf16|f32|q8_0|q4_0" },
+      .values = "f16|bf16|f32|q8_0|q4_0",
+      .race = "f16|bf16|f32|q8_0|q4_0",
+      .label = "kv" },
     { .key = "n_batch",
       .help = "logical batch: tokens one decode call takes (default 2048, at most the context)",
       .values = "1..1048576" },
     { .key = "n_ubatch",
       .help = "physical batch: tokens one compute graph takes (default 512)",
-      .values = "1..1048576" },
+      .values = "1..1048576",
+      .race = "128|256|512",
+      .label = "ubatch" },
     { .key = "threads",
       .help = "CPU threads (default: the cores the process may use, not llama.cpp's default)",
       .values = "1..1048576" },

@@ -1,0 +1,141 @@
+/* What the two reports of `inferbench best` share (best_report.c for a
+ * forward-pass model, best_gen_report.c for a generative one): the cells,
+ * the time by step and the race's rules as text, the steps as JSON, the
+ * page's frame. */
+#include "report/printer.h"
+#include "report/svg.h"
+
+#include <math.h>
+#include <stdio.h>
+
+const char *ib__best_num(char buf[32], const char *fmt, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, 32, fmt, v);
+    else
+        snprintf(buf, 32, "-");
+    return buf;
+}
+
+/* "WINNER" / "dropped" ...: a stage as the tables print it. */
+const char *ib__best_stage_cell(ib_best_stage s)
+{
+    return s == IB_BEST_WINNER ? "WINNER" : ib_best_stage_name(s);
+}
+
+/* The search's own work between the steps (comparing candidates, the
+ * bookkeeping): the elapsed time less every step's. Only the host clock
+ * makes them comparable: with workloads on a virtual clock (the fake) the
+ * steps may exceed the elapsed time, and the rest reads 0. */
+double ib__best_rest_ms(const ib_best_result *r)
+{
+    double steps = 0;
+    for (int k = 0; k < IB_BEST_STEPS; k++) steps += r->step_ms[k];
+    return fmax(r->elapsed_ms - steps, 0);
+}
+
+/* "time by step: opening 1.2 s, accuracy checks 0.4 s, ..., other 0.1 s";
+ * a generative model's race has three steps. */
+void ib__best_steps_line(ib__sbuf *b, const char *lead, const ib_best_result *r)
+{
+    static const char *const words[IB_BEST_STEPS] = {
+        [IB_BEST_STEP_OPEN] = "opening",
+        [IB_BEST_STEP_ACCURACY] = "accuracy checks",
+        [IB_BEST_STEP_SCREEN] = "screening",
+        [IB_BEST_STEP_LATENCY_FINAL] = "latency finals",
+        [IB_BEST_STEP_BATCH_SEARCH] = "batch search",
+        [IB_BEST_STEP_PEAK_SCREEN] = "peak screening",
+        [IB_BEST_STEP_THROUGHPUT_FINAL] = "throughput finals",
+    };
+    const unsigned gen =
+        1u << IB_BEST_STEP_OPEN | 1u << IB_BEST_STEP_SCREEN | 1u << IB_BEST_STEP_LATENCY_FINAL;
+    ib__sbuf_printf(b, "%s", lead);
+    for (int k = 0, n = 0; k < IB_BEST_STEPS; k++)
+        if (!r->generation || (gen >> k & 1u))
+            ib__sbuf_printf(b, "%s %s %.1f s", n++ ? "," : "",
+                            r->generation && k == IB_BEST_STEP_LATENCY_FINAL ? "finals" : words[k],
+                            r->step_ms[k] / 1e3);
+    ib__sbuf_printf(b, ", other %.1f s\n", ib__best_rest_ms(r) / 1e3);
+}
+
+/* The race's rules against wasted time, and the steps their bound
+ * stopped (docs/best.md, "Far behind, and each step's time bound"). */
+void ib__best_rules_lines(ib__sbuf *b, const ib_best_result *r)
+{
+    if (r->exhaustive) return;
+    if (r->far_factor > 0)
+        ib__sbuf_printf(b,
+                        "far behind: a candidate whose median's 95%% CI%s starts above %.4g x the leader's "
+                        "upper end leaves before the finals%s\n",
+                        r->generation ? "" : " at batch 1", r->far_factor,
+                        r->generation ? "" : ", the throughput race included");
+    if (r->step_max_ms > 0)
+        ib__sbuf_printf(b, "time bound: each step at most %.4g s (--step-max-ms)\n", r->step_max_ms / 1e3);
+    for (int k = 0; k < IB_BEST_STEPS; k++)
+        if (r->steps_bounded & (1u << k))
+            ib__sbuf_printf(b, "time bound reached: %s stopped at %.4g s; what it measured by then stands\n",
+                            ib_best_step_name((ib_best_step)k), r->step_max_ms / 1e3);
+}
+
+/* Time by step: {open, accuracy, screen, ...} in ms. */
+cJSON *ib__best_steps_json(const double step_ms[IB_BEST_STEPS])
+{
+    cJSON *j = cJSON_CreateObject();
+    for (int k = 0; k < IB_BEST_STEPS; k++)
+        cJSON_AddNumberToObject(j, ib_best_step_name((ib_best_step)k), step_ms[k]);
+    return j;
+}
+
+void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ib__sbuf_printf(b, "| ");
+        ib__md_cell(b, cells[i]);
+        ib__sbuf_printf(b, " ");
+    }
+    ib__sbuf_printf(b, "|\n");
+}
+
+void ib__best_html_head(ib__sbuf *b, const char *model)
+{
+    ib__sbuf_printf(
+        b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>inferbench best: ");
+    ib__xml_escape(b, model);
+    ib__sbuf_printf(
+        b, "</title><style>body{font:14px/1.4 system-ui,sans-serif;max-width:1100px;margin:24px auto;"
+           "padding:0 16px}table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 6px;"
+           "font-size:13px}td.n{text-align:right}tr.win{background:#e8f5e9}pre{background:#f7f7f7;"
+           "padding:10px;font-size:12px;overflow-x:auto}</style></head><body>\n<h1>inferbench best: ");
+    ib__xml_escape(b, model);
+    ib__sbuf_printf(b, "</h1>\n");
+}
+
+void ib__best_html_tail(ib__sbuf *b, char *text)
+{
+    ib__sbuf_printf(b, "</table>\n<h2>Report</h2>\n<pre>");
+    if (text)
+        ib__xml_escape(b, text);
+    else
+        b->failed = true;
+    ib_free(text);
+    ib__sbuf_printf(b, "</pre>\n</body></html>\n");
+}
+
+void ib__best_json_rules(cJSON *search, const ib_best_result *r)
+{
+    ib__json_add_number(search, "far_factor", r->far_factor > 0 ? r->far_factor : NAN);
+    ib__json_add_number(search, "step_max_ms", r->step_max_ms > 0 ? r->step_max_ms : NAN);
+    cJSON *bounded = cJSON_AddArrayToObject(search, "steps_bounded");
+    for (int k = 0; k < IB_BEST_STEPS; k++)
+        if (r->steps_bounded & (1u << k))
+            cJSON_AddItemToArray(bounded, cJSON_CreateString(ib_best_step_name((ib_best_step)k)));
+}
+
+void ib__best_json_times(cJSON *root, const ib_best_result *r)
+{
+    cJSON_AddNumberToObject(root, "elapsed_ms", r->elapsed_ms);
+    cJSON_AddNumberToObject(root, "measured_ms", r->measured_ms);
+    cJSON *steps = ib__best_steps_json(r->step_ms);
+    cJSON_AddNumberToObject(steps, "other", ib__best_rest_ms(r));
+    cJSON_AddItemToObject(root, "steps_ms", steps);
+}
