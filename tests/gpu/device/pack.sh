@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Packs what a device call needs beside the tracked tree (docs/testing.md,
+# "On the H200"): .devtree/ with this build's program, library and GPU unit
+# tests (xz, about 2 MB) and the two libraries the H200 lacks. Carry it
+# with .devpack (ONNX Runtime's CUDA pack, ../shared/DEVICE.md) for
+# tests/gpu/device/ort_call.sh, or with .llpack (a copy of ../shared/llama-sm90) for
+# tests/gpu/device/llama_call.sh: the two packs do not fit in one call's 64 MiB.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+for f in build/inferbench build/libinferbench.so.0.1.0; do
+  [ -e "$f" ] || { echo "no $f: build first (make build)" >&2; exit 2; }
+done
+mkdir -p .devtree .llpack
+tar cf - -C build inferbench libinferbench.so libinferbench.so.0 libinferbench.so.0.1.0 \
+  $(cd build && ls tests/test_gpu tests/test_ort_cuda 2>/dev/null) | xz -T2 -6 >.devtree/build.tar.xz
+cp /lib/x86_64-linux-gnu/libprotobuf-c.so.1 /lib/x86_64-linux-gnu/libcjson.so.1 .devtree/
+shared=${IB_LLAMA_SM90:-../shared/llama-sm90}
+ls "$shared"/llama-sm90.tar.xz.part0* >/dev/null 2>&1 && cp -n "$shared"/llama-sm90.tar.xz.part0* .llpack/ || true
+du -sh .devtree .llpack .devpack 2>/dev/null >&2 || true
