@@ -456,6 +456,10 @@ typedef struct ib_energy {
     double power_limit_fraction;       /* power_w over the GPU's enforced power
                                           limit; NaN unknown (0.95 and more:
                                           the card was power-capped) */
+    double timed_ms_per_item;          /* the timed runs' median per input (or
+                                          token), beside window_ms / items: a
+                                          window that ran slower counts the time
+                                          between runs too; NaN not stated */
     char counter[96];                  /* what was read */
     char note[224];                    /* NONE: why no figure; SAMPLED: how it was got */
 } ib_energy;

@@ -85,6 +85,7 @@ static void blank(ib_energy *out)
         .joules_above_idle = NAN,
         .joules_per_item_above_idle = NAN,
         .power_limit_fraction = NAN,
+        .timed_ms_per_item = NAN,
     };
 }
 

@@ -89,6 +89,8 @@ ib_status ib__gen_decode_energy(ib__genm *m, const ib__gen_run_spec *spec, doubl
                                         IB__ENERGY_WINDOW_CAP_MS, m->cfg->run.cancel, &items, err));
     }
     figures(m, items, device, cpu);
+    device->timed_ms_per_item = unit_ms / spec->n_seqs;
+    if (cpu) cpu->timed_ms_per_item = device->timed_ms_per_item;
     return IB_OK;
 }
 
@@ -117,6 +119,7 @@ static ib_status prefill_energy(ib__genm *m, ib_error *err)
     IB_TRY(ib__energy_meters_window(&m->energy, pad_prefill, &p, m->r->ttft.mean, IB__ENERGY_TARGET_BOUND,
                                     IB__ENERGY_WINDOW_CAP_MS, m->cfg->run.cancel, &items, err));
     figures(m, items, &m->r->prefill_energy, NULL);
+    m->r->prefill_energy.timed_ms_per_item = m->r->ttft.p50 / p.prompt;
     return IB_OK;
 }
 

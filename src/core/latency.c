@@ -238,6 +238,8 @@ static void energy_figures(const ib__energy_meters *em, ib_status st, double pad
     /* pad_items counts inputs already (the pad's runs at the batch). */
     double items = (double)out->n * (double)w->info.batch + pad_items;
     ib__energy_meters_figures(em, items, &out->env, sampler_t0_ms, &out->energy, &out->cpu_energy);
+    const ib_stats *timed = out->has_device_timer ? &out->device : &out->host;
+    out->energy.timed_ms_per_item = out->cpu_energy.timed_ms_per_item = timed->p50 / (double)w->info.batch;
 }
 
 /* Whether the workload can time a run with its launch held: a device timer,

@@ -41,6 +41,14 @@ void ib__text_energy_of(ib__sbuf *b, const char *label, const ib_energy *e, cons
         ib__sbuf_printf(b, "  idle %.4g W before the runs: %.4g J %s %s above idle (%.3g%% of the total)\n",
                         e->idle_power_w, e->joules_per_item_above_idle, article(item), item,
                         100 * e->joules_above_idle / e->joules);
+    double ran_ms = e->window_ms / e->items;
+    if (e->timed_ms_per_item > 0 && ran_ms > IB__ENERGY_SLOW_WINDOW * e->timed_ms_per_item) {
+        char w[32], t[32];
+        ib__sbuf_printf(b,
+                        "  the window ran %s %s %s against %s timed: its energy counts the time between "
+                        "the timed runs too\n",
+                        ib__fmt_ms(w, ran_ms), article(item), item, ib__fmt_ms(t, e->timed_ms_per_item));
+    }
     if (isfinite(e->step_ms))
         ib__sbuf_printf(b, "  %s: changes every %.4g ms at most\n", e->counter, e->step_ms);
     if (e->power_limit_fraction >= 0.95)
@@ -105,6 +113,7 @@ cJSON *ib__json_energy(const ib_energy *e)
     ib__json_add_number(o, "joules_per_item_above_idle", e->joules_per_item_above_idle);
     ib__json_add_number(o, "step_ms", e->step_ms);
     ib__json_add_number(o, "power_limit_fraction", e->power_limit_fraction);
+    ib__json_add_number(o, "timed_ms_per_item", e->timed_ms_per_item);
     ib__json_add_string_or_null(o, "counter", e->counter);
     ib__json_add_string_or_null(o, "note", e->note);
     return o;

@@ -527,6 +527,7 @@ static void test_latency_energy(void)
     /* The counter changes mid-run here: its window is the runs' to within
      * the stated bound. */
     CHECK(fabs(e->joules_per_item - 0.3) <= 0.3 * e->bound);
+    CHECK_NEAR(e->timed_ms_per_item, 1, 1e-12); /* the 8 ms median over 8 inputs */
     ib_latency_result_free(&r);
     CHECK(ib_workload_set_batch(w, 1, &err) == IB_OK);
 
@@ -1133,6 +1134,26 @@ static void test_power_limit(void)
     ib__text_energy(&b, "energy", &e);
     char *text = ib__sbuf_finish(&b);
     CHECK(text && strstr(text, "at 97% of the GPU's power limit: the card was power-capped"));
+    CHECK(text && !strstr(text, "the window ran")); /* its timed unit not stated */
+    free(text);
+    /* A window that ran slower than its timed runs says so (the H200's
+     * decode window of the eleventh session: 979 tokens in 2190.8 ms
+     * against a 1.375 ms TPOT); within 10% it says nothing. */
+    e.window_ms = 2190.8;
+    e.items = 979;
+    e.timed_ms_per_item = 1.375;
+    b = (ib__sbuf){ 0 };
+    ib__text_energy_of(&b, "energy per output token (decode)", &e, "token");
+    text = ib__sbuf_finish(&b);
+    CHECK(text &&
+          strstr(text, "\n  the window ran 2.238 ms a token against 1.375 ms timed: its energy counts the "
+                       "time between the timed runs too\n"));
+    free(text);
+    e.timed_ms_per_item = 2.1;
+    b = (ib__sbuf){ 0 };
+    ib__text_energy_of(&b, "energy", &e, "token");
+    text = ib__sbuf_finish(&b);
+    CHECK(text && !strstr(text, "the window ran"));
     free(text);
     env->power_limit_w = 0; /* unknown: nothing said */
     ib__energy_meters_figures(&m, 1000 + pad_items, env, NAN, &e, &cpu);

@@ -58,6 +58,7 @@ static void test_decode_exact(void)
     CHECK_NEAR(e->joules_above_idle, 60 - 60 * 0.2, 1e-9);
     CHECK_NEAR(e->joules_per_item_above_idle, 0.24, 1e-12);
     CHECK(e->step_ms == 100);
+    CHECK(e->timed_ms_per_item == 1); /* the TPOT over one sequence: the window ran as fast */
     CHECK(!strcmp(e->counter, "the fake's scripted counter"));
     /* The fake's own counter is not beside the machine's package. */
     CHECK(r.decode_cpu_energy.source == IB_ENERGY_NONE && strstr(r.decode_cpu_energy.note, "its own energy"));
@@ -88,6 +89,7 @@ static void test_prefill_exact(void)
     CHECK_NEAR(e->joules_per_item * P, 0.75, 1e-12); /* a request's: 300 W x 2.5 ms */
     CHECK_NEAR(e->bound, 2.5 / 300 + 1e-3 / 90, 1e-12);
     CHECK_NEAR(e->idle_power_w, 60, 1e-9);
+    CHECK_NEAR(e->timed_ms_per_item, 2.5 / P, 1e-15); /* the TTFT's median a prompt token */
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
 }
