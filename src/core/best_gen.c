@@ -98,13 +98,6 @@ static ib_gen_config measurement(const ib_best_gen *gen, const ib_config *c)
     return gc;
 }
 
-static double sum(const double *x, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += x[i];
-    return s;
-}
-
 /* Adds (or, when final, puts in place of the row's) the runs of res. */
 static ib_status pool(gen_row *row, const ib_gen_result *res, bool final)
 {
@@ -116,7 +109,7 @@ static ib_status pool(gen_row *row, const ib_gen_result *res, bool final)
     if (!ttft || !tpot) return IB_ERR_NO_MEMORY;
     if (final) row->tokens = row->steps_ms = 0;
     for (size_t k = 0; k < runs; k++) {
-        double steps = sum(res->token_ms + k * n_tok, n_tok);
+        double steps = ib__sum(res->token_ms + k * n_tok, n_tok);
         ttft[keep + k] = res->ttft_ms[k];
         tpot[keep + k] = steps / (double)n_tok;
         row->steps_ms += steps;

@@ -196,13 +196,6 @@ static ib_status sample(ib__genm *m, ib_error *err)
 /* Figures                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static double sum(const double *x, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += x[i];
-    return s;
-}
-
 static void stats_of(const double *x, size_t n, double resolution_ms, ib_stats *st)
 {
     if (n == 0 || ib_stats_compute(x, n, st) != IB_OK) return;
@@ -240,8 +233,8 @@ static void summarize(ib_gen_result *r)
     stats_of(r->request_ms, r->runs, res, &r->request);
     if (r->sample_ms) stats_of(r->sample_ms, n_tok, res, &r->sample);
     /* Rates are tokens over the time they took, never a mean of rates. */
-    r->prompt_tokens_per_s = (double)r->prompt_tokens * (double)r->runs / sum(r->ttft_ms, r->runs) * 1e3;
-    r->tokens_per_s = (double)n_tok / sum(r->token_ms, n_tok) * 1e3;
+    r->prompt_tokens_per_s = (double)r->prompt_tokens * (double)r->runs / ib__sum(r->ttft_ms, r->runs) * 1e3;
+    r->tokens_per_s = (double)n_tok / ib__sum(r->token_ms, n_tok) * 1e3;
     r->tpot_ms = r->token.mean;
     r->precision_achieved =
         fmax(ib__median_ci_relative_halfwidth(&r->ttft), ib__median_ci_relative_halfwidth(&r->token));

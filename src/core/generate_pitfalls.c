@@ -55,13 +55,6 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
                                  "per-token p50 ms" },
 };
 
-static double sum(const double *x, size_t n)
-{
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += x[i];
-    return s;
-}
-
 static void set_figures(ib_gen_pitfall_row *row, double wrong, double correct)
 {
     row->wrong = wrong;
@@ -98,13 +91,13 @@ static int32_t eos_length(int32_t n, uint64_t *state)
 static void read_off(const ib_gen_result *r, ib_gen_pitfall_row *rows)
 {
     size_t n = (size_t)r->new_tokens, runs = r->runs;
-    double steps = sum(r->token_ms, runs * n);
+    double steps = ib__sum(r->token_ms, runs * n);
     set_figures(&rows[IB_GEN_PITFALL_PREFILL_IN_RATE],
-                (double)(runs * n) / (steps + sum(r->ttft_ms, runs)) * 1e3, r->tokens_per_s);
+                (double)(runs * n) / (steps + ib__sum(r->ttft_ms, runs)) * 1e3, r->tokens_per_s);
     double rates = 0;
-    for (size_t k = 0; k < runs; k++) rates += (double)n / sum(r->token_ms + k * n, n) * 1e3;
+    for (size_t k = 0; k < runs; k++) rates += (double)n / ib__sum(r->token_ms + k * n, n) * 1e3;
     set_figures(&rows[IB_GEN_PITFALL_MEAN_OF_RATES], rates / (double)runs, r->tokens_per_s);
-    set_figures(&rows[IB_GEN_PITFALL_ONE_RUN], (double)n / sum(r->token_ms, n) * 1e3, r->tokens_per_s);
+    set_figures(&rows[IB_GEN_PITFALL_ONE_RUN], (double)n / ib__sum(r->token_ms, n) * 1e3, r->tokens_per_s);
     ib_gen_pitfall_row *eos = &rows[IB_GEN_PITFALL_EOS];
     if (n < 2) {
         not_applicable(eos, "one new token: no length to stop short of");
@@ -117,7 +110,7 @@ static void read_off(const ib_gen_result *r, ib_gen_pitfall_row *rows)
     for (size_t k = 0; k < runs; k++) {
         int32_t len = eos_length((int32_t)n, &state);
         tokens += len;
-        ms += sum(r->token_ms + k * n, (size_t)len);
+        ms += ib__sum(r->token_ms + k * n, (size_t)len);
         if (len < eos->detail) eos->detail = len;
     }
     set_figures(eos, tokens / ms * 1e3, r->tokens_per_s);

@@ -16,6 +16,13 @@ static int cmp_double(const void *a, const void *b)
 
 void ib__sort(double *x, size_t n) { qsort(x, n, sizeof *x, cmp_double); }
 
+double ib__sum(const double *x, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
+
 double ib_quantile_sorted(const double *sorted, size_t n, double q)
 {
     if (n == 0) return NAN;

@@ -13,6 +13,8 @@
 #define IB__MEAN_BOOTSTRAP_SEED 0x6d65616eull
 
 void ib__sort(double *x, size_t n);
+/* x[0] + ... + x[n-1]. */
+double ib__sum(const double *x, size_t n);
 
 /* 97.5% quantile of Student's t with df degrees of freedom. */
 double ib__t975(size_t df);
