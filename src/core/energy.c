@@ -248,15 +248,15 @@ bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
     return ib__energy_meter_open_on(m, &w->clock, workload_counter, w);
 }
 
+/* The CPU package's counter: RAPL under root (ctx; NULL: the system's). */
+static bool rapl_counter(void *ctx, ib__energy_counter *c, char *note, size_t cap)
+{
+    return ib__energy_open_rapl(ctx, c, note, cap);
+}
+
 bool ib__energy_meter_open_cpu(ib__energy_meter *m, const ib__clock *clock, const char *root)
 {
-    *m = (ib__energy_meter){ .clock = *clock };
-    if (!clock_waits(m)) return false;
-    if (!ib__energy_open_rapl(root, &m->c, m->note, sizeof m->note)) {
-        m->failed = true;
-        return false;
-    }
-    return first_read(m);
+    return ib__energy_meter_open_on(m, clock, rapl_counter, (void *)root);
 }
 
 void ib__energy_meter_close(ib__energy_meter *m)

@@ -178,11 +178,11 @@ double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms);
  * 64 bits of mJ) is read at the window's ends alone: every read between
  * is host time the measured loop waits on. */
 #define IB__ENERGY_TICK_MS 10.0
+#define IB__ENERGY_MAX_W 2000.0
+double ib__energy_tick_ms(const ib__energy_counter *c);
 /* A window whose time an item is over this times the timed runs' is said
  * to have run slower (ib_energy.timed_ms_per_item). */
 #define IB__ENERGY_SLOW_WINDOW 1.1
-#define IB__ENERGY_MAX_W 2000.0
-double ib__energy_tick_ms(const ib__energy_counter *c);
 
 /* What latency and throughput read: the device's counter (aligned on its
  * changes) and the CPU package's (read at the same instants; aligned
