@@ -11,13 +11,6 @@
 
 /* Pairs of runs of the host-wait check: one as it is, one held. */
 #define HOST_WAIT_PAIRS 100
-/* The least wait of the GPU for the host that makes a run host-bound, as a
- * share of the held median: a run as it is always waits for its first
- * launch (on the H200, the binding's call into Python before EfficientNet-B0's
- * first kernel at batch 256: tens of us of 11.7 ms), which is beyond the
- * intervals of a steady run and changes nothing the figure says. 2% is the
- * margin within which the project calls two figures the same (best's
- * screening, the binding against a plain loop). */
 
 void ib_config_init(ib_config *cfg)
 {

@@ -1,5 +1,6 @@
 /* The latency report: table and JSON. */
 #include "report/report.h"
+#include "core/latency.h"
 
 #include <math.h>
 #include <string.h>
@@ -79,9 +80,9 @@ static void text_host_wait(ib__sbuf *b, const ib_latency_result *r)
                         ib__fmt_ms(t[1], r->host_wait_ms), pct);
     else if (r->host_wait_ms > 0)
         ib__sbuf_printf(b,
-                        "the GPU waited for the host %s a run (%.1f%%), under the 5%% that makes the figure "
-                        "the host's\n",
-                        ib__fmt_ms(t[1], r->host_wait_ms), pct);
+                        "the GPU waited for the host %s a run (%.1f%%), under the %.0f%% that makes the "
+                        "figure the host's\n",
+                        ib__fmt_ms(t[1], r->host_wait_ms), pct, 100 * IB__HOST_BOUND_SHARE);
     else
         ib__sbuf_printf(b, "within their intervals, the GPU did not wait for the host\n");
 }
