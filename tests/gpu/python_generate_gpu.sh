@@ -298,7 +298,10 @@ for kind in kinds:
           f"hf_generation, cache {kind}: 5 runs, 1 and 4 sequences")
 sys.exit(1 if failed else 0)
 PY
-expect_exit 0 "generate through the binding against a CUDA-event loop, and its other checks" -- "$py" "$TMP/check.py" "$TMP"
-cat "$TMP/out" "$TMP/err"
+# Streamed, not captured: a run cut by a time limit still shows how far it got.
+"$py" "$TMP/check.py" "$TMP" </dev/null 2>&1
+status=$?
+[ $status -eq 0 ] && pass "generate through the binding against a CUDA-event loop, and its other checks" ||
+  fail "generate through the binding against a CUDA-event loop, and its other checks: exit $status"
 expect_exit 0 "compare reads the binding's generation result" -- "$IB" compare "$TMP/binding.json" "$TMP/binding.json"
 finish

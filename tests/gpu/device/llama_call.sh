@@ -4,6 +4,7 @@
 # root: generate and llama-bench alternated, the Q4_K_M parts of generate_gpu.sh, the
 # Python generation script; a summary of every JSON at the end.
 set -u
+END=$(( $(date +%s) + ${IB_CALL_S:-570} ))
 R=$PWD
 mkdir -p build /tmp/llama /tmp/ibzoo && xz -dc .devtree/build.tar.xz | tar xf - -C build
 [ -f /tmp/llama/libllama.so ] || cat .llpack/llama-sm90.tar.xz.part0* | xz -d | tar xf - -C /tmp/llama
@@ -11,7 +12,10 @@ export LD_LIBRARY_PATH=$R/.devtree:$R/build:/tmp/llama:/usr/local/cuda/lib64:/us
 export INFERBENCH_ZOO_CACHE=/tmp/ibzoo IB_RECORD=$OUT/record.txt IB_TEST_TMP=/tmp INFERBENCH_LLAMA_LIBRARY=/tmp/llama IB_LLAMA_LIBRARY=/tmp/llama
 IB=$R/build/inferbench L="--option library=/tmp/llama"
 BENCH=/tmp/llama/llama-bench
-run() { local t=$1 n=$2; shift 2; echo "=== $n"; local s=$(date +%s); timeout $t "$@" > $OUT/$n.log 2>&1; echo "rc=$? $(( $(date +%s)-s )) s"; grep -E '^(FAIL|[0-9]+ passed)|record:|^warning|^note' $OUT/$n.log | head -12 | cut -c1-400; }
+# Each part ends by the call's own limit (END: IB_CALL_S, default 570 s of the 600, from the
+# script's start): a part that would run past it is cut short, so the parts before it and the
+# summary still come back.
+run() { local t=$1 n=$2 left=$(( END - $(date +%s) )); shift 2; echo "=== $n"; [ $left -lt 15 ] && { echo "skipped: the call's time is spent"; return; }; [ $t -gt $left ] && t=$left; local s=$(date +%s); timeout $t "$@" > $OUT/$n.log 2>&1; echo "rc=$? $(( $(date +%s)-s )) s"; grep -E '^(FAIL|[0-9]+ passed)|record:|^warning|^note' $OUT/$n.log | head -12 | cut -c1-400; }
 gen() { local n=$1 m=$2; shift 2; run 90 $n $IB generate "$m" --device cuda --quiet $L --json $OUT/$n.json "$@"; }
 bench() { local n=$1 f=$2; run 60 $n $BENCH -m "$f" -p 512 -n 128 -d 0,512,4096 -ngl 99 -r 5 -o json; cp $OUT/$n.log $OUT/$n.bench.json; }
 summary() {
@@ -26,7 +30,7 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
         continue
     if 'ttft_ms' not in d: continue
     e, p = d.get('decode_energy') or {}, d.get('prefill_energy') or {}
-    en = f"decode {e['joules_per_item']:.4g} J/token +-{100*e['bound']:.2g}% {e['power_w']:.0f} W idle {e['idle_power_w']:.0f} W" if e.get('source') else f"decode energy: {e.get('note')}"
+    en = f"decode {e['joules_per_item']:.4g} J/token +-{100*e['bound']:.2g}% {e['power_w']:.0f} W idle {e['idle_power_w']:.0f} W, window {e['window_ms'] / e['items']:.4f} ms a token against {e['timed_ms_per_item']:.4f} timed" if e.get('source') else f"decode energy: {e.get('note')}"
     pn = f"prefill {p['joules_per_item']:.4g} J/prompt token ({p['joules_per_request']:.4g} J a request) +-{100*p['bound']:.2g}%" if p.get('source') else f"prefill energy: {p.get('note')}"
     w = d['workload']; s = d['settings']
     print(f"{n}: {w.get('weights_type')} depth {s['depth']} runs {d['runs']}: TTFT p50 {d['ttft_ms']['p50']:.3f} ms, token p50 {d['token_ms']['p50']:.4f} p99 {d['token_ms']['p99']:.4f} ms, {d['tokens_per_s']:.1f} tok/s, prompt {d['prompt_tokens_per_s']:.0f} tok/s; {en}; {pn}")
@@ -47,15 +51,19 @@ a)
   IB_GEN_GPU_MODELS="$Q" IB_GEN_GPU_PARTS="depth4096 search" IB_GEN_GPU_RUNS=40 OUT=$OUT run 200 genq4 bash tests/gpu/generate_gpu.sh $IB
   run 150 pygen bash tests/gpu/python_generate_gpu.sh $IB ;;
 next) # what the eleventh session left: the prefill's gap to llama-bench, the energy windows'
-  # rate (window_ms / items against the TPOT), best of a generative model, the Python script
+  # rate (window_ms / items against the TPOT), best of a generative model (the Python script: part py)
   F=zoo:llama-3.2-1b
   gen f16_n128 $F --runs 60
   gen f16_n1 $F --new-tokens 1 --runs 200
   FF=$(ls /tmp/ibzoo/*.gguf | grep -vi q4 | head -1)
   bench bench_f16 $FF
-  IB_BEST_GPU_OBJECTIVES=tpot run 280 best bash tests/gpu/best_llama_gpu.sh $IB
-  run 300 pygen bash tests/gpu/python_generate_gpu.sh $IB ;;
-*) echo "parts: a next" >&2; exit 2 ;;
+  IB_BEST_GPU_OBJECTIVES=tpot run 280 best bash tests/gpu/best_llama_gpu.sh $IB ;;
+py) # the Python generation script (150 s was not enough), then a second round of the prefill's gap
+  run 330 pygen bash tests/gpu/python_generate_gpu.sh $IB
+  F=zoo:llama-3.2-1b
+  gen f16_n128_r2 $F --runs 60
+  gen f16_n1_r2 $F --new-tokens 1 --runs 200 ;;
+*) echo "parts: a next py" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300

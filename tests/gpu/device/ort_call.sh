@@ -3,13 +3,17 @@
 # makes .devtree): bash tests/gpu/device/ort_call.sh PART, from the repo root; the logs and
 # record.txt (IB_RECORD) come back in $OUT. The parts are the eleventh session's calls.
 set -u
+END=$(( $(date +%s) + ${IB_CALL_S:-570} ))
 R=$PWD P=$PWD/.devpack
 mkdir -p build && xz -dc .devtree/build.tar.xz | tar xf - -C build && cp .devtree/*.so.1 .devpack/ 2>/dev/null
 (cd $P && for f in *.xz; do [ -f "${f%.xz}" ] || xz -dkf "$f"; done && ln -sf libonnxruntime.so libonnxruntime.so.1)
 export LD_LIBRARY_PATH=$P:/usr/local/cuda/lib64:/usr/local/nvidia/lib64
 export INFERBENCH_ONNXRUNTIME_LIBRARY=$P/libonnxruntime.so IB_RECORD=$OUT/record.txt IB_TEST_TMP=/tmp
 IB=$R/build/inferbench
-run() { local t=$1 n=$2; shift 2; echo "=== $n"; local s=$(date +%s); timeout $t "$@" > $OUT/$n.log 2>&1; echo "rc=$? $(( $(date +%s)-s )) s"; grep -E '^(FAIL|[0-9]+ passed)|record:|^warning|^note' $OUT/$n.log | head -30; }
+# Each part ends by the call's own limit (END: IB_CALL_S, default 570 s of the 600, from the
+# script's start): a part that would run past it is cut short, so the parts before it and the
+# summary still come back.
+run() { local t=$1 n=$2 left=$(( END - $(date +%s) )); shift 2; echo "=== $n"; [ $left -lt 15 ] && { echo "skipped: the call's time is spent"; return; }; [ $t -gt $left ] && t=$left; local s=$(date +%s); timeout $t "$@" > $OUT/$n.log 2>&1; echo "rc=$? $(( $(date +%s)-s )) s"; grep -E '^(FAIL|[0-9]+ passed)|record:|^warning|^note' $OUT/$n.log | head -30; }
 case $1 in
 a) # the eleventh session's first call: issue 26's GPU unit tests, energy on EfficientNet-B0, the binding
   $IB info 2>&1 | head -6
@@ -25,9 +29,25 @@ b) # serve (issue 28 points 7, 8) and energy on ResNet-50
 next) # what the eleventh session left (docs/measurements.md, "What the next device session should run")
   run 150 best128 $IB best zoo:efficientnet-b0 --device cuda --max-batch 128 --runs 50
   run 90 math bash tests/gpu/math_gpu.sh $IB
-  run 60 latency bash tests/gpu/latency_gpu.sh $IB
+  # The energy window's rate against the timed runs' (docs/energy.md, "Open"), with the GPU-state
+  # sampler and without: window_ms / items beside the device and host medians of a run.
+  run 40 b1 $IB latency zoo:efficientnet-b0 --device cuda --quiet --json $OUT/b1.json
+  run 40 b1_nostate $IB latency zoo:efficientnet-b0 --device cuda --quiet --no-gpu-state --json $OUT/b1_nostate.json
+  run 40 b64 $IB latency zoo:efficientnet-b0 --device cuda --batch 64 --quiet --json $OUT/b64.json
+  python3 - $OUT/b1.json $OUT/b1_nostate.json $OUT/b64.json <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    try: d = json.load(open(f))
+    except Exception as e: print(f, "unreadable", e); continue
+    e, b = d["energy"], d["batch"]
+    if not e.get("source"): print(f, "no energy:", e.get("note")); continue
+    print("%s: window %.1f ms / %.0f inputs = %.4f ms an input; timed %.4f; device p50 %.4f host p50 %.4f ms a run (batch %d); %.4g J an input +-%.2g%%, %.0f W"
+          % (f.split("/")[-1], e["window_ms"], e["items"], e["window_ms"] / e["items"], e["timed_ms_per_item"],
+             d["latency_ms"]["p50"], d["host_latency_ms"]["p50"], b, e["joules_per_item"], 100 * e["bound"], e["power_w"]))
+PY
   IB_ENERGY_MODELS=" " run 200 energy_s bash tests/gpu/energy_gpu.sh $IB
-  run 120 best_energy $IB best zoo:efficientnet-b0 --device cuda --objective energy ;;
+  run 120 best_energy $IB best zoo:efficientnet-b0 --device cuda --objective energy
+  run 60 latency bash tests/gpu/latency_gpu.sh $IB ;;
 *) echo "parts: a b next" >&2; exit 2 ;;
 esac
 tail -n 14 $OUT/*.log | cut -c1-300
