@@ -136,15 +136,27 @@ static void text_energy(ib__sbuf *b, const ib_best_result *r)
     ib__sbuf_printf(b, "\ninputs per joule (%s):\n",
                     energy ? "the objective: the finalists ranked by it"
                            : "beside the time; --objective energy ranks by it");
+    size_t without = 0;
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
-        if (!row_has_energy(row) && !energy) continue;
+        if (!row_has_energy(row)) {
+            without++;
+            continue;
+        }
         char a[32], c[32];
-        ib__sbuf_printf(b, "%2zu  batch 1: %s; at batch %lld: %s\n", i + 1,
-                        ib__fmt_inputs_per_joule(a, &row->latency_energy), (long long)row->batch,
-                        ib__fmt_inputs_per_joule(c, &row->throughput_energy));
+        ib__sbuf_printf(b, "%2zu  batch 1: %s", i + 1, ib__fmt_inputs_per_joule(a, &row->latency_energy));
+        if (row->batch > 0)
+            ib__sbuf_printf(b, "; at batch %lld: %s", (long long)row->batch,
+                            ib__fmt_inputs_per_joule(c, &row->throughput_energy));
+        ib__sbuf_printf(b, "\n");
     }
     if (!energy) return;
+    if (without)
+        ib__sbuf_printf(
+            b,
+            "(%zu without a figure: left before the finals, or no counter; each row's energy in the "
+            "JSON says why)\n",
+            without);
     if (r->latency_winner >= 0)
         ib__sbuf_printf(b, "most inputs per joule at batch 1: %s (%.4g)\n", r->rows[r->latency_winner].label,
                         r->rows[r->latency_winner].latency_energy.items_per_joule);

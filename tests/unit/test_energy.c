@@ -781,6 +781,14 @@ static void test_best_energy_objective(void)
     CHECK(md && strstr(md, "| inputs/J batch 1 | inputs/J at batch |"));
     CHECK(html && strstr(html, "<th>inputs/J<br>batch 1</th>"));
     docs_free(&d);
+    /* A row with no figure (left before the finals): counted, not listed
+     * as a batch 0 it never ran. */
+    r->rows[0].latency_energy.source = r->rows[0].throughput_energy.source = IB_ENERGY_NONE;
+    r->rows[0].batch = 0;
+    char *left = ib_best_report_text(r);
+    CHECK(left && !strstr(left, " 1  batch 1:") && !strstr(left, "at batch 0") &&
+          strstr(left, "\n 2  batch 1: ") && strstr(left, "(1 without a figure: left before the finals"));
+    ib_free(left);
 
     /* Without a counter: refused, one line. */
     cands[0].step_ms = cands[1].step_ms = 0;
