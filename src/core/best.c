@@ -912,14 +912,17 @@ static bool throughput_candidate(const ib_best_row *row)
 
 /* The row's throughput figure from the curve just measured: the peak's
  * (kept when it beats what the row had), or under the energy objective the
- * point with the most inputs per joule (kept when it beats the row's). */
+ * point with the most inputs per joule (kept when it beats the row's). A
+ * curve without energy (the screening at the peak times back-to-back runs
+ * alone) gives its peak's inputs/s under either: the row goes on to the
+ * finals, which measure its energy. */
 static void keep_throughput(race *s, ib_best_row *row)
 {
     const ib_throughput_result *tr = s->tr;
-    if (s->cfg->objective == IB_BEST_OBJECTIVE_ENERGY) {
-        int k = tr->most_efficient;
-        if (k < 0 || (row->throughput_energy.source != IB_ENERGY_NONE &&
-                      !(tr->points[k].energy.items_per_joule > row->throughput_energy.items_per_joule)))
+    int k = tr->most_efficient;
+    if (by_energy(s) && k >= 0) {
+        if (row->throughput_energy.source != IB_ENERGY_NONE &&
+            !(tr->points[k].energy.items_per_joule > row->throughput_energy.items_per_joule))
             return;
         row->items_per_s = tr->points[k].items_per_s;
         row->batch = tr->points[k].batch;
@@ -1113,9 +1116,13 @@ static void keep_best_at_peak(race *s)
         }
         close_row(s, i);
         row->throughput_stage = IB_BEST_DROPPED;
-        snprintf(row->throughput_why, sizeof row->throughput_why,
-                 "screening at batch %lld: not among the %zu best (%.4g inputs/s)", (long long)r->peak_batch,
-                 s->cfg->finalists, row->items_per_s);
+        if (isfinite(row->items_per_s))
+            snprintf(row->throughput_why, sizeof row->throughput_why,
+                     "screening at batch %lld: not among the %zu best (%.4g inputs/s)",
+                     (long long)r->peak_batch, s->cfg->finalists, row->items_per_s);
+        else if (!row->throughput_why[0]) /* a cut or a failure says why already */
+            snprintf(row->throughput_why, sizeof row->throughput_why,
+                     "screening at batch %lld: no inputs/s measured", (long long)r->peak_batch);
     }
 }
 
