@@ -1325,6 +1325,7 @@ typedef enum ib_gen_pitfall {
     IB_GEN_PITFALL_ONE_RUN,         /* one run's tokens/s taken as the answer */
     IB_GEN_PITFALL_EOS,             /* runs stopped at an end-of-sequence token */
     IB_GEN_PITFALL_THREADS,         /* the runtime's default threads, more than the cores */
+    IB_GEN_PITFALL_BACK_TO_BACK,    /* prompts prefilled one after another, no decode between */
     IB_GEN_PITFALL_COUNT
 } ib_gen_pitfall;
 

@@ -1,9 +1,10 @@
 /* What each classic mistake of generation benchmarks reports on the user's
  * model, beside the correct figure (docs/generate.md, "Pitfalls"). Four
  * rows are read off the correct runs themselves (the rate with the prefill,
- * the mean of rates, one run, runs of lengths that differ); four are
+ * the mean of rates, one run, runs of lengths that differ); five are
  * measured (no synchronize, an empty context, the runtime's default
- * threads, no warm-up: the last, since it leaves the workload cold). */
+ * threads, prefills back to back, no warm-up: the last, since it leaves
+ * the workload cold). */
 #include "core/generate.h"
 #include "core/stats.h"
 
@@ -53,6 +54,10 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
     [IB_GEN_PITFALL_THREADS] = { "default threads",
                                  "more threads than the cores the process may use wait for each other",
                                  "per-token p50 ms" },
+    [IB_GEN_PITFALL_BACK_TO_BACK] = { "prefills back to back",
+                                      "prompts timed one after another (llama-bench's pp): a request's "
+                                      "prefill follows decode steps, and the switch can cost",
+                                      "TTFT p50 ms" },
 };
 
 static void set_figures(ib_gen_pitfall_row *row, double wrong, double correct)
@@ -234,6 +239,35 @@ static ib_status no_warmup(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
     return settle(row, st, &why, err);
 }
 
+/* Prompts prefilled one after another with no decode between them, as
+ * llama-bench's pp times them: their TTFT median against the requests'
+ * (each prefill there follows the run before's decode steps). One untimed
+ * prefill first: the switch from the rows before is not this row's. */
+static ib_status back_to_back(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
+{
+    ib__gen_run_spec spec = ib__gen_request_spec(m);
+    if (spec.prompt <= 0) {
+        not_applicable(row, "no prompt to prefill");
+        return IB_OK;
+    }
+    spec.steps = 0;
+    spec.depth = spec.prompt;
+    size_t runs = row_runs(m->r);
+    double ttft[PITFALL_MAX_RUNS], settle_ms;
+    ib_error why = { { 0 } };
+    ib_status st = ib__gen_run(m->g, &spec, &settle_ms, NULL, NULL, &why);
+    for (size_t k = 0; k < runs && st == IB_OK; k++)
+        st = ib__cancelled(m->cfg->run.cancel) ? ib__fail(&why, IB_ERR_INTERRUPTED, "interrupted")
+                                               : ib__gen_run(m->g, &spec, &ttft[k], NULL, NULL, &why);
+    double p50 = NAN;
+    if (st == IB_OK) {
+        ib__sort(ttft, runs);
+        p50 = ib_quantile_sorted(ttft, runs, 0.5);
+    }
+    set_figures(row, p50, m->r->ttft.p50);
+    return settle(row, st, &why, err);
+}
+
 ib_status ib__gen_pitfalls(ib__genm *m, ib_error *err)
 {
     ib_gen_result *r = m->r;
@@ -250,11 +284,14 @@ ib_status ib__gen_pitfalls(ib__genm *m, ib_error *err)
                                         .error_pct = NAN };
     read_off(r, rows);
     static ib_status (*const measured[])(ib__genm *, ib_gen_pitfall_row *,
-                                         ib_error *) = { no_sync, empty_context, default_threads, no_warmup };
+                                         ib_error *) = { no_sync, empty_context, default_threads,
+                                                         back_to_back, no_warmup };
     static const ib_gen_pitfall kinds[] = { IB_GEN_PITFALL_NO_SYNC, IB_GEN_PITFALL_EMPTY_CONTEXT,
-                                            IB_GEN_PITFALL_THREADS, IB_GEN_PITFALL_NO_WARMUP };
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        ib__progress_step(&m->pr, (int64_t)i + 1, 4, rows[kinds[i]].name, 1);
+                                            IB_GEN_PITFALL_THREADS, IB_GEN_PITFALL_BACK_TO_BACK,
+                                            IB_GEN_PITFALL_NO_WARMUP };
+    const size_t n_measured = sizeof kinds / sizeof kinds[0];
+    for (size_t i = 0; i < n_measured; i++) {
+        ib__progress_step(&m->pr, (int64_t)i + 1, (int64_t)n_measured, rows[kinds[i]].name, 1);
         ib__progress_phase(&m->pr, IB_PHASE_SAMPLING, (int64_t)row_runs(r));
         IB_TRY(measured[i](m, &rows[kinds[i]], err));
     }

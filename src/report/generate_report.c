@@ -370,7 +370,8 @@ static void json_sequences(cJSON *root, const ib_gen_result *r)
 }
 
 static const char *const pitfall_keys[IB_GEN_PITFALL_COUNT] = {
-    "no_sync", "prefill_in_rate", "no_warmup", "empty_context", "mean_of_rates", "one_run", "eos", "threads",
+    "no_sync", "prefill_in_rate",      "no_warmup", "empty_context", "mean_of_rates", "one_run", "eos",
+    "threads", "back_to_back_prefill",
 };
 
 static void json_pitfalls(cJSON *root, const ib_gen_result *r)

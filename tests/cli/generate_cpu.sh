@@ -49,11 +49,14 @@ json_check "$TMP/s.json" "[p['sequences'] for p in d['sequences']['probes']] == 
 json_check "$TMP/s.json" "all(p['status'] == 'device out of memory' for p in d['sequences']['probes'] if not p['fits'])" "json: out of memory is the probes' answer"
 
 expect_exit 0 "--pitfalls" -- "$IB" "${FAKE[@]}" --pitfalls --option threads_default=4 --option oversub_x=300 --json "$TMP/p.json"
-json_check "$TMP/p.json" "[r['key'] for r in d['pitfalls']] == ['no_sync', 'prefill_in_rate', 'no_warmup', 'empty_context', 'mean_of_rates', 'one_run', 'eos', 'threads']" "json: every pitfall row"
+json_check "$TMP/p.json" "[r['key'] for r in d['pitfalls']] == ['no_sync', 'prefill_in_rate', 'no_warmup', 'empty_context', 'mean_of_rates', 'one_run', 'eos', 'threads', 'back_to_back_prefill']" "json: every pitfall row"
 json_check "$TMP/p.json" "(lambda r: r['error_pct'] == -50)(d['pitfalls'][0])" "json: no synchronize reads the host's half"
 json_check "$TMP/p.json" "(lambda r: r['reports'] == (20 + 9 * 2.5) / 10 and r['correct'] == 2.5)(d['pitfalls'][2])" "json: no warm-up's mean TTFT"
 json_check "$TMP/p.json" "(lambda r: r['applies'] and r['detail'] == 4)(d['pitfalls'][7])" "json: the default threads' row"
 expect_grep "^default threads +per-token p50 ms" "$TMP/out" "text: the threads row"
+expect_exit 0 "--pitfalls, a prefill after a step 0.5 ms slower" -- "$IB" "${FAKE[@]}" --pitfalls --option switch_us=500 --json "$TMP/p2.json"
+json_check "$TMP/p2.json" "(lambda r: r['reports'] == 2.5 and r['correct'] == 3.0)(d['pitfalls'][8])" "json: prompts back to back read the prefill without the switch"
+expect_grep "^prefills back to back +TTFT p50 ms +2.5 +3 +-16.7%" "$TMP/out" "text: the back-to-back row"
 
 expect_exit 3 "a TPOT budget no count meets: exit 3, the result kept" -- \
   "$IB" "${FAKE[@]}" --sequences 1,4 --tpot-budget-ms 0.5 --json "$TMP/b.json"

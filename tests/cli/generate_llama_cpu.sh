@@ -38,7 +38,7 @@ json_check "$TMP/s.json" "(lambda s: {p['sequences']: p['fits'] for p in s['prob
 json_check "$TMP/s.json" "all(p['status'] == 'ok' for p in d['sequences']['points']) and d['sequences']['points'][-1]['sequences'] == d['sequences']['largest_fitting']" "json: the curve up to the largest"
 
 expect_exit 0 "--pitfalls" -- "$IB" "${TINY[@]}" --pitfalls --json "$TMP/p.json"
-json_check "$TMP/p.json" "len(d['pitfalls']) == 8 and all(r['status'] == 'ok' for r in d['pitfalls'])" "json: every pitfall row, none failed"
+json_check "$TMP/p.json" "len(d['pitfalls']) == 9 and all(r['status'] == 'ok' for r in d['pitfalls'])" "json: every pitfall row, none failed"
 json_check "$TMP/p.json" "all(r['reports'] is not None for r in d['pitfalls'] if r['applies'])" "json: each row that applies has its figure"
 
 printf 'not a model\n' >"$TMP/text.gguf"

@@ -178,8 +178,10 @@ class Figures(Tmp):
         r = inferbench.generate(**m.keywords(), **EXACT, pitfalls=True, reopen=lambda: reopened.append(1),
                                 sample=lambda seq: sampled.append(seq), time_sampling=True)
         rows = {row["key"]: row for row in r.data["pitfalls"]}
-        self.assertEqual(len(rows), 8)
+        self.assertEqual(len(rows), 9)
         self.assertTrue(rows["no_warmup"]["applies"])
+        # The callables' prefill costs the same after a step: back to back reads the requests' TTFT.
+        self.assertEqual(rows["back_to_back_prefill"]["reports"], rows["back_to_back_prefill"]["correct"])
         self.assertEqual(reopened, [1])
         self.assertFalse(rows["threads"]["applies"])  # no set_threads given
         self.assertEqual(rows["empty_context"]["reports"], step_ms(1, N // 2 - 1) / 2 + step_ms(1, N // 2) / 2)

@@ -274,6 +274,32 @@ static void test_pitfalls(void)
     CHECK(row[IB_GEN_PITFALL_NO_WARMUP].correct == r.ttft.mean);
     CHECK(row[IB_GEN_PITFALL_NO_WARMUP].wrong == (20 + 9 * 2.5) / 10);
     CHECK_EQ_INT(ib__gen_fake_counts_of(g).reopens, 1);
+    /* No switch between decode and prefill scripted: back to back reads
+     * the requests' TTFT. */
+    CHECK(row[IB_GEN_PITFALL_BACK_TO_BACK].wrong == 2.5 && row[IB_GEN_PITFALL_BACK_TO_BACK].correct == 2.5);
+    CHECK(row[IB_GEN_PITFALL_BACK_TO_BACK].error_pct == 0);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* A prefill after a decode step 0.5 ms slower (the switch): every request's
+ * prefill follows the run before's steps (3 ms), prompts back to back do
+ * not (2.5 ms), the first of them untimed. */
+static void test_pitfalls_back_to_back(void)
+{
+    ib__gen_fake_script s = script();
+    s.switch_ms = 0.5;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.pitfalls = true;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_gen_pitfall_row *row = &r.pitfalls[IB_GEN_PITFALL_BACK_TO_BACK];
+    CHECK(row->applies && row->status == IB_OK);
+    CHECK(r.ttft.p50 == 3.0 && row->correct == 3.0);
+    CHECK(row->wrong == 2.5);
+    CHECK_NEAR(row->error_pct, -100.0 / 6, 1e-12);
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
 }
@@ -558,6 +584,7 @@ int main(int argc, char **argv)
     RUN(test_search_bounds);
     RUN(test_budget);
     RUN(test_pitfalls);
+    RUN(test_pitfalls_back_to_back);
     RUN(test_pitfalls_read_off);
     RUN(test_pitfalls_not_applicable);
     RUN(test_unsynchronized_run_drains);

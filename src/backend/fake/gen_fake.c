@@ -27,6 +27,7 @@ typedef struct gen_fake {
     int64_t calls_since_open;
     int32_t n_seqs, ctx_per_seq;
     int32_t filled[IB_GEN_MAX_SEQUENCES]; /* positions filled, per sequence */
+    bool last_was_step;                   /* the last call a decode step: a prefill pays switch_ms */
     ib__gen_fake_counts counts;
     ib__fake_power power; /* the scripted energy counter's */
 } gen_fake;
@@ -101,8 +102,11 @@ static ib_status gen_prefill(ib__gen *g, int32_t seq, int32_t pos, int32_t n_tok
     IB_FAIL_IF((int64_t)pos + n_tokens > f->ctx_per_seq, err, IB_ERR_INVALID_ARG,
                "fake: %d tokens at %d pass the context of %d", (int)n_tokens, (int)pos, (int)f->ctx_per_seq);
     double positions = (double)n_tokens * pos + (double)n_tokens * (n_tokens - 1) / 2;
-    IB_TRY(execute(f, f->s.prefill_ms + n_tokens * f->s.prefill_token_ms + positions * f->s.prefill_pos_ms, 1,
-                   err));
+    double after_step = f->last_was_step ? f->s.switch_ms : 0;
+    IB_TRY(execute(
+        f, f->s.prefill_ms + n_tokens * f->s.prefill_token_ms + positions * f->s.prefill_pos_ms + after_step,
+        1, err));
+    f->last_was_step = false;
     f->filled[seq] += n_tokens;
     f->counts.prefills++;
     f->counts.prefill_tokens += n_tokens;
@@ -120,6 +124,7 @@ static ib_status gen_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err
         IB_FAIL_IF(f->filled[s] != pos, err, IB_ERR_INTERNAL, "fake: a step at %d, sequence %d holds %d",
                    (int)pos, (int)s, (int)f->filled[s]);
     IB_TRY(execute(f, f->s.step_ms + (n_seqs - 1) * f->s.step_seq_ms + pos * f->s.step_pos_ms, n_seqs, err));
+    f->last_was_step = true;
     for (int32_t s = 0; s < n_seqs; s++) f->filled[s]++;
     f->counts.steps++;
     f->counts.last_step_seqs = n_seqs;
@@ -210,6 +215,7 @@ static ib_status gen_reopen(ib__gen *g, ib_error *err)
     gen_fake *f = impl(g);
     f->now_ms = fmax(f->now_ms, f->device_done_ms);
     f->calls_since_open = 0; /* cold again */
+    f->last_was_step = false;
     memset(f->filled, 0, sizeof f->filled);
     f->counts.reopens++;
     return IB_OK;
@@ -340,6 +346,7 @@ static const fake_key fake_keys[] = {
     D_KEY("seq_us", 0, 1000000000, 1e-3, step_seq_ms),
     D_KEY("pos_ns", 0, 1000000000, 1e-6, step_pos_ms),
     D_KEY("queued_pct", 0, 100, 1e-2, queued_fraction),
+    D_KEY("switch_us", 0, 1000000000, 1e-3, switch_ms),
     D_KEY("sample_us", 0, 1000000000, 1e-3, sample_ms),
     I_KEY("cold_calls", 0, 1000000, cold_calls),
     D_KEY("cold_x", 1, 1000, 1, cold_factor),

@@ -17,7 +17,11 @@ typedef struct ib__gen_fake_script {
     double prefill_ms, prefill_token_ms, prefill_pos_ms;
     double step_ms, step_seq_ms, step_pos_ms;
     double queued_fraction; /* in [0, 1] */
-    double sample_ms;       /* a sampling (host, not queued); 0: no sample op */
+    /* A prefill right after a decode step takes this much longer (the
+     * switch between the two kinds of graph llama.cpp shows on the H200,
+     * docs/generate.md, "Pitfalls"). */
+    double switch_ms;
+    double sample_ms; /* a sampling (host, not queued); 0: no sample op */
     /* The first cold_calls prefills and steps after open (or reopen) take
      * cold_factor times as long. */
     int64_t cold_calls;

@@ -23,16 +23,18 @@ python3 - $OUT <<'PY'
 import json, glob, os, sys
 for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     n = os.path.basename(f)
-    try: d = json.load(open(f))
+    s = open(f).read()
+    try: d = json.loads(s[s.index('['):] if n.endswith(".bench.json") else s)
     except Exception as e: print(n, "unreadable", e); continue
     if n.endswith(".bench.json"):
-        for t in d: print(f"{n}: p{t['n_prompt']} n{t['n_gen']} d{t['n_depth']}: {t['avg_ts']:.2f} +- {t['stddev_ts']:.2f} t/s (fa {t.get('flash_attn')}, ub {t.get('n_ubatch')}, b {t.get('n_batch')}, thr {t.get('n_threads')})")
+        for t in d: print(f"{n}: p{t['n_prompt']} n{t['n_gen']} d{t['n_depth']}: {t['avg_ts']:.2f} +- {t['stddev_ts']:.2f} t/s (fa {t.get('flash_attn')}, ub {t.get('n_ubatch')}, b {t.get('n_batch')}, thr {t.get('n_threads')}); reps ms {sorted(round(x / 1e6, 3) for x in t['samples_ns'])}")
         continue
     if 'ttft_ms' not in d: continue
     e, p = d.get('decode_energy') or {}, d.get('prefill_energy') or {}
     en = f"decode {e['joules_per_item']:.4g} J/token +-{100*e['bound']:.2g}% {e['power_w']:.0f} W idle {e['idle_power_w']:.0f} W, window {e['window_ms'] / e['items']:.4f} ms a token against {e['timed_ms_per_item']:.4f} timed" if e.get('source') else f"decode energy: {e.get('note')}"
     pn = f"prefill {p['joules_per_item']:.4g} J/prompt token ({p['joules_per_request']:.4g} J a request) +-{100*p['bound']:.2g}%" if p.get('source') else f"prefill energy: {p.get('note')}"
     w = d['workload']; s = d['settings']
+    for row in d.get('pitfalls') or []: print(f"  {n} pitfall {row['key']}: {row['reports']} against {row['correct']} ({row['error_pct']}%) {row['status']}")
     print(f"{n}: {w.get('weights_type')} depth {s['depth']} runs {d['runs']}: TTFT p50 {d['ttft_ms']['p50']:.3f} ms, token p50 {d['token_ms']['p50']:.4f} p99 {d['token_ms']['p99']:.4f} ms, {d['tokens_per_s']:.1f} tok/s, prompt {d['prompt_tokens_per_s']:.0f} tok/s; {en}; {pn}")
 PY
 }
@@ -63,7 +65,15 @@ py) # the Python generation script (150 s was not enough), then a second round o
   F=zoo:llama-3.2-1b
   gen f16_n128_r2 $F --runs 60
   gen f16_n1_r2 $F --new-tokens 1 --runs 200 ;;
-*) echo "parts: a next py" >&2; exit 2 ;;
+b2b) # the twelfth session's last: the back-to-back prefill row against llama-bench's pp, alternated
+  F=zoo:llama-3.2-1b
+  gen f16_pit $F --pitfalls --runs 30
+  FF=$(ls /tmp/ibzoo/*.gguf | grep -vi q4 | head -1)
+  run 40 bench_pp1 $BENCH -m "$FF" -p 512 -n 0 -ngl 99 -r 10 -o json
+  gen f16_pit2 $F --pitfalls --runs 30
+  run 40 bench_pp2 $BENCH -m "$FF" -p 512 -n 0 -ngl 99 -r 10 -o json
+  for n in bench_pp1 bench_pp2; do cp $OUT/$n.log $OUT/$n.bench.json; done ;;
+*) echo "parts: a next py b2b" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
