@@ -201,18 +201,22 @@ void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
     ib__text_energy_table(b, &c);
 }
 
+const char *ib__energy_change_verdict(double change, const double ci[2], double threshold)
+{
+    if (!isfinite(change)) return "not in both files";
+    return ci[0] > threshold                           ? "more energy"
+           : ci[1] < -threshold                        ? "less energy"
+           : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
+                                                       : "inconclusive";
+}
+
 bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
                         double ci[2], const char **verdict)
 {
-    if (!ib__energy_change(a, a_bound, b, b_bound, change, ci)) {
-        *verdict = "not in both files";
-        return false;
-    }
-    *verdict = ci[0] > threshold                           ? "more energy"
-               : ci[1] < -threshold                        ? "less energy"
-               : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
-                                                           : "inconclusive";
-    return true;
+    bool has = ib__energy_change(a, a_bound, b, b_bound, change, ci);
+    if (!has) *change = NAN;
+    *verdict = ib__energy_change_verdict(*change, ci, threshold);
+    return has;
 }
 
 bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
@@ -220,6 +224,14 @@ bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, doub
 {
     return ib__energy_verdict(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound,
                               threshold, change, ci, verdict);
+}
+
+void ib__text_energy_line(ib__sbuf *buf, const char *what, double a, double b, double change,
+                          const double ci[2], const char *how, double threshold)
+{
+    ib__sbuf_printf(buf, "%s: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (%s): %s\n", what, a, b,
+                    ib__signed_shown(100 * change, 2), ib__signed_shown(100 * ci[0], 2),
+                    ib__signed_shown(100 * ci[1], 2), how, ib__energy_change_verdict(change, ci, threshold));
 }
 
 void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
@@ -234,18 +246,14 @@ void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, 
             ib__sbuf_printf(buf, "%s: %s (a figure of each is needed)\n", label, verdict);
         return;
     }
-    ib__sbuf_printf(buf,
-                    "%s: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (the two figures' "
-                    "bounds, +-%.2g%% and +-%.2g%%): %s\n",
-                    what, a, b, ib__signed_shown(100 * change, 2), ib__signed_shown(100 * ci[0], 2),
-                    ib__signed_shown(100 * ci[1], 2), 100 * a_bound, 100 * b_bound, verdict);
+    char how[96];
+    snprintf(how, sizeof how, "the two figures' bounds, +-%.2g%% and +-%.2g%%", 100 * a_bound, 100 * b_bound);
+    ib__text_energy_line(buf, what, a, b, change, ci, how, threshold);
 }
 
-cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold)
+cJSON *ib__json_energy_change_of(double change, const double ci[2], double threshold)
 {
-    double change, ci[2];
-    const char *verdict;
-    bool has = ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict);
+    bool has = isfinite(change);
     cJSON *o = cJSON_CreateObject();
     ib__json_add_number(o, "pct", has ? 100 * change : NAN);
     if (has) {
@@ -254,8 +262,16 @@ cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound
     } else {
         cJSON_AddNullToObject(o, "interval_pct");
     }
-    cJSON_AddStringToObject(o, "verdict", verdict);
+    cJSON_AddStringToObject(o, "verdict", ib__energy_change_verdict(change, ci, threshold));
     return o;
+}
+
+cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold)
+{
+    double change, ci[2];
+    const char *verdict;
+    ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict);
+    return ib__json_energy_change_of(change, ci, threshold);
 }
 
 int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound)

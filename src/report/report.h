@@ -181,6 +181,9 @@ typedef struct ib__sessions_count {
 cJSON *ib__sessions_object(cJSON *base, const ib__sessions_count *c);
 /* o[key] as a number, NaN when it is not one. */
 double ib__json_num(const cJSON *o, const char *key);
+/* The figure of sessions.figures whose key is key, or NULL (figures read
+ * back: anything else than an array of figures finds none). */
+const cJSON *ib__figure_named(const cJSON *figures, const char *key);
 /* A figure's value of session i (0-based), NaN when none. */
 double ib__figure_value(const cJSON *figure, size_t i);
 /* The aggregate rows the CSV and Markdown tables end with. */
@@ -272,12 +275,20 @@ bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, doub
  * latency's per input, generation's per token. */
 bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
                         double ci[2], const char **verdict);
+/* The verdict of a change of energy with its interval ci against
+ * threshold; "not in both files" when change is NaN. */
+const char *ib__energy_change_verdict(double change, const double ci[2], double threshold);
 /* compare's text line of the change ("what: A J -> B J: ..."), or
  * "label: not in both files (...)"; its JSON object (pct, interval_pct,
  * verdict). */
 void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
                             double b, double b_bound, double threshold);
 cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold);
+/* The same of a change computed already (change NaN: not in both): the
+ * line of figures a and b, how its interval was got in parentheses. */
+void ib__text_energy_line(ib__sbuf *buf, const char *what, double a, double b, double change,
+                          const double ci[2], const char *how, double threshold);
+cJSON *ib__json_energy_change_of(double change, const double ci[2], double threshold);
 /* A figure's joules_per_item and bound read back from its JSON object e
  * (absent, null or without a figure: both NaN, 0); -1 when e is not an
  * object, -2 when its joules_per_item is not a positive number with a
