@@ -269,19 +269,27 @@ bool ib__energy_meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__e
     return first_read(m);
 }
 
-/* A workload's counter: its own, else NVML's on its GPU. */
-static bool workload_counter(void *ctx, ib__energy_counter *c, char *note, size_t cap)
+bool ib__energy_open_source(void *ctx, ib__energy_counter *c, char *note, size_t cap)
 {
-    ib_workload *w = ctx;
-    if (w->own_energy) return w->own_energy(w, c, note, cap);
-    if (ib__workload_can(w, IB_CAP_CUDA_STREAM)) return ib__energy_open_gpu(w->device_id, c, note, cap);
-    snprintf(note, cap, "%s", IB__ENERGY_CPU_WORKLOAD_NOTE);
+    const ib__energy_source *s = ctx;
+    if (s->own) return s->own(s->self, c, note, cap);
+    if (s->on_gpu) return ib__energy_open_gpu(s->device_id, c, note, cap);
+    snprintf(note, cap, "%s", s->cpu_note);
     return false;
+}
+
+/* A workload's: its own, else NVML's on its GPU (a workload on the CUDA
+ * stream). */
+static ib__energy_source workload_source(ib_workload *w)
+{
+    return (ib__energy_source){ w->own_energy, w, ib__workload_can(w, IB_CAP_CUDA_STREAM), w->device_id,
+                                IB__ENERGY_CPU_WORKLOAD_NOTE };
 }
 
 bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
 {
-    return ib__energy_meter_open_on(m, &w->clock, workload_counter, w);
+    ib__energy_source s = workload_source(w);
+    return ib__energy_meter_open_on(m, &w->clock, ib__energy_open_source, &s);
 }
 
 /* The CPU package's counter: RAPL under root (ctx; NULL: the system's). */
@@ -453,7 +461,8 @@ double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms)
 
 void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg)
 {
-    ib__energy_meters_open_on(m, &w->clock, workload_counter, w, w->own_energy != NULL, cfg);
+    ib__energy_source s = workload_source(w);
+    ib__energy_meters_open_on(m, &w->clock, ib__energy_open_source, &s, s.own != NULL, cfg);
 }
 
 void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib__energy_open_fn open,

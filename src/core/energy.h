@@ -136,10 +136,21 @@ typedef struct ib__energy_meter {
     char note[200];           /* why there is no figure */
 } ib__energy_meter;
 
-/* Opens a counter into *c: false with the reason in note[cap]. What a
- * measured thing offers: its own (a fake's scripted one), else NVML's on
- * its GPU. */
-typedef bool (*ib__energy_open_fn)(void *ctx, ib__energy_counter *c, char *note, size_t cap);
+/* What a measured thing (a workload, a generation workload) counts its
+ * energy with: a counter of its own (a fake's scripted one) when own is
+ * set, else NVML's on its GPU when it runs on one, else none. */
+typedef struct ib__energy_source {
+    ib__energy_open_fn own; /* NULL: none of its own */
+    void *self;             /* own's ctx: the measured thing */
+    bool on_gpu;
+    int device_id;        /* the GPU's (CUDA's numbering) */
+    const char *cpu_note; /* why there is none on the CPU */
+} ib__energy_source;
+
+/* An ib__energy_open_fn over ctx, a const ib__energy_source: own's
+ * counter, else NVML's on device_id when on_gpu, else false with
+ * cpu_note. */
+bool ib__energy_open_source(void *ctx, ib__energy_counter *c, char *note, size_t cap);
 
 /* The counter open gives, read on clock (copied); false without one, the
  * reason in m->note. Whatever is measured (a forward pass, a generation)
