@@ -313,6 +313,19 @@ static void parse(const char *json, ib_gen_file *f)
     CHECK(json && ib_gen_file_parse(json, strlen(json), f, &err) == IB_OK);
 }
 
+/* The first decode figure of json made -1: refused, one line. */
+static void check_broken_figure(char *json)
+{
+    char *at = strstr(json, "\"decode_energy\"");
+    at = at ? strstr(at, "\"joules_per_item\":\t") : NULL;
+    CHECK(at != NULL);
+    if (at) memcpy(at + strlen("\"joules_per_item\":\t"), "-1", 2);
+    ib_gen_file x;
+    ib_error err;
+    CHECK(ib_gen_file_parse(json, strlen(json), &x, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "decode_energy.joules_per_item is not a positive number"));
+}
+
 /* compare: 330 W against 300 W is 10% more energy a token, within the
  * interval the two bounds give; a file without a figure: not in both. */
 static void test_compare(void)
@@ -350,13 +363,7 @@ static void test_compare(void)
                        "energy counter (energy_step_ms 0)\n"));
     free(text);
     /* A broken figure: refused, one line. */
-    char *at = strstr(ja, "\"decode_energy\"");
-    at = at ? strstr(at, "\"joules_per_item\":\t") : NULL;
-    CHECK(at != NULL);
-    if (at) memcpy(at + strlen("\"joules_per_item\":\t"), "-1", 2);
-    ib_gen_file x;
-    CHECK(ib_gen_file_parse(ja, strlen(ja), &x, &err) == IB_ERR_INVALID_ARG);
-    CHECK(strstr(err.message, "decode_energy.joules_per_item is not a positive number"));
+    check_broken_figure(ja);
     ib_gen_file_free(&a);
     ib_gen_file_free(&b);
     ib_gen_file_free(&n);
@@ -528,14 +535,9 @@ static void test_compare_sessions(void)
     free(text);
     free(json);
 
-    /* A broken session: refused, one line. */
-    char *at = strstr(jb, "\"decode_energy\"");
-    at = at ? strstr(at, "\"joules_per_item\":\t") : NULL;
-    CHECK(at != NULL);
-    if (at) memcpy(at + strlen("\"joules_per_item\":\t"), "-1", 2);
+    /* A broken session (its first decode figure): refused, one line. */
+    check_broken_figure(jb);
     ib_gen_file x;
-    CHECK(ib_gen_file_parse(jb, strlen(jb), &x, &err) == IB_ERR_INVALID_ARG);
-    CHECK(strstr(err.message, "decode_energy.joules_per_item is not a positive number"));
     const char *no_runs = "{\"schema\": \"inferbench.generation/1\", \"sessions\": {\"runs\": 3}}";
     CHECK(ib_gen_file_parse(no_runs, strlen(no_runs), &x, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "sessions.runs is not an array of 1 to 1000 sessions"));
