@@ -886,8 +886,9 @@ typedef struct ib_latency_session {
     char message[256]; /* why it failed; "" when it did not */
     bool partial;      /* it stopped early */
     size_t n;
-    double *samples_ms; /* [n] of the result's timing; NULL when the
-                           session failed; owned */
+    double *samples_ms;                   /* [n] of the result's timing; NULL when the
+                                             session failed; owned */
+    double joules_per_item, energy_bound; /* its energy.joules_per_item and bound; NaN: none */
 } ib_latency_session;
 
 /* A latency result read back from its JSON document ("inferbench.latency/1",
@@ -926,6 +927,9 @@ typedef struct ib_latency_file {
      * sessions.figures "joules_per_item"): geometric mean and 95% interval;
      * NaN without. */
     double sessions_joules_per_item, sessions_joules_ci95[2];
+    /* Why there is no energy figure (energy.note; a sessions document's
+     * first session's that has none): "" where there is one. */
+    char energy_note[224];
 } ib_latency_file;
 
 /* Reads a latency result from text[0..len) (no NUL inside). Strict: any

@@ -343,37 +343,29 @@ static void text_one(ib__sbuf *b, const char *what, const ib_comparison *c)
         c->mann_whitney_p, ib_change_name(c->verdict));
 }
 
-/* How many figures a side has and the largest of their bounds. */
-static size_t figures_of(const ib_gen_file *f, bool prefill, double *largest_bound)
+/* An energy change as the reports show it: the comparison's, the figures
+ * shown, how its interval was got, the sides' reasons. */
+static ib__energy_compared energy_compared(const ib_result *r, bool prefill)
 {
-    size_t k = 0;
-    *largest_bound = 0;
-    for (size_t i = 0; i < (f->n_sessions ? f->n_sessions : 1); i++) {
-        double j, bound;
-        if (!figure_at(f, i, prefill, &j, &bound)) continue;
-        k++;
-        *largest_bound = fmax(*largest_bound, bound);
+    const ib_gen_comparison *c = r->gen_comparison;
+    const ib_gen_file *fa = r->gen_a, *fb = r->gen_b;
+    ib__energy_compared e = { .a = prefill ? fa->prefill_joules_per_token : fa->decode_joules_per_token,
+                              .b = prefill ? fb->prefill_joules_per_token : fb->decode_joules_per_token,
+                              .why_not_a = prefill ? fa->prefill_energy_note : fa->decode_energy_note,
+                              .why_not_b = prefill ? fb->prefill_energy_note : fb->decode_energy_note };
+    size_t na = fa->n_sessions ? fa->n_sessions : 1, nb = fb->n_sessions ? fb->n_sessions : 1;
+    double *v = malloc(2 * (na + nb) * sizeof *v);
+    if (v) {
+        ib__energy_side sa = energy_side(fa, prefill, v, v + na);
+        ib__energy_side sb = energy_side(fb, prefill, v + 2 * na, v + 2 * na + nb);
+        ib__energy_compare_sides(&sa, &sb, &e);
     }
-    return k;
-}
-
-/* What the interval of an energy change holds (docs/compare.md). */
-static void energy_how(const ib_gen_file *a, const ib_gen_file *b, bool prefill, char *how, size_t cap)
-{
-    double ba, bb;
-    size_t ka = figures_of(a, prefill, &ba), kb = figures_of(b, prefill, &bb);
-    if (ka == 1 && kb == 1)
-        snprintf(how, cap, "the two figures' bounds, +-%.2g%% and +-%.2g%%", 100 * ba, 100 * bb);
-    else if (ka >= 2 && kb >= 2)
-        snprintf(how, cap,
-                 "t over the sessions' log figures, A: %zu sessions, B: %zu, and their bounds, up to "
-                 "+-%.2g%% and +-%.2g%%",
-                 ka, kb, 100 * ba, 100 * bb);
-    else
-        snprintf(
-            how, cap,
-            "the spread between the %zu sessions of %s and the figures' bounds, up to +-%.2g%% and +-%.2g%%",
-            ka >= 2 ? ka : kb, ka >= 2 ? "A" : "B", 100 * ba, 100 * bb);
+    free(v);
+    e.change = prefill ? c->prefill_energy_change : c->energy_change;
+    const double *ci = prefill ? c->prefill_energy_change_interval : c->energy_change_interval;
+    e.ci[0] = ci[0];
+    e.ci[1] = ci[1];
+    return e;
 }
 
 /* An energy change's line; where one side has no figure, its reason (the
@@ -381,24 +373,9 @@ static void energy_how(const ib_gen_file *a, const ib_gen_file *b, bool prefill,
  * of both is not repeated on every comparison; the JSON says it). */
 static void text_energy(ib__sbuf *b, const ib_result *r, bool prefill)
 {
-    const ib_gen_comparison *c = r->gen_comparison;
-    const ib_gen_file *fa = r->gen_a, *fb = r->gen_b;
     const char *what = prefill ? "energy per prompt token (prefill)" : "energy per token (decode)";
-    double change = prefill ? c->prefill_energy_change : c->energy_change;
-    const double *ci = prefill ? c->prefill_energy_change_interval : c->energy_change_interval;
-    double ja = prefill ? fa->prefill_joules_per_token : fa->decode_joules_per_token;
-    double jb = prefill ? fb->prefill_joules_per_token : fb->decode_joules_per_token;
-    if (isfinite(change)) {
-        char how[200];
-        energy_how(fa, fb, prefill, how, sizeof how);
-        ib__text_energy_line(b, what, ja, jb, change, ci, how, c->ttft.threshold);
-        return;
-    }
-    if (!isfinite(ja) && !isfinite(jb)) return;
-    const ib_gen_file *none = isfinite(ja) ? fb : fa;
-    const char *note = prefill ? none->prefill_energy_note : none->decode_energy_note;
-    ib__sbuf_printf(b, "%s: not in both files: %s has no figure: %s\n", what, none == fa ? "A" : "B",
-                    note[0] ? note : "its result has none");
+    ib__energy_compared e = energy_compared(r, prefill);
+    ib__text_energy_compared(b, what, what, &e, r->gen_comparison->ttft.threshold);
 }
 
 /* How a timed figure's interval was got, when not from the runs of one
@@ -471,15 +448,9 @@ static cJSON *json_one(const ib_comparison *c)
  * figure (the result's own note; null where it has one). */
 static cJSON *json_energy(const ib_result *r, bool prefill)
 {
-    const ib_gen_comparison *c = r->gen_comparison;
-    double change = prefill ? c->prefill_energy_change : c->energy_change;
-    cJSON *o = ib__json_energy_change_of(
-        change, prefill ? c->prefill_energy_change_interval : c->energy_change_interval, c->ttft.threshold);
-    const ib_gen_file *side[2] = { r->gen_a, r->gen_b };
-    for (int i = 0; i < 2; i++) {
-        const char *note = prefill ? side[i]->prefill_energy_note : side[i]->decode_energy_note;
-        ib__json_add_string_or_null(o, i ? "why_not_b" : "why_not_a", note[0] ? note : NULL);
-    }
+    ib__energy_compared e = energy_compared(r, prefill);
+    cJSON *o = ib__json_energy_compared(&e, r->gen_comparison->ttft.threshold);
+    ib__json_energy_why_not(o, &e);
     return o;
 }
 
