@@ -1457,8 +1457,10 @@ typedef struct ib_gen_file {
     size_t n_sessions;
 } ib_gen_file;
 
-/* Reads text[0..len): IB_ERR_INVALID_ARG ("not an inferbench generation
- * result: why") for anything else. */
+/* Reads text[0..len): IB_ERR_UNSUPPORTED ("not an inferbench generation
+ * result: why") for text that is not one at all (not JSON, no generation
+ * schema: another reader's, a latency result's), IB_ERR_INVALID_ARG (the
+ * same words) for a generation result that is broken. */
 ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_error *err);
 void ib_gen_file_free(ib_gen_file *f);
 

@@ -193,7 +193,8 @@ static ib_status read_doc(const cJSON *root, ib_gen_file *out, ib_error *err)
 {
     const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
     if (!cJSON_IsString(schema) || strcmp(schema->valuestring, GEN_SCHEMA))
-        return bad(err, "no " GEN_SCHEMA " schema");
+        return ib__fail(err, IB_ERR_UNSUPPORTED,
+                        "not an inferbench generation result: no " GEN_SCHEMA " schema");
     read_settings(root, out);
     const cJSON *sessions = cJSON_GetObjectItemCaseSensitive(root, "sessions");
     samples ttft = { 0 }, token = { 0 };
@@ -214,7 +215,7 @@ ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_e
 {
     memset(out, 0, sizeof *out);
     cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root) return bad(err, "not JSON");
+    if (!root) return ib__fail(err, IB_ERR_UNSUPPORTED, "not an inferbench generation result: not JSON");
     ib_status st = read_doc(root, out, err);
     cJSON_Delete(root);
     if (st != IB_OK) ib_gen_file_free(out);
