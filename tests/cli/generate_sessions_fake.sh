@@ -53,6 +53,12 @@ json_check "$TMP/ec.json" "d['sessions_a'] == 3 and d['sessions_b'] == 3 and d['
 expect_exit 0 "3 sessions without a counter" -- "$IB" "${FAKE[@]}" --sessions 3 --json "$TMP/e0.json"
 expect_exit 0 "compare: against no counter" -- "$IB" compare "$TMP/e1.json" "$TMP/e0.json"
 expect_grep "^energy per token \(decode\): not in both files: B has no figure: the fake scripts no energy counter \(energy_step_ms 0\)$" "$TMP/out" "compare: B's own reason"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['sessions']['runs'][1]['decode_energy']['joules_per_item'] = -1
+json.dump(d, open(sys.argv[2], 'w'))" "$TMP/e1.json" "$TMP/bad.json"
+expect_exit 2 "compare: a broken session's figure" -- "$IB" compare "$TMP/bad.json" "$TMP/e2.json"
+expect_grep "^inferbench: '.*bad.json' is not an inferbench generation result: decode_energy.joules_per_item is not a positive number with a bound in \[0, 1\)$" "$TMP/err" "compare: said as a generation result's, one line"
 
 expect_exit 1 "every session fails partway: exit 1, the runs before kept" -- \
   "$IB" "${FAKE[@]}" --sessions 3 --option fail_at_call=121 --json "$TMP/f.json"
