@@ -281,18 +281,27 @@ static ib__energy_side energy_side(const ib_gen_file *f, bool prefill, double *v
     return s;
 }
 
-static ib_status compare_energy(const ib_gen_file *a, const ib_gen_file *b, bool prefill, double *change,
-                                double interval[2], ib_error *err)
+/* The energy change between a and b as compare gives and shows it: the
+ * sessions' figures of a merged result, else its own (ib__energy_compared:
+ * the change, its interval and how it was got, the figures shown, the
+ * sides' reasons); no change where memory ran out. */
+static ib__energy_compared energy_change(const ib_gen_file *a, const ib_gen_file *b, bool prefill)
 {
-    *change = interval[0] = interval[1] = NAN;
+    ib__energy_compared e = { .a = prefill ? a->prefill_joules_per_token : a->decode_joules_per_token,
+                              .b = prefill ? b->prefill_joules_per_token : b->decode_joules_per_token,
+                              .change = NAN,
+                              .ci = { NAN, NAN },
+                              .why_not_a = prefill ? a->prefill_energy_note : a->decode_energy_note,
+                              .why_not_b = prefill ? b->prefill_energy_note : b->decode_energy_note };
     size_t na = a->n_sessions ? a->n_sessions : 1, nb = b->n_sessions ? b->n_sessions : 1;
     double *v = malloc(2 * (na + nb) * sizeof *v);
-    if (!v) return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory comparing energy");
-    ib__energy_side sa = energy_side(a, prefill, v, v + na);
-    ib__energy_side sb = energy_side(b, prefill, v + 2 * na, v + 2 * na + nb);
-    if (!ib__energy_sessions_change(&sa, &sb, change, interval)) *change = interval[0] = interval[1] = NAN;
+    if (v) {
+        ib__energy_side sa = energy_side(a, prefill, v, v + na);
+        ib__energy_side sb = energy_side(b, prefill, v + 2 * na, v + 2 * na + nb);
+        ib__energy_compare_sides(&sa, &sb, &e);
+    }
     free(v);
-    return IB_OK;
+    return e;
 }
 
 ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,
@@ -302,8 +311,12 @@ ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, doubl
     IB_TRY(compare_timed(a, b, false, threshold, &out->ttft, err));
     IB_TRY(compare_timed(a, b, true, threshold, &out->token, err));
     out->tokens_per_s_change = b->tokens_per_s / a->tokens_per_s - 1;
-    IB_TRY(compare_energy(a, b, false, &out->energy_change, out->energy_change_interval, err));
-    return compare_energy(a, b, true, &out->prefill_energy_change, out->prefill_energy_change_interval, err);
+    ib__energy_compared decode = energy_change(a, b, false), prefill = energy_change(a, b, true);
+    out->energy_change = decode.change;
+    memcpy(out->energy_change_interval, decode.ci, sizeof decode.ci);
+    out->prefill_energy_change = prefill.change;
+    memcpy(out->prefill_energy_change_interval, prefill.ci, sizeof prefill.ci);
+    return IB_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -344,28 +357,14 @@ static void text_one(ib__sbuf *b, const char *what, const ib_comparison *c)
         c->mann_whitney_p, ib_change_name(c->verdict));
 }
 
-/* An energy change as the reports show it: the comparison's, the figures
- * shown, how its interval was got, the sides' reasons. */
+/* An energy change as the reports show it: how its interval was got, the
+ * figures shown and the reasons, with the comparison's own change. */
 static ib__energy_compared energy_compared(const ib_result *r, bool prefill)
 {
     const ib_gen_comparison *c = r->gen_comparison;
-    const ib_gen_file *fa = r->gen_a, *fb = r->gen_b;
-    ib__energy_compared e = { .a = prefill ? fa->prefill_joules_per_token : fa->decode_joules_per_token,
-                              .b = prefill ? fb->prefill_joules_per_token : fb->decode_joules_per_token,
-                              .why_not_a = prefill ? fa->prefill_energy_note : fa->decode_energy_note,
-                              .why_not_b = prefill ? fb->prefill_energy_note : fb->decode_energy_note };
-    size_t na = fa->n_sessions ? fa->n_sessions : 1, nb = fb->n_sessions ? fb->n_sessions : 1;
-    double *v = malloc(2 * (na + nb) * sizeof *v);
-    if (v) {
-        ib__energy_side sa = energy_side(fa, prefill, v, v + na);
-        ib__energy_side sb = energy_side(fb, prefill, v + 2 * na, v + 2 * na + nb);
-        ib__energy_compare_sides(&sa, &sb, &e);
-    }
-    free(v);
+    ib__energy_compared e = energy_change(r->gen_a, r->gen_b, prefill);
     e.change = prefill ? c->prefill_energy_change : c->energy_change;
-    const double *ci = prefill ? c->prefill_energy_change_interval : c->energy_change_interval;
-    e.ci[0] = ci[0];
-    e.ci[1] = ci[1];
+    memcpy(e.ci, prefill ? c->prefill_energy_change_interval : c->energy_change_interval, sizeof e.ci);
     return e;
 }
 
