@@ -262,8 +262,18 @@ static int load_both(cli_args *a, ib_latency_file *fa, ib_latency_file *fb, bool
     ib_error err;
     int code = read_text(a->pos[0], &text[0], &len[0]);
     if (code == EXIT_OK) code = read_text(a->pos[1], &text[1], &len[1]);
-    for (int i = 0; i < 2 && code == EXIT_OK; i++)
-        is_gen[i] = ib_gen_file_parse(text[i], len[i], &g[i], &err) == IB_OK;
+    for (int i = 0; i < 2 && code == EXIT_OK; i++) {
+        ib_status st = ib_gen_file_parse(text[i], len[i], &g[i], &err);
+        is_gen[i] = st == IB_OK;
+        /* A broken generation result is said as one, not as a latency
+         * result it never claimed to be. */
+        if (st == IB_ERR_INVALID_ARG) {
+            fprintf(stderr, "inferbench: '%s' is %s\n", a->pos[i], err.message);
+            code = EXIT_BAD_INPUT;
+        } else if (st != IB_OK && st != IB_ERR_UNSUPPORTED) {
+            code = cli_fail(st, err.message);
+        }
+    }
     *generation = is_gen[0] && is_gen[1];
     if (code == EXIT_OK && is_gen[0] != is_gen[1])
         code = cli_fail(IB_ERR_INVALID_ARG, "a generation result and a latency result cannot be compared");

@@ -886,8 +886,9 @@ typedef struct ib_latency_session {
     char message[256]; /* why it failed; "" when it did not */
     bool partial;      /* it stopped early */
     size_t n;
-    double *samples_ms; /* [n] of the result's timing; NULL when the
-                           session failed; owned */
+    double *samples_ms;                   /* [n] of the result's timing; NULL when the
+                                             session failed; owned */
+    double joules_per_item, energy_bound; /* its energy.joules_per_item and bound; NaN: none */
 } ib_latency_session;
 
 /* A latency result read back from its JSON document ("inferbench.latency/1",
@@ -926,6 +927,9 @@ typedef struct ib_latency_file {
      * sessions.figures "joules_per_item"): geometric mean and 95% interval;
      * NaN without. */
     double sessions_joules_per_item, sessions_joules_ci95[2];
+    /* Why there is no energy figure (energy.note; a sessions document's
+     * first session's that has none): "" where there is one. */
+    char energy_note[224];
 } ib_latency_file;
 
 /* Reads a latency result from text[0..len) (no NUL inside). Strict: any
@@ -1412,8 +1416,21 @@ void ib_gen_result_free(ib_gen_result *r);
  * one line, else IB_OK. For a caller that measures later (best). */
 ib_status ib_gen_config_check(const ib_gen *g, const ib_gen_config *cfg, ib_error *err);
 
-/* A generation result read back (its JSON, "inferbench.generation/1"), for
- * compare. Free with ib_gen_file_free. */
+/* One session of a generation result of --sessions N that measured, read
+ * back: its runs (pointing into its file's pooled arrays) and its energy
+ * figures. */
+typedef struct ib_gen_file_session {
+    const double *ttft_ms; /* [n_ttft] */
+    size_t n_ttft;
+    const double *token_ms; /* [n_token] */
+    size_t n_token;
+    double decode_joules_per_token, decode_energy_bound;   /* NaN: no figure */
+    double prefill_joules_per_token, prefill_energy_bound; /* per prompt token */
+} ib_gen_file_session;
+
+/* A generation result read back (its JSON, "inferbench.generation/1", of
+ * one process or of --sessions N merged), for compare. Free with
+ * ib_gen_file_free. */
 typedef struct ib_gen_file {
     char model[256];
     char device[16];
@@ -1428,23 +1445,43 @@ typedef struct ib_gen_file {
     size_t n_token;
     double tokens_per_s;
     double decode_joules_per_token, decode_energy_bound; /* NaN: no figure */
+    /* The prefill's, per prompt token; why each is missing ("" when it is
+     * not): the result's own note (a merged result's first session's) */
+    double prefill_joules_per_token, prefill_energy_bound;
+    char decode_energy_note[256], prefill_energy_note[256];
+    /* A merged result (--sessions N): the sessions that measured, with runs
+     * (0 for a result of one process); ttft_ms and token_ms above pool
+     * their runs, tokens_per_s and the energy figures above are the
+     * geometric means across the sessions (sessions.figures; no bound:
+     * each session's is its own). */
+    ib_gen_file_session *sessions;
+    size_t n_sessions;
 } ib_gen_file;
 
-/* Reads text[0..len): IB_ERR_INVALID_ARG ("not an inferbench generation
- * result: why") for anything else. */
+/* Reads text[0..len): IB_ERR_UNSUPPORTED ("not an inferbench generation
+ * result: why") for text that is not one at all (not JSON, no generation
+ * schema: another reader's, a latency result's), IB_ERR_INVALID_ARG (the
+ * same words) for a generation result that is broken. */
 ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_error *err);
 void ib_gen_file_free(ib_gen_file *f);
 
 /* Two generation results compared (docs/generate.md, "compare"): the TTFT
  * and the per-token latency (whose mean is TPOT), each as
- * ib_compare_samples compares, and what differs between the two settings. */
+ * ib_compare_samples compares (when both are merged results of 2 or more
+ * sessions, as ib_compare_sessions does; when one is, its interval
+ * widened by that side's spread between sessions, ib_compare_widen), and
+ * what differs between the two settings. */
 typedef struct ib_gen_comparison {
     ib_comparison ttft, token;
     double tokens_per_s_change; /* B's tokens / time over A's, less 1 */
     /* The decode energy per token's change B / A - 1 and the interval the
-     * two figures' bounds give (docs/energy.md); NaN without a figure in
-     * both. */
+     * two figures' bounds give (docs/energy.md); of two merged results the
+     * change of the geometric means across sessions, its interval with
+     * the spread between sessions too (docs/compare.md, "Generation
+     * results"); NaN without a figure in both. */
     double energy_change, energy_change_interval[2];
+    /* The same for the prefill's energy per prompt token. */
+    double prefill_energy_change, prefill_energy_change_interval[2];
 } ib_gen_comparison;
 
 ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,

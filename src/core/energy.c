@@ -2,6 +2,7 @@
  * the method and its error: docs/energy.md). */
 #include "core/energy.h"
 #include "core/common.h"
+#include "core/sessions.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -47,6 +48,41 @@ bool ib__energy_change(double a, double a_bound, double b, double b_bound, doubl
     *change = b / a - 1;
     interval[0] = b * (1 - b_bound) / (a * (1 + a_bound)) - 1;
     interval[1] = b * (1 + b_bound) / (a * (1 - a_bound)) - 1;
+    return true;
+}
+
+/* A side's log geometric mean, the sd of its log figures and its largest
+ * bound; false when it has no figure or one is not a figure. */
+static bool side_logs(const ib__energy_side *s, double *mean, double *sd, double *bound)
+{
+    *bound = 0;
+    for (size_t i = 0; i < s->k; i++) {
+        if (!(s->joules_per_item[i] > 0) || !(s->bound[i] >= 0 && s->bound[i] < 1)) return false;
+        *bound = fmax(*bound, s->bound[i]);
+    }
+    if (s->k == 0) return false;
+    ib__log_mean_sd(s->joules_per_item, s->k, mean, sd);
+    return true;
+}
+
+bool ib__energy_sessions_change(const ib__energy_side *a, const ib__energy_side *b, double *change,
+                                double interval[2])
+{
+    double ma, sa, ba, mb, sb, bb;
+    if (!side_logs(a, &ma, &sa, &ba) || !side_logs(b, &mb, &sb, &bb)) return false;
+    if (a->k == 1 && b->k == 1)
+        return ib__energy_change(a->joules_per_item[0], ba, b->joules_per_item[0], bb, change, interval);
+    /* How much sessions differ: from both sides when both have sessions,
+     * else from the side that has, as a comparison of runs is widened. */
+    double half = a->k >= 2 && b->k >= 2 ? ib__welch_half(sa, a->k, sb, b->k)
+                  : a->k >= 2            ? ib__between_half(sa, a->k - 1, a->k, b->k)
+                                         : ib__between_half(sb, b->k - 1, a->k, b->k);
+    /* The bounds are limits, not spreads: every figure within its bound,
+     * they add to the interval, as they make the interval of two figures. */
+    double d = mb - ma;
+    *change = expm1(d);
+    interval[0] = expm1(d - half + log1p(-bb) - log1p(ba));
+    interval[1] = expm1(d + half + log1p(bb) - log1p(-ba));
     return true;
 }
 
@@ -233,19 +269,27 @@ bool ib__energy_meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__e
     return first_read(m);
 }
 
-/* A workload's counter: its own, else NVML's on its GPU. */
-static bool workload_counter(void *ctx, ib__energy_counter *c, char *note, size_t cap)
+bool ib__energy_open_source(void *ctx, ib__energy_counter *c, char *note, size_t cap)
 {
-    ib_workload *w = ctx;
-    if (w->own_energy) return w->own_energy(w, c, note, cap);
-    if (ib__workload_can(w, IB_CAP_CUDA_STREAM)) return ib__energy_open_gpu(w->device_id, c, note, cap);
-    snprintf(note, cap, "%s", IB__ENERGY_CPU_WORKLOAD_NOTE);
+    const ib__energy_source *s = ctx;
+    if (s->own) return s->own(s->self, c, note, cap);
+    if (s->on_gpu) return ib__energy_open_gpu(s->device_id, c, note, cap);
+    snprintf(note, cap, "%s", s->cpu_note);
     return false;
+}
+
+/* A workload's: its own, else NVML's on its GPU (a workload on the CUDA
+ * stream). */
+static ib__energy_source workload_source(ib_workload *w)
+{
+    return (ib__energy_source){ w->own_energy, w, ib__workload_can(w, IB_CAP_CUDA_STREAM), w->device_id,
+                                IB__ENERGY_CPU_WORKLOAD_NOTE };
 }
 
 bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
 {
-    return ib__energy_meter_open_on(m, &w->clock, workload_counter, w);
+    ib__energy_source s = workload_source(w);
+    return ib__energy_meter_open_on(m, &w->clock, ib__energy_open_source, &s);
 }
 
 /* The CPU package's counter: RAPL under root (ctx; NULL: the system's). */
@@ -417,7 +461,8 @@ double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms)
 
 void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg)
 {
-    ib__energy_meters_open_on(m, &w->clock, workload_counter, w, w->own_energy != NULL, cfg);
+    ib__energy_source s = workload_source(w);
+    ib__energy_meters_open_on(m, &w->clock, ib__energy_open_source, &s, s.own != NULL, cfg);
 }
 
 void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib__energy_open_fn open,

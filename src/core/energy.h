@@ -66,6 +66,24 @@ void ib__energy_figures(const ib__energy_window *w, double items, double step_ms
 bool ib__energy_change(double a, double a_bound, double b, double b_bound, double *change,
                        double interval[2]);
 
+/* One side of a change of energy: a figure a session (a result of one
+ * process: one), k of them, each joules per item > 0 with its relative
+ * bound in [0, 1). */
+typedef struct ib__energy_side {
+    const double *joules_per_item, *bound;
+    size_t k;
+} ib__energy_side;
+
+/* The change of energy per item from sessions a (baseline) to b: *change =
+ * the ratio of their geometric means less 1, and its interval on the log
+ * scale: the change's spread between sessions (Welch's t over the log
+ * figures when both sides have 2 or more; ib__between_half of the side
+ * that has them when one does, the other counting one) with both sides'
+ * largest bound added. One figure a side: ib__energy_change's exactly.
+ * False when a side has no figure or one is not a figure. */
+bool ib__energy_sessions_change(const ib__energy_side *a, const ib__energy_side *b, double *change,
+                                double interval[2]);
+
 /* The classic way: the mean of at most `points` power readings of s[0..n)
  * (evenly spread over those taken during the runs: the first and last,
  * before and after, left out when there are others; readings of 0 W
@@ -118,10 +136,21 @@ typedef struct ib__energy_meter {
     char note[200];           /* why there is no figure */
 } ib__energy_meter;
 
-/* Opens a counter into *c: false with the reason in note[cap]. What a
- * measured thing offers: its own (a fake's scripted one), else NVML's on
- * its GPU. */
-typedef bool (*ib__energy_open_fn)(void *ctx, ib__energy_counter *c, char *note, size_t cap);
+/* What a measured thing (a workload, a generation workload) counts its
+ * energy with: a counter of its own (a fake's scripted one) when own is
+ * set, else NVML's on its GPU when it runs on one, else none. */
+typedef struct ib__energy_source {
+    ib__energy_open_fn own; /* NULL: none of its own */
+    void *self;             /* own's ctx: the measured thing */
+    bool on_gpu;
+    int device_id;        /* the GPU's (CUDA's numbering) */
+    const char *cpu_note; /* why there is none on the CPU */
+} ib__energy_source;
+
+/* An ib__energy_open_fn over ctx, a const ib__energy_source: own's
+ * counter, else NVML's on device_id when on_gpu, else false with
+ * cpu_note. */
+bool ib__energy_open_source(void *ctx, ib__energy_counter *c, char *note, size_t cap);
 
 /* The counter open gives, read on clock (copied); false without one, the
  * reason in m->note. Whatever is measured (a forward pass, a generation)

@@ -7,25 +7,16 @@
  * are between steps, never inside a timed region (the windows' steps are
  * not the timed figures). */
 #include "core/generate.h"
-#include "env/energy.h"
 
 #include <math.h>
-#include <stdio.h>
 
 /* The workload's own counter (the fake's), else NVML's on its GPU. */
-static bool gen_counter(void *ctx, ib__energy_counter *c, char *note, size_t cap)
-{
-    ib__gen *g = ctx;
-    if (g->ops->energy) return g->ops->energy(g, c, note, cap);
-    if (g->info.device == IB_DEVICE_CUDA) return ib__energy_open_gpu(g->info.device_id, c, note, cap);
-    snprintf(note, cap, "a CPU run: no GPU energy counter");
-    return false;
-}
-
 void ib__gen_energy_open(ib__genm *m)
 {
-    ib__energy_meters_open_on(&m->energy, &m->g->clock, gen_counter, m->g, m->g->ops->energy != NULL,
-                              &m->cfg->run);
+    ib__gen *g = m->g;
+    ib__energy_source s = { g->ops->energy, g, g->info.device == IB_DEVICE_CUDA, g->info.device_id,
+                            "a CPU run: no GPU energy counter" };
+    ib__energy_meters_open_on(&m->energy, &g->clock, ib__energy_open_source, &s, s.own != NULL, &m->cfg->run);
 }
 
 void ib__gen_energy_close(ib__genm *m) { ib__energy_meters_close(&m->energy); }

@@ -76,24 +76,29 @@ typedef struct log_medians {
     double mean, sd, span;
 } log_medians;
 
+void ib__log_mean_sd(const double *v, size_t k, double *mean, double *sd)
+{
+    double sum = 0;
+    for (size_t i = 0; i < k; i++) sum += log(v[i]);
+    *mean = sum / (double)k;
+    double ss = 0;
+    for (size_t i = 0; i < k; i++) ss += (log(v[i]) - *mean) * (log(v[i]) - *mean);
+    *sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
+}
+
 static ib_status summarize_medians(const ib_session_sample *sorted, size_t k, log_medians *out, ib_error *err)
 {
-    double *l = malloc(k * sizeof *l);
-    IB_FAIL_IF(!l, err, IB_ERR_NO_MEMORY, "out of memory for %zu session medians", k);
-    double sum = 0, lo = INFINITY, hi = -INFINITY;
+    double *m = malloc(k * sizeof *m);
+    IB_FAIL_IF(!m, err, IB_ERR_NO_MEMORY, "out of memory for %zu session medians", k);
+    double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < k; i++) {
-        double m = ib_quantile_sorted(sorted[i].ms, sorted[i].n, 0.5);
-        l[i] = log(m);
-        sum += l[i];
-        lo = fmin(lo, m);
-        hi = fmax(hi, m);
+        m[i] = ib_quantile_sorted(sorted[i].ms, sorted[i].n, 0.5);
+        lo = fmin(lo, m[i]);
+        hi = fmax(hi, m[i]);
     }
-    out->mean = sum / (double)k;
-    double ss = 0;
-    for (size_t i = 0; i < k; i++) ss += (l[i] - out->mean) * (l[i] - out->mean);
-    out->sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
+    ib__log_mean_sd(m, k, &out->mean, &out->sd);
     out->span = (hi - lo) / exp(out->mean);
-    free(l);
+    free(m);
     return IB_OK;
 }
 
@@ -179,6 +184,15 @@ static double *pool(const ib_session_sample *s, size_t k, size_t *n)
     return all;
 }
 
+double ib__welch_half(double sd_a, size_t ka, double sd_b, size_t kb)
+{
+    double va = sd_a * sd_a / (double)ka, vb = sd_b * sd_b / (double)kb;
+    double df = va + vb > 0
+                    ? (va + vb) * (va + vb) / (va * va / (double)(ka - 1) + vb * vb / (double)(kb - 1))
+                    : (double)(ka + kb - 2);
+    return ib__t975((size_t)fmax(1, floor(df))) * sqrt(va + vb);
+}
+
 /* The change of the geometric means of session medians, B against A, and
  * its 95% interval: Welch's t on the difference of the mean log medians
  * (the sides may vary by different amounts), its degrees of freedom
@@ -186,11 +200,7 @@ static double *pool(const ib_session_sample *s, size_t k, size_t *n)
 static void welch_change(const log_medians *a, size_t ka, const log_medians *b, size_t kb, double *change,
                          double ci[2])
 {
-    double va = a->sd * a->sd / (double)ka, vb = b->sd * b->sd / (double)kb;
-    double df = va + vb > 0
-                    ? (va + vb) * (va + vb) / (va * va / (double)(ka - 1) + vb * vb / (double)(kb - 1))
-                    : (double)(ka + kb - 2);
-    double d = b->mean - a->mean, half = ib__t975((size_t)fmax(1, floor(df))) * sqrt(va + vb);
+    double d = b->mean - a->mean, half = ib__welch_half(a->sd, ka, b->sd, kb);
     *change = expm1(d);
     ci[0] = expm1(d - half);
     ci[1] = expm1(d + half);
@@ -250,17 +260,24 @@ ib_session_sample *ib__measured_sessions(const ib_latency_file *f, size_t *k)
 
 /* One side has one session: the runs compared, and when the other side
  * has sessions, the interval widened by how much they differed. */
-static ib_status compare_runs(const ib_latency_file *a, size_t ka, const ib_latency_file *b, size_t kb,
-                              double threshold, ib_comparison *out, ib_error *err)
+static ib_status compare_runs(const ib__compare_side *a, const ib__compare_side *b, double threshold,
+                              ib_comparison *out, ib_error *err)
 {
-    IB_TRY(ib_compare_samples(a->samples_ms, a->n, b->samples_ms, b->n, threshold, out, err));
-    const ib_latency_file *many = ka >= 2 ? a : kb >= 2 ? b : NULL;
-    double sd;
-    size_t k;
-    if (!many || ib_latency_file_spread(many, &sd, &k, err) != IB_OK) return IB_OK;
+    IB_TRY(ib_compare_samples(a->runs, a->n, b->runs, b->n, threshold, out, err));
+    const ib__compare_side *many = a->k >= 2 ? a : b->k >= 2 ? b : NULL;
+    ib_sessions_stats st;
+    if (!many || ib_sessions_compute(many->sessions, many->k, &st, err) != IB_OK) return IB_OK;
     char source[200];
-    snprintf(source, sizeof source, "the %zu sessions of %s", k, many == a ? "A" : "B");
-    return ib_compare_widen(out, sd, k - 1, ka, kb, source, err);
+    snprintf(source, sizeof source, "the %zu sessions of %s", many->k, many == a ? "A" : "B");
+    return ib_compare_widen(out, st.between_sd, many->k - 1, a->k, b->k, source, err);
+}
+
+ib_status ib__compare_sides(const ib__compare_side *a, const ib__compare_side *b, double threshold,
+                            ib_comparison *out, ib_error *err)
+{
+    if (a->k >= 2 && b->k >= 2)
+        return ib_compare_sessions(a->sessions, a->k, b->sessions, b->k, threshold, out, err);
+    return compare_runs(a, b, threshold, out, err);
 }
 
 ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, double threshold,
@@ -268,16 +285,20 @@ ib_status ib_compare_files(const ib_latency_file *a, const ib_latency_file *b, d
 {
     size_t ka, kb;
     ib_session_sample *sa = ib__measured_sessions(a, &ka), *sb = ib__measured_sessions(b, &kb);
-    ib_status st;
-    if (!sa || !sb)
-        st = ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading the sessions");
-    else if (ka >= 2 && kb >= 2)
-        st = ib_compare_sessions(sa, ka, sb, kb, threshold, out, err);
-    else
-        st = compare_runs(a, ka, b, kb, threshold, out, err);
+    ib__compare_side side_a = { sa, ka, a->samples_ms, a->n }, side_b = { sb, kb, b->samples_ms, b->n };
+    ib_status st = sa && sb ? ib__compare_sides(&side_a, &side_b, threshold, out, err)
+                            : ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading the sessions");
     free(sa);
     free(sb);
     return st;
+}
+
+double ib__between_half(double between_sd, size_t df, size_t ka, size_t kb)
+{
+    double na = ka > 1 ? (double)ka : 1, nb = kb > 1 ? (double)kb : 1;
+    /* A spread learnt from few sessions is itself uncertain: t, not z. */
+    double quantile = df > 0 ? ib__t975(df) : 1.959963984540054;
+    return quantile * between_sd * sqrt(1 / na + 1 / nb);
 }
 
 ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t df, size_t ka, size_t kb,
@@ -287,10 +308,7 @@ ib_status ib_compare_widen(ib_comparison *c, double between_sd, size_t df, size_
                "only a one-level comparison, once, is widened by the spread between sessions");
     IB_FAIL_IF(!(between_sd >= 0 && between_sd < 10), err, IB_ERR_INVALID_ARG,
                "a between-session sd of log times is a number from 0 to 10, not %g", between_sd);
-    double na = ka > 1 ? (double)ka : 1, nb = kb > 1 ? (double)kb : 1;
-    /* A spread learnt from few sessions is itself uncertain: t, not z. */
-    double quantile = df > 0 ? ib__t975(df) : 1.959963984540054;
-    double half = quantile * between_sd * sqrt(1 / na + 1 / nb);
+    double half = ib__between_half(between_sd, df, ka, kb);
     double mid = log1p(c->change);
     double below = mid - log1p(c->change_ci95[0]), above = log1p(c->change_ci95[1]) - mid;
     c->runs_ci95[0] = c->change_ci95[0];

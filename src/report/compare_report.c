@@ -205,8 +205,9 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
                     100 * c->threshold);
     sessions_note note = note_sessions(c, a, b);
     ib__sbuf_printf(&buf, "sessions: %s\n", note.text);
-    ib__text_energy_change(&buf, "energy", "energy per input", a->joules_per_item, a->energy_bound,
-                           b->joules_per_item, b->energy_bound, c->threshold);
+    ib__energy_compared energy;
+    ib__energy_compare(a, b, &energy);
+    ib__text_energy_compared(&buf, "energy", "energy per input", &energy, c->threshold);
     compare_warnings ws = collect_warnings(a, b);
     for (size_t i = 0; i < ws.n; i++) ib__sbuf_printf(&buf, "warning: %s\n", ws.w[i].text);
     return ib__sbuf_finish(&buf);
@@ -273,9 +274,11 @@ char *ib_comparison_report_json(const ib_comparison *c, const ib_latency_file *a
         cJSON_AddNullToObject(sessions, "runs_ci95_pct");
     }
     cJSON_AddStringToObject(sessions, "note", note.text);
-    cJSON_AddItemToObject(root, "energy_change",
-                          ib__json_energy_change(a->joules_per_item, a->energy_bound, b->joules_per_item,
-                                                 b->energy_bound, c->threshold));
+    ib__energy_compared energy;
+    ib__energy_compare(a, b, &energy);
+    cJSON *energy_change = ib__json_energy_compared(&energy, c->threshold);
+    ib__json_energy_why_not(energy_change, &energy);
+    cJSON_AddItemToObject(root, "energy_change", energy_change);
     compare_warnings ws = collect_warnings(a, b);
     cJSON *warnings = cJSON_AddArrayToObject(root, "warnings");
     for (size_t i = 0; i < ws.n; i++) cJSON_AddItemToArray(warnings, cJSON_CreateString(ws.w[i].key));

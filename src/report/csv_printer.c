@@ -222,15 +222,14 @@ static char *comparison_csv(const ib_result *res)
     ib__csv_number(&b, widened ? 100 * c->runs_ci95[1] : NAN);
     ib__csv_number(&b, widened ? 100 * c->between_sd : NAN);
     ib__csv_text_cell(&b, c->spread_source);
-    double echange, eci[2];
-    const char *everdict;
-    bool energy = ib__energy_compare(res->a, res->b, c->threshold, &echange, eci, &everdict);
-    ib__csv_number(&b, res->a->joules_per_item > 0 ? res->a->joules_per_item : NAN);
-    ib__csv_number(&b, res->b->joules_per_item > 0 ? res->b->joules_per_item : NAN);
-    ib__csv_number(&b, energy ? 100 * echange : NAN);
-    ib__csv_number(&b, energy ? 100 * eci[0] : NAN);
-    ib__csv_number(&b, energy ? 100 * eci[1] : NAN);
-    ib__csv_text_cell(&b, everdict);
+    ib__energy_compared e;
+    ib__energy_compare(res->a, res->b, &e);
+    ib__csv_number(&b, e.a > 0 ? e.a : NAN);
+    ib__csv_number(&b, e.b > 0 ? e.b : NAN);
+    ib__csv_number(&b, 100 * e.change);
+    ib__csv_number(&b, 100 * e.ci[0]);
+    ib__csv_number(&b, 100 * e.ci[1]);
+    ib__csv_text_cell(&b, ib__energy_change_verdict(e.change, e.ci, c->threshold));
     ib__sbuf_printf(&b, EOL);
     return ib__sbuf_finish(&b);
 }

@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *ib__energy_source_name(ib_energy_source s)
@@ -201,61 +202,125 @@ void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
     ib__text_energy_table(b, &c);
 }
 
-bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
-                        double ci[2], const char **verdict)
+const char *ib__energy_change_verdict(double change, const double ci[2], double threshold)
 {
-    if (!ib__energy_change(a, a_bound, b, b_bound, change, ci)) {
-        *verdict = "not in both files";
-        return false;
-    }
-    *verdict = ci[0] > threshold                           ? "more energy"
-               : ci[1] < -threshold                        ? "less energy"
-               : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
-                                                           : "inconclusive";
-    return true;
+    if (!isfinite(change)) return "not in both files";
+    return ci[0] > threshold                           ? "more energy"
+           : ci[1] < -threshold                        ? "less energy"
+           : ci[0] >= -threshold && ci[1] <= threshold ? "no change"
+                                                       : "inconclusive";
 }
 
-bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
-                        double ci[2], const char **verdict)
+static double largest_bound(const ib__energy_side *s)
 {
-    return ib__energy_verdict(a->joules_per_item, a->energy_bound, b->joules_per_item, b->energy_bound,
-                              threshold, change, ci, verdict);
+    double b = 0;
+    for (size_t i = 0; i < s->k; i++) b = fmax(b, s->bound[i]);
+    return b;
 }
 
-void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
-                            double b, double b_bound, double threshold)
+void ib__energy_compare_sides(const ib__energy_side *a, const ib__energy_side *b, ib__energy_compared *out)
 {
-    double change, ci[2];
-    const char *verdict;
-    if (!ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict)) {
-        /* Neither has one (two CPU results): no line on every comparison;
-         * the JSON's energy_change says so. */
-        if (isfinite(a) || isfinite(b))
-            ib__sbuf_printf(buf, "%s: %s (a figure of each is needed)\n", label, verdict);
+    out->how[0] = '\0';
+    if (!ib__energy_sessions_change(a, b, &out->change, out->ci)) {
+        out->change = out->ci[0] = out->ci[1] = NAN;
         return;
     }
-    ib__sbuf_printf(buf,
-                    "%s: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (the two figures' "
-                    "bounds, +-%.2g%% and +-%.2g%%): %s\n",
-                    what, a, b, ib__signed_shown(100 * change, 2), ib__signed_shown(100 * ci[0], 2),
-                    ib__signed_shown(100 * ci[1], 2), 100 * a_bound, 100 * b_bound, verdict);
+    double ba = 100 * largest_bound(a), bb = 100 * largest_bound(b);
+    if (a->k == 1 && b->k == 1)
+        snprintf(out->how, sizeof out->how, "the two figures' bounds, +-%.2g%% and +-%.2g%%", ba, bb);
+    else if (a->k >= 2 && b->k >= 2)
+        snprintf(
+            out->how, sizeof out->how,
+            "t over the sessions' log figures, A: %zu sessions, B: %zu, and their bounds, up to +-%.2g%% "
+            "and +-%.2g%%",
+            a->k, b->k, ba, bb);
+    else
+        snprintf(
+            out->how, sizeof out->how,
+            "the spread between the %zu sessions of %s and the figures' bounds, up to +-%.2g%% and +-%.2g%%",
+            a->k >= 2 ? a->k : b->k, a->k >= 2 ? "A" : "B", ba, bb);
 }
 
-cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold)
+/* A latency result's figures: its measured sessions' (a sessions
+ * document), else its own, into v and bound (room for n_sessions, at
+ * least one). */
+static ib__energy_side latency_side(const ib_latency_file *f, double *v, double *bound)
 {
-    double change, ci[2];
-    const char *verdict;
-    bool has = ib__energy_verdict(a, a_bound, b, b_bound, threshold, &change, ci, &verdict);
+    ib__energy_side s = { v, bound, 0 };
+    for (size_t i = 0; i < f->n_sessions; i++) {
+        const ib_latency_session *e = &f->sessions[i];
+        if (!e->samples_ms || !isfinite(e->joules_per_item)) continue;
+        v[s.k] = e->joules_per_item;
+        bound[s.k++] = e->energy_bound;
+    }
+    if (!f->n_sessions && isfinite(f->joules_per_item)) {
+        v[0] = f->joules_per_item;
+        bound[s.k++] = f->energy_bound;
+    }
+    return s;
+}
+
+void ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, ib__energy_compared *out)
+{
+    out->a = a->n_sessions ? a->sessions_joules_per_item : a->joules_per_item;
+    out->b = b->n_sessions ? b->sessions_joules_per_item : b->joules_per_item;
+    out->why_not_a = a->energy_note;
+    out->why_not_b = b->energy_note;
+    out->change = out->ci[0] = out->ci[1] = NAN;
+    out->how[0] = '\0';
+    size_t na = a->n_sessions ? a->n_sessions : 1, nb = b->n_sessions ? b->n_sessions : 1;
+    double *v = malloc(2 * (na + nb) * sizeof *v);
+    if (!v) return; /* no change shown: the comparison of time is the report's */
+    ib__energy_side sa = latency_side(a, v, v + na), sb = latency_side(b, v + 2 * na, v + 2 * na + nb);
+    ib__energy_compare_sides(&sa, &sb, out);
+    free(v);
+}
+
+void ib__text_energy_compared(ib__sbuf *buf, const char *label, const char *what,
+                              const ib__energy_compared *e, double threshold)
+{
+    if (isfinite(e->change)) {
+        ib__sbuf_printf(buf, "%s: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (%s): %s\n", what,
+                        e->a, e->b, ib__signed_shown(100 * e->change, 2), ib__signed_shown(100 * e->ci[0], 2),
+                        ib__signed_shown(100 * e->ci[1], 2), e->how,
+                        ib__energy_change_verdict(e->change, e->ci, threshold));
+        return;
+    }
+    /* Neither has one (two CPU results): no line on every comparison (a
+     * reason true of both); the JSON says why. */
+    if (!isfinite(e->a) && !isfinite(e->b)) return;
+    const char *side;
+    const char *why = ib__energy_why_not(e, &side);
+    ib__sbuf_printf(buf, "%s: not in both files: %s has no figure: %s\n", label, side, why);
+}
+
+const char *ib__energy_why_not(const ib__energy_compared *e, const char **side)
+{
+    bool a_lacks = !isfinite(e->a);
+    const char *why = a_lacks ? e->why_not_a : e->why_not_b;
+    *side = a_lacks ? "A" : "B";
+    return why && why[0] ? why : "its result has none";
+}
+
+cJSON *ib__json_energy_compared(const ib__energy_compared *e, double threshold)
+{
+    bool has = isfinite(e->change);
     cJSON *o = cJSON_CreateObject();
-    ib__json_add_number(o, "pct", has ? 100 * change : NAN);
+    ib__json_add_number(o, "pct", has ? 100 * e->change : NAN);
     if (has) {
-        const double pct[2] = { 100 * ci[0], 100 * ci[1] };
+        const double pct[2] = { 100 * e->ci[0], 100 * e->ci[1] };
         cJSON_AddItemToObject(o, "interval_pct", ib__json_array(pct, 2));
     } else {
         cJSON_AddNullToObject(o, "interval_pct");
     }
-    cJSON_AddStringToObject(o, "verdict", verdict);
+    cJSON_AddStringToObject(o, "verdict", ib__energy_change_verdict(e->change, e->ci, threshold));
     return o;
+}
+
+void ib__json_energy_why_not(cJSON *o, const ib__energy_compared *e)
+{
+    ib__json_add_string_or_null(o, "why_not_a", e->why_not_a && e->why_not_a[0] ? e->why_not_a : NULL);
+    ib__json_add_string_or_null(o, "why_not_b", e->why_not_b && e->why_not_b[0] ? e->why_not_b : NULL);
 }
 
 int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound)

@@ -2,9 +2,12 @@
  * compared (ib_compare_gen_files, its text and JSON): what compare needs of
  * the JSON generate_report.c writes. */
 #include "report/printer.h"
+#include "core/energy.h"
+#include "core/sessions.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,35 +33,149 @@ static int32_t read_int(const cJSON *o, const char *key)
     return in_range ? (int32_t)v->valuedouble : 0;
 }
 
-/* The numbers of a (nested when nested) array, flattened into *out. */
-static ib_status read_samples(const cJSON *a, bool nested, double **out, size_t *n, ib_error *err)
+/* A growing array of samples. */
+typedef struct samples {
+    double *v;
+    size_t n, cap;
+} samples;
+
+/* The numbers of a (nested when nested) array, flattened onto *out. */
+static ib_status read_samples(const cJSON *a, bool nested, samples *out, ib_error *err)
 {
-    *out = NULL;
-    *n = 0;
     if (!cJSON_IsArray(a)) return bad(err, "its samples are missing");
-    size_t cap = 0;
     for (const cJSON *row = a->child; row; row = row->next) {
         const cJSON *first = nested ? row->child : row, *end = nested ? NULL : row->next;
         if (nested && !cJSON_IsArray(row)) return bad(err, "a run's tokens are not an array");
         for (const cJSON *v = first; v != end; v = v->next) {
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) return bad(err, "a sample is not a number");
-            if (*n == cap) {
-                cap = cap ? 2 * cap : 1024;
-                double *p = realloc(*out, cap * sizeof *p);
+            if (out->n == out->cap) {
+                out->cap = out->cap ? 2 * out->cap : 1024;
+                double *p = realloc(out->v, out->cap * sizeof *p);
                 if (!p) return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading a generation result");
-                *out = p;
+                out->v = p;
             }
-            (*out)[(*n)++] = v->valuedouble;
+            out->v[out->n++] = v->valuedouble;
         }
     }
     return IB_OK;
 }
 
-static ib_status read_doc(const cJSON *root, ib_gen_file *out, ib_error *err)
+/* o.samples' TTFT and every token onto ttft and token. */
+static ib_status read_runs(const cJSON *o, samples *ttft, samples *token, ib_error *err)
 {
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, GEN_SCHEMA))
-        return bad(err, "no " GEN_SCHEMA " schema");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, "samples");
+    IB_TRY(read_samples(cJSON_GetObjectItemCaseSensitive(s, "ttft_ms"), false, ttft, err));
+    return read_samples(cJSON_GetObjectItemCaseSensitive(s, "token_ms"), true, token, err);
+}
+
+/* o[key]'s figure (NaN, NaN when it has none) and, when note is still
+ * empty and there is no figure, why not (the object's note). */
+static ib_status read_energy(const cJSON *o, const char *key, double *joules_per_token, double *bound,
+                             char *note, size_t cap, ib_error *err)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, key);
+    int st = ib__energy_read_figure(e, joules_per_token, bound);
+    if (st == -1)
+        return ib__fail(err, IB_ERR_INVALID_ARG, "not an inferbench generation result: %s is not an object",
+                        key);
+    if (st == -2)
+        return ib__fail(err, IB_ERR_INVALID_ARG,
+                        "not an inferbench generation result: %s.joules_per_item is not a positive number "
+                        "with a bound in [0, 1)",
+                        key);
+    if (!note[0] && !isfinite(*joules_per_token)) copy_string(e, "note", note, cap);
+    return IB_OK;
+}
+
+static ib_status read_session_energy(const cJSON *e, ib_gen_file_session *s, ib_gen_file *out, ib_error *err)
+{
+    IB_TRY(read_energy(e, "decode_energy", &s->decode_joules_per_token, &s->decode_energy_bound,
+                       out->decode_energy_note, sizeof out->decode_energy_note, err));
+    return read_energy(e, "prefill_energy", &s->prefill_joules_per_token, &s->prefill_energy_bound,
+                       out->prefill_energy_note, sizeof out->prefill_energy_note, err);
+}
+
+/* Session entry e (not failed) onto the pooled runs, and into
+ * out->sessions when it has runs of both kinds (a session without is not
+ * one that measured: its runs are dropped too). */
+static ib_status read_session(const cJSON *e, samples *ttft, samples *token, ib_gen_file *out, ib_error *err)
+{
+    size_t t0 = ttft->n, k0 = token->n;
+    IB_TRY(read_runs(e, ttft, token, err));
+    if (ttft->n == t0 || token->n == k0) {
+        ttft->n = t0;
+        token->n = k0;
+        return IB_OK;
+    }
+    ib_gen_file_session *s = &out->sessions[out->n_sessions++];
+    s->n_ttft = ttft->n - t0;
+    s->n_token = token->n - k0;
+    return read_session_energy(e, s, out, err);
+}
+
+/* Where each session's runs lie in the pooled arrays, now that they no
+ * longer move. */
+static void point_sessions(ib_gen_file *out)
+{
+    size_t t = 0, k = 0;
+    for (size_t i = 0; i < out->n_sessions; i++) {
+        out->sessions[i].ttft_ms = out->ttft_ms + t;
+        out->sessions[i].token_ms = out->token_ms + k;
+        t += out->sessions[i].n_ttft;
+        k += out->sessions[i].n_token;
+    }
+}
+
+/* A figure across sessions (sessions.figures[key].geomean), NaN when none. */
+static double across(const cJSON *sessions, const char *key)
+{
+    return ib__json_num(ib__figure_named(cJSON_GetObjectItemCaseSensitive(sessions, "figures"), key),
+                        "geomean");
+}
+
+/* A merged result (--sessions N): each session that measured, the runs
+ * pooled, the figures across the sessions. */
+static ib_status read_merged(const cJSON *sessions, samples *ttft, samples *token, ib_gen_file *out,
+                             ib_error *err)
+{
+    const cJSON *runs = cJSON_GetObjectItemCaseSensitive(sessions, "runs");
+    int n = cJSON_GetArraySize(runs);
+    if (!cJSON_IsArray(runs) || n < 1 || n > IB_SESSIONS_MAX)
+        return ib__fail(err, IB_ERR_INVALID_ARG,
+                        "not an inferbench generation result: sessions.runs is not an array of 1 to %d "
+                        "sessions",
+                        IB_SESSIONS_MAX);
+    out->sessions = calloc((size_t)n, sizeof *out->sessions);
+    if (!out->sessions) return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory reading %d sessions", n);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, runs)
+    {
+        if (!cJSON_IsObject(e)) return bad(err, "a session of sessions.runs is not an object");
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "failed")))
+            IB_TRY(read_session(e, ttft, token, out, err));
+    }
+    out->tokens_per_s = across(sessions, "tokens_per_s");
+    out->decode_joules_per_token = across(sessions, "decode_joules_per_token");
+    out->prefill_joules_per_token = across(sessions, "prefill_joules_per_token");
+    out->decode_energy_bound = out->prefill_energy_bound = NAN;
+    return IB_OK;
+}
+
+/* A result of one process: its runs, tokens/s and energy at the root. */
+static ib_status read_single(const cJSON *root, samples *ttft, samples *token, ib_gen_file *out,
+                             ib_error *err)
+{
+    const cJSON *rate = cJSON_GetObjectItemCaseSensitive(root, "tokens_per_s");
+    out->tokens_per_s = cJSON_IsNumber(rate) ? rate->valuedouble : NAN;
+    IB_TRY(read_energy(root, "decode_energy", &out->decode_joules_per_token, &out->decode_energy_bound,
+                       out->decode_energy_note, sizeof out->decode_energy_note, err));
+    IB_TRY(read_energy(root, "prefill_energy", &out->prefill_joules_per_token, &out->prefill_energy_bound,
+                       out->prefill_energy_note, sizeof out->prefill_energy_note, err));
+    return read_runs(root, ttft, token, err);
+}
+
+static void read_settings(const cJSON *root, ib_gen_file *out)
+{
     copy_string(root, "model", out->model, sizeof out->model);
     copy_string(root, "device", out->device, sizeof out->device);
     out->partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "partial"));
@@ -70,25 +187,35 @@ static ib_status read_doc(const cJSON *root, ib_gen_file *out, ib_error *err)
     out->prompt_tokens = read_int(s, "prompt_tokens");
     out->new_tokens = read_int(s, "new_tokens");
     out->depth = read_int(s, "depth");
-    const cJSON *rate = cJSON_GetObjectItemCaseSensitive(root, "tokens_per_s");
-    out->tokens_per_s = cJSON_IsNumber(rate) ? rate->valuedouble : NAN;
-    int energy = ib__energy_read_figure(cJSON_GetObjectItemCaseSensitive(root, "decode_energy"),
-                                        &out->decode_joules_per_token, &out->decode_energy_bound);
-    if (energy == -1) return bad(err, "decode_energy is not an object");
-    if (energy == -2)
-        return bad(err, "decode_energy.joules_per_item is not a positive number with a bound in [0, 1)");
-    const cJSON *samples = cJSON_GetObjectItemCaseSensitive(root, "samples");
-    IB_TRY(read_samples(cJSON_GetObjectItemCaseSensitive(samples, "ttft_ms"), false, &out->ttft_ms,
-                        &out->n_ttft, err));
-    return read_samples(cJSON_GetObjectItemCaseSensitive(samples, "token_ms"), true, &out->token_ms,
-                        &out->n_token, err);
+}
+
+static ib_status read_doc(const cJSON *root, ib_gen_file *out, ib_error *err)
+{
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, GEN_SCHEMA))
+        return ib__fail(err, IB_ERR_UNSUPPORTED,
+                        "not an inferbench generation result: no " GEN_SCHEMA " schema");
+    read_settings(root, out);
+    const cJSON *sessions = cJSON_GetObjectItemCaseSensitive(root, "sessions");
+    samples ttft = { 0 }, token = { 0 };
+    ib_status st = sessions ? read_merged(sessions, &ttft, &token, out, err)
+                            : read_single(root, &ttft, &token, out, err);
+    out->ttft_ms = ttft.v;
+    out->n_ttft = ttft.n;
+    out->token_ms = token.v;
+    out->n_token = token.n;
+    point_sessions(out);
+    /* A figure has no reason to be missing. */
+    if (isfinite(out->decode_joules_per_token)) out->decode_energy_note[0] = '\0';
+    if (isfinite(out->prefill_joules_per_token)) out->prefill_energy_note[0] = '\0';
+    return st;
 }
 
 ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
     cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root) return bad(err, "not JSON");
+    if (!root) return ib__fail(err, IB_ERR_UNSUPPORTED, "not an inferbench generation result: not JSON");
     ib_status st = read_doc(root, out, err);
     cJSON_Delete(root);
     if (st != IB_OK) ib_gen_file_free(out);
@@ -100,27 +227,95 @@ void ib_gen_file_free(ib_gen_file *f)
     if (!f) return;
     free(f->ttft_ms);
     free(f->token_ms);
+    free(f->sessions);
     f->ttft_ms = f->token_ms = NULL;
-    f->n_ttft = f->n_token = 0;
+    f->sessions = NULL;
+    f->n_ttft = f->n_token = f->n_sessions = 0;
+}
+
+/* A side's runs, and its sessions (into s[0..n_sessions)) for the
+ * comparison of timed figure token (else TTFT). */
+static ib__compare_side timed_side(const ib_gen_file *f, bool token, ib_session_sample *s)
+{
+    for (size_t i = 0; i < f->n_sessions; i++) {
+        const ib_gen_file_session *e = &f->sessions[i];
+        s[i] = token ? (ib_session_sample){ e->token_ms, e->n_token }
+                     : (ib_session_sample){ e->ttft_ms, e->n_ttft };
+    }
+    return (ib__compare_side){ s, f->n_sessions, token ? f->token_ms : f->ttft_ms,
+                               token ? f->n_token : f->n_ttft };
+}
+
+static ib_status compare_timed(const ib_gen_file *a, const ib_gen_file *b, bool token, double threshold,
+                               ib_comparison *out, ib_error *err)
+{
+    ib_session_sample *s = malloc((a->n_sessions + b->n_sessions + 1) * sizeof *s);
+    if (!s) return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory comparing sessions");
+    ib__compare_side sa = timed_side(a, token, s), sb = timed_side(b, token, s + a->n_sessions);
+    ib_error why;
+    ib_status st = ib__compare_sides(&sa, &sb, threshold, out, &why);
+    free(s);
+    if (st == IB_OK) return IB_OK;
+    return ib__fail(err, st, "%s: %s", token ? "per-token latency" : "TTFT", why.message);
+}
+
+/* Figure i of a side (i < its sessions, or 0 for a result of one
+ * process): its joules per token and bound; false when it has none. */
+static bool figure_at(const ib_gen_file *f, size_t i, bool prefill, double *joules, double *bound)
+{
+    const ib_gen_file_session *e = f->n_sessions ? &f->sessions[i] : NULL;
+    *joules = e ? (prefill ? e->prefill_joules_per_token : e->decode_joules_per_token)
+                : (prefill ? f->prefill_joules_per_token : f->decode_joules_per_token);
+    *bound = e ? (prefill ? e->prefill_energy_bound : e->decode_energy_bound)
+               : (prefill ? f->prefill_energy_bound : f->decode_energy_bound);
+    return isfinite(*joules);
+}
+
+/* A side's energy figures into v and bound: its sessions' that have one
+ * (a merged result), else its own. */
+static ib__energy_side energy_side(const ib_gen_file *f, bool prefill, double *v, double *bound)
+{
+    ib__energy_side s = { v, bound, 0 };
+    for (size_t i = 0; i < (f->n_sessions ? f->n_sessions : 1); i++)
+        s.k += figure_at(f, i, prefill, &v[s.k], &bound[s.k]);
+    return s;
+}
+
+/* The energy change between a and b as compare gives and shows it: the
+ * sessions' figures of a merged result, else its own (ib__energy_compared:
+ * the change, its interval and how it was got, the figures shown, the
+ * sides' reasons); no change where memory ran out. */
+static ib__energy_compared energy_change(const ib_gen_file *a, const ib_gen_file *b, bool prefill)
+{
+    ib__energy_compared e = { .a = prefill ? a->prefill_joules_per_token : a->decode_joules_per_token,
+                              .b = prefill ? b->prefill_joules_per_token : b->decode_joules_per_token,
+                              .change = NAN,
+                              .ci = { NAN, NAN },
+                              .why_not_a = prefill ? a->prefill_energy_note : a->decode_energy_note,
+                              .why_not_b = prefill ? b->prefill_energy_note : b->decode_energy_note };
+    size_t na = a->n_sessions ? a->n_sessions : 1, nb = b->n_sessions ? b->n_sessions : 1;
+    double *v = malloc(2 * (na + nb) * sizeof *v);
+    if (v) {
+        ib__energy_side sa = energy_side(a, prefill, v, v + na);
+        ib__energy_side sb = energy_side(b, prefill, v + 2 * na, v + 2 * na + nb);
+        ib__energy_compare_sides(&sa, &sb, &e);
+    }
+    free(v);
+    return e;
 }
 
 ib_status ib_compare_gen_files(const ib_gen_file *a, const ib_gen_file *b, double threshold,
                                ib_gen_comparison *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
-    ib_error why;
-    if (ib_compare_samples(a->ttft_ms, a->n_ttft, b->ttft_ms, b->n_ttft, threshold, &out->ttft, &why) !=
-        IB_OK)
-        return ib__fail(err, IB_ERR_INVALID_ARG, "TTFT: %s", why.message);
-    if (ib_compare_samples(a->token_ms, a->n_token, b->token_ms, b->n_token, threshold, &out->token, &why) !=
-        IB_OK)
-        return ib__fail(err, IB_ERR_INVALID_ARG, "per-token latency: %s", why.message);
+    IB_TRY(compare_timed(a, b, false, threshold, &out->ttft, err));
+    IB_TRY(compare_timed(a, b, true, threshold, &out->token, err));
     out->tokens_per_s_change = b->tokens_per_s / a->tokens_per_s - 1;
-    const char *verdict;
-    if (!ib__energy_verdict(a->decode_joules_per_token, a->decode_energy_bound, b->decode_joules_per_token,
-                            b->decode_energy_bound, threshold, &out->energy_change,
-                            out->energy_change_interval, &verdict))
-        out->energy_change = out->energy_change_interval[0] = out->energy_change_interval[1] = NAN;
+    ib__energy_compared decode = energy_change(a, b, false), prefill = energy_change(a, b, true);
+    out->energy_change = decode.change;
+    memcpy(out->energy_change_interval, decode.ci, sizeof decode.ci);
+    out->prefill_energy_change = prefill.change;
+    memcpy(out->prefill_energy_change_interval, prefill.ci, sizeof prefill.ci);
     return IB_OK;
 }
 
@@ -162,6 +357,48 @@ static void text_one(ib__sbuf *b, const char *what, const ib_comparison *c)
         c->mann_whitney_p, ib_change_name(c->verdict));
 }
 
+/* An energy change as the reports show it: how its interval was got, the
+ * figures shown and the reasons, with the comparison's own change. */
+static ib__energy_compared energy_compared(const ib_result *r, bool prefill)
+{
+    const ib_gen_comparison *c = r->gen_comparison;
+    ib__energy_compared e = energy_change(r->gen_a, r->gen_b, prefill);
+    e.change = prefill ? c->prefill_energy_change : c->energy_change;
+    memcpy(e.ci, prefill ? c->prefill_energy_change_interval : c->energy_change_interval, sizeof e.ci);
+    return e;
+}
+
+/* An energy change's line; where one side has no figure, its reason (the
+ * result's own note); none where neither has (two CPU runs: a reason true
+ * of both is not repeated on every comparison; the JSON says it). */
+static void text_energy(ib__sbuf *b, const ib_result *r, bool prefill)
+{
+    const char *what = prefill ? "energy per prompt token (prefill)" : "energy per token (decode)";
+    ib__energy_compared e = energy_compared(r, prefill);
+    ib__text_energy_compared(b, what, what, &e, r->gen_comparison->ttft.threshold);
+}
+
+/* How a timed figure's interval was got, when not from the runs of one
+ * session each. */
+static void text_sessions(ib__sbuf *b, const ib_result *r)
+{
+    const ib_gen_comparison *c = r->gen_comparison;
+    if (c->ttft.two_level)
+        ib__sbuf_printf(b,
+                        "sessions: the intervals are two-level (A: %zu sessions, B: %zu): t over the "
+                        "sessions' log medians\n",
+                        r->gen_a->n_sessions, r->gen_b->n_sessions);
+    else if (c->ttft.spread_source[0])
+        ib__sbuf_printf(
+            b,
+            "sessions: the intervals of the runs widened by the spread between %s (TTFT sd %.2f%%, "
+            "per token sd %.2f%%, log times): the runs' [%+.2f%%, %+.2f%%] and [%+.2f%%, %+.2f%%]\n",
+            c->ttft.spread_source, 100 * c->ttft.between_sd, 100 * c->token.between_sd,
+            ib__signed_shown(100 * c->ttft.runs_ci95[0], 2), ib__signed_shown(100 * c->ttft.runs_ci95[1], 2),
+            ib__signed_shown(100 * c->token.runs_ci95[0], 2),
+            ib__signed_shown(100 * c->token.runs_ci95[1], 2));
+}
+
 char *ib__gen_comparison_text(const ib_result *r)
 {
     const ib_gen_comparison *c = r->gen_comparison;
@@ -177,10 +414,9 @@ char *ib__gen_comparison_text(const ib_result *r)
                     c->token.a.mean, c->token.b.mean, r->gen_a->tokens_per_s, r->gen_b->tokens_per_s,
                     ib__signed_shown(100 * c->tokens_per_s_change, 2));
     ib__sbuf_printf(&b, "verdicts against a threshold of %.2f%% of the median\n", 100 * c->ttft.threshold);
-    ib__text_energy_change(&b, "energy per token (decode)", "energy per token (decode)",
-                           r->gen_a->decode_joules_per_token, r->gen_a->decode_energy_bound,
-                           r->gen_b->decode_joules_per_token, r->gen_b->decode_energy_bound,
-                           c->ttft.threshold);
+    text_sessions(&b, r);
+    text_energy(&b, r, false);
+    text_energy(&b, r, true);
     const char *keys[16], *texts[16];
     size_t n = differences(r->gen_a, r->gen_b, keys, texts);
     for (size_t i = 0; i < n; i++) ib__sbuf_printf(&b, "warning: %s\n", texts[i]);
@@ -197,6 +433,24 @@ static cJSON *json_one(const ib_comparison *c)
     ib__json_add_number(o, "mann_whitney_u", c->mann_whitney_u);
     ib__json_add_number(o, "mann_whitney_p", c->mann_whitney_p);
     cJSON_AddStringToObject(o, "verdict", ib_change_name(c->verdict));
+    cJSON_AddBoolToObject(o, "two_level", c->two_level);
+    bool widened = c->spread_source[0] != '\0';
+    if (widened)
+        cJSON_AddItemToObject(o, "runs_ci95", ib__json_array(c->runs_ci95, 2));
+    else
+        cJSON_AddNullToObject(o, "runs_ci95");
+    ib__json_add_number(o, "between_sd", widened ? c->between_sd : NAN);
+    ib__json_add_string_or_null(o, "spread_source", widened ? c->spread_source : NULL);
+    return o;
+}
+
+/* An energy change's object, with why it is missing where one side has no
+ * figure (the result's own note; null where it has one). */
+static cJSON *json_energy(const ib_result *r, bool prefill)
+{
+    ib__energy_compared e = energy_compared(r, prefill);
+    cJSON *o = ib__json_energy_compared(&e, r->gen_comparison->ttft.threshold);
+    ib__json_energy_why_not(o, &e);
     return o;
 }
 
@@ -215,11 +469,12 @@ char *ib__gen_comparison_json(const ib_result *r)
     ib__json_add_number(root, "tokens_per_s_change", c->tokens_per_s_change);
     ib__json_add_number(root, "decode_joules_per_token_a", r->gen_a->decode_joules_per_token);
     ib__json_add_number(root, "decode_joules_per_token_b", r->gen_b->decode_joules_per_token);
-    cJSON_AddItemToObject(root, "energy_change",
-                          ib__json_energy_change(r->gen_a->decode_joules_per_token,
-                                                 r->gen_a->decode_energy_bound,
-                                                 r->gen_b->decode_joules_per_token,
-                                                 r->gen_b->decode_energy_bound, c->ttft.threshold));
+    cJSON_AddItemToObject(root, "energy_change", json_energy(r, false));
+    ib__json_add_number(root, "prefill_joules_per_token_a", r->gen_a->prefill_joules_per_token);
+    ib__json_add_number(root, "prefill_joules_per_token_b", r->gen_b->prefill_joules_per_token);
+    cJSON_AddItemToObject(root, "prefill_energy_change", json_energy(r, true));
+    ib__json_add_number(root, "sessions_a", (double)r->gen_a->n_sessions);
+    ib__json_add_number(root, "sessions_b", (double)r->gen_b->n_sessions);
     const char *keys[16], *texts[16];
     size_t n = differences(r->gen_a, r->gen_b, keys, texts);
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");

@@ -293,8 +293,23 @@ static ib_status read_whole(const cJSON *obj, const char *key, const char *where
 
 /* One entry of sessions.runs: how it ended and, unless it failed, its
  * samples of the result's timing. */
+/* o.energy's figure into *joules_per_item and *bound (NaN: none), and where
+ * it has none and note is still empty, its reason; where: its place. */
+static ib_status read_energy_at(const cJSON *o, const char *where, double *joules_per_item, double *bound,
+                                char *note, size_t cap, ib_error *err)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "energy");
+    int st = ib__energy_read_figure(e, joules_per_item, bound);
+    IB_FAIL_IF(st == -1, err, IB_ERR_INVALID_ARG, NOT_LATENCY "%senergy is not an object", where);
+    IB_FAIL_IF(st == -2, err, IB_ERR_INVALID_ARG,
+               NOT_LATENCY "%senergy.joules_per_item is not a positive number with a bound in [0, 1)", where);
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "note"));
+    if (!note[0] && !isfinite(*joules_per_item) && why) ib__strlcpy(note, why, cap);
+    return IB_OK;
+}
+
 static ib_status read_session(const cJSON *e, size_t i, ib_timing timing, ib_latency_session *s,
-                              ib_error *err)
+                              ib_latency_file *out, ib_error *err)
 {
     char where[48];
     snprintf(where, sizeof where, "sessions.runs[%zu].", i);
@@ -305,6 +320,8 @@ static ib_status read_session(const cJSON *e, size_t i, ib_timing timing, ib_lat
     s->exit_status = (int)status;
     IB_TRY(ib__json_read_string(e, "message", where, s->message, sizeof s->message, err));
     IB_TRY(read_partial(e, &s->partial, err));
+    IB_TRY(read_energy_at(e, where, &s->joules_per_item, &s->energy_bound, out->energy_note,
+                          sizeof out->energy_note, err));
     const cJSON *samples;
     IB_TRY(read_object(e, "samples", where, &samples, err));
     if (!samples) return IB_OK; /* a session that failed */
@@ -336,7 +353,7 @@ static ib_status read_sessions(const cJSON *root, ib_latency_file *out, ib_error
     const cJSON *e;
     cJSON_ArrayForEach(e, runs)
     {
-        IB_TRY(read_session(e, i, out->timing, &out->sessions[i], err));
+        IB_TRY(read_session(e, i, out->timing, &out->sessions[i], out, err));
         i++;
     }
     return IB_OK;
@@ -346,12 +363,8 @@ static ib_status read_sessions(const cJSON *root, ib_latency_file *out, ib_error
  * (absent or null: NaN, as for a file from before energy was measured). */
 static ib_status read_energy(const cJSON *root, ib_latency_file *out, ib_error *err)
 {
-    int st = ib__energy_read_figure(cJSON_GetObjectItemCaseSensitive(root, "energy"), &out->joules_per_item,
-                                    &out->energy_bound);
-    IB_FAIL_IF(st == -1, err, IB_ERR_INVALID_ARG, NOT_LATENCY "energy is not an object");
-    IB_FAIL_IF(st == -2, err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "energy.joules_per_item is not a positive number with a bound in [0, 1)");
-    return IB_OK;
+    return read_energy_at(root, "", &out->joules_per_item, &out->energy_bound, out->energy_note,
+                          sizeof out->energy_note, err);
 }
 
 /* sessions.figures' "joules_per_item": its geomean and ci95 (NaN where a
@@ -359,20 +372,15 @@ static ib_status read_energy(const cJSON *root, ib_latency_file *out, ib_error *
 static void read_sessions_energy(const cJSON *root, ib_latency_file *out)
 {
     out->sessions_joules_per_item = out->sessions_joules_ci95[0] = out->sessions_joules_ci95[1] = NAN;
-    const cJSON *figures =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "sessions"), "figures");
-    if (!cJSON_IsArray(figures)) return;
-    const cJSON *f;
-    cJSON_ArrayForEach(f, figures)
-    {
-        const cJSON *key = cJSON_GetObjectItemCaseSensitive(f, "key");
-        if (!cJSON_IsString(key) || strcmp(key->valuestring, "joules_per_item")) continue;
-        const cJSON *ci = cJSON_GetObjectItemCaseSensitive(f, "ci95");
-        out->sessions_joules_per_item = ib__json_num(f, "geomean");
-        for (int i = 0; i < 2 && cJSON_GetArraySize(ci) == 2; i++) {
-            const cJSON *v = cJSON_GetArrayItem(ci, i);
-            out->sessions_joules_ci95[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-        }
+    const cJSON *sessions = cJSON_GetObjectItemCaseSensitive(root, "sessions");
+    const cJSON *f =
+        ib__figure_named(cJSON_GetObjectItemCaseSensitive(sessions, "figures"), "joules_per_item");
+    if (!f) return;
+    const cJSON *ci = cJSON_GetObjectItemCaseSensitive(f, "ci95");
+    out->sessions_joules_per_item = ib__json_num(f, "geomean");
+    for (int i = 0; i < 2 && cJSON_GetArraySize(ci) == 2; i++) {
+        const cJSON *v = cJSON_GetArrayItem(ci, i);
+        out->sessions_joules_ci95[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
     }
 }
 
@@ -394,7 +402,10 @@ static ib_status read_document(const cJSON *root, const ib__legacy_result_keys *
     IB_TRY(read_energy(root, out, err));
     read_sessions_energy(root, out);
     IB_TRY(read_primary_samples(root, out, err));
-    return read_sessions(root, out, err);
+    IB_TRY(read_sessions(root, out, err));
+    /* A figure has no reason to be missing. */
+    if (isfinite(out->joules_per_item) || isfinite(out->sessions_joules_per_item)) out->energy_note[0] = '\0';
+    return IB_OK;
 }
 
 ib_status ib__latency_file_read(const char *text, size_t len, const ib__legacy_result_keys *legacy,

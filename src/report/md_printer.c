@@ -269,17 +269,18 @@ static char *comparison_md(const ib_result *res)
         ib__md_cell(&b, c->spread_source);
         ib__sbuf_printf(&b, ").\n");
     }
-    double echange, eci[2];
-    const char *everdict;
-    if (ib__energy_compare(res->a, res->b, c->threshold, &echange, eci, &everdict))
-        ib__sbuf_printf(
-            &b,
-            "\nEnergy per input: %.4g J -> %.4g J, %+.2f%% within [%+.2f%%, %+.2f%%] (the figures' "
-            "bounds): %s.\n",
-            res->a->joules_per_item, res->b->joules_per_item, ib__signed_shown(100 * echange, 2),
-            ib__signed_shown(100 * eci[0], 2), ib__signed_shown(100 * eci[1], 2), everdict);
-    else if (isfinite(res->a->joules_per_item) || isfinite(res->b->joules_per_item))
-        ib__sbuf_printf(&b, "\nEnergy per input: %s.\n", everdict);
+    ib__energy_compared e;
+    ib__energy_compare(res->a, res->b, &e);
+    const char *everdict = ib__energy_change_verdict(e.change, e.ci, c->threshold);
+    if (isfinite(e.change))
+        ib__sbuf_printf(&b,
+                        "\nEnergy per input: %.4g J -> %.4g J, %+.2f%% within [%+.2f%%, %+.2f%%] (%s): %s.\n",
+                        e.a, e.b, ib__signed_shown(100 * e.change, 2), ib__signed_shown(100 * e.ci[0], 2),
+                        ib__signed_shown(100 * e.ci[1], 2), e.how, everdict);
+    else if (isfinite(e.a) || isfinite(e.b)) {
+        const char *side, *why = ib__energy_why_not(&e, &side);
+        ib__sbuf_printf(&b, "\nEnergy per input: %s: %s has no figure: %s.\n", everdict, side, why);
+    }
     ib__sbuf warnings = { 0 };
     ib__compare_warnings_each(res->a, res->b, warning_item, &warnings);
     b.failed |= warnings.failed;

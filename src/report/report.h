@@ -181,6 +181,9 @@ typedef struct ib__sessions_count {
 cJSON *ib__sessions_object(cJSON *base, const ib__sessions_count *c);
 /* o[key] as a number, NaN when it is not one. */
 double ib__json_num(const cJSON *o, const char *key);
+/* The figure of sessions.figures whose key is key, or NULL (figures read
+ * back: anything else than an array of figures finds none). */
+const cJSON *ib__figure_named(const cJSON *figures, const char *key);
 /* A figure's value of session i (0-based), NaN when none. */
 double ib__figure_value(const cJSON *figure, size_t i);
 /* The aggregate rows the CSV and Markdown tables end with. */
@@ -262,22 +265,38 @@ typedef struct ib__energy_pitfall_row {
 size_t ib__energy_pitfall_rows(const ib_energy_pitfall *e, ib__energy_pitfall_row rows[3]);
 void ib__text_energy_pitfall(ib__sbuf *b, const ib_energy_pitfall *e);
 cJSON *ib__json_energy_pitfall(const ib_energy_pitfall *e);
-/* compare: the energy per input's change from a to b, the interval the two
- * figures' bounds give, and the verdict against threshold ("more energy",
- * "less energy", "no change", "inconclusive"); false when a file has no
- * figure (*verdict "not in both files"). */
-bool ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, double threshold, double *change,
-                        double ci[2], const char **verdict);
-/* The same for any two figures a, b (joules per item) with their bounds:
- * latency's per input, generation's per token. */
-bool ib__energy_verdict(double a, double a_bound, double b, double b_bound, double threshold, double *change,
-                        double ci[2], const char **verdict);
-/* compare's text line of the change ("what: A J -> B J: ..."), or
- * "label: not in both files (...)"; its JSON object (pct, interval_pct,
- * verdict). */
-void ib__text_energy_change(ib__sbuf *buf, const char *label, const char *what, double a, double a_bound,
-                            double b, double b_bound, double threshold);
-cJSON *ib__json_energy_change(double a, double a_bound, double b, double b_bound, double threshold);
+/* A change of energy as compare's reports show it: the figures shown (a
+ * merged result's the geometric mean across its sessions), the change B /
+ * A - 1 and its interval (NaN: not in both), how the interval was got
+ * ("the two figures' bounds, ..."; docs/compare.md) and each side's reason
+ * for having no figure ("" or NULL where it has one). */
+typedef struct ib__energy_compared {
+    double a, b, change, ci[2];
+    char how[200];
+    const char *why_not_a, *why_not_b;
+} ib__energy_compared;
+/* The change between two sides' figures (ib__energy_sessions_change) and
+ * how its interval was got, into out's change, ci and how. */
+struct ib__energy_side;
+void ib__energy_compare_sides(const struct ib__energy_side *a, const struct ib__energy_side *b,
+                              ib__energy_compared *out);
+/* compare of two latency results: the energy per input's, by their
+ * sessions' figures where they are sessions documents. */
+void ib__energy_compare(const ib_latency_file *a, const ib_latency_file *b, ib__energy_compared *out);
+/* Its verdict against threshold ("more energy", "less energy", "no
+ * change", "inconclusive"; "not in both files" when change is NaN). */
+const char *ib__energy_change_verdict(double change, const double ci[2], double threshold);
+/* compare's text line of it ("what: A J -> B J: ..."), or where one side
+ * has none "label: not in both files: B has no figure: its reason", or
+ * nothing where neither has; its JSON object (pct, interval_pct, verdict)
+ * and the reasons (why_not_a, why_not_b) added to o. */
+void ib__text_energy_compared(ib__sbuf *buf, const char *label, const char *what,
+                              const ib__energy_compared *e, double threshold);
+cJSON *ib__json_energy_compared(const ib__energy_compared *e, double threshold);
+/* The reason of the side without a figure (*side "A" or "B"; A when
+ * neither has one). */
+const char *ib__energy_why_not(const ib__energy_compared *e, const char **side);
+void ib__json_energy_why_not(cJSON *o, const ib__energy_compared *e);
 /* A figure's joules_per_item and bound read back from its JSON object e
  * (absent, null or without a figure: both NaN, 0); -1 when e is not an
  * object, -2 when its joules_per_item is not a positive number with a

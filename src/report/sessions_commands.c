@@ -469,22 +469,13 @@ char *ib_sessions_merge_json(const ib_session_outcome *s, size_t k, size_t reque
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* The figure whose key is key, or NULL. */
-static const cJSON *figure_named(const cJSON *figures, const char *key)
-{
-    const cJSON *f;
-    cJSON_ArrayForEach(
-        f, figures) if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "key")), key)) return f;
-    return NULL;
-}
-
 /* Each method across sessions: its geometric mean of session medians, its
  * error against the correct one, that error's range over the sessions, and
  * whether it lies inside the correct row's interval across sessions (then
  * it is no larger than what changes between sessions). */
 static void text_methods(ib__sbuf *b, const cJSON *figures, size_t k)
 {
-    const cJSON *correct = figure_named(figures, "correct_median_ms"), *f;
+    const cJSON *correct = ib__figure_named(figures, "correct_median_ms"), *f;
     if (!correct) return;
     double ref = ib__json_num(correct, "geomean");
     double lo = ib__figure_aggregate(correct, IB__FIGURE_CI_LOW),

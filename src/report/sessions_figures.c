@@ -221,3 +221,14 @@ void ib__sessions_footer(ib__sbuf *b, unsigned warnings)
     none.other_cpu_cores = NAN;
     ib__text_footer(b, false, IB_OK, &none, warnings);
 }
+
+const cJSON *ib__figure_named(const cJSON *figures, const char *key)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, figures)
+    {
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "key"));
+        if (name && !strcmp(name, key)) return f;
+    }
+    return NULL;
+}

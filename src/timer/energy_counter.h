@@ -8,6 +8,7 @@
 #define IB_TIMER_ENERGY_COUNTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct ib__energy_counter {
@@ -19,5 +20,10 @@ typedef struct ib__energy_counter {
     void (*close)(void *state); /* NULL: nothing to release */
     void *state;
 } ib__energy_counter;
+
+/* Opens a counter into *c: false with the reason in note[cap]. What a
+ * measured thing offers (its own counter: ctx is the thing), or what the
+ * meter opens (src/core/energy.h). */
+typedef bool (*ib__energy_open_fn)(void *ctx, ib__energy_counter *c, char *note, size_t cap);
 
 #endif

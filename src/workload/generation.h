@@ -89,8 +89,9 @@ typedef struct ib__gen_ops {
     /* Optional (NULL: NVML's counter of the GPU of info.device_id when
      * info.device is the GPU, else none). A counter of the workload's own
      * (the fake's, scripted on its virtual clock) into *c; false with the
-     * reason in note[cap]. */
-    bool (*energy)(ib__gen *g, ib__energy_counter *c, char *note, size_t cap);
+     * reason in note[cap]; its ctx is the ib__gen (the meter opens it
+     * through ib__energy_source, as a forward-pass workload's). */
+    ib__energy_open_fn energy;
 
     /* Releases everything. Required. */
     void (*destroy)(ib__gen *g);

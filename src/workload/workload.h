@@ -10,12 +10,12 @@
 
 #include "core/common.h"
 #include "inferbench_backend.h"
+#include "timer/energy_counter.h"
 #include "timer/timer.h"
 
 #define IB__WORKLOAD_OPS_VERSION 1
 
 struct ib__output_values;
-struct ib__energy_counter;
 
 typedef struct ib__workload_ops {
     int version; /* IB__WORKLOAD_OPS_VERSION */
@@ -112,9 +112,10 @@ struct ib_workload {
      * facts learn the runtime's without asking the registry. */
     void (*runtime_facts)(ib_runtime_info *rt);
     /* The backend's own energy counter (the fake's scripted one), opened
-     * into *c; false: it has none, the reason in note[cap]. NULL: a GPU
-     * workload's is NVML's on device_id (ib__workload_energy_counter). */
-    bool (*own_energy)(ib_workload *w, struct ib__energy_counter *c, char *note, size_t cap);
+     * into *c, its ctx this workload; false: it has none, the reason in
+     * note[cap]. NULL: a GPU workload's is NVML's on device_id
+     * (ib__energy_source, src/core/energy.h). */
+    ib__energy_open_fn own_energy;
 };
 
 /* Whether w declares every capability in caps. */

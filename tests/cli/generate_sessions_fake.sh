@@ -37,6 +37,29 @@ json_check "$TMP/s.json" "all(f['sessions'] == 3 and $NEAR(f['geomean'], f['valu
 json_check "$TMP/s.json" "(lambda f: all(f[k]['interval'] == \"t over the sessions' log medians, which hold both levels\" and f[k]['within_sd_log'] is not None for k in ('ttft_median_ms', 'token_median_ms', 'request_median_ms')) and f['tokens_per_s']['interval'] == \"t over the sessions' log values: one value each\" and f['tokens_per_s']['within_sd_log'] is None)($FIG)" "json: the medians on two levels, tokens/s one value a session"
 expect_grep "^m,cpu,,2,0,,2.5,1.06982421875," "$TMP/s.csv" "csv: session 2's row, no batch"
 
+# compare of two merged results (docs/compare.md, "Generation results"):
+# the timed figures two-level, the energy per token across the sessions
+# (every session 0.3 J a token at 300 W, 0.33 at 330 W: no spread, the
+# interval the bounds'); against a merged result without a counter, that
+# result's own reason.
+E=(--option energy_step_ms=100 --option idle_w=60 --option pos_ns=0)
+expect_exit 0 "3 sessions at 300 W" -- "$IB" "${FAKE[@]}" "${E[@]}" --option busy_w=300 --sessions 3 --json "$TMP/e1.json"
+expect_exit 0 "3 sessions at 330 W" -- "$IB" "${FAKE[@]}" "${E[@]}" --option busy_w=330 --sessions 3 --json "$TMP/e2.json"
+expect_exit 0 "compare: two merged results" -- "$IB" compare "$TMP/e1.json" "$TMP/e2.json" --json "$TMP/ec.json"
+expect_grep "^sessions: the intervals are two-level \(A: 3 sessions, B: 3\)" "$TMP/out" "compare: two-level"
+expect_grep "^energy per token \(decode\): 0.3 J -> 0.33 J: \+10.00%, within \[\+8.90%, \+11.11%\] \(t over the sessions' log figures, A: 3 sessions, B: 3, and their bounds, up to \+-0.5% and \+-0.5%\): more energy$" "$TMP/out" "compare: the decode energy across sessions"
+expect_grep "^energy per prompt token \(prefill\): 0.01172 J -> 0.01289 J: \+10.00%, within \[\+8.18%, \+11.85%\]" "$TMP/out" "compare: the prefill energy across sessions"
+json_check "$TMP/ec.json" "d['sessions_a'] == 3 and d['sessions_b'] == 3 and d['ttft']['two_level'] is True and abs(d['energy_change']['pct'] - 10) < 1e-9 and d['energy_change']['verdict'] == 'more energy' and abs(d['prefill_energy_change']['pct'] - 10) < 1e-9 and d['energy_change']['why_not_b'] is None" "compare json: both energy changes across sessions"
+expect_exit 0 "3 sessions without a counter" -- "$IB" "${FAKE[@]}" --sessions 3 --json "$TMP/e0.json"
+expect_exit 0 "compare: against no counter" -- "$IB" compare "$TMP/e1.json" "$TMP/e0.json"
+expect_grep "^energy per token \(decode\): not in both files: B has no figure: the fake scripts no energy counter \(energy_step_ms 0\)$" "$TMP/out" "compare: B's own reason"
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1])); d['sessions']['runs'][1]['decode_energy']['joules_per_item'] = -1
+json.dump(d, open(sys.argv[2], 'w'))" "$TMP/e1.json" "$TMP/bad.json"
+expect_exit 2 "compare: a broken session's figure" -- "$IB" compare "$TMP/bad.json" "$TMP/e2.json"
+expect_grep "^inferbench: '.*bad.json' is not an inferbench generation result: decode_energy.joules_per_item is not a positive number with a bound in \[0, 1\)$" "$TMP/err" "compare: said as a generation result's, one line"
+
 expect_exit 1 "every session fails partway: exit 1, the runs before kept" -- \
   "$IB" "${FAKE[@]}" --sessions 3 --option fail_at_call=121 --json "$TMP/f.json"
 expect_grep "^inferbench: 3 of 3 sessions failed \(session 1, exit status 1: fake: call 121 failed\)$" "$TMP/err" "the failure, one line"

@@ -1,12 +1,13 @@
 /* Fuzz target: generation results read back by `compare` (the JSON of
  * `generate --json`, kept wherever a CI job kept it). The bytes go to
  * ib_gen_file_parse as they are. Beyond "no crash", it checks what the
- * header promises: a refusal is IB_ERR_INVALID_ARG (or out of memory) with
- * one terminated line and an emptied result; an accepted result holds
- * finite samples, its arrays NULL exactly when empty. An accepted result is
- * then compared with itself: where the comparison takes it (6 samples of
- * durations each), both changes are exactly 0 and the text and JSON
- * reports are written, the JSON parsed back. */
+ * header promises: a refusal is IB_ERR_INVALID_ARG or IB_ERR_UNSUPPORTED
+ * (or out of memory) with one terminated line and an emptied result; an
+ * accepted result holds finite samples, its arrays NULL exactly when
+ * empty, a merged result's sessions laid over them in order. An accepted
+ * result is then compared with itself: where the comparison takes it (6
+ * samples of durations each), both changes are exactly 0 and the text and
+ * JSON reports are written, the JSON parsed back. */
 #include "fuzz.h"
 
 #include "inferbench.h"
@@ -17,13 +18,29 @@
 
 static void check_refused(ib_status st, const ib_error *err, const ib_gen_file *f)
 {
-    FUZZ_ASSERT(st == IB_ERR_INVALID_ARG || st == IB_ERR_NO_MEMORY);
+    FUZZ_ASSERT(st == IB_ERR_INVALID_ARG || st == IB_ERR_UNSUPPORTED || st == IB_ERR_NO_MEMORY);
     size_t len = strnlen(err->message, sizeof err->message);
     FUZZ_ASSERT(len > 0 && len < sizeof err->message);
     FUZZ_ASSERT(strchr(err->message, '\n') == NULL);
     static const char prefix[] = "not an inferbench generation result: ";
-    FUZZ_ASSERT(st != IB_ERR_INVALID_ARG || strncmp(err->message, prefix, sizeof prefix - 1) == 0);
+    FUZZ_ASSERT(st == IB_ERR_NO_MEMORY || strncmp(err->message, prefix, sizeof prefix - 1) == 0);
     FUZZ_ASSERT(f->ttft_ms == NULL && f->n_ttft == 0 && f->token_ms == NULL && f->n_token == 0);
+    FUZZ_ASSERT(f->sessions == NULL && f->n_sessions == 0);
+}
+
+/* A merged result's sessions: each with runs of both kinds, laid one
+ * after the other over the pooled arrays, which they fill. */
+static void check_sessions(const ib_gen_file *f)
+{
+    size_t t = 0, k = 0;
+    for (size_t i = 0; i < f->n_sessions; i++) {
+        const ib_gen_file_session *s = &f->sessions[i];
+        FUZZ_ASSERT(s->n_ttft > 0 && s->n_token > 0);
+        FUZZ_ASSERT(s->ttft_ms == f->ttft_ms + t && s->token_ms == f->token_ms + k);
+        t += s->n_ttft;
+        k += s->n_token;
+    }
+    FUZZ_ASSERT(f->n_sessions == 0 || (t == f->n_ttft && k == f->n_token));
 }
 
 static void check_samples(const double *x, size_t n)
@@ -60,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_samples(f.ttft_ms, f.n_ttft);
     check_samples(f.token_ms, f.n_token);
+    check_sessions(&f);
     ib_gen_comparison c;
     if (ib_compare_gen_files(&f, &f, 0.01, &c, &err) == IB_OK) {
         FUZZ_ASSERT(c.ttft.change == 0 && c.token.change == 0);

@@ -17,9 +17,12 @@
 # release set-up installed. The zoo's GGUF files go to INFERBENCH_ZOO_CACHE
 # (default /tmp/inferbench-zoo, kept between runs). IB_GEN_GPU_MODELS:
 # which models (default both); IB_GEN_GPU_PARTS: which measurements
-# (default "depth512 depth4096 search pitfalls"); IB_GEN_GPU_RUNS: --runs
-# of each (default generate's own). With OUT set, the JSON
-# files are copied there.
+# (default "depth512 depth4096 search pitfalls"; "compare_sessions", not
+# by default: --sessions 3 twice at depth 512 and compare of the two
+# merged results, whose decode and prefill energy per token must be
+# compared across the sessions, never "not in both files", the lines
+# recorded); IB_GEN_GPU_RUNS: --runs of each (default generate's own).
+# With OUT set, the JSON files are copied there.
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 [ -n "${IB_LLAMA_LIBRARY:-}" ] && export INFERBENCH_LLAMA_LIBRARY="$IB_LLAMA_LIBRARY"
@@ -65,9 +68,30 @@ energy_checks() {
   esac
 }
 
+# compare_sessions MODEL TAG: two merged results of 3 sessions compared
+# (docs/compare.md, "Generation results"): the energy across sessions.
+compare_sessions() {
+  local m=$1 tag=$2 runs=()
+  [ -n "${IB_GEN_GPU_RUNS:-}" ] && runs=(--runs "$IB_GEN_GPU_RUNS")
+  for side in a b; do
+    expect_exit 0 "$m: 3 sessions ($side)" -- "$IB" generate "$m" --device cuda --quiet --prompt-tokens 512 \
+      --new-tokens 128 --sessions 3 "${runs[@]}" --json "$TMP/$tag-sessions-$side.json" || { cat "$TMP/err"; return; }
+    [ -n "${OUT:-}" ] && cp "$TMP/$tag-sessions-$side.json" "$OUT/"
+  done
+  expect_exit 0 "$m: compare of the merged results" -- "$IB" compare "$TMP/$tag-sessions-a.json" \
+    "$TMP/$tag-sessions-b.json" --json "$TMP/$tag-sessions-compare.json" || { cat "$TMP/err"; return; }
+  cat "$TMP/out"
+  expect_grep "^sessions: the intervals are two-level \(A: 3 sessions, B: 3\)" "$TMP/out" "$m: compare two-level"
+  expect_grep "^energy per token \(decode\): .* \(t over the sessions' log figures, A: 3 sessions, B: 3" "$TMP/out" \
+    "$m: compare: the decode energy across sessions"
+  json_check "$TMP/$tag-sessions-compare.json" "all(d[k]['pct'] is not None and d[k]['verdict'] != 'not in both files' for k in ('energy_change', 'prefill_energy_change'))" "$m: compare json: both energy changes"
+  json_record "$TMP/$tag-sessions-compare.json" "'decode %+.2f%% [%+.2f%%, %+.2f%%] %s; prefill %+.2f%% [%+.2f%%, %+.2f%%] %s' % tuple(v for k in ('energy_change', 'prefill_energy_change') for v in (d[k]['pct'], *d[k]['interval_pct'], d[k]['verdict']))" "$m: compare of two sets of 3 sessions, energy"
+}
+
 for m in "${models[@]}"; do
   tag=$(echo "$m" | tr -c 'a-zA-Z0-9.\n' '_')
   for part in "${parts[@]}"; do
+    [ "$part" = compare_sessions ] && { compare_sessions "$m" "$tag"; continue; }
     case $part in
       depth512) extra=(--prompt-tokens 512 --new-tokens 128) ;;
       depth4096) extra=(--prompt-tokens 512 --new-tokens 128 --depth 4096) ;;

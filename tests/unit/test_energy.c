@@ -965,6 +965,124 @@ static void test_compare_energy(void)
     ib_workload_destroy(wb);
 }
 
+/* The latency JSON of one session of runs of run_ms at 300 W (step 100
+ * ms; step 0: no counter). */
+static char *session_json(double run_ms, double step_ms)
+{
+    ib_workload *w = energy_fake(&run_ms, step_ms, 300, 50);
+    ib_config cfg;
+    ib_config_init(&cfg);
+    ib_latency_result r;
+    ib_error err;
+    CHECK(ib_measure_latency(w, &cfg, &r, &err) == IB_OK);
+    char *json = ib_latency_report_json(&r, ib_workload_get_info(w), &cfg);
+    ib_latency_result_free(&r);
+    ib_workload_destroy(w);
+    return json;
+}
+
+/* Three sessions of runs of run_ms[i] merged (latency --sessions 3). */
+static char *sessions_json(const double run_ms[3], double step_ms)
+{
+    char *doc[3];
+    ib_session_outcome o[3];
+    for (int i = 0; i < 3; i++) {
+        doc[i] = session_json(run_ms[i], step_ms);
+        o[i] = (ib_session_outcome){ doc[i], strlen(doc[i]), 0, "" };
+    }
+    ib_error err;
+    char *merged = ib_sessions_merge_json(o, 3, 3, &err);
+    CHECK(merged != NULL);
+    for (int i = 0; i < 3; i++) free(doc[i]);
+    return merged;
+}
+
+/* The energy per input of one session of runs of run_ms, read back. */
+static double session_joules(double run_ms)
+{
+    char *json = session_json(run_ms, 100);
+    ib_latency_file f;
+    ib_error err;
+    CHECK(ib_latency_file_parse(json, strlen(json), &f, &err) == IB_OK);
+    double j = f.joules_per_item;
+    ib_latency_file_free(&f);
+    free(json);
+    return j;
+}
+
+/* compare of two latency --sessions 3 documents: each session's figure
+ * read back (that of the same measurement alone), the energy per input's
+ * change that of the geometric means, its interval Welch's t over the
+ * sessions' log figures (A's runs 1, 1.1 and 1 ms at 300 W: sd log(j11 /
+ * j10) / sqrt(3); B's all 1.1 ms: 0; 2 degrees of freedom, the library's
+ * t 4.3027) with the largest bounds, in text, JSON, CSV and Markdown;
+ * against a document without a counter, its reason. */
+static void test_compare_sessions_energy(void)
+{
+    const double ms_a[3] = { 1, 1.1, 1 }, ms_b[3] = { 1.1, 1.1, 1.1 };
+    char *ja = sessions_json(ms_a, 100), *jb = sessions_json(ms_b, 100), *jn = sessions_json(ms_a, 0);
+    ib_latency_file fa, fb, fn;
+    ib_error err;
+    CHECK(ib_latency_file_parse(ja, strlen(ja), &fa, &err) == IB_OK);
+    CHECK(ib_latency_file_parse(jb, strlen(jb), &fb, &err) == IB_OK);
+    CHECK(ib_latency_file_parse(jn, strlen(jn), &fn, &err) == IB_OK);
+    CHECK(fa.n_sessions == 3 && isnan(fa.joules_per_item) && !fa.energy_note[0]);
+    double j10 = session_joules(1), j11 = session_joules(1.1), ba = 0, bb = 0;
+    CHECK_NEAR(j10, 0.3, 1e-12);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_NEAR(fa.sessions[i].joules_per_item, ms_a[i] == 1 ? j10 : j11, 1e-15);
+        CHECK_NEAR(fb.sessions[i].joules_per_item, j11, 1e-15);
+        CHECK(fa.sessions[i].energy_bound > 0 && fa.sessions[i].energy_bound < 0.01);
+        ba = fmax(ba, fa.sessions[i].energy_bound);
+        bb = fmax(bb, fb.sessions[i].energy_bound);
+    }
+    double ga = cbrt(j10 * j11 * j10), d = log(j11 / ga),
+           half = 4.3027 * log(j11 / j10) / sqrt(3.0) / sqrt(3.0);
+    double lo = expm1(d - half + log1p(-bb) - log1p(ba)), hi = expm1(d + half + log1p(bb) - log1p(-ba));
+    ib_comparison cmp;
+    CHECK(ib_compare_files(&fa, &fb, 0.01, &cmp, &err) == IB_OK);
+    ib_result res = { .kind = IB_RESULT_COMPARISON, .comparison = &cmp, .a = &fa, .b = &fb };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json"), *csv = ib_report(&res, "csv");
+    char *md = ib_report(&res, "md");
+    char line[400];
+    snprintf(
+        line, sizeof line,
+        "energy per input: %.4g J -> %.4g J: %+.2f%%, within [%+.2f%%, %+.2f%%] (t over the sessions' log "
+        "figures, A: 3 sessions, B: 3, and their bounds, up to +-%.2g%% and +-%.2g%%): inconclusive\n",
+        ga, j11, 100 * expm1(d), 100 * lo, 100 * hi, 100 * ba, 100 * bb);
+    CHECK(text && strstr(text, line));
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    const cJSON *ec = cJSON_GetObjectItem(doc, "energy_change");
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(ec, "pct")), 100 * expm1(d), 1e-9);
+    CHECK_NEAR(cJSON_GetArrayItem(cJSON_GetObjectItem(ec, "interval_pct"), 0)->valuedouble, 100 * lo, 1e-9);
+    CHECK_NEAR(cJSON_GetArrayItem(cJSON_GetObjectItem(ec, "interval_pct"), 1)->valuedouble, 100 * hi, 1e-9);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(ec, "why_not_b")));
+    cJSON_Delete(doc);
+    CHECK(csv && strstr(csv, ",inconclusive\r\n"));
+    snprintf(line, sizeof line,
+             "Energy per input: %.4g J -> %.4g J, %+.2f%% within [%+.2f%%, %+.2f%%] (t over", ga, j11,
+             100 * expm1(d), 100 * lo, 100 * hi);
+    CHECK(md && strstr(md, line));
+    free(text);
+    free(json);
+    free(csv);
+    free(md);
+    /* Against sessions without a counter: B's own reason. */
+    res.b = &fn;
+    CHECK(!strcmp(fn.energy_note, "the fake scripts no energy counter (energy_step_ms 0)"));
+    text = ib_report(&res, "text");
+    CHECK(text &&
+          strstr(text, "energy: not in both files: B has no figure: the fake scripts no energy counter "
+                       "(energy_step_ms 0)\n"));
+    free(text);
+    ib_latency_file_free(&fa);
+    ib_latency_file_free(&fb);
+    ib_latency_file_free(&fn);
+    free(ja);
+    free(jb);
+    free(jn);
+}
+
 /* ------------------------------------------------------------------------ */
 /* pitfalls                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -1203,6 +1321,7 @@ int main(int argc, char **argv)
     RUN(test_formats_throughput);
     RUN(test_energy_change);
     RUN(test_compare_energy);
+    RUN(test_compare_sessions_energy);
     RUN(test_few_samples);
     RUN(test_pitfalls_energy);
     RUN(test_power_limit);

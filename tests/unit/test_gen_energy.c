@@ -313,6 +313,19 @@ static void parse(const char *json, ib_gen_file *f)
     CHECK(json && ib_gen_file_parse(json, strlen(json), f, &err) == IB_OK);
 }
 
+/* The first decode figure of json made -1: refused, one line. */
+static void check_broken_figure(char *json)
+{
+    char *at = strstr(json, "\"decode_energy\"");
+    at = at ? strstr(at, "\"joules_per_item\":\t") : NULL;
+    CHECK(at != NULL);
+    if (at) memcpy(at + strlen("\"joules_per_item\":\t"), "-1", 2);
+    ib_gen_file x;
+    ib_error err;
+    CHECK(ib_gen_file_parse(json, strlen(json), &x, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "decode_energy.joules_per_item is not a positive number"));
+}
+
 /* compare: 330 W against 300 W is 10% more energy a token, within the
  * interval the two bounds give; a file without a figure: not in both. */
 static void test_compare(void)
@@ -346,16 +359,11 @@ static void test_compare(void)
     res.gen_b = &n;
     text = ib_report(&res, "text");
     CHECK(text &&
-          strstr(text, "energy per token (decode): not in both files (a figure of each is needed)\n"));
+          strstr(text, "energy per token (decode): not in both files: B has no figure: the fake scripts no "
+                       "energy counter (energy_step_ms 0)\n"));
     free(text);
     /* A broken figure: refused, one line. */
-    char *at = strstr(ja, "\"decode_energy\"");
-    at = at ? strstr(at, "\"joules_per_item\":\t") : NULL;
-    CHECK(at != NULL);
-    if (at) memcpy(at + strlen("\"joules_per_item\":\t"), "-1", 2);
-    ib_gen_file x;
-    CHECK(ib_gen_file_parse(ja, strlen(ja), &x, &err) == IB_ERR_INVALID_ARG);
-    CHECK(strstr(err.message, "decode_energy.joules_per_item is not a positive number"));
+    check_broken_figure(ja);
     ib_gen_file_free(&a);
     ib_gen_file_free(&b);
     ib_gen_file_free(&n);
@@ -400,6 +408,149 @@ static void test_sessions(void)
     for (int i = 0; i < 3; i++) free(docs[i]);
 }
 
+/* Three sessions at busy_w[0..3) merged, as generate --sessions 3 writes
+ * them (NULL at i: session i killed, no document). */
+static char *merged_json(const double busy_w[3], double energy_step_ms)
+{
+    char *docs[3];
+    ib_session_outcome o[3];
+    for (int i = 0; i < 3; i++) {
+        docs[i] = busy_w[i] > 0 ? measured_json(busy_w[i], energy_step_ms) : NULL;
+        o[i] = (ib_session_outcome){ docs[i], docs[i] ? strlen(docs[i]) : 0, docs[i] ? 0 : -9,
+                                     docs[i] ? "" : "ended by signal 9" };
+    }
+    ib_error err;
+    char *merged = ib_sessions_merge(IB_RESULT_GENERATION, o, 3, 3, NULL, &err);
+    for (int i = 0; i < 3; i++) free(docs[i]);
+    return merged;
+}
+
+/* The bound of a decode window at busy_w: 200 ms of 1 ms steps, the
+ * counter's 1 mJ over its joules. */
+static double decode_bound(double busy_w) { return 1.0 / 200 + 1e-3 / (busy_w * 0.2); }
+
+/* compare of two merged results (generate --sessions 3, twice): each
+ * session read back, the timed figures two-level, the energy per token's
+ * change that of the geometric means with Welch's t over the sessions'
+ * log figures (A's sd log(1.1) / sqrt(3), B's 0: 2 degrees of freedom)
+ * and the largest bounds; one side merged, the other one process: the
+ * spread of the merged side's sessions (2 degrees of freedom, the single
+ * side counting one); a side without a counter: its own reason. The t
+ * quantile is the library's table's, to 4 decimals. */
+static void test_compare_sessions(void)
+{
+    const double wa[3] = { 300, 330, 300 }, wb[3] = { 330, 330, 330 };
+    char *ja = merged_json(wa, 100), *jb = merged_json(wb, 100), *js = measured_json(330, 100);
+    ib_gen_file a, b, single;
+    parse(ja, &a);
+    parse(jb, &b);
+    parse(js, &single);
+    CHECK(a.n_sessions == 3 && b.n_sessions == 3 && single.n_sessions == 0);
+    CHECK(a.n_ttft == 30 && a.n_token == 30 * N);
+    for (size_t i = 0; i < a.n_sessions; i++) {
+        CHECK(a.sessions[i].n_ttft == 10 && a.sessions[i].n_token == 10 * N);
+        CHECK(a.sessions[i].ttft_ms == a.ttft_ms + 10 * i &&
+              a.sessions[i].token_ms == a.token_ms + 10 * N * i);
+        CHECK_NEAR(a.sessions[i].decode_joules_per_token, wa[i] / 1000, 1e-12);
+        CHECK_NEAR(a.sessions[i].decode_energy_bound, decode_bound(wa[i]), 1e-12);
+        CHECK_NEAR(b.sessions[i].decode_energy_bound, decode_bound(wb[i]), 1e-12);
+    }
+    /* The merged figure: the geometric mean across sessions. */
+    double ga = cbrt(0.3 * 0.33 * 0.3);
+    CHECK_NEAR(a.decode_joules_per_token, ga, 1e-12);
+    CHECK(isnan(a.decode_energy_bound) && !a.decode_energy_note[0]);
+    CHECK_NEAR(a.tokens_per_s, 1000, 1e-9);
+    ib_gen_comparison c;
+    ib_error err;
+    CHECK(ib_compare_gen_files(&a, &b, 0.01, &c, &err) == IB_OK);
+    CHECK(c.ttft.two_level && c.token.two_level);
+    const double t2 = 4.3027, sd_a = log(1.1) / sqrt(3.0);
+    double d = log(0.33 / ga), half = t2 * sd_a / sqrt(3.0), ba = decode_bound(300), bb = decode_bound(330);
+    CHECK_NEAR(c.energy_change, expm1(d), 1e-12);
+    CHECK_NEAR(c.energy_change_interval[0], expm1(d - half + log1p(-bb) - log1p(ba)), 1e-12);
+    CHECK_NEAR(c.energy_change_interval[1], expm1(d + half + log1p(bb) - log1p(-ba)), 1e-12);
+    /* The prefill's figures scale with the power as the decode's do. */
+    CHECK_NEAR(c.prefill_energy_change, expm1(d), 1e-12);
+    ib_result res = { .kind = IB_RESULT_GEN_COMPARISON, .gen_comparison = &c, .gen_a = &a, .gen_b = &b };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json");
+    CHECK(text && strstr(text, "sessions: the intervals are two-level (A: 3 sessions, B: 3)"));
+    CHECK(text && strstr(text, "energy per token (decode): 0.3097 J -> 0.33 J: +6.56%, within [-7.98%, "
+                               "+23.40%] (t over the sessions' log figures, A: 3 sessions, B: 3, and their "
+                               "bounds, up to +-0.5% and +-0.5%): inconclusive\n"));
+    CHECK(text && strstr(text, "energy per prompt token (prefill): "));
+    CHECK(text && !strstr(text, "not in both"));
+    cJSON *root = json ? cJSON_Parse(json) : NULL;
+    const cJSON *e = cJSON_GetObjectItem(root, "energy_change");
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "pct")), 100 * expm1(d), 1e-9);
+    CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(e, "verdict")), "inconclusive"));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(e, "why_not_b")));
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "sessions_a")) == 3);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "ttft"), "two_level")));
+    e = cJSON_GetObjectItem(root, "prefill_energy_change");
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(e, "pct")), 100 * expm1(d), 1e-9);
+    cJSON_Delete(root);
+    free(text);
+    free(json);
+
+    /* Merged A against one process B: the runs' comparison widened, the
+     * energy's interval by A's spread between sessions. */
+    CHECK(ib_compare_gen_files(&a, &single, 0.01, &c, &err) == IB_OK);
+    CHECK(!c.ttft.two_level && !strcmp(c.ttft.spread_source, "the 3 sessions of A"));
+    double h = t2 * sd_a * sqrt(1.0 / 3 + 1);
+    CHECK_NEAR(c.energy_change, expm1(d), 1e-12);
+    CHECK_NEAR(c.energy_change_interval[0], expm1(d - h + log1p(-bb) - log1p(ba)), 1e-12);
+    CHECK_NEAR(c.energy_change_interval[1], expm1(d + h + log1p(bb) - log1p(-ba)), 1e-12);
+    /* And the other way round: the spread of B's sessions. */
+    ib_gen_comparison r;
+    CHECK(ib_compare_gen_files(&single, &a, 0.01, &r, &err) == IB_OK);
+    CHECK(!strcmp(r.ttft.spread_source, "the 3 sessions of B"));
+    CHECK_NEAR(r.energy_change, expm1(-d), 1e-12);
+    CHECK_NEAR(r.energy_change_interval[0], expm1(-d - h + log1p(-ba) - log1p(bb)), 1e-12);
+    CHECK_NEAR(r.energy_change_interval[1], expm1(-d + h + log1p(ba) - log1p(-bb)), 1e-12);
+    res.gen_b = &single;
+    text = ib_report(&res, "text");
+    CHECK(text && strstr(text, "energy per token (decode): 0.3097 J -> 0.33 J: +6.56%, within [-19.74%, "
+                               "+41.48%] (the spread between the 3 sessions of A and the figures' bounds, up "
+                               "to +-0.5% and +-0.5%): inconclusive\n"));
+    free(text);
+
+    /* Sessions without a counter, one killed: the two that measured, and
+     * the reason of the result itself. */
+    const double wn[3] = { 300, 0, 300 };
+    char *jn = merged_json(wn, 0);
+    ib_gen_file n;
+    parse(jn, &n);
+    CHECK(n.n_sessions == 2 && n.n_ttft == 20);
+    CHECK(isnan(n.decode_joules_per_token) &&
+          !strcmp(n.decode_energy_note, "the fake scripts no energy counter (energy_step_ms 0)"));
+    CHECK(ib_compare_gen_files(&a, &n, 0.01, &c, &err) == IB_OK);
+    CHECK(isnan(c.energy_change) && isnan(c.prefill_energy_change));
+    res.gen_b = &n;
+    text = ib_report(&res, "text");
+    json = ib_report(&res, "json");
+    CHECK(text && strstr(text, "energy per token (decode): not in both files: B has no figure: the fake "
+                               "scripts no energy counter (energy_step_ms 0)\n"));
+    CHECK(text && strstr(text, "energy per prompt token (prefill): not in both files: B has no figure: "));
+    CHECK(json && strstr(json, "\"why_not_b\":\t\"the fake scripts no energy counter (energy_step_ms 0)\""));
+    free(text);
+    free(json);
+
+    /* A broken session (its first decode figure): refused, one line. */
+    check_broken_figure(jb);
+    ib_gen_file x;
+    const char *no_runs = "{\"schema\": \"inferbench.generation/1\", \"sessions\": {\"runs\": 3}}";
+    CHECK(ib_gen_file_parse(no_runs, strlen(no_runs), &x, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "sessions.runs is not an array of 1 to 1000 sessions"));
+    ib_gen_file_free(&a);
+    ib_gen_file_free(&b);
+    ib_gen_file_free(&single);
+    ib_gen_file_free(&n);
+    free(ja);
+    free(jb);
+    free(js);
+    free(jn);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -415,5 +566,6 @@ int main(int argc, char **argv)
     RUN(test_formats);
     RUN(test_compare);
     RUN(test_sessions);
+    RUN(test_compare_sessions);
     return check_summary("test_gen_energy");
 }

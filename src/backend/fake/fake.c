@@ -318,7 +318,7 @@ static const ib__timer_ops fake_timer_ops = {
 /* The scripted energy counter                                               */
 /* ------------------------------------------------------------------------ */
 
-static bool fake_energy(ib_workload *w, ib__energy_counter *c, char *note, size_t cap)
+static bool fake_energy(void *w, ib__energy_counter *c, char *note, size_t cap)
 {
     return ib__fake_power_counter(&impl(w)->power, c, note, cap);
 }

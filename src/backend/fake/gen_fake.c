@@ -167,7 +167,7 @@ static ib_status gen_rewind(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error 
     return IB_OK;
 }
 
-static bool gen_energy(ib__gen *g, ib__energy_counter *c, char *note, size_t cap)
+static bool gen_energy(void *g, ib__energy_counter *c, char *note, size_t cap)
 {
     return ib__fake_power_counter(&impl(g)->power, c, note, cap);
 }
