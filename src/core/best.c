@@ -675,14 +675,18 @@ static bool more_efficient(const ib_energy *a, const ib_energy *b)
 }
 
 /* "+x% inputs per joule against the winner (its bound +-y%, the winner's
- * +-z%)", or why the row has no figure. */
+ * +-z%)", a tie where the two bounds overlap (the winner is the larger
+ * figure, not shown better), or why the row has no figure. */
 static void energy_why(const ib_energy *e, const ib_energy *win, char *why, size_t cap)
 {
-    if (e->source == IB_ENERGY_NONE)
+    if (e->source == IB_ENERGY_NONE) {
         snprintf(why, cap, "no energy figure: %s", e->note);
-    else
-        snprintf(why, cap, "%+.1f%% inputs per joule against the winner (bounds +-%.2g%% and +-%.2g%%)",
-                 100 * (e->items_per_joule / win->items_per_joule - 1), 100 * e->bound, 100 * win->bound);
+        return;
+    }
+    bool tie = e->items_per_joule * (1 + e->bound) >= win->items_per_joule * (1 - win->bound);
+    snprintf(why, cap, "%+.1f%% inputs per joule against the winner (bounds +-%.2g%% and +-%.2g%%%s)",
+             100 * (e->items_per_joule / win->items_per_joule - 1), 100 * e->bound, 100 * win->bound,
+             tie ? ": they overlap, a tie" : "");
 }
 
 /* A row's side of a race: latency (batch 1) or throughput. */

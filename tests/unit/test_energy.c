@@ -760,6 +760,7 @@ static void test_best_energy_objective(void)
     CHECK(fabs(e1->joules_per_item - 0.2475) <= e1->bound * 0.2475);
     CHECK(fabs(e0->joules_per_item - 0.44) <= e0->bound * 0.44);
     CHECK(strstr(r->rows[0].latency_why, "inputs per joule against the winner") != NULL);
+    CHECK(strstr(r->rows[0].latency_why, "a tie") == NULL); /* 0.44 against 0.2475 J: far apart */
     CHECK(r->rows[1].throughput_energy.source == IB_ENERGY_COUNTER);
     CHECK(r->rows[0].latency_stage == IB_BEST_FINALIST); /* not dropped by time */
     /* The other row, screened at the peak by its inputs/s alone (no energy
@@ -794,6 +795,13 @@ static void test_best_energy_objective(void)
     CHECK(left && !strstr(left, " 1  batch 1:") && !strstr(left, "at batch 0") &&
           strstr(left, "\n 2  batch 1: ") && strstr(left, "(1 without a figure: left before the finals"));
     ib_free(left);
+
+    /* Two of the same time and power: their figures' bounds overlap, the
+     * loser's why says it is a tie. */
+    cands[1] = cands[0];
+    CHECK(ib_measure_best(&c, r, &err) == IB_OK);
+    int loser = r->latency_winner == 0 ? 1 : 0;
+    CHECK(strstr(r->rows[loser].latency_why, "they overlap, a tie") != NULL);
 
     /* Without a counter: refused, one line. */
     cands[0].step_ms = cands[1].step_ms = 0;
