@@ -73,7 +73,16 @@ b2b) # the twelfth session's last: the back-to-back prefill row against llama-be
   gen f16_pit2 $F --pitfalls --runs 30
   run 40 bench_pp2 $BENCH -m "$FF" -p 512 -n 0 -ngl 99 -r 10 -o json
   for n in bench_pp1 bench_pp2; do cp $OUT/$n.log $OUT/$n.bench.json; done ;;
-*) echo "parts: a next py b2b" >&2; exit 2 ;;
+decode) # the next session's first item: decode against llama-bench's tg128 at depth 512, alternated
+  F=zoo:llama-3.2-1b
+  gen d0 $F --runs 30
+  FF=$(ls /tmp/ibzoo/*.gguf | grep -vi q4 | head -1)
+  for k in 1 2 3 4 5; do
+    gen d$k $F --runs 30
+    run 40 tg$k $BENCH -m "$FF" -p 0 -n 128 -d 512 -ngl 99 -r 5 -o json
+    cp $OUT/tg$k.log $OUT/tg$k.bench.json
+  done ;;
+*) echo "parts: a next py b2b decode" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300

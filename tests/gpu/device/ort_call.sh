@@ -54,6 +54,16 @@ best) # the twelfth session's: issue 28 point 9's times by step on the seventh s
   run 200 best_energy16 $IB best zoo:efficientnet-b0 --device cuda --objective energy --math fp16 --cudnn-search heuristic --max-batch 128 --runs 50 --json $OUT/best_energy16.json ;;
 energy16) # best --objective energy after the fix of the rows screened at the peak
   run 120 best_energy16 $IB best zoo:efficientnet-b0 --device cuda --objective energy --math fp16 --cudnn-search heuristic --max-batch 128 --runs 50 --json $OUT/best_energy16.json ;;
-*) echo "parts: a b next best energy16" >&2; exit 2 ;;
+sampler) # the next session's first item: batch 1 with and without the GPU-state sampler, alternated
+  for k in 1 2 3 4 5; do
+    run 40 s$k $IB latency zoo:efficientnet-b0 --device cuda --quiet --json $OUT/s$k.json
+    run 40 n$k $IB latency zoo:efficientnet-b0 --device cuda --quiet --no-gpu-state --json $OUT/n$k.json
+  done
+  python3 -c "
+import json, sys
+for k in range(1, 6):
+    m = [json.load(open(f'$OUT/{w}{k}.json'))['latency_ms']['p50'] for w in 'sn']
+    print(f'round {k}: sampled {m[0]:.4f} ms, --no-gpu-state {m[1]:.4f} ms ({100 * (m[1] / m[0] - 1):+.2f}%)')" ;;
+*) echo "parts: a b next best energy16 sampler" >&2; exit 2 ;;
 esac
 tail -n 14 $OUT/*.log | cut -c1-300
