@@ -239,6 +239,35 @@ static void test_budget(void)
     ib__gen_destroy(g);
 }
 
+/* The noise warning is the runs': TTFT and each request's total across
+ * runs. Tokens whose latency grows with the position (a CV of 5.8% over
+ * them) in runs that repeat exactly are not noisy; a run in two with a
+ * step ten times as long is. */
+static void test_noise_warning(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_pos_ms = 1.0 / 8; /* steps of 9 to 10.875 ms over positions 64..79 */
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.token.cv > 0.05 && r.request.cv == 0 && r.ttft.cv == 0);
+    CHECK(!(r.warnings & IB_WARN_HIGH_CV) && !(r.warnings & IB_WARN_BIMODAL));
+    CHECK(r.warnings & IB_WARN_FEW_SAMPLES); /* 10 runs */
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    s = script();
+    s.slow_every = 2 * (N + 1); /* a prefill and N steps a run */
+    s.slow_factor = 10;
+    g = gen_fixture_open(&s);
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.request.cv > 0.05);
+    CHECK(r.warnings & IB_WARN_HIGH_CV);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* The lengths the EOS row draws, written again here. */
 static uint64_t splitmix(uint64_t *x)
 {
@@ -583,6 +612,7 @@ int main(int argc, char **argv)
     RUN(test_search_under_capacity);
     RUN(test_search_bounds);
     RUN(test_budget);
+    RUN(test_noise_warning);
     RUN(test_pitfalls);
     RUN(test_pitfalls_back_to_back);
     RUN(test_pitfalls_read_off);
