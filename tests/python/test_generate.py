@@ -182,6 +182,11 @@ class Figures(Tmp):
         self.assertTrue(rows["no_warmup"]["applies"])
         # The callables' prefill costs the same after a step: back to back reads the requests' TTFT.
         self.assertEqual(rows["back_to_back_prefill"]["reports"], rows["back_to_back_prefill"]["correct"])
+        # What tests/gpu/python_generate_gpu.sh checks of the two measured rows, on the H200's decoder.
+        self.assertEqual(rows["no_sync"]["correct"], r.token_ms["p50"])
+        self.assertEqual(rows["back_to_back_prefill"]["correct"], r.ttft_ms["p50"])
+        ns = rows["no_sync"]
+        self.assertLess(abs(ns["error_pct"] - (ns["reports"] / ns["correct"] - 1) * 100), 1e-9)
         self.assertEqual(reopened, [1])
         self.assertFalse(rows["threads"]["applies"])  # no set_threads given
         self.assertEqual(rows["empty_context"]["reports"], step_ms(1, N // 2 - 1) / 2 + step_ms(1, N // 2) / 2)
