@@ -1863,6 +1863,10 @@ typedef struct ib_best_row {
      * latency is the one of the two ranked (ib_best_result.figure). */
     ib_stats ttft, tpot;
     double tokens_per_s; /* NaN: none */
+    /* IB_WARN_* of its own measurements: at batch 1 (its screening runs
+     * pooled, or its final) and of its throughput (its screening, or the
+     * search or final that gave its figure). */
+    unsigned latency_warnings, throughput_warnings;
 } ib_best_row;
 
 typedef struct ib_best_result {
@@ -1883,8 +1887,12 @@ typedef struct ib_best_result {
                                      the rows' ms */
     double min_cosine, tolerance; /* the accuracy gate applied */
     ib_workload_info info;        /* of the first candidate that opened */
-    unsigned warnings;            /* IB_WARN_* seen in any measurement */
-    ib_env env;                   /* of the last measurement */
+    /* IB_WARN_*: of the machine (throttling, other processes, sessions)
+     * seen in any measurement; of the samples (noise, few, two clusters,
+     * not steady, host-bound) in the winners' figures alone: a loser's
+     * noisy screening is its row's (latency_warnings), not the answer's. */
+    unsigned warnings;
+    ib_env env; /* of the last measurement */
     /* The rows' step_ms summed. With workloads on the host clock (every
      * real backend's), elapsed_ms less all of them is the search's own
      * work between the steps: comparing, bookkeeping. */

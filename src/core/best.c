@@ -382,6 +382,12 @@ static ib_config screen_config(const ib_config *full, int64_t runs)
     return c;
 }
 
+/* The warnings about a measurement's samples, as against the machine's:
+ * the result carries them from its winners' figures alone. */
+#define SAMPLE_WARNINGS                                                                                      \
+    (IB_WARN_HIGH_CV | IB_WARN_FEW_SAMPLES | IB_WARN_BIMODAL | IB_WARN_NOT_STEADY |                          \
+     IB_WARN_PRECISION_NOT_MET | IB_WARN_HOST_BOUND)
+
 /* One measurement of a row as the race reads it: the figure ranked, one
  * value a run, and what the machine said. */
 typedef struct timed {
@@ -475,7 +481,8 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
     }
     row->latency_runs += (int64_t)t.n;
     if (!pool) row->latency_energy = t.energy;
-    s->r->warnings |= t.warnings;
+    row->latency_warnings = (pool ? row->latency_warnings : 0) | t.warnings;
+    s->r->warnings |= t.warnings & ~SAMPLE_WARNINGS;
     s->r->env = t.env;
     if (st == IB_OK || (st == IB_ERR_INTERRUPTED && t.n > 0)) {
         ib_status kept = keep_samples(s, i, &t, pool, err);
@@ -971,7 +978,9 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
         st = IB_OK;
         if (s->tr->peak < 0 && step != IB_BEST_STEP_THROUGHPUT_FINAL) row->throughput_stage = IB_BEST_DROPPED;
     }
-    s->r->warnings |= s->tr->warnings;
+    bool replaces = step == IB_BEST_STEP_BATCH_SEARCH || step == IB_BEST_STEP_THROUGHPUT_FINAL;
+    row->throughput_warnings = (replaces ? 0 : row->throughput_warnings) | s->tr->warnings;
+    s->r->warnings |= s->tr->warnings & ~SAMPLE_WARNINGS;
     s->r->env = s->tr->env;
     keep_throughput(s, row);
     if (st == IB_ERR_INTERRUPTED) {
@@ -1226,17 +1235,31 @@ static void init_result(const ib_best_config *cfg, const ib_best_gen *gen, ib_be
     }
 }
 
+/* The samples' warnings of the winners' figures; with no winner at all,
+ * of every row measured (nothing stands above them). */
+static void winners_warnings(ib_best_result *r)
+{
+    unsigned w = 0;
+    if (r->latency_winner >= 0) w |= r->rows[r->latency_winner].latency_warnings;
+    if (r->throughput_winner >= 0) w |= r->rows[r->throughput_winner].throughput_warnings;
+    for (size_t i = 0; r->latency_winner < 0 && r->throughput_winner < 0 && i < r->n_rows; i++)
+        w |= r->rows[i].latency_warnings | r->rows[i].throughput_warnings;
+    r->warnings |= w & SAMPLE_WARNINGS;
+}
+
 /* The race, or the sweep; a generative model's has no throughput race. */
 static ib_status search(race *s, ib_error *err)
 {
+    ib_status st;
     if (s->cfg->exhaustive) {
-        ib_status st = exhaustive_sweep(s, err);
+        st = exhaustive_sweep(s, err);
         latency_verdicts(s);
         throughput_verdicts(s->r);
-        return st;
+    } else {
+        st = latency_race(s, err);
+        if (st == IB_OK && !s->gen) st = throughput_race(s, err);
     }
-    ib_status st = latency_race(s, err);
-    if (st == IB_OK && !s->gen) st = throughput_race(s, err);
+    winners_warnings(s->r);
     return st;
 }
 

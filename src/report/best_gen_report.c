@@ -139,6 +139,7 @@ static cJSON *row_json(const ib_best_row *row)
     add_stats(j, "tpot_ms", &row->tpot);
     add_stats(j, "ttft_ms", &row->ttft);
     ib__json_add_number(j, "tokens_per_s", row->tokens_per_s);
+    ib__json_add_warnings(j, row->latency_warnings);
     ib__json_add_number(j, "measured_ms", row->ms);
     cJSON_AddItemToObject(j, "steps_ms", ib__best_steps_json(row->step_ms));
     return j;

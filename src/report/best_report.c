@@ -245,6 +245,8 @@ static cJSON *row_json(const ib_best_row *row)
     ib__json_add_number(tp, "batch", row->batch ? (double)row->batch : NAN);
     cJSON_AddItemToObject(lat, "energy", ib__json_energy(&row->latency_energy));
     cJSON_AddItemToObject(tp, "energy", ib__json_energy(&row->throughput_energy));
+    ib__json_add_warnings(lat, row->latency_warnings);
+    ib__json_add_warnings(tp, row->throughput_warnings);
     ib__json_add_number(j, "measured_ms", row->ms);
     cJSON_AddItemToObject(j, "steps_ms", steps_json(row->step_ms));
     return j;

@@ -218,6 +218,42 @@ static void test_faster_wins(void)
     free(r);
 }
 
+/* A loser's noisy runs are its row's warning, not the answer's; the
+ * winner's are the answer's. */
+static void test_warnings_of_the_winners(void)
+{
+    scenario sc = { 0 };
+    add(&sc, 1.00, 0.010, 0.01, 1); /* steady, the fastest */
+    add(&sc, 2.00, 0.020, 0.30, 1); /* +-30%: a CV near 17% */
+    ib_status st;
+    ib_best_result *r = run(&sc, false, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    CHECK_EQ_INT(r->throughput_winner, 0);
+    CHECK(r->rows[1].latency_warnings & IB_WARN_HIGH_CV);
+    CHECK(!(r->rows[0].latency_warnings & IB_WARN_HIGH_CV) &&
+          !(r->rows[0].throughput_warnings & IB_WARN_HIGH_CV));
+    CHECK(!(r->warnings & IB_WARN_HIGH_CV));
+    ib_best_config c;
+    config(&sc, &c, false);
+    char *json = ib_best_report_json(r, &c);
+    cJSON *doc = cJSON_Parse(json);
+    const cJSON *loser = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "candidates"), 1);
+    const cJSON *keys = cJSON_GetObjectItem(cJSON_GetObjectItem(loser, "latency"), "warnings");
+    CHECK(cJSON_GetArraySize(keys) >= 1 && !strcmp(cJSON_GetArrayItem(keys, 0)->valuestring, "high_cv"));
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "warnings")) == 0);
+    cJSON_Delete(doc);
+    ib_free(json);
+    free(r);
+    sc.s[0].noise = 0.30; /* the winner noisy now */
+    sc.s[1].noise = 0.01;
+    r = run(&sc, false, &st);
+    CHECK_EQ_INT(st, IB_OK);
+    CHECK_EQ_INT(r->latency_winner, 0);
+    CHECK(r->warnings & IB_WARN_HIGH_CV);
+    free(r);
+}
+
 /* Candidates closer than the screening margin all reach the final, whose
  * full measurements decide; each finalist says how far it is. */
 static void test_finalists_decide(void)
@@ -844,6 +880,7 @@ int main(int argc, char **argv)
 {
     check_init(argc, argv);
     RUN(test_faster_wins);
+    RUN(test_warnings_of_the_winners);
     RUN(test_finalists_decide);
     RUN(test_inaccurate_never_wins);
     RUN(test_skipped_with_reason);
