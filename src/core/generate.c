@@ -243,7 +243,8 @@ static void summarize(ib_gen_result *r)
      * tokens' own spread is the model's (latency grows with the position,
      * the step after a prefill is slower, the tail): their CV was over 5%
      * in every H200 run whose requests repeated within 1 to 1.6%. */
-    r->warnings |= ib__sample_warnings(r->ttft_ms, &r->ttft) | ib__sample_warnings(r->request_ms, &r->request);
+    r->warnings |=
+        ib__sample_warnings(r->ttft_ms, &r->ttft) | ib__sample_warnings(r->request_ms, &r->request);
     if (r->precision_target > 0 && !r->precision_met) r->warnings |= IB_WARN_PRECISION_NOT_MET;
     (void)by_position(r); /* a view of token_ms: without memory for it the figures stand */
 }
