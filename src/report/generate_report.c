@@ -11,6 +11,36 @@
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* The settings of the runtime, each where the backend knows it (0: it does
+ * not, ib_gen_info): a caller's own model (the callbacks, the Python
+ * binding) states no layers, threads, batches or attention of llama.cpp's
+ * kind, and "flash attention off" would then be said of attention nobody
+ * looked at. A runtime that states its physical batch states its attention
+ * too. */
+static void text_settings(ib__sbuf *b, const ib_gen_info *in)
+{
+    if (in->device == IB_DEVICE_CUDA && in->n_gpu_layers > 0)
+        ib__sbuf_printf(b, ", %d layers offloaded", (int)in->n_gpu_layers);
+    if (in->n_threads > 0) {
+        ib__sbuf_printf(b, "; %d threads", (int)in->n_threads);
+        if (in->n_threads_default > 0 && in->n_cpus_allowed > 0)
+            ib__sbuf_printf(b, " (runtime default %d, %d cores allowed)", (int)in->n_threads_default,
+                            (int)in->n_cpus_allowed);
+        else if (in->n_cpus_allowed > 0)
+            ib__sbuf_printf(b, " (%d cores allowed)", (int)in->n_cpus_allowed);
+    }
+    ib__sbuf_printf(b, "\ncontext %d (%d x %d)", (int)in->n_ctx, (int)in->n_seq_max,
+                    (int)(in->n_seq_max ? in->n_ctx / in->n_seq_max : 0));
+    if (in->n_batch > 0) ib__sbuf_printf(b, ", n_batch %d", (int)in->n_batch);
+    if (in->n_ubatch > 0)
+        ib__sbuf_printf(b, ", n_ubatch %d, flash attention %s", (int)in->n_ubatch,
+                        in->flash_attn ? "on" : "off");
+    ib__sbuf_printf(b, ", KV cache %s %.4g MB", in->kv_type[0] ? in->kv_type : "?",
+                    (double)in->kv_bytes / 1e6);
+    if (in->model_bytes > 0) ib__sbuf_printf(b, ", model %.4g MB", (double)in->model_bytes / 1e6);
+    ib__sbuf_printf(b, "\n");
+}
+
 static void text_header(ib__sbuf *b, const ib_gen_result *r)
 {
     const ib_gen_info *in = &r->info;
@@ -26,17 +56,8 @@ static void text_header(ib__sbuf *b, const ib_gen_result *r)
     ib__text_env(b, &r->env); /* the machine, without its line's end */
     ib__sbuf_printf(b, "\nruntime %s%s%s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
                     in->runtime_library[0] ? " from " : "", in->runtime_library, ib__device_name(in->device));
-    if (in->device == IB_DEVICE_CUDA)
-        ib__sbuf_printf(b, " %d, %d layers offloaded", in->device_id, (int)in->n_gpu_layers);
-    ib__sbuf_printf(b, "; %d threads (runtime default %d, %d cores allowed)\n", (int)in->n_threads,
-                    (int)in->n_threads_default, (int)in->n_cpus_allowed);
-    ib__sbuf_printf(b,
-                    "context %d (%d x %d), n_batch %d, n_ubatch %d, flash attention %s, KV cache %s %.4g MB, "
-                    "model %.4g MB\n",
-                    (int)in->n_ctx, (int)in->n_seq_max, (int)(in->n_seq_max ? in->n_ctx / in->n_seq_max : 0),
-                    (int)in->n_batch, (int)in->n_ubatch, in->flash_attn ? "on" : "off",
-                    in->kv_type[0] ? in->kv_type : "?", (double)in->kv_bytes / 1e6,
-                    (double)in->model_bytes / 1e6);
+    if (in->device == IB_DEVICE_CUDA) ib__sbuf_printf(b, " %d", in->device_id);
+    text_settings(b, in);
     char opts[IB__OPTIONS_TEXT_LEN];
     ib__format_options(opts, sizeof opts, &in->options);
     if (opts[0]) ib__sbuf_printf(b, "options: %s\n", opts);

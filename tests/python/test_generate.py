@@ -145,7 +145,10 @@ class Figures(Tmp):
     def test_reports(self):
         r = inferbench.generate(**Model().keywords(), **EXACT, name="tiny")
         self.assertRegex(r.report(), r"(?m)^inferbench generate: tiny ")
-        self.assertRegex(r.report(), r"(?m)^runtime .*; device cpu; ")  # its own line, after the machine's
+        self.assertRegex(r.report(), r"(?m)^runtime .*; device cpu$")  # its own line, after the machine's: no threads stated
+        # The callables state no batches, attention, threads or model size: none is said of them.
+        for unsaid in ("n_batch", "flash attention", "threads", "model 0 MB", "layers offloaded"):
+            self.assertNotIn(unsaid, r.report())
         self.assertRegex(r.report(), r"(?m)^binding: python ")
         r.save_json(self.path("g.json"))
         r.save_html(self.path("g.html"))
