@@ -241,7 +241,8 @@ static void test_warnings_of_the_winners(void)
     const cJSON *loser = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "candidates"), 1);
     const cJSON *keys = cJSON_GetObjectItem(cJSON_GetObjectItem(loser, "latency"), "warnings");
     CHECK(cJSON_GetArraySize(keys) >= 1 && !strcmp(cJSON_GetArrayItem(keys, 0)->valuestring, "high_cv"));
-    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(doc, "warnings")) == 0);
+    const cJSON *w; /* the machine's may be there (a loaded host's cpu_busy); the samples' not */
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(doc, "warnings")) CHECK(strcmp(w->valuestring, "high_cv") != 0);
     cJSON_Delete(doc);
     ib_free(json);
     free(r);
