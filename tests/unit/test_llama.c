@@ -412,6 +412,9 @@ static void test_quantized(void)
     CHECK(strstr(err.message, "q4_k_m") != NULL);
     CHECK(open_with("zoo:llama-huge", NULL, 1, 64, &g, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "unknown generative model 'llama-huge'") != NULL);
+    /* A forward-pass model of the zoo: which command measures it. */
+    CHECK(open_with("zoo:efficientnet-b0", NULL, 1, 64, &g, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "zoo:efficientnet-b0 is a forward-pass model: inferbench latency") != NULL);
 }
 
 static void write_bytes(const char *path, const void *bytes, size_t n)

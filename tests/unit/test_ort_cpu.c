@@ -310,6 +310,9 @@ static void test_bad_files(void)
 
     check_open_fails("", &o, IB_ERR_INVALID_ARG, "no model", NULL);
     check_open_fails("zoo:no-such-model", &o, IB_ERR_INVALID_ARG, "unknown zoo model", NULL);
+    /* A generative model of the zoo: which command measures it. */
+    check_open_fails("zoo:llama-tiny", &o, IB_ERR_INVALID_ARG,
+                     "zoo:llama-tiny is a generative model: inferbench generate", NULL);
     check_open_fails("zoo:mlp?int8", &o, IB_ERR_INVALID_ARG, "?fp16", NULL);
     free(bytes);
     free(empty);

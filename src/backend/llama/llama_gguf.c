@@ -201,6 +201,9 @@ ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const c
     const char *q = strchr(name, '?');
     snprintf(base, sizeof base, "%.*s", (int)(q ? (size_t)(q - name) : strlen(name)), name);
     const ib__lm_arch *a = ib__lm_find(base);
+    IB_FAIL_IF(!a && ib_zoo_find(base), err, IB_ERR_INVALID_ARG,
+               "zoo:%s is a forward-pass model: inferbench latency, throughput, pitfalls or best measure it",
+               base);
     if (!a) {
         size_t used = 0;
         for (size_t i = 0; i < ib__lm_count() && used < sizeof list; i++)

@@ -7,6 +7,7 @@
 #include "backend/registry.h"
 #include "core/numeric.h"
 #include "gpu/gpu.h"
+#include "zoo/lm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -954,6 +955,8 @@ static ib_status load_zoo(ort_workload *o, const char *spec, ib__dim_defaults *d
     memcpy(name, spec, len);
     name[len] = '\0';
     const ib_zoo_entry *e = ib_zoo_find(name);
+    IB_FAIL_IF(!e && ib__lm_find(name), err, IB_ERR_INVALID_ARG,
+               "zoo:%s is a generative model: inferbench generate (or best) measures it", name);
     if (!e) {
         char known[300] = "";
         size_t used = 0;
