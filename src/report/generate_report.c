@@ -44,13 +44,15 @@ static void text_settings(ib__sbuf *b, const ib_gen_info *in)
 static void text_header(ib__sbuf *b, const ib_gen_result *r)
 {
     const ib_gen_info *in = &r->info;
-    /* The runtime's description often opens with the architecture
-     * ("llama 1B F16"): then it is not said twice. */
-    size_t arch_len = strlen(in->arch);
+    /* The runtime's description often opens with the architecture and
+     * ends with the weights' type ("llama 1B F16"): then neither is said
+     * twice. */
+    size_t arch_len = strlen(in->arch), type_len = strlen(in->model_type), w_len = strlen(in->weights_type);
     bool described = arch_len && !strncmp(in->model_type, in->arch, arch_len);
-    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s, %s", in->model, described ? "" : in->arch,
-                    in->model_type[0] && !described && arch_len ? " " : "", in->model_type,
-                    in->weights_type[0] ? in->weights_type : "?");
+    bool typed = w_len && type_len >= w_len && !strcmp(in->model_type + type_len - w_len, in->weights_type);
+    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s", in->model, described ? "" : in->arch,
+                    in->model_type[0] && !described && arch_len ? " " : "", in->model_type);
+    if (!typed) ib__sbuf_printf(b, ", %s", w_len ? in->weights_type : "?");
     if (in->n_params) ib__sbuf_printf(b, ", %.3g B parameters", (double)in->n_params / 1e9);
     ib__sbuf_printf(b, ")\n");
     ib__text_env(b, &r->env); /* the machine, without its line's end */
