@@ -28,7 +28,7 @@ echo "python with torch: $py ($("$py" -c 'import torch; print(torch.__version__)
 
 export PYTHONPATH="$root/python" INFERBENCH_LIBRARY="$lib"
 cat >"$TMP/check.py" <<'PY'
-import math, statistics, sys, types
+import math, statistics, sys, time, types
 import torch
 import torch.nn.functional as F
 import inferbench
@@ -36,6 +36,12 @@ import inferbench
 tmp = sys.argv[1]
 failed = []
 P, N = 512, 128
+START = time.monotonic()
+
+
+def section(what):
+    """Where the script's minutes go, in its streamed output."""
+    print(f"--- {what} ({time.monotonic() - START:.0f} s in)", flush=True)
 
 
 def check(ok, what):
@@ -173,6 +179,7 @@ def event_loop_ms(runs):
 
 
 # 1. The binding against the event loop, alternated rounds.
+section("1. the binding against the event loop")
 event_loop_ms(3)  # warm
 ratios = []
 for k in range(3):
@@ -195,6 +202,7 @@ ratio = statistics.median(ratios)
 check(0.9 <= ratio <= 1.1, f"binding and CUDA-event loop agree within 10% (median ratio {ratio:.3f})")
 
 # 2. Sequences decoded together, and the search under a memory cap.
+section("2. sequences and the search")
 s = inferbench.generate(**ops.keywords(), prompt_tokens=P, new_tokens=N, runs=5, sequences=[1, 4, 16])
 points = s.data["sequences"]["points"]
 for p in points:
@@ -217,7 +225,8 @@ check(1 < seqs["largest_fitting"] < 256 and "OutOfMemoryError" in seqs["limit_re
       "the search ended by torch's OutOfMemoryError under the cap")
 q.save_json(f"{tmp}/search.json")
 
-# 3. The pitfalls: without the synchronize the host clock reads low.
+# 3. The pitfalls: the rows measured on this decoder.
+section("3. the pitfalls")
 f = inferbench.generate(**ops.keywords(), prompt_tokens=P, new_tokens=N, runs=10, pitfalls=True)
 rows = {row["key"]: row for row in f.data["pitfalls"]}
 for row in f.data["pitfalls"]:
@@ -233,6 +242,7 @@ check(b2b["status"] == "ok" and b2b["reports"] > 0 and b2b["correct"] == f.ttft_
       "the back-to-back prefill row measured")
 
 # 4. A raising step: a CallableError with the runs before it, the library usable again.
+section("4. a raising step")
 calls = [0]
 
 
@@ -253,6 +263,7 @@ r2 = inferbench.generate(**ops.keywords(), prompt_tokens=P, new_tokens=N, runs=3
 check(r2.data["runs"] == 3, "the library usable after it")
 
 # 5. hf_generation: transformers' LlamaForCausalLM, or a stand-in with its calling convention.
+section("5. hf_generation")
 model.cache = None
 torch.cuda.empty_cache()
 try:
@@ -303,6 +314,7 @@ for kind in kinds:
           "tokens/s", flush=True)
     check(h.data["runs"] == 5 and [p["status"] for p in hp] == ["ok", "ok"] and h.data["workload"]["arch"] == "llama",
           f"hf_generation, cache {kind}: 5 runs, 1 and 4 sequences")
+section("done")
 sys.exit(1 if failed else 0)
 PY
 # Streamed, not captured: a run cut by a time limit still shows how far it got.
