@@ -323,20 +323,27 @@ void ib__json_energy_why_not(cJSON *o, const ib__energy_compared *e)
     ib__json_add_string_or_null(o, "why_not_b", e->why_not_b && e->why_not_b[0] ? e->why_not_b : NULL);
 }
 
-int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound)
+ib_status ib__energy_read_figure(const cJSON *e, const char *refusal, const char *path,
+                                 double *joules_per_item, double *bound, char *note, size_t cap,
+                                 ib_error *err)
 {
     *joules_per_item = *bound = NAN;
-    if (!e || cJSON_IsNull(e)) return 0;
-    if (!cJSON_IsObject(e)) return -1;
+    if (!e || cJSON_IsNull(e)) return IB_OK;
+    IB_FAIL_IF(!cJSON_IsObject(e), err, IB_ERR_INVALID_ARG, "%s%s is not an object", refusal, path);
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(e, "joules_per_item");
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "bound");
-    if (!j || cJSON_IsNull(j)) return 0;
-    if (!cJSON_IsNumber(j) || !(j->valuedouble > 0 && j->valuedouble < 1e30) || !cJSON_IsNumber(b) ||
-        !(b->valuedouble >= 0 && b->valuedouble < 1))
-        return -2;
-    *joules_per_item = j->valuedouble;
-    *bound = b->valuedouble;
-    return 0;
+    if (j && !cJSON_IsNull(j)) {
+        IB_FAIL_IF(!cJSON_IsNumber(j) || !(j->valuedouble > 0 && j->valuedouble < 1e30) ||
+                       !cJSON_IsNumber(b) || !(b->valuedouble >= 0 && b->valuedouble < 1),
+                   err, IB_ERR_INVALID_ARG,
+                   "%s%s.joules_per_item is not a positive number with a bound in [0, 1)", refusal, path);
+        *joules_per_item = j->valuedouble;
+        *bound = b->valuedouble;
+        return IB_OK;
+    }
+    const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "note"));
+    if (!note[0] && why) ib__strlcpy(note, why, cap);
+    return IB_OK;
 }
 
 /* ------------------------------------------------------------------------ */

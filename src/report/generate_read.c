@@ -73,18 +73,9 @@ static ib_status read_runs(const cJSON *o, samples *ttft, samples *token, ib_err
 static ib_status read_energy(const cJSON *o, const char *key, double *joules_per_token, double *bound,
                              char *note, size_t cap, ib_error *err)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, key);
-    int st = ib__energy_read_figure(e, joules_per_token, bound);
-    if (st == -1)
-        return ib__fail(err, IB_ERR_INVALID_ARG, "not an inferbench generation result: %s is not an object",
-                        key);
-    if (st == -2)
-        return ib__fail(err, IB_ERR_INVALID_ARG,
-                        "not an inferbench generation result: %s.joules_per_item is not a positive number "
-                        "with a bound in [0, 1)",
-                        key);
-    if (!note[0] && !isfinite(*joules_per_token)) copy_string(e, "note", note, cap);
-    return IB_OK;
+    return ib__energy_read_figure(cJSON_GetObjectItemCaseSensitive(o, key),
+                                  "not an inferbench generation result: ", key, joules_per_token, bound, note,
+                                  cap, err);
 }
 
 static ib_status read_session_energy(const cJSON *e, ib_gen_file_session *s, ib_gen_file *out, ib_error *err)

@@ -291,23 +291,19 @@ static ib_status read_whole(const cJSON *obj, const char *key, const char *where
     return IB_OK;
 }
 
-/* One entry of sessions.runs: how it ended and, unless it failed, its
- * samples of the result's timing. */
 /* o.energy's figure into *joules_per_item and *bound (NaN: none), and where
  * it has none and note is still empty, its reason; where: its place. */
 static ib_status read_energy_at(const cJSON *o, const char *where, double *joules_per_item, double *bound,
                                 char *note, size_t cap, ib_error *err)
 {
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(o, "energy");
-    int st = ib__energy_read_figure(e, joules_per_item, bound);
-    IB_FAIL_IF(st == -1, err, IB_ERR_INVALID_ARG, NOT_LATENCY "%senergy is not an object", where);
-    IB_FAIL_IF(st == -2, err, IB_ERR_INVALID_ARG,
-               NOT_LATENCY "%senergy.joules_per_item is not a positive number with a bound in [0, 1)", where);
-    const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "note"));
-    if (!note[0] && !isfinite(*joules_per_item) && why) ib__strlcpy(note, why, cap);
-    return IB_OK;
+    char path[64];
+    snprintf(path, sizeof path, "%senergy", where);
+    return ib__energy_read_figure(cJSON_GetObjectItemCaseSensitive(o, "energy"), NOT_LATENCY, path,
+                                  joules_per_item, bound, note, cap, err);
 }
 
+/* One entry of sessions.runs: how it ended and, unless it failed, its
+ * samples of the result's timing. */
 static ib_status read_session(const cJSON *e, size_t i, ib_timing timing, ib_latency_session *s,
                               ib_latency_file *out, ib_error *err)
 {

@@ -297,11 +297,15 @@ cJSON *ib__json_energy_compared(const ib__energy_compared *e, double threshold);
  * neither has one). */
 const char *ib__energy_why_not(const ib__energy_compared *e, const char **side);
 void ib__json_energy_why_not(cJSON *o, const ib__energy_compared *e);
-/* A figure's joules_per_item and bound read back from its JSON object e
- * (absent, null or without a figure: both NaN, 0); -1 when e is not an
- * object, -2 when its joules_per_item is not a positive number with a
- * bound in [0, 1). */
-int ib__energy_read_figure(const cJSON *e, double *joules_per_item, double *bound);
+/* A figure's joules_per_item and bound read back from its JSON object e,
+ * at path in a document (absent, null or without a figure: both NaN), and
+ * where it has none and note[cap] is still empty, e's note: its reason.
+ * Refused, "<refusal><path> is not an object" or "<refusal><path>.
+ * joules_per_item is not a positive number with a bound in [0, 1)", when
+ * it is broken (refusal: "not an inferbench latency result: "). */
+ib_status ib__energy_read_figure(const cJSON *e, const char *refusal, const char *path,
+                                 double *joules_per_item, double *bound, char *note, size_t cap,
+                                 ib_error *err);
 
 const char *ib__serve_copies_name(ib_serve_copies c);
 cJSON *ib__serve_json_point(const ib_serve_point *p, bool copies_apart);
