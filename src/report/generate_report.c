@@ -17,17 +17,25 @@
  * kind, and "flash attention off" would then be said of attention nobody
  * looked at. A runtime that states its physical batch states its attention
  * too. */
+void ib__gen_threads_detail(char *buf, size_t cap, const ib_gen_info *in)
+{
+    if (in->n_threads_default > 0 && in->n_cpus_allowed > 0)
+        snprintf(buf, cap, " (runtime default %d, %d cores allowed)", (int)in->n_threads_default,
+                 (int)in->n_cpus_allowed);
+    else if (in->n_cpus_allowed > 0)
+        snprintf(buf, cap, " (%d cores allowed)", (int)in->n_cpus_allowed);
+    else
+        snprintf(buf, cap, "%s", "");
+}
+
 static void text_settings(ib__sbuf *b, const ib_gen_info *in)
 {
     if (in->device == IB_DEVICE_CUDA && in->n_gpu_layers > 0)
         ib__sbuf_printf(b, ", %d layers offloaded", (int)in->n_gpu_layers);
     if (in->n_threads > 0) {
-        ib__sbuf_printf(b, "; %d threads", (int)in->n_threads);
-        if (in->n_threads_default > 0 && in->n_cpus_allowed > 0)
-            ib__sbuf_printf(b, " (runtime default %d, %d cores allowed)", (int)in->n_threads_default,
-                            (int)in->n_cpus_allowed);
-        else if (in->n_cpus_allowed > 0)
-            ib__sbuf_printf(b, " (%d cores allowed)", (int)in->n_cpus_allowed);
+        char detail[64];
+        ib__gen_threads_detail(detail, sizeof detail, in);
+        ib__sbuf_printf(b, "; %d threads%s", (int)in->n_threads, detail);
     }
     ib__sbuf_printf(b, "\ncontext %d (%d x %d)", (int)in->n_ctx, (int)in->n_seq_max,
                     (int)(in->n_seq_max ? in->n_ctx / in->n_seq_max : 0));

@@ -890,11 +890,9 @@ static void gen_meta(ib__sbuf *b, const ib_gen_result *r)
     meta_row(b, "device", ib__device_name(in->device));
     meta_row(b, "CPU", r->env.host_cpu);
     if (in->n_threads > 0) { /* a caller's own model states none (generate_report.c) */
-        if (in->n_threads_default > 0)
-            snprintf(v, sizeof v, "%d (runtime default %d, %d cores allowed)", (int)in->n_threads,
-                     (int)in->n_threads_default, (int)in->n_cpus_allowed);
-        else
-            snprintf(v, sizeof v, "%d (%d cores allowed)", (int)in->n_threads, (int)in->n_cpus_allowed);
+        char detail[64];
+        ib__gen_threads_detail(detail, sizeof detail, in);
+        snprintf(v, sizeof v, "%d%s", (int)in->n_threads, detail);
         meta_row(b, "threads", v);
     }
     snprintf(v, sizeof v, "%d tokens, %d new tokens at depth %d, context %d per sequence",

@@ -46,6 +46,9 @@ char *ib__gen_report_md(const ib_gen_result *r);
 char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
 char *ib__gen_comparison_json(const ib_result *r);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
+/* What is known of the threads beside their count: " (runtime default 4,
+ * 2 cores allowed)", " (2 cores allowed)" or "" (generate_report.c). */
+void ib__gen_threads_detail(char *buf, size_t cap, const ib_gen_info *in);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
  * _json (text_printer.c, json_printer.c) choose between these and a
