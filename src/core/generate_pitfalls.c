@@ -125,6 +125,14 @@ static void read_off(const ib_gen_result *r, ib_gen_pitfall_row *rows)
 /* Rows measured                                                             */
 /* ------------------------------------------------------------------------ */
 
+/* One run of spec, unless the measurement was interrupted. */
+static ib_status run_once(ib__genm *m, const ib__gen_run_spec *spec, double *ttft, double *steps,
+                          ib_error *err)
+{
+    if (ib__cancelled(m->cfg->run.cancel)) return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+    return ib__gen_run(m->g, spec, ttft, steps, NULL, err);
+}
+
 /* runs of spec, their steps' median (ms) and their TTFTs' mean. */
 static ib_status time_runs(ib__genm *m, const ib__gen_run_spec *spec, size_t runs, double *step_p50,
                            double *ttft_mean, ib_error *err)
@@ -134,8 +142,7 @@ static ib_status time_runs(ib__genm *m, const ib__gen_run_spec *spec, size_t run
     IB_FAIL_IF(!all, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     ib_status st = IB_OK;
     for (size_t k = 0; k < runs && st == IB_OK; k++) {
-        st = ib__cancelled(m->cfg->run.cancel) ? ib__fail(err, IB_ERR_INTERRUPTED, "interrupted")
-                                               : ib__gen_run(m->g, spec, &ttft, all + k * n, NULL, err);
+        st = run_once(m, spec, &ttft, all + k * n, err);
         ttft_sum += ttft;
     }
     if (st == IB_OK) {
@@ -255,10 +262,8 @@ static ib_status back_to_back(ib__genm *m, ib_gen_pitfall_row *row, ib_error *er
     size_t runs = row_runs(m->r);
     double ttft[PITFALL_MAX_RUNS], settle_ms;
     ib_error why = { { 0 } };
-    ib_status st = ib__gen_run(m->g, &spec, &settle_ms, NULL, NULL, &why);
-    for (size_t k = 0; k < runs && st == IB_OK; k++)
-        st = ib__cancelled(m->cfg->run.cancel) ? ib__fail(&why, IB_ERR_INTERRUPTED, "interrupted")
-                                               : ib__gen_run(m->g, &spec, &ttft[k], NULL, NULL, &why);
+    ib_status st = run_once(m, &spec, &settle_ms, NULL, &why);
+    for (size_t k = 0; k < runs && st == IB_OK; k++) st = run_once(m, &spec, &ttft[k], NULL, &why);
     double p50 = NAN;
     if (st == IB_OK) {
         ib__sort(ttft, runs);
