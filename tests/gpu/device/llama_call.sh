@@ -82,7 +82,11 @@ decode) # the next session's first item: decode against llama-bench's tg128 at d
     run 40 tg$k $BENCH -m "$FF" -p 0 -n 128 -d 512 -ngl 99 -r 5 -o json
     cp $OUT/tg$k.log $OUT/tg$k.bench.json
   done ;;
-*) echo "parts: a next py b2b decode" >&2; exit 2 ;;
+rest) # the thirteenth session's: the Python script's parts the py call's limit cut (1 writes the JSON
+  # compare reads; 5 is hf_generation), then compare of two --sessions 3 generation results
+  IB_PYGEN_PARTS="1 5" run 250 pygen bash tests/gpu/python_generate_gpu.sh $IB
+  IB_GEN_GPU_MODELS=zoo:llama-3.2-1b IB_GEN_GPU_PARTS=compare_sessions IB_GEN_GPU_RUNS=10 run 250 gencmp bash tests/gpu/generate_gpu.sh $IB ;;
+*) echo "parts: a next py b2b decode rest" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
