@@ -421,6 +421,13 @@ typedef struct ib_output_accuracy {
     double top1_agreement; /* share of rows whose arg max is the same */
     double top5_agreement; /* share of rows whose top-5 classes (top-C
                               when C < 5) are the same set */
+    double top1_gap;       /* among the rows whose arg max differs, the
+                              largest gap between the reference's 1st and
+                              2nd scores: how close a call the error
+                              turned (NaN when every row agrees) */
+    double top5_gap;       /* the same for the top-5 set: the reference's
+                              5th and 6th scores (NaN when every row
+                              agrees) */
     bool over_tolerance;   /* max_abs_error above the tolerance */
 } ib_output_accuracy;
 

@@ -38,18 +38,29 @@ static bool same_set(const int64_t *a, const int64_t *b, int k)
     return true;
 }
 
-/* Top-1 and top-5 agreement over the rows of [batch, C] scores. */
+/* Top-1 and top-5 agreement over the rows of [batch, C] scores, and where
+ * a row differs, how close the reference's call was: the gap between its
+ * k-th and (k+1)-th scores, the largest such gap kept. */
 static void class_agreement(const double *reference, const double *value, int64_t rows, int64_t c,
                             ib_output_accuracy *out)
 {
     int k = c < TOP_K ? (int)c : TOP_K;
+    int ranked = c > k ? k + 1 : k; /* the reference's (k+1)-th, where there is one, for the gap */
     int64_t top1 = 0, top5 = 0;
+    out->top1_gap = out->top5_gap = NAN;
     for (int64_t r = 0; r < rows; r++) {
-        int64_t a[TOP_K], b[TOP_K];
-        top_indices(reference + r * c, c, k, a);
+        const double *ref = reference + r * c;
+        int64_t a[TOP_K + 1], b[TOP_K];
+        top_indices(ref, c, ranked, a);
         top_indices(value + r * c, c, k, b);
-        top1 += a[0] == b[0];
-        top5 += same_set(a, b, k);
+        if (a[0] == b[0])
+            top1++;
+        else
+            out->top1_gap = fmax(out->top1_gap, ref[a[0]] - ref[a[1]]);
+        if (same_set(a, b, k))
+            top5++;
+        else
+            out->top5_gap = fmax(out->top5_gap, ref[a[k - 1]] - ref[a[k]]);
     }
     out->top1_agreement = rows ? (double)top1 / (double)rows : 0;
     out->top5_agreement = rows ? (double)top5 / (double)rows : 0;

@@ -4,6 +4,28 @@
 
 #include <math.h>
 
+/* Where a class set differs, how close the reference's call was beside
+ * the largest error: a reordered near tie reads as plainly as a wrong
+ * class (random weights give near ties; docs/precision.md). */
+static void text_class_gaps(ib__sbuf *b, const ib_output_accuracy *o)
+{
+    if (!o->compared || !o->class_scores) return;
+    const struct {
+        const char *what, *places;
+        double agreement, gap;
+    } sets[] = {
+        { "arg max", "1st and 2nd", o->top1_agreement, o->top1_gap },
+        { "top-5 set", "5th and 6th", o->top5_agreement, o->top5_gap },
+    };
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        if (sets[i].agreement < 1)
+            ib__sbuf_printf(b,
+                            "note: %s: the %s differs in %.1f%% of the rows; there the reference's %s scores "
+                            "are %.3g apart at most, against a largest error of %.3g\n",
+                            o->name, sets[i].what, 100 * (1 - sets[i].agreement), sets[i].places, sets[i].gap,
+                            o->max_abs_error);
+}
+
 void ib__text_accuracy(ib__sbuf *b, const ib_accuracy *acc)
 {
     if (!acc->measured) return;
@@ -26,6 +48,7 @@ void ib__text_accuracy(ib__sbuf *b, const ib_accuracy *acc)
             ib__sbuf_printf(b, " %7s %7s", "-", "-");
         ib__sbuf_printf(b, "%s\n", o->over_tolerance ? "  OVER TOLERANCE" : "");
     }
+    for (int i = 0; i < acc->n_outputs; i++) text_class_gaps(b, &acc->outputs[i]);
     if (acc->over_tolerance)
         ib__sbuf_printf(b, "warning: %s is over the tolerance (--max-error %.3g) against %s\n", acc->math,
                         acc->tolerance, acc->reference);
@@ -47,6 +70,8 @@ static cJSON *output_json(const ib_output_accuracy *o)
     ib__json_add_number(j, "cosine", o->cosine);
     ib__json_add_number(j, "top1_agreement", o->class_scores ? o->top1_agreement : NAN);
     ib__json_add_number(j, "top5_agreement", o->class_scores ? o->top5_agreement : NAN);
+    ib__json_add_number(j, "top1_gap", o->class_scores ? o->top1_gap : NAN);
+    ib__json_add_number(j, "top5_gap", o->class_scores ? o->top5_gap : NAN);
     cJSON_AddBoolToObject(j, "over_tolerance", o->over_tolerance);
     return j;
 }

@@ -5,8 +5,8 @@
 # random weights, float16), measured through the binding (prefill and
 # decode-step callables on the timed stream, the host clock around each
 # call and the stream's synchronize), against a plain torch.cuda.Event loop
-# over the same decode steps, in alternated rounds: the per-token medians
-# must agree within 10% (the ratio is printed). Then: the sequences decoded
+# over the same decode steps, in five alternated rounds: the medians of
+# their tokens must agree within 10% (the ratio is printed). Then: the sequences decoded
 # together at 1, 4, 16; the search for the most sequences at 4096 tokens
 # each, ended by torch's OutOfMemoryError under a memory cap
 # (torch.cuda.set_per_process_memory_fraction); the pitfalls (no
@@ -192,25 +192,33 @@ def event_loop_ms(runs):
 if wanted(1):
     section("1. the binding against the event loop")
     event_loop_ms(3)  # warm
-    ratios = []
-    for k in range(3):
-        r = inferbench.generate(**ops.keywords(), prompt_tokens=P, new_tokens=N, runs=10)
-        loop = statistics.median(event_loop_ms(10))
-        ratios.append(r.token_ms["p50"] / loop)
+    # This eager decoder is host-bound (its step is Python's launches), so both figures follow the
+    # host's speed, which drifts between rounds on a shared machine (4.0 to 7.0 ms a step within one
+    # call on the H200, thirteenth session): many short rounds, alternated, and the medians of
+    # all their tokens, not the median of a few rounds' ratios, so a drift lands on both sides.
+    ROUNDS, RUNS = 5, 6  # compare (at the end) needs 6 runs or more
+    binding, loop = [], []
+    for k in range(ROUNDS):
+        r = inferbench.generate(**ops.keywords(), prompt_tokens=P, new_tokens=N, runs=RUNS)
+        binding += [t for run in r.data["samples"]["token_ms"] for t in run]
+        loop_round = event_loop_ms(RUNS)
+        loop += loop_round
         print(f"round {k + 1}: binding per-token p50 {r.token_ms['p50']:.4f} ms, TTFT p50 {r.ttft_ms['p50']:.3f} ms, "
-              f"{r.tokens_per_s:.1f} tokens/s; CUDA-event loop p50 {loop:.4f} ms; ratio {ratios[-1]:.3f}", flush=True)
+              f"{r.tokens_per_s:.1f} tokens/s; CUDA-event loop p50 {statistics.median(loop_round):.4f} ms; "
+              f"ratio {r.token_ms['p50'] / statistics.median(loop_round):.3f}", flush=True)
     r.print()
     r.save_json(f"{tmp}/binding.json")
     d = r.data
-    check(d["runs"] == 10 and len(d["samples"]["token_ms"]) == 10 and all(len(x) == N for x in d["samples"]["token_ms"]),
-          "10 runs of 128 tokens each")
+    check(d["runs"] == RUNS and len(d["samples"]["token_ms"]) == RUNS and
+          all(len(x) == N for x in d["samples"]["token_ms"]), f"{RUNS} runs of {N} tokens each")
     check(d["settings"]["depth"] == P and d["workload"]["device"] == "cuda", "depth 512, on cuda")
     check(d["workload"]["kv_bytes"] == ops.keywords()["info"]["kv_bytes_per_token"] * (P + N), "KV bytes stated")
     flat = [t for run in d["samples"]["token_ms"] for t in run]
     check(abs(r.tokens_per_s - len(flat) / sum(flat) * 1e3) <= 1e-6 * r.tokens_per_s, "tokens/s = tokens / time")
     check(d["ttft_ms"]["p50"] > d["token_ms"]["p50"], "a 512-token prefill takes longer than one step")
-    ratio = statistics.median(ratios)
-    check(0.9 <= ratio <= 1.1, f"binding and CUDA-event loop agree within 10% (median ratio {ratio:.3f})")
+    ratio = statistics.median(binding) / statistics.median(loop)
+    check(0.9 <= ratio <= 1.1, f"binding and CUDA-event loop agree within 10% (the medians of the {ROUNDS} rounds' "
+          f"tokens: {statistics.median(binding):.4f} against {statistics.median(loop):.4f} ms, ratio {ratio:.3f})")
 
 # 2. Sequences decoded together, and the search under a memory cap.
 if wanted(2):

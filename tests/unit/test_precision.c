@@ -43,8 +43,10 @@ static void test_metrics(void)
 static void test_class_scores(void)
 {
     /* [2, 6]: row 0 keeps its order (top-1 and top-5 agree), row 1 swaps
-     * its first two and its last two (neither agrees). */
-    const double ref[12] = { 0.1, 0.9, 0.3, 0.2, 0.5, 0.0, 5, 4, 3, 2, 1, 0 };
+     * its first two and its last two (neither agrees): its reference's 1st
+     * and 2nd are 0.5 apart, its 5th and 6th 0.25 (row 0's gaps, 0.4 and
+     * 0.2... not counted: it agrees). */
+    const double ref[12] = { 0.1, 0.9, 0.3, 0.2, 0.5, 0.0, 5, 4.5, 3, 2, 1, 0.75 };
     const double val[12] = { 0.1, 0.8, 0.35, 0.2, 0.5, 0.0, 4, 5, 3, 2, 0, 1 };
     ib_output_accuracy a;
     memset(&a, 0, sizeof a);
@@ -53,6 +55,11 @@ static void test_class_scores(void)
     CHECK(a.top1_agreement == 0.5);
     CHECK(a.top5_agreement == 0.5);
     CHECK(a.max_abs_error == 1.0);
+    CHECK(a.top1_gap == 0.5);
+    CHECK(a.top5_gap == 0.25);
+    /* every row agrees: no gap to state */
+    ib_accuracy_compare(ref, ref, 12, 2, (const int64_t[]){ 2, 6 }, &a);
+    CHECK(a.top1_agreement == 1.0 && isnan(a.top1_gap) && isnan(a.top5_gap));
 
     /* C = 3 < 5: the top-C set is all classes, always the same */
     const double r3[3] = { 1, 2, 3 }, v3[3] = { 3, 2, 1 };
@@ -86,7 +93,22 @@ static void test_report(void)
     CHECK(text && strstr(text, "accuracy of fp16 against fp32, TF32 off"));
     CHECK(text && strstr(text, "OVER TOLERANCE"));
     CHECK(text && strstr(text, "ids                      not compared: not a float output"));
+    CHECK(text && !strstr(text, "note:")); /* every row agrees: no gap stated */
     free(text);
+
+    /* row 1's arg max moves ([2, 2]: C < 5, so the top-5 set is all of a row and always agrees) */
+    const double moved[4] = { 1, 2, 3.5, 3 };
+    ib_accuracy_compare((const double[]){ 1, 2, 3, 3.25 }, moved, 4, 2, (const int64_t[]){ 2, 2 },
+                        &acc.outputs[0]);
+    b = (ib__sbuf){ 0 };
+    ib__text_accuracy(&b, &acc);
+    text = ib__sbuf_finish(&b);
+    CHECK(text &&
+          strstr(text, "note: logits: the arg max differs in 50.0% of the rows; there the reference's "
+                       "1st and 2nd scores are 0.25 apart at most, against a largest error of 0.5\n"));
+    CHECK(text && !strstr(text, "top-5 set differs"));
+    free(text);
+    ib_accuracy_compare(ref, val, 4, 2, (const int64_t[]){ 2, 2 }, &acc.outputs[0]);
 
     cJSON *root = cJSON_CreateObject();
     ib__json_accuracy(root, &acc);
@@ -95,6 +117,8 @@ static void test_report(void)
     const cJSON *o = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "outputs"), 0);
     CHECK_NEAR(cJSON_GetObjectItem(o, "max_abs_error")->valuedouble, 0.01, 1e-12);
     CHECK(cJSON_GetObjectItem(o, "top1_agreement")->valuedouble == 1.0);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(o, "top1_gap")) &&
+          cJSON_IsNull(cJSON_GetObjectItem(o, "top5_gap")));
     cJSON_Delete(root);
 
     acc.measured = false;
