@@ -258,7 +258,10 @@ static bool clock_waits(ib__energy_meter *m)
     return false;
 }
 
-bool ib__energy_meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__energy_open_fn open, void *ctx)
+/* The counter open gives, read on clock (copied); false without one, the
+ * reason in m->note. Whatever is measured (a forward pass, a generation)
+ * comes to the meter so: a clock and a counter. */
+static bool meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__energy_open_fn open, void *ctx)
 {
     *m = (ib__energy_meter){ .clock = *clock };
     if (!clock_waits(m)) return false;
@@ -289,7 +292,7 @@ static ib__energy_source workload_source(ib_workload *w)
 bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
 {
     ib__energy_source s = workload_source(w);
-    return ib__energy_meter_open_on(m, &w->clock, ib__energy_open_source, &s);
+    return meter_open_on(m, &w->clock, ib__energy_open_source, &s);
 }
 
 /* The CPU package's counter: RAPL under root (ctx; NULL: the system's). */
@@ -300,7 +303,7 @@ static bool rapl_counter(void *ctx, ib__energy_counter *c, char *note, size_t ca
 
 bool ib__energy_meter_open_cpu(ib__energy_meter *m, const ib__clock *clock, const char *root)
 {
-    return ib__energy_meter_open_on(m, clock, rapl_counter, (void *)root);
+    return meter_open_on(m, clock, rapl_counter, (void *)root);
 }
 
 void ib__energy_meter_close(ib__energy_meter *m)
@@ -448,7 +451,9 @@ void ib__energy_figure(const ib__energy_meter *m, double items, ib_energy *out)
     ib__strlcpy(out->counter, m->c.name, sizeof out->counter);
 }
 
-double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms)
+/* The relative bound the window would have if it ended now (aligned on a
+ * change at most one poll away): for deciding when it is long enough. */
+static double bound_if_ended(const ib__energy_meter *m, double end_unc_ms)
 {
     double length = now_ms(m) - m->start_ms;
     if (!(length > 0)) return INFINITY;
@@ -475,7 +480,7 @@ void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib_
                            : "not measured (measure_energy off)");
         return;
     }
-    if (ib__energy_meter_open_on(&m->device, clock, open, ctx)) ib__energy_learn(&m->device);
+    if (meter_open_on(&m->device, clock, open, ctx)) ib__energy_learn(&m->device);
     /* A backend with a counter of its own (the fake's, on a virtual clock)
      * is not beside the real package: reading RAPL against its clock would
      * mean nothing, and its tests must not depend on the machine's RAPL. */
@@ -553,7 +558,7 @@ ib_status ib__energy_meters_window(ib__energy_meters *m, ib__energy_pad_fn pad, 
     double done, pad_items;
     IB_TRY(ib__energy_meters_begin(m, pad, ctx, err));
     double t0 = now_ms(d);
-    while (ib__energy_bound_if_ended(d, unit_ms) > target_bound && now_ms(d) - t0 < cap_ms) {
+    while (bound_if_ended(d, unit_ms) > target_bound && now_ms(d) - t0 < cap_ms) {
         IB_FAIL_IF(ib__cancelled(cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         IB_TRY(pad(ctx, &done, err));
         *items += done;

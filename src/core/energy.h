@@ -152,11 +152,6 @@ typedef struct ib__energy_source {
  * cpu_note. */
 bool ib__energy_open_source(void *ctx, ib__energy_counter *c, char *note, size_t cap);
 
-/* The counter open gives, read on clock (copied); false without one, the
- * reason in m->note. Whatever is measured (a forward pass, a generation)
- * comes to the meter so: a clock and a counter. */
-bool ib__energy_meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__energy_open_fn open,
-                              void *ctx);
 /* The workload's own counter (w->own_energy), else a GPU workload's
  * (NVML on its device); false without one, the reason in m->note. */
 bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w);
@@ -191,10 +186,6 @@ ib_status ib__energy_end(ib__energy_meter *m, ib__energy_pad_fn pad, void *ctx, 
 
 /* The figures of the window just ended over items (inputs, tokens). */
 void ib__energy_figure(const ib__energy_meter *m, double items, ib_energy *out);
-
-/* The relative bound the window would have if it ended now (aligned on a
- * change at most one poll away): for deciding when it is long enough. */
-double ib__energy_bound_if_ended(const ib__energy_meter *m, double end_unc_ms);
 
 /* ------------------------------------------------------------------------ */
 /* A measurement's meters                                                    */

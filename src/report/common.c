@@ -216,7 +216,9 @@ size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts
     return n;
 }
 
-unsigned ib__json_warning_bits(const cJSON *array)
+/* The IB_WARN_* bits a "warnings" (or "notes") array names (other entries
+ * ignored). */
+static unsigned json_warning_bits(const cJSON *array)
 {
     unsigned bits = 0;
     const cJSON *v;
@@ -230,8 +232,8 @@ unsigned ib__json_warning_bits(const cJSON *array)
 
 unsigned ib__json_result_warning_bits(const cJSON *doc)
 {
-    return ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(doc, "warnings")) |
-           ib__json_warning_bits(cJSON_GetObjectItemCaseSensitive(doc, "notes"));
+    return json_warning_bits(cJSON_GetObjectItemCaseSensitive(doc, "warnings")) |
+           json_warning_bits(cJSON_GetObjectItemCaseSensitive(doc, "notes"));
 }
 
 /* "N other processes used this GPU during the measurement: PID name, ...;
@@ -381,7 +383,8 @@ cJSON *ib__json_options(const ib_option_list *list)
     return o;
 }
 
-cJSON *ib__json_workload(const ib_workload_info *info)
+/* The workload object of a result: the model, its inputs and runtime. */
+static cJSON *json_workload(const ib_workload_info *info)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", info->model);
@@ -411,7 +414,7 @@ cJSON *ib__json_document(const char *schema, bool partial, ib_status stop_status
     if (info) {
         cJSON_AddStringToObject(root, "model", info->model);
         cJSON_AddStringToObject(root, "device", ib__device_name(info->device));
-        cJSON_AddItemToObject(root, "workload", ib__json_workload(info));
+        cJSON_AddItemToObject(root, "workload", json_workload(info));
     }
     return root;
 }
@@ -526,7 +529,9 @@ void ib__text_env(ib__sbuf *b, const ib_env *env)
     if (rt->provider[0]) ib__sbuf_printf(b, " %s", rt->provider);
 }
 
-double ib__duration_unit(double ms, const char **unit)
+/* The unit a duration in ms reads best in ("s" from 1000 ms, "ms" from 1
+ * ms, "us" below); returns that unit per ms. */
+static double duration_unit(double ms, const char **unit)
 {
     double a = fabs(ms);
     *unit = a >= 1000 ? "s" : a >= 1 || !isfinite(a) ? "ms" : "us";
@@ -536,7 +541,7 @@ double ib__duration_unit(double ms, const char **unit)
 const char *ib__fmt_ms(char buf[32], double ms)
 {
     const char *unit;
-    double scale = ib__duration_unit(ms, &unit);
+    double scale = duration_unit(ms, &unit);
     if (!isfinite(ms))
         snprintf(buf, 32, "-");
     else
@@ -557,7 +562,7 @@ static const char *plain4(char buf[32], double v)
 void ib__text_estimate(ib__sbuf *b, const char *name, double value_ms, const double ci_ms[2])
 {
     const char *unit;
-    double scale = ib__duration_unit(value_ms, &unit);
+    double scale = duration_unit(value_ms, &unit);
     char v[32], lo[32], hi[32];
     ib__sbuf_printf(b, "%s %s %s, 95%% CI [%s, %s] %s", name, plain4(v, value_ms * scale), unit,
                     plain4(lo, ci_ms[0] * scale), plain4(hi, ci_ms[1] * scale), unit);

@@ -39,7 +39,6 @@ cJSON *ib__json_stats(const ib_stats *st);
 /* The measurement options a result was taken with. */
 cJSON *ib__json_config(const ib_config *cfg);
 cJSON *ib__json_env(const ib_env *env);
-cJSON *ib__json_workload(const ib_workload_info *info);
 cJSON *ib__json_array(const double *x, size_t n);
 /* "warmup": {runs, ms, steady} at root: what the warm-up did. */
 void ib__json_add_warmup(cJSON *root, int64_t runs, double ms, bool steady);
@@ -62,9 +61,6 @@ const char *ib__device_name(ib_device_kind d);
  * the order the reports list them; key as the JSON spells it. */
 void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *b,
                                void (*fn)(void *ctx, const char *key, const char *line), void *ctx);
-/* The IB_WARN_* bits a "warnings" (or "notes") array names (other entries
- * ignored). */
-unsigned ib__json_warning_bits(const cJSON *array);
 /* The IB_WARN_* bits of a result document: its "warnings" and its "notes"
  * (a document written before notes were kept apart has them all in
  * "warnings"). */
@@ -105,9 +101,6 @@ void ib__file_runtime_options(char *buf, size_t cap, const ib_latency_file *f);
 void ib__info_inputs(ib__sbuf *b, const ib_workload_info *info);
 /* The same as report lines: "\nruntime options: ...\ninput values: ...". */
 void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info);
-/* The unit a duration in ms reads best in ("s" from 1000 ms, "ms" from 1
- * ms, "us" below); returns that unit per ms. */
-double ib__duration_unit(double ms, const char **unit);
 /* Formats a duration in ms with 4 significant digits and the best unit. */
 const char *ib__fmt_ms(char buf[32], double ms);
 /* "median 139.3 us, 95% CI [135.6, 142.2] us": a figure and its interval in

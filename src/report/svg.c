@@ -79,7 +79,8 @@ ib__axis ib__log2_axis(double lo, double hi, int max_ticks)
     return a;
 }
 
-double ib__axis_tick(const ib__axis *a, int i)
+/* The i-th tick of a (from 0). */
+static double axis_tick(const ib__axis *a, int i)
 {
     /* From the index, not by accumulation: no drift in the last digits. */
     return (round(a->lo / a->step) + i) * a->step;
@@ -87,7 +88,7 @@ double ib__axis_tick(const ib__axis *a, int i)
 
 const char *ib__axis_label(const ib__axis *a, int i, char buf[32])
 {
-    double v = ib__axis_tick(a, i);
+    double v = axis_tick(a, i);
     if (a->log2)
         snprintf(buf, 32, "%.0f", pow(2, v));
     else
@@ -189,13 +190,13 @@ void ib__svg_axes(ib__sbuf *b, const ib__plot *p, const char *x_title, const cha
     double x0 = p->left, x1 = p->width - p->right, y0 = p->height - p->bottom, y1 = p->top;
     char label[32];
     for (int i = 0; i < p->x.n_ticks; i++) {
-        double px = ib__plot_px(p, ib__axis_tick(&p->x, i));
+        double px = ib__plot_px(p, axis_tick(&p->x, i));
         line(b, px, y1, px, y0, "grid");
         line(b, px, y0, px, y0 + 5, "tick");
         ib__svg_text(b, px, y0 + 18, "middle", "tick-label", ib__axis_label(&p->x, i, label));
     }
     for (int i = 0; i < p->y.n_ticks; i++) {
-        double py = ib__plot_py(p, ib__axis_tick(&p->y, i));
+        double py = ib__plot_py(p, axis_tick(&p->y, i));
         line(b, x0, py, x1, py, "grid");
         line(b, x0 - 5, py, x0, py, "tick");
         ib__svg_text(b, x0 - 8, py + 4, "end", "tick-label", ib__axis_label(&p->y, i, label));

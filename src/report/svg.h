@@ -31,7 +31,6 @@ ib__axis ib__nice_axis(double lo, double hi, int max_ticks);
 /* For log2 values: whole-number ticks (labels 1, 2, 4, ...), at least one
  * doubling of extent. */
 ib__axis ib__log2_axis(double lo, double hi, int max_ticks);
-double ib__axis_tick(const ib__axis *a, int i);
 /* A tick's label, "0.015", or "64" on a log2 axis. */
 const char *ib__axis_label(const ib__axis *a, int i, char buf[32]);
 
