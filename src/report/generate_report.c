@@ -109,6 +109,19 @@ static void text_positions(ib__sbuf *b, const ib_gen_result *r)
     ib__sbuf_printf(b, "\n");
 }
 
+/* Which spread the noise warning judged (core/generate.c): the runs',
+ * TTFT's and the request's, not the tokens' in the cv column above it,
+ * which is the model's own (the position, the step after the prefill, the
+ * tail). */
+static void text_noise(ib__sbuf *b, const ib_gen_result *r)
+{
+    if (!(r->warnings & IB_WARN_HIGH_CV)) return;
+    ib__sbuf_printf(b,
+                    "noise: the warning below judges the runs' cv, TTFT %.2f%% and the request %.2f%%; the "
+                    "tokens' cv is the model's own (the position, the step after the prefill, the tail)\n",
+                    100 * r->ttft.cv, 100 * r->request.cv);
+}
+
 static void text_single(ib__sbuf *b, const ib_gen_result *r)
 {
     char t1[32], t2[32], t3[32];
@@ -136,6 +149,7 @@ static void text_single(ib__sbuf *b, const ib_gen_result *r)
     ib__sbuf_printf(b, "request: TTFT + %d later tokens, median %s\n", (int)r->new_tokens - 1,
                     ib__fmt_ms(t1, r->request.p50));
     text_positions(b, r);
+    text_noise(b, r);
     if (r->precision_target > 0)
         ib__sbuf_printf(b, "precision target +-%s: %s after %zu runs\n",
                         ib__fmt_percent(t1, r->precision_target), r->precision_met ? "met" : "NOT met",

@@ -4,7 +4,9 @@
 #include "core/generate.h"
 #include "check.h"
 #include "gen_fixtures.h"
+#include "report/printer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -255,6 +257,9 @@ static void test_noise_warning(void)
     CHECK(r.token.cv > 0.05 && r.request.cv == 0 && r.ttft.cv == 0);
     CHECK(!(r.warnings & IB_WARN_HIGH_CV) && !(r.warnings & IB_WARN_BIMODAL));
     CHECK(r.warnings & IB_WARN_FEW_SAMPLES); /* 10 runs */
+    char *text = ib__gen_report_text(&r);
+    CHECK(text && !strstr(text, "noise:"));
+    free(text);
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
     s = script();
@@ -264,6 +269,14 @@ static void test_noise_warning(void)
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
     CHECK(r.request.cv > 0.05);
     CHECK(r.warnings & IB_WARN_HIGH_CV);
+    /* the text says which spread the warning judged, with its figures */
+    char expect[256];
+    snprintf(expect, sizeof expect,
+             "noise: the warning below judges the runs' cv, TTFT %.2f%% and the request %.2f%%;",
+             100 * r.ttft.cv, 100 * r.request.cv);
+    text = ib__gen_report_text(&r);
+    CHECK(text && strstr(text, expect));
+    free(text);
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
 }
