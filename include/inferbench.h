@@ -423,8 +423,9 @@ typedef struct ib_output_accuracy {
                               when C < 5) are the same set */
     double top1_gap;       /* among the rows whose arg max differs, the
                               largest gap between the reference's 1st and
-                              2nd scores: how close a call the error
-                              turned (NaN when every row agrees) */
+                              2nd scores: how close the calls were that
+                              the error reversed (NaN when every row
+                              agrees) */
     double top5_gap;       /* the same for the top-5 set: the reference's
                               5th and 6th scores (NaN when every row
                               agrees) */
