@@ -185,20 +185,36 @@ void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c)
     }
 }
 
+_Static_assert(IB_GEN_MAX_POINTS <= IB_MAX_POINTS, "a generation's curve fits ib__energy_curve_columns");
+
+ib__energy_curve ib__energy_curve_of_batches(const ib_throughput_result *r, ib__energy_curve_columns *cols)
+{
+    for (size_t i = 0; i < r->n_points; i++) {
+        cols->count[i] = r->points[i].batch;
+        cols->energy[i] = &r->points[i].energy;
+        cols->ok[i] = r->points[i].status == IB_OK;
+        cols->rate[i] = r->points[i].items_per_s;
+    }
+    return (ib__energy_curve){ "batch",  "input",    r->n_points, cols->count,       cols->energy,
+                               cols->ok, cols->rate, r->peak,     r->most_efficient, false };
+}
+
+ib__energy_curve ib__energy_curve_of_sequences(const ib_gen_result *r, ib__energy_curve_columns *cols)
+{
+    for (size_t i = 0; i < r->n_points; i++) {
+        cols->count[i] = r->points[i].sequences;
+        cols->energy[i] = &r->points[i].energy;
+        cols->ok[i] = r->points[i].status == IB_OK;
+        cols->rate[i] = r->points[i].tokens_per_s;
+    }
+    return (ib__energy_curve){ "sequences", "token",    r->n_points, cols->count,       cols->energy,
+                               cols->ok,    cols->rate, r->peak,     r->most_efficient, true };
+}
+
 void ib__text_energy_curve(ib__sbuf *b, const ib_throughput_result *r)
 {
-    int64_t count[IB_MAX_POINTS];
-    const ib_energy *energy[IB_MAX_POINTS];
-    bool ok[IB_MAX_POINTS];
-    double rate[IB_MAX_POINTS];
-    for (size_t i = 0; i < r->n_points; i++) {
-        count[i] = r->points[i].batch;
-        energy[i] = &r->points[i].energy;
-        ok[i] = r->points[i].status == IB_OK;
-        rate[i] = r->points[i].items_per_s;
-    }
-    ib__energy_curve c = { "batch", "input", r->n_points,       count, energy, ok,
-                           rate,    r->peak, r->most_efficient, false };
+    ib__energy_curve_columns cols;
+    ib__energy_curve c = ib__energy_curve_of_batches(r, &cols);
     ib__text_energy_table(b, &c);
 }
 

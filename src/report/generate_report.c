@@ -160,18 +160,8 @@ static void text_single(ib__sbuf *b, const ib_gen_result *r)
  * fastest (energy_report.c's table, as throughput's by batch). */
 static void text_sequences_energy(ib__sbuf *b, const ib_gen_result *r)
 {
-    int64_t count[IB_GEN_MAX_POINTS];
-    const ib_energy *energy[IB_GEN_MAX_POINTS];
-    bool ok[IB_GEN_MAX_POINTS];
-    double rate[IB_GEN_MAX_POINTS];
-    for (size_t i = 0; i < r->n_points; i++) {
-        count[i] = r->points[i].sequences;
-        energy[i] = &r->points[i].energy;
-        ok[i] = r->points[i].status == IB_OK;
-        rate[i] = r->points[i].tokens_per_s;
-    }
-    ib__energy_curve c = { "sequences", "token", r->n_points,       count, energy, ok,
-                           rate,        r->peak, r->most_efficient, true };
+    ib__energy_curve_columns cols;
+    ib__energy_curve c = ib__energy_curve_of_sequences(r, &cols);
     ib__text_energy_table(b, &c);
 }
 

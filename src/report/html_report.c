@@ -505,16 +505,8 @@ static void efficiency_plot_of(ib__sbuf *b, const ib__energy_curve *c, const cha
 
 static void efficiency_plot(ib__sbuf *b, const ib_throughput_result *r)
 {
-    int64_t count[IB_MAX_POINTS];
-    const ib_energy *energy[IB_MAX_POINTS];
-    bool ok[IB_MAX_POINTS];
-    for (size_t i = 0; i < r->n_points; i++) {
-        count[i] = r->points[i].batch;
-        energy[i] = &r->points[i].energy;
-        ok[i] = point_ok(&r->points[i]);
-    }
-    ib__energy_curve c = { "batch", "input", r->n_points,       count, energy, ok,
-                           NULL,    r->peak, r->most_efficient, false };
+    ib__energy_curve_columns cols;
+    ib__energy_curve c = ib__energy_curve_of_batches(r, &cols);
     efficiency_plot_of(
         b, &c, "Inputs per joule against batch",
         "Each point's energy over a window of its own back-to-back runs, from one change of the "
@@ -993,16 +985,8 @@ static void gen_energy(ib__sbuf *b, const ib_gen_result *r)
 
 static void gen_efficiency_plot(ib__sbuf *b, const ib_gen_result *r)
 {
-    int64_t count[IB_GEN_MAX_POINTS];
-    const ib_energy *energy[IB_GEN_MAX_POINTS];
-    bool ok[IB_GEN_MAX_POINTS];
-    for (size_t i = 0; i < r->n_points; i++) {
-        count[i] = r->points[i].sequences;
-        energy[i] = &r->points[i].energy;
-        ok[i] = r->points[i].status == IB_OK;
-    }
-    ib__energy_curve c = { "sequences", "token", r->n_points,       count, energy, ok,
-                           NULL,        r->peak, r->most_efficient, true };
+    ib__energy_curve_columns cols;
+    ib__energy_curve c = ib__energy_curve_of_sequences(r, &cols);
     efficiency_plot_of(b, &c, "Tokens per joule against sequences",
                        "Each count's energy over a decode window of its own, from one change of the energy "
                        "counter to another; the text gives each bound.");

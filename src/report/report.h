@@ -246,6 +246,17 @@ typedef struct ib__energy_curve {
     bool count_first; /* "8 sequences", not "batch 8" */
 } ib__energy_curve;
 void ib__text_energy_table(ib__sbuf *b, const ib__energy_curve *c);
+/* Room for a curve's columns (a generation's IB_GEN_MAX_POINTS fit too),
+ * and the curve of a throughput result by batch, of a generation's points
+ * by sequences, over them. */
+typedef struct ib__energy_curve_columns {
+    int64_t count[IB_MAX_POINTS];
+    const ib_energy *energy[IB_MAX_POINTS];
+    bool ok[IB_MAX_POINTS];
+    double rate[IB_MAX_POINTS];
+} ib__energy_curve_columns;
+ib__energy_curve ib__energy_curve_of_batches(const ib_throughput_result *r, ib__energy_curve_columns *cols);
+ib__energy_curve ib__energy_curve_of_sequences(const ib_gen_result *r, ib__energy_curve_columns *cols);
 /* Point i's count as the text names it: "batch 8", "8 sequences". */
 void ib__energy_curve_at(char buf[48], const ib__energy_curve *c, int i);
 /* pitfalls: the energy rows (the correct one first) as the tables print
