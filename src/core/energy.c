@@ -272,7 +272,9 @@ static bool meter_open_on(ib__energy_meter *m, const ib__clock *clock, ib__energ
     return first_read(m);
 }
 
-bool ib__energy_open_source(void *ctx, ib__energy_counter *c, char *note, size_t cap)
+/* An ib__energy_open_fn over ctx, a const ib__energy_source: its own
+ * counter, else NVML's on its GPU, else none, its cpu_note said. */
+static bool source_counter(void *ctx, ib__energy_counter *c, char *note, size_t cap)
 {
     const ib__energy_source *s = ctx;
     if (s->own) return s->own(s->self, c, note, cap);
@@ -292,7 +294,7 @@ static ib__energy_source workload_source(ib_workload *w)
 bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w)
 {
     ib__energy_source s = workload_source(w);
-    return meter_open_on(m, &w->clock, ib__energy_open_source, &s);
+    return meter_open_on(m, &w->clock, source_counter, &s);
 }
 
 /* The CPU package's counter: RAPL under root (ctx; NULL: the system's). */
@@ -467,11 +469,11 @@ static double bound_if_ended(const ib__energy_meter *m, double end_unc_ms)
 void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg)
 {
     ib__energy_source s = workload_source(w);
-    ib__energy_meters_open_on(m, &w->clock, ib__energy_open_source, &s, s.own != NULL, cfg);
+    ib__energy_meters_open_on(m, &w->clock, &s, cfg);
 }
 
-void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib__energy_open_fn open,
-                               void *ctx, bool own, const ib_config *cfg)
+void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, const ib__energy_source *src,
+                               const ib_config *cfg)
 {
     *m = (ib__energy_meters){ .asked = cfg->measure_energy && !cfg->sync };
     if (!m->asked) {
@@ -480,11 +482,11 @@ void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib_
                            : "not measured (measure_energy off)");
         return;
     }
-    if (meter_open_on(&m->device, clock, open, ctx)) ib__energy_learn(&m->device);
+    if (meter_open_on(&m->device, clock, source_counter, (void *)src)) ib__energy_learn(&m->device);
     /* A backend with a counter of its own (the fake's, on a virtual clock)
      * is not beside the real package: reading RAPL against its clock would
      * mean nothing, and its tests must not depend on the machine's RAPL. */
-    if (own) {
+    if (src->own) {
         m->cpu.failed = true;
         snprintf(m->cpu.note, sizeof m->cpu.note,
                  "the workload counts its own energy: the CPU package not read");

@@ -147,11 +147,6 @@ typedef struct ib__energy_source {
     const char *cpu_note; /* why there is none on the CPU */
 } ib__energy_source;
 
-/* An ib__energy_open_fn over ctx, a const ib__energy_source: own's
- * counter, else NVML's on device_id when on_gpu, else false with
- * cpu_note. */
-bool ib__energy_open_source(void *ctx, ib__energy_counter *c, char *note, size_t cap);
-
 /* The workload's own counter (w->own_energy), else a GPU workload's
  * (NVML on its device); false without one, the reason in m->note. */
 bool ib__energy_meter_open(ib__energy_meter *m, ib_workload *w);
@@ -223,11 +218,10 @@ typedef struct ib__energy_meters {
 /* Opens the meters cfg asks for and learns their steps and the idle power
  * (the device idle: call it before the cold run). */
 void ib__energy_meters_open(ib__energy_meters *m, ib_workload *w, const ib_config *cfg);
-/* The same for a device counter open gives (own: the measured thing's own
- * counter, a fake's on a virtual clock: the CPU package is then not read),
- * read on clock. */
-void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, ib__energy_open_fn open,
-                               void *ctx, bool own, const ib_config *cfg);
+/* The same for what src counts with, read on clock (a counter of its own,
+ * a fake's on a virtual clock: the CPU package is then not read). */
+void ib__energy_meters_open_on(ib__energy_meters *m, const ib__clock *clock, const ib__energy_source *src,
+                               const ib_config *cfg);
 void ib__energy_meters_close(ib__energy_meters *m);
 ib_status ib__energy_meters_begin(ib__energy_meters *m, ib__energy_pad_fn pad, void *ctx, ib_error *err);
 /* Reads each counter when its ib__energy_tick_ms passed since its last read. */

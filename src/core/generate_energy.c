@@ -16,7 +16,7 @@ void ib__gen_energy_open(ib__genm *m)
     ib__gen *g = m->g;
     ib__energy_source s = { g->ops->energy, g, g->info.device == IB_DEVICE_CUDA, g->info.device_id,
                             "a CPU run: no GPU energy counter" };
-    ib__energy_meters_open_on(&m->energy, &g->clock, ib__energy_open_source, &s, s.own != NULL, &m->cfg->run);
+    ib__energy_meters_open_on(&m->energy, &g->clock, &s, &m->cfg->run);
 }
 
 void ib__gen_energy_close(ib__genm *m) { ib__energy_meters_close(&m->energy); }
