@@ -47,13 +47,16 @@ class Result:
         figure), joules_per_item, items_per_joule, bound (relative), power_w,
         window_ms, idle_power_w, joules_per_item_above_idle, note (why there
         is none)... latency: the device's over the timed runs; throughput:
-        the peak batch's; pitfalls: the correct row's; None where the result
-        has none (a calibration, a document written before energy)."""
+        the peak batch's; pitfalls: the correct row's; generation: the
+        decode window's, per output token; None where the result has none
+        (a calibration, a document written before energy)."""
         d = self.data
         if self.kind == "throughput":
             return self.energy_by_batch.get((d.get("peak") or {}).get("batch"))
         if self.kind == "pitfalls":
             return (d.get("energy") or {}).get("correct")
+        if self.kind == "generation":
+            return d.get("decode_energy")
         return d.get("energy")
 
     @property

@@ -196,7 +196,8 @@ class Energy(Tmp):
         path = self.path(kind + ".json")
         c = subprocess.run([IB, kind, *self.COUNTER, *args, "--json", path], capture_output=True, text=True)
         self.assertEqual(c.returncode, 0, c.stderr)
-        return inferbench.Result(kind, self.load(kind + ".json"), c.stdout, None, {})
+        return inferbench.Result({"generate": "generation"}.get(kind, kind), self.load(kind + ".json"), c.stdout,
+                                 None, {})
 
     def test_the_figures_of_the_scripted_counter(self):
         r = self.c_result("latency", "--option", "busy_w=300")
@@ -218,6 +219,11 @@ class Energy(Tmp):
         p = self.c_result("pitfalls", "--option", "busy_w=300")
         self.assertIs(p.energy, p.data["energy"]["correct"])
         self.assertAlmostEqual(p.joules_per_item, 0.3, places=12)
+        g = self.c_result("generate", "m", "--prompt-tokens", "64", "--new-tokens", "16", "--runs", "10",
+                          "--option", "busy_w=100", "--option", "pos_ns=0")
+        self.assertIs(g.energy, g.data["decode_energy"])  # per output token
+        self.assertEqual(g.energy["source"], "counter")
+        self.assertEqual(g.joules_per_item, g.data["decode_energy"]["joules_per_item"])
         n = self.c_result("latency")  # busy_w 0: the counter reads nothing
         self.assertIsNone(n.energy["source"])
         self.assertIsNone(n.joules_per_item)
