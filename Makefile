@@ -38,7 +38,7 @@ setup:
 # rebuild and a test run, 10-40 s here). By default a random sample of
 # MUTATION_SAMPLE mutants estimates the score; MUTATION_ARGS= runs all of
 # them (hours). docs/testing.md says how to read the result.
-MUTATION_FILES  ?= src/core/*.c src/report/*.c cli/*.c
+MUTATION_FILES  ?= src/base/*.c src/core/*.c src/report/*.c cli/*.c
 MUTATION_SAMPLE ?= 150
 MUTATION_ARGS   ?= --sample $(MUTATION_SAMPLE) --seed 1
 mutation:

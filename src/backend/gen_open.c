@@ -3,7 +3,7 @@
  * workload: generation.c). The backend layer, not the core, knows which
  * backends exist. */
 #include "backend/registry.h"
-#include "core/common.h"
+#include "base/common.h"
 
 #include <string.h>
 

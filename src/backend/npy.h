@@ -3,7 +3,7 @@
 #ifndef IB_BACKEND_NPY_H
 #define IB_BACKEND_NPY_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* The most header bytes read: numpy writes a few hundred, version 1.0
  * allows 65535; more is not a header we need to read. */

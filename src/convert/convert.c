@@ -8,7 +8,7 @@
  * nest at most MAX_DEPTH deep. */
 #include "convert/convert.h"
 #include "convert/types.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef IB_CONVERT_CONVERT_H
 #define IB_CONVERT_CONVERT_H
 
-#include "core/common.h"
+#include "base/common.h"
 #include "onnx/onnx.pb-c.h"
 
 /* Rewrites model in place for `target` (ONNX's FLOAT16 or BFLOAT16): float

@@ -3,7 +3,7 @@
 #ifndef IB_CONVERT_TYPES_H
 #define IB_CONVERT_TYPES_H
 
-#include "core/common.h"
+#include "base/common.h"
 #include "onnx/onnx.pb-c.h"
 
 typedef struct ib__type_slot {

@@ -7,7 +7,7 @@
  * they are not independent samples, and an interval over them would claim
  * more than was measured. */
 #include "core/best.h"
-#include "core/common.h"
+#include "base/common.h"
 #include "core/stats.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * its bootstrap confidence interval, the Mann-Whitney U test, and a verdict
  * that says "no change" only when the interval shows it (docs/compare.md). */
 #include "core/compare.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "core/stats.h"
 
 #include <math.h>

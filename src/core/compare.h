@@ -2,7 +2,7 @@
 #ifndef IB_CORE_COMPARE_H
 #define IB_CORE_COMPARE_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* Durations a latency sample can be, in ms: 1 ns to 10^9 ms (11.6 days).
  * Beyond them a value is not a measurement, and their bounds keep every

@@ -1,7 +1,7 @@
 /* Energy per inference: the arithmetic (pure) and the meter (core/energy.h;
  * the method and its error: docs/energy.md). */
 #include "core/energy.h"
-#include "core/common.h"
+#include "base/common.h"
 #include "core/sessions.h"
 
 #include <math.h>

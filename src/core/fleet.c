@@ -6,7 +6,7 @@
  * reservoir of its latencies), which is what an MPI rank sends. */
 #include "core/fleet.h"
 #include "core/latency.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "core/stats.h"
 
 #include <math.h>

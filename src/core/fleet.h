@@ -2,7 +2,7 @@
 #ifndef IB_CORE_FLEET_H
 #define IB_CORE_FLEET_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 #include <pthread.h>
 

@@ -3,7 +3,7 @@
 #ifndef IB_CORE_RULES_H
 #define IB_CORE_RULES_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* Steady state: the medians of the last two windows of `window` samples
  * differ by at most `tolerance` (relative to the later one). recent holds

@@ -5,7 +5,7 @@
 #ifndef IB_CORE_SEARCH_H
 #define IB_CORE_SEARCH_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* Does n fit? *fits answers; growing says the probe is one of the growth's
  * (powers of two, which the caller may time there and then). An error

@@ -8,7 +8,7 @@
 #include "core/serve.h"
 #include "workload/workload.h"
 #include "core/energy.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "core/progress.h"
 #include "core/stats.h"
 #include "env/env.h"

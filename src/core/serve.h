@@ -4,7 +4,7 @@
 #ifndef IB_CORE_SERVE_H
 #define IB_CORE_SERVE_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* Requests one rate may schedule: 56 bytes of records each, so 56 MB. */
 #define IB__SERVE_MAX_REQUESTS 1000000

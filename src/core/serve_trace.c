@@ -1,6 +1,6 @@
 /* The schedule file of serve --arrivals FILE: outside input, parsed
  * strictly (tests/fuzz/fuzz_schedule.c). */
-#include "core/common.h"
+#include "base/common.h"
 #include "core/serve.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
 #ifndef IB_CORE_SESSIONS_H
 #define IB_CORE_SESSIONS_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* How the statistics across sessions are named in every report. */
 #define IB__SESSIONS_STATISTIC "geometric mean of session medians"

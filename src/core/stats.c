@@ -1,7 +1,7 @@
 /* Descriptive statistics of timing samples, with the confidence intervals
  * the report and the adaptive stopping rule rely on. */
 #include "core/stats.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 
 #include <float.h>
 #include <math.h>

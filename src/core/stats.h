@@ -2,7 +2,7 @@
 #ifndef IB_CORE_STATS_H
 #define IB_CORE_STATS_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* The mean's bootstrap: resamples, fewer when resamples x n would pass the
  * draw budget, from a fixed seed; where even the minimum would pass it,

@@ -1,6 +1,6 @@
 /* The GPU's and the CPU's energy counters (env/energy.h). */
 #include "env/energy.h"
-#include "core/common.h"
+#include "base/common.h"
 #include "env/nvml.h"
 
 #include <errno.h>

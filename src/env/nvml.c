@@ -4,7 +4,7 @@
  * loaded once per process and never unloaded (NVML keeps threads and state
  * across init/shutdown; unloading it under them is not supported). */
 #include "env/nvml.h"
-#include "core/common.h"
+#include "base/common.h"
 #include "gpu/gpu.h"
 
 #include <dlfcn.h>

@@ -7,7 +7,7 @@
 #ifndef IB_GPU_GPU_H
 #define IB_GPU_GPU_H
 
-#include "core/common.h"
+#include "base/common.h"
 #include "timer/timer.h"
 
 typedef struct ib__gpu_props {

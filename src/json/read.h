@@ -6,7 +6,7 @@
 #ifndef IB_JSON_READ_H
 #define IB_JSON_READ_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 #include <cjson/cJSON.h>
 

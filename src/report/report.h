@@ -5,7 +5,7 @@
 #ifndef IB_REPORT_REPORT_H
 #define IB_REPORT_REPORT_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 #include <cjson/cJSON.h>
 

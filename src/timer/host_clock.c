@@ -1,5 +1,5 @@
 #include "timer/timer.h"
-#include "core/common.h"
+#include "base/common.h"
 
 #include <errno.h>
 #include <math.h>

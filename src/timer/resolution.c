@@ -8,7 +8,7 @@
  * distinct readings is the step. Where every reading is the same, no step can
  * be seen: the smallest positive reading bounds it from above. */
 #include "timer/timer.h"
-#include "core/common.h"
+#include "base/common.h"
 
 #include <math.h>
 #include <stdlib.h>

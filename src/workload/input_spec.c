@@ -2,7 +2,7 @@
  * only: whether a number fits an input is known once the model says the
  * input's element type (its backend checks). Like ib_shape_parse it is strict, so
  * that a typo is reported instead of measured. */
-#include "core/common.h"
+#include "base/common.h"
 
 #include <ctype.h>
 #include <stdlib.h>

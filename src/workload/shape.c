@@ -1,7 +1,7 @@
 /* Shape overrides ("NAME:D1xD2x...") and the defaults of the model options.
  * The parser is strict: what it accepts is exactly what the message in the
  * header promises, so that a typo is reported instead of measured. */
-#include "core/common.h"
+#include "base/common.h"
 
 #include <string.h>
 

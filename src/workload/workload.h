@@ -8,7 +8,7 @@
 #ifndef IB_WORKLOAD_WORKLOAD_H
 #define IB_WORKLOAD_WORKLOAD_H
 
-#include "core/common.h"
+#include "base/common.h"
 #include "inferbench_backend.h"
 #include "timer/energy_counter.h"
 #include "timer/timer.h"

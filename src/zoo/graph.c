@@ -3,9 +3,9 @@
  * protobuf-c's free_unpacked can release a model, or a half-built message
  * after a failure, with no bookkeeping of our own. */
 #include "zoo/graph.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 
-#include "core/common.h"
+#include "base/common.h"
 
 #include <limits.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
  * of every generator (nodes and weight shapes, no weight data: a few
  * milliseconds), then cached, so later calls cost nothing. The cache is not
  * thread-safe: the first call must not race with another. */
-#include "core/common.h"
+#include "base/common.h"
 #include "zoo/graph.h"
 #include "zoo/models.h"
 

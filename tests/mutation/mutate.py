@@ -42,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutator  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-DEFAULT_FILES = ["src/core/*.c", "src/report/*.c", "cli/*.c"]
+DEFAULT_FILES = ["src/base/*.c", "src/core/*.c", "src/report/*.c", "cli/*.c"]
 LABELS = "unit|cli"
 
 

@@ -3,7 +3,7 @@
  * an off-by-one in the copy's bound and a status name that fell through to
  * the next case passed every other test. */
 #include "check.h"
-#include "core/common.h"
+#include "base/common.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #include "check.h"
 #include "backend/fake/fake.h"
 #include "core/compare.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "core/stats.h"
 
 #include <cjson/cJSON.h>

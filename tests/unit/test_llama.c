@@ -10,7 +10,7 @@
 #include "backend/llama/llama_probe.h"
 #include "backend/registry.h"
 #include "check.h"
-#include "core/common.h"
+#include "base/common.h"
 #include "workload/generation.h"
 #include "zoo/lm.h"
 

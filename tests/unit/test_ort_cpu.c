@@ -2,7 +2,7 @@
  * runs, batches, copies, reopening, and every refusal with its message. */
 #include "check.h"
 #include "backend/onnxruntime/ort.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "gpu/gpu.h"
 #include "onnx_fixtures.h"
 

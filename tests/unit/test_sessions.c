@@ -6,7 +6,7 @@
  * comparison across sessions, with its rate of false verdicts. */
 #include "check.h"
 #include "backend/fake/fake.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "core/sessions.h"
 #include "env/env.h"
 

@@ -18,7 +18,7 @@
  * the model library, libtorch, the stream, the buffers. */
 #include "backend/registry.h"
 #include "backend/aoti/aoti.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "gpu/gpu.h"
 
 #include <dlfcn.h>

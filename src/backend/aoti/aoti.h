@@ -3,7 +3,7 @@
 #ifndef IB_BACKEND_AOTI_H
 #define IB_BACKEND_AOTI_H
 
-#include "core/common.h"
+#include "base/common.h"
 
 /* A package's model folder unpacked into a fresh folder: the files and
  * folders written (removed by ib__aoti_unpacked_remove), as many as the

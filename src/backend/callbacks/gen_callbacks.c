@@ -5,7 +5,7 @@
  * versioned table into the internal one (workload/generation.h): it checks
  * the table once, fills what an optional slot left out, keeps the info the
  * caller stated, and makes every failure a status with one line. */
-#include "core/common.h"
+#include "base/common.h"
 #include "workload/generation.h"
 
 #include <stdlib.h>

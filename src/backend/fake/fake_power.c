@@ -1,6 +1,6 @@
 /* The scripted power of a fake device (fake_power.h). */
 #include "backend/fake/fake_power.h"
-#include "core/common.h"
+#include "base/common.h"
 
 #include <math.h>
 #include <stdio.h>

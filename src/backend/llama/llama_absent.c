@@ -2,7 +2,7 @@
  * headers in LLAMA_ROOT, or IB_WITH_LLAMA=OFF): this file replaces the
  * backend's others, and a generative model is refused with one line
  * saying how to get it. */
-#include "core/common.h"
+#include "base/common.h"
 #include "backend/registry.h"
 #include "workload/generation.h"
 

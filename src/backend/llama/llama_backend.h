@@ -5,7 +5,7 @@
 #ifndef IB_BACKEND_LLAMA_H
 #define IB_BACKEND_LLAMA_H
 
-#include "core/common.h"
+#include "base/common.h"
 #include "backend/registry.h"
 #include "workload/generation.h"
 

@@ -5,7 +5,7 @@
  * copied during a timed run. docs/backend-onnxruntime.md has the design. */
 #include "backend/onnxruntime/ort.h"
 #include "backend/registry.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 #include "gpu/gpu.h"
 #include "zoo/lm.h"
 

@@ -4,7 +4,7 @@
  * any timed region. docs/cli.md (--input) and docs/method.md (why random). */
 #include "backend/npy.h"
 #include "backend/onnxruntime/ort.h"
-#include "core/numeric.h"
+#include "base/numeric.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* The list of a workload's settings as its backend reports them: keys and
  * values in words, in the order first set, so that every printer and
  * compare read them the same way and no runtime's words reach the core. */
-#include "core/common.h"
+#include "base/common.h"
 
 #include <stddef.h>
 #include <string.h>
