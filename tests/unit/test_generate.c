@@ -2,6 +2,7 @@
  * against the script's arithmetic, exactly (docs/generate.md). */
 #include "backend/fake/gen_fake.h"
 #include "core/generate.h"
+#include "core/stats.h"
 #include "check.h"
 #include "gen_fixtures.h"
 #include "report/printer.h"
@@ -535,6 +536,30 @@ static void test_precision(void)
     ib__gen_destroy(g);
 }
 
+/* Steady TTFTs, spread steps (latency growing with the position, 9 to
+ * 10.875 ms): the TTFT's interval is met at the first check, the tokens'
+ * later, and the runs stop at the first check (every 10 runs here) where
+ * the tokens' interval is within the target too, not before. */
+static void test_precision_follows_tokens(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_pos_ms = 1.0 / 8;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.run.precision = 0.01;
+    c.run.min_runs = 10;
+    c.run.max_runs = 1000;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.precision_met && r.ttft.cv == 0);
+    CHECK(r.runs > 10 && r.runs % 10 == 0);
+    CHECK(ib__median_precision(r.token_ms, r.runs * N, 0) <= 0.01);
+    CHECK(ib__median_precision(r.token_ms, (r.runs - 10) * N, 0) > 0.01);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 static ib_status refused(ib_gen_config c, const ib__gen_fake_script *s, const char *words)
 {
     ib__gen *g = gen_fixture_open(s);
@@ -635,6 +660,7 @@ int main(int argc, char **argv)
     RUN(test_interrupt_keeps_runs);
     RUN(test_sampling_timed_apart);
     RUN(test_precision);
+    RUN(test_precision_follows_tokens);
     RUN(test_bad_input);
     RUN(test_open_by_name);
     return check_summary("test_generate");
