@@ -183,6 +183,38 @@ static void test_search_under_capacity(void)
     ib__gen_destroy(g);
 }
 
+/* Every context is created, but a step of more than 5 sequences runs out
+ * of memory (buffers allocated at the first decode): a count fits only when
+ * its first step ran, so the search ends at 5, not at the bound. */
+static void test_search_ended_by_first_step(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_oom_seqs = 5;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.search = true;
+    c.sequence_runs = 1;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.largest_fitting, 5);
+    CHECK(!r.limited_by_max);
+    CHECK(strstr(r.limit_reason, "a step of 6 sequences passes the 5") != NULL);
+    static const int32_t probes[] = { 1, 2, 4, 8, 6, 5 };
+    CHECK_EQ_INT(r.n_probes, 6);
+    for (size_t i = 0; i < r.n_probes && i < 6; i++) {
+        CHECK_EQ_INT(r.probes[i].sequences, probes[i]);
+        CHECK(r.probes[i].fits == (probes[i] <= 5));
+        CHECK(r.probes[i].status == (probes[i] <= 5 ? IB_OK : IB_ERR_DEVICE_OOM));
+    }
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).set_sequences, 1 + 6 + 4); /* each probe's context was made */
+    CHECK_EQ_INT(r.n_points, 4);
+    for (size_t i = 0; i < r.n_points; i++) CHECK(r.points[i].status == IB_OK);
+    CHECK_EQ_INT(r.points[r.peak].sequences, 5);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 static void test_search_bounds(void)
 {
     ib__gen_fake_script s = script();
@@ -648,6 +680,7 @@ int main(int argc, char **argv)
     RUN(test_reports);
     RUN(test_depth);
     RUN(test_search_under_capacity);
+    RUN(test_search_ended_by_first_step);
     RUN(test_search_bounds);
     RUN(test_budget);
     RUN(test_noise_warning);
