@@ -274,6 +274,39 @@ static void test_budget(void)
     ib__gen_destroy(g);
 }
 
+/* A tail (every 7th call three times as long): each count's mean step
+ * (its TPOT) above its median. A budget between the median and the mean of
+ * 4 sequences: 4 is not within it (docs/generate.md: the budget is the
+ * TPOT's), 1 is. */
+static void test_budget_on_the_mean(void)
+{
+    ib__gen_fake_script s = script();
+    s.slow_every = 7;
+    s.slow_factor = 3;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    int32_t list[] = { 1, 4 };
+    c.sequences = list;
+    c.n_sequences = 2;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_gen_point *four = &r.points[1];
+    CHECK(four->tpot_ms == four->step_ms.mean && four->step_ms.p50 < four->tpot_ms);
+    double budget = (four->step_ms.p50 + four->tpot_ms) / 2;
+    CHECK(r.points[0].tpot_ms <= budget);
+    CHECK_EQ_INT(r.peak, 1);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    g = gen_fixture_open(&s); /* the same calls again: the same figures */
+    c.tpot_budget_ms = budget;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.points[1].step_ms.p50 < budget && r.points[1].tpot_ms > budget);
+    CHECK_EQ_INT(r.best_within_budget, 0);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* The noise warning is the runs': TTFT and each request's total across
  * runs. Tokens whose latency grows with the position (a CV of 5.8% over
  * them) in runs that repeat exactly are not noisy; a run in two with a
@@ -683,6 +716,7 @@ int main(int argc, char **argv)
     RUN(test_search_ended_by_first_step);
     RUN(test_search_bounds);
     RUN(test_budget);
+    RUN(test_budget_on_the_mean);
     RUN(test_noise_warning);
     RUN(test_pitfalls);
     RUN(test_pitfalls_back_to_back);
