@@ -307,6 +307,51 @@ static void test_budget_on_the_mean(void)
     ib__gen_destroy(g);
 }
 
+/* The fake's own step, then for more than 8 sequences 0.5 ms of the host's
+ * more a sequence above 8 (a crowded batch): a curve that falls after 8. */
+static const ib__gen_ops *uncrowded;
+
+static ib_status crowded_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
+{
+    IB_TRY(uncrowded->step(g, n_seqs, pos, err));
+    if (n_seqs > 8) g->clock.wait_until_ms(g->clock.ctx, ib__gen_now_ms(g) + (n_seqs - 8) * 0.5);
+    return IB_OK;
+}
+
+/* A curve that flattens early and peaks before its last count: a step of
+ * s sequences takes s + p/1024 ms (each sequence as dear as the first, none
+ * queued), so tokens/s is within 7% of the peak from 1 on; 16 falls. The
+ * knee is the fewest sequences within 95% of the peak (8): 2, not 1 (93.4
+ * against 96.6% of a sequence a ms), not the peak, nor the last count. */
+static void test_knee_of_a_flat_curve(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_seq_ms = 1;
+    s.queued_fraction = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    uncrowded = g->ops;
+    ib__gen_ops ops = *g->ops;
+    ops.step = crowded_step;
+    g->ops = &ops;
+    ib_gen_config c = gen_fixture_config(P, N);
+    int32_t list[] = { 1, 2, 4, 8, 16 };
+    c.sequences = list;
+    c.n_sequences = 5;
+    c.sequence_runs = 1;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 5);
+    CHECK_EQ_INT(r.points[r.peak].sequences, 8);
+    double bar = 0.95 * r.points[r.peak].tokens_per_s;
+    CHECK(r.points[0].tokens_per_s < bar &&
+          r.points[1].tokens_per_s >= bar); /* the script is what we think */
+    CHECK(r.points[4].tokens_per_s < r.points[0].tokens_per_s);
+    CHECK_EQ_INT(r.points[r.knee].sequences, 2);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* The noise warning is the runs': TTFT and each request's total across
  * runs. Tokens whose latency grows with the position (a CV of 5.8% over
  * them) in runs that repeat exactly are not noisy; a run in two with a
@@ -717,6 +762,7 @@ int main(int argc, char **argv)
     RUN(test_search_bounds);
     RUN(test_budget);
     RUN(test_budget_on_the_mean);
+    RUN(test_knee_of_a_flat_curve);
     RUN(test_noise_warning);
     RUN(test_pitfalls);
     RUN(test_pitfalls_back_to_back);
