@@ -70,6 +70,53 @@ static void test_decode_exact(void)
     ib__gen_destroy(g);
 }
 
+/* Steps that grow with the position, at a depth beyond the prompt: 129/64
+ * + p/32 ms at p = 128..143, 100 ms over the 16, the counter's step. The
+ * window's steps cycle over those positions (the cache rewound to the
+ * depth), so it holds whole cycles: 1.875 J a token, 300 W x the mean step
+ * of 6.25 ms; a cycle over other positions (from the prompt's end, or one
+ * short) has another mean step, and other joules a token. */
+static void test_decode_cycles_over_the_depth(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_ms = 129.0 / 64;
+    s.step_pos_ms = 1.0 / 32;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.depth = 128;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_energy *e = &r.decode_energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK(fmod(e->window_ms, 100) == 0 && e->items == 16 * e->window_ms / 100);
+    CHECK_NEAR(e->joules_per_item, 1.875, 1e-12);
+    CHECK_NEAR(e->power_w, 300, 1e-9);
+    CHECK_NEAR(e->timed_ms_per_item, 6.25, 1e-12);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* One new token: the window's every step at the depth, the cache rewound
+ * after each. A step of 2.5 ms at 300 W: 0.75 J a token. */
+static void test_decode_one_new_token(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_ms = 2.5 - 64.0 / 32;
+    s.step_pos_ms = 1.0 / 32;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, 1);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_energy *e = &r.decode_energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK_NEAR(e->joules_per_item, 0.75, 1e-12);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).last_step_pos, P);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* The prefill window: 2.5 ms prefills of 64 tokens at 300 W; 250 ms for
  * 1%, then to the next change: 300 ms, 120 prefills. */
 static void test_prefill_exact(void)
@@ -555,6 +602,8 @@ int main(int argc, char **argv)
 {
     check_init(argc, argv);
     RUN(test_decode_exact);
+    RUN(test_decode_cycles_over_the_depth);
+    RUN(test_decode_one_new_token);
     RUN(test_prefill_exact);
     RUN(test_sequences_curve);
     RUN(test_not_asked);
