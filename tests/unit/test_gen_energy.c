@@ -336,13 +336,10 @@ static void test_formats(void)
     ib__gen_destroy(g);
 }
 
-/* One measurement's JSON document at busy_w (energy_step_ms 0: no counter). */
-static char *measured_json(double busy_w, double energy_step_ms)
+/* One measurement's JSON document on script s. */
+static char *json_of(const ib__gen_fake_script *s)
 {
-    ib__gen_fake_script s = script();
-    s.busy_w = busy_w;
-    s.energy_step_ms = energy_step_ms;
-    ib__gen *g = gen_fixture_open(&s);
+    ib__gen *g = gen_fixture_open(s);
     ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
@@ -352,6 +349,15 @@ static char *measured_json(double busy_w, double energy_step_ms)
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
     return json;
+}
+
+/* One measurement's JSON document at busy_w (energy_step_ms 0: no counter). */
+static char *measured_json(double busy_w, double energy_step_ms)
+{
+    ib__gen_fake_script s = script();
+    s.busy_w = busy_w;
+    s.energy_step_ms = energy_step_ms;
+    return json_of(&s);
 }
 
 static void parse(const char *json, ib_gen_file *f)
@@ -417,6 +423,38 @@ static void test_compare(void)
     free(ja);
     free(jb);
     free(jn);
+}
+
+/* compare of two rates: steps of 1 ms (A) and of 1.25 ms (B), 1000 and
+ * 800 tokens/s: B's change is -20% of A's rate; A against B, +25% of B's. */
+static void test_compare_rates(void)
+{
+    ib__gen_fake_script s = script();
+    char *ja = json_of(&s);
+    s.step_ms = 1.25;
+    char *jb = json_of(&s);
+    ib_gen_file a, b;
+    parse(ja, &a);
+    parse(jb, &b);
+    CHECK(a.tokens_per_s == 1000 && b.tokens_per_s == 800);
+    ib_gen_comparison c;
+    ib_error err;
+    CHECK(ib_compare_gen_files(&a, &b, 0.01, &c, &err) == IB_OK);
+    CHECK_NEAR(c.tokens_per_s_change, -0.2, 1e-15);
+    ib_result res = { .kind = IB_RESULT_GEN_COMPARISON, .gen_comparison = &c, .gen_a = &a, .gen_b = &b };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json");
+    CHECK(text && strstr(text, "tokens/s A 1000.0, B 800.0 (-20.00%)"));
+    cJSON *root = json ? cJSON_Parse(json) : NULL;
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "tokens_per_s_change")), -0.2, 1e-15);
+    cJSON_Delete(root);
+    CHECK(ib_compare_gen_files(&b, &a, 0.01, &c, &err) == IB_OK);
+    CHECK_NEAR(c.tokens_per_s_change, 0.25, 1e-15);
+    free(text);
+    free(json);
+    ib_gen_file_free(&a);
+    ib_gen_file_free(&b);
+    free(ja);
+    free(jb);
 }
 
 /* --sessions: each session's energy in its entry, the figures across
@@ -614,6 +652,7 @@ int main(int argc, char **argv)
     RUN(test_failure_in_window);
     RUN(test_formats);
     RUN(test_compare);
+    RUN(test_compare_rates);
     RUN(test_sessions);
     RUN(test_compare_sessions);
     return check_summary("test_gen_energy");
