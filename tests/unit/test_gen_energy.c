@@ -117,6 +117,24 @@ static void test_decode_one_new_token(void)
     ib__gen_destroy(g);
 }
 
+/* The idle power is learned before the cold run (docs/energy.md, "For
+ * generation"): the device at rest, not still warm from the runs. The
+ * counter's reads before the fake's first prefill are the learning's: one
+ * poll and one a change at least, for IB__ENERGY_LEARN_CHANGES changes. */
+static void test_idle_learned_before_the_cold_run(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(ib__gen_fake_counts_of(g).energy_reads_before_calls >= 1 + IB__ENERGY_LEARN_CHANGES);
+    CHECK_NEAR(r.decode_energy.idle_power_w, 60, 1e-9);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* The prefill window: 2.5 ms prefills of 64 tokens at 300 W; 250 ms for
  * 1%, then to the next change: 300 ms, 120 prefills. */
 static void test_prefill_exact(void)
@@ -642,6 +660,7 @@ int main(int argc, char **argv)
     RUN(test_decode_exact);
     RUN(test_decode_cycles_over_the_depth);
     RUN(test_decode_one_new_token);
+    RUN(test_idle_learned_before_the_cold_run);
     RUN(test_prefill_exact);
     RUN(test_sequences_curve);
     RUN(test_not_asked);

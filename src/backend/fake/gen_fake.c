@@ -69,6 +69,7 @@ void ib__gen_fake_script_init(ib__gen_fake_script *s)
 static ib_status execute(gen_fake *f, double ms, int32_t n_seqs, ib_error *err)
 {
     int64_t index = f->calls++;
+    if (index == 0) f->counts.energy_reads_before_calls = f->power.reads;
     if (f->s.sleep_us > 0)
         nanosleep(&(struct timespec){ f->s.sleep_us / 1000000, f->s.sleep_us % 1000000 * 1000 }, NULL);
     IB_FAIL_IF(index == f->s.fail_at_call, err, IB_ERR_RUNTIME, "fake: call %lld failed", (long long)index);

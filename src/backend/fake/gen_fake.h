@@ -74,6 +74,8 @@ typedef struct ib__gen_fake_counts {
     int32_t threads;
     int32_t last_step_seqs, last_step_pos;
     double idle_ms; /* host time spent waiting in synchronize */
+    /* The energy counter's reads before the first prefill or step. */
+    int64_t energy_reads_before_calls;
 } ib__gen_fake_counts;
 ib__gen_fake_counts ib__gen_fake_counts_of(const ib__gen *g);
 
