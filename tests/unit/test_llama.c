@@ -197,6 +197,52 @@ static void test_fork_and_step(void)
     ib__gen_destroy(g);
 }
 
+/* A copy of the logits of output i of the last decode (NULL: none). */
+static float *logits_copy(ib__gen *g, int32_t i)
+{
+    const float *l = ib__llama_probe_logits(g, i);
+    float *copy = l ? malloc(TINY_VOCAB * sizeof *copy) : NULL;
+    if (copy) memcpy(copy, l, TINY_VOCAB * sizeof *copy);
+    return copy;
+}
+
+/* rewind keeps the positions before it and removes those after, in every
+ * sequence asked: steps at 20..23, rewound to 21, then the step at 21
+ * again gives the logits it gave the first time (the same history, the
+ * same token); a sequence not asked keeps its positions. */
+static void test_rewind(void)
+{
+    ib__gen *g = open_tiny(2, 64);
+    if (!g) return;
+    ib_error err;
+    CHECK(ok(g->ops->prefill(g, 0, 0, 20, &err), &err));
+    CHECK(ok(g->ops->fork(g, 2, 20, &err), &err));
+    CHECK(ok(g->ops->step(g, 2, 20, &err), &err));
+    CHECK(ok(g->ops->step(g, 2, 21, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    float *first0 = logits_copy(g, 0), *first1 = logits_copy(g, 1);
+    CHECK(first0 && first1);
+    CHECK(ok(g->ops->step(g, 2, 22, &err), &err));
+    CHECK(ok(g->ops->step(g, 2, 23, &err), &err));
+    CHECK(ok(g->ops->rewind(g, 2, 21, &err), &err));
+    for (int s = 0; s < 2; s++) check_positions(g, s, 0, 20);
+    CHECK(ok(g->ops->step(g, 2, 21, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    for (int s = 0; s < 2; s++) check_positions(g, s, 0, 21);
+    const float *again0 = ib__llama_probe_logits(g, 0), *again1 = ib__llama_probe_logits(g, 1);
+    CHECK(first0 && again0 && !memcmp(first0, again0, TINY_VOCAB * sizeof *again0));
+    CHECK(first1 && again1 && !memcmp(first1, again1, TINY_VOCAB * sizeof *again1));
+    /* The first sequence only: the other keeps its positions. */
+    CHECK(ok(g->ops->rewind(g, 1, 10, &err), &err));
+    check_positions(g, 0, 0, 9);
+    check_positions(g, 1, 0, 21);
+    CHECK(g->ops->rewind(g, 3, 10, &err) == IB_ERR_INVALID_ARG);
+    CHECK(g->ops->rewind(g, 1, -1, &err) == IB_ERR_INVALID_ARG);
+    free(first0);
+    free(first1);
+    ib__gen_destroy(g);
+}
+
 /* sample picks the greedy token of a sequence's last logits, and the
  * next step feeds it. */
 static void test_sample(void)
@@ -598,6 +644,7 @@ int main(int argc, char **argv)
     RUN(test_info);
     RUN(test_prefill_positions);
     RUN(test_fork_and_step);
+    RUN(test_rewind);
     RUN(test_sample);
     RUN(test_set_sequences_cap);
     RUN(test_threads_and_reopen);
