@@ -101,6 +101,7 @@ static void test_info(void)
     CHECK_EQ_INT(in->kv_bytes, 2ull * TINY_LAYERS * 1024 * (TINY_KV_HEADS * (TINY_EMBD / TINY_HEADS)) * 2);
     CHECK(in->n_cpus_allowed >= 1);
     CHECK_EQ_INT(in->n_threads, in->n_cpus_allowed); /* the default: the cores, not llama.cpp's 4 */
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), in->n_cpus_allowed); /* a prompt's the same */
     CHECK_EQ_INT(in->n_threads_default, 4);
     CHECK(!strncmp(in->runtime_version, "llama.cpp 0.5.0", 15));
     CHECK(strstr(in->runtime_library, "libllama") != NULL);
@@ -333,15 +334,18 @@ static void test_threads_and_reopen(void)
     CHECK(ok(open_with("zoo:llama-tiny", kv, 2, 64, &g, &err), &err));
     if (!g) return;
     CHECK_EQ_INT(g->info.n_threads, 1);
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), 1); /* a prompt's threads follow the step's */
     CHECK(!strcmp(ib_option_list_get(&g->info.options, "threads"), "1"));
     CHECK(ok(g->ops->set_threads(g, 2, &err), &err));
     CHECK_EQ_INT(g->info.n_threads, 2);
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), 2);
     CHECK(g->ops->set_threads(g, 0, &err) == IB_ERR_INVALID_ARG);
     CHECK(ok(g->ops->prefill(g, 0, 0, 10, &err), &err));
     CHECK(ok(g->ops->reopen(g, &err), &err));
     check_positions(g, 0, -1, -1); /* a new context */
     CHECK_EQ_INT(g->info.n_seq_max, 2);
     CHECK_EQ_INT(g->info.n_threads, 2);
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), 2);
     CHECK(ok(g->ops->prefill(g, 0, 0, 10, &err), &err));
     check_positions(g, 0, 0, 9);
     ib__gen_destroy(g);
