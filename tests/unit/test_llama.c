@@ -1,7 +1,9 @@
 /* The llama backend (src/backend/llama/) on llama.cpp's CPU build and the
  * zoo's tiny model: what each operation of the generation workload does
- * (positions, sequences, fork, the context re-created, out of memory under
- * the cap, logits after synchronize, the info), and every bad input. Skips
+ * (positions, sequences, fork, rewind, the context re-created, out of
+ * memory under the cap, logits after synchronize, the threads of a step
+ * and of a prompt, one thread where one CPU is allowed, the info), and
+ * every bad input. Skips
  * (77) where set-up installed no llama.cpp library. No timing is asserted.
  *
  * The library is loaded once per process, so the cases of another library
@@ -16,6 +18,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <sched.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -578,6 +581,47 @@ static void test_bad_files(void)
 /* A library other than the release of the headers, each in a child (one
  * library a process): missing, of another release, of the release but
  * with a larger structure, lacking a function. */
+/* A process allowed one CPU (its affinity mask, as taskset or a cgroup
+ * gives) chooses one thread, for a step and a prompt alike: in a child,
+ * before this process has decoded anything (no thread pool to fork). */
+static void test_one_cpu_allowed(void)
+{
+    cpu_set_t mask, one;
+    CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    int fd[2];
+    CHECK(pipe(fd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        if (sched_setaffinity(0, sizeof one, &one) != 0) _exit(3);
+        ib__gen *g = NULL;
+        ib_error err;
+        if (open_with("zoo:llama-tiny", NULL, 1, 64, &g, &err) != IB_OK) {
+            dprintf(fd[1], "open: %s", err.message);
+            _exit(4);
+        }
+        dprintf(fd[1], "%d %d %d", (int)g->info.n_cpus_allowed, (int)g->info.n_threads,
+                (int)ib__llama_probe_threads_batch(g));
+        ib__gen_destroy(g);
+        _exit(0);
+    }
+    close(fd[1]);
+    char got[700] = { 0 };
+    ssize_t r = read(fd[0], got, sizeof got - 1);
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (strcmp(got, "1 1 1")) fprintf(stderr, "  one CPU allowed: cpus, threads, batch threads: '%s'\n", got);
+    CHECK(!strcmp(got, "1 1 1"));
+}
+
 static void test_bad_library(void)
 {
     const char *standins = getenv("IB_LLAMA_STANDINS");
@@ -645,6 +689,7 @@ int main(int argc, char **argv)
         return 77;
     }
     ib__gen_destroy(g);
+    RUN(test_one_cpu_allowed);
     RUN(test_info);
     RUN(test_prefill_positions);
     RUN(test_fork_and_step);
