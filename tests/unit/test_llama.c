@@ -3,12 +3,12 @@
  * (positions, sequences, fork, rewind, the context re-created, out of
  * memory under the cap, logits after synchronize, the threads of a step
  * and of a prompt, one thread where one CPU is allowed, the info), and
- * every bad input. Skips
- * (77) where set-up installed no llama.cpp library. No timing is asserted.
+ * every bad input. Skips (77) where set-up installed no llama.cpp library.
+ * No timing is asserted.
  *
  * The library is loaded once per process, so the cases of another library
  * (missing, of another release) run in a child process each. */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* memmem, CPU_SET */
 #include "backend/llama/llama_probe.h"
 #include "backend/registry.h"
 #include "check.h"
