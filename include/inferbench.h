@@ -520,6 +520,11 @@ typedef struct ib_progress {
                               NULL when none. Valid during the call only. */
     double rate;           /* serve: the step's offered rate, requests/s; 0
                               otherwise (a closed loop, another command) */
+    double total_eta_ms;   /* the whole measurement's time left: an estimate,
+                              or a cap when total_eta_is_bound (its time
+                              bound leaves less); NaN when not known (only
+                              throughput estimates it) */
+    bool total_eta_is_bound;
 } ib_progress;
 
 /* Called between runs, never inside a timed region: at each phase's start
@@ -727,6 +732,8 @@ typedef struct ib_throughput_result {
     int64_t stop_next_batch;   /* the batch not timed (STOP_TIME_BOUND, and
                                   STOP_PAST_PEAK: the growth's next); 0 none */
     double stop_next_ms;       /* STOP_TIME_BOUND: that batch's estimated time */
+    double max_time_ms;        /* the bound it ran under (0: none) */
+    double knee_fraction;      /* the band of the knee and of STOP_PAST_PEAK */
     char limit_reason[256];    /* the runtime's words at the last batch that
                                   did not fit */
     size_t n_probes;

@@ -370,6 +370,39 @@ static bool within_time_bound(sweep_state *s, int64_t batch)
     return false;
 }
 
+/* Whether the search timed batch already. */
+static bool measured(const ib_throughput_result *r, int64_t batch)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].batch == batch) return true;
+    return false;
+}
+
+/* The progress line's whole estimate, after a point: the batches left[0..n)
+ * still to time, each judged as within_time_bound judges the next, and no
+ * more than the time bound leaves (then a cap). */
+static void report_time_left(sweep_state *s, const int64_t *left, size_t n)
+{
+    double estimate = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!measured(s->r, left[i])) estimate += estimate_ms(s, left[i]);
+    double bound_left = s->cfg->max_time_ms > 0
+                            ? fmax(s->cfg->max_time_ms - (ib__workload_now_ms(s->w) - s->t0_ms), 0)
+                            : INFINITY;
+    ib__progress_time_left(s->pr, fmin(estimate, bound_left), estimate > bound_left);
+}
+
+/* After a growth point at batch: the growth's batches left, doubling up to
+ * max_batch (where memory ends is not known yet). */
+static void report_growth_left(sweep_state *s, int64_t batch)
+{
+    int64_t left[64];
+    size_t n = 0;
+    for (int64_t b = batch; b < s->cfg->max_batch && n < 64;)
+        left[n++] = b = b > s->cfg->max_batch / 2 ? s->cfg->max_batch : 2 * b;
+    report_time_left(s, left, n);
+}
+
 /* A point's per-run rate (its batch over its per-run median), and that
  * rate's interval [lo, hi] from the median's 95% CI: robust to a stray
  * slow run, which the single back-to-back figure is not. */
@@ -421,6 +454,7 @@ static ib_status time_probed(void *user, int64_t batch, double run_ms, ib_error 
     *p = (ib_throughput_point){ .batch = batch, .first_run_ms = run_ms };
     ib__progress_step(s->pr, (int64_t)s->r->n_points + 1, 0, "candidate", batch);
     IB_TRY(measure_point(s, p, true, err));
+    report_growth_left(s, batch);
     if (batch == s->cfg->max_batch) return IB_OK; /* the growth ends here anyway */
     /* The growth's next batch: twice this one, max_batch at most. */
     int64_t next = batch > s->cfg->max_batch / 2 ? s->cfg->max_batch : 2 * batch;
@@ -431,14 +465,6 @@ static ib_status time_probed(void *user, int64_t batch, double run_ms, ib_error 
         return IB__SEARCH_ENOUGH;
     }
     return within_time_bound(s, next) ? IB_OK : IB__SEARCH_ENOUGH;
-}
-
-/* Whether the search timed batch already. */
-static bool measured(const ib_throughput_result *r, int64_t batch)
-{
-    for (size_t i = 0; i < r->n_points; i++)
-        if (r->points[i].batch == batch) return true;
-    return false;
 }
 
 /* From the top: whether the point just timed lies below the knee fraction
@@ -470,6 +496,7 @@ static ib_status sweep(sweep_state *s, const int64_t *cand, size_t n, ib_error *
         ib__progress_step(s->pr, (int64_t)i + 1, (int64_t)n, "candidate", cand[i]);
         IB_TRY(measure_point(s, p, false, err));
         if (below_the_plateau(s)) break;
+        report_time_left(s, cand + i + 1, n - i - 1);
     }
     return IB_OK;
 }
@@ -561,11 +588,14 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or no configuration");
     IB_TRY(validate(cfg, err));
     out->latency_budget_ms = cfg->latency_budget_ms;
+    out->max_time_ms = cfg->max_time_ms;
+    out->knee_fraction = cfg->knee_fraction;
     ib__env_capture(&out->env, w);
     int64_t cand[IB_MAX_POINTS];
     size_t n_cand;
     ib__progress pr;
     ib__progress_init(&pr, &cfg->run, w);
+    if (cfg->max_time_ms > 0) ib__progress_time_left(&pr, cfg->max_time_ms, true); /* nothing timed yet */
     sweep_state s = { .w = w,
                       .cfg = cfg,
                       .pr = &pr,
