@@ -322,7 +322,8 @@ static void set_defaults(const cli_command *cmd, cli_args *a, bool gen_named)
     a->max_batch = tc.max_batch;
     a->throughput_max_ms = tc.max_time_ms;
     ib_serve_config_init(&a->serve);
-    if (cmd->groups & OPT_SERVE) a->max_batch = a->serve.max_batch; /* serve: no dynamic batching unless asked */
+    if (cmd->groups & OPT_SERVE)
+        a->max_batch = a->serve.max_batch; /* serve: no dynamic batching unless asked */
     a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
     a->sessions = 1;
     a->max_sessions = 20;
@@ -361,7 +362,8 @@ static bool default_text(const cli_command *cmd, const cli_args *a, int id, char
     ib_best_config_init(&bc);
     switch (id) {
     case O_RUNS: return runs_text(cmd, c->runs, a->gen.run.runs, runs_unit(cmd), buf, cap), true;
-    case O_WARMUP_RUNS: return runs_text(cmd, c->warmup_runs, a->gen.run.warmup_runs, per_batch, buf, cap), true;
+    case O_WARMUP_RUNS:
+        return runs_text(cmd, c->warmup_runs, a->gen.run.warmup_runs, per_batch, buf, cap), true;
     case O_WARMUP_MS: return snprintf(buf, cap, "%g%s", c->warmup_ms, per_batch), true;
     case O_WARMUP_MAX_MS: return snprintf(buf, cap, "%g%s", c->warmup_max_ms, per_batch), true;
     case O_MIN_RUNS: return snprintf(buf, cap, "%lld", (long long)c->min_runs), true;

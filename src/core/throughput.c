@@ -349,7 +349,8 @@ static double estimate_ms(const sweep_state *s, int64_t batch)
     const ib_throughput_point *last = &s->r->points[n - 1], *before = n >= 2 ? &s->r->points[n - 2] : NULL;
     double power = 1;
     if (before && before->batch != last->batch && s->point_ms[n - 2] > 0 && s->point_ms[n - 1] > 0) {
-        power = log(s->point_ms[n - 1] / s->point_ms[n - 2]) / log((double)last->batch / (double)before->batch);
+        power =
+            log(s->point_ms[n - 1] / s->point_ms[n - 2]) / log((double)last->batch / (double)before->batch);
         power = fmin(fmax(power, 0), 1);
     }
     return s->point_ms[n - 1] * pow((double)batch / (double)last->batch, power);
