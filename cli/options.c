@@ -417,8 +417,8 @@ static void describe_rules(const cli_command *cmd, const cli_args *defaults, con
 
 /* One option's lines of the help: its flag and value in a column, then
  * what it does, wrapped at HELP_WIDTH columns into the column after it. A
- * flag whose values overflow its column ("--cudnn-search
- * exhaustive|heuristic|default") has its text start on the next line. */
+ * flag whose values overflow its column (a backend's flag with a long list
+ * of values) has its text start on the next line. */
 #define HELP_FLAG_COLUMN 34
 #define HELP_TEXT_COLUMN (2 + HELP_FLAG_COLUMN + 1)
 #define HELP_WIDTH 80
