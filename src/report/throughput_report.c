@@ -60,7 +60,7 @@ static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_wor
 
 /* Why no more batches were timed, and when (docs/throughput.md, "When the
  * search stops"). Nothing when every candidate was. */
-static void text_stop(ib__sbuf *b, const ib_throughput_result *r)
+void ib__throughput_stop_line(ib__sbuf *b, const ib_throughput_result *r)
 {
     char t1[32], t2[32], t3[32];
     const ib_throughput_point *peak = point_at(r, r->peak);
@@ -156,7 +156,7 @@ char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload
                         "latency, per-run inputs/s);\n        then as many runs back-to-back under one "
                         "timing (inputs/s = runs x batch / their time)\n");
     text_search(&b, r, info);
-    text_stop(&b, r);
+    ib__throughput_stop_line(&b, r);
     if (r->n_points > 0) {
         text_curve(&b, r);
         text_answers(&b, r);

@@ -22,7 +22,8 @@ json_check "$TMP/t.json" "d['config']['max_time_ms'] == 300000 and d['search']['
 # would end past 2 s, so the search stops at 8, says so, and the partial
 # result exits 0 as the other time bounds' (docs/cli.md).
 expect_exit 0 "the time bound cuts the search: exit 0" -- "$IB" throughput --backend fake --option us=100 \
-  --option item_us=1000 --runs 20 --max-time-ms 2000 --json "$TMP/tb.json"
+  --option item_us=1000 --runs 20 --max-time-ms 2000 --json "$TMP/tb.json" --md "$TMP/tb.md"
+expect_grep "^stopped by the time bound after 1.437 s: batch 16" "$TMP/tb.md" "markdown: the stop too"
 expect_grep "^stopped by the time bound after 1.437 s: batch 16, estimated at 759.7 ms, would have ended past 2 s" \
   "$TMP/out" "text: when and why the search stopped"
 json_check "$TMP/tb.json" "d['partial'] and d['stop_reason'] == 'time bound (--max-time-ms)' and d['search']['stop'] == 'time bound' and d['search']['stop_next_batch'] == 16 and [p['batch'] for p in d['curve']] == [1, 2, 4, 8] and d['config']['max_time_ms'] == 2000" "json: partial, the stop and its batch"
