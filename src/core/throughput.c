@@ -404,14 +404,10 @@ static void report_growth_left(sweep_state *s, int64_t batch)
     report_time_left(s, left, n);
 }
 
-/* A point's per-run rate (its batch over its per-run median), and that
- * rate's interval [lo, hi] from the median's 95% CI: robust to a stray
- * slow run, which the single back-to-back figure is not. */
-static double per_run_rate(const ib_throughput_point *p)
-{
-    return (double)p->batch * 1000.0 / p->latency_ms.p50;
-}
-
+/* A point's rate interval [lo, hi]: its batch over its per-run median's
+ * 95% CI, as inputs/s. The back-to-back figure is one timing, with no
+ * interval of its own; the per-run median's is robust to a stray slow
+ * run. */
 static void rate_interval(const ib_throughput_point *p, double *lo, double *hi)
 {
     *lo = (double)p->batch * 1000.0 / p->latency_ms.ci95_median[1];
@@ -431,8 +427,9 @@ static bool clearly_below(const sweep_state *s, size_t i, size_t peak)
     return hi < f * top_lo && p->items_per_s < f * top->items_per_s;
 }
 
-/* The growth's rule: the last two batches timed both come after the
- * highest per-run rate so far and are both clearly below it. A curve that
+/* The growth's rule: the last two batches timed both come after the peak
+ * so far (the most inputs/s back-to-back, as the result's peak) and are
+ * both clearly below it. A curve that
  * rises, or stays on its plateau within the knee's band, never meets it.
  * Needs the per-run intervals (not items_only). */
 static bool past_the_peak(const sweep_state *s)
@@ -442,7 +439,7 @@ static bool past_the_peak(const sweep_state *s)
     if (s->cfg->items_only || n < 3) return false;
     for (size_t i = 0; i < n; i++) {
         if (r->points[i].status != IB_OK) return false; /* a gap: not a clear curve */
-        if (per_run_rate(&r->points[i]) > per_run_rate(&r->points[peak])) peak = i;
+        if (r->points[i].items_per_s > r->points[peak].items_per_s) peak = i;
     }
     return peak < n - 2 && clearly_below(s, n - 2, peak) && clearly_below(s, n - 1, peak);
 }
