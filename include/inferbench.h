@@ -520,6 +520,11 @@ typedef struct ib_progress {
                               NULL when none. Valid during the call only. */
     double rate;           /* serve: the step's offered rate, requests/s; 0
                               otherwise (a closed loop, another command) */
+    double total_eta_ms;   /* the whole measurement's time left: an estimate,
+                              or a cap when total_eta_is_bound (its time
+                              bound leaves less); NaN when not known (only
+                              throughput estimates it) */
+    bool total_eta_is_bound;
 } ib_progress;
 
 /* Called between runs, never inside a timed region: at each phase's start
@@ -659,6 +664,13 @@ typedef struct ib_throughput_config {
      * items_per_s_sync NaN). Best's screening and finals rank by items_per_s
      * and need nothing else. Not with a latency budget. */
     bool items_only;
+    /* The whole measurement's bound on the workload's clock: no batch (a
+     * point of the curve) is started that would end more than this after
+     * the start, its time judged by the batches timed before it
+     * (docs/throughput.md, "When the search stops"); the result is then
+     * partial, with stop IB_THROUGHPUT_STOP_TIME_BOUND, and the status
+     * IB_OK. The first batch always runs. Default 300000; 0: none. */
+    double max_time_ms;
 } ib_throughput_config;
 
 void ib_throughput_config_init(ib_throughput_config *cfg);
@@ -688,6 +700,24 @@ typedef struct ib_throughput_point {
 #define IB_MAX_PROBES 96
 #define IB_MAX_POINTS 256
 
+/* Why the measurement stopped adding batches (docs/throughput.md, "When
+ * the search stops"). */
+typedef enum ib_throughput_stop {
+    IB_THROUGHPUT_STOP_DONE = 0, /* every candidate timed: a batch list, a
+                                    fixed batch, or a search that ended at
+                                    memory's or max_batch's limit */
+    /* the growth stopped past the peak: the last two batches it timed
+     * both lie, interval and all, below the knee fraction of the peak's
+     * interval's lower end (a rate's interval: its per-run median's 95%
+     * CI, as a rate) */
+    IB_THROUGHPUT_STOP_PAST_PEAK,
+    IB_THROUGHPUT_STOP_TIME_BOUND /* the next batch would have ended past
+                                     max_time_ms (the result is partial) */
+} ib_throughput_stop;
+
+/* "done", "past the peak", "time bound". Never NULL. */
+const char *ib_throughput_stop_name(ib_throughput_stop stop);
+
 typedef struct ib_throughput_result {
     bool partial;
     ib_status stop_status;
@@ -697,6 +727,13 @@ typedef struct ib_throughput_result {
     bool search_stopped;       /* the search failed or was interrupted before
                                   its answer: largest_fitting is what fit so
                                   far (points timed by then are kept) */
+    ib_throughput_stop stop;   /* why no more batches were timed */
+    double stop_ms;            /* when: the workload's clock since the start */
+    int64_t stop_next_batch;   /* the batch not timed (STOP_TIME_BOUND, and
+                                  STOP_PAST_PEAK: the growth's next); 0 none */
+    double stop_next_ms;       /* STOP_TIME_BOUND: that batch's estimated time */
+    double max_time_ms;        /* the bound it ran under (0: none) */
+    double knee_fraction;      /* the band of the knee and of STOP_PAST_PEAK */
     char limit_reason[256];    /* the runtime's words at the last batch that
                                   did not fit */
     size_t n_probes;

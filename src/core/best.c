@@ -27,6 +27,7 @@ void ib_best_config_init(ib_best_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     ib_config_init(&cfg->latency);
     ib_throughput_config_init(&cfg->throughput);
+    cfg->throughput.max_time_ms = 0; /* each step has its own bound: step_max_ms */
     cfg->screen_runs = 30;
     cfg->rounds = 3;
     cfg->finalists = 3;

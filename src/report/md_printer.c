@@ -136,7 +136,10 @@ static char *throughput_md(const ib_result *res)
                 ib__fmt_inputs_per_joule(t[4], &p->energy), role[0] ? role + 2 : "");
     }
     if (r->most_efficient < 0 && r->n_points > 0) energy_lines(&b, &r->points[0].energy, NULL);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    bool bound = r->stop == IB_THROUGHPUT_STOP_TIME_BOUND; /* its line says it is partial */
+    if (r->stop != IB_THROUGHPUT_STOP_DONE) ib__sbuf_printf(&b, "\n");
+    ib__throughput_stop_line(&b, r);
+    footer(&b, r->partial && !bound, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 

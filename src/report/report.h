@@ -111,6 +111,10 @@ void ib__text_estimate(ib__sbuf *b, const char *name, double value_ms, const dou
 const char *ib__fmt_percent(char buf[32], double fraction);
 /* Inputs per second: whole numbers once they are large, 4 digits below. */
 const char *ib__fmt_rate(char buf[32], double v);
+/* Why a throughput curve stopped before memory or max_batch, and when
+ * ("stopped past the peak after ...: ...\n", "stopped by the time bound
+ * after ...\n"); nothing when every candidate was timed. */
+void ib__throughput_stop_line(ib__sbuf *b, const ib_throughput_result *r);
 /* A pitfall row's "vs correct": "+12.3%", "+-4.5%" for the single sample
  * (a spread, not an offset), "-" for the correct row or without figures. */
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
