@@ -87,10 +87,11 @@ void ib__best_gen_opened(ib_best_result *r, const ib_gen *g)
 }
 
 /* Whether a and b state the same settings: each key with the same value,
- * in the backend's order. */
+ * in the backend's order. A backend that states none says nothing of
+ * what runs: its rows are never merged. */
 static bool same_settings(const ib_option_list *a, const ib_option_list *b)
 {
-    if (a->n != b->n) return false;
+    if (a->n == 0 || a->n != b->n) return false;
     for (size_t k = 0; k < a->n; k++)
         if (strcmp(a->items[k].key, b->items[k].key) || strcmp(a->items[k].value, b->items[k].value))
             return false;
