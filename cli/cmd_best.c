@@ -279,7 +279,10 @@ static bool any_opened(const ib_best_result *r)
 }
 
 /* A search that ran to its end without a winner fails: none opened (the
- * first one's reason), or none passed the gate and ran. */
+ * first one's reason), or none passed the gate and ran. One its time
+ * bound cut short (candidates not measured) fails too: its answer may
+ * not be the best, so the exit status says so (1, as other partial
+ * results), the result written. */
 static ib_status outcome(const ib_best_result *r, ib_status st, ib_error *err)
 {
     if (st == IB_OK && !any_opened(r)) {
@@ -287,20 +290,18 @@ static ib_status outcome(const ib_best_result *r, ib_status st, ib_error *err)
                  r->rows[0].latency_why);
         return r->rows[0].open_status;
     }
+    if (st == IB_OK && r->partial) {
+        snprintf(err->message, sizeof err->message,
+                 "best: the race was cut short: the time bound (%.4g s a step, --step-max-ms) left %zu "
+                 "candidate%s not measured; %s",
+                 r->step_max_ms / 1e3, r->not_measured, r->not_measured == 1 ? "" : "s",
+                 r->latency_winner >= 0 ? "the winner is the best of those measured" : "none won");
+        return IB_ERR_RUNTIME;
+    }
     if (st == IB_OK && r->latency_winner < 0) {
         snprintf(err->message, sizeof err->message, "%s",
                  r->generation ? "no configuration ran (see the table)"
                                : "no configuration passed the accuracy gate and ran (see the table)");
-        return IB_ERR_RUNTIME;
-    }
-    /* The bound left candidates unmeasured: the answer may not be the
-     * best, so the exit status says so (1, as other partial results),
-     * the result written. */
-    if (st == IB_OK && r->partial) {
-        snprintf(err->message, sizeof err->message,
-                 "best: the race was cut short: the time bound (%.4g s a step, --step-max-ms) left %zu "
-                 "candidate%s not measured; the winner is the best of those measured",
-                 r->step_max_ms / 1e3, r->not_measured, r->not_measured == 1 ? "" : "s");
         return IB_ERR_RUNTIME;
     }
     return st;

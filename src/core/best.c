@@ -473,7 +473,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
     if (s->gen) close_row(s, i);
     if (st == IB_ERR_INTERRUPTED && !interrupted_by_user(s, step)) {
         char lead[64];
-        snprintf(lead, sizeof lead, "cut after %zu runs:", t.n);
+        snprintf(lead, sizeof lead, t.n ? "cut after %zu runs:" : "not measured:", t.n);
         bound_why(s, step, lead, row->latency_why, sizeof row->latency_why);
         st = t.n > 0 ? IB_OK : IB_ERR_INTERRUPTED; /* nothing measured: no samples to keep */
         if (t.n == 0) {

@@ -55,9 +55,9 @@ void ib__best_merge_lines(ib__sbuf *b, const ib_best_result *r)
         if (!row->asked[0] && !also[0]) continue;
         if (first) ib__sbuf_printf(b, "\nas run (the settings in effect for the request):\n");
         first = false;
-        ib__sbuf_printf(b, "%2zu  ran as: %s%s%s%s%s%s\n", i + 1, row->label, row->asked[0] ? " (asked: " : "",
-                        row->asked, row->asked[0] ? ")" : "", also[0] ? "; the same run as asked by " : "",
-                        also);
+        ib__sbuf_printf(b, "%2zu  ran as: %s%s%s%s%s%s\n", i + 1, row->label,
+                        row->asked[0] ? " (asked: " : "", row->asked, row->asked[0] ? ")" : "",
+                        also[0] ? "; the same run as asked by " : "", also);
     }
 }
 
@@ -95,10 +95,9 @@ void ib__best_text_footer(ib__sbuf *b, const ib_best_result *r)
     if (cut) {
         char why[192];
         ib__best_stop_reason(r, why, sizeof why);
-        ib__sbuf_printf(b,
-                        "PARTIAL: %s (\"not measured (time bound)\"); the winner is the best of those "
-                        "measured\n",
-                        why);
+        bool won = r->latency_winner >= 0 || r->throughput_winner >= 0;
+        ib__sbuf_printf(b, "PARTIAL: %s (\"not measured (time bound)\"); %s\n", why,
+                        won ? "the winner is the best of those measured" : "none won");
     }
     ib__text_footer(b, r->partial && !cut, r->stop_status, &r->env, r->warnings);
 }
