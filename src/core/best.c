@@ -624,12 +624,26 @@ static void label_as_run(race *s, size_t i)
     ib__strlcpy(row->label, ran, sizeof row->label);
 }
 
+/* Row i runs as row `same`: merged into it, never measured. */
+static void merge_into(race *s, size_t i, int same)
+{
+    ib_best_row *row = &s->r->rows[i];
+    char ran[sizeof row->label]; /* a row of its own (same < i), copied for the compiler's sake */
+    ib__strlcpy(ran, s->r->rows[same].label, sizeof ran);
+    row->latency_stage = row->throughput_stage = IB_BEST_MERGED;
+    row->same_as = same;
+    snprintf(row->latency_why, sizeof row->latency_why,
+             "runs as #%d (%s): the same settings in effect, raced once", same + 1, ran);
+    s->r->merged++;
+    close_row(s, i);
+}
+
 /* Whether row i, just opened for the first time, races as a run of its
  * own. A generative model's row is set to the request first, and what it
  * then runs as decides: the same settings as an earlier row (a runtime
  * clamps a value, llama.cpp's n_ubatch to the request's tokens) are the
- * same run, merged into that row and never measured; a row that cannot be
- * set fails. Its label says what it runs as. A forward-pass row races. */
+ * same run, merged into that row; a row that cannot be set fails. Its
+ * label says what it runs as. A forward-pass row races. */
 static bool distinct_run(race *s, size_t i)
 {
     if (!s->gen) return true;
@@ -639,18 +653,15 @@ static bool distinct_run(race *s, size_t i)
     double t0 = ib__now_ms();
     ib_status st = ib__best_gen_settle(s->gr, s->gen, i, s->g[i], &same, &why);
     row->step_ms[IB_BEST_STEP_OPEN] += ib__now_ms() - t0;
-    if (st != IB_OK || same >= 0) {
-        row->latency_stage = row->throughput_stage = st != IB_OK ? IB_BEST_FAILED : IB_BEST_MERGED;
-        if (st != IB_OK)
-            ib__strlcpy(row->latency_why, why.message[0] ? why.message : ib_status_str(st),
-                        sizeof row->latency_why);
-        else
-            snprintf(row->latency_why, sizeof row->latency_why,
-                     "runs as #%d (%s): the same settings in effect, raced once", same + 1,
-                     s->r->rows[same].label);
-        row->same_as = same;
-        s->r->merged += st == IB_OK;
+    if (st != IB_OK) {
+        row->latency_stage = row->throughput_stage = IB_BEST_FAILED;
+        ib__strlcpy(row->latency_why, why.message[0] ? why.message : ib_status_str(st),
+                    sizeof row->latency_why);
         close_row(s, i);
+        return false;
+    }
+    if (same >= 0) {
+        merge_into(s, i, same);
         return false;
     }
     label_as_run(s, i);
