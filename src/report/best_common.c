@@ -206,7 +206,10 @@ void ib__best_html_row(ib__sbuf *b, bool win, const char *const *cells, size_t n
     ib__sbuf_printf(b, "<tr%s>", win ? " class=\"win\"" : "");
     for (size_t i = 0; i < n; i++) {
         ib__sbuf_printf(b, "<%s%s>", head ? "th" : "td", !head && (figures >> i & 1u) ? " class=n" : "");
-        ib__xml_escape(b, cells[i]);
+        if (head)
+            ib__sbuf_printf(b, "%s", cells[i]); /* the page's own markup */
+        else
+            ib__xml_escape(b, cells[i]);
         ib__sbuf_printf(b, "</%s>", head ? "th" : "td");
     }
     ib__sbuf_printf(b, "</tr>\n");

@@ -407,10 +407,18 @@ char *ib__best_md(const ib_best_result *r)
  * result). */
 char *ib__best_html(const ib_best_result *r)
 {
-    static const char *const heads[] = {
-        "configuration", "p50 ms",           "95% CI ms",         "inputs/s", "batch",      "max abs err",
-        "cosine",        "inputs/J batch 1", "inputs/J at batch", "latency",  "throughput", "why"
-    };
+    static const char *const heads[] = { "configuration",
+                                         "p50 ms",
+                                         "95% CI ms",
+                                         "inputs/s",
+                                         "batch",
+                                         "max abs err",
+                                         "cosine",
+                                         "inputs/J<br>batch 1",
+                                         "inputs/J<br>at batch",
+                                         "latency",
+                                         "throughput",
+                                         "why" };
     ib__sbuf b = { 0 };
     ib__best_html_head(&b, r->info.model);
     ib__sbuf_printf(&b, "<table>");

@@ -77,8 +77,8 @@ void ib__best_json_times(cJSON *root, const ib_best_result *r);
 void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n);
 void ib__best_html_head(ib__sbuf *b, const char *model);
 void ib__best_html_tail(ib__sbuf *b, char *text);
-/* A row of the page's table: cells escaped, th when head, the figures
- * (bit k: cell k) right-aligned; win marks a winner's row. */
+/* A row of the page's table: cells escaped (a head's are markup: th),
+ * the figures (bit k: cell k) right-aligned; win marks a winner's row. */
 void ib__best_html_row(ib__sbuf *b, bool win, const char *const *cells, size_t n, unsigned figures,
                        bool head);
 /* "lo..hi" of a 95% interval, "-" without one. */
