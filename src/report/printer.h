@@ -77,6 +77,28 @@ void ib__best_json_times(cJSON *root, const ib_best_result *r);
 void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n);
 void ib__best_html_head(ib__sbuf *b, const char *model);
 void ib__best_html_tail(ib__sbuf *b, char *text);
+/* A row of the page's table: cells escaped (a head's are markup: th),
+ * the figures (bit k: cell k) right-aligned; win marks a winner's row. */
+void ib__best_html_row(ib__sbuf *b, bool win, const char *const *cells, size_t n, unsigned figures,
+                       bool head);
+/* "lo..hi" of a 95% interval, "-" without one. */
+const char *ib__best_ci_cell(char buf[64], const double ci[2]);
+/* Row i's why in one cell (the tables of Markdown and HTML): what it was
+ * asked as when it runs as another label, the rows merged into it (the
+ * same run), why it lost (a forward-pass row: in each race). */
+void ib__best_why_cell(const ib_best_result *r, size_t i, char *out, size_t cap);
+/* Text, under a heading when there is any: "N  ran as: LABEL (asked:
+ * ...); the same run as asked by #2, #3" for each row that runs as
+ * another label or whose run others asked for. */
+void ib__best_merge_lines(ib__sbuf *b, const ib_best_result *r);
+/* Why a partial search stopped: its status, or the time bound that left
+ * candidates not measured (the race cut short, status IB_OK). */
+void ib__best_stop_reason(const ib_best_result *r, char *out, size_t cap);
+/* The text's footer: the race cut short said, then ib__text_footer. */
+void ib__best_text_footer(ib__sbuf *b, const ib_best_result *r);
+/* The document's head (schema, partial, stop_reason, model, device,
+ * workload), stop_reason saying a cut-short race as such. */
+cJSON *ib__best_json_document(const ib_best_result *r);
 /* A generative model's race (best_gen_report.c), with the winner's full
  * generation measurement after it when win is not NULL. */
 char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win);

@@ -395,10 +395,22 @@ static ib_status apply_key(ib__gen_fake_script *s, const ib_backend_option *o, i
     return ib__fail(err, IB_ERR_INVALID_ARG, "fake: unknown option '%s' (known: %sreopen)", o->key, known);
 }
 
+/* best races the step's time on the fake: candidates of known, different
+ * costs on the virtual clock (tests/cli/best_fake.sh). */
+static const ib_backend_option_decl fake_raced[] = {
+    { .key = "step_us",
+      .help = "microseconds a decode step takes (default 1000)",
+      .values = "0..1000000000",
+      .race = "1000|1500",
+      .label = "step_us" },
+};
+
 const ib_gen_backend ib__backend_fake_gen = {
     .name = "fake",
     .description = "a scripted generation on a virtual clock, for tests (--option prefill_us=N, step_us=N, "
                    "kv_tokens=N, ...: docs/generate.md)",
+    .options = fake_raced,
+    .n_options = 1,
 };
 
 ib_status ib__backend_fake_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
