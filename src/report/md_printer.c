@@ -55,8 +55,7 @@ static void title(ib__sbuf *b, const char *what, const ib_workload_info *info, i
     ib__sbuf_printf(b, "\n\n");
 }
 
-/* After the tables: PARTIAL, the warnings and the notes, a list item each. */
-static void footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings)
+void ib__md_footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings)
 {
     const char *keys[IB__MAX_WARNINGS], *texts[IB__MAX_WARNINGS];
     bool notes[IB__MAX_WARNINGS];
@@ -70,7 +69,13 @@ static void footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned wa
                 ib__sbuf_printf(b, "- %s: %s\n", pass ? "note" : "warning", texts[i]);
 }
 
-static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
+void ib__md_stats_header(ib__sbuf *b, const char *first)
+{
+    HEADER(b, "lrrrrrrrrrr", first, "n", "min", "median", "mean", "p90", "p99", "max", "std", "median CI low",
+           "median CI high");
+}
+
+void ib__md_stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
 {
     char n[24], t[9][32];
     snprintf(n, sizeof n, "%zu", st->n);
@@ -102,12 +107,11 @@ static char *latency_md(const ib_result *res)
     const ib_latency_result *r = res->latency;
     ib__sbuf b = { 0 };
     title(&b, "latency", res->info, res->info->batch);
-    HEADER(&b, "lrrrrrrrrrr", "timing", "n", "min", "median", "mean", "p90", "p99", "max", "std",
-           "median CI low", "median CI high");
-    if (r->has_device_timer) stats_row(&b, "device", &r->device);
-    stats_row(&b, "host", &r->host);
+    ib__md_stats_header(&b, "timing");
+    if (r->has_device_timer) ib__md_stats_row(&b, "device", &r->device);
+    ib__md_stats_row(&b, "host", &r->host);
     energy_lines(&b, &r->energy, &r->cpu_energy);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -136,7 +140,7 @@ static char *throughput_md(const ib_result *res)
                 ib__fmt_inputs_per_joule(t[4], &p->energy), role[0] ? role + 2 : "");
     }
     if (r->most_efficient < 0 && r->n_points > 0) energy_lines(&b, &r->points[0].energy, NULL);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -187,7 +191,7 @@ static char *pitfalls_md(const ib_result *res)
                 ib__fmt_pitfall_error(t[2], p), i == IB_PITFALL_CORRECT ? "" : p->why);
     }
     energy_pitfall_md(&b, &r->energy);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -219,7 +223,7 @@ static char *calibration_md(const ib_result *res)
            "launch excluded (us)", "launch overhead (us)");
     calibration_row(&b, "empty (harness)", &r->harness);
     for (size_t i = 0; i < r->n_points; i++) calibration_row(&b, "spin", &r->points[i]);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -311,7 +315,7 @@ static char *serve_md(const ib_result *res)
         ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",
                         res->serve_cfg->slo_percentile * 100, res->serve_cfg->slo_ms,
                         r->points[r->best].offered_rate);
-    footer(&b, r->partial, r->stop_status, 0);
+    ib__md_footer(&b, r->partial, r->stop_status, 0);
     return ib__sbuf_finish(&b);
 }
 

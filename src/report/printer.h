@@ -43,12 +43,31 @@ char *ib__gen_report_text(const ib_gen_result *r);
 char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg);
 char *ib__gen_report_csv(const ib_gen_result *r);
 char *ib__gen_report_md(const ib_gen_result *r);
+/* What every result's Markdown shares (md_printer.c): a statistics table
+ * (its header, first: the first column's title; a row of st, each figure
+ * in its own unit, with the median's interval), and after the tables the
+ * list of PARTIAL, the warnings and the notes. */
+void ib__md_stats_header(ib__sbuf *b, const char *first);
+void ib__md_stats_row(ib__sbuf *b, const char *label, const ib_stats *st);
+void ib__md_footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings);
 char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
 char *ib__gen_comparison_json(const ib_result *r);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
 /* What is known of the threads beside their count: " (runtime default 4,
  * 2 cores allowed)", " (2 cores allowed)" or "" (generate_report.c). */
 void ib__gen_threads_detail(char *buf, size_t cap, const ib_gen_info *in);
+/* What every format of a generation result says alike (generate_report.c):
+ * the model, "llama F16, 2.23 M parameters" (its size said once, as a
+ * count, what is not known left out); the search's sentence, "the largest
+ * that fits is 8 sequences (the search's bound, not memory)"; a point's
+ * marks, "peak, knee" (sep between them; "" for none); the line saying no
+ * count met the TPOT budget (nothing otherwise); and the unit of the
+ * statistics table (its smallest median's, ib__latency_unit). */
+void ib__gen_model_text(ib__sbuf *b, const ib_gen_info *in);
+void ib__gen_search_sentence(ib__sbuf *b, const ib_gen_result *r);
+const char *ib__gen_point_marks(char buf[64], const ib_gen_result *r, int i, const char *sep);
+void ib__gen_budget_line(ib__sbuf *b, const ib_gen_result *r);
+double ib__gen_table_unit(const ib_gen_result *r, const char **unit);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
  * _json (text_printer.c, json_printer.c) choose between these and a
