@@ -9,31 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "| a | b |\n" of n cells. */
-static void row(ib__sbuf *b, size_t n, const char *const *cells)
-{
-    for (size_t i = 0; i < n; i++) {
-        ib__sbuf_printf(b, "| ");
-        ib__md_cell(b, cells[i]);
-        ib__sbuf_printf(b, " ");
-    }
-    ib__sbuf_printf(b, "|\n");
-}
-
-/* The header row and its separator; align holds an 'r' for each column
- * of numbers (right-aligned), an 'l' for text. */
-static void header(ib__sbuf *b, const char *align, size_t n, const char *const *cells)
-{
-    row(b, n, cells);
-    for (size_t i = 0; i < n; i++) ib__sbuf_printf(b, "|%s", align[i] == 'r' ? "---:" : "---");
-    ib__sbuf_printf(b, "|\n");
-}
-
 #define ROW(b, ...)                                                                                          \
-    row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *), (const char *[]){ __VA_ARGS__ })
+    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
+               (const char *[]){ __VA_ARGS__ })
 #define HEADER(b, align, ...)                                                                                \
-    header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                         \
-           (const char *[]){ __VA_ARGS__ })
+    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
+                  (const char *[]){ __VA_ARGS__ })
 
 /* The title line: "**inferbench latency**: model, cpu (provider), batch 1"
  * (batch < 1: no batch, as for throughput's curve of many). */
@@ -53,36 +34,6 @@ static void title(ib__sbuf *b, const char *what, const ib_workload_info *info, i
     ib__sbuf_printf(b, "\n\noptions: ");
     ib__md_cell(b, options);
     ib__sbuf_printf(b, "\n\n");
-}
-
-void ib__md_footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings)
-{
-    const char *keys[IB__MAX_WARNINGS], *texts[IB__MAX_WARNINGS];
-    bool notes[IB__MAX_WARNINGS];
-    size_t n = ib__warning_list(warnings, keys, texts, notes, IB__MAX_WARNINGS);
-    if (partial || n) ib__sbuf_printf(b, "\n");
-    if (partial) ib__sbuf_printf(b, "- **partial**: stopped early (%s)\n", ib_status_str(stop_status));
-    /* The warnings first, then the notes (standing advice), as the text. */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++)
-            if (notes[i] == (pass == 1))
-                ib__sbuf_printf(b, "- %s: %s\n", pass ? "note" : "warning", texts[i]);
-}
-
-void ib__md_stats_header(ib__sbuf *b, const char *first)
-{
-    HEADER(b, "lrrrrrrrrrr", first, "n", "min", "median", "mean", "p90", "p99", "max", "std", "median CI low",
-           "median CI high");
-}
-
-void ib__md_stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
-{
-    char n[24], t[9][32];
-    snprintf(n, sizeof n, "%zu", st->n);
-    ROW(b, label, n, ib__fmt_ms(t[0], st->min), ib__fmt_ms(t[1], st->p50), ib__fmt_ms(t[2], st->mean),
-        ib__fmt_ms(t[3], st->p90), ib__fmt_ms(t[4], st->p99), ib__fmt_ms(t[5], st->max),
-        ib__fmt_ms(t[6], st->std), st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[7], st->ci95_median[0]) : "-",
-        st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[8], st->ci95_median[1]) : "-");
 }
 
 /* The energy figures under the tables, a paragraph each. */

@@ -43,13 +43,6 @@ char *ib__gen_report_text(const ib_gen_result *r);
 char *ib__gen_report_json(const ib_gen_result *r, const ib_gen_config *cfg);
 char *ib__gen_report_csv(const ib_gen_result *r);
 char *ib__gen_report_md(const ib_gen_result *r);
-/* What every result's Markdown shares (md_printer.c): a statistics table
- * (its header, first: the first column's title; a row of st, each figure
- * in its own unit, with the median's interval), and after the tables the
- * list of PARTIAL, the warnings and the notes. */
-void ib__md_stats_header(ib__sbuf *b, const char *first);
-void ib__md_stats_row(ib__sbuf *b, const char *label, const ib_stats *st);
-void ib__md_footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings);
 char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
 char *ib__gen_comparison_json(const ib_result *r);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
