@@ -414,14 +414,15 @@ static void throughput_table(ib__sbuf *b, const ib_throughput_result *r)
                        "<th>p50 ms<br>batch</th><th>p99 ms<br>batch</th><th>inputs/J</th><th></th></tr>\n");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
-        char t1[32], t2[32], t3[32], marks[96];
+        char t1[32], t2[32], t3[32], ms[3][32], marks[96];
         point_marks(marks, r, (int)i);
         ib__sbuf_printf(b, "<tr><td>%lld</td>", (long long)p->batch);
         if (point_ok(p))
-            ib__sbuf_printf(b, "<td>%s</td><td>%s</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td>",
-                            ib__fmt_rate(t1, p->items_per_s), ib__fmt_rate(t2, p->items_per_s_sync),
-                            p->back_to_back_ms_per_run, p->latency_ms.p50, p->latency_ms.p99,
-                            ib__fmt_inputs_per_joule(t3, &p->energy));
+            ib__sbuf_printf(
+                b, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
+                ib__fmt_rate(t1, p->items_per_s), ib__fmt_rate(t2, p->items_per_s_sync),
+                ib__fmt_plain4(ms[0], p->back_to_back_ms_per_run), ib__fmt_plain4(ms[1], p->latency_ms.p50),
+                ib__fmt_plain4(ms[2], p->latency_ms.p99), ib__fmt_inputs_per_joule(t3, &p->energy));
         else
             ib__sbuf_printf(b, "<td colspan=\"6\">not measured: %s</td>", ib_status_str(p->status));
         ib__sbuf_printf(b, "<td>%s</td></tr>\n", marks);

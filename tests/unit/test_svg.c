@@ -374,6 +374,14 @@ static void test_throughput_points_drawn_from_results(void)
     }
     free(svg);
     ib_free(html);
+    /* A batch of 15 s: the tables print its ms as a number, not "1.511e+04". */
+    r->points[5].back_to_back_ms_per_run = r->points[5].latency_ms.p50 = 15110;
+    html = ib_throughput_report_html(r, &info);
+    char *text = ib_throughput_report_text(r, &info);
+    CHECK(html && strstr(html, "<td>15110</td><td>15110</td>") && !strstr(html, "e+04"));
+    CHECK(text && strstr(text, "       15110     15110") && !strstr(text, "e+04"));
+    ib_free(text);
+    ib_free(html);
     free(r);
 }
 
