@@ -610,7 +610,7 @@ char *ib__gen_report_csv(const ib_gen_result *r)
         if (r->points[i].status != IB_OK) continue;
         ib__sbuf_printf(&b, "sequences,tokens_per_s,,,,%d", (int)r->points[i].sequences);
         ib__csv_number(&b, r->points[i].tokens_per_s);
-        ib__sbuf_printf(&b, ",tokens/s\nsequences,tpot_ms,,,,%d", (int)r->points[i].sequences);
+        ib__sbuf_printf(&b, ",tokens/s\r\nsequences,tpot_ms,,,,%d", (int)r->points[i].sequences);
         ib__csv_number(&b, r->points[i].tpot_ms);
         ib__sbuf_printf(&b, ",ms\r\n");
     }

@@ -245,6 +245,22 @@ static void test_unknown_left_out(void)
     ib_gen_result_free(&r);
 }
 
+/* The CSV's rows end in CRLF, every one (RFC 4180, as the other results'
+ * CSV): the sequences' TPOT row too. */
+static void test_csv_line_ends(void)
+{
+    ib_gen_result r;
+    if (!budget_curve(&r)) return;
+    char *csv = ib__gen_report_csv(&r);
+    CHECK(csv != NULL);
+    size_t bare = 0;
+    for (const char *c = csv; c && *c; c++) bare += *c == '\n' && (c == csv || c[-1] != '\r');
+    CHECK_EQ_INT(bare, 0);
+    CHECK_HAS(csv, "sequences,tokens_per_s,,,,4,2768.");
+    free(csv);
+    ib_gen_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -255,5 +271,6 @@ int main(int argc, char **argv)
     RUN(test_model_size);
     RUN(test_table_units);
     RUN(test_unknown_left_out);
+    RUN(test_csv_line_ends);
     return check_summary("test_gen_report");
 }
