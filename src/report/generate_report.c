@@ -257,10 +257,10 @@ static double sequences_unit(const ib_gen_result *r, const char **unit)
     return ib__latency_unit(isfinite(smallest) ? smallest : 1, unit);
 }
 
-void ib__gen_budget_line(ib__sbuf *b, const ib_gen_result *r)
+void ib__gen_budget_line(ib__sbuf *b, const char *before, const char *after, const ib_gen_result *r)
 {
     if (r->tpot_budget_ms > 0 && r->best_within_budget < 0)
-        ib__sbuf_printf(b, "no count has a TPOT within %g ms\n", r->tpot_budget_ms);
+        ib__sbuf_printf(b, "%sno count has a TPOT within %g ms%s", before, r->tpot_budget_ms, after);
 }
 
 static void text_sequences(ib__sbuf *b, const ib_gen_result *r)
@@ -293,7 +293,7 @@ static void text_sequences(ib__sbuf *b, const ib_gen_result *r)
             ib__fmt_plain4(t[0], p->step_ms.p50 * scale), ib__fmt_plain4(t[1], p->step_ms.p99 * scale),
             ib__fmt_plain4(t[2], p->tpot_ms * scale), p->tokens_per_s, marks[0] ? "  " : "", marks);
     }
-    ib__gen_budget_line(b, r);
+    ib__gen_budget_line(b, "", "\n", r);
     text_sequences_energy(b, r);
 }
 
@@ -687,8 +687,7 @@ static void md_sequences(ib__sbuf *b, const ib_gen_result *r)
                         (int)i == r->most_efficient ? " (most efficient)" : "",
                         ib__gen_point_marks(marks, r, (int)i, ", "));
     }
-    if (r->tpot_budget_ms > 0 && r->best_within_budget < 0) ib__sbuf_printf(b, "\n");
-    ib__gen_budget_line(b, r);
+    ib__gen_budget_line(b, "\n", "\n", r);
 }
 
 /* The statistics as latency's Markdown prints them (each figure in its

@@ -1044,10 +1044,8 @@ static void gen_sequences_plot(ib__sbuf *b, const ib_gen_result *r)
         ib__xml_escape(b, sentence.len && !sentence.failed ? sentence.data : "");
         free(sentence.data);
     }
-    if (r->tpot_budget_ms > 0)
-        ib__sbuf_printf(
-            b, r->best_within_budget >= 0 ? "; TPOT budget %g ms" : "; no count has a TPOT within %g ms",
-            r->tpot_budget_ms);
+    if (r->best_within_budget >= 0) ib__sbuf_printf(b, "; TPOT budget %g ms", r->tpot_budget_ms);
+    ib__gen_budget_line(b, "; ", "", r);
     ib__sbuf_printf(b, ".</figcaption>\n</figure>\n");
 }
 

@@ -95,6 +95,9 @@ static void test_md_warnings_intervals_marks(void)
     md = ib__gen_report_md(&r);
     CHECK_HAS(md, "\nno count has a TPOT within 0.5 ms\n");
     free(md);
+    char *html = ib__gen_report_html(&r);
+    CHECK_HAS(html, " each; no count has a TPOT within 0.5 ms.</figcaption>");
+    free(html);
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
 }
