@@ -49,6 +49,19 @@ char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's 
 /* What is known of the threads beside their count: " (runtime default 4,
  * 2 cores allowed)", " (2 cores allowed)" or "" (generate_report.c). */
 void ib__gen_threads_detail(char *buf, size_t cap, const ib_gen_info *in);
+/* What every format of a generation result says alike (generate_report.c):
+ * the model, "llama F16, 2.23 M parameters" (its size said once, as a
+ * count, what is not known left out); the search's sentence, "the largest
+ * that fits is 8 sequences (the search's bound, not memory)"; a point's
+ * marks, "peak, knee" (sep between them; "" for none); the sentence saying
+ * no count met the TPOT budget, between before and after (nothing
+ * otherwise); and the unit of the
+ * statistics table (its smallest median's, ib__latency_unit). */
+void ib__gen_model_text(ib__sbuf *b, const ib_gen_info *in);
+void ib__gen_search_sentence(ib__sbuf *b, const ib_gen_result *r);
+const char *ib__gen_point_marks(char buf[64], const ib_gen_result *r, int i, const char *sep);
+void ib__gen_budget_line(ib__sbuf *b, const char *before, const char *after, const ib_gen_result *r);
+double ib__gen_table_unit(const ib_gen_result *r, const char **unit);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
  * _json (text_printer.c, json_printer.c) choose between these and a

@@ -98,10 +98,13 @@ static void text_row(ib__sbuf *b, const ib_throughput_result *r, int i)
                            "(session reopened, sweep went on)");
     else if (p->status != IB_OK)
         ib__sbuf_printf(b, "  not measured: %s", ib_status_str(p->status));
-    else
-        ib__sbuf_printf(b, "%13s %13s %11.4g %9.4g %9.4g", ib__fmt_rate(t1, p->items_per_s),
-                        ib__fmt_rate(t2, p->items_per_s_sync), p->back_to_back_ms_per_run, p->latency_ms.p50,
-                        p->latency_ms.p99);
+    else {
+        char ms[3][32]; /* ms without an exponent: a batch of 15 s reads "15110" */
+        ib__sbuf_printf(b, "%13s %13s %11s %9s %9s", ib__fmt_rate(t1, p->items_per_s),
+                        ib__fmt_rate(t2, p->items_per_s_sync),
+                        ib__fmt_plain4(ms[0], p->back_to_back_ms_per_run),
+                        ib__fmt_plain4(ms[1], p->latency_ms.p50), ib__fmt_plain4(ms[2], p->latency_ms.p99));
+    }
     text_marks(b, r, i);
     ib__sbuf_printf(b, "\n");
 }
