@@ -360,6 +360,26 @@ static void table_cells(const ib_best_result *r, size_t i, char c[8][64])
     ib__fmt_inputs_per_joule(c[7], &row->throughput_energy);
 }
 
+/* Row i's cells in the Markdown and HTML tables' order: its label, the
+ * figures, the two stages and why it lost (the strings live in *t). */
+enum { ROW_CELLS = 12 };
+typedef struct {
+    char figures[8][64], why[700];
+    const char *cells[ROW_CELLS];
+} row_cells;
+
+static void fill_row_cells(const ib_best_result *r, size_t i, row_cells *t)
+{
+    const ib_best_row *row = &r->rows[i];
+    table_cells(r, i, t->figures);
+    ib__best_why_cell(r, i, t->why, sizeof t->why);
+    t->cells[0] = row->label;
+    for (int k = 0; k < 8; k++) t->cells[1 + k] = t->figures[k];
+    t->cells[9] = stage_cell(row->latency_stage);
+    t->cells[10] = stage_cell(row->throughput_stage);
+    t->cells[11] = t->why;
+}
+
 char *ib__best_md(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
@@ -376,23 +396,9 @@ char *ib__best_md(const ib_best_result *r)
                         "inputs/J batch 1 | inputs/J at batch | latency | throughput | why |\n"
                         "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|---|\n");
     for (size_t i = 0; i < r->n_rows; i++) {
-        const ib_best_row *row = &r->rows[i];
-        char c[8][64], why[700];
-        table_cells(r, i, c);
-        ib__best_why_cell(r, i, why, sizeof why);
-        const char *cells[] = { row->label,
-                                c[0],
-                                c[1],
-                                c[2],
-                                c[3],
-                                c[4],
-                                c[5],
-                                c[6],
-                                c[7],
-                                stage_cell(row->latency_stage),
-                                stage_cell(row->throughput_stage),
-                                why };
-        md_cells(&b, cells, sizeof cells / sizeof cells[0]);
+        row_cells t;
+        fill_row_cells(r, i, &t);
+        md_cells(&b, t.cells, ROW_CELLS);
     }
     char stop[192];
     ib__best_stop_reason(r, stop, sizeof stop);
@@ -424,24 +430,10 @@ char *ib__best_html(const ib_best_result *r)
     ib__sbuf_printf(&b, "<table>");
     ib__best_html_row(&b, false, heads, sizeof heads / sizeof *heads, 0, true);
     for (size_t i = 0; i < r->n_rows; i++) {
-        const ib_best_row *row = &r->rows[i];
-        char c[8][64], why[700];
-        table_cells(r, i, c);
-        ib__best_why_cell(r, i, why, sizeof why);
-        const char *cells[] = { row->label,
-                                c[0],
-                                c[1],
-                                c[2],
-                                c[3],
-                                c[4],
-                                c[5],
-                                c[6],
-                                c[7],
-                                stage_cell(row->latency_stage),
-                                stage_cell(row->throughput_stage),
-                                why };
+        row_cells t;
+        fill_row_cells(r, i, &t);
         bool win = (int)i == r->latency_winner || (int)i == r->throughput_winner;
-        ib__best_html_row(&b, win, cells, sizeof cells / sizeof *cells, 0x1feu, false);
+        ib__best_html_row(&b, win, t.cells, ROW_CELLS, 0x1feu, false);
     }
     ib__best_html_tail(&b, ib__best_text(r));
     return ib__sbuf_finish(&b);

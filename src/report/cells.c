@@ -68,14 +68,6 @@ void ib__md_header(ib__sbuf *b, const char *align, size_t n, const char *const *
     ib__sbuf_printf(b, "|\n");
 }
 
-/* A row or a header of literal cells (as md_printer.c writes them). */
-#define ROW(b, ...)                                                                                          \
-    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
-               (const char *[]){ __VA_ARGS__ })
-#define HEADER(b, align, ...)                                                                                \
-    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
-                  (const char *[]){ __VA_ARGS__ })
-
 void ib__md_footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings)
 {
     const char *keys[IB__MAX_WARNINGS], *texts[IB__MAX_WARNINGS];
@@ -92,16 +84,25 @@ void ib__md_footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned wa
 
 void ib__md_stats_header(ib__sbuf *b, const char *first)
 {
-    HEADER(b, "lrrrrrrrrrr", first, "n", "min", "median", "mean", "p90", "p99", "max", "std", "median CI low",
-           "median CI high");
+    const char *cells[] = { first, "n",   "min", "median",        "mean",          "p90",
+                            "p99", "max", "std", "median CI low", "median CI high" };
+    ib__md_header(b, "lrrrrrrrrrr", sizeof cells / sizeof *cells, cells);
 }
 
 void ib__md_stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
 {
     char n[24], t[9][32];
     snprintf(n, sizeof n, "%zu", st->n);
-    ROW(b, label, n, ib__fmt_ms(t[0], st->min), ib__fmt_ms(t[1], st->p50), ib__fmt_ms(t[2], st->mean),
-        ib__fmt_ms(t[3], st->p90), ib__fmt_ms(t[4], st->p99), ib__fmt_ms(t[5], st->max),
-        ib__fmt_ms(t[6], st->std), st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[7], st->ci95_median[0]) : "-",
-        st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[8], st->ci95_median[1]) : "-");
+    const char *cells[] = { label,
+                            n,
+                            ib__fmt_ms(t[0], st->min),
+                            ib__fmt_ms(t[1], st->p50),
+                            ib__fmt_ms(t[2], st->mean),
+                            ib__fmt_ms(t[3], st->p90),
+                            ib__fmt_ms(t[4], st->p99),
+                            ib__fmt_ms(t[5], st->max),
+                            ib__fmt_ms(t[6], st->std),
+                            st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[7], st->ci95_median[0]) : "-",
+                            st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[8], st->ci95_median[1]) : "-" };
+    ib__md_row(b, sizeof cells / sizeof *cells, cells);
 }
