@@ -158,6 +158,294 @@ static void test_trace_bad(void)
     }
 }
 
+/* ------------------------------------------------------------------------ */
+/* The engine on the fake's virtual clock                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A step costs 1 ms + 0.5 ms a decode token + 0.1 ms a prompt token; no
+ * cold calls. */
+static ib__gen *open_scripted(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.cold_calls = 0;
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = 0.5;
+    s.batch_prefill_token_ms = 0.1;
+    return gen_fixture_open(&s);
+}
+
+static ib_gen_serve_config trace_config(const ib_gen_request_spec *trace, size_t n)
+{
+    ib_gen_serve_config c;
+    ib_gen_serve_config_init(&c);
+    c.arrivals = IB_ARRIVALS_TRACE;
+    c.trace = trace;
+    c.n_trace = n;
+    c.slots = 2;
+    c.prefill_chunk = 10;
+    c.warmup_requests = 0;
+    return c;
+}
+
+/* Two slots, chunks of 10 prompt tokens; R0 (0 ms, 10 + 3 tokens), R1 (0
+ * ms, 20 + 2), R2 (1 ms, 5 + 2). The steps, by hand:
+ *   1 [0, 2]      R0's prompt (10)                        1 + 1
+ *   2 [2, 4.5]    R0's token 2, R1's first chunk (10)     1 + 0.5 + 1   R2 waits: no slot
+ *   3 [4.5, 7]    R0's token 3 (ends), R1's last chunk    1 + 0.5 + 1
+ *   4 [7, 9]      R2 admitted; R1's token 2 (ends), R2's prompt (5)   1 + 0.5 + 0.5
+ *   5 [9, 10.5]   R2's token 2 (ends)                     1 + 0.5
+ * so R2 waits 6 ms for a slot (counted: its TTFT is 8, not the 2 an
+ * actual-start clock would show), and R0's gaps are 2.5 ms where a chunk
+ * shares its step, against the 1.5 of a decode-only step. */
+static const ib_gen_request_spec three[] = { { 0, 10, 3 }, { 0, 20, 2 }, { 1, 5, 2 } };
+
+static void test_engine_by_hand(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.slo_ttft_ms = 7.5;
+    c.slo_tpot_ms = 2.5;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_requests, 3);
+    CHECK_EQ_INT(r.n_completed, 3);
+    CHECK(!r.partial);
+    const double admitted[] = { 0, 0, 7 }, first[] = { 2, 7, 9 }, end[] = { 7, 9, 10.5 };
+    const double queue[] = { 0, 0, 6 }, ttft[] = { 2, 7, 8 }, tpot[] = { 2.5, 2, 1.5 }, e2e[] = { 7, 9, 9.5 };
+    const int32_t slot[] = { 0, 1, 0 };
+    for (int i = 0; i < 3 && r.n_requests == 3; i++) {
+        const ib_gen_serve_request *q = &r.requests[i];
+        CHECK_NEAR(q->admitted_ms, admitted[i], 1e-9);
+        CHECK_NEAR(q->first_token_ms, first[i], 1e-9);
+        CHECK_NEAR(q->end_ms, end[i], 1e-9);
+        CHECK_NEAR(q->queue_ms, queue[i], 1e-9);
+        CHECK_NEAR(q->ttft_ms, ttft[i], 1e-9);
+        CHECK_NEAR(q->tpot_ms, tpot[i], 1e-9);
+        CHECK_NEAR(q->e2e_ms, e2e[i], 1e-9);
+        CHECK_EQ_INT(q->slot, slot[i]);
+        CHECK_EQ_INT(q->generated_tokens, three[i].output_tokens);
+        CHECK(q->met == (i < 2)); /* R2's TTFT of 8 passes 7.5 */
+    }
+    /* The steps: times, tokens, requests running and waiting. */
+    const double t0[] = { 0, 2, 4.5, 7, 9 }, t1[] = { 2, 4.5, 7, 9, 10.5 };
+    const int32_t dec[] = { 0, 1, 1, 1, 1 }, pre[] = { 10, 10, 10, 5, 0 }, run[] = { 2, 2, 2, 2, 1 },
+                  wait[] = { 0, 1, 1, 0, 0 };
+    CHECK_EQ_INT(r.n_steps, 5);
+    for (int i = 0; i < 5 && r.n_steps == 5; i++) {
+        CHECK_NEAR(r.steps[i].start_ms, t0[i], 1e-9);
+        CHECK_NEAR(r.steps[i].end_ms, t1[i], 1e-9);
+        CHECK_EQ_INT(r.steps[i].decode_tokens, dec[i]);
+        CHECK_EQ_INT(r.steps[i].prefill_tokens, pre[i]);
+        CHECK_EQ_INT(r.steps[i].running, run[i]);
+        CHECK_EQ_INT(r.steps[i].waiting, wait[i]);
+    }
+    /* Distributions: TTFT {2, 7, 8}, the wait {0, 0, 6}, TPOT {2.5, 2, 1.5},
+     * the gaps {2.5, 2.5, 2, 1.5}, end-to-end {7, 9, 9.5}. */
+    CHECK_EQ_INT(r.ttft.n, 3);
+    CHECK_NEAR(r.ttft.p50, 7, 1e-9);
+    CHECK_NEAR(r.ttft.max, 8, 1e-9);
+    CHECK_NEAR(r.queue.max, 6, 1e-9);
+    CHECK_NEAR(r.queue.mean, 2, 1e-9);
+    CHECK_NEAR(r.tpot.mean, 2, 1e-9);
+    CHECK_EQ_INT(r.itl.n, 4);
+    CHECK_NEAR(r.itl.mean, 2.125, 1e-9);
+    CHECK_NEAR(r.itl.max, 2.5, 1e-9);
+    CHECK_NEAR(r.itl.min, 1.5, 1e-9);
+    CHECK_NEAR(r.e2e.p50, 9, 1e-9);
+    /* Over the span from 0 to 10.5 ms: 7 output tokens, 42 in all, 3
+     * requests, 2 of them good; the trace offered 2 requests in 1 ms. */
+    CHECK_NEAR(r.span_ms, 10.5, 1e-9);
+    CHECK_NEAR(r.output_tokens_per_s, 7 * 1000 / 10.5, 1e-6);
+    CHECK_NEAR(r.total_tokens_per_s, 42 * 1000 / 10.5, 1e-6);
+    CHECK_NEAR(r.achieved_rate, 3 * 1000 / 10.5, 1e-6);
+    CHECK_NEAR(r.offered_rate, 2000, 1e-9);
+    CHECK_EQ_INT(r.n_good, 2);
+    CHECK_NEAR(r.goodput_rate, 2 * 1000 / 10.5, 1e-6);
+    CHECK_NEAR(r.good_share, 2.0 / 3.0, 1e-12);
+    CHECK_EQ_INT(r.slots, 2);
+    CHECK_EQ_INT(r.ctx_per_slot, 22); /* R1: 20 + 2 */
+    /* Nothing left in the cache; every request's tokens fed. */
+    ib__gen_fake_counts k = ib__gen_fake_counts_of(g);
+    CHECK_EQ_INT(k.batches, 5);
+    CHECK_EQ_INT(k.removes, 3);
+    CHECK_EQ_INT(k.batch_prefill_tokens, 35);
+    CHECK_EQ_INT(k.batch_decode_tokens, 4);
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 1), 0);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* With nothing running, the engine waits for the next arrival (the
+ * virtual clock advances): a request arriving on an idle engine is
+ * admitted at its arrival, its TTFT the prefill step alone. No targets:
+ * no goodput. */
+static void test_idle_until_arrival(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    const ib_gen_request_spec two[] = { { 100, 10, 2 }, { 250, 10, 2 } };
+    ib_gen_serve_config c = trace_config(two, 2);
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    for (size_t i = 0; i < r.n_requests; i++) {
+        CHECK_NEAR(r.requests[i].admitted_ms, two[i].arrival_ms, 1e-9);
+        CHECK_NEAR(r.requests[i].ttft_ms, 2, 1e-9);   /* 1 + 10 x 0.1 */
+        CHECK_NEAR(r.requests[i].tpot_ms, 1.5, 1e-9); /* 1 + 0.5 */
+        CHECK(!r.requests[i].met);
+    }
+    CHECK_NEAR(r.span_ms, 250 + 3.5 - 100, 1e-9);
+    CHECK(isnan(r.goodput_rate) && isnan(r.good_share));
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The warm-up pays the cold start: with cold first calls (8x) and two
+ * warm-up requests the measured figures are those of a warm engine; with
+ * none, the first request pays it. */
+static void test_warmup_excluded(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = 0.5;
+    s.batch_prefill_token_ms = 0.1;
+    s.cold_calls = 2;
+    s.cold_factor = 8;
+    const ib_gen_request_spec two[] = { { 0, 10, 2 }, { 50, 10, 2 } };
+    for (int warm = 0; warm < 2; warm++) {
+        ib__gen *g = gen_fixture_open(&s);
+        if (!g) return;
+        ib_gen_serve_config c = trace_config(two, 2);
+        c.warmup_requests = warm ? 2 : 0;
+        ib_gen_serve_result r;
+        ib_error err = { { 0 } };
+        CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+        CHECK_NEAR(r.requests[0].ttft_ms, warm ? 2 : 16, 1e-9);
+        CHECK_NEAR(r.requests[0].tpot_ms, warm ? 1.5 : 12, 1e-9);
+        CHECK_NEAR(r.requests[1].ttft_ms, 2, 1e-9);
+        CHECK_EQ_INT(r.warmup_requests, warm ? 2 : 0);
+        CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, warm ? 4 : 2);
+        ib_gen_serve_result_free(&r);
+        ib__gen_destroy(g);
+    }
+}
+
+/* A seeded schedule: the same seed, the same requests; lengths drawn in
+ * their ranges; every request served. */
+static void test_seeded_schedule(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c;
+    ib_gen_serve_config_init(&c);
+    c.rate = 200;
+    c.burstiness = 0.5;
+    c.requests = 40;
+    c.prompt_min = 4;
+    c.prompt_max = 40;
+    c.output_min = 1;
+    c.output_max = 9;
+    c.warmup_requests = 1;
+    ib_gen_serve_result a, b;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &a, &err) == IB_OK);
+    CHECK(ib_measure_gen_serve(g, &c, &b, &err) == IB_OK);
+    CHECK_EQ_INT(a.n_completed, 40);
+    CHECK_EQ_INT(a.slots, IB_GEN_SERVE_DEFAULT_SLOTS);
+    CHECK_NEAR(a.offered_rate, 200, 0);
+    int64_t out_tokens = 0;
+    for (size_t i = 0; i < a.n_requests && b.n_requests == a.n_requests; i++) {
+        const ib_gen_request_spec *p = &a.requests[i].spec, *q = &b.requests[i].spec;
+        CHECK(p->arrival_ms == q->arrival_ms && p->prompt_tokens == q->prompt_tokens &&
+              p->output_tokens == q->output_tokens);
+        CHECK(p->prompt_tokens >= 4 && p->prompt_tokens <= 40 && p->output_tokens >= 1 &&
+              p->output_tokens <= 9);
+        CHECK_EQ_INT(a.requests[i].generated_tokens, p->output_tokens);
+        out_tokens += p->output_tokens;
+    }
+    /* Gaps: a request's tokens but its first. */
+    CHECK_EQ_INT(a.itl.n, out_tokens - 40);
+    for (int s = 0; s < IB_GEN_SERVE_DEFAULT_SLOTS; s++) CHECK_EQ_INT(ib__gen_fake_filled(g, s), 0);
+    ib_gen_serve_result_free(&a);
+    ib_gen_serve_result_free(&b);
+    ib__gen_destroy(g);
+}
+
+/* A failure mid-run keeps what was measured (partial); a cancel before
+ * the first request, the same with nothing completed. */
+static void test_partial(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.cold_calls = 0;
+    s.fail_at_call = 3;
+    ib__gen *g = gen_fixture_open(&s);
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_RUNTIME);
+    CHECK(r.partial);
+    CHECK_EQ_INT(r.n_steps, 3);
+    CHECK_EQ_INT(r.n_completed, 1); /* R0 ended in step 3 */
+    /* R2 was admitted for the step that failed; it has no token. */
+    CHECK(!isnan(r.requests[2].admitted_ms) && isnan(r.requests[2].first_token_ms));
+    CHECK_EQ_INT(r.ttft.n, 1);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+
+    g = open_scripted();
+    volatile int cancel = 1;
+    c.run.cancel = &cancel;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r.partial && r.n_completed == 0 && r.n_requests == 3);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Every bad setting: refused before anything runs. */
+static void test_bad_settings(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_result r;
+    ib_error err;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.ctx_per_slot = 21; /* R1 needs 22 */
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "request 2: a prompt of 20 tokens + 2 output tokens pass the context") != NULL);
+    CHECK(r.requests == NULL && r.n_requests == 0);
+    ib_gen_serve_config_init(&c);
+    c.rate = 10;
+    c.burstiness = 0;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "burstiness") != NULL);
+    c.burstiness = 1;
+    c.rate = 0;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    c.rate = 10;
+    c.slo_tpot_ms = -1;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    c.slo_tpot_ms = 0;
+    c.prompt_min = 10;
+    c.prompt_max = 5;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    c.prompt_max = 10;
+    c.slots = 600; /* more than a batch (512) */
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    c.slots = 0;
+    c.ctx_per_slot = 9000; /* the fake's model was made for 8192 */
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "n_ctx_train") != NULL);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).batches, 0);
+    ib__gen_destroy(g);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -166,5 +454,11 @@ int main(int argc, char **argv)
     RUN(test_trace_plain);
     RUN(test_trace_azure);
     RUN(test_trace_bad);
+    RUN(test_engine_by_hand);
+    RUN(test_idle_until_arrival);
+    RUN(test_warmup_excluded);
+    RUN(test_seeded_schedule);
+    RUN(test_partial);
+    RUN(test_bad_settings);
     return check_summary("test_gen_serve");
 }
