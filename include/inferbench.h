@@ -2445,7 +2445,8 @@ typedef struct ib_gen_serve_result {
     size_t n_good;              /* completed requests that met every target */
     double goodput_rate;        /* n_good / span */
     double good_share;          /* n_good / completed */
-    bool partial;               /* interrupted: what was measured so far */
+    bool partial;               /* stopped early: what was measured so far */
+    ib_status stop_status;      /* why, when partial */
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):

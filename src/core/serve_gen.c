@@ -442,6 +442,7 @@ ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_ge
         out->n_steps = e.n_steps;
         e.steps = NULL;
         out->partial = st != IB_OK;
+        out->stop_status = st;
         ib_status fs = ib__gen_serve_figures(cfg, e.itl, e.n_itl,
                                              offered_rate(cfg, out->requests, out->n_requests), out);
         if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");

@@ -130,9 +130,10 @@ static int64_t digits(const char *s, size_t n)
     return v;
 }
 
-/* "2023-11-16 18:15:46.6805900" (the Azure trace's TIMESTAMP) in ms from
- * 1970; false when it is not one. */
-static bool parse_timestamp(const char *s, size_t len, double *ms)
+/* "2023-11-16 18:15:46.6805900" (the Azure trace's TIMESTAMP): its day
+ * (from 1970) and its ms within the day, apart so that a difference of two
+ * keeps its microseconds; false when it is not one. */
+static bool parse_timestamp(const char *s, size_t len, int64_t *day, double *ms)
 {
     if (len < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' ||
         s[16] != ':')
@@ -150,8 +151,8 @@ static bool parse_timestamp(const char *s, size_t len, double *ms)
             frac += (s[i] - '0') * unit;
         }
     }
-    double day_s = (double)(h * 3600 + mi * 60 + sec) + frac;
-    *ms = ((double)days_from_civil(y, mo, d) * 86400.0 + day_s) * 1000.0;
+    *day = days_from_civil(y, mo, d);
+    *ms = ((double)(h * 3600 + mi * 60 + sec) + frac) * 1000.0;
     return true;
 }
 
@@ -177,15 +178,22 @@ static bool split3(const char *line, size_t len, bool azure, const char *f[3], s
     return k == 3 && i == len && flen[0] > 0 && flen[1] > 0 && flen[2] > 0;
 }
 
-static ib_status parse_request(const char *line, size_t len, bool azure, size_t line_no,
+/* A request of line; an Azure row's arrival in ms from the midnight of
+ * *first_day (the first row's day, set by it). */
+static ib_status parse_request(const char *line, size_t len, bool azure, int64_t *first_day, size_t line_no,
                                ib_gen_request_spec *r, ib_error *err)
 {
     while (len > 0 && line[len - 1] == '\r') len--;
     const char *f[3];
     size_t flen[3];
     bool fields = len < MAX_REQUEST_LINE && split3(line, len, azure, f, flen);
-    bool when = fields && (azure ? parse_timestamp(f[0], flen[0], &r->arrival_ms)
+    int64_t day = 0;
+    bool when = fields && (azure ? parse_timestamp(f[0], flen[0], &day, &r->arrival_ms)
                                  : parse_time(f[0], flen[0], &r->arrival_ms));
+    if (when && azure) {
+        if (*first_day < 0) *first_day = day;
+        r->arrival_ms += (double)(day - *first_day) * 86400000.0;
+    }
     IB_FAIL_IF(
         !when, err, IB_ERR_INVALID_ARG,
         azure ? "line %zu: expected TIMESTAMP,ContextTokens,GeneratedTokens (2023-11-16 "
@@ -229,6 +237,7 @@ static ib_status parse_requests(const char *text, size_t len, ib_gen_request_spe
 {
     size_t cap = 0, line_no = 0;
     bool first = true, azure = false;
+    int64_t first_day = -1;
     for (size_t pos = 0; pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t line_len = nl ? (size_t)(nl - (text + pos)) : len - pos;
@@ -244,7 +253,7 @@ static ib_status parse_requests(const char *text, size_t len, ib_gen_request_spe
             if (azure) continue;
         }
         ib_gen_request_spec r;
-        IB_TRY(parse_request(line, line_len, azure, line_no, &r, err));
+        IB_TRY(parse_request(line, line_len, azure, &first_day, line_no, &r, err));
         IB_FAIL_IF(*n > 0 && r.arrival_ms < (*rs)[*n - 1].arrival_ms, err, IB_ERR_INVALID_ARG,
                    "line %zu: this request arrives before the previous one: arrivals must not decrease",
                    line_no);

@@ -50,6 +50,14 @@ char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's 
  * 2 cores allowed)", " (2 cores allowed)" or "" (generate_report.c). */
 void ib__gen_threads_detail(char *buf, size_t cap, const ib_gen_info *in);
 
+/* A generative model served under load (gen_serve_report.c), and what it
+ * shares with generate's reports (generate_report.c): the context's
+ * settings as text, the model's info as JSON. */
+char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+void ib__gen_text_settings(ib__sbuf *b, const ib_gen_info *in);
+cJSON *ib__gen_json_info(const ib_gen_info *in);
+
 /* The best search's reports (best_report.c); ib_best_report_text and
  * _json (text_printer.c, json_printer.c) choose between these and a
  * generative model's. */

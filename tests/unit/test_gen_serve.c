@@ -115,6 +115,13 @@ static void test_trace_azure(void)
         CHECK(rs[2].prompt_tokens == 9 && rs[2].output_tokens == 1);
     }
     free(rs);
+    /* Microseconds kept: a difference of two times of the day, not of two
+     * times from 1970 (whose doubles step by 0.24 us). */
+    CHECK(parse("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,20,4\n"
+                "2023-11-16 18:15:46.7,10,2\n",
+                &rs, &n, &err) == IB_OK);
+    if (n == 2) CHECK_NEAR(rs[1].arrival_ms, 19.41, 1e-6);
+    free(rs);
 }
 
 /* Every bad trace: refused with one line naming the line, nothing kept. */

@@ -2,7 +2,8 @@
  * llama.cpp's CPU build and the zoo's tiny model: a batch of two
  * sequences' decode tokens and a third's prompt chunk computes what the
  * three compute apart (the serving engine's step, docs/serve-generative.md),
- * a removed sequence leaves the cache, and every bad entry is refused.
+ * a removed sequence leaves the cache, every bad entry is refused, and
+ * the serving engine leaves no sequence behind.
  * Skips (77) where set-up installed no llama.cpp library. No timing. */
 #include "backend/llama/llama_probe.h"
 #include "backend/registry.h"
@@ -164,6 +165,34 @@ static void test_bad_batches(void)
     ib__gen_destroy(g);
 }
 
+/* The engine on llama.cpp: every request's tokens generated, and no
+ * sequence left in the KV cache after the run (each removed as it ended). */
+static void test_served_leaves_nothing(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(1, 64, NULL, &g, &err), &err));
+    if (!g) return;
+    const ib_gen_request_spec trace[] = { { 0, 12, 3 }, { 0, 30, 5 }, { 0, 7, 1 }, { 0.5, 20, 4 } };
+    ib_gen_serve_config c;
+    ib_gen_serve_config_init(&c);
+    c.arrivals = IB_ARRIVALS_TRACE;
+    c.trace = trace;
+    c.n_trace = 4;
+    c.slots = 3;
+    c.prefill_chunk = 8;
+    c.warmup_requests = 2;
+    ib_gen_serve_result r;
+    CHECK(ok(ib_measure_gen_serve(g, &c, &r, &err), &err));
+    CHECK_EQ_INT(r.n_completed, 4);
+    for (size_t i = 0; i < r.n_requests; i++)
+        CHECK_EQ_INT(r.requests[i].generated_tokens, trace[i].output_tokens);
+    CHECK_EQ_INT(g->info.n_seq_max, 3);
+    for (int32_t s = 0; s < 3; s++) check_positions(g, s, -1, -1);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -184,5 +213,6 @@ int main(int argc, char **argv)
     RUN(test_mixed_batch_as_apart);
     RUN(test_remove_sequence);
     RUN(test_bad_batches);
+    RUN(test_served_leaves_nothing);
     return check_summary("test_llama_batch");
 }
