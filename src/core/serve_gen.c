@@ -8,6 +8,7 @@
  * its scheduled arrival has passed and a slot is free; its sequence is
  * removed when it ends. Every figure runs from the scheduled arrival, so
  * the wait for a slot is counted, never hidden (docs/serve-generative.md). */
+#include "core/progress.h"
 #include "core/schedule.h"
 #include "core/serve.h"
 #include "core/serve_gen.h"
@@ -177,6 +178,8 @@ typedef struct engine {
     size_t n_itl, cap_itl;
     ib_gen_serve_step *steps;
     size_t n_steps, cap_steps;
+    size_t n_done; /* requests completed */
+    ib__progress pr;
 } engine;
 
 /* The engine's clock and when request i is due, both read on the
@@ -284,6 +287,7 @@ static ib_status retire(engine *e, ib_error *err)
         }
         IB_TRY(e->g->ops->remove_sequence(e->g, r->slot, err));
         e->slot_busy[r->slot] = false;
+        e->n_done++;
     }
     e->n_running = kept;
     return IB_OK;
@@ -325,13 +329,16 @@ static ib_status step(engine *e, ib_error *err)
     IB_TRY(e->g->ops->synchronize(e->g, err));
     st.end_ms = clock_ms(e) - e->origin_ms;
     IB_TRY(stamp(e, n_entries, st.end_ms, err));
+    ib__progress_runs(&e->pr, (int64_t)e->n_done, NAN); /* after the step's stamps, rate-limited */
     return keep_step(e, &st, err);
 }
 
 /* Serves e->reqs from the origin now: steps while a request holds a
  * slot, idle until the next arrival when none does. */
-static ib_status serve_all(engine *e, ib_error *err)
+static ib_status serve_all(engine *e, ib_phase phase, ib_error *err)
 {
+    e->n_done = 0;
+    ib__progress_phase(&e->pr, phase, (int64_t)e->n);
     e->origin_ms = ib__gen_now_ms(e->g);
     while (e->next < e->n || e->n_running > 0) {
         IB_FAIL_IF(ib__cancelled(e->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
@@ -346,6 +353,8 @@ static ib_status engine_init(engine *e, ib__gen *g, const ib_gen_serve_config *c
                              ib_error *err)
 {
     *e = (engine){ .g = g, .cfg = c, .slots = slots, .budget = c->prefill_chunk };
+    ib__progress_init_clock(&e->pr, &c->run, &g->clock);
+    ib__progress_rate(&e->pr, c->arrivals == IB_ARRIVALS_TRACE ? NAN : c->rate);
     e->running = calloc((size_t)slots, sizeof *e->running);
     e->slot_busy = calloc((size_t)slots, sizeof *e->slot_busy);
     e->entries = calloc((size_t)slots, sizeof *e->entries);
@@ -398,7 +407,7 @@ static ib_status warm_up(engine *e, const ib_gen_serve_request *measured, size_t
         w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
                                            measured[i % n_measured].spec.output_tokens };
     ib_status st = engine_load(e, w, n, err);
-    if (st == IB_OK) st = serve_all(e, err);
+    if (st == IB_OK) st = serve_all(e, IB_PHASE_WARMUP, err);
     free(w);
     return st;
 }
@@ -426,7 +435,7 @@ static ib_status serve_measured(ib__gen *g, const ib_gen_serve_config *c, ib_gen
     IB_TRY(warm_up(e, out->requests, out->n_requests, err));
     IB_TRY(engine_load(e, out->requests, out->n_requests, err));
     e->record = true;
-    return serve_all(e, err);
+    return serve_all(e, IB_PHASE_SERVING, err);
 }
 
 ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
