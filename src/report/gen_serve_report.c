@@ -4,6 +4,7 @@
 #include "report/printer.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -98,7 +99,23 @@ static void text_goodput(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen
                     r->n_good, r->n_completed, 100 * r->good_share);
 }
 
-/* What the steps were: how many, how full, how many carried a chunk. */
+/* The median time of the steps that decoded tokens, with a prompt chunk
+ * (chunked) or without: a chunk's share of the decode gaps. NaN: none. */
+static double median_step(const ib_gen_serve_result *r, bool chunked)
+{
+    double *x = malloc((r->n_steps ? r->n_steps : 1) * sizeof *x);
+    size_t n = 0;
+    for (size_t i = 0; x && i < r->n_steps; i++)
+        if (r->steps[i].decode_tokens > 0 && (r->steps[i].prefill_tokens > 0) == chunked)
+            x[n++] = r->steps[i].end_ms - r->steps[i].start_ms;
+    ib_stats st = { 0 };
+    bool ok = n > 0 && ib_stats_compute(x, n, &st) == IB_OK;
+    free(x);
+    return ok ? st.p50 : NAN;
+}
+
+/* What the steps were: how many, how full, how many carried a chunk, and
+ * what a chunk did to the decode steps it shared. */
 static void text_steps(ib__sbuf *b, const ib_gen_serve_result *r)
 {
     size_t chunked = 0;
@@ -109,11 +126,15 @@ static void text_steps(ib__sbuf *b, const ib_gen_serve_result *r)
         busy += r->steps[i].end_ms - r->steps[i].start_ms;
     }
     if (r->n_steps == 0) return;
-    char t[32];
+    char t[32], with[32], without[32];
     ib__sbuf_printf(b,
                     "steps: %zu (%zu with a prompt chunk), %.4g decode tokens a step on average, the engine "
                     "busy %s of the span\n",
                     r->n_steps, chunked, decode / (double)r->n_steps, ib__fmt_ms(t, busy));
+    double c = median_step(r, true), p = median_step(r, false);
+    if (!isnan(c) && !isnan(p))
+        ib__sbuf_printf(b, "decode steps: median %s with a prompt chunk, %s without\n", ib__fmt_ms(with, c),
+                        ib__fmt_ms(without, p));
 }
 
 char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *c)

@@ -17,6 +17,7 @@ json_check "$TMP/t.json" "[r['ttft_ms'] for r in d['requests']] == [2, 7, 8] and
 json_check "$TMP/t.json" "[s['end_ms'] - s['start_ms'] for s in d['steps']] == [2, 2.5, 2.5, 2, 1.5] and [s['waiting'] for s in d['steps']] == [0, 1, 1, 0, 0]" "json: every step's time and the requests waiting"
 json_check "$TMP/t.json" "d['figures']['good_requests'] == 2 and abs(d['figures']['goodput_rate'] - 2000 / 10.5) < 1e-9" "json: goodput"
 expect_grep "^goodput within TTFT <= 7.5 ms, TPOT <= 2.5 ms: 190.5 requests/s, 2 of 3 completed requests \(66.67%\)$" "$TMP/out" "text: goodput and its targets"
+expect_grep "^decode steps: median 2.5 ms with a prompt chunk, 1.5 ms without$" "$TMP/out" "text: a chunk's share of the decode steps"
 
 # SIGINT mid-run: every step sleeps 20 ms of real time; the run has
 # thousands, so a signal after a second lands in it.
