@@ -82,7 +82,12 @@ static void text_figures(ib__sbuf *b, const ib_gen_serve_result *r)
     char span[32];
     ib__sbuf_printf(b, "%zu of %zu requests completed over %s (first arrival to last completion)\n",
                     r->n_completed, r->n_requests, ib__fmt_ms(span, r->span_ms));
-    ib__sbuf_printf(b, "rate: offered %.4g requests/s, achieved %.4g\n", r->offered_rate, r->achieved_rate);
+    if (isnan(r->offered_rate)) /* a trace of one request, or of one instant */
+        ib__sbuf_printf(b, "rate: offered - (the trace spans no time), achieved %.4g requests/s\n",
+                        r->achieved_rate);
+    else
+        ib__sbuf_printf(b, "rate: offered %.4g requests/s, achieved %.4g\n", r->offered_rate,
+                        r->achieved_rate);
     ib__sbuf_printf(b, "tokens: %.4g output tokens/s, %.4g in all (prompt + output) a second\n",
                     r->output_tokens_per_s, r->total_tokens_per_s);
 }
