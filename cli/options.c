@@ -888,6 +888,7 @@ static bool apply_alias(const cli_command *cmd, cli_args *a, int id, const char 
 cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
+    ib_gen_serve_config_init(&a->gen_serve);
     /* generate names its own backends (no plugin, no alias flags of theirs). */
     const char *named =
         accepts(cmd, find_option(O_BACKEND)) && !(cmd->groups & OPT_GEN) ? backend_named(argc, argv) : NULL;
@@ -911,7 +912,6 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
         ib_config_init(&a->cfg);
     a->max_batch = tc.max_batch;
     ib_serve_config_init(&a->serve);
-    ib_gen_serve_config_init(&a->gen_serve);
     if (cmd->groups & OPT_SERVE) a->max_batch = 1; /* serve: no dynamic batching unless asked */
     a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
     a->sessions = 1;

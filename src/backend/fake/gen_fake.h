@@ -72,10 +72,10 @@ ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_o
  * reopens, the threads in effect, the positions filled of sequence seq. */
 typedef struct ib__gen_fake_counts {
     int64_t prefills, steps, prefill_tokens, clears, reopens, forks, samples, set_sequences, syncs, rewinds;
+    int64_t batches, batch_decode_tokens, batch_prefill_tokens, removes; /* decode_batch, remove_sequence */
     int32_t threads;
     int32_t last_step_seqs, last_step_pos;
     double idle_ms; /* host time spent waiting in synchronize */
-    int64_t batches, batch_decode_tokens, batch_prefill_tokens, removes; /* decode_batch, remove_sequence */
 } ib__gen_fake_counts;
 ib__gen_fake_counts ib__gen_fake_counts_of(const ib__gen *g);
 
