@@ -293,8 +293,9 @@ static bool given(const cli_args *a, int id)
 
 bool cli_given(const cli_args *a, const char *name)
 {
+    /* Every entry of the name: a flag may have one per command group. */
     for (size_t i = 0; i < N_OPTIONS; i++)
-        if (!strcmp(options[i].opt.name, name)) return given_at(a, i);
+        if (!strcmp(options[i].opt.name, name) && given_at(a, i)) return true;
     return false;
 }
 
