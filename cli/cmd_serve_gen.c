@@ -128,7 +128,7 @@ static bool gen_serve_config(cli_args *a, ib_gen_serve_config *c, ib_gen_request
     *c = a->gen_serve;
     c->rate = a->rate;
     c->seed = a->serve.seed;
-    if (cli_given(a, "requests")) c->requests = a->serve.requests;
+    c->requests = a->serve.requests; /* the one default of both kinds of serve */
     if (cli_given(a, "ctx-per-seq")) c->ctx_per_slot = a->gen.ctx_per_seq;
     c->run = a->cfg;
     c->run.cancel = &cli_cancel_flag;

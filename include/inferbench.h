@@ -2383,7 +2383,7 @@ typedef struct ib_gen_serve_config {
     double rate;       /* requests/s (not with TRACE) */
     double burstiness; /* gamma shape, > 0 (default 1) */
     uint64_t seed;     /* of the arrivals and the drawn lengths (default 1) */
-    int64_t requests;  /* measured requests (default 100; TRACE: n_trace) */
+    int64_t requests;  /* measured requests (default 1000, as serve's; TRACE: n_trace) */
     /* Each request's lengths, drawn uniformly in [min, max] (min == max:
      * fixed; default 512 and 128). */
     int32_t prompt_min, prompt_max, output_min, output_max;

@@ -32,7 +32,7 @@ void ib_gen_serve_config_init(ib_gen_serve_config *cfg)
     cfg->arrivals = IB_ARRIVALS_POISSON;
     cfg->burstiness = 1;
     cfg->seed = 1;
-    cfg->requests = 100;
+    cfg->requests = 1000; /* serve's default: one for both kinds of model */
     cfg->prompt_min = cfg->prompt_max = 512;
     cfg->output_min = cfg->output_max = 128;
     cfg->prefill_chunk = IB__GEN_SERVE_DEFAULT_CHUNK;
