@@ -102,6 +102,10 @@ typedef struct cli_args {
     ib_gen_config gen;
     const char *sequences;
     bool gen_backend;
+    /* serve of a generative model (cli/cmd_serve_gen.c): its configuration
+     * (--prompt-tokens and --new-tokens as counts or ranges) */
+    ib_gen_serve_config gen_serve;
+    bool token_range; /* a range A..B was given */
 } cli_args;
 
 enum {
@@ -203,6 +207,26 @@ bool cli_zoo_cache_dir(char *buf, size_t cap);
 /* INFERBENCH_LLAMA_LIBRARY (the folder of a llama.cpp library), or NULL:
  * the llama backend's library= option where none is given. */
 const char *cli_llama_library(void);
+
+/* Whether a names a generative model: one of the zoo's (zoo:llama-tiny,
+ * NAME?TYPE), a GGUF file, or any model with --backend naming a backend
+ * of generative models only (llama). best races it, serve serves it with
+ * its engine (cmd_serve_gen.c). */
+bool cli_generative_model(const cli_args *a);
+
+/* serve of a generative model (cmd_serve_gen.c): the engine of
+ * docs/serve-generative.md on the model a names. */
+int cmd_serve_gen(cli_args *a);
+/* serve's options of a generative model given with a forward-pass one:
+ * one line, EXIT_BAD_INPUT; else EXIT_OK. */
+int cli_serve_refuse_generative(const cli_args *a);
+
+/* A schedule file larger than this is refused before it is read. */
+#define MAX_SCHEDULE_BYTES ((size_t)64 << 20)
+/* The text of a schedule or trace file, up to MAX_SCHEDULE_BYTES + 1 bytes
+ * (*len past the limit: too large), malloc'ed; NULL when it cannot be read
+ * (errno says why; 0: out of memory). */
+char *cli_read_schedule_file(const char *path, size_t *len);
 
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);

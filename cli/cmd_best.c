@@ -376,16 +376,6 @@ static int session_child(cli_args *a, candidates *cs, cli_outputs *out)
 /* A generative model                                                        */
 /* ------------------------------------------------------------------------ */
 
-/* One of the zoo's generative models (zoo:llama-tiny, NAME?TYPE) or a
- * GGUF file: raced on the generation backend's options. */
-static bool generative(const char *model)
-{
-    if (!model) return false;
-    if (!strncmp(model, "zoo:", 4)) return ib_zoo_lm_find(model + 4) != NULL;
-    size_t n = strlen(model);
-    return n > 5 && !strcasecmp(model + n - 5, ".gguf");
-}
-
 /* The options of one kind of model given to the other: one line, exit 2. */
 static int refuse_options(const cli_args *a, bool gen)
 {
@@ -546,7 +536,7 @@ int cmd_best(cli_args *a)
 {
     candidates *cs = calloc(1, sizeof *cs);
     if (!cs) return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
-    if ((generative(a->model) || a->gen_backend) && !a->session_index) {
+    if (cli_generative_model(a) && !a->session_index) {
         int code = best_generative(a, cs);
         free(cs);
         return code;

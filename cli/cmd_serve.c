@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A schedule file larger than this is refused before it is read. */
-#define MAX_SCHEDULE_BYTES ((size_t)64 << 20)
-
 static bool bad_input(const char *flag, const char *text, const char *why)
 {
     fprintf(stderr, "inferbench: %s '%s': %s\n", flag, text, why);
@@ -39,27 +36,12 @@ static bool parse_rates(const char *text, double *out, size_t *n)
     }
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = malloc(MAX_SCHEDULE_BYTES + 1);
-    *len = buf ? fread(buf, 1, MAX_SCHEDULE_BYTES + 1, f) : 0;
-    bool failed = !buf || ferror(f);
-    fclose(f);
-    if (failed) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
-}
-
 /* --arrivals FILE: read and parsed strictly; *times owned by the caller. */
 static bool load_schedule(const char *path, double **times, size_t *n)
 {
     size_t len = 0;
     errno = 0;
-    char *text = read_file(path, &len);
+    char *text = cli_read_schedule_file(path, &len);
     if (!text) {
         fprintf(stderr, "inferbench: --arrivals '%s': cannot read it (%s)\n", path,
                 errno ? strerror(errno) : "out of memory");
@@ -303,6 +285,8 @@ static bool serve_refused(const cli_args *a)
 
 int cmd_serve(cli_args *a)
 {
+    if (cli_generative_model(a)) return cmd_serve_gen(a);
+    if (cli_serve_refuse_generative(a) != EXIT_OK) return EXIT_BAD_INPUT;
     double rates[IB_SERVE_MAX_RATES];
     double *trace = NULL;
     if (serve_refused(a) || !serve_config(a, rates, &trace)) {

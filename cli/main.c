@@ -65,8 +65,11 @@ static const cli_command commands[] = {
       OPT_COMPARE | OPT_JSON, cmd_compare },
     { "serve", "[MODEL] [options]", "Latency under load, and the highest rate that meets a target.",
       "Latency under load: requests arrive on a seeded schedule (open loop) and each one's latency runs\n"
-      "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).",
-      OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SERVE | OPT_DEVICES,
+      "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).\n"
+      "A generative model (MODEL.gguf, zoo:llama-*) is served by continuous batching: TTFT, TPOT, every\n"
+      "gap and goodput from the schedule (--slots, --prefill-chunk, --slo-ttft-ms; docs/serve-generative.md).",
+      OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SERVE | OPT_DEVICES |
+          OPT_GEN_RUN,
       cmd_serve },
     { "info", "[--device-id N]", "What this machine offers: runtimes, CPU, GPU, driver, clocks.",
       "What this machine offers: the backends' runtimes, CPU, GPU, driver, clocks. Exits 1 without a usable "

@@ -34,6 +34,7 @@ enum {
     O_STEP_MAX_MS, O_FAR_FACTOR,
     O_PROMPT_TOKENS, O_NEW_TOKENS, O_DEPTH, O_CTX_PER_SEQ, O_SEQUENCES, O_SEARCH_SEQUENCES, O_MAX_SEQUENCES,
     O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
+    O_SLOTS, O_PREFILL_CHUNK, O_BURSTINESS, O_SLO_TTFT_MS, O_SLO_TPOT_MS, O_SLO_E2E_MS, O_WARMUP_REQUESTS,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -242,6 +243,20 @@ static const option_def options[] = {
     {{"pitfalls", no_argument, NULL, O_PITFALLS}, OPT_GEN, NULL,
      "also show what each classic mistake of generation benchmarks reports, beside the correct figure",
      .conflicts = O_SESSIONS, .why = "the pitfall rows of sessions are not merged: run them in one session"},
+    {{"slots", required_argument, NULL, O_SLOTS}, OPT_SERVE, "N",
+     "a generative model: requests decoded together, a sequence of the KV cache each (default 8)"},
+    {{"prefill-chunk", required_argument, NULL, O_PREFILL_CHUNK}, OPT_SERVE, "T",
+     "a generative model: prompt tokens one engine step takes at most (default 512)"},
+    {{"burstiness", required_argument, NULL, O_BURSTINESS}, OPT_SERVE, "X",
+     "a generative model: gamma gaps between arrivals of shape X (vLLM's; 1 Poisson, below 1 burstier)"},
+    {{"slo-ttft-ms", required_argument, NULL, O_SLO_TTFT_MS}, OPT_SERVE, "T",
+     "a generative model: goodput's target for the time to first token"},
+    {{"slo-tpot-ms", required_argument, NULL, O_SLO_TPOT_MS}, OPT_SERVE, "T",
+     "a generative model: goodput's target for the time per output token"},
+    {{"slo-e2e-ms", required_argument, NULL, O_SLO_E2E_MS}, OPT_SERVE, "T",
+     "a generative model: goodput's target for a request's end-to-end latency"},
+    {{"warmup-requests", required_argument, NULL, O_WARMUP_REQUESTS}, OPT_SERVE, "N",
+     "a generative model: requests served before the measured ones, not counted (default 4)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -298,8 +313,9 @@ static bool given(const cli_args *a, int id)
 
 bool cli_given(const cli_args *a, const char *name)
 {
+    /* Every entry of the name: a flag may have one per command group. */
     for (size_t i = 0; i < N_OPTIONS; i++)
-        if (!strcmp(options[i].opt.name, name)) return given_at(a, i);
+        if (!strcmp(options[i].opt.name, name) && given_at(a, i)) return true;
     return false;
 }
 
@@ -651,6 +667,26 @@ static bool parse_fraction(const char *opt, const char *text, double *out)
     return (*out > 0 && *out < 1) || bad(opt, text, "must be between 0 and 1, both excluded (0.99)");
 }
 
+/* serve's options of a generative model: they write a->gen_serve. */
+static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v)
+{
+    ib_gen_serve_config *g = &a->gen_serve;
+    int64_t i64;
+    switch (id) {
+    case O_SLOTS: return parse_i64(name, v, 1, IB_GEN_MAX_SEQUENCES, &i64) && (g->slots = (int32_t)i64, true);
+    case O_PREFILL_CHUNK:
+        return parse_i64(name, v, 1, IB_GEN_SERVE_MAX_TOKENS, &i64) &&
+               (g->prefill_chunk = (int32_t)i64, true);
+    case O_WARMUP_REQUESTS:
+        return parse_i64(name, v, 0, 10000, &i64) && (g->warmup_requests = (int32_t)i64, true);
+    case O_BURSTINESS: return parse_positive(name, v, &g->burstiness);
+    case O_SLO_TTFT_MS: return parse_positive(name, v, &g->slo_ttft_ms);
+    case O_SLO_TPOT_MS: return parse_positive(name, v, &g->slo_tpot_ms);
+    case O_SLO_E2E_MS: return parse_positive(name, v, &g->slo_e2e_ms);
+    }
+    return false;
+}
+
 static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
 {
     ib_serve_config *s = &a->serve;
@@ -675,7 +711,30 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     case O_REQUESTS_CSV: a->requests_csv_path = v; return true;
     case O_SCHEDULE_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
     }
-    return false;
+    return apply_gen_serve(a, id, name, v);
+}
+
+/* --prompt-tokens and --new-tokens: a count, or (serve of a generative
+ * model) a range "A..B" of counts drawn uniformly; *count is the first,
+ * *lo_out and *hi_out the bounds (serve's). */
+static bool parse_tokens(cli_args *a, const char *name, const char *v, int32_t *count, int32_t *lo_out,
+                         int32_t *hi_out)
+{
+    const char *dots = strstr(v, "..");
+    int64_t lo, hi;
+    char first[32];
+    size_t n = dots ? (size_t)(dots - v) : 0;
+    if (dots && (n == 0 || n >= sizeof first)) return bad(name, v, "expected a count or a range A..B");
+    if (dots) memcpy(first, v, n), first[n] = '\0';
+    if (!parse_i64(name, dots ? first : v, 1, IB_GEN_SERVE_MAX_TOKENS, &lo)) return false;
+    if (dots && !parse_i64(name, dots + 2, 1, IB_GEN_SERVE_MAX_TOKENS, &hi)) return false;
+    if (!dots) hi = lo;
+    if (hi < lo) return bad(name, v, "a range A..B needs A not above B");
+    a->token_range = a->token_range || hi > lo;
+    *count = (int32_t)lo;
+    *lo_out = (int32_t)lo;
+    *hi_out = (int32_t)hi;
+    return true;
 }
 
 /* generate's options: they write a->gen. False for an id that is not one
@@ -687,13 +746,10 @@ static bool apply_gen(cli_args *a, int id, const char *name, const char *v)
     bool ok = true;
     switch (id) {
     case O_PROMPT_TOKENS:
-        ok = parse_i64(name, v, 1, 1 << 20, &i64);
-        g->prompt_tokens = (int32_t)i64;
-        break;
+        return parse_tokens(a, name, v, &g->prompt_tokens, &a->gen_serve.prompt_min,
+                            &a->gen_serve.prompt_max);
     case O_NEW_TOKENS:
-        ok = parse_i64(name, v, 1, 1 << 20, &i64);
-        g->new_tokens = (int32_t)i64;
-        break;
+        return parse_tokens(a, name, v, &g->new_tokens, &a->gen_serve.output_min, &a->gen_serve.output_max);
     case O_DEPTH:
         ok = parse_i64(name, v, 1, 1 << 20, &i64);
         g->depth = (int32_t)i64;
@@ -990,11 +1046,12 @@ static bool apply_alias(const cli_command *cmd, cli_args *a, int id, const char 
 cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
+    ib_gen_serve_config_init(&a->gen_serve);
     /* generate names its own backends (no plugin, no alias flags of theirs). */
     const char *named =
         accepts(cmd, find_option(O_BACKEND)) && !(cmd->groups & OPT_GEN) ? backend_named(argc, argv) : NULL;
     /* best of a generative model may name its backend (--backend llama). */
-    bool gen_named = (cmd->groups & OPT_BEST) && generation_only(named);
+    bool gen_named = (cmd->groups & (OPT_BEST | OPT_SERVE)) && generation_only(named);
     if (named && !gen_named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
     struct option longopts[N_OPTIONS + CLI_MAX_ALIASES + 1];
     build_longopts(cmd, longopts);
@@ -1045,5 +1102,12 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
         a->pos[a->n_pos++] = argv[i];
     }
     a->model = a->n_pos > 0 ? a->pos[0] : CLI_DEFAULT_MODEL;
+    if (a->token_range && !(cmd->groups & OPT_SERVE)) {
+        fprintf(stderr,
+                "inferbench %s: a range of tokens (A..B) draws each request's length for serve: give "
+                "one count\n",
+                cmd->name);
+        return CLI_BAD_INPUT;
+    }
     return check_rules(cmd, a) && check_consistency(a) ? CLI_PARSED : CLI_BAD_INPUT;
 }

@@ -1548,13 +1548,14 @@ typedef enum ib_result_kind {
     IB_RESULT_COMPARISON = 4,
     IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
     IB_RESULT_SERVE = 6,
-    IB_RESULT_BEST = 7,                /* the fastest accurate configuration (inferbench best) */
-    IB_RESULT_FLEET = 8,               /* several devices or MPI ranks at once (docs/fleet.md) */
-    IB_RESULT_THROUGHPUT_SESSIONS = 9, /* throughput measured in sessions */
-    IB_RESULT_PITFALLS_SESSIONS = 10,  /* pitfalls measured in sessions */
-    IB_RESULT_GENERATION = 11,         /* a generative model (inferbench generate) */
-    IB_RESULT_GEN_COMPARISON = 12,     /* two generation results compared */
-    IB_RESULT_GENERATION_SESSIONS = 13 /* a generation measured in sessions */
+    IB_RESULT_BEST = 7,                 /* the fastest accurate configuration (inferbench best) */
+    IB_RESULT_FLEET = 8,                /* several devices or MPI ranks at once (docs/fleet.md) */
+    IB_RESULT_THROUGHPUT_SESSIONS = 9,  /* throughput measured in sessions */
+    IB_RESULT_PITFALLS_SESSIONS = 10,   /* pitfalls measured in sessions */
+    IB_RESULT_GENERATION = 11,          /* a generative model (inferbench generate) */
+    IB_RESULT_GEN_COMPARISON = 12,      /* two generation results compared */
+    IB_RESULT_GENERATION_SESSIONS = 13, /* a generation measured in sessions */
+    IB_RESULT_GEN_SERVE = 14            /* a generative model served under load */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1592,6 +1593,9 @@ typedef struct ib_result {
     /* generation comparison: it and the two results (a_name, b_name above) */
     const ib_gen_comparison *gen_comparison;
     const ib_gen_file *gen_a, *gen_b;
+    /* a generative model served under load: the result, its configuration */
+    const struct ib_gen_serve_result *gen_serve;
+    const struct ib_gen_serve_config *gen_serve_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -2407,6 +2411,118 @@ typedef struct ib_fleet_serve_result {
 ib_status ib_measure_fleet_serve(ib_workload *const *ws, size_t n_devices, size_t instances,
                                  const ib_serve_config *cfg, ib_fleet_serve_result *out, ib_error *err);
 void ib_fleet_serve_result_free(ib_fleet_serve_result *r);
+
+/* ------------------------------------------------------------------------ */
+/* Serving a generative model under load (docs/serve-generative.md)         */
+/* ------------------------------------------------------------------------ */
+
+/* One request of a generative model's schedule: when it arrives (ms from
+ * the schedule's origin), the tokens of its prompt, the tokens it
+ * generates (a fixed count, never stopped at an end-of-sequence token). */
+typedef struct ib_gen_request_spec {
+    double arrival_ms;
+    int32_t prompt_tokens, output_tokens;
+} ib_gen_request_spec;
+
+/* Parses a request trace: one request a line, "ARRIVAL_MS PROMPT OUTPUT"
+ * (separated by commas or blanks; arrival a decimal >= 0, the counts whole
+ * numbers >= 1), non-decreasing arrivals, blank lines and '#' lines
+ * skipped; or the Azure LLM inference trace's CSV as published (a header
+ * "TIMESTAMP,ContextTokens,GeneratedTokens", then "2023-11-16
+ * 18:15:46.6805900,374,44" rows: arrivals from the first row's time).
+ * *out is malloc'ed (ib_free). Empty, unsorted, negative, non-numeric:
+ * IB_ERR_INVALID_ARG with the line number, *out NULL and *n 0. */
+ib_status ib_gen_trace_parse(const char *text, size_t len, ib_gen_request_spec **out, size_t *n,
+                             ib_error *err);
+
+/* Most tokens a request's prompt or output may have. */
+#define IB_GEN_SERVE_MAX_TOKENS (1 << 20)
+
+typedef struct ib_gen_serve_config {
+    ib_config run; /* cancel and progress (the rest unused) */
+    /* Arrivals: POISSON (gamma gaps of shape burstiness: 1 is Poisson,
+     * vLLM's definition), CONSTANT, or TRACE (trace[0..n_trace) gives every
+     * request's arrival and lengths). */
+    ib_arrivals arrivals;
+    double rate;       /* requests/s (not with TRACE) */
+    double burstiness; /* gamma shape, > 0 (default 1) */
+    uint64_t seed;     /* of the arrivals and the drawn lengths (default 1) */
+    int64_t requests;  /* measured requests (default 1000, as serve's; TRACE: n_trace) */
+    /* Each request's lengths, drawn uniformly in [min, max] (min == max:
+     * fixed; default 512 and 128). */
+    int32_t prompt_min, prompt_max, output_min, output_max;
+    const ib_gen_request_spec *trace;
+    size_t n_trace;
+    /* The engine: sequences decoded together (0: IB_GEN_SERVE_DEFAULT_SLOTS),
+     * the prompt tokens one step takes at most (default 512), the context
+     * of a slot (0: the longest request's prompt + output). */
+    int32_t slots, prefill_chunk, ctx_per_slot;
+    /* Requests served before the measured ones, all arriving at once (the
+     * first ones' lengths), their figures discarded (default 4). */
+    int32_t warmup_requests;
+    /* Goodput's targets in ms (0: none; TTFT and TPOT at least one). */
+    double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+} ib_gen_serve_config;
+
+#define IB_GEN_SERVE_DEFAULT_SLOTS 8
+
+void ib_gen_serve_config_init(ib_gen_serve_config *cfg);
+
+/* One measured request: its times in ms from the schedule's origin (NaN
+ * where it never got there: an interrupted run), its figures from its
+ * scheduled arrival. */
+typedef struct ib_gen_serve_request {
+    ib_gen_request_spec spec;
+    double admitted_ms, first_token_ms, end_ms;
+    int32_t slot;             /* the sequence it was decoded on */
+    int32_t generated_tokens; /* output tokens completed (spec's count when done) */
+    double queue_ms;          /* admitted - scheduled: waiting for a slot */
+    double ttft_ms;           /* first token - scheduled */
+    double tpot_ms;           /* (end - first token) / (n - 1); NaN for one token */
+    double e2e_ms;            /* end - scheduled */
+    bool met;                 /* met every target given */
+} ib_gen_serve_request;
+
+/* One step of the engine: one mixed batch, decoded and synchronized. */
+typedef struct ib_gen_serve_step {
+    double start_ms, end_ms; /* from the schedule's origin */
+    int32_t decode_tokens, prefill_tokens;
+    int32_t running; /* requests holding a slot during the step */
+    int32_t waiting; /* arrived, not admitted */
+} ib_gen_serve_step;
+
+typedef struct ib_gen_serve_result {
+    ib_gen_info info;
+    int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
+    ib_gen_serve_request *requests; /* n_requests, in schedule order */
+    size_t n_requests, n_completed;
+    ib_gen_serve_step *steps; /* the measured run's */
+    size_t n_steps;
+    /* Distributions over the completed requests (ITL: every gap between
+     * two tokens of a request); n 0 when none. */
+    ib_stats ttft, queue, tpot, itl, e2e;
+    double span_ms;             /* first arrival to last completion */
+    double offered_rate;        /* requests over the schedule's span (or the rate asked) */
+    double achieved_rate;       /* completed requests / span */
+    double output_tokens_per_s; /* output tokens / span */
+    double total_tokens_per_s;  /* prompt + output tokens / span */
+    size_t n_good;              /* completed requests that met every target */
+    double goodput_rate;        /* n_good / span */
+    double good_share;          /* n_good / completed */
+    bool partial;               /* stopped early: what was measured so far */
+    ib_status stop_status;      /* why, when partial */
+} ib_gen_serve_result;
+
+/* Serves cfg's requests on g (its context re-created for the slots):
+ * warm-up, then the schedule from its origin, every figure from each
+ * request's scheduled arrival. g needs the mixed batch and sequence
+ * removal (IB_ERR_UNSUPPORTED otherwise). Bad settings, a request longer
+ * than a slot's context: IB_ERR_INVALID_ARG before anything is run.
+ * Interrupted (cfg->run.cancel): IB_ERR_INTERRUPTED with out->partial and
+ * what was measured. out is freed with ib_gen_serve_result_free. */
+ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
+                               ib_error *err);
+void ib_gen_serve_result_free(ib_gen_serve_result *r);
 
 #ifdef __cplusplus
 }

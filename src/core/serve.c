@@ -49,25 +49,8 @@ void ib_serve_config_init(ib_serve_config *cfg)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Schedules, the batcher, the early-stopping bound: pure functions          */
+/* The batcher, the early-stopping bound: pure functions (schedules: schedule.c) */
 /* ------------------------------------------------------------------------ */
-
-void ib__serve_poisson(double rate, uint64_t seed, size_t n, double *arrivals_ms)
-{
-    uint64_t state = seed;
-    double t = 0;
-    for (size_t i = 0; i < n; i++) {
-        arrivals_ms[i] = t;
-        /* 53 random bits, shifted into (0, 1]: log never sees 0. */
-        double u = ((double)(ib__splitmix64(&state) >> 11) + 1.0) / 9007199254740992.0;
-        t += -log(u) * 1000.0 / rate;
-    }
-}
-
-void ib__serve_constant(double rate, size_t n, double *arrivals_ms)
-{
-    for (size_t i = 0; i < n; i++) arrivals_ms[i] = (double)i * 1000.0 / rate;
-}
 
 double ib__binomial_cdf(int64_t k, int64_t n, double q)
 {

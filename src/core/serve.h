@@ -5,17 +5,10 @@
 #define IB_CORE_SERVE_H
 
 #include "base/common.h"
+#include "core/schedule.h"
 
 /* Requests one rate may schedule: 56 bytes of records each, so 56 MB. */
 #define IB__SERVE_MAX_REQUESTS 1000000
-
-/* n arrival times (ms from the start, the first at 0) of a Poisson process
- * at rate requests/s: exponential gaps of mean 1000/rate, drawn by inverse
- * transform from splitmix64 seeded with seed. */
-void ib__serve_poisson(double rate, uint64_t seed, size_t n, double *arrivals_ms);
-
-/* n arrival times at constant gaps of 1000/rate ms, the first at 0. */
-void ib__serve_constant(double rate, size_t n, double *arrivals_ms);
 
 /* P(X <= k) for X ~ Binomial(n, q), summed term by term in log space
  * (lgamma), so exact to rounding for n up to millions. */

@@ -723,3 +723,9 @@ char *ib__gen_report_md(const ib_gen_result *r)
     ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
+
+/* What serving a generative model's reports share with generate's
+ * (gen_serve_report.c). */
+void ib__gen_text_settings(ib__sbuf *b, const ib_gen_info *in) { text_settings(b, in); }
+
+cJSON *ib__gen_json_info(const ib_gen_info *in) { return json_info(in); }

@@ -27,6 +27,18 @@
 
 typedef struct ib__gen ib__gen;
 
+/* One entry of a mixed batch (decode_batch): n_tokens tokens of sequence
+ * seq at positions pos..pos+n_tokens-1 (random ids, fixed by the seed, or
+ * for one token the one sample picked), the logits of the last one
+ * computed when logits is set. A decode token is an entry of one token;
+ * a prompt chunk an entry of several. */
+typedef struct ib__gen_batch_entry {
+    int32_t seq;
+    int32_t pos;
+    int32_t n_tokens;
+    bool logits;
+} ib__gen_batch_entry;
+
 /* What changes a generation figure, every setting the result states: the
  * public ib_gen_info (include/inferbench.h), since results carry it. Filled
  * by the backend at open and after set_sequences. */
@@ -92,6 +104,19 @@ typedef struct ib__gen_ops {
      * reason in note[cap]; its ctx is the ib__gen (the meter opens it
      * through ib__energy_source, as a forward-pass workload's). */
     ib__energy_open_fn energy;
+
+    /* Optional (NULL: serving under load is refused). One mixed batch,
+     * as a continuous-batching server feeds its runtime each step: the
+     * entries (each sequence at most once, each at the position its
+     * sequence is filled to) in one call of at most info.n_batch tokens.
+     * Returns once queued; synchronize waits for it. */
+    ib_status (*decode_batch)(ib__gen *g, const ib__gen_batch_entry *entries, size_t n_entries,
+                              ib_error *err);
+
+    /* Optional (NULL: serving under load is refused). Removes every
+     * position of sequence seq from the KV cache (untimed bookkeeping), so
+     * that a new request starts on it at position 0. */
+    ib_status (*remove_sequence)(ib__gen *g, int32_t seq, ib_error *err);
 
     /* Releases everything. Required. */
     void (*destroy)(ib__gen *g);

@@ -60,6 +60,9 @@ void ib__gen_fake_script_init(ib__gen_fake_script *s)
         .oversubscribed_factor = 1,
         .has_reopen = true,
         .n_ctx_train = 8192,
+        .batch_ms = 1,
+        .batch_decode_token_ms = 0.125,
+        .batch_prefill_token_ms = 0.0078125,
     };
 }
 
@@ -171,6 +174,65 @@ static ib_status gen_rewind(ib__gen *g, int32_t n_seqs, int32_t n_pos, ib_error 
     return IB_OK;
 }
 
+/* An entry of a mixed batch as the fake's cache allows it; *seen marks
+ * the sequences of the batch so far (each at most once). */
+static ib_status check_entry(const gen_fake *f, const ib__gen_batch_entry *e, bool *seen, ib_error *err)
+{
+    IB_FAIL_IF(e->seq < 0 || e->seq >= f->n_seqs || seen[e->seq], err, IB_ERR_INTERNAL,
+               "fake: a batch entry of sequence %d (of %d, or twice)", (int)e->seq, (int)f->n_seqs);
+    IB_FAIL_IF(e->n_tokens < 1 || e->pos != f->filled[e->seq], err, IB_ERR_INTERNAL,
+               "fake: a batch entry of %d tokens at %d, sequence %d holds %d", (int)e->n_tokens, (int)e->pos,
+               (int)e->seq, (int)f->filled[e->seq]);
+    IB_FAIL_IF((int64_t)e->pos + e->n_tokens > f->ctx_per_seq, err, IB_ERR_INVALID_ARG,
+               "fake: %d tokens at %d pass the context of %d", (int)e->n_tokens, (int)e->pos,
+               (int)f->ctx_per_seq);
+    seen[e->seq] = true;
+    return IB_OK;
+}
+
+static ib_status gen_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries, size_t n_entries,
+                                  ib_error *err)
+{
+    gen_fake *f = impl(g);
+    bool seen[IB_GEN_MAX_SEQUENCES] = { false };
+    int64_t decode = 0, prefill = 0;
+    IB_FAIL_IF(n_entries < 1, err, IB_ERR_INTERNAL, "fake: an empty batch");
+    for (size_t i = 0; i < n_entries; i++) {
+        IB_TRY(check_entry(f, &entries[i], seen, err));
+        if (entries[i].n_tokens == 1)
+            decode++;
+        else
+            prefill += entries[i].n_tokens;
+    }
+    IB_FAIL_IF(decode + prefill > g->info.n_batch, err, IB_ERR_INVALID_ARG,
+               "fake: a batch of %lld tokens passes n_batch %d", (long long)(decode + prefill),
+               (int)g->info.n_batch);
+    IB_TRY(execute(f,
+                   f->s.batch_ms + (double)decode * f->s.batch_decode_token_ms +
+                       (double)prefill * f->s.batch_prefill_token_ms,
+                   (int32_t)n_entries, err));
+    for (size_t i = 0; i < n_entries; i++) f->filled[entries[i].seq] += entries[i].n_tokens;
+    f->counts.batches++;
+    f->counts.batch_decode_tokens += decode;
+    f->counts.batch_prefill_tokens += prefill;
+    return IB_OK;
+}
+
+static ib_status gen_remove_sequence(ib__gen *g, int32_t seq, ib_error *err)
+{
+    gen_fake *f = impl(g);
+    IB_FAIL_IF(seq < 0 || seq >= f->n_seqs, err, IB_ERR_INTERNAL, "fake: removing sequence %d of %d",
+               (int)seq, (int)f->n_seqs);
+    f->filled[seq] = 0;
+    f->counts.removes++;
+    return IB_OK;
+}
+
+int32_t ib__gen_fake_filled(const ib__gen *g, int32_t seq)
+{
+    return ((const gen_fake *)g->impl)->filled[seq];
+}
+
 static bool gen_energy(void *g, ib__energy_counter *c, char *note, size_t cap)
 {
     return ib__fake_power_counter(&impl(g)->power, c, note, cap);
@@ -246,7 +308,8 @@ static void gen_destroy(ib__gen *g)
         .version = IB__GEN_OPS_VERSION, .clear = gen_clear, .prefill = gen_prefill, .step = gen_step,        \
         .synchronize = gen_synchronize, .fork = gen_fork, .set_sequences = gen_set_sequences,                \
         .sample = (SAMPLE), .reopen = (REOPEN), .set_threads = (THREADS), .rewind = gen_rewind,              \
-        .energy = gen_energy, .destroy = gen_destroy,                                                        \
+        .decode_batch = gen_decode_batch, .remove_sequence = gen_remove_sequence, .energy = gen_energy,      \
+        .destroy = gen_destroy,                                                                              \
     }
 static const ib__gen_ops fake_ops[8] = {
     FAKE_OPS(NULL, NULL, NULL),
@@ -369,6 +432,9 @@ static const fake_key fake_keys[] = {
     D_KEY("idle_w", 0, 1000000, 1, idle_w),
     D_KEY("busy_w", 0, 1000000, 1, busy_w),
     D_KEY("busy_w_per_seq", 0, 1000000, 1, busy_w_per_seq),
+    D_KEY("batch_us", 0, 1000000000, 1e-3, batch_ms),
+    D_KEY("batch_decode_us", 0, 1000000000, 1e-3, batch_decode_token_ms),
+    D_KEY("batch_prefill_ns", 0, 1000000000, 1e-6, batch_prefill_token_ms),
 };
 #define N_FAKE_KEYS (sizeof fake_keys / sizeof fake_keys[0])
 

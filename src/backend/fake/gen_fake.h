@@ -58,6 +58,11 @@ typedef struct ib__gen_fake_script {
      * step's whole time; the counter moves only at multiples of
      * energy_step_ms, in mJ. energy_step_ms 0: no counter. */
     double energy_step_ms, idle_w, busy_w, busy_w_per_seq;
+    /* A mixed batch (decode_batch) takes batch_ms + batch_decode_token_ms
+     * x its decode tokens (entries of one token) + batch_prefill_token_ms
+     * x its prompt tokens (entries of more), so that a test knows every
+     * step of the serving engine; queued, cold and slow as the others. */
+    double batch_ms, batch_decode_token_ms, batch_prefill_token_ms;
 } ib__gen_fake_script;
 
 void ib__gen_fake_script_init(ib__gen_fake_script *s);
@@ -71,6 +76,7 @@ ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_o
  * reopens, the threads in effect, the positions filled of sequence seq. */
 typedef struct ib__gen_fake_counts {
     int64_t prefills, steps, prefill_tokens, clears, reopens, forks, samples, set_sequences, syncs, rewinds;
+    int64_t batches, batch_decode_tokens, batch_prefill_tokens, removes; /* decode_batch, remove_sequence */
     int32_t threads;
     int32_t last_step_seqs, last_step_pos;
     double idle_ms; /* host time spent waiting in synchronize */
@@ -78,5 +84,8 @@ typedef struct ib__gen_fake_counts {
     int64_t energy_reads_before_calls;
 } ib__gen_fake_counts;
 ib__gen_fake_counts ib__gen_fake_counts_of(const ib__gen *g);
+
+/* The positions sequence seq holds in the fake's KV cache (0: none). */
+int32_t ib__gen_fake_filled(const ib__gen *g, int32_t seq);
 
 #endif

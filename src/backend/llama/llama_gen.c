@@ -62,6 +62,7 @@ typedef struct llama_gen {
     int32_t cap;
     int32_t last_outputs;     /* logits the last decode produced: 1 (prefill) or n_seqs */
     bool last_was_prefill;    /* the last decode was a prompt's: its one output is last_prefill_seq's */
+    bool last_was_mixed;      /* the last decode was a mixed batch: its outputs are by batch index */
     int32_t last_prefill_seq; /* the sequence of the last prefill */
     llama_token *next;        /* [n_seqs]: a sampled token for the next step, or -1 */
 } llama_gen;
@@ -331,6 +332,7 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
     l->ctx_per_seq = ctx_per_seq;
     l->last_outputs = 0;
     l->last_was_prefill = false;
+    l->last_was_mixed = false;
     return IB_OK;
 }
 
@@ -415,6 +417,7 @@ static ib_status op_clear(ib__gen *g, ib_error *err)
     l->api->memory_clear(l->api->get_memory(l->ctx), false);
     l->last_outputs = 0;
     l->last_was_prefill = false;
+    l->last_was_mixed = false;
     return IB_OK;
 }
 
@@ -448,6 +451,7 @@ static ib_status op_prefill(ib__gen *g, int32_t seq, int32_t pos, int32_t n_toke
     }
     l->last_outputs = 1;
     l->last_was_prefill = true;
+    l->last_was_mixed = false;
     l->last_prefill_seq = seq;
     return IB_OK;
 }
@@ -469,6 +473,60 @@ static ib_status op_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
     IB_TRY(decode(l, n_seqs, "decode step", err));
     l->last_outputs = n_seqs;
     l->last_was_prefill = false;
+    l->last_was_mixed = false;
+    return IB_OK;
+}
+
+/* The entries of a mixed batch laid out in l->batch, in order; *n the
+ * tokens. Each entry is checked as a prefill's span is. */
+static ib_status fill_mixed(llama_gen *l, const ib__gen_batch_entry *entries, size_t n_entries, int32_t *n,
+                            ib_error *err)
+{
+    *n = 0;
+    for (size_t k = 0; k < n_entries; k++) {
+        const ib__gen_batch_entry *e = &entries[k];
+        IB_TRY(check_span(l, e->seq, e->pos, e->n_tokens, err));
+        IB_FAIL_IF(*n + (int64_t)e->n_tokens > l->cap, err, IB_ERR_INVALID_ARG,
+                   "llama: a mixed batch of more than %d tokens (n_batch)", l->cap);
+        for (int32_t i = 0; i < e->n_tokens; i++, (*n)++) {
+            bool sampled = e->n_tokens == 1 && l->next[e->seq] >= 0;
+            l->batch.token[*n] = sampled ? l->next[e->seq] : token_at(l, e->seq, e->pos + i);
+            l->batch.pos[*n] = e->pos + i;
+            l->seq_ids[*n] = e->seq;
+            l->batch.logits[*n] = e->logits && i == e->n_tokens - 1;
+        }
+        if (e->n_tokens == 1) l->next[e->seq] = -1;
+    }
+    return IB_OK;
+}
+
+/* One llama_decode of several sequences' tokens: a continuous-batching
+ * server's step. The outputs are read by batch index (the probe), not by
+ * sample, which knows a prompt's or a step's layout only. */
+static ib_status op_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries, size_t n_entries,
+                                 ib_error *err)
+{
+    llama_gen *l = impl(g);
+    IB_TRY(need_context(l, err));
+    IB_FAIL_IF(n_entries < 1, err, IB_ERR_INVALID_ARG, "llama: an empty mixed batch");
+    int32_t n;
+    IB_TRY(fill_mixed(l, entries, n_entries, &n, err));
+    IB_TRY(decode(l, n, "mixed batch", err));
+    l->last_outputs = 0;
+    l->last_was_prefill = false;
+    l->last_was_mixed = true;
+    return IB_OK;
+}
+
+static ib_status op_remove_sequence(ib__gen *g, int32_t seq, ib_error *err)
+{
+    llama_gen *l = impl(g);
+    IB_TRY(need_context(l, err));
+    IB_FAIL_IF(seq < 0 || seq >= l->n_seqs, err, IB_ERR_INVALID_ARG,
+               "llama: removing sequence %d, but the context holds %d", seq, l->n_seqs);
+    /* A whole sequence's removal never fails (llama.h). */
+    l->api->memory_seq_rm(l->api->get_memory(l->ctx), seq, -1, -1);
+    l->next[seq] = -1;
     return IB_OK;
 }
 
@@ -586,6 +644,8 @@ static const ib__gen_ops llama_ops = {
     .reopen = op_reopen,
     .set_threads = op_set_threads,
     .rewind = op_rewind,
+    .decode_batch = op_decode_batch,
+    .remove_sequence = op_remove_sequence,
     .destroy = op_destroy,
 };
 
@@ -749,7 +809,7 @@ void ib__llama_probe_positions(ib__gen *g, int32_t seq, int32_t *lo, int32_t *hi
 const float *ib__llama_probe_logits(ib__gen *g, int32_t i)
 {
     llama_gen *l = impl(g);
-    return l->last_outputs ? l->api->get_logits_ith(l->ctx, i) : NULL;
+    return l->last_outputs || l->last_was_mixed ? l->api->get_logits_ith(l->ctx, i) : NULL;
 }
 
 int32_t ib__llama_probe_next(ib__gen *g, int32_t seq) { return impl(g)->next[seq]; }

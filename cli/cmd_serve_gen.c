@@ -1,0 +1,180 @@
+/* inferbench serve MODEL.gguf|zoo:NAME: a generative model served under
+ * load by the in-process engine (the library's ib_measure_gen_serve;
+ * docs/serve-generative.md). The same command as a forward-pass model's
+ * serve, chosen by the model; the options of one kind given to the other
+ * are refused. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool cli_generative_model(const cli_args *a)
+{
+    const char *model = a->model;
+    if (a->gen_backend) return true;
+    if (!model) return false;
+    if (!strncmp(model, "zoo:", 4)) return ib_zoo_lm_find(model + 4) != NULL;
+    size_t n = strlen(model);
+    return n > 5 && !strcasecmp(model + n - 5, ".gguf");
+}
+
+/* Both paths of serve read their schedule files through this one. */
+char *cli_read_schedule_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = malloc(MAX_SCHEDULE_BYTES + 1);
+    *len = buf ? fread(buf, 1, MAX_SCHEDULE_BYTES + 1, f) : 0;
+    bool failed = !buf || ferror(f);
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* serve's options that a generative model's engine does not take (yet:
+ * the search, the curve over rates and the HTTP client are still to come,
+ * docs/serve-generative.md), and those only it takes. */
+static const char *const forward_only[] = {
+    "rates",        "slo-p99-ms",  "slo-ms",        "slo-percentile", "confidence",
+    "rate-floor",   "instances",   "concurrency",   "request-batch",  "max-batch",
+    "max-delay-us", "duration-ms", "devices",       "requests-csv",   "depth",
+    "shape",        "input",       "memory-cap-mb", "html",
+};
+static const char *const generative_only[] = {
+    "slots",      "prefill-chunk",   "burstiness",    "slo-ttft-ms", "slo-tpot-ms",
+    "slo-e2e-ms", "warmup-requests", "prompt-tokens", "new-tokens",  "ctx-per-seq",
+};
+
+static int refuse_options(const cli_args *a, bool gen)
+{
+    const char *const *names = gen ? forward_only : generative_only;
+    size_t n =
+        gen ? sizeof forward_only / sizeof *forward_only : sizeof generative_only / sizeof *generative_only;
+    for (size_t i = 0; i < n; i++)
+        if (cli_given(a, names[i])) {
+            fprintf(stderr,
+                    gen ? "inferbench: serve --%s is not (yet) for a generative model: %s is served by its "
+                          "engine (docs/serve-generative.md)\n"
+                        : "inferbench: serve --%s is for a generative model (a GGUF file or one of the "
+                          "zoo's), not %s\n",
+                    names[i], a->model);
+            return EXIT_BAD_INPUT;
+        }
+    return EXIT_OK;
+}
+
+int cli_serve_refuse_generative(const cli_args *a) { return refuse_options(a, false); }
+
+/* --arrivals FILE: the request trace, parsed strictly; *trace owned by the
+ * caller. */
+static bool load_trace(const char *path, ib_gen_request_spec **trace, size_t *n)
+{
+    size_t len = 0;
+    errno = 0;
+    char *text = cli_read_schedule_file(path, &len);
+    if (!text) {
+        fprintf(stderr, "inferbench: --arrivals '%s': cannot read it (%s)\n", path,
+                errno ? strerror(errno) : "out of memory");
+        return false;
+    }
+    if (len > MAX_SCHEDULE_BYTES) {
+        free(text);
+        fprintf(stderr, "inferbench: --arrivals '%s': larger than 64 MiB\n", path);
+        return false;
+    }
+    ib_error err = { { 0 } };
+    ib_status st = ib_gen_trace_parse(text, len, trace, n, &err);
+    free(text);
+    if (st != IB_OK) fprintf(stderr, "inferbench: --arrivals '%s': %s\n", path, err.message);
+    return st == IB_OK;
+}
+
+/* The arrivals as the options give them; false after one line. */
+static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
+{
+    const char *arr = a->arrivals ? a->arrivals : "poisson";
+    if (!strcmp(arr, "poisson"))
+        c->arrivals = IB_ARRIVALS_POISSON;
+    else if (!strcmp(arr, "constant"))
+        c->arrivals = IB_ARRIVALS_CONSTANT;
+    else if (!load_trace(arr, trace, &c->n_trace))
+        return false;
+    else {
+        c->arrivals = IB_ARRIVALS_TRACE;
+        c->trace = *trace;
+    }
+    const char *why = NULL;
+    if (c->arrivals == IB_ARRIVALS_TRACE && (a->rate > 0 || cli_given(a, "requests")))
+        why = "--rate and --requests do not apply to a trace (it gives every request)";
+    else if (c->arrivals == IB_ARRIVALS_TRACE &&
+             (a->token_range || cli_given(a, "prompt-tokens") || cli_given(a, "new-tokens")))
+        why = "--prompt-tokens and --new-tokens do not apply to a trace (it gives every request's lengths)";
+    else if (c->arrivals != IB_ARRIVALS_POISSON && cli_given(a, "burstiness"))
+        why = "--burstiness shapes random arrivals (poisson, the default), not constant ones or a trace";
+    else if (c->arrivals != IB_ARRIVALS_TRACE && !(a->rate > 0))
+        why = "serve of a generative model needs --rate R (requests/s) or --arrivals FILE (a trace)";
+    if (why) fprintf(stderr, "inferbench: %s\n", why);
+    return why == NULL;
+}
+
+/* The engine's configuration from the options; false after one line. */
+static bool gen_serve_config(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
+{
+    *c = a->gen_serve;
+    c->rate = a->rate;
+    c->seed = a->serve.seed;
+    c->requests = a->serve.requests; /* the one default of both kinds of serve */
+    if (cli_given(a, "ctx-per-seq")) c->ctx_per_slot = a->gen.ctx_per_seq;
+    c->run = a->cfg;
+    c->run.cancel = &cli_cancel_flag;
+    cli_progress_attach(&c->run, a->quiet);
+    return arrivals(a, c, trace);
+}
+
+static int open_model(const cli_args *a, ib_gen **g)
+{
+    ib_error err = { { 0 } };
+    ib_status st = cli_gen_open(a, NULL, 0, g, &err);
+    if (st != IB_OK) return cli_fail(st, err.message), EXIT_BAD_INPUT;
+    return cli_options_fit_device(a, ib_gen_get_info(*g)->device) ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out)
+{
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    ib_status st = ib_measure_gen_serve(g, c, &r, &err);
+    /* Nothing was served when the settings were refused before the run. */
+    bool began = r.requests != NULL;
+    ib_result res = { .kind = IB_RESULT_GEN_SERVE, .gen_serve = &r, .gen_serve_cfg = c };
+    int code = cli_report(out, began ? &res : NULL, st, &err);
+    ib_gen_serve_result_free(&r);
+    /* The slots' KV cache not fitting is an answer before the run, as a
+     * bad setting is (the sequence search's "does not fit"). */
+    return !began && st == IB_ERR_DEVICE_OOM ? EXIT_BAD_INPUT : code;
+}
+
+int cmd_serve_gen(cli_args *a)
+{
+    int code = refuse_options(a, true);
+    if (code != EXIT_OK) return code;
+    ib_gen_serve_config c;
+    ib_gen_request_spec *trace = NULL;
+    if (!gen_serve_config(a, &c, &trace)) {
+        free(trace);
+        return EXIT_BAD_INPUT;
+    }
+    cli_outputs out;
+    code = cli_prepare_outputs(a, &out);
+    ib_gen *g = NULL;
+    if (code == EXIT_OK && (code = open_model(a, &g)) != EXIT_OK) cli_outputs_abort(&out);
+    if (code == EXIT_OK) code = measure(g, &c, &out);
+    ib_gen_destroy(g);
+    free(trace);
+    return code;
+}

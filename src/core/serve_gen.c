@@ -1,0 +1,462 @@
+/* Serving a generative model under load, in process: a schedule of
+ * requests made before the run, and one engine loop driving the
+ * generation workload as a continuous-batching server drives its runtime
+ * (llama.cpp's server, update_slots()). Each step is one mixed batch: a
+ * token for every request generating, then prompt chunks of admitted
+ * requests up to the step's budget; synchronized, and that instant is the
+ * completion time of every token of the step. A request is admitted once
+ * its scheduled arrival has passed and a slot is free; its sequence is
+ * removed when it ends. Every figure runs from the scheduled arrival, so
+ * the wait for a slot is counted, never hidden (docs/serve-generative.md). */
+#include "core/progress.h"
+#include "core/schedule.h"
+#include "core/serve.h"
+#include "core/serve_gen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The longest one idle wait sleeps before looking at the cancel flag. */
+#define CANCEL_POLL_MS 50.0
+/* Most warm-up requests. */
+#define MAX_WARMUP 10000
+/* Seeds of the drawn lengths, apart from the arrivals' stream. */
+#define PROMPT_SEED 0x70726f6d7074ull
+#define OUTPUT_SEED 0x6f7574707574ull
+
+void ib_gen_serve_config_init(ib_gen_serve_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    ib_config_init(&cfg->run);
+    cfg->arrivals = IB_ARRIVALS_POISSON;
+    cfg->burstiness = 1;
+    cfg->seed = 1;
+    cfg->requests = 1000; /* serve's default: one for both kinds of model */
+    cfg->prompt_min = cfg->prompt_max = 512;
+    cfg->output_min = cfg->output_max = 128;
+    cfg->prefill_chunk = IB__GEN_SERVE_DEFAULT_CHUNK;
+    cfg->warmup_requests = IB__GEN_SERVE_DEFAULT_WARMUP;
+}
+
+void ib_gen_serve_result_free(ib_gen_serve_result *r)
+{
+    if (!r) return;
+    free(r->requests);
+    free(r->steps);
+    r->requests = NULL;
+    r->steps = NULL;
+    r->n_requests = r->n_steps = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Settings and the schedule                                                 */
+/* ------------------------------------------------------------------------ */
+
+static ib_status validate_lengths(int32_t lo, int32_t hi, const char *what, ib_error *err)
+{
+    IB_FAIL_IF(lo < 1 || hi < lo || hi > IB_GEN_SERVE_MAX_TOKENS, err, IB_ERR_INVALID_ARG,
+               "%s tokens %d..%d: a range of whole numbers from 1 to %d, the first not above the second",
+               what, (int)lo, (int)hi, IB_GEN_SERVE_MAX_TOKENS);
+    return IB_OK;
+}
+
+static ib_status validate_arrivals(const ib_gen_serve_config *c, ib_error *err)
+{
+    if (c->arrivals == IB_ARRIVALS_TRACE) {
+        IB_FAIL_IF(!c->trace || c->n_trace == 0 || c->n_trace > IB__SERVE_MAX_REQUESTS, err,
+                   IB_ERR_INVALID_ARG, "a trace of 1 to %d requests", IB__SERVE_MAX_REQUESTS);
+        return IB_OK;
+    }
+    IB_FAIL_IF(!(c->rate > 0) || !isfinite(c->rate), err, IB_ERR_INVALID_ARG,
+               "a rate above 0 requests/s (or a trace)");
+    IB_FAIL_IF(!(c->burstiness > 0) || !isfinite(c->burstiness), err, IB_ERR_INVALID_ARG,
+               "burstiness %g: the gamma shape of the gaps is above 0 (1: Poisson)", c->burstiness);
+    IB_FAIL_IF(c->arrivals == IB_ARRIVALS_CONSTANT && c->burstiness != 1, err, IB_ERR_INVALID_ARG,
+               "burstiness shapes random arrivals, not constant ones");
+    IB_FAIL_IF(c->requests < 1 || c->requests > IB__SERVE_MAX_REQUESTS, err, IB_ERR_INVALID_ARG,
+               "requests: 1 to %d", IB__SERVE_MAX_REQUESTS);
+    IB_TRY(validate_lengths(c->prompt_min, c->prompt_max, "prompt", err));
+    return validate_lengths(c->output_min, c->output_max, "output", err);
+}
+
+static ib_status validate(const ib__gen *g, const ib_gen_serve_config *c, ib_error *err)
+{
+    IB_FAIL_IF(!g || !c, err, IB_ERR_INVALID_ARG, "no generation workload or configuration");
+    IB_FAIL_IF(!g->ops->decode_batch || !g->ops->remove_sequence, err, IB_ERR_UNSUPPORTED,
+               "this generation backend cannot decode a mixed batch of sequences: it cannot be served under "
+               "load");
+    IB_TRY(validate_arrivals(c, err));
+    IB_FAIL_IF(c->slots < 0 || c->slots > IB_GEN_MAX_SEQUENCES, err, IB_ERR_INVALID_ARG,
+               "slots: 1 to %d (0: the default)", IB_GEN_MAX_SEQUENCES);
+    IB_FAIL_IF(c->prefill_chunk < 1 || c->prefill_chunk > IB_GEN_SERVE_MAX_TOKENS, err, IB_ERR_INVALID_ARG,
+               "prefill chunk: 1 to %d tokens a step", IB_GEN_SERVE_MAX_TOKENS);
+    IB_FAIL_IF(c->warmup_requests < 0 || c->warmup_requests > MAX_WARMUP, err, IB_ERR_INVALID_ARG,
+               "warm-up requests: 0 to %d", MAX_WARMUP);
+    IB_FAIL_IF(c->ctx_per_slot < 0, err, IB_ERR_INVALID_ARG, "a context per slot of %d tokens",
+               c->ctx_per_slot);
+    IB_FAIL_IF(!(c->slo_ttft_ms >= 0) || !(c->slo_tpot_ms >= 0) || !(c->slo_e2e_ms >= 0), err,
+               IB_ERR_INVALID_ARG, "targets are above 0 ms (0: none)");
+    return IB_OK;
+}
+
+/* The measured requests' specs, made before the run: the trace's, or
+ * arrivals and lengths drawn from the seed. */
+static ib_status make_schedule(const ib_gen_serve_config *c, ib_gen_serve_request **out, size_t *n,
+                               ib_error *err)
+{
+    *n = c->arrivals == IB_ARRIVALS_TRACE ? c->n_trace : (size_t)c->requests;
+    double *at = malloc(*n * sizeof *at);
+    int32_t *prompt = malloc(*n * sizeof *prompt), *output = malloc(*n * sizeof *output);
+    *out = calloc(*n, sizeof **out);
+    bool ok = at && prompt && output && *out;
+    if (ok && c->arrivals != IB_ARRIVALS_TRACE) {
+        if (c->arrivals == IB_ARRIVALS_CONSTANT)
+            ib__serve_constant(c->rate, *n, at);
+        else
+            ib__serve_gamma(c->rate, c->burstiness, c->seed, *n, at);
+        ib__schedule_uniform(c->prompt_min, c->prompt_max, c->seed ^ PROMPT_SEED, *n, prompt);
+        ib__schedule_uniform(c->output_min, c->output_max, c->seed ^ OUTPUT_SEED, *n, output);
+    }
+    for (size_t i = 0; ok && i < *n; i++)
+        (*out)[i].spec = c->arrivals == IB_ARRIVALS_TRACE
+                             ? c->trace[i]
+                             : (ib_gen_request_spec){ at[i], prompt[i], output[i] };
+    free(at);
+    free(prompt);
+    free(output);
+    if (!ok) {
+        free(*out);
+        *out = NULL;
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory for a schedule of %zu requests", *n);
+    }
+    return IB_OK;
+}
+
+/* The context a slot needs (the longest request's prompt + output), or
+ * the one asked when every request fits it. */
+static ib_status slot_context(const ib__gen *g, const ib_gen_serve_config *c, const ib_gen_serve_request *rs,
+                              size_t n, int32_t *ctx, ib_error *err)
+{
+    int64_t longest = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < n; i++)
+        if ((int64_t)rs[i].spec.prompt_tokens + rs[i].spec.output_tokens > longest) {
+            longest = (int64_t)rs[i].spec.prompt_tokens + rs[i].spec.output_tokens;
+            at = i;
+        }
+    *ctx = c->ctx_per_slot > 0 ? c->ctx_per_slot : (int32_t)fmin((double)longest, INT32_MAX);
+    IB_FAIL_IF(longest > *ctx, err, IB_ERR_INVALID_ARG,
+               "request %zu: a prompt of %d tokens + %d output tokens pass the context of a slot (%d)",
+               at + 1, (int)rs[at].spec.prompt_tokens, (int)rs[at].spec.output_tokens, (int)*ctx);
+    int32_t train = g->info.n_ctx_train;
+    IB_FAIL_IF(train > 0 && *ctx > train, err, IB_ERR_INVALID_ARG,
+               "a context of %d tokens per slot passes the model's own (n_ctx_train %d)", (int)*ctx,
+               (int)train);
+    return IB_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The engine                                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct engine {
+    ib__gen *g;
+    const ib_gen_serve_config *cfg;
+    int32_t slots, budget; /* budget: the prompt tokens one step takes at most */
+    ib_gen_serve_request *reqs;
+    size_t n, next; /* next: the first request not admitted */
+    int32_t *prefilled;
+    size_t *running; /* requests holding a slot, in admission order */
+    int32_t n_running;
+    bool *slot_busy;
+    ib__gen_batch_entry *entries;
+    size_t *entry_req;
+    double origin_ms;
+    bool record; /* the measured run: gaps and steps kept */
+    double *itl;
+    size_t n_itl, cap_itl;
+    ib_gen_serve_step *steps;
+    size_t n_steps, cap_steps;
+    size_t n_done; /* requests completed */
+    ib__progress pr;
+} engine;
+
+/* The engine's clock and when request i is due, both read on the
+ * workload's clock itself (never a difference of the two: an idle wait
+ * ends exactly at the due time, even on a virtual clock). */
+static double clock_ms(const engine *e) { return ib__gen_now_ms(e->g); }
+
+static double due(const engine *e, size_t i) { return e->origin_ms + e->reqs[i].spec.arrival_ms; }
+
+static ib_status grow(void **p, size_t *cap, size_t need, size_t size, ib_error *err)
+{
+    if (need <= *cap) return IB_OK;
+    size_t grown = *cap ? *cap * 2 : 1024;
+    void *q = realloc(*p, grown * size);
+    IB_FAIL_IF(!q, err, IB_ERR_NO_MEMORY, "out of memory keeping the run's steps and gaps");
+    *p = q;
+    *cap = grown;
+    return IB_OK;
+}
+
+/* Waits until the engine's clock reads t (the fake's virtual clock
+ * advances); false when cancelled. */
+static bool wait_until(const engine *e, double t)
+{
+    const ib__clock *c = &e->g->clock;
+    while (clock_ms(e) < t) {
+        if (ib__cancelled(e->cfg->run.cancel)) return false;
+        if (c->wait_until_ms) c->wait_until_ms(c->ctx, fmin(t, clock_ms(e) + CANCEL_POLL_MS));
+    }
+    return true;
+}
+
+/* Admits, in arrival order, every request arrived by t while a slot is free. */
+static void admit(engine *e, double t)
+{
+    while (e->next < e->n && due(e, e->next) <= t && e->n_running < e->slots) {
+        int32_t slot = 0;
+        while (e->slot_busy[slot]) slot++;
+        e->slot_busy[slot] = true;
+        ib_gen_serve_request *r = &e->reqs[e->next];
+        r->slot = slot;
+        r->admitted_ms = t - e->origin_ms;
+        e->running[e->n_running++] = e->next++;
+    }
+}
+
+static int32_t waiting(const engine *e, double t)
+{
+    size_t k = e->next;
+    while (k < e->n && due(e, k) <= t) k++;
+    return (int32_t)(k - e->next);
+}
+
+/* The step's entries: a token of every request generating, then prompt
+ * chunks in admission order up to the budget (and n_batch). */
+static size_t plan(engine *e, ib_gen_serve_step *st)
+{
+    size_t k = 0;
+    for (int32_t i = 0; i < e->n_running; i++) {
+        const ib_gen_serve_request *r = &e->reqs[e->running[i]];
+        if (r->generated_tokens == 0) continue;
+        e->entry_req[k] = e->running[i];
+        e->entries[k++] =
+            (ib__gen_batch_entry){ r->slot, r->spec.prompt_tokens + r->generated_tokens - 1, 1, true };
+    }
+    st->decode_tokens = (int32_t)k;
+    int32_t room = e->g->info.n_batch - st->decode_tokens, left = e->budget < room ? e->budget : room;
+    for (int32_t i = 0; i < e->n_running && left > 0; i++) {
+        size_t q = e->running[i];
+        const ib_gen_serve_request *r = &e->reqs[q];
+        int32_t rest = r->spec.prompt_tokens - e->prefilled[q];
+        if (r->generated_tokens > 0 || rest == 0) continue;
+        int32_t chunk = rest < left ? rest : left;
+        e->entry_req[k] = q;
+        e->entries[k++] = (ib__gen_batch_entry){ r->slot, e->prefilled[q], chunk, chunk == rest };
+        left -= chunk;
+        st->prefill_tokens += chunk;
+    }
+    return k;
+}
+
+/* Request q's token completed at t: a gap after the one before it. */
+static ib_status token_done(engine *e, size_t q, double t, ib_error *err)
+{
+    ib_gen_serve_request *r = &e->reqs[q];
+    if (r->generated_tokens++ == 0)
+        r->first_token_ms = t;
+    else if (e->record) {
+        IB_TRY(grow((void **)&e->itl, &e->cap_itl, e->n_itl + 1, sizeof *e->itl, err));
+        e->itl[e->n_itl++] = t - r->end_ms;
+    }
+    r->end_ms = t; /* its last token so far */
+    return IB_OK;
+}
+
+/* Frees the slots of the requests that ended (their sequences removed). */
+static ib_status retire(engine *e, ib_error *err)
+{
+    int32_t kept = 0;
+    for (int32_t i = 0; i < e->n_running; i++) {
+        ib_gen_serve_request *r = &e->reqs[e->running[i]];
+        if (r->generated_tokens < r->spec.output_tokens) {
+            e->running[kept++] = e->running[i];
+            continue;
+        }
+        IB_TRY(e->g->ops->remove_sequence(e->g, r->slot, err));
+        e->slot_busy[r->slot] = false;
+        e->n_done++;
+    }
+    e->n_running = kept;
+    return IB_OK;
+}
+
+/* Every token of the step completed at t. */
+static ib_status stamp(engine *e, size_t n_entries, double t, ib_error *err)
+{
+    for (size_t k = 0; k < n_entries; k++) {
+        size_t q = e->entry_req[k];
+        if (e->entries[k].n_tokens == 1 && e->reqs[q].generated_tokens > 0) {
+            IB_TRY(token_done(e, q, t, err));
+            continue;
+        }
+        e->prefilled[q] += e->entries[k].n_tokens;
+        if (e->prefilled[q] == e->reqs[q].spec.prompt_tokens) IB_TRY(token_done(e, q, t, err));
+    }
+    return retire(e, err);
+}
+
+static ib_status keep_step(engine *e, const ib_gen_serve_step *st, ib_error *err)
+{
+    if (!e->record) return IB_OK;
+    IB_TRY(grow((void **)&e->steps, &e->cap_steps, e->n_steps + 1, sizeof *e->steps, err));
+    e->steps[e->n_steps++] = *st;
+    return IB_OK;
+}
+
+/* One step: admission, the mixed batch, synchronize, the stamps. */
+static ib_status step(engine *e, ib_error *err)
+{
+    double t0 = clock_ms(e);
+    admit(e, t0);
+    ib_gen_serve_step st = { .start_ms = t0 - e->origin_ms,
+                             .running = e->n_running,
+                             .waiting = waiting(e, t0) };
+    size_t n_entries = plan(e, &st);
+    IB_TRY(e->g->ops->decode_batch(e->g, e->entries, n_entries, err));
+    IB_TRY(e->g->ops->synchronize(e->g, err));
+    st.end_ms = clock_ms(e) - e->origin_ms;
+    IB_TRY(stamp(e, n_entries, st.end_ms, err));
+    ib__progress_runs(&e->pr, (int64_t)e->n_done, NAN); /* after the step's stamps, rate-limited */
+    return keep_step(e, &st, err);
+}
+
+/* Serves e->reqs from the origin now: steps while a request holds a
+ * slot, idle until the next arrival when none does. */
+static ib_status serve_all(engine *e, ib_phase phase, ib_error *err)
+{
+    e->n_done = 0;
+    ib__progress_phase(&e->pr, phase, (int64_t)e->n);
+    e->origin_ms = ib__gen_now_ms(e->g);
+    while (e->next < e->n || e->n_running > 0) {
+        IB_FAIL_IF(ib__cancelled(e->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        if (e->n_running == 0 && !wait_until(e, due(e, e->next)))
+            return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+        IB_TRY(step(e, err));
+    }
+    return IB_OK;
+}
+
+static ib_status engine_init(engine *e, ib__gen *g, const ib_gen_serve_config *c, int32_t slots,
+                             ib_error *err)
+{
+    *e = (engine){ .g = g, .cfg = c, .slots = slots, .budget = c->prefill_chunk };
+    ib__progress_init_clock(&e->pr, &c->run, &g->clock);
+    ib__progress_rate(&e->pr, c->arrivals == IB_ARRIVALS_TRACE ? NAN : c->rate);
+    e->running = calloc((size_t)slots, sizeof *e->running);
+    e->slot_busy = calloc((size_t)slots, sizeof *e->slot_busy);
+    e->entries = calloc((size_t)slots, sizeof *e->entries);
+    e->entry_req = calloc((size_t)slots, sizeof *e->entry_req);
+    IB_FAIL_IF(!e->running || !e->slot_busy || !e->entries || !e->entry_req, err, IB_ERR_NO_MEMORY,
+               "out of memory");
+    IB_FAIL_IF(g->info.n_batch < slots, err, IB_ERR_INVALID_ARG,
+               "%d slots, but a batch takes %d tokens (n_batch): a step could not decode them all",
+               (int)slots, (int)g->info.n_batch);
+    return IB_OK;
+}
+
+static void engine_free(engine *e)
+{
+    free(e->running);
+    free(e->slot_busy);
+    free(e->entries);
+    free(e->entry_req);
+    free(e->prefilled);
+    free(e->itl);
+    free(e->steps);
+}
+
+/* Points the engine at requests rs[0..n) (their times NaN until reached). */
+static ib_status engine_load(engine *e, ib_gen_serve_request *rs, size_t n, ib_error *err)
+{
+    free(e->prefilled);
+    e->prefilled = calloc(n ? n : 1, sizeof *e->prefilled);
+    IB_FAIL_IF(!e->prefilled, err, IB_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        rs[i].admitted_ms = rs[i].first_token_ms = rs[i].end_ms = NAN;
+        rs[i].slot = -1;
+        rs[i].generated_tokens = 0;
+    }
+    e->reqs = rs;
+    e->n = n;
+    e->next = 0;
+    return IB_OK;
+}
+
+/* The warm-up: the first requests' lengths, all arriving at once, served
+ * and forgotten (the first calls of a runtime are slower: docs/generate.md). */
+static ib_status warm_up(engine *e, const ib_gen_serve_request *measured, size_t n_measured, ib_error *err)
+{
+    size_t n = (size_t)e->cfg->warmup_requests;
+    if (n == 0) return IB_OK;
+    ib_gen_serve_request *w = calloc(n, sizeof *w);
+    IB_FAIL_IF(!w, err, IB_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
+                                           measured[i % n_measured].spec.output_tokens };
+    ib_status st = engine_load(e, w, n, err);
+    if (st == IB_OK) st = serve_all(e, IB_PHASE_WARMUP, err);
+    free(w);
+    return st;
+}
+
+static double offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n)
+{
+    if (c->arrivals != IB_ARRIVALS_TRACE) return c->rate;
+    double span = n > 1 ? rs[n - 1].spec.arrival_ms - rs[0].spec.arrival_ms : 0;
+    return span > 0 ? (double)(n - 1) * 1000.0 / span : NAN;
+}
+
+/* The run after the settings were checked: the context, warm-up, the
+ * measured schedule, its figures. */
+static ib_status serve_measured(ib__gen *g, const ib_gen_serve_config *c, ib_gen_serve_result *out, engine *e,
+                                ib_error *err)
+{
+    IB_TRY(make_schedule(c, &out->requests, &out->n_requests, err));
+    out->slots = c->slots > 0 ? c->slots : IB_GEN_SERVE_DEFAULT_SLOTS;
+    out->prefill_chunk = c->prefill_chunk;
+    out->warmup_requests = c->warmup_requests;
+    IB_TRY(slot_context(g, c, out->requests, out->n_requests, &out->ctx_per_slot, err));
+    IB_TRY(g->ops->set_sequences(g, out->slots, out->ctx_per_slot, err));
+    out->info = g->info;
+    IB_TRY(engine_init(e, g, c, out->slots, err));
+    IB_TRY(warm_up(e, out->requests, out->n_requests, err));
+    IB_TRY(engine_load(e, out->requests, out->n_requests, err));
+    e->record = true;
+    return serve_all(e, IB_PHASE_SERVING, err);
+}
+
+ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
+                               ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    IB_TRY(validate(g, cfg, err));
+    engine e = { 0 };
+    ib_status st = serve_measured(g, cfg, out, &e, err);
+    bool began = e.record;
+    if (began) {
+        out->steps = e.steps;
+        out->n_steps = e.n_steps;
+        e.steps = NULL;
+        out->partial = st != IB_OK;
+        out->stop_status = st;
+        ib_status fs = ib__gen_serve_figures(cfg, e.itl, e.n_itl,
+                                             offered_rate(cfg, out->requests, out->n_requests), out);
+        if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");
+    }
+    engine_free(&e);
+    if (!began) ib_gen_serve_result_free(out);
+    return st;
+}

@@ -1,0 +1,20 @@
+/* Serving a generative model under load (docs/serve-generative.md): what
+ * the engine (serve_gen.c) and its figures (serve_gen_figures.c) share. */
+#ifndef IB_CORE_SERVE_GEN_H
+#define IB_CORE_SERVE_GEN_H
+
+#include "base/common.h"
+#include "workload/generation.h"
+
+/* The prompt tokens one step takes at most, unless told. */
+#define IB__GEN_SERVE_DEFAULT_CHUNK 512
+/* Warm-up requests, unless told. */
+#define IB__GEN_SERVE_DEFAULT_WARMUP 4
+
+/* Every figure of out from its requests (their times set, NaN where not
+ * reached), its inter-token gaps itl_ms[0..n_itl) and the targets of cfg;
+ * offered_rate_per_s as the schedule offered it. */
+ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *itl_ms, size_t n_itl,
+                                double offered_rate_per_s, ib_gen_serve_result *out);
+
+#endif

@@ -1,0 +1,50 @@
+# inferbench serve of a generative model on the scripted generation fake
+# (--backend fake, a model name ending .gguf; docs/serve-generative.md):
+# the figures the fake's virtual clock makes exact, SIGINT keeping what was
+# served (partial, exit 130 as every measurement's), bad inputs one line,
+# exit 2, and a forward-pass model's options refused.
+. "$(dirname "$0")/lib.sh"
+
+FAKE=(serve m.gguf --backend fake --option cold_calls=0 --option batch_us=1000 --option batch_decode_us=500
+      --option batch_prefill_ns=100000 --quiet)
+
+# The unit test's three requests (test_gen_serve.c, test_engine_by_hand):
+# R2 waits 6 ms for a slot, its TTFT 8 ms from its scheduled arrival.
+printf '0 10 3\n0 20 2\n1 5 2\n' >"$TMP/three.txt"
+expect_exit 0 "a trace on the fake" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/three.txt" --slots 2 --prefill-chunk 10 \
+  --warmup-requests 0 --slo-ttft-ms 7.5 --slo-tpot-ms 2.5 --json "$TMP/t.json"
+json_check "$TMP/t.json" "[r['ttft_ms'] for r in d['requests']] == [2, 7, 8] and [r['queue_ms'] for r in d['requests']] == [0, 0, 6]" "json: TTFT and the wait for a slot, from the schedule"
+json_check "$TMP/t.json" "[s['end_ms'] - s['start_ms'] for s in d['steps']] == [2, 2.5, 2.5, 2, 1.5] and [s['waiting'] for s in d['steps']] == [0, 1, 1, 0, 0]" "json: every step's time and the requests waiting"
+json_check "$TMP/t.json" "d['figures']['good_requests'] == 2 and abs(d['figures']['goodput_rate'] - 2000 / 10.5) < 1e-9" "json: goodput"
+expect_grep "^goodput within TTFT <= 7.5 ms, TPOT <= 2.5 ms: 190.5 requests/s, 2 of 3 completed requests \(66.67%\)$" "$TMP/out" "text: goodput and its targets"
+expect_grep "^decode steps: median 2.5 ms with a prompt chunk, 1.5 ms without$" "$TMP/out" "text: a chunk's share of the decode steps"
+
+# SIGINT mid-run: every step sleeps 20 ms of real time; the run has
+# thousands, so a signal after a second lands in it.
+"$IB" "${FAKE[@]}" --option sleep_us=20000 --rate 1000 --requests 200 --new-tokens 50 --prompt-tokens 16 \
+  --warmup-requests 0 --json "$TMP/int.json" >"$TMP/int.out" 2>"$TMP/int.err" </dev/null &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+got=$?
+if [ "$got" -eq 130 ]; then pass "SIGINT: exit 130"; else fail "SIGINT: exit $got, expected 130"; fi
+expect_grep "PARTIAL" "$TMP/int.out" "SIGINT: the report printed, marked partial"
+json_check "$TMP/int.json" "d['partial'] is True and d['stop_reason'] == 'interrupted' and len(d['requests']) == 200 and 0 < len(d['steps'])" "SIGINT: json partial, the schedule and the steps kept"
+json_check "$TMP/int.json" "d['figures']['completed'] < 200 and d['figures']['completed'] == sum(r['generated_tokens'] == 50 for r in d['requests']) == (d['figures']['ttft_ms'] or {'n': 0})['n']" "SIGINT: the figures of the requests completed, the others not counted"
+
+# Bad inputs, refused before anything runs.
+expect_exit 2 "burstiness 0" -- "$IB" "${FAKE[@]}" --rate 5 --burstiness 0
+expect_exit 2 "burstiness with constant arrivals" -- "$IB" "${FAKE[@]}" --rate 5 --arrivals constant --burstiness 2
+expect_exit 2 "a target below 0" -- "$IB" "${FAKE[@]}" --rate 5 --slo-tpot-ms -1
+expect_exit 2 "no rate" -- "$IB" "${FAKE[@]}"
+expect_exit 2 "a trace and a rate" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/three.txt" --rate 5
+expect_exit 2 "a trace and lengths" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/three.txt" --new-tokens 5
+expect_exit 2 "a backwards range" -- "$IB" "${FAKE[@]}" --rate 5 --prompt-tokens 64..32
+expect_exit 2 "a range of junk" -- "$IB" "${FAKE[@]}" --rate 5 --new-tokens 1..x
+expect_exit 2 "a missing trace" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/none.txt"
+expect_exit 2 "the slots' cache over the fake's capacity" -- "$IB" "${FAKE[@]}" --rate 5 --slots 16 --option kv_tokens=1000
+expect_exit 2 "a forward-pass option" -- "$IB" "${FAKE[@]}" --rate 5 --concurrency 2
+expect_exit 2 "an engine option for a forward-pass model" -- "$IB" serve m.onnx --backend fake --rate 5 --slots 4
+expect_grep "serve --slots is for a generative model" "$TMP/err" "the forward-pass model named"
+finish

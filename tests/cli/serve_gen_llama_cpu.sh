@@ -1,0 +1,57 @@
+# inferbench serve of a generative model on llama.cpp's CPU build, on
+# zoo:llama-tiny (docs/serve-generative.md): every request's prompt and
+# output tokens generated, none dropped, the step trace accounting for
+# every token; a trace file; every bad input one line, exit 2. Skipped (77)
+# when set-up has not installed llama.cpp. No timing is asserted.
+. "$(dirname "$0")/lib.sh"
+
+need_llama
+# One thread: the 2-core build host is shared, and llama.cpp's spinning
+# threads make a step take 100x as long when it is.
+TINY=(serve zoo:llama-tiny --device cpu --option threads=1 --quiet)
+
+expect_exit 0 "Poisson arrivals, drawn lengths, json" -- \
+  "$IB" "${TINY[@]}" --rate 50 --requests 16 --prompt-tokens 8..40 --new-tokens 2..9 --slots 3 --prefill-chunk 16 \
+  --slo-ttft-ms 1000000 --slo-tpot-ms 1000000 --json "$TMP/s.json"
+json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve_generative/1' and d['partial'] is False" "json: the schema, complete"
+json_check "$TMP/s.json" "len(d['requests']) == 16 and d['figures']['completed'] == 16" "json: every request completed, none dropped"
+json_check "$TMP/s.json" "all(r['generated_tokens'] == r['output_tokens'] and 8 <= r['prompt_tokens'] <= 40 and 2 <= r['output_tokens'] <= 9 for r in d['requests'])" "json: every request's output tokens, lengths in their ranges"
+json_check "$TMP/s.json" "sum(s['prefill_tokens'] for s in d['steps']) == sum(r['prompt_tokens'] for r in d['requests'])" "json: every prompt token fed once, in the steps"
+json_check "$TMP/s.json" "sum(s['decode_tokens'] for s in d['steps']) == sum(r['output_tokens'] - 1 for r in d['requests'])" "json: a decode token for every output token but the first"
+json_check "$TMP/s.json" "all(s['prefill_tokens'] <= 16 and s['running'] <= 3 for s in d['steps'])" "json: the chunk and the slots bound every step"
+json_check "$TMP/s.json" "all(r['scheduled_ms'] <= r['admitted_ms'] <= r['first_token_ms'] <= r['end_ms'] for r in d['requests'])" "json: scheduled, admitted, first token, end in order"
+json_check "$TMP/s.json" "all(abs(r['ttft_ms'] - (r['first_token_ms'] - r['scheduled_ms'])) < 1e-9 for r in d['requests'])" "json: TTFT from the scheduled arrival"
+json_check "$TMP/s.json" "d['figures']['itl_ms']['n'] == sum(r['output_tokens'] - 1 for r in d['requests'])" "json: every inter-token gap"
+json_check "$TMP/s.json" "d['figures']['good_requests'] == 16 and d['figures']['good_share'] == 1" "json: goodput at targets every request meets"
+json_check "$TMP/s.json" "d['info']['arch'] == 'llama' and d['info']['n_seq_max'] == 3 and d['settings']['slots'] == 3" "json: the slots are the context's sequences"
+expect_grep "^inferbench serve: zoo:llama-tiny " "$TMP/out" "text: the model served"
+expect_grep "^16 of 16 requests completed" "$TMP/out" "text: every request completed"
+
+printf '# arrival prompt output\n0 12 3\n0 30 1\n5.5 9 6\n' >"$TMP/trace.txt"
+expect_exit 0 "a trace" -- "$IB" "${TINY[@]}" --arrivals "$TMP/trace.txt" --json "$TMP/t.json"
+json_check "$TMP/t.json" "[(r['scheduled_ms'], r['prompt_tokens'], r['output_tokens'], r['generated_tokens']) for r in d['requests']] == [(0, 12, 3, 3), (0, 30, 1, 1), (5.5, 9, 6, 6)]" "json: the trace's requests, the schedule saved"
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,20,4\n2023-11-16 18:15:46.7,10,2\n' >"$TMP/azure.csv"
+expect_exit 0 "the Azure trace's CSV" -- "$IB" "${TINY[@]}" --arrivals "$TMP/azure.csv" --json "$TMP/a.json"
+json_check "$TMP/a.json" "abs(d['requests'][1]['scheduled_ms'] - 19.41) < 1e-6 and d['figures']['completed'] == 2" "json: arrivals from the first row's time"
+
+# Bad inputs: one line, exit 2, before anything is measured.
+printf '10 5 5\n5 5 5\n' >"$TMP/unsorted.txt"
+printf '0 -5 5\n' >"$TMP/negative.txt"
+printf '0 five 5\n' >"$TMP/word.txt"
+: >"$TMP/empty.txt"
+for f in unsorted negative word empty; do
+  expect_exit 2 "a trace: $f" -- "$IB" "${TINY[@]}" --arrivals "$TMP/$f.txt"
+done
+expect_exit 2 "burstiness 0" -- "$IB" "${TINY[@]}" --rate 5 --burstiness 0
+expect_exit 2 "burstiness below 0" -- "$IB" "${TINY[@]}" --rate 5 --burstiness -1
+expect_exit 2 "a target of 0" -- "$IB" "${TINY[@]}" --rate 5 --slo-ttft-ms 0
+expect_exit 2 "no rate" -- "$IB" "${TINY[@]}"
+expect_exit 2 "prompt + output over the context per slot" -- \
+  "$IB" "${TINY[@]}" --rate 5 --prompt-tokens 100 --new-tokens 30 --ctx-per-seq 128
+expect_grep "request 1: a prompt of 100 tokens \+ 30 output tokens pass the context of a slot \(128\)" "$TMP/err" "the request and the context named"
+expect_exit 2 "more slots than the KV cache holds (out of memory creating the context)" -- \
+  "$IB" "${TINY[@]}" --rate 5 --slots 64 --prompt-tokens 200 --new-tokens 50 --option memory_limit_mb=8
+expect_grep "do not fit" "$TMP/err" "out of memory said"
+expect_exit 2 "a forward-pass option" -- "$IB" "${TINY[@]}" --rate 5 --max-batch 4
+expect_exit 2 "a range given to generate" -- "$IB" generate zoo:llama-tiny --device cpu --prompt-tokens 8..16
+finish

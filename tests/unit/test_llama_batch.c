@@ -1,0 +1,218 @@
+/* The llama backend's mixed batch (decode_batch) and sequence removal on
+ * llama.cpp's CPU build and the zoo's tiny model: a batch of two
+ * sequences' decode tokens and a third's prompt chunk computes what the
+ * three compute apart (the serving engine's step, docs/serve-generative.md),
+ * a removed sequence leaves the cache, every bad entry is refused, and
+ * the serving engine leaves no sequence behind.
+ * Skips (77) where set-up installed no llama.cpp library. No timing. */
+#include "backend/llama/llama_probe.h"
+#include "backend/registry.h"
+#include "base/common.h"
+#include "check.h"
+#include "workload/generation.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { TINY_VOCAB = 2048 };
+
+static char cache_dir[1100];
+
+static ib_status open_tiny(int32_t n_seqs, int32_t ctx, const char *n_batch, ib__gen **g, ib_error *err)
+{
+    ib_backend_option opt = { "n_batch", n_batch };
+    ib__gen_open_args a;
+    ib__gen_open_args_init(&a);
+    a.model = "zoo:llama-tiny";
+    a.options = n_batch ? &opt : NULL;
+    a.n_options = n_batch ? 1 : 0;
+    a.device = IB_DEVICE_CPU;
+    a.n_seqs = n_seqs;
+    a.ctx_per_seq = ctx;
+    a.cache_dir = cache_dir;
+    *err = (ib_error){ { 0 } };
+    return ib__backend_llama_gen_open(&a, g, err);
+}
+
+static bool ok(ib_status st, const ib_error *err)
+{
+    if (st != IB_OK) fprintf(stderr, "  failed: %s\n", err->message);
+    return st == IB_OK;
+}
+
+static void check_positions(ib__gen *g, int32_t seq, int32_t lo, int32_t hi)
+{
+    int32_t a, b;
+    ib__llama_probe_positions(g, seq, &a, &b);
+    CHECK_EQ_INT(a, lo);
+    CHECK_EQ_INT(b, hi);
+}
+
+/* Prompts of 10 and 12 tokens on sequences 0 and 1 (their decode tokens
+ * follow at 10 and 12); sequence 2 empty. */
+static void two_prompts(ib__gen *g)
+{
+    ib_error err;
+    CHECK(ok(g->ops->clear(g, &err), &err));
+    CHECK(ok(g->ops->prefill(g, 0, 0, 10, &err), &err));
+    CHECK(ok(g->ops->prefill(g, 1, 0, 12, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+}
+
+/* The logits of batch index i of the last decode, copied to out. */
+static bool logits_at(ib__gen *g, int32_t i, float *out)
+{
+    const float *l = ib__llama_probe_logits(g, i);
+    if (l) memcpy(out, l, TINY_VOCAB * sizeof *out);
+    return l != NULL;
+}
+
+static int argmax(const float *x)
+{
+    int best = 0;
+    for (int i = 1; i < TINY_VOCAB; i++)
+        if (x[i] > x[best]) best = i;
+    return best;
+}
+
+/* The same logits to rounding (a batch of other sizes may take other
+ * kernels' order of sums), and the same next token. */
+static void check_same(const float *a, const float *b)
+{
+    double worst = 0;
+    for (int i = 0; i < TINY_VOCAB; i++) worst = fmax(worst, fabs((double)a[i] - b[i]));
+    CHECK(worst < 1e-3);
+    CHECK_EQ_INT(argmax(a), argmax(b));
+}
+
+static void test_mixed_batch_as_apart(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(3, 64, NULL, &g, &err), &err));
+    if (!g) return;
+    static float together[3][TINY_VOCAB], apart[3][TINY_VOCAB];
+    two_prompts(g);
+    const ib__gen_batch_entry mixed[] = { { 0, 10, 1, true }, { 1, 12, 1, true }, { 2, 0, 16, true } };
+    CHECK(ok(g->ops->decode_batch(g, mixed, 3, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    /* Outputs by batch index: the two decode tokens, then the chunk's last. */
+    CHECK(logits_at(g, 0, together[0]) && logits_at(g, 1, together[1]) && logits_at(g, 17, together[2]));
+    check_positions(g, 0, 0, 10);
+    check_positions(g, 1, 0, 12);
+    check_positions(g, 2, 0, 15);
+    two_prompts(g);
+    for (int k = 0; k < 3; k++) {
+        CHECK(ok(g->ops->decode_batch(g, &mixed[k], 1, &err), &err));
+        CHECK(ok(g->ops->synchronize(g, &err), &err));
+        CHECK(logits_at(g, mixed[k].n_tokens - 1, apart[k]));
+    }
+    for (int k = 0; k < 3; k++) check_same(together[k], apart[k]);
+    /* The chunk as the prefill op feeds it: the same tokens. */
+    CHECK(ok(g->ops->remove_sequence(g, 2, &err), &err));
+    CHECK(ok(g->ops->prefill(g, 2, 0, 16, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    CHECK(logits_at(g, -1, apart[2]));
+    check_same(together[2], apart[2]);
+    ib__gen_destroy(g);
+}
+
+/* remove_sequence empties one sequence, the others kept; the sequence is
+ * then filled from 0 again. */
+static void test_remove_sequence(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(3, 64, NULL, &g, &err), &err));
+    if (!g) return;
+    two_prompts(g);
+    CHECK(ok(g->ops->remove_sequence(g, 0, &err), &err));
+    check_positions(g, 0, -1, -1);
+    check_positions(g, 1, 0, 11);
+    const ib__gen_batch_entry again[] = { { 0, 0, 5, false }, { 1, 12, 1, true } };
+    CHECK(ok(g->ops->decode_batch(g, again, 2, &err), &err));
+    check_positions(g, 0, 0, 4);
+    check_positions(g, 1, 0, 12);
+    CHECK(g->ops->remove_sequence(g, 3, &err) == IB_ERR_INVALID_ARG);
+    CHECK(g->ops->remove_sequence(g, -1, &err) == IB_ERR_INVALID_ARG);
+    ib__gen_destroy(g);
+}
+
+/* Entries past the context or of no sequence, more tokens than n_batch,
+ * an empty batch: refused with a line, nothing decoded. */
+static void test_bad_batches(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(2, 64, "16", &g, &err), &err));
+    if (!g) return;
+    CHECK_EQ_INT(g->info.n_batch, 16);
+    const ib__gen_batch_entry past[] = { { 0, 250, 10, true } }; /* a sequence holds 256 cells */
+    CHECK(g->ops->decode_batch(g, past, 1, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "beyond the context") != NULL);
+    const ib__gen_batch_entry no_seq[] = { { 2, 0, 1, true } };
+    CHECK(g->ops->decode_batch(g, no_seq, 1, &err) == IB_ERR_INVALID_ARG);
+    const ib__gen_batch_entry too_many[] = { { 0, 0, 10, false }, { 1, 0, 7, true } };
+    CHECK(g->ops->decode_batch(g, too_many, 2, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "n_batch") != NULL);
+    CHECK(g->ops->decode_batch(g, too_many, 0, &err) == IB_ERR_INVALID_ARG);
+    check_positions(g, 0, -1, -1);
+    check_positions(g, 1, -1, -1);
+    ib__gen_destroy(g);
+}
+
+/* The engine on llama.cpp: every request's tokens generated, and no
+ * sequence left in the KV cache after the run (each removed as it ended). */
+static void test_served_leaves_nothing(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(1, 64, NULL, &g, &err), &err));
+    if (!g) return;
+    const ib_gen_request_spec trace[] = { { 0, 12, 3 }, { 0, 30, 5 }, { 0, 7, 1 }, { 0.5, 20, 4 } };
+    ib_gen_serve_config c;
+    ib_gen_serve_config_init(&c);
+    c.arrivals = IB_ARRIVALS_TRACE;
+    c.trace = trace;
+    c.n_trace = 4;
+    c.slots = 3;
+    c.prefill_chunk = 8;
+    c.warmup_requests = 2;
+    ib_gen_serve_result r;
+    CHECK(ok(ib_measure_gen_serve(g, &c, &r, &err), &err));
+    CHECK_EQ_INT(r.n_completed, 4);
+    for (size_t i = 0; i < r.n_requests; i++)
+        CHECK_EQ_INT(r.requests[i].generated_tokens, trace[i].output_tokens);
+    CHECK_EQ_INT(g->info.n_seq_max, 3);
+    for (int32_t s = 0; s < 3; s++) check_positions(g, s, -1, -1);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+int main(int argc, char **argv)
+{
+    check_init(argc, argv);
+    const char *t = getenv("IB_TEST_TMP");
+    char tmp_dir[1024];
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/llama-batch-%ld", t ? t : "/tmp", (long)getpid());
+    mkdir(tmp_dir, 0755);
+    snprintf(cache_dir, sizeof cache_dir, "%s/zoo", tmp_dir);
+    ib__gen *g = NULL;
+    ib_error err;
+    ib_status st = open_tiny(1, 64, NULL, &g, &err);
+    if (st != IB_OK &&
+        (strstr(err.message, "no llama.cpp library") || strstr(err.message, "without the llama"))) {
+        printf("SKIP: %s\n", err.message);
+        return 77;
+    }
+    ib__gen_destroy(g);
+    RUN(test_mixed_batch_as_apart);
+    RUN(test_remove_sequence);
+    RUN(test_bad_batches);
+    RUN(test_served_leaves_nothing);
+    return check_summary("test_llama_batch");
+}
