@@ -67,7 +67,8 @@ static const cli_command commands[] = {
       "Latency under load: requests arrive on a seeded schedule (open loop) and each one's latency runs\n"
       "from its scheduled arrival; --slo-p99-ms T searches the highest rate that meets T (docs/serve.md).\n"
       "A generative model (MODEL.gguf, zoo:llama-*) is served by continuous batching: TTFT, TPOT, every\n"
-      "gap and goodput from the schedule (--slots, --prefill-chunk, --slo-ttft-ms; docs/serve-generative.md).",
+      "gap and goodput from the schedule (--slots, --prefill-chunk, --slo-ttft-ms; "
+      "docs/serve-generative.md).",
       OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SERVE | OPT_DEVICES |
           OPT_GEN_RUN,
       cmd_serve },

@@ -137,6 +137,13 @@ static void expectations(void)
     expect("serve", "--confidence", "%g", sv.confidence);
     expect("serve", "--schedule-seed", "%llu", (unsigned long long)sv.seed);
     expect_model("serve", &mo);
+    ib_gen_serve_config gs;
+    ib_gen_serve_config_init(&gs);
+    expect("serve", "--prompt-tokens", "%d", (int)gs.prompt_min);
+    expect("serve", "--new-tokens", "%d", (int)gs.output_min);
+    expect("serve", "--slots", "%d", IB_GEN_SERVE_DEFAULT_SLOTS);
+    expect("serve", "--prefill-chunk", "%d", (int)gs.prefill_chunk);
+    expect("serve", "--warmup-requests", "%d", (int)gs.warmup_requests);
 
     expect("compare", "--threshold", "%g%%", 100 * IB_COMPARE_DEFAULT_THRESHOLD);
     expect("info", "--device-id", "%d", mo.device_id);
