@@ -63,9 +63,7 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
                                        "tokens/s",
                                        { 1, "the mean of rates weighs fast runs more than their time: it is "
                                             "above tokens / time" } },
-    [IB_GEN_PITFALL_ONE_RUN] = { "one run",
-                                 "tokens/s",
-                                 { 0, "one run is one draw of a distribution, no interval" } },
+    [IB_GEN_PITFALL_ONE_RUN] = { "one run", "tokens/s", { 0, "one run is one draw of a distribution" } },
     [IB_GEN_PITFALL_EOS] = { "runs stopped at end-of-sequence",
                              "tokens/s",
                              { 0,
@@ -92,9 +90,8 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
 
 /* No interval for the no-warm-up row: its figure is a mean (the cold
  * run's weight in it is the mistake), compare's interval is of medians. */
-static const char *const mean_no_interval = "no interval: the figure is a mean (the cold run's weight in it "
-                                            "is the mistake); compare's interval is of "
-                                            "medians";
+static const char *const mean_no_interval =
+    "the figure is a mean (the cold run's weight in it is the mistake), compare's interval is of medians";
 
 static void set_figures(ib_gen_pitfall_row *row, double wrong, double correct)
 {

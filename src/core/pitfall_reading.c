@@ -26,12 +26,17 @@ static const char *const against_raising =
     "reads low, which this mistake does not cause (it makes the figure higher): the difference is the "
     "machine's state between the two measurements (other load, clocks), not the mistake";
 
+/* Within noise, for a row with no words of its own for it. */
+static const char *const within_noise =
+    "the difference is within noise (or, for a row read off the same runs, below compare's 1% threshold): "
+    "this mistake changes nothing measurable here";
+
 const char *ib__pitfall_why(const ib__pitfall_texts *t, bool gpu, ib_pitfall_reading reading)
 {
     const char *effect = gpu || !t->effect_cpu ? t->effect_gpu : t->effect_cpu;
     if (reading == IB_READING_WITHIN_NOISE) {
         const char *noise = gpu || !t->noise_cpu ? t->noise_gpu : t->noise_cpu;
-        return noise ? noise : effect;
+        return noise ? noise : within_noise;
     }
     bool low = reading == IB_READING_LOW, high = reading == IB_READING_HIGH;
     bool against = (t->direction < 0 && high) || (t->direction > 0 && low);
@@ -40,17 +45,22 @@ const char *ib__pitfall_why(const ib__pitfall_texts *t, bool gpu, ib_pitfall_rea
     return t->direction < 0 ? against_lowering : against_raising;
 }
 
-static ib_pitfall_reading by_interval(const double ci[2])
+/* A bound this close to 0 (percent) is 0: the ratio of two sums of the
+ * same durations on a clock in floating point can be off in its last
+ * digits. */
+#define ROUNDING_PCT 1e-7
+
+static ib_pitfall_reading by_interval(const double ci_pct[2])
 {
-    if (ci[0] > 0) return IB_READING_HIGH;
-    if (ci[1] < 0) return IB_READING_LOW;
+    if (ci_pct[0] > ROUNDING_PCT) return IB_READING_HIGH;
+    if (ci_pct[1] < -ROUNDING_PCT) return IB_READING_LOW;
     return IB_READING_WITHIN_NOISE;
 }
 
 ib_pitfall_reading ib__pitfall_too_few(double ci_pct[2], const char **no_interval)
 {
     ci_pct[0] = ci_pct[1] = NAN;
-    *no_interval = "too few samples for an interval (compare needs 6 on each side)";
+    *no_interval = "too few samples: compare needs 6 on each side";
     return IB_READING_NO_INTERVAL;
 }
 
@@ -67,7 +77,7 @@ ib_pitfall_reading ib__pitfall_interval(const double *correct, size_t n_correct,
     ib_error err;
     if (ib_compare_samples(correct, n_correct, wrong, n_wrong, IB_COMPARE_DEFAULT_THRESHOLD, &c, &err) !=
         IB_OK) {
-        *no_interval = "no interval: the samples are not durations compare can take (or memory ran out)";
+        *no_interval = "the samples are not durations compare can take, or memory ran out";
         return IB_READING_NO_INTERVAL;
     }
     ci_pct[0] = 100 * c.change_ci95[0];
@@ -81,5 +91,9 @@ ib_pitfall_reading ib__pitfall_exact(double error_pct, double ci_pct[2], const c
     *no_interval = "read off the correct runs themselves: the same data on both sides, so the difference "
                    "is exact, not noise";
     if (!isfinite(error_pct)) return IB_READING_NO_INTERVAL;
-    return error_pct < 0 ? IB_READING_LOW : error_pct > 0 ? IB_READING_HIGH : IB_READING_WITHIN_NOISE;
+    /* No sampling noise lies between the two sides, but a difference
+     * below compare's threshold (the smallest change that matters) is one
+     * no second measurement could tell from run-to-run noise. */
+    if (fabs(error_pct) < 100 * IB_COMPARE_DEFAULT_THRESHOLD) return IB_READING_WITHIN_NOISE;
+    return error_pct < 0 ? IB_READING_LOW : IB_READING_HIGH;
 }

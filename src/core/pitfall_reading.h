@@ -34,7 +34,8 @@ ib_pitfall_reading ib__pitfall_interval(const double *correct, size_t n_correct,
 ib_pitfall_reading ib__pitfall_too_few(double ci_pct[2], const char **no_interval);
 
 /* A row read off the correct runs themselves: the same data on both
- * sides, so its difference is exact, not noise; read by its sign. */
+ * sides, so its difference is exact, not noise; read by its sign, within
+ * noise below compare's threshold (IB_COMPARE_DEFAULT_THRESHOLD). */
 ib_pitfall_reading ib__pitfall_exact(double error_pct, double ci_pct[2], const char **no_interval);
 
 #endif
