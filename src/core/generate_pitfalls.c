@@ -30,16 +30,15 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
                                  "per-token p50 ms",
                                  { -1,
                                    "a decode call returns once its work is queued: the clock stops before "
-                                   "the "
-                                   "token exists",
-                                   "a decode call returned before its work was done: this runtime queues "
-                                   "work "
-                                   "even on the CPU, and only synchronize waits for it",
+                                   "the token exists",
+                                   "a CPU decode returns when its work is done, so without synchronize the "
+                                   "clock should read the same: a difference beyond the noise is the "
+                                   "machine's state between the two measurements (other load), unless this "
+                                   "runtime queues work on the CPU too",
                                    "this runtime's decode waits for its logits before it returns: without "
                                    "synchronize the clock reads the same here",
                                    "a CPU decode returns when its work is done: without synchronize the "
-                                   "clock "
-                                   "reads the same",
+                                   "clock reads the same",
                                    NULL } },
     [IB_GEN_PITFALL_PREFILL_IN_RATE] = { "tokens/s with the prefill",
                                          "tokens/s",

@@ -25,9 +25,8 @@ static const struct {
     ib__pitfall_texts why;
 } row_texts[IB_PITFALL_COUNT] = {
     [IB_PITFALL_CORRECT] = { "correct",
-                             { 0,
-                               "the reference: the device's own clock (the host's on a CPU), warmed up, data "
-                               "resident where the model runs, many runs" } },
+                             { 0, "the reference: the device's own clock (the host's on a CPU), warmed up, "
+                                  "data resident where the model runs, many runs" } },
     [IB_PITFALL_HOST_NO_SYNC] = { "host clock, no sync",
                                   { -1,
                                     "the run returns once the GPU work is queued: the host clock times the "
@@ -35,8 +34,8 @@ static const struct {
                                     NULL,
                                     "launch-bound: the GPU finishes the work as fast as the host queues it, "
                                     "so the host clock reads the same; the mistake is hidden here, not "
-                                    "absent "
-                                    "(it shows once the work outlasts the launches, at larger batches)",
+                                    "absent (it shows once the work outlasts the launches, at larger "
+                                    "batches)",
                                     NULL,
                                     "the host clock counts the launches, which the device's clock leaves out "
                                     "(--exclude-launch): the host, not the GPU, sets this figure" } },
@@ -46,34 +45,28 @@ static const struct {
                               "inference",
                               NULL,
                               "the inputs and outputs are small: their copies are lost in the noise here "
-                              "(they "
-                              "grow with the batch)",
+                              "(they grow with the batch)",
                               NULL, NULL } },
     [IB_PITFALL_NO_WARMUP] = { "no warm-up",
                                { 1,
                                  "the first runs pay start-up costs (context, kernel selection, memory "
-                                 "pools, "
-                                 "lazy loading, clocks): they inflate the mean and the spread",
+                                 "pools, lazy loading, clocks): they inflate the mean and the spread",
                                  "the first runs pay start-up costs (session, memory allocation, caches): "
-                                 "they "
-                                 "inflate the mean and the spread",
+                                 "they inflate the mean and the spread",
                                  "the cold start is one run among many: the median hardly moves, the mean "
-                                 "does "
-                                 "(the line below the table)",
+                                 "does (the line below the table)",
                                  NULL, NULL } },
     [IB_PITFALL_SINGLE_SAMPLE] = { "single sample",
-                                   { 0,
-                                     "one run is one draw from a distribution: it can land anywhere in the "
-                                     "spread" } },
+                                   { 0, "one run is one draw from a distribution: it can land anywhere in "
+                                        "the spread" } },
     [IB_PITFALL_ZERO_INPUT] = { "zero-filled input",
                                 { -1,
                                   "input values change the time: zeros switch fewer transistors (less power, "
                                   "higher GPU clocks) and take data-dependent shortcuts (sparse or "
-                                  "early-exit "
-                                  "paths) that real inputs do not",
+                                  "early-exit paths) that real inputs do not",
                                   "input values change the time: zeros take data-dependent shortcuts (sparse "
-                                  "or "
-                                  "early-exit paths, no denormals) that real inputs do not",
+                                  "or early-exit paths, no denormals) that real inputs do not (on a busy "
+                                  "machine, other load between the two measurements can look the same)",
                                   "the input values do not change this model's time measurably: zeros are no "
                                   "shortcut for it",
                                   NULL, NULL } },
@@ -84,8 +77,7 @@ static const struct {
                             "fp32 the model is labelled with",
                             NULL,
                             "TF32 gains no time measurably here (few float32 matrix products, or "
-                            "memory-bound), "
-                            "yet its outputs differ (the line below)",
+                            "memory-bound), yet its outputs differ (the line below)",
                             NULL, NULL } },
 };
 
@@ -141,8 +133,8 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
     ib_pitfall_row *cold = &out->rows[IB_PITFALL_NO_WARMUP];
     if (!device) {
         no_sync->applies = false;
-        no_sync->not_applicable = "not a mistake on the CPU: a CPU run is synchronous, the host clock "
-                                  "is the right clock";
+        no_sync->not_applicable =
+            "not a mistake on the CPU: a CPU run is synchronous, the host clock is the right clock";
         copies->applies = false;
         copies->not_applicable = "the data already lives in host memory: there is no copy to include";
     }
@@ -158,8 +150,8 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
                  "this workload cannot refill its inputs");
     if (!ib__workload_can(w, IB_CAP_REOPEN)) {
         cold->applies = false;
-        cold->not_applicable = "this backend cannot open a fresh session (no IB_CAP_REOPEN), so its "
-                               "cold start cannot be repeated";
+        cold->not_applicable = "this backend cannot open a fresh session (no IB_CAP_REOPEN), so its cold "
+                               "start cannot be repeated";
     }
     ib_pitfall_row *tf32 = &out->rows[IB_PITFALL_TF32];
     bool reduced = !strcmp(w->info.math, "fp16") || !strcmp(w->info.math, "bf16");

@@ -505,7 +505,7 @@ static void test_pitfalls_reading(void)
         ttft_b2b[k] = 2.5;
         for (int i = 0; i < N; i++) half[k * N + i] = 0.5 * step_ms(1, P + i);
     }
-    CHECK(ns->reading == IB_READING_LOW && strstr(ns->why, "this runtime queues work even on the CPU"));
+    CHECK(ns->reading == IB_READING_LOW && strstr(ns->why, "unless this runtime queues work on the CPU too"));
     check_gen_interval(ns, doc, "no_sync", r.token_ms, 10 * N, half, 10 * N, "reads low");
     CHECK(b2b->reading == IB_READING_LOW && strstr(b2b->why, "the switch costs"));
     check_gen_interval(b2b, doc, "back_to_back_prefill", r.ttft_ms, 10, ttft_b2b, 10, "reads low");
