@@ -642,7 +642,7 @@ static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const pitfall_
     } else {
         double x = log_ratio(bar->error_pct);
         ib__svg_rect(b, plot, fmin(0, x), fmax(0, x), y - 0.3, y + 0.3, bar_class(bar), bar->label);
-        if (isfinite(bar->ci_pct[0]))
+        if (isfinite(log_ratio(bar->ci_pct[0])) && isfinite(log_ratio(bar->ci_pct[1])))
             ib__svg_segment(b, plot, log_ratio(bar->ci_pct[0]), y, log_ratio(bar->ci_pct[1]), y, "interval");
         double mean = log_ratio(bar->mean_pct);
         if (isfinite(mean)) ib__svg_points(b, plot, &mean, &y, 1, "mean", 4);
@@ -691,7 +691,8 @@ static size_t forward_bars(const ib_pitfalls_result *r, pitfall_bar *bars)
     size_t n = 0;
     for (int k = 0; k < IB_PITFALL_COUNT; k++) {
         const ib_pitfall_row *row = &r->rows[k];
-        if (k == IB_PITFALL_CORRECT || !row_measured(row) || !isfinite(row->error_pct)) continue;
+        /* A figure of 0 (-100%) has no place on a ratio's axis: the table has it. */
+        if (k == IB_PITFALL_CORRECT || !row_measured(row) || !isfinite(log_ratio(row->error_pct))) continue;
         pitfall_bar *bar = &bars[n++];
         *bar = (pitfall_bar){ row->name,
                               row->error_pct,
@@ -1084,7 +1085,7 @@ static void gen_pitfalls(ib__sbuf *b, const ib_gen_result *r)
     size_t n = 0;
     for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
         const ib_gen_pitfall_row *row = &r->pitfalls[k];
-        if (!row->applies || row->status != IB_OK || !isfinite(row->error_pct)) continue;
+        if (!row->applies || row->status != IB_OK || !isfinite(log_ratio(row->error_pct))) continue;
         bars[n] = (pitfall_bar){ row->name,
                                  row->error_pct,
                                  { row->error_ci95_pct[0], row->error_ci95_pct[1] },
