@@ -518,7 +518,8 @@ static void csv_pitfall_reading(ib__sbuf *b, const ib_gen_pitfall_row *row)
 /* CSV (RFC 4180, CRLF as the other results' CSV): one row per timed token (kind "token", run, step, position,
  * ms), per TTFT
  * ("ttft", run), per point ("sequences": count, tokens/s in value) and per
- * pitfall ("pitfall": its name, what it reports in ms or tokens/s). */
+ * pitfall ("pitfall": its name, what it reports in ms or tokens/s; then
+ * its reading, csv_pitfall_reading). */
 char *ib__gen_report_csv(const ib_gen_result *r)
 {
     ib__sbuf b = { 0 };
