@@ -54,9 +54,9 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
                                          "a step attends over the whole context: at position 0 it is faster "
                                          "than at the depth requests reach",
                                          NULL,
-                                         "a step here takes as long at position 0 as at the requests' depth: "
-                                         "the attention over this context costs little against the rest of "
-                                         "the step",
+                                         "the depth costs nothing measurable here: the attention over this "
+                                         "context is small against the rest of the step, no difference shows "
+                                         "beyond the noise",
                                          NULL, NULL } },
     [IB_GEN_PITFALL_MEAN_OF_RATES] = { "mean of per-run tokens/s",
                                        "tokens/s",
@@ -71,10 +71,10 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
                                  "per-token p50 ms",
                                  { 1, "more threads than the cores the process may use wait for each other",
                                    NULL,
-                                   "the runtime's default threads take as long as the chosen ones here: the "
-                                   "threads only feed the device",
-                                   "the runtime's default threads take as long as the chosen ones here: the "
-                                   "extra threads found cores idle",
+                                   "the runtime's default threads cost nothing measurable here (they only "
+                                   "feed the device): no difference shows beyond the noise",
+                                   "the runtime's default threads cost nothing measurable here (the extra "
+                                   "threads found cores idle): no difference shows beyond the noise",
                                    NULL } },
     [IB_GEN_PITFALL_BACK_TO_BACK] = { "prefills back to back",
                                       "TTFT p50 ms",
@@ -82,8 +82,8 @@ static const row_text texts[IB_GEN_PITFALL_COUNT] = {
                                         "prompts timed one after another (llama-bench's pp): a request's "
                                         "prefill follows decode steps, and the switch costs",
                                         NULL,
-                                        "a prefill after decode steps takes as long as one after a prefill "
-                                        "here: the switch costs nothing measurable",
+                                        "the switch from decode steps to a prefill costs nothing measurable "
+                                        "here: no difference shows beyond the noise of the two measurements",
                                         NULL, NULL } },
 };
 

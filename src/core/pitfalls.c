@@ -67,8 +67,8 @@ static const struct {
                                   "input values change the time: zeros take data-dependent shortcuts (sparse "
                                   "or early-exit paths, no denormals) that real inputs do not (on a busy "
                                   "machine, other load between the two measurements can look the same)",
-                                  "the input values do not change this model's time measurably: zeros are no "
-                                  "shortcut for it",
+                                  "the input values change this model's time by nothing that shows beyond "
+                                  "the noise: zeros are no shortcut for it",
                                   NULL, NULL } },
     [IB_PITFALL_TF32] = { "TF32 taken for fp32",
                           { -1,
@@ -91,8 +91,8 @@ static const ib__pitfall_texts strict_fp32_why = {
     "the correct row ran in TF32, the runtime's default (10-bit mantissas), not the fp32 the model is "
     "labelled with: this is what strict fp32 takes",
     NULL,
-    "strict fp32 takes as long as TF32 here: the runtime's TF32 default gains no time measurably on this "
-    "model",
+    "strict fp32 costs no time that shows beyond the noise here: the runtime's TF32 default gains nothing "
+    "measurable on this model",
     NULL,
     NULL,
 };
