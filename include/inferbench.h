@@ -790,6 +790,22 @@ typedef enum ib_pitfall {
     IB_PITFALL_COUNT
 } ib_pitfall;
 
+/* How a pitfall row reads against the correct figure: a row is a
+ * comparison of two measurements, judged by their 95% interval
+ * (docs/pitfalls.md, "Reading a row"). */
+typedef enum ib_pitfall_reading {
+    IB_READING_NOT_COMPARED = 0, /* the reference itself, a spread, a row not measured */
+    IB_READING_WITHIN_NOISE,     /* the interval holds 0: no difference shown */
+    IB_READING_LOW,              /* the interval lies below 0 (a row read off the
+                                    correct runs themselves: its figure, exactly) */
+    IB_READING_HIGH,             /* ... above 0 */
+    IB_READING_NO_INTERVAL,      /* no interval (no_interval says why): not judged */
+} ib_pitfall_reading;
+
+/* "not compared", "within noise", "reads low", "reads high", "no interval".
+ * Never NULL. */
+const char *ib_pitfall_reading_name(ib_pitfall_reading reading);
+
 typedef struct ib_pitfall_row {
     ib_pitfall kind;
     const char *name;           /* "host clock, no sync" */
@@ -800,6 +816,13 @@ typedef struct ib_pitfall_row {
     char error[256];
     ib_stats stats;   /* of what the method reports, ms */
     double error_pct; /* median vs the correct median, percent */
+    /* The 95% interval of error_pct: ib_compare_samples' bootstrap of the
+       medians' change, the correct samples as A, this row's as B (NaN
+       without one), how the row reads by it, and why there is none. The
+       why above is chosen by the reading and the device. */
+    double error_ci95_pct[2];
+    ib_pitfall_reading reading;
+    const char *no_interval;
     /* single sample only: */
     double single_p5_pct, single_p95_pct; /* 5th..95th percentile of one-run
                                              error, percent */
@@ -1391,6 +1414,12 @@ typedef struct ib_gen_pitfall_row {
     double correct;   /* the correct figure, same unit */
     double error_pct; /* (wrong - correct) / correct, percent */
     int32_t detail;   /* threads: the default's count; EOS: the shortest run's tokens */
+    /* As ib_pitfall_row's: error_pct's 95% interval (ib_compare_samples
+       of the row's samples against the correct ones; NaN without one),
+       the reading, why there is no interval; why is chosen by them. */
+    double error_ci95_pct[2];
+    ib_pitfall_reading reading;
+    const char *no_interval;
 } ib_gen_pitfall_row;
 
 typedef struct ib_gen_result {

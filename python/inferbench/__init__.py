@@ -192,7 +192,10 @@ def pitfalls(fn, device="cpu", *, stream=None, device_id=0, name=None, runs=None
     """fn measured the correct way and each classic wrong way that applies
     to a callable (on CUDA: the host clock without a sync; everywhere: one
     run taken as the answer), and the energy rows where there is a counter
-    (Result.energy: the correct row's). Returns a Result."""
+    (Result.energy: the correct row's). Each compared row carries the 95%
+    interval of its difference (error_ci95_pct, as compare computes it) and
+    its verdict ("reads low", "reads high", "within noise" when the interval
+    holds 0, "no interval"), docs/pitfalls.md. Returns a Result."""
     cfg = _config(runs, warmup_runs, warmup_ms, warmup_max_ms, None, None, False, False, energy=energy)
     workload = CallableWorkload(fn, name=name or _name_of(fn), device=device, device_id=device_id, stream=stream,
                                 input_shape=input_shape)

@@ -6,6 +6,7 @@
  * threads, prefills back to back, no warm-up: the last, since it leaves
  * the workload cold). */
 #include "core/generate.h"
+#include "core/pitfall_reading.h"
 #include "core/stats.h"
 
 #include <math.h>
@@ -20,45 +21,76 @@
 #define EOS_SEED 0x656f73ull
 
 typedef struct row_text {
-    const char *name, *why, *figure;
+    const char *name, *figure;
+    ib__pitfall_texts why;
 } row_text;
 
 static const row_text texts[IB_GEN_PITFALL_COUNT] = {
     [IB_GEN_PITFALL_NO_SYNC] = { "host clock, no synchronize",
-                                 "a decode call returns once its work is queued: the clock stops before the "
-                                 "token "
-                                 "exists",
-                                 "per-token p50 ms" },
+                                 "per-token p50 ms",
+                                 { -1,
+                                   "a decode call returns once its work is queued: the clock stops before "
+                                   "the token exists",
+                                   "a CPU decode returns when its work is done, so without synchronize the "
+                                   "clock should read the same: a difference beyond the noise is the "
+                                   "machine's state between the two measurements (other load), unless this "
+                                   "runtime queues work on the CPU too",
+                                   "this runtime's decode waits for its logits before it returns: without "
+                                   "synchronize the clock reads the same here",
+                                   "a CPU decode returns when its work is done: without synchronize the "
+                                   "clock reads the same",
+                                   NULL } },
     [IB_GEN_PITFALL_PREFILL_IN_RATE] = { "tokens/s with the prefill",
-                                         "the prompt's prefill is another phase (TTFT): counted in the "
-                                         "generation "
-                                         "rate it lowers it",
-                                         "tokens/s" },
+                                         "tokens/s",
+                                         { -1, "the prompt's prefill is another phase (TTFT): counted in the "
+                                               "generation rate it lowers it" } },
     [IB_GEN_PITFALL_NO_WARMUP] = { "no warm-up",
-                                   "a fresh context's first calls pay for buffers, kernels and caches",
-                                   "TTFT mean ms" },
+                                   "TTFT mean ms",
+                                   { 1, "a fresh context's first calls pay for buffers, kernels and caches",
+                                     "a fresh context's first calls pay for buffers and caches" } },
     [IB_GEN_PITFALL_EMPTY_CONTEXT] = { "decode at an empty context",
-                                       "a step attends over the whole context: at position 0 it is faster "
-                                       "than at "
-                                       "the depth requests reach",
-                                       "per-token p50 ms" },
+                                       "per-token p50 ms",
+                                       { -1,
+                                         "a step attends over the whole context: at position 0 it is faster "
+                                         "than at the depth requests reach",
+                                         NULL,
+                                         "the depth costs nothing measurable here: the attention over this "
+                                         "context is small against the rest of the step, no difference shows "
+                                         "beyond the noise",
+                                         NULL, NULL } },
     [IB_GEN_PITFALL_MEAN_OF_RATES] = { "mean of per-run tokens/s",
-                                       "the mean of rates weighs fast runs more than their time: it is above "
-                                       "tokens / time",
-                                       "tokens/s" },
-    [IB_GEN_PITFALL_ONE_RUN] = { "one run", "one run is one draw of a distribution, no interval",
-                                 "tokens/s" },
+                                       "tokens/s",
+                                       { 1, "the mean of rates weighs fast runs more than their time: it is "
+                                            "above tokens / time" } },
+    [IB_GEN_PITFALL_ONE_RUN] = { "one run", "tokens/s", { 0, "one run is one draw of a distribution" } },
     [IB_GEN_PITFALL_EOS] = { "runs stopped at end-of-sequence",
-                             "runs of other lengths time other positions: their figures do not compare",
-                             "tokens/s" },
+                             "tokens/s",
+                             { 0,
+                               "runs of other lengths time other positions: their figures do not compare" } },
     [IB_GEN_PITFALL_THREADS] = { "default threads",
-                                 "more threads than the cores the process may use wait for each other",
-                                 "per-token p50 ms" },
+                                 "per-token p50 ms",
+                                 { 1, "more threads than the cores the process may use wait for each other",
+                                   NULL,
+                                   "the runtime's default threads cost nothing measurable here (they only "
+                                   "feed the device): no difference shows beyond the noise",
+                                   "the runtime's default threads cost nothing measurable here (the extra "
+                                   "threads found cores idle): no difference shows beyond the noise",
+                                   NULL } },
     [IB_GEN_PITFALL_BACK_TO_BACK] = { "prefills back to back",
-                                      "prompts timed one after another (llama-bench's pp): a request's "
-                                      "prefill follows decode steps, and the switch can cost",
-                                      "TTFT p50 ms" },
+                                      "TTFT p50 ms",
+                                      { -1,
+                                        "prompts timed one after another (llama-bench's pp): a request's "
+                                        "prefill follows decode steps, and the switch costs",
+                                        NULL,
+                                        "the switch from decode steps to a prefill costs nothing measurable "
+                                        "here: no difference shows beyond the noise of the two measurements",
+                                        NULL, NULL } },
 };
+
+/* No interval for the no-warm-up row: its figure is a mean (the cold
+ * run's weight in it is the mistake), compare's interval is of medians. */
+static const char *const mean_no_interval =
+    "the figure is a mean (the cold run's weight in it is the mistake), compare's interval is of medians";
 
 static void set_figures(ib_gen_pitfall_row *row, double wrong, double correct)
 {
@@ -93,6 +125,12 @@ static int32_t eos_length(int32_t n, uint64_t *state)
     return lo + (int32_t)(splitmix(state) % (uint64_t)(n - lo + 1));
 }
 
+/* A row read off the correct runs: the same data on both sides. */
+static void read_exactly(ib_gen_pitfall_row *row)
+{
+    row->reading = ib__pitfall_exact(row->error_pct, row->error_ci95_pct, &row->no_interval);
+}
+
 static void read_off(const ib_gen_result *r, ib_gen_pitfall_row *rows)
 {
     size_t n = (size_t)r->new_tokens, runs = r->runs;
@@ -103,6 +141,10 @@ static void read_off(const ib_gen_result *r, ib_gen_pitfall_row *rows)
     for (size_t k = 0; k < runs; k++) rates += (double)n / ib__sum(r->token_ms + k * n, n) * 1e3;
     set_figures(&rows[IB_GEN_PITFALL_MEAN_OF_RATES], rates / (double)runs, r->tokens_per_s);
     set_figures(&rows[IB_GEN_PITFALL_ONE_RUN], (double)n / ib__sum(r->token_ms, n) * 1e3, r->tokens_per_s);
+    ib_gen_pitfall_row *one = &rows[IB_GEN_PITFALL_ONE_RUN];
+    one->reading = ib__pitfall_too_few(one->error_ci95_pct, &one->no_interval);
+    read_exactly(&rows[IB_GEN_PITFALL_PREFILL_IN_RATE]);
+    read_exactly(&rows[IB_GEN_PITFALL_MEAN_OF_RATES]);
     ib_gen_pitfall_row *eos = &rows[IB_GEN_PITFALL_EOS];
     if (n < 2) {
         not_applicable(eos, "one new token: no length to stop short of");
@@ -119,6 +161,7 @@ static void read_off(const ib_gen_result *r, ib_gen_pitfall_row *rows)
         if (len < eos->detail) eos->detail = len;
     }
     set_figures(eos, tokens / ms * 1e3, r->tokens_per_s);
+    read_exactly(eos);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -133,25 +176,24 @@ static ib_status run_once(ib__genm *m, const ib__gen_run_spec *spec, double *ttf
     return ib__gen_run(m->g, spec, ttft, steps, NULL, err);
 }
 
-/* runs of spec, their steps' median (ms) and their TTFTs' mean. */
-static ib_status time_runs(ib__genm *m, const ib__gen_run_spec *spec, size_t runs, double *step_p50,
-                           double *ttft_mean, ib_error *err)
+/* runs of spec: every step's time into steps[runs x spec->steps] and each
+ * TTFT into ttft[runs] (either NULL: not kept). */
+static ib_status time_runs(ib__genm *m, const ib__gen_run_spec *spec, size_t runs, double *steps,
+                           double *ttft, ib_error *err)
 {
     size_t n = (size_t)spec->steps;
-    double *all = malloc(runs * n * sizeof *all), ttft_sum = 0, ttft;
-    IB_FAIL_IF(!all, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
+    double one_ttft;
     ib_status st = IB_OK;
-    for (size_t k = 0; k < runs && st == IB_OK; k++) {
-        st = run_once(m, spec, &ttft, all + k * n, err);
-        ttft_sum += ttft;
-    }
-    if (st == IB_OK) {
-        ib__sort(all, runs * n);
-        *step_p50 = ib_quantile_sorted(all, runs * n, 0.5);
-        *ttft_mean = ttft_sum / (double)runs;
-    }
-    free(all);
+    for (size_t k = 0; k < runs && st == IB_OK; k++)
+        st = run_once(m, spec, ttft ? &ttft[k] : &one_ttft, steps ? steps + k * n : m->steps, err);
     return st;
+}
+
+/* The median of x[0..n) (sorted in place). */
+static double median_of(double *x, size_t n)
+{
+    ib__sort(x, n);
+    return ib_quantile_sorted(x, n, 0.5);
 }
 
 static size_t row_runs(const ib_gen_result *r)
@@ -171,14 +213,32 @@ static ib_status settle(ib_gen_pitfall_row *row, ib_status st, const ib_error *w
     return st;
 }
 
+/* A row whose figure is the median of x[0..n) (sorted here), read against
+ * the correct samples by their interval. */
+static void median_row(ib_gen_pitfall_row *row, double *x, size_t n, const double *correct, size_t n_correct,
+                       double correct_median)
+{
+    set_figures(row, median_of(x, n), correct_median);
+    row->reading = ib__pitfall_interval(correct, n_correct, x, n, row->error_ci95_pct, &row->no_interval);
+}
+
+/* Its steps against the correct steps. */
+static void steps_median_row(ib_gen_pitfall_row *row, double *steps, size_t n, const ib_gen_result *r)
+{
+    median_row(row, steps, n, r->token_ms, r->runs * (size_t)r->new_tokens, r->token.p50);
+}
+
 /* A row whose mistake is in how the steps are run (spec): their median
  * against the correct per-token median. */
 static ib_status steps_row(ib__genm *m, const ib__gen_run_spec *spec, ib_gen_pitfall_row *row, ib_error *err)
 {
-    double p50 = NAN, ttft;
+    size_t runs = row_runs(m->r), n = runs * (size_t)spec->steps;
+    double *steps = malloc(n * sizeof *steps);
+    IB_FAIL_IF(!steps, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     ib_error why = { { 0 } };
-    ib_status st = time_runs(m, spec, row_runs(m->r), &p50, &ttft, &why);
-    set_figures(row, p50, m->r->token.p50);
+    ib_status st = time_runs(m, spec, runs, steps, NULL, &why);
+    if (st == IB_OK) steps_median_row(row, steps, n, m->r);
+    free(steps);
     return settle(row, st, &why, err);
 }
 
@@ -218,13 +278,13 @@ static ib_status default_threads(ib__genm *m, ib_gen_pitfall_row *row, ib_error 
     row->detail = in->n_threads_default;
     ib__gen_run_spec spec = ib__gen_request_spec(m), settle_spec = spec;
     settle_spec.steps = spec.steps < SETTLE_STEPS ? spec.steps : SETTLE_STEPS;
-    double p50 = NAN, ttft;
+    double ttft;
     ib_error why = { { 0 } };
     ib_status st = m->g->ops->set_threads(m->g, in->n_threads_default, &why);
     if (st == IB_OK) st = ib__gen_run(m->g, &settle_spec, &ttft, m->steps, NULL, &why);
-    if (st == IB_OK) st = time_runs(m, &spec, 1, &p50, &ttft, &why);
+    if (st == IB_OK) st = time_runs(m, &spec, 1, NULL, NULL, &why);
     ib_status back = m->g->ops->set_threads(m->g, in->n_threads, err);
-    set_figures(row, p50, m->r->token.p50);
+    if (st == IB_OK) steps_median_row(row, m->steps, (size_t)spec.steps, m->r);
     IB_TRY(settle(row, st, &why, err));
     return back;
 }
@@ -238,11 +298,16 @@ static ib_status no_warmup(ib__genm *m, ib_gen_pitfall_row *row, ib_error *err)
         return IB_OK;
     }
     ib__gen_run_spec spec = ib__gen_request_spec(m);
-    double p50, mean = NAN;
+    size_t runs = row_runs(m->r);
+    double ttft[PITFALL_MAX_RUNS];
     ib_error why = { { 0 } };
     ib_status st = m->g->ops->reopen(m->g, &why);
-    if (st == IB_OK) st = time_runs(m, &spec, row_runs(m->r), &p50, &mean, &why);
-    set_figures(row, mean, m->r->ttft.mean);
+    if (st == IB_OK) st = time_runs(m, &spec, runs, NULL, ttft, &why);
+    if (st == IB_OK) {
+        set_figures(row, ib__sum(ttft, runs) / (double)runs, m->r->ttft.mean);
+        row->reading = IB_READING_NO_INTERVAL;
+        row->no_interval = mean_no_interval;
+    }
     return settle(row, st, &why, err);
 }
 
@@ -264,13 +329,15 @@ static ib_status back_to_back(ib__genm *m, ib_gen_pitfall_row *row, ib_error *er
     ib_error why = { { 0 } };
     ib_status st = run_once(m, &spec, &settle_ms, NULL, &why);
     for (size_t k = 0; k < runs && st == IB_OK; k++) st = run_once(m, &spec, &ttft[k], NULL, &why);
-    double p50 = NAN;
-    if (st == IB_OK) {
-        ib__sort(ttft, runs);
-        p50 = ib_quantile_sorted(ttft, runs, 0.5);
-    }
-    set_figures(row, p50, m->r->ttft.p50);
+    if (st == IB_OK) median_row(row, ttft, runs, m->r->ttft_ms, m->r->runs, m->r->ttft.p50);
     return settle(row, st, &why, err);
+}
+
+/* Each row's why, by how it reads on this device. */
+static void explain_rows(ib_gen_pitfall_row *rows, bool gpu)
+{
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++)
+        rows[k].why = ib__pitfall_why(&texts[k].why, gpu, rows[k].reading);
 }
 
 ib_status ib__gen_pitfalls(ib__genm *m, ib_error *err)
@@ -281,13 +348,16 @@ ib_status ib__gen_pitfalls(ib__genm *m, ib_error *err)
     for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++)
         rows[k] = (ib_gen_pitfall_row){ .kind = (ib_gen_pitfall)k,
                                         .name = texts[k].name,
-                                        .why = texts[k].why,
+                                        .why = texts[k].why.effect_gpu,
                                         .figure = texts[k].figure,
                                         .applies = true,
                                         .wrong = NAN,
                                         .correct = NAN,
-                                        .error_pct = NAN };
+                                        .error_pct = NAN,
+                                        .error_ci95_pct = { NAN, NAN } };
+    bool gpu = r->info.device != IB_DEVICE_CPU;
     read_off(r, rows);
+    explain_rows(rows, gpu); /* the rows an interruption leaves keep these */
     static ib_status (*const measured[])(ib__genm *, ib_gen_pitfall_row *,
                                          ib_error *) = { no_sync, empty_context, default_threads,
                                                          back_to_back, no_warmup };
@@ -295,10 +365,12 @@ ib_status ib__gen_pitfalls(ib__genm *m, ib_error *err)
                                             IB_GEN_PITFALL_THREADS, IB_GEN_PITFALL_BACK_TO_BACK,
                                             IB_GEN_PITFALL_NO_WARMUP };
     const size_t n_measured = sizeof kinds / sizeof kinds[0];
-    for (size_t i = 0; i < n_measured; i++) {
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < n_measured && st == IB_OK; i++) {
         ib__progress_step(&m->pr, (int64_t)i + 1, (int64_t)n_measured, rows[kinds[i]].name, 1);
         ib__progress_phase(&m->pr, IB_PHASE_SAMPLING, (int64_t)row_runs(r));
-        IB_TRY(measured[i](m, &rows[kinds[i]], err));
+        st = measured[i](m, &rows[kinds[i]], err);
     }
-    return IB_OK;
+    explain_rows(rows, gpu);
+    return st;
 }

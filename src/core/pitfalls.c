@@ -5,6 +5,7 @@
  * the difference between two rows is that mistake and nothing else. */
 #include "core/energy.h"
 #include "core/latency.h"
+#include "core/pitfall_reading.h"
 #include "core/stats.h"
 
 #include <math.h>
@@ -21,31 +22,63 @@
 
 static const struct {
     const char *name;
-    const char *why;
+    ib__pitfall_texts why;
 } row_texts[IB_PITFALL_COUNT] = {
     [IB_PITFALL_CORRECT] = { "correct",
-                             "the reference: the device's own clock (the host's on a CPU), warmed up, "
-                             "data resident where the model runs, many runs" },
+                             { 0, "the reference: the device's own clock (the host's on a CPU), warmed up, "
+                                  "data resident where the model runs, many runs" } },
     [IB_PITFALL_HOST_NO_SYNC] = { "host clock, no sync",
-                                  "the run returns once the GPU work is queued: the host clock times the "
-                                  "launch, not the inference" },
+                                  { -1,
+                                    "the run returns once the GPU work is queued: the host clock times the "
+                                    "launch, not the inference",
+                                    NULL,
+                                    "launch-bound: the GPU finishes the work as fast as the host queues it, "
+                                    "so the host clock reads the same; the mistake is hidden here, not "
+                                    "absent (it shows once the work outlasts the launches, at larger "
+                                    "batches)",
+                                    NULL,
+                                    "the host clock counts the launches, which the device's clock leaves out "
+                                    "(--exclude-launch): the host, not the GPU, sets this figure" } },
     [IB_PITFALL_COPIES] = { "copies included",
-                            "host-to-device input and device-to-host output copies are counted as "
-                            "inference" },
+                            { 1,
+                              "host-to-device input and device-to-host output copies are counted as "
+                              "inference",
+                              NULL,
+                              "the inputs and outputs are small: their copies are lost in the noise here "
+                              "(they grow with the batch)",
+                              NULL, NULL } },
     [IB_PITFALL_NO_WARMUP] = { "no warm-up",
-                               "the first runs pay start-up costs (session, kernel selection, memory "
-                               "pools, clocks): they inflate the mean and the spread" },
+                               { 1,
+                                 "the first runs pay start-up costs (context, kernel selection, memory "
+                                 "pools, lazy loading, clocks): they inflate the mean and the spread",
+                                 "the first runs pay start-up costs (session, memory allocation, caches): "
+                                 "they inflate the mean and the spread",
+                                 "the cold start is one run among many: the median hardly moves, the mean "
+                                 "does (the line below the table)",
+                                 NULL, NULL } },
     [IB_PITFALL_SINGLE_SAMPLE] = { "single sample",
-                                   "one run is one draw from a distribution: it can land anywhere in "
-                                   "the spread" },
+                                   { 0, "one run is one draw from a distribution: it can land anywhere in "
+                                        "the spread" } },
     [IB_PITFALL_ZERO_INPUT] = { "zero-filled input",
-                                "input values change the time: zeros switch fewer transistors (less "
-                                "power, higher GPU clocks) and take data-dependent shortcuts (sparse "
-                                "or early-exit paths) that real inputs do not" },
+                                { -1,
+                                  "input values change the time: zeros switch fewer transistors (less power, "
+                                  "higher GPU clocks) and take data-dependent shortcuts (sparse or "
+                                  "early-exit paths) that real inputs do not",
+                                  "input values change the time: zeros take data-dependent shortcuts (sparse "
+                                  "or early-exit paths, no denormals) that real inputs do not (on a busy "
+                                  "machine, other load between the two measurements can look the same)",
+                                  "the input values change this model's time by nothing that shows beyond "
+                                  "the noise: zeros are no shortcut for it",
+                                  NULL, NULL } },
     [IB_PITFALL_TF32] = { "TF32 taken for fp32",
-                          "the runtime's default on GPUs with TF32 (compute capability 8.0+): float32 "
-                          "convolutions and matrix products run with 10-bit mantissas; faster, and not "
-                          "the fp32 the model is labelled with" },
+                          { -1,
+                            "the runtime's default on GPUs with TF32 (compute capability 8.0+): float32 "
+                            "convolutions and matrix products run with 10-bit mantissas; faster, and not the "
+                            "fp32 the model is labelled with",
+                            NULL,
+                            "TF32 gains no time measurably here (few float32 matrix products, or "
+                            "memory-bound), yet its outputs differ (the line below)",
+                            NULL, NULL } },
 };
 
 /* The TF32 row when the correct row itself ran in TF32 (the runtime's
@@ -53,9 +86,16 @@ static const struct {
  * so that its bar and its difference from the correct row tell the same
  * story (docs/pitfalls.md). */
 static const char *const strict_fp32_name = "strict fp32 (TF32 off)";
-static const char *const strict_fp32_why =
+static const ib__pitfall_texts strict_fp32_why = {
+    1,
     "the correct row ran in TF32, the runtime's default (10-bit mantissas), not the fp32 the model is "
-    "labelled with: this is what strict fp32 takes";
+    "labelled with: this is what strict fp32 takes",
+    NULL,
+    "strict fp32 costs no time that shows beyond the noise here: the runtime's TF32 default gains nothing "
+    "measurable on this model",
+    NULL,
+    NULL,
+};
 
 typedef ib_status (*run_fn)(ib_workload *w, ib_error *err);
 /* Takes one sample of a method, in ms. */
@@ -66,8 +106,9 @@ static void row_init(ib_pitfall_row *row, ib_pitfall kind)
     memset(row, 0, sizeof *row);
     row->kind = kind;
     row->name = row_texts[kind].name;
-    row->why = row_texts[kind].why;
+    row->why = row_texts[kind].why.effect_gpu;
     row->applies = true;
+    row->error_ci95_pct[0] = row->error_ci95_pct[1] = NAN;
     row->error_pct = row->single_p5_pct = row->single_p95_pct = row->single_off_5pct = NAN;
     row->tf32_on_median_ms = row->tf32_off_median_ms = row->tf32_max_abs_error = row->tf32_max_rel_error =
         NAN;
@@ -92,8 +133,8 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
     ib_pitfall_row *cold = &out->rows[IB_PITFALL_NO_WARMUP];
     if (!device) {
         no_sync->applies = false;
-        no_sync->not_applicable = "not a mistake on the CPU: a CPU run is synchronous, the host clock "
-                                  "is the right clock";
+        no_sync->not_applicable =
+            "not a mistake on the CPU: a CPU run is synchronous, the host clock is the right clock";
         copies->applies = false;
         copies->not_applicable = "the data already lives in host memory: there is no copy to include";
     }
@@ -109,8 +150,8 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
                  "this workload cannot refill its inputs");
     if (!ib__workload_can(w, IB_CAP_REOPEN)) {
         cold->applies = false;
-        cold->not_applicable = "this backend cannot open a fresh session (no IB_CAP_REOPEN), so its "
-                               "cold start cannot be repeated";
+        cold->not_applicable = "this backend cannot open a fresh session (no IB_CAP_REOPEN), so its cold "
+                               "start cannot be repeated";
     }
     ib_pitfall_row *tf32 = &out->rows[IB_PITFALL_TF32];
     bool reduced = !strcmp(w->info.math, "fp16") || !strcmp(w->info.math, "bf16");
@@ -127,13 +168,22 @@ static void mark_applicability(ib_pitfalls_result *out, const ib_workload *w)
     }
 }
 
-/* Statistics of what a method reported, and its median against the
- * correct one. */
-static void row_summarize(ib_pitfall_row *row, const double *x, size_t n, double correct_median)
+/* The correct row's samples, against which every row is read. */
+typedef struct correct_samples {
+    const double *ms;
+    size_t n;
+    double median;
+} correct_samples;
+
+/* Statistics of what a method reported, its median against the correct
+ * one, and the interval of that difference. */
+static void row_summarize(ib_pitfall_row *row, const double *x, size_t n, const correct_samples *correct)
 {
     if (n == 0) return;
     ib_stats_compute(x, n, &row->stats);
-    row->error_pct = correct_median > 0 ? (row->stats.p50 / correct_median - 1.0) * 100.0 : NAN;
+    row->error_pct = correct->median > 0 ? (row->stats.p50 / correct->median - 1.0) * 100.0 : NAN;
+    row->reading =
+        ib__pitfall_interval(correct->ms, correct->n, x, n, row->error_ci95_pct, &row->no_interval);
 }
 
 /* The spread of a single run taken as the answer, over the correct samples:
@@ -276,13 +326,13 @@ typedef ib_status (*measure_fn)(ib_workload *w, const ib_config *cfg, double *x,
 /* Measures one wrong way into its row; a failure stays in the row. Returns
  * the row's status. */
 static ib_status measure_row(ib_pitfall_row *row, measure_fn measure, ib_workload *w, const ib_config *cfg,
-                             double *x, size_t n, double correct_median)
+                             double *x, size_t n, const correct_samples *correct)
 {
     if (!row->applies || row->status != IB_OK) return IB_OK;
     ib_error e = { { 0 } };
     size_t done = 0;
     ib_status st = measure(w, cfg, x, n, &done, &e);
-    row_summarize(row, x, done, correct_median);
+    row_summarize(row, x, done, correct);
     if (st != IB_OK) row_fail(row, st, e.message);
     return st;
 }
@@ -343,24 +393,20 @@ static void tf32_errors(ib_pitfall_row *row, const ib__output_values *off, const
 /* The row's figures: the arithmetic the correct row did not use, against
  * the correct median. */
 static void tf32_figures(ib_pitfall_row *row, const ib_latency_result *off, const ib_latency_result *on,
-                         bool reference_tf32, double correct_median)
+                         bool reference_tf32, const correct_samples *correct)
 {
     const ib_latency_result *shown = reference_tf32 ? off : on;
-    row->stats = shown->has_device_timer ? shown->device : shown->host;
+    row_summarize(row, shown->has_device_timer ? shown->device_ms : shown->host_ms, shown->n, correct);
     ib__strlcpy(row->math, reference_tf32 ? "fp32" : "tf32", sizeof row->math);
-    if (reference_tf32) {
-        row->name = strict_fp32_name;
-        row->why = strict_fp32_why;
-    }
+    if (reference_tf32) row->name = strict_fp32_name;
     row->tf32_on_median_ms = (on->has_device_timer ? on->device : on->host).p50;
     row->tf32_off_median_ms = (off->has_device_timer ? off->device : off->host).p50;
-    row->error_pct = correct_median > 0 ? (row->stats.p50 / correct_median - 1.0) * 100.0 : NAN;
 }
 
 /* TF32 off, then on, then the workload's own setting back. A GPU without
  * TF32 makes the row not applicable. */
 static ib_status measure_tf32(ib_pitfall_row *row, ib_workload *w, const ib_config *cfg,
-                              double correct_median)
+                              const correct_samples *correct)
 {
     if (!row->applies || row->status != IB_OK) return IB_OK;
     char math[sizeof w->info.math];
@@ -381,7 +427,7 @@ static ib_status measure_tf32(ib_pitfall_row *row, ib_workload *w, const ib_conf
         memset(&on, 0, sizeof on);
     }
     if (st == IB_OK && row->applies) {
-        tf32_figures(row, &off, &on, !strcmp(math, "tf32"), correct_median);
+        tf32_figures(row, &off, &on, !strcmp(math, "tf32"), correct);
         tf32_errors(row, off_out, on_out, w->info.n_outputs);
     }
     if (st != IB_OK) row_fail(row, st, e.message);
@@ -399,7 +445,7 @@ static ib_status measure_tf32(ib_pitfall_row *row, ib_workload *w, const ib_conf
 }
 
 static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, const ib_config *cfg,
-                                    ib__progress *pr, size_t n, double correct_median, ib_error *err)
+                                    ib__progress *pr, const correct_samples *correct, ib_error *err)
 {
     static const struct {
         ib_pitfall kind;
@@ -412,6 +458,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
         { IB_PITFALL_ZERO_INPUT, measure_zero_input },
         { IB_PITFALL_NO_WARMUP, measure_no_warmup },
     };
+    size_t n = correct->n;
     double *x = malloc(n * sizeof *x);
     IB_FAIL_IF(!x, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     ib_status st = IB_OK;
@@ -425,7 +472,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
         ib__progress_step(pr, (int64_t)i + 2, PROGRESS_STEPS, row->name, w->info.batch);
         ib_config row_cfg = ib__progress_nested(pr, cfg);
         row_cfg.measure_energy = false; /* the energy row is the correct one's */
-        if (measure_row(row, order[i].measure, w, &row_cfg, x, n, correct_median) == IB_ERR_INTERRUPTED)
+        if (measure_row(row, order[i].measure, w, &row_cfg, x, n, correct) == IB_ERR_INTERRUPTED)
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     }
     free(x);
@@ -434,7 +481,7 @@ static ib_status measure_wrong_ways(ib_pitfalls_result *out, ib_workload *w, con
     ib__progress_step(pr, PROGRESS_STEPS, PROGRESS_STEPS, tf32->name, w->info.batch);
     ib_config row_cfg = ib__progress_nested(pr, cfg);
     row_cfg.measure_energy = false;
-    if (measure_tf32(tf32, w, &row_cfg, correct_median) == IB_ERR_INTERRUPTED)
+    if (measure_tf32(tf32, w, &row_cfg, correct) == IB_ERR_INTERRUPTED)
         st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
     return st;
 }
@@ -518,6 +565,17 @@ static void keep_correct_samples(ib_pitfalls_result *out, const ib_latency_resul
     out->n_correct = correct->n;
 }
 
+/* Each row's why, by how it reads on this device: a difference within
+ * the noise is not explained as the mistake's effect. */
+static void explain_rows(ib_pitfalls_result *out, bool gpu)
+{
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) {
+        ib_pitfall_row *row = &out->rows[k];
+        bool strict = k == IB_PITFALL_TF32 && !strcmp(row->math, "fp32");
+        row->why = ib__pitfall_why(strict ? &strict_fp32_why : &row_texts[k].why, gpu, row->reading);
+    }
+}
+
 void ib_pitfalls_result_free(ib_pitfalls_result *r)
 {
     if (!r) return;
@@ -536,6 +594,7 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
     out->energy.short_window_ms = out->energy.short_joules_per_item = out->energy.short_error_pct = NAN;
     IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or configuration");
     mark_applicability(out, w);
+    explain_rows(out, ib__workload_can(w, IB_CAP_GPU)); /* the rows not reached keep these */
     ib__strlcpy(out->reference_math, w->info.math, sizeof out->reference_math);
     out->reference_math_default = w->info.math_default;
 
@@ -567,8 +626,11 @@ ib_status ib_measure_pitfalls(ib_workload *w, const ib_config *cfg, ib_pitfalls_
     if (single_sample(single, correct.has_device_timer ? correct.device_ms : correct.host_ms, &ref->stats) !=
         IB_OK)
         row_fail(single, IB_ERR_NO_MEMORY, "out of host memory");
-    st = measure_wrong_ways(out, w, cfg, &pr, correct.n, ref->stats.p50, err);
+    correct_samples samples = { correct.has_device_timer ? correct.device_ms : correct.host_ms, correct.n,
+                                ref->stats.p50 };
+    st = measure_wrong_ways(out, w, cfg, &pr, &samples, err);
     ib_latency_result_free(&correct);
+    explain_rows(out, ib__workload_can(w, IB_CAP_GPU));
     if (st != IB_OK) stop(out, st, st == IB_ERR_INTERRUPTED ? "interrupted" : ib_status_str(st));
     return st;
 }

@@ -111,7 +111,7 @@ static char *pitfalls_csv(const ib_result *res)
     const ib_pitfalls_result *r = res->pitfalls;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,device,batch,options,method,applies,status,n,median_ms,p99_ms,mean_ms,std_ms,"
-                        "error_pct,math,joules_per_item" EOL);
+                        "error_pct,error_ci95_low_pct,error_ci95_high_pct,verdict,math,joules_per_item" EOL);
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *row = &r->rows[i];
         bool measured = row->applies && row->stats.n > 0;
@@ -125,6 +125,10 @@ static char *pitfalls_csv(const ib_result *res)
         ib__csv_number(&b, measured ? row->stats.mean : NAN);
         ib__csv_number(&b, measured ? row->stats.std : NAN);
         ib__csv_number(&b, measured && i != IB_PITFALL_CORRECT ? row->error_pct : NAN);
+        ib__csv_number(&b, row->error_ci95_pct[0]);
+        ib__csv_number(&b, row->error_ci95_pct[1]);
+        ib__csv_text_cell(
+            &b, row->reading == IB_READING_NOT_COMPARED ? "" : ib_pitfall_reading_name(row->reading));
         /* The arithmetic of the row's figures: the reference's, but the TF32 row's own. */
         ib__csv_text_cell(&b, measured ? ib__pitfall_math(r, row) : "");
         ib__sbuf_printf(&b, "," EOL);
@@ -143,7 +147,7 @@ static char *pitfalls_csv(const ib_result *res)
         ib__csv_text_cell(&b, isfinite(rows[i].joules_per_item) ? "ok" : "not measured");
         ib__sbuf_printf(&b, ",,,,,");
         ib__csv_number(&b, i > 0 ? rows[i].error_pct : NAN);
-        ib__sbuf_printf(&b, ",");
+        ib__sbuf_printf(&b, ",,,,");
         ib__csv_number(&b, rows[i].joules_per_item);
         ib__sbuf_printf(&b, EOL);
     }

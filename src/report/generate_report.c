@@ -321,8 +321,11 @@ static void text_energy(ib__sbuf *b, const ib_gen_result *r)
 static void text_pitfalls(ib__sbuf *b, const ib_gen_result *r)
 {
     if (!r->has_pitfalls) return;
-    ib__sbuf_printf(b, "\npitfalls (what each mistake reports, beside the correct figure):\n");
-    ib__sbuf_printf(b, "%-34s %-17s %12s %12s %9s\n", "method", "figure", "reports", "correct", "error");
+    ib__sbuf_printf(b,
+                    "\npitfalls (what each mistake reports, beside the correct figure; the 95%% interval of "
+                    "the medians' change, as `compare` computes it, within noise when it holds 0):\n");
+    ib__sbuf_printf(b, "%-34s %-17s %12s %12s %9s %17s  %s\n", "method", "figure", "reports", "correct",
+                    "error", "95% interval", "reading");
     for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
         const ib_gen_pitfall_row *row = &r->pitfalls[k];
         if (!row->applies) {
@@ -333,11 +336,19 @@ static void text_pitfalls(ib__sbuf *b, const ib_gen_result *r)
             ib__sbuf_printf(b, "%-34s failed: %s\n", row->name, row->error);
             continue;
         }
-        ib__sbuf_printf(b, "%-34s %-17s %12.5g %12.5g %+8.1f%%\n", row->name, row->figure, row->wrong,
-                        row->correct, ib__signed_shown(row->error_pct, 1));
+        char interval[48];
+        ib__sbuf_printf(b, "%-34s %-17s %12.5g %12.5g %+8.1f%% %17s  %s\n", row->name, row->figure,
+                        row->wrong, row->correct, ib__signed_shown(row->error_pct, 1),
+                        ib__fmt_pitfall_interval(interval, row->error_ci95_pct, row->reading),
+                        ib_pitfall_reading_name(row->reading));
     }
-    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++)
-        if (r->pitfalls[k].applies) ib__sbuf_printf(b, "  %s: %s\n", r->pitfalls[k].name, r->pitfalls[k].why);
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
+        const ib_gen_pitfall_row *row = &r->pitfalls[k];
+        if (!row->applies) continue;
+        ib__sbuf_printf(b, "  %s: %s", row->name, row->why);
+        if (row->no_interval) ib__sbuf_printf(b, " (no interval: %s)", row->no_interval);
+        ib__sbuf_printf(b, "\n");
+    }
 }
 
 char *ib__gen_report_text(const ib_gen_result *r)
@@ -531,6 +542,8 @@ static void json_pitfalls(cJSON *root, const ib_gen_result *r)
         ib__json_add_number(o, "reports", row->wrong);
         ib__json_add_number(o, "correct", row->correct);
         ib__json_add_number(o, "error_pct", row->error_pct);
+        ib__json_pitfall_reading(o, row->error_ci95_pct, row->reading, row->no_interval);
+        cJSON_AddStringToObject(o, "why", row->why);
         cJSON_AddNumberToObject(o, "detail", row->detail);
         cJSON_AddItemToArray(a, o);
     }
@@ -587,10 +600,31 @@ static void csv_energy(ib__sbuf *b, const char *window, const ib_energy *e, int3
     }
 }
 
+/* A pitfall's difference, its interval's bounds (in %) and its reading
+ * (in the value column, a word), a row each under the pitfall's name. */
+static void csv_pitfall_reading(ib__sbuf *b, const ib_gen_pitfall_row *row)
+{
+    const char *kinds[] = { "pitfall_error", "pitfall_ci95_low", "pitfall_ci95_high" };
+    const double values[] = { row->error_pct, row->error_ci95_pct[0], row->error_ci95_pct[1] };
+    for (int i = 0; i < 3; i++) {
+        ib__sbuf_printf(b, "%s", kinds[i]);
+        ib__csv_text_cell(b, row->name);
+        ib__sbuf_printf(b, ",,,,1");
+        ib__csv_number(b, values[i]);
+        ib__sbuf_printf(b, ",%%\r\n");
+    }
+    ib__sbuf_printf(b, "pitfall_verdict");
+    ib__csv_text_cell(b, row->name);
+    ib__sbuf_printf(b, ",,,,1");
+    ib__csv_text_cell(b, ib_pitfall_reading_name(row->reading));
+    ib__sbuf_printf(b, ",\r\n");
+}
+
 /* CSV (RFC 4180, CRLF as the other results' CSV): one row per timed token (kind "token", run, step, position,
  * ms), per TTFT
  * ("ttft", run), per point ("sequences": count, tokens/s in value) and per
- * pitfall ("pitfall": its name, what it reports in ms or tokens/s). */
+ * pitfall ("pitfall": its name, what it reports in ms or tokens/s; then
+ * its reading, csv_pitfall_reading). */
 char *ib__gen_report_csv(const ib_gen_result *r)
 {
     ib__sbuf b = { 0 };
@@ -628,6 +662,7 @@ char *ib__gen_report_csv(const ib_gen_result *r)
         ib__csv_number(&b, row->wrong);
         ib__csv_text_cell(&b, row->figure);
         ib__sbuf_printf(&b, "\r\n");
+        csv_pitfall_reading(&b, row);
     }
     return ib__sbuf_finish(&b);
 }
@@ -712,12 +747,19 @@ char *ib__gen_report_md(const ib_gen_result *r)
     md_energy(&b, r);
     md_sequences(&b, r);
     if (r->has_pitfalls) {
-        ib__sbuf_printf(&b, "\n| method | figure | reports | correct | error |\n|---|---|---:|---:|---:|\n");
+        ib__sbuf_printf(&b,
+                        "\n| method | figure | reports | correct | error | 95%% interval | reading | why |\n"
+                        "|---|---|---:|---:|---:|---:|---|---|\n");
         for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
             const ib_gen_pitfall_row *row = &r->pitfalls[k];
-            if (row->applies && row->status == IB_OK)
-                ib__sbuf_printf(&b, "| %s | %s | %.5g | %.5g | %+.1f%% |\n", row->name, row->figure,
-                                row->wrong, row->correct, ib__signed_shown(row->error_pct, 1));
+            char interval[48];
+            if (!row->applies || row->status != IB_OK) continue;
+            ib__sbuf_printf(&b, "| %s | %s | %.5g | %.5g | %+.1f%% | %s | %s | ", row->name, row->figure,
+                            row->wrong, row->correct, ib__signed_shown(row->error_pct, 1),
+                            ib__fmt_pitfall_interval(interval, row->error_ci95_pct, row->reading),
+                            ib_pitfall_reading_name(row->reading));
+            ib__md_cell(&b, row->why);
+            ib__sbuf_printf(&b, " |\n");
         }
     }
     ib__md_footer(&b, r->partial, r->stop_status, r->warnings);

@@ -41,7 +41,10 @@ static const char *const css =
     "svg .pt-sync{fill:#fff;stroke:#ef6c00;stroke-width:1.5}\n"
     "svg text.mark{fill:#222;font-weight:bold}\n"
     ".key-b2b{color:#1f77b4;font-weight:bold}.key-sync{color:#ef6c00;font-weight:bold}\n"
-    "svg .bar-correct{fill:#66bb6a}svg .bar-wrong{fill:#e57373}svg .bar-strict{fill:#90a4ae}svg "
+    "svg .bar-wrong{fill:#e57373}svg .bar-strict{fill:#90a4ae}"
+    "svg .bar-noise{fill:#b0bec5}svg "
+    "line.interval{stroke:#222;stroke-width:2}.key-interval{font-weight:bold}\n"
+    "svg "
     ".mean{fill:#222}\n"
     "svg line.spread{stroke:#ef6c00;stroke-width:3}svg line.correct{stroke:#2e7d32;stroke-width:1.5}\n"
     "svg text.correct{fill:#2e7d32}svg text.row-label{fill:#222}svg text.row-error{fill:#444}\n"
@@ -563,12 +566,21 @@ char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload
 
 static bool row_measured(const ib_pitfall_row *row) { return row->applies && row->stats.n > 0; }
 
+/* Why a row has no interval, after its why. */
+static void pitfall_no_interval(ib__sbuf *b, const char *no_interval)
+{
+    if (!no_interval) return;
+    ib__sbuf_printf(b, " (no interval: ");
+    ib__xml_escape(b, no_interval);
+    ib__sbuf_printf(b, ")");
+}
+
 static void pitfalls_table(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
 {
     ib__sbuf_printf(b,
                     "<h2>What each method reports</h2>\n<table>\n<tr><th>method</th><th>n</th>"
                     "<th>mean %s</th><th>median %s</th><th>p99 %s</th><th>vs correct</th>"
-                    "<th class=\"text\">why</th></tr>\n",
+                    "<th>95%% interval</th><th class=\"text\">reading</th><th class=\"text\">why</th></tr>\n",
                     unit, unit, unit);
     for (int k = 0; k < IB_PITFALL_COUNT; k++) {
         const ib_pitfall_row *row = &r->rows[k];
@@ -576,14 +588,19 @@ static void pitfalls_table(ib__sbuf *b, const ib_pitfalls_result *r, double scal
         ib__xml_escape(b, row->name);
         ib__sbuf_printf(b, "</td>");
         if (row_measured(row)) {
-            char error[32];
-            ib__sbuf_printf(
-                b, "<td>%zu</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td><td class=\"text\">",
-                row->stats.n, row->stats.mean * scale, row->stats.p50 * scale, row->stats.p99 * scale,
-                ib__fmt_pitfall_error(error, row));
+            char error[32], interval[48];
+            ib__sbuf_printf(b,
+                            "<td>%zu</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td><td>%s</td><td "
+                            "class=\"text\">%s</td><td class=\"text\">",
+                            row->stats.n, row->stats.mean * scale, row->stats.p50 * scale,
+                            row->stats.p99 * scale, ib__fmt_pitfall_error(error, row),
+                            ib__fmt_pitfall_interval(interval, row->error_ci95_pct, row->reading),
+                            row->reading == IB_READING_NOT_COMPARED ? ""
+                                                                    : ib_pitfall_reading_name(row->reading));
             ib__xml_escape(b, row->why);
+            pitfall_no_interval(b, row->no_interval);
         } else {
-            ib__sbuf_printf(b, "<td colspan=\"6\" class=\"text\">%s",
+            ib__sbuf_printf(b, "<td colspan=\"8\" class=\"text\">%s",
                             row->applies ? "not measured: " : "N/A: ");
             ib__xml_escape(b, row->applies ? row->error : row->not_applicable);
         }
@@ -592,46 +609,134 @@ static void pitfalls_table(ib__sbuf *b, const ib_pitfalls_result *r, double scal
     ib__sbuf_printf(b, "</table>\n");
 }
 
-/* One row of the chart (row i counted from the top of n): the method's
- * median as a bar, its mean as a dot; the single sample as the range one
- * run lands in around the correct median instead. */
-static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const ib_pitfall_row *row,
-                               const ib_pitfall_row *correct, double y, double scale)
+/* One row of a pitfalls chart: its figure against the correct one, as a
+ * ratio (the forward pass's rows and generation's, whose figures are in
+ * ms or tokens/s, on one axis). */
+typedef struct pitfall_bar {
+    const char *name;
+    double error_pct; /* the bar, from the correct figure to it */
+    double ci_pct[2]; /* its 95% interval (NaN: none) */
+    ib_pitfall_reading reading;
+    double spread_pct[2];  /* the single sample's 5th..95th percentile instead of a bar (NaN: a bar) */
+    double mean_pct;       /* a dot: the mean against the correct mean (NaN: none) */
+    const char *bar_class; /* NULL: by the reading */
+    char label[96];
+} pitfall_bar;
+
+/* x: log2 of the figure over the correct one; NaN stays NaN. */
+static double log_ratio(double pct) { return log2(1 + pct / 100); }
+
+/* A difference within the noise, or with no interval to judge it, is
+ * drawn neutral: only a difference beyond its interval is a mistake's
+ * figure, red. */
+static const char *bar_class(const pitfall_bar *bar)
 {
-    char label[64], error[32];
-    ib__svg_text(b, plot->left - 8, ib__plot_py(plot, y) + 4, "end", "row-label", row->name);
-    double end;
-    if (row->kind == IB_PITFALL_SINGLE_SAMPLE) {
-        double lo = correct->stats.p50 * (1 + row->single_p5_pct / 100) * scale;
-        end = correct->stats.p50 * (1 + row->single_p95_pct / 100) * scale;
-        ib__svg_segment(b, plot, lo, y, end, y, "spread");
-        snprintf(label, sizeof label, "%+.1f%% .. %+.1f%%", ib__signed_shown(row->single_p5_pct, 1),
-                 ib__signed_shown(row->single_p95_pct, 1));
+    if (bar->bar_class) return bar->bar_class;
+    return bar->reading == IB_READING_LOW || bar->reading == IB_READING_HIGH ? "bar-wrong" : "bar-noise";
+}
+
+static void pitfall_bar_label(pitfall_bar *bar)
+{
+    char interval[48];
+    if (isfinite(bar->spread_pct[0])) {
+        snprintf(bar->label, sizeof bar->label, "one run: %+.1f%% .. %+.1f%%",
+                 ib__signed_shown(bar->spread_pct[0], 1), ib__signed_shown(bar->spread_pct[1], 1));
+        return;
+    }
+    double error = ib__signed_shown(bar->error_pct, 1);
+    if (bar->reading == IB_READING_NO_INTERVAL)
+        snprintf(bar->label, sizeof bar->label, "%+.1f%%, no interval", error);
+    else if (isfinite(bar->ci_pct[0]))
+        snprintf(bar->label, sizeof bar->label, "%+.1f%% %s %s", error,
+                 ib__fmt_pitfall_interval(interval, bar->ci_pct, bar->reading),
+                 ib_pitfall_reading_name(bar->reading));
+    else
+        snprintf(bar->label, sizeof bar->label, "%+.1f%% %s (same runs, exact)", error,
+                 ib_pitfall_reading_name(bar->reading));
+}
+
+static void pitfalls_chart_row(ib__sbuf *b, const ib__plot *plot, const pitfall_bar *bar, double y)
+{
+    ib__svg_text(b, plot->left - 8, ib__plot_py(plot, y) + 4, "end", "row-label", bar->name);
+    if (isfinite(bar->spread_pct[0])) {
+        ib__svg_segment(b, plot, log_ratio(bar->spread_pct[0]), y, log_ratio(bar->spread_pct[1]), y,
+                        "spread");
     } else {
-        end = row->stats.p50 * scale;
-        const char *what = row->kind == IB_PITFALL_CORRECT ? "correct median" : "median";
-        snprintf(label, sizeof label, "%s %.4g", what, end);
+        double x = log_ratio(bar->error_pct);
+        ib__svg_rect(b, plot, fmin(0, x), fmax(0, x), y - 0.3, y + 0.3, bar_class(bar), bar->label);
+        if (isfinite(log_ratio(bar->ci_pct[0])) && isfinite(log_ratio(bar->ci_pct[1])))
+            ib__svg_segment(b, plot, log_ratio(bar->ci_pct[0]), y, log_ratio(bar->ci_pct[1]), y, "interval");
+        double mean = log_ratio(bar->mean_pct);
+        if (isfinite(mean)) ib__svg_points(b, plot, &mean, &y, 1, "mean", 4);
+    }
+    ib__svg_text(b, plot->width - plot->right + 8, ib__plot_py(plot, y) + 4, "start", "row-error",
+                 bar->label);
+}
+
+/* The chart of every row against its correct figure, on a log2 scale of
+ * their ratio; reference: the line at 1's label. */
+static void pitfalls_chart(ib__sbuf *b, const pitfall_bar *bars, size_t n, const char *reference,
+                           const char *caption_more)
+{
+    if (n == 0) return;
+    double lo = 0, hi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double xs[] = { bars[i].error_pct, bars[i].ci_pct[0],     bars[i].ci_pct[1],
+                              bars[i].mean_pct,  bars[i].spread_pct[0], bars[i].spread_pct[1] };
+        for (size_t j = 0; j < sizeof xs / sizeof xs[0]; j++)
+            if (isfinite(log_ratio(xs[j]))) lo = fmin(lo, log_ratio(xs[j])), hi = fmax(hi, log_ratio(xs[j]));
+    }
+    /* Rows from the top, one unit apart; no y ticks: the names label them.
+     * The figures in the right margin. */
+    ib__axis rows = { 0, (double)n, 1, 0, 0, false };
+    ib__plot plot = { 960, 76 + 44 * (double)n, 175, 300, 40, 52, ib__log2_axis(lo, hi, 12), rows };
+    ib__sbuf_printf(b, "<figure>\n");
+    ib__svg_begin(b, &plot, "each method against the correct figure");
+    ib__svg_axes(b, &plot, "what the method reports, times the correct figure (log2 scale)", "");
+    ib__svg_segment(b, &plot, 0, 0, 0, (double)n, "correct");
+    ib__svg_text(b, ib__plot_px(&plot, 0), plot.top - 8, "middle", "correct", reference);
+    for (size_t i = 0; i < n; i++) pitfalls_chart_row(b, &plot, &bars[i], (double)(n - i) - 0.5);
+    ib__svg_end(b);
+    ib__sbuf_printf(b,
+                    "<figcaption>Bars: each method's figure against the correct one, with "
+                    "<span class=\"key-interval\">&#9472;</span> the 95%% interval of the difference (the "
+                    "medians' change, as <code>compare</code> computes it). Red: the interval excludes the "
+                    "correct figure, the method reads low or high; blue-grey: within noise (the interval "
+                    "holds it) or no interval to tell%s.</figcaption>\n</figure>\n",
+                    caption_more);
+}
+
+/* The forward pass's rows as bars: the correct one is the line. */
+static size_t forward_bars(const ib_pitfalls_result *r, pitfall_bar *bars)
+{
+    const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT];
+    size_t n = 0;
+    for (int k = 0; k < IB_PITFALL_COUNT; k++) {
+        const ib_pitfall_row *row = &r->rows[k];
+        /* A figure of 0 (-100%) has no place on a ratio's axis: the table has it. */
+        if (k == IB_PITFALL_CORRECT || !row_measured(row) || !isfinite(log_ratio(row->error_pct))) continue;
+        pitfall_bar *bar = &bars[n++];
+        *bar = (pitfall_bar){ row->name,
+                              row->error_pct,
+                              { row->error_ci95_pct[0], row->error_ci95_pct[1] },
+                              row->reading,
+                              { NAN, NAN },
+                              NAN,
+                              NULL,
+                              "" };
+        if (k == IB_PITFALL_SINGLE_SAMPLE) {
+            bar->spread_pct[0] = row->single_p5_pct;
+            bar->spread_pct[1] = row->single_p95_pct;
+        }
+        /* Its mistake is in the mean, which a cold start moves. */
+        if (k == IB_PITFALL_NO_WARMUP && correct->stats.mean > 0)
+            bar->mean_pct = (row->stats.mean / correct->stats.mean - 1) * 100;
         /* Strict fp32 beside a TF32 reference is no mistake's figure: what
          * the label fp32 promises, in grey. */
-        bool strict = row->kind == IB_PITFALL_TF32 && !strcmp(row->math, "fp32");
-        ib__svg_hbar(b, plot, y - 0.3, y + 0.3, end,
-                     row->kind == IB_PITFALL_CORRECT ? "bar-correct"
-                     : strict                        ? "bar-strict"
-                                                     : "bar-wrong",
-                     label);
-        double mean = row->stats.mean * scale;
-        ib__svg_points(b, plot, &mean, &y, 1, "mean", 4);
-        end = fmax(end, mean);
-        ib__fmt_pitfall_error(error, row);
-        if (row->kind == IB_PITFALL_CORRECT)
-            ib__strlcpy(label, "correct", sizeof label);
-        else if (row->kind == IB_PITFALL_NO_WARMUP) /* its error is in the mean, not the median */
-            snprintf(label, sizeof label, "median %s, mean %+.1f%%", error,
-                     ib__signed_shown((row->stats.mean / correct->stats.mean - 1) * 100, 1));
-        else
-            ib__strlcpy(label, error, sizeof label);
+        if (k == IB_PITFALL_TF32 && !strcmp(row->math, "fp32")) bar->bar_class = "bar-strict";
+        pitfall_bar_label(bar);
     }
-    ib__svg_text(b, ib__plot_px(plot, end) + 8, ib__plot_py(plot, y) + 4, "start", "row-error", label);
+    return n;
 }
 
 /* The TF32 row shows strict fp32 (the reference ran in TF32). */
@@ -641,47 +746,26 @@ static bool strict_shown(const ib_pitfalls_result *r)
     return row_measured(row) && !strcmp(row->math, "fp32");
 }
 
-static void pitfalls_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
+static void forward_chart(ib__sbuf *b, const ib_pitfalls_result *r, double scale, const char *unit)
 {
-    const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT], *shown[IB_PITFALL_COUNT];
-    size_t n = 0;
-    double top = 0;
-    for (int k = 0; k < IB_PITFALL_COUNT; k++) {
-        const ib_pitfall_row *row = &r->rows[k];
-        if (!row_measured(row)) continue;
-        shown[n++] = row;
-        top = fmax(top, row->kind == IB_PITFALL_SINGLE_SAMPLE
-                            ? correct->stats.p50 * (1 + row->single_p95_pct / 100)
-                            : fmax(row->stats.p50, row->stats.mean));
-    }
+    const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT];
+    pitfall_bar bars[IB_PITFALL_COUNT];
+    size_t n = forward_bars(r, bars);
     if (n == 0 || !row_measured(correct)) return;
-    /* Rows from the top, one unit apart; no y ticks: the names label them.
-     * Room on the right for the figures at the bars' ends. */
-    ib__axis rows = { 0, (double)n, 1, 0, 0, false };
-    ib__plot plot = { 900, 76 + 44 * (double)n, 175, 40, 40, 52, ib__nice_axis(0, top * scale * 1.25, 10),
-                      rows };
-    char x_title[48], label[64];
-    snprintf(x_title, sizeof x_title, "what the method reports, %s", unit);
-    ib__sbuf_printf(b, "<h2>Each method against the correct figure</h2>\n<figure>\n");
-    ib__svg_begin(b, &plot, "what each timing method reports");
-    ib__svg_axes(b, &plot, x_title, "");
-    /* The correct median through every row, labelled above the frame. */
-    double at = correct->stats.p50 * scale;
-    snprintf(label, sizeof label, "correct median %.4g %s%s%s", at, unit, r->reference_math[0] ? ", " : "",
-             r->reference_math);
-    ib__svg_segment(b, &plot, at, 0, at, (double)n, "correct");
-    ib__svg_text(b, ib__plot_px(&plot, at), plot.top - 8, "middle", "correct", label);
-    for (size_t i = 0; i < n; i++)
-        pitfalls_chart_row(b, &plot, shown[i], correct, (double)(n - i) - 0.5, scale);
-    ib__svg_end(b);
-    ib__sbuf_printf(b,
-                    "<figcaption>Bars: each method's median; <span class=\"key-mean\">&#9679;</span> "
-                    "its mean (what code that averages its timings prints); <span "
-                    "class=\"key-spread\">&#9472;</span> where a single run lands around the correct "
-                    "median (5th to 95th percentile)%s.</figcaption>\n</figure>\n",
-                    strict_shown(r) ? "; the grey bar: strict fp32, what the label fp32 promises, beside a "
-                                      "reference that ran in TF32"
-                                    : "");
+    char reference[64];
+    snprintf(reference, sizeof reference, "correct median %.4g %s%s%s", correct->stats.p50 * scale, unit,
+             r->reference_math[0] ? ", " : "", r->reference_math);
+    char caption[512];
+    snprintf(
+        caption, sizeof caption,
+        "; <span class=\"key-mean\">&#9679;</span> the no-warm-up row's mean against the correct mean "
+        "(what code that averages its timings prints); <span class=\"key-spread\">&#9472;</span> where a "
+        "single run lands around the correct median (5th to 95th percentile)%s",
+        strict_shown(r) ? "; the grey bar: strict fp32, what the label fp32 promises, beside a reference "
+                          "that ran in TF32"
+                        : "");
+    ib__sbuf_printf(b, "<h2>Each method against the correct figure</h2>\n");
+    pitfalls_chart(b, bars, n, reference, caption);
 }
 
 char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_info *info)
@@ -699,7 +783,7 @@ char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_inf
     page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     const char *unit;
     double scale = ib__latency_unit(correct->stats.p50, &unit);
-    pitfalls_chart(&b, r, scale, unit);
+    forward_chart(&b, r, scale, unit);
     pitfalls_table(&b, r, scale, unit);
     page_text_and_tail(&b, ib_pitfalls_report_text(r, info));
     return ib__sbuf_finish(&b);
@@ -1068,6 +1152,56 @@ static void gen_efficiency_plot(ib__sbuf *b, const ib_gen_result *r)
                        "counter to another; the text gives each bound.");
 }
 
+/* The generation pitfalls (docs/generate.md, "Pitfalls"): the same chart
+ * as the forward pass's, and the table. */
+static void gen_pitfalls(ib__sbuf *b, const ib_gen_result *r)
+{
+    if (!r->has_pitfalls) return;
+    pitfall_bar bars[IB_GEN_PITFALL_COUNT];
+    size_t n = 0;
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
+        const ib_gen_pitfall_row *row = &r->pitfalls[k];
+        if (!row->applies || row->status != IB_OK || !isfinite(log_ratio(row->error_pct))) continue;
+        bars[n] = (pitfall_bar){ row->name,
+                                 row->error_pct,
+                                 { row->error_ci95_pct[0], row->error_ci95_pct[1] },
+                                 row->reading,
+                                 { NAN, NAN },
+                                 NAN,
+                                 NULL,
+                                 "" };
+        pitfall_bar_label(&bars[n++]);
+    }
+    ib__sbuf_printf(b, "<h2>Pitfalls: what each mistake reports</h2>\n");
+    pitfalls_chart(b, bars, n, "the correct figure (each row's own: ms or tokens/s)", "");
+    ib__sbuf_printf(
+        b, "<table>\n<tr><th class=\"text\">method</th><th class=\"text\">figure</th><th>reports</th>"
+           "<th>correct</th><th>vs correct</th><th>95%% interval</th><th class=\"text\">reading</th>"
+           "<th class=\"text\">why</th></tr>\n");
+    for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
+        const ib_gen_pitfall_row *row = &r->pitfalls[k];
+        ib__sbuf_printf(b, "<tr><td class=\"text\">");
+        ib__xml_escape(b, row->name);
+        ib__sbuf_printf(b, "</td>");
+        if (!row->applies || row->status != IB_OK) {
+            ib__sbuf_printf(b, "<td colspan=\"7\" class=\"text\">%s", row->applies ? "failed: " : "N/A: ");
+            ib__xml_escape(b, row->applies ? row->error : row->not_applicable);
+        } else {
+            char interval[48];
+            ib__sbuf_printf(b,
+                            "<td class=\"text\">%s</td><td>%.5g</td><td>%.5g</td><td>%+.1f%%</td><td>%s</td>"
+                            "<td class=\"text\">%s</td><td class=\"text\">",
+                            row->figure, row->wrong, row->correct, ib__signed_shown(row->error_pct, 1),
+                            ib__fmt_pitfall_interval(interval, row->error_ci95_pct, row->reading),
+                            ib_pitfall_reading_name(row->reading));
+            ib__xml_escape(b, row->why);
+            pitfall_no_interval(b, row->no_interval);
+        }
+        ib__sbuf_printf(b, "</td></tr>\n");
+    }
+    ib__sbuf_printf(b, "</table>\n");
+}
+
 char *ib__gen_report_html(const ib_gen_result *r)
 {
     ib__sbuf b = { 0 };
@@ -1097,6 +1231,7 @@ char *ib__gen_report_html(const ib_gen_result *r)
     if (r->runs > 0) gen_energy(&b, r);
     gen_sequences_plot(&b, r);
     gen_efficiency_plot(&b, r);
+    gen_pitfalls(&b, r);
     page_text_and_tail(&b, ib__gen_report_text(r));
     return ib__sbuf_finish(&b);
 }

@@ -131,18 +131,23 @@ static char *pitfalls_md(const ib_result *res)
     char reference[IB__REFERENCE_TEXT_LEN];
     ib__md_cell(&b, ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default));
     ib__sbuf_printf(&b, "\n\n");
-    HEADER(&b, "lrrrrl", "method", "n", "median", "mean", "vs correct", "why it is wrong");
+    HEADER(&b, "lrrrrrll", "method", "n", "median", "mean", "vs correct", "95% interval", "reading",
+           "why it is wrong");
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *p = &r->rows[i];
-        char n[24], t[3][32];
+        char n[24], t[3][32], interval[48];
         snprintf(n, sizeof n, "%zu", p->stats.n);
+        const char *reading =
+            p->reading == IB_READING_NOT_COMPARED ? "" : ib_pitfall_reading_name(p->reading);
         if (!p->applies)
-            ROW(&b, p->name, "-", "-", "-", "n/a", p->not_applicable);
+            ROW(&b, p->name, "-", "-", "-", "n/a", "-", "", p->not_applicable);
         else if (p->stats.n == 0)
-            ROW(&b, p->name, "0", "-", "-", "-", p->error);
+            ROW(&b, p->name, "0", "-", "-", "-", "-", "", p->error);
         else
             ROW(&b, p->name, n, ib__fmt_ms(t[0], p->stats.p50), ib__fmt_ms(t[1], p->stats.mean),
-                ib__fmt_pitfall_error(t[2], p), i == IB_PITFALL_CORRECT ? "" : p->why);
+                ib__fmt_pitfall_error(t[2], p),
+                ib__fmt_pitfall_interval(interval, p->error_ci95_pct, p->reading), reading,
+                i == IB_PITFALL_CORRECT ? "" : p->why);
     }
     energy_pitfall_md(&b, &r->energy);
     ib__md_footer(&b, r->partial, r->stop_status, r->warnings);

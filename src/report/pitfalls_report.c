@@ -28,6 +28,30 @@ const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row)
     return buf;
 }
 
+const char *ib__fmt_pitfall_interval(char buf[48], const double ci_pct[2], ib_pitfall_reading reading)
+{
+    if (reading == IB_READING_NOT_COMPARED)
+        snprintf(buf, 48, "-");
+    else if (isfinite(ci_pct[0]) && isfinite(ci_pct[1]))
+        snprintf(buf, 48, "[%+.1f%%, %+.1f%%]", ib__signed_shown(ci_pct[0], 1),
+                 ib__signed_shown(ci_pct[1], 1));
+    else
+        snprintf(buf, 48, reading == IB_READING_NO_INTERVAL ? "none" : "exact (same runs)");
+    return buf;
+}
+
+void ib__json_pitfall_reading(cJSON *o, const double ci_pct[2], ib_pitfall_reading reading,
+                              const char *no_interval)
+{
+    if (isfinite(ci_pct[0]) && isfinite(ci_pct[1]))
+        cJSON_AddItemToObject(o, "error_ci95_pct", ib__json_array(ci_pct, 2));
+    else
+        cJSON_AddNullToObject(o, "error_ci95_pct");
+    ib__json_add_string_or_null(o, "verdict",
+                                reading == IB_READING_NOT_COMPARED ? NULL : ib_pitfall_reading_name(reading));
+    ib__json_add_string_or_null(o, "no_interval", no_interval);
+}
+
 const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const char *math, bool math_default)
 {
     const char *what = "reference arithmetic (the correct row's, every row's but the TF32 one)";
@@ -60,10 +84,14 @@ static void text_row(ib__sbuf *b, const ib_pitfall_row *row)
         ib__sbuf_printf(b, "%-22s not measured: %s\n", row->name, row->error);
         return;
     }
-    char mean[32], std[32], median[32], error[32];
-    ib__sbuf_printf(b, "%-22s %7zu %10s %10s %10s %11s  %s\n", row->name, row->stats.n,
+    char mean[32], std[32], median[32], error[32], interval[48];
+    const char *reading =
+        row->reading == IB_READING_NOT_COMPARED ? "" : ib_pitfall_reading_name(row->reading);
+    ib__sbuf_printf(b, "%-22s %7zu %10s %10s %10s %11s %17s  %-12s  %s\n", row->name, row->stats.n,
                     ib__fmt_ms(mean, row->stats.mean), ib__fmt_ms(std, row->stats.std),
-                    ib__fmt_ms(median, row->stats.p50), ib__fmt_pitfall_error(error, row), row->why);
+                    ib__fmt_ms(median, row->stats.p50), ib__fmt_pitfall_error(error, row),
+                    ib__fmt_pitfall_interval(interval, row->error_ci95_pct, row->reading), reading, row->why);
+    if (row->no_interval) ib__sbuf_printf(b, "%-22s no interval: %s\n", "", row->no_interval);
     if (row->status != IB_OK)
         ib__sbuf_printf(b, "%-22s stopped early (%s): %s\n", "", ib_status_str(row->status), row->error);
 }
@@ -120,11 +148,14 @@ char *ib_pitfalls_report_text(const ib_pitfalls_result *r, const ib_workload_inf
     ib__sbuf_printf(&b, "\n\nwhat each classic timing mistake would have reported, on this model in this "
                         "session:\n");
     char reference[IB__REFERENCE_TEXT_LEN];
-    ib__sbuf_printf(&b,
-                    "%s\n\n%-22s %7s "
-                    "%10s %10s %10s %11s  %s\n",
-                    ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default), "method",
-                    "n", "mean", "std", "median", "vs correct", "why");
+    ib__sbuf_printf(
+        &b,
+        "%s\n"
+        "each row against the correct one: the 95%% interval of the medians' change, as `compare` "
+        "computes it; within noise when it holds 0\n\n%-22s %7s "
+        "%10s %10s %10s %11s %17s  %-12s  %s\n",
+        ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default), "method", "n",
+        "mean", "std", "median", "vs correct", "95% interval", "reading", "why");
     for (int k = 0; k < IB_PITFALL_COUNT; k++) text_row(&b, &r->rows[k]);
     ib__sbuf_printf(&b, "\n");
     text_no_warmup(&b, &r->rows[IB_PITFALL_NO_WARMUP], &r->rows[IB_PITFALL_CORRECT]);
@@ -149,6 +180,7 @@ static cJSON *row_json(const ib_pitfall_row *row)
     else
         cJSON_AddNullToObject(o, "stats");
     ib__json_add_number(o, "error_pct", row->error_pct);
+    ib__json_pitfall_reading(o, row->error_ci95_pct, row->reading, row->no_interval);
     cJSON_AddStringToObject(o, "why", row->why);
     if (row->kind == IB_PITFALL_SINGLE_SAMPLE) {
         ib__json_add_number(o, "single_p5_pct", row->single_p5_pct);

@@ -123,6 +123,14 @@ void ib__throughput_stop_line(ib__sbuf *b, const ib_throughput_result *r);
 /* A pitfall row's "vs correct": "+12.3%", "+-4.5%" for the single sample
  * (a spread, not an offset), "-" for the correct row or without figures. */
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
+/* A pitfall row's interval of its difference: "[-9.1%, +1.2%]", "exact
+ * (same runs)" for a row read off the correct runs, "none" without one,
+ * "-" for a row not compared. */
+const char *ib__fmt_pitfall_interval(char buf[48], const double ci_pct[2], ib_pitfall_reading reading);
+/* The JSON of a row's reading: error_ci95_pct ([low, high] or null),
+ * verdict (ib_pitfall_reading_name, null when not compared), no_interval. */
+void ib__json_pitfall_reading(cJSON *o, const double ci_pct[2], ib_pitfall_reading reading,
+                              const char *no_interval);
 /* The line that names the arithmetic every pitfalls row is compared with
  * (math, math_default: the correct row's): "reference arithmetic (...):
  * TF32, the runtime's default (float32 tensors, 10-bit mantissas in

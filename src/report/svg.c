@@ -89,8 +89,8 @@ static double axis_tick(const ib__axis *a, int i)
 const char *ib__axis_label(const ib__axis *a, int i, char buf[32])
 {
     double v = axis_tick(a, i);
-    if (a->log2)
-        snprintf(buf, 32, "%.0f", pow(2, v));
+    if (a->log2) /* below 1 (a ratio's axis): 0.5, 0.25 */
+        snprintf(buf, 32, v < 0 ? "%g" : "%.0f", pow(2, v));
     else
         snprintf(buf, 32, "%.*f", a->decimals, fabs(v) < a->step * 1e-6 ? 0.0 : v);
     return buf;

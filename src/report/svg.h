@@ -31,7 +31,7 @@ ib__axis ib__nice_axis(double lo, double hi, int max_ticks);
 /* For log2 values: whole-number ticks (labels 1, 2, 4, ...), at least one
  * doubling of extent. */
 ib__axis ib__log2_axis(double lo, double hi, int max_ticks);
-/* A tick's label, "0.015", or "64" on a log2 axis. */
+/* A tick's label, "0.015", or "64" (or "0.25") on a log2 axis. */
 const char *ib__axis_label(const ib__axis *a, int i, char buf[32]);
 
 /* Bins for a histogram of sorted[0..n): Freedman-Diaconis (width

@@ -56,12 +56,12 @@ expect_exit 0 "throughput --html" -- \
 html_check "$TMP/t.html" "count('svg') == 1 and count('circle', 'pt-b2b') == 5 and count('circle', 'pt-sync') == 5" "throughput: one point per batch, two series"
 html_check "$TMP/t.html" "'<script' not in s.lower() and 'http' not in s and 'peak' in s" "throughput: no script, no link, peak marked"
 
-# On the CPU the host clock and copies rows do not apply: the chart has the
-# correct row, no warm-up and zero-filled input as bars, the single sample
-# as a range.
+# pitfalls on the CPU: the host-clock and copy rows do not apply; no
+# warm-up and zero-filled input as bars against the correct median's line,
+# each red or neutral as its interval reads, the single sample as a range.
 expect_exit 0 "pitfalls --html" -- "$IB" pitfalls zoo:mlp --device cpu --runs 50 --html "$TMP/p.html"
-html_check "$TMP/p.html" "count('svg') == 1 and count('rect', 'bar-correct') == 1 and count('rect', 'bar-wrong') == 2" "pitfalls: a bar per measured method"
-html_check "$TMP/p.html" "count('line', 'spread') == 1 and count('line', 'correct') == 1 and count('circle', 'mean') == 3" "pitfalls: single-run range, correct median, means"
+html_check "$TMP/p.html" "count('svg') == 1 and count('rect', 'bar-wrong') + count('rect', 'bar-noise') == 2" "pitfalls: a bar per measured mistake"
+html_check "$TMP/p.html" "count('line', 'spread') == 1 and count('line', 'correct') == 1 and count('circle', 'mean') == 1 and count('line', 'interval') == 2" "pitfalls: single-run range, correct median, intervals, the no-warm-up mean"
 html_check "$TMP/p.html" "'N/A: not a mistake on the CPU' in s and '<script' not in s.lower() and 'http' not in s" "pitfalls: N/A rows say why; no script, no link"
 
 expect_exit 2 "unwritable --html" -- "$IB" latency zoo:mlp --device cpu --runs 5 --html "$TMP/no/such/dir/l.html"

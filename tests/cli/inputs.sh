@@ -134,6 +134,6 @@ expect_grep "^input values: ids=2, x=random$" "$TMP/out" "plain: the text header
 expect_exit 0 "pitfalls with --input" -- "$IB" pitfalls "$L" --device cpu --runs 30 --batch 64 \
   --input ids=random:-4..3 --json "$TMP/p.json"
 expect_grep "^zero-filled input +30 " "$TMP/out" "pitfalls: the zero-filled input row, 30 runs"
-json_check "$TMP/p.json" "(lambda r: r['status'] == 'ok' and r['stats']['n'] == 30 and r['stats']['p50'] > 0 and r['error_pct'] == r['error_pct'] and 'power' in r['why'])([r for r in d['rows'] if r['kind'] == 'zero_input'][0])" \
-  "pitfalls json: zero_input measured (n 30, a positive median, an error)"
+json_check "$TMP/p.json" "(lambda r: r['status'] == 'ok' and r['stats']['n'] == 30 and r['stats']['p50'] > 0 and r['error_pct'] == r['error_pct'] and r['verdict'] in ('reads low', 'reads high', 'within noise') and 'GPU' not in r['why'])([r for r in d['rows'] if r['kind'] == 'zero_input'][0])" \
+  "pitfalls json: zero_input measured (n 30, a positive median, an error read by its interval, in the CPU's words)"
 finish

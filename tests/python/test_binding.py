@@ -184,6 +184,17 @@ class Pitfalls(Tmp):
         applies = {row["kind"]: row["applies"] for row in r.data["rows"]}
         self.assertTrue(applies["correct"] and applies["single_sample"])
         self.assertFalse(applies["host_no_sync"] or applies["no_warmup"])
+        # Each compared row is read by its interval, as the C program's are (docs/pitfalls.md, "Reading a row").
+        for row in r.data["rows"]:
+            if row["kind"] in ("correct", "single_sample") or row["stats"] is None:  # n/a, or not measured
+                self.assertIsNone(row["verdict"])
+                continue
+            self.assertIn(row["verdict"], ("reads low", "reads high", "within noise", "no interval"))
+            ci = row["error_ci95_pct"]
+            self.assertTrue(ci is not None or row["no_interval"])
+            if ci is not None and row["verdict"] == "within noise":
+                self.assertTrue(ci[0] <= 1e-7 and ci[1] >= -1e-7)
+        self.assertIn("95% interval", r.report())
 
 
 class Energy(Tmp):

@@ -188,6 +188,11 @@ class Figures(Tmp):
         self.assertTrue(rows["no_warmup"]["applies"])
         # The callables' prefill costs the same after a step: back to back reads the requests' TTFT.
         self.assertEqual(rows["back_to_back_prefill"]["reports"], rows["back_to_back_prefill"]["correct"])
+        # ... within noise, its interval [0, 0] (docs/generate.md, "Pitfalls"), and said so in the words for it.
+        b2b = rows["back_to_back_prefill"]
+        self.assertEqual((b2b["verdict"], b2b["error_ci95_pct"]), ("within noise", [0, 0]))
+        self.assertIn("costs nothing measurable", b2b["why"])
+        self.assertEqual(rows["one_run"]["verdict"], "no interval")
         # What tests/gpu/python_generate_gpu.sh checks of the two measured rows, on the H200's decoder.
         self.assertEqual(rows["no_sync"]["correct"], r.token_ms["p50"])
         self.assertEqual(rows["back_to_back_prefill"]["correct"], r.ttft_ms["p50"])

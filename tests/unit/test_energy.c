@@ -1145,7 +1145,7 @@ static void test_pitfalls_energy(void)
         cJSON_GetObjectItem(cJSON_GetObjectItem(je, "window_shorter_than_step"), "error_pct")->valuedouble,
         -100, 1e-9);
     cJSON_Delete(doc);
-    CHECK(csv && strstr(csv, ",energy: a 50 ms window (half a step),true,ok,,,,,,-100,,0\r\n"));
+    CHECK(csv && strstr(csv, ",energy: a 50 ms window (half a step),true,ok,,,,,,-100,,,,,0\r\n"));
     CHECK(md && strstr(md, "| a 50 ms window (half a step) | 0 | -100.0% |"));
     CHECK(html && strstr(html, "a 50 ms window (half a step)"));
     docs_free(&d);

@@ -7,6 +7,7 @@
 #include "gen_fixtures.h"
 #include "report/printer.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -537,6 +538,110 @@ static void test_pitfalls_not_applicable(void)
     ib__gen_destroy(g);
 }
 
+/* A pitfall row of the generation JSON, by its key. */
+static const cJSON *gen_pitfall_json(const cJSON *doc, const char *key)
+{
+    const cJSON *row;
+    cJSON_ArrayForEach(row, cJSON_GetObjectItemCaseSensitive(doc, "pitfalls"))
+    {
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(row, "key");
+        if (cJSON_IsString(k) && !strcmp(k->valuestring, key)) return row;
+    }
+    return NULL;
+}
+
+/* The row's interval is compare's on its samples (the correct ones as A),
+ * in the row and in the JSON, with its verdict. */
+static void check_gen_interval(const ib_gen_pitfall_row *row, const cJSON *doc, const char *key,
+                               const double *a, size_t na, const double *b, size_t nb, const char *verdict)
+{
+    ib_comparison c;
+    ib_error err;
+    CHECK(ib_compare_samples(a, na, b, nb, IB_COMPARE_DEFAULT_THRESHOLD, &c, &err) == IB_OK);
+    CHECK(row->error_ci95_pct[0] == 100 * c.change_ci95[0] &&
+          row->error_ci95_pct[1] == 100 * c.change_ci95[1]);
+    const cJSON *o = gen_pitfall_json(doc, key);
+    const cJSON *ci = o ? cJSON_GetObjectItemCaseSensitive(o, "error_ci95_pct") : NULL;
+    const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, "verdict") : NULL;
+    CHECK(cJSON_IsArray(ci) && cJSON_GetArraySize(ci) == 2);
+    if (cJSON_IsArray(ci))
+        CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble == row->error_ci95_pct[0] &&
+              cJSON_GetArrayItem(ci, 1)->valuedouble == row->error_ci95_pct[1]);
+    CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, verdict));
+}
+
+/* Measures s with the pitfalls; its JSON parsed into *doc. */
+static void measure_gen_pitfalls(const ib__gen_fake_script *s, ib_gen_result *r, cJSON **doc)
+{
+    ib__gen *g = gen_fixture_open(s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.pitfalls = true;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, r, &err) == IB_OK);
+    ib_result res = { .kind = IB_RESULT_GENERATION, .generation = r, .gen_cfg = &c };
+    char *json = ib_report(&res, "json");
+    *doc = json ? cJSON_Parse(json) : NULL;
+    CHECK(*doc != NULL);
+    ib_free(json);
+    ib__gen_destroy(g);
+}
+
+/* How a row reads, and the words it is explained with, follow its
+ * interval and the device: a step that returns when done reads the same
+ * without synchronize (within noise, on the CPU: no "queued" story); one
+ * that returns once queued reads low, explained for a CPU runtime that
+ * queues and for a GPU's; prefills back to back read within noise where
+ * the switch costs nothing, low where it costs. */
+static void test_pitfalls_reading(void)
+{
+    ib__gen_fake_script s = script();
+    s.queued_fraction = 0;
+    ib_gen_result r;
+    cJSON *doc;
+    measure_gen_pitfalls(&s, &r, &doc);
+    const ib_gen_pitfall_row *ns = &r.pitfalls[IB_GEN_PITFALL_NO_SYNC],
+                             *b2b = &r.pitfalls[IB_GEN_PITFALL_BACK_TO_BACK];
+    CHECK(ns->reading == IB_READING_WITHIN_NOISE &&
+          strstr(ns->why, "a CPU decode returns when its work is done"));
+    check_gen_interval(ns, doc, "no_sync", r.token_ms, 10 * N, r.token_ms, 10 * N, "within noise");
+    CHECK(b2b->reading == IB_READING_WITHIN_NOISE && strstr(b2b->why, "costs nothing measurable"));
+    ib_gen_result_free(&r);
+    cJSON_Delete(doc);
+
+    s.queued_fraction = 0.5;
+    s.switch_ms = 0.5;
+    measure_gen_pitfalls(&s, &r, &doc);
+    double half[10 * N], ttft_b2b[10];
+    for (int k = 0; k < 10; k++) {
+        ttft_b2b[k] = 2.5;
+        for (int i = 0; i < N; i++) half[k * N + i] = 0.5 * step_ms(1, P + i);
+    }
+    CHECK(ns->reading == IB_READING_LOW && strstr(ns->why, "unless this runtime queues work on the CPU too"));
+    check_gen_interval(ns, doc, "no_sync", r.token_ms, 10 * N, half, 10 * N, "reads low");
+    CHECK(b2b->reading == IB_READING_LOW && strstr(b2b->why, "the switch costs"));
+    check_gen_interval(b2b, doc, "back_to_back_prefill", r.ttft_ms, 10, ttft_b2b, 10, "reads low");
+    /* Read off the same runs: exact, no interval; one run: too few. */
+    const ib_gen_pitfall_row *rate = &r.pitfalls[IB_GEN_PITFALL_PREFILL_IN_RATE];
+    CHECK(rate->reading == IB_READING_LOW && isnan(rate->error_ci95_pct[0]) &&
+          strstr(rate->no_interval, "exact"));
+    const ib_gen_pitfall_row *one = &r.pitfalls[IB_GEN_PITFALL_ONE_RUN];
+    CHECK(one->reading == IB_READING_NO_INTERVAL && strstr(one->no_interval, "too few samples"));
+    char *html = ib__gen_report_html(&r);
+    CHECK(html && strstr(html, "<h2>Pitfalls: what each mistake reports</h2>") &&
+          strstr(html, "<rect class=\"bar-wrong\"") && strstr(html, "<rect class=\"bar-noise\"") &&
+          strstr(html, "class=\"row-error\">-50.0% [") && strstr(html, "reads low<"));
+    ib_free(html);
+    ib_gen_result_free(&r);
+    cJSON_Delete(doc);
+
+    s.gpu_like = true;
+    measure_gen_pitfalls(&s, &r, &doc);
+    CHECK(ns->reading == IB_READING_LOW && strstr(ns->why, "returns once its work is queued"));
+    check_gen_interval(ns, doc, "no_sync", r.token_ms, 10 * N, half, 10 * N, "reads low");
+    ib_gen_result_free(&r);
+    cJSON_Delete(doc);
+}
+
 static void test_failure_keeps_runs(void)
 {
     ib__gen_fake_script s = script();
@@ -768,6 +873,7 @@ int main(int argc, char **argv)
     RUN(test_pitfalls_back_to_back);
     RUN(test_pitfalls_read_off);
     RUN(test_pitfalls_not_applicable);
+    RUN(test_pitfalls_reading);
     RUN(test_unsynchronized_run_drains);
     RUN(test_failure_keeps_runs);
     RUN(test_interrupt_keeps_runs);

@@ -359,9 +359,11 @@ static void test_reports(void)
     ib_workload_destroy(w);
 }
 
-/* On a GPU-like workload every row applies: the chart has a bar for the
- * correct row and for each mistake but the single sample, which is a range;
- * each bar's end says how far off it is. */
+/* On a GPU-like workload every row applies: the chart has a bar for each
+ * mistake but the single sample, which is a range, against the correct
+ * median's line; a bar is red when its interval excludes 0, neutral when
+ * it holds it; each bar's label gives its difference, interval and
+ * reading. */
 static void test_html_report(void)
 {
     ib_pitfalls_result r;
@@ -370,24 +372,28 @@ static void test_html_report(void)
     CHECK(html != NULL);
     if (html) {
         CHECK_EQ_INT(count_occurrences(html, "<svg"), 1);
-        CHECK_EQ_INT(count_occurrences(html, "class=\"bar-correct\""), 1);
-        CHECK_EQ_INT(count_occurrences(html, "class=\"bar-wrong\""), 4);
-        CHECK_EQ_INT(count_occurrences(html, "class=\"spread\"/>"), 1);
-        CHECK_EQ_INT(count_occurrences(html, "<circle class=\"mean\""), 5);
-        char error[32];
-        for (int k = IB_PITFALL_HOST_NO_SYNC; k <= IB_PITFALL_COPIES; k++) {
-            ib__fmt_pitfall_error(error, &r.rows[k]);
-            char label[64];
-            snprintf(label, sizeof label, "class=\"row-error\">%s<", error);
+        int red = 0, neutral = 0;
+        for (int k = IB_PITFALL_HOST_NO_SYNC; k < IB_PITFALL_COUNT; k++) {
+            const ib_pitfall_row *row = &r.rows[k];
+            if (k == IB_PITFALL_SINGLE_SAMPLE || !row->applies) continue;
+            bool beyond = row->reading == IB_READING_LOW || row->reading == IB_READING_HIGH;
+            red += beyond, neutral += !beyond;
+            char interval[48], label[128];
+            snprintf(label, sizeof label, "class=\"row-error\">%+.1f%% %s %s<",
+                     ib__signed_shown(row->error_pct, 1),
+                     ib__fmt_pitfall_interval(interval, row->error_ci95_pct, row->reading),
+                     ib_pitfall_reading_name(row->reading));
             CHECK(strstr(html, label) != NULL);
         }
-        const ib_pitfall_row *cold = &r.rows[IB_PITFALL_NO_WARMUP];
-        char label[96];
-        snprintf(label, sizeof label, "class=\"row-error\">median %s, mean %+.1f%%<",
-                 ib__fmt_pitfall_error(error, cold),
-                 (cold->stats.mean / r.rows[IB_PITFALL_CORRECT].stats.mean - 1) * 100);
-        CHECK(strstr(html, label) != NULL);
-        CHECK(strstr(html, "class=\"row-error\">-8.0% .. +8.0%<") != NULL);
+        /* No sync, copies: beyond; zero-filled (the same durations): within. */
+        CHECK(r.rows[IB_PITFALL_HOST_NO_SYNC].reading == IB_READING_LOW);
+        CHECK(r.rows[IB_PITFALL_COPIES].reading == IB_READING_HIGH);
+        CHECK(r.rows[IB_PITFALL_ZERO_INPUT].reading == IB_READING_WITHIN_NOISE);
+        CHECK_EQ_INT(count_occurrences(html, "<rect class=\"bar-wrong\""), red);
+        CHECK_EQ_INT(count_occurrences(html, "<rect class=\"bar-noise\""), neutral);
+        CHECK_EQ_INT(count_occurrences(html, "class=\"spread\"/>"), 1);
+        CHECK_EQ_INT(count_occurrences(html, "<circle class=\"mean\""), 1); /* the no-warm-up row's mean */
+        CHECK(strstr(html, "class=\"row-error\">one run: -8.0% .. +8.0%<") != NULL);
         CHECK(strstr(html, "correct median 2 ms") != NULL);
         CHECK(strstr(html, "</html>") != NULL);
     }
@@ -432,6 +438,182 @@ static void test_zero_input(void)
     ib_workload_destroy(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Reading a row: its interval, as compare computes it                        */
+/* ------------------------------------------------------------------------ */
+
+/* Durations of 2 ms +-11.7%, 60 values each 5 times in any RUNS runs in a
+ * row, dyadic (so that the virtual clock's differences are exact and the
+ * samples known): spread enough that the bootstrap's interval of two
+ * medians has width. */
+#define PERIOD 60
+
+static double spread_ms(int64_t index) { return 2 + (double)((index * 7) % PERIOD - PERIOD / 2) / 256; }
+
+static double spread_script(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch, (void)ctx;
+    return spread_ms(index);
+}
+
+/* The zero-filled row on a fake whose runs on zeros take factor times as
+ * long (CPU or GPU-like). */
+static ib_workload *measured_zero_factor(double factor, bool gpu_like, ib_pitfalls_result *r)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = spread_script;
+    s.gpu_like = gpu_like;
+    s.host_overhead_ms = 1.0 / 64; /* a launch the host clock can read */
+    s.zero_input_factor = factor;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg = fixed_config();
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, r, &err) == IB_OK);
+    return w;
+}
+
+/* compare's interval (percent) of the correct samples against the zero
+ * row's, which are factor x the same durations (the fake's device timer
+ * times both: no launch in them). */
+static void compare_interval_pct(double factor, double ci_pct[2])
+{
+    double a[RUNS], b[RUNS];
+    for (int i = 0; i < RUNS; i++) a[i] = spread_ms(i), b[i] = factor * spread_ms(i);
+    ib_comparison c;
+    ib_error err;
+    CHECK(ib_compare_samples(a, RUNS, b, RUNS, IB_COMPARE_DEFAULT_THRESHOLD, &c, &err) == IB_OK);
+    ci_pct[0] = 100 * c.change_ci95[0];
+    ci_pct[1] = 100 * c.change_ci95[1];
+}
+
+/* The zero row's JSON: its bounds and its verdict. */
+static void check_zero_json(const ib_pitfalls_result *r, const ib_workload *w, const double ci_pct[2],
+                            const char *verdict)
+{
+    ib_config cfg = fixed_config();
+    char *json = ib_pitfalls_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    const cJSON *zero = doc ? row_of(cJSON_GetObjectItemCaseSensitive(doc, "rows"), "zero_input") : NULL;
+    const cJSON *ci = zero ? cJSON_GetObjectItemCaseSensitive(zero, "error_ci95_pct") : NULL;
+    const cJSON *v = zero ? cJSON_GetObjectItemCaseSensitive(zero, "verdict") : NULL;
+    CHECK(cJSON_IsArray(ci) && cJSON_GetArraySize(ci) == 2);
+    if (cJSON_IsArray(ci)) {
+        CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble == ci_pct[0]);
+        CHECK(cJSON_GetArrayItem(ci, 1)->valuedouble == ci_pct[1]);
+    }
+    CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, verdict));
+    cJSON_Delete(doc);
+    ib_free(json);
+}
+
+/* The zero row's bar in the chart has this class. */
+static void check_zero_bar(const ib_pitfalls_result *r, const ib_workload *w, const char *cls)
+{
+    char *html = ib_pitfalls_report_html(r, ib_workload_get_info(w));
+    char bar[96];
+    snprintf(bar, sizeof bar, "<rect class=\"%s\"", cls);
+    const char *at = html ? strstr(html, ">zero-filled input</text>\n") : NULL;
+    CHECK(at && !strncmp(strchr(at, '\n') + 1, bar, strlen(bar)));
+    ib_free(html);
+}
+
+/* Zeros 0.4% slower, well inside the spread of the runs: the difference
+ * is noise, the interval holds 0, the row reads "within noise", is drawn
+ * neutral, and is not explained as an effect of zeros. Its bounds are
+ * compare's. */
+static void test_reading_within_noise(void)
+{
+    const double factor = 1 + 1.0 / 256;
+    ib_pitfalls_result r;
+    ib_workload *w = measured_zero_factor(factor, false, &r);
+    const ib_pitfall_row *zero = &r.rows[IB_PITFALL_ZERO_INPUT];
+    double ci[2];
+    compare_interval_pct(factor, ci);
+    CHECK(ci[0] < 0 && ci[1] > 0 && zero->error_pct > 0.3);
+    CHECK(zero->error_ci95_pct[0] == ci[0] && zero->error_ci95_pct[1] == ci[1]);
+    CHECK(zero->reading == IB_READING_WITHIN_NOISE && zero->no_interval == NULL);
+    CHECK(strstr(zero->why, "zeros are no shortcut") != NULL);
+    check_zero_json(&r, w, ci, "within noise");
+    check_zero_bar(&r, w, "bar-noise");
+    char *text = ib_pitfalls_report_text(&r, ib_workload_get_info(w));
+    char interval[48], line[160];
+    snprintf(line, sizeof line, "%17s  %-12s  %s", ib__fmt_pitfall_interval(interval, ci, zero->reading),
+             "within noise", zero->why);
+    CHECK(text && strstr(text, line));
+    ib_free(text);
+    ib_pitfalls_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+/* Zeros 25% faster: the interval lies below 0, the row reads low, red,
+ * explained by the device it ran on (no GPU clocks on a CPU); zeros 25%
+ * slower reads high, which zeros do not cause: the machine's state. */
+static void test_reading_effect_by_device(void)
+{
+    ib_pitfalls_result r;
+    ib_workload *w = measured_zero_factor(0.75, false, &r);
+    const ib_pitfall_row *zero = &r.rows[IB_PITFALL_ZERO_INPUT];
+    double ci[2];
+    compare_interval_pct(0.75, ci);
+    CHECK(ci[1] < 0);
+    CHECK(zero->error_ci95_pct[0] == ci[0] && zero->error_ci95_pct[1] == ci[1]);
+    CHECK(zero->reading == IB_READING_LOW);
+    CHECK(strstr(zero->why, "data-dependent shortcuts") && !strstr(zero->why, "GPU"));
+    check_zero_json(&r, w, ci, "reads low");
+    check_zero_bar(&r, w, "bar-wrong");
+    ib_pitfalls_result_free(&r);
+    ib_workload_destroy(w);
+
+    w = measured_zero_factor(0.75, true, &r);
+    CHECK(zero->reading == IB_READING_LOW);
+    CHECK(strstr(zero->why, "higher GPU clocks") != NULL);
+    /* The GPU's own mistake: the host clock sees the launch only. */
+    CHECK(r.rows[IB_PITFALL_HOST_NO_SYNC].reading == IB_READING_LOW);
+    CHECK(strstr(r.rows[IB_PITFALL_HOST_NO_SYNC].why, "queued") != NULL);
+    ib_pitfalls_result_free(&r);
+    ib_workload_destroy(w);
+
+    w = measured_zero_factor(1.25, false, &r);
+    compare_interval_pct(1.25, ci);
+    CHECK(ci[0] > 0 && zero->reading == IB_READING_HIGH);
+    CHECK(strstr(zero->why, "does not cause") && strstr(zero->why, "machine's state"));
+    check_zero_json(&r, w, ci, "reads high");
+    ib_pitfalls_result_free(&r);
+    ib_workload_destroy(w);
+}
+
+/* Fewer runs than compare needs: no interval, said so, drawn neutral. */
+static void test_reading_too_few(void)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = spread_script;
+    s.zero_input_factor = 0.5;
+    ib_workload *w = check_open_fake(&s);
+    ib_config cfg = fixed_config();
+    cfg.runs = IB_COMPARE_MIN_SAMPLES - 1;
+    ib_pitfalls_result r;
+    ib_error err;
+    CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+    const ib_pitfall_row *zero = &r.rows[IB_PITFALL_ZERO_INPUT];
+    CHECK(zero->error_pct < -40);
+    CHECK(zero->reading == IB_READING_NO_INTERVAL && isnan(zero->error_ci95_pct[0]));
+    CHECK(zero->no_interval && strstr(zero->no_interval, "too few samples"));
+    check_zero_bar(&r, w, "bar-noise");
+    ib_config json_cfg = fixed_config();
+    char *json = ib_pitfalls_report_json(&r, ib_workload_get_info(w), &json_cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    const cJSON *row = doc ? row_of(cJSON_GetObjectItemCaseSensitive(doc, "rows"), "zero_input") : NULL;
+    CHECK(row && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(row, "error_ci95_pct")));
+    const cJSON *v = row ? cJSON_GetObjectItemCaseSensitive(row, "verdict") : NULL;
+    CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, "no interval"));
+    cJSON_Delete(doc);
+    ib_free(json);
+    ib_pitfalls_result_free(&r);
+    ib_workload_destroy(w);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -445,5 +627,8 @@ int main(int argc, char **argv)
     RUN(test_reports);
     RUN(test_html_report);
     RUN(test_zero_input);
+    RUN(test_reading_within_noise);
+    RUN(test_reading_effect_by_device);
+    RUN(test_reading_too_few);
     return check_summary("test_pitfalls");
 }

@@ -202,17 +202,20 @@ static void test_tf32_row_reference_tf32(void)
         "<p class=\"reference\">reference arithmetic (the correct row&#39;s, every row&#39;s but the TF32 "
         "one): TF32, the runtime&#39;s default (float32 tensors"));
     CHECK(has(text, "\nstrict fp32 (TF32 off)      40       2 ms ") &&
-          has(text, " +33.3%  the correct row ran in TF32"));
+          has(text, " +33.3%  [+33.3%, +33.3%]  reads high    the correct row ran in TF32"));
     CHECK(
         has(text,
             "TF32 against strict fp32 (each in a fresh session): median 1.5 ms with TF32, 2 ms strict (TF32 "
             "-25.0%)"));
     CHECK(has(md, "| strict fp32 (TF32 off) | 40 | 2 ms |") && has(md, "| +33.3% |"));
     CHECK(has(html, "class=\"row-label\">strict fp32 (TF32 off)</text>") &&
-          has(html, "class=\"row-error\">+33.3%</text>") && has(html, "correct median 1.5 ms, tf32") &&
-          has(html, "class=\"bar-strict\"") && has(html, "the grey bar: strict fp32"));
-    CHECK(has(csv, ",strict fp32 (TF32 off),true,ok,40,2,2,2,0,33.33333333333333,fp32,\r\n"));
-    CHECK(has(csv, ",correct,true,ok,40,1.5,1.5,1.5,0,,tf32,\r\n"));
+          has(html, "class=\"row-error\">+33.3% [+33.3%, +33.3%] reads high</text>") &&
+          has(html, "correct median 1.5 ms, tf32") && has(html, "class=\"bar-strict\"") &&
+          has(html, "the grey bar: strict fp32"));
+    CHECK(has(csv, ",strict fp32 (TF32 "
+                   "off),true,ok,40,2,2,2,0,33.33333333333333,33.33333333333333,33.33333333333333,reads "
+                   "high,fp32,\r\n"));
+    CHECK(has(csv, ",correct,true,ok,40,1.5,1.5,1.5,0,,,,,tf32,\r\n"));
     cJSON *doc = json ? cJSON_Parse(json) : NULL;
     cJSON *tf32 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rows"), IB_PITFALL_TF32);
     CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(doc, "reference_math")), "tf32"));

@@ -332,7 +332,7 @@ static void describe(ib__gen *g, const ib__gen_open_args *a)
     ib__strlcpy(in->weights_type, "F16", sizeof in->weights_type);
     ib__strlcpy(in->kv_type, "f16", sizeof in->kv_type);
     ib__strlcpy(in->runtime_version, "fake", sizeof in->runtime_version);
-    in->device = IB_DEVICE_CPU;
+    in->device = s->gpu_like ? IB_DEVICE_CUDA : IB_DEVICE_CPU;
     in->n_ctx_train = s->n_ctx_train;
     in->n_layers = 2;
     in->n_embd = 64;

@@ -17,6 +17,8 @@ typedef struct ib__gen_fake_script {
     double prefill_ms, prefill_token_ms, prefill_pos_ms;
     double step_ms, step_seq_ms, step_pos_ms;
     double queued_fraction; /* in [0, 1] */
+    bool gpu_like;          /* info.device CUDA (the queued share, a GPU's queue): the
+                               method's choices by device are tested on it */
     /* A prefill right after a decode step takes this much longer (the
      * switch between the two kinds of graph llama.cpp shows on the H200,
      * docs/generate.md, "Pitfalls"). */
