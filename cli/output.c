@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -56,6 +57,22 @@ void cli_warn(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+int cli_close_stdout(int code)
+{
+    /* As coreutils' close_stdout: an earlier write that failed, or the
+     * flush of what is still buffered (a report is one buffer on a file or
+     * a pipe, so /dev/full fails only here). A standard output closed by
+     * the caller (>&-) with nothing written to it is no error. */
+    bool pending = __fpending(stdout) != 0, failed_before = ferror(stdout) != 0;
+    errno = 0;
+    bool close_failed = fclose(stdout) != 0;
+    if (!failed_before && !(close_failed && (pending || errno != EBADF))) return code;
+    cli_progress_clear();
+    fprintf(stderr, "inferbench: cannot write the report to standard output%s%s\n", errno ? ": " : "",
+            errno ? strerror(errno) : "");
+    return code == EXIT_OK ? EXIT_RUN_FAILED : code;
 }
 
 /* A signal within this long of the first is the same request delivered
