@@ -1208,6 +1208,11 @@ ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **ou
 /* The settings of g as they are now. */
 const ib_gen_info *ib_gen_get_info(const ib_gen *g);
 
+/* What opening g did that its caller should say (the library prints
+ * nothing): a zoo model's cached file found damaged and made again; ""
+ * when nothing. Owned by g. */
+const char *ib_gen_open_note(const ib_gen *g);
+
 /* Releases g; NULL is a no-op. */
 void ib_gen_destroy(ib_gen *g);
 
@@ -1636,12 +1641,15 @@ const ib_zoo_lm_entry *ib_zoo_lm_find(const char *name); /* NAME, NAME?TYPE, or 
 /* Writes zoo model name ("llama-tiny", "llama-3.2-1b?q4_k_m") as a GGUF
  * file at path, through llama.cpp's GGUF writer and quantizer, loaded from
  * library_dir (NULL: the release set-up installed). The file is made in
- * cache_dir first (or found there from an earlier use), then copied to
- * path through a temporary file: path is whole or absent.
+ * cache_dir first (or found there from an earlier use, checked: one found
+ * damaged is made again, and note[note_cap] says so, "" otherwise; note
+ * may be NULL), then copied to path (a reflink where the file system
+ * offers one, never a link) through a temporary file: path is whole or
+ * absent, and shares nothing the cache's file could lose.
  * Unknown name or type: IB_ERR_INVALID_ARG; no llama.cpp (this build or
  * the library): IB_ERR_UNSUPPORTED or IB_ERR_INVALID_ARG, one line. */
 ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
-                             const char *cache_dir, ib_error *err);
+                             const char *cache_dir, char *note, size_t note_cap, ib_error *err);
 
 /* Number of weight elements stored in a serialized ONNX model's
  * initializers (what the graph really carries). */

@@ -175,6 +175,7 @@ static bool find_ggml(void *h)
     SYM(set_name, "ggml_set_name");
     SYM(fp32_to_fp16_row, "ggml_fp32_to_fp16_row");
     SYM(gguf_init_empty, "gguf_init_empty");
+    SYM(gguf_init_from_file, "gguf_init_from_file");
     SYM(gguf_free, "gguf_free");
     SYM(gguf_set_val_str, "gguf_set_val_str");
     SYM(gguf_set_val_u32, "gguf_set_val_u32");
