@@ -1478,6 +1478,12 @@ typedef struct ib_gen_file {
 ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_error *err);
 void ib_gen_file_free(ib_gen_file *f);
 
+/* The "schema" string of a result document in text[0..len) (JSON), such as
+ * "inferbench.best/2", into schema[cap], so that a file another reader
+ * refused can be named for what it is. False (schema "") when text is not
+ * JSON or has no schema string. */
+bool ib_result_schema(const char *text, size_t len, char *schema, size_t cap);
+
 /* Two generation results compared (docs/generate.md, "compare"): the TTFT
  * and the per-token latency (whose mean is TPOT), each as
  * ib_compare_samples compares (when both are merged results of 2 or more

@@ -224,6 +224,16 @@ void ib_gen_file_free(ib_gen_file *f)
     f->n_ttft = f->n_token = f->n_sessions = 0;
 }
 
+bool ib_result_schema(const char *text, size_t len, char *schema, size_t cap)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    bool found = cJSON_IsString(v) && v->valuestring;
+    if (cap) ib__strlcpy(schema, found ? v->valuestring : "", cap);
+    cJSON_Delete(root);
+    return found;
+}
+
 /* A side's runs, and its sessions (into s[0..n_sessions)) for the
  * comparison of timed figure token (else TTFT). */
 static ib__compare_side timed_side(const ib_gen_file *f, bool token, ib_session_sample *s)

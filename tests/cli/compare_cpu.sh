@@ -103,6 +103,19 @@ expect_exit 2 "wrong schema" -- "$IB" compare "$TMP/base.json" "$TMP/schema.json
 expect_grep "schema is \"inferbench.calibrate/2\"" "$TMP/err" "wrong schema: names it"
 expect_exit 2 "a throughput result" -- "$IB" compare "$TMP/tp.json" "$TMP/base.json"
 expect_grep "schema is \"inferbench.throughput/2\"" "$TMP/err" "throughput: names its schema"
+# A generation result beside another kind: each file named for what its
+# schema says (issue 35: a best result was called a latency result).
+expect_exit 0 "generation json" -- "$IB" generate m --backend fake --prompt-tokens 8 --new-tokens 4 --runs 3 \
+  --warmup-runs 1 --warmup-ms 0 --no-steady --json "$TMP/gen.json"
+echo '{"schema": "inferbench.best/2"}' >"$TMP/best.json"
+expect_exit 2 "a generation result and a best result" -- "$IB" compare "$TMP/gen.json" "$TMP/best.json"
+expect_grep "^inferbench: '$TMP/gen.json' is a generation result \(inferbench.generation/1\) and '$TMP/best.json' a best result \(inferbench.best/2\): compare takes two latency results or two generation results$" \
+  "$TMP/err" "generation and best: each named from its schema"
+expect_exit 2 "a latency result and a generation result" -- "$IB" compare "$TMP/base.json" "$TMP/gen.json"
+expect_grep "is a latency result \(inferbench.latency/2\) and '$TMP/gen.json' a generation result" "$TMP/err" \
+  "latency and generation: each named"
+expect_exit 2 "a generation result and text" -- "$IB" compare "$TMP/gen.json" "$TMP/text.json"
+expect_grep "'$TMP/text.json' not an inferbench result \(no \"schema\"\)" "$TMP/err" "no schema: said"
 expect_exit 2 "device vs host timing" -- "$IB" compare "$TMP/device.json" "$TMP/base.json"
 expect_grep "device-events .* host-clock: different clocks cannot be compared" "$TMP/err" "timing: says why"
 expect_exit 2 "truncated result" -- "$IB" compare "$TMP/truncated.json" "$TMP/base.json"
