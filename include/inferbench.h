@@ -357,6 +357,10 @@ typedef struct ib_env {
     int gpu_numa_node;      /* the GPU's NUMA node (sysfs of its PCI
                                device); -1 unknown */
     double power_limit_w;   /* NVML's enforced power limit; 0 unknown */
+    int n_cpus_allowed;     /* cores this process may run on
+                               (sched_getaffinity); 0 unknown */
+    int threads;            /* CPU threads the runtime was asked for (its
+                               "threads" option); 0: its default */
 } ib_env;
 
 /* The machine's static facts (CPU, and the GPU device_id if
@@ -390,10 +394,13 @@ enum {
     IB_WARN_BIMODAL = 1u << 5,         /* the samples form two clusters */
     IB_WARN_NOT_STEADY = 1u << 6,      /* warm-up cap reached before steady */
     IB_WARN_PRECISION_NOT_MET = 1u << 7,
-    IB_WARN_HOST_BOUND = 1u << 8, /* the GPU waited for the host: runs as they are
-                                     read more than with their launch held, by
-                                     more than the two medians' intervals and
-                                     2% */
+    IB_WARN_HOST_BOUND = 1u << 8,         /* the GPU waited for the host: runs as they are
+                                             read more than with their launch held, by
+                                             more than the two medians' intervals and
+                                             2% */
+    IB_WARN_THREADS_OVER_CORES = 1u << 9, /* a CPU run asked for more threads than
+                                             the cores this process may use
+                                             (ib_env.threads, n_cpus_allowed) */
     /* Bits from 20 on: the sessions' warnings (kept apart from the bits
      * above, which other work may extend). */
     IB_WARN_SESSION_DEPENDENT = 1u << 20,   /* one session of a setup known to vary

@@ -151,6 +151,10 @@ static const struct {
       false },
     { IB_WARN_PRECISION_NOT_MET, "precision_not_met",
       "the precision target was not met within the run or time cap", false },
+    { IB_WARN_THREADS_OVER_CORES, "threads_over_cores",
+      "more CPU threads were asked than the cores this process may use: the threads take turns on the "
+      "cores, and the figures include their waiting",
+      false },
     { IB_WARN_HOST_BOUND, "host_bound",
       "host-bound: the GPU waited for the host (runs as they are read more than with their launch held, "
       "beyond both intervals): the figure follows the host's speed; replay the run from one graph, or "
@@ -261,6 +265,14 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
         if (!(warnings & warning_texts[i].bit) || warning_texts[i].note) continue;
         if (warning_texts[i].bit == IB_WARN_GPU_SHARED && env->n_other_gpu_processes > 0)
             text_gpu_shared(b, env);
+        else if (warning_texts[i].bit == IB_WARN_THREADS_OVER_CORES && env->threads > 0 &&
+                 env->n_cpus_allowed > 0)
+            ib__sbuf_printf(b,
+                            "warning: %d CPU threads were asked, and this process may use %d core%s: the "
+                            "threads take turns on the cores, and the figures include their waiting (ask at "
+                            "most %d)\n",
+                            env->threads, env->n_cpus_allowed, env->n_cpus_allowed == 1 ? "" : "s",
+                            env->n_cpus_allowed);
         else if (warning_texts[i].bit == IB_WARN_CPU_BUSY && isfinite(env->other_cpu_cores))
             ib__sbuf_printf(b,
                             "warning: the machine was busy: other processes took %.2f of its %d CPUs during "

@@ -123,9 +123,6 @@ typedef struct ib__llama_log {
 void ib__llama_log_begin(const ib__llama_api *api, ib__llama_log *log);
 void ib__llama_log_end(const ib__llama_api *api);
 
-/* Cores the process may run on (sched_getaffinity), at least 1. */
-int32_t ib__llama_cpus_allowed(void);
-
 /* The GGUF file of zoo model name ("llama-tiny", "llama-3.2-1b?q4_k_m")
  * in cache_dir, written there first when it is not (atomically: a
  * temporary file renamed; a second use reuses it), its path into path.

@@ -651,7 +651,7 @@ static void fill_info(ib__gen *g)
     in->kv_bytes = l->ctx ? l->kv_bytes : 0;
     in->n_threads = l->ctx ? api->n_threads(l->ctx) : l->threads;
     in->n_threads_default = api->context_default_params().n_threads;
-    in->n_cpus_allowed = ib__llama_cpus_allowed();
+    in->n_cpus_allowed = ib__cpus_allowed();
     snprintf(in->runtime_version, sizeof in->runtime_version, "llama.cpp %.40s", api->version);
     ib__strlcpy(in->runtime_library, api->library, sizeof in->runtime_library);
     fill_options(l, &in->options);
@@ -708,7 +708,7 @@ static ib_status open_into(ib__gen *g, llama_gen *l, const ib__gen_open_args *a,
                   : l->device == IB_DEVICE_CPU ? ib__host_memory_bytes() / 2
                                                : 0;
     IB_TRY(check_kv_type(l, err));
-    l->threads = l->set.threads ? l->set.threads : ib__llama_cpus_allowed();
+    l->threads = l->set.threads ? l->set.threads : ib__cpus_allowed();
     l->seed = a->seed;
     IB_TRY(resolve_model(l, a, g->open_note, sizeof g->open_note, err));
     IB_TRY(load_model(l, err));

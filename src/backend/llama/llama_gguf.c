@@ -327,7 +327,7 @@ ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *lib
     const ib__llama_api *api;
     IB_TRY(ib__llama_load(library_dir, &api, err));
     char cached[1100];
-    IB_TRY(ib__llama_zoo_file(api, name, cache_dir, ib__llama_cpus_allowed(), cached, sizeof cached, note,
-                              note_cap, err));
+    IB_TRY(ib__llama_zoo_file(api, name, cache_dir, ib__cpus_allowed(), cached, sizeof cached, note, note_cap,
+                              err));
     return place(cached, path, err);
 }
