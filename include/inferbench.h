@@ -1459,7 +1459,8 @@ typedef struct ib_gen_file {
     int32_t prompt_tokens, new_tokens, depth;
     int32_t n_threads;
     bool partial;
-    double *ttft_ms; /* [n_ttft] */
+    unsigned warnings; /* IB_WARN_* its "warnings" and "notes" name */
+    double *ttft_ms;   /* [n_ttft] */
     size_t n_ttft;
     double *token_ms; /* [n_token]: every token's time, run after run */
     size_t n_token;

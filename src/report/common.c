@@ -208,6 +208,35 @@ void ib__json_add_warnings(cJSON *o, unsigned bits)
     cJSON_AddItemToObject(o, "notes", json_keys(bits, true));
 }
 
+void ib__compare_inputs_warned_each(unsigned a_warnings, const char *a_name, unsigned b_warnings,
+                                    const char *b_name,
+                                    void (*fn)(void *ctx, const char *key, const char *line), void *ctx)
+{
+    const unsigned bits[2] = { a_warnings, b_warnings };
+    const char *names[2] = { a_name, b_name };
+    for (int side = 0; side < 2; side++)
+        for (size_t i = 0; i < N_WARNING_TEXTS; i++) {
+            if (!(bits[side] & warning_texts[i].bit) || warning_texts[i].note) continue;
+            char key[48], line[600];
+            snprintf(key, sizeof key, "%c.%s", "ab"[side], warning_texts[i].key);
+            if (names[side] && names[side][0])
+                snprintf(line, sizeof line, "input %c (%.200s) warned %s: %s", "AB"[side], names[side],
+                         warning_texts[i].key, warning_texts[i].text);
+            else
+                snprintf(line, sizeof line, "input %c warned %s: %s", "AB"[side], warning_texts[i].key,
+                         warning_texts[i].text);
+            fn(ctx, key, line);
+        }
+}
+
+void ib__warning_keys_list(ib__sbuf *b, unsigned warnings)
+{
+    size_t before = b->len;
+    for (size_t i = 0; i < N_WARNING_TEXTS; i++)
+        if ((warnings & warning_texts[i].bit) && !warning_texts[i].note)
+            ib__sbuf_printf(b, "%s%s", b->len > before ? ";" : "", warning_texts[i].key);
+}
+
 size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, bool *notes, size_t cap)
 {
     size_t n = 0;
