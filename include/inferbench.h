@@ -2165,6 +2165,13 @@ typedef struct ib_serve_result {
     ib_serve_copies copies;
     bool partial;
     ib_status stop_status;
+    /* The machine, as every other command records it: its facts, the
+     * GPU's state sampled from warm-up to the last rate (alone on a CUDA
+     * workload), other processes' CPU use over the serving; and the
+     * IB_WARN_* bits they raise (cpu_busy, throttled, threads_over_cores,
+     * ...). */
+    unsigned warnings;
+    ib_env env;
 } ib_serve_result;
 
 /* Serves requests to w on the configured schedule(s) and fills out (kept,

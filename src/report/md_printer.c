@@ -317,7 +317,7 @@ static char *serve_md(const ib_result *res)
         ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",
                         res->serve_cfg->slo_percentile * 100, res->serve_cfg->slo_ms,
                         r->points[r->best].offered_rate);
-    footer(&b, r->partial, r->stop_status, 0);
+    footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 

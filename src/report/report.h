@@ -90,6 +90,13 @@ char *ib__json_finish(cJSON *root);
  * note on a GPU, the warnings, one per line, each "warning: ...", then the
  * notes, once each, "note: ...". */
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings);
+/* An HTML page's table of the model and the machine (batch and timing as
+ * the page words them), and its lists of the footer's warnings and notes:
+ * every command's page, serve's too (html_report.c). */
+void ib__html_page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *env, const char *batch,
+                        const char *timing);
+void ib__html_page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
+                         unsigned warnings);
 /* "NVIDIA H200 (driver 580.159, CUDA 13.0), RUNTIME VERSION PROVIDER": the
  * machine, then what environment.runtime names ("" parts left out). */
 void ib__text_env(ib__sbuf *b, const ib_env *env);

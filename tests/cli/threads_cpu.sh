@@ -23,6 +23,11 @@ expect_exit 0 "throughput --threads 2 on one core" -- taskset -c 0 "$IB" through
   --batches 1,2 --json "$TMP/t.json"
 expect_grep "$LINE" "$TMP/out" "throughput text: both counts"
 json_check "$TMP/t.json" "'threads_over_cores' in d['warnings']" "throughput json: threads_over_cores"
+expect_exit 0 "serve --threads 2 on one core" -- taskset -c 0 "$IB" serve zoo:mlp --device cpu --threads 2 --rates 100 \
+  --requests 20 --json "$TMP/s.json" --md "$TMP/s.md"
+expect_grep "$LINE" "$TMP/out" "serve text: both counts"
+json_check "$TMP/s.json" "'threads_over_cores' in d['warnings']" "serve json: threads_over_cores"
+expect_grep "^- warning: $GENERIC" "$TMP/s.md" "serve md: the warning"
 # As many threads as cores, and the runtime's default: no warning.
 expect_exit 0 "latency --threads 1 on one core" -- taskset -c 0 "$IB" latency zoo:mlp "${R[@]}" --threads 1 \
   --json "$TMP/one.json"
