@@ -138,7 +138,7 @@ static inline double ib__workload_now_ms(const ib_workload *w) { return w->clock
 void ib__workload_runtime(const ib_workload *w, ib_runtime_info *out);
 
 /* The CPU threads w's runtime was asked for: its backend's "threads"
- * option (onnxruntime's intra-op threads), 0 when not given, "default"
+ * option (a runtime's intra-op threads), 0 when not given, "default"
  * or not a count. */
 int32_t ib__workload_threads(const ib_workload *w);
 
