@@ -68,10 +68,11 @@ int cli_close_stdout(int code)
     bool pending = __fpending(stdout) != 0, failed_before = ferror(stdout) != 0;
     errno = 0;
     bool close_failed = fclose(stdout) != 0;
-    if (!failed_before && !(close_failed && (pending || errno != EBADF))) return code;
+    int why = errno; /* before anything else can change it */
+    if (!failed_before && !(close_failed && (pending || why != EBADF))) return code;
     cli_progress_clear();
-    fprintf(stderr, "inferbench: cannot write the report to standard output%s%s\n", errno ? ": " : "",
-            errno ? strerror(errno) : "");
+    fprintf(stderr, "inferbench: cannot write the report to standard output%s%s\n", why ? ": " : "",
+            why ? strerror(why) : "");
     return code == EXIT_OK ? EXIT_RUN_FAILED : code;
 }
 

@@ -283,7 +283,7 @@ ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const c
 static bool copy_into(int in, int out)
 {
     if (ioctl(out, FICLONE, in) == 0) return true;
-    static char buf[1 << 16];
+    char buf[1 << 16];
     for (ssize_t got; (got = read(in, buf, sizeof buf)) != 0;) {
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) return false;
