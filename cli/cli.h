@@ -42,6 +42,7 @@ typedef struct cli_args {
     bool fp16;
     /* throughput */
     int64_t max_batch;
+    double throughput_max_ms; /* throughput --max-time-ms: the search's bound */
     double latency_budget_ms;
     const char *batches; /* explicit batch list, no search */
     size_t memory_cap_mb;

@@ -279,13 +279,24 @@ static bool any_opened(const ib_best_result *r)
 }
 
 /* A search that ran to its end without a winner fails: none opened (the
- * first one's reason), or none passed the gate and ran. */
+ * first one's reason), or none passed the gate and ran. One its time
+ * bound cut short (candidates not measured) fails too: its answer may
+ * not be the best, so the exit status says so (1, as other partial
+ * results), the result written. */
 static ib_status outcome(const ib_best_result *r, ib_status st, ib_error *err)
 {
     if (st == IB_OK && !any_opened(r)) {
         snprintf(err->message, sizeof err->message, "no configuration could be opened: %s",
                  r->rows[0].latency_why);
         return r->rows[0].open_status;
+    }
+    if (st == IB_OK && r->partial) {
+        snprintf(err->message, sizeof err->message,
+                 "best: the race was cut short: the time bound (%.4g s a step, --step-max-ms) left %zu "
+                 "candidate%s not measured; %s",
+                 r->step_max_ms / 1e3, r->not_measured, r->not_measured == 1 ? "" : "s",
+                 r->latency_winner >= 0 ? "the winner is the best of those measured" : "none won");
+        return IB_ERR_RUNTIME;
     }
     if (st == IB_OK && r->latency_winner < 0) {
         snprintf(err->message, sizeof err->message, "%s",
@@ -420,6 +431,21 @@ static ib_status open_generative(size_t i, void *user, ib_gen **g, ib_error *err
     return cli_gen_open(cs->a, extra, n, g, err);
 }
 
+/* A candidate's label as it runs: each raced option at the value in
+ * effect its model states for the request (llama.cpp clamps n_ubatch to
+ * the request's tokens: "ubatch 128" runs as "ubatch 20"). */
+static void label_ran(size_t i, void *user, const ib_option_list *ran, char *out, size_t cap)
+{
+    const candidates *cs = user;
+    candidate c = cs->c[i];
+    for (size_t k = 0; k < cs->n_raced; k++) {
+        const char *v = ib_option_list_get(ran, cs->raced[k]->key);
+        if (v && c.value[k][0]) snprintf(c.value[k], VALUE_LEN, "%s", v);
+    }
+    label(cs, &c);
+    snprintf(out, cap, "%s", c.label);
+}
+
 /* The request every candidate is measured on; a run is a whole request,
  * so the finals take generate's defaults (30 runs, 3 warm-up) unless
  * given. */
@@ -459,6 +485,7 @@ static int race_generative(cli_args *a, candidates *cs, const ib_gen_config *gc,
     ib_best_gen bg;
     ib_best_gen_init(&bg);
     bg.open = open_generative;
+    bg.label_ran = label_ran;
     bg.open_user = cs;
     bg.gen = *gc;
     bg.gen.run = bc.latency;

@@ -74,6 +74,7 @@ static void throughput_config(const cli_args *a, ib_throughput_config *tc)
     tc->run.cancel = &cli_cancel_flag;
     cli_progress_attach(&tc->run, a->quiet);
     tc->max_batch = a->max_batch;
+    tc->max_time_ms = a->throughput_max_ms;
     tc->latency_budget_ms = a->latency_budget_ms;
 }
 

@@ -119,6 +119,7 @@ static int fleet_batch(const cli_args *a, ib_workload *w, int64_t *batch)
     tc.run = a->cfg;
     tc.run.cancel = &cli_cancel_flag;
     tc.max_batch = a->max_batch;
+    tc.max_time_ms = a->throughput_max_ms;
     ib_throughput_result *r = malloc(sizeof *r);
     if (!r) return cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     ib_error err = { { 0 } };

@@ -13,9 +13,9 @@
 enum {
     O_DEVICE = 256, O_DEVICE_ID, O_BATCH, O_SHAPE, O_SEED, O_BACKEND_FLAGS,
     O_RUNS, O_WARMUP_RUNS, O_WARMUP_MS, O_WARMUP_MAX_MS, O_NO_STEADY, O_PRECISION, O_MIN_RUNS,
-    O_MAX_RUNS, O_MAX_TIME_MS, O_FLUSH_L2, O_EXCLUDE_LAUNCH, O_NO_GPU_STATE,
+    O_MAX_RUNS, O_MAX_TIME_MS, O_THROUGHPUT_MAX_MS, O_FLUSH_L2, O_EXCLUDE_LAUNCH, O_NO_GPU_STATE,
     O_JSON, O_HTML,
-    O_MAX_BATCH, O_BUDGET, O_BATCHES, O_MEMORY_CAP,
+    O_MAX_BATCH, O_SERVE_MAX_BATCH, O_BUDGET, O_BATCHES, O_MEMORY_CAP,
     O_OUTPUT, O_FP16,
     O_THRESHOLD, O_FAIL_IF_SLOWER,
     O_HELP, O_QUIET,
@@ -67,7 +67,7 @@ typedef struct option_def {
 static const option_def options[] = {
     {{"device", required_argument, NULL, O_DEVICE}, OPT_MODEL, "cuda|cpu|auto",
      "where to run (default: cuda when a GPU is usable, else cpu)"},
-    {{"device-id", required_argument, NULL, O_DEVICE_ID}, OPT_DEVICE_ID, "N", "CUDA device index (default 0)",
+    {{"device-id", required_argument, NULL, O_DEVICE_ID}, OPT_DEVICE_ID, "N", "CUDA device index",
      .device = CUDA_ONLY},
     {{"batch", required_argument, NULL, O_BATCH}, OPT_BATCH, "N", "value of the batch dimension (default 1)",
      .scope = "latency and pitfalls run at one batch; throughput searches it or measures --batches"},
@@ -76,27 +76,32 @@ static const option_def options[] = {
     {{"input", required_argument, NULL, O_INPUT}, OPT_FORWARD, "NAME=SPEC",
      "values of input NAME: a number, random, random:LO..HI, zeros, ones or @FILE (.bin raw "
      "little-endian, .npy); default random (repeatable)"},
-    {{"seed", required_argument, NULL, O_SEED}, OPT_MODEL, "N", "seed of the random input values (default 42)"},
+    {{"seed", required_argument, NULL, O_SEED}, OPT_MODEL, "N", "seed of the random input values"},
     /* Here: the alias flags the backends declare for their options
      * (cli_alias_get), in the help, the prefixes and the refusals. */
     {{"", no_argument, NULL, O_BACKEND_FLAGS}, OPT_FORWARD, NULL, ""},
-    {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs (default 300; throughput: per batch, 100)",
+    {{"runs", required_argument, NULL, O_RUNS}, OPT_MEASURE, "N", "timed runs",
      .conflicts = O_PRECISION, .why = "--precision stops adaptively, bounded by --min-runs and --max-runs"},
-    {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs (default 10; throughput: 5 per batch)"},
-    {{"warmup-ms", required_argument, NULL, O_WARMUP_MS}, OPT_MEASURE, "T", "and at least T ms of warm-up (default 500; throughput: 200)"},
+    {{"warmup-runs", required_argument, NULL, O_WARMUP_RUNS}, OPT_MEASURE, "N", "at least N warm-up runs"},
+    {{"warmup-ms", required_argument, NULL, O_WARMUP_MS}, OPT_MEASURE, "T", "and at least T ms of warm-up"},
     {{"warmup-max-ms", required_argument, NULL, O_WARMUP_MAX_MS}, OPT_MEASURE, "T",
-     "give up waiting for steady timings after T ms (default 10000; throughput: 3000)"},
+     "give up waiting for steady timings after T ms"},
     {{"no-steady", no_argument, NULL, O_NO_STEADY}, OPT_MEASURE, NULL, "do not wait for steady timings in warm-up"},
     {{"precision", required_argument, NULL, O_PRECISION}, OPT_ADAPTIVE, "P%",
      "adaptive: sample until the median's 95% CI is within +-P percent",
      .scope = "adaptive stopping is for latency and pitfalls; throughput takes --runs runs per batch"},
-    {{"min-runs", required_argument, NULL, O_MIN_RUNS}, OPT_ADAPTIVE, "N", "adaptive: at least N runs (default 30)",
+    {{"min-runs", required_argument, NULL, O_MIN_RUNS}, OPT_ADAPTIVE, "N", "adaptive: at least N runs",
      .needs = O_PRECISION, .why = "it bounds adaptive stopping"},
-    {{"max-runs", required_argument, NULL, O_MAX_RUNS}, OPT_ADAPTIVE, "N", "adaptive: at most N runs (default 100000)",
+    {{"max-runs", required_argument, NULL, O_MAX_RUNS}, OPT_ADAPTIVE, "N", "adaptive: at most N runs",
      .needs = O_PRECISION, .why = "it bounds adaptive stopping"},
     {{"max-time-ms", required_argument, NULL, O_MAX_TIME_MS}, OPT_ADAPTIVE, "T",
-     "adaptive: stop after T ms of sampling (default 30000)", .needs = O_PRECISION,
-     .why = "it bounds adaptive stopping"},
+     "adaptive: stop after T ms of sampling", .needs = O_PRECISION, .why = "it bounds adaptive stopping"},
+    /* The same flag bounds the whole throughput search (no adaptive
+     * stopping there): an entry of its own, so that each command's help
+     * says what it does there (same_name_hidden). */
+    {{"max-time-ms", required_argument, NULL, O_THROUGHPUT_MAX_MS}, OPT_THROUGHPUT, "T",
+     "start no batch that would end after T ms from the start, judged by those before it (the result is then "
+     "partial; docs/throughput.md); 0: none"},
     {{"flush-l2", no_argument, NULL, O_FLUSH_L2}, OPT_MEASURE, NULL, "overwrite the GPU's L2 cache before each run (cold cache)",
      .device = CUDA_ONLY},
     {{"exclude-launch", no_argument, NULL, O_EXCLUDE_LAUNCH}, OPT_LAUNCH, NULL,
@@ -113,8 +118,9 @@ static const option_def options[] = {
      "write the result as CSV: one row per run, batch or method (docs/report.md)"},
     {{"md", required_argument, NULL, O_MD}, OPT_JSON, "FILE",
      "write the summary tables as Markdown, for an issue or a pull request"},
-    {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT | OPT_SERVE | OPT_BEST, "N",
-     "throughput, best: largest batch tried (default 4096); serve: dynamic batching, up to N requests a run (1..256)"},
+    {{"max-batch", required_argument, NULL, O_MAX_BATCH}, OPT_THROUGHPUT | OPT_BEST, "N", "largest batch tried"},
+    {{"max-batch", required_argument, NULL, O_SERVE_MAX_BATCH}, OPT_SERVE, "N",
+     "dynamic batching: up to N requests a run, 1..256"},
     {{"latency-budget-ms", required_argument, NULL, O_BUDGET}, OPT_THROUGHPUT, "T",
      "also report the best throughput whose p99 batch latency is within T ms"},
     {{"batches", required_argument, NULL, O_BATCHES}, OPT_THROUGHPUT, "LIST",
@@ -124,7 +130,7 @@ static const option_def options[] = {
     {{"output", required_argument, NULL, O_OUTPUT}, OPT_EXPORT, "FILE", "where to write the model (-o)"},
     {{"fp16", no_argument, NULL, O_FP16}, OPT_EXPORT, NULL, "half-precision weights and inputs"},
     {{"threshold", required_argument, NULL, O_THRESHOLD}, OPT_COMPARE, "P%",
-     "smallest change of the median that matters (default 1%)"},
+     "smallest change of the median that matters"},
     {{"fail-if-slower", no_argument, NULL, O_FAIL_IF_SLOWER}, OPT_COMPARE, NULL,
      "exit 3 when B is slower than A (for CI gating)"},
     {{"spread-from", required_argument, NULL, O_SPREAD_FROM}, OPT_COMPARE, "FILE",
@@ -133,11 +139,10 @@ static const option_def options[] = {
     {{"quiet", no_argument, NULL, O_QUIET}, OPT_QUIET, NULL,
      "no progress line (it is shown only when standard error is a terminal)"},
     {{"sessions", required_argument, NULL, O_SESSIONS}, OPT_SESSIONS | OPT_BEST, "N",
-     "repeat the measurement in N fresh processes, each with its own warm-up (default 1; "
-     "docs/method.md, Sessions)",
+     "repeat the measurement in N fresh processes, each with its own warm-up; docs/method.md, Sessions",
      .scope = "sessions repeat a latency, throughput, pitfalls or generate measurement"},
     {{"max-sessions", required_argument, NULL, O_MAX_SESSIONS}, OPT_SESSIONS, "N",
-     "with --precision and --sessions: add sessions until the two-level CI meets it, at most N (default 20)",
+     "with --precision and --sessions: add sessions until the two-level CI meets it, at most N",
      .needs = O_PRECISION, .why = "it bounds the sessions added to meet --precision",
      .scope = "sessions repeat a latency, throughput, pitfalls or generate measurement"},
     {{"sessions-max-ms", required_argument, NULL, O_SESSIONS_MAX_MS}, OPT_SESSIONS, "T",
@@ -163,27 +168,27 @@ static const option_def options[] = {
     {{"rates", required_argument, NULL, O_RATES}, OPT_SERVE, "LIST", "measure these rates, no search (\"50,100,200\")"},
     {{"arrivals", required_argument, NULL, O_ARRIVALS}, OPT_SERVE, "poisson|constant|FILE",
      "when requests arrive (default poisson, seeded); FILE: one time in ms per line"},
-    {{"requests", required_argument, NULL, O_REQUESTS}, OPT_SERVE, "N", "requests per rate (default 1000)"},
+    {{"requests", required_argument, NULL, O_REQUESTS}, OPT_SERVE, "N", "requests per rate"},
     {{"duration-ms", required_argument, NULL, O_DURATION_MS}, OPT_SERVE, "T",
      "instead of --requests: the requests arriving within T ms", .conflicts = O_REQUESTS,
      .why = "a rate runs a number of requests or a duration"},
-    {{"request-batch", required_argument, NULL, O_REQUEST_BATCH}, OPT_SERVE, "N", "inputs in one request (default 1)"},
+    {{"request-batch", required_argument, NULL, O_REQUEST_BATCH}, OPT_SERVE, "N", "inputs in one request"},
     {{"concurrency", required_argument, NULL, O_CONCURRENCY}, OPT_SERVE, "C",
      "closed loop: C requests always outstanding (hides queueing; for comparison only)"},
     {{"max-delay-us", required_argument, NULL, O_MAX_DELAY_US}, OPT_SERVE, "D",
-     "dynamic batching: wait at most D us after a batch's first request (default 0)", .needs = O_MAX_BATCH,
+     "dynamic batching: wait at most D us after a batch's first request", .needs = O_SERVE_MAX_BATCH,
      .why = "it bounds the wait of dynamic batching"},
     {{"slo-p99-ms", required_argument, NULL, O_SLO_P99_MS}, OPT_SERVE, "T",
      "search the highest rate whose p99 latency is within T ms", .conflicts = O_SLO_MS,
      .why = "--slo-ms with --slo-percentile names the target"},
     {{"slo-ms", required_argument, NULL, O_SLO_MS}, OPT_SERVE, "T", "the latency target of --slo-percentile"},
     {{"slo-percentile", required_argument, NULL, O_SLO_PERCENTILE}, OPT_SERVE, "P",
-     "the percentile held to --slo-ms, a fraction (default 0.99)", .needs = O_SLO_MS,
+     "the percentile held to --slo-ms, a fraction", .needs = O_SLO_MS,
      .why = "it names the percentile of that target"},
     {{"confidence", required_argument, NULL, O_CONFIDENCE}, OPT_SERVE, "C",
-     "confidence of the early-stopping bound (default 0.99)"},
+     "confidence of the early-stopping bound"},
     {{"schedule-seed", required_argument, NULL, O_SCHEDULE_SEED}, OPT_SERVE, "N",
-     "seed of the Poisson arrivals (default 1)"},
+     "seed of the Poisson arrivals"},
     {{"instances", required_argument, NULL, O_INSTANCES}, OPT_SERVE, "K|max",
      "K copies of the model (sessions; on a GPU K streams) serving one queue (default 1); max: as many as fit in memory",
      .conflicts = O_CONCURRENCY, .why = "a closed loop runs on one instance"},
@@ -191,11 +196,11 @@ static const option_def options[] = {
      "measure every configuration fully and search each one's batch: the sweep the race is checked against",
      .conflicts = O_SESSIONS, .why = "the sweep is the one-process reference the race is checked against"},
     {{"step-max-ms", required_argument, NULL, O_STEP_MAX_MS}, OPT_BEST, "T",
-     "each step of the race stops after T ms of measuring, what it measured kept (default 300000; 0: none)",
+     "each step of the race stops after T ms of measuring, what it measured kept; 0: none",
      .conflicts = O_EXHAUSTIVE, .why = "the sweep measures every configuration fully"},
     {{"far-factor", required_argument, NULL, O_FAR_FACTOR}, OPT_BEST, "X",
      "a configuration whose median's 95% CI at batch 1 starts above X times the leader's upper end leaves "
-     "before the finals (default 4; 0: off)",
+     "before the finals; 0: off",
      .conflicts = O_EXHAUSTIVE, .why = "the sweep measures every configuration fully"},
     {{"objective", required_argument, NULL, O_OBJECTIVE}, OPT_BEST, "time|energy|tpot|ttft",
      "rank by time (default) or by inputs per joule: energy needs an energy counter (docs/energy.md); a "
@@ -212,12 +217,12 @@ static const option_def options[] = {
      "under MPI: let more ranks than GPUs on a host share them", .device = CUDA_ONLY,
      .scope = "an MPI fleet measures latency or throughput (serve takes --devices, on one host)"},
     {{"rank-timeout-s", required_argument, NULL, O_RANK_TIMEOUT}, OPT_FLEET, "S",
-     "under MPI: how long ranks wait for one missing at a barrier or the gather (default 120)",
+     "under MPI: how long ranks wait for one missing at a barrier or the gather",
      .scope = "an MPI fleet measures latency or throughput (serve takes --devices, on one host)"},
     {{"prompt-tokens", required_argument, NULL, O_PROMPT_TOKENS}, OPT_GEN_RUN, "P",
-     "tokens of the prompt, prefilled from a cleared cache to the first token (default 512)"},
+     "tokens of the prompt, prefilled from a cleared cache to the first token"},
     {{"new-tokens", required_argument, NULL, O_NEW_TOKENS}, OPT_GEN_RUN, "N",
-     "decode steps each run times, one token each; a fixed count, never stopped at end-of-sequence (default 128)"},
+     "decode steps each run times, one token each; a fixed count, never stopped at end-of-sequence"},
     {{"depth", required_argument, NULL, O_DEPTH}, OPT_GEN_RUN, "D",
      "time the steps from context position D (the context up to D filled untimed; default: right after the prompt)"},
     {{"ctx-per-seq", required_argument, NULL, O_CTX_PER_SEQ}, OPT_GEN_RUN, "T",
@@ -227,9 +232,9 @@ static const option_def options[] = {
     {{"search-sequences", no_argument, NULL, O_SEARCH_SEQUENCES}, OPT_GEN, NULL,
      "find the most sequences whose KV cache fits at --ctx-per-seq, and time the curve up to it"},
     {{"max-sequences", required_argument, NULL, O_MAX_SEQUENCES}, OPT_GEN, "S",
-     "the search's bound (1..256, default 256)", .needs = O_SEARCH_SEQUENCES, .why = "it bounds the search"},
+     "the search's bound, 1..256", .needs = O_SEARCH_SEQUENCES, .why = "it bounds the search"},
     {{"sequence-runs", required_argument, NULL, O_SEQUENCE_RUNS}, OPT_GEN, "N",
-     "runs of the new tokens timed at each sequence count (default 3)"},
+     "runs of the new tokens timed at each sequence count"},
     {{"tpot-budget-ms", required_argument, NULL, O_TPOT_BUDGET}, OPT_GEN, "T",
      "also report the most tokens/s whose time per output token is within T ms"},
     {{"time-sampling", no_argument, NULL, O_TIME_SAMPLING}, OPT_GEN, NULL,
@@ -263,6 +268,21 @@ static bool accepts(const cli_command *cmd, const option_def *d)
     return in_groups(cmd, d) && (!d->needs || in_groups(cmd, find_option(d->needs)));
 }
 
+/* Two entries of one name (--max-time-ms: adaptive stopping's cap, and
+ * throughput's bound; --max-batch: the batch search's, and serve's dynamic
+ * batching) are one flag to a command: the entry it takes, or the first
+ * when it takes neither. Whether entry i is the other one for cmd. */
+static bool same_name_hidden(const cli_command *cmd, size_t i)
+{
+    bool takes_i = accepts(cmd, &options[i]);
+    for (size_t j = 0; j < N_OPTIONS; j++) {
+        if (j == i || strcmp(options[j].opt.name, options[i].opt.name)) continue;
+        bool takes_j = accepts(cmd, &options[j]);
+        if ((takes_j && !takes_i) || (takes_j == takes_i && j < i)) return true;
+    }
+    return false;
+}
+
 static const option_def *find_option(int id)
 {
     for (size_t i = 0; i < N_OPTIONS; i++)
@@ -283,13 +303,107 @@ bool cli_given(const cli_args *a, const char *name)
     return false;
 }
 
-/* The rules of an option as cmd's help states them: " (CUDA only; needs
- * --precision)". Empty when it has none. A rule naming an option cmd does
- * not take is moot there. */
-static void describe_rules(const cli_command *cmd, const option_def *d, char *out, size_t size)
+/* The defaults cmd starts from (before its options are applied): the
+ * configuration its init functions fill, which its help states too. */
+static void set_defaults(const cli_command *cmd, cli_args *a, bool gen_named)
 {
-    char parts[3][48];
+    ib_model_options_init(&a->model_opts);
+    /* A sweep warms up and times every batch: its own defaults. */
+    ib_throughput_config tc;
+    ib_throughput_config_init(&tc);
+    ib_gen_config_init(&a->gen);
+    a->gen_backend = (cmd->groups & OPT_GEN) || gen_named;
+    if (cmd->groups & OPT_THROUGHPUT)
+        a->cfg = tc.run;
+    else if (a->gen_backend)
+        a->cfg = a->gen.run; /* a run is a whole request: its own defaults */
+    else
+        ib_config_init(&a->cfg);
+    a->max_batch = tc.max_batch;
+    a->throughput_max_ms = tc.max_time_ms;
+    ib_serve_config_init(&a->serve);
+    if (cmd->groups & OPT_SERVE)
+        a->max_batch = a->serve.max_batch; /* serve: no dynamic batching unless asked */
+    a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
+    a->sessions = 1;
+    a->max_sessions = 20;
+    a->rank_timeout_s = 120;
+    a->step_max_ms = a->far_factor = -1; /* best's own defaults */
+    a->gen_figure = -1;
+}
+
+/* How a count of cmd's runs is counted: throughput's per batch, calibrate's
+ * per kernel (fewer for a long one). */
+static const char *runs_unit(const cli_command *cmd)
+{
+    if (cmd->groups & OPT_THROUGHPUT) return " per batch";
+    return strcmp(cmd->name, "calibrate") ? "" : " per kernel at most";
+}
+
+/* A count of runs: best's with a generative model's beside it (best of
+ * one times whole requests, as generate: gen_value). */
+static void runs_text(const cli_command *cmd, int64_t value, int64_t gen_value, const char *unit, char *buf,
+                      size_t cap)
+{
+    if (cmd->groups & OPT_BEST)
+        snprintf(buf, cap, "%lld%s, a generative model's %lld", (long long)value, unit, (long long)gen_value);
+    else
+        snprintf(buf, cap, "%lld%s", (long long)value, unit);
+}
+
+/* "300", "100 per batch": the default of option id in cmd, read from a (set
+ * by set_defaults) or from the init function cmd takes it from; false for
+ * an option whose help says its default in words, or that has none. */
+static bool default_text(const cli_command *cmd, const cli_args *a, int id, char *buf, size_t cap)
+{
+    const ib_config *c = &a->cfg;
+    const char *per_batch = cmd->groups & OPT_THROUGHPUT ? " per batch" : "";
+    ib_best_config bc;
+    ib_best_config_init(&bc);
+    switch (id) {
+    case O_RUNS: return runs_text(cmd, c->runs, a->gen.run.runs, runs_unit(cmd), buf, cap), true;
+    case O_WARMUP_RUNS:
+        return runs_text(cmd, c->warmup_runs, a->gen.run.warmup_runs, per_batch, buf, cap), true;
+    case O_WARMUP_MS: return snprintf(buf, cap, "%g%s", c->warmup_ms, per_batch), true;
+    case O_WARMUP_MAX_MS: return snprintf(buf, cap, "%g%s", c->warmup_max_ms, per_batch), true;
+    case O_MIN_RUNS: return snprintf(buf, cap, "%lld", (long long)c->min_runs), true;
+    case O_MAX_RUNS: return snprintf(buf, cap, "%lld", (long long)c->max_runs), true;
+    case O_MAX_TIME_MS: return snprintf(buf, cap, "%g", c->max_time_ms), true;
+    case O_THROUGHPUT_MAX_MS: return snprintf(buf, cap, "%g", a->throughput_max_ms), true;
+    case O_DEVICE_ID: return snprintf(buf, cap, "%d", a->model_opts.device_id), true;
+    case O_SEED: return snprintf(buf, cap, "%llu", (unsigned long long)a->model_opts.seed), true;
+    case O_MAX_BATCH: return snprintf(buf, cap, "%lld", (long long)a->max_batch), true;
+    case O_SERVE_MAX_BATCH: return snprintf(buf, cap, "%lld: no batching", (long long)a->max_batch), true;
+    case O_THRESHOLD: return snprintf(buf, cap, "%g%%", 100 * a->threshold), true;
+    case O_SESSIONS: return snprintf(buf, cap, "%lld", (long long)a->sessions), true;
+    case O_MAX_SESSIONS: return snprintf(buf, cap, "%lld", (long long)a->max_sessions), true;
+    case O_RANK_TIMEOUT: return snprintf(buf, cap, "%g", a->rank_timeout_s), true;
+    case O_STEP_MAX_MS: return snprintf(buf, cap, "%g", bc.step_max_ms), true;
+    case O_FAR_FACTOR: return snprintf(buf, cap, "%g", bc.far_factor), true;
+    case O_REQUESTS: return snprintf(buf, cap, "%lld", (long long)a->serve.requests), true;
+    case O_REQUEST_BATCH: return snprintf(buf, cap, "%lld", (long long)a->serve.request_batch), true;
+    case O_MAX_DELAY_US: return snprintf(buf, cap, "%g", a->serve.max_delay_us), true;
+    case O_SLO_PERCENTILE: return snprintf(buf, cap, "%g", a->serve.slo_percentile), true;
+    case O_CONFIDENCE: return snprintf(buf, cap, "%g", a->serve.confidence), true;
+    case O_SCHEDULE_SEED: return snprintf(buf, cap, "%llu", (unsigned long long)a->serve.seed), true;
+    case O_PROMPT_TOKENS: return snprintf(buf, cap, "%d", (int)a->gen.prompt_tokens), true;
+    case O_NEW_TOKENS: return snprintf(buf, cap, "%d", (int)a->gen.new_tokens), true;
+    case O_MAX_SEQUENCES: return snprintf(buf, cap, "%d", (int)a->gen.max_sequences), true;
+    case O_SEQUENCE_RUNS: return snprintf(buf, cap, "%lld", (long long)a->gen.sequence_runs), true;
+    default: return false;
+    }
+}
+
+/* The default and the rules of an option as cmd's help states them:
+ * " (default 30; CUDA only; needs --precision)". Empty when it has none. A
+ * rule naming an option cmd does not take is moot there. */
+static void describe_rules(const cli_command *cmd, const cli_args *defaults, const option_def *d, char *out,
+                           size_t size)
+{
+    char parts[4][80], value[64];
     int n = 0;
+    if (default_text(cmd, defaults, d->opt.val, value, sizeof value))
+        snprintf(parts[n++], sizeof parts[0], "default %s", value);
     if (d->device != ANY_DEVICE) snprintf(parts[n++], sizeof parts[0], "CUDA only");
     if (d->needs && accepts(cmd, find_option(d->needs)))
         snprintf(parts[n++], sizeof parts[0], "needs --%s", find_option(d->needs)->opt.name);
@@ -299,6 +413,38 @@ static void describe_rules(const cli_command *cmd, const option_def *d, char *ou
     for (int i = 0; i < n; i++)
         snprintf(out + strlen(out), size - strlen(out), "%s%s%s", i ? "; " : " (", parts[i],
                  i == n - 1 ? ")" : "");
+}
+
+/* One option's lines of the help: its flag and value in a column, then
+ * what it does, wrapped at HELP_WIDTH columns into the column after it. A
+ * flag whose values overflow its column (a backend's flag with a long list
+ * of values) has its text start on the next line. */
+#define HELP_FLAG_COLUMN 34
+#define HELP_TEXT_COLUMN (2 + HELP_FLAG_COLUMN + 1)
+#define HELP_WIDTH 80
+static void print_line(const char *left, const char *help, const char *rules)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s", help, rules);
+    if (strlen(left) > HELP_FLAG_COLUMN)
+        printf("  %s\n%*s", left, HELP_TEXT_COLUMN, "");
+    else
+        printf("  %-*s ", HELP_FLAG_COLUMN, left);
+    size_t column = HELP_TEXT_COLUMN;
+    for (const char *w = text; *w;) {
+        size_t len = strcspn(w, " ");
+        /* A word that does not fit goes to the next line (alone when it
+         * is longer than the column is wide). */
+        if (column > HELP_TEXT_COLUMN && column + 1 + len > HELP_WIDTH) {
+            printf("\n%*s", HELP_TEXT_COLUMN, "");
+            column = HELP_TEXT_COLUMN;
+        }
+        if (column > HELP_TEXT_COLUMN) column += (size_t)printf(" ");
+        column += (size_t)printf("%.*s", (int)len, w);
+        w += len;
+        while (*w == ' ') w++;
+    }
+    printf("\n");
 }
 
 /* Whether alias al can be a flag: not one of the table's names (the table's
@@ -324,13 +470,20 @@ static void print_aliases(void)
         if (cuda || other)
             snprintf(rules, sizeof rules, " (%s%s%s%s)", cuda ? "CUDA only" : "", cuda && other ? "; " : "",
                      other ? "backend " : "", other ? al->backend->name : "");
-        printf("  %-34s %s%s\n", left, al->decl->help, rules);
+        print_line(left, al->decl->help, rules);
     }
 }
 
 static void print_help(const cli_command *cmd)
 {
-    printf("usage: inferbench %s %s\n%s\n\noptions:\n", cmd->name, cmd->usage, cmd->summary);
+    static cli_args defaults; /* large: not on the stack */
+    memset(&defaults, 0, sizeof defaults);
+    set_defaults(cmd, &defaults, false);
+    char typed[32]; /* zoo-export is typed "zoo export" */
+    snprintf(typed, sizeof typed, "%s", cmd->name);
+    char *dash = strchr(typed, '-');
+    if (dash) *dash = ' ';
+    printf("usage: inferbench %s %s\n%s\n\noptions:\n", typed, cmd->usage, cmd->summary);
     for (size_t i = 0; i < N_OPTIONS; i++) {
         const option_def *d = &options[i];
         if (!accepts(cmd, d)) continue;
@@ -338,16 +491,17 @@ static void print_help(const cli_command *cmd)
             print_aliases();
             continue;
         }
-        char left[64], rules[160];
+        char left[64], rules[400];
         snprintf(left, sizeof left, "--%s%s%s", d->opt.name, d->arg ? " " : "", d->arg ? d->arg : "");
-        describe_rules(cmd, d, rules, sizeof rules);
-        printf("  %-34s %s%s\n", left, d->help, rules);
+        describe_rules(cmd, &defaults, d, rules, sizeof rules);
+        print_line(left, d->help, rules);
     }
 }
 
 void cli_list_options(const cli_command *cmd, FILE *f)
 {
     for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (same_name_hidden(cmd, i)) continue;
         bool takes = accepts(cmd, &options[i]);
         if (options[i].opt.val != O_BACKEND_FLAGS) {
             fprintf(f, "%s\t--%s\t%s\t%s\n", cmd->name, options[i].opt.name,
@@ -604,7 +758,9 @@ static bool apply(cli_args *a, int id, const char *name, const char *v)
     case O_HTML: a->html_path = v; return true;
     case O_CSV: a->csv_path = v; return true;
     case O_MD: a->md_path = v; return true;
-    case O_MAX_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->max_batch);
+    case O_MAX_BATCH:
+    case O_SERVE_MAX_BATCH: return parse_i64(name, v, 1, 1 << 20, &a->max_batch);
+    case O_THROUGHPUT_MAX_MS: return parse_f64(name, v, 0, 86400000, &a->throughput_max_ms);
     case O_BUDGET: return parse_f64(name, v, 1e-6, 3600000, &a->latency_budget_ms);
     case O_BATCHES: a->batches = v; return true;
     case O_MEMORY_CAP:
@@ -762,10 +918,11 @@ static void refuse_elsewhere(const cli_command *cmd, const option_def *d)
 
 /* The long options getopt reads: the table's, with the backends' alias
  * flags where the table holds their place; a NULL name ends them. */
-static void build_longopts(struct option *out)
+static void build_longopts(const cli_command *cmd, struct option *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (same_name_hidden(cmd, i)) continue;
         if (options[i].opt.val != O_BACKEND_FLAGS) {
             out[n++] = options[i].opt;
             continue;
@@ -840,29 +997,9 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
     bool gen_named = (cmd->groups & OPT_BEST) && generation_only(named);
     if (named && !gen_named && cli_find_backend(named, &a->backend_table) != EXIT_OK) return CLI_BAD_INPUT;
     struct option longopts[N_OPTIONS + CLI_MAX_ALIASES + 1];
-    build_longopts(longopts);
+    build_longopts(cmd, longopts);
 
-    ib_model_options_init(&a->model_opts);
-    /* A sweep warms up and times every batch: its own defaults. */
-    ib_throughput_config tc;
-    ib_throughput_config_init(&tc);
-    ib_gen_config_init(&a->gen);
-    a->gen_backend = (cmd->groups & OPT_GEN) || gen_named;
-    if (cmd->groups & OPT_THROUGHPUT)
-        a->cfg = tc.run;
-    else if (a->gen_backend)
-        a->cfg = a->gen.run; /* a run is a whole request: its own defaults */
-    else
-        ib_config_init(&a->cfg);
-    a->max_batch = tc.max_batch;
-    ib_serve_config_init(&a->serve);
-    if (cmd->groups & OPT_SERVE) a->max_batch = 1; /* serve: no dynamic batching unless asked */
-    a->threshold = IB_COMPARE_DEFAULT_THRESHOLD;
-    a->sessions = 1;
-    a->max_sessions = 20;
-    a->rank_timeout_s = 120;
-    a->step_max_ms = a->far_factor = -1; /* best's own defaults */
-    a->gen_figure = -1;
+    set_defaults(cmd, a, gen_named);
 
     optind = 0; /* 0, not 1: glibc then also forgets a half-read "-xo" of an earlier call */
     opterr = 0;

@@ -65,12 +65,16 @@ static void format_phase(const ib_progress *p, char *out, size_t size)
         snprintf(out, size, "%s %lld runs", ib_phase_name(p->phase), (long long)p->done);
 }
 
-/* ", ~2.1 s left" / ", at most 8.8 s left" / "" */
+/* ", ~2.1 s left" / ", at most 8.8 s left" / "", then the whole
+ * measurement's when known: " (all: ~95.0 s)" / " (all: at most 288.0 s)" */
 static void format_eta(const ib_progress *p, char *out, size_t size)
 {
     out[0] = '\0';
     if (!isnan(p->eta_ms))
         snprintf(out, size, ", %s%.1f s left", p->eta_is_bound ? "at most " : "~", p->eta_ms / 1e3);
+    if (!isnan(p->total_eta_ms))
+        snprintf(out + strlen(out), size - strlen(out), " (all: %s%.1f s)",
+                 p->total_eta_is_bound ? "at most " : "~", p->total_eta_ms / 1e3);
 }
 
 static void show(const ib_progress *p, void *user)

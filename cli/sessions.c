@@ -263,6 +263,7 @@ static void show_session(const cli_args *a, size_t k, size_t cap, double t0_ms)
     ib_progress p = { .phase = IB_PHASE_COLD_RUN,
                       .elapsed_ms = now_ms() - t0_ms,
                       .eta_ms = NAN,
+                      .total_eta_ms = NAN,
                       .batch = a->model_opts.batch,
                       .step = (int64_t)k,
                       .steps = (int64_t)cap,

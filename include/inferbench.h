@@ -527,6 +527,11 @@ typedef struct ib_progress {
                               NULL when none. Valid during the call only. */
     double rate;           /* serve: the step's offered rate, requests/s; 0
                               otherwise (a closed loop, another command) */
+    double total_eta_ms;   /* the whole measurement's time left: an estimate,
+                              or a cap when total_eta_is_bound (its time
+                              bound leaves less); NaN when not known (only
+                              throughput estimates it) */
+    bool total_eta_is_bound;
 } ib_progress;
 
 /* Called between runs, never inside a timed region: at each phase's start
@@ -666,6 +671,13 @@ typedef struct ib_throughput_config {
      * items_per_s_sync NaN). Best's screening and finals rank by items_per_s
      * and need nothing else. Not with a latency budget. */
     bool items_only;
+    /* The whole measurement's bound on the workload's clock: no batch (a
+     * point of the curve) is started that would end more than this after
+     * the start, its time judged by the batches timed before it
+     * (docs/throughput.md, "When the search stops"); the result is then
+     * partial, with stop IB_THROUGHPUT_STOP_TIME_BOUND, and the status
+     * IB_OK. The first batch always runs. Default 300000; 0: none. */
+    double max_time_ms;
 } ib_throughput_config;
 
 void ib_throughput_config_init(ib_throughput_config *cfg);
@@ -695,6 +707,24 @@ typedef struct ib_throughput_point {
 #define IB_MAX_PROBES 96
 #define IB_MAX_POINTS 256
 
+/* Why the measurement stopped adding batches (docs/throughput.md, "When
+ * the search stops"). */
+typedef enum ib_throughput_stop {
+    IB_THROUGHPUT_STOP_DONE = 0, /* every candidate timed: a batch list, a
+                                    fixed batch, or a search that ended at
+                                    memory's or max_batch's limit */
+    /* the growth stopped past the peak: the last two batches it timed
+     * both lie, interval and all, below the knee fraction of the peak's
+     * interval's lower end (a rate's interval: its per-run median's 95%
+     * CI, as a rate) */
+    IB_THROUGHPUT_STOP_PAST_PEAK,
+    IB_THROUGHPUT_STOP_TIME_BOUND /* the next batch would have ended past
+                                     max_time_ms (the result is partial) */
+} ib_throughput_stop;
+
+/* "done", "past the peak", "time bound". Never NULL. */
+const char *ib_throughput_stop_name(ib_throughput_stop stop);
+
 typedef struct ib_throughput_result {
     bool partial;
     ib_status stop_status;
@@ -704,6 +734,13 @@ typedef struct ib_throughput_result {
     bool search_stopped;       /* the search failed or was interrupted before
                                   its answer: largest_fitting is what fit so
                                   far (points timed by then are kept) */
+    ib_throughput_stop stop;   /* why no more batches were timed */
+    double stop_ms;            /* when: the workload's clock since the start */
+    int64_t stop_next_batch;   /* the batch not timed (STOP_TIME_BOUND, and
+                                  STOP_PAST_PEAK: the growth's next); 0 none */
+    double stop_next_ms;       /* STOP_TIME_BOUND: that batch's estimated time */
+    double max_time_ms;        /* the bound it ran under (0: none) */
+    double knee_fraction;      /* the band of the knee and of STOP_PAST_PEAK */
     char limit_reason[256];    /* the runtime's words at the last batch that
                                   did not fit */
     size_t n_probes;
@@ -1828,11 +1865,18 @@ typedef enum ib_best_stage {
     IB_BEST_FAILED,        /* a run failed: why */
     IB_BEST_DROPPED,       /* screening: clearly slower than the leader */
     IB_BEST_FINALIST,      /* measured fully; lost to the winner */
-    IB_BEST_WINNER
+    IB_BEST_WINNER,
+    /* the same run as another candidate (same_as): the settings in effect
+     * that its model stated for the race's request are that one's (a
+     * value the runtime clamps), so it is raced once, as that one */
+    IB_BEST_MERGED,
+    /* its step's time bound (step_max_ms) was reached before it was
+     * measured in it: the race was cut short (ib_best_result.not_measured) */
+    IB_BEST_NOT_MEASURED
 } ib_best_stage;
 
 /* "not tried", "skipped", "inaccurate", "failed", "dropped", "finalist",
- * "winner". Never NULL. */
+ * "winner", "merged", "not measured". Never NULL. */
 const char *ib_best_stage_name(ib_best_stage stage);
 
 /* Where a search's time goes (docs/best.md, "The cost"), each step's time
@@ -1861,7 +1905,10 @@ typedef enum ib_best_step {
 const char *ib_best_step_name(ib_best_step step);
 
 typedef struct ib_best_row {
-    char label[128];
+    char label[128];       /* what was on; a generative model's, as it ran
+                              (ib_best_gen.label_ran) */
+    char asked[128];       /* the label as given, when what ran differs ("": the same) */
+    int same_as;           /* IB_BEST_MERGED: the row whose run this is; else -1 */
     ib_status open_status; /* IB_OK, or why it was skipped */
     bool accurate;         /* passed the gate (fp32 itself passes) */
     ib_accuracy accuracy;  /* against strict fp32 (measured false: fp32) */
@@ -1930,6 +1977,12 @@ typedef struct ib_best_result {
     double far_factor; /* the rules applied (cfg's; 0: off) */
     double step_max_ms;
     unsigned steps_bounded; /* bit k: step k reached step_max_ms */
+    /* Rows the bound left unmeasured in a step they were due in (stage
+     * IB_BEST_NOT_MEASURED in either race): the race was cut short, and
+     * partial is set with stop_status IB_OK (the winner is the best of
+     * those measured). */
+    size_t not_measured;
+    size_t merged; /* rows IB_BEST_MERGED into another */
     ib_best_objective objective;
     /* A generative model's race (ib_measure_best_generation): no
      * throughput race, no accuracy gate; info's model and device are the
@@ -1984,6 +2037,13 @@ typedef struct ib_best_gen {
      * sequences, search, sampling and pitfalls are not used. */
     ib_gen_config gen;
     ib_best_gen_figure figure; /* default IB_BEST_GEN_TPOT */
+    /* Optional (NULL: the labels stay as given; user: open_user).
+     * Candidate `index`'s label as it runs, into label[cap], from the
+     * settings in effect that its
+     * model states (ran: ib_gen_info.options) once set to the race's
+     * request: a value the runtime clamps (llama.cpp's n_ubatch to the
+     * context) said as it runs. Called when the candidate first opens. */
+    void (*label_ran)(size_t index, void *user, const ib_option_list *ran, char *label, size_t cap);
 } ib_best_gen;
 
 void ib_best_gen_init(ib_best_gen *gen);
@@ -1992,7 +2052,11 @@ void ib_best_gen_init(ib_best_gen *gen);
  * cfg->open is not used) opened by gen->open, ranked by gen->figure, and
  * fills out as ib_measure_best does its latency race (no throughput race,
  * no accuracy gate; sessions and the energy objective refused:
- * IB_ERR_INVALID_ARG). *winner gets the latency winner's final generation
+ * IB_ERR_INVALID_ARG). Each candidate, when it first opens, is set to
+ * the request's context and the settings in effect its model states
+ * (ib_gen_info.options) compared with those of the candidates before it:
+ * the same settings are the same run, raced once (the later one
+ * IB_BEST_MERGED, same_as the first). *winner gets the latency winner's final generation
  * measurement in full (runs 0: no winner); free it with ib_gen_result_free
  * whatever the status. */
 ib_status ib_measure_best_generation(const ib_best_config *cfg, const ib_best_gen *gen, ib_best_result *out,

@@ -16,8 +16,8 @@ that `inferbench throughput` can search. For each file written it prints
 the inferbench command that measures it.
 
 Not run by this repository's tests (the build machine has no PyTorch).
-On the H200 (PyTorch 2.11, docs/measurements.md, eighth and ninth
-sessions): `--variants fp16-cl --formats pt2` and the command it printed
+On the H200 (PyTorch 2.11, docs/measurements.md, "AOTInductor from C" and
+"The ONNX path of export_pytorch.py"): `--variants fp16-cl --formats pt2` and the command it printed
 (94-95 s, then 1.46-1.59 ms at batch 1 from C, 404 us with `--option
 cuda_graph=yes`); the same with `--dynamic-batch` (102 s; 29,823 inputs/s
 at batch 1024 with the graph); `--formats onnx --variants fp32,fp16

@@ -83,6 +83,7 @@ class ThroughputConfig(ctypes.Structure):
         ("n_batches", ctypes.c_size_t),
         ("from_top", ctypes.c_bool),
         ("items_only", ctypes.c_bool),
+        ("max_time_ms", ctypes.c_double),
     ]
 
 

@@ -32,6 +32,7 @@ typedef struct search {
     ib__probe_fits_fn on_fit; /* NULL: none */
     void *user;
     double on_fit_ms; /* spent in on_fit: the points', not the search's */
+    bool enough;      /* on_fit ended the growth (IB__SEARCH_ENOUGH) */
     ib_error limit;   /* the backend's words at the last batch that did not fit */
 } search;
 
@@ -75,6 +76,7 @@ static ib_status fitted(search *s, int64_t batch, double run_ms, ib_error *err)
     double t0 = ib__workload_now_ms(s->w);
     ib_status st = s->on_fit(s->user, batch, run_ms, err);
     s->on_fit_ms += ib__workload_now_ms(s->w) - t0;
+    s->enough = st == IB__SEARCH_ENOUGH;
     return st;
 }
 
@@ -115,7 +117,12 @@ static ib_status grow(const largest *l, int64_t max, int64_t *fit, int64_t *no_f
     *fit = *no_fit = 0;
     for (int64_t n = 1;; n = n > max / 2 ? max : 2 * n) {
         bool fits;
-        IB_TRY(ask(l, n, true, &fits, err));
+        ib_status st = ask(l, n, true, &fits, err);
+        if (st == IB__SEARCH_ENOUGH) {
+            *fit = n;
+            return IB_OK;
+        }
+        IB_TRY(st);
         if (!fits) {
             *no_fit = n;
             return IB_OK;
@@ -179,7 +186,7 @@ ib_status ib__batch_search(ib_workload *w, int64_t max_batch, bool from_top, con
                       s.limit.message);
     r->largest_fitting = fit;
     ib__strlcpy(r->limit_reason, s.limit.message, sizeof r->limit_reason);
-    r->limited_by_max_batch = st == IB_OK && no_fit == 0;
+    r->limited_by_max_batch = st == IB_OK && no_fit == 0 && !s.enough;
     r->search_stopped = st != IB_OK;
     r->search_ms = ib__workload_now_ms(w) - t0 - s.on_fit_ms;
     return st;

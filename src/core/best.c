@@ -27,6 +27,7 @@ void ib_best_config_init(ib_best_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     ib_config_init(&cfg->latency);
     ib_throughput_config_init(&cfg->throughput);
+    cfg->throughput.max_time_ms = 0; /* each step has its own bound: step_max_ms */
     cfg->screen_runs = 30;
     cfg->rounds = 3;
     cfg->finalists = 3;
@@ -46,6 +47,8 @@ const char *ib_best_stage_name(ib_best_stage stage)
     case IB_BEST_DROPPED: return "dropped";
     case IB_BEST_FINALIST: return "finalist";
     case IB_BEST_WINNER: return "winner";
+    case IB_BEST_MERGED: return "merged";
+    case IB_BEST_NOT_MEASURED: return "not measured";
     }
     return "?";
 }
@@ -471,7 +474,7 @@ static ib_status time_latency(race *s, size_t i, const ib_config *c, bool pool, 
     if (s->gen) close_row(s, i);
     if (st == IB_ERR_INTERRUPTED && !interrupted_by_user(s, step)) {
         char lead[64];
-        snprintf(lead, sizeof lead, "cut after %zu runs:", t.n);
+        snprintf(lead, sizeof lead, t.n ? "cut after %zu runs:" : "not measured:", t.n);
         bound_why(s, step, lead, row->latency_why, sizeof row->latency_why);
         st = t.n > 0 ? IB_OK : IB_ERR_INTERRUPTED; /* nothing measured: no samples to keep */
         if (t.n == 0) {
@@ -610,6 +613,62 @@ static void keep_fastest(race *s)
     }
 }
 
+/* Row i's label as it runs, the one given kept as asked when it differs. */
+static void label_as_run(race *s, size_t i)
+{
+    ib_best_row *row = &s->r->rows[i];
+    char ran[sizeof row->label];
+    if (!s->gen->label_ran) return;
+    s->gen->label_ran(i, s->gen->open_user, ib__best_gen_ran(s->gr, i), ran, sizeof ran);
+    if (!ran[0] || !strcmp(ran, row->label)) return;
+    ib__strlcpy(row->asked, row->label, sizeof row->asked);
+    ib__strlcpy(row->label, ran, sizeof row->label);
+}
+
+/* Row i runs as row `same`: merged into it, never measured. */
+static void merge_into(race *s, size_t i, int same)
+{
+    ib_best_row *row = &s->r->rows[i];
+    char ran[sizeof row->label]; /* a row of its own (same < i), copied for the compiler's sake */
+    ib__strlcpy(ran, s->r->rows[same].label, sizeof ran);
+    row->latency_stage = row->throughput_stage = IB_BEST_MERGED;
+    row->same_as = same;
+    snprintf(row->latency_why, sizeof row->latency_why,
+             "runs as #%d (%s): the same settings in effect, raced once", same + 1, ran);
+    s->r->merged++;
+    close_row(s, i);
+}
+
+/* Whether row i, just opened for the first time, races as a run of its
+ * own. A generative model's row is set to the request first, and what it
+ * then runs as decides: the same settings as an earlier row (a runtime
+ * clamps a value, llama.cpp's n_ubatch to the request's tokens) are the
+ * same run, merged into that row; a row that cannot be set fails. Its
+ * label says what it runs as. A forward-pass row races. */
+static bool distinct_run(race *s, size_t i)
+{
+    if (!s->gen) return true;
+    ib_best_row *row = &s->r->rows[i];
+    ib_error why = { { 0 } };
+    int same;
+    double t0 = ib__now_ms();
+    ib_status st = ib__best_gen_settle(s->gr, s->gen, i, s->g[i], &same, &why);
+    row->step_ms[IB_BEST_STEP_OPEN] += ib__now_ms() - t0;
+    if (st != IB_OK) {
+        row->latency_stage = row->throughput_stage = IB_BEST_FAILED;
+        ib__strlcpy(row->latency_why, why.message[0] ? why.message : ib_status_str(st),
+                    sizeof row->latency_why);
+        close_row(s, i);
+        return false;
+    }
+    if (same >= 0) {
+        merge_into(s, i, same);
+        return false;
+    }
+    label_as_run(s, i);
+    return true;
+}
+
 /* Opens every candidate and times each once, briefly; the inaccurate ones
  * leave after that (their figure shown, never a winner). */
 static ib_status first_round(race *s, ib_error *err)
@@ -617,12 +676,12 @@ static ib_status first_round(race *s, ib_error *err)
     ib_config c = screen_config(&s->cfg->latency, s->cfg->screen_runs);
     for (size_t i = 0; i < s->r->n_rows; i++) {
         IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
-        if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        if (open_row(s, i, true, &s->w[i]) != IB_OK || !distinct_run(s, i)) continue;
         IB_TRY(check_energy(s, s->w[i], err));
         IB_TRY(time_latency(s, i, &c, true, IB_BEST_STEP_SCREEN, "screen", err));
         ib_best_row *row = &s->r->rows[i];
         if (s->n_ms[i] == 0 && row->latency_stage == IB_BEST_NOT_TRIED)
-            row->latency_stage = IB_BEST_DROPPED; /* the bound came first: no figure to race on */
+            row->latency_stage = IB_BEST_NOT_MEASURED; /* the bound came first: no figure to race on */
         if (row->latency_stage != IB_BEST_FAILED && !row->accurate) {
             row->latency_stage = row->throughput_stage = IB_BEST_INACCURATE;
             ib__strlcpy(row->throughput_why, row->latency_why, sizeof row->throughput_why);
@@ -777,8 +836,8 @@ static ib_status finals(race *s, ib_error *err)
          * result says partial, or which step was bounded); not measured
          * (the bound came first), it is no finalist. */
         ib_best_row *row = &s->r->rows[i];
-        if (row->latency_stage == IB_BEST_NOT_TRIED && row->latency_runs > before)
-            row->latency_stage = IB_BEST_FINALIST;
+        if (row->latency_stage == IB_BEST_NOT_TRIED && st == IB_OK)
+            row->latency_stage = row->latency_runs > before ? IB_BEST_FINALIST : IB_BEST_NOT_MEASURED;
         IB_TRY(st);
     }
     return IB_OK;
@@ -822,7 +881,7 @@ static ib_status sum_up_sessions(race *s, size_t i, bool interrupted, ib_error *
     size_t k = row->sessions.k;
     bool bounded = s->r->steps_bounded & (1u << IB_BEST_STEP_LATENCY_FINAL);
     if (k == 0 && (interrupted || bounded) && row->sessions_failed == 0) {
-        row->latency_stage = IB_BEST_NOT_TRIED;
+        row->latency_stage = interrupted ? IB_BEST_NOT_TRIED : IB_BEST_NOT_MEASURED;
         if (interrupted)
             ib__strlcpy(row->latency_why, "interrupted before its sessions", sizeof row->latency_why);
         return IB_OK;
@@ -962,8 +1021,8 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
     ib__progress_step(&s->pr, (int64_t)i + 1, (int64_t)s->r->n_rows, name, 0);
     ib_throughput_config nested = *tc;
     if (!watched(s, &w->clock, step, &tc->run, &nested.run)) { /* its cancel: the bound's, or the caller's */
-        if (row->throughput_stage == IB_BEST_NOT_TRIED && step != IB_BEST_STEP_THROUGHPUT_FINAL)
-            row->throughput_stage = IB_BEST_DROPPED; /* never screened: not raced */
+        if (row->throughput_stage == IB_BEST_NOT_TRIED)
+            row->throughput_stage = IB_BEST_NOT_MEASURED; /* never timed in its step: not raced */
         bound_why(s, step, "not measured:", row->throughput_why, sizeof row->throughput_why);
         return IB_OK;
     }
@@ -976,7 +1035,8 @@ static ib_status time_throughput(race *s, size_t i, const ib_throughput_config *
         bound_why(s, step, s->tr->peak >= 0 ? "cut:" : "nothing measured:", row->throughput_why,
                   sizeof row->throughput_why);
         st = IB_OK;
-        if (s->tr->peak < 0 && step != IB_BEST_STEP_THROUGHPUT_FINAL) row->throughput_stage = IB_BEST_DROPPED;
+        if (s->tr->peak < 0 && row->throughput_stage == IB_BEST_NOT_TRIED)
+            row->throughput_stage = IB_BEST_NOT_MEASURED;
     }
     bool replaces = step == IB_BEST_STEP_BATCH_SEARCH || step == IB_BEST_STEP_THROUGHPUT_FINAL;
     row->throughput_warnings = (replaces ? 0 : row->throughput_warnings) | s->tr->warnings;
@@ -1046,7 +1106,7 @@ static ib_status exhaustive_sweep(race *s, ib_error *err)
 {
     for (size_t i = 0; i < s->r->n_rows; i++) {
         IB_FAIL_IF(ib__cancelled(s->cfg->latency.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
-        if (open_row(s, i, true, &s->w[i]) != IB_OK) continue;
+        if (open_row(s, i, true, &s->w[i]) != IB_OK || !distinct_run(s, i)) continue;
         IB_TRY(check_energy(s, s->w[i], err));
         ib_best_row *row = &s->r->rows[i];
         ib_status st = IB_OK;
@@ -1228,6 +1288,7 @@ static void init_result(const ib_best_config *cfg, const ib_best_gen *gen, ib_be
     for (size_t i = 0; i < out->n_rows; i++) {
         ib_best_row *row = &out->rows[i];
         ib__strlcpy(row->label, cfg->labels && cfg->labels[i] ? cfg->labels[i] : "?", sizeof row->label);
+        row->same_as = -1;
         row->items_per_s = row->tokens_per_s = NAN;
         row->latency.p50 = row->ttft.p50 = row->tpot.p50 = NAN;
         ib__energy_none(&row->latency_energy, "not measured");
@@ -1301,7 +1362,11 @@ static ib_status measure_best(const ib_best_config *cfg, const ib_best_gen *gen,
     free(s.tr);
     sum_up(&s);
     if (gen) ib__best_gen_rows_finish(s.gr, out->latency_winner, winner);
-    if (st != IB_OK) {
+    for (size_t i = 0; i < out->n_rows; i++)
+        out->not_measured += out->rows[i].latency_stage == IB_BEST_NOT_MEASURED ||
+                             out->rows[i].throughput_stage == IB_BEST_NOT_MEASURED;
+    /* Cut short by the bound: the winner is the best of those measured. */
+    if (st != IB_OK || out->not_measured > 0) {
         out->partial = true;
         out->stop_status = st;
     }

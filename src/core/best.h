@@ -25,6 +25,16 @@ ib_status ib__best_gen_measure(ib__best_gen_rows *gr, const ib_best_gen *gen, si
                                const ib_config *c, bool final, ib_best_row *row, double **ms, size_t *n,
                                unsigned *warnings, ib_env *env, ib_error *err);
 
+/* Sets row i's model g to the race's request (one sequence of its
+ * context, as every measurement sets it) and keeps the settings in effect
+ * its backend then states: what it runs as. *same: the first earlier row
+ * settled with the same settings (the same run), -1 none. */
+ib_status ib__best_gen_settle(ib__best_gen_rows *gr, const ib_best_gen *gen, size_t i, ib_gen *g, int *same,
+                              ib_error *err);
+
+/* Row i's settings in effect, as ib__best_gen_settle kept them. */
+const ib_option_list *ib__best_gen_ran(const ib__best_gen_rows *gr, size_t i);
+
 /* What the result states of the first generative model that opened. */
 void ib__best_gen_opened(ib_best_result *r, const ib_gen *g);
 

@@ -8,6 +8,7 @@
  * more than was measured. */
 #include "core/best.h"
 #include "base/common.h"
+#include "core/generate.h"
 #include "core/stats.h"
 
 #include <math.h>
@@ -33,6 +34,8 @@ typedef struct gen_row {
     size_t n;
     double tokens, steps_ms;
     ib_gen_result *final; /* its final measurement, kept for the winner */
+    bool settled;         /* ran holds what it runs as */
+    ib_option_list ran;   /* the settings in effect for the request */
 } gen_row;
 
 struct ib__best_gen_rows {
@@ -82,6 +85,36 @@ void ib__best_gen_opened(ib_best_result *r, const ib_gen *g)
     r->info.device = g->info.device;
     r->info.batch = 1;
 }
+
+/* Whether a and b state the same settings: each key with the same value,
+ * in the backend's order. A backend that states none says nothing of
+ * what runs: its rows are never merged. */
+static bool same_settings(const ib_option_list *a, const ib_option_list *b)
+{
+    if (a->n == 0 || a->n != b->n) return false;
+    for (size_t k = 0; k < a->n; k++)
+        if (strcmp(a->items[k].key, b->items[k].key) || strcmp(a->items[k].value, b->items[k].value))
+            return false;
+    return true;
+}
+
+ib_status ib__best_gen_settle(ib__best_gen_rows *gr, const ib_best_gen *gen, size_t i, ib_gen *g, int *same,
+                              ib_error *err)
+{
+    *same = -1;
+    /* What the backend states before its context is set is the context
+     * it opened with: a runtime clamps to the request's context (llama.cpp's
+     * n_batch and n_ubatch to its tokens) only once it is set. */
+    IB_TRY(g->ops->set_sequences(g, 1, ib__gen_context_per_seq(&gen->gen), err));
+    gen_row *row = &gr->rows[i];
+    row->ran = g->info.options;
+    row->settled = true;
+    for (size_t j = 0; j < i && *same < 0; j++)
+        if (gr->rows[j].settled && same_settings(&gr->rows[j].ran, &row->ran)) *same = (int)j;
+    return IB_OK;
+}
+
+const ib_option_list *ib__best_gen_ran(const ib__best_gen_rows *gr, size_t i) { return &gr->rows[i].ran; }
 
 /* The configuration of one measurement: gen's request, c's run rule, and
  * none of what a race does not rank. */

@@ -90,6 +90,12 @@ static ib_status validate_sequences(const ib_gen_config *cfg, ib_error *err)
     return IB_OK;
 }
 
+int32_t ib__gen_context_per_seq(const ib_gen_config *cfg)
+{
+    int32_t depth = cfg->depth > 0 ? cfg->depth : cfg->prompt_tokens;
+    return cfg->ctx_per_seq > 0 ? cfg->ctx_per_seq : (int32_t)((int64_t)depth + cfg->new_tokens);
+}
+
 /* The context each sequence gets and its checks against the prompt, the
  * depth and the model. */
 static ib_status context_in_effect(const ib__gen *g, const ib_gen_config *cfg, int32_t *depth, int32_t *ctx,
@@ -97,7 +103,7 @@ static ib_status context_in_effect(const ib__gen *g, const ib_gen_config *cfg, i
 {
     *depth = cfg->depth > 0 ? cfg->depth : cfg->prompt_tokens;
     int64_t needed = (int64_t)*depth + cfg->new_tokens;
-    *ctx = cfg->ctx_per_seq > 0 ? cfg->ctx_per_seq : (int32_t)needed;
+    *ctx = ib__gen_context_per_seq(cfg);
     IB_FAIL_IF(cfg->prompt_tokens > *ctx, err, IB_ERR_INVALID_ARG,
                "a prompt of %d tokens is longer than the context of %d", (int)cfg->prompt_tokens, (int)*ctx);
     IB_FAIL_IF(needed > *ctx, err, IB_ERR_INVALID_ARG, "depth %d + %d new tokens pass the context of %d",

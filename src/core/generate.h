@@ -17,6 +17,10 @@
  * each: 256 MB). */
 #define IB__GEN_MAX_SAMPLES ((int64_t)1 << 25)
 
+/* The context a sequence gets for cfg's request: ctx_per_seq, else the
+ * depth (the prompt's by default) plus the new tokens. */
+int32_t ib__gen_context_per_seq(const ib_gen_config *cfg);
+
 /* One run of a measurement: the KV cache cleared, a prompt of `prompt`
  * tokens prefilled and timed to synchronized logits (0: none), the context
  * filled untimed up to `depth`, sequence 0 forked to `n_seqs`, then `steps`

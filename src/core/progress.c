@@ -28,6 +28,8 @@ void ib__progress_init(ib__progress *pr, const ib_config *cfg, const ib_workload
     pr->fn = cfg->progress;
     pr->user = cfg->progress_user;
     pr->w = w;
+    pr->end_ms = NAN;
+    pr->p.total_eta_ms = NAN;
     if (!pr->fn) return;
     pr->t0_ms = pr->phase_t0_ms = pr->last_ms = now_ms(pr);
     pr->p.eta_ms = NAN;
@@ -56,10 +58,18 @@ void ib__progress_rate(ib__progress *pr, double rate)
     if (pr->fn) pr->p.rate = isfinite(rate) && rate > 0 ? rate : 0;
 }
 
+void ib__progress_time_left(ib__progress *pr, double left_ms, bool is_bound)
+{
+    if (!pr->fn) return;
+    pr->end_ms = isnan(left_ms) ? NAN : now_ms(pr) + left_ms;
+    pr->p.total_eta_is_bound = is_bound;
+}
+
 static void report(ib__progress *pr, double now)
 {
     pr->last_ms = now;
     pr->p.elapsed_ms = now - pr->t0_ms;
+    pr->p.total_eta_ms = isnan(pr->end_ms) ? NAN : fmax(pr->end_ms - now, 0);
     pr->fn(&pr->p, pr->user);
 }
 

@@ -18,6 +18,7 @@ typedef struct ib__progress {
     double t0_ms;           /* the measurement's start */
     double phase_t0_ms;     /* the current phase's start */
     double last_ms;         /* the last report */
+    double end_ms;          /* when the whole measurement should end; NaN: not known */
     ib_progress p;
     char step_name[64];
 } ib__progress;
@@ -44,6 +45,10 @@ void ib__progress_phase(ib__progress *pr, ib_phase phase, int64_t total);
  * the time left is then estimated from the rate so far and the total).
  * Reported when IB_PROGRESS_PERIOD_MS passed since the last report. */
 void ib__progress_runs(ib__progress *pr, int64_t done, double cap_ms);
+
+/* The whole measurement has left_ms to go from now (NaN: not known): an
+ * estimate, or a cap when is_bound. Every later report counts it down. */
+void ib__progress_time_left(ib__progress *pr, double left_ms, bool is_bound);
 
 /* cfg with its progress reports routed through pr: they carry pr's step and
  * elapsed time. pr must outlive the measurement that gets the copy. */

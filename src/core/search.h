@@ -12,6 +12,11 @@
  * other than "does not fit" stops the search and is returned. */
 typedef ib_status (*ib__fits_fn)(void *user, int64_t n, bool growing, bool *fits, ib_error *err);
 
+/* What a fits callback returns (with *fits true) for a growth probe after
+ * which the growth must not go on: n is then the answer (*no_fit 0), as
+ * when max is reached. Not an error: positive, as no ib_status is. */
+#define IB__SEARCH_ENOUGH ((ib_status)1)
+
 /* The largest n in [1, max] that fits: doubling from 1 (max itself when
  * doubling would pass it) until one does not, then bisection between the
  * last that fit and the first that did not; from_top asks max first and

@@ -52,6 +52,35 @@ double ib__t975(size_t df)
            (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
 }
 
+ib_status ib__slope_ci95(const double *x, const double *y, size_t n, double *slope, double ci95[2])
+{
+    if (n < 3) return IB_ERR_INVALID_ARG;
+    double mx = 0, my = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i]) || !isfinite(y[i])) return IB_ERR_INVALID_ARG;
+        mx += x[i];
+        my += y[i];
+    }
+    mx /= (double)n;
+    my /= (double)n;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < n; i++) {
+        sxx += (x[i] - mx) * (x[i] - mx);
+        sxy += (x[i] - mx) * (y[i] - my);
+    }
+    if (!(sxx > 0)) return IB_ERR_INVALID_ARG;
+    double b = sxy / sxx, sse = 0;
+    for (size_t i = 0; i < n; i++) {
+        double e = y[i] - my - b * (x[i] - mx);
+        sse += e * e;
+    }
+    double half = ib__t975(n - 2) * sqrt(sse / (double)(n - 2) / sxx);
+    *slope = b;
+    ci95[0] = b - half;
+    ci95[1] = b + half;
+    return IB_OK;
+}
+
 /* log of the binomial probability mass C(n,k) / 2^n. */
 static double log_binom_half(size_t n, size_t k)
 {

@@ -19,6 +19,12 @@ double ib__sum(const double *x, size_t n);
 /* 97.5% quantile of Student's t with df degrees of freedom. */
 double ib__t975(size_t df);
 
+/* The least-squares slope of y over x[0..n) and its 95% interval
+ * (Student's t with n - 2 degrees of freedom over the residuals' spread):
+ * what a curve shows of a trend, said from the data. IB_ERR_INVALID_ARG
+ * below 3 points, with x all equal or with a value not finite. */
+ib_status ib__slope_ci95(const double *x, const double *y, size_t n, double *slope, double ci95[2]);
+
 /* 0-based ranks of the order statistics bounding the distribution-free 95%
  * confidence interval of the median of n samples. */
 void ib__median_ci_ranks(size_t n, size_t *lo, size_t *hi);

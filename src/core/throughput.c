@@ -11,9 +11,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The longest time bound: a day (a CPU search may take hours). */
+#define MAX_BOUND_MS 86400000.0
+
+const char *ib_throughput_stop_name(ib_throughput_stop stop)
+{
+    switch (stop) {
+    case IB_THROUGHPUT_STOP_DONE: return "done";
+    case IB_THROUGHPUT_STOP_PAST_PEAK: return "past the peak";
+    case IB_THROUGHPUT_STOP_TIME_BOUND: return "time bound";
+    }
+    return "?";
+}
+
 void ib_throughput_config_init(ib_throughput_config *cfg)
 {
-    *cfg = (ib_throughput_config){ .max_batch = 4096, .knee_fraction = 0.95 };
+    /* The bound: a CPU curve past its peak, each batch doubling the time,
+     * would otherwise run for hours (docs/throughput.md). */
+    *cfg = (ib_throughput_config){ .max_batch = 4096, .knee_fraction = 0.95, .max_time_ms = 300000 };
     ib_config_init(&cfg->run);
     /* Each batch is warmed up on its own, and there are ten or more of
      * them: shorter than latency's, capped so a sweep stays minutes. */
@@ -51,6 +66,8 @@ static ib_status validate(const ib_throughput_config *cfg, ib_error *err)
                "max batch must be between 1 and %lld", (long long)IB__MAX_BATCH);
     IB_FAIL_IF(!(cfg->knee_fraction > 0 && cfg->knee_fraction <= 1), err, IB_ERR_INVALID_ARG,
                "the knee fraction must be in (0, 1]");
+    IB_FAIL_IF(!(cfg->max_time_ms >= 0 && cfg->max_time_ms <= MAX_BOUND_MS), err, IB_ERR_INVALID_ARG,
+               "the time bound must be between 0 (none) and %.0f ms", MAX_BOUND_MS);
     IB_FAIL_IF(!(cfg->latency_budget_ms >= 0 && cfg->latency_budget_ms <= IB__MAX_TIME_MS), err,
                IB_ERR_INVALID_ARG, "the latency budget must be between 0 (none) and %.0f ms",
                IB__MAX_TIME_MS);
@@ -104,6 +121,8 @@ typedef struct sweep_state {
     ib__energy_meters energy; /* learned before the search */
     /* Each point's back-to-back runs on ib__now_ms's clock (points[i]). */
     double b2b_host_ms[IB_MAX_POINTS][2];
+    double t0_ms;                   /* the start, on the workload's clock */
+    double point_ms[IB_MAX_POINTS]; /* each point's time, in the order timed */
 } sweep_state;
 
 static ib_status time_probed(void *user, int64_t batch, double run_ms, ib_error *err);
@@ -310,8 +329,119 @@ static ib_status measure_point(sweep_state *s, ib_throughput_point *p, bool prob
         ib__energy_none(&p->energy, "the batch did not run to the end: no energy figure");
     }
     ib_status st = p->status == IB_ERR_DEVICE_OOM ? ib__recover_from_oom(s->w, err) : p->status;
-    s->r->sweep_ms += ib__workload_now_ms(s->w) - t0;
+    double took_ms = ib__workload_now_ms(s->w) - t0;
+    s->point_ms[s->r->n_points - 1] = took_ms;
+    s->r->sweep_ms += took_ms;
     return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* When to stop (docs/throughput.md, "When the search stops")                */
+/* ------------------------------------------------------------------------ */
+
+/* The time a point at batch would take, judged by the last two timed: a
+ * point's time grows as a power of its batch, the power read off those two
+ * and kept within [0, 1] (at most in proportion: the runs per batch are
+ * fixed); in proportion when one point only was timed. */
+static double estimate_ms(const sweep_state *s, int64_t batch)
+{
+    size_t n = s->r->n_points;
+    const ib_throughput_point *last = &s->r->points[n - 1], *before = n >= 2 ? &s->r->points[n - 2] : NULL;
+    double power = 1;
+    if (before && before->batch != last->batch && s->point_ms[n - 2] > 0 && s->point_ms[n - 1] > 0) {
+        power =
+            log(s->point_ms[n - 1] / s->point_ms[n - 2]) / log((double)last->batch / (double)before->batch);
+        power = fmin(fmax(power, 0), 1);
+    }
+    return s->point_ms[n - 1] * pow((double)batch / (double)last->batch, power);
+}
+
+/* Whether a point at batch may start within the time bound: the first
+ * always does; a later one when it would end within the bound. Otherwise
+ * the stop is recorded. */
+static bool within_time_bound(sweep_state *s, int64_t batch)
+{
+    if (!(s->cfg->max_time_ms > 0) || s->r->n_points == 0) return true;
+    double now = ib__workload_now_ms(s->w) - s->t0_ms, next = estimate_ms(s, batch);
+    if (now + next <= s->cfg->max_time_ms) return true;
+    s->r->stop = IB_THROUGHPUT_STOP_TIME_BOUND;
+    s->r->stop_ms = now;
+    s->r->stop_next_batch = batch;
+    s->r->stop_next_ms = next;
+    return false;
+}
+
+/* Whether the search timed batch already. */
+static bool measured(const ib_throughput_result *r, int64_t batch)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].batch == batch) return true;
+    return false;
+}
+
+/* The progress line's whole estimate, after a point: the batches left[0..n)
+ * still to time, each judged as within_time_bound judges the next, and no
+ * more than the time bound leaves (then a cap). */
+static void report_time_left(sweep_state *s, const int64_t *left, size_t n)
+{
+    double estimate = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!measured(s->r, left[i])) estimate += estimate_ms(s, left[i]);
+    double bound_left = s->cfg->max_time_ms > 0
+                            ? fmax(s->cfg->max_time_ms - (ib__workload_now_ms(s->w) - s->t0_ms), 0)
+                            : INFINITY;
+    ib__progress_time_left(s->pr, fmin(estimate, bound_left), estimate > bound_left);
+}
+
+/* After a growth point at batch: the growth's batches left, doubling up to
+ * max_batch (where memory ends is not known yet). */
+static void report_growth_left(sweep_state *s, int64_t batch)
+{
+    int64_t left[64];
+    size_t n = 0;
+    for (int64_t b = batch; b < s->cfg->max_batch && n < 64;)
+        left[n++] = b = b > s->cfg->max_batch / 2 ? s->cfg->max_batch : 2 * b;
+    report_time_left(s, left, n);
+}
+
+/* A point's rate interval [lo, hi]: its batch over its per-run median's
+ * 95% CI, as inputs/s. The back-to-back figure is one timing, with no
+ * interval of its own; the per-run median's is robust to a stray slow
+ * run. */
+static void rate_interval(const ib_throughput_point *p, double *lo, double *hi)
+{
+    *lo = (double)p->batch * 1000.0 / p->latency_ms.ci95_median[1];
+    *hi = (double)p->batch * 1000.0 / p->latency_ms.ci95_median[0];
+}
+
+/* Whether point i is clearly below point peak: its per-run rate's interval
+ * wholly under the knee fraction of the lower end of the peak's, and its
+ * back-to-back figure under the knee fraction of the peak's too. So past
+ * the peak, not on its plateau within noise. */
+static bool clearly_below(const sweep_state *s, size_t i, size_t peak)
+{
+    const ib_throughput_point *p = &s->r->points[i], *top = &s->r->points[peak];
+    double lo, hi, top_lo, top_hi, f = s->cfg->knee_fraction;
+    rate_interval(p, &lo, &hi);
+    rate_interval(top, &top_lo, &top_hi);
+    return hi < f * top_lo && p->items_per_s < f * top->items_per_s;
+}
+
+/* The growth's rule: the last two batches timed both come after the peak
+ * so far (the most inputs/s back-to-back, as the result's peak) and are
+ * both clearly below it. A curve that
+ * rises, or stays on its plateau within the knee's band, never meets it.
+ * Needs the per-run intervals (not items_only). */
+static bool past_the_peak(const sweep_state *s)
+{
+    const ib_throughput_result *r = s->r;
+    size_t n = r->n_points, peak = 0;
+    if (s->cfg->items_only || n < 3) return false;
+    for (size_t i = 0; i < n; i++) {
+        if (r->points[i].status != IB_OK) return false; /* a gap: not a clear curve */
+        if (r->points[i].items_per_s > r->points[peak].items_per_s) peak = i;
+    }
+    return peak < n - 2 && clearly_below(s, n - 2, peak) && clearly_below(s, n - 1, peak);
 }
 
 /* A growth probe that fit (the search's callback): its batch timed at once. */
@@ -321,15 +451,18 @@ static ib_status time_probed(void *user, int64_t batch, double run_ms, ib_error 
     ib_throughput_point *p = &s->r->points[s->r->n_points];
     *p = (ib_throughput_point){ .batch = batch, .first_run_ms = run_ms };
     ib__progress_step(s->pr, (int64_t)s->r->n_points + 1, 0, "candidate", batch);
-    return measure_point(s, p, true, err);
-}
-
-/* Whether the search timed batch already. */
-static bool measured(const ib_throughput_result *r, int64_t batch)
-{
-    for (size_t i = 0; i < r->n_points; i++)
-        if (r->points[i].batch == batch) return true;
-    return false;
+    IB_TRY(measure_point(s, p, true, err));
+    report_growth_left(s, batch);
+    if (batch == s->cfg->max_batch) return IB_OK; /* the growth ends here anyway */
+    /* The growth's next batch: twice this one, max_batch at most. */
+    int64_t next = batch > s->cfg->max_batch / 2 ? s->cfg->max_batch : 2 * batch;
+    if (past_the_peak(s)) {
+        s->r->stop = IB_THROUGHPUT_STOP_PAST_PEAK;
+        s->r->stop_ms = ib__workload_now_ms(s->w) - s->t0_ms;
+        s->r->stop_next_batch = next;
+        return IB__SEARCH_ENOUGH;
+    }
+    return within_time_bound(s, next) ? IB_OK : IB__SEARCH_ENOUGH;
 }
 
 /* From the top: whether the point just timed lies below the knee fraction
@@ -355,11 +488,13 @@ static ib_status sweep(sweep_state *s, const int64_t *cand, size_t n, ib_error *
     for (size_t i = 0; i < n; i++) {
         if (measured(s->r, cand[i])) continue;
         IB_FAIL_IF(ib__cancelled(s->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
+        if (!within_time_bound(s, cand[i])) break;
         ib_throughput_point *p = &s->r->points[s->r->n_points];
         *p = (ib_throughput_point){ .batch = cand[i] };
         ib__progress_step(s->pr, (int64_t)i + 1, (int64_t)n, "candidate", cand[i]);
         IB_TRY(measure_point(s, p, false, err));
         if (below_the_plateau(s)) break;
+        report_time_left(s, cand + i + 1, n - i - 1);
     }
     return IB_OK;
 }
@@ -451,21 +586,27 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     IB_FAIL_IF(!w || !cfg, err, IB_ERR_INVALID_ARG, "no workload or no configuration");
     IB_TRY(validate(cfg, err));
     out->latency_budget_ms = cfg->latency_budget_ms;
+    out->max_time_ms = cfg->max_time_ms;
+    out->knee_fraction = cfg->knee_fraction;
     ib__env_capture(&out->env, w);
     int64_t cand[IB_MAX_POINTS];
     size_t n_cand;
     ib__progress pr;
     ib__progress_init(&pr, &cfg->run, w);
-    sweep_state s = {
-        .w = w, .cfg = cfg, .pr = &pr, .r = out, .ms = malloc((size_t)cfg->run.runs * sizeof(double))
-    };
+    if (cfg->max_time_ms > 0) ib__progress_time_left(&pr, cfg->max_time_ms, true); /* nothing timed yet */
+    sweep_state s = { .w = w,
+                      .cfg = cfg,
+                      .pr = &pr,
+                      .r = out,
+                      .ms = malloc((size_t)cfg->run.runs * sizeof(double)),
+                      .t0_ms = ib__workload_now_ms(w) };
     IB_FAIL_IF(!s.ms, err, IB_ERR_NO_MEMORY, "out of host memory for samples");
     /* The counter's step and the idle power, before any batch runs. */
     ib__energy_meters_open(&s.energy, w, &cfg->run);
     ib__cpu_watch cpu;
     ib__cpu_watch_start(&cpu, &out->env);
     ib_status st = candidates(&s, cand, &n_cand, err);
-    if (st == IB_OK) st = sweep(&s, cand, n_cand, err);
+    if (st == IB_OK && out->stop != IB_THROUGHPUT_STOP_TIME_BOUND) st = sweep(&s, cand, n_cand, err);
     double sampler_t0_ms = ib__gpu_sampler_t0_ms(s.sampler);
     ib__gpu_sampler_stop(s.sampler);
     sampled_energy(&s, sampler_t0_ms);
@@ -490,5 +631,9 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
         out->stop_status = st;
         return st;
     }
+    /* Stopped by the bound: what was measured stands, marked partial, and
+     * the answers are those of the batches timed (docs/cli.md: a time
+     * bound's result exits 0). */
+    out->partial = out->stop == IB_THROUGHPUT_STOP_TIME_BOUND;
     return verdict(out, err);
 }

@@ -5,6 +5,7 @@
 
 #include "workload/workload.h"
 #include "core/progress.h"
+#include "core/search.h"
 
 /* Upper bound of any batch asked for: it keeps batch arithmetic far from
  * overflow and the probe count small (at most ~2*20+2 probes). */
@@ -13,7 +14,8 @@
 /* Called when a growth probe fits, the workload still bound at batch and
  * past its first run there (run_ms: that run's time): the growth's batches
  * are the curve's powers of two, timed there and then so that no batch is
- * set up twice. An error stops the search and is returned. */
+ * set up twice. An error stops the search and is returned;
+ * IB__SEARCH_ENOUGH (search.h) ends the growth at batch, the answer. */
 typedef ib_status (*ib__probe_fits_fn)(void *user, int64_t batch, double run_ms, ib_error *err);
 
 /* Finds the largest batch in [1, max_batch] (validated by the caller) for

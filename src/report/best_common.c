@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *ib__best_num(char buf[32], const char *fmt, double v)
 {
@@ -20,7 +21,97 @@ const char *ib__best_num(char buf[32], const char *fmt, double v)
 /* "WINNER" / "dropped" ...: a stage as the tables print it. */
 const char *ib__best_stage_cell(ib_best_stage s)
 {
-    return s == IB_BEST_WINNER ? "WINNER" : ib_best_stage_name(s);
+    return s == IB_BEST_WINNER         ? "WINNER"
+           : s == IB_BEST_NOT_MEASURED ? "not measured (time bound)"
+                                       : ib_best_stage_name(s);
+}
+
+const char *ib__best_ci_cell(char buf[64], const double ci[2])
+{
+    if (isfinite(ci[0]) && isfinite(ci[1]))
+        snprintf(buf, 64, "%.4g..%.4g", ci[0], ci[1]);
+    else
+        snprintf(buf, 64, "-");
+    return buf;
+}
+
+/* "#2, #3": the rows merged into row i (their run is its), "" none. */
+static void merged_into(const ib_best_result *r, size_t i, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = '\0';
+    for (size_t j = 0; j < r->n_rows && n < cap; j++)
+        if (r->rows[j].latency_stage == IB_BEST_MERGED && r->rows[j].same_as == (int)i)
+            n += (size_t)snprintf(out + n, cap - n, "%s#%zu", n ? ", " : "", j + 1);
+}
+
+void ib__best_merge_lines(ib__sbuf *b, const ib_best_result *r)
+{
+    bool first = true;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const ib_best_row *row = &r->rows[i];
+        char also[256];
+        merged_into(r, i, also, sizeof also);
+        if (!row->asked[0] && !also[0]) continue;
+        if (first) ib__sbuf_printf(b, "\nas run (the settings in effect for the request):\n");
+        first = false;
+        ib__sbuf_printf(b, "%2zu  ran as: %s%s%s%s%s%s\n", i + 1, row->label,
+                        row->asked[0] ? " (asked: " : "", row->asked, row->asked[0] ? ")" : "",
+                        also[0] ? "; the same run as asked by " : "", also);
+    }
+}
+
+void ib__best_why_cell(const ib_best_result *r, size_t i, char *out, size_t cap)
+{
+    const ib_best_row *row = &r->rows[i];
+    char also[256];
+    merged_into(r, i, also, sizeof also);
+    bool second = row->throughput_why[0] && strcmp(row->latency_why, row->throughput_why) && !r->generation;
+    size_t n = 0;
+    out[0] = '\0';
+    if (row->asked[0]) n += (size_t)snprintf(out + n, cap - n, "ran as this, asked: %s; ", row->asked);
+    if (also[0] && n < cap) n += (size_t)snprintf(out + n, cap - n, "the same run as asked by %s; ", also);
+    if (n < cap)
+        snprintf(out + n, cap - n, "%s%s%s", row->latency_why, second && row->latency_why[0] ? "; " : "",
+                 second ? row->throughput_why : "");
+    n = strlen(out);
+    if (n >= 2 && !strcmp(out + n - 2, "; ")) out[n - 2] = '\0';
+}
+
+void ib__best_stop_reason(const ib_best_result *r, char *out, size_t cap)
+{
+    if (r->stop_status != IB_OK)
+        snprintf(out, cap, "%s", ib_status_str(r->stop_status));
+    else
+        snprintf(out, cap,
+                 "the race was cut short: the time bound (%.4g s a step, --step-max-ms) left %zu "
+                 "candidate%s not measured",
+                 r->step_max_ms / 1e3, r->not_measured, r->not_measured == 1 ? "" : "s");
+}
+
+void ib__best_text_footer(ib__sbuf *b, const ib_best_result *r)
+{
+    bool cut = r->partial && r->stop_status == IB_OK;
+    if (cut) {
+        char why[192];
+        ib__best_stop_reason(r, why, sizeof why);
+        bool won = r->latency_winner >= 0 || r->throughput_winner >= 0;
+        ib__sbuf_printf(b, "PARTIAL: %s (\"not measured (time bound)\"); %s\n", why,
+                        won ? "the winner is the best of those measured" : "none won");
+    }
+    ib__text_footer(b, r->partial && !cut, r->stop_status, &r->env, r->warnings);
+}
+
+cJSON *ib__best_json_document(const ib_best_result *r)
+{
+    cJSON *root = ib__json_document("inferbench.best/2", r->partial, r->stop_status,
+                                    r->info.model[0] ? &r->info : NULL);
+    if (r->partial && r->stop_status == IB_OK) {
+        char why[192];
+        ib__best_stop_reason(r, why, sizeof why);
+        cJSON_ReplaceItemInObject(root, "stop_reason", cJSON_CreateString(why));
+    }
+    return root;
 }
 
 /* The search's own work between the steps (comparing candidates, the
@@ -110,6 +201,20 @@ void ib__best_html_head(ib__sbuf *b, const char *model)
     ib__sbuf_printf(b, "</h1>\n");
 }
 
+void ib__best_html_row(ib__sbuf *b, bool win, const char *const *cells, size_t n, unsigned figures, bool head)
+{
+    ib__sbuf_printf(b, "<tr%s>", win ? " class=\"win\"" : "");
+    for (size_t i = 0; i < n; i++) {
+        ib__sbuf_printf(b, "<%s%s>", head ? "th" : "td", !head && (figures >> i & 1u) ? " class=n" : "");
+        if (head)
+            ib__sbuf_printf(b, "%s", cells[i]); /* the page's own markup */
+        else
+            ib__xml_escape(b, cells[i]);
+        ib__sbuf_printf(b, "</%s>", head ? "th" : "td");
+    }
+    ib__sbuf_printf(b, "</tr>\n");
+}
+
 void ib__best_html_tail(ib__sbuf *b, char *text)
 {
     ib__sbuf_printf(b, "</table>\n<h2>Report</h2>\n<pre>");
@@ -129,6 +234,8 @@ void ib__best_json_rules(cJSON *search, const ib_best_result *r)
     for (int k = 0; k < IB_BEST_STEPS; k++)
         if (r->steps_bounded & (1u << k))
             cJSON_AddItemToArray(bounded, cJSON_CreateString(ib_best_step_name((ib_best_step)k)));
+    cJSON_AddNumberToObject(search, "not_measured", (double)r->not_measured);
+    cJSON_AddNumberToObject(search, "merged", (double)r->merged);
 }
 
 void ib__best_json_times(cJSON *root, const ib_best_result *r)

@@ -16,9 +16,19 @@
 static const char *figure_words(const ib_best_result *r)
 {
     return r->figure == IB_BEST_GEN_TTFT ? "TTFT, each run's time to first token"
-                                         : "TPOT, each run's time per output token (the mean of its decode "
-                                           "steps)";
+                                         : "run TPOT, each run's time per output token (the mean of its "
+                                           "decode steps)";
 }
+
+/* Two figures say TPOT: a row's run TPOT (one value a run, the median
+ * over its runs ranked) and the winner's generation measurement's TPOT
+ * (the mean step over all its tokens, 1000 / its tokens/s). */
+static const char *const tpot_names =
+    "run TPOT: one run's mean decode step; p50: the median over the runs. TPOT (generate's): the mean "
+    "step over all the tokens of the runs, 1000 / tokens/s";
+
+/* The mean step over all of a row's tokens: its tokens/s inverted. */
+static double mean_tpot_ms(const ib_best_row *row) { return 1e3 / row->tokens_per_s; }
 
 /* The ranked figure's median and its interval, NaN when none. */
 static double ranked(const ib_best_row *row, double ci[2])
@@ -32,7 +42,10 @@ static double ranked(const ib_best_row *row, double ci[2])
 static double p50_or_nan(const ib_stats *st) { return st->n > 0 ? st->p50 : NAN; }
 
 /* A refused combination, as the table's notes say it. */
-static const char *stage_words(ib_best_stage s) { return s == IB_BEST_SKIPPED ? "does not apply" : NULL; }
+static const char *stage_words(ib_best_stage s)
+{
+    return s == IB_BEST_SKIPPED ? "does not apply" : s == IB_BEST_MERGED ? "merged" : NULL;
+}
 
 /* ------------------------------------------------------------------------ */
 /* Text                                                                      */
@@ -52,6 +65,14 @@ static void text_head(ib__sbuf *b, const ib_best_result *r)
                     ib_best_gen_figure_name((ib_best_gen_figure)r->figure));
     ib__sbuf_printf(b, "accuracy: not judged (the weights are the same; a quantized KV cache changes the "
                        "logits, which the race does not compare)\n");
+    if (r->merged > 0)
+        ib__sbuf_printf(
+            b,
+            "merged: %zu of %zu candidates run as an earlier one (the settings in effect for this "
+            "request the same: the runtime clamps a value), each distinct run raced once and "
+            "labelled as it runs\n",
+            r->merged, r->n_rows);
+    ib__sbuf_printf(b, "%s\n", tpot_names);
 }
 
 static void text_row(ib__sbuf *b, size_t i, const ib_best_row *row)
@@ -67,6 +88,7 @@ static void text_row(ib__sbuf *b, size_t i, const ib_best_row *row)
 
 static void text_whys(ib__sbuf *b, const ib_best_result *r)
 {
+    ib__best_merge_lines(b, r);
     ib__sbuf_printf(b, "\nwhy each lost:\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
@@ -85,10 +107,11 @@ static void text_winner(ib__sbuf *b, const ib_best_result *r)
     const ib_best_row *w = &r->rows[r->latency_winner];
     double ci[2], p50 = ranked(w, ci);
     bool ttft = r->figure == IB_BEST_GEN_TTFT;
-    ib__sbuf_printf(
-        b, "\nfastest: %s: %s median %.4g ms (95%% CI %.4g..%.4g); %s median %.4g ms, %.5g tokens/s\n",
-        w->label, ttft ? "TTFT" : "TPOT", p50, ci[0], ci[1], ttft ? "TPOT" : "TTFT",
-        p50_or_nan(ttft ? &w->tpot : &w->ttft), w->tokens_per_s);
+    ib__sbuf_printf(b,
+                    "\nfastest: %s: median %s %.4g ms (95%% CI %.4g..%.4g); median %s %.4g ms; TPOT %.4g ms, "
+                    "%.5g tokens/s (its final's tokens over their time)\n",
+                    w->label, ttft ? "TTFT" : "run TPOT", p50, ci[0], ci[1], ttft ? "run TPOT" : "TTFT",
+                    p50_or_nan(ttft ? &w->tpot : &w->ttft), mean_tpot_ms(w), w->tokens_per_s);
 }
 
 char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win)
@@ -96,7 +119,7 @@ char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win)
     ib__sbuf b = { 0 };
     text_head(&b, r);
     ib__sbuf_printf(&b, "\n%2s  %-36s %11s %10s %12s %12s %11s %6s  %s\n", "#", "configuration", "p50 ms",
-                    "+-CI ms", "TPOT p50 ms", "TTFT p50 ms", "tokens/s", "runs", "stage");
+                    "+-CI ms", "run TPOT p50", "TTFT p50 ms", "tokens/s", "runs", "stage");
     for (size_t i = 0; i < r->n_rows; i++) text_row(&b, i, &r->rows[i]);
     text_whys(&b, r);
     text_winner(&b, r);
@@ -104,7 +127,7 @@ char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win)
                     r->measured_ms / 1e3);
     ib__best_steps_line(&b, "time by step:", r);
     ib__best_rules_lines(&b, r);
-    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    ib__best_text_footer(&b, r);
     if (win && r->latency_winner >= 0) {
         char *text = ib__gen_report_text(win);
         ib__sbuf_printf(&b, "\nthe winner's generation measurement (%s):\n%s",
@@ -131,12 +154,17 @@ static cJSON *row_json(const ib_best_row *row)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "label", row->label);
+    if (row->asked[0])
+        cJSON_AddStringToObject(j, "asked", row->asked);
+    else
+        cJSON_AddNullToObject(j, "asked");
+    ib__json_add_number(j, "same_as", row->same_as >= 0 ? row->same_as : NAN);
     cJSON_AddBoolToObject(j, "opened", row->open_status == IB_OK);
     cJSON_AddStringToObject(j, "stage", ib_best_stage_name(row->latency_stage));
     cJSON_AddStringToObject(j, "why", row->latency_why);
     cJSON_AddNumberToObject(j, "runs", (double)row->latency_runs);
     add_stats(j, "ranked_ms", &row->latency);
-    add_stats(j, "tpot_ms", &row->tpot);
+    add_stats(j, "run_tpot_ms", &row->tpot);
     add_stats(j, "ttft_ms", &row->ttft);
     ib__json_add_number(j, "tokens_per_s", row->tokens_per_s);
     ib__json_add_warnings(j, row->latency_warnings);
@@ -176,8 +204,7 @@ static cJSON *winner_json(const ib_gen_result *win, const ib_gen_config *cfg)
 char *ib__best_gen_json(const ib_best_result *r, const ib_best_config *cfg, const ib_gen_result *win,
                         const ib_gen_config *win_cfg)
 {
-    cJSON *root = ib__json_document("inferbench.best/2", r->partial, r->stop_status,
-                                    r->info.model[0] ? &r->info : NULL);
+    cJSON *root = ib__best_json_document(r);
     cJSON_AddStringToObject(root, "kind", "generation");
     cJSON_AddItemToObject(root, "search", search_json(r, cfg));
     if (r->latency_winner >= 0)
@@ -198,11 +225,24 @@ char *ib__best_gen_json(const ib_best_result *r, const ib_best_config *cfg, cons
 /* CSV, Markdown, HTML                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* The figures of a row as the Markdown and HTML tables show them: the
+ * ranked p50 and its 95% interval, run TPOT and TTFT p50, tokens/s, runs. */
+static void table_cells(const ib_best_row *row, char c[6][64])
+{
+    double ci[2], p50 = ranked(row, ci);
+    num(c[0], "%.4g", p50);
+    ib__best_ci_cell(c[1], ci);
+    num(c[2], "%.4g", p50_or_nan(&row->tpot));
+    num(c[3], "%.4g", p50_or_nan(&row->ttft));
+    num(c[4], "%.5g", row->tokens_per_s);
+    snprintf(c[5], 64, "%lld", (long long)row->latency_runs);
+}
+
 char *ib__best_gen_csv(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(&b, "model,device,configuration,stage,objective,p50_ms,ci95_lo_ms,ci95_hi_ms,tpot_p50_ms,"
-                        "ttft_p50_ms,tokens_per_s,runs,why\r\n");
+    ib__sbuf_printf(&b, "model,device,configuration,stage,objective,p50_ms,ci95_lo_ms,ci95_hi_ms,"
+                        "run_tpot_p50_ms,ttft_p50_ms,tokens_per_s,runs,why,asked,same_as\r\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
         double ci[2], p50 = ranked(row, ci);
@@ -219,6 +259,8 @@ char *ib__best_gen_csv(const ib_best_result *r)
         ib__csv_number(&b, row->tokens_per_s);
         ib__sbuf_printf(&b, ",%lld", (long long)row->latency_runs);
         ib__csv_text_cell(&b, row->latency_why);
+        ib__csv_text_cell(&b, row->asked);
+        ib__csv_number(&b, row->same_as >= 0 ? row->same_as + 1 : NAN);
         ib__sbuf_printf(&b, "\r\n");
     }
     return ib__sbuf_finish(&b);
@@ -232,24 +274,30 @@ char *ib__best_gen_md(const ib_best_result *r, const ib_gen_result *win)
     ib__sbuf_printf(&b, ", %s, %s; prompt %d tokens, %d new tokens from depth %d; ranked by %s\n\n",
                     ib__device_name(r->info.device), r->exhaustive ? "exhaustive" : "raced",
                     (int)r->prompt_tokens, (int)r->new_tokens, (int)r->depth,
-                    r->figure == IB_BEST_GEN_TTFT ? "TTFT" : "TPOT");
-    ib__sbuf_printf(&b, "| configuration | TPOT p50 ms | TTFT p50 ms | tokens/s | runs | stage | why |\n"
-                        "|---|--:|--:|--:|--:|---|---|\n");
+                    r->figure == IB_BEST_GEN_TTFT ? "TTFT" : "run TPOT");
+    ib__sbuf_printf(&b, "%s%s.\n\n",
+                    r->merged ? "Candidates that run as an earlier one are merged into it "
+                                "(stage merged), raced once. "
+                              : "",
+                    tpot_names);
+    ib__sbuf_printf(&b,
+                    "| configuration | p50 ms | 95%% CI ms | run TPOT p50 ms | TTFT p50 ms | tokens/s | runs "
+                    "| stage | why |\n"
+                    "|---|--:|--:|--:|--:|--:|--:|---|---|\n");
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
-        char c[4][32];
-        snprintf(c[3], sizeof c[3], "%lld", (long long)row->latency_runs);
-        const char *cells[] = { row->label,
-                                num(c[0], "%.4g", p50_or_nan(&row->tpot)),
-                                num(c[1], "%.4g", p50_or_nan(&row->ttft)),
-                                num(c[2], "%.5g", row->tokens_per_s),
-                                c[3],
-                                ib__best_stage_cell(row->latency_stage),
-                                row->latency_why };
+        char c[6][64], why[700];
+        table_cells(row, c);
+        ib__best_why_cell(r, i, why, sizeof why);
+        const char *cells[] = { row->label, c[0], c[1], c[2],
+                                c[3],       c[4], c[5], ib__best_stage_cell(row->latency_stage),
+                                why };
         ib__best_md_cells(&b, cells, sizeof cells / sizeof cells[0]);
     }
-    ib__sbuf_printf(&b, "\nTime: %.1f s (%.1f s measuring)%s\n", r->elapsed_ms / 1e3, r->measured_ms / 1e3,
-                    r->partial ? "; **partial**: interrupted or failed" : "");
+    char stop[192];
+    ib__best_stop_reason(r, stop, sizeof stop);
+    ib__sbuf_printf(&b, "\nTime: %.1f s (%.1f s measuring)%s%s\n", r->elapsed_ms / 1e3, r->measured_ms / 1e3,
+                    r->partial ? "; **partial**: " : "", r->partial ? stop : "");
     ib__best_steps_line(&b, "\nTime by step:", r);
     if (win && r->latency_winner >= 0) {
         char *md = ib__gen_report_md(win);
@@ -262,24 +310,29 @@ char *ib__best_gen_md(const ib_best_result *r, const ib_gen_result *win)
     return ib__sbuf_finish(&b);
 }
 
-/* A page: the table, then the text report, the winner's measurement in it. */
+/* A page: the table, its intervals and why each lost in it, then the
+ * text report, the winner's measurement in it. */
 char *ib__best_gen_html(const ib_best_result *r, const ib_gen_result *win)
 {
+    static const char *const heads[] = {
+        "configuration", "p50 ms", "95% CI ms", "run TPOT p50 ms", "TTFT p50 ms", "tokens/s",
+        "runs",          "stage",  "why"
+    };
     ib__sbuf b = { 0 };
     ib__best_html_head(&b, r->info.model);
-    ib__sbuf_printf(&b, "<table><tr><th>configuration</th><th>TPOT p50 ms</th><th>TTFT p50 ms</th>"
-                        "<th>tokens/s</th><th>runs</th><th>stage</th></tr>\n");
+    ib__sbuf_printf(&b, "<p>ranked by %s; ", figure_words(r));
+    ib__xml_escape(&b, tpot_names);
+    ib__sbuf_printf(&b, "</p>\n<table>");
+    ib__best_html_row(&b, false, heads, sizeof heads / sizeof *heads, 0, true);
     for (size_t i = 0; i < r->n_rows; i++) {
         const ib_best_row *row = &r->rows[i];
-        char c[3][32];
-        ib__sbuf_printf(&b, "<tr%s><td>", (int)i == r->latency_winner ? " class=\"win\"" : "");
-        ib__xml_escape(&b, row->label);
-        ib__sbuf_printf(&b,
-                        "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%lld</td>"
-                        "<td>%s</td></tr>\n",
-                        num(c[0], "%.4g", p50_or_nan(&row->tpot)), num(c[1], "%.4g", p50_or_nan(&row->ttft)),
-                        num(c[2], "%.5g", row->tokens_per_s), (long long)row->latency_runs,
-                        ib__best_stage_cell(row->latency_stage));
+        char c[6][64], why[700];
+        table_cells(row, c);
+        ib__best_why_cell(r, i, why, sizeof why);
+        const char *cells[] = { row->label, c[0], c[1], c[2],
+                                c[3],       c[4], c[5], ib__best_stage_cell(row->latency_stage),
+                                why };
+        ib__best_html_row(&b, (int)i == r->latency_winner, cells, sizeof cells / sizeof *cells, 0x7eu, false);
     }
     ib__best_html_tail(&b, ib__best_gen_text(r, win));
     return ib__sbuf_finish(&b);

@@ -198,7 +198,7 @@ char *ib__best_text(const ib_best_result *r)
                     r->measured_ms / 1e3);
     steps_line(&b, "time by step:", r);
     rules_lines(&b, r);
-    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    ib__best_text_footer(&b, r);
     return ib__sbuf_finish(&b);
 }
 
@@ -282,8 +282,7 @@ static cJSON *search_json(const ib_best_result *r, const ib_best_config *cfg)
 
 char *ib__best_json(const ib_best_result *r, const ib_best_config *cfg)
 {
-    cJSON *root = ib__json_document("inferbench.best/2", r->partial, r->stop_status,
-                                    r->info.model[0] ? &r->info : NULL);
+    cJSON *root = ib__best_json_document(r);
     cJSON_AddItemToObject(root, "search", search_json(r, cfg));
     add_label_or_null(root, "latency_winner", r, r->latency_winner);
     add_label_or_null(root, "throughput_winner", r, r->throughput_winner);
@@ -343,6 +342,44 @@ char *ib__best_csv(const ib_best_result *r)
 
 #define md_cells ib__best_md_cells
 
+/* The figures of row i as the Markdown and HTML tables show them: p50,
+ * its 95% interval, inputs/s, batch, max abs error, cosine, inputs per
+ * joule at batch 1 and at its batch. */
+static void table_cells(const ib_best_result *r, size_t i, char c[8][64])
+{
+    const ib_best_row *row = &r->rows[i];
+    worst w = worst_accuracy(&row->accuracy);
+    double ci[2], p50 = latency_figure(row, ci);
+    num(c[0], "%.4g", p50);
+    ib__best_ci_cell(c[1], ci);
+    num(c[2], "%.5g", row->items_per_s);
+    num(c[3], "%.0f", row->batch ? (double)row->batch : NAN);
+    num(c[4], "%.3g", w.max_abs);
+    num(c[5], "%.6f", w.cosine);
+    ib__fmt_inputs_per_joule(c[6], &row->latency_energy);
+    ib__fmt_inputs_per_joule(c[7], &row->throughput_energy);
+}
+
+/* Row i's cells in the Markdown and HTML tables' order: its label, the
+ * figures, the two stages and why it lost (the strings live in *t). */
+enum { ROW_CELLS = 12 };
+typedef struct {
+    char figures[8][64], why[700];
+    const char *cells[ROW_CELLS];
+} row_cells;
+
+static void fill_row_cells(const ib_best_result *r, size_t i, row_cells *t)
+{
+    const ib_best_row *row = &r->rows[i];
+    table_cells(r, i, t->figures);
+    ib__best_why_cell(r, i, t->why, sizeof t->why);
+    t->cells[0] = row->label;
+    for (int k = 0; k < 8; k++) t->cells[1 + k] = t->figures[k];
+    t->cells[9] = stage_cell(row->latency_stage);
+    t->cells[10] = stage_cell(row->throughput_stage);
+    t->cells[11] = t->why;
+}
+
 char *ib__best_md(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
@@ -355,64 +392,48 @@ char *ib__best_md(const ib_best_result *r)
                         ? "raced, the latency finals in fresh sessions (p50: " IB__SESSIONS_STATISTIC ")"
                         : "raced",
                     gate_text(gate, r));
-    ib__sbuf_printf(&b, "| configuration | p50 ms | inputs/s | batch | max abs err | cosine | inputs/J batch "
-                        "1 | inputs/J at batch "
-                        "| latency | throughput | why |\n"
-                        "|---|--:|--:|--:|--:|--:|--:|--:|---|---|---|\n");
+    ib__sbuf_printf(&b, "| configuration | p50 ms | 95%% CI ms | inputs/s | batch | max abs err | cosine | "
+                        "inputs/J batch 1 | inputs/J at batch | latency | throughput | why |\n"
+                        "|---|--:|--:|--:|--:|--:|--:|--:|--:|---|---|---|\n");
     for (size_t i = 0; i < r->n_rows; i++) {
-        const ib_best_row *row = &r->rows[i];
-        worst w = worst_accuracy(&row->accuracy);
-        char c[7][32], why[520];
-        bool second = row->throughput_why[0] && strcmp(row->latency_why, row->throughput_why);
-        snprintf(why, sizeof why, "%s%s%s", row->latency_why, second && row->latency_why[0] ? "; " : "",
-                 second ? row->throughput_why : "");
-        double ci[2];
-        const char *cells[] = { row->label,
-                                num(c[0], "%.4g", latency_figure(row, ci)),
-                                num(c[1], "%.5g", row->items_per_s),
-                                num(c[2], "%.0f", row->batch ? (double)row->batch : NAN),
-                                num(c[3], "%.3g", w.max_abs),
-                                num(c[4], "%.6f", w.cosine),
-                                ib__fmt_inputs_per_joule(c[5], &row->latency_energy),
-                                ib__fmt_inputs_per_joule(c[6], &row->throughput_energy),
-                                stage_cell(row->latency_stage),
-                                stage_cell(row->throughput_stage),
-                                why };
-        md_cells(&b, cells, sizeof cells / sizeof cells[0]);
+        row_cells t;
+        fill_row_cells(r, i, &t);
+        md_cells(&b, t.cells, ROW_CELLS);
     }
-    ib__sbuf_printf(&b, "\nTime: %.1f s (%.1f s measuring)%s\n", r->elapsed_ms / 1e3, r->measured_ms / 1e3,
-                    r->partial ? "; **partial**: interrupted or failed" : "");
+    char stop[192];
+    ib__best_stop_reason(r, stop, sizeof stop);
+    ib__sbuf_printf(&b, "\nTime: %.1f s (%.1f s measuring)%s%s\n", r->elapsed_ms / 1e3, r->measured_ms / 1e3,
+                    r->partial ? "; **partial**: " : "", r->partial ? stop : "");
     steps_line(&b, "\nTime by step:", r);
     return ib__sbuf_finish(&b);
 }
 
-/* A page: the table as HTML, then the text report (the two never
- * disagree: both are read off the same result). */
+/* A page: the table as HTML, its intervals and why each lost in it, then
+ * the text report (the two never disagree: both are read off the same
+ * result). */
 char *ib__best_html(const ib_best_result *r)
 {
+    static const char *const heads[] = { "configuration",
+                                         "p50 ms",
+                                         "95% CI ms",
+                                         "inputs/s",
+                                         "batch",
+                                         "max abs err",
+                                         "cosine",
+                                         "inputs/J<br>batch 1",
+                                         "inputs/J<br>at batch",
+                                         "latency",
+                                         "throughput",
+                                         "why" };
     ib__sbuf b = { 0 };
     ib__best_html_head(&b, r->info.model);
-    ib__sbuf_printf(
-        &b, "<table><tr><th>configuration</th><th>p50 ms</th><th>inputs/s</th><th>batch</th>"
-            "<th>max abs err</th><th>cosine</th><th>inputs/J<br>batch 1</th><th>inputs/J<br>at batch</th>"
-            "<th>latency</th><th>throughput</th></tr>\n");
+    ib__sbuf_printf(&b, "<table>");
+    ib__best_html_row(&b, false, heads, sizeof heads / sizeof *heads, 0, true);
     for (size_t i = 0; i < r->n_rows; i++) {
-        const ib_best_row *row = &r->rows[i];
-        worst w = worst_accuracy(&row->accuracy);
-        char c[7][32];
-        double ci[2];
+        row_cells t;
+        fill_row_cells(r, i, &t);
         bool win = (int)i == r->latency_winner || (int)i == r->throughput_winner;
-        ib__sbuf_printf(&b, "<tr%s><td>", win ? " class=\"win\"" : "");
-        ib__xml_escape(&b, row->label);
-        ib__sbuf_printf(
-            &b,
-            "</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td class=n>%s</td>"
-            "<td class=n>%s</td><td class=n>%s</td><td class=n>%s</td><td>%s</td><td>%s</td></tr>\n",
-            num(c[0], "%.4g", latency_figure(row, ci)), num(c[1], "%.5g", row->items_per_s),
-            num(c[2], "%.0f", row->batch ? (double)row->batch : NAN), num(c[3], "%.3g", w.max_abs),
-            num(c[4], "%.6f", w.cosine), ib__fmt_inputs_per_joule(c[5], &row->latency_energy),
-            ib__fmt_inputs_per_joule(c[6], &row->throughput_energy), stage_cell(row->latency_stage),
-            stage_cell(row->throughput_stage));
+        ib__best_html_row(&b, win, t.cells, ROW_CELLS, 0x1feu, false);
     }
     ib__best_html_tail(&b, ib__best_text(r));
     return ib__sbuf_finish(&b);

@@ -18,5 +18,16 @@ void ib__csv_text_cell(ib__sbuf *b, const char *s);
 /* Markdown: appends s as one table cell's text: '|' escaped, a line break
  * as a space, so that the cell stays in its row. */
 void ib__md_cell(ib__sbuf *b, const char *s);
+/* "| a | b |\n" of n cells; a header: that row, then its separator (align
+ * holds an 'r' for each column of numbers, right-aligned, an 'l' for text). */
+void ib__md_row(ib__sbuf *b, size_t n, const char *const *cells);
+void ib__md_header(ib__sbuf *b, const char *align, size_t n, const char *const *cells);
+/* What every result's Markdown shares: a statistics table (its header,
+ * first: the first column's title; a row of st, each figure in its own
+ * unit, with the median's interval), and after the tables the list of
+ * PARTIAL, the warnings and the notes. */
+void ib__md_stats_header(ib__sbuf *b, const char *first);
+void ib__md_stats_row(ib__sbuf *b, const char *label, const ib_stats *st);
+void ib__md_footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings);
 
 #endif

@@ -550,7 +550,9 @@ void ib__text_runtime_options(ib__sbuf *b, const ib_workload_info *info)
 {
     char line[IB__OPTIONS_TEXT_LEN];
     ib__info_runtime_options(line, sizeof line, info);
-    ib__sbuf_printf(b, "\nruntime options: %s\ninput values: ", line);
+    /* A runtime with no options to state (a caller's own model) has no line. */
+    if (line[0]) ib__sbuf_printf(b, "\nruntime options: %s", line);
+    ib__sbuf_printf(b, "\ninput values: ");
     ib__info_inputs(b, info);
 }
 
@@ -567,7 +569,8 @@ void ib__text_env(ib__sbuf *b, const ib_env *env)
     const ib_runtime_info *rt = &env->runtime;
     if (rt->name[0]) ib__sbuf_printf(b, ", %s", rt->name);
     if (rt->version[0]) ib__sbuf_printf(b, " %s", rt->version);
-    if (rt->provider[0]) ib__sbuf_printf(b, " %s", rt->provider);
+    /* A runtime whose provider is itself (python) is named once. */
+    if (rt->provider[0] && strcmp(rt->provider, rt->name)) ib__sbuf_printf(b, " %s", rt->provider);
 }
 
 /* The unit a duration in ms reads best in ("s" from 1000 ms, "ms" from 1
@@ -590,10 +593,7 @@ const char *ib__fmt_ms(char buf[32], double ms)
     return buf;
 }
 
-/* Four significant digits without an exponent: an interval in the unit of
- * its estimate can reach 10,000 of it (few runs on a loaded machine), and
- * "1.234e+04 us" is not for reading. */
-static const char *plain4(char buf[32], double v)
+const char *ib__fmt_plain4(char buf[32], double v)
 {
     double a = fabs(v);
     snprintf(buf, 32, a >= 1e4 ? "%.0f" : a > 0 && a < 1e-3 ? "%.4f" : "%.4g", v);
@@ -605,8 +605,8 @@ void ib__text_estimate(ib__sbuf *b, const char *name, double value_ms, const dou
     const char *unit;
     double scale = duration_unit(value_ms, &unit);
     char v[32], lo[32], hi[32];
-    ib__sbuf_printf(b, "%s %s %s, 95%% CI [%s, %s] %s", name, plain4(v, value_ms * scale), unit,
-                    plain4(lo, ci_ms[0] * scale), plain4(hi, ci_ms[1] * scale), unit);
+    ib__sbuf_printf(b, "%s %s %s, 95%% CI [%s, %s] %s", name, ib__fmt_plain4(v, value_ms * scale), unit,
+                    ib__fmt_plain4(lo, ci_ms[0] * scale), ib__fmt_plain4(hi, ci_ms[1] * scale), unit);
 }
 
 const char *ib__fmt_percent(char buf[32], double fraction)

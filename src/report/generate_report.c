@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
@@ -43,29 +44,80 @@ static void text_settings(ib__sbuf *b, const ib_gen_info *in)
     if (in->n_ubatch > 0)
         ib__sbuf_printf(b, ", n_ubatch %d, flash attention %s", (int)in->n_ubatch,
                         in->flash_attn ? "on" : "off");
-    ib__sbuf_printf(b, ", KV cache %s %.4g MB", in->kv_type[0] ? in->kv_type : "?",
-                    (double)in->kv_bytes / 1e6);
+    /* What the runtime does not state is left out, not printed as "? 0 MB". */
+    if (in->kv_type[0] || in->kv_bytes > 0) ib__sbuf_printf(b, ", KV cache");
+    if (in->kv_type[0]) ib__sbuf_printf(b, " %s", in->kv_type);
+    if (in->kv_bytes > 0) ib__sbuf_printf(b, " %.4g MB", (double)in->kv_bytes / 1e6);
     if (in->model_bytes > 0) ib__sbuf_printf(b, ", model %.4g MB", (double)in->model_bytes / 1e6);
     ib__sbuf_printf(b, "\n");
+}
+
+/* Whether word (len bytes) names a model's size: "7B", "1.5B", "8x7B",
+ * "135M", or llama.cpp's "?B" for a size it could not name. */
+static bool size_word(const char *word, size_t len)
+{
+    if (len < 2 || !strchr("KMBT", word[len - 1])) return false;
+    if (len == 2 && word[0] == '?') return true;
+    for (size_t i = 0; i + 1 < len; i++)
+        if (!strchr("0123456789.x", word[i])) return false;
+    return word[0] >= '0' && word[0] <= '9';
+}
+
+/* The runtime's description without the words said elsewhere: its size
+ * (the count of parameters says it) and its weights' type at its end. */
+static void model_words(ib__sbuf *b, const ib_gen_info *in, bool *typed)
+{
+    size_t w_len = strlen(in->weights_type);
+    *typed = false;
+    int said = 0;
+    for (const char *w = in->model_type; *w;) {
+        size_t len = strcspn(w, " ");
+        bool last = w[len] == '\0';
+        if (last && w_len && len == w_len && !strncmp(w, in->weights_type, len)) *typed = true;
+        if (len && !(size_word(w, len) && (in->n_params > 0 || w[0] == '?')))
+            ib__sbuf_printf(b, "%s%.*s", said++ ? " " : "", (int)len, w);
+        w += len + !last;
+    }
+}
+
+void ib__gen_model_text(ib__sbuf *b, const ib_gen_info *in)
+{
+    /* The runtime's description often opens with the architecture
+     * ("llama 1B F16"): then it is not said twice. */
+    size_t arch_len = strlen(in->arch), start = b->len;
+    bool described = arch_len && !strncmp(in->model_type, in->arch, arch_len), typed;
+    if (!described && arch_len) ib__sbuf_printf(b, "%s%s", in->arch, in->model_type[0] ? " " : "");
+    model_words(b, in, &typed);
+    if (!typed && in->weights_type[0])
+        ib__sbuf_printf(b, "%s%s", b->len > start ? ", " : "", in->weights_type);
+    if (in->n_params == 0) return;
+    double n = (double)in->n_params;
+    const char *sep = b->len > start ? ", " : "";
+    if (n >= 1e9)
+        ib__sbuf_printf(b, "%s%.3g B parameters", sep, n / 1e9);
+    else if (n >= 1e6)
+        ib__sbuf_printf(b, "%s%.3g M parameters", sep, n / 1e6);
+    else
+        ib__sbuf_printf(b, "%s%.0f parameters", sep, n);
 }
 
 static void text_header(ib__sbuf *b, const ib_gen_result *r)
 {
     const ib_gen_info *in = &r->info;
-    /* The runtime's description often opens with the architecture and
-     * ends with the weights' type ("llama 1B F16"): then neither is said
-     * twice. */
-    size_t arch_len = strlen(in->arch), type_len = strlen(in->model_type), w_len = strlen(in->weights_type);
-    bool described = arch_len && !strncmp(in->model_type, in->arch, arch_len);
-    bool typed = w_len && type_len >= w_len && !strcmp(in->model_type + type_len - w_len, in->weights_type);
-    ib__sbuf_printf(b, "inferbench generate: %s (%s%s%s", in->model, described ? "" : in->arch,
-                    in->model_type[0] && !described && arch_len ? " " : "", in->model_type);
-    if (!typed) ib__sbuf_printf(b, ", %s", w_len ? in->weights_type : "?");
-    if (in->n_params) ib__sbuf_printf(b, ", %.3g B parameters", (double)in->n_params / 1e9);
-    ib__sbuf_printf(b, ")\n");
+    ib__sbuf model = { 0 }; /* empty: nothing is known of the model */
+    ib__gen_model_text(&model, in);
+    if (model.failed) b->failed = true;
+    ib__sbuf_printf(b, "inferbench generate: %s", in->model);
+    if (model.len && !model.failed) ib__sbuf_printf(b, " (%s)", model.data);
+    ib__sbuf_printf(b, "\n");
+    free(model.data);
     ib__text_env(b, &r->env); /* the machine, without its line's end */
-    ib__sbuf_printf(b, "\nruntime %s%s%s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
-                    in->runtime_library[0] ? " from " : "", in->runtime_library, ib__device_name(in->device));
+    /* A caller's own model may name no runtime: the line says what is known. */
+    ib__sbuf_printf(b, "\n");
+    if (in->runtime_version[0])
+        ib__sbuf_printf(b, "runtime %s%s%s; ", in->runtime_version, in->runtime_library[0] ? " from " : "",
+                        in->runtime_library);
+    ib__sbuf_printf(b, "device %s", ib__device_name(in->device));
     if (in->device == IB_DEVICE_CUDA) ib__sbuf_printf(b, " %d", in->device_id);
     text_settings(b, in);
     char opts[IB__OPTIONS_TEXT_LEN];
@@ -79,10 +131,23 @@ static void text_header(ib__sbuf *b, const ib_gen_result *r)
         (int)r->prompt_tokens, (int)r->new_tokens, (int)r->depth);
 }
 
-static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
+/* One row, every figure in the table's unit (scale: that unit per ms). */
+static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st, double scale)
 {
-    ib__sbuf_printf(b, "%-14s %7zu %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %10.4g %6.2f%%\n", label, st->n,
-                    st->mean, st->p50, st->p90, st->p99, st->p999, st->max, st->min, 100 * st->cv);
+    const double v[] = { st->mean, st->p50, st->p90, st->p99, st->p999, st->max, st->min };
+    ib__sbuf_printf(b, "%-14s %7zu", label, st->n);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char t[32];
+        ib__sbuf_printf(b, " %10s", ib__fmt_plain4(t, v[i] * scale));
+    }
+    ib__sbuf_printf(b, " %6.2f%%\n", 100 * st->cv);
+}
+
+double ib__gen_table_unit(const ib_gen_result *r, const char **unit)
+{
+    double smallest = r->token.n ? r->token.p50 : r->ttft.p50;
+    if (r->ttft.n && r->ttft.p50 < smallest) smallest = r->ttft.p50;
+    return ib__latency_unit(smallest, unit);
 }
 
 static void text_intervals(ib__sbuf *b, const char *name, const ib_stats *st)
@@ -133,12 +198,14 @@ static void text_single(ib__sbuf *b, const ib_gen_result *r)
         ib__sbuf_printf(b, "no timed run completed\n");
         return;
     }
-    ib__sbuf_printf(b, "\n%-14s %7s %10s %10s %10s %10s %10s %10s %10s %7s\n", "ms", "n", "mean", "p50",
+    const char *unit;
+    double scale = ib__gen_table_unit(r, &unit);
+    ib__sbuf_printf(b, "\n%-14s %7s %10s %10s %10s %10s %10s %10s %10s %7s\n", unit, "n", "mean", "p50",
                     "p90", "p99", "p99.9", "max", "min", "cv");
-    stats_row(b, "TTFT", &r->ttft);
-    stats_row(b, "per token", &r->token);
-    stats_row(b, "request", &r->request);
-    if (r->sample.n) stats_row(b, "sampling", &r->sample);
+    stats_row(b, "TTFT", &r->ttft, scale);
+    stats_row(b, "per token", &r->token, scale);
+    stats_row(b, "request", &r->request, scale);
+    if (r->sample.n) stats_row(b, "sampling", &r->sample, scale);
     ib__sbuf_printf(b, "\n");
     text_intervals(b, "TTFT", &r->ttft);
     text_intervals(b, "per-token", &r->token);
@@ -165,30 +232,68 @@ static void text_sequences_energy(ib__sbuf *b, const ib_gen_result *r)
     ib__text_energy_table(b, &c);
 }
 
+void ib__gen_search_sentence(ib__sbuf *b, const ib_gen_result *r)
+{
+    ib__sbuf_printf(b, "the largest that fits is %d sequences%s%s%s", (int)r->largest_fitting,
+                    r->limited_by_max ? " (the search's bound, not memory)" : "",
+                    r->limit_reason[0] ? "; above it: " : "", r->limit_reason);
+}
+
+const char *ib__gen_point_marks(char buf[64], const ib_gen_result *r, int i, const char *sep)
+{
+    snprintf(buf, 64, "%s%s%s%s%s", i == r->peak ? "peak" : "", i == r->peak && i == r->knee ? sep : "",
+             i == r->knee ? "knee" : "",
+             (i == r->peak || i == r->knee) && i == r->best_within_budget ? sep : "",
+             i == r->best_within_budget ? "best within budget" : "");
+    return buf;
+}
+
+/* The unit of the sequences' table: its fastest step's. */
+static double sequences_unit(const ib_gen_result *r, const char **unit)
+{
+    double smallest = INFINITY;
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].status == IB_OK) smallest = fmin(smallest, r->points[i].step_ms.p50);
+    return ib__latency_unit(isfinite(smallest) ? smallest : 1, unit);
+}
+
+void ib__gen_budget_line(ib__sbuf *b, const char *before, const char *after, const ib_gen_result *r)
+{
+    if (r->tpot_budget_ms > 0 && r->best_within_budget < 0)
+        ib__sbuf_printf(b, "%sno count has a TPOT within %g ms%s", before, r->tpot_budget_ms, after);
+}
+
 static void text_sequences(ib__sbuf *b, const ib_gen_result *r)
 {
     if (!r->n_points && !r->searched) return;
     ib__sbuf_printf(b, "\nsequences decoded together (%d tokens of context each):\n",
                     (int)r->search_ctx_per_seq);
-    if (r->searched)
-        ib__sbuf_printf(b, "search: the largest that fits is %d sequences%s%s%s\n", (int)r->largest_fitting,
-                        r->limited_by_max ? " (the search's bound, not memory)" : "",
-                        r->limit_reason[0] ? "; above it: " : "", r->limit_reason);
-    ib__sbuf_printf(b, "%9s %12s %10s %10s %12s\n", "sequences", "step p50 ms", "p99 ms", "TPOT ms",
-                    "tokens/s");
+    if (r->searched) {
+        ib__sbuf_printf(b, "search: ");
+        ib__gen_search_sentence(b, r);
+        ib__sbuf_printf(b, "\n");
+    }
+    const char *unit;
+    double scale = sequences_unit(r, &unit);
+    char heads[3][24];
+    snprintf(heads[0], sizeof heads[0], "step p50 %s", unit);
+    snprintf(heads[1], sizeof heads[1], "p99 %s", unit);
+    snprintf(heads[2], sizeof heads[2], "TPOT %s", unit);
+    ib__sbuf_printf(b, "%9s %12s %10s %10s %12s\n", "sequences", heads[0], heads[1], heads[2], "tokens/s");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_point *p = &r->points[i];
         if (p->status != IB_OK) {
             ib__sbuf_printf(b, "%9d %s\n", (int)p->sequences, ib_status_str(p->status));
             continue;
         }
-        ib__sbuf_printf(b, "%9d %12.4g %10.4g %10.4g %12.1f%s%s%s\n", (int)p->sequences, p->step_ms.p50,
-                        p->step_ms.p99, p->tpot_ms, p->tokens_per_s, (int)i == r->peak ? "  peak" : "",
-                        (int)i == r->knee ? "  knee" : "",
-                        (int)i == r->best_within_budget ? "  best within budget" : "");
+        char t[3][32], marks[64];
+        ib__gen_point_marks(marks, r, (int)i, "  ");
+        ib__sbuf_printf(
+            b, "%9d %12s %10s %10s %12.1f%s%s\n", (int)p->sequences,
+            ib__fmt_plain4(t[0], p->step_ms.p50 * scale), ib__fmt_plain4(t[1], p->step_ms.p99 * scale),
+            ib__fmt_plain4(t[2], p->tpot_ms * scale), p->tokens_per_s, marks[0] ? "  " : "", marks);
     }
-    if (r->tpot_budget_ms > 0 && r->best_within_budget < 0)
-        ib__sbuf_printf(b, "no count has a TPOT within %g ms\n", r->tpot_budget_ms);
+    ib__gen_budget_line(b, "", "\n", r);
     text_sequences_energy(b, r);
 }
 
@@ -505,7 +610,7 @@ char *ib__gen_report_csv(const ib_gen_result *r)
         if (r->points[i].status != IB_OK) continue;
         ib__sbuf_printf(&b, "sequences,tokens_per_s,,,,%d", (int)r->points[i].sequences);
         ib__csv_number(&b, r->points[i].tokens_per_s);
-        ib__sbuf_printf(&b, ",tokens/s\nsequences,tpot_ms,,,,%d", (int)r->points[i].sequences);
+        ib__sbuf_printf(&b, ",tokens/s\r\nsequences,tpot_ms,,,,%d", (int)r->points[i].sequences);
         ib__csv_number(&b, r->points[i].tpot_ms);
         ib__sbuf_printf(&b, ",ms\r\n");
     }
@@ -554,38 +659,58 @@ static void md_energy(ib__sbuf *b, const ib_gen_result *r)
     }
 }
 
+/* The sequences decoded together: a row per count, its marks as the
+ * text's, the search's sentence and the budget's line as the text's. */
+static void md_sequences(ib__sbuf *b, const ib_gen_result *r)
+{
+    if (!r->n_points && !r->searched) return;
+    if (r->searched) {
+        ib__sbuf_printf(b, "\nsearch: ");
+        ib__gen_search_sentence(b, r);
+        ib__sbuf_printf(b, "\n");
+    }
+    if (r->n_points)
+        ib__sbuf_printf(b, "\n| sequences | step p50 | p99 | TPOT | tokens/s | tokens/J | |\n"
+                           "|---:|---:|---:|---:|---:|---:|---|\n");
+    for (size_t i = 0; i < r->n_points; i++) {
+        char t[4][32], marks[64];
+        const ib_gen_point *p = &r->points[i];
+        if (p->status != IB_OK) {
+            ib__sbuf_printf(b, "| %d | - | - | - | - | - | %s |\n", (int)p->sequences,
+                            ib_status_str(p->status));
+            continue;
+        }
+        ib__sbuf_printf(b, "| %d | %s | %s | %s | %.1f | %s%s | %s |\n", (int)p->sequences,
+                        ib__fmt_ms(t[0], p->step_ms.p50), ib__fmt_ms(t[1], p->step_ms.p99),
+                        ib__fmt_ms(t[2], p->tpot_ms), p->tokens_per_s,
+                        ib__fmt_inputs_per_joule(t[3], &p->energy),
+                        (int)i == r->most_efficient ? " (most efficient)" : "",
+                        ib__gen_point_marks(marks, r, (int)i, ", "));
+    }
+    ib__gen_budget_line(b, "\n", "\n", r);
+}
+
+/* The statistics as latency's Markdown prints them (each figure in its
+ * unit, the median's interval), the rates, the energy, the sequences, the
+ * pitfalls, then the warnings as every result's Markdown ends. */
 char *ib__gen_report_md(const ib_gen_result *r)
 {
     ib__sbuf b = { 0 };
+    char t[32];
     ib__sbuf_printf(&b, "### inferbench generate: ");
     ib__md_cell(&b, r->info.model);
     ib__sbuf_printf(&b, "\n\nprompt %d tokens, %d new tokens at depth %d, %zu runs%s\n\n",
                     (int)r->prompt_tokens, (int)r->new_tokens, (int)r->depth, r->runs,
                     r->partial ? " (PARTIAL)" : "");
-    ib__sbuf_printf(
-        &b, "| ms | n | mean | p50 | p90 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    const ib_stats *rows[] = { &r->ttft, &r->token, &r->request };
-    const char *names[] = { "TTFT", "per token", "request" };
-    for (int i = 0; i < 3; i++)
-        if (rows[i]->n)
-            ib__sbuf_printf(&b, "| %s | %zu | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g |\n", names[i],
-                            rows[i]->n, rows[i]->mean, rows[i]->p50, rows[i]->p90, rows[i]->p99,
-                            rows[i]->p999, rows[i]->max);
-    ib__sbuf_printf(&b, "\nprompt %.1f tokens/s, generation %.1f tokens/s, TPOT %.4g ms\n",
-                    r->prompt_tokens_per_s, r->tokens_per_s, r->tpot_ms);
+    ib__md_stats_header(&b, "figure");
+    const ib_stats *rows[] = { &r->ttft, &r->token, &r->request, &r->sample };
+    const char *names[] = { "TTFT", "per token", "request", "sampling" };
+    for (int i = 0; i < 4; i++)
+        if (rows[i]->n) ib__md_stats_row(&b, names[i], rows[i]);
+    ib__sbuf_printf(&b, "\nprompt %.1f tokens/s, generation %.1f tokens/s, TPOT %s\n", r->prompt_tokens_per_s,
+                    r->tokens_per_s, ib__fmt_ms(t, r->tpot_ms));
     md_energy(&b, r);
-    if (r->n_points) {
-        ib__sbuf_printf(&b, "\n| sequences | step p50 ms | TPOT ms | tokens/s | tokens/J |\n"
-                            "|---:|---:|---:|---:|---:|\n");
-        for (size_t i = 0; i < r->n_points; i++) {
-            char t[32];
-            const ib_gen_point *p = &r->points[i];
-            if (p->status == IB_OK)
-                ib__sbuf_printf(&b, "| %d | %.4g | %.4g | %.1f | %s%s |\n", (int)p->sequences, p->step_ms.p50,
-                                p->tpot_ms, p->tokens_per_s, ib__fmt_inputs_per_joule(t, &p->energy),
-                                (int)i == r->most_efficient ? " (most efficient)" : "");
-        }
-    }
+    md_sequences(&b, r);
     if (r->has_pitfalls) {
         ib__sbuf_printf(&b, "\n| method | figure | reports | correct | error |\n|---|---|---:|---:|---:|\n");
         for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
@@ -595,5 +720,6 @@ char *ib__gen_report_md(const ib_gen_result *r)
                                 row->wrong, row->correct, ib__signed_shown(row->error_pct, 1));
         }
     }
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }

@@ -64,8 +64,11 @@ static void page_head(ib__sbuf *b, const char *what, const char *model)
     ib__sbuf_printf(b, "</h1>\n");
 }
 
+/* A row of the header's table; none for a value not known (""): a row
+ * with nothing in it says nothing. */
 static void meta_row(ib__sbuf *b, const char *key, const char *value)
 {
+    if (!value[0]) return;
     ib__sbuf_printf(b, "<tr><td>%s</td><td>", key);
     ib__xml_escape(b, value);
     ib__sbuf_printf(b, "</td></tr>\n");
@@ -165,7 +168,9 @@ static void stats_cells(ib__sbuf *b, const char *label, const ib_stats *st, doub
 {
     const double v[] = { st->mean, st->std, st->min, st->p50, st->p90, st->p95, st->p99, st->p999, st->max };
     ib__sbuf_printf(b, "<tr><td>%s</td><td>%zu</td>", label, st->n);
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) ib__sbuf_printf(b, "<td>%.4g</td>", v[i] * scale);
+    char t[32];
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        ib__sbuf_printf(b, "<td>%s</td>", ib__fmt_plain4(t, v[i] * scale));
     ib__sbuf_printf(b, "<td>%.2f%%</td></tr>\n", 100 * st->cv);
 }
 
@@ -235,7 +240,9 @@ static size_t latency_histogram(ib__sbuf *b, const ib_stats *p, const double *x,
     /* Equal samples have no range to bin: the bins span the widened axis. */
     double lo = sorted[0] < sorted[n - 1] ? sorted[0] : plot.x.lo;
     double hi = sorted[0] < sorted[n - 1] ? sorted[n - 1] : plot.x.hi;
-    ib__histogram(sorted, n, lo, hi, bins, counts);
+    /* Every sample is handed over: those beyond the axis are counted, not
+     * drawn, and the caption says so (histogram_beyond). */
+    size_t beyond = ib__histogram(sorted, n_all, lo, hi, bins, counts);
     free(sorted);
     for (size_t i = 0; i < bins; i++) peak = counts[i] > peak ? counts[i] : peak;
     /* Room above the tallest bar for the two marker labels. */
@@ -251,7 +258,18 @@ static size_t latency_histogram(ib__sbuf *b, const ib_stats *p, const double *x,
     marker_label(label, "p99", p->p99);
     ib__svg_vline(b, &plot, p->p99 * scale, "p99", label, 1);
     ib__svg_end(b);
-    return n_all - n;
+    return beyond;
+}
+
+/* The caption's sentence on the samples beyond the histogram's right edge
+ * (none: nothing): " 2 steps, up to 815 ms, lie beyond the right edge".
+ * noun: one sample's name, "slow run", "step". */
+static void histogram_beyond(ib__sbuf *b, size_t beyond, const char *noun, double max_ms)
+{
+    char t[32];
+    if (beyond)
+        ib__sbuf_printf(b, " %zu %s%s, up to %s, lie%s beyond the right edge", beyond, noun,
+                        beyond > 1 ? "s" : "", ib__fmt_ms(t, max_ms), beyond > 1 ? "" : "s");
 }
 
 static void latency_timeline(ib__sbuf *b, const ib_stats *p, const double *y, size_t n, double scale,
@@ -301,16 +319,12 @@ static void latency_plots(ib__sbuf *b, const ib_latency_result *r, double scale,
     if (n > 0) {
         char title[64];
         snprintf(title, sizeof title, "%s time per run (%s)", r->has_device_timer ? "device" : "host", unit);
-        char t[32];
         ib__sbuf_printf(b, "<h2>Distribution</h2>\n<figure>\n");
         size_t beyond = latency_histogram(b, p, x, n, scale, title, "runs");
         ib__sbuf_printf(b, "<figcaption>%zu timed runs; the solid line is the median, the dashed one p99.",
                         n);
-        if (beyond)
-            ib__sbuf_printf(b,
-                            " %zu slow run%s, up to %s, lie%s beyond the right edge (see the runs in "
-                            "order).",
-                            beyond, beyond > 1 ? "s" : "", ib__fmt_ms(t, p->max), beyond > 1 ? "" : "s");
+        histogram_beyond(b, beyond, "slow run", p->max);
+        if (beyond) ib__sbuf_printf(b, " (see the runs in order).");
         ib__sbuf_printf(b, "</figcaption>\n</figure>\n<h2>Runs in order</h2>\n<figure>\n");
         latency_timeline(b, p, x, n, scale, title);
         ib__sbuf_printf(b,
@@ -401,19 +415,29 @@ static void throughput_table(ib__sbuf *b, const ib_throughput_result *r)
                        "<th>p50 ms<br>batch</th><th>p99 ms<br>batch</th><th>inputs/J</th><th></th></tr>\n");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
-        char t1[32], t2[32], t3[32], marks[96];
+        char t1[32], t2[32], t3[32], ms[3][32], marks[96];
         point_marks(marks, r, (int)i);
         ib__sbuf_printf(b, "<tr><td>%lld</td>", (long long)p->batch);
         if (point_ok(p))
-            ib__sbuf_printf(b, "<td>%s</td><td>%s</td><td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%s</td>",
-                            ib__fmt_rate(t1, p->items_per_s), ib__fmt_rate(t2, p->items_per_s_sync),
-                            p->back_to_back_ms_per_run, p->latency_ms.p50, p->latency_ms.p99,
-                            ib__fmt_inputs_per_joule(t3, &p->energy));
+            ib__sbuf_printf(
+                b, "<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
+                ib__fmt_rate(t1, p->items_per_s), ib__fmt_rate(t2, p->items_per_s_sync),
+                ib__fmt_plain4(ms[0], p->back_to_back_ms_per_run), ib__fmt_plain4(ms[1], p->latency_ms.p50),
+                ib__fmt_plain4(ms[2], p->latency_ms.p99), ib__fmt_inputs_per_joule(t3, &p->energy));
         else
             ib__sbuf_printf(b, "<td colspan=\"6\">not measured: %s</td>", ib_status_str(p->status));
         ib__sbuf_printf(b, "<td>%s</td></tr>\n", marks);
     }
     ib__sbuf_printf(b, "</table>\n");
+}
+
+/* text above the point (x, y) in plot units, toward the plot's middle;
+ * row staggers labels that would overlap (0: nearest the point). */
+static void mark_at(ib__sbuf *b, const ib__plot *plot, double x, double y, const char *text, int row)
+{
+    double px = ib__plot_px(plot, x), py = ib__plot_py(plot, y);
+    double mid = (plot->left + plot->width - plot->right) / 2;
+    ib__svg_text(b, px > mid ? px - 6 : px + 6, py - 10 - 15 * row, px > mid ? "end" : "start", "mark", text);
 }
 
 /* A chosen point's label above it; the peak's and the knee's are one when
@@ -426,9 +450,7 @@ static void annotate(ib__sbuf *b, const ib__plot *plot, const ib_throughput_resu
     char rate[32], text[96];
     snprintf(text, sizeof text, "%s: %s/s at batch %lld", name, ib__fmt_rate(rate, p->items_per_s),
              (long long)p->batch);
-    double px = ib__plot_px(plot, log2((double)p->batch)), py = ib__plot_py(plot, p->items_per_s);
-    double mid = (plot->left + plot->width - plot->right) / 2;
-    ib__svg_text(b, px > mid ? px - 6 : px + 6, py - 10 - 15 * row, px > mid ? "end" : "start", "mark", text);
+    mark_at(b, plot, log2((double)p->batch), p->items_per_s, text, row);
 }
 
 static void throughput_plot(ib__sbuf *b, const ib_throughput_result *r)
@@ -879,8 +901,11 @@ static void gen_meta(ib__sbuf *b, const ib_gen_result *r)
     char v[IB__OPTIONS_TEXT_LEN];
     ib__sbuf_printf(b, "<table class=\"meta\">\n");
     meta_row(b, "model", in->model);
-    snprintf(v, sizeof v, "%s %s, %s", in->arch, in->model_type, in->weights_type);
-    meta_row(b, "architecture", v);
+    ib__sbuf model = { 0 }; /* empty: nothing is known of the model */
+    ib__gen_model_text(&model, in);
+    if (model.failed) b->failed = true;
+    meta_row(b, "architecture", model.len && !model.failed ? model.data : "");
+    free(model.data);
     meta_row(b, "device", ib__device_name(in->device));
     meta_row(b, "CPU", r->env.host_cpu);
     if (in->n_threads > 0) { /* a caller's own model states none (generate_report.c) */
@@ -904,17 +929,38 @@ static void gen_table(ib__sbuf *b, const ib_gen_result *r)
 {
     static const char *const heads[] = { "n",   "mean", "std",   "min", "p50", "p90",
                                          "p95", "p99",  "p99.9", "max", "cv" };
-    ib__sbuf_printf(b, "<h2>Statistics</h2>\n<table>\n<tr><th>ms</th>");
+    const char *unit;
+    double scale = ib__gen_table_unit(r, &unit);
+    char t[32];
+    ib__sbuf_printf(b, "<h2>Statistics</h2>\n<table>\n<tr><th>%s</th>", unit);
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++) ib__sbuf_printf(b, "<th>%s</th>", heads[i]);
     ib__sbuf_printf(b, "</tr>\n");
-    stats_cells(b, "TTFT", &r->ttft, 1);
-    stats_cells(b, "per token", &r->token, 1);
-    stats_cells(b, "request", &r->request, 1);
-    if (r->sample.n) stats_cells(b, "sampling", &r->sample, 1);
+    stats_cells(b, "TTFT", &r->ttft, scale);
+    stats_cells(b, "per token", &r->token, scale);
+    stats_cells(b, "request", &r->request, scale);
+    if (r->sample.n) stats_cells(b, "sampling", &r->sample, scale);
     ib__sbuf_printf(b,
                     "</table>\n<p>prompt %.1f tokens/s, generation %.1f tokens/s (tokens / their time), "
-                    "TPOT %.4g ms</p>\n",
-                    r->prompt_tokens_per_s, r->tokens_per_s, r->tpot_ms);
+                    "TPOT %s</p>\n",
+                    r->prompt_tokens_per_s, r->tokens_per_s, ib__fmt_ms(t, r->tpot_ms));
+}
+
+/* What the medians by position show, from the data: ": it grows with the
+ * position (least-squares slope per position 3.906 us, 95% CI [...] us)"
+ * where the slope's interval lies above 0, "falls" below it, "no trend"
+ * where it holds 0; nothing from fewer than 3 positions (no interval). A
+ * step attends over the whole context, but over a short context (or a
+ * noisy machine) its cost need not show it. */
+static void position_trend(ib__sbuf *b, const double *pos, const double *ms, size_t n)
+{
+    double slope, ci[2];
+    if (ib__slope_ci95(pos, ms, n, &slope, ci) != IB_OK) return;
+    const char *how = ci[0] > 0   ? "it grows with the position"
+                      : ci[1] < 0 ? "it falls with the position"
+                                  : "no trend with the position";
+    ib__sbuf_printf(b, ": %s (", how);
+    ib__text_estimate(b, "least-squares slope per position", slope, ci);
+    ib__sbuf_printf(b, ")");
 }
 
 /* Latency by token position: the median over runs of each step. */
@@ -941,14 +987,27 @@ static void gen_positions(ib__sbuf *b, const ib_gen_result *r)
     ib__svg_polyline(b, &plot, xs, r->position_p50_ms, n, "run-line");
     if (n <= 500) ib__svg_points(b, &plot, xs, r->position_p50_ms, n, "run", 1.8);
     ib__svg_end(b);
-    ib__sbuf_printf(b,
-                    "<figcaption>Each step's median over the %zu runs: a step attends over the whole "
-                    "context, so latency grows with the position.</figcaption>\n</figure>\n",
-                    r->runs);
+    ib__sbuf_printf(b, "<figcaption>Each step's median over the %zu runs", r->runs);
+    position_trend(b, xs, r->position_p50_ms, n);
+    ib__sbuf_printf(b, ".</figcaption>\n</figure>\n");
     free(xs);
 }
 
-/* Tokens/s over the sequences decoded together, on a log2 axis. */
+/* A point's mark: its label above it, "peak: 1674 tokens/s at 2
+ * sequences", toward the plot's middle; row staggers marks that would
+ * overlap. */
+static void gen_mark(ib__sbuf *b, const ib__plot *plot, const ib_gen_result *r, int i, int row)
+{
+    if (i < 0 || (size_t)i >= r->n_points || r->points[i].status != IB_OK) return;
+    const ib_gen_point *p = &r->points[i];
+    char marks[64], text[128];
+    snprintf(text, sizeof text, "%s: %.1f tokens/s at %d sequences", ib__gen_point_marks(marks, r, i, ", "),
+             p->tokens_per_s, (int)p->sequences);
+    mark_at(b, plot, log2((double)p->sequences), p->tokens_per_s, text, row);
+}
+
+/* Tokens/s over the sequences decoded together, on a log2 axis, with the
+ * text's marks (peak, knee, best within budget). */
 static void gen_sequences_plot(ib__sbuf *b, const ib_gen_result *r)
 {
     double xs[IB_GEN_MAX_POINTS], ys[IB_GEN_MAX_POINTS], hi = 0;
@@ -960,19 +1019,36 @@ static void gen_sequences_plot(ib__sbuf *b, const ib_gen_result *r)
         hi = fmax(hi, ys[n++]);
     }
     if (n == 0) return;
+    /* Headroom for the marks above the peak. */
     ib__plot plot = {
-        900, 340, 80, 40, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12), ib__nice_axis(0, hi, 7)
+        900, 340, 80, 40, 24, 52, ib__log2_axis(xs[0], xs[n - 1], 12), ib__nice_axis(0, hi * 1.2, 7)
     };
     ib__sbuf_printf(b, "<h2>Sequences decoded together</h2>\n<figure>\n");
     ib__svg_begin(b, &plot, "tokens per second against sequences");
     ib__svg_axes(b, &plot, "sequences (log2 scale)", "tokens/s");
     ib__svg_polyline(b, &plot, xs, ys, n, "b2b-line");
     ib__svg_points(b, &plot, xs, ys, n, "pt-b2b", 4.5);
+    /* One label per marked point, naming all its marks. */
+    gen_mark(b, &plot, r, r->peak, 0);
+    if (r->knee != r->peak) gen_mark(b, &plot, r, r->knee, 0);
+    if (r->best_within_budget != r->peak && r->best_within_budget != r->knee)
+        gen_mark(b, &plot, r, r->best_within_budget, 1);
     ib__svg_end(b);
     ib__sbuf_printf(b,
                     "<figcaption>Aggregate tokens/s (sequences x steps / their time) at %d tokens of context "
-                    "each%s.</figcaption>\n</figure>\n",
-                    (int)r->search_ctx_per_seq, r->searched ? "; the last point is the most that fit" : "");
+                    "each",
+                    (int)r->search_ctx_per_seq);
+    if (r->searched) {
+        ib__sbuf_printf(b, "; search: ");
+        ib__sbuf sentence = { 0 };
+        ib__gen_search_sentence(&sentence, r);
+        if (sentence.failed) b->failed = true;
+        ib__xml_escape(b, sentence.len && !sentence.failed ? sentence.data : "");
+        free(sentence.data);
+    }
+    if (r->best_within_budget >= 0) ib__sbuf_printf(b, "; TPOT budget %g ms", r->tpot_budget_ms);
+    ib__gen_budget_line(b, "; ", "", r);
+    ib__sbuf_printf(b, ".</figcaption>\n</figure>\n");
 }
 
 /* The decode window's energy per output token, the prefill's per prompt
@@ -1006,12 +1082,18 @@ char *ib__gen_report_html(const ib_gen_result *r)
     ib__html_page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     if (r->runs > 0) {
         ib__sbuf_printf(&b, "<h2>Time to first token</h2>\n<figure>\n");
-        latency_histogram(&b, &r->ttft, r->ttft_ms, r->runs, 1, "TTFT (ms)", "runs");
-        ib__sbuf_printf(&b, "</figure>\n<h2>Per-token latency</h2>\n<figure>\n");
-        latency_histogram(&b, &r->token, r->token_ms, r->runs * (size_t)r->new_tokens, 1, "step (ms)",
-                          "tokens");
+        size_t beyond = latency_histogram(&b, &r->ttft, r->ttft_ms, r->runs, 1, "TTFT (ms)", "runs");
+        ib__sbuf_printf(&b,
+                        "<figcaption>Every run's TTFT; the solid line is the median, the dashed one p99.");
+        histogram_beyond(&b, beyond, "run", r->ttft.max);
+        ib__sbuf_printf(&b, "%s</figcaption>\n</figure>\n<h2>Per-token latency</h2>\n<figure>\n",
+                        beyond ? "." : "");
+        beyond = latency_histogram(&b, &r->token, r->token_ms, r->runs * (size_t)r->new_tokens, 1,
+                                   "step (ms)", "tokens");
         ib__sbuf_printf(&b, "<figcaption>Every decode step of every run; the solid line is the median, the "
-                            "dashed one p99.</figcaption>\n</figure>\n");
+                            "dashed one p99.");
+        histogram_beyond(&b, beyond, "step", r->token.max);
+        ib__sbuf_printf(&b, "%s</figcaption>\n</figure>\n", beyond ? "." : "");
         gen_positions(&b, r);
     }
     if (r->runs > 0) gen_energy(&b, r);

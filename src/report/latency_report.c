@@ -9,17 +9,20 @@
  * (scale: that unit per ms). */
 static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st, double scale)
 {
-    ib__sbuf_printf(b, "%-7s %6zu %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %9.4g %6.2f%%\n", label,
-                    st->n, st->mean * scale, st->std * scale, st->min * scale, st->p50 * scale,
-                    st->p90 * scale, st->p95 * scale, st->p99 * scale, st->p999 * scale, st->max * scale,
-                    100 * st->cv);
+    const double v[] = { st->mean, st->std, st->min, st->p50, st->p90, st->p95, st->p99, st->p999, st->max };
+    ib__sbuf_printf(b, "%-7s %6zu", label, st->n);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char t[32];
+        ib__sbuf_printf(b, " %9s", ib__fmt_plain4(t, v[i] * scale));
+    }
+    ib__sbuf_printf(b, " %6.2f%%\n", 100 * st->cv);
 }
 
 double ib__latency_unit(double median_ms, const char **unit)
 {
-    bool us = median_ms < 0.1;
-    *unit = us ? "us" : "ms";
-    return us ? 1000.0 : 1.0;
+    bool us = median_ms < 0.1, seconds = median_ms >= 1000;
+    *unit = us ? "us" : seconds ? "s" : "ms";
+    return us ? 1000.0 : seconds ? 1e-3 : 1.0;
 }
 
 static const char *method_text(const ib_latency_result *r, const ib_workload_info *info)

@@ -9,31 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "| a | b |\n" of n cells. */
-static void row(ib__sbuf *b, size_t n, const char *const *cells)
-{
-    for (size_t i = 0; i < n; i++) {
-        ib__sbuf_printf(b, "| ");
-        ib__md_cell(b, cells[i]);
-        ib__sbuf_printf(b, " ");
-    }
-    ib__sbuf_printf(b, "|\n");
-}
-
-/* The header row and its separator; align holds an 'r' for each column
- * of numbers (right-aligned), an 'l' for text. */
-static void header(ib__sbuf *b, const char *align, size_t n, const char *const *cells)
-{
-    row(b, n, cells);
-    for (size_t i = 0; i < n; i++) ib__sbuf_printf(b, "|%s", align[i] == 'r' ? "---:" : "---");
-    ib__sbuf_printf(b, "|\n");
-}
-
 #define ROW(b, ...)                                                                                          \
-    row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *), (const char *[]){ __VA_ARGS__ })
+    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
+               (const char *[]){ __VA_ARGS__ })
 #define HEADER(b, align, ...)                                                                                \
-    header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                         \
-           (const char *[]){ __VA_ARGS__ })
+    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
+                  (const char *[]){ __VA_ARGS__ })
 
 /* The title line: "**inferbench latency**: model, cpu (provider), batch 1"
  * (batch < 1: no batch, as for throughput's curve of many). */
@@ -53,31 +34,6 @@ static void title(ib__sbuf *b, const char *what, const ib_workload_info *info, i
     ib__sbuf_printf(b, "\n\noptions: ");
     ib__md_cell(b, options);
     ib__sbuf_printf(b, "\n\n");
-}
-
-/* After the tables: PARTIAL, the warnings and the notes, a list item each. */
-static void footer(ib__sbuf *b, bool partial, ib_status stop_status, unsigned warnings)
-{
-    const char *keys[IB__MAX_WARNINGS], *texts[IB__MAX_WARNINGS];
-    bool notes[IB__MAX_WARNINGS];
-    size_t n = ib__warning_list(warnings, keys, texts, notes, IB__MAX_WARNINGS);
-    if (partial || n) ib__sbuf_printf(b, "\n");
-    if (partial) ib__sbuf_printf(b, "- **partial**: stopped early (%s)\n", ib_status_str(stop_status));
-    /* The warnings first, then the notes (standing advice), as the text. */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < n; i++)
-            if (notes[i] == (pass == 1))
-                ib__sbuf_printf(b, "- %s: %s\n", pass ? "note" : "warning", texts[i]);
-}
-
-static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
-{
-    char n[24], t[9][32];
-    snprintf(n, sizeof n, "%zu", st->n);
-    ROW(b, label, n, ib__fmt_ms(t[0], st->min), ib__fmt_ms(t[1], st->p50), ib__fmt_ms(t[2], st->mean),
-        ib__fmt_ms(t[3], st->p90), ib__fmt_ms(t[4], st->p99), ib__fmt_ms(t[5], st->max),
-        ib__fmt_ms(t[6], st->std), st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[7], st->ci95_median[0]) : "-",
-        st->n >= IB_STATS_CI_MIN_N ? ib__fmt_ms(t[8], st->ci95_median[1]) : "-");
 }
 
 /* The energy figures under the tables, a paragraph each. */
@@ -102,12 +58,11 @@ static char *latency_md(const ib_result *res)
     const ib_latency_result *r = res->latency;
     ib__sbuf b = { 0 };
     title(&b, "latency", res->info, res->info->batch);
-    HEADER(&b, "lrrrrrrrrrr", "timing", "n", "min", "median", "mean", "p90", "p99", "max", "std",
-           "median CI low", "median CI high");
-    if (r->has_device_timer) stats_row(&b, "device", &r->device);
-    stats_row(&b, "host", &r->host);
+    ib__md_stats_header(&b, "timing");
+    if (r->has_device_timer) ib__md_stats_row(&b, "device", &r->device);
+    ib__md_stats_row(&b, "host", &r->host);
     energy_lines(&b, &r->energy, &r->cpu_energy);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -136,7 +91,10 @@ static char *throughput_md(const ib_result *res)
                 ib__fmt_inputs_per_joule(t[4], &p->energy), role[0] ? role + 2 : "");
     }
     if (r->most_efficient < 0 && r->n_points > 0) energy_lines(&b, &r->points[0].energy, NULL);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    bool bound = r->stop == IB_THROUGHPUT_STOP_TIME_BOUND; /* its line says it is partial */
+    if (r->stop != IB_THROUGHPUT_STOP_DONE) ib__sbuf_printf(&b, "\n");
+    ib__throughput_stop_line(&b, r);
+    ib__md_footer(&b, r->partial && !bound, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -187,7 +145,7 @@ static char *pitfalls_md(const ib_result *res)
                 ib__fmt_pitfall_error(t[2], p), i == IB_PITFALL_CORRECT ? "" : p->why);
     }
     energy_pitfall_md(&b, &r->energy);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -219,7 +177,7 @@ static char *calibration_md(const ib_result *res)
            "launch excluded (us)", "launch overhead (us)");
     calibration_row(&b, "empty (harness)", &r->harness);
     for (size_t i = 0; i < r->n_points; i++) calibration_row(&b, "spin", &r->points[i]);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -317,7 +275,7 @@ static char *serve_md(const ib_result *res)
         ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",
                         res->serve_cfg->slo_percentile * 100, res->serve_cfg->slo_ms,
                         r->points[r->best].offered_rate);
-    footer(&b, r->partial, r->stop_status, r->warnings);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 

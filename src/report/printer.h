@@ -49,6 +49,19 @@ char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's 
 /* What is known of the threads beside their count: " (runtime default 4,
  * 2 cores allowed)", " (2 cores allowed)" or "" (generate_report.c). */
 void ib__gen_threads_detail(char *buf, size_t cap, const ib_gen_info *in);
+/* What every format of a generation result says alike (generate_report.c):
+ * the model, "llama F16, 2.23 M parameters" (its size said once, as a
+ * count, what is not known left out); the search's sentence, "the largest
+ * that fits is 8 sequences (the search's bound, not memory)"; a point's
+ * marks, "peak, knee" (sep between them; "" for none); the sentence saying
+ * no count met the TPOT budget, between before and after (nothing
+ * otherwise); and the unit of the
+ * statistics table (its smallest median's, ib__latency_unit). */
+void ib__gen_model_text(ib__sbuf *b, const ib_gen_info *in);
+void ib__gen_search_sentence(ib__sbuf *b, const ib_gen_result *r);
+const char *ib__gen_point_marks(char buf[64], const ib_gen_result *r, int i, const char *sep);
+void ib__gen_budget_line(ib__sbuf *b, const char *before, const char *after, const ib_gen_result *r);
+double ib__gen_table_unit(const ib_gen_result *r, const char **unit);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
  * _json (text_printer.c, json_printer.c) choose between these and a
@@ -77,6 +90,28 @@ void ib__best_json_times(cJSON *root, const ib_best_result *r);
 void ib__best_md_cells(ib__sbuf *b, const char *const *cells, size_t n);
 void ib__best_html_head(ib__sbuf *b, const char *model);
 void ib__best_html_tail(ib__sbuf *b, char *text);
+/* A row of the page's table: cells escaped (a head's are markup: th),
+ * the figures (bit k: cell k) right-aligned; win marks a winner's row. */
+void ib__best_html_row(ib__sbuf *b, bool win, const char *const *cells, size_t n, unsigned figures,
+                       bool head);
+/* "lo..hi" of a 95% interval, "-" without one. */
+const char *ib__best_ci_cell(char buf[64], const double ci[2]);
+/* Row i's why in one cell (the tables of Markdown and HTML): what it was
+ * asked as when it runs as another label, the rows merged into it (the
+ * same run), why it lost (a forward-pass row: in each race). */
+void ib__best_why_cell(const ib_best_result *r, size_t i, char *out, size_t cap);
+/* Text, under a heading when there is any: "N  ran as: LABEL (asked:
+ * ...); the same run as asked by #2, #3" for each row that runs as
+ * another label or whose run others asked for. */
+void ib__best_merge_lines(ib__sbuf *b, const ib_best_result *r);
+/* Why a partial search stopped: its status, or the time bound that left
+ * candidates not measured (the race cut short, status IB_OK). */
+void ib__best_stop_reason(const ib_best_result *r, char *out, size_t cap);
+/* The text's footer: the race cut short said, then ib__text_footer. */
+void ib__best_text_footer(ib__sbuf *b, const ib_best_result *r);
+/* The document's head (schema, partial, stop_reason, model, device,
+ * workload), stop_reason saying a cut-short race as such. */
+cJSON *ib__best_json_document(const ib_best_result *r);
 /* A generative model's race (best_gen_report.c), with the winner's full
  * generation measurement after it when win is not NULL. */
 char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win);

@@ -122,11 +122,20 @@ const char *ib__fmt_ms(char buf[32], double ms);
 /* "median 139.3 us, 95% CI [135.6, 142.2] us": a figure and its interval in
  * one unit, the figure's (never a unit per number). */
 void ib__text_estimate(ib__sbuf *b, const char *name, double value_ms, const double ci_ms[2]);
+/* Four significant digits without an exponent: a table's cell in its
+ * table's unit (ib__latency_unit) and an interval in its estimate's can
+ * reach 10,000 of it (a request of 15 s in ms, few runs on a loaded
+ * machine), and "1.511e+04" is not for reading. */
+const char *ib__fmt_plain4(char buf[32], double v);
 /* A fraction as the percentage a user wrote: every digit it carries
  * ("0.001%", "0.5%"), not a fixed two decimals. */
 const char *ib__fmt_percent(char buf[32], double fraction);
 /* Inputs per second: whole numbers once they are large, 4 digits below. */
 const char *ib__fmt_rate(char buf[32], double v);
+/* Why a throughput curve stopped before memory or max_batch, and when
+ * ("stopped past the peak after ...: ...\n", "stopped by the time bound
+ * after ...\n"); nothing when every candidate was timed. */
+void ib__throughput_stop_line(ib__sbuf *b, const ib_throughput_result *r);
 /* A pitfall row's "vs correct": "+12.3%", "+-4.5%" for the single sample
  * (a spread, not an offset), "-" for the correct row or without figures. */
 const char *ib__fmt_pitfall_error(char buf[32], const ib_pitfall_row *row);
@@ -139,15 +148,16 @@ const char *ib__pitfalls_reference(char buf[IB__REFERENCE_TEXT_LEN], const char 
 /* The arithmetic of row's figures: the TF32 row's own, the reference's for
  * the others ("" when the backend does not say). */
 const char *ib__pitfall_math(const ib_pitfalls_result *r, const ib_pitfall_row *row);
-/* The unit of a latency table or plot given its median in ms: "us" below
- * 0.1 ms (microseconds read better there), else "ms". Returns that unit per
- * ms (1000 or 1). */
 /* ib_latency_file_parse's reading, handed the keys of the runtime that
  * wrote old files (legacy, NULL: none; ib_latency_file_parse asks the
  * registry for them, src/entry/entry.c). */
 struct ib__legacy_result_keys;
 ib_status ib__latency_file_read(const char *text, size_t len, const struct ib__legacy_result_keys *legacy,
                                 ib_latency_file *out, ib_error *err);
+/* The unit of a latency table or plot given its median in ms (of a table
+ * of several figures, the smallest median): "us" below 0.1 ms
+ * (microseconds read better there), "s" from 1000 ms, else "ms". Returns
+ * that unit per ms (1000, 1e-3 or 1). Its cells: ib__fmt_plain4. */
 double ib__latency_unit(double median_ms, const char **unit);
 
 /* The accuracy of a reduced arithmetic (accuracy_report.c): a table after

@@ -229,8 +229,10 @@ static void text_session_row(ib__sbuf *b, const ib_latency_session *s, size_t i,
         ib__sbuf_printf(b, "%7zu  failed: %s\n", i + 1, s->message[0] ? s->message : "no result");
         return;
     }
-    ib__sbuf_printf(b, "%7zu %7zu %10.4g  [%.4g, %.4g]%s\n", i + 1, s->n, st.p50 * scale,
-                    st.ci95_median[0] * scale, st.ci95_median[1] * scale, s->partial ? "  partial" : "");
+    char t[3][32];
+    ib__sbuf_printf(b, "%7zu %7zu %10s  [%s, %s]%s\n", i + 1, s->n, ib__fmt_plain4(t[0], st.p50 * scale),
+                    ib__fmt_plain4(t[1], st.ci95_median[0] * scale),
+                    ib__fmt_plain4(t[2], st.ci95_median[1] * scale), s->partial ? "  partial" : "");
 }
 
 static void text_across(ib__sbuf *b, const ib_sessions_stats *st, double scale, const char *unit)
@@ -287,7 +289,8 @@ char *ib_sessions_report_text(const ib_latency_file *f)
     if (f->gpu[0]) ib__sbuf_printf(&b, "%s\n", f->gpu);
     char runtime[IB__OPTIONS_TEXT_LEN];
     ib__file_runtime_options(runtime, sizeof runtime, f);
-    ib__sbuf_printf(&b, "runtime options: %s\ntiming: %s\n", runtime, ib_timing_name(f->timing));
+    if (runtime[0]) ib__sbuf_printf(&b, "runtime options: %s\n", runtime); /* none stated: no line */
+    ib__sbuf_printf(&b, "timing: %s\n", ib_timing_name(f->timing));
     size_t k;
     ib_session_sample *s = ib__measured_sessions(f, &k);
     ib_sessions_stats st;

@@ -110,16 +110,23 @@ size_t ib__histogram_bins(const double *sorted, size_t n)
     return bins < 5 ? 5 : bins > 60 ? 60 : (size_t)bins;
 }
 
-void ib__histogram(const double *x, size_t n, double lo, double hi, size_t n_bins, size_t *counts)
+size_t ib__histogram(const double *x, size_t n, double lo, double hi, size_t n_bins, size_t *counts)
 {
     memset(counts, 0, n_bins * sizeof *counts);
     double w = (hi - lo) / (double)n_bins;
+    size_t outside = 0;
     for (size_t i = 0; i < n; i++) {
         if (isnan(x[i])) continue;
+        /* Folded into an edge bin, a far sample would be drawn where it is
+         * not: it is counted apart, for the caption to say. */
+        if (x[i] < lo || x[i] > hi) {
+            outside++;
+            continue;
+        }
         double k = w > 0 ? floor((x[i] - lo) / w) : 0;
-        size_t bin = k < 0 ? 0 : k >= (double)n_bins ? n_bins - 1 : (size_t)k;
-        counts[bin]++;
+        counts[k >= (double)n_bins ? n_bins - 1 : (size_t)k]++;
     }
+    return outside;
 }
 
 size_t ib__downsample_minmax(const double *y, size_t n, size_t max_points, size_t *idx)

@@ -38,8 +38,10 @@ const char *ib__axis_label(const ib__axis *a, int i, char buf[32]);
  * 2 IQR / n^(1/3)), sqrt(n) when the IQR is 0, clamped to [5, 60]. */
 size_t ib__histogram_bins(const double *sorted, size_t n);
 /* Counts x[0..n) into n_bins equal bins over [lo, hi] (the last bin
- * closed; values outside fall in the edge bins; NaN is not counted). */
-void ib__histogram(const double *x, size_t n, double lo, double hi, size_t n_bins, size_t *counts);
+ * closed; NaN is not counted). Returns how many lie outside [lo, hi]: in
+ * no bin, for the chart to say (never folded into an edge bin, where they
+ * would be drawn as if they were there). */
+size_t ib__histogram(const double *x, size_t n, double lo, double hi, size_t n_bins, size_t *counts);
 /* Indices of y[0..n) to draw when at most max_points (>= 2) fit: all of
  * them when they fit, else the minimum and the maximum of each of
  * max_points / 2 consecutive buckets, in run order, so that spikes stay

@@ -43,6 +43,9 @@ static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_wor
                         "batch search stopped after %zu probes (%s); "
                         "largest batch that fit so far: %lld\n",
                         r->n_probes, ib__fmt_ms(t, r->search_ms), (long long)r->largest_fitting);
+    } else if (r->stop != IB_THROUGHPUT_STOP_DONE) {
+        ib__sbuf_printf(b, "largest batch tried: %lld (%zu probes, %s); the search stopped there\n",
+                        (long long)r->largest_fitting, r->n_probes, ib__fmt_ms(t, r->search_ms));
     } else if (r->limited_by_max_batch) {
         ib__sbuf_printf(b,
                         "largest batch tried: %lld, limited by --max-batch, not by memory "
@@ -53,6 +56,26 @@ static void text_search(ib__sbuf *b, const ib_throughput_result *r, const ib_wor
                         r->n_probes, ib__fmt_ms(t, r->search_ms));
         if (r->limit_reason[0]) ib__sbuf_printf(b, "  the next batch failed: %s\n", r->limit_reason);
     }
+}
+
+/* Why no more batches were timed, and when (docs/throughput.md, "When the
+ * search stops"). Nothing when every candidate was. */
+void ib__throughput_stop_line(ib__sbuf *b, const ib_throughput_result *r)
+{
+    char t1[32], t2[32], t3[32];
+    const ib_throughput_point *peak = point_at(r, r->peak);
+    if (r->stop == IB_THROUGHPUT_STOP_PAST_PEAK && peak)
+        ib__sbuf_printf(b,
+                        "stopped past the peak after %s: the last two batches were both below %.0f%% of the "
+                        "peak's (batch %lld) beyond their intervals; batch %lld was not tried\n",
+                        ib__fmt_ms(t1, r->stop_ms), 100 * r->knee_fraction, (long long)peak->batch,
+                        (long long)r->stop_next_batch);
+    else if (r->stop == IB_THROUGHPUT_STOP_TIME_BOUND)
+        ib__sbuf_printf(b,
+                        "stopped by the time bound after %s: batch %lld, estimated at %s, would have ended "
+                        "past %s (--max-time-ms); the curve is partial\n",
+                        ib__fmt_ms(t1, r->stop_ms), (long long)r->stop_next_batch,
+                        ib__fmt_ms(t2, r->stop_next_ms), ib__fmt_ms(t3, r->max_time_ms));
 }
 
 static void text_marks(ib__sbuf *b, const ib_throughput_result *r, int i)
@@ -75,10 +98,13 @@ static void text_row(ib__sbuf *b, const ib_throughput_result *r, int i)
                            "(session reopened, sweep went on)");
     else if (p->status != IB_OK)
         ib__sbuf_printf(b, "  not measured: %s", ib_status_str(p->status));
-    else
-        ib__sbuf_printf(b, "%13s %13s %11.4g %9.4g %9.4g", ib__fmt_rate(t1, p->items_per_s),
-                        ib__fmt_rate(t2, p->items_per_s_sync), p->back_to_back_ms_per_run, p->latency_ms.p50,
-                        p->latency_ms.p99);
+    else {
+        char ms[3][32]; /* ms without an exponent: a batch of 15 s reads "15110" */
+        ib__sbuf_printf(b, "%13s %13s %11s %9s %9s", ib__fmt_rate(t1, p->items_per_s),
+                        ib__fmt_rate(t2, p->items_per_s_sync),
+                        ib__fmt_plain4(ms[0], p->back_to_back_ms_per_run),
+                        ib__fmt_plain4(ms[1], p->latency_ms.p50), ib__fmt_plain4(ms[2], p->latency_ms.p99));
+    }
     text_marks(b, r, i);
     ib__sbuf_printf(b, "\n");
 }
@@ -133,6 +159,7 @@ char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload
                         "latency, per-run inputs/s);\n        then as many runs back-to-back under one "
                         "timing (inputs/s = runs x batch / their time)\n");
     text_search(&b, r, info);
+    ib__throughput_stop_line(&b, r);
     if (r->n_points > 0) {
         text_curve(&b, r);
         text_answers(&b, r);
@@ -140,7 +167,9 @@ char *ib_throughput_report_text(const ib_throughput_result *r, const ib_workload
         ib__text_energy_curve(&b, r);
     }
     ib__text_accuracy(&b, &r->accuracy);
-    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    /* A time bound's partial result said why above (text_stop). */
+    ib__text_footer(&b, r->partial && r->stop != IB_THROUGHPUT_STOP_TIME_BOUND, r->stop_status, &r->env,
+                    r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -154,6 +183,10 @@ static cJSON *config_json(const ib_throughput_config *cfg)
     cJSON_AddNumberToObject(o, "max_batch", (double)cfg->max_batch);
     cJSON_AddNumberToObject(o, "knee_fraction", cfg->knee_fraction);
     cJSON_AddNumberToObject(o, "latency_budget_ms", cfg->latency_budget_ms);
+    if (cfg->max_time_ms > 0)
+        cJSON_AddNumberToObject(o, "max_time_ms", cfg->max_time_ms);
+    else
+        cJSON_AddNullToObject(o, "max_time_ms");
     if (cfg->batches) {
         cJSON *list = cJSON_AddArrayToObject(o, "batches");
         for (size_t i = 0; i < cfg->n_batches; i++)
@@ -171,6 +204,15 @@ static cJSON *search_json(const ib_throughput_result *r)
     cJSON_AddNumberToObject(o, "largest_fitting", (double)r->largest_fitting);
     cJSON_AddBoolToObject(o, "limited_by_max_batch", r->limited_by_max_batch);
     cJSON_AddBoolToObject(o, "stopped", r->search_stopped);
+    /* Why no more batches were timed, when, and the batch not tried. */
+    cJSON_AddStringToObject(o, "stop", ib_throughput_stop_name(r->stop));
+    bool stopped = r->stop != IB_THROUGHPUT_STOP_DONE;
+    ib__json_add_number(o, "stop_ms", stopped ? r->stop_ms : NAN);
+    if (stopped)
+        cJSON_AddNumberToObject(o, "stop_next_batch", (double)r->stop_next_batch);
+    else
+        cJSON_AddNullToObject(o, "stop_next_batch");
+    ib__json_add_number(o, "stop_next_ms", r->stop == IB_THROUGHPUT_STOP_TIME_BOUND ? r->stop_next_ms : NAN);
     if (r->limit_reason[0]) cJSON_AddStringToObject(o, "limit_reason", r->limit_reason);
     cJSON *probes = cJSON_AddArrayToObject(o, "probes");
     for (size_t i = 0; i < r->n_probes; i++) {
@@ -241,6 +283,8 @@ char *ib_throughput_report_json(const ib_throughput_result *r, const ib_workload
                                 const ib_throughput_config *cfg)
 {
     cJSON *root = ib__json_document("inferbench.throughput/2", r->partial, r->stop_status, info);
+    if (r->partial && r->stop == IB_THROUGHPUT_STOP_TIME_BOUND)
+        cJSON_ReplaceItemInObject(root, "stop_reason", cJSON_CreateString("time bound (--max-time-ms)"));
     cJSON_AddItemToObject(root, "config", config_json(cfg));
     cJSON_AddItemToObject(root, "search", search_json(r));
     ib__json_add_number(root, "sweep_ms", r->sweep_ms);

@@ -21,7 +21,7 @@ json_check "$TMP/g.json" "d['tokens_per_s'] == 24 / sum(x for r in d['samples'][
 json_check "$TMP/g.json" "d['settings']['depth'] == 32 and d['settings']['prompt_tokens'] == 16 and d['settings']['fixed_length'] is True" "json: the depth and the prompt recorded"
 json_check "$TMP/g.json" "d['workload']['arch'] == 'llama' and d['device'] == 'cpu' and 1 <= d['workload']['n_threads'] <= d['workload']['n_cpus_allowed']" "json: llama on the CPU, threads within the cores allowed"
 json_check "$TMP/g.json" "d['workload']['kv_type'] and d['workload']['n_batch'] > 0 and d['workload']['runtime_version']" "json: the settings that change the figure stated"
-expect_grep "^inferbench generate: zoo:llama-tiny \(llama \?B F16, [0-9.]+ B parameters\)$" "$TMP/out" "text: the runtime's description, its type not said twice"
+expect_grep "^inferbench generate: zoo:llama-tiny \(llama F16, [0-9.]+ M parameters\)$" "$TMP/out" "text: the runtime's description, its type and size not said twice, no '?B'"
 # Energy on the CPU (docs/energy.md, "For generation"): no GPU counter;
 # the CPU package's only where RAPL is readable (root), else one line.
 json_check "$TMP/g.json" "d['decode_energy']['source'] is None and d['decode_energy']['note'] == 'a CPU run: no GPU energy counter' and d['prefill_energy']['source'] is None" "json: no GPU energy counter on a CPU run, said"

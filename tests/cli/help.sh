@@ -1,7 +1,8 @@
 # inferbench --help: one line per command, its brief whole (issue 28: the
 # summaries were cut at their first newline, mid-sentence), within 80
 # columns; every command and zoo subcommand listed; each command's own
-# --help starts with its usage.
+# --help starts with its usage, the command as typed ("zoo export", issue
+# 35), and its options' lines fit in 80 columns.
 . "$(dirname "$0")/lib.sh"
 
 expect_exit 0 "inferbench --help" -- "$IB" --help
@@ -22,7 +23,10 @@ while read -r cmd; do
   if [ "${#line}" -le 80 ]; then pass "$cmd: its line fits in 80 columns"; else
     fail "$cmd: its line is ${#line} columns: '$line'"; fi
   "$IB" "${words[@]}" --help >"$TMP/cmd_help" 2>&1
-  expect_grep "^usage: inferbench ${cmd} " "$TMP/cmd_help" "$cmd --help: starts with its usage"
+  expect_grep "^usage: inferbench ${words[*]} " "$TMP/cmd_help" "${words[*]} --help: starts with its usage, as typed"
+  wide=$(awk 'length > 80' "$TMP/cmd_help" | grep -E '^  ' | head -1)
+  if [ -z "$wide" ]; then pass "${words[*]} --help: its options' lines fit in 80 columns"; else
+    fail "${words[*]} --help: a line is wider than 80 columns: '$wide'"; fi
 done <"$TMP/commands"
 # Every other line is a whole sentence too, but the usage and the headings.
 cut=$(grep -vE '^usage: |^[a-z]+:$|^$|[.?]$' "$TMP/help")

@@ -176,6 +176,10 @@ expect_grep $'\rinferbench: batch search: probe 4, batch 8' "$TMP/tty_tp" "throu
 # not known yet (and no cold run: the probe's run was its first).
 expect_grep $'\rinferbench: \\[candidate 3, batch 4\\] (warm-up|sampling|back-to-back)' "$TMP/tty_tp" \
   "throughput shows the candidates the search times"
+# The whole measurement's time left beside the phase's: at first the time
+# bound (300 s by default) caps it.
+expect_grep $'\rinferbench: batch search: probe 1, batch 1, [0-9.]+ s elapsed \\(all: at most 300' "$TMP/tty_tp" \
+  "throughput shows the whole time left, capped by its bound"
 if on_tty "$TMP/tty_list" "$IB" throughput zoo:mlp --device cpu --batches 1,2,4,8 --runs 20 --warmup-ms 0 --no-steady; then
   pass "throughput of a list on a terminal"; else fail "throughput of a list on a terminal"; fi
 expect_grep $'\rinferbench: \\[3/4 candidate, batch 4\\] (cold run|warm-up|sampling|back-to-back)' "$TMP/tty_list" \

@@ -122,6 +122,9 @@ class Agreement(Tmp):
         r.save_html(self.path("r.html"))
         self.assertIn("<svg", self.load("r.html"))
         self.assertRegex(r.report(), r"(?m)^inferbench latency: spin, batch 1, python$")
+        # The runtime is its own provider: named once; it states no options: no line of them.
+        self.assertNotIn("python python", r.report())
+        self.assertNotIn("runtime options:", r.report())
         self.assertRegex(r.report(), r"(?m)^binding: python .* us a run through the binding")
 
 

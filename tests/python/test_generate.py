@@ -144,10 +144,13 @@ class Figures(Tmp):
 
     def test_reports(self):
         r = inferbench.generate(**Model().keywords(), **EXACT, name="tiny")
-        self.assertRegex(r.report(), r"(?m)^inferbench generate: tiny ")
-        self.assertRegex(r.report(), r"(?m)^runtime .*; device cpu$")  # its own line, after the machine's: no threads stated
-        # The callables state no batches, attention, threads or model size: none is said of them.
-        for unsaid in ("n_batch", "flash attention", "threads", "model 0 MB", "layers offloaded"):
+        # The callables state no architecture, runtime, KV cache, batches,
+        # attention, threads or model size: none is said of them, not even
+        # as "?" (issue 35: "(, ?)", "runtime ?", "KV cache ? 0 MB").
+        self.assertRegex(r.report(), r"(?m)^inferbench generate: tiny$")
+        self.assertRegex(r.report(), r"(?m)^device cpu\ncontext 80 \(1 x 80\)$")  # its own line, after the machine's
+        for unsaid in ("n_batch", "flash attention", "threads", "model 0 MB", "layers offloaded", "?", "runtime ",
+                       "KV cache"):
             self.assertNotIn(unsaid, r.report())
         self.assertRegex(r.report(), r"(?m)^binding: python ")
         r.save_json(self.path("g.json"))

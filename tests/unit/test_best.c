@@ -566,6 +566,20 @@ static void test_reports(void)
     char *text = ib_best_report_text(r);
     CHECK(text && strstr(text, "skipped: no TF32 on the CPU") && strstr(text, "fastest at batch 1: c0"));
     ib_free(text);
+    /* The page's own table, before the text report it ends with, has the
+     * intervals and why each lost (not only the text dump). */
+    char *html = ib_report(&res, "html"), ci[96], why[320];
+    char *dump = html ? strstr(html, "<h2>Report</h2>") : NULL;
+    if (dump) *dump = '\0';
+    snprintf(ci, sizeof ci, "<td class=n>%.4g..%.4g</td>", r->rows[0].latency.ci95_median[0],
+             r->rows[0].latency.ci95_median[1]);
+    snprintf(why, sizeof why, "%s</td></tr>",
+             strstr(r->rows[1].latency_why, "cosine similarity 0.5 is below"));
+    CHECK_STR_CONTAINS(html, "<th>95% CI ms</th>");
+    CHECK_STR_CONTAINS(html, ci);
+    CHECK_STR_CONTAINS(html, why);
+    CHECK_STR_CONTAINS(html, "<td>no TF32 on the CPU</td>");
+    ib_free(html);
     free(r);
 }
 
@@ -760,8 +774,9 @@ static void test_far_behind_never_reaches_the_finals(void)
 /* The step bound on the virtual clock: the latency finals may measure
  * 100 ms. c0's final (1 ms runs, 300 of them) is cut after the first
  * progress report past the bound; c1 (+1%, a finalist too) is not
- * measured at all; the other steps, shorter, are not bounded. The text
- * and the JSON say which step stopped. */
+ * measured at all ("not measured (time bound)": the race was cut short,
+ * the result partial though nothing failed); the other steps, shorter,
+ * are not bounded. The text and the JSON say which step stopped. */
 static void test_step_bound_stops_a_step(void)
 {
     scenario sc = { 0 };
@@ -777,7 +792,8 @@ static void test_step_bound_stops_a_step(void)
     ib_best_result *r = malloc(sizeof *r);
     ib_error err = { { 0 } };
     CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
-    CHECK(!r->partial);
+    CHECK(r->partial && r->stop_status == IB_OK);
+    CHECK_EQ_INT(r->not_measured, 1);
     CHECK_EQ_INT(r->steps_bounded, 1u << IB_BEST_STEP_LATENCY_FINAL);
     CHECK_EQ_INT(r->latency_winner, 0);
     const ib_best_row *c0 = &r->rows[0], *c1 = &r->rows[1];
@@ -787,7 +803,7 @@ static void test_step_bound_stops_a_step(void)
     CHECK(c0->latency.n > 30 && c0->latency.n < 300);
     CHECK(final_ms >= 100 && final_ms <= 100 + IB_PROGRESS_PERIOD_MS + 1);
     CHECK_STR_CONTAINS(c0->latency_why, "runs: the latency finals reached the step's time bound (0.1 s");
-    CHECK_EQ_INT(c1->latency_stage, IB_BEST_NOT_TRIED);
+    CHECK_EQ_INT(c1->latency_stage, IB_BEST_NOT_MEASURED);
     CHECK(c1->step_ms[IB_BEST_STEP_LATENCY_FINAL] == 0);
     CHECK_STR_CONTAINS(c1->latency_why, "not measured: the latency finals reached the step's time bound");
     CHECK(r->step_ms[IB_BEST_STEP_SCREEN] < 100 && r->step_ms[IB_BEST_STEP_BATCH_SEARCH] < 100);
@@ -796,6 +812,10 @@ static void test_step_bound_stops_a_step(void)
     CHECK_STR_CONTAINS(text, "time bound: each step at most 0.1 s (--step-max-ms)");
     CHECK_STR_CONTAINS(text,
                        "time bound reached: latency_final stopped at 0.1 s; what it measured by then stands");
+    CHECK_STR_CONTAINS(text, "not measured (time bound)");
+    CHECK_STR_CONTAINS(text,
+                       "PARTIAL: the race was cut short: the time bound (0.1 s a step, --step-max-ms) left 1 "
+                       "candidate not measured");
     char *json = ib_best_report_json(r, &c);
     cJSON *doc = cJSON_Parse(json);
     const cJSON *search = cJSON_GetObjectItem(doc, "search");
@@ -810,6 +830,7 @@ static void test_step_bound_stops_a_step(void)
     c.step_max_ms = 0;
     CHECK_EQ_INT(ib_measure_best(&c, r, &err), IB_OK);
     CHECK_EQ_INT(r->steps_bounded, 0);
+    CHECK(!r->partial);
     CHECK_EQ_INT(r->rows[0].latency.n, 300);
     CHECK_EQ_INT(r->rows[1].latency_stage, IB_BEST_FINALIST);
     free(r);

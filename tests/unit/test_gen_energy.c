@@ -70,6 +70,71 @@ static void test_decode_exact(void)
     ib__gen_destroy(g);
 }
 
+/* Steps that grow with the position, at a depth beyond the prompt: 129/64
+ * + p/32 ms at p = 128..143, 100 ms over the 16, the counter's step. The
+ * window's steps cycle over those positions (the cache rewound to the
+ * depth), so it holds whole cycles: 1.875 J a token, 300 W x the mean step
+ * of 6.25 ms; a cycle over other positions (from the prompt's end, or one
+ * short) has another mean step, and other joules a token. */
+static void test_decode_cycles_over_the_depth(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_ms = 129.0 / 64;
+    s.step_pos_ms = 1.0 / 32;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.depth = 128;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_energy *e = &r.decode_energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK(fmod(e->window_ms, 100) == 0 && e->items == 16 * e->window_ms / 100);
+    CHECK_NEAR(e->joules_per_item, 1.875, 1e-12);
+    CHECK_NEAR(e->power_w, 300, 1e-9);
+    CHECK_NEAR(e->timed_ms_per_item, 6.25, 1e-12);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* One new token: the window's every step at the depth, the cache rewound
+ * after each. A step of 2.5 ms at 300 W: 0.75 J a token. */
+static void test_decode_one_new_token(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_ms = 2.5 - 64.0 / 32;
+    s.step_pos_ms = 1.0 / 32;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, 1);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_energy *e = &r.decode_energy;
+    CHECK(e->source == IB_ENERGY_COUNTER && e->aligned);
+    CHECK_NEAR(e->joules_per_item, 0.75, 1e-12);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).last_step_pos, P);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The idle power is learned before the cold run (docs/energy.md, "For
+ * generation"): the device at rest, not still warm from the runs. The
+ * counter's reads before the fake's first prefill are the learning's: one
+ * poll and one a change at least, for IB__ENERGY_LEARN_CHANGES changes. */
+static void test_idle_learned_before_the_cold_run(void)
+{
+    ib__gen_fake_script s = script();
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(ib__gen_fake_counts_of(g).energy_reads_before_calls >= 1 + IB__ENERGY_LEARN_CHANGES);
+    CHECK_NEAR(r.decode_energy.idle_power_w, 60, 1e-9);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* The prefill window: 2.5 ms prefills of 64 tokens at 300 W; 250 ms for
  * 1%, then to the next change: 300 ms, 120 prefills. */
 static void test_prefill_exact(void)
@@ -289,13 +354,10 @@ static void test_formats(void)
     ib__gen_destroy(g);
 }
 
-/* One measurement's JSON document at busy_w (energy_step_ms 0: no counter). */
-static char *measured_json(double busy_w, double energy_step_ms)
+/* One measurement's JSON document on script s. */
+static char *json_of(const ib__gen_fake_script *s)
 {
-    ib__gen_fake_script s = script();
-    s.busy_w = busy_w;
-    s.energy_step_ms = energy_step_ms;
-    ib__gen *g = gen_fixture_open(&s);
+    ib__gen *g = gen_fixture_open(s);
     ib_gen_config c = gen_fixture_config(P, N);
     ib_gen_result r;
     ib_error err;
@@ -305,6 +367,15 @@ static char *measured_json(double busy_w, double energy_step_ms)
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
     return json;
+}
+
+/* One measurement's JSON document at busy_w (energy_step_ms 0: no counter). */
+static char *measured_json(double busy_w, double energy_step_ms)
+{
+    ib__gen_fake_script s = script();
+    s.busy_w = busy_w;
+    s.energy_step_ms = energy_step_ms;
+    return json_of(&s);
 }
 
 static void parse(const char *json, ib_gen_file *f)
@@ -370,6 +441,38 @@ static void test_compare(void)
     free(ja);
     free(jb);
     free(jn);
+}
+
+/* compare of two rates: steps of 1 ms (A) and of 1.25 ms (B), 1000 and
+ * 800 tokens/s: B's change is -20% of A's rate; A against B, +25% of B's. */
+static void test_compare_rates(void)
+{
+    ib__gen_fake_script s = script();
+    char *ja = json_of(&s);
+    s.step_ms = 1.25;
+    char *jb = json_of(&s);
+    ib_gen_file a, b;
+    parse(ja, &a);
+    parse(jb, &b);
+    CHECK(a.tokens_per_s == 1000 && b.tokens_per_s == 800);
+    ib_gen_comparison c;
+    ib_error err;
+    CHECK(ib_compare_gen_files(&a, &b, 0.01, &c, &err) == IB_OK);
+    CHECK_NEAR(c.tokens_per_s_change, -0.2, 1e-15);
+    ib_result res = { .kind = IB_RESULT_GEN_COMPARISON, .gen_comparison = &c, .gen_a = &a, .gen_b = &b };
+    char *text = ib_report(&res, "text"), *json = ib_report(&res, "json");
+    CHECK(text && strstr(text, "tokens/s A 1000.0, B 800.0 (-20.00%)"));
+    cJSON *root = json ? cJSON_Parse(json) : NULL;
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(root, "tokens_per_s_change")), -0.2, 1e-15);
+    cJSON_Delete(root);
+    CHECK(ib_compare_gen_files(&b, &a, 0.01, &c, &err) == IB_OK);
+    CHECK_NEAR(c.tokens_per_s_change, 0.25, 1e-15);
+    free(text);
+    free(json);
+    ib_gen_file_free(&a);
+    ib_gen_file_free(&b);
+    free(ja);
+    free(jb);
 }
 
 /* --sessions: each session's energy in its entry, the figures across
@@ -555,6 +658,9 @@ int main(int argc, char **argv)
 {
     check_init(argc, argv);
     RUN(test_decode_exact);
+    RUN(test_decode_cycles_over_the_depth);
+    RUN(test_decode_one_new_token);
+    RUN(test_idle_learned_before_the_cold_run);
     RUN(test_prefill_exact);
     RUN(test_sequences_curve);
     RUN(test_not_asked);
@@ -565,6 +671,7 @@ int main(int argc, char **argv)
     RUN(test_failure_in_window);
     RUN(test_formats);
     RUN(test_compare);
+    RUN(test_compare_rates);
     RUN(test_sessions);
     RUN(test_compare_sessions);
     return check_summary("test_gen_energy");

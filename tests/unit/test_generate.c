@@ -2,6 +2,7 @@
  * against the script's arithmetic, exactly (docs/generate.md). */
 #include "backend/fake/gen_fake.h"
 #include "core/generate.h"
+#include "core/stats.h"
 #include "check.h"
 #include "gen_fixtures.h"
 #include "report/printer.h"
@@ -182,6 +183,38 @@ static void test_search_under_capacity(void)
     ib__gen_destroy(g);
 }
 
+/* Every context is created, but a step of more than 5 sequences runs out
+ * of memory (buffers allocated at the first decode): a count fits only when
+ * its first step ran, so the search ends at 5, not at the bound. */
+static void test_search_ended_by_first_step(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_oom_seqs = 5;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.search = true;
+    c.sequence_runs = 1;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.largest_fitting, 5);
+    CHECK(!r.limited_by_max);
+    CHECK(strstr(r.limit_reason, "a step of 6 sequences passes the 5") != NULL);
+    static const int32_t probes[] = { 1, 2, 4, 8, 6, 5 };
+    CHECK_EQ_INT(r.n_probes, 6);
+    for (size_t i = 0; i < r.n_probes && i < 6; i++) {
+        CHECK_EQ_INT(r.probes[i].sequences, probes[i]);
+        CHECK(r.probes[i].fits == (probes[i] <= 5));
+        CHECK(r.probes[i].status == (probes[i] <= 5 ? IB_OK : IB_ERR_DEVICE_OOM));
+    }
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).set_sequences, 1 + 6 + 4); /* each probe's context was made */
+    CHECK_EQ_INT(r.n_points, 4);
+    for (size_t i = 0; i < r.n_points; i++) CHECK(r.points[i].status == IB_OK);
+    CHECK_EQ_INT(r.points[r.peak].sequences, 5);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 static void test_search_bounds(void)
 {
     ib__gen_fake_script s = script();
@@ -237,6 +270,84 @@ static void test_budget(void)
     c.tpot_budget_ms = 0.5;
     CHECK(ib_measure_generation(g, &c, &r, &err) == IB_ERR_NOT_MET);
     CHECK(!r.partial && r.best_within_budget == -1 && r.n_points == 3);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* A tail (every 7th call three times as long): each count's mean step
+ * (its TPOT) above its median. A budget between the median and the mean of
+ * 4 sequences: 4 is not within it (docs/generate.md: the budget is the
+ * TPOT's), 1 is. */
+static void test_budget_on_the_mean(void)
+{
+    ib__gen_fake_script s = script();
+    s.slow_every = 7;
+    s.slow_factor = 3;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    int32_t list[] = { 1, 4 };
+    c.sequences = list;
+    c.n_sequences = 2;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    const ib_gen_point *four = &r.points[1];
+    CHECK(four->tpot_ms == four->step_ms.mean && four->step_ms.p50 < four->tpot_ms);
+    double budget = (four->step_ms.p50 + four->tpot_ms) / 2;
+    CHECK(r.points[0].tpot_ms <= budget);
+    CHECK_EQ_INT(r.peak, 1);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+    g = gen_fixture_open(&s); /* the same calls again: the same figures */
+    c.tpot_budget_ms = budget;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.points[1].step_ms.p50 < budget && r.points[1].tpot_ms > budget);
+    CHECK_EQ_INT(r.best_within_budget, 0);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The fake's own step, then for more than 8 sequences 0.5 ms of the host's
+ * more a sequence above 8 (a crowded batch): a curve that falls after 8. */
+static const ib__gen_ops *uncrowded;
+
+static ib_status crowded_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
+{
+    IB_TRY(uncrowded->step(g, n_seqs, pos, err));
+    if (n_seqs > 8) g->clock.wait_until_ms(g->clock.ctx, ib__gen_now_ms(g) + (n_seqs - 8) * 0.5);
+    return IB_OK;
+}
+
+/* A curve that flattens early and peaks before its last count: a step of
+ * s sequences takes s + p/1024 ms (each sequence as dear as the first, none
+ * queued), so tokens/s is within 7% of the peak from 1 on; 16 falls. The
+ * knee is the fewest sequences within 95% of the peak (8): 2, not 1 (93.4
+ * against 96.6% of a sequence a ms), not the peak, nor the last count. */
+static void test_knee_of_a_flat_curve(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_seq_ms = 1;
+    s.queued_fraction = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    uncrowded = g->ops;
+    ib__gen_ops ops = *g->ops;
+    ops.step = crowded_step;
+    g->ops = &ops;
+    ib_gen_config c = gen_fixture_config(P, N);
+    int32_t list[] = { 1, 2, 4, 8, 16 };
+    c.sequences = list;
+    c.n_sequences = 5;
+    c.sequence_runs = 1;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 5);
+    CHECK_EQ_INT(r.points[r.peak].sequences, 8);
+    double bar = 0.95 * r.points[r.peak].tokens_per_s;
+    CHECK(r.points[0].tokens_per_s < bar &&
+          r.points[1].tokens_per_s >= bar); /* the script is what we think */
+    CHECK(r.points[4].tokens_per_s < r.points[0].tokens_per_s);
+    CHECK_EQ_INT(r.points[r.knee].sequences, 2);
     ib_gen_result_free(&r);
     ib__gen_destroy(g);
 }
@@ -535,6 +646,30 @@ static void test_precision(void)
     ib__gen_destroy(g);
 }
 
+/* Steady TTFTs, spread steps (latency growing with the position, 9 to
+ * 10.875 ms): the TTFT's interval is met at the first check, the tokens'
+ * later, and the runs stop at the first check (every 10 runs here) where
+ * the tokens' interval is within the target too, not before. */
+static void test_precision_follows_tokens(void)
+{
+    ib__gen_fake_script s = script();
+    s.step_pos_ms = 1.0 / 8;
+    ib__gen *g = gen_fixture_open(&s);
+    ib_gen_config c = gen_fixture_config(P, N);
+    c.run.precision = 0.01;
+    c.run.min_runs = 10;
+    c.run.max_runs = 1000;
+    ib_gen_result r;
+    ib_error err;
+    CHECK(ib_measure_generation(g, &c, &r, &err) == IB_OK);
+    CHECK(r.precision_met && r.ttft.cv == 0);
+    CHECK(r.runs > 10 && r.runs % 10 == 0);
+    CHECK(ib__median_precision(r.token_ms, r.runs * N, 0) <= 0.01);
+    CHECK(ib__median_precision(r.token_ms, (r.runs - 10) * N, 0) > 0.01);
+    ib_gen_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 static ib_status refused(ib_gen_config c, const ib__gen_fake_script *s, const char *words)
 {
     ib__gen *g = gen_fixture_open(s);
@@ -623,8 +758,11 @@ int main(int argc, char **argv)
     RUN(test_reports);
     RUN(test_depth);
     RUN(test_search_under_capacity);
+    RUN(test_search_ended_by_first_step);
     RUN(test_search_bounds);
     RUN(test_budget);
+    RUN(test_budget_on_the_mean);
+    RUN(test_knee_of_a_flat_curve);
     RUN(test_noise_warning);
     RUN(test_pitfalls);
     RUN(test_pitfalls_back_to_back);
@@ -635,6 +773,7 @@ int main(int argc, char **argv)
     RUN(test_interrupt_keeps_runs);
     RUN(test_sampling_timed_apart);
     RUN(test_precision);
+    RUN(test_precision_follows_tokens);
     RUN(test_bad_input);
     RUN(test_open_by_name);
     return check_summary("test_generate");

@@ -1,12 +1,14 @@
 /* The llama backend (src/backend/llama/) on llama.cpp's CPU build and the
  * zoo's tiny model: what each operation of the generation workload does
- * (positions, sequences, fork, the context re-created, out of memory under
- * the cap, logits after synchronize, the info), and every bad input. Skips
- * (77) where set-up installed no llama.cpp library. No timing is asserted.
+ * (positions, sequences, fork, rewind, the context re-created, out of
+ * memory under the cap, logits after synchronize, the threads of a step
+ * and of a prompt, one thread where one CPU is allowed, the info), and
+ * every bad input. Skips (77) where set-up installed no llama.cpp library.
+ * No timing is asserted.
  *
  * The library is loaded once per process, so the cases of another library
  * (missing, of another release) run in a child process each. */
-#define _GNU_SOURCE /* memmem */
+#define _GNU_SOURCE /* memmem, CPU_SET */
 #include "backend/llama/llama_probe.h"
 #include "backend/registry.h"
 #include "check.h"
@@ -16,6 +18,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <sched.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +104,7 @@ static void test_info(void)
     CHECK_EQ_INT(in->kv_bytes, 2ull * TINY_LAYERS * 1024 * (TINY_KV_HEADS * (TINY_EMBD / TINY_HEADS)) * 2);
     CHECK(in->n_cpus_allowed >= 1);
     CHECK_EQ_INT(in->n_threads, in->n_cpus_allowed); /* the default: the cores, not llama.cpp's 4 */
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), in->n_cpus_allowed); /* a prompt's the same */
     CHECK_EQ_INT(in->n_threads_default, 4);
     CHECK(!strncmp(in->runtime_version, "llama.cpp 0.5.0", 15));
     CHECK(strstr(in->runtime_library, "libllama") != NULL);
@@ -197,6 +201,52 @@ static void test_fork_and_step(void)
     ib__gen_destroy(g);
 }
 
+/* A copy of the logits of output i of the last decode (NULL: none). */
+static float *logits_copy(ib__gen *g, int32_t i)
+{
+    const float *l = ib__llama_probe_logits(g, i);
+    float *copy = l ? malloc(TINY_VOCAB * sizeof *copy) : NULL;
+    if (copy) memcpy(copy, l, TINY_VOCAB * sizeof *copy);
+    return copy;
+}
+
+/* rewind keeps the positions before it and removes those after, in every
+ * sequence asked: steps at 20..23, rewound to 21, then the step at 21
+ * again gives the logits it gave the first time (the same history, the
+ * same token); a sequence not asked keeps its positions. */
+static void test_rewind(void)
+{
+    ib__gen *g = open_tiny(2, 64);
+    if (!g) return;
+    ib_error err;
+    CHECK(ok(g->ops->prefill(g, 0, 0, 20, &err), &err));
+    CHECK(ok(g->ops->fork(g, 2, 20, &err), &err));
+    CHECK(ok(g->ops->step(g, 2, 20, &err), &err));
+    CHECK(ok(g->ops->step(g, 2, 21, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    float *first0 = logits_copy(g, 0), *first1 = logits_copy(g, 1);
+    CHECK(first0 && first1);
+    CHECK(ok(g->ops->step(g, 2, 22, &err), &err));
+    CHECK(ok(g->ops->step(g, 2, 23, &err), &err));
+    CHECK(ok(g->ops->rewind(g, 2, 21, &err), &err));
+    for (int s = 0; s < 2; s++) check_positions(g, s, 0, 20);
+    CHECK(ok(g->ops->step(g, 2, 21, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    for (int s = 0; s < 2; s++) check_positions(g, s, 0, 21);
+    const float *again0 = ib__llama_probe_logits(g, 0), *again1 = ib__llama_probe_logits(g, 1);
+    CHECK(first0 && again0 && !memcmp(first0, again0, TINY_VOCAB * sizeof *again0));
+    CHECK(first1 && again1 && !memcmp(first1, again1, TINY_VOCAB * sizeof *again1));
+    /* The first sequence only: the other keeps its positions. */
+    CHECK(ok(g->ops->rewind(g, 1, 10, &err), &err));
+    check_positions(g, 0, 0, 9);
+    check_positions(g, 1, 0, 21);
+    CHECK(g->ops->rewind(g, 3, 10, &err) == IB_ERR_INVALID_ARG);
+    CHECK(g->ops->rewind(g, 1, -1, &err) == IB_ERR_INVALID_ARG);
+    free(first0);
+    free(first1);
+    ib__gen_destroy(g);
+}
+
 /* sample picks the greedy token of a sequence's last logits, and the
  * next step feeds it. */
 static void test_sample(void)
@@ -287,15 +337,18 @@ static void test_threads_and_reopen(void)
     CHECK(ok(open_with("zoo:llama-tiny", kv, 2, 64, &g, &err), &err));
     if (!g) return;
     CHECK_EQ_INT(g->info.n_threads, 1);
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), 1); /* a prompt's threads follow the step's */
     CHECK(!strcmp(ib_option_list_get(&g->info.options, "threads"), "1"));
     CHECK(ok(g->ops->set_threads(g, 2, &err), &err));
     CHECK_EQ_INT(g->info.n_threads, 2);
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), 2);
     CHECK(g->ops->set_threads(g, 0, &err) == IB_ERR_INVALID_ARG);
     CHECK(ok(g->ops->prefill(g, 0, 0, 10, &err), &err));
     CHECK(ok(g->ops->reopen(g, &err), &err));
     check_positions(g, 0, -1, -1); /* a new context */
     CHECK_EQ_INT(g->info.n_seq_max, 2);
     CHECK_EQ_INT(g->info.n_threads, 2);
+    CHECK_EQ_INT(ib__llama_probe_threads_batch(g), 2);
     CHECK(ok(g->ops->prefill(g, 0, 0, 10, &err), &err));
     check_positions(g, 0, 0, 9);
     ib__gen_destroy(g);
@@ -557,6 +610,47 @@ static void test_bad_files(void)
 /* A library other than the release of the headers, each in a child (one
  * library a process): missing, of another release, of the release but
  * with a larger structure, lacking a function. */
+/* A process allowed one CPU (its affinity mask, as taskset or a cgroup
+ * gives) chooses one thread, for a step and a prompt alike: in a child,
+ * before this process has decoded anything (no thread pool to fork). */
+static void test_one_cpu_allowed(void)
+{
+    cpu_set_t mask, one;
+    CHECK(sched_getaffinity(0, sizeof mask, &mask) == 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &mask)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    int fd[2];
+    CHECK(pipe(fd) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        if (sched_setaffinity(0, sizeof one, &one) != 0) _exit(3);
+        ib__gen *g = NULL;
+        ib_error err;
+        if (open_with("zoo:llama-tiny", NULL, 1, 64, &g, &err) != IB_OK) {
+            dprintf(fd[1], "open: %s", err.message);
+            _exit(4);
+        }
+        dprintf(fd[1], "%d %d %d", (int)g->info.n_cpus_allowed, (int)g->info.n_threads,
+                (int)ib__llama_probe_threads_batch(g));
+        ib__gen_destroy(g);
+        _exit(0);
+    }
+    close(fd[1]);
+    char got[700] = { 0 };
+    ssize_t r = read(fd[0], got, sizeof got - 1);
+    close(fd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (strcmp(got, "1 1 1")) fprintf(stderr, "  one CPU allowed: cpus, threads, batch threads: '%s'\n", got);
+    CHECK(!strcmp(got, "1 1 1"));
+}
+
 static void test_bad_library(void)
 {
     const char *standins = getenv("IB_LLAMA_STANDINS");
@@ -624,9 +718,11 @@ int main(int argc, char **argv)
         return 77;
     }
     ib__gen_destroy(g);
+    RUN(test_one_cpu_allowed);
     RUN(test_info);
     RUN(test_prefill_positions);
     RUN(test_fork_and_step);
+    RUN(test_rewind);
     RUN(test_sample);
     RUN(test_set_sequences_cap);
     RUN(test_threads_and_reopen);

@@ -241,9 +241,29 @@ static void test_timer_step(void)
     CHECK(isnan(ib__timer_step_ms(NULL, 0)));
 }
 
+/* The least-squares slope and its t interval, by hand: y = 0, 1, 1, 3 over
+ * x = 0..3 has slope 4.5 / 5 = 0.9, residuals 0.1, 0.2, -0.7, 0.4 (sum of
+ * squares 0.7), so +- t(2) sqrt(0.7 / 2 / 5) = 4.3027 x 0.26458. */
+static void test_slope_ci95(void)
+{
+    const double x[] = { 0, 1, 2, 3 }, y[] = { 0, 1, 1, 3 }, line[] = { 1, 3, 5, 7 };
+    double slope = NAN, ci[2] = { NAN, NAN };
+    CHECK(ib__slope_ci95(x, y, 4, &slope, ci) == IB_OK);
+    CHECK_NEAR(slope, 0.9, 1e-12);
+    CHECK_NEAR(ci[0], 0.9 - 4.3027 * sqrt(0.07), 1e-9);
+    CHECK_NEAR(ci[1], 0.9 + 4.3027 * sqrt(0.07), 1e-9);
+    CHECK(ib__slope_ci95(x, line, 4, &slope, ci) == IB_OK);
+    CHECK(slope == 2 && ci[0] == 2 && ci[1] == 2); /* on a line: no spread */
+    const double same[] = { 5, 5, 5 }, with_nan[] = { 0, NAN, 2 };
+    CHECK(ib__slope_ci95(x, y, 2, &slope, ci) == IB_ERR_INVALID_ARG);    /* no interval from 2 */
+    CHECK(ib__slope_ci95(same, y, 3, &slope, ci) == IB_ERR_INVALID_ARG); /* no spread of x */
+    CHECK(ib__slope_ci95(x, with_nan, 3, &slope, ci) == IB_ERR_INVALID_ARG);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
+    RUN(test_slope_ci95);
     RUN(test_timer_step);
     RUN(test_intervals_need_six);
     RUN(test_mean_ci_positive_under_skew);

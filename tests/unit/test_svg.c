@@ -1,6 +1,7 @@
 /* The plotting primitives of the HTML reports (round ticks, escaping,
  * bins, downsampling) and the reports on degenerate results. */
 #include "check.h"
+#include "report/printer.h"
 #include "report/svg.h"
 
 #include <math.h>
@@ -80,8 +81,17 @@ static void test_histogram(void)
     CHECK_EQ_INT(ib__histogram_bins(wide, 1000), 60);                      /* clamped down */
 
     double with_nan[3] = { 1, NAN, 2 };
-    ib__histogram(with_nan, 3, 1, 2, 5, counts);
+    CHECK_EQ_INT(ib__histogram(with_nan, 3, 1, 2, 5, counts), 0);
     CHECK_EQ_INT(counts[0] + counts[1] + counts[2] + counts[3] + counts[4], 2);
+
+    /* Samples outside [lo, hi] are in no bin (an edge bin would draw them
+     * where they are not): counted apart, for the chart to say. */
+    double far[6] = { 0.5, 1, 1.5, 2, 3, 815 };
+    CHECK_EQ_INT(ib__histogram(far, 6, 1, 2, 5, counts), 3);
+    CHECK_EQ_INT(counts[0], 1);
+    CHECK_EQ_INT(counts[2], 1);
+    CHECK_EQ_INT(counts[4], 1);
+    CHECK_EQ_INT(counts[1] + counts[3], 0);
 }
 
 static void test_downsample(void)
@@ -364,6 +374,137 @@ static void test_throughput_points_drawn_from_results(void)
     }
     free(svg);
     ib_free(html);
+    /* A batch of 15 s: the tables print its ms as a number, not "1.511e+04". */
+    r->points[5].back_to_back_ms_per_run = r->points[5].latency_ms.p50 = 15110;
+    html = ib_throughput_report_html(r, &info);
+    char *text = ib_throughput_report_text(r, &info);
+    CHECK(html && strstr(html, "<td>15110</td><td>15110</td>") && !strstr(html, "e+04"));
+    CHECK(text && strstr(text, "       15110     15110") && !strstr(text, "e+04"));
+    ib_free(text);
+    ib_free(html);
+    free(r);
+}
+
+/* The sum of the bars' counts (their titles) in svg. */
+static size_t bars_total(const char *svg)
+{
+    size_t total = 0;
+    for (const char *rect = strstr(svg, "<rect class=\"bar\""); rect;
+         rect = strstr(rect + 1, "<rect class=\"bar\"")) {
+        const char *title = strstr(rect, "<title>");
+        total += title ? (size_t)strtoul(title + 7, NULL, 10) : 0;
+    }
+    return total;
+}
+
+/* The last tick label of the x axis. */
+static double x_axis_end(const char *svg)
+{
+    pixel_map m = axis_map(svg, true, false);
+    return m.v1;
+}
+
+/* A generation result by hand: runs x n steps of token_ms, every TTFT
+ * 2.5 ms, no curve of sequences. */
+static ib_gen_result *gen_result(size_t runs, int32_t n, double *token_ms, double *ttft_ms)
+{
+    ib_gen_result *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    snprintf(r->info.model, sizeof r->info.model, "m");
+    r->prompt_tokens = 8;
+    r->new_tokens = n;
+    r->depth = 8;
+    r->runs = runs;
+    r->token_ms = token_ms;
+    r->ttft_ms = ttft_ms;
+    r->request_ms = ttft_ms;
+    for (size_t k = 0; k < runs; k++) ttft_ms[k] = 2.5;
+    CHECK(ib_stats_compute(token_ms, runs * (size_t)n, &r->token) == IB_OK);
+    CHECK(ib_stats_compute(ttft_ms, runs, &r->ttft) == IB_OK);
+    r->request = r->ttft;
+    r->peak = r->knee = r->best_within_budget = r->most_efficient = -1;
+    return r;
+}
+
+/* The issue's chart: steps of 100..300 ms and two of 815 ms. The axis
+ * stops before them (a far tail would squeeze the body into a bin or
+ * two), so the caption counts them: every step is in a bar or said. */
+static void test_gen_histogram_beyond(void)
+{
+    enum { RUNS = 30, N = 16 };
+    static double token_ms[RUNS * N], ttft_ms[RUNS];
+    for (size_t i = 0; i < RUNS * N; i++) token_ms[i] = 100 + 200 * (double)(i % 97) / 96;
+    token_ms[40] = token_ms[300] = 815;
+    ib_gen_result *r = gen_result(RUNS, N, token_ms, ttft_ms);
+    if (!r) return;
+    char *html = ib__gen_report_html(r);
+    char *svg = svg_titled(html, "histogram of the timed tokens");
+    CHECK(svg != NULL);
+    if (svg) {
+        CHECK(x_axis_end(svg) < 815);
+        CHECK_EQ_INT(bars_total(svg), RUNS * N - 2);
+    }
+    CHECK(html &&
+          strstr(html, "dashed one p99. 2 steps, up to 815 ms, lie beyond the right edge.</figcaption>"));
+    free(svg);
+    ib_free(html);
+    /* Without a far tail, the axis covers every step and no caption says otherwise. */
+    token_ms[40] = token_ms[300] = 300;
+    CHECK(ib_stats_compute(token_ms, RUNS * N, &r->token) == IB_OK);
+    html = ib__gen_report_html(r);
+    svg = svg_titled(html, "histogram of the timed tokens");
+    CHECK(svg != NULL);
+    if (svg) {
+        CHECK(x_axis_end(svg) >= 300);
+        CHECK_EQ_INT(bars_total(svg), RUNS * N);
+    }
+    CHECK(html && !strstr(html, "beyond the right edge"));
+    free(svg);
+    ib_free(html);
+    free(r);
+}
+
+/* The sequences chart marks the text's points: each label names the
+ * point's marks and figure, and sits beside that point. */
+static void test_gen_sequences_marks(void)
+{
+    static double token_ms[10 * 4], ttft_ms[10];
+    for (size_t i = 0; i < 40; i++) token_ms[i] = 1;
+    ib_gen_result *r = gen_result(10, 4, token_ms, ttft_ms);
+    if (!r) return;
+    static const double rate[] = { 900, 1700, 3100, 3200 };
+    r->n_points = 4;
+    for (size_t i = 0; i < 4; i++)
+        r->points[i] =
+            (ib_gen_point){ .sequences = 1 << i, .status = IB_OK, .tokens_per_s = rate[i], .tpot_ms = 1 };
+    r->peak = 3;
+    r->knee = 2;
+    r->best_within_budget = 1;
+    r->tpot_budget_ms = 2;
+    char *html = ib__gen_report_html(r);
+    char *svg = svg_titled(html, "tokens per second against sequences");
+    CHECK(svg != NULL);
+    static const char *const labels[] = { NULL, "best within budget: 1700.0 tokens/s at 2 sequences",
+                                          "knee: 3100.0 tokens/s at 4 sequences",
+                                          "peak: 3200.0 tokens/s at 8 sequences" };
+    if (svg) {
+        pixel_map px = axis_map(svg, true, true), py = axis_map(svg, false, false);
+        size_t found = 0;
+        for (const char *t = strstr(svg, "class=\"mark\">"); t; t = strstr(t + 1, "class=\"mark\">")) {
+            const char *text = t + strlen("class=\"mark\">"), *start = t;
+            while (start > svg && strncmp(start, "<text ", 6)) start--;
+            for (size_t i = 1; i < 4; i++) {
+                if (strncmp(text, labels[i], strlen(labels[i]))) continue;
+                found++;
+                /* beside its point: 6 px from it across, above it */
+                CHECK_NEAR(fabs(attr(start, "x") - to_px(&px, (double)i)), 6, 0.15);
+                CHECK(attr(start, "y") < to_px(&py, rate[i]));
+            }
+        }
+        CHECK_EQ_INT(found, 3);
+    }
+    free(svg);
+    ib_free(html);
     free(r);
 }
 
@@ -378,5 +519,7 @@ int main(int argc, char **argv)
     RUN(test_throughput_single_point);
     RUN(test_histogram_drawn_from_samples);
     RUN(test_throughput_points_drawn_from_results);
+    RUN(test_gen_histogram_beyond);
+    RUN(test_gen_sequences_marks);
     return check_summary("test_svg");
 }

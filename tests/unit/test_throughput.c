@@ -67,6 +67,7 @@ static void test_defaults(void)
     CHECK_NEAR(cfg.latency_budget_ms, 0, 0);
     CHECK(cfg.batches == NULL);
     CHECK(!cfg.from_top);
+    CHECK_NEAR(cfg.max_time_ms, 300000, 0);
 }
 
 /* One search: limit is the largest batch that fits (0: memory never runs
@@ -961,6 +962,213 @@ static void test_budget_line_and_intervals(void)
     ib_workload_destroy(w);
 }
 
+/* ------------------------------------------------------------------------ */
+/* When the search stops (docs/throughput.md, "When the search stops")      */
+/* ------------------------------------------------------------------------ */
+
+/* A scripted curve of per-input times (ms an input at each power of two,
+ * from batch 1), each run off by -1%, 0 or +1% in turn: the per-run
+ * medians have intervals of about +-1%, as a real curve's. */
+typedef struct shaped {
+    double ms_per_input[16]; /* [log2 batch] */
+    bool jitter;
+} shaped;
+
+static double shaped_ms(int64_t batch, int64_t index, void *ctx)
+{
+    const shaped *c = ctx;
+    int k = 0;
+    while (((int64_t)1 << (k + 1)) <= batch && k < 15) k++;
+    double ms = c->ms_per_input[k] * (double)batch;
+    return c->jitter ? ms * (1.0 + 0.01 * (double)(index % 3 - 1)) : ms;
+}
+
+/* The curve of c searched up to max_batch (memory never runs out). */
+static ib_status measure_shaped(shaped *c, int64_t max_batch, double max_time_ms, ib_throughput_result *r,
+                                ib_throughput_config *cfg, ib_workload **w)
+{
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = shaped_ms;
+    s.ctx = c;
+    *w = check_open_fake(&s);
+    config(cfg);
+    cfg->max_batch = max_batch;
+    cfg->max_time_ms = max_time_ms;
+    ib_error err;
+    return ib_measure_throughput(*w, cfg, r, &err);
+}
+
+static void check_batches(const ib_throughput_result *r, const int64_t *want, size_t n)
+{
+    CHECK_EQ_INT(r->n_points, n);
+    for (size_t i = 0; i < n && i < r->n_points; i++) CHECK_EQ_INT(r->points[i].batch, want[i]);
+}
+
+/* A CPU curve: the most inputs/s at batch 2, then a third fewer at 4 and
+ * 8: the growth stops after 8 (two batches clearly below the peak), not
+ * at the bound of 4096; every figure of the stop is stated. */
+static void test_stops_past_the_peak(void)
+{
+    shaped c = { .ms_per_input = { 1, 0.75, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, .jitter = true };
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_throughput_config cfg;
+    ib_workload *w;
+    CHECK(measure_shaped(&c, 4096, 0, r, &cfg, &w) == IB_OK);
+    static const int64_t want[] = { 1, 2, 4, 8 };
+    check_batches(r, want, 4);
+    CHECK_EQ_INT(r->stop, IB_THROUGHPUT_STOP_PAST_PEAK);
+    CHECK_EQ_INT(r->stop_next_batch, 16);
+    CHECK_EQ_INT(r->n_probes, 4); /* 16 never probed */
+    CHECK_EQ_INT(r->largest_fitting, 8);
+    CHECK(!r->limited_by_max_batch && !r->search_stopped && !r->partial);
+    CHECK_EQ_INT(r->points[r->peak].batch, 2);
+    CHECK_NEAR(r->stop_ms, r->sweep_ms + r->search_ms, 1e-9); /* when: after batch 8 */
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "largest batch tried: 8 (4 probes,"));
+    CHECK(text && strstr(text, "stopped past the peak after ") &&
+          strstr(text, ": the last two batches were both below 95% of the peak's (batch 2) beyond their "
+                       "intervals; batch 16 was not tried\n"));
+    CHECK(text && !strstr(text, "PARTIAL"));
+    char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL, *search = cJSON_GetObjectItem(doc, "search");
+    CHECK(search && !strcmp(cJSON_GetObjectItem(search, "stop")->valuestring, "past the peak"));
+    CHECK(search && cJSON_GetObjectItem(search, "stop_next_batch")->valuedouble == 16);
+    CHECK(search && cJSON_GetObjectItem(search, "stop_ms")->valuedouble == r->stop_ms);
+    CHECK(search && cJSON_IsNull(cJSON_GetObjectItem(search, "stop_next_ms")));
+    CHECK(doc && cJSON_IsFalse(cJSON_GetObjectItem(doc, "partial")));
+    cJSON_Delete(doc);
+    ib_free(json);
+    ib_free(text);
+    ib_workload_destroy(w);
+
+    /* One batch below the peak is not two: 4 low, 8 back on the peak;
+     * then 16 and 32 are two. */
+    shaped once = { .ms_per_input = { 1, 0.75, 1, 0.75, 1, 1, 0.75, 0.75 }, .jitter = true };
+    CHECK(measure_shaped(&once, 128, 0, r, &cfg, &w) == IB_OK);
+    static const int64_t until_32[] = { 1, 2, 4, 8, 16, 32 };
+    check_batches(r, until_32, 6);
+    CHECK_EQ_INT(r->stop, IB_THROUGHPUT_STOP_PAST_PEAK);
+    CHECK_EQ_INT(r->stop_next_batch, 64);
+    ib_workload_destroy(w);
+    free(r);
+}
+
+/* A GPU curve rises, then plateaus: neither stops the growth early. The
+ * plateau's batches lie up to 4% below its best, beyond their intervals of
+ * about 1% but within the knee's band of 5%: noise, not a decline. */
+static void test_rising_and_plateau_not_stopped(void)
+{
+    static const int64_t want[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256 };
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_throughput_config cfg;
+    ib_workload *w;
+    shaped rising = { .ms_per_input = { 1, 0.6, 0.4, 0.3, 0.25, 0.22, 0.2, 0.19, 0.185 }, .jitter = true };
+    CHECK(measure_shaped(&rising, 256, 0, r, &cfg, &w) == IB_OK);
+    check_batches(r, want, 9);
+    CHECK_EQ_INT(r->stop, IB_THROUGHPUT_STOP_DONE);
+    CHECK(r->limited_by_max_batch);
+    ib_workload_destroy(w);
+
+    shaped plateau = { .ms_per_input = { 1, 0.5, 0.25, 0.125, 0.1, 0.104, 0.104, 0.103, 0.104 },
+                       .jitter = true };
+    CHECK(measure_shaped(&plateau, 256, 0, r, &cfg, &w) == IB_OK);
+    check_batches(r, want, 9);
+    CHECK_EQ_INT(r->stop, IB_THROUGHPUT_STOP_DONE);
+    CHECK(r->limited_by_max_batch);
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && !strstr(text, "stopped"));
+    ib_free(text);
+    ib_workload_destroy(w);
+    free(r);
+}
+
+/* The time bound: every batch costs 1 ms an input, so a point of batch b
+ * (its probe's run, then 5 warm-up, 20 timed alone, 20 back-to-back) ends
+ * 46 b ms after the last. After 1, 2, 4 and 8 (690 ms), batch 16 is judged
+ * at 360 ms x 2 (its time grew in proportion from 4 to 8): it would end at
+ * 1410 ms, past the bound of 1000: not started, the result partial. */
+static void test_time_bound(void)
+{
+    shaped flat = { .ms_per_input = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 } };
+    ib_throughput_result *r = malloc(sizeof *r);
+    ib_throughput_config cfg;
+    ib_workload *w;
+    trace *t = calloc(1, sizeof *t);
+    ib__fake_script s;
+    ib__fake_script_init(&s);
+    s.duration_ms = shaped_ms;
+    s.ctx = &flat;
+    w = check_open_fake(&s);
+    config(&cfg);
+    cfg.max_batch = 64;
+    cfg.max_time_ms = 1000;
+    cfg.run.progress = keep;
+    cfg.run.progress_user = t;
+    ib_error err;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK); /* a bound's result is no failure */
+    static const int64_t want[] = { 1, 2, 4, 8 };
+    check_batches(r, want, 4);
+    CHECK(r->partial);
+    CHECK_EQ_INT(r->stop_status, IB_OK);
+    CHECK_EQ_INT(r->stop, IB_THROUGHPUT_STOP_TIME_BOUND);
+    CHECK_NEAR(r->stop_ms, 690, 1e-9);
+    CHECK_EQ_INT(r->stop_next_batch, 16);
+    CHECK_NEAR(r->stop_next_ms, 720, 1e-9);
+    CHECK_EQ_INT(r->points[r->peak].batch, 1); /* the answers of the batches timed */
+    /* The progress line's whole time left: the bound at the start; after
+     * batch 1, batches 2..64 judged at 45 ms an input (5670 ms) are more
+     * than the 954 ms the bound leaves: at most 954. */
+    CHECK(t->n > 0 && t->p[0].total_eta_is_bound && t->p[0].total_eta_ms == 1000);
+    bool seen = false;
+    for (size_t i = 0; i < t->n && !seen; i++)
+        if (t->p[i].phase == IB_PHASE_BATCH_PROBE && t->p[i].batch == 2) {
+            seen = true;
+            CHECK(t->p[i].total_eta_is_bound);
+            CHECK_NEAR(t->p[i].total_eta_ms, 954, 1e-9);
+        }
+    CHECK(seen);
+    char *text = ib_throughput_report_text(r, ib_workload_get_info(w));
+    CHECK(text && strstr(text, "stopped by the time bound after 690 ms: batch 16, estimated at 720 ms, would "
+                               "have ended past 1 s (--max-time-ms); the curve is partial\n"));
+    CHECK(text && !strstr(text, "PARTIAL: stopped early (ok)"));
+    char *json = ib_throughput_report_json(r, ib_workload_get_info(w), &cfg);
+    cJSON *doc = json ? cJSON_Parse(json) : NULL;
+    CHECK(doc && cJSON_IsTrue(cJSON_GetObjectItem(doc, "partial")));
+    CHECK(doc && !strcmp(cJSON_GetObjectItem(doc, "stop_reason")->valuestring, "time bound (--max-time-ms)"));
+    cJSON *search = cJSON_GetObjectItem(doc, "search");
+    CHECK(search && !strcmp(cJSON_GetObjectItem(search, "stop")->valuestring, "time bound"));
+    CHECK(search && cJSON_GetObjectItem(search, "stop_next_ms")->valuedouble == 720);
+    CHECK(doc && cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"), "max_time_ms")->valuedouble == 1000);
+    cJSON_Delete(doc);
+    ib_free(json);
+    ib_free(text);
+
+    /* A batch list is cut the same way: 1, 2, 4, 8 (cold runs now their
+     * own: 46 b ms each), then 16 judged at 736 ms. */
+    static const int64_t list[] = { 1, 2, 4, 8, 16, 32 };
+    cfg.batches = list;
+    cfg.n_batches = 6;
+    cfg.run.progress = NULL;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    check_batches(r, want, 4);
+    CHECK(r->partial && r->stop == IB_THROUGHPUT_STOP_TIME_BOUND);
+    CHECK_NEAR(r->stop_next_ms, 736, 1e-9);
+
+    /* No bound (0): the whole curve, to max_batch. */
+    cfg.batches = NULL;
+    cfg.n_batches = 0;
+    cfg.max_time_ms = 0;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_OK);
+    CHECK_EQ_INT(r->n_points, 7);
+    CHECK(!r->partial && r->stop == IB_THROUGHPUT_STOP_DONE && r->limited_by_max_batch);
+    cfg.max_time_ms = -1;
+    CHECK(ib_measure_throughput(w, &cfg, r, &err) == IB_ERR_INVALID_ARG);
+    ib_workload_destroy(w);
+    free(t);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -985,5 +1193,8 @@ int main(int argc, char **argv)
     RUN(test_back_to_back_sees_host_bound);
     RUN(test_text_report);
     RUN(test_progress_reports);
+    RUN(test_stops_past_the_peak);
+    RUN(test_rising_and_plateau_not_stopped);
+    RUN(test_time_bound);
     return check_summary("test_throughput");
 }

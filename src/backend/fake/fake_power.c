@@ -55,6 +55,7 @@ static double unit_j(const ib__fake_power *p) { return p->unit_j > 0 ? p->unit_j
 static bool power_read(void *state, uint64_t *count)
 {
     ib__fake_power *p = state;
+    p->reads++;
     double at_ms = floor(*p->now_ms / p->step_ms) * p->step_ms;
     double joules = p->idle_w * at_ms / 1e3 + busy_mj_before(p, at_ms) / 1e3;
     /* The tiny term keeps a whole number of units whole despite rounding. */

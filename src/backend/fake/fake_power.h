@@ -23,6 +23,7 @@ typedef struct ib__fake_power {
     size_t n_busy, cap_busy, busy_head;
     double busy_folded_mj; /* the excess energy of those before them */
     const double *now_ms;  /* the fake's virtual clock */
+    int64_t reads;         /* of the counter, so far: tests read the order of the calls */
 } ib__fake_power;
 
 /* Records [start_ms, end_ms) as work at watts (nothing without a counter:

@@ -69,6 +69,7 @@ void ib__gen_fake_script_init(ib__gen_fake_script *s)
 static ib_status execute(gen_fake *f, double ms, int32_t n_seqs, ib_error *err)
 {
     int64_t index = f->calls++;
+    if (index == 0) f->counts.energy_reads_before_calls = f->power.reads;
     if (f->s.sleep_us > 0)
         nanosleep(&(struct timespec){ f->s.sleep_us / 1000000, f->s.sleep_us % 1000000 * 1000 }, NULL);
     IB_FAIL_IF(index == f->s.fail_at_call, err, IB_ERR_RUNTIME, "fake: call %lld failed", (long long)index);
@@ -123,6 +124,9 @@ static ib_status gen_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err
     for (int32_t s = 0; s < n_seqs; s++)
         IB_FAIL_IF(f->filled[s] != pos, err, IB_ERR_INTERNAL, "fake: a step at %d, sequence %d holds %d",
                    (int)pos, (int)s, (int)f->filled[s]);
+    IB_FAIL_IF(f->s.step_oom_seqs > 0 && n_seqs > f->s.step_oom_seqs, err, IB_ERR_DEVICE_OOM,
+               "fake: a step of %d sequences passes the %d its compute buffers hold", (int)n_seqs,
+               (int)f->s.step_oom_seqs);
     IB_TRY(execute(f, f->s.step_ms + (n_seqs - 1) * f->s.step_seq_ms + pos * f->s.step_pos_ms, n_seqs, err));
     f->last_was_step = true;
     for (int32_t s = 0; s < n_seqs; s++) f->filled[s]++;
@@ -354,6 +358,7 @@ static const fake_key fake_keys[] = {
     D_KEY("slow_x", 1, 1000, 1, slow_factor),
     I_KEY("kv_tokens", 0, (long long)1 << 40, kv_capacity_tokens),
     I32_KEY("max_seqs", 1, IB_GEN_MAX_SEQUENCES, max_seqs),
+    I32_KEY("step_oom_seqs", 0, IB_GEN_MAX_SEQUENCES, step_oom_seqs),
     I_KEY("fail_at_call", -1, 1000000000, fail_at_call),
     I32_KEY("cores", 1, 4096, cores),
     I32_KEY("threads_default", 0, 4096, threads_default),
@@ -390,10 +395,22 @@ static ib_status apply_key(ib__gen_fake_script *s, const ib_backend_option *o, i
     return ib__fail(err, IB_ERR_INVALID_ARG, "fake: unknown option '%s' (known: %sreopen)", o->key, known);
 }
 
+/* best races the step's time on the fake: candidates of known, different
+ * costs on the virtual clock (tests/cli/best_fake.sh). */
+static const ib_backend_option_decl fake_raced[] = {
+    { .key = "step_us",
+      .help = "microseconds a decode step takes (default 1000)",
+      .values = "0..1000000000",
+      .race = "1000|1500",
+      .label = "step_us" },
+};
+
 const ib_gen_backend ib__backend_fake_gen = {
     .name = "fake",
     .description = "a scripted generation on a virtual clock, for tests (--option prefill_us=N, step_us=N, "
                    "kv_tokens=N, ...: docs/generate.md)",
+    .options = fake_raced,
+    .n_options = 1,
 };
 
 ib_status ib__backend_fake_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err)

@@ -34,6 +34,10 @@ typedef struct ib__gen_fake_script {
      * none); more than max_seqs: IB_ERR_UNSUPPORTED. */
     int64_t kv_capacity_tokens;
     int32_t max_seqs;
+    /* A step of more than step_oom_seqs sequences (0: none) is
+     * IB_ERR_DEVICE_OOM, its context created: the compute buffers some
+     * runtimes allocate only at the first decode of a count. */
+    int32_t step_oom_seqs;
     /* The call (prefill or step, 0-based since open) that fails with
      * IB_ERR_RUNTIME; -1: none. */
     int64_t fail_at_call;
@@ -70,6 +74,8 @@ typedef struct ib__gen_fake_counts {
     int32_t threads;
     int32_t last_step_seqs, last_step_pos;
     double idle_ms; /* host time spent waiting in synchronize */
+    /* The energy counter's reads before the first prefill or step. */
+    int64_t energy_reads_before_calls;
 } ib__gen_fake_counts;
 ib__gen_fake_counts ib__gen_fake_counts_of(const ib__gen *g);
 

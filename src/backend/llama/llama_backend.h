@@ -43,6 +43,7 @@ typedef struct ib__llama_api {
     float *(*get_logits_ith)(struct llama_context *ctx, int32_t i);
     void (*set_n_threads)(struct llama_context *ctx, int32_t n_threads, int32_t n_threads_batch);
     int32_t (*n_threads)(struct llama_context *ctx);
+    int32_t (*n_threads_batch)(struct llama_context *ctx);
     const struct llama_vocab *(*model_get_vocab)(const struct llama_model *model);
     int32_t (*vocab_n_tokens)(const struct llama_vocab *vocab);
     int32_t (*model_n_layer)(const struct llama_model *model);

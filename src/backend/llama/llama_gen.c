@@ -760,6 +760,8 @@ int32_t ib__llama_probe_next(ib__gen *g, int32_t seq) { return impl(g)->next[seq
 
 void ib__llama_probe_set_next(ib__gen *g, int32_t seq, int32_t token) { impl(g)->next[seq] = token; }
 
+int32_t ib__llama_probe_threads_batch(ib__gen *g) { return impl(g)->api->n_threads_batch(impl(g)->ctx); }
+
 uint64_t ib__llama_probe_compute_bytes(ib__gen *g) { return impl(g)->compute_bytes; }
 
 struct llama_model *ib__llama_probe_model(ib__gen *g) { return impl(g)->model; }

@@ -129,6 +129,7 @@ static bool find_llama(void *h)
     SYM(get_logits_ith, "llama_get_logits_ith");
     SYM(set_n_threads, "llama_set_n_threads");
     SYM(n_threads, "llama_n_threads");
+    SYM(n_threads_batch, "llama_n_threads_batch");
     SYM(model_get_vocab, "llama_model_get_vocab");
     SYM(vocab_n_tokens, "llama_vocab_n_tokens");
     SYM(model_n_layer, "llama_model_n_layer");

@@ -18,6 +18,9 @@ int32_t ib__llama_probe_next(ib__gen *g, int32_t seq);
 void ib__llama_probe_set_next(ib__gen *g, int32_t seq, int32_t token);
 /* The llama_model the workload loaded (a bare loop beside it: tests/gpu). */
 struct llama_model *ib__llama_probe_model(ib__gen *g);
+/* The threads llama.cpp decodes a batch of tokens with (a prompt's),
+ * beside info.n_threads (a step's). */
+int32_t ib__llama_probe_threads_batch(ib__gen *g);
 /* The compute buffers of the context, as llama.cpp said them. */
 uint64_t ib__llama_probe_compute_bytes(ib__gen *g);
 

@@ -26,7 +26,7 @@ b) # serve (issue 28 points 7, 8) and energy on ResNet-50
   run 45 serve4 $IB serve zoo:efficientnet-b0 --device cuda --rates 50 --requests 500 --instances 4
   run 230 serve bash tests/gpu/serve_gpu.sh $IB
   IB_ENERGY_MODELS=resnet-50 run 240 energy50 bash tests/gpu/energy_gpu.sh $IB ;;
-next) # what the eleventh session left (docs/measurements.md, "What the next device session should run")
+next) # what the eleventh session left (the plan of device runs, now tests/gpu/device/PLAN.md)
   run 150 best128 $IB best zoo:efficientnet-b0 --device cuda --max-batch 128 --runs 50
   run 90 math bash tests/gpu/math_gpu.sh $IB
   # The energy window's rate against the timed runs' (docs/energy.md, "Open"), with the GPU-state
