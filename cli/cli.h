@@ -231,6 +231,11 @@ char *cli_read_schedule_file(const char *path, size_t *len);
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);
 /* Prints "inferbench: warning: <message>" on stderr. */
+/* Closes standard output at exit, where the report of most commands is:
+ * when what was written to it cannot be (a full disk, /dev/full), one line
+ * on stderr and EXIT_RUN_FAILED in place of EXIT_OK (docs/cli.md, exit
+ * codes); code otherwise. */
+int cli_close_stdout(int code);
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The progress line (cli/progress.c): shown on standard error while cfg is

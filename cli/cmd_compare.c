@@ -249,6 +249,36 @@ static int compare_generation(cli_args *a, const ib_gen_file *fa, const ib_gen_f
     return code;
 }
 
+/* What a result file is, for a person, from its schema:
+ * "a best result (inferbench.best/2)"; the command is between the dot and
+ * the slash. */
+static void describe(const char *text, size_t len, char *out, size_t cap)
+{
+    char schema[80];
+    if (!ib_result_schema(text, len, schema, sizeof schema)) {
+        snprintf(out, cap, "not an inferbench result (no \"schema\")");
+        return;
+    }
+    const char *dot = strchr(schema, '.'), *slash = dot ? strchr(dot, '/') : NULL;
+    if (!strncmp(schema, "inferbench.", 11) && slash && slash > dot + 1)
+        snprintf(out, cap, "a %.*s result (%s)", (int)(slash - dot - 1), dot + 1, schema);
+    else
+        snprintf(out, cap, "not an inferbench result (schema \"%.64s\")", schema);
+}
+
+/* A generation result and another kind: refused, each file named for
+ * what it is. */
+static int refuse_mixed(const cli_args *a, char *const text[2], const size_t len[2])
+{
+    char what[2][160];
+    for (int i = 0; i < 2; i++) describe(text[i], len[i], what[i], sizeof what[i]);
+    fprintf(stderr,
+            "inferbench: '%s' is %s and '%s' %s: compare takes two latency results or two generation "
+            "results\n",
+            a->pos[0], what[0], a->pos[1], what[1]);
+    return EXIT_BAD_INPUT;
+}
+
 /* The two files read once each: generation results are compared as such,
  * a generation result and a latency one refused, two latency results
  * parsed into fa and fb (*generation false). */
@@ -276,7 +306,7 @@ static int load_both(cli_args *a, ib_latency_file *fa, ib_latency_file *fb, bool
     }
     *generation = is_gen[0] && is_gen[1];
     if (code == EXIT_OK && is_gen[0] != is_gen[1])
-        code = cli_fail(IB_ERR_INVALID_ARG, "a generation result and a latency result cannot be compared");
+        code = refuse_mixed(a, text, len);
     else if (code == EXIT_OK && *generation)
         code = compare_generation(a, &g[0], &g[1]);
     else if (code == EXIT_OK)

@@ -61,7 +61,12 @@ ib_status cli_gen_open(const cli_args *a, const ib_backend_option *extra, size_t
     o.n_options = n;
     o.cache_dir = strncmp(a->model, "zoo:", 4) || !cli_zoo_cache_dir(cache, sizeof cache) ? NULL : cache;
     *g = NULL;
-    return ib_gen_open(a->model, &o, g, err);
+    ib_status st = ib_gen_open(a->model, &o, g, err);
+    if (st == IB_OK && *ib_gen_open_note(*g)) {
+        cli_progress_clear();
+        fprintf(stderr, "inferbench: %s\n", ib_gen_open_note(*g));
+    }
+    return st;
 }
 
 static int open_model(const cli_args *a, ib_gen **g)

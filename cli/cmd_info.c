@@ -16,6 +16,18 @@ static void print_runtimes(void)
     }
 }
 
+/* The backends line: the forward-pass backends (--backend), then the
+ * generative ones (generate --backend), so that llama is not left out. */
+static void print_backends(void)
+{
+    char names[256];
+    cli_backend_names(names, sizeof names);
+    printf("backends        %s (--backend; out of tree: plugin:PATH.so); generative: ", names);
+    for (size_t i = 0; i < ib_gen_backend_count(); i++)
+        printf("%s%s", i ? ", " : "", ib_gen_backend_get(i)->name);
+    printf(" (generate --backend)\n");
+}
+
 int cmd_info(cli_args *a)
 {
     if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "info takes no argument");
@@ -25,9 +37,7 @@ int cmd_info(cli_args *a)
     printf("inferbench      %s\n", env.tool_version);
     print_runtimes();
     printf("cpu             %s\n", env.host_cpu);
-    char backends[256];
-    cli_backend_names(backends, sizeof backends);
-    printf("backends        %s (--backend; out of tree: plugin:PATH.so)\n", backends);
+    print_backends();
     if (!has_gpu) {
         /* A device index past the machine's: which devices there are. */
         char names[CLI_MAX_DEVICES_LISTED][IB_DEVICE_NAME_LEN], line[CLI_DEVICES_TEXT + 64];

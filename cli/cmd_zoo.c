@@ -31,7 +31,7 @@ int cmd_zoo_list(cli_args *a)
 }
 
 /* A generative model, through the llama backend's GGUF writer: the file is
- * made in the cache and linked or copied to the path. */
+ * made in the cache (or found there, checked) and copied to the path. */
 static int export_gguf(const cli_args *a, const char *name)
 {
     if (a->fp16)
@@ -42,7 +42,10 @@ static int export_gguf(const cli_args *a, const char *name)
     if (!cli_zoo_cache_dir(cache, sizeof cache))
         return cli_fail(IB_ERR_IO, "cannot create the zoo's cache folder (set INFERBENCH_ZOO_CACHE)");
     ib_error err = { { 0 } };
-    ib_status st = ib_zoo_export_gguf(name, a->output_path, cli_llama_library(), cache, &err);
+    char note[512] = "";
+    ib_status st =
+        ib_zoo_export_gguf(name, a->output_path, cli_llama_library(), cache, note, sizeof note, &err);
+    if (note[0]) fprintf(stderr, "inferbench: %s\n", note); /* said even when the export then failed */
     if (st != IB_OK) return cli_fail(st, err.message);
     struct stat s;
     long long bytes = stat(a->output_path, &s) == 0 ? (long long)s.st_size : -1;

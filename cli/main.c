@@ -156,7 +156,7 @@ static void list_options(void)
     for (size_t i = 0; i < N_COMMANDS; i++) cli_list_options(&commands[i], stdout);
 }
 
-int main(int argc, char **argv)
+static int run_program(int argc, char **argv)
 {
     if (argc >= 2 && is_help(argv[1])) {
         usage(stdout);
@@ -212,3 +212,6 @@ int main(int argc, char **argv)
     ib_backend_unload_plugins(); /* after the workloads: their code lives there */
     return code;
 }
+
+/* Every command's report may be on standard output: checked once, here. */
+int main(int argc, char **argv) { return cli_close_stdout(run_program(argc, argv)); }

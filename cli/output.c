@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <stdarg.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -56,6 +57,23 @@ void cli_warn(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+int cli_close_stdout(int code)
+{
+    /* As coreutils' close_stdout: an earlier write that failed, or the
+     * flush of what is still buffered (a report is one buffer on a file or
+     * a pipe, so /dev/full fails only here). A standard output closed by
+     * the caller (>&-) with nothing written to it is no error. */
+    bool pending = __fpending(stdout) != 0, failed_before = ferror(stdout) != 0;
+    errno = 0;
+    bool close_failed = fclose(stdout) != 0;
+    int why = errno; /* before anything else can change it */
+    if (!failed_before && !(close_failed && (pending || why != EBADF))) return code;
+    cli_progress_clear();
+    fprintf(stderr, "inferbench: cannot write the report to standard output%s%s\n", why ? ": " : "",
+            why ? strerror(why) : "");
+    return code == EXIT_OK ? EXIT_RUN_FAILED : code;
 }
 
 /* A signal within this long of the first is the same request delivered
@@ -556,18 +574,33 @@ static bool save(cli_output *o, const char *format, const ib_result *r)
     return ok;
 }
 
+/* The error line of st. An interruption before anything was measured (in
+ * warm-up, say) leaves nothing to print or write, and the line says so:
+ * "interrupted" alone reads as if a partial result had been kept. */
+static int fail_line(ib_status st, const ib_error *err, bool measured, bool files_asked)
+{
+    if (measured || st != IB_ERR_INTERRUPTED) return cli_fail(st, err->message);
+    char line[sizeof err->message + 64];
+    snprintf(line, sizeof line, "%s: nothing was measured%s", err->message[0] ? err->message : "interrupted",
+             files_asked ? ", no file was written" : "");
+    return cli_fail(st, line);
+}
+
 int cli_report(cli_outputs *out, const ib_result *r, ib_status st, const ib_error *err)
 {
     int code = EXIT_OK;
     cli_progress_clear();
     char *text = r ? ib_report(r, "text") : NULL;
-    bool doc_on_stdout = false;
-    for (int i = 0; i < CLI_N_OUTPUTS; i++) doc_on_stdout |= cli_output_is_stdout(&out->file[i]);
+    bool doc_on_stdout = false, files_asked = false;
+    for (int i = 0; i < CLI_N_OUTPUTS; i++) {
+        doc_on_stdout |= cli_output_is_stdout(&out->file[i]);
+        files_asked |= cli_output_wanted(&out->file[i]);
+    }
     /* A document on standard output ("-") moves the report to stderr. */
     if (text) fputs(text, doc_on_stdout ? stderr : stdout);
     ib_free(text);
     for (int i = 0; i < CLI_N_OUTPUTS; i++)
         if (!save(&out->file[i], output_formats[i].format, r)) code = EXIT_RUN_FAILED;
-    if (st != IB_OK) code = cli_fail(st, err->message);
+    if (st != IB_OK) code = fail_line(st, err, r != NULL, files_asked);
     return code;
 }

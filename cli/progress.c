@@ -93,11 +93,13 @@ static void show(const ib_progress *p, void *user)
 }
 
 /* For the tests (tests/cli/lib.sh's wait_for): INFERBENCH_TEST_MARK=N:PATH
- * creates PATH once a progress report says N timed runs are done, so that a
- * test sends its signal after an event it can see, not after a guess at
- * how long start-up takes on a loaded machine. Read by the program, not
- * the library (as INFERBENCH_TEST_CRASH_SESSION). */
+ * creates PATH once a progress report says N timed runs are done (
+ * warmup:PATH: once the warm-up reports), so that a test sends its signal
+ * after an event it can see, not after a guess at how long start-up takes
+ * on a loaded machine. Read by the program, not the library (as
+ * INFERBENCH_TEST_CRASH_SESSION). */
 static long long mark_runs;
+static ib_phase mark_phase = IB_PHASE_SAMPLING;
 static const char *mark_path;
 static char show_line; /* its address as progress_user: the line is shown */
 
@@ -109,13 +111,16 @@ static void read_mark(void)
     const char *v = getenv("INFERBENCH_TEST_MARK");
     char *colon;
     if (!v || !(colon = strchr(v, ':')) || !colon[1]) return;
-    mark_runs = strtoll(v, NULL, 10);
+    if (!strncmp(v, "warmup:", 7))
+        mark_phase = IB_PHASE_WARMUP;
+    else
+        mark_runs = strtoll(v, NULL, 10);
     mark_path = colon + 1;
 }
 
 static void report(const ib_progress *p, void *user)
 {
-    if (mark_path && p->phase == IB_PHASE_SAMPLING && p->done >= mark_runs) {
+    if (mark_path && p->phase == mark_phase && p->done >= mark_runs) {
         FILE *f = fopen(mark_path, "w");
         if (f) fclose(f);
         mark_path = NULL;

@@ -357,6 +357,10 @@ typedef struct ib_env {
     int gpu_numa_node;      /* the GPU's NUMA node (sysfs of its PCI
                                device); -1 unknown */
     double power_limit_w;   /* NVML's enforced power limit; 0 unknown */
+    int n_cpus_allowed;     /* cores this process may run on
+                               (sched_getaffinity); 0 unknown */
+    int threads;            /* CPU threads the runtime was asked for (its
+                               "threads" option); 0: its default */
 } ib_env;
 
 /* The machine's static facts (CPU, and the GPU device_id if
@@ -390,10 +394,13 @@ enum {
     IB_WARN_BIMODAL = 1u << 5,         /* the samples form two clusters */
     IB_WARN_NOT_STEADY = 1u << 6,      /* warm-up cap reached before steady */
     IB_WARN_PRECISION_NOT_MET = 1u << 7,
-    IB_WARN_HOST_BOUND = 1u << 8, /* the GPU waited for the host: runs as they are
-                                     read more than with their launch held, by
-                                     more than the two medians' intervals and
-                                     2% */
+    IB_WARN_HOST_BOUND = 1u << 8,         /* the GPU waited for the host: runs as they are
+                                             read more than with their launch held, by
+                                             more than the two medians' intervals and
+                                             2% */
+    IB_WARN_THREADS_OVER_CORES = 1u << 9, /* a CPU run asked for more threads than
+                                             the cores this process may use
+                                             (ib_env.threads, n_cpus_allowed) */
     /* Bits from 20 on: the sessions' warnings (kept apart from the bits
      * above, which other work may extend). */
     IB_WARN_SESSION_DEPENDENT = 1u << 20,   /* one session of a setup known to vary
@@ -1268,6 +1275,11 @@ ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **ou
 /* The settings of g as they are now. */
 const ib_gen_info *ib_gen_get_info(const ib_gen *g);
 
+/* What opening g did that its caller should say (the library prints
+ * nothing): a zoo model's cached file found damaged and made again; ""
+ * when nothing. Owned by g. */
+const char *ib_gen_open_note(const ib_gen *g);
+
 /* Releases g; NULL is a no-op. */
 void ib_gen_destroy(ib_gen *g);
 
@@ -1513,7 +1525,8 @@ typedef struct ib_gen_file {
     int32_t prompt_tokens, new_tokens, depth;
     int32_t n_threads;
     bool partial;
-    double *ttft_ms; /* [n_ttft] */
+    unsigned warnings; /* IB_WARN_* its "warnings" and "notes" name */
+    double *ttft_ms;   /* [n_ttft] */
     size_t n_ttft;
     double *token_ms; /* [n_token]: every token's time, run after run */
     size_t n_token;
@@ -1538,6 +1551,12 @@ typedef struct ib_gen_file {
  * same words) for a generation result that is broken. */
 ib_status ib_gen_file_parse(const char *text, size_t len, ib_gen_file *out, ib_error *err);
 void ib_gen_file_free(ib_gen_file *f);
+
+/* The "schema" string of a result document in text[0..len) (JSON), such as
+ * "inferbench.best/2", into schema[cap], so that a file another reader
+ * refused can be named for what it is. False (schema "") when text is not
+ * JSON or has no schema string. */
+bool ib_result_schema(const char *text, size_t len, char *schema, size_t cap);
 
 /* Two generation results compared (docs/generate.md, "compare"): the TTFT
  * and the per-token latency (whose mean is TPOT), each as
@@ -1706,12 +1725,15 @@ const ib_zoo_lm_entry *ib_zoo_lm_find(const char *name); /* NAME, NAME?TYPE, or 
 /* Writes zoo model name ("llama-tiny", "llama-3.2-1b?q4_k_m") as a GGUF
  * file at path, through llama.cpp's GGUF writer and quantizer, loaded from
  * library_dir (NULL: the release set-up installed). The file is made in
- * cache_dir first (or found there from an earlier use), then copied to
- * path through a temporary file: path is whole or absent.
+ * cache_dir first (or found there from an earlier use, checked: one found
+ * damaged is made again, and note[note_cap] says so, "" otherwise; note
+ * may be NULL), then copied to path (a reflink where the file system
+ * offers one, never a link) through a temporary file: path is whole or
+ * absent, and shares nothing the cache's file could lose.
  * Unknown name or type: IB_ERR_INVALID_ARG; no llama.cpp (this build or
  * the library): IB_ERR_UNSUPPORTED or IB_ERR_INVALID_ARG, one line. */
 ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
-                             const char *cache_dir, ib_error *err);
+                             const char *cache_dir, char *note, size_t note_cap, ib_error *err);
 
 /* Number of weight elements stored in a serialized ONNX model's
  * initializers (what the graph really carries). */
@@ -2240,6 +2262,13 @@ typedef struct ib_serve_result {
     ib_serve_copies copies;
     bool partial;
     ib_status stop_status;
+    /* The machine, as every other command records it: its facts, the
+     * GPU's state sampled from warm-up to the last rate (alone on a CUDA
+     * workload), other processes' CPU use over the serving; and the
+     * IB_WARN_* bits they raise (cpu_busy, throttled, threads_over_cores,
+     * ...). */
+    unsigned warnings;
+    ib_env env;
 } ib_serve_result;
 
 /* Serves requests to w on the configured schedule(s) and fills out (kept,

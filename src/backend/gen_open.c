@@ -55,4 +55,6 @@ ib_status ib_gen_open(const char *model, const ib_gen_options *opts, ib_gen **ou
 
 const ib_gen_info *ib_gen_get_info(const ib_gen *g) { return &g->info; }
 
+const char *ib_gen_open_note(const ib_gen *g) { return g->open_note; }
+
 void ib_gen_destroy(ib_gen *g) { ib__gen_destroy(g); }

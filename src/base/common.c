@@ -1,6 +1,8 @@
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "base/common.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,3 +69,12 @@ const char *ib_status_str(ib_status status)
 }
 
 void ib_free(void *p) { free(p); }
+
+int32_t ib__cpus_allowed(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+    int n = CPU_COUNT(&set);
+    return n > 0 ? n : 1;
+}

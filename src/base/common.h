@@ -25,6 +25,11 @@ ib_status ib__fail(ib_error *err, ib_status status, const char *fmt, ...)
         if (cond) return ib__fail((err), (status), __VA_ARGS__);                                             \
     } while (0)
 
+/* Cores this process may run on (sched_getaffinity), at least 1: what a
+ * thread count is judged against (a container or taskset may allow fewer
+ * than the machine has). */
+int32_t ib__cpus_allowed(void);
+
 /* True when the caller's cancel flag (NULL: none) was raised. */
 static inline bool ib__cancelled(const volatile int *flag) { return flag && *flag; }
 

@@ -327,6 +327,8 @@ static ib_status measure(ib__genm *m, ib_error *err)
     ib__gen_energy_open(m); /* the device idle: before the cold run */
     ib_status st = single_sequence(m, err);
     m->r->warnings |= ib__cpu_watch_stop(&cpu, &m->r->env, m->g->info.device == IB_DEVICE_CPU);
+    m->r->warnings |= ib__env_threads_warning(&m->r->env, m->g->info.n_threads, m->g->info.n_cpus_allowed,
+                                              m->g->info.device == IB_DEVICE_CPU);
     summarize(m->r);
     if (st == IB_OK)
         st = ib__gen_request_energy(m, err);

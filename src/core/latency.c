@@ -387,6 +387,8 @@ ib_status ib__measure_latency(ib_workload *w, const ib_config *cfg, bool check_h
         if (st == IB_OK) st = after;
     }
     out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
+    out->warnings |=
+        ib__env_threads_warning(&out->env, ib__workload_threads(w), 0, w->info.device == IB_DEVICE_CPU);
     ib__runner_release(&run);
 
     summarize(out);

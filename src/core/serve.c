@@ -133,8 +133,9 @@ typedef struct server {
     ib_status status; /* the first failure; the others stop on it */
     ib_error err;
     const ib__serve_hooks *hooks; /* a fleet's (NULL: alone) */
-    /* The GPU's state sampled over warm-up and the rates (alone, on a CUDA
-     * workload with sample_gpu_state; NULL otherwise), for what explains
+    /* The GPU's state sampled over warm-up and the rates into the result's
+     * environment (alone, on a CUDA workload with sample_gpu_state; NULL
+     * otherwise), for what explains
      * compute under load: each window's bounds on the sampler's clock
      * (the host's, from sample_t0). */
     ib_env *env;
@@ -863,14 +864,15 @@ static ib_status serve_all(server *s, ib_serve_result *out, ib_error *err)
     return search(s, cfg->start_rate > 0 ? cfg->start_rate : capacity / 2, out, err);
 }
 
-/* Alone on a CUDA workload: the GPU's state sampled from before warm-up
- * to the last rate (a fleet samples each device itself). */
-static void start_sampling(server *s, ib_workload *w)
+/* Alone on a CUDA workload: the GPU's state sampled into the result's
+ * environment from before warm-up to the last rate (a fleet samples each
+ * device itself). */
+static void start_sampling(server *s, ib_workload *w, ib_env *env)
 {
     s->sample_t0 = ib__now_ms();
     if (s->hooks || !s->cfg->run.sample_gpu_state || !ib__workload_can(w, IB_CAP_CUDA_STREAM)) return;
-    s->env = calloc(1, sizeof *s->env);
-    if (s->env) s->sampler = ib__gpu_sampler_start(s->env, w->device_id, IB__GPU_SAMPLE_PERIOD_MS);
+    s->env = env;
+    s->sampler = ib__gpu_sampler_start(s->env, w->device_id, IB__GPU_SAMPLE_PERIOD_MS);
 }
 
 /* Each rate's compute against the service time of warm-up, once the
@@ -891,8 +893,24 @@ static void explain_points(server *s, ib_serve_result *out)
                           p->n > 0 ? p->wakeup.p50 : NAN, out->warmup_host_wait_ms / out->warmup_held_ms,
                           &p->explained);
     }
-    free(s->env);
     s->env = NULL;
+}
+
+/* Serves every rate, the machine watched as latency watches it: other
+ * processes' CPU use over the serving, the threads asked, the GPU's state
+ * (docs/serve.md, "The machine"). */
+static ib_status serve_watched(server *s, ib_workload *w, ib_serve_result *out, ib_error *err)
+{
+    bool cpu_device = w->info.device == IB_DEVICE_CPU;
+    start_sampling(s, w, &out->env);
+    ib__cpu_watch cpu;
+    ib__cpu_watch_start(&cpu, &out->env);
+    ib_status st = serve_all(s, out, err);
+    out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, cpu_device);
+    out->warnings |= ib__env_threads_warning(&out->env, ib__workload_threads(w), 0, cpu_device);
+    explain_points(s, out);
+    out->warnings |= ib__env_gpu_warnings(&out->env);
+    return st;
 }
 
 ib_status ib_measure_serve(ib_workload *w, const ib_serve_config *cfg, ib_serve_result *out, ib_error *err)
@@ -941,14 +959,13 @@ ib_status ib__measure_serve_hooked(ib_workload *const *ws, size_t n_instances, c
     }
     out->copies = copies_of(ws[0]);
     out->instances = n_instances;
+    ib__env_capture(&out->env, ws[0]);
     server s;
     st = server_open(&s, ws, n_instances, cfg, err);
     s.hooks = hooks;
     ib__progress_init(&s.pr, &cfg->run, ws[0]);
     if (st == IB_OK) {
-        start_sampling(&s, ws[0]);
-        st = serve_all(&s, out, err);
-        explain_points(&s, out);
+        st = serve_watched(&s, ws[0], out, err);
     } else if (hooks) {
         hooks->warmed(hooks->user, st, NULL);
     }

@@ -614,6 +614,8 @@ ib_status ib_measure_throughput(ib_workload *w, const ib_throughput_config *cfg,
     in_batch_order(out);
     free(s.ms);
     out->warnings |= ib__cpu_watch_stop(&cpu, &out->env, w->info.device == IB_DEVICE_CPU);
+    out->warnings |=
+        ib__env_threads_warning(&out->env, ib__workload_threads(w), 0, w->info.device == IB_DEVICE_CPU);
     out->warnings |= ib__env_gpu_warnings(&out->env);
     /* An autotuned backend (an exhaustive algorithm search) picks each batch's
      * kernels anew in every process: one session's curve may not be the

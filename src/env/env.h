@@ -64,6 +64,12 @@ typedef struct ib__cpu_watch {
 } ib__cpu_watch;
 void ib__cpu_watch_start(ib__cpu_watch *w, ib_env *env);
 unsigned ib__cpu_watch_stop(const ib__cpu_watch *w, ib_env *env, bool cpu_device);
+/* More CPU threads asked than cores allowed: records threads and the
+ * cores this process may use (cores_allowed, the workload's own count when
+ * it has one, else 0: sched_getaffinity's) in env, and returns
+ * IB_WARN_THREADS_OVER_CORES for a CPU run whose threads (0: the
+ * runtime's default, never more than the cores) exceed them. */
+unsigned ib__env_threads_warning(ib_env *env, int32_t threads, int32_t cores_allowed, bool cpu_device);
 /* (busy - self) / total of the machine's jiffies, in cores; NaN when total
  * is 0 or n_cpus unknown. */
 double ib__cpu_other_cores(double busy, double total, double self, int n_cpus);

@@ -130,6 +130,13 @@ void ib__cpu_watch_start(ib__cpu_watch *w, ib_env *env)
     w->ok = read_ticks(&w->busy, &w->total, &w->self);
 }
 
+unsigned ib__env_threads_warning(ib_env *env, int32_t threads, int32_t cores_allowed, bool cpu_device)
+{
+    env->threads = threads > 0 ? threads : 0;
+    env->n_cpus_allowed = cores_allowed > 0 ? cores_allowed : ib__cpus_allowed();
+    return cpu_device && env->threads > env->n_cpus_allowed ? IB_WARN_THREADS_OVER_CORES : 0;
+}
+
 double ib__cpu_other_cores(double busy, double total, double self, int n_cpus)
 {
     if (!(total > 0) || n_cpus <= 0) return NAN;

@@ -151,6 +151,10 @@ static const struct {
       false },
     { IB_WARN_PRECISION_NOT_MET, "precision_not_met",
       "the precision target was not met within the run or time cap", false },
+    { IB_WARN_THREADS_OVER_CORES, "threads_over_cores",
+      "more CPU threads were asked than the cores this process may use: the threads take turns on the "
+      "cores, and the figures include their waiting",
+      false },
     { IB_WARN_HOST_BOUND, "host_bound",
       "host-bound: the GPU waited for the host (runs as they are read more than with their launch held, "
       "beyond both intervals): the figure follows the host's speed; replay the run from one graph, or "
@@ -202,6 +206,35 @@ void ib__json_add_warnings(cJSON *o, unsigned bits)
 {
     cJSON_AddItemToObject(o, "warnings", json_keys(bits, false));
     cJSON_AddItemToObject(o, "notes", json_keys(bits, true));
+}
+
+void ib__compare_inputs_warned_each(unsigned a_warnings, const char *a_name, unsigned b_warnings,
+                                    const char *b_name,
+                                    void (*fn)(void *ctx, const char *key, const char *line), void *ctx)
+{
+    const unsigned bits[2] = { a_warnings, b_warnings };
+    const char *names[2] = { a_name, b_name };
+    for (int side = 0; side < 2; side++)
+        for (size_t i = 0; i < N_WARNING_TEXTS; i++) {
+            if (!(bits[side] & warning_texts[i].bit) || warning_texts[i].note) continue;
+            char key[48], line[600];
+            snprintf(key, sizeof key, "%c.%s", "ab"[side], warning_texts[i].key);
+            if (names[side] && names[side][0])
+                snprintf(line, sizeof line, "input %c (%.200s) warned %s: %s", "AB"[side], names[side],
+                         warning_texts[i].key, warning_texts[i].text);
+            else
+                snprintf(line, sizeof line, "input %c warned %s: %s", "AB"[side], warning_texts[i].key,
+                         warning_texts[i].text);
+            fn(ctx, key, line);
+        }
+}
+
+void ib__warning_keys_list(ib__sbuf *b, unsigned warnings)
+{
+    size_t before = b->len;
+    for (size_t i = 0; i < N_WARNING_TEXTS; i++)
+        if ((warnings & warning_texts[i].bit) && !warning_texts[i].note)
+            ib__sbuf_printf(b, "%s%s", b->len > before ? ";" : "", warning_texts[i].key);
 }
 
 size_t ib__warning_list(unsigned warnings, const char **keys, const char **texts, bool *notes, size_t cap)
@@ -261,6 +294,14 @@ void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_
         if (!(warnings & warning_texts[i].bit) || warning_texts[i].note) continue;
         if (warning_texts[i].bit == IB_WARN_GPU_SHARED && env->n_other_gpu_processes > 0)
             text_gpu_shared(b, env);
+        else if (warning_texts[i].bit == IB_WARN_THREADS_OVER_CORES && env->threads > 0 &&
+                 env->n_cpus_allowed > 0)
+            ib__sbuf_printf(b,
+                            "warning: %d CPU threads were asked, and this process may use %d core%s: the "
+                            "threads take turns on the cores, and the figures include their waiting (ask at "
+                            "most %d)\n",
+                            env->threads, env->n_cpus_allowed, env->n_cpus_allowed == 1 ? "" : "s",
+                            env->n_cpus_allowed);
         else if (warning_texts[i].bit == IB_WARN_CPU_BUSY && isfinite(env->other_cpu_cores))
             ib__sbuf_printf(b,
                             "warning: the machine was busy: other processes took %.2f of its %d CPUs during "

@@ -149,6 +149,14 @@ static sessions_note note_sessions(const ib_comparison *c, const ib_latency_file
 
 /* ------------------------------------------------------------------------ */
 
+/* "input A (a.json) warned high_cv: ..." under the verdict: a verdict on
+ * noisy runs or a busy machine says so beside it (issue 35). */
+static void text_input_warning(void *ctx, const char *key, const char *line)
+{
+    (void)key;
+    ib__sbuf_printf(ctx, "%s\n", line);
+}
+
 static void text_side(ib__sbuf *b, const char *label, const char *name, const ib_latency_file *f,
                       const ib_stats *st)
 {
@@ -203,6 +211,7 @@ char *ib_comparison_report_text(const ib_comparison *c, const ib_latency_file *a
                                              : "no difference between the distributions detected");
     ib__sbuf_printf(&buf, "verdict: %s (%s%.2f%%)\n", ib_change_name(c->verdict), verdict_reason(c->verdict),
                     100 * c->threshold);
+    ib__compare_inputs_warned_each(a->warnings, a_name, b->warnings, b_name, text_input_warning, &buf);
     sessions_note note = note_sessions(c, a, b);
     ib__sbuf_printf(&buf, "sessions: %s\n", note.text);
     ib__energy_compared energy;
@@ -236,6 +245,7 @@ static cJSON *json_side(const char *name, const ib_latency_file *f, const ib_sta
     ib__json_add_number(o, "p99_ms", st->p99);
     ib__json_add_number(o, "joules_per_item", f->joules_per_item);
     ib__json_add_number(o, "energy_bound", f->energy_bound);
+    ib__json_add_warnings(o, f->warnings); /* what its verdict rests on */
     return o;
 }
 

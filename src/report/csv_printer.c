@@ -202,11 +202,12 @@ static char *comparison_csv(const ib_result *res)
 {
     const ib_comparison *c = res->comparison;
     ib__sbuf b = { 0 }, keys = { 0 };
-    ib__sbuf_printf(&b, "timing,a_file,a_model,a_n,a_median_ms,a_p99_ms,b_file,b_model,b_n,b_median_ms,"
-                        "b_p99_ms,change_pct,ci95_low_pct,ci95_high_pct,mann_whitney_u,mann_whitney_p,"
-                        "threshold_pct,verdict,warnings,runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,"
-                        "spread_source,a_joules_per_item,b_joules_per_item,energy_change_pct,"
-                        "energy_interval_low_pct,energy_interval_high_pct,energy_verdict" EOL);
+    ib__sbuf_printf(
+        &b, "timing,a_file,a_model,a_n,a_median_ms,a_p99_ms,b_file,b_model,b_n,b_median_ms,"
+            "b_p99_ms,change_pct,ci95_low_pct,ci95_high_pct,mann_whitney_u,mann_whitney_p,"
+            "threshold_pct,verdict,warnings,runs_ci95_low_pct,runs_ci95_high_pct,between_sd_pct,"
+            "spread_source,a_joules_per_item,b_joules_per_item,energy_change_pct,"
+            "energy_interval_low_pct,energy_interval_high_pct,energy_verdict,a_warnings,b_warnings" EOL);
     ib__sbuf_printf(&b, "%s", ib_timing_name(res->a->timing));
     side_cells(&b, res->a_name, res->a, &c->a);
     side_cells(&b, res->b_name, res->b, &c->b);
@@ -234,6 +235,15 @@ static char *comparison_csv(const ib_result *res)
     ib__csv_number(&b, 100 * e.ci[0]);
     ib__csv_number(&b, 100 * e.ci[1]);
     ib__csv_text_cell(&b, ib__energy_change_verdict(e.change, e.ci, c->threshold));
+    const ib_latency_file *sides[2] = { res->a, res->b };
+    for (int i = 0; i < 2; i++) {
+        ib__sbuf side = { 0 };
+        ib__warning_keys_list(&side, sides[i]->warnings);
+        b.failed |= side.failed;
+        char *keys_of_side = ib__sbuf_finish(&side);
+        ib__csv_text_cell(&b, keys_of_side ? keys_of_side : "");
+        free(keys_of_side);
+    }
     ib__sbuf_printf(&b, EOL);
     return ib__sbuf_finish(&b);
 }

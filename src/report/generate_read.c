@@ -187,6 +187,7 @@ static ib_status read_doc(const cJSON *root, ib_gen_file *out, ib_error *err)
         return ib__fail(err, IB_ERR_UNSUPPORTED,
                         "not an inferbench generation result: no " GEN_SCHEMA " schema");
     read_settings(root, out);
+    out->warnings = ib__json_result_warning_bits(root);
     const cJSON *sessions = cJSON_GetObjectItemCaseSensitive(root, "sessions");
     samples ttft = { 0 }, token = { 0 };
     ib_status st = sessions ? read_merged(sessions, &ttft, &token, out, err)
@@ -222,6 +223,16 @@ void ib_gen_file_free(ib_gen_file *f)
     f->ttft_ms = f->token_ms = NULL;
     f->sessions = NULL;
     f->n_ttft = f->n_token = f->n_sessions = 0;
+}
+
+bool ib_result_schema(const char *text, size_t len, char *schema, size_t cap)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    bool found = cJSON_IsString(v) && v->valuestring;
+    if (cap) ib__strlcpy(schema, found ? v->valuestring : "", cap);
+    cJSON_Delete(root);
+    return found;
 }
 
 /* A side's runs, and its sessions (into s[0..n_sessions)) for the
@@ -390,6 +401,13 @@ static void text_sessions(ib__sbuf *b, const ib_result *r)
             ib__signed_shown(100 * c->token.runs_ci95[1], 2));
 }
 
+/* An input's warning under the verdicts (issue 35). */
+static void text_line(void *ctx, const char *key, const char *line)
+{
+    (void)key;
+    ib__sbuf_printf(ctx, "%s\n", line);
+}
+
 char *ib__gen_comparison_text(const ib_result *r)
 {
     const ib_gen_comparison *c = r->gen_comparison;
@@ -405,6 +423,8 @@ char *ib__gen_comparison_text(const ib_result *r)
                     c->token.a.mean, c->token.b.mean, r->gen_a->tokens_per_s, r->gen_b->tokens_per_s,
                     ib__signed_shown(100 * c->tokens_per_s_change, 2));
     ib__sbuf_printf(&b, "verdicts against a threshold of %.2f%% of the median\n", 100 * c->ttft.threshold);
+    ib__compare_inputs_warned_each(r->gen_a->warnings, r->a_name, r->gen_b->warnings, r->b_name, text_line,
+                                   &b);
     text_sessions(&b, r);
     text_energy(&b, r, false);
     text_energy(&b, r, true);
@@ -466,6 +486,12 @@ char *ib__gen_comparison_json(const ib_result *r)
     cJSON_AddItemToObject(root, "prefill_energy_change", json_energy(r, true));
     ib__json_add_number(root, "sessions_a", (double)r->gen_a->n_sessions);
     ib__json_add_number(root, "sessions_b", (double)r->gen_b->n_sessions);
+    /* What each input was measured with, which the verdicts rest on. */
+    cJSON *inputs = cJSON_AddObjectToObject(root, "input_warnings");
+    cJSON *side = cJSON_AddObjectToObject(inputs, "a");
+    ib__json_add_warnings(side, r->gen_a->warnings);
+    side = cJSON_AddObjectToObject(inputs, "b");
+    ib__json_add_warnings(side, r->gen_b->warnings);
     const char *keys[16], *texts[16];
     size_t n = differences(r->gen_a, r->gen_b, keys, texts);
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");

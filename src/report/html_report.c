@@ -79,8 +79,8 @@ static void meta_row(ib__sbuf *b, const char *key, const char *value)
 
 /* What was measured, where, with what: the header of both reports. The
  * machine line is the text report's own (ib__text_env), escaped. */
-static void page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *env, const char *batch,
-                      const char *timing)
+void ib__html_page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *env, const char *batch,
+                        const char *timing)
 {
     ib__sbuf machine = { 0 };
     ib__text_env(&machine, env);
@@ -142,7 +142,8 @@ static void footer_list(ib__sbuf *b, const char *footer, bool want_notes, const 
 /* The text report's closing lines as lists, the same words in both
  * reports: the warnings (PARTIAL too), then the notes, standing advice
  * about the setup, under their own heading when there are any. */
-static void page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings)
+void ib__html_page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
+                         unsigned warnings)
 {
     ib__sbuf footer = { 0 };
     ib__text_footer(&footer, partial, stop_status, env, warnings);
@@ -378,8 +379,8 @@ char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info 
     char batch[32];
     snprintf(batch, sizeof batch, "%lld", (long long)info->batch);
     page_head(&b, "latency", info->model);
-    page_meta(&b, info, &r->env, batch,
-              r->has_device_timer ? "device time (CUDA events), host time alongside" : "host clock");
+    ib__html_page_meta(&b, info, &r->env, batch,
+                       r->has_device_timer ? "device time (CUDA events), host time alongside" : "host clock");
     const char *unit;
     double scale = ib__latency_unit((r->has_device_timer ? &r->device : &r->host)->p50, &unit);
     if (r->n == 0)
@@ -387,7 +388,7 @@ char *ib_latency_report_html(const ib_latency_result *r, const ib_workload_info 
     else
         latency_table(&b, r, scale, unit);
     energy_section(&b, &r->energy, &r->cpu_energy);
-    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    ib__html_page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     if (r->n > 0) latency_plots(&b, r, scale, unit);
     page_text_and_tail(&b, ib_latency_report_text(r, info));
     return ib__sbuf_finish(&b);
@@ -550,9 +551,9 @@ char *ib_throughput_report_html(const ib_throughput_result *r, const ib_workload
     else
         snprintf(batch, sizeof batch, "as given (%zu batches)", r->n_points);
     page_head(&b, "throughput", info->model);
-    page_meta(&b, info, &r->env, batch,
-              "back-to-back runs under one timing; each run synchronized alongside");
-    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    ib__html_page_meta(&b, info, &r->env, batch,
+                       "back-to-back runs under one timing; each run synchronized alongside");
+    ib__html_page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     throughput_plot(&b, r);
     efficiency_plot(&b, r);
     if (r->n_points > 0) throughput_table(&b, r);
@@ -775,12 +776,13 @@ char *ib_pitfalls_report_html(const ib_pitfalls_result *r, const ib_workload_inf
     snprintf(batch, sizeof batch, "%lld", (long long)info->batch);
     const ib_pitfall_row *correct = &r->rows[IB_PITFALL_CORRECT];
     page_head(&b, "pitfalls", info->model);
-    page_meta(&b, info, &r->env, batch, "each method as it is usually written, next to the correct one");
+    ib__html_page_meta(&b, info, &r->env, batch,
+                       "each method as it is usually written, next to the correct one");
     char reference[IB__REFERENCE_TEXT_LEN];
     ib__sbuf_printf(&b, "<p class=\"reference\">");
     ib__xml_escape(&b, ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default));
     ib__sbuf_printf(&b, "</p>\n");
-    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    ib__html_page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     const char *unit;
     double scale = ib__latency_unit(correct->stats.p50, &unit);
     forward_chart(&b, r, scale, unit);
@@ -1211,7 +1213,7 @@ char *ib__gen_report_html(const ib_gen_result *r)
         ib__sbuf_printf(&b, "<p>No timed run completed.</p>\n");
     else
         gen_table(&b, r);
-    page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
+    ib__html_page_notes(&b, r->partial, r->stop_status, &r->env, r->warnings);
     if (r->runs > 0) {
         ib__sbuf_printf(&b, "<h2>Time to first token</h2>\n<figure>\n");
         size_t beyond = latency_histogram(&b, &r->ttft, r->ttft_ms, r->runs, 1, "TTFT (ms)", "runs");

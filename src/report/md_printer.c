@@ -222,6 +222,12 @@ static char *comparison_md(const ib_result *res)
     ib__sbuf_printf(&b, "\n");
     HEADER(&b, "rlrrl", "median change", "95% CI", "Mann-Whitney p", "threshold", "verdict");
     ROW(&b, t[0], t[1], t[2], t[3], ib_change_name(c->verdict));
+    ib__sbuf inputs = { 0 };
+    ib__compare_inputs_warned_each(res->a->warnings, res->a_name, res->b->warnings, res->b_name, warning_item,
+                                   &inputs);
+    b.failed |= inputs.failed;
+    if (inputs.len) ib__sbuf_printf(&b, "\n%s", inputs.data);
+    free(inputs.data);
     if (c->spread_source[0]) {
         ib__sbuf_printf(
             &b,
@@ -274,7 +280,7 @@ static char *serve_md(const ib_result *res)
         ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",
                         res->serve_cfg->slo_percentile * 100, res->serve_cfg->slo_ms,
                         r->points[r->best].offered_rate);
-    ib__md_footer(&b, r->partial, r->stop_status, 0);
+    ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
     return ib__sbuf_finish(&b);
 }
 

@@ -61,6 +61,15 @@ const char *ib__device_name(ib_device_kind d);
  * the order the reports list them; key as the JSON spells it. */
 void ib__compare_warnings_each(const ib_latency_file *a, const ib_latency_file *b,
                                void (*fn)(void *ctx, const char *key, const char *line), void *ctx);
+/* The warnings each compared input was measured with (its result's own,
+ * notes left out), which the verdict rests on: fn(ctx, key, line) for A's
+ * then B's, key "a.high_cv", line "input A (a.json) warned high_cv: the
+ * coefficient of variation is above 5%: ..." (the name "A" without one). */
+void ib__compare_inputs_warned_each(unsigned a_warnings, const char *a_name, unsigned b_warnings,
+                                    const char *b_name,
+                                    void (*fn)(void *ctx, const char *key, const char *line), void *ctx);
+/* The same, for one side, as a ';'-separated list of its keys ("high_cv;cpu_busy"), into b. */
+void ib__warning_keys_list(ib__sbuf *b, unsigned warnings);
 /* The IB_WARN_* bits of a result document: its "warnings" and its "notes"
  * (a document written before notes were kept apart has them all in
  * "warnings"). */
@@ -81,6 +90,13 @@ char *ib__json_finish(cJSON *root);
  * note on a GPU, the warnings, one per line, each "warning: ...", then the
  * notes, once each, "note: ...". */
 void ib__text_footer(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env, unsigned warnings);
+/* An HTML page's table of the model and the machine (batch and timing as
+ * the page words them), and its lists of the footer's warnings and notes:
+ * every command's page, serve's too (html_report.c). */
+void ib__html_page_meta(ib__sbuf *b, const ib_workload_info *info, const ib_env *env, const char *batch,
+                        const char *timing);
+void ib__html_page_notes(ib__sbuf *b, bool partial, ib_status stop_status, const ib_env *env,
+                         unsigned warnings);
 /* "NVIDIA H200 (driver 580.159, CUDA 13.0), RUNTIME VERSION PROVIDER": the
  * machine, then what environment.runtime names ("" parts left out). */
 void ib__text_env(ib__sbuf *b, const ib_env *env);

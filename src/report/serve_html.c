@@ -172,6 +172,10 @@ char *ib_serve_report_html(const ib_serve_result *r, const ib_serve_config *cfg,
     if (r->partial)
         ib__sbuf_printf(&b, "<p class=\"partial\">PARTIAL: stopped early (%s)</p>\n",
                         ib_status_str(r->stop_status));
+    char batch[32];
+    snprintf(batch, sizeof batch, "%lld per request", (long long)cfg->request_batch);
+    ib__html_page_meta(&b, info, &r->env, batch, "host clock, from each request's scheduled arrival");
+    ib__html_page_notes(&b, false, IB_OK, &r->env, r->warnings); /* PARTIAL is said above */
     const ib_serve_point *pts[IB_SERVE_MAX_RATES];
     size_t n = sorted_points(r, pts);
     if (n > 0) {

@@ -46,6 +46,9 @@ static void text_header(ib__sbuf *b, const ib_serve_result *r, const ib_serve_co
     char t[32];
     ib__sbuf_printf(b, "model: %s\ndevice: %s\n", info->model,
                     info->device == IB_DEVICE_CUDA ? "cuda" : "cpu");
+    ib__sbuf_printf(b, "machine: ");
+    ib__text_env(b, &r->env);
+    ib__sbuf_printf(b, "\n");
     ib__sbuf_printf(b, "requests: batch %lld each; ", (long long)cfg->request_batch);
     if (cfg->concurrency > 0)
         ib__sbuf_printf(b,
@@ -214,6 +217,7 @@ char *ib_serve_report_text(const ib_serve_result *r, const ib_serve_config *cfg,
                         "PARTIAL: stopped early (%s); the rates above are what was measured, the last "
                         "one marked partial if it was cut short\n",
                         ib_status_str(r->stop_status));
+    ib__text_footer(&b, false, IB_OK, &r->env, r->warnings); /* PARTIAL is said above, in serve's words */
     return ib__sbuf_finish(&b);
 }
 
@@ -316,5 +320,7 @@ char *ib_serve_report_json(const ib_serve_result *r, const ib_serve_config *cfg,
     for (size_t i = 0; i < r->n_points; i++)
         cJSON_AddItemToArray(rates, ib__serve_json_point(&r->points[i], r->copies == IB_SERVE_COPIES_APART));
     cJSON_AddItemToObject(root, "target", json_target(r, cfg));
+    ib__json_add_warnings(root, r->warnings);
+    cJSON_AddItemToObject(root, "environment", ib__json_env(&r->env));
     return ib__json_finish(root);
 }

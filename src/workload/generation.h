@@ -128,7 +128,8 @@ struct ib__gen {
     const ib__gen_ops *ops;
     void *impl; /* the backend's own state */
     ib__gen_info info;
-    ib__clock clock; /* host clock (virtual for the fake) */
+    ib__clock clock;     /* host clock (virtual for the fake) */
+    char open_note[512]; /* what opening did that the caller should say (ib_gen_open_note) */
 };
 
 /* The host clock of g in ms. */

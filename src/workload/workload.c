@@ -3,6 +3,7 @@
 #include "workload/workload.h"
 #include "gpu/gpu.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,14 @@ void ib__workload_runtime(const ib_workload *w, ib_runtime_info *out)
     if (!w || !w->backend) return;
     ib__strlcpy(out->name, w->backend->name, sizeof out->name);
     if (w->runtime_facts) w->runtime_facts(out);
+}
+
+int32_t ib__workload_threads(const ib_workload *w)
+{
+    const char *v = ib_option_list_get(&w->info.options, "threads");
+    char *end;
+    long n = v ? strtol(v, &end, 10) : 0;
+    return v && end != v && !*end && n > 0 && n <= INT32_MAX ? (int32_t)n : 0;
 }
 
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err)

@@ -137,6 +137,11 @@ static inline double ib__workload_now_ms(const ib_workload *w) { return w->clock
  * backend's name, and what its runtime_facts fill ("" without a backend). */
 void ib__workload_runtime(const ib_workload *w, ib_runtime_info *out);
 
+/* The CPU threads w's runtime was asked for: its backend's "threads"
+ * option (a runtime's intra-op threads), 0 when not given, "default"
+ * or not a count. */
+int32_t ib__workload_threads(const ib_workload *w);
+
 /* Waits for all work queued on w->stream (no-op on the host). */
 ib_status ib__workload_synchronize(ib_workload *w, ib_error *err);
 

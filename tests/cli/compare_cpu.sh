@@ -85,6 +85,33 @@ write_result "$TMP/other.json" 1.0 200 host zoo:resnet-50
 expect_exit 0 "different models: compared" -- "$IB" compare "$TMP/base.json" "$TMP/other.json"
 expect_grep "^warning: different models: model.onnx \(A\) vs zoo:resnet-50 \(B\)" "$TMP/out" "different models: a warning"
 
+# --- the inputs' own warnings, beside the verdict, named with their file
+# (issue 35: "faster" was printed over two results flagged cpu_busy and
+# high_cv, with no word of it), in every format.
+python3 - "$TMP/slow.json" "$TMP/noisy.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["warnings"], d["notes"] = ["high_cv", "cpu_busy"], ["session_dependent"]
+json.dump(d, open(sys.argv[2], "w"))
+EOF
+expect_exit 0 "compare against a noisy B" -- "$IB" compare "$TMP/base.json" "$TMP/noisy.json" --json "$TMP/noisy-cmp.json" \
+  --csv "$TMP/noisy-cmp.csv" --md "$TMP/noisy-cmp.md"
+if grep -A2 '^verdict: slower' "$TMP/out" | sed -n 2,3p | tr '\n' '|' |
+  grep -qxF "input B ($TMP/noisy.json) warned high_cv: the coefficient of variation is above 5%: the timings are noisy|input B ($TMP/noisy.json) warned cpu_busy: the machine was busy with other work during the measurement: the figures include its interference|"; then
+  pass "text: B's warnings under the verdict, with its file"
+else
+  fail "text: $(cat "$TMP/out")"
+fi
+if grep -q "session_dependent\|input A" "$TMP/out"; then fail "text: a note or A's (none) named"; else pass "text: warnings only, B's only"; fi
+json_check "$TMP/noisy-cmp.json" "d['b']['warnings'] == ['high_cv', 'cpu_busy'] and d['a']['warnings'] == [] and d['verdict'] == 'slower'" "json: each side's warnings"
+python3 - "$TMP/noisy-cmp.csv" >"$TMP/csv-cells" <<'EOF'
+import csv, sys
+row = list(csv.DictReader(open(sys.argv[1])))[0]
+print(repr(row["a_warnings"]), repr(row["b_warnings"]))
+EOF
+expect_grep "^'' 'high_cv;cpu_busy'$" "$TMP/csv-cells" "csv: a_warnings, b_warnings"
+expect_grep "^- warning: input B \($TMP/noisy.json\) warned cpu_busy: " "$TMP/noisy-cmp.md" "md: B's warning"
+
 # --- refused: exit 2, one line on stderr --------------------------------------
 write_result "$TMP/device.json" 1.0 200 device
 write_result "$TMP/five.json" 1.0 5
@@ -103,6 +130,19 @@ expect_exit 2 "wrong schema" -- "$IB" compare "$TMP/base.json" "$TMP/schema.json
 expect_grep "schema is \"inferbench.calibrate/2\"" "$TMP/err" "wrong schema: names it"
 expect_exit 2 "a throughput result" -- "$IB" compare "$TMP/tp.json" "$TMP/base.json"
 expect_grep "schema is \"inferbench.throughput/2\"" "$TMP/err" "throughput: names its schema"
+# A generation result beside another kind: each file named for what its
+# schema says (issue 35: a best result was called a latency result).
+expect_exit 0 "generation json" -- "$IB" generate m --backend fake --prompt-tokens 8 --new-tokens 4 --runs 3 \
+  --warmup-runs 1 --warmup-ms 0 --no-steady --json "$TMP/gen.json"
+echo '{"schema": "inferbench.best/2"}' >"$TMP/best.json"
+expect_exit 2 "a generation result and a best result" -- "$IB" compare "$TMP/gen.json" "$TMP/best.json"
+expect_grep "^inferbench: '$TMP/gen.json' is a generation result \(inferbench.generation/1\) and '$TMP/best.json' a best result \(inferbench.best/2\): compare takes two latency results or two generation results$" \
+  "$TMP/err" "generation and best: each named from its schema"
+expect_exit 2 "a latency result and a generation result" -- "$IB" compare "$TMP/base.json" "$TMP/gen.json"
+expect_grep "is a latency result \(inferbench.latency/2\) and '$TMP/gen.json' a generation result" "$TMP/err" \
+  "latency and generation: each named"
+expect_exit 2 "a generation result and text" -- "$IB" compare "$TMP/gen.json" "$TMP/text.json"
+expect_grep "'$TMP/text.json' not an inferbench result \(no \"schema\"\)" "$TMP/err" "no schema: said"
 expect_exit 2 "device vs host timing" -- "$IB" compare "$TMP/device.json" "$TMP/base.json"
 expect_grep "device-events .* host-clock: different clocks cannot be compared" "$TMP/err" "timing: says why"
 expect_exit 2 "truncated result" -- "$IB" compare "$TMP/truncated.json" "$TMP/base.json"

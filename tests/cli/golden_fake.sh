@@ -54,6 +54,8 @@ if cpu:
 for key in ("load_average_1m", "n_cpus", "other_cpu_cores"):
     text = re.sub(r'("%s":\s*)[^,\n}]+' % key, r"\1MASKED", text)
 text = text.replace('["cpu_busy"]', "[]").replace('"cpu_busy", ', "").replace(', "cpu_busy"', "")
+# a CSV cell of warning keys (compare's a_warnings, b_warnings)
+text = re.sub(r"(?<=,)cpu_busy;|;cpu_busy(?=[,;\n])|(?<=,)cpu_busy(?=[,\n])", "", text)
 lines, out = text.split("\n"), []
 for i, line in enumerate(lines):
     if "machine was busy" not in line:

@@ -53,6 +53,34 @@ interrupted INT 130
 interrupted TERM 143
 interrupted TERM 143 twice
 
+# SIGINT during the warm-up (an hour of it): nothing was measured, so
+# nothing is printed or written, and the one line says so (issue 35: it
+# said only "interrupted").
+INFERBENCH_TEST_MARK="warmup:$TMP/warm.mark" "$IB" latency zoo:mlp --device cpu --warmup-ms 3600000 \
+  --warmup-max-ms 3600000 --json "$TMP/warm.json" >"$TMP/warm.out" 2>"$TMP/warm.err" </dev/null &
+pid=$!
+if wait_for "$TMP/warm.mark" 300; then
+  kill -INT "$pid"
+  wait "$pid"
+  got=$?
+  if [ "$got" -eq 130 ]; then pass "SIGINT in warm-up: exit 130"; else fail "SIGINT in warm-up: exit $got"; fi
+  if [ "$(grep -c '' "$TMP/warm.err")" -eq 1 ] &&
+    grep -qx "inferbench: interrupted during warm-up: nothing was measured, no file was written" "$TMP/warm.err"; then
+    pass "SIGINT in warm-up: one line, nothing measured, no file written"
+  else
+    fail "SIGINT in warm-up: stderr: $(cat "$TMP/warm.err")"
+  fi
+  if [ -s "$TMP/warm.out" ] || [ -n "$(find "$TMP" -name 'warm.json*')" ]; then
+    fail "SIGINT in warm-up: something printed or written"
+  else
+    pass "SIGINT in warm-up: no report, no file"
+  fi
+else
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid"
+  fail "SIGINT in warm-up: the warm-up did not report within 300 s: $(head -c 300 "$TMP/warm.err")"
+fi
+
 # A second signal does not wait for the run in flight. One run of
 # ResNet-50 at batch 64 on one thread takes seconds: the first SIGINT (sent
 # once a timed run is done: the test mark) asks the measurement to stop

@@ -30,6 +30,32 @@ if grep -q tmp "$TMP/cache" || ls "$TMP" | grep -q '\.tmp\.'; then fail "a tempo
 cmp -s "$TMP/tiny.gguf" "$INFERBENCH_ZOO_CACHE/llama-tiny-f16-1b5eed.gguf" && pass "export is the cached file" ||
   fail "export differs from the cache"
 
+# The export is a copy, never a link (issue 35): truncating it leaves the
+# cache whole, and generate still runs on the cached model.
+cache_f16="$INFERBENCH_ZOO_CACHE/llama-tiny-f16-1b5eed.gguf"
+if [ "$(stat -c %i "$TMP/tiny.gguf")" != "$(stat -c %i "$cache_f16")" ] && [ "$(stat -c %h "$cache_f16")" = 1 ]; then
+  pass "export: its own inode, the cache's file has one link"
+else
+  fail "export shares the cache's inode: $(stat -c '%i %h' "$TMP/tiny.gguf" "$cache_f16" | tr '\n' ' ')"
+fi
+GEN=(--device cpu --prompt-tokens 8 --new-tokens 2 --runs 2 --warmup-runs 1 --warmup-ms 0 --no-steady --quiet)
+truncate -s 100000 "$TMP/tiny.gguf"
+expect_exit 0 "generate after the export was truncated" -- "$IB" generate zoo:llama-tiny "${GEN[@]}"
+if [ -s "$TMP/err" ]; then fail "a line for a cache not damaged: $(cat "$TMP/err")"; else pass "the cache was whole: no line"; fi
+# A damaged cache is found and made again, with one line saying so:
+# truncated within its tensors (generate), and not a GGUF file at all
+# (the q8_0 file, through zoo export).
+truncate -s 100000 "$cache_f16"
+expect_exit 0 "generate on a truncated cache" -- "$IB" generate zoo:llama-tiny "${GEN[@]}"
+expect_grep "^inferbench: the zoo's cached $cache_f16 was damaged \(100000 bytes where its tensors end at 4463392\): made again$" \
+  "$TMP/err" "the truncated cache: made again, said"
+if [ "$(stat -c %s "$cache_f16")" = 4463392 ]; then pass "the cache is whole again"; else fail "cache: $(stat -c %s "$cache_f16") bytes"; fi
+head -c 10 "$TMP/q8.gguf" >"$INFERBENCH_ZOO_CACHE/llama-tiny-q8_0-1b5eed.gguf"
+expect_exit 0 "zoo export over a damaged q8_0 cache" -- "$IB" zoo export 'llama-tiny?q8_0' -o "$TMP/q8b.gguf"
+expect_grep "^inferbench: the zoo's cached $INFERBENCH_ZOO_CACHE/llama-tiny-q8_0-1b5eed.gguf was damaged \(10 bytes, not a GGUF header gguf reads\): made again$" \
+  "$TMP/err" "the q8_0 cache: made again, said"
+cmp -s "$TMP/q8.gguf" "$TMP/q8b.gguf" && pass "the q8_0 file made again is the same" || fail "the q8_0 file differs"
+
 expect_exit 2 "an unknown type" -- "$IB" zoo export 'llama-tiny?q3_xx' -o "$TMP/bad.gguf"
 expect_grep "unknown weight type 'q3_xx'" "$TMP/err" "the unknown type named"
 expect_exit 2 "--fp16 on a GGUF model" -- "$IB" zoo export llama-tiny --fp16 -o "$TMP/bad.gguf"

@@ -100,6 +100,8 @@ if ! "$IB" info >/dev/null 2>&1; then # no usable GPU: auto resolves to the CPU
   code=$?
   if [ "$code" -eq 1 ]; then pass "info --device-id 7 without a GPU: exit 1"; else fail "info --device-id 7: exit $code"; fi
   expect_grep "^gpu +none usable" "$TMP/out" "info: no GPU usable"
+  expect_grep "^backends +onnxruntime, .*; generative: llama, fake \(generate --backend\)$" "$TMP/out" \
+    "info: the generative backends on the backends line"
   expect_exit 0 "--device-id 0 on auto without a GPU" -- "$IB" latency zoo:mlp --device-id 0 --runs 5 --warmup-runs 1 --warmup-ms 0 --no-steady
   expect_grep "^inferbench: warning: --device-id has no effect: the model runs on the CPU, as this machine has no CUDA device$" "$TMP/err" "--device-id 0 on auto: warned, from the machine"
 fi

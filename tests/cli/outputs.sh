@@ -140,6 +140,28 @@ expect_exit 0 "zoo export -o -" -- "$IB" zoo export mlp -o -
 if cmp -s "$TMP/out" "$TMP/direct.onnx"; then pass "zoo export -o -: the model on stdout"; else fail "zoo export -o -: stdout differs from the file"; fi
 expect_grep "^wrote - " "$TMP/err" "zoo export -o -: the message on stderr"
 
+# --- a report on standard output that cannot be written: exit 1, one line
+# (docs/cli.md, exit codes), as coreutils' close_stdout: /dev/full takes
+# no byte, and the report is one buffer flushed at exit.
+stdout_full() {
+  local what=$1
+  shift 2
+  "$@" >/dev/full 2>"$TMP/err" </dev/null
+  local got=$?
+  if [ "$got" -eq 1 ] && [ "$(grep -c '' "$TMP/err")" -eq 1 ] &&
+    grep -qx "inferbench: cannot write the report to standard output: No space left on device" "$TMP/err"; then
+    pass "$what > /dev/full: exit 1, one line"
+  else
+    fail "$what > /dev/full: exit $got, stderr: $(head -c 300 "$TMP/err")"
+  fi
+}
+stdout_full "latency" -- "$IB" latency zoo:mlp "${R[@]}"
+stdout_full "generate" -- "$IB" generate m --backend fake --prompt-tokens 8 --new-tokens 4 --runs 3 --warmup-runs 1 \
+  --warmup-ms 0 --no-steady
+stdout_full "compare" -- "$IB" compare "$TMP/a.json" "$TMP/a.json"
+stdout_full "zoo list" -- "$IB" zoo list
+expect_exit 0 "latency > /dev/null: no error" -- "$IB" latency zoo:mlp "${R[@]}"
+
 # --- refused before measuring, exit 2, one line --------------------------
 # refused DESCRIPTION PATTERN -- COMMAND...: exit 2 within timeout's 120 s
 # (the commands given LONG would measure for an hour: a refusal before

@@ -19,6 +19,11 @@ expect_grep "^\*\*inferbench serve\*\*: zoo:mlp" "$TMP/s.md" "md: the title"
 [ "$(grep -c '^| [0-9]' "$TMP/s.md")" -eq 2 ] && pass "md: one row a rate" || fail "md: rows"
 expect_grep "open loop, Poisson arrivals, latency from the scheduled arrival" "$TMP/out" "text: the loop and the arrivals"
 expect_grep "^copies: none" "$TMP/out" "text: no copies on the CPU"
+# The machine, as every other command records it (issue 35: serve had no
+# environment and no warnings): the same environment block as latency's,
+# the warnings' keys, the header's machine line.
+json_check "$TMP/s.json" "d['environment']['host_cpu'] and d['environment']['runtime']['name'] == 'onnxruntime' and d['environment']['n_cpus'] > 0 and d['environment']['load_average_1m'] >= 0 and isinstance(d['warnings'], list) and isinstance(d['notes'], list)" "json: environment and warnings"
+expect_grep "^machine: .+, onnxruntime [0-9.]+ CPUExecutionProvider$" "$TMP/out" "text: the machine and the runtime"
 json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve/2' and d['partial'] is False and d['copies'] == 'none'" "json: schema, complete, no copies"
 json_check "$TMP/s.json" "[p['offered_rate'] for p in d['rates']] == [50, 200] and all(p['n'] == 60 and p['scheduled'] == 60 for p in d['rates'])" "json: both rates, every request"
 json_check "$TMP/s.json" "all(p['total_ms']['p50'] >= p['compute_ms']['p50'] and p['h2d_ms'] is None and p['queue_ms']['min'] >= 0 for p in d['rates'])" "json: parts, no copy parts on the CPU"

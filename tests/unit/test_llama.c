@@ -415,6 +415,26 @@ static long long mtime_ns(const char *path)
 
 static void write_bytes(const char *path, const void *bytes, size_t n);
 
+/* A GGUF file (version 3) of no tensor and one key, general.architecture
+ * = arch, padded to the 32-byte alignment where its data would start. */
+static void write_gguf_of_arch(const char *path, const char *arch)
+{
+    static const char key[] = "general.architecture";
+    unsigned char buf[256] = { 'G', 'G', 'U', 'F' };
+    size_t at = 4;
+    uint32_t version = 3, type_string = 8;
+    uint64_t n_tensors = 0, n_kv = 1, key_len = sizeof key - 1, arch_len = strlen(arch);
+    memcpy(buf + at, &version, 4), at += 4;
+    memcpy(buf + at, &n_tensors, 8), at += 8;
+    memcpy(buf + at, &n_kv, 8), at += 8;
+    memcpy(buf + at, &key_len, 8), at += 8;
+    memcpy(buf + at, key, key_len), at += key_len;
+    memcpy(buf + at, &type_string, 4), at += 4;
+    memcpy(buf + at, &arch_len, 8), at += 8;
+    memcpy(buf + at, arch, arch_len), at += arch_len;
+    write_bytes(path, buf, (at + 31) / 32 * 32);
+}
+
 /* Quantized variants through llama.cpp's quantizer; a file written once
  * and found again; an unknown type or model refused. */
 static void test_quantized(void)
@@ -443,8 +463,8 @@ static void test_quantized(void)
     CHECK(no_temporary_files());
     ib__gen *g = NULL;
     ib_error err;
-    /* llama.cpp's quantizer failing (here on a float16 file that is not
-     * GGUF, in a cache of its own): its words, one line, and no file. */
+    /* A cached float16 file that is not GGUF (damaged, in a cache of its
+     * own): made again before it is quantized, and the note says so. */
     char broken[1200], f16[1300], out[1300];
     snprintf(broken, sizeof broken, "%s/broken-cache", tmp_dir);
     mkdir(broken, 0755);
@@ -455,10 +475,19 @@ static void test_quantized(void)
     a.model = "zoo:llama-tiny?q8_0";
     a.device = IB_DEVICE_CPU;
     a.cache_dir = broken;
+    CHECK(ok(ib__backend_llama_gen_open(&a, &g, &err), &err));
+    CHECK(g && strstr(g->open_note, "was damaged (12 bytes, not a GGUF header gguf reads): made again"));
+    ib__gen_destroy(g);
+    g = NULL;
+    /* llama.cpp's quantizer failing (on a float16 file whose header is
+     * whole, no tensor cut short, but of an architecture llama.cpp does
+     * not know): its words, one line, and no file. */
+    snprintf(out, sizeof out, "%s/llama-tiny-q8_0-%llx.gguf", broken, (unsigned long long)IB__LM_SEED);
+    unlink(out);
+    write_gguf_of_arch(f16, "no-such-arch");
     CHECK(ib__backend_llama_gen_open(&a, &g, &err) == IB_ERR_UNSUPPORTED);
     CHECK(strstr(err.message, "llama.cpp cannot quantize to q8_0: ") != NULL);
     CHECK(!strchr(err.message, '\n'));
-    snprintf(out, sizeof out, "%s/llama-tiny-q8_0-%llx.gguf", broken, (unsigned long long)IB__LM_SEED);
     CHECK(access(out, F_OK) != 0);
     CHECK(open_with("zoo:llama-tiny?q3_xyz", NULL, 1, 64, &g, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "unknown weight type 'q3_xyz'") != NULL);

@@ -16,9 +16,10 @@ const ib_gen_backend ib__backend_llama_gen = {
 };
 
 ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
-                             const char *cache_dir, ib_error *err)
+                             const char *cache_dir, char *note, size_t note_cap, ib_error *err)
 {
     (void)name, (void)path, (void)library_dir, (void)cache_dir;
+    if (note && note_cap) note[0] = '\0';
     return ib__fail(err, IB_ERR_UNSUPPORTED, WHY);
 }
 

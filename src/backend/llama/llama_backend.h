@@ -79,6 +79,7 @@ typedef struct ib__llama_api {
     void (*fp32_to_fp16_row)(const float *x, ggml_fp16_t *y, int64_t n);
     /* gguf */
     struct gguf_context *(*gguf_init_empty)(void);
+    struct gguf_context *(*gguf_init_from_file)(const char *fname, struct gguf_init_params params);
     void (*gguf_free)(struct gguf_context *ctx);
     void (*gguf_set_val_str)(struct gguf_context *ctx, const char *key, const char *val);
     void (*gguf_set_val_u32)(struct gguf_context *ctx, const char *key, uint32_t val);
@@ -123,14 +124,15 @@ typedef struct ib__llama_log {
 void ib__llama_log_begin(const ib__llama_api *api, ib__llama_log *log);
 void ib__llama_log_end(const ib__llama_api *api);
 
-/* Cores the process may run on (sched_getaffinity), at least 1. */
-int32_t ib__llama_cpus_allowed(void);
-
 /* The GGUF file of zoo model name ("llama-tiny", "llama-3.2-1b?q4_k_m")
  * in cache_dir, written there first when it is not (atomically: a
  * temporary file renamed; a second use reuses it), its path into path.
+ * A cached file found damaged (a header gguf cannot read, or shorter than
+ * its tensors' extents) is made again, and note[note_cap] says which and
+ * why (a backend never prints: the program does); "" when none was.
  * threads: the quantizer's. Unknown name or type: IB_ERR_INVALID_ARG. */
 ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const char *cache_dir,
-                             int32_t threads, char *path, size_t cap, ib_error *err);
+                             int32_t threads, char *path, size_t cap, char *note, size_t note_cap,
+                             ib_error *err);
 
 #endif

@@ -711,7 +711,7 @@ static void fill_info(ib__gen *g)
     in->kv_bytes = l->ctx ? l->kv_bytes : 0;
     in->n_threads = l->ctx ? api->n_threads(l->ctx) : l->threads;
     in->n_threads_default = api->context_default_params().n_threads;
-    in->n_cpus_allowed = ib__llama_cpus_allowed();
+    in->n_cpus_allowed = ib__cpus_allowed();
     snprintf(in->runtime_version, sizeof in->runtime_version, "llama.cpp %.40s", api->version);
     ib__strlcpy(in->runtime_library, api->library, sizeof in->runtime_library);
     fill_options(l, &in->options);
@@ -742,7 +742,10 @@ static ib_status check_kv_type(const llama_gen *l, ib_error *err)
     return IB_OK;
 }
 
-static ib_status resolve_model(llama_gen *l, const ib__gen_open_args *a, ib_error *err)
+/* l->path: the file given, or the zoo's cached file (note: one found
+ * damaged and made again). */
+static ib_status resolve_model(llama_gen *l, const ib__gen_open_args *a, char *note, size_t note_cap,
+                               ib_error *err)
 {
     IB_FAIL_IF(!a->model || !*a->model, err, IB_ERR_INVALID_ARG,
                "llama: no model given (a GGUF file or zoo:NAME)");
@@ -751,7 +754,8 @@ static ib_status resolve_model(llama_gen *l, const ib__gen_open_args *a, ib_erro
         snprintf(l->path, sizeof l->path, "%s", a->model);
         return IB_OK;
     }
-    return ib__llama_zoo_file(l->api, a->model + 4, a->cache_dir, l->threads, l->path, sizeof l->path, err);
+    return ib__llama_zoo_file(l->api, a->model + 4, a->cache_dir, l->threads, l->path, sizeof l->path, note,
+                              note_cap, err);
 }
 
 static ib_status open_into(ib__gen *g, llama_gen *l, const ib__gen_open_args *a, ib_error *err)
@@ -764,9 +768,9 @@ static ib_status open_into(ib__gen *g, llama_gen *l, const ib__gen_open_args *a,
                   : l->device == IB_DEVICE_CPU ? ib__host_memory_bytes() / 2
                                                : 0;
     IB_TRY(check_kv_type(l, err));
-    l->threads = l->set.threads ? l->set.threads : ib__llama_cpus_allowed();
+    l->threads = l->set.threads ? l->set.threads : ib__cpus_allowed();
     l->seed = a->seed;
-    IB_TRY(resolve_model(l, a, err));
+    IB_TRY(resolve_model(l, a, g->open_note, sizeof g->open_note, err));
     IB_TRY(load_model(l, err));
     int32_t n_seqs = a->n_seqs > 0 ? a->n_seqs : 1;
     int32_t per_seq = a->ctx_per_seq > 0 ? a->ctx_per_seq : 512;

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,10 +40,32 @@ static const weight_type *find_type(const char *name)
     return NULL;
 }
 
-static bool exists(const char *path)
+/* Why the cached file at path cannot be used, into why[cap]: false when
+ * it can. Its header is read (gguf, no tensor data) and its size checked
+ * against the end of its last tensor, so a truncated file (until issue 35
+ * the export was a hard link to the cache: truncating the export truncated
+ * the cache) is found before llama.cpp refuses it mid-load. */
+static bool damaged(const ib__llama_api *api, const char *path, const struct stat *st, char *why, size_t cap)
 {
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+    struct gguf_init_params p = { .no_alloc = true, .ctx = NULL };
+    ib__llama_log log;
+    ib__llama_log_begin(api, &log); /* gguf's complaint is captured, not printed */
+    struct gguf_context *g = api->gguf_init_from_file(path, p);
+    ib__llama_log_end(api);
+    if (!g) {
+        snprintf(why, cap, "%lld bytes, not a GGUF header gguf reads", (long long)st->st_size);
+        return true;
+    }
+    unsigned long long data = api->gguf_get_data_offset(g), end = data;
+    for (int64_t i = 0; i < api->gguf_get_n_tensors(g); i++) {
+        unsigned long long tensor_end =
+            data + api->gguf_get_tensor_offset(g, i) + api->gguf_get_tensor_size(g, i);
+        if (tensor_end > end) end = tensor_end;
+    }
+    api->gguf_free(g);
+    if ((unsigned long long)st->st_size >= end) return false;
+    snprintf(why, cap, "%lld bytes where its tensors end at %llu", (long long)st->st_size, end);
+    return true;
 }
 
 /* The metadata llama.cpp's llama architecture reads (llama-arch.cpp's
@@ -187,6 +212,23 @@ static ib_status make(const ib__llama_api *api, const ib__lm_arch *a, const weig
     return IB_OK;
 }
 
+/* path in the cache, made (f16 written, or quantized from f16) when it is
+ * not there or is damaged; a damaged one is added to note. */
+static ib_status ensure(const ib__llama_api *api, const ib__lm_arch *a, const weight_type *t, const char *f16,
+                        int32_t threads, const char *path, char *note, size_t note_cap, ib_error *err)
+{
+    struct stat st;
+    char why[96];
+    bool present = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (present && !damaged(api, path, &st, why, sizeof why)) return IB_OK;
+    IB_TRY(make(api, a, t, f16, threads, path, err));
+    size_t used = note ? strlen(note) : 0;
+    if (present && note && used < note_cap)
+        snprintf(note + used, note_cap - used, "%sthe zoo's cached %s was damaged (%s): made again",
+                 used ? "; " : "", path, why);
+    return IB_OK;
+}
+
 static void known_types(char *out, size_t cap)
 {
     size_t used = 0;
@@ -195,8 +237,10 @@ static void known_types(char *out, size_t cap)
 }
 
 ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const char *cache_dir,
-                             int32_t threads, char *path, size_t cap, ib_error *err)
+                             int32_t threads, char *path, size_t cap, char *note, size_t note_cap,
+                             ib_error *err)
 {
+    if (note && note_cap) note[0] = '\0';
     char base[64], list[128];
     const char *q = strchr(name, '?');
     snprintf(base, sizeof base, "%.*s", (int)(q ? (size_t)(q - name) : strlen(name)), name);
@@ -222,20 +266,40 @@ ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const c
         return ib__fail(err, IB_ERR_IO, "zoo: cannot create %s: %s", cache_dir, strerror(errno));
     char f16[1024];
     snprintf(f16, sizeof f16, "%s/%s-f16-%llx.gguf", cache_dir, a->name, (unsigned long long)IB__LM_SEED);
-    if (!exists(f16)) IB_TRY(make(api, a, &weight_types[0], NULL, threads, f16, err));
+    IB_TRY(ensure(api, a, &weight_types[0], NULL, threads, f16, note, note_cap, err));
     int n = snprintf(path, cap, "%s/%s-%s-%llx.gguf", cache_dir, a->name, t->name,
                      (unsigned long long)IB__LM_SEED);
     IB_FAIL_IF(n < 0 || (size_t)n >= cap, err, IB_ERR_INVALID_ARG, "zoo: cache folder path too long: %s",
                cache_dir);
-    if (!exists(path)) IB_TRY(make(api, a, t, f16, threads, path, err));
+    if (t != &weight_types[0]) IB_TRY(ensure(api, a, t, f16, threads, path, note, note_cap, err));
     return IB_OK;
 }
 
 /* --- export (inferbench.h) --------------------------------------------------- */
 
-/* path from the cached file: a copy (not a link: a tool that edits the
- * exported file in place must not change the cache's), through a
- * temporary file renamed. */
+/* Copies the open file in into the open file out: a reflink (FICLONE)
+ * where the file system offers one (the blocks shared copy-on-write, so a
+ * later write to either file leaves the other as it was), else its bytes. */
+static bool copy_into(int in, int out)
+{
+    if (ioctl(out, FICLONE, in) == 0) return true;
+    char buf[1 << 16];
+    for (ssize_t got; (got = read(in, buf, sizeof buf)) != 0;) {
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return false;
+        for (ssize_t done = 0, w; done < got; done += w) {
+            w = write(out, buf + done, (size_t)(got - done));
+            if (w < 0 && errno == EINTR) w = 0;
+            if (w < 0) return false;
+        }
+    }
+    return true;
+}
+
+/* path from the cached file: a copy, never a link (a tool that edits or
+ * truncates the exported file in place must not change the cache's),
+ * through a temporary file synced and renamed, so that no half file is
+ * left at path. */
 static ib_status place(const char *from, const char *path, ib_error *err)
 {
     char tmp[1100];
@@ -243,32 +307,27 @@ static ib_status place(const char *from, const char *path, ib_error *err)
     IB_FAIL_IF(n < 0 || (size_t)n >= sizeof tmp, err, IB_ERR_INVALID_ARG, "zoo: output path too long: %s",
                path);
     unlink(tmp);
-    bool ok = link(from, tmp) == 0;
-    if (!ok) {
-        FILE *in = fopen(from, "rb"), *out = fopen(tmp, "wb");
-        char buf[1 << 16];
-        ok = in && out;
-        for (size_t got; ok && (got = fread(buf, 1, sizeof buf, in)) > 0;)
-            ok = fwrite(buf, 1, got, out) == got;
-        ok = ok && in && !ferror(in);
-        if (in) fclose(in);
-        if (out) ok = fclose(out) == 0 && ok;
-    }
-    ok = ok && rename(tmp, path) == 0;
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    int out = in < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    bool ok = out >= 0 && copy_into(in, out) && fsync(out) == 0;
     int e = errno;
+    if (in >= 0) close(in);
+    if (out >= 0 && close(out) != 0 && ok) ok = false, e = errno;
+    if (ok && rename(tmp, path) != 0) ok = false, e = errno;
     if (!ok) unlink(tmp);
     IB_FAIL_IF(!ok, err, IB_ERR_IO, "zoo: cannot write %s: %s", path, strerror(e));
     return IB_OK;
 }
 
 ib_status ib_zoo_export_gguf(const char *name, const char *path, const char *library_dir,
-                             const char *cache_dir, ib_error *err)
+                             const char *cache_dir, char *note, size_t note_cap, ib_error *err)
 {
     IB_FAIL_IF(!name || !path || !*path, err, IB_ERR_INVALID_ARG,
                "zoo: a model name and an output file are needed");
     const ib__llama_api *api;
     IB_TRY(ib__llama_load(library_dir, &api, err));
     char cached[1100];
-    IB_TRY(ib__llama_zoo_file(api, name, cache_dir, ib__llama_cpus_allowed(), cached, sizeof cached, err));
+    IB_TRY(ib__llama_zoo_file(api, name, cache_dir, ib__cpus_allowed(), cached, sizeof cached, note, note_cap,
+                              err));
     return place(cached, path, err);
 }

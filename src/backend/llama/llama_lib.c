@@ -12,12 +12,11 @@
  * layout: each default function writes its structure into a larger
  * buffer filled with a pattern, so the bytes it wrote show its size, and
  * fields at both ends must read the defaults of llama.cpp's source. */
-#define _GNU_SOURCE /* dlmopen, sched_getaffinity, CPU_COUNT */
+#define _GNU_SOURCE /* dlmopen */
 #include "backend/llama/llama_backend.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,15 +38,6 @@ static char lib_dir[1024];
 static ib__llama_api lib_api;
 static bool lib_ok;
 static char lib_error[512];
-
-int32_t ib__llama_cpus_allowed(void)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-    int n = CPU_COUNT(&set);
-    return n > 0 ? n : 1;
-}
 
 static bool is_file(const char *path)
 {
@@ -176,6 +166,7 @@ static bool find_ggml(void *h)
     SYM(set_name, "ggml_set_name");
     SYM(fp32_to_fp16_row, "ggml_fp32_to_fp16_row");
     SYM(gguf_init_empty, "gguf_init_empty");
+    SYM(gguf_init_from_file, "gguf_init_from_file");
     SYM(gguf_free, "gguf_free");
     SYM(gguf_set_val_str, "gguf_set_val_str");
     SYM(gguf_set_val_u32, "gguf_set_val_u32");
