@@ -9,12 +9,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A large figure (15110 ms, 123456 inputs/s) in whole units, never as
+ * %g's exponent ("1.511e+04"); a small one (an error of 2.6e-05) as fmt. */
 const char *ib__best_num(char buf[32], const char *fmt, double v)
 {
-    if (isfinite(v))
-        snprintf(buf, 32, fmt, v);
-    else
+    if (!isfinite(v))
         snprintf(buf, 32, "-");
+    else if (fabs(v) >= 1e4)
+        snprintf(buf, 32, "%.0f", v);
+    else
+        snprintf(buf, 32, fmt, v);
     return buf;
 }
 
@@ -28,9 +32,10 @@ const char *ib__best_stage_cell(ib_best_stage s)
 
 const char *ib__best_ci_cell(char buf[64], const double ci[2])
 {
-    if (isfinite(ci[0]) && isfinite(ci[1]))
-        snprintf(buf, 64, "%.4g..%.4g", ci[0], ci[1]);
-    else
+    if (isfinite(ci[0]) && isfinite(ci[1])) {
+        char lo[32], hi[32];
+        snprintf(buf, 64, "%s..%s", ib__fmt_plain4(lo, ci[0]), ib__fmt_plain4(hi, ci[1]));
+    } else
         snprintf(buf, 64, "-");
     return buf;
 }

@@ -20,6 +20,9 @@ export INFERBENCH_ZOO_CACHE=${INFERBENCH_ZOO_CACHE:-/tmp/inferbench-zoo}
 mkdir -p "$INFERBENCH_ZOO_CACHE"
 batch=${IB_PITFALLS_GPU_BATCH:-64}
 gen_model=${IB_PITFALLS_GEN_MODEL:-zoo:llama-tiny}
+# IB_PITFALLS_PARTS picks the parts: a device call carries ONNX Runtime's CUDA pack or
+# llama.cpp's, not both (tests/gpu/device/pack.sh).
+parts=" ${IB_PITFALLS_PARTS:-forward generate} "
 
 # rows FILE KEY: each row of the document's KEY array, one line: its
 # figure, interval and verdict (or why it has none, or why it does not
@@ -56,6 +59,7 @@ PY
 }
 
 fw="$TMP/pitfalls.json"
+if [[ $parts == *" forward "* ]]; then
 echo "== pitfalls zoo:efficientnet-b0 --device cuda --batch $batch"
 if expect_exit 0 "efficientnet-b0 pitfalls at batch $batch" -- "$IB" pitfalls zoo:efficientnet-b0 --device cuda \
   --batch "$batch" --quiet --json "$fw"; then
@@ -67,8 +71,10 @@ if expect_exit 0 "efficientnet-b0 pitfalls at batch $batch" -- "$IB" pitfalls zo
     "forward pass: explained as the launch timed, not the work"
   [ -n "${OUT:-}" ] && cp "$fw" "$OUT/pitfalls_efficientnet_b0_b$batch.json"
 fi
+fi
 
 gen="$TMP/generate.json"
+if [[ $parts == *" generate "* ]]; then
 echo "== generate $gen_model --device cuda --pitfalls"
 if expect_exit 0 "$gen_model generate --pitfalls" -- "$IB" generate "$gen_model" --device cuda --pitfalls --quiet \
   --json "$gen"; then
@@ -77,5 +83,6 @@ if expect_exit 0 "$gen_model generate --pitfalls" -- "$IB" generate "$gen_model"
   json_check "$gen" "all(r['verdict'] for r in d['pitfalls'] if r['applies'] and r['status'] == 'ok')" \
     "generation: every measured row has a verdict"
   [ -n "${OUT:-}" ] && cp "$gen" "$OUT/generate_pitfalls_$(echo "$gen_model" | tr -c 'a-z0-9\n' _).json"
+fi
 fi
 finish

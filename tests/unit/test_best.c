@@ -6,6 +6,7 @@
  * winners; cancel keeps what was measured; every printer prints it. */
 #include "check.h"
 #include "backend/fake/fake.h"
+#include "report/printer.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -898,6 +899,20 @@ static void test_bad_config(void)
     free(r);
 }
 
+/* The tables' cells: a large figure in whole units, never %g's exponent
+ * (issue 35: "1.511e+04 ms"), a small error as its format says. */
+static void test_cells_without_exponents(void)
+{
+    char buf[32], ci[64];
+    CHECK(!strcmp(ib__best_num(buf, "%.4g", 15110.4), "15110"));
+    CHECK(!strcmp(ib__best_num(buf, "%.5g", 123456.7), "123457"));
+    CHECK(!strcmp(ib__best_num(buf, "%.4g", 9.87654), "9.877"));
+    CHECK(!strcmp(ib__best_num(buf, "%.3g", 2.64e-05), "2.64e-05"));
+    CHECK(!strcmp(ib__best_num(buf, "%.4g", NAN), "-"));
+    CHECK(!strcmp(ib__best_ci_cell(ci, (const double[]){ 15000.2, 15220.9 }), "15000..15221"));
+    CHECK(!strcmp(ib__best_ci_cell(ci, (const double[]){ 1.25, 1.375 }), "1.25..1.375"));
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -912,6 +927,7 @@ int main(int argc, char **argv)
     RUN(test_time_by_step);
     RUN(test_cancel_keeps_what_was_measured);
     RUN(test_reports);
+    RUN(test_cells_without_exponents);
     RUN(test_finals_in_sessions);
     RUN(test_session_fails_or_interrupts);
     RUN(test_far_behind_never_reaches_the_finals);

@@ -64,6 +64,14 @@ import json, sys
 for k in range(1, 6):
     m = [json.load(open(f'$OUT/{w}{k}.json'))['latency_ms']['p50'] for w in 'sn']
     print(f'round {k}: sampled {m[0]:.4f} ms, --no-gpu-state {m[1]:.4f} ms ({100 * (m[1] / m[0] - 1):+.2f}%)')" ;;
-*) echo "parts: a b next best energy16 sampler" >&2; exit 2 ;;
+issue35) # the fourteenth session's: the GPU sides of issue 35 (pitfall rows' intervals, throughput's
+  # stop, serve's machine) on ONNX Runtime's CUDA provider
+  $IB info 2>&1 | head -4
+  run 60 test_gpu build/tests/test_gpu
+  IB_PITFALLS_PARTS=forward run 150 pitfalls bash tests/gpu/pitfalls_noise_gpu.sh $IB
+  run 60 serve_env bash tests/gpu/serve_env_gpu.sh $IB
+  run 290 throughput_stop bash tests/gpu/throughput_stop_gpu.sh $IB
+  for n in pitfalls serve_env throughput_stop; do echo "--- $n"; grep -vE '^ok ' $OUT/$n.log | cut -c1-300 | head -40; done ;;
+*) echo "parts: a b next best energy16 sampler issue35" >&2; exit 2 ;;
 esac
 tail -n 14 $OUT/*.log | cut -c1-300
