@@ -38,9 +38,13 @@ static void text_schedule(ib__sbuf *b, const ib_gen_serve_result *r, const ib_ge
 static void text_header(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_serve_config *c)
 {
     const ib_gen_info *in = &r->info;
-    ib__sbuf_printf(b, "inferbench serve: %s (%s, %s) under load\n", in->model,
-                    in->model_type[0] ? in->model_type : in->arch,
-                    in->weights_type[0] ? in->weights_type : "?");
+    ib__sbuf model = { 0 }; /* generate's words for the model: its type once, its size as a count */
+    ib__gen_model_text(&model, in);
+    if (model.failed) b->failed = true;
+    ib__sbuf_printf(b, "inferbench serve: %s", in->model);
+    if (model.len && !model.failed) ib__sbuf_printf(b, " (%s)", model.data);
+    ib__sbuf_printf(b, " under load\n");
+    free(model.data);
     ib__sbuf_printf(b, "runtime %s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
                     ib__device_name(in->device));
     if (in->device == IB_DEVICE_CUDA) ib__sbuf_printf(b, " %d", in->device_id);
@@ -88,8 +92,10 @@ static void text_figures(ib__sbuf *b, const ib_gen_serve_result *r)
     else
         ib__sbuf_printf(b, "rate: offered %.4g requests/s, achieved %.4g\n", r->offered_rate,
                         r->achieved_rate);
-    ib__sbuf_printf(b, "tokens: %.4g output tokens/s, %.4g in all (prompt + output) a second\n",
-                    r->output_tokens_per_s, r->total_tokens_per_s);
+    char out_rate[32], all_rate[32]; /* 12280, never 1.228e+04 */
+    ib__sbuf_printf(b, "tokens: %s output tokens/s, %s in all (prompt + output) a second\n",
+                    ib__fmt_plain4(out_rate, r->output_tokens_per_s),
+                    ib__fmt_plain4(all_rate, r->total_tokens_per_s));
 }
 
 static void text_goodput(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_serve_config *c)

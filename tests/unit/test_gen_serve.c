@@ -4,6 +4,7 @@
  * steps cost a known base + per decode token + per prompt token, so that
  * every TTFT, TPOT, gap and goodput below is worked out by hand. */
 #include "check.h"
+#include "report/printer.h"
 #include "core/schedule.h"
 #include "gen_fixtures.h"
 
@@ -286,6 +287,31 @@ static void test_engine_by_hand(void)
     ib__gen_destroy(g);
 }
 
+/* The text report: the model named as generate names it (the weights'
+ * type once: the H100's read "llama 1B F16, F16"), a large rate in whole
+ * units ("12280", not "1.228e+04"). */
+static void test_text_report(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    r.total_tokens_per_s = 12280.4;
+    char *text = ib__gen_serve_report_text(&r, &c);
+    CHECK(text && strstr(text, ", 12280 in all (prompt + output) a second\n"));
+    const char *type = r.info.weights_type;
+    size_t line = text ? strcspn(text, "\n") : 0, said = 0;
+    for (const char *p = text; type[0] && p && (p = strstr(p, type)) && (size_t)(p - text) < line; p++)
+        said++;
+    CHECK(type[0] && said == 1);
+    CHECK(text && !strstr(text, "e+0"));
+    ib_free(text);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* With nothing running, the engine waits for the next arrival (the
  * virtual clock advances): a request arriving on an idle engine is
  * admitted at its arrival, its TTFT the prefill step alone. No targets:
@@ -462,6 +488,7 @@ int main(int argc, char **argv)
     RUN(test_trace_azure);
     RUN(test_trace_bad);
     RUN(test_engine_by_hand);
+    RUN(test_text_report);
     RUN(test_idle_until_arrival);
     RUN(test_warmup_excluded);
     RUN(test_seeded_schedule);
