@@ -14,6 +14,9 @@ mkdir -p .devtree .llpack
 tar cf - -C build inferbench libinferbench.so libinferbench.so.0 libinferbench.so.0.1.0 \
   $(cd build && ls tests/test_gpu tests/test_ort_cuda 2>/dev/null) | xz -T2 -6 >.devtree/build.tar.xz
 cp /lib/x86_64-linux-gnu/libprotobuf-c.so.1 /lib/x86_64-linux-gnu/libcjson.so.1 .devtree/
+# The CUDA provider needs ONNX Runtime's providers_shared library beside it
+# (Provider_GetHost): DEVICE.md's recipe for .devpack leaves it out.
+cp .cache/onnxruntime-*/lib/libonnxruntime_providers_shared.so .devtree/ 2>/dev/null || true
 shared=${IB_LLAMA_SM90:-../shared/llama-sm90}
 ls "$shared"/llama-sm90.tar.xz.part0* >/dev/null 2>&1 && cp -n "$shared"/llama-sm90.tar.xz.part0* .llpack/ || true
 du -sh .devtree .llpack .devpack 2>/dev/null >&2 || true
