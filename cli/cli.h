@@ -223,10 +223,10 @@ int cli_serve_refuse_generative(const cli_args *a);
 
 /* A schedule file larger than this is refused before it is read. */
 #define MAX_SCHEDULE_BYTES ((size_t)64 << 20)
-/* The text of a schedule or trace file, up to MAX_SCHEDULE_BYTES + 1 bytes
- * (*len past the limit: too large), malloc'ed; NULL when it cannot be read
- * (errno says why; 0: out of memory). */
-char *cli_read_schedule_file(const char *path, size_t *len);
+/* The text of --arrivals FILE (a schedule or a request trace), *len bytes,
+ * malloc'ed; NULL after one line on standard error when it cannot be read
+ * or is larger than MAX_SCHEDULE_BYTES. */
+char *cli_read_arrivals(const char *path, size_t *len);
 
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);

@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "cli_mpi.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,17 +39,8 @@ static bool parse_rates(const char *text, double *out, size_t *n)
 static bool load_schedule(const char *path, double **times, size_t *n)
 {
     size_t len = 0;
-    errno = 0;
-    char *text = cli_read_schedule_file(path, &len);
-    if (!text) {
-        fprintf(stderr, "inferbench: --arrivals '%s': cannot read it (%s)\n", path,
-                errno ? strerror(errno) : "out of memory");
-        return false;
-    }
-    if (len > MAX_SCHEDULE_BYTES) {
-        free(text);
-        return bad_input("--arrivals", path, "larger than 64 MiB");
-    }
+    char *text = cli_read_arrivals(path, &len);
+    if (!text) return false;
     ib_error err = { { 0 } };
     ib_status st = ib_serve_trace_parse(text, len, times, n, &err);
     free(text);

@@ -20,17 +20,25 @@ bool cli_generative_model(const cli_args *a)
     return n > 5 && !strcasecmp(model + n - 5, ".gguf");
 }
 
-/* Both paths of serve read their schedule files through this one. */
-char *cli_read_schedule_file(const char *path, size_t *len)
+/* Both paths of serve read their --arrivals files through this one. */
+char *cli_read_arrivals(const char *path, size_t *len)
 {
+    errno = 0;
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = malloc(MAX_SCHEDULE_BYTES + 1);
+    char *buf = f ? malloc(MAX_SCHEDULE_BYTES + 1) : NULL;
     *len = buf ? fread(buf, 1, MAX_SCHEDULE_BYTES + 1, f) : 0;
     bool failed = !buf || ferror(f);
-    fclose(f);
+    int why = errno;
+    if (f) fclose(f);
     if (failed) {
         free(buf);
+        fprintf(stderr, "inferbench: --arrivals '%s': cannot read it (%s)\n", path,
+                why ? strerror(why) : "out of memory");
+        return NULL;
+    }
+    if (*len > MAX_SCHEDULE_BYTES) {
+        free(buf);
+        fprintf(stderr, "inferbench: --arrivals '%s': larger than 64 MiB\n", path);
         return NULL;
     }
     return buf;
@@ -75,18 +83,8 @@ int cli_serve_refuse_generative(const cli_args *a) { return refuse_options(a, fa
 static bool load_trace(const char *path, ib_gen_request_spec **trace, size_t *n)
 {
     size_t len = 0;
-    errno = 0;
-    char *text = cli_read_schedule_file(path, &len);
-    if (!text) {
-        fprintf(stderr, "inferbench: --arrivals '%s': cannot read it (%s)\n", path,
-                errno ? strerror(errno) : "out of memory");
-        return false;
-    }
-    if (len > MAX_SCHEDULE_BYTES) {
-        free(text);
-        fprintf(stderr, "inferbench: --arrivals '%s': larger than 64 MiB\n", path);
-        return false;
-    }
+    char *text = cli_read_arrivals(path, &len);
+    if (!text) return false;
     ib_error err = { { 0 } };
     ib_status st = ib_gen_trace_parse(text, len, trace, n, &err);
     free(text);

@@ -45,13 +45,7 @@ static void text_header(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_
     if (model.len && !model.failed) ib__sbuf_printf(b, " (%s)", model.data);
     ib__sbuf_printf(b, " under load\n");
     free(model.data);
-    ib__sbuf_printf(b, "runtime %s; device %s", in->runtime_version[0] ? in->runtime_version : "?",
-                    ib__device_name(in->device));
-    if (in->device == IB_DEVICE_CUDA) ib__sbuf_printf(b, " %d", in->device_id);
-    ib__gen_text_settings(b, in);
-    char opts[IB__OPTIONS_TEXT_LEN];
-    ib__format_options(opts, sizeof opts, &in->options);
-    if (opts[0]) ib__sbuf_printf(b, "options: %s\n", opts);
+    ib__gen_runtime_text(b, in);
     ib__sbuf_printf(
         b,
         "\nengine: %d slots of %d tokens; each step one mixed batch (a token of every request "

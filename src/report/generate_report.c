@@ -112,17 +112,8 @@ static void text_header(ib__sbuf *b, const ib_gen_result *r)
     ib__sbuf_printf(b, "\n");
     free(model.data);
     ib__text_env(b, &r->env); /* the machine, without its line's end */
-    /* A caller's own model may name no runtime: the line says what is known. */
     ib__sbuf_printf(b, "\n");
-    if (in->runtime_version[0])
-        ib__sbuf_printf(b, "runtime %s%s%s; ", in->runtime_version, in->runtime_library[0] ? " from " : "",
-                        in->runtime_library);
-    ib__sbuf_printf(b, "device %s", ib__device_name(in->device));
-    if (in->device == IB_DEVICE_CUDA) ib__sbuf_printf(b, " %d", in->device_id);
-    text_settings(b, in);
-    char opts[IB__OPTIONS_TEXT_LEN];
-    ib__format_options(opts, sizeof opts, &in->options);
-    if (opts[0]) ib__sbuf_printf(b, "options: %s\n", opts);
+    ib__gen_runtime_text(b, in);
     ib__sbuf_printf(
         b,
         "\nmethod: prompt of %d tokens from a cleared cache to synchronized logits (TTFT), then %d "
@@ -766,8 +757,20 @@ char *ib__gen_report_md(const ib_gen_result *r)
     return ib__sbuf_finish(&b);
 }
 
-/* What serving a generative model's reports share with generate's
- * (gen_serve_report.c). */
-void ib__gen_text_settings(ib__sbuf *b, const ib_gen_info *in) { text_settings(b, in); }
+/* The runtime, the device, the settings and the options, a line each (a
+ * caller's own model may name no runtime: the line says what is known):
+ * generate's and a generative model's serve's (gen_serve_report.c). */
+void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in)
+{
+    if (in->runtime_version[0])
+        ib__sbuf_printf(b, "runtime %s%s%s; ", in->runtime_version, in->runtime_library[0] ? " from " : "",
+                        in->runtime_library);
+    ib__sbuf_printf(b, "device %s", ib__device_name(in->device));
+    if (in->device == IB_DEVICE_CUDA) ib__sbuf_printf(b, " %d", in->device_id);
+    text_settings(b, in);
+    char opts[IB__OPTIONS_TEXT_LEN];
+    ib__format_options(opts, sizeof opts, &in->options);
+    if (opts[0]) ib__sbuf_printf(b, "options: %s\n", opts);
+}
 
 cJSON *ib__gen_json_info(const ib_gen_info *in) { return json_info(in); }

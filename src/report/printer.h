@@ -64,11 +64,11 @@ void ib__gen_budget_line(ib__sbuf *b, const char *before, const char *after, con
 double ib__gen_table_unit(const ib_gen_result *r, const char **unit);
 
 /* A generative model served under load (gen_serve_report.c), and what it
- * shares with generate's reports (generate_report.c): the context's
- * settings as text, the model's info as JSON. */
+ * shares with generate's reports (generate_report.c): the runtime, device,
+ * settings and options lines, the model's info as JSON. */
 char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
-void ib__gen_text_settings(ib__sbuf *b, const ib_gen_info *in);
+void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
