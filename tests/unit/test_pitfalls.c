@@ -546,6 +546,43 @@ static void test_reading_within_noise(void)
     ib_workload_destroy(w);
 }
 
+/* The same durations every run, zeros 0.5% faster: the interval is
+ * [-0.5%, -0.5%], clear of 0 but wholly within compare's 1% threshold,
+ * the smallest change that matters, so the row reads "within noise" and
+ * is drawn neutral, as compare would say "no change" (the H100's "no
+ * warm-up -0.03% [-0.06%, -0.00%]" was a red "reads low"); 2% faster
+ * reaches past it and reads low. */
+static double steady_script(int64_t batch, int64_t index, void *ctx)
+{
+    (void)batch, (void)index, (void)ctx;
+    return 2;
+}
+
+static void test_reading_below_threshold(void)
+{
+    const double factors[] = { 1 - 1.0 / 200, 1 - 1.0 / 50 };
+    const ib_pitfall_reading want[] = { IB_READING_WITHIN_NOISE, IB_READING_LOW };
+    for (int k = 0; k < 2; k++) {
+        ib__fake_script s;
+        ib__fake_script_init(&s);
+        s.duration_ms = steady_script;
+        s.zero_input_factor = factors[k];
+        ib_workload *w = check_open_fake(&s);
+        ib_config cfg = fixed_config();
+        ib_pitfalls_result r;
+        ib_error err;
+        CHECK(ib_measure_pitfalls(w, &cfg, &r, &err) == IB_OK);
+        const ib_pitfall_row *zero = &r.rows[IB_PITFALL_ZERO_INPUT];
+        double pct = 100 * (factors[k] - 1);
+        CHECK_NEAR(zero->error_ci95_pct[0], pct, 1e-6);
+        CHECK_NEAR(zero->error_ci95_pct[1], pct, 1e-6);
+        CHECK_EQ_INT(zero->reading, want[k]);
+        check_zero_bar(&r, w, k == 0 ? "bar-noise" : "bar-wrong");
+        ib_pitfalls_result_free(&r);
+        ib_workload_destroy(w);
+    }
+}
+
 /* Zeros 25% faster: the interval lies below 0, the row reads low, red,
  * explained by the device it ran on (no GPU clocks on a CPU); zeros 25%
  * slower reads high, which zeros do not cause: the machine's state. */
@@ -628,6 +665,7 @@ int main(int argc, char **argv)
     RUN(test_html_report);
     RUN(test_zero_input);
     RUN(test_reading_within_noise);
+    RUN(test_reading_below_threshold);
     RUN(test_reading_effect_by_device);
     RUN(test_reading_too_few);
     return check_summary("test_pitfalls");
