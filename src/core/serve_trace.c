@@ -46,17 +46,28 @@ static ib_status push(double **times, size_t *n, size_t *cap, double v, ib_error
     return IB_OK;
 }
 
+/* The next line of text at *pos (its length without the newline in
+ * *line_len, *pos past it), counted in *line_no; refused when it holds a
+ * NUL byte. Both files' parsers read their lines through it. */
+static ib_status next_line(const char *text, size_t len, size_t *pos, const char **line, size_t *line_len,
+                           size_t *line_no, ib_error *err)
+{
+    const char *nl = memchr(text + *pos, '\n', len - *pos);
+    *line_len = nl ? (size_t)(nl - (text + *pos)) : len - *pos;
+    *line = text + *pos;
+    *pos += *line_len + 1;
+    ++*line_no;
+    IB_FAIL_IF(memchr(*line, '\0', *line_len), err, IB_ERR_INVALID_ARG,
+               "line %zu: a NUL byte (not a text file)", *line_no);
+    return IB_OK;
+}
+
 static ib_status parse_lines(const char *text, size_t len, double **times, size_t *n, ib_error *err)
 {
-    size_t cap = 0, line_no = 0;
+    size_t cap = 0, line_no = 0, line_len;
+    const char *line;
     for (size_t pos = 0; pos < len;) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t line_len = nl ? (size_t)(nl - (text + pos)) : len - pos;
-        const char *line = text + pos;
-        pos += line_len + 1;
-        line_no++;
-        if (memchr(line, '\0', line_len))
-            return ib__fail(err, IB_ERR_INVALID_ARG, "line %zu: a NUL byte (not a text file)", line_no);
+        IB_TRY(next_line(text, len, &pos, &line, &line_len, &line_no, err));
         if (blank_or_comment(line, line_len)) continue;
         double ms;
         IB_FAIL_IF(!parse_time(line, line_len, &ms), err, IB_ERR_INVALID_ARG,
@@ -235,17 +246,12 @@ static ib_status azure_header(const char *line, size_t len, size_t line_no, bool
 static ib_status parse_requests(const char *text, size_t len, ib_gen_request_spec **rs, size_t *n,
                                 ib_error *err)
 {
-    size_t cap = 0, line_no = 0;
+    size_t cap = 0, line_no = 0, line_len;
+    const char *line;
     bool first = true, azure = false;
     int64_t first_day = -1;
     for (size_t pos = 0; pos < len;) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t line_len = nl ? (size_t)(nl - (text + pos)) : len - pos;
-        const char *line = text + pos;
-        pos += line_len + 1;
-        line_no++;
-        IB_FAIL_IF(memchr(line, '\0', line_len), err, IB_ERR_INVALID_ARG,
-                   "line %zu: a NUL byte (not a text file)", line_no);
+        IB_TRY(next_line(text, len, &pos, &line, &line_len, &line_no, err));
         if (blank_or_comment(line, line_len)) continue;
         if (first) {
             first = false;

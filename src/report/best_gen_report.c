@@ -238,6 +238,25 @@ static void table_cells(const ib_best_row *row, char c[6][64])
     snprintf(c[5], 64, "%lld", (long long)row->latency_runs);
 }
 
+/* Row i's cells in the Markdown and HTML tables' order: its label, the
+ * figures, its stage and why it lost (the strings live in *t). */
+enum { ROW_CELLS = 9 };
+typedef struct {
+    char figures[6][64], why[700];
+    const char *cells[ROW_CELLS];
+} row_cells;
+
+static void fill_row_cells(const ib_best_result *r, size_t i, row_cells *t)
+{
+    const ib_best_row *row = &r->rows[i];
+    table_cells(row, t->figures);
+    ib__best_why_cell(r, i, t->why, sizeof t->why);
+    t->cells[0] = row->label;
+    for (int k = 0; k < 6; k++) t->cells[1 + k] = t->figures[k];
+    t->cells[7] = ib__best_stage_cell(row->latency_stage);
+    t->cells[8] = t->why;
+}
+
 char *ib__best_gen_csv(const ib_best_result *r)
 {
     ib__sbuf b = { 0 };
@@ -285,14 +304,9 @@ char *ib__best_gen_md(const ib_best_result *r, const ib_gen_result *win)
                     "| stage | why |\n"
                     "|---|--:|--:|--:|--:|--:|--:|---|---|\n");
     for (size_t i = 0; i < r->n_rows; i++) {
-        const ib_best_row *row = &r->rows[i];
-        char c[6][64], why[700];
-        table_cells(row, c);
-        ib__best_why_cell(r, i, why, sizeof why);
-        const char *cells[] = { row->label, c[0], c[1], c[2],
-                                c[3],       c[4], c[5], ib__best_stage_cell(row->latency_stage),
-                                why };
-        ib__best_md_cells(&b, cells, sizeof cells / sizeof cells[0]);
+        row_cells t;
+        fill_row_cells(r, i, &t);
+        ib__best_md_cells(&b, t.cells, ROW_CELLS);
     }
     char stop[192];
     ib__best_stop_reason(r, stop, sizeof stop);
@@ -325,14 +339,9 @@ char *ib__best_gen_html(const ib_best_result *r, const ib_gen_result *win)
     ib__sbuf_printf(&b, "</p>\n<table>");
     ib__best_html_row(&b, false, heads, sizeof heads / sizeof *heads, 0, true);
     for (size_t i = 0; i < r->n_rows; i++) {
-        const ib_best_row *row = &r->rows[i];
-        char c[6][64], why[700];
-        table_cells(row, c);
-        ib__best_why_cell(r, i, why, sizeof why);
-        const char *cells[] = { row->label, c[0], c[1], c[2],
-                                c[3],       c[4], c[5], ib__best_stage_cell(row->latency_stage),
-                                why };
-        ib__best_html_row(&b, (int)i == r->latency_winner, cells, sizeof cells / sizeof *cells, 0x7eu, false);
+        row_cells t;
+        fill_row_cells(r, i, &t);
+        ib__best_html_row(&b, (int)i == r->latency_winner, t.cells, ROW_CELLS, 0x7eu, false);
     }
     ib__best_html_tail(&b, ib__best_gen_text(r, win));
     return ib__sbuf_finish(&b);

@@ -624,6 +624,14 @@ typedef struct pitfall_bar {
     char label[96];
 } pitfall_bar;
 
+/* A row's bar as its reading draws it: no spread, no mean, its label to
+ * be made (pitfall_bar_label). */
+static pitfall_bar reading_bar(const char *name, double error_pct, const double ci_pct[2],
+                               ib_pitfall_reading reading)
+{
+    return (pitfall_bar){ name, error_pct, { ci_pct[0], ci_pct[1] }, reading, { NAN, NAN }, NAN, NULL, "" };
+}
+
 /* x: log2 of the figure over the correct one; NaN stays NaN. */
 static double log_ratio(double pct) { return log2(1 + pct / 100); }
 
@@ -717,14 +725,7 @@ static size_t forward_bars(const ib_pitfalls_result *r, pitfall_bar *bars)
         /* A figure of 0 (-100%) has no place on a ratio's axis: the table has it. */
         if (k == IB_PITFALL_CORRECT || !row_measured(row) || !isfinite(log_ratio(row->error_pct))) continue;
         pitfall_bar *bar = &bars[n++];
-        *bar = (pitfall_bar){ row->name,
-                              row->error_pct,
-                              { row->error_ci95_pct[0], row->error_ci95_pct[1] },
-                              row->reading,
-                              { NAN, NAN },
-                              NAN,
-                              NULL,
-                              "" };
+        *bar = reading_bar(row->name, row->error_pct, row->error_ci95_pct, row->reading);
         if (k == IB_PITFALL_SINGLE_SAMPLE) {
             bar->spread_pct[0] = row->single_p5_pct;
             bar->spread_pct[1] = row->single_p95_pct;
@@ -1164,14 +1165,7 @@ static void gen_pitfalls(ib__sbuf *b, const ib_gen_result *r)
     for (int k = 0; k < IB_GEN_PITFALL_COUNT; k++) {
         const ib_gen_pitfall_row *row = &r->pitfalls[k];
         if (!row->applies || row->status != IB_OK || !isfinite(log_ratio(row->error_pct))) continue;
-        bars[n] = (pitfall_bar){ row->name,
-                                 row->error_pct,
-                                 { row->error_ci95_pct[0], row->error_ci95_pct[1] },
-                                 row->reading,
-                                 { NAN, NAN },
-                                 NAN,
-                                 NULL,
-                                 "" };
+        bars[n] = reading_bar(row->name, row->error_pct, row->error_ci95_pct, row->reading);
         pitfall_bar_label(&bars[n++]);
     }
     ib__sbuf_printf(b, "<h2>Pitfalls: what each mistake reports</h2>\n");
