@@ -118,6 +118,14 @@ cJSON *ib__json_stats(const ib_stats *st)
     return o;
 }
 
+void ib__json_add_stats_or_null(cJSON *o, const char *key, const ib_stats *st)
+{
+    if (st->n)
+        cJSON_AddItemToObject(o, key, ib__json_stats(st));
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
 cJSON *ib__json_array(const double *x, size_t n)
 {
     cJSON *a = cJSON_CreateArray();

@@ -185,24 +185,16 @@ static cJSON *json_settings(const ib_gen_serve_result *r, const ib_gen_serve_con
     return o;
 }
 
-static void add_stats_or_null(cJSON *o, const char *key, const ib_stats *st)
-{
-    if (st->n)
-        cJSON_AddItemToObject(o, key, ib__json_stats(st));
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *json_figures(const ib_gen_serve_result *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "requests", (double)r->n_requests);
     cJSON_AddNumberToObject(o, "completed", (double)r->n_completed);
-    add_stats_or_null(o, "ttft_ms", &r->ttft);
-    add_stats_or_null(o, "queue_ms", &r->queue);
-    add_stats_or_null(o, "tpot_ms", &r->tpot);
-    add_stats_or_null(o, "itl_ms", &r->itl);
-    add_stats_or_null(o, "e2e_ms", &r->e2e);
+    ib__json_add_stats_or_null(o, "ttft_ms", &r->ttft);
+    ib__json_add_stats_or_null(o, "queue_ms", &r->queue);
+    ib__json_add_stats_or_null(o, "tpot_ms", &r->tpot);
+    ib__json_add_stats_or_null(o, "itl_ms", &r->itl);
+    ib__json_add_stats_or_null(o, "e2e_ms", &r->e2e);
     ib__json_add_number(o, "span_ms", r->span_ms);
     ib__json_add_number(o, "offered_rate", r->offered_rate);
     ib__json_add_number(o, "achieved_rate", r->achieved_rate);

@@ -405,14 +405,6 @@ static cJSON *json_settings(const ib_gen_result *r, const ib_gen_config *cfg)
     return o;
 }
 
-static void add_stats_or_null(cJSON *o, const char *key, const ib_stats *st)
-{
-    if (st->n)
-        cJSON_AddItemToObject(o, key, ib__json_stats(st));
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 /* Every token's time: one array of N per run. */
 static cJSON *json_per_run(const double *x, size_t runs, size_t n)
 {
@@ -427,10 +419,10 @@ static void json_single(cJSON *root, const ib_gen_result *r)
     ib__json_add_number(root, "cold_step_ms", r->cold_step_ms);
     ib__json_add_warmup(root, r->warmup_runs_done, r->warmup_ms_spent, r->warmup_steady);
     cJSON_AddNumberToObject(root, "runs", (double)r->runs);
-    add_stats_or_null(root, "ttft_ms", &r->ttft);
-    add_stats_or_null(root, "token_ms", &r->token);
-    add_stats_or_null(root, "request_ms", &r->request);
-    add_stats_or_null(root, "sample_ms", &r->sample);
+    ib__json_add_stats_or_null(root, "ttft_ms", &r->ttft);
+    ib__json_add_stats_or_null(root, "token_ms", &r->token);
+    ib__json_add_stats_or_null(root, "request_ms", &r->request);
+    ib__json_add_stats_or_null(root, "sample_ms", &r->sample);
     ib__json_add_number(root, "prompt_tokens_per_s", r->prompt_tokens_per_s);
     ib__json_add_number(root, "tokens_per_s", r->tokens_per_s);
     ib__json_add_number(root, "tpot_ms", r->tpot_ms);
@@ -470,7 +462,7 @@ static cJSON *json_points(const ib_gen_result *r)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "sequences", p->sequences);
         cJSON_AddStringToObject(o, "status", p->status == IB_OK ? "ok" : ib_status_str(p->status));
-        add_stats_or_null(o, "step_ms", &p->step_ms);
+        ib__json_add_stats_or_null(o, "step_ms", &p->step_ms);
         ib__json_add_number(o, "tokens_per_s", p->tokens_per_s);
         ib__json_add_number(o, "tpot_ms", p->tpot_ms);
         cJSON_AddNumberToObject(o, "steps", (double)p->steps);

@@ -36,6 +36,8 @@ cJSON *ib__json_options(const ib_option_list *list);
 /* s at key, or null where s is NULL or "" (the result did not say). */
 void ib__json_add_string_or_null(cJSON *o, const char *key, const char *s);
 cJSON *ib__json_stats(const ib_stats *st);
+/* st at key, or null where it holds no sample. */
+void ib__json_add_stats_or_null(cJSON *o, const char *key, const ib_stats *st);
 /* The measurement options a result was taken with. */
 cJSON *ib__json_config(const ib_config *cfg);
 cJSON *ib__json_env(const ib_env *env);
