@@ -6,6 +6,7 @@
  * cancel stop everything with what was measured. */
 #include "check.h"
 #include "backend/fake/fake.h"
+#include "core/pitfall_reading.h"
 #include "report/report.h"
 
 #include <cjson/cJSON.h>
@@ -583,6 +584,26 @@ static void test_reading_below_threshold(void)
     }
 }
 
+/* An interval that starts inside compare's 1% threshold and ends past it
+ * reads by its side of 0, not "within noise": half the mistake's runs
+ * +0.2% and half +3% give about [+0.2%, +3%] (and the mirror image below
+ * 0): a rule that judged one bound against the threshold for both would
+ * take them for noise (the steady point intervals above cannot tell). */
+static void test_reading_interval_past_threshold(void)
+{
+    double correct[30], high[30], low[30], ci[2];
+    for (int i = 0; i < 30; i++) {
+        correct[i] = 2;
+        high[i] = i % 2 ? 2 * 1.03 : 2 * 1.002;
+        low[i] = i % 2 ? 2 * 0.97 : 2 * 0.998;
+    }
+    const char *why;
+    CHECK_EQ_INT(ib__pitfall_interval(correct, 30, high, 30, ci, &why), IB_READING_HIGH);
+    CHECK(ci[0] > 0 && ci[0] < 1 && ci[1] > 1);
+    CHECK_EQ_INT(ib__pitfall_interval(correct, 30, low, 30, ci, &why), IB_READING_LOW);
+    CHECK(ci[1] < 0 && ci[1] > -1 && ci[0] < -1);
+}
+
 /* Zeros 25% faster: the interval lies below 0, the row reads low, red,
  * explained by the device it ran on (no GPU clocks on a CPU); zeros 25%
  * slower reads high, which zeros do not cause: the machine's state. */
@@ -666,6 +687,7 @@ int main(int argc, char **argv)
     RUN(test_zero_input);
     RUN(test_reading_within_noise);
     RUN(test_reading_below_threshold);
+    RUN(test_reading_interval_past_threshold);
     RUN(test_reading_effect_by_device);
     RUN(test_reading_too_few);
     return check_summary("test_pitfalls");
