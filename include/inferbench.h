@@ -2545,8 +2545,9 @@ typedef struct ib_gen_serve_request {
 typedef struct ib_gen_serve_step {
     double start_ms, end_ms; /* from the schedule's origin */
     int32_t decode_tokens, prefill_tokens;
-    int32_t running; /* requests holding a slot during the step */
-    int32_t waiting; /* arrived, not admitted */
+    int32_t running;  /* requests holding a slot during the step */
+    int32_t waiting;  /* arrived, not admitted */
+    int32_t kv_cells; /* KV cache cells the running requests hold once the step is done */
 } ib_gen_serve_step;
 
 typedef struct ib_gen_serve_result {

@@ -261,6 +261,18 @@ static size_t plan(engine *e, ib_gen_serve_step *st)
     return k;
 }
 
+/* The cells the running requests hold once the step planned in st is
+ * done: a generating request's prompt and every token it was fed (its
+ * newest, fed by this step, included), a prefilling one's chunks so far
+ * and this step's. */
+static int32_t kv_cells_after(const engine *e, const ib_gen_serve_step *st)
+{
+    int64_t cells = st->prefill_tokens;
+    for (int32_t i = 0; i < e->n_running; i++)
+        cells += e->prefilled[e->running[i]] + e->reqs[e->running[i]].generated_tokens;
+    return (int32_t)cells;
+}
+
 /* Request q's token completed at t: a gap after the one before it. */
 static ib_status token_done(engine *e, size_t q, double t, ib_error *err)
 {
@@ -325,6 +337,7 @@ static ib_status step(engine *e, ib_error *err)
                              .running = e->n_running,
                              .waiting = waiting(e, t0) };
     size_t n_entries = plan(e, &st);
+    st.kv_cells = kv_cells_after(e, &st);
     IB_TRY(e->g->ops->decode_batch(e->g, e->entries, n_entries, err));
     IB_TRY(e->g->ops->synchronize(e->g, err));
     st.end_ms = clock_ms(e) - e->origin_ms;

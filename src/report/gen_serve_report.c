@@ -234,6 +234,7 @@ static cJSON *json_step(const ib_gen_serve_step *s)
     cJSON_AddNumberToObject(o, "prefill_tokens", s->prefill_tokens);
     cJSON_AddNumberToObject(o, "running", s->running);
     cJSON_AddNumberToObject(o, "waiting", s->waiting);
+    cJSON_AddNumberToObject(o, "kv_cells", s->kv_cells);
     return o;
 }
 

@@ -237,10 +237,12 @@ static void test_engine_by_hand(void)
         CHECK_EQ_INT(q->generated_tokens, three[i].output_tokens);
         CHECK(q->met == (i < 2)); /* R2's TTFT of 8 passes 7.5 */
     }
-    /* The steps: times, tokens, requests running and waiting. */
+    /* The steps: times, tokens, requests running and waiting, the cells
+     * held after each (1: R0's 10; 2: R0's 11, R1's 10; 3: 12 + 20; 4:
+     * R1's 21, R2's 5; 5: R2's 6). */
     const double t0[] = { 0, 2, 4.5, 7, 9 }, t1[] = { 2, 4.5, 7, 9, 10.5 };
     const int32_t dec[] = { 0, 1, 1, 1, 1 }, pre[] = { 10, 10, 10, 5, 0 }, run[] = { 2, 2, 2, 2, 1 },
-                  wait[] = { 0, 1, 1, 0, 0 };
+                  wait[] = { 0, 1, 1, 0, 0 }, kv[] = { 10, 21, 32, 26, 6 };
     CHECK_EQ_INT(r.n_steps, 5);
     for (int i = 0; i < 5 && r.n_steps == 5; i++) {
         CHECK_NEAR(r.steps[i].start_ms, t0[i], 1e-9);
@@ -249,6 +251,7 @@ static void test_engine_by_hand(void)
         CHECK_EQ_INT(r.steps[i].prefill_tokens, pre[i]);
         CHECK_EQ_INT(r.steps[i].running, run[i]);
         CHECK_EQ_INT(r.steps[i].waiting, wait[i]);
+        CHECK_EQ_INT(r.steps[i].kv_cells, kv[i]);
     }
     /* Distributions: TTFT {2, 7, 8}, the wait {0, 0, 6}, TPOT {2.5, 2, 1.5},
      * the gaps {2.5, 2.5, 2, 1.5}, end-to-end {7, 9, 9.5}. */
