@@ -2618,6 +2618,14 @@ ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen
                                ib_error *err);
 void ib_gen_serve_result_free(ib_gen_serve_result *r);
 
+/* --- Reports of a generative model served under load (genreports:
+ * docs/serve-generative.md, "Reports") --- Through ib_report (kind
+ * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and
+ * html; and its steps as CSV, a row per step (start_ms, end_ms,
+ * decode_tokens, prefill_tokens, running, waiting, kv_cells): malloc'ed
+ * (ib_free), NULL when memory ran out. */
+char *ib_gen_serve_steps_csv(const ib_gen_serve_result *r);
+
 #ifdef __cplusplus
 }
 #endif

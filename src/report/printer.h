@@ -74,6 +74,23 @@ void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
  * them), and as the JSON's "tail" object. */
 void ib__gen_serve_tail_lines(ib__sbuf *b, const ib_gen_serve_result *r);
 cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
+/* Its other formats, a file each: gen_serve_csv.c (a row per request),
+ * gen_serve_md.c, gen_serve_html.c (the distributions and the step
+ * timeline). */
+char *ib__gen_serve_report_csv(const ib_gen_serve_result *r);
+char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+/* The page's pieces of html_report.c for pages built elsewhere: its head
+ * (to its <h1>), a row of its table of what was measured (none for ""),
+ * a histogram of x[0..n) in ms with its median and p99 marked (returns
+ * how many lie beyond its right edge) and the caption's sentence on them,
+ * and its tail: the text report (freed), escaped, and the page closed. */
+void ib__html_page_head(ib__sbuf *b, const char *what, const char *model);
+void ib__html_meta_row(ib__sbuf *b, const char *key, const char *value);
+size_t ib__html_histogram(ib__sbuf *b, const ib_stats *p, const double *x, size_t n, const char *x_title,
+                          const char *y_title);
+void ib__html_histogram_beyond(ib__sbuf *b, size_t beyond, const char *noun, double max_ms);
+void ib__html_page_text_and_tail(ib__sbuf *b, char *text);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
