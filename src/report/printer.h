@@ -45,6 +45,10 @@ char *ib__gen_report_csv(const ib_gen_result *r);
 char *ib__gen_report_md(const ib_gen_result *r);
 char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
 char *ib__gen_comparison_json(const ib_result *r);
+/* One figure of a comparison as JSON: a, b (statistics), change,
+ * change_ci95, mann_whitney_u and _p, verdict, two_level, runs_ci95,
+ * between_sd, spread_source (generate_read.c). */
+cJSON *ib__json_comparison(const ib_comparison *c);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
 /* What is known of the threads beside their count: " (runtime default 4,
  * 2 cores allowed)", " (2 cores allowed)" or "" (generate_report.c). */
@@ -91,6 +95,11 @@ size_t ib__html_histogram(ib__sbuf *b, const ib_stats *p, const double *x, size_
                           const char *y_title);
 void ib__html_histogram_beyond(ib__sbuf *b, size_t beyond, const char *noun, double max_ms);
 void ib__html_page_text_and_tail(ib__sbuf *b, char *text);
+/* Two generative serve results compared (gen_serve_compare_report.c). */
+char *ib__gen_serve_comparison_text(const ib_result *r);
+char *ib__gen_serve_comparison_json(const ib_result *r);
+char *ib__gen_serve_comparison_csv(const ib_result *r);
+char *ib__gen_serve_comparison_md(const ib_result *r);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
