@@ -180,7 +180,8 @@ static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out, cl
     bool began = r.requests != NULL;
     ib_result res = { .kind = IB_RESULT_GEN_SERVE, .gen_serve = &r, .gen_serve_cfg = c };
     int code = cli_report(out, began ? &res : NULL, st, &err);
-    if (!write_steps_csv(steps, &r) && code == EXIT_OK) code = EXIT_RUN_FAILED; /* as serve's --requests-csv */
+    if (!write_steps_csv(steps, &r) && code == EXIT_OK)
+        code = EXIT_RUN_FAILED; /* as serve's --requests-csv */
     ib_gen_serve_result_free(&r);
     /* The slots' KV cache not fitting is an answer before the run, as a
      * bad setting is (the sequence search's "does not fit"). */

@@ -103,7 +103,8 @@ static void test_refused(void)
 {
     ib_gen_serve_file f;
     ib_error err = { { 0 } };
-    CHECK(ib_gen_serve_file_parse("{\"schema\": \"inferbench.latency/2\"}", 34, &f, &err) == IB_ERR_UNSUPPORTED);
+    CHECK(ib_gen_serve_file_parse("{\"schema\": \"inferbench.latency/2\"}", 34, &f, &err) ==
+          IB_ERR_UNSUPPORTED);
     CHECK(ib_gen_serve_file_parse("{\"schema\": ", 11, &f, &err) == IB_ERR_UNSUPPORTED);
     const char *no_steps = "{\"schema\": \"inferbench.serve_generative/1\", \"requests\": []}";
     CHECK(ib_gen_serve_file_parse(no_steps, strlen(no_steps), &f, &err) == IB_ERR_INVALID_ARG);
