@@ -6,6 +6,7 @@
 #include "check.h"
 #include "report/printer.h"
 #include "core/schedule.h"
+#include "core/serve_gen.h"
 #include "core/serve_gen_trace.h"
 #include "gen_fixtures.h"
 
@@ -344,6 +345,67 @@ static void test_tail_by_hand(void)
     ib__gen_destroy(g);
 }
 
+/* The engine opened once serves run after run: warm-up once, each run the
+ * same figures as the by-hand test's, none left in the cache. */
+static void test_engine_reused(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.warmup_requests = 2;
+    ib__gen_engine *e = NULL;
+    ib_error err = { { 0 } };
+    CHECK(ib__gen_engine_open(g, &c, &e, &err) == IB_OK);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, 2); /* the warm-up's */
+    for (int run = 0; run < 2 && e; run++) {
+        ib_gen_serve_result r;
+        CHECK(ib__gen_engine_serve(e, &c, NULL, &r, &err) == IB_OK);
+        CHECK_EQ_INT(r.n_steps, 5);
+        CHECK_NEAR(r.requests[2].ttft_ms, 8, 1e-9);
+        CHECK_NEAR(r.span_ms, 10.5, 1e-9);
+        ib_gen_serve_result_free(&r);
+    }
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, 2 + 3 + 3);
+    ib__gen_engine_close(e);
+    ib__gen_destroy(g);
+}
+
+/* A watch that ends the run at R0's last token (step 3): R1 and R2 are
+ * dropped, their sequences removed, and the next run starts clean. */
+static bool stop_at_first_end(void *ctx, const ib_gen_serve_request *r, bool first, bool last)
+{
+    (void)r;
+    (void)first;
+    ++*(int *)ctx;
+    return !last;
+}
+
+static void test_engine_watch_stops(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    ib__gen_engine *e = NULL;
+    ib_error err = { { 0 } };
+    CHECK(ib__gen_engine_open(g, &c, &e, &err) == IB_OK);
+    int calls = 0;
+    ib__gen_serve_watch w = { stop_at_first_end, &calls };
+    ib_gen_serve_result r;
+    CHECK(ib__gen_engine_serve(e, &c, &w, &r, &err) == IB_OK);
+    CHECK(!r.partial);
+    CHECK_EQ_INT(r.n_steps, 3);
+    CHECK_EQ_INT(r.n_completed, 1);
+    CHECK_EQ_INT(calls, 3); /* R0's first token (step 1), its last and R1's first (step 3) */
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 1), 0);
+    ib_gen_serve_result_free(&r);
+    CHECK(ib__gen_engine_serve(e, &c, NULL, &r, &err) == IB_OK);
+    CHECK_NEAR(r.requests[2].ttft_ms, 8, 1e-9);
+    ib_gen_serve_result_free(&r);
+    ib__gen_engine_close(e);
+    ib__gen_destroy(g);
+}
+
 /* The text report: the model named as generate names it (the weights'
  * type once: the H100's read "llama 1B F16, F16"), a large rate in whole
  * units ("12280", not "1.228e+04"). */
@@ -545,6 +607,8 @@ int main(int argc, char **argv)
     RUN(test_trace_azure);
     RUN(test_trace_bad);
     RUN(test_engine_by_hand);
+    RUN(test_engine_reused);
+    RUN(test_engine_watch_stops);
     RUN(test_tail_by_hand);
     RUN(test_text_report);
     RUN(test_idle_until_arrival);
