@@ -337,6 +337,12 @@ static ib_status validate(const ib_gen_serve_config *c, const ib_gen_serve_rates
                "a search's precision is between 0 and 1 (0.05: 5%%)");
     IB_FAIL_IF(!(rc->first_rate >= 0) || !isfinite(rc->first_rate), err, IB_ERR_INVALID_ARG,
                "a first rate of 0 (from the warm-up) or above");
+    /* The fewest requests that can meet the bound: all within the target,
+     * p^n <= 1 - c (459 for p99 at 99%). */
+    double fewest = ceil(log1p(-rc->confidence) / log(rc->percentile));
+    IB_FAIL_IF((double)c->requests < fewest, err, IB_ERR_INVALID_ARG,
+               "%lld requests a rate can never meet a p%g target at confidence %g%%: %.0f at least",
+               (long long)c->requests, 100 * rc->percentile, 100 * rc->confidence, fewest);
     return IB_OK;
 }
 

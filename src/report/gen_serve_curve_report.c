@@ -111,12 +111,21 @@ static void text_curve(ib__sbuf *b, const ib_gen_serve_rates_result *r)
         ib__sbuf_printf(b, "knee: none (every rate saturated)\n");
 }
 
+/* The configuration of the run at the answer: its rate. */
+static ib_gen_serve_config at_config(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+{
+    ib_gen_serve_config at = *c;
+    at.rate = r->points[r->at_point].offered_rate;
+    return at;
+}
+
 static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
                         const ib_gen_serve_rates_config *rc)
 {
     ib__sbuf b = { 0 };
     if (r->at.n_requests > 0) {
-        char *at = ib__gen_serve_report_text(&r->at, c);
+        ib_gen_serve_config at_cfg = at_config(r, c);
+        char *at = ib__gen_serve_report_text(&r->at, &at_cfg);
         char rate[32];
         ib__sbuf_printf(&b, "%s\nthe run above: %s, at %s requests/s\n\n", at ? at : "",
                         r->searched    ? "the answer's"
@@ -220,7 +229,8 @@ static char *rates_json(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
                           r->searched ? json_search(r, c) : json_curve(r));
     add_rate_at(root, "at_rate", r, r->at_point);
     /* The run at the answer: its own document, whole. */
-    char *at = r->at.n_requests > 0 ? ib__gen_serve_report_json(&r->at, c) : NULL;
+    ib_gen_serve_config at_cfg = r->at.n_requests > 0 ? at_config(r, c) : *c;
+    char *at = r->at.n_requests > 0 ? ib__gen_serve_report_json(&r->at, &at_cfg) : NULL;
     cJSON *doc = at ? cJSON_Parse(at) : NULL;
     free(at);
     cJSON_AddItemToObject(root, "at", doc ? doc : cJSON_CreateNull());

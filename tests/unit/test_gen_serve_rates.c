@@ -249,6 +249,11 @@ static void test_bad_settings(void)
     CHECK(strstr(err.message, "rate -1") != NULL);
     rc.n_rates = 0;
     CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    rc = rates_config();
+    rc.percentile = rc.confidence = 0.99; /* 459 requests at least, all within */
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message,
+                 "50 requests a rate can never meet a p99 target at confidence 99%: 459 at least") != NULL);
     c.warmup_requests = 0; /* no first rate, no warm-up to start from */
     rc = rates_config();
     CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
