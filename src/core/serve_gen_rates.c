@@ -206,10 +206,19 @@ typedef struct bracket {
     int lo, hi; /* the highest index met, the lowest failed above it */
 } bracket;
 
+static bool saturated(const ib_gen_serve_point *p)
+{
+    return p->achieved_rate < IB_GEN_SERVE_SATURATED * p->offered_rate;
+}
+
 /* Where the search goes after a rate: up by a doubling until one fails,
  * down by one while none has met (at most MAX_HALVINGS times), then the
- * middle of the bracket until its ends are neighbours. false: done. */
-static bool next_index(const bracket *b, int m, int *halvings, int *k)
+ * middle of the bracket until its ends are neighbours. false: done, also
+ * when a rate met while saturated: the engine serves the requests slower
+ * than they come, its queue growing, yet within the targets over this
+ * many requests (generous targets); past the engine's capacity the rate
+ * found says nothing more (a longer run would fail it). */
+static bool next_index(const bracket *b, const ib_gen_serve_point *last, int m, int *halvings, int *k)
 {
     if (!b->has_lo) {
         *k = b->hi - m;
@@ -217,7 +226,7 @@ static bool next_index(const bracket *b, int m, int *halvings, int *k)
     }
     if (!b->has_hi) {
         *k = b->lo + m;
-        return true;
+        return !(last->met && saturated(last));
     }
     *k = b->lo + (b->hi - b->lo) / 2;
     return b->hi - b->lo > 1;
@@ -254,7 +263,7 @@ static ib_status search(rates *s, double first, ib_error *err)
         if (met && (!b.has_lo || k > b.lo)) b.lo = k, b.has_lo = true;
         if (!met && (!b.has_hi || k < b.hi)) b.hi = k, b.has_hi = true;
         keep_run(out, &run, met && b.lo == k);
-    } while (st == IB_OK && next_index(&b, m, &halvings, &k));
+    } while (st == IB_OK && next_index(&b, &out->points[out->n_points - 1], m, &halvings, &k));
     for (size_t i = 0; i < out->n_points; i++) {
         if (b.has_lo && b.k[i] == b.lo) out->found = (int32_t)i;
         if (b.has_hi && b.has_lo && b.k[i] == b.hi) out->last_failed = (int32_t)i;
@@ -280,7 +289,7 @@ static void knee_and_saturation(ib_gen_serve_rates_result *out)
         const ib_gen_serve_point *p = &out->points[i];
         if (p->partial) continue;
         floor = fmin(floor, p->ttft_p99_ms);
-        if (p->achieved_rate < IB_GEN_SERVE_SATURATED * p->offered_rate &&
+        if (saturated(p) &&
             (out->saturation < 0 || p->offered_rate < out->points[out->saturation].offered_rate))
             out->saturation = (int32_t)i;
     }

@@ -85,6 +85,12 @@ static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const i
     if (r->last_failed >= 0)
         ib__sbuf_printf(b, "; %s requests/s failed",
                         ib__fmt_plain4(fail, r->points[r->last_failed].offered_rate));
+    else
+        ib__sbuf_printf(b,
+                        "; none failed: the engine was saturated there (achieved %s requests/s), its queue "
+                        "still within the targets over %lld requests (a longer run would pass them): the "
+                        "search stops at saturation",
+                        ib__fmt_plain4(fail, p->achieved_rate), (long long)c->requests);
     ib__sbuf_printf(b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s\n", rate,
                     cell(good, p->goodput_rate), 100 * p->good_share, cell(tok, p->output_tokens_per_s));
 }

@@ -157,6 +157,32 @@ static void test_search_starts_at_warmup_rate(void)
     ib__gen_destroy(g);
 }
 
+/* Generous targets (TTFT <= 3 s): 250 requests/s saturates the engine
+ * (achieved 125) and its 50 requests still meet them; the search stops
+ * there, the answer that rate, no rate failed: 100 requests against a
+ * sweep of the 16 grid rates from 125 to 250. */
+static void test_search_stops_at_saturation(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    c.slo_ttft_ms = 3000;
+    ib_gen_serve_rates_config rc = rates_config();
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 2);
+    CHECK(r.points[1].met);
+    CHECK_NEAR(r.points[1].offered_rate, 250, 1e-9);
+    CHECK_NEAR(r.points[1].achieved_rate, 125, 1e-9);
+    CHECK_EQ_INT(r.found, 1);
+    CHECK_EQ_INT(r.last_failed, -1);
+    CHECK_EQ_INT(r.requests_served, 100);
+    CHECK_EQ_INT(r.sweep_requests, 800);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* The curve at 50, 100, 125, 200 and 250 requests/s: TTFT p99 2 ms up to
  * 125 (its floor), then growing; achieved 125 at 200 (below 95% of it):
  * saturation at 200, the knee at 125. The KV cache: a request holds 10,
@@ -268,6 +294,7 @@ int main(int argc, char **argv)
     RUN(test_search_finds_the_capacity);
     RUN(test_search_not_met);
     RUN(test_search_starts_at_warmup_rate);
+    RUN(test_search_stops_at_saturation);
     RUN(test_curve_knee_and_saturation);
     RUN(test_interrupted);
     RUN(test_bad_settings);
