@@ -281,7 +281,13 @@ static void test_engine_by_hand(void)
     /* Nothing left in the cache; every request's tokens fed. */
     ib__gen_fake_counts k = ib__gen_fake_counts_of(g);
     CHECK_EQ_INT(k.batches, 5);
-    CHECK_EQ_INT(k.removes, 3);
+    /* The prefix cache (on): each admission trims its slot from the
+     * common prefix, 0 with ids of each request's own; the 2 slots emptied
+     * at the end. Each request started once on its slot, nothing reused. */
+    CHECK_EQ_INT(k.removes, 3 + 2);
+    CHECK_EQ_INT(k.requests_started, 3);
+    CHECK_EQ_INT(k.cells_reused, 0);
+    CHECK_EQ_INT(r.cached_tokens, 0);
     CHECK_EQ_INT(k.batch_prefill_tokens, 35);
     CHECK_EQ_INT(k.batch_decode_tokens, 4);
     CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
@@ -365,7 +371,54 @@ static void test_warmup_excluded(void)
         CHECK_NEAR(r.requests[0].tpot_ms, warm ? 1.5 : 12, 1e-9);
         CHECK_NEAR(r.requests[1].ttft_ms, 2, 1e-9);
         CHECK_EQ_INT(r.warmup_requests, warm ? 2 : 0);
-        CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, warm ? 4 : 2);
+        CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes,
+                     (warm ? 4 : 2) + 2); /* admissions, 2 slots at the end */
+        ib_gen_serve_result_free(&r);
+        ib__gen_destroy(g);
+    }
+}
+
+/* The prefix cache on one slot, requests 100 ms apart of 10 + 2 tokens
+ * whose first 6 are the shared prefix: R0 finds the slot empty (TTFT 1 +
+ * 10 x 0.1 = 2 ms), R1 and R2 keep its 6 cells and prefill the other 4
+ * (1 + 4 x 0.1 = 1.4 ms). Without the cache or without a shared prefix
+ * every TTFT is 2. The whole prompt shared (a repeated prompt): 9 cells
+ * kept, the last token decoded again for its logits, as llama-server
+ * does (1 + 0.5 = 1.5 ms: one token, billed by the fake as a decode's). */
+static void test_shared_prefix(void)
+{
+    const ib_gen_request_spec spaced[] = { { 0, 10, 2 }, { 100, 10, 2 }, { 200, 10, 2 } };
+    const struct {
+        int32_t shared;
+        bool cache;
+        double ttft_later;
+        int32_t kept;
+    } cases[] = { { 6, true, 1.4, 6 }, { 6, false, 2, 0 }, { 0, true, 2, 0 }, { 10, true, 1.5, 9 } };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ib__gen *g = open_scripted();
+        if (!g) return;
+        ib_gen_serve_config c = trace_config(spaced, 3);
+        c.slots = 1;
+        c.shared_prefix = cases[k].shared;
+        c.prefix_cache = cases[k].cache;
+        ib_gen_serve_result r;
+        ib_error err = { { 0 } };
+        CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+        const double ttft[] = { 2, cases[k].ttft_later, cases[k].ttft_later };
+        const int32_t kept[] = { 0, cases[k].kept, cases[k].kept };
+        for (size_t i = 0; i < 3 && r.n_requests == 3; i++) {
+            CHECK_NEAR(r.requests[i].ttft_ms, ttft[i], 1e-9);
+            CHECK_EQ_INT(r.requests[i].cached_tokens, kept[i]);
+        }
+        CHECK_EQ_INT(r.cached_tokens, 2 * cases[k].kept);
+        CHECK_EQ_INT(r.shared_prefix, cases[k].shared);
+        CHECK(r.prefix_cache == cases[k].cache);
+        /* The backend saw the same: cells kept, the prompt tokens saved. */
+        ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+        CHECK_EQ_INT(n.cells_reused, 2 * cases[k].kept);
+        CHECK_EQ_INT(n.requests_started, 3);
+        CHECK_EQ_INT(n.batch_prefill_tokens + n.batch_decode_tokens, 30 - 2 * cases[k].kept + 3);
+        CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
         ib_gen_serve_result_free(&r);
         ib__gen_destroy(g);
     }
@@ -478,6 +531,15 @@ static void test_bad_settings(void)
     c.ctx_per_slot = 9000; /* the fake's model was made for 8192 */
     CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "n_ctx_train") != NULL);
+    c.ctx_per_slot = 0;
+    c.shared_prefix = -1;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "a shared prefix of -1 tokens") != NULL);
+    c = trace_config(three, 3);
+    c.shared_prefix = 6; /* R2's prompt is 5 */
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "passes request 3's prompt of 5") != NULL);
+    CHECK(r.requests == NULL);
     CHECK_EQ_INT(ib__gen_fake_counts_of(g).batches, 0);
     ib__gen_destroy(g);
 }
@@ -494,6 +556,7 @@ int main(int argc, char **argv)
     RUN(test_text_report);
     RUN(test_idle_until_arrival);
     RUN(test_warmup_excluded);
+    RUN(test_shared_prefix);
     RUN(test_seeded_schedule);
     RUN(test_partial);
     RUN(test_bad_settings);
