@@ -424,6 +424,94 @@ static void test_shared_prefix(void)
     }
 }
 
+/* The pitfall rows read off the run (the hand-worked three requests):
+ * TTFT from admission is {2, 7, 2} where the schedule's is {2, 7, 8}, so
+ * its p99 (type 7: 2 + 0.98 x 5 = 6.9 against 7 + 0.98 = 7.98) reads
+ * low; the mean of per-request TPOT {2.5, 2, 1.5} is 2 where decode time
+ * over decode tokens is (5 + 2 + 1.5) / 4 = 2.125. Both exact. */
+static void test_pitfalls_read_off(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.pitfalls = true;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    CHECK(r.has_pitfalls);
+    const ib_gen_serve_pitfall_row *a = &r.pitfalls[IB_GEN_SERVE_PITFALL_ACTUAL_START],
+                                   *m = &r.pitfalls[IB_GEN_SERVE_PITFALL_MEAN_TPOT];
+    CHECK_NEAR(a->wrong, 6.9, 1e-9);
+    CHECK_NEAR(a->correct, 7.98, 1e-9);
+    CHECK(a->reading == IB_READING_LOW);
+    CHECK_NEAR(m->wrong, 2, 1e-9);
+    CHECK_NEAR(m->correct, 2.125, 1e-9);
+    CHECK(m->reading == IB_READING_LOW);
+    CHECK(isnan(a->error_ci95_pct[0]) && a->no_interval != NULL);
+    /* The run had no warm-up: that mistake is not one to show. */
+    CHECK(!r.pitfalls[IB_GEN_SERVE_PITFALL_NO_WARMUP].applies);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The measured pitfall rows on three requests 100 ms apart (10 + 3
+ * tokens, two slots, one warm-up request that takes the fake's two cold
+ * calls): alone, each has TTFT 1 + 10 x 0.1 = 2 ms and TPOT 1 + 0.5 =
+ * 1.5 ms.
+ * - Every request at 0: R0's prompt [0, 2]; R0's token and R1's prompt
+ *   [2, 4.5]; both tokens [4.5, 6.5] (R0 ends); R1's last token and R2's
+ *   prompt [6.5, 9]; R2's tokens [9, 10.5], [10.5, 12]: TPOT {2.25, 2.25,
+ *   1.5}, median 2.25 against 1.5.
+ * - One prompt for all (the prefix cache on): the warm-up left slot 0
+ *   holding the 10 shared tokens, so every request keeps 9 and sends the
+ *   last (1 + 0.5 = 1.5 ms, a decode's cost on the fake): TTFT 1.5 against 2.
+ * - One sequence decoding alone: steps of step_ms 0.75 against TPOT 1.5.
+ * - No warm-up, the context cold again: R0's prompt and first token cost
+ *   8 times (16 ms), R1 and R2 2: a mean TTFT of 20 / 3 against 2.
+ * Three samples a side: no interval (compare needs 6). */
+static void test_pitfalls_measured(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = 0.5;
+    s.batch_prefill_token_ms = 0.1;
+    s.cold_calls = 2;
+    s.cold_factor = 8;
+    s.step_ms = 0.75;
+    s.step_pos_ms = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    if (!g) return;
+    const ib_gen_request_spec spaced[] = { { 0, 10, 3 }, { 100, 10, 3 }, { 200, 10, 3 } };
+    ib_gen_serve_config c = trace_config(spaced, 3);
+    c.warmup_requests = 1;
+    c.pitfalls = true;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    const struct {
+        ib_gen_serve_pitfall kind;
+        double wrong, correct;
+    } rows[] = { { IB_GEN_SERVE_PITFALL_ALL_AT_ONCE, 2.25, 1.5 },
+                 { IB_GEN_SERVE_PITFALL_REPEATED_PROMPT, 1.5, 2 },
+                 { IB_GEN_SERVE_PITFALL_DECODE_ONLY, 0.75, 1.5 },
+                 { IB_GEN_SERVE_PITFALL_NO_WARMUP, 20.0 / 3, 2 },
+                 { IB_GEN_SERVE_PITFALL_ACTUAL_START, 2, 2 } };
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+        const ib_gen_serve_pitfall_row *row = &r.pitfalls[rows[k].kind];
+        CHECK(row->applies && row->status == IB_OK);
+        CHECK_NEAR(row->wrong, rows[k].wrong, 1e-9);
+        CHECK_NEAR(row->correct, rows[k].correct, 1e-9);
+        CHECK(row->reading == (k < 4 ? IB_READING_NO_INTERVAL : IB_READING_WITHIN_NOISE));
+        CHECK(row->why && row->why[0]);
+    }
+    /* No sequence left behind by the rows' runs. */
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 1), 0);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* A seeded schedule: the same seed, the same requests; lengths drawn in
  * their ranges; every request served. */
 static void test_seeded_schedule(void)
@@ -557,6 +645,8 @@ int main(int argc, char **argv)
     RUN(test_idle_until_arrival);
     RUN(test_warmup_excluded);
     RUN(test_shared_prefix);
+    RUN(test_pitfalls_read_off);
+    RUN(test_pitfalls_measured);
     RUN(test_seeded_schedule);
     RUN(test_partial);
     RUN(test_bad_settings);
