@@ -43,8 +43,10 @@ static const row_text texts[IB_GEN_SERVE_PITFALL_COUNT] = {
                                              "rate "
                                              "asked",
                                              NULL,
-                                             "the engine is as full at this rate as with every request at "
-                                             "once: the rate asked is at saturation already",
+                                             "no difference beyond the noise of the two runs: the engine is "
+                                             "about as full at this rate as with every request at once (or "
+                                             "too "
+                                             "few requests tell them apart)",
                                              NULL, NULL } },
     [IB_GEN_SERVE_PITFALL_NO_WARMUP] = { "no warm-up",
                                          "TTFT mean ms",
@@ -250,39 +252,48 @@ static ib_status repeated_prompt(ib__gen *g, const ib_gen_serve_config *c, const
     return served_row(g, &c2, r, TTFT, scratch, row, err);
 }
 
-/* One sequence decoding alone as generate times it: the first request's
- * prompt prefilled (untimed), then its tokens after the first one step
- * at a time, each step timed with its synchronize. */
-static ib_status decode_alone(ib__gen *g, const ib_gen_serve_result *r, double *step_ms, size_t *n,
+/* Steps of one sequence decoding alone the row times at least (the
+ * requests' own lengths, as many requests as it takes). */
+#define DECODE_ONLY_STEPS 32
+
+/* Request q decoding alone as generate times it: its prompt prefilled
+ * (untimed), then its tokens after the first one step at a time, each
+ * step timed with its synchronize, into step_ms[*n...]. */
+static ib_status decode_alone(ib__gen *g, const ib_gen_request_spec *q, double *step_ms, size_t *n,
                               ib_error *why)
 {
-    const ib_gen_request_spec *q = &r->requests[0].spec;
     ib_status st = g->ops->clear(g, why);
     if (st == IB_OK) st = g->ops->prefill(g, 0, 0, q->prompt_tokens, why);
     if (st == IB_OK) st = g->ops->synchronize(g, why);
-    for (*n = 0; st == IB_OK && *n < (size_t)q->output_tokens - 1; (*n)++) {
+    for (int32_t k = 0; st == IB_OK && k < q->output_tokens - 1; k++, (*n)++) {
         double t0 = ib__gen_now_ms(g);
-        st = g->ops->step(g, 1, q->prompt_tokens + (int32_t)*n, why);
+        st = g->ops->step(g, 1, q->prompt_tokens + k, why);
         if (st == IB_OK) st = g->ops->synchronize(g, why);
         step_ms[*n] = ib__gen_now_ms(g) - t0;
     }
-    if (st != IB_OK) return st;
-    return g->ops->clear(g, why); /* no sequence left behind */
+    return st;
 }
 
+/* The requests in order, each decoding alone, until DECODE_ONLY_STEPS
+ * steps are timed; their median against the run's TPOT. */
 static ib_status decode_only(ib__gen *g, const ib_gen_serve_result *r, double *scratch,
                              ib_gen_serve_pitfall_row *row, ib_error *err)
 {
-    int32_t steps = r->requests[0].spec.output_tokens - 1;
-    if (steps < 1) {
-        not_applicable(row, "the first request generates one token: no step to time");
+    size_t cap = 0, used = 0;
+    for (; used < r->n_requests && cap < DECODE_ONLY_STEPS; used++)
+        cap += (size_t)r->requests[used].spec.output_tokens - 1;
+    if (cap == 0) {
+        not_applicable(row, "the requests generate one token each: no step to time");
         return IB_OK;
     }
-    double *step_ms = malloc((size_t)steps * sizeof *step_ms);
+    double *step_ms = malloc(cap * sizeof *step_ms);
     IB_FAIL_IF(!step_ms, err, IB_ERR_NO_MEMORY, "out of memory");
     size_t n = 0;
     ib_error why = { { 0 } };
-    ib_status st = decode_alone(g, r, step_ms, &n, &why);
+    ib_status st = IB_OK;
+    for (size_t i = 0; i < used && st == IB_OK; i++)
+        st = decode_alone(g, &r->requests[i].spec, step_ms, &n, &why);
+    if (st == IB_OK) st = g->ops->clear(g, &why); /* no sequence left behind */
     if (st == IB_OK) median_row(row, step_ms, n, scratch, samples(r, TPOT, scratch));
     free(step_ms);
     return settle(row, st, &why, err);

@@ -465,7 +465,8 @@ static void test_pitfalls_read_off(void)
  * - One prompt for all (the prefix cache on): the warm-up left slot 0
  *   holding the 10 shared tokens, so every request keeps 9 and sends the
  *   last (1 + 0.5 = 1.5 ms, a decode's cost on the fake): TTFT 1.5 against 2.
- * - One sequence decoding alone: steps of step_ms 0.75 against TPOT 1.5.
+ * - Each request decoding alone in turn: its two steps of step_ms 0.75
+ *   against TPOT 1.5 (6 steps, but 3 TPOTs: still no interval).
  * - No warm-up, the context cold again: R0's prompt and first token cost
  *   8 times (16 ms), R1 and R2 2: a mean TTFT of 20 / 3 against 2.
  * Three samples a side: no interval (compare needs 6). */

@@ -252,6 +252,19 @@ static void test_served_leaves_nothing(void)
     CHECK_EQ_INT(g->info.n_seq_max, 3);
     for (int32_t s = 0; s < 3; s++) check_positions(g, s, -1, -1);
     ib_gen_serve_result_free(&r);
+    /* The prompts' first 7 tokens shared, the pitfalls measured: the
+     * slots' kept cells reused (the warm-up's left the shared prefix in
+     * them), and still nothing left after the run and every row's. */
+    c.shared_prefix = 7;
+    c.pitfalls = true;
+    CHECK(ok(ib_measure_gen_serve(g, &c, &r, &err), &err));
+    CHECK_EQ_INT(r.n_completed, 4);
+    CHECK(r.cached_tokens > 0);
+    for (size_t i = 0; i < r.n_requests; i++) /* the prefix, but never a prompt's last token */
+        CHECK(r.requests[i].cached_tokens <= (trace[i].prompt_tokens <= 7 ? trace[i].prompt_tokens - 1 : 7));
+    for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++) CHECK(r.pitfalls[k].status == IB_OK);
+    for (int32_t s = 0; s < 3; s++) check_positions(g, s, -1, -1);
+    ib_gen_serve_result_free(&r);
     ib__gen_destroy(g);
 }
 
