@@ -11,7 +11,8 @@
 # build of ../shared/llama-sm90, as tests/gpu/device/llama_call.sh unpacks
 # it), else the release set-up installed. The 3 GB model file is written
 # once into INFERBENCH_ZOO_CACHE (default /tmp/inferbench-zoo). Rates and
-# requests: IB_SERVE_RATES (default "2 8"), IB_SERVE_REQUESTS (default 60).
+# requests: IB_SERVE_RATES (default "2 8"), IB_SERVE_REQUESTS (default 60);
+# then --pitfalls at one rate (below).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 lib=${IB_LLAMA_LIBRARY:-}
@@ -45,4 +46,27 @@ print(f"summary rate {sys.argv[2]}/s: {f['completed']} requests, achieved {f['ac
       f"steps {len(st)}: decode-only median {med(plain):.2f} ms, with a chunk {med(chunked):.2f} ms")
 PY
 done
+
+# The pitfalls of serving benchmarks at a rate near saturation but under it
+# (IB_SERVE_PITFALL_RATE, default 8 a second; IB_SERVE_PITFALL_REQUESTS,
+# default 60): the rows printed (docs/serve-generative.md, "Pitfalls"),
+# checked only for being there and measured.
+prate=${IB_SERVE_PITFALL_RATE:-8}
+out="$TMP/pitfalls.json"
+"$IB" serve zoo:llama-3.2-1b "${opts[@]}" --requests "${IB_SERVE_PITFALL_REQUESTS:-60}" --rate "$prate" --pitfalls \
+  --json "$out" >"$TMP/pitfalls.txt" 2>"$TMP/err"
+rc=$?
+sed -n '/^pitfalls of serving benchmarks/,$p' "$TMP/pitfalls.txt"
+cat "$TMP/err"
+if [ $rc != 0 ]; then fail "pitfalls at rate $prate: exit $rc"; else
+  json_check "$out" "len(d['pitfalls']) == 6 and all(p['status'] == 'ok' for p in d['pitfalls'])" "pitfalls: every row measured"
+  python3 - "$out" "$prate" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d['pitfalls']:
+    ci = [float('nan') if x is None else x for x in (p.get('error_ci95_pct') or [None, None])]
+    print(f"summary pitfall rate {sys.argv[2]}/s: {p['name']}: {p['figure']} {p['reports']:.4g} vs {p['correct']:.4g} "
+          f"({p['error_pct']:+.1f}%, CI [{ci[0]:+.1f}%, {ci[1]:+.1f}%]) {p['verdict']}")
+PY
+fi
 finish
