@@ -35,6 +35,7 @@ enum {
     O_PROMPT_TOKENS, O_NEW_TOKENS, O_DEPTH, O_CTX_PER_SEQ, O_SEQUENCES, O_SEARCH_SEQUENCES, O_MAX_SEQUENCES,
     O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
     O_SLOTS, O_PREFILL_CHUNK, O_BURSTINESS, O_SLO_TTFT_MS, O_SLO_TPOT_MS, O_SLO_E2E_MS, O_WARMUP_REQUESTS,
+    O_ENGINE_COST,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -244,7 +245,8 @@ static const option_def options[] = {
      "also show what each classic mistake of generation benchmarks reports, beside the correct figure",
      .conflicts = O_SESSIONS, .why = "the pitfall rows of sessions are not merged: run them in one session"},
     {{"slots", required_argument, NULL, O_SLOTS}, OPT_SERVE, "N",
-     "a generative model: requests decoded together, a sequence of the KV cache each (default 8)"},
+     "a generative model: requests decoded together, a sequence of the KV cache each (default the KV "
+     "cache's capacity at the longest request, at most 256)"},
     {{"prefill-chunk", required_argument, NULL, O_PREFILL_CHUNK}, OPT_SERVE, "T",
      "a generative model: prompt tokens one engine step takes at most (default 512)"},
     {{"burstiness", required_argument, NULL, O_BURSTINESS}, OPT_SERVE, "X",
@@ -257,6 +259,8 @@ static const option_def options[] = {
      "a generative model: goodput's target for a request's end-to-end latency"},
     {{"warmup-requests", required_argument, NULL, O_WARMUP_REQUESTS}, OPT_SERVE, "N",
      "a generative model: requests served before the measured ones, not counted (default 4)"},
+    {{"engine-cost", no_argument, NULL, O_ENGINE_COST}, OPT_SERVE, NULL,
+     "a generative model: replay the run's batches in a bare loop, the engine's own cost a step beside it"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -683,6 +687,7 @@ static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v
     case O_SLO_TTFT_MS: return parse_positive(name, v, &g->slo_ttft_ms);
     case O_SLO_TPOT_MS: return parse_positive(name, v, &g->slo_tpot_ms);
     case O_SLO_E2E_MS: return parse_positive(name, v, &g->slo_e2e_ms);
+    case O_ENGINE_COST: g->engine_cost = true; return true;
     }
     return false;
 }

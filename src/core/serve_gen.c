@@ -12,6 +12,7 @@
 #include "core/schedule.h"
 #include "core/serve.h"
 #include "core/serve_gen.h"
+#include "core/serve_gen_machine.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -180,6 +181,9 @@ typedef struct engine {
     size_t n_steps, cap_steps;
     size_t n_done; /* requests completed */
     ib__progress pr;
+    ib__gen_serve_machine machine;  /* the environment and the energy meters */
+    double engine_ms, runtime_ms;   /* the recorded steps', whole and in decode + synchronize */
+    ib__gen_batch_log log;          /* their batches, for the replay (cfg->engine_cost) */
 } engine;
 
 /* The engine's clock and when request i is due, both read on the
@@ -188,17 +192,6 @@ typedef struct engine {
 static double clock_ms(const engine *e) { return ib__gen_now_ms(e->g); }
 
 static double due(const engine *e, size_t i) { return e->origin_ms + e->reqs[i].spec.arrival_ms; }
-
-static ib_status grow(void **p, size_t *cap, size_t need, size_t size, ib_error *err)
-{
-    if (need <= *cap) return IB_OK;
-    size_t grown = *cap ? *cap * 2 : 1024;
-    void *q = realloc(*p, grown * size);
-    IB_FAIL_IF(!q, err, IB_ERR_NO_MEMORY, "out of memory keeping the run's steps and gaps");
-    *p = q;
-    *cap = grown;
-    return IB_OK;
-}
 
 /* Waits until the engine's clock reads t (the fake's virtual clock
  * advances); false when cancelled. */
@@ -280,7 +273,7 @@ static ib_status token_done(engine *e, size_t q, double t, ib_error *err)
     if (r->generated_tokens++ == 0)
         r->first_token_ms = t;
     else if (e->record) {
-        IB_TRY(grow((void **)&e->itl, &e->cap_itl, e->n_itl + 1, sizeof *e->itl, err));
+        IB_TRY(ib__gen_serve_grow((void **)&e->itl, &e->cap_itl, e->n_itl + 1, sizeof *e->itl, err));
         e->itl[e->n_itl++] = t - r->end_ms;
     }
     r->end_ms = t; /* its last token so far */
@@ -323,7 +316,7 @@ static ib_status stamp(engine *e, size_t n_entries, double t, ib_error *err)
 static ib_status keep_step(engine *e, const ib_gen_serve_step *st, ib_error *err)
 {
     if (!e->record) return IB_OK;
-    IB_TRY(grow((void **)&e->steps, &e->cap_steps, e->n_steps + 1, sizeof *e->steps, err));
+    IB_TRY(ib__gen_serve_grow((void **)&e->steps, &e->cap_steps, e->n_steps + 1, sizeof *e->steps, err));
     e->steps[e->n_steps++] = *st;
     return IB_OK;
 }
@@ -338,12 +331,18 @@ static ib_status step(engine *e, ib_error *err)
                              .waiting = waiting(e, t0) };
     size_t n_entries = plan(e, &st);
     st.kv_cells = kv_cells_after(e, &st);
+    double t_decode = clock_ms(e);
     IB_TRY(e->g->ops->decode_batch(e->g, e->entries, n_entries, err));
     IB_TRY(e->g->ops->synchronize(e->g, err));
     st.end_ms = clock_ms(e) - e->origin_ms;
     IB_TRY(stamp(e, n_entries, st.end_ms, err));
     ib__progress_runs(&e->pr, (int64_t)e->n_done, NAN); /* after the step's stamps, rate-limited */
-    return keep_step(e, &st, err);
+    IB_TRY(keep_step(e, &st, err));
+    if (!e->record) return IB_OK;
+    /* The engine's own cost: the step whole against its two calls. */
+    e->runtime_ms += st.end_ms + e->origin_ms - t_decode;
+    e->engine_ms += clock_ms(e) - t0;
+    return e->cfg->engine_cost ? ib__gen_batch_log_add(&e->log, e->entries, n_entries, err) : IB_OK;
 }
 
 /* Serves e->reqs from the origin now: steps while a request holds a
@@ -389,6 +388,7 @@ static void engine_free(engine *e)
     free(e->prefilled);
     free(e->itl);
     free(e->steps);
+    ib__gen_batch_log_free(&e->log);
 }
 
 /* Points the engine at requests rs[0..n) (their times NaN until reached). */
@@ -438,17 +438,32 @@ static ib_status serve_measured(ib__gen *g, const ib_gen_serve_config *c, ib_gen
                                 ib_error *err)
 {
     IB_TRY(make_schedule(c, &out->requests, &out->n_requests, err));
-    out->slots = c->slots > 0 ? c->slots : IB_GEN_SERVE_DEFAULT_SLOTS;
     out->prefill_chunk = c->prefill_chunk;
     out->warmup_requests = c->warmup_requests;
     IB_TRY(slot_context(g, c, out->requests, out->n_requests, &out->ctx_per_slot, err));
+    IB_TRY(ib__gen_serve_slots(g, c, out->ctx_per_slot, &out->slots, &out->slots_from, err));
     IB_TRY(g->ops->set_sequences(g, out->slots, out->ctx_per_slot, err));
     out->info = g->info;
     IB_TRY(engine_init(e, g, c, out->slots, err));
+    ib__gen_serve_machine_open(&e->machine, g, &c->run, &out->env); /* the device idle: before warm-up */
     IB_TRY(warm_up(e, out->requests, out->n_requests, err));
     IB_TRY(engine_load(e, out->requests, out->n_requests, err));
     e->record = true;
-    return serve_all(e, IB_PHASE_SERVING, err);
+    IB_TRY(ib__gen_serve_energy_begin(&e->machine, err));
+    ib_status st = serve_all(e, IB_PHASE_SERVING, err);
+    ib_status ended = ib__gen_serve_energy_end(&e->machine, err);
+    return st == IB_OK ? ended : st;
+}
+
+/* After the run: its energy, the machine's warnings, the engine's cost
+ * (and the replay when asked, on a complete run). */
+static ib_status machine_figures(engine *e, ib_status st, ib_gen_serve_result *out, ib_error *err)
+{
+    ib__gen_serve_energy_figures(&e->machine, st, out, &out->energy);
+    out->warnings |= ib__gen_serve_machine_close(&e->machine);
+    ib__gen_serve_engine_figures(e->engine_ms, e->runtime_ms, e->n_steps, &out->engine_cost);
+    if (!e->cfg->engine_cost || st != IB_OK) return st;
+    return ib__gen_serve_replay(e->g, &e->log, out->slots, &out->engine_cost, err);
 }
 
 ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
@@ -468,7 +483,9 @@ ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_ge
         ib_status fs = ib__gen_serve_figures(cfg, e.itl, e.n_itl,
                                              offered_rate(cfg, out->requests, out->n_requests), out);
         if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");
+        st = machine_figures(&e, st, out, err);
     }
+    ib__gen_serve_machine_close(&e.machine);
     engine_free(&e);
     if (!began) ib_gen_serve_result_free(out);
     return st;
