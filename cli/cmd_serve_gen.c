@@ -54,8 +54,8 @@ static const char *const forward_only[] = {
     "shape",        "input",       "memory-cap-mb", "html",
 };
 static const char *const generative_only[] = {
-    "slots",      "prefill-chunk",   "burstiness",    "slo-ttft-ms", "slo-tpot-ms",
-    "slo-e2e-ms", "warmup-requests", "prompt-tokens", "new-tokens",  "ctx-per-seq", "engine-cost",
+    "slots",           "prefill-chunk", "burstiness", "slo-ttft-ms", "slo-tpot-ms", "slo-e2e-ms",
+    "warmup-requests", "prompt-tokens", "new-tokens", "ctx-per-seq", "engine-cost",
 };
 
 static int refuse_options(const cli_args *a, bool gen)

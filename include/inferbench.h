@@ -2564,7 +2564,11 @@ typedef struct ib_gen_serve_step {
 /* Where the slots came from: --slots, the KV cache's capacity at the
  * context of a slot, or IB_GEN_SERVE_MAX_DEFAULT_SLOTS (the cache holds
  * more; n_batch where it is smaller). */
-typedef enum ib_gen_slots_from { IB_GEN_SLOTS_GIVEN, IB_GEN_SLOTS_KV_CAPACITY, IB_GEN_SLOTS_CAPPED } ib_gen_slots_from;
+typedef enum ib_gen_slots_from {
+    IB_GEN_SLOTS_GIVEN,
+    IB_GEN_SLOTS_KV_CAPACITY,
+    IB_GEN_SLOTS_CAPPED
+} ib_gen_slots_from;
 
 /* The energy of a served run: its window is the measured schedule, from
  * its origin to the last completion (docs/energy.md, "Under load"). */
@@ -2576,14 +2580,14 @@ typedef struct ib_gen_serve_energy {
 
 /* The engine's own time per step against a bare loop of its batches. */
 typedef struct ib_gen_serve_engine_cost {
-    size_t steps;                /* the measured run's */
-    double engine_us_per_step;   /* mean of each step from its start to its bookkeeping done */
-    double runtime_us_per_step;  /* mean of each step's decode_batch + synchronize */
-    double own_us_per_step;      /* engine - runtime: admission, planning, stamps, removal */
-    bool replayed;               /* cfg->engine_cost: the bare loop below ran */
-    double bare_us_per_step;     /* the same batches and removals back to back, mean */
-    double against_bare_us;      /* engine - bare a step */
-    char note[160];              /* why not replayed, when asked */
+    size_t steps;               /* the measured run's */
+    double engine_us_per_step;  /* mean of each step from its start to its bookkeeping done */
+    double runtime_us_per_step; /* mean of each step's decode_batch + synchronize */
+    double own_us_per_step;     /* engine - runtime: admission, planning, stamps, removal */
+    bool replayed;              /* cfg->engine_cost: the bare loop below ran */
+    double bare_us_per_step;    /* the same batches and removals back to back, mean */
+    double against_bare_us;     /* engine - bare a step */
+    char note[160];             /* why not replayed, when asked */
 } ib_gen_serve_engine_cost;
 
 typedef struct ib_gen_serve_result {
@@ -2610,8 +2614,8 @@ typedef struct ib_gen_serve_result {
     ib_gen_serve_energy energy;
     ib_gen_slots_from slots_from;
     ib_gen_serve_engine_cost engine_cost;
-    bool partial;               /* stopped early: what was measured so far */
-    ib_status stop_status;      /* why, when partial */
+    bool partial;          /* stopped early: what was measured so far */
+    ib_status stop_status; /* why, when partial */
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):

@@ -181,9 +181,9 @@ typedef struct engine {
     size_t n_steps, cap_steps;
     size_t n_done; /* requests completed */
     ib__progress pr;
-    ib__gen_serve_machine machine;  /* the environment and the energy meters */
-    double engine_ms, runtime_ms;   /* the recorded steps', whole and in decode + synchronize */
-    ib__gen_batch_log log;          /* their batches, for the replay (cfg->engine_cost) */
+    ib__gen_serve_machine machine; /* the environment and the energy meters */
+    double engine_ms, runtime_ms;  /* the recorded steps', whole and in decode + synchronize */
+    ib__gen_batch_log log;         /* their batches, for the replay (cfg->engine_cost) */
 } engine;
 
 /* The engine's clock and when request i is due, both read on the

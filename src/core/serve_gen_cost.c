@@ -24,8 +24,10 @@ ib_status ib__gen_serve_grow(void **p, size_t *cap, size_t need, size_t size, ib
 ib_status ib__gen_batch_log_add(ib__gen_batch_log *log, const ib__gen_batch_entry *entries, size_t n,
                                 ib_error *err)
 {
-    IB_TRY(ib__gen_serve_grow((void **)&log->entries, &log->cap_entries, log->n_entries + n, sizeof *log->entries, err));
-    IB_TRY(ib__gen_serve_grow((void **)&log->steps, &log->cap_steps, log->n_steps + 1, sizeof *log->steps, err));
+    IB_TRY(ib__gen_serve_grow((void **)&log->entries, &log->cap_entries, log->n_entries + n,
+                              sizeof *log->entries, err));
+    IB_TRY(
+        ib__gen_serve_grow((void **)&log->steps, &log->cap_steps, log->n_steps + 1, sizeof *log->steps, err));
     memcpy(log->entries + log->n_entries, entries, n * sizeof *entries);
     log->steps[log->n_steps++] = (ib__gen_batch_span){ log->n_entries, n };
     log->n_entries += n;

@@ -19,8 +19,8 @@
  * sequence, is "does not fit"), from the top: IB_GEN_SERVE_MAX_DEFAULT_SLOTS
  * or n_batch first (a step decodes every slot). None fitting:
  * IB_ERR_DEVICE_OOM, one line. g's context is left as the last probe's. */
-ib_status ib__gen_serve_slots(ib__gen *g, const ib_gen_serve_config *cfg, int32_t ctx_per_slot, int32_t *slots,
-                              ib_gen_slots_from *from, ib_error *err);
+ib_status ib__gen_serve_slots(ib__gen *g, const ib_gen_serve_config *cfg, int32_t ctx_per_slot,
+                              int32_t *slots, ib_gen_slots_from *from, ib_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* The machine and the energy of a run                                       */

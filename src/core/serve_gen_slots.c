@@ -40,8 +40,8 @@ static ib_status slots_fit(void *user, int64_t n, bool growing, bool *fits, ib_e
     return IB_OK;
 }
 
-ib_status ib__gen_serve_slots(ib__gen *g, const ib_gen_serve_config *cfg, int32_t ctx_per_slot, int32_t *slots,
-                              ib_gen_slots_from *from, ib_error *err)
+ib_status ib__gen_serve_slots(ib__gen *g, const ib_gen_serve_config *cfg, int32_t ctx_per_slot,
+                              int32_t *slots, ib_gen_slots_from *from, ib_error *err)
 {
     *from = IB_GEN_SLOTS_GIVEN;
     *slots = cfg->slots;

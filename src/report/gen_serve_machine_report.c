@@ -31,8 +31,8 @@ static void text_energy(ib__sbuf *b, const ib_gen_serve_result *r)
     }
     ib__text_energy_of(b, "energy per output token (over the served schedule)", d, "token");
     if (isfinite(r->energy.joules_per_request))
-        ib__sbuf_printf(b, "  a request: %.4g J on average (%zu completed, %.4g W)\n", r->energy.joules_per_request,
-                        r->n_completed, d->power_w);
+        ib__sbuf_printf(b, "  a request: %.4g J on average (%zu completed, %.4g W)\n",
+                        r->energy.joules_per_request, r->n_completed, d->power_w);
     if (cpu->source != IB_ENERGY_NONE)
         ib__text_energy_of(b, "CPU package energy per output token", cpu, "token");
 }
@@ -48,9 +48,10 @@ static void text_engine_cost(ib__sbuf *b, const ib_gen_serve_result *r)
                     c->own_us_per_step, ib__fmt_ms(runtime, c->runtime_us_per_step / 1e3), c->steps);
     if (!c->replayed) return;
     char engine[32], bare[32];
-    ib__sbuf_printf(b, "engine against a bare loop of its batches: %s a step against %s bare: %+.4g us a step\n",
-                    ib__fmt_ms(engine, c->engine_us_per_step / 1e3), ib__fmt_ms(bare, c->bare_us_per_step / 1e3),
-                    c->against_bare_us);
+    ib__sbuf_printf(b,
+                    "engine against a bare loop of its batches: %s a step against %s bare: %+.4g us a step\n",
+                    ib__fmt_ms(engine, c->engine_us_per_step / 1e3),
+                    ib__fmt_ms(bare, c->bare_us_per_step / 1e3), c->against_bare_us);
 }
 
 void ib__gen_serve_text_machine(ib__sbuf *b, const ib_gen_serve_result *r)
