@@ -111,7 +111,7 @@ static const option_def options[] = {
      .scope = "calibrate times every kernel with and without launch latency already"},
     {{"no-gpu-state", no_argument, NULL, O_NO_GPU_STATE}, OPT_MEASURE, NULL, "do not sample GPU clocks (NVML)",
      .device = CUDA_ONLY_HARMLESS},
-    {{"no-energy", no_argument, NULL, O_NO_ENERGY}, OPT_MEASURE, NULL,
+    {{"no-energy", no_argument, NULL, O_NO_ENERGY}, OPT_MEASURE | OPT_SERVE, NULL,
      "do not read the energy counters (their step and the idle power cost a few hundred ms; docs/energy.md)"},
     {{"json", required_argument, NULL, O_JSON}, OPT_JSON, "FILE", "write the full result as JSON"},
     {{"html", required_argument, NULL, O_HTML}, OPT_HTML, "FILE",
