@@ -405,6 +405,8 @@ static ib_status engine_load(engine *e, ib_gen_serve_request *rs, size_t n, ib_e
     e->reqs = rs;
     e->n = n;
     e->next = 0;
+    e->engine_ms = e->runtime_ms = 0; /* the engine's cost is each run's own */
+    e->log.n_steps = e->log.n_entries = 0;
     return IB_OK;
 }
 
