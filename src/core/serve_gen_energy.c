@@ -13,17 +13,15 @@
 
 void ib__gen_serve_machine_open(ib__gen_serve_machine *m, ib__gen *g, const ib_config *run, ib_env *env)
 {
-    *m = (ib__gen_serve_machine){ .g = g, .env = env, .sampler_t0_ms = NAN, .open = true };
+    *m = (ib__gen_serve_machine){ .g = g, .env = env, .open = true };
     bool gpu = g->info.device == IB_DEVICE_CUDA;
     ib__env_capture(env, NULL);
     memset(&env->runtime, 0, sizeof env->runtime); /* the info states it, as generate's */
     if (gpu) ib__env_capture_gpu(env, g->info.device_id);
     ib__energy_source src = ib__gen_energy_source(g);
     ib__energy_meters_open_on(&m->energy, &g->clock, &src, run); /* the idle: before the sampler's reads */
-    if (gpu && run->sample_gpu_state) {
+    if (gpu && run->sample_gpu_state)
         m->sampler = ib__gpu_sampler_start(env, g->info.device_id, IB__GPU_SAMPLE_PERIOD_MS);
-        m->sampler_t0_ms = ib__gpu_sampler_t0_ms(m->sampler);
-    }
     ib__cpu_watch_start(&m->cpu, env);
 }
 
@@ -66,7 +64,12 @@ void ib__gen_serve_energy_figures(const ib__gen_serve_machine *m, ib_status run_
     for (size_t i = 0; i < r->n_requests; i++)
         if (r->requests[i].generated_tokens == r->requests[i].spec.output_tokens)
             tokens += r->requests[i].spec.output_tokens;
-    ib__energy_meters_figures(&m->energy, tokens, m->env, m->sampler_t0_ms, &out->device, &out->cpu);
+    /* No environment: the samples are the sampler's while it runs (a curve's
+     * rates are read in the middle of it), so a GPU without a counter has
+     * no figure, as a forward-pass serve rate has none. */
+    ib__energy_meters_figures(&m->energy, tokens, NULL, NAN, &out->device, &out->cpu);
+    if (m->env->power_limit_w > 0 && out->device.source != IB_ENERGY_NONE) /* the limit is static */
+        out->device.power_limit_fraction = out->device.power_w / m->env->power_limit_w;
     /* The whole run's per output token: no timed figure of one token to
      * set beside it (a token's share of a mixed step is not one). */
     if (out->device.source != IB_ENERGY_NONE && r->n_completed > 0)

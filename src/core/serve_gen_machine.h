@@ -33,7 +33,6 @@ typedef struct ib__gen_serve_machine {
     ib__gen *g;
     ib_env *env;
     ib__gpu_sampler *sampler;
-    double sampler_t0_ms;
     ib__cpu_watch cpu;
     ib__energy_meters energy;
     bool open;
