@@ -151,7 +151,10 @@ char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve
     text_figures(&b, r);
     text_goodput(&b, r, c);
     text_steps(&b, r);
+    ib__gen_serve_tail_lines(&b, r);
     ib__gen_serve_text_machine(&b, r);
+    /* Further sections come here, one call each (the curve over rates,
+     * the pitfalls). */
     ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
@@ -250,6 +253,7 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
     for (size_t i = 0; i < r->n_requests; i++) cJSON_AddItemToArray(reqs, json_request(&r->requests[i]));
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < r->n_steps; i++) cJSON_AddItemToArray(steps, json_step(&r->steps[i]));
+    cJSON_AddItemToObject(root, "tail", ib__gen_serve_tail_json(&r->tail));
     ib__gen_serve_json_machine(root, r);
     return ib__json_finish(root);
 }

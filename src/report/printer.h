@@ -73,6 +73,11 @@ void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
  * with its warnings and environment (JSON): gen_serve_machine_report.c. */
 void ib__gen_serve_text_machine(ib__sbuf *b, const ib_gen_serve_result *r);
 void ib__gen_serve_json_machine(cJSON *root, const ib_gen_serve_result *r);
+/* Why the tail is what it is (gen_serve_tail_report.c): the step trace's
+ * summary as lines of text (the text, Markdown and HTML reports show
+ * them), and as the JSON's "tail" object. */
+void ib__gen_serve_tail_lines(ib__sbuf *b, const ib_gen_serve_result *r);
+cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
