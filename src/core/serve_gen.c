@@ -537,7 +537,7 @@ static ib_status run_machine_figures(engine *e, ib_status st, ib_gen_serve_resul
     ib__gen_serve_energy_figures(&e->machine, e->stopped ? IB_ERR_INTERRUPTED : st, out, &out->energy);
     ib__gen_serve_engine_figures(e->engine_ms, e->runtime_ms, out->n_steps, &out->engine_cost);
     if (!e->cfg->engine_cost || st != IB_OK) return st;
-    return ib__gen_serve_replay(e->g, &e->log, e->slots, &out->engine_cost, err);
+    return ib__gen_serve_replay(e->g, &e->log, e->slots, e->cfg->run.cancel, &out->engine_cost, err);
 }
 
 ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg,

@@ -75,15 +75,19 @@ static ib_status replay_step(ib__gen *g, const ib__gen_batch_entry *e, size_t n,
 }
 
 ib_status ib__gen_serve_replay(ib__gen *g, const ib__gen_batch_log *log, int32_t slots,
-                               ib_gen_serve_engine_cost *out, ib_error *err)
+                               const volatile int *cancel, ib_gen_serve_engine_cost *out, ib_error *err)
 {
     bool *used = calloc(slots > 0 ? (size_t)slots : 1, sizeof *used);
     IB_FAIL_IF(!used, err, IB_ERR_NO_MEMORY, "out of memory");
     ib_status st = IB_OK;
     double t0 = ib__gen_now_ms(g);
     for (size_t i = 0; i < log->n_steps && st == IB_OK; i++)
-        st = replay_step(g, log->entries + log->steps[i].first, log->steps[i].count, used, err);
-    if (st == IB_OK) st = remove_all(g, used, slots, err);
+        st = ib__cancelled(cancel)
+                 ? ib__fail(err, IB_ERR_INTERRUPTED, "interrupted")
+                 : replay_step(g, log->entries + log->steps[i].first, log->steps[i].count, used, err);
+    ib_error ignored; /* a failure's own words are kept */
+    ib_status removed = remove_all(g, used, slots, st == IB_OK ? err : &ignored);
+    if (st == IB_OK) st = removed;
     double t1 = ib__gen_now_ms(g);
     free(used);
     IB_TRY(st);
