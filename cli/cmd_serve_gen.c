@@ -84,7 +84,7 @@ static const char *const forward_only[] = {
 static const char *const generative_only[] = {
     "slots",         "prefill-chunk",   "burstiness",    "slo-ttft-ms", "slo-tpot-ms",
     "slo-e2e-ms",    "warmup-requests", "prompt-tokens", "new-tokens",  "ctx-per-seq",
-    "shared-prefix", "prefix-cache",    "pitfalls",      "steps-csv",
+    "shared-prefix", "prefix-cache",    "pitfalls",      "steps-csv",   "engine-cost",
 };
 
 static int refuse_options(const cli_args *a, bool gen)
