@@ -1603,7 +1603,8 @@ typedef enum ib_result_kind {
     IB_RESULT_GENERATION = 11,          /* a generative model (inferbench generate) */
     IB_RESULT_GEN_COMPARISON = 12,      /* two generation results compared */
     IB_RESULT_GENERATION_SESSIONS = 13, /* a generation measured in sessions */
-    IB_RESULT_GEN_SERVE = 14            /* a generative model served under load */
+    IB_RESULT_GEN_SERVE = 14,           /* a generative model served under load */
+    IB_RESULT_GEN_SERVE_COMPARISON = 15 /* two of those compared */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1644,6 +1645,12 @@ typedef struct ib_result {
     /* a generative model served under load: the result, its configuration */
     const struct ib_gen_serve_result *gen_serve;
     const struct ib_gen_serve_config *gen_serve_cfg;
+    /* two of those compared: it and the results read back (a_name, b_name above) */
+    const struct ib_gen_serve_comparison *gen_serve_comparison;
+    const struct ib_gen_serve_file *gen_serve_a, *gen_serve_b;
+    /* with gen_serve (its run at the answer), a search or a curve over rates */
+    const struct ib_gen_serve_rates_result *gen_serve_rates;
+    const struct ib_gen_serve_rates_config *gen_serve_rates_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -2520,11 +2527,52 @@ typedef struct ib_gen_serve_config {
     int32_t warmup_requests;
     /* Goodput's targets in ms (0: none; TTFT and TPOT at least one). */
     double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    /* The prefix cache (docs/serve-generative.md, "Prompts and the prefix
+     * cache"): every prompt's first shared_prefix tokens alike, a
+     * prefix-cache experiment (0, the default: every request's ids its
+     * own; at most the shortest prompt); prefix_cache: a slot keeps its
+     * last request's cells and the next request on it reuses their common
+     * prefix, prefilling only the rest (default on, as llama-server's
+     * cache_prompt: with ids of each request's own nothing is reused). */
+    int32_t shared_prefix;
+    bool prefix_cache;
+    /* Also measure what each classic mistake of serving benchmarks
+     * reports, beside the correct figure (out->pitfalls). */
+    bool pitfalls;
 } ib_gen_serve_config;
 
 #define IB_GEN_SERVE_DEFAULT_SLOTS 8
 
 void ib_gen_serve_config_init(ib_gen_serve_config *cfg);
+
+/* --- The pitfalls of serving benchmarks (serve --pitfalls; docs/serve-generative.md,
+ * "Pitfalls"): each classic mistake measured on the user's model. --- */
+typedef enum ib_gen_serve_pitfall {
+    IB_GEN_SERVE_PITFALL_ACTUAL_START = 0, /* TTFT from admission, not the schedule (coordinated omission) */
+    IB_GEN_SERVE_PITFALL_ALL_AT_ONCE,      /* every request at time 0 (a rate of infinity) */
+    IB_GEN_SERVE_PITFALL_NO_WARMUP,        /* the first requests pay the cold start */
+    IB_GEN_SERVE_PITFALL_MEAN_TPOT,        /* the mean of per-request TPOT, not decode time over tokens */
+    IB_GEN_SERVE_PITFALL_REPEATED_PROMPT,  /* one prompt for every request, the prefix cache warm */
+    IB_GEN_SERVE_PITFALL_DECODE_ONLY,      /* generate's TPOT at one sequence taken for the TPOT under load */
+    IB_GEN_SERVE_PITFALL_COUNT
+} ib_gen_serve_pitfall;
+
+/* As ib_gen_pitfall_row, for a serve's mistakes. */
+typedef struct ib_gen_serve_pitfall_row {
+    ib_gen_serve_pitfall kind;
+    const char *name;           /* "TTFT from admission" */
+    const char *why;            /* one line: why it is wrong, by its reading */
+    const char *figure;         /* what is compared: "TTFT p99 ms" */
+    bool applies;               /* false: not a mistake one can make here */
+    const char *not_applicable; /* why not */
+    ib_status status;           /* IB_OK, or why it could not be measured */
+    char error[256];
+    double wrong, correct,
+        error_pct;            /* the mistake's figure, the correct one, (wrong - correct) / correct % */
+    double error_ci95_pct[2]; /* compare's interval of the difference (NaN without one) */
+    ib_pitfall_reading reading;
+    const char *no_interval; /* why there is none */
+} ib_gen_serve_pitfall_row;
 
 /* One measured request: its times in ms from the schedule's origin (NaN
  * where it never got there: an interrupted run), its figures from its
@@ -2539,6 +2587,7 @@ typedef struct ib_gen_serve_request {
     double tpot_ms;           /* (end - first token) / (n - 1); NaN for one token */
     double e2e_ms;            /* end - scheduled */
     bool met;                 /* met every target given */
+    int32_t cached_tokens;    /* prompt cells reused from its slot's last request (prefix cache) */
 } ib_gen_serve_request;
 
 /* One step of the engine: one mixed batch, decoded and synchronized. */
@@ -2550,9 +2599,46 @@ typedef struct ib_gen_serve_step {
     int32_t kv_cells; /* KV cache cells the running requests hold once the step is done */
 } ib_gen_serve_step;
 
+/* --- Why the tail is what it is (genreports: docs/serve-generative.md,
+ * "Why the tail") --- The step trace summarized: how much of the decode
+ * tail came from steps that carried a prompt chunk (prefill-decode
+ * interference), how much of TTFT was the wait for a slot, how full the
+ * KV cache was. Counts of 0 and NaN shares where there is nothing to
+ * summarize. */
+typedef struct ib_gen_serve_tail {
+    /* Every inter-token gap (ITL) and those whose step carried a prompt
+     * chunk; the gaps at or above the ITL p99 (the tail), and of those
+     * the ones whose step carried a chunk. */
+    size_t gaps, gaps_chunked;
+    double itl_p99_ms;
+    size_t tail_gaps, tail_gaps_chunked;
+    /* Decode time (first token to end) spent in steps with a prompt
+     * chunk, as a share of it: of every request, and of the requests
+     * whose TPOT is at or above the TPOT p99 (tail_requests of them). */
+    double decode_chunked_share;
+    double tpot_p99_ms;
+    size_t tail_requests;
+    double tail_decode_chunked_share;
+    /* TTFT's two parts: the wait for a slot (ib_gen_serve_result.queue)
+     * and the prefill itself (first token - admitted), and the wait's
+     * share of TTFT (sum of waits over sum of TTFTs): of every request,
+     * and of those whose TTFT is at or above the TTFT p99. */
+    ib_stats prefill;
+    double ttft_p99_ms;
+    size_t ttft_tail_requests;
+    double ttft_queue_share, tail_ttft_queue_share;
+    /* KV cache cells held after each step, their mean weighted by the
+     * steps' durations and their most, against the cells of every slot
+     * (slots x ctx_per_slot). */
+    double kv_cells_mean, kv_cells_max, kv_capacity_cells;
+} ib_gen_serve_tail;
+
 typedef struct ib_gen_serve_result {
     ib_gen_info info;
     int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
+    int32_t shared_prefix;          /* as configured: the prefix-cache experiment, 0 none */
+    bool prefix_cache;              /* as configured */
+    int64_t cached_tokens;          /* the measured requests' prompt cells reused, in all */
     ib_gen_serve_request *requests; /* n_requests, in schedule order */
     size_t n_requests, n_completed;
     ib_gen_serve_step *steps; /* the measured run's */
@@ -2570,6 +2656,9 @@ typedef struct ib_gen_serve_result {
     double good_share;          /* n_good / completed */
     bool partial;               /* stopped early: what was measured so far */
     ib_status stop_status;      /* why, when partial */
+    ib_gen_serve_tail tail;     /* the step trace summarized (genreports) */
+    bool has_pitfalls;          /* cfg->pitfalls: the rows below */
+    ib_gen_serve_pitfall_row pitfalls[IB_GEN_SERVE_PITFALL_COUNT];
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):
@@ -2582,6 +2671,144 @@ typedef struct ib_gen_serve_result {
 ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
                                ib_error *err);
 void ib_gen_serve_result_free(ib_gen_serve_result *r);
+
+/* --- Reports of a generative model served under load (genreports:
+ * docs/serve-generative.md, "Reports") --- Through ib_report (kind
+ * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and
+ * html; and its steps as CSV, a row per step (start_ms, end_ms,
+ * decode_tokens, prefill_tokens, running, waiting, kv_cells): malloc'ed
+ * (ib_free), NULL when memory ran out. */
+char *ib_gen_serve_steps_csv(const ib_gen_serve_result *r);
+
+/* A generative serve result read back (its JSON,
+ * "inferbench.serve_generative/1"), for compare: the completed requests'
+ * figures as samples (ITL rebuilt from the steps: every gap). Free with
+ * ib_gen_serve_file_free. */
+typedef struct ib_gen_serve_file {
+    char model[256];
+    char device[16];
+    bool partial;
+    int32_t slots, prefill_chunk, ctx_per_slot;
+    double offered_rate; /* NaN: a trace of no span */
+    /* Goodput's targets (NaN: not given); good of completed met them all. */
+    double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    size_t requests, completed, good;
+    double goodput_rate, output_tokens_per_s;
+    double *ttft_ms, *tpot_ms, *itl_ms, *e2e_ms;
+    size_t n_ttft, n_tpot, n_itl, n_e2e;
+} ib_gen_serve_file;
+
+/* Reads text[0..len): IB_ERR_UNSUPPORTED for text that is not a
+ * generative serve result at all (not JSON, another schema),
+ * IB_ERR_INVALID_ARG ("not an inferbench serve_generative result: why")
+ * for one that is broken. */
+ib_status ib_gen_serve_file_parse(const char *text, size_t len, ib_gen_serve_file *out, ib_error *err);
+void ib_gen_serve_file_free(ib_gen_serve_file *f);
+
+/* Two generative serve results compared (docs/compare.md, "Generative
+ * serve results"): TTFT, TPOT, ITL and end-to-end each as
+ * ib_compare_samples compares (their medians' change with its bootstrap
+ * interval, Mann-Whitney, a verdict; each side's percentiles in a and b),
+ * and the goodput share (good / completed) as the difference of two
+ * proportions, B's less A's, with its 95% interval (Newcombe's hybrid
+ * score): NaN where a side has no targets. */
+typedef struct ib_gen_serve_comparison {
+    ib_comparison ttft, tpot, itl, e2e;
+    double good_share_a, good_share_b, good_share_change, good_share_ci95[2];
+    bool same_targets; /* both judged by the same targets */
+} ib_gen_serve_comparison;
+
+ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,
+                                     ib_gen_serve_comparison *out, ib_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* A generative model served: the SLO rate search and the curve over rates  */
+/* (issue 36's answer; docs/serve-generative.md, "The answer")              */
+/* ------------------------------------------------------------------------ */
+
+/* Most rates one search or curve measures. */
+#define IB_GEN_SERVE_MAX_RATES 64
+
+typedef struct ib_gen_serve_rates_config {
+    const double *rates; /* the curve's rates, requests/s, n_rates of them */
+    size_t n_rates;
+    double percentile; /* of TTFT and TPOT held to their targets, in (0, 1) (default 0.99) */
+    double confidence; /* of LoadGen's early-stopping bound, in (0, 1) (default 0.99) */
+    /* The search: its rates lie on the grid first_rate x 2^(k/m), m the
+     * fewest steps a doubling whose ratio 2^(1/m) - 1 is within precision
+     * (default 0.05: m 15, 4.73%); first_rate 0: the rate the warm-up
+     * served (its requests all at once). */
+    double precision, first_rate;
+} ib_gen_serve_rates_config;
+
+void ib_gen_serve_rates_config_init(ib_gen_serve_rates_config *cfg);
+
+/* One rate of a search or a curve. Percentiles NaN where no request
+ * completed; the over counts and met only with targets. */
+typedef struct ib_gen_serve_point {
+    double offered_rate, achieved_rate; /* requests/s */
+    int64_t scheduled, admitted, completed;
+    double ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, queue_p99_ms;
+    double ttft_at_percentile_ms, tpot_at_percentile_ms; /* at the config's percentile */
+    int64_t ttft_over, tpot_over;                        /* requests whose TTFT, TPOT passed its target */
+    bool met;                                            /* every target's percentile met by the bound */
+    bool ended_early; /* a search ended it once the bound could no longer be met */
+    double goodput_rate, good_share, output_tokens_per_s, total_tokens_per_s;
+    /* KV cache cells held after each step, over the run's steps, as a share
+     * of slots x ctx_per_slot */
+    double kv_mean_share, kv_max_share;
+    bool partial; /* interrupted or failed in this rate */
+} ib_gen_serve_point;
+
+typedef struct ib_gen_serve_rates_result {
+    bool searched;                                     /* a search (else a curve) */
+    ib_gen_serve_point points[IB_GEN_SERVE_MAX_RATES]; /* in the order measured */
+    size_t n_points;
+    /* The search: the highest rate met and the lowest failed above it
+     * (indexes into points, -1: none), the grid's step, the requests it
+     * served (admitted, over every rate) against a sweep of the same grid
+     * from its lowest rate to the last failing one (or its highest), every
+     * rate served in full. */
+    int32_t found, last_failed;
+    double grid_step;
+    int64_t requests_served, sweep_rates, sweep_requests;
+    /* The curve: the saturation point (the first rate whose achieved rate
+     * is below IB_GEN_SERVE_SATURATED of the offered) and the knee (the
+     * highest rate before it whose TTFT p99 is within IB_GEN_SERVE_KNEE_FACTOR
+     * of the curve's lowest); -1: none. */
+    int32_t knee, saturation;
+    /* The whole run at the rate found (search) or the knee (curve; else its
+     * last rate): n_requests 0 when none. */
+    ib_gen_serve_result at;
+    int32_t at_point; /* its index in points, -1: none */
+    bool partial;
+    ib_status stop_status;
+} ib_gen_serve_rates_result;
+
+#define IB_GEN_SERVE_SATURATED 0.95
+#define IB_GEN_SERVE_KNEE_FACTOR 2.0
+
+/* The highest rate whose TTFT and TPOT percentiles (those of cfg's targets
+ * given: slo_ttft_ms, slo_tpot_ms, at least one) meet their targets, each
+ * judged by ib_serve_percentile_met over cfg->requests requests: a
+ * geometric bracket from rc->first_rate (doubling while met, halving while
+ * not, at most 6 times), then bisection on the grid until the found rate
+ * and the failed one are neighbours. A rate ends as soon as its over
+ * counts make the bound unreachable. One context and one warm-up for
+ * every rate. cfg->rate is ignored (arrivals POISSON or CONSTANT).
+ * IB_ERR_NOT_MET when no rate met (out filled); interrupted:
+ * IB_ERR_INTERRUPTED with out->partial and the rates measured. out is
+ * freed with ib_gen_serve_rates_result_free. */
+ib_status ib_search_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, const ib_gen_serve_rates_config *rc,
+                              ib_gen_serve_rates_result *out, ib_error *err);
+
+/* Every rate of rc->rates served in full (each judged when targets are
+ * given), one context and warm-up for all, and the curve's knee and
+ * saturation point. Interrupted as ib_search_gen_serve. */
+ib_status ib_measure_gen_serve_curve(ib_gen *g, const ib_gen_serve_config *cfg,
+                                     const ib_gen_serve_rates_config *rc, ib_gen_serve_rates_result *out,
+                                     ib_error *err);
+void ib_gen_serve_rates_result_free(ib_gen_serve_rates_result *r);
 
 #ifdef __cplusplus
 }

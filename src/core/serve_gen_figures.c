@@ -4,15 +4,14 @@
  * inter-token gaps'; tokens over the time from the first arrival to the
  * last completion; goodput at the targets given. */
 #include "core/serve_gen.h"
+#include "core/serve_gen_trace.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 static bool completed(const ib_gen_serve_request *r) { return r->generated_tokens == r->spec.output_tokens; }
 
-/* A request's own figures, and whether it met every target given (a
- * request of one token has no TPOT: that target does not judge it). */
-static void request_figures(const ib_gen_serve_config *c, ib_gen_serve_request *r)
+void ib__gen_serve_request_figures(const ib_gen_serve_config *c, ib_gen_serve_request *r)
 {
     double at = r->spec.arrival_ms;
     r->queue_ms = r->admitted_ms - at;
@@ -67,8 +66,10 @@ static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
 {
     double last = -INFINITY, out_tokens = 0, all_tokens = 0;
     r->n_completed = r->n_good = 0;
+    r->cached_tokens = 0;
     for (size_t i = 0; i < r->n_requests; i++) {
         const ib_gen_serve_request *q = &r->requests[i];
+        r->cached_tokens += q->cached_tokens;
         if (!completed(q)) continue;
         r->n_completed++;
         r->n_good += q->met;
@@ -89,9 +90,10 @@ static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
 ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *itl_ms, size_t n_itl,
                                 double offered_rate_per_s, ib_gen_serve_result *out)
 {
-    for (size_t i = 0; i < out->n_requests; i++) request_figures(cfg, &out->requests[i]);
+    for (size_t i = 0; i < out->n_requests; i++) ib__gen_serve_request_figures(cfg, &out->requests[i]);
     summarize(itl_ms, n_itl, &out->itl);
     out->offered_rate = offered_rate_per_s;
     rates(cfg, out);
-    return distributions(out);
+    IB_TRY(distributions(out));
+    return ib__gen_serve_tail(out, &out->tail); /* reads the distributions' p99s */
 }
