@@ -237,6 +237,11 @@ int cli_serve_refuse_generative(const cli_args *a);
  * or is larger than MAX_SCHEDULE_BYTES. */
 char *cli_read_arrivals(const char *path, size_t *len);
 
+/* The hidden script-server (cmd_script_server.c): the scripted streaming
+ * server of docs/script-server.md until SIGINT/SIGTERM; its arguments
+ * after the command's name. */
+int cmd_script_server(int argc, char **argv);
+
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);
 /* Prints "inferbench: warning: <message>" on stderr. */

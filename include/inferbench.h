@@ -941,6 +941,83 @@ char *ib_calibration_report_text(const ib_calibration_result *r);
 char *ib_calibration_report_json(const ib_calibration_result *r, const ib_config *cfg);
 
 /* ------------------------------------------------------------------------ */
+/* The scripted streaming server (issue 37): an OpenAI-compatible endpoint  */
+/* on loopback whose tokens come at known times, to measure an HTTP client  */
+/* (ours or the user's) as the spin kernel measures the GPU timer           */
+/* ------------------------------------------------------------------------ */
+
+/* How a scripted request fails (docs/script-server.md). */
+typedef enum ib_script_failure {
+    IB_SCRIPT_FAIL_NONE = 0,
+    IB_SCRIPT_FAIL_HTTP_500 = 1,  /* answers 500 with an OpenAI error body at once */
+    IB_SCRIPT_FAIL_RESET = 2,     /* after fail_after_chunks chunks, the connection reset (RST) */
+    IB_SCRIPT_FAIL_NO_DONE = 3,   /* the stream ends cleanly without data: [DONE] */
+    IB_SCRIPT_FAIL_MALFORMED = 4, /* after fail_after_chunks chunks, one event that is not JSON */
+    IB_SCRIPT_FAIL_STALL = 5      /* after fail_after_chunks chunks, nothing more until the server stops */
+} ib_script_failure;
+
+#define IB_SCRIPT_MAX_GAPS 64
+
+/* What the server does with every POST /v1/completions ("stream": true):
+ * its first token ttft_ms after the request arrived, then one every itl_ms
+ * (or gaps_ms[0], gaps_ms[1], ... in turn when n_gaps > 0), sent
+ * tokens_per_chunk to a chunk (a chunk leaves when its last token is due),
+ * max_tokens of them (default_max_tokens when the request names none), at
+ * most stop_after_tokens when that is > 0 (fewer than asked:
+ * finish_reason "stop"). Another model than `model`: 404. */
+typedef struct ib_script {
+    double ttft_ms;
+    double itl_ms;
+    double gaps_ms[IB_SCRIPT_MAX_GAPS];
+    int32_t n_gaps;
+    int32_t tokens_per_chunk;
+    int64_t default_max_tokens;
+    int64_t stop_after_tokens;
+    char model[128]; /* letters, digits and . _ - : / only */
+    ib_script_failure failure;
+    int64_t fail_after_chunks; /* for RESET, MALFORMED, STALL */
+    int64_t fail_every;        /* 1: every request fails so; n: the n-th, 2n-th, ... to arrive */
+} ib_script;
+
+/* Defaults: ttft 50 ms, itl 5 ms, one token a chunk, 16 tokens when the
+ * request names no max_tokens, no cap, model "script", no failure. */
+void ib_script_init(ib_script *s);
+
+typedef struct ib_script_server ib_script_server;
+
+/* Starts serving s on 127.0.0.1 (never another address) on a free port
+ * (ib_script_server_port says which). A bad script: IB_ERR_INVALID_ARG with
+ * one line; a build without libmicrohttpd: IB_ERR_UNSUPPORTED. */
+ib_status ib_script_server_start(const ib_script *s, ib_script_server **out, ib_error *err);
+int ib_script_server_port(const ib_script_server *srv);
+/* Cuts the streams still open, stops, frees. NULL is fine. */
+void ib_script_server_stop(ib_script_server *srv);
+
+/* What the server did and when (its own stamps, CLOCK_MONOTONIC in ms, the
+ * clock ib's host timings read), to set against what a client saw. */
+typedef enum ib_script_stamp_kind {
+    IB_SCRIPT_ARRIVED = 0, /* the whole request read: the script's origin */
+    IB_SCRIPT_CHUNK = 1,   /* a chunk of `tokens` tokens handed to the socket */
+    IB_SCRIPT_USAGE = 2,   /* the final usage chunk */
+    IB_SCRIPT_DONE = 3,    /* data: [DONE] */
+    IB_SCRIPT_REFUSED = 4, /* an error status answered (tokens: the HTTP status) */
+    IB_SCRIPT_BROKEN = 5,  /* the scripted failure mid-stream (reset, malformed event, stall) */
+    IB_SCRIPT_ENDED = 6    /* the stream's end handed to the socket */
+} ib_script_stamp_kind;
+
+typedef struct ib_script_stamp {
+    int64_t request; /* 0, 1, ... in arrival order; the chunks' id is "cmpl-script-REQUEST" */
+    ib_script_stamp_kind kind;
+    int64_t tokens;
+    double planned_ms; /* when the script said (arrival + offset); the arrival's own stamp for the rest */
+    double sent_ms;    /* when it happened */
+} ib_script_stamp;
+
+/* Copies up to cap stamps (in the order they happened) into out and
+ * returns how many there are in all. Safe while the server runs. */
+size_t ib_script_server_stamps(ib_script_server *srv, ib_script_stamp *out, size_t cap);
+
+/* ------------------------------------------------------------------------ */
 /* Compare: is the change between two latency results real?                  */
 /* ------------------------------------------------------------------------ */
 
