@@ -18,8 +18,9 @@
 /* The body: the OpenAI completions request with the fields that make the
  * tokens exact on the servers that have them (ignore_eos: llama-server,
  * vLLM, SGLang; continuous_usage_stats: vLLM's usage in every chunk;
- * timings_per_token: llama-server's predicted_n in every chunk). A
- * server ignores the fields it does not know. */
+ * timings_per_token and return_tokens: llama-server's predicted_n and
+ * token ids in every chunk). A server ignores the fields it does not
+ * know. */
 static char *make_body(const char *model, const ib_gen_request_spec *s, int32_t vocab, uint64_t seed)
 {
     int *ids = malloc((size_t)s->prompt_tokens * sizeof *ids);
@@ -39,6 +40,7 @@ static char *make_body(const char *model, const ib_gen_request_spec *s, int32_t 
     cJSON_AddBoolToObject(opts, "continuous_usage_stats", 1);
     cJSON_AddItemToObject(root, "stream_options", opts);
     cJSON_AddBoolToObject(root, "timings_per_token", 1);
+    cJSON_AddBoolToObject(root, "return_tokens", 1);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     free(ids);
