@@ -2745,6 +2745,7 @@ typedef struct ib_endpoint_request {
     long http_status;            /* 0: none received */
     ib_endpoint_failure failure; /* IB_EP_OK: completed */
     int64_t usage_tokens;        /* the server's usage.completion_tokens, -1: none */
+    int64_t usage_prompt_tokens; /* its usage.prompt_tokens (the ids sent, counted), -1: none */
     int64_t chunk_tokens;        /* the tokens the chunks carried */
     bool tokens_assumed;         /* some chunk's count was not stated: taken as one */
     size_t n_chunks;             /* chunks that carried tokens */

@@ -88,6 +88,7 @@ static bool on_event(void *ctx, const char *type, const char *data, size_t len)
     }
     t->done = c.done;
     if (c.usage_tokens >= 0) t->ep->usage_tokens = c.usage_tokens;
+    if (c.prompt_tokens >= 0) t->ep->usage_prompt_tokens = c.prompt_tokens;
     bool exact;
     int64_t k = c.done ? 0 : ib__chunk_tokens(&c, t->ep->chunk_tokens, &exact);
     if (k < 0 || k > IB_GEN_SERVE_MAX_TOKENS) {
@@ -132,7 +133,9 @@ ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, 
     ib__sse_init(&t->sse);
     t->req = req;
     t->ep = ep;
-    *ep = (ib_endpoint_request){ .sent_ms = NAN, .lateness_ms = NAN, .usage_tokens = -1 };
+    *ep = (ib_endpoint_request){
+        .sent_ms = NAN, .lateness_ms = NAN, .usage_tokens = -1, .usage_prompt_tokens = -1
+    };
     req->admitted_ms = req->first_token_ms = req->end_ms = NAN;
     req->slot = -1;
     req->generated_tokens = 0;

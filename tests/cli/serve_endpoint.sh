@@ -46,6 +46,7 @@ assert d["figures"]["completed"] == 4 and e["failed"] == 0, d["figures"]
 assert e["lateness_ms"]["n"] == 4
 for q, r in zip(e["requests"], d["requests"]):
     assert q["usage_tokens"] == 5 and q["chunk_tokens"] == 5 and q["failure"] == "ok", q
+    assert q["usage_prompt_tokens"] == 16, q
     assert q["chunk_tokens_each"] == [2, 2, 1], q
     assert r["generated_tokens"] == 5 and r["admitted_ms"] == q["sent_ms"]
 PY

@@ -169,6 +169,7 @@ static void test_chunk_counts(void)
     /* vLLM with continuous_usage_stats: its cumulative usage. */
     c = parse("{\"choices\":[{\"text\":\"a\"}],\"usage\":{\"completion_tokens\":4,\"prompt_tokens\":8}}",
               IB_OK);
+    CHECK_EQ_INT(c.prompt_tokens, 8);
     CHECK_EQ_INT(ib__chunk_tokens(&c, 1, &exact), 3);
     CHECK(exact);
     /* llama.cpp's token ids of the chunk. */
@@ -198,6 +199,7 @@ static void test_chunk_counts(void)
     parse("[1,2]", IB_ERR_INVALID_ARG);
     parse("{\"usage\":{\"completion_tokens\":-1}}", IB_ERR_INVALID_ARG);
     parse("{\"usage\":{\"completion_tokens\":1.5}}", IB_ERR_INVALID_ARG);
+    parse("{\"usage\":{\"prompt_tokens\":true}}", IB_ERR_INVALID_ARG);
     parse("{\"timings\":{\"predicted_n\":\"3\"}}", IB_ERR_INVALID_ARG);
     parse("{\"tokens\":3}", IB_ERR_INVALID_ARG);
     c = parse("{\"usage\":null,\"choices\":[{\"text\":\"a\"}]}", IB_OK);

@@ -104,6 +104,7 @@ static void test_chunks_counted(void)
     for (size_t i = 0; i < x.e.n_requests; i++) {
         const ib_endpoint_request *q = &x.e.requests[i];
         CHECK(q->failure == IB_EP_OK && q->http_status == 200 && q->usage_tokens == NEW_TOKENS);
+        CHECK(q->usage_prompt_tokens == 16); /* the ids sent, as the server counted them */
         CHECK(q->chunk_tokens == NEW_TOKENS && !q->tokens_assumed && q->n_chunks == 3);
         for (size_t k = 0; k < q->n_chunks && k < 3; k++) {
             CHECK_EQ_INT(q->chunk_token_counts[k], want[k]);
