@@ -133,16 +133,15 @@ ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, 
     ib__sse_init(&t->sse);
     t->req = req;
     t->ep = ep;
-    *ep = (ib_endpoint_request){
-        .sent_ms = NAN, .lateness_ms = NAN, .usage_tokens = -1, .usage_prompt_tokens = -1
-    };
-    req->admitted_ms = req->first_token_ms = req->end_ms = NAN;
-    req->slot = -1;
-    req->generated_tokens = 0;
     t->body = make_body(model, &req->spec, vocab, seed);
     t->easy = curl_easy_init();
     t->headers = curl_slist_append(NULL, "Content-Type: application/json");
-    IB_FAIL_IF(!t->body || !t->easy || !t->headers, err, IB_ERR_NO_MEMORY, "out of memory for a request");
+    /* No "Expect: 100-continue" (libcurl's for a body over 1 MiB: a long
+     * prompt of ids): it would hold the body back for the server's answer,
+     * up to a second, inside the request's TTFT. */
+    struct curl_slist *more = t->headers ? curl_slist_append(t->headers, "Expect:") : NULL;
+    if (more) t->headers = more;
+    IB_FAIL_IF(!t->body || !t->easy || !more, err, IB_ERR_NO_MEMORY, "out of memory for a request");
     CURL *h = t->easy;
     ib__ep_easy_defaults(h);
     curl_easy_setopt(h, CURLOPT_URL, completions_url);
@@ -155,6 +154,16 @@ ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, 
     curl_easy_setopt(h, CURLOPT_PRIVATE, t);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)ceil(timeout_ms));
     return IB_OK;
+}
+
+void ib__ep_request_unsent(ib_gen_serve_request *req, ib_endpoint_request *ep)
+{
+    *ep = (ib_endpoint_request){
+        .sent_ms = NAN, .lateness_ms = NAN, .usage_tokens = -1, .usage_prompt_tokens = -1
+    };
+    req->admitted_ms = req->first_token_ms = req->end_ms = NAN;
+    req->slot = -1;
+    req->generated_tokens = 0;
 }
 
 static ib_endpoint_failure transport_failure(CURLcode code)

@@ -226,6 +226,9 @@ static void test_interrupted(void)
     CHECK(x.r.partial && x.r.stop_status == IB_ERR_INTERRUPTED);
     CHECK_EQ_INT(x.r.n_requests, REQUESTS);
     CHECK_EQ_INT(x.r.n_completed, 0);
+    CHECK_EQ_INT(x.e.lateness.n, 0); /* nothing was sent: no lateness, no time */
+    CHECK(isnan(x.r.requests[0].admitted_ms) && isnan(x.e.requests[0].sent_ms));
+    CHECK_EQ_INT(x.e.n_failed, 0);
     done(&x);
     ib_script_server_stop(srv);
 }
