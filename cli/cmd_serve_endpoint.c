@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 /* The in-process engine's settings: the server has its own. */
-static const char *const engine_only[] = { "slots", "prefill-chunk", "ctx-per-seq" };
+static const char *const engine_only[] = { "slots", "prefill-chunk", "ctx-per-seq", "steps-csv" };
 
 static bool refused(const cli_args *a)
 {

@@ -1680,7 +1680,8 @@ typedef enum ib_result_kind {
     IB_RESULT_GENERATION = 11,          /* a generative model (inferbench generate) */
     IB_RESULT_GEN_COMPARISON = 12,      /* two generation results compared */
     IB_RESULT_GENERATION_SESSIONS = 13, /* a generation measured in sessions */
-    IB_RESULT_GEN_SERVE = 14            /* a generative model served under load */
+    IB_RESULT_GEN_SERVE = 14,           /* a generative model served under load */
+    IB_RESULT_GEN_SERVE_COMPARISON = 15 /* two of those compared */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1723,6 +1724,9 @@ typedef struct ib_result {
     const struct ib_gen_serve_config *gen_serve_cfg;
     /* and when it was served over HTTP: the endpoint's own (NULL in process) */
     const struct ib_endpoint_result *endpoint;
+    /* two of those compared: it and the results read back (a_name, b_name above) */
+    const struct ib_gen_serve_comparison *gen_serve_comparison;
+    const struct ib_gen_serve_file *gen_serve_a, *gen_serve_b;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -2785,6 +2789,54 @@ ib_status ib_endpoint_check(const ib_endpoint_config *cfg, int32_t *vocab, ib_er
 ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
                                     ib_gen_serve_result *out, ib_endpoint_result *ep, ib_error *err);
 void ib_endpoint_result_free(ib_endpoint_result *r);
+/* --- Reports of a generative model served under load (genreports:
+ * docs/serve-generative.md, "Reports") --- Through ib_report (kind
+ * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and
+ * html; and its steps as CSV, a row per step (start_ms, end_ms,
+ * decode_tokens, prefill_tokens, running, waiting, kv_cells): malloc'ed
+ * (ib_free), NULL when memory ran out. */
+char *ib_gen_serve_steps_csv(const ib_gen_serve_result *r);
+
+/* A generative serve result read back (its JSON,
+ * "inferbench.serve_generative/1"), for compare: the completed requests'
+ * figures as samples (ITL rebuilt from the steps: every gap). Free with
+ * ib_gen_serve_file_free. */
+typedef struct ib_gen_serve_file {
+    char model[256];
+    char device[16];
+    bool partial;
+    int32_t slots, prefill_chunk, ctx_per_slot;
+    double offered_rate; /* NaN: a trace of no span */
+    /* Goodput's targets (NaN: not given); good of completed met them all. */
+    double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    size_t requests, completed, good;
+    double goodput_rate, output_tokens_per_s;
+    double *ttft_ms, *tpot_ms, *itl_ms, *e2e_ms;
+    size_t n_ttft, n_tpot, n_itl, n_e2e;
+} ib_gen_serve_file;
+
+/* Reads text[0..len): IB_ERR_UNSUPPORTED for text that is not a
+ * generative serve result at all (not JSON, another schema),
+ * IB_ERR_INVALID_ARG ("not an inferbench serve_generative result: why")
+ * for one that is broken. */
+ib_status ib_gen_serve_file_parse(const char *text, size_t len, ib_gen_serve_file *out, ib_error *err);
+void ib_gen_serve_file_free(ib_gen_serve_file *f);
+
+/* Two generative serve results compared (docs/compare.md, "Generative
+ * serve results"): TTFT, TPOT, ITL and end-to-end each as
+ * ib_compare_samples compares (their medians' change with its bootstrap
+ * interval, Mann-Whitney, a verdict; each side's percentiles in a and b),
+ * and the goodput share (good / completed) as the difference of two
+ * proportions, B's less A's, with its 95% interval (Newcombe's hybrid
+ * score): NaN where a side has no targets. */
+typedef struct ib_gen_serve_comparison {
+    ib_comparison ttft, tpot, itl, e2e;
+    double good_share_a, good_share_b, good_share_change, good_share_ci95[2];
+    bool same_targets; /* both judged by the same targets */
+} ib_gen_serve_comparison;
+
+ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,
+                                     ib_gen_serve_comparison *out, ib_error *err);
 
 #ifdef __cplusplus
 }
