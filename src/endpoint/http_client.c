@@ -244,6 +244,7 @@ static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *
     IB_FAIL_IF(!ep->requests, err, IB_ERR_NO_MEMORY, "out of memory");
     ep->n_requests = out->n_requests;
     out->warmup_requests = c->scfg->warmup_requests;
+    ib__strlcpy(out->info.model, c->cfg->model, sizeof out->info.model); /* the server's name of it */
     IB_TRY(warm_up(c, out->requests, out->n_requests, err));
     *began = true;
     return run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, err);

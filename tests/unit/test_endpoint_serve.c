@@ -89,6 +89,7 @@ static void test_chunks_counted(void)
     CHECK(x.st == IB_OK);
     CHECK_EQ_INT(x.r.n_requests, REQUESTS);
     CHECK_EQ_INT(x.r.n_completed, REQUESTS);
+    CHECK(strcmp(x.r.info.model, "tiny") == 0);
     CHECK_EQ_INT(x.e.n_failed, 0);
     CHECK_EQ_INT(x.e.n_chunks, 3 * REQUESTS);
     CHECK_EQ_INT(x.e.multi_token_chunks, 3 * REQUESTS);
