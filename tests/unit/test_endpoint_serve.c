@@ -9,8 +9,10 @@
 #include "check.h"
 #include "inferbench.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { REQUESTS = 6, NEW_TOKENS = 8, PER_CHUNK = 3 };
 
@@ -176,6 +178,54 @@ static void test_failures_by_cause(void)
     expect_failures(s, IB_EP_SHORT, REQUESTS);
 }
 
+/* Stops the server once it has ended two streams (its own stamps). */
+static void *stop_after_two(void *arg)
+{
+    ib_script_server *srv = arg;
+    for (;;) {
+        ib_script_stamp st[64];
+        size_t n = ib_script_server_stamps(srv, st, 64), ended = 0;
+        for (size_t i = 0; i < n && i < 64; i++) ended += st[i].kind == IB_SCRIPT_ENDED;
+        if (ended >= 2) break;
+        nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+    }
+    ib_script_server_stop(srv);
+    return NULL;
+}
+
+/* The server gone mid-run: the two requests scheduled after it stopped
+ * find no connection (a trace: two at 0 and 10 ms, two at 1000 and
+ * 1010), counted as such, the two before it completed. */
+static void test_server_gone(void)
+{
+    ib_script s = script();
+    ib_script_server *srv = start(&s);
+    pthread_t stopper;
+    CHECK(pthread_create(&stopper, NULL, stop_after_two, srv) == 0);
+    const ib_gen_request_spec trace[4] = {
+        { 0, 16, NEW_TOKENS }, { 10, 16, NEW_TOKENS }, { 1000, 16, NEW_TOKENS }, { 1010, 16, NEW_TOKENS }
+    };
+    run x;
+    snprintf(x.url, sizeof x.url, "http://127.0.0.1:%d", ib_script_server_port(srv));
+    ib_endpoint_config_init(&x.ep);
+    x.ep.url = x.url;
+    x.ep.model = "tiny";
+    ib_gen_serve_config_init(&x.cfg);
+    x.cfg.arrivals = IB_ARRIVALS_TRACE;
+    x.cfg.trace = trace;
+    x.cfg.n_trace = 4;
+    x.cfg.warmup_requests = 0;
+    x.st = ib_measure_endpoint_serve(&x.ep, &x.cfg, &x.r, &x.e, &x.err);
+    pthread_join(stopper, NULL);
+    CHECK(x.st == IB_OK);
+    CHECK_EQ_INT(x.r.n_completed, 2);
+    CHECK_EQ_INT(x.e.failures[IB_EP_CONNECT], 2);
+    CHECK(x.e.requests[2].failure == IB_EP_CONNECT && x.e.requests[3].failure == IB_EP_CONNECT);
+    CHECK(isnan(x.e.requests[2].sent_ms)); /* never sent: no lateness */
+    CHECK_EQ_INT(x.e.lateness.n, 2);
+    done(&x);
+}
+
 /* Before the run: no server, no such model, not an OpenAI server, not
  * loopback: one line each, nothing sent. */
 static void test_checks_before(void)
@@ -239,6 +289,7 @@ int main(int argc, char **argv)
     check_init(argc, argv);
     RUN(test_chunks_counted);
     RUN(test_failures_by_cause);
+    RUN(test_server_gone);
     RUN(test_checks_before);
     RUN(test_interrupted);
     return check_summary("test_endpoint_serve");
