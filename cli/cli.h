@@ -237,6 +237,9 @@ int cli_serve_refuse_generative(const cli_args *a);
  * malloc'ed; NULL after one line on standard error when it cannot be read
  * or is larger than MAX_SCHEDULE_BYTES. */
 char *cli_read_arrivals(const char *path, size_t *len);
+/* --rates "50,100,200" into out[0..*n): numbers above 0, at most
+ * IB_SERVE_MAX_RATES; false after one line (both kinds of serve). */
+bool cli_parse_rates(const char *text, double *out, size_t *n);
 
 /* The hidden script-server (cmd_script_server.c): the scripted streaming
  * server of docs/script-server.md until SIGINT/SIGTERM; its arguments

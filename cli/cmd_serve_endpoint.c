@@ -8,6 +8,8 @@
 
 /* The in-process engine's settings: the server has its own. */
 static const char *const engine_only[] = { "slots", "prefill-chunk", "ctx-per-seq", "steps-csv" };
+/* Not over HTTP yet (docs/serve-endpoint.md, "Still to come"). */
+static const char *const not_yet[] = { "rates", "slo-percentile", "confidence" };
 
 static bool refused(const cli_args *a)
 {
@@ -25,6 +27,20 @@ static bool refused(const cli_args *a)
                     engine_only[i]);
             return true;
         }
+    for (size_t i = 0; i < sizeof not_yet / sizeof *not_yet; i++)
+        if (cli_given(a, not_yet[i])) {
+            fprintf(stderr,
+                    "inferbench: serve --%s: the curve over rates and the SLO search are not (yet) over "
+                    "--endpoint: one --rate or a trace\n",
+                    not_yet[i]);
+            return true;
+        }
+    if (!(a->rate > 0) && !a->arrivals) {
+        fprintf(stderr,
+                "inferbench: serve --endpoint needs --rate R (requests/s) or --arrivals FILE (a trace): "
+                "the SLO search is not (yet) over an endpoint\n");
+        return true;
+    }
     return false;
 }
 
