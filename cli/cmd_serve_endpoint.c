@@ -6,8 +6,10 @@
 
 #include <stdlib.h>
 
-/* The in-process engine's settings: the server has its own. */
-static const char *const engine_only[] = { "slots", "prefill-chunk", "ctx-per-seq", "steps-csv" };
+/* The in-process engine's settings (the server has its own) and its
+ * experiments not (yet) over HTTP. */
+static const char *const engine_only[] = { "slots",        "prefill-chunk", "ctx-per-seq", "steps-csv",
+                                           "prefix-cache", "shared-prefix", "pitfalls" };
 /* Not over HTTP yet (docs/serve-endpoint.md, "Still to come"). */
 static const char *const not_yet[] = { "rates", "slo-percentile", "confidence" };
 
@@ -22,8 +24,7 @@ static bool refused(const cli_args *a)
     }
     for (size_t i = 0; i < sizeof engine_only / sizeof *engine_only; i++)
         if (cli_given(a, engine_only[i])) {
-            fprintf(stderr,
-                    "inferbench: serve --%s sets the in-process engine, not a server behind --endpoint\n",
+            fprintf(stderr, "inferbench: serve --%s is the in-process engine's, not (yet) over --endpoint\n",
                     engine_only[i]);
             return true;
         }

@@ -147,6 +147,8 @@ static void expectations(void)
     ib_endpoint_config ep;
     ib_endpoint_config_init(&ep);
     expect("serve", "--request-timeout-ms", "%g", ep.request_timeout_ms);
+    expect("serve", "--shared-prefix", "%d", (int)gs.shared_prefix);
+    expect("serve", "--prefix-cache", "%s", gs.prefix_cache ? "on" : "off");
 
     expect("compare", "--threshold", "%g%%", 100 * IB_COMPARE_DEFAULT_THRESHOLD);
     expect("info", "--device-id", "%d", mo.device_id);
