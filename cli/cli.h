@@ -107,6 +107,8 @@ typedef struct cli_args {
      * (--prompt-tokens and --new-tokens as counts or ranges) */
     ib_gen_serve_config gen_serve;
     bool token_range; /* a range A..B was given */
+    /* serve --endpoint URL --model NAME (cli/cmd_serve_endpoint.c) */
+    ib_endpoint_config endpoint;
 } cli_args;
 
 enum {
@@ -218,6 +220,13 @@ bool cli_generative_model(const cli_args *a);
 /* serve of a generative model (cmd_serve_gen.c): the engine of
  * docs/serve-generative.md on the model a names. */
 int cmd_serve_gen(cli_args *a);
+/* The requests of serve of a generative model from the options (in
+ * process and over HTTP alike): false after one line; *trace (a trace
+ * file's requests, c->trace) freed by the caller. */
+bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace);
+/* serve --endpoint (cmd_serve_endpoint.c): the same requests sent to an
+ * OpenAI-compatible server over HTTP. */
+int cmd_serve_endpoint(cli_args *a);
 /* serve's options of a generative model given with a forward-pass one:
  * one line, EXIT_BAD_INPUT; else EXIT_OK. */
 int cli_serve_refuse_generative(const cli_args *a);
@@ -231,6 +240,11 @@ char *cli_read_arrivals(const char *path, size_t *len);
 /* --rates "50,100,200" into out[0..*n): numbers above 0, at most
  * IB_SERVE_MAX_RATES; false after one line (both kinds of serve). */
 bool cli_parse_rates(const char *text, double *out, size_t *n);
+
+/* The hidden script-server (cmd_script_server.c): the scripted streaming
+ * server of docs/script-server.md until SIGINT/SIGTERM; its arguments
+ * after the command's name. */
+int cmd_script_server(int argc, char **argv);
 
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);

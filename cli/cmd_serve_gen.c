@@ -161,7 +161,7 @@ static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **
     return why == NULL;
 }
 
-/* The engine's configuration from the options; false after one line. */
+/* The requests' configuration from the options; false after one line. */
 static bool gen_serve_config(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
 {
     *c = a->gen_serve;
@@ -230,6 +230,16 @@ static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out, cl
     return !began && st == IB_ERR_DEVICE_OOM ? EXIT_BAD_INPUT : code;
 }
 
+bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
+{
+    *trace = NULL;
+    if (refuse_options(a, true) != EXIT_OK) return false;
+    if (gen_serve_config(a, c, trace)) return true;
+    free(*trace);
+    *trace = NULL;
+    return false;
+}
+
 /* The search (no rate, targets) or the curve (--rates): the run at the
  * answer printed with the rates. */
 static int measure_rates(ib_gen *g, const cli_args *a, const ib_gen_serve_config *c, const double *rates,
@@ -260,19 +270,18 @@ static int measure_rates(ib_gen *g, const cli_args *a, const ib_gen_serve_config
 
 int cmd_serve_gen(cli_args *a)
 {
-    int code = refuse_options(a, true);
-    if (code != EXIT_OK) return code;
     ib_gen_serve_config c;
     ib_gen_request_spec *trace = NULL;
     double rates[IB_SERVE_MAX_RATES];
     size_t n_rates = 0;
-    if (!gen_serve_config(a, &c, &trace) || (a->rates && !cli_parse_rates(a->rates, rates, &n_rates))) {
+    if (!cli_gen_serve_settings(a, &c, &trace)) return EXIT_BAD_INPUT;
+    if (a->rates && !cli_parse_rates(a->rates, rates, &n_rates)) {
         free(trace);
         return EXIT_BAD_INPUT;
     }
     cli_outputs out;
     cli_output steps;
-    code = cli_prepare_outputs(a, &out);
+    int code = cli_prepare_outputs(a, &out);
     if (code == EXIT_OK && !prepare_steps_csv(a, &out, &steps)) {
         cli_outputs_abort(&out);
         code = EXIT_BAD_INPUT;

@@ -170,6 +170,7 @@ static int run_program(int argc, char **argv)
         printf("inferbench %s\n", IB_VERSION_STRING);
         return EXIT_OK;
     }
+    if (argc >= 2 && !strcmp(argv[1], "script-server")) return cmd_script_server(argc - 2, argv + 2);
     int session_index = 0, session_candidate = 0;
     const char *session_result = NULL;
     if (!cli_take_session_child(&argc, argv, &session_index, &session_candidate, &session_result))

@@ -941,6 +941,83 @@ char *ib_calibration_report_text(const ib_calibration_result *r);
 char *ib_calibration_report_json(const ib_calibration_result *r, const ib_config *cfg);
 
 /* ------------------------------------------------------------------------ */
+/* The scripted streaming server (issue 37): an OpenAI-compatible endpoint  */
+/* on loopback whose tokens come at known times, to measure an HTTP client  */
+/* (ours or the user's) as the spin kernel measures the GPU timer           */
+/* ------------------------------------------------------------------------ */
+
+/* How a scripted request fails (docs/script-server.md). */
+typedef enum ib_script_failure {
+    IB_SCRIPT_FAIL_NONE = 0,
+    IB_SCRIPT_FAIL_HTTP_500 = 1,  /* answers 500 with an OpenAI error body at once */
+    IB_SCRIPT_FAIL_RESET = 2,     /* after fail_after_chunks chunks, the connection reset (RST) */
+    IB_SCRIPT_FAIL_NO_DONE = 3,   /* the stream ends cleanly without data: [DONE] */
+    IB_SCRIPT_FAIL_MALFORMED = 4, /* after fail_after_chunks chunks, one event that is not JSON */
+    IB_SCRIPT_FAIL_STALL = 5      /* after fail_after_chunks chunks, nothing more until the server stops */
+} ib_script_failure;
+
+#define IB_SCRIPT_MAX_GAPS 64
+
+/* What the server does with every POST /v1/completions ("stream": true):
+ * its first token ttft_ms after the request arrived, then one every itl_ms
+ * (or gaps_ms[0], gaps_ms[1], ... in turn when n_gaps > 0), sent
+ * tokens_per_chunk to a chunk (a chunk leaves when its last token is due),
+ * max_tokens of them (default_max_tokens when the request names none), at
+ * most stop_after_tokens when that is > 0 (fewer than asked:
+ * finish_reason "stop"). Another model than `model`: 404. */
+typedef struct ib_script {
+    double ttft_ms;
+    double itl_ms;
+    double gaps_ms[IB_SCRIPT_MAX_GAPS];
+    int32_t n_gaps;
+    int32_t tokens_per_chunk;
+    int64_t default_max_tokens;
+    int64_t stop_after_tokens;
+    char model[128]; /* letters, digits and . _ - : / only */
+    ib_script_failure failure;
+    int64_t fail_after_chunks; /* for RESET, MALFORMED, STALL */
+    int64_t fail_every;        /* 1: every request fails so; n: the n-th, 2n-th, ... to arrive */
+} ib_script;
+
+/* Defaults: ttft 50 ms, itl 5 ms, one token a chunk, 16 tokens when the
+ * request names no max_tokens, no cap, model "script", no failure. */
+void ib_script_init(ib_script *s);
+
+typedef struct ib_script_server ib_script_server;
+
+/* Starts serving s on 127.0.0.1 (never another address) on a free port
+ * (ib_script_server_port says which). A bad script: IB_ERR_INVALID_ARG with
+ * one line; a build without libmicrohttpd: IB_ERR_UNSUPPORTED. */
+ib_status ib_script_server_start(const ib_script *s, ib_script_server **out, ib_error *err);
+int ib_script_server_port(const ib_script_server *srv);
+/* Cuts the streams still open, stops, frees. NULL is fine. */
+void ib_script_server_stop(ib_script_server *srv);
+
+/* What the server did and when (its own stamps, CLOCK_MONOTONIC in ms, the
+ * clock ib's host timings read), to set against what a client saw. */
+typedef enum ib_script_stamp_kind {
+    IB_SCRIPT_ARRIVED = 0, /* the whole request read: the script's origin */
+    IB_SCRIPT_CHUNK = 1,   /* a chunk of `tokens` tokens handed to the socket */
+    IB_SCRIPT_USAGE = 2,   /* the final usage chunk */
+    IB_SCRIPT_DONE = 3,    /* data: [DONE] */
+    IB_SCRIPT_REFUSED = 4, /* an error status answered (tokens: the HTTP status) */
+    IB_SCRIPT_BROKEN = 5,  /* the scripted failure mid-stream (reset, malformed event, stall) */
+    IB_SCRIPT_ENDED = 6    /* the stream's end handed to the socket */
+} ib_script_stamp_kind;
+
+typedef struct ib_script_stamp {
+    int64_t request; /* 0, 1, ... in arrival order; the chunks' id is "cmpl-script-REQUEST" */
+    ib_script_stamp_kind kind;
+    int64_t tokens;
+    double planned_ms; /* when the script said (arrival + offset); the arrival's own stamp for the rest */
+    double sent_ms;    /* when it happened */
+} ib_script_stamp;
+
+/* Copies up to cap stamps (in the order they happened) into out and
+ * returns how many there are in all. Safe while the server runs. */
+size_t ib_script_server_stamps(ib_script_server *srv, ib_script_stamp *out, size_t cap);
+
+/* ------------------------------------------------------------------------ */
 /* Compare: is the change between two latency results real?                  */
 /* ------------------------------------------------------------------------ */
 
@@ -1645,6 +1722,8 @@ typedef struct ib_result {
     /* a generative model served under load: the result, its configuration */
     const struct ib_gen_serve_result *gen_serve;
     const struct ib_gen_serve_config *gen_serve_cfg;
+    /* and when it was served over HTTP: the endpoint's own (NULL in process) */
+    const struct ib_endpoint_result *endpoint;
     /* two of those compared: it and the results read back (a_name, b_name above) */
     const struct ib_gen_serve_comparison *gen_serve_comparison;
     const struct ib_gen_serve_file *gen_serve_a, *gen_serve_b;
@@ -2716,6 +2795,94 @@ ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen
                                ib_error *err);
 void ib_gen_serve_result_free(ib_gen_serve_result *r);
 
+/* ------------------------------------------------------------------------ */
+/* Serving over HTTP: an OpenAI-compatible endpoint (issue 37,              */
+/* docs/serve-endpoint.md)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Why a request sent to an endpoint failed (IB_EP_OK: it did not). */
+typedef enum ib_endpoint_failure {
+    IB_EP_OK = 0,
+    IB_EP_CONNECT,   /* no connection (refused, unreachable) */
+    IB_EP_HTTP,      /* an HTTP status other than 200 */
+    IB_EP_RESET,     /* the connection ended mid-response */
+    IB_EP_TIMEOUT,   /* past the request's time limit */
+    IB_EP_MALFORMED, /* an event or its JSON that cannot be read */
+    IB_EP_ERROR,     /* the server sent an error event */
+    IB_EP_NO_DONE,   /* the stream ended without [DONE] */
+    IB_EP_NO_USAGE,  /* no usage.completion_tokens: the count is not known */
+    IB_EP_SHORT,     /* fewer output tokens than asked (or more) */
+    IB_EP_MISMATCH,  /* the chunks' tokens disagree with usage */
+    IB_EP_OTHER,     /* any other transfer error */
+    IB_EP_N_FAILURES
+} ib_endpoint_failure;
+
+/* A short name ("connect", "http", "reset"...). */
+const char *ib_endpoint_failure_str(ib_endpoint_failure f);
+
+typedef struct ib_endpoint_config {
+    /* http:// or https:// on a loopback host (127.0.0.0/8, ::1,
+     * localhost): the server's root (a trailing /v1 is taken off). */
+    const char *url;
+    const char *model;         /* the server's name of the model */
+    double request_timeout_ms; /* a request's limit, sent to its end (0: none) */
+    /* Prompt ids are drawn in [lowest id, vocab); 0: the server's own
+     * n_vocab where /v1/models states it (llama-server), else 32000. */
+    int32_t vocab;
+} ib_endpoint_config;
+
+/* Fills the defaults: no URL or model, a request timeout of 600000 ms,
+ * the vocabulary found (0). */
+void ib_endpoint_config_init(ib_endpoint_config *cfg);
+
+/* One request as the endpoint answered it; times in ms from the
+ * schedule's origin. */
+typedef struct ib_endpoint_request {
+    double sent_ms;              /* libcurl about to send it (CURLOPT_PREREQFUNCTION) */
+    double lateness_ms;          /* sent - scheduled: the client's own delay */
+    long http_status;            /* 0: none received */
+    ib_endpoint_failure failure; /* IB_EP_OK: completed */
+    int64_t usage_tokens;        /* the server's usage.completion_tokens, -1: none */
+    int64_t usage_prompt_tokens; /* its usage.prompt_tokens (the ids sent, counted), -1: none */
+    int64_t chunk_tokens;        /* the tokens the chunks carried */
+    bool tokens_assumed;         /* some chunk's count was not stated: taken as one */
+    size_t n_chunks;             /* chunks that carried tokens */
+    double *chunk_ms;            /* [n_chunks]: each one's arrival */
+    int32_t *chunk_token_counts; /* [n_chunks]: the tokens of each */
+} ib_endpoint_request;
+
+typedef struct ib_endpoint_result {
+    char url[256], model[128];
+    int32_t vocab;                 /* the ids' bound used */
+    ib_endpoint_request *requests; /* as many as the serve result's */
+    size_t n_requests;
+    ib_stats lateness;        /* over the requests sent */
+    double lateness_bound_ms; /* past it at p99: the client's fault */
+    bool client_late;         /* lateness p99 > the bound */
+    size_t failures[IB_EP_N_FAILURES];
+    size_t n_failed;
+    size_t n_chunks, multi_token_chunks, assumed_chunks;
+} ib_endpoint_result;
+
+/* Before a run: the URL is http(s) on loopback, the server answers GET
+ * /v1/models as an OpenAI-compatible server does, and lists cfg->model.
+ * IB_ERR_INVALID_ARG with one line otherwise. *vocab: the server's
+ * n_vocab where it says it, else 0. */
+ib_status ib_endpoint_check(const ib_endpoint_config *cfg, int32_t *vocab, ib_error *err);
+
+/* Sends serve's requests (made from scfg as ib_measure_gen_serve makes
+ * them; its engine settings unused) to the endpoint, open loop, one
+ * thread: each at its scheduled time whatever the others do, streamed,
+ * every chunk stamped as it arrives. out holds the same figures as in
+ * process (a request's admitted_ms is its sent time); ep the endpoint's
+ * own. Requests that fail are counted by cause and the run goes on; every
+ * request failing is IB_ERR_RUNTIME with what was measured. The checks of
+ * ib_endpoint_check fail first (IB_ERR_INVALID_ARG, nothing sent).
+ * Interrupted: IB_ERR_INTERRUPTED, out->partial. Free both with their
+ * _free. */
+ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                    ib_gen_serve_result *out, ib_endpoint_result *ep, ib_error *err);
+void ib_endpoint_result_free(ib_endpoint_result *r);
 /* --- Reports of a generative model served under load (genreports:
  * docs/serve-generative.md, "Reports") --- Through ib_report (kind
  * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and

@@ -66,7 +66,7 @@ static ib_status validate_lengths(int32_t lo, int32_t hi, const char *what, ib_e
     return IB_OK;
 }
 
-static ib_status validate_arrivals(const ib_gen_serve_config *c, ib_error *err)
+ib_status ib__gen_serve_validate_arrivals(const ib_gen_serve_config *c, ib_error *err)
 {
     if (c->arrivals == IB_ARRIVALS_TRACE) {
         IB_FAIL_IF(!c->trace || c->n_trace == 0 || c->n_trace > IB__SERVE_MAX_REQUESTS, err,
@@ -91,7 +91,7 @@ static ib_status validate(const ib__gen *g, const ib_gen_serve_config *c, ib_err
     IB_FAIL_IF(!g->ops->decode_batch || !g->ops->remove_sequence, err, IB_ERR_UNSUPPORTED,
                "this generation backend cannot decode a mixed batch of sequences: it cannot be served under "
                "load");
-    IB_TRY(validate_arrivals(c, err));
+    IB_TRY(ib__gen_serve_validate_arrivals(c, err));
     IB_FAIL_IF(c->slots < 0 || c->slots > IB_GEN_MAX_SEQUENCES, err, IB_ERR_INVALID_ARG,
                "slots: 1 to %d (0: the default)", IB_GEN_MAX_SEQUENCES);
     IB_FAIL_IF(c->prefill_chunk < 1 || c->prefill_chunk > IB_GEN_SERVE_MAX_TOKENS, err, IB_ERR_INVALID_ARG,
@@ -105,10 +105,8 @@ static ib_status validate(const ib__gen *g, const ib_gen_serve_config *c, ib_err
     return IB_OK;
 }
 
-/* The measured requests' specs, made before the run: the trace's, or
- * arrivals and lengths drawn from the seed. */
-static ib_status make_schedule(const ib_gen_serve_config *c, ib_gen_serve_request **out, size_t *n,
-                               ib_error *err)
+ib_status ib__gen_serve_schedule(const ib_gen_serve_config *c, ib_gen_serve_request **out, size_t *n,
+                                 ib_error *err)
 {
     *n = c->arrivals == IB_ARRIVALS_TRACE ? c->n_trace : (size_t)c->requests;
     double *at = malloc(*n * sizeof *at);
@@ -485,7 +483,7 @@ static ib_status drop_cache(engine *e, ib_error *err)
     return IB_OK;
 }
 
-static double offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n)
+double ib__gen_serve_offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n)
 {
     if (c->arrivals != IB_ARRIVALS_TRACE) return c->rate;
     double span = n > 1 ? rs[n - 1].spec.arrival_ms - rs[0].spec.arrival_ms : 0;
@@ -500,7 +498,7 @@ static ib_status engine_open(engine *e, ib__gen *g, const ib_gen_serve_config *c
     size_t n = 0;
     int32_t slots = 0, ctx = 0;
     ib_gen_slots_from from = IB_GEN_SLOTS_GIVEN;
-    ib_status st = make_schedule(c, &rs, &n, err);
+    ib_status st = ib__gen_serve_schedule(c, &rs, &n, err);
     if (st == IB_OK) st = ib__gen_prefix_validate(c, rs, n, err);
     if (st == IB_OK) st = slot_context(g, c, rs, n, &ctx, err);
     if (st == IB_OK) st = ib__gen_serve_slots(g, c, ctx, &slots, &from, err);
@@ -561,7 +559,7 @@ static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const i
 {
     e->cfg = c;
     IB_TRY(validate(e->g, c, err));
-    IB_TRY(make_schedule(c, &out->requests, &out->n_requests, err));
+    IB_TRY(ib__gen_serve_schedule(c, &out->requests, &out->n_requests, err));
     IB_TRY(ib__gen_prefix_validate(c, out->requests, out->n_requests, err));
     out->shared_prefix = c->shared_prefix;
     out->prefix_cache = c->prefix_cache;
@@ -616,8 +614,8 @@ ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg
         e->n_steps = e->cap_steps = 0;
         out->partial = st != IB_OK;
         out->stop_status = st;
-        ib_status fs = ib__gen_serve_figures(cfg, e->itl, e->n_itl,
-                                             offered_rate(cfg, out->requests, out->n_requests), out);
+        ib_status fs = ib__gen_serve_figures(
+            cfg, e->itl, e->n_itl, ib__gen_serve_offered_rate(cfg, out->requests, out->n_requests), out);
         if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");
         st = run_machine_figures(e, st, out, err);
     }

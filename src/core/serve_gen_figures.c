@@ -95,5 +95,9 @@ ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *it
     out->offered_rate = offered_rate_per_s;
     rates(cfg, out);
     IB_TRY(distributions(out));
-    return ib__gen_serve_tail(out, &out->tail); /* reads the distributions' p99s */
+    /* The step trace summarized (it reads the distributions' p99s). Served
+     * over HTTP (src/endpoint/) there is no trace, the server's steps
+     * unseen: the summary of an empty one (every figure NaN or 0). */
+    const ib_gen_serve_result none = { 0 };
+    return ib__gen_serve_tail(out->n_steps > 0 || out->n_completed == 0 ? out : &none, &out->tail);
 }

@@ -131,7 +131,7 @@ static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
     ib__sbuf b = { 0 };
     if (r->at.n_requests > 0) {
         ib_gen_serve_config at_cfg = at_config(r, c);
-        char *at = ib__gen_serve_report_text(&r->at, &at_cfg);
+        char *at = ib__gen_serve_report_text(&r->at, &at_cfg, NULL);
         char rate[32];
         ib__sbuf_printf(&b, "%s\nthe run above: %s, at %s requests/s\n\n", at ? at : "",
                         r->searched    ? "the answer's"
@@ -154,7 +154,8 @@ static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
 
 char *ib__gen_serve_rates_report_text(const ib_result *res)
 {
-    if (!res->gen_serve_rates) return ib__gen_serve_report_text(res->gen_serve, res->gen_serve_cfg);
+    if (!res->gen_serve_rates)
+        return ib__gen_serve_report_text(res->gen_serve, res->gen_serve_cfg, res->endpoint);
     return rates_text(res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg);
 }
 
@@ -236,7 +237,7 @@ static char *rates_json(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
     add_rate_at(root, "at_rate", r, r->at_point);
     /* The run at the answer: its own document, whole. */
     ib_gen_serve_config at_cfg = r->at.n_requests > 0 ? at_config(r, c) : *c;
-    char *at = r->at.n_requests > 0 ? ib__gen_serve_report_json(&r->at, &at_cfg) : NULL;
+    char *at = r->at.n_requests > 0 ? ib__gen_serve_report_json(&r->at, &at_cfg, NULL) : NULL;
     cJSON *doc = at ? cJSON_Parse(at) : NULL;
     free(at);
     cJSON_AddItemToObject(root, "at", doc ? doc : cJSON_CreateNull());
@@ -245,6 +246,7 @@ static char *rates_json(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
 
 char *ib__gen_serve_rates_report_json(const ib_result *res)
 {
-    if (!res->gen_serve_rates) return ib__gen_serve_report_json(res->gen_serve, res->gen_serve_cfg);
+    if (!res->gen_serve_rates)
+        return ib__gen_serve_report_json(res->gen_serve, res->gen_serve_cfg, res->endpoint);
     return rates_json(res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg);
 }

@@ -220,6 +220,6 @@ char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve
     step_timeline(&b, r);
     /* Further sections come here, one call each (the curve over rates,
      * the pitfalls). */
-    ib__html_page_text_and_tail(&b, ib__gen_serve_report_text(r, cfg));
+    ib__html_page_text_and_tail(&b, ib__gen_serve_report_text(r, cfg, NULL));
     return ib__sbuf_finish(&b);
 }

@@ -47,7 +47,7 @@ static char *served_json(double batch_ms, const ib_gen_serve_config *c)
     ib_gen_serve_result r;
     ib_error err = { { 0 } };
     CHECK(ib_measure_gen_serve(g, c, &r, &err) == IB_OK);
-    char *json = ib__gen_serve_report_json(&r, c);
+    char *json = ib__gen_serve_report_json(&r, c, NULL);
     ib_gen_serve_result_free(&r);
     ib__gen_destroy(g);
     return json;

@@ -56,11 +56,11 @@ static void test_default_slots(void)
     CHECK_EQ_INT(r.info.n_seq_max, 5);
     CHECK_EQ_INT(r.n_completed, 3);
     for (int32_t q = 0; q < 5; q++) CHECK_EQ_INT(ib__gen_fake_filled(g, q), 0);
-    char *text = ib__gen_serve_report_text(&r, &c);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
     CHECK(text &&
           strstr(text, "\nslots 5 (the KV cache's capacity at 22 tokens a slot; --slots N to choose)\n"));
     free(text);
-    char *json = ib__gen_serve_report_json(&r, &c);
+    char *json = ib__gen_serve_report_json(&r, &c, NULL);
     CHECK(json && strstr(json, "\"slots_from\":\t\"kv_capacity\""));
     free(json);
     ib_gen_serve_result_free(&r);
@@ -94,7 +94,7 @@ static void test_default_slots_capped(void)
     CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
     CHECK_EQ_INT(r.slots, IB_GEN_SERVE_MAX_DEFAULT_SLOTS);
     CHECK(r.slots_from == IB_GEN_SLOTS_CAPPED);
-    char *text = ib__gen_serve_report_text(&r, &c);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
     CHECK(text &&
           strstr(text, "\nslots 256 (the most the default takes: the KV cache holds 256 or more at 22 "
                        "tokens a slot; --slots N to choose)\n"));
@@ -148,11 +148,11 @@ static void test_energy(void)
     double truth = (50 * e->window_ms + 100 * busy_ms) / 1e3;
     CHECK(fabs(e->joules - truth) <= e->bound * e->joules);
     CHECK(fabs(e->window_ms - r.span_ms) <= 10); /* the schedule's, to a step */
-    char *text = ib__gen_serve_report_text(&r, &c);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
     CHECK(text && strstr(text, "\nenergy per output token (over the served schedule): "));
     CHECK(text && strstr(text, "\n  a request: "));
     free(text);
-    char *json = ib__gen_serve_report_json(&r, &c);
+    char *json = ib__gen_serve_report_json(&r, &c, NULL);
     CHECK(json && strstr(json, "\"energy\":\t{") && strstr(json, "\"joules_per_request\":"));
     free(json);
     ib_gen_serve_result_free(&r);
@@ -191,7 +191,7 @@ static void test_no_counter(void)
     ib_error err = { { 0 } };
     CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
     CHECK(r.energy.device.source == IB_ENERGY_NONE);
-    char *text = ib__gen_serve_report_text(&r, &c);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
     CHECK(text && strstr(text, "\nenergy: no figure: the fake scripts no energy counter (energy_step_ms 0)"));
     free(text);
     ib_gen_serve_result_free(&r);
@@ -212,12 +212,12 @@ static void test_environment(void)
     CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
     CHECK(!strcmp(r.env.tool_version, IB_VERSION_STRING));
     CHECK(r.env.n_cpus > 0);
-    char *text = ib__gen_serve_report_text(&r, &c);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
     char heading[300];
     snprintf(heading, sizeof heading, " under load\n%s\n", r.env.host_cpu[0] ? r.env.host_cpu : "host CPU");
     CHECK(text && strstr(text, heading));
     free(text);
-    char *json = ib__gen_serve_report_json(&r, &c);
+    char *json = ib__gen_serve_report_json(&r, &c, NULL);
     CHECK(json && strstr(json, "\"environment\":\t{") && strstr(json, "\"warnings\":\t["));
     free(json);
     ib_gen_serve_result_free(&r);
@@ -261,7 +261,7 @@ static void test_engine_cost(void)
     CHECK_EQ_INT(after.batch_prefill_tokens - before.batch_prefill_tokens, 70);
     CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
     CHECK_EQ_INT(ib__gen_fake_filled(g, 1), 0);
-    char *text = ib__gen_serve_report_text(&r, &c);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
     CHECK(text &&
           strstr(text, "\nengine's own time: 0 us a step (admission, planning, stamps, removals) beside "
                        "2.1 ms in decode_batch + synchronize, over 5 steps\n"));

@@ -145,6 +145,9 @@ static void expectations(void)
            IB_GEN_SERVE_MAX_DEFAULT_SLOTS);
     expect("serve", "--prefill-chunk", "%d", (int)gs.prefill_chunk);
     expect("serve", "--warmup-requests", "%d", (int)gs.warmup_requests);
+    ib_endpoint_config ep;
+    ib_endpoint_config_init(&ep);
+    expect("serve", "--request-timeout-ms", "%g", ep.request_timeout_ms);
     expect("serve", "--shared-prefix", "%d", (int)gs.shared_prefix);
     expect("serve", "--prefix-cache", "%s", gs.prefix_cache ? "on" : "off");
 

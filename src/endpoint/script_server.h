@@ -1,0 +1,25 @@
+/* The scripted streaming server's parts that need no HTTP library
+ * (src/endpoint/script_server_script.c): the script's defaults, its check
+ * and its clock. The server itself is script_server.c (libmicrohttpd), or
+ * script_server_absent.c in a build without it. */
+#ifndef IB_ENDPOINT_SCRIPT_SERVER_H
+#define IB_ENDPOINT_SCRIPT_SERVER_H
+
+#include "base/common.h"
+
+/* IB_OK, or IB_ERR_INVALID_ARG with one line naming the bad field. */
+ib_status ib__script_check(const ib_script *s, ib_error *err);
+
+/* The gap before output token i (i >= 1) of a request: itl_ms, or the
+ * gaps in turn. Token 0 comes ttft_ms after the arrival. */
+double ib__script_gap_ms(const ib_script *s, int64_t i);
+
+/* Whether the request that arrived index-th (0, 1, ...) fails as scripted. */
+bool ib__script_fails(const ib_script *s, int64_t index);
+
+/* The largest tokens_per_chunk a script may ask (a chunk's bytes stay small). */
+#define IB__SCRIPT_MAX_TOKENS_PER_CHUNK 4096
+/* The largest max_tokens a request may ask. */
+#define IB__SCRIPT_MAX_TOKENS 1000000
+
+#endif
