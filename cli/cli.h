@@ -106,6 +106,8 @@ typedef struct cli_args {
      * (--prompt-tokens and --new-tokens as counts or ranges) */
     ib_gen_serve_config gen_serve;
     bool token_range; /* a range A..B was given */
+    /* serve --endpoint URL --model NAME (cli/cmd_serve_endpoint.c) */
+    ib_endpoint_config endpoint;
 } cli_args;
 
 enum {
@@ -217,6 +219,13 @@ bool cli_generative_model(const cli_args *a);
 /* serve of a generative model (cmd_serve_gen.c): the engine of
  * docs/serve-generative.md on the model a names. */
 int cmd_serve_gen(cli_args *a);
+/* The requests of serve of a generative model from the options (in
+ * process and over HTTP alike): false after one line; *trace (a trace
+ * file's requests, c->trace) freed by the caller. */
+bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace);
+/* serve --endpoint (cmd_serve_endpoint.c): the same requests sent to an
+ * OpenAI-compatible server over HTTP. */
+int cmd_serve_endpoint(cli_args *a);
 /* serve's options of a generative model given with a forward-pass one:
  * one line, EXIT_BAD_INPUT; else EXIT_OK. */
 int cli_serve_refuse_generative(const cli_args *a);

@@ -120,7 +120,7 @@ static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **
     return why == NULL;
 }
 
-/* The engine's configuration from the options; false after one line. */
+/* The requests' configuration from the options; false after one line. */
 static bool gen_serve_config(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
 {
     *c = a->gen_serve;
@@ -157,18 +157,23 @@ static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out)
     return !began && st == IB_ERR_DEVICE_OOM ? EXIT_BAD_INPUT : code;
 }
 
+bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
+{
+    *trace = NULL;
+    if (refuse_options(a, true) != EXIT_OK) return false;
+    if (gen_serve_config(a, c, trace)) return true;
+    free(*trace);
+    *trace = NULL;
+    return false;
+}
+
 int cmd_serve_gen(cli_args *a)
 {
-    int code = refuse_options(a, true);
-    if (code != EXIT_OK) return code;
     ib_gen_serve_config c;
     ib_gen_request_spec *trace = NULL;
-    if (!gen_serve_config(a, &c, &trace)) {
-        free(trace);
-        return EXIT_BAD_INPUT;
-    }
+    if (!cli_gen_serve_settings(a, &c, &trace)) return EXIT_BAD_INPUT;
     cli_outputs out;
-    code = cli_prepare_outputs(a, &out);
+    int code = cli_prepare_outputs(a, &out);
     ib_gen *g = NULL;
     if (code == EXIT_OK && (code = open_model(a, &g)) != EXIT_OK) cli_outputs_abort(&out);
     if (code == EXIT_OK) code = measure(g, &c, &out);

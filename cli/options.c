@@ -35,6 +35,7 @@ enum {
     O_PROMPT_TOKENS, O_NEW_TOKENS, O_DEPTH, O_CTX_PER_SEQ, O_SEQUENCES, O_SEARCH_SEQUENCES, O_MAX_SEQUENCES,
     O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
     O_SLOTS, O_PREFILL_CHUNK, O_BURSTINESS, O_SLO_TTFT_MS, O_SLO_TPOT_MS, O_SLO_E2E_MS, O_WARMUP_REQUESTS,
+    O_ENDPOINT, O_ENDPOINT_MODEL, O_REQUEST_TIMEOUT_MS,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -257,6 +258,16 @@ static const option_def options[] = {
      "a generative model: goodput's target for a request's end-to-end latency"},
     {{"warmup-requests", required_argument, NULL, O_WARMUP_REQUESTS}, OPT_SERVE, "N",
      "a generative model: requests served before the measured ones, not counted (default 4)"},
+    {{"endpoint", required_argument, NULL, O_ENDPOINT}, OPT_SERVE, "URL",
+     "serve over HTTP: the OpenAI-compatible server at URL (loopback only) serves the requests, sent by one "
+     "thread at their scheduled times (docs/serve-endpoint.md)", .needs = O_ENDPOINT_MODEL,
+     .why = "the server serves the model it names"},
+    {{"model", required_argument, NULL, O_ENDPOINT_MODEL}, OPT_SERVE, "NAME",
+     "with --endpoint: the server's name of the model (GET /v1/models lists them)", .needs = O_ENDPOINT,
+     .why = "it names the model of the endpoint"},
+    {{"request-timeout-ms", required_argument, NULL, O_REQUEST_TIMEOUT_MS}, OPT_SERVE, "T",
+     "with --endpoint: a request not ended T ms after its send fails as a timeout (default 600000)",
+     .needs = O_ENDPOINT, .why = "it bounds a request to the endpoint"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -667,6 +678,17 @@ static bool parse_fraction(const char *opt, const char *text, double *out)
     return (*out > 0 && *out < 1) || bad(opt, text, "must be between 0 and 1, both excluded (0.99)");
 }
 
+/* serve --endpoint's options: they write a->endpoint. */
+static bool apply_endpoint(cli_args *a, int id, const char *name, const char *v)
+{
+    switch (id) {
+    case O_ENDPOINT: a->endpoint.url = v; return true;
+    case O_ENDPOINT_MODEL: a->endpoint.model = v; return true;
+    case O_REQUEST_TIMEOUT_MS: return parse_positive(name, v, &a->endpoint.request_timeout_ms);
+    }
+    return false;
+}
+
 /* serve's options of a generative model: they write a->gen_serve. */
 static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v)
 {
@@ -684,7 +706,7 @@ static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v
     case O_SLO_TPOT_MS: return parse_positive(name, v, &g->slo_tpot_ms);
     case O_SLO_E2E_MS: return parse_positive(name, v, &g->slo_e2e_ms);
     }
-    return false;
+    return apply_endpoint(a, id, name, v);
 }
 
 static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
@@ -1047,6 +1069,7 @@ cli_parse_result cli_parse(const cli_command *cmd, int argc, char **argv, cli_ar
 {
     memset(a, 0, sizeof *a);
     ib_gen_serve_config_init(&a->gen_serve);
+    ib_endpoint_config_init(&a->endpoint);
     /* generate names its own backends (no plugin, no alias flags of theirs). */
     const char *named =
         accepts(cmd, find_option(O_BACKEND)) && !(cmd->groups & OPT_GEN) ? backend_named(argc, argv) : NULL;

@@ -1721,6 +1721,8 @@ typedef struct ib_result {
     /* a generative model served under load: the result, its configuration */
     const struct ib_gen_serve_result *gen_serve;
     const struct ib_gen_serve_config *gen_serve_cfg;
+    /* and when it was served over HTTP: the endpoint's own (NULL in process) */
+    const struct ib_endpoint_result *endpoint;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -2659,6 +2661,94 @@ typedef struct ib_gen_serve_result {
 ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
                                ib_error *err);
 void ib_gen_serve_result_free(ib_gen_serve_result *r);
+
+/* ------------------------------------------------------------------------ */
+/* Serving over HTTP: an OpenAI-compatible endpoint (issue 37,              */
+/* docs/serve-endpoint.md)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Why a request sent to an endpoint failed (IB_EP_OK: it did not). */
+typedef enum ib_endpoint_failure {
+    IB_EP_OK = 0,
+    IB_EP_CONNECT,   /* no connection (refused, unreachable) */
+    IB_EP_HTTP,      /* an HTTP status other than 200 */
+    IB_EP_RESET,     /* the connection ended mid-response */
+    IB_EP_TIMEOUT,   /* past the request's time limit */
+    IB_EP_MALFORMED, /* an event or its JSON that cannot be read */
+    IB_EP_ERROR,     /* the server sent an error event */
+    IB_EP_NO_DONE,   /* the stream ended without [DONE] */
+    IB_EP_NO_USAGE,  /* no usage.completion_tokens: the count is not known */
+    IB_EP_SHORT,     /* fewer output tokens than asked (or more) */
+    IB_EP_MISMATCH,  /* the chunks' tokens disagree with usage */
+    IB_EP_OTHER,     /* any other transfer error */
+    IB_EP_N_FAILURES
+} ib_endpoint_failure;
+
+/* A short name ("connect", "http", "reset"...). */
+const char *ib_endpoint_failure_str(ib_endpoint_failure f);
+
+typedef struct ib_endpoint_config {
+    /* http:// or https:// on a loopback host (127.0.0.0/8, ::1,
+     * localhost): the server's root (a trailing /v1 is taken off). */
+    const char *url;
+    const char *model;         /* the server's name of the model */
+    double request_timeout_ms; /* a request's limit, sent to its end (0: none) */
+    /* Prompt ids are drawn in [lowest id, vocab); 0: the server's own
+     * n_vocab where /v1/models states it (llama-server), else 32000. */
+    int32_t vocab;
+} ib_endpoint_config;
+
+/* Fills the defaults: no URL or model, a request timeout of 600000 ms,
+ * the vocabulary found (0). */
+void ib_endpoint_config_init(ib_endpoint_config *cfg);
+
+/* One request as the endpoint answered it; times in ms from the
+ * schedule's origin. */
+typedef struct ib_endpoint_request {
+    double sent_ms;              /* libcurl about to send it (CURLOPT_PREREQFUNCTION) */
+    double lateness_ms;          /* sent - scheduled: the client's own delay */
+    long http_status;            /* 0: none received */
+    ib_endpoint_failure failure; /* IB_EP_OK: completed */
+    int64_t usage_tokens;        /* the server's usage.completion_tokens, -1: none */
+    int64_t chunk_tokens;        /* the tokens the chunks carried */
+    bool tokens_assumed;         /* some chunk's count was not stated: taken as one */
+    size_t n_chunks;             /* chunks that carried tokens */
+    double *chunk_ms;            /* [n_chunks]: each one's arrival */
+    int32_t *chunk_token_counts; /* [n_chunks]: the tokens of each */
+} ib_endpoint_request;
+
+typedef struct ib_endpoint_result {
+    char url[256], model[128];
+    int32_t vocab;                 /* the ids' bound used */
+    ib_endpoint_request *requests; /* as many as the serve result's */
+    size_t n_requests;
+    ib_stats lateness;        /* over the requests sent */
+    double lateness_bound_ms; /* past it at p99: the client's fault */
+    bool client_late;         /* lateness p99 > the bound */
+    size_t failures[IB_EP_N_FAILURES];
+    size_t n_failed;
+    size_t n_chunks, multi_token_chunks, assumed_chunks;
+} ib_endpoint_result;
+
+/* Before a run: the URL is http(s) on loopback, the server answers GET
+ * /v1/models as an OpenAI-compatible server does, and lists cfg->model.
+ * IB_ERR_INVALID_ARG with one line otherwise. *vocab: the server's
+ * n_vocab where it says it, else 0. */
+ib_status ib_endpoint_check(const ib_endpoint_config *cfg, int32_t *vocab, ib_error *err);
+
+/* Sends serve's requests (made from scfg as ib_measure_gen_serve makes
+ * them; its engine settings unused) to the endpoint, open loop, one
+ * thread: each at its scheduled time whatever the others do, streamed,
+ * every chunk stamped as it arrives. out holds the same figures as in
+ * process (a request's admitted_ms is its sent time); ep the endpoint's
+ * own. Requests that fail are counted by cause and the run goes on; every
+ * request failing is IB_ERR_RUNTIME with what was measured. The checks of
+ * ib_endpoint_check fail first (IB_ERR_INVALID_ARG, nothing sent).
+ * Interrupted: IB_ERR_INTERRUPTED, out->partial. Free both with their
+ * _free. */
+ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                    ib_gen_serve_result *out, ib_endpoint_result *ep, ib_error *err);
+void ib_endpoint_result_free(ib_endpoint_result *r);
 
 #ifdef __cplusplus
 }

@@ -61,7 +61,7 @@ static ib_status validate_lengths(int32_t lo, int32_t hi, const char *what, ib_e
     return IB_OK;
 }
 
-static ib_status validate_arrivals(const ib_gen_serve_config *c, ib_error *err)
+ib_status ib__gen_serve_validate_arrivals(const ib_gen_serve_config *c, ib_error *err)
 {
     if (c->arrivals == IB_ARRIVALS_TRACE) {
         IB_FAIL_IF(!c->trace || c->n_trace == 0 || c->n_trace > IB__SERVE_MAX_REQUESTS, err,
@@ -86,7 +86,7 @@ static ib_status validate(const ib__gen *g, const ib_gen_serve_config *c, ib_err
     IB_FAIL_IF(!g->ops->decode_batch || !g->ops->remove_sequence, err, IB_ERR_UNSUPPORTED,
                "this generation backend cannot decode a mixed batch of sequences: it cannot be served under "
                "load");
-    IB_TRY(validate_arrivals(c, err));
+    IB_TRY(ib__gen_serve_validate_arrivals(c, err));
     IB_FAIL_IF(c->slots < 0 || c->slots > IB_GEN_MAX_SEQUENCES, err, IB_ERR_INVALID_ARG,
                "slots: 1 to %d (0: the default)", IB_GEN_MAX_SEQUENCES);
     IB_FAIL_IF(c->prefill_chunk < 1 || c->prefill_chunk > IB_GEN_SERVE_MAX_TOKENS, err, IB_ERR_INVALID_ARG,
@@ -100,10 +100,8 @@ static ib_status validate(const ib__gen *g, const ib_gen_serve_config *c, ib_err
     return IB_OK;
 }
 
-/* The measured requests' specs, made before the run: the trace's, or
- * arrivals and lengths drawn from the seed. */
-static ib_status make_schedule(const ib_gen_serve_config *c, ib_gen_serve_request **out, size_t *n,
-                               ib_error *err)
+ib_status ib__gen_serve_schedule(const ib_gen_serve_config *c, ib_gen_serve_request **out, size_t *n,
+                                 ib_error *err)
 {
     *n = c->arrivals == IB_ARRIVALS_TRACE ? c->n_trace : (size_t)c->requests;
     double *at = malloc(*n * sizeof *at);
@@ -425,7 +423,7 @@ static ib_status warm_up(engine *e, const ib_gen_serve_request *measured, size_t
     return st;
 }
 
-static double offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n)
+double ib__gen_serve_offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n)
 {
     if (c->arrivals != IB_ARRIVALS_TRACE) return c->rate;
     double span = n > 1 ? rs[n - 1].spec.arrival_ms - rs[0].spec.arrival_ms : 0;
@@ -437,7 +435,7 @@ static double offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_requ
 static ib_status serve_measured(ib__gen *g, const ib_gen_serve_config *c, ib_gen_serve_result *out, engine *e,
                                 ib_error *err)
 {
-    IB_TRY(make_schedule(c, &out->requests, &out->n_requests, err));
+    IB_TRY(ib__gen_serve_schedule(c, &out->requests, &out->n_requests, err));
     out->slots = c->slots > 0 ? c->slots : IB_GEN_SERVE_DEFAULT_SLOTS;
     out->prefill_chunk = c->prefill_chunk;
     out->warmup_requests = c->warmup_requests;
@@ -465,8 +463,8 @@ ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_ge
         e.steps = NULL;
         out->partial = st != IB_OK;
         out->stop_status = st;
-        ib_status fs = ib__gen_serve_figures(cfg, e.itl, e.n_itl,
-                                             offered_rate(cfg, out->requests, out->n_requests), out);
+        ib_status fs = ib__gen_serve_figures(
+            cfg, e.itl, e.n_itl, ib__gen_serve_offered_rate(cfg, out->requests, out->n_requests), out);
         if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");
     }
     engine_free(&e);

@@ -17,4 +17,18 @@
 ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *itl_ms, size_t n_itl,
                                 double offered_rate_per_s, ib_gen_serve_result *out);
 
+/* The requests' settings of c (arrivals, lengths, their counts), checked:
+ * IB_ERR_INVALID_ARG with one line. Shared with the HTTP client
+ * (src/endpoint/), which sends the same schedule. */
+ib_status ib__gen_serve_validate_arrivals(const ib_gen_serve_config *c, ib_error *err);
+
+/* The measured requests' specs, made before the run: the trace's, or
+ * arrivals and lengths drawn from the seed (*out calloc'ed, times 0). */
+ib_status ib__gen_serve_schedule(const ib_gen_serve_config *c, ib_gen_serve_request **out, size_t *n,
+                                 ib_error *err);
+
+/* The rate the schedule offers: the rate asked, or a trace's requests over
+ * its span. */
+double ib__gen_serve_offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n);
+
 #endif

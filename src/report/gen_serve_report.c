@@ -142,13 +142,19 @@ static void text_steps(ib__sbuf *b, const ib_gen_serve_result *r)
                         ib__fmt_ms(without, p));
 }
 
-char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *c)
+char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *c,
+                                const ib_endpoint_result *ep)
 {
     ib__sbuf b = { 0 };
-    text_header(&b, r, c);
+    if (ep) { /* served over HTTP: the endpoint in place of the engine (endpoint_report.c) */
+        ib__endpoint_text_header(&b, ep);
+        text_schedule(&b, r, c);
+    } else
+        text_header(&b, r, c);
     text_figures(&b, r);
     text_goodput(&b, r, c);
     text_steps(&b, r);
+    if (ep) ib__endpoint_text(&b, ep, r);
     if (r->partial)
         ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
                         ib_status_str(r->stop_status));
@@ -238,7 +244,8 @@ static cJSON *json_step(const ib_gen_serve_step *s)
     return o;
 }
 
-char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *c)
+char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *c,
+                                const ib_endpoint_result *ep)
 {
     cJSON *root = ib__json_document("inferbench.serve_generative/1", r->partial, r->stop_status, NULL);
     cJSON_AddStringToObject(root, "model", r->info.model);
@@ -249,5 +256,6 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
     for (size_t i = 0; i < r->n_requests; i++) cJSON_AddItemToArray(reqs, json_request(&r->requests[i]));
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < r->n_steps; i++) cJSON_AddItemToArray(steps, json_step(&r->steps[i]));
+    if (ep) cJSON_AddItemToObject(root, "endpoint", ib__endpoint_json(ep));
     return ib__json_finish(root);
 }

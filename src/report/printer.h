@@ -66,8 +66,15 @@ double ib__gen_table_unit(const ib_gen_result *r, const char **unit);
 /* A generative model served under load (gen_serve_report.c), and what it
  * shares with generate's reports (generate_report.c): the runtime, device,
  * settings and options lines, the model's info as JSON. */
-char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
-char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg,
+                                const ib_endpoint_result *ep);
+char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg,
+                                const ib_endpoint_result *ep);
+/* Served over HTTP (endpoint_report.c): the endpoint's header (in place of
+ * the engine's), its own block after the figures, its JSON object. */
+void ib__endpoint_text_header(ib__sbuf *b, const ib_endpoint_result *ep);
+void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
+cJSON *ib__endpoint_json(const ib_endpoint_result *ep);
 void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
 

@@ -27,7 +27,7 @@ static char *render_text(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_text(r->fleet, r->info)
                                : ib__fleet_report_text(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_text(r->generation);
-    case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_text(r->gen_serve, r->gen_serve_cfg);
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_text(r->gen_serve, r->gen_serve_cfg, r->endpoint);
     case IB_RESULT_GEN_COMPARISON: return ib__gen_comparison_text(r);
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:

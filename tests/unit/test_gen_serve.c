@@ -302,7 +302,7 @@ static void test_text_report(void)
     ib_error err = { { 0 } };
     CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
     r.total_tokens_per_s = 12280.4;
-    char *text = ib__gen_serve_report_text(&r, &c);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
     CHECK(text && strstr(text, ", 12280 in all (prompt + output) a second\n"));
     const char *type = r.info.weights_type;
     size_t line = text ? strcspn(text, "\n") : 0, said = 0;

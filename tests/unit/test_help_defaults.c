@@ -144,6 +144,9 @@ static void expectations(void)
     expect("serve", "--slots", "%d", IB_GEN_SERVE_DEFAULT_SLOTS);
     expect("serve", "--prefill-chunk", "%d", (int)gs.prefill_chunk);
     expect("serve", "--warmup-requests", "%d", (int)gs.warmup_requests);
+    ib_endpoint_config ep;
+    ib_endpoint_config_init(&ep);
+    expect("serve", "--request-timeout-ms", "%g", ep.request_timeout_ms);
 
     expect("compare", "--threshold", "%g%%", 100 * IB_COMPARE_DEFAULT_THRESHOLD);
     expect("info", "--device-id", "%d", mo.device_id);

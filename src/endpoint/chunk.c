@@ -1,0 +1,88 @@
+/* One streamed completion event read: cJSON for the JSON (the library's
+ * reader of every JSON it takes in), the counts that say how many tokens
+ * the event carried. Servers differ in which they send: vLLM its
+ * cumulative usage in every chunk when asked (continuous_usage_stats),
+ * llama-server its timings (timings_per_token) and token ids
+ * (return_tokens), every one of them the final usage (include_usage). */
+#include "endpoint/chunk.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <string.h>
+
+/* A whole number >= 0 at key of obj into *out (-1 when absent or null);
+ * false when it is something else. */
+static bool read_count(const cJSON *obj, const char *key, int64_t *out)
+{
+    const cJSON *v = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    *out = -1;
+    if (!v || cJSON_IsNull(v)) return true;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > 1e15 ||
+        v->valuedouble != floor(v->valuedouble))
+        return false;
+    *out = (int64_t)v->valuedouble;
+    return true;
+}
+
+static bool non_empty_string(const cJSON *v) { return cJSON_IsString(v) && v->valuestring[0] != '\0'; }
+
+/* The first choice: its text (completions) or delta's content (chat). */
+static void read_choice(const cJSON *root, ib__chunk *out)
+{
+    const cJSON *choices = cJSON_GetObjectItemCaseSensitive(root, "choices");
+    const cJSON *first = cJSON_IsArray(choices) ? cJSON_GetArrayItem(choices, 0) : NULL;
+    out->has_choice = cJSON_IsObject(first);
+    if (!out->has_choice) return;
+    const cJSON *delta = cJSON_GetObjectItemCaseSensitive(first, "delta");
+    out->has_text = non_empty_string(cJSON_GetObjectItemCaseSensitive(first, "text")) ||
+                    non_empty_string(cJSON_GetObjectItemCaseSensitive(delta, "content"));
+}
+
+static ib_status read_counts(const cJSON *root, ib__chunk *out, ib_error *err)
+{
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(root, "tokens");
+    IB_FAIL_IF(ids && !cJSON_IsNull(ids) && !cJSON_IsArray(ids), err, IB_ERR_INVALID_ARG,
+               "a chunk's tokens is not an array");
+    out->token_ids = cJSON_IsArray(ids) ? cJSON_GetArraySize(ids) : -1;
+    IB_FAIL_IF(
+        !read_count(cJSON_GetObjectItemCaseSensitive(root, "usage"), "completion_tokens", &out->usage_tokens),
+        err, IB_ERR_INVALID_ARG, "a chunk's usage.completion_tokens is not a whole number");
+    IB_FAIL_IF(
+        !read_count(cJSON_GetObjectItemCaseSensitive(root, "timings"), "predicted_n", &out->predicted_tokens),
+        err, IB_ERR_INVALID_ARG, "a chunk's timings.predicted_n is not a whole number");
+    return IB_OK;
+}
+
+ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error *err)
+{
+    *out = (ib__chunk){ .usage_tokens = -1, .predicted_tokens = -1, .token_ids = -1 };
+    if (len == 6 && !memcmp(data, "[DONE]", 6)) {
+        out->done = true;
+        return IB_OK;
+    }
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    ib_status st = IB_OK;
+    if (!cJSON_IsObject(root))
+        st = ib__fail(err, IB_ERR_INVALID_ARG, "an event that is not a JSON object");
+    else if (cJSON_GetObjectItemCaseSensitive(root, "error"))
+        out->error = true;
+    else {
+        read_choice(root, out);
+        st = read_counts(root, out, err);
+    }
+    cJSON_Delete(root);
+    return st;
+}
+
+int64_t ib__chunk_tokens(const ib__chunk *c, int64_t counted, bool *exact)
+{
+    *exact = true;
+    if (!c->has_choice) return 0;
+    int64_t k = c->usage_tokens >= 0       ? c->usage_tokens - counted
+                : c->predicted_tokens >= 0 ? c->predicted_tokens - counted
+                : c->token_ids >= 0        ? c->token_ids
+                                           : -2;
+    if (k != -2) return k < 0 ? -1 : k;
+    *exact = false;
+    return c->has_text ? 1 : 0;
+}

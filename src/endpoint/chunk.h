@@ -1,0 +1,30 @@
+/* What one streamed completion event says (src/endpoint/chunk.c): the
+ * OpenAI-compatible chunk's JSON (llama-server, vLLM, SGLang), read with
+ * cJSON, reduced to what counts its tokens. */
+#ifndef IB_ENDPOINT_CHUNK_H
+#define IB_ENDPOINT_CHUNK_H
+
+#include "base/common.h"
+
+typedef struct ib__chunk {
+    bool done;                /* the data was "[DONE]": the stream's end */
+    bool error;               /* an "error" member: the server failed the request */
+    bool has_choice;          /* choices[] has an element: a piece of output */
+    bool has_text;            /* and its text (or chat delta's content) is not empty */
+    int64_t usage_tokens;     /* usage.completion_tokens so far (cumulative), -1: none */
+    int64_t predicted_tokens; /* timings.predicted_n (llama.cpp, cumulative), -1: none */
+    int64_t token_ids;        /* length of tokens[] (llama.cpp's ids of this chunk), -1: none */
+} ib__chunk;
+
+/* Parses an event's data. IB_ERR_INVALID_ARG (malformed: not JSON, not an
+ * object, a count that is not a whole number >= 0) with a message. */
+ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error *err);
+
+/* The output tokens chunk c carried, the request's tokens before it being
+ * counted: from the cumulative usage (vLLM's continuous usage), else
+ * llama.cpp's cumulative predicted_n, else its token ids; *exact false
+ * when none of these is there and a chunk of text is taken for one token.
+ * A usage-only chunk (no choice) carries none. -1: a count going back. */
+int64_t ib__chunk_tokens(const ib__chunk *c, int64_t counted, bool *exact);
+
+#endif

@@ -1,0 +1,296 @@
+/* Serving over HTTP: the schedule of the in-process engine (the same
+ * requests, the same figures: src/core/serve_gen*.c) sent to an
+ * OpenAI-compatible endpoint by one thread, libcurl's multi interface,
+ * open loop: each request is added to the multi handle when its scheduled
+ * time comes, whatever the others do, and the loop sleeps in
+ * curl_multi_poll no longer than to the next due send (a spin for the
+ * last millisecond: poll's timeout is whole ms). Every figure runs from
+ * the schedule; the client's own lateness (sent - scheduled) is measured
+ * per request, so that a client too slow for the load is told apart from
+ * a slow server (docs/serve-endpoint.md). */
+#include "core/serve_gen.h"
+#include "endpoint/endpoint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The longest one wait sleeps before looking at the cancel flag. */
+#define CANCEL_POLL_MS 50
+/* The lateness p99 a client may have before the run is the client's
+ * fault: 1% of the median TTFT it reports (the lateness is inside every
+ * TTFT, one for one), and at least 1 ms, the resolution of the wait
+ * (curl_multi_poll's) and well above a loopback send's own cost. */
+#define LATE_SHARE 0.01
+#define LATE_FLOOR_MS 1.0
+/* Warm-up requests are told apart from the measured in their prompt ids. */
+#define WARMUP_SEED 0x7761726d7570ull
+
+static const char *const failure_names[IB_EP_N_FAILURES] = {
+    "ok",          "connect", "http",     "reset", "timeout",  "malformed",
+    "error_event", "no_done", "no_usage", "short", "mismatch", "other",
+};
+
+const char *ib_endpoint_failure_str(ib_endpoint_failure f)
+{
+    return f >= 0 && f < IB_EP_N_FAILURES ? failure_names[f] : "unknown";
+}
+
+void ib_endpoint_config_init(ib_endpoint_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->request_timeout_ms = IB__EP_DEFAULT_TIMEOUT_MS;
+}
+
+void ib_endpoint_result_free(ib_endpoint_result *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_requests; i++) {
+        free(r->requests[i].chunk_ms);
+        free(r->requests[i].chunk_token_counts);
+    }
+    free(r->requests);
+    r->requests = NULL;
+    r->n_requests = 0;
+}
+
+typedef struct client {
+    const ib_endpoint_config *cfg;
+    const ib_gen_serve_config *scfg;
+    CURLM *multi;
+    char *completions_url;
+    int32_t vocab;
+} client;
+
+/* Starts request i of a run: its transfer added to the multi handle. */
+static ib_status start(client *c, ib__ep_transfer *t, double origin_ms, uint64_t seed,
+                       ib_gen_serve_request *r, ib_endpoint_request *ep, ib_error *err)
+{
+    t->origin_ms = origin_ms;
+    IB_TRY(ib__ep_transfer_init(t, c->completions_url, c->cfg->model, c->cfg->request_timeout_ms, c->vocab,
+                                seed, r, ep, err));
+    IB_FAIL_IF(curl_multi_add_handle(c->multi, t->easy) != CURLM_OK, err, IB_ERR_INTERNAL,
+               "libcurl refused a request");
+    return IB_OK;
+}
+
+/* The transfers that ended: finished, their handles released. */
+static size_t reap(client *c)
+{
+    size_t ended = 0;
+    int left;
+    CURLMsg *m;
+    while ((m = curl_multi_info_read(c->multi, &left))) {
+        if (m->msg != CURLMSG_DONE) continue;
+        ib__ep_transfer *t = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&t);
+        CURLcode code = m->data.result;
+        curl_multi_remove_handle(c->multi, m->easy_handle);
+        ib__ep_transfer_finish(t, code);
+        ib__ep_transfer_free(t);
+        ended++;
+    }
+    return ended;
+}
+
+/* The wait in whole ms before the next look: to the next due send (0 in
+ * its last millisecond: a spin), at most the cancel poll. */
+static int wait_ms(double due_ms)
+{
+    double left = due_ms - ib__now_ms();
+    if (!(left < CANCEL_POLL_MS)) return CANCEL_POLL_MS;
+    return left <= 1.5 ? 0 : (int)(left - 1.0);
+}
+
+/* Sends rs[0..n) on their schedule from now, and reads every answer. */
+static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *eps, size_t n, uint64_t seed,
+                     ib_error *err)
+{
+    ib__ep_transfer *ts = calloc(n ? n : 1, sizeof *ts);
+    IB_FAIL_IF(!ts, err, IB_ERR_NO_MEMORY, "out of memory");
+    double origin = ib__now_ms();
+    size_t next = 0, ended = 0;
+    ib_status st = IB_OK;
+    while (st == IB_OK && ended < n) {
+        if (ib__cancelled(c->scfg->run.cancel)) {
+            st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
+            break;
+        }
+        while (st == IB_OK && next < n && origin + rs[next].spec.arrival_ms <= ib__now_ms()) {
+            st = start(c, &ts[next], origin, seed + next, &rs[next], &eps[next], err);
+            next++;
+        }
+        int running;
+        curl_multi_perform(c->multi, &running);
+        ended += reap(c);
+        if (st == IB_OK && ended < n)
+            curl_multi_poll(c->multi, NULL, 0,
+                            next < n ? wait_ms(origin + rs[next].spec.arrival_ms) : CANCEL_POLL_MS, NULL);
+    }
+    /* Interrupted: the requests in flight end unfinished (never completed). */
+    for (size_t i = 0; i < next; i++)
+        if (ts[i].easy) {
+            curl_multi_remove_handle(c->multi, ts[i].easy);
+            ib__ep_transfer_finish(&ts[i], CURLE_ABORTED_BY_CALLBACK);
+            ib__ep_transfer_free(&ts[i]);
+        }
+    free(ts);
+    return st;
+}
+
+/* The warm-up: the first requests' lengths, all at once, forgotten (a
+ * server's first requests are slower: its cold start). */
+static ib_status warm_up(client *c, const ib_gen_serve_request *measured, size_t n_measured, ib_error *err)
+{
+    size_t n = (size_t)c->scfg->warmup_requests;
+    if (n == 0) return IB_OK;
+    ib_gen_serve_request *w = calloc(n, sizeof *w);
+    ib_endpoint_request *we = calloc(n, sizeof *we);
+    ib_status st = w && we ? IB_OK : ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; st == IB_OK && i < n; i++)
+        w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
+                                           measured[i % n_measured].spec.output_tokens };
+    if (st == IB_OK) st = run(c, w, we, n, c->scfg->seed ^ WARMUP_SEED, err);
+    ib_endpoint_result tmp = { .requests = we, .n_requests = we ? n : 0 };
+    ib_endpoint_result_free(&tmp);
+    free(w);
+    return st;
+}
+
+/* Every gap between two tokens of the completed requests: a chunk of k
+ * tokens gives its first token the gap from the chunk before, and k - 1
+ * gaps of 0 (they reached the client together; the sum of the gaps stays
+ * the request's last token minus its first). */
+static ib_status token_gaps(const ib_gen_serve_result *out, const ib_endpoint_result *ep, double **itl,
+                            size_t *n_itl, ib_error *err)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ep->n_requests; i++)
+        if (ep->requests[i].failure == IB_EP_OK) n += (size_t)ep->requests[i].chunk_tokens;
+    *itl = malloc((n ? n : 1) * sizeof **itl);
+    IB_FAIL_IF(!*itl, err, IB_ERR_NO_MEMORY, "out of memory for the gaps");
+    *n_itl = 0;
+    for (size_t i = 0; i < ep->n_requests; i++) {
+        const ib_endpoint_request *r = &ep->requests[i];
+        if (r->failure != IB_EP_OK) continue;
+        for (size_t k = 0; k < r->n_chunks; k++)
+            for (int32_t j = 0; j < r->chunk_token_counts[k]; j++)
+                if (k > 0 || j > 0) (*itl)[(*n_itl)++] = j > 0 ? 0 : r->chunk_ms[k] - r->chunk_ms[k - 1];
+    }
+    (void)out;
+    return IB_OK;
+}
+
+/* The endpoint's own figures: lateness, failures, chunks. */
+static ib_status endpoint_figures(const ib_gen_serve_result *out, ib_endpoint_result *ep)
+{
+    double *late = malloc((ep->n_requests ? ep->n_requests : 1) * sizeof *late);
+    if (!late) return IB_ERR_NO_MEMORY;
+    size_t n_late = 0;
+    memset(ep->failures, 0, sizeof ep->failures);
+    ep->n_failed = ep->n_chunks = ep->multi_token_chunks = ep->assumed_chunks = 0;
+    for (size_t i = 0; i < ep->n_requests; i++) {
+        const ib_endpoint_request *r = &ep->requests[i];
+        if (isfinite(r->lateness_ms)) late[n_late++] = r->lateness_ms;
+        ep->failures[r->failure]++;
+        ep->n_failed += r->failure != IB_EP_OK;
+        ep->n_chunks += r->n_chunks;
+        if (r->tokens_assumed) ep->assumed_chunks += r->n_chunks;
+        for (size_t k = 0; k < r->n_chunks; k++) ep->multi_token_chunks += r->chunk_token_counts[k] > 1;
+    }
+    if (n_late == 0 || ib_stats_compute(late, n_late, &ep->lateness) != IB_OK) ep->lateness = (ib_stats){ 0 };
+    free(late);
+    double ttft_p50 = out->ttft.n ? out->ttft.p50 : 0;
+    ep->lateness_bound_ms = fmax(LATE_FLOOR_MS, LATE_SHARE * ttft_p50);
+    ep->client_late = ep->lateness.n > 0 && ep->lateness.p99 > ep->lateness_bound_ms;
+    return IB_OK;
+}
+
+static ib_status figures(const ib_gen_serve_config *scfg, ib_gen_serve_result *out, ib_endpoint_result *ep,
+                         ib_error *err)
+{
+    double *itl = NULL;
+    size_t n_itl = 0;
+    IB_TRY(token_gaps(out, ep, &itl, &n_itl, err));
+    ib_status st = ib__gen_serve_figures(
+        scfg, itl, n_itl, ib__gen_serve_offered_rate(scfg, out->requests, out->n_requests), out);
+    free(itl);
+    if (st == IB_OK) st = endpoint_figures(out, ep);
+    IB_FAIL_IF(st != IB_OK, err, st, "out of memory for the figures");
+    return IB_OK;
+}
+
+static ib_status open_client(client *c, const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                             int32_t server_vocab, ib_error *err)
+{
+    c->cfg = cfg;
+    c->scfg = scfg;
+    c->vocab = cfg->vocab > 0                    ? cfg->vocab
+               : server_vocab > IB__EP_LOWEST_ID ? server_vocab
+                                                 : IB__EP_DEFAULT_VOCAB;
+    IB_TRY(ib__ep_url(cfg->url, "/v1/completions", &c->completions_url, err));
+    c->multi = curl_multi_init();
+    IB_FAIL_IF(!c->multi, err, IB_ERR_NO_MEMORY, "out of memory");
+    return IB_OK;
+}
+
+/* The run after the checks: the schedule, warm-up, the measured requests. */
+static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *ep, bool *began,
+                       ib_error *err)
+{
+    IB_TRY(ib__gen_serve_schedule(c->scfg, &out->requests, &out->n_requests, err));
+    ep->requests = calloc(out->n_requests, sizeof *ep->requests);
+    IB_FAIL_IF(!ep->requests, err, IB_ERR_NO_MEMORY, "out of memory");
+    ep->n_requests = out->n_requests;
+    out->warmup_requests = c->scfg->warmup_requests;
+    IB_TRY(warm_up(c, out->requests, out->n_requests, err));
+    *began = true;
+    return run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, err);
+}
+
+/* What was measured, and IB_ERR_RUNTIME when every request failed. */
+static ib_status conclude(const ib_gen_serve_config *scfg, ib_gen_serve_result *out, ib_endpoint_result *ep,
+                          ib_status st, ib_error *err)
+{
+    out->partial = st != IB_OK;
+    out->stop_status = st;
+    ib_error ferr;
+    ib_status fs = figures(scfg, out, ep, &ferr);
+    if (st != IB_OK) return st;
+    if (fs != IB_OK) return ib__fail(err, fs, "%s", ferr.message);
+    IB_FAIL_IF(ep->n_failed == ep->n_requests, err, IB_ERR_RUNTIME,
+               "every request to %s failed (%zu: the failures by cause above)", ep->url, ep->n_failed);
+    return IB_OK;
+}
+
+ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                    ib_gen_serve_result *out, ib_endpoint_result *ep, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(ep, 0, sizeof *ep);
+    IB_FAIL_IF(!scfg, err, IB_ERR_INVALID_ARG, "no configuration");
+    IB_TRY(ib__gen_serve_validate_arrivals(scfg, err));
+    IB_FAIL_IF(scfg->warmup_requests < 0 || scfg->warmup_requests > IB__EP_MAX_WARMUP, err,
+               IB_ERR_INVALID_ARG, "warm-up requests: 0 to %d", IB__EP_MAX_WARMUP);
+    IB_FAIL_IF(!(scfg->slo_ttft_ms >= 0) || !(scfg->slo_tpot_ms >= 0) || !(scfg->slo_e2e_ms >= 0), err,
+               IB_ERR_INVALID_ARG, "targets are above 0 ms (0: none)");
+    int32_t server_vocab = 0;
+    IB_TRY(ib_endpoint_check(cfg, &server_vocab, err));
+    ib__strlcpy(ep->url, cfg->url, sizeof ep->url);
+    ib__strlcpy(ep->model, cfg->model, sizeof ep->model);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    client c = { 0 };
+    bool began = false;
+    ib_status st = open_client(&c, cfg, scfg, server_vocab, err);
+    ep->vocab = c.vocab;
+    if (st == IB_OK) st = serve(&c, out, ep, &began, err);
+    if (began) st = conclude(scfg, out, ep, st, err);
+    curl_multi_cleanup(c.multi);
+    free(c.completions_url);
+    curl_global_cleanup();
+    if (!began) {
+        ib_gen_serve_result_free(out);
+        ib_endpoint_result_free(ep);
+    }
+    return st;
+}
