@@ -996,7 +996,8 @@ void ib_script_server_stop(ib_script_server *srv);
 /* What the server did and when (its own stamps, CLOCK_MONOTONIC in ms, the
  * clock ib's host timings read), to set against what a client saw. */
 typedef enum ib_script_stamp_kind {
-    IB_SCRIPT_ARRIVED = 0, /* the whole request read: the script's origin */
+    IB_SCRIPT_ARRIVED =
+        0, /* the whole request read: the script's origin (tokens: the prompt's, -1: none read) */
     IB_SCRIPT_CHUNK = 1,   /* a chunk of `tokens` tokens handed to the socket */
     IB_SCRIPT_USAGE = 2,   /* the final usage chunk */
     IB_SCRIPT_DONE = 3,    /* data: [DONE] */
@@ -2728,6 +2729,9 @@ typedef struct ib_endpoint_result {
     size_t failures[IB_EP_N_FAILURES];
     size_t n_failed;
     size_t n_chunks, multi_token_chunks, assumed_chunks;
+    /* The schedule's origin on the host clock (CLOCK_MONOTONIC, ms): what
+     * sets these times against another's stamps (the scripted server's). */
+    double origin_ms;
 } ib_endpoint_result;
 
 /* Before a run: the URL is http(s) on loopback, the server answers GET

@@ -37,7 +37,7 @@ rc=$?
 [ "$rc" -eq 0 ] && pass "SIGINT stops it, exit 0" || fail "exit $rc after SIGINT"
 [ "$(sed -n 2p "$TMP/server")" = "served 2 requests: 3 chunks, 5 tokens" ] && pass "its summary" || fail "summary: $(cat "$TMP/server")"
 kinds=$(cut -d, -f1-3 "$TMP/stamps.csv" | tr '\n' ' ')
-want="request,kind,tokens 0,arrived,0 0,chunk,2 0,chunk,2 0,chunk,1 0,usage,5 0,done,0 0,ended,5 1,arrived,0 1,refused,404 "
+want="request,kind,tokens 0,arrived,3 0,chunk,2 0,chunk,2 0,chunk,1 0,usage,5 0,done,0 0,ended,5 1,arrived,1 1,refused,404 "
 [ "$kinds" = "$want" ] && pass "its stamps, in order" || fail "stamps: $kinds"
 [ ! -s "$TMP/server.err" ] && pass "nothing on stderr" || fail "stderr: $(cat "$TMP/server.err")"
 
