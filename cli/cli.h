@@ -237,6 +237,10 @@ int cli_serve_refuse_generative(const cli_args *a);
  * or is larger than MAX_SCHEDULE_BYTES. */
 char *cli_read_arrivals(const char *path, size_t *len);
 
+/* calibrate client (cmd_calibrate_client.c): the HTTP client's error
+ * against the scripted server (docs/script-server.md). */
+int cmd_calibrate_client(cli_args *a);
+
 /* The hidden script-server (cmd_script_server.c): the scripted streaming
  * server of docs/script-server.md until SIGINT/SIGTERM; its arguments
  * after the command's name. */
