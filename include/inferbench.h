@@ -2683,6 +2683,40 @@ typedef struct ib_gen_serve_step {
     int32_t kv_cells; /* KV cache cells the running requests hold once the step is done */
 } ib_gen_serve_step;
 
+/* --- Why the tail is what it is (genreports: docs/serve-generative.md,
+ * "Why the tail") --- The step trace summarized: how much of the decode
+ * tail came from steps that carried a prompt chunk (prefill-decode
+ * interference), how much of TTFT was the wait for a slot, how full the
+ * KV cache was. Counts of 0 and NaN shares where there is nothing to
+ * summarize. */
+typedef struct ib_gen_serve_tail {
+    /* Every inter-token gap (ITL) and those whose step carried a prompt
+     * chunk; the gaps at or above the ITL p99 (the tail), and of those
+     * the ones whose step carried a chunk. */
+    size_t gaps, gaps_chunked;
+    double itl_p99_ms;
+    size_t tail_gaps, tail_gaps_chunked;
+    /* Decode time (first token to end) spent in steps with a prompt
+     * chunk, as a share of it: of every request, and of the requests
+     * whose TPOT is at or above the TPOT p99 (tail_requests of them). */
+    double decode_chunked_share;
+    double tpot_p99_ms;
+    size_t tail_requests;
+    double tail_decode_chunked_share;
+    /* TTFT's two parts: the wait for a slot (ib_gen_serve_result.queue)
+     * and the prefill itself (first token - admitted), and the wait's
+     * share of TTFT (sum of waits over sum of TTFTs): of every request,
+     * and of those whose TTFT is at or above the TTFT p99. */
+    ib_stats prefill;
+    double ttft_p99_ms;
+    size_t ttft_tail_requests;
+    double ttft_queue_share, tail_ttft_queue_share;
+    /* KV cache cells held after each step, their mean weighted by the
+     * steps' durations and their most, against the cells of every slot
+     * (slots x ctx_per_slot). */
+    double kv_cells_mean, kv_cells_max, kv_capacity_cells;
+} ib_gen_serve_tail;
+
 typedef struct ib_gen_serve_result {
     ib_gen_info info;
     int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
@@ -2703,6 +2737,7 @@ typedef struct ib_gen_serve_result {
     double good_share;          /* n_good / completed */
     bool partial;               /* stopped early: what was measured so far */
     ib_status stop_status;      /* why, when partial */
+    ib_gen_serve_tail tail;     /* the step trace summarized (genreports) */
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):
@@ -2764,6 +2799,7 @@ typedef struct ib_endpoint_request {
     long http_status;            /* 0: none received */
     ib_endpoint_failure failure; /* IB_EP_OK: completed */
     int64_t usage_tokens;        /* the server's usage.completion_tokens, -1: none */
+    int64_t usage_prompt_tokens; /* its usage.prompt_tokens (the ids sent, counted), -1: none */
     int64_t chunk_tokens;        /* the tokens the chunks carried */
     bool tokens_assumed;         /* some chunk's count was not stated: taken as one */
     size_t n_chunks;             /* chunks that carried tokens */

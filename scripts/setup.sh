@@ -18,7 +18,8 @@ install_debian_packages() {
   local want=(cmake make gcc g++ pkg-config protobuf-c-compiler libprotobuf-c-dev
               libmicrohttpd-dev # the scripted server that calibrates an HTTP client (optional)
               libonnx-dev libcjson-dev clang clang-format libclang-rt-14-dev xz-utils git
-              openmpi-bin libopenmpi-dev) # MPI: the fleet's tests (loaded at run time, never linked)
+              openmpi-bin libopenmpi-dev # MPI: the fleet's tests (loaded at run time, never linked)
+              libcurl4-openssl-dev libmicrohttpd-dev curl) # an HTTP endpoint's client, its scripted test server, its tests (issue 37)
   local missing=()
   for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

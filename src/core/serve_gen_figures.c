@@ -4,6 +4,7 @@
  * inter-token gaps'; tokens over the time from the first arrival to the
  * last completion; goodput at the targets given. */
 #include "core/serve_gen.h"
+#include "core/serve_gen_trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -93,5 +94,10 @@ ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *it
     summarize(itl_ms, n_itl, &out->itl);
     out->offered_rate = offered_rate_per_s;
     rates(cfg, out);
-    return distributions(out);
+    IB_TRY(distributions(out));
+    /* The step trace summarized (it reads the distributions' p99s). Served
+     * over HTTP (src/endpoint/) there is no trace, the server's steps
+     * unseen: the summary of an empty one (every figure NaN or 0). */
+    const ib_gen_serve_result none = { 0 };
+    return ib__gen_serve_tail(out->n_steps > 0 || out->n_completed == 0 ? out : &none, &out->tail);
 }

@@ -48,6 +48,9 @@ static ib_status read_counts(const cJSON *root, ib__chunk *out, ib_error *err)
         !read_count(cJSON_GetObjectItemCaseSensitive(root, "usage"), "completion_tokens", &out->usage_tokens),
         err, IB_ERR_INVALID_ARG, "a chunk's usage.completion_tokens is not a whole number");
     IB_FAIL_IF(
+        !read_count(cJSON_GetObjectItemCaseSensitive(root, "usage"), "prompt_tokens", &out->prompt_tokens),
+        err, IB_ERR_INVALID_ARG, "a chunk's usage.prompt_tokens is not a whole number");
+    IB_FAIL_IF(
         !read_count(cJSON_GetObjectItemCaseSensitive(root, "timings"), "predicted_n", &out->predicted_tokens),
         err, IB_ERR_INVALID_ARG, "a chunk's timings.predicted_n is not a whole number");
     return IB_OK;
@@ -55,7 +58,7 @@ static ib_status read_counts(const cJSON *root, ib__chunk *out, ib_error *err)
 
 ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error *err)
 {
-    *out = (ib__chunk){ .usage_tokens = -1, .predicted_tokens = -1, .token_ids = -1 };
+    *out = (ib__chunk){ .usage_tokens = -1, .prompt_tokens = -1, .predicted_tokens = -1, .token_ids = -1 };
     if (len == 6 && !memcmp(data, "[DONE]", 6)) {
         out->done = true;
         return IB_OK;

@@ -12,6 +12,7 @@ typedef struct ib__chunk {
     bool has_choice;          /* choices[] has an element: a piece of output */
     bool has_text;            /* and its text (or chat delta's content) is not empty */
     int64_t usage_tokens;     /* usage.completion_tokens so far (cumulative), -1: none */
+    int64_t prompt_tokens;    /* usage.prompt_tokens: the prompt as the server counted it, -1: none */
     int64_t predicted_tokens; /* timings.predicted_n (llama.cpp, cumulative), -1: none */
     int64_t token_ids;        /* length of tokens[] (llama.cpp's ids of this chunk), -1: none */
 } ib__chunk;

@@ -46,6 +46,11 @@ typedef struct ib__ep_transfer {
     ib_endpoint_failure failure; /* found while reading (malformed, error event) */
 } ib__ep_transfer;
 
+/* Request req (and ep) as before it is sent: its times NaN, no token, no
+ * usage, no failure (a request never sent, the run interrupted first,
+ * stays so). */
+void ib__ep_request_unsent(ib_gen_serve_request *req, ib_endpoint_request *ep);
+
 /* Prepares t for request req (its prompt ids drawn from seed and index
  * below vocab) to completions_url: the easy handle and the body. */
 ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, const char *model,

@@ -109,6 +109,7 @@ static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *e
 {
     ib__ep_transfer *ts = calloc(n ? n : 1, sizeof *ts);
     IB_FAIL_IF(!ts, err, IB_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) ib__ep_request_unsent(&rs[i], &eps[i]);
     double origin = c->origin_ms = ib__now_ms();
     size_t next = 0, ended = 0;
     ib_status st = IB_OK;

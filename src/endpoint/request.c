@@ -18,8 +18,9 @@
 /* The body: the OpenAI completions request with the fields that make the
  * tokens exact on the servers that have them (ignore_eos: llama-server,
  * vLLM, SGLang; continuous_usage_stats: vLLM's usage in every chunk;
- * timings_per_token: llama-server's predicted_n in every chunk). A
- * server ignores the fields it does not know. */
+ * timings_per_token and return_tokens: llama-server's predicted_n and
+ * token ids in every chunk). A server ignores the fields it does not
+ * know. */
 static char *make_body(const char *model, const ib_gen_request_spec *s, int32_t vocab, uint64_t seed)
 {
     int *ids = malloc((size_t)s->prompt_tokens * sizeof *ids);
@@ -39,6 +40,7 @@ static char *make_body(const char *model, const ib_gen_request_spec *s, int32_t 
     cJSON_AddBoolToObject(opts, "continuous_usage_stats", 1);
     cJSON_AddItemToObject(root, "stream_options", opts);
     cJSON_AddBoolToObject(root, "timings_per_token", 1);
+    cJSON_AddBoolToObject(root, "return_tokens", 1);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     free(ids);
@@ -86,6 +88,7 @@ static bool on_event(void *ctx, const char *type, const char *data, size_t len)
     }
     t->done = c.done;
     if (c.usage_tokens >= 0) t->ep->usage_tokens = c.usage_tokens;
+    if (c.prompt_tokens >= 0) t->ep->usage_prompt_tokens = c.prompt_tokens;
     bool exact;
     int64_t k = c.done ? 0 : ib__chunk_tokens(&c, t->ep->chunk_tokens, &exact);
     if (k < 0 || k > IB_GEN_SERVE_MAX_TOKENS) {
@@ -130,14 +133,15 @@ ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, 
     ib__sse_init(&t->sse);
     t->req = req;
     t->ep = ep;
-    *ep = (ib_endpoint_request){ .sent_ms = NAN, .lateness_ms = NAN, .usage_tokens = -1 };
-    req->admitted_ms = req->first_token_ms = req->end_ms = NAN;
-    req->slot = -1;
-    req->generated_tokens = 0;
     t->body = make_body(model, &req->spec, vocab, seed);
     t->easy = curl_easy_init();
     t->headers = curl_slist_append(NULL, "Content-Type: application/json");
-    IB_FAIL_IF(!t->body || !t->easy || !t->headers, err, IB_ERR_NO_MEMORY, "out of memory for a request");
+    /* No "Expect: 100-continue" (libcurl's for a body over 1 MiB: a long
+     * prompt of ids): it would hold the body back for the server's answer,
+     * up to a second, inside the request's TTFT. */
+    struct curl_slist *more = t->headers ? curl_slist_append(t->headers, "Expect:") : NULL;
+    if (more) t->headers = more;
+    IB_FAIL_IF(!t->body || !t->easy || !more, err, IB_ERR_NO_MEMORY, "out of memory for a request");
     CURL *h = t->easy;
     ib__ep_easy_defaults(h);
     curl_easy_setopt(h, CURLOPT_URL, completions_url);
@@ -150,6 +154,16 @@ ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, 
     curl_easy_setopt(h, CURLOPT_PRIVATE, t);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)ceil(timeout_ms));
     return IB_OK;
+}
+
+void ib__ep_request_unsent(ib_gen_serve_request *req, ib_endpoint_request *ep)
+{
+    *ep = (ib_endpoint_request){
+        .sent_ms = NAN, .lateness_ms = NAN, .usage_tokens = -1, .usage_prompt_tokens = -1
+    };
+    req->admitted_ms = req->first_token_ms = req->end_ms = NAN;
+    req->slot = -1;
+    req->generated_tokens = 0;
 }
 
 static ib_endpoint_failure transport_failure(CURLcode code)

@@ -73,6 +73,10 @@ static cJSON *json_request(const ib_endpoint_request *q)
         cJSON_AddNumberToObject(o, "usage_tokens", (double)q->usage_tokens);
     else
         cJSON_AddNullToObject(o, "usage_tokens");
+    if (q->usage_prompt_tokens >= 0)
+        cJSON_AddNumberToObject(o, "usage_prompt_tokens", (double)q->usage_prompt_tokens);
+    else
+        cJSON_AddNullToObject(o, "usage_prompt_tokens");
     cJSON_AddNumberToObject(o, "chunk_tokens", (double)q->chunk_tokens);
     cJSON_AddBoolToObject(o, "tokens_assumed", q->tokens_assumed);
     cJSON *ms = cJSON_AddArrayToObject(o, "chunk_ms"), *tk = cJSON_AddArrayToObject(o, "chunk_tokens_each");

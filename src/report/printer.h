@@ -76,6 +76,11 @@ void ib__endpoint_text_header(ib__sbuf *b, const ib_endpoint_result *ep);
 void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
 cJSON *ib__endpoint_json(const ib_endpoint_result *ep);
 void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
+/* Why the tail is what it is (gen_serve_tail_report.c): the step trace's
+ * summary as lines of text (the text, Markdown and HTML reports show
+ * them), and as the JSON's "tail" object. */
+void ib__gen_serve_tail_lines(ib__sbuf *b, const ib_gen_serve_result *r);
+cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
 
 /* The best search's reports (best_report.c); ib_best_report_text and

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# serve --endpoint through the real llama-server (built for the CPU by
+# scripts/build-llama-server.sh, started on 127.0.0.1 by
+# tests/llama/server.sh) serving the zoo's tiny model: every request's
+# prompt and output token counts as asked (the server's own usage, the
+# prompt as ids), none failed, the schedule kept (every request sent, its
+# lateness measured, in schedule order), the chunks' tokens equal to the
+# usage. No timing is asserted. Skips (77) without llama.cpp or a built
+# llama-server.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../llama/server.sh"
+need_llama_server # first: need_llama moves XDG_CACHE_HOME, where the server's cache is
+need_llama
+
+expect_exit 0 "zoo export llama-tiny" -- "$IB" zoo export llama-tiny -o "$TMP/tiny.gguf"
+if llama_server_start "$TMP/tiny.gguf" --alias tiny -c 512 -np 2 -t 2 -tb 2 2>"$TMP/start.err"; then
+  pass "llama-server answers /health on $LLAMA_SERVER_URL"
+else
+  fail "llama-server: $(cat "$TMP/start.err")"
+  finish
+  exit 1
+fi
+
+expect_exit 0 "serve --endpoint: 6 requests, prompts of 8..24 tokens, outputs of 3..6" -- \
+  "$IB" serve --endpoint "$LLAMA_SERVER_URL" --model tiny --rate 5 --requests 6 --prompt-tokens 8..24 \
+  --new-tokens 3..6 --warmup-requests 1 --json "$TMP/r.json"
+grep -q "^failures: none of 6 requests" "$TMP/out" && pass "  ... none failed" || fail "  ... $(cat "$TMP/out")"
+python3 - "$TMP/r.json" >"$TMP/py" 2>&1 <<'PY' && pass "  ... every request's tokens as asked, the schedule kept" || fail "  ... $(cat "$TMP/py")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["endpoint"]
+assert d["figures"]["completed"] == 6 and e["failed"] == 0, e["failures"]
+assert e["vocab"] > 259, e["vocab"]  # the server's n_vocab, from /v1/models
+assert e["lateness_ms"]["n"] == 6
+prev = -1
+for q, r in zip(e["requests"], d["requests"]):
+    assert q["failure"] == "ok" and q["http_status"] == 200, q
+    assert q["usage_tokens"] == r["output_tokens"] == r["generated_tokens"], (q, r)
+    assert q["usage_prompt_tokens"] == r["prompt_tokens"], (q, r)  # the ids, never re-tokenized
+    assert q["chunk_tokens"] == q["usage_tokens"] and sum(q["chunk_tokens_each"]) == q["usage_tokens"], q
+    assert not q["tokens_assumed"], q  # llama-server states each chunk's count
+    assert q["sent_ms"] >= r["scheduled_ms"] and q["sent_ms"] >= prev, (q, r)
+    assert r["first_token_ms"] >= q["sent_ms"] and r["end_ms"] >= r["first_token_ms"], r
+    prev = q["sent_ms"]
+PY
+
+pid=$LLAMA_SERVER_PID
+llama_server_stop
+kill -0 "$pid" 2>/dev/null && fail "llama-server $pid still running" || pass "the server stopped by its pid"
+finish
