@@ -16,6 +16,11 @@ expect_exit 2 "a gap that is no number is refused" -- "$IB" script-server --gaps
 expect_exit 2 "an unknown failure is refused" -- "$IB" script-server --fail boom
 expect_exit 2 "an unknown option is refused" -- "$IB" script-server --port 8080
 expect_exit 2 "an option without its value is refused" -- "$IB" script-server --itl-ms
+# calibrate client (the client against this server): a bad output is
+# refused before anything runs.
+expect_exit 2 "calibrate client: a --json in a missing folder is refused first" -- \
+  "$IB" calibrate client --json "$TMP/no/such/client.json"
+expect_exit 2 "calibrate client takes nothing more" -- "$IB" calibrate client extra
 
 "$IB" script-server --ttft-ms 0 --gaps-ms 0,0 --tokens-per-chunk=2 --model tiny \
   --stamps "$TMP/stamps.csv" >"$TMP/server" 2>"$TMP/server.err" </dev/null &
