@@ -241,6 +241,10 @@ char *cli_read_arrivals(const char *path, size_t *len);
  * IB_SERVE_MAX_RATES; false after one line (both kinds of serve). */
 bool cli_parse_rates(const char *text, double *out, size_t *n);
 
+/* calibrate client (cmd_calibrate_client.c): the HTTP client's error
+ * against the scripted server (docs/script-server.md). */
+int cmd_calibrate_client(cli_args *a);
+
 /* The hidden script-server (cmd_script_server.c): the scripted streaming
  * server of docs/script-server.md until SIGINT/SIGTERM; its arguments
  * after the command's name. */

@@ -1,8 +1,11 @@
 /* inferbench calibrate: the tool's accuracy and overhead on this GPU. */
 #include "cli.h"
 
+#include <string.h>
+
 int cmd_calibrate(cli_args *a)
 {
+    if (a->n_pos == 1 && !strcmp(a->pos[0], "client")) return cmd_calibrate_client(a);
     if (a->n_pos > 0) return cli_fail(IB_ERR_INVALID_ARG, "calibrate takes no model");
     cli_outputs out;
     if (!cli_check_device_id(a) || !cli_outputs_prepare(&out, a, NULL)) return EXIT_BAD_INPUT;

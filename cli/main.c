@@ -51,10 +51,12 @@ static const cli_command commands[] = {
       OPT_MODEL | OPT_DEVICE_ID | OPT_MEASURE | OPT_ADAPTIVE | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_GEN |
           OPT_GEN_RUN | OPT_SESSIONS,
       cmd_generate },
-    { "calibrate", "[options]", "The tool's own accuracy on kernels of known duration.",
+    { "calibrate", "[client] [options]", "The tool's own accuracy on kernels of known duration.",
       "The tool's own accuracy on this GPU: spin kernels of known duration (5 us to 100 ms) timed\n"
       "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
-      "the timer's resolution.",
+      "the timer's resolution.\n"
+      "calibrate client: the HTTP client's (serve --endpoint) own error against a scripted server\n"
+      "on loopback, at rising rates, and the load it stays accurate to (docs/script-server.md).",
       OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_QUIET, cmd_calibrate },
     { "compare", "BASELINE.json CANDIDATE.json [options]",
       "Whether result B is really faster or slower than result A.",

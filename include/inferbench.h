@@ -996,7 +996,8 @@ void ib_script_server_stop(ib_script_server *srv);
 /* What the server did and when (its own stamps, CLOCK_MONOTONIC in ms, the
  * clock ib's host timings read), to set against what a client saw. */
 typedef enum ib_script_stamp_kind {
-    IB_SCRIPT_ARRIVED = 0, /* the whole request read: the script's origin */
+    IB_SCRIPT_ARRIVED =
+        0, /* the whole request read: the script's origin (tokens: the prompt's, -1: none read) */
     IB_SCRIPT_CHUNK = 1,   /* a chunk of `tokens` tokens handed to the socket */
     IB_SCRIPT_USAGE = 2,   /* the final usage chunk */
     IB_SCRIPT_DONE = 3,    /* data: [DONE] */
@@ -1016,6 +1017,59 @@ typedef struct ib_script_stamp {
 /* Copies up to cap stamps (in the order they happened) into out and
  * returns how many there are in all. Safe while the server runs. */
 size_t ib_script_server_stamps(ib_script_server *srv, ib_script_stamp *out, size_t cap);
+
+/* The HTTP client's own error (issue 37 item 4): the client of serve
+ * --endpoint driven against the scripted server at rising rates, what it
+ * measured set against the server's stamps (docs/script-server.md). */
+#define IB_MAX_CLIENT_CALIBRATION_POINTS 16
+
+typedef struct ib_client_calibration_config {
+    double ttft_ms, itl_ms;                         /* the script (default 20 and 5) */
+    int32_t output_tokens;                          /* every request's (default 32) */
+    double rates[IB_MAX_CLIENT_CALIBRATION_POINTS]; /* requests/s, in order */
+    size_t n_rates;                                 /* default: 8, 16, ... 4096, doubling */
+    double seconds_per_rate; /* each rate's schedule span (default 2; at least 20 requests) */
+    double bound_ms;         /* accurate while every error's p99 is within (default 1) */
+    const volatile int *cancel;
+} ib_client_calibration_config;
+
+void ib_client_calibration_config_init(ib_client_calibration_config *cfg);
+
+typedef struct ib_client_calibration_point {
+    double rate;                 /* offered, requests/s */
+    size_t n_requests, n_failed; /* failed: as the client counted them */
+    size_t n_unmatched;          /* completed but not found, or chunks not the server's */
+    int64_t streams_max;         /* streams open at once on the server, at most */
+    double tokens_per_s;         /* output tokens the server sent, over the span */
+    /* Over the matched requests; all in ms: */
+    ib_stats lateness;       /* the request read by the server - scheduled: the schedule kept? */
+    ib_stats lateness_error; /* |that - the client's own lateness|: what it did not see of it */
+    ib_stats ttft_error;     /* |client's TTFT - the server's (first chunk sent - scheduled)| */
+    ib_stats itl_error;      /* |a gap between chunks as the client saw it - as the server sent it| */
+    bool accurate;           /* nothing failed or unmatched, every p99 within the bound */
+} ib_client_calibration_point;
+
+typedef struct ib_client_calibration_result {
+    double ttft_ms, itl_ms, bound_ms;
+    int32_t output_tokens;
+    size_t n_points;
+    ib_client_calibration_point points[IB_MAX_CLIENT_CALIBRATION_POINTS];
+    /* The highest point accurate with all below it (rate 0: not even the
+     * first): the client's ceiling on this machine. */
+    double ceiling_rate, ceiling_tokens_per_s;
+    int64_t ceiling_streams;
+    bool partial;
+    ib_status stop_status;
+} ib_client_calibration_result;
+
+/* Runs cfg's rates in order, each on a scripted server of its own, until
+ * one is not accurate (or the last). Bad settings: IB_ERR_INVALID_ARG; no
+ * libmicrohttpd: IB_ERR_UNSUPPORTED; interrupted: IB_ERR_INTERRUPTED with
+ * out->partial and the points measured. */
+ib_status ib_calibrate_client(const ib_client_calibration_config *cfg, ib_client_calibration_result *out,
+                              ib_error *err);
+char *ib_client_calibration_report_text(const ib_client_calibration_result *r);
+char *ib_client_calibration_report_json(const ib_client_calibration_result *r);
 
 /* ------------------------------------------------------------------------ */
 /* Compare: is the change between two latency results real?                  */
@@ -2862,6 +2916,9 @@ typedef struct ib_endpoint_result {
     size_t failures[IB_EP_N_FAILURES];
     size_t n_failed;
     size_t n_chunks, multi_token_chunks, assumed_chunks;
+    /* The schedule's origin on the host clock (CLOCK_MONOTONIC, ms): what
+     * sets these times against another's stamps (the scripted server's). */
+    double origin_ms;
 } ib_endpoint_result;
 
 /* Before a run: the URL is http(s) on loopback, the server answers GET

@@ -60,6 +60,7 @@ typedef struct client {
     CURLM *multi;
     char *completions_url;
     int32_t vocab;
+    double origin_ms; /* the last run's schedule origin on the host clock */
 } client;
 
 /* Starts request i of a run: its transfer added to the multi handle. */
@@ -109,7 +110,7 @@ static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *e
     ib__ep_transfer *ts = calloc(n ? n : 1, sizeof *ts);
     IB_FAIL_IF(!ts, err, IB_ERR_NO_MEMORY, "out of memory");
     for (size_t i = 0; i < n; i++) ib__ep_request_unsent(&rs[i], &eps[i]);
-    double origin = ib__now_ms();
+    double origin = c->origin_ms = ib__now_ms();
     size_t next = 0, ended = 0;
     ib_status st = IB_OK;
     while (st == IB_OK && ended < n) {
@@ -247,7 +248,9 @@ static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *
     ib__strlcpy(out->info.model, c->cfg->model, sizeof out->info.model); /* the server's name of it */
     IB_TRY(warm_up(c, out->requests, out->n_requests, err));
     *began = true;
-    return run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, err);
+    ib_status st = run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, err);
+    ep->origin_ms = c->origin_ms;
+    return st;
 }
 
 /* What was measured, and IB_ERR_RUNTIME when every request failed. */

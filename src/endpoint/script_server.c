@@ -439,12 +439,14 @@ static enum MHD_Result serve_completions(ib_script_server *srv, struct MHD_Conne
     pthread_mutex_lock(&srv->lock);
     int64_t index = srv->n_requests++;
     pthread_mutex_unlock(&srv->lock);
-    stamp(srv, index, IB_SCRIPT_ARRIVED, 0, arrival_ms, arrival_ms);
-    if (rq->too_big)
-        return refuse(srv, c, index, arrival_ms, MHD_HTTP_CONTENT_TOO_LARGE, "invalid_request_error",
-                      "the body is larger than 1 MiB");
-    cJSON *body = cJSON_ParseWithLength(rq->body ? rq->body : "", rq->n_body);
-    enum MHD_Result ok = serve_completion(srv, c, body, index, arrival_ms);
+    cJSON *body = rq->too_big ? NULL : cJSON_ParseWithLength(rq->body ? rq->body : "", rq->n_body);
+    /* The prompt's length keys a request between the server's stamps and
+     * a client's record (a calibration gives each its own length). */
+    int64_t p = cJSON_IsObject(body) ? prompt_tokens(cJSON_GetObjectItemCaseSensitive(body, "prompt")) : -1;
+    stamp(srv, index, IB_SCRIPT_ARRIVED, p, arrival_ms, arrival_ms);
+    enum MHD_Result ok = rq->too_big ? refuse(srv, c, index, arrival_ms, MHD_HTTP_CONTENT_TOO_LARGE,
+                                              "invalid_request_error", "the body is larger than 1 MiB")
+                                     : serve_completion(srv, c, body, index, arrival_ms);
     cJSON_Delete(body);
     return ok;
 }

@@ -22,4 +22,12 @@ bool ib__script_fails(const ib_script *s, int64_t index);
 /* The largest max_tokens a request may ask. */
 #define IB__SCRIPT_MAX_TOKENS 1000000
 
+/* One calibration point's errors: the client's record of a run (out, ep)
+ * set against the scripted server's stamps st[0..n) of the same run, each
+ * client request matched to the server's request of the same prompt
+ * length nearest its send; p->rate and p->n_requests are the caller's.
+ * IB_ERR_NO_MEMORY, else IB_OK. */
+ib_status ib__client_errors(const ib_script_stamp *st, size_t n, const ib_gen_serve_result *out,
+                            const ib_endpoint_result *ep, double bound_ms, ib_client_calibration_point *p,
+                            ib_error *err);
 #endif

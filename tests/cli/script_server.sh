@@ -16,6 +16,11 @@ expect_exit 2 "a gap that is no number is refused" -- "$IB" script-server --gaps
 expect_exit 2 "an unknown failure is refused" -- "$IB" script-server --fail boom
 expect_exit 2 "an unknown option is refused" -- "$IB" script-server --port 8080
 expect_exit 2 "an option without its value is refused" -- "$IB" script-server --itl-ms
+# calibrate client (the client against this server): a bad output is
+# refused before anything runs.
+expect_exit 2 "calibrate client: a --json in a missing folder is refused first" -- \
+  "$IB" calibrate client --json "$TMP/no/such/client.json"
+expect_exit 2 "calibrate client takes nothing more" -- "$IB" calibrate client extra
 
 "$IB" script-server --ttft-ms 0 --gaps-ms 0,0 --tokens-per-chunk=2 --model tiny \
   --stamps "$TMP/stamps.csv" >"$TMP/server" 2>"$TMP/server.err" </dev/null &
@@ -37,7 +42,7 @@ rc=$?
 [ "$rc" -eq 0 ] && pass "SIGINT stops it, exit 0" || fail "exit $rc after SIGINT"
 [ "$(sed -n 2p "$TMP/server")" = "served 2 requests: 3 chunks, 5 tokens" ] && pass "its summary" || fail "summary: $(cat "$TMP/server")"
 kinds=$(cut -d, -f1-3 "$TMP/stamps.csv" | tr '\n' ' ')
-want="request,kind,tokens 0,arrived,0 0,chunk,2 0,chunk,2 0,chunk,1 0,usage,5 0,done,0 0,ended,5 1,arrived,0 1,refused,404 "
+want="request,kind,tokens 0,arrived,3 0,chunk,2 0,chunk,2 0,chunk,1 0,usage,5 0,done,0 0,ended,5 1,arrived,1 1,refused,404 "
 [ "$kinds" = "$want" ] && pass "its stamps, in order" || fail "stamps: $kinds"
 [ ! -s "$TMP/server.err" ] && pass "nothing on stderr" || fail "stderr: $(cat "$TMP/server.err")"
 

@@ -182,6 +182,7 @@ static void test_chunks_tokens_usage_and_stamps(void)
         CHECK_EQ_INT(st[1 + i].tokens, want[i]);
         CHECK_NEAR(st[1 + i].planned_ms - st[0].sent_ms, due_ms[i], 1e-6);
     }
+    CHECK_EQ_INT(st[0].tokens, 5); /* the arrival: the prompt's tokens */
     for (int i = 0; i < 8; i++) CHECK_EQ_INT(st[i].request, 0);
     for (int i = 1; i < 8; i++) CHECK(st[i].sent_ms >= st[i - 1].sent_ms);
     ib_script_server_stop(srv);
@@ -267,7 +268,9 @@ static void test_unknown_model_404_and_bad_requests_400(void)
     char kinds[17];
     CHECK_EQ_INT(stamp_kinds(srv, kinds, st, 16), 10); /* the unknown path is no completion */
     CHECK(!strcmp(kinds, "ARARARARAR"));
+    CHECK_EQ_INT(st[0].tokens, 1);
     CHECK_EQ_INT(st[1].tokens, 404);
+    CHECK_EQ_INT(st[8].tokens, -1); /* not JSON: no prompt read */
     CHECK_EQ_INT(st[3].tokens, 400);
     CHECK_EQ_INT(st[9].request, 4);
     ib_script_server_stop(srv);
