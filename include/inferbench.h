@@ -1645,12 +1645,12 @@ typedef struct ib_result {
     /* a generative model served under load: the result, its configuration */
     const struct ib_gen_serve_result *gen_serve;
     const struct ib_gen_serve_config *gen_serve_cfg;
-    /* with gen_serve (its run at the answer), a search or a curve over rates */
-    const struct ib_gen_serve_rates_result *gen_serve_rates;
-    const struct ib_gen_serve_rates_config *gen_serve_rates_cfg;
     /* two of those compared: it and the results read back (a_name, b_name above) */
     const struct ib_gen_serve_comparison *gen_serve_comparison;
     const struct ib_gen_serve_file *gen_serve_a, *gen_serve_b;
+    /* with gen_serve (its run at the answer), a search or a curve over rates */
+    const struct ib_gen_serve_rates_result *gen_serve_rates;
+    const struct ib_gen_serve_rates_config *gen_serve_rates_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -2527,11 +2527,52 @@ typedef struct ib_gen_serve_config {
     int32_t warmup_requests;
     /* Goodput's targets in ms (0: none; TTFT and TPOT at least one). */
     double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    /* The prefix cache (docs/serve-generative.md, "Prompts and the prefix
+     * cache"): every prompt's first shared_prefix tokens alike, a
+     * prefix-cache experiment (0, the default: every request's ids its
+     * own; at most the shortest prompt); prefix_cache: a slot keeps its
+     * last request's cells and the next request on it reuses their common
+     * prefix, prefilling only the rest (default on, as llama-server's
+     * cache_prompt: with ids of each request's own nothing is reused). */
+    int32_t shared_prefix;
+    bool prefix_cache;
+    /* Also measure what each classic mistake of serving benchmarks
+     * reports, beside the correct figure (out->pitfalls). */
+    bool pitfalls;
 } ib_gen_serve_config;
 
 #define IB_GEN_SERVE_DEFAULT_SLOTS 8
 
 void ib_gen_serve_config_init(ib_gen_serve_config *cfg);
+
+/* --- The pitfalls of serving benchmarks (serve --pitfalls; docs/serve-generative.md,
+ * "Pitfalls"): each classic mistake measured on the user's model. --- */
+typedef enum ib_gen_serve_pitfall {
+    IB_GEN_SERVE_PITFALL_ACTUAL_START = 0, /* TTFT from admission, not the schedule (coordinated omission) */
+    IB_GEN_SERVE_PITFALL_ALL_AT_ONCE,      /* every request at time 0 (a rate of infinity) */
+    IB_GEN_SERVE_PITFALL_NO_WARMUP,        /* the first requests pay the cold start */
+    IB_GEN_SERVE_PITFALL_MEAN_TPOT,        /* the mean of per-request TPOT, not decode time over tokens */
+    IB_GEN_SERVE_PITFALL_REPEATED_PROMPT,  /* one prompt for every request, the prefix cache warm */
+    IB_GEN_SERVE_PITFALL_DECODE_ONLY,      /* generate's TPOT at one sequence taken for the TPOT under load */
+    IB_GEN_SERVE_PITFALL_COUNT
+} ib_gen_serve_pitfall;
+
+/* As ib_gen_pitfall_row, for a serve's mistakes. */
+typedef struct ib_gen_serve_pitfall_row {
+    ib_gen_serve_pitfall kind;
+    const char *name;           /* "TTFT from admission" */
+    const char *why;            /* one line: why it is wrong, by its reading */
+    const char *figure;         /* what is compared: "TTFT p99 ms" */
+    bool applies;               /* false: not a mistake one can make here */
+    const char *not_applicable; /* why not */
+    ib_status status;           /* IB_OK, or why it could not be measured */
+    char error[256];
+    double wrong, correct,
+        error_pct;            /* the mistake's figure, the correct one, (wrong - correct) / correct % */
+    double error_ci95_pct[2]; /* compare's interval of the difference (NaN without one) */
+    ib_pitfall_reading reading;
+    const char *no_interval; /* why there is none */
+} ib_gen_serve_pitfall_row;
 
 /* One measured request: its times in ms from the schedule's origin (NaN
  * where it never got there: an interrupted run), its figures from its
@@ -2546,6 +2587,7 @@ typedef struct ib_gen_serve_request {
     double tpot_ms;           /* (end - first token) / (n - 1); NaN for one token */
     double e2e_ms;            /* end - scheduled */
     bool met;                 /* met every target given */
+    int32_t cached_tokens;    /* prompt cells reused from its slot's last request (prefix cache) */
 } ib_gen_serve_request;
 
 /* One step of the engine: one mixed batch, decoded and synchronized. */
@@ -2594,6 +2636,9 @@ typedef struct ib_gen_serve_tail {
 typedef struct ib_gen_serve_result {
     ib_gen_info info;
     int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
+    int32_t shared_prefix;          /* as configured: the prefix-cache experiment, 0 none */
+    bool prefix_cache;              /* as configured */
+    int64_t cached_tokens;          /* the measured requests' prompt cells reused, in all */
     ib_gen_serve_request *requests; /* n_requests, in schedule order */
     size_t n_requests, n_completed;
     ib_gen_serve_step *steps; /* the measured run's */
@@ -2612,6 +2657,8 @@ typedef struct ib_gen_serve_result {
     bool partial;               /* stopped early: what was measured so far */
     ib_status stop_status;      /* why, when partial */
     ib_gen_serve_tail tail;     /* the step trace summarized (genreports) */
+    bool has_pitfalls;          /* cfg->pitfalls: the rows below */
+    ib_gen_serve_pitfall_row pitfalls[IB_GEN_SERVE_PITFALL_COUNT];
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):
@@ -2624,6 +2671,55 @@ typedef struct ib_gen_serve_result {
 ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
                                ib_error *err);
 void ib_gen_serve_result_free(ib_gen_serve_result *r);
+
+/* --- Reports of a generative model served under load (genreports:
+ * docs/serve-generative.md, "Reports") --- Through ib_report (kind
+ * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and
+ * html; and its steps as CSV, a row per step (start_ms, end_ms,
+ * decode_tokens, prefill_tokens, running, waiting, kv_cells): malloc'ed
+ * (ib_free), NULL when memory ran out. */
+char *ib_gen_serve_steps_csv(const ib_gen_serve_result *r);
+
+/* A generative serve result read back (its JSON,
+ * "inferbench.serve_generative/1"), for compare: the completed requests'
+ * figures as samples (ITL rebuilt from the steps: every gap). Free with
+ * ib_gen_serve_file_free. */
+typedef struct ib_gen_serve_file {
+    char model[256];
+    char device[16];
+    bool partial;
+    int32_t slots, prefill_chunk, ctx_per_slot;
+    double offered_rate; /* NaN: a trace of no span */
+    /* Goodput's targets (NaN: not given); good of completed met them all. */
+    double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    size_t requests, completed, good;
+    double goodput_rate, output_tokens_per_s;
+    double *ttft_ms, *tpot_ms, *itl_ms, *e2e_ms;
+    size_t n_ttft, n_tpot, n_itl, n_e2e;
+} ib_gen_serve_file;
+
+/* Reads text[0..len): IB_ERR_UNSUPPORTED for text that is not a
+ * generative serve result at all (not JSON, another schema),
+ * IB_ERR_INVALID_ARG ("not an inferbench serve_generative result: why")
+ * for one that is broken. */
+ib_status ib_gen_serve_file_parse(const char *text, size_t len, ib_gen_serve_file *out, ib_error *err);
+void ib_gen_serve_file_free(ib_gen_serve_file *f);
+
+/* Two generative serve results compared (docs/compare.md, "Generative
+ * serve results"): TTFT, TPOT, ITL and end-to-end each as
+ * ib_compare_samples compares (their medians' change with its bootstrap
+ * interval, Mann-Whitney, a verdict; each side's percentiles in a and b),
+ * and the goodput share (good / completed) as the difference of two
+ * proportions, B's less A's, with its 95% interval (Newcombe's hybrid
+ * score): NaN where a side has no targets. */
+typedef struct ib_gen_serve_comparison {
+    ib_comparison ttft, tpot, itl, e2e;
+    double good_share_a, good_share_b, good_share_change, good_share_ci95[2];
+    bool same_targets; /* both judged by the same targets */
+} ib_gen_serve_comparison;
+
+ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,
+                                     ib_gen_serve_comparison *out, ib_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* A generative model served: the SLO rate search and the curve over rates  */
@@ -2712,54 +2808,6 @@ ib_status ib_measure_gen_serve_curve(ib_gen *g, const ib_gen_serve_config *cfg,
                                      const ib_gen_serve_rates_config *rc, ib_gen_serve_rates_result *out,
                                      ib_error *err);
 void ib_gen_serve_rates_result_free(ib_gen_serve_rates_result *r);
-/* --- Reports of a generative model served under load (genreports:
- * docs/serve-generative.md, "Reports") --- Through ib_report (kind
- * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and
- * html; and its steps as CSV, a row per step (start_ms, end_ms,
- * decode_tokens, prefill_tokens, running, waiting, kv_cells): malloc'ed
- * (ib_free), NULL when memory ran out. */
-char *ib_gen_serve_steps_csv(const ib_gen_serve_result *r);
-
-/* A generative serve result read back (its JSON,
- * "inferbench.serve_generative/1"), for compare: the completed requests'
- * figures as samples (ITL rebuilt from the steps: every gap). Free with
- * ib_gen_serve_file_free. */
-typedef struct ib_gen_serve_file {
-    char model[256];
-    char device[16];
-    bool partial;
-    int32_t slots, prefill_chunk, ctx_per_slot;
-    double offered_rate; /* NaN: a trace of no span */
-    /* Goodput's targets (NaN: not given); good of completed met them all. */
-    double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
-    size_t requests, completed, good;
-    double goodput_rate, output_tokens_per_s;
-    double *ttft_ms, *tpot_ms, *itl_ms, *e2e_ms;
-    size_t n_ttft, n_tpot, n_itl, n_e2e;
-} ib_gen_serve_file;
-
-/* Reads text[0..len): IB_ERR_UNSUPPORTED for text that is not a
- * generative serve result at all (not JSON, another schema),
- * IB_ERR_INVALID_ARG ("not an inferbench serve_generative result: why")
- * for one that is broken. */
-ib_status ib_gen_serve_file_parse(const char *text, size_t len, ib_gen_serve_file *out, ib_error *err);
-void ib_gen_serve_file_free(ib_gen_serve_file *f);
-
-/* Two generative serve results compared (docs/compare.md, "Generative
- * serve results"): TTFT, TPOT, ITL and end-to-end each as
- * ib_compare_samples compares (their medians' change with its bootstrap
- * interval, Mann-Whitney, a verdict; each side's percentiles in a and b),
- * and the goodput share (good / completed) as the difference of two
- * proportions, B's less A's, with its 95% interval (Newcombe's hybrid
- * score): NaN where a side has no targets. */
-typedef struct ib_gen_serve_comparison {
-    ib_comparison ttft, tpot, itl, e2e;
-    double good_share_a, good_share_b, good_share_change, good_share_ci95[2];
-    bool same_targets; /* both judged by the same targets */
-} ib_gen_serve_comparison;
-
-ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,
-                                     ib_gen_serve_comparison *out, ib_error *err);
 
 #ifdef __cplusplus
 }
