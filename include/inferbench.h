@@ -3035,8 +3035,7 @@ typedef struct ib_gen_serve_rates_result {
     /* The search: the highest rate met and the lowest failed above it
      * (indexes into points, -1: none), the grid's step, the requests it
      * served (admitted, over every rate) against a sweep of the same grid
-     * from its lowest rate to the last failing one (or its highest), every
-     * rate served in full. */
+     * from its lowest rate to its highest, every rate served in full. */
     int32_t found, last_failed;
     double grid_step;
     int64_t requests_served, sweep_rates, sweep_requests;

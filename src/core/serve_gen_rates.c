@@ -232,8 +232,10 @@ static bool next_index(const bracket *b, const ib_gen_serve_point *last, int m, 
     return b->hi - b->lo > 1;
 }
 
-/* The sweep the search stands for: every grid rate from its lowest to the
- * last failing one (or its highest when none met), each in full. */
+/* The sweep the search stands for: every grid rate from the lowest it
+ * measured to the highest, each in full (a sweep of the same range at the
+ * same precision; one that stopped at its first failure would be a
+ * search of its own, and needs to know where to start). */
 static void sweep_cost(const bracket *b, const ib_gen_serve_config *cfg, ib_gen_serve_rates_result *out)
 {
     int lo = b->k[0], hi = b->k[0];
@@ -241,7 +243,6 @@ static void sweep_cost(const bracket *b, const ib_gen_serve_config *cfg, ib_gen_
         lo = b->k[i] < lo ? b->k[i] : lo;
         hi = b->k[i] > hi ? b->k[i] : hi;
     }
-    if (b->has_lo && b->has_hi) hi = b->hi;
     out->sweep_rates = hi - lo + 1;
     out->sweep_requests = out->sweep_rates * cfg->requests;
 }

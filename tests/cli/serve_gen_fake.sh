@@ -60,7 +60,7 @@ ONE=(--slots 1 --prompt-tokens 10 --new-tokens 5 --arrivals constant --requests 
      --slo-ttft-ms 3 --slo-tpot-ms 2 --slo-percentile 90 --confidence 0.9)
 expect_exit 0 "the SLO search" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --json "$TMP/search.json"
 expect_grep "^answer: 125 requests/s meets TTFT p90 <= 3 ms and TPOT p90 <= 2 ms; 130.9 requests/s failed$" "$TMP/out" "search: the rate found, the last failing one"
-expect_grep "^search cost: 64 requests served over 5 rates, against 100 for a sweep of the same grid \(2 rates x 50 requests\): 64%$" "$TMP/out" "search: its requests against the sweep's"
+expect_grep "^search cost: 64 requests served over 5 rates, against 800 for a sweep of the same grid \(16 rates x 50 requests\): 8%$" "$TMP/out" "search: its requests against the sweep's"
 expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tokens/s$" "$TMP/out" "search: the figures at the rate found"
 json_check "$TMP/search.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and d['search']['rate_found'] == 125 and d['search']['requests_served'] == 64 and [p['admitted'] for p in d['points']] == [50, 3, 3, 3, 5] and d['at']['settings']['rate'] == 125" "json: the search's rates, the run at the answer"
 expect_exit 0 "the curve" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --rates 50,100,125,200,250 --json "$TMP/curve.json"

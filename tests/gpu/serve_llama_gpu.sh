@@ -99,7 +99,7 @@ import json, sys
 d = json.load(open(sys.argv[1])); s = d['search']; pts = d['points']
 best = next(p for p in pts if p['offered_rate'] == s['rate_found'])
 print(f"summary search {sys.argv[2]} (TTFT p99 <= 500 ms, TPOT p99 <= 30 ms): {s['rate_found']:.3f}/s found, "
-      f"last failing {s['last_failed_rate']}/s (grid {100 * s['grid_step']:.2f}%); there TTFT p99 {best['ttft_p99_ms']:.1f} ms, "
+      f"last failing {s['last_failed_rate'] or 0:.3f}/s (grid {100 * s['grid_step']:.2f}%); there TTFT p99 {best['ttft_p99_ms']:.1f} ms, "
       f"TPOT p99 {best['tpot_p99_ms']:.2f} ms, goodput {best['goodput_rate']:.2f}/s ({100 * best['good_share']:.0f}%), "
       f"{best['output_tokens_per_s']:.0f} output tok/s, KV max {100 * best['kv_max_share']:.0f}%; "
       f"{s['requests_served']} requests over {len(pts)} rates against {s['sweep_requests']} for the sweep "

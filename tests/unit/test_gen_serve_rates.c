@@ -62,8 +62,8 @@ static ib_gen_serve_rates_config rates_config(void)
  * and 250 (45): index 37 and 33 fail after 3 requests, 31 (130.9/s, TTFT
  * 2 + 0.364 i: requests 3 and 4 over) after 5. The answer is 125 exactly,
  * 130.9 the last failing rate; the search served 3 x 50 + 3 + 3 + 3 + 5 =
- * 164 requests, where a sweep of the grid from 31.25 (index 0) to 130.9
- * (31) serves 32 x 50 = 1600. */
+ * 164 requests, where a sweep of the grid from 31.25 (index 0) to 250
+ * (45) serves 46 x 50 = 2300. */
 static void test_search_finds_the_capacity(void)
 {
     ib__gen *g = open_one_slot_engine();
@@ -93,8 +93,8 @@ static void test_search_finds_the_capacity(void)
     CHECK_EQ_INT(r.last_failed, 6);
     CHECK_NEAR(r.grid_step, step - 1, 1e-12);
     CHECK_EQ_INT(r.requests_served, 164);
-    CHECK_EQ_INT(r.sweep_rates, 32);
-    CHECK_EQ_INT(r.sweep_requests, 1600);
+    CHECK_EQ_INT(r.sweep_rates, 46);
+    CHECK_EQ_INT(r.sweep_requests, 2300);
     /* The figures at the answer: every request within both targets, 250
      * output tokens over 400 ms (8 ms a request, back to back); the run
      * kept whole. */
