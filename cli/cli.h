@@ -72,6 +72,7 @@ typedef struct cli_args {
     const char *rates;             /* --rates LIST */
     const char *arrivals;          /* --arrivals poisson|constant|FILE */
     const char *requests_csv_path; /* --requests-csv: one row per served request */
+    const char *steps_csv_path;    /* --steps-csv: one row per engine step (a generative model) */
     int64_t instances;             /* --instances K (0: not given, 1) */
     bool instances_max;            /* --instances max: the most copies that fit */
     uint64_t given[2];             /* bit i (of word i / 64): the option table's entry i was given */
@@ -227,6 +228,9 @@ int cli_serve_refuse_generative(const cli_args *a);
  * malloc'ed; NULL after one line on standard error when it cannot be read
  * or is larger than MAX_SCHEDULE_BYTES. */
 char *cli_read_arrivals(const char *path, size_t *len);
+/* --rates "50,100,200" into out[0..*n): numbers above 0, at most
+ * IB_SERVE_MAX_RATES; false after one line (both kinds of serve). */
+bool cli_parse_rates(const char *text, double *out, size_t *n);
 
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);

@@ -1603,7 +1603,8 @@ typedef enum ib_result_kind {
     IB_RESULT_GENERATION = 11,          /* a generative model (inferbench generate) */
     IB_RESULT_GEN_COMPARISON = 12,      /* two generation results compared */
     IB_RESULT_GENERATION_SESSIONS = 13, /* a generation measured in sessions */
-    IB_RESULT_GEN_SERVE = 14            /* a generative model served under load */
+    IB_RESULT_GEN_SERVE = 14,           /* a generative model served under load */
+    IB_RESULT_GEN_SERVE_COMPARISON = 15 /* two of those compared */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1644,6 +1645,12 @@ typedef struct ib_result {
     /* a generative model served under load: the result, its configuration */
     const struct ib_gen_serve_result *gen_serve;
     const struct ib_gen_serve_config *gen_serve_cfg;
+    /* two of those compared: it and the results read back (a_name, b_name above) */
+    const struct ib_gen_serve_comparison *gen_serve_comparison;
+    const struct ib_gen_serve_file *gen_serve_a, *gen_serve_b;
+    /* with gen_serve (its run at the answer), a search or a curve over rates */
+    const struct ib_gen_serve_rates_result *gen_serve_rates;
+    const struct ib_gen_serve_rates_config *gen_serve_rates_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -2664,6 +2671,144 @@ typedef struct ib_gen_serve_result {
 ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
                                ib_error *err);
 void ib_gen_serve_result_free(ib_gen_serve_result *r);
+
+/* --- Reports of a generative model served under load (genreports:
+ * docs/serve-generative.md, "Reports") --- Through ib_report (kind
+ * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and
+ * html; and its steps as CSV, a row per step (start_ms, end_ms,
+ * decode_tokens, prefill_tokens, running, waiting, kv_cells): malloc'ed
+ * (ib_free), NULL when memory ran out. */
+char *ib_gen_serve_steps_csv(const ib_gen_serve_result *r);
+
+/* A generative serve result read back (its JSON,
+ * "inferbench.serve_generative/1"), for compare: the completed requests'
+ * figures as samples (ITL rebuilt from the steps: every gap). Free with
+ * ib_gen_serve_file_free. */
+typedef struct ib_gen_serve_file {
+    char model[256];
+    char device[16];
+    bool partial;
+    int32_t slots, prefill_chunk, ctx_per_slot;
+    double offered_rate; /* NaN: a trace of no span */
+    /* Goodput's targets (NaN: not given); good of completed met them all. */
+    double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    size_t requests, completed, good;
+    double goodput_rate, output_tokens_per_s;
+    double *ttft_ms, *tpot_ms, *itl_ms, *e2e_ms;
+    size_t n_ttft, n_tpot, n_itl, n_e2e;
+} ib_gen_serve_file;
+
+/* Reads text[0..len): IB_ERR_UNSUPPORTED for text that is not a
+ * generative serve result at all (not JSON, another schema),
+ * IB_ERR_INVALID_ARG ("not an inferbench serve_generative result: why")
+ * for one that is broken. */
+ib_status ib_gen_serve_file_parse(const char *text, size_t len, ib_gen_serve_file *out, ib_error *err);
+void ib_gen_serve_file_free(ib_gen_serve_file *f);
+
+/* Two generative serve results compared (docs/compare.md, "Generative
+ * serve results"): TTFT, TPOT, ITL and end-to-end each as
+ * ib_compare_samples compares (their medians' change with its bootstrap
+ * interval, Mann-Whitney, a verdict; each side's percentiles in a and b),
+ * and the goodput share (good / completed) as the difference of two
+ * proportions, B's less A's, with its 95% interval (Newcombe's hybrid
+ * score): NaN where a side has no targets. */
+typedef struct ib_gen_serve_comparison {
+    ib_comparison ttft, tpot, itl, e2e;
+    double good_share_a, good_share_b, good_share_change, good_share_ci95[2];
+    bool same_targets; /* both judged by the same targets */
+} ib_gen_serve_comparison;
+
+ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,
+                                     ib_gen_serve_comparison *out, ib_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* A generative model served: the SLO rate search and the curve over rates  */
+/* (issue 36's answer; docs/serve-generative.md, "The answer")              */
+/* ------------------------------------------------------------------------ */
+
+/* Most rates one search or curve measures. */
+#define IB_GEN_SERVE_MAX_RATES 64
+
+typedef struct ib_gen_serve_rates_config {
+    const double *rates; /* the curve's rates, requests/s, n_rates of them */
+    size_t n_rates;
+    double percentile; /* of TTFT and TPOT held to their targets, in (0, 1) (default 0.99) */
+    double confidence; /* of LoadGen's early-stopping bound, in (0, 1) (default 0.99) */
+    /* The search: its rates lie on the grid first_rate x 2^(k/m), m the
+     * fewest steps a doubling whose ratio 2^(1/m) - 1 is within precision
+     * (default 0.05: m 15, 4.73%); first_rate 0: the rate the warm-up
+     * served (its requests all at once). */
+    double precision, first_rate;
+} ib_gen_serve_rates_config;
+
+void ib_gen_serve_rates_config_init(ib_gen_serve_rates_config *cfg);
+
+/* One rate of a search or a curve. Percentiles NaN where no request
+ * completed; the over counts and met only with targets. */
+typedef struct ib_gen_serve_point {
+    double offered_rate, achieved_rate; /* requests/s */
+    int64_t scheduled, admitted, completed;
+    double ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, queue_p99_ms;
+    double ttft_at_percentile_ms, tpot_at_percentile_ms; /* at the config's percentile */
+    int64_t ttft_over, tpot_over;                        /* requests whose TTFT, TPOT passed its target */
+    bool met;                                            /* every target's percentile met by the bound */
+    bool ended_early; /* a search ended it once the bound could no longer be met */
+    double goodput_rate, good_share, output_tokens_per_s, total_tokens_per_s;
+    /* KV cache cells held after each step, over the run's steps, as a share
+     * of slots x ctx_per_slot */
+    double kv_mean_share, kv_max_share;
+    bool partial; /* interrupted or failed in this rate */
+} ib_gen_serve_point;
+
+typedef struct ib_gen_serve_rates_result {
+    bool searched;                                     /* a search (else a curve) */
+    ib_gen_serve_point points[IB_GEN_SERVE_MAX_RATES]; /* in the order measured */
+    size_t n_points;
+    /* The search: the highest rate met and the lowest failed above it
+     * (indexes into points, -1: none), the grid's step, the requests it
+     * served (admitted, over every rate) against a sweep of the same grid
+     * from its lowest rate to the last failing one (or its highest), every
+     * rate served in full. */
+    int32_t found, last_failed;
+    double grid_step;
+    int64_t requests_served, sweep_rates, sweep_requests;
+    /* The curve: the saturation point (the first rate whose achieved rate
+     * is below IB_GEN_SERVE_SATURATED of the offered) and the knee (the
+     * highest rate before it whose TTFT p99 is within IB_GEN_SERVE_KNEE_FACTOR
+     * of the curve's lowest); -1: none. */
+    int32_t knee, saturation;
+    /* The whole run at the rate found (search) or the knee (curve; else its
+     * last rate): n_requests 0 when none. */
+    ib_gen_serve_result at;
+    int32_t at_point; /* its index in points, -1: none */
+    bool partial;
+    ib_status stop_status;
+} ib_gen_serve_rates_result;
+
+#define IB_GEN_SERVE_SATURATED 0.95
+#define IB_GEN_SERVE_KNEE_FACTOR 2.0
+
+/* The highest rate whose TTFT and TPOT percentiles (those of cfg's targets
+ * given: slo_ttft_ms, slo_tpot_ms, at least one) meet their targets, each
+ * judged by ib_serve_percentile_met over cfg->requests requests: a
+ * geometric bracket from rc->first_rate (doubling while met, halving while
+ * not, at most 6 times), then bisection on the grid until the found rate
+ * and the failed one are neighbours. A rate ends as soon as its over
+ * counts make the bound unreachable. One context and one warm-up for
+ * every rate. cfg->rate is ignored (arrivals POISSON or CONSTANT).
+ * IB_ERR_NOT_MET when no rate met (out filled); interrupted:
+ * IB_ERR_INTERRUPTED with out->partial and the rates measured. out is
+ * freed with ib_gen_serve_rates_result_free. */
+ib_status ib_search_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, const ib_gen_serve_rates_config *rc,
+                              ib_gen_serve_rates_result *out, ib_error *err);
+
+/* Every rate of rc->rates served in full (each judged when targets are
+ * given), one context and warm-up for all, and the curve's knee and
+ * saturation point. Interrupted as ib_search_gen_serve. */
+ib_status ib_measure_gen_serve_curve(ib_gen *g, const ib_gen_serve_config *cfg,
+                                     const ib_gen_serve_rates_config *rc, ib_gen_serve_rates_result *out,
+                                     ib_error *err);
+void ib_gen_serve_rates_result_free(ib_gen_serve_rates_result *r);
 
 #ifdef __cplusplus
 }

@@ -39,26 +39,38 @@ double ib__gen_serve_gap_ms(const ib_gen_serve_step *steps, size_t lo, size_t k,
 
 static bool completed(const ib_gen_serve_request *q) { return q->generated_tokens == q->spec.output_tokens; }
 
+/* Whether the steps give every completed request its tokens after its
+ * first (hi - lo of them), and how many gaps that makes. Checked before
+ * anything is allocated: a document read back may claim any count. */
+static bool gaps_counted(const ib_gen_serve_request *rs, size_t n, const ib_gen_serve_step *steps,
+                         size_t n_steps, size_t *total)
+{
+    *total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!completed(&rs[i])) continue;
+        size_t lo, hi;
+        ib__gen_serve_gap_steps(steps, n_steps, rs[i].first_token_ms, rs[i].end_ms, &lo, &hi);
+        if (hi - lo != (size_t)rs[i].spec.output_tokens - 1) return false;
+        *total += hi - lo;
+    }
+    return true;
+}
+
 ib_status ib__gen_serve_gaps(const ib_gen_serve_request *rs, size_t n, const ib_gen_serve_step *steps,
                              size_t n_steps, double **gaps_ms, size_t *n_gaps)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        if (completed(&rs[i])) total += (size_t)rs[i].spec.output_tokens - 1;
+    size_t total;
     *gaps_ms = NULL;
     *n_gaps = 0;
-    double *g = total ? malloc(total * sizeof *g) : NULL;
-    if (total && !g) return IB_ERR_NO_MEMORY;
+    if (!gaps_counted(rs, n, steps, n_steps, &total)) return IB_ERR_INVALID_ARG;
+    if (total == 0) return IB_OK;
+    double *g = malloc(total * sizeof *g);
+    if (!g) return IB_ERR_NO_MEMORY;
     for (size_t i = 0; i < n; i++) {
         const ib_gen_serve_request *q = &rs[i];
         if (!completed(q)) continue;
         size_t lo, hi;
         ib__gen_serve_gap_steps(steps, n_steps, q->first_token_ms, q->end_ms, &lo, &hi);
-        if (hi - lo != (size_t)q->spec.output_tokens - 1) {
-            free(g);
-            *n_gaps = 0;
-            return IB_ERR_INVALID_ARG;
-        }
         for (size_t k = lo; k < hi; k++)
             g[(*n_gaps)++] = ib__gen_serve_gap_ms(steps, lo, k, q->first_token_ms);
     }
