@@ -157,6 +157,8 @@ static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **
         why = "--slo-percentile needs --slo-ttft-ms or --slo-tpot-ms: it names their percentile";
     else if ((cli_given(a, "slo-percentile") || cli_given(a, "confidence")) && !a->rates && !searching(a, c))
         why = "--slo-percentile and --confidence judge the rates of a search or of --rates, not one run";
+    else if (c->pitfalls && (a->rates || searching(a, c)))
+        why = "--pitfalls measures one run's mistakes: give --rate R or a trace, not --rates or a search";
     if (why) fprintf(stderr, "inferbench: %s\n", why);
     return why == NULL;
 }

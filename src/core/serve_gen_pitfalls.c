@@ -60,9 +60,9 @@ static const row_text texts[IB_GEN_SERVE_PITFALL_COUNT] = {
                                            "ones, where decode time over decode tokens weighs each token "
                                            "once",
                                            NULL,
-                                           "requests of equal output counts weigh alike either way: the mean "
-                                           "of per-request TPOT is decode time over tokens here (not once "
-                                           "lengths differ)",
+                                           "the two differ by less than compare's threshold here: requests "
+                                           "of equal output counts weigh alike either way (they part as the "
+                                           "output lengths differ)",
                                            NULL, NULL } },
     [IB_GEN_SERVE_PITFALL_REPEATED_PROMPT] = { "a prompt repeated",
                                                "TTFT p50 ms",
@@ -326,6 +326,19 @@ static ib_status no_warmup(ib__gen *g, const ib_gen_serve_config *c, const ib_ge
     return settle(row, st, &why, err);
 }
 
+/* Interrupted: the rows not measured yet say so, and the result is
+ * partial (the correct run's figures complete). */
+static void unreached(ib_gen_serve_pitfall_row *rows, ib_status st, ib_gen_serve_result *r)
+{
+    for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++)
+        if (rows[k].applies && rows[k].status == IB_OK && isnan(rows[k].wrong)) {
+            rows[k].status = st;
+            ib__strlcpy(rows[k].error, "not measured: the run stopped before this row", sizeof rows[k].error);
+        }
+    r->partial = true;
+    r->stop_status = st;
+}
+
 static void explain_rows(ib_gen_serve_pitfall_row *rows, bool gpu)
 {
     for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++)
@@ -357,6 +370,7 @@ ib_status ib__gen_serve_pitfalls(ib__gen *g, const ib_gen_serve_config *c, ib_ge
     if (st == IB_OK) st = all_at_once(g, c, r, scratch, &rows[IB_GEN_SERVE_PITFALL_ALL_AT_ONCE], err);
     if (st == IB_OK) st = decode_only(g, r, scratch, &rows[IB_GEN_SERVE_PITFALL_DECODE_ONLY], err);
     if (st == IB_OK) st = no_warmup(g, c, r, &rows[IB_GEN_SERVE_PITFALL_NO_WARMUP], err);
+    if (st != IB_OK) unreached(rows, st, r);
     explain_rows(rows, gpu);
     free(scratch);
     return st;

@@ -71,6 +71,8 @@ done
 expect_exit 2 "a shared prefix above the shortest prompt" -- "$IB" "${TINY[@]}" --rate 5 --prompt-tokens 8..40 --shared-prefix 9
 expect_grep "a shared prefix of 9 tokens passes request [0-9]*'s prompt of 8" "$TMP/err" "the request named"
 expect_exit 2 "a negative shared prefix" -- "$IB" "${TINY[@]}" --rate 5 --shared-prefix -1
+expect_exit 2 "--pitfalls with --rates" -- "$IB" "${TINY[@]}" --rates 5,10 --pitfalls
+expect_grep "pitfalls measures one run" "$TMP/err" "the reason said"
 expect_exit 2 "--prefix-cache neither on nor off" -- "$IB" "${TINY[@]}" --rate 5 --prefix-cache yes
 expect_exit 2 "--shared-prefix for a forward-pass model" -- "$IB" serve zoo:mlp --rate 5 --shared-prefix 4
 printf '10 5 5\n5 5 5\n' >"$TMP/unsorted.txt"

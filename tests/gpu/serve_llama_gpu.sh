@@ -13,7 +13,8 @@
 # once into INFERBENCH_ZOO_CACHE (default /tmp/inferbench-zoo). Rates and
 # requests: IB_SERVE_RATES (default "2 8"), IB_SERVE_REQUESTS (default 60).
 #
-# IB_SERVE_PARTS (default "rates": the runs above) adds the answer of issue
+# IB_SERVE_PARTS (default "rates pitfalls": the runs above, then --pitfalls
+# at one rate under saturation, below) adds the answer of issue
 # 36 for each of IB_SERVE_MODELS (default F16 and Q4_K_M of llama-3.2-1b),
 # 32 slots, 16 warm-up requests, prompt 512 / output 128:
 #   curve   --rates IB_SERVE_CURVE_RATES (default "8,24,40"), 120 requests
@@ -35,7 +36,7 @@ opts=(--device cuda --quiet --prompt-tokens 512 --new-tokens 128 --slots 8 --pre
       --requests "${IB_SERVE_REQUESTS:-60}" --slo-ttft-ms 500 --slo-tpot-ms 30)
 [ -n "$lib" ] && opts+=(--option "library=$lib")
 
-parts=" ${IB_SERVE_PARTS:-rates} "
+parts=" ${IB_SERVE_PARTS:-rates pitfalls} "
 [[ $parts == *" rates "* ]] && for rate in ${IB_SERVE_RATES:-2 8}; do
   out="$TMP/serve_$rate.json"
   "$IB" serve zoo:llama-3.2-1b "${opts[@]}" --rate "$rate" --json "$out" >"$TMP/serve_$rate.txt" 2>"$TMP/err"

@@ -634,6 +634,38 @@ static void test_pitfalls_measured(void)
     ib__gen_destroy(g);
 }
 
+/* A row whose run fails keeps its error; the rows after it are measured
+ * and the correct figures stand (the run's 5 steps are calls 0..4, the
+ * repeated prompt's run fails at its first). */
+static void test_pitfall_row_fails(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.cold_calls = 0;
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = 0.5;
+    s.batch_prefill_token_ms = 0.1;
+    s.fail_at_call = 5;
+    ib__gen *g = gen_fixture_open(&s);
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.pitfalls = true;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    CHECK(!r.partial);
+    CHECK_NEAR(r.ttft.max, 8, 1e-9);
+    const ib_gen_serve_pitfall_row *rep = &r.pitfalls[IB_GEN_SERVE_PITFALL_REPEATED_PROMPT];
+    CHECK(rep->status == IB_ERR_RUNTIME && strstr(rep->error, "fake: call 5 failed"));
+    CHECK(r.pitfalls[IB_GEN_SERVE_PITFALL_ALL_AT_ONCE].status == IB_OK);
+    CHECK(r.pitfalls[IB_GEN_SERVE_PITFALL_DECODE_ONLY].status == IB_OK);
+    char *text = ib__gen_serve_report_text(&r, &c, NULL);
+    CHECK(text && strstr(text, "a prompt repeated          failed: fake: call 5 failed\n"));
+    ib_free(text);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* A seeded schedule: the same seed, the same requests; lengths drawn in
  * their ranges; every request served. */
 static void test_seeded_schedule(void)
@@ -773,6 +805,7 @@ int main(int argc, char **argv)
     RUN(test_shared_prefix);
     RUN(test_pitfalls_read_off);
     RUN(test_pitfalls_measured);
+    RUN(test_pitfall_row_fails);
     RUN(test_seeded_schedule);
     RUN(test_partial);
     RUN(test_bad_settings);
