@@ -2531,6 +2531,18 @@ typedef struct ib_gen_serve_config {
     /* The engine's own cost (serve_gen_cost.c): after the run, replay its
      * mixed batches through decode_batch + synchronize in a bare loop. */
     bool engine_cost;
+    /* The prefix cache (docs/serve-generative.md, "Prompts and the prefix
+     * cache"): every prompt's first shared_prefix tokens alike, a
+     * prefix-cache experiment (0, the default: every request's ids its
+     * own; at most the shortest prompt); prefix_cache: a slot keeps its
+     * last request's cells and the next request on it reuses their common
+     * prefix, prefilling only the rest (default on, as llama-server's
+     * cache_prompt: with ids of each request's own nothing is reused). */
+    int32_t shared_prefix;
+    bool prefix_cache;
+    /* Also measure what each classic mistake of serving benchmarks
+     * reports, beside the correct figure (out->pitfalls). */
+    bool pitfalls;
 } ib_gen_serve_config;
 
 /* --slots by default: the most sequences whose KV cache fits at the
@@ -2539,6 +2551,35 @@ typedef struct ib_gen_serve_config {
 #define IB_GEN_SERVE_MAX_DEFAULT_SLOTS 256
 
 void ib_gen_serve_config_init(ib_gen_serve_config *cfg);
+
+/* --- The pitfalls of serving benchmarks (serve --pitfalls; docs/serve-generative.md,
+ * "Pitfalls"): each classic mistake measured on the user's model. --- */
+typedef enum ib_gen_serve_pitfall {
+    IB_GEN_SERVE_PITFALL_ACTUAL_START = 0, /* TTFT from admission, not the schedule (coordinated omission) */
+    IB_GEN_SERVE_PITFALL_ALL_AT_ONCE,      /* every request at time 0 (a rate of infinity) */
+    IB_GEN_SERVE_PITFALL_NO_WARMUP,        /* the first requests pay the cold start */
+    IB_GEN_SERVE_PITFALL_MEAN_TPOT,        /* the mean of per-request TPOT, not decode time over tokens */
+    IB_GEN_SERVE_PITFALL_REPEATED_PROMPT,  /* one prompt for every request, the prefix cache warm */
+    IB_GEN_SERVE_PITFALL_DECODE_ONLY,      /* generate's TPOT at one sequence taken for the TPOT under load */
+    IB_GEN_SERVE_PITFALL_COUNT
+} ib_gen_serve_pitfall;
+
+/* As ib_gen_pitfall_row, for a serve's mistakes. */
+typedef struct ib_gen_serve_pitfall_row {
+    ib_gen_serve_pitfall kind;
+    const char *name;           /* "TTFT from admission" */
+    const char *why;            /* one line: why it is wrong, by its reading */
+    const char *figure;         /* what is compared: "TTFT p99 ms" */
+    bool applies;               /* false: not a mistake one can make here */
+    const char *not_applicable; /* why not */
+    ib_status status;           /* IB_OK, or why it could not be measured */
+    char error[256];
+    double wrong, correct,
+        error_pct;            /* the mistake's figure, the correct one, (wrong - correct) / correct % */
+    double error_ci95_pct[2]; /* compare's interval of the difference (NaN without one) */
+    ib_pitfall_reading reading;
+    const char *no_interval; /* why there is none */
+} ib_gen_serve_pitfall_row;
 
 /* One measured request: its times in ms from the schedule's origin (NaN
  * where it never got there: an interrupted run), its figures from its
@@ -2553,6 +2594,7 @@ typedef struct ib_gen_serve_request {
     double tpot_ms;           /* (end - first token) / (n - 1); NaN for one token */
     double e2e_ms;            /* end - scheduled */
     bool met;                 /* met every target given */
+    int32_t cached_tokens;    /* prompt cells reused from its slot's last request (prefix cache) */
 } ib_gen_serve_request;
 
 /* One step of the engine: one mixed batch, decoded and synchronized. */
@@ -2632,6 +2674,9 @@ typedef struct ib_gen_serve_tail {
 typedef struct ib_gen_serve_result {
     ib_gen_info info;
     int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
+    int32_t shared_prefix;          /* as configured: the prefix-cache experiment, 0 none */
+    bool prefix_cache;              /* as configured */
+    int64_t cached_tokens;          /* the measured requests' prompt cells reused, in all */
     ib_gen_serve_request *requests; /* n_requests, in schedule order */
     size_t n_requests, n_completed;
     ib_gen_serve_step *steps; /* the measured run's */
@@ -2656,6 +2701,8 @@ typedef struct ib_gen_serve_result {
     bool partial;           /* stopped early: what was measured so far */
     ib_status stop_status;  /* why, when partial */
     ib_gen_serve_tail tail; /* the step trace summarized (genreports) */
+    bool has_pitfalls;      /* cfg->pitfalls: the rows below */
+    ib_gen_serve_pitfall_row pitfalls[IB_GEN_SERVE_PITFALL_COUNT];
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):

@@ -51,24 +51,28 @@ void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, size_t st
     out->own_us_per_step = (engine_ms - runtime_ms) * 1e3 / n;
 }
 
-/* The sequences the replay fed and has not removed yet. */
-static ib_status remove_all(ib__gen *g, bool *used, int32_t slots, ib_error *err)
+/* Empties the sequences the replay fed (the engine's drop at a run's end). */
+static ib_status remove_all(ib__gen *g, int32_t *filled, int32_t slots, ib_error *err)
 {
     for (int32_t s = 0; s < slots; s++)
-        if (used[s]) {
-            IB_TRY(g->ops->remove_sequence(g, s, err));
-            used[s] = false;
+        if (filled[s] > 0) {
+            IB_TRY(g->ops->remove_sequence(g, s, 0, err));
+            filled[s] = 0;
         }
     return IB_OK;
 }
 
-/* One step of the bare loop: a sequence whose prompt starts again at 0
- * ended before (the engine removed it then), then the batch. */
-static ib_status replay_step(ib__gen *g, const ib__gen_batch_entry *e, size_t n, bool *used, ib_error *err)
+/* One step of the bare loop: a sequence fed again below what it holds
+ * had its cells from there dropped by the engine when the request was
+ * admitted (the prefix cache keeps those below; without it, the slot was
+ * emptied and the prompt starts at 0), then the batch. */
+static ib_status replay_step(ib__gen *g, const ib__gen_batch_entry *e, size_t n, int32_t *filled,
+                             ib_error *err)
 {
     for (size_t k = 0; k < n; k++) {
-        if (e[k].pos == 0 && used[e[k].seq]) IB_TRY(g->ops->remove_sequence(g, e[k].seq, err));
-        used[e[k].seq] = true;
+        int32_t s = e[k].seq;
+        if (e[k].pos < filled[s]) IB_TRY(g->ops->remove_sequence(g, s, e[k].pos, err));
+        filled[s] = e[k].pos + e[k].n_tokens;
     }
     IB_TRY(g->ops->decode_batch(g, e, n, err));
     return g->ops->synchronize(g, err);
@@ -77,19 +81,19 @@ static ib_status replay_step(ib__gen *g, const ib__gen_batch_entry *e, size_t n,
 ib_status ib__gen_serve_replay(ib__gen *g, const ib__gen_batch_log *log, int32_t slots,
                                const volatile int *cancel, ib_gen_serve_engine_cost *out, ib_error *err)
 {
-    bool *used = calloc(slots > 0 ? (size_t)slots : 1, sizeof *used);
-    IB_FAIL_IF(!used, err, IB_ERR_NO_MEMORY, "out of memory");
+    int32_t *filled = calloc(slots > 0 ? (size_t)slots : 1, sizeof *filled);
+    IB_FAIL_IF(!filled, err, IB_ERR_NO_MEMORY, "out of memory");
     ib_status st = IB_OK;
     double t0 = ib__gen_now_ms(g);
     for (size_t i = 0; i < log->n_steps && st == IB_OK; i++)
         st = ib__cancelled(cancel)
                  ? ib__fail(err, IB_ERR_INTERRUPTED, "interrupted")
-                 : replay_step(g, log->entries + log->steps[i].first, log->steps[i].count, used, err);
-    ib_error ignored; /* a failure's own words are kept */
-    ib_status removed = remove_all(g, used, slots, st == IB_OK ? err : &ignored);
+                 : replay_step(g, log->entries + log->steps[i].first, log->steps[i].count, filled, err);
+    double t1 = ib__gen_now_ms(g); /* the engine drops the cache after its run, untimed */
+    ib_error ignored;              /* a failure's own words are kept */
+    ib_status removed = remove_all(g, filled, slots, st == IB_OK ? err : &ignored);
     if (st == IB_OK) st = removed;
-    double t1 = ib__gen_now_ms(g);
-    free(used);
+    free(filled);
     IB_TRY(st);
     out->replayed = true;
     out->bare_us_per_step = (t1 - t0) * 1e3 / (double)log->n_steps;

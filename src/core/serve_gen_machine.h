@@ -89,12 +89,12 @@ void ib__gen_batch_log_free(ib__gen_batch_log *log);
 void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, size_t steps,
                                   ib_gen_serve_engine_cost *out);
 
-/* Replays log through decode_batch + synchronize in a bare loop, each
- * sequence removed before its prompt starts again at position 0 and at
- * the end (as the engine removed it), timed on g's clock as one span:
- * out->bare_us_per_step and against_bare_us. g's cache holds no sequence
- * before (the engine removed each) and after, a failure's or cancel's
- * (IB_ERR_INTERRUPTED) too. */
+/* Replays log through decode_batch + synchronize in a bare loop, a
+ * sequence's cells dropped where the engine dropped them (an entry below
+ * what the sequence holds: from its position), timed on g's clock as one
+ * span: out->bare_us_per_step and against_bare_us. g's cache holds no
+ * sequence before (the engine emptied each) and after (emptied untimed, a
+ * failure's or cancel's, IB_ERR_INTERRUPTED, too). */
 ib_status ib__gen_serve_replay(ib__gen *g, const ib__gen_batch_log *log, int32_t slots,
                                const volatile int *cancel, ib_gen_serve_engine_cost *out, ib_error *err);
 

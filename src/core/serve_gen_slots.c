@@ -27,10 +27,11 @@ static ib_status slots_fit(void *user, int64_t n, bool growing, bool *fits, ib_e
     ib__gen *g = p->g;
     ib_error why = { { 0 } };
     ib_status st = g->ops->set_sequences(g, (int32_t)n, p->ctx, &why);
-    for (int32_t s = 0; s < (int32_t)n; s++) p->entries[s] = (ib__gen_batch_entry){ s, 0, 1, true };
+    for (int32_t s = 0; s < (int32_t)n; s++)
+        p->entries[s] = (ib__gen_batch_entry){ s, 0, 1, true, (uint32_t)s, 0 };
     if (st == IB_OK) st = g->ops->decode_batch(g, p->entries, (size_t)n, &why);
     if (st == IB_OK) st = g->ops->synchronize(g, &why);
-    for (int32_t s = 0; st == IB_OK && s < (int32_t)n; s++) st = g->ops->remove_sequence(g, s, &why);
+    for (int32_t s = 0; st == IB_OK && s < (int32_t)n; s++) st = g->ops->remove_sequence(g, s, 0, &why);
     if (st != IB_OK && !ib__search_capacity_limit(st, n)) {
         if (err) *err = why;
         return st;
