@@ -22,6 +22,7 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_GENERATION: return ib__gen_report_html(r->generation);
     case IB_RESULT_GEN_COMPARISON:
     case IB_RESULT_GEN_SERVE:
+    case IB_RESULT_BEST_SERVE:
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }

@@ -380,6 +380,7 @@ static char *render_md(const ib_result *r)
                                : ib__fleet_report_md(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_md(r->generation);
     case IB_RESULT_GEN_SERVE: break;      /* not in its kinds */
+    case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     }
     return NULL;

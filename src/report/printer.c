@@ -17,7 +17,7 @@ static const ib__printer *find_printer(const char *format)
 bool ib_report_supports(const char *format, ib_result_kind kind)
 {
     const ib__printer *p = find_printer(format);
-    return p && (unsigned)kind <= IB_RESULT_GEN_SERVE && (p->kinds & IB__KIND_BIT(kind));
+    return p && (unsigned)kind <= IB_RESULT_BEST_SERVE && (p->kinds & IB__KIND_BIT(kind));
 }
 
 const char *ib_report_extension(const char *format)
@@ -42,6 +42,7 @@ static bool complete(const ib_result *r)
     case IB_RESULT_GENERATION: return r->generation && r->gen_cfg;
     case IB_RESULT_GEN_COMPARISON: return r->gen_comparison && r->gen_a && r->gen_b;
     case IB_RESULT_GEN_SERVE: return r->gen_serve && r->gen_serve_cfg;
+    case IB_RESULT_BEST_SERVE: return r->best_serve && r->best_serve_cfg;
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
     case IB_RESULT_GENERATION_SESSIONS: return r->sessions_json;
