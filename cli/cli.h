@@ -106,6 +106,7 @@ typedef struct cli_args {
      * (--prompt-tokens and --new-tokens as counts or ranges) */
     ib_gen_serve_config gen_serve;
     bool token_range; /* a range A..B was given */
+    bool serve_best;  /* serve --best: the engine's settings raced (cmd_serve_best.c) */
 } cli_args;
 
 enum {
@@ -217,9 +218,23 @@ bool cli_generative_model(const cli_args *a);
 /* serve of a generative model (cmd_serve_gen.c): the engine of
  * docs/serve-generative.md on the model a names. */
 int cmd_serve_gen(cli_args *a);
+/* serve --best (cmd_serve_best.c): the engine's settings raced by goodput. */
+int cmd_serve_best(cli_args *a);
+/* The engine's configuration from serve's options (cmd_serve_gen.c):
+ * false after one line; *trace (a trace file's requests) owned by the
+ * caller. */
+bool cli_gen_serve_config(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace);
+/* backend_options.c: the k-th of the raced values "a|b|c" into out[cap],
+ * false past the end; the generation backend --backend names, else the
+ * default. */
+bool cli_race_value(const char *values, size_t k, char *out, size_t cap);
+const ib_gen_backend *cli_gen_backend_of(const cli_args *a);
 /* serve's options of a generative model given with a forward-pass one:
  * one line, EXIT_BAD_INPUT; else EXIT_OK. */
 int cli_serve_refuse_generative(const cli_args *a);
+/* The other way: serve's options of a forward-pass model given with a
+ * generative one. */
+int cli_serve_refuse_forward(const cli_args *a);
 
 /* A schedule file larger than this is refused before it is read. */
 #define MAX_SCHEDULE_BYTES ((size_t)64 << 20)

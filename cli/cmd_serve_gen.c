@@ -54,8 +54,8 @@ static const char *const forward_only[] = {
     "shape",        "input",       "memory-cap-mb", "html",
 };
 static const char *const generative_only[] = {
-    "slots",      "prefill-chunk",   "burstiness",    "slo-ttft-ms", "slo-tpot-ms",
-    "slo-e2e-ms", "warmup-requests", "prompt-tokens", "new-tokens",  "ctx-per-seq",
+    "slots",           "prefill-chunk", "burstiness", "slo-ttft-ms", "slo-tpot-ms", "slo-e2e-ms",
+    "warmup-requests", "prompt-tokens", "new-tokens", "ctx-per-seq", "best",        "step-max-ms",
 };
 
 static int refuse_options(const cli_args *a, bool gen)
@@ -77,6 +77,8 @@ static int refuse_options(const cli_args *a, bool gen)
 }
 
 int cli_serve_refuse_generative(const cli_args *a) { return refuse_options(a, false); }
+
+int cli_serve_refuse_forward(const cli_args *a) { return refuse_options(a, true); }
 
 /* --arrivals FILE: the request trace, parsed strictly; *trace owned by the
  * caller. */
@@ -120,8 +122,7 @@ static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **
     return why == NULL;
 }
 
-/* The engine's configuration from the options; false after one line. */
-static bool gen_serve_config(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
+bool cli_gen_serve_config(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
 {
     *c = a->gen_serve;
     c->rate = a->rate;
@@ -161,9 +162,11 @@ int cmd_serve_gen(cli_args *a)
 {
     int code = refuse_options(a, true);
     if (code != EXIT_OK) return code;
+    if (cli_given(a, "step-max-ms"))
+        return cli_fail(IB_ERR_INVALID_ARG, "serve --step-max-ms bounds the race of --best");
     ib_gen_serve_config c;
     ib_gen_request_spec *trace = NULL;
-    if (!gen_serve_config(a, &c, &trace)) {
+    if (!cli_gen_serve_config(a, &c, &trace)) {
         free(trace);
         return EXIT_BAD_INPUT;
     }

@@ -12,7 +12,6 @@
  * clock, past which the rows left are "not measured" and the race is
  * partial. */
 #include "base/common.h"
-#include "core/progress.h"
 #include "workload/generation.h"
 
 #include <math.h>
@@ -236,8 +235,10 @@ static ib_status serve_row(race *s, size_t i, ib_best_serve_step step, int64_t r
     *measured = false;
     ib_gen *g;
     ib_error why = { { 0 } };
-    if (open_row(s, i, &g, &why) != IB_OK) {
+    ib_status opened = open_row(s, i, &g, &why);
+    if (opened != IB_OK) {
         row->stage = IB_BEST_FAILED;
+        row->status = opened;
         ib__strlcpy(row->why, why.message, sizeof row->why);
         return IB_OK;
     }
@@ -275,6 +276,7 @@ static ib_status serve_row(race *s, size_t i, ib_best_serve_step step, int64_t r
     }
     if (st != IB_OK) {
         row->stage = st == IB_ERR_DEVICE_OOM || st == IB_ERR_UNSUPPORTED ? IB_BEST_SKIPPED : IB_BEST_FAILED;
+        row->status = st;
         ib__strlcpy(row->why, why.message[0] ? why.message : ib_status_str(st), sizeof row->why);
         return IB_OK;
     }
@@ -324,6 +326,7 @@ static bool distinct_run(race *s, size_t i)
     if (st != IB_OK) {
         row->slots = 0;
         row->stage = IB_BEST_SKIPPED;
+        row->status = st;
         ib__strlcpy(row->why, why.message[0] ? why.message : ib_status_str(st), sizeof row->why);
         return false;
     }

@@ -34,6 +34,14 @@ static const char *step_name(int k)
     return k == IB_BEST_SERVE_STEP_OPEN ? "opening" : k == IB_BEST_SERVE_STEP_SCREEN ? "screening" : "finals";
 }
 
+/* "the race was cut short: 2 candidates not measured" (the bound's). */
+static const char *cut_short(const ib_best_serve_result *r, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "the race was cut short: %zu candidate%s not measured", r->not_measured,
+             r->not_measured == 1 ? "" : "s");
+    return buf;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
@@ -57,16 +65,19 @@ static void text_cell(ib__sbuf *b, double v, int width)
         ib__sbuf_printf(b, " %*s", width, "-");
 }
 
-static void text_row(ib__sbuf *b, size_t i, const ib_best_serve_row *row)
+static void text_row(ib__sbuf *b, size_t i, const ib_best_serve_row *row, int width)
 {
     bool has = row->requests > 0;
-    ib__sbuf_printf(b, "%3zu  %-32.32s", i + 1, row->label);
+    ib__sbuf_printf(b, "%3zu  %-*s", i + 1, width, row->label);
     text_cell(b, has ? row->goodput_rate : NAN, 10);
     text_cell(b, has ? 100 * row->good_share : NAN, 7);
     text_cell(b, row->ttft.n ? row->ttft.p99 : NAN, 11);
     text_cell(b, row->tpot.n ? row->tpot.p50 : NAN, 11);
     text_cell(b, row->tpot.n ? row->tpot.p99 : NAN, 11);
-    text_cell(b, has ? row->output_tokens_per_s : NAN, 10);
+    if (has && isfinite(row->output_tokens_per_s))
+        ib__sbuf_printf(b, " %10.0f", row->output_tokens_per_s);
+    else
+        text_cell(b, NAN, 10);
     char served[48] = "-"; /* completed of the requests its figures are from */
     if (has) snprintf(served, sizeof served, "%zu/%zu", row->completed, row->requests);
     ib__sbuf_printf(b, " %9s  %s\n", served, stage_text(row));
@@ -74,9 +85,13 @@ static void text_row(ib__sbuf *b, size_t i, const ib_best_serve_row *row)
 
 static void text_table(ib__sbuf *b, const ib_best_serve_result *r)
 {
-    ib__sbuf_printf(b, "\n  #  %-32s %10s %7s %11s %11s %11s %10s %9s  stage\n", "configuration", "goodput/s",
-                    "within%", "TTFT p99 ms", "TPOT p50 ms", "TPOT p99 ms", "tokens/s", "requests");
-    for (size_t i = 0; i < r->n_rows; i++) text_row(b, i, &r->rows[i]);
+    int width = 13; /* the widest label, "configuration" at least */
+    for (size_t i = 0; i < r->n_rows; i++)
+        if ((int)strlen(r->rows[i].label) > width) width = (int)strlen(r->rows[i].label);
+    ib__sbuf_printf(b, "\n  #  %-*s %10s %7s %11s %11s %11s %10s %9s  stage\n", width, "configuration",
+                    "goodput/s", "within%", "TTFT p99 ms", "TPOT p50 ms", "TPOT p99 ms", "tokens/s",
+                    "requests");
+    for (size_t i = 0; i < r->n_rows; i++) text_row(b, i, &r->rows[i], width);
     bool any_asked = false;
     for (size_t i = 0; i < r->n_rows; i++) any_asked |= r->rows[i].asked[0] != 0;
     if (any_asked) ib__sbuf_printf(b, "as run (the settings in effect):\n");
@@ -138,9 +153,9 @@ char *ib__best_serve_text(const ib_best_serve_result *r, const ib_best_serve_con
     text_table(&b, r);
     text_winner(&b, r);
     text_times(&b, r);
+    char cut[128];
     if (r->partial && r->stop_status == IB_OK)
-        ib__sbuf_printf(&b, "PARTIAL: the race was cut short: %zu candidate%s not measured\n",
-                        r->not_measured, r->not_measured == 1 ? "" : "s");
+        ib__sbuf_printf(&b, "PARTIAL: %s\n", cut_short(r, cut, sizeof cut));
     else if (r->partial)
         ib__sbuf_printf(&b, "PARTIAL: %s\n", ib_status_str(r->stop_status));
     if (r->winner >= 0 && r->winner_serve.requests) {
@@ -223,6 +238,9 @@ static cJSON *winner_json(const ib_best_serve_result *r, const ib_best_serve_con
 char *ib__best_serve_json(const ib_best_serve_result *r, const ib_best_serve_config *cfg)
 {
     cJSON *root = ib__json_document("inferbench.best_serve/1", r->partial, r->stop_status, NULL);
+    char cut[128];
+    if (r->partial && r->stop_status == IB_OK)
+        cJSON_ReplaceItemInObject(root, "stop_reason", cJSON_CreateString(cut_short(r, cut, sizeof cut)));
     cJSON_AddStringToObject(root, "model", r->info.model);
     cJSON_AddItemToObject(root, "search", search_json(r));
     ib__json_add_number(root, "slo_ttft_ms", cfg->serve.slo_ttft_ms > 0 ? cfg->serve.slo_ttft_ms : NAN);
