@@ -54,8 +54,9 @@ static const char *const forward_only[] = {
     "shape",        "input",       "memory-cap-mb", "html",
 };
 static const char *const generative_only[] = {
-    "slots",           "prefill-chunk", "burstiness", "slo-ttft-ms", "slo-tpot-ms", "slo-e2e-ms",
-    "warmup-requests", "prompt-tokens", "new-tokens", "ctx-per-seq", "best",        "step-max-ms",
+    "slots",      "prefill-chunk",   "burstiness",    "slo-ttft-ms",     "slo-tpot-ms",
+    "slo-e2e-ms", "warmup-requests", "prompt-tokens", "new-tokens",      "ctx-per-seq",
+    "best",       "step-max-ms",     "sessions",      "sessions-max-ms", "require-idle-gpu",
 };
 
 static int refuse_options(const cli_args *a, bool gen)
@@ -164,6 +165,9 @@ int cmd_serve_gen(cli_args *a)
     if (code != EXIT_OK) return code;
     if (cli_given(a, "step-max-ms"))
         return cli_fail(IB_ERR_INVALID_ARG, "serve --step-max-ms bounds the race of --best");
+    /* The same schedule served in fresh processes, merged by the library. */
+    if (cli_sessions_wanted(a)) return cli_run_sessions(a, IB_RESULT_GEN_SERVE);
+    if (a->session_index) cli_session_child_setup(a);
     ib_gen_serve_config c;
     ib_gen_request_spec *trace = NULL;
     if (!cli_gen_serve_config(a, &c, &trace)) {

@@ -1604,7 +1604,8 @@ typedef enum ib_result_kind {
     IB_RESULT_GEN_COMPARISON = 12,      /* two generation results compared */
     IB_RESULT_GENERATION_SESSIONS = 13, /* a generation measured in sessions */
     IB_RESULT_GEN_SERVE = 14,           /* a generative model served under load */
-    IB_RESULT_BEST_SERVE = 15           /* its engine's settings raced (serve --best) */
+    IB_RESULT_BEST_SERVE = 15,          /* its engine's settings raced (serve --best) */
+    IB_RESULT_GEN_SERVE_SESSIONS = 16   /* a generative model served in sessions */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set

@@ -344,7 +344,8 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return sessions_csv(r);
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return sessions_csv(r);
     case IB_RESULT_SERVE: return serve_csv(r);
     case IB_RESULT_BEST: return r->best->generation ? ib__best_gen_csv(r->best) : ib__best_csv(r->best);
     case IB_RESULT_FLEET:

@@ -28,7 +28,8 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return strdup(r->sessions_json); /* merged already */
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST:
         return r->best->generation ? ib__best_gen_json(r->best, r->best_cfg, r->generation, r->gen_cfg)

@@ -371,7 +371,8 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return sessions_md(r);
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return sessions_md(r);
     case IB_RESULT_SERVE: return serve_md(r);
     case IB_RESULT_BEST:
         return r->best->generation ? ib__best_gen_md(r->best, r->generation) : ib__best_md(r->best);

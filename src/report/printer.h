@@ -21,7 +21,8 @@
 /* The results measured in sessions: every format prints them. */
 #define IB__SESSIONS_KINDS                                                                                   \
     (IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_THROUGHPUT_SESSIONS) |                        \
-     IB__KIND_BIT(IB_RESULT_PITFALLS_SESSIONS) | IB__KIND_BIT(IB_RESULT_GENERATION_SESSIONS))
+     IB__KIND_BIT(IB_RESULT_PITFALLS_SESSIONS) | IB__KIND_BIT(IB_RESULT_GENERATION_SESSIONS) |               \
+     IB__KIND_BIT(IB_RESULT_GEN_SERVE_SESSIONS))
 
 typedef struct ib__printer {
     const char *name;      /* as ib_report and the docs spell it: "csv" */

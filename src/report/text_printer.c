@@ -32,7 +32,8 @@ static char *render_text(const ib_result *r)
     case IB_RESULT_GEN_COMPARISON: return ib__gen_comparison_text(r);
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return ib__sessions_report_text_doc(r->sessions_json);
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return ib__sessions_report_text_doc(r->sessions_json);
     }
     return NULL;
 }
