@@ -1295,6 +1295,16 @@ void ib_gen_destroy(ib_gen *g);
  * time, and times with the host clock around a call and its synchronize. */
 #define IB_GEN_CALLBACKS_VERSION 1u
 
+/* One entry of a mixed batch (ib_gen_callbacks.decode_batch): n_tokens
+ * tokens of sequence seq at positions pos..pos+n_tokens-1; logits: the
+ * last one's are read (a decode token, or a prompt's last chunk). */
+typedef struct ib_gen_batch_entry {
+    int32_t seq;
+    int32_t pos;
+    int32_t n_tokens;
+    bool logits;
+} ib_gen_batch_entry;
+
 typedef struct ib_gen_callbacks {
     size_t struct_size; /* sizeof(ib_gen_callbacks) of the caller */
     uint32_t version;   /* IB_GEN_CALLBACKS_VERSION */
@@ -1340,6 +1350,15 @@ typedef struct ib_gen_callbacks {
     double clock_resolution_ms;
     /* Optional: called once when the workload is destroyed. */
     void (*destroy)(void *user);
+    /* Added after the first size of version 1 (struct_size tells whether a
+     * caller's table has them; one that ends before them has neither).
+     * Optional, both or neither: serving under load (ib_measure_gen_serve)
+     * needs them. decode_batch: one call of every entry (each sequence at
+     * most once, at most info.n_batch tokens in all, each sequence filled
+     * position after position); may return once queued. remove_sequence:
+     * empties sequence seq (untimed), its next entry at position 0. */
+    ib_status (*decode_batch)(void *user, const ib_gen_batch_entry *entries, size_t n_entries, ib_error *err);
+    ib_status (*remove_sequence)(void *user, int32_t seq, ib_error *err);
 } ib_gen_callbacks;
 
 /* Fills struct_size and version, every slot NULL. */
