@@ -10,12 +10,12 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CTEST_ARGS ?=
 
-.PHONY: run test build build-asan setup clean mutation
+.PHONY: run test build build-asan setup clean mutation llama-server
 
 run: build
 	$(BUILD)/inferbench
 
-test: build build-asan
+test: build build-asan llama-server
 	cd $(BUILD) && ctest --output-on-failure -j$(JOBS) $(CTEST_ARGS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j$(JOBS) -LE slow $(CTEST_ARGS)
 
@@ -33,6 +33,13 @@ build-asan:
 
 setup:
 	scripts/setup.sh
+
+# llama-server for the CPU, the real server the HTTP endpoint's tests start
+# (docs/backend-llama.md, "llama-server for the tests"): built once a machine into ~/.cache/inferbench (about
+# 8 min of CPU), found there by every clone after; IB_LLAMA_SERVER=PATH
+# names one of the user's own. Not part of set-up: only the tests need it.
+llama-server:
+	@scripts/build-llama-server.sh --optional >/dev/null
 
 # Mutation testing (not part of `make test`, not in CI: each mutant costs a
 # rebuild and a test run, 10-40 s here). By default a random sample of

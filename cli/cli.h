@@ -72,6 +72,7 @@ typedef struct cli_args {
     const char *rates;             /* --rates LIST */
     const char *arrivals;          /* --arrivals poisson|constant|FILE */
     const char *requests_csv_path; /* --requests-csv: one row per served request */
+    const char *steps_csv_path;    /* --steps-csv: one row per engine step (a generative model) */
     int64_t instances;             /* --instances K (0: not given, 1) */
     bool instances_max;            /* --instances max: the most copies that fit */
     uint64_t given[2];             /* bit i (of word i / 64): the option table's entry i was given */

@@ -273,10 +273,60 @@ static int refuse_mixed(const cli_args *a, char *const text[2], const size_t len
     char what[2][160];
     for (int i = 0; i < 2; i++) describe(text[i], len[i], what[i], sizeof what[i]);
     fprintf(stderr,
-            "inferbench: '%s' is %s and '%s' %s: compare takes two latency results or two generation "
-            "results\n",
+            "inferbench: '%s' is %s and '%s' %s: compare takes two latency results, two generation "
+            "results or two generative serve results\n",
             a->pos[0], what[0], a->pos[1], what[1]);
     return EXIT_BAD_INPUT;
+}
+
+/* Two generative serve results (serve MODEL.gguf --json): TTFT, TPOT,
+ * ITL, end-to-end and the goodput share compared. */
+static int compare_gen_serve(cli_args *a, const ib_gen_serve_file *fa, const ib_gen_serve_file *fb)
+{
+    cli_outputs out;
+    const char *reads[3] = { a->pos[0], a->pos[1], NULL };
+    if (!cli_outputs_prepare(&out, a, reads)) return EXIT_BAD_INPUT;
+    ib_gen_serve_comparison c;
+    ib_error err = { { 0 } };
+    ib_status st = ib_compare_gen_serve_files(fa, fb, a->threshold, &c, &err);
+    ib_result res = { .kind = IB_RESULT_GEN_SERVE_COMPARISON,
+                      .gen_serve_comparison = &c,
+                      .gen_serve_a = fa,
+                      .gen_serve_b = fb,
+                      .a_name = a->pos[0],
+                      .b_name = a->pos[1] };
+    int code = cli_report(&out, st == IB_OK ? &res : NULL, st, &err);
+    bool slower = c.ttft.verdict == IB_CHANGE_SLOWER || c.tpot.verdict == IB_CHANGE_SLOWER ||
+                  c.itl.verdict == IB_CHANGE_SLOWER || c.e2e.verdict == IB_CHANGE_SLOWER;
+    if (code == EXIT_OK && a->fail_if_slower && slower)
+        code = cli_fail(IB_ERR_NOT_MET, "B is slower than A (--fail-if-slower)");
+    return code;
+}
+
+/* Whether both files are generative serve results: then compared as such
+ * (*code its exit), or refused when only one is (another kind, or broken). */
+static bool gen_serve_pair(cli_args *a, char *const text[2], const size_t len[2], int *code)
+{
+    ib_gen_serve_file f[2];
+    memset(f, 0, sizeof f);
+    ib_status st[2];
+    ib_error err[2];
+    for (int i = 0; i < 2; i++) st[i] = ib_gen_serve_file_parse(text[i], len[i], &f[i], &err[i]);
+    bool any = st[0] != IB_ERR_UNSUPPORTED || st[1] != IB_ERR_UNSUPPORTED;
+    *code = EXIT_OK;
+    for (int i = 0; i < 2 && any && *code == EXIT_OK; i++)
+        if (st[i] == IB_ERR_INVALID_ARG) {
+            fprintf(stderr, "inferbench: '%s' is %s\n", a->pos[i], err[i].message);
+            *code = EXIT_BAD_INPUT;
+        } else if (st[i] != IB_OK && st[i] != IB_ERR_UNSUPPORTED) {
+            *code = cli_fail(st[i], err[i].message);
+        }
+    if (any && *code == EXIT_OK && (st[0] != IB_OK || st[1] != IB_OK))
+        *code = refuse_mixed(a, text, len);
+    else if (any && *code == EXIT_OK)
+        *code = compare_gen_serve(a, &f[0], &f[1]);
+    for (int i = 0; i < 2; i++) ib_gen_serve_file_free(&f[i]);
+    return any;
 }
 
 /* The two files read once each: generation results are compared as such,
@@ -292,6 +342,12 @@ static int load_both(cli_args *a, ib_latency_file *fa, ib_latency_file *fb, bool
     ib_error err;
     int code = read_text(a->pos[0], &text[0], &len[0]);
     if (code == EXIT_OK) code = read_text(a->pos[1], &text[1], &len[1]);
+    /* A generative serve result is compared with its kind alone. */
+    if (code == EXIT_OK && gen_serve_pair(a, text, len, &code)) {
+        for (int i = 0; i < 2; i++) free(text[i]);
+        *generation = true; /* compared (or refused) already */
+        return code;
+    }
     for (int i = 0; i < 2 && code == EXIT_OK; i++) {
         ib_status st = ib_gen_file_parse(text[i], len[i], &g[i], &err);
         is_gen[i] = st == IB_OK;

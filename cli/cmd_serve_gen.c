@@ -48,15 +48,14 @@ char *cli_read_arrivals(const char *path, size_t *len)
  * the search, the curve over rates and the HTTP client are still to come,
  * docs/serve-generative.md), and those only it takes. */
 static const char *const forward_only[] = {
-    "rates",        "slo-p99-ms",  "slo-ms",        "slo-percentile", "confidence",
-    "rate-floor",   "instances",   "concurrency",   "request-batch",  "max-batch",
-    "max-delay-us", "duration-ms", "devices",       "requests-csv",   "depth",
-    "shape",        "input",       "memory-cap-mb", "html",
+    "rates",     "slo-p99-ms",   "slo-ms",        "slo-percentile", "confidence",   "rate-floor",
+    "instances", "concurrency",  "request-batch", "max-batch",      "max-delay-us", "duration-ms",
+    "devices",   "requests-csv", "depth",         "shape",          "input",        "memory-cap-mb",
 };
 static const char *const generative_only[] = {
-    "slots",      "prefill-chunk",   "burstiness",    "slo-ttft-ms",     "slo-tpot-ms",
-    "slo-e2e-ms", "warmup-requests", "prompt-tokens", "new-tokens",      "ctx-per-seq",
-    "best",       "step-max-ms",     "sessions",      "sessions-max-ms", "require-idle-gpu",
+    "slots",           "prefill-chunk", "burstiness",      "slo-ttft-ms",      "slo-tpot-ms", "slo-e2e-ms",
+    "warmup-requests", "prompt-tokens", "new-tokens",      "ctx-per-seq",      "steps-csv",   "best",
+    "step-max-ms",     "sessions",      "sessions-max-ms", "require-idle-gpu",
 };
 
 static int refuse_options(const cli_args *a, bool gen)
@@ -144,7 +143,37 @@ static int open_model(const cli_args *a, ib_gen **g)
     return cli_options_fit_device(a, ib_gen_get_info(*g)->device) ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
-static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out)
+/* --steps-csv: prepared beside the other outputs (never one of their
+ * files, nor a file serve reads); false after a one-line refusal. */
+static bool prepare_steps_csv(const cli_args *a, const cli_outputs *out, cli_output *steps)
+{
+    memset(steps, 0, sizeof *steps);
+    if (a->steps_csv_path && !strcmp(a->steps_csv_path, "-")) {
+        fprintf(stderr, "inferbench: --steps-csv: give a file (standard output carries the report)\n");
+        return false;
+    }
+    const char *reads[] = { a->model, a->arrivals, NULL };
+    const cli_output *earlier[CLI_N_OUTPUTS + 1] = { NULL };
+    for (int i = 0; i < CLI_N_OUTPUTS; i++) earlier[i] = &out->file[i];
+    return cli_output_prepare(steps, "--steps-csv", a->steps_csv_path, reads, earlier);
+}
+
+/* The steps served (before a failure or Ctrl-C too); false after one line. */
+static bool write_steps_csv(cli_output *steps, const ib_gen_serve_result *r)
+{
+    if (!cli_output_wanted(steps)) return true;
+    char *csv = r->requests ? ib_gen_serve_steps_csv(r) : NULL;
+    if (!csv) {
+        cli_output_abort(steps);
+        if (r->requests) fprintf(stderr, "inferbench: --steps-csv: out of memory: not written\n");
+        return !r->requests;
+    }
+    bool ok = cli_output_commit_bytes(steps, csv, strlen(csv));
+    ib_free(csv);
+    return ok;
+}
+
+static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out, cli_output *steps)
 {
     ib_gen_serve_result r;
     ib_error err = { { 0 } };
@@ -153,6 +182,8 @@ static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out)
     bool began = r.requests != NULL;
     ib_result res = { .kind = IB_RESULT_GEN_SERVE, .gen_serve = &r, .gen_serve_cfg = c };
     int code = cli_report(out, began ? &res : NULL, st, &err);
+    if (!write_steps_csv(steps, &r) && code == EXIT_OK)
+        code = EXIT_RUN_FAILED; /* as serve's --requests-csv */
     ib_gen_serve_result_free(&r);
     /* The slots' KV cache not fitting is an answer before the run, as a
      * bad setting is (the sequence search's "does not fit"). */
@@ -175,10 +206,18 @@ int cmd_serve_gen(cli_args *a)
         return EXIT_BAD_INPUT;
     }
     cli_outputs out;
+    cli_output steps;
     code = cli_prepare_outputs(a, &out);
+    if (code == EXIT_OK && !prepare_steps_csv(a, &out, &steps)) {
+        cli_outputs_abort(&out);
+        code = EXIT_BAD_INPUT;
+    }
     ib_gen *g = NULL;
-    if (code == EXIT_OK && (code = open_model(a, &g)) != EXIT_OK) cli_outputs_abort(&out);
-    if (code == EXIT_OK) code = measure(g, &c, &out);
+    if (code == EXIT_OK && (code = open_model(a, &g)) != EXIT_OK) {
+        cli_outputs_abort(&out);
+        cli_output_abort(&steps);
+    }
+    if (code == EXIT_OK) code = measure(g, &c, &out, &steps);
     ib_gen_destroy(g);
     free(trace);
     return code;

@@ -35,6 +35,7 @@ enum {
     O_PROMPT_TOKENS, O_NEW_TOKENS, O_DEPTH, O_CTX_PER_SEQ, O_SEQUENCES, O_SEARCH_SEQUENCES, O_MAX_SEQUENCES,
     O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
     O_SLOTS, O_PREFILL_CHUNK, O_BURSTINESS, O_SLO_TTFT_MS, O_SLO_TPOT_MS, O_SLO_E2E_MS, O_WARMUP_REQUESTS,
+    O_STEPS_CSV,
     O_SERVE_BEST,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
@@ -258,6 +259,8 @@ static const option_def options[] = {
      "a generative model: goodput's target for a request's end-to-end latency"},
     {{"warmup-requests", required_argument, NULL, O_WARMUP_REQUESTS}, OPT_SERVE, "N",
      "a generative model: requests served before the measured ones, not counted (default 4)"},
+    {{"steps-csv", required_argument, NULL, O_STEPS_CSV}, OPT_SERVE, "FILE",
+     "a generative model: also write one CSV row per engine step (docs/serve-generative.md)"},
     {{"best", no_argument, NULL, O_SERVE_BEST}, OPT_SERVE, NULL,
      "a generative model: race the engine's settings (slots, prefill chunk, the backend's raced options) by "
      "goodput at the targets; docs/best.md, Serving"},
@@ -722,6 +725,7 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
         return a->instances_max || parse_i64(name, v, 1, IB_SERVE_MAX_INSTANCES, &a->instances);
     case O_RATE_FLOOR: return parse_positive(name, v, &s->min_rate);
     case O_REQUESTS_CSV: a->requests_csv_path = v; return true;
+    case O_STEPS_CSV: a->steps_csv_path = v; return true;
     case O_SCHEDULE_SEED: return parse_i64(name, v, 0, INT64_MAX, &i64) && (s->seed = (uint64_t)i64, true);
     }
     return apply_gen_serve(a, id, name, v);

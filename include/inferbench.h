@@ -1615,16 +1615,17 @@ typedef enum ib_result_kind {
     IB_RESULT_COMPARISON = 4,
     IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
     IB_RESULT_SERVE = 6,
-    IB_RESULT_BEST = 7,                 /* the fastest accurate configuration (inferbench best) */
-    IB_RESULT_FLEET = 8,                /* several devices or MPI ranks at once (docs/fleet.md) */
-    IB_RESULT_THROUGHPUT_SESSIONS = 9,  /* throughput measured in sessions */
-    IB_RESULT_PITFALLS_SESSIONS = 10,   /* pitfalls measured in sessions */
-    IB_RESULT_GENERATION = 11,          /* a generative model (inferbench generate) */
-    IB_RESULT_GEN_COMPARISON = 12,      /* two generation results compared */
-    IB_RESULT_GENERATION_SESSIONS = 13, /* a generation measured in sessions */
-    IB_RESULT_GEN_SERVE = 14,           /* a generative model served under load */
-    IB_RESULT_BEST_SERVE = 15,          /* its engine's settings raced (serve --best) */
-    IB_RESULT_GEN_SERVE_SESSIONS = 16   /* a generative model served in sessions */
+    IB_RESULT_BEST = 7,                  /* the fastest accurate configuration (inferbench best) */
+    IB_RESULT_FLEET = 8,                 /* several devices or MPI ranks at once (docs/fleet.md) */
+    IB_RESULT_THROUGHPUT_SESSIONS = 9,   /* throughput measured in sessions */
+    IB_RESULT_PITFALLS_SESSIONS = 10,    /* pitfalls measured in sessions */
+    IB_RESULT_GENERATION = 11,           /* a generative model (inferbench generate) */
+    IB_RESULT_GEN_COMPARISON = 12,       /* two generation results compared */
+    IB_RESULT_GENERATION_SESSIONS = 13,  /* a generation measured in sessions */
+    IB_RESULT_GEN_SERVE = 14,            /* a generative model served under load */
+    IB_RESULT_GEN_SERVE_COMPARISON = 15, /* two of those compared */
+    IB_RESULT_BEST_SERVE = 16,           /* its engine's settings raced (serve --best) */
+    IB_RESULT_GEN_SERVE_SESSIONS = 17    /* a generative model served in sessions */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1665,6 +1666,9 @@ typedef struct ib_result {
     /* a generative model served under load: the result, its configuration */
     const struct ib_gen_serve_result *gen_serve;
     const struct ib_gen_serve_config *gen_serve_cfg;
+    /* two of those compared: it and the results read back (a_name, b_name above) */
+    const struct ib_gen_serve_comparison *gen_serve_comparison;
+    const struct ib_gen_serve_file *gen_serve_a, *gen_serve_b;
     /* its engine's settings raced: the race, its configuration */
     const struct ib_best_serve_result *best_serve;
     const struct ib_best_serve_config *best_serve_cfg;
@@ -2574,6 +2578,40 @@ typedef struct ib_gen_serve_step {
     int32_t kv_cells; /* KV cache cells the running requests hold once the step is done */
 } ib_gen_serve_step;
 
+/* --- Why the tail is what it is (genreports: docs/serve-generative.md,
+ * "Why the tail") --- The step trace summarized: how much of the decode
+ * tail came from steps that carried a prompt chunk (prefill-decode
+ * interference), how much of TTFT was the wait for a slot, how full the
+ * KV cache was. Counts of 0 and NaN shares where there is nothing to
+ * summarize. */
+typedef struct ib_gen_serve_tail {
+    /* Every inter-token gap (ITL) and those whose step carried a prompt
+     * chunk; the gaps at or above the ITL p99 (the tail), and of those
+     * the ones whose step carried a chunk. */
+    size_t gaps, gaps_chunked;
+    double itl_p99_ms;
+    size_t tail_gaps, tail_gaps_chunked;
+    /* Decode time (first token to end) spent in steps with a prompt
+     * chunk, as a share of it: of every request, and of the requests
+     * whose TPOT is at or above the TPOT p99 (tail_requests of them). */
+    double decode_chunked_share;
+    double tpot_p99_ms;
+    size_t tail_requests;
+    double tail_decode_chunked_share;
+    /* TTFT's two parts: the wait for a slot (ib_gen_serve_result.queue)
+     * and the prefill itself (first token - admitted), and the wait's
+     * share of TTFT (sum of waits over sum of TTFTs): of every request,
+     * and of those whose TTFT is at or above the TTFT p99. */
+    ib_stats prefill;
+    double ttft_p99_ms;
+    size_t ttft_tail_requests;
+    double ttft_queue_share, tail_ttft_queue_share;
+    /* KV cache cells held after each step, their mean weighted by the
+     * steps' durations and their most, against the cells of every slot
+     * (slots x ctx_per_slot). */
+    double kv_cells_mean, kv_cells_max, kv_capacity_cells;
+} ib_gen_serve_tail;
+
 typedef struct ib_gen_serve_result {
     ib_gen_info info;
     int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
@@ -2594,6 +2632,7 @@ typedef struct ib_gen_serve_result {
     double good_share;          /* n_good / completed */
     bool partial;               /* stopped early: what was measured so far */
     ib_status stop_status;      /* why, when partial */
+    ib_gen_serve_tail tail;     /* the step trace summarized (genreports) */
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):
@@ -2607,6 +2646,54 @@ ib_status ib_measure_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, ib_gen
                                ib_error *err);
 void ib_gen_serve_result_free(ib_gen_serve_result *r);
 
+/* --- Reports of a generative model served under load (genreports:
+ * docs/serve-generative.md, "Reports") --- Through ib_report (kind
+ * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and
+ * html; and its steps as CSV, a row per step (start_ms, end_ms,
+ * decode_tokens, prefill_tokens, running, waiting, kv_cells): malloc'ed
+ * (ib_free), NULL when memory ran out. */
+char *ib_gen_serve_steps_csv(const ib_gen_serve_result *r);
+
+/* A generative serve result read back (its JSON,
+ * "inferbench.serve_generative/1"), for compare: the completed requests'
+ * figures as samples (ITL rebuilt from the steps: every gap). Free with
+ * ib_gen_serve_file_free. */
+typedef struct ib_gen_serve_file {
+    char model[256];
+    char device[16];
+    bool partial;
+    int32_t slots, prefill_chunk, ctx_per_slot;
+    double offered_rate; /* NaN: a trace of no span */
+    /* Goodput's targets (NaN: not given); good of completed met them all. */
+    double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    size_t requests, completed, good;
+    double goodput_rate, output_tokens_per_s;
+    double *ttft_ms, *tpot_ms, *itl_ms, *e2e_ms;
+    size_t n_ttft, n_tpot, n_itl, n_e2e;
+} ib_gen_serve_file;
+
+/* Reads text[0..len): IB_ERR_UNSUPPORTED for text that is not a
+ * generative serve result at all (not JSON, another schema),
+ * IB_ERR_INVALID_ARG ("not an inferbench serve_generative result: why")
+ * for one that is broken. */
+ib_status ib_gen_serve_file_parse(const char *text, size_t len, ib_gen_serve_file *out, ib_error *err);
+void ib_gen_serve_file_free(ib_gen_serve_file *f);
+
+/* Two generative serve results compared (docs/compare.md, "Generative
+ * serve results"): TTFT, TPOT, ITL and end-to-end each as
+ * ib_compare_samples compares (their medians' change with its bootstrap
+ * interval, Mann-Whitney, a verdict; each side's percentiles in a and b),
+ * and the goodput share (good / completed) as the difference of two
+ * proportions, B's less A's, with its 95% interval (Newcombe's hybrid
+ * score): NaN where a side has no targets. */
+typedef struct ib_gen_serve_comparison {
+    ib_comparison ttft, tpot, itl, e2e;
+    double good_share_a, good_share_b, good_share_change, good_share_ci95[2];
+    bool same_targets; /* both judged by the same targets */
+} ib_gen_serve_comparison;
+
+ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,
+                                     ib_gen_serve_comparison *out, ib_error *err);
 /* ------------------------------------------------------------------------ */
 /* best of a generative model served under load: the engine's settings     */
 /* raced by goodput at the targets (serve --best; docs/best.md, "Serving") */

@@ -9,7 +9,9 @@
 #
 # DEST/lib then holds libllama, libggml, libggml-base, libggml-cpu and (CUDA)
 # libggml-cuda, plus llama-bench and llama-batched-bench in DEST/bin, built
-# from the same source, for the comparison of docs/measurements.md. Give
+# from the same source, for the comparison of docs/measurements.md, and
+# llama-server, the OpenAI-compatible server an HTTP endpoint run measures
+# (issue 37; docs/backend-llama.md). Give
 # inferbench the folder with --option library=DEST/lib. The build tree is
 # DEST/build (kept: a second run rebuilds only what changed).
 set -euo pipefail
@@ -40,17 +42,20 @@ fi
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
 # The switches of the H200's build (the issue's cmake line): no network
-# parts, no tests or examples, the tools built apart below.
+# parts, no tests or examples, the tools built apart below; the server
+# without its web UI (whose prebuilt assets would be downloaded).
 flags=(-DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=ON -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF
-       -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF)
+       -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON
+       -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF)
 if [ "$kind" = cuda ]; then
   [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
   flags+=(-DGGML_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$arch" -DGGML_CUDA_NCCL=OFF)
 fi
 cmake -S "$src" -B "$dest/build" "${gen[@]}" "${flags[@]}"
 [ -n "$configure_only" ] && { echo "build-llama: configured in $dest/build"; exit 0; }
-cmake --build "$dest/build" -j "$jobs" --target llama llama-bench llama-batched-bench llama-quantize
+tools=(llama-bench llama-batched-bench llama-quantize llama-server)
+cmake --build "$dest/build" -j "$jobs" --target llama "${tools[@]}"
 mkdir -p "$dest/lib" "$dest/bin"
 cp -a "$dest"/build/bin/lib*.so* "$dest/lib/"
-cp -a "$dest"/build/bin/llama-bench "$dest"/build/bin/llama-batched-bench "$dest"/build/bin/llama-quantize "$dest/bin/"
+for t in "${tools[@]}"; do cp -a "$dest/build/bin/$t" "$dest/bin/"; done
 echo "build-llama: $kind build in $dest/lib (inferbench --option library=$dest/lib)"

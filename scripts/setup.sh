@@ -17,7 +17,8 @@ log() { printf 'setup: %s\n' "$*" >&2; }
 install_debian_packages() {
   local want=(cmake make gcc g++ pkg-config protobuf-c-compiler libprotobuf-c-dev
               libonnx-dev libcjson-dev clang clang-format libclang-rt-14-dev xz-utils git
-              openmpi-bin libopenmpi-dev) # MPI: the fleet's tests (loaded at run time, never linked)
+              openmpi-bin libopenmpi-dev # MPI: the fleet's tests (loaded at run time, never linked)
+              libcurl4-openssl-dev libmicrohttpd-dev curl) # an HTTP endpoint's client, its scripted test server, its tests (issue 37)
   local missing=()
   for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -333,8 +333,8 @@ class ResultRef(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int)] + [(name, ctypes.c_void_p) for name in (
         "latency", "throughput", "pitfalls", "calibration", "comparison", "info", "cfg", "throughput_cfg", "a", "b",
         "a_name", "b_name", "sessions_json", "sessions", "serve", "serve_cfg", "best", "best_cfg", "fleet",
-        "generation", "gen_cfg", "gen_comparison", "gen_a", "gen_b", "gen_serve", "gen_serve_cfg", "best_serve",
-        "best_serve_cfg")]
+        "generation", "gen_cfg", "gen_comparison", "gen_a", "gen_b", "gen_serve", "gen_serve_cfg", "gen_serve_comparison",
+        "gen_serve_a", "gen_serve_b", "best_serve", "best_serve_cfg")]
 
 
 _MIRRORS = {

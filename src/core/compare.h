@@ -30,4 +30,10 @@ double ib__bootstrap_median(const double *sorted, size_t n, uint64_t *rng);
 /* The verdict of a confidence interval of the relative change. */
 ib_change ib__change_verdict(const double ci[2], double threshold);
 
+/* The 95% interval of kb/nb - ka/na, two independent proportions
+ * (Newcombe's hybrid score interval, his method 10: from each side's
+ * Wilson interval; Statistics in Medicine 17, 1998). NaN, NaN when a side
+ * has no trial. */
+void ib__proportion_difference_ci(size_t ka, size_t na, size_t kb, size_t nb, double ci[2]);
+
 #endif

@@ -160,7 +160,7 @@ static ib_status slot_context(const ib__gen *g, const ib_gen_serve_config *c, co
 /* The engine                                                                */
 /* ------------------------------------------------------------------------ */
 
-typedef struct engine {
+struct ib__gen_engine {
     ib__gen *g;
     const ib_gen_serve_config *cfg;
     int32_t slots, budget; /* budget: the prompt tokens one step takes at most */
@@ -179,12 +179,17 @@ typedef struct engine {
     ib_gen_serve_step *steps;
     size_t n_steps, cap_steps;
     size_t n_done; /* requests completed */
+    int32_t ctx_per_slot;
     ib__progress pr;
-} engine;
+    const ib__gen_serve_watch *watch; /* the measured run's (NULL: none) */
+    bool stopped;                     /* the watch ended the run */
+};
 
 /* The engine's clock and when request i is due, both read on the
  * workload's clock itself (never a difference of the two: an idle wait
  * ends exactly at the due time, even on a virtual clock). */
+typedef ib__gen_engine engine;
+
 static double clock_ms(const engine *e) { return ib__gen_now_ms(e->g); }
 
 static double due(const engine *e, size_t i) { return e->origin_ms + e->reqs[i].spec.arrival_ms; }
@@ -277,13 +282,16 @@ static int32_t kv_cells_after(const engine *e, const ib_gen_serve_step *st)
 static ib_status token_done(engine *e, size_t q, double t, ib_error *err)
 {
     ib_gen_serve_request *r = &e->reqs[q];
-    if (r->generated_tokens++ == 0)
+    bool first = r->generated_tokens++ == 0;
+    if (first)
         r->first_token_ms = t;
     else if (e->record) {
         IB_TRY(grow((void **)&e->itl, &e->cap_itl, e->n_itl + 1, sizeof *e->itl, err));
         e->itl[e->n_itl++] = t - r->end_ms;
     }
     r->end_ms = t; /* its last token so far */
+    bool last = r->generated_tokens == r->spec.output_tokens;
+    if (e->watch && (first || last) && !e->watch->fn(e->watch->ctx, r, first, last)) e->stopped = true;
     return IB_OK;
 }
 
@@ -353,7 +361,7 @@ static ib_status serve_all(engine *e, ib_phase phase, ib_error *err)
     e->n_done = 0;
     ib__progress_phase(&e->pr, phase, (int64_t)e->n);
     e->origin_ms = ib__gen_now_ms(e->g);
-    while (e->next < e->n || e->n_running > 0) {
+    while ((e->next < e->n || e->n_running > 0) && !e->stopped) {
         IB_FAIL_IF(ib__cancelled(e->cfg->run.cancel), err, IB_ERR_INTERRUPTED, "interrupted");
         if (e->n_running == 0 && !wait_until(e, due(e, e->next)))
             return ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
@@ -432,44 +440,118 @@ static double offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_requ
     return span > 0 ? (double)(n - 1) * 1000.0 / span : NAN;
 }
 
-/* The run after the settings were checked: the context, warm-up, the
- * measured schedule, its figures. */
-static ib_status serve_measured(ib__gen *g, const ib_gen_serve_config *c, ib_gen_serve_result *out, engine *e,
-                                ib_error *err)
+/* The context for the slots, created once, and the warm-up, from the
+ * first schedule of c (its lengths: every rate of one seed draws the same). */
+static ib_status engine_open(engine *e, ib__gen *g, const ib_gen_serve_config *c, ib_error *err)
 {
+    ib_gen_serve_request *rs = NULL;
+    size_t n = 0;
+    int32_t slots = c->slots > 0 ? c->slots : IB_GEN_SERVE_DEFAULT_SLOTS, ctx = 0;
+    ib_status st = make_schedule(c, &rs, &n, err);
+    if (st == IB_OK) st = slot_context(g, c, rs, n, &ctx, err);
+    if (st == IB_OK) st = g->ops->set_sequences(g, slots, ctx, err);
+    if (st == IB_OK) st = engine_init(e, g, c, slots, err);
+    e->ctx_per_slot = ctx;
+    if (st == IB_OK) st = warm_up(e, rs, n, err);
+    free(rs);
+    return st;
+}
+
+ib_status ib__gen_engine_open(ib__gen *g, const ib_gen_serve_config *cfg, ib__gen_engine **out, ib_error *err)
+{
+    *out = NULL;
+    IB_TRY(validate(g, cfg, err));
+    engine *e = calloc(1, sizeof *e);
+    IB_FAIL_IF(!e, err, IB_ERR_NO_MEMORY, "out of memory");
+    ib_status st = engine_open(e, g, cfg, err);
+    if (st != IB_OK) {
+        ib__gen_engine_close(e);
+        return st;
+    }
+    *out = e;
+    return IB_OK;
+}
+
+void ib__gen_engine_close(ib__gen_engine *e)
+{
+    if (!e) return;
+    engine_free(e);
+    free(e);
+}
+
+/* Removes the sequences of the requests still running (a run the watch
+ * stopped, or one that failed), so that the next run starts on an empty
+ * cache. */
+static ib_status drop_running(engine *e, ib_error *err)
+{
+    for (int32_t i = 0; i < e->n_running; i++) {
+        int32_t slot = e->reqs[e->running[i]].slot;
+        IB_TRY(e->g->ops->remove_sequence(e->g, slot, err));
+        e->slot_busy[slot] = false;
+    }
+    e->n_running = 0;
+    return IB_OK;
+}
+
+/* The measured run on the open engine: cfg's schedule from its origin. */
+static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const ib__gen_serve_watch *watch,
+                                ib_gen_serve_result *out, ib_error *err)
+{
+    e->cfg = c;
+    IB_TRY(validate(e->g, c, err));
     IB_TRY(make_schedule(c, &out->requests, &out->n_requests, err));
-    out->slots = c->slots > 0 ? c->slots : IB_GEN_SERVE_DEFAULT_SLOTS;
-    out->prefill_chunk = c->prefill_chunk;
+    out->slots = e->slots;
+    out->prefill_chunk = e->budget;
     out->warmup_requests = c->warmup_requests;
-    IB_TRY(slot_context(g, c, out->requests, out->n_requests, &out->ctx_per_slot, err));
-    IB_TRY(g->ops->set_sequences(g, out->slots, out->ctx_per_slot, err));
-    out->info = g->info;
-    IB_TRY(engine_init(e, g, c, out->slots, err));
-    IB_TRY(warm_up(e, out->requests, out->n_requests, err));
+    ib_gen_serve_config fixed = *c; /* every request must fit the context made at open */
+    fixed.ctx_per_slot = e->ctx_per_slot;
+    IB_TRY(slot_context(e->g, &fixed, out->requests, out->n_requests, &out->ctx_per_slot, err));
+    out->info = e->g->info;
     IB_TRY(engine_load(e, out->requests, out->n_requests, err));
+    ib__progress_rate(&e->pr, c->arrivals == IB_ARRIVALS_TRACE ? NAN : c->rate);
+    e->n_itl = e->n_steps = 0;
+    e->watch = watch;
+    e->stopped = false;
     e->record = true;
     return serve_all(e, IB_PHASE_SERVING, err);
+}
+
+ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg,
+                               const ib__gen_serve_watch *watch, ib_gen_serve_result *out, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    e->record = false;
+    ib_status st = serve_measured(e, cfg, watch, out, err);
+    bool began = e->record;
+    if (e->n_running > 0) {
+        ib_error ignored;
+        ib_status dropped = drop_running(e, st == IB_OK ? err : &ignored);
+        if (st == IB_OK) st = dropped;
+    }
+    if (began) {
+        out->steps = e->steps;
+        out->n_steps = e->n_steps;
+        e->steps = NULL;
+        e->n_steps = e->cap_steps = 0;
+        out->partial = st != IB_OK;
+        out->stop_status = st;
+        ib_status fs = ib__gen_serve_figures(cfg, e->itl, e->n_itl,
+                                             offered_rate(cfg, out->requests, out->n_requests), out);
+        if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");
+    }
+    e->record = false;
+    e->watch = NULL;
+    if (!began) ib_gen_serve_result_free(out);
+    return st;
 }
 
 ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_gen_serve_result *out,
                                ib_error *err)
 {
     memset(out, 0, sizeof *out);
-    IB_TRY(validate(g, cfg, err));
-    engine e = { 0 };
-    ib_status st = serve_measured(g, cfg, out, &e, err);
-    bool began = e.record;
-    if (began) {
-        out->steps = e.steps;
-        out->n_steps = e.n_steps;
-        e.steps = NULL;
-        out->partial = st != IB_OK;
-        out->stop_status = st;
-        ib_status fs = ib__gen_serve_figures(cfg, e.itl, e.n_itl,
-                                             offered_rate(cfg, out->requests, out->n_requests), out);
-        if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");
-    }
-    engine_free(&e);
-    if (!began) ib_gen_serve_result_free(out);
+    ib__gen_engine *e = NULL;
+    IB_TRY(ib__gen_engine_open(g, cfg, &e, err));
+    ib_status st = ib__gen_engine_serve(e, cfg, NULL, out, err);
+    ib__gen_engine_close(e);
     return st;
 }

@@ -17,4 +17,34 @@
 ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *itl_ms, size_t n_itl,
                                 double offered_rate_per_s, ib_gen_serve_result *out);
 
+/* The engine open on a generation workload: its context created once
+ * for the slots and warmed up, so that measured runs (one per rate of a
+ * search or a curve) follow one another on it (serve_gen.c). */
+typedef struct ib__gen_engine ib__gen_engine;
+
+/* What a measured run tells its watcher: request r's first token (first)
+ * or its last (last; both for a request of one token), its times set.
+ * Returning false ends the run at the step's end: the requests still
+ * running are dropped (their sequences removed), their times left where
+ * they got. */
+typedef struct ib__gen_serve_watch {
+    bool (*fn)(void *ctx, const ib_gen_serve_request *r, bool first, bool last);
+    void *ctx;
+} ib__gen_serve_watch;
+
+/* Checks cfg, creates g's context for its slots (the context per slot from
+ * cfg's schedule, or cfg's own) and serves the warm-up. *out is closed with
+ * ib__gen_engine_close. */
+ib_status ib__gen_engine_open(ib__gen *g, const ib_gen_serve_config *cfg, ib__gen_engine **out,
+                              ib_error *err);
+
+/* One measured run of cfg's schedule (its arrivals and rate; the engine's
+ * slots, context and chunk as opened) from its origin now, as
+ * ib_measure_gen_serve describes out; watch may be NULL. A request longer
+ * than the opened context: IB_ERR_INVALID_ARG, nothing run. */
+ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg,
+                               const ib__gen_serve_watch *watch, ib_gen_serve_result *out, ib_error *err);
+
+void ib__gen_engine_close(ib__gen_engine *e);
+
 #endif

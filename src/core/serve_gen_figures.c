@@ -4,6 +4,7 @@
  * inter-token gaps'; tokens over the time from the first arrival to the
  * last completion; goodput at the targets given. */
 #include "core/serve_gen.h"
+#include "core/serve_gen_trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -93,5 +94,6 @@ ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *it
     summarize(itl_ms, n_itl, &out->itl);
     out->offered_rate = offered_rate_per_s;
     rates(cfg, out);
-    return distributions(out);
+    IB_TRY(distributions(out));
+    return ib__gen_serve_tail(out, &out->tail); /* reads the distributions' p99s */
 }

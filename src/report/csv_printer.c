@@ -352,11 +352,15 @@ static char *render_csv(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_csv(r->fleet, r->info)
                                : ib__fleet_report_csv(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_csv(r->generation);
-    case IB_RESULT_GEN_SERVE: break;      /* not in its kinds */
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_csv(r->gen_serve);
     case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
+    case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_csv(r);
     }
     return NULL;
 }
 
-const ib__printer ib__csv_printer = { "csv", "csv", IB__ALL_KINDS | IB__SESSIONS_KINDS, render_csv };
+const ib__printer ib__csv_printer = { "csv", "csv",
+                                      IB__ALL_KINDS | IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_GEN_SERVE) |
+                                          IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON),
+                                      render_csv };

@@ -149,6 +149,9 @@ char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve
     text_figures(&b, r);
     text_goodput(&b, r, c);
     text_steps(&b, r);
+    ib__gen_serve_tail_lines(&b, r);
+    /* Further sections come here, one call each (the curve over rates,
+     * the pitfalls). */
     if (r->partial)
         ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
                         ib_status_str(r->stop_status));
@@ -249,5 +252,6 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
     for (size_t i = 0; i < r->n_requests; i++) cJSON_AddItemToArray(reqs, json_request(&r->requests[i]));
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < r->n_steps; i++) cJSON_AddItemToArray(steps, json_step(&r->steps[i]));
+    cJSON_AddItemToObject(root, "tail", ib__gen_serve_tail_json(&r->tail));
     return ib__json_finish(root);
 }

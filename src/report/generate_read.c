@@ -434,7 +434,7 @@ char *ib__gen_comparison_text(const ib_result *r)
     return ib__sbuf_finish(&b);
 }
 
-static cJSON *json_one(const ib_comparison *c)
+cJSON *ib__json_comparison(const ib_comparison *c)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "a", ib__json_stats(&c->a));
@@ -473,8 +473,8 @@ char *ib__gen_comparison_json(const ib_result *r)
     ib__json_add_string_or_null(root, "a", r->a_name);
     ib__json_add_string_or_null(root, "b", r->b_name);
     ib__json_add_number(root, "threshold", c->ttft.threshold);
-    cJSON_AddItemToObject(root, "ttft", json_one(&c->ttft));
-    cJSON_AddItemToObject(root, "token", json_one(&c->token));
+    cJSON_AddItemToObject(root, "ttft", ib__json_comparison(&c->ttft));
+    cJSON_AddItemToObject(root, "token", ib__json_comparison(&c->token));
     ib__json_add_number(root, "tpot_a_ms", c->token.a.mean);
     ib__json_add_number(root, "tpot_b_ms", c->token.b.mean);
     ib__json_add_number(root, "tokens_per_s_change", c->tokens_per_s_change);

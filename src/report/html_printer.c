@@ -21,8 +21,9 @@ static char *render_html(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_html(r->fleet, r->info)
                                : ib__fleet_report_html(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_html(r->generation);
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_html(r->gen_serve, r->gen_serve_cfg);
     case IB_RESULT_GEN_COMPARISON:
-    case IB_RESULT_GEN_SERVE:
+    case IB_RESULT_GEN_SERVE_COMPARISON:
     case IB_RESULT_BEST_SERVE:
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
@@ -35,6 +36,7 @@ const ib__printer ib__html_printer = {
     "html",
     IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS) |
         IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |
-        IB__KIND_BIT(IB_RESULT_FLEET) | IB__KIND_BIT(IB_RESULT_GENERATION),
+        IB__KIND_BIT(IB_RESULT_FLEET) | IB__KIND_BIT(IB_RESULT_GENERATION) |
+        IB__KIND_BIT(IB_RESULT_GEN_SERVE),
     render_html,
 };

@@ -1231,3 +1231,24 @@ char *ib__gen_report_html(const ib_gen_result *r)
     page_text_and_tail(&b, ib__gen_report_text(r));
     return ib__sbuf_finish(&b);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The page's pieces for the reports in files of their own                   */
+/* ------------------------------------------------------------------------ */
+
+void ib__html_page_head(ib__sbuf *b, const char *what, const char *model) { page_head(b, what, model); }
+
+void ib__html_meta_row(ib__sbuf *b, const char *key, const char *value) { meta_row(b, key, value); }
+
+size_t ib__html_histogram(ib__sbuf *b, const ib_stats *p, const double *x, size_t n, const char *x_title,
+                          const char *y_title)
+{
+    return latency_histogram(b, p, x, n, 1, x_title, y_title);
+}
+
+void ib__html_histogram_beyond(ib__sbuf *b, size_t beyond, const char *noun, double max_ms)
+{
+    histogram_beyond(b, beyond, noun, max_ms);
+}
+
+void ib__html_page_text_and_tail(ib__sbuf *b, char *text) { page_text_and_tail(b, text); }

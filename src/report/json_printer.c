@@ -41,6 +41,7 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_json(r->gen_serve, r->gen_serve_cfg);
     case IB_RESULT_BEST_SERVE: return ib__best_serve_json(r->best_serve, r->best_serve_cfg);
     case IB_RESULT_GEN_COMPARISON: return ib__gen_comparison_json(r);
+    case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_json(r);
     }
     return NULL;
 }
@@ -49,5 +50,6 @@ const ib__printer ib__json_printer = { "json", "json",
                                        IB__ALL_KINDS | IB__SESSIONS_KINDS |
                                            IB__KIND_BIT(IB_RESULT_GEN_COMPARISON) |
                                            IB__KIND_BIT(IB_RESULT_GEN_SERVE) |
+                                           IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON) |
                                            IB__KIND_BIT(IB_RESULT_BEST_SERVE),
                                        render_json };

@@ -380,11 +380,15 @@ static char *render_md(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_md(r->fleet, r->info)
                                : ib__fleet_report_md(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_md(r->generation);
-    case IB_RESULT_GEN_SERVE: break;      /* not in its kinds */
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_md(r->gen_serve, r->gen_serve_cfg);
     case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
+    case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_md(r);
     }
     return NULL;
 }
 
-const ib__printer ib__md_printer = { "md", "md", IB__ALL_KINDS | IB__SESSIONS_KINDS, render_md };
+const ib__printer ib__md_printer = { "md", "md",
+                                     IB__ALL_KINDS | IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_GEN_SERVE) |
+                                         IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON),
+                                     render_md };

@@ -46,6 +46,10 @@ char *ib__gen_report_csv(const ib_gen_result *r);
 char *ib__gen_report_md(const ib_gen_result *r);
 char *ib__gen_comparison_text(const ib_result *r); /* generate_read.c */
 char *ib__gen_comparison_json(const ib_result *r);
+/* One figure of a comparison as JSON: a, b (statistics), change,
+ * change_ci95, mann_whitney_u and _p, verdict, two_level, runs_ci95,
+ * between_sd, spread_source (generate_read.c). */
+cJSON *ib__json_comparison(const ib_comparison *c);
 char *ib__gen_report_html(const ib_gen_result *r); /* html_report.c: the page's pieces live there */
 /* What is known of the threads beside their count: " (runtime default 4,
  * 2 cores allowed)", " (2 cores allowed)" or "" (generate_report.c). */
@@ -70,6 +74,33 @@ double ib__gen_table_unit(const ib_gen_result *r, const char **unit);
 char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
+/* Why the tail is what it is (gen_serve_tail_report.c): the step trace's
+ * summary as lines of text (the text, Markdown and HTML reports show
+ * them), and as the JSON's "tail" object. */
+void ib__gen_serve_tail_lines(ib__sbuf *b, const ib_gen_serve_result *r);
+cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
+/* Its other formats, a file each: gen_serve_csv.c (a row per request),
+ * gen_serve_md.c, gen_serve_html.c (the distributions and the step
+ * timeline). */
+char *ib__gen_serve_report_csv(const ib_gen_serve_result *r);
+char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+/* The page's pieces of html_report.c for pages built elsewhere: its head
+ * (to its <h1>), a row of its table of what was measured (none for ""),
+ * a histogram of x[0..n) in ms with its median and p99 marked (returns
+ * how many lie beyond its right edge) and the caption's sentence on them,
+ * and its tail: the text report (freed), escaped, and the page closed. */
+void ib__html_page_head(ib__sbuf *b, const char *what, const char *model);
+void ib__html_meta_row(ib__sbuf *b, const char *key, const char *value);
+size_t ib__html_histogram(ib__sbuf *b, const ib_stats *p, const double *x, size_t n, const char *x_title,
+                          const char *y_title);
+void ib__html_histogram_beyond(ib__sbuf *b, size_t beyond, const char *noun, double max_ms);
+void ib__html_page_text_and_tail(ib__sbuf *b, char *text);
+/* Two generative serve results compared (gen_serve_compare_report.c). */
+char *ib__gen_serve_comparison_text(const ib_result *r);
+char *ib__gen_serve_comparison_json(const ib_result *r);
+char *ib__gen_serve_comparison_csv(const ib_result *r);
+char *ib__gen_serve_comparison_md(const ib_result *r);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
 
 /* The best search's reports (best_report.c); ib_best_report_text and

@@ -106,6 +106,35 @@ void ib__lm_values(const ib__lm_arch *a, size_t i, uint64_t seed, int64_t first,
     }
 }
 
+void ib__lm_token_at(const ib__lm_arch *a, int32_t id, ib__lm_token *out)
+{
+    (void)a; /* every model's vocabulary begins alike; n_vocab says where it ends */
+    static const char *const special[IB__LM_FIRST_BYTE] = { "<unk>", "<s>", "</s>" };
+    *out = (ib__lm_token){ .score = 0.0f, .type = IB__LM_TYPE_NORMAL };
+    if (id < IB__LM_FIRST_BYTE) {
+        snprintf(out->piece, sizeof out->piece, "%s", special[id]);
+        out->type = id == IB__LM_TOKEN_UNK ? IB__LM_TYPE_UNKNOWN : IB__LM_TYPE_CONTROL;
+        return;
+    }
+    if (id < IB__LM_FIRST_PIECE) {
+        snprintf(out->piece, sizeof out->piece, "<0x%02X>", (unsigned)(id - IB__LM_FIRST_BYTE));
+        out->type = IB__LM_TYPE_BYTE;
+        return;
+    }
+    /* The k-th made-up piece: the word-start mark U+2581 and k in
+     * bijective base 26 (a..z, aa..zz, ...): each piece distinct, a later
+     * one less likely, as SentencePiece orders its pieces. */
+    int32_t k = id - IB__LM_FIRST_PIECE;
+    char letters[8];
+    size_t n = 0;
+    for (int32_t left = k + 1; left > 0 && n < sizeof letters; left = (left - 1) / 26)
+        letters[n++] = (char)('a' + (left - 1) % 26);
+    size_t at = (size_t)snprintf(out->piece, sizeof out->piece, "\xe2\x96\x81");
+    while (n > 0 && at + 1 < sizeof out->piece) out->piece[at++] = letters[--n];
+    out->piece[at] = '\0';
+    out->score = -(float)k;
+}
+
 /* --- the public listing (inferbench.h) ------------------------------------- */
 
 static ib_zoo_lm_entry entries[sizeof archs / sizeof archs[0]];

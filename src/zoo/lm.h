@@ -42,6 +42,36 @@ int64_t ib__lm_params(const ib__lm_arch *a);
  * the seed: uniform in +-1/sqrt(row length) for weights, 1 for norms. */
 void ib__lm_values(const ib__lm_arch *a, size_t i, uint64_t seed, int64_t first, size_t n, float *out);
 
+/* The vocabulary, a Llama SentencePiece one of made-up pieces
+ * (docs/backend-llama.md, "The zoo's GGUF files"): a server that turns
+ * every generated token into text (llama-server) can serve the model,
+ * and the tokens stay what they are to the in-process method (random ids
+ * below n_vocab). Ids: 0 "<unk>", 1 "<s>" (begin), 2 "</s>" (end), 3..258
+ * the bytes "<0x00>".."<0xFF>", then made-up pieces up to n_vocab: the
+ * word-start mark U+2581 and letters ("_a", ..., "_z", "_aa", ...). */
+enum {
+    IB__LM_TOKEN_UNK = 0,
+    IB__LM_TOKEN_BOS = 1,
+    IB__LM_TOKEN_EOS = 2,
+    IB__LM_FIRST_BYTE = 3,
+    IB__LM_FIRST_PIECE = IB__LM_FIRST_BYTE + 256,
+};
+/* GGUF's tokenizer.ggml.token_type values (llama.h's llama_token_type). */
+enum ib__lm_token_type {
+    IB__LM_TYPE_NORMAL = 1,
+    IB__LM_TYPE_UNKNOWN = 2,
+    IB__LM_TYPE_CONTROL = 3,
+    IB__LM_TYPE_BYTE = 6,
+};
+typedef struct ib__lm_token {
+    char piece[16]; /* UTF-8 */
+    float score;    /* SentencePiece's log-probability: 0 for the special and byte tokens */
+    int32_t type;   /* enum ib__lm_token_type */
+} ib__lm_token;
+
+/* Token id (0 <= id < a->n_vocab, which is more than IB__LM_FIRST_PIECE). */
+void ib__lm_token_at(const ib__lm_arch *a, int32_t id, ib__lm_token *out);
+
 /* The weights' seed of every zoo file (as the ONNX zoo's). */
 #define IB__LM_SEED 0x1b5eedu
 

@@ -136,7 +136,7 @@ expect_exit 0 "generation json" -- "$IB" generate m --backend fake --prompt-toke
   --warmup-runs 1 --warmup-ms 0 --no-steady --json "$TMP/gen.json"
 echo '{"schema": "inferbench.best/2"}' >"$TMP/best.json"
 expect_exit 2 "a generation result and a best result" -- "$IB" compare "$TMP/gen.json" "$TMP/best.json"
-expect_grep "^inferbench: '$TMP/gen.json' is a generation result \(inferbench.generation/1\) and '$TMP/best.json' a best result \(inferbench.best/2\): compare takes two latency results or two generation results$" \
+expect_grep "^inferbench: '$TMP/gen.json' is a generation result \(inferbench.generation/1\) and '$TMP/best.json' a best result \(inferbench.best/2\): compare takes two latency results, two generation results or two generative serve results$" \
   "$TMP/err" "generation and best: each named from its schema"
 expect_exit 2 "a latency result and a generation result" -- "$IB" compare "$TMP/base.json" "$TMP/gen.json"
 expect_grep "is a latency result \(inferbench.latency/2\) and '$TMP/gen.json' a generation result" "$TMP/err" \

@@ -115,6 +115,13 @@ GE=(--option energy_step_ms=100 --option idle_w=60 --option busy_w=100 --option 
 run_case generate "$IB" generate "${G[@]}" --sequences 1,2 "${OUTS[@]}"
 run_case generate_energy "$IB" generate "${G[@]}" "${GE[@]}" --sequences 1,2,4,8 "${OUTS[@]}"
 
+# serve of a generative model on the generation fake (a step of 1 ms, 0.5
+# a decode token, 0.1 a prompt token): every format, its steps too.
+SG=(serve m.gguf --backend fake --option cold_calls=0 --option batch_us=1000 --option batch_decode_us=500
+    --option batch_prefill_ns=100000 --rate 200 --requests 12 --prompt-tokens 8..24 --new-tokens 3..6 --slots 3
+    --prefill-chunk 16 --warmup-requests 1 --slo-ttft-ms 20 --slo-tpot-ms 3)
+run_case serve_gen "$IB" "${SG[@]}" "${OUTS[@]}" --steps-csv steps.csv
+
 # compare: two results of the fake read back (the reader, and compare's
 # report in each format).
 mkdir -p "$TMP/pair"
@@ -126,6 +133,10 @@ run_case compare_slower "$IB" compare ../../pair/a.json ../../pair/b.json --fail
 (cd "$TMP/pair" && "$IB" generate "${G[@]}" "${GE[@]}" --json ga.json >/dev/null 2>&1 &&
   "$IB" generate "${G[@]}" "${GE[@]}" --option busy_w=110 --json gb.json >/dev/null 2>&1)
 run_case compare_generate "$IB" compare ../../pair/ga.json ../../pair/gb.json --json out.json
+(cd "$TMP/pair" && "$IB" "${SG[@]}" --json sa.json >/dev/null 2>&1 &&
+  "$IB" "${SG[@]}" --option batch_us=1500 --json sb.json >/dev/null 2>&1)
+run_case compare_serve_gen "$IB" compare ../../pair/sa.json ../../pair/sb.json --json out.json --csv out.csv --md out.md
+run_case compare_serve_gen_mixed "$IB" compare ../../pair/sa.json ../../pair/a.json
 
 # What needs no model, and the refusals (one line, their exit codes).
 # (The backends' list and the help name the onnxruntime backend's options:

@@ -2,43 +2,6 @@
 # HTML, with the plots each command draws; written whole or not at all.
 . "$(dirname "$0")/lib.sh"
 
-# html_check FILE PYTHON-EXPR DESCRIPTION: the expression, over the page's
-# text s and its tags (a list of (tag, attrs) in document order), must be
-# true; the page must parse without errors.
-html_check() {
-  if python3 - "$1" "$2" 2>"$TMP/pyerr" <<'PY'
-import sys
-from html.parser import HTMLParser
-VOID = {"meta", "br", "link", "img", "hr", "input"}
-class P(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.tags = []
-        self.open = []
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-        if tag not in VOID:
-            self.open.append(tag)
-    def handle_startendtag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-    def handle_endtag(self, tag):
-        # Every element closed, in order: a broken page fails here.
-        if not self.open or self.open.pop() != tag:
-            raise SystemExit("unbalanced </%s>" % tag)
-s = open(sys.argv[1], encoding="utf-8").read()
-p = P()
-p.feed(s)
-p.close()
-if p.open:
-    raise SystemExit("unclosed: %s" % p.open)
-tags = p.tags
-def count(tag, cls=None):
-    return sum(1 for t, a in tags if t == tag and (cls is None or a.get("class") == cls))
-sys.exit(0 if eval(sys.argv[2]) else 1)
-PY
-  then pass "$3"; else fail "$3: ($2) is false on $1 $(cat "$TMP/pyerr")"; fi
-}
-
 expect_exit 0 "latency --html" -- "$IB" latency zoo:mlp --device cpu --runs 200 --html "$TMP/l.html"
 html_check "$TMP/l.html" "count('svg') == 2" "latency: two plots"
 html_check "$TMP/l.html" "'<script' not in s.lower() and 'http' not in s" "latency: no script, no link"

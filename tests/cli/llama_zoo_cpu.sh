@@ -17,11 +17,17 @@ expect_grep '^llama-3\.2-1b +1498482688 +16 +2048 +32/8 +8192 +128256' "$TMP/out
 expect_grep '^llama-tiny +2229504 +2 +256 +4/2 +512 +2048' "$TMP/out" "zoo list: llama-tiny"
 
 expect_exit 0 "zoo export llama-tiny" -- "$IB" zoo export llama-tiny -o "$TMP/tiny.gguf"
-expect_grep "^wrote $TMP/tiny.gguf \\(4463392 bytes\\)" "$TMP/out" "the float16 file's size"
+expect_grep "^wrote $TMP/tiny.gguf \\(4507968 bytes\\)" "$TMP/out" "the float16 file's size"
 if [ "$(head -c 4 "$TMP/tiny.gguf")" = GGUF ]; then pass "a GGUF file"; else fail "not a GGUF file"; fi
+# The vocabulary (llama-server turns every token into text): a Llama
+# SentencePiece one, its byte tokens and made-up pieces (the server's test:
+# tests/cli/llama_server_cpu.sh).
+for piece in tokenizer.ggml.token_type '<unk>' '</s>' '<0x0A>' '<0xFF>' $'\xe2\x96\x81zz'; do
+  if grep -qaF -- "$piece" "$TMP/tiny.gguf"; then pass "vocabulary: $piece"; else fail "vocabulary: no $piece"; fi
+done
 expect_exit 0 "zoo export zoo:llama-tiny?q8_0" -- "$IB" zoo export 'zoo:llama-tiny?q8_0' -o "$TMP/q8.gguf"
 size=$(stat -c %s "$TMP/q8.gguf")
-if [ "$size" -gt 1000000 ] && [ "$size" -lt 4463392 ]; then pass "q8_0 smaller ($size bytes)"; else fail "q8_0: $size bytes"; fi
+if [ "$size" -gt 1000000 ] && [ "$size" -lt 4507968 ]; then pass "q8_0 smaller ($size bytes)"; else fail "q8_0: $size bytes"; fi
 # The cache holds each file once, and no temporary file.
 ls "$INFERBENCH_ZOO_CACHE" >"$TMP/cache"
 expect_grep '^llama-tiny-f16-1b5eed\.gguf$' "$TMP/cache" "cache: the float16 file"
@@ -47,9 +53,9 @@ if [ -s "$TMP/err" ]; then fail "a line for a cache not damaged: $(cat "$TMP/err
 # (the q8_0 file, through zoo export).
 truncate -s 100000 "$cache_f16"
 expect_exit 0 "generate on a truncated cache" -- "$IB" generate zoo:llama-tiny "${GEN[@]}"
-expect_grep "^inferbench: the zoo's cached $cache_f16 was damaged \(100000 bytes where its tensors end at 4463392\): made again$" \
+expect_grep "^inferbench: the zoo's cached $cache_f16 was damaged \(100000 bytes where its tensors end at 4507968\): made again$" \
   "$TMP/err" "the truncated cache: made again, said"
-if [ "$(stat -c %s "$cache_f16")" = 4463392 ]; then pass "the cache is whole again"; else fail "cache: $(stat -c %s "$cache_f16") bytes"; fi
+if [ "$(stat -c %s "$cache_f16")" = 4507968 ]; then pass "the cache is whole again"; else fail "cache: $(stat -c %s "$cache_f16") bytes"; fi
 head -c 10 "$TMP/q8.gguf" >"$INFERBENCH_ZOO_CACHE/llama-tiny-q8_0-1b5eed.gguf"
 expect_exit 0 "zoo export over a damaged q8_0 cache" -- "$IB" zoo export 'llama-tiny?q8_0' -o "$TMP/q8b.gguf"
 expect_grep "^inferbench: the zoo's cached $INFERBENCH_ZOO_CACHE/llama-tiny-q8_0-1b5eed.gguf was damaged \(10 bytes, not a GGUF header gguf reads\): made again$" \

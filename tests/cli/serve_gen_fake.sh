@@ -18,6 +18,24 @@ json_check "$TMP/t.json" "[s['end_ms'] - s['start_ms'] for s in d['steps']] == [
 json_check "$TMP/t.json" "d['figures']['good_requests'] == 2 and abs(d['figures']['goodput_rate'] - 2000 / 10.5) < 1e-9" "json: goodput"
 expect_grep "^goodput within TTFT <= 7.5 ms, TPOT <= 2.5 ms: 190.5 requests/s, 2 of 3 completed requests \(66.67%\)$" "$TMP/out" "text: goodput and its targets"
 expect_grep "^decode steps: median 2.5 ms with a prompt chunk, 1.5 ms without$" "$TMP/out" "text: a chunk's share of the decode steps"
+# Why the tail is what it is (test_gen_serve.c, test_tail_by_hand): the
+# two gaps of the ITL tail both from steps with a prompt chunk, 3 of all 4.
+expect_grep "^ITL tail: of the 2 gaps at or above the p99 \(2.5 ms\), 2 \(100%\) came from a step that carried a prompt chunk, against 3 of all 4 gaps \(75%\)$" "$TMP/out" "text: the ITL tail's share from steps with a chunk"
+expect_grep "^TTFT = wait for a slot \+ prefill: p50 0 us \+ 2 ms, p99 5.88 ms \+ 6.9 ms; the wait is 35.3% of all TTFT, 75% of the 1 at or above its p99 \(7.98 ms\)$" "$TMP/out" "text: TTFT's wait against its prefill"
+json_check "$TMP/t.json" "d['tail']['tail_gaps_chunked'] == 2 and d['tail']['gaps_chunked'] == 3 and d['tail']['kv_cells_max'] == 32 and d['tail']['kv_capacity_cells'] == 44" "json: the tail's summary"
+
+# Every format (docs/serve-generative.md, "Reports"): a CSV row per
+# request, Markdown, an HTML page that parses, with its plots.
+expect_exit 0 "csv, md and html" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/three.txt" --slots 2 --prefill-chunk 10 \
+  --warmup-requests 0 --csv "$TMP/t.csv" --md "$TMP/t.md" --html "$TMP/t.html" --steps-csv "$TMP/steps.csv"
+expect_grep "^m.gguf,2,22,10,2,1,5,2,7,9,10.5,0,2,6,2,8,1.5,9.5,true,false" "$TMP/t.csv" "csv: R2's row: its wait of 6 ms, TTFT 8"
+if [ "$(wc -l <"$TMP/t.csv")" = 4 ]; then pass "csv: a header and a row per request"; else fail "csv: $(wc -l <"$TMP/t.csv") lines"; fi
+expect_grep "^m.gguf,2,22,10,4,9,10.5,1,0,1,0,6" "$TMP/steps.csv" "steps csv: the last step's row"
+expect_grep "^| TTFT | 3 | 2 ms | 7 ms |" "$TMP/t.md" "md: the figures' table"
+expect_grep "^- KV cache: 20.33 cells held on average" "$TMP/t.md" "md: why the tail"
+html_check "$TMP/t.html" "count('svg') == 6 and count('polyline', 'sync-line') == 2 and count('polyline', 'b2b-line') == 3" "html: three histograms and the step timeline"
+html_check "$TMP/t.html" "'<script' not in s.lower() and 'http' not in s and s.rstrip().endswith('</html>') and 'ITL tail' in s" "html: a whole page, no script, why the tail"
+expect_exit 2 "--steps-csv for a forward-pass model" -- "$IB" serve m.onnx --backend fake --rate 5 --steps-csv "$TMP/x.csv"
 
 # SIGINT mid-run: every step sleeps 20 ms of real time; the run has
 # thousands, so a signal after a second lands in it.

@@ -6,6 +6,8 @@
 #include "check.h"
 #include "report/printer.h"
 #include "core/schedule.h"
+#include "core/serve_gen.h"
+#include "core/serve_gen_trace.h"
 #include "gen_fixtures.h"
 
 #include <math.h>
@@ -290,6 +292,120 @@ static void test_engine_by_hand(void)
     ib__gen_destroy(g);
 }
 
+/* The trace summarized (docs/serve-generative.md, "Why the tail"), the
+ * by-hand run above: gaps 2.5 (R0, step 2, chunk), 2.5 (R0, step 3,
+ * chunk), 2 (R1, step 4, chunk), 1.5 (R2, step 5, none); ITL p99 2.5: its
+ * tail the two gaps of 2.5, both chunked, against 3 of 4. TPOT {2.5, 2,
+ * 1.5}, p99 2.49: R0's 5 ms of decode all chunked; of all, 7 of 8.5 ms.
+ * TTFT {2, 7, 8} (p99 7.98) = wait {0, 0, 6} + prefill {2, 7, 2}: the wait
+ * 6 of 17 ms, R2's 6 of 8 in the tail. Cells 10, 21, 32, 26, 6 over steps
+ * of 2, 2.5, 2.5, 2, 1.5 ms: 213.5 / 10.5 on average, 32 at most, of 2 x
+ * 22. */
+static void test_tail_by_hand(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    const ib_gen_serve_tail *t = &r.tail;
+    CHECK_EQ_INT(t->gaps, 4);
+    CHECK_EQ_INT(t->gaps_chunked, 3);
+    CHECK_NEAR(t->itl_p99_ms, 2.5, 1e-12);
+    CHECK_EQ_INT(t->tail_gaps, 2);
+    CHECK_EQ_INT(t->tail_gaps_chunked, 2);
+    CHECK_NEAR(t->tpot_p99_ms, 2.49, 1e-12);
+    CHECK_EQ_INT(t->tail_requests, 1);
+    CHECK_NEAR(t->tail_decode_chunked_share, 1, 1e-12);
+    CHECK_NEAR(t->decode_chunked_share, 7 / 8.5, 1e-12);
+    CHECK_NEAR(t->prefill.p50, 2, 1e-12);
+    CHECK_NEAR(t->prefill.max, 7, 1e-12);
+    CHECK_NEAR(t->ttft_p99_ms, 7.98, 1e-12);
+    CHECK_EQ_INT(t->ttft_tail_requests, 1);
+    CHECK_NEAR(t->ttft_queue_share, 6.0 / 17, 1e-12);
+    CHECK_NEAR(t->tail_ttft_queue_share, 0.75, 1e-12);
+    CHECK_NEAR(t->kv_cells_mean, 213.5 / 10.5, 1e-12);
+    CHECK_NEAR(t->kv_cells_max, 32, 0);
+    CHECK_NEAR(t->kv_capacity_cells, 44, 0);
+    /* The gaps rebuilt from the trace are the engine's own. */
+    double *gaps = NULL;
+    size_t n = 0;
+    CHECK(ib__gen_serve_gaps(r.requests, r.n_requests, r.steps, r.n_steps, &gaps, &n) == IB_OK);
+    const double want[] = { 2.5, 2.5, 2, 1.5 };
+    CHECK_EQ_INT(n, 4);
+    for (size_t i = 0; i < 4 && n == 4; i++) CHECK_NEAR(gaps[i], want[i], 1e-12);
+    free(gaps);
+    /* A trace that does not give a request its tokens is refused. */
+    r.requests[0].spec.output_tokens = 4;
+    r.requests[0].generated_tokens = 4;
+    CHECK(ib__gen_serve_gaps(r.requests, r.n_requests, r.steps, r.n_steps, &gaps, &n) == IB_ERR_INVALID_ARG);
+    CHECK(gaps == NULL && n == 0);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The engine opened once serves run after run: warm-up once, each run the
+ * same figures as the by-hand test's, none left in the cache. */
+static void test_engine_reused(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.warmup_requests = 2;
+    ib__gen_engine *e = NULL;
+    ib_error err = { { 0 } };
+    CHECK(ib__gen_engine_open(g, &c, &e, &err) == IB_OK);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, 2); /* the warm-up's */
+    for (int run = 0; run < 2 && e; run++) {
+        ib_gen_serve_result r;
+        CHECK(ib__gen_engine_serve(e, &c, NULL, &r, &err) == IB_OK);
+        CHECK_EQ_INT(r.n_steps, 5);
+        CHECK_NEAR(r.requests[2].ttft_ms, 8, 1e-9);
+        CHECK_NEAR(r.span_ms, 10.5, 1e-9);
+        ib_gen_serve_result_free(&r);
+    }
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, 2 + 3 + 3);
+    ib__gen_engine_close(e);
+    ib__gen_destroy(g);
+}
+
+/* A watch that ends the run at R0's last token (step 3): R1 and R2 are
+ * dropped, their sequences removed, and the next run starts clean. */
+static bool stop_at_first_end(void *ctx, const ib_gen_serve_request *r, bool first, bool last)
+{
+    (void)r;
+    (void)first;
+    ++*(int *)ctx;
+    return !last;
+}
+
+static void test_engine_watch_stops(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    ib__gen_engine *e = NULL;
+    ib_error err = { { 0 } };
+    CHECK(ib__gen_engine_open(g, &c, &e, &err) == IB_OK);
+    int calls = 0;
+    ib__gen_serve_watch w = { stop_at_first_end, &calls };
+    ib_gen_serve_result r;
+    CHECK(ib__gen_engine_serve(e, &c, &w, &r, &err) == IB_OK);
+    CHECK(!r.partial);
+    CHECK_EQ_INT(r.n_steps, 3);
+    CHECK_EQ_INT(r.n_completed, 1);
+    CHECK_EQ_INT(calls, 3); /* R0's first token (step 1), its last and R1's first (step 3) */
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 1), 0);
+    ib_gen_serve_result_free(&r);
+    CHECK(ib__gen_engine_serve(e, &c, NULL, &r, &err) == IB_OK);
+    CHECK_NEAR(r.requests[2].ttft_ms, 8, 1e-9);
+    ib_gen_serve_result_free(&r);
+    ib__gen_engine_close(e);
+    ib__gen_destroy(g);
+}
+
 /* The text report: the model named as generate names it (the weights'
  * type once: the H100's read "llama 1B F16, F16"), a large rate in whole
  * units ("12280", not "1.228e+04"). */
@@ -491,6 +607,9 @@ int main(int argc, char **argv)
     RUN(test_trace_azure);
     RUN(test_trace_bad);
     RUN(test_engine_by_hand);
+    RUN(test_engine_reused);
+    RUN(test_engine_watch_stops);
+    RUN(test_tail_by_hand);
     RUN(test_text_report);
     RUN(test_idle_until_arrival);
     RUN(test_warmup_excluded);

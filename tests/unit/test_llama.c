@@ -415,23 +415,27 @@ static long long mtime_ns(const char *path)
 
 static void write_bytes(const char *path, const void *bytes, size_t n);
 
-/* A GGUF file (version 3) of no tensor and one key, general.architecture
- * = arch, padded to the 32-byte alignment where its data would start. */
-static void write_gguf_of_arch(const char *path, const char *arch)
+/* A GGUF file (version 3) of no tensor and the keys general.architecture
+ * = arch and, unless NULL, tokenizer.ggml.model = tokenizer, padded to the
+ * 32-byte alignment where its data would start. */
+static void write_gguf_of_arch(const char *path, const char *arch, const char *tokenizer)
 {
-    static const char key[] = "general.architecture";
-    unsigned char buf[256] = { 'G', 'G', 'U', 'F' };
+    const char *keys[2][2] = { { "general.architecture", arch }, { "tokenizer.ggml.model", tokenizer } };
+    unsigned char buf[512] = { 'G', 'G', 'U', 'F' };
     size_t at = 4;
     uint32_t version = 3, type_string = 8;
-    uint64_t n_tensors = 0, n_kv = 1, key_len = sizeof key - 1, arch_len = strlen(arch);
+    uint64_t n_tensors = 0, n_kv = tokenizer ? 2 : 1;
     memcpy(buf + at, &version, 4), at += 4;
     memcpy(buf + at, &n_tensors, 8), at += 8;
     memcpy(buf + at, &n_kv, 8), at += 8;
-    memcpy(buf + at, &key_len, 8), at += 8;
-    memcpy(buf + at, key, key_len), at += key_len;
-    memcpy(buf + at, &type_string, 4), at += 4;
-    memcpy(buf + at, &arch_len, 8), at += 8;
-    memcpy(buf + at, arch, arch_len), at += arch_len;
+    for (uint64_t k = 0; k < n_kv; k++) {
+        uint64_t key_len = strlen(keys[k][0]), val_len = strlen(keys[k][1]);
+        memcpy(buf + at, &key_len, 8), at += 8;
+        memcpy(buf + at, keys[k][0], key_len), at += key_len;
+        memcpy(buf + at, &type_string, 4), at += 4;
+        memcpy(buf + at, &val_len, 8), at += 8;
+        memcpy(buf + at, keys[k][1], val_len), at += val_len;
+    }
     write_bytes(path, buf, (at + 31) / 32 * 32);
 }
 
@@ -479,12 +483,23 @@ static void test_quantized(void)
     CHECK(g && strstr(g->open_note, "was damaged (12 bytes, not a GGUF header gguf reads): made again"));
     ib__gen_destroy(g);
     g = NULL;
+    /* A cached file of an earlier inferbench: whole, but with llama.cpp's
+     * dummy tokens ("none"), which llama-server cannot turn into text:
+     * stale, made again with the vocabulary, and the note says so. */
+    write_gguf_of_arch(f16, "llama", "none");
+    a.model = "zoo:llama-tiny";
+    CHECK(ok(ib__backend_llama_gen_open(&a, &g, &err), &err));
+    CHECK(g && strstr(g->open_note, "had no vocabulary (an earlier inferbench's file): made again"));
+    CHECK_EQ_INT(g ? g->info.n_vocab : 0, TINY_VOCAB);
+    ib__gen_destroy(g);
+    g = NULL;
+    a.model = "zoo:llama-tiny?q8_0";
     /* llama.cpp's quantizer failing (on a float16 file whose header is
      * whole, no tensor cut short, but of an architecture llama.cpp does
      * not know): its words, one line, and no file. */
     snprintf(out, sizeof out, "%s/llama-tiny-q8_0-%llx.gguf", broken, (unsigned long long)IB__LM_SEED);
     unlink(out);
-    write_gguf_of_arch(f16, "no-such-arch");
+    write_gguf_of_arch(f16, "no-such-arch", "llama");
     CHECK(ib__backend_llama_gen_open(&a, &g, &err) == IB_ERR_UNSUPPORTED);
     CHECK(strstr(err.message, "llama.cpp cannot quantize to q8_0: ") != NULL);
     CHECK(!strchr(err.message, '\n'));

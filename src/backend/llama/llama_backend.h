@@ -84,6 +84,12 @@ typedef struct ib__llama_api {
     void (*gguf_set_val_str)(struct gguf_context *ctx, const char *key, const char *val);
     void (*gguf_set_val_u32)(struct gguf_context *ctx, const char *key, uint32_t val);
     void (*gguf_set_val_f32)(struct gguf_context *ctx, const char *key, float val);
+    void (*gguf_set_arr_data)(struct gguf_context *ctx, const char *key, enum gguf_type type,
+                              const void *data, size_t n);
+    void (*gguf_set_arr_str)(struct gguf_context *ctx, const char *key, const char **data, size_t n);
+    int64_t (*gguf_find_key)(const struct gguf_context *ctx, const char *key);
+    enum gguf_type (*gguf_get_kv_type)(const struct gguf_context *ctx, int64_t key_id);
+    const char *(*gguf_get_val_str)(const struct gguf_context *ctx, int64_t key_id);
     void (*gguf_add_tensor)(struct gguf_context *ctx, const struct ggml_tensor *t);
     size_t (*gguf_get_meta_size)(const struct gguf_context *ctx);
     void (*gguf_get_meta_data)(const struct gguf_context *ctx, void *data);
@@ -128,7 +134,8 @@ void ib__llama_log_end(const ib__llama_api *api);
  * in cache_dir, written there first when it is not (atomically: a
  * temporary file renamed; a second use reuses it), its path into path.
  * A cached file found damaged (a header gguf cannot read, or shorter than
- * its tensors' extents) is made again, and note[note_cap] says which and
+ * its tensors' extents) or stale (without the zoo's vocabulary: an earlier
+ * inferbench's) is made again, and note[note_cap] says which and
  * why (a backend never prints: the program does); "" when none was.
  * threads: the quantizer's. Unknown name or type: IB_ERR_INVALID_ARG. */
 ib_status ib__llama_zoo_file(const ib__llama_api *api, const char *name, const char *cache_dir,

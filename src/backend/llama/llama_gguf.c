@@ -40,12 +40,26 @@ static const weight_type *find_type(const char *name)
     return NULL;
 }
 
-/* Why the cached file at path cannot be used, into why[cap]: false when
- * it can. Its header is read (gguf, no tensor data) and its size checked
- * against the end of its last tensor, so a truncated file (until issue 35
- * the export was a hard link to the cache: truncating the export truncated
- * the cache) is found before llama.cpp refuses it mid-load. */
-static bool damaged(const ib__llama_api *api, const char *path, const struct stat *st, char *why, size_t cap)
+/* The tokenizer the zoo's files have had since they carry a vocabulary
+ * (lm.h): a cached file with another ("none": the dummy tokens of an
+ * earlier inferbench, which llama-server cannot turn into text) is stale. */
+#define ZOO_TOKENIZER "llama"
+
+static bool has_zoo_vocabulary(const ib__llama_api *api, const struct gguf_context *g)
+{
+    int64_t key = api->gguf_find_key(g, "tokenizer.ggml.model");
+    return key >= 0 && api->gguf_get_kv_type(g, key) == GGUF_TYPE_STRING &&
+           !strcmp(api->gguf_get_val_str(g, key), ZOO_TOKENIZER);
+}
+
+/* Why the cached file at path cannot be used, as the rest of the sentence
+ * "the zoo's cached PATH ...", into why[cap]: false when it can. Its
+ * header is read (gguf, no tensor data) and its size checked against the
+ * end of its last tensor, so a truncated file (until issue 35 the export
+ * was a hard link to the cache: truncating the export truncated the
+ * cache) is found before llama.cpp refuses it mid-load; a file of an
+ * earlier inferbench, without the vocabulary, is stale. */
+static bool unusable(const ib__llama_api *api, const char *path, const struct stat *st, char *why, size_t cap)
 {
     struct gguf_init_params p = { .no_alloc = true, .ctx = NULL };
     ib__llama_log log;
@@ -53,7 +67,7 @@ static bool damaged(const ib__llama_api *api, const char *path, const struct sta
     struct gguf_context *g = api->gguf_init_from_file(path, p);
     ib__llama_log_end(api);
     if (!g) {
-        snprintf(why, cap, "%lld bytes, not a GGUF header gguf reads", (long long)st->st_size);
+        snprintf(why, cap, "was damaged (%lld bytes, not a GGUF header gguf reads)", (long long)st->st_size);
         return true;
     }
     unsigned long long data = api->gguf_get_data_offset(g), end = data;
@@ -62,15 +76,52 @@ static bool damaged(const ib__llama_api *api, const char *path, const struct sta
             data + api->gguf_get_tensor_offset(g, i) + api->gguf_get_tensor_size(g, i);
         if (tensor_end > end) end = tensor_end;
     }
+    bool stale = !has_zoo_vocabulary(api, g);
     api->gguf_free(g);
-    if ((unsigned long long)st->st_size >= end) return false;
-    snprintf(why, cap, "%lld bytes where its tensors end at %llu", (long long)st->st_size, end);
-    return true;
+    if ((unsigned long long)st->st_size < end) {
+        snprintf(why, cap, "was damaged (%lld bytes where its tensors end at %llu)", (long long)st->st_size,
+                 end);
+        return true;
+    }
+    if (stale) snprintf(why, cap, "had no vocabulary (an earlier inferbench's file)");
+    return stale;
+}
+
+/* The vocabulary (lm.h) as llama.cpp's llama_vocab reads a SentencePiece
+ * one: tokens, scores and types, and which are begin, end and unknown.
+ * False when out of memory. */
+static bool set_vocabulary(const ib__llama_api *api, struct gguf_context *g, const ib__lm_arch *a)
+{
+    size_t n = (size_t)a->n_vocab;
+    ib__lm_token *tokens = malloc(n * sizeof *tokens);
+    const char **pieces = malloc(n * sizeof *pieces);
+    float *scores = malloc(n * sizeof *scores);
+    int32_t *types = malloc(n * sizeof *types);
+    bool ok = tokens && pieces && scores && types;
+    for (size_t i = 0; ok && i < n; i++) {
+        ib__lm_token_at(a, (int32_t)i, &tokens[i]);
+        pieces[i] = tokens[i].piece;
+        scores[i] = tokens[i].score;
+        types[i] = tokens[i].type;
+    }
+    if (ok) {
+        api->gguf_set_val_str(g, "tokenizer.ggml.model", ZOO_TOKENIZER);
+        api->gguf_set_arr_str(g, "tokenizer.ggml.tokens", pieces, n);
+        api->gguf_set_arr_data(g, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, scores, n);
+        api->gguf_set_arr_data(g, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, types, n);
+        api->gguf_set_val_u32(g, "tokenizer.ggml.bos_token_id", IB__LM_TOKEN_BOS);
+        api->gguf_set_val_u32(g, "tokenizer.ggml.eos_token_id", IB__LM_TOKEN_EOS);
+        api->gguf_set_val_u32(g, "tokenizer.ggml.unknown_token_id", IB__LM_TOKEN_UNK);
+    }
+    free(tokens);
+    free(pieces);
+    free(scores);
+    free(types);
+    return ok;
 }
 
 /* The metadata llama.cpp's llama architecture reads (llama-arch.cpp's
- * keys); the vocabulary is "none" with a size: llama.cpp then adds dummy
- * tokens, and no tokenizer is needed, since the tokens are random ids. */
+ * keys), the vocabulary apart. */
 static void set_keys(const ib__llama_api *api, struct gguf_context *g, const ib__lm_arch *a)
 {
     api->gguf_set_val_str(g, "general.architecture", "llama");
@@ -86,7 +137,6 @@ static void set_keys(const ib__llama_api *api, struct gguf_context *g, const ib_
     api->gguf_set_val_f32(g, "llama.rope.freq_base", a->rope_freq_base);
     api->gguf_set_val_u32(g, "llama.rope.dimension_count", (uint32_t)(a->n_embd / a->n_head));
     api->gguf_set_val_u32(g, "llama.vocab_size", (uint32_t)a->n_vocab);
-    api->gguf_set_val_str(g, "tokenizer.ggml.model", "none");
 }
 
 static bool pad_to(FILE *f, long long *at, long long to)
@@ -157,8 +207,14 @@ static ib_status write_f16(const ib__llama_api *api, const ib__lm_arch *a, const
                                    .no_alloc = true };
     struct ggml_context *ctx = api->ggml_init(ip);
     struct gguf_context *g = api->gguf_init_empty();
-    IB_FAIL_IF(!ctx || !g, err, IB_ERR_NO_MEMORY, "zoo: out of host memory describing %s", a->name);
-    set_keys(api, g, a);
+    bool described = ctx && g;
+    if (described) set_keys(api, g, a);
+    described = described && set_vocabulary(api, g, a);
+    if (!described) {
+        if (g) api->gguf_free(g);
+        if (ctx) api->ggml_free(ctx);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "zoo: out of host memory describing %s", a->name);
+    }
     for (size_t i = 0; i < n; i++) {
         ib__lm_tensor t;
         ib__lm_tensor_at(a, i, &t);
@@ -213,19 +269,19 @@ static ib_status make(const ib__llama_api *api, const ib__lm_arch *a, const weig
 }
 
 /* path in the cache, made (f16 written, or quantized from f16) when it is
- * not there or is damaged; a damaged one is added to note. */
+ * not there or cannot be used; one that could not is added to note. */
 static ib_status ensure(const ib__llama_api *api, const ib__lm_arch *a, const weight_type *t, const char *f16,
                         int32_t threads, const char *path, char *note, size_t note_cap, ib_error *err)
 {
     struct stat st;
-    char why[96];
+    char why[128];
     bool present = stat(path, &st) == 0 && S_ISREG(st.st_mode);
-    if (present && !damaged(api, path, &st, why, sizeof why)) return IB_OK;
+    if (present && !unusable(api, path, &st, why, sizeof why)) return IB_OK;
     IB_TRY(make(api, a, t, f16, threads, path, err));
     size_t used = note ? strlen(note) : 0;
     if (present && note && used < note_cap)
-        snprintf(note + used, note_cap - used, "%sthe zoo's cached %s was damaged (%s): made again",
-                 used ? "; " : "", path, why);
+        snprintf(note + used, note_cap - used, "%sthe zoo's cached %s %s: made again", used ? "; " : "", path,
+                 why);
     return IB_OK;
 }
 

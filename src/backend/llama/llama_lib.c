@@ -171,6 +171,11 @@ static bool find_ggml(void *h)
     SYM(gguf_set_val_str, "gguf_set_val_str");
     SYM(gguf_set_val_u32, "gguf_set_val_u32");
     SYM(gguf_set_val_f32, "gguf_set_val_f32");
+    SYM(gguf_set_arr_data, "gguf_set_arr_data");
+    SYM(gguf_set_arr_str, "gguf_set_arr_str");
+    SYM(gguf_find_key, "gguf_find_key");
+    SYM(gguf_get_kv_type, "gguf_get_kv_type");
+    SYM(gguf_get_val_str, "gguf_get_val_str");
     SYM(gguf_add_tensor, "gguf_add_tensor");
     SYM(gguf_get_meta_size, "gguf_get_meta_size");
     SYM(gguf_get_meta_data, "gguf_get_meta_data");

@@ -1,0 +1,99 @@
+/* A generative model served under load as Markdown (docs/serve-generative.md,
+ * "Reports"): the title, the engine and the requests, the figures' table,
+ * the rates and goodput, why the tail is what it is. */
+#include "report/printer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROW(b, ...)                                                                                          \
+    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
+               (const char *[]){ __VA_ARGS__ })
+#define HEADER(b, align, ...)                                                                                \
+    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
+                  (const char *[]){ __VA_ARGS__ })
+
+static void title(ib__sbuf *b, const ib_gen_serve_result *r)
+{
+    ib__sbuf_printf(b, "**inferbench serve** (a generative model under load): ");
+    ib__md_cell(b, r->info.model);
+    ib__sbuf_printf(b,
+                    ", %s\n\nengine: %d slots of %d tokens, prompt chunks up to %d tokens a step, %d "
+                    "warm-up requests; every time from the request's scheduled arrival\n\n",
+                    ib__device_name(r->info.device), (int)r->slots, (int)r->ctx_per_slot,
+                    (int)r->prefill_chunk, (int)r->warmup_requests);
+}
+
+static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
+{
+    if (st->n > 0) ib__md_stats_row(b, label, st);
+}
+
+/* "1234", or "-" when v does not exist. */
+static const char *num(char buf[32], double v) { return isfinite(v) ? ib__fmt_plain4(buf, v) : "-"; }
+
+static void rates_table(ib__sbuf *b, const ib_gen_serve_result *r)
+{
+    char t[8][32];
+    snprintf(t[0], sizeof t[0], "%zu of %zu", r->n_completed, r->n_requests);
+    snprintf(t[7], sizeof t[7], isnan(r->good_share) ? "-" : "%.4g%%", 100 * r->good_share);
+    ib__sbuf_printf(b, "\n");
+    HEADER(b, "rrrrrrrr", "completed", "span", "offered/s", "achieved/s", "output tokens/s", "tokens/s",
+           "goodput/s", "good share");
+    ROW(b, t[0], isfinite(r->span_ms) ? ib__fmt_ms(t[1], r->span_ms) : "-", num(t[2], r->offered_rate),
+        num(t[3], r->achieved_rate), num(t[4], r->output_tokens_per_s), num(t[5], r->total_tokens_per_s),
+        num(t[6], r->goodput_rate), t[7]);
+}
+
+/* The text's lines of why the tail is what it is, a list item each. */
+static void tail_list(ib__sbuf *b, const ib_gen_serve_result *r)
+{
+    ib__sbuf lines = { 0 };
+    ib__gen_serve_tail_lines(&lines, r);
+    b->failed |= lines.failed;
+    if (!lines.len || lines.failed) {
+        free(lines.data);
+        return;
+    }
+    ib__sbuf_printf(b, "\nWhy the tail is what it is:\n\n");
+    for (char *line = lines.data, *end; *line; line = end + 1) {
+        end = strchr(line, '\n');
+        *end = '\0';
+        ib__sbuf_printf(b, "- ");
+        ib__md_cell(b, line);
+        ib__sbuf_printf(b, "\n");
+    }
+    free(lines.data);
+}
+
+/* The targets goodput was judged by, when any was given. */
+static void targets(ib__sbuf *b, const ib_gen_serve_config *c)
+{
+    const char *sep = "goodput's targets: ";
+    if (c->slo_ttft_ms > 0) ib__sbuf_printf(b, "%sTTFT <= %.4g ms", sep, c->slo_ttft_ms), sep = ", ";
+    if (c->slo_tpot_ms > 0) ib__sbuf_printf(b, "%sTPOT <= %.4g ms", sep, c->slo_tpot_ms), sep = ", ";
+    if (c->slo_e2e_ms > 0) ib__sbuf_printf(b, "%send-to-end <= %.4g ms", sep, c->slo_e2e_ms), sep = ", ";
+    if (sep[0] == ',') ib__sbuf_printf(b, " (a good request meets every one)\n\n");
+}
+
+char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg)
+{
+    ib__sbuf b = { 0 };
+    title(&b, r);
+    targets(&b, cfg);
+    ib__md_stats_header(&b, "figure");
+    stats_row(&b, "TTFT", &r->ttft);
+    stats_row(&b, "queue (wait for a slot)", &r->queue);
+    stats_row(&b, "prefill", &r->tail.prefill);
+    stats_row(&b, "TPOT", &r->tpot);
+    stats_row(&b, "ITL", &r->itl);
+    stats_row(&b, "end-to-end", &r->e2e);
+    rates_table(&b, r);
+    tail_list(&b, r);
+    /* Further sections come here, one call each (the curve over rates,
+     * the pitfalls). */
+    ib__md_footer(&b, r->partial, r->stop_status, 0);
+    return ib__sbuf_finish(&b);
+}

@@ -1,0 +1,125 @@
+# llama-server for the tests (docs/backend-llama.md, "llama-server for the
+# tests"): sourced by a test script after tests/cli/lib.sh ($TMP set).
+#
+#   need_llama_server                    # skips (77) where none is built
+#   llama_server_start MODEL.gguf [ARG...]  # on 127.0.0.1, a free port; waits for /health
+#   ... $LLAMA_SERVER_URL (http://127.0.0.1:PORT), $LLAMA_SERVER_PID ...
+#   llama_server_stream REQUEST.json EVENTS.json   # one streamed /v1/completions, its events
+#   llama_server_stop                    # by its pid; also on the script's exit
+#
+# Only loopback: the server listens on 127.0.0.1 and curl is asked to
+# reach it past any proxy of the environment (--noproxy). The server runs
+# with the parent-death signal set (setpriv --pdeathsig), so that a test
+# killed outright (ctest's timeout) takes it along; an ordinary exit, a
+# failure included, stops it through the EXIT trap.
+
+LLAMA_SERVER_BIN=""
+LLAMA_SERVER_PID=""
+LLAMA_SERVER_URL=""
+LLAMA_SERVER_LOG="$TMP/llama-server.log"
+# How long the server may take to load a model and answer /health.
+LLAMA_SERVER_START_S=${LLAMA_SERVER_START_S:-120}
+
+# need_llama_server: the server scripts/build-llama-server.sh built (or
+# IB_LLAMA_SERVER), else the script is skipped with the line saying how.
+need_llama_server() {
+  local root
+  root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+  if ! LLAMA_SERVER_BIN=$("$root/scripts/build-llama-server.sh" --find 2>"$TMP/find.err"); then
+    echo "skipped: $(cat "$TMP/find.err")"
+    exit 77
+  fi
+}
+
+# A port nothing listens on now (the kernel's choice for a socket bound to
+# port 0). Another process may take it before the server binds it: start
+# tries again then.
+llama_server_free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# llama_server_alive: the server process is running (not a zombie).
+llama_server_alive() {
+  [ -n "$LLAMA_SERVER_PID" ] && kill -0 "$LLAMA_SERVER_PID" 2>/dev/null &&
+    [ "$(ps -o stat= -p "$LLAMA_SERVER_PID" 2>/dev/null | cut -c1)" != Z ]
+}
+
+# llama_server_start MODEL [ARG...]: returns 0 once /health answers 200;
+# 1 with the log's last lines on stderr when the server exits or does not
+# answer in time (then it is stopped).
+llama_server_start() {
+  local model=$1 attempt port deadline
+  shift
+  for attempt in 1 2 3; do
+    port=$(llama_server_free_port)
+    LLAMA_SERVER_URL="http://127.0.0.1:$port"
+    setpriv --pdeathsig TERM "$LLAMA_SERVER_BIN" -m "$model" --host 127.0.0.1 --port "$port" "$@" \
+      >"$LLAMA_SERVER_LOG" 2>&1 </dev/null &
+    LLAMA_SERVER_PID=$!
+    deadline=$((SECONDS + LLAMA_SERVER_START_S))
+    while llama_server_alive && [ $SECONDS -lt $deadline ]; do
+      if [ "$(curl --noproxy '*' -s -o /dev/null -w '%{http_code}' --max-time 5 "$LLAMA_SERVER_URL/health")" = 200 ]; then
+        return 0
+      fi
+      sleep 0.2
+    done
+    # The port taken by another (the only failure worth a second try).
+    local lost_port=""
+    grep -qiE 'address already in use|couldn.t bind' "$LLAMA_SERVER_LOG" && lost_port=1
+    llama_server_stop
+    [ -n "$lost_port" ] || break
+  done
+  echo "llama-server did not start (${LLAMA_SERVER_START_S} s): $(tail -5 "$LLAMA_SERVER_LOG")" >&2
+  return 1
+}
+
+# llama_server_stream REQUEST.json EVENTS.json: POSTs the request to the
+# server's /v1/completions (a streamed one) and writes what came as one
+# JSON document: {"chunks": [choices[0] of each event that had one],
+# "usage": the usage event's, "done": [DONE] came, "other": lines that were
+# not events}. 1 with curl's words on stderr when the transfer failed.
+llama_server_stream() {
+  local request=$1 events=$2 rc
+  curl --noproxy '*' -sS -N --max-time 120 -H 'Content-Type: application/json' --data @"$request" \
+    "$LLAMA_SERVER_URL/v1/completions" >"$events.sse" 2>"$events.err"
+  rc=$?
+  [ $rc = 0 ] || { echo "curl: exit $rc: $(cat "$events.err")" >&2; return 1; }
+  python3 - "$events.sse" >"$events" <<'EOF'
+import json, sys
+chunks, usage, done, other = [], None, False, []
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.rstrip("\r\n")
+    if not line.startswith("data: "):
+        if line: other.append(line)
+        continue
+    body = line[6:]
+    if body == "[DONE]":
+        done = True
+        continue
+    event = json.loads(body)
+    if event.get("choices"):
+        chunks.append(event["choices"][0])
+    if event.get("usage"):
+        usage = event["usage"]
+json.dump({"chunks": chunks, "usage": usage, "done": done, "other": other}, sys.stdout)
+EOF
+}
+
+# llama_server_stop: SIGTERM to its pid, SIGKILL after 10 s, reaped.
+llama_server_stop() {
+  [ -n "$LLAMA_SERVER_PID" ] || return 0
+  kill -TERM "$LLAMA_SERVER_PID" 2>/dev/null
+  local waited=0
+  while llama_server_alive && [ $waited -lt 100 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill -KILL "$LLAMA_SERVER_PID" 2>/dev/null
+  wait "$LLAMA_SERVER_PID" 2>/dev/null
+  LLAMA_SERVER_PID=""
+}
+
+# The script's exit stops the server first, then does what lib.sh's trap
+# did (removing $TMP).
+llama_server_prev_trap=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+trap 'llama_server_stop; eval "$llama_server_prev_trap"' EXIT
