@@ -243,6 +243,9 @@ int cli_serve_refuse_forward(const cli_args *a);
  * malloc'ed; NULL after one line on standard error when it cannot be read
  * or is larger than MAX_SCHEDULE_BYTES. */
 char *cli_read_arrivals(const char *path, size_t *len);
+/* --rates "50,100,200" into out[0..*n): numbers above 0, at most
+ * IB_SERVE_MAX_RATES; false after one line (both kinds of serve). */
+bool cli_parse_rates(const char *text, double *out, size_t *n);
 
 /* Prints "inferbench: <message>" on stderr; returns the exit code for st. */
 int cli_fail(ib_status st, const char *message);

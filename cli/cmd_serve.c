@@ -7,34 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool bad_input(const char *flag, const char *text, const char *why)
-{
-    fprintf(stderr, "inferbench: %s '%s': %s\n", flag, text, why);
-    return false;
-}
-
-/* "50,100,200": numbers above zero, at most IB_SERVE_MAX_RATES. */
-static bool parse_rates(const char *text, double *out, size_t *n)
-{
-    *n = 0;
-    for (const char *s = text;;) {
-        size_t len = strcspn(s, ",");
-        char buf[64], *end;
-        if (*n == IB_SERVE_MAX_RATES) return bad_input("--rates", text, "more than 32 rates");
-        if (len == 0 || len >= sizeof buf || *s == ' ' || *s == '+')
-            return bad_input("--rates", text, "expected numbers above 0 separated by commas");
-        memcpy(buf, s, len);
-        buf[len] = '\0';
-        double v = strtod(buf, &end);
-        if (*end || !isfinite(v) || v > 1e9)
-            return bad_input("--rates", text, "expected numbers separated by commas");
-        if (!(v > 0)) return bad_input("--rates", text, "a rate must be above 0 requests/s");
-        out[(*n)++] = v;
-        if (s[len] == '\0') return true;
-        s += len + 1;
-    }
-}
-
 /* --arrivals FILE: read and parsed strictly; *times owned by the caller. */
 static bool load_schedule(const char *path, double **times, size_t *n)
 {
@@ -64,6 +36,12 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
         s->arrivals = IB_ARRIVALS_TRACE;
         s->trace_ms = *trace;
     }
+    if (cli_given(a, "slo-percentile") && !cli_given(a, "slo-ms")) {
+        /* (a generative model's serve holds it to its own targets) */
+        fprintf(stderr, "inferbench serve: --slo-percentile needs --slo-ms: it names the percentile of that "
+                        "target\n");
+        return false;
+    }
     bool rated = a->rate > 0 || a->rates;
     if ((s->arrivals == IB_ARRIVALS_TRACE || s->concurrency > 0) && rated) {
         fprintf(stderr, "inferbench: --rate and --rates do not apply to %s\n",
@@ -88,7 +66,7 @@ static bool serve_config(cli_args *a, double *rates, double **trace)
                         "not with --rates)\n");
         return false;
     }
-    if (a->rates && !parse_rates(a->rates, rates, &s->n_rates)) return false;
+    if (a->rates && !cli_parse_rates(a->rates, rates, &s->n_rates)) return false;
     if (a->rates)
         s->rates = rates;
     else if (a->rate > 0 && s->slo_ms > 0)

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -44,13 +45,41 @@ char *cli_read_arrivals(const char *path, size_t *len)
     return buf;
 }
 
+static bool bad_input(const char *flag, const char *text, const char *why)
+{
+    fprintf(stderr, "inferbench: %s '%s': %s\n", flag, text, why);
+    return false;
+}
+
+/* "50,100,200": numbers above zero, at most IB_SERVE_MAX_RATES. */
+bool cli_parse_rates(const char *text, double *out, size_t *n)
+{
+    *n = 0;
+    for (const char *s = text;;) {
+        size_t len = strcspn(s, ",");
+        char buf[64], *end;
+        if (*n == IB_SERVE_MAX_RATES) return bad_input("--rates", text, "more than 32 rates");
+        if (len == 0 || len >= sizeof buf || *s == ' ' || *s == '+')
+            return bad_input("--rates", text, "expected numbers above 0 separated by commas");
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        double v = strtod(buf, &end);
+        if (*end || !isfinite(v) || v > 1e9)
+            return bad_input("--rates", text, "expected numbers separated by commas");
+        if (!(v > 0)) return bad_input("--rates", text, "a rate must be above 0 requests/s");
+        out[(*n)++] = v;
+        if (s[len] == '\0') return true;
+        s += len + 1;
+    }
+}
+
 /* serve's options that a generative model's engine does not take (yet:
- * the search, the curve over rates and the HTTP client are still to come,
- * docs/serve-generative.md), and those only it takes. */
+ * the HTTP client is still to come, docs/serve-generative.md), and those
+ * only it takes. */
 static const char *const forward_only[] = {
-    "rates",     "slo-p99-ms",   "slo-ms",        "slo-percentile", "confidence",   "rate-floor",
-    "instances", "concurrency",  "request-batch", "max-batch",      "max-delay-us", "duration-ms",
-    "devices",   "requests-csv", "depth",         "shape",          "input",        "memory-cap-mb",
+    "slo-p99-ms",    "slo-ms",    "rate-floor",   "instances",   "concurrency",
+    "request-batch", "max-batch", "max-delay-us", "duration-ms", "devices",
+    "requests-csv",  "depth",     "shape",        "input",       "memory-cap-mb",
 };
 static const char *const generative_only[] = {
     "slots",           "prefill-chunk", "burstiness",      "slo-ttft-ms",      "slo-tpot-ms", "slo-e2e-ms",
@@ -94,6 +123,13 @@ static bool load_trace(const char *path, ib_gen_request_spec **trace, size_t *n)
     return st == IB_OK;
 }
 
+/* No rate, no list, a target: the search for the highest rate within it. */
+static bool searching(const cli_args *a, const ib_gen_serve_config *c)
+{
+    return !(a->rate > 0) && !a->rates && c->arrivals != IB_ARRIVALS_TRACE &&
+           (c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0);
+}
+
 /* The arrivals as the options give them; false after one line. */
 static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
 {
@@ -109,15 +145,20 @@ static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **
         c->trace = *trace;
     }
     const char *why = NULL;
-    if (c->arrivals == IB_ARRIVALS_TRACE && (a->rate > 0 || cli_given(a, "requests")))
-        why = "--rate and --requests do not apply to a trace (it gives every request)";
+    if (c->arrivals == IB_ARRIVALS_TRACE && (a->rate > 0 || a->rates || cli_given(a, "requests")))
+        why = "--rate, --rates and --requests do not apply to a trace (it gives every request)";
     else if (c->arrivals == IB_ARRIVALS_TRACE &&
              (a->token_range || cli_given(a, "prompt-tokens") || cli_given(a, "new-tokens")))
         why = "--prompt-tokens and --new-tokens do not apply to a trace (it gives every request's lengths)";
     else if (c->arrivals != IB_ARRIVALS_POISSON && cli_given(a, "burstiness"))
         why = "--burstiness shapes random arrivals (poisson, the default), not constant ones or a trace";
-    else if (c->arrivals != IB_ARRIVALS_TRACE && !(a->rate > 0))
-        why = "serve of a generative model needs --rate R (requests/s) or --arrivals FILE (a trace)";
+    else if (c->arrivals != IB_ARRIVALS_TRACE && !(a->rate > 0) && !a->rates && !searching(a, c))
+        why = "serve of a generative model needs --rate R (requests/s), --rates LIST (the curve), targets to "
+              "search the highest rate within (--slo-ttft-ms, --slo-tpot-ms) or --arrivals FILE (a trace)";
+    else if (cli_given(a, "slo-percentile") && !(c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0))
+        why = "--slo-percentile needs --slo-ttft-ms or --slo-tpot-ms: it names their percentile";
+    else if ((cli_given(a, "slo-percentile") || cli_given(a, "confidence")) && !a->rates && !searching(a, c))
+        why = "--slo-percentile and --confidence judge the rates of a search or of --rates, not one run";
     if (why) fprintf(stderr, "inferbench: %s\n", why);
     return why == NULL;
 }
@@ -190,20 +231,57 @@ static int measure(ib_gen *g, const ib_gen_serve_config *c, cli_outputs *out, cl
     return !began && st == IB_ERR_DEVICE_OOM ? EXIT_BAD_INPUT : code;
 }
 
+/* The search (no rate, targets) or the curve (--rates): the run at the
+ * answer printed with the rates. */
+static int measure_rates(ib_gen *g, const cli_args *a, const ib_gen_serve_config *c, const double *rates,
+                         size_t n_rates, cli_outputs *out, cli_output *steps)
+{
+    ib_gen_serve_rates_config rc;
+    ib_gen_serve_rates_config_init(&rc);
+    rc.percentile = a->serve.slo_percentile;
+    rc.confidence = a->serve.confidence;
+    rc.rates = rates;
+    rc.n_rates = n_rates;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    ib_status st = n_rates > 0 ? ib_measure_gen_serve_curve(g, c, &rc, &r, &err)
+                               : ib_search_gen_serve(g, c, &rc, &r, &err);
+    bool began = r.n_points > 0;
+    ib_result res = { .kind = IB_RESULT_GEN_SERVE,
+                      .gen_serve = &r.at,
+                      .gen_serve_cfg = c,
+                      .gen_serve_rates = &r,
+                      .gen_serve_rates_cfg = &rc };
+    int code = cli_report(out, began ? &res : NULL, st, &err);
+    if (!write_steps_csv(steps, &r.at) && code == EXIT_OK)
+        code = EXIT_RUN_FAILED; /* the run at the answer's */
+    ib_gen_serve_rates_result_free(&r);
+    return !began && st == IB_ERR_DEVICE_OOM ? EXIT_BAD_INPUT : code;
+}
+
 int cmd_serve_gen(cli_args *a)
 {
     int code = refuse_options(a, true);
     if (code != EXIT_OK) return code;
     if (cli_given(a, "step-max-ms"))
         return cli_fail(IB_ERR_INVALID_ARG, "serve --step-max-ms bounds the race of --best");
-    /* The same schedule served in fresh processes, merged by the library. */
-    if (cli_sessions_wanted(a)) return cli_run_sessions(a, IB_RESULT_GEN_SERVE);
     if (a->session_index) cli_session_child_setup(a);
     ib_gen_serve_config c;
     ib_gen_request_spec *trace = NULL;
-    if (!cli_gen_serve_config(a, &c, &trace)) {
+    double rates[IB_SERVE_MAX_RATES];
+    size_t n_rates = 0;
+    if (!cli_gen_serve_config(a, &c, &trace) || (a->rates && !cli_parse_rates(a->rates, rates, &n_rates))) {
         free(trace);
         return EXIT_BAD_INPUT;
+    }
+    /* The same schedule served in fresh processes, merged by the library:
+     * one run's figures a session, not a search's or a curve's. */
+    if (cli_sessions_wanted(a)) {
+        free(trace);
+        if (n_rates > 0 || searching(a, &c))
+            return cli_fail(IB_ERR_INVALID_ARG, "serve --sessions repeats the run of one rate (--rate R or a "
+                                                "trace), not a search or a curve over rates");
+        return cli_run_sessions(a, IB_RESULT_GEN_SERVE);
     }
     cli_outputs out;
     cli_output steps;
@@ -217,7 +295,9 @@ int cmd_serve_gen(cli_args *a)
         cli_outputs_abort(&out);
         cli_output_abort(&steps);
     }
-    if (code == EXIT_OK) code = measure(g, &c, &out, &steps);
+    if (code == EXIT_OK)
+        code = n_rates > 0 || searching(a, &c) ? measure_rates(g, a, &c, rates, n_rates, &out, &steps)
+                                               : measure(g, &c, &out, &steps);
     ib_gen_destroy(g);
     free(trace);
     return code;

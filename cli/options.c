@@ -186,8 +186,7 @@ static const option_def options[] = {
      .why = "--slo-ms with --slo-percentile names the target"},
     {{"slo-ms", required_argument, NULL, O_SLO_MS}, OPT_SERVE, "T", "the latency target of --slo-percentile"},
     {{"slo-percentile", required_argument, NULL, O_SLO_PERCENTILE}, OPT_SERVE, "P",
-     "the percentile held to --slo-ms, a fraction", .needs = O_SLO_MS,
-     .why = "it names the percentile of that target"},
+     "the percentile held to --slo-ms (a generative model: to --slo-ttft-ms and --slo-tpot-ms), 0.99 or 99"},
     {{"confidence", required_argument, NULL, O_CONFIDENCE}, OPT_SERVE, "C",
      "confidence of the early-stopping bound"},
     {{"schedule-seed", required_argument, NULL, O_SCHEDULE_SEED}, OPT_SERVE, "N",
@@ -682,6 +681,18 @@ static bool parse_fraction(const char *opt, const char *text, double *out)
     return (*out > 0 && *out < 1) || bad(opt, text, "must be between 0 and 1, both excluded (0.99)");
 }
 
+/* A percentile as a fraction (0.99, as forward-pass serve always took it)
+ * or in percent (99, as LoadGen and the targets say it): 1 and above is
+ * percent, below 100. */
+static bool parse_percentile(const char *opt, const char *text, double *out)
+{
+    if (!parse_f64(opt, text, 0, 100, out)) return false;
+    if (!(*out > 0 && *out < 100))
+        return bad(opt, text, "a percentile between 0 and 100, both excluded (99, or the fraction 0.99)");
+    if (*out >= 1) *out /= 100;
+    return true;
+}
+
 /* serve's options of a generative model: they write a->gen_serve. */
 static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v)
 {
@@ -718,7 +729,7 @@ static bool apply_serve(cli_args *a, int id, const char *name, const char *v)
     case O_MAX_DELAY_US: return parse_f64(name, v, 0, 1e7, &s->max_delay_us);
     case O_SLO_P99_MS: s->slo_percentile = 0.99; return parse_positive(name, v, &s->slo_ms);
     case O_SLO_MS: return parse_positive(name, v, &s->slo_ms);
-    case O_SLO_PERCENTILE: return parse_fraction(name, v, &s->slo_percentile);
+    case O_SLO_PERCENTILE: return parse_percentile(name, v, &s->slo_percentile);
     case O_CONFIDENCE: return parse_fraction(name, v, &s->confidence);
     case O_INSTANCES:
         a->instances_max = !strcmp(v, "max");

@@ -1669,6 +1669,9 @@ typedef struct ib_result {
     /* two of those compared: it and the results read back (a_name, b_name above) */
     const struct ib_gen_serve_comparison *gen_serve_comparison;
     const struct ib_gen_serve_file *gen_serve_a, *gen_serve_b;
+    /* with gen_serve (its run at the answer), a search or a curve over rates */
+    const struct ib_gen_serve_rates_result *gen_serve_rates;
+    const struct ib_gen_serve_rates_config *gen_serve_rates_cfg;
     /* its engine's settings raced: the race, its configuration */
     const struct ib_best_serve_result *best_serve;
     const struct ib_best_serve_config *best_serve_cfg;
@@ -2787,6 +2790,95 @@ typedef struct ib_best_serve_result {
  * measured kept. out is freed with ib_best_serve_result_free. */
 ib_status ib_measure_best_serve(const ib_best_serve_config *cfg, ib_best_serve_result *out, ib_error *err);
 void ib_best_serve_result_free(ib_best_serve_result *r);
+
+/* ------------------------------------------------------------------------ */
+/* A generative model served: the SLO rate search and the curve over rates  */
+/* (issue 36's answer; docs/serve-generative.md, "The answer")              */
+/* ------------------------------------------------------------------------ */
+
+/* Most rates one search or curve measures. */
+#define IB_GEN_SERVE_MAX_RATES 64
+
+typedef struct ib_gen_serve_rates_config {
+    const double *rates; /* the curve's rates, requests/s, n_rates of them */
+    size_t n_rates;
+    double percentile; /* of TTFT and TPOT held to their targets, in (0, 1) (default 0.99) */
+    double confidence; /* of LoadGen's early-stopping bound, in (0, 1) (default 0.99) */
+    /* The search: its rates lie on the grid first_rate x 2^(k/m), m the
+     * fewest steps a doubling whose ratio 2^(1/m) - 1 is within precision
+     * (default 0.05: m 15, 4.73%); first_rate 0: the rate the warm-up
+     * served (its requests all at once). */
+    double precision, first_rate;
+} ib_gen_serve_rates_config;
+
+void ib_gen_serve_rates_config_init(ib_gen_serve_rates_config *cfg);
+
+/* One rate of a search or a curve. Percentiles NaN where no request
+ * completed; the over counts and met only with targets. */
+typedef struct ib_gen_serve_point {
+    double offered_rate, achieved_rate; /* requests/s */
+    int64_t scheduled, admitted, completed;
+    double ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, queue_p99_ms;
+    double ttft_at_percentile_ms, tpot_at_percentile_ms; /* at the config's percentile */
+    int64_t ttft_over, tpot_over;                        /* requests whose TTFT, TPOT passed its target */
+    bool met;                                            /* every target's percentile met by the bound */
+    bool ended_early; /* a search ended it once the bound could no longer be met */
+    double goodput_rate, good_share, output_tokens_per_s, total_tokens_per_s;
+    /* KV cache cells held after each step, over the run's steps, as a share
+     * of slots x ctx_per_slot */
+    double kv_mean_share, kv_max_share;
+    bool partial; /* interrupted or failed in this rate */
+} ib_gen_serve_point;
+
+typedef struct ib_gen_serve_rates_result {
+    bool searched;                                     /* a search (else a curve) */
+    ib_gen_serve_point points[IB_GEN_SERVE_MAX_RATES]; /* in the order measured */
+    size_t n_points;
+    /* The search: the highest rate met and the lowest failed above it
+     * (indexes into points, -1: none), the grid's step, the requests it
+     * served (admitted, over every rate) against a sweep of the same grid
+     * from its lowest rate to the last failing one (or its highest), every
+     * rate served in full. */
+    int32_t found, last_failed;
+    double grid_step;
+    int64_t requests_served, sweep_rates, sweep_requests;
+    /* The curve: the saturation point (the first rate whose achieved rate
+     * is below IB_GEN_SERVE_SATURATED of the offered) and the knee (the
+     * highest rate before it whose TTFT p99 is within IB_GEN_SERVE_KNEE_FACTOR
+     * of the curve's lowest); -1: none. */
+    int32_t knee, saturation;
+    /* The whole run at the rate found (search) or the knee (curve; else its
+     * last rate): n_requests 0 when none. */
+    ib_gen_serve_result at;
+    int32_t at_point; /* its index in points, -1: none */
+    bool partial;
+    ib_status stop_status;
+} ib_gen_serve_rates_result;
+
+#define IB_GEN_SERVE_SATURATED 0.95
+#define IB_GEN_SERVE_KNEE_FACTOR 2.0
+
+/* The highest rate whose TTFT and TPOT percentiles (those of cfg's targets
+ * given: slo_ttft_ms, slo_tpot_ms, at least one) meet their targets, each
+ * judged by ib_serve_percentile_met over cfg->requests requests: a
+ * geometric bracket from rc->first_rate (doubling while met, halving while
+ * not, at most 6 times), then bisection on the grid until the found rate
+ * and the failed one are neighbours. A rate ends as soon as its over
+ * counts make the bound unreachable. One context and one warm-up for
+ * every rate. cfg->rate is ignored (arrivals POISSON or CONSTANT).
+ * IB_ERR_NOT_MET when no rate met (out filled); interrupted:
+ * IB_ERR_INTERRUPTED with out->partial and the rates measured. out is
+ * freed with ib_gen_serve_rates_result_free. */
+ib_status ib_search_gen_serve(ib_gen *g, const ib_gen_serve_config *cfg, const ib_gen_serve_rates_config *rc,
+                              ib_gen_serve_rates_result *out, ib_error *err);
+
+/* Every rate of rc->rates served in full (each judged when targets are
+ * given), one context and warm-up for all, and the curve's knee and
+ * saturation point. Interrupted as ib_search_gen_serve. */
+ib_status ib_measure_gen_serve_curve(ib_gen *g, const ib_gen_serve_config *cfg,
+                                     const ib_gen_serve_rates_config *rc, ib_gen_serve_rates_result *out,
+                                     ib_error *err);
+void ib_gen_serve_rates_result_free(ib_gen_serve_rates_result *r);
 
 #ifdef __cplusplus
 }

@@ -334,7 +334,7 @@ class ResultRef(ctypes.Structure):
         "latency", "throughput", "pitfalls", "calibration", "comparison", "info", "cfg", "throughput_cfg", "a", "b",
         "a_name", "b_name", "sessions_json", "sessions", "serve", "serve_cfg", "best", "best_cfg", "fleet",
         "generation", "gen_cfg", "gen_comparison", "gen_a", "gen_b", "gen_serve", "gen_serve_cfg", "gen_serve_comparison",
-        "gen_serve_a", "gen_serve_b", "best_serve", "best_serve_cfg")]
+        "gen_serve_a", "gen_serve_b", "gen_serve_rates", "gen_serve_rates_cfg", "best_serve", "best_serve_cfg")]
 
 
 _MIRRORS = {

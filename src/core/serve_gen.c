@@ -180,6 +180,7 @@ struct ib__gen_engine {
     size_t n_steps, cap_steps;
     size_t n_done; /* requests completed */
     int32_t ctx_per_slot;
+    double warm_rate_per_s; /* requests a second the warm-up served (NaN: none) */
     ib__progress pr;
     const ib__gen_serve_watch *watch; /* the measured run's (NULL: none) */
     bool stopped;                     /* the watch ended the run */
@@ -428,7 +429,9 @@ static ib_status warm_up(engine *e, const ib_gen_serve_request *measured, size_t
         w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
                                            measured[i % n_measured].spec.output_tokens };
     ib_status st = engine_load(e, w, n, err);
+    double t0 = clock_ms(e);
     if (st == IB_OK) st = serve_all(e, IB_PHASE_WARMUP, err);
+    e->warm_rate_per_s = (double)n * 1000.0 / (clock_ms(e) - t0);
     free(w);
     return st;
 }
@@ -452,6 +455,7 @@ static ib_status engine_open(engine *e, ib__gen *g, const ib_gen_serve_config *c
     if (st == IB_OK) st = g->ops->set_sequences(g, slots, ctx, err);
     if (st == IB_OK) st = engine_init(e, g, c, slots, err);
     e->ctx_per_slot = ctx;
+    e->warm_rate_per_s = NAN;
     if (st == IB_OK) st = warm_up(e, rs, n, err);
     free(rs);
     return st;
@@ -471,6 +475,8 @@ ib_status ib__gen_engine_open(ib__gen *g, const ib_gen_serve_config *cfg, ib__ge
     *out = e;
     return IB_OK;
 }
+
+double ib__gen_engine_warm_rate(const ib__gen_engine *e) { return e->warm_rate_per_s; }
 
 void ib__gen_engine_close(ib__gen_engine *e)
 {

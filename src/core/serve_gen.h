@@ -11,6 +11,11 @@
 /* Warm-up requests, unless told. */
 #define IB__GEN_SERVE_DEFAULT_WARMUP 4
 
+/* A request's own figures from its times (NaN where not reached), and
+ * whether it met every target given (a request of one token has no TPOT:
+ * that target does not judge it). */
+void ib__gen_serve_request_figures(const ib_gen_serve_config *cfg, ib_gen_serve_request *r);
+
 /* Every figure of out from its requests (their times set, NaN where not
  * reached), its inter-token gaps itl_ms[0..n_itl) and the targets of cfg;
  * offered_rate_per_s as the schedule offered it. */
@@ -44,6 +49,10 @@ ib_status ib__gen_engine_open(ib__gen *g, const ib_gen_serve_config *cfg, ib__ge
  * than the opened context: IB_ERR_INVALID_ARG, nothing run. */
 ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg,
                                const ib__gen_serve_watch *watch, ib_gen_serve_result *out, ib_error *err);
+
+/* Requests a second the warm-up served (its requests all arriving at
+ * once: the engine's rate at that many requests); NaN without warm-up. */
+double ib__gen_engine_warm_rate(const ib__gen_engine *e);
 
 void ib__gen_engine_close(ib__gen_engine *e);
 

@@ -11,9 +11,7 @@
 
 static bool completed(const ib_gen_serve_request *r) { return r->generated_tokens == r->spec.output_tokens; }
 
-/* A request's own figures, and whether it met every target given (a
- * request of one token has no TPOT: that target does not judge it). */
-static void request_figures(const ib_gen_serve_config *c, ib_gen_serve_request *r)
+void ib__gen_serve_request_figures(const ib_gen_serve_config *c, ib_gen_serve_request *r)
 {
     double at = r->spec.arrival_ms;
     r->queue_ms = r->admitted_ms - at;
@@ -90,7 +88,7 @@ static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
 ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *itl_ms, size_t n_itl,
                                 double offered_rate_per_s, ib_gen_serve_result *out)
 {
-    for (size_t i = 0; i < out->n_requests; i++) request_figures(cfg, &out->requests[i]);
+    for (size_t i = 0; i < out->n_requests; i++) ib__gen_serve_request_figures(cfg, &out->requests[i]);
     summarize(itl_ms, n_itl, &out->itl);
     out->offered_rate = offered_rate_per_s;
     rates(cfg, out);

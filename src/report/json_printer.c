@@ -38,7 +38,7 @@ static char *render_json(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_json(r->fleet, r->info)
                                : ib__fleet_report_json(r->fleet, r->info, r->cfg);
     case IB_RESULT_GENERATION: return ib__gen_report_json(r->generation, r->gen_cfg);
-    case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_json(r->gen_serve, r->gen_serve_cfg);
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_json(r);
     case IB_RESULT_BEST_SERVE: return ib__best_serve_json(r->best_serve, r->best_serve_cfg);
     case IB_RESULT_GEN_COMPARISON: return ib__gen_comparison_json(r);
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_json(r);

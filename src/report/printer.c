@@ -41,7 +41,8 @@ static bool complete(const ib_result *r)
     case IB_RESULT_FLEET: return r->fleet && r->info;
     case IB_RESULT_GENERATION: return r->generation && r->gen_cfg;
     case IB_RESULT_GEN_COMPARISON: return r->gen_comparison && r->gen_a && r->gen_b;
-    case IB_RESULT_GEN_SERVE: return r->gen_serve && r->gen_serve_cfg;
+    case IB_RESULT_GEN_SERVE:
+        return r->gen_serve && r->gen_serve_cfg && (!r->gen_serve_rates || r->gen_serve_rates_cfg);
     case IB_RESULT_GEN_SERVE_COMPARISON: return r->gen_serve_comparison && r->gen_serve_a && r->gen_serve_b;
     case IB_RESULT_BEST_SERVE: return r->best_serve && r->best_serve_cfg;
     case IB_RESULT_THROUGHPUT_SESSIONS:

@@ -102,6 +102,11 @@ char *ib__gen_serve_comparison_json(const ib_result *r);
 char *ib__gen_serve_comparison_csv(const ib_result *r);
 char *ib__gen_serve_comparison_md(const ib_result *r);
 cJSON *ib__gen_json_info(const ib_gen_info *in);
+/* A generative model's serve as its printers print it: the run alone, or
+ * with a search or a curve over rates, the run at its answer (or knee)
+ * beside it (gen_serve_curve_report.c). */
+char *ib__gen_serve_rates_report_text(const ib_result *r);
+char *ib__gen_serve_rates_report_json(const ib_result *r);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
  * _json (text_printer.c, json_printer.c) choose between these and a

@@ -27,7 +27,7 @@ static char *render_text(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_text(r->fleet, r->info)
                                : ib__fleet_report_text(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_text(r->generation);
-    case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_text(r->gen_serve, r->gen_serve_cfg);
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_text(r);
     case IB_RESULT_BEST_SERVE: return ib__best_serve_text(r->best_serve, r->best_serve_cfg);
     case IB_RESULT_GEN_COMPARISON: return ib__gen_comparison_text(r);
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_text(r);

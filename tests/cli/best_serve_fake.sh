@@ -42,6 +42,7 @@ expect_exit 2 "--step-max-ms without --best" -- "$IB" "${FAKE[@]}" --arrivals "$
 expect_exit 2 "a request past a slot's context" -- "$IB" "${FAKE[@]}" --best --arrivals "$TMP/sixteen.txt" \
   --slo-ttft-ms 2 --ctx-per-seq 5
 expect_grep "request 1: a prompt of 4 tokens \+ 2 output tokens pass the context of a slot \(5\)" "$TMP/err" "its line names the request"
+expect_exit 2 "--best with --rates" -- "$IB" "${FAKE[@]}" --best --rates 5,10 --slo-ttft-ms 2
 expect_exit 2 "--best for a forward-pass model" -- "$IB" serve zoo:mlp --device cpu --best --rate 5
 expect_exit 2 "--best with a forward-pass option" -- "$IB" "${FAKE[@]}" --best --rate 5 --slo-ttft-ms 2 --slo-p99-ms 3
 finish

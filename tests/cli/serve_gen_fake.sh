@@ -51,7 +51,51 @@ expect_grep "PARTIAL" "$TMP/int.out" "SIGINT: the report printed, marked partial
 json_check "$TMP/int.json" "d['partial'] is True and d['stop_reason'] == 'interrupted' and len(d['requests']) == 200 and 0 < len(d['steps'])" "SIGINT: json partial, the schedule and the steps kept"
 json_check "$TMP/int.json" "d['figures']['completed'] < 200 and d['figures']['completed'] == sum(r['generated_tokens'] == 50 for r in d['requests']) == (d['figures']['ttft_ms'] or {'n': 0})['n']" "SIGINT: the figures of the requests completed, the others not counted"
 
+# The SLO search and the curve on one slot of 8 ms a request (a prompt
+# step of 2 ms, 4 decode steps of 1.5): 125 requests/s exactly
+# (test_gen_serve_rates.c works it out). The search starts at the rate the
+# warm-up served (its 2 requests back to back: 125), fails at 250, then
+# bisects the grid of 4.73% steps down to 130.9.
+ONE=(--slots 1 --prompt-tokens 10 --new-tokens 5 --arrivals constant --requests 50 --warmup-requests 2
+     --slo-ttft-ms 3 --slo-tpot-ms 2 --slo-percentile 90 --confidence 0.9)
+expect_exit 0 "the SLO search" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --json "$TMP/search.json"
+expect_grep "^answer: 125 requests/s meets TTFT p90 <= 3 ms and TPOT p90 <= 2 ms; 130.9 requests/s failed$" "$TMP/out" "search: the rate found, the last failing one"
+expect_grep "^search cost: 64 requests served over 5 rates, against 100 for a sweep of the same grid \(2 rates x 50 requests\): 64%$" "$TMP/out" "search: its requests against the sweep's"
+expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tokens/s$" "$TMP/out" "search: the figures at the rate found"
+json_check "$TMP/search.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and d['search']['rate_found'] == 125 and d['search']['requests_served'] == 64 and [p['admitted'] for p in d['points']] == [50, 3, 3, 3, 5] and d['at']['settings']['rate'] == 125" "json: the search's rates, the run at the answer"
+expect_exit 0 "the curve" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --rates 50,100,125,200,250 --json "$TMP/curve.json"
+expect_grep "^saturation: 200 requests/s \(achieved 125, below 95% of the offered\)$" "$TMP/out" "curve: the saturation point"
+expect_grep "^knee: 125 requests/s " "$TMP/out" "curve: the knee"
+json_check "$TMP/curve.json" "[p['met'] for p in d['points']] == [True, True, True, False, False] and d['points'][0]['kv_max_share'] == 14 / 15 and d['curve']['knee_rate'] == 125" "json: the curve's verdicts and KV occupancy"
+expect_exit 3 "a search no rate meets" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --slo-ttft-ms 1
+expect_grep "^answer: no rate met TTFT p90 <= 1 ms and TPOT p90 <= 2 ms$" "$TMP/out" "search: no rate met, said"
+
+# SIGINT mid-search: the rates measured kept, partial, exit 130.
+"$IB" "${FAKE[@]}" --option sleep_us=20000 --requests 200 --new-tokens 50 --prompt-tokens 16 --warmup-requests 1 \
+  --slo-ttft-ms 1000 --slo-tpot-ms 1000 --slo-percentile 90 --json "$TMP/sint.json" >"$TMP/sint.out" \
+  2>"$TMP/sint.err" </dev/null &
+pid=$!
+sleep 3
+kill -INT "$pid"
+wait "$pid"
+got=$?
+if [ "$got" -eq 130 ]; then pass "SIGINT in a search: exit 130"; else fail "SIGINT in a search: exit $got, expected 130"; fi
+expect_grep "PARTIAL: stopped early \(interrupted\); the rates above are what was measured" "$TMP/sint.out" "SIGINT in a search: the rates printed, partial"
+json_check "$TMP/sint.json" "d['partial'] is True and len(d['points']) >= 1 and d['points'][-1]['partial'] is True" "SIGINT in a search: json partial"
+
 # Bad inputs, refused before anything runs.
+expect_exit 2 "a search's target of 0 and none else" -- "$IB" "${FAKE[@]}" --slo-ttft-ms 0
+expect_exit 2 "a search's target below 0" -- "$IB" "${FAKE[@]}" --slo-ttft-ms -5 --slo-tpot-ms 30
+expect_exit 2 "rates of junk" -- "$IB" "${FAKE[@]}" --rates 5,x
+expect_exit 2 "a rate of 0 in a list" -- "$IB" "${FAKE[@]}" --rates 5,0
+expect_exit 2 "an empty rate in a list" -- "$IB" "${FAKE[@]}" --rates 5,,6
+expect_exit 2 "a percentile of 100" -- "$IB" "${FAKE[@]}" --slo-ttft-ms 500 --slo-percentile 100
+expect_exit 2 "a percentile of 0" -- "$IB" "${FAKE[@]}" --slo-ttft-ms 500 --slo-percentile 0
+expect_exit 2 "a percentile without targets" -- "$IB" "${FAKE[@]}" --rates 5 --slo-percentile 99
+expect_exit 2 "a percentile with one rate" -- "$IB" "${FAKE[@]}" --rate 5 --slo-ttft-ms 500 --slo-percentile 99
+expect_exit 2 "too few requests to ever meet p99" -- "$IB" "${FAKE[@]}" --slo-ttft-ms 500 --requests 100
+expect_grep "100 requests a rate can never meet a p99 target at confidence 99%: 459 at least" "$TMP/err" "too few requests: the fewest said"
+expect_exit 2 "rates and a trace" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/three.txt" --rates 5,10
 expect_exit 2 "burstiness 0" -- "$IB" "${FAKE[@]}" --rate 5 --burstiness 0
 expect_exit 2 "burstiness with constant arrivals" -- "$IB" "${FAKE[@]}" --rate 5 --arrivals constant --burstiness 2
 expect_exit 2 "a target below 0" -- "$IB" "${FAKE[@]}" --rate 5 --slo-tpot-ms -1
@@ -63,6 +107,7 @@ expect_exit 2 "a range of junk" -- "$IB" "${FAKE[@]}" --rate 5 --new-tokens 1..x
 expect_exit 2 "a missing trace" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/none.txt"
 expect_exit 2 "the slots' cache over the fake's capacity" -- "$IB" "${FAKE[@]}" --rate 5 --slots 16 --option kv_tokens=1000
 expect_exit 2 "a forward-pass option" -- "$IB" "${FAKE[@]}" --rate 5 --concurrency 2
+expect_exit 2 "a forward-pass model's percentile still needs its target" -- "$IB" serve m.onnx --backend fake --rate 5 --slo-percentile 0.9
 expect_exit 2 "an engine option for a forward-pass model" -- "$IB" serve m.onnx --backend fake --rate 5 --slots 4
 expect_grep "serve --slots is for a generative model" "$TMP/err" "the forward-pass model named"
 finish

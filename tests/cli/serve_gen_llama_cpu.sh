@@ -54,4 +54,15 @@ expect_exit 2 "more slots than the KV cache holds (out of memory creating the co
 expect_grep "do not fit" "$TMP/err" "out of memory said"
 expect_exit 2 "a forward-pass option" -- "$IB" "${TINY[@]}" --rate 5 --max-batch 4
 expect_exit 2 "a range given to generate" -- "$IB" generate zoo:llama-tiny --device cpu --prompt-tokens 8..16
+# The curve and the search on llama.cpp: one context for every rate, every
+# request of every rate generated, none left in the cache (the counts;
+# no timing asserted). The search's targets are generous: it stops at the
+# first rate that met them while saturated, or bisects.
+expect_exit 0 "the curve over two rates" -- "$IB" "${TINY[@]}" --rates 20,40 --requests 6 --prompt-tokens 8 \
+  --new-tokens 3 --slots 2 --json "$TMP/curve.json"
+json_check "$TMP/curve.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and [p['completed'] for p in d['points']] == [6, 6] and all(0 < p['kv_max_share'] <= 1 for p in d['points'])" "curve: every request of both rates, the KV occupancy a share"
+json_check "$TMP/curve.json" "d['at']['info']['n_seq_max'] == 2 and sum(s['decode_tokens'] for s in d['at']['steps']) == 6 * 2" "curve: the run at the knee (or the last rate) accounts for every token"
+expect_exit 0 "the SLO search" -- "$IB" "${TINY[@]}" --requests 6 --prompt-tokens 8 --new-tokens 3 --slots 2 \
+  --slo-ttft-ms 100000 --slo-tpot-ms 100000 --slo-percentile 50 --confidence 0.5 --json "$TMP/search.json"
+json_check "$TMP/search.json" "d['search']['rate_found'] > 0 and all(p['met'] for p in d['points']) and d['search']['requests_served'] == 6 * len(d['points'])" "search: every rate met in full, the answer found"
 finish

@@ -31,6 +31,8 @@ INFERBENCH_TEST_CRASH_SESSION=2 expect_exit 1 "a session crashed" -- "$IB" "${FA
 expect_grep "1 of 3 sessions failed \(session 2" "$TMP/err" "its line says which"
 json_check "$TMP/c.json" "d['sessions']['measured'] == 2 and [f['sessions'] for f in d['sessions']['figures']] == [2] * 5" "json: the two others merged"
 
+expect_exit 2 "--sessions with a curve over rates" -- "$IB" "${FAKE[@]}" --rates 5,10 --sessions 3
+expect_exit 2 "--sessions with the search for a rate" -- "$IB" "${FAKE[@]}" --sessions 3
 expect_exit 2 "--sessions with --best" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/three.txt" --sessions 3 --best
 expect_exit 2 "--sessions for a forward-pass model's serve" -- "$IB" serve zoo:mlp --device cpu --rate 5 --sessions 3
 finish

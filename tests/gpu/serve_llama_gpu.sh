@@ -12,6 +12,19 @@
 # it), else the release set-up installed. The 3 GB model file is written
 # once into INFERBENCH_ZOO_CACHE (default /tmp/inferbench-zoo). Rates and
 # requests: IB_SERVE_RATES (default "2 8"), IB_SERVE_REQUESTS (default 60).
+#
+# IB_SERVE_PARTS (default "rates": the runs above) adds the answer of issue
+# 36 for each of IB_SERVE_MODELS (default F16 and Q4_K_M of llama-3.2-1b),
+# 32 slots, 16 warm-up requests, prompt 512 / output 128:
+#   curve   --rates IB_SERVE_CURVE_RATES (default "8,24,40"), 120 requests
+#           a rate: TTFT/TPOT p50/p99, goodput, tokens/s, KV occupancy, the
+#           knee and the saturation point;
+#   search  the highest rate at TTFT p99 <= 500 ms and TPOT p99 <= 30 ms
+#           (460 requests a rate: 459 all within are the fewest that pass
+#           p99 at 99%), from the rate the warm-up served; its requests
+#           against a sweep of the same grid (the issue's target: a third).
+# About 100 s a model for both parts on an H100 (the F16 file written
+# once, the Q4_K_M one quantized once: add 30 s each the first time).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 lib=${IB_LLAMA_LIBRARY:-}
@@ -21,7 +34,8 @@ opts=(--device cuda --quiet --prompt-tokens 512 --new-tokens 128 --slots 8 --pre
       --requests "${IB_SERVE_REQUESTS:-60}" --slo-ttft-ms 500 --slo-tpot-ms 30)
 [ -n "$lib" ] && opts+=(--option "library=$lib")
 
-for rate in ${IB_SERVE_RATES:-2 8}; do
+parts=" ${IB_SERVE_PARTS:-rates} "
+[[ $parts == *" rates "* ]] && for rate in ${IB_SERVE_RATES:-2 8}; do
   out="$TMP/serve_$rate.json"
   "$IB" serve zoo:llama-3.2-1b "${opts[@]}" --rate "$rate" --json "$out" >"$TMP/serve_$rate.txt" 2>"$TMP/err"
   rc=$?
@@ -44,5 +58,54 @@ print(f"summary rate {sys.argv[2]}/s: {f['completed']} requests, achieved {f['ac
       f"goodput (TTFT<=500, TPOT<=30) {f['goodput_rate']:.3f}/s ({100 * f['good_share']:.0f}%); "
       f"steps {len(st)}: decode-only median {med(plain):.2f} ms, with a chunk {med(chunked):.2f} ms")
 PY
+done
+
+# The answer of issue 36: the curve and the SLO search on each model.
+answer=(--device cuda --quiet --prompt-tokens 512 --new-tokens 128 --slots 32 --prefill-chunk 512
+        --warmup-requests 16 --slo-ttft-ms 500 --slo-tpot-ms 30)
+[ -n "$lib" ] && answer+=(--option "library=$lib")
+for model in ${IB_SERVE_MODELS:-zoo:llama-3.2-1b zoo:llama-3.2-1b?q4_k_m}; do
+  tag=$(echo "$model" | tr -c 'a-z0-9_\n' '_')
+  if [[ $parts == *" curve "* ]]; then
+    out="$TMP/curve_$tag.json"
+    "$IB" serve "$model" "${answer[@]}" --requests 120 --rates "${IB_SERVE_CURVE_RATES:-8,24,40}" \
+      --json "$out" >"$TMP/curve_$tag.txt" 2>"$TMP/err"
+    rc=$?
+    cat "$TMP/curve_$tag.txt" "$TMP/err"
+    if [ $rc != 0 ]; then fail "$model curve: exit $rc"; else
+      json_check "$out" "d['at']['info']['device'] == 'cuda' and all(p['completed'] == p['scheduled'] for p in d['points'])" "$model curve: on the GPU, every request of every rate completed"
+      python3 - "$out" "$model" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); c = d['curve']
+for p in d['points']:
+    print(f"summary curve {sys.argv[2]} {p['offered_rate']:g}/s: achieved {p['achieved_rate']:.2f}/s; TTFT p50 {p['ttft_p50_ms']:.1f} p99 {p['ttft_p99_ms']:.1f} ms; "
+          f"TPOT p50 {p['tpot_p50_ms']:.2f} p99 {p['tpot_p99_ms']:.2f} ms; goodput {p['goodput_rate']:.2f}/s ({100 * p['good_share']:.0f}%); "
+          f"{p['output_tokens_per_s']:.0f} output tok/s; KV mean {100 * p['kv_mean_share']:.0f}% max {100 * p['kv_max_share']:.0f}%; met {p['met']}")
+print(f"summary curve {sys.argv[2]}: knee {c['knee_rate']}/s, saturation {c['saturation_rate']}/s")
+PY
+    fi
+  fi
+  if [[ $parts == *" search "* ]]; then
+    out="$TMP/search_$tag.json"
+    "$IB" serve "$model" "${answer[@]}" --requests 460 --slo-percentile 99 --json "$out" >"$TMP/search_$tag.txt" 2>"$TMP/err"
+    rc=$?
+    cat "$TMP/search_$tag.txt" "$TMP/err"
+    if [ $rc != 0 ]; then fail "$model search: exit $rc"; else
+      json_check "$out" "d['at']['info']['device'] == 'cuda' and d['search']['rate_found'] > 0" "$model search: a rate found on the GPU"
+      json_check "$out" "3 * d['search']['requests_served'] <= d['search']['sweep_requests']" "$model search: at most a third of the sweep's requests"
+      python3 - "$out" "$model" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); s = d['search']; pts = d['points']
+best = next(p for p in pts if p['offered_rate'] == s['rate_found'])
+print(f"summary search {sys.argv[2]} (TTFT p99 <= 500 ms, TPOT p99 <= 30 ms): {s['rate_found']:.3f}/s found, "
+      f"last failing {s['last_failed_rate']}/s (grid {100 * s['grid_step']:.2f}%); there TTFT p99 {best['ttft_p99_ms']:.1f} ms, "
+      f"TPOT p99 {best['tpot_p99_ms']:.2f} ms, goodput {best['goodput_rate']:.2f}/s ({100 * best['good_share']:.0f}%), "
+      f"{best['output_tokens_per_s']:.0f} output tok/s, KV max {100 * best['kv_max_share']:.0f}%; "
+      f"{s['requests_served']} requests over {len(pts)} rates against {s['sweep_requests']} for the sweep "
+      f"({s['sweep_rates']} rates): {100 * s['requests_served'] / s['sweep_requests']:.1f}%; rates "
+      + ", ".join(f"{p['offered_rate']:.2f}{'+' if p['met'] else '-'}({p['admitted']})" for p in pts))
+PY
+    fi
+  fi
 done
 finish

@@ -95,7 +95,10 @@ issue35) # the fourteenth session's: the GPU side of issue 35 (generation's pitf
 best35) # best's merged runs on the GPU (issue 35 point 5): one objective, TPOT (both take ~280 s)
   IB_BEST_GPU_OBJECTIVES=tpot run 400 best bash tests/gpu/best_llama_gpu.sh $IB
   grep -vE '^ok ' $OUT/best.log | cut -c1-300 | head -60 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35" >&2; exit 2 ;;
+answer36) # issue 36's answer: the curve and the SLO search, F16 and Q4_K_M (about 4 minutes)
+  IB_SERVE_PARTS="curve search" run 560 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 answer36" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300

@@ -1,0 +1,250 @@
+/* A generative model served at several rates (docs/serve-generative.md,
+ * "The answer"): the SLO search's rates, its answer and its cost against
+ * a sweep, or the curve with its knee and saturation point; text and
+ * JSON. The whole run at the answer's rate (or the knee's) follows, in
+ * gen_serve_report.c's words. */
+#include "report/printer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Text                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static const char *cell(char buf[32], double v) { return isnan(v) ? "-" : ib__fmt_plain4(buf, v); }
+
+static const char *verdict(char buf[64], const ib_gen_serve_point *p, const ib_gen_serve_config *c)
+{
+    bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0;
+    if (p->partial) return "partial";
+    if (!targets) return "";
+    if (!p->ended_early) return p->met ? "met" : "failed";
+    snprintf(buf, 64, "failed early (%lld/%lld served)", (long long)p->admitted, (long long)p->scheduled);
+    return buf;
+}
+
+static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+{
+    ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %s\n", "offered", "achieved", "TTFT p50",
+                    "TTFT p99", "TPOT p50", "TPOT p99", "queue p99", "goodput", "good", "out tok/s",
+                    "KV mean/max", "");
+    for (size_t i = 0; i < r->n_points; i++) {
+        const ib_gen_serve_point *p = &r->points[i];
+        char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32], v[64], kv[32];
+        snprintf(kv, sizeof kv, "%.0f%%/%.0f%%", 100 * p->kv_mean_share, 100 * p->kv_max_share);
+        snprintf(k, sizeof k, "%.4g%%", 100 * p->good_share);
+        ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %s\n", cell(a, p->offered_rate),
+                        cell(b1, p->achieved_rate), cell(c1, p->ttft_p50_ms), cell(d, p->ttft_p99_ms),
+                        cell(e, p->tpot_p50_ms), cell(f, p->tpot_p99_ms), cell(g, p->queue_p99_ms),
+                        cell(h, p->goodput_rate), isnan(p->good_share) ? "-" : k,
+                        cell(o, p->output_tokens_per_s), isnan(p->kv_mean_share) ? "-" : kv,
+                        verdict(v, p, c));
+    }
+    ib__sbuf_printf(b,
+                    "rates in requests/s, times in ms from each request's scheduled arrival; KV: the cells "
+                    "held after each step, of the slots' cache\n");
+}
+
+/* "TTFT p99 <= 500 ms and TPOT p99 <= 30 ms" */
+static void targets_text(ib__sbuf *b, const ib_gen_serve_config *c, const ib_gen_serve_rates_config *rc)
+{
+    char pct[32];
+    ib__fmt_percent(pct, rc->percentile);
+    pct[strlen(pct) - 1] = '\0'; /* "99%" -> "p99" */
+    if (c->slo_ttft_ms > 0) ib__sbuf_printf(b, "TTFT p%s <= %.4g ms", pct, c->slo_ttft_ms);
+    if (c->slo_ttft_ms > 0 && c->slo_tpot_ms > 0) ib__sbuf_printf(b, " and ");
+    if (c->slo_tpot_ms > 0) ib__sbuf_printf(b, "TPOT p%s <= %.4g ms", pct, c->slo_tpot_ms);
+}
+
+static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
+                        const ib_gen_serve_rates_config *rc)
+{
+    char rate[32], fail[32], good[32], tok[32];
+    ib__sbuf_printf(b,
+                    "search: rates on a grid of %.3g%% steps; each judged by LoadGen's early-stopping bound "
+                    "(confidence %.4g%%), ended as soon as it could no longer be met\n",
+                    100 * r->grid_step, 100 * rc->confidence);
+    ib__sbuf_printf(b,
+                    "search cost: %lld requests served over %zu rates, against %lld for a sweep of the same "
+                    "grid (%lld rates x %lld requests): %.3g%%\n",
+                    (long long)r->requests_served, r->n_points, (long long)r->sweep_requests,
+                    (long long)r->sweep_rates, (long long)c->requests,
+                    100.0 * (double)r->requests_served / (double)r->sweep_requests);
+    if (r->found < 0) {
+        ib__sbuf_printf(b, "answer: no rate met ");
+        targets_text(b, c, rc);
+        ib__sbuf_printf(b, "\n");
+        return;
+    }
+    const ib_gen_serve_point *p = &r->points[r->found];
+    ib__sbuf_printf(b, "answer: %s requests/s meets ", ib__fmt_plain4(rate, p->offered_rate));
+    targets_text(b, c, rc);
+    if (r->last_failed >= 0)
+        ib__sbuf_printf(b, "; %s requests/s failed",
+                        ib__fmt_plain4(fail, r->points[r->last_failed].offered_rate));
+    else
+        ib__sbuf_printf(b,
+                        "; none failed: the engine was saturated there (achieved %s requests/s), its queue "
+                        "still within the targets over %lld requests (a longer run would pass them): the "
+                        "search stops at saturation",
+                        ib__fmt_plain4(fail, p->achieved_rate), (long long)c->requests);
+    ib__sbuf_printf(b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s\n", rate,
+                    cell(good, p->goodput_rate), 100 * p->good_share, cell(tok, p->output_tokens_per_s));
+}
+
+static void text_curve(ib__sbuf *b, const ib_gen_serve_rates_result *r)
+{
+    char x[32], y[32];
+    if (r->saturation >= 0) {
+        const ib_gen_serve_point *s = &r->points[r->saturation];
+        ib__sbuf_printf(b, "saturation: %s requests/s (achieved %s, below %.0f%% of the offered)\n",
+                        ib__fmt_plain4(x, s->offered_rate), ib__fmt_plain4(y, s->achieved_rate),
+                        100 * IB_GEN_SERVE_SATURATED);
+    } else
+        ib__sbuf_printf(b, "saturation: none of these rates (each achieved %.0f%% of the offered or more)\n",
+                        100 * IB_GEN_SERVE_SATURATED);
+    if (r->knee >= 0)
+        ib__sbuf_printf(
+            b,
+            "knee: %s requests/s (the highest rate below saturation whose TTFT p99, %s ms, is within "
+            "%.4gx the curve's lowest)\n",
+            ib__fmt_plain4(x, r->points[r->knee].offered_rate),
+            ib__fmt_plain4(y, r->points[r->knee].ttft_p99_ms), IB_GEN_SERVE_KNEE_FACTOR);
+    else
+        ib__sbuf_printf(b, "knee: none (every rate saturated)\n");
+}
+
+/* The configuration of the run at the answer: its rate. */
+static ib_gen_serve_config at_config(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+{
+    ib_gen_serve_config at = *c;
+    at.rate = r->points[r->at_point].offered_rate;
+    return at;
+}
+
+static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
+                        const ib_gen_serve_rates_config *rc)
+{
+    ib__sbuf b = { 0 };
+    if (r->at.n_requests > 0) {
+        ib_gen_serve_config at_cfg = at_config(r, c);
+        char *at = ib__gen_serve_report_text(&r->at, &at_cfg);
+        char rate[32];
+        ib__sbuf_printf(&b, "%s\nthe run above: %s, at %s requests/s\n\n", at ? at : "",
+                        r->searched    ? "the answer's"
+                        : r->knee >= 0 ? "the knee's"
+                                       : "the curve's last",
+                        ib__fmt_plain4(rate, r->points[r->at_point].offered_rate));
+        free(at);
+    }
+    ib__sbuf_printf(&b, "%s over %zu rates:\n", r->searched ? "the SLO search" : "the curve", r->n_points);
+    text_rows(&b, r, c);
+    if (r->searched)
+        text_answer(&b, r, c, rc);
+    else
+        text_curve(&b, r);
+    if (r->partial)
+        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the rates above are what was measured\n",
+                        ib_status_str(r->stop_status));
+    return ib__sbuf_finish(&b);
+}
+
+char *ib__gen_serve_rates_report_text(const ib_result *res)
+{
+    if (!res->gen_serve_rates) return ib__gen_serve_report_text(res->gen_serve, res->gen_serve_cfg);
+    return rates_text(res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* JSON                                                                      */
+/* ------------------------------------------------------------------------ */
+
+static cJSON *json_point(const ib_gen_serve_point *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    ib__json_add_number(o, "offered_rate", p->offered_rate);
+    ib__json_add_number(o, "achieved_rate", p->achieved_rate);
+    cJSON_AddNumberToObject(o, "scheduled", (double)p->scheduled);
+    cJSON_AddNumberToObject(o, "admitted", (double)p->admitted);
+    cJSON_AddNumberToObject(o, "completed", (double)p->completed);
+    ib__json_add_number(o, "ttft_p50_ms", p->ttft_p50_ms);
+    ib__json_add_number(o, "ttft_p99_ms", p->ttft_p99_ms);
+    ib__json_add_number(o, "tpot_p50_ms", p->tpot_p50_ms);
+    ib__json_add_number(o, "tpot_p99_ms", p->tpot_p99_ms);
+    ib__json_add_number(o, "queue_p99_ms", p->queue_p99_ms);
+    ib__json_add_number(o, "ttft_at_percentile_ms", p->ttft_at_percentile_ms);
+    ib__json_add_number(o, "tpot_at_percentile_ms", p->tpot_at_percentile_ms);
+    cJSON_AddNumberToObject(o, "ttft_over", (double)p->ttft_over);
+    cJSON_AddNumberToObject(o, "tpot_over", (double)p->tpot_over);
+    cJSON_AddBoolToObject(o, "met", p->met);
+    cJSON_AddBoolToObject(o, "ended_early", p->ended_early);
+    ib__json_add_number(o, "goodput_rate", p->goodput_rate);
+    ib__json_add_number(o, "good_share", p->good_share);
+    ib__json_add_number(o, "output_tokens_per_s", p->output_tokens_per_s);
+    ib__json_add_number(o, "total_tokens_per_s", p->total_tokens_per_s);
+    ib__json_add_number(o, "kv_mean_share", p->kv_mean_share);
+    ib__json_add_number(o, "kv_max_share", p->kv_max_share);
+    cJSON_AddBoolToObject(o, "partial", p->partial);
+    return o;
+}
+
+/* A point's offered rate, or null for -1. */
+static void add_rate_at(cJSON *o, const char *key, const ib_gen_serve_rates_result *r, int32_t i)
+{
+    ib__json_add_number(o, key, i >= 0 ? r->points[i].offered_rate : NAN);
+}
+
+static cJSON *json_search(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_rate_at(o, "rate_found", r, r->found);
+    add_rate_at(o, "last_failed_rate", r, r->last_failed);
+    ib__json_add_number(o, "grid_step", r->grid_step);
+    cJSON_AddNumberToObject(o, "requests_per_rate", (double)c->requests);
+    cJSON_AddNumberToObject(o, "requests_served", (double)r->requests_served);
+    cJSON_AddNumberToObject(o, "sweep_rates", (double)r->sweep_rates);
+    cJSON_AddNumberToObject(o, "sweep_requests", (double)r->sweep_requests);
+    return o;
+}
+
+static cJSON *json_curve(const ib_gen_serve_rates_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_rate_at(o, "knee_rate", r, r->knee);
+    add_rate_at(o, "saturation_rate", r, r->saturation);
+    cJSON_AddNumberToObject(o, "knee_factor", IB_GEN_SERVE_KNEE_FACTOR);
+    cJSON_AddNumberToObject(o, "saturated_below", IB_GEN_SERVE_SATURATED);
+    return o;
+}
+
+static char *rates_json(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
+                        const ib_gen_serve_rates_config *rc)
+{
+    cJSON *root = ib__json_document("inferbench.serve_generative_rates/1", r->partial, r->stop_status, NULL);
+    cJSON_AddStringToObject(root, "kind", r->searched ? "search" : "curve");
+    ib__json_add_number(root, "slo_ttft_ms", c->slo_ttft_ms > 0 ? c->slo_ttft_ms : NAN);
+    ib__json_add_number(root, "slo_tpot_ms", c->slo_tpot_ms > 0 ? c->slo_tpot_ms : NAN);
+    cJSON_AddNumberToObject(root, "percentile", rc->percentile);
+    cJSON_AddNumberToObject(root, "confidence", rc->confidence);
+    cJSON *pts = cJSON_AddArrayToObject(root, "points");
+    for (size_t i = 0; i < r->n_points; i++) cJSON_AddItemToArray(pts, json_point(&r->points[i]));
+    cJSON_AddItemToObject(root, r->searched ? "search" : "curve",
+                          r->searched ? json_search(r, c) : json_curve(r));
+    add_rate_at(root, "at_rate", r, r->at_point);
+    /* The run at the answer: its own document, whole. */
+    ib_gen_serve_config at_cfg = r->at.n_requests > 0 ? at_config(r, c) : *c;
+    char *at = r->at.n_requests > 0 ? ib__gen_serve_report_json(&r->at, &at_cfg) : NULL;
+    cJSON *doc = at ? cJSON_Parse(at) : NULL;
+    free(at);
+    cJSON_AddItemToObject(root, "at", doc ? doc : cJSON_CreateNull());
+    return ib__json_finish(root);
+}
+
+char *ib__gen_serve_rates_report_json(const ib_result *res)
+{
+    if (!res->gen_serve_rates) return ib__gen_serve_report_json(res->gen_serve, res->gen_serve_cfg);
+    return rates_json(res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg);
+}

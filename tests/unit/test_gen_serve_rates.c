@@ -1,0 +1,302 @@
+/* The SLO rate search and the curve over rates of a generative model
+ * served (docs/serve-generative.md, "The answer"), on the scripted
+ * generation fake's virtual clock, where the engine's capacity is worked
+ * out by hand.
+ *
+ * The script: one slot, every request a prompt of 10 tokens and 5 output
+ * tokens; a step costs 1 ms + 0.5 ms a decode token + 0.1 ms a prompt
+ * token. A request alone: its prompt in one step (2 ms: its TTFT), then 4
+ * decode steps of 1.5 ms (its TPOT): 8 ms of service, a capacity of 125
+ * requests/s exactly. Constant arrivals at r: below or at 125 no request
+ * waits (TTFT 2 ms each); above, request i starts at 8i ms and arrives at
+ * 1000i/r, so its TTFT is 2 + i (8 - 1000/r) ms, growing without bound. */
+#include "check.h"
+#include "gen_fixtures.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ib__gen *open_one_slot_engine(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.cold_calls = 0;
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = 0.5;
+    s.batch_prefill_token_ms = 0.1;
+    return gen_fixture_open(&s);
+}
+
+/* 50 requests at constant arrivals, TTFT <= 3 ms and TPOT <= 2 ms at p90
+ * with confidence 0.9: of 50 requests one over a target still meets it
+ * (P(X <= 1) = 0.034 for X ~ Binomial(50, 0.1)), two do not (0.112). */
+static ib_gen_serve_config serve_config(void)
+{
+    ib_gen_serve_config c;
+    ib_gen_serve_config_init(&c);
+    c.arrivals = IB_ARRIVALS_CONSTANT;
+    c.requests = 50;
+    c.prompt_min = c.prompt_max = 10;
+    c.output_min = c.output_max = 5;
+    c.slots = 1;
+    c.warmup_requests = 2;
+    c.slo_ttft_ms = 3;
+    c.slo_tpot_ms = 2;
+    return c;
+}
+
+static ib_gen_serve_rates_config rates_config(void)
+{
+    ib_gen_serve_rates_config rc;
+    ib_gen_serve_rates_config_init(&rc);
+    rc.percentile = 0.9;
+    rc.confidence = 0.9;
+    return rc;
+}
+
+/* From 31.25 requests/s (a quarter of the capacity) on a grid of 15 steps
+ * a doubling (4.73%: precision 0.05): 31.25, 62.5 and 125 meet; 250 fails
+ * (its request 1 has a TTFT of 6, request 2 of 10: the second over ends
+ * the rate after 3 requests); bisection on the grid between 125 (index 30)
+ * and 250 (45): index 37 and 33 fail after 3 requests, 31 (130.9/s, TTFT
+ * 2 + 0.364 i: requests 3 and 4 over) after 5. The answer is 125 exactly,
+ * 130.9 the last failing rate; the search served 3 x 50 + 3 + 3 + 3 + 5 =
+ * 164 requests, where a sweep of the grid from 31.25 (index 0) to 130.9
+ * (31) serves 32 x 50 = 1600. */
+static void test_search_finds_the_capacity(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    ib_gen_serve_rates_config rc = rates_config();
+    rc.first_rate = 31.25;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK(r.searched && !r.partial);
+    const double step = pow(2.0, 1.0 / 15);
+    const double rate[] = { 31.25, 62.5, 125, 250, 125 * pow(step, 7), 125 * pow(step, 3), 125 * step };
+    const int64_t admitted[] = { 50, 50, 50, 3, 3, 3, 5 };
+    const bool met[] = { true, true, true, false, false, false, false };
+    CHECK_EQ_INT(r.n_points, 7);
+    for (size_t i = 0; i < 7 && r.n_points == 7; i++) {
+        const ib_gen_serve_point *p = &r.points[i];
+        CHECK_NEAR(p->offered_rate, rate[i], 1e-9);
+        CHECK_EQ_INT(p->admitted, admitted[i]);
+        CHECK(p->met == met[i]);
+        CHECK(p->ended_early == !met[i]);
+        CHECK_EQ_INT(p->ttft_over, met[i] ? 0 : 2);
+    }
+    CHECK_EQ_INT(r.found, 2);
+    CHECK_EQ_INT(r.last_failed, 6);
+    CHECK_NEAR(r.grid_step, step - 1, 1e-12);
+    CHECK_EQ_INT(r.requests_served, 164);
+    CHECK_EQ_INT(r.sweep_rates, 32);
+    CHECK_EQ_INT(r.sweep_requests, 1600);
+    /* The figures at the answer: every request within both targets, 250
+     * output tokens over 400 ms (8 ms a request, back to back); the run
+     * kept whole. */
+    const ib_gen_serve_point *p = &r.points[2];
+    CHECK_NEAR(p->ttft_p99_ms, 2, 1e-9);
+    CHECK_NEAR(p->tpot_p99_ms, 1.5, 1e-9);
+    CHECK_NEAR(p->achieved_rate, 125, 1e-9);
+    CHECK_NEAR(p->goodput_rate, 125, 1e-9);
+    CHECK_NEAR(p->good_share, 1, 0);
+    CHECK_NEAR(p->output_tokens_per_s, 625, 1e-9);
+    CHECK_EQ_INT(r.at_point, 2);
+    CHECK_EQ_INT(r.at.n_requests, 50);
+    CHECK_NEAR(r.at.offered_rate, 125, 0);
+    /* One warm-up (its 2 requests) for every rate; every request admitted
+     * was removed from the cache, served to its end or dropped. */
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, 2 + 164);
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* A TTFT target below the 2 ms any request takes: every rate fails after
+ * its second request; the search halves 6 times and says so. */
+static void test_search_not_met(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    c.slo_ttft_ms = 1;
+    ib_gen_serve_rates_config rc = rates_config();
+    rc.first_rate = 64;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_NOT_MET);
+    CHECK(strstr(err.message, "no rate met the targets: at the lowest, 1 requests/s") != NULL);
+    CHECK_EQ_INT(r.n_points, 7);
+    CHECK_NEAR(r.points[6].offered_rate, 1, 0);
+    CHECK_EQ_INT(r.found, -1);
+    CHECK_EQ_INT(r.requests_served, 7 * 2);
+    CHECK_EQ_INT(r.at.n_requests, 0);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The rate the warm-up served starts the search when none is given: its
+ * 2 requests, back to back on the slot, in 16 ms: 125 requests/s, met;
+ * 250 fails; the bisection ends between 125 and 130.9 again. */
+static void test_search_starts_at_warmup_rate(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    ib_gen_serve_rates_config rc = rates_config();
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK_NEAR(r.points[0].offered_rate, 125, 1e-9);
+    CHECK(r.found >= 0 && r.points[r.found].offered_rate == 125);
+    CHECK(r.last_failed >= 0 && fabs(r.points[r.last_failed].offered_rate - 125 * pow(2.0, 1.0 / 15)) < 1e-9);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Generous targets (TTFT <= 3 s): 250 requests/s saturates the engine
+ * (achieved 125) and its 50 requests still meet them; the search stops
+ * there, the answer that rate, no rate failed: 100 requests against a
+ * sweep of the 16 grid rates from 125 to 250. */
+static void test_search_stops_at_saturation(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    c.slo_ttft_ms = 3000;
+    ib_gen_serve_rates_config rc = rates_config();
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 2);
+    CHECK(r.points[1].met);
+    CHECK_NEAR(r.points[1].offered_rate, 250, 1e-9);
+    CHECK_NEAR(r.points[1].achieved_rate, 125, 1e-9);
+    CHECK_EQ_INT(r.found, 1);
+    CHECK_EQ_INT(r.last_failed, -1);
+    CHECK_EQ_INT(r.requests_served, 100);
+    CHECK_EQ_INT(r.sweep_requests, 800);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The curve at 50, 100, 125, 200 and 250 requests/s: TTFT p99 2 ms up to
+ * 125 (its floor), then growing; achieved 125 at 200 (below 95% of it):
+ * saturation at 200, the knee at 125. The KV cache: a request holds 10,
+ * 11, 12, 13, 14 cells after its 5 steps, of 15: a mean of 80%, a max of
+ * 14/15. */
+static void test_curve_knee_and_saturation(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    ib_gen_serve_rates_config rc = rates_config();
+    const double rates[] = { 50, 100, 125, 200, 250 };
+    rc.rates = rates;
+    rc.n_rates = 5;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK(!r.searched);
+    CHECK_EQ_INT(r.n_points, 5);
+    for (size_t i = 0; i < 5 && r.n_points == 5; i++) {
+        const ib_gen_serve_point *p = &r.points[i];
+        CHECK_NEAR(p->offered_rate, rates[i], 0);
+        CHECK_EQ_INT(p->completed, 50); /* a curve serves every rate in full */
+        CHECK(!p->ended_early);
+        CHECK(p->met == (i < 3));
+        CHECK_NEAR(p->tpot_p99_ms, 1.5, 1e-9);
+        CHECK_NEAR(p->kv_mean_share, 0.8, 1e-12);
+        CHECK_NEAR(p->kv_max_share, 14.0 / 15, 1e-12);
+        if (i < 3) CHECK_NEAR(p->ttft_p99_ms, 2, 1e-9);
+    }
+    /* At 200: request i's TTFT 2 + 3i ms; 50 requests end at 400 ms. */
+    CHECK_NEAR(r.points[3].ttft_p50_ms, 2 + 3 * 24.5, 1e-9);
+    CHECK_NEAR(r.points[3].achieved_rate, 125, 1e-9);
+    CHECK_EQ_INT(r.points[3].ttft_over, 49);
+    CHECK_EQ_INT(r.saturation, 3);
+    CHECK_EQ_INT(r.knee, 2);
+    CHECK_EQ_INT(r.at_point, 2);
+    CHECK_NEAR(r.at.offered_rate, 125, 0);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Interrupted: the rate in progress kept, marked partial. */
+static void test_interrupted(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    c.warmup_requests = 0;
+    volatile int cancel = 1;
+    c.run.cancel = &cancel;
+    ib_gen_serve_rates_config rc = rates_config();
+    const double rates[] = { 50, 100 };
+    rc.rates = rates;
+    rc.n_rates = 2;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_ERR_INTERRUPTED);
+    CHECK(r.partial && r.stop_status == IB_ERR_INTERRUPTED);
+    CHECK_EQ_INT(r.n_points, 1);
+    CHECK(r.points[0].partial && !r.points[0].met);
+    CHECK_EQ_INT(r.knee, -1);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* Bad settings: refused before anything runs. */
+static void test_bad_settings(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    ib_gen_serve_rates_config rc = rates_config();
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    c.slo_ttft_ms = c.slo_tpot_ms = 0;
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "a TTFT or a TPOT target") != NULL);
+    c = serve_config();
+    rc.percentile = 1;
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    rc = rates_config();
+    rc.precision = 0;
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    rc = rates_config();
+    const double bad[] = { 10, -1 };
+    rc.rates = bad;
+    rc.n_rates = 2;
+    CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "rate -1") != NULL);
+    rc.n_rates = 0;
+    CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    rc = rates_config();
+    rc.percentile = rc.confidence = 0.99; /* 459 requests at least, all within */
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message,
+                 "50 requests a rate can never meet a p99 target at confidence 99%: 459 at least") != NULL);
+    c.warmup_requests = 0; /* no first rate, no warm-up to start from */
+    rc = rates_config();
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK_EQ_INT(r.n_points, 0);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).batches, 0);
+    ib__gen_destroy(g);
+}
+
+int main(int argc, char **argv)
+{
+    check_init(argc, argv);
+    RUN(test_search_finds_the_capacity);
+    RUN(test_search_not_met);
+    RUN(test_search_starts_at_warmup_rate);
+    RUN(test_search_stops_at_saturation);
+    RUN(test_curve_knee_and_saturation);
+    RUN(test_interrupted);
+    RUN(test_bad_settings);
+    return check_summary("test_gen_serve_rates");
+}
