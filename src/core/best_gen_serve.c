@@ -337,8 +337,10 @@ static bool distinct_run(race *s, size_t i)
     }
     row->stage = IB_BEST_MERGED;
     row->same_as = same;
+    char ran[sizeof row->label]; /* another row's, copied: the compiler cannot tell */
+    ib__strlcpy(ran, s->r->rows[same].label, sizeof ran);
     snprintf(row->why, sizeof row->why, "runs as #%d (%.160s): the same settings in effect, raced once",
-             same + 1, s->r->rows[same].label);
+             same + 1, ran);
     s->r->merged++;
     return false;
 }
@@ -373,10 +375,12 @@ static void keep_best(race *s)
             above += j != i && racing(&r->rows[j]) && better(&r->rows[j], row);
         if (above < s->cfg->finalists) continue;
         row->stage = IB_BEST_DROPPED;
+        char leader[sizeof row->label]; /* another row's, copied: the compiler cannot tell */
+        ib__strlcpy(leader, r->rows[lead].label, sizeof leader);
         snprintf(row->why, sizeof row->why,
                  "screening: goodput %.4g requests/s (%.1f%% within the targets), not among the %zu best "
                  "(%.120s: %.4g)",
-                 row->goodput_rate, 100 * row->good_share, s->cfg->finalists, r->rows[lead].label,
+                 row->goodput_rate, 100 * row->good_share, s->cfg->finalists, leader,
                  r->rows[lead].goodput_rate);
     }
 }
