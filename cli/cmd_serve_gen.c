@@ -82,9 +82,10 @@ static const char *const forward_only[] = {
     "requests-csv",  "depth",     "shape",        "input",       "memory-cap-mb",
 };
 static const char *const generative_only[] = {
-    "slots",           "prefill-chunk", "burstiness",      "slo-ttft-ms",      "slo-tpot-ms", "slo-e2e-ms",
-    "warmup-requests", "prompt-tokens", "new-tokens",      "ctx-per-seq",      "steps-csv",   "best",
-    "step-max-ms",     "sessions",      "sessions-max-ms", "require-idle-gpu",
+    "slots",         "prefill-chunk",   "burstiness",      "slo-ttft-ms",      "slo-tpot-ms",
+    "slo-e2e-ms",    "warmup-requests", "prompt-tokens",   "new-tokens",       "ctx-per-seq",
+    "shared-prefix", "prefix-cache",    "pitfalls",        "steps-csv",        "best",
+    "step-max-ms",   "sessions",        "sessions-max-ms", "require-idle-gpu",
 };
 
 static int refuse_options(const cli_args *a, bool gen)
@@ -278,9 +279,9 @@ int cmd_serve_gen(cli_args *a)
      * one run's figures a session, not a search's or a curve's. */
     if (cli_sessions_wanted(a)) {
         free(trace);
-        if (n_rates > 0 || searching(a, &c))
+        if (n_rates > 0 || searching(a, &c) || c.pitfalls)
             return cli_fail(IB_ERR_INVALID_ARG, "serve --sessions repeats the run of one rate (--rate R or a "
-                                                "trace), not a search or a curve over rates");
+                                                "trace), not a search, a curve over rates or the pitfalls");
         return cli_run_sessions(a, IB_RESULT_GEN_SERVE);
     }
     cli_outputs out;

@@ -36,6 +36,7 @@ enum {
     O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
     O_SLOTS, O_PREFILL_CHUNK, O_BURSTINESS, O_SLO_TTFT_MS, O_SLO_TPOT_MS, O_SLO_E2E_MS, O_WARMUP_REQUESTS,
     O_STEPS_CSV,
+    O_SHARED_PREFIX, O_PREFIX_CACHE, O_SERVE_PITFALLS,
     O_SERVE_BEST,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
@@ -260,6 +261,12 @@ static const option_def options[] = {
      "a generative model: requests served before the measured ones, not counted (default 4)"},
     {{"steps-csv", required_argument, NULL, O_STEPS_CSV}, OPT_SERVE, "FILE",
      "a generative model: also write one CSV row per engine step (docs/serve-generative.md)"},
+    {{"shared-prefix", required_argument, NULL, O_SHARED_PREFIX}, OPT_SERVE, "T",
+     "a generative model: every prompt's first T tokens alike, a prefix-cache experiment (default 0)"},
+    {{"prefix-cache", required_argument, NULL, O_PREFIX_CACHE}, OPT_SERVE, "on|off",
+     "a generative model: a slot's next request reuses the common prefix of its cells (default on)"},
+    {{"pitfalls", no_argument, NULL, O_SERVE_PITFALLS}, OPT_SERVE, NULL,
+     "a generative model: also what each classic mistake of serving benchmarks reports, beside the correct figure"},
     {{"best", no_argument, NULL, O_SERVE_BEST}, OPT_SERVE, NULL,
      "a generative model: race the engine's settings (slots, prefill chunk, the backend's raced options) by "
      "goodput at the targets; docs/best.md, Serving"},
@@ -709,6 +716,14 @@ static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v
     case O_SLO_TTFT_MS: return parse_positive(name, v, &g->slo_ttft_ms);
     case O_SLO_TPOT_MS: return parse_positive(name, v, &g->slo_tpot_ms);
     case O_SLO_E2E_MS: return parse_positive(name, v, &g->slo_e2e_ms);
+    case O_SHARED_PREFIX:
+        return parse_i64(name, v, 0, IB_GEN_SERVE_MAX_TOKENS, &i64) &&
+               (g->shared_prefix = (int32_t)i64, true);
+    case O_PREFIX_CACHE:
+        if (strcmp(v, "on") && strcmp(v, "off")) return bad(name, v, "on or off");
+        g->prefix_cache = !strcmp(v, "on");
+        return true;
+    case O_SERVE_PITFALLS: g->pitfalls = true; return true;
     case O_SERVE_BEST: a->serve_best = true; return true;
     }
     return false;

@@ -1297,12 +1297,16 @@ void ib_gen_destroy(ib_gen *g);
 
 /* One entry of a mixed batch (ib_gen_callbacks.decode_batch): n_tokens
  * tokens of sequence seq at positions pos..pos+n_tokens-1; logits: the
- * last one's are read (a decode token, or a prompt's last chunk). */
+ * last one's are read (a decode token, or a prompt's last chunk); request:
+ * whose prompt (its own ids), positions below shared the ids every request
+ * shares (serve --shared-prefix). */
 typedef struct ib_gen_batch_entry {
     int32_t seq;
     int32_t pos;
     int32_t n_tokens;
     bool logits;
+    uint32_t request;
+    int32_t shared;
 } ib_gen_batch_entry;
 
 typedef struct ib_gen_callbacks {
@@ -1356,9 +1360,11 @@ typedef struct ib_gen_callbacks {
      * needs them. decode_batch: one call of every entry (each sequence at
      * most once, at most info.n_batch tokens in all, each sequence filled
      * position after position); may return once queued. remove_sequence:
-     * empties sequence seq (untimed), its next entry at position 0. */
+     * drops sequence seq's positions from from_pos on (untimed): 0 empties
+     * it, above 0 keeps a prefix the next request reuses (the engine's
+     * prefix cache; IB_ERR_UNSUPPORTED where the caller cannot). */
     ib_status (*decode_batch)(void *user, const ib_gen_batch_entry *entries, size_t n_entries, ib_error *err);
-    ib_status (*remove_sequence)(void *user, int32_t seq, ib_error *err);
+    ib_status (*remove_sequence)(void *user, int32_t seq, int32_t from_pos, ib_error *err);
 } ib_gen_callbacks;
 
 /* Fills struct_size and version, every slot NULL. */
@@ -2551,11 +2557,52 @@ typedef struct ib_gen_serve_config {
     int32_t warmup_requests;
     /* Goodput's targets in ms (0: none; TTFT and TPOT at least one). */
     double slo_ttft_ms, slo_tpot_ms, slo_e2e_ms;
+    /* The prefix cache (docs/serve-generative.md, "Prompts and the prefix
+     * cache"): every prompt's first shared_prefix tokens alike, a
+     * prefix-cache experiment (0, the default: every request's ids its
+     * own; at most the shortest prompt); prefix_cache: a slot keeps its
+     * last request's cells and the next request on it reuses their common
+     * prefix, prefilling only the rest (default on, as llama-server's
+     * cache_prompt: with ids of each request's own nothing is reused). */
+    int32_t shared_prefix;
+    bool prefix_cache;
+    /* Also measure what each classic mistake of serving benchmarks
+     * reports, beside the correct figure (out->pitfalls). */
+    bool pitfalls;
 } ib_gen_serve_config;
 
 #define IB_GEN_SERVE_DEFAULT_SLOTS 8
 
 void ib_gen_serve_config_init(ib_gen_serve_config *cfg);
+
+/* --- The pitfalls of serving benchmarks (serve --pitfalls; docs/serve-generative.md,
+ * "Pitfalls"): each classic mistake measured on the user's model. --- */
+typedef enum ib_gen_serve_pitfall {
+    IB_GEN_SERVE_PITFALL_ACTUAL_START = 0, /* TTFT from admission, not the schedule (coordinated omission) */
+    IB_GEN_SERVE_PITFALL_ALL_AT_ONCE,      /* every request at time 0 (a rate of infinity) */
+    IB_GEN_SERVE_PITFALL_NO_WARMUP,        /* the first requests pay the cold start */
+    IB_GEN_SERVE_PITFALL_MEAN_TPOT,        /* the mean of per-request TPOT, not decode time over tokens */
+    IB_GEN_SERVE_PITFALL_REPEATED_PROMPT,  /* one prompt for every request, the prefix cache warm */
+    IB_GEN_SERVE_PITFALL_DECODE_ONLY,      /* generate's TPOT at one sequence taken for the TPOT under load */
+    IB_GEN_SERVE_PITFALL_COUNT
+} ib_gen_serve_pitfall;
+
+/* As ib_gen_pitfall_row, for a serve's mistakes. */
+typedef struct ib_gen_serve_pitfall_row {
+    ib_gen_serve_pitfall kind;
+    const char *name;           /* "TTFT from admission" */
+    const char *why;            /* one line: why it is wrong, by its reading */
+    const char *figure;         /* what is compared: "TTFT p99 ms" */
+    bool applies;               /* false: not a mistake one can make here */
+    const char *not_applicable; /* why not */
+    ib_status status;           /* IB_OK, or why it could not be measured */
+    char error[256];
+    double wrong, correct,
+        error_pct;            /* the mistake's figure, the correct one, (wrong - correct) / correct % */
+    double error_ci95_pct[2]; /* compare's interval of the difference (NaN without one) */
+    ib_pitfall_reading reading;
+    const char *no_interval; /* why there is none */
+} ib_gen_serve_pitfall_row;
 
 /* One measured request: its times in ms from the schedule's origin (NaN
  * where it never got there: an interrupted run), its figures from its
@@ -2570,6 +2617,7 @@ typedef struct ib_gen_serve_request {
     double tpot_ms;           /* (end - first token) / (n - 1); NaN for one token */
     double e2e_ms;            /* end - scheduled */
     bool met;                 /* met every target given */
+    int32_t cached_tokens;    /* prompt cells reused from its slot's last request (prefix cache) */
 } ib_gen_serve_request;
 
 /* One step of the engine: one mixed batch, decoded and synchronized. */
@@ -2618,6 +2666,9 @@ typedef struct ib_gen_serve_tail {
 typedef struct ib_gen_serve_result {
     ib_gen_info info;
     int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
+    int32_t shared_prefix;          /* as configured: the prefix-cache experiment, 0 none */
+    bool prefix_cache;              /* as configured */
+    int64_t cached_tokens;          /* the measured requests' prompt cells reused, in all */
     ib_gen_serve_request *requests; /* n_requests, in schedule order */
     size_t n_requests, n_completed;
     ib_gen_serve_step *steps; /* the measured run's */
@@ -2636,6 +2687,8 @@ typedef struct ib_gen_serve_result {
     bool partial;               /* stopped early: what was measured so far */
     ib_status stop_status;      /* why, when partial */
     ib_gen_serve_tail tail;     /* the step trace summarized (genreports) */
+    bool has_pitfalls;          /* cfg->pitfalls: the rows below */
+    ib_gen_serve_pitfall_row pitfalls[IB_GEN_SERVE_PITFALL_COUNT];
 } ib_gen_serve_result;
 
 /* Serves cfg's requests on g (its context re-created for the slots):

@@ -158,7 +158,7 @@ class GenerationCallbacks(Failures):
             "sample": (L.GenOneFn, lambda seq: f"sequence {seq}"),
             "reopen": (L.GenStatusFn, lambda: ""),
             "set_threads": (L.GenOneFn, lambda n: f"{n} threads"),
-            "remove_sequence": (L.GenOneFn, lambda seq: f"sequence {seq}"),
+            "remove_sequence": (L.GenTwoFn, lambda seq, pos: f"sequence {seq} from position {pos}"),
         }
         self._callbacks = []  # kept alive as long as the table
         for name, (kind, what) in where.items():

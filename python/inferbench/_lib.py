@@ -251,7 +251,7 @@ GenDestroyFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 class GenBatchEntry(ctypes.Structure):
     """ib_gen_batch_entry: one entry of a mixed batch."""
     _fields_ = [("seq", ctypes.c_int32), ("pos", ctypes.c_int32), ("n_tokens", ctypes.c_int32),
-                ("logits", ctypes.c_bool)]
+                ("logits", ctypes.c_bool), ("request", ctypes.c_uint32), ("shared", ctypes.c_int32)]
 
 
 GenBatchFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(GenBatchEntry), ctypes.c_size_t,
@@ -279,7 +279,7 @@ class GenCallbacks(ctypes.Structure):
         ("clock_resolution_ms", ctypes.c_double),
         ("destroy", GenDestroyFn),
         ("decode_batch", GenBatchFn),
-        ("remove_sequence", GenOneFn),
+        ("remove_sequence", GenTwoFn),
     ]
 
 
@@ -324,6 +324,9 @@ class GenServeConfig(ctypes.Structure):
         ("slo_ttft_ms", ctypes.c_double),
         ("slo_tpot_ms", ctypes.c_double),
         ("slo_e2e_ms", ctypes.c_double),
+        ("shared_prefix", ctypes.c_int32),
+        ("prefix_cache", ctypes.c_bool),
+        ("pitfalls", ctypes.c_bool),
     ]
 
 

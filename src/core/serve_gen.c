@@ -24,6 +24,9 @@
 /* Seeds of the drawn lengths, apart from the arrivals' stream. */
 #define PROMPT_SEED 0x70726f6d7074ull
 #define OUTPUT_SEED 0x6f7574707574ull
+/* The token ids of warm-up request i are request WARMUP_IDS + i's, apart
+ * from every measured request's. */
+#define WARMUP_IDS 0x80000000u
 
 void ib_gen_serve_config_init(ib_gen_serve_config *cfg)
 {
@@ -37,6 +40,7 @@ void ib_gen_serve_config_init(ib_gen_serve_config *cfg)
     cfg->output_min = cfg->output_max = 128;
     cfg->prefill_chunk = IB__GEN_SERVE_DEFAULT_CHUNK;
     cfg->warmup_requests = IB__GEN_SERVE_DEFAULT_WARMUP;
+    cfg->prefix_cache = true; /* llama-server's default: nothing is reused unless prompts share a prefix */
 }
 
 void ib_gen_serve_result_free(ib_gen_serve_result *r)
@@ -170,6 +174,8 @@ struct ib__gen_engine {
     size_t *running; /* requests holding a slot, in admission order */
     int32_t n_running;
     bool *slot_busy;
+    int32_t *slot_shared; /* the shared prefix tokens each slot's cells hold (the prefix cache) */
+    uint32_t first_ids;   /* request 0's token ids: 0, or WARMUP_IDS */
     ib__gen_batch_entry *entries;
     size_t *entry_req;
     double origin_ms;
@@ -218,18 +224,27 @@ static bool wait_until(const engine *e, double t)
     return true;
 }
 
-/* Admits, in arrival order, every request arrived by t while a slot is free. */
-static void admit(engine *e, double t)
+/* Admits, in arrival order, every request arrived by t while a slot is
+ * free: to the slot with the longest common prefix, its cells past it
+ * dropped (the prefix cache; without it the slot was emptied at retire). */
+static ib_status admit(engine *e, double t, ib_error *err)
 {
     while (e->next < e->n && due(e, e->next) <= t && e->n_running < e->slots) {
-        int32_t slot = 0;
-        while (e->slot_busy[slot]) slot++;
-        e->slot_busy[slot] = true;
         ib_gen_serve_request *r = &e->reqs[e->next];
+        int32_t shared = ib__gen_shared_tokens(e->cfg, r->spec.prompt_tokens), reuse;
+        int32_t slot = ib__gen_prefix_slot(e->slot_busy, e->slot_shared, e->slots, shared,
+                                           r->spec.prompt_tokens, &reuse);
+        if (e->cfg->prefix_cache) {
+            IB_TRY(e->g->ops->remove_sequence(e->g, slot, reuse, err));
+            e->slot_shared[slot] = shared;
+        }
+        e->slot_busy[slot] = true;
         r->slot = slot;
         r->admitted_ms = t - e->origin_ms;
+        r->cached_tokens = e->prefilled[e->next] = reuse;
         e->running[e->n_running++] = e->next++;
     }
+    return IB_OK;
 }
 
 static int32_t waiting(const engine *e, double t)
@@ -238,6 +253,9 @@ static int32_t waiting(const engine *e, double t)
     while (k < e->n && due(e, k) <= t) k++;
     return (int32_t)(k - e->next);
 }
+
+/* Request q's token ids (distinct between requests, warm-up's included). */
+static uint32_t ids(const engine *e, size_t q) { return e->first_ids + (uint32_t)q; }
 
 /* The step's entries: a token of every request generating, then prompt
  * chunks in admission order up to the budget (and n_batch). */
@@ -248,8 +266,11 @@ static size_t plan(engine *e, ib_gen_serve_step *st)
         const ib_gen_serve_request *r = &e->reqs[e->running[i]];
         if (r->generated_tokens == 0) continue;
         e->entry_req[k] = e->running[i];
-        e->entries[k++] =
-            (ib__gen_batch_entry){ r->slot, r->spec.prompt_tokens + r->generated_tokens - 1, 1, true };
+        e->entries[k++] = (ib__gen_batch_entry){ .seq = r->slot,
+                                                 .pos = r->spec.prompt_tokens + r->generated_tokens - 1,
+                                                 .n_tokens = 1,
+                                                 .logits = true,
+                                                 .request = ids(e, e->running[i]) };
     }
     st->decode_tokens = (int32_t)k;
     int32_t room = e->g->info.n_batch - st->decode_tokens, left = e->budget < room ? e->budget : room;
@@ -260,7 +281,13 @@ static size_t plan(engine *e, ib_gen_serve_step *st)
         if (r->generated_tokens > 0 || rest == 0) continue;
         int32_t chunk = rest < left ? rest : left;
         e->entry_req[k] = q;
-        e->entries[k++] = (ib__gen_batch_entry){ r->slot, e->prefilled[q], chunk, chunk == rest };
+        e->entries[k++] =
+            (ib__gen_batch_entry){ .seq = r->slot,
+                                   .pos = e->prefilled[q],
+                                   .n_tokens = chunk,
+                                   .logits = chunk == rest,
+                                   .request = ids(e, q),
+                                   .shared = ib__gen_shared_tokens(e->cfg, r->spec.prompt_tokens) };
         left -= chunk;
         st->prefill_tokens += chunk;
     }
@@ -306,7 +333,8 @@ static ib_status retire(engine *e, ib_error *err)
             e->running[kept++] = e->running[i];
             continue;
         }
-        IB_TRY(e->g->ops->remove_sequence(e->g, r->slot, err));
+        /* With the prefix cache the cells stay for the slot's next request. */
+        if (!e->cfg->prefix_cache) IB_TRY(e->g->ops->remove_sequence(e->g, r->slot, 0, err));
         e->slot_busy[r->slot] = false;
         e->n_done++;
     }
@@ -341,7 +369,7 @@ static ib_status keep_step(engine *e, const ib_gen_serve_step *st, ib_error *err
 static ib_status step(engine *e, ib_error *err)
 {
     double t0 = clock_ms(e);
-    admit(e, t0);
+    IB_TRY(admit(e, t0, err));
     ib_gen_serve_step st = { .start_ms = t0 - e->origin_ms,
                              .running = e->n_running,
                              .waiting = waiting(e, t0) };
@@ -379,10 +407,11 @@ static ib_status engine_init(engine *e, ib__gen *g, const ib_gen_serve_config *c
     ib__progress_rate(&e->pr, c->arrivals == IB_ARRIVALS_TRACE ? NAN : c->rate);
     e->running = calloc((size_t)slots, sizeof *e->running);
     e->slot_busy = calloc((size_t)slots, sizeof *e->slot_busy);
+    e->slot_shared = calloc((size_t)slots, sizeof *e->slot_shared);
     e->entries = calloc((size_t)slots, sizeof *e->entries);
     e->entry_req = calloc((size_t)slots, sizeof *e->entry_req);
-    IB_FAIL_IF(!e->running || !e->slot_busy || !e->entries || !e->entry_req, err, IB_ERR_NO_MEMORY,
-               "out of memory");
+    IB_FAIL_IF(!e->running || !e->slot_busy || !e->slot_shared || !e->entries || !e->entry_req, err,
+               IB_ERR_NO_MEMORY, "out of memory");
     IB_FAIL_IF(g->info.n_batch < slots, err, IB_ERR_INVALID_ARG,
                "%d slots, but a batch takes %d tokens (n_batch): a step could not decode them all",
                (int)slots, (int)g->info.n_batch);
@@ -393,6 +422,7 @@ static void engine_free(engine *e)
 {
     free(e->running);
     free(e->slot_busy);
+    free(e->slot_shared);
     free(e->entries);
     free(e->entry_req);
     free(e->prefilled);
@@ -409,7 +439,7 @@ static ib_status engine_load(engine *e, ib_gen_serve_request *rs, size_t n, ib_e
     for (size_t i = 0; i < n; i++) {
         rs[i].admitted_ms = rs[i].first_token_ms = rs[i].end_ms = NAN;
         rs[i].slot = -1;
-        rs[i].generated_tokens = 0;
+        rs[i].generated_tokens = rs[i].cached_tokens = 0;
     }
     e->reqs = rs;
     e->n = n;
@@ -428,12 +458,26 @@ static ib_status warm_up(engine *e, const ib_gen_serve_request *measured, size_t
     for (size_t i = 0; i < n; i++)
         w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
                                            measured[i % n_measured].spec.output_tokens };
+    e->first_ids = WARMUP_IDS;
     ib_status st = engine_load(e, w, n, err);
     double t0 = clock_ms(e);
     if (st == IB_OK) st = serve_all(e, IB_PHASE_WARMUP, err);
     e->warm_rate_per_s = (double)n * 1000.0 / (clock_ms(e) - t0);
+    e->first_ids = 0;
     free(w);
     return st;
+}
+
+/* Empties every slot the prefix cache kept (untimed), after the warm-up
+ * and after each measured run: every run starts on empty slots, none
+ * favoured by the one before, and no sequence is left in the KV cache. */
+static ib_status drop_cache(engine *e, ib_error *err)
+{
+    for (int32_t s = 0; e->cfg->prefix_cache && s < e->slots; s++) {
+        IB_TRY(e->g->ops->remove_sequence(e->g, s, 0, err));
+        e->slot_shared[s] = 0;
+    }
+    return IB_OK;
 }
 
 static double offered_rate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n)
@@ -451,12 +495,14 @@ static ib_status engine_open(engine *e, ib__gen *g, const ib_gen_serve_config *c
     size_t n = 0;
     int32_t slots = c->slots > 0 ? c->slots : IB_GEN_SERVE_DEFAULT_SLOTS, ctx = 0;
     ib_status st = make_schedule(c, &rs, &n, err);
+    if (st == IB_OK) st = ib__gen_prefix_validate(c, rs, n, err);
     if (st == IB_OK) st = slot_context(g, c, rs, n, &ctx, err);
     if (st == IB_OK) st = g->ops->set_sequences(g, slots, ctx, err);
     if (st == IB_OK) st = engine_init(e, g, c, slots, err);
     e->ctx_per_slot = ctx;
     e->warm_rate_per_s = NAN;
     if (st == IB_OK) st = warm_up(e, rs, n, err);
+    if (st == IB_OK) st = drop_cache(e, err); /* every measured run starts on empty slots */
     free(rs);
     return st;
 }
@@ -492,8 +538,9 @@ static ib_status drop_running(engine *e, ib_error *err)
 {
     for (int32_t i = 0; i < e->n_running; i++) {
         int32_t slot = e->reqs[e->running[i]].slot;
-        IB_TRY(e->g->ops->remove_sequence(e->g, slot, err));
+        IB_TRY(e->g->ops->remove_sequence(e->g, slot, 0, err));
         e->slot_busy[slot] = false;
+        e->slot_shared[slot] = 0;
     }
     e->n_running = 0;
     return IB_OK;
@@ -506,6 +553,9 @@ static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const i
     e->cfg = c;
     IB_TRY(validate(e->g, c, err));
     IB_TRY(make_schedule(c, &out->requests, &out->n_requests, err));
+    IB_TRY(ib__gen_prefix_validate(c, out->requests, out->n_requests, err));
+    out->shared_prefix = c->shared_prefix;
+    out->prefix_cache = c->prefix_cache;
     out->slots = e->slots;
     out->prefill_chunk = e->budget;
     out->warmup_requests = c->warmup_requests;
@@ -519,7 +569,8 @@ static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const i
     e->watch = watch;
     e->stopped = false;
     e->record = true;
-    return serve_all(e, IB_PHASE_SERVING, err);
+    IB_TRY(serve_all(e, IB_PHASE_SERVING, err));
+    return drop_cache(e, err);
 }
 
 ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg,
@@ -559,5 +610,6 @@ ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_ge
     IB_TRY(ib__gen_engine_open(g, cfg, &e, err));
     ib_status st = ib__gen_engine_serve(e, cfg, NULL, out, err);
     ib__gen_engine_close(e);
+    if (st == IB_OK && cfg->pitfalls) st = ib__gen_serve_pitfalls(g, cfg, out, err);
     return st;
 }

@@ -22,6 +22,31 @@ void ib__gen_serve_request_figures(const ib_gen_serve_config *cfg, ib_gen_serve_
 ib_status ib__gen_serve_figures(const ib_gen_serve_config *cfg, const double *itl_ms, size_t n_itl,
                                 double offered_rate_per_s, ib_gen_serve_result *out);
 
+/* What each classic mistake of serving benchmarks reports beside the
+ * correct figures of r, the run of c on g just measured
+ * (serve_gen_pitfalls.c): r->pitfalls filled, r->has_pitfalls set. A row
+ * that fails keeps its error; an interruption stops the rest. */
+ib_status ib__gen_serve_pitfalls(ib__gen *g, const ib_gen_serve_config *c, ib_gen_serve_result *r,
+                                 ib_error *err);
+
+/* The prefix cache (serve_gen_prefix.c). The tokens of a prompt of
+ * prompt_tokens that are the shared prefix (c->shared_prefix, at most the
+ * prompt). */
+int32_t ib__gen_shared_tokens(const ib_gen_serve_config *c, int32_t prompt_tokens);
+
+/* c->shared_prefix of 0 up to the shortest prompt of rs[0..n). */
+ib_status ib__gen_prefix_validate(const ib_gen_serve_config *c, const ib_gen_serve_request *rs, size_t n,
+                                  ib_error *err);
+
+/* The free slot (busy[s] false) a request whose prompt of prompt_tokens
+ * begins with shared tokens of the shared prefix is admitted to: the one
+ * whose cells hold the longest common prefix with it (held_shared[s]: the
+ * shared prefix tokens slot s holds, 0 when it holds none or the cache is
+ * off), the lowest of equals; *reuse its cells the request keeps. -1 when
+ * every slot is busy. */
+int32_t ib__gen_prefix_slot(const bool *busy, const int32_t *held_shared, int32_t slots, int32_t shared,
+                            int32_t prompt_tokens, int32_t *reuse);
+
 /* The engine open on a generation workload: its context created once
  * for the slots and warmed up, so that measured runs (one per rate of a
  * search or a curve) follow one another on it (serve_gen.c). */

@@ -66,8 +66,10 @@ static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
 {
     double last = -INFINITY, out_tokens = 0, all_tokens = 0;
     r->n_completed = r->n_good = 0;
+    r->cached_tokens = 0;
     for (size_t i = 0; i < r->n_requests; i++) {
         const ib_gen_serve_request *q = &r->requests[i];
+        r->cached_tokens += q->cached_tokens;
         if (!completed(q)) continue;
         r->n_completed++;
         r->n_good += q->met;

@@ -1,6 +1,7 @@
 /* A generative model served under load (docs/serve-generative.md): the
  * text report and the JSON document, with every request's and every
  * step's times and the schedule it was measured on. */
+#include "report/gen_serve_sections.h"
 #include "report/printer.h"
 
 #include <math.h>
@@ -53,6 +54,7 @@ static void text_header(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_
         "time; %d warm-up requests before, not counted; random token ids, a fixed output length\n",
         (int)r->slots, (int)r->ctx_per_slot, (int)r->prefill_chunk, (int)r->warmup_requests);
     text_schedule(b, r, c);
+    ib__gen_serve_prompts_text(b, r);
 }
 
 static void stats_row(ib__sbuf *b, const char *label, const ib_stats *st)
@@ -150,8 +152,8 @@ char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve
     text_goodput(&b, r, c);
     text_steps(&b, r);
     ib__gen_serve_tail_lines(&b, r);
-    /* Further sections come here, one call each (the curve over rates,
-     * the pitfalls). */
+    ib__gen_serve_pitfalls_text(&b, r);
+    /* Further sections come here, one call each (the curve over rates). */
     if (r->partial)
         ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
                         ib_status_str(r->stop_status));
@@ -225,6 +227,7 @@ static cJSON *json_request(const ib_gen_serve_request *q)
     ib__json_add_number(o, "tpot_ms", q->tpot_ms);
     ib__json_add_number(o, "e2e_ms", q->e2e_ms);
     cJSON_AddBoolToObject(o, "met", q->met);
+    cJSON_AddNumberToObject(o, "cached_tokens", q->cached_tokens);
     return o;
 }
 
@@ -246,8 +249,11 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
     cJSON *root = ib__json_document("inferbench.serve_generative/1", r->partial, r->stop_status, NULL);
     cJSON_AddStringToObject(root, "model", r->info.model);
     cJSON_AddItemToObject(root, "info", ib__gen_json_info(&r->info));
-    cJSON_AddItemToObject(root, "settings", json_settings(r, c));
-    cJSON_AddItemToObject(root, "figures", json_figures(r));
+    cJSON *settings = json_settings(r, c), *figures = json_figures(r);
+    ib__gen_serve_prompts_json(settings, figures, r);
+    cJSON_AddItemToObject(root, "settings", settings);
+    cJSON_AddItemToObject(root, "figures", figures);
+    ib__gen_serve_pitfalls_json(root, r);
     cJSON *reqs = cJSON_AddArrayToObject(root, "requests");
     for (size_t i = 0; i < r->n_requests; i++) cJSON_AddItemToArray(reqs, json_request(&r->requests[i]));
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");

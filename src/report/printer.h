@@ -78,6 +78,10 @@ void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
  * summary as lines of text (the text, Markdown and HTML reports show
  * them), and as the JSON's "tail" object. */
 void ib__gen_serve_tail_lines(ib__sbuf *b, const ib_gen_serve_result *r);
+/* The same lines handed to fn one by one (index from 0), without their
+ * newline: a list item each in Markdown and HTML. Returns how many. */
+size_t ib__gen_serve_tail_each(ib__sbuf *b, const ib_gen_serve_result *r,
+                               void (*fn)(ib__sbuf *b, const char *line, size_t index));
 cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
 /* Its other formats, a file each: gen_serve_csv.c (a row per request),
  * gen_serve_md.c, gen_serve_html.c (the distributions and the step

@@ -28,15 +28,21 @@
 typedef struct ib__gen ib__gen;
 
 /* One entry of a mixed batch (decode_batch): n_tokens tokens of sequence
- * seq at positions pos..pos+n_tokens-1 (random ids, fixed by the seed, or
- * for one token the one sample picked), the logits of the last one
+ * seq at positions pos..pos+n_tokens-1, the logits of the last one
  * computed when logits is set. A decode token is an entry of one token;
- * a prompt chunk an entry of several. */
+ * a prompt chunk an entry of several. The ids are random, fixed by the
+ * seed and the request's identity: positions below shared take the ids
+ * every request shares (the --shared-prefix experiment), the others the
+ * request's own, so no two requests' prompts repeat each other; for one
+ * token after a prompt, the one sample picked if any. A request's ids
+ * are the prefill op's of sequence request (prefill(g, request, ...)). */
 typedef struct ib__gen_batch_entry {
     int32_t seq;
     int32_t pos;
     int32_t n_tokens;
     bool logits;
+    uint32_t request; /* whose ids */
+    int32_t shared;   /* positions below it: the shared prefix's ids */
 } ib__gen_batch_entry;
 
 /* What changes a generation figure, every setting the result states: the
@@ -113,10 +119,13 @@ typedef struct ib__gen_ops {
     ib_status (*decode_batch)(ib__gen *g, const ib__gen_batch_entry *entries, size_t n_entries,
                               ib_error *err);
 
-    /* Optional (NULL: serving under load is refused). Removes every
-     * position of sequence seq from the KV cache (untimed bookkeeping), so
-     * that a new request starts on it at position 0. */
-    ib_status (*remove_sequence)(ib__gen *g, int32_t seq, ib_error *err);
+    /* Optional (NULL: serving under load is refused). Removes positions
+     * from_pos and after of sequence seq from the KV cache (untimed
+     * bookkeeping): 0 empties it, so that a new request starts on it at
+     * position 0; above 0 keeps a common prefix the next request reuses
+     * (the engine's prefix cache, as llama-server's cache_prompt). A cache
+     * that cannot drop part of a sequence: IB_ERR_UNSUPPORTED. */
+    ib_status (*remove_sequence)(ib__gen *g, int32_t seq, int32_t from_pos, ib_error *err);
 
     /* Releases everything. Required. */
     void (*destroy)(ib__gen *g);

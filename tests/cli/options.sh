@@ -120,7 +120,7 @@ done
 
 # --- prefixes ---------------------------------------------------------------
 expect_exit 2 "an ambiguous prefix" -- "$IB" latency zoo:mlp --pre 1
-expect_grep "^inferbench latency: ambiguous option '--pre' \(--prefer-nhwc, --precision, --prefill-chunk\)$" "$TMP/err" \
+expect_grep "^inferbench latency: ambiguous option '--pre' \(--prefer-nhwc, --precision, --prefill-chunk, --prefix-cache\)$" "$TMP/err" \
   "the ambiguous prefix names its candidates"
 expect_exit 2 "an ambiguous prefix with =" -- "$IB" latency zoo:mlp --warmup-m=5
 expect_grep "^inferbench latency: ambiguous option '--warmup-m' \(--warmup-ms, --warmup-max-ms\)$" "$TMP/err" \

@@ -23,7 +23,8 @@
 #           (460 requests a rate: 459 all within are the fewest that pass
 #           p99 at 99%), from the rate the warm-up served; its requests
 #           against a sweep of the same grid (the issue's target: a third).
-# About 100 s a model for both parts on an H100 (the F16 file written
+#   pitfalls --pitfalls at one rate (below), on the F16 model.
+# About 100 s a model for curve and search on an H100 (the F16 file written
 # once, the Q4_K_M one quantized once: add 30 s each the first time).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
@@ -108,4 +109,28 @@ PY
     fi
   fi
 done
+# The pitfalls of serving benchmarks at a rate near saturation but under it
+# (IB_SERVE_PITFALL_RATE, default 8 a second; IB_SERVE_PITFALL_REQUESTS,
+# default 60): the rows printed (docs/serve-generative.md, "Pitfalls"),
+# checked only for being there and measured.
+if [[ $parts == *" pitfalls "* ]]; then
+  prate=${IB_SERVE_PITFALL_RATE:-8}
+  out="$TMP/pitfalls.json"
+  "$IB" serve zoo:llama-3.2-1b "${opts[@]}" --requests "${IB_SERVE_PITFALL_REQUESTS:-60}" --rate "$prate" --pitfalls \
+    --json "$out" >"$TMP/pitfalls.txt" 2>"$TMP/err"
+  rc=$?
+  sed -n '/^pitfalls of serving benchmarks/,$p' "$TMP/pitfalls.txt"
+  cat "$TMP/err"
+  if [ $rc != 0 ]; then fail "pitfalls at rate $prate: exit $rc"; else
+    json_check "$out" "len(d['pitfalls']) == 6 and all(p['status'] == 'ok' for p in d['pitfalls'])" "pitfalls: every row measured"
+    python3 - "$out" "$prate" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d['pitfalls']:
+    ci = [float('nan') if x is None else x for x in (p.get('error_ci95_pct') or [None, None])]
+    print(f"summary pitfall rate {sys.argv[2]}/s: {p['name']}: {p['figure']} {p['reports']:.4g} vs {p['correct']:.4g} "
+          f"({p['error_pct']:+.1f}%, CI [{ci[0]:+.1f}%, {ci[1]:+.1f}%]) {p['verdict']}")
+PY
+  fi
+fi
 finish

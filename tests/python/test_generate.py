@@ -426,7 +426,7 @@ class Serving(unittest.TestCase):
 
         result = inferbench.serve_generation(
             prefill=unused, step=unused, clear=lambda: None, decode_batch=decode_batch or batch,
-            remove_sequence=lambda seq: (state["removed"].append(seq), state["filled"].pop(seq, None)),
+            remove_sequence=lambda seq, pos: (state["removed"].append((seq, pos)), state["filled"].update({seq: pos})),
             set_sequences=lambda n, ctx: None, clock=lambda: state["now"], trace=[(0, 10, 3), (0, 20, 2), (1, 5, 2)],
             slots=2, prefill_chunk=10, warmup_requests=0, **kw)
         return result, state
@@ -440,7 +440,8 @@ class Serving(unittest.TestCase):
         self.assertAlmostEqual(r.data["figures"]["goodput_rate"], 2000 / 10.5)
         # The second step: R0's decode token (logits read), R1's first chunk of 10 (no logits).
         self.assertEqual(state["batches"][1], [(0, 10, 1, True), (1, 0, 10, False)])
-        self.assertEqual(sorted(state["removed"]), [0, 0, 1])
+        # Every removal empties its sequence: the prompts share no prefix to keep.
+        self.assertEqual(set(state["removed"]), {(0, 0), (1, 0)})
         self.assertIn("goodput within TTFT <= 7.5 ms, TPOT <= 2.5 ms: 190.5 requests/s", r.text)
 
     def test_a_raising_decode_batch(self):

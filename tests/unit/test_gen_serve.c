@@ -283,7 +283,14 @@ static void test_engine_by_hand(void)
     /* Nothing left in the cache; every request's tokens fed. */
     ib__gen_fake_counts k = ib__gen_fake_counts_of(g);
     CHECK_EQ_INT(k.batches, 5);
-    CHECK_EQ_INT(k.removes, 3);
+    /* The prefix cache (on): each admission trims its slot from the
+     * common prefix, 0 with ids of each request's own; the 2 slots emptied
+     * after the warm-up (none here) and at the end. Each request started
+     * once on its slot, nothing reused. */
+    CHECK_EQ_INT(k.removes, 3 + 2 + 2);
+    CHECK_EQ_INT(k.requests_started, 3);
+    CHECK_EQ_INT(k.cells_reused, 0);
+    CHECK_EQ_INT(r.cached_tokens, 0);
     CHECK_EQ_INT(k.batch_prefill_tokens, 35);
     CHECK_EQ_INT(k.batch_decode_tokens, 4);
     CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
@@ -356,7 +363,8 @@ static void test_engine_reused(void)
     ib__gen_engine *e = NULL;
     ib_error err = { { 0 } };
     CHECK(ib__gen_engine_open(g, &c, &e, &err) == IB_OK);
-    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, 2); /* the warm-up's */
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes,
+                 2 + 2); /* the warm-up's admissions, its 2 slots emptied */
     for (int run = 0; run < 2 && e; run++) {
         ib_gen_serve_result r;
         CHECK(ib__gen_engine_serve(e, &c, NULL, &r, &err) == IB_OK);
@@ -365,7 +373,9 @@ static void test_engine_reused(void)
         CHECK_NEAR(r.span_ms, 10.5, 1e-9);
         ib_gen_serve_result_free(&r);
     }
-    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, 2 + 3 + 3);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes,
+                 4 + 2 * (3 + 2)); /* each run: 3 admissions, 2 slots emptied */
+    for (int32_t s = 0; s < 2; s++) CHECK_EQ_INT(ib__gen_fake_filled(g, s), 0);
     ib__gen_engine_close(e);
     ib__gen_destroy(g);
 }
@@ -481,10 +491,147 @@ static void test_warmup_excluded(void)
         CHECK_NEAR(r.requests[0].tpot_ms, warm ? 1.5 : 12, 1e-9);
         CHECK_NEAR(r.requests[1].ttft_ms, 2, 1e-9);
         CHECK_EQ_INT(r.warmup_requests, warm ? 2 : 0);
-        CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, warm ? 4 : 2);
+        /* Admissions, the 2 slots emptied after the warm-up and at the end. */
+        CHECK_EQ_INT(ib__gen_fake_counts_of(g).removes, (warm ? 4 : 2) + 2 + 2);
         ib_gen_serve_result_free(&r);
         ib__gen_destroy(g);
     }
+}
+
+/* The prefix cache on one slot, requests 100 ms apart of 10 + 2 tokens
+ * whose first 6 are the shared prefix: R0 finds the slot empty (TTFT 1 +
+ * 10 x 0.1 = 2 ms), R1 and R2 keep its 6 cells and prefill the other 4
+ * (1 + 4 x 0.1 = 1.4 ms). Without the cache or without a shared prefix
+ * every TTFT is 2. The whole prompt shared (a repeated prompt): 9 cells
+ * kept, the last token decoded again for its logits, as llama-server
+ * does (1 + 0.5 = 1.5 ms: one token, billed by the fake as a decode's). */
+static void test_shared_prefix(void)
+{
+    const ib_gen_request_spec spaced[] = { { 0, 10, 2 }, { 100, 10, 2 }, { 200, 10, 2 } };
+    const struct {
+        int32_t shared;
+        bool cache;
+        double ttft_later;
+        int32_t kept;
+    } cases[] = { { 6, true, 1.4, 6 }, { 6, false, 2, 0 }, { 0, true, 2, 0 }, { 10, true, 1.5, 9 } };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ib__gen *g = open_scripted();
+        if (!g) return;
+        ib_gen_serve_config c = trace_config(spaced, 3);
+        c.slots = 1;
+        c.shared_prefix = cases[k].shared;
+        c.prefix_cache = cases[k].cache;
+        ib_gen_serve_result r;
+        ib_error err = { { 0 } };
+        CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+        const double ttft[] = { 2, cases[k].ttft_later, cases[k].ttft_later };
+        const int32_t kept[] = { 0, cases[k].kept, cases[k].kept };
+        for (size_t i = 0; i < 3 && r.n_requests == 3; i++) {
+            CHECK_NEAR(r.requests[i].ttft_ms, ttft[i], 1e-9);
+            CHECK_EQ_INT(r.requests[i].cached_tokens, kept[i]);
+        }
+        CHECK_EQ_INT(r.cached_tokens, 2 * cases[k].kept);
+        CHECK_EQ_INT(r.shared_prefix, cases[k].shared);
+        CHECK(r.prefix_cache == cases[k].cache);
+        /* The backend saw the same: cells kept, the prompt tokens saved. */
+        ib__gen_fake_counts n = ib__gen_fake_counts_of(g);
+        CHECK_EQ_INT(n.cells_reused, 2 * cases[k].kept);
+        CHECK_EQ_INT(n.requests_started, 3);
+        CHECK_EQ_INT(n.batch_prefill_tokens + n.batch_decode_tokens, 30 - 2 * cases[k].kept + 3);
+        CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
+        ib_gen_serve_result_free(&r);
+        ib__gen_destroy(g);
+    }
+}
+
+/* The pitfall rows read off the run (the hand-worked three requests):
+ * TTFT from admission is {2, 7, 2} where the schedule's is {2, 7, 8}, so
+ * its p99 (type 7: 2 + 0.98 x 5 = 6.9 against 7 + 0.98 = 7.98) reads
+ * low; the mean of per-request TPOT {2.5, 2, 1.5} is 2 where decode time
+ * over decode tokens is (5 + 2 + 1.5) / 4 = 2.125. Both exact. */
+static void test_pitfalls_read_off(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.pitfalls = true;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    CHECK(r.has_pitfalls);
+    const ib_gen_serve_pitfall_row *a = &r.pitfalls[IB_GEN_SERVE_PITFALL_ACTUAL_START],
+                                   *m = &r.pitfalls[IB_GEN_SERVE_PITFALL_MEAN_TPOT];
+    CHECK_NEAR(a->wrong, 6.9, 1e-9);
+    CHECK_NEAR(a->correct, 7.98, 1e-9);
+    CHECK(a->reading == IB_READING_LOW);
+    CHECK_NEAR(m->wrong, 2, 1e-9);
+    CHECK_NEAR(m->correct, 2.125, 1e-9);
+    CHECK(m->reading == IB_READING_LOW);
+    CHECK(isnan(a->error_ci95_pct[0]) && a->no_interval != NULL);
+    /* The run had no warm-up: that mistake is not one to show. */
+    CHECK(!r.pitfalls[IB_GEN_SERVE_PITFALL_NO_WARMUP].applies);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The measured pitfall rows on three requests 100 ms apart (10 + 3
+ * tokens, two slots, one warm-up request that takes the fake's two cold
+ * calls): alone, each has TTFT 1 + 10 x 0.1 = 2 ms and TPOT 1 + 0.5 =
+ * 1.5 ms.
+ * - Every request at 0: R0's prompt [0, 2]; R0's token and R1's prompt
+ *   [2, 4.5]; both tokens [4.5, 6.5] (R0 ends); R1's last token and R2's
+ *   prompt [6.5, 9]; R2's tokens [9, 10.5], [10.5, 12]: TPOT {2.25, 2.25,
+ *   1.5}, median 2.25 against 1.5.
+ * - One prompt for all (the prefix cache on): R0 finds the slots empty
+ *   (the warm-up's emptied, TTFT 2), R1 and R2 keep 9 of slot 0's cells
+ *   and send the last token (1 + 0.5 = 1.5 ms, a decode's cost on the
+ *   fake): TTFT median 1.5 against 2.
+ * - Each request decoding alone in turn: its two steps of step_ms 0.75
+ *   against TPOT 1.5 (6 steps, but 3 TPOTs: still no interval).
+ * - No warm-up, the context cold again: R0's prompt and first token cost
+ *   8 times (16 ms), R1 and R2 2: a mean TTFT of 20 / 3 against 2.
+ * Three samples a side: no interval (compare needs 6). */
+static void test_pitfalls_measured(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = 0.5;
+    s.batch_prefill_token_ms = 0.1;
+    s.cold_calls = 2;
+    s.cold_factor = 8;
+    s.step_ms = 0.75;
+    s.step_pos_ms = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    if (!g) return;
+    const ib_gen_request_spec spaced[] = { { 0, 10, 3 }, { 100, 10, 3 }, { 200, 10, 3 } };
+    ib_gen_serve_config c = trace_config(spaced, 3);
+    c.warmup_requests = 1;
+    c.pitfalls = true;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    const struct {
+        ib_gen_serve_pitfall kind;
+        double wrong, correct;
+    } rows[] = { { IB_GEN_SERVE_PITFALL_ALL_AT_ONCE, 2.25, 1.5 },
+                 { IB_GEN_SERVE_PITFALL_REPEATED_PROMPT, 1.5, 2 },
+                 { IB_GEN_SERVE_PITFALL_DECODE_ONLY, 0.75, 1.5 },
+                 { IB_GEN_SERVE_PITFALL_NO_WARMUP, 20.0 / 3, 2 },
+                 { IB_GEN_SERVE_PITFALL_ACTUAL_START, 2, 2 } };
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++) {
+        const ib_gen_serve_pitfall_row *row = &r.pitfalls[rows[k].kind];
+        CHECK(row->applies && row->status == IB_OK);
+        CHECK_NEAR(row->wrong, rows[k].wrong, 1e-9);
+        CHECK_NEAR(row->correct, rows[k].correct, 1e-9);
+        CHECK(row->reading == (k < 4 ? IB_READING_NO_INTERVAL : IB_READING_WITHIN_NOISE));
+        CHECK(row->why && row->why[0]);
+    }
+    /* No sequence left behind by the rows' runs. */
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
+    CHECK_EQ_INT(ib__gen_fake_filled(g, 1), 0);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
 }
 
 /* A seeded schedule: the same seed, the same requests; lengths drawn in
@@ -594,6 +741,15 @@ static void test_bad_settings(void)
     c.ctx_per_slot = 9000; /* the fake's model was made for 8192 */
     CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "n_ctx_train") != NULL);
+    c.ctx_per_slot = 0;
+    c.shared_prefix = -1;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "a shared prefix of -1 tokens") != NULL);
+    c = trace_config(three, 3);
+    c.shared_prefix = 6; /* R2's prompt is 5 */
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_INVALID_ARG);
+    CHECK(strstr(err.message, "passes request 3's prompt of 5") != NULL);
+    CHECK(r.requests == NULL);
     CHECK_EQ_INT(ib__gen_fake_counts_of(g).batches, 0);
     ib__gen_destroy(g);
 }
@@ -613,6 +769,9 @@ int main(int argc, char **argv)
     RUN(test_text_report);
     RUN(test_idle_until_arrival);
     RUN(test_warmup_excluded);
+    RUN(test_shared_prefix);
+    RUN(test_pitfalls_read_off);
+    RUN(test_pitfalls_measured);
     RUN(test_seeded_schedule);
     RUN(test_partial);
     RUN(test_bad_settings);

@@ -148,6 +148,8 @@ static void expectations(void)
     expect("serve", "--slots", "%d", IB_GEN_SERVE_DEFAULT_SLOTS);
     expect("serve", "--prefill-chunk", "%d", (int)gs.prefill_chunk);
     expect("serve", "--warmup-requests", "%d", (int)gs.warmup_requests);
+    expect("serve", "--shared-prefix", "%d", (int)gs.shared_prefix);
+    expect("serve", "--prefix-cache", "%s", gs.prefix_cache ? "on" : "off");
 
     expect("compare", "--threshold", "%g%%", 100 * IB_COMPARE_DEFAULT_THRESHOLD);
     expect("info", "--device-id", "%d", mo.device_id);

@@ -97,7 +97,9 @@ static void test_mixed_batch_as_apart(void)
     if (!g) return;
     static float together[3][TINY_VOCAB], apart[3][TINY_VOCAB];
     two_prompts(g);
-    const ib__gen_batch_entry mixed[] = { { 0, 10, 1, true }, { 1, 12, 1, true }, { 2, 0, 16, true } };
+    const ib__gen_batch_entry mixed[] = { { 0, 10, 1, true, 0, 0 },
+                                          { 1, 12, 1, true, 1, 0 },
+                                          { 2, 0, 16, true, 2, 0 } };
     CHECK(ok(g->ops->decode_batch(g, mixed, 3, &err), &err));
     CHECK(ok(g->ops->synchronize(g, &err), &err));
     /* Outputs by batch index: the two decode tokens, then the chunk's last. */
@@ -113,7 +115,7 @@ static void test_mixed_batch_as_apart(void)
     }
     for (int k = 0; k < 3; k++) check_same(together[k], apart[k]);
     /* The chunk as the prefill op feeds it: the same tokens. */
-    CHECK(ok(g->ops->remove_sequence(g, 2, &err), &err));
+    CHECK(ok(g->ops->remove_sequence(g, 2, 0, &err), &err));
     CHECK(ok(g->ops->prefill(g, 2, 0, 16, &err), &err));
     CHECK(ok(g->ops->synchronize(g, &err), &err));
     CHECK(logits_at(g, -1, apart[2]));
@@ -130,15 +132,75 @@ static void test_remove_sequence(void)
     CHECK(ok(open_tiny(3, 64, NULL, &g, &err), &err));
     if (!g) return;
     two_prompts(g);
-    CHECK(ok(g->ops->remove_sequence(g, 0, &err), &err));
+    CHECK(ok(g->ops->remove_sequence(g, 0, 0, &err), &err));
     check_positions(g, 0, -1, -1);
     check_positions(g, 1, 0, 11);
-    const ib__gen_batch_entry again[] = { { 0, 0, 5, false }, { 1, 12, 1, true } };
+    const ib__gen_batch_entry again[] = { { 0, 0, 5, false, 0, 0 }, { 1, 12, 1, true, 1, 0 } };
     CHECK(ok(g->ops->decode_batch(g, again, 2, &err), &err));
     check_positions(g, 0, 0, 4);
     check_positions(g, 1, 0, 12);
-    CHECK(g->ops->remove_sequence(g, 3, &err) == IB_ERR_INVALID_ARG);
-    CHECK(g->ops->remove_sequence(g, -1, &err) == IB_ERR_INVALID_ARG);
+    CHECK(g->ops->remove_sequence(g, 3, 0, &err) == IB_ERR_INVALID_ARG);
+    CHECK(g->ops->remove_sequence(g, -1, 0, &err) == IB_ERR_INVALID_ARG);
+    ib__gen_destroy(g);
+}
+
+/* The ids of a prompt chunk of request 5, then of request 6 on the same
+ * sequence: n of them, copied to out. */
+static void chunk_ids(ib__gen *g, uint32_t request, int32_t shared, int32_t n, int32_t *out)
+{
+    ib_error err;
+    CHECK(ok(g->ops->remove_sequence(g, 0, 0, &err), &err));
+    const ib__gen_batch_entry chunk[] = { { 0, 0, n, true, request, shared } };
+    CHECK(ok(g->ops->decode_batch(g, chunk, 1, &err), &err));
+    for (int32_t i = 0; i < n; i++) out[i] = ib__llama_probe_batch_token(g, i);
+}
+
+static int32_t same_ids(const int32_t *a, const int32_t *b, int32_t from, int32_t to)
+{
+    int32_t n = 0;
+    for (int32_t i = from; i < to; i++) n += a[i] == b[i];
+    return n;
+}
+
+/* Each request's prompt is its own (the sequence it is decoded on does
+ * not choose its ids), fixed by the seed; below shared positions every
+ * request's are alike (--shared-prefix). */
+static void test_ids_per_request(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(1, 64, NULL, &g, &err), &err));
+    if (!g) return;
+    int32_t five[16], six[16], again[16], five_shared[16], six_shared[16];
+    chunk_ids(g, 5, 0, 16, five);
+    chunk_ids(g, 6, 0, 16, six);
+    chunk_ids(g, 5, 0, 16, again);
+    CHECK_EQ_INT(same_ids(five, again, 0, 16), 16);
+    CHECK(same_ids(five, six, 0, 16) <= 1); /* ids of a vocabulary of 2048: one may coincide */
+    chunk_ids(g, 5, 6, 16, five_shared);
+    chunk_ids(g, 6, 6, 16, six_shared);
+    CHECK_EQ_INT(same_ids(five_shared, six_shared, 0, 6), 6);
+    CHECK(same_ids(five_shared, six_shared, 6, 16) <= 1);
+    CHECK_EQ_INT(same_ids(five_shared, five, 6, 16), 10); /* past the prefix: the request's own */
+    ib__gen_destroy(g);
+}
+
+/* remove_sequence from a position keeps the positions before it (the
+ * prefix cache's trim), and the sequence goes on from there. */
+static void test_trim_sequence(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(2, 64, NULL, &g, &err), &err));
+    if (!g) return;
+    two_prompts(g);
+    CHECK(ok(g->ops->remove_sequence(g, 1, 4, &err), &err));
+    check_positions(g, 1, 0, 3);
+    check_positions(g, 0, 0, 9);
+    const ib__gen_batch_entry rest[] = { { 1, 4, 6, true, 9, 4 } };
+    CHECK(ok(g->ops->decode_batch(g, rest, 1, &err), &err));
+    check_positions(g, 1, 0, 9);
+    CHECK(g->ops->remove_sequence(g, 1, -1, &err) == IB_ERR_INVALID_ARG);
     ib__gen_destroy(g);
 }
 
@@ -151,12 +213,12 @@ static void test_bad_batches(void)
     CHECK(ok(open_tiny(2, 64, "16", &g, &err), &err));
     if (!g) return;
     CHECK_EQ_INT(g->info.n_batch, 16);
-    const ib__gen_batch_entry past[] = { { 0, 250, 10, true } }; /* a sequence holds 256 cells */
+    const ib__gen_batch_entry past[] = { { 0, 250, 10, true, 0, 0 } }; /* a sequence holds 256 cells */
     CHECK(g->ops->decode_batch(g, past, 1, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "beyond the context") != NULL);
-    const ib__gen_batch_entry no_seq[] = { { 2, 0, 1, true } };
+    const ib__gen_batch_entry no_seq[] = { { 2, 0, 1, true, 2, 0 } };
     CHECK(g->ops->decode_batch(g, no_seq, 1, &err) == IB_ERR_INVALID_ARG);
-    const ib__gen_batch_entry too_many[] = { { 0, 0, 10, false }, { 1, 0, 7, true } };
+    const ib__gen_batch_entry too_many[] = { { 0, 0, 10, false, 0, 0 }, { 1, 0, 7, true, 1, 0 } };
     CHECK(g->ops->decode_batch(g, too_many, 2, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "n_batch") != NULL);
     CHECK(g->ops->decode_batch(g, too_many, 0, &err) == IB_ERR_INVALID_ARG);
@@ -190,6 +252,19 @@ static void test_served_leaves_nothing(void)
     CHECK_EQ_INT(g->info.n_seq_max, 3);
     for (int32_t s = 0; s < 3; s++) check_positions(g, s, -1, -1);
     ib_gen_serve_result_free(&r);
+    /* The prompts' first 7 tokens shared, the pitfalls measured: the
+     * slots' kept cells reused (the warm-up's left the shared prefix in
+     * them), and still nothing left after the run and every row's. */
+    c.shared_prefix = 7;
+    c.pitfalls = true;
+    CHECK(ok(ib_measure_gen_serve(g, &c, &r, &err), &err));
+    CHECK_EQ_INT(r.n_completed, 4);
+    CHECK(r.cached_tokens > 0);
+    for (size_t i = 0; i < r.n_requests; i++) /* the prefix, but never a prompt's last token */
+        CHECK(r.requests[i].cached_tokens <= (trace[i].prompt_tokens <= 7 ? trace[i].prompt_tokens - 1 : 7));
+    for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++) CHECK(r.pitfalls[k].status == IB_OK);
+    for (int32_t s = 0; s < 3; s++) check_positions(g, s, -1, -1);
+    ib_gen_serve_result_free(&r);
     ib__gen_destroy(g);
 }
 
@@ -212,6 +287,8 @@ int main(int argc, char **argv)
     ib__gen_destroy(g);
     RUN(test_mixed_batch_as_apart);
     RUN(test_remove_sequence);
+    RUN(test_ids_per_request);
+    RUN(test_trim_sequence);
     RUN(test_bad_batches);
     RUN(test_served_leaves_nothing);
     return check_summary("test_llama_batch");

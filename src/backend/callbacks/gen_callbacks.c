@@ -21,7 +21,9 @@
 _Static_assert(sizeof(ib_gen_batch_entry) == sizeof(ib__gen_batch_entry) &&
                    offsetof(ib_gen_batch_entry, pos) == offsetof(ib__gen_batch_entry, pos) &&
                    offsetof(ib_gen_batch_entry, n_tokens) == offsetof(ib__gen_batch_entry, n_tokens) &&
-                   offsetof(ib_gen_batch_entry, logits) == offsetof(ib__gen_batch_entry, logits),
+                   offsetof(ib_gen_batch_entry, logits) == offsetof(ib__gen_batch_entry, logits) &&
+                   offsetof(ib_gen_batch_entry, request) == offsetof(ib__gen_batch_entry, request) &&
+                   offsetof(ib_gen_batch_entry, shared) == offsetof(ib__gen_batch_entry, shared),
                "ib_gen_batch_entry mirrors ib__gen_batch_entry");
 
 typedef struct gen_cb {
@@ -156,10 +158,10 @@ static ib_status cb_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries,
                   "decode_batch", err);
 }
 
-static ib_status cb_remove_sequence(ib__gen *g, int32_t seq, ib_error *err)
+static ib_status cb_remove_sequence(ib__gen *g, int32_t seq, int32_t from_pos, ib_error *err)
 {
     const ib_gen_callbacks *c = &impl(g)->cb;
-    return answer(c->remove_sequence(c->user, seq, fresh(err)), "remove_sequence", err);
+    return answer(c->remove_sequence(c->user, seq, from_pos, fresh(err)), "remove_sequence", err);
 }
 
 static void cb_destroy(ib__gen *g)

@@ -27,7 +27,12 @@ typedef struct gen_fake {
     int64_t calls_since_open;
     int32_t n_seqs, ctx_per_seq;
     int32_t filled[IB_GEN_MAX_SEQUENCES]; /* positions filled, per sequence */
-    bool last_was_step;                   /* the last call a decode step: a prefill pays switch_ms */
+    /* Whose ids each sequence's cells hold (a batch entry's request), and
+     * below which position they are the shared prefix's: a new request
+     * may reuse only those (the engine's prefix cache). */
+    uint32_t held_request[IB_GEN_MAX_SEQUENCES];
+    int32_t held_shared[IB_GEN_MAX_SEQUENCES];
+    bool last_was_step; /* the last call a decode step: a prefill pays switch_ms */
     ib__gen_fake_counts counts;
     ib__fake_power power; /* the scripted energy counter's */
 } gen_fake;
@@ -190,6 +195,25 @@ static ib_status check_entry(const gen_fake *f, const ib__gen_batch_entry *e, bo
     return IB_OK;
 }
 
+/* Entry e's ids go to its sequence's cells: a request other than the one
+ * the cells hold starts there, after the cells it reuses, which must be
+ * the shared prefix of both (no request's own ids are another's). */
+static ib_status hold(gen_fake *f, const ib__gen_batch_entry *e, ib_error *err)
+{
+    int32_t s = e->seq;
+    bool starts = e->pos == 0 || e->request != f->held_request[s];
+    if (!starts) return IB_OK;
+    int32_t shared = f->held_shared[s] < e->shared ? f->held_shared[s] : e->shared;
+    IB_FAIL_IF(e->pos > shared, err, IB_ERR_INTERNAL,
+               "fake: request %u reuses %d cells of sequence %d, of which only %d are the shared prefix",
+               (unsigned)e->request, (int)e->pos, (int)s, (int)(e->pos == 0 ? 0 : shared));
+    f->held_request[s] = e->request;
+    f->held_shared[s] = e->shared;
+    f->counts.requests_started++;
+    f->counts.cells_reused += e->pos;
+    return IB_OK;
+}
+
 static ib_status gen_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries, size_t n_entries,
                                   ib_error *err)
 {
@@ -199,6 +223,7 @@ static ib_status gen_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries
     IB_FAIL_IF(n_entries < 1, err, IB_ERR_INTERNAL, "fake: an empty batch");
     for (size_t i = 0; i < n_entries; i++) {
         IB_TRY(check_entry(f, &entries[i], seen, err));
+        IB_TRY(hold(f, &entries[i], err));
         if (entries[i].n_tokens == 1)
             decode++;
         else
@@ -218,12 +243,14 @@ static ib_status gen_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries
     return IB_OK;
 }
 
-static ib_status gen_remove_sequence(ib__gen *g, int32_t seq, ib_error *err)
+/* Costs nothing: a later entry pays only for the tokens it sends. */
+static ib_status gen_remove_sequence(ib__gen *g, int32_t seq, int32_t from_pos, ib_error *err)
 {
     gen_fake *f = impl(g);
-    IB_FAIL_IF(seq < 0 || seq >= f->n_seqs, err, IB_ERR_INTERNAL, "fake: removing sequence %d of %d",
-               (int)seq, (int)f->n_seqs);
-    f->filled[seq] = 0;
+    IB_FAIL_IF(seq < 0 || seq >= f->n_seqs || from_pos < 0 || from_pos > f->filled[seq], err, IB_ERR_INTERNAL,
+               "fake: removing sequence %d of %d from %d (it holds %d)", (int)seq, (int)f->n_seqs,
+               (int)from_pos, (int)(seq >= 0 && seq < f->n_seqs ? f->filled[seq] : 0));
+    f->filled[seq] = from_pos;
     f->counts.removes++;
     return IB_OK;
 }

@@ -79,6 +79,9 @@ ib_status ib__gen_open_fake_script(const ib__gen_fake_script *s, const ib__gen_o
 typedef struct ib__gen_fake_counts {
     int64_t prefills, steps, prefill_tokens, clears, reopens, forks, samples, set_sequences, syncs, rewinds;
     int64_t batches, batch_decode_tokens, batch_prefill_tokens, removes; /* decode_batch, remove_sequence */
+    /* Batch entries that started a request on a sequence (one other than
+     * its cells held, or at position 0), and the cells they reused. */
+    int64_t requests_started, cells_reused;
     int32_t threads;
     int32_t last_step_seqs, last_step_pos;
     double idle_ms; /* host time spent waiting in synchronize */

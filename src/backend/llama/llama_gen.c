@@ -216,10 +216,16 @@ static ib_status alloc_batch(llama_gen *l, int32_t cap, int32_t n_seqs, ib_error
     return IB_OK;
 }
 
-/* The random token of sequence seq at position pos: fixed by the seed. */
-static llama_token token_at(const llama_gen *l, int32_t seq, int32_t pos)
+/* The ids every request shares below its entry's shared positions: a
+ * stream no request (nor sequence) is keyed by. */
+#define SHARED_PREFIX_STREAM UINT32_MAX
+
+/* The random token of stream key at position pos: fixed by the seed. The
+ * prefill op's stream is its sequence, a mixed batch entry's its
+ * request's (or the shared prefix's). */
+static llama_token token_at(const llama_gen *l, uint32_t key, int32_t pos)
 {
-    uint64_t x = l->seed ^ ((uint64_t)(uint32_t)seq << 32) ^ (uint32_t)pos;
+    uint64_t x = l->seed ^ ((uint64_t)key << 32) ^ (uint32_t)pos;
     x += 0x9e3779b97f4a7c15u;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
@@ -442,7 +448,7 @@ static ib_status op_prefill(ib__gen *g, int32_t seq, int32_t pos, int32_t n_toke
         int32_t n = n_tokens - done < l->cap ? n_tokens - done : l->cap;
         for (int32_t i = 0; i < n; i++) {
             int32_t p = pos + done + i;
-            l->batch.token[i] = token_at(l, seq, p);
+            l->batch.token[i] = token_at(l, (uint32_t)seq, p);
             l->batch.pos[i] = p;
             l->seq_ids[i] = seq;
             l->batch.logits[i] = done + i == n_tokens - 1;
@@ -465,7 +471,7 @@ static ib_status op_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
                "llama: a step of %d sequences, but the context holds %d", n_seqs, l->n_seqs);
     IB_TRY(check_span(l, 0, pos, 1, err));
     for (int32_t s = 0; s < n_seqs; s++) {
-        l->batch.token[s] = l->next[s] >= 0 ? l->next[s] : token_at(l, s, pos);
+        l->batch.token[s] = l->next[s] >= 0 ? l->next[s] : token_at(l, (uint32_t)s, pos);
         l->next[s] = -1;
         l->batch.pos[s] = pos;
         l->seq_ids[s] = s;
@@ -491,7 +497,9 @@ static ib_status fill_mixed(llama_gen *l, const ib__gen_batch_entry *entries, si
                    "llama: a mixed batch of more than %d tokens (n_batch)", l->cap);
         for (int32_t i = 0; i < e->n_tokens; i++, (*n)++) {
             bool sampled = e->n_tokens == 1 && l->next[e->seq] >= 0;
-            l->batch.token[*n] = sampled ? l->next[e->seq] : token_at(l, e->seq, e->pos + i);
+            int32_t p = e->pos + i;
+            l->batch.token[*n] =
+                sampled ? l->next[e->seq] : token_at(l, p < e->shared ? SHARED_PREFIX_STREAM : e->request, p);
             l->batch.pos[*n] = e->pos + i;
             l->seq_ids[*n] = e->seq;
             l->batch.logits[*n] = e->logits && i == e->n_tokens - 1;
@@ -519,14 +527,18 @@ static ib_status op_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries,
     return IB_OK;
 }
 
-static ib_status op_remove_sequence(ib__gen *g, int32_t seq, ib_error *err)
+static ib_status op_remove_sequence(ib__gen *g, int32_t seq, int32_t from_pos, ib_error *err)
 {
     llama_gen *l = impl(g);
     IB_TRY(need_context(l, err));
-    IB_FAIL_IF(seq < 0 || seq >= l->n_seqs, err, IB_ERR_INVALID_ARG,
-               "llama: removing sequence %d, but the context holds %d", seq, l->n_seqs);
-    /* A whole sequence's removal never fails (llama.h). */
-    l->api->memory_seq_rm(l->api->get_memory(l->ctx), seq, -1, -1);
+    IB_FAIL_IF(seq < 0 || seq >= l->n_seqs || from_pos < 0, err, IB_ERR_INVALID_ARG,
+               "llama: removing sequence %d from %d, but the context holds %d", seq, from_pos, l->n_seqs);
+    /* A whole sequence's removal never fails (llama.h); a part's does
+     * where the cache cannot keep a prefix (a recurrent model's). */
+    bool removed = l->api->memory_seq_rm(l->api->get_memory(l->ctx), seq, from_pos, -1);
+    IB_FAIL_IF(
+        !removed, err, IB_ERR_UNSUPPORTED,
+        "llama: this model's cache cannot drop part of a sequence: no prefix cache (--prefix-cache off)");
     l->next[seq] = -1;
     return IB_OK;
 }
@@ -826,3 +838,5 @@ int32_t ib__llama_probe_threads_batch(ib__gen *g) { return impl(g)->api->n_threa
 uint64_t ib__llama_probe_compute_bytes(ib__gen *g) { return impl(g)->compute_bytes; }
 
 struct llama_model *ib__llama_probe_model(ib__gen *g) { return impl(g)->model; }
+
+int32_t ib__llama_probe_batch_token(ib__gen *g, int32_t i) { return impl(g)->batch.token[i]; }

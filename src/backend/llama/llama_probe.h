@@ -16,6 +16,9 @@ const float *ib__llama_probe_logits(ib__gen *g, int32_t i);
  * (a random one); set_next makes it token. */
 int32_t ib__llama_probe_next(ib__gen *g, int32_t seq);
 void ib__llama_probe_set_next(ib__gen *g, int32_t seq, int32_t token);
+/* The id of token i of the last batch decoded (a mixed batch's, in its
+ * entries' order). */
+int32_t ib__llama_probe_batch_token(ib__gen *g, int32_t i);
 /* The llama_model the workload loaded (a bare loop beside it: tests/gpu). */
 struct llama_model *ib__llama_probe_model(ib__gen *g);
 /* The threads llama.cpp decodes a batch of tokens with (a prompt's),
