@@ -283,8 +283,8 @@ def serve_generation(*, prefill, step, clear, decode_batch, remove_sequence, syn
     new_tokens= a count or a (lo, hi) range) or a trace (a list of
     (arrival_ms, prompt_tokens, output_tokens)), decoded together:
     decode_batch(entries) gets each step's mixed batch as a list of (seq,
-    pos, n_tokens, logits) tuples, remove_sequence(seq) empties an ended
-    request's sequence; prefill, step and clear as generate's (the method's
+    pos, n_tokens, logits) tuples, remove_sequence(seq, from_pos) drops a
+    sequence's positions from from_pos on (0: all, when its request ends); prefill, step and clear as generate's (the method's
     contract requires them, the engine does not call them). info states
     n_batch, the most tokens one decode_batch takes (default 1048576: none
     of its own). Returns a Result of kind "serve_generative"."""
