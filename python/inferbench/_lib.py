@@ -236,6 +236,7 @@ class GenConfig(ctypes.Structure):
         ("knee_fraction", ctypes.c_double),
         ("time_sampling", ctypes.c_bool),
         ("pitfalls", ctypes.c_bool),
+        ("engine_cost", ctypes.c_bool),
     ]
 
 
@@ -327,6 +328,7 @@ class GenServeConfig(ctypes.Structure):
         ("shared_prefix", ctypes.c_int32),
         ("prefix_cache", ctypes.c_bool),
         ("pitfalls", ctypes.c_bool),
+        ("engine_cost", ctypes.c_bool),
     ]
 
 

@@ -37,6 +37,8 @@ html_check "$TMP/s.html" "count('svg') == 6 and 'zoo:llama-tiny' in s and '<scri
 
 printf '# arrival prompt output\n0 12 3\n0 30 1\n5.5 9 6\n' >"$TMP/trace.txt"
 expect_exit 0 "a trace" -- "$IB" "${TINY[@]}" --arrivals "$TMP/trace.txt" --json "$TMP/t.json"
+expect_grep "^slots [0-9]+ \((the KV cache's capacity|the most the default takes)" "$TMP/out" "text: the default slots, and why"
+json_check "$TMP/t.json" "d['settings']['slots_from'] in ('kv_capacity', 'capped') and d['info']['n_seq_max'] == d['settings']['slots'] and d['environment']['host_cpu'] is not None" "json: the default slots are the context's sequences; the machine stated"
 json_check "$TMP/t.json" "[(r['scheduled_ms'], r['prompt_tokens'], r['output_tokens'], r['generated_tokens']) for r in d['requests']] == [(0, 12, 3, 3), (0, 30, 1, 1), (5.5, 9, 6, 6)]" "json: the trace's requests, the schedule saved"
 printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,20,4\n2023-11-16 18:15:46.7,10,2\n' >"$TMP/azure.csv"
 expect_exit 0 "the Azure trace's CSV" -- "$IB" "${TINY[@]}" --arrivals "$TMP/azure.csv" --json "$TMP/a.json"
