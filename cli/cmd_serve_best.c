@@ -229,10 +229,9 @@ int cmd_serve_best(cli_args *a)
     race *rc = calloc(1, sizeof *rc);
     int code = rc ? cli_serve_refuse_forward(a) : cli_fail(IB_ERR_NO_MEMORY, "out of memory");
     if (code == EXIT_OK && !cli_gen_serve_config(a, &sc, &trace)) code = EXIT_BAD_INPUT;
-    if (code == EXIT_OK && sc.pitfalls)
-        code =
-            cli_fail(IB_ERR_INVALID_ARG, "serve --best races the correct run: measure its winner's pitfalls "
-                                         "with serve --pitfalls");
+    if (code == EXIT_OK && (sc.pitfalls || sc.engine_cost))
+        code = cli_fail(IB_ERR_INVALID_ARG, "serve --best races the serving runs alone: measure its winner's "
+                                            "--pitfalls or --engine-cost with serve");
     if (code == EXIT_OK && a->rates)
         code = cli_fail(IB_ERR_INVALID_ARG,
                         "serve --best races at one rate (--rate R, or a trace), not --rates");
