@@ -178,3 +178,26 @@ bool cli_apply_environment(cli_args *a)
     }
     return true;
 }
+
+/* The k-th of the values "a|b|c" into out[cap]; false past the end. */
+bool cli_race_value(const char *values, size_t k, char *out, size_t cap)
+{
+    for (const char *p = values; *p; k--) {
+        size_t len = strcspn(p, "|");
+        if (k == 0) {
+            snprintf(out, cap, "%.*s", (int)len, p);
+            return true;
+        }
+        p += len + (p[len] == '|');
+    }
+    return false;
+}
+
+/* The generation backend --backend names, else the default (one that is
+ * no such backend is refused when the model opens). */
+const ib_gen_backend *cli_gen_backend_of(const cli_args *a)
+{
+    for (size_t i = 0; a->backend && i < ib_gen_backend_count(); i++)
+        if (!strcmp(ib_gen_backend_get(i)->name, a->backend)) return ib_gen_backend_get(i);
+    return ib_gen_backend_get(0);
+}

@@ -109,6 +109,7 @@ typedef struct cli_args {
     bool token_range; /* a range A..B was given */
     /* serve --endpoint URL --model NAME (cli/cmd_serve_endpoint.c) */
     ib_endpoint_config endpoint;
+    bool serve_best; /* serve --best: the engine's settings raced (cmd_serve_best.c) */
 } cli_args;
 
 enum {
@@ -227,6 +228,13 @@ bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_
 /* serve --endpoint (cmd_serve_endpoint.c): the same requests sent to an
  * OpenAI-compatible server over HTTP. */
 int cmd_serve_endpoint(cli_args *a);
+/* serve --best (cmd_serve_best.c): the engine's settings raced by goodput. */
+int cmd_serve_best(cli_args *a);
+/* backend_options.c: the k-th of the raced values "a|b|c" into out[cap],
+ * false past the end; the generation backend --backend names, else the
+ * default. */
+bool cli_race_value(const char *values, size_t k, char *out, size_t cap);
+const ib_gen_backend *cli_gen_backend_of(const cli_args *a);
 /* serve's options of a generative model given with a forward-pass one:
  * one line, EXIT_BAD_INPUT; else EXIT_OK. */
 int cli_serve_refuse_generative(const cli_args *a);

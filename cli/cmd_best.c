@@ -71,20 +71,6 @@ static bool add(candidates *cs, candidate *c)
     return true;
 }
 
-/* The k-th of the values "a|b|c" into out[VALUE_LEN]; false past the end. */
-static bool nth_value(const char *values, size_t k, char *out)
-{
-    for (const char *p = values; *p; k--) {
-        size_t len = strcspn(p, "|");
-        if (k == 0) {
-            snprintf(out, VALUE_LEN, "%.*s", (int)len, p);
-            return true;
-        }
-        p += len + (p[len] == '|');
-    }
-    return false;
-}
-
 /* Whether option i varies on this device: raced, applicable, not fixed by
  * the user (a value given with --option or its flag is kept, not varied). */
 static bool varies(const candidates *cs, size_t i, bool cuda)
@@ -105,7 +91,7 @@ static bool combine(candidates *cs, candidate *c, size_t i, bool cuda)
                  given && (cuda || !(d->flags & IB_OPTION_CUDA_ONLY)) ? given : "");
         return combine(cs, c, i + 1, cuda);
     }
-    for (size_t k = 0; nth_value(d->race, k, c->value[i]); k++)
+    for (size_t k = 0; cli_race_value(d->race, k, c->value[i], VALUE_LEN); k++)
         if (!combine(cs, c, i + 1, cuda)) return false;
     return true;
 }
@@ -119,7 +105,7 @@ static bool add_cuda_only_row(candidates *cs)
     for (size_t i = 0; i < cs->n_raced; i++) {
         const ib_backend_option_decl *d = cs->raced[i];
         if (!(d->flags & IB_OPTION_CUDA_ONLY)) continue;
-        for (size_t k = 0; nth_value(d->race, k, c.value[i]); k++) {
+        for (size_t k = 0; cli_race_value(d->race, k, c.value[i], VALUE_LEN); k++) {
         }
         n++;
     }
@@ -499,21 +485,12 @@ static int race_generative(cli_args *a, candidates *cs, const ib_gen_config *gc,
     return code;
 }
 
-/* The generation backend --backend names, else the default (one that is
- * no such backend is refused when the model opens). */
-static const ib_gen_backend *gen_backend_of(const cli_args *a)
-{
-    for (size_t i = 0; a->backend && i < ib_gen_backend_count(); i++)
-        if (!strcmp(ib_gen_backend_get(i)->name, a->backend)) return ib_gen_backend_get(i);
-    return ib_gen_backend_get(0);
-}
-
 /* best of a generative model: its generation backend's raced options. */
 static int best_generative(cli_args *a, candidates *cs)
 {
     int code = refuse_options(a, true);
     if (code != EXIT_OK) return code;
-    const ib_gen_backend *b = gen_backend_of(a);
+    const ib_gen_backend *b = cli_gen_backend_of(a);
     cs->a = a;
     cs->race_math = false;
     take_raced(cs, b->options, b->n_options);

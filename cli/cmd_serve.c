@@ -254,7 +254,7 @@ static bool serve_refused(const cli_args *a)
 int cmd_serve(cli_args *a)
 {
     if (a->endpoint.url) return cmd_serve_endpoint(a);
-    if (cli_generative_model(a)) return cmd_serve_gen(a);
+    if (cli_generative_model(a)) return a->serve_best ? cmd_serve_best(a) : cmd_serve_gen(a);
     if (cli_serve_refuse_generative(a) != EXIT_OK) return EXIT_BAD_INPUT;
     double rates[IB_SERVE_MAX_RATES];
     double *trace = NULL;

@@ -82,9 +82,10 @@ static const char *const forward_only[] = {
     "requests-csv",  "depth",     "shape",        "input",       "memory-cap-mb",
 };
 static const char *const generative_only[] = {
-    "slots",         "prefill-chunk",   "burstiness",    "slo-ttft-ms", "slo-tpot-ms",
-    "slo-e2e-ms",    "warmup-requests", "prompt-tokens", "new-tokens",  "ctx-per-seq",
-    "shared-prefix", "prefix-cache",    "pitfalls",      "steps-csv",   "engine-cost",
+    "slots",         "prefill-chunk",   "burstiness",    "slo-ttft-ms",     "slo-tpot-ms",
+    "slo-e2e-ms",    "warmup-requests", "prompt-tokens", "new-tokens",      "ctx-per-seq",
+    "shared-prefix", "prefix-cache",    "pitfalls",      "steps-csv",       "engine-cost",
+    "best",          "step-max-ms",     "sessions",      "sessions-max-ms", "require-idle-gpu",
 };
 
 static int refuse_options(const cli_args *a, bool gen)
@@ -272,6 +273,9 @@ static int measure_rates(ib_gen *g, const cli_args *a, const ib_gen_serve_config
 
 int cmd_serve_gen(cli_args *a)
 {
+    if (cli_given(a, "step-max-ms"))
+        return cli_fail(IB_ERR_INVALID_ARG, "serve --step-max-ms bounds the race of --best");
+    if (a->session_index) cli_session_child_setup(a);
     ib_gen_serve_config c;
     ib_gen_request_spec *trace = NULL;
     double rates[IB_SERVE_MAX_RATES];
@@ -280,6 +284,15 @@ int cmd_serve_gen(cli_args *a)
     if (a->rates && !cli_parse_rates(a->rates, rates, &n_rates)) {
         free(trace);
         return EXIT_BAD_INPUT;
+    }
+    /* The same schedule served in fresh processes, merged by the library:
+     * one run's figures a session, not a search's or a curve's. */
+    if (cli_sessions_wanted(a)) {
+        free(trace);
+        if (n_rates > 0 || searching(a, &c) || c.pitfalls)
+            return cli_fail(IB_ERR_INVALID_ARG, "serve --sessions repeats the run of one rate (--rate R or a "
+                                                "trace), not a search, a curve over rates or the pitfalls");
+        return cli_run_sessions(a, IB_RESULT_GEN_SERVE);
     }
     cli_outputs out;
     cli_output steps;

@@ -72,7 +72,7 @@ static const cli_command commands[] = {
       "gap and goodput from the schedule (--slots, --prefill-chunk, --slo-ttft-ms; "
       "docs/serve-generative.md).",
       OPT_MODEL | OPT_FORWARD | OPT_DEVICE_ID | OPT_JSON | OPT_HTML | OPT_QUIET | OPT_SERVE | OPT_DEVICES |
-          OPT_GEN_RUN,
+          OPT_GEN_RUN | OPT_SESSIONS,
       cmd_serve },
     { "info", "[--device-id N]", "What this machine offers: runtimes, CPU, GPU, driver, clocks.",
       "What this machine offers: the backends' runtimes, CPU, GPU, driver, clocks. Exits 1 without a usable "

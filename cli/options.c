@@ -39,6 +39,7 @@ enum {
     O_ENDPOINT, O_ENDPOINT_MODEL, O_REQUEST_TIMEOUT_MS,
     O_STEPS_CSV,
     O_SHARED_PREFIX, O_PREFIX_CACHE, O_SERVE_PITFALLS,
+    O_SERVE_BEST,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -199,7 +200,7 @@ static const option_def options[] = {
     {{"exhaustive", no_argument, NULL, O_EXHAUSTIVE}, OPT_BEST, NULL,
      "measure every configuration fully and search each one's batch: the sweep the race is checked against",
      .conflicts = O_SESSIONS, .why = "the sweep is the one-process reference the race is checked against"},
-    {{"step-max-ms", required_argument, NULL, O_STEP_MAX_MS}, OPT_BEST, "T",
+    {{"step-max-ms", required_argument, NULL, O_STEP_MAX_MS}, OPT_BEST | OPT_SERVE, "T",
      "each step of the race stops after T ms of measuring, what it measured kept; 0: none",
      .conflicts = O_EXHAUSTIVE, .why = "the sweep measures every configuration fully"},
     {{"far-factor", required_argument, NULL, O_FAR_FACTOR}, OPT_BEST, "X",
@@ -281,6 +282,9 @@ static const option_def options[] = {
      "a generative model: a slot's next request reuses the common prefix of its cells (default on)"},
     {{"pitfalls", no_argument, NULL, O_SERVE_PITFALLS}, OPT_SERVE, NULL,
      "a generative model: also what each classic mistake of serving benchmarks reports, beside the correct figure"},
+    {{"best", no_argument, NULL, O_SERVE_BEST}, OPT_SERVE, NULL,
+     "a generative model: race the engine's settings (slots, prefill chunk, the backend's raced options) by "
+     "goodput at the targets; docs/best.md, Serving"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -391,6 +395,14 @@ static void runs_text(const cli_command *cmd, int64_t value, int64_t gen_value, 
         snprintf(buf, cap, "%lld%s", (long long)value, unit);
 }
 
+/* --step-max-ms: best's race's default, or serve --best's. */
+static double step_max_default(const cli_command *cmd, const ib_best_config *bc)
+{
+    ib_best_serve_config sc;
+    ib_best_serve_config_init(&sc);
+    return cmd->groups & OPT_SERVE ? sc.step_max_ms : bc->step_max_ms;
+}
+
 /* "300", "100 per batch": the default of option id in cmd, read from a (set
  * by set_defaults) or from the init function cmd takes it from; false for
  * an option whose help says its default in words, or that has none. */
@@ -418,7 +430,7 @@ static bool default_text(const cli_command *cmd, const cli_args *a, int id, char
     case O_SESSIONS: return snprintf(buf, cap, "%lld", (long long)a->sessions), true;
     case O_MAX_SESSIONS: return snprintf(buf, cap, "%lld", (long long)a->max_sessions), true;
     case O_RANK_TIMEOUT: return snprintf(buf, cap, "%g", a->rank_timeout_s), true;
-    case O_STEP_MAX_MS: return snprintf(buf, cap, "%g", bc.step_max_ms), true;
+    case O_STEP_MAX_MS: return snprintf(buf, cap, "%g", step_max_default(cmd, &bc)), true;
     case O_FAR_FACTOR: return snprintf(buf, cap, "%g", bc.far_factor), true;
     case O_REQUESTS: return snprintf(buf, cap, "%lld", (long long)a->serve.requests), true;
     case O_REQUEST_BATCH: return snprintf(buf, cap, "%lld", (long long)a->serve.request_batch), true;
@@ -739,6 +751,7 @@ static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v
         return true;
     case O_SERVE_PITFALLS: g->pitfalls = true; return true;
     case O_ENGINE_COST: g->engine_cost = true; return true;
+    case O_SERVE_BEST: a->serve_best = true; return true;
     }
     return apply_endpoint(a, id, name, v);
 }

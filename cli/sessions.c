@@ -336,6 +336,7 @@ static ib_result sessions_result(ib_result_kind command, const char *doc, const 
     ib_result_kind kind = command == IB_RESULT_LATENCY      ? IB_RESULT_SESSIONS
                           : command == IB_RESULT_THROUGHPUT ? IB_RESULT_THROUGHPUT_SESSIONS
                           : command == IB_RESULT_GENERATION ? IB_RESULT_GENERATION_SESSIONS
+                          : command == IB_RESULT_GEN_SERVE  ? IB_RESULT_GEN_SERVE_SESSIONS
                                                             : IB_RESULT_PITFALLS_SESSIONS;
     return (ib_result){ .kind = kind, .sessions_json = doc, .sessions = f };
 }

@@ -1426,6 +1426,20 @@ void ib_gen_destroy(ib_gen *g);
  * time, and times with the host clock around a call and its synchronize. */
 #define IB_GEN_CALLBACKS_VERSION 1u
 
+/* One entry of a mixed batch (ib_gen_callbacks.decode_batch): n_tokens
+ * tokens of sequence seq at positions pos..pos+n_tokens-1; logits: the
+ * last one's are read (a decode token, or a prompt's last chunk); request:
+ * whose prompt (its own ids), positions below shared the ids every request
+ * shares (serve --shared-prefix). */
+typedef struct ib_gen_batch_entry {
+    int32_t seq;
+    int32_t pos;
+    int32_t n_tokens;
+    bool logits;
+    uint32_t request;
+    int32_t shared;
+} ib_gen_batch_entry;
+
 typedef struct ib_gen_callbacks {
     size_t struct_size; /* sizeof(ib_gen_callbacks) of the caller */
     uint32_t version;   /* IB_GEN_CALLBACKS_VERSION */
@@ -1471,6 +1485,17 @@ typedef struct ib_gen_callbacks {
     double clock_resolution_ms;
     /* Optional: called once when the workload is destroyed. */
     void (*destroy)(void *user);
+    /* Added after the first size of version 1 (struct_size tells whether a
+     * caller's table has them; one that ends before them has neither).
+     * Optional, both or neither: serving under load (ib_measure_gen_serve)
+     * needs them. decode_batch: one call of every entry (each sequence at
+     * most once, at most info.n_batch tokens in all, each sequence filled
+     * position after position); may return once queued. remove_sequence:
+     * drops sequence seq's positions from from_pos on (untimed): 0 empties
+     * it, above 0 keeps a prefix the next request reuses (the engine's
+     * prefix cache; IB_ERR_UNSUPPORTED where the caller cannot). */
+    ib_status (*decode_batch)(void *user, const ib_gen_batch_entry *entries, size_t n_entries, ib_error *err);
+    ib_status (*remove_sequence)(void *user, int32_t seq, int32_t from_pos, ib_error *err);
 } ib_gen_callbacks;
 
 /* Fills struct_size and version, every slot NULL. */
@@ -1727,15 +1752,17 @@ typedef enum ib_result_kind {
     IB_RESULT_COMPARISON = 4,
     IB_RESULT_SESSIONS = 5, /* a latency measured in sessions (--sessions N) */
     IB_RESULT_SERVE = 6,
-    IB_RESULT_BEST = 7,                 /* the fastest accurate configuration (inferbench best) */
-    IB_RESULT_FLEET = 8,                /* several devices or MPI ranks at once (docs/fleet.md) */
-    IB_RESULT_THROUGHPUT_SESSIONS = 9,  /* throughput measured in sessions */
-    IB_RESULT_PITFALLS_SESSIONS = 10,   /* pitfalls measured in sessions */
-    IB_RESULT_GENERATION = 11,          /* a generative model (inferbench generate) */
-    IB_RESULT_GEN_COMPARISON = 12,      /* two generation results compared */
-    IB_RESULT_GENERATION_SESSIONS = 13, /* a generation measured in sessions */
-    IB_RESULT_GEN_SERVE = 14,           /* a generative model served under load */
-    IB_RESULT_GEN_SERVE_COMPARISON = 15 /* two of those compared */
+    IB_RESULT_BEST = 7,                  /* the fastest accurate configuration (inferbench best) */
+    IB_RESULT_FLEET = 8,                 /* several devices or MPI ranks at once (docs/fleet.md) */
+    IB_RESULT_THROUGHPUT_SESSIONS = 9,   /* throughput measured in sessions */
+    IB_RESULT_PITFALLS_SESSIONS = 10,    /* pitfalls measured in sessions */
+    IB_RESULT_GENERATION = 11,           /* a generative model (inferbench generate) */
+    IB_RESULT_GEN_COMPARISON = 12,       /* two generation results compared */
+    IB_RESULT_GENERATION_SESSIONS = 13,  /* a generation measured in sessions */
+    IB_RESULT_GEN_SERVE = 14,            /* a generative model served under load */
+    IB_RESULT_GEN_SERVE_COMPARISON = 15, /* two of those compared */
+    IB_RESULT_BEST_SERVE = 16,           /* its engine's settings raced (serve --best) */
+    IB_RESULT_GEN_SERVE_SESSIONS = 17    /* a generative model served in sessions */
 } ib_result_kind;
 
 /* A result of any kind with what its reports need (docs/report.md). Set
@@ -1784,6 +1811,9 @@ typedef struct ib_result {
     /* with gen_serve (its run at the answer), a search or a curve over rates */
     const struct ib_gen_serve_rates_result *gen_serve_rates;
     const struct ib_gen_serve_rates_config *gen_serve_rates_cfg;
+    /* its engine's settings raced: the race, its configuration */
+    const struct ib_best_serve_result *best_serve;
+    const struct ib_best_serve_config *best_serve_cfg;
 } ib_result;
 
 /* The report of r in format: "text", "json", "html", "csv" or "md"
@@ -2988,6 +3018,99 @@ typedef struct ib_gen_serve_comparison {
 
 ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,
                                      ib_gen_serve_comparison *out, ib_error *err);
+/* ------------------------------------------------------------------------ */
+/* best of a generative model served under load: the engine's settings     */
+/* raced by goodput at the targets (serve --best; docs/best.md, "Serving") */
+/* ------------------------------------------------------------------------ */
+
+#define IB_BEST_SERVE_MAX_CANDIDATES 64
+
+/* Candidate i: its label, the engine's slots and prefill chunk; its model
+ * (the backend's options: flash attention, the KV cache's type) is opened
+ * by ib_best_serve_config.open. */
+typedef struct ib_best_serve_candidate {
+    const char *label;
+    int32_t slots, prefill_chunk;
+} ib_best_serve_candidate;
+
+typedef struct ib_best_serve_config {
+    /* The schedule, the targets (slo_ttft_ms, slo_tpot_ms: goodput's),
+     * warm-up, cancel and progress; slots and prefill_chunk are each
+     * candidate's. */
+    ib_gen_serve_config serve;
+    const ib_best_serve_candidate *candidates; /* [n_candidates], 1..IB_BEST_SERVE_MAX_CANDIDATES */
+    size_t n_candidates;
+    /* Opens candidate i's model; a failure skips the row with err's line. */
+    ib_status (*open)(size_t i, void *user, ib_gen **g, ib_error *err);
+    /* Optional: candidate i's label as it runs, from the settings in effect
+     * its model states (ran) and the prefill chunk in effect. */
+    void (*label_ran)(size_t i, void *user, const ib_option_list *ran, int32_t prefill_chunk, char *out,
+                      size_t cap);
+    void *user;
+    /* Screening serves the schedule's first screen_requests requests (0:
+     * a quarter of them, at least one); the `finalists` (default 3) with
+     * the highest goodput serve the whole schedule, which decides. */
+    int64_t screen_requests;
+    size_t finalists;
+    /* Each step's measuring time at most, on the model's clock (default
+     * 300000; 0: none); a step past it leaves its later rows unmeasured. */
+    double step_max_ms;
+} ib_best_serve_config;
+
+void ib_best_serve_config_init(ib_best_serve_config *cfg);
+
+typedef enum ib_best_serve_step {
+    IB_BEST_SERVE_STEP_OPEN = 0,   /* opening and settling each row (host clock) */
+    IB_BEST_SERVE_STEP_SCREEN = 1, /* the screening runs (the model's clock) */
+    IB_BEST_SERVE_STEP_FINAL = 2,  /* the finals */
+    IB_BEST_SERVE_STEPS = 3
+} ib_best_serve_step;
+
+/* One candidate: its figures are those of its last measurement (a
+ * finalist's: its final's alone). */
+typedef struct ib_best_serve_row {
+    char label[160];              /* as it ran (label_ran) */
+    char asked[160];              /* as given, when it differs ("": the same) */
+    int same_as;                  /* IB_BEST_MERGED: the row whose run this is; else -1 */
+    int32_t slots, prefill_chunk; /* in effect (the chunk at most n_batch and
+                                     every prompt token the slots can hold) */
+    ib_best_stage stage;
+    ib_status status; /* a skipped or failed row's */
+    char why[256];
+    bool final;                 /* the figures are its final's */
+    size_t requests, completed; /* of that measurement */
+    size_t n_good;              /* completed within every target */
+    double goodput_rate;        /* requests/s within every target; NaN: none */
+    double good_share, output_tokens_per_s;
+    ib_stats ttft, tpot, e2e; /* n 0: none */
+    double step_ms[IB_BEST_SERVE_STEPS];
+} ib_best_serve_row;
+
+typedef struct ib_best_serve_result {
+    size_t n_rows;
+    ib_best_serve_row rows[IB_BEST_SERVE_MAX_CANDIDATES];
+    int winner;                             /* -1: none */
+    size_t screen_requests, final_requests; /* each screening's, each final's */
+    size_t finalists;
+    size_t merged, not_measured;
+    double step_max_ms;
+    unsigned steps_bounded; /* bit k: step k reached step_max_ms */
+    double step_ms[IB_BEST_SERVE_STEPS];
+    ib_gen_info info; /* of the first row that opened */
+    /* The winner's final, whole (owned; n_requests 0: none). */
+    ib_gen_serve_result winner_serve;
+    bool partial; /* interrupted, or rows left unmeasured by the bound */
+    ib_status stop_status;
+} ib_best_serve_result;
+
+/* Races cfg's candidates serving cfg->serve's schedule: each distinct
+ * setting in effect (rows that run the same: merged) screened on the
+ * schedule's first requests, the best few served the whole schedule, the
+ * highest goodput of the finals the winner (equal goodput: the lower
+ * end-to-end p99). Interrupted: IB_ERR_INTERRUPTED, partial, what was
+ * measured kept. out is freed with ib_best_serve_result_free. */
+ib_status ib_measure_best_serve(const ib_best_serve_config *cfg, ib_best_serve_result *out, ib_error *err);
+void ib_best_serve_result_free(ib_best_serve_result *r);
 
 /* ------------------------------------------------------------------------ */
 /* A generative model served: the SLO rate search and the curve over rates  */

@@ -114,7 +114,11 @@ enum {
     /* A setting of the whole process, not of one workload (where a runtime
      * is loaded from): given with ib_backend_configure before the backend's
      * first use, through the table's configure slot. */
-    IB_OPTION_PROCESS = 1u << 2
+    IB_OPTION_PROCESS = 1u << 2,
+    /* Raced by best of one request, not by serve --best (docs/best.md,
+     * "Serving"): there the engine's prefill chunk bounds the tokens of a
+     * step, and the option stays at its default unless given. */
+    IB_OPTION_RACE_NOT_SERVING = 1u << 3
 };
 
 /* One option a backend takes: what `inferbench backends` lists, what the

@@ -21,8 +21,8 @@ from ._graph import cuda_graph
 from ._hf import hf_generation
 from ._result import Result
 
-__all__ = ["latency", "throughput", "pitfalls", "generate", "hf_generation", "calibrate", "binding_overhead",
-           "cuda_graph", "Result", "InferbenchError", "CallableError", "Interrupted"]
+__all__ = ["latency", "throughput", "pitfalls", "generate", "serve_generation", "hf_generation", "calibrate",
+           "binding_overhead", "cuda_graph", "Result", "InferbenchError", "CallableError", "Interrupted"]
 __version__ = "0.1.0"
 
 _REPORTS = {  # kind: (result struct, measure, text, json, html, free)
@@ -237,6 +237,95 @@ def generate(*, prefill, step, clear, synchronize=None, fork=None, set_sequences
         if value is not None:
             setattr(cfg.run, key, value)
     return _measure_generation(workload, cfg)
+
+
+def _lengths(what, value):
+    """(min, max) of a fixed count or a (lo, hi) range of tokens."""
+    lo, hi = (value, value) if isinstance(value, int) else tuple(value)
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (lo, hi)):
+        raise InferbenchError(f"{what}={value!r}: a whole number or a (lo, hi) pair of them")
+    return lo, hi
+
+
+def _serve_config(*, rate, arrivals, trace, burstiness, seed, requests, prompt_tokens, new_tokens, slots,
+                  prefill_chunk, ctx_per_slot, warmup_requests, slo_ttft_ms, slo_tpot_ms, slo_e2e_ms):
+    """The ib_gen_serve_config and the trace it points to (keep it alive)."""
+    cfg = L.GenServeConfig()
+    L.lib().ib_gen_serve_config_init(ctypes.byref(cfg))
+    specs = None
+    if trace is not None:
+        specs = (L.GenRequestSpec * len(trace))(*[L.GenRequestSpec(float(a), int(p), int(o)) for a, p, o in trace])
+        cfg.arrivals, cfg.trace, cfg.n_trace = L.IB_ARRIVALS_TRACE, specs, len(trace)
+    elif arrivals not in ("poisson", "constant"):
+        raise InferbenchError(f"arrivals={arrivals!r}: 'poisson', 'constant', or give trace=")
+    else:
+        cfg.arrivals = L.IB_ARRIVALS_POISSON if arrivals == "poisson" else L.IB_ARRIVALS_CONSTANT
+        cfg.rate = float(rate or 0)
+    cfg.prompt_min, cfg.prompt_max = _lengths("prompt_tokens", prompt_tokens)
+    cfg.output_min, cfg.output_max = _lengths("new_tokens", new_tokens)
+    for key, value in dict(burstiness=burstiness, seed=seed, requests=requests, slots=slots,
+                           prefill_chunk=prefill_chunk, ctx_per_slot=ctx_per_slot, warmup_requests=warmup_requests,
+                           slo_ttft_ms=slo_ttft_ms, slo_tpot_ms=slo_tpot_ms, slo_e2e_ms=slo_e2e_ms).items():
+        if value is not None:
+            setattr(cfg, key, value)
+    return cfg, specs
+
+
+def serve_generation(*, prefill, step, clear, decode_batch, remove_sequence, synchronize=None, set_sequences=None,
+                     device="cpu", stream=None, device_id=0, name=None, info=None, settings=None, clock=None,
+                     clock_resolution_ms=0.0, rate=None, arrivals="poisson", trace=None, burstiness=None, seed=None,
+                     requests=None, prompt_tokens=512, new_tokens=128, slots=None, prefill_chunk=None,
+                     ctx_per_slot=None, warmup_requests=None, slo_ttft_ms=None, slo_tpot_ms=None, slo_e2e_ms=None):
+    """A generative model served under load by the library's engine
+    (docs/serve-generative.md; docs/python.md, "Serving a generative
+    model"): requests on a seeded schedule (rate=, arrivals="poisson" or
+    "constant", burstiness=, seed=, requests=, prompt_tokens= and
+    new_tokens= a count or a (lo, hi) range) or a trace (a list of
+    (arrival_ms, prompt_tokens, output_tokens)), decoded together:
+    decode_batch(entries) gets each step's mixed batch as a list of (seq,
+    pos, n_tokens, logits) tuples, remove_sequence(seq, from_pos) drops a
+    sequence's positions from from_pos on (0: all, when its request ends); prefill, step and clear as generate's (the method's
+    contract requires them, the engine does not call them). info states
+    n_batch, the most tokens one decode_batch takes (default 1048576: none
+    of its own). Returns a Result of kind "serve_generative"."""
+    info = dict(info or {})
+    info.setdefault("n_batch", 1 << 20)
+    g_info, per_token = gen_info(info, settings, device, device_id, name or "python callables")
+    if not callable(decode_batch) or not callable(remove_sequence):
+        raise InferbenchError("serve_generation needs decode_batch and remove_sequence callables")
+    workload = GenerationCallbacks(prefill=prefill, step=step, clear=clear, synchronize=synchronize, fork=None,
+                                   set_sequences=set_sequences, sample=None, reopen=None, set_threads=None,
+                                   device=device, device_id=device_id, stream=stream, clock=clock, info=g_info,
+                                   per_token=per_token, decode_batch=decode_batch, remove_sequence=remove_sequence)
+    workload.table.clock_resolution_ms = clock_resolution_ms
+    cfg, specs = _serve_config(rate=rate, arrivals=arrivals, trace=trace, burstiness=burstiness, seed=seed,
+                               requests=requests, prompt_tokens=prompt_tokens, new_tokens=new_tokens, slots=slots,
+                               prefill_chunk=prefill_chunk, ctx_per_slot=ctx_per_slot,
+                               warmup_requests=warmup_requests, slo_ttft_ms=slo_ttft_ms, slo_tpot_ms=slo_tpot_ms,
+                               slo_e2e_ms=slo_e2e_ms)
+    lib = L.lib()
+    overhead = binding_overhead()
+    cfg.run.cancel = ctypes.pointer(workload.cancel)
+    g = workload.open()
+    out = ctypes.create_string_buffer(L.struct_size("ib_gen_serve_result"))
+    err = L.Error()
+    result = None
+    try:
+        with workload.current():
+            status = lib.ib_measure_gen_serve(g, ctypes.byref(cfg), out, ctypes.byref(err))
+        ref = L.ResultRef(kind=L.IB_RESULT_GEN_SERVE, gen_serve=ctypes.addressof(out),
+                          gen_serve_cfg=ctypes.addressof(cfg))
+        served = ctypes.c_void_p.from_buffer(out, L.GEN_SERVE_REQUESTS_OFFSET).value is not None
+        if served:
+            reports = [L.take_string(lib.ib_report(ctypes.byref(ref), fmt)) for fmt in (b"json", b"text")]
+            result = Result("serve_generative", reports[0], reports[1], None, _binding_facts(workload, overhead))
+    finally:
+        lib.ib_gen_serve_result_free(out)
+        lib.ib_gen_destroy(g)
+    del specs  # the trace lived as long as the measurement
+    if status != L.IB_OK:
+        workload.raise_failure(status, err, result)
+    return result
 
 
 def _measure_generation(workload, cfg):

@@ -74,7 +74,7 @@ class GenerationCallbacks(Failures):
     who = "the callable"
 
     def __init__(self, *, prefill, step, clear, synchronize, fork, set_sequences, sample, reopen, set_threads,
-                 device, device_id, stream, clock, info, per_token):
+                 device, device_id, stream, clock, info, per_token, decode_batch=None, remove_sequence=None):
         if device not in ("cpu", "cuda"):
             raise InferbenchError(f"device {device!r}: expected 'cpu' or 'cuda'")
         given = dict(prefill=prefill, step=step, clear=clear)
@@ -82,7 +82,8 @@ class GenerationCallbacks(Failures):
             if not callable(fn):
                 raise InferbenchError(f"{key}={fn!r} is not callable (required)")
         optional = dict(synchronize=synchronize, fork=fork, set_sequences=set_sequences, sample=sample,
-                        reopen=reopen, set_threads=set_threads, clock=clock)
+                        reopen=reopen, set_threads=set_threads, clock=clock, decode_batch=decode_batch,
+                        remove_sequence=remove_sequence)
         for key, fn in optional.items():
             if fn is not None and not callable(fn):
                 raise InferbenchError(f"{key}={fn!r} is not callable")
@@ -113,6 +114,16 @@ class GenerationCallbacks(Failures):
                 return self._fail(e, err, f"in {name}: {detail}" if detail else f"in {name}")
 
         return slot
+
+    def _decode_batch(self, user, entries, n, err):
+        """decode_batch(entries): the mixed batch as a list of (seq, pos,
+        n_tokens, logits) tuples, in the engine's order."""
+        batch = [(e.seq, e.pos, e.n_tokens, e.logits) for e in entries[:n]]
+        try:
+            self.fns["decode_batch"](batch)
+            return L.IB_OK
+        except BaseException as e:
+            return self._fail(e, err, f"in decode_batch: {len(batch)} entries, {sum(b[2] for b in batch)} tokens")
 
     def _describe(self, user, info):
         if self.per_token is not None:
@@ -147,6 +158,7 @@ class GenerationCallbacks(Failures):
             "sample": (L.GenOneFn, lambda seq: f"sequence {seq}"),
             "reopen": (L.GenStatusFn, lambda: ""),
             "set_threads": (L.GenOneFn, lambda n: f"{n} threads"),
+            "remove_sequence": (L.GenTwoFn, lambda seq, pos: f"sequence {seq} from position {pos}"),
         }
         self._callbacks = []  # kept alive as long as the table
         for name, (kind, what) in where.items():
@@ -154,6 +166,10 @@ class GenerationCallbacks(Failures):
                 f = kind(self._slot(name, what))
                 self._callbacks.append(f)
                 setattr(cb, name, f)
+        if self.fns["decode_batch"] is not None:
+            f = L.GenBatchFn(self._decode_batch)
+            self._callbacks.append(f)
+            cb.decode_batch = f
         f = L.GenDescribeFn(self._describe)
         self._callbacks.append(f)
         cb.describe = f

@@ -236,6 +236,7 @@ class GenConfig(ctypes.Structure):
         ("knee_fraction", ctypes.c_double),
         ("time_sampling", ctypes.c_bool),
         ("pitfalls", ctypes.c_bool),
+        ("engine_cost", ctypes.c_bool),
     ]
 
 
@@ -246,6 +247,16 @@ GenOneFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int32, Error
 GenDescribeFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(GenInfo))
 GenNowFn = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p)
 GenDestroyFn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class GenBatchEntry(ctypes.Structure):
+    """ib_gen_batch_entry: one entry of a mixed batch."""
+    _fields_ = [("seq", ctypes.c_int32), ("pos", ctypes.c_int32), ("n_tokens", ctypes.c_int32),
+                ("logits", ctypes.c_bool), ("request", ctypes.c_uint32), ("shared", ctypes.c_int32)]
+
+
+GenBatchFn = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(GenBatchEntry), ctypes.c_size_t,
+                              ErrorP)
 IB_GEN_CALLBACKS_VERSION = 1
 
 
@@ -268,10 +279,57 @@ class GenCallbacks(ctypes.Structure):
         ("now_ms", GenNowFn),
         ("clock_resolution_ms", ctypes.c_double),
         ("destroy", GenDestroyFn),
+        ("decode_batch", GenBatchFn),
+        ("remove_sequence", GenTwoFn),
     ]
 
 
 IB_RESULT_GENERATION = 11
+IB_RESULT_GEN_SERVE = 14
+IB_ARRIVALS_POISSON, IB_ARRIVALS_CONSTANT, IB_ARRIVALS_TRACE = 0, 1, 2
+
+
+class _GenServeResultHead(ctypes.Structure):
+    """The first members of ib_gen_serve_result: whether it served (its
+    requests set) is read from it, the rest from its reports."""
+    _fields_ = [("info", GenInfo), ("settings", ctypes.c_int32 * 4), ("requests", ctypes.c_void_p)]
+
+
+GEN_SERVE_REQUESTS_OFFSET = _GenServeResultHead.requests.offset
+
+
+class GenRequestSpec(ctypes.Structure):
+    """ib_gen_request_spec: one request of a trace."""
+    _fields_ = [("arrival_ms", ctypes.c_double), ("prompt_tokens", ctypes.c_int32), ("output_tokens", ctypes.c_int32)]
+
+
+class GenServeConfig(ctypes.Structure):
+    """ib_gen_serve_config: a generative model served under load."""
+    _fields_ = [
+        ("run", Config),
+        ("arrivals", ctypes.c_int),
+        ("rate", ctypes.c_double),
+        ("burstiness", ctypes.c_double),
+        ("seed", ctypes.c_uint64),
+        ("requests", ctypes.c_int64),
+        ("prompt_min", ctypes.c_int32),
+        ("prompt_max", ctypes.c_int32),
+        ("output_min", ctypes.c_int32),
+        ("output_max", ctypes.c_int32),
+        ("trace", ctypes.POINTER(GenRequestSpec)),
+        ("n_trace", ctypes.c_size_t),
+        ("slots", ctypes.c_int32),
+        ("prefill_chunk", ctypes.c_int32),
+        ("ctx_per_slot", ctypes.c_int32),
+        ("warmup_requests", ctypes.c_int32),
+        ("slo_ttft_ms", ctypes.c_double),
+        ("slo_tpot_ms", ctypes.c_double),
+        ("slo_e2e_ms", ctypes.c_double),
+        ("shared_prefix", ctypes.c_int32),
+        ("prefix_cache", ctypes.c_bool),
+        ("pitfalls", ctypes.c_bool),
+        ("engine_cost", ctypes.c_bool),
+    ]
 
 
 class ResultRef(ctypes.Structure):
@@ -281,7 +339,8 @@ class ResultRef(ctypes.Structure):
         "latency", "throughput", "pitfalls", "calibration", "comparison", "info", "cfg", "throughput_cfg", "a", "b",
         "a_name", "b_name", "sessions_json", "sessions", "serve", "serve_cfg", "best", "best_cfg", "fleet",
         "generation", "gen_cfg", "gen_comparison", "gen_a", "gen_b", "gen_serve", "gen_serve_cfg", "endpoint",
-        "gen_serve_comparison", "gen_serve_a", "gen_serve_b", "gen_serve_rates", "gen_serve_rates_cfg")]
+        "gen_serve_comparison", "gen_serve_a", "gen_serve_b", "gen_serve_rates", "gen_serve_rates_cfg",
+        "best_serve", "best_serve_cfg")]
 
 
 _MIRRORS = {
@@ -296,6 +355,8 @@ _MIRRORS = {
     "ib_gen_info": GenInfo,
     "ib_gen_config": GenConfig,
     "ib_gen_callbacks": GenCallbacks,
+    "ib_gen_batch_entry": GenBatchEntry,
+    "ib_gen_serve_config": GenServeConfig,
     "ib_result": ResultRef,
 }
 
@@ -335,6 +396,9 @@ _SIGNATURES = {
     "ib_gen_config_init": (None, [ctypes.POINTER(GenConfig)]),
     "ib_measure_generation": (_int, [_vp, ctypes.POINTER(GenConfig), _vp, ErrorP]),
     "ib_gen_result_free": (None, [_vp]),
+    "ib_gen_serve_config_init": (None, [ctypes.POINTER(GenServeConfig)]),
+    "ib_measure_gen_serve": (_int, [_vp, ctypes.POINTER(GenServeConfig), _vp, ErrorP]),
+    "ib_gen_serve_result_free": (None, [_vp]),
     "ib_report": (_vp, [ctypes.POINTER(ResultRef), _cp]),
 }
 

@@ -33,6 +33,9 @@ static const struct {
     IB_SIZE(ib_gen_info),
     IB_SIZE(ib_gen_result),
     IB_SIZE(ib_gen_callbacks),
+    IB_SIZE(ib_gen_batch_entry),
+    IB_SIZE(ib_gen_serve_config),
+    IB_SIZE(ib_gen_serve_result),
     IB_SIZE(ib_result),
 };
 

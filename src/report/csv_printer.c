@@ -344,7 +344,8 @@ static char *render_csv(const ib_result *r)
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return sessions_csv(r);
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return sessions_csv(r);
     case IB_RESULT_SERVE: return serve_csv(r);
     case IB_RESULT_BEST: return r->best->generation ? ib__best_gen_csv(r->best) : ib__best_csv(r->best);
     case IB_RESULT_FLEET:
@@ -352,6 +353,7 @@ static char *render_csv(const ib_result *r)
                                : ib__fleet_report_csv(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_csv(r->generation);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_csv(r->gen_serve);
+    case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_csv(r);
     }

@@ -12,7 +12,8 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_SESSIONS: return ib_sessions_report_html(r->sessions);
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return ib__sessions_report_html_doc(r->sessions_json);
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return ib__sessions_report_html_doc(r->sessions_json);
     case IB_RESULT_SERVE: return ib_serve_report_html(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST:
         return r->best->generation ? ib__best_gen_html(r->best, r->generation) : ib__best_html(r->best);
@@ -23,6 +24,7 @@ static char *render_html(const ib_result *r)
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_html(r->gen_serve, r->gen_serve_cfg);
     case IB_RESULT_GEN_COMPARISON:
     case IB_RESULT_GEN_SERVE_COMPARISON:
+    case IB_RESULT_BEST_SERVE:
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }

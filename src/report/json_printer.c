@@ -28,7 +28,8 @@ static char *render_json(const ib_result *r)
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return strdup(r->sessions_json); /* merged already */
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return strdup(r->sessions_json); /* merged already */
     case IB_RESULT_SERVE: return ib_serve_report_json(r->serve, r->serve_cfg, r->info);
     case IB_RESULT_BEST:
         return r->best->generation ? ib__best_gen_json(r->best, r->best_cfg, r->generation, r->gen_cfg)
@@ -38,6 +39,7 @@ static char *render_json(const ib_result *r)
                                : ib__fleet_report_json(r->fleet, r->info, r->cfg);
     case IB_RESULT_GENERATION: return ib__gen_report_json(r->generation, r->gen_cfg);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_json(r);
+    case IB_RESULT_BEST_SERVE: return ib__best_serve_json(r->best_serve, r->best_serve_cfg);
     case IB_RESULT_GEN_COMPARISON: return ib__gen_comparison_json(r);
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_json(r);
     }
@@ -48,5 +50,6 @@ const ib__printer ib__json_printer = { "json", "json",
                                        IB__ALL_KINDS | IB__SESSIONS_KINDS |
                                            IB__KIND_BIT(IB_RESULT_GEN_COMPARISON) |
                                            IB__KIND_BIT(IB_RESULT_GEN_SERVE) |
-                                           IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON),
+                                           IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON) |
+                                           IB__KIND_BIT(IB_RESULT_BEST_SERVE),
                                        render_json };

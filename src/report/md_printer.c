@@ -371,7 +371,8 @@ static char *render_md(const ib_result *r)
     case IB_RESULT_SESSIONS:
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return sessions_md(r);
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return sessions_md(r);
     case IB_RESULT_SERVE: return serve_md(r);
     case IB_RESULT_BEST:
         return r->best->generation ? ib__best_gen_md(r->best, r->generation) : ib__best_md(r->best);
@@ -380,6 +381,7 @@ static char *render_md(const ib_result *r)
                                : ib__fleet_report_md(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_md(r->generation);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_report_md(r->gen_serve, r->gen_serve_cfg);
+    case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_md(r);
     }

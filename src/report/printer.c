@@ -17,7 +17,7 @@ static const ib__printer *find_printer(const char *format)
 bool ib_report_supports(const char *format, ib_result_kind kind)
 {
     const ib__printer *p = find_printer(format);
-    return p && (unsigned)kind <= IB_RESULT_GEN_SERVE_COMPARISON && (p->kinds & IB__KIND_BIT(kind));
+    return p && (unsigned)kind <= IB_RESULT_GEN_SERVE_SESSIONS && (p->kinds & IB__KIND_BIT(kind));
 }
 
 const char *ib_report_extension(const char *format)
@@ -44,9 +44,11 @@ static bool complete(const ib_result *r)
     case IB_RESULT_GEN_SERVE:
         return r->gen_serve && r->gen_serve_cfg && (!r->gen_serve_rates || r->gen_serve_rates_cfg);
     case IB_RESULT_GEN_SERVE_COMPARISON: return r->gen_serve_comparison && r->gen_serve_a && r->gen_serve_b;
+    case IB_RESULT_BEST_SERVE: return r->best_serve && r->best_serve_cfg;
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return r->sessions_json;
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return r->sessions_json;
     }
     return false;
 }

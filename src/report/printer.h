@@ -21,7 +21,8 @@
 /* The results measured in sessions: every format prints them. */
 #define IB__SESSIONS_KINDS                                                                                   \
     (IB__KIND_BIT(IB_RESULT_SESSIONS) | IB__KIND_BIT(IB_RESULT_THROUGHPUT_SESSIONS) |                        \
-     IB__KIND_BIT(IB_RESULT_PITFALLS_SESSIONS) | IB__KIND_BIT(IB_RESULT_GENERATION_SESSIONS))
+     IB__KIND_BIT(IB_RESULT_PITFALLS_SESSIONS) | IB__KIND_BIT(IB_RESULT_GENERATION_SESSIONS) |               \
+     IB__KIND_BIT(IB_RESULT_GEN_SERVE_SESSIONS))
 
 typedef struct ib__printer {
     const char *name;      /* as ib_report and the docs spell it: "csv" */
@@ -173,6 +174,9 @@ void ib__best_text_footer(ib__sbuf *b, const ib_best_result *r);
 cJSON *ib__best_json_document(const ib_best_result *r);
 /* A generative model's race (best_gen_report.c), with the winner's full
  * generation measurement after it when win is not NULL. */
+/* serve --best (best_serve_report.c). */
+char *ib__best_serve_text(const ib_best_serve_result *r, const ib_best_serve_config *cfg);
+char *ib__best_serve_json(const ib_best_serve_result *r, const ib_best_serve_config *cfg);
 char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win);
 char *ib__best_gen_json(const ib_best_result *r, const ib_best_config *cfg, const ib_gen_result *win,
                         const ib_gen_config *win_cfg);

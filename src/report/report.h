@@ -193,6 +193,9 @@ cJSON *ib__session_figure_json(const ib__session_figure *f, size_t k);
  * log values (docs/energy.md); added only where some session has one. */
 void ib__add_energy_figure(cJSON *figures, const char *key, const char *label, const double *joules_per_item,
                            size_t k);
+/* --sessions of a generative model's serve (sessions_serve_gen.c): the
+ * merged document's figures from the sessions' entries (runs). */
+void ib__gen_serve_session_figures(cJSON *sessions, const cJSON *runs, size_t k);
 /* Whether any of v[0..k) is finite (a figure some session has). */
 bool ib__any_finite(const double *v, size_t k);
 /* Session i's entry of sessions.runs: index, exit_status, message, failed,

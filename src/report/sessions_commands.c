@@ -371,6 +371,10 @@ static const command_merge throughput_merge = { "inferbench.throughput/2", throu
 static const command_merge pitfalls_merge = { "inferbench.pitfalls/2", pitfalls_keys,
                                               sizeof pitfalls_keys / sizeof pitfalls_keys[0],
                                               pitfalls_figures };
+static const char *const gen_serve_keys[] = { "figures", "partial", "stop_reason" };
+static const command_merge gen_serve_merge = { "inferbench.serve_generative/1", gen_serve_keys,
+                                               sizeof gen_serve_keys / sizeof gen_serve_keys[0],
+                                               ib__gen_serve_session_figures };
 static const command_merge generation_merge = { "inferbench.generation/1", generation_keys,
                                                 sizeof generation_keys / sizeof generation_keys[0],
                                                 generation_figures };
@@ -454,6 +458,7 @@ char *ib_sessions_merge(ib_result_kind command, const ib_session_outcome *s, siz
     case IB_RESULT_THROUGHPUT: return merge_command(&throughput_merge, s, k, requested, stop_reason, err);
     case IB_RESULT_PITFALLS: return merge_command(&pitfalls_merge, s, k, requested, stop_reason, err);
     case IB_RESULT_GENERATION: return merge_command(&generation_merge, s, k, requested, stop_reason, err);
+    case IB_RESULT_GEN_SERVE: return merge_command(&gen_serve_merge, s, k, requested, stop_reason, err);
     default: break;
     }
     ib__fail(err, IB_ERR_INVALID_ARG, "no sessions are merged for this kind of result");
@@ -520,16 +525,19 @@ char *ib__sessions_report_text_doc(const char *doc)
     const char *schema = cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema"));
     bool pitfalls = schema && !strcmp(schema, "inferbench.pitfalls/2");
     bool generation = schema && !strcmp(schema, "inferbench.generation/1");
+    bool serve = schema && !strcmp(schema, "inferbench.serve_generative/1");
     const cJSON *figures = cJSON_GetObjectItemCaseSensitive(sessions, "figures");
     size_t k = (size_t)ib__json_num(sessions, "count"),
            requested = (size_t)ib__json_num(sessions, "requested");
     ib__sbuf b = { 0 };
+    /* A generative model's serve states its device in its info. */
+    const cJSON *device = cJSON_GetObjectItem(serve ? cJSON_GetObjectItem(root, "info") : root, "device");
     ib__sbuf_printf(&b, "inferbench %s: %s, %s",
                     pitfalls     ? "pitfalls"
                     : generation ? "generate"
+                    : serve      ? "serve"
                                  : "throughput",
-                    cJSON_GetStringValue(cJSON_GetObjectItem(root, "model")),
-                    cJSON_GetStringValue(cJSON_GetObjectItem(root, "device")));
+                    cJSON_GetStringValue(cJSON_GetObjectItem(root, "model")), cJSON_GetStringValue(device));
     if (pitfalls)
         ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
     const cJSON *settings = cJSON_GetObjectItem(root, "settings");

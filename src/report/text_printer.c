@@ -28,11 +28,13 @@ static char *render_text(const ib_result *r)
                                : ib__fleet_report_text(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_text(r->generation);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_text(r);
+    case IB_RESULT_BEST_SERVE: return ib__best_serve_text(r->best_serve, r->best_serve_cfg);
     case IB_RESULT_GEN_COMPARISON: return ib__gen_comparison_text(r);
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_text(r);
     case IB_RESULT_THROUGHPUT_SESSIONS:
     case IB_RESULT_PITFALLS_SESSIONS:
-    case IB_RESULT_GENERATION_SESSIONS: return ib__sessions_report_text_doc(r->sessions_json);
+    case IB_RESULT_GENERATION_SESSIONS:
+    case IB_RESULT_GEN_SERVE_SESSIONS: return ib__sessions_report_text_doc(r->sessions_json);
     }
     return NULL;
 }
@@ -41,5 +43,6 @@ const ib__printer ib__text_printer = { "text", "txt",
                                        IB__ALL_KINDS | IB__SESSIONS_KINDS |
                                            IB__KIND_BIT(IB_RESULT_GEN_COMPARISON) |
                                            IB__KIND_BIT(IB_RESULT_GEN_SERVE) |
-                                           IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON),
+                                           IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON) |
+                                           IB__KIND_BIT(IB_RESULT_BEST_SERVE),
                                        render_text };

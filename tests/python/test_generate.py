@@ -400,5 +400,63 @@ class HuggingFace(unittest.TestCase):
         self.assertNotIn("\n", str(cm.exception))
 
 
+class Serving(unittest.TestCase):
+    """serve_generation: the library's serving engine driving Python
+    callables through decode_batch and remove_sequence, on a scripted clock:
+    a mixed batch costs 1 ms + 0.5 a decode token + 0.1 a prompt token
+    (tests/unit/test_gen_serve.c's engine), so test_engine_by_hand's three
+    requests give their exact times: TTFT 2, 7 and 8 ms, the third after 6
+    ms waiting for a slot."""
+
+    def serve(self, decode_batch=None, **kw):
+        state = dict(now=0.0, filled={}, batches=[], removed=[])
+
+        def batch(entries):
+            ms = 1.0
+            for seq, pos, n, logits in entries:
+                self.assertEqual(pos, state["filled"].get(seq, 0))
+                ms += 0.5 if n == 1 else 0.1 * n
+            state["now"] += ms
+            state["batches"].append(entries)
+            for seq, pos, n, logits in entries:
+                state["filled"][seq] = pos + n
+
+        def unused(*args):
+            raise AssertionError("the engine calls decode_batch, not prefill or step")
+
+        result = inferbench.serve_generation(
+            prefill=unused, step=unused, clear=lambda: None, decode_batch=decode_batch or batch,
+            remove_sequence=lambda seq, pos: (state["removed"].append((seq, pos)), state["filled"].update({seq: pos})),
+            set_sequences=lambda n, ctx: None, clock=lambda: state["now"], trace=[(0, 10, 3), (0, 20, 2), (1, 5, 2)],
+            slots=2, prefill_chunk=10, warmup_requests=0, **kw)
+        return result, state
+
+    def test_by_hand(self):
+        r, state = self.serve(slo_ttft_ms=7.5, slo_tpot_ms=2.5)
+        self.assertEqual(r.kind, "serve_generative")
+        self.assertEqual([q["ttft_ms"] for q in r.data["requests"]], [2, 7, 8])
+        self.assertEqual([q["queue_ms"] for q in r.data["requests"]], [0, 0, 6])
+        self.assertEqual(r.data["figures"]["good_requests"], 2)
+        self.assertAlmostEqual(r.data["figures"]["goodput_rate"], 2000 / 10.5)
+        # The second step: R0's decode token (logits read), R1's first chunk of 10 (no logits).
+        self.assertEqual(state["batches"][1], [(0, 10, 1, True), (1, 0, 10, False)])
+        # Every removal empties its sequence: the prompts share no prefix to keep.
+        self.assertEqual(set(state["removed"]), {(0, 0), (1, 0)})
+        self.assertIn("goodput within TTFT <= 7.5 ms, TPOT <= 2.5 ms: 190.5 requests/s", r.text)
+
+    def test_a_raising_decode_batch(self):
+        def broken(entries):
+            raise ValueError("no batch today")
+        with self.assertRaises(inferbench.CallableError) as e:
+            self.serve(decode_batch=broken)
+        self.assertIn("no batch today", str(e.exception))
+        self.assertIn("in decode_batch: 1 entries, 10 tokens", str(e.exception))
+
+    def test_needs_both_callables(self):
+        with self.assertRaises(inferbench.InferbenchError):
+            inferbench.serve_generation(prefill=print, step=print, clear=print, decode_batch=print,
+                                        remove_sequence=None, rate=5)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,7 @@
 #include "inferbench.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 /* P 64, N 16: a prefill of n tokens takes 2 + n/128 ms, a step of s
@@ -23,6 +24,7 @@ typedef struct model {
     int fail_with;           /* what it returns */
     bool fail_silently;      /* without a message */
     int prefills, steps, clears, syncs, forks, sets, samples, reopens, describes, destroys;
+    int batches, removes; /* decode_batch, remove_sequence */
     int64_t prefill_tokens;
     int32_t last_ctx;
 } model;
@@ -447,6 +449,92 @@ static void test_bad_tables(void)
     CHECK(g == NULL);
 }
 
+/* A mixed batch costs 1 ms + 0.5 a decode token + 0.1 a prompt token
+ * (test_gen_serve.c's scripted engine), each sequence filled position
+ * after position. */
+static ib_status decode_batch(void *u, const ib_gen_batch_entry *e, size_t n, ib_error *err)
+{
+    model *m = u;
+    double ms = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (e[i].pos != m->filled[e[i].seq]) {
+            snprintf(err->message, sizeof err->message, "entry at %d, sequence %d holds %d", (int)e[i].pos,
+                     (int)e[i].seq, (int)m->filled[e[i].seq]);
+            return IB_ERR_INTERNAL;
+        }
+        ms += e[i].n_tokens == 1 ? 0.5 : 0.1 * e[i].n_tokens;
+    }
+    int st = call(m, ms, err);
+    if (st != IB_OK) return st;
+    for (size_t i = 0; i < n; i++) m->filled[e[i].seq] += e[i].n_tokens;
+    m->batches++;
+    return IB_OK;
+}
+
+static ib_status remove_sequence(void *u, int32_t seq, int32_t from_pos, ib_error *err)
+{
+    (void)err;
+    model *m = u;
+    m->filled[seq] = from_pos;
+    m->removes++;
+    return IB_OK;
+}
+
+/* Serving through the callbacks: test_gen_serve.c's three requests by
+ * hand (two slots, chunks of 10), the same times on the caller's clock:
+ * TTFT 2, 7 and 8 ms, the last after 6 ms waiting for a slot. */
+static void test_serve_through_callbacks(void)
+{
+    model m;
+    ib_gen_callbacks cb = table(&m);
+    cb.decode_batch = decode_batch;
+    cb.remove_sequence = remove_sequence;
+    /* The tokens one call takes: what the engine's step is bounded by (a
+     * table that states none is refused by serving, one line). */
+    ib_gen_info info = { .n_batch = 512 };
+    ib_gen *g = open_cb(&cb, &info);
+    if (!g) return;
+    static const ib_gen_request_spec three[] = { { 0, 10, 3 }, { 0, 20, 2 }, { 1, 5, 2 } };
+    ib_gen_serve_config c;
+    ib_gen_serve_config_init(&c);
+    c.arrivals = IB_ARRIVALS_TRACE;
+    c.trace = three;
+    c.n_trace = 3;
+    c.slots = 2;
+    c.prefill_chunk = 10;
+    c.warmup_requests = 0;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    const double ttft[] = { 2, 7, 8 }, queue[] = { 0, 0, 6 };
+    for (size_t i = 0; i < 3 && r.n_requests == 3; i++) {
+        CHECK_NEAR(r.requests[i].ttft_ms, ttft[i], 1e-9);
+        CHECK_NEAR(r.requests[i].queue_ms, queue[i], 1e-9);
+    }
+    CHECK_NEAR(r.span_ms, 10.5, 1e-9);
+    CHECK_EQ_INT(m.batches, 5);
+    CHECK_EQ_INT(m.removes,
+                 7); /* each end, and the prefix cache trimming a slot (remove_sequence from a position) */
+    CHECK_EQ_INT(m.filled[0] + m.filled[1], 0); /* no sequence left in the cache */
+    ib_gen_serve_result_free(&r);
+    ib_gen_destroy(g);
+
+    /* A table of the first size (built before the mixed batch): opened,
+     * its serving refused; one slot of the two: refused at open. */
+    cb = table(&m);
+    cb.struct_size = offsetof(ib_gen_callbacks, decode_batch);
+    g = open_cb(&cb, NULL);
+    if (g) CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_UNSUPPORTED);
+    CHECK(strstr(err.message, "cannot decode a mixed batch") != NULL);
+    ib_gen_destroy(g);
+    cb = table(&m);
+    cb.decode_batch = decode_batch;
+    g = NULL;
+    CHECK(ib_gen_open_callbacks(&cb, NULL, &g, &err) == IB_ERR_INVALID_ARG);
+    CHECK(!strcmp(err.message, "the generation callbacks give decode_batch without remove_sequence: serving "
+                               "needs both"));
+}
+
 int main(int argc, char **argv)
 {
     check_init(argc, argv);
@@ -458,5 +546,6 @@ int main(int argc, char **argv)
     RUN(test_optional_slots);
     RUN(test_failures);
     RUN(test_bad_tables);
+    RUN(test_serve_through_callbacks);
     return check_summary("test_gen_callbacks");
 }

@@ -112,6 +112,10 @@ static void expectations(void)
     expect_adaptive("best", &best.latency);
     expect("best", "--max-batch", "%lld", (long long)best.throughput.max_batch);
     expect("best", "--step-max-ms", "%g", best.step_max_ms);
+    ib_best_serve_config serve_best;
+    ib_best_serve_config_init(&serve_best);
+    expect("serve", "--step-max-ms", "%g", serve_best.step_max_ms);
+    expect("serve", "--sessions", "%d", 1);
     expect("best", "--far-factor", "%g", best.far_factor);
     expect("best", "--prompt-tokens", "%d", (int)best_gen.gen.prompt_tokens);
     expect("best", "--new-tokens", "%d", (int)best_gen.gen.new_tokens);

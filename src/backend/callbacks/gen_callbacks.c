@@ -8,8 +8,23 @@
 #include "base/common.h"
 #include "workload/generation.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The table's first size (version 1 before the mixed batch's slots): a
+ * caller built then is still taken, without them. */
+#define FIRST_SIZE offsetof(ib_gen_callbacks, decode_batch)
+
+/* The public entry and the internal one are the same bytes: the engine's
+ * batch is handed over as it is, each step, without a copy. */
+_Static_assert(sizeof(ib_gen_batch_entry) == sizeof(ib__gen_batch_entry) &&
+                   offsetof(ib_gen_batch_entry, pos) == offsetof(ib__gen_batch_entry, pos) &&
+                   offsetof(ib_gen_batch_entry, n_tokens) == offsetof(ib__gen_batch_entry, n_tokens) &&
+                   offsetof(ib_gen_batch_entry, logits) == offsetof(ib__gen_batch_entry, logits) &&
+                   offsetof(ib_gen_batch_entry, request) == offsetof(ib__gen_batch_entry, request) &&
+                   offsetof(ib_gen_batch_entry, shared) == offsetof(ib__gen_batch_entry, shared),
+               "ib_gen_batch_entry mirrors ib__gen_batch_entry");
 
 typedef struct gen_cb {
     ib_gen_callbacks cb;
@@ -135,6 +150,20 @@ static ib_status cb_set_threads(ib__gen *g, int32_t n_threads, ib_error *err)
     return IB_OK;
 }
 
+static ib_status cb_decode_batch(ib__gen *g, const ib__gen_batch_entry *entries, size_t n_entries,
+                                 ib_error *err)
+{
+    const ib_gen_callbacks *c = &impl(g)->cb;
+    return answer(c->decode_batch(c->user, (const ib_gen_batch_entry *)entries, n_entries, fresh(err)),
+                  "decode_batch", err);
+}
+
+static ib_status cb_remove_sequence(ib__gen *g, int32_t seq, int32_t from_pos, ib_error *err)
+{
+    const ib_gen_callbacks *c = &impl(g)->cb;
+    return answer(c->remove_sequence(c->user, seq, from_pos, fresh(err)), "remove_sequence", err);
+}
+
 static void cb_destroy(ib__gen *g)
 {
     gen_cb *f = impl(g);
@@ -156,6 +185,8 @@ static const ib__gen_ops cb_ops = {
     .sample = cb_sample,
     .reopen = cb_reopen,
     .set_threads = cb_set_threads,
+    .decode_batch = cb_decode_batch,
+    .remove_sequence = cb_remove_sequence,
     .destroy = cb_destroy,
 };
 
@@ -172,10 +203,14 @@ static ib_status check_table(const ib_gen_callbacks *cb, ib_error *err)
                "generation callbacks of version %u, but this inferbench speaks version %u: rebuild against "
                "this inferbench's inferbench.h",
                cb->version, IB_GEN_CALLBACKS_VERSION);
-    IB_FAIL_IF(cb->struct_size < sizeof *cb, err, IB_ERR_INVALID_ARG,
-               "generation callbacks of %zu bytes, version %u needs %zu: initialize them with "
+    IB_FAIL_IF(cb->struct_size < FIRST_SIZE, err, IB_ERR_INVALID_ARG,
+               "generation callbacks of %zu bytes, version %u needs at least %zu: initialize them with "
                "ib_gen_callbacks_init",
-               cb->struct_size, IB_GEN_CALLBACKS_VERSION, sizeof *cb);
+               cb->struct_size, IB_GEN_CALLBACKS_VERSION, FIRST_SIZE);
+    bool batch = cb->struct_size >= sizeof *cb && cb->decode_batch;
+    IB_FAIL_IF(cb->struct_size >= sizeof *cb && batch != (cb->remove_sequence != NULL), err,
+               IB_ERR_INVALID_ARG, "the generation callbacks give %s without %s: serving needs both",
+               batch ? "decode_batch" : "remove_sequence", batch ? "remove_sequence" : "decode_batch");
     const char *missing = !cb->clear ? "clear" : !cb->prefill ? "prefill" : !cb->step ? "step" : NULL;
     IB_FAIL_IF(missing, err, IB_ERR_INVALID_ARG, "the generation callbacks give no %s (required)", missing);
     IB_FAIL_IF(!(cb->clock_resolution_ms >= 0), err, IB_ERR_INVALID_ARG,
@@ -216,13 +251,18 @@ ib_status ib_gen_open_callbacks(const ib_gen_callbacks *cb, const ib_gen_info *i
         free(f);
         return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
     }
-    f->cb = *cb;
+    /* A table of the first size has no mixed batch: its tail stays NULL. */
+    memcpy(&f->cb, cb, cb->struct_size < sizeof f->cb ? cb->struct_size : sizeof f->cb);
     f->cb.struct_size = sizeof f->cb;
     f->stated = stated_info(info);
     f->ops = cb_ops;
     if (!cb->sample) f->ops.sample = NULL;
     if (!cb->reopen) f->ops.reopen = NULL;
     if (!cb->set_threads) f->ops.set_threads = NULL;
+    if (!f->cb.decode_batch) {
+        f->ops.decode_batch = NULL;
+        f->ops.remove_sequence = NULL;
+    }
     g->ops = &f->ops;
     g->impl = f;
     g->info = f->stated;

@@ -489,13 +489,15 @@ static ib_status apply_key(ib__gen_fake_script *s, const ib_backend_option *o, i
 }
 
 /* best races the step's time on the fake: candidates of known, different
- * costs on the virtual clock (tests/cli/best_fake.sh). */
+ * costs on the virtual clock (tests/cli/best_fake.sh). Not serve --best:
+ * the serving engine's mixed batch (batch_us) does not take it. */
 static const ib_backend_option_decl fake_raced[] = {
     { .key = "step_us",
       .help = "microseconds a decode step takes (default 1000)",
       .values = "0..1000000000",
       .race = "1000|1500",
-      .label = "step_us" },
+      .label = "step_us",
+      .flags = IB_OPTION_RACE_NOT_SERVING },
 };
 
 const ib_gen_backend ib__backend_fake_gen = {
