@@ -82,9 +82,9 @@ static const char *const forward_only[] = {
     "requests-csv",  "depth",     "shape",        "input",       "memory-cap-mb",
 };
 static const char *const generative_only[] = {
-    "slots",      "prefill-chunk",   "burstiness",    "slo-ttft-ms", "slo-tpot-ms",
-    "slo-e2e-ms", "warmup-requests", "prompt-tokens", "new-tokens",  "ctx-per-seq",
-    "steps-csv",  "shared-prefix",   "prefix-cache",  "pitfalls",
+    "slots",         "prefill-chunk",   "burstiness",    "slo-ttft-ms", "slo-tpot-ms",
+    "slo-e2e-ms",    "warmup-requests", "prompt-tokens", "new-tokens",  "ctx-per-seq",
+    "shared-prefix", "prefix-cache",    "pitfalls",      "steps-csv",   "engine-cost",
 };
 
 static int refuse_options(const cli_args *a, bool gen)

@@ -35,8 +35,9 @@ enum {
     O_PROMPT_TOKENS, O_NEW_TOKENS, O_DEPTH, O_CTX_PER_SEQ, O_SEQUENCES, O_SEARCH_SEQUENCES, O_MAX_SEQUENCES,
     O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
     O_SLOTS, O_PREFILL_CHUNK, O_BURSTINESS, O_SLO_TTFT_MS, O_SLO_TPOT_MS, O_SLO_E2E_MS, O_WARMUP_REQUESTS,
-    O_SHARED_PREFIX, O_PREFIX_CACHE, O_SERVE_PITFALLS,
+    O_ENGINE_COST,
     O_STEPS_CSV,
+    O_SHARED_PREFIX, O_PREFIX_CACHE, O_SERVE_PITFALLS,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
 // clang-format on
@@ -112,7 +113,7 @@ static const option_def options[] = {
      .scope = "calibrate times every kernel with and without launch latency already"},
     {{"no-gpu-state", no_argument, NULL, O_NO_GPU_STATE}, OPT_MEASURE, NULL, "do not sample GPU clocks (NVML)",
      .device = CUDA_ONLY_HARMLESS},
-    {{"no-energy", no_argument, NULL, O_NO_ENERGY}, OPT_MEASURE, NULL,
+    {{"no-energy", no_argument, NULL, O_NO_ENERGY}, OPT_MEASURE | OPT_SERVE, NULL,
      "do not read the energy counters (their step and the idle power cost a few hundred ms; docs/energy.md)"},
     {{"json", required_argument, NULL, O_JSON}, OPT_JSON, "FILE", "write the full result as JSON"},
     {{"html", required_argument, NULL, O_HTML}, OPT_HTML, "FILE",
@@ -245,7 +246,8 @@ static const option_def options[] = {
      "also show what each classic mistake of generation benchmarks reports, beside the correct figure",
      .conflicts = O_SESSIONS, .why = "the pitfall rows of sessions are not merged: run them in one session"},
     {{"slots", required_argument, NULL, O_SLOTS}, OPT_SERVE, "N",
-     "a generative model: requests decoded together, a sequence of the KV cache each (default 8)"},
+     "a generative model: requests decoded together, a sequence of the KV cache each (default the KV "
+     "cache's capacity at the longest request, at most 256)"},
     {{"prefill-chunk", required_argument, NULL, O_PREFILL_CHUNK}, OPT_SERVE, "T",
      "a generative model: prompt tokens one engine step takes at most (default 512)"},
     {{"burstiness", required_argument, NULL, O_BURSTINESS}, OPT_SERVE, "X",
@@ -258,14 +260,16 @@ static const option_def options[] = {
      "a generative model: goodput's target for a request's end-to-end latency"},
     {{"warmup-requests", required_argument, NULL, O_WARMUP_REQUESTS}, OPT_SERVE, "N",
      "a generative model: requests served before the measured ones, not counted (default 4)"},
+    {{"engine-cost", no_argument, NULL, O_ENGINE_COST}, OPT_SERVE, NULL,
+     "a generative model: replay the run's batches in a bare loop, the engine's own cost a step beside it"},
+    {{"steps-csv", required_argument, NULL, O_STEPS_CSV}, OPT_SERVE, "FILE",
+     "a generative model: also write one CSV row per engine step (docs/serve-generative.md)"},
     {{"shared-prefix", required_argument, NULL, O_SHARED_PREFIX}, OPT_SERVE, "T",
      "a generative model: every prompt's first T tokens alike, a prefix-cache experiment (default 0)"},
     {{"prefix-cache", required_argument, NULL, O_PREFIX_CACHE}, OPT_SERVE, "on|off",
      "a generative model: a slot's next request reuses the common prefix of its cells (default on)"},
     {{"pitfalls", no_argument, NULL, O_SERVE_PITFALLS}, OPT_SERVE, NULL,
      "a generative model: also what each classic mistake of serving benchmarks reports, beside the correct figure"},
-    {{"steps-csv", required_argument, NULL, O_STEPS_CSV}, OPT_SERVE, "FILE",
-     "a generative model: also write one CSV row per engine step (docs/serve-generative.md)"},
     {{"help", no_argument, NULL, O_HELP}, 0, NULL, "this help"},
 };
 // clang-format on
@@ -712,6 +716,7 @@ static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v
         g->prefix_cache = !strcmp(v, "on");
         return true;
     case O_SERVE_PITFALLS: g->pitfalls = true; return true;
+    case O_ENGINE_COST: g->engine_cost = true; return true;
     }
     return false;
 }

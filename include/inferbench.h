@@ -2518,7 +2518,8 @@ typedef struct ib_gen_serve_config {
     int32_t prompt_min, prompt_max, output_min, output_max;
     const ib_gen_request_spec *trace;
     size_t n_trace;
-    /* The engine: sequences decoded together (0: IB_GEN_SERVE_DEFAULT_SLOTS),
+    /* The engine: sequences decoded together (0: the KV cache's capacity
+     * at the context of a slot, at most IB_GEN_SERVE_MAX_DEFAULT_SLOTS),
      * the prompt tokens one step takes at most (default 512), the context
      * of a slot (0: the longest request's prompt + output). */
     int32_t slots, prefill_chunk, ctx_per_slot;
@@ -2539,9 +2540,15 @@ typedef struct ib_gen_serve_config {
     /* Also measure what each classic mistake of serving benchmarks
      * reports, beside the correct figure (out->pitfalls). */
     bool pitfalls;
+    /* The engine's own cost (serve_gen_cost.c): after the run, replay its
+     * mixed batches through decode_batch + synchronize in a bare loop. */
+    bool engine_cost;
 } ib_gen_serve_config;
 
-#define IB_GEN_SERVE_DEFAULT_SLOTS 8
+/* --slots by default: the most sequences whose KV cache fits at the
+ * longest request's context, at most this many (vLLM's default
+ * max_num_seqs: docs/serve-generative.md, "The slots by default"). */
+#define IB_GEN_SERVE_MAX_DEFAULT_SLOTS 256
 
 void ib_gen_serve_config_init(ib_gen_serve_config *cfg);
 
@@ -2599,6 +2606,37 @@ typedef struct ib_gen_serve_step {
     int32_t kv_cells; /* KV cache cells the running requests hold once the step is done */
 } ib_gen_serve_step;
 
+/* --- A generative model's serve: the machine, its energy, the default
+ * slots and the engine's own cost (serve_gen_energy.c, serve_gen_slots.c,
+ * serve_gen_cost.c) --- */
+
+/* Where the slots came from: --slots, the KV cache's capacity at the
+ * context of a slot, or IB_GEN_SERVE_MAX_DEFAULT_SLOTS (the cache holds
+ * more; n_batch where it is smaller). */
+typedef enum ib_gen_slots_from {
+    IB_GEN_SLOTS_GIVEN,
+    IB_GEN_SLOTS_KV_CAPACITY,
+    IB_GEN_SLOTS_CAPPED
+} ib_gen_slots_from;
+
+/* The energy of a served run: its window is the measured schedule, from
+ * its origin to the last completion (docs/energy.md, "Under load"). */
+typedef struct ib_gen_serve_energy {
+    ib_energy device;          /* items: the output tokens of the completed requests */
+    ib_energy cpu;             /* the CPU package's, read at the same instants */
+    double joules_per_request; /* the device's joules / completed requests; NaN: no figure */
+} ib_gen_serve_energy;
+
+/* The engine's own time per step against a bare loop of its batches. */
+typedef struct ib_gen_serve_engine_cost {
+    size_t steps;               /* the measured run's */
+    double engine_us_per_step;  /* mean of each step from its start to its bookkeeping done */
+    double runtime_us_per_step; /* mean of each step's decode_batch + synchronize */
+    double own_us_per_step;     /* engine - runtime: admission, planning, stamps, removal */
+    bool replayed;              /* cfg->engine_cost: the bare loop below ran */
+    double bare_us_per_step;    /* the same batches and removals back to back, mean */
+    double against_bare_us;     /* engine - bare a step */
+} ib_gen_serve_engine_cost;
 /* --- Why the tail is what it is (genreports: docs/serve-generative.md,
  * "Why the tail") --- The step trace summarized: how much of the decode
  * tail came from steps that carried a prompt chunk (prefill-decode
@@ -2654,10 +2692,16 @@ typedef struct ib_gen_serve_result {
     size_t n_good;              /* completed requests that met every target */
     double goodput_rate;        /* n_good / span */
     double good_share;          /* n_good / completed */
-    bool partial;               /* stopped early: what was measured so far */
-    ib_status stop_status;      /* why, when partial */
-    ib_gen_serve_tail tail;     /* the step trace summarized (genreports) */
-    bool has_pitfalls;          /* cfg->pitfalls: the rows below */
+    /* The machine, its energy, the slots' origin, the engine's cost. */
+    ib_env env;
+    unsigned warnings; /* IB_WARN_* */
+    ib_gen_serve_energy energy;
+    ib_gen_slots_from slots_from;
+    ib_gen_serve_engine_cost engine_cost;
+    bool partial;           /* stopped early: what was measured so far */
+    ib_status stop_status;  /* why, when partial */
+    ib_gen_serve_tail tail; /* the step trace summarized (genreports) */
+    bool has_pitfalls;      /* cfg->pitfalls: the rows below */
     ib_gen_serve_pitfall_row pitfalls[IB_GEN_SERVE_PITFALL_COUNT];
 } ib_gen_serve_result;
 

@@ -19,9 +19,9 @@ ib_status ib__recover_from_oom(ib_workload *w, ib_error *err)
  * any other failure at any batch: a model whose shapes break at batch 2 (a
  * state input that does not follow the batch) must not read as "the largest
  * batch that fits is 1". */
-static bool is_capacity_limit(ib_status st, int64_t batch)
+bool ib__search_capacity_limit(ib_status st, int64_t n)
 {
-    return st == IB_ERR_DEVICE_OOM || (batch > 1 && st == IB_ERR_UNSUPPORTED);
+    return st == IB_ERR_DEVICE_OOM || (n > 1 && st == IB_ERR_UNSUPPORTED);
 }
 
 /* One search's state: what every step needs. */
@@ -54,7 +54,7 @@ static ib_status probe(search *s, int64_t batch, bool *fits, double *run_ms, ib_
         t_run = ib__workload_now_ms(s->w);
         st = s->w->ops->run(s->w, &why);
     }
-    if (st != IB_OK && !is_capacity_limit(st, batch)) {
+    if (st != IB_OK && !ib__search_capacity_limit(st, batch)) {
         if (err) *err = why;
         return st;
     }

@@ -70,6 +70,9 @@ ib_status ib__gen_sequences(ib__genm *m, ib_error *err);
  * step and the idle power learned, the device idle (before the cold run);
  * closed. */
 void ib__gen_energy_open(ib__genm *m);
+/* What a generation workload counts its energy with: its own counter (the
+ * fake's), else NVML's on its GPU, else none ("a CPU run"). */
+ib__energy_source ib__gen_energy_source(ib__gen *g);
 void ib__gen_energy_close(ib__genm *m);
 
 /* The energy per token of a decode window at spec's sequences and depth,

@@ -10,13 +10,16 @@
 
 #include <math.h>
 
-/* The workload's own counter (the fake's), else NVML's on its GPU. */
+ib__energy_source ib__gen_energy_source(ib__gen *g)
+{
+    return (ib__energy_source){ g->ops->energy, g, g->info.device == IB_DEVICE_CUDA, g->info.device_id,
+                                "a CPU run: no GPU energy counter" };
+}
+
 void ib__gen_energy_open(ib__genm *m)
 {
-    ib__gen *g = m->g;
-    ib__energy_source s = { g->ops->energy, g, g->info.device == IB_DEVICE_CUDA, g->info.device_id,
-                            "a CPU run: no GPU energy counter" };
-    ib__energy_meters_open_on(&m->energy, &g->clock, &s, &m->cfg->run);
+    ib__energy_source s = ib__gen_energy_source(m->g);
+    ib__energy_meters_open_on(&m->energy, &m->g->clock, &s, &m->cfg->run);
 }
 
 void ib__gen_energy_close(ib__genm *m) { ib__energy_meters_close(&m->energy); }

@@ -11,13 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Out of memory is a probe's answer; so is the runtime refusing a count
- * above one that ran (IB_ERR_UNSUPPORTED), as in the batch search. */
-static bool is_capacity_limit(ib_status st, int64_t n)
-{
-    return st == IB_ERR_DEVICE_OOM || (n > 1 && st == IB_ERR_UNSUPPORTED);
-}
-
 typedef struct probe_state {
     ib__genm *m;
     ib_error limit; /* the runtime's words where it did not fit */
@@ -42,7 +35,7 @@ static ib_status seqs_fit(void *user, int64_t n, bool growing, bool *fits, ib_er
     spec.n_seqs = (int32_t)n;
     spec.steps = 1;
     if (st == IB_OK) st = ib__gen_run(m->g, &spec, &ttft, m->steps, m->samples, &why);
-    if (st != IB_OK && !is_capacity_limit(st, n)) {
+    if (st != IB_OK && !ib__search_capacity_limit(st, n)) {
         if (err) *err = why;
         return st;
     }
@@ -141,7 +134,7 @@ static ib_status measure_point(ib__genm *m, int32_t n_seqs, ib_gen_point *p, ib_
     if (st == IB_OK) st = ib__gen_run(m->g, &spec, &ttft, m->steps, m->samples, &why);
     if (st != IB_OK) {
         p->status = st;
-        if (is_capacity_limit(st, n_seqs)) return IB_OK;
+        if (ib__search_capacity_limit(st, n_seqs)) return IB_OK;
         if (err) *err = why;
         return st;
     }

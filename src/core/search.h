@@ -12,6 +12,12 @@
  * other than "does not fit" stops the search and is returned. */
 typedef ib_status (*ib__fits_fn)(void *user, int64_t n, bool growing, bool *fits, ib_error *err);
 
+/* Whether a probe's failure st at n is its answer, "does not fit": out of
+ * memory, or the runtime refusing a size above 1 (IB_ERR_UNSUPPORTED: GPU
+ * kernel libraries reject tensors of 2^31 elements whatever the memory;
+ * at 1 it is a real failure, as is any other status). */
+bool ib__search_capacity_limit(ib_status st, int64_t n);
+
 /* What a fits callback returns (with *fits true) for a growth probe after
  * which the growth must not go on: n is then the answer (*no_fit 0), as
  * when max is reached. Not an error: positive, as no ib_status is. */

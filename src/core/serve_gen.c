@@ -12,6 +12,7 @@
 #include "core/schedule.h"
 #include "core/serve.h"
 #include "core/serve_gen.h"
+#include "core/serve_gen_machine.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -190,6 +191,11 @@ struct ib__gen_engine {
     ib__progress pr;
     const ib__gen_serve_watch *watch; /* the measured run's (NULL: none) */
     bool stopped;                     /* the watch ended the run */
+    ib_gen_slots_from slots_from;
+    ib_env env;                    /* the machine, watched from the open to ib__gen_engine_watched */
+    ib__gen_serve_machine machine; /* that watch and the energy meters */
+    double engine_ms, runtime_ms;  /* the measured run's steps, whole and in decode + synchronize */
+    ib__gen_batch_log log;         /* their batches, for the replay (cfg->engine_cost) */
 };
 
 /* The engine's clock and when request i is due, both read on the
@@ -200,17 +206,6 @@ typedef ib__gen_engine engine;
 static double clock_ms(const engine *e) { return ib__gen_now_ms(e->g); }
 
 static double due(const engine *e, size_t i) { return e->origin_ms + e->reqs[i].spec.arrival_ms; }
-
-static ib_status grow(void **p, size_t *cap, size_t need, size_t size, ib_error *err)
-{
-    if (need <= *cap) return IB_OK;
-    size_t grown = *cap ? *cap * 2 : 1024;
-    void *q = realloc(*p, grown * size);
-    IB_FAIL_IF(!q, err, IB_ERR_NO_MEMORY, "out of memory keeping the run's steps and gaps");
-    *p = q;
-    *cap = grown;
-    return IB_OK;
-}
 
 /* Waits until the engine's clock reads t (the fake's virtual clock
  * advances); false when cancelled. */
@@ -314,7 +309,7 @@ static ib_status token_done(engine *e, size_t q, double t, ib_error *err)
     if (first)
         r->first_token_ms = t;
     else if (e->record) {
-        IB_TRY(grow((void **)&e->itl, &e->cap_itl, e->n_itl + 1, sizeof *e->itl, err));
+        IB_TRY(ib__gen_serve_grow((void **)&e->itl, &e->cap_itl, e->n_itl + 1, sizeof *e->itl, err));
         e->itl[e->n_itl++] = t - r->end_ms;
     }
     r->end_ms = t; /* its last token so far */
@@ -360,7 +355,7 @@ static ib_status stamp(engine *e, size_t n_entries, double t, ib_error *err)
 static ib_status keep_step(engine *e, const ib_gen_serve_step *st, ib_error *err)
 {
     if (!e->record) return IB_OK;
-    IB_TRY(grow((void **)&e->steps, &e->cap_steps, e->n_steps + 1, sizeof *e->steps, err));
+    IB_TRY(ib__gen_serve_grow((void **)&e->steps, &e->cap_steps, e->n_steps + 1, sizeof *e->steps, err));
     e->steps[e->n_steps++] = *st;
     return IB_OK;
 }
@@ -375,12 +370,18 @@ static ib_status step(engine *e, ib_error *err)
                              .waiting = waiting(e, t0) };
     size_t n_entries = plan(e, &st);
     st.kv_cells = kv_cells_after(e, &st);
+    double t_decode = clock_ms(e);
     IB_TRY(e->g->ops->decode_batch(e->g, e->entries, n_entries, err));
     IB_TRY(e->g->ops->synchronize(e->g, err));
     st.end_ms = clock_ms(e) - e->origin_ms;
     IB_TRY(stamp(e, n_entries, st.end_ms, err));
     ib__progress_runs(&e->pr, (int64_t)e->n_done, NAN); /* after the step's stamps, rate-limited */
-    return keep_step(e, &st, err);
+    IB_TRY(keep_step(e, &st, err));
+    if (!e->record) return IB_OK;
+    /* The engine's own cost: the step whole against its two calls. */
+    e->runtime_ms += st.end_ms + e->origin_ms - t_decode;
+    e->engine_ms += clock_ms(e) - t0;
+    return e->cfg->engine_cost ? ib__gen_batch_log_add(&e->log, e->entries, n_entries, err) : IB_OK;
 }
 
 /* Serves e->reqs from the origin now: steps while a request holds a
@@ -428,6 +429,8 @@ static void engine_free(engine *e)
     free(e->prefilled);
     free(e->itl);
     free(e->steps);
+    ib__gen_batch_log_free(&e->log);
+    ib__gen_serve_machine_close(&e->machine);
 }
 
 /* Points the engine at requests rs[0..n) (their times NaN until reached). */
@@ -444,6 +447,8 @@ static ib_status engine_load(engine *e, ib_gen_serve_request *rs, size_t n, ib_e
     e->reqs = rs;
     e->n = n;
     e->next = 0;
+    e->engine_ms = e->runtime_ms = 0; /* the engine's cost is each run's own */
+    e->log.n_steps = e->log.n_entries = 0;
     return IB_OK;
 }
 
@@ -462,8 +467,8 @@ static ib_status warm_up(engine *e, const ib_gen_serve_request *measured, size_t
     ib_status st = engine_load(e, w, n, err);
     double t0 = clock_ms(e);
     if (st == IB_OK) st = serve_all(e, IB_PHASE_WARMUP, err);
-    e->first_ids = 0;
     e->warm_rate_per_s = (double)n * 1000.0 / (clock_ms(e) - t0);
+    e->first_ids = 0;
     free(w);
     return st;
 }
@@ -493,13 +498,17 @@ static ib_status engine_open(engine *e, ib__gen *g, const ib_gen_serve_config *c
 {
     ib_gen_serve_request *rs = NULL;
     size_t n = 0;
-    int32_t slots = c->slots > 0 ? c->slots : IB_GEN_SERVE_DEFAULT_SLOTS, ctx = 0;
+    int32_t slots = 0, ctx = 0;
+    ib_gen_slots_from from = IB_GEN_SLOTS_GIVEN;
     ib_status st = make_schedule(c, &rs, &n, err);
     if (st == IB_OK) st = ib__gen_prefix_validate(c, rs, n, err);
     if (st == IB_OK) st = slot_context(g, c, rs, n, &ctx, err);
+    if (st == IB_OK) st = ib__gen_serve_slots(g, c, ctx, &slots, &from, err);
     if (st == IB_OK) st = g->ops->set_sequences(g, slots, ctx, err);
     if (st == IB_OK) st = engine_init(e, g, c, slots, err);
     e->ctx_per_slot = ctx;
+    e->slots_from = from;
+    if (st == IB_OK) ib__gen_serve_machine_open(&e->machine, g, &c->run, &e->env); /* idle: before warm-up */
     e->warm_rate_per_s = NAN;
     if (st == IB_OK) st = warm_up(e, rs, n, err);
     if (st == IB_OK) st = drop_cache(e, err); /* every measured run starts on empty slots */
@@ -557,6 +566,7 @@ static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const i
     out->shared_prefix = c->shared_prefix;
     out->prefix_cache = c->prefix_cache;
     out->slots = e->slots;
+    out->slots_from = e->slots_from;
     out->prefill_chunk = e->budget;
     out->warmup_requests = c->warmup_requests;
     ib_gen_serve_config fixed = *c; /* every request must fit the context made at open */
@@ -569,8 +579,22 @@ static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const i
     e->watch = watch;
     e->stopped = false;
     e->record = true;
-    IB_TRY(serve_all(e, IB_PHASE_SERVING, err));
-    return drop_cache(e, err);
+    IB_TRY(ib__gen_serve_energy_begin(&e->machine, err));
+    ib_status st = serve_all(e, IB_PHASE_SERVING, err);
+    ib_status ended = ib__gen_serve_energy_end(&e->machine, err);
+    if (st == IB_OK) st = ended;
+    return st == IB_OK ? drop_cache(e, err) : st;
+}
+
+/* After a run: its energy (none for a run cut short or stopped by the
+ * watch: its window holds tokens of requests it dropped), the engine's
+ * own cost, and the replay when asked. */
+static ib_status run_machine_figures(engine *e, ib_status st, ib_gen_serve_result *out, ib_error *err)
+{
+    ib__gen_serve_energy_figures(&e->machine, e->stopped ? IB_ERR_INTERRUPTED : st, out, &out->energy);
+    ib__gen_serve_engine_figures(e->engine_ms, e->runtime_ms, out->n_steps, &out->engine_cost);
+    if (!e->cfg->engine_cost || st != IB_OK) return st;
+    return ib__gen_serve_replay(e->g, &e->log, e->slots, e->cfg->run.cancel, &out->engine_cost, err);
 }
 
 ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg,
@@ -595,6 +619,7 @@ ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg
         ib_status fs = ib__gen_serve_figures(cfg, e->itl, e->n_itl,
                                              offered_rate(cfg, out->requests, out->n_requests), out);
         if (st == IB_OK) st = fs == IB_OK ? IB_OK : ib__fail(err, fs, "out of memory for the figures");
+        st = run_machine_figures(e, st, out, err);
     }
     e->record = false;
     e->watch = NULL;
@@ -609,7 +634,15 @@ ib_status ib_measure_gen_serve(ib__gen *g, const ib_gen_serve_config *cfg, ib_ge
     ib__gen_engine *e = NULL;
     IB_TRY(ib__gen_engine_open(g, cfg, &e, err));
     ib_status st = ib__gen_engine_serve(e, cfg, NULL, out, err);
+    if (out->requests) out->warnings |= ib__gen_engine_watched(e, &out->env);
     ib__gen_engine_close(e);
     if (st == IB_OK && cfg->pitfalls) st = ib__gen_serve_pitfalls(g, cfg, out, err);
     return st;
+}
+
+unsigned ib__gen_engine_watched(ib__gen_engine *e, ib_env *env)
+{
+    unsigned warnings = ib__gen_serve_machine_close(&e->machine);
+    *env = e->env;
+    return warnings;
 }

@@ -81,4 +81,10 @@ double ib__gen_engine_warm_rate(const ib__gen_engine *e);
 
 void ib__gen_engine_close(ib__gen_engine *e);
 
+/* The machine as watched from the open (the GPU's state sampled, other
+ * processes' CPU use, the threads) to now, when the watch stops: into
+ * *env, the warnings returned. Call it once, after the last run (a
+ * curve's result holds the machine of all its runs). */
+unsigned ib__gen_engine_watched(ib__gen_engine *e, ib_env *env);
+
 #endif

@@ -376,6 +376,8 @@ static ib_status run_rates(ib__gen *g, const ib_gen_serve_config *cfg, const ib_
                       "served: give one, or warm-up requests");
     else
         st = searching ? search(&s, start, err) : curve(&s, err);
+    /* The machine over every rate, stated with the run at the answer. */
+    if (out->at.requests) out->at.warnings |= ib__gen_engine_watched(s.e, &out->at.env);
     ib__gen_engine_close(s.e);
     return st;
 }

@@ -120,6 +120,8 @@ void ib__env_capture(ib_env *env, const ib_workload *w)
     if (w->caps & IB_CAP_GPU) capture_gpu(env, w->device_id);
 }
 
+void ib__env_capture_gpu(ib_env *env, int device_id) { capture_gpu(env, device_id); }
+
 /* Thinning keeps index n-2 = IB_MAX_GPU_SAMPLES-3 only if that is odd. */
 _Static_assert(IB_MAX_GPU_SAMPLES % 2 == 0, "IB_MAX_GPU_SAMPLES must be even");
 

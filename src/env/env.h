@@ -13,6 +13,9 @@
  * CUDA versions, persistence mode, max clocks, L2 size. Never fails: what
  * cannot be read stays empty/zero/-1. */
 void ib__env_capture(ib_env *env, const ib_workload *w);
+/* The GPU's facts alone (a workload with no ib_workload: a generation
+ * workload on CUDA device device_id), after ib__env_capture(env, NULL). */
+void ib__env_capture_gpu(ib_env *env, int device_id);
 
 /* Samples GPU state into env->gpu_samples: one sample at start, then every
  * period_ms on a background thread, one at stop (bounded by

@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* At most this many points of a timeline's series: more would only grow
  * the file; min and max per stretch keep the spikes. */
@@ -97,7 +96,7 @@ static void distributions(ib__sbuf *b, const ib_gen_serve_result *r)
     double *gaps = NULL;
     size_t n_gaps = 0;
     if (!ttft || !tpot ||
-        ib__gen_serve_gaps(r->requests, r->n_requests, r->steps, r->n_steps, &gaps, &n_gaps))
+        ib__gen_serve_gaps(r->requests, r->n_requests, r->steps, r->n_steps, &gaps, &n_gaps) != IB_OK)
         b->failed = true;
     for (size_t i = 0; ttft && tpot && i < r->n_requests; i++) {
         const ib_gen_serve_request *q = &r->requests[i];
@@ -116,24 +115,13 @@ static void distributions(ib__sbuf *b, const ib_gen_serve_result *r)
     free(gaps);
 }
 
-/* The text's lines of why the tail is what it is, a list item each. */
-static void tail_list(ib__sbuf *b, const ib_gen_serve_result *r)
+/* A line of why the tail is what it is: a list item, the first headed. */
+static void tail_item(ib__sbuf *b, const char *line, size_t index)
 {
-    ib__sbuf lines = { 0 };
-    ib__gen_serve_tail_lines(&lines, r);
-    b->failed |= lines.failed;
-    if (lines.len && !lines.failed) {
-        ib__sbuf_printf(b, "<h2>Why the tail is what it is</h2>\n<ul>\n");
-        for (char *line = lines.data, *end; *line; line = end + 1) {
-            end = strchr(line, '\n');
-            *end = '\0';
-            ib__sbuf_printf(b, "<li>");
-            ib__xml_escape(b, line);
-            ib__sbuf_printf(b, "</li>\n");
-        }
-        ib__sbuf_printf(b, "</ul>\n");
-    }
-    free(lines.data);
+    if (index == 0) ib__sbuf_printf(b, "<h2>Why the tail is what it is</h2>\n<ul>\n");
+    ib__sbuf_printf(b, "<li>");
+    ib__xml_escape(b, line);
+    ib__sbuf_printf(b, "</li>\n");
 }
 
 /* A step's figure by index: a timeline's series. */
@@ -228,7 +216,7 @@ char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve
                         ib_status_str(r->stop_status));
     figures(&b, r);
     distributions(&b, r);
-    tail_list(&b, r);
+    if (ib__gen_serve_tail_each(&b, r, tail_item)) ib__sbuf_printf(&b, "</ul>\n");
     step_timeline(&b, r);
     /* Further sections come here, one call each (the curve over rates,
      * the pitfalls). */

@@ -5,8 +5,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define ROW(b, ...)                                                                                          \
     ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
@@ -47,25 +45,13 @@ static void rates_table(ib__sbuf *b, const ib_gen_serve_result *r)
         num(t[6], r->goodput_rate), t[7]);
 }
 
-/* The text's lines of why the tail is what it is, a list item each. */
-static void tail_list(ib__sbuf *b, const ib_gen_serve_result *r)
+/* A line of why the tail is what it is: a list item, the first headed. */
+static void tail_item(ib__sbuf *b, const char *line, size_t index)
 {
-    ib__sbuf lines = { 0 };
-    ib__gen_serve_tail_lines(&lines, r);
-    b->failed |= lines.failed;
-    if (!lines.len || lines.failed) {
-        free(lines.data);
-        return;
-    }
-    ib__sbuf_printf(b, "\nWhy the tail is what it is:\n\n");
-    for (char *line = lines.data, *end; *line; line = end + 1) {
-        end = strchr(line, '\n');
-        *end = '\0';
-        ib__sbuf_printf(b, "- ");
-        ib__md_cell(b, line);
-        ib__sbuf_printf(b, "\n");
-    }
-    free(lines.data);
+    if (index == 0) ib__sbuf_printf(b, "\nWhy the tail is what it is:\n\n");
+    ib__sbuf_printf(b, "- ");
+    ib__md_cell(b, line);
+    ib__sbuf_printf(b, "\n");
 }
 
 /* The targets goodput was judged by, when any was given. */
@@ -91,7 +77,7 @@ char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_c
     stats_row(&b, "ITL", &r->itl);
     stats_row(&b, "end-to-end", &r->e2e);
     rates_table(&b, r);
-    tail_list(&b, r);
+    ib__gen_serve_tail_each(&b, r, tail_item);
     /* Further sections come here, one call each (the curve over rates,
      * the pitfalls). */
     ib__md_footer(&b, r->partial, r->stop_status, 0);

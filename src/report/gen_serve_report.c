@@ -46,6 +46,8 @@ static void text_header(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_
     if (model.len && !model.failed) ib__sbuf_printf(b, " (%s)", model.data);
     ib__sbuf_printf(b, " under load\n");
     free(model.data);
+    ib__text_env(b, &r->env); /* the machine, as generate's heading */
+    ib__sbuf_printf(b, "\n");
     ib__gen_runtime_text(b, in);
     ib__sbuf_printf(
         b,
@@ -153,10 +155,9 @@ char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve
     text_steps(&b, r);
     ib__gen_serve_tail_lines(&b, r);
     ib__gen_serve_pitfalls_text(&b, r);
+    ib__gen_serve_text_machine(&b, r);
     /* Further sections come here, one call each (the curve over rates). */
-    if (r->partial)
-        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the figures above are what was measured\n",
-                        ib_status_str(r->stop_status));
+    ib__text_footer(&b, r->partial, r->stop_status, &r->env, r->warnings);
     return ib__sbuf_finish(&b);
 }
 
@@ -259,5 +260,6 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
     cJSON *steps = cJSON_AddArrayToObject(root, "steps");
     for (size_t i = 0; i < r->n_steps; i++) cJSON_AddItemToArray(steps, json_step(&r->steps[i]));
     cJSON_AddItemToObject(root, "tail", ib__gen_serve_tail_json(&r->tail));
+    ib__gen_serve_json_machine(root, r);
     return ib__json_finish(root);
 }

@@ -5,6 +5,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* "75%" of a share, "-" without one. */
 static const char *pct(char buf[32], double share)
@@ -72,6 +74,22 @@ void ib__gen_serve_tail_lines(ib__sbuf *b, const ib_gen_serve_result *r)
     tpot_line(b, &r->tail);
     ttft_line(b, r);
     kv_line(b, r);
+}
+
+size_t ib__gen_serve_tail_each(ib__sbuf *b, const ib_gen_serve_result *r,
+                               void (*fn)(ib__sbuf *b, const char *line, size_t index))
+{
+    ib__sbuf lines = { 0 };
+    ib__gen_serve_tail_lines(&lines, r);
+    b->failed |= lines.failed;
+    size_t n = 0;
+    for (char *line = lines.failed ? NULL : lines.data, *end; line && *line; line = end + 1) {
+        end = strchr(line, '\n');
+        *end = '\0';
+        fn(b, line, n++);
+    }
+    free(lines.data);
+    return n;
 }
 
 cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t)

@@ -73,10 +73,18 @@ double ib__gen_table_unit(const ib_gen_result *r, const char **unit);
 char *ib__gen_serve_report_text(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
+/* Its slots' origin, energy and the engine's own cost (text), and those
+ * with its warnings and environment (JSON): gen_serve_machine_report.c. */
+void ib__gen_serve_text_machine(ib__sbuf *b, const ib_gen_serve_result *r);
+void ib__gen_serve_json_machine(cJSON *root, const ib_gen_serve_result *r);
 /* Why the tail is what it is (gen_serve_tail_report.c): the step trace's
  * summary as lines of text (the text, Markdown and HTML reports show
  * them), and as the JSON's "tail" object. */
 void ib__gen_serve_tail_lines(ib__sbuf *b, const ib_gen_serve_result *r);
+/* The same lines handed to fn one by one (index from 0), without their
+ * newline: a list item each in Markdown and HTML. Returns how many. */
+size_t ib__gen_serve_tail_each(ib__sbuf *b, const ib_gen_serve_result *r,
+                               void (*fn)(ib__sbuf *b, const char *line, size_t index));
 cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
 /* Its other formats, a file each: gen_serve_csv.c (a row per request),
  * gen_serve_md.c, gen_serve_html.c (the distributions and the step

@@ -21,18 +21,31 @@ else
   exit 1
 fi
 
-# One streamed completion: 8 prompt tokens as ids (byte tokens and pieces
-# of the zoo's vocabulary), 5 new ones whatever the model would end on.
+# One streamed completion: 8 prompt tokens as ids (<s> and pieces of the
+# zoo's vocabulary), 5 new ones whatever the model would end on. A chunk
+# may carry more than one token: the server holds back a byte token that
+# is not a whole UTF-8 character (the zoo's vocabulary has 128 of them)
+# and sends it with the next. So the tokens are counted from llama.cpp's
+# per-chunk timings (predicted_n, the tokens so far: timings_per_token),
+# not from the chunks.
 cat >"$TMP/request.json" <<'EOF'
 {"model": "tiny", "prompt": [1, 300, 301, 302, 303, 304, 305, 306], "max_tokens": 5, "stream": true,
- "ignore_eos": true, "temperature": 0, "stream_options": {"include_usage": true}}
+ "ignore_eos": true, "temperature": 0, "stream_options": {"include_usage": true}, "timings_per_token": true}
 EOF
 if llama_server_stream "$TMP/request.json" "$TMP/events.json" 2>"$TMP/stream.err"; then
   pass "the stream read to its end"
 else
   fail "the stream: $(cat "$TMP/stream.err")"
 fi
-json_check "$TMP/events.json" 'len(d["chunks"]) == 5' "5 chunks, one a token"
+json_check "$TMP/events.json" 'd["chunks"] and all(c["predicted_n"] is not None for c in d["chunks"])' \
+  "every chunk says the tokens so far"
+json_check "$TMP/events.json" 'd["chunks"] and d["chunks"][-1]["predicted_n"] == 5' "5 tokens generated"
+json_check "$TMP/events.json" \
+  'all(0 < b["predicted_n"] - a["predicted_n"] for a, b in zip(d["chunks"], d["chunks"][1:]) if b["text"])' \
+  "each chunk with text carries at least one token"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print("info:", sum(1 for c in d["chunks"] if c["text"]), "chunks of text for", d["chunks"][-1]["predicted_n"], "tokens")' \
+  "$TMP/events.json" 2>/dev/null
 json_check "$TMP/events.json" 'd["usage"] and d["usage"]["completion_tokens"] == 5' "usage: completion_tokens 5"
 json_check "$TMP/events.json" 'd["usage"] and d["usage"]["prompt_tokens"] == 8' "usage: prompt_tokens 8 (the ids as sent)"
 json_check "$TMP/events.json" 'd["chunks"] and d["chunks"][-1]["finish_reason"] == "length"' "finished by length"

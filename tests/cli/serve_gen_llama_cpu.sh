@@ -12,7 +12,8 @@ TINY=(serve zoo:llama-tiny --device cpu --option threads=1 --quiet)
 
 expect_exit 0 "Poisson arrivals, drawn lengths, json" -- \
   "$IB" "${TINY[@]}" --rate 50 --requests 16 --prompt-tokens 8..40 --new-tokens 2..9 --slots 3 --prefill-chunk 16 \
-  --slo-ttft-ms 1000000 --slo-tpot-ms 1000000 --json "$TMP/s.json"
+  --slo-ttft-ms 1000000 --slo-tpot-ms 1000000 --json "$TMP/s.json" --csv "$TMP/s.csv" --html "$TMP/s.html" \
+  --steps-csv "$TMP/steps.csv"
 json_check "$TMP/s.json" "d['schema'] == 'inferbench.serve_generative/1' and d['partial'] is False" "json: the schema, complete"
 json_check "$TMP/s.json" "len(d['requests']) == 16 and d['figures']['completed'] == 16" "json: every request completed, none dropped"
 json_check "$TMP/s.json" "all(r['generated_tokens'] == r['output_tokens'] and 8 <= r['prompt_tokens'] <= 40 and 2 <= r['output_tokens'] <= 9 for r in d['requests'])" "json: every request's output tokens, lengths in their ranges"
@@ -26,9 +27,18 @@ json_check "$TMP/s.json" "d['figures']['good_requests'] == 16 and d['figures']['
 json_check "$TMP/s.json" "d['info']['arch'] == 'llama' and d['info']['n_seq_max'] == 3 and d['settings']['slots'] == 3" "json: the slots are the context's sequences"
 expect_grep "^inferbench serve: zoo:llama-tiny " "$TMP/out" "text: the model served"
 expect_grep "^16 of 16 requests completed" "$TMP/out" "text: every request completed"
+json_check "$TMP/s.json" "d['tail']['gaps'] == d['figures']['itl_ms']['n'] and d['tail']['kv_cells_max'] <= d['tail']['kv_capacity_cells'] == 3 * d['settings']['ctx_per_slot']" "json: the tail's gaps are every gap, the cells within the slots'"
+if [ "$(grep -c '' "$TMP/s.csv")" = 17 ] && [ "$(grep -c '' "$TMP/steps.csv")" = "$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['steps']) + 1)" "$TMP/s.json")" ]; then
+  pass "csv: a row per request, --steps-csv a row per step"
+else
+  fail "csv: $(grep -c '' "$TMP/s.csv") request lines, $(grep -c '' "$TMP/steps.csv") step lines"
+fi
+html_check "$TMP/s.html" "count('svg') == 6 and 'zoo:llama-tiny' in s and '<script' not in s.lower()" "html: the distributions and the step timeline of a real run"
 
 printf '# arrival prompt output\n0 12 3\n0 30 1\n5.5 9 6\n' >"$TMP/trace.txt"
 expect_exit 0 "a trace" -- "$IB" "${TINY[@]}" --arrivals "$TMP/trace.txt" --json "$TMP/t.json"
+expect_grep "^slots [0-9]+ \((the KV cache's capacity|the most the default takes)" "$TMP/out" "text: the default slots, and why"
+json_check "$TMP/t.json" "d['settings']['slots_from'] in ('kv_capacity', 'capped') and d['info']['n_seq_max'] == d['settings']['slots'] and d['environment']['host_cpu'] is not None" "json: the default slots are the context's sequences; the machine stated"
 json_check "$TMP/t.json" "[(r['scheduled_ms'], r['prompt_tokens'], r['output_tokens'], r['generated_tokens']) for r in d['requests']] == [(0, 12, 3, 3), (0, 30, 1, 1), (5.5, 9, 6, 6)]" "json: the trace's requests, the schedule saved"
 printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,20,4\n2023-11-16 18:15:46.7,10,2\n' >"$TMP/azure.csv"
 expect_exit 0 "the Azure trace's CSV" -- "$IB" "${TINY[@]}" --arrivals "$TMP/azure.csv" --json "$TMP/a.json"

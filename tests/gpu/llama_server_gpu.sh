@@ -5,7 +5,8 @@
 # (512 prompt token ids, 128 new ones, ignore_eos, usage asked), its
 # figures printed for the lead (docs/backend-llama.md, "llama-server for
 # the tests"). Checked: the layers offloaded (the server's log), 128
-# chunks and usage.completion_tokens 128, the server gone after. Only
+# tokens (llama.cpp's per-chunk timings; a chunk may carry two) and
+# usage.completion_tokens 128, the server gone after. Only
 # 127.0.0.1.
 #
 # On the H100/H200 with ../shared/llama-sm90 unpacked to /tmp/llama
@@ -46,7 +47,7 @@ fi
 # (usage.prompt_tokens_details.cached_tokens says it), the first is cold.
 python3 -c 'import json; print(json.dumps({"prompt": [259 + (i * 7) % 1500 for i in range(512)],
   "max_tokens": 128, "stream": True, "ignore_eos": True, "temperature": 0,
-  "stream_options": {"include_usage": True}}))' >"$TMP/request.json"
+  "stream_options": {"include_usage": True}, "timings_per_token": True}))' >"$TMP/request.json"
 for round in cold warm; do
   start_ns=$(date +%s%N)
   if llama_server_stream "$TMP/request.json" "$TMP/events_$round.json" 2>"$TMP/stream.err"; then
@@ -56,10 +57,11 @@ for round in cold warm; do
     continue
   fi
   wall_ms=$((($(date +%s%N) - start_ns) / 1000000))
-  json_check "$TMP/events_$round.json" 'len(d["chunks"]) == 128' "$round: 128 chunks"
+  json_check "$TMP/events_$round.json" 'd["chunks"][-1]["predicted_n"] == 128' "$round: 128 tokens (timings)"
   json_check "$TMP/events_$round.json" 'd["usage"]["completion_tokens"] == 128' "$round: completion_tokens 128"
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
-print(sys.argv[2], "request: usage", json.dumps(d["usage"]), "; wall", sys.argv[3], "ms")' \
+print(sys.argv[2], "request: usage", json.dumps(d["usage"]), "; chunks of text", sum(1 for c in d["chunks"] if c["text"]),
+      "; wall", sys.argv[3], "ms")' \
     "$TMP/events_$round.json" "$round" "$wall_ms"
 done
 pid=$LLAMA_SERVER_PID

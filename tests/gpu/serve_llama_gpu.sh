@@ -13,8 +13,7 @@
 # once into INFERBENCH_ZOO_CACHE (default /tmp/inferbench-zoo). Rates and
 # requests: IB_SERVE_RATES (default "2 8"), IB_SERVE_REQUESTS (default 60).
 #
-# IB_SERVE_PARTS (default "rates pitfalls": the runs above, then --pitfalls
-# at one rate under saturation, below) adds the answer of issue
+# IB_SERVE_PARTS (default "rates": the runs above) adds the answer of issue
 # 36 for each of IB_SERVE_MODELS (default F16 and Q4_K_M of llama-3.2-1b),
 # 32 slots, 16 warm-up requests, prompt 512 / output 128:
 #   curve   --rates IB_SERVE_CURVE_RATES (default "8,24,40"), 120 requests
@@ -24,7 +23,8 @@
 #           (460 requests a rate: 459 all within are the fewest that pass
 #           p99 at 99%), from the rate the warm-up served; its requests
 #           against a sweep of the same grid (the issue's target: a third).
-# About 100 s a model for both parts on an H100 (the F16 file written
+#   pitfalls --pitfalls at one rate (below), on the F16 model.
+# About 100 s a model for curve and search on an H100 (the F16 file written
 # once, the Q4_K_M one quantized once: add 30 s each the first time).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
@@ -35,7 +35,7 @@ opts=(--device cuda --quiet --prompt-tokens 512 --new-tokens 128 --slots 8 --pre
       --requests "${IB_SERVE_REQUESTS:-60}" --slo-ttft-ms 500 --slo-tpot-ms 30)
 [ -n "$lib" ] && opts+=(--option "library=$lib")
 
-parts=" ${IB_SERVE_PARTS:-rates pitfalls} "
+parts=" ${IB_SERVE_PARTS:-rates} "
 [[ $parts == *" rates "* ]] && for rate in ${IB_SERVE_RATES:-2 8}; do
   out="$TMP/serve_$rate.json"
   "$IB" serve zoo:llama-3.2-1b "${opts[@]}" --rate "$rate" --json "$out" >"$TMP/serve_$rate.txt" 2>"$TMP/err"
@@ -109,22 +109,21 @@ PY
     fi
   fi
 done
-
 # The pitfalls of serving benchmarks at a rate near saturation but under it
 # (IB_SERVE_PITFALL_RATE, default 8 a second; IB_SERVE_PITFALL_REQUESTS,
 # default 60): the rows printed (docs/serve-generative.md, "Pitfalls"),
 # checked only for being there and measured.
-prate=${IB_SERVE_PITFALL_RATE:-8}
 if [[ $parts == *" pitfalls "* ]]; then
-out="$TMP/pitfalls.json"
-"$IB" serve zoo:llama-3.2-1b "${opts[@]}" --requests "${IB_SERVE_PITFALL_REQUESTS:-60}" --rate "$prate" --pitfalls \
-  --json "$out" >"$TMP/pitfalls.txt" 2>"$TMP/err"
-rc=$?
-sed -n '/^pitfalls of serving benchmarks/,$p' "$TMP/pitfalls.txt"
-cat "$TMP/err"
-if [ $rc != 0 ]; then fail "pitfalls at rate $prate: exit $rc"; else
-  json_check "$out" "len(d['pitfalls']) == 6 and all(p['status'] == 'ok' for p in d['pitfalls'])" "pitfalls: every row measured"
-  python3 - "$out" "$prate" <<'PY'
+  prate=${IB_SERVE_PITFALL_RATE:-8}
+  out="$TMP/pitfalls.json"
+  "$IB" serve zoo:llama-3.2-1b "${opts[@]}" --requests "${IB_SERVE_PITFALL_REQUESTS:-60}" --rate "$prate" --pitfalls \
+    --json "$out" >"$TMP/pitfalls.txt" 2>"$TMP/err"
+  rc=$?
+  sed -n '/^pitfalls of serving benchmarks/,$p' "$TMP/pitfalls.txt"
+  cat "$TMP/err"
+  if [ $rc != 0 ]; then fail "pitfalls at rate $prate: exit $rc"; else
+    json_check "$out" "len(d['pitfalls']) == 6 and all(p['status'] == 'ok' for p in d['pitfalls'])" "pitfalls: every row measured"
+    python3 - "$out" "$prate" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for p in d['pitfalls']:
@@ -132,6 +131,6 @@ for p in d['pitfalls']:
     print(f"summary pitfall rate {sys.argv[2]}/s: {p['name']}: {p['figure']} {p['reports']:.4g} vs {p['correct']:.4g} "
           f"({p['error_pct']:+.1f}%, CI [{ci[0]:+.1f}%, {ci[1]:+.1f}%]) {p['verdict']}")
 PY
-fi
+  fi
 fi
 finish

@@ -75,7 +75,9 @@ llama_server_start() {
 
 # llama_server_stream REQUEST.json EVENTS.json: POSTs the request to the
 # server's /v1/completions (a streamed one) and writes what came as one
-# JSON document: {"chunks": [choices[0] of each event that had one],
+# JSON document: {"chunks": [choices[0] of each event that had one, with
+# "predicted_n": the tokens generated so far, from the event's llama.cpp
+# "timings" (the request's "timings_per_token": true), else null],
 # "usage": the usage event's, "done": [DONE] came, "other": lines that were
 # not events}. 1 with curl's words on stderr when the transfer failed.
 llama_server_stream() {
@@ -98,7 +100,9 @@ for line in open(sys.argv[1], encoding="utf-8"):
         continue
     event = json.loads(body)
     if event.get("choices"):
-        chunks.append(event["choices"][0])
+        chunk = event["choices"][0]
+        chunk["predicted_n"] = event.get("timings", {}).get("predicted_n")
+        chunks.append(chunk)
     if event.get("usage"):
         usage = event["usage"]
 json.dump({"chunks": chunks, "usage": usage, "done": done, "other": other}, sys.stdout)

@@ -141,7 +141,8 @@ static void expectations(void)
     ib_gen_serve_config_init(&gs);
     expect("serve", "--prompt-tokens", "%d", (int)gs.prompt_min);
     expect("serve", "--new-tokens", "%d", (int)gs.output_min);
-    expect("serve", "--slots", "%d", IB_GEN_SERVE_DEFAULT_SLOTS);
+    expect("serve", "--slots", "the KV cache's capacity at the longest request, at most %d",
+           IB_GEN_SERVE_MAX_DEFAULT_SLOTS);
     expect("serve", "--prefill-chunk", "%d", (int)gs.prefill_chunk);
     expect("serve", "--warmup-requests", "%d", (int)gs.warmup_requests);
     expect("serve", "--shared-prefix", "%d", (int)gs.shared_prefix);
