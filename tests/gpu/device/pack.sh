@@ -13,7 +13,10 @@ done
 mkdir -p .devtree .llpack
 tar cf - -C build inferbench libinferbench.so libinferbench.so.0 libinferbench.so.0.1.0 \
   $(cd build && ls tests/test_gpu tests/test_ort_cuda 2>/dev/null) | xz -T2 -6 >.devtree/build.tar.xz
-cp /lib/x86_64-linux-gnu/libprotobuf-c.so.1 /lib/x86_64-linux-gnu/libcjson.so.1 .devtree/
+# Every Debian library the program and library link (cJSON, protobuf-c, libcurl and
+# libmicrohttpd with theirs) but glibc's and the compiler's own: the device's image lacks them.
+ldd build/inferbench build/libinferbench.so.0.1.0 | awk '$3 ~ /^\// {print $3}' | sort -u |
+  grep -vE '/(libc|libm|libdl|libpthread|librt|libresolv|libgcc_s|libstdc\+\+)\.so' | xargs -r cp -L -t .devtree/
 # The CUDA provider needs ONNX Runtime's providers_shared library beside it
 # (Provider_GetHost): DEVICE.md's recipe for .devpack leaves it out.
 cp .cache/onnxruntime-*/lib/libonnxruntime_providers_shared.so .devtree/ 2>/dev/null || true
