@@ -39,7 +39,6 @@ static void text_failures(ib__sbuf *b, const ib_endpoint_result *ep)
 void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r)
 {
     char p50[32], p99[32], max[32], bound[32];
-    (void)r;
     if (ep->lateness.n > 0)
         ib__sbuf_printf(
             b,
@@ -60,6 +59,7 @@ void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_s
         ib__sbuf_printf(b, "; %zu of a request whose chunks stated no count, taken as one token each",
                         ep->assumed_chunks);
     ib__sbuf_printf(b, "\n");
+    ib__endpoint_ceiling_text(b, ep, r);
 }
 
 static cJSON *json_request(const ib_endpoint_request *q)
@@ -87,7 +87,7 @@ static cJSON *json_request(const ib_endpoint_request *q)
     return o;
 }
 
-cJSON *ib__endpoint_json(const ib_endpoint_result *ep)
+cJSON *ib__endpoint_json(const ib_endpoint_result *ep, const ib_gen_serve_result *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "url", ep->url);
@@ -103,6 +103,7 @@ cJSON *ib__endpoint_json(const ib_endpoint_result *ep)
     cJSON_AddNumberToObject(o, "chunks", (double)ep->n_chunks);
     cJSON_AddNumberToObject(o, "multi_token_chunks", (double)ep->multi_token_chunks);
     cJSON_AddNumberToObject(o, "assumed_chunks", (double)ep->assumed_chunks);
+    ib__endpoint_ceiling_json(o, ep, r);
     cJSON *reqs = cJSON_AddArrayToObject(o, "requests");
     for (size_t i = 0; i < ep->n_requests; i++) cJSON_AddItemToArray(reqs, json_request(&ep->requests[i]));
     return o;

@@ -79,7 +79,11 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
  * the engine's), its own block after the figures, its JSON object. */
 void ib__endpoint_text_header(ib__sbuf *b, const ib_endpoint_result *ep);
 void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
-cJSON *ib__endpoint_json(const ib_endpoint_result *ep);
+cJSON *ib__endpoint_json(const ib_endpoint_result *ep, const ib_gen_serve_result *r);
+/* The client's calibrated ceiling against the run's load (client_ceiling.c):
+ * a line or two of the endpoint block, its "client_ceiling" object. */
+void ib__endpoint_ceiling_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
+void ib__endpoint_ceiling_json(cJSON *endpoint, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
 void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
 /* Its slots' origin, energy and the engine's own cost (text), and those
  * with its warnings and environment (JSON): gen_serve_machine_report.c. */
