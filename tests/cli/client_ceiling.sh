@@ -46,6 +46,17 @@ assert (c["rate"], c["streams"], c["tokens_per_s"], c["bound_ms"]) == (512, 40, 
 assert c["run"]["rate"] == 50 and c["run"]["streams_peak"] == 1 and c["above"] is False, c
 PY
 
+# The same block in the Markdown and HTML reports (the HTML of a run over
+# HTTP: its ITL histogram from the chunks, the engine's steps being none).
+expect_exit 0 "the endpoint block in Markdown and HTML" -- "$IB" "${serve[@]}" --md "$TMP/r.md" --html "$TMP/r.html"
+grep -q "^The client (over HTTP):$" "$TMP/r.md" && grep -q "^- failures: none of 4 requests$" "$TMP/r.md" \
+  && grep -q "^- client ceiling: calibrated on this machine (2026-12-01T10:00:00Z): accurate up to 512 requests/s, .*: within the ceiling$" "$TMP/r.md" \
+  && pass "  ... Markdown: lateness, failures, chunks, the ceiling" || fail "  ... $(tail -6 "$TMP/r.md")"
+grep -qx "<h2>The client (over HTTP)</h2>" "$TMP/r.html" && grep -qx "<li>chunks: 20, 0 carrying several tokens .*</li>" "$TMP/r.html" \
+  && grep -q "^<li>client ceiling: calibrated on this machine .*: within the ceiling</li>$" "$TMP/r.html" \
+  && grep -qx "<tr><td>endpoint</td><td>$url</td></tr>" "$TMP/r.html" && grep -qx "<h2>Inter-token gaps</h2>" "$TMP/r.html" \
+  && pass "  ... HTML: the same, the endpoint named, the gaps drawn" || fail "  ... $(grep -c '' "$TMP/r.html") lines"
+
 calibration "$host" "$version" 20 40 16000
 expect_exit 0 "a run above the ceiling's rate: flagged, not an error" -- "$IB" "${serve[@]}" --json "$TMP/r.json"
 ceiling_line | grep -q "this run: 50 requests/s, 1 streams at most, [0-9]* tokens/s: ABOVE the ceiling: the figures may be the client's limit, not the server's$" \
