@@ -208,6 +208,23 @@ ib_status cli_gen_open(const cli_args *a, const ib_backend_option *extra, size_t
  * INFERBENCH_ZOO_CACHE, else $XDG_CACHE_HOME/inferbench/zoo, else
  * $HOME/.cache/inferbench/zoo; created. False when it cannot be. */
 bool cli_zoo_cache_dir(char *buf, size_t cap);
+/* Creates path and its parents (0755); false with errno set. */
+bool cli_make_dirs(char *path);
+
+/* The client's calibrated ceiling on file (cli/client_calibration_file.c;
+ * docs/serve-endpoint.md, "The client's ceiling"): the file is
+ * INFERBENCH_CLIENT_CALIBRATION, else $XDG_CACHE_HOME/inferbench/
+ * client-calibration.json, else $HOME/.cache/inferbench/...
+ * cli_client_calibration_prepare checks before the run that it can be
+ * written (its folder made); cli_client_calibration_save then writes r's
+ * ceiling there whole (a temporary renamed over it) and says where. Both:
+ * false with one line.
+ * cli_client_ceiling_load fills *c: never fails, a missing, unreadable or
+ * stale file is a state of it that the report states. */
+struct cli_output;
+bool cli_client_calibration_prepare(struct cli_output *o);
+bool cli_client_calibration_save(struct cli_output *o, const ib_client_calibration_result *r, FILE *say);
+void cli_client_ceiling_load(ib_client_ceiling *c);
 /* INFERBENCH_LLAMA_LIBRARY (the folder of a llama.cpp library), or NULL:
  * the llama backend's library= option where none is given. */
 const char *cli_llama_library(void);

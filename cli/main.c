@@ -56,7 +56,9 @@ static const cli_command commands[] = {
       "by the measurement loop, with and without launch overhead, plus the harness overhead and\n"
       "the timer's resolution.\n"
       "calibrate client: the HTTP client's (serve --endpoint) own error against a scripted server\n"
-      "on loopback, at rising rates, and the load it stays accurate to (docs/script-server.md).",
+      "on loopback, at rising rates, and the load it stays accurate to (docs/script-server.md),\n"
+      "kept for every serve --endpoint to state (INFERBENCH_CLIENT_CALIBRATION, else\n"
+      "~/.cache/inferbench/client-calibration.json).",
       OPT_DEVICE_ID | OPT_MEASURE | OPT_JSON | OPT_QUIET, cmd_calibrate },
     { "compare", "BASELINE.json CANDIDATE.json [options]",
       "Whether result B is really faster or slower than result A.",

@@ -9,8 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Creates path and its parents (0755); false with errno set. */
-static bool make_dirs(char *path)
+bool cli_make_dirs(char *path)
 {
     for (char *p = path + 1; *p; p++) {
         if (*p != '/') continue;
@@ -35,7 +34,7 @@ bool cli_zoo_cache_dir(char *buf, size_t cap)
     else
         n = snprintf(buf, cap, "/tmp/inferbench-zoo");
     if (n < 0 || (size_t)n >= cap) return false;
-    return make_dirs(buf);
+    return cli_make_dirs(buf);
 }
 
 const char *cli_llama_library(void)

@@ -2937,6 +2937,37 @@ typedef struct ib_endpoint_request {
     int32_t *chunk_token_counts; /* [n_chunks]: the tokens of each */
 } ib_endpoint_request;
 
+/* --- The client's ceiling stated in every endpoint run (ceiling: issue 37
+ * item 4; docs/serve-endpoint.md, "The client's ceiling") --- calibrate
+ * client's ceiling as the program found it on file (the library reads no
+ * file: the program passes it here), set against the run's own load. */
+typedef enum ib_client_ceiling_state {
+    IB_CEILING_NOT_GIVEN = 0, /* the caller said nothing: the report says nothing */
+    IB_CEILING_MISSING,       /* no calibration on file */
+    IB_CEILING_UNREADABLE,    /* a file that is not a calibration (note: why) */
+    IB_CEILING_CURRENT,       /* this host's, this version's */
+    IB_CEILING_STALE          /* another host's or version's (note: which) */
+} ib_client_ceiling_state;
+
+typedef struct ib_client_ceiling {
+    ib_client_ceiling_state state;
+    double rate, tokens_per_s; /* requests/s, output tokens/s: accurate up to */
+    int64_t streams;           /* streams at once: accurate up to */
+    double bound_ms;           /* the criterion: every error's p99 within */
+    char date[32], host[128], version[32];
+    char path[512]; /* where the program looked */
+    char note[768]; /* unreadable: why; stale: what differs */
+} ib_client_ceiling;
+
+/* The calibration as a file's text (JSON, schema
+ * inferbench.client_calibration/1): r's ceiling, with the date (UTC,
+ * ISO 8601), host and version it was made on. NULL: out of memory. */
+char *ib_client_ceiling_file_text(const ib_client_calibration_result *r, const char *date, const char *host,
+                                  const char *version);
+/* Reads such a text into out (state IB_CEILING_CURRENT, path and note
+ * left as they were); IB_ERR_INVALID_ARG with one line when it is not one. */
+ib_status ib_client_ceiling_parse(const char *text, ib_client_ceiling *out, ib_error *err);
+
 typedef struct ib_endpoint_result {
     char url[256], model[128];
     int32_t vocab;                 /* the ids' bound used */
@@ -2951,6 +2982,9 @@ typedef struct ib_endpoint_result {
     /* The schedule's origin on the host clock (CLOCK_MONOTONIC, ms): what
      * sets these times against another's stamps (the scripted server's). */
     double origin_ms;
+    /* Set by the caller after the run (never by the library): the
+     * client's calibrated ceiling, which the reports state. */
+    ib_client_ceiling ceiling;
 } ib_endpoint_result;
 
 /* Before a run: the URL is http(s) on loopback, the server answers GET

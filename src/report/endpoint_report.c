@@ -5,6 +5,8 @@
 #include "report/printer.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void ib__endpoint_text_header(ib__sbuf *b, const ib_endpoint_result *ep)
 {
@@ -39,7 +41,6 @@ static void text_failures(ib__sbuf *b, const ib_endpoint_result *ep)
 void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r)
 {
     char p50[32], p99[32], max[32], bound[32];
-    (void)r;
     if (ep->lateness.n > 0)
         ib__sbuf_printf(
             b,
@@ -60,6 +61,47 @@ void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_s
         ib__sbuf_printf(b, "; %zu of a request whose chunks stated no count, taken as one token each",
                         ep->assumed_chunks);
     ib__sbuf_printf(b, "\n");
+    ib__endpoint_ceiling_text(b, ep, r);
+}
+
+size_t ib__endpoint_each(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r,
+                         void (*fn)(ib__sbuf *b, const char *line, size_t index))
+{
+    ib__sbuf lines = { 0 };
+    ib__endpoint_text(&lines, ep, r);
+    char *text = ib__sbuf_finish(&lines);
+    if (!text) {
+        b->failed = true;
+        return 0;
+    }
+    size_t n = 0;
+    for (char *line = text; *line;) {
+        char *end = line + strcspn(line, "\n");
+        bool last = *end == '\0';
+        *end = '\0';
+        fn(b, line, n++);
+        line = last ? end : end + 1;
+    }
+    free(text);
+    return n;
+}
+
+ib_status ib__endpoint_gaps(const ib_endpoint_result *ep, double **gaps_ms, size_t *n_gaps)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ep->n_requests; i++)
+        if (ep->requests[i].failure == IB_EP_OK) n += (size_t)ep->requests[i].chunk_tokens;
+    *n_gaps = 0;
+    *gaps_ms = malloc((n ? n : 1) * sizeof **gaps_ms);
+    if (!*gaps_ms) return IB_ERR_NO_MEMORY;
+    for (size_t i = 0; i < ep->n_requests; i++) {
+        const ib_endpoint_request *q = &ep->requests[i];
+        if (q->failure != IB_EP_OK) continue;
+        for (size_t k = 0; k < q->n_chunks; k++)
+            for (int32_t j = 0; j < q->chunk_token_counts[k]; j++)
+                if (k > 0 || j > 0) (*gaps_ms)[(*n_gaps)++] = j > 0 ? 0 : q->chunk_ms[k] - q->chunk_ms[k - 1];
+    }
+    return IB_OK;
 }
 
 static cJSON *json_request(const ib_endpoint_request *q)
@@ -87,7 +129,7 @@ static cJSON *json_request(const ib_endpoint_request *q)
     return o;
 }
 
-cJSON *ib__endpoint_json(const ib_endpoint_result *ep)
+cJSON *ib__endpoint_json(const ib_endpoint_result *ep, const ib_gen_serve_result *r)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "url", ep->url);
@@ -103,6 +145,7 @@ cJSON *ib__endpoint_json(const ib_endpoint_result *ep)
     cJSON_AddNumberToObject(o, "chunks", (double)ep->n_chunks);
     cJSON_AddNumberToObject(o, "multi_token_chunks", (double)ep->multi_token_chunks);
     cJSON_AddNumberToObject(o, "assumed_chunks", (double)ep->assumed_chunks);
+    ib__endpoint_ceiling_json(o, ep, r);
     cJSON *reqs = cJSON_AddArrayToObject(o, "requests");
     for (size_t i = 0; i < ep->n_requests; i++) cJSON_AddItemToArray(reqs, json_request(&ep->requests[i]));
     return o;

@@ -17,7 +17,8 @@
  * the file; min and max per stretch keep the spikes. */
 #define TIMELINE_MAX_POINTS 2000
 
-static void meta(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_serve_config *c)
+static void meta(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_serve_config *c,
+                 const ib_endpoint_result *ep)
 {
     const ib_gen_info *in = &r->info;
     char v[IB__OPTIONS_TEXT_LEN];
@@ -33,7 +34,12 @@ static void meta(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_serve_c
              "%d slots of %d tokens; each step one mixed batch (a token of every request generating, then "
              "prompt chunks up to %d tokens); %d warm-up requests before, not counted",
              (int)r->slots, (int)r->ctx_per_slot, (int)r->prefill_chunk, (int)r->warmup_requests);
-    ib__html_meta_row(b, "engine", v);
+    if (ep) { /* over HTTP: the server holds the engine */
+        ib__html_meta_row(b, "endpoint", ep->url);
+        ib__html_meta_row(b, "server's model", ep->model);
+    } else {
+        ib__html_meta_row(b, "engine", v);
+    }
     if (c->arrivals == IB_ARRIVALS_TRACE)
         snprintf(v, sizeof v, "%zu, arrivals and lengths from a trace", r->n_requests);
     else
@@ -44,8 +50,10 @@ static void meta(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_serve_c
     ib__format_options(v, sizeof v, &in->options);
     ib__html_meta_row(b, "runtime options", v);
     ib__html_meta_row(b, "timing",
-                      "the end of each step's synchronize is every token's time; every figure from the "
-                      "request's scheduled arrival");
+                      ep ? "every chunk stamped as it arrives; every figure from the request's scheduled "
+                           "arrival"
+                         : "the end of each step's synchronize is every token's time; every figure from the "
+                           "request's scheduled arrival");
     ib__sbuf_printf(b, "</table>\n");
 }
 
@@ -87,17 +95,19 @@ static void distribution(ib__sbuf *b, const char *heading, const ib_stats *st, c
     ib__sbuf_printf(b, "%s</figcaption>\n</figure>\n", beyond ? "." : "");
 }
 
-/* The completed requests' TTFT and TPOT, and every gap. */
-static void distributions(ib__sbuf *b, const ib_gen_serve_result *r)
+/* The completed requests' TTFT and TPOT, and every gap (over HTTP: from
+ * the chunks the client received, the engine's steps being the server's). */
+static void distributions(ib__sbuf *b, const ib_gen_serve_result *r, const ib_endpoint_result *ep)
 {
     size_t n = 0, n_tpot = 0;
     double *ttft = malloc((r->n_requests ? r->n_requests : 1) * sizeof *ttft);
     double *tpot = malloc((r->n_requests ? r->n_requests : 1) * sizeof *tpot);
     double *gaps = NULL;
     size_t n_gaps = 0;
-    if (!ttft || !tpot ||
-        ib__gen_serve_gaps(r->requests, r->n_requests, r->steps, r->n_steps, &gaps, &n_gaps) != IB_OK)
-        b->failed = true;
+    ib_status gaps_st =
+        ep ? ib__endpoint_gaps(ep, &gaps, &n_gaps)
+           : ib__gen_serve_gaps(r->requests, r->n_requests, r->steps, r->n_steps, &gaps, &n_gaps);
+    if (!ttft || !tpot || gaps_st != IB_OK) b->failed = true;
     for (size_t i = 0; ttft && tpot && i < r->n_requests; i++) {
         const ib_gen_serve_request *q = &r->requests[i];
         if (q->generated_tokens != q->spec.output_tokens) continue;
@@ -204,22 +214,38 @@ static void step_timeline(ib__sbuf *b, const ib_gen_serve_result *r)
                                                      : "");
 }
 
+/* A line of the endpoint's block: a list item, the first headed. */
+static void endpoint_item(ib__sbuf *b, const char *line, size_t index)
+{
+    if (index == 0) ib__sbuf_printf(b, "<h2>The client (over HTTP)</h2>\n<ul>\n");
+    ib__sbuf_printf(b, "<li>");
+    ib__xml_escape(b, line);
+    ib__sbuf_printf(b, "</li>\n");
+}
+
 char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg)
 {
+    return ib__gen_serve_report_html_endpoint(r, cfg, NULL);
+}
+
+char *ib__gen_serve_report_html_endpoint(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg,
+                                         const ib_endpoint_result *ep)
+{
     ib__sbuf b = { 0 };
-    ib__html_page_head(&b, "serve", r->info.model);
-    meta(&b, r, cfg);
+    ib__html_page_head(&b, "serve", ep ? ep->model : r->info.model);
+    meta(&b, r, cfg, ep);
     if (r->partial)
         ib__sbuf_printf(&b,
                         "<p class=\"partial\">PARTIAL: stopped early (%s); the figures are what was "
                         "measured</p>\n",
                         ib_status_str(r->stop_status));
     figures(&b, r);
-    distributions(&b, r);
+    distributions(&b, r, ep);
     if (ib__gen_serve_tail_each(&b, r, tail_item)) ib__sbuf_printf(&b, "</ul>\n");
+    if (ep && ib__endpoint_each(&b, ep, r, endpoint_item)) ib__sbuf_printf(&b, "</ul>\n");
     step_timeline(&b, r);
     /* Further sections come here, one call each (the curve over rates,
      * the pitfalls). */
-    ib__html_page_text_and_tail(&b, ib__gen_serve_report_text(r, cfg, NULL));
+    ib__html_page_text_and_tail(&b, ib__gen_serve_report_text(r, cfg, ep));
     return ib__sbuf_finish(&b);
 }

@@ -13,9 +13,17 @@
     ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
                   (const char *[]){ __VA_ARGS__ })
 
-static void title(ib__sbuf *b, const ib_gen_serve_result *r)
+static void title(ib__sbuf *b, const ib_gen_serve_result *r, const ib_endpoint_result *ep)
 {
     ib__sbuf_printf(b, "**inferbench serve** (a generative model under load): ");
+    if (ep) { /* over HTTP: the server holds the engine */
+        ib__md_cell(b, ep->model);
+        ib__sbuf_printf(b, " at ");
+        ib__md_cell(b, ep->url);
+        ib__sbuf_printf(b, " (an OpenAI-compatible endpoint; every time from the request's scheduled "
+                           "arrival)\n\n");
+        return;
+    }
     ib__md_cell(b, r->info.model);
     ib__sbuf_printf(b,
                     ", %s\n\nengine: %d slots of %d tokens, prompt chunks up to %d tokens a step, %d "
@@ -64,10 +72,25 @@ static void targets(ib__sbuf *b, const ib_gen_serve_config *c)
     if (sep[0] == ',') ib__sbuf_printf(b, " (a good request meets every one)\n\n");
 }
 
+/* A line of the endpoint's block: a list item, the first headed. */
+static void endpoint_item(ib__sbuf *b, const char *line, size_t index)
+{
+    if (index == 0) ib__sbuf_printf(b, "\nThe client (over HTTP):\n\n");
+    ib__sbuf_printf(b, "- ");
+    ib__md_cell(b, line);
+    ib__sbuf_printf(b, "\n");
+}
+
 char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg)
 {
+    return ib__gen_serve_report_md_endpoint(r, cfg, NULL);
+}
+
+char *ib__gen_serve_report_md_endpoint(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg,
+                                       const ib_endpoint_result *ep)
+{
     ib__sbuf b = { 0 };
-    title(&b, r);
+    title(&b, r, ep);
     targets(&b, cfg);
     ib__md_stats_header(&b, "figure");
     stats_row(&b, "TTFT", &r->ttft);
@@ -78,6 +101,7 @@ char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_c
     stats_row(&b, "end-to-end", &r->e2e);
     rates_table(&b, r);
     ib__gen_serve_tail_each(&b, r, tail_item);
+    if (ep) ib__endpoint_each(&b, ep, r, endpoint_item);
     /* Further sections come here, one call each (the curve over rates,
      * the pitfalls). */
     ib__md_footer(&b, r->partial, r->stop_status, 0);

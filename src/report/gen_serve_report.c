@@ -268,6 +268,6 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
     for (size_t i = 0; i < r->n_steps; i++) cJSON_AddItemToArray(steps, json_step(&r->steps[i]));
     cJSON_AddItemToObject(root, "tail", ib__gen_serve_tail_json(&r->tail));
     ib__gen_serve_json_machine(root, r);
-    if (ep) cJSON_AddItemToObject(root, "endpoint", ib__endpoint_json(ep));
+    if (ep) cJSON_AddItemToObject(root, "endpoint", ib__endpoint_json(ep, r));
     return ib__json_finish(root);
 }

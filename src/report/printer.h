@@ -79,7 +79,20 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
  * the engine's), its own block after the figures, its JSON object. */
 void ib__endpoint_text_header(ib__sbuf *b, const ib_endpoint_result *ep);
 void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
-cJSON *ib__endpoint_json(const ib_endpoint_result *ep);
+cJSON *ib__endpoint_json(const ib_endpoint_result *ep, const ib_gen_serve_result *r);
+/* The client's calibrated ceiling against the run's load (client_ceiling.c):
+ * a line or two of the endpoint block, its "client_ceiling" object. */
+/* The endpoint block's lines (ib__endpoint_text's) handed to fn one by
+ * one without their newline, as ib__gen_serve_tail_each does: a list item
+ * each in Markdown and HTML. Returns how many. */
+size_t ib__endpoint_each(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r,
+                         void (*fn)(ib__sbuf *b, const char *line, size_t index));
+/* Every gap between two tokens of the completed requests, as the run's
+ * ITL counts them (a chunk of k tokens: its gap, then k - 1 gaps of 0):
+ * the ITL histogram of an endpoint run. *gaps_ms malloc'd. */
+ib_status ib__endpoint_gaps(const ib_endpoint_result *ep, double **gaps_ms, size_t *n_gaps);
+void ib__endpoint_ceiling_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
+void ib__endpoint_ceiling_json(cJSON *endpoint, const ib_endpoint_result *ep, const ib_gen_serve_result *r);
 void ib__gen_runtime_text(ib__sbuf *b, const ib_gen_info *in);
 /* Its slots' origin, energy and the engine's own cost (text), and those
  * with its warnings and environment (JSON): gen_serve_machine_report.c. */
@@ -100,6 +113,13 @@ cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
 char *ib__gen_serve_report_csv(const ib_gen_serve_result *r);
 char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
+/* The same of a run over HTTP (ep, or NULL: the ones above): the endpoint
+ * in place of the engine, and its block (the client's lateness, the
+ * failures by cause, the chunks, the client's ceiling). */
+char *ib__gen_serve_report_md_endpoint(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg,
+                                       const ib_endpoint_result *ep);
+char *ib__gen_serve_report_html_endpoint(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg,
+                                         const ib_endpoint_result *ep);
 /* The page's pieces of html_report.c for pages built elsewhere: its head
  * (to its <h1>), a row of its table of what was measured (none for ""),
  * a histogram of x[0..n) in ms with its median and p99 marked (returns
