@@ -80,6 +80,11 @@ json_check "$TMP/curve_e.json" "all(p['energy']['source'] == 'counter' and abs(p
 expect_grep "^      125       125 .* 0.24 \+-2.5% met$" "$TMP/out" "text: a rate's energy per output token and its bound"
 expect_grep "^curve,125,125,.*,0.24,4.16.*,knee,true" "$TMP/curve_e.csv" "csv: a row per rate, its energy, the knee's the run kept"
 expect_grep "^\| 200 \| 125 \| .* \| 0.24 \+-2.5% \| failed, saturation \|$" "$TMP/curve_e.md" "md: the rates' table"
+# The search on the counter: the answer's figure; the rates ended early
+# have none, and say why.
+expect_exit 0 "the search with energy" -- "$IB" "${FAKE[@]}" "${ONE[@]}" "${EN[@]}"
+expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tokens/s, energy 0.24 \+-2.5% J/token$" "$TMP/out" "search: the answer's energy per output token"
+expect_grep "^J/token -: no figure \(at 250 requests/s: the run did not run to the end: no energy figure\)$" "$TMP/out" "search: a rate ended early has no energy figure, and says why"
 html_check "$TMP/curve_e.html" "s.count('<svg') == 9 and 'The curve over 5 rates' in s and 'knee 125/s' in s and 'saturation 200/s' in s" "html: the rates' table and charts, knee and saturation marked"
 expect_exit 3 "a search no rate meets" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --slo-ttft-ms 1
 expect_grep "^answer: no rate met TTFT p90 <= 1 ms and TPOT p90 <= 2 ms$" "$TMP/out" "search: no rate met, said"
