@@ -249,7 +249,7 @@ static void rate_chart(ib__sbuf *b, const ib_gen_serve_rates_result *r, const si
                       ib__nice_axis(0, fmax(top, 1e-3) * 1.1, 8) };
     ib__svg_begin(b, &plot, what);
     ib__svg_axes(b, &plot, "offered rate (requests/s)", y_title);
-    if (diagonal) ib__svg_segment(b, &plot, 0, 0, right, right, "sync-line");
+    if (diagonal) ib__svg_segment(b, &plot, 0, 0, right, right, "tick");
     if (target > 0) {
         char label[48];
         snprintf(label, sizeof label, "target %.4g ms", target);
@@ -333,7 +333,7 @@ static void html_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib
                achieved_of, 0, true);
     ib__sbuf_printf(b, "<figcaption><span class=\"key-b2b\">Goodput</span> (the requests that met every "
                        "target, a second) and the <span class=\"key-sync\">achieved rate</span>; the thin "
-                       "dashed diagonal is achieved = offered: below it the engine falls behind its "
+                       "grey diagonal is achieved = offered: below it the engine falls behind its "
                        "arrivals.</figcaption>\n</figure>\n");
 }
 
