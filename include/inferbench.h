@@ -3197,6 +3197,9 @@ typedef struct ib_gen_serve_point {
      * of slots x ctx_per_slot */
     double kv_mean_share, kv_max_share;
     bool partial; /* interrupted or failed in this rate */
+    /* curveformats: the device's energy per output token over this rate's
+     * run (its result's energy.device; source NONE and note: no figure) */
+    ib_energy energy;
 } ib_gen_serve_point;
 
 typedef struct ib_gen_serve_rates_result {

@@ -133,7 +133,8 @@ static void point_of(const judge *j, const ib_gen_serve_result *r, bool ended_ea
                                 .good_share = r->good_share,
                                 .output_tokens_per_s = r->output_tokens_per_s,
                                 .total_tokens_per_s = r->total_tokens_per_s,
-                                .partial = r->partial };
+                                .partial = r->partial,
+                                .energy = r->energy.device };
     for (size_t i = 0; i < r->n_requests; i++) pt->admitted += !isnan(r->requests[i].admitted_ms);
     int64_t n_ttft = 0, n_tpot = 0;
     pt->ttft_at_percentile_ms = figure_at(r, false, q, c->slo_ttft_ms, &pt->ttft_over, &n_ttft);

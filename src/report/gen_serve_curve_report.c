@@ -3,7 +3,7 @@
  * a sweep, or the curve with its knee and saturation point; text and
  * JSON. The whole run at the answer's rate (or the knee's) follows, in
  * gen_serve_report.c's words. */
-#include "report/printer.h"
+#include "report/gen_serve_curve.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +16,23 @@
 
 static const char *cell(char buf[32], double v) { return isnan(v) ? "-" : ib__fmt_plain4(buf, v); }
 
-static const char *verdict(char buf[64], const ib_gen_serve_point *p, const ib_gen_serve_config *c)
+const char *ib__gen_serve_point_energy(char buf[32], const ib_gen_serve_point *p)
+{
+    const ib_energy *e = &p->energy;
+    if (e->source == IB_ENERGY_NONE) return "-";
+    snprintf(buf, 32, "%.4g +-%.2g%%", e->joules_per_item, 100 * e->bound);
+    return buf;
+}
+
+const ib_gen_serve_point *ib__gen_serve_first_without_energy(const ib_gen_serve_rates_result *r)
+{
+    for (size_t i = 0; i < r->n_points; i++)
+        if (r->points[i].energy.source == IB_ENERGY_NONE) return &r->points[i];
+    return NULL;
+}
+
+const char *ib__gen_serve_point_verdict(char buf[64], const ib_gen_serve_point *p,
+                                        const ib_gen_serve_config *c)
 {
     bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0;
     if (p->partial) return "partial";
@@ -28,24 +44,30 @@ static const char *verdict(char buf[64], const ib_gen_serve_point *p, const ib_g
 
 static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
 {
-    ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %s\n", "offered", "achieved", "TTFT p50",
-                    "TTFT p99", "TPOT p50", "TPOT p99", "queue p99", "goodput", "good", "out tok/s",
-                    "KV mean/max", "");
+    char a0[32];
+    ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s %s\n", "offered", "achieved",
+                    "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "queue p99", "goodput", "good",
+                    "out tok/s", "KV mean/max", "J/token", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
-        char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32], v[64], kv[32];
+        char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32], v[64], kv[32], j[32];
         snprintf(kv, sizeof kv, "%.0f%%/%.0f%%", 100 * p->kv_mean_share, 100 * p->kv_max_share);
         snprintf(k, sizeof k, "%.4g%%", 100 * p->good_share);
-        ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %s\n", cell(a, p->offered_rate),
+        ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s %s\n", cell(a, p->offered_rate),
                         cell(b1, p->achieved_rate), cell(c1, p->ttft_p50_ms), cell(d, p->ttft_p99_ms),
                         cell(e, p->tpot_p50_ms), cell(f, p->tpot_p99_ms), cell(g, p->queue_p99_ms),
                         cell(h, p->goodput_rate), isnan(p->good_share) ? "-" : k,
                         cell(o, p->output_tokens_per_s), isnan(p->kv_mean_share) ? "-" : kv,
-                        verdict(v, p, c));
+                        ib__gen_serve_point_energy(j, p), ib__gen_serve_point_verdict(v, p, c));
     }
     ib__sbuf_printf(b,
                     "rates in requests/s, times in ms from each request's scheduled arrival; KV: the cells "
-                    "held after each step, of the slots' cache\n");
+                    "held after each step, of the slots' cache; J/token: the device's energy per output "
+                    "token over the rate's run, +- its bound\n");
+    const ib_gen_serve_point *none = ib__gen_serve_first_without_energy(r);
+    if (none)
+        ib__sbuf_printf(b, "J/token -: no figure (at %s requests/s: %s)\n", cell(a0, none->offered_rate),
+                        none->energy.note);
 }
 
 /* "TTFT p99 <= 500 ms and TPOT p99 <= 30 ms" */
@@ -91,8 +113,11 @@ static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const i
                         "still within the targets over %lld requests (a longer run would pass them): the "
                         "search stops at saturation",
                         ib__fmt_plain4(fail, p->achieved_rate), (long long)c->requests);
-    ib__sbuf_printf(b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s\n", rate,
-                    cell(good, p->goodput_rate), 100 * p->good_share, cell(tok, p->output_tokens_per_s));
+    char energy[32];
+    ib__sbuf_printf(
+        b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s, energy %s J/token\n",
+        rate, cell(good, p->goodput_rate), 100 * p->good_share, cell(tok, p->output_tokens_per_s),
+        ib__gen_serve_point_energy(energy, p));
 }
 
 static void text_curve(ib__sbuf *b, const ib_gen_serve_rates_result *r)
@@ -117,12 +142,29 @@ static void text_curve(ib__sbuf *b, const ib_gen_serve_rates_result *r)
         ib__sbuf_printf(b, "knee: none (every rate saturated)\n");
 }
 
-/* The configuration of the run at the answer: its rate. */
-static ib_gen_serve_config at_config(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+ib_gen_serve_config ib__gen_serve_rates_at_config(const ib_gen_serve_rates_result *r,
+                                                  const ib_gen_serve_config *c)
 {
     ib_gen_serve_config at = *c;
     at.rate = r->points[r->at_point].offered_rate;
     return at;
+}
+
+const char *ib__gen_serve_rates_at_whose(const ib_gen_serve_rates_result *r)
+{
+    return r->searched ? "the answer's" : r->knee >= 0 ? "the knee's" : "the curve's last";
+}
+
+void ib__gen_serve_rates_summary(ib__sbuf *b, const ib_gen_serve_rates_result *r,
+                                 const ib_gen_serve_config *c, const ib_gen_serve_rates_config *rc)
+{
+    if (r->searched)
+        text_answer(b, r, c, rc);
+    else
+        text_curve(b, r);
+    if (r->partial)
+        ib__sbuf_printf(b, "PARTIAL: stopped early (%s); the rates above are what was measured\n",
+                        ib_status_str(r->stop_status));
 }
 
 static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
@@ -130,25 +172,17 @@ static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
 {
     ib__sbuf b = { 0 };
     if (r->at.n_requests > 0) {
-        ib_gen_serve_config at_cfg = at_config(r, c);
+        ib_gen_serve_config at_cfg = ib__gen_serve_rates_at_config(r, c);
         char *at = ib__gen_serve_report_text(&r->at, &at_cfg, NULL);
         char rate[32];
         ib__sbuf_printf(&b, "%s\nthe run above: %s, at %s requests/s\n\n", at ? at : "",
-                        r->searched    ? "the answer's"
-                        : r->knee >= 0 ? "the knee's"
-                                       : "the curve's last",
+                        ib__gen_serve_rates_at_whose(r),
                         ib__fmt_plain4(rate, r->points[r->at_point].offered_rate));
         free(at);
     }
     ib__sbuf_printf(&b, "%s over %zu rates:\n", r->searched ? "the SLO search" : "the curve", r->n_points);
     text_rows(&b, r, c);
-    if (r->searched)
-        text_answer(&b, r, c, rc);
-    else
-        text_curve(&b, r);
-    if (r->partial)
-        ib__sbuf_printf(&b, "PARTIAL: stopped early (%s); the rates above are what was measured\n",
-                        ib_status_str(r->stop_status));
+    ib__gen_serve_rates_summary(&b, r, c, rc);
     return ib__sbuf_finish(&b);
 }
 
@@ -189,6 +223,7 @@ static cJSON *json_point(const ib_gen_serve_point *p)
     ib__json_add_number(o, "kv_mean_share", p->kv_mean_share);
     ib__json_add_number(o, "kv_max_share", p->kv_max_share);
     cJSON_AddBoolToObject(o, "partial", p->partial);
+    cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
     return o;
 }
 
@@ -236,7 +271,7 @@ static char *rates_json(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
                           r->searched ? json_search(r, c) : json_curve(r));
     add_rate_at(root, "at_rate", r, r->at_point);
     /* The run at the answer: its own document, whole. */
-    ib_gen_serve_config at_cfg = r->at.n_requests > 0 ? at_config(r, c) : *c;
+    ib_gen_serve_config at_cfg = r->at.n_requests > 0 ? ib__gen_serve_rates_at_config(r, c) : *c;
     char *at = r->at.n_requests > 0 ? ib__gen_serve_report_json(&r->at, &at_cfg, NULL) : NULL;
     cJSON *doc = at ? cJSON_Parse(at) : NULL;
     free(at);

@@ -21,8 +21,7 @@ static char *render_html(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_html(r->fleet, r->info)
                                : ib__fleet_report_html(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_html(r->generation);
-    case IB_RESULT_GEN_SERVE:
-        return ib__gen_serve_report_html_endpoint(r->gen_serve, r->gen_serve_cfg, r->endpoint);
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_html(r);
     case IB_RESULT_GEN_COMPARISON:
     case IB_RESULT_GEN_SERVE_COMPARISON:
     case IB_RESULT_BEST_SERVE:

@@ -380,8 +380,7 @@ static char *render_md(const ib_result *r)
         return r->fleet->serve ? ib__fleet_serve_report_md(r->fleet, r->info)
                                : ib__fleet_report_md(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_md(r->generation);
-    case IB_RESULT_GEN_SERVE:
-        return ib__gen_serve_report_md_endpoint(r->gen_serve, r->gen_serve_cfg, r->endpoint);
+    case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_md(r);
     case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_md(r);

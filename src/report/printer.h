@@ -142,6 +142,10 @@ cJSON *ib__gen_json_info(const ib_gen_info *in);
  * beside it (gen_serve_curve_report.c). */
 char *ib__gen_serve_rates_report_text(const ib_result *r);
 char *ib__gen_serve_rates_report_json(const ib_result *r);
+/* Its CSV (a row per rate), Markdown and HTML (gen_serve_curve_formats.c). */
+char *ib__gen_serve_rates_report_csv(const ib_result *r);
+char *ib__gen_serve_rates_report_md(const ib_result *r);
+char *ib__gen_serve_rates_report_html(const ib_result *r);
 
 /* The best search's reports (best_report.c); ib_best_report_text and
  * _json (text_printer.c, json_printer.c) choose between these and a

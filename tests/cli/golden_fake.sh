@@ -121,6 +121,15 @@ SG=(serve m.gguf --backend fake --option cold_calls=0 --option batch_us=1000 --o
     --option batch_prefill_ns=100000 --rate 200 --requests 12 --prompt-tokens 8..24 --new-tokens 3..6 --slots 3
     --prefill-chunk 16 --warmup-requests 1 --slo-ttft-ms 20 --slo-tpot-ms 3)
 run_case serve_gen "$IB" "${SG[@]}" "${OUTS[@]}" --steps-csv steps.csv
+# Its SLO search (on the fake without an energy counter: no figure, said)
+# and its curve (on the scripted counter: the energy per output token at
+# each rate) on one slot of 8 ms a request (tests/cli/serve_gen_fake.sh).
+SR=(serve m.gguf --backend fake --option cold_calls=0 --option batch_us=1000 --option batch_decode_us=500
+    --option batch_prefill_ns=100000 --slots 1 --prompt-tokens 10 --new-tokens 5 --arrivals constant
+    --requests 50 --warmup-requests 2 --slo-ttft-ms 3 --slo-tpot-ms 2 --slo-percentile 90 --confidence 0.9)
+run_case serve_gen_search "$IB" "${SR[@]}" "${OUTS[@]}"
+run_case serve_gen_curve "$IB" "${SR[@]}" --option energy_step_ms=10 --option idle_w=50 --option busy_w=150 \
+  --rates 50,125,200 "${OUTS[@]}"
 
 # compare: two results of the fake read back (the reader, and compare's
 # report in each format).

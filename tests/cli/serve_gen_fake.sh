@@ -61,12 +61,31 @@ ONE=(--slots 1 --prompt-tokens 10 --new-tokens 5 --arrivals constant --requests 
 expect_exit 0 "the SLO search" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --json "$TMP/search.json"
 expect_grep "^answer: 125 requests/s meets TTFT p90 <= 3 ms and TPOT p90 <= 2 ms; 130.9 requests/s failed$" "$TMP/out" "search: the rate found, the last failing one"
 expect_grep "^search cost: 64 requests served over 5 rates, against 800 for a sweep of the same grid \(16 rates x 50 requests\): 8%$" "$TMP/out" "search: its requests against the sweep's"
-expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tokens/s$" "$TMP/out" "search: the figures at the rate found"
+expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tokens/s, energy - J/token$" "$TMP/out" "search: the figures at the rate found"
+expect_grep "^J/token -: no figure \(at 125 requests/s: .*no energy counter" "$TMP/out" "search: no energy figure without a counter, and why"
 json_check "$TMP/search.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and d['search']['rate_found'] == 125 and d['search']['requests_served'] == 64 and [p['admitted'] for p in d['points']] == [50, 3, 3, 3, 5] and d['at']['settings']['rate'] == 125" "json: the search's rates, the run at the answer"
 expect_exit 0 "the curve" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --rates 50,100,125,200,250 --json "$TMP/curve.json"
 expect_grep "^saturation: 200 requests/s \(achieved 125, below 95% of the offered\)$" "$TMP/out" "curve: the saturation point"
 expect_grep "^knee: 125 requests/s " "$TMP/out" "curve: the knee"
 json_check "$TMP/curve.json" "[p['met'] for p in d['points']] == [True, True, True, False, False] and d['points'][0]['kv_max_share'] == 14 / 15 and d['curve']['knee_rate'] == 125" "json: the curve's verdicts and KV occupancy"
+# The energy per output token at each rate on the scripted counter (idle
+# 50 W, busy 150 W): the slot busy 8 ms of every request, up to all the
+# time from 125 requests/s: (50 + 100 min(1, rate x 8 ms)) W over
+# min(rate, 125) requests of 5 tokens a second, within each figure's bound;
+# the run at the knee's the same figure as its rate's.
+EN=(--option energy_step_ms=10 --option idle_w=50 --option busy_w=150)
+expect_exit 0 "the curve with energy" -- "$IB" "${FAKE[@]}" "${ONE[@]}" "${EN[@]}" --rates 50,100,125,200,250 \
+  --json "$TMP/curve_e.json" --csv "$TMP/curve_e.csv" --md "$TMP/curve_e.md" --html "$TMP/curve_e.html"
+json_check "$TMP/curve_e.json" "all(p['energy']['source'] == 'counter' and abs(p['energy']['joules_per_item'] - (50 + 100 * min(1, p['offered_rate'] * 0.008)) / min(p['offered_rate'], 125) / 5) <= p['energy']['bound'] * p['energy']['joules_per_item'] for p in d['points']) and d['points'][4]['energy']['joules_per_item'] == 0.24 and d['points'][2]['energy'] == {k: v for k, v in d['at']['energy'].items() if k != 'joules_per_request'}" "json: the energy per output token at each rate"
+expect_grep "^      125       125 .* 0.24 \+-2.5% met$" "$TMP/out" "text: a rate's energy per output token and its bound"
+expect_grep "^curve,125,125,.*,0.24,4.16.*,knee,true" "$TMP/curve_e.csv" "csv: a row per rate, its energy, the knee's the run kept"
+expect_grep "^\| 200 \| 125 \| .* \| 0.24 \+-2.5% \| failed, saturation \|$" "$TMP/curve_e.md" "md: the rates' table"
+# The search on the counter: the answer's figure; the rates ended early
+# have none, and say why.
+expect_exit 0 "the search with energy" -- "$IB" "${FAKE[@]}" "${ONE[@]}" "${EN[@]}"
+expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tokens/s, energy 0.24 \+-2.5% J/token$" "$TMP/out" "search: the answer's energy per output token"
+expect_grep "^J/token -: no figure \(at 250 requests/s: the run did not run to the end: no energy figure\)$" "$TMP/out" "search: a rate ended early has no energy figure, and says why"
+html_check "$TMP/curve_e.html" "s.count('<svg') == 9 and 'The curve over 5 rates' in s and 'knee 125/s' in s and 'saturation 200/s' in s" "html: the rates' table and charts, knee and saturation marked"
 expect_exit 3 "a search no rate meets" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --slo-ttft-ms 1
 expect_grep "^answer: no rate met TTFT p90 <= 1 ms and TPOT p90 <= 2 ms$" "$TMP/out" "search: no rate met, said"
 

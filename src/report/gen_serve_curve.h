@@ -1,0 +1,29 @@
+/* The pieces of a generative model's search or curve over rates
+ * (gen_serve_curve_report.c) that its other formats share
+ * (gen_serve_curve_formats.c: CSV, Markdown, HTML): each rate's verdict
+ * and energy cell, the lines of the answer or of the knee and saturation,
+ * the configuration of the run at the answer. */
+#ifndef IB_REPORT_GEN_SERVE_CURVE_H
+#define IB_REPORT_GEN_SERVE_CURVE_H
+
+#include "report/printer.h"
+
+/* "met", "failed", "failed early (3/50 served)", "partial", or "" without
+ * targets. */
+const char *ib__gen_serve_point_verdict(char buf[64], const ib_gen_serve_point *p,
+                                        const ib_gen_serve_config *c);
+/* A rate's energy per output token, "0.2968 +-2.5%", or "-" without one. */
+const char *ib__gen_serve_point_energy(char buf[32], const ib_gen_serve_point *p);
+/* The first rate without an energy figure (NULL: each has one). */
+const ib_gen_serve_point *ib__gen_serve_first_without_energy(const ib_gen_serve_rates_result *r);
+/* The lines after the table: the search's cost and answer, or the curve's
+ * saturation and knee, and PARTIAL. */
+void ib__gen_serve_rates_summary(ib__sbuf *b, const ib_gen_serve_rates_result *r,
+                                 const ib_gen_serve_config *c, const ib_gen_serve_rates_config *rc);
+/* The run at the answer's configuration (its rate); r->at_point >= 0. */
+ib_gen_serve_config ib__gen_serve_rates_at_config(const ib_gen_serve_rates_result *r,
+                                                  const ib_gen_serve_config *c);
+/* "the answer's", "the knee's", "the curve's last": whose run r->at is. */
+const char *ib__gen_serve_rates_at_whose(const ib_gen_serve_rates_result *r);
+
+#endif
