@@ -34,6 +34,7 @@ stop_server
 start_server --ttft-ms 2 --itl-ms 1
 expect_exit 0 "over HTTP, a token a chunk" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --json "$TMP/b1.json"
 expect_exit 0 "over HTTP, other lengths" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --new-tokens 4..6 --json "$TMP/len.json"
+expect_exit 0 "over HTTP, another seed" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --schedule-seed 2 --json "$TMP/seed.json"
 expect_exit 0 "over HTTP, fewer requests" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --requests 20 --json "$TMP/few.json"
 stop_server
 
@@ -63,6 +64,9 @@ expect_grep "^ITL        median A 1.5 ms, B 1.5 ms: \+0.00%, 95% CI \[\+0.00%, \
 
 expect_exit 0 "compare: other lengths" -- "$IB" compare "$TMP/a.json" "$TMP/len.json"
 expect_grep "^warning: A and B were sent different schedules \(a request's arrival or lengths differ\)$" "$TMP/out" "  ... a warning, not a refusal"
+expect_exit 0 "compare: another seed" -- "$IB" compare "$TMP/a.json" "$TMP/seed.json"
+expect_grep "^warning: A and B drew their schedules from different seeds$" "$TMP/out" "  ... a warning (constant arrivals, fixed lengths: the same schedule else)"
+grep -q "different schedules" "$TMP/out" && fail "  ... the schedule said to differ" || pass "  ... the requests alike"
 expect_exit 0 "compare: fewer requests" -- "$IB" compare "$TMP/a.json" "$TMP/few.json"
 expect_grep "^warning: A and B were sent different numbers of requests$" "$TMP/out" "  ... a warning"
 expect_exit 0 "compare: two results over HTTP" -- "$IB" compare "$TMP/b1.json" "$TMP/b2.json"

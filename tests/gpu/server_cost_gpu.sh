@@ -35,7 +35,7 @@ if [ -z "$gguf" ]; then
   fi
 fi
 
-SCHEDULE=(--rate "$rate" --requests 120 --warmup-requests 16 --prompt-tokens 512 --new-tokens 128 --seed 1
+SCHEDULE=(--rate "$rate" --requests 120 --warmup-requests 16 --prompt-tokens 512 --new-tokens 128 --schedule-seed 1
           --slo-ttft-ms 500 --slo-tpot-ms 30 --quiet)
 lib=(); [ -n "${IB_LLAMA_LIBRARY:-}" ] && lib=(--option "library=$IB_LLAMA_LIBRARY")
 expect_exit 0 "in process: $slots slots at $rate requests/s" -- "$IB" serve "$gguf" --device cuda "${lib[@]}" \
