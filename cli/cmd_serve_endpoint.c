@@ -8,8 +8,8 @@
 
 /* The in-process engine's settings (the server has its own) and its
  * experiments not (yet) over HTTP. */
-static const char *const engine_only[] = { "slots",        "prefill-chunk", "ctx-per-seq", "steps-csv",
-                                           "prefix-cache", "shared-prefix", "pitfalls" };
+static const char *const engine_only[] = { "slots",     "prefill-chunk", "ctx-per-seq",
+                                           "steps-csv", "prefix-cache",  "shared-prefix" };
 /* Not over HTTP yet (docs/serve-endpoint.md, "Still to come"). */
 static const char *const not_yet[] = { "rates", "slo-percentile", "confidence" };
 
@@ -58,6 +58,7 @@ int cmd_serve_endpoint(cli_args *a)
         ib_endpoint_result ep;
         ib_error err = { { 0 } };
         ib_status st = ib_measure_endpoint_serve(&a->endpoint, &c, &r, &ep, &err);
+        if (st == IB_OK && c.pitfalls) st = ib_endpoint_serve_pitfalls(&a->endpoint, &c, &r, &ep, &err);
         /* Nothing was sent when the endpoint or the settings were refused. */
         bool began = r.requests != NULL;
         ib_result res = {

@@ -2724,6 +2724,8 @@ typedef enum ib_gen_serve_pitfall {
     IB_GEN_SERVE_PITFALL_MEAN_TPOT,        /* the mean of per-request TPOT, not decode time over tokens */
     IB_GEN_SERVE_PITFALL_REPEATED_PROMPT,  /* one prompt for every request, the prefix cache warm */
     IB_GEN_SERVE_PITFALL_DECODE_ONLY,      /* generate's TPOT at one sequence taken for the TPOT under load */
+    /* httppitfalls: over HTTP only (serve --endpoint --pitfalls) */
+    IB_GEN_SERVE_PITFALL_CHUNK_GAPS, /* the gaps between streamed chunks taken for the gaps between tokens */
     IB_GEN_SERVE_PITFALL_COUNT
 } ib_gen_serve_pitfall;
 
@@ -2970,6 +2972,18 @@ ib_status ib_endpoint_check(const ib_endpoint_config *cfg, int32_t *vocab, ib_er
 ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
                                     ib_gen_serve_result *out, ib_endpoint_result *ep, ib_error *err);
 void ib_endpoint_result_free(ib_endpoint_result *r);
+
+/* httppitfalls (serve --endpoint --pitfalls; docs/serve-endpoint.md,
+ * "Pitfalls"): what each classic mistake of HTTP serving benchmarks
+ * reports on the endpoint, beside the correct figures of r and ep (the
+ * run of scfg just measured by ib_measure_endpoint_serve): r->pitfalls
+ * filled, r->has_pitfalls set. Rows read off the run (TTFT from the send,
+ * chunk gaps for token gaps, the mean of per-request TPOT) and rows
+ * measured by running the schedule again (every request at time 0, the
+ * same seeded prompts a second time). A row that fails keeps its error;
+ * an interruption stops the rest (IB_ERR_INTERRUPTED, r->partial). */
+ib_status ib_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                     ib_gen_serve_result *r, const ib_endpoint_result *ep, ib_error *err);
 /* --- Reports of a generative model served under load (genreports:
  * docs/serve-generative.md, "Reports") --- Through ib_report (kind
  * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and

@@ -79,7 +79,8 @@ size_t ib_script_server_stamps(ib_script_server *srv, ib_script_stamp *out, size
     if (!srv) return 0;
     pthread_mutex_lock(&srv->lock);
     size_t n = srv->n_stamps;
-    if (out && cap) memcpy(out, srv->stamps, (n < cap ? n : cap) * sizeof *out);
+    if (out && cap && n)
+        memcpy(out, srv->stamps, (n < cap ? n : cap) * sizeof *out); /* no stamps: no buffer yet */
     pthread_mutex_unlock(&srv->lock);
     return n;
 }

@@ -42,6 +42,7 @@ void ib__gen_serve_pitfalls_text(ib__sbuf *b, const ib_gen_serve_result *r)
                     "error", "95% interval", "reading");
     for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++) {
         const ib_gen_serve_pitfall_row *row = &r->pitfalls[k];
+        if (!row->name) continue; /* not a row of this side (in process or over HTTP) */
         if (!row->applies) {
             ib__sbuf_printf(b, "%-26s n/a: %s\n", row->name, row->not_applicable);
             continue;
@@ -58,7 +59,7 @@ void ib__gen_serve_pitfalls_text(ib__sbuf *b, const ib_gen_serve_result *r)
     }
     for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++) {
         const ib_gen_serve_pitfall_row *row = &r->pitfalls[k];
-        if (!row->applies) continue;
+        if (!row->name || !row->applies) continue;
         ib__sbuf_printf(b, "  %s: %s", row->name, row->why);
         if (row->no_interval) ib__sbuf_printf(b, " (no interval: %s)", row->no_interval);
         ib__sbuf_printf(b, "\n");
@@ -72,6 +73,7 @@ static const char *const pitfall_keys[IB_GEN_SERVE_PITFALL_COUNT] = {
     [IB_GEN_SERVE_PITFALL_MEAN_TPOT] = "mean_of_request_tpot",
     [IB_GEN_SERVE_PITFALL_REPEATED_PROMPT] = "repeated_prompt",
     [IB_GEN_SERVE_PITFALL_DECODE_ONLY] = "decode_only_tpot",
+    [IB_GEN_SERVE_PITFALL_CHUNK_GAPS] = "chunk_gaps_as_token_gaps",
 };
 
 void ib__gen_serve_pitfalls_json(cJSON *root, const ib_gen_serve_result *r)
@@ -80,6 +82,7 @@ void ib__gen_serve_pitfalls_json(cJSON *root, const ib_gen_serve_result *r)
     cJSON *a = cJSON_AddArrayToObject(root, "pitfalls");
     for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++) {
         const ib_gen_serve_pitfall_row *row = &r->pitfalls[k];
+        if (!row->name) continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "key", pitfall_keys[k]);
         cJSON_AddStringToObject(o, "name", row->name);
@@ -105,7 +108,7 @@ void ib__gen_serve_pitfalls_md(ib__sbuf *b, const ib_gen_serve_result *r)
     for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++) {
         const ib_gen_serve_pitfall_row *row = &r->pitfalls[k];
         char interval[48];
-        if (!row->applies || row->status != IB_OK) continue;
+        if (!row->name || !row->applies || row->status != IB_OK) continue;
         ib__sbuf_printf(b, "| %s | %s | %.5g | %.5g | %+.1f%% | %s | %s | ", row->name, row->figure,
                         row->wrong, row->correct, ib__signed_shown(row->error_pct, 1),
                         ib__fmt_pitfall_interval(interval, row->error_ci95_pct, row->reading),

@@ -44,6 +44,20 @@ for q, r in zip(e["requests"], d["requests"]):
     prev = q["sent_ms"]
 PY
 
+expect_exit 0 "serve --endpoint --pitfalls (docs/serve-endpoint.md, \"Pitfalls\")" -- \
+  "$IB" serve --endpoint "$LLAMA_SERVER_URL" --model tiny --rate 5 --requests 6 --prompt-tokens 8..24 \
+  --new-tokens 3..6 --warmup-requests 1 --pitfalls --json "$TMP/pf.json"
+python3 - "$TMP/pf.json" >"$TMP/py" 2>&1 <<'PY' && pass "  ... every row, the measured ones measured" || fail "  ... $(cat "$TMP/py")"
+import json, sys
+rows = {p["key"]: p for p in json.load(open(sys.argv[1]))["pitfalls"]}
+assert sorted(rows) == sorted(["ttft_from_admission", "all_at_time_zero", "no_warmup", "mean_of_request_tpot",
+                               "repeated_prompt", "decode_only_tpot", "chunk_gaps_as_token_gaps"]), rows.keys()
+for k in ("ttft_from_admission", "all_at_time_zero", "mean_of_request_tpot", "repeated_prompt",
+          "chunk_gaps_as_token_gaps"):
+    r = rows[k]
+    assert r["applies"] and r["status"] == "ok" and r["reports"] > 0 and r["correct"] > 0 and r["verdict"], r
+PY
+
 pid=$LLAMA_SERVER_PID
 llama_server_stop
 kill -0 "$pid" 2>/dev/null && fail "llama-server $pid still running" || pass "the server stopped by its pid"

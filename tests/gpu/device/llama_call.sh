@@ -95,6 +95,19 @@ issue35) # the fourteenth session's: the GPU side of issue 35 (generation's pitf
 best35) # best's merged runs on the GPU (issue 35 point 5): one objective, TPOT (both take ~280 s)
   IB_BEST_GPU_OBJECTIVES=tpot run 400 best bash tests/gpu/best_llama_gpu.sh $IB
   grep -vE '^ok ' $OUT/best.log | cut -c1-300 | head -60 ;;
+issue36) # the fifteenth session's: issue 36's answer (curve, SLO search: F16 and Q4_K_M), its pitfalls,
+  # the engine's own cost, energy and default slots; then issue 37's llama-server on the GPU and the
+  # client's calibrated ceiling on this machine's CPU (about 8 minutes in all)
+  IB_SERVE_PARTS="curve search" run 330 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700
+  run 80 cost36 bash tests/gpu/serve_engine_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/cost36.log | cut -c1-500
+  IB_SERVE_PARTS="pitfalls" run 90 pitfalls36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/pitfalls36.log | cut -c1-400
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 45 server37 bash tests/gpu/llama_server_gpu.sh $IB
+  grep -vE "^ok" $OUT/server37.log | tail -8 | cut -c1-400
+  run 40 client37 bash tests/gpu/calibrate_client_gpu.sh $IB
+  tail -14 $OUT/client37.log | cut -c1-300 ;;
 answer36) # issue 36's answer: the curve and the SLO search, F16 and Q4_K_M (about 4 minutes)
   IB_SERVE_PARTS="curve search" run 560 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700 ;;

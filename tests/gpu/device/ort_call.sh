@@ -7,7 +7,7 @@ END=$(( $(date +%s) + ${IB_CALL_S:-570} ))
 R=$PWD P=$PWD/.devpack
 mkdir -p build && xz -dc .devtree/build.tar.xz | tar xf - -C build && cp .devtree/*.so.1 .devtree/*.so .devpack/ 2>/dev/null
 (cd $P && for f in *.xz; do [ -f "${f%.xz}" ] || xz -dkf "$f"; done && ln -sf libonnxruntime.so libonnxruntime.so.1)
-export LD_LIBRARY_PATH=$P:/usr/local/cuda/lib64:/usr/local/nvidia/lib64
+export LD_LIBRARY_PATH=$P:$PWD/build:/usr/local/cuda/lib64:/usr/local/nvidia/lib64
 export INFERBENCH_ONNXRUNTIME_LIBRARY=$P/libonnxruntime.so IB_RECORD=$OUT/record.txt IB_TEST_TMP=/tmp
 IB=$R/build/inferbench
 # Each part ends by the call's own limit (END: IB_CALL_S, default 570 s of the 600, from the

@@ -1,0 +1,194 @@
+/* What each classic mistake of HTTP serving benchmarks reports on the
+ * user's endpoint, beside the correct figure of the run just measured
+ * (docs/serve-endpoint.md, "Pitfalls"), in the in-process rows (the same
+ * row type, reading and printers: core/serve_gen_pitfall_rows.h). Three
+ * are read off the run, exact: TTFT from each request's send, the gaps
+ * between chunks taken for the gaps between tokens, the mean of
+ * per-request TPOT. Two are measured by sending the schedule again: the
+ * same seeded prompts a second time (first, while the server's prefix
+ * cache holds them), then every request at time 0 (prompts of another
+ * seed, so that the cache does not help it). */
+#include "core/serve_gen_pitfall_rows.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* The prompts of the all-at-once run are drawn from the seed xor this:
+ * prompts of their own, which the server has not cached. */
+#define ALL_AT_ONCE_SEED 0x616c6c6174300aull
+
+static const ib__serve_pitfall_text texts[IB_GEN_SERVE_PITFALL_COUNT] = {
+    [IB_GEN_SERVE_PITFALL_ACTUAL_START] = { "TTFT from the send",
+                                            "TTFT p99 ms",
+                                            { -1,
+                                              "timed from when the client sent each request, not when it was "
+                                              "due: a client that falls behind (or a closed loop, vLLM's "
+                                              "--max-concurrency gate) hides its own delay from the TTFT "
+                                              "(coordinated omission)",
+                                              NULL,
+                                              "the client sent every request on time at this rate: timing "
+                                              "from the send hides nothing measurable here (it does when the "
+                                              "client or a concurrency gate holds requests back)",
+                                              NULL, NULL } },
+    [IB_GEN_SERVE_PITFALL_ALL_AT_ONCE] = { "every request at time 0",
+                                           "TPOT p50 ms",
+                                           { 1,
+                                             "a rate of infinity (vLLM bench serve's default) fills the "
+                                             "server's batch from the first step: each token is decoded in "
+                                             "the fullest batch, the TPOT of saturation and not of the rate "
+                                             "asked",
+                                             NULL,
+                                             "no difference beyond the noise of the two runs: the server is "
+                                             "about as full at this rate as with every request at once (or "
+                                             "too few requests tell them apart)",
+                                             NULL, NULL } },
+    [IB_GEN_SERVE_PITFALL_NO_WARMUP] = { "no warm-up", "TTFT mean ms", { 1, "" } },
+    [IB_GEN_SERVE_PITFALL_MEAN_TPOT] = { "mean of per-request TPOT",
+                                         "TPOT ms",
+                                         { 0,
+                                           "each request's TPOT weighs the same whatever its tokens: the "
+                                           "few tokens of short requests count as much as the many of long "
+                                           "ones, where decode time over decode tokens weighs each token "
+                                           "once",
+                                           NULL,
+                                           "the two differ by less than compare's threshold here: requests "
+                                           "of equal output counts weigh alike either way",
+                                           NULL, NULL } },
+    [IB_GEN_SERVE_PITFALL_REPEATED_PROMPT] = { "same seeded prompts twice",
+                                               "TTFT p50 ms",
+                                               { -1,
+                                                 "the schedule sent a second time with the same seed sends "
+                                                 "the same prompts: the server's prefix cache skips their "
+                                                 "prefill, a warm prefix no real traffic has",
+                                                 NULL,
+                                                 "the second run reads as the first: this server keeps no "
+                                                 "prefix of these prompts, or their prefill is too small a "
+                                                 "part of the TTFT to show",
+                                                 NULL, NULL } },
+    [IB_GEN_SERVE_PITFALL_DECODE_ONLY] = { "decode-only TPOT", "TPOT p50 ms", { -1, "" } },
+    [IB_GEN_SERVE_PITFALL_CHUNK_GAPS] = { "chunk gaps as token gaps",
+                                          "ITL mean ms",
+                                          { 1,
+                                            "a chunk that carries several tokens is one gap, not several: "
+                                            "the gaps between chunks taken for the gaps between tokens "
+                                            "count each chunk's tokens as one",
+                                            NULL,
+                                            "every chunk carried one token here: chunk gaps are token gaps "
+                                            "on this server (they part where it streams several a chunk)",
+                                            NULL, NULL } },
+};
+
+/* The gaps between consecutive chunks of the completed requests: their
+ * mean against the run's ITL (the gaps between tokens, a chunk of k
+ * tokens giving k - 1 gaps of 0). */
+static void chunk_gaps(const ib_gen_serve_result *r, const ib_endpoint_result *ep,
+                       ib_gen_serve_pitfall_row *row)
+{
+    double sum_ms = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < ep->n_requests; i++) {
+        const ib_endpoint_request *q = &ep->requests[i];
+        if (q->failure != IB_EP_OK || q->n_chunks < 2) continue;
+        sum_ms += q->chunk_ms[q->n_chunks - 1] - q->chunk_ms[0];
+        n += q->n_chunks - 1;
+    }
+    if (n == 0 || r->itl.n == 0) {
+        ib__serve_pitfall_not_applicable(row, "no completed request streamed more than one chunk");
+        return;
+    }
+    ib__serve_pitfall_set(row, sum_ms / (double)n, r->itl.mean);
+    row->reading = ib__pitfall_exact(row->error_pct, row->error_ci95_pct, &row->no_interval);
+}
+
+/* The schedule of c2 sent again (the user's settings with the mistake
+ * in it, no warm-up: the server is warm from the run), its figure f's
+ * samples against the run's. */
+static ib_status sent_again(const ib_endpoint_config *cfg, const ib_gen_serve_config *c2,
+                            const ib_gen_serve_result *r, ib__serve_figure f, double *scratch,
+                            ib_gen_serve_pitfall_row *row, ib_error *err)
+{
+    ib_gen_serve_result w;
+    ib_endpoint_result wep;
+    ib_error why = { { 0 } };
+    ib_status st = ib_measure_endpoint_serve(cfg, c2, &w, &wep, &why);
+    if (st == IB_OK) {
+        double *wrong = malloc((w.n_requests ? w.n_requests : 1) * sizeof *wrong);
+        st = wrong ? IB_OK : ib__fail(&why, IB_ERR_NO_MEMORY, "out of memory");
+        if (wrong)
+            ib__serve_pitfall_median_row(row, wrong, ib__serve_pitfall_samples(&w, f, wrong), scratch,
+                                         ib__serve_pitfall_samples(r, f, scratch));
+        free(wrong);
+    }
+    ib_gen_serve_result_free(&w);
+    ib_endpoint_result_free(&wep);
+    return ib__serve_pitfall_settle(row, st, &why, err);
+}
+
+static ib_gen_serve_config again(const ib_gen_serve_config *c)
+{
+    ib_gen_serve_config c2 = *c;
+    c2.pitfalls = false;
+    c2.warmup_requests = 0;
+    return c2;
+}
+
+/* The same requests (lengths), every one arriving at 0, prompts of their
+ * own. */
+static ib_status all_at_once(const ib_endpoint_config *cfg, const ib_gen_serve_config *c,
+                             const ib_gen_serve_result *r, double *scratch, ib_gen_serve_pitfall_row *row,
+                             ib_error *err)
+{
+    ib_gen_request_spec *at0 = malloc((r->n_requests ? r->n_requests : 1) * sizeof *at0);
+    IB_FAIL_IF(!at0, err, IB_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < r->n_requests; i++)
+        at0[i] =
+            (ib_gen_request_spec){ 0, r->requests[i].spec.prompt_tokens, r->requests[i].spec.output_tokens };
+    ib_gen_serve_config c2 = again(c);
+    c2.arrivals = IB_ARRIVALS_TRACE;
+    c2.trace = at0;
+    c2.n_trace = r->n_requests;
+    c2.seed = c->seed ^ ALL_AT_ONCE_SEED;
+    ib_status st = sent_again(cfg, &c2, r, IB__SERVE_TPOT, scratch, row, err);
+    free(at0);
+    return st;
+}
+
+/* What the client cannot measure: the rows left n/a, with why. */
+static void over_http_not(const ib_gen_serve_config *c, ib_gen_serve_pitfall_row *rows)
+{
+    ib__serve_pitfall_not_applicable(
+        &rows[IB_GEN_SERVE_PITFALL_NO_WARMUP],
+        c->warmup_requests > 0
+            ? "the client warms the server up first by default (--warmup-requests, 4 unless told); a client "
+              "cannot make a server cold again: restart it and run --warmup-requests 0 to see its first "
+              "requests"
+            : "the run itself has no warm-up (--warmup-requests 0): its first requests are in its figures");
+    ib__serve_pitfall_not_applicable(
+        &rows[IB_GEN_SERVE_PITFALL_DECODE_ONLY],
+        "one sequence decoding alone is generate's figure, in process: `inferbench "
+        "serve MODEL.gguf --pitfalls` shows it");
+}
+
+ib_status ib_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                     ib_gen_serve_result *r, const ib_endpoint_result *ep, ib_error *err)
+{
+    IB_FAIL_IF(!cfg || !scfg || !r || !ep, err, IB_ERR_INVALID_ARG, "no run to read the pitfalls of");
+    ib_gen_serve_pitfall_row *rows = r->pitfalls;
+    ib__serve_pitfall_rows_init(r, texts);
+    double *scratch = malloc((r->n_requests ? r->n_requests : 1) * sizeof *scratch);
+    IB_FAIL_IF(!scratch, err, IB_ERR_NO_MEMORY, "out of memory for the pitfalls");
+    ib__serve_pitfall_actual_start(r, scratch, &rows[IB_GEN_SERVE_PITFALL_ACTUAL_START]);
+    ib__serve_pitfall_mean_tpot(r, &rows[IB_GEN_SERVE_PITFALL_MEAN_TPOT]);
+    chunk_gaps(r, ep, &rows[IB_GEN_SERVE_PITFALL_CHUNK_GAPS]);
+    over_http_not(scfg, rows);
+    /* The server's device is not known: the CPU's words where a row has them. */
+    ib__serve_pitfall_explain(rows, texts, true);
+    ib_gen_serve_config c2 = again(scfg);
+    ib_status st =
+        sent_again(cfg, &c2, r, IB__SERVE_TTFT, scratch, &rows[IB_GEN_SERVE_PITFALL_REPEATED_PROMPT], err);
+    if (st == IB_OK) st = all_at_once(cfg, scfg, r, scratch, &rows[IB_GEN_SERVE_PITFALL_ALL_AT_ONCE], err);
+    if (st != IB_OK) ib__serve_pitfall_unreached(rows, st, r);
+    ib__serve_pitfall_explain(rows, texts, true);
+    free(scratch);
+    return st;
+}
