@@ -3042,6 +3042,14 @@ typedef struct ib_gen_serve_file {
     double goodput_rate, output_tokens_per_s;
     double *ttft_ms, *tpot_ms, *itl_ms, *e2e_ms;
     size_t n_ttft, n_tpot, n_itl, n_e2e;
+    /* The server's cost (issue 37): a result of serve --endpoint is read
+     * too, its ITL from the chunks its client received (a chunk of k
+     * tokens: its first at the gap from the chunk before, k - 1 of 0);
+     * the schedule, to tell whether two runs were sent the same one. */
+    bool over_http;                /* an endpoint's result */
+    bool client_late;              /* its client's lateness past its bound (in every TTFT) */
+    double seed;                   /* the schedule's seed (NaN: not stated) */
+    ib_gen_request_spec *schedule; /* [requests]: each one's arrival and lengths */
 } ib_gen_serve_file;
 
 /* Reads text[0..len): IB_ERR_UNSUPPORTED for text that is not a
@@ -3062,6 +3070,12 @@ typedef struct ib_gen_serve_comparison {
     ib_comparison ttft, tpot, itl, e2e;
     double good_share_a, good_share_b, good_share_change, good_share_ci95[2];
     bool same_targets; /* both judged by the same targets */
+    /* Gaps of 0 of each side: over HTTP, the tokens after a chunk's first
+     * (they reached the client together). A median change of a sample
+     * holding them is no change of a rate: ITL is compared (itl) only
+     * when neither side has one. */
+    size_t itl_zero_gaps_a, itl_zero_gaps_b;
+    bool itl_compared;
 } ib_gen_serve_comparison;
 
 ib_status ib_compare_gen_serve_files(const ib_gen_serve_file *a, const ib_gen_serve_file *b, double threshold,

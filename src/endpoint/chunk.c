@@ -89,3 +89,12 @@ int64_t ib__chunk_tokens(const ib__chunk *c, int64_t counted, bool *exact)
     *exact = false;
     return c->has_text ? 1 : 0;
 }
+
+size_t ib__chunk_gaps(const double *chunk_ms, const int32_t *chunk_tokens, size_t n_chunks, double *out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < n_chunks; k++)
+        for (int32_t j = 0; j < chunk_tokens[k]; j++)
+            if (k > 0 || j > 0) out[n++] = j > 0 ? 0 : chunk_ms[k] - chunk_ms[k - 1];
+    return n;
+}

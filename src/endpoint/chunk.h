@@ -28,4 +28,13 @@ ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error
  * A usage-only chunk (no choice) carries none. -1: a count going back. */
 int64_t ib__chunk_tokens(const ib__chunk *c, int64_t counted, bool *exact);
 
+/* The gaps between the tokens of one request's chunks, written to out
+ * (room for the chunks' tokens less one), their count returned: a chunk
+ * of k tokens gives its first token the gap from the chunk before (none
+ * for the request's first token) and its other k - 1 gaps of 0: they
+ * reached the client together, and nothing the client sees says when the
+ * server made them. The gaps sum to the last chunk's arrival less the
+ * first's. */
+size_t ib__chunk_gaps(const double *chunk_ms, const int32_t *chunk_tokens, size_t n_chunks, double *out);
+
 #endif

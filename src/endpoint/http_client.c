@@ -9,6 +9,7 @@
  * per request, so that a client too slow for the load is told apart from
  * a slow server (docs/serve-endpoint.md). */
 #include "core/serve_gen.h"
+#include "endpoint/chunk.h"
 #include "endpoint/endpoint.h"
 
 #include <math.h>
@@ -159,10 +160,7 @@ static ib_status warm_up(client *c, const ib_gen_serve_request *measured, size_t
     return st;
 }
 
-/* Every gap between two tokens of the completed requests: a chunk of k
- * tokens gives its first token the gap from the chunk before, and k - 1
- * gaps of 0 (they reached the client together; the sum of the gaps stays
- * the request's last token minus its first). */
+/* Every gap between two tokens of the completed requests (ib__chunk_gaps). */
 static ib_status token_gaps(const ib_gen_serve_result *out, const ib_endpoint_result *ep, double **itl,
                             size_t *n_itl, ib_error *err)
 {
@@ -175,9 +173,7 @@ static ib_status token_gaps(const ib_gen_serve_result *out, const ib_endpoint_re
     for (size_t i = 0; i < ep->n_requests; i++) {
         const ib_endpoint_request *r = &ep->requests[i];
         if (r->failure != IB_EP_OK) continue;
-        for (size_t k = 0; k < r->n_chunks; k++)
-            for (int32_t j = 0; j < r->chunk_token_counts[k]; j++)
-                if (k > 0 || j > 0) (*itl)[(*n_itl)++] = j > 0 ? 0 : r->chunk_ms[k] - r->chunk_ms[k - 1];
+        *n_itl += ib__chunk_gaps(r->chunk_ms, r->chunk_token_counts, r->n_chunks, *itl + *n_itl);
     }
     (void)out;
     return IB_OK;

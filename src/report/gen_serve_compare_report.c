@@ -28,11 +28,24 @@ typedef struct figure {
 
 static size_t figures(const ib_gen_serve_comparison *c, figure out[4])
 {
-    out[0] = (figure){ "ttft", "TTFT", &c->ttft };
-    out[1] = (figure){ "tpot", "TPOT", &c->tpot };
-    out[2] = (figure){ "itl", "ITL", &c->itl };
-    out[3] = (figure){ "e2e", "end-to-end", &c->e2e };
-    return 4;
+    size_t n = 0;
+    out[n++] = (figure){ "ttft", "TTFT", &c->ttft };
+    out[n++] = (figure){ "tpot", "TPOT", &c->tpot };
+    if (c->itl_compared) out[n++] = (figure){ "itl", "ITL", &c->itl };
+    out[n++] = (figure){ "e2e", "end-to-end", &c->e2e };
+    return n;
+}
+
+/* Why ITL is not compared (NULL when it is): a side's tokens that came
+ * several to a chunk, their gaps 0. */
+static const char *itl_not_compared(const ib_gen_serve_comparison *c, char *buf, size_t size)
+{
+    if (c->itl_compared) return NULL;
+    snprintf(buf, size,
+             "ITL not compared: gaps of 0 (tokens that reached the client in one chunk), %zu in A, %zu in B; "
+             "TPOT holds the decode rate",
+             c->itl_zero_gaps_a, c->itl_zero_gaps_b);
+    return buf;
 }
 
 /* The goodput share's reading: its interval of B - A away from 0. */
@@ -44,8 +57,38 @@ static const char *share_verdict(const ib_gen_serve_comparison *c)
     return "no significant change";
 }
 
+/* Two numbers alike: both absent (NaN) or equal. */
+static bool same_number(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+/* Whether the two runs were sent the same requests: each one's scheduled
+ * arrival and lengths (the seed, the rate and the lengths asked make
+ * them; a trace too). */
+static bool same_schedule(const ib_gen_serve_file *a, const ib_gen_serve_file *b)
+{
+    if (a->requests != b->requests) return false;
+    for (size_t i = 0; i < a->requests; i++) {
+        const ib_gen_request_spec *x = &a->schedule[i], *y = &b->schedule[i];
+        if (x->arrival_ms != y->arrival_ms || x->prompt_tokens != y->prompt_tokens ||
+            x->output_tokens != y->output_tokens)
+            return false;
+    }
+    return true;
+}
+
+/* The sentence of a run in process against one over HTTP (NULL when both
+ * are alike): the difference is then the server's cost. */
+static const char *transport_line(const ib_gen_serve_file *a, const ib_gen_serve_file *b)
+{
+    if (a->over_http == b->over_http) return NULL;
+    return b->over_http ? "B over HTTP, A in process: the difference is what the server and the client add"
+                        : "A over HTTP, B in process: the difference is what the server and the client add";
+}
+
 /* What differs between the two runs: each a reason not to read a change
- * as the model's or the runtime's alone. */
+ * as the model's or the runtime's alone. One run in process against one
+ * over HTTP names its model as the server does and states no engine: the
+ * model, device, slots and prefill chunk are not set against each other
+ * then (the transport line says what is compared). */
 static size_t differences(const ib_gen_serve_file *a, const ib_gen_serve_file *b,
                           const ib_gen_serve_comparison *c, const char **keys, const char **texts)
 {
@@ -55,13 +98,24 @@ static size_t differences(const ib_gen_serve_file *a, const ib_gen_serve_file *b
         keys[n] = KEY;                                                                                       \
         texts[n++] = TEXT;                                                                                   \
     }
-    DIFF(strcmp(a->model, b->model), "different_model", "A and B served different models")
-    DIFF(strcmp(a->device, b->device), "different_device", "A and B ran on different devices")
-    DIFF(a->slots != b->slots, "different_slots", "A and B had different slots")
-    DIFF(a->prefill_chunk != b->prefill_chunk, "different_prefill_chunk",
+    bool alike = a->over_http == b->over_http;
+    DIFF(alike && strcmp(a->model, b->model), "different_model", "A and B served different models")
+    DIFF(alike && strcmp(a->device, b->device), "different_device", "A and B ran on different devices")
+    DIFF(alike && a->slots != b->slots, "different_slots", "A and B had different slots")
+    DIFF(alike && a->prefill_chunk != b->prefill_chunk, "different_prefill_chunk",
          "A and B had different prefill chunks")
-    DIFF(!(a->offered_rate == b->offered_rate || (isnan(a->offered_rate) && isnan(b->offered_rate))),
-         "different_rate", "A and B were offered different rates")
+    DIFF(!same_number(a->offered_rate, b->offered_rate), "different_rate",
+         "A and B were offered different rates")
+    DIFF(!same_number(a->seed, b->seed), "different_seed",
+         "A and B drew their schedules from different seeds")
+    DIFF(a->requests != b->requests, "different_request_count",
+         "A and B were sent different numbers of requests")
+    DIFF(a->requests == b->requests && !same_schedule(a, b), "different_schedule",
+         "A and B were sent different schedules (a request's arrival or lengths differ)")
+    DIFF(a->client_late, "a_client_late",
+         "A's client was late (its lateness past its bound is in every TTFT)")
+    DIFF(b->client_late, "b_client_late",
+         "B's client was late (its lateness past its bound is in every TTFT)")
     DIFF(!c->same_targets, "different_targets", "A and B judged goodput by different targets")
     DIFF(a->partial || b->partial, "partial_input", "A or B is a partial result")
 #undef DIFF
@@ -74,6 +128,11 @@ static size_t differences(const ib_gen_serve_file *a, const ib_gen_serve_file *b
 
 static void text_side(ib__sbuf *b, const char *role, const char *name, const ib_gen_serve_file *f)
 {
+    if (f->over_http) {
+        ib__sbuf_printf(b, "%s %s: %s over HTTP, %zu of %zu requests completed\n", role, name ? name : "",
+                        f->model, f->completed, f->requests);
+        return;
+    }
     ib__sbuf_printf(b, "%s %s: %s, %zu of %zu requests completed, %d slots, prefill chunk %d\n", role,
                     name ? name : "", f->model, f->completed, f->requests, (int)f->slots,
                     (int)f->prefill_chunk);
@@ -118,15 +177,19 @@ char *ib__gen_serve_comparison_text(const ib_result *r)
                         "under load)\n");
     text_side(&b, "A (baseline) ", r->a_name, r->gen_serve_a);
     text_side(&b, "B (candidate)", r->b_name, r->gen_serve_b);
+    const char *transport = transport_line(r->gen_serve_a, r->gen_serve_b);
+    if (transport) ib__sbuf_printf(&b, "%s\n", transport);
     ib__sbuf_printf(&b, "\n");
     figure f[4];
     for (size_t i = 0, n = figures(c, f); i < n; i++) text_figure(&b, &f[i]);
+    char why[192];
+    if (itl_not_compared(c, why, sizeof why)) ib__sbuf_printf(&b, "%s\n", why);
     ib__sbuf_printf(&b,
                     "verdicts on the median against a threshold of %.2f%% of it; the p99s beside it, "
                     "not judged\n",
                     100 * c->ttft.threshold);
     text_goodput(&b, r);
-    const char *keys[8], *texts[8];
+    const char *keys[16], *texts[16];
     size_t n = differences(r->gen_serve_a, r->gen_serve_b, c, keys, texts);
     for (size_t i = 0; i < n; i++) ib__sbuf_printf(&b, "warning: %s\n", texts[i]);
     return ib__sbuf_finish(&b);
@@ -166,8 +229,12 @@ char *ib__gen_serve_comparison_json(const ib_result *r)
     figure f[4];
     for (size_t i = 0, n = figures(c, f); i < n; i++)
         cJSON_AddItemToObject(root, f[i].key, ib__json_comparison(f[i].c));
+    char why[192];
+    if (itl_not_compared(c, why, sizeof why)) cJSON_AddStringToObject(root, "itl_not_compared", why);
     cJSON_AddItemToObject(root, "goodput", json_goodput(r));
-    const char *keys[8], *texts[8];
+    cJSON_AddBoolToObject(root, "a_over_http", r->gen_serve_a->over_http);
+    cJSON_AddBoolToObject(root, "b_over_http", r->gen_serve_b->over_http);
+    const char *keys[16], *texts[16];
     size_t n = differences(r->gen_serve_a, r->gen_serve_b, c, keys, texts);
     cJSON *w = cJSON_AddArrayToObject(root, "warnings");
     for (size_t i = 0; i < n; i++) cJSON_AddItemToArray(w, cJSON_CreateString(keys[i]));
@@ -232,6 +299,8 @@ char *ib__gen_serve_comparison_md(const ib_result *r)
     ib__sbuf_printf(&b, " (baseline), B ");
     ib__md_cell(&b, r->b_name ? r->b_name : "");
     ib__sbuf_printf(&b, " (candidate)\n\n");
+    const char *transport = transport_line(r->gen_serve_a, r->gen_serve_b);
+    if (transport) ib__sbuf_printf(&b, "%s.\n\n", transport);
     HEADER(&b, "lrrrrrrrl", "figure", "A median", "B median", "A p99", "B p99", "median change", "95% CI",
            "Mann-Whitney p", "verdict");
     figure f[4];
@@ -246,6 +315,8 @@ char *ib__gen_serve_comparison_md(const ib_result *r)
             ib__fmt_ms(t[2], x->a.p99), ib__fmt_ms(t[3], x->b.p99), t[4], t[5], t[6],
             ib_change_name(x->verdict));
     }
+    char why[192];
+    if (itl_not_compared(c, why, sizeof why)) ib__sbuf_printf(&b, "\n%s.\n", why);
     ib__sbuf_printf(&b, "\nVerdicts on the median against a threshold of %.2f%%.\n\n",
                     100 * c->ttft.threshold);
     ib__sbuf line = { 0 };
@@ -257,7 +328,7 @@ char *ib__gen_serve_comparison_md(const ib_result *r)
         ib__sbuf_printf(&b, "\n");
     }
     free(line.data);
-    const char *keys[8], *texts[8];
+    const char *keys[16], *texts[16];
     size_t n = differences(r->gen_serve_a, r->gen_serve_b, c, keys, texts);
     if (n) ib__sbuf_printf(&b, "\n");
     for (size_t i = 0; i < n; i++) ib__sbuf_printf(&b, "- warning: %s\n", texts[i]);

@@ -111,7 +111,11 @@ issue36) # the fifteenth session's: issue 36's answer (curve, SLO search: F16 an
 answer36) # issue 36's answer: the curve and the SLO search, F16 and Q4_K_M (about 4 minutes)
   IB_SERVE_PARTS="curve search" run 560 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 answer36" >&2; exit 2 ;;
+cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
+  # llama-server, compared (about 100 s)
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL|server log)" $OUT/cost37.log | cut -c1-400 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 answer36 cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
