@@ -13,13 +13,6 @@
 
 #define EOL "\r\n" /* CSV lines, as RFC 4180 writes them */
 
-#define ROW(b, ...)                                                                                          \
-    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
-               (const char *[]){ __VA_ARGS__ })
-#define HEADER(b, align, ...)                                                                                \
-    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
-                  (const char *[]){ __VA_ARGS__ })
-
 /* The four timed figures, in the order every format lists them. */
 typedef struct figure {
     const char *key, *label;
@@ -301,8 +294,8 @@ char *ib__gen_serve_comparison_md(const ib_result *r)
     ib__sbuf_printf(&b, " (candidate)\n\n");
     const char *transport = transport_line(r->gen_serve_a, r->gen_serve_b);
     if (transport) ib__sbuf_printf(&b, "%s.\n\n", transport);
-    HEADER(&b, "lrrrrrrrl", "figure", "A median", "B median", "A p99", "B p99", "median change", "95% CI",
-           "Mann-Whitney p", "verdict");
+    IB__MD_HEADER(&b, "lrrrrrrrl", "figure", "A median", "B median", "A p99", "B p99", "median change",
+                  "95% CI", "Mann-Whitney p", "verdict");
     figure f[4];
     for (size_t i = 0, n = figures(c, f); i < n; i++) {
         const ib_comparison *x = f[i].c;
@@ -311,9 +304,9 @@ char *ib__gen_serve_comparison_md(const ib_result *r)
         snprintf(t[5], sizeof t[5], "[%+.2f%%, %+.2f%%]", ib__signed_shown(100 * x->change_ci95[0], 2),
                  ib__signed_shown(100 * x->change_ci95[1], 2));
         snprintf(t[6], sizeof t[6], "%.3g", x->mann_whitney_p);
-        ROW(&b, f[i].label, ib__fmt_ms(t[0], x->a.p50), ib__fmt_ms(t[1], x->b.p50),
-            ib__fmt_ms(t[2], x->a.p99), ib__fmt_ms(t[3], x->b.p99), t[4], t[5], t[6],
-            ib_change_name(x->verdict));
+        IB__MD_ROW(&b, f[i].label, ib__fmt_ms(t[0], x->a.p50), ib__fmt_ms(t[1], x->b.p50),
+                   ib__fmt_ms(t[2], x->a.p99), ib__fmt_ms(t[3], x->b.p99), t[4], t[5], t[6],
+                   ib_change_name(x->verdict));
     }
     char why[192];
     if (itl_not_compared(c, why, sizeof why)) ib__sbuf_printf(&b, "\n%s.\n", why);

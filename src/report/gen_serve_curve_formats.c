@@ -89,13 +89,6 @@ char *ib__gen_serve_rates_report_csv(const ib_result *res)
 /* Markdown                                                                  */
 /* ------------------------------------------------------------------------ */
 
-#define ROW(b, ...)                                                                                          \
-    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
-               (const char *[]){ __VA_ARGS__ })
-#define HEADER(b, align, ...)                                                                                \
-    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
-                  (const char *[]){ __VA_ARGS__ })
-
 static const char *num(char buf[32], double v) { return isfinite(v) ? ib__fmt_plain4(buf, v) : "-"; }
 
 /* The summary's lines (ib__gen_serve_rates_summary) as a list, each line
@@ -130,8 +123,8 @@ static void md_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_g
                     "arrival; J/token: the device's energy per output token over the rate's run, +- "
                     "its bound)\n\n",
                     r->searched ? "The SLO search" : "The curve", r->n_points);
-    HEADER(b, "rrrrrrrrrrrl", "offered", "achieved", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99",
-           "queue p99", "goodput", "good", "out tok/s", "J/token", "");
+    IB__MD_HEADER(b, "rrrrrrrrrrrl", "offered", "achieved", "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99",
+                  "queue p99", "goodput", "good", "out tok/s", "J/token", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
         char t[10][32], good[32], v[64], role[64], last[160];
@@ -139,10 +132,10 @@ static void md_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_g
         const char *verdict = ib__gen_serve_point_verdict(v, p, c);
         snprintf(last, sizeof last, "%s%s%s", verdict, verdict[0] && roles(role, r, i)[0] ? ", " : "",
                  roles(role, r, i));
-        ROW(b, num(t[0], p->offered_rate), num(t[1], p->achieved_rate), num(t[2], p->ttft_p50_ms),
-            num(t[3], p->ttft_p99_ms), num(t[4], p->tpot_p50_ms), num(t[5], p->tpot_p99_ms),
-            num(t[6], p->queue_p99_ms), num(t[7], p->goodput_rate), good, num(t[8], p->output_tokens_per_s),
-            ib__gen_serve_point_energy(t[9], p), last);
+        IB__MD_ROW(b, num(t[0], p->offered_rate), num(t[1], p->achieved_rate), num(t[2], p->ttft_p50_ms),
+                   num(t[3], p->ttft_p99_ms), num(t[4], p->tpot_p50_ms), num(t[5], p->tpot_p99_ms),
+                   num(t[6], p->queue_p99_ms), num(t[7], p->goodput_rate), good,
+                   num(t[8], p->output_tokens_per_s), ib__gen_serve_point_energy(t[9], p), last);
     }
     ib__sbuf_printf(b, "\n");
     const ib_gen_serve_point *none = ib__gen_serve_first_without_energy(r);

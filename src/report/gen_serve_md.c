@@ -6,13 +6,6 @@
 #include <math.h>
 #include <stdio.h>
 
-#define ROW(b, ...)                                                                                          \
-    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
-               (const char *[]){ __VA_ARGS__ })
-#define HEADER(b, align, ...)                                                                                \
-    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
-                  (const char *[]){ __VA_ARGS__ })
-
 static void title(ib__sbuf *b, const ib_gen_serve_result *r, const ib_endpoint_result *ep)
 {
     ib__sbuf_printf(b, "**inferbench serve** (a generative model under load): ");
@@ -46,11 +39,11 @@ static void rates_table(ib__sbuf *b, const ib_gen_serve_result *r)
     snprintf(t[0], sizeof t[0], "%zu of %zu", r->n_completed, r->n_requests);
     snprintf(t[7], sizeof t[7], isnan(r->good_share) ? "-" : "%.4g%%", 100 * r->good_share);
     ib__sbuf_printf(b, "\n");
-    HEADER(b, "rrrrrrrr", "completed", "span", "offered/s", "achieved/s", "output tokens/s", "tokens/s",
-           "goodput/s", "good share");
-    ROW(b, t[0], isfinite(r->span_ms) ? ib__fmt_ms(t[1], r->span_ms) : "-", num(t[2], r->offered_rate),
-        num(t[3], r->achieved_rate), num(t[4], r->output_tokens_per_s), num(t[5], r->total_tokens_per_s),
-        num(t[6], r->goodput_rate), t[7]);
+    IB__MD_HEADER(b, "rrrrrrrr", "completed", "span", "offered/s", "achieved/s", "output tokens/s",
+                  "tokens/s", "goodput/s", "good share");
+    IB__MD_ROW(b, t[0], isfinite(r->span_ms) ? ib__fmt_ms(t[1], r->span_ms) : "-", num(t[2], r->offered_rate),
+               num(t[3], r->achieved_rate), num(t[4], r->output_tokens_per_s),
+               num(t[5], r->total_tokens_per_s), num(t[6], r->goodput_rate), t[7]);
 }
 
 /* A line of why the tail is what it is: a list item, the first headed. */

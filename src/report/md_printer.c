@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROW(b, ...)                                                                                          \
-    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
-               (const char *[]){ __VA_ARGS__ })
-#define HEADER(b, align, ...)                                                                                \
-    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
-                  (const char *[]){ __VA_ARGS__ })
-
 /* The title line: "**inferbench latency**: model, cpu (provider), batch 1"
  * (batch < 1: no batch, as for throughput's curve of many). */
 static void title(ib__sbuf *b, const char *what, const ib_workload_info *info, int64_t batch)
@@ -71,8 +64,8 @@ static char *throughput_md(const ib_result *res)
     const ib_throughput_result *r = res->throughput;
     ib__sbuf b = { 0 };
     title(&b, "throughput", res->info, 0);
-    HEADER(&b, "rrrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency", "p99 latency",
-           "inputs/J", "");
+    IB__MD_HEADER(&b, "rrrrrrl", "batch", "inputs/s", "inputs/s (synchronized)", "median latency",
+                  "p99 latency", "inputs/J", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_throughput_point *p = &r->points[i];
         char batch[24], t[5][32];
@@ -84,11 +77,11 @@ static char *throughput_md(const ib_result *res)
                  r->best_within_budget == (int)i ? ", best within budget" : "",
                  r->most_efficient == (int)i ? ", most inputs per joule" : "");
         if (p->status != IB_OK)
-            ROW(&b, batch, "-", "-", "-", "-", "-", ib_status_str(p->status));
+            IB__MD_ROW(&b, batch, "-", "-", "-", "-", "-", ib_status_str(p->status));
         else
-            ROW(&b, batch, ib__fmt_rate(t[0], p->items_per_s), ib__fmt_rate(t[1], p->items_per_s_sync),
-                ib__fmt_ms(t[2], p->latency_ms.p50), ib__fmt_ms(t[3], p->latency_ms.p99),
-                ib__fmt_inputs_per_joule(t[4], &p->energy), role[0] ? role + 2 : "");
+            IB__MD_ROW(&b, batch, ib__fmt_rate(t[0], p->items_per_s), ib__fmt_rate(t[1], p->items_per_s_sync),
+                       ib__fmt_ms(t[2], p->latency_ms.p50), ib__fmt_ms(t[3], p->latency_ms.p99),
+                       ib__fmt_inputs_per_joule(t[4], &p->energy), role[0] ? role + 2 : "");
     }
     if (r->most_efficient < 0 && r->n_points > 0) energy_lines(&b, &r->points[0].energy, NULL);
     bool bound = r->stop == IB_THROUGHPUT_STOP_TIME_BOUND; /* its line says it is partial */
@@ -110,7 +103,7 @@ static void energy_pitfall_md(ib__sbuf *b, const ib_energy_pitfall *e)
         return;
     }
     ib__sbuf_printf(b, "\n");
-    HEADER(b, "lrrl", "energy", "J an input", "vs correct", "why it is wrong");
+    IB__MD_HEADER(b, "lrrl", "energy", "J an input", "vs correct", "why it is wrong");
     for (size_t i = 0; i < n; i++) {
         char j[32], pct[32];
         snprintf(j, sizeof j, isfinite(rows[i].joules_per_item) ? "%.4g" : "-", rows[i].joules_per_item);
@@ -119,7 +112,7 @@ static void energy_pitfall_md(ib__sbuf *b, const ib_energy_pitfall *e)
         else
             snprintf(pct, sizeof pct, isfinite(rows[i].error_pct) ? "%+.1f%%" : "-",
                      ib__signed_shown(rows[i].error_pct, 1));
-        ROW(b, rows[i].name, j, pct, i == 0 ? "" : rows[i].why);
+        IB__MD_ROW(b, rows[i].name, j, pct, i == 0 ? "" : rows[i].why);
     }
 }
 
@@ -131,8 +124,8 @@ static char *pitfalls_md(const ib_result *res)
     char reference[IB__REFERENCE_TEXT_LEN];
     ib__md_cell(&b, ib__pitfalls_reference(reference, r->reference_math, r->reference_math_default));
     ib__sbuf_printf(&b, "\n\n");
-    HEADER(&b, "lrrrrrll", "method", "n", "median", "mean", "vs correct", "95% interval", "reading",
-           "why it is wrong");
+    IB__MD_HEADER(&b, "lrrrrrll", "method", "n", "median", "mean", "vs correct", "95% interval", "reading",
+                  "why it is wrong");
     for (size_t i = 0; i < IB_PITFALL_COUNT; i++) {
         const ib_pitfall_row *p = &r->rows[i];
         char n[24], t[3][32], interval[48];
@@ -140,14 +133,14 @@ static char *pitfalls_md(const ib_result *res)
         const char *reading =
             p->reading == IB_READING_NOT_COMPARED ? "" : ib_pitfall_reading_name(p->reading);
         if (!p->applies)
-            ROW(&b, p->name, "-", "-", "-", "n/a", "-", "", p->not_applicable);
+            IB__MD_ROW(&b, p->name, "-", "-", "-", "n/a", "-", "", p->not_applicable);
         else if (p->stats.n == 0)
-            ROW(&b, p->name, "0", "-", "-", "-", "-", "", p->error);
+            IB__MD_ROW(&b, p->name, "0", "-", "-", "-", "-", "", p->error);
         else
-            ROW(&b, p->name, n, ib__fmt_ms(t[0], p->stats.p50), ib__fmt_ms(t[1], p->stats.mean),
-                ib__fmt_pitfall_error(t[2], p),
-                ib__fmt_pitfall_interval(interval, p->error_ci95_pct, p->reading), reading,
-                i == IB_PITFALL_CORRECT ? "" : p->why);
+            IB__MD_ROW(&b, p->name, n, ib__fmt_ms(t[0], p->stats.p50), ib__fmt_ms(t[1], p->stats.mean),
+                       ib__fmt_pitfall_error(t[2], p),
+                       ib__fmt_pitfall_interval(interval, p->error_ci95_pct, p->reading), reading,
+                       i == IB_PITFALL_CORRECT ? "" : p->why);
     }
     energy_pitfall_md(&b, &r->energy);
     ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
@@ -159,7 +152,7 @@ static void calibration_row(ib__sbuf *b, const char *kernel, const ib_calibratio
     char t[6][32];
     if (p->status != IB_OK) {
         snprintf(t[0], sizeof t[0], "%.6g", p->true_us);
-        ROW(b, kernel, t[0], "-", "-", "-", "-", ib_status_str(p->status));
+        IB__MD_ROW(b, kernel, t[0], "-", "-", "-", "-", ib_status_str(p->status));
         return;
     }
     snprintf(t[0], sizeof t[0], "%.6g", p->true_us);
@@ -168,7 +161,7 @@ static void calibration_row(ib__sbuf *b, const char *kernel, const ib_calibratio
     snprintf(t[3], sizeof t[3], "%+.3g", p->corrected_error_us);
     snprintf(t[4], sizeof t[4], "%.4g", p->held_median_us);
     snprintf(t[5], sizeof t[5], "%.4g", p->launch_overhead_us);
-    ROW(b, kernel, t[0], t[1], t[2], t[3], t[4], t[5]);
+    IB__MD_ROW(b, kernel, t[0], t[1], t[2], t[3], t[4], t[5]);
 }
 
 static char *calibration_md(const ib_result *res)
@@ -178,8 +171,8 @@ static char *calibration_md(const ib_result *res)
     ib__sbuf_printf(&b, "**inferbench calibrate**: ");
     ib__md_cell(&b, r->env.gpu_name[0] ? r->env.gpu_name : "no GPU");
     ib__sbuf_printf(&b, ", timer resolution %.3g us\n\n", r->timer_resolution_us);
-    HEADER(&b, "lrrrrrr", "kernel", "true (us)", "median (us)", "error (us)", "error less harness (us)",
-           "launch excluded (us)", "launch overhead (us)");
+    IB__MD_HEADER(&b, "lrrrrrr", "kernel", "true (us)", "median (us)", "error (us)",
+                  "error less harness (us)", "launch excluded (us)", "launch overhead (us)");
     calibration_row(&b, "empty (harness)", &r->harness);
     for (size_t i = 0; i < r->n_points; i++) calibration_row(&b, "spin", &r->points[i]);
     ib__md_footer(&b, r->partial, r->stop_status, r->warnings);
@@ -192,8 +185,8 @@ static void side_row(ib__sbuf *b, const char *label, const char *name, const ib_
     char n[24], batch[24] = "?", t[2][32];
     snprintf(n, sizeof n, "%zu", st->n);
     if (f->batch > 0) snprintf(batch, sizeof batch, "%lld", (long long)f->batch);
-    ROW(b, label, name ? name : "", f->model[0] ? f->model : "?", batch, n, ib__fmt_ms(t[0], st->p50),
-        ib__fmt_ms(t[1], st->p99));
+    IB__MD_ROW(b, label, name ? name : "", f->model[0] ? f->model : "?", batch, n, ib__fmt_ms(t[0], st->p50),
+               ib__fmt_ms(t[1], st->p99));
 }
 
 static void warning_item(void *ctx, const char *key, const char *line)
@@ -210,7 +203,7 @@ static char *comparison_md(const ib_result *res)
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "**inferbench compare**: %s (%s)\n\n", ib_change_name(c->verdict),
                     ib_timing_name(res->a->timing));
-    HEADER(&b, "lllrrrr", "", "file", "model", "batch", "n", "median", "p99");
+    IB__MD_HEADER(&b, "lllrrrr", "", "file", "model", "batch", "n", "median", "p99");
     side_row(&b, "A (baseline)", res->a_name, res->a, &c->a);
     side_row(&b, "B (candidate)", res->b_name, res->b, &c->b);
     char t[5][40];
@@ -220,8 +213,8 @@ static char *comparison_md(const ib_result *res)
     snprintf(t[2], sizeof t[2], "%.3g", c->mann_whitney_p);
     snprintf(t[3], sizeof t[3], "+-%.2f%%", 100 * c->threshold);
     ib__sbuf_printf(&b, "\n");
-    HEADER(&b, "rlrrl", "median change", "95% CI", "Mann-Whitney p", "threshold", "verdict");
-    ROW(&b, t[0], t[1], t[2], t[3], ib_change_name(c->verdict));
+    IB__MD_HEADER(&b, "rlrrl", "median change", "95% CI", "Mann-Whitney p", "threshold", "verdict");
+    IB__MD_ROW(&b, t[0], t[1], t[2], t[3], ib_change_name(c->verdict));
     ib__sbuf inputs = { 0 };
     ib__compare_inputs_warned_each(res->a->warnings, res->a_name, res->b->warnings, res->b_name, warning_item,
                                    &inputs);
@@ -264,17 +257,17 @@ static char *serve_md(const ib_result *res)
     const ib_serve_result *r = res->serve;
     ib__sbuf b = { 0 };
     title(&b, "serve", res->info, res->serve_cfg->request_batch);
-    HEADER(&b, "rrrrrrrrl", "offered/s", "achieved/s", "n", "p50", "p90", "p99", "queue p99", "inputs/J",
-           "target");
+    IB__MD_HEADER(&b, "rrrrrrrrl", "offered/s", "achieved/s", "n", "p50", "p90", "p99", "queue p99",
+                  "inputs/J", "target");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_serve_point *p = &r->points[i];
         char t[8][32];
         const char *verdict = res->serve_cfg->slo_ms > 0 ? (p->met ? "met" : "not met") : "-";
         snprintf(t[2], sizeof t[2], "%lld", (long long)p->n);
-        ROW(&b, ib__fmt_rate(t[0], p->offered_rate), ib__fmt_rate(t[1], p->achieved_rate), t[2],
-            ib__fmt_ms(t[3], p->total.p50), ib__fmt_ms(t[4], p->total.p90), ib__fmt_ms(t[5], p->total.p99),
-            ib__fmt_ms(t[6], p->queue.p99), ib__fmt_inputs_per_joule(t[7], &p->energy),
-            p->partial ? "partial" : verdict);
+        IB__MD_ROW(&b, ib__fmt_rate(t[0], p->offered_rate), ib__fmt_rate(t[1], p->achieved_rate), t[2],
+                   ib__fmt_ms(t[3], p->total.p50), ib__fmt_ms(t[4], p->total.p90),
+                   ib__fmt_ms(t[5], p->total.p99), ib__fmt_ms(t[6], p->queue.p99),
+                   ib__fmt_inputs_per_joule(t[7], &p->energy), p->partial ? "partial" : verdict);
     }
     if (res->serve_cfg->slo_ms > 0 && r->found)
         ib__sbuf_printf(&b, "\nHighest rate meeting p%g <= %g ms: **%g requests/s**\n",
