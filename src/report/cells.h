@@ -22,13 +22,6 @@ void ib__md_cell(ib__sbuf *b, const char *s);
  * holds an 'r' for each column of numbers, right-aligned, an 'l' for text). */
 void ib__md_row(ib__sbuf *b, size_t n, const char *const *cells);
 void ib__md_header(ib__sbuf *b, const char *align, size_t n, const char *const *cells);
-/* A Markdown row (header) of the cells given as arguments, counted. */
-#define IB__MD_ROW(b, ...)                                                                                   \
-    ib__md_row(b, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                            \
-               (const char *[]){ __VA_ARGS__ })
-#define IB__MD_HEADER(b, align, ...)                                                                         \
-    ib__md_header(b, align, sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(const char *),                  \
-                  (const char *[]){ __VA_ARGS__ })
 /* What every result's Markdown shares: a statistics table (its header,
  * first: the first column's title; a row of st, each figure in its own
  * unit, with the median's interval), and after the tables the list of

@@ -5,6 +5,7 @@
  * two runs. In text, JSON, CSV and Markdown, as compare prints a latency
  * comparison. */
 #include "report/printer.h"
+#include "report/md_rows.h"
 
 #include <math.h>
 #include <stdio.h>

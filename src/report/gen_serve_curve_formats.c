@@ -7,6 +7,7 @@
  * not be a CSV any tool reads (the run's requests are in the JSON's at). */
 #include "report/gen_serve_curve.h"
 #include "report/svg.h"
+#include "report/md_rows.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,6 +2,7 @@
  * "Reports"): the title, the engine and the requests, the figures' table,
  * the rates and goodput, why the tail is what it is. */
 #include "report/printer.h"
+#include "report/md_rows.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,6 +3,7 @@
  * table has the header's cell count; a '|' inside a cell is escaped. */
 #include "report/fleet_report.h"
 #include "report/printer.h"
+#include "report/md_rows.h"
 
 #include <math.h>
 #include <stdio.h>
