@@ -13,6 +13,16 @@ typedef struct ib__serve_pitfall_text {
     ib__pitfall_texts why;
 } ib__serve_pitfall_text;
 
+/* The two sides of serve --pitfalls. */
+typedef enum ib__serve_side { IB__SERVE_IN_PROCESS, IB__SERVE_OVER_HTTP, IB__SERVE_SIDES } ib__serve_side;
+
+/* Each side's words for its rows, one table (serve_gen_pitfall_texts.c):
+ * what both sides state alike is written once. */
+extern const ib__serve_pitfall_text ib__serve_pitfall_texts[IB__SERVE_SIDES][IB_GEN_SERVE_PITFALL_COUNT];
+
+/* Why a row whose figure is a mean (no warm-up) has no interval. */
+extern const char *const ib__serve_pitfall_mean_no_interval;
+
 /* What a row's samples are of. */
 typedef enum ib__serve_figure {
     IB__SERVE_TTFT,

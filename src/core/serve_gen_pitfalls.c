@@ -15,78 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ib__serve_pitfall_text texts[IB_GEN_SERVE_PITFALL_COUNT] = {
-    [IB_GEN_SERVE_PITFALL_ACTUAL_START] = { "TTFT from admission",
-                                            "TTFT p99 ms",
-                                            { -1,
-                                              "timed from when the engine took the request, not when it was "
-                                              "due: the wait for a slot vanishes from the tail exactly when "
-                                              "the engine falls behind (coordinated omission)",
-                                              NULL,
-                                              "no request waited long for a slot at this rate: timing from "
-                                              "admission hides nothing measurable here (it does nearer "
-                                              "saturation)",
-                                              NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_ALL_AT_ONCE] = { "every request at time 0",
-                                           "TPOT p50 ms",
-                                           { 1,
-                                             "a rate of infinity (vLLM bench serve's default) fills every "
-                                             "slot "
-                                             "from the first step: each token is decoded in the fullest "
-                                             "batch, "
-                                             "beside prompt chunks, the TPOT of saturation and not of the "
-                                             "rate "
-                                             "asked",
-                                             NULL,
-                                             "no difference beyond the noise of the two runs: the engine is "
-                                             "about as full at this rate as with every request at once (or "
-                                             "too "
-                                             "few requests tell them apart)",
-                                             NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_NO_WARMUP] = { "no warm-up",
-                                         "TTFT mean ms",
-                                         { 1, "a fresh context's first requests pay for buffers, kernels and "
-                                              "caches" } },
-    [IB_GEN_SERVE_PITFALL_MEAN_TPOT] = { "mean of per-request TPOT",
-                                         "TPOT ms",
-                                         { 0,
-                                           "each request's TPOT weighs the same whatever its tokens: the "
-                                           "few tokens of short requests count as much as the many of long "
-                                           "ones, where decode time over decode tokens weighs each token "
-                                           "once",
-                                           NULL,
-                                           "the two differ by less than compare's threshold here: requests "
-                                           "of equal output counts weigh alike either way (they part as the "
-                                           "output lengths differ)",
-                                           NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_REPEATED_PROMPT] = { "a prompt repeated",
-                                               "TTFT p50 ms",
-                                               { -1,
-                                                 "a seeded dataset that repeats its prompts lets the prefix "
-                                                 "cache skip their prefill: a warm prefix no real traffic "
-                                                 "has",
-                                                 NULL,
-                                                 "the prefill of these prompts is too small a part of the "
-                                                 "TTFT for the prefix cache to show",
-                                                 NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_DECODE_ONLY] = { "decode-only TPOT",
-                                           "TPOT p50 ms",
-                                           { -1,
-                                             "one sequence decoding alone (generate's TPOT, llama-bench's "
-                                             "tg) "
-                                             "shares no step with other requests' tokens or prompt chunks: "
-                                             "under load each token waits for the whole batch",
-                                             NULL,
-                                             "a step of the whole batch costs what a step of one sequence "
-                                             "does here: decoding alone reads the same",
-                                             NULL, NULL } },
-    /* IB_GEN_SERVE_PITFALL_CHUNK_GAPS: over HTTP only, no row here (no name). */
-};
-
-/* No interval for the no-warm-up row: its figure is a mean (the cold
- * requests' weight in it is the mistake), compare's interval is of medians. */
-static const char *const mean_no_interval =
-    "the figure is a mean (the cold requests' weight in it is the mistake), compare's interval is of medians";
+/* This side's words for its rows (serve_gen_pitfall_texts.c). */
+static const ib__serve_pitfall_text *const texts = ib__serve_pitfall_texts[IB__SERVE_IN_PROCESS];
 
 /* ------------------------------------------------------------------------ */
 /* Rows measured                                                             */
@@ -227,7 +157,7 @@ static ib_status no_warmup(ib__gen *g, const ib_gen_serve_config *c, const ib_ge
     if (st == IB_OK) {
         ib__serve_pitfall_set(row, w.ttft.mean, r->ttft.mean);
         row->reading = IB_READING_NO_INTERVAL;
-        row->no_interval = mean_no_interval;
+        row->no_interval = ib__serve_pitfall_mean_no_interval;
         ib_gen_serve_result_free(&w);
     }
     return ib__serve_pitfall_settle(row, st, &why, err);

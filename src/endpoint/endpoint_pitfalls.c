@@ -17,66 +17,8 @@
  * prompts of their own, which the server has not cached. */
 #define ALL_AT_ONCE_SEED 0x616c6c6174300aull
 
-static const ib__serve_pitfall_text texts[IB_GEN_SERVE_PITFALL_COUNT] = {
-    [IB_GEN_SERVE_PITFALL_ACTUAL_START] = { "TTFT from the send",
-                                            "TTFT p99 ms",
-                                            { -1,
-                                              "timed from when the client sent each request, not when it was "
-                                              "due: a client that falls behind (or a closed loop, vLLM's "
-                                              "--max-concurrency gate) hides its own delay from the TTFT "
-                                              "(coordinated omission)",
-                                              NULL,
-                                              "the client sent every request on time at this rate: timing "
-                                              "from the send hides nothing measurable here (it does when the "
-                                              "client or a concurrency gate holds requests back)",
-                                              NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_ALL_AT_ONCE] = { "every request at time 0",
-                                           "TPOT p50 ms",
-                                           { 1,
-                                             "a rate of infinity (vLLM bench serve's default) fills the "
-                                             "server's batch from the first step: each token is decoded in "
-                                             "the fullest batch, the TPOT of saturation and not of the rate "
-                                             "asked",
-                                             NULL,
-                                             "no difference beyond the noise of the two runs: the server is "
-                                             "about as full at this rate as with every request at once (or "
-                                             "too few requests tell them apart)",
-                                             NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_NO_WARMUP] = { "no warm-up", "TTFT mean ms", { 1, "" } },
-    [IB_GEN_SERVE_PITFALL_MEAN_TPOT] = { "mean of per-request TPOT",
-                                         "TPOT ms",
-                                         { 0,
-                                           "each request's TPOT weighs the same whatever its tokens: the "
-                                           "few tokens of short requests count as much as the many of long "
-                                           "ones, where decode time over decode tokens weighs each token "
-                                           "once",
-                                           NULL,
-                                           "the two differ by less than compare's threshold here: requests "
-                                           "of equal output counts weigh alike either way",
-                                           NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_REPEATED_PROMPT] = { "same seeded prompts twice",
-                                               "TTFT p50 ms",
-                                               { -1,
-                                                 "the schedule sent a second time with the same seed sends "
-                                                 "the same prompts: the server's prefix cache skips their "
-                                                 "prefill, a warm prefix no real traffic has",
-                                                 NULL,
-                                                 "the second run reads as the first: this server keeps no "
-                                                 "prefix of these prompts, or their prefill is too small a "
-                                                 "part of the TTFT to show",
-                                                 NULL, NULL } },
-    [IB_GEN_SERVE_PITFALL_DECODE_ONLY] = { "decode-only TPOT", "TPOT p50 ms", { -1, "" } },
-    [IB_GEN_SERVE_PITFALL_CHUNK_GAPS] = { "chunk gaps as token gaps",
-                                          "ITL mean ms",
-                                          { 1,
-                                            "a chunk that carries several tokens is one gap, not several: "
-                                            "the gaps between chunks taken for the gaps between tokens "
-                                            "count each chunk's tokens as one",
-                                            NULL,
-                                            "every chunk carried one token here: chunk gaps are token gaps "
-                                            "on this server (they part where it streams several a chunk)",
-                                            NULL, NULL } },
-};
+/* This side's words for its rows (core/serve_gen_pitfall_texts.c). */
+static const ib__serve_pitfall_text *const texts = ib__serve_pitfall_texts[IB__SERVE_OVER_HTTP];
 
 /* The gaps between consecutive chunks of the completed requests: their
  * mean against the run's ITL (the gaps between tokens, a chunk of k
