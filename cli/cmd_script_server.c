@@ -85,6 +85,7 @@ static bool parse_option(const char *name, const char *value, ib_script *s, cons
     int64_t k = 0;
     if (!strcmp(name, "--ttft-ms")) return parse_ms(name, value, &s->ttft_ms);
     if (!strcmp(name, "--itl-ms")) return parse_ms(name, value, &s->itl_ms);
+    if (!strcmp(name, "--cold-start-ms")) return parse_ms(name, value, &s->cold_start_ms);
     if (!strcmp(name, "--gaps-ms")) return parse_gaps(value, s);
     if (!strcmp(name, "--model")) {
         if (strlen(value) >= sizeof s->model) {

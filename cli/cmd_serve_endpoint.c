@@ -57,9 +57,10 @@ int cmd_serve_endpoint(cli_args *a)
         ib_gen_serve_result r;
         ib_endpoint_result ep;
         ib_error err = { { 0 } };
-        ib_status st = ib_measure_endpoint_serve(&a->endpoint, &c, &r, &ep, &err);
+        /* --pitfalls: its cold run first, while the server is cold. */
+        ib_status st = c.pitfalls ? ib_measure_endpoint_serve_pitfalls(&a->endpoint, &c, &r, &ep, &err)
+                                  : ib_measure_endpoint_serve(&a->endpoint, &c, &r, &ep, &err);
         cli_client_ceiling_load(&ep.ceiling); /* the client's own limit, stated beside the figures */
-        if (st == IB_OK && c.pitfalls) st = ib_endpoint_serve_pitfalls(&a->endpoint, &c, &r, &ep, &err);
         /* Nothing was sent when the endpoint or the settings were refused. */
         bool began = r.requests != NULL;
         ib_result res = {

@@ -977,6 +977,10 @@ typedef struct ib_script {
     ib_script_failure failure;
     int64_t fail_after_chunks; /* for RESET, MALFORMED, STALL */
     int64_t fail_every;        /* 1: every request fails so; n: the n-th, 2n-th, ... to arrive */
+    /* nativecompletion: the first request to arrive waits this much more
+     * for its first token (a server's cold start, llama-server's first
+     * request); 0: none. */
+    double cold_start_ms;
 } ib_script;
 
 /* Defaults: ttft 50 ms, itl 5 ms, one token a chunk, 16 tokens when the
@@ -3018,6 +3022,18 @@ void ib_endpoint_result_free(ib_endpoint_result *r);
  * an interruption stops the rest (IB_ERR_INTERRUPTED, r->partial). */
 ib_status ib_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
                                      ib_gen_serve_result *r, const ib_endpoint_result *ep, ib_error *err);
+/* nativecompletion: serve --endpoint --pitfalls from a server that has
+ * served nothing yet: the schedule of scfg sent cold first (no warm-up,
+ * prompts of their own), then the run (ib_measure_endpoint_serve, with
+ * its warm-up) into r and ep, then ib_endpoint_serve_pitfalls' rows and
+ * the no-warm-up row: the cold run's TTFT mean against the run's (no
+ * interval: compare's is of medians, and the cold start is in a few
+ * requests, which a mean carries and a median hides). scfg without a
+ * warm-up: no cold run, the row n/a. The cold run interrupted: nothing
+ * measured (IB_ERR_INTERRUPTED, r and ep empty); failed: the row says
+ * why, the rest goes on. */
+ib_status ib_measure_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                             ib_gen_serve_result *r, ib_endpoint_result *ep, ib_error *err);
 /* --- Reports of a generative model served under load (genreports:
  * docs/serve-generative.md, "Reports") --- Through ib_report (kind
  * IB_RESULT_GEN_SERVE) in text, json, csv (a row per request), md and

@@ -7,15 +7,21 @@
  * per-request TPOT. Two are measured by sending the schedule again: the
  * same seeded prompts a second time (first, while the server's prefix
  * cache holds them), then every request at time 0 (prompts of another
- * seed, so that the cache does not help it). */
+ * seed, so that the cache does not help it). One is measured before the
+ * run, from the server as it started: the schedule sent cold, no warm-up
+ * (ib_measure_endpoint_serve_pitfalls: a client cannot make a server
+ * cold again, so the cold run comes first). */
 #include "core/serve_gen_pitfall_rows.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The prompts of the all-at-once run are drawn from the seed xor this:
  * prompts of their own, which the server has not cached. */
 #define ALL_AT_ONCE_SEED 0x616c6c6174300aull
+/* And the cold run's from the seed xor this: none of them is the run's. */
+#define COLD_SEED 0x636f6c64ull
 
 /* This side's words for its rows (core/serve_gen_pitfall_texts.c). */
 static const ib__serve_pitfall_text *const texts = ib__serve_pitfall_texts[IB__SERVE_OVER_HTTP];
@@ -95,24 +101,52 @@ static ib_status all_at_once(const ib_endpoint_config *cfg, const ib_gen_serve_c
     return st;
 }
 
-/* What the client cannot measure: the rows left n/a, with why. */
-static void over_http_not(const ib_gen_serve_config *c, ib_gen_serve_pitfall_row *rows)
+/* The schedule sent cold, before the run's warm-up: how it went, its
+ * TTFT mean. */
+typedef struct cold_run {
+    ib_status st;
+    ib_error why;
+    double ttft_mean_ms;
+} cold_run;
+
+/* The cold run's TTFT mean against the run's (the in-process row's
+ * figure and reading: a mean, no interval). No cold run: why not. */
+static void no_warmup(const ib_gen_serve_config *c, const ib_gen_serve_result *r, const cold_run *cold,
+                      ib_gen_serve_pitfall_row *row)
 {
-    ib__serve_pitfall_not_applicable(
-        &rows[IB_GEN_SERVE_PITFALL_NO_WARMUP],
-        c->warmup_requests > 0
-            ? "the client warms the server up first by default (--warmup-requests, 4 unless told); a client "
-              "cannot make a server cold again: restart it and run --warmup-requests 0 to see its first "
-              "requests"
-            : "the run itself has no warm-up (--warmup-requests 0): its first requests are in its figures");
-    ib__serve_pitfall_not_applicable(
-        &rows[IB_GEN_SERVE_PITFALL_DECODE_ONLY],
-        "one sequence decoding alone is generate's figure, in process: `inferbench "
-        "serve MODEL.gguf --pitfalls` shows it");
+    if (c->warmup_requests == 0) {
+        ib__serve_pitfall_not_applicable(
+            row,
+            "the run itself has no warm-up (--warmup-requests 0): its first requests are in its figures");
+        return;
+    }
+    if (!cold) {
+        ib__serve_pitfall_not_applicable(
+            row,
+            "the run was measured before the pitfalls were asked, on a warm server: a client cannot make "
+            "a server cold again (ib_measure_endpoint_serve_pitfalls sends the schedule cold first)");
+        return;
+    }
+    if (cold->st == IB_OK) {
+        ib__serve_pitfall_set(row, cold->ttft_mean_ms, r->ttft.mean);
+        row->reading = IB_READING_NO_INTERVAL;
+        row->no_interval = ib__serve_pitfall_mean_no_interval;
+    }
+    ib__serve_pitfall_settle(row, cold->st, &cold->why, NULL);
 }
 
-ib_status ib_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
-                                     ib_gen_serve_result *r, const ib_endpoint_result *ep, ib_error *err)
+/* Decode-only TPOT: generate's, in process. */
+static void decode_only_not(ib_gen_serve_pitfall_row *row)
+{
+    ib__serve_pitfall_not_applicable(row, "one sequence decoding alone is generate's figure, in process: "
+                                          "`inferbench serve MODEL.gguf --pitfalls` shows it");
+}
+
+/* The rows of the run r, ep; cold: the schedule sent cold before it (NULL:
+ * none was). */
+static ib_status pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                          ib_gen_serve_result *r, const ib_endpoint_result *ep, const cold_run *cold,
+                          ib_error *err)
 {
     IB_FAIL_IF(!cfg || !scfg || !r || !ep, err, IB_ERR_INVALID_ARG, "no run to read the pitfalls of");
     ib_gen_serve_pitfall_row *rows = r->pitfalls;
@@ -122,7 +156,8 @@ ib_status ib_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen
     ib__serve_pitfall_actual_start(r, scratch, &rows[IB_GEN_SERVE_PITFALL_ACTUAL_START]);
     ib__serve_pitfall_mean_tpot(r, &rows[IB_GEN_SERVE_PITFALL_MEAN_TPOT]);
     chunk_gaps(r, ep, &rows[IB_GEN_SERVE_PITFALL_CHUNK_GAPS]);
-    over_http_not(scfg, rows);
+    no_warmup(scfg, r, cold, &rows[IB_GEN_SERVE_PITFALL_NO_WARMUP]);
+    decode_only_not(&rows[IB_GEN_SERVE_PITFALL_DECODE_ONLY]);
     /* The server's device is not known: the CPU's words where a row has them. */
     ib__serve_pitfall_explain(rows, texts, true);
     ib_gen_serve_config c2 = again(scfg);
@@ -133,4 +168,49 @@ ib_status ib_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen
     ib__serve_pitfall_explain(rows, texts, true);
     free(scratch);
     return st;
+}
+
+ib_status ib_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                     ib_gen_serve_result *r, const ib_endpoint_result *ep, ib_error *err)
+{
+    return pitfalls(cfg, scfg, r, ep, NULL, err);
+}
+
+/* The schedule sent to a server that has served nothing yet, as a run
+ * without warm-up sends it (prompts of their own: the run after it finds
+ * none of them cached). */
+static cold_run send_cold(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg)
+{
+    ib_gen_serve_config c2 = again(scfg);
+    c2.seed = scfg->seed ^ COLD_SEED;
+    ib_gen_serve_result w;
+    ib_endpoint_result wep;
+    cold_run cold = { .st = IB_OK };
+    cold.st = ib_measure_endpoint_serve(cfg, &c2, &w, &wep, &cold.why);
+    cold.ttft_mean_ms = w.ttft.mean;
+    ib_gen_serve_result_free(&w);
+    ib_endpoint_result_free(&wep);
+    return cold;
+}
+
+ib_status ib_measure_endpoint_serve_pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                             ib_gen_serve_result *r, ib_endpoint_result *ep, ib_error *err)
+{
+    IB_FAIL_IF(!r || !ep, err, IB_ERR_INVALID_ARG, "no result to fill");
+    memset(r, 0, sizeof *r);
+    memset(ep, 0, sizeof *ep);
+    IB_FAIL_IF(!cfg || !scfg, err, IB_ERR_INVALID_ARG, "no configuration");
+    bool sent_cold = scfg->warmup_requests > 0;
+    cold_run cold = { .st = IB_OK };
+    if (sent_cold) {
+        cold = send_cold(cfg, scfg);
+        /* Refused before anything was sent (the checks, the settings), or
+         * interrupted: there is no run to set a row against. */
+        if (cold.st == IB_ERR_INVALID_ARG || cold.st == IB_ERR_INTERRUPTED) {
+            if (err) *err = cold.why;
+            return cold.st;
+        }
+    }
+    IB_TRY(ib_measure_endpoint_serve(cfg, scfg, r, ep, err));
+    return pitfalls(cfg, scfg, r, ep, sent_cold ? &cold : NULL, err);
 }

@@ -429,7 +429,7 @@ static enum MHD_Result serve_completion(ib_script_server *srv, struct MHD_Connec
                   .include_usage = flag(options, "include_usage"),
                   .continuous_usage = flag(options, "continuous_usage_stats"),
                   .return_tokens = flag(body, "return_tokens"),
-                  .next_token_ms = s->ttft_ms,
+                  .next_token_ms = s->ttft_ms + (index == 0 ? s->cold_start_ms : 0),
                   .stage = STAGE_CHUNKS };
     return start_stream(c, st);
 }

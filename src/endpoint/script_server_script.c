@@ -42,6 +42,8 @@ ib_status ib__script_check(const ib_script *s, ib_error *err)
                s->ttft_ms);
     IB_FAIL_IF(!good_ms(s->itl_ms), err, IB_ERR_INVALID_ARG, "script: itl %g ms is not a time >= 0",
                s->itl_ms);
+    IB_FAIL_IF(!good_ms(s->cold_start_ms), err, IB_ERR_INVALID_ARG,
+               "script: cold start %g ms is not a time >= 0", s->cold_start_ms);
     IB_FAIL_IF(s->n_gaps < 0 || s->n_gaps > IB_SCRIPT_MAX_GAPS, err, IB_ERR_INVALID_ARG,
                "script: %d gaps, not 0 to %d", (int)s->n_gaps, IB_SCRIPT_MAX_GAPS);
     for (int32_t i = 0; i < s->n_gaps; i++)

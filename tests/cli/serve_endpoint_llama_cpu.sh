@@ -52,7 +52,7 @@ import json, sys
 rows = {p["key"]: p for p in json.load(open(sys.argv[1]))["pitfalls"]}
 assert sorted(rows) == sorted(["ttft_from_admission", "all_at_time_zero", "no_warmup", "mean_of_request_tpot",
                                "repeated_prompt", "decode_only_tpot", "chunk_gaps_as_token_gaps"]), rows.keys()
-for k in ("ttft_from_admission", "all_at_time_zero", "mean_of_request_tpot", "repeated_prompt",
+for k in ("ttft_from_admission", "all_at_time_zero", "no_warmup", "mean_of_request_tpot", "repeated_prompt",
           "chunk_gaps_as_token_gaps"):
     r = rows[k]
     assert r["applies"] and r["status"] == "ok" and r["reports"] > 0 and r["correct"] > 0 and r["verdict"], r
