@@ -4,7 +4,8 @@
  * (ib_gen_serve_steps_csv: --steps-csv), as forward-pass serve keeps its
  * requests apart from its rows of rates. Every row starts with the model
  * and the engine's settings, so that the files of many runs concatenate
- * into one table. */
+ * into one table; a run over HTTP adds its endpoint's cells of each
+ * request after the figures (endpoint_csv.c). */
 #include "report/printer.h"
 
 /* Lines end in CRLF, as RFC 4180 writes them. */
@@ -17,12 +18,14 @@ static void engine_cells(ib__sbuf *b, const ib_gen_serve_result *r)
     ib__sbuf_printf(b, ",%d,%d,%d", (int)r->slots, (int)r->ctx_per_slot, (int)r->prefill_chunk);
 }
 
-char *ib__gen_serve_report_csv(const ib_gen_serve_result *r)
+char *ib__gen_serve_report_csv(const ib_gen_serve_result *r, const ib_endpoint_result *ep)
 {
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b, "model,slots,ctx_per_slot,prefill_chunk,request,scheduled_ms,prompt_tokens,"
                         "output_tokens,admitted_ms,first_token_ms,end_ms,slot,generated_tokens,queue_ms,"
-                        "prefill_ms,ttft_ms,tpot_ms,e2e_ms,completed,met" EOL);
+                        "prefill_ms,ttft_ms,tpot_ms,e2e_ms,completed,met");
+    if (ep) ib__endpoint_csv_header(&b);
+    ib__sbuf_printf(&b, EOL);
     for (size_t i = 0; i < r->n_requests; i++) {
         const ib_gen_serve_request *q = &r->requests[i];
         engine_cells(&b, r);
@@ -36,7 +39,9 @@ char *ib__gen_serve_report_csv(const ib_gen_serve_result *r)
                                    q->e2e_ms };
         for (size_t c = 0; c < 5; c++) ib__csv_number(&b, figures[c]);
         bool done = q->generated_tokens == q->spec.output_tokens;
-        ib__sbuf_printf(&b, ",%s,%s" EOL, done ? "true" : "false", q->met ? "true" : "false");
+        ib__sbuf_printf(&b, ",%s,%s", done ? "true" : "false", q->met ? "true" : "false");
+        if (ep && i < ep->n_requests) ib__endpoint_csv_cells(&b, &ep->requests[i]);
+        ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);
 }

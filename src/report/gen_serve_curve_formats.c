@@ -82,7 +82,7 @@ static char *rates_csv(const ib_gen_serve_rates_result *r)
 
 char *ib__gen_serve_rates_report_csv(const ib_result *res)
 {
-    if (!res->gen_serve_rates) return ib__gen_serve_report_csv(res->gen_serve);
+    if (!res->gen_serve_rates) return ib__gen_serve_report_csv(res->gen_serve, res->endpoint);
     return rates_csv(res->gen_serve_rates);
 }
 

@@ -110,7 +110,11 @@ cJSON *ib__gen_serve_tail_json(const ib_gen_serve_tail *t);
 /* Its other formats, a file each: gen_serve_csv.c (a row per request),
  * gen_serve_md.c, gen_serve_html.c (the distributions and the step
  * timeline). */
-char *ib__gen_serve_report_csv(const ib_gen_serve_result *r);
+char *ib__gen_serve_report_csv(const ib_gen_serve_result *r, const ib_endpoint_result *ep);
+/* An endpoint run's own columns of that row (endpoint_csv.c): the header's
+ * names, then a request's cells, each with its leading comma. */
+void ib__endpoint_csv_header(ib__sbuf *b);
+void ib__endpoint_csv_cells(ib__sbuf *b, const ib_endpoint_request *q);
 char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 /* The same of a run over HTTP (ep, or NULL: the ones above): the endpoint
