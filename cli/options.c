@@ -36,7 +36,7 @@ enum {
     O_SEQUENCE_RUNS, O_TPOT_BUDGET, O_TIME_SAMPLING, O_PITFALLS,
     O_SLOTS, O_PREFILL_CHUNK, O_BURSTINESS, O_SLO_TTFT_MS, O_SLO_TPOT_MS, O_SLO_E2E_MS, O_WARMUP_REQUESTS,
     O_ENGINE_COST,
-    O_ENDPOINT, O_ENDPOINT_MODEL, O_REQUEST_TIMEOUT_MS,
+    O_ENDPOINT, O_ENDPOINT_MODEL, O_REQUEST_TIMEOUT_MS, O_ENDPOINT_API,
     O_STEPS_CSV,
     O_SHARED_PREFIX, O_PREFIX_CACHE, O_SERVE_PITFALLS,
     O_SERVE_BEST,
@@ -274,6 +274,10 @@ static const option_def options[] = {
     {{"request-timeout-ms", required_argument, NULL, O_REQUEST_TIMEOUT_MS}, OPT_SERVE, "T",
      "with --endpoint: a request not ended T ms after its send fails as a timeout (default 600000)",
      .needs = O_ENDPOINT, .why = "it bounds a request to the endpoint"},
+    {{"api", required_argument, NULL, O_ENDPOINT_API}, OPT_SERVE, "completions|llama",
+     "with --endpoint: the API spoken, OpenAI's /v1/completions or llama.cpp's own /completion (each event's "
+     "token ids, the server's timings; default completions)",
+     .needs = O_ENDPOINT, .why = "it names the endpoint's API"},
     {{"steps-csv", required_argument, NULL, O_STEPS_CSV}, OPT_SERVE, "FILE",
      "a generative model: also write one CSV row per engine step (docs/serve-generative.md)"},
     {{"shared-prefix", required_argument, NULL, O_SHARED_PREFIX}, OPT_SERVE, "T",
@@ -703,6 +707,17 @@ static bool parse_fraction(const char *opt, const char *text, double *out)
     return (*out > 0 && *out < 1) || bad(opt, text, "must be between 0 and 1, both excluded (0.99)");
 }
 
+/* --api completions|llama: the names ib_endpoint_api_str gives. */
+static bool parse_api(const char *opt, const char *text, ib_endpoint_api *out)
+{
+    for (ib_endpoint_api api = IB_ENDPOINT_API_COMPLETIONS; ib_endpoint_api_str(api); api++)
+        if (!strcmp(text, ib_endpoint_api_str(api))) {
+            *out = api;
+            return true;
+        }
+    return bad(opt, text, "is not completions (OpenAI's /v1/completions) or llama (llama.cpp's /completion)");
+}
+
 /* serve --endpoint's options: they write a->endpoint. */
 static bool apply_endpoint(cli_args *a, int id, const char *name, const char *v)
 {
@@ -710,6 +725,7 @@ static bool apply_endpoint(cli_args *a, int id, const char *name, const char *v)
     case O_ENDPOINT: a->endpoint.url = v; return true;
     case O_ENDPOINT_MODEL: a->endpoint.model = v; return true;
     case O_REQUEST_TIMEOUT_MS: return parse_positive(name, v, &a->endpoint.request_timeout_ms);
+    case O_ENDPOINT_API: return parse_api(name, v, &a->endpoint.api);
     }
     return false;
 }

@@ -2910,6 +2910,17 @@ typedef enum ib_endpoint_failure {
 /* A short name ("connect", "http", "reset"...). */
 const char *ib_endpoint_failure_str(ib_endpoint_failure f);
 
+/* nativecompletion: the API the requests are sent in
+ * (docs/serve-endpoint.md, "The API"). */
+typedef enum ib_endpoint_api {
+    IB_ENDPOINT_API_COMPLETIONS = 0, /* OpenAI's POST /v1/completions, streamed (every server) */
+    IB_ENDPOINT_API_LLAMA = 1        /* llama.cpp's own POST /completion: each event's token ids,
+                                        the server's timings at the end (llama-server) */
+} ib_endpoint_api;
+
+/* "completions", "llama"; NULL for another value. */
+const char *ib_endpoint_api_str(ib_endpoint_api api);
+
 typedef struct ib_endpoint_config {
     /* http:// or https:// on a loopback host (127.0.0.0/8, ::1,
      * localhost): the server's root (a trailing /v1 is taken off). */
@@ -2919,6 +2930,7 @@ typedef struct ib_endpoint_config {
     /* Prompt ids are drawn in [lowest id, vocab); 0: the server's own
      * n_vocab where /v1/models states it (llama-server), else 32000. */
     int32_t vocab;
+    ib_endpoint_api api; /* nativecompletion: default IB_ENDPOINT_API_COMPLETIONS */
 } ib_endpoint_config;
 
 /* Fills the defaults: no URL or model, a request timeout of 600000 ms,
@@ -2939,6 +2951,13 @@ typedef struct ib_endpoint_request {
     size_t n_chunks;             /* chunks that carried tokens */
     double *chunk_ms;            /* [n_chunks]: each one's arrival */
     int32_t *chunk_token_counts; /* [n_chunks]: the tokens of each */
+    /* nativecompletion: the server's own timings of the request, where it
+     * states them (llama-server's `timings`, its last): its prompt's
+     * processing, and its output's from the first token to the last
+     * (NaN: none); the prompt tokens it processed and those it took from
+     * its cache (-1: none). */
+    double server_prompt_ms, server_predicted_ms;
+    int64_t server_prompt_n, server_cache_n;
 } ib_endpoint_request;
 
 /* --- The client's ceiling stated in every endpoint run (ceiling: issue 37
@@ -2989,6 +3008,13 @@ typedef struct ib_endpoint_result {
     /* Set by the caller after the run (never by the library): the
      * client's calibrated ceiling, which the reports state. */
     ib_client_ceiling ceiling;
+    /* nativecompletion: the API spoken, and the server's own timings over
+     * the completed requests that state them (n 0: none did): its
+     * prompt's processing (against the client's TTFT), its time per
+     * output token after the first (predicted_ms over tokens - 1: against
+     * the client's TPOT). */
+    ib_endpoint_api api;
+    ib_stats server_prompt_ms, server_decode_ms_per_token;
 } ib_endpoint_result;
 
 /* Before a run: the URL is http(s) on loopback, the server answers GET

@@ -3,7 +3,9 @@
  * the event carried. Servers differ in which they send: vLLM its
  * cumulative usage in every chunk when asked (continuous_usage_stats),
  * llama-server its timings (timings_per_token) and token ids
- * (return_tokens), every one of them the final usage (include_usage). */
+ * (return_tokens), every one of them the final usage (include_usage);
+ * llama.cpp's own /completion its ids in every event and its counts and
+ * timings in the last. */
 #include "endpoint/chunk.h"
 
 #include <cjson/cJSON.h>
@@ -56,9 +58,58 @@ static ib_status read_counts(const cJSON *root, ib__chunk *out, ib_error *err)
     return IB_OK;
 }
 
+/* A time >= 0 at key of obj into *out (NaN when absent or null); false
+ * when it is something else. */
+static bool read_ms(const cJSON *obj, const char *key, double *out)
+{
+    const cJSON *v = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    *out = NAN;
+    if (!v || cJSON_IsNull(v)) return true;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || !isfinite(v->valuedouble)) return false;
+    *out = v->valuedouble;
+    return true;
+}
+
+/* llama-server's timings of the request so far (its final event's are
+ * the whole request's). */
+static ib_status read_timings(const cJSON *root, ib__chunk *out, ib_error *err)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(root, "timings");
+    IB_FAIL_IF(!read_ms(t, "prompt_ms", &out->server_prompt_ms) ||
+                   !read_ms(t, "predicted_ms", &out->server_predicted_ms),
+               err, IB_ERR_INVALID_ARG, "a chunk's timings.prompt_ms or predicted_ms is not a time");
+    IB_FAIL_IF(!read_count(t, "prompt_n", &out->server_prompt_n) ||
+                   !read_count(t, "cache_n", &out->server_cache_n),
+               err, IB_ERR_INVALID_ARG, "a chunk's timings.prompt_n or cache_n is not a whole number");
+    return IB_OK;
+}
+
+/* llama.cpp's own event: "stop" (false, then true in the final one) and
+ * its cumulative counts. */
+static ib_status read_native(const cJSON *root, ib__chunk *out, ib_error *err)
+{
+    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(root, "stop");
+    out->native = cJSON_IsBool(stop);
+    out->stop = cJSON_IsTrue(stop);
+    IB_FAIL_IF(!read_count(root, "tokens_predicted", &out->tokens_predicted) ||
+                   !read_count(root, "tokens_evaluated", &out->tokens_evaluated),
+               err, IB_ERR_INVALID_ARG,
+               "an event's tokens_predicted or tokens_evaluated is not a whole number");
+    return IB_OK;
+}
+
 ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error *err)
 {
-    *out = (ib__chunk){ .usage_tokens = -1, .prompt_tokens = -1, .predicted_tokens = -1, .token_ids = -1 };
+    *out = (ib__chunk){ .usage_tokens = -1,
+                        .prompt_tokens = -1,
+                        .predicted_tokens = -1,
+                        .token_ids = -1,
+                        .tokens_predicted = -1,
+                        .tokens_evaluated = -1,
+                        .server_prompt_ms = NAN,
+                        .server_predicted_ms = NAN,
+                        .server_prompt_n = -1,
+                        .server_cache_n = -1 };
     if (len == 6 && !memcmp(data, "[DONE]", 6)) {
         out->done = true;
         return IB_OK;
@@ -72,14 +123,27 @@ ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error
     else {
         read_choice(root, out);
         st = read_counts(root, out, err);
+        if (st == IB_OK) st = read_native(root, out, err);
+        if (st == IB_OK) st = read_timings(root, out, err);
     }
     cJSON_Delete(root);
     return st;
 }
 
+/* llama.cpp's own event: its ids, exact per event; else the change of
+ * its cumulative count. */
+static int64_t native_tokens(const ib__chunk *c, int64_t counted)
+{
+    int64_t k = c->token_ids >= 0          ? c->token_ids
+                : c->tokens_predicted >= 0 ? c->tokens_predicted - counted
+                                           : 0;
+    return k < 0 ? -1 : k;
+}
+
 int64_t ib__chunk_tokens(const ib__chunk *c, int64_t counted, bool *exact)
 {
     *exact = true;
+    if (c->native) return native_tokens(c, counted);
     if (!c->has_choice) return 0;
     int64_t k = c->usage_tokens >= 0       ? c->usage_tokens - counted
                 : c->predicted_tokens >= 0 ? c->predicted_tokens - counted

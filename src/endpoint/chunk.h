@@ -1,6 +1,7 @@
 /* What one streamed completion event says (src/endpoint/chunk.c): the
- * OpenAI-compatible chunk's JSON (llama-server, vLLM, SGLang), read with
- * cJSON, reduced to what counts its tokens. */
+ * OpenAI-compatible chunk's JSON (llama-server, vLLM, SGLang) or
+ * llama.cpp's own /completion event, read with cJSON, reduced to what
+ * counts its tokens and the server's timings. */
 #ifndef IB_ENDPOINT_CHUNK_H
 #define IB_ENDPOINT_CHUNK_H
 
@@ -15,6 +16,14 @@ typedef struct ib__chunk {
     int64_t prompt_tokens;    /* usage.prompt_tokens: the prompt as the server counted it, -1: none */
     int64_t predicted_tokens; /* timings.predicted_n (llama.cpp, cumulative), -1: none */
     int64_t token_ids;        /* length of tokens[] (llama.cpp's ids of this chunk), -1: none */
+    /* llama.cpp's own event (POST /completion): a top-level "stop", true
+     * in its final event (the stream's end: no [DONE] follows), and its
+     * cumulative counts (-1: none). */
+    bool native, stop;
+    int64_t tokens_predicted, tokens_evaluated;
+    /* The server's timings (llama-server's `timings`): NaN / -1 none. */
+    double server_prompt_ms, server_predicted_ms;
+    int64_t server_prompt_n, server_cache_n;
 } ib__chunk;
 
 /* Parses an event's data. IB_ERR_INVALID_ARG (malformed: not JSON, not an
@@ -25,7 +34,9 @@ ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error
  * counted: from the cumulative usage (vLLM's continuous usage), else
  * llama.cpp's cumulative predicted_n, else its token ids; *exact false
  * when none of these is there and a chunk of text is taken for one token.
- * A usage-only chunk (no choice) carries none. -1: a count going back. */
+ * A usage-only chunk (no choice) carries none. llama.cpp's own event: its
+ * token ids, else the change of its tokens_predicted. -1: a count going
+ * back. */
 int64_t ib__chunk_tokens(const ib__chunk *c, int64_t counted, bool *exact);
 
 /* The gaps between the tokens of one request's chunks, written to out

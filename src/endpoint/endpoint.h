@@ -41,7 +41,7 @@ typedef struct ib__ep_transfer {
     ib_gen_serve_request *req;
     ib_endpoint_request *ep;
     size_t cap_chunks;
-    bool done;                   /* [DONE] read */
+    bool done;                   /* [DONE] read (or llama.cpp's final event) */
     bool checked_status;         /* the HTTP status looked at (first bytes) */
     ib_endpoint_failure failure; /* found while reading (malformed, error event) */
 } ib__ep_transfer;
@@ -51,11 +51,20 @@ typedef struct ib__ep_transfer {
  * stays so). */
 void ib__ep_request_unsent(ib_gen_serve_request *req, ib_endpoint_request *ep);
 
+/* The path of api's completion requests ("/v1/completions",
+ * "/completion"); NULL for an unknown api. */
+const char *ib__ep_api_path(ib_endpoint_api api);
+
 /* Prepares t for request req (its prompt ids drawn from seed and index
- * below vocab) to completions_url: the easy handle and the body. */
-ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, const char *model,
-                               double timeout_ms, int32_t vocab, uint64_t seed, ib_gen_serve_request *req,
-                               ib_endpoint_request *ep, ib_error *err);
+ * below vocab) to completions_url in api: the easy handle and the body. */
+ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, ib_endpoint_api api,
+                               const char *model, double timeout_ms, int32_t vocab, uint64_t seed,
+                               ib_gen_serve_request *req, ib_endpoint_request *ep, ib_error *err);
+
+/* The server's own timings over ep's completed requests that state them
+ * (ep->server_prompt_ms, server_decode_ms_per_token; n 0: none).
+ * IB_ERR_NO_MEMORY. */
+ib_status ib__ep_server_timings(ib_endpoint_result *ep);
 
 /* The transfer ended with libcurl's code: the request's failure cause (or
  * IB_EP_OK) and its figures' times set. */

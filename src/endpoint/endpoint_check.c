@@ -178,6 +178,8 @@ ib_status ib_endpoint_check(const ib_endpoint_config *cfg, int32_t *vocab, ib_er
                    (cfg->vocab > 0 && cfg->vocab <= IB__EP_LOWEST_ID),
                err, IB_ERR_INVALID_ARG, "a request timeout >= 0 ms and a vocabulary above %d ids",
                IB__EP_LOWEST_ID);
+    IB_FAIL_IF(!ib__ep_api_path(cfg->api), err, IB_ERR_INVALID_ARG,
+               "endpoint API %d unknown (completions or llama)", (int)cfg->api);
     char *models_url = NULL;
     IB_TRY(ib__ep_url(cfg->url, "/v1/models", &models_url, err));
     curl_global_init(CURL_GLOBAL_DEFAULT);

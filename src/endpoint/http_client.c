@@ -69,8 +69,8 @@ static ib_status start(client *c, ib__ep_transfer *t, double origin_ms, uint64_t
                        ib_gen_serve_request *r, ib_endpoint_request *ep, ib_error *err)
 {
     t->origin_ms = origin_ms;
-    IB_TRY(ib__ep_transfer_init(t, c->completions_url, c->cfg->model, c->cfg->request_timeout_ms, c->vocab,
-                                seed, r, ep, err));
+    IB_TRY(ib__ep_transfer_init(t, c->completions_url, c->cfg->api, c->cfg->model, c->cfg->request_timeout_ms,
+                                c->vocab, seed, r, ep, err));
     IB_FAIL_IF(curl_multi_add_handle(c->multi, t->easy) != CURLM_OK, err, IB_ERR_INTERNAL,
                "libcurl refused a request");
     return IB_OK;
@@ -214,6 +214,7 @@ static ib_status figures(const ib_gen_serve_config *scfg, ib_gen_serve_result *o
         scfg, itl, n_itl, ib__gen_serve_offered_rate(scfg, out->requests, out->n_requests), out);
     free(itl);
     if (st == IB_OK) st = endpoint_figures(out, ep);
+    if (st == IB_OK) st = ib__ep_server_timings(ep);
     IB_FAIL_IF(st != IB_OK, err, st, "out of memory for the figures");
     return IB_OK;
 }
@@ -226,7 +227,7 @@ static ib_status open_client(client *c, const ib_endpoint_config *cfg, const ib_
     c->vocab = cfg->vocab > 0                    ? cfg->vocab
                : server_vocab > IB__EP_LOWEST_ID ? server_vocab
                                                  : IB__EP_DEFAULT_VOCAB;
-    IB_TRY(ib__ep_url(cfg->url, "/v1/completions", &c->completions_url, err));
+    IB_TRY(ib__ep_url(cfg->url, ib__ep_api_path(cfg->api), &c->completions_url, err));
     c->multi = curl_multi_init();
     IB_FAIL_IF(!c->multi, err, IB_ERR_NO_MEMORY, "out of memory");
     return IB_OK;
@@ -279,6 +280,7 @@ ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_
     IB_TRY(ib_endpoint_check(cfg, &server_vocab, err));
     ib__strlcpy(ep->url, cfg->url, sizeof ep->url);
     ib__strlcpy(ep->model, cfg->model, sizeof ep->model);
+    ep->api = cfg->api;
     curl_global_init(CURL_GLOBAL_DEFAULT);
     client c = { 0 };
     bool began = false;

@@ -15,23 +15,25 @@
 /* Seeds the prompt ids apart from the schedule's streams. */
 #define PROMPT_IDS_SEED 0x69647370726f6dull
 
-/* The body: the OpenAI completions request with the fields that make the
- * tokens exact on the servers that have them (ignore_eos: llama-server,
- * vLLM, SGLang; continuous_usage_stats: vLLM's usage in every chunk;
+static const char *const api_names[] = { "completions", "llama" };
+static const char *const api_paths[] = { "/v1/completions", "/completion" };
+
+const char *ib_endpoint_api_str(ib_endpoint_api api)
+{
+    return api >= 0 && (size_t)api < sizeof api_names / sizeof *api_names ? api_names[api] : NULL;
+}
+
+const char *ib__ep_api_path(ib_endpoint_api api) { return ib_endpoint_api_str(api) ? api_paths[api] : NULL; }
+
+/* The OpenAI completions request with the fields that make the tokens
+ * exact on the servers that have them (ignore_eos: llama-server, vLLM,
+ * SGLang; continuous_usage_stats: vLLM's usage in every chunk;
  * timings_per_token and return_tokens: llama-server's predicted_n and
  * token ids in every chunk). A server ignores the fields it does not
  * know. */
-static char *make_body(const char *model, const ib_gen_request_spec *s, int32_t vocab, uint64_t seed)
+static void completions_fields(cJSON *root, const ib_gen_request_spec *s)
 {
-    int *ids = malloc((size_t)s->prompt_tokens * sizeof *ids);
-    if (!ids) return NULL;
-    uint64_t state = seed ^ PROMPT_IDS_SEED;
-    uint64_t span = (uint64_t)(vocab - IB__EP_LOWEST_ID);
-    for (int32_t i = 0; i < s->prompt_tokens; i++)
-        ids[i] = IB__EP_LOWEST_ID + (int)(ib__splitmix64(&state) % span);
-    cJSON *root = cJSON_CreateObject(), *opts = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "model", model);
-    cJSON_AddItemToObject(root, "prompt", cJSON_CreateIntArray(ids, s->prompt_tokens));
+    cJSON *opts = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "max_tokens", s->output_tokens);
     cJSON_AddBoolToObject(root, "ignore_eos", 1);
     cJSON_AddNumberToObject(root, "temperature", 0);
@@ -41,6 +43,39 @@ static char *make_body(const char *model, const ib_gen_request_spec *s, int32_t 
     cJSON_AddItemToObject(root, "stream_options", opts);
     cJSON_AddBoolToObject(root, "timings_per_token", 1);
     cJSON_AddBoolToObject(root, "return_tokens", 1);
+}
+
+/* llama.cpp's own request (tools/server, POST /completion): n_predict
+ * tokens whatever the model says (ignore_eos), streamed, each event with
+ * its token ids, the last with the counts and the timings; cache_prompt
+ * as llama-server's default (on), said rather than assumed. */
+static void llama_fields(cJSON *root, const ib_gen_request_spec *s)
+{
+    cJSON_AddNumberToObject(root, "n_predict", s->output_tokens);
+    cJSON_AddBoolToObject(root, "ignore_eos", 1);
+    cJSON_AddNumberToObject(root, "temperature", 0);
+    cJSON_AddBoolToObject(root, "stream", 1);
+    cJSON_AddBoolToObject(root, "cache_prompt", 1);
+}
+
+/* The body in api: the prompt as token ids drawn from seed, the model,
+ * the API's fields. */
+static char *make_body(ib_endpoint_api api, const char *model, const ib_gen_request_spec *s, int32_t vocab,
+                       uint64_t seed)
+{
+    int *ids = malloc((size_t)s->prompt_tokens * sizeof *ids);
+    if (!ids) return NULL;
+    uint64_t state = seed ^ PROMPT_IDS_SEED;
+    uint64_t span = (uint64_t)(vocab - IB__EP_LOWEST_ID);
+    for (int32_t i = 0; i < s->prompt_tokens; i++)
+        ids[i] = IB__EP_LOWEST_ID + (int)(ib__splitmix64(&state) % span);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "model", model);
+    cJSON_AddItemToObject(root, "prompt", cJSON_CreateIntArray(ids, s->prompt_tokens));
+    if (api == IB_ENDPOINT_API_LLAMA)
+        llama_fields(root, s);
+    else
+        completions_fields(root, s);
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     free(ids);
@@ -66,6 +101,23 @@ static bool keep_chunk(ib__ep_transfer *t, double at_ms, int64_t k)
     return true;
 }
 
+/* llama.cpp's final event: its counts are the request's usage. */
+static void keep_final_counts(ib_endpoint_request *ep, const ib__chunk *c)
+{
+    if (c->tokens_predicted >= 0) ep->usage_tokens = c->tokens_predicted;
+    if (c->tokens_evaluated >= 0) ep->usage_prompt_tokens = c->tokens_evaluated;
+}
+
+/* The server's timings as the event states them (the last are the
+ * request's). */
+static void keep_timings(ib_endpoint_request *ep, const ib__chunk *c)
+{
+    if (!isnan(c->server_prompt_ms)) ep->server_prompt_ms = c->server_prompt_ms;
+    if (!isnan(c->server_predicted_ms)) ep->server_predicted_ms = c->server_predicted_ms;
+    if (c->server_prompt_n >= 0) ep->server_prompt_n = c->server_prompt_n;
+    if (c->server_cache_n >= 0) ep->server_cache_n = c->server_cache_n;
+}
+
 typedef struct event_ctx {
     ib__ep_transfer *t;
     double at_ms; /* when the bytes that completed the event arrived */
@@ -86,9 +138,11 @@ static bool on_event(void *ctx, const char *type, const char *data, size_t len)
         t->failure = IB_EP_ERROR;
         return false;
     }
-    t->done = c.done;
+    t->done = c.done || c.stop; /* [DONE], or llama.cpp's final event */
     if (c.usage_tokens >= 0) t->ep->usage_tokens = c.usage_tokens;
     if (c.prompt_tokens >= 0) t->ep->usage_prompt_tokens = c.prompt_tokens;
+    if (c.stop) keep_final_counts(t->ep, &c);
+    keep_timings(t->ep, &c);
     bool exact;
     int64_t k = c.done ? 0 : ib__chunk_tokens(&c, t->ep->chunk_tokens, &exact);
     if (k < 0 || k > IB_GEN_SERVE_MAX_TOKENS) {
@@ -126,14 +180,14 @@ static int on_send(void *ctx, char *ip, char *local_ip, int port, int local_port
     return CURL_PREREQFUNC_OK;
 }
 
-ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, const char *model,
-                               double timeout_ms, int32_t vocab, uint64_t seed, ib_gen_serve_request *req,
-                               ib_endpoint_request *ep, ib_error *err)
+ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, ib_endpoint_api api,
+                               const char *model, double timeout_ms, int32_t vocab, uint64_t seed,
+                               ib_gen_serve_request *req, ib_endpoint_request *ep, ib_error *err)
 {
     ib__sse_init(&t->sse);
     t->req = req;
     t->ep = ep;
-    t->body = make_body(model, &req->spec, vocab, seed);
+    t->body = make_body(api, model, &req->spec, vocab, seed);
     t->easy = curl_easy_init();
     t->headers = curl_slist_append(NULL, "Content-Type: application/json");
     /* No "Expect: 100-continue" (libcurl's for a body over 1 MiB: a long
@@ -158,9 +212,14 @@ ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, 
 
 void ib__ep_request_unsent(ib_gen_serve_request *req, ib_endpoint_request *ep)
 {
-    *ep = (ib_endpoint_request){
-        .sent_ms = NAN, .lateness_ms = NAN, .usage_tokens = -1, .usage_prompt_tokens = -1
-    };
+    *ep = (ib_endpoint_request){ .sent_ms = NAN,
+                                 .lateness_ms = NAN,
+                                 .usage_tokens = -1,
+                                 .usage_prompt_tokens = -1,
+                                 .server_prompt_ms = NAN,
+                                 .server_predicted_ms = NAN,
+                                 .server_prompt_n = -1,
+                                 .server_cache_n = -1 };
     req->admitted_ms = req->first_token_ms = req->end_ms = NAN;
     req->slot = -1;
     req->generated_tokens = 0;

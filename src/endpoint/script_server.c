@@ -120,8 +120,10 @@ typedef struct stream {
     double arrival_ms;
     int64_t max_tokens, n_tokens, prompt_tokens;
     bool include_usage, continuous_usage, return_tokens;
+    bool native;          /* llama.cpp's own POST /completion: its events, its final one */
     int64_t sent_tokens;  /* tokens in the chunks sent so far */
     double next_token_ms; /* offset from the arrival of token sent_tokens */
+    double last_token_ms; /* offset from the arrival of the last token sent */
     stage stage;
     char *out; /* the event being handed over */
     size_t n_out, off_out, cap_out;
@@ -158,15 +160,56 @@ static bool put_usage(stream *st, int64_t completion_tokens)
 
 static bool put_head(stream *st)
 {
+    if (st->native) return put(st, "data: {\"index\":0,\"id_slot\":0");
     return put(
         st,
         "data: {\"id\":\"cmpl-script-%lld\",\"object\":\"text_completion\",\"created\":0,\"model\":\"%s\"",
         (long long)st->index, st->srv->script.model);
 }
 
+static bool put_ids(stream *st, int64_t k)
+{
+    bool ok = put(st, ",\"tokens\":[");
+    for (int64_t i = 0; ok && i < k; i++)
+        ok = put(st, "%s%lld", i ? "," : "", (long long)(FIRST_TOKEN_ID + st->sent_tokens + i));
+    return ok && put(st, "]");
+}
+
+/* llama.cpp's own event of tokens [sent_tokens, sent_tokens + k): their
+ * text, their ids, the cumulative counts (tools/server's partial result). */
+static bool format_native_chunk(stream *st, int64_t k)
+{
+    bool ok = put_head(st) && put(st, ",\"content\":\"");
+    for (int64_t i = 0; ok && i < k; i++) ok = put(st, TOKEN_TEXT);
+    return ok && put(st, "\"") && put_ids(st, k) &&
+           put(st, ",\"stop\":false,\"tokens_predicted\":%lld,\"tokens_evaluated\":%lld}\n\n",
+               (long long)(st->sent_tokens + k), (long long)st->prompt_tokens);
+}
+
+/* llama.cpp's final event: no text or ids (a stream's are in the events
+ * before), the counts, and the timings as the script planned them: the
+ * prompt's from the arrival to the first token, the output's from the
+ * first token to the last. */
+static bool format_native_final(stream *st)
+{
+    const char *stop_type = st->n_tokens < st->max_tokens ? "eos" : "limit";
+    double first_ms = st->srv->script.ttft_ms + (st->index == 0 ? st->srv->script.cold_start_ms : 0);
+    double predicted_ms = st->sent_tokens > 0 ? st->last_token_ms - first_ms : 0;
+    return put_head(st) &&
+           put(st,
+               ",\"content\":\"\",\"tokens\":[],\"stop\":true,\"model\":\"%s\",\"tokens_predicted\":%lld,"
+               "\"tokens_evaluated\":%lld,\"stop_type\":\"%s\",\"tokens_cached\":%lld,\"timings\":{\"cache_"
+               "n\":0,"
+               "\"prompt_n\":%lld,\"prompt_ms\":%.17g,\"predicted_n\":%lld,\"predicted_ms\":%.17g}}\n\n",
+               st->srv->script.model, (long long)st->sent_tokens, (long long)st->prompt_tokens, stop_type,
+               (long long)(st->prompt_tokens + st->sent_tokens), (long long)st->prompt_tokens, first_ms,
+               (long long)st->sent_tokens, predicted_ms);
+}
+
 /* The chunk of tokens [sent_tokens, sent_tokens + k). */
 static bool format_chunk(stream *st, int64_t k)
 {
+    if (st->native) return format_native_chunk(st, k);
     int64_t last = st->sent_tokens + k;
     const char *finish = last < st->n_tokens             ? "null"
                          : st->n_tokens < st->max_tokens ? "\"stop\""
@@ -174,12 +217,7 @@ static bool format_chunk(stream *st, int64_t k)
     bool ok = put_head(st) && put(st, ",\"choices\":[{\"index\":0,\"text\":\"");
     for (int64_t i = 0; ok && i < k; i++) ok = put(st, TOKEN_TEXT);
     ok = ok && put(st, "\",\"logprobs\":null,\"finish_reason\":%s}]", finish);
-    if (ok && st->return_tokens) {
-        ok = put(st, ",\"tokens\":[");
-        for (int64_t i = 0; ok && i < k; i++)
-            ok = put(st, "%s%lld", i ? "," : "", (long long)(FIRST_TOKEN_ID + st->sent_tokens + i));
-        ok = ok && put(st, "]");
-    }
+    if (ok && st->return_tokens) ok = put_ids(st, k);
     if (ok && st->continuous_usage) ok = put_usage(st, last);
     return ok && put(st, "}\n\n");
 }
@@ -191,6 +229,7 @@ static double next_chunk_offset_ms(stream *st, int64_t k)
     double at = st->next_token_ms;
     for (int64_t i = 1; i < k; i++) at += ib__script_gap_ms(&st->srv->script, st->sent_tokens + i);
     st->next_token_ms = at + ib__script_gap_ms(&st->srv->script, st->sent_tokens + k);
+    st->last_token_ms = at;
     return at;
 }
 
@@ -258,6 +297,15 @@ static step next_event(stream *st)
         if (s != STEP_END) return s;
     }
     bool no_done = st->fails && srv->script.failure == IB_SCRIPT_FAIL_NO_DONE;
+    if (st->stage == STAGE_USAGE && st->native) {
+        /* llama.cpp's final event is its stream's end: no [DONE] follows. */
+        st->stage = STAGE_END;
+        if (!no_done) {
+            if (!format_native_final(st)) return STEP_CUT;
+            stamp(srv, st->index, IB_SCRIPT_USAGE, st->sent_tokens, st->arrival_ms, ib__now_ms());
+            return STEP_EVENT;
+        }
+    }
     if (st->stage == STAGE_USAGE) {
         st->stage = STAGE_DONE;
         if (st->include_usage) {
@@ -388,9 +436,10 @@ static enum MHD_Result start_stream(struct MHD_Connection *c, stream *st)
     return ok;
 }
 
-/* The stream a valid request asks for, or a refusal's answer. */
+/* The stream a valid request asks for (native: llama.cpp's own
+ * /completion, its length n_predict), or a refusal's answer. */
 static enum MHD_Result serve_completion(ib_script_server *srv, struct MHD_Connection *c, const cJSON *body,
-                                        int64_t index, double arrival_ms)
+                                        bool native, int64_t index, double arrival_ms)
 {
     const ib_script *s = &srv->script;
     if (!cJSON_IsObject(body))
@@ -406,11 +455,12 @@ static enum MHD_Result serve_completion(ib_script_server *srv, struct MHD_Connec
         return refuse(srv, c, index, arrival_ms, MHD_HTTP_BAD_REQUEST, "invalid_request_error",
                       "this server only streams: \"stream\": true");
     int64_t p = prompt_tokens(cJSON_GetObjectItemCaseSensitive(body, "prompt"));
-    int64_t n = max_tokens(s, cJSON_GetObjectItemCaseSensitive(body, "max_tokens"));
+    int64_t n = max_tokens(s, cJSON_GetObjectItemCaseSensitive(body, native ? "n_predict" : "max_tokens"));
     if (p < 0 || n < 0)
         return refuse(srv, c, index, arrival_ms, MHD_HTTP_BAD_REQUEST, "invalid_request_error",
-                      p < 0 ? "prompt is neither a string nor an array of token ids"
-                            : "max_tokens is not a whole number from 1 to 1000000");
+                      p < 0    ? "prompt is neither a string nor an array of token ids"
+                      : native ? "n_predict is not a whole number from 1 to 1000000"
+                               : "max_tokens is not a whole number from 1 to 1000000");
     if (ib__script_fails(s, index) && s->failure == IB_SCRIPT_FAIL_HTTP_500)
         return refuse(srv, c, index, arrival_ms, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error",
                       "scripted failure");
@@ -429,12 +479,14 @@ static enum MHD_Result serve_completion(ib_script_server *srv, struct MHD_Connec
                   .include_usage = flag(options, "include_usage"),
                   .continuous_usage = flag(options, "continuous_usage_stats"),
                   .return_tokens = flag(body, "return_tokens"),
+                  .native = native,
                   .next_token_ms = s->ttft_ms + (index == 0 ? s->cold_start_ms : 0),
                   .stage = STAGE_CHUNKS };
     return start_stream(c, st);
 }
 
-static enum MHD_Result serve_completions(ib_script_server *srv, struct MHD_Connection *c, const request *rq)
+static enum MHD_Result serve_completions(ib_script_server *srv, struct MHD_Connection *c, const request *rq,
+                                         bool native)
 {
     double arrival_ms = ib__now_ms();
     pthread_mutex_lock(&srv->lock);
@@ -447,7 +499,7 @@ static enum MHD_Result serve_completions(ib_script_server *srv, struct MHD_Conne
     stamp(srv, index, IB_SCRIPT_ARRIVED, p, arrival_ms, arrival_ms);
     enum MHD_Result ok = rq->too_big ? refuse(srv, c, index, arrival_ms, MHD_HTTP_CONTENT_TOO_LARGE,
                                               "invalid_request_error", "the body is larger than 1 MiB")
-                                     : serve_completion(srv, c, body, index, arrival_ms);
+                                     : serve_completion(srv, c, body, native, index, arrival_ms);
     cJSON_Delete(body);
     return ok;
 }
@@ -489,7 +541,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     bool get = !strcmp(method, MHD_HTTP_METHOD_GET), post = !strcmp(method, MHD_HTTP_METHOD_POST);
-    if (post && !strcmp(url, "/v1/completions")) return serve_completions(srv, c, rq);
+    if (post && !strcmp(url, "/v1/completions")) return serve_completions(srv, c, rq, false);
+    if (post && !strcmp(url, "/completion")) return serve_completions(srv, c, rq, true);
     if (get && !strcmp(url, "/health")) return answer_json(c, MHD_HTTP_OK, "{\"status\":\"ok\"}");
     if (get && !strcmp(url, "/v1/models")) return serve_models(srv, c);
     return answer_error(c, MHD_HTTP_NOT_FOUND, "NotFoundError", "no such endpoint");

@@ -4,13 +4,16 @@
  * JSON's `endpoint.requests[]` names them: its send and the client's
  * lateness, the HTTP status and the failure's cause, the server's usage,
  * the tokens the chunks carried, the chunks, and the tokens of each chunk
- * in one cell ("3;3;1": a list in a cell, as a row is one request). */
+ * in one cell ("3;3;1": a list in a cell, as a row is one request), and
+ * the server's own timings where it states them (llama-server's). */
 #include "report/printer.h"
 
 void ib__endpoint_csv_header(ib__sbuf *b)
 {
-    ib__sbuf_printf(b, ",sent_ms,lateness_ms,http_status,failure,usage_tokens,usage_prompt_tokens,"
-                       "chunk_tokens,tokens_assumed,chunks,chunk_tokens_each");
+    ib__sbuf_printf(
+        b, ",sent_ms,lateness_ms,http_status,failure,usage_tokens,usage_prompt_tokens,"
+           "chunk_tokens,tokens_assumed,chunks,chunk_tokens_each,server_prompt_ms,server_predicted_ms,"
+           "server_prompt_n,server_cache_n");
 }
 
 /* A count the server may not have stated (-1): an empty cell. */
@@ -33,4 +36,8 @@ void ib__endpoint_csv_cells(ib__sbuf *b, const ib_endpoint_request *q)
                     q->n_chunks);
     for (size_t k = 0; k < q->n_chunks; k++)
         ib__sbuf_printf(b, "%s%d", k ? ";" : "", (int)q->chunk_token_counts[k]);
+    ib__csv_number(b, q->server_prompt_ms);
+    ib__csv_number(b, q->server_predicted_ms);
+    count_cell(b, q->server_prompt_n);
+    count_cell(b, q->server_cache_n);
 }

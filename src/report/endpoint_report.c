@@ -12,12 +12,7 @@ void ib__endpoint_text_header(ib__sbuf *b, const ib_endpoint_result *ep)
 {
     ib__sbuf_printf(b, "inferbench serve: %s at %s (an OpenAI-compatible endpoint) under load\n", ep->model,
                     ep->url);
-    ib__sbuf_printf(b,
-                    "\nclient: one thread, libcurl's multi interface, open loop (each request sent at its "
-                    "scheduled time, whatever the others do), streamed (POST /v1/completions), every chunk "
-                    "stamped on arrival; prompts as token ids below %d, a fixed output length "
-                    "(max_tokens, ignore_eos); tokens from the server's usage\n",
-                    (int)ep->vocab);
+    ib__endpoint_api_header(b, ep);
 }
 
 static void text_failures(ib__sbuf *b, const ib_endpoint_result *ep)
@@ -61,6 +56,7 @@ void ib__endpoint_text(ib__sbuf *b, const ib_endpoint_result *ep, const ib_gen_s
         ib__sbuf_printf(b, "; %zu of a request whose chunks stated no count, taken as one token each",
                         ep->assumed_chunks);
     ib__sbuf_printf(b, "\n");
+    ib__endpoint_server_timings_text(b, ep, r);
     ib__endpoint_ceiling_text(b, ep, r);
 }
 
@@ -126,6 +122,7 @@ static cJSON *json_request(const ib_endpoint_request *q)
         cJSON_AddItemToArray(ms, cJSON_CreateNumber(q->chunk_ms[k]));
         cJSON_AddItemToArray(tk, cJSON_CreateNumber(q->chunk_token_counts[k]));
     }
+    ib__endpoint_request_timings_json(o, q);
     return o;
 }
 
@@ -146,6 +143,7 @@ cJSON *ib__endpoint_json(const ib_endpoint_result *ep, const ib_gen_serve_result
     cJSON_AddNumberToObject(o, "multi_token_chunks", (double)ep->multi_token_chunks);
     cJSON_AddNumberToObject(o, "assumed_chunks", (double)ep->assumed_chunks);
     ib__endpoint_ceiling_json(o, ep, r);
+    ib__endpoint_server_timings_json(o, ep);
     cJSON *reqs = cJSON_AddArrayToObject(o, "requests");
     for (size_t i = 0; i < ep->n_requests; i++) cJSON_AddItemToArray(reqs, json_request(&ep->requests[i]));
     return o;

@@ -115,6 +115,15 @@ char *ib__gen_serve_report_csv(const ib_gen_serve_result *r, const ib_endpoint_r
  * names, then a request's cells, each with its leading comma. */
 void ib__endpoint_csv_header(ib__sbuf *b);
 void ib__endpoint_csv_cells(ib__sbuf *b, const ib_endpoint_request *q);
+/* What the endpoint's API adds (endpoint_api_report.c): the client's line
+ * of the header in its API's words; the server's own timings as a line of
+ * the block (none when it stated none) and in the JSON (the endpoint's
+ * "api" and "server_timings", a request's server_* keys). */
+void ib__endpoint_api_header(ib__sbuf *b, const ib_endpoint_result *ep);
+void ib__endpoint_server_timings_text(ib__sbuf *b, const ib_endpoint_result *ep,
+                                      const ib_gen_serve_result *r);
+void ib__endpoint_server_timings_json(cJSON *endpoint, const ib_endpoint_result *ep);
+void ib__endpoint_request_timings_json(cJSON *o, const ib_endpoint_request *q);
 char *ib__gen_serve_report_md(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 char *ib__gen_serve_report_html(const ib_gen_serve_result *r, const ib_gen_serve_config *cfg);
 /* The same of a run over HTTP (ep, or NULL: the ones above): the endpoint

@@ -6,7 +6,8 @@
 # each), exact: 7 tokens at 3 a chunk are 3 chunks of 3;3;1, a 500 on
 # every second request is http with no usage and no chunk, a reset after a
 # chunk is reset with that chunk; every cell the JSON's own value of the
-# same request. No timing is asserted.
+# same request; the server's timings empty (it states none in OpenAI's
+# completions). No timing is asserted.
 . "$(dirname "$0")/lib.sh"
 
 "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
@@ -34,7 +35,8 @@ want = eval(sys.argv[3])
 eps = d["endpoint"]["requests"]
 assert len(rows) == len(eps) == len(want), (len(rows), len(eps))
 cols = ["sent_ms", "lateness_ms", "http_status", "failure", "usage_tokens", "usage_prompt_tokens",
-        "chunk_tokens", "tokens_assumed", "chunks", "chunk_tokens_each"]
+        "chunk_tokens", "tokens_assumed", "chunks", "chunk_tokens_each", "server_prompt_ms", "server_predicted_ms",
+        "server_prompt_n", "server_cache_n"]
 assert list(rows[0])[-len(cols):] == cols, list(rows[0])
 for row, e, q, (failure, status, usage, chunks, each) in zip(rows, eps, d["requests"], want):
     assert (row["failure"], row["http_status"], row["usage_tokens"], row["chunks"], row["chunk_tokens_each"]) == \
@@ -48,6 +50,8 @@ for row, e, q, (failure, status, usage, chunks, each) in zip(rows, eps, d["reque
     assert row["chunk_tokens_each"] == ";".join(str(k) for k in e["chunk_tokens_each"]), (row, e)
     assert float(row["sent_ms"]) == e["sent_ms"] == float(row["admitted_ms"]), (row, e)
     assert float(row["lateness_ms"]) == e["lateness_ms"] == e["sent_ms"] - q["scheduled_ms"], (row, e, q)
+    for k in cols[-4:]:  # the server's own timings: none in OpenAI's completions from this server
+        assert row[k] == "" and e[k] is None, (k, row, e)
 PY
 }
 

@@ -206,6 +206,43 @@ static void test_chunk_counts(void)
     CHECK(c.usage_tokens == -1);
 }
 
+/* llama.cpp's own /completion events (tools/server's partial and final
+ * results): each event's ids, the final one's counts and timings. */
+static void test_chunk_native(void)
+{
+    bool exact;
+    ib__chunk c = parse("{\"index\":0,\"content\":\" a b\",\"tokens\":[7,8],\"stop\":false,\"id_slot\":0,"
+                        "\"tokens_predicted\":5,\"tokens_evaluated\":16}",
+                        IB_OK);
+    CHECK(c.native && !c.stop && !c.has_choice && c.token_ids == 2);
+    CHECK(c.tokens_predicted == 5 && c.tokens_evaluated == 16 && isnan(c.server_prompt_ms));
+    CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), 2); /* the ids, not the count's change */
+    CHECK(exact);
+    /* Without ids: the change of its cumulative count. */
+    c = parse("{\"content\":\"a\",\"stop\":false,\"tokens_predicted\":5}", IB_OK);
+    CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), 2);
+    c = parse("{\"content\":\"a\",\"stop\":false,\"tokens_predicted\":2}", IB_OK);
+    CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), -1);
+    /* The final event: no ids of its own in a stream, the counts and timings. */
+    c = parse("{\"content\":\"\",\"tokens\":[],\"stop\":true,\"tokens_predicted\":7,\"tokens_evaluated\":16,"
+              "\"stop_type\":\"limit\",\"timings\":{\"cache_n\":3,\"prompt_n\":13,\"prompt_ms\":2.5,"
+              "\"predicted_n\":7,\"predicted_ms\":6.25,\"predicted_per_token_ms\":1.04}}",
+              IB_OK);
+    CHECK(c.native && c.stop && c.tokens_predicted == 7 && c.tokens_evaluated == 16);
+    CHECK(c.server_prompt_ms == 2.5 && c.server_predicted_ms == 6.25);
+    CHECK(c.server_prompt_n == 13 && c.server_cache_n == 3 && c.predicted_tokens == 7);
+    CHECK_EQ_INT(ib__chunk_tokens(&c, 7, &exact), 0);
+    /* OpenAI's chunk is not native (no top-level stop), and its timings read as well. */
+    c = parse("{\"choices\":[{\"text\":\"\",\"finish_reason\":\"length\"}],\"timings\":{\"prompt_ms\":1}}",
+              IB_OK);
+    CHECK(!c.native && c.server_prompt_ms == 1 && isnan(c.server_predicted_ms));
+    parse("{\"stop\":true,\"tokens_predicted\":-2}", IB_ERR_INVALID_ARG);
+    parse("{\"stop\":true,\"tokens_evaluated\":\"16\"}", IB_ERR_INVALID_ARG);
+    parse("{\"stop\":true,\"timings\":{\"prompt_ms\":-1}}", IB_ERR_INVALID_ARG);
+    parse("{\"stop\":true,\"timings\":{\"predicted_ms\":\"x\"}}", IB_ERR_INVALID_ARG);
+    parse("{\"stop\":true,\"timings\":{\"cache_n\":0.5}}", IB_ERR_INVALID_ARG);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The URL: loopback only                                                    */
 /* ------------------------------------------------------------------------ */
@@ -291,6 +328,7 @@ int main(int argc, char **argv)
     RUN(test_sse_bom);
     RUN(test_sse_stop_and_bound);
     RUN(test_chunk_counts);
+    RUN(test_chunk_native);
     RUN(test_url);
     RUN(test_shared_schedule);
     return check_summary("test_endpoint");

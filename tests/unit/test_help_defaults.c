@@ -152,6 +152,7 @@ static void expectations(void)
     ib_endpoint_config ep;
     ib_endpoint_config_init(&ep);
     expect("serve", "--request-timeout-ms", "%g", ep.request_timeout_ms);
+    expect("serve", "--api", "%s", ib_endpoint_api_str(ep.api));
     expect("serve", "--shared-prefix", "%d", (int)gs.shared_prefix);
     expect("serve", "--prefix-cache", "%s", gs.prefix_cache ? "on" : "off");
 
