@@ -2958,6 +2958,10 @@ typedef struct ib_endpoint_request {
      * its cache (-1: none). */
     double server_prompt_ms, server_predicted_ms;
     int64_t server_prompt_n, server_cache_n;
+    /* The token ids llama.cpp's own events carried (-1: none): fewer than
+     * the tokens where llama-server held a token back (its text ending
+     * inside a UTF-8 character: no event, so no id, for it). */
+    int64_t id_tokens;
 } ib_endpoint_request;
 
 /* --- The client's ceiling stated in every endpoint run (ceiling: issue 37

@@ -130,13 +130,16 @@ ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error
     return st;
 }
 
-/* llama.cpp's own event: its ids, exact per event; else the change of
- * its cumulative count. */
+/* llama.cpp's own event: the change of its cumulative count, else its
+ * ids. Not the ids first: llama-server sends no event for a token whose
+ * text ends inside a UTF-8 character (a byte token), so that token's id
+ * never reaches a streaming client, while its count does (the next
+ * event's, or the final one's). */
 static int64_t native_tokens(const ib__chunk *c, int64_t counted)
 {
-    int64_t k = c->token_ids >= 0          ? c->token_ids
-                : c->tokens_predicted >= 0 ? c->tokens_predicted - counted
-                                           : 0;
+    int64_t k = c->tokens_predicted >= 0 ? c->tokens_predicted - counted
+                : c->token_ids >= 0      ? c->token_ids
+                                         : 0;
     return k < 0 ? -1 : k;
 }
 

@@ -34,8 +34,8 @@ ib_status ib__chunk_parse(const char *data, size_t len, ib__chunk *out, ib_error
  * counted: from the cumulative usage (vLLM's continuous usage), else
  * llama.cpp's cumulative predicted_n, else its token ids; *exact false
  * when none of these is there and a chunk of text is taken for one token.
- * A usage-only chunk (no choice) carries none. llama.cpp's own event: its
- * token ids, else the change of its tokens_predicted. -1: a count going
+ * A usage-only chunk (no choice) carries none. llama.cpp's own event: the
+ * change of its tokens_predicted, else its token ids. -1: a count going
  * back. */
 int64_t ib__chunk_tokens(const ib__chunk *c, int64_t counted, bool *exact);
 

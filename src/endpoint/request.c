@@ -143,6 +143,8 @@ static bool on_event(void *ctx, const char *type, const char *data, size_t len)
     if (c.prompt_tokens >= 0) t->ep->usage_prompt_tokens = c.prompt_tokens;
     if (c.stop) keep_final_counts(t->ep, &c);
     keep_timings(t->ep, &c);
+    if (c.native && c.token_ids >= 0)
+        t->ep->id_tokens = (t->ep->id_tokens < 0 ? 0 : t->ep->id_tokens) + c.token_ids;
     bool exact;
     int64_t k = c.done ? 0 : ib__chunk_tokens(&c, t->ep->chunk_tokens, &exact);
     if (k < 0 || k > IB_GEN_SERVE_MAX_TOKENS) {
@@ -219,7 +221,8 @@ void ib__ep_request_unsent(ib_gen_serve_request *req, ib_endpoint_request *ep)
                                  .server_prompt_ms = NAN,
                                  .server_predicted_ms = NAN,
                                  .server_prompt_n = -1,
-                                 .server_cache_n = -1 };
+                                 .server_cache_n = -1,
+                                 .id_tokens = -1 };
     req->admitted_ms = req->first_token_ms = req->end_ms = NAN;
     req->slot = -1;
     req->generated_tokens = 0;

@@ -16,7 +16,8 @@ static const api_words words[] = {
     [IB_ENDPOINT_API_COMPLETIONS] = { "POST /v1/completions", "max_tokens, ignore_eos",
                                       "tokens from the server's usage" },
     [IB_ENDPOINT_API_LLAMA] = { "POST /completion, llama.cpp's own API", "n_predict, ignore_eos",
-                                "tokens from each event's ids, their count the server's final event's" },
+                                "tokens from each event's count (tokens_predicted), its ids kept; the "
+                                "request's count the final event's" },
 };
 
 void ib__endpoint_api_header(ib__sbuf *b, const ib_endpoint_result *ep)
@@ -70,4 +71,5 @@ void ib__endpoint_request_timings_json(cJSON *o, const ib_endpoint_request *q)
     ib__json_add_number(o, "server_predicted_ms", q->server_predicted_ms);
     add_count(o, "server_prompt_n", q->server_prompt_n);
     add_count(o, "server_cache_n", q->server_cache_n);
+    add_count(o, "id_tokens", q->id_tokens);
 }

@@ -13,7 +13,7 @@ void ib__endpoint_csv_header(ib__sbuf *b)
     ib__sbuf_printf(
         b, ",sent_ms,lateness_ms,http_status,failure,usage_tokens,usage_prompt_tokens,"
            "chunk_tokens,tokens_assumed,chunks,chunk_tokens_each,server_prompt_ms,server_predicted_ms,"
-           "server_prompt_n,server_cache_n");
+           "server_prompt_n,server_cache_n,id_tokens");
 }
 
 /* A count the server may not have stated (-1): an empty cell. */
@@ -40,4 +40,5 @@ void ib__endpoint_csv_cells(ib__sbuf *b, const ib_endpoint_request *q)
     ib__csv_number(b, q->server_predicted_ms);
     count_cell(b, q->server_prompt_n);
     count_cell(b, q->server_cache_n);
+    count_cell(b, q->id_tokens);
 }

@@ -36,7 +36,7 @@ eps = d["endpoint"]["requests"]
 assert len(rows) == len(eps) == len(want), (len(rows), len(eps))
 cols = ["sent_ms", "lateness_ms", "http_status", "failure", "usage_tokens", "usage_prompt_tokens",
         "chunk_tokens", "tokens_assumed", "chunks", "chunk_tokens_each", "server_prompt_ms", "server_predicted_ms",
-        "server_prompt_n", "server_cache_n"]
+        "server_prompt_n", "server_cache_n", "id_tokens"]
 assert list(rows[0])[-len(cols):] == cols, list(rows[0])
 for row, e, q, (failure, status, usage, chunks, each) in zip(rows, eps, d["requests"], want):
     assert (row["failure"], row["http_status"], row["usage_tokens"], row["chunks"], row["chunk_tokens_each"]) == \
@@ -50,7 +50,7 @@ for row, e, q, (failure, status, usage, chunks, each) in zip(rows, eps, d["reque
     assert row["chunk_tokens_each"] == ";".join(str(k) for k in e["chunk_tokens_each"]), (row, e)
     assert float(row["sent_ms"]) == e["sent_ms"] == float(row["admitted_ms"]), (row, e)
     assert float(row["lateness_ms"]) == e["lateness_ms"] == e["sent_ms"] - q["scheduled_ms"], (row, e, q)
-    for k in cols[-4:]:  # the server's own timings: none in OpenAI's completions from this server
+    for k in cols[-5:]:  # the server's own timings and ids: none in OpenAI's completions from this server
         assert row[k] == "" and e[k] is None, (k, row, e)
 PY
 }

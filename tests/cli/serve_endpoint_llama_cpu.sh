@@ -5,7 +5,9 @@
 # prompt and output token counts as asked (the server's own usage, the
 # prompt as ids), none failed, the schedule kept (every request sent, its
 # lateness measured, in schedule order), the chunks' tokens equal to the
-# usage. No timing is asserted. Skips (77) without llama.cpp or a built
+# usage; the same through llama.cpp's own /completion (--api llama): each
+# event's ids, one token each, as many as the final event counts, and the
+# server's timings of every request. No timing is asserted. Skips (77) without llama.cpp or a built
 # llama-server.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../llama/server.sh"
@@ -42,6 +44,32 @@ for q, r in zip(e["requests"], d["requests"]):
     assert q["sent_ms"] >= r["scheduled_ms"] and q["sent_ms"] >= prev, (q, r)
     assert r["first_token_ms"] >= q["sent_ms"] and r["end_ms"] >= r["first_token_ms"], r
     prev = q["sent_ms"]
+PY
+
+expect_exit 0 "serve --endpoint --api llama: llama.cpp's own /completion, the same requests" -- \
+  "$IB" serve --endpoint "$LLAMA_SERVER_URL" --model tiny --api llama --rate 5 --requests 6 --prompt-tokens 8..24 \
+  --new-tokens 3..6 --warmup-requests 1 --json "$TMP/n.json"
+python3 - "$TMP/n.json" >"$TMP/py" 2>&1 <<'PY' && pass "  ... every request's tokens as asked, one id an event, the server's timings" || fail "  ... $(cat "$TMP/py")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["endpoint"]
+assert e["api"] == "llama" and d["figures"]["completed"] == 6 and e["failed"] == 0, e["failures"]
+for q, r in zip(e["requests"], d["requests"]):
+    assert q["failure"] == "ok" and q["usage_tokens"] == r["output_tokens"] == r["generated_tokens"], (q, r)
+    assert q["usage_prompt_tokens"] == r["prompt_tokens"], (q, r)  # tokens_evaluated: the ids sent
+    # Each event's count: one token an event, but for a token whose text ends inside a UTF-8
+    # character (a byte token): llama-server sends no event (so no id) for it, and the next
+    # event counts both; the ids reach the client for every other token.
+    each = q["chunk_tokens_each"]
+    assert sum(each) == q["chunk_tokens"] == q["usage_tokens"] and all(k >= 1 for k in each), q
+    # One id an event but the final one (which counts a last token held back, if any).
+    assert len(each) - 1 <= q["id_tokens"] <= len(each) and q["id_tokens"] <= q["usage_tokens"], q
+    assert not q["tokens_assumed"], q
+    # Its timings: the prompt's tokens processed and those from its cache make the prompt.
+    assert q["server_prompt_n"] + q["server_cache_n"] == r["prompt_tokens"], q
+    assert q["server_prompt_ms"] > 0 and q["server_predicted_ms"] >= 0, q
+t = e["server_timings"]
+assert t["prompt_ms"]["n"] == 6 and t["decode_ms_per_token"]["n"] == 6, t
 PY
 
 expect_exit 0 "serve --endpoint --pitfalls (docs/serve-endpoint.md, \"Pitfalls\")" -- \

@@ -216,11 +216,15 @@ static void test_chunk_native(void)
                         IB_OK);
     CHECK(c.native && !c.stop && !c.has_choice && c.token_ids == 2);
     CHECK(c.tokens_predicted == 5 && c.tokens_evaluated == 16 && isnan(c.server_prompt_ms));
-    CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), 2); /* the ids, not the count's change */
-    CHECK(exact);
-    /* Without ids: the change of its cumulative count. */
-    c = parse("{\"content\":\"a\",\"stop\":false,\"tokens_predicted\":5}", IB_OK);
     CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), 2);
+    CHECK(exact);
+    /* A token held back (its text inside a UTF-8 character: no event, no
+     * id): the count's change, not the ids. */
+    c = parse("{\"content\":\"\\u00e9\",\"tokens\":[9],\"stop\":false,\"tokens_predicted\":5}", IB_OK);
+    CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), 2);
+    /* Without a count: the ids. */
+    c = parse("{\"content\":\"a\",\"tokens\":[9],\"stop\":false}", IB_OK);
+    CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), 1);
     c = parse("{\"content\":\"a\",\"stop\":false,\"tokens_predicted\":2}", IB_OK);
     CHECK_EQ_INT(ib__chunk_tokens(&c, 3, &exact), -1);
     /* The final event: no ids of its own in a stream, the counts and timings. */

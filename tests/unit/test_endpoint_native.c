@@ -106,6 +106,7 @@ static void test_native_counts_and_timings(void)
         CHECK(q->server_prompt_ms == TTFT_MS + (i == 0 ? 100 : 0));
         CHECK(q->server_predicted_ms == (NEW_TOKENS - 1) * ITL_MS);
         CHECK(q->server_prompt_n == 16 && q->server_cache_n == 0);
+        CHECK(q->id_tokens == NEW_TOKENS); /* the script holds no token back */
         CHECK(x.r.requests[i].generated_tokens == NEW_TOKENS);
     }
     CHECK_EQ_INT(x.e.server_prompt_ms.n, REQUESTS);
