@@ -11,10 +11,7 @@
 "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
 if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
 
-"$IB" script-server --model tiny --ttft-ms 1 --itl-ms 0.5 >"$TMP/server" 2>/dev/null </dev/null &
-pid=$!
-for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-url=$(head -1 "$TMP/server")
+script_server_start --model tiny --ttft-ms 1 --itl-ms 0.5
 
 export INFERBENCH_CLIENT_CALIBRATION="$TMP/cal.json"
 host=$(hostname)
@@ -100,7 +97,7 @@ assert len(d["date"]) == 20 and d["date"].endswith("Z"), d
 PY
 expect_exit 0 "  ... which serve --endpoint states as this machine's" -- "$IB" "${serve[@]}"
 ceiling_line | grep -q "^client ceiling: calibrated on this machine (" && pass "  ... current" || fail "  ... got $(ceiling_line)"
-kill -INT "$pid"; wait "$pid"
+script_server_stop
 
 # calibrate client keeps only a whole calibration.
 calibration "$host" "$version" 512 40 16000
