@@ -135,7 +135,8 @@ wait_while_alive() {
 # previous server's URL (a file written by `>` is truncated only once the
 # child runs, which a loaded machine delays). A server that exits first or
 # prints no URL fails the test at once, with its stderr, and ends the script.
-# The script's exit stops a server left running.
+# The script's exit stops a server left running; a script killed outright
+# (ctest's timeout) takes it along (the parent-death signal, setpriv).
 script_server_n=0
 script_server_running=" " # the pids started, not stopped, each followed by a space
 script_server_start() {
@@ -144,7 +145,7 @@ script_server_start() {
   server_err="$TMP/script-server.$script_server_n.err"
   : >"$server_out"
   : >"$server_err"
-  "$IB" script-server "$@" >"$server_out" 2>"$server_err" </dev/null &
+  setpriv --pdeathsig TERM "$IB" script-server "$@" >"$server_out" 2>"$server_err" </dev/null &
   pid=$!
   script_server_running="$script_server_running$pid "
   wait_while_alive "$pid" 120 script_server_has_url
