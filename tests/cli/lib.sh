@@ -6,7 +6,7 @@ IB=${1:?usage: script.sh PATH/TO/inferbench}
 TMP=$(mktemp -d "${IB_TEST_TMP:-/tmp}/ibtest.XXXXXX" 2>/dev/null || mktemp -d)
 # The program keeps its calibration record in its state folder: a test's own.
 export XDG_STATE_HOME="$TMP/state"
-trap 'script_server_leftover; rm -rf "$TMP"' EXIT
+trap 'rm -rf "$TMP"' EXIT
 passed=0
 failed=0
 
@@ -135,10 +135,9 @@ wait_while_alive() {
 # previous server's URL (a file written by `>` is truncated only once the
 # child runs, which a loaded machine delays). A server that exits first or
 # prints no URL fails the test at once, with its stderr, and ends the script.
-# The script's exit stops a server left running; a script killed outright
-# (ctest's timeout) takes it along (the parent-death signal, setpriv).
+# The server gets SIGTERM when the script ends (setpriv's parent-death
+# signal), so that neither a failure nor ctest's timeout leaves it running.
 script_server_n=0
-script_server_running=" " # the pids started, not stopped, each followed by a space
 script_server_start() {
   script_server_n=$((script_server_n + 1))
   server_out="$TMP/script-server.$script_server_n.out"
@@ -147,7 +146,6 @@ script_server_start() {
   : >"$server_err"
   setpriv --pdeathsig TERM "$IB" script-server "$@" >"$server_out" 2>"$server_err" </dev/null &
   pid=$!
-  script_server_running="$script_server_running$pid "
   wait_while_alive "$pid" 120 script_server_has_url
   case $? in
     0) return 0 ;;
@@ -170,14 +168,7 @@ script_server_stop() {
     fail "script-server $pid still running 120 s after SIGINT: killed"
     kill -KILL "$pid"
   fi
-  script_server_running=${script_server_running/ $pid / }
   wait "$pid"
-}
-
-# At the script's exit: the servers the script did not stop.
-script_server_leftover() {
-  local p
-  for p in $script_server_running; do kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 }
 
 # record TEXT: a figure that depends on the machine (its speed, its load),
