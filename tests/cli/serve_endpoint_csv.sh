@@ -13,14 +13,6 @@
 "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
 if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
 
-start_server() {
-  "$IB" script-server --model tiny "$@" >"$TMP/server" 2>/dev/null </dev/null &
-  pid=$!
-  for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-  url=$(head -1 "$TMP/server")
-}
-stop_server() { kill -INT "$pid"; wait "$pid"; }
-
 serve=(serve --rate 50 --arrivals constant --requests 6 --prompt-tokens 16 --new-tokens 7 --warmup-requests 0)
 
 # check_csv CSV JSON WANT: every row's endpoint cells against the JSON's
@@ -55,22 +47,22 @@ for row, e, q, (failure, status, usage, chunks, each) in zip(rows, eps, d["reque
 PY
 }
 
-start_server --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3
 expect_exit 0 "a run, 7 tokens at 3 a chunk" -- "$IB" "${serve[@]}" --endpoint "$url" --model tiny --csv "$TMP/r.csv" --json "$TMP/r.json"
 check_csv "$TMP/r.csv" "$TMP/r.json" '[("ok", "200", "7", "3", "3;3;1")] * 6' >"$TMP/py" 2>&1 \
   && pass "  ... every row: ok, 200, usage 7, chunks 3;3;1, the JSON's values" || fail "  ... $(cat "$TMP/py")"
-stop_server
+script_server_stop
 
-start_server --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3 --fail 500 --fail-every 2
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3 --fail 500 --fail-every 2
 expect_exit 0 "a 500 on every second request" -- "$IB" "${serve[@]}" --endpoint "$url" --model tiny --csv "$TMP/f.csv" --json "$TMP/f.json"
 check_csv "$TMP/f.csv" "$TMP/f.json" '[("ok", "200", "7", "3", "3;3;1"), ("http", "500", "", "0", "")] * 3' >"$TMP/py" 2>&1 \
   && pass "  ... its rows: http, 500, no usage, no chunk" || fail "  ... $(cat "$TMP/py")"
-stop_server
+script_server_stop
 
-start_server --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3 --fail reset --fail-after-chunks 1 --fail-every 3
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3 --fail reset --fail-after-chunks 1 --fail-every 3
 expect_exit 0 "a reset after one chunk on every third request" -- "$IB" "${serve[@]}" --endpoint "$url" --model tiny --csv "$TMP/x.csv" --json "$TMP/x.json"
 check_csv "$TMP/x.csv" "$TMP/x.json" '[("ok", "200", "7", "3", "3;3;1")] * 2 + [("reset", "200", "3", "1", "3")] + [("ok", "200", "7", "3", "3;3;1")] * 2 + [("reset", "200", "3", "1", "3")]' >"$TMP/py" 2>&1 \
   && pass "  ... its rows: reset, the one chunk of 3 received (usage 3: its continuous usage)" || fail "  ... $(cat "$TMP/py")"
-stop_server
+script_server_stop
 
 finish

@@ -13,14 +13,6 @@
 "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
 if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
 
-start_server() {
-  "$IB" script-server --model tiny "$@" >"$TMP/server" 2>/dev/null </dev/null &
-  pid=$!
-  for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-  url=$(head -1 "$TMP/server")
-}
-stop_server() { kill -INT "$pid"; wait "$pid"; }
-
 serve=(serve --rate 50 --arrivals constant --requests 6 --prompt-tokens 16 --new-tokens 7 --warmup-requests 1)
 
 expect_exit 2 "an API it does not know is refused" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --rate 1 --api chat
@@ -28,7 +20,7 @@ grep -qx "inferbench: --api 'chat': is not completions (OpenAI's /v1/completions
   && pass "  ... naming the two" || fail "  ... got $(cat "$TMP/err")"
 expect_exit 2 "--api without --endpoint is refused" -- "$IB" serve m.gguf --rate 1 --api llama
 
-start_server --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3
 expect_exit 0 "a run in llama.cpp's API" -- "$IB" "${serve[@]}" --endpoint "$url" --model tiny --api llama \
   --csv "$TMP/r.csv" --json "$TMP/r.json"
 grep -q "streamed (POST /completion, llama.cpp's own API).*(n_predict, ignore_eos); tokens from each event's count (tokens_predicted), its ids kept" "$TMP/out" \
@@ -57,6 +49,6 @@ t = e["server_timings"]
 assert t["prompt_ms"]["n"] == 6 and t["prompt_ms"]["p50"] == 2 and t["prompt_ms"]["max"] == 2, t
 assert t["decode_ms_per_token"]["n"] == 6 and t["decode_ms_per_token"]["p50"] == 1, t
 PY
-stop_server
+script_server_stop
 
 finish
