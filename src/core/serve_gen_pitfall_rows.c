@@ -114,14 +114,16 @@ void ib__serve_pitfall_unreached(ib_gen_serve_pitfall_row *rows, ib_status st, i
     r->stop_status = st;
 }
 
-void ib__serve_pitfall_explain(ib_gen_serve_pitfall_row *rows, const ib__serve_pitfall_text *texts, bool gpu)
+void ib__serve_pitfall_explain(ib_gen_serve_pitfall_row *rows, ib__serve_side side, bool gpu)
 {
+    const ib__serve_pitfall_text *texts = ib__serve_pitfall_texts(side);
     for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++)
         if (texts[k].name) rows[k].why = ib__pitfall_why(&texts[k].why, gpu, rows[k].reading);
 }
 
-void ib__serve_pitfall_rows_init(ib_gen_serve_result *r, const ib__serve_pitfall_text *texts)
+void ib__serve_pitfall_rows_init(ib_gen_serve_result *r, ib__serve_side side)
 {
+    const ib__serve_pitfall_text *texts = ib__serve_pitfall_texts(side);
     ib_gen_serve_pitfall_row *rows = r->pitfalls;
     r->has_pitfalls = true;
     for (int k = 0; k < IB_GEN_SERVE_PITFALL_COUNT; k++)

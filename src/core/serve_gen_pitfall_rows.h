@@ -16,9 +16,10 @@ typedef struct ib__serve_pitfall_text {
 /* The two sides of serve --pitfalls. */
 typedef enum ib__serve_side { IB__SERVE_IN_PROCESS, IB__SERVE_OVER_HTTP, IB__SERVE_SIDES } ib__serve_side;
 
-/* Each side's words for its rows, one table (serve_gen_pitfall_texts.c):
- * what both sides state alike is written once. */
-extern const ib__serve_pitfall_text ib__serve_pitfall_texts[IB__SERVE_SIDES][IB_GEN_SERVE_PITFALL_COUNT];
+/* A side's words for its rows (IB_GEN_SERVE_PITFALL_COUNT of them), from
+ * one table of both (serve_gen_pitfall_texts.c): what both sides state
+ * alike is written once. A side out of range: the in-process one's. */
+const ib__serve_pitfall_text *ib__serve_pitfall_texts(ib__serve_side side);
 
 /* Why a row whose figure is a mean (no warm-up) has no interval. */
 extern const char *const ib__serve_pitfall_mean_no_interval;
@@ -30,12 +31,13 @@ typedef enum ib__serve_figure {
     IB__SERVE_TTFT_FROM_ADMISSION
 } ib__serve_figure;
 
-/* r->pitfalls named from texts, not measured yet (NaN), r->has_pitfalls.
- * A row of no name is not one of this side's (the printers skip it). */
-void ib__serve_pitfall_rows_init(ib_gen_serve_result *r, const ib__serve_pitfall_text *texts);
+/* r->pitfalls named in side's words, not measured yet (NaN),
+ * r->has_pitfalls. A row of no name is not one of this side's (the
+ * printers skip it). */
+void ib__serve_pitfall_rows_init(ib_gen_serve_result *r, ib__serve_side side);
 
 /* Each row's why by its reading. */
-void ib__serve_pitfall_explain(ib_gen_serve_pitfall_row *rows, const ib__serve_pitfall_text *texts, bool gpu);
+void ib__serve_pitfall_explain(ib_gen_serve_pitfall_row *rows, ib__serve_side side, bool gpu);
 
 void ib__serve_pitfall_set(ib_gen_serve_pitfall_row *row, double wrong, double correct);
 void ib__serve_pitfall_not_applicable(ib_gen_serve_pitfall_row *row, const char *why);

@@ -10,7 +10,7 @@
 /* Row k's words on both sides. */
 #define BOTH_SIDES(k, ...) [IB__SERVE_IN_PROCESS][k] = __VA_ARGS__, [IB__SERVE_OVER_HTTP][k] = __VA_ARGS__
 
-const ib__serve_pitfall_text ib__serve_pitfall_texts[IB__SERVE_SIDES][IB_GEN_SERVE_PITFALL_COUNT] = {
+static const ib__serve_pitfall_text texts[IB__SERVE_SIDES][IB_GEN_SERVE_PITFALL_COUNT] = {
     BOTH_SIDES(IB_GEN_SERVE_PITFALL_NO_WARMUP,
                { "no warm-up",
                  "TTFT mean ms",
@@ -138,6 +138,11 @@ const ib__serve_pitfall_text ib__serve_pitfall_texts[IB__SERVE_SIDES][IB_GEN_SER
                                                 "where it streams several a chunk)",
                                                 NULL, NULL } },
 };
+
+const ib__serve_pitfall_text *ib__serve_pitfall_texts(ib__serve_side side)
+{
+    return texts[side == IB__SERVE_OVER_HTTP ? IB__SERVE_OVER_HTTP : IB__SERVE_IN_PROCESS];
+}
 
 const char *const ib__serve_pitfall_mean_no_interval =
     "the figure is a mean (the cold requests' weight in it is the mistake), compare's interval is of medians";

@@ -15,9 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* This side's words for its rows (serve_gen_pitfall_texts.c). */
-static const ib__serve_pitfall_text *const texts = ib__serve_pitfall_texts[IB__SERVE_IN_PROCESS];
-
 /* ------------------------------------------------------------------------ */
 /* Rows measured                                                             */
 /* ------------------------------------------------------------------------ */
@@ -167,19 +164,20 @@ ib_status ib__gen_serve_pitfalls(ib__gen *g, const ib_gen_serve_config *c, ib_ge
                                  ib_error *err)
 {
     ib_gen_serve_pitfall_row *rows = r->pitfalls;
-    ib__serve_pitfall_rows_init(r, texts);
+    ib__serve_pitfall_rows_init(r, IB__SERVE_IN_PROCESS);
     double *scratch = malloc((r->n_requests ? r->n_requests : 1) * sizeof *scratch);
     IB_FAIL_IF(!scratch, err, IB_ERR_NO_MEMORY, "out of memory for the pitfalls");
     bool gpu = r->info.device != IB_DEVICE_CPU;
     ib__serve_pitfall_actual_start(r, scratch, &rows[IB_GEN_SERVE_PITFALL_ACTUAL_START]);
     ib__serve_pitfall_mean_tpot(r, &rows[IB_GEN_SERVE_PITFALL_MEAN_TPOT]);
-    ib__serve_pitfall_explain(rows, texts, gpu); /* the rows an interruption leaves keep these */
+    ib__serve_pitfall_explain(rows, IB__SERVE_IN_PROCESS,
+                              gpu); /* the rows an interruption leaves keep these */
     ib_status st = repeated_prompt(g, c, r, scratch, &rows[IB_GEN_SERVE_PITFALL_REPEATED_PROMPT], err);
     if (st == IB_OK) st = all_at_once(g, c, r, scratch, &rows[IB_GEN_SERVE_PITFALL_ALL_AT_ONCE], err);
     if (st == IB_OK) st = decode_only(g, r, scratch, &rows[IB_GEN_SERVE_PITFALL_DECODE_ONLY], err);
     if (st == IB_OK) st = no_warmup(g, c, r, &rows[IB_GEN_SERVE_PITFALL_NO_WARMUP], err);
     if (st != IB_OK) ib__serve_pitfall_unreached(rows, st, r);
-    ib__serve_pitfall_explain(rows, texts, gpu);
+    ib__serve_pitfall_explain(rows, IB__SERVE_IN_PROCESS, gpu);
     free(scratch);
     return st;
 }

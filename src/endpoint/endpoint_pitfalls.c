@@ -23,9 +23,6 @@
 /* And the cold run's from the seed xor this: none of them is the run's. */
 #define COLD_SEED 0x636f6c64ull
 
-/* This side's words for its rows (core/serve_gen_pitfall_texts.c). */
-static const ib__serve_pitfall_text *const texts = ib__serve_pitfall_texts[IB__SERVE_OVER_HTTP];
-
 /* The gaps between consecutive chunks of the completed requests: their
  * mean against the run's ITL (the gaps between tokens, a chunk of k
  * tokens giving k - 1 gaps of 0). */
@@ -150,7 +147,7 @@ static ib_status pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_conf
 {
     IB_FAIL_IF(!cfg || !scfg || !r || !ep, err, IB_ERR_INVALID_ARG, "no run to read the pitfalls of");
     ib_gen_serve_pitfall_row *rows = r->pitfalls;
-    ib__serve_pitfall_rows_init(r, texts);
+    ib__serve_pitfall_rows_init(r, IB__SERVE_OVER_HTTP);
     double *scratch = malloc((r->n_requests ? r->n_requests : 1) * sizeof *scratch);
     IB_FAIL_IF(!scratch, err, IB_ERR_NO_MEMORY, "out of memory for the pitfalls");
     ib__serve_pitfall_actual_start(r, scratch, &rows[IB_GEN_SERVE_PITFALL_ACTUAL_START]);
@@ -159,13 +156,13 @@ static ib_status pitfalls(const ib_endpoint_config *cfg, const ib_gen_serve_conf
     no_warmup(scfg, r, cold, &rows[IB_GEN_SERVE_PITFALL_NO_WARMUP]);
     decode_only_not(&rows[IB_GEN_SERVE_PITFALL_DECODE_ONLY]);
     /* The server's device is not known: the CPU's words where a row has them. */
-    ib__serve_pitfall_explain(rows, texts, true);
+    ib__serve_pitfall_explain(rows, IB__SERVE_OVER_HTTP, true);
     ib_gen_serve_config c2 = again(scfg);
     ib_status st =
         sent_again(cfg, &c2, r, IB__SERVE_TTFT, scratch, &rows[IB_GEN_SERVE_PITFALL_REPEATED_PROMPT], err);
     if (st == IB_OK) st = all_at_once(cfg, scfg, r, scratch, &rows[IB_GEN_SERVE_PITFALL_ALL_AT_ONCE], err);
     if (st != IB_OK) ib__serve_pitfall_unreached(rows, st, r);
-    ib__serve_pitfall_explain(rows, texts, true);
+    ib__serve_pitfall_explain(rows, IB__SERVE_OVER_HTTP, true);
     free(scratch);
     return st;
 }
