@@ -977,6 +977,12 @@ typedef struct ib_script {
     ib_script_failure failure;
     int64_t fail_after_chunks; /* for RESET, MALFORMED, STALL */
     int64_t fail_every;        /* 1: every request fails so; n: the n-th, 2n-th, ... to arrive */
+    /* endpointrates: a server of this many slots (0: no limit): a stream
+     * holds a slot from its start to its last token as scripted, and a
+     * request arriving with every slot held starts on the first one free
+     * (its times from there), so that its TTFT grows with the load and the
+     * server's capacity is known: slots / (ttft + the gaps of a request) */
+    int32_t slots;
 } ib_script;
 
 /* Defaults: ttft 50 ms, itl 5 ms, one token a chunk, 16 tokens when the
