@@ -63,8 +63,8 @@ typedef struct ib__ep_client {
     int32_t vocab;
     double origin_ms;       /* the last run's schedule origin on the host clock */
     double warm_rate_per_s; /* the warm-up's completed requests a second (NaN: none) */
-    /* The measured run's watch (NULL: none), told each request's first
-     * token and its end; stopped once it said to end the run. */
+    /* The run's watch (NULL: none), told each request's first token and
+     * its end; stopped once it said to end the run. */
     const ib__gen_serve_watch *watch;
     bool stopped;
 } client;
@@ -112,14 +112,22 @@ static int wait_ms(double due_ms)
     return left <= 1.5 ? 0 : (int)(left - 1.0);
 }
 
+/* What a run's watch was told of the first chunks: each request's once. */
+typedef struct told {
+    bool *first; /* [n] */
+    size_t lo;   /* every request below it told, or ended */
+} told;
+
 /* Tells the watch of the requests sent so far, ts[0..sent): the first
- * chunk of each in flight (its times as they stand), told once. */
-static void watch_first_tokens(client *c, const ib__ep_transfer *ts, bool *told, size_t sent)
+ * chunk of each in flight (its times as they stand). The requests end
+ * about in the order sent: the scan starts past those done. */
+static void watch_first_tokens(client *c, const ib__ep_transfer *ts, told *w, size_t sent)
 {
-    for (size_t i = 0; i < sent && !c->stopped; i++) {
+    while (w->lo < sent && (w->first[w->lo] || !ts[w->lo].easy)) w->lo++;
+    for (size_t i = w->lo; i < sent && !c->stopped; i++) {
         const ib__ep_transfer *t = &ts[i];
-        if (told[i] || !t->easy || t->ep->n_chunks == 0) continue;
-        told[i] = true;
+        if (w->first[i] || !t->easy || t->ep->n_chunks == 0) continue;
+        w->first[i] = true;
         ib_gen_serve_request q = *t->req;
         q.admitted_ms = t->ep->sent_ms;
         q.first_token_ms = t->ep->chunk_ms[0];
@@ -142,18 +150,23 @@ static void cut(client *c, ib__ep_transfer *t)
 }
 
 /* Sends rs[0..n) on their schedule from now, and reads every answer; with
- * a watch, until it says to end the run (the rest never sent). */
+ * a watch (NULL: none), until it says to end the run (the rest never
+ * sent). */
 static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *eps, size_t n, uint64_t seed,
-                     ib_error *err)
+                     const ib__gen_serve_watch *watch, ib_error *err)
 {
     ib__ep_transfer *ts = calloc(n ? n : 1, sizeof *ts);
-    bool *told = calloc(n ? n : 1, sizeof *told);
-    if (!ts || !told) free(ts), free(told);
-    IB_FAIL_IF(!ts || !told, err, IB_ERR_NO_MEMORY, "out of memory");
+    told w = { calloc(n ? n : 1, sizeof *w.first), 0 };
+    if (!ts || !w.first) {
+        free(ts);
+        free(w.first);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) ib__ep_request_unsent(&rs[i], &eps[i]);
     double origin = c->origin_ms = ib__now_ms();
     size_t next = 0, ended = 0;
     ib_status st = IB_OK;
+    c->watch = watch;
     c->stopped = false;
     while (st == IB_OK && ended < n && !c->stopped) {
         if (ib__cancelled(c->scfg->run.cancel)) {
@@ -166,7 +179,7 @@ static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *e
         }
         int running;
         curl_multi_perform(c->multi, &running);
-        if (c->watch) watch_first_tokens(c, ts, told, next);
+        if (c->watch) watch_first_tokens(c, ts, &w, next);
         ended += reap(c);
         if (st == IB_OK && ended < n && !c->stopped)
             curl_multi_poll(c->multi, NULL, 0,
@@ -183,7 +196,8 @@ static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *e
             ib__ep_transfer_free(&ts[i]);
         }
     free(ts);
-    free(told);
+    free(w.first);
+    c->watch = NULL;
     return st;
 }
 
@@ -200,7 +214,7 @@ static ib_status warm_up(client *c, const ib_gen_serve_request *measured, size_t
     for (size_t i = 0; st == IB_OK && i < n; i++)
         w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
                                            measured[i % n_measured].spec.output_tokens };
-    if (st == IB_OK) st = run(c, w, we, n, c->scfg->seed ^ WARMUP_SEED, err);
+    if (st == IB_OK) st = run(c, w, we, n, c->scfg->seed ^ WARMUP_SEED, NULL, err);
     size_t completed = 0;
     for (size_t i = 0; st == IB_OK && i < n; i++)
         completed += w[i].generated_tokens == w[i].spec.output_tokens;
@@ -293,9 +307,9 @@ static ib_status open_client(client *c, const ib_endpoint_config *cfg, const ib_
 }
 
 /* A measured run after the checks: the schedule, the warm-up (warm), the
- * measured requests. */
-static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *ep, bool warm, bool *began,
-                       ib_error *err)
+ * measured requests (watched by watch, NULL: none). */
+static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *ep, bool warm,
+                       const ib__gen_serve_watch *watch, bool *began, ib_error *err)
 {
     IB_TRY(ib__gen_serve_schedule(c->scfg, &out->requests, &out->n_requests, err));
     ep->requests = calloc(out->n_requests, sizeof *ep->requests);
@@ -305,7 +319,7 @@ static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *
     ib__strlcpy(out->info.model, c->cfg->model, sizeof out->info.model); /* the server's name of it */
     if (warm) IB_TRY(warm_up(c, out->requests, out->n_requests, err));
     *began = true;
-    ib_status st = run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, err);
+    ib_status st = run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, watch, err);
     ep->origin_ms = c->origin_ms;
     return st;
 }
@@ -368,10 +382,8 @@ ib_status ib__ep_client_serve(ib__ep_client *c, const ib_gen_serve_config *scfg,
     ib__strlcpy(ep->model, c->cfg->model, sizeof ep->model);
     ep->vocab = c->vocab;
     c->scfg = scfg;
-    c->watch = watch;
     bool began = false;
-    ib_status st = serve(c, out, ep, warm, &began, err);
-    c->watch = NULL;
+    ib_status st = serve(c, out, ep, warm, watch, &began, err);
     if (began) return conclude(scfg, out, ep, st, err);
     ib_gen_serve_result_free(out);
     ib_endpoint_result_free(ep);
