@@ -374,6 +374,14 @@ ib_status ib__gen_serve_rates_begin(const ib_gen_serve_config *cfg, const ib_gen
     return validate(cfg, rc, searching, err);
 }
 
+ib_gen_serve_config ib__gen_serve_rates_first(const ib_gen_serve_config *cfg,
+                                              const ib_gen_serve_rates_config *rc, bool searching)
+{
+    ib_gen_serve_config first = *cfg;
+    first.rate = searching ? (rc->first_rate > 0 ? rc->first_rate : 1) : rc->rates[0];
+    return first;
+}
+
 ib_status ib__gen_serve_rates_drive(const ib__gen_rate_server *srv, const ib_gen_serve_config *cfg,
                                     const ib_gen_serve_rates_config *rc, double warm_rate_per_s,
                                     ib_gen_serve_rates_result *out, ib_error *err)
@@ -398,10 +406,7 @@ static ib_status run_rates(ib__gen *g, const ib_gen_serve_config *cfg, const ib_
                            bool searching, ib_gen_serve_rates_result *out, ib_error *err)
 {
     IB_TRY(ib__gen_serve_rates_begin(cfg, rc, searching, out, err));
-    /* The engine is opened at the first rate: every rate of one seed
-     * draws the same lengths, so one context fits them all. */
-    ib_gen_serve_config first = *cfg;
-    first.rate = searching ? (rc->first_rate > 0 ? rc->first_rate : 1) : rc->rates[0];
+    ib_gen_serve_config first = ib__gen_serve_rates_first(cfg, rc, searching);
     ib__gen_engine *e = NULL;
     IB_TRY(ib__gen_engine_open(g, &first, &e, err));
     ib__gen_rate_server srv = { .serve = engine_serve, .ctx = e };

@@ -27,6 +27,13 @@ typedef struct ib__gen_rate_server {
 ib_status ib__gen_serve_rates_begin(const ib_gen_serve_config *cfg, const ib_gen_serve_rates_config *rc,
                                     bool searching, ib_gen_serve_rates_result *out, ib_error *err);
 
+/* cfg at the first rate the server serves (the search's first rate, else
+ * 1/s; the curve's first): what it is opened and warmed up at. Every rate
+ * of one seed draws the same lengths, so that one context (and one
+ * warm-up of the first requests' lengths) fits them all. */
+ib_gen_serve_config ib__gen_serve_rates_first(const ib_gen_serve_config *cfg,
+                                              const ib_gen_serve_rates_config *rc, bool searching);
+
 /* The rates of *out's kind (begun) on srv: a search from rc->first_rate,
  * else warm_rate_per_s (the rate its warm-up served: NaN when none), or
  * the curve of rc->rates. As ib_search_gen_serve and

@@ -80,10 +80,8 @@ static ib_status endpoint_rates(const ib_endpoint_config *cfg, const ib_gen_serv
     if (ep) memset(ep, 0, sizeof *ep);
     IB_TRY(ib__gen_serve_rates_begin(scfg, rc, searching, out, err));
     IB_FAIL_IF(!cfg, err, IB_ERR_INVALID_ARG, "no endpoint");
-    /* The checks and the warm-up at the first rate (every rate of one seed
-     * draws the same lengths: the warm-up's are the first requests'). */
-    ib_gen_serve_config first = *scfg;
-    first.rate = searching ? (rc->first_rate > 0 ? rc->first_rate : 1) : rc->rates[0];
+    /* The checks and the one warm-up, at the first rate. */
+    ib_gen_serve_config first = ib__gen_serve_rates_first(scfg, rc, searching);
     rates_client x = { .eps = calloc(IB_GEN_SERVE_MAX_RATES, sizeof *x.eps) };
     IB_FAIL_IF(!x.eps, err, IB_ERR_NO_MEMORY, "out of memory");
     ib_status st = ib__ep_client_open(cfg, &first, &x.c, err);
