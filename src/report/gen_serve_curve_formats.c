@@ -35,6 +35,25 @@ static const char *roles(char buf[64], const ib_gen_serve_rates_result *r, size_
     return buf;
 }
 
+/* The last cell of a Markdown or HTML row of rate i: its verdict and
+ * roles, and over HTTP (over_http) its client's figures ("failed early
+ * (3/8 served), last_failed; client late p99 0.12 ms, 0 failed, 2 cut",
+ * the lateness marked "past its bound" when it is). */
+static const char *last_cell(char buf[320], const ib_gen_serve_rates_result *r, size_t i,
+                             const ib_gen_serve_config *c, bool over_http)
+{
+    const ib_gen_serve_point *p = &r->points[i];
+    char v[64], role[64], late[32];
+    const char *verdict = ib__gen_serve_point_verdict(v, p, c);
+    roles(role, r, i);
+    int n = snprintf(buf, 320, "%s%s%s", verdict, verdict[0] && role[0] ? ", " : "", role);
+    if (over_http)
+        snprintf(buf + n, 320 - (size_t)n, "%sclient late p99 %s ms%s, %lld failed, %lld cut", n ? "; " : "",
+                 isfinite(p->client_lateness_p99_ms) ? ib__fmt_plain4(late, p->client_lateness_p99_ms) : "-",
+                 p->client_late ? " (past its bound)" : "", (long long)p->failed, (long long)p->cut);
+    return buf;
+}
+
 /* ------------------------------------------------------------------------ */
 /* CSV                                                                       */
 /* ------------------------------------------------------------------------ */
@@ -127,6 +146,7 @@ static void md_rates(ib__sbuf *b, const ib_result *res)
 {
     const ib_gen_serve_rates_result *r = res->gen_serve_rates;
     const ib_gen_serve_config *c = res->gen_serve_cfg;
+    bool over_http = ib__gen_serve_rates_endpoint(res) != NULL;
     ib__sbuf_printf(b,
                     "\n**%s over %zu rates** (requests/s; times in ms from each request's scheduled "
                     "arrival; J/token: the device's energy per output token over the rate's run, +- "
@@ -136,11 +156,9 @@ static void md_rates(ib__sbuf *b, const ib_result *res)
                   "queue p99", "goodput", "good", "out tok/s", "J/token", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
-        char t[10][32], good[32], v[64], role[64], last[160];
+        char t[10][32], good[32], last[320];
         snprintf(good, sizeof good, isnan(p->good_share) ? "-" : "%.4g%%", 100 * p->good_share);
-        const char *verdict = ib__gen_serve_point_verdict(v, p, c);
-        snprintf(last, sizeof last, "%s%s%s", verdict, verdict[0] && roles(role, r, i)[0] ? ", " : "",
-                 roles(role, r, i));
+        last_cell(last, r, i, c, over_http);
         IB__MD_ROW(b, num(t[0], p->offered_rate), num(t[1], p->achieved_rate), num(t[2], p->ttft_p50_ms),
                    num(t[3], p->ttft_p99_ms), num(t[4], p->tpot_p50_ms), num(t[5], p->tpot_p99_ms),
                    num(t[6], p->queue_p99_ms), num(t[7], p->goodput_rate), good,
@@ -267,14 +285,15 @@ static void rate_chart(ib__sbuf *b, const ib_gen_serve_rates_result *r, const si
     ib__svg_end(b);
 }
 
-static void html_table(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+static void html_table(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
+                       bool over_http)
 {
     ib__sbuf_printf(b, "<table>\n<tr><th>offered/s</th><th>achieved/s</th><th>TTFT p50</th><th>TTFT p99</th>"
                        "<th>TPOT p50</th><th>TPOT p99</th><th>queue p99</th><th>goodput/s</th><th>good</th>"
                        "<th>output tokens/s</th><th>J/token</th><th class=\"text\"></th></tr>\n");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
-        char t[10][32], good[32], v[64], role[64];
+        char t[10][32], good[32], last[320];
         snprintf(good, sizeof good, isnan(p->good_share) ? "-" : "%.4g%%", 100 * p->good_share);
         const char *cells[] = {
             num(t[0], p->offered_rate),        num(t[1], p->achieved_rate),        num(t[2], p->ttft_p50_ms),
@@ -285,9 +304,7 @@ static void html_table(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib
         ib__sbuf_printf(b, "<tr>");
         for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
             ib__sbuf_printf(b, "<td>%s</td>", cells[k]);
-        const char *verdict = ib__gen_serve_point_verdict(v, p, c);
-        ib__sbuf_printf(b, "<td class=\"text\">%s%s%s</td></tr>\n", verdict,
-                        verdict[0] && roles(role, r, i)[0] ? ", " : "", roles(role, r, i));
+        ib__sbuf_printf(b, "<td class=\"text\">%s</td></tr>\n", last_cell(last, r, i, c, over_http));
     }
     ib__sbuf_printf(b, "</table>\n");
 }
@@ -310,7 +327,7 @@ static void html_rates(ib__sbuf *b, const ib_result *res)
         ib__sbuf_printf(b, "<p>The figures above are %s run, at %s requests/s.</p>\n",
                         ib__gen_serve_rates_at_whose(r), num(rate, r->points[r->at_point].offered_rate));
     }
-    html_table(b, r, c);
+    html_table(b, r, c, ib__gen_serve_rates_endpoint(res) != NULL);
     ib__sbuf_printf(b, "<ul>\n");
     const ib_gen_serve_point *none = ib__gen_serve_first_without_energy(r);
     if (none) {

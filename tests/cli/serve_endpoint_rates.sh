@@ -48,7 +48,10 @@ json_check "$TMP/c.json" 'd["endpoint"]["url"] == "'"$url"'" and d["at"]["endpoi
 expect_grep "client_lateness_p99_ms,client_late,failed,cut" "$TMP/c.csv" "  ... CSV: the client's columns"
 [ "$(grep -c '^curve,' "$TMP/c.csv")" -eq 2 ] && pass "  ... CSV: a row a rate" || fail "  ... CSV: $(cat "$TMP/c.csv")"
 expect_grep "over HTTP: $url" "$TMP/c.md" "  ... Markdown: the client's line"
+[ "$(grep -cE '^\| 4 .*\| met; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$|^\| 8 .*\| met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$' "$TMP/c.md")" -eq 2 ] &&
+  pass "  ... Markdown: each rate's client figures" || fail "  ... Markdown: $(grep '^| [48] ' "$TMP/c.md")"
 expect_grep "over HTTP: $url" "$TMP/c.html" "  ... HTML: the client's line"
+expect_grep "<td class=\"text\">met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut</td>" "$TMP/c.html" "  ... HTML: each rate's client figures"
 
 # The search starts at the warm-up's rate (one request: 10/s, the slot's
 # own); every rate up to 10/s meets (no request waits), none from 10.9/s
