@@ -65,8 +65,9 @@ json_check "$TMP/s.json" 'any(p["ended_early"] and p["cut"] > 0 and not p["met"]
 json_check "$TMP/s.json" 'd["search"]["requests_served"] == sum(p["admitted"] for p in d["points"])' "  ... its requests served counted"
 json_check "$TMP/s.json" 'd["at"]["endpoint"]["failed"] == 0 and len(d["at"]["requests"]) == 8' "  ... the answer's run kept with its endpoint block"
 
-expect_exit 0 "--sessions 2 at one rate" -- "$IB" "${one[@]}" --endpoint "$url" --rate 4 --sessions 2 --json "$TMP/ss.json"
+expect_exit 0 "--sessions 2 at one rate" -- "$IB" "${one[@]}" --endpoint "$url" --rate 4 --sessions 2 --json "$TMP/ss.json" --html "$TMP/ss.html"
 expect_grep "^inferbench serve: tiny at $url \(an OpenAI-compatible endpoint\), 2 sessions" "$TMP/out" "  ... the endpoint named"
+expect_grep "<h1>inferbench serve: tiny</h1>" "$TMP/ss.html" "  ... its HTML page a serve's (not throughput's)"
 json_check "$TMP/ss.json" 'd["sessions"]["count"] == 2 and d["endpoint"]["url"] == "'"$url"'"' "  ... merged, the first session's endpoint block kept"
 stop_server
 
