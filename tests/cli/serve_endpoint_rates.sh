@@ -11,17 +11,7 @@
 # is asserted.
 . "$(dirname "$0")/lib.sh"
 
-"$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
-if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
-
-# start_server ARGS...: the scripted server in the background, its URL in $url.
-start_server() {
-  "$IB" script-server --model tiny "$@" >"$TMP/server" 2>/dev/null </dev/null &
-  pid=$!
-  for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-  url=$(head -1 "$TMP/server")
-}
-stop_server() { kill -INT "$pid"; wait "$pid"; }
+need_script_server
 
 # 8 requests a rate of one token, one warm-up; the median TTFT held to
 # 130 ms (30 ms above a request that never waits) at 90% confidence (4
@@ -33,7 +23,7 @@ expect_exit 2 "--sessions with --rates is refused" -- "$IB" "${serve[@]}" --endp
 expect_exit 2 "--pitfalls with --rates is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,8 --pitfalls
 expect_exit 2 "--rates with a bad list is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,-1
 
-start_server --slots 1 --ttft-ms 100
+script_server_start --model tiny --slots 1 --ttft-ms 100
 expect_exit 0 "the curve over 2 rates" -- "$IB" "${serve[@]}" --endpoint "$url" --rates 4,8 \
   --json "$TMP/c.json" --csv "$TMP/c.csv" --md "$TMP/c.md" --html "$TMP/c.html"
 expect_grep "^the curve over 2 rates:" "$TMP/out" "  ... its table"
@@ -69,12 +59,12 @@ expect_exit 0 "--sessions 2 at one rate" -- "$IB" "${one[@]}" --endpoint "$url" 
 expect_grep "^inferbench serve: tiny at $url \(an OpenAI-compatible endpoint\), 2 sessions" "$TMP/out" "  ... the endpoint named"
 expect_grep "<h1>inferbench serve: tiny</h1>" "$TMP/ss.html" "  ... its HTML page a serve's (not throughput's)"
 json_check "$TMP/ss.json" 'd["sessions"]["count"] == 2 and d["endpoint"]["url"] == "'"$url"'"' "  ... merged, the first session's endpoint block kept"
-stop_server
+script_server_stop
 
-start_server --fail 500
+script_server_start --model tiny --fail 500
 expect_exit 1 "every request of every rate failing: exit 1" -- "$IB" "${serve[@]}" --endpoint "$url" --rates 20,40 --json "$TMP/f.json"
 expect_grep "every request to $url failed \(16 over 2 rates" "$TMP/err" "  ... saying so"
 json_check "$TMP/f.json" '[p["failed"] for p in d["points"]] == [8, 8] and d["at"]["endpoint"]["failures"]["http"] == 8' "  ... what was measured kept, by cause"
-stop_server
+script_server_stop
 
 finish
