@@ -46,7 +46,8 @@ struct ib_script_server {
     pthread_mutex_t lock; /* guards what follows */
     pthread_cond_t wake;  /* broadcast when the server stops */
     bool stopping;
-    int64_t n_requests; /* completions requests arrived so far */
+    int64_t n_requests;                        /* completions requests arrived so far */
+    double slot_free_ms[IB__SCRIPT_MAX_SLOTS]; /* with script.slots: when each slot's stream ends */
     ib_script_stamp *stamps;
     size_t n_stamps, cap_stamps;
 };
@@ -120,14 +121,23 @@ typedef struct stream {
     double arrival_ms;
     int64_t max_tokens, n_tokens, prompt_tokens;
     bool include_usage, continuous_usage, return_tokens;
-    bool native;          /* llama.cpp's own POST /completion: its events, its final one */
-    int64_t sent_tokens;  /* tokens in the chunks sent so far */
-    double next_token_ms; /* offset from the arrival of token sent_tokens */
-    double last_token_ms; /* offset from the arrival of the last token sent */
+    bool native;           /* llama.cpp's own POST /completion: its events, its final one */
+    int64_t sent_tokens;   /* tokens in the chunks sent so far */
+    double next_token_ms;  /* offset from the arrival of token sent_tokens */
+    double first_token_ms; /* offset from the arrival of the first token (a slot's wait in it) */
+    double last_token_ms;  /* offset from the arrival of the last token sent */
     stage stage;
     char *out; /* the event being handed over */
     size_t n_out, off_out, cap_out;
 } stream;
+
+/* The offset from a request's start (its slot's, if it waited for one) to
+ * its first token: the script's TTFT, the first request's with the cold
+ * start. */
+static double script_ttft_ms(const ib_script *s, int64_t index)
+{
+    return s->ttft_ms + (index == 0 ? s->cold_start_ms : 0);
+}
 
 /* Appends printf's output to the stream's event; false when out of memory. */
 static bool put(stream *st, const char *fmt, ...)
@@ -193,8 +203,8 @@ static bool format_native_chunk(stream *st, int64_t k)
 static bool format_native_final(stream *st)
 {
     const char *stop_type = st->n_tokens < st->max_tokens ? "eos" : "limit";
-    double first_ms = st->srv->script.ttft_ms + (st->index == 0 ? st->srv->script.cold_start_ms : 0);
-    double predicted_ms = st->sent_tokens > 0 ? st->last_token_ms - first_ms : 0;
+    double first_ms = script_ttft_ms(&st->srv->script, st->index);
+    double predicted_ms = st->sent_tokens > 0 ? st->last_token_ms - st->first_token_ms : 0;
     return put_head(st) &&
            put(st,
                ",\"content\":\"\",\"tokens\":[],\"stop\":true,\"model\":\"%s\",\"tokens_predicted\":%lld,"
@@ -421,6 +431,26 @@ static int64_t max_tokens(const ib_script *s, const cJSON *v)
     return (int64_t)v->valuedouble;
 }
 
+/* The wait before a request's script starts (0 without slots): on the slot
+ * free soonest, from the later of its arrival and that slot's end, which
+ * moves to its own last token as scripted (whether the client stays or
+ * not: the server does not look). */
+static double slot_wait_ms(ib_script_server *srv, int64_t index, double arrival_ms, int64_t n_tokens)
+{
+    const ib_script *s = &srv->script;
+    if (s->slots == 0) return 0;
+    double busy_ms = script_ttft_ms(s, index);
+    for (int64_t i = 1; i < n_tokens; i++) busy_ms += ib__script_gap_ms(s, i);
+    pthread_mutex_lock(&srv->lock);
+    int32_t first = 0;
+    for (int32_t k = 1; k < s->slots; k++)
+        if (srv->slot_free_ms[k] < srv->slot_free_ms[first]) first = k;
+    double start = fmax(arrival_ms, srv->slot_free_ms[first]);
+    srv->slot_free_ms[first] = start + busy_ms;
+    pthread_mutex_unlock(&srv->lock);
+    return start - arrival_ms;
+}
+
 static enum MHD_Result start_stream(struct MHD_Connection *c, stream *st)
 {
     struct MHD_Response *r =
@@ -464,24 +494,25 @@ static enum MHD_Result serve_completion(ib_script_server *srv, struct MHD_Connec
     if (ib__script_fails(s, index) && s->failure == IB_SCRIPT_FAIL_HTTP_500)
         return refuse(srv, c, index, arrival_ms, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error",
                       "scripted failure");
+    int64_t tokens = s->stop_after_tokens > 0 && s->stop_after_tokens < n ? s->stop_after_tokens : n;
     stream *st = calloc(1, sizeof *st);
     if (!st) return MHD_NO;
     const cJSON *options = cJSON_GetObjectItemCaseSensitive(body, "stream_options");
-    *st =
-        (stream){ .srv = srv,
-                  .connection = c,
-                  .index = index,
-                  .fails = ib__script_fails(s, index),
-                  .arrival_ms = arrival_ms,
-                  .max_tokens = n,
-                  .n_tokens = s->stop_after_tokens > 0 && s->stop_after_tokens < n ? s->stop_after_tokens : n,
-                  .prompt_tokens = p,
-                  .include_usage = flag(options, "include_usage"),
-                  .continuous_usage = flag(options, "continuous_usage_stats"),
-                  .return_tokens = flag(body, "return_tokens"),
-                  .native = native,
-                  .next_token_ms = s->ttft_ms + (index == 0 ? s->cold_start_ms : 0),
-                  .stage = STAGE_CHUNKS };
+    *st = (stream){ .srv = srv,
+                    .connection = c,
+                    .index = index,
+                    .fails = ib__script_fails(s, index),
+                    .arrival_ms = arrival_ms,
+                    .max_tokens = n,
+                    .n_tokens = tokens,
+                    .prompt_tokens = p,
+                    .include_usage = flag(options, "include_usage"),
+                    .continuous_usage = flag(options, "continuous_usage_stats"),
+                    .return_tokens = flag(body, "return_tokens"),
+                    .native = native,
+                    .next_token_ms = slot_wait_ms(srv, index, arrival_ms, tokens) + script_ttft_ms(s, index),
+                    .stage = STAGE_CHUNKS };
+    st->first_token_ms = st->next_token_ms;
     return start_stream(c, st);
 }
 
