@@ -128,6 +128,42 @@ static void test_native_counts_and_timings(void)
     ib_script_server_stop(srv);
 }
 
+/* One slot, three requests at 0: the second and third wait for it, and
+ * the server's timings (its own, as llama-server's) leave the wait out:
+ * 2 ms and 6 ms each, while the client's TTFT holds the wait (the
+ * script's floor: the third request's first token no sooner than two
+ * whole requests and its own TTFT). */
+static void test_native_timings_leave_the_wait_out(void)
+{
+    ib_script s = script();
+    s.slots = 1;
+    ib_script_server *srv = start(&s);
+    run x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.url, sizeof x.url, "http://127.0.0.1:%d", ib_script_server_port(srv));
+    ib_endpoint_config_init(&x.ep);
+    x.ep.url = x.url;
+    x.ep.model = "tiny";
+    x.ep.api = IB_ENDPOINT_API_LLAMA;
+    ib_gen_request_spec at0[3] = { { 0, 16, NEW_TOKENS }, { 0, 16, NEW_TOKENS }, { 0, 16, NEW_TOKENS } };
+    ib_gen_serve_config_init(&x.cfg);
+    x.cfg.arrivals = IB_ARRIVALS_TRACE;
+    x.cfg.trace = at0;
+    x.cfg.n_trace = 3;
+    x.cfg.warmup_requests = 0;
+    x.st = ib_measure_endpoint_serve(&x.ep, &x.cfg, &x.r, &x.e, &x.err);
+    CHECK(x.st == IB_OK);
+    CHECK_EQ_INT(x.r.n_completed, 3);
+    for (size_t i = 0; i < x.e.n_requests; i++) {
+        CHECK(x.e.requests[i].server_prompt_ms == TTFT_MS);
+        CHECK(x.e.requests[i].server_predicted_ms == (NEW_TOKENS - 1) * ITL_MS);
+    }
+    double request_ms = TTFT_MS + (NEW_TOKENS - 1) * ITL_MS;
+    CHECK(x.r.ttft.max >= 2 * request_ms + TTFT_MS);
+    done(&x);
+    ib_script_server_stop(srv);
+}
+
 /* The script's failure on every second request, counted by its cause. */
 static void expect_failures(ib_script s, ib_endpoint_failure cause, size_t n_failed)
 {
@@ -185,6 +221,7 @@ int main(int argc, char **argv)
 {
     check_init(argc, argv);
     RUN(test_native_counts_and_timings);
+    RUN(test_native_timings_leave_the_wait_out);
     RUN(test_native_failures);
     RUN(test_unknown_api);
     return check_summary("test_endpoint_native");
