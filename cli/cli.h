@@ -289,6 +289,10 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * measured when it is a terminal and not quiet. cli_progress_clear erases
  * it; every message on stderr and the report call it first. */
 void cli_progress_attach(ib_config *cfg, bool quiet);
+/* A search's or a curve's own line a rate (kept above the progress line
+ * of each rate's run), on the same terms; rc is the user's pointer (it
+ * must outlive the measurement). */
+void cli_progress_attach_rates(ib_gen_serve_rates_config *rc, bool quiet);
 void cli_progress_clear(void);
 int cli_exit_code(ib_status st);
 

@@ -5,6 +5,7 @@
  * its latency), and the curve over given rates with its knee and
  * saturation point (docs/serve-generative.md, "The answer"). */
 #include "core/serve_gen.h"
+#include "core/serve_gen_rates_progress.h"
 #include "core/stats.h"
 
 #include <math.h>
@@ -177,6 +178,7 @@ static ib_status measure_rate(rates *s, double rate, bool early, ib_gen_serve_re
         out->partial = true;
         out->stop_status = st;
     }
+    ib__gen_serve_rate_progress(s->rc, out, MAX_HALVINGS);
     return st;
 }
 
