@@ -40,7 +40,9 @@ char *ib__best_serve_csv(const ib_best_serve_result *r, const ib_best_serve_conf
         ib__best_serve_row_figures(row, v);
         ib__csv_field(&b, r->info.model);
         ib__csv_text_cell(&b, row->label);
-        ib__sbuf_printf(&b, ",%d,%d", (int)row->slots, (int)row->prefill_chunk);
+        /* In effect: none for a row that never opened (skipped) */
+        ib__csv_number(&b, row->slots > 0 ? row->slots : NAN);
+        ib__csv_number(&b, row->slots > 0 ? row->prefill_chunk : NAN);
         ib__csv_text_cell(&b, ib_best_stage_name(row->stage));
         ib__sbuf_printf(&b, ",%s", (int)i == r->winner ? "true" : "false");
         ib__csv_text_cell(&b, figures_from(row));
