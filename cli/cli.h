@@ -290,9 +290,9 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * it; every message on stderr and the report call it first. */
 void cli_progress_attach(ib_config *cfg, bool quiet);
 /* A search's or a curve's own line a rate (kept above the progress line
- * of each rate's run), on the same terms; rc is the user's pointer (it
- * must outlive the measurement). */
-void cli_progress_attach_rates(ib_gen_serve_rates_config *rc, bool quiet);
+ * of each rate's run), on the same terms; rc (the callback's user) and
+ * serve (its targets) must outlive the measurement. */
+void cli_progress_attach_rates(ib_gen_serve_rates_config *rc, const ib_gen_serve_config *serve, bool quiet);
 void cli_progress_clear(void);
 int cli_exit_code(ib_status st);
 

@@ -254,7 +254,7 @@ static int measure_rates(ib_gen *g, const cli_args *a, const ib_gen_serve_config
     rc.confidence = a->serve.confidence;
     rc.rates = rates;
     rc.n_rates = n_rates;
-    cli_progress_attach_rates(&rc, a->quiet);
+    cli_progress_attach_rates(&rc, c, a->quiet);
     ib_gen_serve_rates_result r;
     ib_error err = { { 0 } };
     ib_status st = n_rates > 0 ? ib_measure_gen_serve_curve(g, c, &rc, &r, &err)

@@ -141,6 +141,10 @@ void cli_progress_attach(ib_config *cfg, bool quiet)
 /* The search's and the curve's own line: one a rate, kept on the screen    */
 /* ------------------------------------------------------------------------ */
 
+/* The serve settings of the search or curve shown (one a process): the
+ * targets a curve's rate is judged by. */
+static const ib_gen_serve_config *rates_serve;
+
 /* "125", or "-" for NaN. */
 static const char *rate_text(char buf[32], double v)
 {
@@ -167,12 +171,13 @@ static void search_verdict(const ib_gen_serve_point *pt, char *out, size_t cap)
 /* "inferbench: search: rate 4 of at most 8: 250 requests/s failed (...);
  * TTFT p90 6 ms, TPOT p90 1.5 ms; bracket [125, 250] requests/s", or
  * "inferbench: curve: rate 2 of 5: 100 requests/s, achieved 100, goodput
- * 100 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms". A line of its own, kept
+ * 100 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms; met". A line of its own, kept
  * above serve's progress line: the rates measured stay in view. */
 static void show_rate(const ib_gen_serve_rate_progress *p, void *user)
 {
     const ib_gen_serve_rates_config *rc = user;
     const ib_gen_serve_point *pt = p->point;
+    bool judged = rates_serve && (rates_serve->slo_ttft_ms > 0 || rates_serve->slo_tpot_ms > 0);
     char of[48] = "", verdict[160], t[6][32], line[512];
     if (p->rates_at_most > 0)
         snprintf(of, sizeof of, " of %s%zu", p->searched ? "at most " : "", p->rates_at_most);
@@ -193,16 +198,21 @@ static void show_rate(const ib_gen_serve_rate_progress *p, void *user)
             "ms, TPOT p99 %s ms%s",
             p->rate, of, rate_text(t[0], pt->offered_rate), rate_text(t[1], pt->achieved_rate),
             rate_text(t[2], pt->goodput_rate), rate_text(t[3], pt->ttft_p99_ms),
-            rate_text(t[4], pt->tpot_p99_ms), pt->partial ? "; stopped" : "");
+            rate_text(t[4], pt->tpot_p99_ms),
+            pt->partial ? "; stopped"
+            : !judged   ? ""
+            : pt->met   ? "; met"
+                        : "; failed");
     }
     cli_progress_clear();
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
 }
 
-void cli_progress_attach_rates(ib_gen_serve_rates_config *rc, bool quiet)
+void cli_progress_attach_rates(ib_gen_serve_rates_config *rc, const ib_gen_serve_config *serve, bool quiet)
 {
     if (quiet || !isatty(STDERR_FILENO)) return;
+    rates_serve = serve;
     rc->rate_progress = show_rate;
     rc->rate_progress_user = rc;
 }

@@ -25,13 +25,14 @@ inferbench: search: rate 5 of at most 5: 130.9 requests/s failed (ended after 5 
 TXT
 if diff "$TMP/search.want" "$TMP/search.lines" >"$TMP/diff"; then pass "search: a line a rate, its bracket"; else fail "search: $(cat "$TMP/diff")"; fi
 
-# The curve: rate i of 3, each line kept.
+# The curve: rate i of 3, each line kept, its verdict at the targets
+# (at 200 requests/s request i's TTFT is 2 + 3i ms).
 if on_tty "$TMP/curve.tty" "$IB" "${FAKE[@]}" --rates 50,125,200; then pass "the curve on a terminal"; else fail "the curve on a terminal"; fi
 tr '\r' '\n' <"$TMP/curve.tty" | sed 's/\x1b\[K//g' | grep '^inferbench: curve:' >"$TMP/curve.lines"
 cat >"$TMP/curve.want" <<'TXT'
-inferbench: curve: rate 1 of 3: 50 requests/s, achieved 50.61, goodput 50.61 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms
-inferbench: curve: rate 2 of 3: 125 requests/s, achieved 125, goodput 125 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms
-inferbench: curve: rate 3 of 3: 200 requests/s, achieved 125, goodput 2.5 requests/s; TTFT p99 147.5 ms, TPOT p99 1.5 ms
+inferbench: curve: rate 1 of 3: 50 requests/s, achieved 50.61, goodput 50.61 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms; met
+inferbench: curve: rate 2 of 3: 125 requests/s, achieved 125, goodput 125 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms; met
+inferbench: curve: rate 3 of 3: 200 requests/s, achieved 125, goodput 2.5 requests/s; TTFT p99 147.5 ms, TPOT p99 1.5 ms; failed
 TXT
 if diff "$TMP/curve.want" "$TMP/curve.lines" >"$TMP/diff"; then pass "curve: a line a rate"; else fail "curve: $(cat "$TMP/diff")"; fi
 
