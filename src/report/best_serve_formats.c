@@ -17,18 +17,12 @@
 /* Lines end in CRLF, as RFC 4180 writes them. */
 #define EOL "\r\n"
 
-static const char *figures_from(const ib_best_serve_row *row)
-{
-    return row->requests == 0 ? "none" : row->final ? "final" : "screening";
-}
-
 /* ------------------------------------------------------------------------ */
 /* CSV                                                                       */
 /* ------------------------------------------------------------------------ */
 
-char *ib__best_serve_csv(const ib_best_serve_result *r, const ib_best_serve_config *cfg)
+char *ib__best_serve_csv(const ib_best_serve_result *r)
 {
-    (void)cfg;
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b,
                     "model,configuration,slots,prefill_chunk,stage,winner,figures_from,requests,completed,"
@@ -45,7 +39,7 @@ char *ib__best_serve_csv(const ib_best_serve_result *r, const ib_best_serve_conf
         ib__csv_number(&b, row->slots > 0 ? row->prefill_chunk : NAN);
         ib__csv_text_cell(&b, ib_best_stage_name(row->stage));
         ib__sbuf_printf(&b, ",%s", (int)i == r->winner ? "true" : "false");
-        ib__csv_text_cell(&b, figures_from(row));
+        ib__csv_text_cell(&b, ib__best_serve_figures_from(row));
         ib__sbuf_printf(&b, ",%zu,%zu,%zu", row->requests, row->completed, row->n_good);
         ib__csv_number(&b, v[0]);
         ib__csv_number(&b, row->requests ? row->good_share : NAN); /* a share, as the JSON's */
@@ -79,7 +73,8 @@ static void fill_row_cells(const ib_best_serve_row *row, row_cells *t)
     ib__best_serve_row_figures(row, v);
     for (int k = 0; k < IB__BEST_SERVE_FIGURES; k++)
         ib__best_num(t->figures[k], k == IB__BEST_SERVE_FIGURES - 1 ? "%.0f" : "%.4g", v[k]);
-    snprintf(t->served, sizeof t->served, row->requests ? "%zu/%zu" : "-", row->completed, row->requests);
+    snprintf(t->served, sizeof t->served, "-"); /* completed of the requests its figures are from */
+    if (row->requests) snprintf(t->served, sizeof t->served, "%zu/%zu", row->completed, row->requests);
     ib__best_serve_why_cell(row, t->why, sizeof t->why);
     t->cells[0] = row->label;
     for (int k = 0; k < IB__BEST_SERVE_FIGURES; k++) t->cells[1 + k] = t->figures[k];

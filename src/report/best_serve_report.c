@@ -22,7 +22,7 @@ ib_gen_serve_config ib__best_serve_winner_config(const ib_best_serve_result *r,
     return c;
 }
 
-const char *ib__best_serve_step_name(int k)
+static const char *step_name(int k)
 {
     return k == IB_BEST_SERVE_STEP_OPEN ? "opening" : k == IB_BEST_SERVE_STEP_SCREEN ? "screening" : "finals";
 }
@@ -37,6 +37,11 @@ const char *ib__best_serve_stop_reason(const ib_best_serve_result *r, char *buf,
         snprintf(buf, cap, "the race was cut short: %zu candidate%s not measured", r->not_measured,
                  r->not_measured == 1 ? "" : "s");
     return buf;
+}
+
+const char *ib__best_serve_figures_from(const ib_best_serve_row *row)
+{
+    return row->requests == 0 ? "none" : row->final ? "final" : "screening";
 }
 
 void ib__best_serve_row_figures(const ib_best_serve_row *row, double v[IB__BEST_SERVE_FIGURES])
@@ -143,14 +148,14 @@ void ib__best_serve_times_lines(ib__sbuf *b, const ib_best_serve_result *r)
 {
     ib__sbuf_printf(b, "time by step:");
     for (int k = 0; k < IB_BEST_SERVE_STEPS; k++)
-        ib__sbuf_printf(b, "%s %s %.1f s", k ? "," : "", ib__best_serve_step_name(k), r->step_ms[k] / 1e3);
+        ib__sbuf_printf(b, "%s %s %.1f s", k ? "," : "", step_name(k), r->step_ms[k] / 1e3);
     if (r->step_max_ms > 0)
         ib__sbuf_printf(b, " (each step at most %.4g s, --step-max-ms)", r->step_max_ms / 1e3);
     ib__sbuf_printf(b, "\n");
     for (int k = 1; k < IB_BEST_SERVE_STEPS; k++)
         if (r->steps_bounded & (1u << k))
             ib__sbuf_printf(b, "time bound reached: %s stopped at %.4g s; what it measured by then stands\n",
-                            ib__best_serve_step_name(k), r->step_max_ms / 1e3);
+                            step_name(k), r->step_max_ms / 1e3);
 }
 
 char *ib__best_serve_text(const ib_best_serve_result *r, const ib_best_serve_config *cfg)
@@ -205,10 +210,7 @@ static cJSON *row_json(const ib_best_serve_row *row)
     cJSON_AddNumberToObject(o, "prefill_chunk", row->prefill_chunk);
     cJSON_AddStringToObject(o, "stage", ib_best_stage_name(row->stage));
     cJSON_AddStringToObject(o, "why", row->why);
-    cJSON_AddStringToObject(o, "figures_from",
-                            row->requests == 0 ? "none"
-                            : row->final       ? "final"
-                                               : "screening");
+    cJSON_AddStringToObject(o, "figures_from", ib__best_serve_figures_from(row));
     cJSON_AddNumberToObject(o, "requests", (double)row->requests);
     cJSON_AddNumberToObject(o, "completed", (double)row->completed);
     cJSON_AddNumberToObject(o, "good_requests", (double)row->n_good);
@@ -219,8 +221,7 @@ static cJSON *row_json(const ib_best_serve_row *row)
     ib__json_add_stats_or_null(o, "tpot_ms", &row->tpot);
     ib__json_add_stats_or_null(o, "e2e_ms", &row->e2e);
     cJSON *steps = cJSON_AddObjectToObject(o, "steps_ms");
-    for (int k = 0; k < IB_BEST_SERVE_STEPS; k++)
-        ib__json_add_number(steps, ib__best_serve_step_name(k), row->step_ms[k]);
+    for (int k = 0; k < IB_BEST_SERVE_STEPS; k++) ib__json_add_number(steps, step_name(k), row->step_ms[k]);
     return o;
 }
 
@@ -236,11 +237,9 @@ static cJSON *search_json(const ib_best_serve_result *r)
     ib__json_add_number(o, "step_max_ms", r->step_max_ms > 0 ? r->step_max_ms : NAN);
     cJSON *bounded = cJSON_AddArrayToObject(o, "steps_bounded");
     for (int k = 1; k < IB_BEST_SERVE_STEPS; k++)
-        if (r->steps_bounded & (1u << k))
-            cJSON_AddItemToArray(bounded, cJSON_CreateString(ib__best_serve_step_name(k)));
+        if (r->steps_bounded & (1u << k)) cJSON_AddItemToArray(bounded, cJSON_CreateString(step_name(k)));
     cJSON *steps = cJSON_AddObjectToObject(o, "steps_ms");
-    for (int k = 0; k < IB_BEST_SERVE_STEPS; k++)
-        ib__json_add_number(steps, ib__best_serve_step_name(k), r->step_ms[k]);
+    for (int k = 0; k < IB_BEST_SERVE_STEPS; k++) ib__json_add_number(steps, step_name(k), r->step_ms[k]);
     return o;
 }
 

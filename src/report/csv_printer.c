@@ -353,7 +353,7 @@ static char *render_csv(const ib_result *r)
                                : ib__fleet_report_csv(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_csv(r->generation);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_csv(r);
-    case IB_RESULT_BEST_SERVE: return ib__best_serve_csv(r->best_serve, r->best_serve_cfg);
+    case IB_RESULT_BEST_SERVE: return ib__best_serve_csv(r->best_serve);
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_csv(r);
     }
