@@ -96,6 +96,81 @@ wait_for() {
   return 1
 }
 
+# alive PID: the process runs (one that has ended but is not yet reaped, a
+# zombie, does not).
+alive() {
+  kill -0 "$1" 2>/dev/null && [ "$(ps -o stat= -p "$1" 2>/dev/null | cut -c1)" != Z ]
+}
+
+# wait_while_alive PID SECONDS COMMAND...: runs COMMAND every 0.1 s while
+# the process PID runs: 0 once it succeeds; 1 once the process has ended
+# without it (at once: a server that died at its start is not waited for);
+# 2 after SECONDS. The cap only bounds a hang: make it generous (a loaded
+# machine is slow, not stuck). COMMAND false waits for the process to end.
+wait_while_alive() {
+  local pid=$1 deadline=$((SECONDS + $2))
+  shift 2
+  while ! "$@"; do
+    # What it waits for may have come just before the process ended.
+    alive "$pid" || { "$@"; return $(($? == 0 ? 0 : 1)); }
+    [ "$SECONDS" -lt "$deadline" ] || return 2
+    sleep 0.1
+  done
+}
+
+# The scripted server as a process (inferbench script-server,
+# docs/script-server.md), for the tests that run a client against it:
+#
+#   script_server_start --model tiny --ttft-ms 1 --itl-ms 0.5
+#   "$IB" serve --endpoint "$url" --model tiny ...
+#   script_server_stop          # SIGINT, reaped: its exit code
+#   script_server_start ...     # again: a fresh server, its own URL
+#
+# script_server_start ARG...: starts `inferbench script-server ARG...` and
+# waits for the URL it prints on its first line, while it runs (at most
+# 120 s). Sets url (http://127.0.0.1:PORT), pid, and server_out and
+# server_err, its stdout and stderr ($TMP/script-server.N.out and .err:
+# after the stop, line 2 of server_out is its summary). Each start has new
+# files, made empty before the server starts, so a restart never reads the
+# previous server's URL (a file written by `>` is truncated only once the
+# child runs, which a loaded machine delays). A server that exits first or
+# prints no URL fails the test at once, with its stderr, and ends the script.
+# The server gets SIGTERM when the script ends (setpriv's parent-death
+# signal), so that neither a failure nor ctest's timeout leaves it running.
+script_server_n=0
+script_server_start() {
+  script_server_n=$((script_server_n + 1))
+  server_out="$TMP/script-server.$script_server_n.out"
+  server_err="$TMP/script-server.$script_server_n.err"
+  : >"$server_out"
+  : >"$server_err"
+  setpriv --pdeathsig TERM "$IB" script-server "$@" >"$server_out" 2>"$server_err" </dev/null &
+  pid=$!
+  wait_while_alive "$pid" 120 script_server_has_url
+  case $? in
+    0) return 0 ;;
+    1) wait "$pid"; fail "script-server $*: exited ($?) before printing its URL: $(head -c 300 "$server_err")" ;;
+    *) fail "script-server $*: no URL within 120 s: $(head -c 300 "$server_err")" ;;
+  esac
+  finish
+  exit 1
+}
+# A whole first line: read fails on one still without its newline.
+script_server_has_url() { IFS= read -r url <"$server_out"; }
+
+# script_server_stop: SIGINT to the last server started (it writes its
+# stamps and summary, exit 0), reaped; returns its exit code. One still
+# running 120 s later fails the test and is killed.
+script_server_stop() {
+  kill -INT "$pid"
+  wait_while_alive "$pid" 120 false
+  if [ $? = 2 ]; then
+    fail "script-server $pid still running 120 s after SIGINT: killed"
+    kill -KILL "$pid"
+  fi
+  wait "$pid"
+}
+
 # record TEXT: a figure that depends on the machine (its speed, its load),
 # never a verdict: a red run must mean a bug (issue 28). Printed, and added
 # to $IB_RECORD when it is set (docs/measurements.md keeps them).

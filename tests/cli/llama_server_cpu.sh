@@ -72,8 +72,8 @@ child 'kill -KILL $$' "$TMP/pid.killed" >/dev/null 2>&1
 for how in failed killed; do
   pid=$(cat "$TMP/pid.$how" 2>/dev/null)
   if [ -z "$pid" ]; then fail "$how script: the server did not start"; continue; fi
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then
+  wait_while_alive "$pid" 120 false
+  if alive "$pid"; then
     fail "a $how script left llama-server $pid running"
     kill -KILL "$pid"
   else

@@ -83,7 +83,7 @@ with open(sys.argv[2], "wb") as f:
         f.write(b)
 PY
 listener=$!
-for _ in $(seq 100); do [ -S "$TMP/sock" ] && break; sleep 0.05; done
+wait_while_alive "$listener" 120 test -S "$TMP/sock" || fail "socket: the listener made no socket"
 expect_exit 0 "--json to a unix socket" -- timeout 60 "$IB" latency zoo:mlp "${R[@]}" --json "$TMP/sock"
 wait "$listener"
 json_check "$TMP/sock.got" "d['latency_ms']['n'] == 20" "socket: the listener got the document"

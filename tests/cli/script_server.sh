@@ -22,11 +22,7 @@ expect_exit 2 "calibrate client: a --json in a missing folder is refused first" 
   "$IB" calibrate client --json "$TMP/no/such/client.json"
 expect_exit 2 "calibrate client takes nothing more" -- "$IB" calibrate client extra
 
-"$IB" script-server --ttft-ms 0 --gaps-ms 0,0 --tokens-per-chunk=2 --model tiny \
-  --stamps "$TMP/stamps.csv" >"$TMP/server" 2>"$TMP/server.err" </dev/null &
-pid=$!
-for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-url=$(head -1 "$TMP/server")
+script_server_start --ttft-ms 0 --gaps-ms 0,0 --tokens-per-chunk=2 --model tiny --stamps "$TMP/stamps.csv"
 case "$url" in http://127.0.0.1:[0-9]*) pass "its first line is its loopback URL" ;; *) fail "first line: '$url'" ;; esac
 
 curl -sS -N "$url/v1/completions" -d '{"model":"tiny","prompt":[1,2,3],"max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}' >"$TMP/stream"
@@ -36,14 +32,13 @@ grep -q '"usage":{"prompt_tokens":3,"completion_tokens":5,"total_tokens":8}' "$T
 code=$(curl -s -o /dev/null -w '%{http_code}' "$url/v1/completions" -d '{"model":"gpt","prompt":[1],"stream":true}')
 [ "$code" = 404 ] && pass "another model: 404" || fail "another model: $code"
 
-kill -INT "$pid"
-wait "$pid"
+script_server_stop
 rc=$?
 [ "$rc" -eq 0 ] && pass "SIGINT stops it, exit 0" || fail "exit $rc after SIGINT"
-[ "$(sed -n 2p "$TMP/server")" = "served 2 requests: 3 chunks, 5 tokens" ] && pass "its summary" || fail "summary: $(cat "$TMP/server")"
+[ "$(sed -n 2p "$server_out")" = "served 2 requests: 3 chunks, 5 tokens" ] && pass "its summary" || fail "summary: $(cat "$server_out")"
 kinds=$(cut -d, -f1-3 "$TMP/stamps.csv" | tr '\n' ' ')
 want="request,kind,tokens 0,arrived,3 0,chunk,2 0,chunk,2 0,chunk,1 0,usage,5 0,done,0 0,ended,5 1,arrived,1 1,refused,404 "
 [ "$kinds" = "$want" ] && pass "its stamps, in order" || fail "stamps: $kinds"
-[ ! -s "$TMP/server.err" ] && pass "nothing on stderr" || fail "stderr: $(cat "$TMP/server.err")"
+[ ! -s "$server_err" ] && pass "nothing on stderr" || fail "stderr: $(cat "$server_err")"
 
 finish

@@ -10,15 +10,6 @@
 "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
 if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
 
-# start_server ARGS...: the scripted server in the background, its URL in $url.
-start_server() {
-  "$IB" script-server --model tiny "$@" >"$TMP/server" 2>/dev/null </dev/null &
-  pid=$!
-  for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-  url=$(head -1 "$TMP/server")
-}
-stop_server() { kill -INT "$pid"; wait "$pid"; }
-
 serve=(serve --rate 50 --arrivals constant --requests 4 --prompt-tokens 16 --new-tokens 5 --warmup-requests 1)
 
 expect_exit 2 "a host that is not loopback is refused" -- "$IB" serve --endpoint http://10.1.2.3:80 --model m --rate 1
@@ -32,7 +23,7 @@ expect_exit 2 "the curve over rates is refused (not yet over HTTP)" -- "$IB" ser
 expect_exit 2 "the SLO search is refused (not yet over HTTP)" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --slo-ttft-ms 100
 expect_exit 2 "a server that does not answer" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --rate 1
 
-start_server --ttft-ms 1 --itl-ms 0.5 --tokens-per-chunk 2
+script_server_start --model tiny --ttft-ms 1 --itl-ms 0.5 --tokens-per-chunk 2
 expect_exit 2 "a model the server lacks" -- "$IB" serve --endpoint "$url" --model other --rate 1
 grep -qx "inferbench: endpoint $url has no model 'other' (it has: 'tiny')" "$TMP/err" && pass "  ... naming the ones it has" || fail "  ... got $(cat "$TMP/err")"
 expect_exit 2 "a path that is no OpenAI server" -- "$IB" serve --endpoint "$url/nothing" --model tiny --rate 1
@@ -52,14 +43,14 @@ for q, r in zip(e["requests"], d["requests"]):
     assert q["chunk_tokens_each"] == [2, 2, 1], q
     assert r["generated_tokens"] == 5 and r["admitted_ms"] == q["sent_ms"]
 PY
-stop_server
+script_server_stop
 
-start_server --fail 500
+script_server_start --model tiny --fail 500
 expect_exit 1 "every request failing: exit 1" -- "$IB" "${serve[@]}" --endpoint "$url" --model tiny
 grep -q "^failures: 4 of 4 requests (counted against goodput): http 4" "$TMP/out" && pass "  ... what was measured printed, by cause" || fail "  ... $(cat "$TMP/out")"
-stop_server
+script_server_stop
 
-start_server --ttft-ms 1 --itl-ms 1
+script_server_start --model tiny --ttft-ms 1 --itl-ms 1
 "$IB" serve --endpoint "$url" --model tiny --rate 2 --requests 100 --new-tokens 3 --prompt-tokens 4 >"$TMP/out" 2>"$TMP/err" </dev/null &
 client=$!
 sleep 3 # past the checks and the warm-up: a few of the 100 requests (one every 500 ms) sent
@@ -68,6 +59,6 @@ wait "$client"
 rc=$?
 [ "$rc" -eq 130 ] && pass "SIGINT: exit 130" || fail "SIGINT: exit $rc: $(cat "$TMP/err")"
 grep -q "^PARTIAL: stopped early" "$TMP/out" && pass "  ... what was measured kept" || fail "  ... $(cat "$TMP/out")"
-stop_server
+script_server_stop
 
 finish

@@ -10,17 +10,9 @@
 "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
 if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
 
-start_server() {
-  "$IB" script-server --model tiny "$@" >"$TMP/server" 2>/dev/null </dev/null &
-  pid=$!
-  for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-  url=$(head -1 "$TMP/server")
-}
-stop_server() { kill -INT "$pid"; wait "$pid"; }
-
 serve=(serve --rate 50 --arrivals constant --requests 8 --prompt-tokens 16 --new-tokens 7 --pitfalls)
 
-start_server --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 3
 expect_exit 0 "a run with --pitfalls" -- "$IB" "${serve[@]}" --warmup-requests 1 --endpoint "$url" --model tiny --json "$TMP/r.json"
 for row in "TTFT from the send" "every request at time 0" "no warm-up  *n/a: the client warms the server up first by default" \
   "mean of per-request TPOT" "same seeded prompts twice" "decode-only TPOT  *n/a" "chunk gaps as token gaps .*+200.0% exact"; do
@@ -56,12 +48,12 @@ for k in ("all_at_time_zero", "repeated_prompt"):
 for k in ("no_warmup", "decode_only_tpot"):
     assert not rows[k]["applies"] and rows[k]["not_applicable"], rows[k]
 PY
-stop_server
+script_server_stop
 
-start_server --ttft-ms 2 --itl-ms 1
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1
 expect_exit 0 "one token a chunk, no warm-up" -- "$IB" "${serve[@]}" --warmup-requests 0 --endpoint "$url" --model tiny
 grep -q "^chunk gaps as token gaps .* +0.0% exact (same runs)  within noise" "$TMP/out" && pass "  ... chunk gaps are token gaps: within noise" || fail "  ... $(grep chunk "$TMP/out")"
 grep -q "^no warm-up  *n/a: the run itself has no warm-up" "$TMP/out" && pass "  ... no warm-up: the run has none, said" || fail "  ... $(grep warm-up "$TMP/out")"
-stop_server
+script_server_stop
 
 finish

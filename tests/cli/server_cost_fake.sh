@@ -13,14 +13,6 @@
 "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
 if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
 
-start_server() {
-  "$IB" script-server --model tiny "$@" >"$TMP/server" 2>/dev/null </dev/null &
-  pid=$!
-  for _ in $(seq 100); do [ -s "$TMP/server" ] && break; sleep 0.1; done
-  url=$(head -1 "$TMP/server")
-}
-stop_server() { kill -INT "$pid"; wait "$pid"; }
-
 # 30 requests, one every 50 ms, prompt 10, output 5 (the schedule of
 # serve_gen_compare_fake.sh): in process a TTFT of 2 ms, a TPOT of 1.5 ms.
 SCHEDULE=(--arrivals constant --rate 20 --requests 30 --prompt-tokens 10 --new-tokens 5 --warmup-requests 0
@@ -28,15 +20,15 @@ SCHEDULE=(--arrivals constant --rate 20 --requests 30 --prompt-tokens 10 --new-t
 expect_exit 0 "in process" -- "$IB" serve m.gguf --backend fake --option cold_calls=0 --option batch_decode_us=500 \
   --option batch_prefill_ns=100000 --option batch_us=1000 --slots 2 "${SCHEDULE[@]}" --json "$TMP/a.json"
 
-start_server --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 2
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1 --tokens-per-chunk 2
 expect_exit 0 "over HTTP, two tokens a chunk" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --json "$TMP/b2.json"
-stop_server
-start_server --ttft-ms 2 --itl-ms 1
+script_server_stop
+script_server_start --model tiny --ttft-ms 2 --itl-ms 1
 expect_exit 0 "over HTTP, a token a chunk" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --json "$TMP/b1.json"
 expect_exit 0 "over HTTP, other lengths" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --new-tokens 4..6 --json "$TMP/len.json"
 expect_exit 0 "over HTTP, another seed" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --schedule-seed 2 --json "$TMP/seed.json"
 expect_exit 0 "over HTTP, fewer requests" -- "$IB" serve --endpoint "$url" --model tiny "${SCHEDULE[@]}" --requests 20 --json "$TMP/few.json"
-stop_server
+script_server_stop
 
 expect_exit 0 "compare: in process against chunks of two tokens" -- "$IB" compare "$TMP/a.json" "$TMP/b2.json" --json "$TMP/c2.json" --csv "$TMP/c2.csv"
 expect_grep "^B \(candidate\) .*b2.json: tiny over HTTP, 30 of 30 requests completed$" "$TMP/out" "B named as over HTTP"

@@ -38,17 +38,16 @@ llama_server_free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# llama_server_alive: the server process is running (not a zombie).
-llama_server_alive() {
-  [ -n "$LLAMA_SERVER_PID" ] && kill -0 "$LLAMA_SERVER_PID" 2>/dev/null &&
-    [ "$(ps -o stat= -p "$LLAMA_SERVER_PID" 2>/dev/null | cut -c1)" != Z ]
+# llama_server_healthy: /health answers 200 (503 while the model loads).
+llama_server_healthy() {
+  [ "$(curl --noproxy '*' -s -o /dev/null -w '%{http_code}' --max-time 5 "$LLAMA_SERVER_URL/health")" = 200 ]
 }
 
 # llama_server_start MODEL [ARG...]: returns 0 once /health answers 200;
 # 1 with the log's last lines on stderr when the server exits or does not
 # answer in time (then it is stopped).
 llama_server_start() {
-  local model=$1 attempt port deadline
+  local model=$1 attempt port
   shift
   for attempt in 1 2 3; do
     port=$(llama_server_free_port)
@@ -56,13 +55,7 @@ llama_server_start() {
     setpriv --pdeathsig TERM "$LLAMA_SERVER_BIN" -m "$model" --host 127.0.0.1 --port "$port" "$@" \
       >"$LLAMA_SERVER_LOG" 2>&1 </dev/null &
     LLAMA_SERVER_PID=$!
-    deadline=$((SECONDS + LLAMA_SERVER_START_S))
-    while llama_server_alive && [ $SECONDS -lt $deadline ]; do
-      if [ "$(curl --noproxy '*' -s -o /dev/null -w '%{http_code}' --max-time 5 "$LLAMA_SERVER_URL/health")" = 200 ]; then
-        return 0
-      fi
-      sleep 0.2
-    done
+    wait_while_alive "$LLAMA_SERVER_PID" "$LLAMA_SERVER_START_S" llama_server_healthy && return 0
     # The port taken by another (the only failure worth a second try).
     local lost_port=""
     grep -qiE 'address already in use|couldn.t bind' "$LLAMA_SERVER_LOG" && lost_port=1
@@ -113,11 +106,7 @@ EOF
 llama_server_stop() {
   [ -n "$LLAMA_SERVER_PID" ] || return 0
   kill -TERM "$LLAMA_SERVER_PID" 2>/dev/null
-  local waited=0
-  while llama_server_alive && [ $waited -lt 100 ]; do
-    sleep 0.1
-    waited=$((waited + 1))
-  done
+  wait_while_alive "$LLAMA_SERVER_PID" 10 false
   kill -KILL "$LLAMA_SERVER_PID" 2>/dev/null
   wait "$LLAMA_SERVER_PID" 2>/dev/null
   LLAMA_SERVER_PID=""
