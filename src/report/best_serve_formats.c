@@ -100,20 +100,6 @@ static void race_sentence(ib__sbuf *b, const ib_best_serve_result *r)
                         r->merged);
 }
 
-/* Each line of a text block (the targets, the time by step) through
- * item. */
-static void each_line(ib__sbuf *b, ib__sbuf *lines, void (*item)(ib__sbuf *, const char *))
-{
-    b->failed |= lines->failed;
-    for (char *s = lines->data, *nl; s && *s; s = nl + 1) {
-        nl = strchr(s, '\n');
-        if (!nl) nl = s + strlen(s) - 1;
-        *nl = '\0';
-        if (*s) item(b, s);
-    }
-    free(lines->data);
-}
-
 static void md_item(ib__sbuf *b, const char *line)
 {
     ib__sbuf_printf(b, "- ");
@@ -130,7 +116,7 @@ static void notes(ib__sbuf *b, const ib_best_serve_result *r, const ib_best_serv
     ib__best_serve_times_lines(&lines, r);
     char why[128];
     if (r->partial) ib__sbuf_printf(&lines, "PARTIAL: %s\n", ib__best_serve_stop_reason(r, why, sizeof why));
-    each_line(b, &lines, item);
+    ib__sbuf_each_line(b, &lines, item);
 }
 
 char *ib__best_serve_md(const ib_best_serve_result *r, const ib_best_serve_config *cfg)
@@ -141,8 +127,7 @@ char *ib__best_serve_md(const ib_best_serve_result *r, const ib_best_serve_confi
     ib__sbuf_printf(&b, ", ");
     race_sentence(&b, r);
     ib__sbuf_printf(&b, "\n\n");
-    ib__best_md_cells(&b, heads, ROW_CELLS);
-    ib__sbuf_printf(&b, "|---|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+    ib__md_header(&b, "lrrrrrrrll", ROW_CELLS, heads);
     for (size_t i = 0; i < r->n_rows; i++) {
         row_cells t;
         fill_row_cells(&r->rows[i], &t);
