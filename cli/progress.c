@@ -34,10 +34,14 @@ static size_t terminal_columns(void)
 }
 
 /* "[3/9 candidate, batch 64] ", "[candidate 3, batch 4] " (a count not
- * known yet: the points the batch search times as it goes) or "" */
+ * known yet: the points the batch search times as it goes), "[250
+ * requests/s] " (a rate of no step: a generative model's search or curve
+ * runs each rate on its engine, its own line saying which of how many) or
+ * "" */
 static void format_step(const ib_progress *p, char *out, size_t size)
 {
     out[0] = '\0';
+    if (p->step == 0 && p->rate > 0) snprintf(out, size, "[%.4g requests/s] ", p->rate);
     if (p->phase == IB_PHASE_BATCH_PROBE || p->step == 0) return;
     char batch[48] = "";
     if (p->rate > 0) /* serve: the rate, not the batch of a request */

@@ -24,6 +24,7 @@ inferbench: search: rate 4 of at most 6: 143.6 requests/s failed (ended after 3 
 inferbench: search: rate 5 of at most 5: 130.9 requests/s failed (ended after 5 of 50 requests: the bound out of reach); TTFT p90 3.301 ms, TPOT p90 1.5 ms; bracket [125, 130.9] requests/s
 TXT
 if diff "$TMP/search.want" "$TMP/search.lines" >"$TMP/diff"; then pass "search: a line a rate, its bracket"; else fail "search: $(cat "$TMP/diff")"; fi
+expect_grep $'\rinferbench: \\[250 requests/s\\] serving 0/50 requests' "$TMP/search.tty" "each rate's run: its progress line names its rate"
 
 # The curve: rate i of 3, each line kept, its verdict at the targets
 # (at 200 requests/s request i's TTFT is 2 + 3i ms).
