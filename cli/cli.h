@@ -242,6 +242,17 @@ int cmd_serve_gen(cli_args *a);
  * process and over HTTP alike): false after one line; *trace (a trace
  * file's requests, c->trace) freed by the caller. */
 bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace);
+/* No rate, no --rates, no trace, a target: serve searches the highest rate
+ * within it (in process and over HTTP alike). */
+bool cli_gen_serve_searching(const cli_args *a, const ib_gen_serve_config *c);
+/* The search's or the curve's settings (rates[0..n_rates): the curve's;
+ * none: the search) from the options, its line a rate attached
+ * (cli_progress_attach_rates: rc must outlive the measurement). */
+void cli_gen_serve_rates_config(const cli_args *a, const double *rates, size_t n_rates,
+                                ib_gen_serve_rates_config *rc);
+/* --sessions N of serve's one run (in process or over HTTP: each session
+ * this program again), refused for a search, a curve or the pitfalls. */
+int cli_gen_serve_sessions(cli_args *a, const ib_gen_serve_config *c, size_t n_rates);
 /* serve --endpoint (cmd_serve_endpoint.c): the same requests sent to an
  * OpenAI-compatible server over HTTP. */
 int cmd_serve_endpoint(cli_args *a);

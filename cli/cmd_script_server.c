@@ -109,6 +109,11 @@ static bool parse_option(const char *name, const char *value, ib_script *s, cons
     if (!strcmp(name, "--stop-after-tokens")) return parse_count(name, value, &s->stop_after_tokens);
     if (!strcmp(name, "--fail-after-chunks")) return parse_count(name, value, &s->fail_after_chunks);
     if (!strcmp(name, "--fail-every")) return parse_count(name, value, &s->fail_every);
+    if (!strcmp(name, "--slots")) {
+        if (!parse_count(name, value, &k)) return false;
+        s->slots = k < INT32_MIN ? INT32_MIN : k > INT32_MAX ? INT32_MAX : (int32_t)k;
+        return true;
+    }
     fprintf(stderr, "inferbench: script-server: unknown option '%s' (docs/script-server.md lists them)\n",
             name);
     return false;

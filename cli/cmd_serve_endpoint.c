@@ -1,7 +1,9 @@
 /* inferbench serve --endpoint URL --model NAME: the requests of a
  * generative model's serve (the same options, the same schedule, the same
  * figures) sent over HTTP to an OpenAI-compatible server on this machine
- * (the library's ib_measure_endpoint_serve; docs/serve-endpoint.md). */
+ * (the library's ib_measure_endpoint_serve; docs/serve-endpoint.md): one
+ * rate or a trace, the curve over --rates, the SLO search (targets and no
+ * rate: ib_search_endpoint_serve), or one of those in --sessions N. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -10,8 +12,6 @@
  * experiments not (yet) over HTTP. */
 static const char *const engine_only[] = { "slots",     "prefill-chunk", "ctx-per-seq",
                                            "steps-csv", "prefix-cache",  "shared-prefix" };
-/* Not over HTTP yet (docs/serve-endpoint.md, "Still to come"). */
-static const char *const not_yet[] = { "rates", "slo-percentile", "confidence" };
 
 static bool refused(const cli_args *a)
 {
@@ -28,47 +28,75 @@ static bool refused(const cli_args *a)
                     engine_only[i]);
             return true;
         }
-    for (size_t i = 0; i < sizeof not_yet / sizeof *not_yet; i++)
-        if (cli_given(a, not_yet[i])) {
-            fprintf(stderr,
-                    "inferbench: serve --%s: the curve over rates and the SLO search are not (yet) over "
-                    "--endpoint: one --rate or a trace\n",
-                    not_yet[i]);
-            return true;
-        }
-    if (!(a->rate > 0) && !a->arrivals) {
-        fprintf(stderr,
-                "inferbench: serve --endpoint needs --rate R (requests/s) or --arrivals FILE (a trace): "
-                "the SLO search is not (yet) over an endpoint\n");
-        return true;
-    }
     return false;
+}
+
+/* One rate or a trace. */
+static int measure(cli_args *a, const ib_gen_serve_config *c, cli_outputs *out)
+{
+    ib_gen_serve_result r;
+    ib_endpoint_result ep;
+    ib_error err = { { 0 } };
+    ib_status st = ib_measure_endpoint_serve(&a->endpoint, c, &r, &ep, &err);
+    cli_client_ceiling_load(&ep.ceiling); /* the client's own limit, stated beside the figures */
+    if (st == IB_OK && c->pitfalls) st = ib_endpoint_serve_pitfalls(&a->endpoint, c, &r, &ep, &err);
+    /* Nothing was sent when the endpoint or the settings were refused. */
+    bool began = r.requests != NULL;
+    ib_result res = { .kind = IB_RESULT_GEN_SERVE, .gen_serve = &r, .gen_serve_cfg = c, .endpoint = &ep };
+    int code = cli_report(out, began ? &res : NULL, st, &err);
+    ib_gen_serve_result_free(&r);
+    ib_endpoint_result_free(&ep);
+    return code;
+}
+
+/* The curve over --rates, or the search (targets, no rate): the rates,
+ * then the run at the answer with its endpoint's block, as in process. */
+static int measure_rates(cli_args *a, const ib_gen_serve_config *c, const double *rates, size_t n_rates,
+                         cli_outputs *out)
+{
+    ib_gen_serve_rates_config rc;
+    cli_gen_serve_rates_config(a, rates, n_rates, &rc);
+    ib_gen_serve_rates_result r;
+    ib_endpoint_result ep;
+    ib_error err = { { 0 } };
+    ib_status st = n_rates > 0 ? ib_measure_endpoint_serve_curve(&a->endpoint, c, &rc, &r, &ep, &err)
+                               : ib_search_endpoint_serve(&a->endpoint, c, &rc, &r, &ep, &err);
+    cli_client_ceiling_load(&ep.ceiling);
+    bool began = r.n_points > 0;
+    ib_result res = { .kind = IB_RESULT_GEN_SERVE,
+                      .gen_serve = &r.at,
+                      .gen_serve_cfg = c,
+                      .endpoint = &ep,
+                      .gen_serve_rates = &r,
+                      .gen_serve_rates_cfg = &rc };
+    int code = cli_report(out, began ? &res : NULL, st, &err);
+    ib_gen_serve_rates_result_free(&r);
+    ib_endpoint_result_free(&ep);
+    return code;
 }
 
 int cmd_serve_endpoint(cli_args *a)
 {
     if (refused(a)) return EXIT_BAD_INPUT;
+    if (a->session_index) cli_session_child_setup(a);
     ib_gen_serve_config c;
     ib_gen_request_spec *trace = NULL;
+    double rates[IB_SERVE_MAX_RATES];
+    size_t n_rates = 0;
     if (!cli_gen_serve_settings(a, &c, &trace)) return EXIT_BAD_INPUT;
+    if (a->rates && !cli_parse_rates(a->rates, rates, &n_rates)) {
+        free(trace);
+        return EXIT_BAD_INPUT;
+    }
+    if (cli_sessions_wanted(a)) {
+        free(trace);
+        return cli_gen_serve_sessions(a, &c, n_rates);
+    }
     cli_outputs out;
     int code = cli_prepare_outputs(a, &out);
-    if (code == EXIT_OK) {
-        ib_gen_serve_result r;
-        ib_endpoint_result ep;
-        ib_error err = { { 0 } };
-        ib_status st = ib_measure_endpoint_serve(&a->endpoint, &c, &r, &ep, &err);
-        cli_client_ceiling_load(&ep.ceiling); /* the client's own limit, stated beside the figures */
-        if (st == IB_OK && c.pitfalls) st = ib_endpoint_serve_pitfalls(&a->endpoint, &c, &r, &ep, &err);
-        /* Nothing was sent when the endpoint or the settings were refused. */
-        bool began = r.requests != NULL;
-        ib_result res = {
-            .kind = IB_RESULT_GEN_SERVE, .gen_serve = &r, .gen_serve_cfg = &c, .endpoint = &ep
-        };
-        code = cli_report(&out, began ? &res : NULL, st, &err);
-        ib_gen_serve_result_free(&r);
-        ib_endpoint_result_free(&ep);
-    }
+    if (code == EXIT_OK)
+        code = n_rates > 0 || cli_gen_serve_searching(a, &c) ? measure_rates(a, &c, rates, n_rates, &out)
+                                                             : measure(a, &c, &out);
     free(trace);
     return code;
 }

@@ -129,6 +129,8 @@ static bool searching(const cli_args *a, const ib_gen_serve_config *c)
            (c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0);
 }
 
+bool cli_gen_serve_searching(const cli_args *a, const ib_gen_serve_config *c) { return searching(a, c); }
+
 /* The arrivals as the options give them; false after one line. */
 static bool arrivals(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace)
 {
@@ -243,18 +245,35 @@ bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_
     return false;
 }
 
+void cli_gen_serve_rates_config(const cli_args *a, const double *rates, size_t n_rates,
+                                ib_gen_serve_rates_config *rc)
+{
+    ib_gen_serve_rates_config_init(rc);
+    rc->percentile = a->serve.slo_percentile;
+    rc->confidence = a->serve.confidence;
+    rc->rates = rates;
+    rc->n_rates = n_rates;
+    /* In process and over HTTP alike: a line a rate, at the targets given */
+    cli_progress_attach_rates(rc, &a->gen_serve, a->quiet);
+}
+
+/* The same schedule served in fresh processes, merged by the library:
+ * one run's figures a session, not a search's or a curve's. */
+int cli_gen_serve_sessions(cli_args *a, const ib_gen_serve_config *c, size_t n_rates)
+{
+    if (n_rates > 0 || searching(a, c) || c->pitfalls)
+        return cli_fail(IB_ERR_INVALID_ARG, "serve --sessions repeats the run of one rate (--rate R or a "
+                                            "trace), not a search, a curve over rates or the pitfalls");
+    return cli_run_sessions(a, IB_RESULT_GEN_SERVE);
+}
+
 /* The search (no rate, targets) or the curve (--rates): the run at the
  * answer printed with the rates. */
 static int measure_rates(ib_gen *g, const cli_args *a, const ib_gen_serve_config *c, const double *rates,
                          size_t n_rates, cli_outputs *out, cli_output *steps)
 {
     ib_gen_serve_rates_config rc;
-    ib_gen_serve_rates_config_init(&rc);
-    rc.percentile = a->serve.slo_percentile;
-    rc.confidence = a->serve.confidence;
-    rc.rates = rates;
-    rc.n_rates = n_rates;
-    cli_progress_attach_rates(&rc, c, a->quiet);
+    cli_gen_serve_rates_config(a, rates, n_rates, &rc);
     ib_gen_serve_rates_result r;
     ib_error err = { { 0 } };
     ib_status st = n_rates > 0 ? ib_measure_gen_serve_curve(g, c, &rc, &r, &err)
@@ -286,14 +305,9 @@ int cmd_serve_gen(cli_args *a)
         free(trace);
         return EXIT_BAD_INPUT;
     }
-    /* The same schedule served in fresh processes, merged by the library:
-     * one run's figures a session, not a search's or a curve's. */
     if (cli_sessions_wanted(a)) {
         free(trace);
-        if (n_rates > 0 || searching(a, &c) || c.pitfalls)
-            return cli_fail(IB_ERR_INVALID_ARG, "serve --sessions repeats the run of one rate (--rate R or a "
-                                                "trace), not a search, a curve over rates or the pitfalls");
-        return cli_run_sessions(a, IB_RESULT_GEN_SERVE);
+        return cli_gen_serve_sessions(a, &c, n_rates);
     }
     cli_outputs out;
     cli_output steps;

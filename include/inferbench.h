@@ -977,6 +977,12 @@ typedef struct ib_script {
     ib_script_failure failure;
     int64_t fail_after_chunks; /* for RESET, MALFORMED, STALL */
     int64_t fail_every;        /* 1: every request fails so; n: the n-th, 2n-th, ... to arrive */
+    /* endpointrates: a server of this many slots (0: no limit): a stream
+     * holds a slot from its start to its last token as scripted, and a
+     * request arriving with every slot held starts on the first one free
+     * (its times from there), so that its TTFT grows with the load and the
+     * server's capacity is known: slots / (ttft + the gaps of a request) */
+    int32_t slots;
 } ib_script;
 
 /* Defaults: ttft 50 ms, itl 5 ms, one token a chunk, 16 tokens when the
@@ -2935,6 +2941,10 @@ typedef struct ib_endpoint_request {
     size_t n_chunks;             /* chunks that carried tokens */
     double *chunk_ms;            /* [n_chunks]: each one's arrival */
     int32_t *chunk_token_counts; /* [n_chunks]: the tokens of each */
+    /* endpointrates: in flight when a search ended its rate early (the
+     * bound out of reach): aborted by the client, its times where they
+     * got, failure IB_EP_OK: not a failure, never completed */
+    bool cut;
 } ib_endpoint_request;
 
 /* --- The client's ceiling stated in every endpoint run (ceiling: issue 37
@@ -2985,6 +2995,8 @@ typedef struct ib_endpoint_result {
     /* Set by the caller after the run (never by the library): the
      * client's calibrated ceiling, which the reports state. */
     ib_client_ceiling ceiling;
+    /* endpointrates: the requests cut (ib_endpoint_request.cut) */
+    size_t n_cut;
 } ib_endpoint_result;
 
 /* Before a run: the URL is http(s) on loopback, the server answers GET
@@ -3235,6 +3247,16 @@ typedef struct ib_gen_serve_point {
     /* curveformats: the device's energy per output token over this rate's
      * run (its result's energy.device; source NONE and note: no figure) */
     ib_energy energy;
+    /* endpointrates: a rate served over HTTP (ib_search_endpoint_serve,
+     * ib_measure_endpoint_serve_curve): the client's lateness p99 (NaN in
+     * process, or when none was sent), whether it passed its bound (the
+     * rate's tail may be the client's: ib_endpoint_result.client_late),
+     * the requests that failed (0 in process; by cause in the endpoint
+     * result of the run at the answer) and those cut when the rate ended
+     * early (ib_endpoint_request.cut). */
+    double client_lateness_p99_ms;
+    bool client_late;
+    int64_t failed, cut;
 } ib_gen_serve_point;
 
 typedef struct ib_gen_serve_rates_result {
@@ -3285,6 +3307,31 @@ ib_status ib_measure_gen_serve_curve(ib_gen *g, const ib_gen_serve_config *cfg,
                                      const ib_gen_serve_rates_config *rc, ib_gen_serve_rates_result *out,
                                      ib_error *err);
 void ib_gen_serve_rates_result_free(ib_gen_serve_rates_result *r);
+
+/* --- The search and the curve over an HTTP endpoint (endpointrates: issue
+ * 37 item 3; docs/serve-endpoint.md, "Rates: the search and the curve")
+ * --- The same method as ib_search_gen_serve and
+ * ib_measure_gen_serve_curve (one code: src/core/serve_gen_rates.c), each
+ * rate's requests sent as ib_measure_endpoint_serve sends them: the
+ * endpoint checked once (IB_ERR_INVALID_ARG, nothing sent), one warm-up
+ * for every rate (the search's first rate, when rc->first_rate is 0: the
+ * requests it completed a second, as in process), a search's rate ended
+ * as soon as the bound is out of reach (no request sent after, those in
+ * flight aborted: cut, not failures; a failed request makes a rate
+ * unreachable: it never completes). Each point holds its rate's client
+ * lateness p99, its failures and its cuts; out->at is the run at the
+ * answer and *ep (NULL: not kept) its endpoint result, by cause and per
+ * request (ep->n_requests 0 when no rate was kept). Statuses as the
+ * in-process pair's; a rate whose every request failed is a point that
+ * did not meet (the rates go on), and no request of any rate completing
+ * is IB_ERR_RUNTIME with what was measured. Free out with
+ * ib_gen_serve_rates_result_free, ep with ib_endpoint_result_free. */
+ib_status ib_search_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                   const ib_gen_serve_rates_config *rc, ib_gen_serve_rates_result *out,
+                                   ib_endpoint_result *ep, ib_error *err);
+ib_status ib_measure_endpoint_serve_curve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                          const ib_gen_serve_rates_config *rc, ib_gen_serve_rates_result *out,
+                                          ib_endpoint_result *ep, ib_error *err);
 
 #ifdef __cplusplus
 }

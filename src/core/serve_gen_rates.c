@@ -3,8 +3,10 @@
  * TPOT percentiles both meet their targets by LoadGen's early-stopping
  * bound (serve.c's ib_serve_percentile_met, as forward-pass serve judges
  * its latency), and the curve over given rates with its knee and
- * saturation point (docs/serve-generative.md, "The answer"). */
-#include "core/serve_gen.h"
+ * saturation point (docs/serve-generative.md, "The answer"). The rates are
+ * served by an ib__gen_rate_server: the engine here, an HTTP endpoint in
+ * src/endpoint/endpoint_rates.c. */
+#include "core/serve_gen_rates.h"
 #include "core/serve_gen_rates_progress.h"
 #include "core/stats.h"
 
@@ -38,6 +40,7 @@ typedef struct judge {
     const ib_gen_serve_rates_config *rc;
     int64_t n;                    /* the requests the bound judges at the run's end */
     int64_t ttft_over, tpot_over; /* so far */
+    int64_t ended_short;          /* requests that ended short of their tokens (over HTTP: failed) */
 } judge;
 
 /* Whether n requests of which k over the target meet the percentile
@@ -55,12 +58,14 @@ static bool bound_met(const judge *j, double target_ms, int64_t n, int64_t k)
  * ends a run no sooner than its own count would.) */
 static bool reachable(const judge *j)
 {
-    return bound_met(j, j->cfg->slo_ttft_ms, j->n, j->ttft_over) &&
+    /* A rate meets its targets only with every request completed. */
+    return j->ended_short == 0 && bound_met(j, j->cfg->slo_ttft_ms, j->n, j->ttft_over) &&
            bound_met(j, j->cfg->slo_tpot_ms, j->n, j->tpot_over);
 }
 
-/* The engine's watch: a request's TTFT is known at its first token, its
- * TPOT at its last; false (end the run) once the bound is out of reach. */
+/* The server's watch: a request's TTFT is known at its first token, its
+ * TPOT at its last (last for a request that ended short too: an endpoint's
+ * failure); false (end the run) once the bound is out of reach. */
 static bool watch_request(void *ctx, const ib_gen_serve_request *r, bool first, bool last)
 {
     judge *j = ctx;
@@ -68,6 +73,7 @@ static bool watch_request(void *ctx, const ib_gen_serve_request *r, bool first, 
     ib__gen_serve_request_figures(j->cfg, &q);
     if (first && j->cfg->slo_ttft_ms > 0 && q.ttft_ms > j->cfg->slo_ttft_ms) j->ttft_over++;
     if (last && j->cfg->slo_tpot_ms > 0 && q.tpot_ms > j->cfg->slo_tpot_ms) j->tpot_over++;
+    if (last && q.generated_tokens < q.spec.output_tokens) j->ended_short++;
     return reachable(j);
 }
 
@@ -135,7 +141,8 @@ static void point_of(const judge *j, const ib_gen_serve_result *r, bool ended_ea
                                 .output_tokens_per_s = r->output_tokens_per_s,
                                 .total_tokens_per_s = r->total_tokens_per_s,
                                 .partial = r->partial,
-                                .energy = r->energy.device };
+                                .energy = r->energy.device,
+                                .client_lateness_p99_ms = NAN };
     for (size_t i = 0; i < r->n_requests; i++) pt->admitted += !isnan(r->requests[i].admitted_ms);
     int64_t n_ttft = 0, n_tpot = 0;
     pt->ttft_at_percentile_ms = figure_at(r, false, q, c->slo_ttft_ms, &pt->ttft_over, &n_ttft);
@@ -148,11 +155,11 @@ static void point_of(const judge *j, const ib_gen_serve_result *r, bool ended_ea
 }
 
 /* ------------------------------------------------------------------------ */
-/* Rates on one engine                                                       */
+/* Rates on one server                                                       */
 /* ------------------------------------------------------------------------ */
 
 typedef struct rates {
-    ib__gen_engine *e;
+    const ib__gen_rate_server *srv;
     const ib_gen_serve_config *cfg;
     const ib_gen_serve_rates_config *rc;
     ib_gen_serve_rates_result *out;
@@ -169,10 +176,11 @@ static ib_status measure_rate(rates *s, double rate, bool early, ib_gen_serve_re
     c.rate = rate;
     judge j = { .cfg = &c, .rc = s->rc, .n = c.requests };
     ib__gen_serve_watch w = { watch_request, &j };
-    ib_status st = ib__gen_engine_serve(s->e, &c, early ? &w : NULL, run, err);
+    ib_status st = s->srv->serve(s->srv->ctx, &c, early ? &w : NULL, run, err);
     if (!run->requests) return st; /* refused before the run: no point */
     ib_gen_serve_point *pt = &out->points[out->n_points++];
     point_of(&j, run, early && !reachable(&j), pt);
+    if (s->srv->point) s->srv->point(s->srv->ctx, out->n_points - 1, pt);
     out->requests_served += pt->admitted;
     if (st != IB_OK) {
         out->partial = true;
@@ -359,30 +367,55 @@ static ib_status validate(const ib_gen_serve_config *c, const ib_gen_serve_rates
     return IB_OK;
 }
 
-static ib_status run_rates(ib__gen *g, const ib_gen_serve_config *cfg, const ib_gen_serve_rates_config *rc,
-                           bool searching, ib_gen_serve_rates_result *out, ib_error *err)
+ib_status ib__gen_serve_rates_begin(const ib_gen_serve_config *cfg, const ib_gen_serve_rates_config *rc,
+                                    bool searching, ib_gen_serve_rates_result *out, ib_error *err)
 {
     memset(out, 0, sizeof *out);
     out->searched = searching;
     out->found = out->last_failed = out->knee = out->saturation = out->at_point = -1;
-    IB_TRY(validate(cfg, rc, searching, err));
-    /* The engine is opened at the first rate: every rate of one seed
-     * draws the same lengths, so one context fits them all. */
+    return validate(cfg, rc, searching, err);
+}
+
+ib_gen_serve_config ib__gen_serve_rates_first(const ib_gen_serve_config *cfg,
+                                              const ib_gen_serve_rates_config *rc, bool searching)
+{
     ib_gen_serve_config first = *cfg;
     first.rate = searching ? (rc->first_rate > 0 ? rc->first_rate : 1) : rc->rates[0];
-    rates s = { .cfg = cfg, .rc = rc, .out = out };
-    IB_TRY(ib__gen_engine_open(g, &first, &s.e, err));
-    double start = rc->first_rate > 0 ? rc->first_rate : ib__gen_engine_warm_rate(s.e);
-    ib_status st = IB_OK;
-    if (searching && !(start > 0 && isfinite(start)))
-        st = ib__fail(err, IB_ERR_INVALID_ARG,
-                      "a search starts at a first rate or at the rate the warm-up "
-                      "served: give one, or warm-up requests");
-    else
-        st = searching ? search(&s, start, err) : curve(&s, err);
+    return first;
+}
+
+ib_status ib__gen_serve_rates_drive(const ib__gen_rate_server *srv, const ib_gen_serve_config *cfg,
+                                    const ib_gen_serve_rates_config *rc, double warm_rate_per_s,
+                                    ib_gen_serve_rates_result *out, ib_error *err)
+{
+    rates s = { .srv = srv, .cfg = cfg, .rc = rc, .out = out };
+    if (!out->searched) return curve(&s, err);
+    double start = rc->first_rate > 0 ? rc->first_rate : warm_rate_per_s;
+    IB_FAIL_IF(!(start > 0 && isfinite(start)), err, IB_ERR_INVALID_ARG,
+               "a search starts at a first rate or at the rate the warm-up "
+               "served: give one, or warm-up requests");
+    return search(&s, start, err);
+}
+
+/* The engine as the rates' server. */
+static ib_status engine_serve(void *ctx, const ib_gen_serve_config *cfg, const ib__gen_serve_watch *watch,
+                              ib_gen_serve_result *run, ib_error *err)
+{
+    return ib__gen_engine_serve(ctx, cfg, watch, run, err);
+}
+
+static ib_status run_rates(ib__gen *g, const ib_gen_serve_config *cfg, const ib_gen_serve_rates_config *rc,
+                           bool searching, ib_gen_serve_rates_result *out, ib_error *err)
+{
+    IB_TRY(ib__gen_serve_rates_begin(cfg, rc, searching, out, err));
+    ib_gen_serve_config first = ib__gen_serve_rates_first(cfg, rc, searching);
+    ib__gen_engine *e = NULL;
+    IB_TRY(ib__gen_engine_open(g, &first, &e, err));
+    ib__gen_rate_server srv = { .serve = engine_serve, .ctx = e };
+    ib_status st = ib__gen_serve_rates_drive(&srv, cfg, rc, ib__gen_engine_warm_rate(e), out, err);
     /* The machine over every rate, stated with the run at the answer. */
-    if (out->at.requests) out->at.warnings |= ib__gen_engine_watched(s.e, &out->at.env);
-    ib__gen_engine_close(s.e);
+    if (out->at.requests) out->at.warnings |= ib__gen_engine_watched(e, &out->at.env);
+    ib__gen_engine_close(e);
     return st;
 }
 

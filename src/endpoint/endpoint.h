@@ -5,6 +5,7 @@
 #define IB_ENDPOINT_ENDPOINT_H
 
 #include "base/common.h"
+#include "core/serve_gen.h"
 #include "endpoint/sse.h"
 
 #include <curl/curl.h>
@@ -62,5 +63,34 @@ ib_status ib__ep_transfer_init(ib__ep_transfer *t, const char *completions_url, 
 void ib__ep_transfer_finish(ib__ep_transfer *t, CURLcode code);
 
 void ib__ep_transfer_free(ib__ep_transfer *t);
+
+/* --- The client across runs (http_client.c; endpointrates: the search and
+ * the curve over rates, endpoint_rates.c, warm up once and serve each rate
+ * on it) --- */
+typedef struct ib__ep_client ib__ep_client;
+
+/* Checks scfg's requests and the endpoint (ib_endpoint_check: nothing
+ * sent when it fails) and opens the client; closed with
+ * ib__ep_client_close. */
+ib_status ib__ep_client_open(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                             ib__ep_client **out, ib_error *err);
+
+/* The warm-up of the open's scfg (its first requests' lengths, all at
+ * once, forgotten). */
+ib_status ib__ep_client_warm_up(ib__ep_client *c, ib_error *err);
+
+/* The requests the last warm-up completed a second (NaN: none). */
+double ib__ep_client_warm_rate(const ib__ep_client *c);
+
+/* One measured run of scfg (warmed up first when warm) as
+ * ib_measure_endpoint_serve fills out and ep; watch (NULL: none) is told
+ * each request's first chunk and its end (a failure too), and when it
+ * returns false the run ends: no request sent after, those in flight
+ * aborted and cut (ib_endpoint_request.cut, not failures). */
+ib_status ib__ep_client_serve(ib__ep_client *c, const ib_gen_serve_config *scfg,
+                              const ib__gen_serve_watch *watch, bool warm, ib_gen_serve_result *out,
+                              ib_endpoint_result *ep, ib_error *err);
+
+void ib__ep_client_close(ib__ep_client *c);
 
 #endif

@@ -55,13 +55,18 @@ void ib_endpoint_result_free(ib_endpoint_result *r)
     r->n_requests = 0;
 }
 
-typedef struct client {
+typedef struct ib__ep_client {
     const ib_endpoint_config *cfg;
     const ib_gen_serve_config *scfg;
     CURLM *multi;
     char *completions_url;
     int32_t vocab;
-    double origin_ms; /* the last run's schedule origin on the host clock */
+    double origin_ms;       /* the last run's schedule origin on the host clock */
+    double warm_rate_per_s; /* the warm-up's completed requests a second (NaN: none) */
+    /* The run's watch (NULL: none), told each request's first token and
+     * its end; stopped once it said to end the run. */
+    const ib__gen_serve_watch *watch;
+    bool stopped;
 } client;
 
 /* Starts request i of a run: its transfer added to the multi handle. */
@@ -91,6 +96,9 @@ static size_t reap(client *c)
         ib__ep_transfer_finish(t, code);
         ib__ep_transfer_free(t);
         ended++;
+        /* Its end (a failure too: it ended short); its first token, when
+         * it had one, told before (watch_first_tokens runs first). */
+        if (c->watch && !c->stopped) c->stopped = !c->watch->fn(c->watch->ctx, t->req, false, true);
     }
     return ended;
 }
@@ -104,17 +112,63 @@ static int wait_ms(double due_ms)
     return left <= 1.5 ? 0 : (int)(left - 1.0);
 }
 
-/* Sends rs[0..n) on their schedule from now, and reads every answer. */
+/* What a run's watch was told of the first chunks: each request's once. */
+typedef struct told {
+    bool *first; /* [n] */
+    size_t lo;   /* every request below it told, or ended */
+} told;
+
+/* Tells the watch of the requests sent so far, ts[0..sent): the first
+ * chunk of each in flight (its times as they stand). The requests end
+ * about in the order sent: the scan starts past those done. */
+static void watch_first_tokens(client *c, const ib__ep_transfer *ts, told *w, size_t sent)
+{
+    while (w->lo < sent && (w->first[w->lo] || !ts[w->lo].easy)) w->lo++;
+    for (size_t i = w->lo; i < sent && !c->stopped; i++) {
+        const ib__ep_transfer *t = &ts[i];
+        if (w->first[i] || !t->easy || t->ep->n_chunks == 0) continue;
+        w->first[i] = true;
+        ib_gen_serve_request q = *t->req;
+        q.admitted_ms = t->ep->sent_ms;
+        q.first_token_ms = t->ep->chunk_ms[0];
+        q.end_ms = t->ep->chunk_ms[t->ep->n_chunks - 1];
+        q.generated_tokens = (int32_t)t->ep->chunk_tokens;
+        c->stopped = !c->watch->fn(c->watch->ctx, &q, true, false);
+    }
+}
+
+/* A request in flight when the watch ended the run: its transfer aborted,
+ * its times left where they got, cut (not a failure: the client ended it,
+ * as the engine drops the requests still running). */
+static void cut(client *c, ib__ep_transfer *t)
+{
+    curl_multi_remove_handle(c->multi, t->easy);
+    ib__ep_transfer_finish(t, CURLE_ABORTED_BY_CALLBACK);
+    t->ep->failure = IB_EP_OK;
+    t->ep->cut = true;
+    ib__ep_transfer_free(t);
+}
+
+/* Sends rs[0..n) on their schedule from now, and reads every answer; with
+ * a watch (NULL: none), until it says to end the run (the rest never
+ * sent). */
 static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *eps, size_t n, uint64_t seed,
-                     ib_error *err)
+                     const ib__gen_serve_watch *watch, ib_error *err)
 {
     ib__ep_transfer *ts = calloc(n ? n : 1, sizeof *ts);
-    IB_FAIL_IF(!ts, err, IB_ERR_NO_MEMORY, "out of memory");
+    told w = { calloc(n ? n : 1, sizeof *w.first), 0 };
+    if (!ts || !w.first) {
+        free(ts);
+        free(w.first);
+        return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
+    }
     for (size_t i = 0; i < n; i++) ib__ep_request_unsent(&rs[i], &eps[i]);
     double origin = c->origin_ms = ib__now_ms();
     size_t next = 0, ended = 0;
     ib_status st = IB_OK;
-    while (st == IB_OK && ended < n) {
+    c->watch = watch;
+    c->stopped = false;
+    while (st == IB_OK && ended < n && !c->stopped) {
         if (ib__cancelled(c->scfg->run.cancel)) {
             st = ib__fail(err, IB_ERR_INTERRUPTED, "interrupted");
             break;
@@ -125,24 +179,31 @@ static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *e
         }
         int running;
         curl_multi_perform(c->multi, &running);
+        if (c->watch) watch_first_tokens(c, ts, &w, next);
         ended += reap(c);
-        if (st == IB_OK && ended < n)
+        if (st == IB_OK && ended < n && !c->stopped)
             curl_multi_poll(c->multi, NULL, 0,
                             next < n ? wait_ms(origin + rs[next].spec.arrival_ms) : CANCEL_POLL_MS, NULL);
     }
-    /* Interrupted: the requests in flight end unfinished (never completed). */
+    /* Interrupted: the requests in flight end unfinished (never completed);
+     * ended by the watch: cut. */
     for (size_t i = 0; i < next; i++)
-        if (ts[i].easy) {
+        if (ts[i].easy && c->stopped)
+            cut(c, &ts[i]);
+        else if (ts[i].easy) {
             curl_multi_remove_handle(c->multi, ts[i].easy);
             ib__ep_transfer_finish(&ts[i], CURLE_ABORTED_BY_CALLBACK);
             ib__ep_transfer_free(&ts[i]);
         }
     free(ts);
+    free(w.first);
+    c->watch = NULL;
     return st;
 }
 
 /* The warm-up: the first requests' lengths, all at once, forgotten (a
- * server's first requests are slower: its cold start). */
+ * server's first requests are slower: its cold start); the requests it
+ * completed a second, the rate a search starts from (as in process). */
 static ib_status warm_up(client *c, const ib_gen_serve_request *measured, size_t n_measured, ib_error *err)
 {
     size_t n = (size_t)c->scfg->warmup_requests;
@@ -153,12 +214,19 @@ static ib_status warm_up(client *c, const ib_gen_serve_request *measured, size_t
     for (size_t i = 0; st == IB_OK && i < n; i++)
         w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
                                            measured[i % n_measured].spec.output_tokens };
-    if (st == IB_OK) st = run(c, w, we, n, c->scfg->seed ^ WARMUP_SEED, err);
+    if (st == IB_OK) st = run(c, w, we, n, c->scfg->seed ^ WARMUP_SEED, NULL, err);
+    size_t completed = 0;
+    for (size_t i = 0; st == IB_OK && i < n; i++)
+        completed += w[i].generated_tokens == w[i].spec.output_tokens;
+    if (completed > 0) c->warm_rate_per_s = (double)completed * 1000.0 / (ib__now_ms() - c->origin_ms);
     ib_endpoint_result tmp = { .requests = we, .n_requests = we ? n : 0 };
     ib_endpoint_result_free(&tmp);
     free(w);
     return st;
 }
+
+/* Neither failed nor cut off by the watch. */
+static bool completed(const ib_endpoint_request *r) { return r->failure == IB_EP_OK && !r->cut; }
 
 /* Every gap between two tokens of the completed requests (ib__chunk_gaps). */
 static ib_status token_gaps(const ib_gen_serve_result *out, const ib_endpoint_result *ep, double **itl,
@@ -166,13 +234,13 @@ static ib_status token_gaps(const ib_gen_serve_result *out, const ib_endpoint_re
 {
     size_t n = 0;
     for (size_t i = 0; i < ep->n_requests; i++)
-        if (ep->requests[i].failure == IB_EP_OK) n += (size_t)ep->requests[i].chunk_tokens;
+        if (completed(&ep->requests[i])) n += (size_t)ep->requests[i].chunk_tokens;
     *itl = malloc((n ? n : 1) * sizeof **itl);
     IB_FAIL_IF(!*itl, err, IB_ERR_NO_MEMORY, "out of memory for the gaps");
     *n_itl = 0;
     for (size_t i = 0; i < ep->n_requests; i++) {
         const ib_endpoint_request *r = &ep->requests[i];
-        if (r->failure != IB_EP_OK) continue;
+        if (!completed(r)) continue;
         *n_itl += ib__chunk_gaps(r->chunk_ms, r->chunk_token_counts, r->n_chunks, *itl + *n_itl);
     }
     (void)out;
@@ -186,9 +254,10 @@ static ib_status endpoint_figures(const ib_gen_serve_result *out, ib_endpoint_re
     if (!late) return IB_ERR_NO_MEMORY;
     size_t n_late = 0;
     memset(ep->failures, 0, sizeof ep->failures);
-    ep->n_failed = ep->n_chunks = ep->multi_token_chunks = ep->assumed_chunks = 0;
+    ep->n_failed = ep->n_chunks = ep->multi_token_chunks = ep->assumed_chunks = ep->n_cut = 0;
     for (size_t i = 0; i < ep->n_requests; i++) {
         const ib_endpoint_request *r = &ep->requests[i];
+        ep->n_cut += r->cut;
         if (isfinite(r->lateness_ms)) late[n_late++] = r->lateness_ms;
         ep->failures[r->failure]++;
         ep->n_failed += r->failure != IB_EP_OK;
@@ -215,6 +284,10 @@ static ib_status figures(const ib_gen_serve_config *scfg, ib_gen_serve_result *o
     free(itl);
     if (st == IB_OK) st = endpoint_figures(out, ep);
     IB_FAIL_IF(st != IB_OK, err, st, "out of memory for the figures");
+    /* The server's devices are its own: their energy is not the client's to read. */
+    ib__strlcpy(out->energy.device.note, "none over HTTP (the server's device)",
+                sizeof out->energy.device.note);
+    ib__strlcpy(out->energy.cpu.note, out->energy.device.note, sizeof out->energy.cpu.note);
     return IB_OK;
 }
 
@@ -223,6 +296,7 @@ static ib_status open_client(client *c, const ib_endpoint_config *cfg, const ib_
 {
     c->cfg = cfg;
     c->scfg = scfg;
+    c->warm_rate_per_s = NAN;
     c->vocab = cfg->vocab > 0                    ? cfg->vocab
                : server_vocab > IB__EP_LOWEST_ID ? server_vocab
                                                  : IB__EP_DEFAULT_VOCAB;
@@ -232,9 +306,10 @@ static ib_status open_client(client *c, const ib_endpoint_config *cfg, const ib_
     return IB_OK;
 }
 
-/* The run after the checks: the schedule, warm-up, the measured requests. */
-static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *ep, bool *began,
-                       ib_error *err)
+/* A measured run after the checks: the schedule, the warm-up (warm), the
+ * measured requests (watched by watch, NULL: none). */
+static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *ep, bool warm,
+                       const ib__gen_serve_watch *watch, bool *began, ib_error *err)
 {
     IB_TRY(ib__gen_serve_schedule(c->scfg, &out->requests, &out->n_requests, err));
     ep->requests = calloc(out->n_requests, sizeof *ep->requests);
@@ -242,9 +317,9 @@ static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *
     ep->n_requests = out->n_requests;
     out->warmup_requests = c->scfg->warmup_requests;
     ib__strlcpy(out->info.model, c->cfg->model, sizeof out->info.model); /* the server's name of it */
-    IB_TRY(warm_up(c, out->requests, out->n_requests, err));
+    if (warm) IB_TRY(warm_up(c, out->requests, out->n_requests, err));
     *began = true;
-    ib_status st = run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, err);
+    ib_status st = run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, watch, err);
     ep->origin_ms = c->origin_ms;
     return st;
 }
@@ -264,11 +339,10 @@ static ib_status conclude(const ib_gen_serve_config *scfg, ib_gen_serve_result *
     return IB_OK;
 }
 
-ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
-                                    ib_gen_serve_result *out, ib_endpoint_result *ep, ib_error *err)
+ib_status ib__ep_client_open(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                             ib__ep_client **out, ib_error *err)
 {
-    memset(out, 0, sizeof *out);
-    memset(ep, 0, sizeof *ep);
+    *out = NULL;
     IB_FAIL_IF(!scfg, err, IB_ERR_INVALID_ARG, "no configuration");
     IB_TRY(ib__gen_serve_validate_arrivals(scfg, err));
     IB_FAIL_IF(scfg->warmup_requests < 0 || scfg->warmup_requests > IB__EP_MAX_WARMUP, err,
@@ -277,21 +351,62 @@ ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_
                IB_ERR_INVALID_ARG, "targets are above 0 ms (0: none)");
     int32_t server_vocab = 0;
     IB_TRY(ib_endpoint_check(cfg, &server_vocab, err));
-    ib__strlcpy(ep->url, cfg->url, sizeof ep->url);
-    ib__strlcpy(ep->model, cfg->model, sizeof ep->model);
+    client *c = calloc(1, sizeof *c);
+    IB_FAIL_IF(!c, err, IB_ERR_NO_MEMORY, "out of memory");
     curl_global_init(CURL_GLOBAL_DEFAULT);
-    client c = { 0 };
+    ib_status st = open_client(c, cfg, scfg, server_vocab, err);
+    if (st != IB_OK) ib__ep_client_close(c);
+    if (st == IB_OK) *out = c;
+    return st;
+}
+
+ib_status ib__ep_client_warm_up(ib__ep_client *c, ib_error *err)
+{
+    ib_gen_serve_request *rs = NULL;
+    size_t n = 0;
+    IB_TRY(ib__gen_serve_schedule(c->scfg, &rs, &n, err));
+    ib_status st = warm_up(c, rs, n, err);
+    free(rs);
+    return st;
+}
+
+double ib__ep_client_warm_rate(const ib__ep_client *c) { return c->warm_rate_per_s; }
+
+ib_status ib__ep_client_serve(ib__ep_client *c, const ib_gen_serve_config *scfg,
+                              const ib__gen_serve_watch *watch, bool warm, ib_gen_serve_result *out,
+                              ib_endpoint_result *ep, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(ep, 0, sizeof *ep);
+    ib__strlcpy(ep->url, c->cfg->url, sizeof ep->url);
+    ib__strlcpy(ep->model, c->cfg->model, sizeof ep->model);
+    ep->vocab = c->vocab;
+    c->scfg = scfg;
     bool began = false;
-    ib_status st = open_client(&c, cfg, scfg, server_vocab, err);
-    ep->vocab = c.vocab;
-    if (st == IB_OK) st = serve(&c, out, ep, &began, err);
-    if (began) st = conclude(scfg, out, ep, st, err);
-    curl_multi_cleanup(c.multi);
-    free(c.completions_url);
+    ib_status st = serve(c, out, ep, warm, watch, &began, err);
+    if (began) return conclude(scfg, out, ep, st, err);
+    ib_gen_serve_result_free(out);
+    ib_endpoint_result_free(ep);
+    return st;
+}
+
+void ib__ep_client_close(ib__ep_client *c)
+{
+    if (!c) return;
+    curl_multi_cleanup(c->multi);
+    free(c->completions_url);
+    free(c);
     curl_global_cleanup();
-    if (!began) {
-        ib_gen_serve_result_free(out);
-        ib_endpoint_result_free(ep);
-    }
+}
+
+ib_status ib_measure_endpoint_serve(const ib_endpoint_config *cfg, const ib_gen_serve_config *scfg,
+                                    ib_gen_serve_result *out, ib_endpoint_result *ep, ib_error *err)
+{
+    memset(out, 0, sizeof *out);
+    memset(ep, 0, sizeof *ep);
+    client *c = NULL;
+    IB_TRY(ib__ep_client_open(cfg, scfg, &c, err));
+    ib_status st = ib__ep_client_serve(c, scfg, NULL, true, out, ep, err);
+    ib__ep_client_close(c);
     return st;
 }

@@ -46,7 +46,8 @@ struct ib_script_server {
     pthread_mutex_t lock; /* guards what follows */
     pthread_cond_t wake;  /* broadcast when the server stops */
     bool stopping;
-    int64_t n_requests; /* completions requests arrived so far */
+    int64_t n_requests;                        /* completions requests arrived so far */
+    double slot_free_ms[IB__SCRIPT_MAX_SLOTS]; /* with script.slots: when each slot's stream ends */
     ib_script_stamp *stamps;
     size_t n_stamps, cap_stamps;
 };
@@ -373,6 +374,26 @@ static int64_t max_tokens(const ib_script *s, const cJSON *v)
     return (int64_t)v->valuedouble;
 }
 
+/* The wait before a request's script starts (0 without slots): on the slot
+ * free soonest, from the later of its arrival and that slot's end, which
+ * moves to its own last token as scripted (whether the client stays or
+ * not: the server does not look). */
+static double slot_wait_ms(ib_script_server *srv, double arrival_ms, int64_t n_tokens)
+{
+    const ib_script *s = &srv->script;
+    if (s->slots == 0) return 0;
+    double busy_ms = s->ttft_ms;
+    for (int64_t i = 1; i < n_tokens; i++) busy_ms += ib__script_gap_ms(s, i);
+    pthread_mutex_lock(&srv->lock);
+    int32_t first = 0;
+    for (int32_t k = 1; k < s->slots; k++)
+        if (srv->slot_free_ms[k] < srv->slot_free_ms[first]) first = k;
+    double start = fmax(arrival_ms, srv->slot_free_ms[first]);
+    srv->slot_free_ms[first] = start + busy_ms;
+    pthread_mutex_unlock(&srv->lock);
+    return start - arrival_ms;
+}
+
 static enum MHD_Result start_stream(struct MHD_Connection *c, stream *st)
 {
     struct MHD_Response *r =
@@ -414,23 +435,23 @@ static enum MHD_Result serve_completion(ib_script_server *srv, struct MHD_Connec
     if (ib__script_fails(s, index) && s->failure == IB_SCRIPT_FAIL_HTTP_500)
         return refuse(srv, c, index, arrival_ms, MHD_HTTP_INTERNAL_SERVER_ERROR, "server_error",
                       "scripted failure");
+    int64_t tokens = s->stop_after_tokens > 0 && s->stop_after_tokens < n ? s->stop_after_tokens : n;
     stream *st = calloc(1, sizeof *st);
     if (!st) return MHD_NO;
     const cJSON *options = cJSON_GetObjectItemCaseSensitive(body, "stream_options");
-    *st =
-        (stream){ .srv = srv,
-                  .connection = c,
-                  .index = index,
-                  .fails = ib__script_fails(s, index),
-                  .arrival_ms = arrival_ms,
-                  .max_tokens = n,
-                  .n_tokens = s->stop_after_tokens > 0 && s->stop_after_tokens < n ? s->stop_after_tokens : n,
-                  .prompt_tokens = p,
-                  .include_usage = flag(options, "include_usage"),
-                  .continuous_usage = flag(options, "continuous_usage_stats"),
-                  .return_tokens = flag(body, "return_tokens"),
-                  .next_token_ms = s->ttft_ms,
-                  .stage = STAGE_CHUNKS };
+    *st = (stream){ .srv = srv,
+                    .connection = c,
+                    .index = index,
+                    .fails = ib__script_fails(s, index),
+                    .arrival_ms = arrival_ms,
+                    .max_tokens = n,
+                    .n_tokens = tokens,
+                    .prompt_tokens = p,
+                    .include_usage = flag(options, "include_usage"),
+                    .continuous_usage = flag(options, "continuous_usage_stats"),
+                    .return_tokens = flag(body, "return_tokens"),
+                    .next_token_ms = slot_wait_ms(srv, arrival_ms, tokens) + s->ttft_ms,
+                    .stage = STAGE_CHUNKS };
     return start_stream(c, st);
 }
 

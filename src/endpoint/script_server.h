@@ -19,6 +19,8 @@ bool ib__script_fails(const ib_script *s, int64_t index);
 
 /* The largest tokens_per_chunk a script may ask (a chunk's bytes stay small). */
 #define IB__SCRIPT_MAX_TOKENS_PER_CHUNK 4096
+/* Most slots a script may have. */
+#define IB__SCRIPT_MAX_SLOTS 4096
 /* The largest max_tokens a request may ask. */
 #define IB__SCRIPT_MAX_TOKENS 1000000
 

@@ -63,6 +63,8 @@ ib_status ib__script_check(const ib_script *s, ib_error *err)
                (long long)s->fail_after_chunks);
     IB_FAIL_IF(s->fail_every < 1, err, IB_ERR_INVALID_ARG, "script: fail every %lld-th request, not >= 1",
                (long long)s->fail_every);
+    IB_FAIL_IF(s->slots < 0 || s->slots > IB__SCRIPT_MAX_SLOTS, err, IB_ERR_INVALID_ARG,
+               "script: %d slots, not 0 (no limit) to %d", (int)s->slots, IB__SCRIPT_MAX_SLOTS);
     return IB_OK;
 }
 

@@ -35,11 +35,30 @@ static const char *roles(char buf[64], const ib_gen_serve_rates_result *r, size_
     return buf;
 }
 
+/* The last cell of a Markdown or HTML row of rate i: its verdict and
+ * roles, and over HTTP (over_http) its client's figures ("failed early
+ * (3/8 served), last_failed; client late p99 0.12 ms, 0 failed, 2 cut",
+ * the lateness marked "past its bound" when it is). */
+static const char *last_cell(char buf[320], const ib_gen_serve_rates_result *r, size_t i,
+                             const ib_gen_serve_config *c, bool over_http)
+{
+    const ib_gen_serve_point *p = &r->points[i];
+    char v[64], role[64], late[32];
+    const char *verdict = ib__gen_serve_point_verdict(v, p, c);
+    roles(role, r, i);
+    int n = snprintf(buf, 320, "%s%s%s", verdict, verdict[0] && role[0] ? ", " : "", role);
+    if (over_http)
+        snprintf(buf + n, 320 - (size_t)n, "%sclient late p99 %s ms%s, %lld failed, %lld cut", n ? "; " : "",
+                 isfinite(p->client_lateness_p99_ms) ? ib__fmt_plain4(late, p->client_lateness_p99_ms) : "-",
+                 p->client_late ? " (past its bound)" : "", (long long)p->failed, (long long)p->cut);
+    return buf;
+}
+
 /* ------------------------------------------------------------------------ */
 /* CSV                                                                       */
 /* ------------------------------------------------------------------------ */
 
-static char *rates_csv(const ib_gen_serve_rates_result *r)
+static char *rates_csv(const ib_gen_serve_rates_result *r, bool over_http)
 {
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b,
@@ -47,7 +66,8 @@ static char *rates_csv(const ib_gen_serve_rates_result *r)
                     "tpot_p50_ms,tpot_p99_ms,queue_p99_ms,ttft_at_percentile_ms,tpot_at_percentile_ms,"
                     "ttft_over,tpot_over,met,ended_early,partial,goodput_rate,good_share,"
                     "output_tokens_per_s,total_tokens_per_s,kv_mean_share,kv_max_share,joules_per_token,"
-                    "tokens_per_joule,energy_bound,role,at" EOL);
+                    "tokens_per_joule,energy_bound,role,at%s" EOL,
+                    over_http ? ",client_lateness_p99_ms,client_late,failed,cut" : "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
         bool energy = p->energy.source != IB_ENERGY_NONE;
@@ -75,7 +95,13 @@ static char *rates_csv(const ib_gen_serve_rates_result *r)
         for (size_t c = 0; c < sizeof figures / sizeof figures[0]; c++) ib__csv_number(&b, figures[c]);
         char role[64];
         ib__csv_text_cell(&b, roles(role, r, i));
-        ib__sbuf_printf(&b, ",%s" EOL, (int32_t)i == r->at_point ? "true" : "false");
+        ib__sbuf_printf(&b, ",%s", (int32_t)i == r->at_point ? "true" : "false");
+        if (over_http) { /* the client's own: its lateness, the requests that failed, those cut */
+            ib__csv_number(&b, p->client_lateness_p99_ms);
+            ib__sbuf_printf(&b, ",%s,%lld,%lld", p->client_late ? "true" : "false", (long long)p->failed,
+                            (long long)p->cut);
+        }
+        ib__sbuf_printf(&b, EOL);
     }
     return ib__sbuf_finish(&b);
 }
@@ -83,7 +109,7 @@ static char *rates_csv(const ib_gen_serve_rates_result *r)
 char *ib__gen_serve_rates_report_csv(const ib_result *res)
 {
     if (!res->gen_serve_rates) return ib__gen_serve_report_csv(res->gen_serve);
-    return rates_csv(res->gen_serve_rates);
+    return rates_csv(res->gen_serve_rates, ib__gen_serve_rates_endpoint(res) != NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -94,11 +120,11 @@ static const char *num(char buf[32], double v) { return isfinite(v) ? ib__fmt_pl
 
 /* The summary's lines (ib__gen_serve_rates_summary) as a list, each line
  * passed through item. */
-static void summary_lines(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
-                          const ib_gen_serve_rates_config *rc, void (*item)(ib__sbuf *, const char *))
+static void summary_lines(ib__sbuf *b, const ib_result *res, void (*item)(ib__sbuf *, const char *))
 {
     ib__sbuf lines = { 0 };
-    ib__gen_serve_rates_summary(&lines, r, c, rc);
+    ib__gen_serve_rates_summary(&lines, res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg,
+                                ib__gen_serve_rates_endpoint(res));
     ib__sbuf_each_line(b, &lines, item);
 }
 
@@ -109,9 +135,11 @@ static void md_item(ib__sbuf *b, const char *line)
     ib__sbuf_printf(b, "\n");
 }
 
-static void md_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
-                     const ib_gen_serve_rates_config *rc)
+static void md_rates(ib__sbuf *b, const ib_result *res)
 {
+    const ib_gen_serve_rates_result *r = res->gen_serve_rates;
+    const ib_gen_serve_config *c = res->gen_serve_cfg;
+    bool over_http = ib__gen_serve_rates_endpoint(res) != NULL;
     ib__sbuf_printf(b,
                     "\n**%s over %zu rates** (requests/s; times in ms from each request's scheduled "
                     "arrival; J/token: the device's energy per output token over the rate's run, +- "
@@ -121,11 +149,9 @@ static void md_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_g
                   "queue p99", "goodput", "good", "out tok/s", "J/token", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
-        char t[10][32], good[32], v[64], role[64], last[160];
+        char t[10][32], good[32], last[320];
         snprintf(good, sizeof good, isnan(p->good_share) ? "-" : "%.4g%%", 100 * p->good_share);
-        const char *verdict = ib__gen_serve_point_verdict(v, p, c);
-        snprintf(last, sizeof last, "%s%s%s", verdict, verdict[0] && roles(role, r, i)[0] ? ", " : "",
-                 roles(role, r, i));
+        last_cell(last, r, i, c, over_http);
         IB__MD_ROW(b, num(t[0], p->offered_rate), num(t[1], p->achieved_rate), num(t[2], p->ttft_p50_ms),
                    num(t[3], p->ttft_p99_ms), num(t[4], p->tpot_p50_ms), num(t[5], p->tpot_p99_ms),
                    num(t[6], p->queue_p99_ms), num(t[7], p->goodput_rate), good,
@@ -139,7 +165,7 @@ static void md_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_g
                  num(rate, none->offered_rate), none->energy.note);
         md_item(b, line);
     }
-    summary_lines(b, r, c, rc, md_item);
+    summary_lines(b, res, md_item);
 }
 
 char *ib__gen_serve_rates_report_md(const ib_result *res)
@@ -149,7 +175,7 @@ char *ib__gen_serve_rates_report_md(const ib_result *res)
     ib__sbuf b = { 0 };
     if (r->at.n_requests > 0) {
         ib_gen_serve_config at_cfg = ib__gen_serve_rates_at_config(r, res->gen_serve_cfg);
-        char *at = ib__gen_serve_report_md(&r->at, &at_cfg);
+        char *at = ib__gen_serve_report_md_endpoint(&r->at, &at_cfg, ib__gen_serve_rates_at_endpoint(res));
         char rate[32];
         if (!at) b.failed = true;
         ib__sbuf_printf(&b, "%s\nThe run above: %s, at %s requests/s.\n", at ? at : "",
@@ -158,7 +184,7 @@ char *ib__gen_serve_rates_report_md(const ib_result *res)
     } else {
         ib__sbuf_printf(&b, "**inferbench serve** (a generative model under load)\n");
     }
-    md_rates(&b, r, res->gen_serve_cfg, res->gen_serve_rates_cfg);
+    md_rates(&b, res);
     return ib__sbuf_finish(&b);
 }
 
@@ -252,14 +278,15 @@ static void rate_chart(ib__sbuf *b, const ib_gen_serve_rates_result *r, const si
     ib__svg_end(b);
 }
 
-static void html_table(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+static void html_table(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
+                       bool over_http)
 {
     ib__sbuf_printf(b, "<table>\n<tr><th>offered/s</th><th>achieved/s</th><th>TTFT p50</th><th>TTFT p99</th>"
                        "<th>TPOT p50</th><th>TPOT p99</th><th>queue p99</th><th>goodput/s</th><th>good</th>"
                        "<th>output tokens/s</th><th>J/token</th><th class=\"text\"></th></tr>\n");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
-        char t[10][32], good[32], v[64], role[64];
+        char t[10][32], good[32], last[320];
         snprintf(good, sizeof good, isnan(p->good_share) ? "-" : "%.4g%%", 100 * p->good_share);
         const char *cells[] = {
             num(t[0], p->offered_rate),        num(t[1], p->achieved_rate),        num(t[2], p->ttft_p50_ms),
@@ -270,9 +297,7 @@ static void html_table(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib
         ib__sbuf_printf(b, "<tr>");
         for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++)
             ib__sbuf_printf(b, "<td>%s</td>", cells[k]);
-        const char *verdict = ib__gen_serve_point_verdict(v, p, c);
-        ib__sbuf_printf(b, "<td class=\"text\">%s%s%s</td></tr>\n", verdict,
-                        verdict[0] && roles(role, r, i)[0] ? ", " : "", roles(role, r, i));
+        ib__sbuf_printf(b, "<td class=\"text\">%s</td></tr>\n", last_cell(last, r, i, c, over_http));
     }
     ib__sbuf_printf(b, "</table>\n");
 }
@@ -284,9 +309,10 @@ static void html_item(ib__sbuf *b, const char *line)
     ib__sbuf_printf(b, "</li>\n");
 }
 
-static void html_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
-                       const ib_gen_serve_rates_config *rc)
+static void html_rates(ib__sbuf *b, const ib_result *res)
 {
+    const ib_gen_serve_rates_result *r = res->gen_serve_rates;
+    const ib_gen_serve_config *c = res->gen_serve_cfg;
     ib__sbuf_printf(b, "<h2>%s over %zu rates</h2>\n", r->searched ? "The SLO search" : "The curve",
                     r->n_points);
     if (r->at.n_requests > 0) {
@@ -294,7 +320,7 @@ static void html_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib
         ib__sbuf_printf(b, "<p>The figures above are %s run, at %s requests/s.</p>\n",
                         ib__gen_serve_rates_at_whose(r), num(rate, r->points[r->at_point].offered_rate));
     }
-    html_table(b, r, c);
+    html_table(b, r, c, ib__gen_serve_rates_endpoint(res) != NULL);
     ib__sbuf_printf(b, "<ul>\n");
     const ib_gen_serve_point *none = ib__gen_serve_first_without_energy(r);
     if (none) {
@@ -303,7 +329,7 @@ static void html_rates(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib
                  num(rate, none->offered_rate), none->energy.note);
         html_item(b, line);
     }
-    summary_lines(b, r, c, rc, html_item);
+    summary_lines(b, res, html_item);
     ib__sbuf_printf(b, "</ul>\n");
     size_t order[IB_GEN_SERVE_MAX_RATES];
     by_rate(r, order);
@@ -338,7 +364,7 @@ char *ib__gen_serve_rates_report_html(const ib_result *res)
     char *at = NULL;
     if (r->at.n_requests > 0) {
         ib_gen_serve_config at_cfg = ib__gen_serve_rates_at_config(r, c);
-        at = ib__gen_serve_report_html(&r->at, &at_cfg);
+        at = ib__gen_serve_report_html_endpoint(&r->at, &at_cfg, ib__gen_serve_rates_at_endpoint(res));
         if (!at) b.failed = true;
     }
     char *tail = NULL;
@@ -350,7 +376,7 @@ char *ib__gen_serve_rates_report_html(const ib_result *res)
         ib__html_page_head(&b, "serve", r->at.info.model);
     }
     free(at);
-    html_rates(&b, r, c, res->gen_serve_rates_cfg);
+    html_rates(&b, res);
     ib__html_page_text_and_tail(&b, ib__gen_serve_rates_report_text(res));
     return ib__sbuf_finish(&b);
 }

@@ -42,28 +42,46 @@ const char *ib__gen_serve_point_verdict(char buf[64], const ib_gen_serve_point *
     return buf;
 }
 
-static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c)
+/* Over HTTP: a rate's client lateness p99 (marked when past its bound),
+ * failures and cuts, as three more columns ("" in process). */
+static const char *client_cells(char buf[64], const ib_gen_serve_point *p, bool over_http)
+{
+    char late[32];
+    if (!over_http) return "";
+    snprintf(buf, 64, " %9s%s %6lld %6lld", cell(late, p->client_lateness_p99_ms), p->client_late ? "!" : " ",
+             (long long)p->failed, (long long)p->cut);
+    return buf;
+}
+
+static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
+                      bool over_http)
 {
     char a0[32];
-    ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s %s\n", "offered", "achieved",
+    ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s%s %s\n", "offered", "achieved",
                     "TTFT p50", "TTFT p99", "TPOT p50", "TPOT p99", "queue p99", "goodput", "good",
-                    "out tok/s", "KV mean/max", "J/token", "");
+                    "out tok/s", "KV mean/max", "J/token", over_http ? "  late p99  failed    cut" : "", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
-        char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32], v[64], kv[32], j[32];
+        char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32], v[64], kv[32], j[32],
+            cl[64];
         snprintf(kv, sizeof kv, "%.0f%%/%.0f%%", 100 * p->kv_mean_share, 100 * p->kv_max_share);
         snprintf(k, sizeof k, "%.4g%%", 100 * p->good_share);
-        ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s %s\n", cell(a, p->offered_rate),
-                        cell(b1, p->achieved_rate), cell(c1, p->ttft_p50_ms), cell(d, p->ttft_p99_ms),
-                        cell(e, p->tpot_p50_ms), cell(f, p->tpot_p99_ms), cell(g, p->queue_p99_ms),
-                        cell(h, p->goodput_rate), isnan(p->good_share) ? "-" : k,
+        ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s%s %s\n",
+                        cell(a, p->offered_rate), cell(b1, p->achieved_rate), cell(c1, p->ttft_p50_ms),
+                        cell(d, p->ttft_p99_ms), cell(e, p->tpot_p50_ms), cell(f, p->tpot_p99_ms),
+                        cell(g, p->queue_p99_ms), cell(h, p->goodput_rate), isnan(p->good_share) ? "-" : k,
                         cell(o, p->output_tokens_per_s), isnan(p->kv_mean_share) ? "-" : kv,
-                        ib__gen_serve_point_energy(j, p), ib__gen_serve_point_verdict(v, p, c));
+                        ib__gen_serve_point_energy(j, p), client_cells(cl, p, over_http),
+                        ib__gen_serve_point_verdict(v, p, c));
     }
     ib__sbuf_printf(b,
                     "rates in requests/s, times in ms from each request's scheduled arrival; KV: the cells "
                     "held after each step, of the slots' cache; J/token: the device's energy per output "
-                    "token over the rate's run, +- its bound\n");
+                    "token over the rate's run, +- its bound%s\n",
+                    over_http ? "; over HTTP, late p99: the client's lateness (sent - scheduled) over the "
+                                "requests sent (queue: over those completed), ! past its bound; failed: the "
+                                "requests that failed; cut: those in flight when the rate ended early"
+                              : "");
     const ib_gen_serve_point *none = ib__gen_serve_first_without_energy(r);
     if (none)
         ib__sbuf_printf(b, "J/token -: no figure (at %s requests/s: %s)\n", cell(a0, none->offered_rate),
@@ -82,7 +100,7 @@ static void targets_text(ib__sbuf *b, const ib_gen_serve_config *c, const ib_gen
 }
 
 static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
-                        const ib_gen_serve_rates_config *rc)
+                        const ib_gen_serve_rates_config *rc, bool over_http)
 {
     char rate[32], fail[32], good[32], tok[32];
     ib__sbuf_printf(b,
@@ -109,10 +127,11 @@ static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const i
                         ib__fmt_plain4(fail, r->points[r->last_failed].offered_rate));
     else
         ib__sbuf_printf(b,
-                        "; none failed: the engine was saturated there (achieved %s requests/s), its queue "
+                        "; none failed: the %s was saturated there (achieved %s requests/s), its queue "
                         "still within the targets over %lld requests (a longer run would pass them): the "
                         "search stops at saturation",
-                        ib__fmt_plain4(fail, p->achieved_rate), (long long)c->requests);
+                        over_http ? "server" : "engine", ib__fmt_plain4(fail, p->achieved_rate),
+                        (long long)c->requests);
     char energy[32];
     ib__sbuf_printf(
         b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s, energy %s J/token\n",
@@ -155,25 +174,64 @@ const char *ib__gen_serve_rates_at_whose(const ib_gen_serve_rates_result *r)
     return r->searched ? "the answer's" : r->knee >= 0 ? "the knee's" : "the curve's last";
 }
 
+const ib_endpoint_result *ib__gen_serve_rates_endpoint(const ib_result *res)
+{
+    return res->gen_serve_rates ? res->endpoint : NULL;
+}
+
+const ib_endpoint_result *ib__gen_serve_rates_at_endpoint(const ib_result *res)
+{
+    const ib_endpoint_result *ep = ib__gen_serve_rates_endpoint(res);
+    return ep && ep->n_requests > 0 && res->gen_serve_rates->at.n_requests > 0 ? ep : NULL;
+}
+
+/* Over HTTP: the rates whose client was late, the failures and the cuts
+ * over every rate. */
+static void client_summary(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_endpoint_result *ep)
+{
+    int64_t failed = 0, cut = 0;
+    size_t late = 0;
+    ib__sbuf_printf(b, "over HTTP: %s, model %s", ep->url, ep->model);
+    for (size_t i = 0; i < r->n_points; i++) {
+        char rate[32];
+        failed += r->points[i].failed;
+        cut += r->points[i].cut;
+        if (!r->points[i].client_late) continue;
+        ib__sbuf_printf(b, "%s%s", late++ ? ", " : "; CLIENT LATE at ",
+                        ib__fmt_plain4(rate, r->points[i].offered_rate));
+    }
+    if (late)
+        ib__sbuf_printf(b, " requests/s (lateness p99 past its bound: those rates' TTFTs carry the client's "
+                           "delay)");
+    ib__sbuf_printf(b,
+                    "; %lld requests failed over the rates (by cause: the run at the answer's), %lld cut "
+                    "when a rate ended early (in flight, aborted: not failures)\n",
+                    (long long)failed, (long long)cut);
+}
+
 void ib__gen_serve_rates_summary(ib__sbuf *b, const ib_gen_serve_rates_result *r,
-                                 const ib_gen_serve_config *c, const ib_gen_serve_rates_config *rc)
+                                 const ib_gen_serve_config *c, const ib_gen_serve_rates_config *rc,
+                                 const ib_endpoint_result *ep)
 {
     if (r->searched)
-        text_answer(b, r, c, rc);
+        text_answer(b, r, c, rc, ep != NULL);
     else
         text_curve(b, r);
+    if (ep) client_summary(b, r, ep);
     if (r->partial)
         ib__sbuf_printf(b, "PARTIAL: stopped early (%s); the rates above are what was measured\n",
                         ib_status_str(r->stop_status));
 }
 
-static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
-                        const ib_gen_serve_rates_config *rc)
+static char *rates_text(const ib_result *res)
 {
+    const ib_gen_serve_rates_result *r = res->gen_serve_rates;
+    const ib_gen_serve_config *c = res->gen_serve_cfg;
+    const ib_endpoint_result *ep = ib__gen_serve_rates_endpoint(res);
     ib__sbuf b = { 0 };
     if (r->at.n_requests > 0) {
         ib_gen_serve_config at_cfg = ib__gen_serve_rates_at_config(r, c);
-        char *at = ib__gen_serve_report_text(&r->at, &at_cfg, NULL);
+        char *at = ib__gen_serve_report_text(&r->at, &at_cfg, ib__gen_serve_rates_at_endpoint(res));
         char rate[32];
         ib__sbuf_printf(&b, "%s\nthe run above: %s, at %s requests/s\n\n", at ? at : "",
                         ib__gen_serve_rates_at_whose(r),
@@ -181,8 +239,8 @@ static char *rates_text(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
         free(at);
     }
     ib__sbuf_printf(&b, "%s over %zu rates:\n", r->searched ? "the SLO search" : "the curve", r->n_points);
-    text_rows(&b, r, c);
-    ib__gen_serve_rates_summary(&b, r, c, rc);
+    text_rows(&b, r, c, ep != NULL);
+    ib__gen_serve_rates_summary(&b, r, c, res->gen_serve_rates_cfg, ep);
     return ib__sbuf_finish(&b);
 }
 
@@ -190,14 +248,14 @@ char *ib__gen_serve_rates_report_text(const ib_result *res)
 {
     if (!res->gen_serve_rates)
         return ib__gen_serve_report_text(res->gen_serve, res->gen_serve_cfg, res->endpoint);
-    return rates_text(res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg);
+    return rates_text(res);
 }
 
 /* ------------------------------------------------------------------------ */
 /* JSON                                                                      */
 /* ------------------------------------------------------------------------ */
 
-static cJSON *json_point(const ib_gen_serve_point *p)
+static cJSON *json_point(const ib_gen_serve_point *p, bool over_http)
 {
     cJSON *o = cJSON_CreateObject();
     ib__json_add_number(o, "offered_rate", p->offered_rate);
@@ -224,6 +282,11 @@ static cJSON *json_point(const ib_gen_serve_point *p)
     ib__json_add_number(o, "kv_max_share", p->kv_max_share);
     cJSON_AddBoolToObject(o, "partial", p->partial);
     cJSON_AddItemToObject(o, "energy", ib__json_energy(&p->energy));
+    if (!over_http) return o;
+    ib__json_add_number(o, "client_lateness_p99_ms", p->client_lateness_p99_ms);
+    cJSON_AddBoolToObject(o, "client_late", p->client_late);
+    cJSON_AddNumberToObject(o, "failed", (double)p->failed);
+    cJSON_AddNumberToObject(o, "cut", (double)p->cut);
     return o;
 }
 
@@ -256,9 +319,12 @@ static cJSON *json_curve(const ib_gen_serve_rates_result *r)
     return o;
 }
 
-static char *rates_json(const ib_gen_serve_rates_result *r, const ib_gen_serve_config *c,
-                        const ib_gen_serve_rates_config *rc)
+static char *rates_json(const ib_result *res)
 {
+    const ib_gen_serve_rates_result *r = res->gen_serve_rates;
+    const ib_gen_serve_config *c = res->gen_serve_cfg;
+    const ib_gen_serve_rates_config *rc = res->gen_serve_rates_cfg;
+    const ib_endpoint_result *ep = ib__gen_serve_rates_endpoint(res);
     cJSON *root = ib__json_document("inferbench.serve_generative_rates/1", r->partial, r->stop_status, NULL);
     cJSON_AddStringToObject(root, "kind", r->searched ? "search" : "curve");
     ib__json_add_number(root, "slo_ttft_ms", c->slo_ttft_ms > 0 ? c->slo_ttft_ms : NAN);
@@ -266,13 +332,25 @@ static char *rates_json(const ib_gen_serve_rates_result *r, const ib_gen_serve_c
     cJSON_AddNumberToObject(root, "percentile", rc->percentile);
     cJSON_AddNumberToObject(root, "confidence", rc->confidence);
     cJSON *pts = cJSON_AddArrayToObject(root, "points");
-    for (size_t i = 0; i < r->n_points; i++) cJSON_AddItemToArray(pts, json_point(&r->points[i]));
+    for (size_t i = 0; i < r->n_points; i++) cJSON_AddItemToArray(pts, json_point(&r->points[i], ep != NULL));
     cJSON_AddItemToObject(root, r->searched ? "search" : "curve",
                           r->searched ? json_search(r, c) : json_curve(r));
+    if (ep) { /* over HTTP: where (the run at the answer holds its whole block) */
+        cJSON *o = cJSON_AddObjectToObject(root, "endpoint");
+        cJSON_AddStringToObject(o, "url", ep->url);
+        cJSON_AddStringToObject(o, "model", ep->model);
+    }
+    if (ep) { /* over HTTP: where (the run at the answer holds its whole block) */
+        cJSON *o = cJSON_AddObjectToObject(root, "endpoint");
+        cJSON_AddStringToObject(o, "url", ep->url);
+        cJSON_AddStringToObject(o, "model", ep->model);
+    }
     add_rate_at(root, "at_rate", r, r->at_point);
     /* The run at the answer: its own document, whole. */
     ib_gen_serve_config at_cfg = r->at.n_requests > 0 ? ib__gen_serve_rates_at_config(r, c) : *c;
-    char *at = r->at.n_requests > 0 ? ib__gen_serve_report_json(&r->at, &at_cfg, NULL) : NULL;
+    char *at = r->at.n_requests > 0
+                   ? ib__gen_serve_report_json(&r->at, &at_cfg, ib__gen_serve_rates_at_endpoint(res))
+                   : NULL;
     cJSON *doc = at ? cJSON_Parse(at) : NULL;
     free(at);
     cJSON_AddItemToObject(root, "at", doc ? doc : cJSON_CreateNull());
@@ -283,5 +361,5 @@ char *ib__gen_serve_rates_report_json(const ib_result *res)
 {
     if (!res->gen_serve_rates)
         return ib__gen_serve_report_json(res->gen_serve, res->gen_serve_cfg, res->endpoint);
-    return rates_json(res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg);
+    return rates_json(res);
 }

@@ -920,9 +920,10 @@ char *ib__sessions_report_html_doc(const char *doc)
     const char *model = cJSON_GetStringValue(cJSON_GetObjectItem(root, "model"));
     ib__sbuf b = { 0 };
     page_head(&b,
-              schema && strstr(schema, "pitfalls")     ? "pitfalls"
-              : schema && strstr(schema, "generation") ? "generate"
-                                                       : "throughput",
+              schema && strstr(schema, "pitfalls")           ? "pitfalls"
+              : schema && strstr(schema, "serve_generative") ? "serve"
+              : schema && strstr(schema, "generation")       ? "generate"
+                                                             : "throughput",
               model ? model : "");
     ib__sbuf_printf(&b, "<h2>Sessions</h2>\n");
     cJSON_ArrayForEach(f, figures)

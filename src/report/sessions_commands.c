@@ -532,12 +532,15 @@ char *ib__sessions_report_text_doc(const char *doc)
     ib__sbuf b = { 0 };
     /* A generative model's serve states its device in its info. */
     const cJSON *device = cJSON_GetObjectItem(serve ? cJSON_GetObjectItem(root, "info") : root, "device");
-    ib__sbuf_printf(&b, "inferbench %s: %s, %s",
-                    pitfalls     ? "pitfalls"
-                    : generation ? "generate"
-                    : serve      ? "serve"
-                                 : "throughput",
-                    cJSON_GetStringValue(cJSON_GetObjectItem(root, "model")), cJSON_GetStringValue(device));
+    /* Over HTTP (serve --endpoint), the server's URL in place of a device. */
+    const char *url = cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "endpoint"), "url"));
+    ib__sbuf_printf(
+        &b, url ? "inferbench %s: %s at %s (an OpenAI-compatible endpoint)" : "inferbench %s: %s, %s",
+        pitfalls     ? "pitfalls"
+        : generation ? "generate"
+        : serve      ? "serve"
+                     : "throughput",
+        cJSON_GetStringValue(cJSON_GetObjectItem(root, "model")), url ? url : cJSON_GetStringValue(device));
     if (pitfalls)
         ib__sbuf_printf(&b, ", batch %.0f", ib__json_num(cJSON_GetObjectItem(root, "workload"), "batch"));
     const cJSON *settings = cJSON_GetObjectItem(root, "settings");

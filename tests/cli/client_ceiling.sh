@@ -8,8 +8,7 @@
 # written by hand: no timing is asserted.
 . "$(dirname "$0")/lib.sh"
 
-"$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
-if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
+need_script_server
 
 script_server_start --model tiny --ttft-ms 1 --itl-ms 0.5
 

@@ -43,6 +43,16 @@ need_llama() {
   export XDG_CACHE_HOME="$TMP/cache"
 }
 
+# need_script_server: skips the test (77) when the program was built
+# without libmicrohttpd, so has no scripted server (docs/script-server.md).
+need_script_server() {
+  "$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
+  if grep -q 'built without libmicrohttpd' "$TMP/probe"; then
+    echo "skipped: $(cat "$TMP/probe")"
+    exit 77
+  fi
+}
+
 # expect_grep PATTERN FILE DESCRIPTION
 expect_grep() {
   if grep -qE -- "$1" "$2"; then pass "$3"; else fail "$3: /$1/ not in $2: $(head -c 300 "$2")"; fi

@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v curl >/dev/null; then echo "skipped: no curl"; exit 77; fi
-"$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
-if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
+need_script_server
 LIB="$(cd "$(dirname "$0")" && pwd)/lib.sh"
 
 # wait_while_alive: an ended process is not waited for (a cap of 600 s,

@@ -6,8 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v curl >/dev/null; then echo "skipped: no curl"; exit 77; fi
-"$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
-if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
+need_script_server
 
 expect_exit 2 "a negative ttft is refused" -- "$IB" script-server --ttft-ms -1
 grep -qx 'inferbench: script: ttft -1 ms is not a time >= 0' "$TMP/err" && pass "  ... naming it" || fail "  ... got $(cat "$TMP/err")"

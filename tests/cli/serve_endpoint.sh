@@ -7,8 +7,7 @@
 # (exit 130, partial). No timing is asserted.
 . "$(dirname "$0")/lib.sh"
 
-"$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
-if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
+need_script_server
 
 serve=(serve --rate 50 --arrivals constant --requests 4 --prompt-tokens 16 --new-tokens 5 --warmup-requests 1)
 
@@ -19,8 +18,6 @@ expect_exit 2 "--endpoint without --model is refused" -- "$IB" serve --endpoint 
 expect_exit 2 "a MODEL with --endpoint is refused" -- "$IB" serve m.gguf --endpoint http://127.0.0.1:1 --model m --rate 1
 expect_exit 2 "--slots with --endpoint is refused" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --rate 1 --slots 2
 expect_exit 2 "no rate nor trace is refused" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m
-expect_exit 2 "the curve over rates is refused (not yet over HTTP)" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --rates 1,2
-expect_exit 2 "the SLO search is refused (not yet over HTTP)" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --slo-ttft-ms 100
 expect_exit 2 "a server that does not answer" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --rate 1
 
 script_server_start --model tiny --ttft-ms 1 --itl-ms 0.5 --tokens-per-chunk 2

@@ -7,8 +7,7 @@
 # client cannot measure n/a with why. No timing is asserted.
 . "$(dirname "$0")/lib.sh"
 
-"$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
-if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
+need_script_server
 
 serve=(serve --rate 50 --arrivals constant --requests 8 --prompt-tokens 16 --new-tokens 7 --pitfalls)
 

@@ -10,8 +10,7 @@
 # the fake's and the chunk times written into a copy of the result.
 . "$(dirname "$0")/lib.sh"
 
-"$IB" script-server --ttft-ms -1 2>"$TMP/probe" </dev/null
-if grep -q 'built without libmicrohttpd' "$TMP/probe"; then echo "skipped: $(cat "$TMP/probe")"; exit 77; fi
+need_script_server
 
 # 30 requests, one every 50 ms, prompt 10, output 5 (the schedule of
 # serve_gen_compare_fake.sh): in process a TTFT of 2 ms, a TPOT of 1.5 ms.

@@ -108,6 +108,15 @@ issue36) # the fifteenth session's: issue 36's answer (curve, SLO search: F16 an
   grep -vE "^ok" $OUT/server37.log | tail -8 | cut -c1-400
   run 40 client37 bash tests/gpu/calibrate_client_gpu.sh $IB
   tail -14 $OUT/client37.log | cut -c1-300 ;;
+both) # the sixteenth session's, for a short budget: issue 36's answer (the curve and the SLO search,
+  # F16 and Q4_K_M), then issue 37's curve and SLO rate in process and through llama-server (with
+  # the client's lateness at the highest rate), then the client's calibrated ceiling
+  IB_SERVE_PARTS="curve search" run 300 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 200 rates37 bash tests/gpu/endpoint_rates_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/rates37.log | cut -c1-500
+  run 40 client37 bash tests/gpu/calibrate_client_gpu.sh $IB
+  tail -14 $OUT/client37.log | cut -c1-300 ;;
 answer36) # issue 36's answer: the curve and the SLO search, F16 and Q4_K_M (about 4 minutes)
   IB_SERVE_PARTS="curve search" run 560 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700 ;;
@@ -121,7 +130,7 @@ cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in proc
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server log)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 answer36 trace36 cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300

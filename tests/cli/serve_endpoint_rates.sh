@@ -1,0 +1,70 @@
+#!/bin/bash
+# serve --endpoint over rates (docs/serve-endpoint.md, "Rates: the search
+# and the curve") against the scripted server run as a process, with one
+# slot of 100 ms a request (one output token; script-server --slots 1):
+# it serves at most 10 requests/s, and a request arriving while the slot is
+# held waits for it. The curve over --rates (every rate's requests counted,
+# each format written with the client's columns), the SLO search from the
+# warm-up's rate (its answer where the slot's arithmetic puts it, the rates
+# above capacity ended early with their requests cut, not failed),
+# --sessions N at one rate, every request failing, the refusals. No timing
+# is asserted.
+. "$(dirname "$0")/lib.sh"
+
+need_script_server
+
+# 8 requests a rate of one token, one warm-up; the median TTFT held to
+# 130 ms (30 ms above a request that never waits) at 90% confidence (4
+# requests can meet it).
+one=(serve --model tiny --arrivals constant --requests 8 --prompt-tokens 16 --new-tokens 1 --warmup-requests 1)
+serve=("${one[@]}" --slo-ttft-ms 130 --slo-percentile 0.5 --confidence 0.9)
+
+expect_exit 2 "--sessions with --rates is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,8 --sessions 2
+expect_exit 2 "--pitfalls with --rates is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,8 --pitfalls
+expect_exit 2 "--rates with a bad list is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,-1
+
+script_server_start --model tiny --slots 1 --ttft-ms 100
+expect_exit 0 "the curve over 2 rates" -- "$IB" "${serve[@]}" --endpoint "$url" --rates 4,8 \
+  --json "$TMP/c.json" --csv "$TMP/c.csv" --md "$TMP/c.md" --html "$TMP/c.html"
+expect_grep "^the curve over 2 rates:" "$TMP/out" "  ... its table"
+expect_grep "late p99  failed    cut" "$TMP/out" "  ... with the client's columns"
+expect_grep "^the run above: the knee's, at 8 requests/s" "$TMP/out" "  ... the knee's run (both rates below the capacity)"
+expect_grep "^failures: none of 8 requests" "$TMP/out" "  ... its endpoint block"
+expect_grep "^client ceiling: " "$TMP/out" "  ... and the client's ceiling"
+expect_grep "^over HTTP: $url, model tiny;.* 0 requests failed over the rates" "$TMP/out" "  ... and the rates' client line"
+json_check "$TMP/c.json" 'd["kind"] == "curve" and len(d["points"]) == 2 and [p["offered_rate"] for p in d["points"]] == [4, 8]' "  ... its JSON: 2 points"
+json_check "$TMP/c.json" 'all(p["scheduled"] == p["admitted"] == p["completed"] == 8 and p["failed"] == 0 and p["cut"] == 0 and p["met"] for p in d["points"])' "  ... every rate's requests sent and completed, none failed or cut"
+json_check "$TMP/c.json" 'd["endpoint"]["url"] == "'"$url"'" and d["at"]["endpoint"]["failed"] == 0 and len(d["at"]["endpoint"]["requests"]) == 8' "  ... the run at the knee with its endpoint block"
+expect_grep "client_lateness_p99_ms,client_late,failed,cut" "$TMP/c.csv" "  ... CSV: the client's columns"
+[ "$(grep -c '^curve,' "$TMP/c.csv")" -eq 2 ] && pass "  ... CSV: a row a rate" || fail "  ... CSV: $(cat "$TMP/c.csv")"
+expect_grep "over HTTP: $url" "$TMP/c.md" "  ... Markdown: the client's line"
+[ "$(grep -cE '^\| 4 .*\| met; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$|^\| 8 .*\| met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$' "$TMP/c.md")" -eq 2 ] &&
+  pass "  ... Markdown: each rate's client figures" || fail "  ... Markdown: $(grep '^| [48] ' "$TMP/c.md")"
+expect_grep "over HTTP: $url" "$TMP/c.html" "  ... HTML: the client's line"
+expect_grep "<td class=\"text\">met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut</td>" "$TMP/c.html" "  ... HTML: each rate's client figures"
+
+# The search starts at the warm-up's rate (one request: 10/s, the slot's
+# own); every rate up to 10/s meets (no request waits), none from 10.9/s
+# (the median request waits 3.5 x (100 - 1000/rate) ms, past 30 ms): on a
+# grid of 4.73% the answer is between 9.5 and 10.9 requests/s.
+expect_exit 0 "the SLO search" -- "$IB" "${serve[@]}" --endpoint "$url" --json "$TMP/s.json"
+expect_grep "^answer: [0-9.]+ requests/s meets TTFT p50 <= 130 ms" "$TMP/out" "  ... its answer"
+json_check "$TMP/s.json" 'd["kind"] == "search" and 9.5 <= d["search"]["rate_found"] <= 10.9' "  ... between 9.5 and 10.9 requests/s (the slot's capacity)"
+json_check "$TMP/s.json" 'all(p["admitted"] == p["completed"] + p["cut"] and p["failed"] == 0 for p in d["points"])' "  ... every request sent completed or cut, none failed"
+json_check "$TMP/s.json" 'any(p["ended_early"] and p["cut"] > 0 and not p["met"] for p in d["points"])' "  ... a rate above the capacity ended early, its requests in flight cut"
+json_check "$TMP/s.json" 'd["search"]["requests_served"] == sum(p["admitted"] for p in d["points"])' "  ... its requests served counted"
+json_check "$TMP/s.json" 'd["at"]["endpoint"]["failed"] == 0 and len(d["at"]["requests"]) == 8' "  ... the answer's run kept with its endpoint block"
+
+expect_exit 0 "--sessions 2 at one rate" -- "$IB" "${one[@]}" --endpoint "$url" --rate 4 --sessions 2 --json "$TMP/ss.json" --html "$TMP/ss.html"
+expect_grep "^inferbench serve: tiny at $url \(an OpenAI-compatible endpoint\), 2 sessions" "$TMP/out" "  ... the endpoint named"
+expect_grep "<h1>inferbench serve: tiny</h1>" "$TMP/ss.html" "  ... its HTML page a serve's (not throughput's)"
+json_check "$TMP/ss.json" 'd["sessions"]["count"] == 2 and d["endpoint"]["url"] == "'"$url"'"' "  ... merged, the first session's endpoint block kept"
+script_server_stop
+
+script_server_start --model tiny --fail 500
+expect_exit 1 "every request of every rate failing: exit 1" -- "$IB" "${serve[@]}" --endpoint "$url" --rates 20,40 --json "$TMP/f.json"
+expect_grep "every request to $url failed \(16 over 2 rates" "$TMP/err" "  ... saying so"
+json_check "$TMP/f.json" '[p["failed"] for p in d["points"]] == [8, 8] and d["at"]["endpoint"]["failures"]["http"] == 8' "  ... what was measured kept, by cause"
+script_server_stop
+
+finish

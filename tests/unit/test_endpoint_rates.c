@@ -1,0 +1,259 @@
+/* The SLO search and the curve over rates over HTTP
+ * (ib_search_endpoint_serve, ib_measure_endpoint_serve_curve) against the
+ * scripted loopback server (docs/script-server.md) of one slot: every
+ * request of one token holds it SLOT_MS, so the server serves at most
+ * 1000 / SLOT_MS = 10 requests a second, and a request that arrives while
+ * the slot is held waits for it (its TTFT grows with the load). What is
+ * asserted follows from that arithmetic with margins of 10 ms and more,
+ * whatever the machine's load: the rates measured, the answer, each
+ * rate's requests counted, a rate ended early (its requests in flight cut,
+ * not failed), failures by cause. Never a time. */
+#include "check.h"
+#include "inferbench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One token a request: its slot held SLOT_MS (TTFT 100 ms), capacity 10/s. */
+enum { REQUESTS = 8, SLOT_MS = 100 };
+/* The TTFT target: 30 ms above a request that never waits. At 8/s a
+ * request arrives 125 ms after the one before, which left the slot 25 ms
+ * before it: none waits. At 11.3/s (88.4 ms apart) request i waits
+ * i x 11.6 ms: 5 of 8 pass 130 ms, and the median fails. */
+#define TTFT_TARGET_MS 130.0
+
+static ib_script_server *start(const ib_script *s)
+{
+    ib_script_server *srv = NULL;
+    ib_error err = { { 0 } };
+    ib_status st = ib_script_server_start(s, &srv, &err);
+    if (st == IB_ERR_UNSUPPORTED) {
+        fprintf(stderr, "skipped: %s\n", err.message);
+        exit(77);
+    }
+    CHECK(st == IB_OK);
+    return srv;
+}
+
+static ib_script one_slot(void)
+{
+    ib_script s;
+    ib_script_init(&s);
+    s.ttft_ms = SLOT_MS;
+    s.slots = 1;
+    snprintf(s.model, sizeof s.model, "tiny");
+    return s;
+}
+
+typedef struct rates {
+    char url[64];
+    ib_endpoint_config ep;
+    ib_gen_serve_config cfg;
+    ib_gen_serve_rates_config rc;
+    ib_gen_serve_rates_result r;
+    ib_endpoint_result e;
+    ib_error err;
+    ib_status st;
+} rates;
+
+/* REQUESTS constant arrivals a rate, of 16 prompt tokens and one output
+ * token, one warm-up request; the median TTFT held to TTFT_TARGET_MS at
+ * 90% confidence (4 requests at least can meet it); a grid of sqrt(2)
+ * steps (precision 0.5: 2 steps a doubling). */
+static void setup(rates *x, ib_script_server *srv)
+{
+    memset(x, 0, sizeof *x);
+    snprintf(x->url, sizeof x->url, "http://127.0.0.1:%d", ib_script_server_port(srv));
+    ib_endpoint_config_init(&x->ep);
+    x->ep.url = x->url;
+    x->ep.model = "tiny";
+    x->ep.request_timeout_ms = 10000;
+    ib_gen_serve_config_init(&x->cfg);
+    x->cfg.arrivals = IB_ARRIVALS_CONSTANT;
+    x->cfg.requests = REQUESTS;
+    x->cfg.prompt_min = x->cfg.prompt_max = 16;
+    x->cfg.output_min = x->cfg.output_max = 1;
+    x->cfg.warmup_requests = 1;
+    x->cfg.slo_ttft_ms = TTFT_TARGET_MS;
+    ib_gen_serve_rates_config_init(&x->rc);
+    x->rc.percentile = 0.5;
+    x->rc.confidence = 0.9;
+    x->rc.precision = 0.5;
+}
+
+static void done(rates *x)
+{
+    ib_gen_serve_rates_result_free(&x->r);
+    ib_endpoint_result_free(&x->e);
+}
+
+/* A rate served in full: every request sent and completed, nothing failed
+ * or cut, its client's lateness measured. */
+static void check_full(const ib_gen_serve_point *p)
+{
+    CHECK_EQ_INT(p->scheduled, REQUESTS);
+    CHECK_EQ_INT(p->admitted, REQUESTS);
+    CHECK_EQ_INT(p->completed, REQUESTS);
+    CHECK_EQ_INT(p->failed, 0);
+    CHECK_EQ_INT(p->cut, 0);
+    CHECK(!p->ended_early && !p->partial);
+    CHECK(isfinite(p->client_lateness_p99_ms));
+}
+
+/* From 4/s: 4 and 8 met, 16 failed, then the middle of 8 and 16 (11.3)
+ * failed: the answer 8/s, the last failed 11.3/s. The two failed rates
+ * ended as soon as the bound was out of reach, their requests in flight
+ * cut (not failures). The answer's run kept with its endpoint result. */
+static void test_search_finds_capacity(void)
+{
+    ib_script s = one_slot();
+    ib_script_server *srv = start(&s);
+    rates x;
+    setup(&x, srv);
+    x.rc.first_rate = 4;
+    x.st = ib_search_endpoint_serve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
+    CHECK(x.st == IB_OK);
+    if (x.st != IB_OK) fprintf(stderr, "%s\n", x.err.message);
+    CHECK_EQ_INT(x.r.n_points, 4);
+    const double want[4] = { 4, 8, 16, 4 * pow(2, 1.5) };
+    for (size_t i = 0; i < 4 && i < x.r.n_points; i++) CHECK_NEAR(x.r.points[i].offered_rate, want[i], 1e-9);
+    CHECK_EQ_INT(x.r.found, 1);
+    CHECK_EQ_INT(x.r.last_failed, 3);
+    CHECK_NEAR(x.r.grid_step, sqrt(2) - 1, 1e-12);
+    for (size_t i = 0; i < 2; i++) {
+        check_full(&x.r.points[i]);
+        CHECK(x.r.points[i].met);
+        CHECK_EQ_INT(x.r.points[i].ttft_over, 0);
+    }
+    int64_t served = 2 * REQUESTS;
+    for (size_t i = 2; i < 4 && i < x.r.n_points; i++) {
+        const ib_gen_serve_point *p = &x.r.points[i];
+        CHECK(!p->met && p->ended_early && !p->partial);
+        CHECK_EQ_INT(p->failed, 0);
+        CHECK(p->cut > 0); /* waiting for the slot when the rate ended */
+        CHECK_EQ_INT(p->admitted, p->completed + p->cut);
+        CHECK(p->ttft_over > 0);
+        served += p->admitted;
+    }
+    CHECK_EQ_INT(x.r.requests_served, served);
+    CHECK_EQ_INT(x.r.sweep_rates, 5); /* 4 to 16 on the grid */
+    CHECK_EQ_INT(x.r.sweep_requests, 5 * REQUESTS);
+    /* The answer's run and its endpoint result. */
+    CHECK_EQ_INT(x.r.at_point, 1);
+    CHECK_EQ_INT(x.r.at.n_requests, REQUESTS);
+    CHECK_EQ_INT(x.r.at.n_completed, REQUESTS);
+    CHECK_EQ_INT(x.e.n_requests, REQUESTS);
+    CHECK_EQ_INT(x.e.n_failed, 0);
+    CHECK_EQ_INT(x.e.n_cut, 0);
+    CHECK_EQ_INT(x.e.lateness.n, REQUESTS);
+    CHECK(strcmp(x.e.url, x.url) == 0 && strcmp(x.e.model, "tiny") == 0);
+    done(&x);
+    ib_script_server_stop(srv);
+}
+
+/* The curve: every rate served in full (no early end without a search),
+ * the knee the higher (both below the capacity: their TTFT p99 the
+ * slot's), the run at the knee kept with its endpoint result. */
+static void test_curve(void)
+{
+    ib_script s = one_slot();
+    ib_script_server *srv = start(&s);
+    rates x;
+    setup(&x, srv);
+    const double rs[2] = { 4, 8 };
+    x.rc.rates = rs;
+    x.rc.n_rates = 2;
+    x.st = ib_measure_endpoint_serve_curve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
+    CHECK(x.st == IB_OK);
+    CHECK(!x.r.searched);
+    CHECK_EQ_INT(x.r.n_points, 2);
+    for (size_t i = 0; i < 2 && i < x.r.n_points; i++) {
+        CHECK_NEAR(x.r.points[i].offered_rate, rs[i], 0);
+        check_full(&x.r.points[i]);
+        CHECK(x.r.points[i].met);
+    }
+    CHECK_EQ_INT(x.r.saturation, -1);
+    CHECK_EQ_INT(x.r.knee, 1);
+    CHECK_EQ_INT(x.r.at_point, 1);
+    CHECK_EQ_INT(x.e.n_requests, REQUESTS);
+    CHECK_EQ_INT(x.r.at.n_requests, REQUESTS);
+    done(&x);
+    ib_script_server_stop(srv);
+}
+
+/* A server whose every answer is a 500: each rate a point that did not
+ * meet, its requests failed by cause (the curve goes on to its next
+ * rate); no request of any rate completed: IB_ERR_RUNTIME, what was
+ * measured kept. */
+static void test_every_rate_failing(void)
+{
+    ib_script s = one_slot();
+    s.failure = IB_SCRIPT_FAIL_HTTP_500;
+    ib_script_server *srv = start(&s);
+    rates x;
+    setup(&x, srv);
+    const double rs[2] = { 20, 40 };
+    x.rc.rates = rs;
+    x.rc.n_rates = 2;
+    x.st = ib_measure_endpoint_serve_curve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
+    CHECK(x.st == IB_ERR_RUNTIME);
+    CHECK(strstr(x.err.message, "every request") != NULL);
+    CHECK_EQ_INT(x.r.n_points, 2);
+    for (size_t i = 0; i < 2 && i < x.r.n_points; i++) {
+        CHECK_EQ_INT(x.r.points[i].failed, REQUESTS);
+        CHECK_EQ_INT(x.r.points[i].completed, 0);
+        CHECK(!x.r.points[i].met);
+    }
+    /* The last rate's run kept, its failures by cause. */
+    CHECK_EQ_INT(x.e.failures[IB_EP_HTTP], REQUESTS);
+    done(&x);
+    ib_script_server_stop(srv);
+}
+
+/* A search with no first rate starts from the warm-up's: none without
+ * warm-up requests, none when the warm-up completed none (every request
+ * a 500): refused in one line. With a first rate, a failed request ends
+ * its rate at once (it can never be met): the search halves down to its
+ * last (6 halvings), each rate ended early after its first request, and
+ * no rate met. */
+static void test_search_first_rate_and_failures(void)
+{
+    ib_script s = one_slot();
+    s.failure = IB_SCRIPT_FAIL_HTTP_500;
+    ib_script_server *srv = start(&s);
+    rates x;
+    setup(&x, srv);
+    x.st = ib_search_endpoint_serve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
+    CHECK(x.st == IB_ERR_INVALID_ARG);
+    CHECK(strstr(x.err.message, "a search starts at a first rate") != NULL);
+    CHECK_EQ_INT(x.r.n_points, 0);
+    done(&x);
+    setup(&x, srv);
+    x.rc.first_rate = 8; /* 125 ms between requests: the first's 500 back long before the second */
+    x.st = ib_search_endpoint_serve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
+    CHECK(x.st == IB_ERR_RUNTIME); /* none of any rate completed */
+    CHECK_EQ_INT(x.r.n_points, 7);
+    CHECK_EQ_INT(x.r.found, -1);
+    for (size_t i = 0; i < x.r.n_points; i++) {
+        const ib_gen_serve_point *p = &x.r.points[i];
+        CHECK_NEAR(p->offered_rate, 8 / pow(2, (double)i), 1e-9);
+        CHECK(p->ended_early && !p->met);
+        CHECK_EQ_INT(p->failed, 1); /* the first request's 500 ended it */
+        CHECK_EQ_INT(p->completed, 0);
+    }
+    CHECK_EQ_INT(x.e.n_requests, 0); /* no answer: no run kept */
+    CHECK(strcmp(x.e.url, x.url) == 0);
+    done(&x);
+    ib_script_server_stop(srv);
+}
+
+int main(int argc, char **argv)
+{
+    check_init(argc, argv);
+    RUN(test_search_finds_capacity);
+    RUN(test_curve);
+    RUN(test_every_rate_failing);
+    RUN(test_search_first_rate_and_failures);
+    return check_summary("test_endpoint_rates");
+}
