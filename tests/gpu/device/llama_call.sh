@@ -109,10 +109,12 @@ issue36) # the fifteenth session's: issue 36's answer (curve, SLO search: F16 an
   run 40 client37 bash tests/gpu/calibrate_client_gpu.sh $IB
   tail -14 $OUT/client37.log | cut -c1-300 ;;
 both) # the sixteenth session's, for a short budget: issue 36's answer (the curve and the SLO search,
-  # F16 and Q4_K_M), then issue 37's curve and SLO rate in process and through llama-server (with
+  # F16 and Q4_K_M) and the engine's own cost, then issue 37's curve and SLO rate in process and through llama-server (with
   # the client's lateness at the highest rate), then the client's calibrated ceiling
   IB_SERVE_PARTS="curve search" run 300 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700
+  run 60 cost36 bash tests/gpu/serve_engine_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/cost36.log | cut -c1-500
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 200 rates37 bash tests/gpu/endpoint_rates_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/rates37.log | cut -c1-500
   run 40 client37 bash tests/gpu/calibrate_client_gpu.sh $IB
