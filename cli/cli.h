@@ -246,7 +246,8 @@ bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_
  * within it (in process and over HTTP alike). */
 bool cli_gen_serve_searching(const cli_args *a, const ib_gen_serve_config *c);
 /* The search's or the curve's settings (rates[0..n_rates): the curve's;
- * none: the search) from the options. */
+ * none: the search) from the options, its line a rate attached
+ * (cli_progress_attach_rates: rc must outlive the measurement). */
 void cli_gen_serve_rates_config(const cli_args *a, const double *rates, size_t n_rates,
                                 ib_gen_serve_rates_config *rc);
 /* --sessions N of serve's one run (in process or over HTTP: each session
@@ -299,6 +300,10 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * measured when it is a terminal and not quiet. cli_progress_clear erases
  * it; every message on stderr and the report call it first. */
 void cli_progress_attach(ib_config *cfg, bool quiet);
+/* A search's or a curve's own line a rate (kept above the progress line
+ * of each rate's run), on the same terms; rc (the callback's user) and
+ * serve (its targets) must outlive the measurement. */
+void cli_progress_attach_rates(ib_gen_serve_rates_config *rc, const ib_gen_serve_config *serve, bool quiet);
 void cli_progress_clear(void);
 int cli_exit_code(ib_status st);
 

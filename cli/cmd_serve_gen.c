@@ -253,6 +253,8 @@ void cli_gen_serve_rates_config(const cli_args *a, const double *rates, size_t n
     rc->confidence = a->serve.confidence;
     rc->rates = rates;
     rc->n_rates = n_rates;
+    /* In process and over HTTP alike: a line a rate, at the targets given */
+    cli_progress_attach_rates(rc, &a->gen_serve, a->quiet);
 }
 
 /* The same schedule served in fresh processes, merged by the library:

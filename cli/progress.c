@@ -34,10 +34,14 @@ static size_t terminal_columns(void)
 }
 
 /* "[3/9 candidate, batch 64] ", "[candidate 3, batch 4] " (a count not
- * known yet: the points the batch search times as it goes) or "" */
+ * known yet: the points the batch search times as it goes), "[250
+ * requests/s] " (a rate of no step: a generative model's search or curve
+ * runs each rate on its engine, its own line saying which of how many) or
+ * "" */
 static void format_step(const ib_progress *p, char *out, size_t size)
 {
     out[0] = '\0';
+    if (p->step == 0 && p->rate > 0) snprintf(out, size, "[%.4g requests/s] ", p->rate);
     if (p->phase == IB_PHASE_BATCH_PROBE || p->step == 0) return;
     char batch[48] = "";
     if (p->rate > 0) /* serve: the rate, not the batch of a request */
@@ -135,4 +139,84 @@ void cli_progress_attach(ib_config *cfg, bool quiet)
     if (!terminal && !mark_path) return;
     cfg->progress = report;
     cfg->progress_user = terminal ? &show_line : NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The search's and the curve's own line: one a rate, kept on the screen    */
+/* ------------------------------------------------------------------------ */
+
+/* The serve settings of the search or curve shown (one a process): the
+ * targets a curve's rate is judged by. */
+static const ib_gen_serve_config *rates_serve;
+
+/* "125", or "-" for NaN. */
+static const char *rate_text(char buf[32], double v)
+{
+    if (isnan(v))
+        snprintf(buf, 32, "-");
+    else
+        snprintf(buf, 32, "%.4g", v);
+    return buf;
+}
+
+/* A search's verdict on a rate: "met", "failed (ended after 3 of 50
+ * requests: the bound out of reach)", "stopped". */
+static void search_verdict(const ib_gen_serve_point *pt, char *out, size_t cap)
+{
+    if (pt->partial)
+        snprintf(out, cap, "stopped");
+    else if (pt->ended_early)
+        snprintf(out, cap, "failed (ended after %lld of %lld requests: the bound out of reach)",
+                 (long long)pt->admitted, (long long)pt->scheduled);
+    else
+        snprintf(out, cap, "%s", pt->met ? "met" : "failed");
+}
+
+/* "inferbench: search: rate 4 of at most 8: 250 requests/s failed (...);
+ * TTFT p90 6 ms, TPOT p90 1.5 ms; bracket [125, 250] requests/s", or
+ * "inferbench: curve: rate 2 of 5: 100 requests/s, achieved 100, goodput
+ * 100 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms; met". A line of its own, kept
+ * above serve's progress line: the rates measured stay in view. */
+static void show_rate(const ib_gen_serve_rate_progress *p, void *user)
+{
+    const ib_gen_serve_rates_config *rc = user;
+    const ib_gen_serve_point *pt = p->point;
+    bool judged = rates_serve && (rates_serve->slo_ttft_ms > 0 || rates_serve->slo_tpot_ms > 0);
+    char of[48] = "", verdict[160], t[6][32], line[512];
+    if (p->rates_at_most > 0)
+        snprintf(of, sizeof of, " of %s%zu", p->searched ? "at most " : "", p->rates_at_most);
+    if (p->searched) {
+        search_verdict(pt, verdict, sizeof verdict);
+        snprintf(
+            line, sizeof line,
+            "inferbench: search: rate %zu%s: %s requests/s %s; TTFT p%g %s ms, TPOT p%g %s ms; bracket [%s, "
+            "%s] requests/s",
+            p->rate, of, rate_text(t[0], pt->offered_rate), verdict, 100 * rc->percentile,
+            rate_text(t[1], pt->ttft_at_percentile_ms), 100 * rc->percentile,
+            rate_text(t[2], pt->tpot_at_percentile_ms), rate_text(t[3], p->met_rate),
+            rate_text(t[4], p->failed_rate));
+    } else {
+        snprintf(
+            line, sizeof line,
+            "inferbench: curve: rate %zu%s: %s requests/s, achieved %s, goodput %s requests/s; TTFT p99 %s "
+            "ms, TPOT p99 %s ms%s",
+            p->rate, of, rate_text(t[0], pt->offered_rate), rate_text(t[1], pt->achieved_rate),
+            rate_text(t[2], pt->goodput_rate), rate_text(t[3], pt->ttft_p99_ms),
+            rate_text(t[4], pt->tpot_p99_ms),
+            pt->partial ? "; stopped"
+            : !judged   ? ""
+            : pt->met   ? "; met"
+                        : "; failed");
+    }
+    cli_progress_clear();
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+}
+
+void cli_progress_attach_rates(ib_gen_serve_rates_config *rc, const ib_gen_serve_config *serve, bool quiet)
+{
+    if (quiet || !isatty(STDERR_FILENO)) return;
+    rates_serve = serve;
+    rc->rate_progress = show_rate;
+    rc->rate_progress_user = rc;
 }

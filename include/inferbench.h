@@ -3240,6 +3240,24 @@ void ib_best_serve_result_free(ib_best_serve_result *r);
 /* Most rates one search or curve measures. */
 #define IB_GEN_SERVE_MAX_RATES 64
 
+/* genbestfmt: the search's and the curve's own progress, one report a
+ * rate measured (each rate's run reports through its ib_config's progress
+ * as serve's): which rate of how many, its point, and a search's bracket
+ * so far. */
+typedef struct ib_gen_serve_rate_progress {
+    bool searched;                          /* a search (else a curve) */
+    size_t rate;                            /* 1-based: the rates measured so far, this one included */
+    size_t rates_at_most;                   /* a curve: its rates; a search: the most it can
+                                               still take in all, 0 while not known (no rate
+                                               failed yet: it doubles until one does) */
+    const struct ib_gen_serve_point *point; /* this rate's, valid during the call */
+    /* A search: the highest rate met and the lowest failed, requests/s;
+     * NaN where none yet (a curve: both NaN). */
+    double met_rate, failed_rate;
+} ib_gen_serve_rate_progress;
+
+typedef void (*ib_gen_serve_rate_progress_fn)(const ib_gen_serve_rate_progress *p, void *user);
+
 typedef struct ib_gen_serve_rates_config {
     const double *rates; /* the curve's rates, requests/s, n_rates of them */
     size_t n_rates;
@@ -3250,6 +3268,9 @@ typedef struct ib_gen_serve_rates_config {
      * (default 0.05: m 15, 4.73%); first_rate 0: the rate the warm-up
      * served (its requests all at once). */
     double precision, first_rate;
+    /* genbestfmt: called after each rate is measured; NULL (default): none. */
+    ib_gen_serve_rate_progress_fn rate_progress;
+    void *rate_progress_user;
 } ib_gen_serve_rates_config;
 
 void ib_gen_serve_rates_config_init(ib_gen_serve_rates_config *cfg);

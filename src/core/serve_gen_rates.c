@@ -7,6 +7,7 @@
  * served by an ib__gen_rate_server: the engine here, an HTTP endpoint in
  * src/endpoint/endpoint_rates.c. */
 #include "core/serve_gen_rates.h"
+#include "core/serve_gen_rates_progress.h"
 #include "core/stats.h"
 
 #include <math.h>
@@ -185,6 +186,7 @@ static ib_status measure_rate(rates *s, double rate, bool early, ib_gen_serve_re
         out->partial = true;
         out->stop_status = st;
     }
+    ib__gen_serve_rate_progress(s->rc, out, MAX_HALVINGS);
     return st;
 }
 

@@ -1,6 +1,7 @@
 /* best of a generative model served under load (serve --best; docs/best.md,
  * "Serving"): the race's table, why each lost, the winner, then the
- * winner's own serving report (its final), in text and JSON. */
+ * winner's own serving report (its final), in text and JSON; and the
+ * pieces its other formats (best_serve_formats.c) share with these. */
 #include "report/printer.h"
 
 #include <math.h>
@@ -10,7 +11,8 @@
 
 /* The configuration the winner's final ran with: the race's schedule, its
  * engine settings. */
-static ib_gen_serve_config winner_config(const ib_best_serve_result *r, const ib_best_serve_config *cfg)
+ib_gen_serve_config ib__best_serve_winner_config(const ib_best_serve_result *r,
+                                                 const ib_best_serve_config *cfg)
 {
     ib_gen_serve_config c = cfg->serve;
     if (r->winner >= 0) {
@@ -20,33 +22,56 @@ static ib_gen_serve_config winner_config(const ib_best_serve_result *r, const ib
     return c;
 }
 
-static const char *stage_text(const ib_best_serve_row *row)
-{
-    switch (row->stage) {
-    case IB_BEST_WINNER: return "WINNER";
-    case IB_BEST_NOT_MEASURED: return "not measured (time bound)";
-    default: return ib_best_stage_name(row->stage);
-    }
-}
-
 static const char *step_name(int k)
 {
     return k == IB_BEST_SERVE_STEP_OPEN ? "opening" : k == IB_BEST_SERVE_STEP_SCREEN ? "screening" : "finals";
 }
 
-/* "the race was cut short: 2 candidates not measured" (the bound's). */
-static const char *cut_short(const ib_best_serve_result *r, char *buf, size_t cap)
+/* Why a partial race stopped: its status (an interruption), or "the race
+ * was cut short: 2 candidates not measured" (the bound's, status IB_OK). */
+const char *ib__best_serve_stop_reason(const ib_best_serve_result *r, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "the race was cut short: %zu candidate%s not measured", r->not_measured,
-             r->not_measured == 1 ? "" : "s");
+    if (r->stop_status != IB_OK)
+        snprintf(buf, cap, "%s", ib_status_str(r->stop_status));
+    else
+        snprintf(buf, cap, "the race was cut short: %zu candidate%s not measured", r->not_measured,
+                 r->not_measured == 1 ? "" : "s");
     return buf;
+}
+
+const char *ib__best_serve_figures_from(const ib_best_serve_row *row)
+{
+    return row->requests == 0 ? "none" : row->final ? "final" : "screening";
+}
+
+void ib__best_serve_row_figures(const ib_best_serve_row *row, double v[IB__BEST_SERVE_FIGURES])
+{
+    bool has = row->requests > 0;
+    v[0] = has ? row->goodput_rate : NAN;
+    v[1] = has ? 100 * row->good_share : NAN;
+    v[2] = row->ttft.n ? row->ttft.p99 : NAN;
+    v[3] = row->tpot.n ? row->tpot.p50 : NAN;
+    v[4] = row->tpot.n ? row->tpot.p99 : NAN;
+    v[5] = has ? row->output_tokens_per_s : NAN;
+}
+
+/* "ran as this, asked: slots 4, chunk 256; does not apply: ...": what the
+ * text says in its "as run" and "why each lost" lines, in one cell. */
+void ib__best_serve_why_cell(const ib_best_serve_row *row, char *out, size_t cap)
+{
+    int n = row->asked[0]
+                ? snprintf(out, cap, "ran as this, asked: %s%s", row->asked, row->why[0] ? "; " : "")
+                : snprintf(out, cap, "%s", "");
+    if (n >= 0 && (size_t)n < cap)
+        snprintf(out + n, cap - (size_t)n, "%s%s", row->stage == IB_BEST_SKIPPED ? "does not apply: " : "",
+                 row->why);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Text                                                                      */
 /* ------------------------------------------------------------------------ */
 
-static void text_targets(ib__sbuf *b, const ib_gen_serve_config *c)
+void ib__best_serve_targets_line(ib__sbuf *b, const ib_gen_serve_config *c)
 {
     const char *sep = "";
     ib__sbuf_printf(b, "goodput: requests a second within every target (");
@@ -67,20 +92,18 @@ static void text_cell(ib__sbuf *b, double v, int width)
 
 static void text_row(ib__sbuf *b, size_t i, const ib_best_serve_row *row, int width)
 {
-    bool has = row->requests > 0;
+    static const int widths[IB__BEST_SERVE_FIGURES - 1] = { 10, 7, 11, 11, 11 };
+    double v[IB__BEST_SERVE_FIGURES];
+    ib__best_serve_row_figures(row, v);
     ib__sbuf_printf(b, "%3zu  %-*s", i + 1, width, row->label);
-    text_cell(b, has ? row->goodput_rate : NAN, 10);
-    text_cell(b, has ? 100 * row->good_share : NAN, 7);
-    text_cell(b, row->ttft.n ? row->ttft.p99 : NAN, 11);
-    text_cell(b, row->tpot.n ? row->tpot.p50 : NAN, 11);
-    text_cell(b, row->tpot.n ? row->tpot.p99 : NAN, 11);
-    if (has && isfinite(row->output_tokens_per_s))
-        ib__sbuf_printf(b, " %10.0f", row->output_tokens_per_s);
+    for (int k = 0; k < IB__BEST_SERVE_FIGURES - 1; k++) text_cell(b, v[k], widths[k]);
+    if (isfinite(v[5])) /* tokens/s in whole tokens */
+        ib__sbuf_printf(b, " %10.0f", v[5]);
     else
         text_cell(b, NAN, 10);
     char served[48] = "-"; /* completed of the requests its figures are from */
-    if (has) snprintf(served, sizeof served, "%zu/%zu", row->completed, row->requests);
-    ib__sbuf_printf(b, " %9s  %s\n", served, stage_text(row));
+    if (row->requests > 0) snprintf(served, sizeof served, "%zu/%zu", row->completed, row->requests);
+    ib__sbuf_printf(b, " %9s  %s\n", served, ib__best_stage_cell(row->stage));
 }
 
 static void text_table(ib__sbuf *b, const ib_best_serve_result *r)
@@ -112,15 +135,16 @@ static void text_winner(ib__sbuf *b, const ib_best_serve_result *r)
         return;
     }
     const ib_best_serve_row *w = &r->rows[r->winner];
+    char tokens[32]; /* whole tokens, never %g's exponent ("1.6e+04") */
     ib__sbuf_printf(
         b,
         "best: %s: goodput %.4g requests/s (%zu of %zu requests within the targets, %.1f%%); TTFT "
-        "p99 %.4g ms, TPOT p99 %.4g ms, %.4g output tokens/s (its final's figures)\n",
+        "p99 %.4g ms, TPOT p99 %.4g ms, %s output tokens/s (its final's figures)\n",
         w->label, w->goodput_rate, w->n_good, w->completed, 100 * w->good_share, w->ttft.p99, w->tpot.p99,
-        w->output_tokens_per_s);
+        ib__best_num(tokens, "%.4g", w->output_tokens_per_s));
 }
 
-static void text_times(ib__sbuf *b, const ib_best_serve_result *r)
+void ib__best_serve_times_lines(ib__sbuf *b, const ib_best_serve_result *r)
 {
     ib__sbuf_printf(b, "time by step:");
     for (int k = 0; k < IB_BEST_SERVE_STEPS; k++)
@@ -143,7 +167,7 @@ char *ib__best_serve_text(const ib_best_serve_result *r, const ib_best_serve_con
         "first %zu of %zu requests, the %zu best serving all of them)\n",
         r->info.model[0] ? r->info.model : "?", r->n_rows, r->screen_requests, r->final_requests,
         r->finalists);
-    text_targets(&b, &cfg->serve);
+    ib__best_serve_targets_line(&b, &cfg->serve);
     if (r->merged)
         ib__sbuf_printf(
             &b,
@@ -152,14 +176,11 @@ char *ib__best_serve_text(const ib_best_serve_result *r, const ib_best_serve_con
             r->merged, r->n_rows);
     text_table(&b, r);
     text_winner(&b, r);
-    text_times(&b, r);
+    ib__best_serve_times_lines(&b, r);
     char cut[128];
-    if (r->partial && r->stop_status == IB_OK)
-        ib__sbuf_printf(&b, "PARTIAL: %s\n", cut_short(r, cut, sizeof cut));
-    else if (r->partial)
-        ib__sbuf_printf(&b, "PARTIAL: %s\n", ib_status_str(r->stop_status));
+    if (r->partial) ib__sbuf_printf(&b, "PARTIAL: %s\n", ib__best_serve_stop_reason(r, cut, sizeof cut));
     if (r->winner >= 0 && r->winner_serve.requests) {
-        ib_gen_serve_config wc = winner_config(r, cfg);
+        ib_gen_serve_config wc = ib__best_serve_winner_config(r, cfg);
         char *text = ib__gen_serve_report_text(&r->winner_serve, &wc, NULL);
         ib__sbuf_printf(&b, "\nthe winner's serving measurement (%s):\n%s", r->rows[r->winner].label,
                         text ? text : "");
@@ -189,10 +210,7 @@ static cJSON *row_json(const ib_best_serve_row *row)
     cJSON_AddNumberToObject(o, "prefill_chunk", row->prefill_chunk);
     cJSON_AddStringToObject(o, "stage", ib_best_stage_name(row->stage));
     cJSON_AddStringToObject(o, "why", row->why);
-    cJSON_AddStringToObject(o, "figures_from",
-                            row->requests == 0 ? "none"
-                            : row->final       ? "final"
-                                               : "screening");
+    cJSON_AddStringToObject(o, "figures_from", ib__best_serve_figures_from(row));
     cJSON_AddNumberToObject(o, "requests", (double)row->requests);
     cJSON_AddNumberToObject(o, "completed", (double)row->completed);
     cJSON_AddNumberToObject(o, "good_requests", (double)row->n_good);
@@ -228,7 +246,7 @@ static cJSON *search_json(const ib_best_serve_result *r)
 static cJSON *winner_json(const ib_best_serve_result *r, const ib_best_serve_config *cfg)
 {
     if (r->winner < 0 || !r->winner_serve.requests) return cJSON_CreateNull();
-    ib_gen_serve_config wc = winner_config(r, cfg);
+    ib_gen_serve_config wc = ib__best_serve_winner_config(r, cfg);
     char *text = ib__gen_serve_report_json(&r->winner_serve, &wc, NULL);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
     free(text);
@@ -240,7 +258,8 @@ char *ib__best_serve_json(const ib_best_serve_result *r, const ib_best_serve_con
     cJSON *root = ib__json_document("inferbench.best_serve/1", r->partial, r->stop_status, NULL);
     char cut[128];
     if (r->partial && r->stop_status == IB_OK)
-        cJSON_ReplaceItemInObject(root, "stop_reason", cJSON_CreateString(cut_short(r, cut, sizeof cut)));
+        cJSON_ReplaceItemInObject(root, "stop_reason",
+                                  cJSON_CreateString(ib__best_serve_stop_reason(r, cut, sizeof cut)));
     cJSON_AddStringToObject(root, "model", r->info.model);
     cJSON_AddItemToObject(root, "search", search_json(r));
     ib__json_add_number(root, "slo_ttft_ms", cfg->serve.slo_ttft_ms > 0 ? cfg->serve.slo_ttft_ms : NAN);

@@ -42,6 +42,19 @@ char *ib__sbuf_finish(ib__sbuf *b)
     return b->data;
 }
 
+void ib__sbuf_each_line(ib__sbuf *b, ib__sbuf *lines, void (*item)(ib__sbuf *b, const char *line))
+{
+    b->failed |= lines->failed;
+    for (char *s = lines->data, *nl; s && *s; s = nl + 1) {
+        nl = strchr(s, '\n');
+        if (!nl) nl = s + strlen(s) - 1;
+        *nl = '\0';
+        if (*s) item(b, s);
+    }
+    free(lines->data);
+    *lines = (ib__sbuf){ 0 };
+}
+
 /* The length of the well-formed UTF-8 sequence at s (n > 0 bytes left), 0
  * when none starts there. */
 static size_t utf8_sequence(const unsigned char *s, size_t n)

@@ -353,7 +353,7 @@ static char *render_csv(const ib_result *r)
                                : ib__fleet_report_csv(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_csv(r->generation);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_csv(r);
-    case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
+    case IB_RESULT_BEST_SERVE: return ib__best_serve_csv(r->best_serve);
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_csv(r);
     }
@@ -362,5 +362,6 @@ static char *render_csv(const ib_result *r)
 
 const ib__printer ib__csv_printer = { "csv", "csv",
                                       IB__ALL_KINDS | IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_GEN_SERVE) |
-                                          IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON),
+                                          IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON) |
+                                          IB__KIND_BIT(IB_RESULT_BEST_SERVE),
                                       render_csv };

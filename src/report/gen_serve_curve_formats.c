@@ -125,14 +125,7 @@ static void summary_lines(ib__sbuf *b, const ib_result *res, void (*item)(ib__sb
     ib__sbuf lines = { 0 };
     ib__gen_serve_rates_summary(&lines, res->gen_serve_rates, res->gen_serve_cfg, res->gen_serve_rates_cfg,
                                 ib__gen_serve_rates_endpoint(res));
-    b->failed |= lines.failed;
-    for (char *s = lines.data, *nl; s && *s; s = nl + 1) {
-        nl = strchr(s, '\n');
-        if (!nl) nl = s + strlen(s) - 1;
-        *nl = '\0';
-        if (*s) item(b, s);
-    }
-    free(lines.data);
+    ib__sbuf_each_line(b, &lines, item);
 }
 
 static void md_item(ib__sbuf *b, const char *line)

@@ -22,9 +22,9 @@ static char *render_html(const ib_result *r)
                                : ib__fleet_report_html(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_html(r->generation);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_html(r);
+    case IB_RESULT_BEST_SERVE: return ib__best_serve_html(r->best_serve, r->best_serve_cfg);
     case IB_RESULT_GEN_COMPARISON:
     case IB_RESULT_GEN_SERVE_COMPARISON:
-    case IB_RESULT_BEST_SERVE:
     case IB_RESULT_CALIBRATION:
     case IB_RESULT_COMPARISON: break;
     }
@@ -37,6 +37,6 @@ const ib__printer ib__html_printer = {
     IB__KIND_BIT(IB_RESULT_LATENCY) | IB__KIND_BIT(IB_RESULT_THROUGHPUT) | IB__KIND_BIT(IB_RESULT_PITFALLS) |
         IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_SERVE) | IB__KIND_BIT(IB_RESULT_BEST) |
         IB__KIND_BIT(IB_RESULT_FLEET) | IB__KIND_BIT(IB_RESULT_GENERATION) |
-        IB__KIND_BIT(IB_RESULT_GEN_SERVE),
+        IB__KIND_BIT(IB_RESULT_GEN_SERVE) | IB__KIND_BIT(IB_RESULT_BEST_SERVE),
     render_html,
 };

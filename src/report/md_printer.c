@@ -375,7 +375,7 @@ static char *render_md(const ib_result *r)
                                : ib__fleet_report_md(r->fleet, r->info);
     case IB_RESULT_GENERATION: return ib__gen_report_md(r->generation);
     case IB_RESULT_GEN_SERVE: return ib__gen_serve_rates_report_md(r);
-    case IB_RESULT_BEST_SERVE: break;     /* not in its kinds */
+    case IB_RESULT_BEST_SERVE: return ib__best_serve_md(r->best_serve, r->best_serve_cfg);
     case IB_RESULT_GEN_COMPARISON: break; /* not in its kinds */
     case IB_RESULT_GEN_SERVE_COMPARISON: return ib__gen_serve_comparison_md(r);
     }
@@ -384,5 +384,6 @@ static char *render_md(const ib_result *r)
 
 const ib__printer ib__md_printer = { "md", "md",
                                      IB__ALL_KINDS | IB__SESSIONS_KINDS | IB__KIND_BIT(IB_RESULT_GEN_SERVE) |
-                                         IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON),
+                                         IB__KIND_BIT(IB_RESULT_GEN_SERVE_COMPARISON) |
+                                         IB__KIND_BIT(IB_RESULT_BEST_SERVE),
                                      render_md };

@@ -209,11 +209,30 @@ void ib__best_text_footer(ib__sbuf *b, const ib_best_result *r);
 /* The document's head (schema, partial, stop_reason, model, device,
  * workload), stop_reason saying a cut-short race as such. */
 cJSON *ib__best_json_document(const ib_best_result *r);
-/* A generative model's race (best_gen_report.c), with the winner's full
- * generation measurement after it when win is not NULL. */
-/* serve --best (best_serve_report.c). */
+/* serve --best (best_serve_report.c: text and JSON, and what its other
+ * formats share with them: the winner's serving config, a row's figures
+ * in the table's order (NaN: none), a row's why in one cell, the
+ * targets' line, the time by step, why a partial race stopped; its CSV,
+ * Markdown and HTML: best_serve_formats.c). */
 char *ib__best_serve_text(const ib_best_serve_result *r, const ib_best_serve_config *cfg);
 char *ib__best_serve_json(const ib_best_serve_result *r, const ib_best_serve_config *cfg);
+char *ib__best_serve_csv(const ib_best_serve_result *r);
+char *ib__best_serve_md(const ib_best_serve_result *r, const ib_best_serve_config *cfg);
+char *ib__best_serve_html(const ib_best_serve_result *r, const ib_best_serve_config *cfg);
+ib_gen_serve_config ib__best_serve_winner_config(const ib_best_serve_result *r,
+                                                 const ib_best_serve_config *cfg);
+/* goodput/s, within %, TTFT p99, TPOT p50, TPOT p99 (ms), output tokens/s. */
+#define IB__BEST_SERVE_FIGURES 6
+void ib__best_serve_row_figures(const ib_best_serve_row *row, double v[IB__BEST_SERVE_FIGURES]);
+void ib__best_serve_why_cell(const ib_best_serve_row *row, char *out, size_t cap);
+/* The measurement a row's figures are from: "final", "screening", "none". */
+const char *ib__best_serve_figures_from(const ib_best_serve_row *row);
+void ib__best_serve_targets_line(ib__sbuf *b, const ib_gen_serve_config *c);
+/* "time by step: opening 0.0 s, ..." and a line for each step the bound stopped. */
+void ib__best_serve_times_lines(ib__sbuf *b, const ib_best_serve_result *r);
+const char *ib__best_serve_stop_reason(const ib_best_serve_result *r, char *buf, size_t cap);
+/* A generative model's race (best_gen_report.c), with the winner's full
+ * generation measurement after it when win is not NULL. */
 char *ib__best_gen_text(const ib_best_result *r, const ib_gen_result *win);
 char *ib__best_gen_json(const ib_best_result *r, const ib_best_config *cfg, const ib_gen_result *win,
                         const ib_gen_config *win_cfg);

@@ -18,6 +18,10 @@ typedef struct ib__sbuf {
 void ib__sbuf_printf(ib__sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Returns the text (caller frees) or NULL after an allocation failure. */
 char *ib__sbuf_finish(ib__sbuf *b);
+/* Each non-empty line of lines' text through item(b, line) (a text block
+ * as a list's items: Markdown's, HTML's); frees lines' text, its failure
+ * carried into b. */
+void ib__sbuf_each_line(ib__sbuf *b, ib__sbuf *lines, void (*item)(ib__sbuf *b, const char *line));
 
 /* Text from outside (a model path, a model's input names, a message) need
  * not be UTF-8, which JSON and the HTML page declare. The length of the

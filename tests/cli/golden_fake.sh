@@ -4,7 +4,8 @@
 # layering refactor changes no output). The fake's virtual clock makes the
 # figures exact; only the machine's own facts are masked (the host CPU's
 # name, the load average, the CPU count, other cores' use), since the
-# suite runs on other machines too.
+# suite runs on other machines too (and serve --best's time opening its
+# candidates, on the host's clock).
 #
 # Each case runs one command in a fresh folder and keeps its exit code,
 # stdout, stderr and each file it wrote (--json, --csv, --md, --html).
@@ -53,6 +54,10 @@ if cpu:
     text = re.sub(r"HOST-CPU {2,}", "HOST-CPU  ", text)
 for key in ("load_average_1m", "n_cpus", "other_cpu_cores"):
     text = re.sub(r'("%s":\s*)[^,\n}]+' % key, r"\1MASKED", text)
+# serve --best's time opening each candidate: the host's clock (the model
+# is opened before its virtual clock exists), in the JSON and the line
+text = re.sub(r'("opening":\s*)[^,\n}]+', r"\1MASKED", text)
+text = re.sub(r"opening [0-9.]+ s", "opening MASKED s", text)
 text = text.replace('["cpu_busy"]', "[]").replace('"cpu_busy", ', "").replace(', "cpu_busy"', "")
 # a CSV cell of warning keys (compare's a_warnings, b_warnings)
 text = re.sub(r"(?<=,)cpu_busy;|;cpu_busy(?=[,;\n])|(?<=,)cpu_busy(?=[,\n])", "", text)
@@ -130,6 +135,12 @@ SR=(serve m.gguf --backend fake --option cold_calls=0 --option batch_us=1000 --o
 run_case serve_gen_search "$IB" "${SR[@]}" "${OUTS[@]}"
 run_case serve_gen_curve "$IB" "${SR[@]}" --option energy_step_ms=10 --option idle_w=50 --option busy_w=150 \
   --rates 50,125,200 "${OUTS[@]}"
+# serve --best: the engine's settings raced on sixteen requests at once,
+# every step 1 ms (tests/cli/best_serve_fake.sh): every format.
+for i in $(seq 16); do echo "0 4 2"; done >"$TMP/sixteen.txt"
+run_case serve_best "$IB" serve m.gguf --backend fake --option cold_calls=0 --option batch_us=1000 \
+  --option batch_decode_us=0 --option batch_prefill_ns=0 --warmup-requests 0 --best --arrivals ../../sixteen.txt \
+  --slo-ttft-ms 2 --slo-tpot-ms 1 "${OUTS[@]}"
 
 # compare: two results of the fake read back (the reader, and compare's
 # report in each format).

@@ -25,6 +25,17 @@
 #           p99 at 99%), from the rate the warm-up served; its requests
 #           against a sweep of the same grid (the issue's target: a third).
 #   pitfalls --pitfalls at one rate (below), on the F16 model.
+#   trace   a trace-shaped mix: a SYNTHETIC trace of the Azure LLM
+#           inference (conversation) trace's shape written by
+#           scripts/synthetic_azure_trace.py (its CSV format; bursty gamma
+#           arrivals of shape 0.5, log-normal prompts of median 1020 tokens
+#           and outputs of median 200, prompt + output clipped to 4096),
+#           IB_SERVE_TRACE_REQUESTS (default 400) at a mean
+#           IB_SERVE_TRACE_RATE (default 8) a second, seed
+#           IB_SERVE_TRACE_SEED (default 1), served by --arrivals FILE on
+#           32 slots of 4096 tokens at the same targets: TTFT, queue, TPOT,
+#           ITL, goodput and why the tail is what it is (prefill-decode
+#           interference with long prompts). About 70 s a model.
 # About 100 s a model for curve and search on an H100 (the F16 file written
 # once, the Q4_K_M one quantized once: add 30 s each the first time).
 . "$(dirname "$0")/../cli/lib.sh"
@@ -66,6 +77,14 @@ done
 answer=(--device cuda --quiet --prompt-tokens 512 --new-tokens 128 --slots 32 --prefill-chunk 512
         --warmup-requests 16 --slo-ttft-ms 500 --slo-tpot-ms 30)
 [ -n "$lib" ] && answer+=(--option "library=$lib")
+# The trace-shaped mix: one synthetic trace for every model (the same
+# requests), its lengths those of the file.
+tracing=(--device cuda --quiet --slots 32 --prefill-chunk 512 --warmup-requests 16 --slo-ttft-ms 500
+         --slo-tpot-ms 30)
+[ -n "$lib" ] && tracing+=(--option "library=$lib")
+trace="$TMP/trace.csv"
+[[ $parts == *" trace "* ]] && python3 "$(dirname "$0")/../../scripts/synthetic_azure_trace.py" \
+  --requests "${IB_SERVE_TRACE_REQUESTS:-400}" --rate "${IB_SERVE_TRACE_RATE:-8}" --seed "${IB_SERVE_TRACE_SEED:-1}" >"$trace"
 for model in ${IB_SERVE_MODELS:-zoo:llama-3.2-1b zoo:llama-3.2-1b?q4_k_m}; do
   tag=$(echo "$model" | tr -c 'a-z0-9_\n' '_')
   if [[ $parts == *" curve "* ]]; then
@@ -107,6 +126,32 @@ print(f"summary search {sys.argv[2]} (TTFT p99 <= 500 ms, TPOT p99 <= 30 ms): {s
       f"({s['sweep_rates']} rates): {100 * s['requests_served'] / s['sweep_requests']:.1f}%; rates "
       + ", ".join(f"{p['offered_rate']:.2f}{'+' if p['met'] else '-'}({p['admitted']})" for p in pts))
 PY
+    fi
+  fi
+  if [[ $parts == *" trace "* ]]; then
+    out="$TMP/trace_$tag.json"
+    "$IB" serve "$model" "${tracing[@]}" --arrivals "$trace" --json "$out" >"$TMP/trace_$tag.txt" 2>"$TMP/err"
+    rc=$?
+    cat "$TMP/trace_$tag.txt" "$TMP/err"
+    if [ $rc != 0 ]; then fail "$model trace: exit $rc"; else
+      json_check "$out" "d['info']['device'] == 'cuda' and d['info']['n_gpu_layers'] > 0" "$model trace: on the GPU"
+      json_check "$out" "d['figures']['completed'] == len(d['requests']) == $(($(grep -c '' "$trace") - 1)) and all(r['generated_tokens'] == r['output_tokens'] for r in d['requests'])" "$model trace: every request of the file completed with its output"
+      json_check "$out" "[(r['prompt_tokens'], r['output_tokens']) for r in d['requests']] == [tuple(map(int, r[1:])) for r in list(__import__('csv').reader(open('$trace')))[1:]]" "$model trace: each request's lengths the file's"
+      python3 - "$trace" "$out" "$model" <<'PY'
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+d = json.load(open(sys.argv[2])); f = d['figures']; rq = d['requests']
+q = lambda k, p: f[k][p] if f[k] else float('nan')
+pr = sorted(int(c) for _, c, _ in rows); ou = sorted(int(g) for _, _, g in rows)
+mid = lambda x, p: x[min(len(x) - 1, int(p * len(x)))]
+print(f"summary trace {sys.argv[3]} (synthetic, Azure conversation shape): {len(rq)} requests over {f['span_ms'] / 1e3:.1f} s, "
+      f"offered {f['offered_rate']:.2f}/s, achieved {f['achieved_rate']:.2f}/s; prompt p50 {mid(pr, .5)} p99 {mid(pr, .99)}, "
+      f"output p50 {mid(ou, .5)} p99 {mid(ou, .99)} tokens; TTFT p50 {q('ttft_ms','p50'):.1f} p99 {q('ttft_ms','p99'):.1f} ms "
+      f"(queue p99 {q('queue_ms','p99'):.1f}); TPOT p50 {q('tpot_ms','p50'):.2f} p99 {q('tpot_ms','p99'):.2f} ms; "
+      f"ITL p99 {q('itl_ms','p99'):.2f} ms; goodput (TTFT<=500, TPOT<=30) {f['goodput_rate']:.2f}/s ({100 * f['good_share']:.0f}%); "
+      f"{f['output_tokens_per_s']:.0f} output tok/s, {f['total_tokens_per_s']:.0f} total")
+PY
+      grep -E "^(ITL tail|TPOT tail|TTFT = |KV cache)" "$TMP/trace_$tag.txt" | sed "s|^|summary trace $model: |"
     fi
   fi
 done

@@ -163,6 +163,27 @@ static void test_race_by_hand(void)
     CHECK(json && strstr(json, "\"same_as\":\t0"));
     CHECK(json && strstr(json, "\"winner_serve\":\t{\n\t\t\"schema\":\t\"inferbench.serve_generative/1\""));
     ib_free(json);
+    /* The other formats: a row per candidate, the winner marked. */
+    char *csv = ib_report(&res, "csv");
+    CHECK(csv && strstr(csv, ",\"slots 4, chunk 16\",4,16,winner,true,final,4,4,4,2000,1,"));
+    /* TTFT 1 and 3 ms: its p99 interpolated, 2.98 */
+    CHECK(csv &&
+          strstr(csv, ",\"slots 1, chunk 4\",1,4,dropped,false,screening,2,2,1,250,0.5,2.98,1,1,3.98,1000,"));
+    CHECK(csv &&
+          strstr(csv,
+                 ",\"slots 8, chunk 16\",,,skipped,false,none,0,0,0,,,,,,,,fake: at most 4 sequences,,\r\n"));
+    CHECK(csv && strstr(csv, ",\"slots 4, chunk 64\",4,16,merged,false,none,0,0,0,,,,,,,,"));
+    CHECK(csv && strstr(csv, ",1\r\n")); /* the merged row's same_as: row 1 */
+    ib_free(csv);
+    char *md = ib_report(&res, "md");
+    CHECK(md && strstr(md, "| slots 4, chunk 16 | 2000 | 100 |"));
+    CHECK(md && strstr(md, "| skipped | does not apply: fake: at most 4 sequences"));
+    CHECK(md && strstr(md, "### The winner's serving measurement: slots 4, chunk 16"));
+    ib_free(md);
+    char *html = ib_report(&res, "html");
+    CHECK(html && strstr(html, "<tr class=\"win\"><td>slots 4, chunk 16</td><td class=n>2000</td>"));
+    CHECK(html && strstr(html, "best: slots 4, chunk 16: goodput 2000 requests/s"));
+    ib_free(html);
     ib_best_serve_result_free(r);
     free(r);
 }

@@ -251,6 +251,117 @@ static void test_interrupted(void)
     ib__gen_destroy(g);
 }
 
+/* The search's and the curve's own progress: the reports a rate, kept. */
+typedef struct progress_log {
+    size_t n;
+    ib_gen_serve_rate_progress p[16];
+    ib_gen_serve_point point[16]; /* each report's point, copied (valid during the call) */
+} progress_log;
+
+static void keep_progress(const ib_gen_serve_rate_progress *p, void *user)
+{
+    progress_log *log = user;
+    if (log->n == 16) return;
+    log->p[log->n] = *p;
+    log->point[log->n++] = *p->point;
+}
+
+/* The search of test_search_finds_the_capacity reports each of its 7
+ * rates: while every rate met (31.25, 62.5, 125) the count it can take is
+ * not known; 250 fails: the bracket [125, 250] is a doubling, 15 grid
+ * steps, so 4 bisections at most: 8 rates in all; 137.9 (index 37) fails:
+ * [125, 137.9], 7 steps, 3 more: 8; 131 (33): 3 steps, 2 more: 8; 130.9
+ * (31): neighbours, 7 rates, the search's end. */
+static void test_progress_search(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    ib_gen_serve_rates_config rc = rates_config();
+    rc.first_rate = 31.25;
+    progress_log log = { 0 };
+    rc.rate_progress = keep_progress;
+    rc.rate_progress_user = &log;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
+    const double step = pow(2.0, 1.0 / 15);
+    const double rate[] = { 31.25, 62.5, 125, 250, 125 * pow(step, 7), 125 * pow(step, 3), 125 * step };
+    const size_t at_most[] = { 0, 0, 0, 8, 8, 8, 7 };
+    const double met[] = { 31.25, 62.5, 125, 125, 125, 125, 125 };
+    CHECK_EQ_INT(log.n, 7);
+    for (size_t i = 0; i < 7 && log.n == 7; i++) {
+        CHECK(log.p[i].searched);
+        CHECK_EQ_INT(log.p[i].rate, i + 1);
+        CHECK_EQ_INT(log.p[i].rates_at_most, at_most[i]);
+        CHECK_NEAR(log.point[i].offered_rate, rate[i], 1e-9);
+        CHECK(log.point[i].met == (i < 3));
+        CHECK_NEAR(log.p[i].met_rate, met[i], 1e-9);
+        if (i < 3)
+            CHECK(isnan(log.p[i].failed_rate));
+        else
+            CHECK_NEAR(log.p[i].failed_rate, rate[i], 1e-9);
+    }
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* A search that never meets: each rate failed, none met; the count at
+ * most its first rate, 6 halvings and the 4 bisections of a doubling: 11
+ * (it ends after 7). */
+static void test_progress_search_not_met(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    c.slo_ttft_ms = 1;
+    ib_gen_serve_rates_config rc = rates_config();
+    rc.first_rate = 64;
+    progress_log log = { 0 };
+    rc.rate_progress = keep_progress;
+    rc.rate_progress_user = &log;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_NOT_MET);
+    CHECK_EQ_INT(log.n, 7);
+    for (size_t i = 0; i < log.n; i++) {
+        CHECK_EQ_INT(log.p[i].rates_at_most, 11);
+        CHECK(isnan(log.p[i].met_rate));
+        CHECK_NEAR(log.p[i].failed_rate, 64 / pow(2.0, (double)i), 1e-9);
+    }
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The curve: rate i of 5, in order, no bracket. */
+static void test_progress_curve(void)
+{
+    ib__gen *g = open_one_slot_engine();
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    ib_gen_serve_rates_config rc = rates_config();
+    const double rates[] = { 50, 100, 125, 200, 250 };
+    rc.rates = rates;
+    rc.n_rates = 5;
+    progress_log log = { 0 };
+    rc.rate_progress = keep_progress;
+    rc.rate_progress_user = &log;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK_EQ_INT(log.n, 5);
+    for (size_t i = 0; i < log.n; i++) {
+        CHECK(!log.p[i].searched);
+        CHECK_EQ_INT(log.p[i].rate, i + 1);
+        CHECK_EQ_INT(log.p[i].rates_at_most, 5);
+        CHECK_NEAR(log.point[i].offered_rate, rates[i], 0);
+        CHECK(log.point[i].met == (i < 3));
+        CHECK(isnan(log.p[i].met_rate) && isnan(log.p[i].failed_rate));
+    }
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* Bad settings: refused before anything runs. */
 static void test_bad_settings(void)
 {
@@ -299,6 +410,9 @@ int main(int argc, char **argv)
     RUN(test_search_stops_at_saturation);
     RUN(test_curve_knee_and_saturation);
     RUN(test_interrupted);
+    RUN(test_progress_search);
+    RUN(test_progress_search_not_met);
+    RUN(test_progress_curve);
     RUN(test_bad_settings);
     return check_summary("test_gen_serve_rates");
 }

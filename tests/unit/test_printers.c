@@ -285,10 +285,11 @@ static void test_calibration(void)
     free(c);
     CHECK(!ib_report_supports("html", IB_RESULT_CALIBRATION) && ib_report(&r, "html") == NULL);
     CHECK(ib_report_supports("md", IB_RESULT_CALIBRATION) &&
-          !ib_report_supports("md", (ib_result_kind)(IB_RESULT_GEN_SERVE_COMPARISON + 1)));
+          !ib_report_supports("md", (ib_result_kind)(IB_RESULT_GEN_SERVE_SESSIONS + 1)));
     const char *const all[] = { "text", "json", "csv", "md", "html" };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        CHECK(ib_report_supports(all[i], IB_RESULT_GENERATION_SESSIONS));
+        CHECK(ib_report_supports(all[i], IB_RESULT_GENERATION_SESSIONS) &&
+              ib_report_supports(all[i], IB_RESULT_BEST_SERVE));
     CHECK(!strcmp(ib_report_extension("md"), "md") && ib_report_extension("xml") == NULL);
 }
 
