@@ -8,7 +8,7 @@
  * native stream (no final event, a malformed event, fewer tokens than
  * asked), and the server's stamps of the same chunks. */
 #include "check.h"
-#include "inferbench.h"
+#include "endpoint_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,55 +29,13 @@ static ib_script script(void)
     return s;
 }
 
-static ib_script_server *start(const ib_script *s)
-{
-    ib_script_server *srv = NULL;
-    ib_error err = { { 0 } };
-    ib_status st = ib_script_server_start(s, &srv, &err);
-    if (st == IB_ERR_UNSUPPORTED) {
-        fprintf(stderr, "skipped: %s\n", err.message);
-        exit(77);
-    }
-    CHECK(st == IB_OK);
-    return srv;
-}
-
-typedef struct run {
-    char url[64];
-    ib_endpoint_config ep;
-    ib_gen_serve_config cfg;
-    ib_gen_serve_result r;
-    ib_endpoint_result e;
-    ib_error err;
-    ib_status st;
-} run;
-
 /* REQUESTS requests of 16 prompt and NEW_TOKENS output tokens, one every
  * 20 ms, in llama.cpp's API, `warmup` warm-up requests. */
-static void serve(run *x, ib_script_server *srv, int warmup)
+static void serve(endpoint_run *x, ib_script_server *srv, int warmup)
 {
-    memset(x, 0, sizeof *x);
-    snprintf(x->url, sizeof x->url, "http://127.0.0.1:%d", ib_script_server_port(srv));
-    ib_endpoint_config_init(&x->ep);
-    x->ep.url = x->url;
-    x->ep.model = "tiny";
-    x->ep.request_timeout_ms = 5000;
+    endpoint_run_settings(x, srv, 5000, REQUESTS, NEW_TOKENS, warmup);
     x->ep.api = IB_ENDPOINT_API_LLAMA;
-    ib_gen_serve_config_init(&x->cfg);
-    x->cfg.arrivals = IB_ARRIVALS_CONSTANT;
-    x->cfg.rate = 50;
-    x->cfg.requests = REQUESTS;
-    x->cfg.prompt_min = x->cfg.prompt_max = 16;
-    x->cfg.output_min = x->cfg.output_max = NEW_TOKENS;
-    x->cfg.warmup_requests = warmup;
-    x->cfg.slo_ttft_ms = 1e6;
     x->st = ib_measure_endpoint_serve(&x->ep, &x->cfg, &x->r, &x->e, &x->err);
-}
-
-static void done(run *x)
-{
-    ib_gen_serve_result_free(&x->r);
-    ib_endpoint_result_free(&x->e);
 }
 
 /* Every request: chunks of 3, 3 and 1 tokens by their ids, 7 by the final
@@ -88,8 +46,8 @@ static void test_native_counts_and_timings(void)
 {
     ib_script s = script();
     s.cold_start_ms = 100;
-    ib_script_server *srv = start(&s);
-    run x;
+    ib_script_server *srv = endpoint_fixture_start(&s);
+    endpoint_run x;
     serve(&x, srv, 0);
     CHECK(x.st == IB_OK);
     CHECK(x.e.api == IB_ENDPOINT_API_LLAMA);
@@ -124,7 +82,7 @@ static void test_native_counts_and_timings(void)
     CHECK_EQ_INT(chunks, 3 * REQUESTS);
     CHECK_EQ_INT(finals, REQUESTS);
     free(st);
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
@@ -137,13 +95,10 @@ static void test_native_timings_leave_the_wait_out(void)
 {
     ib_script s = script();
     s.slots = 1;
-    ib_script_server *srv = start(&s);
-    run x;
+    ib_script_server *srv = endpoint_fixture_start(&s);
+    endpoint_run x;
     memset(&x, 0, sizeof x);
-    snprintf(x.url, sizeof x.url, "http://127.0.0.1:%d", ib_script_server_port(srv));
-    ib_endpoint_config_init(&x.ep);
-    x.ep.url = x.url;
-    x.ep.model = "tiny";
+    endpoint_fixture_target(&x.ep, x.url, sizeof x.url, srv);
     x.ep.api = IB_ENDPOINT_API_LLAMA;
     ib_gen_request_spec at0[3] = { { 0, 16, NEW_TOKENS }, { 0, 16, NEW_TOKENS }, { 0, 16, NEW_TOKENS } };
     ib_gen_serve_config_init(&x.cfg);
@@ -160,15 +115,15 @@ static void test_native_timings_leave_the_wait_out(void)
     }
     double request_ms = TTFT_MS + (NEW_TOKENS - 1) * ITL_MS;
     CHECK(x.r.ttft.max >= 2 * request_ms + TTFT_MS);
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
 /* The script's failure on every second request, counted by its cause. */
 static void expect_failures(ib_script s, ib_endpoint_failure cause, size_t n_failed)
 {
-    ib_script_server *srv = start(&s);
-    run x;
+    ib_script_server *srv = endpoint_fixture_start(&s);
+    endpoint_run x;
     serve(&x, srv, 0);
     CHECK(x.st == (n_failed == REQUESTS ? IB_ERR_RUNTIME : IB_OK));
     CHECK_EQ_INT(x.e.failures[cause], n_failed);
@@ -176,7 +131,7 @@ static void expect_failures(ib_script s, ib_endpoint_failure cause, size_t n_fai
     CHECK_EQ_INT(x.r.n_completed, REQUESTS - n_failed);
     /* The server's timings are over the completed requests alone. */
     CHECK_EQ_INT(x.e.server_prompt_ms.n, REQUESTS - n_failed);
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
@@ -200,7 +155,7 @@ static void test_native_failures(void)
 static void test_unknown_api(void)
 {
     ib_script s = script();
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     ib_endpoint_config ep;
     ib_endpoint_config_init(&ep);
     char url[64];

@@ -8,7 +8,7 @@
  * from the run's own, and the floor the script puts under the cold run's
  * mean (every token comes no sooner than scripted). */
 #include "check.h"
-#include "inferbench.h"
+#include "endpoint_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,52 +28,15 @@ static ib_script_server *start(double cold_start_ms)
     s.tokens_per_chunk = PER_CHUNK;
     s.cold_start_ms = cold_start_ms;
     snprintf(s.model, sizeof s.model, "tiny");
-    ib_script_server *srv = NULL;
-    ib_error err = { { 0 } };
-    ib_status st = ib_script_server_start(&s, &srv, &err);
-    if (st == IB_ERR_UNSUPPORTED) {
-        fprintf(stderr, "skipped: %s\n", err.message);
-        exit(77);
-    }
-    CHECK(st == IB_OK);
-    return srv;
+    return endpoint_fixture_start(&s);
 }
-
-typedef struct run {
-    char url[64];
-    ib_endpoint_config ep;
-    ib_gen_serve_config cfg;
-    ib_gen_serve_result r;
-    ib_endpoint_result e;
-    ib_error err;
-    ib_status st;
-} run;
 
 /* REQUESTS requests of 16 prompt and NEW_TOKENS output tokens, one every
  * 20 ms, `warmup` warm-up requests, the pitfalls asked. */
-static void settings(run *x, ib_script_server *srv, int warmup)
+static void settings(endpoint_run *x, ib_script_server *srv, int warmup)
 {
-    memset(x, 0, sizeof *x);
-    snprintf(x->url, sizeof x->url, "http://127.0.0.1:%d", ib_script_server_port(srv));
-    ib_endpoint_config_init(&x->ep);
-    x->ep.url = x->url;
-    x->ep.model = "tiny";
-    x->ep.request_timeout_ms = 5000;
-    ib_gen_serve_config_init(&x->cfg);
-    x->cfg.arrivals = IB_ARRIVALS_CONSTANT;
-    x->cfg.rate = 50;
-    x->cfg.requests = REQUESTS;
-    x->cfg.prompt_min = x->cfg.prompt_max = 16;
-    x->cfg.output_min = x->cfg.output_max = NEW_TOKENS;
-    x->cfg.warmup_requests = warmup;
-    x->cfg.slo_ttft_ms = 1e6;
+    endpoint_run_settings(x, srv, 5000, REQUESTS, NEW_TOKENS, warmup);
     x->cfg.pitfalls = true;
-}
-
-static void done(run *x)
-{
-    ib_gen_serve_result_free(&x->r);
-    ib_endpoint_result_free(&x->e);
 }
 
 /* The server's requests that arrived before t_ms, and the planned time of
@@ -105,7 +68,7 @@ static size_t arrived_before(ib_script_server *srv, double t_ms, double *first_c
 static void test_no_warmup_measured(void)
 {
     ib_script_server *srv = start(COLD_START_MS);
-    run x;
+    endpoint_run x;
     settings(&x, srv, WARMUP);
     x.st = ib_measure_endpoint_serve_pitfalls(&x.ep, &x.cfg, &x.r, &x.e, &x.err);
     CHECK(x.st == IB_OK);
@@ -125,7 +88,7 @@ static void test_no_warmup_measured(void)
     double first_chunk_ms;
     CHECK_EQ_INT(arrived_before(srv, x.e.origin_ms, &first_chunk_ms), REQUESTS + WARMUP);
     CHECK(first_chunk_ms == COLD_START_MS + TTFT_MS + (PER_CHUNK - 1) * ITL_MS);
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
@@ -134,7 +97,7 @@ static void test_no_warmup_measured(void)
 static void test_no_warmup_run_cold(void)
 {
     ib_script_server *srv = start(0);
-    run x;
+    endpoint_run x;
     settings(&x, srv, 0);
     x.st = ib_measure_endpoint_serve_pitfalls(&x.ep, &x.cfg, &x.r, &x.e, &x.err);
     CHECK(x.st == IB_OK);
@@ -143,7 +106,7 @@ static void test_no_warmup_run_cold(void)
     double first_chunk_ms;
     CHECK_EQ_INT(arrived_before(srv, INFINITY, &first_chunk_ms), 3 * REQUESTS);
     CHECK_EQ_INT(arrived_before(srv, x.e.origin_ms, &first_chunk_ms), 0);
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
@@ -152,7 +115,7 @@ static void test_no_warmup_run_cold(void)
 static void test_no_warmup_after_the_run(void)
 {
     ib_script_server *srv = start(0);
-    run x;
+    endpoint_run x;
     settings(&x, srv, WARMUP);
     x.cfg.pitfalls = false;
     x.st = ib_measure_endpoint_serve(&x.ep, &x.cfg, &x.r, &x.e, &x.err);
@@ -161,7 +124,7 @@ static void test_no_warmup_after_the_run(void)
     CHECK(ib_endpoint_serve_pitfalls(&x.ep, &x.cfg, &x.r, &x.e, &x.err) == IB_OK);
     const ib_gen_serve_pitfall_row *row = &x.r.pitfalls[IB_GEN_SERVE_PITFALL_NO_WARMUP];
     CHECK(!row->applies && strstr(row->not_applicable, "measured before the pitfalls were asked"));
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
@@ -169,7 +132,7 @@ static void test_no_warmup_after_the_run(void)
 static void test_refused_before_the_cold_run(void)
 {
     ib_script_server *srv = start(0);
-    run x;
+    endpoint_run x;
     settings(&x, srv, WARMUP);
     x.ep.model = "another";
     x.st = ib_measure_endpoint_serve_pitfalls(&x.ep, &x.cfg, &x.r, &x.e, &x.err);

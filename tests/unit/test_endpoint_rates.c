@@ -9,7 +9,7 @@
  * rate's requests counted, a rate ended early (its requests in flight cut,
  * not failed), failures by cause. Never a time. */
 #include "check.h"
-#include "inferbench.h"
+#include "endpoint_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -22,19 +22,6 @@ enum { REQUESTS = 8, SLOT_MS = 100 };
  * before it: none waits. At 11.3/s (88.4 ms apart) request i waits
  * i x 11.6 ms: 5 of 8 pass 130 ms, and the median fails. */
 #define TTFT_TARGET_MS 130.0
-
-static ib_script_server *start(const ib_script *s)
-{
-    ib_script_server *srv = NULL;
-    ib_error err = { { 0 } };
-    ib_status st = ib_script_server_start(s, &srv, &err);
-    if (st == IB_ERR_UNSUPPORTED) {
-        fprintf(stderr, "skipped: %s\n", err.message);
-        exit(77);
-    }
-    CHECK(st == IB_OK);
-    return srv;
-}
 
 static ib_script one_slot(void)
 {
@@ -64,16 +51,9 @@ typedef struct rates {
 static void setup(rates *x, ib_script_server *srv)
 {
     memset(x, 0, sizeof *x);
-    snprintf(x->url, sizeof x->url, "http://127.0.0.1:%d", ib_script_server_port(srv));
-    ib_endpoint_config_init(&x->ep);
-    x->ep.url = x->url;
-    x->ep.model = "tiny";
+    endpoint_fixture_target(&x->ep, x->url, sizeof x->url, srv);
     x->ep.request_timeout_ms = 10000;
-    ib_gen_serve_config_init(&x->cfg);
-    x->cfg.arrivals = IB_ARRIVALS_CONSTANT;
-    x->cfg.requests = REQUESTS;
-    x->cfg.prompt_min = x->cfg.prompt_max = 16;
-    x->cfg.output_min = x->cfg.output_max = 1;
+    endpoint_fixture_arrivals(&x->cfg, REQUESTS, 1);
     x->cfg.warmup_requests = 1;
     x->cfg.slo_ttft_ms = TTFT_TARGET_MS;
     ib_gen_serve_rates_config_init(&x->rc);
@@ -108,7 +88,7 @@ static void check_full(const ib_gen_serve_point *p)
 static void test_search_finds_capacity(void)
 {
     ib_script s = one_slot();
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
     setup(&x, srv);
     x.rc.first_rate = 4;
@@ -158,7 +138,7 @@ static void test_search_finds_capacity(void)
 static void test_curve(void)
 {
     ib_script s = one_slot();
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
     setup(&x, srv);
     const double rs[2] = { 4, 8 };
@@ -190,7 +170,7 @@ static void test_every_rate_failing(void)
 {
     ib_script s = one_slot();
     s.failure = IB_SCRIPT_FAIL_HTTP_500;
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
     setup(&x, srv);
     const double rs[2] = { 20, 40 };
@@ -221,7 +201,7 @@ static void test_search_first_rate_and_failures(void)
 {
     ib_script s = one_slot();
     s.failure = IB_SCRIPT_FAIL_HTTP_500;
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
     setup(&x, srv);
     x.st = ib_search_endpoint_serve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);

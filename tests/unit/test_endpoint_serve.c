@@ -7,7 +7,7 @@
  * than its TTFT after the request arrived, which is after its schedule:
  * a TTFT below it would be a clock mixed up, not a slow machine. */
 #include "check.h"
-#include "inferbench.h"
+#include "endpoint_fixture.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -15,19 +15,6 @@
 #include <time.h>
 
 enum { REQUESTS = 6, NEW_TOKENS = 8, PER_CHUNK = 3 };
-
-static ib_script_server *start(const ib_script *s)
-{
-    ib_script_server *srv = NULL;
-    ib_error err = { { 0 } };
-    ib_status st = ib_script_server_start(s, &srv, &err);
-    if (st == IB_ERR_UNSUPPORTED) {
-        fprintf(stderr, "skipped: %s\n", err.message);
-        exit(77);
-    }
-    CHECK(st == IB_OK);
-    return srv;
-}
 
 static ib_script script(void)
 {
@@ -40,42 +27,13 @@ static ib_script script(void)
     return s;
 }
 
-typedef struct run {
-    char url[64];
-    ib_endpoint_config ep;
-    ib_gen_serve_config cfg;
-    ib_gen_serve_result r;
-    ib_endpoint_result e;
-    ib_error err;
-    ib_status st;
-} run;
-
 /* Serves REQUESTS requests of 16 prompt and NEW_TOKENS output tokens,
  * one every 20 ms, no warm-up unless told. */
-static void serve(run *x, ib_script_server *srv, int warmup, const volatile int *cancel)
+static void serve(endpoint_run *x, ib_script_server *srv, int warmup, const volatile int *cancel)
 {
-    snprintf(x->url, sizeof x->url, "http://127.0.0.1:%d", ib_script_server_port(srv));
-    ib_endpoint_config_init(&x->ep);
-    x->ep.url = x->url;
-    x->ep.model = "tiny";
-    x->ep.request_timeout_ms = 2000;
-    ib_gen_serve_config_init(&x->cfg);
-    x->cfg.arrivals = IB_ARRIVALS_CONSTANT;
-    x->cfg.rate = 50;
-    x->cfg.requests = REQUESTS;
-    x->cfg.prompt_min = x->cfg.prompt_max = 16;
-    x->cfg.output_min = x->cfg.output_max = NEW_TOKENS;
-    x->cfg.warmup_requests = warmup;
-    x->cfg.slo_ttft_ms = 1e6;
+    endpoint_run_settings(x, srv, 2000, REQUESTS, NEW_TOKENS, warmup);
     x->cfg.run.cancel = cancel;
-    memset(&x->err, 0, sizeof x->err);
     x->st = ib_measure_endpoint_serve(&x->ep, &x->cfg, &x->r, &x->e, &x->err);
-}
-
-static void done(run *x)
-{
-    ib_gen_serve_result_free(&x->r);
-    ib_endpoint_result_free(&x->e);
 }
 
 /* Every request: chunks of 3, 3 and 2 tokens (8 asked, 3 a chunk), as the
@@ -85,8 +43,8 @@ static void done(run *x)
 static void test_chunks_counted(void)
 {
     ib_script s = script();
-    ib_script_server *srv = start(&s);
-    run x;
+    ib_script_server *srv = endpoint_fixture_start(&s);
+    endpoint_run x;
     serve(&x, srv, 2, NULL);
     CHECK(x.st == IB_OK);
     CHECK_EQ_INT(x.r.n_requests, REQUESTS);
@@ -130,7 +88,7 @@ static void test_chunks_counted(void)
     CHECK_EQ_INT(arrived, 2 + REQUESTS);
     CHECK_EQ_INT(chunks, 3 * (2 + REQUESTS));
     CHECK_EQ_INT(tokens, NEW_TOKENS * (2 + REQUESTS));
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
@@ -138,8 +96,8 @@ static void test_chunks_counted(void)
  * count of the cause (and that nothing else failed). */
 static void expect_failures(ib_script s, ib_endpoint_failure cause, size_t n_failed)
 {
-    ib_script_server *srv = start(&s);
-    run x;
+    ib_script_server *srv = endpoint_fixture_start(&s);
+    endpoint_run x;
     serve(&x, srv, 0, NULL);
     bool all = n_failed == REQUESTS;
     CHECK(x.st == (all ? IB_ERR_RUNTIME : IB_OK));
@@ -152,7 +110,7 @@ static void expect_failures(ib_script s, ib_endpoint_failure cause, size_t n_fai
     if (x.e.failures[cause] != n_failed)
         for (size_t i = 0; i < x.e.n_requests; i++)
             fprintf(stderr, "request %zu: %s\n", i, ib_endpoint_failure_str(x.e.requests[i].failure));
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
@@ -199,17 +157,14 @@ static void *stop_after_two(void *arg)
 static void test_server_gone(void)
 {
     ib_script s = script();
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     pthread_t stopper;
     CHECK(pthread_create(&stopper, NULL, stop_after_two, srv) == 0);
     const ib_gen_request_spec trace[4] = {
         { 0, 16, NEW_TOKENS }, { 10, 16, NEW_TOKENS }, { 1000, 16, NEW_TOKENS }, { 1010, 16, NEW_TOKENS }
     };
-    run x;
-    snprintf(x.url, sizeof x.url, "http://127.0.0.1:%d", ib_script_server_port(srv));
-    ib_endpoint_config_init(&x.ep);
-    x.ep.url = x.url;
-    x.ep.model = "tiny";
+    endpoint_run x;
+    endpoint_fixture_target(&x.ep, x.url, sizeof x.url, srv);
     ib_gen_serve_config_init(&x.cfg);
     x.cfg.arrivals = IB_ARRIVALS_TRACE;
     x.cfg.trace = trace;
@@ -223,7 +178,7 @@ static void test_server_gone(void)
     CHECK(x.e.requests[2].failure == IB_EP_CONNECT && x.e.requests[3].failure == IB_EP_CONNECT);
     CHECK(isnan(x.e.requests[2].sent_ms)); /* never sent: no lateness */
     CHECK_EQ_INT(x.e.lateness.n, 2);
-    done(&x);
+    endpoint_run_free(&x);
 }
 
 /* Before the run: no server, no such model, not an OpenAI server, not
@@ -231,7 +186,7 @@ static void test_server_gone(void)
 static void test_checks_before(void)
 {
     ib_script s = script();
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     int port = ib_script_server_port(srv);
     char url[96];
     int32_t vocab = 1;
@@ -254,7 +209,7 @@ static void test_checks_before(void)
     snprintf(url, sizeof url, "http://127.0.0.1:%d", port);
     CHECK(ib_endpoint_check(&ep, &vocab, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "does not answer") != NULL);
-    run x;
+    endpoint_run x;
     memset(&x, 0, sizeof x);
     ib_gen_serve_config_init(&x.cfg);
     x.cfg.rate = 1;
@@ -269,9 +224,9 @@ static void test_checks_before(void)
 static void test_interrupted(void)
 {
     ib_script s = script();
-    ib_script_server *srv = start(&s);
+    ib_script_server *srv = endpoint_fixture_start(&s);
     volatile int cancel = 1;
-    run x;
+    endpoint_run x;
     serve(&x, srv, 0, &cancel);
     CHECK(x.st == IB_ERR_INTERRUPTED);
     CHECK(x.r.partial && x.r.stop_status == IB_ERR_INTERRUPTED);
@@ -280,7 +235,7 @@ static void test_interrupted(void)
     CHECK_EQ_INT(x.e.lateness.n, 0); /* nothing was sent: no lateness, no time */
     CHECK(isnan(x.r.requests[0].admitted_ms) && isnan(x.e.requests[0].sent_ms));
     CHECK_EQ_INT(x.e.n_failed, 0);
-    done(&x);
+    endpoint_run_free(&x);
     ib_script_server_stop(srv);
 }
 
