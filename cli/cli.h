@@ -242,6 +242,13 @@ int cmd_serve_gen(cli_args *a);
  * process and over HTTP alike): false after one line; *trace (a trace
  * file's requests, c->trace) freed by the caller. */
 bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace);
+/* What serve of a generative model does first (in process and over HTTP
+ * alike): its settings, its --rates (into rates[IB_SERVE_MAX_RATES]),
+ * --sessions run. True when the caller measures: c, *trace (freed by the
+ * caller) and rates[0..*n_rates) set; false with *code the exit code (a
+ * refusal in one line, or the sessions'), nothing left to free. */
+bool cli_gen_serve_begin(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace, double *rates,
+                         size_t *n_rates, int *code);
 /* No rate, no --rates, no trace, a target: serve searches the highest rate
  * within it (in process and over HTTP alike). */
 bool cli_gen_serve_searching(const cli_args *a, const ib_gen_serve_config *c);

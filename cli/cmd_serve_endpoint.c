@@ -84,17 +84,10 @@ int cmd_serve_endpoint(cli_args *a)
     ib_gen_request_spec *trace = NULL;
     double rates[IB_SERVE_MAX_RATES];
     size_t n_rates = 0;
-    if (!cli_gen_serve_settings(a, &c, &trace)) return EXIT_BAD_INPUT;
-    if (a->rates && !cli_parse_rates(a->rates, rates, &n_rates)) {
-        free(trace);
-        return EXIT_BAD_INPUT;
-    }
-    if (cli_sessions_wanted(a)) {
-        free(trace);
-        return cli_gen_serve_sessions(a, &c, n_rates);
-    }
+    int code = EXIT_OK;
+    if (!cli_gen_serve_begin(a, &c, &trace, rates, &n_rates, &code)) return code;
     cli_outputs out;
-    int code = cli_prepare_outputs(a, &out);
+    code = cli_prepare_outputs(a, &out);
     if (code == EXIT_OK)
         code = n_rates > 0 || cli_gen_serve_searching(a, &c) ? measure_rates(a, &c, rates, n_rates, &out)
                                                              : measure(a, &c, &out);

@@ -245,6 +245,25 @@ bool cli_gen_serve_settings(cli_args *a, ib_gen_serve_config *c, ib_gen_request_
     return false;
 }
 
+bool cli_gen_serve_begin(cli_args *a, ib_gen_serve_config *c, ib_gen_request_spec **trace, double *rates,
+                         size_t *n_rates, int *code)
+{
+    *n_rates = 0;
+    *code = EXIT_BAD_INPUT;
+    if (!cli_gen_serve_settings(a, c, trace)) return false;
+    if (a->rates && !cli_parse_rates(a->rates, rates, n_rates)) {
+        free(*trace);
+        *trace = NULL;
+        return false;
+    }
+    if (!cli_sessions_wanted(a)) return true;
+    /* The sessions read c's trace: freed once they are done. */
+    *code = cli_gen_serve_sessions(a, c, *n_rates);
+    free(*trace);
+    *trace = NULL;
+    return false;
+}
+
 void cli_gen_serve_rates_config(const cli_args *a, const double *rates, size_t n_rates,
                                 ib_gen_serve_rates_config *rc)
 {
@@ -300,18 +319,11 @@ int cmd_serve_gen(cli_args *a)
     ib_gen_request_spec *trace = NULL;
     double rates[IB_SERVE_MAX_RATES];
     size_t n_rates = 0;
-    if (!cli_gen_serve_settings(a, &c, &trace)) return EXIT_BAD_INPUT;
-    if (a->rates && !cli_parse_rates(a->rates, rates, &n_rates)) {
-        free(trace);
-        return EXIT_BAD_INPUT;
-    }
-    if (cli_sessions_wanted(a)) {
-        free(trace);
-        return cli_gen_serve_sessions(a, &c, n_rates);
-    }
+    int code = EXIT_OK;
+    if (!cli_gen_serve_begin(a, &c, &trace, rates, &n_rates, &code)) return code;
     cli_outputs out;
     cli_output steps;
-    int code = cli_prepare_outputs(a, &out);
+    code = cli_prepare_outputs(a, &out);
     if (code == EXIT_OK && !prepare_steps_csv(a, &out, &steps)) {
         cli_outputs_abort(&out);
         code = EXIT_BAD_INPUT;
