@@ -13,13 +13,7 @@ need_llama
 
 expect_exit 0 "zoo export llama-tiny" -- "$IB" zoo export llama-tiny -o "$TMP/tiny.gguf"
 SERVER_ARGS=(-c 256 -np 1 -t 2 -tb 2)
-if llama_server_start "$TMP/tiny.gguf" "${SERVER_ARGS[@]}" 2>"$TMP/start.err"; then
-  pass "llama-server answers /health on $LLAMA_SERVER_URL"
-else
-  fail "llama-server: $(cat "$TMP/start.err")"
-  finish
-  exit 1
-fi
+llama_server_start_or_end "$TMP/tiny.gguf" "${SERVER_ARGS[@]}"
 
 # One streamed completion: 8 prompt tokens as ids (<s> and pieces of the
 # zoo's vocabulary), 5 new ones whatever the model would end on. A chunk

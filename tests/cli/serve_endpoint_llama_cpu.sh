@@ -15,13 +15,7 @@ need_llama_server # first: need_llama moves XDG_CACHE_HOME, where the server's c
 need_llama
 
 expect_exit 0 "zoo export llama-tiny" -- "$IB" zoo export llama-tiny -o "$TMP/tiny.gguf"
-if llama_server_start "$TMP/tiny.gguf" --alias tiny -c 512 -np 2 -t 2 -tb 2 2>"$TMP/start.err"; then
-  pass "llama-server answers /health on $LLAMA_SERVER_URL"
-else
-  fail "llama-server: $(cat "$TMP/start.err")"
-  finish
-  exit 1
-fi
+llama_server_start_or_end "$TMP/tiny.gguf" --alias tiny -c 512 -np 2 -t 2 -tb 2
 
 expect_exit 0 "serve --endpoint: 6 requests, prompts of 8..24 tokens, outputs of 3..6" -- \
   "$IB" serve --endpoint "$LLAMA_SERVER_URL" --model tiny --rate 5 --requests 6 --prompt-tokens 8..24 \

@@ -17,13 +17,7 @@ SCHEDULE=(--rate 5 --requests 12 --prompt-tokens 8..24 --new-tokens 4..8 --warmu
 expect_exit 0 "in process, 2 slots" -- "$IB" serve "$TMP/tiny.gguf" --device cpu --option threads=2 --slots 2 \
   "${SCHEDULE[@]}" --json "$TMP/a.json"
 
-if llama_server_start "$TMP/tiny.gguf" --alias tiny -c 512 -np 2 -t 2 -tb 2 2>"$TMP/start.err"; then
-  pass "llama-server answers /health on $LLAMA_SERVER_URL"
-else
-  fail "llama-server: $(cat "$TMP/start.err")"
-  finish
-  exit 1
-fi
+llama_server_start_or_end "$TMP/tiny.gguf" --alias tiny -c 512 -np 2 -t 2 -tb 2
 expect_exit 0 "over HTTP, the same schedule" -- "$IB" serve --endpoint "$LLAMA_SERVER_URL" --model tiny "${SCHEDULE[@]}" \
   --json "$TMP/b.json"
 llama_server_stop

@@ -27,13 +27,7 @@ if ! expect_exit 0 "zoo export $model" -- "$IB" zoo export "$model" -o "$TMP/mod
   finish
   exit 1
 fi
-if llama_server_start "$TMP/model.gguf" -ngl 99 -c 4096 -np 4 2>"$TMP/start.err"; then
-  pass "llama-server on the GPU answers /health"
-else
-  fail "llama-server: $(cat "$TMP/start.err")"
-  finish
-  exit 1
-fi
+llama_server_start_or_end "$TMP/model.gguf" -ngl 99 -c 4096 -np 4
 offloaded=$(grep -oE 'offloaded [0-9]+/[0-9]+ layers to GPU' "$LLAMA_SERVER_LOG" | tail -1)
 echo "server log: $offloaded"
 if [ -n "$offloaded" ] && ! grep -q 'offloaded 0/' <<<"$offloaded"; then

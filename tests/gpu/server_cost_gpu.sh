@@ -41,13 +41,7 @@ lib=(); [ -n "${IB_LLAMA_LIBRARY:-}" ] && lib=(--option "library=$IB_LLAMA_LIBRA
 expect_exit 0 "in process: $slots slots at $rate requests/s" -- "$IB" serve "$gguf" --device cuda "${lib[@]}" \
   --slots $slots "${SCHEDULE[@]}" --json "$TMP/inprocess.json"
 
-if llama_server_start "$gguf" --alias llama-3.2-1b -ngl 99 -np $slots -c $((slots * 640)) 2>"$TMP/start.err"; then
-  pass "llama-server on the GPU answers /health"
-else
-  fail "llama-server: $(cat "$TMP/start.err")"
-  finish
-  exit 1
-fi
+llama_server_start_or_end "$gguf" --alias llama-3.2-1b -ngl 99 -np $slots -c $((slots * 640))
 offloaded=$(grep -oE 'offloaded [0-9]+/[0-9]+ layers to GPU' "$LLAMA_SERVER_LOG" | tail -1)
 echo "server log: $offloaded; $(grep -oE 'flash_attn *= *[a-z0-9]+' "$LLAMA_SERVER_LOG" | tail -1)"
 [ -n "$offloaded" ] && ! grep -q 'offloaded 0/' <<<"$offloaded" && pass "the server's layers offloaded" || fail "no layer offloaded"

@@ -3,6 +3,7 @@
 #
 #   need_llama_server                    # skips (77) where none is built
 #   llama_server_start MODEL.gguf [ARG...]  # on 127.0.0.1, a free port; waits for /health
+#   llama_server_start_or_end MODEL.gguf [ARG...]  # the same, a pass line, or a fail line and exit 1
 #   ... $LLAMA_SERVER_URL (http://127.0.0.1:PORT), $LLAMA_SERVER_PID ...
 #   llama_server_stream REQUEST.json EVENTS.json   # one streamed /v1/completions, its events
 #   llama_server_stop                    # by its pid; also on the script's exit
@@ -64,6 +65,20 @@ llama_server_start() {
   done
   echo "llama-server did not start (${LLAMA_SERVER_START_S} s): $(tail -5 "$LLAMA_SERVER_LOG")" >&2
   return 1
+}
+
+# llama_server_start_or_end MODEL [ARG...]: llama_server_start as a
+# test's step (lib.sh's pass, fail and finish): its pass line, or its fail
+# line with the server's words and the script ended (exit 1), as nothing
+# after it can run without the server.
+llama_server_start_or_end() {
+  if llama_server_start "$@" 2>"$TMP/start.err"; then
+    pass "llama-server answers /health on $LLAMA_SERVER_URL"
+  else
+    fail "llama-server: $(cat "$TMP/start.err")"
+    finish
+    exit 1
+  fi
 }
 
 # llama_server_stream REQUEST.json EVENTS.json: POSTs the request to the
