@@ -23,16 +23,6 @@ enum { REQUESTS = 8, SLOT_MS = 100 };
  * i x 11.6 ms: 5 of 8 pass 130 ms, and the median fails. */
 #define TTFT_TARGET_MS 130.0
 
-static ib_script one_slot(void)
-{
-    ib_script s;
-    ib_script_init(&s);
-    s.ttft_ms = SLOT_MS;
-    s.slots = 1;
-    snprintf(s.model, sizeof s.model, "tiny");
-    return s;
-}
-
 typedef struct rates {
     char url[64];
     ib_endpoint_config ep;
@@ -62,6 +52,29 @@ static void setup(rates *x, ib_script_server *srv)
     x->rc.precision = 0.5;
 }
 
+/* The server of one slot, its every answer failing as told, and x set up
+ * on it. */
+static ib_script_server *one_slot(rates *x, ib_script_failure failure)
+{
+    ib_script s;
+    ib_script_init(&s);
+    s.ttft_ms = SLOT_MS;
+    s.slots = 1;
+    s.failure = failure;
+    snprintf(s.model, sizeof s.model, "tiny");
+    ib_script_server *srv = endpoint_fixture_start(&s);
+    setup(x, srv);
+    return srv;
+}
+
+/* The curve over rs[0..n). */
+static void curve(rates *x, const double *rs, size_t n)
+{
+    x->rc.rates = rs;
+    x->rc.n_rates = n;
+    x->st = ib_measure_endpoint_serve_curve(&x->ep, &x->cfg, &x->rc, &x->r, &x->e, &x->err);
+}
+
 static void done(rates *x)
 {
     ib_gen_serve_rates_result_free(&x->r);
@@ -87,10 +100,8 @@ static void check_full(const ib_gen_serve_point *p)
  * cut (not failures). The answer's run kept with its endpoint result. */
 static void test_search_finds_capacity(void)
 {
-    ib_script s = one_slot();
-    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
-    setup(&x, srv);
+    ib_script_server *srv = one_slot(&x, IB_SCRIPT_FAIL_NONE);
     x.rc.first_rate = 4;
     x.st = ib_search_endpoint_serve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
     CHECK(x.st == IB_OK);
@@ -137,14 +148,10 @@ static void test_search_finds_capacity(void)
  * slot's), the run at the knee kept with its endpoint result. */
 static void test_curve(void)
 {
-    ib_script s = one_slot();
-    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
-    setup(&x, srv);
+    ib_script_server *srv = one_slot(&x, IB_SCRIPT_FAIL_NONE);
     const double rs[2] = { 4, 8 };
-    x.rc.rates = rs;
-    x.rc.n_rates = 2;
-    x.st = ib_measure_endpoint_serve_curve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
+    curve(&x, rs, 2);
     CHECK(x.st == IB_OK);
     CHECK(!x.r.searched);
     CHECK_EQ_INT(x.r.n_points, 2);
@@ -168,15 +175,10 @@ static void test_curve(void)
  * measured kept. */
 static void test_every_rate_failing(void)
 {
-    ib_script s = one_slot();
-    s.failure = IB_SCRIPT_FAIL_HTTP_500;
-    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
-    setup(&x, srv);
+    ib_script_server *srv = one_slot(&x, IB_SCRIPT_FAIL_HTTP_500);
     const double rs[2] = { 20, 40 };
-    x.rc.rates = rs;
-    x.rc.n_rates = 2;
-    x.st = ib_measure_endpoint_serve_curve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
+    curve(&x, rs, 2);
     CHECK(x.st == IB_ERR_RUNTIME);
     CHECK(strstr(x.err.message, "every request") != NULL);
     CHECK_EQ_INT(x.r.n_points, 2);
@@ -199,11 +201,8 @@ static void test_every_rate_failing(void)
  * no rate met. */
 static void test_search_first_rate_and_failures(void)
 {
-    ib_script s = one_slot();
-    s.failure = IB_SCRIPT_FAIL_HTTP_500;
-    ib_script_server *srv = endpoint_fixture_start(&s);
     rates x;
-    setup(&x, srv);
+    ib_script_server *srv = one_slot(&x, IB_SCRIPT_FAIL_HTTP_500);
     x.st = ib_search_endpoint_serve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
     CHECK(x.st == IB_ERR_INVALID_ARG);
     CHECK(strstr(x.err.message, "a search starts at a first rate") != NULL);
