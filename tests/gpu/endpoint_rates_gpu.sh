@@ -20,28 +20,18 @@
 #   IB_LLAMA_LIBRARY=/tmp/llama IB_LLAMA_SERVER=/tmp/llama/llama-server \
 #   LD_LIBRARY_PATH=/tmp/llama:/usr/local/cuda/lib64:/usr/local/nvidia/lib64 \
 #   bash tests/gpu/endpoint_rates_gpu.sh build/inferbench
-# The model file: IB_COST_GGUF, else the zoo's F16 export (made once into
+# The model file (cost_model.sh): IB_COST_GGUF, else the zoo's F16 export (made once into
 # INFERBENCH_ZOO_CACHE, default /tmp/inferbench-zoo, and copied).
 . "$(dirname "$0")/../cli/lib.sh"
 . "$(dirname "$0")/require_device.sh"
 . "$(dirname "$0")/../llama/server.sh"
 need_llama_server
-export INFERBENCH_ZOO_CACHE=${INFERBENCH_ZOO_CACHE:-/tmp/inferbench-zoo}
-mkdir -p "$INFERBENCH_ZOO_CACHE"
 rates=${IB_RATES:-4,8,16,32}
 slots=16
-gguf=${IB_COST_GGUF:-}
-if [ -z "$gguf" ]; then
-  gguf=$TMP/model.gguf
-  if ! expect_exit 0 "zoo export llama-3.2-1b" -- "$IB" zoo export llama-3.2-1b -o "$gguf"; then
-    finish
-    exit 1
-  fi
-fi
+. "$(dirname "$0")/cost_model.sh"
 
 REQUESTS=(--requests 60 --warmup-requests 16 --prompt-tokens 512 --new-tokens 128 --schedule-seed 1 --quiet)
 TARGETS=(--slo-ttft-ms 500 --slo-tpot-ms 30 --slo-percentile 90 --confidence 0.95)
-lib=(); [ -n "${IB_LLAMA_LIBRARY:-}" ] && lib=(--option "library=$IB_LLAMA_LIBRARY")
 inprocess=("$IB" serve "$gguf" --device cuda "${lib[@]}" --slots $slots "${REQUESTS[@]}" "${TARGETS[@]}")
 expect_exit 0 "in process: the curve over $rates requests/s" -- "${inprocess[@]}" --rates "$rates" --json "$TMP/a_curve.json"
 # exit 3: no rate met (an answer too, printed)
