@@ -64,7 +64,9 @@ static bool parse_gaps(const char *text, ib_script *s)
     return true;
 }
 
-static const char *const failure_names[] = { "none", "500", "reset", "no-done", "malformed", "stall" };
+static const char *const failure_names[] = {
+    "none", "500", "reset", "no-done", "malformed", "stall", "error"
+};
 
 static bool parse_failure(const char *text, ib_script *s)
 {
@@ -74,7 +76,8 @@ static bool parse_failure(const char *text, ib_script *s)
             return true;
         }
     fprintf(stderr,
-            "inferbench: script-server: --fail '%s' is not none, 500, reset, no-done, malformed or stall\n",
+            "inferbench: script-server: --fail '%s' is not none, 500, reset, no-done, malformed, stall or "
+            "error\n",
             text);
     return false;
 }

@@ -953,7 +953,8 @@ typedef enum ib_script_failure {
     IB_SCRIPT_FAIL_RESET = 2,     /* after fail_after_chunks chunks, the connection reset (RST) */
     IB_SCRIPT_FAIL_NO_DONE = 3,   /* the stream ends cleanly without data: [DONE] */
     IB_SCRIPT_FAIL_MALFORMED = 4, /* after fail_after_chunks chunks, one event that is not JSON */
-    IB_SCRIPT_FAIL_STALL = 5      /* after fail_after_chunks chunks, nothing more until the server stops */
+    IB_SCRIPT_FAIL_STALL = 5,     /* after fail_after_chunks chunks, nothing more until the server stops */
+    IB_SCRIPT_FAIL_ERROR = 6 /* after fail_after_chunks chunks, an error event ({"error": ...}), the end */
 } ib_script_failure;
 
 #define IB_SCRIPT_MAX_GAPS 64

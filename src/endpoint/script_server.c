@@ -260,7 +260,8 @@ static bool failure_due(const stream *st, int64_t chunks_sent)
 {
     ib_script_failure f = st->srv->script.failure;
     return st->fails && !st->broken && chunks_sent == st->srv->script.fail_after_chunks &&
-           (f == IB_SCRIPT_FAIL_RESET || f == IB_SCRIPT_FAIL_MALFORMED || f == IB_SCRIPT_FAIL_STALL);
+           (f == IB_SCRIPT_FAIL_RESET || f == IB_SCRIPT_FAIL_MALFORMED || f == IB_SCRIPT_FAIL_STALL ||
+            f == IB_SCRIPT_FAIL_ERROR);
 }
 
 static step fail_now(stream *st)
@@ -273,6 +274,14 @@ static step fail_now(stream *st)
         /* An event whose data is cut inside the JSON. */
         return put_head(st) && put(st, ",\"choices\":[{\"text\":\n\n") ? STEP_EVENT : STEP_CUT;
     case IB_SCRIPT_FAIL_STALL: wait_for_stop(srv); return STEP_CUT;
+    case IB_SCRIPT_FAIL_ERROR:
+        /* As llama-server ends a stream that failed mid-way: an error
+         * event in OpenAI's shape, then the stream's end (no [DONE]). */
+        st->stage = STAGE_END;
+        return put(st, "data: {\"error\":{\"code\":500,\"message\":\"scripted failure\","
+                       "\"type\":\"server_error\"}}\n\n")
+                   ? STEP_EVENT
+                   : STEP_CUT;
     default: reset_on_close(st); return STEP_CUT;
     }
 }

@@ -59,7 +59,7 @@ ib_status ib__script_check(const ib_script *s, ib_error *err)
                (long long)s->stop_after_tokens);
     IB_FAIL_IF(!good_model(s->model), err, IB_ERR_INVALID_ARG,
                "script: model name empty, too long, or not letters, digits and . _ - : /");
-    IB_FAIL_IF(s->failure < IB_SCRIPT_FAIL_NONE || s->failure > IB_SCRIPT_FAIL_STALL, err, IB_ERR_INVALID_ARG,
+    IB_FAIL_IF(s->failure < IB_SCRIPT_FAIL_NONE || s->failure > IB_SCRIPT_FAIL_ERROR, err, IB_ERR_INVALID_ARG,
                "script: failure %d unknown", (int)s->failure);
     IB_FAIL_IF(s->fail_after_chunks < 0, err, IB_ERR_INVALID_ARG, "script: fail after %lld chunks, not >= 0",
                (long long)s->fail_after_chunks);

@@ -128,6 +128,8 @@ static void test_failures_by_cause(void)
     expect_failures(s, IB_EP_NO_DONE, REQUESTS / 2);
     s.failure = IB_SCRIPT_FAIL_MALFORMED;
     expect_failures(s, IB_EP_MALFORMED, REQUESTS / 2);
+    s.failure = IB_SCRIPT_FAIL_ERROR;
+    expect_failures(s, IB_EP_ERROR, REQUESTS / 2);
     s.failure = IB_SCRIPT_FAIL_STALL;
     s.fail_every = 3;
     expect_failures(s, IB_EP_TIMEOUT, REQUESTS / 3);
