@@ -3285,6 +3285,11 @@ typedef struct ib_gen_serve_point {
     double ttft_at_percentile_ms, tpot_at_percentile_ms; /* at the config's percentile */
     int64_t ttft_over, tpot_over;                        /* requests whose TTFT, TPOT passed its target */
     bool met;                                            /* every target's percentile met by the bound */
+    /* Fewer requests than the bound needs to say met even with none over
+     * (459 for p99 at 99%): met is false whatever the figures, and the
+     * reports say "too few to judge", not "failed" (a curve's rate; the
+     * search refuses such settings) */
+    bool too_few;
     bool ended_early; /* a search ended it once the bound could no longer be met */
     double goodput_rate, good_share, output_tokens_per_s, total_tokens_per_s;
     /* KV cache cells held after each step, over the run's steps, as a share
@@ -3317,6 +3322,9 @@ typedef struct ib_gen_serve_rates_result {
     int32_t found, last_failed;
     double grid_step;
     int64_t requests_served, sweep_rates, sweep_requests;
+    /* The fewest requests a rate needs for the bound to say met (459 for
+     * p99 at 99%; 0: no targets): a rate of fewer is too_few. */
+    int64_t fewest_to_meet;
     /* The curve: the saturation point (the first rate whose achieved rate
      * is below IB_GEN_SERVE_SATURATED of the offered) and the knee (the
      * highest rate before it whose TTFT p99 is within IB_GEN_SERVE_KNEE_FACTOR

@@ -122,6 +122,13 @@ static void kv_occupancy(const ib_gen_serve_result *r, ib_gen_serve_point *pt)
     pt->kv_max_share = r->n_steps > 0 && cache > 0 ? max / cache : NAN;
 }
 
+/* The fewest requests that can meet the bound: all within the target,
+ * p^n <= 1 - c (459 for p99 at 99%). */
+static double fewest_to_meet(const ib_gen_serve_rates_config *rc)
+{
+    return ceil(log1p(-rc->confidence) / log(rc->percentile));
+}
+
 static void point_of(const judge *j, const ib_gen_serve_result *r, bool ended_early, ib_gen_serve_point *pt)
 {
     const ib_gen_serve_config *c = j->cfg;
@@ -148,6 +155,7 @@ static void point_of(const judge *j, const ib_gen_serve_result *r, bool ended_ea
     pt->ttft_at_percentile_ms = figure_at(r, false, q, c->slo_ttft_ms, &pt->ttft_over, &n_ttft);
     pt->tpot_at_percentile_ms = figure_at(r, true, q, c->slo_tpot_ms, &pt->tpot_over, &n_tpot);
     bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0;
+    pt->too_few = targets && (double)pt->scheduled < fewest_to_meet(j->rc);
     pt->met = targets && !r->partial && !ended_early && pt->completed == pt->scheduled &&
               bound_met(j, c->slo_ttft_ms, n_ttft, pt->ttft_over) &&
               (n_tpot == 0 || bound_met(j, c->slo_tpot_ms, n_tpot, pt->tpot_over));
@@ -358,9 +366,7 @@ static ib_status validate(const ib_gen_serve_config *c, const ib_gen_serve_rates
                "a search's precision is between 0 and 1 (0.05: 5%%)");
     IB_FAIL_IF(!(rc->first_rate >= 0) || !isfinite(rc->first_rate), err, IB_ERR_INVALID_ARG,
                "a first rate of 0 (from the warm-up) or above");
-    /* The fewest requests that can meet the bound: all within the target,
-     * p^n <= 1 - c (459 for p99 at 99%). */
-    double fewest = ceil(log1p(-rc->confidence) / log(rc->percentile));
+    double fewest = fewest_to_meet(rc);
     IB_FAIL_IF((double)c->requests < fewest, err, IB_ERR_INVALID_ARG,
                "%lld requests a rate can never meet a p%g target at confidence %g%%: %.0f at least",
                (long long)c->requests, 100 * rc->percentile, 100 * rc->confidence, fewest);
@@ -373,7 +379,9 @@ ib_status ib__gen_serve_rates_begin(const ib_gen_serve_config *cfg, const ib_gen
     memset(out, 0, sizeof *out);
     out->searched = searching;
     out->found = out->last_failed = out->knee = out->saturation = out->at_point = -1;
-    return validate(cfg, rc, searching, err);
+    IB_TRY(validate(cfg, rc, searching, err));
+    if (cfg->slo_ttft_ms > 0 || cfg->slo_tpot_ms > 0) out->fewest_to_meet = (int64_t)fewest_to_meet(rc);
+    return IB_OK;
 }
 
 ib_gen_serve_config ib__gen_serve_rates_first(const ib_gen_serve_config *cfg,

@@ -37,6 +37,7 @@ const char *ib__gen_serve_point_verdict(char buf[64], const ib_gen_serve_point *
     bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0;
     if (p->partial) return "partial";
     if (!targets) return "";
+    if (p->too_few) return "too few to judge";
     if (!p->ended_early) return p->met ? "met" : "failed";
     snprintf(buf, 64, "failed early (%lld/%lld served)", (long long)p->admitted, (long long)p->scheduled);
     return buf;
@@ -82,6 +83,11 @@ static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_
                                 "requests sent (queue: over those completed), ! past its bound; failed: the "
                                 "requests that failed; cut: those in flight when the rate ended early"
                               : "");
+    if (r->n_points > 0 && r->points[0].too_few)
+        ib__sbuf_printf(b,
+                        "too few to judge: %lld requests a rate cannot meet the targets' percentile by the "
+                        "bound even with none over (%lld at least: --requests)\n",
+                        (long long)r->points[0].scheduled, (long long)r->fewest_to_meet);
     const ib_gen_serve_point *none = ib__gen_serve_first_without_energy(r);
     if (none)
         ib__sbuf_printf(b, "J/token -: no figure (at %s requests/s: %s)\n", cell(a0, none->offered_rate),
@@ -273,6 +279,7 @@ static cJSON *json_point(const ib_gen_serve_point *p, bool over_http)
     cJSON_AddNumberToObject(o, "ttft_over", (double)p->ttft_over);
     cJSON_AddNumberToObject(o, "tpot_over", (double)p->tpot_over);
     cJSON_AddBoolToObject(o, "met", p->met);
+    cJSON_AddBoolToObject(o, "too_few", p->too_few);
     cJSON_AddBoolToObject(o, "ended_early", p->ended_early);
     ib__json_add_number(o, "goodput_rate", p->goodput_rate);
     ib__json_add_number(o, "good_share", p->good_share);
@@ -328,6 +335,7 @@ static char *rates_json(const ib_result *res)
     cJSON *root = ib__json_document("inferbench.serve_generative_rates/1", r->partial, r->stop_status, NULL);
     cJSON_AddStringToObject(root, "kind", r->searched ? "search" : "curve");
     ib__json_add_number(root, "slo_ttft_ms", c->slo_ttft_ms > 0 ? c->slo_ttft_ms : NAN);
+    cJSON_AddNumberToObject(root, "fewest_to_meet", (double)r->fewest_to_meet);
     ib__json_add_number(root, "slo_tpot_ms", c->slo_tpot_ms > 0 ? c->slo_tpot_ms : NAN);
     cJSON_AddNumberToObject(root, "percentile", rc->percentile);
     cJSON_AddNumberToObject(root, "confidence", rc->confidence);

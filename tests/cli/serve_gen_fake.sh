@@ -68,6 +68,13 @@ expect_exit 0 "the curve" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --rates 50,100,125,2
 expect_grep "^saturation: 200 requests/s \(achieved 125, below 95% of the offered\)$" "$TMP/out" "curve: the saturation point"
 expect_grep "^knee: 125 requests/s " "$TMP/out" "curve: the knee"
 json_check "$TMP/curve.json" "[p['met'] for p in d['points']] == [True, True, True, False, False] and d['points'][0]['kv_max_share'] == 14 / 15 and d['curve']['knee_rate'] == 125" "json: the curve's verdicts and KV occupancy"
+# Fewer requests a rate than the bound needs (p90 at 90%: 0.9^n <= 0.1
+# from 22 requests): every rate "too few to judge", said, not "failed".
+expect_exit 0 "the curve of too few requests a rate" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --requests 20 --rates 50,250 --json "$TMP/few.json"
+expect_grep "^ +50 +51.55 .* too few to judge$" "$TMP/out" "curve: a rate of too few requests not judged"
+expect_grep "^too few to judge: 20 requests a rate cannot meet the targets' percentile by the bound even with none over \(22 at least: --requests\)$" "$TMP/out" "curve: why, and how many it needs"
+json_check "$TMP/few.json" "d['fewest_to_meet'] == 22 and [(p['met'], p['too_few']) for p in d['points']] == [(False, True), (False, True)]" "json: too_few, fewest_to_meet"
+json_check "$TMP/curve.json" "d['fewest_to_meet'] == 22 and not any(p['too_few'] for p in d['points'])" "json: 50 requests a rate judged"
 # The energy per output token at each rate on the scripted counter (idle
 # 50 W, busy 150 W): the slot busy 8 ms of every request, up to all the
 # time from 125 requests/s: (50 + 100 min(1, rate x 8 ms)) W over
