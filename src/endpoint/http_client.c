@@ -8,6 +8,7 @@
  * the schedule; the client's own lateness (sent - scheduled) is measured
  * per request, so that a client too slow for the load is told apart from
  * a slow server (docs/serve-endpoint.md). */
+#include "core/progress.h"
 #include "core/serve_gen.h"
 #include "endpoint/chunk.h"
 #include "endpoint/endpoint.h"
@@ -67,6 +68,9 @@ typedef struct ib__ep_client {
      * its end; stopped once it said to end the run. */
     const ib__gen_serve_watch *watch;
     bool stopped;
+    /* Reports to scfg->run.progress on the host clock, as the engine's in
+     * process: a phase's start, then the requests ended, rate-limited. */
+    ib__progress pr;
 } client;
 
 /* Starts request i of a run: its transfer added to the multi handle. */
@@ -152,8 +156,8 @@ static void cut(client *c, ib__ep_transfer *t)
 /* Sends rs[0..n) on their schedule from now, and reads every answer; with
  * a watch (NULL: none), until it says to end the run (the rest never
  * sent). */
-static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *eps, size_t n, uint64_t seed,
-                     const ib__gen_serve_watch *watch, ib_error *err)
+static ib_status run(client *c, ib_phase phase, ib_gen_serve_request *rs, ib_endpoint_request *eps, size_t n,
+                     uint64_t seed, const ib__gen_serve_watch *watch, ib_error *err)
 {
     ib__ep_transfer *ts = calloc(n ? n : 1, sizeof *ts);
     told w = { calloc(n ? n : 1, sizeof *w.first), 0 };
@@ -163,6 +167,7 @@ static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *e
         return ib__fail(err, IB_ERR_NO_MEMORY, "out of memory");
     }
     for (size_t i = 0; i < n; i++) ib__ep_request_unsent(&rs[i], &eps[i]);
+    ib__progress_phase(&c->pr, phase, (int64_t)n);
     double origin = c->origin_ms = ib__now_ms();
     size_t next = 0, ended = 0;
     ib_status st = IB_OK;
@@ -181,6 +186,7 @@ static ib_status run(client *c, ib_gen_serve_request *rs, ib_endpoint_request *e
         curl_multi_perform(c->multi, &running);
         if (c->watch) watch_first_tokens(c, ts, &w, next);
         ended += reap(c);
+        ib__progress_runs(&c->pr, (int64_t)ended, NAN);
         if (st == IB_OK && ended < n && !c->stopped)
             curl_multi_poll(c->multi, NULL, 0,
                             next < n ? wait_ms(origin + rs[next].spec.arrival_ms) : CANCEL_POLL_MS, NULL);
@@ -214,7 +220,7 @@ static ib_status warm_up(client *c, const ib_gen_serve_request *measured, size_t
     for (size_t i = 0; st == IB_OK && i < n; i++)
         w[i].spec = (ib_gen_request_spec){ 0, measured[i % n_measured].spec.prompt_tokens,
                                            measured[i % n_measured].spec.output_tokens };
-    if (st == IB_OK) st = run(c, w, we, n, c->scfg->seed ^ WARMUP_SEED, NULL, err);
+    if (st == IB_OK) st = run(c, IB_PHASE_WARMUP, w, we, n, c->scfg->seed ^ WARMUP_SEED, NULL, err);
     size_t completed = 0;
     for (size_t i = 0; st == IB_OK && i < n; i++)
         completed += w[i].generated_tokens == w[i].spec.output_tokens;
@@ -298,6 +304,7 @@ static ib_status open_client(client *c, const ib_endpoint_config *cfg, const ib_
     c->cfg = cfg;
     c->scfg = scfg;
     c->warm_rate_per_s = NAN;
+    ib__progress_init(&c->pr, &scfg->run, NULL);
     c->vocab = cfg->vocab > 0                    ? cfg->vocab
                : server_vocab > IB__EP_LOWEST_ID ? server_vocab
                                                  : IB__EP_DEFAULT_VOCAB;
@@ -320,7 +327,9 @@ static ib_status serve(client *c, ib_gen_serve_result *out, ib_endpoint_result *
     ib__strlcpy(out->info.model, c->cfg->model, sizeof out->info.model); /* the server's name of it */
     if (warm) IB_TRY(warm_up(c, out->requests, out->n_requests, err));
     *began = true;
-    ib_status st = run(c, out->requests, ep->requests, out->n_requests, c->scfg->seed, watch, err);
+    ib__progress_rate(&c->pr, c->scfg->arrivals == IB_ARRIVALS_TRACE ? NAN : c->scfg->rate);
+    ib_status st =
+        run(c, IB_PHASE_SAMPLING, out->requests, ep->requests, out->n_requests, c->scfg->seed, watch, err);
     ep->origin_ms = c->origin_ms;
     return st;
 }

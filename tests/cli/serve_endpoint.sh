@@ -48,9 +48,13 @@ grep -q "^failures: 4 of 4 requests (counted against goodput): http 4" "$TMP/out
 script_server_stop
 
 script_server_start --model tiny --ttft-ms 1 --itl-ms 1
-"$IB" serve --endpoint "$url" --model tiny --rate 2 --requests 100 --new-tokens 3 --prompt-tokens 4 >"$TMP/out" 2>"$TMP/err" </dev/null &
+# The signal once 2 of the 100 measured requests (one every 500 ms) have
+# ended: the program's test mark (INFERBENCH_TEST_MARK, tests/cli/lib.sh's
+# wait_for), not a guess at how long the checks and the warm-up take.
+INFERBENCH_TEST_MARK="2:$TMP/sigint.mark" "$IB" serve --endpoint "$url" --model tiny --rate 2 --requests 100 \
+  --new-tokens 3 --prompt-tokens 4 >"$TMP/out" 2>"$TMP/err" </dev/null &
 client=$!
-sleep 3 # past the checks and the warm-up: a few of the 100 requests (one every 500 ms) sent
+wait_for "$TMP/sigint.mark" 120 && pass "SIGINT: sent after 2 requests ended" || fail "SIGINT: no mark in 120 s: $(cat "$TMP/err")"
 kill -INT "$client"
 wait "$client"
 rc=$?
