@@ -74,6 +74,8 @@ expect_exit 0 "the curve of too few requests a rate" -- "$IB" "${FAKE[@]}" "${ON
 expect_grep "^ +50 +51.55 .* too few to judge$" "$TMP/out" "curve: a rate of too few requests not judged"
 expect_grep "^too few to judge: 20 requests a rate cannot meet the targets' percentile by the bound even with none over \(22 at least: --requests\)$" "$TMP/out" "curve: why, and how many it needs"
 json_check "$TMP/few.json" "d['fewest_to_meet'] == 22 and [(p['met'], p['too_few']) for p in d['points']] == [(False, True), (False, True)]" "json: too_few, fewest_to_meet"
+expect_exit 0 "the curve of just enough requests a rate" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --requests 22 --rates 50 --json "$TMP/enough.json"
+json_check "$TMP/enough.json" "d['fewest_to_meet'] == 22 and [(p['met'], p['too_few']) for p in d['points']] == [(True, False)]" "json: 22 requests a rate judged, and met"
 json_check "$TMP/curve.json" "d['fewest_to_meet'] == 22 and not any(p['too_few'] for p in d['points'])" "json: 50 requests a rate judged"
 # The energy per output token at each rate on the scripted counter (idle
 # 50 W, busy 150 W): the slot busy 8 ms of every request, up to all the
