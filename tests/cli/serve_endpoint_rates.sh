@@ -1,53 +1,66 @@
 #!/bin/bash
 # serve --endpoint over rates (docs/serve-endpoint.md, "Rates: the search
 # and the curve") against the scripted server run as a process, with one
-# slot of 100 ms a request (one output token; script-server --slots 1):
-# it serves at most 10 requests/s, and a request arriving while the slot is
-# held waits for it. The curve over --rates (every rate's requests counted,
-# each format written with the client's columns), the SLO search from the
-# warm-up's rate (its answer where the slot's arithmetic puts it, the rates
+# slot (script-server --slots 1; one output token a request): a request
+# arriving while the slot is held waits for it. The curve over --rates
+# (every rate's requests counted, both met, the knee the higher, each
+# format written with the client's columns), the SLO search from the
+# warm-up's rate (its logic: the answer met, the last failed not, the rates
 # above capacity ended early with their requests cut, not failed),
 # --sessions N at one rate, every request failing, the refusals. No timing
-# is asserted.
+# is asserted, and what is asserted holds on a loaded machine: a delay
+# only adds to a TTFT (the slot starts a request at the later of its
+# arrival and its planned end; a TTFT counts from the scheduled arrival),
+# so only what meets needs margins (tests/unit/test_endpoint_rates.c says
+# the same arithmetic).
 . "$(dirname "$0")/lib.sh"
 
 need_script_server
 
-# 8 requests a rate of one token, one warm-up; the median TTFT held to
-# 130 ms (30 ms above a request that never waits) at 90% confidence (4
-# requests can meet it).
+# 8 requests a rate of one token, one warm-up; the median TTFT held at
+# 90% confidence (4 requests can meet it; 1 of 8 over still meets).
 one=(serve --model tiny --arrivals constant --requests 8 --prompt-tokens 16 --new-tokens 1 --warmup-requests 1)
-serve=("${one[@]}" --slo-ttft-ms 130 --slo-percentile 0.5 --confidence 0.9)
+judged=(--slo-percentile 0.5 --confidence 0.9)
+serve=("${one[@]}" --slo-ttft-ms 130 "${judged[@]}")
 
 expect_exit 2 "--sessions with --rates is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,8 --sessions 2
 expect_exit 2 "--pitfalls with --rates is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,8 --pitfalls
 expect_exit 2 "--rates with a bad list is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,-1
 
-script_server_start --model tiny --slots 1 --ttft-ms 100
-expect_exit 0 "the curve over 2 rates" -- "$IB" "${serve[@]}" --endpoint "$url" --rates 4,8 \
+# The curve at 2 and 3/s on a slot of 280 ms (capacity 3.57/s), the TTFT
+# target 430 ms: requests 500 and 333 ms apart, the slot free 220 and 53 ms
+# before each arrives, none waits: every TTFT 280 ms, 150 ms under the
+# target (two requests must each be that late to fail a rate), within twice
+# the curve's floor by 280 ms (the knee the higher), and the completions
+# keep the arrivals' pace (not saturated) with 184 and 123 ms to spare.
+script_server_start --model tiny --slots 1 --ttft-ms 280
+expect_exit 0 "the curve over 2 rates" -- "$IB" "${one[@]}" --slo-ttft-ms 430 "${judged[@]}" --endpoint "$url" --rates 2,3 \
   --json "$TMP/c.json" --csv "$TMP/c.csv" --md "$TMP/c.md" --html "$TMP/c.html"
 expect_grep "^the curve over 2 rates:" "$TMP/out" "  ... its table"
 expect_grep "late p99  failed    cut" "$TMP/out" "  ... with the client's columns"
-expect_grep "^the run above: the knee's, at 8 requests/s" "$TMP/out" "  ... the knee's run (both rates below the capacity)"
+expect_grep "^the run above: the knee's, at 3 requests/s" "$TMP/out" "  ... the knee's run (both rates below the capacity)"
 expect_grep "^failures: none of 8 requests" "$TMP/out" "  ... its endpoint block"
 expect_grep "^client ceiling: " "$TMP/out" "  ... and the client's ceiling"
 expect_grep "^over HTTP: $url, model tiny;.* 0 requests failed over the rates" "$TMP/out" "  ... and the rates' client line"
-json_check "$TMP/c.json" 'd["kind"] == "curve" and len(d["points"]) == 2 and [p["offered_rate"] for p in d["points"]] == [4, 8]' "  ... its JSON: 2 points"
-json_check "$TMP/c.json" 'all(p["scheduled"] == p["admitted"] == p["completed"] == 8 and p["failed"] == 0 and p["cut"] == 0 and p["met"] for p in d["points"])' "  ... every rate's requests sent and completed, none failed or cut"
+json_check "$TMP/c.json" 'd["kind"] == "curve" and len(d["points"]) == 2 and [p["offered_rate"] for p in d["points"]] == [2, 3]' "  ... its JSON: 2 points"
+json_check "$TMP/c.json" 'all(p["scheduled"] == p["admitted"] == p["completed"] == 8 and p["failed"] == 0 and p["cut"] == 0 and p["met"] for p in d["points"])' "  ... every rate's requests sent and completed, none failed or cut, both met"
 json_check "$TMP/c.json" 'd["endpoint"]["url"] == "'"$url"'" and d["at"]["endpoint"]["failed"] == 0 and len(d["at"]["endpoint"]["requests"]) == 8' "  ... the run at the knee with its endpoint block"
 expect_grep "client_lateness_p99_ms,client_late,failed,cut" "$TMP/c.csv" "  ... CSV: the client's columns"
 [ "$(grep -c '^curve,' "$TMP/c.csv")" -eq 2 ] && pass "  ... CSV: a row a rate" || fail "  ... CSV: $(cat "$TMP/c.csv")"
 expect_grep "over HTTP: $url" "$TMP/c.md" "  ... Markdown: the client's line"
-[ "$(grep -cE '^\| 4 .*\| met; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$|^\| 8 .*\| met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$' "$TMP/c.md")" -eq 2 ] &&
-  pass "  ... Markdown: each rate's client figures" || fail "  ... Markdown: $(grep '^| [48] ' "$TMP/c.md")"
+[ "$(grep -cE '^\| 2 .*\| met; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$|^\| 3 .*\| met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut \|$' "$TMP/c.md")" -eq 2 ] &&
+  pass "  ... Markdown: each rate's client figures" || fail "  ... Markdown: $(grep '^| [23] ' "$TMP/c.md")"
 expect_grep "over HTTP: $url" "$TMP/c.html" "  ... HTML: the client's line"
 expect_grep "<td class=\"text\">met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut</td>" "$TMP/c.html" "  ... HTML: each rate's client figures"
+script_server_stop
 
-# The search starts at the warm-up's rate (one request: about 10/s, the
-# slot's own). Where it ends depends on the real clock near the slot's
-# capacity (a rate a little above 10/s queues a few ms a request), so what
+# The search on a slot of 100 ms (10 requests/s), the TTFT target 130 ms,
+# starts at the warm-up's rate (one request: about 10/s, the slot's own).
+# Where it ends depends on the real clock near the slot's capacity (a
+# rate a little above 10/s queues a few ms a request), so what
 # is asserted is the search's own logic: the answer's rate met, the last
 # failed not, the two neighbours on the grid; the rest of its points below.
+script_server_start --model tiny --slots 1 --ttft-ms 100
 expect_exit 0 "the SLO search" -- "$IB" "${serve[@]}" --endpoint "$url" --json "$TMP/s.json"
 expect_grep "^answer: [0-9.]+ requests/s meets TTFT p50 <= 130 ms" "$TMP/out" "  ... its answer"
 json_check "$TMP/s.json" 'd["kind"] == "search" and [p["met"] for p in d["points"] if p["offered_rate"] == d["search"]["rate_found"]] == [True] and [p["met"] for p in d["points"] if p["offered_rate"] == d["search"]["last_failed_rate"]] == [False]' "  ... its answer met, the last failed not"

@@ -2,12 +2,28 @@
  * (ib_search_endpoint_serve, ib_measure_endpoint_serve_curve) against the
  * scripted loopback server (docs/script-server.md) of one slot: every
  * request of one token holds it SLOT_MS, so the server serves at most
- * 1000 / SLOT_MS = 10 requests a second, and a request that arrives while
- * the slot is held waits for it (its TTFT grows with the load). What is
- * asserted follows from that arithmetic with margins of 10 ms and more,
- * whatever the machine's load: the rates measured, the answer, each
- * rate's requests counted, a rate ended early (its requests in flight cut,
- * not failed), failures by cause. Never a time. */
+ * 1000 / SLOT_MS = 3.57 requests a second, and a request that arrives
+ * while the slot is held waits for it (its TTFT grows with the load).
+ *
+ * What is asserted is exact, and follows from that arithmetic with wide
+ * margins on the real clock of a loaded machine (a process descheduled
+ * for 100 ms and more): the rates measured, the answer, each rate's
+ * requests counted, a rate ended early (its requests in flight cut, not
+ * failed), failures by cause. Never a time. The two directions differ:
+ * - A rate that fails fails only more on a loaded machine: the server
+ *   starts a request at the later of its arrival and its slot's planned
+ *   end, the client stamps a token when it reads it, and a TTFT counts
+ *   from the scheduled arrival, so every delay adds to a TTFT and none
+ *   takes from one. A failed rate needs only to fail in the arithmetic.
+ * - A rate that meets needs margins against delays. The median TTFT at
+ *   90% confidence over 8 requests meets with one request over the
+ *   target, fails with two: a lone late request, however late, never
+ *   turns it; two must each be 150 ms late (the target's margin over a
+ *   request that never waits), or one 200 ms late and its successor held
+ *   up (the slot free 53 ms and more before the next arrival). The
+ *   saturation test (the completions' pace against the arrivals', 95%)
+ *   leaves 5% of the span of 7 arrivals: 123 ms at 3/s, 184 ms at 2/s,
+ *   on the last completion. */
 #include "check.h"
 #include "endpoint_fixture.h"
 
@@ -15,13 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One token a request: its slot held SLOT_MS (TTFT 100 ms), capacity 10/s. */
-enum { REQUESTS = 8, SLOT_MS = 100 };
-/* The TTFT target: 30 ms above a request that never waits. At 8/s a
- * request arrives 125 ms after the one before, which left the slot 25 ms
- * before it: none waits. At 11.3/s (88.4 ms apart) request i waits
- * i x 11.6 ms: 5 of 8 pass 130 ms, and the median fails. */
-#define TTFT_TARGET_MS 130.0
+/* One token a request: its slot held SLOT_MS (TTFT 280 ms), capacity
+ * 3.57/s. */
+enum { REQUESTS = 8, SLOT_MS = 280 };
+/* The TTFT target: 150 ms above a request that never waits. At 3/s and
+ * below a request arrives 333 ms and more after the one before, which
+ * left the slot 53 ms before it: none waits, every TTFT 280 ms. Above the
+ * capacity request i waits i x (SLOT_MS - the arrivals' gap), see each
+ * test. */
+#define TTFT_TARGET_MS 430.0
 
 typedef struct rates {
     char url[64];
@@ -94,28 +112,37 @@ static void check_full(const ib_gen_serve_point *p)
     CHECK(isfinite(p->client_lateness_p99_ms));
 }
 
-/* From 4/s: 4 and 8 met, 16 failed, then the middle of 8 and 16 (11.3)
- * failed: the answer 8/s, the last failed 11.3/s. The two failed rates
- * ended as soon as the bound was out of reach, their requests in flight
- * cut (not failures). The answer's run kept with its endpoint result. */
+/* The search's rates, from FIRST_RATE on the grid of sqrt(2) steps. */
+#define FIRST_RATE 1.5
+
+/* From 1.5/s: 1.5 and 3 met (none waits), 6 failed, then the middle of 3
+ * and 6 (4.24) failed: the answer 3/s, the last failed 4.24/s.
+ * At 6/s (167 ms apart) request i waits i x 113 ms: requests 2 to 7 pass
+ * the target (request 2 by 77 ms), and the rate ends at request 3's first
+ * token (the second over: the bound out of reach), requests 4 to 6 sent
+ * by then and cut. At 4.24/s (236 ms apart) request i waits i x 44 ms:
+ * requests 4 to 7 pass it (request 6 by 116 ms: 2 over fail), and it
+ * starts behind 6/s's cut requests, still holding the slot (the server
+ * does not look), which only adds. The two failed rates ended as soon as
+ * the bound was out of reach, their requests in flight cut (not
+ * failures). The answer's run kept with its endpoint result. */
 static void test_search_finds_capacity(void)
 {
     rates x;
     ib_script_server *srv = one_slot(&x, IB_SCRIPT_FAIL_NONE);
-    x.rc.first_rate = 4;
+    x.rc.first_rate = FIRST_RATE;
     x.st = ib_search_endpoint_serve(&x.ep, &x.cfg, &x.rc, &x.r, &x.e, &x.err);
     CHECK(x.st == IB_OK);
     if (x.st != IB_OK) fprintf(stderr, "%s\n", x.err.message);
     CHECK_EQ_INT(x.r.n_points, 4);
-    const double want[4] = { 4, 8, 16, 4 * pow(2, 1.5) };
+    const double want[4] = { FIRST_RATE, 2 * FIRST_RATE, 4 * FIRST_RATE, FIRST_RATE * pow(2, 1.5) };
     for (size_t i = 0; i < 4 && i < x.r.n_points; i++) CHECK_NEAR(x.r.points[i].offered_rate, want[i], 1e-9);
     CHECK_EQ_INT(x.r.found, 1);
     CHECK_EQ_INT(x.r.last_failed, 3);
     CHECK_NEAR(x.r.grid_step, sqrt(2) - 1, 1e-12);
     for (size_t i = 0; i < 2; i++) {
         check_full(&x.r.points[i]);
-        CHECK(x.r.points[i].met);
-        CHECK_EQ_INT(x.r.points[i].ttft_over, 0);
+        CHECK(x.r.points[i].met); /* not ttft_over 0: one request late by 150 ms is no bug */
     }
     int64_t served = 2 * REQUESTS;
     for (size_t i = 2; i < 4 && i < x.r.n_points; i++) {
@@ -128,7 +155,7 @@ static void test_search_finds_capacity(void)
         served += p->admitted;
     }
     CHECK_EQ_INT(x.r.requests_served, served);
-    CHECK_EQ_INT(x.r.sweep_rates, 5); /* 4 to 16 on the grid */
+    CHECK_EQ_INT(x.r.sweep_rates, 5); /* 1.5 to 6 on the grid */
     CHECK_EQ_INT(x.r.sweep_requests, 5 * REQUESTS);
     /* The answer's run and its endpoint result. */
     CHECK_EQ_INT(x.r.at_point, 1);
@@ -143,14 +170,17 @@ static void test_search_finds_capacity(void)
     ib_script_server_stop(srv);
 }
 
-/* The curve: every rate served in full (no early end without a search),
- * the knee the higher (both below the capacity: their TTFT p99 the
- * slot's), the run at the knee kept with its endpoint result. */
+/* The curve at 2 and 3/s: every rate served in full (no early end
+ * without a search), both met, the knee the higher: both below the
+ * capacity, none waits, so their TTFT p99 is the slot's 280 ms, within
+ * twice the floor by 280 ms; and neither saturated (their completions keep
+ * the arrivals' pace, within 95% by 184 and 123 ms on the last
+ * completion). The run at the knee kept with its endpoint result. */
 static void test_curve(void)
 {
     rates x;
     ib_script_server *srv = one_slot(&x, IB_SCRIPT_FAIL_NONE);
-    const double rs[2] = { 4, 8 };
+    const double rs[2] = { 2, 3 };
     curve(&x, rs, 2);
     CHECK(x.st == IB_OK);
     CHECK(!x.r.searched);
