@@ -21,7 +21,7 @@ need_script_server
 # 90% confidence (4 requests can meet it; 1 of 8 over still meets).
 one=(serve --model tiny --arrivals constant --requests 8 --prompt-tokens 16 --new-tokens 1 --warmup-requests 1)
 judged=(--slo-percentile 0.5 --confidence 0.9)
-serve=("${one[@]}" --slo-ttft-ms 130 "${judged[@]}")
+serve=("${one[@]}" --slo-ttft-ms 250 "${judged[@]}")
 
 expect_exit 2 "--sessions with --rates is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,8 --sessions 2
 expect_exit 2 "--pitfalls with --rates is refused" -- "$IB" "${serve[@]}" --endpoint http://127.0.0.1:1 --rates 4,8 --pitfalls
@@ -54,19 +54,28 @@ expect_grep "over HTTP: $url" "$TMP/c.html" "  ... HTML: the client's line"
 expect_grep "<td class=\"text\">met, knee; client late p99 [0-9.]+ ms( \(past its bound\))?, 0 failed, 0 cut</td>" "$TMP/c.html" "  ... HTML: each rate's client figures"
 script_server_stop
 
-# The search on a slot of 100 ms (10 requests/s), the TTFT target 130 ms,
-# starts at the warm-up's rate (one request: about 10/s, the slot's own).
-# Where it ends depends on the real clock near the slot's capacity (a
-# rate a little above 10/s queues a few ms a request), so what
-# is asserted is the search's own logic: the answer's rate met, the last
-# failed not, the two neighbours on the grid; the rest of its points below.
+# The search on a slot of 100 ms (10 requests/s), the TTFT target 250 ms,
+# starts at the warm-up's rate (one request: about 10/s, the slot's own;
+# lower when the warm-up was late). Where it ends depends on the real
+# clock (at about the capacity the slot is never idle: a late request
+# holds up every one after it), so what is asserted is the search's own
+# logic, whichever way the clock took it: the answer's rate met; the last
+# failed not, the two neighbours on the grid, or none failed: the search
+# stopped going up at its answer, the last rate measured (met while
+# saturated: at 10/s a last completion about 40 ms late is enough); every
+# rate of 15/s and more failed, ended early, its requests in flight cut
+# (request i waits i x 33 ms and more: requests 5 to 7 pass the target,
+# the rate ends at request 6's first token at the latest, request 7 sent
+# by then). At 5/s and below the slot is idle 100 ms before each request
+# and every TTFT 150 ms under the target: two requests each that late
+# fail a rate, so the search finds one.
 script_server_start --model tiny --slots 1 --ttft-ms 100
 expect_exit 0 "the SLO search" -- "$IB" "${serve[@]}" --endpoint "$url" --json "$TMP/s.json"
-expect_grep "^answer: [0-9.]+ requests/s meets TTFT p50 <= 130 ms" "$TMP/out" "  ... its answer"
-json_check "$TMP/s.json" 'd["kind"] == "search" and [p["met"] for p in d["points"] if p["offered_rate"] == d["search"]["rate_found"]] == [True] and [p["met"] for p in d["points"] if p["offered_rate"] == d["search"]["last_failed_rate"]] == [False]' "  ... its answer met, the last failed not"
-json_check "$TMP/s.json" 'abs(d["search"]["last_failed_rate"] / d["search"]["rate_found"] - 1 - d["search"]["grid_step"]) < 1e-9' "  ... the two neighbours on the grid"
+expect_grep "^answer: [0-9.]+ requests/s meets TTFT p50 <= 250 ms" "$TMP/out" "  ... its answer"
+json_check "$TMP/s.json" 'd["kind"] == "search" and [p["met"] for p in d["points"] if p["offered_rate"] == d["search"]["rate_found"]] == [True]' "  ... its answer met"
+json_check "$TMP/s.json" '(lambda s, P: [p["met"] for p in P if p["offered_rate"] == s["last_failed_rate"]] == [False] and abs(s["last_failed_rate"] / s["rate_found"] - 1 - s["grid_step"]) < 1e-9 if s["last_failed_rate"] is not None else P[-1]["offered_rate"] == s["rate_found"])(d["search"], d["points"])' "  ... the last failed not, the two neighbours on the grid (or none failed: it stopped at its answer)"
+json_check "$TMP/s.json" 'all(p["ended_early"] and p["cut"] > 0 and not p["met"] for p in d["points"] if p["offered_rate"] >= 15)' "  ... every rate of 15/s and more ended early, its requests in flight cut"
 json_check "$TMP/s.json" 'all(p["admitted"] == p["completed"] + p["cut"] and p["failed"] == 0 for p in d["points"])' "  ... every request sent completed or cut, none failed"
-json_check "$TMP/s.json" 'any(p["ended_early"] and p["cut"] > 0 and not p["met"] for p in d["points"])' "  ... a rate above the capacity ended early, its requests in flight cut"
 json_check "$TMP/s.json" 'd["search"]["requests_served"] == sum(p["admitted"] for p in d["points"])' "  ... its requests served counted"
 json_check "$TMP/s.json" 'd["at"]["endpoint"]["failed"] == 0 and len(d["at"]["requests"]) == 8' "  ... the answer's run kept with its endpoint block"
 
