@@ -135,6 +135,7 @@ static void point_of(const judge *j, const ib_gen_serve_result *r, bool ended_ea
     double q = j->rc->percentile;
     *pt = (ib_gen_serve_point){ .offered_rate = r->offered_rate,
                                 .achieved_rate = r->achieved_rate,
+                                .pace = r->pace,
                                 .scheduled = (int64_t)r->n_requests,
                                 .completed = (int64_t)r->n_completed,
                                 .ttft_p50_ms = p_or_nan(&r->ttft, r->ttft.p50),
@@ -225,10 +226,11 @@ typedef struct bracket {
     int lo, hi; /* the highest index met, the lowest failed above it */
 } bracket;
 
-static bool saturated(const ib_gen_serve_point *p)
-{
-    return p->achieved_rate < IB_GEN_SERVE_SATURATED * p->offered_rate;
-}
+/* The completions fell behind the arrivals (ib_gen_serve_result.pace);
+ * never by the achieved rate against the offered, which a short run
+ * leaves short by about rate x end-to-end / requests however well the
+ * server keeps up (docs/serve-generative.md, "The curve"). */
+static bool saturated(const ib_gen_serve_point *p) { return p->pace < IB_GEN_SERVE_SATURATED; }
 
 /* Where the search goes after a rate: up by a doubling until one fails,
  * down by one while none has met (at most MAX_HALVINGS times), then the
@@ -298,8 +300,8 @@ static ib_status search(rates *s, double first, ib_error *err)
     return IB_OK;
 }
 
-/* The saturation point: the lowest rate whose achieved rate falls below
- * IB_GEN_SERVE_SATURATED of the offered. The knee: the highest rate below
+/* The saturation point: the lowest rate whose completions kept less than
+ * IB_GEN_SERVE_SATURATED of its arrivals' pace. The knee: the highest rate below
  * it whose TTFT p99 is within IB_GEN_SERVE_KNEE_FACTOR of the curve's
  * lowest TTFT p99 (its floor). Rates cut short do not count. */
 static void knee_and_saturation(ib_gen_serve_rates_result *out)

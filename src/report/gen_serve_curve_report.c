@@ -133,11 +133,10 @@ static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const i
                         ib__fmt_plain4(fail, r->points[r->last_failed].offered_rate));
     else
         ib__sbuf_printf(b,
-                        "; none failed: the %s was saturated there (achieved %s requests/s), its queue "
-                        "still within the targets over %lld requests (a longer run would pass them): the "
-                        "search stops at saturation",
-                        over_http ? "server" : "engine", ib__fmt_plain4(fail, p->achieved_rate),
-                        (long long)c->requests);
+                        "; none failed: the %s was saturated there (its completions kept %.0f%% of the "
+                        "arrivals' pace), its queue still within the targets over %lld requests (a longer "
+                        "run would pass them): the search stops at saturation",
+                        over_http ? "server" : "engine", 100 * p->pace, (long long)c->requests);
     char energy[32];
     ib__sbuf_printf(
         b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s, energy %s J/token\n",
@@ -150,11 +149,14 @@ static void text_curve(ib__sbuf *b, const ib_gen_serve_rates_result *r)
     char x[32], y[32];
     if (r->saturation >= 0) {
         const ib_gen_serve_point *s = &r->points[r->saturation];
-        ib__sbuf_printf(b, "saturation: %s requests/s (achieved %s, below %.0f%% of the offered)\n",
-                        ib__fmt_plain4(x, s->offered_rate), ib__fmt_plain4(y, s->achieved_rate),
-                        100 * IB_GEN_SERVE_SATURATED);
+        ib__sbuf_printf(b,
+                        "saturation: %s requests/s (its completions kept %.0f%% of the arrivals' pace, "
+                        "below %.0f%%: the queue grows)\n",
+                        ib__fmt_plain4(x, s->offered_rate), 100 * s->pace, 100 * IB_GEN_SERVE_SATURATED);
     } else
-        ib__sbuf_printf(b, "saturation: none of these rates (each achieved %.0f%% of the offered or more)\n",
+        ib__sbuf_printf(b,
+                        "saturation: none of these rates (the completions of each kept %.0f%% of its "
+                        "arrivals' pace or more)\n",
                         100 * IB_GEN_SERVE_SATURATED);
     if (r->knee >= 0)
         ib__sbuf_printf(
@@ -266,6 +268,7 @@ static cJSON *json_point(const ib_gen_serve_point *p, bool over_http)
     cJSON *o = cJSON_CreateObject();
     ib__json_add_number(o, "offered_rate", p->offered_rate);
     ib__json_add_number(o, "achieved_rate", p->achieved_rate);
+    ib__json_add_number(o, "pace", p->pace);
     cJSON_AddNumberToObject(o, "scheduled", (double)p->scheduled);
     cJSON_AddNumberToObject(o, "admitted", (double)p->admitted);
     cJSON_AddNumberToObject(o, "completed", (double)p->completed);

@@ -227,6 +227,51 @@ static void test_curve_knee_and_saturation(void)
     ib__gen_destroy(g);
 }
 
+/* A drain long against the run's span: 10 slots, every step 1 ms whatever
+ * it carries, 20 requests of 100 output tokens (a step for the prompt and
+ * its first token, 99 decode steps: 100 ms each, admitted at arrival).
+ * At 50/s (every 20 ms) at most 5 run at once: request i ends at 20i +
+ * 100, the completions' span (380 ms) the arrivals', so their pace is 1:
+ * not saturated, though the achieved rate, 20 over 480 ms (41.7/s), is
+ * 83% of the offered (the old test called it saturated). At 200/s (every
+ * 5 ms) requests 10 to 19 wait for the slot request i - 10 frees at 5(i -
+ * 10) + 100, and end 100 ms later: the completions span 100 to 245 ms,
+ * a pace of 95/145: saturated (TTFT of request 10: 51 ms). */
+static void test_curve_long_drain_is_not_saturation(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.cold_calls = 0;
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = s.batch_prefill_token_ms = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    c.requests = 20;
+    c.output_min = c.output_max = 100;
+    c.slots = 10;
+    c.slo_ttft_ms = c.slo_tpot_ms = 0;
+    ib_gen_serve_rates_config rc = rates_config();
+    const double rates[] = { 50, 200 };
+    rc.rates = rates;
+    rc.n_rates = 2;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 2);
+    if (r.n_points == 2) {
+        CHECK_NEAR(r.points[0].achieved_rate, 20 / 0.48, 1e-9);
+        CHECK_NEAR(r.points[0].pace, 1, 1e-12);
+        CHECK_NEAR(r.points[0].ttft_p99_ms, 1, 1e-9);
+        CHECK_NEAR(r.points[1].pace, 95.0 / 145, 1e-12);
+        CHECK_NEAR(r.points[1].queue_p99_ms, 50, 1e-9);
+    }
+    CHECK_EQ_INT(r.saturation, 1);
+    CHECK_EQ_INT(r.knee, 0);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* Interrupted: the rate in progress kept, marked partial. */
 static void test_interrupted(void)
 {
@@ -409,6 +454,7 @@ int main(int argc, char **argv)
     RUN(test_search_starts_at_warmup_rate);
     RUN(test_search_stops_at_saturation);
     RUN(test_curve_knee_and_saturation);
+    RUN(test_curve_long_drain_is_not_saturation);
     RUN(test_interrupted);
     RUN(test_progress_search);
     RUN(test_progress_search_not_met);
