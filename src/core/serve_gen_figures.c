@@ -5,6 +5,7 @@
  * last completion; goodput at the targets given. */
 #include "core/serve_gen.h"
 #include "core/serve_gen_trace.h"
+#include "core/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -86,6 +87,28 @@ static double pace(const ib_gen_serve_result *r)
            rate_over_own_span(r->n_completed, arrived[0], arrived[1]);
 }
 
+/* The median of x[0..n), sorted in place. */
+static double median_of(double *x, size_t n)
+{
+    ib__sort(x, n);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The median TTFT of the last quarter of the completed requests (in
+ * schedule order) over that of the first (ib_gen_serve_result.ttft_growth);
+ * NaN below 4 completed, or out of memory. */
+static double ttft_growth(const ib_gen_serve_result *r)
+{
+    size_t q = r->n_completed / 4, n = 0;
+    double *ttft = q > 0 ? malloc(r->n_completed * sizeof *ttft) : NULL;
+    if (!ttft) return NAN;
+    for (size_t i = 0; i < r->n_requests; i++)
+        if (completed(&r->requests[i])) ttft[n++] = r->requests[i].ttft_ms;
+    double first = median_of(ttft, q), last = median_of(ttft + n - q, q);
+    free(ttft);
+    return last / first;
+}
+
 /* Tokens and requests over the span from the first arrival to the last
  * completion (LoadGen's tokens/s: never a mean of per-request rates). */
 static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
@@ -107,6 +130,11 @@ static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
     double per_s = r->span_ms > 0 ? 1000.0 / r->span_ms : NAN;
     r->achieved_rate = (double)r->n_completed * per_s;
     r->pace = pace(r);
+    r->ttft_growth = ttft_growth(r);
+    /* Never the achieved rate against the offered, which a short run
+     * leaves short by about rate x end-to-end / requests however well the
+     * server keeps up. */
+    r->saturated = r->pace < IB_GEN_SERVE_SATURATED && r->ttft_growth > IB_GEN_SERVE_TTFT_GROWTH;
     r->output_tokens_per_s = out_tokens * per_s;
     r->total_tokens_per_s = all_tokens * per_s;
     bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0 || c->slo_e2e_ms > 0;

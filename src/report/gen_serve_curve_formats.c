@@ -61,14 +61,14 @@ static const char *last_cell(char buf[320], const ib_gen_serve_rates_result *r, 
 static char *rates_csv(const ib_gen_serve_rates_result *r, bool over_http)
 {
     ib__sbuf b = { 0 };
-    ib__sbuf_printf(
-        &b,
-        "kind,offered_rate,achieved_rate,pace,scheduled,admitted,completed,ttft_p50_ms,ttft_p99_ms,"
-        "tpot_p50_ms,tpot_p99_ms,queue_p99_ms,ttft_at_percentile_ms,tpot_at_percentile_ms,"
-        "ttft_over,tpot_over,met,ended_early,partial,goodput_rate,good_share,"
-        "output_tokens_per_s,total_tokens_per_s,kv_mean_share,kv_max_share,joules_per_token,"
-        "tokens_per_joule,energy_bound,role,at%s" EOL,
-        over_http ? ",client_lateness_p99_ms,client_late,failed,cut" : "");
+    ib__sbuf_printf(&b,
+                    "kind,offered_rate,achieved_rate,pace,ttft_growth,scheduled,admitted,completed,ttft_p50_"
+                    "ms,ttft_p99_ms,"
+                    "tpot_p50_ms,tpot_p99_ms,queue_p99_ms,ttft_at_percentile_ms,tpot_at_percentile_ms,"
+                    "ttft_over,tpot_over,met,ended_early,partial,goodput_rate,good_share,"
+                    "output_tokens_per_s,total_tokens_per_s,kv_mean_share,kv_max_share,joules_per_token,"
+                    "tokens_per_joule,energy_bound,role,at%s" EOL,
+                    over_http ? ",client_lateness_p99_ms,client_late,failed,cut" : "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
         bool energy = p->energy.source != IB_ENERGY_NONE;
@@ -76,6 +76,7 @@ static char *rates_csv(const ib_gen_serve_rates_result *r, bool over_http)
         ib__csv_number(&b, p->offered_rate);
         ib__csv_number(&b, p->achieved_rate);
         ib__csv_number(&b, p->pace);
+        ib__csv_number(&b, p->ttft_growth);
         ib__sbuf_printf(&b, ",%lld,%lld,%lld", (long long)p->scheduled, (long long)p->admitted,
                         (long long)p->completed);
         const double times[] = { p->ttft_p50_ms,          p->ttft_p99_ms,  p->tpot_p50_ms,

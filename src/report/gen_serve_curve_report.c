@@ -132,11 +132,13 @@ static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const i
         ib__sbuf_printf(b, "; %s requests/s failed",
                         ib__fmt_plain4(fail, r->points[r->last_failed].offered_rate));
     else
-        ib__sbuf_printf(b,
-                        "; none failed: the %s was saturated there (its completions kept %.0f%% of the "
-                        "arrivals' pace), its queue still within the targets over %lld requests (a longer "
-                        "run would pass them): the search stops at saturation",
-                        over_http ? "server" : "engine", 100 * p->pace, (long long)c->requests);
+        ib__sbuf_printf(
+            b,
+            "; none failed: the %s was saturated there (its completions kept %.0f%% of the "
+            "arrivals' pace, its last quarter's TTFT %.3gx its first's), its queue still within the "
+            "targets over %lld requests (a longer run would pass them): the search stops at "
+            "saturation",
+            over_http ? "server" : "engine", 100 * p->pace, p->ttft_growth, (long long)c->requests);
     char energy[32];
     ib__sbuf_printf(
         b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s, energy %s J/token\n",
@@ -151,13 +153,15 @@ static void text_curve(ib__sbuf *b, const ib_gen_serve_rates_result *r)
         const ib_gen_serve_point *s = &r->points[r->saturation];
         ib__sbuf_printf(b,
                         "saturation: %s requests/s (its completions kept %.0f%% of the arrivals' pace, "
-                        "below %.0f%%: the queue grows)\n",
-                        ib__fmt_plain4(x, s->offered_rate), 100 * s->pace, 100 * IB_GEN_SERVE_SATURATED);
+                        "below %.0f%%, and its last quarter's TTFT was %.3gx its first's, past %.3gx: the "
+                        "queue grows)\n",
+                        ib__fmt_plain4(x, s->offered_rate), 100 * s->pace, 100 * IB_GEN_SERVE_SATURATED,
+                        s->ttft_growth, IB_GEN_SERVE_TTFT_GROWTH);
     } else
         ib__sbuf_printf(b,
-                        "saturation: none of these rates (the completions of each kept %.0f%% of its "
-                        "arrivals' pace or more)\n",
-                        100 * IB_GEN_SERVE_SATURATED);
+                        "saturation: none of these rates (none both kept less than %.0f%% of its arrivals' "
+                        "pace and saw its last quarter's TTFT past %.3gx its first's)\n",
+                        100 * IB_GEN_SERVE_SATURATED, IB_GEN_SERVE_TTFT_GROWTH);
     if (r->knee >= 0)
         ib__sbuf_printf(
             b,
@@ -269,6 +273,7 @@ static cJSON *json_point(const ib_gen_serve_point *p, bool over_http)
     ib__json_add_number(o, "offered_rate", p->offered_rate);
     ib__json_add_number(o, "achieved_rate", p->achieved_rate);
     ib__json_add_number(o, "pace", p->pace);
+    ib__json_add_number(o, "ttft_growth", p->ttft_growth);
     cJSON_AddNumberToObject(o, "scheduled", (double)p->scheduled);
     cJSON_AddNumberToObject(o, "admitted", (double)p->admitted);
     cJSON_AddNumberToObject(o, "completed", (double)p->completed);
@@ -326,6 +331,7 @@ static cJSON *json_curve(const ib_gen_serve_rates_result *r)
     add_rate_at(o, "saturation_rate", r, r->saturation);
     cJSON_AddNumberToObject(o, "knee_factor", IB_GEN_SERVE_KNEE_FACTOR);
     cJSON_AddNumberToObject(o, "saturated_below", IB_GEN_SERVE_SATURATED);
+    cJSON_AddNumberToObject(o, "saturated_ttft_growth", IB_GEN_SERVE_TTFT_GROWTH);
     return o;
 }
 

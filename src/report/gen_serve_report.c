@@ -90,10 +90,13 @@ static void text_figures(ib__sbuf *b, const ib_gen_serve_result *r)
     else
         ib__sbuf_printf(b, "rate: offered %.4g requests/s, achieved %.4g", r->offered_rate, r->achieved_rate);
     /* The achieved rate's span holds one end-to-end latency more than the
-     * arrivals': the pace says whether the server kept up. */
-    if (!isnan(r->pace))
-        ib__sbuf_printf(b, "; the completions kept %.0f%% of the arrivals' pace%s", 100 * r->pace,
-                        r->pace < IB_GEN_SERVE_SATURATED ? " (saturated: the queue grows)" : "");
+     * arrivals': the pace and the TTFT's growth say whether the server
+     * kept up. */
+    if (!isnan(r->pace) && !isnan(r->ttft_growth))
+        ib__sbuf_printf(b,
+                        "; the completions kept %.0f%% of the arrivals' pace, the last quarter's TTFT %.3gx "
+                        "the first's%s",
+                        100 * r->pace, r->ttft_growth, r->saturated ? " (saturated: the queue grows)" : "");
     ib__sbuf_printf(b, "\n");
     char out_rate[32], all_rate[32]; /* 12280, never 1.228e+04 */
     ib__sbuf_printf(b, "tokens: %s output tokens/s, %s in all (prompt + output) a second\n",
@@ -216,6 +219,7 @@ static cJSON *json_figures(const ib_gen_serve_result *r)
     ib__json_add_number(o, "offered_rate", r->offered_rate);
     ib__json_add_number(o, "achieved_rate", r->achieved_rate);
     ib__json_add_number(o, "pace", r->pace);
+    ib__json_add_number(o, "ttft_growth", r->ttft_growth);
     ib__json_add_number(o, "output_tokens_per_s", r->output_tokens_per_s);
     ib__json_add_number(o, "total_tokens_per_s", r->total_tokens_per_s);
     cJSON_AddNumberToObject(o, "good_requests", (double)r->n_good);

@@ -65,7 +65,7 @@ expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tok
 expect_grep "^J/token -: no figure \(at 125 requests/s: .*no energy counter" "$TMP/out" "search: no energy figure without a counter, and why"
 json_check "$TMP/search.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and d['search']['rate_found'] == 125 and d['search']['requests_served'] == 64 and [p['admitted'] for p in d['points']] == [50, 3, 3, 3, 5] and d['at']['settings']['rate'] == 125" "json: the search's rates, the run at the answer"
 expect_exit 0 "the curve" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --rates 50,100,125,200,250 --json "$TMP/curve.json"
-expect_grep "^saturation: 200 requests/s \(its completions kept 62% of the arrivals' pace, below 95%: the queue grows\)$" "$TMP/out" "curve: the saturation point"
+expect_grep "^saturation: 200 requests/s \(its completions kept 62% of the arrivals' pace, below 95%, and its last quarter's TTFT was 7.16x its first's, past 2x: the queue grows\)$" "$TMP/out" "curve: the saturation point"
 expect_grep "^knee: 125 requests/s " "$TMP/out" "curve: the knee"
 json_check "$TMP/curve.json" "[p['met'] for p in d['points']] == [True, True, True, False, False] and d['points'][0]['kv_max_share'] == 14 / 15 and d['curve']['knee_rate'] == 125" "json: the curve's verdicts and KV occupancy"
 # Fewer requests a rate than the bound needs (p90 at 90%: 0.9^n <= 0.1
