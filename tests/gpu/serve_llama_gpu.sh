@@ -99,7 +99,7 @@ for model in ${IB_SERVE_MODELS:-zoo:llama-3.2-1b zoo:llama-3.2-1b?q4_k_m}; do
 import json, sys
 d = json.load(open(sys.argv[1])); c = d['curve']
 for p in d['points']:
-    print(f"summary curve {sys.argv[2]} {p['offered_rate']:g}/s: achieved {p['achieved_rate']:.2f}/s, pace {p['pace']:.3f}; TTFT p50 {p['ttft_p50_ms']:.1f} p99 {p['ttft_p99_ms']:.1f} ms; "
+    print(f"summary curve {sys.argv[2]} {p['offered_rate']:g}/s: achieved {p['achieved_rate']:.2f}/s, pace {p['pace']:.3f}, TTFT growth {p['ttft_growth']:.2f}; TTFT p50 {p['ttft_p50_ms']:.1f} p99 {p['ttft_p99_ms']:.1f} ms; "
           f"TPOT p50 {p['tpot_p50_ms']:.2f} p99 {p['tpot_p99_ms']:.2f} ms; goodput {p['goodput_rate']:.2f}/s ({100 * p['good_share']:.0f}%); "
           f"{p['output_tokens_per_s']:.0f} output tok/s; KV mean {100 * p['kv_mean_share']:.0f}% max {100 * p['kv_max_share']:.0f}%; met {p['met']}")
 print(f"summary curve {sys.argv[2]}: knee {c['knee_rate']}/s, saturation {c['saturation_rate']}/s")
