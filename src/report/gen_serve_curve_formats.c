@@ -37,13 +37,14 @@ static const char *roles(char buf[64], const ib_gen_serve_rates_result *r, size_
 
 /* The last cell of a Markdown or HTML row of rate i: its verdict and
  * roles, and over HTTP (over_http) its client's figures ("failed early
- * (3/8 served), last_failed; client late p99 0.12 ms, 0 failed, 2 cut",
+ * (3/8 served; 2 TTFT and 0 TPOT over), last_failed; client late p99 0.12
+ * ms, 0 failed, 2 cut",
  * the lateness marked "past its bound" when it is). */
 static const char *last_cell(char buf[320], const ib_gen_serve_rates_result *r, size_t i,
                              const ib_gen_serve_config *c, bool over_http)
 {
     const ib_gen_serve_point *p = &r->points[i];
-    char v[64], role[64], late[32];
+    char v[IB__GEN_SERVE_VERDICT_LEN], role[64], late[32];
     const char *verdict = ib__gen_serve_point_verdict(v, p, c);
     roles(role, r, i);
     int n = snprintf(buf, 320, "%s%s%s", verdict, verdict[0] && role[0] ? ", " : "", role);

@@ -88,7 +88,7 @@ expect_exit 0 "the curve with energy" -- "$IB" "${FAKE[@]}" "${ONE[@]}" "${EN[@]
 json_check "$TMP/curve_e.json" "all(p['energy']['source'] == 'counter' and abs(p['energy']['joules_per_item'] - (50 + 100 * min(1, p['offered_rate'] * 0.008)) / min(p['offered_rate'], 125) / 5) <= p['energy']['bound'] * p['energy']['joules_per_item'] for p in d['points']) and d['points'][4]['energy']['joules_per_item'] == 0.24 and d['points'][2]['energy'] == {k: v for k, v in d['at']['energy'].items() if k != 'joules_per_request'}" "json: the energy per output token at each rate"
 expect_grep "^      125       125 .* 0.24 \+-2.5% met$" "$TMP/out" "text: a rate's energy per output token and its bound"
 expect_grep "^curve,125,125,.*,0.24,4.16.*,knee,true" "$TMP/curve_e.csv" "csv: a row per rate, its energy, the knee's the run kept"
-expect_grep "^\| 200 \| 125 \| .* \| 0.24 \+-2.5% \| failed, saturation \|$" "$TMP/curve_e.md" "md: the rates' table"
+expect_grep "^\| 200 \| 125 \| .* \| 0.24 \+-2.5% \| failed \(49 TTFT and 0 TPOT over\), saturation \|$" "$TMP/curve_e.md" "md: the rates' table"
 # The search on the counter: the answer's figure; the rates ended early
 # have none, and say why.
 expect_exit 0 "the search with energy" -- "$IB" "${FAKE[@]}" "${ONE[@]}" "${EN[@]}"

@@ -124,7 +124,7 @@ print(f"summary search {sys.argv[2]} (TTFT p99 <= 500 ms, TPOT p99 <= 30 ms): {s
       f"{best['output_tokens_per_s']:.0f} output tok/s, KV max {100 * best['kv_max_share']:.0f}%; "
       f"{s['requests_served']} requests over {len(pts)} rates against {s['sweep_requests']} for the sweep "
       f"({s['sweep_rates']} rates): {100 * s['requests_served'] / s['sweep_requests']:.1f}%; rates "
-      + ", ".join(f"{p['offered_rate']:.2f}{'+' if p['met'] else '-'}({p['admitted']})" for p in pts))
+      + ", ".join(f"{p['offered_rate']:.2f}{'+' if p['met'] else '-'}({p['admitted']}, over {p['ttft_over']}/{p['tpot_over']})" for p in pts))
 PY
     fi
   fi
