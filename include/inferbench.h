@@ -2860,9 +2860,27 @@ typedef struct ib_gen_serve_result {
     /* Distributions over the completed requests (ITL: every gap between
      * two tokens of a request); n 0 when none. */
     ib_stats ttft, queue, tpot, itl, e2e;
-    double span_ms;             /* first arrival to last completion */
-    double offered_rate;        /* requests over the schedule's span (or the rate asked) */
-    double achieved_rate;       /* completed requests / span */
+    double span_ms;       /* first arrival to last completion */
+    double offered_rate;  /* requests over the schedule's span (or the rate asked) */
+    double achieved_rate; /* completed requests / span */
+    /* The completions' rate over their own span (first to last completion)
+     * against the arrivals' over theirs: about 1 while the server keeps
+     * up, however long a request takes (the achieved rate's span carries
+     * one end-to-end latency more than the arrivals': on a short run it
+     * falls short of the offered though nothing queues), capacity / rate
+     * once it does not. NaN: fewer than 2 requests completed, or a span of
+     * 0. */
+    double pace;
+    /* The median TTFT of the last quarter of the completed requests (in
+     * schedule order) over the first quarter's: about 1 while the queue
+     * stays put, growing with the run once the server falls behind. NaN
+     * below 4 completed. */
+    double ttft_growth;
+    /* The server fell behind: pace below IB_GEN_SERVE_SATURATED and
+     * ttft_growth above IB_GEN_SERVE_TTFT_GROWTH, both (a run of a few
+     * hundred Poisson requests leaves either alone noisy near capacity:
+     * docs/serve-generative.md, "The curve"). */
+    bool saturated;
     double output_tokens_per_s; /* output tokens / span */
     double total_tokens_per_s;  /* prompt + output tokens / span */
     size_t n_good;              /* completed requests that met every target */
@@ -3280,6 +3298,8 @@ void ib_gen_serve_rates_config_init(ib_gen_serve_rates_config *cfg);
  * completed; the over counts and met only with targets. */
 typedef struct ib_gen_serve_point {
     double offered_rate, achieved_rate; /* requests/s */
+    double pace, ttft_growth;           /* the run's (ib_gen_serve_result) */
+    bool saturated;
     int64_t scheduled, admitted, completed;
     double ttft_p50_ms, ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, queue_p99_ms;
     double ttft_at_percentile_ms, tpot_at_percentile_ms; /* at the config's percentile */
@@ -3325,8 +3345,9 @@ typedef struct ib_gen_serve_rates_result {
     /* The fewest requests a rate needs for the bound to say met (459 for
      * p99 at 99%; 0: no targets): a rate of fewer is too_few. */
     int64_t fewest_to_meet;
-    /* The curve: the saturation point (the first rate whose achieved rate
-     * is below IB_GEN_SERVE_SATURATED of the offered) and the knee (the
+    /* The curve: the saturation point (the first rate saturated: its
+     * completions behind its arrivals' pace, its TTFT growing through the
+     * run: ib_gen_serve_result.ttft_growth) and the knee (the
      * highest rate before it whose TTFT p99 is within IB_GEN_SERVE_KNEE_FACTOR
      * of the curve's lowest); -1: none. */
     int32_t knee, saturation;
@@ -3339,6 +3360,7 @@ typedef struct ib_gen_serve_rates_result {
 } ib_gen_serve_rates_result;
 
 #define IB_GEN_SERVE_SATURATED 0.95
+#define IB_GEN_SERVE_TTFT_GROWTH 2.0
 #define IB_GEN_SERVE_KNEE_FACTOR 2.0
 
 /* The highest rate whose TTFT and TPOT percentiles (those of cfg's targets

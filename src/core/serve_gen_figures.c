@@ -5,6 +5,7 @@
  * last completion; goodput at the targets given. */
 #include "core/serve_gen.h"
 #include "core/serve_gen_trace.h"
+#include "core/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +61,54 @@ static ib_status distributions(ib_gen_serve_result *r)
     return st;
 }
 
+/* Requests a second over their own span: (n - 1) / (last - first); NaN
+ * for fewer than 2, or a span of 0. */
+static double rate_over_own_span(size_t n, double first_ms, double last_ms)
+{
+    return n > 1 && last_ms > first_ms ? (double)(n - 1) * 1000.0 / (last_ms - first_ms) : NAN;
+}
+
+/* The completions' rate over their span against the same requests'
+ * arrivals over theirs (ib_gen_serve_result.pace). Both spans leave out
+ * the end-to-end latency the achieved rate's span adds to the arrivals':
+ * a server that keeps up completes as fast as requests come, whatever
+ * each takes. Over the completed requests only: a rate a search ended
+ * early is judged on those it served. */
+static double pace(const ib_gen_serve_result *r)
+{
+    double arrived[2] = { INFINITY, -INFINITY }, ended[2] = { INFINITY, -INFINITY };
+    for (size_t i = 0; i < r->n_requests; i++) {
+        const ib_gen_serve_request *q = &r->requests[i];
+        if (!completed(q)) continue;
+        arrived[0] = fmin(arrived[0], q->spec.arrival_ms), arrived[1] = fmax(arrived[1], q->spec.arrival_ms);
+        ended[0] = fmin(ended[0], q->end_ms), ended[1] = fmax(ended[1], q->end_ms);
+    }
+    return rate_over_own_span(r->n_completed, ended[0], ended[1]) /
+           rate_over_own_span(r->n_completed, arrived[0], arrived[1]);
+}
+
+/* The median of x[0..n), sorted in place. */
+static double median_of(double *x, size_t n)
+{
+    ib__sort(x, n);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The median TTFT of the last quarter of the completed requests (in
+ * schedule order) over that of the first (ib_gen_serve_result.ttft_growth);
+ * NaN below 4 completed, or out of memory. */
+static double ttft_growth(const ib_gen_serve_result *r)
+{
+    size_t q = r->n_completed / 4, n = 0;
+    double *ttft = q > 0 ? malloc(r->n_completed * sizeof *ttft) : NULL;
+    if (!ttft) return NAN;
+    for (size_t i = 0; i < r->n_requests; i++)
+        if (completed(&r->requests[i])) ttft[n++] = r->requests[i].ttft_ms;
+    double first = median_of(ttft, q), last = median_of(ttft + n - q, q);
+    free(ttft);
+    return last / first;
+}
+
 /* Tokens and requests over the span from the first arrival to the last
  * completion (LoadGen's tokens/s: never a mean of per-request rates). */
 static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
@@ -80,6 +129,12 @@ static void rates(const ib_gen_serve_config *c, ib_gen_serve_result *r)
     r->span_ms = r->n_completed > 0 ? last - r->requests[0].spec.arrival_ms : NAN;
     double per_s = r->span_ms > 0 ? 1000.0 / r->span_ms : NAN;
     r->achieved_rate = (double)r->n_completed * per_s;
+    r->pace = pace(r);
+    r->ttft_growth = ttft_growth(r);
+    /* Never the achieved rate against the offered, which a short run
+     * leaves short by about rate x end-to-end / requests however well the
+     * server keeps up. */
+    r->saturated = r->pace < IB_GEN_SERVE_SATURATED && r->ttft_growth > IB_GEN_SERVE_TTFT_GROWTH;
     r->output_tokens_per_s = out_tokens * per_s;
     r->total_tokens_per_s = all_tokens * per_s;
     bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0 || c->slo_e2e_ms > 0;

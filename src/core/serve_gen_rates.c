@@ -135,6 +135,9 @@ static void point_of(const judge *j, const ib_gen_serve_result *r, bool ended_ea
     double q = j->rc->percentile;
     *pt = (ib_gen_serve_point){ .offered_rate = r->offered_rate,
                                 .achieved_rate = r->achieved_rate,
+                                .pace = r->pace,
+                                .ttft_growth = r->ttft_growth,
+                                .saturated = r->saturated,
                                 .scheduled = (int64_t)r->n_requests,
                                 .completed = (int64_t)r->n_completed,
                                 .ttft_p50_ms = p_or_nan(&r->ttft, r->ttft.p50),
@@ -225,11 +228,6 @@ typedef struct bracket {
     int lo, hi; /* the highest index met, the lowest failed above it */
 } bracket;
 
-static bool saturated(const ib_gen_serve_point *p)
-{
-    return p->achieved_rate < IB_GEN_SERVE_SATURATED * p->offered_rate;
-}
-
 /* Where the search goes after a rate: up by a doubling until one fails,
  * down by one while none has met (at most MAX_HALVINGS times), then the
  * middle of the bracket until its ends are neighbours. false: done, also
@@ -245,7 +243,7 @@ static bool next_index(const bracket *b, const ib_gen_serve_point *last, int m, 
     }
     if (!b->has_hi) {
         *k = b->lo + m;
-        return !(last->met && saturated(last));
+        return !(last->met && last->saturated);
     }
     *k = b->lo + (b->hi - b->lo) / 2;
     return b->hi - b->lo > 1;
@@ -298,10 +296,10 @@ static ib_status search(rates *s, double first, ib_error *err)
     return IB_OK;
 }
 
-/* The saturation point: the lowest rate whose achieved rate falls below
- * IB_GEN_SERVE_SATURATED of the offered. The knee: the highest rate below
- * it whose TTFT p99 is within IB_GEN_SERVE_KNEE_FACTOR of the curve's
- * lowest TTFT p99 (its floor). Rates cut short do not count. */
+/* The saturation point: the lowest rate saturated (ib_gen_serve_result).
+ * The knee: the highest rate below it whose TTFT p99 is within
+ * IB_GEN_SERVE_KNEE_FACTOR of the curve's lowest TTFT p99 (its floor).
+ * Rates cut short do not count. */
 static void knee_and_saturation(ib_gen_serve_rates_result *out)
 {
     double floor = INFINITY;
@@ -309,7 +307,7 @@ static void knee_and_saturation(ib_gen_serve_rates_result *out)
         const ib_gen_serve_point *p = &out->points[i];
         if (p->partial) continue;
         floor = fmin(floor, p->ttft_p99_ms);
-        if (saturated(p) &&
+        if (p->saturated &&
             (out->saturation < 0 || p->offered_rate < out->points[out->saturation].offered_rate))
             out->saturation = (int32_t)i;
     }

@@ -37,13 +37,14 @@ static const char *roles(char buf[64], const ib_gen_serve_rates_result *r, size_
 
 /* The last cell of a Markdown or HTML row of rate i: its verdict and
  * roles, and over HTTP (over_http) its client's figures ("failed early
- * (3/8 served), last_failed; client late p99 0.12 ms, 0 failed, 2 cut",
+ * (3/8 served; 2 TTFT and 0 TPOT over), last_failed; client late p99 0.12
+ * ms, 0 failed, 2 cut",
  * the lateness marked "past its bound" when it is). */
 static const char *last_cell(char buf[320], const ib_gen_serve_rates_result *r, size_t i,
                              const ib_gen_serve_config *c, bool over_http)
 {
     const ib_gen_serve_point *p = &r->points[i];
-    char v[64], role[64], late[32];
+    char v[IB__GEN_SERVE_VERDICT_LEN], role[64], late[32];
     const char *verdict = ib__gen_serve_point_verdict(v, p, c);
     roles(role, r, i);
     int n = snprintf(buf, 320, "%s%s%s", verdict, verdict[0] && role[0] ? ", " : "", role);
@@ -62,7 +63,8 @@ static char *rates_csv(const ib_gen_serve_rates_result *r, bool over_http)
 {
     ib__sbuf b = { 0 };
     ib__sbuf_printf(&b,
-                    "kind,offered_rate,achieved_rate,scheduled,admitted,completed,ttft_p50_ms,ttft_p99_ms,"
+                    "kind,offered_rate,achieved_rate,pace,ttft_growth,scheduled,admitted,completed,ttft_p50_"
+                    "ms,ttft_p99_ms,"
                     "tpot_p50_ms,tpot_p99_ms,queue_p99_ms,ttft_at_percentile_ms,tpot_at_percentile_ms,"
                     "ttft_over,tpot_over,met,ended_early,partial,goodput_rate,good_share,"
                     "output_tokens_per_s,total_tokens_per_s,kv_mean_share,kv_max_share,joules_per_token,"
@@ -74,6 +76,8 @@ static char *rates_csv(const ib_gen_serve_rates_result *r, bool over_http)
         ib__sbuf_printf(&b, "%s", r->searched ? "search" : "curve");
         ib__csv_number(&b, p->offered_rate);
         ib__csv_number(&b, p->achieved_rate);
+        ib__csv_number(&b, p->pace);
+        ib__csv_number(&b, p->ttft_growth);
         ib__sbuf_printf(&b, ",%lld,%lld,%lld", (long long)p->scheduled, (long long)p->admitted,
                         (long long)p->completed);
         const double times[] = { p->ttft_p50_ms,          p->ttft_p99_ms,  p->tpot_p50_ms,

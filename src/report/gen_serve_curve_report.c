@@ -31,15 +31,22 @@ const ib_gen_serve_point *ib__gen_serve_first_without_energy(const ib_gen_serve_
     return NULL;
 }
 
-const char *ib__gen_serve_point_verdict(char buf[64], const ib_gen_serve_point *p,
+const char *ib__gen_serve_point_verdict(char buf[IB__GEN_SERVE_VERDICT_LEN], const ib_gen_serve_point *p,
                                         const ib_gen_serve_config *c)
 {
     bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0;
     if (p->partial) return "partial";
     if (!targets) return "";
     if (p->too_few) return "too few to judge";
-    if (!p->ended_early) return p->met ? "met" : "failed";
-    snprintf(buf, 64, "failed early (%lld/%lld served)", (long long)p->admitted, (long long)p->scheduled);
+    if (p->met) return "met";
+    char served[48] = "", failed[32] = "";
+    if (p->ended_early)
+        snprintf(served, sizeof served, "%lld/%lld served; ", (long long)p->admitted,
+                 (long long)p->scheduled);
+    if (p->failed > 0) snprintf(failed, sizeof failed, ", %lld failed", (long long)p->failed);
+    snprintf(buf, IB__GEN_SERVE_VERDICT_LEN, "failed%s (%s%lld TTFT and %lld TPOT over%s)",
+             p->ended_early ? " early" : "", served, (long long)p->ttft_over, (long long)p->tpot_over,
+             failed);
     return buf;
 }
 
@@ -63,8 +70,8 @@ static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_
                     "out tok/s", "KV mean/max", "J/token", over_http ? "  late p99  failed    cut" : "", "");
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
-        char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32], v[64], kv[32], j[32],
-            cl[64];
+        char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32],
+            v[IB__GEN_SERVE_VERDICT_LEN], kv[32], j[32], cl[64];
         snprintf(kv, sizeof kv, "%.0f%%/%.0f%%", 100 * p->kv_mean_share, 100 * p->kv_max_share);
         snprintf(k, sizeof k, "%.4g%%", 100 * p->good_share);
         ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s%s %s\n",
@@ -132,12 +139,13 @@ static void text_answer(ib__sbuf *b, const ib_gen_serve_rates_result *r, const i
         ib__sbuf_printf(b, "; %s requests/s failed",
                         ib__fmt_plain4(fail, r->points[r->last_failed].offered_rate));
     else
-        ib__sbuf_printf(b,
-                        "; none failed: the %s was saturated there (achieved %s requests/s), its queue "
-                        "still within the targets over %lld requests (a longer run would pass them): the "
-                        "search stops at saturation",
-                        over_http ? "server" : "engine", ib__fmt_plain4(fail, p->achieved_rate),
-                        (long long)c->requests);
+        ib__sbuf_printf(
+            b,
+            "; none failed: the %s was saturated there (its completions kept %.0f%% of the "
+            "arrivals' pace, its last quarter's TTFT %.3gx its first's), its queue still within the "
+            "targets over %lld requests (a longer run would pass them): the search stops at "
+            "saturation",
+            over_http ? "server" : "engine", 100 * p->pace, p->ttft_growth, (long long)c->requests);
     char energy[32];
     ib__sbuf_printf(
         b, "\nat %s requests/s: goodput %s requests/s (%.4g%%), %s output tokens/s, energy %s J/token\n",
@@ -150,12 +158,17 @@ static void text_curve(ib__sbuf *b, const ib_gen_serve_rates_result *r)
     char x[32], y[32];
     if (r->saturation >= 0) {
         const ib_gen_serve_point *s = &r->points[r->saturation];
-        ib__sbuf_printf(b, "saturation: %s requests/s (achieved %s, below %.0f%% of the offered)\n",
-                        ib__fmt_plain4(x, s->offered_rate), ib__fmt_plain4(y, s->achieved_rate),
-                        100 * IB_GEN_SERVE_SATURATED);
+        ib__sbuf_printf(b,
+                        "saturation: %s requests/s (its completions kept %.0f%% of the arrivals' pace, "
+                        "below %.0f%%, and its last quarter's TTFT was %.3gx its first's, past %.3gx: the "
+                        "queue grows)\n",
+                        ib__fmt_plain4(x, s->offered_rate), 100 * s->pace, 100 * IB_GEN_SERVE_SATURATED,
+                        s->ttft_growth, IB_GEN_SERVE_TTFT_GROWTH);
     } else
-        ib__sbuf_printf(b, "saturation: none of these rates (each achieved %.0f%% of the offered or more)\n",
-                        100 * IB_GEN_SERVE_SATURATED);
+        ib__sbuf_printf(b,
+                        "saturation: none of these rates (none both kept less than %.0f%% of its arrivals' "
+                        "pace and saw its last quarter's TTFT past %.3gx its first's)\n",
+                        100 * IB_GEN_SERVE_SATURATED, IB_GEN_SERVE_TTFT_GROWTH);
     if (r->knee >= 0)
         ib__sbuf_printf(
             b,
@@ -266,6 +279,8 @@ static cJSON *json_point(const ib_gen_serve_point *p, bool over_http)
     cJSON *o = cJSON_CreateObject();
     ib__json_add_number(o, "offered_rate", p->offered_rate);
     ib__json_add_number(o, "achieved_rate", p->achieved_rate);
+    ib__json_add_number(o, "pace", p->pace);
+    ib__json_add_number(o, "ttft_growth", p->ttft_growth);
     cJSON_AddNumberToObject(o, "scheduled", (double)p->scheduled);
     cJSON_AddNumberToObject(o, "admitted", (double)p->admitted);
     cJSON_AddNumberToObject(o, "completed", (double)p->completed);
@@ -323,6 +338,7 @@ static cJSON *json_curve(const ib_gen_serve_rates_result *r)
     add_rate_at(o, "saturation_rate", r, r->saturation);
     cJSON_AddNumberToObject(o, "knee_factor", IB_GEN_SERVE_KNEE_FACTOR);
     cJSON_AddNumberToObject(o, "saturated_below", IB_GEN_SERVE_SATURATED);
+    cJSON_AddNumberToObject(o, "saturated_ttft_growth", IB_GEN_SERVE_TTFT_GROWTH);
     return o;
 }
 

@@ -85,11 +85,19 @@ static void text_figures(ib__sbuf *b, const ib_gen_serve_result *r)
     ib__sbuf_printf(b, "%zu of %zu requests completed over %s (first arrival to last completion)\n",
                     r->n_completed, r->n_requests, ib__fmt_ms(span, r->span_ms));
     if (isnan(r->offered_rate)) /* a trace of one request, or of one instant */
-        ib__sbuf_printf(b, "rate: offered - (the trace spans no time), achieved %.4g requests/s\n",
+        ib__sbuf_printf(b, "rate: offered - (the trace spans no time), achieved %.4g requests/s",
                         r->achieved_rate);
     else
-        ib__sbuf_printf(b, "rate: offered %.4g requests/s, achieved %.4g\n", r->offered_rate,
-                        r->achieved_rate);
+        ib__sbuf_printf(b, "rate: offered %.4g requests/s, achieved %.4g", r->offered_rate, r->achieved_rate);
+    /* The achieved rate's span holds one end-to-end latency more than the
+     * arrivals': the pace and the TTFT's growth say whether the server
+     * kept up. */
+    if (!isnan(r->pace) && !isnan(r->ttft_growth))
+        ib__sbuf_printf(b,
+                        "; the completions kept %.0f%% of the arrivals' pace, the last quarter's TTFT %.3gx "
+                        "the first's%s",
+                        100 * r->pace, r->ttft_growth, r->saturated ? " (saturated: the queue grows)" : "");
+    ib__sbuf_printf(b, "\n");
     char out_rate[32], all_rate[32]; /* 12280, never 1.228e+04 */
     ib__sbuf_printf(b, "tokens: %s output tokens/s, %s in all (prompt + output) a second\n",
                     ib__fmt_plain4(out_rate, r->output_tokens_per_s),
@@ -210,6 +218,8 @@ static cJSON *json_figures(const ib_gen_serve_result *r)
     ib__json_add_number(o, "span_ms", r->span_ms);
     ib__json_add_number(o, "offered_rate", r->offered_rate);
     ib__json_add_number(o, "achieved_rate", r->achieved_rate);
+    ib__json_add_number(o, "pace", r->pace);
+    ib__json_add_number(o, "ttft_growth", r->ttft_growth);
     ib__json_add_number(o, "output_tokens_per_s", r->output_tokens_per_s);
     ib__json_add_number(o, "total_tokens_per_s", r->total_tokens_per_s);
     cJSON_AddNumberToObject(o, "good_requests", (double)r->n_good);

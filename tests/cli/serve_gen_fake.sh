@@ -65,7 +65,7 @@ expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tok
 expect_grep "^J/token -: no figure \(at 125 requests/s: .*no energy counter" "$TMP/out" "search: no energy figure without a counter, and why"
 json_check "$TMP/search.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and d['search']['rate_found'] == 125 and d['search']['requests_served'] == 64 and [p['admitted'] for p in d['points']] == [50, 3, 3, 3, 5] and d['at']['settings']['rate'] == 125" "json: the search's rates, the run at the answer"
 expect_exit 0 "the curve" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --rates 50,100,125,200,250 --json "$TMP/curve.json"
-expect_grep "^saturation: 200 requests/s \(achieved 125, below 95% of the offered\)$" "$TMP/out" "curve: the saturation point"
+expect_grep "^saturation: 200 requests/s \(its completions kept 62% of the arrivals' pace, below 95%, and its last quarter's TTFT was 7.16x its first's, past 2x: the queue grows\)$" "$TMP/out" "curve: the saturation point"
 expect_grep "^knee: 125 requests/s " "$TMP/out" "curve: the knee"
 json_check "$TMP/curve.json" "[p['met'] for p in d['points']] == [True, True, True, False, False] and d['points'][0]['kv_max_share'] == 14 / 15 and d['curve']['knee_rate'] == 125" "json: the curve's verdicts and KV occupancy"
 # Fewer requests a rate than the bound needs (p90 at 90%: 0.9^n <= 0.1
@@ -88,7 +88,7 @@ expect_exit 0 "the curve with energy" -- "$IB" "${FAKE[@]}" "${ONE[@]}" "${EN[@]
 json_check "$TMP/curve_e.json" "all(p['energy']['source'] == 'counter' and abs(p['energy']['joules_per_item'] - (50 + 100 * min(1, p['offered_rate'] * 0.008)) / min(p['offered_rate'], 125) / 5) <= p['energy']['bound'] * p['energy']['joules_per_item'] for p in d['points']) and d['points'][4]['energy']['joules_per_item'] == 0.24 and d['points'][2]['energy'] == {k: v for k, v in d['at']['energy'].items() if k != 'joules_per_request'}" "json: the energy per output token at each rate"
 expect_grep "^      125       125 .* 0.24 \+-2.5% met$" "$TMP/out" "text: a rate's energy per output token and its bound"
 expect_grep "^curve,125,125,.*,0.24,4.16.*,knee,true" "$TMP/curve_e.csv" "csv: a row per rate, its energy, the knee's the run kept"
-expect_grep "^\| 200 \| 125 \| .* \| 0.24 \+-2.5% \| failed, saturation \|$" "$TMP/curve_e.md" "md: the rates' table"
+expect_grep "^\| 200 \| 125 \| .* \| 0.24 \+-2.5% \| failed \(49 TTFT and 0 TPOT over\), saturation \|$" "$TMP/curve_e.md" "md: the rates' table"
 # The search on the counter: the answer's figure; the rates ended early
 # have none, and say why.
 expect_exit 0 "the search with energy" -- "$IB" "${FAKE[@]}" "${ONE[@]}" "${EN[@]}"

@@ -69,7 +69,7 @@ def rows(tag, d):
         extra = ""
         if "client_lateness_p99_ms" in p:
             extra = f", client late p99 {n(p['client_lateness_p99_ms'])} ms, failed {p['failed']}, cut {p['cut']}"
-        print(f"summary {tag} {n(p['offered_rate'])}/s: achieved {n(p['achieved_rate'])}, TTFT p99 "
+        print(f"summary {tag} {n(p['offered_rate'])}/s: achieved {n(p['achieved_rate'])}, pace {n(p['pace'], '.3f')}, TTFT growth {n(p['ttft_growth'], '.2f')}, TTFT p99 "
               f"{n(p['ttft_p99_ms'], '.1f')} ms, TPOT p99 {n(p['tpot_p99_ms'], '.2f')} ms, goodput "
               f"{n(p['goodput_rate'])}/s, met {p['met']}, early {p['ended_early']}{extra}")
     if d["kind"] == "curve":

@@ -64,7 +64,7 @@ q = lambda k, p: f[k][p] if f[k] else float('nan')
 chunked = [s['end_ms'] - s['start_ms'] for s in st if s['prefill_tokens'] > 0 and s['decode_tokens'] > 0]
 plain = [s['end_ms'] - s['start_ms'] for s in st if s['prefill_tokens'] == 0]
 med = lambda x: sorted(x)[len(x) // 2] if x else float('nan')
-print(f"summary rate {sys.argv[2]}/s: {f['completed']} requests, achieved {f['achieved_rate']:.3f}/s; "
+print(f"summary rate {sys.argv[2]}/s: {f['completed']} requests, achieved {f['achieved_rate']:.3f}/s, pace {f['pace'] or float('nan'):.3f}; "
       f"TTFT p50 {q('ttft_ms','p50'):.1f} p99 {q('ttft_ms','p99'):.1f} ms (queue p99 {q('queue_ms','p99'):.1f}); "
       f"TPOT p50 {q('tpot_ms','p50'):.2f} p99 {q('tpot_ms','p99'):.2f} ms; ITL p50 {q('itl_ms','p50'):.2f} p99 {q('itl_ms','p99'):.2f} ms; "
       f"e2e p99 {q('e2e_ms','p99'):.0f} ms; {f['output_tokens_per_s']:.1f} output tok/s, {f['total_tokens_per_s']:.0f} total; "
@@ -99,7 +99,7 @@ for model in ${IB_SERVE_MODELS:-zoo:llama-3.2-1b zoo:llama-3.2-1b?q4_k_m}; do
 import json, sys
 d = json.load(open(sys.argv[1])); c = d['curve']
 for p in d['points']:
-    print(f"summary curve {sys.argv[2]} {p['offered_rate']:g}/s: achieved {p['achieved_rate']:.2f}/s; TTFT p50 {p['ttft_p50_ms']:.1f} p99 {p['ttft_p99_ms']:.1f} ms; "
+    print(f"summary curve {sys.argv[2]} {p['offered_rate']:g}/s: achieved {p['achieved_rate']:.2f}/s, pace {p['pace']:.3f}, TTFT growth {p['ttft_growth']:.2f}; TTFT p50 {p['ttft_p50_ms']:.1f} p99 {p['ttft_p99_ms']:.1f} ms; "
           f"TPOT p50 {p['tpot_p50_ms']:.2f} p99 {p['tpot_p99_ms']:.2f} ms; goodput {p['goodput_rate']:.2f}/s ({100 * p['good_share']:.0f}%); "
           f"{p['output_tokens_per_s']:.0f} output tok/s; KV mean {100 * p['kv_mean_share']:.0f}% max {100 * p['kv_max_share']:.0f}%; met {p['met']}")
 print(f"summary curve {sys.argv[2]}: knee {c['knee_rate']}/s, saturation {c['saturation_rate']}/s")
@@ -124,7 +124,7 @@ print(f"summary search {sys.argv[2]} (TTFT p99 <= 500 ms, TPOT p99 <= 30 ms): {s
       f"{best['output_tokens_per_s']:.0f} output tok/s, KV max {100 * best['kv_max_share']:.0f}%; "
       f"{s['requests_served']} requests over {len(pts)} rates against {s['sweep_requests']} for the sweep "
       f"({s['sweep_rates']} rates): {100 * s['requests_served'] / s['sweep_requests']:.1f}%; rates "
-      + ", ".join(f"{p['offered_rate']:.2f}{'+' if p['met'] else '-'}({p['admitted']})" for p in pts))
+      + ", ".join(f"{p['offered_rate']:.2f}{'+' if p['met'] else '-'}({p['admitted']}, over {p['ttft_over']}/{p['tpot_over']})" for p in pts))
 PY
     fi
   fi

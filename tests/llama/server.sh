@@ -39,9 +39,15 @@ llama_server_free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# The curl program without the caller's LD_LIBRARY_PATH: on the device
+# machine that path holds the libcurl inferbench was built against (the
+# packed Debian one), older than the one the machine's curl needs (a
+# symbol lookup error at every call).
+host_curl() { env -u LD_LIBRARY_PATH curl "$@"; }
+
 # llama_server_healthy: /health answers 200 (503 while the model loads).
 llama_server_healthy() {
-  [ "$(curl --noproxy '*' -s -o /dev/null -w '%{http_code}' --max-time 5 "$LLAMA_SERVER_URL/health")" = 200 ]
+  [ "$(host_curl --noproxy '*' -s -o /dev/null -w '%{http_code}' --max-time 5 "$LLAMA_SERVER_URL/health")" = 200 ]
 }
 
 # llama_server_start MODEL [ARG...]: returns 0 once /health answers 200;
@@ -90,7 +96,7 @@ llama_server_start_or_end() {
 # not events}. 1 with curl's words on stderr when the transfer failed.
 llama_server_stream() {
   local request=$1 events=$2 rc
-  curl --noproxy '*' -sS -N --max-time 120 -H 'Content-Type: application/json' --data @"$request" \
+  host_curl --noproxy '*' -sS -N --max-time 120 -H 'Content-Type: application/json' --data @"$request" \
     "$LLAMA_SERVER_URL/v1/completions" >"$events.sse" 2>"$events.err"
   rc=$?
   [ $rc = 0 ] || { echo "curl: exit $rc: $(cat "$events.err")" >&2; return 1; }

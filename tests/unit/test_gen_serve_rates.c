@@ -11,6 +11,7 @@
  * waits (TTFT 2 ms each); above, request i starts at 8i ms and arrives at
  * 1000i/r, so its TTFT is 2 + i (8 - 1000/r) ms, growing without bound. */
 #include "check.h"
+#include "core/serve_gen.h"
 #include "gen_fixtures.h"
 
 #include <math.h>
@@ -227,6 +228,100 @@ static void test_curve_knee_and_saturation(void)
     ib__gen_destroy(g);
 }
 
+/* A drain long against the run's span: 10 slots, every step 1 ms whatever
+ * it carries, 20 requests of 100 output tokens (a step for the prompt and
+ * its first token, 99 decode steps: 100 ms each, admitted at arrival).
+ * At 50/s (every 20 ms) at most 5 run at once: request i ends at 20i +
+ * 100, the completions' span (380 ms) the arrivals', so their pace is 1:
+ * not saturated, though the achieved rate, 20 over 480 ms (41.7/s), is
+ * 83% of the offered (saturated by the old test, achieved < 95% of offered). At 200/s (every
+ * 5 ms) requests 10 to 19 wait for the slot request i - 10 frees at 5(i -
+ * 10) + 100, and end 100 ms later: the completions span 100 to 245 ms,
+ * a pace of 95/145, and their TTFT is 51 ms against the first ones' 1
+ * (ttft_growth 51): saturated. */
+static void test_curve_long_drain_is_not_saturation(void)
+{
+    ib__gen_fake_script s;
+    ib__gen_fake_script_init(&s);
+    s.cold_calls = 0;
+    s.batch_ms = 1;
+    s.batch_decode_token_ms = s.batch_prefill_token_ms = 0;
+    ib__gen *g = gen_fixture_open(&s);
+    if (!g) return;
+    ib_gen_serve_config c = serve_config();
+    c.requests = 20;
+    c.output_min = c.output_max = 100;
+    c.slots = 10;
+    c.slo_ttft_ms = c.slo_tpot_ms = 0;
+    ib_gen_serve_rates_config rc = rates_config();
+    const double rates[] = { 50, 200 };
+    rc.rates = rates;
+    rc.n_rates = 2;
+    ib_gen_serve_rates_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve_curve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK_EQ_INT(r.n_points, 2);
+    if (r.n_points == 2) {
+        CHECK_NEAR(r.points[0].achieved_rate, 20 / 0.48, 1e-9);
+        CHECK_NEAR(r.points[0].pace, 1, 1e-12);
+        CHECK_NEAR(r.points[0].ttft_p99_ms, 1, 1e-9);
+        CHECK_NEAR(r.points[0].ttft_growth, 1, 1e-12);
+        CHECK_NEAR(r.points[1].pace, 95.0 / 145, 1e-12);
+        CHECK_NEAR(r.points[1].ttft_growth, 51, 1e-9);
+        CHECK_NEAR(r.points[1].queue_p99_ms, 50, 1e-9);
+    }
+    CHECK_EQ_INT(r.saturation, 1);
+    CHECK_EQ_INT(r.knee, 0);
+    ib_gen_serve_rates_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* The run's figures of 8 requests arriving every 10 ms, each of 2 tokens,
+ * with its TTFT and end-to-end given (ms). */
+static ib_gen_serve_result run_of(const double ttft_ms[8], const double e2e_ms[8])
+{
+    ib_gen_serve_config c = serve_config();
+    ib_gen_serve_result r;
+    memset(&r, 0, sizeof r);
+    r.requests = calloc(8, sizeof *r.requests);
+    if (!r.requests) return r;
+    r.n_requests = 8;
+    for (size_t i = 0; i < 8; i++) {
+        ib_gen_serve_request *q = &r.requests[i];
+        q->spec.arrival_ms = q->admitted_ms = 10.0 * (double)i;
+        q->spec.output_tokens = q->generated_tokens = 2;
+        q->first_token_ms = q->spec.arrival_ms + ttft_ms[i];
+        q->end_ms = q->spec.arrival_ms + e2e_ms[i];
+    }
+    CHECK(ib__gen_serve_figures(&c, NULL, 0, 100, &r) == IB_OK);
+    return r;
+}
+
+/* Saturated takes both signals. Ends slipping 5 ms a request behind their
+ * arrivals (completions over 105 ms against arrivals over 70: a pace of
+ * 2/3) with a flat TTFT: not saturated (a ramp, or Poisson's spread, on
+ * a short run). A TTFT growing from 2 to 16 ms (medians of the first and
+ * last quarters 3 and 15: 5x) with ends keeping pace: not saturated. Both:
+ * saturated. */
+static void test_saturated_needs_both_signals(void)
+{
+    const double flat[8] = { 2, 2, 2, 2, 2, 2, 2, 2 }, growing[8] = { 2, 4, 6, 8, 10, 12, 14, 16 };
+    const double slipping[8] = { 50, 55, 60, 65, 70, 75, 80, 85 },
+                 steady[8] = { 50, 50, 50, 50, 50, 50, 50, 50 };
+    ib_gen_serve_result a = run_of(flat, slipping), b = run_of(growing, steady),
+                        c = run_of(growing, slipping);
+    CHECK_NEAR(a.pace, 70.0 / 105, 1e-12);
+    CHECK_NEAR(a.ttft_growth, 1, 1e-12);
+    CHECK(!a.saturated);
+    CHECK_NEAR(b.pace, 1, 1e-12);
+    CHECK_NEAR(b.ttft_growth, 5, 1e-12);
+    CHECK(!b.saturated);
+    CHECK(c.saturated);
+    ib_gen_serve_result_free(&a);
+    ib_gen_serve_result_free(&b);
+    ib_gen_serve_result_free(&c);
+}
+
 /* Interrupted: the rate in progress kept, marked partial. */
 static void test_interrupted(void)
 {
@@ -409,6 +504,8 @@ int main(int argc, char **argv)
     RUN(test_search_starts_at_warmup_rate);
     RUN(test_search_stops_at_saturation);
     RUN(test_curve_knee_and_saturation);
+    RUN(test_curve_long_drain_is_not_saturation);
+    RUN(test_saturated_needs_both_signals);
     RUN(test_interrupted);
     RUN(test_progress_search);
     RUN(test_progress_search_not_met);

@@ -128,11 +128,27 @@ trace36) # issue 36's trace-shaped mix: a synthetic trace of the Azure conversat
   # call takes about 8 of its 9.5 minutes already)
   IB_SERVE_PARTS="trace" run 540 trace36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/trace36.log | cut -c1-700 ;;
+rates37) # issue 37's curve and SLO rate in process and through llama-server, the client's lateness
+  # at the highest rate (about 200 s)
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 280 rates37 bash tests/gpu/endpoint_rates_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/rates37.log | cut -c1-500 ;;
+last17) # the seventeenth session's last call (its budget's last 900 s): issue 37 through
+  # llama-server (the curve and the SLO rate on both sides, the client's lateness; the server's
+  # cost), then Q4_K_M's SLO search, then F16's curve again (saturation by pace and TTFT growth)
+  # and the trace-shaped mix
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 150 rates37 bash tests/gpu/endpoint_rates_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/rates37.log | cut -c1-500
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 130 cost37 bash tests/gpu/server_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL|server log)" $OUT/cost37.log | cut -c1-400
+  IB_SERVE_MODELS='zoo:llama-3.2-1b?q4_k_m' IB_SERVE_PARTS="search" run 210 search36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/search36.log | cut -c1-700
+  IB_SERVE_MODELS=zoo:llama-3.2-1b IB_SERVE_PARTS="curve trace" run 150 trace36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/trace36.log | cut -c1-700 ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server log)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
