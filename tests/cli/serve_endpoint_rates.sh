@@ -31,8 +31,9 @@ expect_exit 2 "--rates with a bad list is refused" -- "$IB" "${serve[@]}" --endp
 # target 430 ms: requests 500 and 333 ms apart, the slot free 220 and 53 ms
 # before each arrives, none waits: every TTFT 280 ms, 150 ms under the
 # target (two requests must each be that late to fail a rate), within twice
-# the curve's floor by 280 ms (the knee the higher), and the completions
-# keep the arrivals' pace (not saturated) with 184 and 123 ms to spare.
+# the curve's floor by 280 ms (the knee the higher), and neither rate
+# saturated (its last 2 requests would have to be 560 ms late between
+# them, its last completion 123 ms and more).
 script_server_start --model tiny --slots 1 --ttft-ms 280
 expect_exit 0 "the curve over 2 rates" -- "$IB" "${one[@]}" --slo-ttft-ms 430 "${judged[@]}" --endpoint "$url" --rates 2,3 \
   --json "$TMP/c.json" --csv "$TMP/c.csv" --md "$TMP/c.md" --html "$TMP/c.html"
@@ -62,7 +63,7 @@ script_server_stop
 # logic, whichever way the clock took it: the answer's rate met; the last
 # failed not, the two neighbours on the grid, or none failed: the search
 # stopped going up at its answer, the last rate measured (met while
-# saturated: at 10/s a last completion about 40 ms late is enough); every
+# saturated: at 10/s its last 2 requests 200 ms late between them); every
 # rate of 15/s and more failed, ended early, its requests in flight cut
 # (request i waits i x 33 ms and more: requests 5 to 7 pass the target,
 # the rate ends at request 6's first token at the latest, request 7 sent

@@ -20,10 +20,12 @@
  *   target, fails with two: a lone late request, however late, never
  *   turns it; two must each be 150 ms late (the target's margin over a
  *   request that never waits), or one 200 ms late and its successor held
- *   up (the slot free 53 ms and more before the next arrival). The
- *   saturation test (the completions' pace against the arrivals', 95%)
- *   leaves 5% of the span of 7 arrivals: 123 ms at 3/s, 184 ms at 2/s,
- *   on the last completion. */
+ *   up (the slot free 53 ms and more before the next arrival). Nor is
+ *   it saturated (which ends a search going up): that takes the
+ *   completions' pace below 95% of the arrivals' (the last completion
+ *   123 ms late at 3/s, 184 ms at 2/s) and the median TTFT of the last 2
+ *   requests above twice that of the first 2 (those two 560 ms late
+ *   between them). */
 #include "check.h"
 #include "endpoint_fixture.h"
 
@@ -173,9 +175,8 @@ static void test_search_finds_capacity(void)
 /* The curve at 2 and 3/s: every rate served in full (no early end
  * without a search), both met, the knee the higher: both below the
  * capacity, none waits, so their TTFT p99 is the slot's 280 ms, within
- * twice the floor by 280 ms; and neither saturated (their completions keep
- * the arrivals' pace, within 95% by 184 and 123 ms on the last
- * completion). The run at the knee kept with its endpoint result. */
+ * twice the floor by 280 ms; and neither saturated (see the header). The
+ * run at the knee kept with its endpoint result. */
 static void test_curve(void)
 {
     rates x;
