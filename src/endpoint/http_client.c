@@ -143,13 +143,22 @@ static void watch_first_tokens(client *c, const ib__ep_transfer *ts, told *w, si
 
 /* A request in flight when the watch ended the run: its transfer aborted,
  * its times left where they got, cut (not a failure: the client ended it,
- * as the engine drops the requests still running). */
+ * as the engine drops the requests still running). One started in the
+ * last pass but not yet sent (curl never reached its prereq callback)
+ * goes back to unsent, as the requests after it: a cut request was
+ * admitted (sent), so that admitted = completed + cut + failed. */
 static void cut(client *c, ib__ep_transfer *t)
 {
+    bool sent = !isnan(t->ep->sent_ms);
     curl_multi_remove_handle(c->multi, t->easy);
     ib__ep_transfer_finish(t, CURLE_ABORTED_BY_CALLBACK);
     t->ep->failure = IB_EP_OK;
-    t->ep->cut = true;
+    t->ep->cut = sent;
+    if (!sent) {
+        free(t->ep->chunk_ms); /* none came, but ep is reset whole */
+        free(t->ep->chunk_token_counts);
+        ib__ep_request_unsent(t->req, t->ep);
+    }
     ib__ep_transfer_free(t);
 }
 
