@@ -2808,10 +2808,13 @@ typedef struct ib_gen_serve_engine_cost {
     size_t steps;               /* the measured run's */
     double engine_us_per_step;  /* mean of each step from its start to its bookkeeping done */
     double runtime_us_per_step; /* mean of each step's decode_batch + synchronize */
-    double own_us_per_step;     /* engine - runtime: admission, planning, stamps, removal */
-    bool replayed;              /* cfg->engine_cost: the bare loop below ran */
-    double bare_us_per_step;    /* the same batches and removals back to back, mean */
-    double against_bare_us;     /* engine - bare a step */
+    /* mean of the runtime's sequence removals in the steps (admission's
+     * trim, a request's end): its own work, not the engine's */
+    double removal_us_per_step;
+    double own_us_per_step;  /* engine - runtime - removals: admission, planning, stamps */
+    bool replayed;           /* cfg->engine_cost: the bare loop below ran */
+    double bare_us_per_step; /* the same batches and removals back to back, mean */
+    double against_bare_us;  /* engine - bare a step */
 } ib_gen_serve_engine_cost;
 /* --- Why the tail is what it is (genreports: docs/serve-generative.md,
  * "Why the tail") --- The step trace summarized: how much of the decode

@@ -192,8 +192,10 @@ struct ib__gen_engine {
     ib_gen_slots_from slots_from;
     ib_env env;                    /* the machine, watched from the open to ib__gen_engine_watched */
     ib__gen_serve_machine machine; /* that watch and the energy meters */
-    double engine_ms, runtime_ms;  /* the measured run's steps, whole and in decode + synchronize */
-    ib__gen_batch_log log;         /* their batches, for the replay (cfg->engine_cost) */
+    /* The measured run's steps: whole, in decode + synchronize, and in the
+     * runtime's sequence removals (admission's trim, a request's end). */
+    double engine_ms, runtime_ms, removal_ms;
+    ib__gen_batch_log log; /* their batches, for the replay (cfg->engine_cost) */
 };
 
 /* The engine's clock and when request i is due, both read on the
@@ -217,6 +219,16 @@ static bool wait_until(const engine *e, double t)
     return true;
 }
 
+/* Removes slot's cells from position from on (the runtime's work, timed
+ * apart from the engine's own: llama.cpp's scans its cache's cells). */
+static ib_status remove_cells(engine *e, int32_t slot, int32_t from, ib_error *err)
+{
+    double t0 = clock_ms(e);
+    ib_status st = e->g->ops->remove_sequence(e->g, slot, from, err);
+    e->removal_ms += clock_ms(e) - t0;
+    return st;
+}
+
 /* Admits, in arrival order, every request arrived by t while a slot is
  * free: to the slot with the longest common prefix, its cells past it
  * dropped (the prefix cache; without it the slot was emptied at retire). */
@@ -228,7 +240,7 @@ static ib_status admit(engine *e, double t, ib_error *err)
         int32_t slot = ib__gen_prefix_slot(e->slot_busy, e->slot_shared, e->slots, shared,
                                            r->spec.prompt_tokens, &reuse);
         if (e->cfg->prefix_cache) {
-            IB_TRY(e->g->ops->remove_sequence(e->g, slot, reuse, err));
+            IB_TRY(remove_cells(e, slot, reuse, err));
             e->slot_shared[slot] = shared;
         }
         e->slot_busy[slot] = true;
@@ -327,7 +339,7 @@ static ib_status retire(engine *e, ib_error *err)
             continue;
         }
         /* With the prefix cache the cells stay for the slot's next request. */
-        if (!e->cfg->prefix_cache) IB_TRY(e->g->ops->remove_sequence(e->g, r->slot, 0, err));
+        if (!e->cfg->prefix_cache) IB_TRY(remove_cells(e, r->slot, 0, err));
         e->slot_busy[r->slot] = false;
         e->n_done++;
     }
@@ -445,7 +457,7 @@ static ib_status engine_load(engine *e, ib_gen_serve_request *rs, size_t n, ib_e
     e->reqs = rs;
     e->n = n;
     e->next = 0;
-    e->engine_ms = e->runtime_ms = 0; /* the engine's cost is each run's own */
+    e->engine_ms = e->runtime_ms = e->removal_ms = 0; /* the engine's cost is each run's own */
     e->log.n_steps = e->log.n_entries = 0;
     return IB_OK;
 }
@@ -590,7 +602,7 @@ static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const i
 static ib_status run_machine_figures(engine *e, ib_status st, ib_gen_serve_result *out, ib_error *err)
 {
     ib__gen_serve_energy_figures(&e->machine, e->stopped ? IB_ERR_INTERRUPTED : st, out, &out->energy);
-    ib__gen_serve_engine_figures(e->engine_ms, e->runtime_ms, out->n_steps, &out->engine_cost);
+    ib__gen_serve_engine_figures(e->engine_ms, e->runtime_ms, e->removal_ms, out->n_steps, &out->engine_cost);
     if (!e->cfg->engine_cost || st != IB_OK) return st;
     return ib__gen_serve_replay(e->g, &e->log, e->slots, e->cfg->run.cancel, &out->engine_cost, err);
 }

@@ -41,14 +41,15 @@ void ib__gen_batch_log_free(ib__gen_batch_log *log)
     memset(log, 0, sizeof *log);
 }
 
-void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, size_t steps,
+void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, double removal_ms, size_t steps,
                                   ib_gen_serve_engine_cost *out)
 {
     *out = (ib_gen_serve_engine_cost){ .steps = steps, .bare_us_per_step = NAN, .against_bare_us = NAN };
     double n = steps ? (double)steps : NAN;
     out->engine_us_per_step = engine_ms * 1e3 / n;
     out->runtime_us_per_step = runtime_ms * 1e3 / n;
-    out->own_us_per_step = (engine_ms - runtime_ms) * 1e3 / n;
+    out->removal_us_per_step = removal_ms * 1e3 / n;
+    out->own_us_per_step = (engine_ms - runtime_ms - removal_ms) * 1e3 / n;
 }
 
 /* The sequences the replay fed and has not removed yet (next[s]: the

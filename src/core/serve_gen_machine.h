@@ -84,9 +84,10 @@ ib_status ib__gen_batch_log_add(ib__gen_batch_log *log, const ib__gen_batch_entr
 void ib__gen_batch_log_free(ib__gen_batch_log *log);
 
 /* The engine's figures: its steps' total time engine_ms (each from its
- * start to its bookkeeping done) and runtime_ms (their decode_batch +
- * synchronize) over steps. */
-void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, size_t steps,
+ * start to its bookkeeping done), runtime_ms (their decode_batch +
+ * synchronize) and removal_ms (the runtime's sequence removals in them)
+ * over steps. */
+void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, double removal_ms, size_t steps,
                                   ib_gen_serve_engine_cost *out);
 
 /* Replays log through decode_batch + synchronize in a bare loop, each

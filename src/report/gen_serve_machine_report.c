@@ -43,9 +43,11 @@ static void text_engine_cost(ib__sbuf *b, const ib_gen_serve_result *r)
     if (c->steps == 0) return;
     char runtime[32];
     ib__sbuf_printf(b,
-                    "engine's own time: %.4g us a step (admission, planning, stamps, removals) beside %s in "
-                    "decode_batch + synchronize, over %zu steps\n",
-                    c->own_us_per_step, ib__fmt_ms(runtime, c->runtime_us_per_step / 1e3), c->steps);
+                    "engine's own time: %.4g us a step (admission, planning, stamps) beside %s in "
+                    "decode_batch + synchronize and %.4g us in the runtime's sequence removals, over %zu "
+                    "steps\n",
+                    c->own_us_per_step, ib__fmt_ms(runtime, c->runtime_us_per_step / 1e3),
+                    c->removal_us_per_step, c->steps);
     if (!c->replayed) return;
     char engine[32], bare[32];
     ib__sbuf_printf(b,
@@ -72,6 +74,7 @@ static cJSON *json_engine_cost(const ib_gen_serve_engine_cost *c)
     cJSON_AddNumberToObject(o, "steps", (double)c->steps);
     ib__json_add_number(o, "engine_us_per_step", c->engine_us_per_step);
     ib__json_add_number(o, "runtime_us_per_step", c->runtime_us_per_step);
+    ib__json_add_number(o, "removal_us_per_step", c->removal_us_per_step);
     ib__json_add_number(o, "own_us_per_step", c->own_us_per_step);
     cJSON_AddBoolToObject(o, "replayed", c->replayed);
     ib__json_add_number(o, "bare_us_per_step", c->bare_us_per_step);

@@ -15,7 +15,7 @@ expect_exit 0 "the default slots, the engine's cost" -- "$IB" "${FAKE[@]}" --arr
 expect_grep "^slots 5 \(the KV cache's capacity at 22 tokens a slot; --slots N to choose\)$" "$TMP/out" "text: the default slots and why"
 json_check "$TMP/t.json" "d['settings']['slots'] == 5 and d['settings']['slots_from'] == 'kv_capacity' and d['info']['n_seq_max'] == 5" "json: the default slots"
 expect_grep "^engine against a bare loop of its batches: 2.1 ms a step against 2.1 ms bare: \+0 us a step$" "$TMP/out" "text: the engine against the bare loop"
-json_check "$TMP/t.json" "d['engine_cost'] == {'steps': 5, 'engine_us_per_step': 2100, 'runtime_us_per_step': 2100, 'own_us_per_step': 0, 'replayed': True, 'bare_us_per_step': 2100, 'against_bare_us': 0}" "json: the engine's cost"
+json_check "$TMP/t.json" "d['engine_cost'] == {'steps': 5, 'engine_us_per_step': 2100, 'runtime_us_per_step': 2100, 'removal_us_per_step': 0, 'own_us_per_step': 0, 'replayed': True, 'bare_us_per_step': 2100, 'against_bare_us': 0}" "json: the engine's cost"
 json_check "$TMP/t.json" "d['environment']['tool_version'] and isinstance(d['warnings'], list)" "json: the machine and its warnings"
 json_check "$TMP/t.json" "d['energy']['source'] is None and 'no energy counter' in d['energy']['note']" "json: no counter, said"
 

@@ -39,7 +39,7 @@ import json, sys
 d = json.load(open(sys.argv[1])); c = d['engine_cost']; e = d['energy']; f = d['figures']; gpu = d['environment']['devices'][0]
 fmt = lambda v, p: 'null' if v is None else f"{v:.{p}f}"
 print(f"summary engine: {c['steps']} steps; own time {fmt(c['own_us_per_step'], 2)} us a step (target < 5) beside "
-      f"{fmt(c['runtime_us_per_step'], 1)} us in decode_batch + synchronize; engine {fmt(c['engine_us_per_step'], 1)} us "
+      f"{fmt(c['runtime_us_per_step'], 1)} us in decode_batch + synchronize, {fmt(c.get('removal_us_per_step'), 2)} us in removals; engine {fmt(c['engine_us_per_step'], 1)} us "
       f"a step against bare {fmt(c['bare_us_per_step'], 1)} us: {fmt(c['against_bare_us'], 2)} us a step")
 print(f"summary slots: {d['settings']['slots']} ({d['settings']['slots_from']}) at {d['settings']['ctx_per_slot']} tokens a slot")
 if e['source']:

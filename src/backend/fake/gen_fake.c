@@ -252,6 +252,7 @@ static ib_status gen_remove_sequence(ib__gen *g, int32_t seq, int32_t from_pos, 
                (int)from_pos, (int)(seq >= 0 && seq < f->n_seqs ? f->filled[seq] : 0));
     f->filled[seq] = from_pos;
     f->counts.removes++;
+    f->now_ms += f->s.remove_ms;
     return IB_OK;
 }
 

@@ -65,6 +65,9 @@ typedef struct ib__gen_fake_script {
      * x its prompt tokens (entries of more), so that a test knows every
      * step of the serving engine; queued, cold and slow as the others. */
     double batch_ms, batch_decode_token_ms, batch_prefill_token_ms;
+    /* Host time a sequence's removal takes (llama.cpp scans its cache's
+     * cells): the serving engine's cost tells it apart from its own. */
+    double remove_ms;
 } ib__gen_fake_script;
 
 void ib__gen_fake_script_init(ib__gen_fake_script *s);
