@@ -354,6 +354,61 @@ static void test_threads_and_reopen(void)
     ib__gen_destroy(g);
 }
 
+/* This process's threads, their ids sorted into ids[0..return). */
+static size_t threads_of_process(long *ids, size_t cap)
+{
+    DIR *d = opendir("/proc/self/task");
+    size_t n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.' && n < cap) ids[n++] = atol(e->d_name);
+    if (d) closedir(d);
+    for (size_t i = 1; i < n; i++) /* few: insertion */
+        for (size_t j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+            long t = ids[j];
+            ids[j] = ids[j - 1];
+            ids[j - 1] = t;
+        }
+    return n;
+}
+
+/* The context's CPU threads live as long as it does, as in llama.cpp's own
+ * tools: 3 threads are the caller's and 2 workers, alive between decodes
+ * and the same ones after them (ggml alone would start and join the
+ * workers at every decode: on 2 cores a run's decodes took 4x their bare
+ * replay's); 1 thread, no worker; the context gone, none. */
+static void test_threads_kept(void)
+{
+    long before[64], open_ids[64], after[64];
+    size_t n0 = threads_of_process(before, 64);
+    ib__gen *g = NULL;
+    ib_error err;
+    const char *kv[] = { "threads=3", NULL };
+    CHECK(ok(open_with("zoo:llama-tiny", kv, 1, 64, &g, &err), &err));
+    if (!g) return;
+    size_t n1 = threads_of_process(open_ids, 64);
+    CHECK_EQ_INT(n1, n0 + 2);
+    CHECK(ok(g->ops->prefill(g, 0, 0, 10, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    CHECK(ok(g->ops->step(g, 1, 10, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    size_t n2 = threads_of_process(after, 64);
+    CHECK(n2 == n1 && !memcmp(open_ids, after, n1 * sizeof *after));
+    /* A new count, a new pool; the old one freed once the next decode
+     * has left it (the CPU backend pauses it then). */
+    CHECK(ok(g->ops->set_threads(g, 1, &err), &err));
+    CHECK(ok(g->ops->prefill(g, 0, 11, 5, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    CHECK_EQ_INT(threads_of_process(after, 64), n0);
+    CHECK(
+        ok(g->ops->set_threads(g, 2, &err), &err)); /* twice before a decode: the unused pool freed at once */
+    CHECK(ok(g->ops->set_threads(g, 3, &err), &err));
+    CHECK(ok(g->ops->prefill(g, 0, 16, 5, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    CHECK_EQ_INT(threads_of_process(after, 64), n0 + 2);
+    ib__gen_destroy(g);
+    CHECK_EQ_INT(threads_of_process(after, 64), n0);
+}
+
 /* The options in effect, and what they change. */
 static void test_options(void)
 {
@@ -741,6 +796,7 @@ int main(int argc, char **argv)
     RUN(test_sample);
     RUN(test_set_sequences_cap);
     RUN(test_threads_and_reopen);
+    RUN(test_threads_kept);
     RUN(test_options);
     RUN(test_quantized);
     RUN(test_bad_files);

@@ -44,6 +44,8 @@ typedef struct ib__llama_api {
     void (*set_n_threads)(struct llama_context *ctx, int32_t n_threads, int32_t n_threads_batch);
     int32_t (*n_threads)(struct llama_context *ctx);
     int32_t (*n_threads_batch)(struct llama_context *ctx);
+    void (*attach_threadpool)(struct llama_context *ctx, ggml_threadpool_t pool,
+                              ggml_threadpool_t pool_batch);
     const struct llama_vocab *(*model_get_vocab)(const struct llama_model *model);
     int32_t (*vocab_n_tokens)(const struct llama_vocab *vocab);
     int32_t (*model_n_layer)(const struct llama_model *model);
@@ -68,6 +70,14 @@ typedef struct ib__llama_api {
     enum ggml_backend_dev_type (*dev_type)(ggml_backend_dev_t dev);
     const char *(*dev_name)(ggml_backend_dev_t dev);
     const char *(*dev_description)(ggml_backend_dev_t dev);
+    ggml_backend_dev_t (*dev_by_type)(enum ggml_backend_dev_type type);
+    ggml_backend_reg_t (*dev_backend_reg)(ggml_backend_dev_t dev);
+    void *(*reg_get_proc_address)(ggml_backend_reg_t reg, const char *name);
+    struct ggml_threadpool_params (*threadpool_params_default)(int n_threads);
+    /* The CPU backend's (its registry's proc addresses, found once the
+     * backends are loaded; NULL without a CPU backend): llama_threadpool.c */
+    ggml_threadpool_t (*threadpool_new)(struct ggml_threadpool_params *params);
+    void (*threadpool_free)(ggml_threadpool_t pool);
     size_t (*row_size)(enum ggml_type type, int64_t n);
     const char *(*type_name)(enum ggml_type type);
     struct ggml_context *(*ggml_init)(struct ggml_init_params params);
@@ -129,6 +139,28 @@ typedef struct ib__llama_log {
 
 void ib__llama_log_begin(const ib__llama_api *api, ib__llama_log *log);
 void ib__llama_log_end(const ib__llama_api *api);
+
+/* A context's CPU threadpools (llama_threadpool.c): the one attached, and
+ * the one its CPU backend computed with last, which it pauses when it
+ * next switches (so it lives until then). */
+typedef struct ib__llama_pools {
+    ggml_threadpool_t attached, in_use;
+} ib__llama_pools;
+
+/* A threadpool of n_threads CPU threads attached to ctx, kept for its
+ * life, as llama.cpp's own tools do (llama-bench, llama-server): without
+ * one ggml starts and joins n_threads - 1 threads at every graph compute,
+ * a decode's cost on the CPU that no user of llama.cpp's tools pays
+ * (docs/generate.md, "CPU threads"). A pool matches its context's
+ * threads exactly: a new thread count attaches a new pool.
+ * IB_ERR_RUNTIME when the CPU backend has none to give. */
+ib_status ib__llama_threadpool_attach(const ib__llama_api *api, struct llama_context *ctx, int32_t n_threads,
+                                      ib__llama_pools *pools, ib_error *err);
+/* After a decode of ctx: its CPU backend has switched to the attached
+ * pool, and the one before can go. */
+void ib__llama_threadpool_decoded(const ib__llama_api *api, ib__llama_pools *pools);
+/* Every pool, after llama_free(ctx). */
+void ib__llama_threadpool_free(const ib__llama_api *api, ib__llama_pools *pools);
 
 /* The GGUF file of zoo model name ("llama-tiny", "llama-3.2-1b?q4_k_m")
  * in cache_dir, written there first when it is not (atomically: a

@@ -44,6 +44,7 @@ typedef struct llama_gen {
     char path[1024]; /* the GGUF file loaded */
     struct llama_model *model;
     struct llama_context *ctx;
+    ib__llama_pools pools; /* ctx's CPU threads, kept for its life */
     int32_t n_vocab;
     uint64_t seed;
     int32_t n_seqs, ctx_per_seq; /* the context asked for */
@@ -241,6 +242,7 @@ static ib_status decode(llama_gen *l, int32_t n, const char *what, ib_error *err
                "llama: %s does not fit the context (%u tokens a sequence): no room in the KV cache", what,
                l->api->n_ctx(l->ctx) / l->api->n_seq_max(l->ctx));
     IB_FAIL_IF(rc != 0, err, IB_ERR_RUNTIME, "llama: llama_decode of the %s failed (%d)", what, rc);
+    ib__llama_threadpool_decoded(l->api, &l->pools);
     return IB_OK;
 }
 
@@ -296,6 +298,7 @@ static void free_context(llama_gen *l)
 {
     if (l->ctx) l->api->free(l->ctx);
     l->ctx = NULL;
+    ib__llama_threadpool_free(l->api, &l->pools); /* after the context that used them */
 }
 
 static ib_status over_limit(llama_gen *l, int32_t n_seqs, int32_t ctx_per_seq, uint64_t kv, uint64_t compute,
@@ -330,7 +333,8 @@ static ib_status create_context(llama_gen *l, int32_t n_seqs, int32_t ctx_per_se
     }
     l->flash_attn = log.flash_attn >= 0 ? log.flash_attn : l->set.flash_attn != 0;
     int32_t cap = (int32_t)l->api->n_batch(l->ctx);
-    ib_status st = alloc_batch(l, cap > n_seqs ? cap : n_seqs, n_seqs, err);
+    ib_status st = ib__llama_threadpool_attach(l->api, l->ctx, l->threads, &l->pools, err);
+    if (st == IB_OK) st = alloc_batch(l, cap > n_seqs ? cap : n_seqs, n_seqs, err);
     if (st != IB_OK) {
         free_context(l);
         return st;
@@ -628,6 +632,9 @@ static ib_status op_set_threads(ib__gen *g, int32_t n_threads, ib_error *err)
     llama_gen *l = impl(g);
     IB_TRY(need_context(l, err));
     IB_FAIL_IF(n_threads < 1, err, IB_ERR_INVALID_ARG, "llama: %d threads", n_threads);
+    /* A pool of exactly the context's threads (llama.cpp's common.cpp:
+     * each pool matches its n_threads): a new one. */
+    IB_TRY(ib__llama_threadpool_attach(l->api, l->ctx, n_threads, &l->pools, err));
     l->api->set_n_threads(l->ctx, n_threads, n_threads);
     l->threads = n_threads;
     fill_info(g);

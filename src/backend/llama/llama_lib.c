@@ -130,6 +130,7 @@ static bool find_llama(void *h)
     SYM(set_n_threads, "llama_set_n_threads");
     SYM(n_threads, "llama_n_threads");
     SYM(n_threads_batch, "llama_n_threads_batch");
+    SYM(attach_threadpool, "llama_attach_threadpool");
     SYM(model_get_vocab, "llama_model_get_vocab");
     SYM(vocab_n_tokens, "llama_vocab_n_tokens");
     SYM(model_n_layer, "llama_model_n_layer");
@@ -157,6 +158,10 @@ static bool find_ggml(void *h)
     SYM(dev_type, "ggml_backend_dev_type");
     SYM(dev_name, "ggml_backend_dev_name");
     SYM(dev_description, "ggml_backend_dev_description");
+    SYM(dev_by_type, "ggml_backend_dev_by_type");
+    SYM(dev_backend_reg, "ggml_backend_dev_backend_reg");
+    SYM(reg_get_proc_address, "ggml_backend_reg_get_proc_address");
+    SYM(threadpool_params_default, "ggml_threadpool_params_default");
     SYM(row_size, "ggml_row_size");
     SYM(type_name, "ggml_type_name");
     SYM(ggml_init, "ggml_init");
@@ -310,6 +315,19 @@ static void find_devices(void)
     }
 }
 
+/* The CPU backend's threadpool functions, from its registry (a loadable
+ * backend's symbols are not the library's): NULL without one. */
+static void find_cpu_threadpool(void)
+{
+    ggml_backend_dev_t cpu = lib_api.dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+    ggml_backend_reg_t reg = cpu ? lib_api.dev_backend_reg(cpu) : NULL;
+    void *make = reg ? lib_api.reg_get_proc_address(reg, "ggml_threadpool_new") : NULL;
+    void *free_ = reg ? lib_api.reg_get_proc_address(reg, "ggml_threadpool_free") : NULL;
+    if (!make || !free_) return;
+    memcpy(&lib_api.threadpool_new, &make, sizeof make); /* POSIX: data and function pointers convert */
+    memcpy(&lib_api.threadpool_free, &free_, sizeof free_);
+}
+
 /* The library's log while nothing captures it: dropped (a backend does
  * not print). */
 static void log_drop(enum ggml_log_level level, const char *text, void *user)
@@ -342,6 +360,7 @@ static void load(const char *dir)
      * build from source) has them already. */
     if (lib_api.reg_count() == 0) lib_api.backend_load_all_from_path(dir);
     find_devices();
+    find_cpu_threadpool();
     lib_ok = true;
 }
 
