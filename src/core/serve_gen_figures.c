@@ -91,7 +91,7 @@ static double pace(const ib_gen_serve_result *r)
 static double median_of(double *x, size_t n)
 {
     ib__sort(x, n);
-    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+    return ib_quantile_sorted(x, n, 0.5);
 }
 
 /* The median TTFT of the last quarter of the completed requests (in
