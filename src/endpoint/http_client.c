@@ -44,13 +44,19 @@ void ib_endpoint_config_init(ib_endpoint_config *cfg)
     cfg->request_timeout_ms = IB__EP_DEFAULT_TIMEOUT_MS;
 }
 
+/* A request's chunk arrays (NULL after). */
+static void free_chunks(ib_endpoint_request *ep)
+{
+    free(ep->chunk_ms);
+    free(ep->chunk_token_counts);
+    ep->chunk_ms = NULL;
+    ep->chunk_token_counts = NULL;
+}
+
 void ib_endpoint_result_free(ib_endpoint_result *r)
 {
     if (!r) return;
-    for (size_t i = 0; i < r->n_requests; i++) {
-        free(r->requests[i].chunk_ms);
-        free(r->requests[i].chunk_token_counts);
-    }
+    for (size_t i = 0; i < r->n_requests; i++) free_chunks(&r->requests[i]);
     free(r->requests);
     r->requests = NULL;
     r->n_requests = 0;
@@ -155,8 +161,7 @@ static void cut(client *c, ib__ep_transfer *t)
     t->ep->failure = IB_EP_OK;
     t->ep->cut = sent;
     if (!sent) {
-        free(t->ep->chunk_ms); /* none came, but ep is reset whole */
-        free(t->ep->chunk_token_counts);
+        free_chunks(t->ep); /* none came, but ep is reset whole */
         ib__ep_request_unsent(t->req, t->ep);
     }
     ib__ep_transfer_free(t);
