@@ -159,34 +159,22 @@ static const char *rate_text(char buf[32], double v)
     return buf;
 }
 
-/* A search's verdict on a rate: "met", "failed (ended after 3 of 50
- * requests: the bound out of reach)", "stopped". */
-static void search_verdict(const ib_gen_serve_point *pt, char *out, size_t cap)
-{
-    if (pt->partial)
-        snprintf(out, cap, "stopped");
-    else if (pt->ended_early)
-        snprintf(out, cap, "failed (ended after %lld of %lld requests: the bound out of reach)",
-                 (long long)pt->admitted, (long long)pt->scheduled);
-    else
-        snprintf(out, cap, "%s", pt->met ? "met" : "failed");
-}
-
-/* "inferbench: search: rate 4 of at most 8: 250 requests/s failed (...);
- * TTFT p90 6 ms, TPOT p90 1.5 ms; bracket [125, 250] requests/s", or
- * "inferbench: curve: rate 2 of 5: 100 requests/s, achieved 100, goodput
- * 100 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms; met". A line of its own, kept
- * above serve's progress line: the rates measured stay in view. */
+/* "inferbench: search: rate 4 of at most 8: 250 requests/s failed early
+ * (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 6 ms, TPOT p90 1.5 ms;
+ * bracket [125, 250] requests/s", or "inferbench: curve: rate 2 of 5: 100
+ * requests/s, achieved 100, goodput 100 requests/s; TTFT p99 2 ms, TPOT
+ * p99 1.5 ms; met", each rate's verdict the reports' (too few to judge, a
+ * curve's rate of fewer requests than the bound needs). A line of its own,
+ * kept above serve's progress line: the rates measured stay in view. */
 static void show_rate(const ib_gen_serve_rate_progress *p, void *user)
 {
     const ib_gen_serve_rates_config *rc = user;
     const ib_gen_serve_point *pt = p->point;
-    bool judged = rates_serve && (rates_serve->slo_ttft_ms > 0 || rates_serve->slo_tpot_ms > 0);
-    char of[48] = "", verdict[160], t[6][32], line[512];
+    char of[48] = "", buf[IB_GEN_SERVE_VERDICT_LEN], t[6][32], line[512];
+    const char *verdict = ib_gen_serve_point_verdict(buf, pt, rates_serve);
     if (p->rates_at_most > 0)
         snprintf(of, sizeof of, " of %s%zu", p->searched ? "at most " : "", p->rates_at_most);
     if (p->searched) {
-        search_verdict(pt, verdict, sizeof verdict);
         snprintf(
             line, sizeof line,
             "inferbench: search: rate %zu%s: %s requests/s %s; TTFT p%g %s ms, TPOT p%g %s ms; bracket [%s, "
@@ -199,14 +187,10 @@ static void show_rate(const ib_gen_serve_rate_progress *p, void *user)
         snprintf(
             line, sizeof line,
             "inferbench: curve: rate %zu%s: %s requests/s, achieved %s, goodput %s requests/s; TTFT p99 %s "
-            "ms, TPOT p99 %s ms%s",
+            "ms, TPOT p99 %s ms%s%s",
             p->rate, of, rate_text(t[0], pt->offered_rate), rate_text(t[1], pt->achieved_rate),
             rate_text(t[2], pt->goodput_rate), rate_text(t[3], pt->ttft_p99_ms),
-            rate_text(t[4], pt->tpot_p99_ms),
-            pt->partial ? "; stopped"
-            : !judged   ? ""
-            : pt->met   ? "; met"
-                        : "; failed");
+            rate_text(t[4], pt->tpot_p99_ms), verdict[0] ? "; " : "", verdict);
     }
     cli_progress_clear();
     fprintf(stderr, "%s\n", line);

@@ -3388,6 +3388,15 @@ ib_status ib_measure_gen_serve_curve(ib_gen *g, const ib_gen_serve_config *cfg,
                                      ib_error *err);
 void ib_gen_serve_rates_result_free(ib_gen_serve_rates_result *r);
 
+/* A rate's verdict as every report and the progress line say it: "met",
+ * "failed (3 TTFT and 0 TPOT over)", "failed early (3/50 served; 2 TTFT
+ * and 0 TPOT over)" (over HTTP also ", 1 failed"), "too few to judge",
+ * "partial", or "" without targets (cfg's): a rate whose percentiles look
+ * within the targets yet failed says why. Returns buf or a constant. */
+#define IB_GEN_SERVE_VERDICT_LEN 128
+const char *ib_gen_serve_point_verdict(char buf[IB_GEN_SERVE_VERDICT_LEN], const ib_gen_serve_point *p,
+                                       const ib_gen_serve_config *cfg);
+
 /* --- The search and the curve over an HTTP endpoint (endpointrates: issue
  * 37 item 3; docs/serve-endpoint.md, "Rates: the search and the curve")
  * --- The same method as ib_search_gen_serve and

@@ -8,14 +8,6 @@
 
 #include "report/printer.h"
 
-/* "met", "failed (3 TTFT and 0 TPOT over)", "failed early (3/50 served;
- * 2 TTFT and 0 TPOT over)" (over HTTP also ", 1 failed"), "partial", or ""
- * without targets: a rate whose percentiles look within the targets yet
- * failed says why (on the H100 a search's rate ended at its 325th request
- * by one TTFT past 500 ms, its p99 over the requests so far 41 ms). */
-#define IB__GEN_SERVE_VERDICT_LEN 128
-const char *ib__gen_serve_point_verdict(char buf[IB__GEN_SERVE_VERDICT_LEN], const ib_gen_serve_point *p,
-                                        const ib_gen_serve_config *c);
 /* A rate's energy per output token, "0.2968 +-2.5%", or "-" without one. */
 const char *ib__gen_serve_point_energy(char buf[32], const ib_gen_serve_point *p);
 /* The first rate without an energy figure (NULL: each has one). */

@@ -44,8 +44,8 @@ static const char *last_cell(char buf[320], const ib_gen_serve_rates_result *r, 
                              const ib_gen_serve_config *c, bool over_http)
 {
     const ib_gen_serve_point *p = &r->points[i];
-    char v[IB__GEN_SERVE_VERDICT_LEN], role[64], late[32];
-    const char *verdict = ib__gen_serve_point_verdict(v, p, c);
+    char v[IB_GEN_SERVE_VERDICT_LEN], role[64], late[32];
+    const char *verdict = ib_gen_serve_point_verdict(v, p, c);
     roles(role, r, i);
     int n = snprintf(buf, 320, "%s%s%s", verdict, verdict[0] && role[0] ? ", " : "", role);
     if (over_http)

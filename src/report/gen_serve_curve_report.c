@@ -31,8 +31,8 @@ const ib_gen_serve_point *ib__gen_serve_first_without_energy(const ib_gen_serve_
     return NULL;
 }
 
-const char *ib__gen_serve_point_verdict(char buf[IB__GEN_SERVE_VERDICT_LEN], const ib_gen_serve_point *p,
-                                        const ib_gen_serve_config *c)
+const char *ib_gen_serve_point_verdict(char buf[IB_GEN_SERVE_VERDICT_LEN], const ib_gen_serve_point *p,
+                                       const ib_gen_serve_config *c)
 {
     bool targets = c->slo_ttft_ms > 0 || c->slo_tpot_ms > 0;
     if (p->partial) return "partial";
@@ -44,7 +44,7 @@ const char *ib__gen_serve_point_verdict(char buf[IB__GEN_SERVE_VERDICT_LEN], con
         snprintf(served, sizeof served, "%lld/%lld served; ", (long long)p->admitted,
                  (long long)p->scheduled);
     if (p->failed > 0) snprintf(failed, sizeof failed, ", %lld failed", (long long)p->failed);
-    snprintf(buf, IB__GEN_SERVE_VERDICT_LEN, "failed%s (%s%lld TTFT and %lld TPOT over%s)",
+    snprintf(buf, IB_GEN_SERVE_VERDICT_LEN, "failed%s (%s%lld TTFT and %lld TPOT over%s)",
              p->ended_early ? " early" : "", served, (long long)p->ttft_over, (long long)p->tpot_over,
              failed);
     return buf;
@@ -71,7 +71,7 @@ static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_
     for (size_t i = 0; i < r->n_points; i++) {
         const ib_gen_serve_point *p = &r->points[i];
         char a[32], b1[32], c1[32], d[32], e[32], f[32], g[32], h[32], k[32], o[32],
-            v[IB__GEN_SERVE_VERDICT_LEN], kv[32], j[32], cl[64];
+            v[IB_GEN_SERVE_VERDICT_LEN], kv[32], j[32], cl[64];
         snprintf(kv, sizeof kv, "%.0f%%/%.0f%%", 100 * p->kv_mean_share, 100 * p->kv_max_share);
         snprintf(k, sizeof k, "%.4g%%", 100 * p->good_share);
         ib__sbuf_printf(b, "%9s %9s %9s %9s %9s %9s %9s %9s %8s %9s %11s %14s%s %s\n",
@@ -80,7 +80,7 @@ static void text_rows(ib__sbuf *b, const ib_gen_serve_rates_result *r, const ib_
                         cell(g, p->queue_p99_ms), cell(h, p->goodput_rate), isnan(p->good_share) ? "-" : k,
                         cell(o, p->output_tokens_per_s), isnan(p->kv_mean_share) ? "-" : kv,
                         ib__gen_serve_point_energy(j, p), client_cells(cl, p, over_http),
-                        ib__gen_serve_point_verdict(v, p, c));
+                        ib_gen_serve_point_verdict(v, p, c));
     }
     ib__sbuf_printf(b,
                     "rates in requests/s, times in ms from each request's scheduled arrival; KV: the cells "

@@ -18,10 +18,10 @@ if on_tty "$TMP/search.tty" "$IB" "${FAKE[@]}"; then pass "the search on a termi
 tr '\r' '\n' <"$TMP/search.tty" | sed 's/\x1b\[K//g' | grep '^inferbench: search:' >"$TMP/search.lines"
 cat >"$TMP/search.want" <<'TXT'
 inferbench: search: rate 1: 125 requests/s met; TTFT p90 2 ms, TPOT p90 1.5 ms; bracket [125, -] requests/s
-inferbench: search: rate 2 of at most 6: 250 requests/s failed (ended after 3 of 50 requests: the bound out of reach); TTFT p90 9.2 ms, TPOT p90 1.5 ms; bracket [125, 250] requests/s
-inferbench: search: rate 3 of at most 6: 172.7 requests/s failed (ended after 3 of 50 requests: the bound out of reach); TTFT p90 5.98 ms, TPOT p90 1.5 ms; bracket [125, 172.7] requests/s
-inferbench: search: rate 4 of at most 6: 143.6 requests/s failed (ended after 3 of 50 requests: the bound out of reach); TTFT p90 3.864 ms, TPOT p90 1.5 ms; bracket [125, 143.6] requests/s
-inferbench: search: rate 5 of at most 5: 130.9 requests/s failed (ended after 5 of 50 requests: the bound out of reach); TTFT p90 3.301 ms, TPOT p90 1.5 ms; bracket [125, 130.9] requests/s
+inferbench: search: rate 2 of at most 6: 250 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 9.2 ms, TPOT p90 1.5 ms; bracket [125, 250] requests/s
+inferbench: search: rate 3 of at most 6: 172.7 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 5.98 ms, TPOT p90 1.5 ms; bracket [125, 172.7] requests/s
+inferbench: search: rate 4 of at most 6: 143.6 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 3.864 ms, TPOT p90 1.5 ms; bracket [125, 143.6] requests/s
+inferbench: search: rate 5 of at most 5: 130.9 requests/s failed early (5/50 served; 2 TTFT and 0 TPOT over); TTFT p90 3.301 ms, TPOT p90 1.5 ms; bracket [125, 130.9] requests/s
 TXT
 if diff "$TMP/search.want" "$TMP/search.lines" >"$TMP/diff"; then pass "search: a line a rate, its bracket"; else fail "search: $(cat "$TMP/diff")"; fi
 expect_grep $'\rinferbench: \\[250 requests/s\\] serving 0/50 requests' "$TMP/search.tty" "each rate's run: its progress line names its rate"
@@ -33,9 +33,15 @@ tr '\r' '\n' <"$TMP/curve.tty" | sed 's/\x1b\[K//g' | grep '^inferbench: curve:'
 cat >"$TMP/curve.want" <<'TXT'
 inferbench: curve: rate 1 of 3: 50 requests/s, achieved 50.61, goodput 50.61 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms; met
 inferbench: curve: rate 2 of 3: 125 requests/s, achieved 125, goodput 125 requests/s; TTFT p99 2 ms, TPOT p99 1.5 ms; met
-inferbench: curve: rate 3 of 3: 200 requests/s, achieved 125, goodput 2.5 requests/s; TTFT p99 147.5 ms, TPOT p99 1.5 ms; failed
+inferbench: curve: rate 3 of 3: 200 requests/s, achieved 125, goodput 2.5 requests/s; TTFT p99 147.5 ms, TPOT p99 1.5 ms; failed (49 TTFT and 0 TPOT over)
 TXT
 if diff "$TMP/curve.want" "$TMP/curve.lines" >"$TMP/diff"; then pass "curve: a line a rate"; else fail "curve: $(cat "$TMP/diff")"; fi
+
+# A rate of fewer requests than the bound needs (459 for p99 at 99%):
+# "too few to judge" on its line, as in the reports, never "failed".
+if on_tty "$TMP/few.tty" "$IB" "${FAKE[@]}" --rates 50 --slo-percentile 99 --confidence 0.99; then pass "a curve of too few requests on a terminal"; else fail "a curve of too few requests on a terminal"; fi
+tr '\r' '\n' <"$TMP/few.tty" | sed 's/\x1b\[K//g' >"$TMP/few.lines"
+expect_grep "^inferbench: curve: rate 1 of 1: 50 requests/s, .*; too few to judge$" "$TMP/few.lines" "  ... its line: too few to judge, the reports' verdict"
 
 # Quiet, or not a terminal: no line.
 on_tty "$TMP/quiet.tty" "$IB" "${FAKE[@]}" --quiet
