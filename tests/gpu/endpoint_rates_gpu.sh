@@ -38,7 +38,7 @@ expect_exit 0 "in process: the curve over $rates requests/s" -- "${inprocess[@]}
 "${inprocess[@]}" --json "$TMP/a_search.json" >"$TMP/a_search.txt" 2>&1
 echo "in process search: exit $?"
 
-llama_server_start_or_end "$gguf" --alias llama-3.2-1b -ngl 99 -np $slots -c $((slots * 640))
+llama_server_start_on_gpu "$gguf" --alias llama-3.2-1b -ngl 99 -fa on -np $slots -c $((slots * 640)) ${IB_SERVER_ARGS:-}
 http=("$IB" serve --endpoint "$LLAMA_SERVER_URL" --model llama-3.2-1b "${REQUESTS[@]}" "${TARGETS[@]}")
 expect_exit 0 "over HTTP: the curve over $rates requests/s" -- "${http[@]}" --rates "$rates" --json "$TMP/b_curve.json"
 "${http[@]}" --json "$TMP/b_search.json" >"$TMP/b_search.txt" 2>&1

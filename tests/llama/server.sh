@@ -4,6 +4,7 @@
 #   need_llama_server                    # skips (77) where none is built
 #   llama_server_start MODEL.gguf [ARG...]  # on 127.0.0.1, a free port; waits for /health
 #   llama_server_start_or_end MODEL.gguf [ARG...]  # the same, a pass line, or a fail line and exit 1
+#   llama_server_start_on_gpu MODEL.gguf [ARG...]  # the same, then a line: its weights on the GPU
 #   ... $LLAMA_SERVER_URL (http://127.0.0.1:PORT), $LLAMA_SERVER_PID ...
 #   llama_server_stream REQUEST.json EVENTS.json   # one streamed /v1/completions, its events
 #   llama_server_stop                    # by its pid; also on the script's exit
@@ -84,6 +85,33 @@ llama_server_start_or_end() {
     fail "llama-server: $(cat "$TMP/start.err")"
     finish
     exit 1
+  fi
+}
+
+# The GPU's used memory in MiB (the first GPU's), as nvidia-smi reports it.
+gpu_memory_used_mib() {
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1 | tr -d ' '
+}
+
+# llama_server_start_on_gpu MODEL [ARG...]: llama_server_start_or_end, then
+# a pass line when the GPU's used memory grew by at least the model file's
+# size while the server started (its weights are on the GPU), else a fail
+# line. Not from the server's log: this release writes the loader's
+# "offloaded N/M layers to GPU" only from verbosity 4 (-lv 4: llama's info
+# messages are its trace level), which also logs lines at every request of
+# the server being measured. Another process starting on the GPU meanwhile
+# could pass it; nothing else runs on the lent machine.
+llama_server_start_on_gpu() {
+  local model=$1 before after model_mib
+  before=$(gpu_memory_used_mib)
+  llama_server_start_or_end "$@"
+  after=$(gpu_memory_used_mib)
+  model_mib=$(( $(stat -c %s "$model") / 1048576 ))
+  echo "server on the GPU: used memory $before -> $after MiB, the model $model_mib MiB"
+  if [ $(( after - before )) -ge "$model_mib" ]; then
+    pass "the server's weights on the GPU ($(( after - before )) MiB more used)"
+  else
+    fail "the server's weights not on the GPU: $(( after - before )) MiB more used, the model is $model_mib MiB"
   fi
 }
 

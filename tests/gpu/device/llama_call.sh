@@ -18,6 +18,17 @@ BENCH=/tmp/llama/llama-bench
 run() { local t=$1 n=$2 left=$(( END - $(date +%s) )); shift 2; echo "=== $n"; [ $left -lt 15 ] && { echo "skipped: the call's time is spent"; return; }; [ $t -gt $left ] && t=$left; local s=$(date +%s); timeout $t "$@" > $OUT/$n.log 2>&1; echo "rc=$? $(( $(date +%s)-s )) s"; grep -E '^(FAIL|[0-9]+ passed)|record:|^warning|^note' $OUT/$n.log | head -12 | cut -c1-400; }
 gen() { local n=$1 m=$2; shift 2; run 90 $n $IB generate "$m" --device cuda --quiet $L --json $OUT/$n.json "$@"; }
 bench() { local n=$1 f=$2; run 60 $n $BENCH -m "$f" -p 512 -n 128 -d 0,512,4096 -ngl 99 -r 5 -o json; cp $OUT/$n.log $OUT/$n.bench.json; }
+# generate against llama-bench's tg128 at depth 512, alternated: a first generate, then N pairs.
+decode_pairs() {
+  local F=zoo:llama-3.2-1b FF k
+  gen d0 $F --runs 30
+  FF=$(ls /tmp/ibzoo/*.gguf | grep -vi q4 | head -1)
+  for k in $(seq 1 $1); do
+    gen d$k $F --runs 30
+    run 40 tg$k $BENCH -m "$FF" -p 0 -n 128 -d 512 -ngl 99 -r 5 -o json
+    cp $OUT/tg$k.log $OUT/tg$k.bench.json
+  done
+}
 summary() {
 python3 - $OUT <<'PY'
 import json, glob, os, sys
@@ -74,15 +85,8 @@ b2b) # the twelfth session's last: the back-to-back prefill row against llama-be
   gen f16_pit2 $F --pitfalls --runs 30
   run 40 bench_pp2 $BENCH -m "$FF" -p 512 -n 0 -ngl 99 -r 10 -o json
   for n in bench_pp1 bench_pp2; do cp $OUT/$n.log $OUT/$n.bench.json; done ;;
-decode) # the next session's first item: decode against llama-bench's tg128 at depth 512, alternated
-  F=zoo:llama-3.2-1b
-  gen d0 $F --runs 30
-  FF=$(ls /tmp/ibzoo/*.gguf | grep -vi q4 | head -1)
-  for k in 1 2 3 4 5; do
-    gen d$k $F --runs 30
-    run 40 tg$k $BENCH -m "$FF" -p 0 -n 128 -d 512 -ngl 99 -r 5 -o json
-    cp $OUT/tg$k.log $OUT/tg$k.bench.json
-  done ;;
+decode) # decode against llama-bench's tg128 at depth 512, alternated
+  decode_pairs 5 ;;
 rest) # the thirteenth session's: the Python script's parts the py call's limit cut (1 writes the JSON
   # compare reads; 5 is hf_generation), then compare of two --sessions 3 generation results
   IB_PYGEN_PARTS="1 5" run 250 pygen bash tests/gpu/python_generate_gpu.sh $IB
@@ -139,16 +143,29 @@ last17) # the seventeenth session's last call (its budget's last 900 s): issue 3
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 150 rates37 bash tests/gpu/endpoint_rates_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/rates37.log | cut -c1-500
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 130 cost37 bash tests/gpu/server_cost_gpu.sh $IB
-  grep -E "^(summary|FAIL|server log)" $OUT/cost37.log | cut -c1-400
+  grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400
   IB_SERVE_MODELS='zoo:llama-3.2-1b?q4_k_m' IB_SERVE_PARTS="search" run 210 search36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/search36.log | cut -c1-700
   IB_SERVE_MODELS=zoo:llama-3.2-1b IB_SERVE_PARTS="curve trace" run 150 trace36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/trace36.log | cut -c1-700 ;;
+last18) # the eighteenth session's second call: decode against llama-bench since the CPU
+  # threadpool (a07edec: 2 pairs), the server's cost with the offload check by used memory, again with
+  # the server's sampler chain cut to one pass (its share of the cost), Q4_K_M's SLO search,
+  # serve's pitfall rows at 8/s
+  decode_pairs 2
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 90 cost37 bash tests/gpu/server_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400
+  IB_SERVER_ARGS="--samplers top_k --top-k 1" IB_LLAMA_SERVER=/tmp/llama/llama-server run 80 cost37k1 bash tests/gpu/server_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL|server on)" $OUT/cost37k1.log | cut -c1-400
+  IB_SERVE_MODELS='zoo:llama-3.2-1b?q4_k_m' IB_SERVE_PARTS="search" run 280 search36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/search36.log | cut -c1-700
+  IB_SERVE_MODELS=zoo:llama-3.2-1b IB_SERVE_PARTS="pitfalls" run 90 pitfalls36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/pitfalls36.log | cut -c1-400 ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
-  grep -E "^(summary|FAIL|server log)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 cost37" >&2; exit 2 ;;
+  grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
