@@ -55,12 +55,14 @@ static const ib__serve_pitfall_text texts[IB__SERVE_SIDES][IB_GEN_SERVE_PITFALL_
     [IB__SERVE_IN_PROCESS]
         [IB_GEN_SERVE_PITFALL_ALL_AT_ONCE] = { "every request at time 0",
                                                "TPOT p50 ms",
-                                               { 1,
-                                                 "a rate of infinity (vLLM bench serve's default) fills "
-                                                 "every slot from the first step: each "
-                                                 "token is decoded in the fullest batch, beside prompt "
-                                                 "chunks, the TPOT of saturation and not "
-                                                 "of the rate asked",
+                                               { 0,
+                                                 "a rate of infinity (vLLM bench serve's default) is not "
+                                                 "the rate asked: every slot is full from the first step "
+                                                 "(each token decoded in the fullest batch: higher), and "
+                                                 "requests of like lengths then run in waves, prefilled "
+                                                 "together between them instead of beside other requests' "
+                                                 "tokens (no prefill-decode interference: lower); which "
+                                                 "wins depends on the model and the lengths",
                                                  NULL,
                                                  "no difference beyond the noise of the two runs: the engine "
                                                  "is about as full at this rate as "
@@ -99,12 +101,14 @@ static const ib__serve_pitfall_text texts[IB__SERVE_SIDES][IB_GEN_SERVE_PITFALL_
     [IB__SERVE_OVER_HTTP]
         [IB_GEN_SERVE_PITFALL_ALL_AT_ONCE] = { "every request at time 0",
                                                "TPOT p50 ms",
-                                               { 1,
-                                                 "a rate of infinity (vLLM bench serve's default) fills the "
-                                                 "server's batch from the first "
-                                                 "step: each token is decoded in the fullest batch, the TPOT "
-                                                 "of saturation and not of the rate "
-                                                 "asked",
+                                               { 0,
+                                                 "a rate of infinity (vLLM bench serve's default) is not "
+                                                 "the rate asked: the server's batch is full from the first "
+                                                 "step (each token decoded in the fullest batch: higher), "
+                                                 "and requests of like lengths then run in waves, prefilled "
+                                                 "together between them instead of beside other requests' "
+                                                 "tokens (no prefill-decode interference: lower); which "
+                                                 "wins depends on the model and the lengths",
                                                  NULL,
                                                  "no difference beyond the noise of the two runs: the server "
                                                  "is about as full at this rate as "

@@ -634,6 +634,39 @@ static void test_pitfalls_measured(void)
     ib__gen_destroy(g);
 }
 
+/* Every request at time 0 can read low: requests of like lengths then
+ * run in waves. Two slots, chunks of 20, twelve requests of 10 + 3
+ * tokens. Arriving every 2 ms, each request's prompt shares a step with
+ * the other slot's decode: a request's steps after its first token are
+ * one of 2.5 ms (a token and the next prompt) and one of 2, a TPOT of
+ * 2.25 (the last request's 1.75: no prompt after it). All at 0, the two
+ * slots admit two at a time and prefill both prompts in one step, then
+ * decode both alone: steps of 2 ms, a TPOT of 2. The mistake lowers the
+ * figure here (-11.1%), and the row's why is the mistake's, not "the
+ * machine's state". */
+static void test_pitfall_all_at_once_waves(void)
+{
+    ib__gen *g = open_scripted();
+    if (!g) return;
+    ib_gen_request_spec spaced[12];
+    for (int i = 0; i < 12; i++)
+        spaced[i] = (ib_gen_request_spec){ 2.0 * i, 10, 3 };
+    ib_gen_serve_config c = trace_config(spaced, 12);
+    c.prefill_chunk = 20;
+    c.pitfalls = true;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    const ib_gen_serve_pitfall_row *row = &r.pitfalls[IB_GEN_SERVE_PITFALL_ALL_AT_ONCE];
+    CHECK(row->applies && row->status == IB_OK);
+    CHECK_NEAR(row->correct, 2.25, 1e-9);
+    CHECK_NEAR(row->wrong, 2.0, 1e-9);
+    CHECK(row->reading == IB_READING_LOW);
+    CHECK(row->why && strstr(row->why, "in waves") && !strstr(row->why, "does not cause"));
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
 /* A row whose run fails keeps its error; the rows after it are measured
  * and the correct figures stand (the run's 5 steps are calls 0..4, the
  * repeated prompt's run fails at its first). */
@@ -806,6 +839,7 @@ int main(int argc, char **argv)
     RUN(test_pitfalls_read_off);
     RUN(test_pitfalls_measured);
     RUN(test_pitfall_row_fails);
+    RUN(test_pitfall_all_at_once_waves);
     RUN(test_seeded_schedule);
     RUN(test_partial);
     RUN(test_bad_settings);

@@ -161,11 +161,21 @@ last18) # the eighteenth session's second call (about 470 s): the server's cost 
   decode_pairs 1
   IB_SERVE_MODELS=zoo:llama-3.2-1b IB_SERVE_PARTS="pitfalls" run 90 pitfalls36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/pitfalls36.log | cut -c1-400 ;;
+last18b) # the eighteenth session's third call (about 200 s): the server's cost with its prompt
+  # cache off (--cache-ram 0: the slot's old prompt saved to host memory at each admission), then
+  # llama.cpp's own batched decode at the serve runs' shapes (512 + 128 on 32 slots; prompts of
+  # 2048 on 25, the trace mix's steps of 32 ms)
+  IB_SERVER_ARGS="--cache-ram 0" IB_LLAMA_SERVER=/tmp/llama/llama-server run 90 cost37c0 bash tests/gpu/server_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL|server on)" $OUT/cost37c0.log | cut -c1-400
+  FF=$(ls /tmp/ibzoo/*.gguf | grep -vi q4 | head -1)
+  run 60 bb512 /tmp/llama/llama-batched-bench -m "$FF" -c 24576 -b 2048 -ub 512 -npp 512 -ntg 128 -npl 1,4,16,24,32 -ngl 99 -fa on
+  run 60 bb2048 /tmp/llama/llama-batched-bench -m "$FF" -c 131072 -b 2048 -ub 512 -npp 2048 -ntg 32 -npl 1,8,16,25 -ngl 99 -fa on
+  grep -h '^|' $OUT/bb512.log $OUT/bb2048.log ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
