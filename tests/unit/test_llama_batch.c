@@ -22,20 +22,31 @@ enum { TINY_VOCAB = 2048 };
 
 static char cache_dir[1100];
 
-static ib_status open_tiny(int32_t n_seqs, int32_t ctx, const char *n_batch, ib__gen **g, ib_error *err)
+/* The tiny model on the CPU: n_seqs sequences of ctx tokens; n_batch and
+ * kv_unified as given (NULL: the backend's default). */
+static ib_status open_tiny_with(int32_t n_seqs, int32_t ctx, const char *n_batch, const char *kv_unified,
+                                ib__gen **g, ib_error *err)
 {
-    ib_backend_option opt = { "n_batch", n_batch };
+    ib_backend_option opts[2];
+    size_t n = 0;
+    if (n_batch) opts[n++] = (ib_backend_option){ "n_batch", n_batch };
+    if (kv_unified) opts[n++] = (ib_backend_option){ "kv_unified", kv_unified };
     ib__gen_open_args a;
     ib__gen_open_args_init(&a);
     a.model = "zoo:llama-tiny";
-    a.options = n_batch ? &opt : NULL;
-    a.n_options = n_batch ? 1 : 0;
+    a.options = n ? opts : NULL;
+    a.n_options = n;
     a.device = IB_DEVICE_CPU;
     a.n_seqs = n_seqs;
     a.ctx_per_seq = ctx;
     a.cache_dir = cache_dir;
     *err = (ib_error){ { 0 } };
     return ib__backend_llama_gen_open(&a, g, err);
+}
+
+static ib_status open_tiny(int32_t n_seqs, int32_t ctx, const char *n_batch, ib__gen **g, ib_error *err)
+{
+    return open_tiny_with(n_seqs, ctx, n_batch, NULL, g, err);
 }
 
 static bool ok(ib_status st, const ib_error *err)
@@ -89,20 +100,25 @@ static void check_same(const float *a, const float *b)
     CHECK_EQ_INT(argmax(a), argmax(b));
 }
 
-static void test_mixed_batch_as_apart(void)
+/* Sequences 0 and 1 decoding a token each and 2's prompt chunk of 16, in
+ * one batch, against each apart; the entries given in the order asked
+ * (forward or reversed), the cache unified or one a sequence. The batch is
+ * laid out by sequence id whatever the entries' order (fill_mixed): the
+ * outputs by batch index are 0's token, 1's, then the chunk's last (17). */
+static void mixed_as_apart(const char *kv_unified, bool reversed)
 {
     ib__gen *g = NULL;
     ib_error err;
-    CHECK(ok(open_tiny(3, 64, NULL, &g, &err), &err));
+    CHECK(ok(open_tiny_with(3, 64, NULL, kv_unified, &g, &err), &err));
     if (!g) return;
     static float together[3][TINY_VOCAB], apart[3][TINY_VOCAB];
     two_prompts(g);
     const ib__gen_batch_entry mixed[] = { { 0, 10, 1, true, 0, 0 },
                                           { 1, 12, 1, true, 1, 0 },
                                           { 2, 0, 16, true, 2, 0 } };
-    CHECK(ok(g->ops->decode_batch(g, mixed, 3, &err), &err));
+    const ib__gen_batch_entry backwards[] = { mixed[2], mixed[1], mixed[0] };
+    CHECK(ok(g->ops->decode_batch(g, reversed ? backwards : mixed, 3, &err), &err));
     CHECK(ok(g->ops->synchronize(g, &err), &err));
-    /* Outputs by batch index: the two decode tokens, then the chunk's last. */
     CHECK(logits_at(g, 0, together[0]) && logits_at(g, 1, together[1]) && logits_at(g, 17, together[2]));
     check_positions(g, 0, 0, 10);
     check_positions(g, 1, 0, 12);
@@ -121,6 +137,24 @@ static void test_mixed_batch_as_apart(void)
     CHECK(logits_at(g, -1, apart[2]));
     check_same(together[2], apart[2]);
     ib__gen_destroy(g);
+}
+
+static void test_mixed_batch_as_apart(void) { mixed_as_apart(NULL, false); }
+static void test_mixed_batch_by_sequence(void) { mixed_as_apart(NULL, true); }
+static void test_mixed_batch_unified(void) { mixed_as_apart("on", true); }
+
+/* kv_unified: on or off, said back in the options; anything else refused. */
+static void test_kv_unified_option(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny_with(2, 64, NULL, "on", &g, &err), &err));
+    if (!g) return;
+    const char *said = ib_option_list_get(&g->info.options, "kv_unified");
+    CHECK(said && !strcmp(said, "on"));
+    ib__gen_destroy(g);
+    CHECK(open_tiny_with(2, 64, NULL, "yes", &g, &err) == IB_ERR_INVALID_ARG);
+    CHECK(!strcmp(err.message, "llama: option kv_unified=yes: expected on or off"));
 }
 
 /* remove_sequence empties one sequence, the others kept; the sequence is
@@ -222,6 +256,11 @@ static void test_bad_batches(void)
     CHECK(g->ops->decode_batch(g, too_many, 2, &err) == IB_ERR_INVALID_ARG);
     CHECK(strstr(err.message, "n_batch") != NULL);
     CHECK(g->ops->decode_batch(g, too_many, 0, &err) == IB_ERR_INVALID_ARG);
+    const ib__gen_batch_entry twice[] = { { 1, 0, 3, true, 1, 0 }, { 1, 3, 1, true, 1, 0 } };
+    CHECK(g->ops->decode_batch(g, twice, 2, &err) == IB_ERR_INVALID_ARG);
+    CHECK(!strcmp(err.message, "llama: sequence 1 twice in a mixed batch"));
+    CHECK(g->ops->decode_batch(g, no_seq, 1, &err) == IB_ERR_INVALID_ARG); /* the first check left no mark */
+    CHECK(strstr(err.message, "the context holds 2") != NULL);
     check_positions(g, 0, -1, -1);
     check_positions(g, 1, -1, -1);
     ib__gen_destroy(g);
@@ -286,6 +325,9 @@ int main(int argc, char **argv)
     }
     ib__gen_destroy(g);
     RUN(test_mixed_batch_as_apart);
+    RUN(test_mixed_batch_by_sequence);
+    RUN(test_mixed_batch_unified);
+    RUN(test_kv_unified_option);
     RUN(test_remove_sequence);
     RUN(test_ids_per_request);
     RUN(test_trim_sequence);

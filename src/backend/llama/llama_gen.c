@@ -30,6 +30,7 @@ typedef struct settings {
     int32_t n_gpu_layers;  /* -1: all (on a GPU) */
     int flash_attn;        /* -1 auto, 0 off, 1 on */
     const kv_choice *kv;   /* kv_type= */
+    bool kv_unified;       /* kv_unified=: one cache for every sequence */
     int32_t n_batch;       /* 0: llama.cpp's default (2048) */
     int32_t n_ubatch;      /* 0: llama.cpp's default (512) */
     int32_t threads;       /* 0: the cores the process may use */
@@ -66,6 +67,7 @@ typedef struct llama_gen {
     bool last_was_mixed;      /* the last decode was a mixed batch: its outputs are by batch index */
     int32_t last_prefill_seq; /* the sequence of the last prefill */
     llama_token *next;        /* [n_seqs]: a sampled token for the next step, or -1 */
+    int32_t *entry_of;        /* [n_seqs]: fill_mixed's entry of each sequence, or -1 */
 } llama_gen;
 
 /* --- options ------------------------------------------------------------------ */
@@ -79,6 +81,11 @@ static ib_status parse_choice(const ib_backend_option *o, llama_gen *l, ib_error
             if (!strcmp(o->value, v[i])) return l->set.flash_attn = fa[i], IB_OK;
         return ib__fail(err, IB_ERR_INVALID_ARG, "llama: option flash_attn=%s: expected auto, on or off",
                         o->value);
+    }
+    if (!strcmp(o->key, "kv_unified")) {
+        if (!strcmp(o->value, "on") || !strcmp(o->value, "off"))
+            return l->set.kv_unified = !strcmp(o->value, "on"), IB_OK;
+        return ib__fail(err, IB_ERR_INVALID_ARG, "llama: option kv_unified=%s: expected on or off", o->value);
     }
     for (size_t i = 0; i < N_KV_CHOICES; i++)
         if (!strcmp(o->value, kv_choices[i].name)) return l->set.kv = &kv_choices[i], IB_OK;
@@ -109,6 +116,10 @@ static const ib_backend_option_decl llama_options[] = {
       .values = "f16|bf16|f32|q8_0|q4_0",
       .race = "f16|bf16|f32|q8_0|q4_0",
       .label = "kv" },
+    { .key = "kv_unified",
+      .help = "one KV cache shared by the sequences (on) or one a sequence (off, default: llama-server's "
+              "with -np N)",
+      .values = "on|off" },
     { .key = "n_batch",
       .help = "logical batch: tokens one decode call takes (default 2048, at most the context)",
       .values = "1..1048576" },
@@ -146,7 +157,8 @@ static ib_status parse_option(const ib_backend_option *o, llama_gen *l, ib_error
         snprintf(l->set.library, sizeof l->set.library, "%s", o->value);
         return IB_OK;
     }
-    if (!strcmp(o->key, "flash_attn") || !strcmp(o->key, "kv_type")) return parse_choice(o, l, err);
+    if (!strcmp(o->key, "flash_attn") || !strcmp(o->key, "kv_type") || !strcmp(o->key, "kv_unified"))
+        return parse_choice(o, l, err);
     if (!strcmp(o->key, "n_gpu_layers")) {
         if (!strcmp(o->value, "all")) return l->set.n_gpu_layers = -1, IB_OK;
         IB_TRY(ib__backend_option_int(o, -1, 100000, &v, err));
@@ -184,9 +196,11 @@ static void free_batch(llama_gen *l)
     free(l->batch.logits);
     free(l->seq_ids);
     free(l->next);
+    free(l->entry_of);
     l->batch = (struct llama_batch){ 0 };
     l->seq_ids = NULL;
     l->next = NULL;
+    l->entry_of = NULL;
     l->cap = 0;
 }
 
@@ -203,8 +217,9 @@ static ib_status alloc_batch(llama_gen *l, int32_t cap, int32_t n_seqs, ib_error
     l->batch.logits = calloc(n, sizeof *l->batch.logits);
     l->seq_ids = calloc(n, sizeof *l->seq_ids);
     l->next = calloc((size_t)n_seqs, sizeof *l->next);
+    l->entry_of = calloc((size_t)n_seqs, sizeof *l->entry_of);
     if (!l->batch.token || !l->batch.pos || !l->batch.n_seq_id || !l->batch.seq_id || !l->batch.logits ||
-        !l->seq_ids || !l->next) {
+        !l->seq_ids || !l->next || !l->entry_of) {
         free_batch(l);
         return ib__fail(err, IB_ERR_NO_MEMORY, "llama: out of host memory for a batch of %d tokens", cap);
     }
@@ -212,7 +227,7 @@ static ib_status alloc_batch(llama_gen *l, int32_t cap, int32_t n_seqs, ib_error
         l->batch.seq_id[i] = &l->seq_ids[i];
         l->batch.n_seq_id[i] = 1;
     }
-    for (int32_t s = 0; s < n_seqs; s++) l->next[s] = -1;
+    for (int32_t s = 0; s < n_seqs; s++) l->next[s] = l->entry_of[s] = -1;
     l->cap = cap;
     return IB_OK;
 }
@@ -261,9 +276,13 @@ static struct llama_context_params context_params(const llama_gen *l, int32_t n_
                                                 : LLAMA_FLASH_ATTN_TYPE_DISABLED;
     p.type_k = p.type_v = l->set.kv->type;
     p.no_perf = true;
-    /* One cache a sequence (llama.cpp's default): the sequences are
-     * independent requests decoded together, as a server's. */
-    p.kv_unified = false;
+    /* By default one cache a sequence (llama.cpp's default, llama-server's
+     * with -np N): the sequences are independent requests decoded
+     * together. kv_unified=on: one cache for all (llama-server's with -np
+     * auto): a step is then always one compute graph a ubatch, whatever
+     * sequences it holds (fill_mixed), and every token's attention spans
+     * the cells of every sequence, masked. */
+    p.kv_unified = l->set.kv_unified;
     return p;
 }
 
@@ -488,18 +507,35 @@ static ib_status op_step(ib__gen *g, int32_t n_seqs, int32_t pos, ib_error *err)
     return IB_OK;
 }
 
-/* The entries of a mixed batch laid out in l->batch, in order; *n the
- * tokens. Each entry is checked as a prefill's span is. */
+/* The entries of a mixed batch laid out in l->batch by increasing
+ * sequence id, whatever their order; *n the tokens. Over a cache of one
+ * stream a sequence (kv_unified off) llama.cpp puts in one ubatch only
+ * sequences of consecutive ids listed in increasing order (split_equal's
+ * sequential rule), and computes each ubatch as a graph of its own: in the
+ * engine's admission order a step of 8 decode tokens could take several
+ * graphs where llama-server's, laid out by slot, takes one per run of
+ * consecutive ids. Each entry is checked as a prefill's span is. */
 static ib_status fill_mixed(llama_gen *l, const ib__gen_batch_entry *entries, size_t n_entries, int32_t *n,
                             ib_error *err)
 {
-    *n = 0;
-    for (size_t k = 0; k < n_entries; k++) {
+    ib_status st = IB_OK;
+    for (size_t k = 0; k < n_entries && st == IB_OK; k++) {
         const ib__gen_batch_entry *e = &entries[k];
-        IB_TRY(check_span(l, e->seq, e->pos, e->n_tokens, err));
-        IB_FAIL_IF(*n + (int64_t)e->n_tokens > l->cap, err, IB_ERR_INVALID_ARG,
-                   "llama: a mixed batch of more than %d tokens (n_batch)", l->cap);
-        for (int32_t i = 0; i < e->n_tokens; i++, (*n)++) {
+        st = check_span(l, e->seq, e->pos, e->n_tokens, err);
+        if (st == IB_OK && l->entry_of[e->seq] >= 0)
+            st = ib__fail(err, IB_ERR_INVALID_ARG, "llama: sequence %d twice in a mixed batch", e->seq);
+        if (st == IB_OK) l->entry_of[e->seq] = (int32_t)k;
+    }
+    *n = 0;
+    for (int32_t s = 0; s < l->n_seqs; s++) {
+        int32_t k = l->entry_of[s];
+        l->entry_of[s] = -1;
+        if (k < 0 || st != IB_OK) continue;
+        const ib__gen_batch_entry *e = &entries[k];
+        if (*n + (int64_t)e->n_tokens > l->cap)
+            st = ib__fail(err, IB_ERR_INVALID_ARG, "llama: a mixed batch of more than %d tokens (n_batch)",
+                          l->cap);
+        for (int32_t i = 0; i < e->n_tokens && st == IB_OK; i++, (*n)++) {
             bool sampled = e->n_tokens == 1 && l->next[e->seq] >= 0;
             int32_t p = e->pos + i;
             l->batch.token[*n] =
@@ -508,9 +544,9 @@ static ib_status fill_mixed(llama_gen *l, const ib__gen_batch_entry *entries, si
             l->seq_ids[*n] = e->seq;
             l->batch.logits[*n] = e->logits && i == e->n_tokens - 1;
         }
-        if (e->n_tokens == 1) l->next[e->seq] = -1;
+        if (st == IB_OK && e->n_tokens == 1) l->next[e->seq] = -1;
     }
-    return IB_OK;
+    return st;
 }
 
 /* One llama_decode of several sequences' tokens: a continuous-batching
@@ -693,6 +729,7 @@ static void fill_options(const llama_gen *l, ib_option_list *o)
     ib_option_list_set(o, "n_gpu_layers", l->set.n_gpu_layers < 0 && l->device != IB_DEVICE_CPU ? "all" : v);
     ib_option_list_set(o, "flash_attn", l->set.flash_attn < 0 ? "auto" : l->set.flash_attn ? "on" : "off");
     ib_option_list_set(o, "kv_type", l->set.kv->name);
+    ib_option_list_set(o, "kv_unified", l->set.kv_unified ? "on" : "off");
     snprintf(v, sizeof v, "%u", l->ctx ? l->api->n_batch(l->ctx) : 0u);
     ib_option_list_set(o, "n_batch", v);
     snprintf(v, sizeof v, "%u", l->ctx ? l->api->n_ubatch(l->ctx) : 0u);
