@@ -649,8 +649,7 @@ static void test_pitfall_all_at_once_waves(void)
     ib__gen *g = open_scripted();
     if (!g) return;
     ib_gen_request_spec spaced[12];
-    for (int i = 0; i < 12; i++)
-        spaced[i] = (ib_gen_request_spec){ 2.0 * i, 10, 3 };
+    for (int i = 0; i < 12; i++) spaced[i] = (ib_gen_request_spec){ 2.0 * i, 10, 3 };
     ib_gen_serve_config c = trace_config(spaced, 12);
     c.prefill_chunk = 20;
     c.pitfalls = true;
