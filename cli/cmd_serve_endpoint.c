@@ -10,8 +10,8 @@
 
 /* The in-process engine's settings (the server has its own) and its
  * experiments not (yet) over HTTP. */
-static const char *const engine_only[] = { "slots",     "prefill-chunk", "ctx-per-seq",
-                                           "steps-csv", "prefix-cache",  "shared-prefix" };
+static const char *const engine_only[] = { "slots",        "prefill-chunk", "ctx-per-seq", "steps-csv",
+                                           "prefix-cache", "shared-prefix", "sampling" };
 
 static bool refused(const cli_args *a)
 {

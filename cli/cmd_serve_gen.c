@@ -82,10 +82,10 @@ static const char *const forward_only[] = {
     "requests-csv",  "depth",     "shape",        "input",       "memory-cap-mb",
 };
 static const char *const generative_only[] = {
-    "slots",         "prefill-chunk",   "burstiness",    "slo-ttft-ms",     "slo-tpot-ms",
-    "slo-e2e-ms",    "warmup-requests", "prompt-tokens", "new-tokens",      "ctx-per-seq",
-    "shared-prefix", "prefix-cache",    "pitfalls",      "steps-csv",       "engine-cost",
-    "best",          "step-max-ms",     "sessions",      "sessions-max-ms", "require-idle-gpu",
+    "slots",           "prefill-chunk",    "burstiness",  "slo-ttft-ms", "slo-tpot-ms",   "slo-e2e-ms",
+    "warmup-requests", "prompt-tokens",    "new-tokens",  "ctx-per-seq", "shared-prefix", "prefix-cache",
+    "pitfalls",        "steps-csv",        "engine-cost", "best",        "step-max-ms",   "sessions",
+    "sessions-max-ms", "require-idle-gpu", "sampling",
 };
 
 static int refuse_options(const cli_args *a, bool gen)

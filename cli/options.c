@@ -38,7 +38,7 @@ enum {
     O_ENGINE_COST,
     O_ENDPOINT, O_ENDPOINT_MODEL, O_REQUEST_TIMEOUT_MS, O_ENDPOINT_API,
     O_STEPS_CSV,
-    O_SHARED_PREFIX, O_PREFIX_CACHE, O_SERVE_PITFALLS,
+    O_SHARED_PREFIX, O_PREFIX_CACHE, O_SAMPLING, O_SERVE_PITFALLS,
     O_SERVE_BEST,
     O_ALIAS /* O_ALIAS + i: alias flag i of the backends (cli_alias_get) */
 };
@@ -284,6 +284,9 @@ static const option_def options[] = {
      "a generative model: every prompt's first T tokens alike, a prefix-cache experiment (default 0)"},
     {{"prefix-cache", required_argument, NULL, O_PREFIX_CACHE}, OPT_SERVE, "on|off",
      "a generative model: a slot's next request reuses the common prefix of its cells (default on)"},
+    {{"sampling", required_argument, NULL, O_SAMPLING}, OPT_SERVE, "none|greedy",
+     "a generative model: how the engine picks each token: none, its own ids with no logits read on the host, or "
+     "greedy, the argmax of its logits on the host within its step, as a server must pick it (default none)"},
     {{"pitfalls", no_argument, NULL, O_SERVE_PITFALLS}, OPT_SERVE, NULL,
      "a generative model: also what each classic mistake of serving benchmarks reports, beside the correct figure"},
     {{"best", no_argument, NULL, O_SERVE_BEST}, OPT_SERVE, NULL,
@@ -764,6 +767,10 @@ static bool apply_gen_serve(cli_args *a, int id, const char *name, const char *v
     case O_PREFIX_CACHE:
         if (strcmp(v, "on") && strcmp(v, "off")) return bad(name, v, "on or off");
         g->prefix_cache = !strcmp(v, "on");
+        return true;
+    case O_SAMPLING:
+        if (strcmp(v, "none") && strcmp(v, "greedy")) return bad(name, v, "none or greedy");
+        g->sample_greedy = !strcmp(v, "greedy");
         return true;
     case O_SERVE_PITFALLS: g->pitfalls = true; return true;
     case O_ENGINE_COST: g->engine_cost = true; return true;

@@ -2717,6 +2717,12 @@ typedef struct ib_gen_serve_config {
     /* The engine's own cost (serve_gen_cost.c): after the run, replay its
      * mixed batches through decode_batch + synchronize in a bare loop. */
     bool engine_cost;
+    /* How each token is picked (docs/serve-generative.md, "Sampling"):
+     * false (the default), the workload's own ids, no logits read on the
+     * host (the model's cost alone); true, each token read is a greedy
+     * sample of its logits on the host, within the step (what a server
+     * must do before it can feed the token back or send it). */
+    bool sample_greedy;
 } ib_gen_serve_config;
 
 /* --slots by default: the most sequences whose KV cache fits at the
@@ -2855,6 +2861,7 @@ typedef struct ib_gen_serve_result {
     int32_t slots, prefill_chunk, ctx_per_slot, warmup_requests;
     int32_t shared_prefix;          /* as configured: the prefix-cache experiment, 0 none */
     bool prefix_cache;              /* as configured */
+    bool sample_greedy;             /* as configured */
     int64_t cached_tokens;          /* the measured requests' prompt cells reused, in all */
     ib_gen_serve_request *requests; /* n_requests, in schedule order */
     size_t n_requests, n_completed;

@@ -329,6 +329,7 @@ class GenServeConfig(ctypes.Structure):
         ("prefix_cache", ctypes.c_bool),
         ("pitfalls", ctypes.c_bool),
         ("engine_cost", ctypes.c_bool),
+        ("sample_greedy", ctypes.c_bool),
     ]
 
 

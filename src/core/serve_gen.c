@@ -91,6 +91,8 @@ static ib_status validate(const ib__gen *g, const ib_gen_serve_config *c, ib_err
     IB_FAIL_IF(!g->ops->decode_batch || !g->ops->remove_sequence, err, IB_ERR_UNSUPPORTED,
                "this generation backend cannot decode a mixed batch of sequences: it cannot be served under "
                "load");
+    IB_FAIL_IF(c->sample_greedy && !g->ops->sample, err, IB_ERR_UNSUPPORTED,
+               "this generation backend cannot sample: --sampling greedy needs it");
     IB_TRY(ib__gen_serve_validate_arrivals(c, err));
     IB_FAIL_IF(c->slots < 0 || c->slots > IB_GEN_MAX_SEQUENCES, err, IB_ERR_INVALID_ARG,
                "slots: 1 to %d (0: the default)", IB_GEN_MAX_SEQUENCES);
@@ -383,6 +385,7 @@ static ib_status step(engine *e, ib_error *err)
     double t_decode = clock_ms(e);
     IB_TRY(e->g->ops->decode_batch(e->g, e->entries, n_entries, err));
     IB_TRY(e->g->ops->synchronize(e->g, err));
+    if (e->cfg->sample_greedy) IB_TRY(ib__gen_sample_outputs(e->g, e->entries, n_entries, err));
     st.end_ms = clock_ms(e) - e->origin_ms;
     IB_TRY(stamp(e, n_entries, st.end_ms, err));
     ib__progress_runs(&e->pr, (int64_t)e->n_done, NAN); /* after the step's stamps, rate-limited */
@@ -575,6 +578,7 @@ static ib_status serve_measured(engine *e, const ib_gen_serve_config *c, const i
     IB_TRY(ib__gen_prefix_validate(c, out->requests, out->n_requests, err));
     out->shared_prefix = c->shared_prefix;
     out->prefix_cache = c->prefix_cache;
+    out->sample_greedy = c->sample_greedy;
     out->slots = e->slots;
     out->slots_from = e->slots_from;
     out->prefill_chunk = e->budget;
@@ -604,7 +608,8 @@ static ib_status run_machine_figures(engine *e, ib_status st, ib_gen_serve_resul
     ib__gen_serve_energy_figures(&e->machine, e->stopped ? IB_ERR_INTERRUPTED : st, out, &out->energy);
     ib__gen_serve_engine_figures(e->engine_ms, e->runtime_ms, e->removal_ms, out->n_steps, &out->engine_cost);
     if (!e->cfg->engine_cost || st != IB_OK) return st;
-    return ib__gen_serve_replay(e->g, &e->log, e->slots, e->cfg->run.cancel, &out->engine_cost, err);
+    return ib__gen_serve_replay(e->g, &e->log, e->slots, e->cfg->sample_greedy, e->cfg->run.cancel,
+                                &out->engine_cost, err);
 }
 
 ib_status ib__gen_engine_serve(ib__gen_engine *e, const ib_gen_serve_config *cfg,

@@ -64,21 +64,30 @@ static ib_status remove_all(ib__gen *g, int32_t *next, int32_t slots, ib_error *
     return IB_OK;
 }
 
+ib_status ib__gen_sample_outputs(ib__gen *g, const ib__gen_batch_entry *entries, size_t n, ib_error *err)
+{
+    for (size_t k = 0; k < n; k++)
+        if (entries[k].logits) IB_TRY(g->ops->sample(g, entries[k].seq, err));
+    return IB_OK;
+}
+
 /* One step of the bare loop: an entry that does not go on where its
  * sequence left off begins a new request (the engine dropped the cells
  * past its reused prefix at admission: the same trim here), then the
- * batch. */
-static ib_status replay_step(ib__gen *g, const ib__gen_batch_entry *e, size_t n, int32_t *next, ib_error *err)
+ * batch and, when sampling, its samples. */
+static ib_status replay_step(ib__gen *g, const ib__gen_batch_entry *e, size_t n, bool sampling, int32_t *next,
+                             ib_error *err)
 {
     for (size_t k = 0; k < n; k++) {
         if (e[k].pos != next[e[k].seq]) IB_TRY(g->ops->remove_sequence(g, e[k].seq, e[k].pos, err));
         next[e[k].seq] = e[k].pos + e[k].n_tokens;
     }
     IB_TRY(g->ops->decode_batch(g, e, n, err));
-    return g->ops->synchronize(g, err);
+    IB_TRY(g->ops->synchronize(g, err));
+    return sampling ? ib__gen_sample_outputs(g, e, n, err) : IB_OK;
 }
 
-ib_status ib__gen_serve_replay(ib__gen *g, const ib__gen_batch_log *log, int32_t slots,
+ib_status ib__gen_serve_replay(ib__gen *g, const ib__gen_batch_log *log, int32_t slots, bool sampling,
                                const volatile int *cancel, ib_gen_serve_engine_cost *out, ib_error *err)
 {
     int32_t *next = calloc(slots > 0 ? (size_t)slots : 1, sizeof *next);
@@ -86,9 +95,9 @@ ib_status ib__gen_serve_replay(ib__gen *g, const ib__gen_batch_log *log, int32_t
     ib_status st = IB_OK;
     double t0 = ib__gen_now_ms(g);
     for (size_t i = 0; i < log->n_steps && st == IB_OK; i++)
-        st = ib__cancelled(cancel)
-                 ? ib__fail(err, IB_ERR_INTERRUPTED, "interrupted")
-                 : replay_step(g, log->entries + log->steps[i].first, log->steps[i].count, next, err);
+        st = ib__cancelled(cancel) ? ib__fail(err, IB_ERR_INTERRUPTED, "interrupted")
+                                   : replay_step(g, log->entries + log->steps[i].first, log->steps[i].count,
+                                                 sampling, next, err);
     ib_error ignored; /* a failure's own words are kept */
     ib_status removed = remove_all(g, next, slots, st == IB_OK ? err : &ignored);
     if (st == IB_OK) st = removed;

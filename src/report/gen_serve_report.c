@@ -49,12 +49,15 @@ static void text_header(ib__sbuf *b, const ib_gen_serve_result *r, const ib_gen_
     ib__text_env(b, &r->env); /* the machine, as generate's heading */
     ib__sbuf_printf(b, "\n");
     ib__gen_runtime_text(b, in);
-    ib__sbuf_printf(
-        b,
-        "\nengine: %d slots of %d tokens; each step one mixed batch (a token of every request "
-        "generating, then prompt chunks up to %d tokens), synchronized, its end every token's "
-        "time; %d warm-up requests before, not counted; random token ids, a fixed output length\n",
-        (int)r->slots, (int)r->ctx_per_slot, (int)r->prefill_chunk, (int)r->warmup_requests);
+    ib__sbuf_printf(b,
+                    "\nengine: %d slots of %d tokens; each step one mixed batch (a token of every request "
+                    "generating, then prompt chunks up to %d tokens), synchronized, its end every token's "
+                    "time; %d warm-up requests before, not counted; %s, a fixed output length\n",
+                    (int)r->slots, (int)r->ctx_per_slot, (int)r->prefill_chunk, (int)r->warmup_requests,
+                    r->sample_greedy
+                        ? "each token a greedy sample of its logits on the host, within its step (--sampling "
+                          "greedy)"
+                        : "random token ids");
     text_schedule(b, r, c);
     ib__gen_serve_prompts_text(b, r);
 }

@@ -17,6 +17,9 @@ expect_exit 2 "a URL that is not http(s) is refused" -- "$IB" serve --endpoint f
 expect_exit 2 "--endpoint without --model is refused" -- "$IB" serve --endpoint http://127.0.0.1:1 --rate 1
 expect_exit 2 "a MODEL with --endpoint is refused" -- "$IB" serve m.gguf --endpoint http://127.0.0.1:1 --model m --rate 1
 expect_exit 2 "--slots with --endpoint is refused" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --rate 1 --slots 2
+expect_exit 2 "--sampling with --endpoint is refused (the server samples)" -- "$IB" serve --endpoint http://127.0.0.1:1 \
+  --model m --rate 1 --sampling greedy
+grep -qx "inferbench: serve --sampling is the in-process engine's, not (yet) over --endpoint" "$TMP/err" && pass "  ... saying so" || fail "  ... got $(cat "$TMP/err")"
 expect_exit 2 "no rate nor trace is refused" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m
 expect_exit 2 "a server that does not answer" -- "$IB" serve --endpoint http://127.0.0.1:1 --model m --rate 1
 

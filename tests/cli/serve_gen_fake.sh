@@ -138,4 +138,14 @@ expect_exit 2 "a forward-pass option" -- "$IB" "${FAKE[@]}" --rate 5 --concurren
 expect_exit 2 "a forward-pass model's percentile still needs its target" -- "$IB" serve m.onnx --backend fake --rate 5 --slo-percentile 0.9
 expect_exit 2 "an engine option for a forward-pass model" -- "$IB" serve m.onnx --backend fake --rate 5 --slots 4
 expect_grep "serve --slots is for a generative model" "$TMP/err" "the forward-pass model named"
+# --sampling greedy: 0.3 ms a sample (sample_us), within each step (test_gen_serve.c, test_sampling_greedy).
+expect_exit 0 "--sampling greedy" -- "$IB" "${FAKE[@]}" --option sample_us=300 --sampling greedy --arrivals "$TMP/three.txt" \
+  --slots 2 --prefill-chunk 10 --warmup-requests 0 --json "$TMP/g.json"
+json_check "$TMP/g.json" "d['settings']['sampling'] == 'greedy' and [round(s['end_ms'], 9) for s in d['steps']] == [2.3, 5.1, 8.2, 10.8, 12.6]" "json: every step longer by its samples, said"
+expect_grep "each token a greedy sample of its logits on the host, within its step \(--sampling greedy\), a fixed output length$" "$TMP/out" "text: the engine's line says it"
+json_check "$TMP/t.json" "d['settings']['sampling'] == 'none'" "json: none by default"
+expect_exit 2 "--sampling greedy on a fake that cannot sample" -- "$IB" "${FAKE[@]}" --sampling greedy --arrivals "$TMP/three.txt"
+expect_grep "cannot sample: --sampling greedy needs it" "$TMP/err" "the reason said"
+expect_exit 2 "--sampling of another kind" -- "$IB" "${FAKE[@]}" --sampling top_k --arrivals "$TMP/three.txt"
+expect_exit 2 "--sampling for a forward-pass model" -- "$IB" serve m.onnx --backend fake --rate 5 --sampling greedy
 finish

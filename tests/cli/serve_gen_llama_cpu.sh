@@ -58,6 +58,11 @@ expect_exit 0 "the same, the prefix cache off" -- "$IB" "${TINY[@]}" --arrivals 
   --warmup-requests 0 --shared-prefix 16 --prefix-cache off --json "$TMP/p0.json"
 json_check "$TMP/p0.json" "d['figures']['cached_tokens'] == 0 and sum(s['prefill_tokens'] for s in d['steps']) == 60" "json: the cache off, every prompt prefilled whole"
 
+# --sampling greedy: every token picked from its logits on the host; every request's tokens still.
+expect_exit 0 "--sampling greedy" -- "$IB" "${TINY[@]}" --rate 50 --requests 8 --prompt-tokens 8..40 --new-tokens 2..9 \
+  --slots 3 --prefill-chunk 16 --sampling greedy --json "$TMP/g.json"
+json_check "$TMP/g.json" "d['settings']['sampling'] == 'greedy' and d['figures']['completed'] == 8 and all(r['generated_tokens'] == r['output_tokens'] for r in d['requests'])" "json: greedy, every request's tokens"
+
 # --pitfalls: every row on the real runtime, measured or said why not.
 expect_exit 0 "--pitfalls" -- "$IB" "${TINY[@]}" --rate 100 --requests 8 --prompt-tokens 16 --new-tokens 4 --slots 2 \
   --warmup-requests 1 --pitfalls --json "$TMP/pf.json"

@@ -6,7 +6,10 @@
 # (16 slots, every layer on the GPU) and through llama-server's CUDA build
 # on that same file (-ngl 99 -fa on -np 16 -c 16 x 640, on 127.0.0.1,
 # then IB_SERVER_ARGS: `--samplers top_k --top-k 1` takes the server's
-# sampler chain down to one pass over the logits), then compared. Printed for the lead (not checked): a summary line each for
+# sampler chain down to one pass over the logits), then compared;
+# IB_ENGINE_ARGS: the in-process side's extra arguments (`--sampling
+# greedy`: each token picked from its logits on the host, as a server
+# must). Printed for the lead (not checked): a summary line each for
 # TTFT p50/p99, TPOT p50/p99, goodput and output tokens/s of both sides,
 # and compare's verdicts. Checked: every request completed on both sides,
 # the server's weights on the GPU, compare run with the sentence of the
@@ -30,7 +33,7 @@ slots=16
 SCHEDULE=(--rate "$rate" --requests 120 --warmup-requests 16 --prompt-tokens 512 --new-tokens 128 --schedule-seed 1
           --slo-ttft-ms 500 --slo-tpot-ms 30 --quiet)
 expect_exit 0 "in process: $slots slots at $rate requests/s" -- "$IB" serve "$gguf" --device cuda "${lib[@]}" \
-  --slots $slots "${SCHEDULE[@]}" --json "$TMP/inprocess.json"
+  --slots $slots ${IB_ENGINE_ARGS:-} "${SCHEDULE[@]}" --json "$TMP/inprocess.json"
 
 llama_server_start_on_gpu "$gguf" --alias llama-3.2-1b -ngl 99 -fa on -np $slots -c $((slots * 640)) ${IB_SERVER_ARGS:-}
 expect_exit 0 "over HTTP: the same schedule" -- "$IB" serve --endpoint "$LLAMA_SERVER_URL" --model llama-3.2-1b \
@@ -47,7 +50,7 @@ python3 - "$TMP/inprocess.json" "$TMP/http.json" "$rate" "$slots" "${IB_SERVER_A
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 fa, fb = a["figures"], b["figures"]
-print(f"summary cost37 rate {sys.argv[3]}/s, {fa['requests']} requests, prompt 512 / output 128, {sys.argv[4]} slots; A in process (flash_attn {a['info'].get('flash_attn')}), B llama-server over HTTP {sys.argv[5] or '(its default sampler chain)'}")
+print(f"summary cost37 rate {sys.argv[3]}/s, {fa['requests']} requests, prompt 512 / output 128, {sys.argv[4]} slots; A in process (flash_attn {a['info'].get('flash_attn')}, sampling {a['settings'].get('sampling')}), B llama-server over HTTP {sys.argv[5] or '(its default sampler chain)'}")
 for key, label in (("ttft_ms", "TTFT"), ("tpot_ms", "TPOT")):
     print(f"summary {label} p50 A {fa[key]['p50']:.2f} ms, B {fb[key]['p50']:.2f} ms; p99 A {fa[key]['p99']:.2f} ms, B {fb[key]['p99']:.2f} ms")
 print(f"summary goodput (TTFT <= 500 ms, TPOT <= 30 ms) A {fa['goodput_rate']:.3f}, B {fb['goodput_rate']:.3f} requests/s ({fa['good_requests']} and {fb['good_requests']} of {fa['requests']})")

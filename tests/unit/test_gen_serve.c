@@ -174,14 +174,19 @@ static void test_trace_bad(void)
 
 /* A step costs 1 ms + 0.5 ms a decode token + 0.1 ms a prompt token; no
  * cold calls. */
+static void script_by_hand(ib__gen_fake_script *s)
+{
+    ib__gen_fake_script_init(s);
+    s->cold_calls = 0;
+    s->batch_ms = 1;
+    s->batch_decode_token_ms = 0.5;
+    s->batch_prefill_token_ms = 0.1;
+}
+
 static ib__gen *open_scripted(void)
 {
     ib__gen_fake_script s;
-    ib__gen_fake_script_init(&s);
-    s.cold_calls = 0;
-    s.batch_ms = 1;
-    s.batch_decode_token_ms = 0.5;
-    s.batch_prefill_token_ms = 0.1;
+    script_by_hand(&s);
     return gen_fixture_open(&s);
 }
 
@@ -472,10 +477,7 @@ static void test_idle_until_arrival(void)
 static void test_warmup_excluded(void)
 {
     ib__gen_fake_script s;
-    ib__gen_fake_script_init(&s);
-    s.batch_ms = 1;
-    s.batch_decode_token_ms = 0.5;
-    s.batch_prefill_token_ms = 0.1;
+    script_by_hand(&s);
     s.cold_calls = 2;
     s.cold_factor = 8;
     const ib_gen_request_spec two[] = { { 0, 10, 2 }, { 50, 10, 2 } };
@@ -594,10 +596,7 @@ static void test_pitfalls_read_off(void)
 static void test_pitfalls_measured(void)
 {
     ib__gen_fake_script s;
-    ib__gen_fake_script_init(&s);
-    s.batch_ms = 1;
-    s.batch_decode_token_ms = 0.5;
-    s.batch_prefill_token_ms = 0.1;
+    script_by_hand(&s);
     s.cold_calls = 2;
     s.cold_factor = 8;
     s.step_ms = 0.75;
@@ -631,6 +630,48 @@ static void test_pitfalls_measured(void)
     CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
     CHECK_EQ_INT(ib__gen_fake_filled(g, 1), 0);
     ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+}
+
+/* --sampling greedy: each token read is sampled after the step's
+ * synchronize, within the step (0.3 ms a sample on the fake). The steps of
+ * test_engine_by_hand, each longer by its outputs' samples:
+ *   1 [0, 2.3]      R0's prompt, its first token sampled
+ *   2 [2.3, 5.1]    R0's token 2 sampled (R1's first chunk reads nothing)
+ *   3 [5.1, 8.2]    R0's token 3 and R1's first token sampled; R0 ends
+ *   4 [8.2, 10.8]   R2 admitted; R1's token 2 (ends), R2's first token
+ *   5 [10.8, 12.6]  R2's token 2
+ * seven samples, one a token; without a sample operation, refused. */
+static void test_sampling_greedy(void)
+{
+    ib__gen_fake_script s;
+    script_by_hand(&s);
+    s.sample_ms = 0.3;
+    ib__gen *g = gen_fixture_open(&s);
+    if (!g) return;
+    ib_gen_serve_config c = trace_config(three, 3);
+    c.sample_greedy = true;
+    ib_gen_serve_result r;
+    ib_error err = { { 0 } };
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_OK);
+    CHECK(r.sample_greedy);
+    const double first[] = { 2.3, 8.2, 10.8 }, end[] = { 8.2, 10.8, 12.6 }, tpot[] = { 2.95, 2.6, 1.8 };
+    for (int i = 0; i < 3 && r.n_requests == 3; i++) {
+        CHECK_NEAR(r.requests[i].first_token_ms, first[i], 1e-9);
+        CHECK_NEAR(r.requests[i].end_ms, end[i], 1e-9);
+        CHECK_NEAR(r.requests[i].tpot_ms, tpot[i], 1e-9);
+    }
+    const double t1[] = { 2.3, 5.1, 8.2, 10.8, 12.6 };
+    CHECK_EQ_INT(r.n_steps, 5);
+    for (int i = 0; i < 5 && r.n_steps == 5; i++) CHECK_NEAR(r.steps[i].end_ms, t1[i], 1e-9);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).samples, 7);
+    ib_gen_serve_result_free(&r);
+    ib__gen_destroy(g);
+    /* No sample operation (the fake's without sample_us): one line. */
+    g = open_scripted();
+    if (!g) return;
+    CHECK(ib_measure_gen_serve(g, &c, &r, &err) == IB_ERR_UNSUPPORTED);
+    CHECK(!strcmp(err.message, "this generation backend cannot sample: --sampling greedy needs it"));
     ib__gen_destroy(g);
 }
 
@@ -672,11 +713,7 @@ static void test_pitfall_all_at_once_waves(void)
 static void test_pitfall_row_fails(void)
 {
     ib__gen_fake_script s;
-    ib__gen_fake_script_init(&s);
-    s.cold_calls = 0;
-    s.batch_ms = 1;
-    s.batch_decode_token_ms = 0.5;
-    s.batch_prefill_token_ms = 0.1;
+    script_by_hand(&s);
     s.fail_at_call = 5;
     ib__gen *g = gen_fixture_open(&s);
     if (!g) return;
@@ -839,6 +876,7 @@ int main(int argc, char **argv)
     RUN(test_pitfalls_measured);
     RUN(test_pitfall_row_fails);
     RUN(test_pitfall_all_at_once_waves);
+    RUN(test_sampling_greedy);
     RUN(test_seeded_schedule);
     RUN(test_partial);
     RUN(test_bad_settings);

@@ -155,6 +155,7 @@ static void expectations(void)
     expect("serve", "--api", "%s", ib_endpoint_api_str(ep.api));
     expect("serve", "--shared-prefix", "%d", (int)gs.shared_prefix);
     expect("serve", "--prefix-cache", "%s", gs.prefix_cache ? "on" : "off");
+    expect("serve", "--sampling", "%s", gs.sample_greedy ? "greedy" : "none");
 
     expect("compare", "--threshold", "%g%%", 100 * IB_COMPARE_DEFAULT_THRESHOLD);
     expect("info", "--device-id", "%d", mo.device_id);

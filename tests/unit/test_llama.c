@@ -435,7 +435,7 @@ static void test_options(void)
         { "n_batch=0", "n_batch=0" },
         { "threads=x", "threads=x" },
         { "no_such=1", "unknown option 'no_such' (known: library, n_gpu_layers, flash_attn, "
-                       "kv_type, n_batch, n_ubatch, threads, memory_limit_mb)" },
+                       "kv_type, kv_unified, n_batch, n_ubatch, threads, memory_limit_mb)" },
         { "library=/no/such/dir", "not a folder" }
     };
     /* a quantized V cache without flash attention: refused as such */

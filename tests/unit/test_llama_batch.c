@@ -143,6 +143,35 @@ static void test_mixed_batch_as_apart(void) { mixed_as_apart(NULL, false); }
 static void test_mixed_batch_by_sequence(void) { mixed_as_apart(NULL, true); }
 static void test_mixed_batch_unified(void) { mixed_as_apart("on", true); }
 
+/* serve --sampling greedy on llama.cpp: after a mixed batch (given
+ * reversed), sample(seq) takes the argmax of that sequence's output
+ * wherever the batch laid it, and the next step feeds it; a sequence
+ * without an output in the batch has nothing to sample. */
+static void test_mixed_batch_sampled(void)
+{
+    ib__gen *g = NULL;
+    ib_error err;
+    CHECK(ok(open_tiny(4, 64, NULL, &g, &err), &err));
+    if (!g) return;
+    static float out[3][TINY_VOCAB];
+    two_prompts(g);
+    const ib__gen_batch_entry backwards[] = { { 2, 0, 16, true, 2, 0 },
+                                              { 1, 12, 1, true, 1, 0 },
+                                              { 0, 10, 1, true, 0, 0 } };
+    CHECK(ok(g->ops->decode_batch(g, backwards, 3, &err), &err));
+    CHECK(ok(g->ops->synchronize(g, &err), &err));
+    CHECK(logits_at(g, 0, out[0]) && logits_at(g, 1, out[1]) && logits_at(g, 17, out[2]));
+    for (int32_t s = 0; s < 3; s++) CHECK(ok(g->ops->sample(g, s, &err), &err));
+    CHECK(g->ops->sample(g, 3, &err) == IB_ERR_INVALID_ARG);
+    CHECK(!strcmp(err.message, "llama: no logits of sequence 3 to sample from"));
+    const ib__gen_batch_entry next[] = { { 2, 16, 1, true, 2, 0 },
+                                         { 0, 11, 1, true, 0, 0 },
+                                         { 1, 13, 1, true, 1, 0 } };
+    CHECK(ok(g->ops->decode_batch(g, next, 3, &err), &err));
+    for (int32_t i = 0; i < 3; i++) CHECK_EQ_INT(ib__llama_probe_batch_token(g, i), argmax(out[i]));
+    ib__gen_destroy(g);
+}
+
 /* kv_unified: on or off, said back in the options; anything else refused. */
 static void test_kv_unified_option(void)
 {
@@ -328,6 +357,7 @@ int main(int argc, char **argv)
     RUN(test_mixed_batch_by_sequence);
     RUN(test_mixed_batch_unified);
     RUN(test_kv_unified_option);
+    RUN(test_mixed_batch_sampled);
     RUN(test_remove_sequence);
     RUN(test_ids_per_request);
     RUN(test_trim_sequence);

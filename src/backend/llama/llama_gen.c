@@ -68,6 +68,8 @@ typedef struct llama_gen {
     int32_t last_prefill_seq; /* the sequence of the last prefill */
     llama_token *next;        /* [n_seqs]: a sampled token for the next step, or -1 */
     int32_t *entry_of;        /* [n_seqs]: fill_mixed's entry of each sequence, or -1 */
+    int32_t *output_at;       /* [n_seqs]: the batch index of each sequence's output in the last
+                                 mixed batch, or -1 */
 } llama_gen;
 
 /* --- options ------------------------------------------------------------------ */
@@ -197,10 +199,12 @@ static void free_batch(llama_gen *l)
     free(l->seq_ids);
     free(l->next);
     free(l->entry_of);
+    free(l->output_at);
     l->batch = (struct llama_batch){ 0 };
     l->seq_ids = NULL;
     l->next = NULL;
     l->entry_of = NULL;
+    l->output_at = NULL;
     l->cap = 0;
 }
 
@@ -218,8 +222,9 @@ static ib_status alloc_batch(llama_gen *l, int32_t cap, int32_t n_seqs, ib_error
     l->seq_ids = calloc(n, sizeof *l->seq_ids);
     l->next = calloc((size_t)n_seqs, sizeof *l->next);
     l->entry_of = calloc((size_t)n_seqs, sizeof *l->entry_of);
+    l->output_at = calloc((size_t)n_seqs, sizeof *l->output_at);
     if (!l->batch.token || !l->batch.pos || !l->batch.n_seq_id || !l->batch.seq_id || !l->batch.logits ||
-        !l->seq_ids || !l->next || !l->entry_of) {
+        !l->seq_ids || !l->next || !l->entry_of || !l->output_at) {
         free_batch(l);
         return ib__fail(err, IB_ERR_NO_MEMORY, "llama: out of host memory for a batch of %d tokens", cap);
     }
@@ -227,7 +232,7 @@ static ib_status alloc_batch(llama_gen *l, int32_t cap, int32_t n_seqs, ib_error
         l->batch.seq_id[i] = &l->seq_ids[i];
         l->batch.n_seq_id[i] = 1;
     }
-    for (int32_t s = 0; s < n_seqs; s++) l->next[s] = l->entry_of[s] = -1;
+    for (int32_t s = 0; s < n_seqs; s++) l->next[s] = l->entry_of[s] = l->output_at[s] = -1;
     l->cap = cap;
     return IB_OK;
 }
@@ -529,7 +534,7 @@ static ib_status fill_mixed(llama_gen *l, const ib__gen_batch_entry *entries, si
     *n = 0;
     for (int32_t s = 0; s < l->n_seqs; s++) {
         int32_t k = l->entry_of[s];
-        l->entry_of[s] = -1;
+        l->entry_of[s] = l->output_at[s] = -1;
         if (k < 0 || st != IB_OK) continue;
         const ib__gen_batch_entry *e = &entries[k];
         if (*n + (int64_t)e->n_tokens > l->cap)
@@ -543,6 +548,7 @@ static ib_status fill_mixed(llama_gen *l, const ib__gen_batch_entry *entries, si
             l->batch.pos[*n] = e->pos + i;
             l->seq_ids[*n] = e->seq;
             l->batch.logits[*n] = e->logits && i == e->n_tokens - 1;
+            if (l->batch.logits[*n]) l->output_at[e->seq] = *n;
         }
         if (st == IB_OK && e->n_tokens == 1) l->next[e->seq] = -1;
     }
@@ -640,10 +646,15 @@ static ib_status op_sample(ib__gen *g, int32_t seq, ib_error *err)
 {
     llama_gen *l = impl(g);
     IB_TRY(need_context(l, err));
-    bool has = l->last_was_prefill ? seq == l->last_prefill_seq : seq >= 0 && seq < l->last_outputs;
-    IB_FAIL_IF(!has, err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from", seq);
-    /* The prompt's one output is the last; a step's are in sequence order. */
-    float *logits = l->api->get_logits_ith(l->ctx, l->last_was_prefill ? -1 : seq);
+    /* The prompt's one output is the last; a step's are in sequence order;
+     * a mixed batch's where fill_mixed laid them out. */
+    bool in_range = seq >= 0 && seq < l->n_seqs;
+    int32_t at = l->last_was_prefill ? (seq == l->last_prefill_seq ? -1 : -2)
+                 : l->last_was_mixed ? (in_range && l->output_at[seq] >= 0 ? l->output_at[seq] : -2)
+                 : in_range && seq < l->last_outputs ? seq
+                                                     : -2;
+    IB_FAIL_IF(at == -2, err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from", seq);
+    float *logits = l->api->get_logits_ith(l->ctx, at);
     IB_FAIL_IF(!logits, err, IB_ERR_RUNTIME, "llama: llama_get_logits_ith gave no logits of sequence %d",
                seq);
     int32_t best = 0;

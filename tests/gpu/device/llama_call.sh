@@ -192,11 +192,17 @@ for u in ("off", "on"):
     if plain: print(f"kv_unified={u} knee's run: {len(st)} steps, decode-only median {plain[len(plain)//2]:.3f} ms, with a chunk {chunk[len(chunk)//2] if chunk else float('nan'):.3f} ms, {sum(s['decode_tokens'] for s in st)/len(st):.2f} decode tokens a step")
 PY
   ;;
+sample18) # the server's cost with the engine sampling greedily (--sampling greedy) and the
+  # server's prompt cache off: what is left is the server's chain past one pass, its HTTP and loop
+  # (about 80 s)
+  IB_ENGINE_ARGS="--sampling greedy" IB_SERVER_ARGS="--cache-ram 0" IB_LLAMA_SERVER=/tmp/llama/llama-server \
+    run 100 cost37g bash tests/gpu/server_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL|server on)" $OUT/cost37g.log | cut -c1-400 ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
