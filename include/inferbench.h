@@ -3133,8 +3133,12 @@ typedef struct ib_gen_serve_file {
      * too, its ITL from the chunks its client received (a chunk of k
      * tokens: its first at the gap from the chunk before, k - 1 of 0);
      * the schedule, to tell whether two runs were sent the same one. */
-    bool over_http;                /* an endpoint's result */
-    bool client_late;              /* its client's lateness past its bound (in every TTFT) */
+    bool over_http;   /* an endpoint's result */
+    bool client_late; /* its client's lateness past its bound (in every TTFT) */
+    /* In process, how each token was picked: "none" or "greedy" (a result
+     * of before --sampling, or over HTTP where the server picks: "none",
+     * not read). */
+    char sampling[8];
     double seed;                   /* the schedule's seed (NaN: not stated) */
     ib_gen_request_spec *schedule; /* [requests]: each one's arrival and lengths */
 } ib_gen_serve_file;

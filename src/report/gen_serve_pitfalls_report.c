@@ -28,7 +28,6 @@ void ib__gen_serve_prompts_json(cJSON *settings, cJSON *figures, const ib_gen_se
 {
     cJSON_AddNumberToObject(settings, "shared_prefix", r->shared_prefix);
     cJSON_AddBoolToObject(settings, "prefix_cache", r->prefix_cache);
-    cJSON_AddStringToObject(settings, "sampling", r->sample_greedy ? "greedy" : "none");
     cJSON_AddNumberToObject(figures, "cached_tokens", (double)r->cached_tokens);
 }
 

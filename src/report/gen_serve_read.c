@@ -180,6 +180,9 @@ static void read_settings(const cJSON *root, ib_gen_serve_file *out)
     out->slo_tpot_ms = number(s, "slo_tpot_ms");
     out->slo_e2e_ms = number(s, "slo_e2e_ms");
     out->seed = number(s, "seed");
+    const cJSON *sampling = cJSON_GetObjectItemCaseSensitive(s, "sampling");
+    ib__strlcpy(out->sampling, cJSON_IsString(sampling) ? sampling->valuestring : "none",
+                sizeof out->sampling);
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, "figures");
     out->offered_rate = number(f, "offered_rate");
     out->goodput_rate = number(f, "goodput_rate");

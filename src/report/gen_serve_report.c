@@ -272,6 +272,8 @@ char *ib__gen_serve_report_json(const ib_gen_serve_result *r, const ib_gen_serve
     cJSON_AddItemToObject(root, "info", ib__gen_json_info(&r->info));
     cJSON *settings = json_settings(r, c), *figures = json_figures(r);
     ib__gen_serve_prompts_json(settings, figures, r);
+    if (!ep) /* over HTTP the server picks the tokens */
+        cJSON_AddStringToObject(settings, "sampling", r->sample_greedy ? "greedy" : "none");
     cJSON_AddItemToObject(root, "settings", settings);
     cJSON_AddItemToObject(root, "figures", figures);
     ib__gen_serve_pitfalls_json(root, r);

@@ -8,8 +8,7 @@
 
 /* "prompts: ..., prefix cache on: N prompt tokens reused ..." (a line). */
 void ib__gen_serve_prompts_text(ib__sbuf *b, const ib_gen_serve_result *r);
-/* settings.shared_prefix, settings.prefix_cache, settings.sampling,
- * figures.cached_tokens. */
+/* settings.shared_prefix, settings.prefix_cache, figures.cached_tokens. */
 void ib__gen_serve_prompts_json(cJSON *settings, cJSON *figures, const ib_gen_serve_result *r);
 
 /* The pitfall rows (nothing without r->has_pitfalls): a table and each

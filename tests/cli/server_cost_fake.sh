@@ -32,12 +32,23 @@ script_server_stop
 expect_exit 0 "compare: in process against chunks of two tokens" -- "$IB" compare "$TMP/a.json" "$TMP/b2.json" --json "$TMP/c2.json" --csv "$TMP/c2.csv"
 expect_grep "^B \(candidate\) .*b2.json: tiny over HTTP, 30 of 30 requests completed$" "$TMP/out" "B named as over HTTP"
 expect_grep "^B over HTTP, A in process: the difference is what the server and the client add$" "$TMP/out" "the server's cost stated"
+expect_grep "^A picked no token from its logits \(--sampling none\): the server's sampling is in the difference too$" "$TMP/out" "the in-process side's sampling said"
 expect_grep "^TTFT       median A 2 ms, B .*; p99 A 2 ms, B " "$TMP/out" "TTFT compared"
 expect_grep "^TPOT       median A 1.5 ms, B " "$TMP/out" "TPOT compared"
 expect_grep "^ITL not compared: gaps of 0 \(tokens that reached the client in one chunk\), 0 in A, 60 in B; TPOT holds the decode rate$" "$TMP/out" "ITL not compared: 2 of each request's 4 gaps 0"
 expect_grep "^goodput share: A 100% \(30 of 30\), B .* \(.* of 30\)" "$TMP/out" "goodput: both sides' counts"
 json_check "$TMP/c2.json" "d['b_over_http'] and not d['a_over_http'] and 'itl' not in d and d['itl_not_compared'].startswith('ITL not compared') and d['ttft']['a']['n'] == d['ttft']['b']['n'] == 30 and not {'different_model', 'different_slots', 'different_device', 'different_prefill_chunk', 'different_seed', 'different_schedule', 'different_request_count', 'different_rate'} & set(d['warnings'])" "json: the sides, no schedule warning, the engines not set against each other"
 grep -q "^itl," "$TMP/c2.csv" && fail "csv: an ITL row" || pass "csv: no ITL row"
+
+# The in-process side sampling greedily (0.3 ms a sample on the fake): said so beside the transport line;
+# against the run that did not sample, two runs in process differ in how they picked their tokens.
+expect_exit 0 "in process, --sampling greedy" -- "$IB" serve m.gguf --backend fake --option cold_calls=0 \
+  --option batch_decode_us=500 --option batch_prefill_ns=100000 --option batch_us=1000 --option sample_us=300 \
+  --sampling greedy --slots 2 "${SCHEDULE[@]}" --json "$TMP/ag.json"
+expect_exit 0 "compare: greedy in process against HTTP" -- "$IB" compare "$TMP/ag.json" "$TMP/b1.json"
+expect_grep "^A picked each token greedily from its logits \(--sampling greedy\): the difference holds the server's sampling past one pass$" "$TMP/out" "the greedy side said"
+expect_exit 0 "compare: two runs in process, one sampling" -- "$IB" compare "$TMP/a.json" "$TMP/ag.json" --json "$TMP/cg.json"
+json_check "$TMP/cg.json" "'different_sampling' in d['warnings']" "json: the sampling told apart"
 
 expect_exit 0 "compare: in process against a token a chunk" -- "$IB" compare "$TMP/a.json" "$TMP/b1.json" --json "$TMP/c1.json"
 json_check "$TMP/c1.json" "d['itl']['a']['n'] == d['itl']['b']['n'] == 120" "ITL compared: 4 gaps of each of the 30 requests a side"
