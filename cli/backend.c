@@ -144,8 +144,14 @@ static void print_option(const ib_backend_option_decl *d)
     if ((d->flags & IB_OPTION_CUDA_ONLY) && n < sizeof notes)
         n += (size_t)snprintf(notes + n, sizeof notes - n, "%sCUDA only", n ? ", " : "");
     if (d->race && n < sizeof notes) {
-        snprintf(notes + n, sizeof notes - n, "%sbest races %s", n ? ", " : "", d->race);
-        cli_lower_case(notes + n);
+        size_t at = n;
+        n += (size_t)snprintf(notes + n, sizeof notes - n, "%sbest races %s", n ? ", " : "", d->race);
+        cli_lower_case(notes + at);
+    }
+    if (d->serve_race && n < sizeof notes) {
+        size_t at = n;
+        snprintf(notes + n, sizeof notes - n, "%sserve --best races %s", n ? ", " : "", d->serve_race);
+        cli_lower_case(notes + at);
     }
     printf("    %-30s %s%s%s%s\n", left, d->help, notes[0] ? " [" : "", notes, notes[0] ? "]" : "");
 }

@@ -53,10 +53,18 @@ static void label(const race *rc, candidate *c, int32_t slots, int32_t chunk)
     cli_lower_case(c->label);
 }
 
+/* The values serve --best races of an option: its grid of serving's own
+ * (serve_race), else best's (race); NULL: not raced here. */
+static const char *serving_values(const ib_backend_option_decl *d)
+{
+    if (d->flags & IB_OPTION_RACE_NOT_SERVING) return NULL;
+    return d->serve_race ? d->serve_race : d->race;
+}
+
 /* Whether option i varies: raced for serving, not given. */
 static bool varies(const race *rc, size_t i)
 {
-    return !(rc->raced[i]->flags & IB_OPTION_RACE_NOT_SERVING) && !cli_option_given(rc->a, rc->raced[i]->key);
+    return serving_values(rc->raced[i]) && !cli_option_given(rc->a, rc->raced[i]->key);
 }
 
 static bool add(race *rc, candidate *c, int32_t slots, int32_t chunk)
@@ -75,7 +83,7 @@ static bool combine(race *rc, candidate *c, size_t i, int32_t slots, int32_t chu
     if (i == rc->n_raced) return add(rc, c, slots, chunk);
     c->value[i][0] = '\0';
     if (!varies(rc, i)) return combine(rc, c, i + 1, slots, chunk);
-    for (size_t k = 0; cli_race_value(rc->raced[i]->race, k, c->value[i], VALUE_LEN); k++)
+    for (size_t k = 0; cli_race_value(serving_values(rc->raced[i]), k, c->value[i], VALUE_LEN); k++)
         if (!combine(rc, c, i + 1, slots, chunk)) return false;
     return true;
 }
@@ -96,7 +104,7 @@ static bool enumerate(race *rc, const cli_args *a)
     const ib_gen_backend *b = cli_gen_backend_of(a);
     rc->a = a;
     for (size_t i = 0; i < b->n_options && rc->n_raced < MAX_RACED; i++)
-        if (b->options[i].race) rc->raced[rc->n_raced++] = &b->options[i];
+        if (b->options[i].race || b->options[i].serve_race) rc->raced[rc->n_raced++] = &b->options[i];
     char sbuf[16], cbuf[16], sv[VALUE_LEN], cv[VALUE_LEN];
     const char *slots = engine_values(a, "slots", a->gen_serve.slots, sbuf, sizeof sbuf, RACED_SLOTS);
     const char *chunks =

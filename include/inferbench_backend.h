@@ -39,13 +39,14 @@
 extern "C" {
 #endif
 
-/* The ABI version this header describes. */
-#define IB_BACKEND_ABI_VERSION 3u
+/* The ABI version this header describes (4: ib_backend_option_decl grew
+ * serve_race, which changes the stride of a table's declarations). */
+#define IB_BACKEND_ABI_VERSION 4u
 
 /* The one symbol a plugin exports: a function returning its table. The
  * name carries the ABI version, so that a plugin of another version is
  * found missing rather than misread. */
-#define IB_BACKEND_ENTRY_SYMBOL "inferbench_backend_v3"
+#define IB_BACKEND_ENTRY_SYMBOL "inferbench_backend_v4"
 typedef const struct ib_backend *(*ib_backend_entry_fn)(void);
 
 /* What a backend can do: bits of ib_backend_handle.caps, set by open. */
@@ -144,6 +145,11 @@ typedef struct ib_backend_option_decl {
                           another option, the word before its value ("kv q8_0") */
     uint32_t flags;    /* IB_OPTION_* */
     ib_option_role role;
+    /* NULL, or the values serve --best races instead of race's (a grid of
+     * serving's own: an option that matters only under load, or fewer
+     * values where the race of one request takes many); not with
+     * IB_OPTION_RACE_NOT_SERVING. */
+    const char *serve_race;
 } ib_backend_option_decl;
 
 /* What open is given. Initialize with ib_backend_open_args_init: fields

@@ -281,5 +281,5 @@ static const ib_backend gemm_backend = {
 };
 
 /* The one symbol inferbench looks up. */
-const ib_backend *inferbench_backend_v3(void);
-const ib_backend *inferbench_backend_v3(void) { return &gemm_backend; }
+const ib_backend *inferbench_backend_v4(void);
+const ib_backend *inferbench_backend_v4(void) { return &gemm_backend; }

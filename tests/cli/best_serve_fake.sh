@@ -53,6 +53,17 @@ expect_grep "^m.gguf,\"slots 8, chunk 32\",8,32,not measured,false,screening,4,4
 expect_grep "^- PARTIAL: the race was cut short: 2 candidates not measured$" "$TMP/b.md" "md: cut short"
 expect_grep "^<li>PARTIAL: the race was cut short: 2 candidates not measured</li>$" "$TMP/b.html" "html: cut short"
 
+# An option of serving's own grid (serve_race: the fake's batch_us, as llama's kv_unified), not
+# given: each slots x chunk candidate at 1000 and 1500 us a mixed batch. At 1500 every step takes
+# 1.5 ms, so every TPOT (1.5) is past the target: those drop at screening, 0 within. (best of one
+# request does not race it: best_gen_fake.sh's labels.)
+FAKE_RACED=(serve m.gguf --backend fake --option cold_calls=0 --option batch_decode_us=0 --option batch_prefill_ns=0
+            --warmup-requests 0 --quiet)
+expect_exit 0 "batch_us raced" -- "$IB" "${FAKE_RACED[@]}" --best --arrivals "$TMP/sixteen.txt" --slo-ttft-ms 2 \
+  --slo-tpot-ms 1 --json "$TMP/c.json"
+json_check "$TMP/c.json" "d['winner'] == 'slots 16, chunk 64, batch_us 1000' and len(d['candidates']) == 12" "json: 12 candidates, the winner at 1000 us"
+json_check "$TMP/c.json" "[(c['label'], c['stage'], c['goodput_rate'], c['tpot_ms']['p99']) for c in d['candidates'] if c['label'].endswith('1500') and c['stage'] != 'merged'] == [('slots 4, chunk 16, batch_us 1500', 'dropped', 0, 1.5), ('slots 8, chunk 32, batch_us 1500', 'dropped', 0, 1.5), ('slots 16, chunk 64, batch_us 1500', 'dropped', 0, 1.5)]" "json: every 1500 us candidate dropped, its TPOT 1.5 ms"
+
 # Bad inputs: one line, exit 2, before anything is served.
 expect_exit 2 "--best without a target" -- "$IB" "${FAKE[@]}" --best --arrivals "$TMP/sixteen.txt"
 expect_exit 2 "--step-max-ms without --best" -- "$IB" "${FAKE[@]}" --arrivals "$TMP/sixteen.txt" --step-max-ms 5

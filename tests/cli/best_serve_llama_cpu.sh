@@ -1,6 +1,7 @@
 # serve --best on llama.cpp's CPU build, zoo:llama-tiny (docs/best.md,
-# "Serving: the engine's settings raced"): flash attention and the KV
-# cache's type fixed (--option), so the race is the engine's 3 slots x 2
+# "Serving: the engine's settings raced"): flash attention, the KV
+# cache's type and its sharing (kv_unified) fixed (--option), so the race
+# is the engine's 3 slots x 2
 # chunks: the chunks past what the slots' prompts hold (16 tokens each)
 # merged, every distinct run serving every request of its schedule, the
 # winner's serving document whole. Skipped (77) without llama.cpp. No
@@ -8,7 +9,8 @@
 . "$(dirname "$0")/lib.sh"
 
 need_llama
-TINY=(serve zoo:llama-tiny --device cpu --option threads=1 --quiet --option flash_attn=on --option kv_type=f16)
+TINY=(serve zoo:llama-tiny --device cpu --option threads=1 --quiet --option flash_attn=on --option kv_type=f16
+      --option kv_unified=off)
 
 expect_exit 0 "the engine's settings raced on llama.cpp" -- "$IB" "${TINY[@]}" --best --rate 50 --requests 16 \
   --prompt-tokens 16 --new-tokens 4 --slo-ttft-ms 100000 --slo-tpot-ms 100000 --json "$TMP/b.json"
@@ -16,4 +18,12 @@ json_check "$TMP/b.json" "[c['label'] for c in d['candidates']] == ['slots 4, ch
 json_check "$TMP/b.json" "[c['stage'] for c in d['candidates'] if c['stage'] != 'merged'].count('winner') == 1 and all(c['stage'] in ('winner', 'finalist') and c['completed'] == 16 and c['good_requests'] == 16 for c in d['candidates'] if c['stage'] != 'merged')" "json: three finalists, each serving all 16 requests within the targets"
 json_check "$TMP/b.json" "d['winner_serve']['settings']['slots'] == next(c['slots'] for c in d['candidates'] if c['stage'] == 'winner') and len(d['winner_serve']['requests']) == 16 and all(r['generated_tokens'] == 4 for r in d['winner_serve']['requests'])" "json: the winner's serving document, every token generated"
 expect_grep "^best: slots [0-9]+, chunk [0-9]+: goodput " "$TMP/out" "text: the winner"
+# Nothing fixed: the whole serving grid, 3 slots x 2 chunks x flash attention off and on x the
+# KV types serve --best races (f16, q8_0) x the cache's sharing (kv_unified off, on): 48, within the
+# race's 64. A step bound of 1 ms may cut it (exit 1) or not (exit 0): only the grid is asserted.
+"$IB" serve zoo:llama-tiny --device cpu --option threads=1 --quiet --best --rate 50 --requests 4 --prompt-tokens 8 \
+  --new-tokens 2 --slo-ttft-ms 100000 --slo-tpot-ms 100000 --step-max-ms 1 --json "$TMP/grid.json" >"$TMP/grid.out" 2>&1
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] && pass "the whole grid raced (exit $rc)" || fail "the whole grid: exit $rc: $(tail -1 "$TMP/grid.out")"
+json_check "$TMP/grid.json" "len(d['candidates']) == 48 and [c['asked'] or c['label'] for c in d['candidates']][:2] == ['slots 4, chunk 256, fa off, kv f16, unified off', 'slots 4, chunk 256, fa off, kv f16, unified on'] and sum(1 for c in d['candidates'] if (c['asked'] or c['label']).endswith('unified on')) == 24" "json: 48 candidates, half of them on one shared cache"
 finish

@@ -56,13 +56,13 @@ expect_grep "^inferbench: plugin '.*/nothing.so': no such file$" "$TMP/err" "nam
 expect_exit 2 "a file that is not a shared object" -- "$IB" latency --backend "$TMP/l.json"
 expect_grep "^inferbench: plugin '.*l.json': " "$TMP/err" "dlopen's reason"
 expect_exit 2 "a plugin of another ABI version (its table)" -- "$IB" latency --backend "$bad/wrong_version.so"
-expect_grep "backend ABI version 4, but this inferbench speaks version 3" "$TMP/err" "names both versions"
+expect_grep "backend ABI version 5, but this inferbench speaks version 4" "$TMP/err" "names both versions"
 expect_exit 2 "a plugin of another ABI version (its entry symbol)" -- "$IB" latency --backend "$bad/abi_v1.so"
 expect_grep "built for backend ABI version 1 \(it exports inferbench_backend_v1\)" "$TMP/err" "names the version it was built for"
 expect_exit 2 "a shared object without the entry symbol" -- "$IB" latency --backend "plugin:$bad/no_entry.so"
-expect_grep "no entry symbol inferbench_backend_v3: not an inferbench backend plugin" "$TMP/err" "says what is missing"
+expect_grep "no entry symbol inferbench_backend_v4: not an inferbench backend plugin" "$TMP/err" "says what is missing"
 expect_exit 2 "a plugin of ABI version 2 (before option declarations)" -- "$IB" latency --backend "$bad/abi_v2.so"
-expect_grep "^inferbench: plugin '.*abi_v2.so': built for backend ABI version 2 \(it exports inferbench_backend_v2\), but this inferbench speaks version 3$" "$TMP/err" "names version 2, one line"
+expect_grep "^inferbench: plugin '.*abi_v2.so': built for backend ABI version 2 \(it exports inferbench_backend_v2\), but this inferbench speaks version 4$" "$TMP/err" "names version 2, one line"
 
 # onnxruntime through its table: settings as --option, unknown ones refused.
 expect_exit 0 "onnxruntime by name with --option" -- \

@@ -18,8 +18,8 @@ static const ib_backend table = {
     .description = "a table of the next ABI version",
     .open = never_open,
 };
-const ib_backend *inferbench_backend_v3(void);
-const ib_backend *inferbench_backend_v3(void) { return &table; }
+const ib_backend *inferbench_backend_v4(void);
+const ib_backend *inferbench_backend_v4(void) { return &table; }
 #elif PLUGIN_KIND == 2 /* abi_v1: a plugin built before the options list */
 const void *inferbench_backend_v1(void);
 const void *inferbench_backend_v1(void) { return 0; }

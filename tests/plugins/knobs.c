@@ -133,5 +133,5 @@ static const ib_backend knobs_backend = {
     .n_options = sizeof knobs_options / sizeof knobs_options[0],
 };
 
-const ib_backend *inferbench_backend_v3(void);
-const ib_backend *inferbench_backend_v3(void) { return &knobs_backend; }
+const ib_backend *inferbench_backend_v4(void);
+const ib_backend *inferbench_backend_v4(void) { return &knobs_backend; }

@@ -98,5 +98,5 @@ static const ib_backend table = {
     .n_options = sizeof spin_options / sizeof spin_options[0],
 };
 
-const ib_backend *inferbench_backend_v3(void);
-const ib_backend *inferbench_backend_v3(void) { return &table; }
+const ib_backend *inferbench_backend_v4(void);
+const ib_backend *inferbench_backend_v4(void) { return &table; }

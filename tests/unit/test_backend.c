@@ -160,7 +160,7 @@ static void test_bad_tables(void)
 {
     ib_backend b = counting_table;
     b.abi_version = IB_BACKEND_ABI_VERSION + 1;
-    check_table_refused(&b, "backend ABI version 4, but this inferbench speaks version 3");
+    check_table_refused(&b, "backend ABI version 5, but this inferbench speaks version 4");
     b = counting_table;
     b.struct_size = sizeof b - sizeof b.close;
     check_table_refused(&b, "backend table of");

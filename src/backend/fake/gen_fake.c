@@ -491,7 +491,9 @@ static ib_status apply_key(ib__gen_fake_script *s, const ib_backend_option *o, i
 
 /* best races the step's time on the fake: candidates of known, different
  * costs on the virtual clock (tests/cli/best_fake.sh). Not serve --best:
- * the serving engine's mixed batch (batch_us) does not take it. */
+ * the serving engine's mixed batch (batch_us) does not take it; serve
+ * --best races batch_us instead (a grid of serving's own, as llama's
+ * kv_unified), best of one request does not. */
 static const ib_backend_option_decl fake_raced[] = {
     { .key = "step_us",
       .help = "microseconds a decode step takes (default 1000)",
@@ -499,6 +501,11 @@ static const ib_backend_option_decl fake_raced[] = {
       .race = "1000|1500",
       .label = "step_us",
       .flags = IB_OPTION_RACE_NOT_SERVING },
+    { .key = "batch_us",
+      .help = "microseconds a mixed batch takes besides its tokens (default 1000)",
+      .values = "0..1000000000",
+      .label = "batch_us",
+      .serve_race = "1000|1500" },
 };
 
 const ib_gen_backend ib__backend_fake_gen = {
@@ -506,7 +513,7 @@ const ib_gen_backend ib__backend_fake_gen = {
     .description = "a scripted generation on a virtual clock, for tests (--option prefill_us=N, step_us=N, "
                    "kv_tokens=N, ...: docs/generate.md)",
     .options = fake_raced,
-    .n_options = 1,
+    .n_options = sizeof fake_raced / sizeof fake_raced[0],
 };
 
 ib_status ib__backend_fake_gen_open(const ib__gen_open_args *a, ib__gen **out, ib_error *err)
