@@ -164,12 +164,19 @@ static bool any_served(const ib_best_serve_result *r)
     return false;
 }
 
-/* The first row that failed or was skipped: why nothing served. */
-static const ib_best_serve_row *first_refusal(const ib_best_serve_result *r)
+/* The first row that failed or was skipped when every row was (or runs
+ * as one that was): why nothing served; NULL when a row served, or was
+ * left unmeasured by the time bound (a race cut short, not refused). */
+static const ib_best_serve_row *every_row_refused(const ib_best_serve_result *r)
 {
-    for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].stage == IB_BEST_FAILED || r->rows[i].stage == IB_BEST_SKIPPED) return &r->rows[i];
-    return NULL;
+    const ib_best_serve_row *first = NULL;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        ib_best_stage stage = r->rows[i].stage;
+        bool refused = stage == IB_BEST_FAILED || stage == IB_BEST_SKIPPED;
+        if (!refused && stage != IB_BEST_MERGED) return NULL;
+        if (refused && !first) first = &r->rows[i];
+    }
+    return first;
 }
 
 /* A race that ran to its end without a winner, or one the bound cut short
@@ -212,9 +219,12 @@ static int run_race(cli_args *a, race *rc, const ib_gen_serve_config *sc, cli_ou
     }
     ib_error err = { { 0 } };
     ib_status st = ib_measure_best_serve(&bc, r, &err);
-    const ib_best_serve_row *refused = first_refusal(r);
+    const ib_best_serve_row *refused = every_row_refused(r);
     /* Nothing served and every row refused: a bad setting of the schedule
-     * (a request past a slot's context), the user's, before measuring. */
+     * (a request past a slot's context), the user's, before measuring. A
+     * race the time bound cut before anything served is not that: one row
+     * that does not apply (a quantized cache without flash attention) then
+     * stands beside rows not measured, and the race's own exit says so. */
     if (st == IB_OK && !any_served(r) && refused && refused->status == IB_ERR_INVALID_ARG) {
         cli_outputs_abort(out);
         int code = cli_fail(refused->status, refused->why);
