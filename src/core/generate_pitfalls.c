@@ -189,13 +189,6 @@ static ib_status time_runs(ib__genm *m, const ib__gen_run_spec *spec, size_t run
     return st;
 }
 
-/* The median of x[0..n) (sorted in place). */
-static double median_of(double *x, size_t n)
-{
-    ib__sort(x, n);
-    return ib_quantile_sorted(x, n, 0.5);
-}
-
 static size_t row_runs(const ib_gen_result *r)
 {
     return r->runs < PITFALL_MAX_RUNS ? r->runs : PITFALL_MAX_RUNS;
@@ -218,7 +211,7 @@ static ib_status settle(ib_gen_pitfall_row *row, ib_status st, const ib_error *w
 static void median_row(ib_gen_pitfall_row *row, double *x, size_t n, const double *correct, size_t n_correct,
                        double correct_median)
 {
-    set_figures(row, median_of(x, n), correct_median);
+    set_figures(row, ib__median_in_place(x, n), correct_median);
     row->reading = ib__pitfall_interval(correct, n_correct, x, n, row->error_ci95_pct, &row->no_interval);
 }
 

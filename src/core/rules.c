@@ -11,8 +11,7 @@ static double median_of(const double *x, size_t n)
     double *s = n <= 64 ? tmp : malloc(n * sizeof *s);
     if (!s) return NAN;
     memcpy(s, x, n * sizeof *s);
-    ib__sort(s, n);
-    double m = ib_quantile_sorted(s, n, 0.5);
+    double m = ib__median_in_place(s, n);
     if (s != tmp) free(s);
     return m;
 }

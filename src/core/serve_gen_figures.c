@@ -87,13 +87,6 @@ static double pace(const ib_gen_serve_result *r)
            rate_over_own_span(r->n_completed, arrived[0], arrived[1]);
 }
 
-/* The median of x[0..n), sorted in place. */
-static double median_of(double *x, size_t n)
-{
-    ib__sort(x, n);
-    return ib_quantile_sorted(x, n, 0.5);
-}
-
 /* The median TTFT of the last quarter of the completed requests (in
  * schedule order) over that of the first (ib_gen_serve_result.ttft_growth);
  * NaN below 4 completed, or out of memory. */
@@ -104,7 +97,7 @@ static double ttft_growth(const ib_gen_serve_result *r)
     if (!ttft) return NAN;
     for (size_t i = 0; i < r->n_requests; i++)
         if (completed(&r->requests[i])) ttft[n++] = r->requests[i].ttft_ms;
-    double first = median_of(ttft, q), last = median_of(ttft + n - q, q);
+    double first = ib__median_in_place(ttft, q), last = ib__median_in_place(ttft + n - q, q);
     free(ttft);
     return last / first;
 }

@@ -85,8 +85,8 @@ void ib__gen_batch_log_free(ib__gen_batch_log *log);
 
 /* The engine's figures: its steps' total time engine_ms (each from its
  * start to its bookkeeping done), runtime_ms (their decode_batch +
- * synchronize, and the samples when sampling) and removal_ms (the runtime's sequence removals in them)
- * over steps. */
+ * synchronize, and the samples when sampling) and removal_ms (the
+ * runtime's sequence removals in them) over steps. */
 void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, double removal_ms, size_t steps,
                                   ib_gen_serve_engine_cost *out);
 
@@ -95,9 +95,9 @@ void ib__gen_serve_engine_figures(double engine_ms, double runtime_ms, double re
 ib_status ib__gen_sample_outputs(ib__gen *g, const ib__gen_batch_entry *entries, size_t n, ib_error *err);
 
 /* Replays log through decode_batch + synchronize (and the samples, when
- * sampling) in a bare loop, each
- * sequence removed before its prompt starts again at position 0 and at
- * the end (as the engine removed it), timed on g's clock as one span:
+ * sampling) in a bare loop, each sequence removed before its prompt starts
+ * again at position 0 and at the end (as the engine removed it), timed on
+ * g's clock as one span:
  * out->bare_us_per_step and against_bare_us. g's cache holds no sequence
  * before (the engine removed each) and after, a failure's or cancel's
  * (IB_ERR_INTERRUPTED) too. */

@@ -16,6 +16,12 @@ static int cmp_double(const void *a, const void *b)
 
 void ib__sort(double *x, size_t n) { qsort(x, n, sizeof *x, cmp_double); }
 
+double ib__median_in_place(double *x, size_t n)
+{
+    ib__sort(x, n);
+    return ib_quantile_sorted(x, n, 0.5);
+}
+
 double ib__sum(const double *x, size_t n)
 {
     double s = 0;

@@ -13,6 +13,8 @@
 #define IB__MEAN_BOOTSTRAP_SEED 0x6d65616eull
 
 void ib__sort(double *x, size_t n);
+/* The median of x[0..n), sorted in place. */
+double ib__median_in_place(double *x, size_t n);
 /* x[0] + ... + x[n-1]. */
 double ib__sum(const double *x, size_t n);
 

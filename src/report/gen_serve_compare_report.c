@@ -78,23 +78,20 @@ static const char *transport_line(const ib_gen_serve_file *a, const ib_gen_serve
                         : "A over HTTP, B in process: the difference is what the server and the client add";
 }
 
-/* Beside the transport line: what the in-process side's picking of tokens
- * leaves in the difference (NULL when both sides are alike). */
-static const char *sampling_line(const ib_gen_serve_file *a, const ib_gen_serve_file *b)
+/* Beside the transport line (one side in process, the other over HTTP):
+ * "A picked no token ...", what the in-process side's picking of tokens
+ * leaves in the difference, then end. */
+static void sampling_sentence(ib__sbuf *out, const ib_gen_serve_file *a, const ib_gen_serve_file *b,
+                              const char *end)
 {
-    if (a->over_http == b->over_http) return NULL;
     const ib_gen_serve_file *in = a->over_http ? b : a;
-    if (!strcmp(in->sampling, "greedy"))
-        return a->over_http
-                   ? "B picked each token greedily from its logits (--sampling greedy): the difference "
-                     "holds the server's sampling past one pass"
-                   : "A picked each token greedily from its logits (--sampling greedy): the difference "
-                     "holds the server's sampling past one pass";
-    return a->over_http
-               ? "B picked no token from its logits (--sampling none): the server's sampling is in the "
-                 "difference too"
-               : "A picked no token from its logits (--sampling none): the server's sampling is in the "
-                 "difference too";
+    ib__sbuf_printf(out, "%c %s%s", a->over_http ? 'B' : 'A',
+                    !strcmp(in->sampling, "greedy")
+                        ? "picked each token greedily from its logits (--sampling greedy): the difference "
+                          "holds the server's sampling past one pass"
+                        : "picked no token from its logits (--sampling none): the server's sampling is in "
+                          "the difference too",
+                    end);
 }
 
 /* What differs between the two runs: each a reason not to read a change
@@ -193,7 +190,10 @@ char *ib__gen_serve_comparison_text(const ib_result *r)
     text_side(&b, "A (baseline) ", r->a_name, r->gen_serve_a);
     text_side(&b, "B (candidate)", r->b_name, r->gen_serve_b);
     const char *transport = transport_line(r->gen_serve_a, r->gen_serve_b);
-    if (transport) ib__sbuf_printf(&b, "%s\n%s\n", transport, sampling_line(r->gen_serve_a, r->gen_serve_b));
+    if (transport) {
+        ib__sbuf_printf(&b, "%s\n", transport);
+        sampling_sentence(&b, r->gen_serve_a, r->gen_serve_b, "\n");
+    }
     ib__sbuf_printf(&b, "\n");
     figure f[4];
     for (size_t i = 0, n = figures(c, f); i < n; i++) text_figure(&b, &f[i]);
@@ -315,8 +315,10 @@ char *ib__gen_serve_comparison_md(const ib_result *r)
     ib__md_cell(&b, r->b_name ? r->b_name : "");
     ib__sbuf_printf(&b, " (candidate)\n\n");
     const char *transport = transport_line(r->gen_serve_a, r->gen_serve_b);
-    if (transport)
-        ib__sbuf_printf(&b, "%s. %s.\n\n", transport, sampling_line(r->gen_serve_a, r->gen_serve_b));
+    if (transport) {
+        ib__sbuf_printf(&b, "%s. ", transport);
+        sampling_sentence(&b, r->gen_serve_a, r->gen_serve_b, ".\n\n");
+    }
     IB__MD_HEADER(&b, "lrrrrrrrl", "figure", "A median", "B median", "A p99", "B p99", "median change",
                   "95% CI", "Mann-Whitney p", "verdict");
     figure f[4];

@@ -645,18 +645,26 @@ static ib_status op_set_sequences(ib__gen *g, int32_t n_seqs, int32_t ctx_per_se
     return st;
 }
 
+/* The index llama_get_logits_ith reads sequence seq's output of the last
+ * decode at: a prompt's one output is the last (-1), a step's are in
+ * sequence order, a mixed batch's where fill_mixed laid them out;
+ * NO_OUTPUT when that decode gave seq none. */
+#define NO_OUTPUT (-2)
+static int32_t output_of(const llama_gen *l, int32_t seq)
+{
+    if (l->last_was_prefill) return seq == l->last_prefill_seq ? -1 : NO_OUTPUT;
+    if (seq < 0 || seq >= l->n_seqs) return NO_OUTPUT;
+    if (l->last_was_mixed) return l->output_at[seq] >= 0 ? l->output_at[seq] : NO_OUTPUT;
+    return seq < l->last_outputs ? seq : NO_OUTPUT;
+}
+
 static ib_status op_sample(ib__gen *g, int32_t seq, ib_error *err)
 {
     llama_gen *l = impl(g);
     IB_TRY(need_context(l, err));
-    /* The prompt's one output is the last; a step's are in sequence order;
-     * a mixed batch's where fill_mixed laid them out. */
-    bool in_range = seq >= 0 && seq < l->n_seqs;
-    int32_t at = l->last_was_prefill ? (seq == l->last_prefill_seq ? -1 : -2)
-                 : l->last_was_mixed ? (in_range && l->output_at[seq] >= 0 ? l->output_at[seq] : -2)
-                 : in_range && seq < l->last_outputs ? seq
-                                                     : -2;
-    IB_FAIL_IF(at == -2, err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from", seq);
+    int32_t at = output_of(l, seq);
+    IB_FAIL_IF(at == NO_OUTPUT, err, IB_ERR_INVALID_ARG, "llama: no logits of sequence %d to sample from",
+               seq);
     float *logits = l->api->get_logits_ith(l->ctx, at);
     IB_FAIL_IF(!logits, err, IB_ERR_RUNTIME, "llama: llama_get_logits_ith gave no logits of sequence %d",
                seq);
