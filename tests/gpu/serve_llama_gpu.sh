@@ -36,6 +36,7 @@
 #           32 slots of 4096 tokens at the same targets: TTFT, queue, TPOT,
 #           ITL, goodput and why the tail is what it is (prefill-decode
 #           interference with long prompts). About 70 s a model.
+# IB_SERVE_EXTRA: more options for every part's runs (as "--option kv_unified=on").
 # About 100 s a model for curve and search on an H100 (the F16 file written
 # once, the Q4_K_M one quantized once: add 30 s each the first time).
 . "$(dirname "$0")/../cli/lib.sh"
@@ -46,6 +47,8 @@ mkdir -p "$INFERBENCH_ZOO_CACHE"
 opts=(--device cuda --quiet --prompt-tokens 512 --new-tokens 128 --slots 8 --prefill-chunk 512
       --requests "${IB_SERVE_REQUESTS:-60}" --slo-ttft-ms 500 --slo-tpot-ms 30)
 [ -n "$lib" ] && opts+=(--option "library=$lib")
+read -r -a extra <<<"${IB_SERVE_EXTRA:-}"
+opts+=("${extra[@]}")
 
 parts=" ${IB_SERVE_PARTS:-rates pitfalls} "
 [[ $parts == *" rates "* ]] && for rate in ${IB_SERVE_RATES:-2 8}; do
@@ -77,11 +80,13 @@ done
 answer=(--device cuda --quiet --prompt-tokens 512 --new-tokens 128 --slots 32 --prefill-chunk 512
         --warmup-requests 16 --slo-ttft-ms 500 --slo-tpot-ms 30)
 [ -n "$lib" ] && answer+=(--option "library=$lib")
+answer+=("${extra[@]}")
 # The trace-shaped mix: one synthetic trace for every model (the same
 # requests), its lengths those of the file.
 tracing=(--device cuda --quiet --slots 32 --prefill-chunk 512 --warmup-requests 16 --slo-ttft-ms 500
          --slo-tpot-ms 30)
 [ -n "$lib" ] && tracing+=(--option "library=$lib")
+tracing+=("${extra[@]}")
 trace="$TMP/trace.csv"
 [[ $parts == *" trace "* ]] && python3 "$(dirname "$0")/../../scripts/synthetic_azure_trace.py" \
   --requests "${IB_SERVE_TRACE_REQUESTS:-400}" --rate "${IB_SERVE_TRACE_RATE:-8}" --seed "${IB_SERVE_TRACE_SEED:-1}" >"$trace"

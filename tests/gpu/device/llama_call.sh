@@ -49,6 +49,44 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     print(f"{n}: {w.get('weights_type')} depth {s['depth']} runs {d['runs']}: TTFT p50 {d['ttft_ms']['p50']:.3f} ms, token p50 {d['token_ms']['p50']:.4f} p99 {d['token_ms']['p99']:.4f} ms, {d['tokens_per_s']:.1f} tok/s, prompt {d['prompt_tokens_per_s']:.0f} tok/s; {en}; {pn}")
 PY
 }
+# The mixed batch laid out by sequence id (since 86152f3's fill_mixed), with one KV cache a
+# sequence (kv_unified=off) and one for all (on): F16's curve at 8 and 24/s on 32 slots,
+# 512 + 128 (about 100 s, the F16 file written first). Writes unified_choice (and prints
+# "better kv_unified=X") when one setting's TPOT p50 is lower at every rate.
+order_curves() {
+  for u in off on; do
+    run 70 unified_$u $IB serve zoo:llama-3.2-1b --device cuda --quiet $L --option kv_unified=$u \
+      --prompt-tokens 512 --new-tokens 128 --slots 32 --prefill-chunk 512 --warmup-requests 16 \
+      --slo-ttft-ms 500 --slo-tpot-ms 30 --requests 120 --rates 8,24 --json $OUT/curve_$u.json
+  done
+  python3 - $OUT <<'PY'
+import json, sys
+for u in ("off", "on"):
+    try: d = json.load(open(f"{sys.argv[1]}/curve_{u}.json"))
+    except Exception as e: print(f"kv_unified={u}: no result ({e})"); continue
+    for p in d["points"]:
+        print(f"kv_unified={u} {p['offered_rate']:g}/s: achieved {p['achieved_rate']:.2f}, pace {p['pace']:.3f}, TTFT p50 {p['ttft_p50_ms']:.1f} p99 {p['ttft_p99_ms']:.1f} ms, TPOT p50 {p['tpot_p50_ms']:.2f} p99 {p['tpot_p99_ms']:.2f} ms, {p['output_tokens_per_s']:.0f} output tok/s")
+    st = d["at"].get("steps") or []
+    plain = sorted(s["end_ms"] - s["start_ms"] for s in st if s["prefill_tokens"] == 0)
+    chunk = sorted(s["end_ms"] - s["start_ms"] for s in st if s["prefill_tokens"] > 0)
+    if plain: print(f"kv_unified={u} knee's run: {len(st)} steps, decode-only median {plain[len(plain)//2]:.3f} ms, with a chunk {chunk[len(chunk)//2] if chunk else float('nan'):.3f} ms, {sum(s['decode_tokens'] for s in st)/len(st):.2f} decode tokens a step")
+ok = {}
+for u in ("off", "on"):
+    try: ok[u] = {p["offered_rate"]: p for p in json.load(open(f"{sys.argv[1]}/curve_{u}.json"))["points"]}
+    except Exception: pass
+if len(ok) == 2 and ok["on"].keys() == ok["off"].keys():
+    for a, b in (("on", "off"), ("off", "on")):
+        if all(ok[a][r]["tpot_p50_ms"] < ok[b][r]["tpot_p50_ms"] for r in ok[a]):
+            print(f"better kv_unified={a}"); open(f"{sys.argv[1]}/unified_choice", "w").write(a)
+PY
+}
+# The server's cost with the engine sampling greedily (--sampling greedy) and the server's
+# prompt cache off: what is left is the server's chain past one pass, its HTTP and loop (80 s)
+sample_cost() {
+  IB_ENGINE_ARGS="--sampling greedy" IB_SERVER_ARGS="--cache-ram 0" IB_LLAMA_SERVER=/tmp/llama/llama-server \
+    run 100 cost37g bash tests/gpu/server_cost_gpu.sh $IB
+  grep -E "^(summary|FAIL|server on)" $OUT/cost37g.log | cut -c1-400
+}
 case $1 in
 a)
   F=zoo:llama-3.2-1b Q='zoo:llama-3.2-1b?q4_k_m'
@@ -171,38 +209,20 @@ last18b) # the eighteenth session's third call (about 200 s): the server's cost 
   run 60 bb512 /tmp/llama/llama-batched-bench -m "$FF" -c 24576 -b 2048 -ub 512 -npp 512 -ntg 128 -npl 1,4,16,24,32 -ngl 99 -fa on
   run 60 bb2048 /tmp/llama/llama-batched-bench -m "$FF" -c 131072 -b 2048 -ub 512 -npp 2048 -ntg 32 -npl 1,8,16,25 -ngl 99 -fa on
   grep -h '^|' $OUT/bb512.log $OUT/bb2048.log ;;
-order18) # the mixed batch laid out by sequence id (since this session's fill_mixed), with one
-  # KV cache a sequence (kv_unified=off) and one for all (on): F16's curve at 8 and 24/s on 32
-  # slots, 512 + 128 (about 100 s, the F16 file written first)
-  for u in off on; do
-    run 70 unified_$u $IB serve zoo:llama-3.2-1b --device cuda --quiet $L --option kv_unified=$u \
-      --prompt-tokens 512 --new-tokens 128 --slots 32 --prefill-chunk 512 --warmup-requests 16 \
-      --slo-ttft-ms 500 --slo-tpot-ms 30 --requests 120 --rates 8,24 --json $OUT/curve_$u.json
-  done
-  python3 - $OUT <<'PY'
-import json, sys
-for u in ("off", "on"):
-    try: d = json.load(open(f"{sys.argv[1]}/curve_{u}.json"))
-    except Exception as e: print(f"kv_unified={u}: no result ({e})"); continue
-    for p in d["points"]:
-        print(f"kv_unified={u} {p['offered_rate']:g}/s: achieved {p['achieved_rate']:.2f}, pace {p['pace']:.3f}, TTFT p50 {p['ttft_p50_ms']:.1f} p99 {p['ttft_p99_ms']:.1f} ms, TPOT p50 {p['tpot_p50_ms']:.2f} p99 {p['tpot_p99_ms']:.2f} ms, {p['output_tokens_per_s']:.0f} output tok/s")
-    st = d["at"].get("steps") or []
-    plain = sorted(s["end_ms"] - s["start_ms"] for s in st if s["prefill_tokens"] == 0)
-    chunk = sorted(s["end_ms"] - s["start_ms"] for s in st if s["prefill_tokens"] > 0)
-    if plain: print(f"kv_unified={u} knee's run: {len(st)} steps, decode-only median {plain[len(plain)//2]:.3f} ms, with a chunk {chunk[len(chunk)//2] if chunk else float('nan'):.3f} ms, {sum(s['decode_tokens'] for s in st)/len(st):.2f} decode tokens a step")
-PY
-  ;;
-sample18) # the server's cost with the engine sampling greedily (--sampling greedy) and the
-  # server's prompt cache off: what is left is the server's chain past one pass, its HTTP and loop
-  # (about 80 s)
-  IB_ENGINE_ARGS="--sampling greedy" IB_SERVER_ARGS="--cache-ram 0" IB_LLAMA_SERVER=/tmp/llama/llama-server \
-    run 100 cost37g bash tests/gpu/server_cost_gpu.sh $IB
-  grep -E "^(summary|FAIL|server on)" $OUT/cost37g.log | cut -c1-400 ;;
+order18) order_curves ;;
+sample18) sample_cost ;;
+s19) # the nineteenth session's call (about 560 s): order18, sample18, then issue 36's answer
+  # (both curves and searches) with the KV cache order18 found better (off, the default, if neither)
+  order_curves
+  sample_cost
+  u=$(cat $OUT/unified_choice 2>/dev/null || echo off)
+  IB_SERVE_EXTRA="--option kv_unified=$u" IB_SERVE_PARTS="curve search" run 330 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700 ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 s19 cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
