@@ -218,11 +218,25 @@ s19) # the nineteenth session's call (about 560 s): order18, sample18, then issu
   u=$(cat $OUT/unified_choice 2>/dev/null || echo off)
   IB_SERVE_EXTRA="--option kv_unified=$u" IB_SERVE_PARTS="curve search" run 330 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700 ;;
+s19b) # the nineteenth session's second call (about 450 s): both SLO searches with the fit of
+  # the failed rate's queue (2889178), the server's cost with greedy sampling's argmax fixed
+  # (6c79197), F16's trace-shaped mix after the batch's layout (86152f3)
+  IB_SERVE_PARTS="search" run 200 search19 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/search19.log | cut -c1-900
+  sample_cost
+  IB_SERVE_MODELS=zoo:llama-3.2-1b IB_SERVE_PARTS="trace" run 200 trace19 bash tests/gpu/serve_llama_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/trace19.log | cut -c1-700 ;;
+s19c) # in process against llama-server after the batch's layout, the server as it picks slots
+  # (-np 16: least recently used) and with one KV cache for all (-kvu)
+  IB_LLAMA_SERVER=/tmp/llama/llama-server run 270 rates19 bash tests/gpu/endpoint_rates_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/rates19.log | cut -c1-500
+  IB_SERVER_ARGS=-kvu IB_LLAMA_SERVER=/tmp/llama/llama-server run 270 rates19kvu bash tests/gpu/endpoint_rates_gpu.sh $IB
+  grep -E "^(summary|FAIL)" $OUT/rates19kvu.log | cut -c1-500 ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 s19 cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 s19 s19b s19c cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
