@@ -232,11 +232,19 @@ s19c) # in process against llama-server after the batch's layout, the server as 
   grep -E "^(summary|FAIL)" $OUT/rates19.log | cut -c1-500
   IB_SERVER_ARGS=-kvu IB_LLAMA_SERVER=/tmp/llama/llama-server run 270 rates19kvu bash tests/gpu/endpoint_rates_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/rates19kvu.log | cut -c1-500 ;;
+s19d) # the open questions of PLAN.md (about 400 s): llama-server with its default flash
+  # attention against the engine, then the SLO search's cost over other seeds
+  IB_SERVER_ARGS="-fa auto" IB_LLAMA_SERVER=/tmp/llama/llama-server run 200 rates19auto bash tests/gpu/endpoint_rates_gpu.sh $IB
+  grep -E "^summary (curve|search) llama|^summary answer|^FAIL" $OUT/rates19auto.log | cut -c1-300
+  for seed in 2 3; do
+    IB_SERVE_EXTRA="--schedule-seed $seed" IB_SERVE_PARTS="search" run 170 search19s$seed bash tests/gpu/serve_llama_gpu.sh $IB
+    grep -E "^(summary|FAIL)" $OUT/search19s$seed.log | cut -c1-900
+  done ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 s19 s19b s19c cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 s19 s19b s19c s19d cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
