@@ -402,6 +402,18 @@ static void keep_progress(const ib_gen_serve_rate_progress *p, void *user)
     log->point[log->n++] = *p->point;
 }
 
+/* A search of c from first_rate, its progress kept in *log. */
+static ib_status search_logged(ib__gen *g, const ib_gen_serve_config *c, double first_rate, progress_log *log,
+                               ib_gen_serve_rates_result *r)
+{
+    ib_gen_serve_rates_config rc = rates_config();
+    rc.first_rate = first_rate;
+    rc.rate_progress = keep_progress;
+    rc.rate_progress_user = log;
+    ib_error err = { { 0 } };
+    return ib_search_gen_serve(g, c, &rc, r, &err);
+}
+
 /* The search of test_search_finds_the_capacity reports each of its 5
  * rates: while every rate met (31.25, 62.5, 125) the count it can take is
  * not known; 250 fails: the bracket [125, 250] is a doubling, 15 grid
@@ -412,14 +424,9 @@ static void test_progress_search(void)
     ib__gen *g = open_one_slot_engine();
     if (!g) return;
     ib_gen_serve_config c = serve_config();
-    ib_gen_serve_rates_config rc = rates_config();
-    rc.first_rate = 31.25;
     progress_log log = { 0 };
-    rc.rate_progress = keep_progress;
-    rc.rate_progress_user = &log;
     ib_gen_serve_rates_result r;
-    ib_error err = { { 0 } };
-    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK(search_logged(g, &c, 31.25, &log, &r) == IB_OK);
     const double step = pow(2.0, 1.0 / 15);
     const double rate[] = { 31.25, 62.5, 125, 250, 125 * step };
     const size_t at_most[] = { 0, 0, 0, 9, 5 };
@@ -465,14 +472,9 @@ static void test_search_guess_short(void)
     if (!g) return;
     ib_gen_serve_config c = serve_config();
     c.slo_ttft_ms = 50;
-    ib_gen_serve_rates_config rc = rates_config();
-    rc.first_rate = 31.25;
     progress_log log = { 0 };
-    rc.rate_progress = keep_progress;
-    rc.rate_progress_user = &log;
     ib_gen_serve_rates_result r;
-    ib_error err = { { 0 } };
-    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
+    CHECK(search_logged(g, &c, 31.25, &log, &r) == IB_OK);
     const double step = pow(2.0, 1.0 / 15);
     const double rate[] = { 31.25,
                             62.5,
@@ -506,14 +508,9 @@ static void test_progress_search_not_met(void)
     if (!g) return;
     ib_gen_serve_config c = serve_config();
     c.slo_ttft_ms = 1;
-    ib_gen_serve_rates_config rc = rates_config();
-    rc.first_rate = 64;
     progress_log log = { 0 };
-    rc.rate_progress = keep_progress;
-    rc.rate_progress_user = &log;
     ib_gen_serve_rates_result r;
-    ib_error err = { { 0 } };
-    CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_ERR_NOT_MET);
+    CHECK(search_logged(g, &c, 64, &log, &r) == IB_ERR_NOT_MET);
     CHECK_EQ_INT(log.n, 7);
     for (size_t i = 0; i < log.n; i++) {
         CHECK_EQ_INT(log.p[i].rates_at_most, 12);
