@@ -221,84 +221,22 @@ static void keep_run(ib_gen_serve_rates_result *out, ib_gen_serve_result *run, b
     memset(run, 0, sizeof *run);
 }
 
-/* The engine's capacity read off a rate that failed on TTFT, as a fluid
- * queue: above capacity mu the wait of a request arriving t after the
- * first grows as t (rate/mu - 1) (a backlog of (rate - mu) t served at
- * mu). The earliest request over the target gives the growth, the least
- * TTFT of the run the time a request takes with no wait; the highest rate
- * whose last of n requests that queue keeps within the target is then
- * 1 / (1/mu - (target - prefill) / n). A guess: it picks which grid rate
- * the search measures next and never decides the answer, every rate still
- * judged by the bound. A fluid queue knows nothing of the arrivals' own
- * variance, so that near the capacity it hopes for a little more than the
- * bound will grant. */
-typedef struct queue_fit {
-    bool ok;
-    double service_ms; /* 1/mu */
-    double prefill_ms;
-} queue_fit;
-
-static queue_fit fit_queue(const ib_gen_serve_result *r, double target_ms)
-{
-    queue_fit f = { .ok = false, .prefill_ms = INFINITY };
-    const ib_gen_serve_request *over = NULL;
-    double first = INFINITY;
-    for (size_t i = 0; i < r->n_requests; i++) {
-        const ib_gen_serve_request *q = &r->requests[i];
-        first = fmin(first, q->spec.arrival_ms);
-        if (isnan(q->ttft_ms)) continue;
-        f.prefill_ms = fmin(f.prefill_ms, q->ttft_ms);
-        if (q->ttft_ms > target_ms && (!over || q->spec.arrival_ms < over->spec.arrival_ms)) over = q;
-    }
-    double t = over ? over->spec.arrival_ms - first : 0;
-    if (!(target_ms > 0) || !over || !(t > 0) || !(over->ttft_ms > f.prefill_ms)) return f;
-    double growth = (over->ttft_ms - f.prefill_ms) / t;
-    f.service_ms = (1 + growth) * 1000 / r->offered_rate;
-    f.ok = true;
-    return f;
-}
-
-/* The rate the fit expects n requests to keep within the target at
- * (infinite: any). */
-static double fit_rate(const queue_fit *f, int64_t n, double target_ms)
-{
-    double ms = f->service_ms - (target_ms - f->prefill_ms) / (double)n;
-    return ms > 0 ? 1000 / ms : INFINITY;
-}
-
-/* The grid indexes measured, by point, and the fit of the lowest failed. */
+/* The grid indexes measured, by point. */
 typedef struct bracket {
     int k[IB_GEN_SERVE_MAX_RATES];
     bool has_lo, has_hi;
     int lo, hi; /* the highest index met, the lowest failed above it */
-    queue_fit hi_fit;
 } bracket;
 
-/* Inside a bracket: the highest grid rate the fit of its failed end
- * expects to meet (the one above it when that is the met end), where the
- * search can still afford the guess being wrong; else the middle. */
-static int inside(const rates *s, const bracket *b, double first, int m)
-{
-    const ib_gen_serve_config *c = s->cfg;
-    if (b->hi_fit.ok) {
-        double guess = m * log2(fit_rate(&b->hi_fit, c->requests, c->slo_ttft_ms) / first);
-        int k = isfinite(guess) ? (int)floor(guess + 1e-9) : b->hi;
-        k = k == b->lo ? k + 1 : k;
-        if (k > b->lo && k < b->hi && ib__gen_serve_search_affords(s->out, k - b->lo, b->hi - k)) return k;
-    }
-    return b->lo + (b->hi - b->lo) / 2;
-}
-
 /* Where the search goes after a rate: up by a doubling until one fails,
- * down by one while none has met (at most MAX_HALVINGS times), then inside
- * the bracket until its ends are neighbours. false: done, also when a
- * rate met while saturated: the engine serves the requests slower than
- * they come, its queue growing, yet within the targets over this many
- * requests (generous targets); past the engine's capacity the rate found
- * says nothing more (a longer run would fail it). */
-static bool next_index(const rates *s, const bracket *b, double first, int m, int *halvings, int *k)
+ * down by one while none has met (at most MAX_HALVINGS times), then the
+ * middle of the bracket until its ends are neighbours. false: done, also
+ * when a rate met while saturated: the engine serves the requests slower
+ * than they come, its queue growing, yet within the targets over this
+ * many requests (generous targets); past the engine's capacity the rate
+ * found says nothing more (a longer run would fail it). */
+static bool next_index(const bracket *b, const ib_gen_serve_point *last, int m, int *halvings, int *k)
 {
-    const ib_gen_serve_point *last = &s->out->points[s->out->n_points - 1];
     if (!b->has_lo) {
         *k = b->hi - m;
         return (*halvings)++ < MAX_HALVINGS;
@@ -307,7 +245,7 @@ static bool next_index(const rates *s, const bracket *b, double first, int m, in
         *k = b->lo + m;
         return !(last->met && last->saturated);
     }
-    *k = inside(s, b, first, m);
+    *k = b->lo + (b->hi - b->lo) / 2;
     return b->hi - b->lo > 1;
 }
 
@@ -341,12 +279,9 @@ static ib_status search(rates *s, double first, ib_error *err)
         st = measure_rate(s, grid_rate(first, m, k), true, &run, err);
         bool met = out->n_points > 0 && out->points[out->n_points - 1].met;
         if (met && (!b.has_lo || k > b.lo)) b.lo = k, b.has_lo = true;
-        if (!met && (!b.has_hi || k < b.hi)) {
-            b.hi = k, b.has_hi = true;
-            b.hi_fit = run.requests ? fit_queue(&run, s->cfg->slo_ttft_ms) : (queue_fit){ .ok = false };
-        }
+        if (!met && (!b.has_hi || k < b.hi)) b.hi = k, b.has_hi = true;
         keep_run(out, &run, met && b.lo == k);
-    } while (st == IB_OK && next_index(s, &b, first, m, &halvings, &k));
+    } while (st == IB_OK && next_index(&b, &out->points[out->n_points - 1], m, &halvings, &k));
     for (size_t i = 0; i < out->n_points; i++) {
         if (b.has_lo && b.k[i] == b.lo) out->found = (int32_t)i;
         if (b.has_hi && b.has_lo && b.k[i] == b.hi) out->last_failed = (int32_t)i;

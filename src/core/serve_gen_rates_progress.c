@@ -17,58 +17,30 @@ static int steps_per_doubling(const ib_gen_serve_rates_result *out)
  * halves the bracket until its ends are neighbours. */
 static int bisections(int d) { return d > 1 ? (int)ceil(log2((double)d)) : 0; }
 
-/* Widens the highest rate met and the lowest failed (NaN where none) by
- * a point. */
-static void take_point(const ib_gen_serve_point *pt, double *met, double *failed)
-{
-    if (pt->met && !(pt->offered_rate <= *met)) *met = pt->offered_rate;
-    if (!pt->met && !(pt->offered_rate >= *failed)) *failed = pt->offered_rate;
-}
-
 /* The highest rate met and the lowest failed, NaN where none. */
 static void bracket(const ib_gen_serve_rates_result *out, double *met, double *failed)
 {
     *met = *failed = NAN;
-    for (size_t i = 0; i < out->n_points; i++) take_point(&out->points[i], met, failed);
-}
-
-/* Grid steps between a met rate and a failed one. */
-static int width(const ib_gen_serve_rates_result *out, double met, double failed)
-{
-    return (int)lround(steps_per_doubling(out) * log2(failed / met));
-}
-
-int ib__gen_serve_search_rates_left(const ib_gen_serve_rates_result *out)
-{
-    double met = NAN, failed = NAN;
-    int left = -1;
     for (size_t i = 0; i < out->n_points; i++) {
-        take_point(&out->points[i], &met, &failed);
-        if (left >= 0)
-            left--;
-        else if (!isnan(met) && !isnan(failed))
-            left = bisections(width(out, met, failed)) + IB__GEN_SEARCH_SPARE_RATES;
+        double rate = out->points[i].offered_rate;
+        if (out->points[i].met && !(rate <= *met)) *met = rate;
+        if (!out->points[i].met && !(rate >= *failed)) *failed = rate;
     }
-    return left >= 0 && width(out, met, failed) <= 1 ? 0 : left;
-}
-
-bool ib__gen_serve_search_affords(const ib_gen_serve_rates_result *out, int below, int above)
-{
-    int left = ib__gen_serve_search_rates_left(out);
-    return bisections(below) < left && bisections(above) < left;
 }
 
 /* The most rates the search takes in all: with both ends, those measured
- * and those it may still take; with a failed end alone, its halvings (the
- * first rate and at most max_halvings more) and then the bracket of one
- * doubling; with none failed, not known (0: it doubles until one does). */
+ * and the bisection between them; with a failed end alone, its halvings
+ * (the first rate and at most max_halvings more) and then a bisection of
+ * one doubling; with none failed, not known (0: it doubles until one
+ * does). */
 static size_t search_at_most(const ib_gen_serve_rates_result *out, double met, double failed,
                              int max_halvings)
 {
+    int m = steps_per_doubling(out);
     if (isnan(failed)) return 0;
-    if (isnan(met))
-        return (size_t)(1 + max_halvings + bisections(steps_per_doubling(out)) + IB__GEN_SEARCH_SPARE_RATES);
-    return out->n_points + (size_t)ib__gen_serve_search_rates_left(out);
+    if (isnan(met)) return (size_t)(1 + max_halvings + bisections(m));
+    int d = (int)lround(m * log2(failed / met));
+    return out->n_points + (size_t)bisections(d);
 }
 
 void ib__gen_serve_rate_progress(const ib_gen_serve_rates_config *rc, const ib_gen_serve_rates_result *out,

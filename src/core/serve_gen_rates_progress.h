@@ -11,19 +11,4 @@
 void ib__gen_serve_rate_progress(const ib_gen_serve_rates_config *rc, const ib_gen_serve_rates_result *out,
                                  int max_halvings);
 
-/* The rates a search may measure beyond bisection's between the ends of
- * its first bracket: one, that a guess from a rate failed on TTFT
- * (serve_gen_rates.c, "fit_queue") may cost when it is wrong. */
-#define IB__GEN_SEARCH_SPARE_RATES 1
-
-/* The rates a search may still measure once its bracket has both ends (-1
- * before, 0 once they are neighbours): bisection's count for the bracket
- * it first had, plus IB__GEN_SEARCH_SPARE_RATES, less the rates measured
- * since. Never fewer than bisection needs for the bracket it has now. */
-int ib__gen_serve_search_rates_left(const ib_gen_serve_rates_result *out);
-
-/* Whether a rate inside the bracket, leaving one of below or above grid
- * steps after it, keeps the search within the rates it may still take. */
-bool ib__gen_serve_search_affords(const ib_gen_serve_rates_result *out, int below, int above);
-
 #endif

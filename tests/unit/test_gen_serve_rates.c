@@ -59,17 +59,12 @@ static ib_gen_serve_rates_config rates_config(void)
 /* From 31.25 requests/s (a quarter of the capacity) on a grid of 15 steps
  * a doubling (4.73%: precision 0.05): 31.25, 62.5 and 125 meet; 250 fails
  * (its request 1 has a TTFT of 6, request 2 of 10: the second over ends
- * the rate after 3 requests). The bracket is 125 (index 30) to 250 (45).
- * The fit of 250's queue: its earliest request over, request 1 (arrival 4
- * ms, TTFT 6), and its least TTFT, 2: a growth of (6 - 2) / 4 = 1, a
- * service of (1 + 1) / 250 s = 8 ms, the capacity exactly; 50 requests
- * within 3 ms up to 1 / (8 - (3 - 2) / 50) ms = 125.3/s, on the grid 125:
- * the met end, so the search measures the rate above it, 130.9 (index 31,
- * TTFT 2 + 0.364 i: requests 3 and 4 over), which fails after 5 requests.
- * The answer is 125 exactly, 130.9 the last failing rate; the search
- * served 3 x 50 + 3 + 5 = 158 requests, where a sweep of the grid from
- * 31.25 (index 0) to 250 (45) serves 46 x 50 = 2300. (Bisection, measuring
- * 137.9 and 131 as well, served 164.) */
+ * the rate after 3 requests); bisection on the grid between 125 (index 30)
+ * and 250 (45): index 37 and 33 fail after 3 requests, 31 (130.9/s, TTFT
+ * 2 + 0.364 i: requests 3 and 4 over) after 5. The answer is 125 exactly,
+ * 130.9 the last failing rate; the search served 3 x 50 + 3 + 3 + 3 + 5 =
+ * 164 requests, where a sweep of the grid from 31.25 (index 0) to 250
+ * (45) serves 46 x 50 = 2300. */
 static void test_search_finds_the_capacity(void)
 {
     ib__gen *g = open_one_slot_engine();
@@ -82,11 +77,11 @@ static void test_search_finds_the_capacity(void)
     CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
     CHECK(r.searched && !r.partial);
     const double step = pow(2.0, 1.0 / 15);
-    const double rate[] = { 31.25, 62.5, 125, 250, 125 * step };
-    const int64_t admitted[] = { 50, 50, 50, 3, 5 };
-    const bool met[] = { true, true, true, false, false };
-    CHECK_EQ_INT(r.n_points, 5);
-    for (size_t i = 0; i < 5 && r.n_points == 5; i++) {
+    const double rate[] = { 31.25, 62.5, 125, 250, 125 * pow(step, 7), 125 * pow(step, 3), 125 * step };
+    const int64_t admitted[] = { 50, 50, 50, 3, 3, 3, 5 };
+    const bool met[] = { true, true, true, false, false, false, false };
+    CHECK_EQ_INT(r.n_points, 7);
+    for (size_t i = 0; i < 7 && r.n_points == 7; i++) {
         const ib_gen_serve_point *p = &r.points[i];
         CHECK_NEAR(p->offered_rate, rate[i], 1e-9);
         CHECK_EQ_INT(p->admitted, admitted[i]);
@@ -95,9 +90,9 @@ static void test_search_finds_the_capacity(void)
         CHECK_EQ_INT(p->ttft_over, met[i] ? 0 : 2);
     }
     CHECK_EQ_INT(r.found, 2);
-    CHECK_EQ_INT(r.last_failed, 4);
+    CHECK_EQ_INT(r.last_failed, 6);
     CHECK_NEAR(r.grid_step, step - 1, 1e-12);
-    CHECK_EQ_INT(r.requests_served, 158);
+    CHECK_EQ_INT(r.requests_served, 164);
     CHECK_EQ_INT(r.sweep_rates, 46);
     CHECK_EQ_INT(r.sweep_requests, 2300);
     /* The figures at the answer: every request within both targets, 250
@@ -117,22 +112,22 @@ static void test_search_finds_the_capacity(void)
      * started once on its slot, and the cache is empty after the runs
      * (the prefix cache trims a slot at admission and empties the slots
      * after the warm-up and each rate's run: removes are not one a request). */
-    CHECK_EQ_INT(ib__gen_fake_counts_of(g).requests_started, 2 + 158);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).requests_started, 2 + 164);
     CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
     ib_gen_serve_rates_result_free(&r);
     ib__gen_destroy(g);
 }
 
-/* Rates that fail on TPOT alone leave no queue to fit: the search bisects.
- * Two slots and a TTFT target of 5 ms: at 125/s and below a request ends
- * (8 ms) as the next arrives, each decoded alone (TPOT 1.5 ms); above it a
- * request is admitted while the one before decodes, and both decode in
- * steps of 2 ms, its prompt's step of 2.5 ms beside the other's token:
- * TPOT over 1.6 ms for both, while the TTFT (at most 1.5 ms to the next
- * step and 2.5 of prompt) stays within 5 ms until the queue builds at 250.
- * So the bracket [125, 250] is bisected: 137.9 (index 37), 131 (33),
- * 130.9 (31) fail; the answer is 125 again. */
-static void test_search_bisects_without_queue(void)
+/* Rates that fail on TPOT: two slots and a TTFT target of 5 ms. At 125/s
+ * and below a request ends (8 ms) as the next arrives, each decoded alone
+ * (TPOT 1.5 ms); above it a request is admitted while the one before
+ * decodes, and both decode in steps of 2 ms, its prompt's step of 2.5 ms
+ * beside the other's token: TPOT over 1.6 ms for both, while the TTFT (at
+ * most 1.5 ms to the next step and 2.5 of prompt) stays within 5 ms until
+ * the queue builds at 250. The bracket [125, 250] is bisected as with
+ * TTFT: 137.9 (index 37), 131 (33), 130.9 (31) fail, no TTFT over among
+ * them; the answer is 125 again. */
+static void test_search_on_tpot(void)
 {
     ib__gen *g = open_one_slot_engine();
     if (!g) return;
@@ -151,7 +146,8 @@ static void test_search_bisects_without_queue(void)
     for (size_t i = 0; i < 7 && r.n_points == 7; i++) {
         CHECK_NEAR(r.points[i].offered_rate, rate[i], 1e-9);
         CHECK(r.points[i].met == (i < 3));
-        if (i >= 3) CHECK_EQ_INT(r.points[i].ttft_over, 0);
+        if (i >= 3) CHECK(r.points[i].tpot_over >= 2);
+        if (i >= 4) CHECK_EQ_INT(r.points[i].ttft_over, 0);
     }
     CHECK_EQ_INT(r.found, 2);
     CHECK_EQ_INT(r.last_failed, 6);
@@ -414,11 +410,12 @@ static ib_status search_logged(ib__gen *g, const ib_gen_serve_config *c, double 
     return ib_search_gen_serve(g, c, &rc, r, &err);
 }
 
-/* The search of test_search_finds_the_capacity reports each of its 5
+/* The search of test_search_finds_the_capacity reports each of its 7
  * rates: while every rate met (31.25, 62.5, 125) the count it can take is
  * not known; 250 fails: the bracket [125, 250] is a doubling, 15 grid
- * steps, so 4 bisections and the one spare a guess may cost: 9 rates at
- * most; 130.9 (index 31) fails: neighbours, 5 rates, the search's end. */
+ * steps, so 4 bisections at most: 8 rates in all; 137.9 (index 37) fails:
+ * [125, 137.9], 7 steps, 3 more: 8; 131 (33): 3 steps, 2 more: 8; 130.9
+ * (31): neighbours, 7 rates, the search's end. */
 static void test_progress_search(void)
 {
     ib__gen *g = open_one_slot_engine();
@@ -428,11 +425,11 @@ static void test_progress_search(void)
     ib_gen_serve_rates_result r;
     CHECK(search_logged(g, &c, 31.25, &log, &r) == IB_OK);
     const double step = pow(2.0, 1.0 / 15);
-    const double rate[] = { 31.25, 62.5, 125, 250, 125 * step };
-    const size_t at_most[] = { 0, 0, 0, 9, 5 };
-    const double met[] = { 31.25, 62.5, 125, 125, 125 };
-    CHECK_EQ_INT(log.n, 5);
-    for (size_t i = 0; i < 5 && log.n == 5; i++) {
+    const double rate[] = { 31.25, 62.5, 125, 250, 125 * pow(step, 7), 125 * pow(step, 3), 125 * step };
+    const size_t at_most[] = { 0, 0, 0, 8, 8, 8, 7 };
+    const double met[] = { 31.25, 62.5, 125, 125, 125, 125, 125 };
+    CHECK_EQ_INT(log.n, 7);
+    for (size_t i = 0; i < 7 && log.n == 7; i++) {
         CHECK(log.p[i].searched);
         CHECK_EQ_INT(log.p[i].rate, i + 1);
         CHECK_EQ_INT(log.p[i].rates_at_most, at_most[i]);
@@ -448,60 +445,9 @@ static void test_progress_search(void)
     ib__gen_destroy(g);
 }
 
-/* A guess short of the answer. TTFT within 50 ms at p90 (one of 50 over
- * allowed): request i's TTFT 2 + i (8 - 1000/r) keeps request 48 within
- * it up to r = 1000/7 = 142.9/s: on the grid from 31.25, index 32 (137.1)
- * meets, 33 (143.6) fails. 250 fails first: TTFT 2 + 4i, request 13 the
- * earliest over (54 ms, arrival 52): growth (54 - 2) / 52 = 1, a service
- * of 8 ms, and its guess 1 / (8 - 48/50) ms = 142.0/s, index 32: met (the
- * fit reads the last request within the target, not the bound's one
- * allowed over: a step short). Its fit says 32 again, the met end; index
- * 33 would leave 12 steps above it (4 bisections) where the search has 4
- * rates left (bisection's 4 for its first 15 steps, the one spare, less
- * the one spent): the middle, 38 (180.9), fails. Its fit (request 20 over
- * at 110.6 ms: growth 0.447, service 8 ms) guesses 32 again, so 33, which
- * would leave 5 steps (3 bisections) of the 3 left: the middle, 35
- * (157.5), fails; then 33, leaving 2 steps (1 bisection) of 2: failed,
- * neighbours. Eight rates, as many as bisection (37, 33, 31, 32): a wrong
- * guess costs at most the spare. The progress's bound holds throughout:
- * 9 rates at most from 250's failure (4 measured, 4 bisections, the
- * spare) until the last, 8. */
-static void test_search_guess_short(void)
-{
-    ib__gen *g = open_one_slot_engine();
-    if (!g) return;
-    ib_gen_serve_config c = serve_config();
-    c.slo_ttft_ms = 50;
-    progress_log log = { 0 };
-    ib_gen_serve_rates_result r;
-    CHECK(search_logged(g, &c, 31.25, &log, &r) == IB_OK);
-    const double step = pow(2.0, 1.0 / 15);
-    const double rate[] = { 31.25,
-                            62.5,
-                            125,
-                            250,
-                            31.25 * pow(step, 32),
-                            31.25 * pow(step, 38),
-                            31.25 * pow(step, 35),
-                            31.25 * pow(step, 33) };
-    const bool met[] = { true, true, true, false, true, false, false, false };
-    CHECK_EQ_INT(r.n_points, 8);
-    for (size_t i = 0; i < r.n_points && i < 8; i++) {
-        CHECK_NEAR(r.points[i].offered_rate, rate[i], 1e-9);
-        CHECK(r.points[i].met == met[i]);
-    }
-    CHECK_EQ_INT(r.found, 4);
-    CHECK_EQ_INT(r.last_failed, 7);
-    const size_t at_most[] = { 0, 0, 0, 9, 9, 9, 9, 8 };
-    CHECK_EQ_INT(log.n, 8);
-    for (size_t i = 0; i < log.n && i < 8; i++) CHECK_EQ_INT(log.p[i].rates_at_most, at_most[i]);
-    ib_gen_serve_rates_result_free(&r);
-    ib__gen_destroy(g);
-}
-
 /* A search that never meets: each rate failed, none met; the count at
- * most its first rate, 6 halvings, the 4 bisections of a doubling and the
- * spare: 12 (it ends after 7). */
+ * most its first rate, 6 halvings and the 4 bisections of a doubling: 11
+ * (it ends after 7). */
 static void test_progress_search_not_met(void)
 {
     ib__gen *g = open_one_slot_engine();
@@ -513,7 +459,7 @@ static void test_progress_search_not_met(void)
     CHECK(search_logged(g, &c, 64, &log, &r) == IB_ERR_NOT_MET);
     CHECK_EQ_INT(log.n, 7);
     for (size_t i = 0; i < log.n; i++) {
-        CHECK_EQ_INT(log.p[i].rates_at_most, 12);
+        CHECK_EQ_INT(log.p[i].rates_at_most, 11);
         CHECK(isnan(log.p[i].met_rate));
         CHECK_NEAR(log.p[i].failed_rate, 64 / pow(2.0, (double)i), 1e-9);
     }
@@ -593,7 +539,7 @@ int main(int argc, char **argv)
 {
     check_init(argc, argv);
     RUN(test_search_finds_the_capacity);
-    RUN(test_search_bisects_without_queue);
+    RUN(test_search_on_tpot);
     RUN(test_search_not_met);
     RUN(test_search_starts_at_warmup_rate);
     RUN(test_search_stops_at_saturation);
@@ -602,7 +548,6 @@ int main(int argc, char **argv)
     RUN(test_saturated_needs_both_signals);
     RUN(test_interrupted);
     RUN(test_progress_search);
-    RUN(test_search_guess_short);
     RUN(test_progress_search_not_met);
     RUN(test_progress_curve);
     RUN(test_bad_settings);

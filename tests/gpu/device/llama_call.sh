@@ -218,8 +218,8 @@ s19) # the nineteenth session's call (about 560 s): order18, sample18, then issu
   u=$(cat $OUT/unified_choice 2>/dev/null || echo off)
   IB_SERVE_EXTRA="--option kv_unified=$u" IB_SERVE_PARTS="curve search" run 330 answer36 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/answer36.log | cut -c1-700 ;;
-s19b) # the nineteenth session's second call (about 450 s): both SLO searches with the fit of
-  # the failed rate's queue (2889178), the server's cost with greedy sampling's argmax fixed
+s19b) # the nineteenth session's second call (about 450 s): both SLO searches (run with
+  # 2889178's guess from the failed rate's queue, reverted since), the server's cost with greedy's argmax fixed
   # (6c79197), F16's trace-shaped mix after the batch's layout (86152f3)
   IB_SERVE_PARTS="search" run 200 search19 bash tests/gpu/serve_llama_gpu.sh $IB
   grep -E "^(summary|FAIL)" $OUT/search19.log | cut -c1-900
