@@ -230,7 +230,10 @@ typedef struct bracket {
 
 /* Where the search goes after a rate: up by a doubling until one fails,
  * down by one while none has met (at most MAX_HALVINGS times), then the
- * middle of the bracket until its ends are neighbours. false: done, also
+ * middle of the bracket until its ends are neighbours: of two middles the
+ * upper, since a failure ends early and a pass runs in full (as many
+ * rates at worst either way; scripts/search_cost_seeds.sh measures what
+ * it saves). false: done, also
  * when a rate met while saturated: the engine serves the requests slower
  * than they come, its queue growing, yet within the targets over this
  * many requests (generous targets); past the engine's capacity the rate
@@ -245,7 +248,7 @@ static bool next_index(const bracket *b, const ib_gen_serve_point *last, int m, 
         *k = b->lo + m;
         return !(last->met && last->saturated);
     }
-    *k = b->lo + (b->hi - b->lo) / 2;
+    *k = b->lo + (b->hi - b->lo + 1) / 2;
     return b->hi - b->lo > 1;
 }
 

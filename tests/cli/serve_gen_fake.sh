@@ -55,15 +55,16 @@ json_check "$TMP/int.json" "d['figures']['completed'] < 200 and d['figures']['co
 # step of 2 ms, 4 decode steps of 1.5): 125 requests/s exactly
 # (test_gen_serve_rates.c works it out). The search starts at the rate the
 # warm-up served (its 2 requests back to back: 125), fails at 250, then
-# bisects the grid of 4.73% steps down to 130.9.
+# bisects the grid of 4.73% steps (the upper of two middles) down to
+# 130.9.
 ONE=(--slots 1 --prompt-tokens 10 --new-tokens 5 --arrivals constant --requests 50 --warmup-requests 2
      --slo-ttft-ms 3 --slo-tpot-ms 2 --slo-percentile 90 --confidence 0.9)
 expect_exit 0 "the SLO search" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --json "$TMP/search.json"
 expect_grep "^answer: 125 requests/s meets TTFT p90 <= 3 ms and TPOT p90 <= 2 ms; 130.9 requests/s failed$" "$TMP/out" "search: the rate found, the last failing one"
-expect_grep "^search cost: 64 requests served over 5 rates, against 800 for a sweep of the same grid \(16 rates x 50 requests\): 8%$" "$TMP/out" "search: its requests against the sweep's"
+expect_grep "^search cost: 68 requests served over 6 rates, against 800 for a sweep of the same grid \(16 rates x 50 requests\): 8.5%$" "$TMP/out" "search: its requests against the sweep's"
 expect_grep "^at 125 requests/s: goodput 125 requests/s \(100%\), 625 output tokens/s, energy - J/token$" "$TMP/out" "search: the figures at the rate found"
 expect_grep "^J/token -: no figure \(at 125 requests/s: .*no energy counter" "$TMP/out" "search: no energy figure without a counter, and why"
-json_check "$TMP/search.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and d['search']['rate_found'] == 125 and d['search']['requests_served'] == 64 and [p['admitted'] for p in d['points']] == [50, 3, 3, 3, 5] and d['at']['settings']['rate'] == 125" "json: the search's rates, the run at the answer"
+json_check "$TMP/search.json" "d['schema'] == 'inferbench.serve_generative_rates/1' and d['search']['rate_found'] == 125 and d['search']['requests_served'] == 68 and [p['admitted'] for p in d['points']] == [50, 3, 3, 3, 4, 5] and d['at']['settings']['rate'] == 125" "json: the search's rates, the run at the answer"
 expect_exit 0 "the curve" -- "$IB" "${FAKE[@]}" "${ONE[@]}" --rates 50,100,125,200,250 --json "$TMP/curve.json"
 expect_grep "^saturation: 200 requests/s \(its completions kept 62% of the arrivals' pace, below 95%, and its last quarter's TTFT was 7.16x its first's, past 2x: the queue grows\)$" "$TMP/out" "curve: the saturation point"
 expect_grep "^knee: 125 requests/s " "$TMP/out" "curve: the knee"

@@ -13,15 +13,17 @@ FAKE=(serve m.gguf --backend fake --option cold_calls=0 --option batch_us=1000 -
 # The search starts at the warm-up's rate (125, met: no rate failed yet,
 # so how many it takes is not known), fails at 250 (the bracket a
 # doubling of 15 grid steps: 4 bisections at most, 6 rates in all), then
-# bisects down to 130.9, the neighbour of 125: 5 rates.
+# bisects (the upper of two middles: 180.9, 150.4, 137.1) down to 130.9,
+# the neighbour of 125: 6 rates.
 if on_tty "$TMP/search.tty" "$IB" "${FAKE[@]}"; then pass "the search on a terminal"; else fail "the search on a terminal"; fi
 tr '\r' '\n' <"$TMP/search.tty" | sed 's/\x1b\[K//g' | grep '^inferbench: search:' >"$TMP/search.lines"
 cat >"$TMP/search.want" <<'TXT'
 inferbench: search: rate 1: 125 requests/s met; TTFT p90 2 ms, TPOT p90 1.5 ms; bracket [125, -] requests/s
 inferbench: search: rate 2 of at most 6: 250 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 9.2 ms, TPOT p90 1.5 ms; bracket [125, 250] requests/s
-inferbench: search: rate 3 of at most 6: 172.7 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 5.98 ms, TPOT p90 1.5 ms; bracket [125, 172.7] requests/s
-inferbench: search: rate 4 of at most 6: 143.6 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 3.864 ms, TPOT p90 1.5 ms; bracket [125, 143.6] requests/s
-inferbench: search: rate 5 of at most 5: 130.9 requests/s failed early (5/50 served; 2 TTFT and 0 TPOT over); TTFT p90 3.301 ms, TPOT p90 1.5 ms; bracket [125, 130.9] requests/s
+inferbench: search: rate 3 of at most 6: 180.9 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 6.45 ms, TPOT p90 1.5 ms; bracket [125, 180.9] requests/s
+inferbench: search: rate 4 of at most 6: 150.4 requests/s failed early (3/50 served; 2 TTFT and 0 TPOT over); TTFT p90 4.43 ms, TPOT p90 1.5 ms; bracket [125, 150.4] requests/s
+inferbench: search: rate 5 of at most 6: 137.1 requests/s failed early (4/50 served; 2 TTFT and 0 TPOT over); TTFT p90 3.907 ms, TPOT p90 1.5 ms; bracket [125, 137.1] requests/s
+inferbench: search: rate 6 of at most 6: 130.9 requests/s failed early (5/50 served; 2 TTFT and 0 TPOT over); TTFT p90 3.301 ms, TPOT p90 1.5 ms; bracket [125, 130.9] requests/s
 TXT
 if diff "$TMP/search.want" "$TMP/search.lines" >"$TMP/diff"; then pass "search: a line a rate, its bracket"; else fail "search: $(cat "$TMP/diff")"; fi
 expect_grep $'\rinferbench: \\[250 requests/s\\] serving 0/50 requests' "$TMP/search.tty" "each rate's run: its progress line names its rate"

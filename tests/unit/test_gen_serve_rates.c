@@ -60,11 +60,13 @@ static ib_gen_serve_rates_config rates_config(void)
  * a doubling (4.73%: precision 0.05): 31.25, 62.5 and 125 meet; 250 fails
  * (its request 1 has a TTFT of 6, request 2 of 10: the second over ends
  * the rate after 3 requests); bisection on the grid between 125 (index 30)
- * and 250 (45): index 37 and 33 fail after 3 requests, 31 (130.9/s, TTFT
- * 2 + 0.364 i: requests 3 and 4 over) after 5. The answer is 125 exactly,
- * 130.9 the last failing rate; the search served 3 x 50 + 3 + 3 + 3 + 5 =
- * 164 requests, where a sweep of the grid from 31.25 (index 0) to 250
- * (45) serves 46 x 50 = 2300. */
+ * and 250 (45), the upper of two middles: index 38 (180.9/s) and 34
+ * (150.4) fail after 3 requests, 32 (137.1, TTFT 2 + 0.707 i: requests 2
+ * and 3 over) after 4, 31 (130.9, TTFT 2 + 0.364 i: requests 3 and 4
+ * over) after 5. The answer is 125 exactly, 130.9 the last failing rate;
+ * the search served 3 x 50 + 3 + 3 + 3 + 4 + 5 = 168 requests, where a
+ * sweep of the grid from 31.25 (index 0) to 250 (45) serves 46 x 50 =
+ * 2300. */
 static void test_search_finds_the_capacity(void)
 {
     ib__gen *g = open_one_slot_engine();
@@ -77,11 +79,13 @@ static void test_search_finds_the_capacity(void)
     CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
     CHECK(r.searched && !r.partial);
     const double step = pow(2.0, 1.0 / 15);
-    const double rate[] = { 31.25, 62.5, 125, 250, 125 * pow(step, 7), 125 * pow(step, 3), 125 * step };
-    const int64_t admitted[] = { 50, 50, 50, 3, 3, 3, 5 };
-    const bool met[] = { true, true, true, false, false, false, false };
-    CHECK_EQ_INT(r.n_points, 7);
-    for (size_t i = 0; i < 7 && r.n_points == 7; i++) {
+    const double rate[] = {
+        31.25, 62.5, 125, 250, 125 * pow(step, 8), 125 * pow(step, 4), 125 * pow(step, 2), 125 * step
+    };
+    const int64_t admitted[] = { 50, 50, 50, 3, 3, 3, 4, 5 };
+    const bool met[] = { true, true, true, false, false, false, false, false };
+    CHECK_EQ_INT(r.n_points, 8);
+    for (size_t i = 0; i < 8 && r.n_points == 8; i++) {
         const ib_gen_serve_point *p = &r.points[i];
         CHECK_NEAR(p->offered_rate, rate[i], 1e-9);
         CHECK_EQ_INT(p->admitted, admitted[i]);
@@ -90,9 +94,9 @@ static void test_search_finds_the_capacity(void)
         CHECK_EQ_INT(p->ttft_over, met[i] ? 0 : 2);
     }
     CHECK_EQ_INT(r.found, 2);
-    CHECK_EQ_INT(r.last_failed, 6);
+    CHECK_EQ_INT(r.last_failed, 7);
     CHECK_NEAR(r.grid_step, step - 1, 1e-12);
-    CHECK_EQ_INT(r.requests_served, 164);
+    CHECK_EQ_INT(r.requests_served, 168);
     CHECK_EQ_INT(r.sweep_rates, 46);
     CHECK_EQ_INT(r.sweep_requests, 2300);
     /* The figures at the answer: every request within both targets, 250
@@ -112,7 +116,7 @@ static void test_search_finds_the_capacity(void)
      * started once on its slot, and the cache is empty after the runs
      * (the prefix cache trims a slot at admission and empties the slots
      * after the warm-up and each rate's run: removes are not one a request). */
-    CHECK_EQ_INT(ib__gen_fake_counts_of(g).requests_started, 2 + 164);
+    CHECK_EQ_INT(ib__gen_fake_counts_of(g).requests_started, 2 + 168);
     CHECK_EQ_INT(ib__gen_fake_filled(g, 0), 0);
     ib_gen_serve_rates_result_free(&r);
     ib__gen_destroy(g);
@@ -125,8 +129,8 @@ static void test_search_finds_the_capacity(void)
  * beside the other's token: TPOT over 1.6 ms for both, while the TTFT (at
  * most 1.5 ms to the next step and 2.5 of prompt) stays within 5 ms until
  * the queue builds at 250. The bracket [125, 250] is bisected as with
- * TTFT: 137.9 (index 37), 131 (33), 130.9 (31) fail, no TTFT over among
- * them; the answer is 125 again. */
+ * TTFT: 180.9 (index 38), 150.4 (34), 137.1 (32), 130.9 (31) fail, no
+ * TTFT over among them; the answer is 125 again. */
 static void test_search_on_tpot(void)
 {
     ib__gen *g = open_one_slot_engine();
@@ -141,16 +145,18 @@ static void test_search_on_tpot(void)
     ib_error err = { { 0 } };
     CHECK(ib_search_gen_serve(g, &c, &rc, &r, &err) == IB_OK);
     const double step = pow(2.0, 1.0 / 15);
-    const double rate[] = { 31.25, 62.5, 125, 250, 125 * pow(step, 7), 125 * pow(step, 3), 125 * step };
-    CHECK_EQ_INT(r.n_points, 7);
-    for (size_t i = 0; i < 7 && r.n_points == 7; i++) {
+    const double rate[] = {
+        31.25, 62.5, 125, 250, 125 * pow(step, 8), 125 * pow(step, 4), 125 * pow(step, 2), 125 * step
+    };
+    CHECK_EQ_INT(r.n_points, 8);
+    for (size_t i = 0; i < 8 && r.n_points == 8; i++) {
         CHECK_NEAR(r.points[i].offered_rate, rate[i], 1e-9);
         CHECK(r.points[i].met == (i < 3));
         if (i >= 3) CHECK(r.points[i].tpot_over >= 2);
         if (i >= 4) CHECK_EQ_INT(r.points[i].ttft_over, 0);
     }
     CHECK_EQ_INT(r.found, 2);
-    CHECK_EQ_INT(r.last_failed, 6);
+    CHECK_EQ_INT(r.last_failed, 7);
     ib_gen_serve_rates_result_free(&r);
     ib__gen_destroy(g);
 }
@@ -410,12 +416,13 @@ static ib_status search_logged(ib__gen *g, const ib_gen_serve_config *c, double 
     return ib_search_gen_serve(g, c, &rc, r, &err);
 }
 
-/* The search of test_search_finds_the_capacity reports each of its 7
+/* The search of test_search_finds_the_capacity reports each of its 8
  * rates: while every rate met (31.25, 62.5, 125) the count it can take is
  * not known; 250 fails: the bracket [125, 250] is a doubling, 15 grid
- * steps, so 4 bisections at most: 8 rates in all; 137.9 (index 37) fails:
- * [125, 137.9], 7 steps, 3 more: 8; 131 (33): 3 steps, 2 more: 8; 130.9
- * (31): neighbours, 7 rates, the search's end. */
+ * steps, so 4 bisections at most: 8 rates in all; 180.9 (index 38) fails:
+ * [125, 180.9], 8 steps, 3 more: 8; 150.4 (34): 4 steps, 2 more: 8;
+ * 137.1 (32): 2 steps, 1 more: 8; 130.9 (31): neighbours, 8 rates, the
+ * search's end. */
 static void test_progress_search(void)
 {
     ib__gen *g = open_one_slot_engine();
@@ -425,11 +432,13 @@ static void test_progress_search(void)
     ib_gen_serve_rates_result r;
     CHECK(search_logged(g, &c, 31.25, &log, &r) == IB_OK);
     const double step = pow(2.0, 1.0 / 15);
-    const double rate[] = { 31.25, 62.5, 125, 250, 125 * pow(step, 7), 125 * pow(step, 3), 125 * step };
-    const size_t at_most[] = { 0, 0, 0, 8, 8, 8, 7 };
-    const double met[] = { 31.25, 62.5, 125, 125, 125, 125, 125 };
-    CHECK_EQ_INT(log.n, 7);
-    for (size_t i = 0; i < 7 && log.n == 7; i++) {
+    const double rate[] = {
+        31.25, 62.5, 125, 250, 125 * pow(step, 8), 125 * pow(step, 4), 125 * pow(step, 2), 125 * step
+    };
+    const size_t at_most[] = { 0, 0, 0, 8, 8, 8, 8, 8 };
+    const double met[] = { 31.25, 62.5, 125, 125, 125, 125, 125, 125 };
+    CHECK_EQ_INT(log.n, 8);
+    for (size_t i = 0; i < 8 && log.n == 8; i++) {
         CHECK(log.p[i].searched);
         CHECK_EQ_INT(log.p[i].rate, i + 1);
         CHECK_EQ_INT(log.p[i].rates_at_most, at_most[i]);
