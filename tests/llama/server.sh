@@ -18,7 +18,9 @@
 LLAMA_SERVER_BIN=""
 LLAMA_SERVER_PID=""
 LLAMA_SERVER_URL=""
-LLAMA_SERVER_LOG="$TMP/llama-server.log"
+# IB_LLAMA_SERVER_LOG: where the server's log goes, kept after the test
+# (default: the test's folder, removed with it).
+LLAMA_SERVER_LOG="${IB_LLAMA_SERVER_LOG:-$TMP/llama-server.log}"
 # How long the server may take to load a model and answer /health.
 LLAMA_SERVER_START_S=${LLAMA_SERVER_START_S:-120}
 

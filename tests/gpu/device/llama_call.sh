@@ -240,11 +240,21 @@ s19d) # the open questions of PLAN.md (about 400 s): llama-server with its defau
     IB_SERVE_EXTRA="--schedule-seed $seed" IB_SERVE_PARTS="search" run 170 search19s$seed bash tests/gpu/serve_llama_gpu.sh $IB
     grep -E "^(summary|FAIL)" $OUT/search19s$seed.log | cut -c1-900
   done ;;
+s20) # for the next session (about 500 s): both SLO searches by the upper middle (4622505) on
+  # seeds 1 and 2, then llama-server's -fa auto at -lv 4 (what it picks) on the rates script
+  for seed in 1 2; do
+    IB_SERVE_EXTRA="--schedule-seed $seed" IB_SERVE_PARTS="search" run 170 search20s$seed bash tests/gpu/serve_llama_gpu.sh $IB
+    grep -E "^(summary|FAIL)" $OUT/search20s$seed.log | cut -c1-900
+  done
+  IB_LLAMA_SERVER_LOG=/tmp/server20.log IB_SERVER_ARGS="-fa auto -lv 4" IB_RATES=32 IB_LLAMA_SERVER=/tmp/llama/llama-server \
+    run 150 rates20auto bash tests/gpu/endpoint_rates_gpu.sh $IB
+  grep -E "^summary (curve|search) llama|^FAIL" $OUT/rates20auto.log | cut -c1-300
+  grep -iE "flash|fa =|n_ubatch|n_batch|graph" /tmp/server20.log | sort | uniq -c | sort -rn | head -20 | cut -c1-300 ;;
 cost37) # issue 37 item 5, the server's cost: the same GGUF and schedule in process and through
   # llama-server, compared (about 100 s)
   IB_LLAMA_SERVER=/tmp/llama/llama-server run 240 cost37 bash tests/gpu/server_cost_gpu.sh $IB
   grep -E "^(summary|FAIL|server on)" $OUT/cost37.log | cut -c1-400 ;;
-*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 s19 s19b s19c s19d cost37" >&2; exit 2 ;;
+*) echo "parts: a next py b2b decode rest issue35 best35 issue36 both answer36 trace36 rates37 last17 last18 last18b order18 sample18 s19 s19b s19c s19d s20 cost37" >&2; exit 2 ;;
 esac
 summary
 tail -n 12 $OUT/pygen.log $OUT/genq4.log 2>/dev/null | cut -c1-300
