@@ -233,11 +233,11 @@ typedef struct bracket {
  * middle of the bracket until its ends are neighbours: of two middles the
  * upper, since a failure ends early and a pass runs in full (as many
  * rates at worst either way; scripts/search_cost_seeds.sh measures what
- * it saves). false: done, also
- * when a rate met while saturated: the engine serves the requests slower
- * than they come, its queue growing, yet within the targets over this
- * many requests (generous targets); past the engine's capacity the rate
- * found says nothing more (a longer run would fail it). */
+ * it saves). false: done, also when a rate met while saturated: the
+ * engine serves the requests slower than they come, its queue growing,
+ * yet within the targets over this many requests (generous targets); past
+ * the engine's capacity the rate found says nothing more (a longer run
+ * would fail it). */
 static bool next_index(const bracket *b, const ib_gen_serve_point *last, int m, int *halvings, int *k)
 {
     if (!b->has_lo) {
