@@ -130,29 +130,31 @@ int cli_open_workload(const cli_args *a, ib_workload **w)
     return st == IB_OK ? EXIT_OK : cli_fail(st, err.message);
 }
 
+/* Appends a note, prefix then value, to notes (n characters so far),
+ * after ", " unless it is the first; lower-cased when lower (a race's
+ * values are written as the backend spells them). */
+static void add_note(char *notes, size_t size, size_t *n, const char *prefix, const char *value, bool lower)
+{
+    if (*n >= size) return;
+    size_t at = *n;
+    *n += (size_t)snprintf(notes + at, size - at, "%s%s%s", at ? ", " : "", prefix, value);
+    if (lower) cli_lower_case(notes + at);
+}
+
 /* One declared option of a backend, as `inferbench backends` lists it:
- * "  key=SYNTAX  help [--flag, $ENV, CUDA only, best races a|b]". */
+ * "  key=SYNTAX  help [--flag, $ENV, CUDA only, best races a|b, serve
+ * --best races c|d]". */
 static void print_option(const ib_backend_option_decl *d)
 {
     char left[64], notes[192] = "";
     snprintf(left, sizeof left, "%s=%s", d->key, d->values ? d->values : "VALUE");
     if (strchr(left, '|')) cli_lower_case(left);
     size_t n = 0;
-    if (d->flag) n += (size_t)snprintf(notes + n, sizeof notes - n, "%s--%s", n ? ", " : "", d->flag);
-    if (d->env && n < sizeof notes)
-        n += (size_t)snprintf(notes + n, sizeof notes - n, "%s$%s", n ? ", " : "", d->env);
-    if ((d->flags & IB_OPTION_CUDA_ONLY) && n < sizeof notes)
-        n += (size_t)snprintf(notes + n, sizeof notes - n, "%sCUDA only", n ? ", " : "");
-    if (d->race && n < sizeof notes) {
-        size_t at = n;
-        n += (size_t)snprintf(notes + n, sizeof notes - n, "%sbest races %s", n ? ", " : "", d->race);
-        cli_lower_case(notes + at);
-    }
-    if (d->serve_race && n < sizeof notes) {
-        size_t at = n;
-        snprintf(notes + n, sizeof notes - n, "%sserve --best races %s", n ? ", " : "", d->serve_race);
-        cli_lower_case(notes + at);
-    }
+    if (d->flag) add_note(notes, sizeof notes, &n, "--", d->flag, false);
+    if (d->env) add_note(notes, sizeof notes, &n, "$", d->env, false);
+    if (d->flags & IB_OPTION_CUDA_ONLY) add_note(notes, sizeof notes, &n, "CUDA only", "", false);
+    if (d->race) add_note(notes, sizeof notes, &n, "best races ", d->race, true);
+    if (d->serve_race) add_note(notes, sizeof notes, &n, "serve --best races ", d->serve_race, true);
     printf("    %-30s %s%s%s%s\n", left, d->help, notes[0] ? " [" : "", notes, notes[0] ? "]" : "");
 }
 
